@@ -1,0 +1,33 @@
+// convcheck: the command-line front end. Each subcommand is one file in this folder.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "descriptor.hpp"
+
+namespace convcheck::cli {
+int& exit_code() {
+    static int code = kExitOk;
+    return code;
+}
+}  // namespace convcheck::cli
+
+int main(int argc, char** argv) {
+    using namespace convcheck::cli;
+    CLI::App app{"convcheck: conformance testing for convolution operators"};
+    app.require_subcommand(1);
+    add_demo_command(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : kExitBadInput;
+    } catch (const convcheck::ConvError& e) {
+        std::fprintf(stderr, "convcheck: error: %s\n", e.what());
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "convcheck: error: %s\n", e.what());
+        return kExitBadInput;
+    }
+    return exit_code();
+}

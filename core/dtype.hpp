@@ -1,0 +1,46 @@
+// Data types of the canonical descriptor and exact conversions between them.
+//
+// f16 is IEEE 754 binary16 (1 sign, 5 exponent, 10 fraction bits); bf16 is the upper half of a
+// binary32 (1 sign, 8 exponent, 7 fraction bits). Narrowing rounds to nearest, ties to even;
+// NaN stays NaN (quiet, sign kept), infinities stay infinities, values past the largest finite
+// magnitude round to infinity exactly as IEEE 754 says, subnormals and -0 are kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace convcheck {
+
+enum class DataType : int { f32 = 0, f16 = 1, bf16 = 2 };
+
+// "f32", "f16", "bf16".
+std::string_view to_string(DataType dtype);
+// Parses "f32" / "f16" / "bf16"; returns false on anything else.
+bool parse_data_type(std::string_view text, DataType* dtype);
+// Bytes of one element in storage.
+int size_of(DataType dtype);
+// Unit roundoff of the type: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16).
+double unit_roundoff(DataType dtype);
+
+// Widening: exact (every f16 and bf16 value is a float).
+float f16_to_f32(std::uint16_t bits);
+float bf16_to_f32(std::uint16_t bits);
+
+// Narrowing from float, round to nearest even.
+std::uint16_t f32_to_f16(float value);
+std::uint16_t f32_to_bf16(float value);
+
+// Narrowing from double in ONE rounding step (no double rounding through float):
+// this is the reference's "round the exact result to the output type" step.
+std::uint16_t f64_to_f16(double value);
+std::uint16_t f64_to_bf16(double value);
+
+// The value `value` takes after rounding once to `dtype`, as a double.
+double round_to(DataType dtype, double value);
+
+// Reads / writes element `index` of a buffer of `dtype` as a double (exact on read).
+double load_as_double(const void* data, DataType dtype, std::int64_t index);
+void store_from_double(void* data, DataType dtype, std::int64_t index, double value);
+
+}  // namespace convcheck

@@ -1,0 +1,47 @@
+// The spec-literal reference for discrete convolution (reading 1: the summation formula).
+//
+// oneDNN Graph Convolution (seed 002), with groups and 1-based dilation, for any spatial rank:
+//   dst(n, g*OC_G + oc_g, o...) = bias(g*OC_G + oc_g)
+//       + sum_{ic_g < IC_G} sum_{k...} src(n, g*IC_G + ic_g, o*S - P_L + k*D ...) * weights(g, oc_g, ic_g, k...)
+// src reads as zero outside [0, in) on every axis (zero padding; a negative P_L crops).
+//
+// Everything is computed in double, in canonical NCX / OIX order. The edges (dtype widening,
+// layout reorders, and the final rounding to the output type) are separate, named steps.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "descriptor.hpp"
+#include "tensor.hpp"
+
+namespace convcheck::reference {
+
+// The exact (double) result and what the accuracy contract needs to bound a backend's error.
+struct ConvResult {
+    std::vector<double> dst;              // NCX: [N][O][out...]
+    std::vector<double> magnitude;        // per output: sum |src * weights| (+ |bias|)
+    std::vector<std::int64_t> terms;      // per output: products summed (+ 1 for bias)
+};
+
+// Reading 1 on canonical double arrays: src NCX, weights OIX ([O][I/G][k...]), bias [O] or empty.
+ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
+                                 std::span<const double> weights_oix, std::span<const double> bias);
+
+// The edges. Widen a buffer of d.dtype in the descriptor's own format to canonical doubles.
+std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src);
+std::vector<double> weights_to_oix(const ConvDescriptor& d, const void* weights);
+std::vector<double> bias_to_double(const ConvDescriptor& d, const void* bias);
+// Canonical NCX doubles -> a buffer of d.dtype in d.data_format, each value rounded ONCE to d.dtype
+// (round to nearest even).
+void round_dst_to_output(const ConvDescriptor& d, std::span<const double> dst_ncx, void* dst);
+// The reverse reorders, for tests and fills: canonical doubles -> a buffer in the descriptor's formats.
+void ncx_to_src(const ConvDescriptor& d, std::span<const double> src_ncx, void* src);
+void oix_to_weights(const ConvDescriptor& d, std::span<const double> weights_oix, void* weights);
+
+// The whole reference on buffers of d.dtype in the descriptor's formats (bias may be null when
+// !d.has_bias). Validates d first (throws ConvError).
+ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias);
+
+}  // namespace convcheck::reference
