@@ -1,8 +1,13 @@
-// Each `convcheck` subcommand lives in its own file and adds itself to the app here.
-// A command that fails on bad input throws CLI::Error-derived exceptions or returns exit code 2.
+// Each `convcheck` subcommand lives in its own file in this folder and registers itself with
+//   static const Registration registration{"name", add_my_command};
+// main() adds every registered command to the app, in name order. No central list to edit.
 #pragma once
 
 #include <CLI/CLI.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
 
 namespace convcheck::cli {
 
@@ -12,9 +17,15 @@ inline constexpr int kExitFailures = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitPluginFailed = 3;
 
-// Set by a command's callback; main() returns it.
+// Set by a command's callback; main() returns it. Throwing ConvError (or any std::exception)
+// from a callback prints "convcheck: error: ..." and exits with kExitBadInput.
 int& exit_code();
 
-void add_demo_command(CLI::App& app);
+using AddCommand = std::function<void(CLI::App&)>;
+std::map<std::string, AddCommand>& command_registry();
+
+struct Registration {
+    Registration(const std::string& name, AddCommand add) { command_registry()[name] = std::move(add); }
+};
 
 }  // namespace convcheck::cli

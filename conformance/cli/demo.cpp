@@ -43,13 +43,15 @@ void run_demo(const std::string& text) {
         }
 }
 
-}  // namespace
-
 void add_demo_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("demo", "Run the reference on a small 2-D case and print it as a table");
     static std::string text = "conv:n=1,c=1,o=1,in=5x5,k=3x3,s=2x2,pb=1x1,pe=1x1";
     cmd->add_option("descriptor", text, "canonical descriptor (n=1, c=1, o=1, rank 2)");
     cmd->callback([] { run_demo(text); });
 }
+
+const Registration registration{"demo", add_demo_command};
+
+}  // namespace
 
 }  // namespace convcheck::cli

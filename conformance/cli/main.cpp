@@ -10,13 +10,17 @@ int& exit_code() {
     static int code = kExitOk;
     return code;
 }
+std::map<std::string, AddCommand>& command_registry() {
+    static std::map<std::string, AddCommand> registry;
+    return registry;
+}
 }  // namespace convcheck::cli
 
 int main(int argc, char** argv) {
     using namespace convcheck::cli;
     CLI::App app{"convcheck: conformance testing for convolution operators"};
     app.require_subcommand(1);
-    add_demo_command(app);
+    for (auto& [name, add] : command_registry()) add(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
