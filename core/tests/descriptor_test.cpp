@@ -2,6 +2,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "descriptor.hpp"
+#include "testing/random_descriptor.hpp"
 
 using namespace convcheck;
 
@@ -9,33 +10,6 @@ namespace {
 
 ConvDescriptor resnet_3x3() {
     return parse_descriptor("conv:n=1,c=64,o=64,in=56x56,k=3x3,pb=1x1,pe=1x1");
-}
-
-// A random valid descriptor (small enough to stay cheap).
-rc::Gen<ConvDescriptor> valid_descriptor() {
-    return rc::gen::exec([] {
-        ConvDescriptor d;
-        d.rank = *rc::gen::inRange(1, 4);
-        d.batch = *rc::gen::inRange<std::int64_t>(1, 5);
-        d.groups = *rc::gen::inRange<std::int64_t>(1, 5);
-        d.in_channels = d.groups * *rc::gen::inRange<std::int64_t>(1, 5);
-        d.out_channels = d.groups * *rc::gen::inRange<std::int64_t>(1, 5);
-        for (int a = 0; a < d.rank; ++a) {
-            d.kernel_size[a] = *rc::gen::inRange<std::int64_t>(1, 6);
-            d.dilations[a] = *rc::gen::inRange<std::int64_t>(1, 4);
-            d.strides[a] = *rc::gen::inRange<std::int64_t>(1, 4);
-            d.pads_begin[a] = *rc::gen::inRange<std::int64_t>(-2, 4);
-            d.pads_end[a] = *rc::gen::inRange<std::int64_t>(-2, 4);
-            const std::int64_t extent = d.dilated_kernel(a);
-            const std::int64_t least = std::max<std::int64_t>(1, extent - d.pads_begin[a] - d.pads_end[a]);
-            d.input_size[a] = least + *rc::gen::inRange<std::int64_t>(0, 8);
-        }
-        d.has_bias = *rc::gen::arbitrary<bool>();
-        d.dtype = *rc::gen::element(DataType::f32, DataType::f16, DataType::bf16);
-        d.data_format = *rc::gen::element(DataFormat::ncx, DataFormat::nxc);
-        d.filter_format = *rc::gen::element(FilterFormat::oix, FilterFormat::xio);
-        return d;
-    });
 }
 
 void expect_error(const std::string& text, const std::string& attribute_part) {
@@ -119,7 +93,7 @@ TEST(Descriptor, ErrorNamesAttributeValueAndRule) {
 }
 
 RC_GTEST_PROP(Descriptor, CanonicalStringRoundTrips, ()) {
-    const ConvDescriptor d = *valid_descriptor();
+    const ConvDescriptor d = *testing::valid_descriptor();
     validate(d);
     const std::string text = to_string(d);
     RC_ASSERT(parse_descriptor(text) == d);
