@@ -8,7 +8,7 @@
 
 #include "descriptor.hpp"
 
-namespace convcheck::testing {
+namespace convcheck::testgen {
 
 struct DescriptorLimits {
     int min_rank = 1, max_rank = 3;
@@ -47,4 +47,4 @@ inline rc::Gen<ConvDescriptor> valid_descriptor(DescriptorLimits lim = {}) {
     });
 }
 
-}  // namespace convcheck::testing
+}  // namespace convcheck::testgen

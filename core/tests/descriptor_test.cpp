@@ -93,7 +93,7 @@ TEST(Descriptor, ErrorNamesAttributeValueAndRule) {
 }
 
 RC_GTEST_PROP(Descriptor, CanonicalStringRoundTrips, ()) {
-    const ConvDescriptor d = *testing::valid_descriptor();
+    const ConvDescriptor d = *testgen::valid_descriptor();
     validate(d);
     const std::string text = to_string(d);
     RC_ASSERT(parse_descriptor(text) == d);
