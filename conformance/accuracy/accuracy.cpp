@@ -1,0 +1,160 @@
+#include "accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+namespace convcheck::accuracy {
+
+const char* to_string(Mode mode) {
+    switch (mode) {
+        case Mode::exact: return "exact";
+        case Mode::bound: return "bound";
+        case Mode::probe: return "probe";
+    }
+    return "?";
+}
+
+int significand_bits(DataType dtype) {
+    switch (dtype) {
+        case DataType::f32: return 24;
+        case DataType::f16: return 11;
+        case DataType::bf16: return 8;
+    }
+    return 53;
+}
+
+double gamma(std::int64_t n, double u) {
+    const double nu = double(n) * u;
+    if (nu >= 1.0) return std::numeric_limits<double>::infinity();
+    return nu / (1.0 - nu);
+}
+
+namespace {
+// Half the smallest positive subnormal of the output type.
+double half_smallest_subnormal(DataType dtype) {
+    switch (dtype) {
+        case DataType::f32: return std::ldexp(1.0, -150);
+        case DataType::f16: return std::ldexp(1.0, -25);
+        case DataType::bf16: return std::ldexp(1.0, -134);
+    }
+    return 0.0;
+}
+}  // namespace
+
+double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms) {
+    return unit_roundoff(c.output_dtype) * std::fabs(exact) +
+           gamma(terms, unit_roundoff(c.accumulation_dtype)) * magnitude + half_smallest_subnormal(c.output_dtype);
+}
+
+namespace {
+
+void record(Comparison& r, std::int64_t i, double got, double want, double bound, double fraction, bool mismatch) {
+    ++r.bound_fraction_histogram[fraction >= 1.0 ? 10 : static_cast<int>(fraction * 10.0)];
+    if (std::isfinite(got) && std::isfinite(want)) r.max_abs = std::max(r.max_abs, std::fabs(got - want));
+    if (mismatch) {
+        ++r.mismatches;
+        if (r.first_mismatch < 0) r.first_mismatch = i;
+    }
+    if (r.worst_index < 0 || fraction > r.max_bound_fraction) {
+        r.max_bound_fraction = fraction;
+        r.worst_index = i;
+        r.worst_got = got;
+        r.worst_want = want;
+        r.worst_bound = bound;
+    }
+}
+
+}  // namespace
+
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         std::span<const std::int64_t> terms, std::span<const double> got) {
+    Comparison r;
+    r.elements = static_cast<std::int64_t>(want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const double bound = error_bound(c, want[i], magnitude[i], terms[i]);
+        const double rounded = round_to(c.output_dtype, want[i]);
+        double fraction;
+        if (std::isinf(rounded) && got[i] == rounded) {
+            fraction = 0.0;  // the exact value overflows the output type; the backend's inf is right
+        } else if (!std::isfinite(got[i])) {
+            fraction = std::numeric_limits<double>::infinity();
+        } else {
+            const double err = std::fabs(got[i] - want[i]);
+            fraction = err == 0.0 ? 0.0 : err / bound;
+        }
+        record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0));
+    }
+    return r;
+}
+
+Comparison compare_exact(std::span<const double> want, std::span<const double> got) {
+    Comparison r;
+    r.elements = static_cast<std::int64_t>(want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const bool same = got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));
+        record(r, static_cast<std::int64_t>(i), got[i], want[i], 0.0, same ? 0.0 : std::numeric_limits<double>::infinity(),
+               !same);
+    }
+    return r;
+}
+
+ExactFill make_exact_fill(const ConvDescriptor& d, const Contract& c, std::uint64_t seed) {
+    ExactFill f;
+    const int p = std::min(significand_bits(c.accumulation_dtype), significand_bits(c.output_dtype));
+    const std::int64_t limit = std::int64_t(1) << p;  // every partial sum stays below this in magnitude
+    // Input magnitudes: up to 3 (src) and 2 (weights) for 16-bit outputs, 7 and 7 for f32.
+    f.max_src = p >= 24 ? 7 : 3;
+    f.max_weight = p >= 24 ? 7 : 2;
+    f.max_bias = d.has_bias ? (p >= 24 ? 15 : 4) : 0;
+    std::int64_t kernel = 1;
+    for (int a = 0; a < d.rank; ++a) kernel *= d.kernel_size[a];
+    const std::int64_t taps = d.in_channels_per_group() * kernel;
+    // |sum| <= bias + L * max_src * max_weight < limit
+    f.max_nonzero_taps = std::min<std::int64_t>(taps, (limit - 1 - f.max_bias) / (f.max_src * f.max_weight));
+
+    std::mt19937_64 rng(seed);
+    auto uniform_int = [&](std::int64_t m) { return double(std::uniform_int_distribution<std::int64_t>(-m, m)(rng)); };
+    f.src.resize(d.batch * d.in_channels * [&] {
+        std::int64_t n = 1;
+        for (int a = 0; a < d.rank; ++a) n *= d.input_size[a];
+        return n;
+    }());
+    for (auto& v : f.src) v = uniform_int(f.max_src);
+    f.weights.assign(d.out_channels * taps, 0.0);
+    std::vector<std::int64_t> positions(taps);
+    for (std::int64_t o = 0; o < d.out_channels; ++o) {
+        std::iota(positions.begin(), positions.end(), 0);
+        std::shuffle(positions.begin(), positions.end(), rng);
+        for (std::int64_t j = 0; j < f.max_nonzero_taps; ++j) f.weights[o * taps + positions[j]] = uniform_int(f.max_weight);
+    }
+    if (d.has_bias) {
+        f.bias.resize(d.out_channels);
+        for (auto& v : f.bias) v = uniform_int(f.max_bias);
+    }
+    return f;
+}
+
+RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed) {
+    RandomFill f;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    auto draw = [&] { return round_to(d.dtype, u(rng)); };
+    std::int64_t spatial = 1;
+    for (int a = 0; a < d.rank; ++a) spatial *= d.input_size[a];
+    f.src.resize(d.batch * d.in_channels * spatial);
+    for (auto& v : f.src) v = draw();
+    std::int64_t kernel = 1;
+    for (int a = 0; a < d.rank; ++a) kernel *= d.kernel_size[a];
+    f.weights.resize(d.out_channels * d.in_channels_per_group() * kernel);
+    for (auto& v : f.weights) v = draw();
+    if (d.has_bias) {
+        f.bias.resize(d.out_channels);
+        for (auto& v : f.bias) v = draw();
+    }
+    return f;
+}
+
+}  // namespace convcheck::accuracy

@@ -1,0 +1,74 @@
+// The accuracy contract (DESIGN.md): how a backend's output is compared with the reference's
+// exact result. The rule is data (a Contract), not tolerances scattered through tests.
+//
+// Bound mode: for output y with exact value y*, magnitude M = sum|x*w| (+|bias|) and n terms,
+//     |y - y*| <= u_out * |y*| + gamma_n(u_acc) * M + eta_out,      gamma_n(u) = n*u / (1 - n*u)
+// u_out, u_acc: unit roundoffs of the output and accumulation types (f32 2^-24, bf16 2^-8,
+// f16 2^-11). eta_out is half the smallest subnormal of the output type: the absolute error of
+// rounding into the subnormal range (the standard model fl(x) = x(1+delta) + eta; DESIGN.md's
+// formula omits it, and without it an exact result that rounds to a subnormal could "fail").
+// Exact mode: integer fills small enough that every partial sum is exact; any difference fails.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "descriptor.hpp"
+
+namespace convcheck::accuracy {
+
+enum class Mode { exact, bound, probe };
+const char* to_string(Mode mode);
+
+struct Contract {
+    DataType output_dtype = DataType::f32;
+    DataType accumulation_dtype = DataType::f32;  // what the backend declares it accumulates in
+};
+
+// gamma_n(u) = n*u / (1 - n*u); +infinity when n*u >= 1 (no bound can be promised).
+double gamma(std::int64_t n, double u);
+// The allowed |y - y*| for one output.
+double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms);
+
+// Statistics of one comparison; what the JSON `error` record carries.
+struct Comparison {
+    std::int64_t elements = 0;
+    std::int64_t mismatches = 0;
+    double max_abs = 0.0;              // max |got - want| over finite pairs
+    double max_bound_fraction = 0.0;   // max |got - want| / bound (bound mode); 0 or inf in exact mode
+    std::array<std::int64_t, 11> bound_fraction_histogram{};  // [0,.1), ..., [.9,1), [1,inf)
+    std::int64_t worst_index = -1;     // flat NCX index of the worst output (-1: none)
+    double worst_got = 0.0, worst_want = 0.0, worst_bound = 0.0;
+    std::int64_t first_mismatch = -1;  // flat index of the first failing output
+    bool passed() const { return mismatches == 0; }
+};
+
+// got: the backend's output widened to double, in the same order as want (NCX for conv).
+// A NaN or infinity in `got` where `want` rounds to a finite value is a mismatch.
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         std::span<const std::int64_t> terms, std::span<const double> got);
+Comparison compare_exact(std::span<const double> want, std::span<const double> got);
+
+// Exact-mode data for a discrete convolution, canonical order (src NCX, weights OIX, bias [O]).
+// Values are small integers; each output channel's weights have at most `max_nonzero_taps`
+// non-zero entries, so every partial sum of every output is an integer of magnitude
+// < 2^min(p_acc, p_out) (p: significand bits), exactly representable in the accumulation and
+// output types, whatever the summation order. Deterministic for (descriptor, seed).
+struct ExactFill {
+    std::vector<double> src, weights, bias;
+    std::int64_t max_src = 0, max_weight = 0, max_bias = 0, max_nonzero_taps = 0;
+};
+ExactFill make_exact_fill(const ConvDescriptor& d, const Contract& c, std::uint64_t seed);
+
+// Bound-mode data: uniform in [-1, 1] (bias too), each value already rounded to d.dtype.
+struct RandomFill {
+    std::vector<double> src, weights, bias;
+};
+RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed);
+
+// Significand bits (hidden bit included): f32 24, f16 11, bf16 8, f64 53.
+int significand_bits(DataType dtype);
+
+}  // namespace convcheck::accuracy

@@ -1,0 +1,7 @@
+# The accuracy contract: bounds, comparisons, exact-mode and bound-mode fills.
+add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp)
+target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(convcheck_accuracy PUBLIC convcheck_core)
+if(CONVCHECK_BUILD_TESTS)
+  convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests accuracy LIBS convcheck_accuracy convcheck_reference)
+endif()

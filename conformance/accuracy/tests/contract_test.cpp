@@ -1,0 +1,131 @@
+// The accuracy contract: the bound holds for an honest f32 summation in any order, catches a
+// wrong answer, and the exact-mode fills are exact in the declared types whatever the order.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "accuracy.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "testing/random_descriptor.hpp"
+
+using namespace convcheck;
+using namespace convcheck::accuracy;
+
+namespace {
+
+// A plain float convolution over canonical arrays whose tap order is shuffled per output (seeded),
+// standing in for a backend that sums in some other order, with accumulation in T.
+template <typename Acc>
+std::vector<double> shuffled_float_conv(const ConvDescriptor& d, const std::vector<double>& src,
+                                        const std::vector<double>& wei, const std::vector<double>& bias,
+                                        std::uint64_t seed) {
+    // reuse the reference to enumerate products: run it per output with one-hot weights would be slow;
+    // instead compute the products directly (NCX/OIX, rank lifted to 3).
+    std::mt19937_64 rng(seed);
+    const int shift = 3 - d.rank;
+    std::int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, out[3] = {1, 1, 1};
+    for (int a = 0; a < d.rank; ++a) {
+        in[shift + a] = d.input_size[a]; k[shift + a] = d.kernel_size[a]; s[shift + a] = d.strides[a];
+        dl[shift + a] = d.dilations[a]; pb[shift + a] = d.pads_begin[a]; out[shift + a] = d.output_size(a);
+    }
+    const std::int64_t ICG = d.in_channels_per_group(), OCG = d.out_channels_per_group();
+    std::vector<double> dst;
+    for (std::int64_t n = 0; n < d.batch; ++n)
+    for (std::int64_t oc = 0; oc < d.out_channels; ++oc)
+    for (std::int64_t od = 0; od < out[0]; ++od)
+    for (std::int64_t oh = 0; oh < out[1]; ++oh)
+    for (std::int64_t ow = 0; ow < out[2]; ++ow) {
+        std::vector<Acc> products;
+        const std::int64_t g = oc / OCG;
+        for (std::int64_t ic = 0; ic < ICG; ++ic)
+        for (std::int64_t kd = 0; kd < k[0]; ++kd)
+        for (std::int64_t kh = 0; kh < k[1]; ++kh)
+        for (std::int64_t kw = 0; kw < k[2]; ++kw) {
+            const std::int64_t id = od * s[0] - pb[0] + kd * dl[0], ih = oh * s[1] - pb[1] + kh * dl[1],
+                               iw = ow * s[2] - pb[2] + kw * dl[2];
+            if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2]) continue;
+            const Acc x = Acc(src[((((n * d.in_channels + g * ICG + ic) * in[0] + id) * in[1] + ih) * in[2] + iw)]);
+            const Acc w = Acc(wei[(((oc * ICG + ic) * k[0] + kd) * k[1] + kh) * k[2] + kw]);
+            products.push_back(x * w);
+        }
+        std::shuffle(products.begin(), products.end(), rng);
+        Acc sum = d.has_bias ? Acc(bias[oc]) : Acc(0);
+        for (Acc p : products) sum += p;
+        dst.push_back(round_to(d.dtype, double(sum)));
+    }
+    return dst;
+}
+
+}  // namespace
+
+TEST(Contract, GammaIsTheStandardConstant) {
+    EXPECT_DOUBLE_EQ(gamma(1, 0.5), 1.0);
+    EXPECT_DOUBLE_EQ(gamma(10, std::ldexp(1.0, -24)), 10 * std::ldexp(1.0, -24) / (1 - 10 * std::ldexp(1.0, -24)));
+    EXPECT_TRUE(std::isinf(gamma(256, std::ldexp(1.0, -8))));
+}
+
+RC_GTEST_PROP(Contract, AnHonestFloatSumInAnyOrderIsWithinTheBound, ()) {
+    const ConvDescriptor d = *testgen::valid_descriptor();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    RC_TAG(to_string(d.dtype));
+    const RandomFill fill = make_random_fill(d, seed);
+    const auto want = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    const auto got = shuffled_float_conv<float>(d, fill.src, fill.weights, fill.bias, seed);
+    const Contract c{d.dtype, DataType::f32};
+    const Comparison r = compare_bound(c, want.dst, want.magnitude, want.terms, got);
+    if (!r.passed())
+        RC_FAIL(to_string(d) + " seed " + std::to_string(seed) + ": worst fraction " + std::to_string(r.max_bound_fraction));
+}
+
+RC_GTEST_PROP(Contract, ExactFillsAreExactInAnyOrder, ()) {
+    const ConvDescriptor d = *testgen::valid_descriptor();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    const Contract c{d.dtype, DataType::f32};
+    const ExactFill fill = make_exact_fill(d, c, seed);
+    const auto want = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    const auto got = shuffled_float_conv<float>(d, fill.src, fill.weights, fill.bias, seed);
+    const Comparison r = compare_exact(want.dst, got);
+    RC_ASSERT(r.passed());
+}
+
+TEST(Contract, ExactFillSizesTheSumToTheNarrowestType) {
+    const ConvDescriptor d = parse_descriptor("c=64,o=4,in=5x5,k=3x3,bias=1,dt=bf16");
+    const ExactFill f = make_exact_fill(d, Contract{DataType::bf16, DataType::f32}, 1);
+    // bf16 has 8 significand bits: |sum| <= bias + L*3*2 < 256
+    EXPECT_LT(f.max_bias + f.max_nonzero_taps * f.max_src * f.max_weight, 256);
+    EXPECT_GT(f.max_nonzero_taps, 0);
+    for (std::int64_t o = 0; o < 4; ++o) {
+        const auto row = std::span(f.weights).subspan(o * 576, 576);
+        EXPECT_LE(std::count_if(row.begin(), row.end(), [](double w) { return w != 0; }), f.max_nonzero_taps);
+    }
+}
+
+TEST(Contract, AWrongAnswerFailsAndTheWorstIsReported) {
+    const std::vector<double> want{1.0, 2.0, 3.0}, magnitude{1.0, 2.0, 3.0};
+    const std::vector<std::int64_t> terms{1, 1, 1};
+    const Contract c{DataType::f32, DataType::f32};
+    std::vector<double> got = want;
+    got[1] = 2.0 + 2 * error_bound(c, 2.0, 2.0, 1);
+    const Comparison r = compare_bound(c, want, magnitude, terms, got);
+    EXPECT_EQ(r.mismatches, 1);
+    EXPECT_EQ(r.worst_index, 1);
+    EXPECT_NEAR(r.max_bound_fraction, 2.0, 1e-9);
+    EXPECT_EQ(r.bound_fraction_histogram[10], 1);
+    got[1] = 2.0;
+    got[2] = std::nan("");
+    const Comparison nan = compare_bound(c, want, magnitude, terms, got);
+    EXPECT_EQ(nan.mismatches, 1);
+    EXPECT_EQ(nan.first_mismatch, 2);
+    EXPECT_TRUE(std::isinf(nan.max_bound_fraction));
+}
+
+TEST(Contract, OverflowToInfinityIsRightWhenTheExactValueOverflows) {
+    const Contract c{DataType::f16, DataType::f32};
+    const std::vector<double> want{70000.0}, magnitude{70000.0};
+    const std::vector<std::int64_t> terms{2};
+    EXPECT_TRUE(compare_bound(c, want, magnitude, terms, std::vector<double>{INFINITY}).passed());
+    EXPECT_FALSE(compare_bound(c, want, magnitude, terms, std::vector<double>{-INFINITY}).passed());
+}
