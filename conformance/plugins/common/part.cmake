@@ -1,0 +1,25 @@
+# Shared by the third-party backend plugins (onednn, xnnpack, libtorch, opencv): one function that
+# builds a plugin as a MODULE library in <build>/plugins/ and registers its ctest entries.
+# (conformance/CMakeLists.txt includes the part.cmake files in path order: this one comes before
+# the plugins' own, after backend_test's, which defines the test program used below.)
+set(CONVCHECK_PLUGIN_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# convcheck_add_backend_plugin(name SOURCES a.cpp LIBS lib...) -> target convcheck_plugin_<name>,
+# file <build>/plugins/libconvcheck_plugin_<name>.so
+function(convcheck_add_backend_plugin name)
+  cmake_parse_arguments(P "" "" "SOURCES;LIBS" ${ARGN})
+  set(target convcheck_plugin_${name})
+  add_library(${target} MODULE ${P_SOURCES})
+  target_include_directories(${target} PRIVATE ${CONVCHECK_PLUGIN_COMMON_DIR})
+  # Only the ABI header: a plugin never links convcheck's own convolution code.
+  target_link_libraries(${target} PRIVATE convcheck_abi ${P_LIBS})
+  # Export convcheck_get_api only, so that several plugins load side by side in one process.
+  set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
+  if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_backend_test)
+    # The direct ABI-level check of this plugin against the reference (conformance/plugins/backend_test).
+    add_test(NAME backend_${name} COMMAND convcheck_backend_test $<TARGET_FILE:${target}>)
+    set_tests_properties(backend_${name} PROPERTIES TIMEOUT 120 LABELS backend)
+    add_dependencies(convcheck_backend_test ${target})
+  endif()
+endfunction()

@@ -1,0 +1,211 @@
+// convcheck plugin for oneDNN (libdnnl, the primitive API): forward convolution, ranks 1-3,
+// f32 and bf16 (and f16 where this CPU has an implementation: the query asks oneDNN).
+//
+// The translation, field by field (oneDNN developer guide, "Convolution"):
+//   dilations   oneDNN's are 0-based (0 = dense; dilated extent 1 + (k-1)*(d+1)): we pass d - 1.
+//   pads        padding_l = pads_begin, padding_r = pads_end. oneDNN requires padding_l >= 0 and
+//               padding_r + stride > 0; anything else is refused by oneDNN itself and reported
+//               as unsupported with oneDNN's words.
+//   groups      weights get a leading G dimension: {G, O/G, I/G, k...}.
+//   formats     the runner's buffers are described exactly (NCX/NXC data, OIX/XIO weights, by
+//               strides); the primitive picks its own layout (format_tag::any) and we reorder into
+//               and out of it with oneDNN reorders, outside the convolution primitive.
+#include <omp.h>
+
+#include <dnnl.hpp>
+#include <unordered_map>
+#include <string>
+#include <vector>
+
+#include "plugin_support.hpp"
+
+namespace support = convcheck_plugin_support;
+using dnnl::memory;
+
+struct convcheck_plugin {
+    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::stream stream{engine};
+    int num_threads = 0;
+    std::string version;
+};
+
+namespace {
+
+// Strides of a dense buffer whose dims are listed logically in `dims` and laid out in memory in
+// the order `physical` (outermost first; each entry an index into dims).
+memory::dims dense_strides(const memory::dims& dims, const std::vector<int>& physical) {
+    memory::dims strides(dims.size());
+    memory::dim step = 1;
+    for (auto it = physical.rbegin(); it != physical.rend(); ++it) {
+        strides[*it] = step;
+        step *= dims[*it];
+    }
+    return strides;
+}
+
+memory::data_type data_type_of(int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F32: return memory::data_type::f32;
+        case CONVCHECK_F16: return memory::data_type::f16;
+        case CONVCHECK_BF16: return memory::data_type::bf16;
+        default: return memory::data_type::undef;
+    }
+}
+
+// Activations: logical {N, C, spatial...}; NCX is that order, NXC puts C last.
+memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst) {
+    memory::dims dims{d.batch, channels};
+    for (int a = 0; a < d.rank; ++a) dims.push_back(is_dst ? support::output_size(d, a) : d.input_size[a]);
+    std::vector<int> physical{0, 1};
+    for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
+    if (d.data_format == CONVCHECK_NXC) {
+        physical.erase(physical.begin() + 1);
+        physical.push_back(1);
+    }
+    return memory::desc(dims, data_type_of(d.dtype), dense_strides(dims, physical));
+}
+
+// Weights: logical {[G,] O/G, I/G, k...}. OIX = [O][I/G][k...] is that order (O = G*O/G, G outer);
+// XIO = [k...][I/G][O], i.e. physical order k..., I/G, G, O/G.
+memory::desc weights_desc(const convcheck_conv_desc& d) {
+    const bool grouped = d.groups > 1;
+    memory::dims dims;
+    if (grouped) dims.push_back(d.groups);
+    dims.push_back(d.out_channels / d.groups);
+    dims.push_back(d.in_channels / d.groups);
+    for (int a = 0; a < d.rank; ++a) dims.push_back(d.kernel_size[a]);
+    const int g = grouped ? 1 : 0;  // index shift of O/G, I/G when G is present
+    std::vector<int> physical;
+    if (d.filter_format == CONVCHECK_OIX) {
+        for (int i = 0; i < static_cast<int>(dims.size()); ++i) physical.push_back(i);
+    } else {
+        for (int a = 0; a < d.rank; ++a) physical.push_back(g + 2 + a);
+        physical.push_back(g + 1);
+        if (grouped) physical.push_back(0);
+        physical.push_back(g + 0);
+    }
+    return memory::desc(dims, data_type_of(d.dtype), dense_strides(dims, physical));
+}
+
+memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], int64_t minus = 0) {
+    memory::dims out;
+    for (int a = 0; a < d.rank; ++a) out.push_back(values[a] - minus);
+    return out;
+}
+
+// The primitive descriptor for the case; throws dnnl::error when oneDNN refuses it.
+dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d) {
+    const auto any = [&](const memory::desc& m) { return memory::desc(m.dims(), m.data_type(), memory::format_tag::any); };
+    const memory::desc src = any(activation_desc(d, d.in_channels, false));
+    const memory::desc wei = any(weights_desc(d));
+    const memory::desc dst = any(activation_desc(d, d.out_channels, true));
+    const memory::desc bias = d.has_bias ? memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::any)
+                                         : memory::desc();
+    // Dilation: oneDNN counts the holes between taps (0 = dense); ours is 1-based (1 = dense).
+    const dnnl::convolution_forward::desc conv(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               src, wei, bias, dst, spatial(d, d.strides), spatial(d, d.dilations, 1),
+                                               spatial(d, d.pads_begin), spatial(d, d.pads_end));
+    return dnnl::convolution_forward::primitive_desc(conv, p.engine);
+}
+
+std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d) {
+    std::string why = std::string("oneDNN refused the case (") + e.what() + ", status " + std::to_string(e.status) + ")";
+    if (e.status == dnnl_unimplemented && d.dtype == CONVCHECK_F16)
+        why += ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
+    if (e.status == dnnl_invalid_arguments)
+        why += ": oneDNN requires padding_l >= 0 and padding_r + stride > 0 on every axis";
+    return why;
+}
+
+convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
+    return support::guarded("onednn create", [&]() -> convcheck_error* {
+        int num_threads = 0;
+        if (auto* e = support::read_create_args(args, &num_threads)) return e;
+        auto plugin = new convcheck_plugin();
+        plugin->num_threads = num_threads;
+        const dnnl_version_t* v = dnnl_version();
+        plugin->version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+        *out = plugin;
+        return nullptr;
+    });
+}
+
+void destroy(convcheck_plugin* plugin) { delete plugin; }
+
+convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info) {
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "onednn";
+    mine.version = plugin->version.c_str();
+    mine.operations = CONVCHECK_OP_CONV;
+    // f16 is claimed as a dtype so that the runner asks: oneDNN itself answers per case in conv_query
+    // (2.6 refuses f16 on CPU; a oneDNN with CPU f16 kernels would run it).
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    mine.accumulation_dtype = CONVCHECK_F32;
+    return support::fill_info(info, mine);
+}
+
+convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (auto* e = support::check_conv_call(desc, nullptr)) return e;
+    return support::guarded("onednn conv_query", [&]() -> convcheck_error* {
+        if (data_type_of(desc->dtype) == memory::data_type::undef)
+            return support::unsupported(out, std::string("oneDNN convolution has no ") + support::dtype_name(desc->dtype));
+        try {
+            make_primitive_desc(*plugin, *desc);
+        } catch (const dnnl::error& e) {
+            return support::unsupported(out, refusal(e, *desc));
+        }
+        return support::supported(out);
+    });
+}
+
+convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (auto* e = support::check_conv_call(desc, args)) return e;
+    return support::guarded("onednn conv_execute", [&]() -> convcheck_error* {
+        if (plugin->num_threads > 0) omp_set_num_threads(plugin->num_threads);
+        const convcheck_conv_desc& d = *desc;
+        dnnl::convolution_forward::primitive_desc pd;
+        try {
+            pd = make_primitive_desc(*plugin, d);
+        } catch (const dnnl::error& e) {
+            return support::make_error(refusal(e, d));
+        }
+        // The runner's buffers, described as they are (inputs are only read: by reorders).
+        memory user_src(activation_desc(d, d.in_channels, false), plugin->engine, const_cast<void*>(args->src));
+        memory user_wei(weights_desc(d), plugin->engine, const_cast<void*>(args->weights));
+        memory user_dst(activation_desc(d, d.out_channels, true), plugin->engine, args->dst);
+        // Into the primitive's own layouts, when they differ.
+        const auto to_primitive = [&](memory& user, const memory::desc& wanted) {
+            if (user.get_desc() == wanted) return user;
+            memory mine(wanted, plugin->engine);
+            dnnl::reorder(user, mine).execute(plugin->stream, user, mine);
+            return mine;
+        };
+        memory src = to_primitive(user_src, pd.src_desc());
+        memory wei = to_primitive(user_wei, pd.weights_desc());
+        memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin->engine);
+        std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
+        if (d.has_bias) {
+            memory user_bias(memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::a), plugin->engine,
+                             const_cast<void*>(args->bias));
+            call.emplace(DNNL_ARG_BIAS, to_primitive(user_bias, pd.bias_desc()));
+        }
+        dnnl::convolution_forward(pd).execute(plugin->stream, call);
+        if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin->stream, dst, user_dst);
+        plugin->stream.wait();
+        support::write_implementation(args, std::string("onednn:") + pd.impl_info_str());
+        return nullptr;
+    });
+}
+
+const convcheck_api api = {
+    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
+    nullptr, nullptr, support::error_message, support::error_destroy,
+};
+
+}  // namespace
+
+extern "C" CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void) { return &api; }

@@ -1,0 +1,11 @@
+# The oneDNN backend plugin (libdnnl-dev): built only when the package is present.
+if(CONVCHECK_BACKEND_PLUGINS)
+  find_package(dnnl CONFIG QUIET)
+  find_package(OpenMP COMPONENTS CXX QUIET)
+  if(dnnl_FOUND AND OpenMP_CXX_FOUND)
+    convcheck_add_backend_plugin(onednn SOURCES ${CMAKE_CURRENT_LIST_DIR}/onednn_plugin.cpp
+                                 LIBS DNNL::dnnl OpenMP::OpenMP_CXX)
+  else()
+    message(STATUS "convcheck: oneDNN (libdnnl-dev) or OpenMP not found: the onednn plugin is not built")
+  endif()
+endif()
