@@ -1,0 +1,90 @@
+// Reading 1 of the CC layer: the paper's four blocks (seed 004, Sec. 3.1).
+#include <cmath>
+
+#include "convcheck/reference/cc/continuous_convolution.hpp"
+
+namespace convcheck::reference::cc {
+
+std::vector<double> calculate_weights(const CcDescriptor& d, const ContinuousKernel& kernel,
+                                      std::span<const double> distances) {
+    // "W = K_theta{D}": the K axis of D is the batch of the 1x1 convolutions, and the Internal-Net's
+    // output [K, Cout x Cin, H', W'] is reshaped to [1, Cout, Cin, K, H', W'].
+    const std::int64_t K = d.neighbours(), OH = d.output_size[0], OW = d.output_size[1];
+    const std::int64_t CI = d.in_channels, CO = d.out_channels;
+    std::vector<double> weights(static_cast<std::size_t>(CO * CI * K * OH * OW));
+    std::vector<double> w(static_cast<std::size_t>(CO * CI));
+    for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t oh = 0; oh < OH; ++oh)
+    for (std::int64_t ow = 0; ow < OW; ++ow) {
+        const double dy = distances[((k * 2 + 0) * OH + oh) * OW + ow];
+        const double dx = distances[((k * 2 + 1) * OH + oh) * OW + ow];
+        kernel.evaluate(dy, dx, w);
+        for (std::int64_t co = 0; co < CO; ++co)
+            for (std::int64_t ci = 0; ci < CI; ++ci)
+                weights[(((co * CI + ci) * K + k) * OH + oh) * OW + ow] = w[co * CI + ci];  // channel cout*Cin + cin
+    }
+    return weights;
+}
+
+ConvResult apply_weights(const CcDescriptor& d, const Neighbours& nb, std::span<const double> weights,
+                         std::span<const double> bias) {
+    // I' = sum_{c_in, k} N (x) W   (Eq. 3), N [N,1,Cin,K,H',W'] broadcast against W [1,Cout,Cin,K,H',W']
+    const std::int64_t N = d.batch, K = d.neighbours(), OH = d.output_size[0], OW = d.output_size[1];
+    const std::int64_t CI = d.in_channels, CO = d.out_channels;
+    ConvResult r;
+    const std::size_t dst_elements = static_cast<std::size_t>(N * CO * OH * OW);
+    r.dst.assign(dst_elements, 0.0);
+    r.magnitude.assign(dst_elements, 0.0);
+    r.terms.assign(dst_elements, 0);
+    for (std::int64_t n = 0; n < N; ++n)
+    for (std::int64_t co = 0; co < CO; ++co)
+    for (std::int64_t oh = 0; oh < OH; ++oh)
+    for (std::int64_t ow = 0; ow < OW; ++ow) {
+        double sum = 0.0, magnitude = 0.0;
+        std::int64_t terms = 0;
+        if (d.has_bias) {
+            sum = bias[co];
+            magnitude = std::fabs(bias[co]);
+            terms = 1;
+        }
+        for (std::int64_t ci = 0; ci < CI; ++ci)
+        for (std::int64_t k = 0; k < K; ++k) {
+            if (!nb.inside[(k * OH + oh) * OW + ow]) continue;  // zero padding: N is 0 there
+            const double product = nb.values[(((n * CI + ci) * K + k) * OH + oh) * OW + ow] *
+                                   weights[(((co * CI + ci) * K + k) * OH + oh) * OW + ow];
+            sum += product;
+            magnitude += std::fabs(product);
+            ++terms;
+        }
+        const std::size_t o = static_cast<std::size_t>(((n * CO + co) * OH + oh) * OW + ow);
+        r.dst[o] = sum;
+        r.magnitude[o] = magnitude;
+        r.terms[o] = terms;
+    }
+    return r;
+}
+
+ConvResult cc_four_blocks(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
+                          std::span<const double> bias) {
+    const ProjectedGrid grid = projected_grid(d);                              // block 1
+    const Neighbours neighbours = extract_neighbours(d, grid, src);            // block 2
+    const std::vector<double> weights = calculate_weights(d, kernel, neighbours.distances);  // block 3
+    return apply_weights(d, neighbours, weights, bias);                         // block 4
+}
+
+ConvResult continuous_convolution(const CcDescriptor& d, const float* src, const float* theta, const float* bias) {
+    validate(d);
+    if (src == nullptr) throw ConvError("src", "NULL", "the input buffer is required");
+    if (d.has_bias && bias == nullptr) throw ConvError("bias", "NULL", "bias=1 needs a bias buffer of Cout values");
+    if (d.kernel == CcKernel::internal_net && theta == nullptr)
+        throw ConvError("theta", "NULL", "kernel=net needs the Internal-Net parameters");
+    // the edges: widen f32 to double (exact)
+    const std::vector<double> src64(src, src + d.src_elements());
+    const std::vector<double> theta64 = theta && d.kernel == CcKernel::internal_net
+                                            ? std::vector<double>(theta, theta + d.theta_elements())
+                                            : std::vector<double>{};
+    const std::vector<double> bias64 = d.has_bias ? std::vector<double>(bias, bias + d.out_channels) : std::vector<double>{};
+    return cc_four_blocks(d, src64, ContinuousKernel::for_descriptor(d, theta64), bias64);
+}
+
+}  // namespace convcheck::reference::cc
