@@ -1,0 +1,85 @@
+// Internal to the dialects: reading an attribute set, refusing with a framework's error, and turning
+// a framework's pads and output sizes into a checked DialectResult.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "convcheck/reference/dialects/dialect.hpp"
+
+namespace convcheck::reference::dialects::detail {
+
+// Thrown inside a dialect's reading, caught at its edge and returned as DialectResult::error.
+struct Refusal {
+    DialectError error;
+};
+[[noreturn]] void refuse(std::string attribute, std::string value, std::string message,
+                         bool framework_wording = true);
+// convcheck's words, for the cases a framework defines no error for.
+[[noreturn]] inline void refuse_ours(std::string attribute, std::string value, std::string message) {
+    refuse(std::move(attribute), std::move(value), std::move(message), false);
+}
+
+// Typed getters over an attribute set. Malformed values are refused in convcheck's words (the
+// frameworks take typed values, so a malformed text is never theirs to refuse).
+class Reader {
+public:
+    Reader(const AttributeSet& attributes, std::string dialect);
+    bool has(const std::string& key) const { return attributes_.count(key) != 0; }
+    std::optional<std::string> text(const std::string& key);
+    std::optional<std::int64_t> integer(const std::string& key);
+    std::optional<std::vector<std::int64_t>> list(const std::string& key);
+    std::optional<bool> boolean(const std::string& key);                 // true/false/1/0
+    std::optional<std::vector<bool>> boolean_list(const std::string& key);
+    // Refuses the first key no getter asked for.
+    void refuse_unknown_keys() const;
+
+private:
+    const AttributeSet& attributes_;
+    std::string dialect_;
+    std::set<std::string> asked_;
+};
+
+// The shape keys every dialect shares: n, c, o, in, k (see dialect.hpp).
+ConvShapes read_shapes(Reader& reader, bool kernel_required);
+
+std::string join(const std::vector<std::int64_t>& values, char separator = 'x');
+std::string join(const SpatialDims& values, int rank, char separator = 'x');
+std::vector<std::int64_t> repeat(std::int64_t value, int rank);
+
+// Integer division, spelled out: C truncates toward zero, floor and ceil are mathematical.
+std::int64_t trunc_div(std::int64_t a, std::int64_t b);
+std::int64_t floor_div(std::int64_t a, std::int64_t b);
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+// The canonical descriptor with the given per-axis attributes (vectors of length shapes.rank()).
+struct Geometry {
+    std::vector<std::int64_t> strides, dilations, pads_begin, pads_end;  // dilations 1-based
+};
+ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
+                               DataFormat data_format, FilterFormat filter_format);
+Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
+                     PaddingRequest padding, DataFormat data_format);
+
+// Checks and packs a framework's reading. `output_size` is what the framework computes per axis:
+// an output size of 0 is the empty-output outcome; otherwise the descriptor is validated (a
+// ConvError becomes a refusal in convcheck's words) and must give the same output sizes.
+DialectResult conclude(DialectResult result, const std::vector<std::int64_t>& output_size);
+
+// Runs `body` (which fills and returns a DialectResult) and turns a Refusal into result.error.
+template <class Body>
+DialectResult guarded(std::string_view dialect, Body body) {
+    try {
+        return body();
+    } catch (const Refusal& refusal) {
+        DialectResult r;
+        r.dialect = std::string(dialect);
+        r.error = refusal.error;
+        return r;
+    }
+}
+
+}  // namespace convcheck::reference::dialects::detail
