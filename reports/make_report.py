@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Writes one self-contained HTML report from convcheck result files (docs/reports.md).
+
+    /usr/bin/python3 reports/make_report.py results/*.jsonl [--bench bench.jsonl]
+        [--compare before.jsonl after.jsonl] -o report.html
+
+Prints the path of the page it wrote. Exit code 2 on bad input, with a message that names the file, the
+line, the value and the rule.
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from convcheck_report import render, results  # noqa: E402
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog="make_report.py", description="Turn convcheck result files (JSON lines) into one HTML page.")
+    parser.add_argument("results", nargs="*", metavar="RESULTS.jsonl",
+                        help="result files of `convcheck run --json` (several backends and shards are joined)")
+    parser.add_argument("--bench", action="append", default=[], metavar="BENCH.jsonl",
+                        help="bench records of `convcheck bench --json` (may be repeated)")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE.jsonl", "AFTER.jsonl"),
+                        help="two runs to compare: what newly fails and what newly passes")
+    parser.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the page to write")
+    arguments = parser.parse_args(argv)
+    if not arguments.results and not arguments.compare and not arguments.bench:
+        parser.error("no input: give result files, --bench or --compare")
+    return arguments
+
+
+def main(argv=None):
+    arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    try:
+        comparison_pair = None
+        if arguments.compare:
+            comparison_pair = tuple(results.read_files([path]) for path in arguments.compare)
+        if arguments.results:
+            report = results.read_files(arguments.results)
+        elif comparison_pair:
+            # Only --compare: the rest of the page describes the after run.
+            report = results.read_files([arguments.compare[1]])
+        else:
+            report = results.ResultSet()
+        if arguments.bench:
+            report.extend(results.read_files(arguments.bench))
+        html = render.render(report, comparison_pair)
+    except results.ResultsError as e:
+        print(f"make_report.py: error: {e}", file=sys.stderr)
+        return 2
+    output = os.path.abspath(arguments.output)
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+    with open(output, "w", encoding="utf-8") as f:
+        f.write(html)
+    print(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
