@@ -1,0 +1,79 @@
+// The optimized discrete convolution: a plan that validates a descriptor, picks a path (or is told
+// which), packs the weights once, and then runs on buffers in the descriptor's dtype and formats.
+//
+//   optimized::ConvPlan plan(desc, weights, bias, {.threads = 2});
+//   plan.execute(src, dst);            // plan.path() names the path it took
+//
+// Every path accumulates in f32 and rounds the f32 result once (round to nearest even) into an
+// f16/bf16 output. Results are bitwise identical for any number of threads: work is split only
+// over independent outputs, in blocks whose sizes do not depend on the thread count, and every
+// output is summed in one fixed order (bias, then taps outermost-first, then input channels).
+// The optimized code never calls the reference: the tests check each against the other.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "descriptor.hpp"
+
+namespace convcheck::optimized {
+
+// The paths of the dispatcher. `automatic` asks the dispatcher to pick.
+enum class Path : int {
+    automatic = 0,
+    scalar,            // portable direct loops; every descriptor, every CPU
+    im2col_gemm,       // im2col + Eigen GEMM; the general fallback (AVX2+FMA)
+    gemm_1x1,          // 1x1 kernel with unit strides: the input already is the GEMM matrix (AVX2+FMA)
+    blocked_avx2,      // register-blocked direct kernel, 8-float output-channel blocks
+    blocked_avx512,    // register-blocked direct kernel, 16-float output-channel blocks
+    depthwise_avx2,    // one input and one output channel per group, channels vectorised
+    depthwise_avx512,
+};
+
+std::string_view to_string(Path path);
+// "scalar", "im2col_gemm", ...; also "auto". Returns false on an unknown name.
+bool parse_path(std::string_view text, Path* path);
+
+struct Options {
+    int threads = 0;                      // 0: TBB's default; otherwise an arena of exactly this many
+    Path forced_path = Path::automatic;   // a path that does not apply, or that the CPU lacks, is a ConvError
+};
+
+// Why `path` cannot run `d` on this CPU, or an empty string when it can.
+std::string why_unavailable(const ConvDescriptor& d, Path path);
+// Every path (never `automatic`) that can run `d` on this CPU, in enum order.
+std::vector<Path> available_paths(const ConvDescriptor& d);
+// The path the dispatcher picks for `d` on this CPU.
+Path choose_path(const ConvDescriptor& d);
+
+// Run-time CPU features the dispatcher looks at.
+bool cpu_has_avx2_fma();
+bool cpu_has_avx512();
+
+class ConvPlan {
+public:
+    // Validates `d` (throws ConvError), chooses the path, widens and packs `weights` (d.weights_dims()
+    // in d.filter_format, dtype d.dtype) and `bias` (O elements, may be null when !d.has_bias).
+    ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options = {});
+    ~ConvPlan();
+    ConvPlan(ConvPlan&&) noexcept;
+    ConvPlan& operator=(ConvPlan&&) noexcept;
+
+    // src: d.src_dims() in d.data_format; dst: d.dst_dims() in d.data_format; both of d.dtype.
+    // Safe to call from several threads at once (each call has its own workspace).
+    void execute(const void* src, void* dst) const;
+
+    Path path() const;
+    std::string_view path_name() const { return to_string(path()); }
+    const ConvDescriptor& descriptor() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace convcheck::optimized

@@ -1,0 +1,207 @@
+// ConvPlan: validate, pick the path, pack the weights once; execute = pack src (edges), run the
+// path's kernel over independent output blocks with TBB, store dst (edges).
+#include "convcheck/optimized/conv_plan.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "edges.hpp"
+#include "scalar.hpp"
+
+namespace convcheck::optimized {
+
+using detail::i64;
+
+struct ConvPlan::Impl {
+    ConvDescriptor desc;
+    Path path = Path::scalar;
+    detail::Geometry geometry;
+    std::vector<i64> taps;
+    std::vector<float> weights, bias;
+    detail::BlockedProblem blocked;
+    detail::DepthwiseProblem depthwise;
+    detail::ScalarProblem scalar;
+    detail::GemmProblem gemm;
+    std::unique_ptr<tbb::task_arena> arena;
+
+    // Workspaces (xp, y) are kept between calls: fresh large allocations would page-fault every call.
+    mutable std::mutex pool_mutex;
+    mutable std::vector<std::vector<float>> pool;
+    std::vector<float> take(std::size_t n) const {
+        std::vector<float> v;
+        {
+            std::lock_guard lock(pool_mutex);
+            if (!pool.empty()) {
+                v = std::move(pool.back());
+                pool.pop_back();
+            }
+        }
+        if (v.size() < n) v.resize(n);
+        return v;
+    }
+    void give(std::vector<float> v) const {
+        std::lock_guard lock(pool_mutex);
+        pool.push_back(std::move(v));
+    }
+
+    template <typename Body>
+    void parallel_rows(i64 count, const Body& body) const {
+        tbb::parallel_for(tbb::blocked_range<i64>(0, count),
+                          [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
+    }
+
+    void pack_weights(const void* user_weights, const void* user_bias);
+    void run(const void* src, void* dst) const;
+};
+
+void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bias) {
+    const detail::Geometry& g = geometry;
+    const std::vector<float> canonical = detail::widen_weights(desc, g, user_weights);  // [O][ICg][taps]
+    const std::vector<float> b = detail::widen_bias(desc, user_bias);
+    const i64 G = g.groups, ICg = g.in_per_group, OCg = g.out_per_group, T = g.taps();
+    const auto at = [&](i64 o, i64 ic, i64 t) { return canonical[(o * ICg + ic) * T + t]; };
+    switch (path) {
+    case Path::blocked_avx2:
+    case Path::blocked_avx512: {
+        const bool wide = path == Path::blocked_avx512;
+        const i64 width = wide ? 16 : 8;
+        const int max_nb = wide ? detail::avx512::max_vector_blocks() : detail::avx2::max_vector_blocks();
+        const int nb = static_cast<int>(std::min<i64>(max_nb, (OCg + width - 1) / width));
+        const i64 block = nb * width, ocs_count = (OCg + block - 1) / block;
+        weights.assign(G * ocs_count * T * ICg * block, 0.0f);
+        if (!b.empty()) bias.assign(G * ocs_count * block, 0.0f);
+        for (i64 grp = 0; grp < G; ++grp)
+            for (i64 oc = 0; oc < OCg; ++oc) {
+                const i64 ocs = oc / block, lane = oc % block, o = grp * OCg + oc;
+                for (i64 t = 0; t < T; ++t)
+                    for (i64 ic = 0; ic < ICg; ++ic)
+                        weights[(((grp * ocs_count + ocs) * T + t) * ICg + ic) * block + lane] = at(o, ic, t);
+                if (!b.empty()) bias[(grp * ocs_count + ocs) * block + lane] = b[o];
+            }
+        blocked = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data(), nb, ocs_count};
+        break;
+    }
+    case Path::depthwise_avx2:
+    case Path::depthwise_avx512: {
+        const i64 cs = g.channel_stride;
+        weights.assign(T * cs, 0.0f);
+        for (i64 t = 0; t < T; ++t)
+            for (i64 c = 0; c < G; ++c) weights[t * cs + c] = at(c, 0, t);
+        if (!b.empty()) {
+            bias.assign(cs, 0.0f);
+            std::copy(b.begin(), b.end(), bias.begin());
+        }
+        depthwise = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data()};
+        break;
+    }
+    case Path::scalar:
+    case Path::im2col_gemm:
+    case Path::gemm_1x1:
+    case Path::automatic: {
+        // [G][taps][ICg][OCg]: row (t*ICg + ic) of B_g
+        weights.assign(G * T * ICg * OCg, 0.0f);
+        for (i64 grp = 0; grp < G; ++grp)
+            for (i64 t = 0; t < T; ++t)
+                for (i64 ic = 0; ic < ICg; ++ic)
+                    for (i64 oc = 0; oc < OCg; ++oc)
+                        weights[((grp * T + t) * ICg + ic) * OCg + oc] = at(grp * OCg + oc, ic, t);
+        bias = b;
+        const float* bias_ptr = bias.empty() ? nullptr : bias.data();
+        scalar = {&geometry, taps.data(), weights.data(), bias_ptr};
+        // A gathered chunk of about 64K floats (256 KiB), between 16 and 1024 pixels: a function of the
+        // descriptor only, so the summation is the same for any thread count.
+        const i64 chunk = std::clamp<i64>(65536 / std::max<i64>(1, T * ICg), 16, 1024);
+        gemm = {&geometry, taps.data(), weights.data(), bias_ptr, path == Path::gemm_1x1, chunk};
+        break;
+    }
+    }
+}
+
+void ConvPlan::Impl::run(const void* src, void* dst) const {
+    const detail::Geometry& g = geometry;
+    std::vector<float> xp_storage, y_storage;
+    const float* xp = static_cast<const float*>(src);
+    if (!detail::src_is_xp(desc, g)) {
+        xp_storage = take(static_cast<std::size_t>(g.batch * g.padded_pixels() * g.channel_stride));
+        float* out = xp_storage.data();
+        parallel_rows(detail::pack_src_row_count(g),
+                      [&](i64 b, i64 e) { detail::pack_src_rows(desc, g, src, out, b, e); });
+        xp = out;
+    }
+    float* y = static_cast<float*>(dst);
+    if (!detail::dst_is_y(desc)) {
+        y_storage = take(static_cast<std::size_t>(desc.dst_elements()));
+        y = y_storage.data();
+    }
+    switch (path) {
+    case Path::blocked_avx512:
+        parallel_rows(blocked.rows(), [&](i64 b, i64 e) { detail::avx512::blocked_rows(blocked, xp, y, b, e); });
+        break;
+    case Path::blocked_avx2:
+        parallel_rows(blocked.rows(), [&](i64 b, i64 e) { detail::avx2::blocked_rows(blocked, xp, y, b, e); });
+        break;
+    case Path::depthwise_avx512:
+        parallel_rows(depthwise.rows(),
+                      [&](i64 b, i64 e) { detail::avx512::depthwise_rows(depthwise, xp, y, b, e); });
+        break;
+    case Path::depthwise_avx2:
+        parallel_rows(depthwise.rows(), [&](i64 b, i64 e) { detail::avx2::depthwise_rows(depthwise, xp, y, b, e); });
+        break;
+    case Path::im2col_gemm:
+    case Path::gemm_1x1:
+        parallel_rows(gemm.tasks(), [&](i64 b, i64 e) { detail::gemm_tasks(gemm, xp, y, b, e); });
+        break;
+    case Path::scalar:
+    case Path::automatic:
+        parallel_rows(scalar.rows(), [&](i64 b, i64 e) { detail::scalar_rows(scalar, xp, y, b, e); });
+        break;
+    }
+    if (!y_storage.empty())
+        parallel_rows(detail::store_dst_row_count(g), [&](i64 b, i64 e) { detail::store_dst_rows(desc, g, y, dst, b, e); });
+    if (!xp_storage.empty()) give(std::move(xp_storage));
+    if (!y_storage.empty()) give(std::move(y_storage));
+}
+
+ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)
+    : impl_(std::make_unique<Impl>()) {
+    validate(d);
+    if (d.has_bias && bias == nullptr) throw ConvError("bias", "null", "a descriptor with bias=1 needs a bias buffer");
+    if (weights == nullptr) throw ConvError("weights", "null", "the weights buffer must not be null");
+    if (options.threads < 0)
+        throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
+    Impl& m = *impl_;
+    m.desc = d;
+    if (options.forced_path == Path::automatic) {
+        m.path = choose_path(d);
+    } else {
+        const std::string why = why_unavailable(d, options.forced_path);
+        if (!why.empty()) throw ConvError("path", std::string(to_string(options.forced_path)), why);
+        m.path = options.forced_path;
+    }
+    const bool depthwise = m.path == Path::depthwise_avx2 || m.path == Path::depthwise_avx512;
+    m.geometry = detail::make_geometry(d, depthwise ? 16 : 1);
+    m.taps = detail::tap_offsets(m.geometry);
+    m.pack_weights(weights, bias);
+    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+}
+
+ConvPlan::~ConvPlan() = default;
+ConvPlan::ConvPlan(ConvPlan&&) noexcept = default;
+ConvPlan& ConvPlan::operator=(ConvPlan&&) noexcept = default;
+
+void ConvPlan::execute(const void* src, void* dst) const {
+    if (src == nullptr || dst == nullptr) throw ConvError(src ? "dst" : "src", "null", "buffers must not be null");
+    if (impl_->arena)
+        impl_->arena->execute([&] { impl_->run(src, dst); });
+    else
+        impl_->run(src, dst);
+}
+
+Path ConvPlan::path() const { return impl_->path; }
+const ConvDescriptor& ConvPlan::descriptor() const { return impl_->desc; }
+
+}  // namespace convcheck::optimized

@@ -1,0 +1,208 @@
+// The register-blocked direct kernels, written once and compiled once per ISA: blocked_avx512.cpp
+// and blocked_avx2.cpp define CONVCHECK_ISA_NAMESPACE, the vector type `vf`, its width W and
+// load/broadcast/fma/store before including this file, each with its own -m flags.
+//
+// One register tile computes R consecutive output pixels of one row times NB*W output channels:
+//   acc[r][j] = bias;  for tap (kd, kh, kw): for ic < ICg:
+//       w[j] = weights[tap][ic][j*W .. j*W+W);  acc[r][j] += xp[pixel(r) + tap, ic] * w[j]
+// so every output is summed in the same order (bias, taps outermost-first, input channels) on
+// every path of this file, whatever tile or thread computes it. No std:: templates here: an
+// inline function instantiated with AVX-512 enabled must not be shared with other units.
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+namespace {
+
+struct TileArgs {
+    const float* x;             // xp at the tile's first pixel (tap 0), channel g*ICg
+    i64 x_pixel_step;           // stride_w * Cs
+    const i64* tap_offsets;
+    i64 taps, in_per_group;
+    const float* w;             // packed weights of this (g, ocs): [taps][ICg][NB*W]
+    const float* bias;          // packed bias of this (g, ocs) or null
+    float* y;                   // y at the tile's first pixel, first channel of the block
+    i64 y_pixel_step;           // O
+    i64 oc_valid;               // channels of the block that exist (<= NB*W)
+};
+
+template <int NB, int R>
+void blocked_tile(const TileArgs& a) {
+    vf acc[R][NB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j) {
+        const vf b = a.bias ? load(a.bias + j * W) : zero();
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r][j] = b;
+    }
+    const float* w = a.w;
+    for (i64 t = 0; t < a.taps; ++t) {
+        const float* px = a.x + a.tap_offsets[t];
+        for (i64 ic = 0; ic < a.in_per_group; ++ic) {
+            vf wv[NB];
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                const vf b = broadcast(px + r * a.x_pixel_step + ic);
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) acc[r][j] = fma(b, wv[j], acc[r][j]);
+            }
+            w += NB * W;
+        }
+    }
+    if (a.oc_valid == NB * W) {
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) store(a.y + r * a.y_pixel_step + j * W, acc[r][j]);
+        return;
+    }
+    // A partial block: the channels past oc_valid belong to the next group or do not exist.
+    float tile[R * NB * W];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) store(tile + (r * NB + j) * W, acc[r][j]);
+    for (int r = 0; r < R; ++r)
+        for (i64 c = 0; c < a.oc_valid; ++c) a.y[r * a.y_pixel_step + c] = tile[r * NB * W + c];
+}
+
+using BlockedTileFn = void (*)(const TileArgs&);
+
+template <int NB, int R>
+BlockedTileFn pick_blocked(int r) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        return r == R ? &blocked_tile<NB, R> : pick_blocked<NB, R - 1>(r);
+    }
+}
+
+BlockedTileFn blocked_tile_for(int nb, int r) {
+    switch (nb) {
+    case 1: return pick_blocked<1, kTileWidth[1]>(r);
+    case 2: return pick_blocked<2, kTileWidth[2]>(r);
+    case 3: return pick_blocked<3, kTileWidth[3]>(r);
+#if CONVCHECK_MAX_NB >= 4
+    case 4: return pick_blocked<4, kTileWidth[4]>(r);
+#endif
+    default: return nullptr;
+    }
+}
+
+// Depthwise: R pixels of one row times W channels (groups) of one channel block.
+template <int R>
+void depthwise_tile(const float* x, i64 x_pixel_step, const i64* tap_offsets, i64 taps, const float* w,
+                    i64 w_tap_step, const float* bias, float* y, i64 y_pixel_step, i64 c_valid) {
+    vf acc[R];
+    const vf b = bias ? load(bias) : zero();
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r] = b;
+    for (i64 t = 0; t < taps; ++t) {
+        const float* px = x + tap_offsets[t];
+        const vf wv = load(w + t * w_tap_step);
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r] = fma(load(px + r * x_pixel_step), wv, acc[r]);
+    }
+    if (c_valid == W) {
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) store(y + r * y_pixel_step, acc[r]);
+        return;
+    }
+    float tile[R * W];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) store(tile + r * W, acc[r]);
+    for (int r = 0; r < R; ++r)
+        for (i64 c = 0; c < c_valid; ++c) y[r * y_pixel_step + c] = tile[r * W + c];
+}
+
+using DepthwiseTileFn = void (*)(const float*, i64, const i64*, i64, const float*, i64, const float*, float*, i64,
+                                 i64);
+
+template <int R>
+DepthwiseTileFn pick_depthwise(int r) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        return r == R ? &depthwise_tile<R> : pick_depthwise<R - 1>(r);
+    }
+}
+
+inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
+
+}  // namespace
+
+int max_vector_blocks() { return CONVCHECK_MAX_NB; }
+
+void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+    const Geometry& g = *p.geometry;
+    const int nb = p.vector_blocks;
+    const int full = kTileWidth[nb];
+    const i64 block = static_cast<i64>(nb) * W;
+    const i64 cs = g.channel_stride;
+    const i64 taps = g.taps();
+    for (i64 row = begin; row < end; ++row) {
+        // row = (((n * G + grp) * OCS + ocs) * OD + od) * OH + oh
+        i64 rest = row;
+        const i64 oh = rest % g.out[1]; rest /= g.out[1];
+        const i64 od = rest % g.out[0]; rest /= g.out[0];
+        const i64 ocs = rest % p.oc_super_blocks; rest /= p.oc_super_blocks;
+        const i64 grp = rest % g.groups;
+        const i64 n = rest / g.groups;
+        TileArgs a;
+        a.x_pixel_step = g.stride[2] * cs;
+        a.tap_offsets = p.tap_offsets;
+        a.taps = taps;
+        a.in_per_group = g.in_per_group;
+        a.w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
+        a.bias = p.bias ? p.bias + (grp * p.oc_super_blocks + ocs) * block : nullptr;
+        a.y_pixel_step = g.out_channels;
+        a.oc_valid = min_i64(block, g.out_per_group - ocs * block);
+        const float* x_row = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
+                                   g.padded[2]) * cs + grp * g.in_per_group;
+        float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * g.out[2] * g.out_channels + grp * g.out_per_group +
+                       ocs * block;
+        const BlockedTileFn full_tile = blocked_tile_for(nb, full);
+        i64 ow = 0;
+        for (; ow + full <= g.out[2]; ow += full) {
+            a.x = x_row + ow * a.x_pixel_step;
+            a.y = y_row + ow * a.y_pixel_step;
+            full_tile(a);
+        }
+        if (ow < g.out[2]) {
+            a.x = x_row + ow * a.x_pixel_step;
+            a.y = y_row + ow * a.y_pixel_step;
+            blocked_tile_for(nb, static_cast<int>(g.out[2] - ow))(a);
+        }
+    }
+}
+
+void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+    const Geometry& g = *p.geometry;
+    const i64 cs = g.channel_stride;
+    const i64 taps = g.taps();
+    const i64 x_step = g.stride[2] * cs;
+    const DepthwiseTileFn full_tile = pick_depthwise<kDepthwiseTileWidth>(kDepthwiseTileWidth);
+    for (i64 row = begin; row < end; ++row) {
+        i64 rest = row;
+        const i64 oh = rest % g.out[1]; rest /= g.out[1];
+        const i64 od = rest % g.out[0];
+        const i64 n = rest / g.out[0];
+        const float* x_row = xp + ((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
+                                      g.padded[2] * cs;
+        float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * g.out[2] * g.out_channels;
+        for (i64 c0 = 0; c0 < g.out_channels; c0 += W) {
+            const i64 c_valid = min_i64(W, g.out_channels - c0);
+            const float* bias = p.bias ? p.bias + c0 : nullptr;
+            i64 ow = 0;
+            for (; ow + kDepthwiseTileWidth <= g.out[2]; ow += kDepthwiseTileWidth)
+                full_tile(x_row + ow * x_step + c0, x_step, p.tap_offsets, taps, p.weights + c0, cs, bias,
+                          y_row + ow * g.out_channels + c0, g.out_channels, c_valid);
+            if (ow < g.out[2])
+                pick_depthwise<kDepthwiseTileWidth>(static_cast<int>(g.out[2] - ow))(
+                    x_row + ow * x_step + c0, x_step, p.tap_offsets, taps, p.weights + c0, cs, bias,
+                    y_row + ow * g.out_channels + c0, g.out_channels, c_valid);
+        }
+    }
+}
+
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

@@ -1,0 +1,147 @@
+// The edges: dtype widening, layout reorders and zero padding in; one rounding and reorder out.
+#include "edges.hpp"
+
+#include <cstring>
+
+#include "dtype.hpp"
+
+namespace convcheck::optimized::detail {
+namespace {
+
+float load_f32(const void* data, DataType dtype, i64 index) {
+    switch (dtype) {
+    case DataType::f32: return static_cast<const float*>(data)[index];
+    case DataType::f16: return f16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
+    case DataType::bf16: return bf16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
+    }
+    return 0.0f;
+}
+
+// The only rounding of an output: f32 accumulator -> d.dtype, to nearest even.
+void store_rounded(void* data, DataType dtype, i64 index, float value) {
+    switch (dtype) {
+    case DataType::f32: static_cast<float*>(data)[index] = value; return;
+    case DataType::f16: static_cast<std::uint16_t*>(data)[index] = f32_to_f16(value); return;
+    case DataType::bf16: static_cast<std::uint16_t*>(data)[index] = f32_to_bf16(value); return;
+    }
+}
+
+}  // namespace
+
+Geometry make_geometry(const ConvDescriptor& d, i64 channel_multiple) {
+    Geometry g;
+    g.batch = d.batch;
+    g.in_channels = d.in_channels;
+    g.out_channels = d.out_channels;
+    g.groups = d.groups;
+    g.in_per_group = d.in_channels_per_group();
+    g.out_per_group = d.out_channels_per_group();
+    const int shift = 3 - d.rank;
+    for (int a = 0; a < d.rank; ++a) {
+        g.in[shift + a] = d.input_size[a];
+        g.kernel[shift + a] = d.kernel_size[a];
+        g.stride[shift + a] = d.strides[a];
+        g.dilation[shift + a] = d.dilations[a];
+        g.pad_begin[shift + a] = d.pads_begin[a];
+        g.pad_end[shift + a] = d.pads_end[a];
+        g.out[shift + a] = d.output_size(a);
+    }
+    for (int a = 0; a < 3; ++a) g.padded[a] = g.in[a] + g.pad_begin[a] + g.pad_end[a];
+    g.channel_stride = (d.in_channels + channel_multiple - 1) / channel_multiple * channel_multiple;
+    return g;
+}
+
+std::vector<i64> tap_offsets(const Geometry& g) {
+    std::vector<i64> offsets;
+    for (i64 kd = 0; kd < g.kernel[0]; ++kd)
+        for (i64 kh = 0; kh < g.kernel[1]; ++kh)
+            for (i64 kw = 0; kw < g.kernel[2]; ++kw)
+                offsets.push_back(((kd * g.dilation[0] * g.padded[1] + kh * g.dilation[1]) * g.padded[2] +
+                                   kw * g.dilation[2]) * g.channel_stride);
+    return offsets;
+}
+
+bool src_is_xp(const ConvDescriptor& d, const Geometry& g) {
+    if (d.dtype != DataType::f32 || d.data_format != DataFormat::nxc || g.channel_stride != g.in_channels) return false;
+    for (int a = 0; a < 3; ++a)
+        if (g.pad_begin[a] != 0 || g.pad_end[a] != 0) return false;
+    return true;
+}
+
+i64 pack_src_row_count(const Geometry& g) { return g.batch * g.padded[0] * g.padded[1]; }
+
+void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {
+    const i64 C = g.in_channels, Cs = g.channel_stride;
+    const i64 D = g.in[0], H = g.in[1], W = g.in[2];
+    for (i64 row = begin; row < end; ++row) {
+        const i64 ph = row % g.padded[1];
+        const i64 pd = (row / g.padded[1]) % g.padded[0];
+        const i64 n = row / (g.padded[1] * g.padded[0]);
+        float* out = xp + row * g.padded[2] * Cs;
+        const i64 id = pd - g.pad_begin[0], ih = ph - g.pad_begin[1];
+        std::memset(out, 0, sizeof(float) * g.padded[2] * Cs);
+        if (id < 0 || id >= D || ih < 0 || ih >= H) continue;
+        // the padded pixels pw whose source iw = pw - pad_begin lies in [0, W)
+        const i64 pw_begin = g.pad_begin[2] > 0 ? g.pad_begin[2] : 0;
+        const i64 pw_end = W + g.pad_begin[2] < g.padded[2] ? W + g.pad_begin[2] : g.padded[2];
+        if (d.data_format == DataFormat::nxc) {
+            const i64 base = ((n * D + id) * H + ih) * W;
+            for (i64 pw = pw_begin; pw < pw_end; ++pw) {
+                const i64 at = (base + pw - g.pad_begin[2]) * C;
+                if (d.dtype == DataType::f32)
+                    std::memcpy(out + pw * Cs, static_cast<const float*>(src) + at, sizeof(float) * C);
+                else
+                    for (i64 c = 0; c < C; ++c) out[pw * Cs + c] = load_f32(src, d.dtype, at + c);
+            }
+        } else {
+            for (i64 c = 0; c < C; ++c) {
+                const i64 base = (((n * C + c) * D + id) * H + ih) * W;
+                for (i64 pw = pw_begin; pw < pw_end; ++pw)
+                    out[pw * Cs + c] = load_f32(src, d.dtype, base + pw - g.pad_begin[2]);
+            }
+        }
+    }
+}
+
+bool dst_is_y(const ConvDescriptor& d) { return d.dtype == DataType::f32 && d.data_format == DataFormat::nxc; }
+
+i64 store_dst_row_count(const Geometry& g) { return g.batch * g.out[0] * g.out[1]; }
+
+void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end) {
+    const i64 O = g.out_channels, OW = g.out[2];
+    for (i64 row = begin; row < end; ++row) {
+        const float* in = y + row * OW * O;
+        if (d.data_format == DataFormat::nxc) {
+            for (i64 i = 0; i < OW * O; ++i) store_rounded(dst, d.dtype, row * OW * O + i, in[i]);
+        } else {
+            const i64 plane = g.out[0] * g.out[1];  // rows per image
+            const i64 n = row / plane, within = row % plane;
+            for (i64 o = 0; o < O; ++o) {
+                const i64 base = ((n * O + o) * plane + within) * OW;
+                for (i64 ow = 0; ow < OW; ++ow) store_rounded(dst, d.dtype, base + ow, in[ow * O + o]);
+            }
+        }
+    }
+}
+
+std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights) {
+    const i64 O = g.out_channels, ICg = g.in_per_group, taps = g.taps();
+    std::vector<float> canonical(static_cast<std::size_t>(O * ICg * taps));
+    for (i64 o = 0; o < O; ++o)
+        for (i64 ic = 0; ic < ICg; ++ic)
+            for (i64 t = 0; t < taps; ++t) {
+                // OIX: [O][I/G][k...]; XIO: [k...][I/G][O]
+                const i64 at = d.filter_format == FilterFormat::oix ? (o * ICg + ic) * taps + t : (t * ICg + ic) * O + o;
+                canonical[(o * ICg + ic) * taps + t] = load_f32(weights, d.dtype, at);
+            }
+    return canonical;
+}
+
+std::vector<float> widen_bias(const ConvDescriptor& d, const void* bias) {
+    std::vector<float> out;
+    if (!d.has_bias) return out;
+    for (i64 o = 0; o < d.out_channels; ++o) out.push_back(load_f32(bias, d.dtype, o));
+    return out;
+}
+
+}  // namespace convcheck::optimized::detail

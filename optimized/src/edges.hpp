@@ -1,0 +1,33 @@
+// Internal: the edges of every path. The dtype and layout conversions happen here, once, and the
+// kernels see only f32 channels-last buffers (see problem.hpp).
+#pragma once
+
+#include <vector>
+
+#include "descriptor.hpp"
+#include "problem.hpp"
+
+namespace convcheck::optimized::detail {
+
+// The descriptor lifted to three axes; channel_stride = C rounded up to `channel_multiple`.
+Geometry make_geometry(const ConvDescriptor& d, i64 channel_multiple);
+// Per tap (kd, kh, kw), outermost first: the offset of the tap's pixel in xp, in floats.
+std::vector<i64> tap_offsets(const Geometry& g);
+
+// True when the user's src can serve as xp directly (f32, channels last, no padding, Cs == C).
+bool src_is_xp(const ConvDescriptor& d, const Geometry& g);
+// xp rows (n, pd, ph) in [begin, end): widen, reorder to channels last, zero the padding.
+void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
+i64 pack_src_row_count(const Geometry& g);
+
+// True when the kernels can write the user's dst directly (f32, channels last).
+bool dst_is_y(const ConvDescriptor& d);
+// dst rows (n, od, oh) in [begin, end) from y: reorder and round once to d.dtype (nearest even).
+void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end);
+i64 store_dst_row_count(const Geometry& g);
+
+// Weights widened to f32 in canonical order [O][ICg][taps]; bias widened to f32 [O] (empty without bias).
+std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights);
+std::vector<float> widen_bias(const ConvDescriptor& d, const void* bias);
+
+}  // namespace convcheck::optimized::detail

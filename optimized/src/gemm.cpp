@@ -1,0 +1,56 @@
+// The GEMM-shaped paths on Eigen: im2col + GEMM (the general fallback) and the 1x1 kernel with unit
+// strides, where the padded channels-last input already is the GEMM's left matrix.
+// Compiled with -mavx2 -mfma; every Eigen instantiation of the library lives in this unit, so that
+// no code built for one ISA is shared with units built for another.
+#include <Eigen/Core>
+
+#include "scalar.hpp"
+
+namespace convcheck::optimized::detail {
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Strided = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
+using ConstStrided = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+}  // namespace
+
+void gemm_tasks(const GemmProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+    const Geometry& g = *p.geometry;
+    const i64 cs = g.channel_stride, ICg = g.in_per_group, OCg = g.out_per_group, taps = g.taps();
+    const i64 depth = taps * ICg, pixels = g.out_pixels(), chunks = p.chunks_per_image();
+    RowMajor gathered;
+    for (i64 task = begin; task < end; ++task) {
+        const i64 chunk = task % chunks;
+        const i64 grp = (task / chunks) % g.groups;
+        const i64 n = task / (chunks * g.groups);
+        const i64 p0 = chunk * p.chunk_pixels;
+        const i64 count = pixels - p0 < p.chunk_pixels ? pixels - p0 : p.chunk_pixels;
+        const ConstStrided weights(p.weights + grp * depth * OCg, depth, OCg, Eigen::OuterStride<>(OCg));
+        Strided out(y + (n * pixels + p0) * g.out_channels + grp * OCg, count, OCg, Eigen::OuterStride<>(g.out_channels));
+        if (p.bias) {
+            const Eigen::Map<const Eigen::RowVectorXf> bias(p.bias + grp * OCg, OCg);
+            out.rowwise() = bias;
+        } else {
+            out.setZero();
+        }
+        if (p.input_is_matrix) {
+            const ConstStrided a(xp + (n * pixels + p0) * cs + grp * ICg, count, ICg, Eigen::OuterStride<>(cs));
+            out.noalias() += a * weights;
+            continue;
+        }
+        gathered.resize(count, depth);
+        for (i64 i = 0; i < count; ++i) {
+            const i64 pix = p0 + i;
+            const i64 ow = pix % g.out[2], oh = (pix / g.out[2]) % g.out[1], od = pix / (g.out[2] * g.out[1]);
+            const float* x = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
+                                       g.padded[2] + ow * g.stride[2]) * cs + grp * ICg;
+            float* row = gathered.data() + i * depth;
+            for (i64 t = 0; t < taps; ++t)
+                for (i64 ic = 0; ic < ICg; ++ic) row[t * ICg + ic] = x[p.tap_offsets[t] + ic];
+        }
+        out.noalias() += gathered * weights;
+    }
+}
+
+}  // namespace convcheck::optimized::detail

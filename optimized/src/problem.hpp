@@ -1,0 +1,68 @@
+// Internal: the descriptor lifted to three spatial axes (depth, height, width; unit axes prepended
+// for rank 1 and 2) and the plain structs the kernels read. The kernels see only f32 buffers:
+//   xp: the padded input, channels last, [N][Dp][Hp][Wp][Cs] with Dp = in + pads_begin + pads_end
+//       (a negative pad crops), Cs = C rounded up to 16, zeros in the padding and extra channels;
+//   y:  the f32 output, channels last, [N][OD][OH][OW][O].
+// In xp an output (od, oh, ow) reads, for tap (kd, kh, kw), the pixel (od*s + kd*dl, ...): no
+// bounds checks anywhere in a kernel.
+//
+// This header is included by the ISA translation units (compiled with -mavx512f / -mavx2): it
+// holds only plain structs, so that no inline function compiled for one ISA leaks into another.
+#pragma once
+
+#include <cstdint>
+
+namespace convcheck::optimized::detail {
+
+using i64 = std::int64_t;
+
+struct Geometry {
+    i64 batch = 1, in_channels = 1, out_channels = 1, groups = 1;
+    i64 in_per_group = 1, out_per_group = 1;
+    i64 in[3]{1, 1, 1}, kernel[3]{1, 1, 1}, stride[3]{1, 1, 1}, dilation[3]{1, 1, 1};
+    i64 pad_begin[3]{0, 0, 0}, pad_end[3]{0, 0, 0}, out[3]{1, 1, 1};
+    i64 padded[3]{1, 1, 1};   // xp's spatial sizes
+    i64 channel_stride = 16;  // Cs
+    i64 taps() const { return kernel[0] * kernel[1] * kernel[2]; }
+    i64 out_pixels() const { return out[0] * out[1] * out[2]; }
+    i64 padded_pixels() const { return padded[0] * padded[1] * padded[2]; }
+};
+
+// The register-blocked direct convolution. Weights packed [G][OCS][taps][ICg][NB*W] (W the vector
+// width in floats, OCS = ceil(OCg / (NB*W)), zero padded); bias packed [G][OCS][NB*W] or null.
+// Work is enumerated by rows (n, g, ocs, od, oh); a row runs over ow in register tiles.
+struct BlockedProblem {
+    const Geometry* geometry = nullptr;
+    const i64* tap_offsets = nullptr;  // per tap (kd, kh, kw): offset in xp floats, channel 0
+    const float* weights = nullptr;
+    const float* bias = nullptr;
+    int vector_blocks = 1;             // NB
+    i64 oc_super_blocks = 1;           // OCS
+    i64 rows() const {
+        const Geometry& g = *geometry;
+        return g.batch * g.groups * oc_super_blocks * g.out[0] * g.out[1];
+    }
+};
+
+// Depthwise: ICg = OCg = 1. Weights packed [taps][Cs], bias [Cs] or null. Rows (n, od, oh).
+struct DepthwiseProblem {
+    const Geometry* geometry = nullptr;
+    const i64* tap_offsets = nullptr;
+    const float* weights = nullptr;
+    const float* bias = nullptr;
+    i64 rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
+};
+
+// The ISA entry points: compute rows [begin, end) of y from xp.
+namespace avx512 {
+int max_vector_blocks();
+void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
+void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end);
+}  // namespace avx512
+namespace avx2 {
+int max_vector_blocks();
+void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
+void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end);
+}  // namespace avx2
+
+}  // namespace convcheck::optimized::detail

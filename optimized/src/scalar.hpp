@@ -1,0 +1,35 @@
+// Internal: the portable path and the Eigen GEMM paths.
+#pragma once
+
+#include "problem.hpp"
+
+namespace convcheck::optimized::detail {
+
+// Weights packed [G][taps][ICg][OCg]; bias [O] or null. Rows (n, od, oh).
+struct ScalarProblem {
+    const Geometry* geometry = nullptr;
+    const i64* tap_offsets = nullptr;
+    const float* weights = nullptr;
+    const float* bias = nullptr;
+    i64 rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
+};
+void scalar_rows(const ScalarProblem& p, const float* xp, float* y, i64 begin, i64 end);
+
+// im2col + GEMM: per task (n, g, chunk of `chunk_pixels` output pixels), the matrix
+// A[pixel][tap*ICg + ic] (gathered from xp, or xp itself for a 1x1 kernel with unit strides)
+// times B_g = weights [G][taps*ICg][OCg] (row-major), added to the bias, written into y.
+// chunk_pixels depends only on the descriptor, never on the thread count.
+struct GemmProblem {
+    const Geometry* geometry = nullptr;
+    const i64* tap_offsets = nullptr;
+    const float* weights = nullptr;
+    const float* bias = nullptr;
+    bool input_is_matrix = false;   // gemm_1x1: no gather
+    i64 chunk_pixels = 256;
+    i64 chunks_per_image() const { return (geometry->out_pixels() + chunk_pixels - 1) / chunk_pixels; }
+    i64 tasks() const { return geometry->batch * geometry->groups * chunks_per_image(); }
+};
+// Compiled with -mavx2 -mfma (gemm.cpp): call only when the CPU has both.
+void gemm_tasks(const GemmProblem& p, const float* xp, float* y, i64 begin, i64 end);
+
+}  // namespace convcheck::optimized::detail

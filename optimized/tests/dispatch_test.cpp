@@ -1,0 +1,72 @@
+// The dispatcher: what applies where, forcing a path, and clear errors for bad requests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "convcheck/optimized/conv_plan.hpp"
+
+using namespace convcheck;
+using namespace convcheck::optimized;
+
+namespace {
+bool has(const std::vector<Path>& paths, Path p) { return std::find(paths.begin(), paths.end(), p) != paths.end(); }
+}  // namespace
+
+TEST(Dispatch, PathNamesRoundTrip) {
+    for (Path p : {Path::automatic, Path::scalar, Path::im2col_gemm, Path::gemm_1x1, Path::blocked_avx2,
+                   Path::blocked_avx512, Path::depthwise_avx2, Path::depthwise_avx512}) {
+        Path back = Path::scalar;
+        ASSERT_TRUE(parse_path(to_string(p), &back)) << to_string(p);
+        EXPECT_EQ(back, p);
+    }
+    Path unused;
+    EXPECT_FALSE(parse_path("winograd", &unused));
+}
+
+TEST(Dispatch, SpecialisedPathsApplyOnlyToTheirShapes) {
+    const ConvDescriptor dense = parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3");
+    const ConvDescriptor pointwise = parse_descriptor("conv:c=8,o=8,in=5x5,k=1x1");
+    const ConvDescriptor strided_pointwise = parse_descriptor("conv:c=8,o=8,in=5x5,k=1x1,s=2x2");
+    const ConvDescriptor depthwise = parse_descriptor("conv:c=8,o=8,g=8,in=5x5,k=3x3");
+    EXPECT_FALSE(has(available_paths(dense), Path::gemm_1x1));
+    EXPECT_FALSE(has(available_paths(dense), Path::depthwise_avx512));
+    EXPECT_FALSE(has(available_paths(strided_pointwise), Path::gemm_1x1));
+    EXPECT_FALSE(has(available_paths(pointwise), Path::depthwise_avx2));
+    if (cpu_has_avx2_fma()) {
+        EXPECT_TRUE(has(available_paths(pointwise), Path::gemm_1x1));
+        EXPECT_TRUE(has(available_paths(depthwise), Path::depthwise_avx2));
+        EXPECT_TRUE(has(available_paths(dense), Path::im2col_gemm));
+    }
+    if (cpu_has_avx512()) {
+        EXPECT_EQ(choose_path(depthwise), Path::depthwise_avx512);
+        EXPECT_EQ(choose_path(dense), Path::blocked_avx512);
+    }
+}
+
+TEST(Dispatch, ForcingAPathThatDoesNotApplyNamesThePathAndTheRule) {
+    const ConvDescriptor dense = parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3");
+    std::vector<float> w(dense.weights_elements(), 0.5f);
+    try {
+        ConvPlan plan(dense, w.data(), nullptr, Options{1, Path::depthwise_avx2});
+        FAIL() << "forcing depthwise on a dense convolution must throw";
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "path");
+        EXPECT_EQ(e.value(), "depthwise_avx2");
+        EXPECT_NE(e.rule().find("depthwise"), std::string::npos) << e.rule();
+    }
+    if (!cpu_has_avx512()) {
+        EXPECT_THROW(ConvPlan(dense, w.data(), nullptr, Options{1, Path::blocked_avx512}), ConvError);
+    }
+}
+
+TEST(Dispatch, BadInputIsAConvErrorNotACrash) {
+    ConvDescriptor bad = parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3");
+    bad.strides[0] = 0;
+    std::vector<float> w(8 * 8 * 9, 0.5f);
+    EXPECT_THROW(ConvPlan(bad, w.data(), nullptr), ConvError);
+    const ConvDescriptor with_bias = parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3,bias=1");
+    EXPECT_THROW(ConvPlan(with_bias, w.data(), nullptr), ConvError);
+    EXPECT_THROW(ConvPlan(with_bias, w.data(), w.data(), Options{-1, Path::automatic}), ConvError);
+    const ConvPlan ok(parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3"), w.data(), nullptr);
+    EXPECT_THROW(ok.execute(nullptr, w.data()), ConvError);
+}

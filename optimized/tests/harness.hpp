@@ -1,0 +1,57 @@
+// Test helpers: buffers in a descriptor's dtype and formats from canonical doubles, the optimized
+// output read back in canonical NCX order, and one-line reproducers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "accuracy.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "tensor.hpp"
+
+namespace convcheck::optimized::testing {
+
+struct Buffers {
+    Tensor src, weights, bias, dst;
+};
+
+// src NCX, weights OIX, bias [O] (canonical doubles) -> buffers of d.dtype in d's formats.
+inline Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                            const std::vector<double>& bias) {
+    Buffers b{Tensor(d.dtype, d.src_dims()), Tensor(d.dtype, d.weights_dims()), Tensor(d.dtype, {d.bias_elements()}),
+              Tensor(d.dtype, d.dst_dims())};
+    reference::ncx_to_src(d, src, b.src.data());
+    reference::oix_to_weights(d, weights, b.weights.data());
+    for (std::int64_t o = 0; o < d.bias_elements(); ++o) b.bias.set(o, bias[o]);
+    return b;
+}
+
+// The output buffer (d.data_format) widened to doubles in NCX order.
+inline std::vector<double> dst_as_ncx(const ConvDescriptor& d, const Tensor& dst) {
+    std::int64_t pixels = 1;
+    for (int a = 0; a < d.rank; ++a) pixels *= d.output_size(a);
+    const std::int64_t O = d.out_channels;
+    std::vector<double> out(static_cast<std::size_t>(d.dst_elements()));
+    for (std::int64_t n = 0; n < d.batch; ++n)
+        for (std::int64_t o = 0; o < O; ++o)
+            for (std::int64_t p = 0; p < pixels; ++p) {
+                const std::int64_t at = d.data_format == DataFormat::ncx ? (n * O + o) * pixels + p : (n * pixels + p) * O + o;
+                out[(n * O + o) * pixels + p] = dst.get(at);
+            }
+    return out;
+}
+
+// Runs the optimized plan on `b` with the given options; returns the output in NCX doubles.
+inline std::vector<double> run_optimized(const ConvDescriptor& d, Buffers& b, Options options) {
+    const ConvPlan plan(d, b.weights.data(), d.has_bias ? b.bias.data() : nullptr, options);
+    plan.execute(b.src.data(), b.dst.data());
+    return dst_as_ncx(d, b.dst);
+}
+
+inline std::string reproducer(const ConvDescriptor& d, Path path, std::uint64_t seed) {
+    return to_string(d) + " path=" + std::string(to_string(path)) + " seed=" + std::to_string(seed);
+}
+
+}  // namespace convcheck::optimized::testing
