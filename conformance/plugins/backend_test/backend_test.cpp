@@ -1,9 +1,10 @@
 // The direct, ABI-level test of one third-party backend plugin:
-//     convcheck_backend_test <plugin.so> [gtest flags]
+//     convcheck_backend_test <plugin.so> [backends.json] [gtest flags]
 // Checks the plugin's table and its struct_size / error-value behaviour, then runs every case of
 // cases.cpp that the plugin claims against the reference, in exact mode (any difference fails)
 // and bound mode (the accuracy contract, with the accumulation type the plugin declares).
-// A case the plugin declines is skipped with its reason; a declined case must give one.
+// A case the plugin declines is skipped with its reason; a declined case must give one. A case the
+// data file declares an expected failure must fail (an xpass fails the test: the finding is stale).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,11 +12,13 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "accuracy.hpp"
 #include "cases.hpp"
+#include "declarations.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "plugin_loader.hpp"
 
@@ -24,6 +27,7 @@ namespace {
 
 std::unique_ptr<LoadedPlugin> plugin;  // loaded in main, before the tests are registered
 std::string plugin_path;
+Declarations declarations;  // this backend's entries of the data file
 
 convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     convcheck_conv_desc a{};
@@ -123,8 +127,10 @@ Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const s
     return {dst_to_ncx(d, dst_buf.data()), std::string(implementation, strnlen(implementation, sizeof(implementation)))};
 }
 
+// The accumulation type: the data file's declaration for this dtype, else the plugin's own.
 accuracy::Contract contract_for(const ConvDescriptor& d) {
-    return {d.dtype, static_cast<DataType>(plugin->info().accumulation_dtype)};
+    const auto declared = declarations.accumulation_for(d.dtype);
+    return {d.dtype, declared ? *declared : static_cast<DataType>(plugin->info().accumulation_dtype)};
 }
 
 std::string describe_failure(const accuracy::Comparison& r) {
@@ -133,32 +139,44 @@ std::string describe_failure(const accuracy::Comparison& r) {
            " bound " + std::to_string(r.worst_bound) + " (max |diff| " + std::to_string(r.max_abs) + ")";
 }
 
+// Runs d once in `mode` and checks the outcome against the reference and the declarations.
+void check_case(const ConvDescriptor& d, accuracy::Mode mode, std::uint64_t seed) {
+    const accuracy::Contract c = contract_for(d);
+    std::vector<double> src, weights, bias;
+    if (mode == accuracy::Mode::exact) {
+        accuracy::ExactFill f = accuracy::make_exact_fill(d, c, seed);
+        src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
+    } else {
+        accuracy::RandomFill f = accuracy::make_random_fill(d, seed);
+        src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
+    }
+    const auto want = reference::convolution_summation(d, src, weights, bias);
+    const Outcome got = execute(d, src, weights, bias);
+    const accuracy::Comparison r = mode == accuracy::Mode::exact
+                                       ? accuracy::compare_exact(want.dst, got.dst)
+                                       : accuracy::compare_bound(c, want.dst, want.magnitude, want.terms, got.dst);
+    const std::optional<std::string> expected = declarations.expected_failure(d, mode);
+    if (expected)
+        EXPECT_FALSE(r.passed()) << "declared an expected failure (" << *expected << ") but passed (xpass)"
+                                 << "\n  reproduce: " << reproducer(d, seed, mode);
+    else
+        EXPECT_TRUE(r.passed()) << describe_failure(r) << "\n  implementation " << got.implementation
+                                << "\n  contract: output " << to_string(c.output_dtype) << ", accumulation "
+                                << to_string(c.accumulation_dtype) << "\n  reproduce: " << reproducer(d, seed, mode);
+    if (mode == accuracy::Mode::bound) {
+        ::testing::Test::RecordProperty("implementation", got.implementation);
+        ::testing::Test::RecordProperty("max_bound_fraction", std::to_string(r.max_bound_fraction));
+    }
+}
+
 class CaseTest : public ::testing::Test {
 public:
     explicit CaseTest(ConvDescriptor d) : d_(std::move(d)) {}
     void TestBody() override {
         const std::string declined = query(d_);
         if (!declined.empty()) GTEST_SKIP() << "declined: " << declined;
-        const std::uint64_t seed = 1;
-        const accuracy::Contract c = contract_for(d_);
-        {
-            const accuracy::ExactFill f = accuracy::make_exact_fill(d_, c, seed);
-            const auto want = reference::convolution_summation(d_, f.src, f.weights, f.bias);
-            const Outcome got = execute(d_, f.src, f.weights, f.bias);
-            const accuracy::Comparison r = accuracy::compare_exact(want.dst, got.dst);
-            EXPECT_TRUE(r.passed()) << describe_failure(r) << "\n  implementation " << got.implementation
-                                    << "\n  reproduce: " << reproducer(d_, seed, accuracy::Mode::exact);
-        }
-        {
-            const accuracy::RandomFill f = accuracy::make_random_fill(d_, seed);
-            const auto want = reference::convolution_summation(d_, f.src, f.weights, f.bias);
-            const Outcome got = execute(d_, f.src, f.weights, f.bias);
-            const accuracy::Comparison r = accuracy::compare_bound(c, want.dst, want.magnitude, want.terms, got.dst);
-            EXPECT_TRUE(r.passed()) << describe_failure(r) << "\n  implementation " << got.implementation
-                                    << "\n  reproduce: " << reproducer(d_, seed, accuracy::Mode::bound);
-            RecordProperty("implementation", got.implementation);
-            RecordProperty("max_bound_fraction", std::to_string(r.max_bound_fraction));
-        }
+        check_case(d_, accuracy::Mode::exact, 1);
+        check_case(d_, accuracy::Mode::bound, 1);
     }
 
 private:
@@ -253,12 +271,13 @@ int main(int argc, char** argv) {
     using namespace convcheck::backend_test;
     ::testing::InitGoogleTest(&argc, argv);
     if (argc < 2) {
-        std::cerr << "usage: " << argv[0] << " <plugin.so> [gtest flags]\n";
+        std::cerr << "usage: " << argv[0] << " <plugin.so> [backends.json] [gtest flags]\n";
         return 2;
     }
     plugin_path = argv[1];
     try {
         plugin = std::make_unique<LoadedPlugin>(plugin_path, 2);
+        declarations = load_declarations(argc >= 3 ? argv[2] : CONVCHECK_SOURCE_DATA_DIR "/backends.json", plugin->info().name);
         for (const Case& c : all_cases()) {
             if (!claims(plugin->info(), c.descriptor)) continue;
             const auto slash = c.name.find('/');

@@ -9,13 +9,17 @@ set(CONVCHECK_PLUGIN_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
 function(convcheck_add_backend_plugin name)
   cmake_parse_arguments(P "" "" "SOURCES;LIBS" ${ARGN})
   set(target convcheck_plugin_${name})
-  add_library(${target} MODULE ${P_SOURCES})
-  target_include_directories(${target} PRIVATE ${CONVCHECK_PLUGIN_COMMON_DIR})
   # Only the ABI header: a plugin never links convcheck's own convolution code.
-  target_link_libraries(${target} PRIVATE convcheck_abi ${P_LIBS})
-  # Export convcheck_get_api only, so that several plugins load side by side in one process.
-  set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
-                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
+  if(COMMAND convcheck_add_plugin)  # the runner's (conformance/include/part.cmake), when present
+    convcheck_add_plugin(${name} SOURCES ${P_SOURCES} LIBS ${P_LIBS})
+  else()
+    add_library(${target} MODULE ${P_SOURCES})
+    target_link_libraries(${target} PRIVATE convcheck_abi ${P_LIBS})
+    # Export convcheck_get_api only, so that several plugins load side by side in one process.
+    set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+                          LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
+  endif()
+  target_include_directories(${target} PRIVATE ${CONVCHECK_PLUGIN_COMMON_DIR})
   if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_backend_test)
     # The direct ABI-level check of this plugin against the reference (conformance/plugins/backend_test).
     add_test(NAME backend_${name} COMMAND convcheck_backend_test $<TARGET_FILE:${target}>)
