@@ -18,7 +18,7 @@ FEATURES = [
     ("dilation", "Dilation (d > 1)", ["no", "yes"]),
     ("strided", "Strides (s > 1)", ["no", "yes"]),
     ("rank", "Spatial rank", ["1", "2", "3"]),
-    ("layout", "Layout (data/weights)", ["ncx/oix", "ncx/xio", "nxc/oix", "nxc/xio"]),
+    ("layout", "Layout (data/weights)", ["ncx/oix", "ncx/xio", "nxc/oix", "nxc/xio", "ncx"]),
     ("dtype", "Data type", ["f32", "f16", "bf16"]),
     ("bias", "Bias", ["no", "yes"]),
     ("cc", "Continuous conv (CC)", ["no", "yes"]),
@@ -56,6 +56,14 @@ def _from_descriptor(case):
     d = parse_descriptor(case.descriptor)
     if not d:
         return {}
+    if case.descriptor.startswith("cc:"):
+        # A CC layer: NCHW data, no weights tensor, no padding, dilation or stride attributes.
+        spatial = _ints(d.get("in", ""))
+        out = {"dtype": d.get("dt", "f32"), "layout": "ncx", "bias": d.get("bias", "0") not in ("0", "false"),
+               "groups": False, "depthwise": False, "dilation": False, "strided": False, "padding": "none"}
+        if spatial:
+            out["rank"] = len(spatial)
+        return out
     out = {"dtype": d.get("dt", "f32"), "layout": f"{d.get('data', 'ncx')}/{d.get('wei', 'oix')}",
            "bias": d.get("bias", "0") not in ("0", "false", "no")}
     spatial = _ints(d["in"]) if "in" in d else None
@@ -97,7 +105,9 @@ def feature_values(case):
     for key, _, _ in FEATURES:
         if key == "layout":
             if "data_format" in f or "filter_format" in f:
-                value = f"{f.get('data_format', 'ncx')}/{f.get('filter_format', 'oix')}"
+                # a CC case has no weights tensor: the runner writes "filter_format": null
+                data, filters = f.get("data_format") or "ncx", f.get("filter_format")
+                value = f"{data}/{filters}" if filters else data
             else:
                 value = derived.get("layout")
         elif key == "dialect":

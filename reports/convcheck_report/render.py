@@ -19,8 +19,10 @@ def number(value, digits=3):
         return "—" if value is None else str(value)
     if isinstance(value, int):
         return str(value)
-    if not math.isfinite(value):
-        return str(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
     return f"{value:.{digits}g}"
 
 

@@ -6,6 +6,7 @@ record without a "record" key, or a case without a valid "status" is an error th
 line, the value and the rule.
 """
 import json
+import math
 from dataclasses import dataclass, field
 
 from .statuses import STATUSES
@@ -30,6 +31,7 @@ class Case:
     time_ms: object
     implementation: str
     reproducer: str
+    shrunk_reproducer: str  # the runner's reproducer of the smallest failing case it shrank to, or ""
     source: str            # "file:line", for messages
 
     @property
@@ -38,11 +40,17 @@ class Case:
         return (self.backend, self.case_id)
 
     def bound_fraction(self):
-        """error.max_bound_fraction, or None when the case has no comparison."""
+        """error.max_bound_fraction; infinity where the writer wrote null for a non-finite value (a NaN or
+        infinite output: the runner writes null for those, and such a case has mismatches); None when the
+        case has no comparison or no bound fraction."""
         if isinstance(self.error, dict):
             value = self.error.get("max_bound_fraction")
-            if isinstance(value, (int, float)):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return float(value)
+            mismatches = self.error.get("mismatches")
+            if value is None and "max_bound_fraction" in self.error and isinstance(mismatches, int) \
+                    and mismatches > 0:
+                return math.inf
         return None
 
 
@@ -117,7 +125,7 @@ def _case(record, where, file_backend):
                 reason=_text(record, "reason"), features=features if isinstance(features, dict) else {},
                 error=error if isinstance(error, dict) else None, time_ms=record.get("time_ms"),
                 implementation=_text(record, "implementation"), reproducer=_text(record, "reproducer"),
-                source=where)
+                shrunk_reproducer=_text(record, "shrunk_reproducer"), source=where)
 
 
 def _bench(record, where, file_backend):

@@ -6,7 +6,7 @@ from convcheck_report import results
 
 
 def test_reads_every_record_kind_of_every_fixture(all_runs):
-    assert len(all_runs.cases) == 10 + 10 + 3 + 3
+    assert len(all_runs.cases) == 10 + 10 + 3 + 4
     assert len(all_runs.runs) == 4
     assert len(all_runs.summaries) == 4
     assert all_runs.backends() == ["optimized", "onednn", "xnnpack"]
@@ -33,6 +33,15 @@ def test_unknown_keys_and_record_kinds_are_ignored(all_runs):
 def test_missing_optional_keys_are_tolerated(all_runs):
     c = case(all_runs, "xnnpack", "smoke/0003")   # no op, seed, mode, features, error, reproducer
     assert (c.op, c.mode, c.features, c.error, c.bound_fraction()) == ("conv", "", {}, None, None)
+
+
+def test_a_null_bound_fraction_with_mismatches_is_non_finite(all_runs):
+    # the runner writes null for a non-finite max_bound_fraction (a NaN output)
+    assert case(all_runs, "xnnpack", "smoke/0007").bound_fraction() == float("inf")
+    c = case(all_runs, "xnnpack", "smoke/0007")
+    c.error["mismatches"] = 0
+    assert c.bound_fraction() is None
+    assert case(all_runs, "xnnpack", "smoke/0007").shrunk_reproducer.startswith("convcheck run --backend xnnpack")
 
 
 def test_case_id_falls_back_to_the_descriptor():
