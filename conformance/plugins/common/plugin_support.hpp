@@ -10,6 +10,7 @@
 #include <exception>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "convcheck/plugin.h"
 
@@ -99,6 +100,42 @@ inline long long output_size(const convcheck_conv_desc& d, int axis) {
     const long long extent = (d.kernel_size[axis] - 1) * d.dilations[axis] + 1;
     const long long span = d.input_size[axis] + d.pads_begin[axis] + d.pads_end[axis] - extent;
     return span < 0 ? 0 : span / d.strides[axis] + 1;
+}
+
+// Strides (in elements) of a dense buffer whose dims are listed logically in `dims` and laid out
+// in memory in the order `physical` (outermost first; each entry an index into dims).
+inline std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims, const std::vector<int>& physical) {
+    std::vector<int64_t> strides(dims.size());
+    int64_t step = 1;
+    for (auto it = physical.rbegin(); it != physical.rend(); ++it) {
+        strides[*it] = step;
+        step *= dims[*it];
+    }
+    return strides;
+}
+
+// Memory order of logical {N, C, spatial...} for the runner's data format: NCX as listed, NXC
+// with C last.
+inline std::vector<int> activation_order(const convcheck_conv_desc& d) {
+    std::vector<int> physical{0};
+    if (d.data_format == CONVCHECK_NCX) physical.push_back(1);
+    for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
+    if (d.data_format == CONVCHECK_NXC) physical.push_back(1);
+    return physical;
+}
+
+// Memory order of logical {O, I/G, k...} for the runner's filter format: OIX as listed, XIO as
+// [k...][I/G][O].
+inline std::vector<int> weights_order(const convcheck_conv_desc& d) {
+    std::vector<int> physical;
+    if (d.filter_format == CONVCHECK_OIX) {
+        for (int i = 0; i < d.rank + 2; ++i) physical.push_back(i);
+    } else {
+        for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
+        physical.push_back(1);
+        physical.push_back(0);
+    }
+    return physical;
 }
 
 inline const char* dtype_name(int32_t dtype) {

@@ -1,0 +1,162 @@
+// convcheck plugin for libtorch (ATen, CPU): convolution of ranks 1-3 in f32 and bf16, groups,
+// dilation, explicit pads, through at::convolution.
+//
+// The translation:
+//   layouts     the runner's buffers become tensors over the same memory with the strides of their
+//               format (NXC = channels-last strides, XIO = [k...][I/G][O] strides over logical
+//               [O][I/G][k...]); ATen takes strided tensors as they are.
+//   pads        at::convolution has one padding per axis, applied on both sides. Equal pads go there;
+//               unequal or negative pads are first applied by ATen's own at::constant_pad_nd (zero
+//               fill, a negative amount crops: PyTorch's documented F.pad), then the convolution runs
+//               with padding 0. The implementation string says so ("constant_pad_nd+...").
+//   dilations   1-based, as ours. groups as ours.
+//   output      the result is copied into the runner's dst only when its shape is exactly the
+//               expected one (copy_ would broadcast anything smaller).
+#include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/native/ConvUtils.h>
+#include <ATen/ops/constant_pad_nd.h>
+#include <ATen/ops/convolution.h>
+#include <ATen/ops/from_blob.h>
+
+#include <string>
+#include <vector>
+
+#include "plugin_support.hpp"
+
+#ifndef CONVCHECK_LIBTORCH_VERSION
+#define CONVCHECK_LIBTORCH_VERSION "unknown"
+#endif
+
+namespace support = convcheck_plugin_support;
+
+struct convcheck_plugin {
+    int num_threads = 0;
+};
+
+namespace {
+
+const char* backend_name(at::native::ConvBackend b) {
+    using B = at::native::ConvBackend;
+    switch (b) {
+        case B::Empty: return "Empty";
+        case B::Mkldnn: return "Mkldnn";
+        case B::MkldnnEmpty: return "MkldnnEmpty";
+        case B::NnpackSpatial: return "NnpackSpatial";
+        case B::Slow2d: return "Slow2d";
+        case B::Slow3d: return "Slow3d";
+        case B::SlowDilated2d: return "SlowDilated2d";
+        case B::SlowDilated3d: return "SlowDilated3d";
+        case B::Winograd3x3Depthwise: return "Winograd3x3Depthwise";
+        case B::Xnnpack2d: return "Xnnpack2d";
+        default: return "other";
+    }
+}
+
+std::string inexpressible(const convcheck_conv_desc& d) {
+    if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16)
+        return std::string("this plugin runs libtorch convolution in f32 and bf16 only, not ") + support::dtype_name(d.dtype) +
+               (d.dtype == CONVCHECK_F16 ? " (ATen 1.13 has no CPU f16 convolution kernel)" : "");
+    if (d.rank < 1 || d.rank > 3) return "libtorch convolution has spatial ranks 1-3, not " + std::to_string(d.rank);
+    return "";
+}
+
+at::ScalarType scalar_type(const convcheck_conv_desc& d) { return d.dtype == CONVCHECK_F32 ? at::kFloat : at::kBFloat16; }
+
+// A tensor over runner memory, logical dims `dims`, in the memory order `physical`.
+at::Tensor over(const void* data, const std::vector<int64_t>& dims, const std::vector<int>& physical, at::ScalarType t) {
+    return at::from_blob(const_cast<void*>(data), dims, support::dense_strides(dims, physical), at::TensorOptions().dtype(t));
+}
+
+convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
+    return support::guarded("libtorch create", [&]() -> convcheck_error* {
+        int num_threads = 0;
+        if (auto* e = support::read_create_args(args, &num_threads)) return e;
+        auto plugin = new convcheck_plugin();
+        plugin->num_threads = num_threads;
+        *out = plugin;
+        return nullptr;
+    });
+}
+
+void destroy(convcheck_plugin* plugin) { delete plugin; }
+
+convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "libtorch";
+    mine.version = CONVCHECK_LIBTORCH_VERSION;
+    mine.operations = CONVCHECK_OP_CONV;
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    mine.accumulation_dtype = CONVCHECK_F32;
+    return support::fill_info(info, mine);
+}
+
+convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (auto* e = support::check_conv_call(desc, nullptr)) return e;
+    const std::string why = inexpressible(*desc);
+    return why.empty() ? support::supported(out) : support::unsupported(out, why);
+}
+
+convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (auto* e = support::check_conv_call(desc, args)) return e;
+    return support::guarded("libtorch conv_execute", [&]() -> convcheck_error* {
+        const convcheck_conv_desc& d = *desc;
+        const std::string why = inexpressible(d);
+        if (!why.empty()) return support::make_error("execute of an unsupported case: " + why);
+        if (plugin->num_threads > 0 && at::get_num_threads() != plugin->num_threads) at::set_num_threads(plugin->num_threads);
+        const at::ScalarType t = scalar_type(d);
+
+        std::vector<int64_t> src_dims{d.batch, d.in_channels}, dst_dims{d.batch, d.out_channels},
+            wei_dims{d.out_channels, d.in_channels / d.groups};
+        std::vector<int64_t> strides, dilations, symmetric_pads, pad_nd;  // pad_nd: last axis first, as ATen wants
+        bool symmetric = true;
+        for (int a = 0; a < d.rank; ++a) {
+            src_dims.push_back(d.input_size[a]);
+            dst_dims.push_back(support::output_size(d, a));
+            wei_dims.push_back(d.kernel_size[a]);
+            strides.push_back(d.strides[a]);
+            dilations.push_back(d.dilations[a]);
+            symmetric = symmetric && d.pads_begin[a] == d.pads_end[a] && d.pads_begin[a] >= 0;
+        }
+        for (int a = d.rank - 1; a >= 0; --a) {
+            pad_nd.push_back(d.pads_begin[a]);
+            pad_nd.push_back(d.pads_end[a]);
+        }
+        for (int a = 0; a < d.rank; ++a) symmetric_pads.push_back(symmetric ? d.pads_begin[a] : 0);
+
+        at::Tensor src = over(args->src, src_dims, support::activation_order(d), t);
+        const at::Tensor weights = over(args->weights, wei_dims, support::weights_order(d), t);
+        const c10::optional<at::Tensor> bias =
+            d.has_bias ? c10::optional<at::Tensor>(over(args->bias, {d.out_channels}, {0}, t)) : c10::nullopt;
+        std::string implementation = "libtorch:";
+        if (!symmetric) {
+            src = at::constant_pad_nd(src, pad_nd, 0);
+            implementation += "constant_pad_nd+";
+        }
+        const std::vector<int64_t> no_output_padding(d.rank, 0);
+        implementation += backend_name(at::native::select_conv_backend(src, weights, bias, strides, symmetric_pads, dilations,
+                                                                       false, no_output_padding, d.groups));
+        const at::Tensor result =
+            at::convolution(src, weights, bias, strides, symmetric_pads, dilations, false, no_output_padding, d.groups);
+        if (result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != t)
+            return support::make_error("at::convolution returned shape " + c10::str(result.sizes()) + " " +
+                                       std::string(c10::toString(result.scalar_type())) + ", expected " +
+                                       c10::str(at::IntArrayRef(dst_dims)));
+        over(args->dst, dst_dims, support::activation_order(d), t).copy_(result);
+        support::write_implementation(args, implementation);
+        return nullptr;
+    });
+}
+
+const convcheck_api api = {
+    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
+    nullptr, nullptr, support::error_message, support::error_destroy,
+};
+
+}  // namespace
+
+extern "C" CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void) { return &api; }

@@ -1,0 +1,17 @@
+# The libtorch backend plugin (libtorch-dev): built only when Torch's CMake config is found.
+# find_package(Torch) is slow and chatty; it runs once per configure, and only for this plugin.
+if(CONVCHECK_BACKEND_PLUGINS)
+  find_package(Torch CONFIG QUIET)
+  if(Torch_FOUND OR TORCH_FOUND)
+    execute_process(COMMAND dpkg-query -W -f=${Version} libtorch-dev OUTPUT_VARIABLE libtorch_version
+                    ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT libtorch_version)
+      set(libtorch_version "unknown")
+    endif()
+    convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp LIBS ${TORCH_LIBRARIES})
+    target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
+    target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
+  else()
+    message(STATUS "convcheck: Torch (libtorch-dev) not found: the libtorch plugin is not built")
+  endif()
+endif()
