@@ -25,9 +25,11 @@ FEATURES = [
 ]
 FEATURE_TITLES = {key: title for key, title, _ in FEATURES}
 
-# A per-feature case table lists every case that is not "passed", and at most this many passed ones per
-# backend: a large run has thousands of passing cases, and nine copies of them would bury the rest.
+# A per-feature case table lists, per backend, at most PASSED_ROWS_LIMIT passed cases and at most
+# OTHER_ROWS_LIMIT others (most severe first): a large run has thousands of cases, each appears once per
+# feature, and eleven copies of them all would make a page too big to open.
 PASSED_ROWS_LIMIT = 20
+OTHER_ROWS_LIMIT = 100
 
 
 def parse_descriptor(text):
@@ -197,6 +199,7 @@ class CaseGroup:
     anchor: str
     cases: list
     omitted_passed: int
+    omitted_other: int
 
 
 @dataclass
@@ -212,7 +215,7 @@ def sort_cases(cases):
     return sorted(cases, key=lambda c: (severity_rank(c.status), -(c.bound_fraction() or 0.0), c.case_id))
 
 
-def build_case_tables(cases, backends, limit=PASSED_ROWS_LIMIT):
+def build_case_tables(cases, backends, limit=PASSED_ROWS_LIMIT, other_limit=OTHER_ROWS_LIMIT):
     """One table per (feature, value), one group of rows per backend, each group with its own anchor."""
     per_case = [(c, feature_values(c)) for c in cases]
     tables = []
@@ -224,8 +227,10 @@ def build_case_tables(cases, backends, limit=PASSED_ROWS_LIMIT):
                 if not chosen:
                     continue
                 passed = [c for c in chosen if c.status == "passed"]
-                shown = [c for c in chosen if c.status != "passed"] + passed[:limit]
+                other = [c for c in chosen if c.status != "passed"]
                 table.groups.append(CaseGroup(backend=backend, anchor=anchor(key, value, backend),
-                                              cases=sort_cases(shown), omitted_passed=max(0, len(passed) - limit)))
+                                              cases=sort_cases(other[:other_limit] + passed[:limit]),
+                                              omitted_passed=max(0, len(passed) - limit),
+                                              omitted_other=max(0, len(other) - other_limit)))
             tables.append(table)
     return tables

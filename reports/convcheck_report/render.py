@@ -71,6 +71,7 @@ def build_context(results, comparison_pair=None, generated=None):
         "matrix": features.build_matrix(results.cases, backends),
         "case_tables": features.build_case_tables(results.cases, backends),
         "passed_rows_limit": features.PASSED_ROWS_LIMIT,
+        "other_rows_limit": features.OTHER_ROWS_LIMIT,
         "distributions": distributions,
         "accuracy_chart": charts.accuracy_chart(distributions, colours),
         "buckets": accuracy.BUCKETS,

@@ -113,3 +113,7 @@ def test_case_groups_list_failures_first_and_cap_the_passed_ones(all_runs):
     group = f32.groups[0]
     assert [c.status for c in group.cases] == ["failed", "xpass", "passed", "passed"]
     assert group.omitted_passed == 3   # 5 passed f32 cases, 2 shown
+    tables = features.build_case_tables(all_runs.cases, ["optimized"], limit=0, other_limit=1)
+    ungrouped = next(t for t in tables if t.feature == "groups" and t.value == "no").groups[0]
+    assert [c.status for c in ungrouped.cases] == ["failed"]   # of failed, xpass, xfail: the most severe
+    assert (ungrouped.omitted_other, ungrouped.omitted_passed) == (2, 5)
