@@ -28,24 +28,25 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm;
     std::unique_ptr<tbb::task_arena> arena;
 
-    // Workspaces (xp, y) are kept between calls: fresh large allocations would page-fault every call.
+    // Workspaces (0: xp, 1: y) are kept between calls: fresh large allocations would page-fault on
+    // every call. A call takes one of each role from its pool, or makes one.
     mutable std::mutex pool_mutex;
-    mutable std::vector<std::vector<float>> pool;
-    std::vector<float> take(std::size_t n) const {
+    mutable std::vector<std::vector<float>> pool[2];
+    std::vector<float> take(int role, std::size_t n) const {
         std::vector<float> v;
         {
             std::lock_guard lock(pool_mutex);
-            if (!pool.empty()) {
-                v = std::move(pool.back());
-                pool.pop_back();
+            if (!pool[role].empty()) {
+                v = std::move(pool[role].back());
+                pool[role].pop_back();
             }
         }
         if (v.size() < n) v.resize(n);
         return v;
     }
-    void give(std::vector<float> v) const {
+    void give(int role, std::vector<float> v) const {
         std::lock_guard lock(pool_mutex);
-        pool.push_back(std::move(v));
+        pool[role].push_back(std::move(v));
     }
 
     template <typename Body>
@@ -126,7 +127,7 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     std::vector<float> xp_storage, y_storage;
     const float* xp = static_cast<const float*>(src);
     if (!detail::src_is_xp(desc, g)) {
-        xp_storage = take(static_cast<std::size_t>(g.batch * g.padded_pixels() * g.channel_stride));
+        xp_storage = take(0, static_cast<std::size_t>(g.batch * g.padded_pixels() * g.channel_stride));
         float* out = xp_storage.data();
         parallel_rows(detail::pack_src_row_count(g),
                       [&](i64 b, i64 e) { detail::pack_src_rows(desc, g, src, out, b, e); });
@@ -134,7 +135,7 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     }
     float* y = static_cast<float*>(dst);
     if (!detail::dst_is_y(desc)) {
-        y_storage = take(static_cast<std::size_t>(desc.dst_elements()));
+        y_storage = take(1, static_cast<std::size_t>(desc.dst_elements()));
         y = y_storage.data();
     }
     switch (path) {
@@ -162,8 +163,8 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     }
     if (!y_storage.empty())
         parallel_rows(detail::store_dst_row_count(g), [&](i64 b, i64 e) { detail::store_dst_rows(desc, g, y, dst, b, e); });
-    if (!xp_storage.empty()) give(std::move(xp_storage));
-    if (!y_storage.empty()) give(std::move(y_storage));
+    if (!xp_storage.empty()) give(0, std::move(xp_storage));
+    if (!y_storage.empty()) give(1, std::move(y_storage));
 }
 
 ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)

@@ -1,0 +1,154 @@
+// convcheck_bench_table: one table in one run. For every shape of the chosen sets, batch sizes and
+// thread counts: the optimized plan's time on NHWC+HWIO buffers, its GFLOP/s and % of the measured
+// FMA peak, and the speed ratio (oneDNN time / ours; > 1: ours is faster) against oneDNN's best
+// layout, and against oneDNN on the same plain NCHW / NHWC buffers with its reorders counted.
+//
+//   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d]
+//                         [--quick] [--min-time SECONDS] [--no-onednn]
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "convcheck/optimized/conv_plan.hpp"
+#include "fma_peak.hpp"
+#include "onednn_timer.hpp"
+#include "shapes.hpp"
+#include "timing.hpp"
+
+using namespace convcheck;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const std::size_t comma = s.find(',', at);
+        const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (!item.empty()) out.push_back(item);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return out;
+}
+
+struct Ours {
+    double ms = 0;
+    std::string path;
+};
+
+Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> src(d.src_elements()), weights(d.weights_elements()), bias(d.out_channels), dst(d.dst_elements());
+    for (auto* v : {&src, &weights, &bias})
+        for (auto& x : *v) x = u(rng);
+    const optimized::ConvPlan plan(d, weights.data(), bias.data(), optimized::Options{threads, optimized::Path::automatic});
+    Ours o;
+    o.path = std::string(plan.path_name());
+    o.ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds);
+    return o;
+}
+
+double geomean(const std::vector<double>& v) {
+    if (v.empty()) return NAN;
+    double s = 0;
+    for (double x : v) s += std::log(x);
+    return std::exp(s / v.size());
+}
+
+std::string fmt_ratio(const std::optional<double>& dnnl_ms, double ours_ms) {
+    if (!dnnl_ms) return "n/a";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", *dnnl_ms / ours_ms);
+    return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"convcheck_bench_table: the optimized convolution against oneDNN, one table"};
+    std::string threads_arg = "1,2", batch_arg = "1,8", set_arg = "resnet50,mobilenet_v2,deeplab,conv3d";
+    bool quick = false, no_onednn = false;
+    double min_time = 0.3;
+    app.add_option("--threads", threads_arg, "comma-separated thread counts");
+    app.add_option("--batch", batch_arg, "comma-separated batch sizes");
+    app.add_option("--set", set_arg, "comma-separated shape sets");
+    app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
+    app.add_flag("--quick", quick, "batch 1, the first three shapes of each set, short runs");
+    app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");
+    CLI11_PARSE(app, argc, argv);
+    std::vector<int> threads, batches;
+    for (const auto& t : split(threads_arg)) threads.push_back(std::stoi(t));
+    for (const auto& b : split(batch_arg)) batches.push_back(std::stoi(b));
+    if (quick) {
+        batches = {1};
+        min_time = std::min(min_time, 0.05);
+    }
+    const auto sets = split(set_arg);
+
+    std::map<int, double> peak;
+    for (int t : threads) peak[t] = bench::measured_fma_peak_gflops(t);
+    std::printf("measured f32 FMA peak:");
+    for (auto [t, g] : peak) std::printf("  %d thread(s) %.1f GFLOP/s", t, g);
+    std::printf("\nratios are oneDNN time / optimized time (> 1: optimized is faster); times are the minimum of "
+                "repeated runs\n\n");
+    std::printf("| set | shape | n | thr | path | ms (NHWC) | GFLOP/s | %% peak | vs oneDNN best | ms (NCHW) | "
+                "vs oneDNN NCHW | vs oneDNN NHWC |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+
+    std::map<std::pair<int, bool>, std::vector<double>> vs_best;
+    std::map<int, std::vector<double>> vs_plain_ncx, vs_plain_nxc;
+    std::map<std::string, double> ms_at_one_thread;
+    std::vector<double> speedups;
+    for (const auto& set : sets) {
+        int in_set = 0;
+        for (const auto& shape : bench::all_shapes()) {
+            if (shape.set != set) continue;
+            if (quick && in_set >= 3) break;
+            ++in_set;
+            for (int n : batches)
+                for (int t : threads) {
+                    const std::string base = "conv:n=" + std::to_string(n) + "," + shape.descriptor + ",bias=1,dt=f32";
+                    const ConvDescriptor nxc = parse_descriptor(base + ",data=nxc,wei=xio");
+                    const ConvDescriptor ncx = parse_descriptor(base + ",data=ncx,wei=oix");
+                    const Ours ours = time_ours(nxc, t, min_time);
+                    const Ours ours_ncx = time_ours(ncx, t, min_time);
+                    bench::OnednnTimes dn_nxc, dn_ncx;
+                    if (!no_onednn) {
+                        dn_nxc = bench::time_onednn(nxc, t, min_time);
+                        dn_ncx = bench::time_onednn(ncx, t, min_time);
+                    }
+                    const double gflops = 2.0 * double(nxc.macs()) / (ours.ms * 1e-3) / 1e9;
+                    const bool depthwise = nxc.groups == nxc.in_channels && nxc.groups > 1;
+                    if (dn_nxc.best_ms) vs_best[{t, depthwise}].push_back(*dn_nxc.best_ms / ours.ms);
+                    if (dn_ncx.plain_ms) vs_plain_ncx[t].push_back(*dn_ncx.plain_ms / ours_ncx.ms);
+                    if (dn_nxc.plain_ms) vs_plain_nxc[t].push_back(*dn_nxc.plain_ms / ours.ms);
+                    const std::string key = shape.name + "/" + std::to_string(n);
+                    if (t == 1) ms_at_one_thread[key] = ours.ms;
+                    if (t == 2 && ms_at_one_thread.count(key)) speedups.push_back(ms_at_one_thread[key] / ours.ms);
+                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %.0f%% | %s | %.3f | %s | %s |\n", set.c_str(),
+                                shape.name.c_str(), n, t, ours.path.c_str(), ours.ms, gflops, 100.0 * gflops / peak[t],
+                                fmt_ratio(dn_nxc.best_ms, ours.ms).c_str(), ours_ncx.ms,
+                                fmt_ratio(dn_ncx.plain_ms, ours_ncx.ms).c_str(),
+                                fmt_ratio(dn_nxc.plain_ms, ours.ms).c_str());
+                    std::fflush(stdout);
+                }
+        }
+    }
+    std::printf("\nsummary (geometric means of the ratios above)\n");
+    for (int t : threads) {
+        std::vector<double> all = vs_best[{t, false}];
+        all.insert(all.end(), vs_best[{t, true}].begin(), vs_best[{t, true}].end());
+        std::printf("  %d thread(s): vs oneDNN best %.2f (dense %.2f, depthwise %.2f); vs oneDNN plain NCHW %.2f, "
+                    "plain NHWC %.2f\n",
+                    t, geomean(all), geomean(vs_best[{t, false}]), geomean(vs_best[{t, true}]),
+                    geomean(vs_plain_ncx[t]), geomean(vs_plain_nxc[t]));
+    }
+    if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
+    return 0;
+}
