@@ -1,0 +1,130 @@
+// The manifest loader: a well-formed manifest round-trips; a hostile or damaged one is refused
+// with a message naming the case and field; a tampered array fails its checksum.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "case_data.hpp"
+#include "manifest.hpp"
+
+namespace convcheck::vectors {
+namespace {
+
+const std::string kHash(64, 'a');
+
+std::string manifest_with(const std::string& case_json) {
+    return R"({"format": "convcheck-vectors", "format_version": 1, "set": "t", "cases": [)" + case_json + "]}";
+}
+
+std::string a_case(const std::string& name = "c1", const std::string& file = "c1.src.npy",
+                   const std::string& extra = "") {
+    return R"({"name": ")" + name + R"(", "descriptor": "c=1,o=1,in=3,k=1", "dtype": "f32", "seed": 1,
+      "fill": "exact", "comparison": "bitwise", "provenance": {"generated_by": "test", "verified_by": ["x"]},)" +
+           extra + R"( "arrays": {
+        "src": {"file": ")" + file + R"(", "dtype": "f32", "shape": [1, 1, 3], "sha256": ")" + kHash + R"("},
+        "weights": {"file": "w.npy", "dtype": "f32", "shape": [1, 1, 1], "sha256": ")" + kHash + R"("},
+        "dst": {"file": "d.npy", "dtype": "f32", "shape": [1, 1, 3], "sha256": ")" + kHash + R"("}}})";
+}
+
+void expect_refused(const std::string& text, const std::string& fragment) {
+    try {
+        parse_manifest(text, ".");
+        ADD_FAILURE() << "accepted a manifest that breaks '" << fragment << "'";
+    } catch (const ManifestError& e) {
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+}
+
+TEST(Manifest, ParsesAndRoundTrips) {
+    const VectorSet set = parse_manifest(manifest_with(a_case()), "/somewhere");
+    ASSERT_EQ(set.cases.size(), 1u);
+    const VectorCase& c = set.cases[0];
+    EXPECT_EQ(c.name, "c1");
+    EXPECT_EQ(c.seed, 1u);
+    ASSERT_NE(c.array("src"), nullptr);
+    EXPECT_EQ(c.array("src")->shape, (std::vector<std::int64_t>{1, 1, 3}));
+    EXPECT_EQ(c.verified_by, std::vector<std::string>{"x"});
+    const VectorSet again = parse_manifest(to_json(set), "/somewhere");
+    EXPECT_EQ(to_json(again), to_json(set));
+}
+
+TEST(Manifest, RefusesHostileAndMalformedManifests) {
+    expect_refused("not json", "not valid JSON");
+    expect_refused("[]", "must be a JSON object");
+    expect_refused(R"({"format": "x", "format_version": 1, "set": "t", "cases": []})", "format");
+    expect_refused(R"({"format": "convcheck-vectors", "format_version": 2, "set": "t", "cases": []})", "format_version");
+    expect_refused(manifest_with(a_case("c1", "../../etc/passwd")), "plain file name");
+    expect_refused(manifest_with(a_case("c1", "/abs.npy")), "plain file name");
+    expect_refused(manifest_with(a_case("../up")), "plain name");
+    expect_refused(manifest_with(a_case() + "," + a_case("c1", "other.npy")), "appears twice");
+    expect_refused(manifest_with(a_case("c1") + "," + a_case("c2")), "used by two arrays");
+    expect_refused(manifest_with(a_case("c1", "c1.src.npy", R"("expect_error": {"attribute": "k"},)")), "no arrays");
+    std::string bad_hash = a_case();
+    bad_hash.replace(bad_hash.find(kHash), 64, std::string(64, 'G'));
+    expect_refused(manifest_with(bad_hash), "sha256");
+    std::string bad_shape = a_case();
+    bad_shape.replace(bad_shape.find("[1, 1, 3]"), 9, "[1, -1, 3]");
+    expect_refused(manifest_with(bad_shape), ">= 0");
+    std::string bad_seed = a_case();
+    bad_seed.replace(bad_seed.find("\"seed\": 1"), 9, "\"seed\": \"1\"");
+    expect_refused(manifest_with(bad_seed), "seed");
+    std::string missing_dst = a_case();
+    missing_dst.replace(missing_dst.find("\"dst\""), 5, "\"terms\"");
+    expect_refused(manifest_with(missing_dst), "arrays.dst");
+}
+
+class StoredSetCopy : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("convcheck-manifest-test-" + std::to_string(::getpid()));
+        std::filesystem::remove_all(dir_);
+        std::filesystem::copy(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / "seeds", dir_);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::filesystem::path dir_;
+};
+
+TEST_F(StoredSetCopy, LoadsEveryStoredCase) {
+    const VectorSet set = load_vector_set(dir_);
+    ASSERT_FALSE(set.cases.empty());
+    for (const auto& c : set.cases) {
+        const CaseData data = load_case_data(set, c);
+        EXPECT_EQ(data.src.elements(), data.descriptor.src_elements()) << c.name;
+    }
+}
+
+TEST_F(StoredSetCopy, DetectsATamperedArray) {
+    const VectorSet set = load_vector_set(dir_);
+    const VectorCase& c = set.cases[0];
+    const auto path = dir_ / c.array("dst")->file;
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-1, std::ios::end);
+        f.put('\x7f');
+    }
+    try {
+        load_case_data(set, c);
+        ADD_FAILURE() << "a changed dst byte went unnoticed";
+    } catch (const ManifestError& e) {
+        EXPECT_NE(std::string(e.what()).find("sha256"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(c.name), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(StoredSetCopy, DetectsAShapeThatDisagreesWithTheDescriptor) {
+    VectorSet set = load_vector_set(dir_);
+    VectorCase c = set.cases[0];
+    c.descriptor.replace(c.descriptor.find("n=1"), 3, "n=2");  // the stored arrays hold one batch
+    try {
+        load_case_data(set, c);
+        ADD_FAILURE() << "accepted arrays of the wrong shape";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("shape"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace convcheck::vectors

@@ -1,0 +1,61 @@
+// Every case of every stored set (vectors/sets/*/manifest.json) as a gtest parameter, so that each
+// case is its own test, named <set>_<case>. A set whose manifest does not load becomes one
+// parameter that fails with the loader's message.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "manifest.hpp"
+
+namespace convcheck::vectors::testing {
+
+struct VectorParam {
+    std::string set_name;
+    std::filesystem::path set_dir;
+    std::size_t index = 0;
+    std::string case_name;
+    std::string load_error;  // non-empty: the manifest did not load
+};
+
+// gtest prints a parameter with the test name: keep it short.
+inline void PrintTo(const VectorParam& p, std::ostream* os) { *os << p.set_name << "/" << p.case_name; }
+
+inline std::vector<VectorParam> all_vector_cases(const std::filesystem::path& sets_dir = CONVCHECK_VECTOR_SETS_DIR) {
+    std::vector<VectorParam> params;
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& entry : std::filesystem::directory_iterator(sets_dir))
+        if (entry.is_directory()) dirs.push_back(entry.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const auto& dir : dirs) {
+        try {
+            const VectorSet set = load_vector_set(dir);
+            for (std::size_t i = 0; i < set.cases.size(); ++i)
+                params.push_back({set.name, dir, i, set.cases[i].name, ""});
+        } catch (const std::exception& e) {
+            params.push_back({dir.filename().string(), dir, 0, "manifest", e.what()});
+        }
+    }
+    return params;
+}
+
+inline std::string param_name(const ::testing::TestParamInfo<VectorParam>& info) {
+    std::string name = info.param.set_name + "_" + info.param.case_name;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return name;
+}
+
+// The one-line reproducer printed with every failure.
+inline std::string reproducer(const VectorParam& p, const VectorCase& c) {
+    return "vector " + p.set_name + "/" + c.name + ": " + c.descriptor + " seed=" + std::to_string(c.seed) +
+           " fill=" + c.fill + " (" + (p.set_dir / "manifest.json").string() + ")";
+}
+
+}  // namespace convcheck::vectors::testing

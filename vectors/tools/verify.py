@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Independent verification of golden-vector sets.
+
+For every case of every set given, recompute the vector with
+  1. numpy_reference.py (OpenVINO's "as if" narrative in float64, IEEE rounding written from the
+     standard), and
+  2. PyTorch (torch.nn.functional.conv1d/2d/3d in float64 on CPU) wherever it supports the case,
+and check, with nothing from the C++ code:
+  - every array file's SHA-256 equals the manifest's, and numpy.save of what numpy.load reads gives
+    back the same bytes (the C++ writer writes exactly what numpy writes);
+  - dst_f64 agrees with each recomputation within the float64 summation-order bound
+    2*gamma_n(2^-53)*sum|x*w| (zero for exact data), magnitude likewise, terms exactly;
+  - dst is, bit for bit, the recomputed result rounded once to the dtype (numpy_reference.round_to,
+    itself checked against numpy's f32 and f16 casts);
+  - an expect_error case's descriptor breaks a rule of the seed texts.
+With --record, each case's provenance.verified_by lists what verified it and manifest.json is rewritten.
+
+usage: verify.py [--record] [--no-torch] <set_dir>...
+Exit status 0 when every case verifies, 1 otherwise.
+"""
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy_reference as ref  # noqa: E402
+
+NUMPY_NAME = "numpy_reference.py (OpenVINO as-if narrative, float64; IEEE 754 rounding from the standard)"
+
+
+def torch_name():
+    import torch
+    return f"torch {torch.__version__} conv1d/2d/3d (float64, CPU)"
+
+
+def gamma(n, u):
+    nu = n * u
+    return np.where(nu < 1, nu / (1 - nu), np.inf)
+
+
+def load_arrays(set_dir, case, problems):
+    arrays = {}
+    for role, entry in case.get("arrays", {}).items():
+        path = os.path.join(set_dir, entry["file"])
+        with open(path, "rb") as f:
+            data = f.read()
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            problems.append(f"{role}: sha256 differs from the manifest")
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+        expected = {"f32": "<f4", "f16": "<f2", "bf16": "<u2", "f64": "<f8", "i64": "<i8"}[entry["dtype"]]
+        if array.dtype.str != expected:
+            problems.append(f"{role}: numpy dtype {array.dtype.str}, the manifest says {entry['dtype']} ({expected})")
+        if list(array.shape) != entry["shape"]:
+            problems.append(f"{role}: shape {list(array.shape)}, the manifest says {entry['shape']}")
+        again = io.BytesIO()
+        np.save(again, array)
+        if again.getvalue() != data:
+            problems.append(f"{role}: numpy.save writes different bytes for the same array")
+        arrays[role] = array
+    return arrays
+
+
+def rule_broken(desc):
+    """The first rule of the seed texts that the descriptor breaks, or None."""
+    if desc.groups < 1 or desc.in_channels % desc.groups or desc.out_channels % desc.groups:
+        return "channels must divide into groups"
+    for a in range(desc.rank):
+        if desc.strides[a] < 1 or desc.dilations[a] < 1 or desc.kernel_size[a] < 1 or desc.input_size[a] < 1:
+            return "strides, dilations, kernel and input sizes are positive"
+        if desc.dilations[a] * (desc.kernel_size[a] - 1) + 1 > desc.input_size[a] + desc.pads_begin[a] + desc.pads_end[a]:
+            return "the stretched kernel must fit in the padded input (complete spatial overlap)"
+    return None
+
+
+def torch_convolution(desc, src, weights, bias):
+    """dst NCX float64 by torch, or None when torch cannot express the case."""
+    import torch
+    import torch.nn.functional as F
+    x = torch.from_numpy(np.ascontiguousarray(ref.to_ncx(src, desc)))
+    w = torch.from_numpy(np.ascontiguousarray(ref.to_oix(weights, desc)))
+    b = torch.from_numpy(bias) if bias is not None else None
+    pads = []
+    for pb, pe in reversed(list(zip(desc.pads_begin, desc.pads_end))):
+        pads += [pb, pe]  # F.pad takes the last axis first; a negative pad crops
+    x = F.pad(x, pads)
+    conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[desc.rank]
+    return conv(x, w, b, stride=desc.strides, dilation=desc.dilations, groups=desc.groups).numpy()
+
+
+def check_rounding_against_numpy_casts(values):
+    """numpy_reference.round_to agrees with numpy's own f32 and f16 casts (which round once from float64)."""
+    problems = []
+    for dtype, np_type in (("f32", np.float32), ("f16", np.float16)):
+        ours = ref.to_bits(dtype, ref.round_to(dtype, values))
+        with np.errstate(over="ignore"):
+            theirs = values.astype(np_type).view(np.uint32 if dtype == "f32" else np.uint16)
+        if not np.array_equal(ours, theirs):
+            problems.append(f"round_to({dtype}) disagrees with numpy's cast")
+    return problems
+
+
+def verify_case(set_dir, case, use_torch):
+    """Returns (problems, verified_by)."""
+    problems = []
+    desc = ref.Descriptor(case["descriptor"])
+    if case.get("expect_error"):
+        reason = rule_broken(desc)
+        if reason is None:
+            problems.append("expect_error, but the descriptor breaks no rule")
+        return problems, [NUMPY_NAME + ": " + reason] if reason else []
+    arrays = load_arrays(set_dir, case, problems)
+    if problems:
+        return problems, []
+    dt = case["dtype"]
+    src = ref.from_storage(dt, arrays["src"])
+    weights = ref.from_storage(dt, arrays["weights"])
+    bias = ref.from_storage(dt, arrays["bias"]) if "bias" in arrays else None
+    dst_f64 = arrays["dst_f64"]
+    stored_bits = np.asarray(arrays["dst"]).view(np.uint32 if dt == "f32" else np.uint16)
+
+    magnitude, terms = ref.magnitude_and_terms(desc, src, weights, bias)
+    if not np.array_equal(terms, arrays["terms"]):
+        problems.append("terms differ from the count of real (unpadded) products")
+    tolerance = 2 * gamma(terms + 1, 2.0 ** -53) * magnitude
+    if np.any(np.abs(magnitude - arrays["magnitude"]) > tolerance):
+        problems.append("magnitude differs from sum|x*w|")
+
+    verified_by = []
+    recomputations = [("numpy", NUMPY_NAME, lambda: ref.to_ncx(ref.convolution(desc, src, weights, bias), desc))]
+    if use_torch:
+        recomputations.append(("torch", torch_name(), lambda: torch_convolution(desc, src, weights, bias)))
+    for label, name, compute in recomputations:
+        y = compute()
+        if y is None:
+            continue
+        err = np.abs(y - dst_f64)
+        if np.any(err > tolerance):
+            i = int(np.argmax(err - tolerance))
+            problems.append(f"{label}: dst_f64 differs at flat NCX index {i}: {y.flat[i]!r} vs stored {dst_f64.flat[i]!r}")
+            continue
+        rounded = ref.round_to(dt, ref.from_ncx(y, desc))
+        bits = ref.to_bits(dt, rounded)
+        if not np.array_equal(bits, stored_bits):
+            i = int(np.argmax(bits != stored_bits))
+            problems.append(f"{label}: dst bits differ at flat index {i}: {bits.flat[i]:#x} vs stored {stored_bits.flat[i]:#x}")
+            continue
+        problems += check_rounding_against_numpy_casts(y.ravel())
+        verified_by.append(name)
+    return problems, verified_by
+
+
+def verify_set(set_dir, record, use_torch):
+    with open(os.path.join(set_dir, "manifest.json")) as f:
+        manifest = json.load(f)
+    failures = 0
+    for case in manifest["cases"]:
+        problems, verified_by = verify_case(set_dir, case, use_torch)
+        if problems:
+            failures += 1
+            for p in problems:
+                print(f"FAIL {manifest['set']}/{case['name']} ({case['descriptor']}, seed {case['seed']}): {p}")
+        elif record:
+            case["provenance"]["verified_by"] = verified_by
+    print(f"{manifest['set']}: {len(manifest['cases']) - failures}/{len(manifest['cases'])} cases verified"
+          f" ({'numpy + torch' if use_torch else 'numpy'})")
+    if record and failures == 0:
+        with open(os.path.join(set_dir, "manifest.json"), "w") as f:
+            json.dump(manifest, f, indent=2)
+            f.write("\n")
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", nargs="+")
+    parser.add_argument("--record", action="store_true", help="write provenance.verified_by into the manifests")
+    parser.add_argument("--no-torch", action="store_true", help="numpy only (faster; torch import takes seconds)")
+    args = parser.parse_args()
+    use_torch = not args.no_torch
+    if use_torch:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            print("verify.py: torch is not importable; verifying with numpy only")
+            use_torch = False
+    failures = sum(verify_set(s, args.record, use_torch) for s in args.sets)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
