@@ -27,6 +27,11 @@ std::vector<std::int64_t> expand(const char* name, const std::vector<std::int64_
                    " values to match the convolution dimensions, but got " + name + "=" + python_list(v));
     return v;
 }
+std::string times(const std::vector<std::int64_t>& v) {  // "(2 x 4)" as ATen prints sizes
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
+    return s;
+}
 }  // namespace
 
 DialectResult conv(const ConvAttributes& attr) {
@@ -76,8 +81,8 @@ DialectResult conv(const ConvAttributes& attr) {
         for (int a = 0; a < rank; ++a)
             if (padded[a] < K[a])
                 refuse("k", join(s.kernel_size),
-                       "Calculated padded input size per channel: (" + join(padded, ' ') + "). Kernel size: (" +
-                           join(K, ' ') + "). Kernel size can't be greater than actual input size");
+                       "Calculated padded input size per channel: (" + times(padded) + "). Kernel size: (" +
+                           times(K) + "). Kernel size can't be greater than actual input size");
         for (int a = 0; a < rank; ++a) out[a] = floor_div(padded[a] - K[a], stride[a]) + 1;  // div_rtn
         DialectResult r;
         r.dialect = "pytorch";
