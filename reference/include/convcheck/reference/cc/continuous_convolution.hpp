@@ -27,6 +27,8 @@
 
 namespace convcheck::reference::cc {
 
+using reference::ConvResult;  // dst, magnitude, terms: the same contract as discrete convolution
+
 // Block 3: W [1, Cout, Cin, K, H', W'] from the distances D [K, 2, H', W'].
 std::vector<double> calculate_weights(const CcDescriptor& d, const ContinuousKernel& kernel,
                                       std::span<const double> distances);
