@@ -44,9 +44,17 @@ double half_smallest_subnormal(DataType dtype) {
 }
 }  // namespace
 
+double accumulation_roundoff(const Contract& c) {
+    return c.accumulation_is_f64 ? std::ldexp(1.0, -53) : unit_roundoff(c.accumulation_dtype);
+}
+
+int accumulation_significand_bits(const Contract& c) {
+    return c.accumulation_is_f64 ? 53 : significand_bits(c.accumulation_dtype);
+}
+
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms) {
     return unit_roundoff(c.output_dtype) * std::fabs(exact) +
-           gamma(terms, unit_roundoff(c.accumulation_dtype)) * magnitude + half_smallest_subnormal(c.output_dtype);
+           gamma(terms, accumulation_roundoff(c)) * magnitude + half_smallest_subnormal(c.output_dtype);
 }
 
 namespace {
@@ -103,7 +111,7 @@ Comparison compare_exact(std::span<const double> want, std::span<const double> g
 
 ExactFill make_exact_fill(const ConvDescriptor& d, const Contract& c, std::uint64_t seed) {
     ExactFill f;
-    const int p = std::min(significand_bits(c.accumulation_dtype), significand_bits(c.output_dtype));
+    const int p = std::min(accumulation_significand_bits(c), significand_bits(c.output_dtype));
     const std::int64_t limit = std::int64_t(1) << p;  // every partial sum stays below this in magnitude
     // Input magnitudes: up to 3 (src) and 2 (weights) for 16-bit outputs, 7 and 7 for f32.
     f.max_src = p >= 24 ? 7 : 3;

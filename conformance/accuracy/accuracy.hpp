@@ -25,7 +25,11 @@ const char* to_string(Mode mode);
 struct Contract {
     DataType output_dtype = DataType::f32;
     DataType accumulation_dtype = DataType::f32;  // what the backend declares it accumulates in
+    bool accumulation_is_f64 = false;  // the backend accumulates in double (u_acc = 2^-53): overrides the above
 };
+// Unit roundoff and significand bits of the declared accumulation type.
+double accumulation_roundoff(const Contract& c);
+int accumulation_significand_bits(const Contract& c);
 
 // gamma_n(u) = n*u / (1 - n*u); +infinity when n*u >= 1 (no bound can be promised).
 double gamma(std::int64_t n, double u);

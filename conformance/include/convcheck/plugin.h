@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define CONVCHECK_ABI_MAJOR 1
-#define CONVCHECK_ABI_MINOR 0
+#define CONVCHECK_ABI_MINOR 1
 
 /* Size of a struct up to and including `last_field`: what a writer that knows fields up to
  * `last_field` puts in struct_size. */
@@ -109,6 +109,10 @@ typedef struct {
 typedef struct {
     size_t struct_size;
     int32_t num_threads; /* threads the plugin may use; 0 = its own default */
+    /* 1.1: plugin-specific options, "key=value" items separated by commas, given by the user
+     * (`convcheck run --backend-option key=value`). Owned by the runner, valid during create only;
+     * NULL or "" when there are none. A plugin should fail create on a key it does not know. */
+    const char* options;
 } convcheck_create_args;
 
 /* What a plugin claims. Strings are owned by the plugin and live until destroy. */

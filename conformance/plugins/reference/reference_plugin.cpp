@@ -1,0 +1,77 @@
+// The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
+// Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
+// accumulation. Discrete convolution only (CC is added when the CC reference lands).
+#include <string>
+
+#include "convcheck/reference/convolution.hpp"
+#include "../common/plugin_support.hpp"
+#include "abi_descriptor.hpp"
+
+namespace {
+
+using namespace convcheck_plugin_support;
+
+struct Instance {};
+
+convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
+    return guarded("create", [&]() -> convcheck_error* {
+        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options && *args->options)
+            return make_error(std::string("the reference plugin takes no options, got '") + args->options + "'");
+        *out = reinterpret_cast<convcheck_plugin*>(new Instance{});
+        return nullptr;
+    });
+}
+
+void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
+
+convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "reference";
+    mine.version = "0.1.0";
+    mine.operations = CONVCHECK_OP_CONV;
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    mine.accumulation_dtype = CONVCHECK_F64;
+    return fill_info(info, mine);
+}
+
+convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+    return guarded("conv_query", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, nullptr)) return e;
+        convcheck::validate(convcheck::runner::from_abi(*desc));  // throws ConvError -> error value
+        return supported(out);
+    });
+}
+
+convcheck_error* conv_execute(convcheck_plugin*, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    return guarded("conv_execute", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, args)) return e;
+        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+        const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
+        convcheck::reference::round_dst_to_output(d, result.dst, args->dst);
+        write_implementation(args, "reference_f64_summation");
+        return nullptr;
+    });
+}
+
+const convcheck_api api = [] {
+    convcheck_api a{};
+    a.struct_size = sizeof(a);
+    a.abi_major = CONVCHECK_ABI_MAJOR;
+    a.abi_minor = CONVCHECK_ABI_MINOR;
+    a.create = create;
+    a.destroy = destroy;
+    a.describe = describe;
+    a.conv_query = conv_query;
+    a.conv_execute = conv_execute;
+    a.error_message = error_message;
+    a.error_destroy = error_destroy;
+    return a;
+}();
+
+}  // namespace
+
+extern "C" CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void) { return &api; }

@@ -1,0 +1,67 @@
+#include "abi_descriptor.hpp"
+
+namespace convcheck::runner {
+
+convcheck_conv_desc to_abi(const ConvDescriptor& d) {
+    convcheck_conv_desc c{};
+    c.struct_size = sizeof(c);
+    c.rank = d.rank;
+    c.batch = d.batch;
+    c.in_channels = d.in_channels;
+    c.out_channels = d.out_channels;
+    c.groups = d.groups;
+    for (int a = 0; a < 3; ++a) {
+        const bool used = a < d.rank;
+        c.input_size[a] = used ? d.input_size[a] : 1;
+        c.kernel_size[a] = used ? d.kernel_size[a] : 1;
+        c.strides[a] = used ? d.strides[a] : 1;
+        c.dilations[a] = used ? d.dilations[a] : 1;
+        c.pads_begin[a] = used ? d.pads_begin[a] : 0;
+        c.pads_end[a] = used ? d.pads_end[a] : 0;
+    }
+    c.has_bias = d.has_bias ? 1 : 0;
+    c.dtype = static_cast<int32_t>(d.dtype);  // DataType and convcheck_dtype share values for f32/f16/bf16
+    c.data_format = static_cast<int32_t>(d.data_format);
+    c.filter_format = static_cast<int32_t>(d.filter_format);
+    return c;
+}
+
+ConvDescriptor from_abi(const convcheck_conv_desc& c) {
+    ConvDescriptor d;
+    d.rank = c.rank;
+    d.batch = c.batch;
+    d.in_channels = c.in_channels;
+    d.out_channels = c.out_channels;
+    d.groups = c.groups;
+    for (int a = 0; a < 3; ++a) {
+        d.input_size[a] = c.input_size[a];
+        d.kernel_size[a] = c.kernel_size[a];
+        d.strides[a] = c.strides[a];
+        d.dilations[a] = c.dilations[a];
+        d.pads_begin[a] = c.pads_begin[a];
+        d.pads_end[a] = c.pads_end[a];
+    }
+    d.has_bias = c.has_bias != 0;
+    if (c.dtype < 0 || c.dtype > 2)
+        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_conv_desc.dtype must be f32, f16 or bf16");
+    d.dtype = static_cast<DataType>(c.dtype);
+    if (c.data_format != 0 && c.data_format != 1)
+        throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");
+    if (c.filter_format != 0 && c.filter_format != 1)
+        throw ConvError("filter_format", std::to_string(c.filter_format), "must be CONVCHECK_OIX or CONVCHECK_XIO");
+    d.data_format = static_cast<DataFormat>(c.data_format);
+    d.filter_format = static_cast<FilterFormat>(c.filter_format);
+    return d;
+}
+
+std::string abi_dtype_name(int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F32: return "f32";
+        case CONVCHECK_F16: return "f16";
+        case CONVCHECK_BF16: return "bf16";
+        case CONVCHECK_F64: return "f64";
+    }
+    return "unknown(" + std::to_string(dtype) + ")";
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,16 @@
+// The canonical descriptor <-> the ABI's C struct (conformance/include/convcheck/plugin.h).
+#pragma once
+
+#include "convcheck/plugin.h"
+#include "descriptor.hpp"
+
+namespace convcheck::runner {
+
+convcheck_conv_desc to_abi(const ConvDescriptor& d);
+// Reads the fields of ABI 1.0; does not validate (call validate()).
+ConvDescriptor from_abi(const convcheck_conv_desc& desc);
+
+// "f32", "f16", "bf16", "f64" for a convcheck_dtype value; "unknown(<n>)" otherwise.
+std::string abi_dtype_name(int32_t dtype);
+
+}  // namespace convcheck::runner

@@ -1,0 +1,42 @@
+#include "case.hpp"
+
+namespace convcheck::runner {
+
+std::string Case::descriptor() const { return op == Op::conv ? to_string(conv) : cc; }
+
+const char* to_string(Status s) {
+    switch (s) {
+        case Status::passed: return "passed";
+        case Status::failed: return "failed";
+        case Status::unsupported: return "unsupported";
+        case Status::crashed: return "crashed";
+        case Status::hanged: return "hanged";
+        case Status::xfail: return "xfail";
+        case Status::xpass: return "xpass";
+    }
+    return "?";
+}
+
+bool parse_status(const std::string& text, Status* status) {
+    for (Status s : kAllStatuses)
+        if (text == to_string(s)) {
+            *status = s;
+            return true;
+        }
+    return false;
+}
+
+bool is_failure(Status s) {
+    return s == Status::failed || s == Status::crashed || s == Status::hanged || s == Status::xpass;
+}
+
+std::uint64_t case_seed(std::uint64_t run_seed, std::uint64_t index) {
+    // splitmix64 of (run seed, index): well mixed, and small enough numbers to type
+    std::uint64_t z = run_seed * 0x9e3779b97f4a7c15ull + index + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z % 1000000007ull;
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,320 @@
+#include "check.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "abi_descriptor.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "probe.hpp"
+
+namespace convcheck::runner {
+
+namespace {
+
+using accuracy::Mode;
+
+std::string format_double(double v) {
+    std::ostringstream s;
+    s.precision(9);
+    s << v;
+    return s.str();
+}
+
+// What the plugin's describe claims against what the case needs; empty when claimed.
+std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
+    if (!(info.operations & CONVCHECK_OP_CONV)) return "the plugin does not claim discrete convolution";
+    if (!(info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))))
+        return "the plugin does not claim dtype " + std::string(to_string(d.dtype));
+    if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);
+    if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))))
+        return "the plugin does not claim data format " + std::string(to_string(d.data_format));
+    if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format))))
+        return "the plugin does not claim filter format " + std::string(to_string(d.filter_format));
+    return "";
+}
+
+// The backend's dst (d.dtype, d.data_format) widened to canonical NCX doubles, and how many
+// elements still hold the "never written" fill (all bytes 0xFF, a NaN in every dtype).
+std::vector<double> dst_to_ncx(const ConvDescriptor& d, const void* dst, std::int64_t* unwritten) {
+    const std::int64_t O = d.out_channels;
+    std::int64_t X = 1;
+    for (int a = 0; a < d.rank; ++a) X *= d.output_size(a);
+    const int bytes = size_of(d.dtype);
+    std::vector<double> out(d.batch * O * X);
+    *unwritten = 0;
+    for (std::int64_t n = 0; n < d.batch; ++n)
+        for (std::int64_t o = 0; o < O; ++o)
+            for (std::int64_t x = 0; x < X; ++x) {
+                const std::int64_t at = d.data_format == DataFormat::ncx ? (n * O + o) * X + x : (n * X + x) * O + o;
+                const auto* p = static_cast<const unsigned char*>(dst) + at * bytes;
+                bool all_ff = true;
+                for (int b = 0; b < bytes; ++b) all_ff = all_ff && p[b] == 0xFF;
+                *unwritten += all_ff;
+                out[(n * O + o) * X + x] = load_as_double(dst, d.dtype, at);
+            }
+    return out;
+}
+
+// [n, c, spatial...] of a flat NCX output index.
+std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat) {
+    std::vector<std::int64_t> dims{d.batch, d.out_channels};
+    for (int a = 0; a < d.rank; ++a) dims.push_back(d.output_size(a));
+    std::vector<std::int64_t> c(dims.size());
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        c[i] = flat % dims[i];
+        flat /= dims[i];
+    }
+    return c;
+}
+
+std::string coordinates_text(const std::vector<std::int64_t>& c) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + std::to_string(c[i]);
+    return s + "]";
+}
+
+// Whether an output's receptive field reaches into the padding (or past a cropped edge) on any axis.
+bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates) {
+    for (int a = 0; a < d.rank; ++a) {
+        const std::int64_t first = coordinates[2 + a] * d.strides[a] - d.pads_begin[a];
+        const std::int64_t last = first + (d.kernel_size[a] - 1) * d.dilations[a];
+        if (first < 0 || last >= d.input_size[a]) return true;
+    }
+    return false;
+}
+
+struct Buffers {
+    GuardedBuffer src, weights, bias, dst;
+};
+
+Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                     const std::vector<double>& bias) {
+    const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
+    Buffers b{GuardedBuffer(d.src_elements() * e), GuardedBuffer(d.weights_elements() * e),
+              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e)};
+    reference::ncx_to_src(d, src, b.src.data());
+    reference::oix_to_weights(d, weights, b.weights.data());
+    for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.dtype, o, bias[o]);
+    std::memset(b.dst.data(), 0xFF, b.dst.bytes());
+    return b;
+}
+
+ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s) {
+    ConvExecution e;
+    e.desc = to_abi(d);
+    e.src = &b.src;
+    e.weights = &b.weights;
+    e.bias = d.has_bias ? &b.bias : nullptr;
+    e.dst = &b.dst;
+    e.leak_check = s.leak_check;
+    e.timeout_s = s.timeout_s;
+    return execute_conv(*backend.plugin, backend.options, e);
+}
+
+// Turns a child outcome that is not "ok" into the case's status; false when it was ok.
+bool outcome_status(const ChildOutcome& o, CaseResult& r) {
+    switch (o.kind) {
+        case ChildOutcome::Kind::ok: return false;
+        case ChildOutcome::Kind::unsupported: r.status = Status::unsupported; break;
+        case ChildOutcome::Kind::plugin_error: r.status = Status::failed; break;
+        case ChildOutcome::Kind::crashed: r.status = Status::crashed; break;
+        case ChildOutcome::Kind::hanged: r.status = Status::hanged; break;
+    }
+    r.reason = o.reason;
+    return true;
+}
+
+void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r) {
+    if (s.leak_check && o.heap_growth_per_cycle > s.leak_threshold_bytes && r.status == Status::passed) {
+        r.status = Status::failed;
+        r.reason = "leak: " + std::to_string(o.heap_growth_per_cycle) +
+                   " bytes of heap not given back per create..execute..destroy cycle";
+    }
+}
+
+ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, std::span<const double> want,
+                         std::span<const double> got, bool bound_mode, const accuracy::Contract& contract,
+                         std::span<const double> magnitude, std::span<const std::int64_t> terms) {
+    ErrorReport e;
+    e.comparison = cmp;
+    if (cmp.worst_index >= 0) e.worst_coordinates = output_coordinates(d, cmp.worst_index);
+    if (cmp.mismatches == 0) return e;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        bool bad;
+        if (bound_mode) {
+            const double rounded = round_to(d.dtype, want[i]);
+            bad = !(std::isinf(rounded) && got[i] == rounded) &&
+                  !(std::fabs(got[i] - want[i]) <= accuracy::error_bound(contract, want[i], magnitude[i], terms[i]));
+        } else {
+            bad = !(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])));
+        }
+        if (!bad) continue;
+        if (touches_border(d, output_coordinates(d, static_cast<std::int64_t>(i)))) ++e.border_mismatches;
+        else ++e.interior_mismatches;
+    }
+    return e;
+}
+
+std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode mode, std::span<const double> got,
+                            std::span<const double> want, std::int64_t unwritten) {
+    const auto& c = e.comparison;
+    std::int64_t nan_outputs = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) nan_outputs += std::isnan(got[i]) && !std::isnan(want[i]);
+    std::string r = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " outputs " +
+                    (mode == Mode::exact ? "differ from the exact result" : "exceed the error bound");
+    r += " (" + std::to_string(e.border_mismatches) + " at the border, " + std::to_string(e.interior_mismatches) +
+         " inside)";
+    const auto first = output_coordinates(d, c.first_mismatch);
+    r += "; first at " + coordinates_text(first) + ": got " + format_double(got[c.first_mismatch]) + ", want " +
+         format_double(want[c.first_mismatch]);
+    if (mode == Mode::bound && std::isfinite(c.max_bound_fraction))
+        r += "; worst " + format_double(c.max_bound_fraction) + "x the bound";
+    if (unwritten > 0) r += "; " + std::to_string(unwritten) + " outputs never written";
+    else if (nan_outputs > 0) r += "; NaN in " + std::to_string(nan_outputs) + " outputs where the reference is finite";
+    return r;
+}
+
+void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    validate(d);
+    if (const std::string why = unclaimed(backend.info, d); !why.empty()) {
+        r.status = Status::unsupported;
+        r.reason = why;
+        return;
+    }
+    const accuracy::Contract contract = contract_for(backend, d.dtype);
+
+    if (c.mode == Mode::probe) {
+        const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
+        const auto plain = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+        accuracy::Comparison total;
+        std::int64_t leaked = 0, missing = 0;
+        std::string first_problem;
+        for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
+            std::vector<double> src = fill.src;
+            src[element] = std::numeric_limits<double>::quiet_NaN();
+            const auto want = reference::convolution_summation(d, src, fill.weights, fill.bias);
+            const Buffers b = make_buffers(d, src, fill.weights, fill.bias);
+            const ChildOutcome o = run_backend(backend, d, b, s);
+            if (outcome_status(o, r)) return;
+            r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
+            r.implementation = o.implementation;
+            std::int64_t unwritten = 0;
+            const std::vector<double> got = dst_to_ncx(d, b.dst.data(), &unwritten);
+            const accuracy::ProbeComparison p = accuracy::compare_probe(want.dst, got);
+            leaked += p.leaked;
+            missing += p.missing;
+            total.elements += p.elements;
+            if (!p.passed() && first_problem.empty()) {
+                std::ostringstream m;
+                m << "NaN probe at src element " << element << ": ";
+                if (p.leaked) m << p.leaked << " outputs outside its receptive field got NaN (first "
+                                << coordinates_text(output_coordinates(d, p.first_leaked)) << ")";
+                if (p.leaked && p.missing) m << ", ";
+                if (p.missing) m << p.missing << " of " << p.expected << " outputs inside it did not (first "
+                                 << coordinates_text(output_coordinates(d, p.first_missing)) << ")";
+                if (unwritten) m << "; " << unwritten << " outputs never written";
+                first_problem = m.str();
+            }
+            // The outputs the probe does not reach must still be right (bound mode on them).
+            std::vector<double> want_rest, got_rest, magnitude_rest;
+            std::vector<std::int64_t> terms_rest;
+            for (std::size_t i = 0; i < got.size(); ++i)
+                if (!std::isnan(want.dst[i]) && !std::isnan(got[i])) {
+                    want_rest.push_back(plain.dst[i]);
+                    got_rest.push_back(got[i]);
+                    magnitude_rest.push_back(plain.magnitude[i]);
+                    terms_rest.push_back(plain.terms[i]);
+                }
+            const auto rest = accuracy::compare_bound(contract, want_rest, magnitude_rest, terms_rest, got_rest);
+            total.max_abs = std::max(total.max_abs, rest.max_abs);
+            total.max_bound_fraction = std::max(total.max_bound_fraction, rest.max_bound_fraction);
+            for (int h = 0; h < 11; ++h) total.bound_fraction_histogram[h] += rest.bound_fraction_histogram[h];
+            if (rest.mismatches && first_problem.empty())
+                first_problem = std::to_string(rest.mismatches) + " outputs the probe does not reach exceed the error bound";
+            total.mismatches += rest.mismatches;
+        }
+        total.mismatches += leaked + missing;
+        ErrorReport e;
+        e.comparison = total;
+        r.error = e;
+        r.status = first_problem.empty() ? Status::passed : Status::failed;
+        r.reason = first_problem;
+        return;
+    }
+
+    std::vector<double> src, weights, bias;
+    if (c.mode == Mode::exact) {
+        auto f = accuracy::make_exact_fill(d, contract, c.seed);
+        src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
+    } else {
+        auto f = accuracy::make_random_fill(d, c.seed);
+        src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
+    }
+    const auto want = reference::convolution_summation(d, src, weights, bias);
+    const Buffers b = make_buffers(d, src, weights, bias);
+    const ChildOutcome o = run_backend(backend, d, b, s);
+    if (outcome_status(o, r)) return;
+    r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
+    r.implementation = o.implementation;
+    std::int64_t unwritten = 0;
+    const std::vector<double> got = dst_to_ncx(d, b.dst.data(), &unwritten);
+    const accuracy::Comparison cmp = c.mode == Mode::exact
+                                         ? accuracy::compare_exact(want.dst, got)
+                                         : accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got);
+    r.error = error_report(d, cmp, want.dst, got, c.mode == Mode::bound, contract, want.magnitude, want.terms);
+    r.status = cmp.passed() ? Status::passed : Status::failed;
+    if (!cmp.passed()) r.reason = mismatch_reason(d, *r.error, c.mode, got, want.dst, unwritten);
+    leak_status(o, s, r);
+}
+
+}  // namespace
+
+accuracy::Contract contract_for(const Backend& backend, DataType output_dtype) {
+    accuracy::Contract c;
+    c.output_dtype = output_dtype;
+    std::string acc = abi_dtype_name(backend.info.accumulation_dtype);
+    if (backend.expectations)
+        if (auto declared = backend.expectations->accumulation(backend.info.name, std::string(to_string(output_dtype))))
+            acc = *declared;
+    if (acc == "f64") c.accumulation_is_f64 = true;
+    else if (!parse_data_type(acc, &c.accumulation_dtype)) c.accumulation_dtype = DataType::f32;
+    return c;
+}
+
+std::string reproducer(const Backend& backend, const std::string& descriptor, std::uint64_t seed, accuracy::Mode mode) {
+    std::string r = "convcheck run --backend " + backend.spec;
+    if (!backend.options.options.empty()) r += " --backend-option '" + backend.options.options + "'";
+    r += " --case '" + descriptor + "' --seed " + std::to_string(seed) + " --mode " + accuracy::to_string(mode);
+    return r;
+}
+
+CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings& settings) {
+    CaseResult r;
+    r.c = c;
+    r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
+    try {
+        if (c.op == Op::conv) check_conv(backend, c, settings, r);
+        else {
+            r.status = Status::unsupported;
+            r.reason = "CC cases are not wired into the runner yet";
+        }
+    } catch (const ConvError& e) {
+        r.status = Status::failed;
+        r.reason = std::string("invalid case: ") + e.what();
+    }
+    if (backend.expectations && r.status != Status::unsupported)
+        if (const ExpectedFailure* x = backend.expectations->expected_failure(backend.info.name, c, r.status)) {
+            if (r.status == Status::passed) {
+                r.status = Status::xpass;
+                r.reason = "expected to fail (" + x->reason + ") but passed";
+            } else if (is_failure(r.status)) {
+                r.reason = "expected: " + x->reason + " | " + r.reason;
+                r.status = Status::xfail;
+            }
+        }
+    return r;
+}
+
+}  // namespace convcheck::runner

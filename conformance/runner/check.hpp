@@ -1,0 +1,41 @@
+// Checking one case against a backend: the data for the case's mode, the reference's exact result,
+// the backend's result from an isolated child, the comparison under the accuracy contract, and the
+// expected-failure rules of the data file.
+#pragma once
+
+#include <string>
+
+#include "case.hpp"
+#include "expectations.hpp"
+#include "isolation.hpp"
+#include "plugin_loader.hpp"
+
+namespace convcheck::runner {
+
+// A loaded, negotiated backend and everything a case check needs from it.
+struct Backend {
+    const Plugin* plugin = nullptr;
+    PluginInfo info;
+    InstanceOptions options;
+    std::string spec;  // what the user gave to --backend: reproducers repeat it
+    const Expectations* expectations = nullptr;
+};
+
+struct CheckSettings {
+    double timeout_s = 30.0;
+    bool leak_check = false;                     // 5 create..destroy cycles per case, heap measured
+    std::int64_t leak_threshold_bytes = 1024;    // more than this per cycle is a leak
+    int random_probes = 1;                       // probe mode: random elements besides the first and last
+};
+
+// The contract for this backend and output dtype: the data file's declared accumulation type, else
+// the one the plugin describes.
+accuracy::Contract contract_for(const Backend& backend, DataType output_dtype);
+
+// Runs the case and decides its status (xfail / xpass applied). Never throws for a backend's fault.
+CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings& settings);
+
+// `convcheck run --backend <spec> --case '<descriptor>' --seed <n> --mode <mode>` (+ its options).
+std::string reproducer(const Backend& backend, const std::string& descriptor, std::uint64_t seed, accuracy::Mode mode);
+
+}  // namespace convcheck::runner

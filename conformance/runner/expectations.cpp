@@ -1,0 +1,157 @@
+#include "expectations.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#ifndef CONVCHECK_SOURCE_DATA_DIR
+#define CONVCHECK_SOURCE_DATA_DIR ""
+#endif
+
+namespace convcheck::runner {
+
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& origin, const std::string& where, const std::string& rule) {
+    throw std::invalid_argument(origin + ": " + where + ": " + rule);
+}
+
+std::string scalar_text(const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
+    return v.dump();
+}
+
+// "conv:n=1,c=2,..." -> {"n": "1", "c": "2", ...}
+std::map<std::string, std::string> descriptor_keys(const std::string& text) {
+    std::map<std::string, std::string> keys;
+    std::string body = text.substr(text.find(':') == std::string::npos ? 0 : text.find(':') + 1);
+    std::stringstream items(body);
+    for (std::string item; std::getline(items, item, ',');) {
+        const auto eq = item.find('=');
+        if (eq != std::string::npos) keys[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return keys;
+}
+
+}  // namespace
+
+Expectations Expectations::load(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("cannot read the expectations file '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse(text.str(), path);
+}
+
+Expectations Expectations::parse(const std::string& text, const std::string& origin) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        bad(origin, "JSON", e.what());
+    }
+    if (!j.is_object() || !j.contains("backends") || !j["backends"].is_object())
+        bad(origin, "top level", "must be an object with a \"backends\" object");
+    Expectations e;
+    for (const auto& [name, entry] : j["backends"].items()) {
+        const std::string where = "backends." + name;
+        if (!entry.is_object()) bad(origin, where, "must be an object");
+        BackendDeclaration decl;
+        if (entry.contains("accumulation")) {
+            const json& a = entry["accumulation"];
+            if (a.is_string()) decl.accumulation["*"] = a.get<std::string>();
+            else if (a.is_object())
+                for (const auto& [dtype, acc] : a.items()) decl.accumulation[dtype] = scalar_text(acc);
+            else bad(origin, where + ".accumulation", "must be a dtype name or an object {output dtype: dtype}");
+            for (const auto& [dtype, acc] : decl.accumulation)
+                if (acc != "f32" && acc != "f16" && acc != "bf16" && acc != "f64")
+                    bad(origin, where + ".accumulation." + dtype, "'" + acc + "' is not one of f32, f16, bf16, f64");
+        }
+        if (entry.contains("expected_failures")) {
+            if (!entry["expected_failures"].is_array()) bad(origin, where + ".expected_failures", "must be an array");
+            int i = 0;
+            for (const json& x : entry["expected_failures"]) {
+                const std::string at = where + ".expected_failures[" + std::to_string(i++) + "]";
+                if (!x.is_object() || !x.contains("match") || !x["match"].is_object())
+                    bad(origin, at, "must be an object with a \"match\" object");
+                if (!x.contains("reason") || !x["reason"].is_string() || x["reason"].get<std::string>().empty())
+                    bad(origin, at, "needs a non-empty \"reason\": an expected failure says why");
+                ExpectedFailure f;
+                f.reason = x["reason"].get<std::string>();
+                for (const auto& [key, value] : x["match"].items()) f.match[key] = scalar_text(value);
+                if (f.match.count("descriptor_regex")) {
+                    try {
+                        std::regex check(f.match["descriptor_regex"]);
+                    } catch (const std::regex_error& err) {
+                        bad(origin, at + ".match.descriptor_regex", std::string("not a valid regex: ") + err.what());
+                    }
+                }
+                if (f.match.count("status")) {
+                    Status s;
+                    if (!parse_status(f.match["status"], &s) || !is_failure(s) || s == Status::xpass)
+                        bad(origin, at + ".match.status", "must be failed, crashed or hanged");
+                }
+                decl.expected_failures.push_back(std::move(f));
+            }
+        }
+        e.backends_[name] = std::move(decl);
+    }
+    return e;
+}
+
+std::optional<std::string> Expectations::accumulation(const std::string& backend, const std::string& dtype) const {
+    const auto it = backends_.find(backend);
+    if (it == backends_.end()) return std::nullopt;
+    for (const std::string& key : {dtype, std::string("*")}) {
+        const auto a = it->second.accumulation.find(key);
+        if (a != it->second.accumulation.end()) return a->second;
+    }
+    return std::nullopt;
+}
+
+const ExpectedFailure* Expectations::expected_failure(const std::string& backend, const Case& c, Status status) const {
+    const auto it = backends_.find(backend);
+    if (it == backends_.end()) return nullptr;
+    const std::string text = c.descriptor();
+    const auto keys = descriptor_keys(text);
+    for (const ExpectedFailure& f : it->second.expected_failures) {
+        bool all = true;
+        for (const auto& [key, value] : f.match) {
+            if (key == "mode") all = value == accuracy::to_string(c.mode);
+            else if (key == "suite") all = value == c.suite;
+            else if (key == "op") all = value == (c.op == Op::conv ? "conv" : "cc");
+            else if (key == "case_id") all = value == c.id;
+            else if (key == "status") all = status == Status::passed || value == to_string(status);
+            else if (key == "descriptor_regex") all = std::regex_search(text, std::regex(value));
+            else {
+                const auto k = keys.find(key);
+                all = k != keys.end() && k->second == value;
+            }
+            if (!all) break;
+        }
+        if (all) return &f;
+    }
+    return nullptr;
+}
+
+std::string default_expectations_path() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path installed = exe.parent_path().parent_path() / "share" / "convcheck" / "backends.json";
+        if (fs::exists(installed, ec)) return installed.string();
+    }
+    const fs::path source = fs::path(CONVCHECK_SOURCE_DATA_DIR) / "backends.json";
+    if (*CONVCHECK_SOURCE_DATA_DIR && fs::exists(source, ec)) return source.string();
+    return "";
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,53 @@
+// Per-backend declarations and expected failures: data, not code (conformance/data/backends.json,
+// docs/runner.md). Keyed by the name a plugin gives in describe.
+//
+//   {"schema": 1, "backends": {"<name>": {
+//       "accumulation": "f32"  |  {"f32": "f32", "f16": "f32", "bf16": "f32"},
+//       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why"}]}}}
+//
+// A match object holds keys that must all hold: "mode", "suite", "op", "case_id", "status" (the
+// failing status expected; any failing status when absent), "descriptor_regex" (ECMAScript, searched
+// in the canonical string), and any key of the canonical descriptor ("dt", "g", "data", "k", ...),
+// compared with its printed value.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+
+namespace convcheck::runner {
+
+struct ExpectedFailure {
+    std::map<std::string, std::string> match;
+    std::string reason;
+};
+
+struct BackendDeclaration {
+    std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
+    std::vector<ExpectedFailure> expected_failures;
+};
+
+class Expectations {
+public:
+    Expectations() = default;
+    // Throws std::invalid_argument naming the file, the entry and the rule on a malformed file.
+    static Expectations load(const std::string& path);
+    static Expectations parse(const std::string& json_text, const std::string& origin);
+
+    // The declared accumulation type for `backend` and output dtype `dtype`, if the file declares one.
+    std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype) const;
+    // The expected failure that covers this result (status one of failed/crashed/hanged, or passed to
+    // detect an xpass), or nullptr.
+    const ExpectedFailure* expected_failure(const std::string& backend, const Case& c, Status status) const;
+
+private:
+    std::map<std::string, BackendDeclaration> backends_;
+};
+
+// The default data file: conformance/data/backends.json of this build or installation, or "" if absent.
+std::string default_expectations_path();
+
+}  // namespace convcheck::runner

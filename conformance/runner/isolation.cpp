@@ -1,0 +1,481 @@
+#include "isolation.hpp"
+
+#include <malloc.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <utility>
+
+namespace convcheck::runner {
+
+// ---- GuardedBuffer -------------------------------------------------------------------------------
+
+namespace {
+constexpr unsigned char kCanary = 0xA5;
+std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+}  // namespace
+
+GuardedBuffer::GuardedBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes == 0) return;
+    page_ = page_size();
+    data_pages_ = (bytes + page_ - 1) / page_;
+    mapped_ = (data_pages_ + 2) * page_;
+    void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("cannot map " + std::to_string(bytes) + " bytes of shared memory");
+    base_ = static_cast<std::byte*>(p);
+    mprotect(base_, page_, PROT_NONE);
+    mprotect(base_ + (data_pages_ + 1) * page_, page_, PROT_NONE);
+    // flush against the guard page after it: the first byte past the end faults
+    data_ = base_ + page_ + data_pages_ * page_ - bytes;
+}
+
+GuardedBuffer::GuardedBuffer(GuardedBuffer&& o) noexcept
+    : base_(std::exchange(o.base_, nullptr)), mapped_(std::exchange(o.mapped_, 0)), page_(o.page_),
+      data_pages_(o.data_pages_), data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+
+GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
+    if (this != &o) {
+        release();
+        base_ = std::exchange(o.base_, nullptr);
+        mapped_ = std::exchange(o.mapped_, 0);
+        page_ = o.page_;
+        data_pages_ = o.data_pages_;
+        data_ = std::exchange(o.data_, nullptr);
+        bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+}
+
+GuardedBuffer::~GuardedBuffer() { release(); }
+
+void GuardedBuffer::release() {
+    if (base_) munmap(base_, mapped_);
+    base_ = nullptr;
+}
+
+GuardedBuffer::Where GuardedBuffer::locate(std::uintptr_t a) const {
+    if (!base_) return Where::outside;
+    const auto base = reinterpret_cast<std::uintptr_t>(base_);
+    const auto data = reinterpret_cast<std::uintptr_t>(data_);
+    if (a < base || a >= base + mapped_) return Where::outside;
+    if (a < base + page_) return Where::guard_before;
+    if (a < data) return Where::front_padding;
+    if (a < data + bytes_) return Where::inside;
+    return Where::guard_after;
+}
+
+std::int64_t GuardedBuffer::offset_of(std::uintptr_t a) const {
+    return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_));
+}
+
+void GuardedBuffer::protect_read_only() const {
+    if (base_) mprotect(base_ + page_, data_pages_ * page_, PROT_READ);
+}
+
+void GuardedBuffer::arm_canary() const {
+    if (base_) std::memset(base_ + page_, kCanary, static_cast<std::size_t>(data_ - (base_ + page_)));
+}
+
+bool GuardedBuffer::canary_intact() const {
+    if (!base_) return true;
+    for (const std::byte* p = base_ + page_; p < data_; ++p)
+        if (static_cast<unsigned char>(*p) != kCanary) return false;
+    return true;
+}
+
+// ---- the child -----------------------------------------------------------------------------------
+
+namespace {
+
+enum Stage : std::int32_t { kStarting, kCreate, kDescribe, kQuery, kExecute, kDestroy, kDone };
+const char* stage_name(std::int32_t s) {
+    switch (s) {
+        case kStarting: return "start-up";
+        case kCreate: return "create";
+        case kDescribe: return "describe";
+        case kQuery: return "query";
+        case kExecute: return "execute";
+        case kDestroy: return "destroy";
+        case kDone: return "exit";
+    }
+    return "?";
+}
+
+enum Result : std::int32_t { kOk, kUnsupported, kPluginError, kException };
+
+// The page the child reports through (shared memory; plain data only).
+struct ChildReport {
+    volatile std::int32_t stage;
+    std::int32_t result;
+    char message[1024];
+    char implementation[128];
+    volatile std::int32_t fault_signal;
+    volatile std::uint64_t fault_address;
+    std::int32_t timed;
+    double times_ms[256];
+    std::int64_t heap_growth_per_cycle;
+    // negotiate
+    char name[128], version[128];
+    std::uint32_t operations, dtypes, ranks, data_formats, filter_formats;
+    std::int32_t accumulation_dtype;
+};
+
+ChildReport* g_report = nullptr;
+
+void on_fault(int sig, siginfo_t* info, void*) {
+    if (g_report) {
+        g_report->fault_address = reinterpret_cast<std::uint64_t>(info->si_addr);
+        g_report->fault_signal = sig;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void copy_string(char* to, std::size_t capacity, const char* from) {
+    std::snprintf(to, capacity, "%s", from ? from : "");
+}
+
+// Takes a plugin error: copies its message (prefixed with the call) and frees it through the plugin.
+void take_error(const convcheck_api& api, convcheck_error* error, ChildReport& r, const char* call) {
+    const char* message = api.error_message(error);
+    std::snprintf(r.message, sizeof(r.message), "%s: %s", call, message ? message : "(no message)");
+    api.error_destroy(error);
+    r.result = kPluginError;
+}
+
+std::int64_t heap_in_use() {
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<std::int64_t>(m.uordblks + m.hblkhd);
+}
+
+struct SharedReport {
+    ChildReport* report = nullptr;
+    SharedReport() {
+        void* p = mmap(nullptr, sizeof(ChildReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::runtime_error("cannot map the child report page");
+        report = static_cast<ChildReport*>(p);
+        std::memset(report, 0, sizeof(ChildReport));
+    }
+    ~SharedReport() { munmap(report, sizeof(ChildReport)); }
+};
+
+struct Waited {
+    bool timed_out = false;
+    int status = 0;
+};
+
+// Forks; the child runs body(report) behind an exception barrier and exits with _exit (no atexit
+// handlers: a backend's static destructors may not survive a fork). The parent waits at most
+// timeout_s, then kills the child's process group.
+Waited run_child(ChildReport& report, double timeout_s, const std::function<void(ChildReport&)>& body) {
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(2, 1);  // a plugin's prints go to stderr, never into results written to stdout
+        g_report = &report;
+        static char alternate_stack[1 << 16];
+        stack_t ss{};
+        ss.ss_sp = alternate_stack;
+        ss.ss_size = sizeof(alternate_stack);
+        sigaltstack(&ss, nullptr);
+        struct sigaction sa{};
+        sa.sa_sigaction = on_fault;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, nullptr);
+        sigaction(SIGBUS, &sa, nullptr);
+        try {
+            body(report);
+        } catch (const std::exception& e) {
+            report.result = kException;
+            std::snprintf(report.message, sizeof(report.message), "a C++ exception escaped the plugin in %s: %s",
+                          stage_name(report.stage), e.what());
+        } catch (...) {
+            report.result = kException;
+            std::snprintf(report.message, sizeof(report.message),
+                          "a C++ exception (not a std::exception) escaped the plugin in %s", stage_name(report.stage));
+        }
+        _exit(0);
+    }
+    setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+    Waited w;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    long sleep_ns = 20'000;
+    while (true) {
+        const pid_t done = waitpid(pid, &w.status, WNOHANG);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+        if (std::chrono::steady_clock::now() >= deadline) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &w.status, 0);
+            w.timed_out = true;
+            break;
+        }
+        timespec ts{0, sleep_ns};
+        nanosleep(&ts, nullptr);
+        sleep_ns = std::min<long>(sleep_ns * 2, 2'000'000);
+    }
+    return w;
+}
+
+std::string signal_name(int sig) {
+    const char* abbrev = sigabbrev_np(sig);
+    return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// Names what a faulting address hit.
+std::string describe_fault(std::uint64_t address, const std::vector<NamedBuffer>& buffers) {
+    for (const auto& b : buffers) {
+        if (!b.buffer) continue;
+        const auto a = static_cast<std::uintptr_t>(address);
+        const std::int64_t off = b.buffer->offset_of(a);
+        switch (b.buffer->locate(a)) {
+            case GuardedBuffer::Where::guard_after:
+                return (b.input ? "read past the end of " : "write past the end of the output ") + b.name + " (byte " +
+                       std::to_string(off) + " of " + std::to_string(b.buffer->bytes()) + ")";
+            case GuardedBuffer::Where::guard_before:
+            case GuardedBuffer::Where::front_padding:
+                return "access before the start of " + b.name + " (byte " + std::to_string(off) + ")";
+            case GuardedBuffer::Where::inside:
+                return b.input ? "write into the input " + b.name + " (byte " + std::to_string(off) +
+                                     "; inputs are mapped read-only)"
+                               : "fault inside " + b.name + " (byte " + std::to_string(off) + ")";
+            case GuardedBuffer::Where::outside: break;
+        }
+    }
+    char text[64];
+    std::snprintf(text, sizeof(text), "at address 0x%llx", static_cast<unsigned long long>(address));
+    return text;
+}
+
+ChildOutcome classify(const ChildReport& r, const Waited& w, double timeout_s, const std::vector<NamedBuffer>& buffers) {
+    ChildOutcome o;
+    o.implementation = r.implementation;
+    if (w.timed_out) {
+        o.kind = ChildOutcome::Kind::hanged;
+        char text[128];
+        std::snprintf(text, sizeof(text), "no result after %g s (in %s); killed", timeout_s, stage_name(r.stage));
+        o.reason = text;
+        return o;
+    }
+    if (WIFSIGNALED(w.status)) {
+        const int sig = WTERMSIG(w.status);
+        o.kind = ChildOutcome::Kind::crashed;
+        o.reason = signal_name(sig) + " in " + stage_name(r.stage);
+        if ((sig == SIGSEGV || sig == SIGBUS) && r.fault_signal == sig) o.reason += ": " + describe_fault(r.fault_address, buffers);
+        if (sig == SIGABRT) o.reason += " (abort)";
+        return o;
+    }
+    if (WIFEXITED(w.status) && WEXITSTATUS(w.status) != 0) {
+        o.kind = ChildOutcome::Kind::crashed;
+        o.reason = "the plugin called exit(" + std::to_string(WEXITSTATUS(w.status)) + ") in " + stage_name(r.stage);
+        return o;
+    }
+    switch (r.result) {
+        case kException: o.kind = ChildOutcome::Kind::crashed; o.reason = r.message; return o;
+        case kPluginError: o.kind = ChildOutcome::Kind::plugin_error; o.reason = r.message; return o;
+        case kUnsupported: o.kind = ChildOutcome::Kind::unsupported; o.reason = r.message; return o;
+        default: break;
+    }
+    if (r.stage != kDone) {
+        o.kind = ChildOutcome::Kind::crashed;
+        o.reason = std::string("the child ended early, in ") + stage_name(r.stage);
+        return o;
+    }
+    for (const auto& b : buffers)
+        if (!b.input && b.buffer && !b.buffer->canary_intact()) {
+            o.kind = ChildOutcome::Kind::crashed;
+            o.reason = "write before the start of the output " + b.name + " (the canary in front of it was overwritten)";
+            return o;
+        }
+    for (int i = 0; i < r.timed; ++i) o.times_ms.push_back(r.times_ms[i]);
+    o.heap_growth_per_cycle = r.heap_growth_per_cycle;
+    return o;
+}
+
+// create .. query .. execute .. destroy, shared by conv and CC. `query` and `execute` return
+// convcheck_error*; query fills a convcheck_support.
+template <typename Query, typename Execute>
+void execution_body(ChildReport& r, const Plugin& plugin, const InstanceOptions& options,
+                    const std::vector<NamedBuffer>& buffers, int warmups, int repeats, bool leak_check, Query query,
+                    Execute execute) {
+    const convcheck_api& api = plugin.api();
+    for (const auto& b : buffers)
+        if (b.input && b.buffer) b.buffer->protect_read_only();
+    const int cycles = leak_check ? 5 : 1;
+    std::int64_t heap_mark = 0;
+    repeats = std::min(repeats, 256);
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+        if (cycle == 1) heap_mark = heap_in_use();
+        r.stage = kCreate;
+        convcheck_create_args args{};
+        args.struct_size = sizeof(args);
+        args.num_threads = options.num_threads;
+        args.options = options.options.c_str();
+        convcheck_plugin* instance = nullptr;
+        if (convcheck_error* e = api.create(&args, &instance)) return take_error(api, e, r, "create");
+        r.stage = kQuery;
+        convcheck_support support{};
+        support.struct_size = sizeof(support);
+        if (convcheck_error* e = query(instance, &support)) {
+            take_error(api, e, r, "query");
+            api.destroy(instance);
+            return;
+        }
+        if (!support.supported) {
+            r.result = kUnsupported;
+            support.reason[sizeof(support.reason) - 1] = '\0';
+            copy_string(r.message, sizeof(r.message), support.reason[0] ? support.reason : "(no reason given)");
+            api.destroy(instance);
+            r.stage = kDone;
+            return;
+        }
+        r.stage = kExecute;
+        r.timed = 0;
+        for (int i = 0; i < warmups + repeats; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            if (convcheck_error* e = execute(instance)) {
+                take_error(api, e, r, "execute");
+                api.destroy(instance);
+                return;
+            }
+            const auto t1 = std::chrono::steady_clock::now();
+            if (i >= warmups) r.times_ms[r.timed++] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        }
+        r.stage = kDestroy;
+        api.destroy(instance);
+    }
+    if (leak_check) r.heap_growth_per_cycle = (heap_in_use() - heap_mark) / (cycles - 1);
+    r.result = kOk;
+    r.stage = kDone;
+}
+
+}  // namespace
+
+// ---- the calls -----------------------------------------------------------------------------------
+
+PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s) {
+    SharedReport shared;
+    ChildReport& report = *shared.report;
+    const Waited w = run_child(report, timeout_s, [&](ChildReport& r) {
+        const convcheck_api& api = plugin.api();
+        r.stage = kCreate;
+        convcheck_create_args args{};
+        args.struct_size = sizeof(args);
+        args.num_threads = options.num_threads;
+        args.options = options.options.c_str();
+        convcheck_plugin* instance = nullptr;
+        if (convcheck_error* e = api.create(&args, &instance)) return take_error(api, e, r, "create");
+        r.stage = kDescribe;
+        convcheck_plugin_info info{};
+        info.struct_size = sizeof(info);
+        info.accumulation_dtype = CONVCHECK_F32;  // the documented default for a plugin that knows fewer fields
+        if (convcheck_error* e = api.describe(instance, &info)) {
+            take_error(api, e, r, "describe");
+            api.destroy(instance);
+            return;
+        }
+        copy_string(r.name, sizeof(r.name), info.name);
+        copy_string(r.version, sizeof(r.version), info.version);
+        r.operations = info.operations;
+        r.dtypes = info.dtypes;
+        r.ranks = info.ranks;
+        r.data_formats = info.data_formats;
+        r.filter_formats = info.filter_formats;
+        r.accumulation_dtype = info.accumulation_dtype;
+        r.stage = kDestroy;
+        api.destroy(instance);
+        r.result = kOk;
+        r.stage = kDone;
+    });
+    const ChildOutcome o = classify(report, w, timeout_s, {});
+    if (o.kind != ChildOutcome::Kind::ok)
+        throw PluginError("backend plugin '" + plugin.path() + "' failed to negotiate: " + o.reason);
+    PluginInfo info;
+    info.name = report.name;
+    info.version = report.version;
+    info.operations = report.operations;
+    info.dtypes = report.dtypes;
+    info.ranks = report.ranks;
+    info.data_formats = report.data_formats;
+    info.filter_formats = report.filter_formats;
+    info.accumulation_dtype = report.accumulation_dtype;
+    info.abi_major = plugin.api().abi_major;
+    info.abi_minor = plugin.api().abi_minor;
+    if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");
+    return info;
+}
+
+ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e) {
+    const std::vector<NamedBuffer> buffers{
+        {"src", e.src, true}, {"weights", e.weights, true}, {"bias", e.bias, true}, {"dst", e.dst, false}};
+    if (e.dst) e.dst->arm_canary();
+    const convcheck_api& api = plugin.api();
+    if (!api.conv_query) {
+        ChildOutcome o;
+        o.kind = ChildOutcome::Kind::unsupported;
+        o.reason = "the plugin implements no discrete convolution (conv_query is NULL)";
+        return o;
+    }
+    SharedReport shared;
+    const Waited w = run_child(*shared.report, e.timeout_s, [&](ChildReport& r) {
+        convcheck_conv_args args{};
+        args.struct_size = sizeof(args);
+        args.src = e.src->data();
+        args.weights = e.weights->data();
+        args.bias = e.bias ? e.bias->data() : nullptr;
+        args.dst = e.dst->data();
+        args.implementation = r.implementation;
+        args.implementation_capacity = sizeof(r.implementation);
+        execution_body(
+            r, plugin, options, buffers, e.warmups, e.repeats, e.leak_check,
+            [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); },
+            [&](convcheck_plugin* p) { return api.conv_execute(p, &e.desc, &args); });
+    });
+    shared.report->implementation[sizeof(shared.report->implementation) - 1] = '\0';
+    return classify(*shared.report, w, e.timeout_s, buffers);
+}
+
+ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e) {
+    const std::vector<NamedBuffer> buffers{
+        {"src", e.src, true}, {"theta", e.theta, true}, {"bias", e.bias, true}, {"dst", e.dst, false}};
+    if (e.dst) e.dst->arm_canary();
+    const convcheck_api& api = plugin.api();
+    if (!api.cc_query) {
+        ChildOutcome o;
+        o.kind = ChildOutcome::Kind::unsupported;
+        o.reason = "the plugin implements no continuous convolution (cc_query is NULL)";
+        return o;
+    }
+    SharedReport shared;
+    const Waited w = run_child(*shared.report, e.timeout_s, [&](ChildReport& r) {
+        convcheck_cc_args args{};
+        args.struct_size = sizeof(args);
+        args.src = e.src->data();
+        args.theta = e.theta ? static_cast<const float*>(e.theta->data()) : nullptr;
+        args.bias = e.bias ? e.bias->data() : nullptr;
+        args.dst = e.dst->data();
+        args.implementation = r.implementation;
+        args.implementation_capacity = sizeof(r.implementation);
+        execution_body(
+            r, plugin, options, buffers, e.warmups, e.repeats, e.leak_check,
+            [&](convcheck_plugin* p, convcheck_support* s) { return api.cc_query(p, &e.desc, s); },
+            [&](convcheck_plugin* p) { return api.cc_execute(p, &e.desc, &args); });
+    });
+    shared.report->implementation[sizeof(shared.report->implementation) - 1] = '\0';
+    return classify(*shared.report, w, e.timeout_s, buffers);
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,22 @@
+# The conformance runner library (case sources, plugin loading, isolation, comparison, shrinking,
+# results, sharding) and its tests. The `convcheck` executable links it for run/list/merge/bench.
+file(GLOB CONVCHECK_RUNNER_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+list(REMOVE_ITEM CONVCHECK_RUNNER_SOURCES ${CMAKE_CURRENT_LIST_DIR}/abi_descriptor.cpp)
+
+# The descriptor <-> ABI struct conversion, shared with the in-tree plugins.
+add_library(convcheck_abi_descriptor STATIC ${CMAKE_CURRENT_LIST_DIR}/abi_descriptor.cpp)
+target_include_directories(convcheck_abi_descriptor PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(convcheck_abi_descriptor PUBLIC convcheck_core convcheck_abi)
+
+add_library(convcheck_runner STATIC ${CONVCHECK_RUNNER_SOURCES})
+target_include_directories(convcheck_runner PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(convcheck_runner PUBLIC convcheck_abi_descriptor convcheck_accuracy convcheck_reference
+                      nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+target_compile_definitions(convcheck_runner PRIVATE
+  CONVCHECK_BUILD_PLUGIN_DIR="${CONVCHECK_PLUGIN_DIR}"
+  CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../data")
+target_link_libraries(convcheck PRIVATE convcheck_runner)
+
+if(CONVCHECK_BUILD_TESTS)
+  convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner)
+endif()

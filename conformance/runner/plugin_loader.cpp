@@ -1,0 +1,105 @@
+#include "plugin_loader.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#ifndef CONVCHECK_BUILD_PLUGIN_DIR
+#define CONVCHECK_BUILD_PLUGIN_DIR ""
+#endif
+
+namespace convcheck::runner {
+
+namespace fs = std::filesystem;
+
+Plugin Plugin::load(const std::string& path) {
+    if (!fs::exists(path)) throw PluginError("backend plugin '" + path + "' does not exist");
+    Plugin p;
+    p.path_ = path;
+    // RTLD_LOCAL: each plugin keeps its own symbols; RTLD_NOW: an unresolved symbol is a load error now.
+    p.handle_ = dlopen(fs::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (p.handle_ == nullptr) throw PluginError("cannot load backend plugin '" + path + "': " + dlerror());
+    auto get_api = reinterpret_cast<convcheck_get_api_fn>(dlsym(p.handle_, "convcheck_get_api"));
+    if (get_api == nullptr)
+        throw PluginError("backend plugin '" + path + "' does not export the entry point convcheck_get_api");
+    p.api_ = get_api();
+    if (p.api_ == nullptr) throw PluginError("backend plugin '" + path + "': convcheck_get_api returned NULL");
+    const auto& a = *p.api_;
+    if (a.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_api, error_destroy))
+        throw PluginError("backend plugin '" + path + "': its function table has struct_size " +
+                          std::to_string(a.struct_size) + ", smaller than ABI 1.0's " +
+                          std::to_string(CONVCHECK_STRUCT_SIZE(convcheck_api, error_destroy)));
+    if (a.abi_major != CONVCHECK_ABI_MAJOR)
+        throw PluginError("backend plugin '" + path + "' was built for ABI " + std::to_string(a.abi_major) + "." +
+                          std::to_string(a.abi_minor) + "; this runner speaks ABI " +
+                          std::to_string(CONVCHECK_ABI_MAJOR) + "." + std::to_string(CONVCHECK_ABI_MINOR) +
+                          " (the major versions must be equal)");
+    if (!a.create || !a.destroy || !a.describe || !a.error_message || !a.error_destroy)
+        throw PluginError("backend plugin '" + path +
+                          "': its function table lacks create, destroy, describe, error_message or error_destroy");
+    if ((a.conv_query == nullptr) != (a.conv_execute == nullptr) || (a.cc_query == nullptr) != (a.cc_execute == nullptr))
+        throw PluginError("backend plugin '" + path + "': a query entry without its execute entry (or the reverse)");
+    return p;
+}
+
+Plugin::Plugin(Plugin&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), api_(std::exchange(other.api_, nullptr)),
+      path_(std::move(other.path_)) {}
+
+Plugin& Plugin::operator=(Plugin&& other) noexcept {
+    if (this != &other) {
+        if (handle_) dlclose(handle_);
+        handle_ = std::exchange(other.handle_, nullptr);
+        api_ = std::exchange(other.api_, nullptr);
+        path_ = std::move(other.path_);
+    }
+    return *this;
+}
+
+// Plugins stay mapped until exit: a plugin's static objects or threads may outlive any instance,
+// and unloading code that still runs is worse than a mapping kept a little longer.
+Plugin::~Plugin() = default;
+
+namespace {
+fs::path executable_dir() {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path{} : self.parent_path();
+}
+}  // namespace
+
+std::string resolve_backend(const std::string& name) {
+    const bool is_name = name.find('/') == std::string::npos && !name.ends_with(".so");
+    if (!is_name) return name;
+    const std::string file = "libconvcheck_plugin_" + name + ".so";
+    std::vector<fs::path> dirs;
+    if (const char* env = std::getenv("CONVCHECK_PLUGIN_PATH")) {
+        std::string list = env;
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t end = std::min(list.find(':', start), list.size());
+            if (end > start) dirs.emplace_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    const fs::path exe = executable_dir();
+    if (!exe.empty()) {
+        dirs.push_back(exe / "plugins");
+        dirs.push_back(exe.parent_path() / "plugins");
+        dirs.push_back(exe.parent_path() / "lib" / "convcheck" / "plugins");
+    }
+    if (*CONVCHECK_BUILD_PLUGIN_DIR) dirs.emplace_back(CONVCHECK_BUILD_PLUGIN_DIR);
+    for (const auto& dir : dirs) {
+        std::error_code ec;
+        if (fs::exists(dir / file, ec)) return (dir / file).string();
+    }
+    std::string where;
+    for (const auto& dir : dirs) where += (where.empty() ? "" : ", ") + dir.string();
+    throw PluginError("no backend plugin named '" + name + "': " + file + " is not in " + where +
+                      " (give a path, or set CONVCHECK_PLUGIN_PATH)");
+}
+
+}  // namespace convcheck::runner

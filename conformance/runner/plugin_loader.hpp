@@ -1,0 +1,56 @@
+// Loading a backend plugin: dlopen, the one entry point, the ABI version check. Nothing of the
+// plugin runs in the runner's own process beyond its load-time constructors and convcheck_get_api:
+// create, describe, query and execute run in child processes (isolation.hpp).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "convcheck/plugin.h"
+
+namespace convcheck::runner {
+
+// The plugin could not be loaded or negotiated (the CLI exits with code 3).
+class PluginError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What a plugin claims about itself (convcheck_plugin_info, copied out of the plugin).
+struct PluginInfo {
+    std::string name, version;
+    std::uint32_t operations = 0, dtypes = 0, ranks = 0, data_formats = 0, filter_formats = 0;
+    std::int32_t accumulation_dtype = CONVCHECK_F32;
+    std::int32_t abi_major = 0, abi_minor = 0;
+};
+
+class Plugin {
+public:
+    // Throws PluginError: no such file, not a shared library, no convcheck_get_api, a NULL table,
+    // a table too small for ABI 1.0, another major version, or a required entry missing.
+    static Plugin load(const std::string& path);
+
+    Plugin(Plugin&& other) noexcept;
+    Plugin& operator=(Plugin&& other) noexcept;
+    Plugin(const Plugin&) = delete;
+    Plugin& operator=(const Plugin&) = delete;
+    ~Plugin();
+
+    const convcheck_api& api() const { return *api_; }
+    const std::string& path() const { return path_; }
+
+private:
+    Plugin() = default;
+    void* handle_ = nullptr;
+    const convcheck_api* api_ = nullptr;
+    std::string path_;
+};
+
+// A backend given by name ("optimized", "onednn") or by path. A name without a '/' and not ending
+// in ".so" is looked up as libconvcheck_plugin_<name>.so in $CONVCHECK_PLUGIN_PATH (':'-separated),
+// next to the convcheck executable (../plugins, plugins/, ../lib/convcheck/plugins) and in the build
+// tree's plugin folder. Returns the path to load (the argument itself when it is a path).
+std::string resolve_backend(const std::string& name_or_path);
+
+}  // namespace convcheck::runner

@@ -1,0 +1,41 @@
+#include "session.hpp"
+
+namespace convcheck::runner {
+
+std::unique_ptr<BackendSession> open_backend(const std::string& spec, const std::vector<std::string>& options,
+                                             int num_threads, const std::string& expectations_path,
+                                             double timeout_s) {
+    const std::string path = resolve_backend(spec);
+    auto s = std::unique_ptr<BackendSession>(new BackendSession{Plugin::load(path), {}, {}});
+    for (const std::string& o : options) s->backend.options.options += (s->backend.options.options.empty() ? "" : ",") + o;
+    s->backend.options.num_threads = num_threads;
+    s->backend.plugin = &s->plugin;
+    s->backend.spec = spec;
+    s->backend.info = negotiate(s->plugin, s->backend.options, timeout_s);
+    const std::string file = expectations_path.empty() ? default_expectations_path() : expectations_path;
+    if (file != "none" && !file.empty()) {
+        s->expectations = Expectations::load(file);
+        s->backend.expectations = &s->expectations;
+    }
+    return s;
+}
+
+std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case>& cases, const RunSettings& settings,
+                                  const std::function<void(const CaseResult&)>& on_result) {
+    std::vector<CaseResult> results;
+    for (const Case& c : cases) {
+        CaseResult r = check_case(backend, c, settings.check);
+        if (settings.shrink && is_failure(r.status) && r.status != Status::xpass) {
+            if (auto smaller = shrink(backend, r, settings.check, settings.shrink_limits)) {
+                r.shrunk_descriptor = smaller->c.descriptor();
+                r.shrunk_reproducer = smaller->reproducer;
+            }
+        }
+        if (on_result) on_result(r);
+        results.push_back(std::move(r));
+        if (settings.fail_fast && is_failure(results.back().status)) break;
+    }
+    return results;
+}
+
+}  // namespace convcheck::runner

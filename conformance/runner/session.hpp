@@ -1,0 +1,39 @@
+// Opening a backend for a run: resolve the name, load the plugin, negotiate in a child, read the
+// declarations file. And running a list of cases against it, shrinking failures.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "expectations.hpp"
+#include "shrink.hpp"
+
+namespace convcheck::runner {
+
+struct BackendSession {
+    Plugin plugin;
+    Expectations expectations;
+    Backend backend;  // points into this session: keep the session alive while using it
+};
+
+// Throws PluginError (load or negotiation failed) or std::invalid_argument (a bad expectations file).
+// `options`: "key=value" items; `expectations_path` "" means the default file, "none" means none.
+std::unique_ptr<BackendSession> open_backend(const std::string& spec, const std::vector<std::string>& options,
+                                             int num_threads, const std::string& expectations_path,
+                                             double timeout_s);
+
+struct RunSettings {
+    CheckSettings check;
+    bool shrink = true;
+    ShrinkLimits shrink_limits;
+    bool fail_fast = false;  // stop after the first failing case
+};
+
+// Runs the cases in order; calls on_result after each (shrunk when it failed and shrinking is on).
+std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case>& cases, const RunSettings& settings,
+                                  const std::function<void(const CaseResult&)>& on_result = {});
+
+}  // namespace convcheck::runner

@@ -1,0 +1,77 @@
+// Case files. A JSON case file is an array of entries, or {"cases": [...]}, or JSON lines (a results
+// file of `convcheck run --json`: its "case" records are re-run with their own seeds and modes):
+//   {"descriptor": "conv:c=3,o=8,in=12x10,k=3x3", "modes": "be", "name": "mine/1", "seed": 7}
+// ("mode": "exact" may replace "modes"). Anything else is read as a benchdnn shape file.
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "suites.hpp"
+
+namespace convcheck::runner {
+
+namespace {
+
+using nlohmann::json;
+
+SuiteEntry entry_from_json(const json& x, const std::string& where) {
+    if (!x.is_object() || !x.contains("descriptor") || !x["descriptor"].is_string())
+        throw std::invalid_argument(where + ": a case needs a \"descriptor\" string");
+    SuiteEntry e;
+    e.descriptor = x["descriptor"].get<std::string>();
+    if (x.contains("modes")) e.modes = x["modes"].get<std::string>();
+    if (x.contains("mode")) e.modes = std::string(1, x["mode"].get<std::string>().at(0));
+    if (x.contains("name") && x["name"].is_string()) e.name = x["name"].get<std::string>();
+    if (x.contains("dialect") && x["dialect"].is_string()) e.dialect = x["dialect"].get<std::string>();
+    if (x.contains("seed")) e.seed = x["seed"].get<std::uint64_t>();
+    if (x.contains("features") && x["features"].contains("dialect") && x["features"]["dialect"].is_string())
+        e.dialect = x["features"]["dialect"].get<std::string>();
+    return e;
+}
+
+std::vector<SuiteEntry> json_entries(const std::string& path, const std::string& text) {
+    std::vector<SuiteEntry> entries;
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error&) {
+        // JSON lines: one object per line; only "case" records (or plain entries) are cases
+        std::istringstream lines(text);
+        int n = 0;
+        for (std::string line; std::getline(lines, line);) {
+            ++n;
+            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+            json x;
+            try {
+                x = json::parse(line);
+            } catch (const json::parse_error& e) {
+                throw std::invalid_argument(path + ":" + std::to_string(n) + ": not JSON: " + e.what());
+            }
+            if (x.contains("record") && x["record"] != "case") continue;
+            entries.push_back(entry_from_json(x, path + ":" + std::to_string(n)));
+        }
+        return entries;
+    }
+    const json& list = j.is_object() && j.contains("cases") ? j["cases"] : j;
+    if (!list.is_array()) throw std::invalid_argument(path + ": expected an array of cases or {\"cases\": [...]}");
+    for (std::size_t i = 0; i < list.size(); ++i)
+        entries.push_back(entry_from_json(list[i], path + ": case " + std::to_string(i)));
+    return entries;
+}
+
+}  // namespace
+
+std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text);
+
+std::vector<SuiteEntry> file_suite_entries(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("cannot read the case file '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text.str());
+    return benchdnn_entries(path, text.str());
+}
+
+}  // namespace convcheck::runner

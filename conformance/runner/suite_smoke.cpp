@@ -1,0 +1,42 @@
+// The smoke suite: every feature at least once, small enough to run in seconds (docs/runner.md).
+// Each line says what it is there for. Modes: b(ound), e(xact), p(robe).
+#include "suites.hpp"
+
+namespace convcheck::runner {
+
+std::vector<SuiteEntry> smoke_suite() {
+    return {
+        // ---- rank 1
+        {"n=2,c=3,o=4,in=17,k=3,pb=1,pe=1,bias=1", "bep", "1d/basic_bias"},
+        {"c=4,o=4,g=2,in=20,k=5,s=2,d=2,pb=3,pe=0", "bep", "1d/groups_dilated_strided_asymmetric"},
+        {"c=6,o=6,g=6,in=15,k=3,d=3,pb=-1,pe=2", "bp", "1d/depthwise_negative_pad"},
+        {"c=3,o=5,in=16,k=4,s=3,pb=0,pe=2,dt=f16,data=nxc,wei=xio,bias=1", "bep", "1d/f16_nxc_xio"},
+        {"n=2,c=4,o=2,in=19,k=3,s=2,pb=1,pe=1,dt=bf16,bias=1", "be", "1d/bf16"},
+        // ---- rank 2
+        {"c=3,o=8,in=12x10,k=3x3,pb=1x1,pe=1x1,bias=1", "bep", "2d/basic_bias"},
+        {"c=8,o=8,g=8,in=9x11,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc", "bep", "2d/depthwise_strided_nxc"},
+        {"c=8,o=16,g=2,in=8x8,k=1x1", "be", "2d/pointwise_groups"},
+        {"c=4,o=4,in=13x13,k=3x3,d=2x3,pb=2x3,pe=2x3", "bep", "2d/dilated"},
+        {"c=3,o=4,in=10x9,k=3x2,s=2x1,pb=0x1,pe=1x0", "bep", "2d/asymmetric_pads"},
+        {"c=2,o=3,in=12x12,k=3x3,s=2x2,pb=-1x-2,pe=-2x1", "bep", "2d/negative_pads"},
+        {"c=6,o=9,g=3,in=7x8,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=xio,bias=1", "bep", "2d/groups_nxc_xio"},
+        {"c=8,o=8,in=10x10,k=3x3,pb=1x1,pe=1x1,dt=f16,bias=1", "bep", "2d/f16"},
+        {"c=16,o=8,in=8x8,k=3x3,s=2x2,pb=1x1,pe=0x0,dt=bf16,data=nxc,wei=xio,bias=1", "be", "2d/bf16_nxc_xio"},
+        {"c=8,o=4,in=9x9,k=3x3,pb=1x1,pe=1x1,dt=bf16", "b", "2d/bf16_ncx"},
+        {"c=2,o=2,in=11x11,k=2x2,s=4x3", "bp", "2d/stride_larger_than_kernel"},
+        {"c=3,o=2,in=5x5,k=5x5,bias=1", "be", "2d/kernel_equals_input"},
+        {"c=64,o=4,in=4x4,k=3x3,pb=1x1,pe=1x1", "be", "2d/long_reduction"},
+        {"c=64,o=4,in=4x4,k=3x3,pb=1x1,pe=1x1,dt=f16", "b", "2d/long_reduction_f16"},
+        {"c=1,o=1,in=3x3,k=2x2,pb=3x3,pe=3x3,bias=1", "bp", "2d/pads_larger_than_kernel"},
+        {"n=3,c=2,o=2,in=6x6,k=3x3", "b", "2d/batch"},
+        {"c=4,o=8,g=4,in=7x7,k=3x3,d=2x2,pb=2x2,pe=2x2,wei=xio", "bep", "2d/depthwise_multiplier_dilated"},
+        {"c=5,o=7,in=9x6,k=2x3,s=3x2,pb=1x0,pe=2x1,data=nxc,dt=f16", "be", "2d/odd_channels_f16_nxc"},
+        // ---- rank 3
+        {"c=2,o=3,in=5x6x7,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1", "bep", "3d/basic_bias"},
+        {"c=4,o=4,g=2,in=6x6x6,k=2x3x2,s=2x1x2,d=1x2x1,pb=0x2x1,pe=1x0x0,data=nxc,wei=xio", "bep", "3d/groups_mixed_attrs"},
+        {"c=3,o=3,g=3,in=5x5x5,k=3x3x3,pb=-1x0x1,pe=1x0x-1,dt=f16", "be", "3d/depthwise_f16_negative"},
+        {"c=4,o=2,in=4x5x4,k=2x2x2,s=2x2x2,dt=bf16,data=nxc,bias=1", "b", "3d/bf16_nxc"},
+    };
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,98 @@
+#include "suites.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "cc_descriptor.hpp"
+
+namespace convcheck::runner {
+
+std::vector<SuiteInfo> builtin_suites() {
+    return {
+        {"smoke", "every feature once: ranks 1-3, groups, depthwise, dilation, strides, asymmetric and negative pads, "
+                  "bias, both layouts, f32/f16/bf16, exact/bound/probe (seconds)"},
+        {"full", "a fixed, seeded sweep of random small descriptors over every attribute, in all three modes"},
+        {"models", "the convolution layers of ResNet-50, MobileNet-v2, VGG-16, DeepLab-v3 (atrous), a 3-D UNet and "
+                   "1-D audio networks, batch 1, bound mode (slow: real sizes)"},
+        {"edge", "corner cases of the geometry: kernel = padded input, pads larger than the kernel, strides larger "
+                 "than the input, cropping pads, dilated kernels wider than the input, single elements, odd channels"},
+        {"dialects", "descriptors produced by the framework dialect front ends (same-padding modes, oneDNN 0-based "
+                     "dilation, CNTK negative pads), as each framework computes them"},
+        {"cc", "continuous convolution layers (seed 004): rational and real scales, analytic kernels and the "
+               "Internal-Net"},
+    };
+}
+
+std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
+    if (name == "smoke") return smoke_suite();
+    if (name == "full") return full_suite();
+    if (name == "models") return models_suite();
+    if (name == "edge") return edge_suite();
+    if (name == "dialects") return dialects_suite();
+    if (name == "cc") return cc_suite();
+    std::string names;
+    for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
+    throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +
+                                ") nor an existing file");
+}
+
+accuracy::Mode parse_mode(const std::string& text) {
+    if (text == "exact") return accuracy::Mode::exact;
+    if (text == "bound") return accuracy::Mode::bound;
+    if (text == "probe") return accuracy::Mode::probe;
+    throw std::invalid_argument("mode '" + text + "' is not one of exact, bound, probe");
+}
+
+std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
+                         const std::string& only_mode) {
+    std::vector<Case> cases;
+    std::uint64_t index = 0;
+    for (const SuiteEntry& e : entries) {
+        Case base;
+        base.suite = suite;
+        base.name = e.name;
+        base.dialect = e.dialect;
+        base.padding = e.padding;
+        if (e.descriptor.starts_with("cc:")) {
+            base.op = Op::cc;
+            base.cc = to_string(parse_cc_descriptor(e.descriptor));
+        } else {
+            base.conv = parse_descriptor(e.descriptor);
+        }
+        std::vector<accuracy::Mode> modes;
+        if (!only_mode.empty()) {
+            modes.push_back(parse_mode(only_mode));
+        } else {
+            for (char m : e.modes) {
+                if (m == 'b') modes.push_back(accuracy::Mode::bound);
+                else if (m == 'e') modes.push_back(accuracy::Mode::exact);
+                else if (m == 'p') modes.push_back(accuracy::Mode::probe);
+                else throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has mode letter '" +
+                                                 std::string(1, m) + "' (b, e or p)");
+            }
+        }
+        for (accuracy::Mode mode : modes) {
+            Case c = base;
+            c.mode = mode;
+            char id[32];
+            std::snprintf(id, sizeof(id), "%04llu", static_cast<unsigned long long>(index));
+            c.id = suite + "/" + id;
+            c.seed = e.seed ? *e.seed : case_seed(run_seed, index);
+            ++index;
+            cases.push_back(std::move(c));
+        }
+    }
+    return cases;
+}
+
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+    namespace fs = std::filesystem;
+    for (const auto& s : builtin_suites())
+        if (s.name == suite_or_file) return expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode);
+    std::error_code ec;
+    if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
+    return expand(fs::path(suite_or_file).stem().string(), file_suite_entries(suite_or_file), run_seed, only_mode);
+}
+
+}  // namespace convcheck::runner

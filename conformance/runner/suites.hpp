@@ -1,0 +1,59 @@
+// Case sources: the built-in suites, benchdnn shape files and JSON case files. A suite is a list of
+// entries (a descriptor, its name, the modes to run it in); expanding it gives the cases, numbered in
+// order, each with a seed derived from the run's seed and its number, so case ids, order and data are
+// the same for any shard count.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "case.hpp"
+
+namespace convcheck::runner {
+
+struct SuiteEntry {
+    SuiteEntry() = default;
+    SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {})
+        : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)) {}
+    std::string descriptor;  // "conv:..." (the prefix is optional) or "cc:..."
+    std::string modes = "b"; // letters: b(ound), e(xact), p(robe)
+    std::string name;        // shape name, optional
+    std::string dialect, padding;
+    std::optional<std::uint64_t> seed;  // a case file may pin the seed; else derived from the run seed
+};
+
+struct SuiteInfo {
+    std::string name;
+    std::string description;
+};
+
+// smoke, full, models, edge, dialects, cc (each with a one-line description).
+std::vector<SuiteInfo> builtin_suites();
+
+// The entries of one built-in suite; throws std::invalid_argument for an unknown name.
+std::vector<SuiteEntry> builtin_suite_entries(const std::string& name);
+std::vector<SuiteEntry> smoke_suite();
+std::vector<SuiteEntry> full_suite();
+std::vector<SuiteEntry> models_suite();
+std::vector<SuiteEntry> edge_suite();
+std::vector<SuiteEntry> dialects_suite();
+std::vector<SuiteEntry> cc_suite();
+
+// Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn shape file).
+std::vector<SuiteEntry> file_suite_entries(const std::string& path);
+
+// Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...).
+// `suite` names the source in ids ("smoke/0042").
+std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
+                         const std::string& only_mode);
+
+// A suite name or a file path -> its cases.
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
+
+// Parses a mode name ("exact", "bound", "probe"); throws std::invalid_argument otherwise.
+accuracy::Mode parse_mode(const std::string& text);
+
+}  // namespace convcheck::runner
