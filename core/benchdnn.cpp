@@ -1,0 +1,331 @@
+// benchdnn convolution problem strings: parse (as benchdnn's str2desc + sanitize_desc + init_pad_r,
+// then the checks oneDNN's convolution descriptor makes), print, and batch files.
+#include "benchdnn.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace convcheck {
+
+namespace {
+
+// One spatial axis as benchdnn holds it: 0-based dilation, pad -1 while not given.
+struct Axis {
+    std::int64_t i = 0, o = 0, k = 0, s = 1, p = -1, d = 0;
+    std::int64_t p_r = 0;  // deduced, never given
+};
+
+constexpr std::array<char, 3> kAxisLetter{'d', 'h', 'w'};
+
+struct Raw {
+    std::int64_t g = -1, mb = 2, ic = 0, oc = 0;  // g = -1: not given
+    std::array<Axis, 3> axis;                    // d, h, w
+    std::string name;
+};
+
+// benchdnn's entries, in the order str2desc tries them within one pass.
+struct Field {
+    const char* prefix;
+    std::int64_t Raw::*scalar;  // or
+    int axis;
+    std::int64_t Axis::*member;
+};
+
+constexpr Field kFields[] = {
+    {"g", &Raw::g, -1, nullptr},   {"mb", &Raw::mb, -1, nullptr}, {"ic", &Raw::ic, -1, nullptr},
+    {"id", nullptr, 0, &Axis::i},  {"ih", nullptr, 1, &Axis::i},  {"iw", nullptr, 2, &Axis::i},
+    {"oc", &Raw::oc, -1, nullptr}, {"od", nullptr, 0, &Axis::o},  {"oh", nullptr, 1, &Axis::o},
+    {"ow", nullptr, 2, &Axis::o},  {"kd", nullptr, 0, &Axis::k},  {"kh", nullptr, 1, &Axis::k},
+    {"kw", nullptr, 2, &Axis::k},  {"sd", nullptr, 0, &Axis::s},  {"sh", nullptr, 1, &Axis::s},
+    {"sw", nullptr, 2, &Axis::s},  {"pd", nullptr, 0, &Axis::p},  {"ph", nullptr, 1, &Axis::p},
+    {"pw", nullptr, 2, &Axis::p},  {"dd", nullptr, 0, &Axis::d},  {"dh", nullptr, 1, &Axis::d},
+    {"dw", nullptr, 2, &Axis::d},
+};
+
+std::string field(const char* what, int axis) { return std::string(what) + kAxisLetter[axis]; }
+
+// strtol as benchdnn uses it: optional sign, then digits; a negative value is an error.
+std::int64_t read_value(std::string_view text, std::size_t* pos, const char* prefix) {
+    std::size_t start = *pos;
+    bool negative = false;
+    if (start < text.size() && (text[start] == '+' || text[start] == '-')) negative = text[start++] == '-';
+    std::int64_t value = 0;
+    const char* first = text.data() + start;
+    auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
+    if (end == first)
+        throw ConvError(prefix, std::string(text.substr(*pos, 8)), "no value found (benchdnn: `" +
+                                                                       std::string(prefix) + "` needs an integer)");
+    if (ec == std::errc::result_out_of_range)
+        throw ConvError(prefix, std::string(text.substr(start, end - first)), "does not fit in 64 bits");
+    if (negative && value != 0)
+        throw ConvError(prefix, "-" + std::to_string(value), "must not be negative (benchdnn rejects it)");
+    *pos = static_cast<std::size_t>(end - text.data());
+    return value;
+}
+
+std::int64_t checked(std::int64_t value, bool overflowed, const std::string& what) {
+    if (overflowed) throw ConvError(what, "(overflow)", "the deduced value overflows 64 bits");
+    return value;
+}
+std::int64_t mul(std::int64_t a, std::int64_t b, const std::string& what) {
+    std::int64_t r;
+    return checked(r, __builtin_mul_overflow(a, b, &r), what);
+}
+std::int64_t add(std::int64_t a, std::int64_t b, const std::string& what) {
+    std::int64_t r;
+    return checked(r, __builtin_add_overflow(a, b, &r), what);
+}
+
+// benchdnn's dilated kernel extent with 0-based dilation: (k - 1) * (d + 1) + 1.
+std::int64_t extent(const Axis& x, int axis) {
+    return add(mul(x.k - 1, add(x.d, 1, field("d", axis)), field("d", axis)), 1, field("d", axis));
+}
+
+// str2desc's scanning loop.
+Raw scan(std::string_view text) {
+    Raw raw;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t pass_start = pos;
+        bool ok = false;
+        for (const Field& f : kFields) {
+            if (!text.substr(pos).starts_with(f.prefix)) continue;
+            ok = true;
+            pos += std::strlen(f.prefix);
+            const std::int64_t value = read_value(text, &pos, f.prefix);
+            if (f.scalar) raw.*f.scalar = value;
+            else raw.axis[f.axis].*f.member = value;
+        }
+        if (pos < text.size() && text[pos] == 'n') {
+            raw.name = std::string(text.substr(pos + 1));
+            break;
+        }
+        if (pos < text.size() && text[pos] == '_') ++pos;
+        if (!ok)
+            throw ConvError("benchdnn problem", std::string(text),
+                            "unrecognized entry at `" + std::string(text.substr(pass_start)) +
+                                "` (entries: g mb ic id ih iw oc od oh ow kd kh kw sd sh sw pd ph pw dd dh dw, "
+                                "n<name>, `_` separators)");
+    }
+    return raw;
+}
+
+void require_set(const char* name, std::int64_t value) {
+    if (value <= 0)
+        throw ConvError(name, value == 0 ? "0 (or missing)" : std::to_string(value),
+                        "benchdnn requires it to be given and positive");
+}
+
+// The per-axis deductions of str2desc, for a present axis.
+void deduce_axis(Axis& x, int axis) {
+    require_set(field("i", axis).c_str(), x.i);
+    require_set(field("k", axis).c_str(), x.k);
+    const std::int64_t K = extent(x, axis);
+    if (x.o == 0) {
+        if (x.p < 0) x.p = 0;
+        // compute_out: (i - ((k - 1) * (d + 1) + 1) + 2 * p) / s + 1, C division
+        const std::int64_t span = add(x.i - K, mul(2, x.p, field("p", axis)), field("p", axis));
+        x.o = span / x.s + 1;
+        if (x.o <= 0)
+            throw ConvError(field("o", axis), std::to_string(x.o),
+                            "deduced as (i - ((k-1)*(d+1)+1) + 2*p)/s + 1 and not positive: the kernel extent " +
+                                std::to_string(K) + " exceeds the padded input");
+    } else if (x.p < 0) {
+        // compute_pad: ((o - 1) * s - i + ((k - 1) * (d + 1) + 1)) / 2, C division
+        x.p = add(mul(x.o - 1, x.s, field("o", axis)) - x.i, K, field("o", axis)) / 2;
+    }
+}
+
+}  // namespace
+
+BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {
+    Raw raw = scan(text);
+
+    if (raw.g >= 0) require_set("g", raw.g);
+    else raw.g = 1;
+    require_set("ic", raw.ic);
+    require_set("oc", raw.oc);
+    for (int a = 0; a < 3; ++a) require_set(field("s", a).c_str(), raw.axis[a].s);
+
+    for (int a = 0; a < 3; ++a) {
+        Axis& x = raw.axis[a];
+        const bool absent = x.i == 0 && x.k == 0 && x.o == 0 && x.d == 0 && x.s == 1 && x.p < 1;
+        if (!absent) deduce_axis(x, a);
+    }
+
+    // sanitize_desc: the rank comes from which output sizes exist.
+    Axis &D = raw.axis[0], &H = raw.axis[1], &W = raw.axis[2];
+    int rank;
+    if (D.o != 0) {
+        rank = 3;
+        if (H.o == 0 && W.o == 0) H = W = D;  // cubic: h and w copied from d
+        else if (H.o == 0 || W.o == 0)
+            throw ConvError(H.o == 0 ? "ih" : "iw", "(missing)",
+                            "a 3-D benchdnn problem needs both h and w given, or neither (then copied from d)");
+    } else if (H.o != 0) {
+        rank = 2;
+        if (W.o == 0) W = H;  // square: w copied from h
+    } else if (W.o != 0) {
+        rank = 1;
+    } else {
+        throw ConvError("benchdnn problem", std::string(text), "needs at least one spatial dimension (iw, ih or id)");
+    }
+
+    ConvDescriptor d;
+    d.rank = rank;
+    d.batch = raw.mb;
+    d.in_channels = raw.ic;
+    d.out_channels = raw.oc;
+    d.groups = raw.g;
+    for (int a = 0; a < rank; ++a) {
+        const int axis = 3 - rank + a;
+        Axis& x = raw.axis[axis];
+        const std::int64_t K = extent(x, axis);
+        // init_pad_r: the right pad that makes exactly o outputs
+        x.p_r = add(mul(x.o - 1, x.s, field("o", axis)) - x.i, K, field("o", axis)) - x.p;
+        // oneDNN's convolution descriptor: pad_l >= 0 and pad_r + stride > 0
+        if (x.p < 0)
+            throw ConvError(field("p", axis), std::to_string(x.p),
+                            "deduced as ((o-1)*s - i + ((k-1)*(d+1)+1))/2 and negative: o" +
+                                std::string(1, kAxisLetter[axis]) + " = " + std::to_string(x.o) +
+                                " is too small for the input (oneDNN requires a left pad >= 0)");
+        if (x.p_r + x.s <= 0)
+            throw ConvError(field("o", axis), std::to_string(x.o),
+                            "implies the right pad (o-1)*s - i + ((k-1)*(d+1)+1) - p = " + std::to_string(x.p_r) +
+                                "; oneDNN requires right pad + stride > 0");
+        d.input_size[a] = x.i;
+        d.kernel_size[a] = x.k;
+        d.strides[a] = x.s;
+        d.dilations[a] = add(x.d, 1, field("d", axis));  // benchdnn 0-based -> canonical 1-based
+        d.pads_begin[a] = x.p;
+        d.pads_end[a] = x.p_r;
+    }
+    d.has_bias = settings.has_bias;
+    d.dtype = settings.dtype;
+    d.data_format = settings.data_format;
+    d.filter_format = settings.filter_format;
+    validate(d);
+
+    BenchdnnProblem problem{d, raw.name};
+    if (problem.name.size() >= 2 && problem.name.front() == '"' && problem.name.back() == '"')
+        problem.name = problem.name.substr(1, problem.name.size() - 2);
+    return problem;
+}
+
+std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
+    validate(d);
+    for (char c : name)
+        if (c == '"' || c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            throw ConvError("name", std::string(name), "a benchdnn name cannot hold whitespace or a double quote");
+
+    // benchdnn's axes d, h, w; the descriptor's axes are the last `rank` of them.
+    std::array<Axis, 3> axis;
+    for (int a = 0; a < d.rank; ++a) {
+        const std::string attribute = "[" + std::to_string(a) + "]";
+        if (d.pads_begin[a] < 0)
+            throw ConvError("pads_begin" + attribute, std::to_string(d.pads_begin[a]),
+                            "benchdnn cannot express a negative left pad");
+        Axis& x = axis[3 - d.rank + a];
+        x = Axis{d.input_size[a], d.output_size(a), d.kernel_size[a], d.strides[a], d.pads_begin[a],
+                 d.dilations[a] - 1};
+        x.p_r = (x.o - 1) * x.s - x.i + d.dilated_kernel(a) - x.p;
+        if (x.p_r + x.s <= 0)
+            throw ConvError("pads_end" + attribute, std::to_string(d.pads_end[a]),
+                            "benchdnn would deduce the right pad " + std::to_string(x.p_r) +
+                                ", and oneDNN requires right pad + stride > 0");
+    }
+    auto same = [](const Axis& a, const Axis& b) {
+        return a.o == b.o && a.i == b.i && a.k == b.k && a.s == b.s && a.p == b.p && a.d == b.d;
+    };
+    const Axis &D = axis[0], &H = axis[1], &W = axis[2];
+    // print_dhw: which axes benchdnn prints (h and w are left out when they repeat the axis before)
+    const bool cubic = same(D, H) && same(H, W), square = same(H, W);
+    const bool print_d = d.rank == 3;
+    const bool print_h = d.rank == 2 || (d.rank == 3 && !cubic);
+    const bool print_w = d.rank == 1 || (d.rank == 3 && !cubic) || (d.rank == 2 && !square);
+
+    std::ostringstream s;
+    auto spatial = [&](const char* what, std::int64_t Axis::*member) {
+        if (print_d) s << what << 'd' << D.*member;
+        if (print_h) s << what << 'h' << H.*member;
+        if (print_w) s << what << 'w' << W.*member;
+    };
+    if (d.groups != 1) s << 'g' << d.groups;
+    if (d.batch != 2) s << "mb" << d.batch;
+    s << "ic" << d.in_channels;
+    spatial("i", &Axis::i);
+    s << "oc" << d.out_channels;
+    spatial("o", &Axis::o);
+    spatial("k", &Axis::k);
+    if (D.s != 1 || H.s != 1 || W.s != 1) spatial("s", &Axis::s);
+    spatial("p", &Axis::p);
+    if (D.d != 0 || H.d != 0 || W.d != 0) spatial("d", &Axis::d);
+    if (!name.empty()) s << "n\"" << name << '"';
+    return s.str();
+}
+
+BenchdnnFile parse_benchdnn_text(std::string_view text, const BenchdnnSettings& settings, std::string_view source) {
+    // benchdnn's batch(): tokens, `#` comments, `\` continuations.
+    struct Token {
+        std::string text;
+        int line;
+    };
+    std::vector<Token> tokens;
+    bool continued = false;
+    int line_number = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view line = text.substr(start, end - start);
+        start = end + 1;
+        ++line_number;
+        std::istringstream words{std::string(line)};
+        std::string word;
+        while (words >> word) {
+            if (word.front() == '#') break;  // the rest of the line is a comment
+            int line_of_token = line_number;
+            if (continued) {
+                line_of_token = tokens.back().line;
+                word = tokens.back().text + word;
+                tokens.pop_back();
+            }
+            if (word.back() == '\\') {
+                continued = true;
+                if (word.size() == 1) continue;
+                word.pop_back();
+            } else {
+                continued = false;
+            }
+            tokens.push_back({word, line_of_token});
+        }
+    }
+
+    BenchdnnFile file;
+    for (const Token& t : tokens) {
+        if (t.text.front() == '-') {
+            file.skipped_options.push_back({t.line, t.text});
+            continue;
+        }
+        try {
+            file.problems.push_back({parse_benchdnn(t.text, settings), t.line, t.text});
+        } catch (const ConvError& e) {
+            throw ConvError(std::string(source) + ":" + std::to_string(t.line) + ": " + e.attribute(), e.value(),
+                            e.rule() + " (in `" + t.text + "`)");
+        }
+    }
+    return file;
+}
+
+BenchdnnFile parse_benchdnn_file(const std::string& path, const BenchdnnSettings& settings) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConvError("benchdnn file", path, "cannot be opened for reading");
+    std::ostringstream content;
+    content << in.rdbuf();
+    return parse_benchdnn_text(content.str(), settings, path);
+}
+
+}  // namespace convcheck
