@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-14 under ASan+UBSan and runs each for a bounded time.
+#
+#   fuzz/run_fuzzers.sh [target...]           # every target in fuzz/targets/ by default
+#
+# Environment:
+#   FUZZ_SECONDS   time per target (default 25)
+#   FUZZ_BUILD_DIR build folder (default build-fuzz at the repository root)
+#   FUZZ_JOBS      parallel build jobs (default 2)
+#   FUZZ_MERGE=1   afterwards, merge the inputs that found new coverage into fuzz/corpus/<target>/
+#
+# A crash, a leak, undefined behaviour, a timeout (10 s per input) or an allocation over 1 GiB is
+# written to fuzz/corpus/<target>/crash-<sha1> (or leak-, timeout-, oom-): ctest then replays it
+# with the g++ replay driver until it is fixed, and it stays there as a regression test.
+# Exit status: 0 when no target found anything, 1 otherwise, 2 on a build failure.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+seconds=${FUZZ_SECONDS:-25}
+jobs=${FUZZ_JOBS:-2}
+
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  targets=()
+  for f in "$root"/fuzz/targets/*.cpp; do targets+=("$(basename "$f" .cpp)"); done
+fi
+
+# -Werror stays off here: the project is warning-clean under g++ 12 (its compiler); clang-14 has other
+# warnings, which the g++ build does not gate on.
+# Coverage instrumentation (fuzzer-no-link) for every library the targets link; -fsanitize=fuzzer
+# (libFuzzer's main) only on the targets, added by fuzz/CMakeLists.txt.
+cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" \
+  -DCONVCHECK_SANITIZE=ON -DCONVCHECK_FUZZ_LIBFUZZER=ON -DCONVCHECK_BUILD_FUZZ=ON \
+  -DCONVCHECK_BUILD_TESTS=OFF -DCONVCHECK_BUILD_BENCH=OFF -DCONVCHECK_BACKEND_PLUGINS=OFF \
+  -DCONVCHECK_WERROR=OFF >/dev/null
+
+built=()
+for t in "${targets[@]}"; do
+  if ! cmake --build "$build" --target "fuzz_$t" -j "$jobs" >"$build/fuzz_$t.build.log" 2>&1; then
+    if grep -q "unknown target" "$build/fuzz_$t.build.log"; then
+      echo "fuzz_$t: not built in this configuration (a library it needs is absent); skipped"
+      continue
+    fi
+    cat "$build/fuzz_$t.build.log"
+    echo "fuzz_$t: build failed"
+    exit 2
+  fi
+  built+=("$t")
+done
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+found=0
+for t in "${built[@]}"; do
+  corpus="$root/fuzz/corpus/$t"
+  work="$build/fuzz-work/$t"
+  mkdir -p "$work" "$corpus"
+  dict=()
+  [ -f "$root/fuzz/dict/$t.dict" ] && dict=(-dict="$root/fuzz/dict/$t.dict")
+  echo "== fuzz_$t: ${seconds}s"
+  if ! "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+      -print_final_stats=1 "${dict[@]}" -artifact_prefix="$corpus/" "$work" "$corpus" \
+      >"$build/fuzz_$t.log" 2>&1; then
+    found=1
+    tail -n 40 "$build/fuzz_$t.log"
+    echo "fuzz_$t: FOUND A FAILURE; the input is in $corpus/ (replay: ctest -R fuzz_replay_$t)"
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz_$t.log" | tr '\n' ' '
+    echo
+  fi
+  if [ "${FUZZ_MERGE:-0}" = 1 ]; then
+    "$build/fuzz/fuzz_$t" -merge=1 "${dict[@]}" "$corpus" "$work" >"$build/fuzz_$t.merge.log" 2>&1 || true
+  fi
+done
+exit $found
