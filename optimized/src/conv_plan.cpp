@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "blocked_pack.hpp"
 #include "edges.hpp"
 #include "scalar.hpp"
 
@@ -68,22 +69,12 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     switch (path) {
     case Path::blocked_avx2:
     case Path::blocked_avx512: {
-        const bool wide = path == Path::blocked_avx512;
-        const i64 width = wide ? 16 : 8;
-        const int max_nb = wide ? detail::avx512::max_vector_blocks() : detail::avx2::max_vector_blocks();
-        const int nb = static_cast<int>(std::min<i64>(max_nb, (OCg + width - 1) / width));
-        const i64 block = nb * width, ocs_count = (OCg + block - 1) / block;
-        weights.assign(G * ocs_count * T * ICg * block, 0.0f);
-        if (!b.empty()) bias.assign(G * ocs_count * block, 0.0f);
-        for (i64 grp = 0; grp < G; ++grp)
-            for (i64 oc = 0; oc < OCg; ++oc) {
-                const i64 ocs = oc / block, lane = oc % block, o = grp * OCg + oc;
-                for (i64 t = 0; t < T; ++t)
-                    for (i64 ic = 0; ic < ICg; ++ic)
-                        weights[(((grp * ocs_count + ocs) * T + t) * ICg + ic) * block + lane] = at(o, ic, t);
-                if (!b.empty()) bias[(grp * ocs_count + ocs) * block + lane] = b[o];
-            }
-        blocked = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data(), nb, ocs_count};
+        detail::BlockedWeights packed =
+            detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
+        weights = std::move(packed.weights);
+        bias = std::move(packed.bias);
+        blocked = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data(), packed.vector_blocks,
+                   packed.oc_super_blocks};
         break;
     }
     case Path::depthwise_avx2:

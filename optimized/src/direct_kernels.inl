@@ -133,13 +133,40 @@ inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
 
 int max_vector_blocks() { return CONVCHECK_MAX_NB; }
 
-void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
+                     i64 count, i64 grp, i64 ocs) {
     const Geometry& g = *p.geometry;
     const int nb = p.vector_blocks;
     const int full = kTileWidth[nb];
     const i64 block = static_cast<i64>(nb) * W;
-    const i64 cs = g.channel_stride;
     const i64 taps = g.taps();
+    TileArgs a;
+    a.x_pixel_step = x_pixel_step;
+    a.tap_offsets = p.tap_offsets;
+    a.taps = taps;
+    a.in_per_group = g.in_per_group;
+    a.w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
+    a.bias = p.bias ? p.bias + (grp * p.oc_super_blocks + ocs) * block : nullptr;
+    a.y_pixel_step = y_pixel_step;
+    a.oc_valid = min_i64(block, g.out_per_group - ocs * block);
+    const BlockedTileFn full_tile = blocked_tile_for(nb, full);
+    i64 i = 0;
+    for (; i + full <= count; i += full) {
+        a.x = x + i * x_pixel_step;
+        a.y = y + i * y_pixel_step;
+        full_tile(a);
+    }
+    if (i < count) {
+        a.x = x + i * x_pixel_step;
+        a.y = y + i * y_pixel_step;
+        blocked_tile_for(nb, static_cast<int>(count - i))(a);
+    }
+}
+
+void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+    const Geometry& g = *p.geometry;
+    const i64 block = static_cast<i64>(p.vector_blocks) * W;
+    const i64 cs = g.channel_stride;
     for (i64 row = begin; row < end; ++row) {
         // row = (((n * G + grp) * OCS + ocs) * OD + od) * OH + oh
         i64 rest = row;
@@ -148,31 +175,11 @@ void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin,
         const i64 ocs = rest % p.oc_super_blocks; rest /= p.oc_super_blocks;
         const i64 grp = rest % g.groups;
         const i64 n = rest / g.groups;
-        TileArgs a;
-        a.x_pixel_step = g.stride[2] * cs;
-        a.tap_offsets = p.tap_offsets;
-        a.taps = taps;
-        a.in_per_group = g.in_per_group;
-        a.w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
-        a.bias = p.bias ? p.bias + (grp * p.oc_super_blocks + ocs) * block : nullptr;
-        a.y_pixel_step = g.out_channels;
-        a.oc_valid = min_i64(block, g.out_per_group - ocs * block);
         const float* x_row = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
                                    g.padded[2]) * cs + grp * g.in_per_group;
         float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * g.out[2] * g.out_channels + grp * g.out_per_group +
                        ocs * block;
-        const BlockedTileFn full_tile = blocked_tile_for(nb, full);
-        i64 ow = 0;
-        for (; ow + full <= g.out[2]; ow += full) {
-            a.x = x_row + ow * a.x_pixel_step;
-            a.y = y_row + ow * a.y_pixel_step;
-            full_tile(a);
-        }
-        if (ow < g.out[2]) {
-            a.x = x_row + ow * a.x_pixel_step;
-            a.y = y_row + ow * a.y_pixel_step;
-            blocked_tile_for(nb, static_cast<int>(g.out[2] - ow))(a);
-        }
+        blocked_segment(p, x_row, g.stride[2] * cs, y_row, g.out_channels, g.out[2], grp, ocs);
     }
 }
 

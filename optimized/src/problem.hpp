@@ -53,14 +53,22 @@ struct DepthwiseProblem {
     i64 rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
 };
 
-// The ISA entry points: compute rows [begin, end) of y from xp.
+// The ISA entry points (the same four in each ISA's namespace). *_rows compute rows [begin, end)
+// of y from xp. blocked_segment computes `count` pixels of one output row of group grp, output-
+// channel super block ocs: x at the first pixel's tap-0 input (channel grp*ICg), y at its first
+// output channel of the block; the steps between pixels are free (the CC polyphase path
+// interleaves its outputs through y_pixel_step).
 namespace avx512 {
 int max_vector_blocks();
+void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
+                     i64 count, i64 grp, i64 ocs);
 void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int max_vector_blocks();
+void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
+                     i64 count, i64 grp, i64 ocs);
 void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end);
 }  // namespace avx2

@@ -1,0 +1,30 @@
+// Internal: the CC layer's continuous kernel evaluated over many distance pairs at once.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cc_descriptor.hpp"
+
+namespace convcheck::optimized::detail {
+
+struct CcKernelParams {
+    CcKernel kind = CcKernel::internal_net;
+    double parameter = 0.0;                       // gaussian sigma
+    std::int64_t in_channels = 1, out_channels = 1, h1 = 16, h2 = 16;
+    double slope = 0.01;
+    std::vector<double> W1, b1, W2, b2, W3, b3;  // the Internal-Net, theta order, widened from f32
+};
+
+CcKernelParams cc_kernel_params(const CcDescriptor& d, const float* theta);
+
+// The weights for `count` distance pairs (dy, dx) (pairs[2*j], pairs[2*j+1]), in double, as
+// out[j * Cin*Cout + cout*Cin + cin] (the Internal-Net's channel cout*Cin + cin). For an analytic
+// kernel every channel pair gets k(dy) k(dx). The Internal-Net runs as three Eigen GEMMs over all
+// pairs at once (cc_net.cpp, compiled with -mavx2 -mfma: call only when the CPU has both).
+void evaluate_internal_net(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
+void evaluate_analytic(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
+// Doubles of scratch evaluate_internal_net needs for `count` pairs (for the memory accounting).
+std::int64_t internal_net_scratch_doubles(const CcKernelParams& p, std::int64_t count);
+
+}  // namespace convcheck::optimized::detail

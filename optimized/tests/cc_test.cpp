@@ -1,0 +1,141 @@
+// The optimized CC layer agrees with the CC reference under the accuracy contract, by both methods
+// (polyphase for rational scales, chunked for any scale), is bitwise identical for 1 and 2 threads,
+// and keeps the chunked method's workspace within its bound.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "accuracy.hpp"
+#include "convcheck/optimized/cc_plan.hpp"
+#include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "convcheck/reference/cc/internal_net.hpp"
+
+using namespace convcheck;
+using namespace convcheck::optimized;
+
+namespace {
+
+rc::Gen<CcScale> any_scale() {
+    auto exact = rc::gen::map(rc::gen::pair(rc::gen::inRange<std::int64_t>(1, 8), rc::gen::inRange<std::int64_t>(1, 8)),
+                              [](auto pq) { return CcScale::exact(Rational(pq.first, pq.second)); });
+    auto real = rc::gen::map(rc::gen::inRange(1, 3001), [](int v) { return CcScale::real(0.2 + v / 1000.0); });
+    return rc::gen::oneOf(exact, exact, real);
+}
+
+rc::Gen<CcDescriptor> small_cc() {
+    return rc::gen::exec([] {
+        CcDescriptor d;
+        d.batch = *rc::gen::inRange<std::int64_t>(1, 3);
+        d.in_channels = *rc::gen::inRange<std::int64_t>(1, 5);
+        d.out_channels = *rc::gen::inRange<std::int64_t>(1, 21);
+        d.kernel = *rc::gen::element(CcKernel::internal_net, CcKernel::internal_net, CcKernel::linear, CcKernel::cubic,
+                                     CcKernel::gaussian);
+        if (d.kernel == CcKernel::gaussian) d.kernel_parameter = *rc::gen::inRange(2, 20) / 10.0;
+        d.hidden_widths = {*rc::gen::inRange<std::int64_t>(1, 17), *rc::gen::inRange<std::int64_t>(1, 17)};
+        d.leaky_relu_slope = *rc::gen::inRange(0, 30) / 100.0;
+        d.has_bias = *rc::gen::arbitrary<bool>();
+        for (int a = 0; a < 2; ++a) {
+            d.input_size[a] = *rc::gen::inRange<std::int64_t>(1, 12);
+            d.scale[a] = *any_scale();
+            d.support[a] = *rc::gen::inRange<std::int64_t>(1, 6);
+            const std::int64_t natural = cc_default_output_size(d.scale[a], d.input_size[a]);
+            d.output_size[a] = *rc::gen::inRange(0, 4) == 0 ? *rc::gen::inRange<std::int64_t>(1, 25) : natural;
+            RC_PRE(d.output_size[a] <= 40);
+        }
+        validate(d);
+        return d;
+    });
+}
+
+struct CcData {
+    std::vector<float> src, theta, bias;
+};
+
+CcData make_data(const CcDescriptor& d, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    CcData data;
+    data.src.resize(d.src_elements());
+    for (float& v : data.src) v = u(rng);
+    if (d.has_bias)
+        for (std::int64_t o = 0; o < d.out_channels; ++o) data.bias.push_back(u(rng));
+    if (d.kernel == CcKernel::internal_net)
+        for (double v : reference::cc::initialise_internal_net(d, seed).theta()) data.theta.push_back(static_cast<float>(v));
+    return data;
+}
+
+std::vector<float> run(const CcDescriptor& d, const CcData& data, CcOptions options) {
+    const CcPlan plan(d, data.theta.empty() ? nullptr : data.theta.data(), d.has_bias ? data.bias.data() : nullptr,
+                      options);
+    std::vector<float> dst(d.dst_elements());
+    plan.execute(data.src.data(), dst.data());
+    return dst;
+}
+
+std::string reproducer(const CcDescriptor& d, CcMethod m, std::uint64_t seed) {
+    return to_string(d) + " method=" + std::string(to_string(m)) + " seed=" + std::to_string(seed);
+}
+
+}  // namespace
+
+RC_GTEST_PROP(Cc, BothMethodsAreWithinTheBoundOfTheReference, ()) {
+    const CcDescriptor d = *small_cc();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    const CcData data = make_data(d, seed);
+    const reference::ConvResult want = reference::cc::continuous_convolution(
+        d, data.src.data(), data.theta.empty() ? nullptr : data.theta.data(), d.has_bias ? data.bias.data() : nullptr);
+    for (CcMethod m : {CcMethod::polyphase, CcMethod::chunked}) {
+        if (!why_unavailable(d, m).empty()) continue;
+        RC_TAG(std::string(to_string(m)));
+        const std::vector<float> got = run(d, data, CcOptions{0, m});
+        const std::vector<double> got_d(got.begin(), got.end());
+        const accuracy::Comparison r = accuracy::compare_bound(accuracy::Contract{DataType::f32, DataType::f32}, want.dst,
+                                                               want.magnitude, want.terms, got_d);
+        if (!r.passed())
+            RC_FAIL(reproducer(d, m, seed) + ": " + std::to_string(r.mismatches) + " outputs out of bound, worst at " +
+                    std::to_string(r.worst_index) + " got " + std::to_string(r.worst_got) + " want " +
+                    std::to_string(r.worst_want) + " bound " + std::to_string(r.worst_bound));
+    }
+}
+
+RC_GTEST_PROP(Cc, OneAndTwoThreadsGiveTheSameBits, ()) {
+    const CcDescriptor d = *small_cc();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    const CcData data = make_data(d, seed);
+    for (CcMethod m : {CcMethod::polyphase, CcMethod::chunked}) {
+        if (!why_unavailable(d, m).empty()) continue;
+        const auto one = run(d, data, CcOptions{1, m}), two = run(d, data, CcOptions{2, m});
+        if (std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) != 0)
+            RC_FAIL(reproducer(d, m, seed) + ": 1 and 2 threads differ");
+    }
+}
+
+TEST(Cc, PolyphaseNeedsARationalScale) {
+    const CcDescriptor d = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=0.7x0.7,support=3x3,kernel=linear");
+    try {
+        CcPlan plan(d, nullptr, nullptr, CcOptions{1, CcMethod::polyphase});
+        FAIL() << "polyphase on a real scale must throw";
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "method");
+        EXPECT_EQ(e.value(), "polyphase");
+    }
+    EXPECT_EQ(CcPlan(d, nullptr, nullptr).method(), CcMethod::chunked);
+    const CcDescriptor rational = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,kernel=linear");
+    EXPECT_EQ(CcPlan(rational, nullptr, nullptr).method(), CcMethod::polyphase);
+}
+
+TEST(Cc, ChunkedWorkspaceStaysWithinTwiceTheOutput) {
+    // a real scale, 16 -> 16 channels, a 40x40 output: the weights tensor would be 40*40*9*16*16 floats,
+    // 56x the output; the chunked method holds at most two chunks of a quarter of the output each.
+    const CcDescriptor d = parse_cc_descriptor("cc:cin=16,cout=16,in=27x27,scale=1.4814814814814814,out=40x40,support=3x3");
+    const CcData data = make_data(d, 3);
+    const CcPlan plan(d, data.theta.data(), nullptr, CcOptions{2, CcMethod::chunked});
+    std::vector<float> dst(d.dst_elements());
+    plan.execute(data.src.data(), dst.data());
+    const std::int64_t output_bytes = d.dst_elements() * 4;
+    EXPECT_GT(plan.peak_workspace_bytes(), 0);
+    EXPECT_LE(plan.peak_workspace_bytes(), 2 * output_bytes) << to_string(d);
+    EXPECT_LE(plan.chunk_bytes(), output_bytes / 2) << to_string(d);
+}
