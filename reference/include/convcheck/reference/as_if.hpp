@@ -13,10 +13,11 @@
 // is whatever the process leaves over; it is NOT computed from the output-size formula, so that
 // tests can check the formula (ConvDescriptor::output_size) against the process.
 //
-// The stretched kernel carries real zeros between its taps, and they are multiplied like any other
-// tap. For finite data this changes nothing; an infinity in the input meets a stuffed zero and gives
-// NaN, which reading 1 (the summation, convolution.hpp) does not produce. The readings are compared
-// on finite data only.
+// The stretched kernel carries real zeros between its taps and the padded input real zeros at its
+// borders; they are multiplied like any other value. For finite data this changes nothing; an
+// infinity meeting one of those zeros gives NaN, which reading 1 (the summation, convolution.hpp),
+// which skips padding and has no stuffed taps, does not produce. The readings are compared on
+// finite data only.
 #pragma once
 
 #include <cstdint>
