@@ -3,7 +3,7 @@
 // FMA peak, and the speed ratio (oneDNN time / ours; > 1: ours is faster) against oneDNN's best
 // layout, and against oneDNN on the same plain NCHW / NHWC buffers with its reorders counted.
 //
-//   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d]
+//   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d,cc]
 //                         [--quick] [--min-time SECONDS] [--no-onednn]
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "fma_peak.hpp"
 #include "onednn_timer.hpp"
@@ -54,6 +55,35 @@ Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
     return o;
 }
 
+// The CC layer against a discrete convolution with the same support and output size (NCHW both).
+void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, double min_seconds) {
+    std::printf("\nCC layer (32 -> 32 channels, 3x3 support, Internal-Net 16x16; NCHW): time against our discrete 3x3 "
+                "convolution with the same output size; workspace against the output tensor\n\n");
+    std::printf("| CC | n | thr | method | CC ms | conv ms | CC / conv | peak workspace / output |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    const char* cases[] = {"scale=2/3,in=64x64", "scale=2,in=32x32", "scale=0.7071,in=64x64", "scale=1.37,in=48x48"};
+    for (const char* c : cases)
+        for (int n : batches)
+            for (int t : threads) {
+                const CcDescriptor d = parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3," + c);
+                std::mt19937 rng(1);
+                std::uniform_real_distribution<float> u(-1.f, 1.f);
+                std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
+                for (auto* v : {&src, &theta})
+                    for (auto& x : *v) x = u(rng) * 0.3f;
+                const optimized::CcPlan plan(d, theta.data(), nullptr, optimized::CcOptions{t});
+                const double cc_ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds);
+                const ConvDescriptor conv = parse_descriptor(
+                    "conv:n=" + std::to_string(n) + ",c=32,o=32,in=" + std::to_string(d.output_size[0]) + "x" +
+                    std::to_string(d.output_size[1]) + ",k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix");
+                const double conv_ms = time_ours(conv, t, min_seconds).ms;
+                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %.2f |\n", c, n, t,
+                            std::string(optimized::to_string(plan.method())).c_str(), cc_ms, conv_ms, cc_ms / conv_ms,
+                            double(plan.peak_workspace_bytes()) / double(d.dst_elements() * 4));
+                std::fflush(stdout);
+            }
+}
+
 double geomean(const std::vector<double>& v) {
     if (v.empty()) return NAN;
     double s = 0;
@@ -72,12 +102,12 @@ std::string fmt_ratio(const std::optional<double>& dnnl_ms, double ours_ms) {
 
 int main(int argc, char** argv) {
     CLI::App app{"convcheck_bench_table: the optimized convolution against oneDNN, one table"};
-    std::string threads_arg = "1,2", batch_arg = "1,8", set_arg = "resnet50,mobilenet_v2,deeplab,conv3d";
+    std::string threads_arg = "1,2", batch_arg = "1,8", set_arg = "resnet50,mobilenet_v2,deeplab,conv3d,cc";
     bool quick = false, no_onednn = false;
     double min_time = 0.3;
     app.add_option("--threads", threads_arg, "comma-separated thread counts");
     app.add_option("--batch", batch_arg, "comma-separated batch sizes");
-    app.add_option("--set", set_arg, "comma-separated shape sets");
+    app.add_option("--set", set_arg, "comma-separated shape sets (resnet50, mobilenet_v2, deeplab, conv3d, cc)");
     app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_flag("--quick", quick, "batch 1, the first three shapes of each set, short runs");
     app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");
@@ -89,7 +119,9 @@ int main(int argc, char** argv) {
         batches = {1};
         min_time = std::min(min_time, 0.05);
     }
-    const auto sets = split(set_arg);
+    auto sets = split(set_arg);
+    bool with_cc = false;
+    std::erase_if(sets, [&](const std::string& s) { return s == "cc" ? (with_cc = true) : false; });
 
     std::map<int, double> peak;
     for (int t : threads) peak[t] = bench::measured_fma_peak_gflops(t);
@@ -150,5 +182,6 @@ int main(int argc, char** argv) {
                     geomean(vs_plain_ncx[t]), geomean(vs_plain_nxc[t]));
     }
     if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
+    if (with_cc) cc_table(threads, batches, min_time);
     return 0;
 }
