@@ -1,0 +1,132 @@
+// The fault zoo: a correct backend (it computes with the reference) that misbehaves on demand, one
+// fault per `--backend-option fault=<name>`, to prove that the runner survives and classifies each:
+//   none               correct (must pass)
+//   segfault           writes through a null pointer                 -> crashed (SIGSEGV)
+//   abort              calls abort()                                 -> crashed (SIGABRT)
+//   endless_loop       never returns                                 -> hanged
+//   write_past_output  writes one element past the end of dst        -> crashed (write past the end of dst)
+//   write_before_output writes one element before dst                -> crashed (before the start of dst)
+//   write_into_input   writes into src                               -> crashed (write into the input src)
+//   nan_output         writes NaN into every output                  -> failed (NaN where the reference is finite)
+//   exception          lets a C++ exception escape conv_execute      -> crashed (exception escaped)
+//   leak               keeps 1 MiB of heap per execute, never freed  -> failed with --leak-check
+//   exit               calls exit(7) inside execute                  -> crashed (called exit)
+//   hang_in_create     create never returns                          -> negotiation fails (exit code 3)
+// Two more libraries complete the zoo: faultzoo_wrong_abi (major version 99) and faultzoo_no_entry
+// (no convcheck_get_api); both must fail to load (exit code 3).
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../common/plugin_support.hpp"
+#include "abi_descriptor.hpp"
+#include "convcheck/reference/convolution.hpp"
+
+namespace {
+
+using namespace convcheck_plugin_support;
+
+const char* const kFaults[] = {"none", "segfault", "abort", "endless_loop", "write_past_output", "write_before_output",
+                               "write_into_input", "nan_output", "exception", "leak", "exit", "hang_in_create"};
+
+struct Instance {
+    std::string fault = "none";
+};
+
+[[noreturn]] void endless_loop() {
+    volatile unsigned long spin = 0;
+    while (true) spin = spin + 1;
+}
+
+std::vector<void*>& leaked() {
+    static std::vector<void*> blocks;  // reachable, so sanitizers do not complain; never freed
+    return blocks;
+}
+
+convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
+    std::string options = CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
+    std::string fault = "none";
+    if (!options.empty()) {
+        if (!options.starts_with("fault=")) return make_error("faultzoo: unknown option '" + options + "' (want fault=<name>)");
+        fault = options.substr(6);
+        bool known = false;
+        for (const char* f : kFaults) known = known || fault == f;
+        if (!known) return make_error("faultzoo: unknown fault '" + fault + "'");
+    }
+    if (fault == "hang_in_create")
+        endless_loop();
+    *out = reinterpret_cast<convcheck_plugin*>(new Instance{fault});
+    return nullptr;
+}
+
+void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
+
+convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "faultzoo";
+    mine.version = "0.1.0";
+    mine.operations = CONVCHECK_OP_CONV;
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    mine.accumulation_dtype = CONVCHECK_F32;
+    return fill_info(info, mine);
+}
+
+convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (auto* e = check_conv_call(desc, nullptr)) return e;
+    return supported(out);
+}
+
+// Deliberately NOT behind the exception barrier: the "exception" fault must escape.
+convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (auto* e = check_conv_call(desc, args)) return e;
+    const std::string& fault = reinterpret_cast<Instance*>(plugin)->fault;
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+    const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
+    convcheck::reference::round_dst_to_output(d, result.dst, args->dst);
+    const std::size_t element = static_cast<std::size_t>(convcheck::size_of(d.dtype));
+    char* dst = static_cast<char*>(args->dst);
+    if (fault == "segfault") *static_cast<volatile int*>(nullptr) = 1;
+    if (fault == "abort") std::abort();
+    if (fault == "endless_loop")
+        endless_loop();
+    if (fault == "write_past_output") std::memset(dst + d.dst_elements() * element, 0, element);
+    if (fault == "write_before_output") std::memset(dst - element, 0, element);
+    if (fault == "write_into_input") std::memset(const_cast<void*>(args->src), 0, element);
+    if (fault == "nan_output")
+        for (std::int64_t i = 0; i < d.dst_elements(); ++i) convcheck::store_from_double(dst, d.dtype, i, std::nan(""));
+    if (fault == "exception") throw std::runtime_error("faultzoo: an exception thrown across the C ABI");
+    if (fault == "leak") {
+        void* block = std::malloc(1 << 20);
+        std::memset(block, 1, 1 << 20);
+        leaked().push_back(block);
+    }
+    if (fault == "exit") std::exit(7);
+    write_implementation(args, "faultzoo_" + fault);
+    return nullptr;
+}
+
+const convcheck_api api = [] {
+    convcheck_api a{};
+    a.struct_size = sizeof(a);
+    a.abi_major = CONVCHECK_ABI_MAJOR;
+    a.abi_minor = CONVCHECK_ABI_MINOR;
+    a.create = create;
+    a.destroy = destroy;
+    a.describe = describe;
+    a.conv_query = conv_query;
+    a.conv_execute = conv_execute;
+    a.error_message = error_message;
+    a.error_destroy = error_destroy;
+    return a;
+}();
+
+}  // namespace
+
+extern "C" CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void) { return &api; }

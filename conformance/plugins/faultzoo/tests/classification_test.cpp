@@ -1,0 +1,112 @@
+// The runner survives every fault of the zoo and records each as the right status with the right
+// reason, and the run goes on (each case is checked after the previous one crashed or hanged).
+#include <gtest/gtest.h>
+
+#include "session.hpp"
+#include "suites.hpp"
+
+using namespace convcheck;
+using namespace convcheck::runner;
+
+namespace {
+
+const char* kCase = "conv:n=1,c=2,o=3,in=6x5,k=3x3,pb=1x1,pe=1x1,bias=1";
+
+struct Expected {
+    const char* fault;
+    Status status;
+    const char* reason_part;
+    bool leak_check = false;
+};
+
+class FaultZoo : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(FaultZoo, IsClassified) {
+    const Expected x = GetParam();
+    auto session = open_backend("faultzoo", {std::string("fault=") + x.fault}, 0, "none", 10.0);
+    CheckSettings settings;
+    settings.timeout_s = 1.0;
+    settings.leak_check = x.leak_check;
+    for (const Case& c : expand("zoo", {SuiteEntry(kCase, "bep")}, 1, "")) {
+        const CaseResult r = check_case(session->backend, c, settings);
+        EXPECT_EQ(to_string(r.status), std::string(to_string(x.status)))
+            << "fault " << x.fault << ", reason: " << r.reason << "\n  reproducer: " << r.reproducer;
+        EXPECT_NE(r.reason.find(x.reason_part), std::string::npos)
+            << "fault " << x.fault << ": reason '" << r.reason << "' lacks '" << x.reason_part
+            << "'\n  reproducer: " << r.reproducer;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, FaultZoo,
+    ::testing::Values(Expected{"none", Status::passed, ""},
+                      Expected{"segfault", Status::crashed, "SIGSEGV in execute"},
+                      Expected{"abort", Status::crashed, "SIGABRT"},
+                      Expected{"endless_loop", Status::hanged, "no result after 1 s (in execute)"},
+                      Expected{"write_past_output", Status::crashed, "write past the end of the output dst"},
+                      Expected{"write_before_output", Status::crashed, "before the start of"},
+                      Expected{"write_into_input", Status::crashed, "write into the input src"},
+                      Expected{"exception", Status::crashed, "a C++ exception escaped the plugin in execute"},
+                      Expected{"exit", Status::crashed, "called exit(7)"},
+                      Expected{"leak", Status::passed, "", false},
+                      Expected{"none", Status::passed, "", true}),
+    [](const auto& info) { return std::string(info.param.fault) + (info.param.leak_check ? "_leak_check" : ""); });
+
+// NaN output is a wrong answer, not a crash; in bound and exact mode it is named as NaN.
+TEST(FaultZooNan, NanOutputFailsNamingNan) {
+    auto session = open_backend("faultzoo", {"fault=nan_output"}, 0, "none", 10.0);
+    for (const Case& c : expand("zoo", {SuiteEntry(kCase, "be")}, 1, "")) {
+        const CaseResult r = check_case(session->backend, c, CheckSettings{});
+        EXPECT_EQ(r.status, Status::failed) << r.reproducer;
+        EXPECT_NE(r.reason.find("NaN in 90 outputs where the reference is finite"), std::string::npos)
+            << r.reason << "\n  reproducer: " << r.reproducer;
+    }
+}
+
+TEST(FaultZooLeak, LeakIsFoundOnlyWhenChecked) {
+    auto session = open_backend("faultzoo", {"fault=leak"}, 0, "none", 10.0);
+    CheckSettings settings;
+    settings.leak_check = true;
+    const Case c = expand("zoo", {SuiteEntry(kCase)}, 1, "").front();
+    const CaseResult r = check_case(session->backend, c, settings);
+    EXPECT_EQ(r.status, Status::failed) << r.reproducer;
+    // 1 MiB per execute, plus the allocator's own bookkeeping
+    ASSERT_EQ(r.reason.rfind("leak: ", 0), 0u) << r.reason;
+    const long long bytes = std::stoll(r.reason.substr(6));
+    EXPECT_GE(bytes, 1 << 20) << r.reason;
+    EXPECT_LT(bytes, (1 << 20) + 65536) << r.reason;
+}
+
+TEST(FaultZooLoad, WrongAbiVersionIsRefused) {
+    try {
+        open_backend("faultzoo_wrong_abi", {}, 0, "none", 10.0);
+        FAIL() << "a plugin of ABI major 99 was accepted";
+    } catch (const PluginError& e) {
+        EXPECT_NE(std::string(e.what()).find("was built for ABI 99.0"), std::string::npos) << e.what();
+    }
+}
+
+TEST(FaultZooLoad, MissingEntryPointIsRefused) {
+    try {
+        open_backend("faultzoo_no_entry", {}, 0, "none", 10.0);
+        FAIL() << "a library without convcheck_get_api was accepted";
+    } catch (const PluginError& e) {
+        EXPECT_NE(std::string(e.what()).find("does not export the entry point convcheck_get_api"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(FaultZooLoad, HangInCreateFailsNegotiation) {
+    try {
+        open_backend("faultzoo", {"fault=hang_in_create"}, 0, "none", 1.0);
+        FAIL() << "a plugin whose create never returns was negotiated";
+    } catch (const PluginError& e) {
+        EXPECT_NE(std::string(e.what()).find("no result after 1 s (in create)"), std::string::npos) << e.what();
+    }
+}
+
+TEST(FaultZooLoad, UnknownOptionFailsNegotiation) {
+    EXPECT_THROW(open_backend("faultzoo", {"fault=nonsense"}, 0, "none", 10.0), PluginError);
+}
+
+}  // namespace
