@@ -74,8 +74,9 @@ def default_reproducer(case):
 
 
 def worst_cases(cases, n=WORST_CASES):
-    """The n cases with the largest max_bound_fraction, largest first."""
-    measured = [c for c in cases if c.bound_fraction() is not None]
+    """The n bound-mode cases with the largest max_bound_fraction, largest first. (A case whose mode the
+    writer left out is taken as bound mode; exact and probe cases have no meaningful fraction of a bound.)"""
+    measured = [c for c in cases if c.mode in ("bound", "") and c.bound_fraction() is not None]
     return sorted(measured, key=lambda c: (-c.bound_fraction(), c.backend, c.case_id))[:n]
 
 
@@ -100,15 +101,15 @@ class LocationTotals:
 
 
 def error_locations(cases):
-    """For failing cases (failed, xpass, and xfail: an expected failure still fails somewhere): where the
-    mismatching outputs sit. Returns (rows, per-backend totals)."""
+    """For failing cases (failed, xpass, and xfail: an expected failure still fails somewhere) whose
+    mismatching outputs the writer located (border_mismatches + interior_mismatches > 0; a probe-mode
+    failure, for one, is not located): where they sit. Returns (rows, per-backend totals)."""
     rows = []
     for c in cases:
         if c.status not in BAD | {"xfail"} or not isinstance(c.error, dict):
             continue
         e = c.error
-        if not any(isinstance(e.get(k), int) and e.get(k) > 0
-                   for k in ("mismatches", "border_mismatches", "interior_mismatches")):
+        if not any(isinstance(e.get(k), int) and e.get(k) > 0 for k in ("border_mismatches", "interior_mismatches")):
             continue
         rows.append(Location(case=c, mismatches=e.get("mismatches"), border=e.get("border_mismatches"),
                              interior=e.get("interior_mismatches")))

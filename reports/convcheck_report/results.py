@@ -32,6 +32,7 @@ class Case:
     implementation: str
     reproducer: str
     shrunk_reproducer: str  # the runner's reproducer of the smallest failing case it shrank to, or ""
+    shape_name: str        # the name of a named shape (models suite, shape files), or ""
     source: str            # "file:line", for messages
 
     @property
@@ -125,7 +126,8 @@ def _case(record, where, file_backend):
                 reason=_text(record, "reason"), features=features if isinstance(features, dict) else {},
                 error=error if isinstance(error, dict) else None, time_ms=record.get("time_ms"),
                 implementation=_text(record, "implementation"), reproducer=_text(record, "reproducer"),
-                shrunk_reproducer=_text(record, "shrunk_reproducer"), source=where)
+                shrunk_reproducer=_text(record, "shrunk_reproducer"),
+                shape_name=_text(record, "shape_name"), source=where)
 
 
 def _bench(record, where, file_backend):
