@@ -21,6 +21,9 @@ struct ConvPlan::Impl {
     ConvDescriptor desc;
     Path path = Path::scalar;
     detail::Geometry geometry;
+    // what the kernels read: the padded input, or for depthwise the unpadded one (its pads are 0)
+    ConvDescriptor src_desc;
+    detail::Geometry src_geometry;
     std::vector<i64> taps;
     std::vector<float> weights, bias;
     detail::BlockedProblem blocked;
@@ -117,11 +120,12 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     const detail::Geometry& g = geometry;
     std::vector<float> xp_storage, y_storage;
     const float* xp = static_cast<const float*>(src);
-    if (!detail::src_is_xp(desc, g)) {
-        xp_storage = take(0, static_cast<std::size_t>(g.batch * g.padded_pixels() * g.channel_stride));
+    if (!detail::src_is_xp(src_desc, src_geometry)) {
+        const detail::Geometry& sg = src_geometry;
+        xp_storage = take(0, static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
         float* out = xp_storage.data();
-        parallel_rows(detail::pack_src_row_count(g),
-                      [&](i64 b, i64 e) { detail::pack_src_rows(desc, g, src, out, b, e); });
+        parallel_rows(detail::pack_src_row_count(sg),
+                      [&](i64 b, i64 e) { detail::pack_src_rows(src_desc, sg, src, out, b, e); });
         xp = out;
     }
     float* y = static_cast<float*>(dst);
@@ -176,6 +180,9 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     }
     const bool depthwise = m.path == Path::depthwise_avx2 || m.path == Path::depthwise_avx512;
     m.geometry = detail::make_geometry(d, depthwise ? 16 : 1);
+    m.src_desc = d;
+    if (depthwise) m.src_desc.pads_begin = m.src_desc.pads_end = SpatialDims{0, 0, 0};
+    m.src_geometry = detail::make_geometry(m.src_desc, depthwise ? 16 : 1);
     m.taps = detail::tap_offsets(m.geometry);
     m.pack_weights(weights, bias);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);

@@ -89,17 +89,20 @@ BlockedTileFn blocked_tile_for(int nb, int r) {
     }
 }
 
-// Depthwise: R pixels of one row times W channels (groups) of one channel block.
+// Depthwise: R pixels of one row times W channels (groups) of one channel block. The input is not
+// padded: the caller passes only the taps that fall inside the input (tap_offsets from `base`,
+// tap_index the tap's (kd, kh, kw) number in the packed weights), so the zero padding is implicit.
 template <int R>
-void depthwise_tile(const float* x, i64 x_pixel_step, const i64* tap_offsets, i64 taps, const float* w,
-                    i64 w_tap_step, const float* bias, float* y, i64 y_pixel_step, i64 c_valid) {
+void depthwise_tile(const float* x, i64 base, i64 x_pixel_step, const i64* tap_offsets, const i64* tap_index,
+                    i64 taps, const float* w, i64 w_tap_step, const float* bias, float* y, i64 y_pixel_step,
+                    i64 c_valid) {
     vf acc[R];
     const vf b = bias ? load(bias) : zero();
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[r] = b;
     for (i64 t = 0; t < taps; ++t) {
-        const float* px = x + tap_offsets[t];
-        const vf wv = load(w + t * w_tap_step);
+        const float* px = x + (base + tap_offsets[t]);
+        const vf wv = load(w + tap_index[t] * w_tap_step);
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc[r] = fma(load(px + r * x_pixel_step), wv, acc[r]);
     }
@@ -115,8 +118,8 @@ void depthwise_tile(const float* x, i64 x_pixel_step, const i64* tap_offsets, i6
         for (i64 c = 0; c < c_valid; ++c) y[r * y_pixel_step + c] = tile[r * W + c];
 }
 
-using DepthwiseTileFn = void (*)(const float*, i64, const i64*, i64, const float*, i64, const float*, float*, i64,
-                                 i64);
+using DepthwiseTileFn = void (*)(const float*, i64, i64, const i64*, const i64*, i64, const float*, i64, const float*,
+                                 float*, i64, i64);
 
 template <int R>
 DepthwiseTileFn pick_depthwise(int r) {
@@ -183,33 +186,83 @@ void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin,
     }
 }
 
-void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+// x is the UNPADDED channels-last input [N][D][H][W][Cs] (geometry.in); pads are implicit.
+void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
-    const i64 cs = g.channel_stride;
-    const i64 taps = g.taps();
-    const i64 x_step = g.stride[2] * cs;
+    const i64 cs = g.channel_stride, taps = g.taps();
+    const i64 D = g.in[0], H = g.in[1], Wd = g.in[2], OW = g.out[2];
+    const i64 KD = g.kernel[0], KH = g.kernel[1], KW = g.kernel[2];
+    const i64 s2 = g.stride[2], dl2 = g.dilation[2], pb2 = g.pad_begin[2];
+    const i64 x_step = s2 * cs;
+    // interior outputs [ow_lo, ow_hi): every kw tap inside [0, W)
+    i64 ow_lo = pb2 > 0 ? (pb2 + s2 - 1) / s2 : 0;
+    const i64 last = Wd - 1 - (KW - 1) * dl2 + pb2;  // ow * s2 <= last
+    i64 ow_hi = last < 0 ? 0 : last / s2 + 1;
+    if (ow_lo > OW) ow_lo = OW;
+    if (ow_hi > OW) ow_hi = OW;
+    if (ow_hi < ow_lo) ow_hi = ow_lo;
+    i64* row_offsets = new i64[taps];
+    i64* row_index = new i64[taps];
+    i64* pixel_offsets = new i64[taps];
+    i64* pixel_index = new i64[taps];
     const DepthwiseTileFn full_tile = pick_depthwise<kDepthwiseTileWidth>(kDepthwiseTileWidth);
+    const DepthwiseTileFn one = pick_depthwise<kDepthwiseTileWidth>(1);
     for (i64 row = begin; row < end; ++row) {
         i64 rest = row;
         const i64 oh = rest % g.out[1]; rest /= g.out[1];
         const i64 od = rest % g.out[0];
         const i64 n = rest / g.out[0];
-        const float* x_row = xp + ((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
-                                      g.padded[2] * cs;
-        float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * g.out[2] * g.out_channels;
+        const i64 id0 = od * g.stride[0] - g.pad_begin[0], ih0 = oh * g.stride[1] - g.pad_begin[1];
+        // the taps of this row whose (id, ih) lies inside the input, in (kd, kh, kw) order
+        i64 valid = 0;
+        for (i64 kd = 0; kd < KD; ++kd) {
+            const i64 id = id0 + kd * g.dilation[0];
+            if (id < 0 || id >= D) continue;
+            for (i64 kh = 0; kh < KH; ++kh) {
+                const i64 ih = ih0 + kh * g.dilation[1];
+                if (ih < 0 || ih >= H) continue;
+                for (i64 kw = 0; kw < KW; ++kw) {
+                    row_offsets[valid] = ((id * H + ih) * Wd + kw * dl2) * cs;
+                    row_index[valid] = (kd * KH + kh) * KW + kw;
+                    ++valid;
+                }
+            }
+        }
+        const i64 image = n * D * H * Wd * cs;
+        float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * OW * g.out_channels;
         for (i64 c0 = 0; c0 < g.out_channels; c0 += W) {
             const i64 c_valid = min_i64(W, g.out_channels - c0);
             const float* bias = p.bias ? p.bias + c0 : nullptr;
-            i64 ow = 0;
-            for (; ow + kDepthwiseTileWidth <= g.out[2]; ow += kDepthwiseTileWidth)
-                full_tile(x_row + ow * x_step + c0, x_step, p.tap_offsets, taps, p.weights + c0, cs, bias,
+            const float* w = p.weights + c0;
+            // border pixels: keep only the taps whose iw lies inside the input
+            for (i64 ow = 0; ow < OW; ++ow) {
+                if (ow == ow_lo) ow = ow_hi;
+                if (ow >= OW) break;
+                i64 kept = 0;
+                for (i64 t = 0; t < valid; ++t) {
+                    const i64 iw = ow * s2 - pb2 + (row_index[t] % KW) * dl2;
+                    if (iw < 0 || iw >= Wd) continue;
+                    pixel_offsets[kept] = row_offsets[t];
+                    pixel_index[kept] = row_index[t];
+                    ++kept;
+                }
+                one(x, image + (ow * s2 - pb2) * cs + c0, x_step, pixel_offsets, pixel_index, kept, w, cs, bias,
+                    y_row + ow * g.out_channels + c0, g.out_channels, c_valid);
+            }
+            i64 ow = ow_lo;
+            for (; ow + kDepthwiseTileWidth <= ow_hi; ow += kDepthwiseTileWidth)
+                full_tile(x, image + (ow * s2 - pb2) * cs + c0, x_step, row_offsets, row_index, valid, w, cs, bias,
                           y_row + ow * g.out_channels + c0, g.out_channels, c_valid);
-            if (ow < g.out[2])
-                pick_depthwise<kDepthwiseTileWidth>(static_cast<int>(g.out[2] - ow))(
-                    x_row + ow * x_step + c0, x_step, p.tap_offsets, taps, p.weights + c0, cs, bias,
+            if (ow < ow_hi)
+                pick_depthwise<kDepthwiseTileWidth>(static_cast<int>(ow_hi - ow))(
+                    x, image + (ow * s2 - pb2) * cs + c0, x_step, row_offsets, row_index, valid, w, cs, bias,
                     y_row + ow * g.out_channels + c0, g.out_channels, c_valid);
         }
     }
+    delete[] row_offsets;
+    delete[] row_index;
+    delete[] pixel_offsets;
+    delete[] pixel_index;
 }
 
 }  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

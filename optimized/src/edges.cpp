@@ -73,32 +73,57 @@ i64 pack_src_row_count(const Geometry& g) { return g.batch * g.padded[0] * g.pad
 void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {
     const i64 C = g.in_channels, Cs = g.channel_stride;
     const i64 D = g.in[0], H = g.in[1], W = g.in[2];
+    const bool f32 = d.dtype == DataType::f32;
     for (i64 row = begin; row < end; ++row) {
         const i64 ph = row % g.padded[1];
         const i64 pd = (row / g.padded[1]) % g.padded[0];
         const i64 n = row / (g.padded[1] * g.padded[0]);
         float* out = xp + row * g.padded[2] * Cs;
         const i64 id = pd - g.pad_begin[0], ih = ph - g.pad_begin[1];
-        std::memset(out, 0, sizeof(float) * g.padded[2] * Cs);
-        if (id < 0 || id >= D || ih < 0 || ih >= H) continue;
-        // the padded pixels pw whose source iw = pw - pad_begin lies in [0, W)
+        if (id < 0 || id >= D || ih < 0 || ih >= H) {
+            std::memset(out, 0, sizeof(float) * g.padded[2] * Cs);
+            continue;
+        }
+        // the padded pixels pw whose source iw = pw - pad_begin lies in [0, W); zeros around them
         const i64 pw_begin = g.pad_begin[2] > 0 ? g.pad_begin[2] : 0;
         const i64 pw_end = W + g.pad_begin[2] < g.padded[2] ? W + g.pad_begin[2] : g.padded[2];
+        std::memset(out, 0, sizeof(float) * pw_begin * Cs);
+        std::memset(out + pw_end * Cs, 0, sizeof(float) * (g.padded[2] - pw_end) * Cs);
+        const i64 first_iw = pw_begin - g.pad_begin[2], pixels = pw_end - pw_begin;
+        float* at_out = out + pw_begin * Cs;
         if (d.data_format == DataFormat::nxc) {
-            const i64 base = ((n * D + id) * H + ih) * W;
-            for (i64 pw = pw_begin; pw < pw_end; ++pw) {
-                const i64 at = (base + pw - g.pad_begin[2]) * C;
-                if (d.dtype == DataType::f32)
-                    std::memcpy(out + pw * Cs, static_cast<const float*>(src) + at, sizeof(float) * C);
+            const i64 at = (((n * D + id) * H + ih) * W + first_iw) * C;
+            if (f32 && Cs == C) {
+                std::memcpy(at_out, static_cast<const float*>(src) + at, sizeof(float) * pixels * C);
+                continue;
+            }
+            for (i64 i = 0; i < pixels; ++i) {
+                float* px = at_out + i * Cs;
+                if (f32)
+                    std::memcpy(px, static_cast<const float*>(src) + at + i * C, sizeof(float) * C);
                 else
-                    for (i64 c = 0; c < C; ++c) out[pw * Cs + c] = load_f32(src, d.dtype, at + c);
+                    for (i64 c = 0; c < C; ++c) px[c] = load_f32(src, d.dtype, at + i * C + c);
+                for (i64 c = C; c < Cs; ++c) px[c] = 0.0f;
             }
         } else {
-            for (i64 c = 0; c < C; ++c) {
-                const i64 base = (((n * C + c) * D + id) * H + ih) * W;
-                for (i64 pw = pw_begin; pw < pw_end; ++pw)
-                    out[pw * Cs + c] = load_f32(src, d.dtype, base + pw - g.pad_begin[2]);
-            }
+            // NCX: a transpose, in tiles of 16 channels x 16 pixels that stay in L1
+            const i64 channel_stride = D * H * W;
+            const i64 at = ((n * C * D + id) * H + ih) * W + first_iw;  // channel 0
+            for (i64 c0 = 0; c0 < C; c0 += 16)
+                for (i64 i0 = 0; i0 < pixels; i0 += 16) {
+                    const i64 c1 = c0 + 16 < C ? c0 + 16 : C, i1 = i0 + 16 < pixels ? i0 + 16 : pixels;
+                    for (i64 c = c0; c < c1; ++c) {
+                        const i64 from = at + c * channel_stride;
+                        if (f32) {
+                            const float* in = static_cast<const float*>(src) + from;
+                            for (i64 i = i0; i < i1; ++i) at_out[i * Cs + c] = in[i];
+                        } else {
+                            for (i64 i = i0; i < i1; ++i) at_out[i * Cs + c] = load_f32(src, d.dtype, from + i);
+                        }
+                    }
+                }
+            for (i64 i = 0; i < pixels; ++i)
+                for (i64 c = C; c < Cs; ++c) at_out[i * Cs + c] = 0.0f;
         }
     }
 }
@@ -109,18 +134,32 @@ i64 store_dst_row_count(const Geometry& g) { return g.batch * g.out[0] * g.out[1
 
 void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end) {
     const i64 O = g.out_channels, OW = g.out[2];
+    const bool f32 = d.dtype == DataType::f32;
     for (i64 row = begin; row < end; ++row) {
         const float* in = y + row * OW * O;
         if (d.data_format == DataFormat::nxc) {
-            for (i64 i = 0; i < OW * O; ++i) store_rounded(dst, d.dtype, row * OW * O + i, in[i]);
-        } else {
-            const i64 plane = g.out[0] * g.out[1];  // rows per image
-            const i64 n = row / plane, within = row % plane;
-            for (i64 o = 0; o < O; ++o) {
-                const i64 base = ((n * O + o) * plane + within) * OW;
-                for (i64 ow = 0; ow < OW; ++ow) store_rounded(dst, d.dtype, base + ow, in[ow * O + o]);
-            }
+            if (f32)
+                std::memcpy(static_cast<float*>(dst) + row * OW * O, in, sizeof(float) * OW * O);
+            else
+                for (i64 i = 0; i < OW * O; ++i) store_rounded(dst, d.dtype, row * OW * O + i, in[i]);
+            continue;
         }
+        // NCX: a transpose, in tiles of 16 channels x 16 pixels that stay in L1
+        const i64 plane = g.out[0] * g.out[1];  // rows per image
+        const i64 n = row / plane, within = row % plane;
+        for (i64 o0 = 0; o0 < O; o0 += 16)
+            for (i64 w0 = 0; w0 < OW; w0 += 16) {
+                const i64 o1 = o0 + 16 < O ? o0 + 16 : O, w1 = w0 + 16 < OW ? w0 + 16 : OW;
+                for (i64 o = o0; o < o1; ++o) {
+                    const i64 base = ((n * O + o) * plane + within) * OW;
+                    if (f32) {
+                        float* out = static_cast<float*>(dst) + base;
+                        for (i64 ow = w0; ow < w1; ++ow) out[ow] = in[ow * O + o];
+                    } else {
+                        for (i64 ow = w0; ow < w1; ++ow) store_rounded(dst, d.dtype, base + ow, in[ow * O + o]);
+                    }
+                }
+            }
     }
 }
 

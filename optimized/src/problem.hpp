@@ -45,6 +45,8 @@ struct BlockedProblem {
 };
 
 // Depthwise: ICg = OCg = 1. Weights packed [taps][Cs], bias [Cs] or null. Rows (n, od, oh).
+// Its input is NOT padded ([N][D][H][W][Cs], so the user's f32 NHWC buffer serves when C % 16 == 0):
+// the kernel skips the taps that fall outside, which is the zero padding.
 struct DepthwiseProblem {
     const Geometry* geometry = nullptr;
     const i64* tap_offsets = nullptr;
@@ -63,14 +65,14 @@ int max_vector_blocks();
 void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
                      i64 count, i64 grp, i64 ocs);
 void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
-void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end);
+void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int max_vector_blocks();
 void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
                      i64 count, i64 grp, i64 ocs);
 void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
-void depthwise_rows(const DepthwiseProblem& p, const float* xp, float* y, i64 begin, i64 end);
+void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail
