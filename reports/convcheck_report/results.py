@@ -175,6 +175,8 @@ def read_lines(lines, name):
         elif kind == "summary":
             result.summaries.append(dict(record, _source=where))
         # any other kind: a newer writer's record; ignored, as the schema asks
+    if not (result.runs or result.cases or result.benches or result.summaries):
+        result.warnings.append(f"{name}: the file holds no run, case, bench or summary record")
     return result
 
 

@@ -99,6 +99,17 @@ def test_compare_alone_reports_the_after_run(tmp_path):
     assert "7 cases on 1 backend" in text and 'id="newly-failing"' in text
 
 
+def test_an_empty_file_and_bench_records_alone_make_a_page(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    out = tmp_path / "r.html"
+    assert make_report.main([str(empty), "--bench", BENCH, "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "No case records in the input" in text
+    assert "empty.jsonl: the file holds no run, case, bench or summary record" in text
+    assert "mobilenet/conv_dw_1" in text and len(Page(text).images) == 2
+
+
 def test_bad_input_exits_2_naming_file_and_line(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"record": "run", "backend": "b"}\n{"record": "case", "case_id": "1", "status": "odd"}\n')
