@@ -1,7 +1,12 @@
-// Reading 1 against small cases computed by hand from the seed texts.
+// Reading 1 against small cases computed by hand from the seed texts, and its error scale.
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
+#include "problem_data.hpp"
+#include "testing/random_descriptor.hpp"
 
 using namespace convcheck;
 
@@ -22,4 +27,31 @@ TEST(Summation, DilationAndBiasByHand) {
                                               std::vector<double>{10});
     EXPECT_EQ(r.dst, (std::vector<double>{15, 17}));
     EXPECT_EQ(r.terms, (std::vector<std::int64_t>{3, 3}));
+}
+
+// The error scale of the accuracy contract: magnitude = sum |src*w| (+ |bias|) is the convolution of
+// the absolute values, and terms = the products that fall inside the input (+ 1 for bias) is the
+// convolution of all-ones data.
+RC_GTEST_PROP(Summation, MagnitudeAndTermsAreConvolutionsOfAbsoluteValuesAndOnes, ()) {
+    testgen::DescriptorLimits lim;
+    lim.any_dtype = false;
+    lim.any_format = false;
+    const auto d = *testgen::valid_descriptor(lim);
+    const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+    const auto p = testdata::make_problem(d, seed);
+    auto absolute = [](std::vector<double> v) {
+        for (auto& x : v) x = std::fabs(x);
+        return v;
+    };
+    const auto r = reference::convolution_summation(d, p.src, p.weights, p.bias);
+    const auto of_absolutes =
+        reference::convolution_summation(d, absolute(p.src), absolute(p.weights), absolute(p.bias));
+    const auto of_ones = reference::convolution_summation(d, std::vector<double>(p.src.size(), 1.0),
+                                                          std::vector<double>(p.weights.size(), 1.0),
+                                                          std::vector<double>(p.bias.size(), 1.0));
+    for (std::size_t i = 0; i < r.dst.size(); ++i) {
+        if (r.magnitude[i] != of_absolutes.dst[i] || double(r.terms[i]) != of_ones.dst[i])
+            RC_FAIL("output " + std::to_string(i) + "; " + testdata::repro(d, seed));
+        RC_ASSERT(std::fabs(r.dst[i]) <= r.magnitude[i]);
+    }
 }
