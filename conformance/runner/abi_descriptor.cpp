@@ -54,6 +54,60 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     return d;
 }
 
+convcheck_cc_desc to_abi(const CcDescriptor& d) {
+    convcheck_cc_desc c{};
+    c.struct_size = sizeof(c);
+    c.batch = d.batch;
+    c.in_channels = d.in_channels;
+    c.out_channels = d.out_channels;
+    for (int a = 0; a < 2; ++a) {
+        c.input_size[a] = d.input_size[a];
+        c.output_size[a] = d.output_size[a];
+        c.scale_numerator[a] = d.scale[a].is_rational() ? d.scale[a].numerator : 0;
+        c.scale_denominator[a] = d.scale[a].is_rational() ? d.scale[a].denominator : 0;
+        c.scale[a] = d.scale[a].value;
+        c.support[a] = d.support[a];
+        c.hidden_widths[a] = d.hidden_widths[a];
+    }
+    c.kernel_kind = static_cast<int32_t>(d.kernel);
+    c.kernel_parameter = d.kernel_parameter;
+    c.leaky_relu_slope = d.leaky_relu_slope;
+    c.has_bias = d.has_bias ? 1 : 0;
+    c.dtype = static_cast<int32_t>(d.dtype);
+    return c;
+}
+
+CcDescriptor from_abi(const convcheck_cc_desc& c) {
+    CcDescriptor d;
+    d.batch = c.batch;
+    d.in_channels = c.in_channels;
+    d.out_channels = c.out_channels;
+    for (int a = 0; a < 2; ++a) {
+        d.input_size[a] = c.input_size[a];
+        d.output_size[a] = c.output_size[a];
+        if (c.scale_denominator[a] > 0) {
+            if (c.scale_numerator[a] < 1)
+                throw ConvError("scale_numerator", std::to_string(c.scale_numerator[a]),
+                                "a rational CC scale needs a numerator >= 1");
+            d.scale[a] = CcScale::exact(Rational(c.scale_numerator[a], c.scale_denominator[a]));
+        } else {
+            d.scale[a] = CcScale::real(c.scale[a]);
+        }
+        d.support[a] = c.support[a];
+        d.hidden_widths[a] = c.hidden_widths[a];
+    }
+    if (c.kernel_kind < 0 || c.kernel_kind > 3)
+        throw ConvError("kernel_kind", std::to_string(c.kernel_kind), "convcheck_cc_desc.kernel_kind must be 0..3");
+    d.kernel = static_cast<CcKernel>(c.kernel_kind);
+    d.kernel_parameter = c.kernel_parameter;
+    d.leaky_relu_slope = c.leaky_relu_slope;
+    d.has_bias = c.has_bias != 0;
+    if (c.dtype < 0 || c.dtype > 2)
+        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_cc_desc.dtype must be f32, f16 or bf16");
+    d.dtype = static_cast<DataType>(c.dtype);
+    return d;
+}
+
 std::string abi_dtype_name(int32_t dtype) {
     switch (dtype) {
         case CONVCHECK_F32: return "f32";

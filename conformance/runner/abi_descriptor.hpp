@@ -2,6 +2,7 @@
 #pragma once
 
 #include "convcheck/plugin.h"
+#include "cc_descriptor.hpp"
 #include "descriptor.hpp"
 
 namespace convcheck::runner {
@@ -9,6 +10,10 @@ namespace convcheck::runner {
 convcheck_conv_desc to_abi(const ConvDescriptor& d);
 // Reads the fields of ABI 1.0; does not validate (call validate()).
 ConvDescriptor from_abi(const convcheck_conv_desc& desc);
+
+convcheck_cc_desc to_abi(const CcDescriptor& d);
+// Reads the fields of ABI 1.0; does not validate (call validate()).
+CcDescriptor from_abi(const convcheck_cc_desc& desc);
 
 // "f32", "f16", "bf16", "f64" for a convcheck_dtype value; "unknown(<n>)" otherwise.
 std::string abi_dtype_name(int32_t dtype);

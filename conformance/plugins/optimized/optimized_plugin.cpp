@@ -1,0 +1,146 @@
+// The optimized implementation as a plugin (libconvcheck_plugin_optimized.so): discrete convolution
+// through ConvPlan and CC through CcPlan, f32 accumulation. Options (--backend-option):
+//   path=<scalar|im2col_gemm|gemm_1x1|blocked_avx2|blocked_avx512|depthwise_avx2|depthwise_avx512>
+//       forces one discrete-convolution path; a case it does not apply to is "unsupported"
+//   cc_method=<polyphase|chunked> forces one CC method, likewise
+#include <sstream>
+#include <string>
+
+#include "../common/plugin_support.hpp"
+#include "abi_descriptor.hpp"
+#include "convcheck/optimized/cc_plan.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
+
+namespace {
+
+using namespace convcheck_plugin_support;
+namespace opt = convcheck::optimized;
+
+struct Instance {
+    opt::Options conv;
+    opt::CcOptions cc;
+};
+
+convcheck_error* parse_options(const std::string& text, Instance& in) {
+    std::stringstream items(text);
+    for (std::string item; std::getline(items, item, ',');) {
+        if (item.empty()) continue;
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+        if (key == "path") {
+            if (!opt::parse_path(value, &in.conv.forced_path))
+                return make_error("optimized: path='" + value + "' is not a path name (scalar, im2col_gemm, ...)");
+        } else if (key == "cc_method") {
+            if (value == "polyphase") in.cc.forced_method = opt::CcMethod::polyphase;
+            else if (value == "chunked") in.cc.forced_method = opt::CcMethod::chunked;
+            else return make_error("optimized: cc_method='" + value + "' is not polyphase or chunked");
+        } else {
+            return make_error("optimized: unknown option '" + key + "' (path, cc_method)");
+        }
+    }
+    return nullptr;
+}
+
+convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
+    return guarded("create", [&]() -> convcheck_error* {
+        auto instance = std::make_unique<Instance>();
+        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, num_threads)) {
+            instance->conv.threads = args->num_threads;
+            instance->cc.threads = args->num_threads;
+        }
+        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options)
+            if (auto* e = parse_options(args->options, *instance)) return e;
+        *out = reinterpret_cast<convcheck_plugin*>(instance.release());
+        return nullptr;
+    });
+}
+
+void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
+Instance& instance_of(convcheck_plugin* p) { return *reinterpret_cast<Instance*>(p); }
+
+convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "optimized";
+    mine.version = "0.1.0";
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC;
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    mine.accumulation_dtype = CONVCHECK_F32;
+    return fill_info(info, mine);
+}
+
+convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    return guarded("conv_query", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, nullptr)) return e;
+        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+        convcheck::validate(d);
+        const opt::Path forced = instance_of(plugin).conv.forced_path;
+        if (forced != opt::Path::automatic)
+            if (const std::string why = opt::why_unavailable(d, forced); !why.empty()) return unsupported(out, why);
+        return supported(out);
+    });
+}
+
+convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    return guarded("conv_execute", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, args)) return e;
+        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+        const opt::ConvPlan plan(d, args->weights, args->bias, instance_of(plugin).conv);
+        plan.execute(args->src, args->dst);
+        write_implementation(args, std::string(plan.path_name()));
+        return nullptr;
+    });
+}
+
+convcheck_error* cc_query(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {
+    return guarded("cc_query", [&]() -> convcheck_error* {
+        if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
+            return make_error("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
+        const convcheck::CcDescriptor d = convcheck::runner::from_abi(*desc);
+        convcheck::validate(d);
+        const opt::CcMethod forced = instance_of(plugin).cc.forced_method;
+        if (forced != opt::CcMethod::automatic)
+            if (const std::string why = opt::why_unavailable(d, forced); !why.empty()) return unsupported(out, why);
+        return supported(out);
+    });
+}
+
+convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* desc, const convcheck_cc_args* args) {
+    return guarded("cc_execute", [&]() -> convcheck_error* {
+        if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype) || args == nullptr ||
+            args->src == nullptr || args->dst == nullptr)
+            return make_error("cc_execute: NULL descriptor or buffers");
+        const convcheck::CcDescriptor d = convcheck::runner::from_abi(*desc);
+        const opt::CcPlan plan(d, args->theta, static_cast<const float*>(args->bias), instance_of(plugin).cc);
+        plan.execute(static_cast<const float*>(args->src), static_cast<float*>(args->dst));
+        if (CONVCHECK_HAS_FIELD(args, convcheck_cc_args, implementation_capacity) && args->implementation &&
+            args->implementation_capacity > 0)
+            std::snprintf(args->implementation, args->implementation_capacity, "cc_%s",
+                          std::string(opt::to_string(plan.method())).c_str());
+        return nullptr;
+    });
+}
+
+const convcheck_api api = [] {
+    convcheck_api a{};
+    a.struct_size = sizeof(a);
+    a.abi_major = CONVCHECK_ABI_MAJOR;
+    a.abi_minor = CONVCHECK_ABI_MINOR;
+    a.create = create;
+    a.destroy = destroy;
+    a.describe = describe;
+    a.conv_query = conv_query;
+    a.conv_execute = conv_execute;
+    a.cc_query = cc_query;
+    a.cc_execute = cc_execute;
+    a.error_message = error_message;
+    a.error_destroy = error_destroy;
+    return a;
+}();
+
+}  // namespace
+
+extern "C" CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void) { return &api; }

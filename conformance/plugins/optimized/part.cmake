@@ -1,0 +1,10 @@
+# The optimized implementation as a plugin, and the smoke suite run against it through the ABI.
+if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLists.txt)
+  convcheck_add_plugin(optimized SOURCES ${CMAKE_CURRENT_LIST_DIR}/optimized_plugin.cpp
+                       LIBS convcheck_optimized convcheck_abi_descriptor)
+  if(CONVCHECK_BUILD_TESTS)
+    add_test(NAME conformance_smoke_optimized
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite smoke --threads 2 --quiet)
+    set_tests_properties(conformance_smoke_optimized PROPERTIES TIMEOUT 120)
+  endif()
+endif()
