@@ -16,13 +16,18 @@ PALETTE = plt.get_cmap("tab10").colors
 
 
 def series_colours(backends, series=()):
-    """One colour per backend, the same in every chart; a series "backend (T threads)" takes its
-    backend's colour."""
+    """One colour per backend, the same in every chart. The series "backend (T threads)" of one backend
+    take its colour, each lighter than the one before, so that they stay apart."""
     colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(backends)}
+    variants = {}
     for name in series:
         if name not in colours:
-            base = name.split(" (")[0]
-            colours[name] = colours.get(base, PALETTE[len(colours) % len(PALETTE)])
+            variants.setdefault(name.split(" (")[0], []).append(name)
+    for base, names in variants.items():
+        colour = colours.get(base, PALETTE[len(colours) % len(PALETTE)])
+        for j, name in enumerate(names):
+            mix = 0.6 * j / len(names)
+            colours[name] = tuple(c + (1.0 - c) * mix for c in colour)
     return colours
 
 

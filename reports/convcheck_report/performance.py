@@ -28,6 +28,10 @@ class Performance:
     def get(self, shape, series):
         return self.rows.get((shape, series))
 
+    def rows_for(self, shape):
+        """The shape's BenchRows, in series order."""
+        return [self.rows[(shape, s)] for s in self.series if (shape, s) in self.rows]
+
     def values(self, attribute):
         """{series: [value per shape, or None]} for a chart."""
         return {s: [getattr(self.rows[(shape, s)], attribute) if (shape, s) in self.rows else None
@@ -41,7 +45,8 @@ def performance(benches, warnings):
         threads.setdefault(b.backend, set()).add(b.threads)
     shapes, series, rows = [], [], {}
     for b in benches:
-        name = b.backend if len(threads[b.backend]) == 1 else f"{b.backend} ({b.threads} threads)"
+        name = (b.backend if len(threads[b.backend]) == 1 else
+                f"{b.backend} ({b.threads} thread{'' if b.threads == 1 else 's'})")
         ms, optimized_ms = _number(b.ms), _number(b.optimized_ms)
         ratio = _number(b.ratio_to_optimized)
         if ratio is None and ms and optimized_ms is not None:

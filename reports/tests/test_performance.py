@@ -30,7 +30,7 @@ def test_a_missing_ratio_is_optimized_ms_over_ms():
 def test_one_backend_at_several_thread_counts_is_several_series():
     p, _ = perf(['{"record": "bench", "backend": "b", "shape_name": "s", "threads": 1, "ms": 2.0}',
                  '{"record": "bench", "backend": "b", "shape_name": "s", "threads": 2, "ms": 1.0}'])
-    assert p.series == ["b (1 threads)", "b (2 threads)"]
+    assert p.series == ["b (1 thread)", "b (2 threads)"]
 
 
 def test_a_shape_without_name_is_named_by_its_descriptor_and_a_repeat_keeps_the_later_record():
@@ -39,3 +39,17 @@ def test_a_shape_without_name_is_named_by_its_descriptor_and_a_repeat_keeps_the_
     assert p.shapes == ["conv:c=1,o=1,in=3,k=1"]
     assert p.get("conv:c=1,o=1,in=3,k=1", "b").ms == 1.0
     assert "already measured at b.jsonl:1" in warnings[0]
+
+
+def test_chart_colours_follow_the_backend_and_keep_thread_counts_apart():
+    from convcheck_report import charts
+    colours = charts.series_colours(["a", "b"], ["a", "b (1 thread)", "b (2 threads)"])
+    assert colours["a"] != colours["b"]
+    assert colours["b (1 thread)"] == colours["b"]
+    assert colours["b (2 threads)"] != colours["b (1 thread)"]
+
+
+def test_rows_of_one_shape_in_series_order():
+    p, _ = perf()
+    assert [r.series for r in p.rows_for("cc/32to32_64x64_s2over3")] == ["optimized"]
+    assert [r.series for r in p.rows_for("mobilenet/conv_dw_1")] == ["optimized", "onednn", "xnnpack"]
