@@ -1,0 +1,282 @@
+// `convcheck describe`: one convolution, read by one framework dialect (or given as a canonical
+// descriptor), shown as the canonical descriptor, its pads and output shape, and then the same request
+// as every other dialect reads it, side by side, with a marker where they disagree. --json for scripts.
+//
+//   convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2
+//   convcheck describe 'conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1'
+//   convcheck describe --dialects             (lists the dialects)
+// Bad attributes: the framework's own error (or convcheck's where it has none), exit code 2.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "convcheck/reference/dialects/dialect.hpp"
+#include "descriptor.hpp"
+
+namespace convcheck::cli {
+
+namespace {
+
+using namespace convcheck::reference::dialects;
+using nlohmann::json;
+
+std::string spatial(const std::vector<std::int64_t>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+    return s;
+}
+std::vector<std::int64_t> spatial_vector(const SpatialDims& v, int rank) {
+    return std::vector<std::int64_t>(v.begin(), v.begin() + rank);
+}
+
+// One dialect's reading of the request, and whether it says the same as the first reading.
+struct Row {
+    const Dialect* dialect = nullptr;
+    std::optional<AttributeSet> attributes;
+    std::string why_not;  // when the dialect cannot say the request
+    DialectResult result;
+    bool agrees = true;
+};
+
+// Same outcome, and where there is a result, the same pads and output sizes.
+bool same_reading(const DialectResult& a, const DialectResult& b) {
+    if (a.error.has_value() != b.error.has_value() || a.empty_output != b.empty_output) return false;
+    if (a.error) return true;
+    if (a.output_size != b.output_size) return false;
+    if (a.empty_output) return true;
+    const int rank = a.descriptor.rank;
+    return spatial_vector(a.descriptor.pads_begin, rank) == spatial_vector(b.descriptor.pads_begin, rank) &&
+           spatial_vector(a.descriptor.pads_end, rank) == spatial_vector(b.descriptor.pads_end, rank) &&
+           spatial_vector(a.descriptor.dilations, rank) == spatial_vector(b.descriptor.dilations, rank) &&
+           spatial_vector(a.descriptor.strides, rank) == spatial_vector(b.descriptor.strides, rank) &&
+           a.weights_shared == b.weights_shared;
+}
+
+// The output tensor's shape in the framework's data layout (N, C and spatial; C last for NXC).
+std::vector<std::int64_t> output_shape(const DialectResult& r) {
+    std::vector<std::int64_t> shape{r.descriptor.batch};
+    if (r.descriptor.data_format == DataFormat::ncx) shape.push_back(r.descriptor.out_channels);
+    shape.insert(shape.end(), r.output_size.begin(), r.output_size.end());
+    if (r.descriptor.data_format == DataFormat::nxc) shape.push_back(r.descriptor.out_channels);
+    return shape;
+}
+
+json error_json(const DialectError& e) {
+    return {{"attribute", e.attribute},
+            {"value", e.value},
+            {"message", e.message},
+            {"wording", e.framework_wording ? "framework" : "convcheck"}};
+}
+
+json result_json(const DialectResult& r) {
+    json j;
+    j["outcome"] = r.error ? "error" : r.empty_output ? "empty" : "ok";
+    if (r.error) {
+        j["error"] = error_json(*r.error);
+        return j;
+    }
+    const int rank = r.descriptor.rank;
+    if (r.ok()) j["canonical"] = to_string(r.descriptor);
+    j["pads_begin"] = spatial_vector(r.descriptor.pads_begin, rank);
+    j["pads_end"] = spatial_vector(r.descriptor.pads_end, rank);
+    j["output_size"] = r.output_size;
+    j["output_shape"] = output_shape(r);
+    j["data_layout"] = r.data_layout;
+    j["filter_layout"] = r.filter_layout;
+    std::vector<bool> shared(r.weights_shared.begin(), r.weights_shared.begin() + rank);
+    j["weights_shared"] = shared;
+    j["notes"] = r.notes;
+    return j;
+}
+
+std::string error_line(const DialectError& e) {
+    return e.attribute + " = " + e.value + ": " + e.message +
+           (e.framework_wording ? "" : "  [convcheck's words: the framework defines no error here]");
+}
+
+void print_text(const std::string& source, const DialectResult& first, const Request& request,
+                const std::vector<Row>& rows) {
+    std::printf("%s\n", source.c_str());
+    const int rank = first.descriptor.rank;
+    if (first.empty_output) {
+        std::printf("outcome    EMPTY OUTPUT: the framework returns an empty tensor (output %s);\n"
+                    "           no canonical descriptor describes it\n",
+                    spatial(first.output_size).c_str());
+    } else {
+        std::printf("canonical  %s\n", to_string(first.descriptor).c_str());
+    }
+    std::printf("pads       begin %s  end %s\n", spatial(spatial_vector(first.descriptor.pads_begin, rank)).c_str(),
+                spatial(spatial_vector(first.descriptor.pads_end, rank)).c_str());
+    std::printf("output     %s  (shape [", spatial(first.output_size).c_str());
+    const auto shape = output_shape(first);
+    for (std::size_t i = 0; i < shape.size(); ++i) std::printf("%s%lld", i ? ", " : "", (long long)shape[i]);
+    std::printf("] in %s)\n", first.data_layout.empty() ? "NCX" : first.data_layout.c_str());
+    if (!first.filter_layout.empty()) std::printf("filter     %s\n", first.filter_layout.c_str());
+    for (int a = 0; a < rank; ++a)
+        if (!first.weights_shared[a])
+            std::printf("sharing    axis %d unshared: a locally connected layer (reference::locally_connected)\n", a);
+    for (const auto& note : first.notes) std::printf("note       %s\n", note.c_str());
+
+    std::printf("\nthe same request (%s padding, strides %s, dilations %s) as every dialect reads it;\n"
+                "'*' marks a reading that differs from the first, '-' a dialect that cannot say it:\n\n",
+                std::string(to_string(request.padding)).c_str(),
+                spatial(spatial_vector(request.strides, rank)).c_str(),
+                spatial(spatial_vector(request.dilations, rank)).c_str());
+    std::printf("  %-13s %-1s %-11s %-11s %-9s %s\n", "dialect", "", "pads_begin", "pads_end", "output", "attributes / outcome");
+    for (const Row& row : rows) {
+        const char* mark = !row.attributes ? "-" : row.agrees ? " " : "*";
+        const std::string name(row.dialect->name);
+        if (!row.attributes) {
+            std::printf("  %-13s %s %-11s %-11s %-9s cannot say it: %s\n", name.c_str(), mark, "-", "-", "-",
+                        row.why_not.c_str());
+            continue;
+        }
+        const DialectResult& r = row.result;
+        if (r.error) {
+            std::printf("  %-13s %s %-11s %-11s %-9s %s\n  %-13s   %-33s error: %s\n", name.c_str(), mark, "-", "-", "-",
+                        to_string(*row.attributes).c_str(), "", "", error_line(*r.error).c_str());
+            continue;
+        }
+        const int rk = r.descriptor.rank;
+        const std::string out = r.empty_output ? spatial(r.output_size) + " (empty)" : spatial(r.output_size);
+        std::printf("  %-13s %s %-11s %-11s %-9s %s\n", name.c_str(), mark,
+                    spatial(spatial_vector(r.descriptor.pads_begin, rk)).c_str(),
+                    spatial(spatial_vector(r.descriptor.pads_end, rk)).c_str(), out.c_str(),
+                    to_string(*row.attributes).c_str());
+        for (const auto& note : r.notes) std::printf("  %-13s   %-33s note: %s\n", "", "", note.c_str());
+    }
+}
+
+json request_json(const Request& q) {
+    const int rank = q.rank;
+    return {{"rank", rank},
+            {"batch", q.batch},
+            {"in_channels", q.in_channels},
+            {"out_channels", q.out_channels},
+            {"groups", q.groups},
+            {"input_size", spatial_vector(q.input_size, rank)},
+            {"kernel_size", spatial_vector(q.kernel_size, rank)},
+            {"strides", spatial_vector(q.strides, rank)},
+            {"dilations", spatial_vector(q.dilations, rank)},
+            {"padding", std::string(to_string(q.padding))},
+            {"pads_begin", spatial_vector(q.pads_begin, rank)},
+            {"pads_end", spatial_vector(q.pads_end, rank)}};
+}
+
+struct Options {
+    std::string dialect;
+    std::vector<std::string> items;
+    bool json = false;
+    bool list = false;
+};
+
+void list_dialects() {
+    for (const Dialect& d : all_dialects()) std::printf("%-13s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
+}
+
+void run_describe(const Options& options) {
+    if (options.list) {
+        list_dialects();
+        return;
+    }
+    DialectResult first;
+    json input;
+    std::string source;
+    if (!options.dialect.empty()) {
+        const Dialect* dialect = find_dialect(options.dialect);
+        if (!dialect) {
+            std::string known;
+            for (const Dialect& d : all_dialects()) known += (known.empty() ? "" : " ") + std::string(d.name);
+            throw ConvError("--dialect", options.dialect, "unknown dialect (known: " + known + ")");
+        }
+        std::string text;
+        for (const auto& item : options.items) text += item + " ";
+        const AttributeSet attributes = parse_attributes(text);
+        first = dialect->read(attributes);
+        input = {{"dialect", dialect->name}, {"attributes", attributes}};
+        source = "dialect    " + std::string(dialect->name) + " (" + std::string(dialect->title) + "): " + to_string(attributes);
+    } else {
+        if (options.items.size() != 1)
+            throw ConvError("descriptor", std::to_string(options.items.size()) + " arguments",
+                            "give one canonical descriptor, or --dialect NAME and its attributes");
+        const ConvDescriptor d = parse_descriptor(options.items[0]);
+        first.dialect = "descriptor";
+        first.descriptor = d;
+        for (int a = 0; a < d.rank; ++a) first.output_size.push_back(d.output_size(a));
+        first.data_layout = d.data_format == DataFormat::ncx ? "NCX" : "NXC";
+        first.filter_layout = d.filter_format == FilterFormat::oix ? "OIX" : "XIO";
+        first.request = request_from_descriptor(d);
+        input = {{"descriptor", options.items[0]}};
+        source = "descriptor " + options.items[0];
+    }
+    if (first.error) {
+        if (options.json) {
+            std::printf("%s\n", json{{"input", input}, {"outcome", "error"}, {"error", error_json(*first.error)}}.dump(2).c_str());
+        } else {
+            std::fprintf(stderr, "convcheck: error: %s: %s\n", options.dialect.c_str(), error_line(*first.error).c_str());
+        }
+        exit_code() = kExitBadInput;
+        return;
+    }
+
+    std::vector<Row> rows;
+    for (const Dialect& dialect : all_dialects()) {
+        Row row;
+        row.dialect = &dialect;
+        row.attributes = dialect.spell(first.request, &row.why_not);
+        if (row.attributes) {
+            row.result = dialect.read(*row.attributes);
+            row.agrees = same_reading(row.result, first);
+        } else {
+            row.agrees = false;
+        }
+        rows.push_back(std::move(row));
+    }
+
+    if (options.json) {
+        json j = result_json(first);
+        j["input"] = input;
+        j["request"] = request_json(first.request);
+        json dialects = json::array();
+        for (const Row& row : rows) {
+            json d = {{"dialect", row.dialect->name}, {"title", row.dialect->title}, {"agrees", row.agrees}};
+            if (row.attributes) {
+                d["attributes"] = *row.attributes;
+                d.update(result_json(row.result));
+            } else {
+                d["outcome"] = "not_expressible";
+                d["why_not"] = row.why_not;
+            }
+            dialects.push_back(d);
+        }
+        j["dialects"] = dialects;
+        std::printf("%s\n", j.dump(2).c_str());
+    } else {
+        print_text(source, first, first.request, rows);
+    }
+    exit_code() = kExitOk;
+}
+
+void add_describe_command(CLI::App& app) {
+    static Options options;
+    auto* cmd = app.add_subcommand(
+        "describe",
+        "Show a convolution as the canonical descriptor, its pads and output shape, and as every framework "
+        "dialect reads the same attributes");
+    cmd->add_option("--dialect", options.dialect,
+                    "read the attributes in this framework's words (see --dialects); without it, the argument is "
+                    "a canonical descriptor");
+    cmd->add_flag("--json", options.json, "print JSON for scripts");
+    cmd->add_flag("--dialects", options.list, "list the dialects and exit");
+    cmd->add_option("attributes", options.items,
+                    "key=value attributes (e.g. auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2), or one descriptor");
+    cmd->callback([] { run_describe(options); });
+}
+
+const Registration registration{"describe", add_describe_command};
+
+}  // namespace
+
+}  // namespace convcheck::cli

@@ -1,0 +1,41 @@
+# `convcheck describe` (conformance/cli/describe.cpp): JSON output, and its command-line tests.
+target_link_libraries(convcheck PRIVATE nlohmann_json::nlohmann_json)
+
+if(CONVCHECK_BUILD_TESTS)
+  # ONNX SAME_LOWER, in 7, k 4, s 2: t = 3, the extra pad at the beginning: 2/1, output 4
+  add_test(NAME cli_describe_dialect
+           COMMAND convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2)
+  set_tests_properties(cli_describe_dialect PROPERTIES
+    PASS_REGULAR_EXPRESSION "canonical  conv:n=1,c=1,o=1,g=1,in=7x7,k=4x4,s=2x2,d=1x1,pb=2x2,pe=1x1")
+  # ... and TF's SAME, which puts the extra pad at the end, is marked as disagreeing
+  add_test(NAME cli_describe_marks_disagreement
+           COMMAND convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2)
+  set_tests_properties(cli_describe_marks_disagreement PROPERTIES
+    PASS_REGULAR_EXPRESSION "tensorflow    \\* 1x1         2x2         4x4")
+  add_test(NAME cli_describe_descriptor COMMAND convcheck describe "conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1")
+  set_tests_properties(cli_describe_descriptor PROPERTIES PASS_REGULAR_EXPRESSION "output     4  \\(shape \\[1, 1, 4\\]")
+  add_test(NAME cli_describe_dialects COMMAND convcheck describe --dialects)
+  set_tests_properties(cli_describe_dialects PROPERTIES PASS_REGULAR_EXPRESSION "xnnpack")
+
+  # Bad attributes: the framework's own error and exit code 2 (exactly).
+  add_test(NAME cli_describe_framework_error_exits_2
+           COMMAND sh -c "\"$0\" describe --dialect pytorch padding=same stride=2 in=7 k=3 2>&1; test $? -eq 2"
+                   $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_framework_error_exits_2 PROPERTIES
+    PASS_REGULAR_EXPRESSION "padding='same' is not supported for strided convolutions")
+  add_test(NAME cli_describe_unknown_dialect_exits_2
+           COMMAND sh -c "\"$0\" describe --dialect caffe in=7 k=3 2>&1; test $? -eq 2" $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_unknown_dialect_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "unknown dialect")
+  add_test(NAME cli_describe_bad_descriptor_exits_2
+           COMMAND sh -c "\"$0\" describe conv:c=1,o=1,in=2,k=3 2>&1; test $? -eq 2" $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_bad_descriptor_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "exceeds the padded input")
+
+  # --json parses, and says what the text says (Debian's python3 reads it).
+  add_test(NAME cli_describe_json_parses
+           COMMAND sh -c "\"$0\" describe --json --dialect cntk in=8 kernel=1:1 stride=3:1 autoPadding=true:false | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); assert d['pads_begin'] == [0] and d['pads_end'] == [-1] and d['output_size'] == [3], d; rows = {r['dialect']: r for r in d['dialects']}; assert rows['tensorflow']['pads_end'] == [0] and not rows['tensorflow']['agrees'], rows['tensorflow']; assert rows['onednn']['outcome'] == 'not_expressible'; print('json ok')\""
+                   $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_json_parses PROPERTIES PASS_REGULAR_EXPRESSION "json ok")
+  add_test(NAME cli_describe_json_error_exits_2
+           COMMAND sh -c "\"$0\" describe --json --dialect tensorflow padding=FULL in=7 k=3 | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); assert d['outcome'] == 'error' and d['error']['wording'] == 'framework', d; print('json error ok')\"; test $? -eq 0 && \"$0\" describe --json --dialect tensorflow padding=FULL in=7 k=3 >/dev/null; test $? -eq 2"
+                   $<TARGET_FILE:convcheck>)
+endif()
