@@ -10,6 +10,7 @@ using vf = __m256;
 constexpr int W = 8;
 // Output pixels per register tile for NB vector blocks: R*NB accumulators + NB weights + 1 broadcast <= 16.
 constexpr int kTileWidth[5] = {0, 12, 6, 4, 0};
+constexpr int kDepthwiseK3Width = 4;  // outputs per tile of the 3-wide depthwise kernel
 constexpr int kDepthwiseTileWidth = 12;
 inline vf load(const float* p) { return _mm256_loadu_ps(p); }
 inline vf broadcast(const float* p) { return _mm256_broadcast_ss(p); }

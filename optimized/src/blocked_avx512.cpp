@@ -10,6 +10,7 @@ using vf = __m512;
 constexpr int W = 16;
 // Output pixels per register tile for NB vector blocks: R*NB accumulators + NB weights + 1 broadcast <= 32.
 constexpr int kTileWidth[5] = {0, 14, 14, 8, 6};
+constexpr int kDepthwiseK3Width = 8;  // outputs per tile of the 3-wide depthwise kernel
 constexpr int kDepthwiseTileWidth = 14;
 inline vf load(const float* p) { return _mm512_loadu_ps(p); }
 inline vf broadcast(const float* p) { return _mm512_set1_ps(*p); }

@@ -273,8 +273,8 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     const i64 xp_floats = d.batch * sg.padded_pixels() * Cin, y_floats = d.batch * OH * OW * Cout;
     count_in((xp_floats + y_floats) * 4);
     std::vector<float> xp(static_cast<std::size_t>(xp_floats)), y(static_cast<std::size_t>(y_floats));
-    tbb::parallel_for(tbb::blocked_range<i64>(0, detail::pack_src_row_count(sg)), [&](const auto& r) {
-        detail::pack_src_rows(padded_src, sg, src, xp.data(), r.begin(), r.end());
+    tbb::parallel_for(tbb::blocked_range<i64>(0, detail::pack_src_task_count(padded_src, sg)), [&](const auto& r) {
+        detail::pack_src_tasks(padded_src, sg, src, xp.data(), r.begin(), r.end());
     });
     const i64 ocs_count = phase_problems.front().oc_super_blocks;
     const i64 block = phase_problems.front().vector_blocks * (avx512 ? 16 : 8);
@@ -299,8 +299,8 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     });
     ConvDescriptor out_desc = padded_src;
     out_desc.out_channels = Cout;
-    tbb::parallel_for(tbb::blocked_range<i64>(0, detail::store_dst_row_count(dst_geometry)), [&](const auto& r) {
-        detail::store_dst_rows(out_desc, dst_geometry, y.data(), dst, r.begin(), r.end());
+    tbb::parallel_for(tbb::blocked_range<i64>(0, detail::store_dst_task_count(out_desc, dst_geometry)), [&](const auto& r) {
+        detail::store_dst_tasks(out_desc, dst_geometry, y.data(), dst, r.begin(), r.end());
     });
     count_out((xp_floats + y_floats) * 4);
 }

@@ -124,8 +124,8 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         const detail::Geometry& sg = src_geometry;
         xp_storage = take(0, static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
         float* out = xp_storage.data();
-        parallel_rows(detail::pack_src_row_count(sg),
-                      [&](i64 b, i64 e) { detail::pack_src_rows(src_desc, sg, src, out, b, e); });
+        parallel_rows(detail::pack_src_task_count(src_desc, sg),
+                      [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, sg, src, out, b, e); });
         xp = out;
     }
     float* y = static_cast<float*>(dst);
@@ -157,7 +157,8 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         break;
     }
     if (!y_storage.empty())
-        parallel_rows(detail::store_dst_row_count(g), [&](i64 b, i64 e) { detail::store_dst_rows(desc, g, y, dst, b, e); });
+        parallel_rows(detail::store_dst_task_count(desc, g),
+                      [&](i64 b, i64 e) { detail::store_dst_tasks(desc, g, y, dst, b, e); });
     if (!xp_storage.empty()) give(0, std::move(xp_storage));
     if (!y_storage.empty()) give(1, std::move(y_storage));
 }

@@ -91,7 +91,10 @@ void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, 
         std::memset(out + pw_end * Cs, 0, sizeof(float) * (g.padded[2] - pw_end) * Cs);
         const i64 first_iw = pw_begin - g.pad_begin[2], pixels = pw_end - pw_begin;
         float* at_out = out + pw_begin * Cs;
-        if (d.data_format == DataFormat::nxc) {
+        if (d.data_format == DataFormat::ncx) {
+            for (i64 i = 0; i < pixels; ++i)
+                for (i64 c = C; c < Cs; ++c) at_out[i * Cs + c] = 0.0f;
+        } else {
             const i64 at = (((n * D + id) * H + ih) * W + first_iw) * C;
             if (f32 && Cs == C) {
                 std::memcpy(at_out, static_cast<const float*>(src) + at, sizeof(float) * pixels * C);
@@ -105,25 +108,42 @@ void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, 
                     for (i64 c = 0; c < C; ++c) px[c] = load_f32(src, d.dtype, at + i * C + c);
                 for (i64 c = C; c < Cs; ++c) px[c] = 0.0f;
             }
-        } else {
-            // NCX: a transpose, in tiles of 16 channels x 16 pixels that stay in L1
-            const i64 channel_stride = D * H * W;
-            const i64 at = ((n * C * D + id) * H + ih) * W + first_iw;  // channel 0
-            for (i64 c0 = 0; c0 < C; c0 += 16)
-                for (i64 i0 = 0; i0 < pixels; i0 += 16) {
-                    const i64 c1 = c0 + 16 < C ? c0 + 16 : C, i1 = i0 + 16 < pixels ? i0 + 16 : pixels;
-                    for (i64 c = c0; c < c1; ++c) {
-                        const i64 from = at + c * channel_stride;
-                        if (f32) {
-                            const float* in = static_cast<const float*>(src) + from;
-                            for (i64 i = i0; i < i1; ++i) at_out[i * Cs + c] = in[i];
-                        } else {
-                            for (i64 i = i0; i < i1; ++i) at_out[i * Cs + c] = load_f32(src, d.dtype, from + i);
-                        }
+        }
+        // NCX: only the zeros here (pads and channels C..Cs); pack_src_ncx_blocks moves the data
+    }
+}
+
+i64 pack_src_ncx_block_count(const Geometry& g) { return g.batch * ((g.in_channels + 15) / 16); }
+
+void pack_src_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {
+    const i64 C = g.in_channels, Cs = g.channel_stride;
+    const i64 D = g.in[0], H = g.in[1], W = g.in[2], plane = D * H * W;
+    const bool f32 = d.dtype == DataType::f32;
+    for (i64 task = begin; task < end; ++task) {
+        // 16 channels of one image: 16 long sequential read streams, one 64-byte write per pixel
+        const i64 n = task / ((C + 15) / 16), c0 = (task % ((C + 15) / 16)) * 16;
+        const i64 c1 = c0 + 16 < C ? c0 + 16 : C;
+        const i64 in_base = (n * C + c0) * plane;
+        for (i64 id = 0; id < D; ++id) {
+            const i64 pd = id + g.pad_begin[0];
+            if (pd < 0 || pd >= g.padded[0]) continue;
+            for (i64 ih = 0; ih < H; ++ih) {
+                const i64 ph = ih + g.pad_begin[1];
+                if (ph < 0 || ph >= g.padded[1]) continue;
+                const i64 row_in = in_base + (id * H + ih) * W;
+                float* row_out = xp + ((n * g.padded[0] + pd) * g.padded[1] + ph) * g.padded[2] * Cs;
+                for (i64 iw = 0; iw < W; ++iw) {
+                    const i64 pw = iw + g.pad_begin[2];
+                    if (pw < 0 || pw >= g.padded[2]) continue;
+                    float* out = row_out + pw * Cs;
+                    if (f32) {
+                        const float* in = static_cast<const float*>(src) + row_in + iw;
+                        for (i64 c = c0; c < c1; ++c) out[c] = in[(c - c0) * plane];
+                    } else {
+                        for (i64 c = c0; c < c1; ++c) out[c] = load_f32(src, d.dtype, row_in + iw + (c - c0) * plane);
                     }
                 }
-            for (i64 i = 0; i < pixels; ++i)
-                for (i64 c = C; c < Cs; ++c) at_out[i * Cs + c] = 0.0f;
+            }
         }
     }
 }
@@ -144,23 +164,52 @@ void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, 
                 for (i64 i = 0; i < OW * O; ++i) store_rounded(dst, d.dtype, row * OW * O + i, in[i]);
             continue;
         }
-        // NCX: a transpose, in tiles of 16 channels x 16 pixels that stay in L1
-        const i64 plane = g.out[0] * g.out[1];  // rows per image
-        const i64 n = row / plane, within = row % plane;
-        for (i64 o0 = 0; o0 < O; o0 += 16)
-            for (i64 w0 = 0; w0 < OW; w0 += 16) {
-                const i64 o1 = o0 + 16 < O ? o0 + 16 : O, w1 = w0 + 16 < OW ? w0 + 16 : OW;
-                for (i64 o = o0; o < o1; ++o) {
-                    const i64 base = ((n * O + o) * plane + within) * OW;
-                    if (f32) {
-                        float* out = static_cast<float*>(dst) + base;
-                        for (i64 ow = w0; ow < w1; ++ow) out[ow] = in[ow * O + o];
-                    } else {
-                        for (i64 ow = w0; ow < w1; ++ow) store_rounded(dst, d.dtype, base + ow, in[ow * O + o]);
-                    }
-                }
+        // NCX: store_dst_ncx_blocks moves the data
+    }
+}
+
+i64 store_dst_ncx_block_count(const Geometry& g) { return g.batch * ((g.out_channels + 15) / 16); }
+
+void store_dst_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end) {
+    const i64 O = g.out_channels, plane = g.out_pixels();
+    const bool f32 = d.dtype == DataType::f32;
+    for (i64 task = begin; task < end; ++task) {
+        // 16 output channels of one image: one 64-byte read per pixel, 16 long sequential write streams
+        const i64 n = task / ((O + 15) / 16), o0 = (task % ((O + 15) / 16)) * 16;
+        const i64 o1 = o0 + 16 < O ? o0 + 16 : O;
+        const float* in = y + n * plane * O;
+        const i64 out_base = (n * O + o0) * plane;
+        for (i64 p = 0; p < plane; ++p)
+            for (i64 o = o0; o < o1; ++o) {
+                if (f32)
+                    static_cast<float*>(dst)[out_base + (o - o0) * plane + p] = in[p * O + o];
+                else
+                    store_rounded(dst, d.dtype, out_base + (o - o0) * plane + p, in[p * O + o]);
             }
     }
+}
+
+i64 store_dst_task_count(const ConvDescriptor& d, const Geometry& g) {
+    return d.data_format == DataFormat::nxc ? store_dst_row_count(g) : store_dst_ncx_block_count(g);
+}
+
+void store_dst_tasks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end) {
+    if (d.data_format == DataFormat::nxc)
+        store_dst_rows(d, g, y, dst, begin, end);
+    else
+        store_dst_ncx_blocks(d, g, y, dst, begin, end);
+}
+
+// NXC: the rows do everything. NCX: the rows (zeros) first, then the channel blocks (data): tasks
+// [0, rows) and [rows, rows + blocks) write disjoint floats, so they may run in any order.
+i64 pack_src_task_count(const ConvDescriptor& d, const Geometry& g) {
+    return pack_src_row_count(g) + (d.data_format == DataFormat::ncx ? pack_src_ncx_block_count(g) : 0);
+}
+
+void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {
+    const i64 rows = pack_src_row_count(g);
+    if (begin < rows) pack_src_rows(d, g, src, xp, begin, end < rows ? end : rows);
+    if (end > rows) pack_src_ncx_blocks(d, g, src, xp, (begin > rows ? begin : rows) - rows, end - rows);
 }
 
 std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights) {

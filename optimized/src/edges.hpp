@@ -16,15 +16,27 @@ std::vector<i64> tap_offsets(const Geometry& g);
 
 // True when the user's src can serve as xp directly (f32, channels last, no padding, Cs == C).
 bool src_is_xp(const ConvDescriptor& d, const Geometry& g);
-// xp rows (n, pd, ph) in [begin, end): widen, reorder to channels last, zero the padding.
+// xp rows (n, pd, ph) in [begin, end): zero the padding; for NXC src also widen and copy the data.
 void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
 i64 pack_src_row_count(const Geometry& g);
+// NCX src only, after (or independently of) pack_src_rows: blocks (n, 16 channels) widened and
+// transposed into xp, reading 16 long sequential streams.
+void pack_src_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
+i64 pack_src_ncx_block_count(const Geometry& g);
 
 // True when the kernels can write the user's dst directly (f32, channels last).
 bool dst_is_y(const ConvDescriptor& d);
-// dst rows (n, od, oh) in [begin, end) from y: reorder and round once to d.dtype (nearest even).
+// NXC dst: rows (n, od, oh) in [begin, end) from y, rounded once to d.dtype (nearest even).
+// NCX dst: store_dst_ncx_blocks, blocks (n, 16 output channels), transposed and rounded once.
 void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end);
 i64 store_dst_row_count(const Geometry& g);
+void store_dst_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end);
+i64 store_dst_ncx_block_count(const Geometry& g);
+// Both steps, whichever d.data_format needs, as a list of independent tasks.
+i64 store_dst_task_count(const ConvDescriptor& d, const Geometry& g);
+void store_dst_tasks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end);
+i64 pack_src_task_count(const ConvDescriptor& d, const Geometry& g);
+void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
 
 // Weights widened to f32 in canonical order [O][ICg][taps]; bias widened to f32 [O] (empty without bias).
 std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights);
