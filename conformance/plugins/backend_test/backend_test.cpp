@@ -7,6 +7,7 @@
 // data file declares an expected failure must fail (an xpass fails the test: the finding is stale).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -21,6 +22,7 @@
 #include "declarations.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "plugin_loader.hpp"
+#include "testing/random_descriptor.hpp"
 
 namespace convcheck::backend_test {
 namespace {
@@ -262,6 +264,78 @@ TEST(Abi, RunsItsCoreCaseAndNamesTheImplementation) {
     const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
     EXPECT_TRUE(accuracy::compare_exact(want.dst, got.dst).passed()) << reproducer(d, 7, accuracy::Mode::exact);
     std::cout << "implementation: " << got.implementation << "\n";
+}
+
+// ---- findings (docs/backends.md): each backend's documented deviation, pinned by its smallest
+// reproducer, so that a backend update that changes it is noticed. Other backends skip.
+
+// XNNPACK's f16 kernels round the accumulator to f16 after every multiply-add (x86 AVX2/F16C
+// kernels: acc = cvtph(cvtps_ph(fma(a, b, acc)))). Summing 2048 + 1 + 1 in channel order: 2048 + 1
+// = 2049 rounds to 2048 (ties to even, f16 spacing 2 above 2048), again for the second 1, so the
+// result is 2048, where an f32 accumulator gives 2050 (exactly representable in f16).
+TEST(Findings, XnnpackF16AccumulatesInF16) {
+    if (std::string(plugin->info().name) != "xnnpack") GTEST_SKIP() << "an XNNPACK finding";
+    const ConvDescriptor d = parse_descriptor("conv:c=3,o=1,in=1x1,k=1x1,dt=f16,data=nxc,wei=oix");
+    ASSERT_EQ(query(d), "");
+    const std::vector<double> src{2048, 1, 1}, weights{1, 1, 1};
+    const auto want = reference::convolution_summation(d, src, weights, {});
+    ASSERT_EQ(want.dst[0], 2050.0);
+    EXPECT_EQ(execute(d, src, weights, {}).dst[0], 2048.0) << "reproduce: " << to_string(d) << " src 2048,1,1 weights 1,1,1";
+}
+
+// XNNPACK's convolution kernels clamp every output to [output_min, output_max] with max/min, and
+// x86 max/min return the bound when the value is NaN: with the unclamped range [-inf, +inf] a NaN
+// input gives -inf, where IEEE arithmetic (and the spec's sum) gives NaN.
+TEST(Findings, XnnpackTurnsANaNInputIntoMinusInfinity) {
+    if (std::string(plugin->info().name) != "xnnpack") GTEST_SKIP() << "an XNNPACK finding";
+    for (const char* dtype : {"f32", "f16"}) {
+        const ConvDescriptor d = parse_descriptor(std::string("conv:c=1,o=1,in=1x1,k=1x1,data=nxc,dt=") + dtype);
+        ASSERT_EQ(query(d), "");
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const std::vector<double> src{nan}, weights{1.0};
+        EXPECT_TRUE(std::isnan(reference::convolution_summation(d, src, weights, {}).dst[0]));
+        EXPECT_EQ(execute(d, src, weights, {}).dst[0], -std::numeric_limits<double>::infinity())
+            << "reproduce: " << to_string(d) << " src NaN weights 1";
+    }
+}
+
+// Random descriptors from the shared generator (core/testing/random_descriptor.hpp), coerced to what
+// the plugin claims. Deterministic: descriptor i is drawn from rc::Random(i), so a failure's
+// descriptor string (printed) reproduces it with `--case`, and the list is the same on every run.
+TEST(Random, AgreesWithTheReferenceOnRandomDescriptors) {
+    const convcheck_plugin_info& info = plugin->info();
+    testgen::DescriptorLimits limits;
+    limits.min_rank = 3, limits.max_rank = 1;
+    for (int r = 1; r <= 3; ++r)
+        if (info.ranks & CONVCHECK_BIT(r)) limits.min_rank = std::min(limits.min_rank, r), limits.max_rank = r;
+    ASSERT_LE(limits.min_rank, limits.max_rank);
+    std::vector<DataType> dtypes;
+    for (DataType t : {DataType::f32, DataType::f16, DataType::bf16})
+        if (info.dtypes & CONVCHECK_BIT(static_cast<int>(t))) dtypes.push_back(t);
+    const auto generator = testgen::valid_descriptor(limits);
+    int ran = 0, declined = 0;
+    for (std::uint64_t i = 0; i < 120; ++i) {
+        ConvDescriptor d = generator(rc::Random(i)).value();
+        if (!(info.ranks & CONVCHECK_BIT(d.rank))) continue;
+        d.dtype = dtypes[i % dtypes.size()];
+        if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format)))) d.data_format = static_cast<DataFormat>(1 - static_cast<int>(d.data_format));
+        if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format)))) d.filter_format = static_cast<FilterFormat>(1 - static_cast<int>(d.filter_format));
+        if (!query(d).empty()) {
+            ++declined;
+            continue;
+        }
+        ++ran;
+        SCOPED_TRACE("random descriptor " + std::to_string(i) + ": " + to_string(d));
+        try {
+            check_case(d, accuracy::Mode::exact, i);
+            check_case(d, accuracy::Mode::bound, i);
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << e.what() << "\n  reproduce: " << reproducer(d, i, accuracy::Mode::exact);
+        }
+        if (HasFailure()) break;  // the first disagreement is the one to read
+    }
+    std::cout << "random descriptors: " << ran << " ran, " << declined << " declined by the plugin\n";
+    EXPECT_GT(ran, 0) << "the plugin declined every random descriptor";
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ const std::vector<Geometry>& geometries() {
         {"conv2d_long_reduction", "c=64,o=4,in=5x5,k=3x3,pb=1x1,pe=1x1,bias=1"},
         {"conv2d_negative_pads_end", "c=2,o=2,in=7x7,k=3x3,s=2x2,pb=1x1,pe=-1x-1"},
         {"conv2d_negative_pads_begin", "c=2,o=2,in=7x7,k=3x3,pb=-1x0,pe=0x0"},
+        {"conv2d_crop_past_the_input", "c=2,o=2,in=1x5,k=1x3,s=1x2,pb=3x1,pe=-2x1,bias=1"},
         {"conv1d_all_attributes", "c=3,o=4,in=11,k=3,s=2,d=2,pb=2,pe=1,bias=1"},
         {"conv1d_grouped", "c=4,o=6,g=2,in=8,k=2,pb=1,pe=0"},
         {"conv3d_all_attributes", "c=2,o=3,in=5x4x6,k=3x2x3,s=1x2x1,d=1x1x2,pb=1x0x2,pe=1x1x1,bias=1"},

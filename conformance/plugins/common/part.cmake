@@ -26,4 +26,11 @@ function(convcheck_add_backend_plugin name)
     set_tests_properties(backend_${name} PROPERTIES TIMEOUT 120 LABELS backend)
     add_dependencies(convcheck_backend_test ${target})
   endif()
+  if(CONVCHECK_BUILD_TESTS AND TARGET convcheck)
+    # The conformance runner's smoke suite against this plugin, with the declarations and expected
+    # failures of conformance/data/backends.json (the runner's default).
+    add_test(NAME conformance_smoke_${name}
+             COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite smoke --threads 2 --no-progress)
+    set_tests_properties(conformance_smoke_${name} PROPERTIES TIMEOUT 120 LABELS backend)
+  endif()
 endfunction()

@@ -7,8 +7,9 @@
 //               [O][I/G][k...]); ATen takes strided tensors as they are.
 //   pads        at::convolution has one padding per axis, applied on both sides. Equal pads go there;
 //               unequal or negative pads are first applied by ATen's own at::constant_pad_nd (zero
-//               fill, a negative amount crops: PyTorch's documented F.pad), then the convolution runs
-//               with padding 0. The implementation string says so ("constant_pad_nd+...").
+//               fill; a negative amount crops, PyTorch's documented F.pad): the positive parts, then
+//               the negative ones; the convolution then runs with padding 0. The implementation
+//               string says so ("constant_pad_nd+...").
 //   dilations   1-based, as ours. groups as ours.
 //   output      the result is copied into the runner's dst only when its shape is exactly the
 //               expected one (copy_ would broadcast anything smaller).
@@ -19,6 +20,7 @@
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/from_blob.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -56,7 +58,7 @@ const char* backend_name(at::native::ConvBackend b) {
 std::string inexpressible(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16)
         return std::string("this plugin runs libtorch convolution in f32 and bf16 only, not ") + support::dtype_name(d.dtype) +
-               (d.dtype == CONVCHECK_F16 ? " (ATen 1.13 has no CPU f16 convolution kernel)" : "");
+               (d.dtype == CONVCHECK_F16 ? " (ATen 1.13 on CPU: \"slow_conv2d_cpu\" not implemented for 'Half')" : "");
     if (d.rank < 1 || d.rank > 3) return "libtorch convolution has spatial ranks 1-3, not " + std::to_string(d.rank);
     return "";
 }
@@ -112,7 +114,8 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
 
         std::vector<int64_t> src_dims{d.batch, d.in_channels}, dst_dims{d.batch, d.out_channels},
             wei_dims{d.out_channels, d.in_channels / d.groups};
-        std::vector<int64_t> strides, dilations, symmetric_pads, pad_nd;  // pad_nd: last axis first, as ATen wants
+        // grow_nd / crop_nd: the positive and the negative parts of the pads, last axis first (ATen's order)
+        std::vector<int64_t> strides, dilations, symmetric_pads, grow_nd, crop_nd;
         bool symmetric = true;
         for (int a = 0; a < d.rank; ++a) {
             src_dims.push_back(d.input_size[a]);
@@ -122,10 +125,14 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
             dilations.push_back(d.dilations[a]);
             symmetric = symmetric && d.pads_begin[a] == d.pads_end[a] && d.pads_begin[a] >= 0;
         }
-        for (int a = d.rank - 1; a >= 0; --a) {
-            pad_nd.push_back(d.pads_begin[a]);
-            pad_nd.push_back(d.pads_end[a]);
-        }
+        bool grows = false, crops = false;
+        for (int a = d.rank - 1; a >= 0; --a)
+            for (int64_t pad : {d.pads_begin[a], d.pads_end[a]}) {
+                grow_nd.push_back(std::max<int64_t>(pad, 0));
+                crop_nd.push_back(std::min<int64_t>(pad, 0));
+                grows = grows || pad > 0;
+                crops = crops || pad < 0;
+            }
         for (int a = 0; a < d.rank; ++a) symmetric_pads.push_back(symmetric ? d.pads_begin[a] : 0);
 
         at::Tensor src = over(args->src, src_dims, support::activation_order(d), t);
@@ -134,7 +141,11 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
             d.has_bias ? c10::optional<at::Tensor>(over(args->bias, {d.out_channels}, {0}, t)) : c10::nullopt;
         std::string implementation = "libtorch:";
         if (!symmetric) {
-            src = at::constant_pad_nd(src, pad_nd, 0);
+            // Zero-pad first, then crop: the padded axis is then exactly [-pads_begin, in + pads_end),
+            // even where a crop is larger than the input (one constant_pad_nd call crops first and
+            // refuses that: "start (0) + length (-1) exceeds dimension size").
+            if (grows) src = at::constant_pad_nd(src, grow_nd, 0);
+            if (crops) src = at::constant_pad_nd(src, crop_nd, 0);
             implementation += "constant_pad_nd+";
         }
         const std::vector<int64_t> no_output_padding(d.rank, 0);

@@ -3,7 +3,7 @@
 if(CONVCHECK_BACKEND_PLUGINS)
   find_package(Torch CONFIG QUIET)
   if(Torch_FOUND OR TORCH_FOUND)
-    execute_process(COMMAND dpkg-query -W -f=${Version} libtorch-dev OUTPUT_VARIABLE libtorch_version
+    execute_process(COMMAND dpkg-query -W -f=\${Version} libtorch-dev OUTPUT_VARIABLE libtorch_version
                     ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(NOT libtorch_version)
       set(libtorch_version "unknown")

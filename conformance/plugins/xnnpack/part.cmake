@@ -8,7 +8,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
   if(CONVCHECK_XNNPACK_INCLUDE_DIR AND CONVCHECK_PTHREADPOOL_INCLUDE_DIR AND CONVCHECK_XNNPACK_LIBRARY
      AND CONVCHECK_PTHREADPOOL_LIBRARY)
     # The snapshot has no version API: report the Debian package version it came from.
-    execute_process(COMMAND dpkg-query -W -f=${Version} libxnnpack-dev OUTPUT_VARIABLE xnnpack_version
+    execute_process(COMMAND dpkg-query -W -f=\${Version} libxnnpack-dev OUTPUT_VARIABLE xnnpack_version
                     ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(NOT xnnpack_version)
       set(xnnpack_version "unknown")
