@@ -10,6 +10,13 @@ using namespace detail;
 
 Reduction atrous_paddings(std::int64_t height, std::int64_t width, std::int64_t filter_height,
                           std::int64_t filter_width, std::int64_t rate, const std::string& padding) {
+    if (rate < 1) throw ConvError("rate", std::to_string(rate), "rate " + std::to_string(rate) + " cannot be less than one");
+    if (padding != "SAME" && padding != "VALID")
+        throw ConvError("padding", padding, "ValueError: padding is other than 'VALID' or 'SAME'");
+    if (height < 1 || width < 1 || filter_height < 1 || filter_width < 1)
+        throw ConvError("shape", std::to_string(height) + "x" + std::to_string(width) + ", filter " +
+                                     std::to_string(filter_height) + "x" + std::to_string(filter_width),
+                        "sizes must be >= 1");
     Reduction r;
     const std::int64_t size[2] = {height, width}, filter[2] = {filter_height, filter_width};
     for (int a = 0; a < 2; ++a) {
@@ -30,7 +37,22 @@ Reduction atrous_paddings(std::int64_t height, std::int64_t width, std::int64_t 
     return r;
 }
 
+namespace {
+void check_tensor(const Nhwc& t, const char* name) {
+    if (t.batch < 0 || t.height < 0 || t.width < 0 || t.channels < 0 ||
+        static_cast<std::int64_t>(t.values.size()) != t.batch * t.height * t.width * t.channels)
+        throw ConvError(name, std::to_string(t.values.size()) + " values", "must hold batch*height*width*channels values");
+}
+void check_block(std::int64_t block) {
+    if (block < 1) throw ConvError("block_size", std::to_string(block), "must be >= 1");
+}
+}  // namespace
+
 Nhwc space_to_batch(const Nhwc& input, const Pads2& p, std::int64_t block) {
+    check_tensor(input, "input");
+    check_block(block);
+    for (const auto& pad : p)
+        if (pad[0] < 0 || pad[1] < 0) throw ConvError("paddings", "", "paddings must be non-negative");
     const std::int64_t padded_h = input.height + p[0][0] + p[0][1], padded_w = input.width + p[1][0] + p[1][1];
     if (padded_h % block != 0 || padded_w % block != 0)
         throw ConvError("paddings", std::to_string(padded_h) + "x" + std::to_string(padded_w),
@@ -55,6 +77,8 @@ Nhwc space_to_batch(const Nhwc& input, const Pads2& p, std::int64_t block) {
 }
 
 Nhwc batch_to_space(const Nhwc& input, const Pads2& crops, std::int64_t block) {
+    check_tensor(input, "input");
+    check_block(block);
     if (input.batch % (block * block) != 0)
         throw ConvError("batch", std::to_string(input.batch), "must be divisible by block_size^2");
     for (const auto& c : crops)
@@ -87,6 +111,10 @@ Nhwc atrous_conv2d_by_space_to_batch(const Nhwc& value, const std::vector<double
                                      std::int64_t kh, std::int64_t kw, std::int64_t out_channels,
                                      std::int64_t rate, const std::string& padding) {
     const Reduction red = atrous_paddings(value.height, value.width, kh, kw, rate, padding);
+    check_tensor(value, "value");
+    if (out_channels < 1 || static_cast<std::int64_t>(filters_hwio.size()) != kh * kw * value.channels * out_channels)
+        throw ConvError("filters", std::to_string(filters_hwio.size()) + " values",
+                        "must hold filter_height*filter_width*in_channels*out_channels values");
     const Nhwc net = space_to_batch(value, red.paddings, rate);
     // conv2d(net, filters, strides=[1, 1, 1, 1], padding="VALID"): out = in - k + 1 (TF: < 0 is an error)
     const std::int64_t oh = net.height - kh + 1, ow = net.width - kw + 1;
@@ -134,6 +162,8 @@ Nhwc atrous_conv2d_by_space_to_batch(const Nhwc& value, const std::vector<double
 DialectResult atrous_conv2d(const AtrousConv2dAttributes& attr) {
     return guarded("atrous", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        require_in_range("rate", attr.rate);
         if (s.rank() != 2 || s.kernel_size.size() != 2)
             refuse_ours("in", join(s.input_size), "atrous_conv2d is 2-D: in=HxW, k=HxW");
         if (attr.rate < 1) refuse("rate", std::to_string(attr.rate), "rate " + std::to_string(attr.rate) + " cannot be less than one");

@@ -31,6 +31,9 @@ std::string bools(const std::vector<bool>& v) {
 DialectResult convolution(const ConvolutionAttributes& attr) {
     return guarded("cntk", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        for (auto* v : {&attr.kernel, &attr.stride, &attr.lower_pad, &attr.upper_pad, &attr.dilation}) require_in_range("attribute", *v);
+        require_in_range("mapCount", attr.map_count);
         const int rank = s.rank();
         const std::size_t axes = rank + 1;  // CNTK's input tensor: [W x H x C]
         if (attr.image_layout != "cudnn")

@@ -115,6 +115,7 @@ std::optional<std::int64_t> Reader::integer(const std::string& key) {
     if (!t) return std::nullopt;
     auto v = parse_int(*t);
     if (!v) refuse_ours(key, *t, "must be an integer (" + dialect_ + ")");
+    require_in_range(key, *v);
     return v;
 }
 
@@ -128,6 +129,7 @@ std::optional<std::vector<std::int64_t>> Reader::list(const std::string& key) {
         values.push_back(*v);
     }
     if (values.size() > 16) refuse_ours(key, *t, "has more than 16 items");
+    require_in_range(key, values);
     return values;
 }
 
@@ -166,6 +168,27 @@ void Reader::refuse_unknown_keys() const {
         for (const auto& k : asked_) known += (known.empty() ? "" : " ") + k;
         refuse_ours(key, value, "unknown attribute for the " + dialect_ + " dialect (known: " + known + ")");
     }
+}
+
+void require_in_range(const std::string& name, std::int64_t value) {
+    if (value > kMaxMagnitude || value < -kMaxMagnitude)
+        refuse_ours(name, std::to_string(value), "out of range: convcheck reads values with |value| <= 2^30");
+}
+
+void require_in_range(const std::string& name, const std::vector<std::int64_t>& values) {
+    for (auto v : values)
+        if (v > kMaxMagnitude || v < -kMaxMagnitude)
+            refuse_ours(name, join(values), "out of range: convcheck reads values with |value| <= 2^30");
+}
+
+void require_in_range(const ConvShapes& s) {
+    require_in_range("n", s.batch);
+    require_in_range("c", s.in_channels);
+    require_in_range("o", s.out_channels);
+    require_in_range("in", s.input_size);
+    require_in_range("k", s.kernel_size);
+    if (s.input_size.empty() || s.input_size.size() > static_cast<std::size_t>(kMaxSpatialRank))
+        refuse_ours("in", join(s.input_size), "1 to 3 spatial sizes (the rank)");
 }
 
 ConvShapes read_shapes(Reader& reader, bool kernel_required) {

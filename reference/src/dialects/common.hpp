@@ -43,6 +43,13 @@ private:
     std::set<std::string> asked_;
 };
 
+// Every integer a dialect reads is bounded (|v| <= 2^30) so that the frameworks' formulas, products of
+// two values plus a few sums, stay far inside 64 bits: refused in convcheck's words otherwise.
+inline constexpr std::int64_t kMaxMagnitude = std::int64_t{1} << 30;
+void require_in_range(const std::string& name, const std::vector<std::int64_t>& values);
+void require_in_range(const std::string& name, std::int64_t value);
+void require_in_range(const ConvShapes& shapes);
+
 // The shape keys every dialect shares: n, c, o, in, k (see dialect.hpp).
 ConvShapes read_shapes(Reader& reader, bool kernel_required);
 

@@ -67,6 +67,9 @@ AttributeSet shape_keys(const Request& q) {
 DialectResult convolution_primitive(const PrimitiveAttributes& attr) {
     return guarded("onednn", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        for (auto* v : {&attr.strides, &attr.dilates, &attr.padding_l, &attr.padding_r}) require_in_range("attribute", *v);
+        require_in_range("groups", attr.groups);
         const int rank = s.rank();
         if (static_cast<int>(s.kernel_size.size()) != rank) refuse_ours("k", "(missing)", "one kernel size per axis");
         const auto strides = per_axis("strides", attr.strides, rank, 1);
@@ -140,6 +143,9 @@ std::optional<AttributeSet> spell_primitive(const Request& q, std::string* why_n
 DialectResult graph_convolution(const GraphAttributes& attr) {
     return guarded("onednn_graph", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        for (auto* v : {&attr.strides, &attr.pads_begin, &attr.pads_end, &attr.dilations}) require_in_range("attribute", *v);
+        require_in_range("groups", attr.groups);
         const int rank = s.rank();
         if (static_cast<int>(s.kernel_size.size()) != rank) refuse_ours("k", "(missing)", "one kernel size per axis");
         auto required = [&](const char* name, const std::vector<std::int64_t>& v) {

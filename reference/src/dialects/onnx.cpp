@@ -21,6 +21,9 @@ std::vector<std::int64_t> per_axis(const std::string& name, const std::vector<st
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("onnx", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        for (auto* v : {&attr.pads, &attr.strides, &attr.dilations, &attr.kernel_shape}) require_in_range("attribute", *v);
+        require_in_range("group", attr.group);
         const int rank = s.rank();
         const std::string& mode = attr.auto_pad;
         if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER" && mode != "VALID")

@@ -20,6 +20,9 @@ std::string strides_text(const std::vector<std::int64_t>& v) {
 DialectResult convolution(const ConvolutionAttributes& attr) {
     return guarded("openvino", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        for (auto* v : {&attr.strides, &attr.pads_begin, &attr.pads_end, &attr.dilations}) require_in_range("attribute", *v);
+        require_in_range("groups", attr.groups);
         const int rank = s.rank();
         if (static_cast<int>(s.kernel_size.size()) != rank) refuse_ours("k", "(missing)", "one kernel size per axis");
         const std::string mode = attr.auto_pad == "none" || attr.auto_pad == "notset" ? "explicit" : attr.auto_pad;

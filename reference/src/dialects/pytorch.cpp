@@ -37,6 +37,9 @@ std::string times(const std::vector<std::int64_t>& v) {  // "(2 x 4)" as ATen pr
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("pytorch", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        for (auto* v : {&attr.stride, &attr.padding, &attr.dilation}) require_in_range("attribute", *v);
+        require_in_range("groups", attr.groups);
         const int rank = s.rank();
         if (static_cast<int>(s.kernel_size.size()) != rank) refuse_ours("k", "(missing)", "one kernel size per axis");
         if (attr.padding_mode != "zeros")

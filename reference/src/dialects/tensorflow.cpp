@@ -47,6 +47,10 @@ std::vector<std::int64_t> spatial_sequence(const std::string& name, std::vector<
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("tensorflow", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        require_in_range("strides", attr.strides);
+        require_in_range("dilations", attr.dilations);
+        require_in_range("explicit_paddings", attr.explicit_paddings);
         const int rank = s.rank();
         const Format format = formats_for(rank);
         const std::string data_format = attr.data_format.empty() ? format.channels_last : attr.data_format;

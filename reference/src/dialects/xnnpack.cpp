@@ -16,6 +16,8 @@ std::string pair(std::int64_t a, std::int64_t b) { return std::to_string(a) + "x
 DialectResult convolution2d(const Convolution2dAttributes& attr) {
     return guarded("xnnpack", [&] {
         const ConvShapes& s = attr.shapes;
+        require_in_range(s);
+        require_in_range("attribute", std::vector<std::int64_t>{attr.input_padding_top, attr.input_padding_right, attr.input_padding_bottom, attr.input_padding_left, attr.subsampling_height, attr.subsampling_width, attr.dilation_height, attr.dilation_width, attr.groups});
         if (s.rank() != 2 || s.kernel_size.size() != 2)
             refuse_ours("in", join(s.input_size), "XNNPACK's convolution2d is 2-D only (in=HxW, k=HxW)");
         const std::int64_t kh = s.kernel_size[0], kw = s.kernel_size[1];
