@@ -6,11 +6,12 @@
 
 #include "abi_descriptor.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "check_detail.hpp"
 #include "probe.hpp"
 
 namespace convcheck::runner {
 
-namespace {
+namespace detail {
 
 using accuracy::Mode;
 
@@ -269,7 +270,9 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     leak_status(o, s, r);
 }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 accuracy::Contract contract_for(const Backend& backend, DataType output_dtype) {
     accuracy::Contract c;
@@ -296,10 +299,7 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
     r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
     try {
         if (c.op == Op::conv) check_conv(backend, c, settings, r);
-        else {
-            r.status = Status::unsupported;
-            r.reason = "CC cases are not wired into the runner yet";
-        }
+        else check_cc(backend, c, settings, r);
     } catch (const ConvError& e) {
         r.status = Status::failed;
         r.reason = std::string("invalid case: ") + e.what();

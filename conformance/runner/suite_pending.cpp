@@ -1,5 +1,4 @@
-// Suites whose sources are being written by other engineers: the dialect front ends and the CC
-// reference. Until they land these suites say so instead of running nothing.
+// Suites whose sources are being written by other engineers: the dialect front ends. Until they land these suites say so instead of running nothing.
 #include <stdexcept>
 
 #include "suites.hpp"
@@ -9,11 +8,6 @@ namespace convcheck::runner {
 std::vector<SuiteEntry> dialects_suite() {
     throw std::invalid_argument("suite 'dialects' is not available in this build: the dialect front ends are not wired "
                                 "into the runner yet");
-}
-
-std::vector<SuiteEntry> cc_suite() {
-    throw std::invalid_argument("suite 'cc' is not available in this build: the CC reference is not wired into the "
-                                "runner yet");
 }
 
 }  // namespace convcheck::runner

@@ -36,6 +36,10 @@ std::vector<SuiteEntry> smoke_suite() {
         {"c=4,o=4,g=2,in=6x6x6,k=2x3x2,s=2x1x2,d=1x2x1,pb=0x2x1,pe=1x0x0,data=nxc,wei=xio", "bep", "3d/groups_mixed_attrs"},
         {"c=3,o=3,g=3,in=5x5x5,k=3x3x3,pb=-1x0x1,pe=1x0x-1,dt=f16", "be", "3d/depthwise_f16_negative"},
         {"c=4,o=2,in=4x5x4,k=2x2x2,s=2x2x2,dt=bf16,data=nxc,bias=1", "b", "3d/bf16_nxc"},
+        // ---- continuous convolution (seed 004): bound and probe (exact mode does not apply)
+        {"cc:n=1,cin=2,cout=3,in=9x8,scale=2/3,support=3x3,kernel=net,bias=1", "bp", "cc/net_rational_downscale"},
+        {"cc:n=2,cin=1,cout=2,in=5x6,scale=2x3/2,support=2x2,kernel=linear", "bp", "cc/linear_upscale"},
+        {"cc:n=1,cin=2,cout=2,in=7x7,scale=0.7071,support=4x4,kernel=cubic,bias=1", "bp", "cc/cubic_real_scale"},
     };
 }
 

@@ -1,8 +1,9 @@
 // The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
-// accumulation. Discrete convolution only (CC is added when the CC reference lands).
+// accumulation. Discrete convolution (reading 1) and CC (the four blocks, seed 004).
 #include <string>
 
+#include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
@@ -29,7 +30,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "reference";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -57,6 +58,29 @@ convcheck_error* conv_execute(convcheck_plugin*, const convcheck_conv_desc* desc
     });
 }
 
+convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
+    return guarded("cc_query", [&]() -> convcheck_error* {
+        if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
+            return make_error("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
+        convcheck::validate(convcheck::runner::from_abi(*desc));
+        return supported(out);
+    });
+}
+
+convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, const convcheck_cc_args* args) {
+    return guarded("cc_execute", [&]() -> convcheck_error* {
+        if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype) || args == nullptr ||
+            args->src == nullptr || args->dst == nullptr)
+            return make_error("cc_execute: NULL descriptor or buffers");
+        const convcheck::CcDescriptor d = convcheck::runner::from_abi(*desc);
+        const auto result = convcheck::reference::cc::continuous_convolution(
+            d, static_cast<const float*>(args->src), args->theta, static_cast<const float*>(args->bias));
+        float* dst = static_cast<float*>(args->dst);
+        for (std::size_t i = 0; i < result.dst.size(); ++i) dst[i] = static_cast<float>(result.dst[i]);
+        return nullptr;
+    });
+}
+
 const convcheck_api api = [] {
     convcheck_api a{};
     a.struct_size = sizeof(a);
@@ -67,6 +91,8 @@ const convcheck_api api = [] {
     a.describe = describe;
     a.conv_query = conv_query;
     a.conv_execute = conv_execute;
+    a.cc_query = cc_query;
+    a.cc_execute = cc_execute;
     a.error_message = error_message;
     a.error_destroy = error_destroy;
     return a;

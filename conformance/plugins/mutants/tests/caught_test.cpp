@@ -22,8 +22,11 @@ std::vector<CaseResult> run_smoke(const std::string& mutant, bool fail_fast) {
 }
 
 TEST(Mutants, BaselinePassesTheSmokeSuite) {
-    for (const CaseResult& r : run_smoke("none", false))
-        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+    for (const CaseResult& r : run_smoke("none", false)) {
+        // the mutants plugin has no CC: those cases are unsupported, every other one passes
+        const Status want = r.c.op == Op::cc ? Status::unsupported : Status::passed;
+        EXPECT_EQ(r.status, want) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+    }
 }
 
 class Caught : public ::testing::TestWithParam<std::string> {};

@@ -1,0 +1,23 @@
+// Internal to the runner: the pieces of a case check shared by discrete convolution (check.cpp)
+// and CC (check_cc.cpp).
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+
+namespace convcheck::runner::detail {
+
+std::string format_double(double v);
+std::string coordinates_text(const std::vector<std::int64_t>& c);
+// Turns a child outcome that is not "ok" into the case's status; false when it was ok.
+bool outcome_status(const ChildOutcome& o, CaseResult& r);
+// A leak found by the leak check fails a case that otherwise passed.
+void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r);
+
+void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+
+}  // namespace convcheck::runner::detail
