@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -104,6 +105,8 @@ public:
     std::string to_string() const {
         return den_ == 1 ? std::to_string(num_) : std::to_string(num_) + "/" + std::to_string(den_);
     }
+
+    friend std::ostream& operator<<(std::ostream& os, const Rational& r) { return os << r.to_string(); }
 
     // Parses "p" or "p/q" (decimal integers, optional leading '-' on p). Returns false on anything
     // else, on q == 0, and on values outside the supported range.
