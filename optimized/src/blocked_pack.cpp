@@ -9,7 +9,16 @@ BlockedWeights pack_blocked(const std::vector<float>& canonical, const std::vect
     const i64 width = avx512 ? 16 : 8;
     const int max_nb = avx512 ? avx512::max_vector_blocks() : avx2::max_vector_blocks();
     BlockedWeights out;
-    out.vector_blocks = static_cast<int>(std::min<i64>(max_nb, (out_per_group + width - 1) / width));
+    // the number of vector blocks that wastes the fewest padded lanes (ties: the larger tile)
+    i64 best_padded = -1;
+    for (int nb = 1; nb <= max_nb; ++nb) {
+        const i64 block = nb * width, padded = (out_per_group + block - 1) / block * block;
+        if (best_padded < 0 || padded <= best_padded) {
+            best_padded = padded;
+            out.vector_blocks = nb;
+        }
+        if (block >= out_per_group) break;
+    }
     const i64 block = out.vector_blocks * width;
     out.oc_super_blocks = (out_per_group + block - 1) / block;
     const i64 OCS = out.oc_super_blocks, ICg = in_per_group, T = taps;

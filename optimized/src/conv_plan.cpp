@@ -30,6 +30,9 @@ struct ConvPlan::Impl {
     detail::DepthwiseProblem depthwise;
     detail::ScalarProblem scalar;
     detail::GemmProblem gemm;
+    // gemm_1x1 on f32 NCX buffers without pads runs on the user's buffers, with no edges at all
+    bool gemm_on_user_ncx = false;
+    detail::GemmProblem gemm_ncx;
     std::unique_ptr<tbb::task_arena> arena;
 
     // Workspaces (0: xp, 1: y) are kept between calls: fresh large allocations would page-fault on
@@ -111,6 +114,11 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
         // descriptor only, so the summation is the same for any thread count.
         const i64 chunk = std::clamp<i64>(65536 / std::max<i64>(1, T * ICg), 16, 1024);
         gemm = {&geometry, taps.data(), weights.data(), bias_ptr, path == Path::gemm_1x1, chunk};
+        gemm_ncx = {&geometry, taps.data(), weights.data(), bias_ptr, true, 512};
+        bool unpadded = true;
+        for (int a = 0; a < 3; ++a) unpadded = unpadded && g.pad_begin[a] == 0 && g.pad_end[a] == 0;
+        gemm_on_user_ncx = path == Path::gemm_1x1 && desc.dtype == DataType::f32 && desc.data_format == DataFormat::ncx &&
+                           unpadded;
         break;
     }
     }
@@ -118,6 +126,12 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
 
 void ConvPlan::Impl::run(const void* src, void* dst) const {
     const detail::Geometry& g = geometry;
+    if (gemm_on_user_ncx) {
+        parallel_rows(gemm_ncx.tasks(), [&](i64 b, i64 e) {
+            detail::gemm_1x1_ncx_tasks(gemm_ncx, static_cast<const float*>(src), static_cast<float*>(dst), b, e);
+        });
+        return;
+    }
     std::vector<float> xp_storage, y_storage;
     const float* xp = static_cast<const float*>(src);
     if (!detail::src_is_xp(src_desc, src_geometry)) {

@@ -85,6 +85,11 @@ Path choose_path(const ConvDescriptor& d) {
     const auto can = [&](Path p) { return why_unavailable(d, p).empty(); };
     if (can(Path::depthwise_avx512)) return Path::depthwise_avx512;
     if (can(Path::depthwise_avx2)) return Path::depthwise_avx2;
+    // a 1x1 kernel on f32 NCX buffers without pads is a plain GEMM on the user's buffers
+    bool unpadded = true;
+    for (int a = 0; a < d.rank; ++a) unpadded = unpadded && d.pads_begin[a] == 0 && d.pads_end[a] == 0;
+    if (can(Path::gemm_1x1) && unpadded && d.dtype == DataType::f32 && d.data_format == DataFormat::ncx)
+        return Path::gemm_1x1;
     if (can(Path::blocked_avx512)) return Path::blocked_avx512;
     if (can(Path::blocked_avx2)) return Path::blocked_avx2;
     return Path::scalar;

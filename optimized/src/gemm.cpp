@@ -53,4 +53,28 @@ void gemm_tasks(const GemmProblem& p, const float* xp, float* y, i64 begin, i64 
     }
 }
 
+void gemm_1x1_ncx_tasks(const GemmProblem& p, const float* src, float* dst, i64 begin, i64 end) {
+    using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>;
+    const Geometry& g = *p.geometry;
+    const i64 ICg = g.in_per_group, OCg = g.out_per_group, pixels = g.out_pixels(), chunks = p.chunks_per_image();
+    for (i64 task = begin; task < end; ++task) {
+        const i64 chunk = task % chunks;
+        const i64 grp = (task / chunks) % g.groups;
+        const i64 n = task / (chunks * g.groups);
+        const i64 p0 = chunk * p.chunk_pixels;
+        const i64 count = pixels - p0 < p.chunk_pixels ? pixels - p0 : p.chunk_pixels;
+        // B_g is [ICg][OCg] row-major, i.e. B_g^T column-major
+        const Eigen::Map<const ColMajor> weights_t(p.weights + grp * ICg * OCg, OCg, ICg);
+        const ConstStrided x(src + (n * g.in_channels + grp * ICg) * pixels + p0, ICg, count, Eigen::OuterStride<>(pixels));
+        Strided out(dst + (n * g.out_channels + grp * OCg) * pixels + p0, OCg, count, Eigen::OuterStride<>(pixels));
+        if (p.bias) {
+            const Eigen::Map<const Eigen::VectorXf> bias(p.bias + grp * OCg, OCg);
+            out.colwise() = bias;
+        } else {
+            out.setZero();
+        }
+        out.noalias() += weights_t * x;
+    }
+}
+
 }  // namespace convcheck::optimized::detail

@@ -31,5 +31,8 @@ struct GemmProblem {
 };
 // Compiled with -mavx2 -mfma (gemm.cpp): call only when the CPU has both.
 void gemm_tasks(const GemmProblem& p, const float* xp, float* y, i64 begin, i64 end);
+// gemm_1x1 straight on the user's f32 NCX buffers (no padding): per task (n, g, chunk of pixels)
+// dst_g[OCg][chunk] = B_g^T [OCg][ICg] * src_g[ICg][chunk] + bias. No layout conversion at all.
+void gemm_1x1_ncx_tasks(const GemmProblem& p, const float* src, float* dst, i64 begin, i64 end);
 
 }  // namespace convcheck::optimized::detail

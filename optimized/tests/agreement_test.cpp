@@ -18,8 +18,10 @@ rc::Gen<ConvDescriptor> any_descriptor() {
     return rc::gen::exec([] {
         ConvDescriptor d = *testgen::valid_descriptor();
         const int shape = *rc::gen::inRange(0, 4);
-        if (shape == 1) {  // 1x1 kernel, unit strides (gemm_1x1)
+        if (shape == 1) {  // 1x1 kernel, unit strides (gemm_1x1); half of them unpadded (GEMM on the user's NCX)
+            const bool unpadded = *rc::gen::arbitrary<bool>();
             for (int a = 0; a < d.rank; ++a) {
+                if (unpadded) d.pads_begin[a] = d.pads_end[a] = 0;
                 d.kernel_size[a] = 1;
                 d.strides[a] = 1;
                 d.input_size[a] = std::max<std::int64_t>(d.input_size[a], 1 - d.pads_begin[a] - d.pads_end[a]);
