@@ -20,3 +20,13 @@ target_link_libraries(convcheck PRIVATE convcheck_runner)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner)
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  foreach(t runner_expectations_test)
+    add_dependencies(${t} convcheck_plugin_mutants)
+  endforeach()
+  # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables
+  # merge back into exactly the unsharded run (same cases, seeds, statuses), and merge's checks hold.
+  add_test(NAME conformance_shard_merge
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/shard_merge_check.py $<TARGET_FILE:convcheck>
+                   $<TARGET_FILE:convcheck_plugin_reference>)
+endif()

@@ -1,0 +1,67 @@
+"""Sharding through the command line (ctest conformance_shard_merge).
+
+usage: shard_merge_check.py <convcheck> <plugin.so>
+Runs the smoke suite whole, then in 3 shards (--shard), then in 2 shards (GTEST_ and TEST_ variables),
+merges each set and checks that the merged cases equal the whole run's (ids, descriptors, seeds, modes,
+statuses), that merge refuses a missing shard, and that JUnit XML is written.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+convcheck, plugin = sys.argv[1], sys.argv[2]
+tmp = tempfile.mkdtemp(prefix="convcheck_shards_")
+
+
+def run(args, env=None, expect=0):
+    full_env = dict(os.environ)
+    for key in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"):
+        full_env.pop(key, None)
+    full_env.update(env or {})
+    p = subprocess.run([convcheck] + args, env=full_env, capture_output=True, text=True)
+    if p.returncode != expect:
+        sys.exit(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def cases(path):
+    with open(path) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    assert records[0]["record"] == "run" and records[-1]["record"] == "summary", path
+    return [(r["case_id"], r["descriptor"], r["seed"], r["mode"], r["status"]) for r in records if r["record"] == "case"]
+
+
+base = ["run", "--backend", plugin, "--suite", "smoke", "--quiet"]
+whole = os.path.join(tmp, "whole.jsonl")
+run(base + ["--json", whole])
+expected = cases(whole)
+assert len(expected) > 50, len(expected)
+
+shards = []
+for i in range(3):
+    shards.append(os.path.join(tmp, f"s{i}.jsonl"))
+    run(base + ["--shard", f"{i}/3", "--json", shards[-1]])
+assert sum(len(cases(s)) for s in shards) == len(expected)
+merged = os.path.join(tmp, "merged.jsonl")
+junit = os.path.join(tmp, "merged.xml")
+run(["merge"] + shards + ["--json", merged, "--junit", junit, "--quiet"])
+assert cases(merged) == expected, "3 shards (--shard) merged differ from the whole run"
+suite = ET.parse(junit).getroot().find("testsuite")
+assert int(suite.get("tests")) == len(expected), suite.attrib
+
+for variables in (("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"), ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX")):
+    parts = []
+    for i in range(2):
+        parts.append(os.path.join(tmp, f"{variables[0]}{i}.jsonl"))
+        run(base + ["--json", parts[-1]], env={variables[0]: "2", variables[1]: str(i)})
+    run(["merge"] + parts + ["--json", merged, "--quiet"])
+    assert cases(merged) == expected, f"2 shards ({variables[0]}) merged differ from the whole run"
+
+p = run(["merge", shards[0], shards[2], "--quiet"], expect=2)
+assert "shard 1/3 is missing" in p.stderr, p.stderr
+p = run(["merge", shards[0], shards[0], "--quiet"], expect=2)
+assert "given twice" in p.stderr, p.stderr
+print(f"ok: {len(expected)} cases, shards merge back into the whole run")

@@ -1,0 +1,142 @@
+// Case sources: every built-in suite expands to valid cases with stable ids and seeds; shards
+// partition a suite whatever their count; JSON and benchdnn case files read as documented; the
+// shrinker's candidates are valid and smaller.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "shard.hpp"
+#include "shrink.hpp"
+#include "suites.hpp"
+
+using namespace convcheck;
+using namespace convcheck::runner;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(Suites, BuiltinSuitesExpandToValidCasesWithStableSeeds) {
+    for (const SuiteInfo& s : builtin_suites()) {
+        if (s.name == "dialects") continue;  // depends on the dialect front ends being wired in
+        const auto a = load_cases(s.name, 7, ""), b = load_cases(s.name, 7, "");
+        ASSERT_FALSE(a.empty()) << s.name;
+        ASSERT_EQ(a.size(), b.size());
+        std::set<std::string> ids;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            EXPECT_TRUE(ids.insert(a[i].id).second) << a[i].id;
+            EXPECT_EQ(a[i].seed, b[i].seed) << a[i].id;
+            EXPECT_EQ(a[i].descriptor(), b[i].descriptor()) << a[i].id;
+            if (a[i].op == Op::conv) {
+                EXPECT_NO_THROW(validate(a[i].conv)) << a[i].descriptor();
+            }
+        }
+        EXPECT_NE(load_cases(s.name, 8, "").front().seed, a.front().seed) << "the run seed must change the data";
+    }
+}
+
+TEST(Suites, SmokeCoversEveryFeature) {
+    bool rank[4] = {}, groups = false, depthwise = false, dilation = false, stride = false, asymmetric = false,
+         negative = false, bias = false, nxc = false, xio = false, dtype[3] = {}, mode[3] = {}, cc = false;
+    for (const Case& c : load_cases("smoke", 1, "")) {
+        mode[static_cast<int>(c.mode)] = true;
+        if (c.op == Op::cc) {
+            cc = true;
+            continue;
+        }
+        const auto& d = c.conv;
+        rank[d.rank] = true;
+        groups |= d.groups > 1;
+        depthwise |= d.groups > 1 && d.groups == d.in_channels;
+        bias |= d.has_bias;
+        nxc |= d.data_format == DataFormat::nxc;
+        xio |= d.filter_format == FilterFormat::xio;
+        dtype[static_cast<int>(d.dtype)] = true;
+        for (int a = 0; a < d.rank; ++a) {
+            dilation |= d.dilations[a] > 1;
+            stride |= d.strides[a] > 1;
+            asymmetric |= d.pads_begin[a] != d.pads_end[a];
+            negative |= d.pads_begin[a] < 0 || d.pads_end[a] < 0;
+        }
+    }
+    EXPECT_TRUE(rank[1] && rank[2] && rank[3]);
+    EXPECT_TRUE(groups && depthwise && dilation && stride && asymmetric && negative && bias && nxc && xio && cc);
+    EXPECT_TRUE(dtype[0] && dtype[1] && dtype[2]);
+    EXPECT_TRUE(mode[0] && mode[1] && mode[2]);
+}
+
+TEST(Suites, ShardsPartitionTheSuiteForAnyCount) {
+    const auto all = load_cases("smoke", 3, "");
+    for (std::int64_t n : {1, 2, 3, 7}) {
+        std::vector<std::string> seen;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const Shard s = shard_from(std::to_string(i) + "/" + std::to_string(n));
+            for (std::size_t k = 0; k < all.size(); ++k)
+                if (s.contains(static_cast<std::int64_t>(k))) seen.push_back(all[k].id);
+        }
+        std::sort(seen.begin(), seen.end());
+        ASSERT_EQ(seen.size(), all.size()) << n << " shards";
+        for (std::size_t k = 0; k < all.size(); ++k) EXPECT_EQ(seen[k], all[k].id);
+    }
+    EXPECT_THROW(shard_from("3/3"), std::invalid_argument);
+    EXPECT_THROW(shard_from("1"), std::invalid_argument);
+    EXPECT_THROW(shard_from("a/2"), std::invalid_argument);
+}
+
+TEST(Suites, JsonCaseFilesAndResultsFilesRead) {
+    const auto array = write_temp("cases.json", R"([{"descriptor": "c=2,o=2,in=5,k=3", "modes": "be", "name": "x"},
+        {"descriptor": "cc:cin=1,cout=1,in=4x4,scale=1/2", "mode": "probe", "seed": 9}])");
+    const auto cases = load_cases(array, 1, "");
+    ASSERT_EQ(cases.size(), 3u);
+    EXPECT_EQ(cases[0].mode, accuracy::Mode::bound);
+    EXPECT_EQ(cases[1].mode, accuracy::Mode::exact);
+    EXPECT_EQ(cases[2].op, Op::cc);
+    EXPECT_EQ(cases[2].seed, 9u);
+    EXPECT_EQ(cases[0].name, "x");
+    const auto lines = write_temp("results.jsonl", R"({"record": "run", "backend": "x"}
+{"record": "case", "descriptor": "conv:c=1,o=1,in=3,k=1", "mode": "exact", "seed": 5}
+{"record": "summary"})");
+    const auto rerun = load_cases(lines, 1, "");
+    ASSERT_EQ(rerun.size(), 1u);
+    EXPECT_EQ(rerun[0].seed, 5u);
+    EXPECT_EQ(rerun[0].mode, accuracy::Mode::exact);
+    EXPECT_THROW(load_cases(write_temp("bad.json", R"([{"name": "no descriptor"}])"), 1, ""), std::invalid_argument);
+}
+
+TEST(Suites, BenchdnnShapeFilesRead) {
+    const auto path = write_temp("shapes_mine", "# ResNet-ish\nmb1ic3ih224oc64oh112kh7sh2ph3n\"conv1\"\ng32ic32ih112oc32oh112kh3ph1n\"dw\"\n");
+    const auto cases = load_cases(path, 1, "");
+    ASSERT_EQ(cases.size(), 2u);
+    EXPECT_EQ(cases[0].descriptor(),
+              "conv:n=1,c=3,o=64,g=1,in=224x224,k=7x7,s=2x2,d=1x1,pb=3x3,pe=2x2,bias=1,dt=f32,data=ncx,wei=oix");
+    EXPECT_EQ(cases[0].name, "conv1");
+    EXPECT_EQ(cases[1].conv.groups, 32);
+}
+
+TEST(Suites, UnknownSuiteNamesTheChoices) {
+    try {
+        load_cases("smok", 1, "");
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("smoke, full, models"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Shrink, CandidatesAreValidAndSmaller) {
+    const ConvDescriptor d = parse_descriptor("n=2,c=6,o=4,g=2,in=9x8x7,k=3x3x3,s=2x1x1,d=1x2x1,pb=1x-1x2,pe=0x1x1,bias=1,dt=f16,data=nxc");
+    const auto candidates = smaller_descriptors(d);
+    EXPECT_GT(candidates.size(), 15u);
+    for (const auto& c : candidates) {
+        EXPECT_NO_THROW(validate(c)) << to_string(c);
+        EXPECT_FALSE(c == d);
+        EXPECT_LE(c.macs(), d.macs() * 2) << to_string(c);  // smaller in some attribute, never a blow-up
+    }
+}
+
+}  // namespace
