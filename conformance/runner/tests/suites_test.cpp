@@ -24,7 +24,6 @@ std::string write_temp(const std::string& name, const std::string& text) {
 
 TEST(Suites, BuiltinSuitesExpandToValidCasesWithStableSeeds) {
     for (const SuiteInfo& s : builtin_suites()) {
-        if (s.name == "dialects") continue;  // depends on the dialect front ends being wired in
         const auto a = load_cases(s.name, 7, ""), b = load_cases(s.name, 7, "");
         ASSERT_FALSE(a.empty()) << s.name;
         ASSERT_EQ(a.size(), b.size());
