@@ -318,3 +318,30 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
 }
 
 }  // namespace convcheck::runner
+
+namespace convcheck::runner {
+
+ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s) {
+    const ConvDescriptor& d = c.conv;
+    validate(d);
+    if (const std::string why = unclaimed(backend.info, d); !why.empty()) {
+        ChildOutcome o;
+        o.kind = ChildOutcome::Kind::unsupported;
+        o.reason = why;
+        return o;
+    }
+    const auto fill = accuracy::make_random_fill(d, c.seed);
+    const Buffers b = make_buffers(d, fill.src, fill.weights, fill.bias);
+    ConvExecution e;
+    e.desc = to_abi(d);
+    e.src = &b.src;
+    e.weights = &b.weights;
+    e.bias = d.has_bias ? &b.bias : nullptr;
+    e.dst = &b.dst;
+    e.warmups = warmups;
+    e.repeats = repeats;
+    e.timeout_s = timeout_s;
+    return execute_conv(*backend.plugin, backend.options, e);
+}
+
+}  // namespace convcheck::runner

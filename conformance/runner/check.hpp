@@ -39,3 +39,11 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
 std::string reproducer(const Backend& backend, const std::string& descriptor, std::uint64_t seed, accuracy::Mode mode);
 
 }  // namespace convcheck::runner
+
+namespace convcheck::runner {
+
+// Times one discrete-convolution case on bound-mode data: `warmups` untimed, then `repeats` timed
+// executions in one isolated child (ChildOutcome::times_ms holds them).
+ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s);
+
+}  // namespace convcheck::runner

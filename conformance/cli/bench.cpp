@@ -1,0 +1,116 @@
+// `convcheck bench --backend <name|path> [--suite models]`: times a backend against the optimized
+// implementation and the reference on the discrete-convolution cases of a suite, in one run, every
+// execution isolated like in `run`. Times are per execute call through the ABI (a plugin that plans
+// inside execute pays for planning every time), the minimum of --repeats after one warm-up.
+// Each distinct descriptor is timed once (a suite's modes do not matter here).
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "session.hpp"
+#include "suites.hpp"
+
+namespace convcheck::cli {
+
+namespace {
+
+using namespace convcheck::runner;
+
+struct BenchOptions {
+    std::string backend = "optimized";
+    std::vector<std::string> backend_options;
+    std::string suite = "smoke";
+    std::string json_path;
+    int threads = 0, repeats = 5;
+    double timeout_s = 120.0;
+    bool no_reference = false;
+};
+
+double min_ms(const ChildOutcome& o) {
+    if (o.kind != ChildOutcome::Kind::ok || o.times_ms.empty()) return -1.0;
+    double m = o.times_ms.front();
+    for (double t : o.times_ms) m = std::min(m, t);
+    return m;
+}
+
+int bench(const BenchOptions& o) {
+    std::unique_ptr<BackendSession> backend, optimized, reference;
+    try {
+        backend = open_backend(o.backend, o.backend_options, o.threads, "none", o.timeout_s);
+        optimized = open_backend("optimized", {}, o.threads, "none", o.timeout_s);
+        if (!o.no_reference) reference = open_backend("reference", {}, o.threads, "none", o.timeout_s);
+    } catch (const PluginError& e) {
+        std::fprintf(stderr, "convcheck: error: %s\n", e.what());
+        return kExitPluginFailed;
+    }
+    std::unique_ptr<std::ofstream> json;
+    if (!o.json_path.empty()) {
+        json = std::make_unique<std::ofstream>(o.json_path);
+        if (!*json) throw std::invalid_argument("cannot write '" + o.json_path + "'");
+    }
+    std::printf("%-44s %10s %9s %12s %12s %9s  %s\n", "case", "ms", "GFLOP/s", "optimized_ms", "reference_ms",
+                "vs_opt", "descriptor");
+    std::set<std::string> done;
+    int failures = 0;
+    for (const Case& c : load_cases(o.suite, 1, "bound")) {
+        if (c.op != Op::conv || !done.insert(c.descriptor()).second) continue;
+        const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s);
+        const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s);
+        const double ms = min_ms(mine), optimized_ms = min_ms(ours);
+        double reference_ms = -1.0;
+        if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s));
+        const double gflops = ms > 0 ? 2.0 * double(c.conv.macs()) / (ms * 1e6) : 0.0;
+        const double ratio = ms > 0 && optimized_ms > 0 ? optimized_ms / ms : 0.0;
+        const std::string label = c.name.empty() ? c.id : c.name;
+        if (ms < 0) {
+            ++failures;
+            std::printf("%-44s %10s  (%s: %s)\n", label.c_str(), "-",
+                        mine.kind == ChildOutcome::Kind::unsupported ? "unsupported" : "did not run", mine.reason.c_str());
+        } else {
+            std::printf("%-44s %10.3f %9.2f %12.3f %12.3f %9.2f  %s\n", label.c_str(), ms, gflops, optimized_ms,
+                        reference_ms, ratio, c.descriptor().c_str());
+        }
+        std::fflush(stdout);
+        if (json) {
+            auto num = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+            *json << nlohmann::json{{"record", "bench"}, {"backend", backend->backend.info.name},
+                                    {"descriptor", c.descriptor()}, {"shape_name", c.name}, {"threads", o.threads},
+                                    {"ms", num(ms)}, {"gflops", gflops}, {"optimized_ms", num(optimized_ms)},
+                                    {"reference_ms", num(reference_ms)}, {"ratio_to_optimized", ratio},
+                                    {"status", ms < 0 ? (mine.kind == ChildOutcome::Kind::unsupported ? "unsupported"
+                                                                                                  : "failed")
+                                                      : "ok"},
+                                    {"reason", mine.reason}}
+                         .dump()
+                  << '\n';
+        }
+    }
+    (void)failures;  // unsupported or failing cases are reported in the table; correctness is `run`'s job
+    return kExitOk;
+}
+
+void add_bench_command(CLI::App& app) {
+    static BenchOptions o;
+    auto* cmd = app.add_subcommand("bench", "Time a backend against the optimized implementation and the reference");
+    cmd->add_option("--backend", o.backend, "plugin name or path (default: optimized)");
+    cmd->add_option("--backend-option", o.backend_options, "key=value for the backend's create (repeatable)");
+    cmd->add_option("--suite", o.suite, "suite or case file (default: smoke)");
+    cmd->add_option("--json", o.json_path, "write bench records (docs/results-schema.md) here");
+    cmd->add_option("--threads", o.threads, "threads every plugin may use (0: its default)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--repeats", o.repeats, "timed executions per case (after one warm-up)")->check(CLI::Range(1, 256));
+    cmd->add_option("--timeout", o.timeout_s, "seconds per timing child")->check(CLI::PositiveNumber);
+    cmd->add_flag("--no-reference", o.no_reference, "do not time the reference (slow on real model sizes)");
+    cmd->callback([] { exit_code() = bench(o); });
+}
+
+const Registration registration{"bench", add_bench_command};
+
+}  // namespace
+
+}  // namespace convcheck::cli
