@@ -2,6 +2,7 @@
 if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLists.txt)
   convcheck_add_plugin(optimized SOURCES ${CMAKE_CURRENT_LIST_DIR}/optimized_plugin.cpp
                        LIBS convcheck_optimized convcheck_abi_descriptor)
+  install(TARGETS convcheck_plugin_optimized LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/convcheck/plugins COMPONENT sdk)
   if(CONVCHECK_BUILD_TESTS)
     add_test(NAME conformance_smoke_optimized
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite smoke --threads 2 --quiet)

@@ -1,0 +1,31 @@
+# ctest conformance_plugin_template_out_of_tree: install the `sdk` component into a fresh prefix,
+# configure and build the plugin template against it with find_package(convcheck) (outside this
+# tree, no convcheck source on any path), and run the installed convcheck on the smoke suite with it.
+file(REMOVE_RECURSE ${WORK_DIR})
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "step failed (${code}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component sdk)
+file(COPY ${TEMPLATE_DIR}/CMakeLists.txt ${TEMPLATE_DIR}/my_backend.cpp DESTINATION ${WORK_DIR}/src)
+step(${CMAKE_COMMAND} -S ${WORK_DIR}/src -B ${WORK_DIR}/build -G ${GENERATOR}
+     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_FLAGS=-Wall\ -Wextra\ -Wpedantic\ -Werror)
+step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+step(${WORK_DIR}/prefix/bin/convcheck run --backend ${WORK_DIR}/build/libconvcheck_plugin_my_backend.so
+     --suite smoke --quiet --json ${WORK_DIR}/results.jsonl)
+file(STRINGS ${WORK_DIR}/results.jsonl lines REGEX "\"status\":\"passed\"")
+list(LENGTH lines passed)
+if(passed LESS 20)
+  message(FATAL_ERROR "the template passed only ${passed} smoke cases")
+endif()
+# the installed runner finds its installed plugins by name
+step(${WORK_DIR}/prefix/bin/convcheck run --backend reference --case c=1,o=1,in=3,k=2 --quiet
+     --json ${WORK_DIR}/installed.jsonl)
+file(STRINGS ${WORK_DIR}/installed.jsonl run_line REGEX "\"record\":\"run\"")
+if(NOT run_line MATCHES "\"backend_path\":\"${WORK_DIR}/prefix/lib/convcheck/plugins/libconvcheck_plugin_reference.so\"")
+  message(FATAL_ERROR "the installed convcheck did not load the installed reference plugin: ${run_line}")
+endif()
+message(STATUS "template built out of tree and passed ${passed} smoke cases")

@@ -1,0 +1,32 @@
+# The installed package `convcheck` (find_package(convcheck) builds a backend plugin outside this
+# tree): the ABI header, the convcheck command, the reference and optimized plugins, the backend
+# declarations file, and a test that builds the plugin template out of tree against an install.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(convcheck_abi PROPERTIES EXPORT_NAME abi)
+install(TARGETS convcheck_abi EXPORT convcheckTargets COMPONENT sdk)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck COMPONENT sdk)
+install(TARGETS convcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT sdk)
+# (the reference and optimized plugins install themselves, in their part.cmake: they come later)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/../data/backends.json DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck
+        COMPONENT sdk)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/CMakeLists.txt ${CMAKE_CURRENT_LIST_DIR}/my_backend.cpp
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/plugin_template COMPONENT sdk)
+install(EXPORT convcheckTargets NAMESPACE convcheck:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck
+        COMPONENT sdk)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/convcheckConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/convcheckConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/convcheckConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/convcheckConfig.cmake ${CMAKE_BINARY_DIR}/convcheckConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck COMPONENT sdk)
+
+if(CONVCHECK_BUILD_TESTS)
+  add_test(NAME conformance_plugin_template_out_of_tree
+           COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DTEMPLATE_DIR=${CMAKE_CURRENT_LIST_DIR}
+                   -DWORK_DIR=${CMAKE_BINARY_DIR}/plugin_template_test -DGENERATOR=${CMAKE_GENERATOR}
+                   -P ${CMAKE_CURRENT_LIST_DIR}/out_of_tree_test.cmake)
+  set_tests_properties(conformance_plugin_template_out_of_tree PROPERTIES TIMEOUT 300)
+endif()
