@@ -1,5 +1,8 @@
 #include "convcheck/reference/cc/neighbours.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace convcheck::reference::cc {
 
 AxisWindow neighbour_window(const GridAxis& axis, std::int64_t support) {
@@ -24,6 +27,26 @@ AxisWindow neighbour_window(const GridAxis& axis, std::int64_t support) {
         }
     }
     return w;
+}
+
+double window_edge_margin(const CcDescriptor& d) {
+    double margin = 0.5;
+    for (int a = 0; a < 2; ++a) {
+        const GridAxis g = projected_grid_axis(d, a);
+        const Rational half_support(d.support[a], 2);
+        for (std::int64_t n = 0; n < g.output_size; ++n) {
+            double x;
+            if (g.exact) {
+                const Rational exact = g.exact_points[n] - half_support;
+                x = (exact - Rational(exact.floor())).to_double();  // fractional part, exact before rounding
+            } else {
+                x = g.points[n] - 0.5 * static_cast<double>(d.support[a]);
+                x -= std::floor(x);
+            }
+            margin = std::min(margin, std::min(x, 1.0 - x));
+        }
+    }
+    return margin;
 }
 
 Neighbours extract_neighbours(const CcDescriptor& d, const ProjectedGrid& grid, std::span<const double> src) {

@@ -143,3 +143,18 @@ TEST(Neighbours, PlainCeilWithoutToleranceWouldPickAnotherWindow) {
             }
     EXPECT_GT(found, 0) << "no case where plain ceil on the double grid differs from the exact window";
 }
+
+TEST(Neighbours, WindowEdgeMargin) {
+    // s = 1/2, support 2: g - 1 = -0.5, 1.5, ...: half a pixel from every edge
+    EXPECT_EQ(window_edge_margin(parse_cc_descriptor("cin=1,cout=1,in=8,scale=1/2,support=2")), 0.5);
+    // s = 1/3, support 2: g - 1 = 0, 3, 6: exactly on an edge
+    EXPECT_EQ(window_edge_margin(parse_cc_descriptor("cin=1,cout=1,in=9,scale=1/3,support=2")), 0.0);
+    // Fig. 4, s = 3/5 on in = 4, support 3x3: g - 3/2 = -5/3, 0, 5/3 -> on an edge (g_1)
+    EXPECT_EQ(window_edge_margin(parse_cc_descriptor("cin=1,cout=1,in=4x1,scale=3/5x1,support=3")), 0.0);
+    // support 2 on the same axis (w: in 1, s 1, support 1, g - 1/2 = -1/2): g - 1 = -7/6, 1/2, 13/6 -> 1/6
+    EXPECT_NEAR(window_edge_margin(parse_cc_descriptor("cin=1,cout=1,in=4x1,scale=3/5x1,support=2x1")), 1.0 / 6, 1e-15);
+    // a real scale near 1/2: the margin shrinks with the distance of the grid from the edges
+    const double m = window_edge_margin(parse_cc_descriptor("cin=1,cout=1,in=8,scale=0.5000001,out=4,support=2"));
+    EXPECT_GT(m, 0.49);
+    EXPECT_LT(m, 0.5);
+}

@@ -39,6 +39,12 @@ struct Neighbours {
     std::vector<double> distances;           // D: [K, 2, H', W']
 };
 
+// How close the layer comes to a window decision: the smallest distance, over every grid point of
+// both axes, from g - k/2 to the nearest integer (0 when a grid point lies exactly on a window
+// edge). A backend that computes a REAL-scale grid in f32 may pick another window when this is
+// below its grid error; the runner can use it to choose real-scale cases away from the edges.
+double window_edge_margin(const CcDescriptor& d);
+
 // Block 2 for src [N, Cin, H, W] (canonical doubles).
 Neighbours extract_neighbours(const CcDescriptor& d, const ProjectedGrid& grid, std::span<const double> src);
 
