@@ -22,6 +22,7 @@ struct VectorParam {
     std::size_t index = 0;
     std::string case_name;
     std::string load_error;  // non-empty: the manifest did not load
+    bool expect_error = false;  // the case holds a descriptor that must be refused, and no data
 };
 
 // gtest prints a parameter with the test name: keep it short.
@@ -37,11 +38,19 @@ inline std::vector<VectorParam> all_vector_cases(const std::filesystem::path& se
         try {
             const VectorSet set = load_vector_set(dir);
             for (std::size_t i = 0; i < set.cases.size(); ++i)
-                params.push_back({set.name, dir, i, set.cases[i].name, ""});
+                params.push_back({set.name, dir, i, set.cases[i].name, "", set.cases[i].expect_error_attribute.has_value()});
         } catch (const std::exception& e) {
             params.push_back({dir.filename().string(), dir, 0, "manifest", e.what()});
         }
     }
+    return params;
+}
+
+// The cases that carry data (every case but the expect_error ones).
+inline std::vector<VectorParam> vector_cases_with_data() {
+    std::vector<VectorParam> params;
+    for (auto& p : all_vector_cases())
+        if (!p.expect_error) params.push_back(p);
     return params;
 }
 
