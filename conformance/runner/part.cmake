@@ -30,3 +30,7 @@ if(CONVCHECK_BUILD_TESTS)
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/shard_merge_check.py $<TARGET_FILE:convcheck>
                    $<TARGET_FILE:convcheck_plugin_reference>)
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # bench runs end to end (timings are printed, never asserted)
+  add_test(NAME conformance_bench_runs COMMAND convcheck bench --backend reference --suite edge --repeats 1)
+endif()

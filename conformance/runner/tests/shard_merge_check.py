@@ -36,9 +36,12 @@ def cases(path):
 
 base = ["run", "--backend", plugin, "--suite", "smoke", "--quiet"]
 whole = os.path.join(tmp, "whole.jsonl")
-run(base + ["--json", whole])
+whole_junit = os.path.join(tmp, "whole.xml")
+run(base + ["--json", whole, "--junit", whole_junit])
 expected = cases(whole)
 assert len(expected) > 50, len(expected)
+testcases = ET.parse(whole_junit).getroot().findall("testsuite/testcase")
+assert len(testcases) == len(expected), (len(testcases), len(expected))
 
 shards = []
 for i in range(3):
