@@ -12,6 +12,21 @@ struct BlockedWeights {
     std::vector<float> weights, bias;  // bias empty when there is none
     int vector_blocks = 1;             // NB
     i64 oc_super_blocks = 1;           // OCS
+    i64 ic_block = 1;                  // input channels per cache block
+    i64 chunk_pixels = 1;              // output pixels per work item
+    // The kernels' view of these weights, for `geometry` and its tap offsets.
+    BlockedProblem problem(const Geometry* geometry, const i64* tap_offsets) const {
+        BlockedProblem p;
+        p.geometry = geometry;
+        p.tap_offsets = tap_offsets;
+        p.weights = weights.data();
+        p.bias = bias.empty() ? nullptr : bias.data();
+        p.vector_blocks = vector_blocks;
+        p.oc_super_blocks = oc_super_blocks;
+        p.ic_block = ic_block;
+        p.chunk_pixels = chunk_pixels;
+        return p;
+    }
 };
 
 // avx512: W = 16 (up to 4 vector blocks), else W = 8 (up to 3).

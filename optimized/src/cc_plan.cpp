@@ -261,9 +261,7 @@ void CcPlan::Impl::prepare_polyphase() {
                     canonical[(co * Cin + ci) * K + t] = static_cast<float>(values[((ph * K) + t) * C + co * Cin + ci]);
         phase_weights.push_back(detail::pack_blocked(canonical, bias, 1, Cin, Cout, K, avx512));
     }
-    for (const auto& w : phase_weights)
-        phase_problems.push_back({&phase_geometry, taps.data(), w.weights.data(), w.bias.empty() ? nullptr : w.bias.data(),
-                                  w.vector_blocks, w.oc_super_blocks});
+    for (const auto& w : phase_weights) phase_problems.push_back(w.problem(&phase_geometry, taps.data()));
 }
 
 void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {

@@ -26,6 +26,7 @@ struct ConvPlan::Impl {
     detail::Geometry src_geometry;
     std::vector<i64> taps;
     std::vector<float> weights, bias;
+    detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
     detail::DepthwiseProblem depthwise;
     detail::ScalarProblem scalar;
@@ -77,10 +78,8 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     case Path::blocked_avx512: {
         detail::BlockedWeights packed =
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
-        weights = std::move(packed.weights);
-        bias = std::move(packed.bias);
-        blocked = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data(), packed.vector_blocks,
-                   packed.oc_super_blocks};
+        blocked_weights = std::move(packed);
+        blocked = blocked_weights.problem(&geometry, taps.data());
         break;
     }
     case Path::depthwise_avx2:
@@ -149,10 +148,10 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     }
     switch (path) {
     case Path::blocked_avx512:
-        parallel_rows(blocked.rows(), [&](i64 b, i64 e) { detail::avx512::blocked_rows(blocked, xp, y, b, e); });
+        parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx512::blocked_items(blocked, xp, y, b, e); });
         break;
     case Path::blocked_avx2:
-        parallel_rows(blocked.rows(), [&](i64 b, i64 e) { detail::avx2::blocked_rows(blocked, xp, y, b, e); });
+        parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx2::blocked_items(blocked, xp, y, b, e); });
         break;
     case Path::depthwise_avx512:
         parallel_rows(depthwise.rows(),

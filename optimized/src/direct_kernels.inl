@@ -2,23 +2,27 @@
 // and blocked_avx2.cpp define CONVCHECK_ISA_NAMESPACE, the vector type `vf`, its width W and
 // load/broadcast/fma/store before including this file, each with its own -m flags.
 //
-// One register tile computes R consecutive output pixels of one row times NB*W output channels:
-//   acc[r][j] = bias;  for tap (kd, kh, kw): for ic < ICg:
+// One register tile computes R output pixels times NB*W output channels, for one block of input
+// channels [ic0, ic0 + icb):
+//   acc[r][j] = (first block ? bias : y);  for tap (kd, kh, kw): for ic in the block:
 //       w[j] = weights[tap][ic][j*W .. j*W+W);  acc[r][j] += xp[pixel(r) + tap, ic] * w[j]
-// so every output is summed in the same order (bias, taps outermost-first, input channels) on
-// every path of this file, whatever tile or thread computes it. No std:: templates here: an
-// inline function instantiated with AVX-512 enabled must not be shared with other units.
+//   y = acc
+// so every output is summed in one order (bias, then per input-channel block: taps outermost-first,
+// input channels), whatever tile or thread computes it; storing and reloading an f32 partial sum is
+// exact. No std:: templates here: an inline function instantiated with AVX-512 enabled must not be
+// shared with other units.
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
 struct TileArgs {
-    const float* x;             // xp at the tile's first pixel (tap 0), channel g*ICg
-    i64 x_pixel_step;           // stride_w * Cs
+    const float* x;             // xp at the item's plane (tap 0), channel g*ICg + ic0
+    const i64* x_offsets;       // per pixel of the tile: its offset from x
     const i64* tap_offsets;
-    i64 taps, in_per_group;
-    const float* w;             // packed weights of this (g, ocs): [taps][ICg][NB*W]
-    const float* bias;          // packed bias of this (g, ocs) or null
+    i64 taps, in_per_group, ic_count;
+    const float* w;             // packed weights of this (g, ocs), at [tap 0][ic0]: [taps][ICg][NB*W]
+    const float* bias;          // packed bias of this (g, ocs), or null
+    bool accumulate;            // start from y (a later input-channel block) instead of the bias
     float* y;                   // y at the tile's first pixel, first channel of the block
     i64 y_pixel_step;           // O
     i64 oc_valid;               // channels of the block that exist (<= NB*W)
@@ -26,30 +30,49 @@ struct TileArgs {
 
 template <int NB, int R>
 void blocked_tile(const TileArgs& a) {
+    constexpr int B = NB * W;
     vf acc[R][NB];
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; ++j) {
-        const vf b = a.bias ? load(a.bias + j * W) : zero();
+    i64 off[R];
 #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) acc[r][j] = b;
+    for (int r = 0; r < R; ++r) off[r] = a.x_offsets[r];
+    if (a.accumulate && a.oc_valid == B) {
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) acc[r][j] = load(a.y + r * a.y_pixel_step + j * W);
+    } else if (a.accumulate) {
+        float tile[R * B];
+        for (int r = 0; r < R; ++r)
+            for (i64 c = 0; c < B; ++c) tile[r * B + c] = c < a.oc_valid ? a.y[r * a.y_pixel_step + c] : 0.0f;
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) acc[r][j] = load(tile + r * B + j * W);
+    } else {
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) {
+            const vf b = a.bias ? load(a.bias + j * W) : zero();
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) acc[r][j] = b;
+        }
     }
-    const float* w = a.w;
     for (i64 t = 0; t < a.taps; ++t) {
         const float* px = a.x + a.tap_offsets[t];
-        for (i64 ic = 0; ic < a.in_per_group; ++ic) {
+        const float* w = a.w + t * a.in_per_group * B;
+        for (i64 ic = 0; ic < a.ic_count; ++ic) {
             vf wv[NB];
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r) {
-                const vf b = broadcast(px + r * a.x_pixel_step + ic);
+                const vf b = broadcast(px + off[r] + ic);
 #pragma GCC unroll 4
                 for (int j = 0; j < NB; ++j) acc[r][j] = fma(b, wv[j], acc[r][j]);
             }
-            w += NB * W;
+            w += B;
         }
     }
-    if (a.oc_valid == NB * W) {
+    if (a.oc_valid == B) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -57,13 +80,13 @@ void blocked_tile(const TileArgs& a) {
         return;
     }
     // A partial block: the channels past oc_valid belong to the next group or do not exist.
-    float tile[R * NB * W];
+    float tile[R * B];
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) store(tile + (r * NB + j) * W, acc[r][j]);
+        for (int j = 0; j < NB; ++j) store(tile + r * B + j * W, acc[r][j]);
     for (int r = 0; r < R; ++r)
-        for (i64 c = 0; c < a.oc_valid; ++c) a.y[r * a.y_pixel_step + c] = tile[r * NB * W + c];
+        for (i64 c = 0; c < a.oc_valid; ++c) a.y[r * a.y_pixel_step + c] = tile[r * B + c];
 }
 
 using BlockedTileFn = void (*)(const TileArgs&);
@@ -172,54 +195,84 @@ inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
 }  // namespace
 
 int max_vector_blocks() { return CONVCHECK_MAX_NB; }
+int tile_width(int vector_blocks) { return kTileWidth[vector_blocks]; }
 
-void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
-                     i64 count, i64 grp, i64 ocs) {
+namespace {
+
+// `count` pixels (x_offsets[i] from x, y at y + i*y_pixel_step) of one (g, ocs), every input-channel
+// block in turn, in register tiles.
+void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offsets, float* y, i64 y_pixel_step,
+                    i64 count, i64 grp, i64 ocs) {
     const Geometry& g = *p.geometry;
     const int nb = p.vector_blocks;
     const int full = kTileWidth[nb];
     const i64 block = static_cast<i64>(nb) * W;
     const i64 taps = g.taps();
+    const BlockedTileFn full_tile = blocked_tile_for(nb, full);
+    const BlockedTileFn last_tile = count % full ? blocked_tile_for(nb, static_cast<int>(count % full)) : nullptr;
     TileArgs a;
-    a.x_pixel_step = x_pixel_step;
     a.tap_offsets = p.tap_offsets;
     a.taps = taps;
     a.in_per_group = g.in_per_group;
-    a.w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
     a.bias = p.bias ? p.bias + (grp * p.oc_super_blocks + ocs) * block : nullptr;
     a.y_pixel_step = y_pixel_step;
     a.oc_valid = min_i64(block, g.out_per_group - ocs * block);
-    const BlockedTileFn full_tile = blocked_tile_for(nb, full);
-    i64 i = 0;
-    for (; i + full <= count; i += full) {
-        a.x = x + i * x_pixel_step;
-        a.y = y + i * y_pixel_step;
-        full_tile(a);
-    }
-    if (i < count) {
-        a.x = x + i * x_pixel_step;
-        a.y = y + i * y_pixel_step;
-        blocked_tile_for(nb, static_cast<int>(count - i))(a);
+    const float* w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
+    for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
+        a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
+        a.accumulate = ic0 > 0;
+        a.x = x + ic0;
+        a.w = w + ic0 * block;
+        i64 i = 0;
+        for (; i + full <= count; i += full) {
+            a.x_offsets = x_offsets + i;
+            a.y = y + i * y_pixel_step;
+            full_tile(a);
+        }
+        if (i < count) {
+            a.x_offsets = x_offsets + i;
+            a.y = y + i * y_pixel_step;
+            last_tile(a);
+        }
     }
 }
 
-void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+constexpr i64 kMaxChunk = 1024;
+
+}  // namespace
+
+void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
+                     i64 count, i64 grp, i64 ocs) {
+    i64 offsets[kMaxChunk];
+    for (i64 i0 = 0; i0 < count; i0 += kMaxChunk) {
+        const i64 n = min_i64(kMaxChunk, count - i0);
+        for (i64 i = 0; i < n; ++i) offsets[i] = i * x_pixel_step;
+        blocked_pixels(p, x + i0 * x_pixel_step, offsets, y + i0 * y_pixel_step, y_pixel_step, n, grp, ocs);
+    }
+}
+
+void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 block = static_cast<i64>(p.vector_blocks) * W;
-    const i64 cs = g.channel_stride;
-    for (i64 row = begin; row < end; ++row) {
-        // row = (((n * G + grp) * OCS + ocs) * OD + od) * OH + oh
-        i64 rest = row;
-        const i64 oh = rest % g.out[1]; rest /= g.out[1];
+    const i64 cs = g.channel_stride, chunks = p.chunks_per_plane(), plane = g.out[1] * g.out[2];
+    i64 offsets[kMaxChunk];
+    for (i64 item = begin; item < end; ++item) {
+        // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk
+        i64 rest = item;
+        const i64 chunk = rest % chunks; rest /= chunks;
         const i64 od = rest % g.out[0]; rest /= g.out[0];
         const i64 ocs = rest % p.oc_super_blocks; rest /= p.oc_super_blocks;
         const i64 grp = rest % g.groups;
         const i64 n = rest / g.groups;
-        const float* x_row = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
-                                   g.padded[2]) * cs + grp * g.in_per_group;
-        float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * g.out[2] * g.out_channels + grp * g.out_per_group +
-                       ocs * block;
-        blocked_segment(p, x_row, g.stride[2] * cs, y_row, g.out_channels, g.out[2], grp, ocs);
+        const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
+        for (i64 i = 0; i < count; ++i) {
+            const i64 oh = (p0 + i) / g.out[2], ow = (p0 + i) % g.out[2];
+            offsets[i] = (oh * g.stride[1] * g.padded[2] + ow * g.stride[2]) * cs;
+        }
+        const float* x_plane = xp + (n * g.padded[0] + od * g.stride[0]) * g.padded[1] * g.padded[2] * cs +
+                               grp * g.in_per_group;
+        float* y_first = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
+        blocked_pixels(p, x_plane, offsets, y_first, g.out_channels, count, grp, ocs);
     }
 }
 

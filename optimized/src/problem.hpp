@@ -30,7 +30,9 @@ struct Geometry {
 
 // The register-blocked direct convolution. Weights packed [G][OCS][taps][ICg][NB*W] (W the vector
 // width in floats, OCS = ceil(OCg / (NB*W)), zero padded); bias packed [G][OCS][NB*W] or null.
-// Work is enumerated by rows (n, g, ocs, od, oh); a row runs over ow in register tiles.
+// Work items are (n, g, ocs, od, chunk of the output plane's pixels taken row after row); an item
+// runs over blocks of `ic_block` input channels, and within each over the chunk in register tiles
+// (a tile may span rows). Both block sizes depend only on the descriptor.
 struct BlockedProblem {
     const Geometry* geometry = nullptr;
     const i64* tap_offsets = nullptr;  // per tap (kd, kh, kw): offset in xp floats, channel 0
@@ -38,9 +40,15 @@ struct BlockedProblem {
     const float* bias = nullptr;
     int vector_blocks = 1;             // NB
     i64 oc_super_blocks = 1;           // OCS
-    i64 rows() const {
+    i64 ic_block = 1;                  // input channels per cache block (the weights of a block stay in L2)
+    i64 chunk_pixels = 1;              // output pixels per work item (a multiple of the tile width)
+    i64 chunks_per_plane() const {
         const Geometry& g = *geometry;
-        return g.batch * g.groups * oc_super_blocks * g.out[0] * g.out[1];
+        return (g.out[1] * g.out[2] + chunk_pixels - 1) / chunk_pixels;
+    }
+    i64 work_items() const {
+        const Geometry& g = *geometry;
+        return g.batch * g.groups * oc_super_blocks * g.out[0] * chunks_per_plane();
     }
 };
 
@@ -55,23 +63,26 @@ struct DepthwiseProblem {
     i64 rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
 };
 
-// The ISA entry points (the same four in each ISA's namespace). *_rows compute rows [begin, end)
-// of y from xp. blocked_segment computes `count` pixels of one output row of group grp, output-
+// The ISA entry points (the same in each ISA's namespace). blocked_items computes work items
+// [begin, end) of y from xp; depthwise_rows rows [begin, end). tile_width(nb) is the register tile's
+// pixel count for nb vector blocks. blocked_segment computes `count` pixels of one output row of group grp, output-
 // channel super block ocs: x at the first pixel's tap-0 input (channel grp*ICg), y at its first
 // output channel of the block; the steps between pixels are free (the CC polyphase path
 // interleaves its outputs through y_pixel_step).
 namespace avx512 {
 int max_vector_blocks();
+int tile_width(int vector_blocks);
 void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
                      i64 count, i64 grp, i64 ocs);
-void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
+void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int max_vector_blocks();
+int tile_width(int vector_blocks);
 void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
                      i64 count, i64 grp, i64 ocs);
-void blocked_rows(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
+void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
 }  // namespace avx2
 

@@ -80,3 +80,32 @@ TEST(Agreement, ScalarAndAutomaticPathsAreAlwaysAvailable) {
     std::vector<float> w(d.weights_elements(), 1.0f);
     EXPECT_NE(ConvPlan(d, w.data(), nullptr).path(), Path::automatic);
 }
+
+// Many input channels and taps: the blocked kernels split the input channels into cache blocks and
+// accumulate through the output (partial output-channel blocks too); random descriptors are too
+// small to reach that, so these cases do.
+TEST(Agreement, ManyInputChannelsSplitIntoCacheBlocks) {
+    const char* cases[] = {
+        "conv:n=2,c=96,o=40,in=9x11,k=5x5,pb=2x2,pe=1x1,bias=1",
+        "conv:c=100,o=16,in=4x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,dt=bf16,data=ncx,wei=xio",
+        "conv:c=128,o=96,g=2,in=6x7,k=7x7,s=2x1,d=1x2,pb=3x6,pe=3x6,bias=1,dt=f16,data=nxc",
+    };
+    for (const char* text : cases) {
+        const ConvDescriptor d = parse_descriptor(text);
+        const accuracy::Contract contract{d.dtype, DataType::f32};
+        const accuracy::RandomFill random = accuracy::make_random_fill(d, 11);
+        const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, 11);
+        const auto want_random = reference::convolution_summation(d, random.src, random.weights, random.bias);
+        const auto want_exact = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+        for (const Path path : available_paths(d)) {
+            Buffers b = make_buffers(d, random.src, random.weights, random.bias);
+            const auto got = run_optimized(d, b, Options{0, path});
+            EXPECT_TRUE(accuracy::compare_bound(contract, want_random.dst, want_random.magnitude, want_random.terms, got)
+                            .passed())
+                << reproducer(d, path, 11);
+            Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
+            EXPECT_TRUE(accuracy::compare_exact(want_exact.dst, run_optimized(d, e, Options{0, path})).passed())
+                << reproducer(d, path, 11) << " (exact)";
+        }
+    }
+}

@@ -43,3 +43,15 @@ TEST(Determinism, ALargerCaseSplitsIntoManyBlocksAndStaysBitwiseEqual) {
         EXPECT_EQ(std::memcmp(one.dst.data(), two.dst.data(), one.dst.bytes()), 0) << reproducer(d, path, 7);
     }
 }
+
+TEST(Determinism, InputChannelCacheBlocksStayBitwiseEqual) {
+    const ConvDescriptor d = parse_descriptor("conv:n=2,c=128,o=96,g=2,in=13x9,k=7x7,pb=3x3,pe=3x3,bias=1");
+    const accuracy::RandomFill fill = accuracy::make_random_fill(d, 5);
+    for (const Path path : available_paths(d)) {
+        Buffers one = make_buffers(d, fill.src, fill.weights, fill.bias);
+        Buffers two = make_buffers(d, fill.src, fill.weights, fill.bias);
+        run_optimized(d, one, Options{1, path});
+        run_optimized(d, two, Options{2, path});
+        EXPECT_EQ(std::memcmp(one.dst.data(), two.dst.data(), one.dst.bytes()), 0) << reproducer(d, path, 5);
+    }
+}
