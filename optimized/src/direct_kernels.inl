@@ -190,6 +190,18 @@ void depthwise_tile_k3(const float* x, i64 base, i64 cs, const i64* tap_offsets,
         for (i64 c = 0; c < c_valid; ++c) y[r * y_pixel_step + c] = tile[r * W + c];
 }
 
+using DepthwiseK3Fn = void (*)(const float*, i64, i64, const i64*, const i64*, i64, const float*, const float*, float*,
+                               i64, i64);
+
+template <int S, int R>
+DepthwiseK3Fn pick_depthwise_k3(int r) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        return r == R ? &depthwise_tile_k3<R, S> : pick_depthwise_k3<S, R - 1>(r);
+    }
+}
+
 inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
 
 }  // namespace
@@ -340,19 +352,15 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
         // interior tiles; all channel blocks of a tile in turn, so that its pixels' lines are used together
         i64 ow = ow_lo;
         if (KW == 3 && dl2 == 1 && (s2 == 1 || s2 == 2)) {
-            for (; ow + kDepthwiseK3Width <= ow_hi; ow += kDepthwiseK3Width)
-                for (i64 c0 = 0; c0 < g.out_channels; c0 += W) {
-                    const i64 at = image + (ow * s2 - pb2) * cs + c0;
-                    const float* bias = p.bias ? p.bias + c0 : nullptr;
-                    float* out = y_row + ow * g.out_channels + c0;
-                    const i64 c_valid = min_i64(W, g.out_channels - c0);
-                    if (s2 == 1)
-                        depthwise_tile_k3<kDepthwiseK3Width, 1>(x, at, cs, row_offsets, row_index, valid, p.weights + c0,
-                                                                bias, out, g.out_channels, c_valid);
-                    else
-                        depthwise_tile_k3<kDepthwiseK3Width, 2>(x, at, cs, row_offsets, row_index, valid, p.weights + c0,
-                                                                bias, out, g.out_channels, c_valid);
-                }
+            for (; ow < ow_hi; ow += kDepthwiseK3Width) {
+                const int r = static_cast<int>(min_i64(kDepthwiseK3Width, ow_hi - ow));
+                const DepthwiseK3Fn tile = s2 == 1 ? pick_depthwise_k3<1, kDepthwiseK3Width>(r)
+                                                   : pick_depthwise_k3<2, kDepthwiseK3Width>(r);
+                for (i64 c0 = 0; c0 < g.out_channels; c0 += W)
+                    tile(x, image + (ow * s2 - pb2) * cs + c0, cs, row_offsets, row_index, valid, p.weights + c0,
+                         p.bias ? p.bias + c0 : nullptr, y_row + ow * g.out_channels + c0, g.out_channels,
+                         min_i64(W, g.out_channels - c0));
+            }
         }
         for (; ow < ow_hi; ow += kDepthwiseTileWidth) {
             const i64 r = min_i64(kDepthwiseTileWidth, ow_hi - ow);
