@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The sanitizer runs (docs/fuzzing.md):
+#   asan  - the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (g++,
+#           -DCONVCHECK_SANITIZE=ON) and run once with ctest;
+#   tsan  - the TBB-parallel code (the optimized implementation and its tests, which run it with
+#           several threads) built with ThreadSanitizer (-DCONVCHECK_TSAN=ON) and run;
+#   fuzz  - every libFuzzer target for a bounded time under ASan+UBSan (fuzz/run_fuzzers.sh).
+#
+#   scripts/sanitizers.sh [asan] [tsan] [fuzz]      # all three when none is named
+#
+# Environment: SANITIZER_JOBS (build and ctest parallelism, default 2), FUZZ_SECONDS (per fuzz
+# target, default 20), SANITIZER_BUILD_PREFIX (default <repo>/build-san; folders -asan, -tsan, -fuzz).
+# Prints the time of each part; exits non-zero when any part fails (after running the others).
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+jobs=${SANITIZER_JOBS:-2}
+prefix=${SANITIZER_BUILD_PREFIX:-$root/build-san}
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(asan tsan fuzz)
+status=0
+summary=()
+
+run_part() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  echo "==== sanitizers: $name"
+  if "$@"; then
+    summary+=("$name: passed in $((SECONDS - start)) s")
+  else
+    summary+=("$name: FAILED after $((SECONDS - start)) s")
+    status=1
+  fi
+}
+
+asan() {
+  local build=$prefix-asan
+  cmake -S "$root" -B "$build" -G Ninja -DCONVCHECK_SANITIZE=ON -DCONVCHECK_WERROR=ON \
+    -DCONVCHECK_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || return 1
+  cmake --build "$build" -j "$jobs" || return 1
+  # detect_leaks: every leak is a failure; the plugins are dlopen'ed, so keep their symbols.
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0} \
+  UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 600
+}
+
+tsan() {
+  local build=$prefix-tsan
+  cmake -S "$root" -B "$build" -G Ninja -DCONVCHECK_TSAN=ON -DCONVCHECK_WERROR=ON \
+    -DCONVCHECK_BUILD_BENCH=OFF -DCONVCHECK_BUILD_FUZZ=OFF -DCONVCHECK_BACKEND_PLUGINS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || return 1
+  # Every test program that runs the TBB-parallel code: the optimized implementation's own tests
+  # and the vectors checked on every optimized path.
+  local targets
+  targets=$(cmake --build "$build" --target help | sed -n 's/^\(optimized_[a-z0-9_]*_test\):.*/\1/p;s/^\(vectors_optimized_vectors_test\):.*/\1/p')
+  [ -n "$targets" ] || { echo "tsan: no optimized test programs found"; return 1; }
+  # shellcheck disable=SC2086
+  cmake --build "$build" -j "$jobs" --target $targets || return 1
+  # TBB itself is not instrumented: its scheduler's own synchronisation is suppressed
+  # (scripts/tsan.supp); races in our code are not.
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp}
+  local t program failed=0
+  for t in $targets; do
+    program=$(find "$build" -name "$t" -type f -perm -u+x | head -n 1)
+    echo "-- tsan: $t"
+    "$program" --gtest_brief=1 || failed=1
+  done
+  return $failed
+}
+
+fuzz() {
+  FUZZ_BUILD_DIR=$prefix-fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-20} FUZZ_JOBS=$jobs "$root/fuzz/run_fuzzers.sh"
+}
+
+for part in "${parts[@]}"; do
+  case $part in
+    asan | tsan | fuzz) run_part "$part" "$part" ;;
+    *) echo "sanitizers.sh: unknown part '$part' (asan, tsan, fuzz)"; exit 2 ;;
+  esac
+done
+echo "==== sanitizers: summary"
+printf '%s\n' "${summary[@]}"
+exit $status
