@@ -25,7 +25,8 @@ std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case
     std::vector<CaseResult> results;
     for (const Case& c : cases) {
         CaseResult r = check_case(backend, c, settings.check);
-        if (settings.shrink && is_failure(r.status) && r.status != Status::xpass) {
+        // Hangs are not shrunk: every candidate would cost a full time limit.
+        if (settings.shrink && (r.status == Status::failed || r.status == Status::crashed)) {
             if (auto smaller = shrink(backend, r, settings.check, settings.shrink_limits)) {
                 r.shrunk_descriptor = smaller->c.descriptor();
                 r.shrunk_reproducer = smaller->reproducer;
