@@ -215,6 +215,7 @@ DialectResult read(const AttributeSet& attributes) {
 }
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "atrous_conv2d", why_not)) return std::nullopt;
     if (q.rank != 2) {
         *why_not = "atrous_conv2d is 2-D only";
         return std::nullopt;

@@ -123,6 +123,7 @@ DialectResult convolution(const ConvolutionAttributes& attr) {
         r.request = make_request(shapes, 1, g,
                                  any_auto && !any_manual ? PaddingRequest::same_upper : PaddingRequest::explicit_pads,
                                  DataFormat::ncx);
+        r.request.weights_shared = r.weights_shared;
         return conclude(r, out);
     });
 }
@@ -214,6 +215,13 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
     a["mapCount"] = std::to_string(q.out_channels);
     a["stride"] = cntk_order(q.strides, q.in_channels);
     a["dilation"] = cntk_order(q.dilations, 1);
+    bool all_shared = true;
+    std::string sharing;
+    for (int i = q.rank - 1; i >= 0; --i) {
+        sharing += q.weights_shared[i] ? "true:" : "false:";
+        all_shared = all_shared && q.weights_shared[i];
+    }
+    if (!all_shared) a["sharing"] = sharing + "true";
     const bool same = q.padding == PaddingRequest::same_upper || q.padding == PaddingRequest::same_lower;
     std::string flags;
     for (int i = 0; i < q.rank; ++i) flags += same ? "true:" : "false:";

@@ -273,6 +273,15 @@ Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geomet
     return r;
 }
 
+bool has_unshared_weights(const Request& q, std::string_view framework, std::string* why_not) {
+    for (int a = 0; a < q.rank; ++a)
+        if (!q.weights_shared[a]) {
+            *why_not = std::string(framework) + " has no unshared weights (a locally connected layer)";
+            return true;
+        }
+    return false;
+}
+
 DialectResult conclude(DialectResult result, const std::vector<std::int64_t>& output_size) {
     result.output_size = output_size;
     for (auto o : output_size)

@@ -71,6 +71,9 @@ ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, co
 Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
                      PaddingRequest padding, DataFormat data_format);
 
+// For a spell(): true (with *why_not set) when the request has unshared weights, which only CNTK says.
+bool has_unshared_weights(const Request& request, std::string_view framework, std::string* why_not);
+
 // Checks and packs a framework's reading. `output_size` is what the framework computes per axis:
 // an output size of 0 is the empty-output outcome; otherwise the descriptor is validated (a
 // ConvError becomes a refusal in convcheck's words) and must give the same output sizes.

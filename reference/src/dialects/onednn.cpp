@@ -127,6 +127,7 @@ DialectResult read_primitive(const AttributeSet& attributes) {
 }
 
 std::optional<AttributeSet> spell_primitive(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "oneDNN", why_not)) return std::nullopt;
     if (q.padding != PaddingRequest::explicit_pads && q.padding != PaddingRequest::valid) {
         *why_not = "the primitive API has no automatic padding: it takes padding_l / padding_r only";
         return std::nullopt;
@@ -226,7 +227,8 @@ DialectResult read_graph(const AttributeSet& attributes) {
     });
 }
 
-std::optional<AttributeSet> spell_graph(const Request& q, std::string*) {
+std::optional<AttributeSet> spell_graph(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "oneDNN Graph", why_not)) return std::nullopt;
     AttributeSet a = shape_keys(q);
     a["dilations"] = join(q.dilations, q.rank);
     a["pads_begin"] = join(q.pads_begin, q.rank);

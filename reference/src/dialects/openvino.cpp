@@ -121,7 +121,8 @@ DialectResult read(const AttributeSet& attributes) {
     });
 }
 
-std::optional<AttributeSet> spell(const Request& q, std::string*) {
+std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "OpenVINO Convolution-1", why_not)) return std::nullopt;
     AttributeSet a;
     a["n"] = std::to_string(q.batch);
     a["c"] = std::to_string(q.in_channels);

@@ -126,6 +126,7 @@ DialectResult read(const AttributeSet& attributes) {
 }
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "PyTorch conv", why_not)) return std::nullopt;
     AttributeSet a;
     a["n"] = std::to_string(q.batch);
     a["c"] = std::to_string(q.in_channels);

@@ -153,6 +153,7 @@ DialectResult read(const AttributeSet& attributes) {
 }
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "TensorFlow conv", why_not)) return std::nullopt;
     if (q.groups != 1) {
         *why_not = "TensorFlow has no groups attribute (it infers them from the filter depth); not spelled";
         return std::nullopt;

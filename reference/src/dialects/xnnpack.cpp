@@ -118,6 +118,7 @@ DialectResult read(const AttributeSet& attributes) {
 }
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
+    if (has_unshared_weights(q, "XNNPACK", why_not)) return std::nullopt;
     if (q.rank != 2) {
         *why_not = "XNNPACK's convolution2d is 2-D only";
         return std::nullopt;

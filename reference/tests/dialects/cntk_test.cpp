@@ -91,4 +91,16 @@ TEST(CntkDialect, SharingFalseMarksTheAxis) {
     // CNTK order: the first flag is W, convcheck's axis 1
     EXPECT_TRUE(r.weights_shared[0]);
     EXPECT_FALSE(r.weights_shared[1]);
+    // the request carries it: CNTK spells it back, no other framework can say it
+    std::string why_not;
+    for (const Dialect& d : all_dialects()) {
+        const auto spelled = d.spell(r.request, &why_not);
+        if (d.name != "cntk") {
+            EXPECT_FALSE(spelled.has_value()) << d.name;
+            continue;
+        }
+        ASSERT_TRUE(spelled.has_value());
+        EXPECT_EQ(spelled->at("sharing"), "false:true:true");
+        EXPECT_EQ(d.read(*spelled).weights_shared, r.weights_shared);
+    }
 }

@@ -60,6 +60,7 @@ struct Request {
     PaddingRequest padding = PaddingRequest::explicit_pads;
     SpatialDims pads_begin{0, 0, 0}, pads_end{0, 0, 0};  // for explicit_pads
     DataFormat data_format = DataFormat::ncx;
+    std::array<bool, kMaxSpatialRank> weights_shared{true, true, true};  // false: locally connected on that axis
 };
 
 // One dialect's reading of one attribute set.
