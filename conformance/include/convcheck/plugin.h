@@ -136,8 +136,9 @@ typedef struct {
 } convcheck_support;
 
 /* Buffers for one discrete convolution, dense, in the descriptor's formats and dtype. All are
- * owned by the runner: inputs are read-only (the runner may map them so), dst is exactly
- * dst-elements long. bias is NULL when has_bias == 0. */
+ * owned by the runner: inputs are read-only (the runner maps them read-only: a write is a crash),
+ * dst is exactly dst-elements long (the runner puts a guard page right after it). bias is NULL when
+ * has_bias == 0. Each call runs in a child process of its own: no state carries between cases. */
 typedef struct {
     size_t struct_size;
     const void* src;
