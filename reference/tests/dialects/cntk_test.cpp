@@ -2,6 +2,7 @@
 // (autoPadding: out = ceil(in/s), e = (in-1) mod s, pb = floor((K-1)/2) - floor(e/2),
 // pe = ceil((K-1)/2) - ceil(e/2), not clamped).
 #include "case_table.hpp"
+#include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/cntk.hpp"
 
 using namespace convcheck;
@@ -102,5 +103,51 @@ TEST(CntkDialect, SharingFalseMarksTheAxis) {
         ASSERT_TRUE(spelled.has_value());
         EXPECT_EQ(spelled->at("sharing"), "false:true:true");
         EXPECT_EQ(d.read(*spelled).weights_shared, r.weights_shared);
+    }
+}
+
+namespace {
+// CNTK's column-major descriptions, literally: cudnn stores the image (W, H, C) column-major, so
+// (w, h, c) is at w + W*(h + H*c); HWC stores (C, W, H) column-major, so (c, w, h) is at c + C*(w + W*h).
+// The weight matrix [mapCount, kW*kH*C]: row m, (kw, kh, c) at m*kW*kH*C + kw + kW*(kh + kH*c).
+std::vector<float> cntk_image(const std::string& layout, std::int64_t C, std::int64_t H, std::int64_t W,
+                              const std::vector<double>& chw) {
+    std::vector<float> buffer(C * H * W);
+    for (std::int64_t c = 0; c < C; ++c)
+        for (std::int64_t h = 0; h < H; ++h)
+            for (std::int64_t w = 0; w < W; ++w) {
+                const std::int64_t at = layout == "cudnn" ? w + W * (h + H * c) : c + C * (w + W * h);
+                buffer[at] = static_cast<float>(chw[(c * H + h) * W + w]);
+            }
+    return buffer;
+}
+}  // namespace
+
+TEST(CntkDialect, ColumnMajorLayoutsRunThroughTheReference) {
+    const std::int64_t C = 2, H = 4, W = 5, M = 3, kH = 3, kW = 2;
+    std::vector<double> image(C * H * W), weights_ockk(M * C * kH * kW);
+    for (std::size_t i = 0; i < image.size(); ++i) image[i] = double(int(i * 5 % 7) - 3);
+    for (std::size_t i = 0; i < weights_ockk.size(); ++i) weights_ockk[i] = double(int(i * 3 % 5) - 2);
+    std::vector<float> matrix(M * kW * kH * C);
+    for (std::int64_t m = 0; m < M; ++m)
+        for (std::int64_t c = 0; c < C; ++c)
+            for (std::int64_t kh = 0; kh < kH; ++kh)
+                for (std::int64_t kw = 0; kw < kW; ++kw)
+                    matrix[m * kW * kH * C + kw + kW * (kh + kH * c)] =
+                        static_cast<float>(weights_ockk[((m * C + c) * kH + kh) * kW + kw]);
+    std::vector<double> expected;
+    for (const std::string layout : {"cudnn", "HWC"}) {
+        const DialectResult r = cases::run(
+            "cntk", "in=4x5 c=2 mapCount=3 kernelWidth=2 kernelHeight=3 horizontalStride=1 verticalStride=1 zeroPadding=true "
+                    "imageLayout=" + layout);
+        ASSERT_TRUE(r.ok()) << layout;
+        const std::vector<float> src = cntk_image(layout, C, H, W, image);
+        const auto got = reference::convolution(r.descriptor, src.data(), matrix.data(), nullptr).dst;
+        if (expected.empty()) {
+            ConvDescriptor canonical = r.descriptor;
+            canonical.data_format = DataFormat::ncx;
+            expected = reference::convolution_summation(canonical, image, weights_ockk, {}).dst;
+        }
+        EXPECT_EQ(got, expected) << layout;
     }
 }
