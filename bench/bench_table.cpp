@@ -4,7 +4,7 @@
 // layout, and against oneDNN on the same plain NCHW / NHWC buffers with its reorders counted.
 //
 //   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d,cc]
-//                         [--quick] [--min-time SECONDS] [--no-onednn]
+//                         [--quick] [--min-time SECONDS] [--no-onednn] [--clock wall|cpu]
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -51,7 +51,7 @@ Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
     const optimized::ConvPlan plan(d, weights.data(), bias.data(), optimized::Options{threads, optimized::Path::automatic});
     Ours o;
     o.path = std::string(plan.path_name());
-    o.ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds);
+    o.ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, threads);
     return o;
 }
 
@@ -72,7 +72,7 @@ void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, 
                 for (auto* v : {&src, &theta})
                     for (auto& x : *v) x = u(rng) * 0.3f;
                 const optimized::CcPlan plan(d, theta.data(), nullptr, optimized::CcOptions{t});
-                const double cc_ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds);
+                const double cc_ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, t);
                 const ConvDescriptor conv = parse_descriptor(
                     "conv:n=" + std::to_string(n) + ",c=32,o=32,in=" + std::to_string(d.output_size[0]) + "x" +
                     std::to_string(d.output_size[1]) + ",k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix");
@@ -111,10 +111,14 @@ int main(int argc, char** argv) {
     app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_flag("--quick", quick, "batch 1, the first three shapes of each set, short runs");
     app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");
+    std::string clock = "wall";
+    app.add_option("--clock", clock, "wall: wall time; cpu: process CPU time / threads (robust on a shared machine)")
+        ->check(CLI::IsMember({"wall", "cpu"}));
     CLI11_PARSE(app, argc, argv);
     std::vector<int> threads, batches;
     for (const auto& t : split(threads_arg)) threads.push_back(std::stoi(t));
     for (const auto& b : split(batch_arg)) batches.push_back(std::stoi(b));
+    bench::clock_choice() = clock == "cpu" ? bench::Clock::cpu : bench::Clock::wall;
     if (quick) {
         batches = {1};
         min_time = std::min(min_time, 0.05);
@@ -128,7 +132,8 @@ int main(int argc, char** argv) {
     std::printf("measured f32 FMA peak:");
     for (auto [t, g] : peak) std::printf("  %d thread(s) %.1f GFLOP/s", t, g);
     std::printf("\nratios are oneDNN time / optimized time (> 1: optimized is faster); times are the minimum of "
-                "repeated runs\n\n");
+                "repeated runs, clock: %s\n\n",
+                clock == "cpu" ? "process CPU time / threads" : "wall");
     std::printf("| set | shape | n | thr | path | ms (NHWC) | GFLOP/s | %% peak | vs oneDNN best | ms (NCHW) | "
                 "vs oneDNN NCHW | vs oneDNN NHWC |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");

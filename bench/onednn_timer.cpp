@@ -115,7 +115,7 @@ double time_case(const dnnl::engine& eng, dnnl::stream& s, const ConvDescriptor&
         if (from_prim) from_prim->execute(s, dst, *udst);
         s.wait();
     };
-    return min_time_ms(run, min_seconds);
+    return min_time_ms(run, min_seconds, omp_get_max_threads());
 }
 
 }  // namespace
