@@ -8,6 +8,7 @@
 
 #include "accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/dialects/dialect.hpp"
 #include "descriptor.hpp"
 #include "sha256.hpp"
 
@@ -114,6 +115,33 @@ VectorCase generate_case(const json& spec, const std::filesystem::path& out_dir)
     c.seed = spec.contains("seed") ? spec["seed"].get<std::uint64_t>() : 0;
     c.generated_by = kGeneratedBy;
     if (auto it = spec.find("dialect"); it != spec.end() && it->is_object()) c.dialect_json = it->dump();
+
+    // A case given by a framework's attributes: the dialect layer turns them into the canonical
+    // descriptor, or into that framework's refusal (recorded as an expect_error case).
+    if (c.descriptor.empty()) {
+        auto it = spec.find("dialect");
+        if (it == spec.end() || !it->contains("attributes") || !(*it)["attributes"].is_string())
+            fail(where, "needs a descriptor or dialect.attributes (a string)");
+        const std::string framework = it->value("framework", "");
+        const auto* dialect = reference::dialects::find_dialect(framework);
+        if (!dialect) fail(where, "unknown dialect framework '" + framework + "'");
+        const auto result = dialect->read(reference::dialects::parse_attributes((*it)["attributes"].get<std::string>()));
+        const bool expect_refusal = spec.value("expect_dialect_error", false);
+        if (result.error) {
+            if (!expect_refusal)
+                fail(where, framework + " refuses the attributes: " + result.error->attribute + " = " +
+                                result.error->value + ": " + result.error->message);
+            c.expect_error_attribute = result.error->attribute;
+            c.fill = "values";
+            c.comparison = "bitwise";
+            c.dtype = "f32";
+            c.source += " [" + framework + ": " + result.error->message + "]";
+            return c;
+        }
+        if (expect_refusal) fail(where, framework + " accepts the attributes, the spec expects a refusal");
+        if (!result.ok()) fail(where, framework + " gives an empty output: not a storable vector");
+        c.descriptor = to_string(result.descriptor);
+    }
 
     if (auto it = spec.find("expect_error"); it != spec.end()) {
         // The descriptor must be refused, naming this attribute.

@@ -9,9 +9,12 @@
 #include <cstring>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "accuracy.hpp"
 #include "case_data.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/dialects/dialect.hpp"
 #include "vector_params.hpp"
 
 namespace convcheck::vectors {
@@ -26,6 +29,35 @@ const VectorSet& cached_set(const std::filesystem::path& dir) {
     return it->second;
 }
 
+// A case read from a framework's attribute text ({"framework": ..., "attributes": "<text>"}): the
+// dialect layer must still read it as the stored descriptor, or refuse it naming the stored attribute.
+// Returns true when the case is such a refusal (nothing more to check).
+bool check_dialect(const VectorCase& c, const std::string& repro) {
+    if (c.dialect_json.empty()) return false;
+    const auto dialect = nlohmann::json::parse(c.dialect_json);
+    if (!dialect.contains("attributes") || !dialect["attributes"].is_string()) return false;
+    const std::string framework = dialect.value("framework", "");
+    const auto* reader = reference::dialects::find_dialect(framework);
+    if (!reader) {
+        ADD_FAILURE() << "unknown dialect " << framework << "\n" << repro;
+        return true;
+    }
+    const std::string text = dialect["attributes"].get<std::string>();
+    const auto result = reader->read(reference::dialects::parse_attributes(text));
+    if (c.expect_error_attribute) {
+        EXPECT_TRUE(result.error.has_value()) << framework << " now accepts " << text << "\n" << repro;
+        if (result.error) {
+            EXPECT_EQ(result.error->attribute, *c.expect_error_attribute) << result.error->message << "\n" << repro;
+        }
+        return true;
+    }
+    EXPECT_TRUE(result.ok()) << framework << " now refuses or empties " << text << "\n" << repro;
+    if (result.ok()) {
+        EXPECT_EQ(to_string(result.descriptor), c.descriptor) << framework << " " << text << "\n" << repro;
+    }
+    return false;
+}
+
 class ReferenceVectors : public ::testing::TestWithParam<VectorParam> {};
 
 TEST_P(ReferenceVectors, ReproducesTheVector) {
@@ -35,6 +67,7 @@ TEST_P(ReferenceVectors, ReproducesTheVector) {
     const VectorCase& c = set.cases[p.index];
     const std::string repro = testing::reproducer(p, c);
 
+    if (check_dialect(c, repro)) return;
     if (c.expect_error_attribute) {
         try {
             parse_descriptor(c.descriptor);
@@ -93,7 +126,7 @@ INSTANTIATE_TEST_SUITE_P(Stored, ReferenceVectors, ::testing::ValuesIn(testing::
 
 TEST(ReferenceVectorSets, EverySetIsPresentAndVerified) {
     // The sets the issue asks for, each verified by the independent references when last regenerated.
-    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx"}) {
+    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects"}) {
         const VectorSet& set = cached_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / name);
         EXPECT_GE(set.cases.size(), 5u) << name;
         for (const auto& c : set.cases) {

@@ -29,6 +29,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dialect_rules  # noqa: E402
 import numpy_reference as ref  # noqa: E402
 
 NUMPY_NAME = "numpy_reference.py (OpenVINO as-if narrative, float64; IEEE 754 rounding from the standard)"
@@ -105,9 +106,35 @@ def check_rounding_against_numpy_casts(values):
     return problems
 
 
+RULES_NAME = "dialect_rules.py (each framework's padding rule from SPEC-NOTES 2)"
+
+
+def check_dialect(case):
+    """For a case read from a framework's attribute text: (problems, verified_by) of the framework's rule."""
+    dialect = case.get("dialect") or {}
+    if not isinstance(dialect.get("attributes"), str):
+        return [], []
+    framework, text = dialect["framework"], dialect["attributes"]
+    try:
+        strides, dilations, pb, pe = dialect_rules.pads(framework, text)
+    except dialect_rules.Refused as refusal:
+        if case.get("expect_error"):
+            return [], [RULES_NAME + ": refused (" + str(refusal) + ")"]
+        return [f"{framework} refuses {text} ({refusal}), the vector has a descriptor"], []
+    if case.get("expect_error"):
+        return [f"{framework} accepts {text}, the vector expects a refusal"], []
+    desc = ref.Descriptor(case["descriptor"])
+    got = (desc.strides, desc.dilations, desc.pads_begin, desc.pads_end)
+    if tuple(map(list, (strides, dilations, pb, pe))) != got:
+        return [f"{framework} {text}: strides, dilations, pads {(strides, dilations, pb, pe)} but the descriptor has {got}"], []
+    return [], [RULES_NAME]
+
+
 def verify_case(set_dir, case, use_torch):
     """Returns (problems, verified_by)."""
-    problems = []
+    problems, rules_verified = check_dialect(case)
+    if problems or (case.get("expect_error") and rules_verified):
+        return problems, rules_verified
     desc = ref.Descriptor(case["descriptor"])
     if case.get("expect_error"):
         reason = rule_broken(desc)
@@ -152,7 +179,7 @@ def verify_case(set_dir, case, use_torch):
             continue
         problems += check_rounding_against_numpy_casts(y.ravel())
         verified_by.append(name)
-    return problems, verified_by
+    return problems, rules_verified + verified_by
 
 
 def verify_set(set_dir, record, use_torch):
