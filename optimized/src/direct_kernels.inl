@@ -19,7 +19,8 @@ struct TileArgs {
     const float* x;             // xp at the item's plane (tap 0), channel g*ICg + ic0
     const i64* x_offsets;       // per pixel of the tile: its offset from x
     const i64* tap_offsets;
-    i64 taps, in_per_group, ic_count;
+    const i64* tap_list;        // the taps this tile visits (those inside the input for some pixel of it)
+    i64 taps, in_per_group, ic_count;  // taps: entries of tap_list
     const float* w;             // packed weights of this (g, ocs), at [tap 0][ic0]: [taps][ICg][NB*W]
     const float* bias;          // packed bias of this (g, ocs), or null
     bool accumulate;            // start from y (a later input-channel block) instead of the bias
@@ -56,7 +57,8 @@ void blocked_tile(const TileArgs& a) {
             for (int r = 0; r < R; ++r) acc[r][j] = b;
         }
     }
-    for (i64 t = 0; t < a.taps; ++t) {
+    for (i64 tt = 0; tt < a.taps; ++tt) {
+        const i64 t = a.tap_list[tt];
         const float* px = a.x + a.tap_offsets[t];
         const float* w = a.w + t * a.in_per_group * B;
         for (i64 ic = 0; ic < a.ic_count; ++ic) {
@@ -211,10 +213,29 @@ int tile_width(int vector_blocks) { return kTileWidth[vector_blocks]; }
 
 namespace {
 
+// The taps a tile of output rows [oh_first, oh_last] (in plane od) visits: every (kd, kh) whose input
+// row lies inside the input for at least one of its rows, with all kw. A tap that lies in the
+// padding for every pixel of the tile only adds zeros, so it is skipped (as oneDNN does); the
+// list depends only on the tile, never on the thread count.
+i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, i64* list) {
+    i64 count = 0;
+    for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
+        const i64 id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (i64 kh = 0; kh < g.kernel[1]; ++kh) {
+            const i64 ih_first = oh_first * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+            const i64 ih_last = oh_last * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+            if (ih_last < 0 || ih_first >= g.in[1]) continue;
+            for (i64 kw = 0; kw < g.kernel[2]; ++kw) list[count++] = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
+        }
+    }
+    return count;
+}
+
 // `count` pixels (x_offsets[i] from x, y at y + i*y_pixel_step) of one (g, ocs), every input-channel
-// block in turn, in register tiles.
-void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offsets, float* y, i64 y_pixel_step,
-                    i64 count, i64 grp, i64 ocs) {
+// block in turn, in register tiles. rows: the output row of each pixel, or null for "every tap".
+void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offsets, const i64* rows, i64 od, float* y,
+                    i64 y_pixel_step, i64 count, i64 grp, i64 ocs) {
     const Geometry& g = *p.geometry;
     const int nb = p.vector_blocks;
     const int full = kTileWidth[nb];
@@ -222,14 +243,25 @@ void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offset
     const i64 taps = g.taps();
     const BlockedTileFn full_tile = blocked_tile_for(nb, full);
     const BlockedTileFn last_tile = count % full ? blocked_tile_for(nb, static_cast<int>(count % full)) : nullptr;
+    i64* all_taps = new i64[2 * taps];
+    i64* some_taps = all_taps + taps;
+    for (i64 t = 0; t < taps; ++t) all_taps[t] = t;
     TileArgs a;
     a.tap_offsets = p.tap_offsets;
-    a.taps = taps;
     a.in_per_group = g.in_per_group;
     a.bias = p.bias ? p.bias + (grp * p.oc_super_blocks + ocs) * block : nullptr;
     a.y_pixel_step = y_pixel_step;
     a.oc_valid = min_i64(block, g.out_per_group - ocs * block);
     const float* w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
+    const auto set_taps = [&](i64 first, i64 n) {
+        if (rows == nullptr) {
+            a.tap_list = all_taps;
+            a.taps = taps;
+        } else {
+            a.tap_list = some_taps;
+            a.taps = tile_taps(g, od, rows[first], rows[first + n - 1], some_taps);
+        }
+    };
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
         a.accumulate = ic0 > 0;
@@ -239,14 +271,17 @@ void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offset
         for (; i + full <= count; i += full) {
             a.x_offsets = x_offsets + i;
             a.y = y + i * y_pixel_step;
+            set_taps(i, full);
             full_tile(a);
         }
         if (i < count) {
             a.x_offsets = x_offsets + i;
             a.y = y + i * y_pixel_step;
+            set_taps(i, count - i);
             last_tile(a);
         }
     }
+    delete[] all_taps;
 }
 
 constexpr i64 kMaxChunk = 1024;
@@ -259,7 +294,7 @@ void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, 
     for (i64 i0 = 0; i0 < count; i0 += kMaxChunk) {
         const i64 n = min_i64(kMaxChunk, count - i0);
         for (i64 i = 0; i < n; ++i) offsets[i] = i * x_pixel_step;
-        blocked_pixels(p, x + i0 * x_pixel_step, offsets, y + i0 * y_pixel_step, y_pixel_step, n, grp, ocs);
+        blocked_pixels(p, x + i0 * x_pixel_step, offsets, nullptr, 0, y + i0 * y_pixel_step, y_pixel_step, n, grp, ocs);
     }
 }
 
@@ -267,7 +302,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin
     const Geometry& g = *p.geometry;
     const i64 block = static_cast<i64>(p.vector_blocks) * W;
     const i64 cs = g.channel_stride, chunks = p.chunks_per_plane(), plane = g.out[1] * g.out[2];
-    i64 offsets[kMaxChunk];
+    i64 offsets[kMaxChunk], rows[kMaxChunk];
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk
         i64 rest = item;
@@ -280,11 +315,12 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin
         for (i64 i = 0; i < count; ++i) {
             const i64 oh = (p0 + i) / g.out[2], ow = (p0 + i) % g.out[2];
             offsets[i] = (oh * g.stride[1] * g.padded[2] + ow * g.stride[2]) * cs;
+            rows[i] = oh;
         }
         const float* x_plane = xp + (n * g.padded[0] + od * g.stride[0]) * g.padded[1] * g.padded[2] * cs +
                                grp * g.in_per_group;
         float* y_first = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
-        blocked_pixels(p, x_plane, offsets, y_first, g.out_channels, count, grp, ocs);
+        blocked_pixels(p, x_plane, offsets, rows, od, y_first, g.out_channels, count, grp, ocs);
     }
 }
 

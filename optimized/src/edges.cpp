@@ -85,8 +85,10 @@ void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, 
             continue;
         }
         // the padded pixels pw whose source iw = pw - pad_begin lies in [0, W); zeros around them
-        const i64 pw_begin = g.pad_begin[2] > 0 ? g.pad_begin[2] : 0;
-        const i64 pw_end = W + g.pad_begin[2] < g.padded[2] ? W + g.pad_begin[2] : g.padded[2];
+        i64 pw_begin = g.pad_begin[2] > 0 ? g.pad_begin[2] : 0;
+        if (pw_begin > g.padded[2]) pw_begin = g.padded[2];  // a negative end pad cropped the data away
+        i64 pw_end = W + g.pad_begin[2] < g.padded[2] ? W + g.pad_begin[2] : g.padded[2];
+        if (pw_end < pw_begin) pw_end = pw_begin;  // a crop past the whole row: no data, all zeros
         std::memset(out, 0, sizeof(float) * pw_begin * Cs);
         std::memset(out + pw_end * Cs, 0, sizeof(float) * (g.padded[2] - pw_end) * Cs);
         const i64 first_iw = pw_begin - g.pad_begin[2], pixels = pw_end - pw_begin;

@@ -109,3 +109,24 @@ TEST(Agreement, ManyInputChannelsSplitIntoCacheBlocks) {
         }
     }
 }
+
+// Negative pads that crop a whole axis away on one side (found by the property test: an empty
+// valid range once made the padding step write before its row).
+TEST(Agreement, CropsPastAWholeAxis) {
+    const char* cases[] = {
+        "conv:n=3,c=6,o=6,g=3,in=4x8x1,k=1x2x1,s=1x1x3,d=3x1x1,pb=0x-2x-2,pe=-1x-2x2,bias=1,dt=f32,data=ncx,wei=oix",
+        "conv:n=2,c=5,o=4,in=3x1,k=2x1,pb=1x3,pe=0x-2,data=nxc",
+        "conv:n=2,c=5,o=4,in=3x1,k=2x1,pb=1x3,pe=0x-2,data=ncx",
+    };
+    for (const char* text : cases) {
+        const ConvDescriptor d = parse_descriptor(text);
+        const accuracy::Contract contract{d.dtype, DataType::f32};
+        const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, 3);
+        const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+        for (const Path path : available_paths(d)) {
+            Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
+            EXPECT_TRUE(accuracy::compare_exact(want.dst, run_optimized(d, e, Options{0, path})).passed())
+                << reproducer(d, path, 3);
+        }
+    }
+}
