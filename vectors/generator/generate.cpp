@@ -1,4 +1,5 @@
 #include "generate.hpp"
+#include "generate_cc.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -85,6 +86,8 @@ npy::ElementType element_type(DataType t) {
     return npy::ElementType::f32;
 }
 
+}  // namespace
+
 ArrayEntry write_array(const std::filesystem::path& dir, const std::string& case_name, const std::string& role,
                        const std::string& dtype, const npy::Array& array) {
     ArrayEntry e;
@@ -99,6 +102,8 @@ ArrayEntry write_array(const std::filesystem::path& dir, const std::string& case
     if (!out) fail(case_name, "cannot write " + (dir / e.file).string());
     return e;
 }
+
+namespace {
 
 std::string string_or(const json& j, const char* key, const std::string& fallback) {
     auto it = j.find(key);
@@ -142,6 +147,8 @@ VectorCase generate_case(const json& spec, const std::filesystem::path& out_dir)
         if (!result.ok()) fail(where, framework + " gives an empty output: not a storable vector");
         c.descriptor = to_string(result.descriptor);
     }
+
+    if (c.descriptor.rfind("cc:", 0) == 0) return generate_cc_case(spec, out_dir, c);
 
     if (auto it = spec.find("expect_error"); it != spec.end()) {
         // The descriptor must be refused, naming this attribute.

@@ -14,6 +14,8 @@
 // backend must produce, in the descriptor's data_format and dtype); dst_f64, magnitude (f64) and
 // terms (i64), canonical NCX: the reference's unrounded result, sum|x*w| and the number of products,
 // what the accuracy contract needs to bound an error without running the reference.
+// A CC case (descriptor "cc:...", seed 004) has src, theta (the Internal-Net parameters, kernel=net
+// only), bias, grid (the projected grid [2, H', W'], f64), dst, dst_f64, magnitude, terms; all NCHW.
 //
 // The loader treats a manifest as untrusted input: every field is type-checked, file names must be
 // plain names inside the set folder, and a failure is a ManifestError naming the case and field.
@@ -37,7 +39,7 @@ public:
 };
 
 struct ArrayEntry {
-    std::string role;                // src, weights, bias, dst, dst_f64, magnitude, terms
+    std::string role;                // src, weights, bias, dst, dst_f64, magnitude, terms; CC: theta, grid
     std::string file;                // a plain file name inside the set folder
     std::string dtype;               // f32, f16, bf16, f64, i64 (bf16 is stored as <u2 bit patterns)
     std::vector<std::int64_t> shape;

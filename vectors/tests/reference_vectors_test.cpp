@@ -13,6 +13,9 @@
 
 #include "accuracy.hpp"
 #include "case_data.hpp"
+#include "cc_descriptor.hpp"
+#include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "convcheck/reference/cc/projected_grid.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
 #include "vector_params.hpp"
@@ -58,6 +61,38 @@ bool check_dialect(const VectorCase& c, const std::string& repro) {
     return false;
 }
 
+// A CC case: the CC reference (four blocks) on the stored src, theta and bias reproduces dst_f64,
+// magnitude and terms exactly, dst as their rounding to f32, and grid as the projected grid.
+void check_cc(const VectorSet& set, const VectorCase& c, const std::string& repro) {
+    const CcDescriptor d = parse_cc_descriptor(c.descriptor);
+    auto array = [&](const char* role) {
+        const ArrayEntry* e = c.array(role);
+        return e ? load_array(set, c, *e) : npy::Array{};
+    };
+    const npy::Array src = array("src"), theta = array("theta"), bias = array("bias"), grid = array("grid"),
+                     dst = array("dst"), dst_f64 = array("dst_f64"), magnitude = array("magnitude"), terms = array("terms");
+    ASSERT_EQ(src.elements(), d.src_elements()) << repro;
+    ASSERT_EQ(dst_f64.elements(), d.dst_elements()) << repro;
+    ASSERT_EQ(theta.elements() * (theta.shape.empty() ? 0 : 1), d.theta_elements()) << repro;
+    const auto as_floats = [](const npy::Array& a) { return a.shape.empty() ? nullptr : reinterpret_cast<const float*>(a.data.data()); };
+    const auto result = reference::cc::continuous_convolution(d, as_floats(src), as_floats(theta), as_floats(bias));
+    for (std::int64_t i = 0; i < d.dst_elements(); ++i) {
+        if (result.dst[i] != dst_f64.get(i) || result.magnitude[i] != magnitude.get(i) ||
+            double(result.terms[i]) != terms.get(i) || float(result.dst[i]) != float(dst.get(i))) {
+            ADD_FAILURE() << "output " << i << ": reference " << result.dst[i] << ", stored " << dst_f64.get(i) << " (dst "
+                          << dst.get(i) << ")\n" << repro;
+            break;
+        }
+    }
+    const std::vector<double> want_grid = reference::cc::projected_grid(d).tensor();
+    ASSERT_EQ(static_cast<std::int64_t>(want_grid.size()), grid.elements()) << repro;
+    for (std::size_t i = 0; i < want_grid.size(); ++i)
+        if (want_grid[i] != grid.get(static_cast<std::int64_t>(i))) {
+            ADD_FAILURE() << "grid element " << i << ": reference " << want_grid[i] << ", stored " << grid.get(i) << "\n" << repro;
+            break;
+        }
+}
+
 class ReferenceVectors : public ::testing::TestWithParam<VectorParam> {};
 
 TEST_P(ReferenceVectors, ReproducesTheVector) {
@@ -67,6 +102,7 @@ TEST_P(ReferenceVectors, ReproducesTheVector) {
     const VectorCase& c = set.cases[p.index];
     const std::string repro = testing::reproducer(p, c);
 
+    if (p.cc) return check_cc(set, c, repro);
     if (check_dialect(c, repro)) return;
     if (c.expect_error_attribute) {
         try {
@@ -126,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(Stored, ReferenceVectors, ::testing::ValuesIn(testing::
 
 TEST(ReferenceVectorSets, EverySetIsPresentAndVerified) {
     // The sets the issue asks for, each verified by the independent references when last regenerated.
-    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects"}) {
+    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects", "cc"}) {
         const VectorSet& set = cached_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / name);
         EXPECT_GE(set.cases.size(), 5u) << name;
         for (const auto& c : set.cases) {

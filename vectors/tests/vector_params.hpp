@@ -23,6 +23,7 @@ struct VectorParam {
     std::string case_name;
     std::string load_error;  // non-empty: the manifest did not load
     bool expect_error = false;  // the case holds a descriptor that must be refused, and no data
+    bool cc = false;            // a continuous-convolution case ("cc:..." descriptor)
 };
 
 // gtest prints a parameter with the test name: keep it short.
@@ -38,7 +39,8 @@ inline std::vector<VectorParam> all_vector_cases(const std::filesystem::path& se
         try {
             const VectorSet set = load_vector_set(dir);
             for (std::size_t i = 0; i < set.cases.size(); ++i)
-                params.push_back({set.name, dir, i, set.cases[i].name, "", set.cases[i].expect_error_attribute.has_value()});
+                params.push_back({set.name, dir, i, set.cases[i].name, "", set.cases[i].expect_error_attribute.has_value(),
+                                  set.cases[i].descriptor.rfind("cc:", 0) == 0});
         } catch (const std::exception& e) {
             params.push_back({dir.filename().string(), dir, 0, "manifest", e.what()});
         }
@@ -46,11 +48,11 @@ inline std::vector<VectorParam> all_vector_cases(const std::filesystem::path& se
     return params;
 }
 
-// The cases that carry data (every case but the expect_error ones).
-inline std::vector<VectorParam> vector_cases_with_data() {
+// The discrete-convolution cases that carry data (not expect_error, not CC).
+inline std::vector<VectorParam> conv_cases_with_data() {
     std::vector<VectorParam> params;
     for (auto& p : all_vector_cases())
-        if (!p.expect_error) params.push_back(p);
+        if (!p.expect_error && !p.cc) params.push_back(p);
     return params;
 }
 

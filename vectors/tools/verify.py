@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dialect_rules  # noqa: E402
+import numpy_cc_reference as cc_ref  # noqa: E402
 import numpy_reference as ref  # noqa: E402
 
 NUMPY_NAME = "numpy_reference.py (OpenVINO as-if narrative, float64; IEEE 754 rounding from the standard)"
@@ -130,8 +131,44 @@ def check_dialect(case):
     return [], [RULES_NAME]
 
 
+CC_NAME = "numpy_cc_reference.py (seed 004's grid, neighbours, kernel and sum; exact Fractions for p/q scales)"
+
+
+def verify_cc_case(set_dir, case):
+    """A CC case: recompute grid, dst, magnitude and terms with numpy_cc_reference.py."""
+    problems = []
+    arrays = load_arrays(set_dir, case, problems)
+    if problems:
+        return problems, []
+    desc = cc_ref.CcDescriptor(case["descriptor"])
+    src = arrays["src"].astype(np.float64)
+    theta = arrays["theta"].astype(np.float64) if "theta" in arrays else None
+    bias = arrays["bias"].astype(np.float64) if "bias" in arrays else None
+    dst, magnitude, terms, grid = cc_ref.continuous_convolution(desc, src, theta, bias)
+    exact_grid = all(isinstance(s, cc_ref.Fraction) for s in desc.scale)
+    if exact_grid and not np.array_equal(grid, arrays["grid"]):
+        problems.append("grid differs from Eq. 2 (exact scales: every point correctly rounded)")
+    if not exact_grid and np.any(np.abs(grid - arrays["grid"]) > 1e-12 * np.maximum(1, np.abs(grid))):
+        problems.append("grid differs from Eq. 2 in float64")
+    if not np.array_equal(terms, arrays["terms"]):
+        problems.append("terms differ")
+    # float64 summation order and kernel evaluation (exp, polynomials) differ by a few ulps per term
+    tolerance = 4 * gamma(terms + 8, 2.0 ** -53) * magnitude
+    if np.any(np.abs(magnitude - arrays["magnitude"]) > tolerance):
+        problems.append("magnitude differs")
+    err = np.abs(dst - arrays["dst_f64"])
+    if np.any(err > tolerance):
+        i = int(np.argmax(err - tolerance))
+        problems.append(f"dst_f64 differs at flat index {i}: {dst.flat[i]!r} vs stored {arrays['dst_f64'].flat[i]!r}")
+    elif not np.array_equal(ref.to_bits("f32", ref.round_to("f32", dst)), arrays["dst"].view(np.uint32)):
+        problems.append("dst is not dst_f64 rounded once to f32")
+    return problems, [] if problems else [CC_NAME]
+
+
 def verify_case(set_dir, case, use_torch):
     """Returns (problems, verified_by)."""
+    if case["descriptor"].startswith("cc:"):
+        return verify_cc_case(set_dir, case)
     problems, rules_verified = check_dialect(case)
     if problems or (case.get("expect_error") and rules_verified):
         return problems, rules_verified

@@ -82,7 +82,7 @@ TEST_P(OptimizedVectors, ReproducesTheVectorOnEveryPath) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Stored, OptimizedVectors, ::testing::ValuesIn(testing::vector_cases_with_data()),
+INSTANTIATE_TEST_SUITE_P(Stored, OptimizedVectors, ::testing::ValuesIn(testing::conv_cases_with_data()),
                          testing::param_name);
 
 }  // namespace

@@ -1,0 +1,49 @@
+#include "generate_cc.hpp"
+
+#include <random>
+
+#include "cc_descriptor.hpp"
+#include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "convcheck/reference/cc/projected_grid.hpp"
+
+namespace convcheck::vectors {
+
+VectorCase generate_cc_case(const nlohmann::json& spec, const std::filesystem::path& out_dir, VectorCase c) {
+    (void)spec;
+    const CcDescriptor d = parse_cc_descriptor(c.descriptor);
+    c.descriptor = to_string(d);
+    c.dtype = "f32";
+    c.fill = "random";
+    c.comparison = "bound";
+    c.generated_by = "convcheck_vectors: CC reference (seed 004's four blocks, f64, one rounding to f32)";
+
+    std::mt19937_64 rng(c.seed);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f), half(-0.5f, 0.5f);
+    std::vector<float> src(d.src_elements()), theta(d.theta_elements()), bias(d.has_bias ? d.out_channels : 0);
+    for (auto& v : src) v = unit(rng);
+    for (auto& v : theta) v = half(rng);
+    for (auto& v : bias) v = unit(rng);
+    const auto result = reference::cc::continuous_convolution(d, src.data(), theta.empty() ? nullptr : theta.data(),
+                                                              bias.empty() ? nullptr : bias.data());
+    std::vector<float> dst(result.dst.size());
+    for (std::size_t i = 0; i < dst.size(); ++i) dst[i] = static_cast<float>(result.dst[i]);  // one rounding (RNE)
+    const std::vector<double> grid = reference::cc::projected_grid(d).tensor();
+
+    const auto dst_dims = d.dst_dims();
+    c.arrays.push_back(write_array(out_dir, c.name, "src", "f32", npy::from_bytes(npy::ElementType::f32, src.data(), d.src_dims())));
+    if (!theta.empty())
+        c.arrays.push_back(write_array(out_dir, c.name, "theta", "f32",
+                                       npy::from_bytes(npy::ElementType::f32, theta.data(), {d.theta_elements()})));
+    if (!bias.empty())
+        c.arrays.push_back(write_array(out_dir, c.name, "bias", "f32",
+                                       npy::from_bytes(npy::ElementType::f32, bias.data(), {d.out_channels})));
+    c.arrays.push_back(write_array(out_dir, c.name, "grid", "f64",
+                                   npy::from_f64(grid, {2, d.output_size[0], d.output_size[1]})));
+    c.arrays.push_back(write_array(out_dir, c.name, "dst", "f32", npy::from_bytes(npy::ElementType::f32, dst.data(), dst_dims)));
+    c.arrays.push_back(write_array(out_dir, c.name, "dst_f64", "f64", npy::from_f64(result.dst, dst_dims)));
+    c.arrays.push_back(write_array(out_dir, c.name, "magnitude", "f64", npy::from_f64(result.magnitude, dst_dims)));
+    c.arrays.push_back(write_array(out_dir, c.name, "terms", "i64", npy::from_i64(result.terms, dst_dims)));
+    return c;
+}
+
+}  // namespace convcheck::vectors
