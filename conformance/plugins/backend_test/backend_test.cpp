@@ -6,6 +6,8 @@
 // A case the plugin declines is skipped with its reason; a declined case must give one. A case the
 // data file declares an expected failure must fail (an xpass fails the test: the finding is stale).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -299,6 +301,68 @@ TEST(Findings, XnnpackTurnsANaNInputIntoMinusInfinity) {
     }
 }
 
+// oneDNN's bf16 kernels on AVX512-BF16 (brgconv_1x1:avx512_core_bf16 here) multiply pairs of
+// reduction elements (vdpbf16ps). With one input channel the pair's second element is the next
+// spatial position, multiplied by a zero weight: finite values are unaffected, but a NaN or an
+// infinity there (0 * inf = NaN) turns the neighbouring output into NaN, outside the element's
+// receptive field. libtorch's bf16 convolution runs on oneDNN (Mkldnn) and shows the same.
+TEST(Findings, OnednnBf16LeaksANonFiniteInputIntoTheNeighbouringOutput) {
+    if (std::string(plugin->info().name) != "onednn") GTEST_SKIP() << "a oneDNN finding";
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=3,k=1,dt=bf16");
+    ASSERT_EQ(query(d), "");
+    const std::vector<double> weights{1.0};
+    for (const double special : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        const std::vector<double> src{1.0, special, 2.0};
+        const auto want = reference::convolution_summation(d, src, weights, {});
+        ASSERT_EQ(want.dst[0], 1.0);  // the spec: output 0 reads src[0] only
+        const Outcome got = execute(d, src, weights, {});
+        if (got.implementation.find("avx512_core_bf16") == std::string::npos)
+            GTEST_SKIP() << "the finding is about the AVX512-BF16 kernels; this CPU runs " << got.implementation;
+        EXPECT_TRUE(std::isnan(got.dst[0])) << "reproduce: " << to_string(d) << " src 1," << special << ",2 weights 1 ("
+                                            << got.implementation << ")";
+        EXPECT_EQ(got.dst[2], 2.0);
+    }
+}
+
+// oneDNN 2.6.3's brgconv:avx512_core_bf16 accepts padding_r = -1 (its rule: padding_r + stride > 0)
+// and then reads across batches and writes outside its buffers for this geometry: glibc aborts
+// ("double free or corruption") or batch 1's fully padded outputs hold garbage. It runs in a fresh
+// process (this program, re-executed with --finding-child: a fork would inherit OpenMP's threads
+// half-alive); the finding holds when that process dies or computes a wrong result.
+const char* const kO2Descriptor = "conv:n=2,c=1,o=16,in=6,k=3,s=3,pb=3,pe=-1,dt=bf16";
+
+// The child's side: 0 right, 1 wrong, 2 another implementation, 3 an error.
+int o2_child() {
+    const ConvDescriptor d = parse_descriptor(kO2Descriptor);
+    const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 1);
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    try {
+        const Outcome got = execute(d, f.src, f.weights, f.bias);
+        if (got.implementation.find("brgconv:avx512_core_bf16") == std::string::npos) return 2;
+        return accuracy::compare_exact(want.dst, got.dst).passed() ? 0 : 1;
+    } catch (...) {
+        return 3;
+    }
+}
+
+TEST(Findings, OnednnBf16NegativePaddingRCorruptsMemory) {
+    if (std::string(plugin->info().name) != "onednn") GTEST_SKIP() << "a oneDNN finding";
+    ASSERT_EQ(query(parse_descriptor(kO2Descriptor)), "");
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        execl("/proc/self/exe", "convcheck_backend_test", plugin_path.c_str(), "--finding-child=O2", static_cast<char*>(nullptr));
+        _exit(4);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) GTEST_SKIP() << "oneDNN picked another implementation on this CPU";
+    EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 1))
+        << "expected a crash or a wrong result (exit status " << status << "; 0 means oneDNN got it right and the "
+        << "finding is stale). reproduce: " << kO2Descriptor;
+}
+
 // Random descriptors from the shared generator (core/testing/random_descriptor.hpp), coerced to what
 // the plugin claims. Deterministic: descriptor i is drawn from rc::Random(i), so a failure's
 // descriptor string (printed) reproduces it with `--case`, and the list is the same on every run.
@@ -351,6 +415,7 @@ int main(int argc, char** argv) {
     plugin_path = argv[1];
     try {
         plugin = std::make_unique<LoadedPlugin>(plugin_path, 2);
+        if (argc >= 3 && std::string(argv[2]) == "--finding-child=O2") std::_Exit(o2_child());
         declarations = load_declarations(argc >= 3 ? argv[2] : CONVCHECK_SOURCE_DATA_DIR "/backends.json", plugin->info().name);
         for (const Case& c : all_cases()) {
             if (!claims(plugin->info(), c.descriptor)) continue;
