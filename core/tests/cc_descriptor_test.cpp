@@ -73,6 +73,19 @@ TEST(CcDescriptor, KernelDefaults) {
     EXPECT_EQ(parse_cc_descriptor("cin=3,cout=5,in=4,kernel=cubic").theta_elements(), 0);
 }
 
+TEST(CcDescriptor, EqualityComparesWhatTheKernelUses) {
+    // hidden widths and slope mean nothing to an analytic kernel, sigma nothing to the net
+    const auto a = parse_cc_descriptor("cin=1,cout=1,in=4,kernel=linear,hidden=3x3,slope=0.5");
+    const auto b = parse_cc_descriptor("cin=1,cout=1,in=4,kernel=linear");
+    EXPECT_EQ(a, b);
+    EXPECT_FALSE(parse_cc_descriptor("cin=1,cout=1,in=4,hidden=3x3") == parse_cc_descriptor("cin=1,cout=1,in=4"));
+    EXPECT_FALSE(parse_cc_descriptor("cin=1,cout=1,in=4,kernel=gaussian,sigma=1") ==
+                 parse_cc_descriptor("cin=1,cout=1,in=4,kernel=gaussian"));
+    EXPECT_EQ(parse_cc_descriptor("cin=1,cout=1,in=4,sigma=2"), parse_cc_descriptor("cin=1,cout=1,in=4"));
+    // a scale given as 4/6 is the scale 2/3
+    EXPECT_EQ(parse_cc_descriptor("cin=1,cout=1,in=6,scale=4/6"), parse_cc_descriptor("cin=1,cout=1,in=6,scale=2/3"));
+}
+
 TEST(CcDescriptor, RealScaleNeverReadsBackAsRational) {
     const auto d = parse_cc_descriptor("cin=1,cout=1,in=4,scale=2.0x1e0");
     EXPECT_FALSE(d.scale[0].is_rational());
