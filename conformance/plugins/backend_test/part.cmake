@@ -3,6 +3,7 @@
 # Each plugin's part.cmake registers a ctest entry `backend_<name>` running it (common/part.cmake).
 if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_executable(convcheck_backend_test ${CMAKE_CURRENT_LIST_DIR}/backend_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cases.cpp
+                 ${CMAKE_CURRENT_LIST_DIR}/harness.cpp ${CMAKE_CURRENT_LIST_DIR}/findings.cpp
                  ${CMAKE_CURRENT_LIST_DIR}/declarations.cpp)
   target_link_libraries(convcheck_backend_test PRIVATE convcheck_accuracy convcheck_reference convcheck_abi
                         nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})

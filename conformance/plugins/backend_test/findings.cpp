@@ -1,0 +1,115 @@
+// Each backend's documented deviation (docs/backends.md, the findings table), pinned by its smallest
+// reproducer so that a backend update that changes it is noticed. Other backends skip.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "convcheck/reference/convolution.hpp"
+#include "harness.hpp"
+
+namespace convcheck::backend_test {
+
+// XNNPACK's f16 kernels round the accumulator to f16 after every multiply-add (x86 AVX2/F16C
+// kernels: acc = cvtph(cvtps_ph(fma(a, b, acc)))). Summing 2048 + 1 + 1 in channel order: 2048 + 1
+// = 2049 rounds to 2048 (ties to even, f16 spacing 2 above 2048), again for the second 1, so the
+// result is 2048, where an f32 accumulator gives 2050 (exactly representable in f16).
+TEST(Findings, XnnpackF16AccumulatesInF16) {
+    if (std::string(plugin->info().name) != "xnnpack") GTEST_SKIP() << "an XNNPACK finding";
+    const ConvDescriptor d = parse_descriptor("conv:c=3,o=1,in=1x1,k=1x1,dt=f16,data=nxc,wei=oix");
+    ASSERT_EQ(query(d), "");
+    const std::vector<double> src{2048, 1, 1}, weights{1, 1, 1};
+    const auto want = reference::convolution_summation(d, src, weights, {});
+    ASSERT_EQ(want.dst[0], 2050.0);
+    EXPECT_EQ(execute(d, src, weights, {}).dst[0], 2048.0) << "reproduce: " << to_string(d) << " src 2048,1,1 weights 1,1,1";
+}
+
+// XNNPACK's convolution kernels clamp every output to [output_min, output_max] with max/min, and
+// x86 max/min return the bound when the value is NaN: with the unclamped range [-inf, +inf] a NaN
+// input gives -inf, where IEEE arithmetic (and the spec's sum) gives NaN.
+TEST(Findings, XnnpackTurnsANaNInputIntoMinusInfinity) {
+    if (std::string(plugin->info().name) != "xnnpack") GTEST_SKIP() << "an XNNPACK finding";
+    for (const char* dtype : {"f32", "f16"}) {
+        const ConvDescriptor d = parse_descriptor(std::string("conv:c=1,o=1,in=1x1,k=1x1,data=nxc,dt=") + dtype);
+        ASSERT_EQ(query(d), "");
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const std::vector<double> src{nan}, weights{1.0};
+        EXPECT_TRUE(std::isnan(reference::convolution_summation(d, src, weights, {}).dst[0]));
+        EXPECT_EQ(execute(d, src, weights, {}).dst[0], -std::numeric_limits<double>::infinity())
+            << "reproduce: " << to_string(d) << " src NaN weights 1";
+    }
+}
+
+// oneDNN's bf16 kernels on AVX512-BF16 (brgconv_1x1:avx512_core_bf16 here) multiply pairs of
+// reduction elements (vdpbf16ps). With one input channel the pair's second element is the next
+// spatial position, multiplied by a zero weight: finite values are unaffected, but a NaN or an
+// infinity there (0 * inf = NaN) turns the neighbouring output into NaN, outside the element's
+// receptive field. libtorch's bf16 convolution runs on oneDNN (Mkldnn) and shows the same.
+TEST(Findings, OnednnBf16LeaksANonFiniteInputIntoTheNeighbouringOutput) {
+    if (std::string(plugin->info().name) != "onednn") GTEST_SKIP() << "a oneDNN finding";
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=3,k=1,dt=bf16");
+    ASSERT_EQ(query(d), "");
+    const std::vector<double> weights{1.0};
+    for (const double special : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        const std::vector<double> src{1.0, special, 2.0};
+        const auto want = reference::convolution_summation(d, src, weights, {});
+        ASSERT_EQ(want.dst[0], 1.0);  // the spec: output 0 reads src[0] only
+        const Outcome got = execute(d, src, weights, {});
+        if (got.implementation.find("avx512_core_bf16") == std::string::npos)
+            GTEST_SKIP() << "the finding is about the AVX512-BF16 kernels; this CPU runs " << got.implementation;
+        EXPECT_TRUE(std::isnan(got.dst[0])) << "reproduce: " << to_string(d) << " src 1," << special << ",2 weights 1 ("
+                                            << got.implementation << ")";
+        EXPECT_EQ(got.dst[2], 2.0);
+    }
+}
+
+// oneDNN 2.6.3's brgconv:avx512_core_bf16 accepts padding_r = -1 (its rule: padding_r + stride > 0)
+// and then reads across batches and writes outside its buffers for this geometry: glibc aborts
+// ("double free or corruption") or batch 1's fully padded outputs hold garbage. It runs in a fresh
+// process (this program, re-executed with --finding-child: a fork would inherit OpenMP's threads
+// half-alive); the finding holds when that process dies or computes a wrong result.
+namespace {
+const char* const kO2Descriptor = "conv:n=2,c=1,o=16,in=6,k=3,s=3,pb=3,pe=-1,dt=bf16";
+}  // namespace
+
+int o2_child() {
+    const ConvDescriptor d = parse_descriptor(kO2Descriptor);
+    const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 1);
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    try {
+        const Outcome got = execute(d, f.src, f.weights, f.bias);
+        if (got.implementation.find("brgconv:avx512_core_bf16") == std::string::npos) return 2;
+        return accuracy::compare_exact(want.dst, got.dst).passed() ? 0 : 1;
+    } catch (...) {
+        return 3;
+    }
+}
+
+TEST(Findings, OnednnBf16NegativePaddingRCorruptsMemory) {
+    if (std::string(plugin->info().name) != "onednn") GTEST_SKIP() << "a oneDNN finding";
+    ASSERT_EQ(query(parse_descriptor(kO2Descriptor)), "");
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        execl("/proc/self/exe", "convcheck_backend_test", plugin_path.c_str(), "--finding-child=O2", static_cast<char*>(nullptr));
+        _exit(4);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) GTEST_SKIP() << "oneDNN picked another implementation on this CPU";
+    EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 1))
+        << "expected a crash or a wrong result (exit status " << status << "; 0 means oneDNN got it right and the "
+        << "finding is stale). reproduce: " << kO2Descriptor;
+}
+
+// Random descriptors from the shared generator (core/testing/random_descriptor.hpp), coerced to what
+// the plugin claims. Deterministic: descriptor i is drawn from rc::Random(i), so a failure's
+// descriptor string (printed) reproduces it with `--case`, and the list is the same on every run.
+
+}  // namespace convcheck::backend_test
