@@ -17,6 +17,7 @@
 #include <xnnpack.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ std::string inexpressible(const convcheck_conv_desc& d) {
             return "XNNPACK's input_padding_* are unsigned: negative pad " +
                    std::to_string(d.pads_begin[a] < 0 ? d.pads_begin[a] : d.pads_end[a]) + " on axis " + std::to_string(a) +
                    " cannot be expressed";
+    for (int a = 0; a < 2; ++a)
+        for (int64_t v : {d.kernel_size[a], d.strides[a], d.dilations[a], d.pads_begin[a], d.pads_end[a]})
+            if (v > UINT32_MAX) return "XNNPACK's kernel, stride, dilation and pad parameters are uint32_t: " + std::to_string(v) + " does not fit";
+    if (d.groups > UINT32_MAX) return "XNNPACK's groups is uint32_t: " + std::to_string(d.groups) + " does not fit";
     return "";
 }
 
