@@ -217,7 +217,9 @@ namespace {
 // row lies inside the input for at least one of its rows, with all kw. A tap that lies in the
 // padding for every pixel of the tile only adds zeros, so it is skipped (as oneDNN does); the
 // list depends only on the tile, never on the thread count.
-i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, i64* list) {
+// With merge_kw, only the kw = 0 tap of each kept (kd, kh) is listed: the caller runs the kw taps as
+// one longer input-channel loop (see blocked_pixels).
+i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, bool merge_kw, i64* list) {
     i64 count = 0;
     for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
         const i64 id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
@@ -226,7 +228,8 @@ i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, i64* list) {
             const i64 ih_first = oh_first * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
             const i64 ih_last = oh_last * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
             if (ih_last < 0 || ih_first >= g.in[1]) continue;
-            for (i64 kw = 0; kw < g.kernel[2]; ++kw) list[count++] = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
+            for (i64 kw = 0; kw < (merge_kw ? 1 : g.kernel[2]); ++kw)
+                list[count++] = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
         }
     }
     return count;
@@ -243,9 +246,17 @@ void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offset
     const i64 taps = g.taps();
     const BlockedTileFn full_tile = blocked_tile_for(nb, full);
     const BlockedTileFn last_tile = count % full ? blocked_tile_for(nb, static_cast<int>(count % full)) : nullptr;
+    // When the kw taps of a kernel row read consecutive input (dilation_w 1, one group, no channel
+    // padding, one input-channel block), the pairs (kw, ic) are KW*ICg consecutive floats of the input
+    // and of the packed weights: the kernel runs them as one input-channel loop of KW*ICg. The
+    // products and their order are exactly those of the tap-by-tap loop.
+    const bool merge_kw = g.dilation[2] == 1 && g.groups == 1 && g.channel_stride == g.in_per_group &&
+                          p.ic_block >= g.in_per_group && g.kernel[2] > 1;
+    const i64 merged = merge_kw ? g.kernel[2] : 1;
     i64* all_taps = new i64[2 * taps];
     i64* some_taps = all_taps + taps;
-    for (i64 t = 0; t < taps; ++t) all_taps[t] = t;
+    i64 all_count = 0;
+    for (i64 t = 0; t < taps; t += merged) all_taps[all_count++] = t;
     TileArgs a;
     a.tap_offsets = p.tap_offsets;
     a.in_per_group = g.in_per_group;
@@ -256,14 +267,14 @@ void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offset
     const auto set_taps = [&](i64 first, i64 n) {
         if (rows == nullptr) {
             a.tap_list = all_taps;
-            a.taps = taps;
+            a.taps = all_count;
         } else {
             a.tap_list = some_taps;
-            a.taps = tile_taps(g, od, rows[first], rows[first + n - 1], some_taps);
+            a.taps = tile_taps(g, od, rows[first], rows[first + n - 1], merge_kw, some_taps);
         }
     };
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
-        a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
+        a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0) * merged;
         a.accumulate = ic0 > 0;
         a.x = x + ic0;
         a.w = w + ic0 * block;
