@@ -1,6 +1,7 @@
 #include "isolation.hpp"
 
 #include <malloc.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -178,9 +179,13 @@ struct Waited {
 // timeout_s, then kills the child's process group.
 Waited run_child(ChildReport& report, double timeout_s, const std::function<void(ChildReport&)>& body) {
     std::fflush(nullptr);
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
+        // The child dies with the runner (Ctrl-C, a CI timeout): a hanging backend never outlives it.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
         setpgid(0, 0);
         dup2(2, 1);  // a plugin's prints go to stderr, never into results written to stdout
         g_report = &report;
