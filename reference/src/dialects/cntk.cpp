@@ -196,44 +196,87 @@ DialectResult read(const AttributeSet& attributes) {
     });
 }
 
+namespace {
+// CNTK's own auto pads on one axis (cntk.hpp), for recognising them in an explicit request.
+std::pair<std::int64_t, std::int64_t> auto_pads(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d) {
+    const std::int64_t K = (k - 1) * d + 1, e = (in - 1) % s;
+    return {(K - 1) / 2 - e / 2, ceil_div(K - 1, 2) - ceil_div(e, 2)};
+}
+}  // namespace
+
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
     if (q.groups != 1) {
         *why_not = "CNTK's Convolution of seed 003 has no groups";
         return std::nullopt;
     }
-    auto cntk_order = [&](const SpatialDims& v, std::int64_t channel) {
-        std::vector<std::int64_t> out;
-        for (int a = q.rank - 1; a >= 0; --a) out.push_back(v[a]);
-        out.push_back(channel);
-        return join(out, ':');
-    };
+    const bool same = q.padding == PaddingRequest::same_upper || q.padding == PaddingRequest::same_lower;
+    // Per axis (convcheck order): padded automatically, or by lowerPad/upperPad. An explicit request
+    // whose pads on an axis are exactly CNTK's auto pads is spelled with autoPadding there (that is how
+    // CNTK itself produces them, negative ones included).
+    std::array<bool, kMaxSpatialRank> automatic{false, false, false};
+    for (int a = 0; a < q.rank; ++a) {
+        if (same) {
+            automatic[a] = true;
+        } else if (q.padding == PaddingRequest::explicit_pads && q.kernel_size[a] <= q.input_size[a] &&
+                   q.strides[a] >= 1 && q.dilations[a] >= 1) {
+            const auto [pb, pe] = auto_pads(q.input_size[a], q.kernel_size[a], q.strides[a], q.dilations[a]);
+            automatic[a] = pb == q.pads_begin[a] && pe == q.pads_end[a] && (pb != 0 || pe != 0);
+        }
+        if (!automatic[a] && q.padding == PaddingRequest::explicit_pads && (q.pads_begin[a] < 0 || q.pads_end[a] < 0)) {
+            *why_not = "CNTK's lowerPad/upperPad are unsigned: negative pads come only from autoPadding";
+            return std::nullopt;
+        }
+    }
     AttributeSet a;
     a["n"] = std::to_string(q.batch);
     a["c"] = std::to_string(q.in_channels);
     a["in"] = join(q.input_size, q.rank);
-    a["kernel"] = cntk_order(q.kernel_size, q.in_channels);
     a["mapCount"] = std::to_string(q.out_channels);
+    if (q.data_format == DataFormat::nxc) {
+        // "HWC" exists only in the 2-D syntax: dense, shared, zeroPadding on both axes or neither
+        const bool plain = q.rank == 2 && q.dilations[0] == 1 && q.dilations[1] == 1 && q.weights_shared[0] &&
+                           q.weights_shared[1] && automatic[0] == automatic[1] &&
+                           (automatic[0] || (q.pads_begin[0] == 0 && q.pads_end[0] == 0 && q.pads_begin[1] == 0 &&
+                                             q.pads_end[1] == 0));
+        if (!plain) {
+            *why_not = "CNTK's HWC image layout exists only in the 2-D syntax (no dilation, no explicit pads)";
+            return std::nullopt;
+        }
+        a["kernelWidth"] = std::to_string(q.kernel_size[1]);
+        a["kernelHeight"] = std::to_string(q.kernel_size[0]);
+        a["horizontalStride"] = std::to_string(q.strides[1]);
+        a["verticalStride"] = std::to_string(q.strides[0]);
+        a["zeroPadding"] = automatic[0] ? "true" : "false";
+        a["imageLayout"] = "HWC";
+        return a;
+    }
+    auto cntk_order = [&](const SpatialDims& v, std::int64_t channel) {
+        std::vector<std::int64_t> out;
+        for (int i = q.rank - 1; i >= 0; --i) out.push_back(v[i]);
+        out.push_back(channel);
+        return join(out, ':');
+    };
+    a["kernel"] = cntk_order(q.kernel_size, q.in_channels);
     a["stride"] = cntk_order(q.strides, q.in_channels);
     a["dilation"] = cntk_order(q.dilations, 1);
-    bool all_shared = true;
-    std::string sharing;
+    bool all_shared = true, any_manual = false;
+    std::string sharing, flags;
+    SpatialDims lower{0, 0, 0}, upper{0, 0, 0};
     for (int i = q.rank - 1; i >= 0; --i) {
         sharing += q.weights_shared[i] ? "true:" : "false:";
         all_shared = all_shared && q.weights_shared[i];
+        flags += automatic[i] ? "true:" : "false:";
+        if (!automatic[i] && q.padding == PaddingRequest::explicit_pads) {
+            lower[i] = q.pads_begin[i];
+            upper[i] = q.pads_end[i];
+            any_manual = any_manual || lower[i] != 0 || upper[i] != 0;
+        }
     }
     if (!all_shared) a["sharing"] = sharing + "true";
-    const bool same = q.padding == PaddingRequest::same_upper || q.padding == PaddingRequest::same_lower;
-    std::string flags;
-    for (int i = 0; i < q.rank; ++i) flags += same ? "true:" : "false:";
     a["autoPadding"] = flags + "false";
-    if (q.padding == PaddingRequest::explicit_pads) {
-        for (int i = 0; i < q.rank; ++i)
-            if (q.pads_begin[i] < 0 || q.pads_end[i] < 0) {
-                *why_not = "CNTK's lowerPad/upperPad are unsigned: negative pads come only from autoPadding";
-                return std::nullopt;
-            }
-        a["lowerPad"] = cntk_order(q.pads_begin, 0);
-        a["upperPad"] = cntk_order(q.pads_end, 0);
+    if (any_manual) {
+        a["lowerPad"] = cntk_order(lower, 0);
+        a["upperPad"] = cntk_order(upper, 0);
     }
     return a;
 }

@@ -66,6 +66,7 @@ Request request_from_descriptor(const ConvDescriptor& d) {
     r.pads_begin = d.pads_begin;
     r.pads_end = d.pads_end;
     r.data_format = d.data_format;
+    r.filter_format = d.filter_format;
     return r;
 }
 
@@ -284,6 +285,8 @@ bool has_unshared_weights(const Request& q, std::string_view framework, std::str
 
 DialectResult conclude(DialectResult result, const std::vector<std::int64_t>& output_size) {
     result.output_size = output_size;
+    result.request.data_format = result.descriptor.data_format;
+    result.request.filter_format = result.descriptor.filter_format;
     for (auto o : output_size)
         if (o == 0) {
             result.empty_output = true;

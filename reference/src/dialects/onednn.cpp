@@ -59,6 +59,8 @@ AttributeSet shape_keys(const Request& q) {
     a["k"] = join(q.kernel_size, q.rank);
     a["strides"] = join(q.strides, q.rank);
     a["groups"] = std::to_string(q.groups);
+    a["data_format"] = q.data_format == DataFormat::nxc ? "NXC" : "NCX";
+    a["weights_format"] = q.filter_format == FilterFormat::xio ? "XIO" : "OIX";
     return a;
 }
 

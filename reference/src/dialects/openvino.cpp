@@ -134,6 +134,8 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
     a["pads_begin"] = join(q.pads_begin, q.rank);
     a["pads_end"] = join(q.pads_end, q.rank);
     a["groups"] = std::to_string(q.groups);
+    a["data_format"] = q.data_format == DataFormat::nxc ? "NXC" : "NCX";
+    a["filter_format"] = q.filter_format == FilterFormat::xio ? "XIO" : "OIX";
     a["auto_pad"] = q.padding == PaddingRequest::explicit_pads ? "explicit" : std::string(to_string(q.padding));
     return a;
 }

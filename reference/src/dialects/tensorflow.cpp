@@ -166,6 +166,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
     a["k"] = join(q.kernel_size, q.rank);
     a["strides"] = join(q.strides, q.rank);
     a["dilations"] = join(q.dilations, q.rank);
+    if (q.data_format == DataFormat::ncx) a["data_format"] = formats_for(q.rank).channels_first;
     switch (q.padding) {
         case PaddingRequest::valid: a["padding"] = "VALID"; break;
         case PaddingRequest::same_upper:

@@ -81,7 +81,7 @@ rc::Gen<std::string> key() {
 
 }  // namespace
 
-RC_GTEST_PROP(Attributes, RandomAttributeSetsNeverThrowAndOkMeansValid, ()) {
+RC_GTEST_PROP(Attributes, RandomAttributeSetsNeverThrowOkMeansValidAndSpellsBack, ()) {
     const auto dialects = all_dialects();
     const Dialect& dialect = dialects[*rc::gen::inRange<std::size_t>(0, dialects.size())];
     // start from the dialect's own words for a random request, then mutate a few values (and
@@ -113,6 +113,16 @@ RC_GTEST_PROP(Attributes, RandomAttributeSetsNeverThrowAndOkMeansValid, ()) {
     if (r.ok()) {
         validate(r.descriptor);
         for (int i = 0; i < r.descriptor.rank; ++i) RC_ASSERT(r.descriptor.output_size(i) == r.output_size[i]);
+        // the dialect's own spelling of its reading reads back as the same descriptor
+        std::string why;
+        const auto again = dialect.spell(r.request, &why);
+        if (again) {
+            RC_LOG() << "spelled back: " << to_string(*again) << "\n";
+            const DialectResult back = dialect.read(*again);
+            RC_ASSERT(back.ok());
+            RC_ASSERT(back.descriptor == r.descriptor);
+            RC_ASSERT(back.weights_shared == r.weights_shared);
+        }
     }
     if (r.empty_output) {
         bool some_zero = false;

@@ -151,3 +151,21 @@ TEST(CntkDialect, ColumnMajorLayoutsRunThroughTheReference) {
         EXPECT_EQ(got, expected) << layout;
     }
 }
+
+TEST(CntkDialect, SpellsItsOwnReadingsBack) {
+    // mixed autoPadding (negative auto pads included), the 2-D HWC syntax, and sharing=false
+    for (const char* text : {"in=8x7 kernel=2:1:1 stride=4:3:1 autoPadding=true:false:false",
+                             "in=7x9 kernel=3:3:1 stride=2:1:1 autoPadding=false:true:false lowerPad=1:0:0 upperPad=1:0:0",
+                             "in=5x7 kernelWidth=3 kernelHeight=1 horizontalStride=2 verticalStride=1 zeroPadding=true imageLayout=HWC",
+                             "in=6x7 k=3x3 sharing=false:true:true autoPadding=false"}) {
+        const DialectResult r = cases::run("cntk", text);
+        ASSERT_TRUE(r.ok()) << text;
+        std::string why_not;
+        const auto spelled = find_dialect("cntk")->spell(r.request, &why_not);
+        ASSERT_TRUE(spelled.has_value()) << text << ": " << why_not;
+        const DialectResult back = find_dialect("cntk")->read(*spelled);
+        ASSERT_TRUE(back.ok()) << to_string(*spelled);
+        EXPECT_EQ(back.descriptor, r.descriptor) << text << " -> " << to_string(*spelled);
+        EXPECT_EQ(back.weights_shared, r.weights_shared) << text;
+    }
+}

@@ -59,7 +59,8 @@ struct Request {
     SpatialDims dilations{1, 1, 1};  // 1-based
     PaddingRequest padding = PaddingRequest::explicit_pads;
     SpatialDims pads_begin{0, 0, 0}, pads_end{0, 0, 0};  // for explicit_pads
-    DataFormat data_format = DataFormat::ncx;
+    DataFormat data_format = DataFormat::ncx;      // the reading's layouts, so that a dialect that has
+    FilterFormat filter_format = FilterFormat::oix;  // layout attributes can say them again
     std::array<bool, kMaxSpatialRank> weights_shared{true, true, true};  // false: locally connected on that axis
 };
 
