@@ -243,6 +243,14 @@ VectorSet generate_set(const std::filesystem::path& spec_path, const std::filesy
     set.description = string_or(spec, "description", "");
     for (const auto& case_spec : spec.at("cases")) {
         try {
+            if (case_spec.contains("chain")) {
+                VectorCase base;
+                base.name = string_or(case_spec, "name", "");
+                base.source = string_or(case_spec, "source", "");
+                base.seed = case_spec.value("seed", std::uint64_t{0});
+                for (auto& c : generate_cc_chain(case_spec, out_dir, base)) set.cases.push_back(std::move(c));
+                continue;
+            }
             set.cases.push_back(generate_case(case_spec, out_dir));
         } catch (const ConvError& e) {
             fail(string_or(case_spec, "name", "(unnamed)"), e.what());

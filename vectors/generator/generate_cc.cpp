@@ -3,6 +3,7 @@
 #include <random>
 
 #include "cc_descriptor.hpp"
+#include "convcheck/reference/cc/chain.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
 
@@ -44,6 +45,40 @@ VectorCase generate_cc_case(const nlohmann::json& spec, const std::filesystem::p
     c.arrays.push_back(write_array(out_dir, c.name, "magnitude", "f64", npy::from_f64(result.magnitude, dst_dims)));
     c.arrays.push_back(write_array(out_dir, c.name, "terms", "i64", npy::from_i64(result.terms, dst_dims)));
     return c;
+}
+
+namespace {
+
+Rational parse_rational(const std::string& text) {
+    const auto slash = text.find('/');
+    if (slash == std::string::npos) return Rational(std::stoll(text));
+    return Rational(std::stoll(text.substr(0, slash)), std::stoll(text.substr(slash + 1)));
+}
+
+reference::cc::Scale2 parse_scale2(const nlohmann::json& pair) {
+    return {parse_rational(pair.at(0).get<std::string>()), parse_rational(pair.at(1).get<std::string>())};
+}
+
+}  // namespace
+
+std::vector<VectorCase> generate_cc_chain(const nlohmann::json& spec, const std::filesystem::path& out_dir,
+                                          const VectorCase& base) {
+    const auto& chain = spec.at("chain");
+    const reference::cc::Shape2 input{chain.at("input").at(0).get<std::int64_t>(), chain.at("input").at(1).get<std::int64_t>()};
+    std::vector<reference::cc::Scale2> scales;
+    for (const auto& s : chain.at("scales")) scales.push_back(parse_scale2(s));
+    const reference::cc::Scale2 target = parse_scale2(chain.at("target"));
+    const CcDescriptor base_descriptor = parse_cc_descriptor(spec.at("base").get<std::string>());
+    std::vector<VectorCase> cases;
+    for (std::size_t j = 0; j < scales.size(); ++j) {
+        VectorCase c = base;
+        c.name = base.name + "_layer" + std::to_string(j + 1);
+        c.seed = base.seed + j;
+        c.descriptor = to_string(reference::cc::chain_layer(base_descriptor, input, scales, target, j));
+        c.source = base.source + " (layer " + std::to_string(j + 1) + " of " + std::to_string(scales.size()) + ")";
+        cases.push_back(generate_cc_case(spec, out_dir, c));
+    }
+    return cases;
 }
 
 }  // namespace convcheck::vectors

@@ -19,4 +19,11 @@ ArrayEntry write_array(const std::filesystem::path& dir, const std::string& case
 // dst_f64, magnitude, terms.
 VectorCase generate_cc_case(const nlohmann::json& spec, const std::filesystem::path& out_dir, VectorCase c);
 
+// A multi-layer chain (seed 004, Eq. 4 and Table 4): {"name", "base": "cc:...", "seed",
+// "chain": {"input": [H, W], "scales": [["p/q", "p/q"], ...], "target": ["p/q", "p/q"]}} becomes one
+// case per layer, <name>_layer<j> (1-based), each with the chain's input and output shape for that
+// layer (reference::cc::chain_layer) and the base's other fields.
+std::vector<VectorCase> generate_cc_chain(const nlohmann::json& spec, const std::filesystem::path& out_dir,
+                                          const VectorCase& base);
+
 }  // namespace convcheck::vectors

@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 
@@ -219,10 +220,51 @@ def verify_case(set_dir, case, use_torch):
     return problems, rules_verified + verified_by
 
 
+def check_chains(manifest):
+    """CC chains (seed 004, Eq. 4): every layer's output shape is ceil(input * prod_{i<=j} s_i), the last
+    input * target; they must equal the paper's Table 4 as transcribed in the spec, and each layer's stored
+    descriptor must take the previous output as input and give its own output. Returns problems."""
+    spec_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "specs", manifest["set"] + ".json")
+    if not os.path.exists(spec_path):
+        return []
+    problems = []
+    cases = {c["name"]: c for c in manifest["cases"]}
+    for spec in json.load(open(spec_path))["cases"]:
+        if "chain" not in spec:
+            continue
+        chain = spec["chain"]
+        shape, product, previous = chain["input"], [cc_ref.Fraction(1)] * 2, chain["input"]
+        scales = [[cc_ref.Fraction(v) for v in pair] for pair in chain["scales"]]
+        for j, s in enumerate(scales):
+            product = [product[a] * s[a] for a in range(2)]
+            if j + 1 < len(scales):
+                out = [math.ceil(shape[a] * product[a]) for a in range(2)]
+            else:
+                exact = [shape[a] * cc_ref.Fraction(chain["target"][a]) for a in range(2)]
+                out = [int(v) for v in exact]
+                if exact != out:
+                    problems.append(f"{spec['name']}: input * target is not an integer")
+            if "table4_output_shapes" in spec and spec["table4_output_shapes"][j] != out:
+                problems.append(f"{spec['name']} layer {j + 1}: Eq. 4 gives {out}, Table 4 says {spec['table4_output_shapes'][j]}")
+            case = cases.get(f"{spec['name']}_layer{j + 1}")
+            if case is None:
+                problems.append(f"{spec['name']} layer {j + 1}: no case in the manifest")
+                continue
+            d = cc_ref.CcDescriptor(case["descriptor"])
+            if d.output_size != out or d.input_size != previous or d.scale != s:
+                problems.append(f"{case['name']}: in {d.input_size}, scale {d.scale}, out {d.output_size}; "
+                                f"Eq. 4 gives in {previous}, scale {s}, out {out}")
+            previous = out
+    return problems
+
+
 def verify_set(set_dir, record, use_torch):
     with open(os.path.join(set_dir, "manifest.json")) as f:
         manifest = json.load(f)
     failures = 0
+    for problem in check_chains(manifest):
+        print(f"FAIL {manifest['set']}: {problem}")
+        failures += 1
     for case in manifest["cases"]:
         problems, verified_by = verify_case(set_dir, case, use_torch)
         if problems:
