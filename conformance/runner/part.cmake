@@ -34,3 +34,13 @@ if(CONVCHECK_BUILD_TESTS)
   # bench runs end to end (timings are printed, never asserted)
   add_test(NAME conformance_bench_runs COMMAND convcheck bench --backend reference --suite edge --repeats 1)
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # Exit code 2: bad input names the attribute, the value and the rule; an unknown suite names the choices.
+  add_test(NAME conformance_run_bad_case_exits_2
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend reference --case c=1,o=1,in=3,k=5 --quiet)
+  set_tests_properties(conformance_run_bad_case_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "exit code 2 as expected")
+  add_test(NAME conformance_run_unknown_suite_exits_2
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend reference --suite nonsense --quiet)
+endif()
