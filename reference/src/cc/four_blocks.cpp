@@ -1,4 +1,5 @@
 // Reading 1 of the CC layer: the paper's four blocks (seed 004, Sec. 3.1).
+#include <algorithm>
 #include <cmath>
 
 #include "convcheck/reference/cc/continuous_convolution.hpp"
@@ -65,11 +66,48 @@ ConvResult apply_weights(const CcDescriptor& d, const Neighbours& nb, std::span<
 }
 
 ConvResult cc_four_blocks(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
-                          std::span<const double> bias) {
-    const ProjectedGrid grid = projected_grid(d);                              // block 1
-    const Neighbours neighbours = extract_neighbours(d, grid, src);            // block 2
-    const std::vector<double> weights = calculate_weights(d, kernel, neighbours.distances);  // block 3
-    return apply_weights(d, neighbours, weights, bias);                         // block 4
+                          std::span<const double> bias, std::int64_t rows_per_chunk) {
+    const ProjectedGrid grid = projected_grid(d);  // block 1, for the whole output
+    const std::int64_t OH = d.output_size[0], OW = d.output_size[1], N = d.batch, CO = d.out_channels;
+    if (rows_per_chunk <= 0) {
+        const std::int64_t row_weights = d.out_channels * d.in_channels * d.neighbours() * OW;
+        rows_per_chunk = std::max<std::int64_t>(1, kWeightsChunkElements / std::max<std::int64_t>(1, row_weights));
+    }
+    if (rows_per_chunk >= OH) {
+        const Neighbours neighbours = extract_neighbours(d, grid, src);                          // block 2
+        const std::vector<double> weights = calculate_weights(d, kernel, neighbours.distances);  // block 3
+        return apply_weights(d, neighbours, weights, bias);                                       // block 4
+    }
+    ConvResult r;
+    r.dst.assign(static_cast<std::size_t>(N * CO * OH * OW), 0.0);
+    r.magnitude.assign(r.dst.size(), 0.0);
+    r.terms.assign(r.dst.size(), 0);
+    for (std::int64_t row0 = 0; row0 < OH; row0 += rows_per_chunk) {
+        // the chunk: output rows [row0, row0 + rows) with their grid points, as a layer of its own
+        const std::int64_t rows = std::min(rows_per_chunk, OH - row0);
+        CcDescriptor chunk = d;
+        chunk.output_size[0] = rows;
+        ProjectedGrid chunk_grid = grid;
+        GridAxis& h = chunk_grid.axes[0];
+        h.output_size = rows;
+        h.points.assign(grid.axes[0].points.begin() + row0, grid.axes[0].points.begin() + row0 + rows);
+        if (h.exact)
+            h.exact_points.assign(grid.axes[0].exact_points.begin() + row0, grid.axes[0].exact_points.begin() + row0 + rows);
+        const Neighbours neighbours = extract_neighbours(chunk, chunk_grid, src);                   // block 2
+        const std::vector<double> weights = calculate_weights(chunk, kernel, neighbours.distances);  // block 3
+        const ConvResult part = apply_weights(chunk, neighbours, weights, bias);                     // block 4
+        for (std::int64_t n = 0; n < N; ++n)
+            for (std::int64_t co = 0; co < CO; ++co)
+                for (std::int64_t i = 0; i < rows; ++i)
+                    for (std::int64_t ow = 0; ow < OW; ++ow) {
+                        const std::size_t from = static_cast<std::size_t>(((n * CO + co) * rows + i) * OW + ow);
+                        const std::size_t to = static_cast<std::size_t>(((n * CO + co) * OH + row0 + i) * OW + ow);
+                        r.dst[to] = part.dst[from];
+                        r.magnitude[to] = part.magnitude[from];
+                        r.terms[to] = part.terms[from];
+                    }
+    }
+    return r;
 }
 
 ConvResult continuous_convolution(const CcDescriptor& d, const float* src, const float* theta, const float* bias) {

@@ -70,3 +70,22 @@ TEST(ContinuousConvolution, BadInputIsAClearError) {
     bad.scale[0] = CcScale{-3, 4, -0.75};
     EXPECT_THROW(continuous_convolution(bad, src.data(), nullptr, nullptr), ConvError);
 }
+
+TEST(ContinuousConvolution, ChunkingByOutputRowsChangesNothing) {
+    // Sec. 5: chunked computation; every chunk size gives the bit-identical result
+    for (const char* text : {"n=2,cin=2,cout=3,in=7x5,scale=3/2x4/5,support=3x2,bias=1",
+                             "cin=1,cout=2,in=9x4,scale=0.77x1.3,kernel=cubic"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        const auto src = cctest::uniform(d.src_elements(), 11);
+        const auto bias = d.has_bias ? cctest::uniform(d.out_channels, 12) : std::vector<double>{};
+        const ContinuousKernel kernel = cctest::kernel_for(d, 13);
+        const ConvResult whole = cc_four_blocks(d, src, kernel, bias, d.output_size[0]);
+        for (std::int64_t rows : {1, 2, 4, 100}) {
+            const ConvResult chunked = cc_four_blocks(d, src, kernel, bias, rows);
+            EXPECT_EQ(chunked.dst, whole.dst) << rows << " rows per chunk; " << cctest::reproducer(d, 11);
+            EXPECT_EQ(chunked.magnitude, whole.magnitude) << rows;
+            EXPECT_EQ(chunked.terms, whole.terms) << rows;
+        }
+    }
+}
+

@@ -38,8 +38,13 @@ ConvResult apply_weights(const CcDescriptor& d, const Neighbours& neighbours, st
                          std::span<const double> bias);
 
 // Reading 1, the four blocks, on canonical doubles: src [N, Cin, H, W], bias [Cout] or empty.
+// Blocks 2-4 run on chunks of output rows (paper, Sec. 5: "The memory footprint can be further
+// reduced by chunking the input and computing the per-chunk results sequentially"): at most
+// rows_per_chunk rows at a time, or, for 0, as many as keep the weights tensor W of a chunk within
+// kWeightsChunkElements doubles (at least one row). The result does not depend on the chunking.
+inline constexpr std::int64_t kWeightsChunkElements = std::int64_t{1} << 21;  // 16 MiB of doubles
 ConvResult cc_four_blocks(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
-                          std::span<const double> bias);
+                          std::span<const double> bias, std::int64_t rows_per_chunk = 0);
 
 // Reading 2, Eq. 1 over every input pixel.
 ConvResult cc_equation1(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
