@@ -85,6 +85,10 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                     bad(origin, at, "needs a non-empty \"reason\": an expected failure says why");
                 ExpectedFailure f;
                 f.reason = x["reason"].get<std::string>();
+                if (x.contains("may_pass")) {
+                    if (!x["may_pass"].is_boolean()) bad(origin, at + ".may_pass", "must be true or false");
+                    f.may_pass = x["may_pass"].get<bool>();
+                }
                 for (const auto& [key, value] : x["match"].items()) f.match[key] = scalar_text(value);
                 if (f.match.count("descriptor_regex")) {
                     try {

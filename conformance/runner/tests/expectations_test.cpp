@@ -28,6 +28,20 @@ TEST(Expectations, ExpectedFailureIsXfailAndAPassIsXpass) {
     }
 }
 
+TEST(Expectations, AnIntermittentExpectedFailureThatPassesIsAPassNotAnXpass) {
+    const Expectations x = Expectations::parse(R"({"backends": {"mutants": {"expected_failures": [
+        {"match": {"bias": "1"}, "reason": "heap-dependent garbage", "may_pass": true}]}}})", "test");
+    for (const auto& [mutant, want] : {std::pair{"bias_dropped", Status::xfail}, std::pair{"none", Status::passed}}) {
+        auto session = open_backend("mutants", {std::string("mutant=") + mutant}, 0, "none", 10.0);
+        session->backend.expectations = &x;
+        const CaseResult r = check_case(session->backend, bias_case(), CheckSettings{});
+        EXPECT_EQ(r.status, want) << mutant << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+        EXPECT_NE(r.reason.find("heap-dependent garbage"), std::string::npos) << r.reason;
+    }
+    EXPECT_THROW(Expectations::parse(R"({"backends": {"a": {"expected_failures": [
+        {"match": {"mode": "probe"}, "reason": "r", "may_pass": "yes"}]}}})", "f.json"), std::invalid_argument);
+}
+
 TEST(Expectations, OnlyMatchingCasesAreExpected) {
     const Expectations x = Expectations::parse(kFile, "test");
     Case c = bias_case();
