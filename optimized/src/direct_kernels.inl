@@ -192,6 +192,24 @@ void depthwise_tile_k3(const float* x, i64 base, i64 cs, const i64* tap_offsets,
         for (i64 c = 0; c < c_valid; ++c) y[r * y_pixel_step + c] = tile[r * W + c];
 }
 
+// Depthwise, one border pixel, CB channel blocks at once (CB independent accumulator chains instead of
+// one chain of dependent FMAs per block). Same taps and order as depthwise_tile.
+template <int CB>
+void depthwise_pixel_channels(const float* x, i64 base, const i64* tap_offsets, const i64* tap_index, i64 taps,
+                              const float* w, i64 w_tap_step, const float* bias, float* y) {
+    vf acc[CB];
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; ++c) acc[c] = bias ? load(bias + c * W) : zero();
+    for (i64 t = 0; t < taps; ++t) {
+        const float* px = x + (base + tap_offsets[t]);
+        const float* wt = w + tap_index[t] * w_tap_step;
+#pragma GCC unroll 8
+        for (int c = 0; c < CB; ++c) acc[c] = fma(load(px + c * W), load(wt + c * W), acc[c]);
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; ++c) store(y + c * W, acc[c]);
+}
+
 using DepthwiseK3Fn = void (*)(const float*, i64, i64, const i64*, const i64*, i64, const float*, const float*, float*,
                                i64, i64);
 
@@ -391,7 +409,12 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
                 pixel_index[kept] = row_index[t];
                 ++kept;
             }
-            for (i64 c0 = 0; c0 < g.out_channels; c0 += W)
+            i64 c0 = 0;
+            for (; c0 + 4 * W <= g.out_channels; c0 += 4 * W)
+                depthwise_pixel_channels<4>(x, image + (ow * s2 - pb2) * cs + c0, pixel_offsets, pixel_index, kept,
+                                            p.weights + c0, cs, p.bias ? p.bias + c0 : nullptr,
+                                            y_row + ow * g.out_channels + c0);
+            for (; c0 < g.out_channels; c0 += W)
                 one(x, image + (ow * s2 - pb2) * cs + c0, x_step, pixel_offsets, pixel_index, kept, p.weights + c0, cs,
                     p.bias ? p.bias + c0 : nullptr, y_row + ow * g.out_channels + c0, g.out_channels,
                     min_i64(W, g.out_channels - c0));
