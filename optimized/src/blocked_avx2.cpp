@@ -10,7 +10,8 @@ using vf = __m256;
 constexpr int W = 8;
 // Output pixels per register tile for NB vector blocks: R*NB accumulators + NB weights + 1 broadcast <= 16.
 constexpr int kTileWidth[5] = {0, 12, 6, 4, 0};
-constexpr int kDepthwiseK3Width = 4;  // outputs per tile of the 3-wide depthwise kernel
+// outputs per tile of the 3-wide depthwise kernel, stride 1 and 2: (R-1)*S + 3 inputs + R sums + 3 weights
+constexpr int kDepthwiseK3WidthS1 = 4, kDepthwiseK3WidthS2 = 4;
 constexpr int kDepthwiseTileWidth = 12;
 inline vf load(const float* p) { return _mm256_loadu_ps(p); }
 inline vf broadcast(const float* p) { return _mm256_broadcast_ss(p); }

@@ -422,10 +422,11 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
         // interior tiles; all channel blocks of a tile in turn, so that its pixels' lines are used together
         i64 ow = ow_lo;
         if (KW == 3 && dl2 == 1 && (s2 == 1 || s2 == 2)) {
-            for (; ow < ow_hi; ow += kDepthwiseK3Width) {
-                const int r = static_cast<int>(min_i64(kDepthwiseK3Width, ow_hi - ow));
-                const DepthwiseK3Fn tile = s2 == 1 ? pick_depthwise_k3<1, kDepthwiseK3Width>(r)
-                                                   : pick_depthwise_k3<2, kDepthwiseK3Width>(r);
+            const i64 width = s2 == 1 ? kDepthwiseK3WidthS1 : kDepthwiseK3WidthS2;
+            for (; ow < ow_hi; ow += width) {
+                const int r = static_cast<int>(min_i64(width, ow_hi - ow));
+                const DepthwiseK3Fn tile = s2 == 1 ? pick_depthwise_k3<1, kDepthwiseK3WidthS1>(r)
+                                                   : pick_depthwise_k3<2, kDepthwiseK3WidthS2>(r);
                 for (i64 c0 = 0; c0 < g.out_channels; c0 += W)
                     tile(x, image + (ow * s2 - pb2) * cs + c0, cs, row_offsets, row_index, valid, p.weights + c0,
                          p.bias ? p.bias + c0 : nullptr, y_row + ow * g.out_channels + c0, g.out_channels,
