@@ -57,6 +57,12 @@ double error_bound(const Contract& c, double exact, double magnitude, std::int64
            gamma(terms, accumulation_roundoff(c)) * magnitude + half_smallest_subnormal(c.output_dtype);
 }
 
+double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error) {
+    const double u_out = unit_roundoff(c.output_dtype);
+    const double accumulated = weight_error + gamma(terms, accumulation_roundoff(c)) * (magnitude + weight_error);
+    return u_out * std::fabs(exact) + (1.0 + u_out) * accumulated + half_smallest_subnormal(c.output_dtype);
+}
+
 namespace {
 
 void record(Comparison& r, std::int64_t i, double got, double want, double bound, double fraction, bool mismatch) {
@@ -77,12 +83,15 @@ void record(Comparison& r, std::int64_t i, double got, double want, double bound
 
 }  // namespace
 
-Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         std::span<const std::int64_t> terms, std::span<const double> got) {
+namespace {
+
+// Bound mode over every output, with bound(i) the allowed |got[i] - want[i]|.
+template <class Bound>
+Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> got, Bound bound_of) {
     Comparison r;
     r.elements = static_cast<std::int64_t>(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const double bound = error_bound(c, want[i], magnitude[i], terms[i]);
+        const double bound = bound_of(i);
         const double rounded = round_to(c.output_dtype, want[i]);
         double fraction;
         if (std::isinf(rounded) && got[i] == rounded) {
@@ -96,6 +105,21 @@ Comparison compare_bound(const Contract& c, std::span<const double> want, std::s
         record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0));
     }
     return r;
+}
+
+}  // namespace
+
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         std::span<const std::int64_t> terms, std::span<const double> got) {
+    return compare_with(c, want, got, [&](std::size_t i) { return error_bound(c, want[i], magnitude[i], terms[i]); });
+}
+
+Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            std::span<const std::int64_t> terms, std::span<const double> weight_error,
+                            std::span<const double> got) {
+    return compare_with(c, want, got, [&](std::size_t i) {
+        return cc_error_bound(c, want[i], magnitude[i], terms[i], weight_error[i]);
+    });
 }
 
 Comparison compare_exact(std::span<const double> want, std::span<const double> got) {

@@ -36,6 +36,19 @@ double gamma(std::int64_t n, double u);
 // The allowed |y - y*| for one output.
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms);
 
+// CC layers (docs/cc.md, "CC accuracy contract"): the backend computes the weights W = K_theta(D)
+// itself, in its own precision, so its W~ differs from the reference's W. With
+// weight_error E = sum |N| deltaW >= sum |N (W~ - W)| (reference/cc/weight_error.hpp), the
+// accumulated value y^ = fl_acc(sum N W~ + b) and the output y~ = fl_out(y^):
+//     |y^ - y*| <= |sum N (W~ - W)| + |fl_acc(sum N W~ + b) - (sum N W~ + b)|
+//              <= E + gamma_n(u_acc) (sum |N W~| + |b|)
+//              <= E + gamma_n(u_acc) (M + E)                    (|N W~| <= |N W| + |N| deltaW)
+//     |y~ - y*| <= |fl_out(y^) - y^| + |y^ - y*| <= u_out |y*| + (1 + u_out) |y^ - y*| + eta_out
+// so
+//     |y~ - y*| <= u_out |y*| + (1 + u_out) (E + gamma_n(u_acc) (M + E)) + eta_out
+// (with E = 0 this is error_bound() with its gamma term's first-order-dropped (1 + u_out) restored).
+double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error);
+
 // Statistics of one comparison; what the JSON `error` record carries.
 struct Comparison {
     std::int64_t elements = 0;
@@ -53,6 +66,10 @@ struct Comparison {
 // A NaN or infinity in `got` where `want` rounds to a finite value is a mismatch.
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                          std::span<const std::int64_t> terms, std::span<const double> got);
+// The CC comparison: as compare_bound, with cc_error_bound and weight_error per output.
+Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            std::span<const std::int64_t> terms, std::span<const double> weight_error,
+                            std::span<const double> got);
 Comparison compare_exact(std::span<const double> want, std::span<const double> got);
 
 // Exact-mode data for a discrete convolution, canonical order (src NCX, weights OIX, bias [O]).

@@ -1,5 +1,7 @@
 // Checking one CC case (seed 004): src, theta and bias drawn from the seed, the CC reference's
-// exact result (reading 1, in double) and the backend's, compared in bound or probe mode.
+// exact result (reading 1, in double) and the backend's, compared in bound or probe mode under the
+// CC accuracy contract (docs/cc.md): the discrete bound plus the error of the backend's own
+// evaluation of the weights K_theta(D) in its accumulation precision (weight_error).
 // Exact mode does not apply: K_theta computes the weights, so no integer data keeps them exact.
 #include <cmath>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include "check_detail.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
+#include "convcheck/reference/cc/weight_error.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -67,6 +70,9 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
     const float* theta = data.theta.empty() ? nullptr : data.theta.data();
     const float* bias = d.has_bias ? data.bias.data() : nullptr;
     const auto plain = reference::cc::continuous_convolution(d, data.src.data(), theta, bias);
+    // sum |N| deltaW per output, for a backend evaluating K_theta in its accumulation precision
+    const std::vector<double> weight_error =
+        reference::cc::cc_weight_error(d, data.src.data(), theta, accuracy::accumulation_roundoff(contract));
 
     std::vector<std::int64_t> probes{-1};  // -1: no probe (bound mode)
     if (c.mode == accuracy::Mode::probe) {
@@ -99,7 +105,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         const float* out = static_cast<const float*>(dst.data());
         std::vector<double> got(out, out + d.dst_elements());
         // bound mode over the outputs the probe (if any) does not reach
-        std::vector<double> w, g, m;
+        std::vector<double> w, g, m, we;
         std::vector<std::int64_t> t, index;
         std::int64_t leaked = 0, missing = 0, first_leaked = -1, first_missing = -1;
         for (std::size_t i = 0; i < got.size(); ++i) {
@@ -108,9 +114,10 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
             if (element >= 0 && expected && !reached && missing++ == 0) first_missing = static_cast<std::int64_t>(i);
             if (element >= 0 && (expected || reached)) continue;
             w.push_back(plain.dst[i]), g.push_back(got[i]), m.push_back(plain.magnitude[i]), t.push_back(plain.terms[i]);
+            we.push_back(weight_error[i]);
             index.push_back(static_cast<std::int64_t>(i));
         }
-        const auto cmp = accuracy::compare_bound(contract, w, m, t, g);
+        const auto cmp = accuracy::compare_bound_cc(contract, w, m, t, we, g);
         auto& tc = total.comparison;
         tc.elements += static_cast<std::int64_t>(got.size());
         tc.mismatches += cmp.mismatches + leaked + missing;

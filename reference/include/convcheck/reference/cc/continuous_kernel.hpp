@@ -37,6 +37,10 @@ public:
     std::int64_t out_channels() const { return out_channels_; }
     // K(dy, dx) for every channel pair: out[cout * Cin + cin], Cout * Cin values.
     void evaluate(double dy, double dx, std::span<double> out) const;
+    // deltaW for every channel pair (out[cout * Cin + cin]): a bound on |fl_u(K(dy~, dx~)) - K(dy, dx)|
+    // for a backend of unit roundoff u (underflow error eta) whose distances are within (ey, ex) of (dy, dx).
+    // Defined in weight_error.cpp (the CC accuracy contract, weight_error.hpp).
+    void evaluation_error(double dy, double dx, double ey, double ex, double u, double eta, std::span<double> out) const;
 
 private:
     CcKernel kind_;

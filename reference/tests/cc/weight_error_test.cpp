@@ -1,0 +1,146 @@
+// The CC accuracy contract's weight term (weight_error.hpp): deltaW bounds an honest f32
+// evaluation of every weight, and is positive and finite on the cc suite's layers.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cc_fixtures.hpp"
+#include "convcheck/reference/cc/weight_error.hpp"
+#include "float_cc.hpp"
+
+namespace convcheck {
+namespace {
+
+using namespace reference::cc;
+
+constexpr double kF32 = 0x1.0p-24;
+
+// The layers of the runner's cc suite (conformance/runner/suite_cc.cpp).
+const char* const kSuite[] = {
+    "cc:n=1,cin=3,cout=4,in=12x12,scale=2/3,support=3x3,kernel=net,bias=1",
+    "cc:n=1,cin=2,cout=2,in=10x9,scale=1/2,support=2x2,kernel=net",
+    "cc:n=1,cin=2,cout=3,in=9x9,scale=1/3,support=3x3,kernel=net",
+    "cc:n=2,cin=2,cout=2,in=6x7,scale=3/2x5/4,support=3x3,kernel=net,hidden=8x4,slope=0.2,bias=1",
+    "cc:n=1,cin=1,cout=2,in=11x11,scale=1,support=4x4,kernel=net",
+    "cc:n=1,cin=2,cout=2,in=8x8,scale=0.6,support=3x3,kernel=net",
+    "cc:n=1,cin=2,cout=2,in=8x10,scale=2/3,out=7x5,support=3x3,kernel=net",
+    "cc:n=1,cin=2,cout=2,in=9x9,scale=5/7,support=5x3,kernel=net",
+    "cc:n=1,cin=2,cout=2,in=6x6,scale=2,support=2x2,kernel=linear,bias=1",
+    "cc:n=1,cin=2,cout=1,in=9x7,scale=1/2x2/3,support=2x2,kernel=linear",
+    "cc:n=1,cin=1,cout=2,in=8x8,scale=0.8,support=4x4,kernel=cubic",
+    "cc:n=1,cin=2,cout=2,in=7x9,scale=3/2,support=4x4,kernel=cubic,bias=1",
+    "cc:n=1,cin=2,cout=2,in=8x8,scale=3/4,support=3x3,kernel=gaussian,sigma=0.7",
+    "cc:n=1,cin=1,cout=1,in=1x1,scale=1,support=3x3,kernel=gaussian,sigma=0.5",
+    "cc:n=1,cin=4,cout=4,in=16x16,scale=2/3,support=3x3,kernel=net,bias=1",
+};
+
+std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+// theta in f32 (the ABI's), and the reference kernel on exactly those values.
+std::vector<float> float_theta(const CcDescriptor& d, std::uint64_t seed) {
+    return d.kernel == CcKernel::internal_net ? as_float(initialise_internal_net(d, seed).theta()) : std::vector<float>{};
+}
+ContinuousKernel kernel_of(const CcDescriptor& d, const std::vector<float>& theta) {
+    return ContinuousKernel::for_descriptor(d, std::vector<double>(theta.begin(), theta.end()));
+}
+
+// Calls f(oh, ow, jh, jw, dy, dx, ey, ex, m_h, m_w) for every neighbour of every output.
+template <class F>
+void for_each_weight(const CcDescriptor& d, double u, F f) {
+    AxisWindow w[2];
+    double s[2];
+    for (int a = 0; a < 2; ++a) {
+        w[a] = neighbour_window(projected_grid_axis(d, a), d.support[a]);
+        s[a] = d.scale[a].is_rational() ? d.scale[a].rational().to_double() : d.scale[a].value;
+    }
+    for (std::int64_t oh = 0; oh < d.output_size[0]; ++oh)
+        for (std::int64_t ow = 0; ow < d.output_size[1]; ++ow)
+            for (std::int64_t jh = 0; jh < d.support[0]; ++jh)
+                for (std::int64_t jw = 0; jw < d.support[1]; ++jw) {
+                    const std::int64_t mh = w[0].first[oh] + jh, mw = w[1].first[ow] + jw;
+                    const double ey = distance_error_bound(oh, mh, s[0], d.input_size[0], d.output_size[0], u);
+                    const double ex = distance_error_bound(ow, mw, s[1], d.input_size[1], d.output_size[1], u);
+                    f(oh, ow, w[0].distance[oh * d.support[0] + jh], w[1].distance[ow * d.support[1] + jw], ey, ex, mh, mw);
+                }
+}
+
+TEST(CcWeightError, PositiveAndFiniteOnTheCcSuite) {
+    for (const char* text : kSuite) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        const std::uint64_t seed = 7;
+        const std::vector<float> theta = float_theta(d, seed);
+        const ContinuousKernel kernel = kernel_of(d, theta);
+        std::vector<double> dW(static_cast<std::size_t>(d.in_channels * d.out_channels));
+        for_each_weight(d, kF32, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto, auto) {
+            kernel.evaluation_error(dy, dx, ey, ex, kF32, underflow_error(kF32), dW);
+            for (double v : dW)
+                ASSERT_TRUE(v > 0.0 && std::isfinite(v))
+                    << "deltaW = " << v << " at output (" << oh << ", " << ow << "), D = (" << dy << ", " << dx
+                    << ") " << cctest::reproducer(d, seed);
+        });
+        const std::vector<float> src = as_float(cctest::uniform(d.src_elements(), seed));
+        const std::vector<double> E = cc_weight_error(d, src.data(), theta.empty() ? nullptr : theta.data(), kF32);
+        ASSERT_EQ(static_cast<std::int64_t>(E.size()), d.dst_elements());
+        for (double v : E) ASSERT_TRUE(v > 0.0 && std::isfinite(v)) << "weight_error = " << v << " " << cctest::reproducer(d, seed);
+    }
+}
+
+// Every weight an honest f32 backend computes (float grid, float distance, float K) is within
+// deltaW of the reference's K(D).
+RC_GTEST_PROP(CcWeightError, BoundsAnHonestFloatEvaluationOfEveryWeight, ()) {
+    const CcDescriptor d = *cctest::small_cc_descriptor();
+    const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+    const std::vector<float> theta = float_theta(d, seed);
+    const ContinuousKernel kernel = kernel_of(d, theta);
+    const std::size_t C = static_cast<std::size_t>(d.in_channels * d.out_channels);
+    std::vector<double> exact(C), dW(C);
+    std::vector<float> got;
+    const double u = kF32 + 0x1.0p-53;  // the f32 backend, and the reference's own double evaluation
+    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
+        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
+        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
+        RC_ASSERT(std::fabs(fy - dy) <= ey);
+        RC_ASSERT(std::fabs(fx - dx) <= ex);
+        kernel.evaluate(dy, dx, exact);
+        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
+        cctest::float_kernel(d, theta, fy, fx, got);
+        for (std::size_t c = 0; c < C; ++c)
+            if (!(std::fabs(static_cast<double>(got[c]) - exact[c]) <= dW[c]))
+                RC_FAIL("weight " + std::to_string(c) + " at output (" + std::to_string(oh) + ", " + std::to_string(ow) +
+                        "): f32 " + std::to_string(got[c]) + ", exact " + std::to_string(exact[c]) + ", deltaW " +
+                        std::to_string(dW[c]) + " " + cctest::reproducer(d, seed));
+    });
+}
+
+// A weight that is a small difference of large terms: the f32 error is large relative to the
+// weight, and deltaW says so (while u |W| would not).
+TEST(CcWeightError, CoversCancellationInsideTheInternalNet) {
+    CcDescriptor d = parse_cc_descriptor("cc:n=1,cin=1,cout=1,in=6x6,scale=1,support=3x3,kernel=net,hidden=1x1");
+    InternalNet net = initialise_internal_net(d, 1);
+    net.W1 = {0.001f, 0.002f}, net.b1 = {1000.0f};      // a1 ~ 1000
+    net.W2 = {1.0f}, net.b2 = {0.0f};                    // a2 ~ 1000
+    net.W3 = {static_cast<float>(1.001)}, net.b3 = {-1000.0f};  // w ~ 1: 1001 - 1000
+    const ContinuousKernel kernel(net);
+    const std::vector<float> theta = as_float(net.theta());
+    double worst_relative = 0.0;
+    std::vector<double> exact(1), dW(1);
+    std::vector<float> got;
+    const double u = kF32 + 0x1.0p-53;
+    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
+        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
+        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
+        kernel.evaluate(dy, dx, exact);
+        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
+        cctest::float_kernel(d, theta, fy, fx, got);
+        const double err = std::fabs(got[0] - exact[0]);
+        EXPECT_LE(err, dW[0]) << cctest::reproducer(d, 1);
+        worst_relative = std::max(worst_relative, err / std::fabs(exact[0]));
+    });
+    EXPECT_GT(worst_relative, 100.0 * kF32) << "the case should show cancellation " << cctest::reproducer(d, 1);
+}
+
+}  // namespace
+}  // namespace convcheck
