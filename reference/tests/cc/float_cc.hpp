@@ -16,7 +16,7 @@
 namespace convcheck::cctest {
 
 struct FloatCcOptions {
-    std::int64_t shift_w = 0;   // take the neighbours m + shift_w on the w axis (a wrong tap)
+    std::int64_t shift_w = 0;   // apply the weight K(g - m) to pixel m + shift_w on the w axis (a wrong tap)
     float grid_offset = 0.0f;   // add this to every grid point (a shifted grid)
 };
 
@@ -96,10 +96,10 @@ inline std::vector<float> float_cc(const CcDescriptor& d, const std::vector<floa
             for (std::int64_t ci = 0; ci < CI; ++ci)
             for (std::int64_t jh = 0; jh < KH; ++jh)
             for (std::int64_t jw = 0; jw < KW; ++jw) {
-                const std::int64_t mh = wh.first[oh] + jh, mw = ww.first[ow] + jw + options.shift_w;
-                if (mh < 0 || mh >= H || mw < 0 || mw >= W) continue;
+                const std::int64_t mh = wh.first[oh] + jh, mw = ww.first[ow] + jw, read_w = mw + options.shift_w;
+                if (mh < 0 || mh >= H || read_w < 0 || read_w >= W) continue;
                 float_kernel(d, theta, gh - static_cast<float>(mh), gw - static_cast<float>(mw), w);
-                sum += src[((n * CI + ci) * H + mh) * W + mw] * w[co * CI + ci];
+                sum += src[((n * CI + ci) * H + mh) * W + read_w] * w[co * CI + ci];
             }
             dst[((n * CO + co) * OH + oh) * OW + ow] = sum;
         }
