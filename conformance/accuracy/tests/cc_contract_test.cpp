@@ -154,3 +154,14 @@ TEST(CcContract, CatchesOneOutputOffByTwiceItsBound) {
         EXPECT_EQ(c.first_mismatch, static_cast<std::int64_t>(i)) << cctest::reproducer(d, 1);
     }
 }
+
+// The gap on a layer of the cc suite itself: an honest f32 Keys cubic (Horner in float, from a
+// float grid) exceeds the discrete bound on cubic/upscale for this data, and is within the CC bound.
+TEST(CcContract, HonestFloatCubicNeedsTheWeightTermOnTheSuiteLayer) {
+    const CcDescriptor d = parse_cc_descriptor("cc:n=1,cin=2,cout=2,in=7x9,scale=3/2,support=4x4,kernel=cubic,bias=1");
+    const Layer l = make_layer(d, 1);
+    const std::vector<double> got = run_float(l);
+    const Comparison old_rule = compare_bound(kF32, l.want.dst, l.want.magnitude, l.want.terms, got);
+    EXPECT_FALSE(old_rule.passed()) << "worst " << old_rule.max_bound_fraction << "x " << cctest::reproducer(d, 1);
+    EXPECT_TRUE(compare_cc(l, got).passed()) << cctest::reproducer(d, 1);
+}
