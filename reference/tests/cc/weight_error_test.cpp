@@ -115,6 +115,39 @@ RC_GTEST_PROP(CcWeightError, BoundsAnHonestFloatEvaluationOfEveryWeight, ()) {
     });
 }
 
+// The same with large, cancelling nets: hidden layers scaled up by 10^0..10^3 and b3 chosen so that
+// every weight is nearly zero at the distance (0, 0).
+RC_GTEST_PROP(CcWeightError, BoundsAnHonestFloatEvaluationOfCancellingNets, ()) {
+    CcDescriptor d = *cctest::small_cc_descriptor();
+    if (d.kernel != CcKernel::internal_net) d.kernel = CcKernel::internal_net, d.kernel_parameter = 0.0;
+    const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+    InternalNet net = initialise_internal_net(d, seed);
+    const double scale1 = std::pow(10.0, *rc::gen::inRange(0, 4)), scale2 = std::pow(10.0, *rc::gen::inRange(0, 4));
+    for (auto* part : {&net.W1, &net.b1}) for (double& v : *part) v = static_cast<float>(v * scale1);
+    for (auto* part : {&net.W2, &net.b2}) for (double& v : *part) v = static_cast<float>(v * scale2);
+    std::vector<double> at_zero(static_cast<std::size_t>(d.in_channels * d.out_channels));
+    net.evaluate(0.0, 0.0, at_zero);
+    for (std::size_t c = 0; c < at_zero.size(); ++c) net.b3[c] = static_cast<float>(net.b3[c] - at_zero[c]);
+    const std::vector<float> theta = as_float(net.theta());
+    const ContinuousKernel kernel = kernel_of(d, theta);
+    const std::size_t C = at_zero.size();
+    std::vector<double> exact(C), dW(C);
+    std::vector<float> got;
+    const double u = kF32 + 0x1.0p-53;
+    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
+        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
+        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
+        kernel.evaluate(dy, dx, exact);
+        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
+        cctest::float_kernel(d, theta, fy, fx, got);
+        for (std::size_t c = 0; c < C; ++c)
+            if (!(std::fabs(static_cast<double>(got[c]) - exact[c]) <= dW[c]))
+                RC_FAIL("weight " + std::to_string(c) + ": f32 " + std::to_string(got[c]) + ", exact " +
+                        std::to_string(exact[c]) + ", deltaW " + std::to_string(dW[c]) + " scales " +
+                        std::to_string(scale1) + ", " + std::to_string(scale2) + " " + cctest::reproducer(d, seed));
+    });
+}
+
 // A weight that is a small difference of large terms: the f32 error is large relative to the
 // weight, and deltaW says so (while u |W| would not).
 TEST(CcWeightError, CoversCancellationInsideTheInternalNet) {
