@@ -13,7 +13,7 @@ namespace {
 
 std::vector<std::byte> bytes_of(const std::string& s) {
     std::vector<std::byte> b(s.size());
-    std::memcpy(b.data(), s.data(), s.size());
+    if (!s.empty()) std::memcpy(b.data(), s.data(), s.size());  // memcpy(nullptr, ..., 0) is UB
     return b;
 }
 
