@@ -70,13 +70,16 @@ std::int64_t checked(std::int64_t value, bool overflowed, const std::string& wha
     if (overflowed) throw ConvError(what, "(overflow)", "the deduced value overflows 64 bits");
     return value;
 }
+// The builtin must run before its result is read: argument evaluation order is unspecified.
 std::int64_t mul(std::int64_t a, std::int64_t b, const std::string& what) {
-    std::int64_t r;
-    return checked(r, __builtin_mul_overflow(a, b, &r), what);
+    std::int64_t r = 0;
+    const bool overflowed = __builtin_mul_overflow(a, b, &r);
+    return checked(r, overflowed, what);
 }
 std::int64_t add(std::int64_t a, std::int64_t b, const std::string& what) {
-    std::int64_t r;
-    return checked(r, __builtin_add_overflow(a, b, &r), what);
+    std::int64_t r = 0;
+    const bool overflowed = __builtin_add_overflow(a, b, &r);
+    return checked(r, overflowed, what);
 }
 
 // benchdnn's dilated kernel extent with 0-based dilation: (k - 1) * (d + 1) + 1.
@@ -288,7 +291,7 @@ BenchdnnFile parse_benchdnn_text(std::string_view text, const BenchdnnSettings& 
         while (words >> word) {
             if (word.front() == '#') break;  // the rest of the line is a comment
             int line_of_token = line_number;
-            if (continued) {
+            if (continued && !tokens.empty()) {  // a lone '\' first on a line continues nothing
                 line_of_token = tokens.back().line;
                 word = tokens.back().text + word;
                 tokens.pop_back();
