@@ -9,9 +9,28 @@ namespace convcheck {
 std::string_view to_string(DataFormat format) { return format == DataFormat::ncx ? "ncx" : "nxc"; }
 std::string_view to_string(FilterFormat format) { return format == FilterFormat::oix ? "oix" : "xio"; }
 
+namespace {
+// Error text echoes user input: control bytes, NUL and non-ASCII bytes are written as \xHH so that
+// what() is always the whole, readable message.
+std::string printable(const std::string& text) {
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (const unsigned char c : text) {
+        if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+}  // namespace
+
 ConvError::ConvError(std::string attribute, std::string value, std::string rule)
-    : std::invalid_argument(attribute + " = " + value + ": " + rule),
-      attribute_(std::move(attribute)), value_(std::move(value)), rule_(std::move(rule)) {}
+    : std::invalid_argument(printable(attribute) + " = " + printable(value) + ": " + printable(rule)),
+      attribute_(printable(attribute)), value_(printable(value)), rule_(printable(rule)) {}
 
 bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
     auto same_spatial = [&](const SpatialDims& a, const SpatialDims& b) {

@@ -99,3 +99,13 @@ RC_GTEST_PROP(Descriptor, CanonicalStringRoundTrips, ()) {
     RC_ASSERT(parse_descriptor(text) == d);
     RC_ASSERT(to_string(parse_descriptor(text)) == text);
 }
+
+TEST(Descriptor, ErrorsEchoHostileBytesReadably) {
+    try {
+        parse_descriptor(std::string("c=1,o=1,in=1,k=1,\0\x01=1", 21));
+        FAIL();
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "\\x00\\x01");
+        EXPECT_EQ(std::string(e.what()).rfind("\\x00\\x01 = 1: unknown key", 0), 0u) << e.what();
+    }
+}
