@@ -9,12 +9,12 @@ namespace convcheck::reference {
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src,
                                  std::span<const double> weights, std::span<const double> bias) {
     const detail::Geometry3 geo = detail::lift(d);
-    const auto [ID, IH, IW] = geo.in;
-    const auto [KD, KH, KW] = geo.kernel;
-    const auto [SD, SH, SW] = geo.stride;
-    const auto [DD, DH, DW] = geo.dilation;
-    const auto [PD, PH, PW] = geo.pad_begin;
-    const auto [OD, OH, OW] = geo.out;
+    const std::int64_t ID = geo.in[0], IH = geo.in[1], IW = geo.in[2];
+    const std::int64_t KD = geo.kernel[0], KH = geo.kernel[1], KW = geo.kernel[2];
+    const std::int64_t SD = geo.stride[0], SH = geo.stride[1], SW = geo.stride[2];
+    const std::int64_t DD = geo.dilation[0], DH = geo.dilation[1], DW = geo.dilation[2];
+    const std::int64_t PD = geo.pad_begin[0], PH = geo.pad_begin[1], PW = geo.pad_begin[2];
+    const std::int64_t OD = geo.out[0], OH = geo.out[1], OW = geo.out[2];
     const std::int64_t G = d.groups, IC_G = d.in_channels_per_group(), OC_G = d.out_channels_per_group();
     const std::int64_t IC = d.in_channels, OC = d.out_channels;
 

@@ -19,12 +19,12 @@ ConvResult locally_connected(const ConvDescriptor& d, const std::array<bool, kMa
                              std::span<const double> bias) {
     validate(d);
     const detail::Geometry3 geo = detail::lift(d);
-    const auto [ID, IH, IW] = geo.in;
-    const auto [KD, KH, KW] = geo.kernel;
-    const auto [SD, SH, SW] = geo.stride;
-    const auto [DD, DH, DW] = geo.dilation;
-    const auto [PD, PH, PW] = geo.pad_begin;
-    const auto [OD, OH, OW] = geo.out;
+    const std::int64_t ID = geo.in[0], IH = geo.in[1], IW = geo.in[2];
+    const std::int64_t KD = geo.kernel[0], KH = geo.kernel[1], KW = geo.kernel[2];
+    const std::int64_t SD = geo.stride[0], SH = geo.stride[1], SW = geo.stride[2];
+    const std::int64_t DD = geo.dilation[0], DH = geo.dilation[1], DW = geo.dilation[2];
+    const std::int64_t PD = geo.pad_begin[0], PH = geo.pad_begin[1], PW = geo.pad_begin[2];
+    const std::int64_t OD = geo.out[0], OH = geo.out[1], OW = geo.out[2];
     // the shared flags lifted like the geometry: unit axes are shared
     std::array<bool, 3> unshared{false, false, false};
     for (int a = 0; a < d.rank; ++a) unshared[3 - d.rank + a] = !shared[a];
