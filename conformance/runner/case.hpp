@@ -25,6 +25,8 @@ struct Case {
     std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode) only
     std::string dialect;      // the framework the case came from ("onnx", "tf", ...), or empty
     std::string padding;      // the dialect's padding mode ("same_upper", ...), or empty
+    std::string vector_dir;   // a stored golden vector: its set folder and case name (data and result
+    std::string vector_case;  // come from the set, not from the seed), or empty
 
     // The canonical descriptor string ("conv:..." or "cc:...").
     std::string descriptor() const;

@@ -6,7 +6,9 @@
 
 #include "abi_descriptor.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "case_data.hpp"
 #include "check_detail.hpp"
+#include "manifest.hpp"
 #include "probe.hpp"
 
 namespace convcheck::runner {
@@ -176,6 +178,53 @@ std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode 
     return r;
 }
 
+namespace {
+
+std::vector<double> f64_values(const npy::Array& a) {
+    std::vector<double> v(static_cast<std::size_t>(a.elements()));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = a.get(static_cast<std::int64_t>(i));
+    return v;
+}
+
+// A stored golden vector: its own data in, its stored result as the truth (bitwise in exact mode,
+// else under the contract's bound with the stored magnitude and term counts).
+void check_conv_stored(const Backend& backend, const Case& c, const CheckSettings& s,
+                       const accuracy::Contract& contract, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
+    const vectors::VectorCase* stored = nullptr;
+    for (const auto& vc : set.cases)
+        if (vc.name == c.vector_case) stored = &vc;
+    if (!stored) throw std::invalid_argument("vector set " + c.vector_dir + " has no case " + c.vector_case);
+    const vectors::CaseData data = vectors::load_case_data(set, *stored);
+    if (!(data.descriptor == d))  // the buffers below are sized from d: the stored arrays must fit it
+        throw std::invalid_argument("stored vector " + c.vector_case + " is " + to_string(data.descriptor) + ", not " +
+                                    to_string(d));
+    const Buffers b = make_buffers(d, reference::src_to_ncx(d, data.src.data.data()),
+                                   reference::weights_to_oix(d, data.weights.data.data()),
+                                   reference::bias_to_double(d, d.has_bias ? data.bias.data.data() : nullptr));
+    const ChildOutcome o = run_backend(backend, d, b, s);
+    if (outcome_status(o, r)) return;
+    r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
+    r.implementation = o.implementation;
+    std::int64_t unwritten = 0, ignored = 0;
+    const std::vector<double> got = dst_to_ncx(d, b.dst.data(), &unwritten);
+    const std::vector<double> want_rounded = dst_to_ncx(d, data.dst.data.data(), &ignored);
+    const std::vector<double> want = f64_values(data.dst_f64), magnitude = f64_values(data.magnitude);
+    std::vector<std::int64_t> terms(static_cast<std::size_t>(data.terms.elements()));
+    for (std::size_t i = 0; i < terms.size(); ++i) terms[i] = static_cast<std::int64_t>(data.terms.get(std::int64_t(i)));
+    const bool exact = c.mode == Mode::exact;
+    const accuracy::Comparison cmp = exact ? accuracy::compare_exact(want_rounded, got)
+                                           : accuracy::compare_bound(contract, want, magnitude, terms, got);
+    r.error = error_report(d, cmp, exact ? want_rounded : want, got, !exact, contract, magnitude, terms);
+    r.status = cmp.passed() ? Status::passed : Status::failed;
+    if (!cmp.passed()) r.reason = "stored vector " + set.name + "/" + stored->name + ": " +
+                                  mismatch_reason(d, *r.error, c.mode, got, exact ? want_rounded : want, unwritten);
+    leak_status(o, s, r);
+}
+
+}  // namespace
+
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
     validate(d);
@@ -185,6 +234,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
         return;
     }
     const accuracy::Contract contract = contract_for(backend, d.dtype);
+    if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, r);
 
     if (c.mode == Mode::probe) {
         const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);

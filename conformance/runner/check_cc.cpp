@@ -60,6 +60,11 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         r.reason = "the plugin does not claim continuous convolution";
         return;
     }
+    if (!c.vector_dir.empty()) {
+        r.status = Status::unsupported;
+        r.reason = "stored CC vectors are checked by `convcheck_vectors check --plugin` (docs/vectors.md), not yet by run";
+        return;
+    }
     if (c.mode == accuracy::Mode::exact) {
         r.status = Status::unsupported;
         r.reason = "exact mode does not apply to CC layers: K_theta computes the weights (use bound or probe)";

@@ -11,7 +11,7 @@ target_link_libraries(convcheck_abi_descriptor PUBLIC convcheck_core convcheck_a
 add_library(convcheck_runner STATIC ${CONVCHECK_RUNNER_SOURCES})
 target_include_directories(convcheck_runner PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(convcheck_runner PUBLIC convcheck_abi_descriptor convcheck_accuracy convcheck_reference
-                      nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+                      convcheck_vector_set nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_compile_definitions(convcheck_runner PRIVATE
   CONVCHECK_BUILD_PLUGIN_DIR="${CONVCHECK_PLUGIN_DIR}"
   CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../data")
@@ -43,4 +43,21 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_run_unknown_suite_exits_2
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend reference --suite nonsense --quiet)
+endif()
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
+  # A golden-vector set as a suite: the optimized plugin reproduces every stored discrete case, and a
+  # broken backend is caught on the stored data alone (exit code 1).
+  set(vector_sets_dir ${CMAKE_CURRENT_LIST_DIR}/../../vectors/sets)
+  foreach(set seeds edge dtypes models dialects onnx)
+    add_test(NAME conformance_vectors_${set}_optimized
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite ${vector_sets_dir}/${set}
+                     --quiet --threads 2)
+  endforeach()
+  foreach(mutant bias_dropped dilation_ignored)
+    add_test(NAME conformance_vectors_catch_${mutant}
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_mutants>
+                     --backend-option mutant=${mutant} --suite ${vector_sets_dir}/seeds --quiet --no-shrink)
+    set_tests_properties(conformance_vectors_catch_${mutant} PROPERTIES PASS_REGULAR_EXPRESSION "exit code 1 as expected")
+  endforeach()
 endif()

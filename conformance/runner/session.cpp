@@ -26,7 +26,8 @@ std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case
     for (const Case& c : cases) {
         CaseResult r = check_case(backend, c, settings.check);
         // Hangs are not shrunk: every candidate would cost a full time limit.
-        if (settings.shrink && (r.status == Status::failed || r.status == Status::crashed)) {
+        // a stored vector's data belongs to its descriptor: there is nothing smaller to try
+        if (settings.shrink && r.c.vector_dir.empty() && (r.status == Status::failed || r.status == Status::crashed)) {
             if (auto smaller = shrink(backend, r, settings.check, settings.shrink_limits)) {
                 r.shrunk_descriptor = smaller->c.descriptor();
                 r.shrunk_reproducer = smaller->reproducer;

@@ -54,6 +54,8 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         base.name = e.name;
         base.dialect = e.dialect;
         base.padding = e.padding;
+        base.vector_dir = e.vector_dir;
+        base.vector_case = e.vector_case;
         if (e.descriptor.starts_with("cc:")) {
             base.op = Op::cc;
             base.cc = to_string(parse_cc_descriptor(e.descriptor));
@@ -91,6 +93,12 @@ std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run
     for (const auto& s : builtin_suites())
         if (s.name == suite_or_file) return expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode);
     std::error_code ec;
+    if (fs::is_directory(suite_or_file, ec) && fs::is_regular_file(fs::path(suite_or_file) / "manifest.json", ec))
+    {
+        fs::path dir = fs::path(suite_or_file).lexically_normal();
+        if (dir.filename().empty()) dir = dir.parent_path();  // "vectors/sets/seeds/"
+        return expand(dir.filename().string(), vector_suite_entries(suite_or_file), run_seed, only_mode);
+    }
     if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
     return expand(fs::path(suite_or_file).stem().string(), file_suite_entries(suite_or_file), run_seed, only_mode);
 }

@@ -23,6 +23,7 @@ struct SuiteEntry {
     std::string name;        // shape name, optional
     std::string dialect, padding;
     std::optional<std::uint64_t> seed;  // a case file may pin the seed; else derived from the run seed
+    std::string vector_dir, vector_case;  // a stored golden vector (vectors/sets/<set>/, case name), or empty
 };
 
 struct SuiteInfo {
@@ -45,12 +46,17 @@ std::vector<SuiteEntry> cc_suite();
 // Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn shape file).
 std::vector<SuiteEntry> file_suite_entries(const std::string& path);
 
+// Entries from a golden-vector set folder (vectors/sets/<set>/ with manifest.json, docs/vectors.md):
+// each stored case once, checked on its stored data against its stored result, in exact mode when
+// the manifest says "bitwise", else in bound mode. Cases that must be refused are skipped.
+std::vector<SuiteEntry> vector_suite_entries(const std::string& dir);
+
 // Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...).
 // `suite` names the source in ids ("smoke/0042").
 std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
                          const std::string& only_mode);
 
-// A suite name or a file path -> its cases.
+// A suite name, a file path or a vector-set folder -> its cases.
 std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
 
 // Parses a mode name ("exact", "bound", "probe"); throws std::invalid_argument otherwise.
