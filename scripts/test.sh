@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=$(nproc)
+# ccache (used when installed) keys on paths relative to the checkout, so a fresh clone elsewhere on
+# the same machine (as CI makes) reuses earlier compilations.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 start=$SECONDS
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVCHECK_WERROR=ON
 cmake --build build -j "$jobs"
