@@ -36,7 +36,7 @@ run_part() {
 
 asan() {
   local build=$prefix-asan
-  cmake -S "$root" -B "$build" -G Ninja -DCONVCHECK_SANITIZE=ON -DCONVCHECK_WERROR=ON \
+  cmake -S "$root" -B "$build" -G Ninja -DCONVCHECK_SANITIZE=ON -DCONVCHECK_WERROR=ON -DCONVCHECK_BACKEND_PLUGINS=OFF \
     -DCONVCHECK_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || return 1
   cmake --build "$build" -j "$jobs" || return 1
   # detect_leaks: every leak is a failure; the plugins are dlopen'ed, so keep their symbols.
