@@ -12,6 +12,7 @@
 #include "abi_descriptor.hpp"
 #include "cc_descriptor.hpp"
 #include "check_detail.hpp"
+#include "manifest.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
@@ -39,6 +40,35 @@ CcData make_cc_data(const CcDescriptor& d, std::uint64_t seed) {
     return data;
 }
 
+// A stored golden vector's src, theta and bias (checksummed, checked against the descriptor).
+// The truth is the CC reference on these inputs, as for generated data: ctest checks that the
+// reference reproduces every stored CC result (vectors_reference_vectors_test).
+CcData stored_cc_data(const Case& c, const CcDescriptor& d) {
+    const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
+    const vectors::VectorCase* stored = nullptr;
+    for (const auto& vc : set.cases)
+        if (vc.name == c.vector_case) stored = &vc;
+    if (!stored || !(parse_cc_descriptor(stored->descriptor) == d))
+        throw std::invalid_argument("vector set " + c.vector_dir + " has no CC case " + c.vector_case + " for " + to_string(d));
+    auto load = [&](const char* role, std::int64_t elements) {
+        std::vector<float> values;
+        const vectors::ArrayEntry* e = stored->array(role);
+        if (!e) return values;
+        const npy::Array a = vectors::load_array(set, *stored, *e);
+        if (a.type != npy::ElementType::f32 || a.elements() != elements)
+            throw std::invalid_argument("stored CC vector " + stored->name + ": array '" + role + "' must be f32 with " +
+                                        std::to_string(elements) + " elements");
+        values.resize(static_cast<std::size_t>(elements));
+        std::memcpy(values.data(), a.data.data(), values.size() * sizeof(float));
+        return values;
+    };
+    CcData data;
+    data.src = load("src", d.src_elements());
+    if (d.kernel == CcKernel::internal_net) data.theta = load("theta", d.theta_elements());
+    if (d.has_bias) data.bias = load("bias", d.out_channels);
+    return data;
+}
+
 GuardedBuffer guarded_copy(const std::vector<float>& values) {
     GuardedBuffer b(values.size() * sizeof(float));
     if (!values.empty()) std::memcpy(b.data(), values.data(), values.size() * sizeof(float));
@@ -60,18 +90,13 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         r.reason = "the plugin does not claim continuous convolution";
         return;
     }
-    if (!c.vector_dir.empty()) {
-        r.status = Status::unsupported;
-        r.reason = "stored CC vectors are checked by `convcheck_vectors check --plugin` (docs/vectors.md), not yet by run";
-        return;
-    }
     if (c.mode == accuracy::Mode::exact) {
         r.status = Status::unsupported;
         r.reason = "exact mode does not apply to CC layers: K_theta computes the weights (use bound or probe)";
         return;
     }
     const accuracy::Contract contract = contract_for(backend, d.dtype);
-    const CcData data = make_cc_data(d, c.seed);
+    const CcData data = c.vector_dir.empty() ? make_cc_data(d, c.seed) : stored_cc_data(c, d);
     const float* theta = data.theta.empty() ? nullptr : data.theta.data();
     const float* bias = d.has_bias ? data.bias.data() : nullptr;
     const auto plain = reference::cc::continuous_convolution(d, data.src.data(), theta, bias);
