@@ -14,6 +14,7 @@
 #include "cc_net.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "edges.hpp"
+#include "index_range.hpp"
 #include "rational.hpp"
 
 namespace convcheck::optimized {
@@ -222,6 +223,7 @@ void CcPlan::Impl::prepare_polyphase() {
         padded_src.pads_end[a] = pad_hi[a];
     }
     padded_src.data_format = DataFormat::ncx;
+    detail::check_index_range(padded_src);  // its padded input must stay within the 64-bit indices
     src_geometry = detail::make_geometry(padded_src, 1);
 
     phase_geometry = detail::Geometry{};

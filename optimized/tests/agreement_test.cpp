@@ -130,3 +130,24 @@ TEST(Agreement, CropsPastAWholeAxis) {
         }
     }
 }
+
+// Huge dilations, strides and pads (the fuzzers' signed-overflow input, crash-b4f8b135..., scaled down
+// until its padded input fits): every path still agrees exactly with the reference.
+TEST(Agreement, LargeDilationsStridesAndPads) {
+    const char* cases[] = {
+        "conv:n=1,c=1,o=1,in=5x5,k=3x3,s=1x10000,d=100x100,pb=100x100,pe=100x100",
+        "conv:n=2,c=3,o=2,in=5x4,k=3x2,s=2x10000,d=150x300,pb=150x300,pe=150x-3,bias=1,data=nxc",
+    };
+    for (const char* text : cases) {
+        const ConvDescriptor d = parse_descriptor(text);
+        ASSERT_EQ(why_too_large(d), "") << text;
+        const accuracy::Contract contract{d.dtype, DataType::f32};
+        const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, 5);
+        const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+        for (const Path path : available_paths(d)) {
+            Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
+            EXPECT_TRUE(accuracy::compare_exact(want.dst, run_optimized(d, e, Options{0, path})).passed())
+                << reproducer(d, path, 5);
+        }
+    }
+}

@@ -70,3 +70,30 @@ TEST(Dispatch, BadInputIsAConvErrorNotACrash) {
     const ConvPlan ok(parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3"), w.data(), nullptr);
     EXPECT_THROW(ok.execute(nullptr, w.data()), ConvError);
 }
+
+// A valid descriptor whose padded input has more than 2^60 floats (here 2^66: the fuzzers found the
+// signed overflow in the tap offsets, fuzz/corpus/abi/crash-b4f8b135...): every path refuses it with a
+// ConvError naming the pads, the padded sizes and the 62-bit rule, before any index is computed.
+TEST(Dispatch, IndicesBeyondSixtyTwoBitsAreAConvErrorNotUB) {
+    const ConvDescriptor d = parse_descriptor(
+        "conv:n=1,c=1,o=1,in=5x5,k=3x3,s=1x10995116277760001,d=4294967296x4294967296,pb=4294967296x4294967296,"
+        "pe=4294967296x4294967296");
+    ASSERT_NO_THROW(validate(d)) << to_string(d);
+    const std::string why = why_too_large(d);
+    EXPECT_NE(why.find("62 bits"), std::string::npos) << to_string(d) << ": " << why;
+    std::vector<float> w(d.weights_elements(), 0.5f);
+    std::vector<Path> paths = available_paths(d);
+    paths.push_back(Path::automatic);
+    for (const Path path : paths) {
+        try {
+            ConvPlan plan(d, w.data(), nullptr, Options{1, path});
+            ADD_FAILURE() << to_string(d) << " path=" << to_string(path) << ": must throw";
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), "pads_begin/pads_end") << to_string(d) << " path=" << to_string(path);
+            EXPECT_EQ(e.value(), "input+pads=8589934597x8589934597") << to_string(d);
+            EXPECT_NE(e.rule().find("62 bits"), std::string::npos) << e.rule();
+        }
+    }
+    // large, but within the limits: accepted (the arithmetic, not the size, is what is refused)
+    EXPECT_EQ(why_too_large(parse_descriptor("conv:c=1,o=1,in=5x5,k=3x3,d=1000000x1,pb=1000000x0,pe=1000000x0")), "");
+}

@@ -42,6 +42,11 @@ struct Options {
     Path forced_path = Path::automatic;   // a path that does not apply, or that the CPU lacks, is a ConvError
 };
 
+// Why the optimized implementation cannot run the valid descriptor `d` at all (its padded input,
+// output or packed weights exceed 2^60 floats, beyond its 64-bit index arithmetic; ConvPlan throws
+// this as a ConvError), or an empty string when it can. `d` must be valid (see validate).
+std::string why_too_large(const ConvDescriptor& d);
+
 // Why `path` cannot run `d` on this CPU, or an empty string when it can.
 std::string why_unavailable(const ConvDescriptor& d, Path path);
 // Every path (never `automatic`) that can run `d` on this CPU, in enum order.
