@@ -15,6 +15,7 @@
 #include "convcheck/optimized/conv_plan.hpp"
 #include "edges.hpp"
 #include "index_range.hpp"
+#include "parallel_join.hpp"
 #include "rational.hpp"
 
 namespace convcheck::optimized {
@@ -273,14 +274,14 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     const i64 xp_floats = d.batch * sg.padded_pixels() * Cin, y_floats = d.batch * OH * OW * Cout;
     count_in((xp_floats + y_floats) * 4);
     std::vector<float> xp(static_cast<std::size_t>(xp_floats)), y(static_cast<std::size_t>(y_floats));
-    tbb::parallel_for(tbb::blocked_range<i64>(0, detail::pack_src_task_count(padded_src, sg)), [&](const auto& r) {
+    detail::parallel_for_joined(tbb::blocked_range<i64>(0, detail::pack_src_task_count(padded_src, sg)), [&](const auto& r) {
         detail::pack_src_tasks(padded_src, sg, src, xp.data(), r.begin(), r.end());
     });
     const i64 ocs_count = phase_problems.front().oc_super_blocks;
     const i64 block = phase_problems.front().vector_blocks * (avx512 ? 16 : 8);
     const AxisWindows &ah = axes[0], &aw = axes[1];
     // rows (n, oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
-    tbb::parallel_for(tbb::blocked_range<i64>(0, d.batch * OH * ocs_count), [&](const auto& r) {
+    detail::parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH * ocs_count), [&](const auto& r) {
         for (i64 row = r.begin(); row < r.end(); ++row) {
             const i64 ocs = row % ocs_count, oy = (row / ocs_count) % OH, n = row / (ocs_count * OH);
             const i64 rh = oy % ah.p, step = oy / ah.p;
@@ -299,7 +300,7 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     });
     ConvDescriptor out_desc = padded_src;
     out_desc.out_channels = Cout;
-    tbb::parallel_for(tbb::blocked_range<i64>(0, detail::store_dst_task_count(out_desc, dst_geometry)), [&](const auto& r) {
+    detail::parallel_for_joined(tbb::blocked_range<i64>(0, detail::store_dst_task_count(out_desc, dst_geometry)), [&](const auto& r) {
         detail::store_dst_tasks(out_desc, dst_geometry, y.data(), dst, r.begin(), r.end());
     });
     count_out((xp_floats + y_floats) * 4);
@@ -322,7 +323,7 @@ void CcPlan::Impl::run_chunked(const float* src, float* dst) const {
     const i64 H = d.input_size[0], W = d.input_size[1], OH = d.output_size[0], OW = d.output_size[1];
     const i64 kh = d.support[0], kw = d.support[1], K = kh * kw, pixels = OH * OW;
     const i64 chunks = (pixels + chunk_pixels - 1) / chunk_pixels;
-    tbb::parallel_for(tbb::blocked_range<i64>(0, chunks, 1), [&](const auto& r) {
+    detail::parallel_for_joined(tbb::blocked_range<i64>(0, chunks, 1), [&](const auto& r) {
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * chunk_pixels, count = std::min(chunk_pixels, pixels - p0);
             count_in(chunk_bytes);
@@ -417,7 +418,7 @@ void CcPlan::execute(const float* src, float* dst) const {
             m.run_chunked(src, dst);
     };
     if (m.arena)
-        m.arena->execute(run);
+        detail::arena_execute_joined(*m.arena, run);
     else
         run();
 }

@@ -12,6 +12,7 @@
 #include "blocked_pack.hpp"
 #include "edges.hpp"
 #include "index_range.hpp"
+#include "parallel_join.hpp"
 #include "scalar.hpp"
 
 namespace convcheck::optimized {
@@ -60,8 +61,8 @@ struct ConvPlan::Impl {
 
     template <typename Body>
     void parallel_rows(i64 count, const Body& body) const {
-        tbb::parallel_for(tbb::blocked_range<i64>(0, count),
-                          [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, count),
+                                    [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
     }
 
     void pack_weights(const void* user_weights, const void* user_bias);
@@ -211,7 +212,7 @@ ConvPlan& ConvPlan::operator=(ConvPlan&&) noexcept = default;
 void ConvPlan::execute(const void* src, void* dst) const {
     if (src == nullptr || dst == nullptr) throw ConvError(src ? "dst" : "src", "null", "buffers must not be null");
     if (impl_->arena)
-        impl_->arena->execute([&] { impl_->run(src, dst); });
+        detail::arena_execute_joined(*impl_->arena, [&] { impl_->run(src, dst); });
     else
         impl_->run(src, dst);
 }
