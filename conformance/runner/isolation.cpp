@@ -153,10 +153,16 @@ void take_error(const convcheck_api& api, convcheck_error* error, ChildReport& r
     r.result = kPluginError;
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// Under ASan/TSan the sanitizer's allocator serves malloc, and glibc's mallinfo2 sees none of it.
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+std::int64_t heap_in_use() { return static_cast<std::int64_t>(__sanitizer_get_current_allocated_bytes()); }
+#else
 std::int64_t heap_in_use() {
     const struct mallinfo2 m = mallinfo2();
     return static_cast<std::int64_t>(m.uordblks + m.hblkhd);
 }
+#endif
 
 struct SharedReport {
     ChildReport* report = nullptr;
