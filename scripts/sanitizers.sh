@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer runs (docs/fuzzing.md):
 #   asan  - the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (g++,
-#           -DCONVCHECK_SANITIZE=ON) and run once with ctest;
+#           -DCONVCHECK_SANITIZE=ON) and run once with ctest, less the third-party backend plugins
+#           (oneDNN, XNNPACK, libtorch, OpenCV are not our code and are not built with ASan);
 #   tsan  - the TBB-parallel code (the optimized implementation and its tests, which run it with
 #           several threads) built with ThreadSanitizer (-DCONVCHECK_TSAN=ON) and run;
 #   fuzz  - every libFuzzer target for a bounded time under ASan+UBSan (fuzz/run_fuzzers.sh).
