@@ -2,9 +2,9 @@
 # The tests: build convcheck with warnings as errors and run every test through ctest (unit and
 # property tests, the conformance suites against the bundled plugins, the mutants and fault zoo,
 # the golden vectors, the fuzz corpora replayed, the reports' pytest and Chromium render tests).
-# The sanitizer jobs (ASan+UBSan suite, TSan on the TBB code, timed libFuzzer runs) are the separate
-# command `bash scripts/sanitizers.sh` (docs/fuzzing.md): cold, they do not fit CI's 30 minutes on
-# 2 cores.
+# Then the whole suite once more under ASan+UBSan (scripts/sanitizers.sh asan). The TSan run of the
+# TBB code and the timed libFuzzer runs are `bash scripts/sanitizers.sh tsan fuzz` (docs/fuzzing.md):
+# cold, all three do not fit CI's 30 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -17,3 +17,4 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVCHECK_WERRO
 cmake --build build -j "$jobs"
 echo "test.sh: build took $((SECONDS - start)) s"
 ctest --test-dir build --output-on-failure -j "$jobs"
+bash scripts/sanitizers.sh asan
