@@ -178,6 +178,12 @@ std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode 
     return r;
 }
 
+const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c) {
+    for (const auto& vc : set.cases)
+        if (vc.name == c.vector_case) return vc;
+    throw std::invalid_argument("vector set " + c.vector_dir + " has no case " + c.vector_case);
+}
+
 namespace {
 
 std::vector<double> f64_values(const npy::Array& a) {
@@ -192,10 +198,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
                        const accuracy::Contract& contract, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
     const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
-    const vectors::VectorCase* stored = nullptr;
-    for (const auto& vc : set.cases)
-        if (vc.name == c.vector_case) stored = &vc;
-    if (!stored) throw std::invalid_argument("vector set " + c.vector_dir + " has no case " + c.vector_case);
+    const vectors::VectorCase* stored = &stored_case(set, c);
     const vectors::CaseData data = vectors::load_case_data(set, *stored);
     if (!(data.descriptor == d))  // the buffers below are sized from d: the stored arrays must fit it
         throw std::invalid_argument("stored vector " + c.vector_case + " is " + to_string(data.descriptor) + ", not " +

@@ -45,11 +45,9 @@ CcData make_cc_data(const CcDescriptor& d, std::uint64_t seed) {
 // reference reproduces every stored CC result (vectors_reference_vectors_test).
 CcData stored_cc_data(const Case& c, const CcDescriptor& d) {
     const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
-    const vectors::VectorCase* stored = nullptr;
-    for (const auto& vc : set.cases)
-        if (vc.name == c.vector_case) stored = &vc;
-    if (!stored || !(parse_cc_descriptor(stored->descriptor) == d))
-        throw std::invalid_argument("vector set " + c.vector_dir + " has no CC case " + c.vector_case + " for " + to_string(d));
+    const vectors::VectorCase* stored = &stored_case(set, c);
+    if (!(parse_cc_descriptor(stored->descriptor) == d))
+        throw std::invalid_argument("stored vector " + c.vector_case + " is " + stored->descriptor + ", not " + to_string(d));
     auto load = [&](const char* role, std::int64_t elements) {
         std::vector<float> values;
         const vectors::ArrayEntry* e = stored->array(role);

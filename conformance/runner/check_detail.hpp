@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "manifest.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -18,6 +19,8 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r);
 void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r);
 
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// The stored golden vector a case names (c.vector_case in the set); throws std::invalid_argument.
+const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c);
 void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
 
 }  // namespace convcheck::runner::detail
