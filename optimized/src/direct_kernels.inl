@@ -224,6 +224,67 @@ DepthwiseK3Fn pick_depthwise_k3(int r) {
 
 inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
 
+// Depthwise, kernel width 3, dilation 1, stride S: R consecutive outputs of one row, for every
+// channel block in turn (one call per tile, so the per-call cost is spread over all channels). The
+// tile reads input columns l = 0 .. L-1 (from the column of its first output's kw = 0 tap); each
+// input vector of a kernel row is loaded once and serves every output that reads it. LEFT: column 0
+// lies left of the input, RIGHT: column L-1 lies right of it (the zero padding); such a column is not
+// loaded and its products are skipped, so each output sums exactly the taps inside the input, in
+// (kd, kh, kw) order, as depthwise_tile does. rows: the kernel rows (kd, kh) inside the input, each
+// with its offset from `base` (column 0) and its kw = 0 tap number in the packed weights.
+template <int R, int S, bool LEFT, bool RIGHT>
+void depthwise_k3_tile(const float* x, i64 base, i64 cs, const i64* row_offsets, const i64* row_taps, i64 rows,
+                       const float* w, const float* bias, float* y, i64 channels) {
+    constexpr int L = (R - 1) * S + 3;
+    for (i64 c0 = 0; c0 < channels; c0 += W) {
+        vf acc[R];
+        const vf b = bias ? load(bias + c0) : zero();
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r] = b;
+        for (i64 k = 0; k < rows; ++k) {
+            const i64 at = base + row_offsets[k] + c0;
+            const float* wk = w + row_taps[k] * cs + c0;
+            const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
+            vf in[L];
+#pragma GCC unroll 32
+            for (int l = 0; l < L; ++l)
+                in[l] = (LEFT && l == 0) || (RIGHT && l == L - 1) ? zero() : load(x + (at + l * cs));
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                if (!(LEFT && r == 0)) acc[r] = fma(in[r * S], w0, acc[r]);
+                acc[r] = fma(in[r * S + 1], w1, acc[r]);
+                if (!(RIGHT && r * S + 2 == L - 1)) acc[r] = fma(in[r * S + 2], w2, acc[r]);
+            }
+        }
+        float* yc = y + c0;
+        if (c0 + W <= channels) {
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) store(yc + r * channels, acc[r]);
+            continue;
+        }
+        float tile[R * W];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) store(tile + r * W, acc[r]);
+        for (int r = 0; r < R; ++r)
+            for (i64 c = 0; c < channels - c0; ++c) yc[r * channels + c] = tile[r * W + c];
+    }
+}
+
+using DepthwiseK3TileFn = void (*)(const float*, i64, i64, const i64*, const i64*, i64, const float*, const float*,
+                                   float*, i64);
+
+template <int S, int R>
+DepthwiseK3TileFn pick_depthwise_k3_tile(int r, bool left, bool right) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        if (r != R) return pick_depthwise_k3_tile<S, R - 1>(r, left, right);
+        if (left) return right ? &depthwise_k3_tile<R, S, true, true> : &depthwise_k3_tile<R, S, true, false>;
+        return right ? &depthwise_k3_tile<R, S, false, true> : &depthwise_k3_tile<R, S, false, false>;
+    }
+}
+
+
 }  // namespace
 
 int max_vector_blocks() { return CONVCHECK_MAX_NB; }
@@ -374,12 +435,50 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
     i64* pixel_index = new i64[taps];
     const DepthwiseTileFn full_tile = pick_depthwise<kDepthwiseTileWidth>(kDepthwiseTileWidth);
     const DepthwiseTileFn one = pick_depthwise<kDepthwiseTileWidth>(1);
+    // Whole rows in depthwise_k3_tile: kernel width 3, dilation 1, stride 1 or 2, and at most one
+    // padding column on each side of the row (the first output's kw = 0, the last one's kw = 2).
+    // The row is cut into tiles of nearly equal widths (a function of the descriptor only).
+    const bool k3_rows = KW == 3 && dl2 == 1 && (s2 == 1 || s2 == 2) && pb2 <= 1 && OW > 0 &&
+                         (OW - 1) * s2 - pb2 + 2 <= Wd;
+    const i64 k3_max = s2 == 1 ? kDepthwiseK3WidthS1 : kDepthwiseK3WidthS2;
+    const i64 k3_tiles = k3_rows ? (OW + k3_max - 1) / k3_max : 0;
+    DepthwiseK3TileFn* k3_fns = new DepthwiseK3TileFn[k3_tiles + 1];  // per tile: its kernel and first output
+    i64* k3_first = new i64[k3_tiles + 1];
+    for (i64 t = 0, ow = 0; t < k3_tiles; ++t) {
+        const i64 r = OW / k3_tiles + (t < OW % k3_tiles ? 1 : 0);
+        const bool left = t == 0 && pb2 == 1, right = t == k3_tiles - 1 && (OW - 1) * s2 - pb2 + 2 == Wd;
+        k3_fns[t] = s2 == 1 ? pick_depthwise_k3_tile<1, kDepthwiseK3WidthS1>(static_cast<int>(r), left, right)
+                            : pick_depthwise_k3_tile<2, kDepthwiseK3WidthS2>(static_cast<int>(r), left, right);
+        k3_first[t] = ow;
+        ow += r;
+    }
     for (i64 row = begin; row < end; ++row) {
         i64 rest = row;
         const i64 oh = rest % g.out[1]; rest /= g.out[1];
         const i64 od = rest % g.out[0];
         const i64 n = rest / g.out[0];
         const i64 id0 = od * g.stride[0] - g.pad_begin[0], ih0 = oh * g.stride[1] - g.pad_begin[1];
+        if (k3_rows) {
+            // the kernel rows (kd, kh) whose input row lies inside the input, in order
+            i64 rows = 0;
+            for (i64 kd = 0; kd < KD; ++kd) {
+                const i64 id = id0 + kd * g.dilation[0];
+                if (id < 0 || id >= D) continue;
+                for (i64 kh = 0; kh < KH; ++kh) {
+                    const i64 ih = ih0 + kh * g.dilation[1];
+                    if (ih < 0 || ih >= H) continue;
+                    row_offsets[rows] = (id * H + ih) * Wd * cs;
+                    row_index[rows] = (kd * KH + kh) * KW;
+                    ++rows;
+                }
+            }
+            const i64 image = n * D * H * Wd * cs;
+            float* y_row = y + ((n * g.out[0] + od) * g.out[1] + oh) * OW * g.out_channels;
+            for (i64 t = 0; t < k3_tiles; ++t)
+                k3_fns[t](x, image + (k3_first[t] * s2 - pb2) * cs, cs, row_offsets, row_index, rows, p.weights, p.bias,
+                          y_row + k3_first[t] * g.out_channels, g.out_channels);
+            continue;
+        }
         // the taps of this row whose (id, ih) lies inside the input, in (kd, kh, kw) order
         i64 valid = 0;
         for (i64 kd = 0; kd < KD; ++kd) {
@@ -444,6 +543,8 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
     }
     delete[] row_offsets;
     delete[] row_index;
+    delete[] k3_fns;
+    delete[] k3_first;
     delete[] pixel_offsets;
     delete[] pixel_index;
 }
