@@ -66,3 +66,12 @@ TEST(Depthwise, Kernel3RowsChannelBlocksDtypesLayoutsAndRanks) {
     };
     for (const char* text : cases) EXPECT_TRUE(depthwise_paths_agree(text, 7)) << text;
 }
+
+// Input and output over 16 MiB: the rows prefetch the next row's input and output as they go.
+TEST(Depthwise, Kernel3RowsOnLayersLargerThanTheCache) {
+    const char* cases[] = {
+        "conv:n=2,c=64,o=64,g=64,in=150x150,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=3,c=72,o=72,g=72,in=161x160,k=3x3,s=2x2,pb=0x0,pe=1x1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(depthwise_paths_agree(text, 9)) << text;
+}
