@@ -242,13 +242,19 @@ void depthwise_k3_tile(const float* x, i64 base, i64 cs, const i64* row_offsets,
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc[r] = b;
         for (i64 k = 0; k < rows; ++k) {
-            const i64 at = base + row_offsets[k] + c0;
-            const float* wk = w + row_taps[k] * cs + c0;
+            const float* wk = w + (row_taps[k] * cs + c0);
             const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
+            const float* px = x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0));  // column 0, or 1 with LEFT
             vf in[L];
 #pragma GCC unroll 32
-            for (int l = 0; l < L; ++l)
-                in[l] = (LEFT && l == 0) || (RIGHT && l == L - 1) ? zero() : load(x + (at + l * cs));
+            for (int l = 0; l < L; ++l) {
+                if ((LEFT && l == 0) || (RIGHT && l == L - 1)) {
+                    in[l] = zero();
+                    continue;
+                }
+                in[l] = load(px);
+                px += cs;
+            }
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r) {
                 if (!(LEFT && r == 0)) acc[r] = fma(in[r * S], w0, acc[r]);
@@ -259,7 +265,10 @@ void depthwise_k3_tile(const float* x, i64 base, i64 cs, const i64* row_offsets,
         float* yc = y + c0;
         if (c0 + W <= c_end) {
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) store(yc + r * y_pixel_step, acc[r]);
+            for (int r = 0; r < R; ++r) {
+                store(yc, acc[r]);
+                yc += y_pixel_step;
+            }
             continue;
         }
         float tile[R * W];
