@@ -155,10 +155,15 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     case Path::blocked_avx2:
         parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx2::blocked_items(blocked, xp, y, b, e); });
         break;
-    case Path::depthwise_avx512:
-        parallel_rows(depthwise.rows(),
-                      [&](i64 b, i64 e) { detail::avx512::depthwise_rows(depthwise, xp, y, b, e); });
+    case Path::depthwise_avx512: {
+        // rows two by two, so that the two-row kernel always has its pairs (the same results as one
+        // row at a time: every output is summed by one kernel call, in the same order)
+        const i64 rows = depthwise.rows();
+        parallel_rows((rows + 1) / 2, [&](i64 b, i64 e) {
+            detail::avx512::depthwise_rows(depthwise, xp, y, 2 * b, std::min(2 * e, rows));
+        });
         break;
+    }
     case Path::depthwise_avx2:
         parallel_rows(depthwise.rows(), [&](i64 b, i64 e) { detail::avx2::depthwise_rows(depthwise, xp, y, b, e); });
         break;
