@@ -1,7 +1,9 @@
 // convcheck_bench_table: one table in one run. For every shape of the chosen sets, batch sizes and
 // thread counts: the optimized plan's time on NHWC+HWIO buffers, its GFLOP/s and % of the measured
 // FMA peak, and the speed ratio (oneDNN time / ours; > 1: ours is faster) against oneDNN's best
-// layout, and against oneDNN on the same plain NCHW / NHWC buffers with its reorders counted.
+// layout, and against oneDNN on the same plain NCHW / NHWC buffers with its reorders counted (the better
+// of its primitive on the plain layouts and reorders around its best layout), and against that plain-layout
+// primitive alone (what benchdnn times with --stag=nchw / nhwc).
 //
 //   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d,cc]
 //                         [--quick] [--min-time SECONDS] [--no-onednn] [--clock wall|cpu]
@@ -135,11 +137,11 @@ int main(int argc, char** argv) {
                 "repeated runs, clock: %s\n\n",
                 clock == "cpu" ? "process CPU time / threads" : "wall");
     std::printf("| set | shape | n | thr | path | ms (NHWC) | GFLOP/s | %% peak | vs oneDNN best | ms (NCHW) | "
-                "vs oneDNN NCHW | vs oneDNN NHWC |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "vs oneDNN NCHW | vs oneDNN NHWC | vs NCHW prim | vs NHWC prim |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 
     std::map<std::pair<int, bool>, std::vector<double>> vs_best;
-    std::map<int, std::vector<double>> vs_plain_ncx, vs_plain_nxc;
+    std::map<int, std::vector<double>> vs_plain_ncx, vs_plain_nxc, vs_prim_ncx, vs_prim_nxc;
     std::map<std::string, double> ms_at_one_thread;
     std::vector<double> speedups;
     for (const auto& set : sets) {
@@ -165,14 +167,19 @@ int main(int argc, char** argv) {
                     if (dn_nxc.best_ms) vs_best[{t, depthwise}].push_back(*dn_nxc.best_ms / ours.ms);
                     if (dn_ncx.plain_ms) vs_plain_ncx[t].push_back(*dn_ncx.plain_ms / ours_ncx.ms);
                     if (dn_nxc.plain_ms) vs_plain_nxc[t].push_back(*dn_nxc.plain_ms / ours.ms);
+                    if (dn_ncx.plain_primitive_ms) vs_prim_ncx[t].push_back(*dn_ncx.plain_primitive_ms / ours_ncx.ms);
+                    if (dn_nxc.plain_primitive_ms) vs_prim_nxc[t].push_back(*dn_nxc.plain_primitive_ms / ours.ms);
                     const std::string key = shape.name + "/" + std::to_string(n);
                     if (t == 1) ms_at_one_thread[key] = ours.ms;
                     if (t == 2 && ms_at_one_thread.count(key)) speedups.push_back(ms_at_one_thread[key] / ours.ms);
-                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %.0f%% | %s | %.3f | %s | %s |\n", set.c_str(),
+                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %.0f%% | %s | %.3f | %s | %s | %s | %s |\n",
+                                set.c_str(),
                                 shape.name.c_str(), n, t, ours.path.c_str(), ours.ms, gflops, 100.0 * gflops / peak[t],
                                 fmt_ratio(dn_nxc.best_ms, ours.ms).c_str(), ours_ncx.ms,
                                 fmt_ratio(dn_ncx.plain_ms, ours_ncx.ms).c_str(),
-                                fmt_ratio(dn_nxc.plain_ms, ours.ms).c_str());
+                                fmt_ratio(dn_nxc.plain_ms, ours.ms).c_str(),
+                                fmt_ratio(dn_ncx.plain_primitive_ms, ours_ncx.ms).c_str(),
+                                fmt_ratio(dn_nxc.plain_primitive_ms, ours.ms).c_str());
                     std::fflush(stdout);
                 }
         }
@@ -182,9 +189,10 @@ int main(int argc, char** argv) {
         std::vector<double> all = vs_best[{t, false}];
         all.insert(all.end(), vs_best[{t, true}].begin(), vs_best[{t, true}].end());
         std::printf("  %d thread(s): vs oneDNN best %.2f (dense %.2f, depthwise %.2f); vs oneDNN plain NCHW %.2f, "
-                    "plain NHWC %.2f\n",
+                    "plain NHWC %.2f; vs its plain-layout primitive alone NCHW %.2f, NHWC %.2f\n",
                     t, geomean(all), geomean(vs_best[{t, false}]), geomean(vs_best[{t, true}]),
-                    geomean(vs_plain_ncx[t]), geomean(vs_plain_nxc[t]));
+                    geomean(vs_plain_ncx[t]), geomean(vs_plain_nxc[t]), geomean(vs_prim_ncx[t]),
+                    geomean(vs_prim_nxc[t]));
     }
     if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
     if (with_cc) cc_table(threads, batches, min_time);
