@@ -6,7 +6,7 @@
 # Environment:
 #   FUZZ_SECONDS   time per target (default 25)
 #   FUZZ_BUILD_DIR build folder (default build-fuzz at the repository root)
-#   FUZZ_JOBS      parallel build jobs (default 2)
+#   FUZZ_JOBS      parallel build jobs, and how many targets fuzz at once (default 2)
 #   FUZZ_MERGE=1   afterwards, merge the inputs that found new coverage into fuzz/corpus/<target>/
 #
 # A crash, a leak, undefined behaviour, a timeout (10 s per input) or an allocation over 1 GiB is
@@ -40,6 +40,17 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DCONVCHECK_BUILD_TESTS=OFF -DCONVCHECK_BUILD_BENCH=OFF -DCONVCHECK_BACKEND_PLUGINS=OFF \
   -DCONVCHECK_WERROR=OFF >/dev/null
 
+# Build every known target in one ninja run first (both cores busy, -k 0: one failure does not stop the
+# others); the per-target builds below then only report what failed.
+known=$(cmake --build "$build" --target help | sed -n 's/^\(fuzz_[a-z0-9_]*\):.*/\1/p')
+wanted=()
+for t in "${targets[@]}"; do
+  grep -qx "fuzz_$t" <<<"$known" && wanted+=("fuzz_$t")
+done
+if [ ${#wanted[@]} -gt 0 ]; then
+  cmake --build "$build" -j "$jobs" --target "${wanted[@]}" -- -k 0 >"$build/fuzz_all.build.log" 2>&1 || true
+fi
+
 built=()
 build_failed=0
 for t in "${targets[@]}"; do
@@ -59,26 +70,47 @@ done
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-found=0
-for t in "${built[@]}"; do
-  corpus="$root/fuzz/corpus/$t"
-  work="$build/fuzz-work/$t"
+
+# One target's timed run; its verdict goes to $build/fuzz_<t>.verdict (ok or found).
+fuzz_one() {
+  local t=$1 corpus="$root/fuzz/corpus/$1" work="$build/fuzz-work/$1"
   mkdir -p "$work" "$corpus"
-  dict=()
+  local dict=()
   [ -f "$root/fuzz/dict/$t.dict" ] && dict=(-dict="$root/fuzz/dict/$t.dict")
-  echo "== fuzz_$t: ${seconds}s"
-  if ! "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  if "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
       -print_final_stats=1 "${dict[@]}" -artifact_prefix="$corpus/" "$work" "$corpus" \
       >"$build/fuzz_$t.log" 2>&1; then
-    found=1
-    tail -n 40 "$build/fuzz_$t.log"
-    echo "fuzz_$t: FOUND A FAILURE; the input is in $corpus/ (replay: ctest -R fuzz_replay_$t)"
+    echo ok >"$build/fuzz_$t.verdict"
   else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz_$t.log" | tr '\n' ' '
-    echo
+    echo found >"$build/fuzz_$t.verdict"
   fi
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     "$build/fuzz/fuzz_$t" -merge=1 "${dict[@]}" "$corpus" "$work" >"$build/fuzz_$t.merge.log" 2>&1 || true
+  fi
+}
+
+# FUZZ_JOBS targets at a time (each libFuzzer run is one process on one core).
+echo "== ${#built[@]} targets, ${seconds}s each, $jobs at a time"
+running=0
+for t in "${built[@]}"; do
+  rm -f "$build/fuzz_$t.verdict"
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait || true
+
+found=0
+for t in "${built[@]}"; do
+  if [ "$(cat "$build/fuzz_$t.verdict" 2>/dev/null)" = ok ]; then
+    echo "fuzz_$t: $(grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz_$t.log" | tr '\n' ' ')"
+  else
+    found=1
+    tail -n 40 "$build/fuzz_$t.log"
+    echo "fuzz_$t: FOUND A FAILURE; the input is in $root/fuzz/corpus/$t/ (replay: ctest -R fuzz_replay_$t)"
   fi
 done
 [ $build_failed = 1 ] && exit 2

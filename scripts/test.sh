@@ -2,9 +2,8 @@
 # The tests: build convcheck with warnings as errors and run every test through ctest (unit and
 # property tests, the conformance suites against the bundled plugins, the mutants and fault zoo,
 # the golden vectors, the fuzz corpora replayed, the reports' pytest and Chromium render tests).
-# Then the whole suite once more under ASan+UBSan (scripts/sanitizers.sh asan). The TSan run of the
-# TBB code and the timed libFuzzer runs are `bash scripts/sanitizers.sh tsan fuzz` (docs/fuzzing.md):
-# cold, all three do not fit CI's 30 minutes on 2 cores.
+# Then the sanitizer runs (scripts/sanitizers.sh, docs/fuzzing.md): the whole suite once more under
+# ASan+UBSan, the TBB-parallel code under TSan, and every libFuzzer target for 20 s under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -17,4 +16,4 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVCHECK_WERRO
 cmake --build build -j "$jobs"
 echo "test.sh: build took $((SECONDS - start)) s"
 ctest --test-dir build --output-on-failure -j "$jobs"
-bash scripts/sanitizers.sh asan
+bash scripts/sanitizers.sh asan tsan fuzz
