@@ -4,7 +4,8 @@
 #           -DCONVCHECK_SANITIZE=ON) and run once with ctest, less the third-party backend plugins
 #           (oneDNN, XNNPACK, libtorch, OpenCV are not our code and are not built with ASan);
 #   tsan  - the TBB-parallel code (the optimized implementation and its tests, which run it with
-#           several threads) built with ThreadSanitizer (-DCONVCHECK_TSAN=ON) and run;
+#           several threads) built with ThreadSanitizer (-DCONVCHECK_TSAN=ON) and run, after a canary
+#           (optimized/tsan/tsan_canary.cpp) shows a deliberate race is still reported;
 #   fuzz  - every libFuzzer target for a bounded time under ASan+UBSan (fuzz/run_fuzzers.sh).
 #
 #   scripts/sanitizers.sh [asan] [tsan] [fuzz]      # all three when none is named
@@ -62,6 +63,21 @@ tsan() {
   # (scripts/tsan.supp); races in our code are not.
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp}
   local t program failed=0
+  # The canary first: a race between two parallel bodies must still be reported through the
+  # suppressions and the fork/join annotations, and the annotated fork/join alone must not be.
+  cmake --build "$build" -j "$jobs" --target optimized_tsan_canary || return 1
+  local canary="$build/optimized/optimized_tsan_canary" out
+  echo "-- tsan: canary (a deliberate race must be reported; the fork/join alone must not)"
+  if ! out=$("$canary" clean 2>&1); then
+    echo "$out"
+    echo "tsan canary: the clean run failed (a report where the fork/join is annotated, or the bodies did not run on two threads)"
+    failed=1
+  fi
+  if out=$("$canary" race 2>&1) || ! grep -q "ThreadSanitizer: data race" <<<"$out"; then
+    echo "$out"
+    echo "tsan canary: the deliberate race between two parallel bodies was NOT reported: scripts/tsan.supp or parallel_join.hpp hides real races"
+    failed=1
+  fi
   for t in $targets; do
     program=$(find "$build" -name "$t" -type f -perm -u+x | head -n 1)
     echo "-- tsan: $t"
