@@ -63,6 +63,7 @@ TEST(Depthwise, Kernel3RowsChannelBlocksDtypesLayoutsAndRanks) {
         "conv:c=20,o=20,g=20,in=4x5x11,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1,data=nxc",
         "conv:c=17,o=17,g=17,in=25,k=3,s=2,pb=1,pe=1,bias=1,data=ncx",
         "conv:c=8,o=8,g=8,in=6x10,k=2x3,d=2x1,pb=1x1,pe=1x0,data=nxc",
+        "conv:n=2,c=19,o=19,g=19,in=3x9,k=3x3,pb=4x1,pe=5x1,bias=1,data=nxc",  // rows with no tap at all
     };
     for (const char* text : cases) EXPECT_TRUE(depthwise_paths_agree(text, 7)) << text;
 }
