@@ -12,7 +12,7 @@ constexpr int W = 8;
 constexpr int kTileWidth[5] = {0, 12, 6, 4, 0};
 // outputs per tile of the 3-wide depthwise kernel, stride 1 and 2: (R-1)*S + 3 inputs + R sums + 3 weights
 constexpr int kDepthwiseK3WidthS1 = 4, kDepthwiseK3WidthS2 = 4;
-constexpr int kDepthwiseK3PairWidth = 0;  // no two-row tile: 16 registers are too few
+constexpr int kDepthwiseK3PairWidthS1 = 0, kDepthwiseK3PairWidthS2 = 0;  // no two-row tile: 16 registers are too few
 constexpr int kDepthwiseTileWidth = 12;
 inline vf load(const float* p) { return _mm256_loadu_ps(p); }
 inline vf broadcast(const float* p) { return _mm256_broadcast_ss(p); }

@@ -12,8 +12,8 @@ constexpr int W = 16;
 constexpr int kTileWidth[5] = {0, 14, 14, 8, 6};
 // outputs per tile of the 3-wide depthwise kernel, stride 1 and 2: (R-1)*S + 3 inputs + R sums + 3 weights
 constexpr int kDepthwiseK3WidthS1 = 12, kDepthwiseK3WidthS2 = 8;
-// outputs per row of the two-row tile (stride 1): 2R sums + R + 2 inputs + 6 weights
-constexpr int kDepthwiseK3PairWidth = 8;
+// outputs per row of the two-row tile, width stride 1 and 2: 2R sums + (R-1)*S + 3 inputs + 6 weights
+constexpr int kDepthwiseK3PairWidthS1 = 8, kDepthwiseK3PairWidthS2 = 6;
 constexpr int kDepthwiseTileWidth = 14;
 inline vf load(const float* p) { return _mm512_loadu_ps(p); }
 inline vf broadcast(const float* p) { return _mm512_set1_ps(*p); }

@@ -279,17 +279,17 @@ void depthwise_k3_tile(const float* x, i64 base, i64 cs, const i64* row_offsets,
     }
 }
 
-// Two output rows at once: rows oh and oh + 1 of one plane, height stride and dilation 1, so that
-// input row ih0 + j (j = 0 .. KH) serves the first row's kernel row kh = j and the second one's
-// kh = j - 1: each input vector is loaded once for both rows (4 input rows for 2 output rows of a
-// 3x3 kernel instead of 6). Entry e of the list: an input row (offset from `base`) and the kw = 0
+// Two output rows at once: rows oh and oh + 1 of one plane, height stride s (1 or 2) and height
+// dilation 1, so that input row ih0 + j (j = 0 .. KH + s - 1) serves the first row's kernel row
+// kh = j and the second one's kh = j - s: each input vector is loaded once for both rows (for a 3x3
+// kernel 4 input rows for 2 output rows instead of 6 at stride 1, 5 at stride 2). Width stride S. Entry e of the list: an input row (offset from `base`) and the kw = 0
 // tap number of each output row that reads it, or -1. Entries come in (kd, j) order, so each
 // output sums its taps in (kd, kh, kw) order, exactly as depthwise_k3_tile does.
-template <int R, bool LEFT, bool RIGHT>
+template <int R, int S, bool LEFT, bool RIGHT>
 void depthwise_k3_pair_tile(const float* x, i64 base, i64 cs, const i64* in_offsets, const i64* taps0,
                             const i64* taps1, i64 entries, const float* w, const float* bias, float* y0, float* y1,
                             i64 y_pixel_step, i64 c_begin, i64 c_end) {
-    constexpr int L = R + 2;
+    constexpr int L = (R - 1) * S + 3;
     for (i64 c0 = c_begin; c0 < c_end; c0 += W) {
         vf acc0[R], acc1[R];
         const vf b = bias ? load(bias + c0) : zero();
@@ -312,9 +312,9 @@ void depthwise_k3_pair_tile(const float* x, i64 base, i64 cs, const i64* in_offs
                 const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) {
-                    if (!(LEFT && r == 0)) acc0[r] = fma(in[r], w0, acc0[r]);
-                    acc0[r] = fma(in[r + 1], w1, acc0[r]);
-                    if (!(RIGHT && r == R - 1)) acc0[r] = fma(in[r + 2], w2, acc0[r]);
+                    if (!(LEFT && r == 0)) acc0[r] = fma(in[r * S], w0, acc0[r]);
+                    acc0[r] = fma(in[r * S + 1], w1, acc0[r]);
+                    if (!(RIGHT && r == R - 1)) acc0[r] = fma(in[r * S + 2], w2, acc0[r]);
                 }
             }
             if (taps1[e] >= 0) {
@@ -322,9 +322,9 @@ void depthwise_k3_pair_tile(const float* x, i64 base, i64 cs, const i64* in_offs
                 const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) {
-                    if (!(LEFT && r == 0)) acc1[r] = fma(in[r], w0, acc1[r]);
-                    acc1[r] = fma(in[r + 1], w1, acc1[r]);
-                    if (!(RIGHT && r == R - 1)) acc1[r] = fma(in[r + 2], w2, acc1[r]);
+                    if (!(LEFT && r == 0)) acc1[r] = fma(in[r * S], w0, acc1[r]);
+                    acc1[r] = fma(in[r * S + 1], w1, acc1[r]);
+                    if (!(RIGHT && r == R - 1)) acc1[r] = fma(in[r * S + 2], w2, acc1[r]);
                 }
             }
         }
@@ -357,14 +357,14 @@ void depthwise_k3_pair_tile(const float* x, i64 base, i64 cs, const i64* in_offs
 using DepthwiseK3PairFn = void (*)(const float*, i64, i64, const i64*, const i64*, const i64*, i64, const float*,
                                    const float*, float*, float*, i64, i64, i64);
 
-template <int R>
+template <int S, int R>
 DepthwiseK3PairFn pick_depthwise_k3_pair(int r, bool left, bool right) {
     if constexpr (R == 0) {
         return nullptr;
     } else {
-        if (r != R) return pick_depthwise_k3_pair<R - 1>(r, left, right);
-        if (left) return right ? &depthwise_k3_pair_tile<R, true, true> : &depthwise_k3_pair_tile<R, true, false>;
-        return right ? &depthwise_k3_pair_tile<R, false, true> : &depthwise_k3_pair_tile<R, false, false>;
+        if (r != R) return pick_depthwise_k3_pair<S, R - 1>(r, left, right);
+        if (left) return right ? &depthwise_k3_pair_tile<R, S, true, true> : &depthwise_k3_pair_tile<R, S, true, false>;
+        return right ? &depthwise_k3_pair_tile<R, S, false, true> : &depthwise_k3_pair_tile<R, S, false, false>;
     }
 }
 
@@ -533,10 +533,12 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
     const i64 D = g.in[0], H = g.in[1], Wd = g.in[2], OH = g.out[1], OW = g.out[2];
     const i64 KD = g.kernel[0], KH = g.kernel[1], KW = g.kernel[2];
     const i64 s1 = g.stride[1], s2 = g.stride[2], pb2 = g.pad_begin[2];
-    // the tiles of a row (single rows, and pairs of rows when the height stride and dilation are 1)
+    // the tiles of a row (single rows, and pairs of rows when the height stride is 1 or 2 and the
+    // height dilation 1)
     const i64 widest = s2 == 1 ? kDepthwiseK3WidthS1 : kDepthwiseK3WidthS2;
-    const bool pairs = kDepthwiseK3PairWidth > 0 && s1 == 1 && s2 == 1 && g.dilation[1] == 1;
-    const i64 pair_widest = kDepthwiseK3PairWidth > 0 ? kDepthwiseK3PairWidth : 1;
+    const i64 pair_width = s2 == 1 ? kDepthwiseK3PairWidthS1 : kDepthwiseK3PairWidthS2;
+    const bool pairs = pair_width > 0 && (s1 == 1 || s1 == 2) && g.dilation[1] == 1;
+    const i64 pair_widest = pair_width > 0 ? pair_width : 1;
     const i64 tiles = (OW + widest - 1) / widest, pair_tiles = pairs ? (OW + pair_widest - 1) / pair_widest : 1;
     DepthwiseK3TileFn* fns = new DepthwiseK3TileFn[tiles];  // per tile: its kernel and first output
     DepthwiseK3PairFn* pair_fns = new DepthwiseK3PairFn[pair_tiles + 1];
@@ -554,15 +556,17 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
     first[tiles] = OW;
     for (i64 t = 0, ow = 0; pairs && t < pair_tiles; ++t) {
         const int r = static_cast<int>(OW / pair_tiles + (t < OW % pair_tiles ? 1 : 0));
-        pair_fns[t] = pick_depthwise_k3_pair<kDepthwiseK3PairWidth>(r, t == 0 && pb2 == 1, t == pair_tiles - 1 && right_pad);
+        const bool left = t == 0 && pb2 == 1, right = t == pair_tiles - 1 && right_pad;
+        pair_fns[t] = s2 == 1 ? pick_depthwise_k3_pair<1, kDepthwiseK3PairWidthS1>(r, left, right)
+                              : pick_depthwise_k3_pair<2, kDepthwiseK3PairWidthS2>(r, left, right);
         pair_first[t] = ow;
         ow += r;
     }
     pair_first[pair_tiles] = OW;
     // the input rows the tile reads (inside the input), with their kw = 0 tap per output row or -1
-    i64* offsets = new i64[KD * (KH + 1)];
-    i64* taps0 = new i64[KD * (KH + 1)];
-    i64* taps1 = new i64[KD * (KH + 1)];
+    i64* offsets = new i64[KD * (KH + 2)];
+    i64* taps0 = new i64[KD * (KH + 2)];
+    i64* taps1 = new i64[KD * (KH + 2)];
     const i64 plane = D * H * Wd * cs;
     // Only when input and output are too large to stay in the cache between calls (over 16 MiB):
     // on smaller ones the hardware keeps up and the prefetches only cost instructions.
@@ -578,7 +582,7 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
         float* y_row = y + ((n * g.out[0] + od) * OH + oh) * OW * C;
         const bool pair = pairs && row + 1 < end && oh + 1 < OH;
         const i64 rows_here = pair ? 2 : 1;
-        const i64 span = pair ? KH + 1 : KH;  // input rows per kd
+        const i64 span = pair ? KH + s1 : KH;  // input rows per kd
         i64 count = 0;
         for (i64 kd = 0; kd < KD; ++kd) {
             const i64 id = id0 + kd * g.dilation[0];
@@ -588,13 +592,13 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
                 if (ih < 0 || ih >= H) continue;
                 offsets[count] = (id * H + ih) * Wd * cs;
                 taps0[count] = j < KH ? (kd * KH + j) * KW : -1;
-                taps1[count] = j >= 1 ? (kd * KH + j - 1) * KW : -1;
+                taps1[count] = pair && j >= s1 ? (kd * KH + j - s1) * KW : -1;
                 ++count;
             }
         }
         // the input rows new to the next output row(s) of this plane: the last s1 * rows_here kernel
         // rows of kd = last, and the next rows' outputs (while inside this call's rows)
-        const i64 ih_new = ih0 + (KH - 1) * g.dilation[1] + 1 + (pair ? 1 : 0);
+        const i64 ih_new = ih0 + (KH - 1) * g.dilation[1] + 1 + (pair ? s1 : 0);
         const i64 ih_new_end = oh + rows_here < OH ? ih_new + s1 * rows_here : ih_new;
         i64 y_next_rows = end - (row + rows_here);
         if (y_next_rows > rows_here) y_next_rows = rows_here;
