@@ -282,9 +282,11 @@ void depthwise_k3_tile(const float* x, i64 base, i64 cs, const i64* row_offsets,
 // Two output rows at once: rows oh and oh + 1 of one plane, height stride s (1 or 2) and height
 // dilation 1, so that input row ih0 + j (j = 0 .. KH + s - 1) serves the first row's kernel row
 // kh = j and the second one's kh = j - s: each input vector is loaded once for both rows (for a 3x3
-// kernel 4 input rows for 2 output rows instead of 6 at stride 1, 5 at stride 2). Width stride S. Entry e of the list: an input row (offset from `base`) and the kw = 0
-// tap number of each output row that reads it, or -1. Entries come in (kd, j) order, so each
-// output sums its taps in (kd, kh, kw) order, exactly as depthwise_k3_tile does.
+// kernel 4 input rows for 2 output rows instead of 6 at stride 1, 5 instead of 6 at stride 2).
+// Width stride S, LEFT and RIGHT as in depthwise_k3_tile. Entry e of the list: an input row (offset
+// from `base`) and, for each output row, the kw = 0 tap number it reads there, or -1. Entries come
+// in (kd, j) order, so each output sums its taps in (kd, kh, kw) order, exactly as
+// depthwise_k3_tile does: the two kernels give the same bits.
 template <int R, int S, bool LEFT, bool RIGHT>
 void depthwise_k3_pair_tile(const float* x, i64 base, i64 cs, const i64* in_offsets, const i64* taps0,
                             const i64* taps1, i64 entries, const float* w, const float* bias, float* y0, float* y1,
@@ -522,11 +524,12 @@ bool takes_k3_rows(const Geometry& g) {
            (OW - 1) * s2 - pb2 + 2 <= g.in[2];
 }
 
-// Rows [begin, end) by depthwise_k3_tile; a row is cut into tiles of nearly equal widths. On layers
-// that do not fit in the cache, before a tile runs, the input it covers in the rows that the next
-// output row adds (its last `stride_h` kernel rows) and the next row's outputs under it are
-// prefetched into L2: each input row comes from memory once, and is then needed at once by every
-// channel block of a tile (measured: batch 8 of the 56x56 and 112x112 layers 1.5-2x faster).
+// Rows [begin, end) by depthwise_k3_pair_tile, two rows of a plane at a time where the kernel has
+// it (AVX-512, height stride 1 or 2, height dilation 1), and by depthwise_k3_tile otherwise; a row
+// is cut into tiles of nearly equal widths. On layers that do not fit in the cache, before a tile
+// runs, the input it covers in the rows that the next output rows add and the next rows' outputs
+// under it are prefetched into L2: each input row comes from memory once, and is then needed at once
+// by every channel block of a tile (measured: batch 8 of the 56x56 and 112x112 layers 1.5-2x faster).
 void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 cs = g.channel_stride, C = g.out_channels;
@@ -570,7 +573,8 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
     const i64 plane = D * H * Wd * cs;
     // Only when input and output are too large to stay in the cache between calls (over 16 MiB):
     // on smaller ones the hardware keeps up and the prefetches only cost instructions.
-    const bool prefetch = (g.batch * plane + g.batch * g.out_pixels() * C) * static_cast<i64>(sizeof(float)) > (i64{16} << 20);
+    const i64 bytes = (g.batch * plane + g.batch * g.out_pixels() * C) * static_cast<i64>(sizeof(float));
+    const bool prefetch = bytes > (i64{16} << 20);
     for (i64 row = begin; row < end; ++row) {
         i64 rest = row;
         const i64 oh = rest % OH; rest /= OH;

@@ -42,8 +42,8 @@ TEST(Depthwise, Kernel3RowsEveryWidthPadAndStride) {
                 for (int pe : {-1, 0, 1, 2}) {
                     if (width + pb + pe < 3) continue;  // no output
                     const int channels = 1 + (width * 7 + pb * 3 + pe) % 40;
-                    const std::string text = "conv:n=2,c=" + std::to_string(channels) + ",o=" + std::to_string(channels) +
-                                             ",g=" + std::to_string(channels) + ",in=4x" + std::to_string(width) +
+                    const std::string c = std::to_string(channels);
+                    const std::string text = "conv:n=2,c=" + c + ",o=" + c + ",g=" + c + ",in=4x" + std::to_string(width) +
                                              ",k=3x3,s=" + std::to_string(stride) + "x" + std::to_string(stride) +
                                              ",pb=1x" + std::to_string(pb) + ",pe=0x" + std::to_string(pe) +
                                              ",bias=" + std::to_string(width % 2) + ",data=nxc";
