@@ -186,7 +186,7 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
 ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)
     : impl_(std::make_unique<Impl>()) {
     validate(d);
-    detail::check_index_range(d);
+    detail::check_workspace_size(d);  // and the index range
     if (d.has_bias && bias == nullptr) throw ConvError("bias", "null", "a descriptor with bias=1 needs a bias buffer");
     if (weights == nullptr) throw ConvError("weights", "null", "the weights buffer must not be null");
     if (options.threads < 0)

@@ -68,13 +68,30 @@ void check_index_range(const ConvDescriptor& d) {
                         "rounded up)" + kLimit);
 }
 
+void check_workspace_size(const ConvDescriptor& d) {
+    check_index_range(d);  // every product below then stays within 2^60
+    i64 xp = d.batch * round_up(d.in_channels, 16);
+    std::int64_t extent[3]{1, 1, 1};
+    for (int a = 0; a < d.rank; ++a) {
+        extent[a] = std::max(d.input_size[a] + d.pads_begin[a] + d.pads_end[a], d.input_size[a]);
+        xp *= extent[a];
+    }
+    const i64 data = d.src_elements() + d.dst_elements();
+    if (xp > kWorkspaceFloor && xp / kWorkspaceRatio > data)
+        throw ConvError("pads_begin/pads_end", "input+pads=" + dims_text(d, extent),
+                        "the optimized implementation materialises its padded input (N x (input + pads_begin + "
+                        "pads_end) x C rounded up to 16 = " + std::to_string(xp) + " floats), which must stay within "
+                        "2^26 floats or within 32 times the input and output together (" + std::to_string(data) +
+                        " elements): padding this much larger than the data is declined, not allocated");
+}
+
 }  // namespace convcheck::optimized::detail
 
 namespace convcheck::optimized {
 
 std::string why_too_large(const ConvDescriptor& d) {
     try {
-        detail::check_index_range(d);
+        detail::check_workspace_size(d);
     } catch (const ConvError& e) {
         return e.what();
     }

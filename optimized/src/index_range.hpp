@@ -16,4 +16,12 @@ inline constexpr std::int64_t kMaxWorkspaceFloats = std::int64_t{1} << 60;
 // a padded input, output or packed weights too large for the optimized implementation's indices.
 void check_index_range(const ConvDescriptor& d);
 
+// The optimized implementation materialises the padded input. Padding far larger than the data (a
+// huge pad skipped by a huge stride or dilation, or cropped again by a negative pad on the other side)
+// would make a small problem allocate without bound. Throws ConvError when the padded-input workspace
+// exceeds both kWorkspaceFloor floats and kWorkspaceRatio times the input and output together.
+inline constexpr std::int64_t kWorkspaceFloor = std::int64_t{1} << 26;  // 256 MiB of floats
+inline constexpr std::int64_t kWorkspaceRatio = 32;
+void check_workspace_size(const ConvDescriptor& d);
+
 }  // namespace convcheck::optimized::detail

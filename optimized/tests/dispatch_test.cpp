@@ -94,6 +94,36 @@ TEST(Dispatch, IndicesBeyondSixtyTwoBitsAreAConvErrorNotUB) {
             EXPECT_NE(e.rule().find("62 bits"), std::string::npos) << e.rule();
         }
     }
-    // large, but within the limits: accepted (the arithmetic, not the size, is what is refused)
-    EXPECT_EQ(why_too_large(parse_descriptor("conv:c=1,o=1,in=5x5,k=3x3,d=1000000x1,pb=1000000x0,pe=1000000x0")), "");
+    // padding much larger than the data, but within the limits: accepted
+    EXPECT_EQ(why_too_large(parse_descriptor("conv:c=1,o=1,in=5x5,k=3x3,d=1000x1,pb=1000x0,pe=1000x0")), "");
+}
+
+// Padding far larger than the data would make a tiny problem allocate without bound (the padded input is
+// materialised): a pad of 2^41 skipped by a stride of 2^42 asked for 48 TiB of workspace for one output
+// (the ABI fuzzer, fuzz/corpus/abi/crash-ff9b3f93...; ASan aborted on the allocation). Declined up front
+// with a ConvError naming the pads and the rule, by every path; the same dilation case as above at 10^6
+// (an 896 MiB workspace for a 5x5 input) likewise.
+TEST(Dispatch, PaddingFarLargerThanTheDataIsDeclinedNotAllocated) {
+    for (const char* text : {"conv:n=1,c=1,o=1,in=1,k=1,s=4398046511104,pb=2199023255552,pe=0",
+                             "conv:c=1,o=1,in=5x5,k=3x3,d=1000000x1,pb=1000000x0,pe=1000000x0"}) {
+        const ConvDescriptor d = parse_descriptor(text);
+        ASSERT_NO_THROW(validate(d)) << text;
+        const std::string why = why_too_large(d);
+        EXPECT_NE(why.find("declined, not allocated"), std::string::npos) << text << ": " << why;
+        std::vector<float> w(d.weights_elements(), 0.5f);
+        std::vector<Path> paths = available_paths(d);
+        paths.push_back(Path::automatic);
+        for (const Path path : paths) {
+            try {
+                ConvPlan plan(d, w.data(), nullptr, Options{1, path});
+                ADD_FAILURE() << text << " path=" << to_string(path) << ": must throw";
+            } catch (const ConvError& e) {
+                EXPECT_EQ(e.attribute(), "pads_begin/pads_end") << text << " path=" << to_string(path);
+                EXPECT_NE(e.rule().find("32 times the input and output"), std::string::npos) << e.rule();
+            }
+        }
+    }
+    // at the floor: a 4096x4096 single-channel input with pads of 1 (its 16-channel workspace is over 2^26
+    // floats, but not 32 times the data) is accepted
+    EXPECT_EQ(why_too_large(parse_descriptor("conv:c=1,o=1,in=4096x4096,k=3x3,pb=1x1,pe=1x1")), "");
 }

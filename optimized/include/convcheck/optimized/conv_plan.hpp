@@ -43,8 +43,10 @@ struct Options {
 };
 
 // Why the optimized implementation cannot run the valid descriptor `d` at all (its padded input,
-// output or packed weights exceed 2^60 floats, beyond its 64-bit index arithmetic; ConvPlan throws
-// this as a ConvError), or an empty string when it can. `d` must be valid (see validate).
+// output or packed weights exceed 2^60 floats, beyond its 64-bit index arithmetic; or its padded
+// input would exceed both 2^26 floats and 32 times the input and output together, padding far larger
+// than the data; ConvPlan throws this as a ConvError), or an empty string when it can. `d` must be
+// valid (see validate).
 std::string why_too_large(const ConvDescriptor& d);
 
 // Why `path` cannot run `d` on this CPU, or an empty string when it can.
