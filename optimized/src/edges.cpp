@@ -40,8 +40,13 @@ Geometry make_geometry(const ConvDescriptor& d, i64 channel_multiple) {
     for (int a = 0; a < d.rank; ++a) {
         g.in[shift + a] = d.input_size[a];
         g.kernel[shift + a] = d.kernel_size[a];
-        g.stride[shift + a] = d.strides[a];
-        g.dilation[shift + a] = d.dilations[a];
+        // A stride matters only between outputs and a dilation only between taps. With one output (one
+        // tap) on an axis it is never used, and the spec lets it be as large as 2^63-1, so that steps
+        // such as stride x channels would overflow (UBSan, the ABI fuzzer: fuzz/corpus/abi/crash-ff8d7199...).
+        // Such an axis gets 1, which changes no index that is used. Otherwise stride and dilation are
+        // below the padded input, whose size check_index_range bounds.
+        g.stride[shift + a] = d.output_size(a) > 1 ? d.strides[a] : 1;
+        g.dilation[shift + a] = d.kernel_size[a] > 1 ? d.dilations[a] : 1;
         g.pad_begin[shift + a] = d.pads_begin[a];
         g.pad_end[shift + a] = d.pads_end[a];
         g.out[shift + a] = d.output_size(a);

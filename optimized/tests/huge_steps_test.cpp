@@ -1,0 +1,54 @@
+// Strides and dilations as large as the spec allows (up to 2^63-1) on an axis where they are never
+// used: one output (a stride then never moves) or one tap (a dilation then never spreads). Every
+// path must give the reference's exact result, with no step such as stride x channels overflowing
+// (UBSan found that in the depthwise kernel through the ABI fuzzer: fuzz/corpus/abi/crash-ff8d7199...).
+#include <gtest/gtest.h>
+
+#include "harness.hpp"
+
+using namespace convcheck;
+using namespace convcheck::optimized;
+using namespace convcheck::optimized::testing;
+
+namespace {
+
+// Every path this CPU has for `text` agrees exactly with the reference; the first that does not fails.
+::testing::AssertionResult every_path_agrees(const std::string& text, std::uint64_t seed) {
+    const ConvDescriptor d = parse_descriptor(text);
+    if (!why_too_large(d).empty()) return ::testing::AssertionFailure() << text << ": " << why_too_large(d);
+    const accuracy::Contract contract{d.dtype, DataType::f32};
+    const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, seed);
+    const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+    std::vector<Path> paths = available_paths(d);
+    paths.push_back(Path::automatic);
+    for (const Path path : paths) {
+        Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
+        if (!accuracy::compare_exact(want.dst, run_optimized(d, e, Options{1, path})).passed())
+            return ::testing::AssertionFailure() << reproducer(d, path, seed);
+    }
+    return ::testing::AssertionSuccess();
+}
+
+constexpr const char* kHuge = "648518346341351424";  // 9 * 2^56: times 16 channels it overflows int64
+
+}  // namespace
+
+TEST(HugeSteps, StrideOnAnAxisWithOneOutput) {
+    const std::string h = kHuge;
+    for (const char* layout : {"data=ncx,wei=oix", "data=nxc,wei=xio"}) {
+        const std::string l = layout;
+        EXPECT_TRUE(every_path_agrees("conv:c=16,o=16,g=16,in=5x5,k=3x3,s=1x" + h + ",bias=1," + l, 1));  // depthwise
+        EXPECT_TRUE(every_path_agrees("conv:c=16,o=16,g=16,in=5,k=3,s=" + h + ",pb=1,pe=1," + l, 2));      // depthwise 1-D
+        EXPECT_TRUE(every_path_agrees("conv:c=5,o=7,in=6x5,k=3x2,s=" + h + "x2,pb=1x0," + l, 3));          // dense
+        EXPECT_TRUE(every_path_agrees("conv:c=4,o=6,g=2,in=4x4x4,k=1x1x1,s=" + h + "x1x" + h + "," + l, 4));  // 1x1, 3-D
+    }
+}
+
+TEST(HugeSteps, DilationOnAnAxisWithOneTap) {
+    const std::string h = kHuge;
+    for (const char* layout : {"data=ncx,wei=oix", "data=nxc,wei=xio"}) {
+        const std::string l = layout;
+        EXPECT_TRUE(every_path_agrees("conv:c=16,o=16,g=16,in=5x5,k=3x1,d=1x" + h + ",pb=1x0,pe=1x0," + l, 5));
+        EXPECT_TRUE(every_path_agrees("conv:c=3,o=5,in=5x6,k=1x3,d=" + h + "x2,bias=1," + l, 6));
+    }
+}
