@@ -13,6 +13,7 @@
 #include "edges.hpp"
 #include "index_range.hpp"
 #include "parallel_join.hpp"
+#include "workspace_pool.hpp"
 #include "scalar.hpp"
 
 namespace convcheck::optimized {
@@ -38,26 +39,10 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     std::unique_ptr<tbb::task_arena> arena;
 
-    // Workspaces (0: xp, 1: y) are kept between calls: fresh large allocations would page-fault on
-    // every call. A call takes one of each role from its pool, or makes one.
-    mutable std::mutex pool_mutex;
-    mutable std::vector<std::vector<float>> pool[2];
-    std::vector<float> take(int role, std::size_t n) const {
-        std::vector<float> v;
-        {
-            std::lock_guard lock(pool_mutex);
-            if (!pool[role].empty()) {
-                v = std::move(pool[role].back());
-                pool[role].pop_back();
-            }
-        }
-        if (v.size() < n) v.resize(n);
-        return v;
-    }
-    void give(int role, std::vector<float> v) const {
-        std::lock_guard lock(pool_mutex);
-        pool[role].push_back(std::move(v));
-    }
+    // Workspaces (0: xp, 1: y) are kept between calls (workspace_pool.hpp).
+    detail::WorkspacePool workspaces;
+    std::vector<float> take(int role, std::size_t n) const { return workspaces.take(role, n); }
+    void give(int role, std::vector<float> v) const { workspaces.give(role, std::move(v)); }
 
     template <typename Body>
     void parallel_rows(i64 count, const Body& body) const {

@@ -144,3 +144,21 @@ TEST(Cc, ChunkedWorkspaceStaysWithinTwiceTheOutput) {
     EXPECT_LE(plan.peak_workspace_bytes(), 2 * output_bytes) << to_string(d);
     EXPECT_LE(plan.chunk_bytes(), output_bytes / 2) << to_string(d);
 }
+
+// A plan keeps its workspaces between calls: a second call on other data gives, bit for bit, what a
+// fresh plan gives on that data (nothing of the first call's data survives into the second).
+TEST(Cc, ASecondCallMatchesAFreshPlan) {
+    for (const char* text : {"cc:n=2,cin=3,cout=5,in=9x7,scale=2/3x3/2,support=3x3",
+                             "cc:cin=4,cout=2,in=8x8,scale=2,support=2x2,kernel=linear",
+                             "cc:cin=2,cout=3,in=10x9,scale=0.7x1.3,support=3x3"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        const CcData first = make_data(d, 11), second = make_data(d, 12);
+        const CcPlan plan(d, first.theta.data(), nullptr, CcOptions{2});
+        std::vector<float> dst(d.dst_elements()), fresh(d.dst_elements());
+        plan.execute(first.src.data(), dst.data());
+        plan.execute(second.src.data(), dst.data());
+        const CcPlan other(d, first.theta.data(), nullptr, CcOptions{2});
+        other.execute(second.src.data(), fresh.data());
+        EXPECT_EQ(0, std::memcmp(dst.data(), fresh.data(), dst.size() * sizeof(float))) << to_string(d);
+    }
+}
