@@ -65,13 +65,17 @@ std::vector<SuiteEntry> json_entries(const std::string& path, const std::string&
 
 std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text);
 
+std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text) {
+    if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text);
+    return benchdnn_entries(path, text);
+}
+
 std::vector<SuiteEntry> file_suite_entries(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::invalid_argument("cannot read the case file '" + path + "'");
     std::stringstream text;
     text << in.rdbuf();
-    if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text.str());
-    return benchdnn_entries(path, text.str());
+    return suite_entries_from_text(path, text.str());
 }
 
 }  // namespace convcheck::runner

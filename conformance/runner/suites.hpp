@@ -45,6 +45,9 @@ std::vector<SuiteEntry> cc_suite();
 
 // Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn shape file).
 std::vector<SuiteEntry> file_suite_entries(const std::string& path);
+// The same from the file's text (`path` chooses the format and names the file in errors). Throws
+// std::invalid_argument (or ConvError) naming the file, the entry and the rule on bad input.
+std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text);
 
 // Entries from a golden-vector set folder (vectors/sets/<set>/ with manifest.json, docs/vectors.md):
 // each stored case once, checked on its stored data against its stored result, in exact mode when
