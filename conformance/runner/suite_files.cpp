@@ -16,17 +16,35 @@ namespace {
 
 using nlohmann::json;
 
+[[noreturn]] void bad_entry(const std::string& where, const std::string& key, const json& value, const std::string& rule) {
+    throw std::invalid_argument(where + ": \"" + key + "\" is " + value.dump() + ": " + rule);
+}
+
 SuiteEntry entry_from_json(const json& x, const std::string& where) {
     if (!x.is_object() || !x.contains("descriptor") || !x["descriptor"].is_string())
         throw std::invalid_argument(where + ": a case needs a \"descriptor\" string");
     SuiteEntry e;
     e.descriptor = x["descriptor"].get<std::string>();
-    if (x.contains("modes")) e.modes = x["modes"].get<std::string>();
-    if (x.contains("mode")) e.modes = std::string(1, x["mode"].get<std::string>().at(0));
+    if (x.contains("modes")) {
+        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p)");
+        e.modes = x["modes"].get<std::string>();
+    }
+    if (x.contains("mode")) {
+        if (!x["mode"].is_string()) bad_entry(where, "mode", x["mode"], "must be \"exact\", \"bound\" or \"probe\"");
+        const std::string mode = x["mode"].get<std::string>();
+        if (mode != "exact" && mode != "bound" && mode != "probe")
+            bad_entry(where, "mode", x["mode"], "must be \"exact\", \"bound\" or \"probe\"");
+        e.modes = std::string(1, mode[0]);
+    }
     if (x.contains("name") && x["name"].is_string()) e.name = x["name"].get<std::string>();
     if (x.contains("dialect") && x["dialect"].is_string()) e.dialect = x["dialect"].get<std::string>();
-    if (x.contains("seed")) e.seed = x["seed"].get<std::uint64_t>();
-    if (x.contains("features") && x["features"].contains("dialect") && x["features"]["dialect"].is_string())
+    if (x.contains("seed")) {
+        // an integer JSON number in [0, 2^64); a float or a negative number is refused, never converted
+        if (!x["seed"].is_number_unsigned()) bad_entry(where, "seed", x["seed"], "must be an integer in [0, 2^64)");
+        e.seed = x["seed"].get<std::uint64_t>();
+    }
+    if (x.contains("features") && x["features"].is_object() && x["features"].contains("dialect") &&
+        x["features"]["dialect"].is_string())
         e.dialect = x["features"]["dialect"].get<std::string>();
     return e;
 }

@@ -108,6 +108,30 @@ TEST(Suites, JsonCaseFilesAndResultsFilesRead) {
     EXPECT_THROW(load_cases(write_temp("bad.json", R"([{"name": "no descriptor"}])"), 1, ""), std::invalid_argument);
 }
 
+// A case file's values of the wrong kind are refused with the key, the value and the rule, never
+// converted (a seed of 7.7e96 converted to an integer was undefined behaviour: fuzz/corpus/case_files/).
+TEST(Suites, JsonCaseFileValuesOfTheWrongKindNameKeyValueAndRule) {
+    const struct {
+        const char* entry;
+        const char* expected;
+    } bad[] = {
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "seed": 7.7e96})", R"("seed" is 7.7e+96: must be an integer in [0, 2^64))"},
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "seed": -3})", R"("seed" is -3: must be an integer)"},
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": ""})", R"("mode" is "": must be "exact", "bound" or "probe")"},
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": 4})", R"("mode" is 4: must be)"},
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "modes": ["b"]})", R"("modes" is ["b"]: must be a string of mode letters)"},
+    };
+    for (const auto& b : bad) {
+        try {
+            suite_entries_from_text("mine.json", std::string("[") + b.entry + "]");
+            ADD_FAILURE() << b.entry << ": must be refused";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(b.expected), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("mine.json: case 0"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(Suites, BenchdnnShapeFilesRead) {
     const auto path = write_temp("shapes_mine", "# ResNet-ish\nmb1ic3ih224oc64oh112kh7sh2ph3n\"conv1\"\ng32ic32ih112oc32oh112kh3ph1n\"dw\"\n");
     const auto cases = load_cases(path, 1, "");
