@@ -47,7 +47,7 @@ int merge(const MergeOptions& o) {
             json r;
             try {
                 r = json::parse(line);
-            } catch (const json::parse_error& e) {
+            } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double
                 throw std::invalid_argument(path + ":" + std::to_string(n) + ": not JSON: " + e.what());
             }
             const std::string kind = r.value("record", "");

@@ -54,7 +54,7 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double
         bad(origin, "JSON", e.what());
     }
     if (!j.is_object() || !j.contains("backends") || !j["backends"].is_object())

@@ -54,6 +54,8 @@ std::vector<SuiteEntry> json_entries(const std::string& path, const std::string&
     json j;
     try {
         j = json::parse(text);
+    } catch (const json::out_of_range& e) {  // e.g. a number beyond double: not a JSON-lines question
+        throw std::invalid_argument(path + ": not JSON: " + e.what());
     } catch (const json::parse_error&) {
         // JSON lines: one object per line; only "case" records (or plain entries) are cases
         std::istringstream lines(text);
@@ -64,7 +66,7 @@ std::vector<SuiteEntry> json_entries(const std::string& path, const std::string&
             json x;
             try {
                 x = json::parse(line);
-            } catch (const json::parse_error& e) {
+            } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double
                 throw std::invalid_argument(path + ":" + std::to_string(n) + ": not JSON: " + e.what());
             }
             if (x.contains("record") && x["record"] != "case") continue;
