@@ -16,20 +16,9 @@ using namespace convcheck::optimized::testing;
 
 namespace {
 
-// Every depthwise path this CPU has agrees exactly with the reference on `text`; false (with a
-// message) on the first that does not.
+// Every depthwise path this CPU has agrees exactly with the reference on `text`.
 ::testing::AssertionResult depthwise_paths_agree(const std::string& text, std::uint64_t seed) {
-    const ConvDescriptor d = parse_descriptor(text);
-    const accuracy::Contract contract{d.dtype, DataType::f32};
-    const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, seed);
-    const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
-    for (const Path path : {Path::depthwise_avx2, Path::depthwise_avx512}) {
-        if (!why_unavailable(d, path).empty()) continue;
-        Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
-        if (!accuracy::compare_exact(want.dst, run_optimized(d, e, Options{1, path})).passed())
-            return ::testing::AssertionFailure() << reproducer(d, path, seed);
-    }
-    return ::testing::AssertionSuccess();
+    return paths_agree_exactly(text, seed, {Path::depthwise_avx2, Path::depthwise_avx512});
 }
 
 }  // namespace

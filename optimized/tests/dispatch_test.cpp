@@ -10,6 +10,26 @@ using namespace convcheck::optimized;
 
 namespace {
 bool has(const std::vector<Path>& paths, Path p) { return std::find(paths.begin(), paths.end(), p) != paths.end(); }
+
+// Every path (and the automatic choice) refuses `d` with a ConvError on `attribute` whose rule contains
+// `rule_part`; returns the error of the automatic choice.
+ConvError expect_every_path_refuses(const ConvDescriptor& d, const std::string& attribute, const std::string& rule_part) {
+    std::vector<float> w(d.weights_elements(), 0.5f);
+    std::vector<Path> paths = available_paths(d);
+    paths.push_back(Path::automatic);
+    ConvError last("", "", "");
+    for (const Path path : paths) {
+        try {
+            ConvPlan plan(d, w.data(), nullptr, Options{1, path});
+            ADD_FAILURE() << to_string(d) << " path=" << to_string(path) << ": must throw";
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), attribute) << to_string(d) << " path=" << to_string(path);
+            EXPECT_NE(e.rule().find(rule_part), std::string::npos) << e.rule();
+            last = e;
+        }
+    }
+    return last;
+}
 }  // namespace
 
 TEST(Dispatch, PathNamesRoundTrip) {
@@ -81,19 +101,8 @@ TEST(Dispatch, IndicesBeyondSixtyTwoBitsAreAConvErrorNotUB) {
     ASSERT_NO_THROW(validate(d)) << to_string(d);
     const std::string why = why_too_large(d);
     EXPECT_NE(why.find("62 bits"), std::string::npos) << to_string(d) << ": " << why;
-    std::vector<float> w(d.weights_elements(), 0.5f);
-    std::vector<Path> paths = available_paths(d);
-    paths.push_back(Path::automatic);
-    for (const Path path : paths) {
-        try {
-            ConvPlan plan(d, w.data(), nullptr, Options{1, path});
-            ADD_FAILURE() << to_string(d) << " path=" << to_string(path) << ": must throw";
-        } catch (const ConvError& e) {
-            EXPECT_EQ(e.attribute(), "pads_begin/pads_end") << to_string(d) << " path=" << to_string(path);
-            EXPECT_EQ(e.value(), "input+pads=8589934597x8589934597") << to_string(d);
-            EXPECT_NE(e.rule().find("62 bits"), std::string::npos) << e.rule();
-        }
-    }
+    const ConvError e = expect_every_path_refuses(d, "pads_begin/pads_end", "62 bits");
+    EXPECT_EQ(e.value(), "input+pads=8589934597x8589934597") << to_string(d);
     // padding much larger than the data, but within the limits: accepted
     EXPECT_EQ(why_too_large(parse_descriptor("conv:c=1,o=1,in=5x5,k=3x3,d=1000x1,pb=1000x0,pe=1000x0")), "");
 }
@@ -110,18 +119,7 @@ TEST(Dispatch, PaddingFarLargerThanTheDataIsDeclinedNotAllocated) {
         ASSERT_NO_THROW(validate(d)) << text;
         const std::string why = why_too_large(d);
         EXPECT_NE(why.find("declined, not allocated"), std::string::npos) << text << ": " << why;
-        std::vector<float> w(d.weights_elements(), 0.5f);
-        std::vector<Path> paths = available_paths(d);
-        paths.push_back(Path::automatic);
-        for (const Path path : paths) {
-            try {
-                ConvPlan plan(d, w.data(), nullptr, Options{1, path});
-                ADD_FAILURE() << text << " path=" << to_string(path) << ": must throw";
-            } catch (const ConvError& e) {
-                EXPECT_EQ(e.attribute(), "pads_begin/pads_end") << text << " path=" << to_string(path);
-                EXPECT_NE(e.rule().find("32 times the input and output"), std::string::npos) << e.rule();
-            }
-        }
+        expect_every_path_refuses(d, "pads_begin/pads_end", "32 times the input and output");
     }
     // at the floor: a 4096x4096 single-channel input with pads of 1 (its 16-channel workspace is over 2^26
     // floats, but not 32 times the data) is accepted

@@ -2,6 +2,8 @@
 // output read back in canonical NCX order, and one-line reproducers.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,6 +54,24 @@ inline std::vector<double> run_optimized(const ConvDescriptor& d, Buffers& b, Op
 
 inline std::string reproducer(const ConvDescriptor& d, Path path, std::uint64_t seed) {
     return to_string(d) + " path=" + std::string(to_string(path)) + " seed=" + std::to_string(seed);
+}
+
+// Each of `paths` that this CPU has agrees exactly with the reference on `text`, on integer data of
+// `seed` (exact fill: a missing, extra or misplaced tap changes the result); a failure names the first
+// path that does not, with a reproducer.
+inline ::testing::AssertionResult paths_agree_exactly(const std::string& text, std::uint64_t seed,
+                                                      const std::vector<Path>& paths) {
+    const ConvDescriptor d = parse_descriptor(text);
+    const accuracy::Contract contract{d.dtype, DataType::f32};
+    const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, seed);
+    const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+    for (const Path path : paths) {
+        if (path != Path::automatic && !why_unavailable(d, path).empty()) continue;
+        Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
+        if (!accuracy::compare_exact(want.dst, run_optimized(d, e, Options{1, path})).passed())
+            return ::testing::AssertionFailure() << reproducer(d, path, seed);
+    }
+    return ::testing::AssertionSuccess();
 }
 
 }  // namespace convcheck::optimized::testing

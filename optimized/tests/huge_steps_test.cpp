@@ -12,21 +12,13 @@ using namespace convcheck::optimized::testing;
 
 namespace {
 
-// Every path this CPU has for `text` agrees exactly with the reference; the first that does not fails.
+// Every path this CPU has for `text` (and the automatic choice) agrees exactly with the reference.
 ::testing::AssertionResult every_path_agrees(const std::string& text, std::uint64_t seed) {
     const ConvDescriptor d = parse_descriptor(text);
     if (!why_too_large(d).empty()) return ::testing::AssertionFailure() << text << ": " << why_too_large(d);
-    const accuracy::Contract contract{d.dtype, DataType::f32};
-    const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, seed);
-    const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
     std::vector<Path> paths = available_paths(d);
     paths.push_back(Path::automatic);
-    for (const Path path : paths) {
-        Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
-        if (!accuracy::compare_exact(want.dst, run_optimized(d, e, Options{1, path})).passed())
-            return ::testing::AssertionFailure() << reproducer(d, path, seed);
-    }
-    return ::testing::AssertionSuccess();
+    return paths_agree_exactly(text, seed, paths);
 }
 
 constexpr const char* kHuge = "648518346341351424";  // 9 * 2^56: times 16 channels it overflows int64
