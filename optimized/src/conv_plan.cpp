@@ -100,7 +100,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
         // descriptor only, so the summation is the same for any thread count.
         const i64 chunk = std::clamp<i64>(65536 / std::max<i64>(1, T * ICg), 16, 1024);
         gemm = {&geometry, taps.data(), weights.data(), bias_ptr, path == Path::gemm_1x1, chunk};
-        gemm_ncx = {&geometry, taps.data(), weights.data(), bias_ptr, true, 512};
+        gemm_ncx = detail::ncx_problem(&geometry, weights.data(), bias_ptr);
         bool unpadded = true;
         for (int a = 0; a < 3; ++a) unpadded = unpadded && g.pad_begin[a] == 0 && g.pad_end[a] == 0;
         gemm_on_user_ncx = path == Path::gemm_1x1 && desc.dtype == DataType::f32 && desc.data_format == DataFormat::ncx &&

@@ -2,6 +2,7 @@
 // strides, where the padded channels-last input already is the GEMM's left matrix.
 // Compiled with -mavx2 -mfma; every Eigen instantiation of the library lives in this unit, so that
 // no code built for one ISA is shared with units built for another.
+#include <algorithm>
 #include <Eigen/Core>
 
 #include "scalar.hpp"
@@ -57,24 +58,41 @@ void gemm_1x1_ncx_tasks(const GemmProblem& p, const float* src, float* dst, i64 
     using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>;
     const Geometry& g = *p.geometry;
     const i64 ICg = g.in_per_group, OCg = g.out_per_group, pixels = g.out_pixels(), chunks = p.chunks_per_image();
+    const i64 blocks = p.oc_blocks(), block = p.oc_block <= 0 ? OCg : p.oc_block;
     for (i64 task = begin; task < end; ++task) {
-        const i64 chunk = task % chunks;
-        const i64 grp = (task / chunks) % g.groups;
-        const i64 n = task / (chunks * g.groups);
+        const i64 ocb = task % blocks;
+        const i64 chunk = (task / blocks) % chunks;
+        const i64 grp = (task / (blocks * chunks)) % g.groups;
+        const i64 n = task / (blocks * chunks * g.groups);
         const i64 p0 = chunk * p.chunk_pixels;
         const i64 count = pixels - p0 < p.chunk_pixels ? pixels - p0 : p.chunk_pixels;
-        // B_g is [ICg][OCg] row-major, i.e. B_g^T column-major
-        const Eigen::Map<const ColMajor> weights_t(p.weights + grp * ICg * OCg, OCg, ICg);
+        const i64 o0 = ocb * block, rows = OCg - o0 < block ? OCg - o0 : block;
+        // B_g is [ICg][OCg] row-major, i.e. B_g^T column-major (leading dimension OCg); rows o0.. of it
+        const Eigen::Map<const ColMajor, 0, Eigen::OuterStride<>> weights_t(p.weights + grp * ICg * OCg + o0, rows, ICg,
+                                                                            Eigen::OuterStride<>(OCg));
         const ConstStrided x(src + (n * g.in_channels + grp * ICg) * pixels + p0, ICg, count, Eigen::OuterStride<>(pixels));
-        Strided out(dst + (n * g.out_channels + grp * OCg) * pixels + p0, OCg, count, Eigen::OuterStride<>(pixels));
+        Strided out(dst + (n * g.out_channels + grp * OCg + o0) * pixels + p0, rows, count, Eigen::OuterStride<>(pixels));
         if (p.bias) {
-            const Eigen::Map<const Eigen::VectorXf> bias(p.bias + grp * OCg, OCg);
+            const Eigen::Map<const Eigen::VectorXf> bias(p.bias + grp * OCg + o0, rows);
             out.colwise() = bias;
         } else {
             out.setZero();
         }
         out.noalias() += weights_t * x;
     }
+}
+
+GemmProblem ncx_problem(const Geometry* g, const float* weights, const float* bias) {
+    GemmProblem p{g, nullptr, weights, bias, true, 512};
+    constexpr i64 kWanted = 4;
+    const auto ceil_div = [](i64 a, i64 b) { return (a + b - 1) / b; };
+    // output-channel blocks of at least 48 channels, about equal: the weights split without striding the
+    // input, and each GEMM keeps at least one full Eigen register block (3 x 16 rows) of outputs
+    if (p.tasks() < kWanted) {
+        const i64 blocks = std::min(ceil_div(kWanted, p.tasks()), std::max<i64>(1, g->out_per_group / 48));
+        if (blocks > 1) p.oc_block = ceil_div(ceil_div(g->out_per_group, blocks), 16) * 16;
+    }
+    return p;
 }
 
 }  // namespace convcheck::optimized::detail

@@ -26,13 +26,23 @@ struct GemmProblem {
     const float* bias = nullptr;
     bool input_is_matrix = false;   // gemm_1x1: no gather
     i64 chunk_pixels = 256;
+    i64 oc_block = 0;               // gemm_1x1_ncx_tasks: output channels per task (0: all OCg)
     i64 chunks_per_image() const { return (geometry->out_pixels() + chunk_pixels - 1) / chunk_pixels; }
-    i64 tasks() const { return geometry->batch * geometry->groups * chunks_per_image(); }
+    i64 oc_blocks() const {
+        return oc_block <= 0 ? 1 : (geometry->out_per_group + oc_block - 1) / oc_block;
+    }
+    i64 tasks() const { return geometry->batch * geometry->groups * chunks_per_image() * oc_blocks(); }
 };
+// The gemm_1x1_ncx_tasks problem: pixel chunks of up to 512, and when that gives fewer than 4 tasks
+// (batch 1 of a 14x14 layer is one), blocks of output channels (at least 48) until there are about 4:
+// work for 2 or 4 threads, a function of the descriptor only (the sums are the same for any thread
+// count). Smaller pixel chunks were measured too: they stride the input and cost up to 35%.
+GemmProblem ncx_problem(const Geometry* g, const float* weights, const float* bias);
 // Compiled with -mavx2 -mfma (gemm.cpp): call only when the CPU has both.
 void gemm_tasks(const GemmProblem& p, const float* xp, float* y, i64 begin, i64 end);
-// gemm_1x1 straight on the user's f32 NCX buffers (no padding): per task (n, g, chunk of pixels)
-// dst_g[OCg][chunk] = B_g^T [OCg][ICg] * src_g[ICg][chunk] + bias. No layout conversion at all.
+// gemm_1x1 straight on the user's f32 NCX buffers (no padding): per task (n, g, chunk of pixels,
+// block of output channels) dst_g[block][chunk] = B_g^T [block][ICg] * src_g[ICg][chunk] + bias. No layout
+// conversion at all. ncx_problem picks the chunk and block sizes from the descriptor only.
 void gemm_1x1_ncx_tasks(const GemmProblem& p, const float* src, float* dst, i64 begin, i64 end);
 
 }  // namespace convcheck::optimized::detail

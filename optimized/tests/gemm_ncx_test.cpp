@@ -1,0 +1,34 @@
+// gemm_1x1 on the user's f32 NCX buffers splits a small layer's GEMM into blocks of output channels
+// (detail::ncx_problem) so that 2 threads have work at batch 1. Every split (several blocks, a short
+// last block, groups, bias) must agree exactly with the reference, and 1 and 2 threads bitwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "harness.hpp"
+
+using namespace convcheck;
+using namespace convcheck::optimized;
+using namespace convcheck::optimized::testing;
+
+TEST(GemmNcx, OutputChannelBlocksAgreeExactlyAndAreThreadCountIndependent) {
+    for (const char* text : {"conv:c=40,o=96,in=7x7,k=1x1,bias=1,data=ncx,wei=oix",       // 2 blocks of 48
+                             "conv:c=24,o=200,in=5x3,k=1x1,data=ncx,wei=oix",              // 4 blocks, the last short
+                             "conv:n=1,c=32,o=192,g=2,in=6x6,k=1x1,bias=1,data=ncx,wei=oix",  // per group
+                             "conv:n=3,c=8,o=144,in=4x4,k=1x1,data=ncx,wei=oix",          // 3 images: 2 blocks each
+                             "conv:c=16,o=100,in=9,k=1,bias=1,data=ncx,wei=oix"}) {       // 1-D
+        ASSERT_TRUE(why_unavailable(parse_descriptor(text), Path::gemm_1x1).empty()) << text;
+        EXPECT_TRUE(paths_agree_exactly(text, 7, {Path::gemm_1x1}));
+        const ConvDescriptor d = parse_descriptor(text);
+        const accuracy::Contract contract{d.dtype, DataType::f32};
+        const accuracy::ExactFill fill = accuracy::make_exact_fill(d, contract, 8);
+        Buffers one = make_buffers(d, fill.src, fill.weights, fill.bias), two = one;
+        // random (not exact) data: the rounding of each sum shows, so equal bits mean the same order
+        for (std::int64_t i = 0; i < d.src_elements(); ++i) one.src.set(i, 0.1 + 0.37 * std::sin(double(i)));
+        two.src = one.src;
+        run_optimized(d, one, Options{1, Path::gemm_1x1});
+        run_optimized(d, two, Options{2, Path::gemm_1x1});
+        EXPECT_EQ(0, std::memcmp(one.dst.data(), two.dst.data(), d.dst_elements() * sizeof(float))) << text;
+    }
+}
