@@ -1,5 +1,6 @@
 #include "check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -37,26 +38,15 @@ std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
     return "";
 }
 
-// The backend's dst (d.dtype, d.data_format) widened to canonical NCX doubles, and how many
-// elements still hold the "never written" fill (all bytes 0xFF, a NaN in every dtype).
-std::vector<double> dst_to_ncx(const ConvDescriptor& d, const void* dst, std::int64_t* unwritten) {
-    const std::int64_t O = d.out_channels;
-    std::int64_t X = 1;
-    for (int a = 0; a < d.rank; ++a) X *= d.output_size(a);
+// How many elements of the backend's dst still hold the "never written" fill (all bytes 0xFF, a NaN
+// in every dtype).
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
     const int bytes = size_of(d.dtype);
-    std::vector<double> out(d.batch * O * X);
-    *unwritten = 0;
-    for (std::int64_t n = 0; n < d.batch; ++n)
-        for (std::int64_t o = 0; o < O; ++o)
-            for (std::int64_t x = 0; x < X; ++x) {
-                const std::int64_t at = d.data_format == DataFormat::ncx ? (n * O + o) * X + x : (n * X + x) * O + o;
-                const auto* p = static_cast<const unsigned char*>(dst) + at * bytes;
-                bool all_ff = true;
-                for (int b = 0; b < bytes; ++b) all_ff = all_ff && p[b] == 0xFF;
-                *unwritten += all_ff;
-                out[(n * O + o) * X + x] = load_as_double(dst, d.dtype, at);
-            }
-    return out;
+    const auto* p = static_cast<const unsigned char*>(dst);
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; i < d.dst_elements(); ++i)
+        count += std::all_of(p + i * bytes, p + (i + 1) * bytes, [](unsigned char b) { return b == 0xFF; });
+    return count;
 }
 
 // [n, c, spatial...] of a flat NCX output index.
@@ -210,9 +200,9 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
-    std::int64_t unwritten = 0, ignored = 0;
-    const std::vector<double> got = dst_to_ncx(d, b.dst.data(), &unwritten);
-    const std::vector<double> want_rounded = dst_to_ncx(d, data.dst.data.data(), &ignored);
+    const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
+    const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
+    const std::vector<double> want_rounded = reference::dst_to_ncx(d, data.dst.data.data());
     const std::vector<double> want = f64_values(data.dst_f64), magnitude = f64_values(data.magnitude);
     std::vector<std::int64_t> terms(static_cast<std::size_t>(data.terms.elements()));
     for (std::size_t i = 0; i < terms.size(); ++i) terms[i] = static_cast<std::int64_t>(data.terms.get(std::int64_t(i)));
@@ -254,8 +244,8 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
             if (outcome_status(o, r)) return;
             r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
             r.implementation = o.implementation;
-            std::int64_t unwritten = 0;
-            const std::vector<double> got = dst_to_ncx(d, b.dst.data(), &unwritten);
+            const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
+            const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
             const accuracy::ProbeComparison p = accuracy::compare_probe(want.dst, got);
             leaked += p.leaked;
             missing += p.missing;
@@ -312,8 +302,8 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
-    std::int64_t unwritten = 0;
-    const std::vector<double> got = dst_to_ncx(d, b.dst.data(), &unwritten);
+    const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
+    const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
     const accuracy::Comparison cmp = c.mode == Mode::exact
                                          ? accuracy::compare_exact(want.dst, got)
                                          : accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got);

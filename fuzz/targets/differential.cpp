@@ -41,21 +41,6 @@ ConvDescriptor random_descriptor(fuzz::FuzzInput& in) {
     return d;
 }
 
-// dst in the descriptor's data_format -> canonical NCX doubles.
-std::vector<double> dst_to_ncx(const ConvDescriptor& d, const std::vector<std::byte>& dst) {
-    std::int64_t spatial = 1;
-    for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
-    const std::int64_t O = d.out_channels;
-    std::vector<double> ncx(static_cast<std::size_t>(d.batch * O * spatial));
-    for (std::int64_t n = 0; n < d.batch; ++n)
-        for (std::int64_t c = 0; c < O; ++c)
-            for (std::int64_t s = 0; s < spatial; ++s) {
-                const std::int64_t from = d.data_format == DataFormat::ncx ? (n * O + c) * spatial + s : (n * spatial + s) * O + c;
-                ncx[(n * O + c) * spatial + s] = load_as_double(dst.data(), d.dtype, from);
-            }
-    return ncx;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -95,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const optimized::Path path = paths[static_cast<std::size_t>(path_choice) % paths.size()];
     optimized::ConvPlan plan(d, weights.data(), bias_ptr, {.threads = threads, .forced_path = path});
     plan.execute(src.data(), dst.data());
-    const std::vector<double> got = dst_to_ncx(d, dst);
+    const std::vector<double> got = reference::dst_to_ncx(d, dst.data());
 
     const accuracy::Comparison c = exact ? accuracy::compare_exact(want.dst, got)
                                          : accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got);

@@ -30,26 +30,11 @@ inline Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& 
     return b;
 }
 
-// The output buffer (d.data_format) widened to doubles in NCX order.
-inline std::vector<double> dst_as_ncx(const ConvDescriptor& d, const Tensor& dst) {
-    std::int64_t pixels = 1;
-    for (int a = 0; a < d.rank; ++a) pixels *= d.output_size(a);
-    const std::int64_t O = d.out_channels;
-    std::vector<double> out(static_cast<std::size_t>(d.dst_elements()));
-    for (std::int64_t n = 0; n < d.batch; ++n)
-        for (std::int64_t o = 0; o < O; ++o)
-            for (std::int64_t p = 0; p < pixels; ++p) {
-                const std::int64_t at = d.data_format == DataFormat::ncx ? (n * O + o) * pixels + p : (n * pixels + p) * O + o;
-                out[(n * O + o) * pixels + p] = dst.get(at);
-            }
-    return out;
-}
-
 // Runs the optimized plan on `b` with the given options; returns the output in NCX doubles.
 inline std::vector<double> run_optimized(const ConvDescriptor& d, Buffers& b, Options options) {
     const ConvPlan plan(d, b.weights.data(), d.has_bias ? b.bias.data() : nullptr, options);
     plan.execute(b.src.data(), b.dst.data());
-    return dst_as_ncx(d, b.dst);
+    return reference::dst_to_ncx(d, b.dst.data());
 }
 
 inline std::string reproducer(const ConvDescriptor& d, Path path, std::uint64_t seed) {

@@ -44,6 +44,16 @@ std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src) {
     return out;
 }
 
+std::vector<double> dst_to_ncx(const ConvDescriptor& d, const void* dst) {
+    const std::int64_t O = d.out_channels, X = output_spatial_elements(d);
+    std::vector<double> out(d.batch * O * X);
+    for (std::int64_t n = 0; n < d.batch; ++n)
+        for (std::int64_t o = 0; o < O; ++o)
+            for (std::int64_t x = 0; x < X; ++x)
+                out[(n * O + o) * X + x] = load_as_double(dst, d.dtype, activation_index(d.data_format, n, o, x, O, X));
+    return out;
+}
+
 void ncx_to_src(const ConvDescriptor& d, std::span<const double> src_ncx, void* src) {
     const std::int64_t C = d.in_channels, X = spatial_elements(d, d.input_size);
     for (std::int64_t n = 0; n < d.batch; ++n)

@@ -11,6 +11,7 @@
 #include "cc_descriptor.hpp"
 #include "convcheck/plugin.h"
 #include "convcheck/reference/cc/weight_error.hpp"
+#include "convcheck/reference/convolution.hpp"
 
 namespace convcheck::vectors {
 
@@ -72,21 +73,6 @@ std::vector<std::int64_t> i64(const npy::Array& a) {
     return v;
 }
 
-// dst in the descriptor's data_format -> NCX doubles (the order of dst_f64, magnitude, terms).
-std::vector<double> dst_to_ncx(const ConvDescriptor& d, const std::vector<std::byte>& dst) {
-    std::int64_t spatial = 1;
-    for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
-    const std::int64_t O = d.out_channels;
-    std::vector<double> ncx(static_cast<std::size_t>(d.batch * O * spatial));
-    for (std::int64_t n = 0; n < d.batch; ++n)
-        for (std::int64_t c = 0; c < O; ++c)
-            for (std::int64_t s = 0; s < spatial; ++s) {
-                const std::int64_t from = d.data_format == DataFormat::ncx ? (n * O + c) * spatial + s : (n * spatial + s) * O + c;
-                ncx[(n * O + c) * spatial + s] = load_as_double(dst.data(), d.dtype, from);
-            }
-    return ncx;
-}
-
 accuracy::Contract contract_for(DataType output, const convcheck_plugin_info& info) {
     accuracy::Contract c{output, DataType::f32};
     if (info.accumulation_dtype == CONVCHECK_F16) c.accumulation_dtype = DataType::f16;
@@ -127,11 +113,11 @@ std::string run_conv_case(const LoadedPlugin& p, const VectorSet& set, const Vec
     p.check(p.api().conv_execute(p.plugin(), &desc, &args), "conv_execute");
     if (c.comparison == "bitwise") {
         if (std::memcmp(dst.data(), data.dst.data.data(), dst.size()) == 0) return "";
-        const auto cmp = accuracy::compare_exact(f64(data.dst_f64), dst_to_ncx(d, dst));
+        const auto cmp = accuracy::compare_exact(f64(data.dst_f64), reference::dst_to_ncx(d, dst.data()));
         return "bitwise: " + describe(cmp);
     }
     const auto cmp = accuracy::compare_bound(contract_for(d.dtype, p.info()), f64(data.dst_f64), f64(data.magnitude),
-                                             i64(data.terms), dst_to_ncx(d, dst));
+                                             i64(data.terms), reference::dst_to_ncx(d, dst.data()));
     return cmp.passed() ? "" : "bound: " + describe(cmp);
 }
 

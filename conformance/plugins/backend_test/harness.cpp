@@ -13,21 +13,6 @@ namespace convcheck::backend_test {
 
 namespace {
 
-// Backend output in d.data_format -> canonical NCX doubles.
-std::vector<double> dst_to_ncx(const ConvDescriptor& d, const void* dst) {
-    const std::int64_t C = d.out_channels;
-    std::int64_t X = 1;
-    for (int a = 0; a < d.rank; ++a) X *= d.output_size(a);
-    std::vector<double> out(d.batch * C * X);
-    for (std::int64_t n = 0; n < d.batch; ++n)
-        for (std::int64_t c = 0; c < C; ++c)
-            for (std::int64_t x = 0; x < X; ++x) {
-                const std::int64_t at = d.data_format == DataFormat::ncx ? (n * C + c) * X + x : (n * X + x) * C + c;
-                out[(n * C + c) * X + x] = load_as_double(dst, d.dtype, at);
-            }
-    return out;
-}
-
 std::string describe_failure(const accuracy::Comparison& r) {
     return std::to_string(r.mismatches) + "/" + std::to_string(r.elements) + " outputs off; worst flat NCX index " +
            std::to_string(r.worst_index) + " got " + std::to_string(r.worst_got) + " want " + std::to_string(r.worst_want) +
@@ -115,7 +100,7 @@ Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const s
         throw std::runtime_error("the plugin wrote into an input buffer");
     for (std::size_t i = d.dst_elements() * bytes; i < dst_buf.size(); ++i)
         if (dst_buf[i] != std::byte{0x5a}) throw std::runtime_error("the plugin wrote past the end of dst");
-    return {dst_to_ncx(d, dst_buf.data()), std::string(implementation, strnlen(implementation, sizeof(implementation)))};
+    return {reference::dst_to_ncx(d, dst_buf.data()), std::string(implementation, strnlen(implementation, sizeof(implementation)))};
 }
 
 // The accumulation type: the data file's declaration for this dtype, else the plugin's own.

@@ -10,6 +10,7 @@
 #include "accuracy.hpp"
 #include "case_data.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
+#include "convcheck/reference/convolution.hpp"
 #include "vector_params.hpp"
 
 namespace convcheck::vectors {
@@ -22,21 +23,6 @@ const VectorSet& cached_set(const std::filesystem::path& dir) {
     auto it = sets.find(dir);
     if (it == sets.end()) it = sets.emplace(dir, load_vector_set(dir)).first;
     return it->second;
-}
-
-// dst in the descriptor's data_format -> NCX doubles (the order of dst_f64, magnitude, terms).
-std::vector<double> to_ncx(const ConvDescriptor& d, const std::vector<std::byte>& dst) {
-    std::int64_t spatial = 1;
-    for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
-    const std::int64_t O = d.out_channels;
-    std::vector<double> ncx(static_cast<std::size_t>(d.batch * O * spatial));
-    for (std::int64_t n = 0; n < d.batch; ++n)
-        for (std::int64_t c = 0; c < O; ++c)
-            for (std::int64_t s = 0; s < spatial; ++s) {
-                const std::int64_t from = d.data_format == DataFormat::ncx ? (n * O + c) * spatial + s : (n * spatial + s) * O + c;
-                ncx[(n * O + c) * spatial + s] = load_as_double(dst.data(), d.dtype, from);
-            }
-    return ncx;
 }
 
 class OptimizedVectors : public ::testing::TestWithParam<VectorParam> {};
@@ -74,7 +60,7 @@ TEST_P(OptimizedVectors, ReproducesTheVectorOnEveryPath) {
                 }
             }
         } else {
-            const auto cmp = accuracy::compare_bound(contract, want, magnitude, terms, to_ncx(d, dst));
+            const auto cmp = accuracy::compare_bound(contract, want, magnitude, terms, reference::dst_to_ncx(d, dst.data()));
             EXPECT_TRUE(cmp.passed()) << cmp.mismatches << " outputs outside the bound; worst at NCX index "
                                       << cmp.worst_index << ": got " << cmp.worst_got << ", want " << cmp.worst_want
                                       << ", bound " << cmp.worst_bound << "\n" << where;

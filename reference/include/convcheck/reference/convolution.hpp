@@ -33,6 +33,8 @@ ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double
 std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src);
 std::vector<double> weights_to_oix(const ConvDescriptor& d, const void* weights);
 std::vector<double> bias_to_double(const ConvDescriptor& d, const void* bias);
+// A dst buffer of d.dtype in d.data_format (a backend's output) widened to canonical NCX doubles.
+std::vector<double> dst_to_ncx(const ConvDescriptor& d, const void* dst);
 // Canonical NCX doubles -> a buffer of d.dtype in d.data_format, each value rounded ONCE to d.dtype
 // (round to nearest even).
 void round_dst_to_output(const ConvDescriptor& d, std::span<const double> dst_ncx, void* dst);
