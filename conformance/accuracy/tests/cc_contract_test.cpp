@@ -16,6 +16,7 @@
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
+#include "cc_suite_layers.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;
@@ -58,25 +59,6 @@ Comparison compare_cc(const Layer& l, const std::vector<double>& got) {
     return compare_bound_cc(kF32, l.want.dst, l.want.magnitude, l.want.terms, l.weight_error, got);
 }
 
-// The layers of the runner's cc suite (conformance/runner/suite_cc.cpp).
-const char* const kSuite[] = {
-    "cc:n=1,cin=3,cout=4,in=12x12,scale=2/3,support=3x3,kernel=net,bias=1",
-    "cc:n=1,cin=2,cout=2,in=10x9,scale=1/2,support=2x2,kernel=net",
-    "cc:n=1,cin=2,cout=3,in=9x9,scale=1/3,support=3x3,kernel=net",
-    "cc:n=2,cin=2,cout=2,in=6x7,scale=3/2x5/4,support=3x3,kernel=net,hidden=8x4,slope=0.2,bias=1",
-    "cc:n=1,cin=1,cout=2,in=11x11,scale=1,support=4x4,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=8x8,scale=0.6,support=3x3,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=8x10,scale=2/3,out=7x5,support=3x3,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=9x9,scale=5/7,support=5x3,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=6x6,scale=2,support=2x2,kernel=linear,bias=1",
-    "cc:n=1,cin=2,cout=1,in=9x7,scale=1/2x2/3,support=2x2,kernel=linear",
-    "cc:n=1,cin=1,cout=2,in=8x8,scale=0.8,support=4x4,kernel=cubic",
-    "cc:n=1,cin=2,cout=2,in=7x9,scale=3/2,support=4x4,kernel=cubic,bias=1",
-    "cc:n=1,cin=2,cout=2,in=8x8,scale=3/4,support=3x3,kernel=gaussian,sigma=0.7",
-    "cc:n=1,cin=1,cout=1,in=1x1,scale=1,support=3x3,kernel=gaussian,sigma=0.5",
-    "cc:n=1,cin=4,cout=4,in=16x16,scale=2/3,support=3x3,kernel=net,bias=1",
-};
-
 }  // namespace
 
 RC_GTEST_PROP(CcContract, HonestFloatBackendIsWithinTheBound, ()) {
@@ -91,9 +73,9 @@ RC_GTEST_PROP(CcContract, HonestFloatBackendIsWithinTheBound, ()) {
 }
 
 TEST(CcContract, HonestFloatBackendPassesEveryCcSuiteLayer) {
-    for (const char* text : kSuite)
+    for (const CcSuiteLayer& layer : kCcSuiteLayers)
         for (std::uint64_t seed : {1u, 2u, 3u}) {
-            const CcDescriptor d = parse_cc_descriptor(text);
+            const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
             const Layer l = make_layer(d, seed);
             const Comparison c = compare_cc(l, run_float(l));
             EXPECT_TRUE(c.passed()) << c.mismatches << " outputs, worst " << c.max_bound_fraction << "x "
@@ -124,8 +106,8 @@ TEST(CcContract, CancellationInsideTheInternalNetNeedsTheWeightTerm) {
 
 // The bound is not so loose that it lets wrong answers through.
 TEST(CcContract, CatchesAWindowOneTapOff) {
-    for (const char* text : kSuite) {
-        const CcDescriptor d = parse_cc_descriptor(text);
+    for (const CcSuiteLayer& layer : kCcSuiteLayers) {
+        const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
         const Layer l = make_layer(d, 1);
         const Comparison c = compare_cc(l, run_float(l, {.shift_w = 1}));
         EXPECT_FALSE(c.passed()) << "a window one tap off passed " << cctest::reproducer(d, 1);
@@ -133,8 +115,8 @@ TEST(CcContract, CatchesAWindowOneTapOff) {
 }
 
 TEST(CcContract, CatchesAShiftedGrid) {
-    for (const char* text : kSuite) {
-        const CcDescriptor d = parse_cc_descriptor(text);
+    for (const CcSuiteLayer& layer : kCcSuiteLayers) {
+        const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
         const Layer l = make_layer(d, 1);
         const Comparison c = compare_cc(l, run_float(l, {.grid_offset = 0.25f}));
         EXPECT_FALSE(c.passed()) << "a grid shifted by 1/4 pixel passed " << cctest::reproducer(d, 1);
@@ -142,8 +124,8 @@ TEST(CcContract, CatchesAShiftedGrid) {
 }
 
 TEST(CcContract, CatchesOneOutputOffByTwiceItsBound) {
-    for (const char* text : kSuite) {
-        const CcDescriptor d = parse_cc_descriptor(text);
+    for (const CcSuiteLayer& layer : kCcSuiteLayers) {
+        const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
         const Layer l = make_layer(d, 1);
         std::vector<double> got = run_float(l);
         const std::size_t i = got.size() / 2;

@@ -10,6 +10,7 @@
 #include "cc_fixtures.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
 #include "float_cc.hpp"
+#include "cc_suite_layers.hpp"
 
 namespace convcheck {
 namespace {
@@ -17,25 +18,6 @@ namespace {
 using namespace reference::cc;
 
 constexpr double kF32 = 0x1.0p-24;
-
-// The layers of the runner's cc suite (conformance/runner/suite_cc.cpp).
-const char* const kSuite[] = {
-    "cc:n=1,cin=3,cout=4,in=12x12,scale=2/3,support=3x3,kernel=net,bias=1",
-    "cc:n=1,cin=2,cout=2,in=10x9,scale=1/2,support=2x2,kernel=net",
-    "cc:n=1,cin=2,cout=3,in=9x9,scale=1/3,support=3x3,kernel=net",
-    "cc:n=2,cin=2,cout=2,in=6x7,scale=3/2x5/4,support=3x3,kernel=net,hidden=8x4,slope=0.2,bias=1",
-    "cc:n=1,cin=1,cout=2,in=11x11,scale=1,support=4x4,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=8x8,scale=0.6,support=3x3,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=8x10,scale=2/3,out=7x5,support=3x3,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=9x9,scale=5/7,support=5x3,kernel=net",
-    "cc:n=1,cin=2,cout=2,in=6x6,scale=2,support=2x2,kernel=linear,bias=1",
-    "cc:n=1,cin=2,cout=1,in=9x7,scale=1/2x2/3,support=2x2,kernel=linear",
-    "cc:n=1,cin=1,cout=2,in=8x8,scale=0.8,support=4x4,kernel=cubic",
-    "cc:n=1,cin=2,cout=2,in=7x9,scale=3/2,support=4x4,kernel=cubic,bias=1",
-    "cc:n=1,cin=2,cout=2,in=8x8,scale=3/4,support=3x3,kernel=gaussian,sigma=0.7",
-    "cc:n=1,cin=1,cout=1,in=1x1,scale=1,support=3x3,kernel=gaussian,sigma=0.5",
-    "cc:n=1,cin=4,cout=4,in=16x16,scale=2/3,support=3x3,kernel=net,bias=1",
-};
 
 std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
 
@@ -68,8 +50,8 @@ void for_each_weight(const CcDescriptor& d, double u, F f) {
 }
 
 TEST(CcWeightError, PositiveAndFiniteOnTheCcSuite) {
-    for (const char* text : kSuite) {
-        const CcDescriptor d = parse_cc_descriptor(text);
+    for (const CcSuiteLayer& layer : kCcSuiteLayers) {
+        const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
         const std::uint64_t seed = 7;
         const std::vector<float> theta = float_theta(d, seed);
         const ContinuousKernel kernel = kernel_of(d, theta);
