@@ -49,6 +49,25 @@ void for_each_weight(const CcDescriptor& d, double u, F f) {
                 }
 }
 
+// For every weight: what an honest f32 backend computes (float grid point, float distance fy/fx, K_theta
+// in float: got), the reference's K(D) (exact) and its deltaW at unit roundoff u. Calls
+// f(oh, ow, fy, fx, dy, dx, ey, ex, exact, dW, got).
+template <class F>
+void for_each_float_weight(const CcDescriptor& d, const ContinuousKernel& kernel, const std::vector<float>& theta,
+                           double u, F f) {
+    const std::size_t C = static_cast<std::size_t>(d.in_channels * d.out_channels);
+    std::vector<double> exact(C), dW(C);
+    std::vector<float> got;
+    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
+        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
+        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
+        kernel.evaluate(dy, dx, exact);
+        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
+        cctest::float_kernel(d, theta, fy, fx, got);
+        f(oh, ow, fy, fx, dy, dx, ey, ex, exact, dW, got);
+    });
+}
+
 TEST(CcWeightError, PositiveAndFiniteOnTheCcSuite) {
     for (const CcSuiteLayer& layer : kCcSuiteLayers) {
         const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
@@ -77,19 +96,12 @@ RC_GTEST_PROP(CcWeightError, BoundsAnHonestFloatEvaluationOfEveryWeight, ()) {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     const std::vector<float> theta = float_theta(d, seed);
     const ContinuousKernel kernel = kernel_of(d, theta);
-    const std::size_t C = static_cast<std::size_t>(d.in_channels * d.out_channels);
-    std::vector<double> exact(C), dW(C);
-    std::vector<float> got;
     const double u = kF32 + 0x1.0p-53;  // the f32 backend, and the reference's own double evaluation
-    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
-        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
-        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
+    for_each_float_weight(d, kernel, theta, u, [&](auto oh, auto ow, float fy, float fx, double dy, double dx, double ey,
+                                                  double ex, const auto& exact, const auto& dW, const auto& got) {
         RC_ASSERT(std::fabs(fy - dy) <= ey);
         RC_ASSERT(std::fabs(fx - dx) <= ex);
-        kernel.evaluate(dy, dx, exact);
-        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
-        cctest::float_kernel(d, theta, fy, fx, got);
-        for (std::size_t c = 0; c < C; ++c)
+        for (std::size_t c = 0; c < exact.size(); ++c)
             if (!(std::fabs(static_cast<double>(got[c]) - exact[c]) <= dW[c]))
                 RC_FAIL("weight " + std::to_string(c) + " at output (" + std::to_string(oh) + ", " + std::to_string(ow) +
                         "): f32 " + std::to_string(got[c]) + ", exact " + std::to_string(exact[c]) + ", deltaW " +
@@ -112,17 +124,10 @@ RC_GTEST_PROP(CcWeightError, BoundsAnHonestFloatEvaluationOfCancellingNets, ()) 
     for (std::size_t c = 0; c < at_zero.size(); ++c) net.b3[c] = static_cast<float>(net.b3[c] - at_zero[c]);
     const std::vector<float> theta = as_float(net.theta());
     const ContinuousKernel kernel = kernel_of(d, theta);
-    const std::size_t C = at_zero.size();
-    std::vector<double> exact(C), dW(C);
-    std::vector<float> got;
     const double u = kF32 + 0x1.0p-53;
-    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
-        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
-        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
-        kernel.evaluate(dy, dx, exact);
-        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
-        cctest::float_kernel(d, theta, fy, fx, got);
-        for (std::size_t c = 0; c < C; ++c)
+    for_each_float_weight(d, kernel, theta, u, [&](auto, auto, float, float, double, double, double, double,
+                                                  const auto& exact, const auto& dW, const auto& got) {
+        for (std::size_t c = 0; c < exact.size(); ++c)
             if (!(std::fabs(static_cast<double>(got[c]) - exact[c]) <= dW[c]))
                 RC_FAIL("weight " + std::to_string(c) + ": f32 " + std::to_string(got[c]) + ", exact " +
                         std::to_string(exact[c]) + ", deltaW " + std::to_string(dW[c]) + " scales " +
@@ -141,15 +146,9 @@ TEST(CcWeightError, CoversCancellationInsideTheInternalNet) {
     const ContinuousKernel kernel(net);
     const std::vector<float> theta = as_float(net.theta());
     double worst_relative = 0.0;
-    std::vector<double> exact(1), dW(1);
-    std::vector<float> got;
     const double u = kF32 + 0x1.0p-53;
-    for_each_weight(d, u, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto mh, auto mw) {
-        const float fy = cctest::float_grid_point(d, 0, oh) - static_cast<float>(mh);
-        const float fx = cctest::float_grid_point(d, 1, ow) - static_cast<float>(mw);
-        kernel.evaluate(dy, dx, exact);
-        kernel.evaluation_error(dy, dx, ey, ex, u, underflow_error(kF32), dW);
-        cctest::float_kernel(d, theta, fy, fx, got);
+    for_each_float_weight(d, kernel, theta, u, [&](auto, auto, float, float, double, double, double, double,
+                                                  const auto& exact, const auto& dW, const auto& got) {
         const double err = std::fabs(got[0] - exact[0]);
         EXPECT_LE(err, dW[0]) << cctest::reproducer(d, 1);
         worst_relative = std::max(worst_relative, err / std::fabs(exact[0]));
