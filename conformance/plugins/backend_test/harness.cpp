@@ -25,29 +25,6 @@ std::unique_ptr<LoadedPlugin> plugin;
 std::string plugin_path;
 Declarations declarations;
 
-convcheck_conv_desc to_abi(const ConvDescriptor& d) {
-    convcheck_conv_desc a{};
-    a.struct_size = sizeof(a);
-    a.rank = d.rank;
-    a.batch = d.batch;
-    a.in_channels = d.in_channels;
-    a.out_channels = d.out_channels;
-    a.groups = d.groups;
-    for (int i = 0; i < 3; ++i) {
-        a.input_size[i] = d.input_size[i];
-        a.kernel_size[i] = d.kernel_size[i];
-        a.strides[i] = d.strides[i];
-        a.dilations[i] = d.dilations[i];
-        a.pads_begin[i] = d.pads_begin[i];
-        a.pads_end[i] = d.pads_end[i];
-    }
-    a.has_bias = d.has_bias;
-    a.dtype = static_cast<int32_t>(d.dtype);
-    a.data_format = static_cast<int32_t>(d.data_format);
-    a.filter_format = static_cast<int32_t>(d.filter_format);
-    return a;
-}
-
 bool claims(const convcheck_plugin_info& info, const ConvDescriptor& d) {
     return (info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))) && (info.ranks & CONVCHECK_BIT(d.rank)) &&
            (info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))) &&

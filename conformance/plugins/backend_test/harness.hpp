@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "abi_descriptor.hpp"
 #include "accuracy.hpp"
 #include "declarations.hpp"
 #include "descriptor.hpp"
@@ -19,7 +20,7 @@ extern std::unique_ptr<LoadedPlugin> plugin;  // loaded in main, before the test
 extern std::string plugin_path;
 extern Declarations declarations;  // this backend's entries of the data file
 
-convcheck_conv_desc to_abi(const ConvDescriptor& d);
+using runner::to_abi;  // the runner's own conversion (abi_descriptor.hpp)
 // Whether the plugin's describe claims d's dtype, rank and formats.
 bool claims(const convcheck_plugin_info& info, const ConvDescriptor& d);
 // "<backend> <descriptor> seed <s> mode <m>": one line that reproduces a case.
