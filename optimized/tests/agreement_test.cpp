@@ -118,17 +118,7 @@ TEST(Agreement, CropsPastAWholeAxis) {
         "conv:n=2,c=5,o=4,in=3x1,k=2x1,pb=1x3,pe=0x-2,data=nxc",
         "conv:n=2,c=5,o=4,in=3x1,k=2x1,pb=1x3,pe=0x-2,data=ncx",
     };
-    for (const char* text : cases) {
-        const ConvDescriptor d = parse_descriptor(text);
-        const accuracy::Contract contract{d.dtype, DataType::f32};
-        const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, 3);
-        const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
-        for (const Path path : available_paths(d)) {
-            Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
-            EXPECT_TRUE(accuracy::compare_exact(want.dst, run_optimized(d, e, Options{0, path})).passed())
-                << reproducer(d, path, 3);
-        }
-    }
+    for (const char* text : cases) EXPECT_TRUE(paths_agree_exactly(text, 3, available_paths(parse_descriptor(text)), 0));
 }
 
 // Huge dilations, strides and pads (the fuzzers' signed-overflow input, crash-b4f8b135..., scaled down
@@ -141,13 +131,6 @@ TEST(Agreement, LargeDilationsStridesAndPads) {
     for (const char* text : cases) {
         const ConvDescriptor d = parse_descriptor(text);
         ASSERT_EQ(why_too_large(d), "") << text;
-        const accuracy::Contract contract{d.dtype, DataType::f32};
-        const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, 5);
-        const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
-        for (const Path path : available_paths(d)) {
-            Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
-            EXPECT_TRUE(accuracy::compare_exact(want.dst, run_optimized(d, e, Options{0, path})).passed())
-                << reproducer(d, path, 5);
-        }
+        EXPECT_TRUE(paths_agree_exactly(text, 5, available_paths(d), 0));
     }
 }
