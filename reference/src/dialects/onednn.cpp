@@ -1,6 +1,8 @@
 // oneDNN: the convolution primitive and the Graph Convolution op (see onednn.hpp).
 #include "convcheck/reference/dialects/onednn.hpp"
 
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace convcheck::reference::dialects::onednn {
@@ -143,8 +145,33 @@ std::optional<AttributeSet> spell_primitive(const Request& q, std::string* why_n
     return a;
 }
 
+namespace {
+
+// The Graph library's infer_auto_pad for SAME_UPPER / SAME_LOWER on one axis (t the total pad).
+//   v3.2 and later (commit 4029cdbda1, src/graph/interface/shape_infer.cpp): the dilated kernel
+//     K = (k-1)*d + 1; t = K - s if in % s == 0, else K - in % s; t clamped at 0.
+//     (t equals (ceil(in/s) - 1)*s + K - in: ONNX's total.)
+//   before v3.2: dilation other than 1 is unsupported; t = (ceil(in/s) - 1)*s + k - in, not clamped.
+// SAME_LOWER pb = (t+1)/2, SAME_UPPER pb = t/2 (C division) in both.
+struct AutoPad {
+    std::int64_t total = 0;
+};
+AutoPad same_total_pad(bool before_v3_2, std::int64_t in, std::int64_t stride, std::int64_t kernel,
+                       std::int64_t dilation) {
+    if (before_v3_2) {
+        const std::int64_t legacy = (in + stride - 1) / stride;
+        return {(legacy - 1) * stride + kernel - in};
+    }
+    const std::int64_t effective_kernel = (kernel - 1) * dilation + 1;
+    const std::int64_t total = in % stride == 0 ? effective_kernel - stride : effective_kernel - in % stride;
+    return {std::max<std::int64_t>(0, total)};
+}
+
+}  // namespace
+
 DialectResult graph_convolution(const GraphAttributes& attr) {
-    return guarded("onednn_graph", [&] {
+    const std::string name = attr.before_v3_2 ? "onednn_graph@<3.2" : "onednn_graph";
+    return guarded(name, [&] {
         const ConvShapes& s = attr.shapes;
         require_in_range(s);
         for (auto* v : {&attr.strides, &attr.pads_begin, &attr.pads_end, &attr.dilations}) require_in_range("attribute", *v);
@@ -160,9 +187,14 @@ DialectResult graph_convolution(const GraphAttributes& attr) {
         required("pads_begin", attr.pads_begin);
         required("pads_end", attr.pads_end);
         required("dilations", attr.dilations);
+        // "None" is the schema's default; v3.2's infer_auto_pad also takes "NONE" (explicit pads)
         const std::string& mode = attr.auto_pad;
-        if (mode != "None" && mode != "SAME_UPPER" && mode != "SAME_LOWER" && mode != "VALID")
-            refuse("auto_pad", mode, "invalid_arguments: auto_pad must be None, SAME_UPPER, SAME_LOWER or VALID");
+        const bool explicit_pads = mode == "None" || (!attr.before_v3_2 && mode == "NONE");
+        if (!explicit_pads && mode != "SAME_UPPER" && mode != "SAME_LOWER" && mode != "VALID")
+            refuse("auto_pad", mode,
+                   attr.before_v3_2 ? "invalid_arguments: auto_pad must be None, SAME_UPPER, SAME_LOWER or VALID"
+                                    : "Convolution, auto padding attribute can only be set to the following values: "
+                                      "VALID, SAME_UPPER, SAME_LOWER, NONE. given value: " + mode);
         for (auto v : attr.strides)
             if (v < 1) refuse_ours("strides", join(attr.strides), "A s64 list containing positive values");
         for (auto v : attr.dilations)
@@ -176,24 +208,24 @@ DialectResult graph_convolution(const GraphAttributes& attr) {
         const FilterFormat ff = filter_format_of("weights_format", attr.weights_format);
 
         DialectResult r;
-        r.dialect = "onednn_graph";
+        r.dialect = name;
         Geometry g{attr.strides, attr.dilations, attr.pads_begin, attr.pads_end};
         std::vector<std::int64_t> K(rank);
         for (int a = 0; a < rank; ++a) K[a] = (s.kernel_size[a] - 1) * attr.dilations[a] + 1;
         for (int a = 0; a < rank; ++a) {
             if (mode == "VALID") g.pads_begin[a] = g.pads_end[a] = 0;
             if (mode != "SAME_UPPER" && mode != "SAME_LOWER") continue;
-            if (attr.dilations[a] != 1)
+            if (attr.before_v3_2 && attr.dilations[a] != 1)
                 refuse("dilations", join(attr.dilations),
-                       "unimplemented: infer_auto_pad supports SAME_UPPER / SAME_LOWER only with dilation 1");
-            const std::int64_t in = s.input_size[a], st = attr.strides[a];
-            const std::int64_t legacy = (in + st - 1) / st;
-            const std::int64_t needed = (legacy - 1) * st + s.kernel_size[a] - in;  // not clamped at 0
-            g.pads_begin[a] = mode == "SAME_LOWER" ? trunc_div(needed + 1, 2) : trunc_div(needed, 2);
-            g.pads_end[a] = needed - g.pads_begin[a];
-            if (needed < 0)
-                r.notes.push_back("axis " + std::to_string(a) + ": the auto pad " + std::to_string(needed) +
-                                  " is negative (Graph does not clamp it at 0): pads_end crops " +
+                       "unimplemented: infer_auto_pad supports SAME_UPPER / SAME_LOWER only with dilation 1 "
+                       "(before v3.2)");
+            const AutoPad t = same_total_pad(attr.before_v3_2, s.input_size[a], attr.strides[a], s.kernel_size[a],
+                                             attr.dilations[a]);
+            g.pads_begin[a] = mode == "SAME_LOWER" ? trunc_div(t.total + 1, 2) : trunc_div(t.total, 2);
+            g.pads_end[a] = t.total - g.pads_begin[a];
+            if (t.total < 0)
+                r.notes.push_back("axis " + std::to_string(a) + ": the auto pad " + std::to_string(t.total) +
+                                  " is negative (Graph before v3.2 does not clamp it at 0): pads_end crops " +
                                   std::to_string(-g.pads_end[a]) + " element(s) no window reads");
         }
         const PaddingRequest request = mode == "SAME_UPPER"   ? PaddingRequest::same_upper
@@ -210,9 +242,11 @@ DialectResult graph_convolution(const GraphAttributes& attr) {
     });
 }
 
-DialectResult read_graph(const AttributeSet& attributes) {
-    return guarded("onednn_graph", [&] {
-        Reader reader(attributes, "onednn_graph");
+namespace {
+DialectResult read_graph_version(const AttributeSet& attributes, bool before_v3_2) {
+    const std::string name = before_v3_2 ? "onednn_graph@<3.2" : "onednn_graph";
+    return guarded(name, [&] {
+        Reader reader(attributes, name);
         GraphAttributes a;
         a.shapes = read_shapes(reader, true);
         const std::vector<std::int64_t> none;
@@ -224,10 +258,15 @@ DialectResult read_graph(const AttributeSet& attributes) {
         a.groups = reader.integer("groups").value_or(1);
         a.data_format = reader.text("data_format").value_or("NXC");
         a.weights_format = reader.text("weights_format").value_or("XIO");
+        a.before_v3_2 = before_v3_2;
         reader.refuse_unknown_keys();
         return graph_convolution(a);
     });
 }
+}  // namespace
+
+DialectResult read_graph(const AttributeSet& attributes) { return read_graph_version(attributes, false); }
+DialectResult read_graph_before_v3_2(const AttributeSet& attributes) { return read_graph_version(attributes, true); }
 
 std::optional<AttributeSet> spell_graph(const Request& q, std::string* why_not) {
     if (has_unshared_weights(q, "oneDNN Graph", why_not)) return std::nullopt;

@@ -53,7 +53,7 @@ DialectResult conv(const ConvAttributes& attr) {
             if (v < 1) refuse_ours("dilations", join(dilations), "every dilation must be >= 1");
 
         Geometry g{strides, dilations, repeat(0, rank), repeat(0, rank)};
-        std::vector<std::int64_t> out(rank);
+        std::vector<std::int64_t> out(rank), overhang(rank, 0);
         for (int a = 0; a < rank; ++a) {
             const std::int64_t in = shapes.input_size[a], st = strides[a];
             const std::int64_t K = (shapes.kernel_size[a] - 1) * dilations[a] + 1;
@@ -68,21 +68,39 @@ DialectResult conv(const ConvAttributes& attr) {
                     g.pads_begin[a] = pads[a];
                     g.pads_end[a] = pads[rank + a];
                 }
-                // floor((in + pb + pe - K) / s) + 1; < 1 has no ONNX result: validate() refuses it
-                out[a] = floor_div(in + g.pads_begin[a] + g.pads_end[a] - K, st) + 1;
-                if (out[a] < 1) out[a] = -1;  // never an empty tensor: the spec defines none
+                // ONNX's shape inference (onnx/defs/nn/defs.cc, convPoolShapeInference, onnx 1.12):
+                // strided_kernel_positions = (in + pb + pe - K) / s with C division, out = 1 + that.
+                // A numerator in (-s, 0) gives 1: the window overhangs the padded input and reads
+                // zeros there (read as a larger pads_end); -s gives 0, an empty tensor; below -s the
+                // inferred size is negative, which no tensor has.
+                const std::int64_t numerator = in + g.pads_begin[a] + g.pads_end[a] - K;
+                out[a] = trunc_div(numerator, st) + 1;
+                if (out[a] < 0)
+                    refuse_ours("k", join(shapes.kernel_size),
+                                "shape inference gives a negative output size " + std::to_string(out[a]) +
+                                    " on axis " + std::to_string(a) + " ((in + pads - K) / s + 1, C division)");
+                if (numerator < 0 && out[a] == 1) {
+                    overhang[a] = -numerator;
+                }
             }
         }
         DialectResult r;
         r.dialect = "onnx";
         r.data_layout = "NCX";
         r.filter_layout = "OIX";
-        r.descriptor = make_descriptor(shapes, attr.group, g, DataFormat::ncx, FilterFormat::oix);
         const PaddingRequest request = mode == "SAME_UPPER"   ? PaddingRequest::same_upper
                                        : mode == "SAME_LOWER" ? PaddingRequest::same_lower
                                        : mode == "VALID"      ? PaddingRequest::valid
                                                               : PaddingRequest::explicit_pads;
         r.request = make_request(shapes, attr.group, g, request, DataFormat::ncx);
+        for (int a = 0; a < rank; ++a) {
+            if (overhang[a] == 0) continue;
+            g.pads_end[a] += overhang[a];
+            r.notes.push_back("axis " + std::to_string(a) + ": shape inference gives 1 although the window overhangs "
+                              "the padded input by " + std::to_string(overhang[a]) + " (C division); read as pads_end + " +
+                              std::to_string(overhang[a]) + " (zeros)");
+        }
+        r.descriptor = make_descriptor(shapes, attr.group, g, DataFormat::ncx, FilterFormat::oix);
         return conclude(r, out);
     });
 }

@@ -45,7 +45,9 @@ std::vector<std::int64_t> spatial_sequence(const std::string& name, std::vector<
 }  // namespace
 
 DialectResult conv(const ConvAttributes& attr) {
-    return guarded("tensorflow", [&] {
+    const bool wrapper = attr.entry_point == EntryPoint::convolution_wrapper;
+    const std::string name = wrapper ? "tf_convolution" : "tensorflow";
+    return guarded(name, [&] {
         const ConvShapes& s = attr.shapes;
         require_in_range(s);
         require_in_range("strides", attr.strides);
@@ -59,6 +61,10 @@ DialectResult conv(const ConvAttributes& attr) {
                    "Value for attr 'data_format' of \"" + data_format + "\" is not in the list of allowed values: \"" +
                        format.channels_last + "\", \"" + format.channels_first + "\"");
         const bool channels_last = data_format == format.channels_last;
+        if (wrapper && attr.padding == "EXPLICIT")
+            refuse_ours("padding", attr.padding,
+                        "tf.nn.convolution and Keras take padding \"VALID\" or \"SAME\"; EXPLICIT padding is the "
+                        "Conv2D op's (the tensorflow dialect)");
         if (attr.padding != "SAME" && attr.padding != "VALID" && attr.padding != "EXPLICIT")
             refuse("padding", attr.padding,
                    "Value for attr 'padding' of \"" + attr.padding +
@@ -70,9 +76,12 @@ DialectResult conv(const ConvAttributes& attr) {
             if (d < 1) refuse("dilations", join(dilations), "Dilated rates should be larger than 0.");
         for (auto st : strides)
             if (st < 1) refuse_ours("strides", join(strides), "every stride must be >= 1");
+        // tf.nn.convolution's Python wrapper (nn_ops.py, _get_strides_and_dilation_rate; Keras' Conv
+        // layers call it) refuses the combination; the Conv2D / Conv3D ops' shape function
+        // (common_shape_fns.cc, Conv2DShapeImpl -> GetWindowedOutputSizeFromDimsV2) defines it.
         const bool strided = std::any_of(strides.begin(), strides.end(), [](auto v) { return v > 1; });
         const bool dilated = std::any_of(dilations.begin(), dilations.end(), [](auto v) { return v > 1; });
-        if (strided && dilated)
+        if (wrapper && strided && dilated)
             refuse("strides", join(strides), "strides > 1 not supported in conjunction with dilation_rate > 1");
 
         Geometry g{strides, dilations, repeat(0, rank), repeat(0, rank)};
@@ -122,7 +131,7 @@ DialectResult conv(const ConvAttributes& attr) {
                            ", stride: " + std::to_string(st) + "]");
         }
         DialectResult r;
-        r.dialect = "tensorflow";
+        r.dialect = name;
         r.data_layout = data_format;
         r.filter_layout = rank == 1 ? "WIO" : rank == 2 ? "HWIO" : "DHWIO";
         const DataFormat df = channels_last ? DataFormat::nxc : DataFormat::ncx;
@@ -137,19 +146,29 @@ DialectResult conv(const ConvAttributes& attr) {
     });
 }
 
-DialectResult read(const AttributeSet& attributes) {
-    return guarded("tensorflow", [&] {
-        Reader reader(attributes, "tensorflow");
+namespace {
+DialectResult read_entry_point(const AttributeSet& attributes, EntryPoint entry_point) {
+    const std::string name = entry_point == EntryPoint::convolution_wrapper ? "tf_convolution" : "tensorflow";
+    return guarded(name, [&] {
+        Reader reader(attributes, name);
         ConvAttributes a;
+        a.entry_point = entry_point;
         a.shapes = read_shapes(reader, true);
         a.strides = reader.list("strides").value_or(std::vector<std::int64_t>{});
         a.dilations = reader.list("dilations").value_or(std::vector<std::int64_t>{});
         a.padding = reader.text("padding").value_or("VALID");
-        a.explicit_paddings = reader.list("explicit_paddings").value_or(std::vector<std::int64_t>{});
+        if (entry_point == EntryPoint::conv_op)
+            a.explicit_paddings = reader.list("explicit_paddings").value_or(std::vector<std::int64_t>{});
         a.data_format = reader.text("data_format").value_or("");
         reader.refuse_unknown_keys();
         return conv(a);
     });
+}
+}  // namespace
+
+DialectResult read(const AttributeSet& attributes) { return read_entry_point(attributes, EntryPoint::conv_op); }
+DialectResult read_convolution(const AttributeSet& attributes) {
+    return read_entry_point(attributes, EntryPoint::convolution_wrapper);
 }
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
@@ -172,7 +191,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         case PaddingRequest::same_upper:
         case PaddingRequest::same_lower: a["padding"] = "SAME"; break;  // TF has one SAME: the extra pad at the end
         case PaddingRequest::explicit_pads: {
-            a["padding"] = "EXPLICIT";
+            a["padding"] = "EXPLICIT";  // (the Conv2D op's; spell_convolution refuses it first)
             std::vector<std::int64_t> p;
             for (int i = 0; i < q.rank; ++i) {
                 p.push_back(q.pads_begin[i]);
@@ -183,6 +202,14 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         }
     }
     return a;
+}
+
+std::optional<AttributeSet> spell_convolution(const Request& q, std::string* why_not) {
+    if (q.padding == PaddingRequest::explicit_pads) {
+        *why_not = "tf.nn.convolution and Keras take padding SAME or VALID only (explicit pads are the Conv2D op's)";
+        return std::nullopt;
+    }
+    return spell(q, why_not);
 }
 
 }  // namespace convcheck::reference::dialects::tensorflow

@@ -14,7 +14,8 @@ std::string pair(std::int64_t a, std::int64_t b) { return std::to_string(a) + "x
 }  // namespace
 
 DialectResult convolution2d(const Convolution2dAttributes& attr) {
-    return guarded("xnnpack", [&] {
+    const std::string name = attr.debian_snapshot_2022 ? "xnnpack@git20220216" : "xnnpack";
+    return guarded(name, [&] {
         const ConvShapes& s = attr.shapes;
         require_in_range(s);
         require_in_range("attribute", std::vector<std::int64_t>{attr.input_padding_top, attr.input_padding_right, attr.input_padding_bottom, attr.input_padding_left, attr.subsampling_height, attr.subsampling_width, attr.dilation_height, attr.dilation_width, attr.groups});
@@ -52,12 +53,16 @@ DialectResult convolution2d(const Convolution2dAttributes& attr) {
         const std::vector<std::int64_t> dilations{attr.dilation_height, attr.dilation_width};
         Geometry g{strides, dilations, {top, left}, {bottom, right}};
         DialectResult r;
-        r.dialect = "xnnpack";
+        r.dialect = name;
         r.data_layout = "NHWC";
         r.filter_layout = "OHWI";
         r.request = make_request(s, attr.groups, g,
                                  attr.tensorflow_same_padding ? PaddingRequest::same_upper : PaddingRequest::explicit_pads,
                                  DataFormat::nxc);
+        // XNNPACK's messages give sizes width x height
+        const std::int64_t in_h = s.input_size[0], in_w = s.input_size[1];
+        const std::int64_t padded_h = top + in_h + bottom, padded_w = left + in_w + right;
+        const std::int64_t K_h = (kh - 1) * attr.dilation_height + 1, K_w = (kw - 1) * attr.dilation_width + 1;
         std::vector<std::int64_t> out(2);
         for (int a = 0; a < 2; ++a) {
             const std::int64_t in = s.input_size[a], st = strides[a];
@@ -69,6 +74,14 @@ DialectResult convolution2d(const Convolution2dAttributes& attr) {
                 g.pads_end[a] = t - t / 2;
             } else {
                 const std::int64_t padded = g.pads_begin[a] + in + g.pads_end[a];
+                // Today (src/operators/convolution-nhwc.c, commit a07bc8f71b): xnn_reshape_convolution2d_nhwc_*
+                // refuses a padded input smaller than the effective kernel. The Debian snapshot
+                // 0.0~git20220216 computed doz(padded, K) / s + 1 = 1 there (see the erratum).
+                if (padded < K && !attr.debian_snapshot_2022)
+                    refuse("k", join(s.kernel_size),
+                           "failed to reshape Convolution (NHWC, F32) operator with " + pair(in_w, in_h) +
+                               " input: the padded input (" + pair(padded_w, padded_h) +
+                               ") is smaller than the effective kernel (" + pair(K_w, K_h) + ")");
                 out[a] = std::max<std::int64_t>(0, padded - K) / st + 1;  // doz(padded, K) / s + 1
                 if (padded < K) {
                     g.pads_end[a] += K - padded;
@@ -85,10 +98,13 @@ DialectResult convolution2d(const Convolution2dAttributes& attr) {
     });
 }
 
-DialectResult read(const AttributeSet& attributes) {
-    return guarded("xnnpack", [&] {
-        Reader reader(attributes, "xnnpack");
+namespace {
+DialectResult read_version(const AttributeSet& attributes, bool debian_snapshot_2022) {
+    const std::string name = debian_snapshot_2022 ? "xnnpack@git20220216" : "xnnpack";
+    return guarded(name, [&] {
+        Reader reader(attributes, name);
         Convolution2dAttributes a;
+        a.debian_snapshot_2022 = debian_snapshot_2022;
         a.shapes = read_shapes(reader, false);
         if (a.shapes.rank() != 2) refuse_ours("in", join(a.shapes.input_size), "XNNPACK's convolution2d is 2-D only");
         const auto kh = reader.integer("kernel_height"), kw = reader.integer("kernel_width");
@@ -116,6 +132,10 @@ DialectResult read(const AttributeSet& attributes) {
         return convolution2d(a);
     });
 }
+}  // namespace
+
+DialectResult read(const AttributeSet& attributes) { return read_version(attributes, false); }
+DialectResult read_debian_snapshot_2022(const AttributeSet& attributes) { return read_version(attributes, true); }
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
     if (has_unshared_weights(q, "XNNPACK", why_not)) return std::nullopt;

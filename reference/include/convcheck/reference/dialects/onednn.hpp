@@ -6,10 +6,15 @@
 //   dst == (src - ker_range + padding_l + padding_r) / stride + 1   (C division, truncating)
 //   so padding_r may be negative (it crops), and where the numerator is negative but above -stride
 //   the truncation gives dst = 1 with a window that overhangs the padded input (it reads zeros).
-// Graph (seed 002 and the Graph library's infer_auto_pad): auto_pad None / SAME_UPPER / SAME_LOWER /
-//   VALID; dilations 1-based; data_format NXC (default) / NCX, weights_format XIO (default) / OIX;
-//   SAME_*: out = ceil(in/s), t = (out-1)*s + k - in (not clamped), SAME_UPPER pb = t/2,
-//   SAME_LOWER pb = (t+1)/2 (C division); SAME_* with a dilation other than 1 is unsupported.
+// Graph (seed 002 and the Graph library's infer_auto_pad, src/graph/interface/shape_infer.cpp): auto_pad
+//   None (or NONE) / SAME_UPPER / SAME_LOWER / VALID; dilations 1-based; data_format NXC (default) / NCX,
+//   weights_format XIO (default) / OIX; SAME_UPPER pb = t/2, SAME_LOWER pb = (t+1)/2 (C division), and
+//   dst = (in + pb + pe - K)/s + 1 (C division, as the primitive):
+//   - v3.2 and later ("onednn_graph"; commit 4029cdbda1, April 2023): K = (k-1)*d + 1,
+//     t = max(0, K - (in % s == 0 ? s : in % s)), every dilation accepted;
+//   - before v3.2 ("onednn_graph@<3.2": v3.0, v3.1 and the standalone Graph library):
+//     t = (ceil(in/s)-1)*s + k - in, NOT clamped (a negative pads_end crops), and SAME_* with a
+//     dilation other than 1 is unimplemented.
 #pragma once
 
 #include "convcheck/reference/dialects/dialect.hpp"
@@ -38,10 +43,12 @@ struct GraphAttributes {
     std::int64_t groups = 1;
     std::string data_format = "NXC";
     std::string weights_format = "XIO";
+    bool before_v3_2 = false;  // the reading of oneDNN v3.0 / v3.1 (see above)
 };
 DialectResult graph_convolution(const GraphAttributes& attributes);
 // Text keys: n c o in k, strides, pads_begin, pads_end, dilations, auto_pad, groups, data_format, weights_format.
 DialectResult read_graph(const AttributeSet& attributes);
+DialectResult read_graph_before_v3_2(const AttributeSet& attributes);  // "onednn_graph@<3.2"
 std::optional<AttributeSet> spell_graph(const Request& request, std::string* why_not);
 
 }  // namespace convcheck::reference::dialects::onednn

@@ -1,7 +1,10 @@
 // ONNX Conv: auto_pad NOTSET / SAME_UPPER / SAME_LOWER / VALID; pads [x1_begin, x2_begin, ..., x1_end, ...].
 //
-// The ONNX spec and its shape inference (SPEC-NOTES §2), K = (k-1)*d + 1:
-//   NOTSET, VALID: out = floor((in + pb + pe - K) / s) + 1          (VALID: pads 0)
+// The ONNX spec and its shape inference (SPEC-NOTES §2 and §6; onnx/defs/nn/defs.cc,
+// convPoolShapeInference, onnx 1.12), K = (k-1)*d + 1:
+//   NOTSET, VALID: out = (in + pb + pe - K) / s + 1, C division      (VALID: pads 0)
+//                  so a numerator in (-s, 0) gives 1 (the window overhangs: read as a larger pads_end),
+//                  -s gives 0 (an empty tensor), and less is refused (a negative size)
 //   SAME_*:        out = ceil(in / s); t = max(0, (out-1)*s + K - in)
 //                  SAME_UPPER: pb = floor(t/2) (extra at the end); SAME_LOWER: pb = ceil(t/2) (extra at the beginning)
 // Data NCX, weights OIX ([M][C/group][k...]). "pads ... cannot be used simultaneously with auto_pad".

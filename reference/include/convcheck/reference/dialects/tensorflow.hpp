@@ -1,4 +1,12 @@
-// TensorFlow conv (tf.nn.convolution / conv1d / conv2d / conv3d): padding SAME, VALID or EXPLICIT.
+// TensorFlow conv, two entry points with their own rules:
+//   - "tensorflow": the Conv2D / Conv3D ops (tf.nn.conv2d, tf.nn.conv1d, tf.nn.conv3d, tf.raw_ops.Conv2D /
+//     Conv3D): padding SAME, VALID or EXPLICIT (explicit_paddings); stride > 1 together with dilation > 1
+//     is defined by the ops' shape function (common_shape_fns.cc, Conv2DShapeImpl): in=9, k=3, s=2, d=2,
+//     SAME gives 5 with pads 2/2.
+//   - "tf_convolution": tf.nn.convolution and the Keras Conv layers, whose Python wrapper
+//     (python/ops/nn_ops.py, _get_strides_and_dilation_rate) refuses stride > 1 together with
+//     dilation > 1 ("strides > 1 not supported in conjunction with dilation_rate > 1") and takes
+//     padding SAME or VALID only; otherwise the same formulas.
 //
 // TF's own formulas (GetWindowedOutputSize; SPEC-NOTES §2), with K = (k-1)*d + 1 and C division:
 //   VALID:    out = (in - K + s) / s
@@ -12,7 +20,10 @@
 
 namespace convcheck::reference::dialects::tensorflow {
 
+enum class EntryPoint { conv_op, convolution_wrapper };
+
 struct ConvAttributes {
+    EntryPoint entry_point = EntryPoint::conv_op;
     ConvShapes shapes;
     std::vector<std::int64_t> strides;            // length 1, rank or rank+2 (data_format order); empty: 1
     std::vector<std::int64_t> dilations;          // as strides
@@ -26,5 +37,8 @@ DialectResult conv(const ConvAttributes& attributes);
 // Text keys: n c o in k, strides, dilations, padding, explicit_paddings, data_format.
 DialectResult read(const AttributeSet& attributes);
 std::optional<AttributeSet> spell(const Request& request, std::string* why_not);
+// tf.nn.convolution / Keras ("tf_convolution"): the same keys but explicit_paddings.
+DialectResult read_convolution(const AttributeSet& attributes);
+std::optional<AttributeSet> spell_convolution(const Request& request, std::string* why_not);
 
 }  // namespace convcheck::reference::dialects::tensorflow
