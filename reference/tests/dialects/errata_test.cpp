@@ -93,12 +93,59 @@ TEST(Disagreements, KernelLargerThanTheInput) {
     check_table("tensorflow", {{"in=2 k=3 padding=VALID", "empty out=0"}});           // an empty tensor
     check_table("onednn", {{"in=2 k=3", "empty out=0"}});                             // (2-3)/1 + 1 = 0
     check_table("onednn", {{"in=2 k=3 strides=2", "pb=0 pe=1 out=1"}});               // (2-3)/2 + 1 = 1
-    check_table("xnnpack", {{"in=2x2 k=3x3", "out=1x1 pe=1x1"}});                     // doz: one element
-    check_table("onnx", {{"in=2 k=3", "ours exceeds the padded input"}});             // no result defined
+    check_table("xnnpack", {{"in=2x2 k=3x3", "error is smaller than the effective kernel"}});  // reshape check
+    check_table("xnnpack@git20220216", {{"in=2x2 k=3x3", "out=1x1 pe=1x1"}});         // doz: one element
+    check_table("onnx", {{"in=2 k=3", "empty out=0"}});                               // (2-3)/1 + 1 = 0
+    check_table("onnx", {{"in=2 k=3 strides=2", "pb=0 pe=1 out=1"}});                 // (2-3)/2 + 1 = 1
+    check_table("stablehlo", {{"in=2 k=3", "empty out=0"}});                          // no window fits
+    check_table("tosa", {{"in=2x2 k=3x3", "error greater than or equal to 1: OH = 0"}});  // no empty tensors
     check_table("pytorch", {{"in=2 k=3", "error Kernel size can't be greater than actual input size"}});
     check_table("cntk", {{"in=2 kernel=3:1 autoPadding=false", "error requires that kernel dim 3 <= input dim 2"}});
     check_table("openvino", {{"in=2 k=3 strides=1 dilations=1 pads_begin=0 pads_end=0", "error larger than the data shape after padding"}});
     // with SAME-style padding most frameworks pad up to the kernel; CNTK still refuses
     check_table("tensorflow", {{"in=2 k=3 padding=SAME", "pb=1 pe=1 out=2"}});
     check_table("cntk", {{"in=2 kernel=3:1 autoPadding=true:false", "error requires that kernel dim 3 <= input dim 2"}});
+}
+
+// Framework versions move (docs/errata.md, "Framework versions"): the current reading, and the older
+// one where convcheck keeps it as a versioned dialect. One smallest case per change.
+
+// oneDNN Graph infer_auto_pad, commit 4029cdbda1 (v3.2): the total SAME pad is clamped at 0 and the
+// dilated kernel is used. in = 7, k = 1, s = 4: before, t = (2-1)*4 + 1 - 7 = -2 (pads -1/-1);
+// since, t = max(0, 1 - 7 % 4) = 0. The output size (2) is the same, the values are not: the
+// windows are [0] and [4] now, [1] and [5] before (pads_begin -1 shifts them).
+TEST(FrameworkVersions, OnednnGraphClampsTheSamePadSinceV3_2) {
+    const char* attributes = "auto_pad=SAME_UPPER in=7 k=1 strides=4 dilations=1 pads_begin=0 pads_end=0";
+    check_table("onednn_graph", {{attributes, "pb=0 pe=0 out=2"}});
+    check_table("onednn_graph@<3.2", {{attributes, "pb=-1 pe=-1 out=2"}});
+    const std::vector<double> x{1, 2, 3, 4, 5, 6, 7}, w{1};
+    const DialectResult now = cases::run("onednn_graph", attributes), before = cases::run("onednn_graph@<3.2", attributes);
+    ASSERT_TRUE(now.ok() && before.ok());
+    EXPECT_EQ(reference::convolution_summation(now.descriptor, x, w, {}).dst, (std::vector<double>{1, 5}));
+    EXPECT_EQ(reference::convolution_summation(before.descriptor, x, w, {}).dst, (std::vector<double>{2, 6}));
+    // ... and dilation, unimplemented before, uses the dilated kernel: K = 5, t = 4
+    const char* dilated = "auto_pad=SAME_UPPER in=7 k=3 strides=1 dilations=2 pads_begin=0 pads_end=0";
+    check_table("onednn_graph", {{dilated, "pb=2 pe=2 out=7"}});
+    check_table("onednn_graph@<3.2", {{dilated, "error unimplemented"}});
+}
+
+// TensorFlow: the Conv2D op defines stride > 1 with dilation > 1; tf.nn.convolution's wrapper refuses it.
+TEST(FrameworkVersions, TensorflowConvOpAndConvolutionWrapperAreTwoEntryPoints) {
+    const char* attributes = "in=9 k=3 strides=2 dilations=2 padding=SAME";
+    check_table("tensorflow", {{attributes, "pb=2 pe=2 out=5"}});
+    check_table("tf_convolution", {{attributes, "error strides > 1 not supported in conjunction with dilation_rate > 1"}});
+}
+
+// ONNX VALID with the kernel larger than the input: shape inference gives (2 - 3) / 2 + 1 = 1 (C
+// division; python3-onnx 1.12), where convcheck used to refuse (floor division gave 0 outputs).
+TEST(FrameworkVersions, OnnxValidFollowsShapeInference) {
+    check_table("onnx", {{"auto_pad=VALID in=2 k=3 strides=2", "pb=0 pe=1 out=1"}});
+    EXPECT_EQ(cases::run("onnx", "auto_pad=VALID in=2 k=3 strides=2").notes.size(), 1u);  // the overhang is said
+}
+
+// XNNPACK: since commit a07bc8f71b a padded input smaller than the effective kernel is an invalid
+// configuration; the Debian snapshot 0.0~git20220216 computed one output (doz).
+TEST(FrameworkVersions, XnnpackRejectsAKernelLargerThanThePaddedInputSinceA07bc8f) {
+    check_table("xnnpack", {{"in=2x2 k=3x3", "error failed to reshape"}});
+    check_table("xnnpack@git20220216", {{"in=2x2 k=3x3", "pb=0x0 pe=1x1 out=1x1"}});
 }

@@ -35,16 +35,25 @@ TEST(OnednnPrimitiveDialect, RejectsWhatConvDescInitRejects) {
     });
 }
 
+// v3.2 and later (src/graph/interface/shape_infer.cpp, infer_auto_pad since commit 4029cdbda1):
+// K = (k-1)*d + 1, t = K - (in % s == 0 ? s : in % s), clamped at 0.
 TEST(OnednnGraphDialect, ByHand) {
     check_table("onednn_graph", {
-        // legacy = ceil(7/2) = 4, t = 3*2 + 4 - 7 = 3; SAME_LOWER pb = (3+1)/2 = 2, SAME_UPPER pb = 3/2 = 1
+        // in % s = 1: t = 4 - 1 = 3; SAME_LOWER pb = (3+1)/2 = 2, SAME_UPPER pb = 3/2 = 1
         {"auto_pad=SAME_LOWER in=7 k=4 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=2 pe=1 out=4"},
         {"auto_pad=SAME_UPPER in=7 k=4 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=1 pe=2 out=4"},
-        // t = (2-1)*2 + 1 - 4 = -1, not clamped: UPPER pb = -1/2 = 0 (C), pe = -1; LOWER pb = 0/2 = 0, pe = -1
-        {"auto_pad=SAME_UPPER in=4 k=1 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=-1 out=2"},
-        {"auto_pad=SAME_LOWER in=4 k=1 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=-1 out=2"},
-        // None: (5 + 1 + 1 - 3) / 2 + 1 = 3
+        // in % s = 0: t = 1 - 2 = -1, clamped at 0: no pads, (4 - 1)/2 + 1 = 2
+        {"auto_pad=SAME_UPPER in=4 k=1 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=0 out=2"},
+        {"auto_pad=SAME_LOWER in=4 k=1 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=0 out=2"},
+        // the case: in % s = 3, t = 1 - 3 = -2 -> 0 (before v3.2: pads -1/-1)
+        {"auto_pad=SAME_UPPER in=7 k=1 strides=4 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=0 out=2"},
+        // dilation is accepted and the dilated kernel used: K = 5, in % 1 = 0, t = 5 - 1 = 4 -> 2/2
+        {"auto_pad=SAME_UPPER in=7 k=3 strides=1 dilations=2 pads_begin=0 pads_end=0", "pb=2 pe=2 out=7 d=2"},
+        // stride and dilation: K = 5, in % 2 = 1, t = 5 - 1 = 4 -> 2/2, (9 + 4 - 5)/2 + 1 = 5
+        {"auto_pad=SAME_LOWER in=9 k=3 strides=2 dilations=2 pads_begin=0 pads_end=0", "pb=2 pe=2 out=5 d=2"},
+        // None (or NONE): (5 + 1 + 1 - 3) / 2 + 1 = 3
         {"in=5 k=3 strides=2 dilations=1 pads_begin=1 pads_end=1", "pb=1 pe=1 out=3"},
+        {"auto_pad=NONE in=5 k=3 strides=2 dilations=1 pads_begin=1 pads_end=1", "pb=1 pe=1 out=3"},
         // VALID ignores the pads
         {"auto_pad=VALID in=5 k=3 strides=1 dilations=1 pads_begin=1 pads_end=1", "pb=0 pe=0 out=3"},
         // dilations are 1-based in Graph: K = 5
@@ -54,10 +63,28 @@ TEST(OnednnGraphDialect, ByHand) {
 
 TEST(OnednnGraphDialect, Rejects) {
     check_table("onednn_graph", {
-        {"auto_pad=SAME_UPPER in=7 k=3 strides=1 dilations=2 pads_begin=0 pads_end=0", "error unimplemented"},
-        {"auto_pad=same_upper in=7 k=3 strides=1 dilations=1 pads_begin=0 pads_end=0", "error auto_pad must be None"},
+        {"auto_pad=same_upper in=7 k=3 strides=1 dilations=1 pads_begin=0 pads_end=0",
+         "error auto padding attribute can only be set to the following values: VALID, SAME_UPPER, SAME_LOWER, NONE. given value: same_upper"},
         {"in=7 k=3 dilations=1 pads_begin=0 pads_end=0", "ours the attribute is required"},
         {"in=7 k=3 strides=1 dilations=0 pads_begin=0 pads_end=0", "ours positive values"},
+    });
+}
+
+// Before v3.2 (the infer_auto_pad that 4029cdbda1 replaced): t = (ceil(in/s)-1)*s + k - in, not
+// clamped, the raw kernel, and SAME_* with dilation unimplemented.
+TEST(OnednnGraphBeforeV3_2Dialect, ByHand) {
+    check_table("onednn_graph@<3.2", {
+        {"auto_pad=SAME_LOWER in=7 k=4 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=2 pe=1 out=4"},
+        // t = (2-1)*2 + 1 - 4 = -1, not clamped: UPPER pb = -1/2 = 0 (C), pe = -1; LOWER pb = 0/2 = 0, pe = -1
+        {"auto_pad=SAME_UPPER in=4 k=1 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=-1 out=2"},
+        {"auto_pad=SAME_LOWER in=4 k=1 strides=2 dilations=1 pads_begin=0 pads_end=0", "pb=0 pe=-1 out=2"},
+        // the case: t = (2-1)*4 + 1 - 7 = -2 -> pads -1/-1
+        {"auto_pad=SAME_UPPER in=7 k=1 strides=4 dilations=1 pads_begin=0 pads_end=0", "pb=-1 pe=-1 out=2"},
+    });
+    check_table("onednn_graph@<3.2", {
+        {"auto_pad=SAME_UPPER in=7 k=3 strides=1 dilations=2 pads_begin=0 pads_end=0", "error unimplemented"},
+        {"auto_pad=same_upper in=7 k=3 strides=1 dilations=1 pads_begin=0 pads_end=0", "error auto_pad must be None"},
+        {"auto_pad=NONE in=7 k=3 strides=1 dilations=1 pads_begin=0 pads_end=0", "error auto_pad must be None"},
     });
 }
 

@@ -26,6 +26,20 @@ TEST(OnnxDialect, AutoPadByHand) {
     });
 }
 
+// ONNX's shape inference (onnx/defs/nn/defs.cc, convPoolShapeInference; checked with Debian's
+// python3-onnx 1.12.0, onnx.shape_inference): out = (in + pads - K) / s + 1 with C division.
+TEST(OnnxDialect, AKernelLargerThanTheInputFollowsShapeInference) {
+    check_table("onnx", {
+        // (2 - 3) / 2 + 1 = 0 + 1 = 1: the window overhangs by 1, read as pads_end + 1
+        {"auto_pad=VALID in=2 k=3 strides=2", "pb=0 pe=1 out=1"},
+        {"in=2 k=3 strides=2", "pb=0 pe=1 out=1"},
+        {"pads=1x0 in=1 k=4 strides=3", "pb=1 pe=2 out=1"},
+        // (2 - 3) / 1 + 1 = 0: an empty tensor; (1 - 4) / 2 + 1 = 0 too
+        {"auto_pad=VALID in=2 k=3", "empty out=0"},
+        {"auto_pad=VALID in=1 k=4 strides=2", "empty out=0"},
+    });
+}
+
 TEST(OnnxDialect, RejectsWhatTheSpecForbids) {
     check_table("onnx", {
         {"auto_pad=SAME_UPPER pads=1x1 in=5 k=3", "error This attribute cannot be used simultaneously with auto_pad attribute."},
@@ -34,8 +48,8 @@ TEST(OnnxDialect, RejectsWhatTheSpecForbids) {
         {"kernel_shape=3x3 in=5 k=3", "error Attribute kernel_shape has incorrect length"},
         {"auto_pad=same_upper in=5 k=3", "ours must be NOTSET, SAME_UPPER, SAME_LOWER or VALID"},
         {"pads=-1x0 in=5 k=3", "ours every pad to be >= 0"},
-        // the kernel larger than the (padded) input: the spec defines no output
-        {"auto_pad=VALID in=2 k=3", "ours exceeds the padded input"},
+        // shape inference: (1 - 6) / 2 + 1 = -2 + 1 = -1, a negative size
+        {"auto_pad=VALID in=1 k=6 strides=2", "ours negative output size -1"},
         {"group=3 c=4 o=6 in=5 k=3", "ours divisible by groups"},
     });
 }

@@ -54,8 +54,8 @@ bool any_above_one(const SpatialDims& v, int rank) {
 
 // The framework rules that refuse a SAME-style request (each documented in the dialect's header).
 bool same_refusal_expected(std::string_view dialect, const Request& q) {
-    if (dialect == "tensorflow") return any_above_one(q.strides, q.rank) && any_above_one(q.dilations, q.rank);
-    if (dialect == "onednn_graph") return any_above_one(q.dilations, q.rank);
+    if (dialect == "tf_convolution") return any_above_one(q.strides, q.rank) && any_above_one(q.dilations, q.rank);
+    if (dialect == "onednn_graph@<3.2") return any_above_one(q.dilations, q.rank);
     if (dialect == "pytorch") return any_above_one(q.strides, q.rank);
     if (dialect == "cntk") {
         for (int a = 0; a < q.rank; ++a)
@@ -99,16 +99,20 @@ RC_GTEST_PROP(DialectProperties, ExplicitPadsAgreeInEveryDialectThatHasThem, ())
         std::string why_not;
         const auto attributes = dialect.spell(q, &why_not);
         if (!attributes) {
-            // only these cannot say explicit pads: atrous (SAME/VALID only), PyTorch (symmetric only), XNNPACK (2-D only)
-            RC_ASSERT(dialect.name == "atrous" || dialect.name == "pytorch" || dialect.name == "xnnpack");
+            // only these cannot say explicit pads: atrous (SAME/VALID only), tf.nn.convolution (SAME/VALID
+            // only), PyTorch (symmetric only), XNNPACK (2-D only), TOSA (2-D and 3-D only)
+            const std::string_view n = dialect.name;
+            RC_ASSERT(n == "atrous" || n == "tf_convolution" || n == "pytorch" || n.substr(0, 7) == "xnnpack" ||
+                      (n == "tosa" && q.rank == 1));
             continue;
         }
         const DialectResult r = dialect.read(*attributes);
         RC_LOG() << dialect.name << ": " << to_string(*attributes) << "\n";
         if (r.error) {
-            const bool tf = dialect.name == "tensorflow" && any_above_one(q.strides, q.rank) && any_above_one(q.dilations, q.rank);
             const bool cntk = dialect.name == "cntk" && r.error->message.find("fills the entire space") != std::string::npos;
-            RC_ASSERT(tf || cntk);
+            // TOSA's ERROR_IF: the padded extent minus the dilated kernel must divide by the stride
+            const bool tosa = dialect.name == "tosa" && r.error->message.find("idiv_check") != std::string::npos;
+            RC_ASSERT(cntk || tosa);
             continue;
         }
         RC_ASSERT(r.ok());
@@ -121,7 +125,7 @@ RC_GTEST_PROP(DialectProperties, ExplicitPadsAgreeInEveryDialectThatHasThem, ())
         }
         ++agreeing;
     }
-    RC_ASSERT(agreeing >= 4);  // ONNX, OpenVINO, oneDNN, oneDNN Graph never refuse these
+    RC_ASSERT(agreeing >= 6);  // TF's Conv2D op, ONNX, OpenVINO, oneDNN, oneDNN Graph, StableHLO never refuse these
 }
 
 RC_GTEST_PROP(DialectProperties, SameUpperAndSameLowerAgreeWhereTheSpecsAgree, ()) {
@@ -134,11 +138,13 @@ RC_GTEST_PROP(DialectProperties, SameUpperAndSameLowerAgreeWhereTheSpecsAgree, (
     };
     const DialectResult onnx = read("onnx");
     RC_ASSERT(onnx.ok());
-    // the same pads as ONNX: OpenVINO always; TF and XNNPACK for SAME_UPPER (their one SAME);
-    // oneDNN Graph where it defines SAME (dilation 1) and its unclamped total pad is >= 0
-    std::vector<std::string_view> same_as_onnx{"openvino"};
+    // the same pads as ONNX: OpenVINO and oneDNN Graph (v3.2+) always; TF's Conv2D op and XNNPACK for
+    // SAME_UPPER (their one SAME), tf.nn.convolution too where it accepts; oneDNN Graph before v3.2
+    // where it defines SAME (dilation 1) and its unclamped total pad is >= 0
+    std::vector<std::string_view> same_as_onnx{"openvino", "onednn_graph"};
     if (mode == PaddingRequest::same_upper) {
-        if (!(any_above_one(q.strides, q.rank) && any_above_one(q.dilations, q.rank))) same_as_onnx.push_back("tensorflow");
+        same_as_onnx.push_back("tensorflow");
+        if (!(any_above_one(q.strides, q.rank) && any_above_one(q.dilations, q.rank))) same_as_onnx.push_back("tf_convolution");
         if (q.rank == 2) same_as_onnx.push_back("xnnpack");
     }
     bool graph_defined = !any_above_one(q.dilations, q.rank);
@@ -146,7 +152,7 @@ RC_GTEST_PROP(DialectProperties, SameUpperAndSameLowerAgreeWhereTheSpecsAgree, (
         const std::int64_t out = (q.input_size[a] + q.strides[a] - 1) / q.strides[a];
         if ((out - 1) * q.strides[a] + q.kernel_size[a] - q.input_size[a] < 0) graph_defined = false;
     }
-    if (graph_defined) same_as_onnx.push_back("onednn_graph");
+    if (graph_defined) same_as_onnx.push_back("onednn_graph@<3.2");
     for (auto name : same_as_onnx) {
         const DialectResult r = read(name);
         RC_LOG() << name << "\n";

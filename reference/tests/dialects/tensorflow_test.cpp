@@ -16,6 +16,12 @@ TEST(TensorflowDialect, SameValidExplicitByHand) {
         {"in=5 k=4 padding=SAME", "pb=1 pe=2 out=5"},
         // SAME with dilation: K = (3-1)*2 + 1 = 5; t = 4 -> 2/2
         {"in=10 k=3 dilations=2 padding=SAME", "pb=2 pe=2 out=10 d=2"},
+        // the Conv2D op defines stride > 1 with dilation > 1: out = ceil(9/2) = 5, K = 5,
+        // t = max(0, 4*2 + 5 - 9) = 4 -> 2/2
+        {"in=9 k=3 strides=2 dilations=2 padding=SAME", "pb=2 pe=2 out=5 s=2 d=2"},
+        // VALID: (9 - 5 + 2) / 2 = 3; EXPLICIT: (9 + 1 + 0 - 5 + 2) / 2 = 3
+        {"in=9 k=3 strides=2 dilations=2 padding=VALID", "pb=0 pe=0 out=3"},
+        {"in=9 k=3 strides=2 dilations=2 padding=EXPLICIT explicit_paddings=1x0", "pb=1 pe=0 out=3"},
         // SAME, kernel smaller than stride: t = max(0, 1*3 + 1 - 6) = 0
         {"in=6 k=1 strides=3 padding=SAME", "pb=0 pe=0 out=2"},
         // SAME, kernel larger than the input: out = 2, t = 0 + 5 - 2 = 3 -> 1/2
@@ -46,7 +52,6 @@ TEST(TensorflowDialect, KernelLargerThanInput) {
 
 TEST(TensorflowDialect, RejectsWhatTensorflowRejects) {
     check_table("tensorflow", {
-        {"in=7 k=3 strides=2 dilations=2 padding=SAME", "error strides > 1 not supported in conjunction with dilation_rate > 1"},
         {"in=7 k=3 padding=FULL", "error Value for attr 'padding' of \"FULL\" is not in the list of allowed values"},
         {"in=7 k=3 padding=EXPLICIT explicit_paddings=1x-1", "error All elements of explicit_paddings must be nonnegative"},
         {"in=7 k=3 padding=SAME explicit_paddings=1x1", "error explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"},
@@ -87,4 +92,22 @@ TEST(TensorflowDialect, ThreeDimensionsUseNdhwc) {
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.data_layout, "NDHWC");
     EXPECT_EQ(cases::spatial(r.output_size), "2x3x3");
+}
+
+// tf.nn.convolution and Keras: the Python wrapper's rules (nn_ops.py, _get_strides_and_dilation_rate).
+TEST(TfConvolutionDialect, SameAsTheOpWhereTheWrapperAccepts) {
+    check_table("tf_convolution", {
+        {"in=7x7 k=3x3 strides=2x2 padding=SAME", "pb=1x1 pe=1x1 out=4x4"},
+        {"in=10 k=3 dilations=2 padding=SAME", "pb=2 pe=2 out=10 d=2"},
+        {"in=7 k=3 strides=2 padding=VALID", "pb=0 pe=0 out=3"},
+    });
+}
+
+TEST(TfConvolutionDialect, RefusesStrideWithDilationAndExplicitPadding) {
+    check_table("tf_convolution", {
+        {"in=9 k=3 strides=2 dilations=2 padding=SAME", "error strides > 1 not supported in conjunction with dilation_rate > 1"},
+        {"in=9x9 k=3x3 strides=1x2 dilations=2x1 padding=VALID", "error strides > 1 not supported in conjunction with dilation_rate > 1"},
+        {"in=9 k=3 padding=EXPLICIT", "ours EXPLICIT padding is the Conv2D op's"},
+        {"in=9 k=3 padding=SAME explicit_paddings=1x1", "ours unknown attribute"},
+    });
 }
