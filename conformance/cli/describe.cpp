@@ -4,6 +4,7 @@
 //
 //   convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2
 //   convcheck describe 'conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1'
+//   convcheck describe 'cc:cin=1,cout=1,in=8x8,scale=2/3'   (a CC layer: output, grid, windows; describe_cc.cpp)
 //   convcheck describe --dialects             (lists the dialects)
 // Bad attributes: the framework's own error (or convcheck's where it has none), exit code 2.
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "commands.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
+#include "describe_cc.hpp"
 #include "descriptor.hpp"
 
 namespace convcheck::cli {
@@ -201,6 +203,11 @@ void run_describe(const Options& options) {
         if (options.items.size() != 1)
             throw ConvError("descriptor", std::to_string(options.items.size()) + " arguments",
                             "give one canonical descriptor, or --dialect NAME and its attributes");
+        if (options.items[0].rfind("cc:", 0) == 0) {
+            describe_cc(options.items[0], options.json);
+            exit_code() = kExitOk;
+            return;
+        }
         const ConvDescriptor d = parse_descriptor(options.items[0]);
         first.dialect = "descriptor";
         first.descriptor = d;
@@ -271,7 +278,8 @@ void add_describe_command(CLI::App& app) {
     cmd->add_flag("--json", options.json, "print JSON for scripts");
     cmd->add_flag("--dialects", options.list, "list the dialects and exit");
     cmd->add_option("attributes", options.items,
-                    "key=value attributes (e.g. auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2), or one descriptor");
+                    "key=value attributes (e.g. auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2), or one descriptor "
+                    "(conv:... or cc:...)");
     cmd->callback([] { run_describe(options); });
 }
 
