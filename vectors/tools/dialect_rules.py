@@ -49,9 +49,10 @@ def pads(framework, text):
     ins = ints(a["in"])
     rank = len(ins)
     ks = axes(a, "k", rank, 1)
-    if framework == "tensorflow":
+    if framework in ("tensorflow", "tf_convolution"):
         s, d = axes(a, "strides", rank, 1), axes(a, "dilations", rank, 1)
-        if any(v > 1 for v in s) and any(v > 1 for v in d):
+        # the Conv2D op defines it; tf.nn.convolution's Python wrapper (and Keras) refuses it (SPEC-NOTES 6)
+        if framework == "tf_convolution" and any(v > 1 for v in s) and any(v > 1 for v in d):
             raise Refused("tf.nn.convolution: strides > 1 together with dilation_rate > 1")
         if a["padding"] == "SAME":
             return (s, d) + same(ins, ks, s, d, True)
@@ -67,9 +68,20 @@ def pads(framework, text):
         if a["padding"] == "SAME":
             return ([1] * rank, d) + same(ins, ks, [1] * rank, d, True)
         return [1] * rank, d, [0] * rank, [0] * rank
-    if framework in ("onnx", "onednn_graph", "openvino"):
+    if framework in ("onnx", "onednn_graph", "openvino", "onednn_graph@<3.2"):
         s, d = axes(a, "strides", rank, 1), axes(a, "dilations", rank, 1)
         mode = a.get("auto_pad", "NOTSET").upper()
+        if framework == "onednn_graph@<3.2" and mode.startswith("SAME"):
+            # before v3.2 (SPEC-NOTES 6): the raw kernel, the total not clamped at 0, dilation refused
+            if any(v != 1 for v in d):
+                raise Refused("oneDNN Graph before v3.2: SAME_* with dilation is unimplemented")
+            pb, pe = [], []
+            for i, k, st in zip(ins, ks, s):
+                t = (-(-i // st) - 1) * st + k - i
+                lower = int((t + 1) / 2) if mode == "SAME_LOWER" else int(t / 2)  # C division
+                pb.append(lower)
+                pe.append(t - lower)
+            return s, d, pb, pe
         if mode == "SAME_UPPER":
             pb, pe = same(ins, ks, s, d, True)
         elif mode == "SAME_LOWER":
@@ -85,6 +97,14 @@ def pads(framework, text):
             for i, k, di, b, e in zip(ins, ks, d, pb, pe):
                 if (k - 1) * di + 1 > i + b + e:
                     raise Refused("OpenVINO: the kernel exceeds the padded input")
+        if framework == "onnx":
+            # shape inference (SPEC-NOTES 6): out = (in + pads - K) / s + 1 in C division; a numerator
+            # in (-s, 0) gives 1, the window overhanging the padded input: read as a larger pads_end
+            pe = list(pe)
+            for axis, (i, k, di, st) in enumerate(zip(ins, ks, d, s)):
+                numerator = i + pb[axis] + pe[axis] - ((k - 1) * di + 1)
+                if -st < numerator < 0:
+                    pe[axis] -= numerator
         return s, d, pb, pe
     if framework == "onednn":
         s = axes(a, "strides", rank, 1)
@@ -123,7 +143,7 @@ def pads(framework, text):
             pb.append((big_k - 1) // 2 - e // 2)           # floor((K-1)/2) - floor(e/2)
             pe.append(math.ceil((big_k - 1) / 2) - math.ceil(e / 2))
         return s, d, pb, pe
-    if framework == "xnnpack":
+    if framework in ("xnnpack", "xnnpack@git20220216"):
         s = [int(a.get("subsampling_height", 1)), int(a.get("subsampling_width", 1))][-rank:]
         d = [int(a.get("dilation_height", 1)), int(a.get("dilation_width", 1))][-rank:]
         explicit = [int(a.get("input_padding_" + side, 0)) for side in ("top", "bottom", "left", "right")]
@@ -131,5 +151,33 @@ def pads(framework, text):
             if any(explicit):
                 raise Refused("XNNPACK: TENSORFLOW_SAME_PADDING together with explicit padding")
             return (s, d) + same(ins, ks, s, d, True)
-        return s, d, [explicit[0], explicit[2]], [explicit[1], explicit[3]]
+        pb, pe = [explicit[0], explicit[2]], [explicit[1], explicit[3]]
+        for axis, (i, k, di) in enumerate(zip(ins, ks, d)):
+            short = (k - 1) * di + 1 - (pb[axis] + i + pe[axis])
+            if short > 0 and framework == "xnnpack":
+                raise Refused("XNNPACK (since a07bc8f71b): the padded input is smaller than the effective kernel")
+            if short > 0:  # the 2022 snapshot: doz() gives 1 output, the window overhanging
+                pe[axis] += short
+        return s, d, pb, pe
+    if framework == "tosa":
+        # TOSA CONV2D / CONV3D / DEPTHWISE_CONV2D ERROR_IFs (pseudocode/operators/*.tosac, v1.0.1)
+        s, d = axes(a, "stride", rank, 1), axes(a, "dilation", rank, 1)
+        p = axes(a, "pad", 2 * rank, 0)
+        pb, pe = p[0::2], p[1::2]
+        if any(v < 0 for v in p):
+            raise Refused("TOSA: ERROR_IF(pad < 0)")
+        for i, k, di, st, b, e in zip(ins, ks, d, s, pb, pe):
+            extent = i - 1 + b + e - (k - 1) * di
+            if math.fmod(extent, st) != 0:
+                raise Refused("TOSA: idiv_check, the padded extent minus the dilated kernel is not a multiple of the stride")
+            if int(extent / st) + 1 < 1:
+                raise Refused("TOSA: the output shape must be >= 1")
+        return s, d, pb, pe
+    if framework == "stablehlo":
+        # StableHLO convolution (docs/spec.md C25); lhs dilation and batch groups are not forward convolutions
+        if any(v > 1 for v in axes(a, "lhs_dilation", rank, 1)) or int(a.get("batch_group_count", 1)) > 1:
+            raise Refused("StableHLO: lhs_dilation > 1 or batch_group_count > 1 (pending transposed convolution)")
+        s, d = axes(a, "window_strides", rank, 1), axes(a, "rhs_dilation", rank, 1)
+        p = axes(a, "padding", 2 * rank, 0)
+        return s, d, p[0::2], p[1::2]
     raise ValueError("no rule for framework " + framework)
