@@ -126,28 +126,28 @@ void print_text(const std::string& source, const DialectResult& first, const Req
                 std::string(to_string(request.padding)).c_str(),
                 spatial(spatial_vector(request.strides, rank)).c_str(),
                 spatial(spatial_vector(request.dilations, rank)).c_str());
-    std::printf("  %-13s %-1s %-11s %-11s %-9s %s\n", "dialect", "", "pads_begin", "pads_end", "output", "attributes / outcome");
+    std::printf("  %-19s %-1s %-11s %-11s %-9s %s\n", "dialect", "", "pads_begin", "pads_end", "output", "attributes / outcome");
     for (const Row& row : rows) {
         const char* mark = !row.attributes ? "-" : row.agrees ? " " : "*";
         const std::string name(row.dialect->name);
         if (!row.attributes) {
-            std::printf("  %-13s %s %-11s %-11s %-9s cannot say it: %s\n", name.c_str(), mark, "-", "-", "-",
+            std::printf("  %-19s %s %-11s %-11s %-9s cannot say it: %s\n", name.c_str(), mark, "-", "-", "-",
                         row.why_not.c_str());
             continue;
         }
         const DialectResult& r = row.result;
         if (r.error) {
-            std::printf("  %-13s %s %-11s %-11s %-9s %s\n  %-13s   %-33s error: %s\n", name.c_str(), mark, "-", "-", "-",
+            std::printf("  %-19s %s %-11s %-11s %-9s %s\n  %-19s   %-33s error: %s\n", name.c_str(), mark, "-", "-", "-",
                         to_string(*row.attributes).c_str(), "", "", error_line(*r.error).c_str());
             continue;
         }
         const int rk = r.descriptor.rank;
         const std::string out = r.empty_output ? spatial(r.output_size) + " (empty)" : spatial(r.output_size);
-        std::printf("  %-13s %s %-11s %-11s %-9s %s\n", name.c_str(), mark,
+        std::printf("  %-19s %s %-11s %-11s %-9s %s\n", name.c_str(), mark,
                     spatial(spatial_vector(r.descriptor.pads_begin, rk)).c_str(),
                     spatial(spatial_vector(r.descriptor.pads_end, rk)).c_str(), out.c_str(),
                     to_string(*row.attributes).c_str());
-        for (const auto& note : r.notes) std::printf("  %-13s   %-33s note: %s\n", "", "", note.c_str());
+        for (const auto& note : r.notes) std::printf("  %-19s   %-33s note: %s\n", "", "", note.c_str());
     }
 }
 
@@ -175,7 +175,7 @@ struct Options {
 };
 
 void list_dialects() {
-    for (const Dialect& d : all_dialects()) std::printf("%-13s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
+    for (const Dialect& d : all_dialects()) std::printf("%-19s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
 }
 
 void run_describe(const Options& options) {

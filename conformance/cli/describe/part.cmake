@@ -11,7 +11,7 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME cli_describe_marks_disagreement
            COMMAND convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2)
   set_tests_properties(cli_describe_marks_disagreement PROPERTIES
-    PASS_REGULAR_EXPRESSION "tensorflow    \\* 1x1         2x2         4x4")
+    PASS_REGULAR_EXPRESSION "tensorflow          \\* 1x1         2x2         4x4")
   add_test(NAME cli_describe_descriptor COMMAND convcheck describe "conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1")
   set_tests_properties(cli_describe_descriptor PROPERTIES PASS_REGULAR_EXPRESSION "output     4  \\(shape \\[1, 1, 4\\]")
   add_test(NAME cli_describe_dialects COMMAND convcheck describe --dialects)
