@@ -39,10 +39,11 @@ if(CONVCHECK_BUILD_TESTS)
            COMMAND sh -c "\"$0\" describe --json --dialect tensorflow padding=FULL in=7 k=3 | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); assert d['outcome'] == 'error' and d['error']['wording'] == 'framework', d; print('json error ok')\"; test $? -eq 0 && \"$0\" describe --json --dialect tensorflow padding=FULL in=7 k=3 >/dev/null; test $? -eq 2"
                    $<TARGET_FILE:convcheck>)
 
-  # A CC descriptor: scale 2/3 on 8 -> out 6; g_0 = 0 + 7/2 - 5/(2*2/3) = -1/4, window [-1, 1] (support 3)
+  # A CC descriptor (no ";" in a PASS_REGULAR_EXPRESSION: it would split it into alternatives): scale 2/3 on 8
+  # -> out 6, g_0 = 0 + 7/2 - 5/(2*2/3) = -1/4, window [-1, 1] (support 3)
   add_test(NAME cli_describe_cc COMMAND convcheck describe "cc:cin=1,cout=1,in=8x5,scale=2/3x1/2,support=3x2")
   set_tests_properties(cli_describe_cc PROPERTIES
-    PASS_REGULAR_EXPRESSION "output     6x3 .*axis h     in 8, scale 2/3, out 6; period 2.*  0      -1/4 \\(-0.25\\) +\\[-1, 1\\]  1 outside")
+    PASS_REGULAR_EXPRESSION "output     6x3 .*axis h     in 8, scale 2/3, out 6. period 2.*  0      -1/4 \\(-0.25\\) +\\[-1, 1\\]  1 outside")
   add_test(NAME cli_describe_cc_json_parses
            COMMAND sh -c "\"$0\" describe --json 'cc:cin=1,cout=1,in=8x5,scale=2/3x1/2,support=3x2' | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); h, w = d['axes']; assert d['output_size'] == [6, 3] and h['grid_exact'][0] == '-1/4' and h['windows'][0] == {'first': -1, 'last': 1, 'outside': 1} and w['windows'][2] == {'first': 3, 'last': 4, 'outside': 0}, d; print('cc json ok')\""
                    $<TARGET_FILE:convcheck>)

@@ -21,6 +21,9 @@ TEST(StablehloDialect, NumWindowsByHand) {
         {"in=2 k=3", "empty out=0"},
         {"in=4 k=1 padding=-2x-2", "empty out=0"},
         {"in=5x2 k=3x3", "empty out=3x0"},
+        // ... however far the window overhangs (floor would give -3), and however negative the padded size
+        {"in=1 k=5", "empty out=0"},
+        {"in=2 k=1 padding=-3x-3", "empty out=0"},
         // feature_group_count is the canonical groups
         {"c=4 o=6 in=5 k=3 feature_group_count=2", "out=3"},
     });
