@@ -36,6 +36,7 @@ struct RunOptions {
     int threads = 0;
     std::string expectations;
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
+    bool strict_benchdnn = false;
     double shrink_seconds = 60.0;
 };
 
@@ -56,6 +57,7 @@ int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     // ---- the cases (bad input: exit 2, thrown to main)
     std::vector<Case> cases;
+    std::vector<SkippedInput> skipped;  // inputs not turned into cases, with their reasons
     std::string suite_name;
     if (!o.case_descriptors.empty()) {
         if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
@@ -68,8 +70,11 @@ int run(const RunOptions& o) {
         cases = expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode);
     } else {
         suite_name = o.suite.empty() ? "smoke" : o.suite;
-        cases = load_cases(suite_name, o.seed, o.mode);
+        LoadedSuite loaded = load_suite(suite_name, o.seed, o.mode);
+        cases = std::move(loaded.cases);
+        skipped = std::move(loaded.skipped);
     }
+    if (o.strict_benchdnn && !skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(skipped));
     const Shard shard = shard_from(o.shard);
     std::vector<Case> mine;
     for (std::size_t i = 0; i < cases.size(); ++i)
@@ -111,6 +116,9 @@ int run(const RunOptions& o) {
     info.accumulation_dtype = abi_dtype_name(backend.info.accumulation_dtype);
     const nlohmann::json run_json = run_record(info);
     emit(run_json);
+    std::int64_t skipped_here = 0;  // shards split the skipped inputs as they split the cases
+    for (std::size_t i = 0; i < skipped.size(); ++i)
+        if (shard.contains(static_cast<std::int64_t>(i))) emit(skipped_record(skipped[i])), ++skipped_here;
 
     RunSettings settings;
     settings.check.timeout_s = o.timeout_s;
@@ -134,13 +142,16 @@ int run(const RunOptions& o) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto counts = count_statuses(records);
     const int code = exit_code_for(counts);
-    emit(summary_record(backend.info.name, counts, seconds, code));
+    nlohmann::json summary = summary_record(backend.info.name, counts, seconds, code);
+    summary["skipped_inputs"] = skipped_here;
+    emit(summary);
     if (!o.junit_path.empty()) {
         std::ofstream junit(o.junit_path);
         if (!junit) throw std::invalid_argument("cannot write the JUnit file '" + o.junit_path + "'");
         junit << junit_xml(run_json, records, seconds);
     }
     if (!o.quiet) print_summary(json_stdout ? stderr : stdout, run_json, records, seconds);
+    if (!o.quiet) print_skipped_inputs(json_stdout ? stderr : stdout, skipped);
     return code;
 }
 
@@ -150,7 +161,7 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--backend", o.backend, "plugin name (optimized, reference, onednn, ...) or path to its .so")
         ->required();
     cmd->add_option("--backend-option", o.backend_options, "key=value passed to the plugin's create (repeatable)");
-    cmd->add_option("--suite", o.suite, "built-in suite (see `convcheck list`), a JSON case file or a benchdnn shape file "
+    cmd->add_option("--suite", o.suite, "built-in suite (see `convcheck list`), a JSON case file or a benchdnn batch file "
                                         "(default: smoke)");
     cmd->add_option("--case", o.case_descriptors, "run this canonical descriptor instead of a suite (repeatable)");
     cmd->add_option("--seed", o.seed, "run seed (with --case: the case's data seed)");
@@ -168,6 +179,8 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--shrink-seconds", o.shrink_seconds, "time limit for shrinking one failure");
     cmd->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");
     cmd->add_flag("--quiet", o.quiet, "no progress, no table");
+    cmd->add_flag("--strict-benchdnn", o.strict_benchdnn,
+                  "exit 2 when a benchdnn test case cannot be run exactly (instead of skipping it with its reason)");
     cmd->add_flag("--no-progress", o.no_progress, "no progress bar");
     cmd->callback([] { exit_code() = run(o); });
 }
