@@ -81,8 +81,7 @@ struct Reader {
     bool repro_line(const BenchdnnSetup& s, const BenchdnnProblem& p, std::string* line) const {
         const BenchdnnGlobalOptions& g = state.global;
         const BenchdnnDriverOptions& o = state.driver;
-        if (!g.others.empty() || !s.cfg.empty() || !o.impl_filter.empty() || !s.ctx_init.empty() ||
-            !s.ctx_exe.empty())
+        if (!g.others.empty() || !s.cfg.empty() || !s.ctx_init.empty() || !s.ctx_exe.empty())
             return false;
         for (const auto& part : split_benchdnn_list(s.strides, ':'))
             if (!part.empty()) return false;
@@ -109,6 +108,12 @@ struct Reader {
         if (s.wtag != "any") r += "--wtag=" + s.wtag + " ";
         if (s.dtag != "any") r += "--dtag=" + s.dtag + " ";
         if (alg != "direct") r += "--alg=" + alg + " ";
+        if (!o.impl_filter.empty()) {  // impl_filter_t's operator<<: the names without quotes
+            std::string filter = o.impl_filter;
+            std::erase(filter, '"');
+            std::erase(filter, '\'');
+            r += filter + " ";
+        }
         // desc_t's operator<<: g whenever it was given, then benchdnn's short form, then n and the name as written
         if (p.has_groups && d.groups == 1) r += "g1";
         r += to_benchdnn(d);

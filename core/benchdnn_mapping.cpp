@@ -71,10 +71,6 @@ std::string dt_reason(const std::array<std::string, 3>& t, const std::string& wr
 // A tag's letters when it is a plain (non-blocked) oneDNN tag: "abx"/"axb" expanded for `ndims`, a named
 // tag (nchw, hwio, ...) spelled in letters; empty when blocked or unknown.
 std::string plain_letters(const std::string& tag, int ndims) {
-    std::string x;
-    for (int i = 2; i < ndims; ++i) x += static_cast<char>('a' + i);
-    if (tag == "abx") return "ab" + x;
-    if (tag == "axb") return "a" + x + "b";
     static const char* const named[][2] = {
         {"ncw", "abc"},     {"nwc", "acb"},     {"nchw", "abcd"},     {"nhwc", "acdb"},    {"ncdhw", "abcde"},
         {"ndhwc", "acdeb"}, {"oiw", "abc"},     {"wio", "cba"},       {"oihw", "abcd"},    {"hwio", "cdba"},
@@ -83,8 +79,15 @@ std::string plain_letters(const std::string& tag, int ndims) {
         {"ohwi", "acdb"},  {"odhwi", "acdeb"}};
     for (const auto& n : named)
         if (tag == n[0]) return n[1];
-    const bool letters = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) { return c >= 'a' && c <= 'f'; });
-    return letters ? tag : std::string();
+    const bool letters = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'f') || c == 'x'; });
+    if (!letters || std::count(tag.begin(), tag.end(), 'x') > 1) return {};
+    // oneDNN's `x` stands for the dims the other letters do not name, in order: abx, axb, xba, xcab
+    const int named_dims = static_cast<int>(tag.size()) - (tag.find('x') == std::string::npos ? 0 : 1);
+    std::string x;
+    for (int i = named_dims; i < ndims; ++i) x += static_cast<char>('a' + i);
+    std::string out;
+    for (char c : tag) out += c == 'x' ? x : std::string(1, c);
+    return out;
 }
 
 bool blocked(const std::string& tag) {

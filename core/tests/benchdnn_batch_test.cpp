@@ -88,10 +88,11 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         {"stag_dtag_differ", nullptr, "--stag/--dtag: src and dst in different layouts"},
         {"wtag", P ",bias=1,wei=xio", nullptr}, {"wtag", P ",bias=1", nullptr}, {"wtag", P ",bias=1", nullptr},
         {"wtag", nullptr, "--wtag: a plain weights layout"}, {"wtag", nullptr, "--wtag: a blocked layout"},
-        {"wtag", nullptr, "--wtag: a tag for another rank"},
+        {"wtag", nullptr, "--wtag: a tag for another rank"}, {"wtag", P ",bias=1,wei=xio", nullptr},
         {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1,wei=xio", nullptr},
         {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1", nullptr},
         {"wtag_grouped", nullptr, "--wtag: a tag for another rank"},
+        {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1,wei=xio", nullptr},
         {"tags_3d", "n=2,c=4,o=4,in=5x5x5,k=3x3x3,bias=1,data=nxc", nullptr},
         // 7. --mb
         {"mb", "n=3,c=4,o=4,in=5x5,k=3x3,bias=1", nullptr}, {"mb", "n=7,c=4,o=4,in=5x5,k=3x3,bias=1", nullptr},
@@ -108,6 +109,7 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         {"impl", P ",bias=1", nullptr},
         // 11. --match: kh3 matches both setups, kh1 none; a miss on the first setup drops the rest
         {"match_kh3", P ",bias=1", nullptr}, {"match_kh3", P ",bias=0", nullptr},
+        {"match_impl", P ",bias=0", nullptr},  // benchdnn prints the filter without quotes
         {"match_undecided", nullptr, "--match: benchdnn filters on its full problem line"},
         // 12. a global option that changes nothing convcheck checks
         {"global", P ",bias=1", nullptr},
