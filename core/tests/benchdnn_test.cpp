@@ -228,3 +228,15 @@ RC_GTEST_PROP(Benchdnn, RoundTripsExpressibleDescriptors, ()) {
     RC_ASSERT(to_benchdnn(back.descriptor, back.name) == printed);
 }
 
+
+TEST(Benchdnn, KeepsWhetherGWasGivenAndTheNameAsWritten) {
+    // benchdnn prints `g` whenever it was given (grouped weights, even g1) and the name exactly as written
+    const auto g1 = parse_benchdnn("g1ic4ih5oc4kh3n\"quoted\"");
+    EXPECT_TRUE(g1.has_groups);
+    EXPECT_EQ(g1.descriptor.groups, 1);
+    EXPECT_EQ(g1.name, "quoted");
+    EXPECT_EQ(g1.written_name, "\"quoted\"");
+    const auto plain = parse_benchdnn("ic4ih5oc4kh3nplain");
+    EXPECT_FALSE(plain.has_groups);
+    EXPECT_EQ(plain.written_name, "plain");
+}
