@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from convcheck_report import render, results  # noqa: E402
+from convcheck_report import results  # noqa: E402
 
 
 def parse_arguments(argv):
@@ -41,8 +41,11 @@ def error(message):
 
 def write_page(output, html):
     """Writes the page; a folder that cannot be made or a file that cannot be written is one line."""
+    folder = os.path.dirname(output)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        return error(f"{output}: cannot write the report: {folder} is not a folder")
     try:
-        os.makedirs(os.path.dirname(output), exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         with open(output, "w", encoding="utf-8") as f:
             f.write(html)
     except OSError as e:
@@ -71,6 +74,8 @@ def main(argv=None):
             report = results.ResultSet()
         if arguments.bench:
             report.extend(results.read_files(arguments.bench))
+        # imported only now: matplotlib takes seconds to load, and bad input is refused without it
+        from convcheck_report import render
         html = render.render(report, comparison_pair)
     except results.ResultsError as e:
         return error(str(e))

@@ -25,11 +25,14 @@ class Coverage:
     decline_reasons: list  # [(reason, count)], most frequent first (all of them)
     skipped_inputs: int    # inputs not turned into cases ("skipped" records)
     skip_reasons: list = field(default_factory=list)   # [(reason, count)], most frequent first
+    incomplete: bool = False   # a file of this backend has no summary record: the run was cut off
+    cut_off: object = None     # cases of an incomplete run that have no record, where the suite size says
 
     @property
     def total(self):
-        """The cases of this run: every case record and every case that never started."""
-        return self.recorded + self.not_run
+        """The cases of this run: every case record, every case that never started, and the cases an
+        incomplete run never reached (where its run record says how many the suite has)."""
+        return self.recorded + self.not_run + (self.cut_off or 0)
 
     @property
     def fraction(self):
@@ -55,8 +58,13 @@ class Coverage:
             parts.append(f"{self.refused} refused (over the memory limit)")
         if self.not_run:
             parts.append(f"{self.not_run} not run")
+        if self.cut_off:
+            parts.append(f"{self.cut_off} never reached: the run was cut off")
         if self.skipped_inputs:
             parts.append(f"{self.skipped_inputs} input{'' if self.skipped_inputs == 1 else 's'} skipped")
+        if self.incomplete and self.cut_off is None:
+            return (f"({self.executed} of the {self.total} cases recorded before the run was cut off; the suite's "
+                    f"size is unknown; {'; '.join(parts)})")
         return f"({self.executed} of {self.total} in the suite; {'; '.join(parts)})"
 
     def denominator_text(self):
@@ -126,6 +134,10 @@ def coverage(results, backend):
         suite_total=suite_totals.pop() if len(suite_totals) == 1 else None,
         min_coverage=_first_number(runs + summaries, "min_coverage"), decline_reasons=reasons,
         skipped_inputs=len(skipped), skip_reasons=_count_reasons(s.reason or "(no reason given)" for s in skipped))
+    result.incomplete = any(info.incomplete and backend in info.backends for info in results.file_infos)
+    unsharded = runs and all(str(r.get("shard", "0/1")).replace(" ", "") == "0/1" for r in runs)
+    if result.incomplete and unsharded and result.suite_total is not None:
+        result.cut_off = max(0, result.suite_total - result.recorded - result.not_run)
     _check_summaries(backend, result, summaries, results.warnings)
     declared_skips = [s.get("skipped_inputs") for s in summaries]
     if summaries and all(isinstance(n, int) for n in declared_skips) and sum(declared_skips) != len(skipped):
