@@ -104,10 +104,12 @@ def _first_number(records, key):
     return values[0] if values else None
 
 
-def _check_summaries(backend, coverage, summaries, warnings):
-    """The summary records' own counts, where they have them, against the case records."""
-    for key, have in (("executed", coverage.executed), ("declined", coverage.declined),
-                      ("total", coverage.total)):
+def _check_summaries(backend, cases, summaries, warnings):
+    """The summary records' own counts, where they have them, against the case records of their files."""
+    executed = sum(1 for c in cases if c.executed)
+    declined = sum(1 for c in cases if c.kind == "declined")
+    not_run = sum(s.get("not_run") or 0 for s in summaries)
+    for key, have in (("executed", executed), ("declined", declined), ("total", len(cases) + not_run)):
         if summaries and all(isinstance(s.get(key), int) for s in summaries):
             said = sum(s[key] for s in summaries)
             if said != have:
@@ -138,7 +140,8 @@ def coverage(results, backend):
     unsharded = runs and all(str(r.get("shard", "0/1")).replace(" ", "") == "0/1" for r in runs)
     if result.incomplete and unsharded and result.suite_total is not None:
         result.cut_off = max(0, result.suite_total - result.recorded - result.not_run)
-    _check_summaries(backend, result, summaries, results.warnings)
+    summarized = results.summarized_files()
+    _check_summaries(backend, [c for c in cases if c.file in summarized], summaries, results.warnings)
     declared_skips = [s.get("skipped_inputs") for s in summaries]
     if summaries and all(isinstance(n, int) for n in declared_skips) and sum(declared_skips) != len(skipped):
         results.warnings.append(f"backend {backend!r}: the summary records say {sum(declared_skips)} skipped "

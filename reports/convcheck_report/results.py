@@ -46,6 +46,11 @@ class Case:
         return (self.backend, self.case_id)
 
     @property
+    def file(self):
+        """The result file the record was read from."""
+        return self.source.rsplit(":", 1)[0]
+
+    @property
     def executed(self):
         """False for a case that never ran: declined by the backend or refused by the runner."""
         return self.kind not in kinds.NOT_EXECUTED
@@ -131,6 +136,10 @@ class ResultSet:
         for b in self.benches:
             seen.setdefault(b.backend, None)
         return list(seen)
+
+    def summarized_files(self):
+        """The files that hold a summary record: a summary's counts speak for these files' cases only."""
+        return {info.name for info in self.file_infos if info.summary_records}
 
     def extend(self, other):
         self.files += other.files

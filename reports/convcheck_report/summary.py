@@ -64,6 +64,13 @@ def _shard_warning(backend, runs):
     return None
 
 
+def _counts(cases):
+    counts = {s: 0 for s in STATUSES}
+    for c in cases:
+        counts[c.status] += 1
+    return counts
+
+
 def summarize(results):
     """One BackendSummary per backend that has cases or run records; adds warnings to `results`."""
     summaries = []
@@ -72,21 +79,20 @@ def summarize(results):
         runs = [r for r in results.runs if r.get("backend") == backend]
         if not cases and not runs:
             continue  # a backend seen only in bench records
-        counts = {s: 0 for s in STATUSES}
-        for c in cases:
-            counts[c.status] += 1
+        counts = _counts(cases)
         records = [s for s in results.summaries if s.get("backend") == backend]
         seconds = None
         if records:
             seconds = sum(float(s["seconds"]) for s in records if isinstance(s.get("seconds"), (int, float)))
+            summarized = _counts(c for c in cases if c.file in results.summarized_files())
             declared = {st: 0 for st in STATUSES}
             for s in records:
                 for st, n in (s.get("counts") or {}).items():
                     if st in declared and isinstance(n, int):
                         declared[st] += n
-            if declared != counts:
-                differ = ", ".join(f"{st} {declared[st]} vs {counts[st]}" for st in STATUSES
-                                   if declared[st] != counts[st])
+            if declared != summarized:
+                differ = ", ".join(f"{st} {declared[st]} vs {summarized[st]}" for st in STATUSES
+                                   if declared[st] != summarized[st])
                 results.warnings.append(f"backend {backend!r}: the summary records' counts differ from the "
                                         f"case records ({differ}); the report counts the case records")
         warning = _shard_warning(backend, runs)

@@ -42,3 +42,10 @@ def test_the_banner_is_at_the_top_of_the_page():
     first = page.index('data-banner="incomplete"')
     assert first < page.index('data-banner="stopped"') < page.index('id="failures"')
     assert "<strong>Incomplete run</strong>" in page and "<strong>Stopped run</strong>" in page
+
+
+def test_a_summary_speaks_only_for_the_cases_of_its_own_file():
+    # the killed run's 5 hangs have no summary; the segfault run's summary counts its 2 crashes only
+    r = results.read_files([KILLED, fixture_path("real_faultzoo_segfault.jsonl")])
+    summary.summarize(r)
+    assert not [w for w in r.warnings if "differ from the case records" in w or "the summary records say" in w]
