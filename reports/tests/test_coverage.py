@@ -1,5 +1,6 @@
 """Coverage beside every pass rate: executed / declined / total per backend, the top decline reasons with
 counts, skipped inputs, and a pass rate that says what it is a fraction of."""
+import json
 import re
 
 from conftest import fixture_path
@@ -78,3 +79,13 @@ def test_the_page_lists_skipped_inputs_by_reason():
     skipped = page[page.index('id="skipped"'):page.index('id="settings"')]
     assert "Skipped inputs (2)" in skipped
     assert "post-ops (--attr-post-ops) are not modelled by convcheck" in skipped and "shapes/conv_extra:3" in skipped
+
+
+def test_the_runners_own_grouping_of_decline_reasons_is_used_when_every_summary_has_one():
+    lines = open(NEW, encoding="utf-8").read().splitlines()
+    closing = json.loads(lines[-1])
+    closing["decline_reasons"] = [{"reason": "xnnpack: layout, rank or dtype", "count": 8}]
+    lines[-1] = json.dumps(closing)
+    r = results.read_lines(lines, "x.jsonl")
+    (s,) = summary.summarize(r)
+    assert s.coverage.decline_reasons == [("xnnpack: layout, rank or dtype", 8)]

@@ -80,35 +80,48 @@ def failing_report(tmp_path_factory):
     return out
 
 
-def test_a_failures_copy_button_selects_its_shrunk_reproducer(tmp_path, failing_report):
-    # The page as it is, plus one script at its end that clicks the first copy button as a user would and
-    # writes down what the page's own handler did: the selection, and what the button says.
-    clicked = tmp_path / "clicked.html"
-    clicked.write_text(failing_report.read_text(encoding="utf-8").replace("</body>", (
-        '<script>window.addEventListener("load", function () {'
-        ' var button = document.querySelector("#failures button.copy"); button.click();'
-        ' document.body.setAttribute("data-selection", window.getSelection().toString());'
-        ' document.body.setAttribute("data-button", button.getAttribute("data-copied")); });</script></body>')),
+def with_script(page, target, script):
+    """A copy of the page with one more script at its end, run after the page's own on load: it clicks or
+    measures as a user would, and writes what it found into attributes of <body> for --dump-dom."""
+    target.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", f'<script>window.addEventListener("load", function () {{ {script} }});</script></body>'),
         encoding="utf-8")
+    return target
+
+
+def body_attribute(dom, name):
+    return html.unescape(dom.split(f'{name}="', 1)[1].split('"', 1)[0])
+
+
+def test_a_failures_copy_button_selects_its_shrunk_reproducer(tmp_path, failing_report):
+    clicked = with_script(failing_report, tmp_path / "clicked.html", (
+        'var button = document.querySelector("#failures button.copy"); button.click();'
+        'document.body.setAttribute("data-selection", window.getSelection().toString());'
+        'document.body.setAttribute("data-button", button.getAttribute("data-copied"));'))
     dom, stderr = chromium(tmp_path, clicked, "--dump-dom")
     assert console_messages(stderr) == []
     shrunk = ("convcheck run --backend faultzoo --backend-option 'fault=segfault' --case 'conv:n=1,c=1,o=1,g=1,"
               "in=1,k=1,s=1,d=1,pb=0,pe=0,bias=0,dt=f32,data=ncx,wei=oix' --seed 7 --mode bound")
-    selection = html.unescape(dom.split('data-selection="', 1)[1].split('"', 1)[0])
-    assert selection == shrunk
-    assert re.search(r'data-button="(yes|selected)"', dom)
+    assert body_attribute(dom, "data-selection") == shrunk
+    assert body_attribute(dom, "data-button") in ("yes", "selected")
 
 
-def test_the_first_screen_of_a_failing_run_shows_its_banners_and_failures(tmp_path, failing_report):
+def test_the_first_screen_of_a_failing_run_shows_its_banners_and_first_failure(tmp_path, failing_report):
+    measured = with_script(failing_report, tmp_path / "measured.html", (
+        'var row = document.querySelector("#failures tbody.group tr[data-kind]");'
+        'document.body.setAttribute("data-first-failure", Math.round(row.getBoundingClientRect().bottom));'
+        'document.body.setAttribute("data-window", window.innerHeight);'))
+    dom, _ = chromium(tmp_path, measured, "--window-size=1280,1200", "--dump-dom")
+    assert 0 < int(body_attribute(dom, "data-first-failure")) <= int(body_attribute(dom, "data-window"))
     shot = tmp_path / "failing.png"
-    chromium(tmp_path, failing_report, "--window-size=1280,900", f"--screenshot={shot}")
+    chromium(tmp_path, failing_report, "--window-size=1280,1200", f"--screenshot={shot}")
     pixels = (matplotlib.image.imread(str(shot))[:, :, :3] * 255).round()
 
     def share(rgb):
         return (abs(pixels - rgb).max(axis=2) <= 2).mean()
     assert share((0xff, 0xeb, 0xee)) > 0.005      # the incomplete-run banner and the failures verdict
     assert share((0xff, 0xf3, 0xe0)) > 0.002      # the stopped-run banner
-    assert share((0x6a, 0x1b, 0x9a)) > 0.0002     # the "crashed" badges of the failures list
+    assert share((0x6a, 0x1b, 0x9a)) > 0.0002     # the "crashed" badge of the first failure
 
 
 def test_a_screenshot_shows_the_page(tmp_path, report):
