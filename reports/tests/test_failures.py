@@ -117,3 +117,11 @@ def test_the_worst_cases_table_says_it_includes_passing_cases_and_points_at_the_
     accuracy = page[page.index('id="accuracy"'):page.index('id="performance"')]
     assert "passing ones included" in accuracy and "This is not the list of failures" in accuracy
     assert "8 of the 9 failures are not in this table" in accuracy
+
+
+def test_many_warnings_fold_so_that_the_failures_stay_near_the_top():
+    r = results.read_files(RUN_FILES[:1] * 2)      # ten "already read" warnings, and the summaries' counts
+    page = render.render(r, generated="now")
+    shown = page[page.index('id="warnings"'):page.index("<details>")]
+    assert len(r.warnings) > 10
+    assert shown.count("<li>") == 8 and f"<summary>{len(r.warnings) - 8} more warnings</summary>" in page
