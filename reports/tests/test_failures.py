@@ -125,3 +125,17 @@ def test_many_warnings_fold_so_that_the_failures_stay_near_the_top():
     shown = page[page.index('id="warnings"'):page.index("<details>")]
     assert len(r.warnings) > 10
     assert shown.count("<li>") == 8 and f"<summary>{len(r.warnings) - 8} more warnings</summary>" in page
+
+
+def test_a_probe_only_failure_is_on_the_page_under_failures():
+    # the probe-mode cases of the real mutants run: no bound fraction, no located outputs
+    lines = [line for line in open(MUTANTS, encoding="utf-8").read().splitlines()
+             if '"record":"case"' not in line or '"mode":"probe"' in line]
+    r = results.read_lines(lines, "probe_only.jsonl")
+    page = render.render(r, generated="now")
+    section = page[page.index('id="failures"'):page.index('id="summary"')]
+    probes = [c for c in r.cases if c.status == "failed"]
+    assert probes and all(c.kind == "probe" for c in probes)
+    assert f"{len(probes)} failures</strong>" in section
+    assert all(c.shrunk_reproducer.replace("'", "&#39;") in section for c in probes)
+    assert "No failing case with located mismatching outputs (the" in page
