@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "memory_limit.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -30,6 +31,7 @@ struct BenchOptions {
     int threads = 0, repeats = 5;
     double timeout_s = 120.0;
     bool no_reference = false;
+    std::string memory_limit;  // "" : default_memory_limit()
 };
 
 double min_ms(const ChildOutcome& o) {
@@ -40,6 +42,8 @@ double min_ms(const ChildOutcome& o) {
 }
 
 int bench(const BenchOptions& o) {
+    const std::int64_t memory_limit =
+        o.memory_limit.empty() ? default_memory_limit() : parse_memory_size(o.memory_limit, "--memory-limit");
     std::unique_ptr<BackendSession> backend, optimized, reference;
     try {
         backend = open_backend(o.backend, o.backend_options, o.threads, "none", o.timeout_s);
@@ -59,11 +63,11 @@ int bench(const BenchOptions& o) {
     std::set<std::string> done;
     for (const Case& c : load_cases(o.suite, 1, "bound")) {
         if (c.op != Op::conv || !done.insert(c.descriptor()).second) continue;
-        const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s);
-        const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s);
+        const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
+        const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
         const double ms = min_ms(mine), optimized_ms = min_ms(ours);
         double reference_ms = -1.0;
-        if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s));
+        if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s, memory_limit));
         const double gflops = ms > 0 ? 2.0 * double(c.conv.macs()) / (ms * 1e6) : 0.0;
         const double ratio = ms > 0 && optimized_ms > 0 ? optimized_ms / ms : 0.0;
         const std::string label = c.name.empty() ? c.id : c.name;
@@ -103,6 +107,8 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--threads", o.threads, "threads every plugin may use (0: its default)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--repeats", o.repeats, "timed executions per case (after one warm-up)")->check(CLI::Range(1, 256));
     cmd->add_option("--timeout", o.timeout_s, "seconds per timing child")->check(CLI::PositiveNumber);
+    cmd->add_option("--memory-limit", o.memory_limit, "what one timed case may use, e.g. 2G (default: half the "
+                                                      "memory available at start)");
     cmd->add_flag("--no-reference", o.no_reference, "do not time the reference (slow on real model sizes)");
     cmd->callback([] { exit_code() = bench(o); });
 }

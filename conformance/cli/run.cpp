@@ -12,6 +12,8 @@
 
 #include "abi_descriptor.hpp"
 #include "commands.hpp"
+#include "memory_limit.hpp"
+#include "progress.hpp"
 #include "results.hpp"
 #include "session.hpp"
 #include "shard.hpp"
@@ -37,6 +39,7 @@ struct RunOptions {
     std::string expectations;
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
     double shrink_seconds = 60.0;
+    std::string memory_limit;  // "" : default_memory_limit()
 };
 
 std::string utc_now() {
@@ -54,6 +57,8 @@ std::string host_name() {
 
 int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
+    const std::int64_t memory_limit =
+        o.memory_limit.empty() ? default_memory_limit() : parse_memory_size(o.memory_limit, "--memory-limit");
     // ---- the cases (bad input: exit 2, thrown to main)
     std::vector<Case> cases;
     std::string suite_name;
@@ -109,18 +114,21 @@ int run(const RunOptions& o) {
     info.started = utc_now();
     info.host = host_name();
     info.accumulation_dtype = abi_dtype_name(backend.info.accumulation_dtype);
+    info.memory_limit_bytes = memory_limit;
+    info.memory_limit_mechanism = memory_enforcement().name();
     const nlohmann::json run_json = run_record(info);
     emit(run_json);
 
     RunSettings settings;
     settings.check.timeout_s = o.timeout_s;
     settings.check.leak_check = o.leak_check;
+    settings.check.memory_limit_bytes = memory_limit;
     settings.shrink = !o.no_shrink;
     settings.shrink_limits.max_seconds = o.shrink_seconds;
     settings.fail_fast = o.fail_fast;
 
     std::vector<nlohmann::json> records;
-    Progress progress(static_cast<std::int64_t>(mine.size()), !o.quiet && !o.no_progress && isatty(2));
+    Progress progress(mine, !o.quiet && !o.no_progress && isatty(2));
     run_cases(backend, mine, settings, [&](const CaseResult& r) {
         records.push_back(case_record(r, backend.info.name));
         emit(records.back());
@@ -163,6 +171,9 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--threads", o.threads, "threads a plugin may use (0: its default)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--expectations", o.expectations,
                     "declarations and expected failures (default: the installed backends.json; 'none': none)");
+    cmd->add_option("--memory-limit", o.memory_limit,
+                    "what one case may use, runner and plugin child together, e.g. 2G or 512M "
+                    "(default: half the memory available at start)");
     cmd->add_flag("--leak-check", o.leak_check, "run 5 create..destroy cycles per case and fail heap growth");
     cmd->add_flag("--no-shrink", o.no_shrink, "do not shrink failing cases");
     cmd->add_option("--shrink-seconds", o.shrink_seconds, "time limit for shrinking one failure");

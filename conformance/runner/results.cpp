@@ -31,7 +31,8 @@ json run_record(const RunInfo& i) {
             {"suite", i.suite},       {"shard", i.shard},
             {"threads", i.threads},   {"seed", i.seed},
             {"started", i.started},   {"host", i.host},
-            {"accumulation_dtype", i.accumulation_dtype}};
+            {"accumulation_dtype", i.accumulation_dtype},
+            {"memory_limit_bytes", i.memory_limit_bytes}, {"memory_limit_mechanism", i.memory_limit_mechanism}};
 }
 
 json features(const Case& c) {
@@ -70,6 +71,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"seed", r.c.seed},
               {"mode", accuracy::to_string(r.c.mode)},
               {"status", to_string(r.status)},
+              {"kind", to_string(r.kind)},
               {"reason", r.reason},
               {"features", features(r.c)},
               {"time_ms", r.time_ms},
@@ -210,25 +212,6 @@ std::string junit_xml(const json& run, const std::vector<json>& cases, double se
     }
     x << "  </testsuite>\n</testsuites>\n";
     return x.str();
-}
-
-Progress::Progress(std::int64_t total, bool enabled) : total_(total), enabled_(enabled) {}
-
-void Progress::update(std::int64_t done, const std::map<std::string, std::int64_t>& counts) {
-    if (!enabled_ || total_ <= 0) return;
-    const int width = 30;
-    const int filled = static_cast<int>(width * done / total_);
-    std::int64_t bad = 0;
-    for (Status s : kAllStatuses)
-        if (is_failure(s) && counts.count(to_string(s))) bad += counts.at(to_string(s));
-    std::fprintf(stderr, "\r[%s%s] %lld/%lld  failing %lld ", std::string(filled, '#').c_str(),
-                 std::string(width - filled, '.').c_str(), static_cast<long long>(done), static_cast<long long>(total_),
-                 static_cast<long long>(bad));
-    std::fflush(stderr);
-}
-
-void Progress::finish() {
-    if (enabled_) std::fprintf(stderr, "\r%60s\r", "");
 }
 
 }  // namespace convcheck::runner

@@ -18,6 +18,8 @@ struct RunInfo {
     std::string backend, backend_version, backend_path, suite, shard = "0/1", started, host, accumulation_dtype;
     int threads = 0;
     std::uint64_t seed = 1;
+    std::int64_t memory_limit_bytes = 0;
+    std::string memory_limit_mechanism;  // memory_limit.hpp: "rss_poll+rlimit_data", "rss_poll", ...
 };
 
 nlohmann::json run_record(const RunInfo& info);
@@ -41,17 +43,5 @@ void print_summary(std::FILE* out, const nlohmann::json& run, const std::vector<
 
 // JUnit XML: one testsuite (the run), one testcase per case record.
 std::string junit_xml(const nlohmann::json& run, const std::vector<nlohmann::json>& cases, double seconds);
-
-// A progress bar on a terminal (stderr): redrawn in place, cleared at the end.
-class Progress {
-public:
-    Progress(std::int64_t total, bool enabled);
-    void update(std::int64_t done, const std::map<std::string, std::int64_t>& counts);
-    void finish();
-
-private:
-    std::int64_t total_;
-    bool enabled_;
-};
 
 }  // namespace convcheck::runner
