@@ -31,6 +31,12 @@ if(CONVCHECK_BUILD_TESTS)
                    $<TARGET_FILE:convcheck_plugin_reference>)
 endif()
 if(CONVCHECK_BUILD_TESTS)
+  # On a terminal the progress line shows the case in progress and its elapsed time (runner/progress.hpp).
+  add_test(NAME conformance_progress_shows_case_and_time
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/progress_check.py $<TARGET_FILE:convcheck>
+                   $<TARGET_FILE:convcheck_plugin_faultzoo>)
+endif()
+if(CONVCHECK_BUILD_TESTS)
   # bench runs end to end (timings are printed, never asserted)
   add_test(NAME conformance_bench_runs COMMAND convcheck bench --backend reference --suite edge --repeats 1)
 endif()

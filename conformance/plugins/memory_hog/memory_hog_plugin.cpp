@@ -5,6 +5,8 @@
 //   --backend-option hog=one_block --backend-option bytes=N
 //                                   one allocation of N bytes (default 16 GiB), touched -> out of memory
 //                                   (the allocation fails under RLIMIT_DATA, else killed while touching)
+//   --backend-option hog=one_block_error  the same, but the plugin catches the std::bad_alloc and
+//                                   returns an error, as a careful backend does -> out of memory
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -60,8 +62,9 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
         else if (item.starts_with("bytes=")) instance.bytes = std::strtoull(item.c_str() + 6, nullptr, 10);
         else return make_error("memory_hog: unknown option '" + item + "' (want hog=<name> or bytes=<n>)");
     }
-    if (instance.hog != "none" && instance.hog != "grow" && instance.hog != "one_block")
-        return make_error("memory_hog: unknown hog '" + instance.hog + "' (none, grow, one_block)");
+    if (instance.hog != "none" && instance.hog != "grow" && instance.hog != "one_block" &&
+        instance.hog != "one_block_error")
+        return make_error("memory_hog: unknown hog '" + instance.hog + "' (none, grow, one_block, one_block_error)");
     *out = reinterpret_cast<convcheck_plugin*>(new Instance{instance});
     return nullptr;
 }
@@ -94,6 +97,9 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
     const std::string& hog = instance.hog;
     if (hog == "grow") grow_forever();
     if (hog == "one_block") one_block(instance.bytes);
+    if (hog == "one_block_error")
+        if (auto* e = guarded("memory_hog", [&]() -> convcheck_error* { return one_block(instance.bytes), nullptr; }))
+            return e;
     const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
     const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
     convcheck::reference::round_dst_to_output(d, result.dst, args->dst);

@@ -101,13 +101,33 @@ TEST(OutOfMemory, OneBlockBeyondTheLimitIsOutOfMemory) {
     const CaseResult r = check_case(hog->backend, one_case(kSmallCase), settings);
     EXPECT_STREQ(to_string(r.kind), "out_of_memory") << r.reason;
     EXPECT_NE(r.reason.find("256 MiB"), std::string::npos) << r.reason;
-    if (memory_enforcement().rlimit_data)
+    if (memory_enforcement().rlimit_data) {
         EXPECT_NE(r.reason.find("an allocation failed in execute"), std::string::npos) << r.reason;
-    else
+    } else {
         EXPECT_NE(r.reason.find("exceeded the memory limit"), std::string::npos) << r.reason;
+    }
 }
 
-// Negotiation runs under a limit too (every child does).
+// A backend that catches the std::bad_alloc and returns an error is out of memory all the same.
+TEST(OutOfMemory, AnAllocationFailureThePluginReportsAsAnErrorIsOutOfMemory) {
+    const std::int64_t limit = 256 * kMiB;
+    auto hog =
+        open_backend("memory_hog", {"hog=one_block_error", "bytes=" + std::to_string(3 * limit)}, 0, "none", 10.0);
+    CheckSettings settings;
+    settings.memory_limit_bytes = limit;
+    settings.timeout_s = 120.0;
+    const CaseResult r = check_case(hog->backend, one_case(kSmallCase), settings);
+    EXPECT_EQ(r.status, Status::crashed) << r.reason;
+    EXPECT_STREQ(to_string(r.kind), "out_of_memory") << r.reason;
+    if (memory_enforcement().rlimit_data) {
+        EXPECT_NE(r.reason.find("an allocation failed in execute under the memory limit of 256 MiB; then: execute: "
+                                "memory_hog: std::bad_alloc"),
+                  std::string::npos)
+            << r.reason;
+    }
+}
+
+// Every child has a budget, by default the default limit.
 TEST(OutOfMemory, EveryExecutionHasABudget) {
     ConvExecution e;
     EXPECT_EQ(e.memory.limit_bytes, default_memory_limit());
