@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,30 @@ bool GuardedBuffer::canary_intact() const {
     for (const std::byte* p = base_ + page_; p < data_; ++p)
         if (static_cast<unsigned char>(*p) != kCanary) return false;
     return true;
+}
+
+std::string describe_fault(std::uint64_t address, const std::vector<NamedBuffer>& buffers) {
+    for (const auto& b : buffers) {
+        if (!b.buffer) continue;
+        const auto a = static_cast<std::uintptr_t>(address);
+        const std::int64_t off = b.buffer->offset_of(a);
+        switch (b.buffer->locate(a)) {
+            case GuardedBuffer::Where::guard_after:
+                return (b.input ? "read past the end of " : "write past the end of the output ") + b.name + " (byte " +
+                       std::to_string(off) + " of " + std::to_string(b.buffer->bytes()) + ")";
+            case GuardedBuffer::Where::guard_before:
+            case GuardedBuffer::Where::front_padding:
+                return "access before the start of " + b.name + " (byte " + std::to_string(off) + ")";
+            case GuardedBuffer::Where::inside:
+                return b.input ? "write into the input " + b.name + " (byte " + std::to_string(off) +
+                                     "; inputs are mapped read-only)"
+                               : "fault inside " + b.name + " (byte " + std::to_string(off) + ")";
+            case GuardedBuffer::Where::outside: break;
+        }
+    }
+    char text[64];
+    std::snprintf(text, sizeof(text), "at address 0x%llx", static_cast<unsigned long long>(address));
+    return text;
 }
 
 }  // namespace convcheck::runner

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace convcheck::runner {
 
@@ -41,5 +43,16 @@ private:
     std::byte* data_ = nullptr;
     std::size_t bytes_ = 0;
 };
+
+// One buffer the plugin sees, with the name reports use.
+struct NamedBuffer {
+    std::string name;  // "src", "weights", "bias", "dst", "theta"
+    const GuardedBuffer* buffer = nullptr;
+    bool input = true;
+};
+
+// What a faulting address hit, e.g. "write past the end of the output dst (byte 96 of 96)", or
+// "at address 0x0" when it is in none of the buffers.
+std::string describe_fault(std::uint64_t address, const std::vector<NamedBuffer>& buffers);
 
 }  // namespace convcheck::runner

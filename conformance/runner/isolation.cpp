@@ -168,16 +168,10 @@ Waited run_child(ChildReport& report, double timeout_s, const MemoryBudget& memo
         sigaction(SIGBUS, &sa, nullptr);
         try {
             body(report);
-        } catch (const std::bad_array_new_length& e) {  // a size computed wrong, not a lack of memory
-            report.result = kException;
-            std::snprintf(report.message, sizeof(report.message), "a C++ exception escaped the plugin in %s: %s",
-                          stage_name(report.stage), e.what());
-        } catch (const std::bad_alloc& e) {
-            note_allocation_failure();
-            report.result = kException;
-            std::snprintf(report.message, sizeof(report.message), "a C++ exception escaped the plugin in %s: %s",
-                          stage_name(report.stage), e.what());
         } catch (const std::exception& e) {
+            // a std::bad_alloc is out of memory; a bad_array_new_length is a size computed wrong
+            if (dynamic_cast<const std::bad_alloc*>(&e) && !dynamic_cast<const std::bad_array_new_length*>(&e))
+                note_allocation_failure();
             report.result = kException;
             std::snprintf(report.message, sizeof(report.message), "a C++ exception escaped the plugin in %s: %s",
                           stage_name(report.stage), e.what());
@@ -222,31 +216,6 @@ Waited run_child(ChildReport& report, double timeout_s, const MemoryBudget& memo
 std::string signal_name(int sig) {
     const char* abbrev = sigabbrev_np(sig);
     return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
-
-// Names what a faulting address hit.
-std::string describe_fault(std::uint64_t address, const std::vector<NamedBuffer>& buffers) {
-    for (const auto& b : buffers) {
-        if (!b.buffer) continue;
-        const auto a = static_cast<std::uintptr_t>(address);
-        const std::int64_t off = b.buffer->offset_of(a);
-        switch (b.buffer->locate(a)) {
-            case GuardedBuffer::Where::guard_after:
-                return (b.input ? "read past the end of " : "write past the end of the output ") + b.name + " (byte " +
-                       std::to_string(off) + " of " + std::to_string(b.buffer->bytes()) + ")";
-            case GuardedBuffer::Where::guard_before:
-            case GuardedBuffer::Where::front_padding:
-                return "access before the start of " + b.name + " (byte " + std::to_string(off) + ")";
-            case GuardedBuffer::Where::inside:
-                return b.input ? "write into the input " + b.name + " (byte " + std::to_string(off) +
-                                     "; inputs are mapped read-only)"
-                               : "fault inside " + b.name + " (byte " + std::to_string(off) + ")";
-            case GuardedBuffer::Where::outside: break;
-        }
-    }
-    char text[64];
-    std::snprintf(text, sizeof(text), "at address 0x%llx", static_cast<unsigned long long>(address));
-    return text;
 }
 
 // "out of memory: the plugin's child exceeded the memory limit of 2 GiB in execute: ..."

@@ -28,13 +28,6 @@
 
 namespace convcheck::runner {
 
-// One buffer the plugin sees, with the name reports use.
-struct NamedBuffer {
-    std::string name;  // "src", "weights", "bias", "dst", "theta"
-    const GuardedBuffer* buffer = nullptr;
-    bool input = true;
-};
-
 // Options for every plugin instance the runner creates.
 struct InstanceOptions {
     int num_threads = 0;  // 0: the plugin's default
