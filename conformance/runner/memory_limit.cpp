@@ -170,7 +170,7 @@ bool limit_child_data(std::int64_t own_budget) {
     const double wanted = static_cast<double>(data_kib) * kKiB + static_cast<double>(own_budget) + headroom;
     if (wanted >= static_cast<double>(kMaxSize)) return true;  // nothing to bound
     const auto bytes = static_cast<rlim_t>(wanted);
-    if (limit.rlim_max != RLIM_INFINITY && bytes > limit.rlim_max) return true;  // already bounded tighter
+    if (limit.rlim_cur != RLIM_INFINITY && bytes > limit.rlim_cur) return true;  // already bounded tighter
     limit.rlim_cur = bytes;
     return setrlimit(RLIMIT_DATA, &limit) == 0;
 }
