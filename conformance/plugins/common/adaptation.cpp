@@ -26,9 +26,42 @@ convcheck_conv_desc lifted(const convcheck_conv_desc& d) {
     return l;
 }
 
-// The runner's tensors described at the library's rank (the same memory).
+// The runner's tensors described at the library's rank (the same memory), before any depth fold.
 convcheck_conv_desc runner_view(const convcheck_conv_desc& d, const Adaptation& a) {
     return a.rank1_as_rank2 ? lifted(d) : d;
+}
+
+// The library's case at the runner's (lifted) rank: the tensors the copies write. With the depth
+// fold, the depth axis holds the gathered slices: in = out_depth, k = s = d = 1, no pads.
+convcheck_conv_desc adapted_view(const convcheck_conv_desc& d, const Adaptation& a) {
+    convcheck_conv_desc l = d;
+    l.data_format = a.data_format;
+    l.filter_format = a.filter_format;
+    for (int axis = 0; axis < d.rank; ++axis) {
+        l.input_size[axis] += a.moved_begin[axis] + a.moved_end[axis];
+        l.pads_begin[axis] -= a.moved_begin[axis];
+        l.pads_end[axis] -= a.moved_end[axis];
+    }
+    if (a.depth_as_batch) {
+        l.input_size[0] = output_size(d, 0);
+        l.strides[0] = l.dilations[0] = 1;
+        l.pads_begin[0] = l.pads_end[0] = 0;
+    }
+    return a.rank1_as_rank2 ? lifted(l) : l;
+}
+
+// A 3-D case (kernel depth 1) as 2-D: depth joins the batch, axes 1 and 2 become 0 and 1.
+convcheck_conv_desc folded(const convcheck_conv_desc& d) {
+    convcheck_conv_desc l = d;
+    l.rank = 2;
+    l.batch = d.batch * d.input_size[0];
+    for (int64_t(convcheck_conv_desc::*field)[3] : {&convcheck_conv_desc::input_size, &convcheck_conv_desc::kernel_size,
+                                                    &convcheck_conv_desc::strides, &convcheck_conv_desc::dilations,
+                                                    &convcheck_conv_desc::pads_begin, &convcheck_conv_desc::pads_end}) {
+        int64_t(&v)[3] = l.*field;
+        v[0] = v[1], v[1] = v[2], v[2] = 0;
+    }
+    return l;
 }
 
 DenseLayout src_layout(const convcheck_conv_desc& d) {
@@ -68,7 +101,8 @@ Adaptation plan_adaptation(const convcheck_conv_desc& d, const LibraryForm& form
     a.data_format = form.data_format;
     a.filter_format = form.filter_format;
     a.rank1_as_rank2 = form.rank1_as_rank2 && d.rank == 1;
-    for (int axis = 0; axis < d.rank; ++axis) {
+    a.depth_as_batch = form.depth_as_batch && form.data_format == CONVCHECK_NXC && d.rank == 3 && d.kernel_size[0] == 1;
+    for (int axis = a.depth_as_batch ? 1 : 0; axis < d.rank; ++axis) {
         const int64_t pb = d.pads_begin[axis], pe = d.pads_end[axis], s = d.strides[axis];
         int64_t& mb = a.moved_begin[axis];
         int64_t& me = a.moved_end[axis];
@@ -95,19 +129,13 @@ Adaptation plan_adaptation(const convcheck_conv_desc& d, const LibraryForm& form
 }
 
 convcheck_conv_desc library_desc(const convcheck_conv_desc& d, const Adaptation& a) {
-    convcheck_conv_desc l = d;
-    l.data_format = a.data_format;
-    l.filter_format = a.filter_format;
-    for (int axis = 0; axis < d.rank; ++axis) {
-        l.input_size[axis] += a.moved_begin[axis] + a.moved_end[axis];
-        l.pads_begin[axis] -= a.moved_begin[axis];
-        l.pads_end[axis] -= a.moved_end[axis];
-    }
-    return a.rank1_as_rank2 ? lifted(l) : l;
+    const convcheck_conv_desc l = adapted_view(d, a);
+    return a.depth_as_batch ? folded(l) : l;
 }
 
 bool moves_src(const convcheck_conv_desc& d, const Adaptation& a) {
-    return d.data_format != a.data_format || moves_pads(d, a);
+    const bool gathers = a.depth_as_batch && (d.strides[0] != 1 || d.pads_begin[0] != 0 || d.pads_end[0] != 0);
+    return d.data_format != a.data_format || moves_pads(d, a) || gathers;
 }
 bool moves_weights(const convcheck_conv_desc& d, const Adaptation& a) { return d.filter_format != a.filter_format; }
 bool moves_dst(const convcheck_conv_desc& d, const Adaptation& a) { return d.data_format != a.data_format; }
@@ -121,6 +149,7 @@ std::string adaptation_note(const convcheck_conv_desc& d, const Adaptation& a) {
         notes.push_back(std::string(filter(d.filter_format)) + "->" + filter(a.filter_format));
     if (!notes.empty()) notes.front() = "reordered " + notes.front();
     if (a.rank1_as_rank2) notes.push_back("rank1->2");
+    if (a.depth_as_batch) notes.push_back("depth->batch");
     bool cropped = false, padded = false;
     for (int axis = 0; axis < d.rank; ++axis)
         for (int64_t moved : {a.moved_begin[axis], a.moved_end[axis]}) {
@@ -145,19 +174,30 @@ size_t element_bytes(int32_t dtype) {
 }
 
 void adapt_src(const convcheck_conv_desc& d, const Adaptation& a, const void* src, void* out) {
-    const convcheck_conv_desc from = runner_view(d, a), to = library_desc(d, a);
-    std::vector<int64_t> offset{0, 0};
+    const convcheck_conv_desc from = runner_view(d, a), to = adapted_view(d, a);
+    std::vector<int64_t> offset{0, 0}, step(2 + from.rank, 1);
     if (a.rank1_as_rank2) offset.push_back(0);  // the unit axis
     for (int axis = 0; axis < d.rank; ++axis) offset.push_back(-a.moved_begin[axis]);
-    copy_window({src, src_layout(from), out, src_layout(to), offset, element_bytes(d.dtype)});
+    if (a.depth_as_batch) {  // slice od of the copy is input slice od * s - pads_begin
+        offset[2] = -d.pads_begin[0];
+        step[2] = d.strides[0];
+    }
+    copy_window({src, src_layout(from), out, src_layout(to), offset, element_bytes(d.dtype), step});
+}
+
+// The runner's weights at the library's rank: lifted for rank 1; for the depth fold the unit
+// kernel depth is dropped (OIX [O][I/G][1][kh][kw] and XIO [1][kh][kw][I/G][O] are the same memory
+// as their 2-D forms).
+convcheck_conv_desc weights_view(const convcheck_conv_desc& d, const Adaptation& a) {
+    return a.depth_as_batch ? folded(d) : runner_view(d, a);
 }
 
 void weights_in_order(const convcheck_conv_desc& d, const Adaptation& a, const void* weights,
                       const std::vector<int>& physical, void* out) {
-    const convcheck_conv_desc from = runner_view(d, a);
     DenseLayout to = weights_layout(library_desc(d, a));
     to.physical = physical;
-    copy_window({weights, weights_layout(from), out, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype)});
+    copy_window({weights, weights_layout(weights_view(d, a)), out, to, std::vector<int64_t>(to.dims.size(), 0),
+                 element_bytes(d.dtype), {}});
 }
 
 void adapt_weights(const convcheck_conv_desc& d, const Adaptation& a, const void* weights, void* out) {
@@ -165,14 +205,14 @@ void adapt_weights(const convcheck_conv_desc& d, const Adaptation& a, const void
 }
 
 void restore_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* library_dst, void* dst) {
-    const DenseLayout from = dst_layout(library_desc(d, a)), to = dst_layout(runner_view(d, a));
-    copy_window({library_dst, from, dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype)});
+    const DenseLayout from = dst_layout(adapted_view(d, a)), to = dst_layout(runner_view(d, a));
+    copy_window({library_dst, from, dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
 }
 
 LibraryBuffers::LibraryBuffers(const convcheck_conv_desc& d, const Adaptation& a, const convcheck_conv_args& args,
                                size_t tail_bytes)
     : d_(d), a_(a), runner_dst_(args.dst), src_(args.src), weights_(args.weights), bias_(args.bias), dst_(args.dst) {
-    const convcheck_conv_desc l = library_desc(d, a);
+    const convcheck_conv_desc l = adapted_view(d, a);  // the library's tensors, at the runner's rank
     const size_t bytes = element_bytes(d.dtype);
     if (moves_src(d, a) || tail_bytes > 0) {
         src_copy_.assign(elements(src_layout(l)) * bytes + tail_bytes, 0);
@@ -180,7 +220,7 @@ LibraryBuffers::LibraryBuffers(const convcheck_conv_desc& d, const Adaptation& a
         src_ = src_copy_.data();
     }
     if (moves_weights(d, a)) {
-        weights_copy_.assign(elements(weights_layout(l)) * bytes + tail_bytes, 0);
+        weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * bytes + tail_bytes, 0);
         adapt_weights(d, a, args.weights, weights_copy_.data());
         weights_ = weights_copy_.data();
     }

@@ -11,6 +11,11 @@
 //                starts the read |pads_begin| elements in, and a negative pads_end ends it early);
 //   zero-pad     a positive pad the library cannot express: explicit zeros in a padded copy of the
 //                input (the spec reads src as zero outside [0, in)).
+//   depth->batch a 3-D case whose kernel depth is 1, for a library without 3-D: output depth slice
+//                od reads only input depth slice od * s - pads_begin (zeros outside [0, in)), so
+//                the case is a 2-D convolution of those gathered slices with batch N * out_depth;
+//                NXC [N][OD][H][W][C] is then the same memory as 2-D NXC [N*OD][H][W][C]. A 3-D
+//                case with a deeper kernel sums across slices: not data movement, declined.
 // The output size is unchanged: per axis the library's in' + pb' + pe' = in + pb + pe.
 // Explicit zeros are exact where weights are finite (0 * w = 0 adds nothing; only 0 * inf would
 // differ, and a library's own padding is zeros in its buffers too).
@@ -37,6 +42,7 @@ struct LibraryForm {
     int32_t data_format = CONVCHECK_NCX;  // the only src/dst format it takes (set it to the case's own when it takes both)
     int32_t filter_format = CONVCHECK_OIX;
     bool rank1_as_rank2 = false;  // the library has no 1-D path
+    bool depth_as_batch = false;  // the library has no 3-D path (with data_format NXC only)
     PadsRule pads = PadsRule::any;
 };
 
@@ -47,6 +53,7 @@ struct Adaptation {
     int32_t data_format = CONVCHECK_NCX;
     int32_t filter_format = CONVCHECK_OIX;
     bool rank1_as_rank2 = false;
+    bool depth_as_batch = false;  // depth axis (0) gathered by its stride and pads, folded into the batch
     int64_t moved_begin[3] = {0, 0, 0};
     int64_t moved_end[3] = {0, 0, 0};
 };
@@ -63,7 +70,8 @@ convcheck_conv_desc library_desc(const convcheck_conv_desc& d, const Adaptation&
 bool moves_src(const convcheck_conv_desc& d, const Adaptation& a);
 bool moves_weights(const convcheck_conv_desc& d, const Adaptation& a);
 bool moves_dst(const convcheck_conv_desc& d, const Adaptation& a);
-// "" when nothing moves, else e.g. " [reordered ncx->nxc, oix->xio, rank1->2, cropped, zero-padded]":
+// "" when nothing moves, else e.g. " [reordered ncx->nxc, oix->xio, rank1->2, cropped, zero-padded]"
+// (and "depth->batch"):
 // appended to the implementation string, so a result says which adaptation ran.
 std::string adaptation_note(const convcheck_conv_desc& d, const Adaptation& a);
 

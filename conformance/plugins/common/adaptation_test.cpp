@@ -70,6 +70,7 @@ std::string check_adaptation(const ConvDescriptor& d, const support::LibraryForm
     const std::string repro = to_string(d) + " seed " + std::to_string(seed) + " form data=" +
                               std::to_string(form.data_format) + " wei=" + std::to_string(form.filter_format) +
                               " rank1_as_rank2=" + std::to_string(form.rank1_as_rank2) +
+                              " depth_as_batch=" + std::to_string(form.depth_as_batch) +
                               " pads=" + std::to_string(static_cast<int>(form.pads));
     std::vector<double> src, weights, bias;
     const Buffers in = integer_buffers(d, seed, &src, &weights, &bias);
@@ -80,7 +81,9 @@ std::string check_adaptation(const ConvDescriptor& d, const support::LibraryForm
     const convcheck_conv_desc l = support::library_desc(a, plan);
     if (l.data_format != form.data_format || l.filter_format != form.filter_format)
         return "the library's formats are not the asked ones: " + repro;
-    if (l.rank != (form.rank1_as_rank2 && d.rank == 1 ? 2 : d.rank)) return "the library's rank is wrong: " + repro;
+    const bool folds = form.depth_as_batch && form.data_format == CONVCHECK_NXC && d.rank == 3 && d.kernel_size[0] == 1;
+    if (plan.depth_as_batch != folds) return "the depth fold is planned wrongly: " + repro;
+    if (l.rank != ((form.rank1_as_rank2 && d.rank == 1) || folds ? 2 : d.rank)) return "the library's rank is wrong: " + repro;
     if (!pads_obey(l, form.pads)) return "the library's pads break its rule: " + repro;
     const ConvDescriptor ld = runner::from_abi(l);
     try {
@@ -89,6 +92,16 @@ std::string check_adaptation(const ConvDescriptor& d, const support::LibraryForm
         return std::string("the adapted case is invalid (") + e.what() + "): " + repro;
     }
     if (ld.dst_elements() != d.dst_elements()) return "the adapted case has another output size: " + repro;
+    // The original's result in the library's NCX order: with the depth fold, [N][OD][O][OH][OW].
+    std::vector<double> want_library = want.dst;
+    if (folds) {
+        const std::int64_t N = d.batch, O = d.out_channels, OD = d.output_size(0), X = d.dst_elements() / (N * O * OD);
+        for (std::int64_t n = 0; n < N; ++n)
+            for (std::int64_t o = 0; o < O; ++o)
+                for (std::int64_t od = 0; od < OD; ++od)
+                    for (std::int64_t x = 0; x < X; ++x)
+                        want_library[((n * OD + od) * O + o) * X + x] = want.dst[((n * O + o) * OD + od) * X + x];
+    }
 
     const int bytes = size_of(d.dtype);
     std::vector<std::byte> dst(d.dst_elements() * bytes + 1, std::byte{0x5a});
@@ -99,9 +112,9 @@ std::string check_adaptation(const ConvDescriptor& d, const support::LibraryForm
     const auto got = reference::convolution(ld, library.src(), library.weights(), d.has_bias ? library.bias() : nullptr);
     if (got.dst.size() != want.dst.size()) return "the adapted case has another output size: " + repro;
     for (std::size_t i = 0; i < want.dst.size(); ++i)
-        if (got.dst[i] != want.dst[i])
-            return "output " + std::to_string(i) + " (flat NCX): adapted " + std::to_string(got.dst[i]) + ", original " +
-                   std::to_string(want.dst[i]) + ": " + repro;
+        if (got.dst[i] != want_library[i])
+            return "output " + std::to_string(i) + " (flat NCX of the library's case): adapted " + std::to_string(got.dst[i]) +
+                   ", original " + std::to_string(want_library[i]) + ": " + repro;
     // The library writes its dst in its own format; the runner reads it back in the case's format.
     reference::round_dst_to_output(ld, got.dst, library.dst());
     library.return_dst();
@@ -118,6 +131,7 @@ rc::Gen<support::LibraryForm> any_form() {
         form.data_format = *rc::gen::element<std::int32_t>(CONVCHECK_NCX, CONVCHECK_NXC);
         form.filter_format = *rc::gen::element<std::int32_t>(CONVCHECK_OIX, CONVCHECK_XIO);
         form.rank1_as_rank2 = *rc::gen::arbitrary<bool>();
+        form.depth_as_batch = *rc::gen::arbitrary<bool>();
         form.pads = *rc::gen::element(support::PadsRule::any, support::PadsRule::nonnegative, support::PadsRule::onednn,
                                       support::PadsRule::symmetric_nonnegative);
         return form;
@@ -140,6 +154,19 @@ RC_GTEST_PROP(Adaptation, AnAdaptedCaseComputesExactlyTheOriginal, ()) {
     if (!failure.empty()) RC_FAIL(failure);
 }
 
+// The depth fold only applies to 3-D cases of kernel depth 1 in an NXC library: drawn on its own.
+RC_GTEST_PROP(Adaptation, TheDepthFoldComputesExactlyTheOriginal, ()) {
+    testgen::DescriptorLimits lim = small();
+    lim.min_rank = lim.max_rank = 3;
+    ConvDescriptor d = *testgen::valid_descriptor(lim);
+    d.kernel_size[0] = 1;  // still valid: the input covered the deeper kernel
+    support::LibraryForm form = *any_form();
+    form.data_format = CONVCHECK_NXC;
+    form.depth_as_batch = true;
+    const std::string failure = check_adaptation(d, form, *rc::gen::arbitrary<std::uint32_t>());
+    if (!failure.empty()) RC_FAIL(failure);
+}
+
 // Each adaptation alone, on a case that needs it, so that a broken one fails by name.
 TEST(Adaptation, EachAdaptationAloneIsExact) {
     struct Example {
@@ -147,23 +174,25 @@ TEST(Adaptation, EachAdaptationAloneIsExact) {
         support::LibraryForm form;
         const char* note;
     };
-    const support::LibraryForm as_is_nxc{CONVCHECK_NXC, CONVCHECK_OIX, false, support::PadsRule::any};
+    const support::LibraryForm as_is_nxc{CONVCHECK_NXC, CONVCHECK_OIX, false, false, support::PadsRule::any};
     const std::vector<Example> examples = {
         {"conv:n=2,c=3,o=4,in=5x4,k=3x2,pb=1x0,pe=1x1,bias=1,data=ncx", as_is_nxc, " [reordered ncx->nxc]"},
-        {"conv:n=2,c=3,o=4,in=5x4,k=3x2,data=nxc", {CONVCHECK_NCX, CONVCHECK_OIX, false, support::PadsRule::any},
+        {"conv:n=2,c=3,o=4,in=5x4,k=3x2,data=nxc", {CONVCHECK_NCX, CONVCHECK_OIX, false, false, support::PadsRule::any},
          " [reordered nxc->ncx]"},
-        {"conv:c=4,o=6,g=2,in=5x4,k=3x2,wei=xio", {CONVCHECK_NCX, CONVCHECK_OIX, false, support::PadsRule::any},
+        {"conv:c=4,o=6,g=2,in=5x4,k=3x2,wei=xio", {CONVCHECK_NCX, CONVCHECK_OIX, false, false, support::PadsRule::any},
          " [reordered xio->oix]"},
-        {"conv:c=4,o=6,g=2,in=5x4,k=3x2,wei=oix", {CONVCHECK_NCX, CONVCHECK_XIO, false, support::PadsRule::any},
+        {"conv:c=4,o=6,g=2,in=5x4,k=3x2,wei=oix", {CONVCHECK_NCX, CONVCHECK_XIO, false, false, support::PadsRule::any},
          " [reordered oix->xio]"},
-        {"conv:c=2,o=3,in=9,k=3,s=2,d=2,pb=2,pe=1,data=nxc", {CONVCHECK_NXC, CONVCHECK_OIX, true, support::PadsRule::any},
+        {"conv:c=2,o=3,in=9,k=3,s=2,d=2,pb=2,pe=1,data=nxc", {CONVCHECK_NXC, CONVCHECK_OIX, true, false, support::PadsRule::any},
          " [rank1->2]"},
-        {"conv:c=2,o=2,in=7x7,k=3x3,pb=-1x0,pe=0x-2", {CONVCHECK_NCX, CONVCHECK_OIX, false, support::PadsRule::nonnegative},
+        {"conv:c=2,o=2,in=7x7,k=3x3,pb=-1x0,pe=0x-2", {CONVCHECK_NCX, CONVCHECK_OIX, false, false, support::PadsRule::nonnegative},
          " [cropped]"},
-        {"conv:c=2,o=2,in=6x7,k=3x3,pb=0x2,pe=2x1", {CONVCHECK_NCX, CONVCHECK_OIX, false, support::PadsRule::symmetric_nonnegative},
+        {"conv:c=2,o=2,in=6x7,k=3x3,pb=0x2,pe=2x1", {CONVCHECK_NCX, CONVCHECK_OIX, false, false, support::PadsRule::symmetric_nonnegative},
          " [zero-padded]"},
-        {"conv:c=2,o=2,in=1x5,k=1x3,s=1x2,pb=3x1,pe=-2x1", {CONVCHECK_NCX, CONVCHECK_OIX, false, support::PadsRule::onednn},
+        {"conv:c=2,o=2,in=1x5,k=1x3,s=1x2,pb=3x1,pe=-2x1", {CONVCHECK_NCX, CONVCHECK_OIX, false, false, support::PadsRule::onednn},
          " [cropped, zero-padded]"},
+        {"conv:n=2,c=2,o=3,in=7x4x5,k=1x3x2,s=2x1x1,d=3x1x2,pb=2x1x0,pe=-1x1x0,bias=1,data=ncx",
+         {CONVCHECK_NXC, CONVCHECK_OIX, false, true, support::PadsRule::nonnegative}, " [reordered ncx->nxc, depth->batch]"},
     };
     for (const Example& e : examples) {
         const ConvDescriptor d = parse_descriptor(e.descriptor);
@@ -176,7 +205,7 @@ TEST(Adaptation, EachAdaptationAloneIsExact) {
 TEST(Adaptation, NothingMovesWhereTheLibraryTakesTheCaseAsItIs) {
     const ConvDescriptor d = parse_descriptor("conv:c=3,o=2,in=6,k=3,pb=-1,pe=2,data=nxc,wei=xio,bias=1");
     const convcheck_conv_desc a = runner::to_abi(d);
-    const support::Adaptation plan = support::plan_adaptation(a, {CONVCHECK_NXC, CONVCHECK_XIO, false, support::PadsRule::any});
+    const support::Adaptation plan = support::plan_adaptation(a, {CONVCHECK_NXC, CONVCHECK_XIO, false, false, support::PadsRule::any});
     EXPECT_EQ(support::adaptation_note(a, plan), "");
     std::vector<float> src(d.src_elements()), weights(d.weights_elements()), bias(3), dst(d.dst_elements());
     const convcheck_conv_args args{sizeof(convcheck_conv_args), src.data(), weights.data(), bias.data(), dst.data(), nullptr, 0};
@@ -190,7 +219,7 @@ TEST(Adaptation, NothingMovesWhereTheLibraryTakesTheCaseAsItIs) {
 // what its rule refuses is cropped.
 TEST(Adaptation, TheOnednnRuleCropsOnlyWhatOnednnRefuses) {
     const convcheck_conv_desc a = runner::to_abi(parse_descriptor("conv:c=1,o=1,in=9x9,k=3x3,s=2x1,pb=1x-1,pe=-1x-1"));
-    const support::Adaptation plan = support::plan_adaptation(a, {CONVCHECK_NCX, CONVCHECK_OIX, false, support::PadsRule::onednn});
+    const support::Adaptation plan = support::plan_adaptation(a, {CONVCHECK_NCX, CONVCHECK_OIX, false, false, support::PadsRule::onednn});
     EXPECT_EQ(plan.moved_begin[0], 0);
     EXPECT_EQ(plan.moved_end[0], 0);   // -1 + 2 > 0: oneDNN's own
     EXPECT_EQ(plan.moved_begin[1], -1);  // padding_l < 0

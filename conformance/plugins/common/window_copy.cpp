@@ -10,7 +10,7 @@ namespace convcheck_plugin_support {
 void copy_window(const WindowCopy& c) {
     const size_t rank = c.to_layout.dims.size();
     if (c.from_layout.dims.size() != rank || c.from_layout.physical.size() != rank || c.to_layout.physical.size() != rank ||
-        c.offset.size() != rank)
+        c.offset.size() != rank || (!c.step.empty() && c.step.size() != rank))
         throw std::invalid_argument("copy_window: the layouts and the offset differ in rank");
     const std::vector<int64_t> from_strides = dense_strides(c.from_layout.dims, c.from_layout.physical);
     int64_t total = 1;
@@ -23,7 +23,7 @@ void copy_window(const WindowCopy& c) {
         int64_t at = 0;
         bool inside = true;
         for (size_t a = 0; a < rank && inside; ++a) {
-            const int64_t i = index[a] + c.offset[a];
+            const int64_t i = index[a] * (c.step.empty() ? 1 : c.step[a]) + c.offset[a];
             inside = i >= 0 && i < c.from_layout.dims[a];
             at += i * from_strides[a];
         }

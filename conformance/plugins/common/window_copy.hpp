@@ -24,10 +24,11 @@ struct WindowCopy {
     DenseLayout from_layout;
     void* to = nullptr;
     DenseLayout to_layout;
-    // Element i (logical index vector) of `to` is element i + offset of `from`; an index outside
-    // `from` reads as zero bytes (+0.0 in f32, f16 and bf16).
+    // Element i (logical index vector) of `to` is element i * step + offset of `from` (step empty:
+    // 1 on every axis); an index outside `from` reads as zero bytes (+0.0 in f32, f16 and bf16).
     std::vector<int64_t> offset;
     size_t element_bytes = 4;
+    std::vector<int64_t> step;
 };
 
 // Throws std::invalid_argument when the two layouts and the offset do not have the same rank.

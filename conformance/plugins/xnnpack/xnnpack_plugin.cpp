@@ -11,7 +11,9 @@
 //               is reordered into it (a permutation of elements, part of calling the backend); bias [O].
 //   data        NHWC is XNNPACK's general layout. NCX f32 goes to XNNPACK's NCHW operator where it
 //               takes the case, else it is reordered to NHWC and the result back (adaptation).
-//   rank 1      2-D with a unit axis (adaptation); rank 3 and bf16: XNNPACK has neither (declined).
+//   rank 1      2-D with a unit axis (adaptation). Rank 3 with kernel depth 1: 2-D on the gathered
+//               depth slices, depth folded into the batch (adaptation). Other 3-D and bf16: XNNPACK
+//               has neither (declined).
 //   output      no clamping: output_min/max = -inf/+inf.
 // The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
 // the ones that ran. XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input array
@@ -58,9 +60,10 @@ std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_F16)
         return std::string("XNNPACK has convolution operators for f32 and f16 only (xnnpack.h: xnn_create_convolution2d_nhwc_f32, "
                            "_f16, and quantized qc8/qs8/qu8; no bf16), not ") + support::dtype_name(d.dtype);
-    if (d.rank == 3)
-        return "XNNPACK has no 3-D convolution (xnnpack.h: xnn_create_convolution2d_nhwc_* and _nchw_f32 only)";
-    if (d.rank != 1 && d.rank != 2) return "rank " + std::to_string(d.rank) + " is not a convolution rank";
+    if (d.rank == 3 && d.kernel_size[0] != 1)
+        return "XNNPACK has no 3-D convolution (xnnpack.h: xnn_create_convolution2d_nhwc_* and _nchw_f32 only); a kernel "
+               "depth of " + std::to_string(d.kernel_size[0]) + " sums across depth slices (kernel depth 1 runs as 2-D)";
+    if (d.rank < 1 || d.rank > 3) return "rank " + std::to_string(d.rank) + " is not a convolution rank";
     return "";
 }
 
@@ -124,13 +127,14 @@ Plan adapted(const convcheck_conv_desc& d, const support::LibraryForm& form, boo
     return plan;
 }
 
-// XNNPACK's pads are unsigned, so negative ones become crops; rank 1 is 2-D with a unit axis. NCX
+// XNNPACK's pads are unsigned, so negative ones become crops; rank 1 is 2-D with a unit axis; rank
+// 3 with kernel depth 1 is 2-D on the gathered depth slices, folded into the batch (NHWC). NCX
 // f32 data goes to XNNPACK's own NCHW operator where it creates one (it has kernels for 1x1 and for
 // 3x3 / 5x5 depthwise with set pads; otherwise "only selected convolution parameters are
 // supported"), else it is reordered to NHWC.
 Plan plan_for(const convcheck_conv_desc& d) {
-    support::LibraryForm form{CONVCHECK_NXC, d.filter_format, true, support::PadsRule::nonnegative};
-    if (d.dtype == CONVCHECK_F32 && d.data_format == CONVCHECK_NCX) {
+    support::LibraryForm form{CONVCHECK_NXC, d.filter_format, true, true, support::PadsRule::nonnegative};
+    if (d.dtype == CONVCHECK_F32 && d.data_format == CONVCHECK_NCX && d.rank < 3) {
         form.data_format = CONVCHECK_NCX;
         const Plan nchw = adapted(d, form, true);
         if (too_large(nchw.library).empty() && try_create(nchw) == xnn_status_success) return nchw;
