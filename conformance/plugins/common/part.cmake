@@ -41,10 +41,14 @@ function(convcheck_add_backend_plugin name)
     add_dependencies(convcheck_backend_test ${target})
   endif()
   if(CONVCHECK_BUILD_TESTS AND TARGET convcheck)
-    # The conformance runner's smoke suite against this plugin, with the declarations and expected
-    # failures of conformance/data/backends.json (the runner's default).
-    add_test(NAME conformance_smoke_${name}
-             COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite smoke --threads 2 --no-progress)
-    set_tests_properties(conformance_smoke_${name} PROPERTIES TIMEOUT 120 LABELS backend)
+    # The conformance runner's smoke and edge suites against this plugin, with the declarations and
+    # expected failures of conformance/data/backends.json (the runner's default).
+    # The edge suite too: its corner cases (crops, pads far beyond the kernel, rank 1) go through the
+    # plugins' adaptations.
+    foreach(suite smoke edge)
+      add_test(NAME conformance_${suite}_${name}
+               COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite ${suite} --threads 2 --no-progress)
+      set_tests_properties(conformance_${suite}_${name} PROPERTIES TIMEOUT 120 LABELS backend)
+    endforeach()
   endif()
 endfunction()
