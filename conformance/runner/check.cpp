@@ -77,10 +77,6 @@ bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& co
     return false;
 }
 
-struct Buffers {
-    GuardedBuffer src, weights, bias, dst;
-};
-
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias) {
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
@@ -155,13 +151,13 @@ std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode 
     std::int64_t nan_outputs = 0;
     for (std::size_t i = 0; i < got.size(); ++i) nan_outputs += std::isnan(got[i]) && !std::isnan(want[i]);
     std::string r = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " outputs " +
-                    (mode == Mode::exact ? "differ from the exact result" : "exceed the error bound");
+                    (accuracy::compares_exactly(mode) ? "differ from the exact result" : "exceed the error bound");
     r += " (" + std::to_string(e.border_mismatches) + " at the border, " + std::to_string(e.interior_mismatches) +
          " inside)";
     const auto first = output_coordinates(d, c.first_mismatch);
     r += "; first at " + coordinates_text(first) + ": got " + format_double(got[c.first_mismatch]) + ", want " +
          format_double(want[c.first_mismatch]);
-    if (mode == Mode::bound && std::isfinite(c.max_bound_fraction))
+    if (!accuracy::compares_exactly(mode) && std::isfinite(c.max_bound_fraction))
         r += "; worst " + format_double(c.max_bound_fraction) + "x the bound";
     if (unwritten > 0) r += "; " + std::to_string(unwritten) + " outputs never written";
     else if (nan_outputs > 0) r += "; NaN in " + std::to_string(nan_outputs) + " outputs where the reference is finite";
@@ -213,6 +209,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) r.reason = "stored vector " + set.name + "/" + stored->name + ": " +
                                   mismatch_reason(d, *r.error, c.mode, got, exact ? want_rounded : want, unwritten);
+    if (!exact) apply_statistics(cmp, r);
     leak_status(o, s, r);
 }
 
@@ -228,6 +225,8 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     }
     const accuracy::Contract contract = contract_for(backend, d.dtype);
     if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, r);
+    if (c.mode == Mode::stress) return check_conv_stress(backend, c, s, contract, r);
+    if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, r);
 
     if (c.mode == Mode::probe) {
         const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
@@ -310,6 +309,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     r.error = error_report(d, cmp, want.dst, got, c.mode == Mode::bound, contract, want.magnitude, want.terms);
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) r.reason = mismatch_reason(d, *r.error, c.mode, got, want.dst, unwritten);
+    if (c.mode == Mode::bound) apply_statistics(cmp, r);
     leak_status(o, s, r);
 }
 
