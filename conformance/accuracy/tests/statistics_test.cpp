@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
@@ -65,6 +66,21 @@ TEST(Statistics, TruncationTowardZeroPassesTheBoundAndFailsTheBiasRule) {
     EXPECT_FALSE(c.statistics.passed());
     EXPECT_NE(c.statistics.failure.find("toward zero"), std::string::npos) << c.statistics.failure;
     EXPECT_GT(c.statistics.growth, 1.0);
+}
+
+TEST(Statistics, ErrorsOfEitherSignFarAboveRoundingFailTheVarianceRule) {
+    // +-3 sigma with random signs: no bias, but a variance of 9 where rounding gives at most 1; each
+    // still far inside the per-output bound (n u M >> 3 sigma for these n)
+    const ConvDescriptor d = parse_descriptor("c=64,o=4,in=16x16,k=1x1");
+    const RandomFill f = make_random_fill(d, 2);
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    std::vector<double> got(want.dst.size());
+    std::mt19937_64 rng(7);
+    for (std::size_t i = 0; i < got.size(); ++i)
+        got[i] = want.dst[i] + (rng() % 2 ? 3.0 : -3.0) * rounding_noise_scale(kF32, want.dst[i], want.magnitude[i], want.terms[i]);
+    const Comparison c = compare_bound(kF32, want.dst, want.magnitude, want.terms, got);
+    EXPECT_TRUE(c.passed());
+    EXPECT_NE(c.statistics.failure.find("error variance"), std::string::npos) << c.statistics.failure;
 }
 
 TEST(Statistics, FewerOutputsThanTheMinimumAreJudgedByTheBoundAlone) {
