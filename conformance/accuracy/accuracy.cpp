@@ -13,9 +13,38 @@ const char* to_string(Mode mode) {
         case Mode::exact: return "exact";
         case Mode::bound: return "bound";
         case Mode::probe: return "probe";
+        case Mode::stress: return "stress";
+        case Mode::precision: return "precision";
     }
     return "?";
 }
+
+const std::vector<std::string>& mode_names() {
+    static const std::vector<std::string> names = {"exact", "bound", "probe", "stress", "precision"};
+    return names;
+}
+
+bool parse_mode_name(const std::string& text, Mode* mode) {
+    for (Mode m : {Mode::exact, Mode::bound, Mode::probe, Mode::stress, Mode::precision})
+        if (text == to_string(m)) {
+            *mode = m;
+            return true;
+        }
+    return false;
+}
+
+bool mode_from_letter(char letter, Mode* mode) {
+    switch (letter) {
+        case 'b': *mode = Mode::bound; return true;
+        case 'e': *mode = Mode::exact; return true;
+        case 'p': *mode = Mode::probe; return true;
+        case 's': *mode = Mode::stress; return true;
+        case 'r': *mode = Mode::precision; return true;
+    }
+    return false;
+}
+
+bool compares_exactly(Mode mode) { return mode == Mode::exact || mode == Mode::precision; }
 
 int significand_bits(DataType dtype) {
     switch (dtype) {
@@ -85,13 +114,17 @@ void record(Comparison& r, std::int64_t i, double got, double want, double bound
 
 namespace {
 
-// Bound mode over every output, with bound(i) the allowed |got[i] - want[i]|.
+// Bound mode over every output, with bound(i) the allowed |got[i] - want[i]|; then the vacuous
+// outputs and (when `statistical`) the statistics (statistics.hpp).
 template <class Bound>
-Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> got, Bound bound_of) {
+Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                        std::span<const std::int64_t> terms, std::span<const double> got, bool statistical,
+                        Bound bound_of) {
     Comparison r;
     r.elements = static_cast<std::int64_t>(want.size());
+    std::vector<double> bounds(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const double bound = bound_of(i);
+        const double bound = bounds[i] = bound_of(i);
         const double rounded = round_to(c.output_dtype, want[i]);
         double fraction;
         if (std::isinf(rounded) && got[i] == rounded) {
@@ -104,6 +137,7 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
         }
         record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0));
     }
+    r.statistics = judge_statistics(c, want, magnitude, terms, got, bounds, statistical);
     return r;
 }
 
@@ -111,13 +145,14 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
 
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                          std::span<const std::int64_t> terms, std::span<const double> got) {
-    return compare_with(c, want, got, [&](std::size_t i) { return error_bound(c, want[i], magnitude[i], terms[i]); });
+    return compare_with(c, want, magnitude, terms, got, true,
+                        [&](std::size_t i) { return error_bound(c, want[i], magnitude[i], terms[i]); });
 }
 
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,
                             std::span<const double> got) {
-    return compare_with(c, want, got, [&](std::size_t i) {
+    return compare_with(c, want, magnitude, terms, got, false, [&](std::size_t i) {
         return cc_error_bound(c, want[i], magnitude[i], terms[i], weight_error[i]);
     });
 }

@@ -13,14 +13,27 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "descriptor.hpp"
+#include "statistics.hpp"
 
 namespace convcheck::accuracy {
 
-enum class Mode { exact, bound, probe };
+// exact, bound and probe as above; stress: bound mode's contract (per-output bound and statistics)
+// on data kinds that stress rounding (stress_fill.hpp); precision: exact results that need every
+// significand bit of the inputs (precision_fill.hpp).
+enum class Mode { exact, bound, probe, stress, precision };
 const char* to_string(Mode mode);
+// "exact", "bound", ... -> the mode; false on anything else.
+bool parse_mode_name(const std::string& text, Mode* mode);
+// A suite's mode letter: b(ound), e(xact), p(robe), s(tress), r (precision: "p" is taken).
+bool mode_from_letter(char letter, Mode* mode);
+// "exact, bound, probe, stress, precision" (for messages and option checks).
+const std::vector<std::string>& mode_names();
+// Whether the mode's data makes the exact result the only right answer (exact, precision).
+bool compares_exactly(Mode mode);
 
 struct Contract {
     DataType output_dtype = DataType::f32;
@@ -59,6 +72,7 @@ struct Comparison {
     std::int64_t worst_index = -1;     // flat NCX index of the worst output (-1: none)
     double worst_got = 0.0, worst_want = 0.0, worst_bound = 0.0;
     std::int64_t first_mismatch = -1;  // flat index of the first failing output
+    Statistics statistics;             // bound mode: vacuous outputs and the statistical checks
     bool passed() const { return mismatches == 0; }
 };
 

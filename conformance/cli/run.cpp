@@ -222,8 +222,8 @@ void add_run_command(CLI::App& app) {
                                         "(default: smoke)");
     cmd->add_option("--case", o.case_descriptors, "run this canonical descriptor instead of a suite (repeatable)");
     add_seed_option(cmd, "--seed", o.seed, "run seed (with --case: the case's data seed)");
-    cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound or probe (with --case: default bound)")
-        ->check(CLI::IsMember({"exact", "bound", "probe"}));
+    cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound, probe, stress or precision (with --case: default bound)")
+        ->check(CLI::IsMember(accuracy::mode_names()));
     cmd->add_option("--json", o.json_path, "write JSON-lines results here ('-': stdout)");
     cmd->add_option("--junit", o.junit_path, "write JUnit XML here");
     cmd->add_option("--shard", o.shard, "run shard i of n (i/n); default from TEST_/GTEST_ sharding variables");

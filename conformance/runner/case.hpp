@@ -47,7 +47,7 @@ bool is_failure(Status status);
 // failure it matched. none ("") for a pass.
 enum class Kind {
     none, mismatch, probe, nan, unwritten, crash, hang, plugin_error, out_of_memory, leak, xpass, declined,
-    over_memory_limit, invalid_case
+    over_memory_limit, invalid_case, statistics
 };
 const char* to_string(Kind kind);
 

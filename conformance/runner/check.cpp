@@ -47,11 +47,9 @@ std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int elem
     return count;
 }
 
-namespace {
 std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
     return detail::unwritten_elements(dst, d.dst_elements(), size_of(d.dtype));
 }
-}  // namespace
 
 std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want) {
     std::int64_t count = 0;
@@ -99,10 +97,6 @@ bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& co
     }
     return false;
 }
-
-struct Buffers {
-    GuardedBuffer src, weights, bias, dst;
-};
 
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias) {
@@ -181,13 +175,13 @@ std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode 
     const auto& c = e.comparison;
     const std::int64_t nan = nan_outputs(got, want);
     std::string r = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " outputs " +
-                    (mode == Mode::exact ? "differ from the exact result" : "exceed the error bound");
+                    (accuracy::compares_exactly(mode) ? "differ from the exact result" : "exceed the error bound");
     r += " (" + std::to_string(e.border_mismatches) + " at the border, " + std::to_string(e.interior_mismatches) +
          " inside)";
     const auto first = output_coordinates(d, c.first_mismatch);
     r += "; first at " + coordinates_text(first) + ": got " + format_double(got[c.first_mismatch]) + ", want " +
          format_double(want[c.first_mismatch]);
-    if (mode == Mode::bound && std::isfinite(c.max_bound_fraction))
+    if (!accuracy::compares_exactly(mode) && std::isfinite(c.max_bound_fraction))
         r += "; worst " + format_double(c.max_bound_fraction) + "x the bound";
     if (unwritten > 0) r += "; " + std::to_string(unwritten) + " outputs never written";
     else if (nan > 0) r += "; NaN in " + std::to_string(nan) + " outputs where the reference is finite";
@@ -242,6 +236,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
         r.reason = "stored vector " + set.name + "/" + stored->name + ": " +
                    mismatch_reason(d, *r.error, c.mode, got, exact ? want_rounded : want, unwritten);
     }
+    if (!exact) apply_statistics(cmp, r);
     leak_status(o, s, r);
 }
 
@@ -260,6 +255,8 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     if (refused_for_memory(needs, s, r)) return;
     const accuracy::Contract contract = contract_for(backend, d.dtype);
     if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::stress) return check_conv_stress(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, needs, r);
 
     if (c.mode == Mode::probe) {
         const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
@@ -353,6 +350,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
         r.kind = mismatch_kind(unwritten, nan_outputs(got, want.dst));
         r.reason = mismatch_reason(d, *r.error, c.mode, got, want.dst, unwritten);
     }
+    if (c.mode == Mode::bound) apply_statistics(cmp, r);
     leak_status(o, s, r);
 }
 

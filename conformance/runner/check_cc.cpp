@@ -89,10 +89,11 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         r.reason = "the plugin does not claim continuous convolution";
         return;
     }
-    if (c.mode == accuracy::Mode::exact) {
+    if (c.mode != accuracy::Mode::bound && c.mode != accuracy::Mode::probe) {
         r.status = Status::unsupported;
         r.kind = Kind::declined;
-        r.reason = "exact mode does not apply to CC layers: K_theta computes the weights (use bound or probe)";
+        r.reason = std::string(accuracy::to_string(c.mode)) +
+                   " mode does not apply to CC layers: K_theta computes the weights (use bound or probe)";
         return;
     }
     const CaseMemory needs = case_memory(c);
@@ -157,6 +158,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         }
         const auto cmp = accuracy::compare_bound_cc(contract, w, m, t, we, g);
         auto& tc = total.comparison;
+        if (element < 0) tc.statistics = cmp.statistics;  // bound mode: its vacuous outputs, if any
         tc.elements += static_cast<std::int64_t>(got.size());
         tc.mismatches += cmp.mismatches + leaked + missing;
         tc.max_abs = std::max(tc.max_abs, cmp.max_abs);
@@ -196,6 +198,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         r.kind = problem_kind;
         r.reason = problem;
     }
+    apply_statistics(total.comparison, r);
 }
 
 }  // namespace convcheck::runner::detail

@@ -15,6 +15,22 @@ namespace {
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// The statistics of a bound-mode comparison (accuracy/statistics.hpp); null where none were taken.
+json statistics_record(const accuracy::Statistics& s) {
+    if (s.outputs == 0 && s.vacuous_outputs == 0) return nullptr;
+    const double T = double(s.outputs);
+    return {{"outputs", s.outputs},
+            {"vacuous_outputs", s.vacuous_outputs},
+            {"sum_squares", finite_or_null(s.sum_squares)},
+            {"variance_limit", 4.0 * T},
+            {"sum", finite_or_null(s.sum)},
+            {"sum_toward_zero", finite_or_null(s.sum_toward_zero)},
+            {"bias_limit", std::sqrt(40.0 * T)},
+            {"applied", s.applied()},
+            {"failure", s.failure.empty() ? json(nullptr) : json(s.failure)},
+            {"growth_to_pass", s.failure.empty() ? json(nullptr) : finite_or_null(s.growth)}};
+}
+
 std::string padding_kind(const ConvDescriptor& d) {
     bool any = false, negative = false, asymmetric = false;
     for (int a = 0; a < d.rank; ++a) {
@@ -123,7 +139,9 @@ json case_record(const CaseResult& r, const std::string& backend) {
                       {"bound_fraction_histogram", c.bound_fraction_histogram},
                       {"worst", worst},
                       {"border_mismatches", r.error->border_mismatches},
-                      {"interior_mismatches", r.error->interior_mismatches}};
+                      {"interior_mismatches", r.error->interior_mismatches},
+                      {"judged_by", c.statistics.judged_by},
+                      {"statistics", statistics_record(c.statistics)}};
     }
     if (!r.shrunk_descriptor.empty()) {
         j["shrunk_descriptor"] = r.shrunk_descriptor;
@@ -139,6 +157,15 @@ std::map<std::string, std::int64_t> count_statuses(const std::vector<json>& case
     return counts;
 }
 
+std::int64_t count_unchecked(const std::vector<json>& cases) {
+    std::int64_t n = 0;
+    for (const json& c : cases)
+        if (c.value("status", "") == "passed" && c.contains("error") && c["error"].is_object() &&
+            c["error"].value("judged_by", "") == "unchecked")
+            ++n;
+    return n;
+}
+
 RunSummary summarize(const std::string& backend, const std::vector<json>& cases, std::int64_t total,
                      const CoverageFloor& floor) {
     RunSummary s;
@@ -147,6 +174,7 @@ RunSummary summarize(const std::string& backend, const std::vector<json>& cases,
     s.coverage = coverage_of(cases, total);
     s.floor = floor;
     s.coverage_shortfall = coverage_shortfall(s.coverage, floor);
+    s.unchecked = count_unchecked(cases);
     bool failed = !s.coverage_shortfall.empty();
     for (Status status : kAllStatuses)
         failed = failed || (is_failure(status) && s.counts.count(to_string(status)) && s.counts.at(to_string(status)) > 0);
@@ -170,6 +198,7 @@ json summary_record(const RunSummary& s) {
               {"min_coverage_source", s.floor.source},
               {"coverage_shortfall", s.coverage_shortfall.empty() ? json(nullptr) : json(s.coverage_shortfall)},
               {"decline_reasons", reasons},
+              {"unchecked", s.unchecked},
               {"not_run_cases", s.not_run_cases},
               {"skipped_inputs", s.skipped_inputs},
               {"stopped", s.stopped.empty() ? json(nullptr) : json(printable_line(s.stopped))},

@@ -49,6 +49,9 @@ struct RunSummary {
     Coverage coverage;
     CoverageFloor floor;
     std::string coverage_shortfall;             // why coverage fails the run, or ""
+    // Passed cases the contract could not check (a vacuous per-output bound the statistics cannot
+    // judge: error.judged_by "unchecked"): inside counts["passed"], never counted in the pass rate.
+    std::int64_t unchecked = 0;
     std::vector<nlohmann::json> not_run_cases;  // {"case_id", "mode", "descriptor"} of the cases never started
     std::string stopped;                        // why cases did not run ("interrupted by SIGINT", ...), or ""
     std::string error;                          // the plugin failed to load or negotiate (exit code 3), or ""
@@ -65,6 +68,9 @@ nlohmann::json summary_record(const RunSummary& summary);
 
 // The features of a case as the schema names them.
 nlohmann::json features(const Case& c);
+
+// Passed case records whose error.judged_by is "unchecked".
+std::int64_t count_unchecked(const std::vector<nlohmann::json>& cases);
 
 // Status counts of case records (all seven statuses present).
 std::map<std::string, std::int64_t> count_statuses(const std::vector<nlohmann::json>& cases);

@@ -26,15 +26,15 @@ SuiteEntry entry_from_json(const json& x, const std::string& where) {
     SuiteEntry e;
     e.descriptor = x["descriptor"].get<std::string>();
     if (x.contains("modes")) {
-        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p)");
+        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p, s, r)");
         e.modes = x["modes"].get<std::string>();
     }
     if (x.contains("mode")) {
-        if (!x["mode"].is_string()) bad_entry(where, "mode", x["mode"], "must be \"exact\", \"bound\" or \"probe\"");
-        const std::string mode = x["mode"].get<std::string>();
-        if (mode != "exact" && mode != "bound" && mode != "probe")
-            bad_entry(where, "mode", x["mode"], "must be \"exact\", \"bound\" or \"probe\"");
-        e.modes = std::string(1, mode[0]);
+        const char* rule = "must be \"exact\", \"bound\", \"probe\", \"stress\" or \"precision\"";
+        if (!x["mode"].is_string()) bad_entry(where, "mode", x["mode"], rule);
+        accuracy::Mode mode;
+        if (!accuracy::parse_mode_name(x["mode"].get<std::string>(), &mode)) bad_entry(where, "mode", x["mode"], rule);
+        e.modes = mode == accuracy::Mode::precision ? "r" : std::string(1, accuracy::to_string(mode)[0]);
     }
     if (x.contains("name") && x["name"].is_string()) e.name = x["name"].get<std::string>();
     if (x.contains("dialect") && x["dialect"].is_string()) e.dialect = x["dialect"].get<std::string>();

@@ -21,6 +21,8 @@ std::vector<SuiteInfo> builtin_suites() {
                      "dilation, CNTK negative pads), as each framework computes them"},
         {"cc", "continuous convolution layers (seed 004): rational and real scales, analytic kernels and the "
                "Internal-Net"},
+        {"accuracy", "the accuracy contract's own cases: stress mode (data kinds that stress rounding, judged by the "
+                     "per-output bound and the statistics) and precision mode (exact results needing every input bit)"},
     };
 }
 
@@ -31,6 +33,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "edge") return edge_suite();
     if (name == "dialects") return dialects_suite();
     if (name == "cc") return cc_suite();
+    if (name == "accuracy") return accuracy_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +
@@ -38,10 +41,11 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
 }
 
 accuracy::Mode parse_mode(const std::string& text) {
-    if (text == "exact") return accuracy::Mode::exact;
-    if (text == "bound") return accuracy::Mode::bound;
-    if (text == "probe") return accuracy::Mode::probe;
-    throw std::invalid_argument("mode '" + text + "' is not one of exact, bound, probe");
+    accuracy::Mode mode;
+    if (accuracy::parse_mode_name(text, &mode)) return mode;
+    std::string names;
+    for (const std::string& n : accuracy::mode_names()) names += (names.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("mode '" + text + "' is not one of " + names);
 }
 
 std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
@@ -67,11 +71,11 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
             modes.push_back(parse_mode(only_mode));
         } else {
             for (char m : e.modes) {
-                if (m == 'b') modes.push_back(accuracy::Mode::bound);
-                else if (m == 'e') modes.push_back(accuracy::Mode::exact);
-                else if (m == 'p') modes.push_back(accuracy::Mode::probe);
-                else throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has mode letter '" +
-                                                 std::string(1, m) + "' (b, e or p)");
+                accuracy::Mode mode;
+                if (!accuracy::mode_from_letter(m, &mode))
+                    throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has mode letter '" +
+                                                std::string(1, m) + "' (b, e, p, s or r)");
+                modes.push_back(mode);
             }
         }
         for (accuracy::Mode mode : modes) {

@@ -20,7 +20,7 @@ struct SuiteEntry {
     SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {})
         : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)) {}
     std::string descriptor;  // "conv:..." (the prefix is optional) or "cc:..."
-    std::string modes = "b"; // letters: b(ound), e(xact), p(robe)
+    std::string modes = "b"; // letters: b(ound), e(xact), p(robe), s(tress), r (precision)
     std::string name;        // shape name, optional
     std::string dialect, padding;
     std::optional<std::uint64_t> seed;  // a case file may pin the seed; else derived from the run seed
@@ -43,6 +43,7 @@ std::vector<SuiteEntry> models_suite();
 std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
+std::vector<SuiteEntry> accuracy_suite();
 
 // Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn batch file). Inputs that
 // cannot be run exactly (benchdnn test cases convcheck does not model) go to *skipped; without

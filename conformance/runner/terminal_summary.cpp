@@ -44,11 +44,15 @@ void print_coverage(std::FILE* out, const RunSummary& s, int max_reasons) {
                  c.refused ? (count_of(c.refused, "refused by the runner") + ", ").c_str() : "",
                  count_of(c.not_run, "not run").c_str(), count_of(c.total, "cases").c_str(), percent(c.fraction()).c_str(),
                  percent(s.floor.fraction).c_str(), s.floor.source.c_str());
-    const std::int64_t passed = s.counts.at("passed") + s.counts.at("xfail");
+    const std::int64_t passed = s.counts.at("passed") - s.unchecked + s.counts.at("xfail");
     if (c.executed > 0)
         std::fprintf(out, "  pass rate %s of the cases executed (%s, %s)\n", percent(double(passed) / double(c.executed)).c_str(),
-                     count_of(s.counts.at("passed"), "passed").c_str(),
+                     count_of(s.counts.at("passed") - s.unchecked, "passed").c_str(),
                      count_of(s.counts.at("xfail"), "failed as declared (xfail)").c_str());
+    if (s.unchecked > 0)
+        std::fprintf(out, "  %s: the per-output bound is vacuous there and the statistics cannot judge them; "
+                          "not counted as passed (error.judged_by \"unchecked\")\n",
+                     count_of(s.unchecked, "cases unchecked").c_str());
     if (!c.decline_reasons.empty()) std::fprintf(out, "  why the backend declined (cases: reason):\n");
     int shown = 0;
     for (const auto& [reason, count] : c.decline_reasons) {
@@ -75,8 +79,9 @@ std::string verdict_line(const json& run, const RunSummary& s) {
             (c.refused ? count_of(c.refused, "refused") + ", " : "") + count_of(c.not_run, "not run") + " of " +
             count_of(c.total, "cases") + " (coverage " + percent(c.fraction()) + ", floor " + percent(s.floor.fraction) +
             "); ";
-    const std::int64_t passed = s.counts.at("passed") + s.counts.at("xfail");
+    const std::int64_t passed = s.counts.at("passed") - s.unchecked + s.counts.at("xfail");
     if (c.executed > 0) line += "pass rate " + percent(double(passed) / double(c.executed)) + " of those executed, ";
+    if (s.unchecked > 0) line += count_of(s.unchecked, "unchecked (vacuous bound, not passed)") + ", ";
     line += count_of(failing, failing == 1 ? "case failing" : "cases failing");
     if (!s.stopped.empty()) line += "; stopped early: " + s.stopped;
     if (!s.coverage_shortfall.empty()) line += "; FAILED: " + s.coverage_shortfall;

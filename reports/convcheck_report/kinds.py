@@ -14,6 +14,8 @@ DESCRIPTIONS = {
     "mismatch": "outputs differ from the reference beyond the accuracy contract",
     "nan": "NaN outputs where the reference is finite",
     "unwritten": "outputs the backend never wrote",
+    "statistics": "every output within its bound, but the errors together are biased or too large on average",
+    "invalid_case": "the case's own descriptor is invalid (not the backend's fault)",
     "probe": "a NaN placed in one input did not reach exactly the outputs whose receptive field holds it",
     "leak": "heap not given back between create, execute and destroy",
     "xpass": "an expected failure that passed: the expectations file is out of date",

@@ -1,0 +1,146 @@
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "accuracy.hpp"
+
+namespace convcheck::accuracy {
+
+namespace {
+
+double largest_finite(DataType dtype) {
+    switch (dtype) {
+        case DataType::f32: return std::numeric_limits<float>::max();
+        case DataType::f16: return 65504.0;
+        case DataType::bf16: return 3.3895313892515355e38;  // 0x7F7F
+    }
+    return std::numeric_limits<double>::max();
+}
+
+// TOSA's factors: the variance limit is 4 times the model's variance, the bias limit sqrt(10) times
+// the standard deviation that variance limit allows (Chebyshev: a false bias failure has
+// probability <= 1/10 even with no distribution assumed; about 3e-10 for a Gaussian sum).
+constexpr double kVarianceFactor = 4.0;
+constexpr double kBiasFactor = 10.0;
+
+std::string text(double v) {
+    std::ostringstream s;
+    s.precision(4);
+    s << v;
+    return s.str();
+}
+
+struct Rules {
+    std::string failure;
+    double growth = 0.0;
+};
+
+// The three rules over T outputs with the given sums; the first that fails names itself.
+Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_toward_zero, const char* which) {
+    Rules r;
+    const double variance_limit = kVarianceFactor * double(T);
+    const double bias_limit = std::sqrt(kBiasFactor * variance_limit);
+    const std::string over = std::string(" over ") + which + std::to_string(T) + " outputs";
+    if (sum_squares > variance_limit) {
+        r.failure = "error variance" + over + ": sum z^2 = " + text(sum_squares) + " > " + text(variance_limit) +
+                    " (4 T): the errors are far above what rounding in the declared precision produces";
+        r.growth = std::max(r.growth, std::sqrt(sum_squares / variance_limit));
+    }
+    if (std::fabs(sum) > bias_limit) {
+        if (r.failure.empty())
+            r.failure = "signed error bias" + over + ": sum z = " + text(sum) + ", limit +-" + text(bias_limit) +
+                        " (sqrt(40 T)): the errors lean " + (sum > 0 ? "upward" : "downward") +
+                        ", as a directed rounding would";
+        r.growth = std::max(r.growth, std::fabs(sum) / bias_limit);
+    }
+    if (std::fabs(sum_toward_zero) > bias_limit) {
+        if (r.failure.empty())
+            r.failure = "magnitude bias" + over + ": sum z*sign(y*) = " + text(sum_toward_zero) + ", limit +-" +
+                        text(bias_limit) + " (sqrt(40 T)): the results are pulled " +
+                        (sum_toward_zero < 0 ? "toward zero (truncation instead of rounding?)" : "away from zero");
+        r.growth = std::max(r.growth, std::fabs(sum_toward_zero) / bias_limit);
+    }
+    return r;
+}
+
+}  // namespace
+
+double rounding_noise_scale(const Contract& c, double exact, double magnitude, std::int64_t terms) {
+    const double u_acc = accumulation_roundoff(c), u_out = unit_roundoff(c.output_dtype);
+    const double eta = error_bound(c, 0.0, 0.0, 0);  // half the smallest subnormal of the output type
+    const double n = double(std::max<std::int64_t>(terms, 1));
+    return std::sqrt(2.0 * n / 3.0 * u_acc * u_acc * magnitude * magnitude + u_out * u_out * exact * exact / 3.0 +
+                     eta * eta);
+}
+
+bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) {
+    return !(gamma(terms, accumulation_roundoff(c)) < 1.0) || !(bound < largest_finite(c.output_dtype));
+}
+
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            std::span<const std::int64_t> terms, std::span<const double> got,
+                            std::span<const double> bound, bool statistical) {
+    Statistics s;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const bool vacuous = bound_is_vacuous(c, bound[i], terms[i]);
+        if (vacuous) {
+            ++s.vacuous_outputs;
+            s.max_vacuous_terms = std::max(s.max_vacuous_terms, terms[i]);
+        }
+        if (!statistical || !std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
+        const double sigma = rounding_noise_scale(c, want[i], magnitude[i], terms[i]);
+        const double z = (got[i] - want[i]) / sigma;
+        const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
+        ++s.outputs;
+        s.sum_squares += z * z;
+        s.sum += z;
+        s.sum_toward_zero += z * sign;
+        if (vacuous) {
+            ++s.vacuous_counted;
+            s.vacuous_sum_squares += z * z;
+            s.vacuous_sum += z;
+            s.vacuous_zero_sum_squares += (want[i] / sigma) * (want[i] / sigma);
+        }
+    }
+    const bool enough = statistical && s.outputs >= kStatisticsMinOutputs;
+    if (enough) {
+        const Rules all = apply_rules(s.outputs, s.sum_squares, s.sum, s.sum_toward_zero, "");
+        s.failure = all.failure;
+        s.growth = all.growth;
+    }
+    if (s.vacuous_outputs == 0) {
+        s.judged_by = enough ? "bound+statistics" : "bound";
+        return s;
+    }
+    // Outputs with a vacuous bound: the statistics judge them only where they would reject zeros.
+    const double zero_limit = kVarianceFactor * double(s.vacuous_counted);
+    const bool discriminating = statistical && s.vacuous_counted >= kStatisticsMinOutputs &&
+                                s.vacuous_zero_sum_squares > zero_limit;
+    if (discriminating) {
+        s.judged_by = s.vacuous_outputs == std::int64_t(want.size()) ? "statistics" : "bound+statistics";
+        if (s.failure.empty()) {
+            const Rules v = apply_rules(s.vacuous_counted, s.vacuous_sum_squares, s.vacuous_sum, 0.0, "the vacuous-bound ");
+            s.failure = v.failure;
+            s.growth = v.growth;
+        }
+        return s;
+    }
+    s.judged_by = "unchecked";
+    std::ostringstream why;
+    why << s.vacuous_outputs << " of " << want.size() << " outputs have a vacuous per-output bound (gamma_n(u_acc) = "
+        << text(gamma(s.max_vacuous_terms, accumulation_roundoff(c))) << " for n = " << s.max_vacuous_terms
+        << " terms at u_acc = 2^" << std::ilogb(accumulation_roundoff(c)) << ": it admits any result between -M and M)";
+    if (!statistical) why << " and no statistics apply to this operation";
+    else if (s.vacuous_counted < kStatisticsMinOutputs)
+        why << " and too few of them (" << s.vacuous_counted << " < " << kStatisticsMinOutputs << ") for the statistics";
+    else
+        why << " and on this data the statistics would not reject an all-zero result there (sum (y*/sigma)^2 = "
+            << text(s.vacuous_zero_sum_squares) << " <= " << text(zero_limit) << ")";
+    s.unchecked = why.str();
+    return s;
+}
+
+}  // namespace convcheck::accuracy
