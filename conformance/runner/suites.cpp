@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cc_descriptor.hpp"
+#include "suite_onnx.hpp"
 
 namespace convcheck::runner {
 
@@ -100,6 +101,11 @@ std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run
         return expand(dir.filename().string(), vector_suite_entries(suite_or_file), run_seed, only_mode);
     }
     if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
+    if (suite_or_file.ends_with(".onnx")) {  // an ONNX model: its Conv nodes (suite_onnx.hpp)
+        const OnnxModelSuite model = onnx_model_suite(suite_or_file);
+        print_onnx_skipped(stderr, suite_or_file, model);
+        return expand(fs::path(suite_or_file).stem().string(), model.entries, run_seed, only_mode);
+    }
     return expand(fs::path(suite_or_file).stem().string(), file_suite_entries(suite_or_file), run_seed, only_mode);
 }
 
