@@ -49,19 +49,14 @@ std::string join_x(const std::vector<std::int64_t>& values) {
 std::vector<std::int64_t> static_shape(const json& node, const std::string& name, const std::string& role) {
     const json& tensors = node.at("tensors");
     if (!tensors.contains(name) || tensors[name].at("shape").is_null())
-        throw Skip{role + " ('" + name + "') has no known shape, even after ONNX shape inference"};
+        throw Skip{role + " has no known shape, even after ONNX shape inference"};
     const json& shape = tensors[name]["shape"];
     std::vector<std::int64_t> dims;
-    std::vector<std::string> unknown;
     for (const json& d : shape) {
-        if (d.is_number_integer()) dims.push_back(d.get<std::int64_t>());
-        else unknown.push_back(d.is_string() ? "'" + d.get<std::string>() + "'" : "?");
-    }
-    if (!unknown.empty()) {
-        std::string which;
-        for (const auto& u : unknown) which += (which.empty() ? "" : ", ") + u;
-        throw Skip{role + " ('" + name + "') has the shape " + dims_text(shape) + " after ONNX shape inference: " +
-                   "dimension(s) " + which + " are symbolic or unknown (fix them in the model to run it)"};
+        if (!d.is_number_integer())
+            throw Skip{role + " has symbolic or unknown dimensions after ONNX shape inference (give them values in "
+                       "the model to run it)"};
+        dims.push_back(d.get<std::int64_t>());
     }
     return dims;
 }
@@ -70,13 +65,12 @@ std::vector<std::int64_t> static_shape(const json& node, const std::string& name
 DataType element_type(const json& node, const std::string& name, const std::string& role) {
     const json& tensors = node.at("tensors");
     const json type = tensors.contains(name) ? tensors[name].at("elem_type") : json(nullptr);
-    if (type.is_null()) throw Skip{role + " ('" + name + "') has no known element type"};
+    if (type.is_null()) throw Skip{role + " has no known element type"};
     const std::string t = type.get<std::string>();
     if (t == "FLOAT") return DataType::f32;
     if (t == "FLOAT16") return DataType::f16;
     if (t == "BFLOAT16") return DataType::bf16;
-    throw Skip{role + " ('" + name + "') has the element type " + t +
-               ": convcheck runs FLOAT, FLOAT16 and BFLOAT16 (f32, f16, bf16)"};
+    throw Skip{role + " has the element type " + t + ": convcheck runs FLOAT, FLOAT16 and BFLOAT16 (f32, f16, bf16)"};
 }
 
 // Conv's attributes in the dialect's text form, each checked against its ONNX type.
@@ -123,8 +117,7 @@ SuiteEntry conv_entry(const json& node, const std::string& case_name) {
     for (std::size_t i = 1; i < (has_bias ? 3u : 2u); ++i) {
         const char* role = i == 1 ? "W" : "B";
         if (element_type(node, inputs[i], role) != dtype)
-            throw Skip{std::string(role) + " ('" + inputs[i] + "') and X ('" + inputs[0] +
-                       "') have different element types (ONNX Conv: one type T)"};
+            throw Skip{std::string(role) + " and X have different element types (ONNX Conv: one type T)"};
     }
     const auto x = static_shape(node, inputs[0], "X");
     const auto w = static_shape(node, inputs[1], "W");
@@ -175,9 +168,51 @@ SuiteEntry conv_entry(const json& node, const std::string& case_name) {
     return e;
 }
 
+// The node as ONNX prints it, then each of its tensors' element type and shape as the model gives them:
+// "%y = Conv[strides = [2, 2]](%x, %w)  with x: FLOAT [N, 3, 7, 7], w: FLOAT [4, 3, 3, 3], y: FLOAT [N, 4, 4, 4]".
+std::string node_input_text(const json& node) {
+    std::string text = node.value("text", "");
+    std::string with;
+    for (const auto& [name, facts] : node.at("tensors").items()) {
+        const json& type = facts.at("elem_type");
+        const json& shape = facts.at("shape");
+        with += (with.empty() ? "" : ", ") + name + ": " + (type.is_string() ? type.get<std::string>() : "?") + " " +
+                (shape.is_array() ? dims_text(shape) : "(unknown rank)");
+    }
+    return with.empty() ? text : text + "  with " + with;
+}
+
 std::string node_label(const json& node) {
     const std::string name = node.value("name", "");
     return name.empty() ? "#" + std::to_string(node.at("index").get<int>()) : name;
+}
+
+// One node: a case, or a skip with its reason.
+void add_node(const json& node, const std::string& model_name, OnnxModelSuite* suite) {
+    const std::string graph = node.at("graph").get<std::string>();
+    const std::string case_name =
+        model_name + "/" + (graph == "main" ? "" : graph.substr(5) + "/") + node_label(node);  // "main/..." nested
+    const std::string name = node.value("name", "");
+    OnnxSkippedNode where{model_name + ": graph " + graph + ", node #" + std::to_string(node.at("index").get<int>()) +
+                              (name.empty() ? "" : " '" + name + "'"),
+                          node_input_text(node), ""};
+    const std::string op = node.at("op_type").get<std::string>();
+    const std::string domain = node.value("domain", "");
+    try {
+        if (node.contains("function"))
+            throw Skip{"inside the model-local function " + node["function"].get<std::string>() +
+                       ": its tensors' shapes depend on each call"};
+        if (!domain.empty() && domain != "ai.onnx")
+            throw Skip{"operator " + domain + "." + op + " is not ONNX Conv (domain " + domain + ")"};
+        if (op == "ConvTranspose") throw Skip{"transposed convolution is not implemented yet"};
+        if (op == "ConvInteger" || op == "QLinearConv")
+            throw Skip{"integer convolution (" + op + ") is not modelled: convcheck runs f32, f16 and bf16"};
+        if (op != "Conv") throw Skip{"operator " + op + " is not ONNX Conv"};
+        suite->entries.push_back(conv_entry(node, case_name));
+    } catch (const Skip& s) {
+        where.reason = s.reason;
+        suite->skipped.push_back(std::move(where));
+    }
 }
 
 }  // namespace
@@ -187,31 +222,12 @@ OnnxModelSuite onnx_suite_from_nodes(const json& document, const std::string& mo
         document.value("format_version", 0) != 1 || !document.contains("nodes") || !document["nodes"].is_array())
         throw std::invalid_argument(model_name + ": the ONNX converter's output is not convcheck-onnx-conv-nodes 1");
     OnnxModelSuite suite;
-    for (const json& node : document["nodes"]) {
-        const std::string graph = node.at("graph").get<std::string>();
-        const std::string label = node_label(node);
-        const std::string case_name = model_name + "/" + (graph == "main" ? "" : graph.substr(5) + "/") + label;
-        OnnxSkippedNode where{model_name + ": graph " + graph + ", node #" + std::to_string(node.at("index").get<int>()) +
-                                  (node.value("name", "").empty() ? "" : " '" + node["name"].get<std::string>() + "'"),
-                              node.value("text", ""), ""};
-        const std::string op = node.at("op_type").get<std::string>();
-        const std::string domain = node.value("domain", "");
-        const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+    for (std::size_t i = 0; i < document["nodes"].size(); ++i) {
         try {
-            if (node.contains("function"))
-                throw Skip{"inside the model-local function " + node["function"].get<std::string>() +
-                           ": its tensors' shapes depend on each call"};
-            if (!onnx_domain) throw Skip{"operator " + domain + "." + op + " is not ONNX Conv (domain " + domain + ")"};
-            if (op == "ConvTranspose") throw Skip{"transposed convolution is not implemented yet"};
-            if (op == "ConvInteger" || op == "QLinearConv")
-                throw Skip{"integer convolution (" + op + ") is not modelled: convcheck runs f32, f16 and bf16"};
-            if (op != "Conv") throw Skip{"operator " + op + " is not ONNX Conv"};
-            suite.entries.push_back(conv_entry(node, case_name));
-        } catch (const Skip& s) {
-            where.reason = s.reason;
-            suite.skipped.push_back(std::move(where));
-        } catch (const json::exception& e) {
-            throw std::invalid_argument(where.source + ": the ONNX converter's output is malformed: " + e.what());
+            add_node(document["nodes"][i], model_name, &suite);
+        } catch (const json::exception& e) {  // a missing key or a wrong type: not the converter's output
+            throw std::invalid_argument(model_name + ": node " + std::to_string(i) +
+                                        " of the ONNX converter's output is malformed: " + e.what());
         }
     }
     return suite;
