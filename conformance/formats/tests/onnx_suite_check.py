@@ -10,6 +10,7 @@ Builds small models with python3-onnx (onnx.helper) and checks `convcheck list/r
     passes on the optimized plugin;
   - inferred.onnx: Conv nodes whose inputs have no declared shape (after Relu, MaxPool, Reshape, a
     Constant weight): their shapes come from ONNX shape inference;
+  - nested.onnx: Conv nodes in an If node's branches are cases, one in a model-local function is skipped;
   - skips.onnx: a ConvTranspose, a DOUBLE Conv, a ConvInteger and a Conv with a symbolic batch are
     skipped with their reasons (printed, counted) while the one plain Conv runs;
   - a garbage file, an empty file and python without python3-onnx: exit 2 with a clear message.
@@ -197,6 +198,34 @@ cases, _ = run_cases(inferred_path)
 got = {c["shape_name"]: c["descriptor"] for c in cases}
 check(got == expected, f"inferred.onnx: {json.dumps(got, indent=1)}\nexpected {json.dumps(expected, indent=1)}")
 check(all(c["status"] == "passed" for c in cases), f"inferred.onnx: {[c['status'] for c in cases]}")
+
+# ---- nested.onnx: Conv nodes in an If node's branches (reading a tensor of the main graph) are cases;
+# a Conv inside a model-local function is skipped (its shapes depend on each call)
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6])
+cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
+branches = {}
+for branch in ("then", "else"):
+    out = helper.make_tensor_value_info(f"{branch}_y", TensorProto.FLOAT, None)
+    conv = helper.make_node("Conv", ["x_relu", "w"], [f"{branch}_y"], name=f"conv_{branch}", pads=[1, 1, 1, 1])
+    branches[f"{branch}_branch"] = helper.make_graph([conv], branch, [], [out])
+function = helper.make_function("local", "block", ["a", "b"], ["c"], [helper.make_node("Conv", ["a", "b"], ["c"])],
+                                [helper.make_opsetid("", 13)])
+nodes = [helper.make_node("Relu", ["x"], ["x_relu"]),
+         helper.make_node("If", ["cond"], ["y"], name="if_0", **branches),
+         helper.make_node("block", ["x", "w"], ["z"], domain="local", name="call_block")]
+graph = helper.make_graph(nodes, "g", [x, cond], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                                                  helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+                          initializer=[numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "w")])
+nested_path = os.path.join(tmp, "nested.onnx")
+onnx.save(helper.make_model(graph, functions=[function], opset_imports=[helper.make_opsetid("", 13),
+                                                                        helper.make_opsetid("local", 1)]), nested_path)
+listing = run(["list", "--suite", nested_path], 0)
+nested_case = "conv:n=1,c=2,o=3,g=1,in=6x6,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix"
+for branch in ("then", "else"):
+    check(f"{nested_case}  # nested.onnx/if_0.{branch}_branch/conv_{branch}" in listing.stdout,
+          f"nested.onnx: no case for conv_{branch}:\n{listing.stdout}")
+check("skipped 1 of 3 convolution nodes" in listing.stderr and "inside the model-local function local.block"
+      in listing.stderr, f"nested.onnx: the function's Conv is not reported as skipped:\n{listing.stderr}")
 
 # ---- skips.onnx: nodes convcheck cannot run are skipped with their reasons, never approximated
 skips = Model()
