@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "numeric_options.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -100,9 +101,9 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--backend-option", o.backend_options, "key=value for the backend's create (repeatable)");
     cmd->add_option("--suite", o.suite, "suite or case file (default: smoke)");
     cmd->add_option("--json", o.json_path, "write bench records (docs/results-schema.md) here");
-    cmd->add_option("--threads", o.threads, "threads every plugin may use (0: its default)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--repeats", o.repeats, "timed executions per case (after one warm-up)")->check(CLI::Range(1, 256));
-    cmd->add_option("--timeout", o.timeout_s, "seconds per timing child")->check(CLI::PositiveNumber);
+    add_count_option(cmd, "--threads", o.threads, 0, 4096, "threads every plugin may use (0: its default)");
+    add_count_option(cmd, "--repeats", o.repeats, 1, 256, "timed executions per case (after one warm-up)");
+    add_seconds_option(cmd, "--timeout", o.timeout_s, false, "seconds per timing child (default 120)");
     cmd->add_flag("--no-reference", o.no_reference, "do not time the reference (slow on real model sizes)");
     cmd->callback([] { exit_code() = bench(o); });
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "numeric_options.hpp"
 #include "suites.hpp"
 
 namespace convcheck::cli {
@@ -44,7 +45,7 @@ void add_list_command(CLI::App& app) {
     cmd->add_option("--suite", o.suite, "a built-in suite name, a JSON case file or a benchdnn shape file");
     cmd->add_option("--mode", o.mode, "only this mode: exact, bound or probe")
         ->check(CLI::IsMember({"exact", "bound", "probe"}));
-    cmd->add_option("--seed", o.seed, "the run seed (it sets each case's data seed)");
+    add_seed_option(cmd, "--seed", o.seed, "the run seed (it sets each case's data seed)");
     cmd->callback([] { list(o); });
 }
 

@@ -5,17 +5,22 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "abi_descriptor.hpp"
 #include "commands.hpp"
+#include "interruption.hpp"
+#include "junit.hpp"
+#include "numeric_options.hpp"
+#include "printable.hpp"
+#include "result_files.hpp"
 #include "results.hpp"
 #include "session.hpp"
 #include "shard.hpp"
 #include "suites.hpp"
+#include "terminal_summary.hpp"
 
 namespace convcheck::cli {
 
@@ -34,6 +39,8 @@ struct RunOptions {
     std::string shard;
     double timeout_s = 30.0;
     int threads = 0;
+    double min_coverage = kDefaultMinCoverage;
+    bool min_coverage_given = false;
     std::string expectations;
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
     double shrink_seconds = 60.0;
@@ -52,65 +59,102 @@ std::string host_name() {
     return name;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<Case> suite_cases(const RunOptions& o, std::string* suite_name) {
+    if (o.case_descriptors.empty()) {
+        *suite_name = o.suite.empty() ? "smoke" : o.suite;
+        return load_cases(*suite_name, o.seed, o.mode);
+    }
+    if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
+    *suite_name = "cli";
+    std::vector<SuiteEntry> entries;
+    for (const auto& text : o.case_descriptors) {
+        entries.emplace_back(text);
+        entries.back().seed = o.seed;
+    }
+    return expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode);
+}
+
+nlohmann::json not_run_entry(const Case& c) {
+    return {{"case_id", c.id}, {"mode", accuracy::to_string(c.mode)}, {"descriptor", c.descriptor()}};
+}
+
+// The plugin did not load or negotiate (exit code 3): the results still say so, so CI shows a failed
+// test naming the reason instead of "no report".
+int report_plugin_failure(const RunOptions& o, RunInfo info, ResultFiles& files, const std::vector<Case>& mine,
+                          const std::string& reason, double seconds) {
+    std::fprintf(stderr, "convcheck: error: %s\n", printable_line(reason).c_str());
+    info.backend = o.backend;
+    try {
+        info.backend_path = resolve_backend(o.backend);
+    } catch (const std::exception&) {
+        info.backend_path = o.backend;
+    }
+    const nlohmann::json run = run_record(info);
+    files.emit(run);
+    // every case did not run (summary "not_run"); JUnit shows the one failure that explains it
+    RunSummary summary = summarize(o.backend, {}, static_cast<std::int64_t>(mine.size()), info.min_coverage);
+    summary.coverage_shortfall.clear();  // nothing ran because of the plugin: that is the failure
+    summary.error = reason;
+    summary.stopped = "the plugin failed to load or negotiate";
+    summary.seconds = seconds;
+    summary.exit_code = kExitPluginFailed;
+    files.emit(summary_record(summary));
+    files.write_junit(junit_xml(run, {}, summary));
+    return kExitPluginFailed;
+}
+
 int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
-    // ---- the cases (bad input: exit 2, thrown to main)
-    std::vector<Case> cases;
+    // ---- the cases and the outputs (bad input: exit 2, thrown to main)
     std::string suite_name;
-    if (!o.case_descriptors.empty()) {
-        if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
-        suite_name = "cli";
-        std::vector<SuiteEntry> entries;
-        for (const auto& text : o.case_descriptors) {
-            entries.emplace_back(text);
-            entries.back().seed = o.seed;
-        }
-        cases = expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode);
-    } else {
-        suite_name = o.suite.empty() ? "smoke" : o.suite;
-        cases = load_cases(suite_name, o.seed, o.mode);
-    }
+    const std::vector<Case> cases = suite_cases(o, &suite_name);
     const Shard shard = shard_from(o.shard);
     std::vector<Case> mine;
     for (std::size_t i = 0; i < cases.size(); ++i)
         if (shard.contains(static_cast<std::int64_t>(i))) mine.push_back(cases[i]);
+    ResultFiles files(o.json_path, o.junit_path);
+    std::FILE* terminal = files.json_to_stdout() ? stderr : stdout;
 
+    RunInfo info;
+    info.backend_options = o.backend_options;
+    info.mode_filter = o.mode;
+    info.suite = suite_name;
+    info.suite_checksum = suite_checksum(cases);
+    info.cases_total = static_cast<std::int64_t>(cases.size());
+    info.shard = shard.text();
+    info.threads = o.threads;
+    info.seed = o.seed;
+    info.timeout_s = o.timeout_s;
+    info.leak_check = o.leak_check;
+    info.started = utc_now();
+    info.host = host_name();
+    const CoverageFloor given_floor{o.min_coverage, o.min_coverage_given ? "--min-coverage" : "the default"};
+    info.min_coverage = given_floor;
+
+    const InterruptGuard interrupt;
     // ---- the backend (load or negotiation failure: exit 3)
     std::unique_ptr<BackendSession> session;
     try {
         session = open_backend(o.backend, o.backend_options, o.threads, o.expectations, o.timeout_s);
     } catch (const PluginError& e) {
-        std::fprintf(stderr, "convcheck: error: %s\n", e.what());
-        return kExitPluginFailed;
+        const int code = report_plugin_failure(o, info, files, mine, e.what(), seconds_since(start));
+        interrupt.end_by_signal();  // a negotiation cut short by Ctrl-C is an interruption
+        return code;
     }
     const Backend& backend = session->backend;
-
-    // ---- outputs
-    std::unique_ptr<std::ofstream> json_file;
-    std::FILE* json_stdout = nullptr;
-    if (o.json_path == "-") json_stdout = stdout;
-    else if (!o.json_path.empty()) {
-        json_file = std::make_unique<std::ofstream>(o.json_path);
-        if (!*json_file) throw std::invalid_argument("cannot write the JSON results file '" + o.json_path + "'");
-    }
-    auto emit = [&](const nlohmann::json& record) {
-        const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        if (json_file) *json_file << line << '\n' << std::flush;
-        if (json_stdout) std::fprintf(json_stdout, "%s\n", line.c_str()), std::fflush(json_stdout);
-    };
-    RunInfo info;
     info.backend = backend.info.name;
     info.backend_version = backend.info.version;
     info.backend_path = session->plugin.path();
-    info.suite = suite_name;
-    info.shard = shard.text();
-    info.threads = o.threads;
-    info.seed = o.seed;
-    info.started = utc_now();
-    info.host = host_name();
     info.accumulation_dtype = abi_dtype_name(backend.info.accumulation_dtype);
+    info.expectations_path = session->expectations_path;
+    info.expectations_checksum = session->expectations.checksum();
+    info.min_coverage = stricter(given_floor, session->expectations.min_coverage(backend.info.name));
     const nlohmann::json run_json = run_record(info);
-    emit(run_json);
+    files.emit(run_json);
 
     RunSettings settings;
     settings.check.timeout_s = o.timeout_s;
@@ -118,30 +162,35 @@ int run(const RunOptions& o) {
     settings.shrink = !o.no_shrink;
     settings.shrink_limits.max_seconds = o.shrink_seconds;
     settings.fail_fast = o.fail_fast;
+    settings.stop = interrupt.flag();
 
     std::vector<nlohmann::json> records;
     Progress progress(static_cast<std::int64_t>(mine.size()), !o.quiet && !o.no_progress && isatty(2));
     run_cases(backend, mine, settings, [&](const CaseResult& r) {
         records.push_back(case_record(r, backend.info.name));
-        emit(records.back());
+        files.emit(records.back());
         if (!o.quiet && is_failure(r.status) && !isatty(2))
-            std::fprintf(stderr, "%s %s: %s\n  %s\n", r.c.id.c_str(), to_string(r.status), r.reason.c_str(),
-                         r.reproducer.c_str());
+            std::fprintf(stderr, "%s %s: %s\n  %s\n", r.c.id.c_str(), to_string(r.status),
+                         records.back().value("reason", "").c_str(), records.back().value("reproducer", "").c_str());
         progress.update(static_cast<std::int64_t>(records.size()), count_statuses(records));
     });
     progress.finish();
 
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto counts = count_statuses(records);
-    const int code = exit_code_for(counts);
-    emit(summary_record(backend.info.name, counts, seconds, code));
-    if (!o.junit_path.empty()) {
-        std::ofstream junit(o.junit_path);
-        if (!junit) throw std::invalid_argument("cannot write the JUnit file '" + o.junit_path + "'");
-        junit << junit_xml(run_json, records, seconds);
-    }
-    if (!o.quiet) print_summary(json_stdout ? stderr : stdout, run_json, records, seconds);
-    return code;
+    RunSummary summary = summarize(backend.info.name, records, static_cast<std::int64_t>(mine.size()), info.min_coverage);
+    for (std::size_t i = records.size(); i < mine.size(); ++i) summary.not_run_cases.push_back(not_run_entry(mine[i]));
+    if (const int sig = interrupt.signal_number())
+        summary.stopped = std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM");
+    else if (records.size() < mine.size() && !records.empty())
+        summary.stopped = "--fail-fast: stopped after " + records.back().value("case_id", "?") + " " +
+                          records.back().value("status", "?");
+    if (const int sig = interrupt.signal_number()) summary.exit_code = 128 + sig;
+    summary.seconds = seconds_since(start);
+    files.emit(summary_record(summary));
+    files.write_junit(junit_xml(run_json, records, summary));
+    if (o.quiet) std::fprintf(terminal, "%s\n", verdict_line(run_json, summary).c_str());
+    else print_summary(terminal, run_json, records, summary);
+    interrupt.end_by_signal();
+    return summary.exit_code;
 }
 
 void add_run_command(CLI::App& app) {
@@ -153,21 +202,25 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--suite", o.suite, "built-in suite (see `convcheck list`), a JSON case file or a benchdnn shape file "
                                         "(default: smoke)");
     cmd->add_option("--case", o.case_descriptors, "run this canonical descriptor instead of a suite (repeatable)");
-    cmd->add_option("--seed", o.seed, "run seed (with --case: the case's data seed)");
+    add_seed_option(cmd, "--seed", o.seed, "run seed (with --case: the case's data seed)");
     cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound or probe (with --case: default bound)")
         ->check(CLI::IsMember({"exact", "bound", "probe"}));
     cmd->add_option("--json", o.json_path, "write JSON-lines results here ('-': stdout)");
     cmd->add_option("--junit", o.junit_path, "write JUnit XML here");
     cmd->add_option("--shard", o.shard, "run shard i of n (i/n); default from TEST_/GTEST_ sharding variables");
-    cmd->add_option("--timeout", o.timeout_s, "seconds before a case counts as hanged")->check(CLI::PositiveNumber);
-    cmd->add_option("--threads", o.threads, "threads a plugin may use (0: its default)")->check(CLI::NonNegativeNumber);
+    add_seconds_option(cmd, "--timeout", o.timeout_s, false, "seconds before a case counts as hanged (default 30)");
+    add_count_option(cmd, "--threads", o.threads, 0, 4096, "threads a plugin may use (0: its default)");
+    add_fraction_option(cmd, "--min-coverage", o.min_coverage,
+                        "fraction of the cases that must execute (not be declined); the stricter of this and the "
+                        "backend's min_coverage in backends.json applies (default 0.01)")
+        ->each([](const std::string&) { o.min_coverage_given = true; });
     cmd->add_option("--expectations", o.expectations,
                     "declarations and expected failures (default: the installed backends.json; 'none': none)");
     cmd->add_flag("--leak-check", o.leak_check, "run 5 create..destroy cycles per case and fail heap growth");
     cmd->add_flag("--no-shrink", o.no_shrink, "do not shrink failing cases");
-    cmd->add_option("--shrink-seconds", o.shrink_seconds, "time limit for shrinking one failure");
+    add_seconds_option(cmd, "--shrink-seconds", o.shrink_seconds, true, "time limit for shrinking one failure");
     cmd->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");
-    cmd->add_flag("--quiet", o.quiet, "no progress, no table");
+    cmd->add_flag("--quiet", o.quiet, "no progress, no table: only the one-line verdict");
     cmd->add_flag("--no-progress", o.no_progress, "no progress bar");
     cmd->callback([] { exit_code() = run(o); });
 }

@@ -3,10 +3,13 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "sha256.hpp"
 
 #ifndef CONVCHECK_SOURCE_DATA_DIR
 #define CONVCHECK_SOURCE_DATA_DIR ""
@@ -47,7 +50,10 @@ Expectations Expectations::load(const std::string& path) {
     if (!in) throw std::invalid_argument("cannot read the expectations file '" + path + "'");
     std::stringstream text;
     text << in.rdbuf();
-    return parse(text.str(), path);
+    const std::string bytes = text.str();
+    Expectations e = parse(bytes, path);
+    e.checksum_ = "sha256:" + vectors::sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));
+    return e;
 }
 
 Expectations Expectations::parse(const std::string& text, const std::string& origin) {
@@ -60,6 +66,7 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
     if (!j.is_object() || !j.contains("backends") || !j["backends"].is_object())
         bad(origin, "top level", "must be an object with a \"backends\" object");
     Expectations e;
+    e.origin_ = origin;
     for (const auto& [name, entry] : j["backends"].items()) {
         const std::string where = "backends." + name;
         if (!entry.is_object()) bad(origin, where, "must be an object");
@@ -73,6 +80,13 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
             for (const auto& [dtype, acc] : decl.accumulation)
                 if (acc != "f32" && acc != "f16" && acc != "bf16" && acc != "f64")
                     bad(origin, where + ".accumulation." + dtype, "'" + acc + "' is not one of f32, f16, bf16, f64");
+        }
+        if (entry.contains("min_coverage")) {
+            const json& m = entry["min_coverage"];
+            // a JSON number is finite; a fraction of the cases, not a percentage
+            if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
+                bad(origin, where + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
+            decl.min_coverage = m.get<double>();
         }
         if (entry.contains("expected_failures")) {
             if (!entry["expected_failures"].is_array()) bad(origin, where + ".expected_failures", "must be an array");
@@ -118,6 +132,12 @@ std::optional<std::string> Expectations::accumulation(const std::string& backend
         if (a != it->second.accumulation.end()) return a->second;
     }
     return std::nullopt;
+}
+
+std::optional<CoverageFloor> Expectations::min_coverage(const std::string& backend) const {
+    const auto it = backends_.find(backend);
+    if (it == backends_.end() || !it->second.min_coverage) return std::nullopt;
+    return CoverageFloor{*it->second.min_coverage, origin_ + " (backends." + backend + ".min_coverage)"};
 }
 
 const ExpectedFailure* Expectations::expected_failure(const std::string& backend, const Case& c, Status status) const {

@@ -3,6 +3,7 @@
 //
 //   {"schema": 1, "backends": {"<name>": {
 //       "accumulation": "f32"  |  {"f32": "f32", "f16": "f32", "bf16": "f32"},
+//       "min_coverage": 0.9,
 //       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why",
 //                              "may_pass": false}]}}}
 //
@@ -10,6 +11,8 @@
 // failing status expected; any failing status when absent), "descriptor_regex" (ECMAScript, searched
 // in the canonical string), and any key of the canonical descriptor ("dt", "g", "data", "k", ...),
 // compared with its printed value.
+// "min_coverage": the fraction of a run's cases this backend must execute (not decline), in [0, 1];
+// the run uses the stricter of it and --min-coverage (coverage.hpp).
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
 // (heap-dependent garbage, a probe whose NaN reaches no output): a pass is then reported as passed,
 // not as xpass. Use it only with the reason that makes the failure intermittent.
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "coverage.hpp"
 
 namespace convcheck::runner {
 
@@ -33,6 +37,7 @@ struct ExpectedFailure {
 struct BackendDeclaration {
     std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
     std::vector<ExpectedFailure> expected_failures;
+    std::optional<double> min_coverage;
 };
 
 class Expectations {
@@ -44,11 +49,18 @@ public:
 
     // The declared accumulation type for `backend` and output dtype `dtype`, if the file declares one.
     std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype) const;
+    // The backend's declared coverage floor, with where it comes from ("<file> (backends.<name>.min_coverage)").
+    std::optional<CoverageFloor> min_coverage(const std::string& backend) const;
     // The expected failure that covers this result (status one of failed/crashed/hanged, or passed to
     // detect an xpass), or nullptr.
     const ExpectedFailure* expected_failure(const std::string& backend, const Case& c, Status status) const;
 
+    // The file it was read from, and the sha256 of its text ("sha256:<hex>"; "" when parsed from text).
+    const std::string& origin() const { return origin_; }
+    const std::string& checksum() const { return checksum_; }
+
 private:
+    std::string origin_, checksum_;  // the file it came from
     std::map<std::string, BackendDeclaration> backends_;
 };
 

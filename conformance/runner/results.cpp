@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <span>
+
+#include "printable.hpp"
+#include "sha256.hpp"
 
 namespace convcheck::runner {
 
@@ -24,13 +27,42 @@ std::string padding_kind(const ConvDescriptor& d) {
 
 }  // namespace
 
+const std::vector<std::string>& defining_run_fields() {
+    // the options a user chose come before the checksum, so a message names the option that differs
+    static const std::vector<std::string> fields = {
+        "schema",     "convcheck_version", "backend",   "backend_version", "backend_options", "accumulation_dtype",
+        "suite",      "mode_filter",       "seed",      "cases_total",     "suite_checksum",  "threads",
+        "timeout_s",  "min_coverage",      "leak_check", "expectations_checksum"};
+    return fields;
+}
+
 json run_record(const RunInfo& i) {
-    return {{"record", "run"},        {"schema", 1},
-            {"convcheck_version", "0.1.0"}, {"backend", i.backend},
-            {"backend_version", i.backend_version}, {"backend_path", i.backend_path},
-            {"suite", i.suite},       {"shard", i.shard},
-            {"threads", i.threads},   {"seed", i.seed},
-            {"started", i.started},   {"host", i.host},
+    json options = json::array();
+    for (const std::string& o : i.backend_options) options.push_back(printable_line(o));
+    auto text_or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(printable_line(s)); };
+    return {{"record", "run"},
+            {"schema", 1},
+            {"convcheck_version", "0.1.0"},
+            {"backend", printable_line(i.backend)},
+            {"backend_version", printable_line(i.backend_version)},
+            {"backend_path", printable_line(i.backend_path)},
+            {"backend_options", options},
+            {"suite", printable_line(i.suite)},
+            {"suite_checksum", i.suite_checksum},
+            {"cases_total", i.cases_total},
+            {"mode_filter", text_or_null(i.mode_filter)},
+            {"shard", i.shard},
+            {"threads", i.threads},
+            {"seed", i.seed},
+            {"timeout_s", i.timeout_s},
+            {"memory_limit_bytes", i.memory_limit_bytes},
+            {"min_coverage", i.min_coverage.fraction},
+            {"min_coverage_source", i.min_coverage.source},
+            {"leak_check", i.leak_check},
+            {"expectations_path", text_or_null(i.expectations_path)},
+            {"expectations_checksum", text_or_null(i.expectations_checksum)},
+            {"started", i.started},
+            {"host", printable_line(i.host)},
             {"accumulation_dtype", i.accumulation_dtype}};
 }
 
@@ -70,11 +102,11 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"seed", r.c.seed},
               {"mode", accuracy::to_string(r.c.mode)},
               {"status", to_string(r.status)},
-              {"reason", r.reason},
+              {"reason", printable_line(r.reason)},
               {"features", features(r.c)},
               {"time_ms", r.time_ms},
-              {"implementation", r.implementation},
-              {"reproducer", r.reproducer}};
+              {"implementation", printable_line(r.implementation)},
+              {"reproducer", printable_line(r.reproducer)}};
     if (!r.c.name.empty()) j["shape_name"] = r.c.name;
     if (r.error) {
         const auto& c = r.error->comparison;
@@ -93,15 +125,9 @@ json case_record(const CaseResult& r, const std::string& backend) {
     }
     if (!r.shrunk_descriptor.empty()) {
         j["shrunk_descriptor"] = r.shrunk_descriptor;
-        j["shrunk_reproducer"] = r.shrunk_reproducer;
+        j["shrunk_reproducer"] = printable_line(r.shrunk_reproducer);
     }
     return j;
-}
-
-json summary_record(const std::string& backend, const std::map<std::string, std::int64_t>& counts, double seconds,
-                    int exit_code) {
-    return {{"record", "summary"}, {"backend", backend}, {"counts", counts}, {"seconds", seconds},
-            {"exit_code", exit_code}};
 }
 
 std::map<std::string, std::int64_t> count_statuses(const std::vector<json>& cases) {
@@ -111,105 +137,51 @@ std::map<std::string, std::int64_t> count_statuses(const std::vector<json>& case
     return counts;
 }
 
-int exit_code_for(const std::map<std::string, std::int64_t>& counts) {
-    for (Status s : kAllStatuses)
-        if (is_failure(s) && counts.count(to_string(s)) && counts.at(to_string(s)) > 0) return 1;
-    return 0;
+RunSummary summarize(const std::string& backend, const std::vector<json>& cases, std::int64_t total,
+                     const CoverageFloor& floor) {
+    RunSummary s;
+    s.backend = backend;
+    s.counts = count_statuses(cases);
+    s.coverage = coverage_of(cases, total);
+    s.floor = floor;
+    s.coverage_shortfall = coverage_shortfall(s.coverage, floor);
+    bool failed = !s.coverage_shortfall.empty();
+    for (Status status : kAllStatuses)
+        failed = failed || (is_failure(status) && s.counts.count(to_string(status)) && s.counts.at(to_string(status)) > 0);
+    s.exit_code = failed ? 1 : 0;
+    return s;
 }
 
-void print_summary(std::FILE* out, const json& run, const std::vector<json>& cases, double seconds,
-                   int max_failures_listed) {
-    const auto counts = count_statuses(cases);
-    std::fprintf(out, "\nconvcheck: backend %s %s, suite %s, shard %s, %zu cases in %.1f s\n",
-                 run.value("backend", "?").c_str(), run.value("backend_version", "").c_str(),
-                 run.value("suite", "?").c_str(), run.value("shard", "0/1").c_str(), cases.size(), seconds);
-    // counts by (rank, dtype) and status
-    std::map<std::string, std::map<std::string, std::int64_t>> table;
-    for (const json& c : cases) {
-        const json& f = c.value("features", json::object());
-        const std::string row = c.value("op", "conv") == "cc" ? "cc" :
-            std::to_string(f.value("rank", 0)) + "-D " + f.value("dtype", "?");
-        ++table[row][c.value("status", "failed")];
-    }
-    std::fprintf(out, "\n  %-10s", "");
-    for (Status s : kAllStatuses) std::fprintf(out, " %11s", to_string(s));
-    std::fprintf(out, "\n");
-    for (const auto& [row, by_status] : table) {
-        std::fprintf(out, "  %-10s", row.c_str());
-        for (Status s : kAllStatuses) {
-            const auto it = by_status.find(to_string(s));
-            std::fprintf(out, " %11lld", static_cast<long long>(it == by_status.end() ? 0 : it->second));
-        }
-        std::fprintf(out, "\n");
-    }
-    std::fprintf(out, "  %-10s", "total");
-    for (Status s : kAllStatuses) std::fprintf(out, " %11lld", static_cast<long long>(counts.at(to_string(s))));
-    std::fprintf(out, "\n");
-    int listed = 0;
-    for (const json& c : cases) {
-        Status s;
-        if (!parse_status(c.value("status", "failed"), &s) || !is_failure(s)) continue;
-        if (listed++ == 0) std::fprintf(out, "\nfailures:\n");
-        if (listed > max_failures_listed) {
-            std::fprintf(out, "  ... (see the JSON results for the rest)\n");
-            break;
-        }
-        std::fprintf(out, "  %s %s [%s] %s\n    %s\n", c.value("case_id", "?").c_str(), c.value("status", "?").c_str(),
-                     c.value("mode", "?").c_str(), c.value("reason", "").c_str(), c.value("reproducer", "").c_str());
-        if (c.contains("shrunk_reproducer"))
-            std::fprintf(out, "    shrunk: %s\n", c["shrunk_reproducer"].get<std::string>().c_str());
-    }
-    std::fprintf(out, "\n");
+json summary_record(const RunSummary& s) {
+    json reasons = json::array();
+    for (const auto& [reason, count] : s.coverage.decline_reasons) reasons.push_back({{"reason", reason}, {"count", count}});
+    json j = {{"record", "summary"},
+              {"backend", printable_line(s.backend)},
+              {"counts", s.counts},
+              {"total", s.coverage.total},
+              {"executed", s.coverage.executed},
+              {"declined", s.coverage.declined},
+              {"refused", s.coverage.refused},
+              {"not_run", s.coverage.not_run},
+              {"coverage", s.coverage.fraction()},
+              {"min_coverage", s.floor.fraction},
+              {"min_coverage_source", s.floor.source},
+              {"coverage_shortfall", s.coverage_shortfall.empty() ? json(nullptr) : json(s.coverage_shortfall)},
+              {"decline_reasons", reasons},
+              {"not_run_cases", s.not_run_cases},
+              {"stopped", s.stopped.empty() ? json(nullptr) : json(printable_line(s.stopped))},
+              {"seconds", s.seconds},
+              {"exit_code", s.exit_code},
+              {"complete", true}};
+    if (!s.error.empty()) j["error"] = printable_line(s.error);
+    return j;
 }
 
-namespace {
-std::string xml_escape(const std::string& s) {
-    std::string o;
-    for (char ch : s) {
-        switch (ch) {
-            case '&': o += "&amp;"; break;
-            case '<': o += "&lt;"; break;
-            case '>': o += "&gt;"; break;
-            case '"': o += "&quot;"; break;
-            case '\'': o += "&apos;"; break;
-            default:
-                if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') o += ' ';
-                else o += ch;
-        }
-    }
-    return o;
-}
-}  // namespace
-
-std::string junit_xml(const json& run, const std::vector<json>& cases, double seconds) {
-    const auto counts = count_statuses(cases);
-    const std::int64_t failures = counts.at("failed") + counts.at("xpass");
-    const std::int64_t errors = counts.at("crashed") + counts.at("hanged");
-    const std::int64_t skipped = counts.at("unsupported") + counts.at("xfail");
-    const std::string name = "convcheck." + run.value("backend", std::string("?")) + "." + run.value("suite", std::string("?"));
-    std::ostringstream x;
-    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    x << "<testsuites name=\"convcheck\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\""
-      << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds << "\">\n";
-    x << "  <testsuite name=\"" << xml_escape(name) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures
-      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds << "\">\n";
-    for (const json& c : cases) {
-        const std::string status = c.value("status", "failed");
-        x << "    <testcase classname=\"" << xml_escape(name) << "\" name=\""
-          << xml_escape(c.value("case_id", "?") + " " + c.value("mode", "?") + " " + c.value("descriptor", "?"))
-          << "\" time=\"" << c.value("time_ms", 0.0) / 1000.0 << "\">";
-        const std::string message = xml_escape(c.value("reason", ""));
-        const std::string body = xml_escape(c.value("reproducer", ""));
-        if (status == "failed" || status == "xpass")
-            x << "\n      <failure type=\"" << status << "\" message=\"" << message << "\">" << body << "</failure>\n    ";
-        else if (status == "crashed" || status == "hanged")
-            x << "\n      <error type=\"" << status << "\" message=\"" << message << "\">" << body << "</error>\n    ";
-        else if (status == "unsupported" || status == "xfail")
-            x << "\n      <skipped message=\"" << xml_escape(status + ": " + c.value("reason", "")) << "\"/>\n    ";
-        x << "</testcase>\n";
-    }
-    x << "  </testsuite>\n</testsuites>\n";
-    return x.str();
+std::string suite_checksum(const std::vector<Case>& cases) {
+    std::string text;
+    for (const Case& c : cases)
+        text += c.id + " " + accuracy::to_string(c.mode) + " " + std::to_string(c.seed) + " " + c.descriptor() + "\n";
+    return "sha256:" + vectors::sha256_hex(std::as_bytes(std::span(text.data(), text.size())));
 }
 
 Progress::Progress(std::int64_t total, bool enabled) : total_(total), enabled_(enabled) {}

@@ -6,7 +6,7 @@ std::unique_ptr<BackendSession> open_backend(const std::string& spec, const std:
                                              int num_threads, const std::string& expectations_path,
                                              double timeout_s) {
     const std::string path = resolve_backend(spec);
-    auto s = std::unique_ptr<BackendSession>(new BackendSession{Plugin::load(path), {}, {}});
+    auto s = std::unique_ptr<BackendSession>(new BackendSession{Plugin::load(path), {}, {}, {}});
     for (const std::string& o : options) s->backend.options.options += (s->backend.options.options.empty() ? "" : ",") + o;
     s->backend.options.num_threads = num_threads;
     s->backend.plugin = &s->plugin;
@@ -16,6 +16,7 @@ std::unique_ptr<BackendSession> open_backend(const std::string& spec, const std:
     if (file != "none" && !file.empty()) {
         s->expectations = Expectations::load(file);
         s->backend.expectations = &s->expectations;
+        s->expectations_path = file;
     }
     return s;
 }
@@ -23,12 +24,18 @@ std::unique_ptr<BackendSession> open_backend(const std::string& spec, const std:
 std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case>& cases, const RunSettings& settings,
                                   const std::function<void(const CaseResult&)>& on_result) {
     std::vector<CaseResult> results;
+    auto stopped = [&] { return settings.stop && *settings.stop; };
+    ShrinkLimits shrink_limits = settings.shrink_limits;
+    shrink_limits.stop = settings.stop;
     for (const Case& c : cases) {
+        if (stopped()) break;
         CaseResult r = check_case(backend, c, settings.check);
+        if (stopped()) break;  // the case may have been cut short: it did not run
         // Hangs are not shrunk: every candidate would cost a full time limit.
         // a stored vector's data belongs to its descriptor: there is nothing smaller to try
         if (settings.shrink && r.c.vector_dir.empty() && (r.status == Status::failed || r.status == Status::crashed)) {
-            if (auto smaller = shrink(backend, r, settings.check, settings.shrink_limits)) {
+            auto smaller = shrink(backend, r, settings.check, shrink_limits);
+            if (smaller && !stopped()) {  // a search cut short may end on a killed candidate: keep none
                 r.shrunk_descriptor = smaller->c.descriptor();
                 r.shrunk_reproducer = smaller->reproducer;
             }

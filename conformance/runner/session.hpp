@@ -2,6 +2,7 @@
 // declarations file. And running a list of cases against it, shrinking failures.
 #pragma once
 
+#include <csignal>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@ struct BackendSession {
     Plugin plugin;
     Expectations expectations;
     Backend backend;  // points into this session: keep the session alive while using it
+    std::string expectations_path;  // the declarations file read, or "" for none
 };
 
 // Throws PluginError (load or negotiation failed) or std::invalid_argument (a bad expectations file).
@@ -30,9 +32,13 @@ struct RunSettings {
     bool shrink = true;
     ShrinkLimits shrink_limits;
     bool fail_fast = false;  // stop after the first failing case
+    // Set (by a signal handler) to stop: no case starts after it is set, and a case in progress when it
+    // was set is left out (its child may have been killed), so every result reported is a real one.
+    const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 // Runs the cases in order; calls on_result after each (shrunk when it failed and shrinking is on).
+// Returns fewer results than cases when it stopped early (fail_fast, stop).
 std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case>& cases, const RunSettings& settings,
                                   const std::function<void(const CaseResult&)>& on_result = {});
 

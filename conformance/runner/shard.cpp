@@ -4,21 +4,17 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "number_text.hpp"
+
 namespace convcheck::runner {
 
 namespace {
 
 std::int64_t parse_count(const std::string& text, const std::string& what) {
-    std::size_t used = 0;
-    long long v = -1;
-    try {
-        v = std::stoll(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || text.empty() || v < 0)
-        throw std::invalid_argument(what + " = '" + text + "' is not a non-negative integer");
-    return v;
+    const auto v = parse_unsigned(text);
+    if (!v || *v > static_cast<std::uint64_t>(INT64_MAX))
+        throw std::invalid_argument(what + " = '" + text + "' is not an integer in [0, 2^63-1]");
+    return static_cast<std::int64_t>(*v);
 }
 
 Shard make(std::int64_t index, std::int64_t total, const std::string& source) {

@@ -149,7 +149,7 @@ std::optional<CaseResult> shrink(const Backend& backend, const CaseResult& faili
     while (progressed) {
         progressed = false;
         for (const ConvDescriptor& candidate : smaller_descriptors(current.conv)) {
-            if (++attempts > limits.max_attempts ||
+            if (++attempts > limits.max_attempts || (limits.stop && *limits.stop) ||
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limits.max_seconds)
                 return best;
             Case c = current;

@@ -5,6 +5,7 @@
 // The seed stays the same. Every candidate runs isolated, like any case.
 #pragma once
 
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ std::vector<ConvDescriptor> smaller_descriptors(const ConvDescriptor& d);
 struct ShrinkLimits {
     int max_attempts = 200;
     double max_seconds = 60.0;
+    const volatile std::sig_atomic_t* stop = nullptr;  // set by a signal handler: end the search now
 };
 
 // The smallest failing case found, or nothing when no smaller one fails the same way.

@@ -89,7 +89,9 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
     return cases;
 }
 
-std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+namespace {
+
+std::vector<Case> cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
     namespace fs = std::filesystem;
     for (const auto& s : builtin_suites())
         if (s.name == suite_or_file) return expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode);
@@ -107,6 +109,19 @@ std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run
         return expand(fs::path(suite_or_file).stem().string(), model.entries, run_seed, only_mode);
     }
     return expand(fs::path(suite_or_file).stem().string(), file_suite_entries(suite_or_file), run_seed, only_mode);
+}
+
+}  // namespace
+
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+    std::vector<Case> cases = cases_of(suite_or_file, run_seed, only_mode);
+    // A run of nothing must not pass: an empty file, [], {"cases": []}, a results file without case
+    // records or a vector set whose cases are all refused is a mistake in the input.
+    if (cases.empty())
+        throw std::invalid_argument("suite '" + suite_or_file +
+                                    "' holds no cases: there is nothing to check (an empty file, [] or "
+                                    "{\"cases\": []}, or no case records)");
+    return cases;
 }
 
 }  // namespace convcheck::runner

@@ -59,7 +59,8 @@ std::vector<SuiteEntry> vector_suite_entries(const std::string& dir);
 std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
                          const std::string& only_mode);
 
-// A suite name, a file path or a vector-set folder -> its cases.
+// A suite name, a file path or a vector-set folder -> its cases. Throws std::invalid_argument when it
+// holds none (an empty suite is an error, never a run that passes).
 std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
 
 // Parses a mode name ("exact", "bound", "probe"); throws std::invalid_argument otherwise.

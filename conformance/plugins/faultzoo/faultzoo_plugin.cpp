@@ -12,6 +12,12 @@
 //   leak               keeps 1 MiB of heap per execute, never freed  -> failed with --leak-check
 //   exit               calls exit(7) inside execute                  -> crashed (called exit)
 //   hang_in_create     create never returns                          -> negotiation fails (exit code 3)
+//   hostile_message    declines rank-1 cases and fails the others with a message (and names its
+//                      implementation) full of bytes no report format holds as they are: invalid
+//                      UTF-8, control characters, ANSI escapes, newlines, XML markup
+//                                                                    -> unsupported / failed; every artefact
+//                                                                       stays well-formed (printable.hpp)
+//   hostile_create     create fails with that message                -> negotiation fails (exit code 3)
 // Two more libraries complete the zoo: faultzoo_wrong_abi (major version 99) and faultzoo_no_entry
 // (no convcheck_get_api); both must fail to load (exit code 3).
 #include <cmath>
@@ -30,7 +36,16 @@ namespace {
 using namespace convcheck_plugin_support;
 
 const char* const kFaults[] = {"none", "segfault", "abort", "endless_loop", "write_past_output", "write_before_output",
-                               "write_into_input", "nan_output", "exception", "leak", "exit", "hang_in_create"};
+                               "write_into_input", "nan_output", "exception", "leak", "exit", "hang_in_create", "hostile_message",
+                               "hostile_create"};
+
+// Every kind of byte a plugin can send that JSON, XML 1.0 or a terminal cannot take as it is. (The
+// literal is split where a hex escape would swallow the letters after it.)
+const std::string kHostile =
+    "faultzoo: hostile <&\"'> ]]> stray \xff\xfe, broken \xc3\x28, overlong \xc0\xaf, surrogate \xed\xa0\x80, "
+    "past U+10FFFF \xf4\x90\x80\x80, controls \x01\x02\x07\x08\x0b, ANSI \x1b[1;31m" "red\x1b[0m, OSC \x1b]0;"
+    "title\x07, line1\nline2\r\n\ttab, DEL \x7f, C1 \xc2\x85\xc2\x9b, non-character \xef\xbf\xbe, "
+    "truncated at the end \xe2\x82";
 
 struct Instance {
     std::string fault = "none";
@@ -58,6 +73,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
     }
     if (fault == "hang_in_create")
         endless_loop();
+    if (fault == "hostile_create") return make_error(kHostile);
     *out = reinterpret_cast<convcheck_plugin*>(new Instance{fault});
     return nullptr;
 }
@@ -78,8 +94,10 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     return fill_info(info, mine);
 }
 
-convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = check_conv_call(desc, nullptr)) return e;
+    if (reinterpret_cast<Instance*>(plugin)->fault == "hostile_message" && desc->rank == 1)
+        return unsupported(out, kHostile);
     return supported(out);
 }
 
@@ -87,6 +105,10 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     if (auto* e = check_conv_call(desc, args)) return e;
     const std::string& fault = reinterpret_cast<Instance*>(plugin)->fault;
+    if (fault == "hostile_message") {
+        write_implementation(args, kHostile);
+        return make_error(kHostile);
+    }
     const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
     const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
     convcheck::reference::round_dst_to_output(d, result.dst, args->dst);

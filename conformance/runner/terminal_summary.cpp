@@ -1,0 +1,114 @@
+#include "terminal_summary.hpp"
+
+#include <map>
+
+#include "printable.hpp"
+
+namespace convcheck::runner {
+
+using nlohmann::json;
+
+namespace {
+
+std::string count_of(std::int64_t n, const char* what) { return std::to_string(n) + " " + what; }
+
+void print_table(std::FILE* out, const std::vector<json>& cases, const RunSummary& s) {
+    // counts by (rank, dtype) and status
+    std::map<std::string, std::map<std::string, std::int64_t>> table;
+    for (const json& c : cases) {
+        const json& f = c.value("features", json::object());
+        const std::string row = c.value("op", "conv") == "cc" ? "cc" :
+            std::to_string(f.value("rank", 0)) + "-D " + f.value("dtype", "?");
+        ++table[row][c.value("status", "failed")];
+    }
+    std::fprintf(out, "\n  %-10s", "cases");
+    for (Status st : kAllStatuses) std::fprintf(out, " %11s", to_string(st));
+    std::fprintf(out, "\n");
+    for (const auto& [row, by_status] : table) {
+        std::fprintf(out, "  %-10s", row.c_str());
+        for (Status st : kAllStatuses) {
+            const auto it = by_status.find(to_string(st));
+            std::fprintf(out, " %11lld", static_cast<long long>(it == by_status.end() ? 0 : it->second));
+        }
+        std::fprintf(out, "\n");
+    }
+    std::fprintf(out, "  %-10s", "total");
+    for (Status st : kAllStatuses) std::fprintf(out, " %11lld", static_cast<long long>(s.counts.at(to_string(st))));
+    std::fprintf(out, "\n");
+}
+
+void print_coverage(std::FILE* out, const RunSummary& s, int max_reasons) {
+    const Coverage& c = s.coverage;
+    std::fprintf(out, "\n  %s, %s, %s%s of %s in this run: coverage %s (floor %s from %s)\n",
+                 count_of(c.executed, "cases executed").c_str(), count_of(c.declined, "declined by the backend").c_str(),
+                 c.refused ? (count_of(c.refused, "refused by the runner") + ", ").c_str() : "",
+                 count_of(c.not_run, "not run").c_str(), count_of(c.total, "cases").c_str(), percent(c.fraction()).c_str(),
+                 percent(s.floor.fraction).c_str(), s.floor.source.c_str());
+    const std::int64_t passed = s.counts.at("passed") + s.counts.at("xfail");
+    if (c.executed > 0)
+        std::fprintf(out, "  pass rate %s of the cases executed (%s, %s)\n", percent(double(passed) / double(c.executed)).c_str(),
+                     count_of(s.counts.at("passed"), "passed").c_str(),
+                     count_of(s.counts.at("xfail"), "failed as declared (xfail)").c_str());
+    if (!c.decline_reasons.empty()) std::fprintf(out, "  why the backend declined (cases: reason):\n");
+    int shown = 0;
+    for (const auto& [reason, count] : c.decline_reasons) {
+        if (shown++ == max_reasons) {
+            std::fprintf(out, "    ... %zu more reasons (see the JSON summary's decline_reasons)\n",
+                         c.decline_reasons.size() - static_cast<std::size_t>(max_reasons));
+            break;
+        }
+        std::fprintf(out, "    %6lld: %s\n", static_cast<long long>(count), reason.c_str());
+    }
+}
+
+}  // namespace
+
+std::string verdict_line(const json& run, const RunSummary& s) {
+    const Coverage& c = s.coverage;
+    std::int64_t failing = 0;
+    for (Status st : kAllStatuses)
+        if (is_failure(st)) failing += s.counts.at(to_string(st));
+    std::string line = "convcheck: " + run.value("backend", std::string("?")) + " on " + run.value("suite", std::string("?")) +
+                       " (shard " + run.value("shard", std::string("0/1")) + "): ";
+    if (!s.error.empty()) return line + "did not run: " + s.error + "; exit code " + std::to_string(s.exit_code);
+    line += count_of(c.executed, "cases executed") + ", " + count_of(c.declined, "declined") + ", " +
+            (c.refused ? count_of(c.refused, "refused") + ", " : "") + count_of(c.not_run, "not run") + " of " +
+            count_of(c.total, "cases") + " (coverage " + percent(c.fraction()) + ", floor " + percent(s.floor.fraction) +
+            "); ";
+    const std::int64_t passed = s.counts.at("passed") + s.counts.at("xfail");
+    if (c.executed > 0) line += "pass rate " + percent(double(passed) / double(c.executed)) + " of those executed, ";
+    line += count_of(failing, failing == 1 ? "case failing" : "cases failing");
+    if (!s.stopped.empty()) line += "; stopped early: " + s.stopped;
+    if (!s.coverage_shortfall.empty()) line += "; FAILED: " + s.coverage_shortfall;
+    return line + "; exit code " + std::to_string(s.exit_code);
+}
+
+void print_summary(std::FILE* out, const json& run, const std::vector<json>& cases, const RunSummary& s,
+                   int max_failures_listed, int max_reasons) {
+    std::fprintf(out, "\nconvcheck: backend %s %s, suite %s, shard %s, %zu cases in %.1f s\n",
+                 run.value("backend", "?").c_str(), run.value("backend_version", "").c_str(),
+                 run.value("suite", "?").c_str(), run.value("shard", "0/1").c_str(), cases.size(), s.seconds);
+    print_table(out, cases, s);
+    print_coverage(out, s, max_reasons);
+    int listed = 0;
+    for (const json& c : cases) {
+        Status st;
+        if (!parse_status(c.value("status", "failed"), &st) || !is_failure(st)) continue;
+        if (listed++ == 0) std::fprintf(out, "\nfailures:\n");
+        if (listed > max_failures_listed) {
+            std::fprintf(out, "  ... (see the JSON results for the rest)\n");
+            break;
+        }
+        std::fprintf(out, "  %s %s [%s] %s\n    %s\n", c.value("case_id", "?").c_str(), c.value("status", "?").c_str(),
+                     c.value("mode", "?").c_str(), printable_line(c.value("reason", "")).c_str(),
+                     printable_line(c.value("reproducer", "")).c_str());
+        if (c.contains("shrunk_reproducer"))
+            std::fprintf(out, "    shrunk: %s\n", printable_line(c.value("shrunk_reproducer", "")).c_str());
+    }
+    if (!s.stopped.empty())
+        std::fprintf(out, "\nstopped early: %s; %s did not run\n", s.stopped.c_str(),
+                     count_of(s.coverage.not_run, "cases").c_str());
+    std::fprintf(out, "\n%s\n", verdict_line(run, s).c_str());
+}
+
+}  // namespace convcheck::runner

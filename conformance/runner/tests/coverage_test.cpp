@@ -1,0 +1,90 @@
+// Coverage is part of the verdict: what a run counts as executed, declined, refused and not run; the
+// floor (the stricter of --min-coverage and backends.json's min_coverage) and the message that says
+// executed/total, the floor and where it came from; a run in which nothing executed fails.
+#include <gtest/gtest.h>
+
+#include "coverage.hpp"
+#include "expectations.hpp"
+#include "results.hpp"
+
+using namespace convcheck::runner;
+using nlohmann::json;
+
+namespace {
+
+json record(const std::string& status, const std::string& reason = "", const std::string& kind = "") {
+    json r = {{"record", "case"}, {"status", status}, {"reason", reason}};
+    if (!kind.empty()) r["kind"] = kind;
+    return r;
+}
+
+TEST(Coverage, CountsExecutedDeclinedRefusedAndNotRun) {
+    const std::vector<json> cases = {record("passed"), record("failed"), record("xfail"), record("crashed"),
+                                     record("unsupported", "no bf16"), record("unsupported", "rank 1"),
+                                     record("unsupported", "no bf16"), record("unsupported", "too big", "over_memory_limit")};
+    const Coverage c = coverage_of(cases, 10);
+    EXPECT_EQ(c.executed, 4);
+    EXPECT_EQ(c.declined, 3);
+    EXPECT_EQ(c.refused, 1);
+    EXPECT_EQ(c.not_run, 2);
+    EXPECT_DOUBLE_EQ(c.fraction(), 0.4);
+    ASSERT_EQ(c.decline_reasons.size(), 2u);
+    EXPECT_EQ(c.decline_reasons[0], (std::pair<std::string, std::int64_t>{"no bf16", 2}));  // most frequent first
+    EXPECT_EQ(c.decline_reasons[1], (std::pair<std::string, std::int64_t>{"rank 1", 1}));
+}
+
+TEST(Coverage, ARunInWhichNothingExecutedFailsWhateverTheFloor) {
+    const Coverage c = coverage_of({record("unsupported", "no"), record("unsupported", "no")}, 2);
+    const std::string why = coverage_shortfall(c, CoverageFloor{0.0, "--min-coverage"});
+    EXPECT_NE(why.find("no case executed (0 of 2 cases executed, 2 declined by the backend)"), std::string::npos) << why;
+    const RunSummary s = summarize("b", {record("unsupported", "no")}, 1, CoverageFloor{});
+    EXPECT_EQ(s.exit_code, 1);
+    EXPECT_FALSE(s.coverage_shortfall.empty());
+}
+
+TEST(Coverage, TheFloorIsCountedInCasesAndNamedWithItsSource) {
+    std::vector<json> cases(63, record("passed"));
+    for (int i = 0; i < 6; ++i) cases.push_back(record("unsupported", "cc"));
+    const Coverage c = coverage_of(cases, 69);
+    EXPECT_EQ(coverage_shortfall(c, CoverageFloor{0.913, "--min-coverage"}), "");  // 62.997 cases: 63 suffice
+    EXPECT_EQ(coverage_shortfall(c, CoverageFloor{63.0 / 69.0, "--min-coverage"}), "");
+    const std::string why = coverage_shortfall(c, CoverageFloor{0.95, "f.json (backends.x.min_coverage)"});
+    EXPECT_EQ(why, "coverage 91.3 % (63 of 69 cases executed, 6 declined by the backend) is below the floor 95.0 % "
+                   "from f.json (backends.x.min_coverage): at least 66 of the 69 cases must execute");
+    EXPECT_EQ(summarize("b", cases, 69, CoverageFloor{0.95, "x"}).exit_code, 1);
+    EXPECT_EQ(summarize("b", cases, 69, CoverageFloor{}).exit_code, 0);
+}
+
+TEST(Coverage, ARunThatStoppedEarlyOrHoldsNoCaseIsNotJudgedOnCoverage) {
+    EXPECT_EQ(coverage_shortfall(coverage_of({record("failed")}, 69), CoverageFloor{1.0, "x"}), "");
+    EXPECT_EQ(coverage_shortfall(coverage_of({}, 0), CoverageFloor{1.0, "x"}), "");  // an empty shard
+}
+
+TEST(Coverage, TheStricterFloorApplies) {
+    const CoverageFloor option{0.5, "--min-coverage"};
+    EXPECT_EQ(stricter(option, std::nullopt).source, "--min-coverage");
+    EXPECT_EQ(stricter(option, CoverageFloor{0.9, "file"}).source, "file");
+    EXPECT_EQ(stricter(option, CoverageFloor{0.1, "file"}).source, "--min-coverage");
+}
+
+TEST(Coverage, BackendsJsonDeclaresAFloorPerBackend) {
+    const Expectations e = Expectations::parse(
+        R"({"backends": {"mine": {"min_coverage": 0.75}, "other": {"accumulation": "f32"}}})", "decl.json");
+    ASSERT_TRUE(e.min_coverage("mine"));
+    EXPECT_EQ(e.min_coverage("mine")->fraction, 0.75);
+    EXPECT_EQ(e.min_coverage("mine")->source, "decl.json (backends.mine.min_coverage)");
+    EXPECT_FALSE(e.min_coverage("other"));
+    EXPECT_FALSE(e.min_coverage("absent"));
+    for (const char* bad : {R"({"backends": {"b": {"min_coverage": 1.5}}})", R"({"backends": {"b": {"min_coverage": -0.1}}})",
+                            R"({"backends": {"b": {"min_coverage": "0.9"}}})", R"({"backends": {"b": {"min_coverage": null}}})"}) {
+        try {
+            Expectations::parse(bad, "decl.json");
+            ADD_FAILURE() << bad;
+        } catch (const std::invalid_argument& err) {
+            EXPECT_NE(std::string(err.what()).find("decl.json: backends.b.min_coverage: "), std::string::npos) << err.what();
+            EXPECT_NE(std::string(err.what()).find("is not a fraction in [0, 1]"), std::string::npos) << err.what();
+        }
+    }
+}
+
+}  // namespace
