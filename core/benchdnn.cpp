@@ -1,11 +1,10 @@
 // benchdnn convolution problem strings: parse (as benchdnn's str2desc + sanitize_desc + init_pad_r,
-// then the checks oneDNN's convolution descriptor makes), print, and batch files.
+// then the checks oneDNN's convolution descriptor makes), and print.
 #include "benchdnn.hpp"
 
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace convcheck {
@@ -24,6 +23,7 @@ struct Raw {
     std::int64_t g = -1, mb = 2, ic = 0, oc = 0;  // g = -1: not given
     std::array<Axis, 3> axis;                    // d, h, w
     std::string name;
+    bool g_given = false;
 };
 
 // benchdnn's entries, in the order str2desc tries them within one pass.
@@ -147,7 +147,8 @@ void deduce_axis(Axis& x, int axis) {
 BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {
     Raw raw = scan(text);
 
-    if (raw.g >= 0) require_set("g", raw.g);
+    raw.g_given = raw.g >= 0;
+    if (raw.g_given) require_set("g", raw.g);
     else raw.g = 1;
     require_set("ic", raw.ic);
     require_set("oc", raw.oc);
@@ -212,7 +213,7 @@ BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& se
     d.filter_format = settings.filter_format;
     validate(d);
 
-    BenchdnnProblem problem{d, raw.name};
+    BenchdnnProblem problem{d, raw.name, raw.name, raw.g_given};
     if (problem.name.size() >= 2 && problem.name.front() == '"' && problem.name.back() == '"')
         problem.name = problem.name.substr(1, problem.name.size() - 2);
     return problem;
@@ -268,67 +269,6 @@ std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
     if (D.d != 0 || H.d != 0 || W.d != 0) spatial("d", &Axis::d);
     if (!name.empty()) s << "n\"" << name << '"';
     return s.str();
-}
-
-BenchdnnFile parse_benchdnn_text(std::string_view text, const BenchdnnSettings& settings, std::string_view source) {
-    // benchdnn's batch(): tokens, `#` comments, `\` continuations.
-    struct Token {
-        std::string text;
-        int line;
-    };
-    std::vector<Token> tokens;
-    bool continued = false;
-    int line_number = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) end = text.size();
-        const std::string_view line = text.substr(start, end - start);
-        start = end + 1;
-        ++line_number;
-        std::istringstream words{std::string(line)};
-        std::string word;
-        while (words >> word) {
-            if (word.front() == '#') break;  // the rest of the line is a comment
-            int line_of_token = line_number;
-            if (continued && !tokens.empty()) {  // a lone '\' first on a line continues nothing
-                line_of_token = tokens.back().line;
-                word = tokens.back().text + word;
-                tokens.pop_back();
-            }
-            if (word.back() == '\\') {
-                continued = true;
-                if (word.size() == 1) continue;
-                word.pop_back();
-            } else {
-                continued = false;
-            }
-            tokens.push_back({word, line_of_token});
-        }
-    }
-
-    BenchdnnFile file;
-    for (const Token& t : tokens) {
-        if (t.text.front() == '-') {
-            file.skipped_options.push_back({t.line, t.text});
-            continue;
-        }
-        try {
-            file.problems.push_back({parse_benchdnn(t.text, settings), t.line, t.text});
-        } catch (const ConvError& e) {
-            throw ConvError(std::string(source) + ":" + std::to_string(t.line) + ": " + e.attribute(), e.value(),
-                            e.rule() + " (in `" + t.text + "`)");
-        }
-    }
-    return file;
-}
-
-BenchdnnFile parse_benchdnn_file(const std::string& path, const BenchdnnSettings& settings) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConvError("benchdnn file", path, "cannot be opened for reading");
-    std::ostringstream content;
-    content << in.rdbuf();
-    return parse_benchdnn_text(content.str(), settings, path);
 }
 
 }  // namespace convcheck

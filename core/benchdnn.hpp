@@ -40,6 +40,8 @@ struct BenchdnnSettings {
 struct BenchdnnProblem {
     ConvDescriptor descriptor;  // canonical: 1-based dilations, explicit pads_end
     std::string name;           // the text after `n`, without one pair of enclosing double quotes
+    std::string written_name;   // the text after `n` as written (benchdnn prints it back so)
+    bool has_groups = false;    // `g` was given (even g1): benchdnn then uses grouped weights (goihw, ...)
 };
 
 // Parses one problem string. Throws ConvError naming the benchdnn field (e.g. "kh") for anything
@@ -56,28 +58,6 @@ BenchdnnProblem parse_benchdnn(std::string_view problem, const BenchdnnSettings&
 // a right pad with pad + stride <= 0, or a name with whitespace or a double quote.
 std::string to_benchdnn(const ConvDescriptor& d, std::string_view name = {});
 
-// A benchdnn batch file ("shape file"): whitespace-separated tokens, `#` to the end of the line is
-// a comment (when it starts a token), a token ending in `\` continues into the next one. Tokens
-// starting with `-` are driver options: they are not interpreted here (the given settings apply
-// to every problem) and are reported in skipped_options. Every other token is a problem string.
-struct BenchdnnFileProblem {
-    BenchdnnProblem problem;
-    int line = 0;        // 1-based line of the token
-    std::string text;    // the token as written
-};
-struct BenchdnnSkippedOption {
-    int line = 0;
-    std::string text;
-};
-struct BenchdnnFile {
-    std::vector<BenchdnnFileProblem> problems;
-    std::vector<BenchdnnSkippedOption> skipped_options;
-};
-
-// Parses the text of a batch file; errors are ConvErrors whose attribute starts "<source>:<line>:".
-BenchdnnFile parse_benchdnn_text(std::string_view text, const BenchdnnSettings& settings = {},
-                                 std::string_view source = "<text>");
-// Reads and parses a batch file (ConvError if it cannot be read).
-BenchdnnFile parse_benchdnn_file(const std::string& path, const BenchdnnSettings& settings = {});
+// Batch files (options, --batch, every test case benchdnn's conv driver would run): benchdnn_driver.hpp.
 
 }  // namespace convcheck

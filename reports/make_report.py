@@ -4,8 +4,9 @@
     /usr/bin/python3 reports/make_report.py results/*.jsonl [--bench bench.jsonl]
         [--compare before.jsonl after.jsonl] -o report.html
 
-Prints the path of the page it wrote. Exit code 2 on bad input, with a message that names the file, the
-line, the value and the rule.
+Prints the path of the page it wrote. Exit code 2 on bad input (a missing, unreadable, binary or non-UTF-8
+file, a folder, a line that is not a result record) and on an output it cannot write, with one line on
+stderr that names the file (and the line, the value and the rule).
 """
 import argparse
 import os
@@ -13,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from convcheck_report import render, results  # noqa: E402
+from convcheck_report import results  # noqa: E402
 
 
 def parse_arguments(argv):
@@ -32,8 +33,34 @@ def parse_arguments(argv):
     return arguments
 
 
+def error(message):
+    """One line on stderr; exit code 2 (docs/reports.md)."""
+    print(f"make_report.py: error: {message}", file=sys.stderr)
+    return 2
+
+
+def write_page(output, html):
+    """Writes the page; a folder that cannot be made or a file that cannot be written is one line."""
+    folder = os.path.dirname(output)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        return error(f"{output}: cannot write the report: {folder} is not a folder")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(html)
+    except OSError as e:
+        return error(f"{output}: cannot write the report: {e.strerror or e}")
+    return 0
+
+
 def main(argv=None):
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    output = os.path.abspath(arguments.output)
+    inputs = arguments.results + arguments.bench + (arguments.compare or [])
+    for path in inputs:
+        if os.path.exists(path) and os.path.exists(output) and os.path.samefile(path, output):
+            return error(f"{arguments.output}: the output is also an input: writing the page would destroy "
+                         f"the results it is made from")
     try:
         comparison_pair = None
         if arguments.compare:
@@ -47,16 +74,15 @@ def main(argv=None):
             report = results.ResultSet()
         if arguments.bench:
             report.extend(results.read_files(arguments.bench))
+        # imported only now: matplotlib takes seconds to load, and bad input is refused without it
+        from convcheck_report import render
         html = render.render(report, comparison_pair)
     except results.ResultsError as e:
-        print(f"make_report.py: error: {e}", file=sys.stderr)
-        return 2
-    output = os.path.abspath(arguments.output)
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    with open(output, "w", encoding="utf-8") as f:
-        f.write(html)
-    print(output)
-    return 0
+        return error(str(e))
+    status = write_page(output, html)
+    if status == 0:
+        print(output)
+    return status
 
 
 if __name__ == "__main__":

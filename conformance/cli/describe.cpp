@@ -5,6 +5,7 @@
 //   convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2
 //   convcheck describe 'conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1'
 //   convcheck describe 'cc:cin=1,cout=1,in=8x8,scale=2/3'   (a CC layer: output, grid, windows; describe_cc.cpp)
+//   convcheck describe 'mb2ic16ih7oc16kh3ph1'      (a benchdnn problem string, read by core/benchdnn)
 //   convcheck describe --dialects             (lists the dialects)
 // Bad attributes: the framework's own error (or convcheck's where it has none), exit code 2.
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "benchdnn.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
 #include "describe_cc.hpp"
 #include "descriptor.hpp"
@@ -208,15 +210,19 @@ void run_describe(const Options& options) {
             exit_code() = kExitOk;
             return;
         }
-        const ConvDescriptor d = parse_descriptor(options.items[0]);
+        // a canonical descriptor has key=value fields; a benchdnn problem string (mb2ic16ih7oc16kh3ph1) has none
+        const bool benchdnn = options.items[0].find('=') == std::string::npos;
+        const ConvDescriptor d =
+            benchdnn ? parse_benchdnn(options.items[0]).descriptor : parse_descriptor(options.items[0]);
         first.dialect = "descriptor";
         first.descriptor = d;
         for (int a = 0; a < d.rank; ++a) first.output_size.push_back(d.output_size(a));
         first.data_layout = d.data_format == DataFormat::ncx ? "NCX" : "NXC";
         first.filter_layout = d.filter_format == FilterFormat::oix ? "OIX" : "XIO";
         first.request = request_from_descriptor(d);
-        input = {{"descriptor", options.items[0]}};
-        source = "descriptor " + options.items[0];
+        input = {{benchdnn ? "benchdnn" : "descriptor", options.items[0]}};
+        source = benchdnn ? "benchdnn   " + options.items[0] + "  (benchdnn's defaults: --dir=FWD_B, --dt=f32)"
+                          : "descriptor " + options.items[0];
     }
     if (first.error) {
         if (options.json) {
@@ -279,7 +285,7 @@ void add_describe_command(CLI::App& app) {
     cmd->add_flag("--dialects", options.list, "list the dialects and exit");
     cmd->add_option("attributes", options.items,
                     "key=value attributes (e.g. auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2), or one descriptor "
-                    "(conv:... or cc:...)");
+                    "(conv:... or cc:...) or benchdnn problem string (mb2ic16ih7oc16kh3ph1)");
     cmd->callback([] { run_describe(options); });
 }
 

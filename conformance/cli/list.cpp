@@ -17,6 +17,7 @@ struct ListOptions {
     std::string suite;
     std::string mode;
     std::uint64_t seed = 1;
+    bool strict_benchdnn = false;
 };
 
 void list(const ListOptions& o) {
@@ -31,21 +32,26 @@ void list(const ListOptions& o) {
             }
             std::printf("%-10s %7s  %s\n", s.name.c_str(), count.c_str(), s.description.c_str());
         }
-        std::printf("\nAlso accepted by --suite: a JSON case file (.json, .jsonl) or a benchdnn shape file.\n");
+        std::printf("\nAlso accepted by --suite: a JSON case file (.json, .jsonl) or a benchdnn batch file\n"
+                "(options and --batch= read as benchdnn's conv driver reads them; what cannot run exactly is listed as skipped).\n");
         return;
     }
-    for (const Case& c : load_cases(o.suite, o.seed, o.mode))
+    const LoadedSuite loaded = load_suite(o.suite, o.seed, o.mode);
+    for (const Case& c : loaded.cases)
         std::printf("%-14s %-6s %s%s%s\n", c.id.c_str(), accuracy::to_string(c.mode), c.descriptor().c_str(),
                     c.name.empty() ? "" : "  # ", c.name.c_str());
+    print_skipped_inputs(stdout, loaded.skipped);
+    if (o.strict_benchdnn && !loaded.skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(loaded.skipped));
 }
 
 void add_list_command(CLI::App& app) {
     static ListOptions o;
     auto* cmd = app.add_subcommand("list", "List the built-in suites, or the cases of one suite or case file");
-    cmd->add_option("--suite", o.suite, "a built-in suite name, a JSON case file or a benchdnn shape file");
+    cmd->add_option("--suite", o.suite, "a built-in suite name, a JSON case file or a benchdnn batch file");
     cmd->add_option("--mode", o.mode, "only this mode: exact, bound or probe")
         ->check(CLI::IsMember({"exact", "bound", "probe"}));
     add_seed_option(cmd, "--seed", o.seed, "the run seed (it sets each case's data seed)");
+    cmd->add_flag("--strict-benchdnn", o.strict_benchdnn, "exit 2 when a benchdnn test case cannot be run exactly");
     cmd->callback([] { list(o); });
 }
 

@@ -43,6 +43,7 @@ struct RunOptions {
     bool min_coverage_given = false;
     std::string expectations;
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
+    bool strict_benchdnn = false;
     double shrink_seconds = 60.0;
 };
 
@@ -63,10 +64,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<Case> suite_cases(const RunOptions& o, std::string* suite_name) {
+LoadedSuite suite_cases(const RunOptions& o, std::string* suite_name) {
     if (o.case_descriptors.empty()) {
         *suite_name = o.suite.empty() ? "smoke" : o.suite;
-        return load_cases(*suite_name, o.seed, o.mode);
+        return load_suite(*suite_name, o.seed, o.mode);
     }
     if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
     *suite_name = "cli";
@@ -75,7 +76,7 @@ std::vector<Case> suite_cases(const RunOptions& o, std::string* suite_name) {
         entries.emplace_back(text);
         entries.back().seed = o.seed;
     }
-    return expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode);
+    return {expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode), {}};
 }
 
 nlohmann::json not_run_entry(const Case& c) {
@@ -111,7 +112,10 @@ int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     // ---- the cases and the outputs (bad input: exit 2, thrown to main)
     std::string suite_name;
-    const std::vector<Case> cases = suite_cases(o, &suite_name);
+    const LoadedSuite loaded = suite_cases(o, &suite_name);
+    const std::vector<Case>& cases = loaded.cases;
+    const std::vector<SkippedInput>& skipped = loaded.skipped;  // inputs not turned into cases, with reasons
+    if (o.strict_benchdnn && !skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(skipped));
     const Shard shard = shard_from(o.shard);
     std::vector<Case> mine;
     for (std::size_t i = 0; i < cases.size(); ++i)
@@ -155,6 +159,9 @@ int run(const RunOptions& o) {
     info.min_coverage = stricter(given_floor, session->expectations.min_coverage(backend.info.name));
     const nlohmann::json run_json = run_record(info);
     files.emit(run_json);
+    std::int64_t skipped_here = 0;  // shards split the skipped inputs as they split the cases
+    for (std::size_t i = 0; i < skipped.size(); ++i)
+        if (shard.contains(static_cast<std::int64_t>(i))) files.emit(skipped_record(skipped[i])), ++skipped_here;
 
     RunSettings settings;
     settings.check.timeout_s = o.timeout_s;
@@ -177,6 +184,7 @@ int run(const RunOptions& o) {
     progress.finish();
 
     RunSummary summary = summarize(backend.info.name, records, static_cast<std::int64_t>(mine.size()), info.min_coverage);
+    summary.skipped_inputs = skipped_here;
     for (std::size_t i = records.size(); i < mine.size(); ++i) summary.not_run_cases.push_back(not_run_entry(mine[i]));
     if (const int sig = interrupt.signal_number())
         summary.stopped = std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -188,7 +196,10 @@ int run(const RunOptions& o) {
     files.emit(summary_record(summary));
     files.write_junit(junit_xml(run_json, records, summary));
     if (o.quiet) std::fprintf(terminal, "%s\n", verdict_line(run_json, summary).c_str());
-    else print_summary(terminal, run_json, records, summary);
+    else {
+        print_summary(terminal, run_json, records, summary);
+        print_skipped_inputs(terminal, skipped);
+    }
     interrupt.end_by_signal();
     return summary.exit_code;
 }
@@ -199,7 +210,7 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--backend", o.backend, "plugin name (optimized, reference, onednn, ...) or path to its .so")
         ->required();
     cmd->add_option("--backend-option", o.backend_options, "key=value passed to the plugin's create (repeatable)");
-    cmd->add_option("--suite", o.suite, "built-in suite (see `convcheck list`), a JSON case file or a benchdnn shape file "
+    cmd->add_option("--suite", o.suite, "built-in suite (see `convcheck list`), a JSON case file or a benchdnn batch file "
                                         "(default: smoke)");
     cmd->add_option("--case", o.case_descriptors, "run this canonical descriptor instead of a suite (repeatable)");
     add_seed_option(cmd, "--seed", o.seed, "run seed (with --case: the case's data seed)");
@@ -221,6 +232,8 @@ void add_run_command(CLI::App& app) {
     add_seconds_option(cmd, "--shrink-seconds", o.shrink_seconds, true, "time limit for shrinking one failure");
     cmd->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");
     cmd->add_flag("--quiet", o.quiet, "no progress, no table: only the one-line verdict");
+    cmd->add_flag("--strict-benchdnn", o.strict_benchdnn,
+                  "exit 2 when a benchdnn test case cannot be run exactly (instead of skipping it with its reason)");
     cmd->add_flag("--no-progress", o.no_progress, "no progress bar");
     cmd->callback([] { exit_code() = run(o); });
 }

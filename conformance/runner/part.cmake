@@ -40,6 +40,12 @@ if(CONVCHECK_BUILD_TESTS)
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend reference --case c=1,o=1,in=3,k=5 --quiet)
   set_tests_properties(conformance_run_bad_case_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "exit code 2 as expected")
+  # A benchdnn test case convcheck cannot run exactly is reported; --strict-benchdnn makes it exit 2.
+  add_test(NAME conformance_strict_benchdnn_exits_2
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> list --strict-benchdnn
+                   --suite ${CMAKE_CURRENT_LIST_DIR}/../../core/tests/data/benchdnn/reproducer)
+  set_tests_properties(conformance_strict_benchdnn_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "--dir=BWD_D: backward data")
   add_test(NAME conformance_run_unknown_suite_exits_2
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend reference --suite nonsense --quiet)

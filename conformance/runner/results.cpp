@@ -169,6 +169,7 @@ json summary_record(const RunSummary& s) {
               {"coverage_shortfall", s.coverage_shortfall.empty() ? json(nullptr) : json(s.coverage_shortfall)},
               {"decline_reasons", reasons},
               {"not_run_cases", s.not_run_cases},
+              {"skipped_inputs", s.skipped_inputs},
               {"stopped", s.stopped.empty() ? json(nullptr) : json(printable_line(s.stopped))},
               {"seconds", s.seconds},
               {"exit_code", s.exit_code},

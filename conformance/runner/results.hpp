@@ -51,6 +51,7 @@ struct RunSummary {
     std::vector<nlohmann::json> not_run_cases;  // {"case_id", "mode", "descriptor"} of the cases never started
     std::string stopped;                        // why cases did not run ("interrupted by SIGINT", ...), or ""
     std::string error;                          // the plugin failed to load or negotiate (exit code 3), or ""
+    std::int64_t skipped_inputs = 0;            // inputs of this shard not turned into cases ("skipped" records)
     double seconds = 0.0;
     int exit_code = 0;
 };

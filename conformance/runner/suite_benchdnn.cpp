@@ -1,16 +1,33 @@
-// benchdnn shape files, read by core/benchdnn.hpp exactly as benchdnn reads them (0-based dilation,
-// deduced pads, 2 as the default batch). The problem strings carry no dtype, layout or bias: the
-// cases take benchdnn's defaults (--dir=FWD_B: with bias, --dt=f32, plain layouts), bound mode.
-#include "benchdnn.hpp"
+// benchdnn batch files, read by core/benchdnn_driver.hpp as benchdnn's conv driver reads them: every
+// test case benchdnn would run becomes a case (bound mode) exactly as benchdnn defines it, or a skipped
+// input with its reason. `--batch=` files are looked for as benchdnn does, last in the folder named by
+// the environment variable CONVCHECK_BENCHDNN_INPUTS (oneDNN's tests/benchdnn/inputs/conv).
+#include <cstdlib>
+#include <stdexcept>
+
+#include "benchdnn_driver.hpp"
 #include "suites.hpp"
 
 namespace convcheck::runner {
 
-std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string&) {
+std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text,
+                                         std::vector<SkippedInput>* skipped) {
+    BenchdnnReadOptions options;
+    if (const char* inputs = std::getenv("CONVCHECK_BENCHDNN_INPUTS")) options.inputs_dir = inputs;
     std::vector<SuiteEntry> entries;
-    for (const BenchdnnFileProblem& p : parse_benchdnn_file(path).problems)
-        entries.emplace_back(to_string(p.problem.descriptor), "b", p.problem.name);
-    if (entries.empty()) throw std::invalid_argument(path + ": no benchdnn problems in the file");
+    std::vector<SkippedInput> skips;
+    const std::vector<BenchdnnCase> cases = read_benchdnn_batch_text(text, path, options);
+    for (const BenchdnnCase& c : cases) {
+        if (c.descriptor) entries.emplace_back(to_string(*c.descriptor), "b", c.name);
+        else skips.push_back({"", c.source, c.input, c.skip_reason});
+    }
+    if (cases.empty()) throw std::invalid_argument(path + ": no benchdnn problems in the file (nor in the files it includes)");
+    if (!skips.empty() && !skipped) {  // a caller that cannot report skips must not drop them silently
+        throw std::invalid_argument(path + ": " + std::to_string(skips.size()) +
+                                    " benchdnn test case(s) cannot be run exactly (e.g. " + skips.front().source + ": " +
+                                    skips.front().reason + "); `convcheck list --suite " + path + "` lists them");
+    }
+    if (skipped) skipped->insert(skipped->end(), skips.begin(), skips.end());
     return entries;
 }
 

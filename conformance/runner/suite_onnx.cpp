@@ -193,9 +193,9 @@ void add_node(const json& node, const std::string& model_name, OnnxModelSuite* s
     const std::string case_name =
         model_name + "/" + (graph == "main" ? "" : graph.substr(5) + "/") + node_label(node);  // "main/..." nested
     const std::string name = node.value("name", "");
-    OnnxSkippedNode where{model_name + ": graph " + graph + ", node #" + std::to_string(node.at("index").get<int>()) +
-                              (name.empty() ? "" : " '" + name + "'"),
-                          node_input_text(node), ""};
+    SkippedInput where{"", model_name + ": graph " + graph + ", node #" + std::to_string(node.at("index").get<int>()) +
+                                  (name.empty() ? "" : " '" + name + "'"),
+                       node_input_text(node), ""};
     const std::string op = node.at("op_type").get<std::string>();
     const std::string domain = node.value("domain", "");
     try {
@@ -235,23 +235,6 @@ OnnxModelSuite onnx_suite_from_nodes(const json& document, const std::string& mo
 
 OnnxModelSuite onnx_model_suite(const std::string& model_path) {
     return onnx_suite_from_nodes(read_onnx_conv_nodes(model_path), std::filesystem::path(model_path).filename().string());
-}
-
-void print_onnx_skipped(std::FILE* out, const std::string& model_path, const OnnxModelSuite& suite) {
-    if (suite.skipped.empty()) return;
-    std::vector<std::pair<std::string, std::vector<const OnnxSkippedNode*>>> reasons;  // in order of first appearance
-    for (const OnnxSkippedNode& s : suite.skipped) {
-        auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == s.reason; });
-        if (it == reasons.end()) reasons.push_back({s.reason, {&s}});
-        else it->second.push_back(&s);
-    }
-    std::stable_sort(reasons.begin(), reasons.end(),
-                     [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-    std::fprintf(out, "%s: skipped %zu of %zu convolution nodes:\n", model_path.c_str(), suite.skipped.size(),
-                 suite.skipped.size() + suite.entries.size());
-    for (const auto& [reason, nodes] : reasons)
-        std::fprintf(out, "  %zu x %s\n      e.g. %s: %s\n", nodes.size(), reason.c_str(), nodes[0]->source.c_str(),
-                     nodes[0]->input.c_str());
 }
 
 }  // namespace convcheck::runner

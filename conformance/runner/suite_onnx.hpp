@@ -2,9 +2,10 @@
 // with the shapes the model gives its tensors (ONNX shape inference where the model does not declare
 // them); every node that cannot become a case exactly is skipped with its reason, never approximated.
 //
-// Reading the model is done by conformance/formats/onnx_conv_nodes.py (Debian's python3-onnx:
-// protobuf parsing and onnx.shape_inference), which only reports what the model says, as JSON; every
-// decision about the convolution is made here, the attributes read by the ONNX dialect
+// Skipped nodes are SkippedInput records (skipped_inputs.hpp), reported and counted like skipped
+// benchdnn test cases. Reading the model is done by conformance/formats/onnx_conv_nodes.py (Debian's
+// python3-onnx: protobuf parsing and onnx.shape_inference), which only reports what the model says, as
+// JSON; every decision about the convolution is made here, the attributes read by the ONNX dialect
 // (reference/src/dialects/onnx.cpp). See docs/runner.md, "ONNX models".
 #pragma once
 
@@ -17,16 +18,11 @@
 
 namespace convcheck::runner {
 
-// A convolution node that was not turned into a case.
-struct OnnxSkippedNode {
-    std::string source;  // "<model>: graph main, node #3 'conv1'"
-    std::string input;   // the node as onnx.helper.printable_node writes it
-    std::string reason;
-};
-
 struct OnnxModelSuite {
     std::vector<SuiteEntry> entries;
-    std::vector<OnnxSkippedNode> skipped;
+    // The convolution nodes not turned into cases: source "<model>: graph main, node #3 'conv1'", input
+    // the node as onnx.helper.printable_node writes it with its tensors' types and shapes, the reason.
+    std::vector<SkippedInput> skipped;
 };
 
 // The cases and skips of one model from the converter's JSON (format "convcheck-onnx-conv-nodes").
@@ -45,9 +41,5 @@ nlohmann::json read_onnx_conv_nodes(const std::string& model_path);
 
 // read_onnx_conv_nodes + onnx_suite_from_nodes; the shape names start with the model's file name.
 OnnxModelSuite onnx_model_suite(const std::string& model_path);
-
-// "skipped N of M convolution nodes" and one line per reason with its count and first node; nothing
-// when there is no skip.
-void print_onnx_skipped(std::FILE* out, const std::string& model_path, const OnnxModelSuite& suite);
 
 }  // namespace convcheck::runner

@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "cc_descriptor.hpp"
-#include "suite_onnx.hpp"
 
 namespace convcheck::runner {
 
@@ -91,37 +90,43 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
 
 namespace {
 
-std::vector<Case> cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
     namespace fs = std::filesystem;
     for (const auto& s : builtin_suites())
-        if (s.name == suite_or_file) return expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode);
+        if (s.name == suite_or_file) return {expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode), {}};
     std::error_code ec;
     if (fs::is_directory(suite_or_file, ec) && fs::is_regular_file(fs::path(suite_or_file) / "manifest.json", ec))
     {
         fs::path dir = fs::path(suite_or_file).lexically_normal();
         if (dir.filename().empty()) dir = dir.parent_path();  // "vectors/sets/seeds/"
-        return expand(dir.filename().string(), vector_suite_entries(suite_or_file), run_seed, only_mode);
+        return {expand(dir.filename().string(), vector_suite_entries(suite_or_file), run_seed, only_mode), {}};
     }
     if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
-    if (suite_or_file.ends_with(".onnx")) {  // an ONNX model: its Conv nodes (suite_onnx.hpp)
-        const OnnxModelSuite model = onnx_model_suite(suite_or_file);
-        print_onnx_skipped(stderr, suite_or_file, model);
-        return expand(fs::path(suite_or_file).stem().string(), model.entries, run_seed, only_mode);
-    }
-    return expand(fs::path(suite_or_file).stem().string(), file_suite_entries(suite_or_file), run_seed, only_mode);
+    LoadedSuite loaded;
+    const std::string name = fs::path(suite_or_file).stem().string();
+    loaded.cases = expand(name, file_suite_entries(suite_or_file, &loaded.skipped), run_seed, only_mode);
+    for (SkippedInput& s : loaded.skipped) s.suite = name;
+    return loaded;
 }
 
 }  // namespace
 
-std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
-    std::vector<Case> cases = cases_of(suite_or_file, run_seed, only_mode);
+LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+    LoadedSuite loaded = cases_of(suite_or_file, run_seed, only_mode);
     // A run of nothing must not pass: an empty file, [], {"cases": []}, a results file without case
-    // records or a vector set whose cases are all refused is a mistake in the input.
-    if (cases.empty())
+    // records or a vector set whose cases are all refused is a mistake in the input. (A file whose every
+    // test case was skipped holds inputs: they are reported, and the run executes nothing, which fails.)
+    if (loaded.cases.empty() && loaded.skipped.empty())
         throw std::invalid_argument("suite '" + suite_or_file +
                                     "' holds no cases: there is nothing to check (an empty file, [] or "
                                     "{\"cases\": []}, or no case records)");
-    return cases;
+    return loaded;
+}
+
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+    LoadedSuite loaded = load_suite(suite_or_file, run_seed, only_mode);
+    if (!loaded.skipped.empty()) throw std::invalid_argument(suite_or_file + ": " + strict_benchdnn_message(loaded.skipped));
+    return std::move(loaded.cases);
 }
 
 }  // namespace convcheck::runner

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "skipped_inputs.hpp"
 
 namespace convcheck::runner {
 
@@ -43,11 +44,15 @@ std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
 
-// Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn shape file).
-std::vector<SuiteEntry> file_suite_entries(const std::string& path);
+// Entries from a file: ".json" (a JSON case file), ".onnx" (an ONNX model's convolution nodes,
+// suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that
+// cannot be run exactly (benchdnn test cases, ONNX nodes convcheck does not model) go to *skipped; without
+// `skipped`, any such input is an error (std::invalid_argument), never a silent drop.
+std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped = nullptr);
 // The same from the file's text (`path` chooses the format and names the file in errors). Throws
 // std::invalid_argument (or ConvError) naming the file, the entry and the rule on bad input.
-std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text);
+std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text,
+                                                std::vector<SkippedInput>* skipped = nullptr);
 
 // Entries from a golden-vector set folder (vectors/sets/<set>/ with manifest.json, docs/vectors.md):
 // each stored case once, checked on its stored data against its stored result, in exact mode when
@@ -59,8 +64,14 @@ std::vector<SuiteEntry> vector_suite_entries(const std::string& dir);
 std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
                          const std::string& only_mode);
 
-// A suite name, a file path or a vector-set folder -> its cases. Throws std::invalid_argument when it
-// holds none (an empty suite is an error, never a run that passes).
+// A suite name, a file path or a vector-set folder -> its cases, and the inputs skipped with their reasons.
+// Throws std::invalid_argument when it holds neither (an empty suite is an error, never a run that passes).
+struct LoadedSuite {
+    std::vector<Case> cases;
+    std::vector<SkippedInput> skipped;
+};
+LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
+// Only the cases; a suite with skipped inputs is an error here (use load_suite to report them).
 std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
 
 // Parses a mode name ("exact", "bound", "probe"); throws std::invalid_argument otherwise.

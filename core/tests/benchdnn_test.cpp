@@ -228,52 +228,15 @@ RC_GTEST_PROP(Benchdnn, RoundTripsExpressibleDescriptors, ()) {
     RC_ASSERT(to_benchdnn(back.descriptor, back.name) == printed);
 }
 
-TEST(Benchdnn, BatchFileTokensCommentsContinuationsAndOptions) {
-    const std::string text =
-        "# resnet_50, a comment line\n"
-        "--reset --dir=FWD_B\n"
-        "\n"
-        "mb1ic64ih56oc64oh56kh3ph1n\"resnet_50:res2a_branch2b*3\"   # trailing comment\n"
-        "# mb1ic64ih56oc256oh56kh1ph0n\"commented:out\"\n"
-        "--mb=2 ic16ih7\\\n"
-        "oc16kh3ph1\n"
-        "g32mb1ic32ih112oc32oh112kh3ph1n\"mobilenet:conv2_1/dw\" ic8iw5oc8kw3n\"a#b\"\n";
-    const auto file = parse_benchdnn_text(text);
-    ASSERT_EQ(file.problems.size(), 4u);
-    EXPECT_EQ(file.problems[0].line, 4);
-    EXPECT_EQ(file.problems[0].problem.name, "resnet_50:res2a_branch2b*3");
-    EXPECT_EQ(file.problems[1].line, 6);
-    EXPECT_EQ(file.problems[1].text, "ic16ih7oc16kh3ph1");
-    EXPECT_EQ(to_string(file.problems[1].problem.descriptor),
-              to_string(parse_descriptor("n=2,c=16,o=16,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1")));
-    EXPECT_EQ(file.problems[2].line, 8);
-    EXPECT_EQ(file.problems[3].problem.name, "a#b");  // `#` inside a token is not a comment
-    ASSERT_EQ(file.skipped_options.size(), 3u);
-    EXPECT_EQ(file.skipped_options[0].text, "--reset");
-    EXPECT_EQ(file.skipped_options[1].text, "--dir=FWD_B");
-    EXPECT_EQ(file.skipped_options[1].line, 2);
-    EXPECT_EQ(file.skipped_options[2].text, "--mb=2");
-    EXPECT_EQ(file.skipped_options[2].line, 6);
-}
 
-TEST(Benchdnn, BatchFileErrorsNameTheLine) {
-    try {
-        parse_benchdnn_text("ic16ih7oc16kh3\n\nic16ih7oc16\n", {}, "shapes_x");
-        ADD_FAILURE() << "accepted a problem without kh";
-    } catch (const ConvError& e) {
-        EXPECT_EQ(e.attribute(), "shapes_x:3: kh") << e.what();
-    }
-}
-
-TEST(Benchdnn, ReadsABatchFileFromDisk) {
-    const auto path = std::filesystem::temp_directory_path() / ("convcheck_benchdnn_test_" + std::to_string(::getpid()));
-    {
-        std::ofstream out(path);
-        out << "# 1D convolution\ng128ic128iw16oc128ow16kw3sw1pw1n\"conv_dw\"\n";
-    }
-    const auto file = parse_benchdnn_file(path.string());
-    std::filesystem::remove(path);
-    ASSERT_EQ(file.problems.size(), 1u);
-    EXPECT_EQ(file.problems[0].problem.descriptor.groups, 128);
-    EXPECT_THROW(parse_benchdnn_file((path / "missing").string()), ConvError);
+TEST(Benchdnn, KeepsWhetherGWasGivenAndTheNameAsWritten) {
+    // benchdnn prints `g` whenever it was given (grouped weights, even g1) and the name exactly as written
+    const auto g1 = parse_benchdnn("g1ic4ih5oc4kh3n\"quoted\"");
+    EXPECT_TRUE(g1.has_groups);
+    EXPECT_EQ(g1.descriptor.groups, 1);
+    EXPECT_EQ(g1.name, "quoted");
+    EXPECT_EQ(g1.written_name, "\"quoted\"");
+    const auto plain = parse_benchdnn("ic4ih5oc4kh3nplain");
+    EXPECT_FALSE(plain.has_groups);
+    EXPECT_EQ(plain.written_name, "plain");
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "benchdnn.hpp"
+#include "benchdnn_driver.hpp"
 #include "fuzz_input.hpp"
 
 namespace {
@@ -25,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace convcheck;
     const std::string text(reinterpret_cast<const char*>(data), size);
     try {
-        parse_benchdnn_text(text);
+        read_benchdnn_batch_text(text, "fuzz_batch");
     } catch (const ConvError&) {
     }
     BenchdnnProblem p;

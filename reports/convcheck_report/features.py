@@ -122,12 +122,12 @@ def feature_values(case):
     return values
 
 
-def anchor(*parts):
+def anchor(*parts, prefix="cases"):
     """An HTML id made of `parts`, injective: letters and digits are kept, every other character is
     written as _<hex>_."""
     def slug(text):
         return "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in str(text))
-    return "cases--" + "--".join(slug(p) for p in parts)
+    return prefix + "--" + "--".join(slug(p) for p in parts)
 
 
 @dataclass

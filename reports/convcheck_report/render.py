@@ -6,9 +6,10 @@ import os
 
 import jinja2
 
-from . import accuracy, charts, features, performance, summary
+from . import accuracy, charts, completeness, coverage, features, performance, settings, summary
+from .failures import failures
 from .compare import compare
-from .statuses import COLOURS, DESCRIPTIONS, STATUSES
+from .statuses import BAD, COLOURS, DESCRIPTIONS, STATUSES
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
 
@@ -46,6 +47,8 @@ def build_context(results, comparison_pair=None, generated=None):
     `comparison_pair` is (before, after) ResultSets or None."""
     summaries = summary.summarize(results)
     backends = [s.backend for s in summaries]
+    failure_list = failures(results.cases, backends)
+    worst = accuracy.worst_cases(results.cases)
     distributions = accuracy.distributions(results.cases)
     locations, location_totals = accuracy.error_locations(results.cases)
     perf = performance.performance(results.benches, results.warnings)
@@ -65,6 +68,13 @@ def build_context(results, comparison_pair=None, generated=None):
         "colours": COLOURS,
         "descriptions": DESCRIPTIONS,
         "summaries": summaries,
+        "banners": completeness.banners(results),
+        "failures": failure_list,
+        "failures_not_in_worst": failure_list.total - sum(1 for c in worst if c.status in BAD),
+        "executed_total": sum(s.coverage.executed for s in summaries),
+        "settings": [settings.backend_settings(results, b) for b in backends],
+        "skipped_groups": coverage.skipped_groups(results.skipped),
+        "skipped_total": len(results.skipped),
         "backends": backends,
         "total_cases": len(results.cases),
         "modes": modes,
@@ -75,7 +85,7 @@ def build_context(results, comparison_pair=None, generated=None):
         "distributions": distributions,
         "accuracy_chart": charts.accuracy_chart(distributions, colours),
         "buckets": accuracy.BUCKETS,
-        "worst_cases": accuracy.worst_cases(results.cases),
+        "worst_cases": worst,
         "locations": locations,
         "location_totals": location_totals,
         "performance": perf,

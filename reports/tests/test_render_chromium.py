@@ -1,11 +1,14 @@
 """Renders the report in headless Chromium, as a person opening it from CI artifacts would: the page
 loads, its script runs to the end, every inline chart decodes, nothing is written to the console, and a
-screenshot shows a page that is not blank.
+screenshot shows a page that is not blank. A page of failing runs shows its banners and failures on the
+first screen, and a failure's copy button selects (and copies) its shrunk reproducer.
 
 Skipped (reported as skipped by ctest) only when /usr/bin/chromium is absent. CONVCHECK_CHROMIUM names
 another browser binary, to check that skip path.
 """
+import html
 import os
+import re
 import subprocess
 
 import matplotlib.image
@@ -64,6 +67,61 @@ def test_the_checks_catch_a_script_error_and_a_broken_image(tmp_path):
     dom, stderr = chromium(tmp_path, page, "--dump-dom")
     assert any("undefinedFunction" in line for line in console_messages(stderr))
     assert 'data-rendered="broken-images"' in dom
+
+
+FAILING_RUNS = [fixture_path(n) for n in ("real_faultzoo_hang_killed.jsonl", "fail_fast_mutants.jsonl",
+                                           "real_faultzoo_segfault.jsonl", "new_fields_xnnpack.jsonl")]
+
+
+@pytest.fixture(scope="module")
+def failing_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("failing") / "report.html"
+    assert make_report.main(FAILING_RUNS + ["-o", str(out)]) == 0
+    return out
+
+
+def with_script(page, target, script):
+    """A copy of the page with one more script at its end, run after the page's own on load: it clicks or
+    measures as a user would, and writes what it found into attributes of <body> for --dump-dom."""
+    target.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", f'<script>window.addEventListener("load", function () {{ {script} }});</script></body>'),
+        encoding="utf-8")
+    return target
+
+
+def body_attribute(dom, name):
+    return html.unescape(dom.split(f'{name}="', 1)[1].split('"', 1)[0])
+
+
+def test_a_failures_copy_button_selects_its_shrunk_reproducer(tmp_path, failing_report):
+    clicked = with_script(failing_report, tmp_path / "clicked.html", (
+        'var button = document.querySelector("#failures button.copy"); button.click();'
+        'document.body.setAttribute("data-selection", window.getSelection().toString());'
+        'document.body.setAttribute("data-button", button.getAttribute("data-copied"));'))
+    dom, stderr = chromium(tmp_path, clicked, "--dump-dom")
+    assert console_messages(stderr) == []
+    shrunk = ("convcheck run --backend faultzoo --backend-option 'fault=segfault' --case 'conv:n=1,c=1,o=1,g=1,"
+              "in=1,k=1,s=1,d=1,pb=0,pe=0,bias=0,dt=f32,data=ncx,wei=oix' --seed 7 --mode bound")
+    assert body_attribute(dom, "data-selection") == shrunk
+    assert body_attribute(dom, "data-button") in ("yes", "selected")
+
+
+def test_the_first_screen_of_a_failing_run_shows_its_banners_and_first_failure(tmp_path, failing_report):
+    measured = with_script(failing_report, tmp_path / "measured.html", (
+        'var row = document.querySelector("#failures tbody.group tr[data-kind]");'
+        'document.body.setAttribute("data-first-failure", Math.round(row.getBoundingClientRect().bottom));'
+        'document.body.setAttribute("data-window", window.innerHeight);'))
+    dom, _ = chromium(tmp_path, measured, "--window-size=1280,1200", "--dump-dom")
+    assert 0 < int(body_attribute(dom, "data-first-failure")) <= int(body_attribute(dom, "data-window"))
+    shot = tmp_path / "failing.png"
+    chromium(tmp_path, failing_report, "--window-size=1280,1200", f"--screenshot={shot}")
+    pixels = (matplotlib.image.imread(str(shot))[:, :, :3] * 255).round()
+
+    def share(rgb):
+        return (abs(pixels - rgb).max(axis=2) <= 2).mean()
+    assert share((0xff, 0xeb, 0xee)) > 0.005      # the incomplete-run banner and the failures verdict
+    assert share((0xff, 0xf3, 0xe0)) > 0.002      # the stopped-run banner
+    assert share((0x6a, 0x1b, 0x9a)) > 0.0002     # the "crashed" badge of the first failure
 
 
 def test_a_screenshot_shows_the_page(tmp_path, report):

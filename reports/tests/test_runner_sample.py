@@ -2,7 +2,7 @@
 --json` (2026-11-22), cut down to five cases with the summary counts made to match: it keeps the reader in
 step with what the runner actually writes (key order, null dialect, shape names, probe-mode errors)."""
 from conftest import fixture_path
-from convcheck_report import accuracy, features, results, summary
+from convcheck_report import accuracy, features, results, settings, summary
 
 SAMPLE = fixture_path("runner_sample_xnnpack.jsonl")
 
@@ -13,7 +13,8 @@ def test_the_runners_output_reads_without_warnings():
     assert r.warnings == []
     assert (s.backend, s.total, s.counts["xfail"], s.pass_rate) == ("xnnpack", 5, 1, 1.0)
     assert all(c.shape_name for c in r.cases)
-    assert dict(s.settings)["backend_version"] == "unknown"
+    shown = {x.key: x.value for x in settings.backend_settings(r, "xnnpack").settings}
+    assert shown["backend_version"] == "unknown"
 
 
 def test_a_probe_mode_failure_is_neither_a_worst_case_nor_located():

@@ -14,6 +14,10 @@ if(CONVCHECK_BUILD_TESTS)
     PASS_REGULAR_EXPRESSION "tensorflow          \\* 1x1         2x2         4x4")
   add_test(NAME cli_describe_descriptor COMMAND convcheck describe "conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1")
   set_tests_properties(cli_describe_descriptor PROPERTIES PASS_REGULAR_EXPRESSION "output     4  \\(shape \\[1, 1, 4\\]")
+  # a benchdnn problem string, read as benchdnn reads it (mb 2, FWD_B: bias), beside the dialects
+  add_test(NAME cli_describe_benchdnn_problem COMMAND convcheck describe "g2mb1ic4ih7oc4oh4kh3sh2ph1n\"x\"")
+  set_tests_properties(cli_describe_benchdnn_problem PROPERTIES PASS_REGULAR_EXPRESSION
+    "canonical  conv:n=1,c=4,o=4,g=2,in=7x7,k=3x3,s=2x2,d=1x1,pb=1x1,pe=1x1,bias=1.*onnx")
   add_test(NAME cli_describe_dialects COMMAND convcheck describe --dialects)
   set_tests_properties(cli_describe_dialects PROPERTIES PASS_REGULAR_EXPRESSION "xnnpack")
 

@@ -89,7 +89,7 @@ def with_bias_dtype(descriptor, bias, dt):
 
 def run_cases(model_path, expect_exit=0):
     out = os.path.join(tmp, os.path.basename(model_path) + ".jsonl")
-    p = run(["run", "--backend", plugin, "--suite", model_path, "--quiet", "--threads", "2", "--no-shrink",
+    p = run(["run", "--backend", plugin, "--suite", model_path, "--threads", "2", "--no-shrink",
              "--json", out], expect_exit)
     if not os.path.exists(out):
         return [], p
@@ -143,7 +143,7 @@ convs_path = os.path.join(tmp, "convs.onnx")
 convs.save(convs_path)
 
 listing = run(["list", "--suite", convs_path], 0)
-check("skipped" not in listing.stderr, f"convs.onnx: nothing should be skipped:\n{listing.stderr}")
+check("skipped" not in listing.stdout + listing.stderr, f"convs.onnx: nothing should be skipped:\n{listing.stdout}")
 cases, _ = run_cases(convs_path)
 by_name = {c["shape_name"]: c for c in cases}
 check(len(cases) == len(table), f"convs.onnx: {len(cases)} cases, expected {len(table)}")
@@ -224,8 +224,8 @@ nested_case = "conv:n=1,c=2,o=3,g=1,in=6x6,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=
 for branch in ("then", "else"):
     check(f"{nested_case}  # nested.onnx/if_0.{branch}_branch/conv_{branch}" in listing.stdout,
           f"nested.onnx: no case for conv_{branch}:\n{listing.stdout}")
-check("skipped 1 of 3 convolution nodes" in listing.stderr and "inside the model-local function local.block"
-      in listing.stderr, f"nested.onnx: the function's Conv is not reported as skipped:\n{listing.stderr}")
+check("skipped 1 input" in listing.stdout and "inside the model-local function local.block" in listing.stdout,
+      f"nested.onnx: the function's Conv is not reported as skipped:\n{listing.stdout}")
 
 # ---- skips.onnx: nodes convcheck cannot run are skipped with their reasons, never approximated
 skips = Model()
@@ -240,15 +240,27 @@ skips.save(skips_path)
 listing = run(["list", "--suite", skips_path], 0)
 check(listing.stdout.count("skips.onnx/") == 1 and "skips.onnx/plain" in listing.stdout,
       f"skips.onnx: list shows only the plain Conv:\n{listing.stdout}")
-for reason in ("skipped 4 of 5 convolution nodes", "transposed convolution is not implemented yet",
+for reason in ("skipped 4 inputs", "transposed convolution is not implemented yet",
                "X has the element type DOUBLE: convcheck runs FLOAT, FLOAT16 and BFLOAT16",
                "integer convolution (ConvInteger) is not modelled",
                "X has symbolic or unknown dimensions after ONNX shape inference",
                "symbolic_batch_x: FLOAT [N, 2, 5, 5]"):
-    check(reason in listing.stderr, f"skips.onnx: list does not say '{reason}':\n{listing.stderr}")
+    check(reason in listing.stdout, f"skips.onnx: list does not say '{reason}':\n{listing.stdout}")
 cases, p = run_cases(skips_path)
 check([c["shape_name"] for c in cases] == ["skips.onnx/plain"], f"skips.onnx ran {[c['shape_name'] for c in cases]}")
-check("transposed convolution is not implemented yet" in p.stderr, f"skips.onnx: run does not report skips:\n{p.stderr}")
+check("transposed convolution is not implemented yet" in p.stdout + p.stderr,
+      f"skips.onnx: run does not report skips:\n{p.stdout}\n{p.stderr}")
+with open(os.path.join(tmp, "skips.onnx.jsonl")) as f:
+    records = [json.loads(line) for line in f if line.strip()]
+skipped = {r["source"]: r for r in records if r["record"] == "skipped"}
+check(len(skipped) == 4, f"skips.onnx: {len(skipped)} skipped records, expected 4")
+record = skipped.get("skips.onnx: graph main, node #1 'transposed'", {})
+check(record.get("reason") == "transposed convolution is not implemented yet" and record.get("suite") == "skips" and
+      record.get("input", "").startswith("%transposed_y = ConvTranspose[strides = [2, 2]](%transposed_x, %transposed_w)"),
+      f"skips.onnx: the ConvTranspose's skipped record is {record}")
+check(records[-1].get("skipped_inputs") == 4, f"skips.onnx: the summary says {records[-1]}")
+strict = run(["run", "--backend", plugin, "--suite", skips_path, "--strict-benchdnn", "--quiet"], 2)
+check("cannot be run exactly" in strict.stderr, f"skips.onnx --strict-benchdnn says\n{strict.stderr}")
 
 # ---- bad input: exit 2 and a message that says what is wrong
 for name, content in (("garbage.onnx", b"this is not an ONNX model\n"), ("empty.onnx", b""),

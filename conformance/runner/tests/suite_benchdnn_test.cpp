@@ -1,0 +1,84 @@
+// benchdnn batch files as a suite: the test cases convcheck runs become cases, the others skipped inputs
+// with their reasons (never cases); their "skipped" records and the report grouped by reason; a caller
+// that cannot report skips (load_cases) refuses the file instead of dropping them.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "suites.hpp"
+
+using namespace convcheck::runner;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+// issue 18's reproducer, then two setups of which one runs
+const char* kFile =
+    "--reset --dir=BWD_D --dt=bf16 --stag=nhwc --mb=1 --attr-post-ops=relu\n"
+    "mb2ic4ih5oc4oh5kh3ph1n\"x\"\n"
+    "--reset --dir=FWD_D,BWD_W --dt=bf16 --stag=nhwc --mb=1\n"
+    "mb2ic4ih5oc4oh5kh3ph1n\"y\"\n"
+    "--reset --dir=BWD_D ic4ih5oc4kh3n\"z\"\n";
+
+TEST(SuiteBenchdnn, SkippedTestCasesAreReportedNeverRun) {
+    const auto path = write_temp("batch_reproducer", kFile);
+    const LoadedSuite loaded = load_suite(path, 1, "");
+    ASSERT_EQ(loaded.cases.size(), 1u);
+    EXPECT_EQ(loaded.cases[0].descriptor(),
+              "conv:n=1,c=4,o=4,g=1,in=5x5,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=bf16,data=nxc,wei=oix");
+    EXPECT_EQ(loaded.cases[0].name, "y");
+    ASSERT_EQ(loaded.skipped.size(), 3u);
+    const SkippedInput& first = loaded.skipped[0];
+    EXPECT_EQ(first.suite, "batch_reproducer");
+    EXPECT_EQ(first.source, path + ":2");
+    EXPECT_EQ(first.input, "--dir=BWD_D --dt=bf16 --stag=nhwc --mb=1 --attr-post-ops=relu mb2ic4ih5oc4oh5kh3ph1n\"x\"");
+    EXPECT_EQ(first.reason, "--dir=BWD_D: backward data; convcheck has no backward passes yet");
+
+    const nlohmann::json record = skipped_record(first);
+    EXPECT_EQ(record["record"], "skipped");
+    EXPECT_EQ(record["suite"], "batch_reproducer");
+    EXPECT_EQ(record["source"], first.source);
+    EXPECT_EQ(record["input"], first.input);
+    EXPECT_EQ(record["reason"], first.reason);
+
+    const auto reasons = skip_reasons(loaded.skipped);  // most frequent first
+    ASSERT_EQ(reasons.size(), 2u);
+    EXPECT_EQ(reasons[0].first, first.reason);
+    EXPECT_EQ(reasons[0].second, 2);
+    EXPECT_EQ(reasons[1].first, "--dir=BWD_W: backward weights; convcheck has no backward passes yet");
+    EXPECT_EQ(reasons[1].second, 1);
+}
+
+TEST(SuiteBenchdnn, TheReportGroupsByReasonWithCounts) {
+    const LoadedSuite loaded = load_suite(write_temp("batch_report", kFile), 1, "");
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    print_skipped_inputs(out, loaded.skipped);
+    std::fclose(out);
+    const std::string report(text, size);
+    std::free(text);
+    EXPECT_NE(report.find("skipped 3 inputs"), std::string::npos) << report;
+    EXPECT_NE(report.find("       2  --dir=BWD_D: backward data"), std::string::npos) << report;
+    EXPECT_NE(report.find("       1  --dir=BWD_W: backward weights"), std::string::npos) << report;
+}
+
+TEST(SuiteBenchdnn, LoadCasesRefusesAFileWithSkipsInsteadOfDroppingThem) {
+    const auto path = write_temp("batch_refused", kFile);
+    try {
+        load_cases(path, 1, "");
+        ADD_FAILURE() << "skipped test cases were dropped silently";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("3 input(s) cannot be run exactly"), std::string::npos) << e.what();
+    }
+    // a plain shape file has nothing to skip
+    EXPECT_EQ(load_cases(write_temp("shapes_plain", "ic4ih5oc4kh3\n"), 1, "").size(), 1u);
+}
+
+}  // namespace

@@ -1,0 +1,255 @@
+// The option table of docs/benchdnn.md: each benchdnn conv driver option value mapped exactly onto the
+// canonical descriptor, or the reason it is skipped.
+#include "benchdnn_mapping.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <strings.h>
+
+namespace convcheck {
+
+namespace {
+
+bool equal_nocase(const std::string& a, const char* b) { return strcasecmp(a.c_str(), b) == 0; }
+
+// str2dt: the names benchdnn v3.7.1 knows (with or without the "dnnl_" prefix).
+std::string dt_name(const std::string& written) {
+    static const char* const names[] = {"f16", "bf16", "f32", "s32", "s8", "u8", "f64", "boolean", "f8_e5m2",
+                                        "f8_e4m3", "s4", "u4", "e8m0", "f4_e2m1", "f4_e3m0", "undef"};
+    const std::string name = written.starts_with("dnnl_") ? written.substr(5) : written;
+    for (const char* n : names)
+        if (name == n) return n;
+    return {};
+}
+
+// v3.3's handle_legacy_cfg: a --cfg name (any case) -> its --dt value.
+std::string cfg_to_dt(const std::string& cfg) {
+    static const char* const plain[][2] = {{"f32", "f32"}, {"f32_wino", "f32"}, {"bf16bf16bf16", "bf16"},
+                                           {"f16", "f16"}, {"f64", "f64"}};
+    for (const auto& p : plain)
+        if (equal_nocase(cfg, p[0])) return p[1];
+    // the rest are three names run together, SRC WEI DST: u8s8f32 -> u8:s8:f32
+    static const char* const mixed[] = {"u8s8f32",     "u8s8f16",     "u8s8bf16",    "u8s8s32",     "u8s8s8",
+                                        "u8s8u8",      "s8s8f32",     "s8s8f16",     "s8s8bf16",    "s8s8s32",
+                                        "s8s8s8",      "s8s8u8",      "f16f16f32",   "f16f16s8",    "f16f16u8",
+                                        "bf16bf16f32", "bf16bf16f16", "bf16bf16s8",  "bf16bf16u8",  "f32bf16bf16",
+                                        "f32f32s8",    "f32f32u8",    "bf16f32bf16", "f32f16f16",   "f16f32f16"};
+    for (const char* m : mixed) {
+        if (!equal_nocase(cfg, m)) continue;
+        std::string out, rest = m;
+        for (int i = 0; i < 3; ++i) {
+            for (const char* n : {"bf16", "f16", "f32", "s32", "s8", "u8"})
+                if (rest.starts_with(n)) {
+                    out += (i ? ":" : "") + std::string(n);
+                    rest = rest.substr(std::string(n).size());
+                    break;
+                }
+        }
+        return out;
+    }
+    return {};
+}
+
+std::string dt_reason(const std::array<std::string, 3>& t, const std::string& written) {
+    auto any_of = [&](std::initializer_list<const char*> names) {
+        return std::any_of(t.begin(), t.end(), [&](const std::string& x) {
+            return std::any_of(names.begin(), names.end(), [&](const char* n) { return x == n; });
+        });
+    };
+    const std::string option = "--dt=" + written;
+    if (any_of({"s8", "u8", "s32", "s4", "u4", "boolean"}))
+        return "--dt: integer (int8) data types; convcheck models f32, f16 and bf16 only";
+    if (any_of({"f8_e5m2", "f8_e4m3"})) return "--dt: fp8 data types; convcheck models f32, f16 and bf16 only";
+    if (any_of({"f4_e2m1", "f4_e3m0", "e8m0"}))
+        return "--dt: 4-bit and e8m0 data types; convcheck models f32, f16 and bf16 only";
+    if (any_of({"f64"})) return "--dt: f64; convcheck models f32, f16 and bf16 only";
+    if (any_of({"undef"})) return "--dt: undef; benchdnn cannot run it";
+    return "--dt: mixed per-tensor data types (src:wei:dst differ); convcheck has one data type for src, "
+           "weights, bias and dst";
+}
+
+// A tag's letters when it is a plain (non-blocked) oneDNN tag: "abx"/"axb" expanded for `ndims`, a named
+// tag (nchw, hwio, ...) spelled in letters; empty when blocked or unknown.
+std::string plain_letters(const std::string& tag, int ndims) {
+    static const char* const named[][2] = {
+        {"ncw", "abc"},     {"nwc", "acb"},     {"nchw", "abcd"},     {"nhwc", "acdb"},    {"ncdhw", "abcde"},
+        {"ndhwc", "acdeb"}, {"oiw", "abc"},     {"wio", "cba"},       {"oihw", "abcd"},    {"hwio", "cdba"},
+        {"oidhw", "abcde"}, {"dhwio", "cdeba"}, {"goiw", "abcd"},     {"wigo", "dcab"},    {"goihw", "abcde"},
+        {"hwigo", "decab"}, {"goidhw", "abcdef"}, {"dhwigo", "defcab"}, {"owi", "acb"},
+        {"ohwi", "acdb"},  {"odhwi", "acdeb"}};
+    for (const auto& n : named)
+        if (tag == n[0]) return n[1];
+    const bool letters = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'f') || c == 'x'; });
+    if (!letters || std::count(tag.begin(), tag.end(), 'x') > 1) return {};
+    // oneDNN's `x` stands for the dims the other letters do not name, in order: abx, axb, xba, xcab
+    const int named_dims = static_cast<int>(tag.size()) - (tag.find('x') == std::string::npos ? 0 : 1);
+    std::string x;
+    for (int i = named_dims; i < ndims; ++i) x += static_cast<char>('a' + i);
+    std::string out;
+    for (char c : tag) out += c == 'x' ? x : std::string(1, c);
+    return out;
+}
+
+bool blocked(const std::string& tag) {
+    return std::any_of(tag.begin(), tag.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c)); });
+}
+
+// A data tensor's tag -> "ncx", "nxc", "any", or a reason.
+std::string data_layout(const std::string& option, const std::string& tag, int ndims, std::string* reason) {
+    if (tag == "any") return "any";
+    if (blocked(tag)) return *reason = option + ": a blocked layout (e.g. nChw16c); convcheck has ncx and nxc", "";
+    const std::string letters = plain_letters(tag, ndims);
+    if (letters.empty()) return *reason = option + ": an unknown memory format tag", "";
+    if (static_cast<int>(letters.size()) != ndims)
+        return *reason = option + ": a tag for another rank than the problem's tensors (benchdnn fails the case)", "";
+    if (letters == plain_letters("abx", ndims)) return "ncx";
+    if (letters == plain_letters("axb", ndims)) return "nxc";
+    return *reason = option + ": a plain layout convcheck does not have (it has ncx and nxc)", "";
+}
+
+// The weights' tag -> "oix", "xio", "any", or a reason. Grouped weights (g given) have one more dim.
+std::string weights_layout(const std::string& tag, int ndims, bool grouped, std::string* reason) {
+    const std::string option = "--wtag";
+    if (tag == "any") return "any";
+    if (blocked(tag)) return *reason = option + ": a blocked layout (e.g. OIhw16i16o); convcheck has oix and xio", "";
+    const std::string letters = plain_letters(tag, ndims);
+    if (letters.empty()) return *reason = option + ": an unknown memory format tag", "";
+    if (static_cast<int>(letters.size()) != ndims)
+        return *reason = option + ": a tag for another rank than the problem's weights (benchdnn fails the case)", "";
+    if (letters == plain_letters("abx", ndims)) return "oix";
+    // xio: [spatial][I/G][O] = (spatial, i, o) plain, (spatial, i, g, o/g) grouped: hwio, hwigo
+    std::string xio;
+    const int first_spatial = grouped ? 3 : 2;
+    for (int i = first_spatial; i < ndims; ++i) xio += static_cast<char>('a' + i);
+    xio += grouped ? "cab" : "ba";
+    if (letters == xio) return "xio";
+    return *reason = option + ": a plain weights layout convcheck does not have (it has oix and xio)", "";
+}
+
+bool is_default_attr(BenchdnnAttr a, const std::string& v) {
+    switch (a) {
+        case BenchdnnAttr::scratchpad: return v.empty() || v == "library" || v == "user";
+        case BenchdnnAttr::fpmath: return v.empty() || v == "strict" || v == "strict:false";
+        case BenchdnnAttr::acc_mode: return v.empty() || v == "strict";
+        case BenchdnnAttr::deterministic: return v.empty() || v == "false" || v == "true";
+        default: return v.empty();
+    }
+}
+
+std::string attr_reason(BenchdnnAttr a) {
+    const std::string option = std::string("--") + benchdnn_attr_option(a);
+    switch (a) {
+        case BenchdnnAttr::scales: return option + ": scales are not modelled by convcheck";
+        case BenchdnnAttr::zero_points: return option + ": zero points are not modelled by convcheck";
+        case BenchdnnAttr::post_ops: return option + ": post-ops (eltwise, sum, binary, depthwise) are not modelled by convcheck";
+        case BenchdnnAttr::scratchpad: return option + ": an unknown scratchpad mode";
+        case BenchdnnAttr::fpmath: return option + ": a non-strict fpmath mode lets the library compute in lower precision; not modelled";
+        case BenchdnnAttr::acc_mode: return option + ": a non-strict accumulation mode is not modelled by convcheck";
+        case BenchdnnAttr::dropout: return option + ": dropout is not modelled by convcheck";
+        case BenchdnnAttr::rounding_mode: return option + ": a rounding mode other than the default is not modelled";
+        default: return option + ": not modelled";
+    }
+}
+
+}  // namespace
+
+std::string benchdnn_dir_name(const std::string& written) {
+    for (const char* n : {"FWD_D", "FWD_I", "FWD_B", "BWD_D", "BWD_W", "BWD_WB", "BWD_DW"})
+        if (equal_nocase(written, n)) return n;
+    return {};
+}
+
+std::string benchdnn_alg_name(const std::string& written) {
+    static const char* const names[][2] = {{"auto", "auto"}, {"convolution_auto", "auto"}, {"direct", "direct"},
+                                           {"convolution_direct", "direct"}, {"wino", "wino"},
+                                           {"convolution_wino", "wino"}};
+    for (const auto& n : names)
+        if (equal_nocase(written, n[0])) return n[1];
+    return {};
+}
+
+std::optional<std::array<std::string, 3>> benchdnn_data_types(const std::string& dt, const std::string& cfg,
+                                                              std::string* reason) {
+    std::string value = dt;
+    if (!cfg.empty()) {
+        if (dt != "f32") return *reason = "--cfg with --dt: benchdnn refuses both at once", std::nullopt;
+        value = cfg_to_dt(cfg);
+        if (value.empty()) return *reason = "--cfg: a configuration benchdnn v3.3 does not know", std::nullopt;
+    }
+    const auto parts = split_benchdnn_list(value, ':');
+    if (parts.size() != 1 && parts.size() != 3)
+        return *reason = "--dt: needs one data type or three (SRC:WEI:DST); benchdnn refuses others", std::nullopt;
+    std::array<std::string, 3> t;
+    for (std::size_t i = 0; i < 3; ++i) {
+        t[i] = dt_name(parts[parts.size() == 1 ? 0 : i]);
+        if (t[i].empty()) return *reason = "--dt: a data type benchdnn does not know", std::nullopt;
+    }
+    return t;
+}
+
+BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem& problem) {
+    BenchdnnMapping m;
+    std::string& reason = m.skip_reason;
+    ConvDescriptor d = problem.descriptor;
+
+    const std::string dir = benchdnn_dir_name(s.dir);
+    if (dir.empty()) return reason = "--dir: a value benchdnn does not know", m;
+    if (dir == "BWD_D") return reason = "--dir=BWD_D: backward data; convcheck has no backward passes yet", m;
+    if (dir == "BWD_W") return reason = "--dir=BWD_W: backward weights; convcheck has no backward passes yet", m;
+    if (dir == "BWD_WB")
+        return reason = "--dir=BWD_WB: backward weights and bias; convcheck has no backward passes yet", m;
+    if (dir == "BWD_DW") return reason = "--dir=BWD_DW: backward data and weights; convcheck has no backward passes yet", m;
+    d.has_bias = dir == "FWD_B";  // FWD_D and FWD_I: forward without bias
+
+    const auto types = benchdnn_data_types(s.dt, s.cfg, &reason);
+    if (!types) return m;
+    const auto& t = *types;
+    if (!(t[0] == t[1] && t[1] == t[2]) || (t[0] != "f32" && t[0] != "f16" && t[0] != "bf16"))
+        return reason = dt_reason(t, s.cfg.empty() ? s.dt : s.cfg), m;
+    // prb_t: bia_dt() is the weights' type for a float case, so src, weights, bias and dst share it
+    d.dtype = t[0] == "f32" ? DataType::f32 : t[0] == "f16" ? DataType::f16 : DataType::bf16;
+
+    const int ndims = d.rank + 2;
+    const std::string src = data_layout("--stag", s.stag, ndims, &reason);
+    if (src.empty()) return m;
+    const std::string dst = data_layout("--dtag", s.dtag, ndims, &reason);
+    if (dst.empty()) return m;
+    if (src != "any" && dst != "any" && src != dst)
+        return reason = "--stag/--dtag: src and dst in different layouts; convcheck has one layout for both", m;
+    // `any` lets the library choose; a plain tag on the other tensor (or benchdnn's own abx) is one choice
+    const std::string data = src != "any" ? src : dst != "any" ? dst : "ncx";
+    d.data_format = data == "nxc" ? DataFormat::nxc : DataFormat::ncx;
+    const std::string wei = weights_layout(s.wtag, ndims + (problem.has_groups ? 1 : 0), problem.has_groups, &reason);
+    if (wei.empty()) return m;
+    d.filter_format = wei == "xio" ? FilterFormat::xio : FilterFormat::oix;
+
+    for (const std::string& part : split_benchdnn_list(s.strides, ':'))
+        if (!part.empty()) return reason = "--strides: explicit memory strides; convcheck's tensors are dense", m;
+
+    const std::string alg = benchdnn_alg_name(s.alg);
+    if (alg.empty()) return reason = "--alg: a value benchdnn does not know", m;
+    if (alg == "wino") return reason = "--alg=wino: asks for the Winograd algorithm; convcheck cannot choose a backend's algorithm", m;
+
+    for (int a = 0; a < kBenchdnnAttrCount; ++a)
+        if (!is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a])) return reason = attr_reason(static_cast<BenchdnnAttr>(a)), m;
+    if (!s.ctx_init.empty() || !s.ctx_exe.empty())
+        return reason = "--ctx-init/--ctx-exe: a threading context; convcheck sets threads per run (--threads)", m;
+
+    // --mb: stoll_safe; 0 keeps the problem's mb
+    long long mb = 0;
+    try {
+        std::size_t used = 0;
+        mb = std::stoll(s.mb, &used);
+        if (used != s.mb.size() || std::to_string(mb) != s.mb) throw std::invalid_argument(s.mb);
+    } catch (const std::exception&) {
+        return reason = "--mb: not an integer; benchdnn refuses it", m;
+    }
+    if (mb < 0) return reason = "--mb: negative; benchdnn's primitive creation fails", m;
+    if (mb > 0) d.batch = mb;
+
+    validate(d);
+    m.descriptor = d;
+    return m;
+}
+
+}  // namespace convcheck
