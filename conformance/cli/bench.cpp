@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "numeric_options.hpp"
+#include "memory_limit.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -31,6 +32,7 @@ struct BenchOptions {
     int threads = 0, repeats = 5;
     double timeout_s = 120.0;
     bool no_reference = false;
+    std::string memory_limit;  // "" : default_memory_limit()
 };
 
 double min_ms(const ChildOutcome& o) {
@@ -41,6 +43,8 @@ double min_ms(const ChildOutcome& o) {
 }
 
 int bench(const BenchOptions& o) {
+    const std::int64_t memory_limit =
+        o.memory_limit.empty() ? default_memory_limit() : parse_memory_size(o.memory_limit, "--memory-limit");
     std::unique_ptr<BackendSession> backend, optimized, reference;
     try {
         backend = open_backend(o.backend, o.backend_options, o.threads, "none", o.timeout_s);
@@ -60,11 +64,11 @@ int bench(const BenchOptions& o) {
     std::set<std::string> done;
     for (const Case& c : load_cases(o.suite, 1, "bound")) {
         if (c.op != Op::conv || !done.insert(c.descriptor()).second) continue;
-        const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s);
-        const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s);
+        const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
+        const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
         const double ms = min_ms(mine), optimized_ms = min_ms(ours);
         double reference_ms = -1.0;
-        if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s));
+        if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s, memory_limit));
         const double gflops = ms > 0 ? 2.0 * double(c.conv.macs()) / (ms * 1e6) : 0.0;
         const double ratio = ms > 0 && optimized_ms > 0 ? optimized_ms / ms : 0.0;
         const std::string label = c.name.empty() ? c.id : c.name;
@@ -104,6 +108,8 @@ void add_bench_command(CLI::App& app) {
     add_count_option(cmd, "--threads", o.threads, 0, 4096, "threads every plugin may use (0: its default)");
     add_count_option(cmd, "--repeats", o.repeats, 1, 256, "timed executions per case (after one warm-up)");
     add_seconds_option(cmd, "--timeout", o.timeout_s, false, "seconds per timing child (default 120)");
+    cmd->add_option("--memory-limit", o.memory_limit, "what one timed case may use, e.g. 2G (default: half the "
+                                                      "memory available at start)");
     cmd->add_flag("--no-reference", o.no_reference, "do not time the reference (slow on real model sizes)");
     cmd->callback([] { exit_code() = bench(o); });
 }

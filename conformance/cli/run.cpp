@@ -16,6 +16,8 @@
 #include "numeric_options.hpp"
 #include "printable.hpp"
 #include "result_files.hpp"
+#include "memory_limit.hpp"
+#include "progress.hpp"
 #include "results.hpp"
 #include "session.hpp"
 #include "shard.hpp"
@@ -45,6 +47,7 @@ struct RunOptions {
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
     bool strict_benchdnn = false;
     double shrink_seconds = 60.0;
+    std::string memory_limit;  // "" : default_memory_limit()
 };
 
 std::string utc_now() {
@@ -110,6 +113,8 @@ int report_plugin_failure(const RunOptions& o, RunInfo info, ResultFiles& files,
 
 int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
+    const std::int64_t memory_limit =
+        o.memory_limit.empty() ? default_memory_limit() : parse_memory_size(o.memory_limit, "--memory-limit");
     // ---- the cases and the outputs (bad input: exit 2, thrown to main)
     std::string suite_name;
     const LoadedSuite loaded = suite_cases(o, &suite_name);
@@ -157,6 +162,8 @@ int run(const RunOptions& o) {
     info.expectations_path = session->expectations_path;
     info.expectations_checksum = session->expectations.checksum();
     info.min_coverage = stricter(given_floor, session->expectations.min_coverage(backend.info.name));
+    info.memory_limit_bytes = memory_limit;
+    info.memory_limit_mechanism = memory_enforcement().name();
     const nlohmann::json run_json = run_record(info);
     files.emit(run_json);
     std::int64_t skipped_here = 0;  // shards split the skipped inputs as they split the cases
@@ -166,13 +173,14 @@ int run(const RunOptions& o) {
     RunSettings settings;
     settings.check.timeout_s = o.timeout_s;
     settings.check.leak_check = o.leak_check;
+    settings.check.memory_limit_bytes = memory_limit;
     settings.shrink = !o.no_shrink;
     settings.shrink_limits.max_seconds = o.shrink_seconds;
     settings.fail_fast = o.fail_fast;
     settings.stop = interrupt.flag();
 
     std::vector<nlohmann::json> records;
-    Progress progress(static_cast<std::int64_t>(mine.size()), !o.quiet && !o.no_progress && isatty(2));
+    Progress progress(mine, !o.quiet && !o.no_progress && isatty(2));
     run_cases(backend, mine, settings, [&](const CaseResult& r) {
         records.push_back(case_record(r, backend.info.name));
         files.emit(records.back());
@@ -227,6 +235,9 @@ void add_run_command(CLI::App& app) {
         ->each([](const std::string&) { o.min_coverage_given = true; });
     cmd->add_option("--expectations", o.expectations,
                     "declarations and expected failures (default: the installed backends.json; 'none': none)");
+    cmd->add_option("--memory-limit", o.memory_limit,
+                    "what one case may use, runner and plugin child together, e.g. 2G or 512M "
+                    "(default: half the memory available at start)");
     cmd->add_flag("--leak-check", o.leak_check, "run 5 create..destroy cycles per case and fail heap growth");
     cmd->add_flag("--no-shrink", o.no_shrink, "do not shrink failing cases");
     add_seconds_option(cmd, "--shrink-seconds", o.shrink_seconds, true, "time limit for shrinking one failure");

@@ -17,6 +17,26 @@ const char* to_string(Status s) {
     return "?";
 }
 
+const char* to_string(Kind k) {
+    switch (k) {
+        case Kind::none: return "";
+        case Kind::mismatch: return "mismatch";
+        case Kind::probe: return "probe";
+        case Kind::nan: return "nan";
+        case Kind::unwritten: return "unwritten";
+        case Kind::crash: return "crash";
+        case Kind::hang: return "hang";
+        case Kind::plugin_error: return "plugin_error";
+        case Kind::out_of_memory: return "out_of_memory";
+        case Kind::leak: return "leak";
+        case Kind::xpass: return "xpass";
+        case Kind::declined: return "declined";
+        case Kind::over_memory_limit: return "over_memory_limit";
+        case Kind::invalid_case: return "invalid_case";
+    }
+    return "?";
+}
+
 bool parse_status(const std::string& text, Status* status) {
     for (Status s : kAllStatuses)
         if (text == to_string(s)) {

@@ -40,6 +40,17 @@ bool parse_status(const std::string& text, Status* status);
 // failed, crashed, hanged and xpass make the run fail (exit code 1).
 bool is_failure(Status status);
 
+// What decided a result that is not a pass (the case record's "kind", docs/results-schema.md).
+// Finer than the status: a failed case is a mismatch, a probe failure, NaN outputs, outputs never
+// written, an error the plugin returned or a leak; an unsupported one was declined by the backend
+// or refused by the runner before it ran (over_memory_limit). An xfail keeps the kind of the
+// failure it matched. none ("") for a pass.
+enum class Kind {
+    none, mismatch, probe, nan, unwritten, crash, hang, plugin_error, out_of_memory, leak, xpass, declined,
+    over_memory_limit, invalid_case
+};
+const char* to_string(Kind kind);
+
 // The comparison part of a result (absent for unsupported, crashed, hanged).
 struct ErrorReport {
     accuracy::Comparison comparison;
@@ -50,6 +61,7 @@ struct ErrorReport {
 struct CaseResult {
     Case c;
     Status status = Status::passed;
+    Kind kind = Kind::none;
     std::string reason;
     std::optional<ErrorReport> error;
     double time_ms = 0.0;

@@ -8,6 +8,7 @@
 #include "abi_descriptor.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "case_data.hpp"
+#include "case_memory.hpp"
 #include "check_detail.hpp"
 #include "manifest.hpp"
 #include "probe.hpp"
@@ -38,15 +39,37 @@ std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
     return "";
 }
 
-// How many elements of the backend's dst still hold the "never written" fill (all bytes 0xFF, a NaN
-// in every dtype).
-std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
-    const int bytes = size_of(d.dtype);
+std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes) {
     const auto* p = static_cast<const unsigned char*>(dst);
     std::int64_t count = 0;
-    for (std::int64_t i = 0; i < d.dst_elements(); ++i)
-        count += std::all_of(p + i * bytes, p + (i + 1) * bytes, [](unsigned char b) { return b == 0xFF; });
+    for (std::int64_t i = 0; i < elements; ++i)
+        count += std::all_of(p + i * element_bytes, p + (i + 1) * element_bytes, [](unsigned char b) { return b == 0xFF; });
     return count;
+}
+
+namespace {
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
+    return detail::unwritten_elements(dst, d.dst_elements(), size_of(d.dtype));
+}
+}  // namespace
+
+std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want) {
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) count += std::isnan(got[i]) && !std::isnan(want[i]);
+    return count;
+}
+
+Kind mismatch_kind(std::int64_t unwritten, std::int64_t nan_outputs) {
+    return unwritten > 0 ? Kind::unwritten : nan_outputs > 0 ? Kind::nan : Kind::mismatch;
+}
+
+bool refused_for_memory(const CaseMemory& needs, const CheckSettings& s, CaseResult& r) {
+    const std::string why = over_memory_limit(needs, s.memory_limit_bytes);
+    if (why.empty()) return false;
+    r.status = Status::unsupported;
+    r.kind = Kind::over_memory_limit;
+    r.reason = why;
+    return true;
 }
 
 // [n, c, spatial...] of a flat NCX output index.
@@ -93,7 +116,8 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
     return b;
 }
 
-ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s) {
+ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
+                         const CaseMemory& needs) {
     ConvExecution e;
     e.desc = to_abi(d);
     e.src = &b.src;
@@ -102,6 +126,7 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
     e.dst = &b.dst;
     e.leak_check = s.leak_check;
     e.timeout_s = s.timeout_s;
+    e.memory = {s.memory_limit_bytes, needs.total()};
     return execute_conv(*backend.plugin, backend.options, e);
 }
 
@@ -109,10 +134,11 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
 bool outcome_status(const ChildOutcome& o, CaseResult& r) {
     switch (o.kind) {
         case ChildOutcome::Kind::ok: return false;
-        case ChildOutcome::Kind::unsupported: r.status = Status::unsupported; break;
-        case ChildOutcome::Kind::plugin_error: r.status = Status::failed; break;
-        case ChildOutcome::Kind::crashed: r.status = Status::crashed; break;
-        case ChildOutcome::Kind::hanged: r.status = Status::hanged; break;
+        case ChildOutcome::Kind::unsupported: r.status = Status::unsupported, r.kind = Kind::declined; break;
+        case ChildOutcome::Kind::plugin_error: r.status = Status::failed, r.kind = Kind::plugin_error; break;
+        case ChildOutcome::Kind::crashed: r.status = Status::crashed, r.kind = Kind::crash; break;
+        case ChildOutcome::Kind::hanged: r.status = Status::hanged, r.kind = Kind::hang; break;
+        case ChildOutcome::Kind::out_of_memory: r.status = Status::crashed, r.kind = Kind::out_of_memory; break;
     }
     r.reason = o.reason;
     return true;
@@ -121,6 +147,7 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r) {
 void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r) {
     if (s.leak_check && o.heap_growth_per_cycle > s.leak_threshold_bytes && r.status == Status::passed) {
         r.status = Status::failed;
+        r.kind = Kind::leak;
         r.reason = "leak: " + std::to_string(o.heap_growth_per_cycle) +
                    " bytes of heap not given back per create..execute..destroy cycle";
     }
@@ -152,8 +179,7 @@ ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cm
 std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode mode, std::span<const double> got,
                             std::span<const double> want, std::int64_t unwritten) {
     const auto& c = e.comparison;
-    std::int64_t nan_outputs = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) nan_outputs += std::isnan(got[i]) && !std::isnan(want[i]);
+    const std::int64_t nan = nan_outputs(got, want);
     std::string r = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " outputs " +
                     (mode == Mode::exact ? "differ from the exact result" : "exceed the error bound");
     r += " (" + std::to_string(e.border_mismatches) + " at the border, " + std::to_string(e.interior_mismatches) +
@@ -164,7 +190,7 @@ std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode 
     if (mode == Mode::bound && std::isfinite(c.max_bound_fraction))
         r += "; worst " + format_double(c.max_bound_fraction) + "x the bound";
     if (unwritten > 0) r += "; " + std::to_string(unwritten) + " outputs never written";
-    else if (nan_outputs > 0) r += "; NaN in " + std::to_string(nan_outputs) + " outputs where the reference is finite";
+    else if (nan > 0) r += "; NaN in " + std::to_string(nan) + " outputs where the reference is finite";
     return r;
 }
 
@@ -185,7 +211,7 @@ std::vector<double> f64_values(const npy::Array& a) {
 // A stored golden vector: its own data in, its stored result as the truth (bitwise in exact mode,
 // else under the contract's bound with the stored magnitude and term counts).
 void check_conv_stored(const Backend& backend, const Case& c, const CheckSettings& s,
-                       const accuracy::Contract& contract, CaseResult& r) {
+                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
     const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
     const vectors::VectorCase* stored = &stored_case(set, c);
@@ -196,7 +222,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
     const Buffers b = make_buffers(d, reference::src_to_ncx(d, data.src.data.data()),
                                    reference::weights_to_oix(d, data.weights.data.data()),
                                    reference::bias_to_double(d, d.has_bias ? data.bias.data.data() : nullptr));
-    const ChildOutcome o = run_backend(backend, d, b, s);
+    const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
@@ -211,8 +237,11 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
                                            : accuracy::compare_bound(contract, want, magnitude, terms, got);
     r.error = error_report(d, cmp, exact ? want_rounded : want, got, !exact, contract, magnitude, terms);
     r.status = cmp.passed() ? Status::passed : Status::failed;
-    if (!cmp.passed()) r.reason = "stored vector " + set.name + "/" + stored->name + ": " +
-                                  mismatch_reason(d, *r.error, c.mode, got, exact ? want_rounded : want, unwritten);
+    if (!cmp.passed()) {
+        r.kind = mismatch_kind(unwritten, nan_outputs(got, exact ? want_rounded : want));
+        r.reason = "stored vector " + set.name + "/" + stored->name + ": " +
+                   mismatch_reason(d, *r.error, c.mode, got, exact ? want_rounded : want, unwritten);
+    }
     leak_status(o, s, r);
 }
 
@@ -223,11 +252,14 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     validate(d);
     if (const std::string why = unclaimed(backend.info, d); !why.empty()) {
         r.status = Status::unsupported;
+        r.kind = Kind::declined;
         r.reason = why;
         return;
     }
+    const CaseMemory needs = case_memory(c);
+    if (refused_for_memory(needs, s, r)) return;
     const accuracy::Contract contract = contract_for(backend, d.dtype);
-    if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, r);
+    if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, needs, r);
 
     if (c.mode == Mode::probe) {
         const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
@@ -235,12 +267,13 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
         accuracy::Comparison total;
         std::int64_t leaked = 0, missing = 0;
         std::string first_problem;
+        Kind first_kind = Kind::none;
         for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
             std::vector<double> src = fill.src;
             src[element] = std::numeric_limits<double>::quiet_NaN();
             const auto want = reference::convolution_summation(d, src, fill.weights, fill.bias);
             const Buffers b = make_buffers(d, src, fill.weights, fill.bias);
-            const ChildOutcome o = run_backend(backend, d, b, s);
+            const ChildOutcome o = run_backend(backend, d, b, s, needs);
             if (outcome_status(o, r)) return;
             r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
             r.implementation = o.implementation;
@@ -260,10 +293,14 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
                                  << coordinates_text(output_coordinates(d, p.first_missing)) << ")";
                 if (unwritten) m << "; " << unwritten << " outputs never written";
                 first_problem = m.str();
+                first_kind = unwritten ? Kind::unwritten : Kind::probe;
             }
             // The outputs the probe does not reach must still be right (bound mode on them).
             std::vector<double> want_rest, got_rest, magnitude_rest;
             std::vector<std::int64_t> terms_rest;
+            // reserved: their peak is part of the case's memory needs (case_memory.cpp)
+            want_rest.reserve(got.size()), got_rest.reserve(got.size()), magnitude_rest.reserve(got.size());
+            terms_rest.reserve(got.size());
             for (std::size_t i = 0; i < got.size(); ++i)
                 if (!std::isnan(want.dst[i]) && !std::isnan(got[i])) {
                     want_rest.push_back(plain.dst[i]);
@@ -275,8 +312,10 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
             total.max_abs = std::max(total.max_abs, rest.max_abs);
             total.max_bound_fraction = std::max(total.max_bound_fraction, rest.max_bound_fraction);
             for (int h = 0; h < 11; ++h) total.bound_fraction_histogram[h] += rest.bound_fraction_histogram[h];
-            if (rest.mismatches && first_problem.empty())
+            if (rest.mismatches && first_problem.empty()) {
                 first_problem = std::to_string(rest.mismatches) + " outputs the probe does not reach exceed the error bound";
+                first_kind = Kind::mismatch;
+            }
             total.mismatches += rest.mismatches;
         }
         total.mismatches += leaked + missing;
@@ -284,6 +323,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
         e.comparison = total;
         r.error = e;
         r.status = first_problem.empty() ? Status::passed : Status::failed;
+        r.kind = first_kind;
         r.reason = first_problem;
         return;
     }
@@ -298,7 +338,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     }
     const auto want = reference::convolution_summation(d, src, weights, bias);
     const Buffers b = make_buffers(d, src, weights, bias);
-    const ChildOutcome o = run_backend(backend, d, b, s);
+    const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
@@ -309,7 +349,10 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
                                          : accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got);
     r.error = error_report(d, cmp, want.dst, got, c.mode == Mode::bound, contract, want.magnitude, want.terms);
     r.status = cmp.passed() ? Status::passed : Status::failed;
-    if (!cmp.passed()) r.reason = mismatch_reason(d, *r.error, c.mode, got, want.dst, unwritten);
+    if (!cmp.passed()) {
+        r.kind = mismatch_kind(unwritten, nan_outputs(got, want.dst));
+        r.reason = mismatch_reason(d, *r.error, c.mode, got, want.dst, unwritten);
+    }
     leak_status(o, s, r);
 }
 
@@ -345,6 +388,7 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
         else check_cc(backend, c, settings, r);
     } catch (const ConvError& e) {
         r.status = Status::failed;
+        r.kind = Kind::invalid_case;
         r.reason = std::string("invalid case: ") + e.what();
     }
     if (backend.expectations && r.status != Status::unsupported)
@@ -353,6 +397,7 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
                 r.reason = "passed; an intermittent expected failure did not show (" + x->reason + ")";
             } else if (r.status == Status::passed) {
                 r.status = Status::xpass;
+                r.kind = Kind::xpass;
                 r.reason = "expected to fail (" + x->reason + ") but passed";
             } else if (is_failure(r.status)) {
                 r.reason = "expected: " + x->reason + " | " + r.reason;
@@ -366,10 +411,17 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
 
 namespace convcheck::runner {
 
-ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s) {
+ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s,
+                       std::int64_t memory_limit_bytes) {
     const ConvDescriptor& d = c.conv;
     validate(d);
-    if (const std::string why = unclaimed(backend.info, d); !why.empty()) {
+    Case timed = c;
+    timed.mode = accuracy::Mode::bound;  // generated bound-mode data, never a stored vector's
+    timed.vector_dir.clear();
+    const CaseMemory needs = case_memory(timed);
+    std::string why = unclaimed(backend.info, d);
+    if (why.empty()) why = over_memory_limit(needs, memory_limit_bytes);
+    if (!why.empty()) {
         ChildOutcome o;
         o.kind = ChildOutcome::Kind::unsupported;
         o.reason = why;
@@ -386,6 +438,7 @@ ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int r
     e.warmups = warmups;
     e.repeats = repeats;
     e.timeout_s = timeout_s;
+    e.memory = {memory_limit_bytes, needs.total()};
     return execute_conv(*backend.plugin, backend.options, e);
 }
 

@@ -8,6 +8,7 @@
 #include "case.hpp"
 #include "expectations.hpp"
 #include "isolation.hpp"
+#include "memory_limit.hpp"
 #include "plugin_loader.hpp"
 
 namespace convcheck::runner {
@@ -26,6 +27,9 @@ struct CheckSettings {
     bool leak_check = false;                     // 5 create..destroy cycles per case, heap measured
     std::int64_t leak_threshold_bytes = 1024;    // more than this per cycle is a leak
     int random_probes = 1;                       // probe mode: random elements besides the first and last
+    // What one case may cost: the runner's part (refused when it does not fit) plus the plugin
+    // child's own memory (killed past the rest). memory_limit.hpp.
+    std::int64_t memory_limit_bytes = default_memory_limit();
 };
 
 // The contract for this backend and output dtype: the data file's declared accumulation type, else
@@ -43,7 +47,9 @@ std::string reproducer(const Backend& backend, const std::string& descriptor, st
 namespace convcheck::runner {
 
 // Times one discrete-convolution case on bound-mode data: `warmups` untimed, then `repeats` timed
-// executions in one isolated child (ChildOutcome::times_ms holds them).
-ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s);
+// executions in one isolated child (ChildOutcome::times_ms holds them). A case whose data does not
+// fit under the memory limit is unsupported, with the reason.
+ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s,
+                       std::int64_t memory_limit_bytes = default_memory_limit());
 
 }  // namespace convcheck::runner

@@ -85,14 +85,18 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
     const CcDescriptor d = parse_cc_descriptor(c.cc);
     if (!(backend.info.operations & CONVCHECK_OP_CC)) {
         r.status = Status::unsupported;
+        r.kind = Kind::declined;
         r.reason = "the plugin does not claim continuous convolution";
         return;
     }
     if (c.mode == accuracy::Mode::exact) {
         r.status = Status::unsupported;
+        r.kind = Kind::declined;
         r.reason = "exact mode does not apply to CC layers: K_theta computes the weights (use bound or probe)";
         return;
     }
+    const CaseMemory needs = case_memory(c);
+    if (refused_for_memory(needs, s, r)) return;
     const accuracy::Contract contract = contract_for(backend, d.dtype);
     const CcData data = c.vector_dir.empty() ? make_cc_data(d, c.seed) : stored_cc_data(c, d);
     const float* theta = data.theta.empty() ? nullptr : data.theta.data();
@@ -109,6 +113,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
     }
     ErrorReport total;
     std::string problem;
+    Kind problem_kind = Kind::none;
     for (const std::int64_t element : probes) {
         std::vector<float> src = data.src;
         if (element >= 0) src[element] = std::numeric_limits<float>::quiet_NaN();
@@ -125,6 +130,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         e.dst = &dst;
         e.leak_check = s.leak_check;
         e.timeout_s = s.timeout_s;
+        e.memory = {s.memory_limit_bytes, needs.total()};
         const ChildOutcome o = execute_cc(*backend.plugin, backend.options, e);
         if (outcome_status(o, r)) return;
         r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
@@ -132,9 +138,13 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         leak_status(o, s, r);
         const float* out = static_cast<const float*>(dst.data());
         std::vector<double> got(out, out + d.dst_elements());
+        const std::int64_t unwritten = unwritten_elements(dst.data(), d.dst_elements(), sizeof(float));
         // bound mode over the outputs the probe (if any) does not reach
         std::vector<double> w, g, m, we;
         std::vector<std::int64_t> t, index;
+        // reserved: their peak is part of the case's memory needs (case_memory.cpp)
+        w.reserve(got.size()), g.reserve(got.size()), m.reserve(got.size()), we.reserve(got.size());
+        t.reserve(got.size()), index.reserve(got.size());
         std::int64_t leaked = 0, missing = 0, first_leaked = -1, first_missing = -1;
         for (std::size_t i = 0; i < got.size(); ++i) {
             const bool expected = std::isnan(want.dst[i]), reached = std::isnan(got[i]);
@@ -166,17 +176,24 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
             if (leaked && missing) why << ", ";
             if (missing) why << missing << " outputs inside it did not (first "
                              << coordinates_text(cc_coordinates(d, first_missing)) << ")";
+            if (unwritten) why << "; " << unwritten << " outputs never written";
+            problem_kind = unwritten ? Kind::unwritten : Kind::probe;
         } else if (!cmp.passed()) {
             const std::int64_t first = index[cmp.first_mismatch];
             why << cmp.mismatches << " of " << got.size() << " outputs exceed the error bound; first at "
                 << coordinates_text(cc_coordinates(d, first)) << ": got " << format_double(got[first]) << ", want "
                 << format_double(plain.dst[first]) << "; worst " << format_double(cmp.max_bound_fraction) << "x the bound";
+            const std::int64_t nan = nan_outputs(got, plain.dst);
+            if (unwritten) why << "; " << unwritten << " outputs never written";
+            else if (nan) why << "; NaN in " << nan << " outputs where the reference is finite";
+            problem_kind = mismatch_kind(unwritten, nan);
         }
         problem = why.str();
     }
     r.error = total;
     if (r.status == Status::passed && !problem.empty()) {
         r.status = Status::failed;
+        r.kind = problem_kind;
         r.reason = problem;
     }
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "case_memory.hpp"
 #include "check.hpp"
 #include "manifest.hpp"
 
@@ -13,6 +14,16 @@ namespace convcheck::runner::detail {
 
 std::string format_double(double v);
 std::string coordinates_text(const std::vector<std::int64_t>& c);
+// How many of `elements` outputs still hold the "never written" fill (all bytes 0xFF, a NaN in
+// every dtype).
+std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes);
+// Outputs that are NaN where the reference is not.
+std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want);
+// The kind of a failed comparison: outputs never written, else NaN outputs, else a mismatch.
+Kind mismatch_kind(std::int64_t unwritten, std::int64_t nan_outputs);
+// Refuses the case (unsupported, over_memory_limit) when the runner's part does not fit under the
+// memory limit; false when it fits.
+bool refused_for_memory(const CaseMemory& needs, const CheckSettings& s, CaseResult& r);
 // Turns a child outcome that is not "ok" into the case's status; false when it was ok.
 bool outcome_status(const ChildOutcome& o, CaseResult& r);
 // A leak found by the leak check fails a case that otherwise passed.

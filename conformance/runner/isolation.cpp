@@ -13,85 +13,12 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 namespace convcheck::runner {
-
-// ---- GuardedBuffer -------------------------------------------------------------------------------
-
-namespace {
-constexpr unsigned char kCanary = 0xA5;
-std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
-}  // namespace
-
-GuardedBuffer::GuardedBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes == 0) return;
-    page_ = page_size();
-    data_pages_ = (bytes + page_ - 1) / page_;
-    mapped_ = (data_pages_ + 2) * page_;
-    void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::runtime_error("cannot map " + std::to_string(bytes) + " bytes of shared memory");
-    base_ = static_cast<std::byte*>(p);
-    mprotect(base_, page_, PROT_NONE);
-    mprotect(base_ + (data_pages_ + 1) * page_, page_, PROT_NONE);
-    // flush against the guard page after it: the first byte past the end faults
-    data_ = base_ + page_ + data_pages_ * page_ - bytes;
-}
-
-GuardedBuffer::GuardedBuffer(GuardedBuffer&& o) noexcept
-    : base_(std::exchange(o.base_, nullptr)), mapped_(std::exchange(o.mapped_, 0)), page_(o.page_),
-      data_pages_(o.data_pages_), data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-
-GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
-    if (this != &o) {
-        release();
-        base_ = std::exchange(o.base_, nullptr);
-        mapped_ = std::exchange(o.mapped_, 0);
-        page_ = o.page_;
-        data_pages_ = o.data_pages_;
-        data_ = std::exchange(o.data_, nullptr);
-        bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-}
-
-GuardedBuffer::~GuardedBuffer() { release(); }
-
-void GuardedBuffer::release() {
-    if (base_) munmap(base_, mapped_);
-    base_ = nullptr;
-}
-
-GuardedBuffer::Where GuardedBuffer::locate(std::uintptr_t a) const {
-    if (!base_) return Where::outside;
-    const auto base = reinterpret_cast<std::uintptr_t>(base_);
-    const auto data = reinterpret_cast<std::uintptr_t>(data_);
-    if (a < base || a >= base + mapped_) return Where::outside;
-    if (a < base + page_) return Where::guard_before;
-    if (a < data) return Where::front_padding;
-    if (a < data + bytes_) return Where::inside;
-    return Where::guard_after;
-}
-
-std::int64_t GuardedBuffer::offset_of(std::uintptr_t a) const {
-    return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_));
-}
-
-void GuardedBuffer::protect_read_only() const {
-    if (base_) mprotect(base_ + page_, data_pages_ * page_, PROT_READ);
-}
-
-void GuardedBuffer::arm_canary() const {
-    if (base_) std::memset(base_ + page_, kCanary, static_cast<std::size_t>(data_ - (base_ + page_)));
-}
-
-bool GuardedBuffer::canary_intact() const {
-    if (!base_) return true;
-    for (const std::byte* p = base_ + page_; p < data_; ++p)
-        if (static_cast<unsigned char>(*p) != kCanary) return false;
-    return true;
-}
 
 // ---- the child -----------------------------------------------------------------------------------
 
@@ -121,6 +48,8 @@ struct ChildReport {
     char implementation[128];
     volatile std::int32_t fault_signal;
     volatile std::uint64_t fault_address;
+    volatile std::int32_t allocation_failed;  // operator new found no memory, or std::bad_alloc escaped
+    std::int32_t allocation_failed_stage;
     std::int32_t timed;
     double times_ms[256];
     std::int64_t heap_growth_per_cycle;
@@ -139,6 +68,20 @@ void on_fault(int sig, siginfo_t* info, void*) {
     }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+// The child's new-handler: operator new (the plugin's too: one libstdc++ per process) found no
+// memory, under RLIMIT_DATA or none left at all. Noted, then the usual std::bad_alloc; what the
+// plugin makes of it (an error, a crash) is then reported as out of memory.
+void note_allocation_failure() {
+    if (g_report && !g_report->allocation_failed) {
+        g_report->allocation_failed_stage = g_report->stage;
+        g_report->allocation_failed = 1;
+    }
+}
+void on_new_failure() {
+    note_allocation_failure();
+    throw std::bad_alloc();
 }
 
 void copy_string(char* to, std::size_t capacity, const char* from) {
@@ -177,13 +120,27 @@ struct SharedReport {
 
 struct Waited {
     bool timed_out = false;
+    bool out_of_memory = false;
+    std::int64_t own_bytes = 0;  // the child's own memory when it was killed for using too much
     int status = 0;
 };
 
+void kill_child(pid_t pid, Waited& w) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &w.status, 0);
+}
+
 // Forks; the child runs body(report) behind an exception barrier and exits with _exit (no atexit
 // handlers: a backend's static destructors may not survive a fork). The parent waits at most
-// timeout_s, then kills the child's process group.
-Waited run_child(ChildReport& report, double timeout_s, const std::function<void(ChildReport&)>& body) {
+// timeout_s, then kills the child's process group; meanwhile it kills the child when its own
+// memory (what it holds beyond what it inherited) passes the budget.
+Waited run_child(ChildReport& report, double timeout_s, const MemoryBudget& memory,
+                 const std::function<void(ChildReport&)>& body) {
+    const MemoryEnforcement& enforcement = memory_enforcement();
+    const bool limited = memory.limit_bytes > 0;
+    // the child starts with the parent's private pages (copy-on-write): they are not its own
+    const std::int64_t inherited = limited && enforcement.rss_poll ? private_resident_bytes(0) : 0;
     std::fflush(nullptr);
     const pid_t parent = getpid();
     const pid_t pid = fork();
@@ -193,6 +150,9 @@ Waited run_child(ChildReport& report, double timeout_s, const std::function<void
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(1);
         setpgid(0, 0);
+        signal(SIGALRM, SIG_DFL);  // the parent's progress timer (progress.hpp) is not the plugin's
+        if (limited && enforcement.rlimit_data) limit_child_data(std::max<std::int64_t>(memory.child_bytes(), 0));
+        std::set_new_handler(on_new_failure);
         dup2(2, 1);  // a plugin's prints go to stderr, never into results written to stdout
         g_report = &report;
         static char alternate_stack[1 << 16];
@@ -209,6 +169,9 @@ Waited run_child(ChildReport& report, double timeout_s, const std::function<void
         try {
             body(report);
         } catch (const std::exception& e) {
+            // a std::bad_alloc is out of memory; a bad_array_new_length is a size computed wrong
+            if (dynamic_cast<const std::bad_alloc*>(&e) && !dynamic_cast<const std::bad_array_new_length*>(&e))
+                note_allocation_failure();
             report.result = kException;
             std::snprintf(report.message, sizeof(report.message), "a C++ exception escaped the plugin in %s: %s",
                           stage_name(report.stage), e.what());
@@ -221,16 +184,25 @@ Waited run_child(ChildReport& report, double timeout_s, const std::function<void
     }
     setpgid(pid, pid);  // also from the parent, so the group exists before any kill
     Waited w;
+    std::optional<ChildMemory> watched;
+    if (limited && enforcement.rss_poll) watched.emplace(pid);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     long sleep_ns = 20'000;
     while (true) {
         const pid_t done = waitpid(pid, &w.status, WNOHANG);
         if (done == pid) break;
         if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+        if (watched) {
+            const std::int64_t resident = watched->private_resident();
+            if (resident >= 0 && resident - inherited > memory.child_bytes()) {
+                w.own_bytes = resident - inherited;
+                kill_child(pid, w);
+                w.out_of_memory = true;
+                break;
+            }
+        }
         if (std::chrono::steady_clock::now() >= deadline) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            waitpid(pid, &w.status, 0);
+            kill_child(pid, w);
             w.timed_out = true;
             break;
         }
@@ -246,34 +218,26 @@ std::string signal_name(int sig) {
     return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// Names what a faulting address hit.
-std::string describe_fault(std::uint64_t address, const std::vector<NamedBuffer>& buffers) {
-    for (const auto& b : buffers) {
-        if (!b.buffer) continue;
-        const auto a = static_cast<std::uintptr_t>(address);
-        const std::int64_t off = b.buffer->offset_of(a);
-        switch (b.buffer->locate(a)) {
-            case GuardedBuffer::Where::guard_after:
-                return (b.input ? "read past the end of " : "write past the end of the output ") + b.name + " (byte " +
-                       std::to_string(off) + " of " + std::to_string(b.buffer->bytes()) + ")";
-            case GuardedBuffer::Where::guard_before:
-            case GuardedBuffer::Where::front_padding:
-                return "access before the start of " + b.name + " (byte " + std::to_string(off) + ")";
-            case GuardedBuffer::Where::inside:
-                return b.input ? "write into the input " + b.name + " (byte " + std::to_string(off) +
-                                     "; inputs are mapped read-only)"
-                               : "fault inside " + b.name + " (byte " + std::to_string(off) + ")";
-            case GuardedBuffer::Where::outside: break;
-        }
-    }
-    char text[64];
-    std::snprintf(text, sizeof(text), "at address 0x%llx", static_cast<unsigned long long>(address));
-    return text;
+// "out of memory: the plugin's child exceeded the memory limit of 2 GiB in execute: ..."
+std::string out_of_memory_reason(const ChildReport& r, const Waited& w, const MemoryBudget& memory) {
+    std::string reason = "out of memory: the plugin's child exceeded the memory limit of " +
+                         memory_text(memory.limit_bytes) + " in " + stage_name(r.stage) + ": it used " +
+                         memory_text(w.own_bytes) + " of its own";
+    if (memory.runner_bytes > 0)
+        reason += ", more than the " + memory_text(memory.child_bytes()) + " left beside the " +
+                  memory_text(memory.runner_bytes) + " the runner holds for this case";
+    return reason + "; killed";
 }
 
-ChildOutcome classify(const ChildReport& r, const Waited& w, double timeout_s, const std::vector<NamedBuffer>& buffers) {
+ChildOutcome classify_end(const ChildReport& r, const Waited& w, double timeout_s, const MemoryBudget& memory,
+                          const std::vector<NamedBuffer>& buffers) {
     ChildOutcome o;
     o.implementation = r.implementation;
+    if (w.out_of_memory) {
+        o.kind = ChildOutcome::Kind::out_of_memory;
+        o.reason = out_of_memory_reason(r, w, memory);
+        return o;
+    }
     if (w.timed_out) {
         o.kind = ChildOutcome::Kind::hanged;
         char text[128];
@@ -287,6 +251,7 @@ ChildOutcome classify(const ChildReport& r, const Waited& w, double timeout_s, c
         o.reason = signal_name(sig) + " in " + stage_name(r.stage);
         if ((sig == SIGSEGV || sig == SIGBUS) && r.fault_signal == sig) o.reason += ": " + describe_fault(r.fault_address, buffers);
         if (sig == SIGABRT) o.reason += " (abort)";
+        if (sig == SIGKILL) o.reason += " (killed from outside the runner: the kernel's OOM killer, or a user)";
         return o;
     }
     if (WIFEXITED(w.status) && WEXITSTATUS(w.status) != 0) {
@@ -313,6 +278,20 @@ ChildOutcome classify(const ChildReport& r, const Waited& w, double timeout_s, c
         }
     for (int i = 0; i < r.timed; ++i) o.times_ms.push_back(r.times_ms[i]);
     o.heap_growth_per_cycle = r.heap_growth_per_cycle;
+    return o;
+}
+
+// How the child ended; a failure that followed a failed allocation is out of memory, with what the
+// plugin then did.
+ChildOutcome classify(const ChildReport& r, const Waited& w, double timeout_s, const MemoryBudget& memory,
+                      const std::vector<NamedBuffer>& buffers) {
+    ChildOutcome o = classify_end(r, w, timeout_s, memory, buffers);
+    const bool failed = o.kind == ChildOutcome::Kind::plugin_error || o.kind == ChildOutcome::Kind::crashed;
+    if (failed && r.allocation_failed) {
+        o.kind = ChildOutcome::Kind::out_of_memory;
+        o.reason = std::string("out of memory: an allocation failed in ") + stage_name(r.allocation_failed_stage) +
+                   " under the memory limit of " + memory_text(memory.limit_bytes) + "; then: " + o.reason;
+    }
     return o;
 }
 
@@ -377,10 +356,10 @@ void execution_body(ChildReport& r, const Plugin& plugin, const InstanceOptions&
 
 // ---- the calls -----------------------------------------------------------------------------------
 
-PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s) {
+PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s, MemoryBudget memory) {
     SharedReport shared;
     ChildReport& report = *shared.report;
-    const Waited w = run_child(report, timeout_s, [&](ChildReport& r) {
+    const Waited w = run_child(report, timeout_s, memory, [&](ChildReport& r) {
         const convcheck_api& api = plugin.api();
         r.stage = kCreate;
         convcheck_create_args args{};
@@ -411,7 +390,7 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.result = kOk;
         r.stage = kDone;
     });
-    const ChildOutcome o = classify(report, w, timeout_s, {});
+    const ChildOutcome o = classify(report, w, timeout_s, memory, {});
     if (o.kind != ChildOutcome::Kind::ok)
         throw PluginError("backend plugin '" + plugin.path() + "' failed to negotiate: " + o.reason);
     PluginInfo info;
@@ -441,7 +420,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
         return o;
     }
     SharedReport shared;
-    const Waited w = run_child(*shared.report, e.timeout_s, [&](ChildReport& r) {
+    const Waited w = run_child(*shared.report, e.timeout_s, e.memory, [&](ChildReport& r) {
         convcheck_conv_args args{};
         args.struct_size = sizeof(args);
         args.src = e.src->data();
@@ -456,7 +435,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
             [&](convcheck_plugin* p) { return api.conv_execute(p, &e.desc, &args); });
     });
     shared.report->implementation[sizeof(shared.report->implementation) - 1] = '\0';
-    return classify(*shared.report, w, e.timeout_s, buffers);
+    return classify(*shared.report, w, e.timeout_s, e.memory, buffers);
 }
 
 ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e) {
@@ -471,7 +450,7 @@ ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, co
         return o;
     }
     SharedReport shared;
-    const Waited w = run_child(*shared.report, e.timeout_s, [&](ChildReport& r) {
+    const Waited w = run_child(*shared.report, e.timeout_s, e.memory, [&](ChildReport& r) {
         convcheck_cc_args args{};
         args.struct_size = sizeof(args);
         args.src = e.src->data();
@@ -486,7 +465,7 @@ ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, co
             [&](convcheck_plugin* p) { return api.cc_execute(p, &e.desc, &args); });
     });
     shared.report->implementation[sizeof(shared.report->implementation) - 1] = '\0';
-    return classify(*shared.report, w, e.timeout_s, buffers);
+    return classify(*shared.report, w, e.timeout_s, e.memory, buffers);
 }
 
 }  // namespace convcheck::runner

@@ -8,6 +8,9 @@
 // - The child reports through a shared page (which stage it reached, errors, timings); a signal
 //   handler records the signal and the faulting address, the parent names the buffer it hit.
 // - A child that outlives its time limit is killed (SIGKILL) and reported as hanged.
+// - A child runs under a memory budget (memory_limit.hpp): the parent polls its private memory and
+//   kills it past the budget, reported as out of memory; outside sanitizer builds RLIMIT_DATA
+//   backs that up. A std::bad_alloc that escapes the plugin is out of memory too.
 // The parent never creates a plugin instance: a backend's threads (TBB, OpenMP) never exist in the
 // process that forks.
 #pragma once
@@ -19,50 +22,11 @@
 #include <vector>
 
 #include "convcheck/plugin.h"
+#include "guarded_buffer.hpp"
+#include "memory_limit.hpp"
 #include "plugin_loader.hpp"
 
 namespace convcheck::runner {
-
-// `bytes` bytes of shared memory between two guard pages. Zero bytes gives an empty buffer
-// (data() == nullptr).
-class GuardedBuffer {
-public:
-    GuardedBuffer() = default;
-    explicit GuardedBuffer(std::size_t bytes);
-    GuardedBuffer(GuardedBuffer&& other) noexcept;
-    GuardedBuffer& operator=(GuardedBuffer&& other) noexcept;
-    GuardedBuffer(const GuardedBuffer&) = delete;
-    GuardedBuffer& operator=(const GuardedBuffer&) = delete;
-    ~GuardedBuffer();
-
-    void* data() const { return data_; }
-    std::size_t bytes() const { return bytes_; }
-
-    // Where an address lies relative to this buffer.
-    enum class Where { outside, guard_before, front_padding, inside, guard_after };
-    Where locate(std::uintptr_t address) const;
-    // Byte offset of `address` from the start of data (negative before it).
-    std::int64_t offset_of(std::uintptr_t address) const;
-    // Maps the data pages read-only (in the child, for inputs).
-    void protect_read_only() const;
-    // Fills the front padding with the canary; true when it is intact.
-    void arm_canary() const;
-    bool canary_intact() const;
-
-private:
-    void release();
-    std::byte* base_ = nullptr;  // the mapping: guard, data pages, guard
-    std::size_t mapped_ = 0, page_ = 0, data_pages_ = 0;
-    std::byte* data_ = nullptr;
-    std::size_t bytes_ = 0;
-};
-
-// One buffer the plugin sees, with the name reports use.
-struct NamedBuffer {
-    std::string name;  // "src", "weights", "bias", "dst", "theta"
-    const GuardedBuffer* buffer = nullptr;
-    bool input = true;
-};
 
 // Options for every plugin instance the runner creates.
 struct InstanceOptions {
@@ -70,9 +34,18 @@ struct InstanceOptions {
     std::string options;  // "key=value,..." (ABI 1.1 create_args.options)
 };
 
+// The memory one child may use: the memory limit less what the runner holds for the case (its
+// buffers and the reference's work, case_memory.hpp). Every child has one: the default limit is
+// default_memory_limit().
+struct MemoryBudget {
+    std::int64_t limit_bytes = default_memory_limit();
+    std::int64_t runner_bytes = 0;
+    std::int64_t child_bytes() const { return limit_bytes - runner_bytes; }
+};
+
 // How a plugin call in a child ended.
 struct ChildOutcome {
-    enum class Kind { ok, unsupported, plugin_error, crashed, hanged };
+    enum class Kind { ok, unsupported, plugin_error, crashed, hanged, out_of_memory };
     Kind kind = Kind::ok;
     std::string reason;          // unsupported / error message / crash or hang description
     std::string implementation;  // what the plugin said it picked
@@ -82,7 +55,8 @@ struct ChildOutcome {
 
 // Runs create, describe and destroy in a child. Throws PluginError when any of them fails,
 // crashes or hangs (the plugin cannot be negotiated).
-PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s);
+PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s,
+                     MemoryBudget memory = {});
 
 // One execution of one discrete convolution in a child: create, conv_query, conv_execute
 // (warmups + repeats times, the repeats timed), destroy. With leak_check the child runs
@@ -96,6 +70,7 @@ struct ConvExecution {
     int warmups = 0, repeats = 1;
     bool leak_check = false;
     double timeout_s = 30.0;
+    MemoryBudget memory;
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
 
@@ -109,6 +84,7 @@ struct CcExecution {
     int warmups = 0, repeats = 1;
     bool leak_check = false;
     double timeout_s = 30.0;
+    MemoryBudget memory;
 };
 ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e);
 

@@ -21,7 +21,7 @@ if(CONVCHECK_BUILD_TESTS)
   convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner)
 endif()
 if(CONVCHECK_BUILD_TESTS)
-  foreach(t runner_expectations_test)
+  foreach(t runner_expectations_test runner_kind_test)
     add_dependencies(${t} convcheck_plugin_mutants)
   endforeach()
   # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables
@@ -29,6 +29,12 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_shard_merge
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/shard_merge_check.py $<TARGET_FILE:convcheck>
                    $<TARGET_FILE:convcheck_plugin_reference>)
+endif()
+if(CONVCHECK_BUILD_TESTS)
+  # On a terminal the progress line shows the case in progress and its elapsed time (runner/progress.hpp).
+  add_test(NAME conformance_progress_shows_case_and_time
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/progress_check.py $<TARGET_FILE:convcheck>
+                   $<TARGET_FILE:convcheck_plugin_faultzoo>)
 endif()
 if(CONVCHECK_BUILD_TESTS)
   # bench runs end to end (timings are printed, never asserted)

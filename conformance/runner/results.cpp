@@ -56,6 +56,7 @@ json run_record(const RunInfo& i) {
             {"seed", i.seed},
             {"timeout_s", i.timeout_s},
             {"memory_limit_bytes", i.memory_limit_bytes},
+            {"memory_limit_mechanism", i.memory_limit_mechanism},
             {"min_coverage", i.min_coverage.fraction},
             {"min_coverage_source", i.min_coverage.source},
             {"leak_check", i.leak_check},
@@ -102,6 +103,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"seed", r.c.seed},
               {"mode", accuracy::to_string(r.c.mode)},
               {"status", to_string(r.status)},
+              {"kind", to_string(r.kind)},
               {"reason", printable_line(r.reason)},
               {"features", features(r.c)},
               {"time_ms", r.time_ms},
@@ -183,25 +185,6 @@ std::string suite_checksum(const std::vector<Case>& cases) {
     for (const Case& c : cases)
         text += c.id + " " + accuracy::to_string(c.mode) + " " + std::to_string(c.seed) + " " + c.descriptor() + "\n";
     return "sha256:" + vectors::sha256_hex(std::as_bytes(std::span(text.data(), text.size())));
-}
-
-Progress::Progress(std::int64_t total, bool enabled) : total_(total), enabled_(enabled) {}
-
-void Progress::update(std::int64_t done, const std::map<std::string, std::int64_t>& counts) {
-    if (!enabled_ || total_ <= 0) return;
-    const int width = 30;
-    const int filled = static_cast<int>(width * done / total_);
-    std::int64_t bad = 0;
-    for (Status s : kAllStatuses)
-        if (is_failure(s) && counts.count(to_string(s))) bad += counts.at(to_string(s));
-    std::fprintf(stderr, "\r[%s%s] %lld/%lld  failing %lld ", std::string(filled, '#').c_str(),
-                 std::string(width - filled, '.').c_str(), static_cast<long long>(done), static_cast<long long>(total_),
-                 static_cast<long long>(bad));
-    std::fflush(stderr);
-}
-
-void Progress::finish() {
-    if (enabled_) std::fprintf(stderr, "\r%60s\r", "");
 }
 
 }  // namespace convcheck::runner

@@ -26,7 +26,8 @@ struct RunInfo {
     int threads = 0;
     std::uint64_t seed = 1;
     double timeout_s = 0;
-    std::uint64_t memory_limit_bytes = 0;  // the limit on a plugin child's memory; 0 = none
+    std::int64_t memory_limit_bytes = 0;  // the limit on a plugin child's memory; 0 = none
+    std::string memory_limit_mechanism;   // memory_limit.hpp: "rss_poll+rlimit_data", "rss_poll", ...
     CoverageFloor min_coverage;
     bool leak_check = false;
     std::string expectations_path, expectations_checksum;  // "" when the run used none
@@ -71,17 +72,5 @@ std::map<std::string, std::int64_t> count_statuses(const std::vector<nlohmann::j
 // sha256 of the cases' ids, modes, seeds and descriptors, in order: "sha256:<hex>". Two runs with the
 // same checksum ran the same cases on the same data.
 std::string suite_checksum(const std::vector<Case>& cases);
-
-// A progress bar on a terminal (stderr): redrawn in place, cleared at the end.
-class Progress {
-public:
-    Progress(std::int64_t total, bool enabled);
-    void update(std::int64_t done, const std::map<std::string, std::int64_t>& counts);
-    void finish();
-
-private:
-    std::int64_t total_;
-    bool enabled_;
-};
 
 }  // namespace convcheck::runner

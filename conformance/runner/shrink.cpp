@@ -11,7 +11,7 @@ std::string failure_signature(const CaseResult& r) {
     if (const auto expected = reason.find(" | "); reason.starts_with("expected: ") && expected != std::string::npos)
         reason = reason.substr(expected + 3);
     reason = reason.substr(0, reason.find(';'));
-    std::string s = std::string(to_string(r.status)) + ":";
+    std::string s = std::string(to_string(r.status)) + ":" + to_string(r.kind) + ":";
     int depth = 0;
     for (char ch : reason) {
         if (ch == '(' || ch == '[') ++depth;
@@ -140,6 +140,8 @@ std::vector<ConvDescriptor> smaller_descriptors(const ConvDescriptor& d) {
 std::optional<CaseResult> shrink(const Backend& backend, const CaseResult& failing, const CheckSettings& settings,
                                  const ShrinkLimits& limits) {
     if (failing.c.op != Op::conv) return std::nullopt;
+    // Like a hang, running out of memory costs each candidate a full memory limit's worth of time.
+    if (failing.kind == Kind::out_of_memory) return std::nullopt;
     const std::string signature = failure_signature(failing);
     const auto start = std::chrono::steady_clock::now();
     std::optional<CaseResult> best;

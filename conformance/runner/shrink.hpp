@@ -14,7 +14,7 @@
 
 namespace convcheck::runner {
 
-// The failure's kind: status plus the reason with its numbers and details taken out.
+// The failure's signature: status, kind, and the reason with its numbers and details taken out.
 std::string failure_signature(const CaseResult& r);
 
 // Candidates one step smaller than d, all valid, largest reduction first.

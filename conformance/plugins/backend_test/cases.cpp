@@ -18,6 +18,17 @@ const std::vector<Geometry>& geometries() {
         {"conv2d_negative_pads_end", "c=2,o=2,in=7x7,k=3x3,s=2x2,pb=1x1,pe=-1x-1"},
         {"conv2d_negative_pads_begin", "c=2,o=2,in=7x7,k=3x3,pb=-1x0,pe=0x0"},
         {"conv2d_crop_past_the_input", "c=2,o=2,in=1x5,k=1x3,s=1x2,pb=3x1,pe=-2x1,bias=1"},
+        // What the plugins adapt (conformance/plugins/common/adaptation.hpp): pads beyond the kernel,
+        // a crop oneDNN's padding_r + stride > 0 refuses, rank 1 and 3 with crops, and the shapes
+        // XNNPACK's NCHW operator takes natively (1x1, and 3x3 / 5x5 depthwise with set pads).
+        {"conv2d_pads_beyond_kernel", "c=2,o=3,in=3x4,k=2x2,pb=3x1,pe=4x2,bias=1"},
+        {"conv2d_crop_end_beyond_stride", "n=2,c=2,o=2,in=8x7,k=3x3,pb=1x0,pe=-2x-1"},
+        {"conv2d_depthwise_3x3", "n=2,c=4,o=4,g=4,in=7x6,k=3x3,pb=1x1,pe=1x1,bias=1"},
+        {"conv2d_depthwise_5x5_strided", "c=3,o=3,g=3,in=9x10,k=5x5,s=2x2,pb=2x2,pe=2x2"},
+        {"conv1d_crops", "n=2,c=2,o=3,in=9,k=3,s=2,pb=-2,pe=-1,bias=1"},
+        {"conv1d_pointwise", "c=5,o=3,in=7,k=1,bias=1"},
+        {"conv3d_crops_and_pads", "c=2,o=2,in=6x5x5,k=2x3x2,pb=-1x1x0,pe=2x-1x1"},
+        {"conv3d_unit_kernel_depth", "n=2,c=2,o=3,in=5x4x5,k=1x3x2,s=2x1x2,d=2x1x1,pb=1x1x0,pe=-1x0x1,bias=1"},
         {"conv1d_all_attributes", "c=3,o=4,in=11,k=3,s=2,d=2,pb=2,pe=1,bias=1"},
         {"conv1d_grouped", "c=4,o=6,g=2,in=8,k=2,pb=1,pe=0"},
         {"conv3d_all_attributes", "c=2,o=3,in=5x4x6,k=3x2x3,s=1x2x1,d=1x1x2,pb=1x0x2,pe=1x1x1,bias=1"},

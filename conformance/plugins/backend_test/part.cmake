@@ -4,7 +4,7 @@
 if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_executable(convcheck_backend_test ${CMAKE_CURRENT_LIST_DIR}/backend_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cases.cpp
                  ${CMAKE_CURRENT_LIST_DIR}/harness.cpp ${CMAKE_CURRENT_LIST_DIR}/findings.cpp
-                 ${CMAKE_CURRENT_LIST_DIR}/declarations.cpp)
+                 ${CMAKE_CURRENT_LIST_DIR}/declarations.cpp ${CMAKE_CURRENT_LIST_DIR}/adaptations.cpp)
   target_link_libraries(convcheck_backend_test PRIVATE convcheck_accuracy convcheck_reference convcheck_abi convcheck_abi_descriptor
                         nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})
   target_compile_definitions(convcheck_backend_test PRIVATE

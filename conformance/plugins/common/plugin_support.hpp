@@ -1,8 +1,9 @@
 // What every third-party backend plugin needs around its backend calls, and nothing else:
 // the plugin's error type, the struct_size checks of the ABI, and the exception barrier.
 //
-// A plugin includes only the ABI header and this one: it never links convcheck's own code, so a
-// plugin computes with its backend or not at all (no fallback to our reference or optimized code).
+// A plugin includes only the ABI header, this one and adaptation.hpp (exact data movement, beside
+// this file): it never links convcheck's convolution code, so a plugin computes with its backend or
+// not at all (no fallback to our reference or optimized code).
 #pragma once
 
 #include <cstdio>

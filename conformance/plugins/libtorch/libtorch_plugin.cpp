@@ -5,18 +5,18 @@
 //   layouts     the runner's buffers become tensors over the same memory with the strides of their
 //               format (NXC = channels-last strides, XIO = [k...][I/G][O] strides over logical
 //               [O][I/G][k...]); ATen takes strided tensors as they are.
-//   pads        at::convolution has one padding per axis, applied on both sides. Equal pads go there;
-//               unequal or negative pads are first applied by ATen's own at::constant_pad_nd (zero
-//               fill; a negative amount crops, PyTorch's documented F.pad): the positive parts, then
-//               the negative ones; the convolution then runs with padding 0. The implementation
-//               string says so ("constant_pad_nd+...").
+//   pads        at::convolution has one non-negative padding per axis, applied on both sides
+//               (PyTorch's Conv docs: "padding controls the amount of padding applied to the input";
+//               a negative one is refused: "negative padding is not supported"). Equal pads go
+//               there; the excess of the larger pad becomes explicit zeros and a negative pad a
+//               crop of the input (adaptation, conformance/plugins/common/adaptation.hpp; the
+//               implementation string says so, e.g. "[cropped, zero-padded]").
 //   dilations   1-based, as ours. groups as ours.
 //   output      the result is copied into the runner's dst only when its shape is exactly the
 //               expected one (copy_ would broadcast anything smaller).
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ConvUtils.h>
-#include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/from_blob.h>
 
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptation.hpp"
 #include "plugin_support.hpp"
 
 #ifndef CONVCHECK_LIBTORCH_VERSION
@@ -57,8 +58,10 @@ const char* backend_name(at::native::ConvBackend b) {
 
 std::string inexpressible(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16)
-        return std::string("this plugin runs libtorch convolution in f32 and bf16 only, not ") + support::dtype_name(d.dtype) +
-               (d.dtype == CONVCHECK_F16 ? " (ATen 1.13 on CPU: \"slow_conv2d_cpu\" not implemented for 'Half')" : "");
+        return d.dtype == CONVCHECK_F16
+                   ? std::string("ATen 1.13 has no CPU f16 convolution: at::convolution raises \"slow_conv2d_cpu\" (also "
+                                 "\"compute_columns3d\", \"slow_conv_dilated<>\") not implemented for 'Half'")
+                   : std::string("libtorch convolution has no ") + support::dtype_name(d.dtype) + " through this ABI";
     if (d.rank < 1 || d.rank > 3) return "libtorch convolution has spatial ranks 1-3, not " + std::to_string(d.rank);
     return "";
 }
@@ -89,7 +92,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.name = "libtorch";
     mine.version = CONVCHECK_LIBTORCH_VERSION;
     mine.operations = CONVCHECK_OP_CONV;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16);
+    // f16 is claimed so that conv_query declines it in ATen's words.
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
@@ -112,52 +116,38 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
         if (plugin->num_threads > 0 && at::get_num_threads() != plugin->num_threads) at::set_num_threads(plugin->num_threads);
         const at::ScalarType t = scalar_type(d);
 
-        std::vector<int64_t> src_dims{d.batch, d.in_channels}, dst_dims{d.batch, d.out_channels},
-            wei_dims{d.out_channels, d.in_channels / d.groups};
-        // grow_nd / crop_nd: the positive and the negative parts of the pads, last axis first (ATen's order)
-        std::vector<int64_t> strides, dilations, symmetric_pads, grow_nd, crop_nd;
-        bool symmetric = true;
-        for (int a = 0; a < d.rank; ++a) {
-            src_dims.push_back(d.input_size[a]);
-            dst_dims.push_back(support::output_size(d, a));
-            wei_dims.push_back(d.kernel_size[a]);
-            strides.push_back(d.strides[a]);
-            dilations.push_back(d.dilations[a]);
-            symmetric = symmetric && d.pads_begin[a] == d.pads_end[a] && d.pads_begin[a] >= 0;
+        // ATen takes strided tensors in either format: only the pads it cannot express move.
+        const support::Adaptation adaptation =
+            support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::symmetric_nonnegative});
+        const convcheck_conv_desc l = support::library_desc(d, adaptation);
+        support::LibraryBuffers buffers(d, adaptation, *args);
+        std::vector<int64_t> src_dims{l.batch, l.in_channels}, dst_dims{l.batch, l.out_channels},
+            wei_dims{l.out_channels, l.in_channels / l.groups}, strides, dilations, pads;
+        for (int a = 0; a < l.rank; ++a) {
+            src_dims.push_back(l.input_size[a]);
+            dst_dims.push_back(support::output_size(l, a));
+            wei_dims.push_back(l.kernel_size[a]);
+            strides.push_back(l.strides[a]);
+            dilations.push_back(l.dilations[a]);
+            pads.push_back(l.pads_begin[a]);  // == pads_end[a] >= 0
         }
-        bool grows = false, crops = false;
-        for (int a = d.rank - 1; a >= 0; --a)
-            for (int64_t pad : {d.pads_begin[a], d.pads_end[a]}) {
-                grow_nd.push_back(std::max<int64_t>(pad, 0));
-                crop_nd.push_back(std::min<int64_t>(pad, 0));
-                grows = grows || pad > 0;
-                crops = crops || pad < 0;
-            }
-        for (int a = 0; a < d.rank; ++a) symmetric_pads.push_back(symmetric ? d.pads_begin[a] : 0);
-
-        at::Tensor src = over(args->src, src_dims, support::activation_order(d), t);
-        const at::Tensor weights = over(args->weights, wei_dims, support::weights_order(d), t);
+        const at::Tensor src = over(buffers.src(), src_dims, support::activation_order(l), t);
+        const at::Tensor weights = over(buffers.weights(), wei_dims, support::weights_order(l), t);
         const c10::optional<at::Tensor> bias =
-            d.has_bias ? c10::optional<at::Tensor>(over(args->bias, {d.out_channels}, {0}, t)) : c10::nullopt;
-        std::string implementation = "libtorch:";
-        if (!symmetric) {
-            // Zero-pad first, then crop: the padded axis is then exactly [-pads_begin, in + pads_end),
-            // even where a crop is larger than the input (one constant_pad_nd call crops first and
-            // refuses that: "start (0) + length (-1) exceeds dimension size").
-            if (grows) src = at::constant_pad_nd(src, grow_nd, 0);
-            if (crops) src = at::constant_pad_nd(src, crop_nd, 0);
-            implementation += "constant_pad_nd+";
-        }
+            d.has_bias ? c10::optional<at::Tensor>(over(buffers.bias(), {l.out_channels}, {0}, t)) : c10::nullopt;
         const std::vector<int64_t> no_output_padding(d.rank, 0);
-        implementation += backend_name(at::native::select_conv_backend(src, weights, bias, strides, symmetric_pads, dilations,
-                                                                       false, no_output_padding, d.groups));
-        const at::Tensor result =
-            at::convolution(src, weights, bias, strides, symmetric_pads, dilations, false, no_output_padding, d.groups);
+        const std::string implementation =
+            std::string("libtorch:") +
+            backend_name(at::native::select_conv_backend(src, weights, bias, strides, pads, dilations, false, no_output_padding,
+                                                         l.groups)) +
+            support::adaptation_note(d, adaptation);
+        const at::Tensor result = at::convolution(src, weights, bias, strides, pads, dilations, false, no_output_padding, l.groups);
         if (result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != t)
             return support::make_error("at::convolution returned shape " + c10::str(result.sizes()) + " " +
                                        std::string(c10::toString(result.scalar_type())) + ", expected " +
                                        c10::str(at::IntArrayRef(dst_dims)));
-        over(args->dst, dst_dims, support::activation_order(d), t).copy_(result);
+        over(buffers.dst(), dst_dims, support::activation_order(l), t).copy_(result);
+        buffers.return_dst();
         support::write_implementation(args, implementation);
         return nullptr;
     });

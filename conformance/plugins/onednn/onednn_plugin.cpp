@@ -4,8 +4,10 @@
 // The translation, field by field (oneDNN developer guide, "Convolution"):
 //   dilations   oneDNN's are 0-based (0 = dense; dilated extent 1 + (k-1)*(d+1)): we pass d - 1.
 //   pads        padding_l = pads_begin, padding_r = pads_end. oneDNN requires padding_l >= 0 and
-//               padding_r + stride > 0; anything else is refused by oneDNN itself and reported
-//               as unsupported with oneDNN's words.
+//               padding_r + stride > 0 (conv_desc_init, src/common/convolution.cpp); a pad outside
+//               that rule is a crop of the input (or, when the crop passes the whole input, the
+//               axis's padded range as explicit zeros), done before the call (adaptation,
+//               conformance/plugins/common/adaptation.hpp; the implementation string says so).
 //   groups      weights get a leading G dimension: {G, O/G, I/G, k...}.
 //   formats     the runner's buffers are described exactly (NCX/NXC data, OIX/XIO weights, by
 //               strides); the primitive picks its own layout (format_tag::any) and we reorder into
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptation.hpp"
 #include "plugin_support.hpp"
 
 namespace support = convcheck_plugin_support;
@@ -31,18 +34,6 @@ struct convcheck_plugin {
 
 namespace {
 
-// Strides of a dense buffer whose dims are listed logically in `dims` and laid out in memory in
-// the order `physical` (outermost first; each entry an index into dims).
-memory::dims dense_strides(const memory::dims& dims, const std::vector<int>& physical) {
-    memory::dims strides(dims.size());
-    memory::dim step = 1;
-    for (auto it = physical.rbegin(); it != physical.rend(); ++it) {
-        strides[*it] = step;
-        step *= dims[*it];
-    }
-    return strides;
-}
-
 memory::data_type data_type_of(int32_t dtype) {
     switch (dtype) {
         case CONVCHECK_F32: return memory::data_type::f32;
@@ -56,13 +47,7 @@ memory::data_type data_type_of(int32_t dtype) {
 memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst) {
     memory::dims dims{d.batch, channels};
     for (int a = 0; a < d.rank; ++a) dims.push_back(is_dst ? support::output_size(d, a) : d.input_size[a]);
-    std::vector<int> physical{0, 1};
-    for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
-    if (d.data_format == CONVCHECK_NXC) {
-        physical.erase(physical.begin() + 1);
-        physical.push_back(1);
-    }
-    return memory::desc(dims, data_type_of(d.dtype), dense_strides(dims, physical));
+    return memory::desc(dims, data_type_of(d.dtype), support::dense_strides(dims, support::activation_order(d)));
 }
 
 // Weights: logical {[G,] O/G, I/G, k...}. OIX = [O][I/G][k...] is that order (O = G*O/G, G outer);
@@ -84,7 +69,7 @@ memory::desc weights_desc(const convcheck_conv_desc& d) {
         if (grouped) physical.push_back(0);
         physical.push_back(g + 0);
     }
-    return memory::desc(dims, data_type_of(d.dtype), dense_strides(dims, physical));
+    return memory::desc(dims, data_type_of(d.dtype), support::dense_strides(dims, physical));
 }
 
 memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], int64_t minus = 0) {
@@ -93,7 +78,13 @@ memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], i
     return out;
 }
 
-// The primitive descriptor for the case; throws dnnl::error when oneDNN refuses it.
+// oneDNN takes both data and both filter formats (described by strides): only pads outside its
+// rule move into the data.
+support::Adaptation plan_for(const convcheck_conv_desc& d) {
+    return support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::onednn});
+}
+
+// The primitive descriptor for the (adapted) case; throws dnnl::error when oneDNN refuses it.
 dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d) {
     const auto any = [&](const memory::desc& m) { return memory::desc(m.dims(), m.data_type(), memory::format_tag::any); };
     const memory::desc src = any(activation_desc(d, d.in_channels, false));
@@ -112,8 +103,6 @@ std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d) {
     std::string why = std::string("oneDNN refused the case (") + e.what() + ", status " + std::to_string(e.status) + ")";
     if (e.status == dnnl_unimplemented && d.dtype == CONVCHECK_F16)
         why += ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
-    if (e.status == dnnl_invalid_arguments)
-        why += ": oneDNN requires padding_l >= 0 and padding_r + stride > 0 on every axis";
     return why;
 }
 
@@ -154,7 +143,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         if (data_type_of(desc->dtype) == memory::data_type::undef)
             return support::unsupported(out, std::string("oneDNN convolution has no ") + support::dtype_name(desc->dtype));
         try {
-            make_primitive_desc(*plugin, *desc);
+            make_primitive_desc(*plugin, support::library_desc(*desc, plan_for(*desc)));
         } catch (const dnnl::error& e) {
             return support::unsupported(out, refusal(e, *desc));
         }
@@ -167,16 +156,20 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
     return support::guarded("onednn conv_execute", [&]() -> convcheck_error* {
         if (plugin->num_threads > 0) omp_set_num_threads(plugin->num_threads);
         const convcheck_conv_desc& d = *desc;
+        const support::Adaptation adaptation = plan_for(d);
+        const convcheck_conv_desc l = support::library_desc(d, adaptation);
         dnnl::convolution_forward::primitive_desc pd;
         try {
-            pd = make_primitive_desc(*plugin, d);
+            pd = make_primitive_desc(*plugin, l);
         } catch (const dnnl::error& e) {
             return support::make_error(refusal(e, d));
         }
-        // The runner's buffers, described as they are (inputs are only read: by reorders).
-        memory user_src(activation_desc(d, d.in_channels, false), plugin->engine, const_cast<void*>(args->src));
-        memory user_wei(weights_desc(d), plugin->engine, const_cast<void*>(args->weights));
-        memory user_dst(activation_desc(d, d.out_channels, true), plugin->engine, args->dst);
+        // The runner's buffers (or their adapted copies), described as they are (inputs are only read:
+        // by reorders).
+        support::LibraryBuffers buffers(d, adaptation, *args);
+        memory user_src(activation_desc(l, l.in_channels, false), plugin->engine, const_cast<void*>(buffers.src()));
+        memory user_wei(weights_desc(l), plugin->engine, const_cast<void*>(buffers.weights()));
+        memory user_dst(activation_desc(l, l.out_channels, true), plugin->engine, buffers.dst());
         // Into the primitive's own layouts, when they differ.
         const auto to_primitive = [&](memory& user, const memory::desc& wanted) {
             if (user.get_desc() == wanted) return user;
@@ -190,13 +183,14 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
         std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
         if (d.has_bias) {
             memory user_bias(memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::a), plugin->engine,
-                             const_cast<void*>(args->bias));
+                             const_cast<void*>(buffers.bias()));
             call.emplace(DNNL_ARG_BIAS, to_primitive(user_bias, pd.bias_desc()));
         }
         dnnl::convolution_forward(pd).execute(plugin->stream, call);
         if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin->stream, dst, user_dst);
         plugin->stream.wait();
-        support::write_implementation(args, std::string("onednn:") + pd.impl_info_str());
+        buffers.return_dst();
+        support::write_implementation(args, std::string("onednn:") + pd.impl_info_str() + support::adaptation_note(d, adaptation));
         return nullptr;
     });
 }

@@ -3,20 +3,27 @@
 //
 // The translation (LayerParams read by OpenCV's getConvolutionKernelParams):
 //   kernel_size, stride, dilation    one entry per spatial axis (OpenCV's dilation is 1-based, ours too)
-//   pad         2*rank entries: all pads_begin, then all pads_end. OpenCV asserts pads >= 0 (a
-//               negative pad is unsupported), and its 2-D layer refuses pads_begin != pads_end
-//               ("Unsupported asymmetric padding"): conv_query creates the layer and reports that.
+//   pad         2*rank entries: all pads_begin, then all pads_end. The 2-D layer refuses
+//               pads_begin != pads_end ("Unsupported asymmetric padding in convolution layer"):
+//               the excess of the larger pad becomes explicit zeros; negative pads are crops
+//               (adaptation). The 3-D layer takes asymmetric pads itself.
 //   group, num_output, bias_term     as ours
-//   blobs       [0] the weights as a Mat of shape {O, I/G, k...} (OIX, which is all we claim),
+//   blobs       [0] the weights as a Mat of shape {O, I/G, k...} (OIX: XIO is reordered),
 //               [1] the bias as a 1 x O Mat.
-// Rank 1 is not claimed: OpenCV widens a one-entry kernel_size to a square 2-D kernel.
+//   data        blobs are NCHW / NCDHW: NXC src is reordered, and the result back (adaptation).
+//   rank 1      2-D with a unit axis (adaptation): a one-entry kernel_size is not a 1-D kernel to
+//               OpenCV 4.6 (getConvolutionKernelParams widens it to a square 2-D kernel).
+// The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
+// the ones that ran.
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/dnn.hpp>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "adaptation.hpp"
 #include "plugin_support.hpp"
 
 namespace support = convcheck_plugin_support;
@@ -27,21 +34,23 @@ struct convcheck_plugin {
 
 namespace {
 
-std::string inexpressible(const convcheck_conv_desc& d) {
+// What OpenCV dnn cannot compute, in its words; "" when it can (after adaptation).
+std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32)
-        return std::string("OpenCV dnn's Convolution layer runs f32 on the CPU (DNN_TARGET_CPU), not ") +
+        return std::string("OpenCV 4.6 dnn computes on the CPU target (DNN_TARGET_CPU) in f32 only (its f16 targets are "
+                           "DNN_TARGET_OPENCL_FP16 and DNN_TARGET_CUDA_FP16; cv::Mat has no bf16 depth), not ") +
                support::dtype_name(d.dtype);
-    if (d.rank != 2 && d.rank != 3)
-        return "this plugin drives OpenCV's Convolution layer for 2-D and 3-D only (a one-entry kernel_size is widened "
-               "to a square 2-D kernel by OpenCV), rank " + std::to_string(d.rank) + " asked";
-    if (d.data_format != CONVCHECK_NCX) return "OpenCV dnn blobs are NCHW / NCDHW: NXC data is not claimed";
-    if (d.filter_format != CONVCHECK_OIX) return "OpenCV's Convolution weights blob is OIX: XIO is not claimed";
-    for (int a = 0; a < d.rank; ++a)
-        if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
-            return "OpenCV's Convolution layer asserts pads >= 0: negative pad on axis " + std::to_string(a);
+    if (d.rank < 1 || d.rank > 3) return "rank " + std::to_string(d.rank) + " is not a convolution rank";
     for (int64_t v : {d.batch, d.in_channels, d.out_channels, d.groups})
         if (v > INT32_MAX) return "OpenCV Mat dimensions are int: a size above 2^31-1 cannot be expressed";
     return "";
+}
+
+// NCHW / NCDHW and OIX are the only layouts of OpenCV's blobs; rank 1 is 2-D with a unit axis; the
+// 2-D layer takes only equal pads, the 3-D layer any non-negative ones.
+support::Adaptation plan_for(const convcheck_conv_desc& d) {
+    const support::PadsRule pads = d.rank == 3 ? support::PadsRule::nonnegative : support::PadsRule::symmetric_nonnegative;
+    return support::plan_adaptation(d, {CONVCHECK_NCX, CONVCHECK_OIX, true, false, pads});
 }
 
 cv::dnn::DictValue int_array(const int64_t (&values)[3], int rank) {
@@ -68,16 +77,18 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.name = "opencv";
     mine.version = CV_VERSION;
     mine.operations = CONVCHECK_OP_CONV;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32);
-    mine.ranks = CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
-    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
-    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX);
+    // Everything is claimed: conv_query says per case what OpenCV cannot compute, in its words.
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
     return support::fill_info(info, mine);
 }
 
-// The layer's parameters; weights and bias are copied into the layer's own blobs (OpenCV may repack
-// them; the runner's buffers stay untouched). NULL weights: zero blobs of the right shape (query).
+// The layer's parameters for the adapted case d; weights and bias are copied into the layer's own
+// blobs (OpenCV may repack them; the runner's buffers stay untouched). NULL weights: zero blobs of
+// the right shape (query).
 cv::dnn::LayerParams layer_params(const convcheck_conv_desc& d, const void* weights, const void* bias) {
     std::vector<int> wei_dims{int(d.out_channels), int(d.in_channels / d.groups)}, pads;
     for (int a = 0; a < d.rank; ++a) {
@@ -106,11 +117,11 @@ cv::dnn::LayerParams layer_params(const convcheck_conv_desc& d, const void* weig
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("opencv conv_query", [&]() -> convcheck_error* {
-        const std::string why = inexpressible(*desc);
+        const std::string why = not_computable(*desc);
         if (!why.empty()) return support::unsupported(out, why);
-        // Ask OpenCV: the layer checks its parameters when it is created (e.g. 2-D asymmetric pads).
+        // Ask OpenCV: the layer checks its parameters when it is created.
         try {
-            cv::dnn::LayerParams params = layer_params(*desc, nullptr, nullptr);
+            cv::dnn::LayerParams params = layer_params(support::library_desc(*desc, plan_for(*desc)), nullptr, nullptr);
             cv::dnn::LayerFactory::createLayerInstance(params.type, params);
         } catch (const cv::Exception& e) {
             return support::unsupported(out, "OpenCV refused the layer: " + e.err + " (" + e.func + ")");
@@ -123,26 +134,31 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
     if (auto* e = support::check_conv_call(desc, args)) return e;
     return support::guarded("opencv conv_execute", [&]() -> convcheck_error* {
         const convcheck_conv_desc& d = *desc;
-        const std::string why = inexpressible(d);
+        const std::string why = not_computable(d);
         if (!why.empty()) return support::make_error("execute of an unsupported case: " + why);
         if (plugin->num_threads > 0 && cv::getNumThreads() != plugin->num_threads) cv::setNumThreads(plugin->num_threads);
-        std::vector<int> src_dims{int(d.batch), int(d.in_channels)}, dst_dims{int(d.batch), int(d.out_channels)};
-        for (int a = 0; a < d.rank; ++a) {
-            src_dims.push_back(int(d.input_size[a]));
-            dst_dims.push_back(int(support::output_size(d, a)));
+        const support::Adaptation adaptation = plan_for(d);
+        const convcheck_conv_desc l = support::library_desc(d, adaptation);
+        support::LibraryBuffers buffers(d, adaptation, *args);
+        std::vector<int> src_dims{int(l.batch), int(l.in_channels)}, dst_dims{int(l.batch), int(l.out_channels)};
+        for (int a = 0; a < l.rank; ++a) {
+            src_dims.push_back(int(l.input_size[a]));
+            dst_dims.push_back(int(support::output_size(l, a)));
         }
-        cv::dnn::LayerParams params = layer_params(d, args->weights, args->bias);
+        cv::dnn::LayerParams params = layer_params(l, buffers.weights(), buffers.bias());
         cv::dnn::Net net;
         net.addLayerToPrev(params.name, params.type, params);
         net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        net.setInput(cv::Mat(src_dims, CV_32F, const_cast<void*>(args->src)).clone());
+        net.setInput(cv::Mat(src_dims, CV_32F, const_cast<void*>(buffers.src())).clone());
         const cv::Mat result = net.forward();
         if (result.type() != CV_32F || std::vector<int>(result.size.p, result.size.p + result.dims) != dst_dims ||
             !result.isContinuous())
             return support::make_error("OpenCV's Convolution layer returned a blob of another shape or type than expected");
-        std::memcpy(args->dst, result.ptr<float>(), result.total() * sizeof(float));
-        support::write_implementation(args, "opencv_dnn:Convolution(DNN_BACKEND_OPENCV, DNN_TARGET_CPU)");
+        std::memcpy(buffers.dst(), result.ptr<float>(), result.total() * sizeof(float));
+        buffers.return_dst();
+        support::write_implementation(args, "opencv_dnn:Convolution(DNN_BACKEND_OPENCV, DNN_TARGET_CPU)" +
+                                                support::adaptation_note(d, adaptation));
         return nullptr;
     });
 }

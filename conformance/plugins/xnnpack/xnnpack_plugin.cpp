@@ -1,18 +1,23 @@
 // convcheck plugin for XNNPACK (libxnnpack, the operator API of the 2022-02 snapshot Debian ships):
-// 2-D convolution, NHWC, f32 and f16, groups, dilation, explicit pads.
+// 2-D convolution, f32 and f16, groups, dilation, explicit pads.
 //
-// The translation (xnnpack.h, xnn_create_convolution2d_nhwc_f32 / _f16):
+// The translation (xnnpack.h, xnn_create_convolution2d_nhwc_f32 / _f16 and _nchw_f32):
 //   pads        input_padding_top/right/bottom/left = pads_begin[0], pads_end[1], pads_end[0],
-//               pads_begin[1]; they are unsigned, so a negative pad is unsupported.
+//               pads_begin[1]; they are unsigned: a negative pad is a crop of the input (adaptation).
 //   strides     subsampling_height/width; dilations dilation_height/width, 1-based like ours.
 //   groups      groups, group_input_channels = C/G, group_output_channels = O/G; the channel strides
-//               of the dense NHWC tensors are C and O.
-//   weights     XNNPACK reads [G][O/G][kh][kw][I/G] ("OHWI per group"): we reorder OIX or XIO into
-//               it here (a permutation of elements, part of calling the backend); bias is [O].
-//   data        NHWC only (XNNPACK's operator is NHWC): only NXC is claimed.
+//               of the dense tensors are C and O.
+//   weights     XNNPACK reads [G][O/G][kh][kw][I/G] ("OHWI per group") in both operators: OIX or XIO
+//               is reordered into it (a permutation of elements, part of calling the backend); bias [O].
+//   data        NHWC is XNNPACK's general layout. NCX f32 goes to XNNPACK's NCHW operator where it
+//               takes the case, else it is reordered to NHWC and the result back (adaptation).
+//   rank 1      2-D with a unit axis (adaptation). Rank 3 with kernel depth 1: 2-D on the gathered
+//               depth slices, depth folded into the batch (adaptation). Other 3-D and bf16: XNNPACK
+//               has neither (declined).
 //   output      no clamping: output_min/max = -inf/+inf.
-// XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input array (xnnpack.h); the runner's
-// buffers are exactly sized, so the input goes through a padded copy owned by the plugin.
+// The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
+// the ones that ran. XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input array
+// (xnnpack.h); the runner's buffers are exactly sized, so the inputs go through padded copies.
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
@@ -22,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptation.hpp"
 #include "plugin_support.hpp"
 
 #ifndef CONVCHECK_XNNPACK_VERSION
@@ -49,47 +55,92 @@ const char* status_name(xnn_status s) {
     return "unknown status";
 }
 
-// What this XNNPACK cannot express, as a reason; "" when it can.
-std::string inexpressible(const convcheck_conv_desc& d) {
+// What XNNPACK cannot compute, as a reason in its own words; "" when it can (after adaptation).
+std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_F16)
-        return std::string("XNNPACK's convolution2d_nhwc operators take f32 or f16, not ") + support::dtype_name(d.dtype);
-    if (d.rank != 2) return "XNNPACK has 2-D convolution only (convolution2d_nhwc), rank " + std::to_string(d.rank) + " asked";
-    if (d.data_format != CONVCHECK_NXC) return "XNNPACK's convolution operators are NHWC only; NCX data asked";
-    for (int a = 0; a < 2; ++a)
-        if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
-            return "XNNPACK's input_padding_* are unsigned: negative pad " +
-                   std::to_string(d.pads_begin[a] < 0 ? d.pads_begin[a] : d.pads_end[a]) + " on axis " + std::to_string(a) +
-                   " cannot be expressed";
-    for (int a = 0; a < 2; ++a)
-        for (int64_t v : {d.kernel_size[a], d.strides[a], d.dilations[a], d.pads_begin[a], d.pads_end[a]})
-            if (v > UINT32_MAX) return "XNNPACK's kernel, stride, dilation and pad parameters are uint32_t: " + std::to_string(v) + " does not fit";
-    if (d.groups > UINT32_MAX) return "XNNPACK's groups is uint32_t: " + std::to_string(d.groups) + " does not fit";
+        return std::string("XNNPACK has convolution operators for f32 and f16 only (xnnpack.h: xnn_create_convolution2d_nhwc_f32, "
+                           "_f16, and quantized qc8/qs8/qu8; no bf16), not ") + support::dtype_name(d.dtype);
+    if (d.rank == 3 && d.kernel_size[0] != 1)
+        return "XNNPACK has no 3-D convolution (xnnpack.h: xnn_create_convolution2d_nhwc_* and _nchw_f32 only); a kernel "
+               "depth of " + std::to_string(d.kernel_size[0]) + " sums across depth slices (kernel depth 1 runs as 2-D)";
+    if (d.rank < 1 || d.rank > 3) return "rank " + std::to_string(d.rank) + " is not a convolution rank";
     return "";
 }
 
-// Weights in XNNPACK's [G][O/G][kh][kw][I/G] order, from OIX ([O][I/G][kh][kw]) or XIO
-// ([kh][kw][I/G][O]); O = g * O/G + oc in both. Elements are moved as bytes: no arithmetic.
-std::vector<unsigned char> weights_for_xnnpack(const convcheck_conv_desc& d, const void* weights) {
-    const size_t bytes = d.dtype == CONVCHECK_F32 ? 4 : 2;
-    const int64_t O = d.out_channels, I = d.in_channels / d.groups, KH = d.kernel_size[0], KW = d.kernel_size[1];
-    std::vector<unsigned char> out(O * I * KH * KW * bytes + XNN_EXTRA_BYTES);
-    const auto* in = static_cast<const unsigned char*>(weights);
-    for (int64_t o = 0; o < O; ++o)
-        for (int64_t i = 0; i < I; ++i)
-            for (int64_t kh = 0; kh < KH; ++kh)
-                for (int64_t kw = 0; kw < KW; ++kw) {
-                    const int64_t from = d.filter_format == CONVCHECK_OIX ? ((o * I + i) * KH + kh) * KW + kw
-                                                                          : ((kh * KW + kw) * I + i) * O + o;
-                    const int64_t to = ((o * KH + kh) * KW + kw) * I + i;  // G and O/G are contiguous in o
-                    std::memcpy(out.data() + to * bytes, in + from * bytes, bytes);
-                }
-    return out;
+// The parameters of the adapted case that do not fit XNNPACK's uint32_t arguments; "" when all fit.
+std::string too_large(const convcheck_conv_desc& l) {
+    for (int a = 0; a < 2; ++a)
+        for (int64_t v : {l.kernel_size[a], l.strides[a], l.dilations[a], l.pads_begin[a], l.pads_end[a]})
+            if (v > UINT32_MAX) return "XNNPACK's kernel, stride, dilation and pad parameters are uint32_t: " + std::to_string(v) + " does not fit";
+    if (l.groups > UINT32_MAX) return "XNNPACK's groups is uint32_t: " + std::to_string(l.groups) + " does not fit";
+    return "";
 }
 
-std::vector<unsigned char> padded_copy(const void* data, size_t bytes) {
-    std::vector<unsigned char> out(bytes + XNN_EXTRA_BYTES);
-    std::memcpy(out.data(), data, bytes);
-    return out;
+// XNNPACK's weights order for both operators, [G][O/G][kh][kw][I/G]: of the logical {O, I/G, kh, kw},
+// O outermost (G and O/G are contiguous in O), then kh, kw, then I/G.
+const std::vector<int> kXnnpackWeightsOrder{0, 2, 3, 1};
+
+struct Plan {
+    support::Adaptation adaptation;
+    convcheck_conv_desc library;  // the case XNNPACK computes: 2-D, non-negative pads, NHWC (or NCHW)
+    bool nchw = false;            // xnn_create_convolution2d_nchw_f32 takes it natively
+};
+
+// Creates the operator for the adapted case (XNNPACK packs the weights here); returns the status.
+xnn_status create_operator(const Plan& plan, const void* weights, const void* bias, xnn_operator_t* op) {
+    const convcheck_conv_desc& l = plan.library;
+    const uint32_t top = l.pads_begin[0], left = l.pads_begin[1], bottom = l.pads_end[0], right = l.pads_end[1];
+    const size_t group_in = l.in_channels / l.groups, group_out = l.out_channels / l.groups;
+    if (plan.nchw)
+        return xnn_create_convolution2d_nchw_f32(
+            top, right, bottom, left, l.kernel_size[0], l.kernel_size[1], l.strides[0], l.strides[1], l.dilations[0],
+            l.dilations[1], l.groups, group_in, group_out, l.in_channels, l.out_channels, static_cast<const float*>(weights),
+            static_cast<const float*>(bias), -INFINITY, INFINITY, 0, op);
+    if (l.dtype == CONVCHECK_F32)
+        return xnn_create_convolution2d_nhwc_f32(
+            top, right, bottom, left, l.kernel_size[0], l.kernel_size[1], l.strides[0], l.strides[1], l.dilations[0],
+            l.dilations[1], l.groups, group_in, group_out, l.in_channels, l.out_channels, static_cast<const float*>(weights),
+            static_cast<const float*>(bias), -INFINITY, INFINITY, 0, op);
+    return xnn_create_convolution2d_nhwc_f16(top, right, bottom, left, l.kernel_size[0], l.kernel_size[1], l.strides[0],
+                                             l.strides[1], l.dilations[0], l.dilations[1], l.groups, group_in, group_out,
+                                             l.in_channels, l.out_channels, weights, bias, -INFINITY, INFINITY, 0, op);
+}
+
+// Asks XNNPACK whether it creates the operator, with zero weights and bias (f32 and f16 zero are
+// all-zero bytes).
+xnn_status try_create(const Plan& plan) {
+    const convcheck_conv_desc& l = plan.library;
+    const size_t bytes = support::element_bytes(l.dtype);
+    const size_t weights = l.out_channels * (l.in_channels / l.groups) * l.kernel_size[0] * l.kernel_size[1] * bytes;
+    std::vector<unsigned char> zeros(weights + l.out_channels * bytes + XNN_EXTRA_BYTES, 0);
+    xnn_operator_t op = nullptr;
+    const xnn_status s = create_operator(plan, zeros.data(), l.has_bias ? zeros.data() : nullptr, &op);
+    if (op != nullptr) xnn_delete_operator(op);
+    return s;
+}
+
+Plan adapted(const convcheck_conv_desc& d, const support::LibraryForm& form, bool nchw) {
+    Plan plan;
+    plan.adaptation = support::plan_adaptation(d, form);
+    plan.library = support::library_desc(d, plan.adaptation);
+    plan.nchw = nchw;
+    return plan;
+}
+
+// XNNPACK's pads are unsigned, so negative ones become crops; rank 1 is 2-D with a unit axis; rank
+// 3 with kernel depth 1 is 2-D on the gathered depth slices, folded into the batch (NHWC). NCX
+// f32 data goes to XNNPACK's own NCHW operator where it creates one (it has kernels for 1x1 and for
+// 3x3 / 5x5 depthwise with set pads; otherwise "only selected convolution parameters are
+// supported"), else it is reordered to NHWC.
+Plan plan_for(const convcheck_conv_desc& d) {
+    support::LibraryForm form{CONVCHECK_NXC, d.filter_format, true, true, support::PadsRule::nonnegative};
+    if (d.dtype == CONVCHECK_F32 && d.data_format == CONVCHECK_NCX && d.rank < 3) {
+        form.data_format = CONVCHECK_NCX;
+        const Plan nchw = adapted(d, form, true);
+        if (too_large(nchw.library).empty() && try_create(nchw) == xnn_status_success) return nchw;
+        form.data_format = CONVCHECK_NXC;
+    }
+    return adapted(d, form, false);
 }
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
@@ -119,46 +170,29 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.name = "xnnpack";
     mine.version = CONVCHECK_XNNPACK_VERSION;
     mine.operations = CONVCHECK_OP_CONV;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16);
-    mine.ranks = CONVCHECK_BIT(2);
-    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NXC);
+    // Everything is claimed: conv_query says per case what XNNPACK cannot compute, in its words.
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;  // f32; f16 cases declare their own in conformance/data
     return support::fill_info(info, mine);
 }
 
-// Creates the operator (XNNPACK packs the weights here); throws nothing, returns the status.
-xnn_status create_operator(const convcheck_conv_desc& d, const void* weights, const void* bias, xnn_operator_t* op) {
-    const uint32_t top = d.pads_begin[0], left = d.pads_begin[1], bottom = d.pads_end[0], right = d.pads_end[1];
-    const size_t group_in = d.in_channels / d.groups, group_out = d.out_channels / d.groups;
-    if (d.dtype == CONVCHECK_F32)
-        return xnn_create_convolution2d_nhwc_f32(
-            top, right, bottom, left, d.kernel_size[0], d.kernel_size[1], d.strides[0], d.strides[1], d.dilations[0],
-            d.dilations[1], d.groups, group_in, group_out, d.in_channels, d.out_channels, static_cast<const float*>(weights),
-            static_cast<const float*>(bias), -INFINITY, INFINITY, 0, op);
-    return xnn_create_convolution2d_nhwc_f16(top, right, bottom, left, d.kernel_size[0], d.kernel_size[1], d.strides[0],
-                                             d.strides[1], d.dilations[0], d.dilations[1], d.groups, group_in, group_out,
-                                             d.in_channels, d.out_channels, weights, bias, -INFINITY, INFINITY, 0, op);
+std::string refusal(xnn_status s) {
+    std::string why = std::string("XNNPACK refused the operator: xnn_status_") + status_name(s);
+    if (s == xnn_status_unsupported_hardware) why += " (no kernels for this dtype on this CPU)";
+    return why;
 }
 
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("xnnpack conv_query", [&]() -> convcheck_error* {
-        const std::string why = inexpressible(*desc);
-        if (!why.empty()) return support::unsupported(out, why);
-        // Ask XNNPACK itself: create an operator with zero weights (f32 and f16 zero are all-zero bytes).
-        const convcheck_conv_desc& d = *desc;
-        const size_t bytes = d.dtype == CONVCHECK_F32 ? 4 : 2;
-        std::vector<unsigned char> weights(d.out_channels * (d.in_channels / d.groups) * d.kernel_size[0] * d.kernel_size[1] *
-                                           bytes + XNN_EXTRA_BYTES);
-        std::vector<unsigned char> bias(d.out_channels * bytes + XNN_EXTRA_BYTES);
-        xnn_operator_t op = nullptr;
-        const xnn_status s = create_operator(d, weights.data(), d.has_bias ? bias.data() : nullptr, &op);
-        if (op != nullptr) xnn_delete_operator(op);
-        if (s == xnn_status_success) return support::supported(out);
-        std::string why_not = std::string("XNNPACK refused the operator: ") + status_name(s);
-        if (s == xnn_status_unsupported_hardware) why_not += " (no kernels for this dtype on this CPU)";
-        return support::unsupported(out, why_not);
+        if (const std::string why = not_computable(*desc); !why.empty()) return support::unsupported(out, why);
+        const Plan plan = plan_for(*desc);
+        if (const std::string why = too_large(plan.library); !why.empty()) return support::unsupported(out, why);
+        const xnn_status s = try_create(plan);  // ask XNNPACK itself
+        return s == xnn_status_success ? support::supported(out) : support::unsupported(out, refusal(s));
     });
 }
 
@@ -166,27 +200,34 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
     if (auto* e = support::check_conv_call(desc, args)) return e;
     return support::guarded("xnnpack conv_execute", [&]() -> convcheck_error* {
         const convcheck_conv_desc& d = *desc;
-        const std::string why = inexpressible(d);
+        std::string why = not_computable(d);
+        const Plan plan = why.empty() ? plan_for(d) : Plan{};
+        if (why.empty()) why = too_large(plan.library);
         if (!why.empty()) return support::make_error("execute of an unsupported case: " + why);
-        const size_t bytes = d.dtype == CONVCHECK_F32 ? 4 : 2;
-        const std::vector<unsigned char> weights = weights_for_xnnpack(d, args->weights);
-        const std::vector<unsigned char> bias = d.has_bias ? padded_copy(args->bias, d.out_channels * bytes)
-                                                           : std::vector<unsigned char>();
-        const std::vector<unsigned char> src =
-            padded_copy(args->src, d.batch * d.input_size[0] * d.input_size[1] * d.in_channels * bytes);
+        const convcheck_conv_desc& l = plan.library;
+        support::LibraryBuffers buffers(d, plan.adaptation, *args, XNN_EXTRA_BYTES);
+        std::vector<unsigned char> weights(l.out_channels * (l.in_channels / l.groups) * l.kernel_size[0] * l.kernel_size[1] *
+                                               support::element_bytes(l.dtype) + XNN_EXTRA_BYTES, 0);
+        support::weights_in_order(d, plan.adaptation, args->weights, kXnnpackWeightsOrder, weights.data());
         xnn_operator_t op = nullptr;
-        xnn_status s = create_operator(d, weights.data(), d.has_bias ? bias.data() : nullptr, &op);
-        if (s != xnn_status_success) return support::make_error(std::string("xnn_create_convolution2d_nhwc: ") + status_name(s));
-        s = d.dtype == CONVCHECK_F32
-                ? xnn_setup_convolution2d_nhwc_f32(op, d.batch, d.input_size[0], d.input_size[1],
-                                                   reinterpret_cast<const float*>(src.data()), static_cast<float*>(args->dst),
-                                                   plugin->threadpool)
-                : xnn_setup_convolution2d_nhwc_f16(op, d.batch, d.input_size[0], d.input_size[1], src.data(), args->dst,
-                                                   plugin->threadpool);
+        xnn_status s = create_operator(plan, weights.data(), l.has_bias ? buffers.bias() : nullptr, &op);
+        if (s != xnn_status_success) return support::make_error("xnn_create_convolution2d: " + refusal(s));
+        const auto* src = buffers.src();
+        void* dst = buffers.dst();
+        if (plan.nchw)
+            s = xnn_setup_convolution2d_nchw_f32(op, l.batch, l.input_size[0], l.input_size[1], static_cast<const float*>(src),
+                                                 static_cast<float*>(dst), plugin->threadpool);
+        else if (l.dtype == CONVCHECK_F32)
+            s = xnn_setup_convolution2d_nhwc_f32(op, l.batch, l.input_size[0], l.input_size[1], static_cast<const float*>(src),
+                                                 static_cast<float*>(dst), plugin->threadpool);
+        else
+            s = xnn_setup_convolution2d_nhwc_f16(op, l.batch, l.input_size[0], l.input_size[1], src, dst, plugin->threadpool);
         if (s == xnn_status_success) s = xnn_run_operator(op, plugin->threadpool);
         xnn_delete_operator(op);
         if (s != xnn_status_success) return support::make_error(std::string("xnn_setup/run_operator: ") + status_name(s));
-        support::write_implementation(args, std::string("xnnpack:convolution2d_nhwc_") + support::dtype_name(d.dtype));
+        buffers.return_dst();
+        support::write_implementation(args, std::string("xnnpack:convolution2d_") + (plan.nchw ? "nchw_" : "nhwc_") +
+                                                support::dtype_name(l.dtype) + support::adaptation_note(d, plan.adaptation));
         return nullptr;
     });
 }

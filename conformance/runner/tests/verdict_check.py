@@ -214,7 +214,7 @@ def check_merge():
     for key in ("backend_options", "mode_filter", "suite_checksum", "cases_total", "timeout_s", "min_coverage",
                 "memory_limit_bytes", "expectations_path", "expectations_checksum", "convcheck_version"):
         assert key in first, key
-    assert first["mode_filter"] is None and first["backend_options"] == [] and first["memory_limit_bytes"] == 0, first
+    assert first["mode_filter"] is None and first["backend_options"] == [] and first["memory_limit_bytes"] > 0, first  # the default: half the available memory
     # one defining field different at a time: merge refuses, naming the field and both values
     for extra, field, values in ((["--mode", "exact"], "mode_filter", ('"exact"', "null")),
                                  (["--backend-option", "fault=none"], "backend_options", ('["fault=none"]', "[]")),

@@ -15,6 +15,7 @@ const char* kCase = "conv:n=1,c=2,o=3,in=6x5,k=3x3,pb=1x1,pe=1x1,bias=1";
 struct Expected {
     const char* fault;
     Status status;
+    Kind kind;
     const char* reason_part;
     bool leak_check = false;
 };
@@ -31,6 +32,8 @@ TEST_P(FaultZoo, IsClassified) {
         const CaseResult r = check_case(session->backend, c, settings);
         EXPECT_EQ(to_string(r.status), std::string(to_string(x.status)))
             << "fault " << x.fault << ", reason: " << r.reason << "\n  reproducer: " << r.reproducer;
+        EXPECT_EQ(to_string(r.kind), std::string(to_string(x.kind)))
+            << "fault " << x.fault << ", reason: " << r.reason << "\n  reproducer: " << r.reproducer;
         EXPECT_NE(r.reason.find(x.reason_part), std::string::npos)
             << "fault " << x.fault << ": reason '" << r.reason << "' lacks '" << x.reason_part
             << "'\n  reproducer: " << r.reproducer;
@@ -39,17 +42,17 @@ TEST_P(FaultZoo, IsClassified) {
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, FaultZoo,
-    ::testing::Values(Expected{"none", Status::passed, ""},
-                      Expected{"segfault", Status::crashed, "SIGSEGV in execute"},
-                      Expected{"abort", Status::crashed, "SIGABRT"},
-                      Expected{"endless_loop", Status::hanged, "no result after 1 s (in execute)"},
-                      Expected{"write_past_output", Status::crashed, "write past the end of the output dst"},
-                      Expected{"write_before_output", Status::crashed, "before the start of"},
-                      Expected{"write_into_input", Status::crashed, "write into the input src"},
-                      Expected{"exception", Status::crashed, "a C++ exception escaped the plugin in execute"},
-                      Expected{"exit", Status::crashed, "called exit(7)"},
-                      Expected{"leak", Status::passed, "", false},
-                      Expected{"none", Status::passed, "", true}),
+    ::testing::Values(Expected{"none", Status::passed, Kind::none, ""},
+                      Expected{"segfault", Status::crashed, Kind::crash, "SIGSEGV in execute"},
+                      Expected{"abort", Status::crashed, Kind::crash, "SIGABRT"},
+                      Expected{"endless_loop", Status::hanged, Kind::hang, "no result after 1 s (in execute)"},
+                      Expected{"write_past_output", Status::crashed, Kind::crash, "write past the end of the output dst"},
+                      Expected{"write_before_output", Status::crashed, Kind::crash, "before the start of"},
+                      Expected{"write_into_input", Status::crashed, Kind::crash, "write into the input src"},
+                      Expected{"exception", Status::crashed, Kind::crash, "a C++ exception escaped the plugin in execute"},
+                      Expected{"exit", Status::crashed, Kind::crash, "called exit(7)"},
+                      Expected{"leak", Status::passed, Kind::none, "", false},
+                      Expected{"none", Status::passed, Kind::none, "", true}),
     [](const auto& info) { return std::string(info.param.fault) + (info.param.leak_check ? "_leak_check" : ""); });
 
 // NaN output is a wrong answer, not a crash; in bound and exact mode it is named as NaN.
@@ -58,6 +61,7 @@ TEST(FaultZooNan, NanOutputFailsNamingNan) {
     for (const Case& c : expand("zoo", {SuiteEntry(kCase, "be")}, 1, "")) {
         const CaseResult r = check_case(session->backend, c, CheckSettings{});
         EXPECT_EQ(r.status, Status::failed) << r.reproducer;
+        EXPECT_STREQ(to_string(r.kind), "nan") << r.reason << "\n  reproducer: " << r.reproducer;
         EXPECT_NE(r.reason.find("NaN in 90 outputs where the reference is finite"), std::string::npos)
             << r.reason << "\n  reproducer: " << r.reproducer;
     }
@@ -70,6 +74,7 @@ TEST(FaultZooLeak, LeakIsFoundOnlyWhenChecked) {
     const Case c = expand("zoo", {SuiteEntry(kCase)}, 1, "").front();
     const CaseResult r = check_case(session->backend, c, settings);
     EXPECT_EQ(r.status, Status::failed) << r.reproducer;
+    EXPECT_STREQ(to_string(r.kind), "leak") << r.reason;
     // 1 MiB per execute, plus the allocator's own bookkeeping
     ASSERT_EQ(r.reason.rfind("leak: ", 0), 0u) << r.reason;
     const long long bytes = std::stoll(r.reason.substr(6));

@@ -1,0 +1,93 @@
+#include "case_memory.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cc_descriptor.hpp"
+#include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "memory_limit.hpp"
+
+namespace convcheck::runner {
+
+namespace {
+
+// Byte counts in double: a huge but valid descriptor must not overflow the estimate.
+std::int64_t saturate(double bytes) {
+    return bytes >= static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2)
+               ? std::numeric_limits<std::int64_t>::max() / 2
+               : static_cast<std::int64_t>(bytes);
+}
+
+double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
+
+// Mirrors check.cpp (check_conv). S, W, B, D: element counts of src, weights, bias and dst.
+//   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
+//     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
+//   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
+//     probe does not reach (want, got, magnitude, terms) 32D.
+//   a stored vector holds its arrays (in the dtype, and dst_f64, magnitude, terms) and the same
+//     copies as generated data, plus want, magnitude and terms in double.
+CaseMemory conv_memory(const Case& c) {
+    const ConvDescriptor& d = c.conv;
+    validate(d);
+    const double e = size_of(d.dtype), S = static_cast<double>(d.src_elements()),
+                 W = static_cast<double>(d.weights_elements()), B = static_cast<double>(d.bias_elements()),
+                 D = static_cast<double>(d.dst_elements());
+    double kernel = 1;
+    for (int a = 0; a < d.rank; ++a) kernel *= static_cast<double>(d.kernel_size[a]);
+    const double taps = static_cast<double>(d.in_channels_per_group()) * kernel;
+    CaseMemory m;
+    m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
+    double work = 8 * (S + W + B) + 32 * D;
+    if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
+    else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
+    else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 32 * D;
+    m.reference = saturate(work + (1 << 20));
+    return m;
+}
+
+// Mirrors check_cc.cpp. S, T, B, D: src, theta, bias and dst elements (all f32 in the ABI).
+//   the case's data 4(S+T+B); the reference's result 24D (twice: the plain one and the probed or
+//   compared copy) and, while it computes, src and theta in double 8(S+T) and one chunk of
+//   neighbours, distances, weights and partial result (continuous_convolution.hpp); the weight
+//   error 8D; a copy of src 4S; the backend's dst read back 8D; the compared outputs (want, got,
+//   magnitude, weight error, terms, index) 48D.
+CaseMemory cc_memory(const Case& c) {
+    const CcDescriptor d = parse_cc_descriptor(c.cc);
+    const double S = static_cast<double>(d.src_elements()), T = static_cast<double>(d.theta_elements()),
+                 B = d.has_bias ? static_cast<double>(d.out_channels) : 0.0, D = static_cast<double>(d.dst_elements());
+    const double K = static_cast<double>(d.neighbours()), OH = static_cast<double>(d.output_size[0]),
+                 OW = static_cast<double>(d.output_size[1]), N = static_cast<double>(d.batch),
+                 CI = static_cast<double>(d.in_channels), CO = static_cast<double>(d.out_channels);
+    const double row_weights = std::max(1.0, CO * CI * K * OW);
+    const double rows = std::min(OH, std::max(1.0, std::floor(static_cast<double>(reference::cc::kWeightsChunkElements) /
+                                                              row_weights)));
+    const double chunk = 8 * K * rows * OW * (N * CI + 3 + CO * CI) + 24 * N * CO * rows * OW;
+    CaseMemory m;
+    m.buffers = saturate(4 * (S + T + B + D) + 4 * page_bytes());
+    double work = 4 * (S + T + B) + 48 * D + 8 * (S + T) + chunk + 8 * D + 4 * S + 8 * D + 48 * D;
+    if (!c.vector_dir.empty()) work += 4 * (S + T + B);
+    m.reference = saturate(work + (1 << 20));
+    return m;
+}
+
+}  // namespace
+
+std::string CaseMemory::text() const {
+    return memory_text(buffers) + " for the buffers shared with the plugin, " + memory_text(reference) +
+           " for the data and the reference's work";
+}
+
+CaseMemory case_memory(const Case& c) { return c.op == Op::conv ? conv_memory(c) : cc_memory(c); }
+
+std::string over_memory_limit(const CaseMemory& needs, std::int64_t limit_bytes) {
+    if (limit_bytes <= 0 || needs.total() <= limit_bytes) return "";
+    return "over the memory limit: the runner needs " + memory_text(needs.total()) + " (" +
+           std::to_string(needs.total()) + " bytes: " + needs.text() + ") to check this case, more than the limit of " +
+           memory_text(limit_bytes) + " (" + std::to_string(limit_bytes) + " bytes; --memory-limit)";
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,58 @@
+// Shared memory for the buffers a plugin child sees (isolation.hpp): each sits between two PROT_NONE
+// guard pages, flush against the one after it, so a write (or read) past its end faults at once;
+// the padding in front of it can hold a canary that the parent checks afterwards.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace convcheck::runner {
+
+// `bytes` bytes of shared memory between two guard pages. Zero bytes gives an empty buffer
+// (data() == nullptr).
+class GuardedBuffer {
+public:
+    GuardedBuffer() = default;
+    explicit GuardedBuffer(std::size_t bytes);
+    GuardedBuffer(GuardedBuffer&& other) noexcept;
+    GuardedBuffer& operator=(GuardedBuffer&& other) noexcept;
+    GuardedBuffer(const GuardedBuffer&) = delete;
+    GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+    ~GuardedBuffer();
+
+    void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+
+    // Where an address lies relative to this buffer.
+    enum class Where { outside, guard_before, front_padding, inside, guard_after };
+    Where locate(std::uintptr_t address) const;
+    // Byte offset of `address` from the start of data (negative before it).
+    std::int64_t offset_of(std::uintptr_t address) const;
+    // Maps the data pages read-only (in the child, for inputs).
+    void protect_read_only() const;
+    // Fills the front padding with the canary; true when it is intact.
+    void arm_canary() const;
+    bool canary_intact() const;
+
+private:
+    void release();
+    std::byte* base_ = nullptr;  // the mapping: guard, data pages, guard
+    std::size_t mapped_ = 0, page_ = 0, data_pages_ = 0;
+    std::byte* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// One buffer the plugin sees, with the name reports use.
+struct NamedBuffer {
+    std::string name;  // "src", "weights", "bias", "dst", "theta"
+    const GuardedBuffer* buffer = nullptr;
+    bool input = true;
+};
+
+// What a faulting address hit, e.g. "write past the end of the output dst (byte 96 of 96)", or
+// "at address 0x0" when it is in none of the buffers.
+std::string describe_fault(std::uint64_t address, const std::vector<NamedBuffer>& buffers);
+
+}  // namespace convcheck::runner
