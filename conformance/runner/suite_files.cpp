@@ -1,13 +1,15 @@
 // Case files. A JSON case file is an array of entries, or {"cases": [...]}, or JSON lines (a results
 // file of `convcheck run --json`: its "case" records are re-run with their own seeds and modes):
 //   {"descriptor": "conv:c=3,o=8,in=12x10,k=3x3", "modes": "be", "name": "mine/1", "seed": 7}
-// ("mode": "exact" may replace "modes"). Anything else is read as a benchdnn batch file.
+// ("mode": "exact" may replace "modes"). A ".onnx" file is an ONNX model (suite_onnx.hpp); anything else
+// is read as a benchdnn batch file.
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "suite_onnx.hpp"
 #include "suites.hpp"
 
 namespace convcheck::runner {
@@ -93,6 +95,13 @@ std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const s
 }
 
 std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped) {
+    if (path.ends_with(".onnx")) {  // an ONNX model: its convolution nodes (suite_onnx.hpp)
+        OnnxModelSuite model = onnx_model_suite(path);
+        if (!model.skipped.empty() && !skipped)
+            throw std::invalid_argument(path + ": " + model.skipped.front().source + ": " + model.skipped.front().reason);
+        if (skipped) skipped->insert(skipped->end(), model.skipped.begin(), model.skipped.end());
+        return std::move(model.entries);
+    }
     std::ifstream in(path);
     if (!in) throw std::invalid_argument("cannot read the case file '" + path + "'");
     std::stringstream text;

@@ -45,8 +45,9 @@ std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
 std::vector<SuiteEntry> accuracy_suite();
 
-// Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn batch file). Inputs that
-// cannot be run exactly (benchdnn test cases convcheck does not model) go to *skipped; without
+// Entries from a file: ".json" (a JSON case file), ".onnx" (an ONNX model's convolution nodes,
+// suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that
+// cannot be run exactly (benchdnn test cases, ONNX nodes convcheck does not model) go to *skipped; without
 // `skipped`, any such input is an error (std::invalid_argument), never a silent drop.
 std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped = nullptr);
 // The same from the file's text (`path` chooses the format and names the file in errors). Throws

@@ -150,6 +150,34 @@ std::uint32_t read_le(const std::byte* p, int bytes) {
     return v;
 }
 
+// The data of a fortran_order file (the first index varies fastest: element (i0, i1, ...) is at
+// i0 + d0*(i1 + d1*(i2 + ...))) rearranged into C order (the last index varies fastest), so that
+// every reader of an Array sees one layout. Walks the C-order positions with an odometer over the
+// indices and keeps the Fortran offset in step, one element copy each.
+std::vector<std::byte> fortran_to_c_order(std::span<const std::byte> data, const std::vector<std::int64_t>& shape,
+                                          int element_size) {
+    std::vector<std::byte> out(data.size());
+    if (data.empty()) return out;
+    const std::size_t rank = shape.size();
+    std::vector<std::int64_t> fortran_stride(rank, 1);  // in elements
+    for (std::size_t a = 1; a < rank; ++a) fortran_stride[a] = fortran_stride[a - 1] * shape[a - 1];
+    std::vector<std::int64_t> index(rank, 0);
+    std::int64_t from = 0;
+    const std::size_t size = static_cast<std::size_t>(element_size);
+    for (std::size_t to = 0; to < out.size(); to += size) {
+        std::memcpy(out.data() + to, data.data() + static_cast<std::size_t>(from) * size, size);
+        for (std::size_t a = rank; a-- > 0;) {  // next C-order index: the last axis first
+            if (++index[a] < shape[a]) {
+                from += fortran_stride[a];
+                break;
+            }
+            from -= (shape[a] - 1) * fortran_stride[a];
+            index[a] = 0;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 NpyError::NpyError(std::string field, std::string value, std::string rule)
@@ -248,18 +276,15 @@ Array parse(std::span<const std::byte> file, const Limits& limits) {
             throw NpyError("shape", "(" + std::to_string(shape.items.size()) + " dimensions)",
                            "the data size exceeds the limit of " + std::to_string(limits.max_data_bytes) + " bytes");
     }
-    if (fortran.flag && shape.items.size() > 1) {
-        std::int64_t non_unit = 0;
-        for (auto dim : shape.items) non_unit += dim > 1;
-        if (non_unit > 1) throw NpyError("fortran_order", "True", "only C-order arrays are supported");
-    }
     const std::size_t data_offset = prefix + header_len;
     const std::size_t available = file.size() - data_offset;
     if (static_cast<std::uint64_t>(bytes) != available)
         throw NpyError("shape", "(" + std::to_string(bytes) + " data bytes)",
                        "the file holds " + std::to_string(available) + " data bytes after the header");
     array.shape = shape.items;
-    array.data.assign(file.begin() + data_offset, file.end());
+    const std::span<const std::byte> data = file.subspan(data_offset);
+    if (fortran.flag) array.data = fortran_to_c_order(data, array.shape, size_of(array.type));
+    else array.data.assign(data.begin(), data.end());
     return array;
 }
 

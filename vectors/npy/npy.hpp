@@ -4,10 +4,12 @@
 // The format (numpy/lib/format.py): the magic "\x93NUMPY", one byte major and one byte minor
 // version, a little-endian header length (2 bytes in 1.0, 4 bytes in 2.0/3.0), then an ASCII
 // (3.0: UTF-8) Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-// padded with spaces and a newline, then the raw C-order data.
+// padded with spaces and a newline, then the raw data: C order, or Fortran order (the first index
+// varying fastest) when 'fortran_order' is True, as numpy writes a transposed array.
 //
 // Only what golden vectors need is accepted: little-endian f2, f4, f8, u2 (bf16 bit patterns, since
-// numpy has no bfloat16) and i8, C order. Everything else is refused with an NpyError naming the
+// numpy has no bfloat16) and i8, in either order; a Fortran-order file is rearranged into C order on
+// reading (Array::data is always C order; the writer writes C order). Everything else is refused with an NpyError naming the
 // field, the value and the rule. The reader never trusts a size: the header length, every dimension,
 // the element count and the byte size are checked against the file size and a limit before any
 // allocation, so a hostile file cannot make it allocate without bound, overflow or crash.
@@ -44,7 +46,7 @@ private:
 struct Array {
     ElementType type = ElementType::f32;
     std::vector<std::int64_t> shape;  // C order, outermost first; () is a scalar (one element)
-    std::vector<std::byte> data;      // little-endian elements, exactly elements() * size_of(type) bytes
+    std::vector<std::byte> data;      // little-endian elements in C order, exactly elements() * size_of(type) bytes
 
     std::int64_t elements() const;
     // Element i widened to double (i64 exactly when |v| <= 2^53; u16 as its integer value).

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""The convolution nodes of an ONNX model, with the shapes the model gives their tensors, as JSON.
+
+    onnx_conv_nodes.py <model.onnx>      (JSON on stdout; exit 2 with one line on stderr on bad input)
+
+`convcheck list/run --suite model.onnx` runs this script (conformance/runner/suite_onnx.cpp) and
+turns each node into a case, or a skipped input with its reason. The script only reports what the
+model says; every decision about convolution (the ONNX dialect's reading of the attributes, what
+convcheck can run, what is skipped and why) is made on the C++ side, so that the dialect is the one
+in reference/src/dialects/onnx.cpp. It is read by Debian's python3-onnx (onnx.load, then
+onnx.shape_inference.infer_shapes, so a tensor whose shape is not declared gets the shape ONNX's own
+shape inference gives it).
+
+Reported: every node (in the main graph and, recursively, in the subgraphs of If/Loop/Scan... nodes)
+whose op_type is Conv, ConvTranspose, ConvInteger or QLinearConv, or contains "Conv" in another
+domain; nodes of model-local functions are reported with the function's name (their shapes depend
+on the call site). For each: its graph, index, name, op_type, domain, inputs and outputs, its
+attributes with their ONNX types, the node as onnx.helper.printable_node writes it, and for every
+input and output: the element type name (FLOAT, FLOAT16, ...) and the shape, each dimension an
+integer, a symbolic name (dim_param) or null (unknown); a null shape when not even the rank is
+known. Tensors are taken from the graph's inputs, value_info, outputs and initializers and from the
+enclosing graphs'; initializer data is never loaded (external data neither).
+
+Output: {"format": "convcheck-onnx-conv-nodes", "format_version": 1, "model": ..., "onnx_version": ...,
+         "ir_version": ..., "opsets": {"": 13, ...}, "nodes": [...]}
+"""
+
+import json
+import os
+import sys
+import warnings
+
+CONV_OPS = ("Conv", "ConvTranspose", "ConvInteger", "QLinearConv")
+
+
+def fail(message):
+    print(f"onnx_conv_nodes.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+try:
+    import onnx
+    from onnx import helper, shape_inference
+    from google.protobuf.message import DecodeError
+except ImportError as e:  # e.g. /usr/bin/python3 without python3-onnx
+    fail(f"cannot import onnx ({e}): reading an ONNX model needs Debian's python3-onnx "
+         f"(apt-get install python3-onnx)")
+
+
+def elem_type_name(t):
+    return onnx.TensorProto.DataType.Name(t) if t in onnx.TensorProto.DataType.values() else f"#{t}"
+
+
+def shape_of(tensor_shape):
+    dims = []
+    for d in tensor_shape.dim:
+        if d.HasField("dim_value"):
+            dims.append(d.dim_value)
+        elif d.HasField("dim_param"):
+            dims.append(d.dim_param)
+        else:
+            dims.append(None)
+    return dims
+
+
+def value_info_facts(vi):
+    t = vi.type
+    if not t.HasField("tensor_type"):
+        return {"elem_type": None, "shape": None, "kind": t.WhichOneof("value") or "unknown"}
+    tt = t.tensor_type
+    return {"elem_type": elem_type_name(tt.elem_type) if tt.elem_type else None,
+            "shape": shape_of(tt.shape) if tt.HasField("shape") else None}
+
+
+def graph_tensors(graph, outer):
+    """name -> facts, for every tensor this graph (and the graphs around it) declares."""
+    tensors = dict(outer)
+    for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+        tensors[vi.name] = value_info_facts(vi)
+    for init in graph.initializer:
+        tensors[init.name] = {"elem_type": elem_type_name(init.data_type), "shape": list(init.dims)}
+    for init in graph.sparse_initializer:
+        tensors[init.values.name] = {"elem_type": elem_type_name(init.values.data_type), "shape": list(init.dims)}
+    return tensors
+
+
+ATTRIBUTE_TYPES = {onnx.AttributeProto.INT: "INT", onnx.AttributeProto.INTS: "INTS",
+                   onnx.AttributeProto.STRING: "STRING", onnx.AttributeProto.FLOAT: "FLOAT",
+                   onnx.AttributeProto.FLOATS: "FLOATS"}
+
+
+def attribute_facts(a):
+    kind = ATTRIBUTE_TYPES.get(a.type, onnx.AttributeProto.AttributeType.Name(a.type))
+    if a.ref_attr_name:
+        return {"type": kind, "ref_attr_name": a.ref_attr_name}
+    if kind in ("INT", "INTS", "FLOAT", "FLOATS"):
+        return {"type": kind, "value": helper.get_attribute_value(a)}
+    if kind == "STRING":
+        return {"type": kind, "value": a.s.decode("utf-8", errors="replace")}
+    return {"type": kind}  # a graph, tensor, ...: no Conv attribute has such a type
+
+
+def node_facts(node, graph_path, index, tensors, function=None):
+    facts = {"graph": graph_path, "index": index, "name": node.name, "op_type": node.op_type,
+             "domain": node.domain, "inputs": list(node.input), "outputs": list(node.output),
+             "text": helper.printable_node(node),
+             "attributes": {a.name: attribute_facts(a) for a in node.attribute},
+             "tensors": {name: tensors[name] for name in list(node.input) + list(node.output)
+                         if name and name in tensors}}
+    if function is not None:
+        facts["function"] = function
+    return facts
+
+
+def is_conv(node):
+    return (node.domain in ("", "ai.onnx") and node.op_type in CONV_OPS) or \
+           (node.domain not in ("", "ai.onnx") and "Conv" in node.op_type)
+
+
+def walk(graph, graph_path, outer, out):
+    tensors = graph_tensors(graph, outer)
+    for index, node in enumerate(graph.node):
+        if is_conv(node):
+            out.append(node_facts(node, graph_path, index, tensors))
+        for a in node.attribute:  # If/Loop/Scan bodies see the tensors of the graphs around them
+            label = node.name or f"#{index}"
+            if a.type == onnx.AttributeProto.GRAPH:
+                walk(a.g, f"{graph_path}/{label}.{a.name}", tensors, out)
+            elif a.type == onnx.AttributeProto.GRAPHS:
+                for i, g in enumerate(a.graphs):
+                    walk(g, f"{graph_path}/{label}.{a.name}[{i}]", tensors, out)
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: onnx_conv_nodes.py <model.onnx>")
+    path = sys.argv[1]
+    if not os.path.isfile(path):
+        fail(f"{path}: no such file")
+    try:
+        with warnings.catch_warnings():  # protobuf warns before it raises on garbage: one message is enough
+            warnings.simplefilter("ignore")
+            model = onnx.load(path, load_external_data=False)
+    except (DecodeError, RuntimeWarning, ValueError) as e:
+        fail(f"{path}: not an ONNX model (protobuf ModelProto does not parse: {e})")
+    except OSError as e:
+        fail(f"{path}: cannot be read: {e}")
+    # protobuf parses some garbage (an empty file, stray bytes that happen to be valid fields) as a
+    # message: a model has an IR version and a graph with a name or nodes
+    if model.ir_version < 1 or not model.HasField("graph") or not (model.graph.node or model.graph.name):
+        fail(f"{path}: not an ONNX model (no ir_version or no graph; parsed as ir_version={model.ir_version}, "
+             f"{len(model.graph.node)} nodes)")
+    try:
+        inferred = shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
+    except Exception as e:  # onnx raises its own InferenceError/ValidationError types
+        fail(f"{path}: ONNX shape inference fails: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+    nodes = []
+    walk(inferred.graph, "main", {}, nodes)
+    for function in inferred.functions:
+        for index, node in enumerate(function.node):
+            if is_conv(node):
+                nodes.append(node_facts(node, f"function {function.domain}.{function.name}", index, {},
+                                        function=f"{function.domain}.{function.name}"))
+    result = {"format": "convcheck-onnx-conv-nodes", "format_version": 1, "model": path,
+              "onnx_version": onnx.__version__, "ir_version": model.ir_version,
+              "opsets": {o.domain: o.version for o in model.opset_import}, "nodes": nodes}
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+// ONNX model nodes -> cases (suite_onnx.hpp): each rule on converter output written by hand, so that
+// every skip reason and every descriptor is checked without python3-onnx (the end-to-end test with
+// real models is conformance/formats/tests/onnx_suite_check.py).
+#include <gtest/gtest.h>
+
+#include "suite_onnx.hpp"
+
+namespace convcheck::runner {
+namespace {
+
+using nlohmann::json;
+
+json tensor(const std::string& type, json shape) { return {{"elem_type", type}, {"shape", std::move(shape)}}; }
+
+// A Conv node X [1, 2, 7, 7], W [4, 2, 3, 3] (optionally B [4]), Y with no known shape.
+json conv_node(json attributes = json::object(), bool bias = false) {
+    json node = {{"graph", "main"},
+                 {"index", 0},
+                 {"name", "conv1"},
+                 {"op_type", "Conv"},
+                 {"domain", ""},
+                 {"inputs", bias ? json{"x", "w", "b"} : json{"x", "w"}},
+                 {"outputs", {"y"}},
+                 {"text", "%y = Conv(%x, %w)"},
+                 {"attributes", std::move(attributes)},
+                 {"tensors", {{"x", tensor("FLOAT", {1, 2, 7, 7})}, {"w", tensor("FLOAT", {4, 2, 3, 3})}}}};
+    if (bias) node["tensors"]["b"] = tensor("FLOAT", {4});
+    return node;
+}
+
+json ints(std::vector<std::int64_t> v) { return {{"type", "INTS"}, {"value", v}}; }
+
+OnnxModelSuite read_nodes(std::vector<json> nodes) {
+    json doc = {{"format", "convcheck-onnx-conv-nodes"}, {"format_version", 1}, {"nodes", nodes}};
+    return onnx_suite_from_nodes(doc, "m.onnx");
+}
+
+// The one node's descriptor, or its skip reason prefixed with "skipped: ".
+std::string outcome(const json& node) {
+    const OnnxModelSuite s = read_nodes({node});
+    if (!s.skipped.empty()) return "skipped: " + s.skipped[0].reason;
+    return s.entries.at(0).descriptor;
+}
+
+TEST(SuiteOnnx, ConvNodesAreReadByTheOnnxDialect) {
+    EXPECT_EQ(outcome(conv_node()), "conv:n=1,c=2,o=4,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=0,dt=f32,data=ncx,wei=oix");
+    EXPECT_EQ(outcome(conv_node({{"auto_pad", {{"type", "STRING"}, {"value", "SAME_UPPER"}}}, {"strides", ints({2, 2})}},
+                                true)),
+              "conv:n=1,c=2,o=4,g=1,in=7x7,k=3x3,s=2x2,d=1x1,pb=1x1,pe=1x1,bias=1,dt=f32,data=ncx,wei=oix");
+    json grouped = conv_node({{"group", {{"type", "INT"}, {"value", 2}}}, {"pads", ints({0, 1, 2, 3})}});
+    grouped["tensors"]["w"] = tensor("FLOAT", {4, 1, 3, 3});
+    EXPECT_EQ(outcome(grouped), "conv:n=1,c=2,o=4,g=2,in=7x7,k=3x3,s=1x1,d=1x1,pb=0x1,pe=2x3,bias=0,dt=f32,data=ncx,wei=oix");
+    json half = conv_node({}, true);
+    for (const char* t : {"x", "w", "b"}) half["tensors"][t]["elem_type"] = "FLOAT16";
+    EXPECT_EQ(outcome(half), "conv:n=1,c=2,o=4,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=1,dt=f16,data=ncx,wei=oix");
+    json bf = conv_node();
+    for (const char* t : {"x", "w"}) bf["tensors"][t]["elem_type"] = "BFLOAT16";
+    EXPECT_NE(outcome(bf).find("dt=bf16"), std::string::npos);
+
+    const OnnxModelSuite s = read_nodes({conv_node()});
+    ASSERT_EQ(s.entries.size(), 1u);
+    EXPECT_EQ(s.entries[0].name, "m.onnx/conv1");
+    EXPECT_EQ(s.entries[0].dialect, "onnx");
+    EXPECT_EQ(s.entries[0].padding, "explicit");
+    EXPECT_EQ(s.entries[0].modes, "b");
+}
+
+TEST(SuiteOnnx, BiasIsTheThirdNonEmptyInput) {
+    json omitted = conv_node();
+    omitted["inputs"] = {"x", "w", ""};  // ONNX's way of leaving an optional input out
+    EXPECT_NE(outcome(omitted).find("bias=0"), std::string::npos);
+    EXPECT_NE(outcome(conv_node({}, true)).find("bias=1"), std::string::npos);
+    json wrong = conv_node({}, true);
+    wrong["tensors"]["b"]["shape"] = {2, 2};
+    EXPECT_EQ(outcome(wrong), "skipped: B's shape [2, 2] is not [M] = [4]");
+}
+
+TEST(SuiteOnnx, NamesComeFromTheNodeAndItsGraph) {
+    json unnamed = conv_node();
+    unnamed["name"] = "";
+    unnamed["index"] = 5;
+    json nested = conv_node();
+    nested["graph"] = "main/if_0.then_branch";
+    const OnnxModelSuite s = read_nodes({unnamed, nested});
+    ASSERT_EQ(s.entries.size(), 2u);
+    EXPECT_EQ(s.entries[0].name, "m.onnx/#5");
+    EXPECT_EQ(s.entries[1].name, "m.onnx/if_0.then_branch/conv1");
+}
+
+TEST(SuiteOnnx, OtherOperatorsAreSkippedWithTheirReason) {
+    json transposed = conv_node();
+    transposed["op_type"] = "ConvTranspose";
+    EXPECT_EQ(outcome(transposed), "skipped: transposed convolution is not implemented yet");
+    json quantized = conv_node();
+    quantized["op_type"] = "QLinearConv";
+    EXPECT_EQ(outcome(quantized), "skipped: integer convolution (QLinearConv) is not modelled: convcheck runs f32, f16 and bf16");
+    json fused = conv_node();
+    fused["domain"] = "com.microsoft";
+    fused["op_type"] = "FusedConv";
+    EXPECT_EQ(outcome(fused), "skipped: operator com.microsoft.FusedConv is not ONNX Conv (domain com.microsoft)");
+    json in_function = conv_node();
+    in_function["function"] = "local.block";
+    EXPECT_EQ(outcome(in_function),
+              "skipped: inside the model-local function local.block: its tensors' shapes depend on each call");
+}
+
+TEST(SuiteOnnx, ShapesAndTypesConvcheckCannotRunAreSkipped) {
+    json symbolic = conv_node();
+    symbolic["tensors"]["x"]["shape"] = {"N", 2, 7, 7};
+    EXPECT_EQ(outcome(symbolic), "skipped: X has symbolic or unknown dimensions after ONNX shape inference (give them "
+                                 "values in the model to run it)");
+    json unknown = conv_node();
+    unknown["tensors"]["w"]["shape"] = {4, 2, nullptr, 3};
+    EXPECT_NE(outcome(unknown).find("W has symbolic or unknown dimensions"), std::string::npos);
+    json no_rank = conv_node();
+    no_rank["tensors"]["x"]["shape"] = nullptr;
+    EXPECT_EQ(outcome(no_rank), "skipped: X has no known shape, even after ONNX shape inference");
+    json missing = conv_node();
+    missing["tensors"].erase("w");
+    EXPECT_EQ(outcome(missing), "skipped: W has no known element type");
+    json dbl = conv_node();
+    dbl["tensors"]["x"]["elem_type"] = "DOUBLE";
+    EXPECT_EQ(outcome(dbl), "skipped: X has the element type DOUBLE: convcheck runs FLOAT, FLOAT16 and BFLOAT16 (f32, f16, bf16)");
+    json mixed = conv_node();
+    mixed["tensors"]["w"]["elem_type"] = "FLOAT16";
+    EXPECT_EQ(outcome(mixed), "skipped: W and X have different element types (ONNX Conv: one type T)");
+    json four_d = conv_node();
+    four_d["tensors"]["x"]["shape"] = {1, 2, 3, 3, 3, 3};
+    four_d["tensors"]["w"]["shape"] = {1, 2, 1, 1, 1, 1};
+    EXPECT_EQ(outcome(four_d), "skipped: X is 6-D [1, 2, 3, 3, 3, 3]: convcheck runs 1-D to 3-D convolutions (X and W 3-D to 5-D)");
+    json w_rank = conv_node();
+    w_rank["tensors"]["w"]["shape"] = {4, 2, 3};
+    EXPECT_NE(outcome(w_rank).find("skipped: W is 3-D [4, 2, 3] and X is 4-D"), std::string::npos);
+    json channels = conv_node();
+    channels["tensors"]["w"]["shape"] = {4, 3, 3, 3};
+    EXPECT_EQ(outcome(channels), "skipped: W's shape [4, 3, 3, 3] has 3 input channels per group; with group = 1 X needs "
+                                 "3 channels, not 2 (ONNX Conv: W is [M, C/group, k...])");
+    json one_input = conv_node();
+    one_input["inputs"] = {"x"};
+    EXPECT_EQ(outcome(one_input), "skipped: ONNX Conv needs the inputs X and W; the node has 1");
+}
+
+TEST(SuiteOnnx, AttributesAreConvsOwnWithTheirTypes) {
+    EXPECT_EQ(outcome(conv_node({{"k", ints({3, 3})}})),
+              "skipped: attribute 'k' is not an attribute of ONNX Conv (auto_pad, dilations, group, kernel_shape, pads, "
+              "strides)");
+    EXPECT_EQ(outcome(conv_node({{"strides", {{"type", "FLOATS"}, {"value", {2.0, 2.0}}}}})),
+              "skipped: attribute 'strides' has the type FLOATS; ONNX Conv defines it as INTS");
+    EXPECT_EQ(outcome(conv_node({{"strides", ints({})}})),
+              "skipped: attribute 'strides' is an empty list (ONNX: 'Attribute strides has incorrect size')");
+    EXPECT_EQ(outcome(conv_node({{"group", {{"type", "INT"}, {"ref_attr_name", "g"}}}})),
+              "skipped: attribute 'group' refers to the function attribute 'g'");
+}
+
+TEST(SuiteOnnx, TheDialectsRefusalsAndEmptyOutputsAreSkipped) {
+    EXPECT_EQ(outcome(conv_node({{"auto_pad", {{"type", "STRING"}, {"value", "SAME_UPPER"}}}, {"pads", ints({1, 1, 1, 1})}})),
+              "skipped: ONNX Conv refuses it: pads = 1x1x1x1: This attribute cannot be used simultaneously with auto_pad "
+              "attribute.");
+    EXPECT_EQ(outcome(conv_node({{"kernel_shape", ints({2, 2})}})),
+              "skipped: ONNX Conv refuses it: kernel_shape = 2x2: disagrees with the spatial shape of W (k=3x3) "
+              "[convcheck's words]");
+    json empty = conv_node({{"auto_pad", {{"type", "STRING"}, {"value", "VALID"}}}});
+    empty["tensors"]["x"]["shape"] = {1, 2, 2, 7};
+    EXPECT_EQ(outcome(empty), "skipped: ONNX gives an empty output (size 0 on an axis): there is no convolution to run");
+}
+
+TEST(SuiteOnnx, ShapeInferencesOutputMustBeTheDialects) {
+    json agrees = conv_node({{"strides", ints({2, 2})}});
+    agrees["tensors"]["y"] = tensor("FLOAT", {1, 4, 3, 3});
+    EXPECT_EQ(outcome(agrees).substr(0, 5), "conv:");
+    json partly_known = conv_node();
+    partly_known["tensors"]["y"] = tensor("FLOAT", {1, 4, "H", 5});  // nothing to compare: no verdict
+    EXPECT_EQ(outcome(partly_known).substr(0, 5), "conv:");
+    json disagrees = conv_node();
+    disagrees["tensors"]["y"] = tensor("FLOAT", {1, 4, 6, 5});
+    EXPECT_EQ(outcome(disagrees), "skipped: ONNX shape inference gives Y the shape [1, 4, 6, 5] but the ONNX dialect reads "
+                                  "[1, 4, 5, 5] (a disagreement to report: docs/errata.md)");
+}
+
+TEST(SuiteOnnx, SkipsNameTheNodeAndShowItsTensors) {
+    json dbl = conv_node();
+    dbl["index"] = 3;
+    dbl["tensors"]["x"]["elem_type"] = "DOUBLE";
+    const OnnxModelSuite s = read_nodes({conv_node(), dbl});
+    ASSERT_EQ(s.entries.size(), 1u);
+    ASSERT_EQ(s.skipped.size(), 1u);
+    EXPECT_EQ(s.skipped[0].source, "m.onnx: graph main, node #3 'conv1'");
+    EXPECT_EQ(s.skipped[0].input, "%y = Conv(%x, %w)  with w: FLOAT [4, 2, 3, 3], x: DOUBLE [1, 2, 7, 7]");
+}
+
+TEST(SuiteOnnx, AnythingButTheConvertersFormatIsRefused) {
+    EXPECT_THROW(onnx_suite_from_nodes(json::array(), "m.onnx"), std::invalid_argument);
+    EXPECT_THROW(onnx_suite_from_nodes(json{{"format", "convcheck-onnx-conv-nodes"}, {"format_version", 2},
+                                            {"nodes", json::array()}},
+                                       "m.onnx"),
+                 std::invalid_argument);
+    json broken = conv_node();
+    broken.erase("tensors");
+    EXPECT_THROW(read_nodes({broken}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace convcheck::runner
