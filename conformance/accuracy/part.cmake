@@ -1,5 +1,6 @@
 # The accuracy contract: bounds, comparisons, exact-mode, bound-mode and probe-mode fills.
-add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${CMAKE_CURRENT_LIST_DIR}/probe.cpp)
+add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/special_fill.cpp)
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(convcheck_accuracy PUBLIC convcheck_core)
 if(CONVCHECK_BUILD_TESTS)

@@ -34,7 +34,8 @@ void list(const ListOptions& o) {
         return;
     }
     for (const Case& c : load_cases(o.suite, o.seed, o.mode))
-        std::printf("%-14s %-6s %s%s%s\n", c.id.c_str(), accuracy::to_string(c.mode), c.descriptor().c_str(),
+        std::printf("%-14s %-6s %s%s%s%s\n", c.id.c_str(), accuracy::to_string(c.mode), c.descriptor().c_str(),
+                    c.fill == accuracy::Fill::standard ? "" : (std::string("  fill=") + accuracy::to_string(c.fill)).c_str(),
                     c.name.empty() ? "" : "  # ", c.name.c_str());
 }
 

@@ -30,6 +30,7 @@ struct RunOptions {
     std::vector<std::string> case_descriptors;
     std::uint64_t seed = 1;
     std::string mode;
+    std::string fill;
     std::string json_path, junit_path;
     std::string shard;
     double timeout_s = 30.0;
@@ -64,8 +65,10 @@ int run(const RunOptions& o) {
         for (const auto& text : o.case_descriptors) {
             entries.emplace_back(text);
             entries.back().seed = o.seed;
+            if (!o.fill.empty()) accuracy::parse_fill(o.fill, &entries.back().fill);
         }
-        cases = expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode);
+        const bool special = !o.fill.empty() && o.fill != "standard";  // special fills are exact-mode data
+        cases = expand("cli", entries, o.seed, !o.mode.empty() ? o.mode : special ? "exact" : "bound");
     } else {
         suite_name = o.suite.empty() ? "smoke" : o.suite;
         cases = load_cases(suite_name, o.seed, o.mode);
@@ -156,6 +159,8 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--seed", o.seed, "run seed (with --case: the case's data seed)");
     cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound or probe (with --case: default bound)")
         ->check(CLI::IsMember({"exact", "bound", "probe"}));
+    cmd->add_option("--fill", o.fill, "with --case in exact mode: a special fill (ties, overflow, subnormal)")
+        ->check(CLI::IsMember({"standard", "ties", "overflow", "subnormal"}));
     cmd->add_option("--json", o.json_path, "write JSON-lines results here ('-': stdout)");
     cmd->add_option("--junit", o.junit_path, "write JUnit XML here");
     cmd->add_option("--shard", o.shard, "run shard i of n (i/n); default from TEST_/GTEST_ sharding variables");

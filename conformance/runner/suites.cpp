@@ -56,6 +56,7 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         base.padding = e.padding;
         base.vector_dir = e.vector_dir;
         base.vector_case = e.vector_case;
+        base.fill = e.fill;
         if (e.descriptor.starts_with("cc:")) {
             base.op = Op::cc;
             base.cc = to_string(parse_cc_descriptor(e.descriptor));
@@ -75,6 +76,10 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
             }
         }
         for (accuracy::Mode mode : modes) {
+            if (e.fill != accuracy::Fill::standard && mode != accuracy::Mode::exact)
+                throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has fill '" +
+                                            accuracy::to_string(e.fill) + "' in mode " + accuracy::to_string(mode) +
+                                            ": special fills are exact-mode data");
             Case c = base;
             c.mode = mode;
             char id[32];

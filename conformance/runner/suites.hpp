@@ -16,11 +16,13 @@ namespace convcheck::runner {
 
 struct SuiteEntry {
     SuiteEntry() = default;
-    SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {})
-        : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)) {}
+    SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {},
+               accuracy::Fill fill_ = accuracy::Fill::standard)
+        : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)), fill(fill_) {}
     std::string descriptor;  // "conv:..." (the prefix is optional) or "cc:..."
     std::string modes = "b"; // letters: b(ound), e(xact), p(robe)
     std::string name;        // shape name, optional
+    accuracy::Fill fill = accuracy::Fill::standard;  // a special fill (exact mode only, special_fill.hpp)
     std::string dialect, padding;
     std::optional<std::uint64_t> seed;  // a case file may pin the seed; else derived from the run seed
     std::string vector_dir, vector_case;  // a stored golden vector (vectors/sets/<set>/, case name), or empty
