@@ -12,7 +12,8 @@ std::vector<SuiteInfo> builtin_suites() {
     return {
         {"smoke", "every feature once: ranks 1-3, groups, depthwise, dilation, strides, asymmetric and negative pads, "
                   "bias, both layouts, f32/f16/bf16, exact/bound/probe (seconds)"},
-        {"full", "a fixed, seeded sweep of random small descriptors over every attribute, in all three modes"},
+        {"full", "a fixed, seeded sweep of random small descriptors, each attribute's values at a stated share "
+                 "(list --suite full prints the distribution), in all three modes"},
         {"models", "the convolution layers of ResNet-50, MobileNet-v2, VGG-16, DeepLab-v3 (atrous), a 3-D UNet and "
                    "1-D audio networks, batch 1, bound mode (slow: real sizes)"},
         {"edge", "corner cases of the geometry: kernel = padded input, pads larger than the kernel, strides larger "
@@ -21,6 +22,8 @@ std::vector<SuiteInfo> builtin_suites() {
                      "dilation, CNTK negative pads), as each framework computes them"},
         {"cc", "continuous convolution layers (seed 004): rational and real scales, analytic kernels and the "
                "Internal-Net"},
+        {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
+                     "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
 }
 
@@ -31,6 +34,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "edge") return edge_suite();
     if (name == "dialects") return dialects_suite();
     if (name == "cc") return cc_suite();
+    if (name == "pairwise") return pairwise_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +

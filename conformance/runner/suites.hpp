@@ -33,7 +33,7 @@ struct SuiteInfo {
     std::string description;
 };
 
-// smoke, full, models, edge, dialects, cc (each with a one-line description).
+// smoke, full, models, edge, dialects, cc, pairwise (each with a one-line description).
 std::vector<SuiteInfo> builtin_suites();
 
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
@@ -44,6 +44,7 @@ std::vector<SuiteEntry> models_suite();
 std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
+std::vector<SuiteEntry> pairwise_suite();
 
 // Entries from a file: ".json" (a JSON case file) or anything else (a benchdnn shape file).
 std::vector<SuiteEntry> file_suite_entries(const std::string& path);
