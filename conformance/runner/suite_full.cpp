@@ -1,4 +1,5 @@
-// The full suite: a fixed sweep of 600 random small descriptors, stratified: each attribute of
+// The full suite: a fixed sweep of 600 random small descriptors (plus the families of smoke's
+// designed cases, below), stratified: each attribute of
 // suite_design.hpp takes its values at the shares below, so that the rare values real backends
 // decline (negative pads, kernels beyond the input, strides beyond the kernel) get a stated share
 // instead of most of the suite. `convcheck list --suite full` prints the resulting distribution.
@@ -41,6 +42,31 @@ std::vector<SuiteEntry> full_suite() {
             }
         } while (!feasible(a));
         entries.push_back({to_string(realize(a, rng)), modes[i % 4], "random/" + std::to_string(i)});
+    }
+    // The families of smoke's designed cases on random geometry: 16 channel tails (every block size
+    // 8..256 leaves one) and 60 special exact-mode fills (ties and overflow on 16-bit outputs,
+    // subnormals on every dtype).
+    const std::int64_t tails[] = {9, 17, 33, 65, 129, 257, 200, 300};
+    for (int i = 0; i < 16; ++i) {
+        Attributes a{};
+        a = {i % 3, 0, i % 2, i % 3 == 2 ? 1 : 0, 1 + i % 3, 0, i % 4, 0, i % 2};
+        ConvDescriptor d = realize(a, rng);
+        d.in_channels = tails[i % 8];
+        validate(d);
+        entries.push_back({to_string(d), "be", "tail/" + std::to_string(i)});
+    }
+    const accuracy::Fill fills[] = {accuracy::Fill::ties, accuracy::Fill::overflow, accuracy::Fill::subnormal};
+    for (int i = 0; i < 60; ++i) {
+        Attributes a{};
+        do {
+            for (int f = 0; f < kFactors; ++f) {
+                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
+                a[f] = share(rng);
+            }
+        } while (!feasible(a));
+        const accuracy::Fill fill = fills[i % 3];
+        a[7] = fill == accuracy::Fill::subnormal ? i % 3 : 1 + i % 2;  // dtype: f16/bf16 for ties and overflow
+        entries.push_back({to_string(realize(a, rng)), "e", "fill/" + std::to_string(i), fill});
     }
     return entries;
 }
