@@ -60,7 +60,7 @@ std::vector<SuiteEntry> smoke_suite() {
         // ---- continuous convolution (seed 004): bound and probe (exact mode does not apply)
         {"cc:n=1,cin=2,cout=3,in=9x8,scale=2/3,support=3x3,kernel=net,bias=1", "bp", "cc/net_rational_downscale"},
         {"cc:n=2,cin=1,cout=2,in=5x6,scale=2x3/2,support=2x2,kernel=linear", "bp", "cc/linear_upscale"},
-        {"cc:n=1,cin=2,cout=2,in=7x7,scale=0.7071,support=4x4,kernel=cubic,bias=1", "bp", "cc/cubic_real_scale"},
+        {"cc:n=1,cin=2,cout=2,in=8x8,scale=0.7071,support=4x4,kernel=cubic,bias=1", "bp", "cc/cubic_real_scale"},
         {"cc:n=1,cin=2,cout=2,in=7x8,scale=3/4x5/4,support=3x3,kernel=gaussian,sigma=0.6,bias=1", "b", "cc/gaussian"},
         {"cc:n=1,cin=1,cout=2,in=8x10,scale=2/3,out=7x5,support=2x2,kernel=linear", "b", "cc/explicit_output_size"},
         // g_n - k/2 = 3n exactly: the window's inclusive edge decides (a Gaussian weighs the edge tap)

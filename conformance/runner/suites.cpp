@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cc_descriptor.hpp"
+#include "cc_window_margin.hpp"
 
 namespace convcheck::runner {
 
@@ -84,6 +85,9 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has fill '" +
                                             accuracy::to_string(e.fill) + "' in mode " + accuracy::to_string(mode) +
                                             ": special fills are exact-mode data");
+            if (base.op == Op::cc)  // docs/cc.md: a real-scale window the backend may decide either way
+                if (const std::string why = ambiguous_real_scale_window(parse_cc_descriptor(base.cc), mode); !why.empty())
+                    throw std::invalid_argument("suite " + suite + ": CC entry '" + e.descriptor + "': " + why);
             Case c = base;
             c.mode = mode;
             char id[32];
