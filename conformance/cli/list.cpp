@@ -44,7 +44,7 @@ nlohmann::json design_json(const std::vector<Case>& cases) {
 void print_design(const nlohmann::json& j) {
     const auto n = j["conv_descriptors"].get<std::int64_t>();
     if (n == 0) return;
-    std::printf("\n# design of the %lld discrete descriptors (docs/runner.md, \"Designed suites\")\n",
+    std::printf("\n# design of the %lld discrete descriptors (docs/selftest.md, \"Designed suites\")\n",
                 static_cast<long long>(n));
     for (const auto& f : design_factors()) {
         std::string line;

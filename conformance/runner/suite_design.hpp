@@ -1,4 +1,4 @@
-// Designed suites (docs/runner.md, "Designed suites"): the attributes a suite should balance, what
+// Designed suites (docs/selftest.md, "Designed suites"): the attributes a suite should balance, what
 // value of each a descriptor has, descriptors built to have chosen values, and the two measures of
 // a suite's design: the distribution of each attribute's values and the coverage of value pairs.
 // The full sweep draws each attribute from a stated share (suite_full.cpp); the pairwise suite puts
