@@ -70,6 +70,8 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         }
         std::vector<accuracy::Mode> modes;
         if (!only_mode.empty()) {
+            // a special fill is exact-mode data: such an entry has no case in another mode
+            if (e.fill != accuracy::Fill::standard && parse_mode(only_mode) != accuracy::Mode::exact) continue;
             modes.push_back(parse_mode(only_mode));
         } else {
             for (char m : e.modes) {

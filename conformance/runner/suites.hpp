@@ -57,7 +57,8 @@ std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const s
 // the manifest says "bitwise", else in bound mode. Cases that must be refused are skipped.
 std::vector<SuiteEntry> vector_suite_entries(const std::string& dir);
 
-// Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...).
+// Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...; an
+// entry with a special fill, exact-mode data, then has no case in bound or probe mode).
 // `suite` names the source in ids ("smoke/0042").
 std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
                          const std::string& only_mode);

@@ -21,13 +21,13 @@ struct MutantInfo {
     std::string_view name;
     Kind kind;
     std::string_view caught_in;  // "exact", "bound", "probe", "crash"; "-" for baseline and honest
-    bool caught_by_vectors;      // the stored golden vectors alone catch it
+    std::string_view vectors;    // the golden-vector set whose stored data alone catch it, or "-"
     std::string_view bug_class;  // "rounding", "cc", ...
     std::string_view what;
 };
 
 inline constexpr MutantInfo kMutants[] = {
-#define MUTANT(name, kind, caught_in, vectors, klass, what) {#name, Kind::kind, #caught_in, vectors == 1, #klass, what},
+#define MUTANT(name, kind, caught_in, vectors, klass, what) {#name, Kind::kind, #caught_in, #vectors, #klass, what},
 #include "mutants.def"
 #undef MUTANT
 };
