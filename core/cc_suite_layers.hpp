@@ -1,7 +1,8 @@
 // The layers of the runner's cc suite (conformance/runner/suite_cc.cpp builds its entries from this
 // list): continuous convolution layers (seed 004) over the scale kinds (rational down and up, s = 1/k
 // that reduces to a strided convolution, real), every kernel kind, supports even and odd, explicit
-// output sizes, batch and bias. Kept in core, below every part, so that the tests of the CC accuracy
+// output sizes, grid points on window edges (exact scales only: docs/cc.md), an output size that
+// needs the ceiling tolerance, batch and bias. Kept in core, below every part, so that the tests of the CC accuracy
 // contract (reference/tests/cc/weight_error_test.cpp, conformance/accuracy/tests/cc_contract_test.cpp)
 // check exactly the layers the suite runs.
 #pragma once
@@ -33,6 +34,10 @@ inline constexpr CcSuiteLayer kCcSuiteLayers[] = {
     {"cc:n=1,cin=2,cout=2,in=8x8,scale=3/4,support=3x3,kernel=gaussian,sigma=0.7", "bp", "gaussian/scale_3_4"},
     {"cc:n=1,cin=1,cout=1,in=1x1,scale=1,support=3x3,kernel=gaussian,sigma=0.5", "bp", "gaussian/single_pixel"},
     {"cc:n=1,cin=4,cout=4,in=16x16,scale=2/3,support=3x3,kernel=net,bias=1", "b", "net/larger"},
+    // g_n - k/2 = 3n and 2n - 1 exactly: the inclusive window edge decides, and the Gaussian weighs it
+    {"cc:n=1,cin=2,cout=1,in=9x10,scale=1/3x1/2,support=2x3,kernel=gaussian,sigma=0.75", "bp", "gaussian/window_edge"},
+    // out = 11 x 55 only with the ceiling tolerance: a plain double ceil(1.1 * 50) is 56
+    {"cc:n=1,cin=1,cout=1,in=10x50,scale=1.1,support=2x2,kernel=linear", "b", "linear/real_scale_ceiling"},
 };
 
 }  // namespace convcheck
