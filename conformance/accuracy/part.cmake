@@ -1,7 +1,7 @@
 # The accuracy contract: bounds, comparisons, exact-mode, bound-mode and probe-mode fills.
 add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
             ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp ${CMAKE_CURRENT_LIST_DIR}/stress_fill.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/precision_fill.cpp)
+            ${CMAKE_CURRENT_LIST_DIR}/precision_fill.cpp ${CMAKE_CURRENT_LIST_DIR}/special_fill.cpp)
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(convcheck_accuracy PUBLIC convcheck_core)
 if(CONVCHECK_BUILD_TESTS)

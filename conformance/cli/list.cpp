@@ -1,10 +1,15 @@
 // `convcheck list`: the built-in suites with their case counts; `convcheck list --suite <name|file>`:
-// the cases of one suite (id, mode, descriptor, shape name), as `run` would number them.
+// the cases of one suite (id, mode, descriptor, shape name), as `run` would number them, then the
+// suite's design: the distribution of each attribute's values and the coverage of value pairs
+// (suite_design.hpp). `--json` prints the design as one JSON object instead.
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
 #include "numeric_options.hpp"
+#include "suite_design.hpp"
 #include "suites.hpp"
 
 namespace convcheck::cli {
@@ -18,7 +23,46 @@ struct ListOptions {
     std::string mode;
     std::uint64_t seed = 1;
     bool strict_benchdnn = false;
+    bool json = false;
 };
+
+// The design of a suite's discrete cases (each descriptor once, whatever its modes).
+nlohmann::json design_json(const std::vector<Case>& cases) {
+    std::vector<ConvDescriptor> descriptors;
+    for (const Case& c : cases)
+        if (c.op == Op::conv && (descriptors.empty() || !(descriptors.back() == c.conv))) descriptors.push_back(c.conv);
+    const auto counts = distribution(descriptors);
+    const PairCoverage pairs = pair_coverage(descriptors);
+    nlohmann::json j = {{"cases", cases.size()}, {"conv_descriptors", descriptors.size()}};
+    for (int f = 0; f < kFactors; ++f)
+        for (std::size_t v = 0; v < counts[f].size(); ++v)
+            j["distribution"][design_factors()[f].name][design_factors()[f].values[v]] = counts[f][v];
+    j["pair_coverage"] = {{"covered", pairs.covered}, {"total", pairs.total},
+                          {"fraction", pairs.total ? double(pairs.covered) / double(pairs.total) : 0.0},
+                          {"missing", pairs.missing}};
+    return j;
+}
+
+void print_design(const nlohmann::json& j) {
+    const auto n = j["conv_descriptors"].get<std::int64_t>();
+    if (n == 0) return;
+    std::printf("\n# design of the %lld discrete descriptors (docs/selftest.md, \"Designed suites\")\n",
+                static_cast<long long>(n));
+    for (const auto& f : design_factors()) {
+        std::string line;
+        for (const char* v : f.values) {
+            const auto count = j["distribution"][f.name][v].get<std::int64_t>();
+            char item[96];
+            std::snprintf(item, sizeof(item), "  %s %lld (%.0f%%)", v, static_cast<long long>(count), 100.0 * count / n);
+            line += item;
+        }
+        std::printf("#   %-9s%s\n", f.name, line.c_str());
+    }
+    const auto& p = j["pair_coverage"];
+    std::printf("# pair coverage: %lld of %lld feasible value pairs (%.1f%%)\n", p["covered"].get<long long>(),
+                p["total"].get<long long>(), 100.0 * p["fraction"].get<double>());
+    for (const auto& m : p["missing"]) std::printf("#   missing: %s\n", m.get<std::string>().c_str());
+}
 
 void list(const ListOptions& o) {
     if (o.suite.empty()) {
@@ -37,11 +81,17 @@ void list(const ListOptions& o) {
         return;
     }
     const LoadedSuite loaded = load_suite(o.suite, o.seed, o.mode);
+    if (o.strict_benchdnn && !loaded.skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(loaded.skipped));
+    if (o.json) {
+        std::printf("%s\n", design_json(loaded.cases).dump().c_str());
+        return;
+    }
     for (const Case& c : loaded.cases)
-        std::printf("%-14s %-6s %s%s%s\n", c.id.c_str(), accuracy::to_string(c.mode), c.descriptor().c_str(),
+        std::printf("%-14s %-6s %s%s%s%s\n", c.id.c_str(), accuracy::to_string(c.mode), c.descriptor().c_str(),
+                    c.fill == accuracy::Fill::standard ? "" : (std::string("  fill=") + accuracy::to_string(c.fill)).c_str(),
                     c.name.empty() ? "" : "  # ", c.name.c_str());
     print_skipped_inputs(stdout, loaded.skipped);
-    if (o.strict_benchdnn && !loaded.skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(loaded.skipped));
+    print_design(design_json(loaded.cases));
 }
 
 void add_list_command(CLI::App& app) {
@@ -52,6 +102,7 @@ void add_list_command(CLI::App& app) {
         ->check(CLI::IsMember(accuracy::mode_names()));
     add_seed_option(cmd, "--seed", o.seed, "the run seed (it sets each case's data seed)");
     cmd->add_flag("--strict-benchdnn", o.strict_benchdnn, "exit 2 when a benchdnn test case cannot be run exactly");
+    cmd->add_flag("--json", o.json, "with --suite: the suite's design (distribution, pair coverage) as JSON");
     cmd->callback([] { list(o); });
 }
 

@@ -37,6 +37,7 @@ struct RunOptions {
     std::vector<std::string> case_descriptors;
     std::uint64_t seed = 1;
     std::string mode;
+    std::string fill;
     std::string json_path, junit_path;
     std::string shard;
     double timeout_s = 30.0;
@@ -78,8 +79,10 @@ LoadedSuite suite_cases(const RunOptions& o, std::string* suite_name) {
     for (const auto& text : o.case_descriptors) {
         entries.emplace_back(text);
         entries.back().seed = o.seed;
+        if (!o.fill.empty()) accuracy::parse_fill(o.fill, &entries.back().fill);
     }
-    return {expand("cli", entries, o.seed, o.mode.empty() ? "bound" : o.mode), {}};
+    const bool special = !o.fill.empty() && o.fill != "standard";  // special fills are exact-mode data
+    return {expand("cli", entries, o.seed, !o.mode.empty() ? o.mode : special ? "exact" : "bound"), {}};
 }
 
 nlohmann::json not_run_entry(const Case& c) {
@@ -224,6 +227,8 @@ void add_run_command(CLI::App& app) {
     add_seed_option(cmd, "--seed", o.seed, "run seed (with --case: the case's data seed)");
     cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound, probe, stress or precision (with --case: default bound)")
         ->check(CLI::IsMember(accuracy::mode_names()));
+    cmd->add_option("--fill", o.fill, "with --case in exact mode: a special fill (ties, overflow, subnormal)")
+        ->check(CLI::IsMember({"standard", "ties", "overflow", "subnormal"}));
     cmd->add_option("--json", o.json_path, "write JSON-lines results here ('-': stdout)");
     cmd->add_option("--junit", o.junit_path, "write JUnit XML here");
     cmd->add_option("--shard", o.shard, "run shard i of n (i/n); default from TEST_/GTEST_ sharding variables");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "accuracy.hpp"
+#include "special_fill.hpp"
 #include "descriptor.hpp"
 
 namespace convcheck::runner {
@@ -22,7 +23,8 @@ struct Case {
     ConvDescriptor conv;      // op == conv
     std::string cc;           // op == cc: the canonical "cc:" descriptor
     accuracy::Mode mode = accuracy::Mode::bound;
-    std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode) only
+    std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode, fill) only
+    accuracy::Fill fill = accuracy::Fill::standard;  // exact mode: the mode's own fill or a special one
     std::string dialect;      // the framework the case came from ("onnx", "tf", ...), or empty
     std::string padding;      // the dialect's padding mode ("same_upper", ...), or empty
     std::string vector_dir;   // a stored golden vector: its set folder and case name (data and result

@@ -152,6 +152,7 @@ const ExpectedFailure* Expectations::expected_failure(const std::string& backend
             else if (key == "suite") all = value == c.suite;
             else if (key == "op") all = value == (c.op == Op::conv ? "conv" : "cc");
             else if (key == "case_id") all = value == c.id;
+            else if (key == "fill") all = value == accuracy::to_string(c.fill);  // exact mode's special fill
             else if (key == "status") all = status == Status::passed || value == to_string(status);
             else if (key == "descriptor_regex") all = std::regex_search(text, std::regex(value));
             else {

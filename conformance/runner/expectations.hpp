@@ -7,7 +7,8 @@
 //       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why",
 //                              "may_pass": false}]}}}
 //
-// A match object holds keys that must all hold: "mode", "suite", "op", "case_id", "status" (the
+// A match object holds keys that must all hold: "mode", "suite", "op", "case_id", "fill" (the special
+// fill, docs/accuracy.md: "standard", "ties", "overflow", "subnormal"), "status" (the
 // failing status expected; any failing status when absent), "descriptor_regex" (ECMAScript, searched
 // in the canonical string), and any key of the canonical descriptor ("dt", "g", "data", "k", ...),
 // compared with its printed value.

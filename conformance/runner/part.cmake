@@ -65,11 +65,12 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite ${vector_sets_dir}/${set}
                      --quiet --threads 2)
   endforeach()
-  foreach(mutant bias_dropped dilation_ignored)
+  convcheck_mutant_names(vector_mutants KIND bug VECTORS)  # from mutants.def, the one list
+  foreach(mutant set IN ZIP_LISTS vector_mutants vector_mutants_SETS)
     add_test(NAME conformance_vectors_catch_${mutant}
              COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                      $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_mutants>
-                     --backend-option mutant=${mutant} --suite ${vector_sets_dir}/seeds --quiet --no-shrink)
+                     --backend-option mutant=${mutant} --suite ${vector_sets_dir}/${set} --quiet --no-shrink)
     set_tests_properties(conformance_vectors_catch_${mutant} PROPERTIES PASS_REGULAR_EXPRESSION "exit code 1 as expected")
   endforeach()
 endif()

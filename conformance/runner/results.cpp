@@ -126,6 +126,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"implementation", printable_line(r.implementation)},
               {"reproducer", printable_line(r.reproducer)}};
     if (!r.c.name.empty()) j["shape_name"] = r.c.name;
+    if (r.c.fill != accuracy::Fill::standard) j["fill"] = accuracy::to_string(r.c.fill);
     if (r.error) {
         const auto& c = r.error->comparison;
         json worst = {{"index", r.error->worst_coordinates},

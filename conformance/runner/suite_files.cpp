@@ -1,8 +1,8 @@
 // Case files. A JSON case file is an array of entries, or {"cases": [...]}, or JSON lines (a results
 // file of `convcheck run --json`: its "case" records are re-run with their own seeds and modes):
 //   {"descriptor": "conv:c=3,o=8,in=12x10,k=3x3", "modes": "be", "name": "mine/1", "seed": 7}
-// ("mode": "exact" may replace "modes"). A ".onnx" file is an ONNX model (suite_onnx.hpp); anything else
-// is read as a benchdnn batch file.
+// ("mode": "exact" may replace "modes"; "fill": "ties" names a special exact-mode fill). A ".onnx" file is an
+// ONNX model (suite_onnx.hpp); anything else is read as a benchdnn batch file.
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +39,8 @@ SuiteEntry entry_from_json(const json& x, const std::string& where) {
         e.modes = mode == accuracy::Mode::precision ? "r" : std::string(1, accuracy::to_string(mode)[0]);
     }
     if (x.contains("name") && x["name"].is_string()) e.name = x["name"].get<std::string>();
+    if (x.contains("fill") && (!x["fill"].is_string() || !accuracy::parse_fill(x["fill"].get<std::string>(), &e.fill)))
+        bad_entry(where, "fill", x["fill"], "must be \"standard\", \"ties\", \"overflow\" or \"subnormal\"");
     if (x.contains("dialect") && x["dialect"].is_string()) e.dialect = x["dialect"].get<std::string>();
     if (x.contains("seed")) {
         // an integer JSON number in [0, 2^64); a float or a negative number is refused, never converted

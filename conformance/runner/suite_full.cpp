@@ -1,39 +1,72 @@
-// The full suite: a fixed sweep of random small descriptors over every attribute. The generator is
-// seeded with a constant, so the suite is the same list everywhere; the run seed only varies the data.
-#include <algorithm>
+// The full suite: a fixed sweep of 600 random small descriptors (plus the families of smoke's
+// designed cases, below), stratified: each attribute of
+// suite_design.hpp takes its values at the shares below, so that the rare values real backends
+// decline (negative pads, kernels beyond the input, strides beyond the kernel) get a stated share
+// instead of most of the suite. `convcheck list --suite full` prints the resulting distribution.
+// The generator is seeded with a constant, so the suite is the same list everywhere; the run seed
+// only varies the data.
 #include <random>
 
+#include "suite_design.hpp"
 #include "suites.hpp"
 
 namespace convcheck::runner {
 
+namespace {
+
+// Percent per value, in design_factors() order.
+const std::vector<std::vector<int>> kShares = {
+    {30, 45, 25},      // rank 1, 2, 3
+    {55, 20, 15, 10},  // groups: plain, grouped, depthwise, depthwise multiplier
+    {75, 25},          // dilation: dense, dilated
+    {45, 45, 10},      // stride: unit, strided, beyond the kernel
+    {25, 35, 30, 10},  // pads: none, symmetric, asymmetric, negative
+    {93, 7},           // kernel: inside the input, beyond it
+    {25, 25, 25, 25},  // layout: ncx/oix, ncx/xio, nxc/oix, nxc/xio
+    {50, 25, 25},      // dtype: f32, f16, bf16
+    {50, 50},          // bias: 0, 1
+};
+
+}  // namespace
+
 std::vector<SuiteEntry> full_suite() {
     std::mt19937_64 rng(20261122);
-    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
     std::vector<SuiteEntry> entries;
     const char* modes[] = {"bep", "be", "bp", "b"};
     for (int i = 0; i < 600; ++i) {
-        ConvDescriptor d;
-        d.rank = static_cast<int>(pick(1, 3));
-        d.batch = pick(1, 2);
-        d.groups = pick(0, 3) == 0 ? pick(2, 4) : 1;
-        d.in_channels = d.groups * pick(1, d.rank == 3 ? 3 : 6);
-        d.out_channels = d.groups * pick(1, d.rank == 3 ? 3 : 6);
-        for (int a = 0; a < d.rank; ++a) {
-            d.kernel_size[a] = pick(1, d.rank == 3 ? 3 : 5);
-            d.dilations[a] = pick(0, 2) == 0 ? pick(2, 3) : 1;
-            d.strides[a] = pick(1, 3);
-            d.pads_begin[a] = pick(-2, 3);
-            d.pads_end[a] = pick(-2, 3);
-            const std::int64_t least = std::max<std::int64_t>(1, d.dilated_kernel(a) - d.pads_begin[a] - d.pads_end[a]);
-            d.input_size[a] = least + pick(0, d.rank == 3 ? 4 : 9);
-        }
-        d.has_bias = pick(0, 1) == 1;
-        d.dtype = static_cast<DataType>(pick(0, 2));
-        d.data_format = static_cast<DataFormat>(pick(0, 1));
-        d.filter_format = static_cast<FilterFormat>(pick(0, 1));
+        Attributes a{};
+        do {
+            for (int f = 0; f < kFactors; ++f) {
+                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
+                a[f] = share(rng);
+            }
+        } while (!feasible(a));
+        entries.push_back({to_string(realize(a, rng)), modes[i % 4], "random/" + std::to_string(i)});
+    }
+    // The families of smoke's designed cases on random geometry: 16 channel tails (every block size
+    // 8..256 leaves one) and 60 special exact-mode fills (ties and overflow on 16-bit outputs,
+    // subnormals on every dtype).
+    const std::int64_t tails[] = {9, 17, 33, 65, 129, 257, 200, 300};
+    for (int i = 0; i < 16; ++i) {
+        Attributes a{};
+        a = {i % 3, 0, i % 2, i % 3 == 2 ? 1 : 0, 1 + i % 3, 0, i % 4, 0, i % 2};
+        ConvDescriptor d = realize(a, rng);
+        d.in_channels = tails[i % 8];
         validate(d);
-        entries.push_back({to_string(d), modes[i % 4], "random/" + std::to_string(i)});
+        entries.push_back({to_string(d), "be", "tail/" + std::to_string(i)});
+    }
+    const accuracy::Fill fills[] = {accuracy::Fill::ties, accuracy::Fill::overflow, accuracy::Fill::subnormal};
+    for (int i = 0; i < 60; ++i) {
+        Attributes a{};
+        do {
+            for (int f = 0; f < kFactors; ++f) {
+                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
+                a[f] = share(rng);
+            }
+        } while (!feasible(a));
+        const accuracy::Fill fill = fills[i % 3];
+        a[7] = fill == accuracy::Fill::subnormal ? i % 3 : 1 + i % 2;  // dtype: f16/bf16 for ties and overflow
+        entries.push_back({to_string(realize(a, rng)), "e", "fill/" + std::to_string(i), fill});
     }
     return entries;
 }

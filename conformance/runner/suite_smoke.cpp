@@ -1,8 +1,13 @@
 // The smoke suite: every feature at least once, small enough to run in seconds (docs/runner.md).
-// Each line says what it is there for. Modes: b(ound), e(xact), p(robe).
+// Each line says what it is there for. Modes: b(ound), e(xact), p(robe). The last block holds the
+// cases designed for one class of bug each (docs/selftest.md says which mutant each one kills).
 #include "suites.hpp"
 
 namespace convcheck::runner {
+
+namespace {
+constexpr auto ties = accuracy::Fill::ties, overflow = accuracy::Fill::overflow, subnormal = accuracy::Fill::subnormal;
+}  // namespace
 
 std::vector<SuiteEntry> smoke_suite() {
     return {
@@ -36,10 +41,32 @@ std::vector<SuiteEntry> smoke_suite() {
         {"c=4,o=4,g=2,in=6x6x6,k=2x3x2,s=2x1x2,d=1x2x1,pb=0x2x1,pe=1x0x0,data=nxc,wei=xio", "bep", "3d/groups_mixed_attrs"},
         {"c=3,o=3,g=3,in=5x5x5,k=3x3x3,pb=-1x0x1,pe=1x0x-1,dt=f16", "be", "3d/depthwise_f16_negative"},
         {"c=4,o=2,in=4x5x4,k=2x2x2,s=2x2x2,dt=bf16,data=nxc,bias=1", "b", "3d/bf16_nxc"},
+        {"c=2,o=3,in=5x9x13,k=2x3x2,s=1x2x3,d=1x1x2,pb=1x0x1,pe=0x1x0,bias=1", "be", "3d/unequal_strides"},
+        // ---- designed cases: output rounding (exact mode, special fills: one right answer each)
+        {"c=4,o=4,in=6x7,k=3x3,pb=1x1,pe=1x1,dt=f16", "e", "rounding/f16_ties", ties},
+        {"c=4,o=4,in=6x7,k=3x3,pb=1x1,pe=1x1,dt=bf16,data=nxc,wei=xio,bias=1", "e", "rounding/bf16_ties", ties},
+        {"c=4,o=4,in=5x6,k=3x3,pb=1x1,pe=1x1,dt=f16,bias=1", "e", "overflow/f16_inf", overflow},
+        {"c=4,o=4,in=5x6,k=3x3,pb=1x1,pe=1x1,dt=bf16,data=nxc", "e", "overflow/bf16_inf", overflow},
+        {"c=4,o=4,in=6x5,k=3x3,pb=1x1,pe=1x1,dt=f16", "e", "subnormal/f16", subnormal},
+        {"c=4,o=4,in=6x5,k=3x3,pb=1x1,pe=1x1,dt=bf16,data=nxc", "e", "subnormal/bf16", subnormal},
+        {"c=4,o=4,in=6x5,k=3x3,pb=1x1,pe=1x1", "e", "subnormal/f32", subnormal},
+        // ---- designed cases: channel tails of every block size 8..256 (300 = 256 + 32 + 8 + 4)
+        {"c=300,o=2,in=4x4,k=3x3,pb=1x1,pe=1x1", "be", "tail/c300"},
+        {"c=200,o=3,in=3x5,k=3x1,pb=1x0,pe=1x0,data=nxc,wei=xio", "be", "tail/c200_nxc"},
+        {"c=3,o=300,in=3x3,k=1x1,data=nxc", "be", "tail/o300_nxc"},
+        // ---- designed cases: layout strides, depthwise multiplier, per-axis attributes
+        {"c=7,o=4,in=12x12,k=3x3,pe=-6x-6,data=nxc", "be", "layout/nxc_channel_stride_cropped"},
+        {"c=3,o=9,g=3,in=9x8,k=3x2,s=2x1,pb=1x0,pe=1x1,data=nxc", "be", "depthwise/multiplier_3_nxc"},
         // ---- continuous convolution (seed 004): bound and probe (exact mode does not apply)
         {"cc:n=1,cin=2,cout=3,in=9x8,scale=2/3,support=3x3,kernel=net,bias=1", "bp", "cc/net_rational_downscale"},
         {"cc:n=2,cin=1,cout=2,in=5x6,scale=2x3/2,support=2x2,kernel=linear", "bp", "cc/linear_upscale"},
-        {"cc:n=1,cin=2,cout=2,in=7x7,scale=0.7071,support=4x4,kernel=cubic,bias=1", "bp", "cc/cubic_real_scale"},
+        {"cc:n=1,cin=2,cout=2,in=8x8,scale=0.7071,support=4x4,kernel=cubic,bias=1", "bp", "cc/cubic_real_scale"},
+        {"cc:n=1,cin=2,cout=2,in=7x8,scale=3/4x5/4,support=3x3,kernel=gaussian,sigma=0.6,bias=1", "b", "cc/gaussian"},
+        {"cc:n=1,cin=1,cout=2,in=8x10,scale=2/3,out=7x5,support=2x2,kernel=linear", "b", "cc/explicit_output_size"},
+        // g_n - k/2 = 3n exactly: the window's inclusive edge decides (a Gaussian weighs the edge tap)
+        {"cc:n=1,cin=1,cout=1,in=9x10,scale=1/3x1/2,support=2x3,kernel=gaussian,sigma=0.75", "b", "cc/grid_on_window_edge"},
+        // out = ceil(1.1 * in) = 11 x 55 only with the ceiling tolerance (plain double ceil gives 56)
+        {"cc:n=1,cin=1,cout=1,in=10x50,scale=1.1,support=2x2,kernel=linear", "b", "cc/real_scale_ceiling"},
     };
 }
 

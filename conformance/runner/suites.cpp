@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cc_descriptor.hpp"
+#include "cc_window_margin.hpp"
 
 namespace convcheck::runner {
 
@@ -12,7 +13,8 @@ std::vector<SuiteInfo> builtin_suites() {
     return {
         {"smoke", "every feature once: ranks 1-3, groups, depthwise, dilation, strides, asymmetric and negative pads, "
                   "bias, both layouts, f32/f16/bf16, exact/bound/probe (seconds)"},
-        {"full", "a fixed, seeded sweep of random small descriptors over every attribute, in all three modes"},
+        {"full", "a fixed, seeded sweep of random small descriptors, each attribute's values at a stated share "
+                 "(list --suite full prints the distribution), in all three modes"},
         {"models", "the convolution layers of ResNet-50, MobileNet-v2, VGG-16, DeepLab-v3 (atrous), a 3-D UNet and "
                    "1-D audio networks, batch 1, bound mode (slow: real sizes)"},
         {"edge", "corner cases of the geometry: kernel = padded input, pads larger than the kernel, strides larger "
@@ -23,6 +25,8 @@ std::vector<SuiteInfo> builtin_suites() {
                "Internal-Net"},
         {"accuracy", "the accuracy contract's own cases: stress mode (data kinds that stress rounding, judged by the "
                      "per-output bound and the statistics) and precision mode (exact results needing every input bit)"},
+        {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
+                     "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
 }
 
@@ -34,6 +38,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "dialects") return dialects_suite();
     if (name == "cc") return cc_suite();
     if (name == "accuracy") return accuracy_suite();
+    if (name == "pairwise") return pairwise_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +
@@ -60,6 +65,7 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         base.padding = e.padding;
         base.vector_dir = e.vector_dir;
         base.vector_case = e.vector_case;
+        base.fill = e.fill;
         if (e.descriptor.starts_with("cc:")) {
             base.op = Op::cc;
             base.cc = to_string(parse_cc_descriptor(e.descriptor));
@@ -68,6 +74,8 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         }
         std::vector<accuracy::Mode> modes;
         if (!only_mode.empty()) {
+            // a special fill is exact-mode data: such an entry has no case in another mode
+            if (e.fill != accuracy::Fill::standard && parse_mode(only_mode) != accuracy::Mode::exact) continue;
             modes.push_back(parse_mode(only_mode));
         } else {
             for (char m : e.modes) {
@@ -79,6 +87,13 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
             }
         }
         for (accuracy::Mode mode : modes) {
+            if (e.fill != accuracy::Fill::standard && mode != accuracy::Mode::exact)
+                throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has fill '" +
+                                            accuracy::to_string(e.fill) + "' in mode " + accuracy::to_string(mode) +
+                                            ": special fills are exact-mode data");
+            if (base.op == Op::cc)  // docs/cc.md: a real-scale window the backend may decide either way
+                if (const std::string why = ambiguous_real_scale_window(parse_cc_descriptor(base.cc), mode); !why.empty())
+                    throw std::invalid_argument("suite " + suite + ": CC entry '" + e.descriptor + "': " + why);
             Case c = base;
             c.mode = mode;
             char id[32];

@@ -17,11 +17,13 @@ namespace convcheck::runner {
 
 struct SuiteEntry {
     SuiteEntry() = default;
-    SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {})
-        : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)) {}
+    SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {},
+               accuracy::Fill fill_ = accuracy::Fill::standard)
+        : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)), fill(fill_) {}
     std::string descriptor;  // "conv:..." (the prefix is optional) or "cc:..."
     std::string modes = "b"; // letters: b(ound), e(xact), p(robe), s(tress), r (precision)
     std::string name;        // shape name, optional
+    accuracy::Fill fill = accuracy::Fill::standard;  // a special fill (exact mode only, special_fill.hpp)
     std::string dialect, padding;
     std::optional<std::uint64_t> seed;  // a case file may pin the seed; else derived from the run seed
     std::string vector_dir, vector_case;  // a stored golden vector (vectors/sets/<set>/, case name), or empty
@@ -32,7 +34,7 @@ struct SuiteInfo {
     std::string description;
 };
 
-// smoke, full, models, edge, dialects, cc (each with a one-line description).
+// smoke, full, models, edge, dialects, cc, pairwise (each with a one-line description).
 std::vector<SuiteInfo> builtin_suites();
 
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
@@ -44,6 +46,7 @@ std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
 std::vector<SuiteEntry> accuracy_suite();
+std::vector<SuiteEntry> pairwise_suite();
 
 // Entries from a file: ".json" (a JSON case file), ".onnx" (an ONNX model's convolution nodes,
 // suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that
@@ -60,7 +63,8 @@ std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const s
 // the manifest says "bitwise", else in bound mode. Cases that must be refused are skipped.
 std::vector<SuiteEntry> vector_suite_entries(const std::string& dir);
 
-// Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...).
+// Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...; an
+// entry with a special fill, exact-mode data, then has no case in bound or probe mode).
 // `suite` names the source in ids ("smoke/0042").
 std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
                          const std::string& only_mode);

@@ -1,5 +1,7 @@
-// The validator's self-test: the smoke suite catches every mutant, each in the way it should, and the
-// mutants plugin without a mutation passes it (so a caught mutant is caught for its bug alone).
+// The validator's self-test, over THE list of mutants (mutants.def): the smoke suite catches every
+// bug in the check meant to catch it, on several seeds (the designed cases catch deterministically,
+// not by luck of the data); the baseline passes it; the honest variants (correct code computed
+// another way) pass every designed suite on seeds 1-10 and the full sweep on seed 1.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,64 +12,99 @@
 
 using namespace convcheck;
 using namespace convcheck::runner;
+using mutants::Kind;
 
 namespace {
 
-std::vector<CaseResult> run_smoke(const std::string& mutant, bool fail_fast) {
+std::vector<CaseResult> run_suite(const std::string& mutant, const std::string& suite, std::uint64_t seed,
+                                  const std::string& mode, bool fail_fast) {
     auto session = open_backend("mutants", {"mutant=" + mutant}, 0, "none", 10.0);
     RunSettings settings;
     settings.shrink = false;
     settings.fail_fast = fail_fast;
-    return run_cases(session->backend, load_cases("smoke", 1, ""), settings);
+    return run_cases(session->backend, load_cases(suite, seed, mode), settings);
+}
+
+std::vector<std::string> names_of(Kind kind) {
+    std::vector<std::string> names;
+    for (const auto& m : mutants::kMutants)
+        if (m.kind == kind) names.emplace_back(m.name);
+    return names;
+}
+
+const mutants::MutantInfo& info(const std::string& name) {
+    for (const auto& m : mutants::kMutants)
+        if (m.name == name) return m;
+    throw std::invalid_argument("no mutant " + name);
+}
+
+TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
+    EXPECT_GE(names_of(Kind::bug).size(), 40u);
+    EXPECT_GE(names_of(Kind::honest).size(), 4u);
+    for (const auto& m : mutants::kMutants) {
+        const std::string caught(m.caught_in);
+        if (m.kind == Kind::bug) EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash") << m.name;
+        else EXPECT_EQ(caught, "-") << m.name;
+    }
 }
 
 TEST(Mutants, BaselinePassesTheSmokeSuite) {
-    for (const CaseResult& r : run_smoke("none", false)) {
-        // the mutants plugin has no CC: those cases are unsupported, every other one passes
-        const Status want = r.c.op == Op::cc ? Status::unsupported : Status::passed;
-        EXPECT_EQ(r.status, want) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
-    }
+    for (const CaseResult& r : run_suite("none", "smoke", 1, "", false))
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
 }
 
 class Caught : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(Caught, BySmokeSuite) {
+// The mode meant to catch the bug catches it on every seed tried: some smoke case in that mode fails
+// (or, for "crash", crashes).
+TEST_P(Caught, BySmokeInItsMode) {
     const std::string mutant = GetParam();
-    const auto results = run_smoke(mutant, true);
-    ASSERT_FALSE(results.empty());
-    const CaseResult& last = results.back();
-    ASSERT_TRUE(last.status == Status::failed || last.status == Status::crashed)
-        << "mutant " << mutant << " survived the smoke suite (" << results.size() << " cases passed)";
-    // The modes and checks that exist for exactly these bugs must be the ones that catch them.
-    if (mutant == "last_ulp") {
-        EXPECT_EQ(last.c.mode, accuracy::Mode::exact) << last.reproducer;
-    }
-    if (mutant == "window_overread") {
-        EXPECT_EQ(last.c.mode, accuracy::Mode::probe) << last.reproducer;
-        EXPECT_NE(last.reason.find("outside its receptive field got NaN"), std::string::npos) << last.reason;
-    }
-    if (mutant == "wrong_output_size") {
-        EXPECT_EQ(last.status, Status::crashed) << last.reason;
-        EXPECT_NE(last.reason.find("write past the end of the output dst"), std::string::npos) << last.reason;
-    }
-    if (mutant == "border_tap") {
-        ASSERT_TRUE(last.error.has_value()) << last.reason;
-        EXPECT_GT(last.error->border_mismatches, 0) << last.reason;
-        EXPECT_EQ(last.error->interior_mismatches, 0) << last.reason;
-    }
-    if (mutant == "bf16_truncation") {
-        EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;
+    const std::string caught(info(mutant).caught_in);
+    for (std::uint64_t seed : {1, 2, 3}) {
+        const auto results = run_suite(mutant, "smoke", seed, caught == "crash" ? "" : caught, true);
+        ASSERT_FALSE(results.empty());
+        const CaseResult& last = results.back();
+        const bool killed = caught == "crash" ? last.status == Status::crashed
+                                              : last.status == Status::failed || last.status == Status::crashed;
+        ASSERT_TRUE(killed) << "mutant " << mutant << " survived the smoke suite's " << caught << " check on seed "
+                            << seed << " (" << results.size() << " cases)";
+        // The checks that exist for exactly these bugs must be the ones that catch them.
+        if (mutant == "window_overread") {
+            EXPECT_NE(last.reason.find("outside its receptive field got NaN"), std::string::npos) << last.reason;
+        }
+        if (mutant == "wrong_output_size") {
+            EXPECT_NE(last.reason.find("write past the end of the output dst"), std::string::npos) << last.reason;
+        }
+        if (mutant == "border_tap") {
+            ASSERT_TRUE(last.error.has_value()) << last.reason;
+            EXPECT_GT(last.error->border_mismatches, 0) << last.reason;
+            EXPECT_EQ(last.error->interior_mismatches, 0) << last.reason;
+        }
+        if (mutant == "bf16_truncation") {
+            EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;
+        }
     }
 }
 
-std::vector<std::string> all_mutants() {
-    std::vector<std::string> names;
-    for (auto name : mutants::kMutantNames)
-        if (name != "none") names.emplace_back(name);
-    return names;
+INSTANTIATE_TEST_SUITE_P(Every, Caught, ::testing::ValuesIn(names_of(Kind::bug)),
+                         [](const auto& info) { return info.param; });
+
+class Honest : public ::testing::TestWithParam<std::string> {};
+
+// Correct code computed another way passes: another summation order, f64 accumulation, FMA, f32 CC.
+TEST_P(Honest, PassesEverySuiteOnSeedsOneToTen) {
+    const std::string variant = GetParam();
+    auto check = [&](const std::string& suite, std::uint64_t seed) {
+        for (const CaseResult& r : run_suite(variant, suite, seed, "", false))
+            EXPECT_EQ(r.status, Status::passed) << variant << " " << r.c.id << " seed " << seed << ": " << r.reason
+                                                << "\n  reproducer: " << r.reproducer;
+    };
+    for (std::uint64_t seed = 1; seed <= 10; ++seed)
+        for (const char* suite : {"smoke", "edge", "cc", "pairwise"}) check(suite, seed);
+    check("full", 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Every, Caught, ::testing::ValuesIn(all_mutants()),
+INSTANTIATE_TEST_SUITE_P(Every, Honest, ::testing::ValuesIn(names_of(Kind::honest)),
                          [](const auto& info) { return info.param; });
 
 // A failing case shrinks to a smaller descriptor that fails the same way, with a reproducer.
@@ -81,6 +118,14 @@ TEST(Mutants, FailuresShrink) {
               "conv:n=1,c=1,o=1,g=1,in=1,k=1,s=1,d=1,pb=0,pe=0,bias=1,dt=f32,data=ncx,wei=oix")
         << results[0].shrunk_reproducer;
     EXPECT_NE(results[0].shrunk_reproducer.find("--case 'conv:n=1,c=1,o=1"), std::string::npos);
+}
+
+// A special fill's reproducer names it, so that the one-line reproducer reruns the same data.
+TEST(Mutants, SpecialFillReproducersNameTheFill) {
+    const auto results = run_suite("ties_away", "smoke", 1, "exact", true);
+    ASSERT_FALSE(results.empty());
+    EXPECT_EQ(results.back().c.fill, accuracy::Fill::ties) << results.back().c.id;
+    EXPECT_NE(results.back().reproducer.find("--fill ties"), std::string::npos) << results.back().reproducer;
 }
 
 }  // namespace

@@ -1,0 +1,247 @@
+// The mutants plugin's discrete convolution. One rank-generic loop nest (spatial axes lifted to
+// three); each mutant is one marked deviation from the summation formula
+//   dst(n, g*OCg+oc, o) = bias + sum_{ic,k} src(n, g*ICg+ic, o*s - pb + k*d) * wei(g*OCg+oc, ic, k)
+// accumulated in float, in tap order, and rounded once to the output type.
+#include <algorithm>
+#include <array>
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "dtype.hpp"
+#include "mutants_impl.hpp"
+
+namespace convcheck::mutants {
+
+namespace {
+
+using M = Mutant;
+using Dims = std::array<long long, 3>;
+
+DataType dtype_of(const convcheck_conv_desc& d) { return static_cast<DataType>(d.dtype); }
+
+// The binary format of a dtype: significand bits, largest finite value, smallest normal.
+struct Format {
+    int p;
+    double max_finite, min_normal;
+};
+Format format_of(DataType dt) {
+    switch (dt) {
+        case DataType::f16: return {11, 65504.0, std::ldexp(1.0, -14)};
+        case DataType::bf16: return {8, std::ldexp(255.0, 120), std::ldexp(1.0, -126)};
+        case DataType::f32: break;
+    }
+    return {24, std::numeric_limits<float>::max(), std::ldexp(1.0, -126)};
+}
+
+// The block size of a tail_dropped_* mutant (0 for any other).
+long long tail_block(M m) {
+    switch (m) {
+        case M::tail_dropped_8: return 8;
+        case M::tail_dropped_16: return 16;
+        case M::tail_dropped_32: return 32;
+        case M::tail_dropped_64: return 64;
+        case M::tail_dropped_128: return 128;
+        case M::tail_dropped_256: return 256;
+        default: return 0;
+    }
+}
+
+struct Problem {
+    const convcheck_conv_desc& d;
+    M m;
+    DataType dt;
+    Dims in{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, dil{1, 1, 1}, pb{0, 0, 0}, out{1, 1, 1};
+    long long N, C, O, G, ICg, OCg, in_spatial = 1, k_spatial = 1, out_spatial = 1, src_channel_stride;
+
+    Problem(const convcheck_conv_desc& desc, M mutant) : d(desc), m(mutant), dt(dtype_of(desc)) {
+        const int r = d.rank, shift = 3 - r;
+        for (int a = 0; a < r; ++a) {
+            const int mirror = r - 1 - a;                // the axis read instead, reversed order
+            const int swapped = r >= 2 && a < 2 ? 1 - a : a;  // the first two axes swapped
+            in[shift + a] = d.input_size[a];
+            k[shift + a] = d.kernel_size[a];
+            s[shift + a] = m == M::strides_reversed_3d && r == 3 ? d.strides[mirror] : d.strides[a];
+            dil[shift + a] = m == M::dilation_ignored      ? 1
+                             : m == M::dilation_zero_based ? d.dilations[a] + 1
+                             : m == M::dilations_reversed  ? d.dilations[mirror]
+                                                           : d.dilations[a];
+            pb[shift + a] = m == M::pads_axes_swapped ? d.pads_begin[swapped] : d.pads_begin[a];
+            if (m == M::pad_off_by_one && pb[shift + a] > 0) pb[shift + a] -= 1;
+            if (m == M::negative_pads_clamped) pb[shift + a] = std::max(0LL, pb[shift + a]);
+            const long long extent = (d.kernel_size[a] - 1) * d.dilations[a] + 1;
+            const long long span = d.input_size[a] + d.pads_begin[a] + d.pads_end[a] - extent;
+            out[shift + a] = m == M::wrong_output_size ? (span + d.strides[a] - 1) / d.strides[a] + 1
+                                                       : span / d.strides[a] + 1;
+        }
+        N = d.batch, C = d.in_channels, O = d.out_channels, G = d.groups, ICg = C / G, OCg = O / G;
+        for (int a = 0; a < 3; ++a) in_spatial *= in[a], k_spatial *= k[a], out_spatial *= out[a];
+        src_channel_stride = m == M::nxc_channel_stride_padded      ? (C + 7) / 8 * 8
+                             : m == M::nxc_stride_from_out_channels ? O
+                                                                    : C;
+    }
+    long long src_index(long long n, long long c, long long x) const {
+        if (m == M::batch_ignored) n = 0;
+        const bool ncx = d.data_format == CONVCHECK_NCX || m == M::layout_transposed;
+        return ncx ? (n * C + c) * in_spatial + x : (n * in_spatial + x) * src_channel_stride + c;
+    }
+    long long weights_index(long long o, long long i, long long kx) const {
+        const bool oix = d.filter_format == CONVCHECK_OIX || m == M::filter_format_ignored;
+        return oix ? (o * ICg + i) * k_spatial + kx : (kx * ICg + i) * O + o;
+    }
+    long long dst_index(long long n, long long o, long long x) const {
+        return d.data_format == CONVCHECK_NCX ? (n * O + o) * out_spatial + x : (n * out_spatial + x) * O + o;
+    }
+    // A value as the backend reads it (daz: a subnormal input reads as zero).
+    float load(const void* buffer, long long index) const {
+        const double v = load_as_double(buffer, dt, index);
+        if (m == M::daz && v != 0.0 && std::fabs(v) < format_of(dt).min_normal) return 0.0f;
+        return static_cast<float>(v);
+    }
+};
+
+// The sum of one output over the taps [tap_begin, tap_end) of its ICg * k_spatial taps, in the order
+// and precision of the mutant (a float value, or a double one for honest_f64_accumulation).
+double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, long long oc, const Dims& o,
+                   long long tap_begin, long long tap_end) {
+    const bool half = p.m == M::half_accumulation && p.dt != DataType::f32;
+    const long long g = oc / p.OCg, block = tail_block(p.m);
+    const long long kept_channels = block && p.ICg > block && p.ICg % block ? p.ICg / block * block : p.ICg;
+    float sum = 0.0f, block_sum = 0.0f;
+    double sum64 = 0.0;
+    for (long long i = tap_begin; i < tap_end; ++i) {
+        const long long tap = p.m == M::honest_reverse_order ? tap_end - 1 - (i - tap_begin) : i;
+        const long long ic = tap / p.k_spatial, kx = tap % p.k_spatial;
+        if (ic >= kept_channels) continue;
+        const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
+        Dims x{};
+        bool outside = false;
+        for (int ax = 0; ax < 3; ++ax) {
+            x[ax] = o[ax] * p.s[ax] - p.pb[ax] + kk[ax] * p.dil[ax];
+            if (x[ax] < 0 || x[ax] >= p.in[ax]) {
+                if (p.m == M::border_tap) x[ax] = std::clamp(x[ax], 0LL, p.in[ax] - 1);
+                else outside = true;
+            }
+        }
+        if (!outside) {
+            long long channel = g * p.ICg + ic;
+            if (p.m == M::groups_mixed) channel = ic;
+            if (p.m == M::depthwise_multiplier_index && p.ICg == 1 && p.OCg > 1) channel = oc % p.C;
+            const long long xs = (x[0] * p.in[1] + x[1]) * p.in[2] + x[2];
+            long long wk = kx;
+            if (p.m == M::kernel_flipped) wk = p.k_spatial - 1 - kx;
+            if (p.m == M::kernel_axes_transposed && p.d.rank == 2) wk = (kx % p.k[2]) * p.k[1] + kx / p.k[2];
+            const float xv = p.load(a.src, p.src_index(n, channel, xs));
+            const float wv = p.load(a.weights, p.weights_index(oc, ic, wk));
+            if (p.m == M::honest_fma) sum = std::fma(xv, wv, sum);
+            else if (p.m == M::honest_f64_accumulation) sum64 += double(xv) * double(wv);
+            else if (p.m == M::honest_blocked_sums) block_sum += xv * wv;
+            else sum += xv * wv;
+            if (p.m == M::window_overread && xs + 1 < p.in_spatial)
+                sum += p.load(a.src, p.src_index(n, channel, xs + 1)) * 0.0f;
+            if (half) sum = static_cast<float>(round_to(p.dt, sum));
+        }
+        if (p.m == M::honest_blocked_sums && (i - tap_begin) % 16 == 15) sum += block_sum, block_sum = 0.0f;
+    }
+    if (p.m == M::honest_blocked_sums) sum += block_sum;
+    return p.m == M::honest_f64_accumulation ? sum64 : double(sum);
+}
+
+// v rounded into the output type the way the mutant does it (exactly representable, or +-inf).
+double to_output(const Problem& p, double v) {
+    const Format f = format_of(p.dt);
+    const bool half = p.dt != DataType::f32;
+    double r = round_to(p.dt, v);
+    if ((p.m == M::ties_away && half) || (p.m == M::f16_truncation && p.dt == DataType::f16)) {
+        if (std::isfinite(v) && v != 0.0) {
+            const int e = std::max(std::ilogb(v), std::ilogb(f.min_normal));
+            const double ulp = std::ldexp(1.0, e - f.p + 1), q = v / ulp;
+            r = (p.m == M::ties_away ? std::round(q) : std::trunc(q)) * ulp;  // std::round: half away from 0
+            if (std::fabs(r) > f.max_finite) r = std::copysign(INFINITY, v);
+        }
+    }
+    if (p.m == M::bf16_truncation && p.dt == DataType::bf16 && std::isfinite(v)) {
+        std::uint32_t bits;
+        const float value = static_cast<float>(v);
+        std::memcpy(&bits, &value, 4);
+        bits &= 0xFFFF0000u;
+        float truncated;
+        std::memcpy(&truncated, &bits, 4);
+        r = truncated;
+    }
+    const bool saturate = (p.m == M::f16_saturation && p.dt == DataType::f16) ||
+                          (p.m == M::bf16_saturation && p.dt == DataType::bf16);
+    if (saturate && std::isinf(r)) r = std::copysign(f.max_finite, r);  // a clamp to the finite range
+    if (p.m == M::overflow_before_rounding && half && std::fabs(v) > f.max_finite) r = std::copysign(INFINITY, v);
+    if (p.m == M::ftz && r != 0.0 && std::fabs(r) < f.min_normal) r = std::copysign(0.0, r);
+    if (p.m == M::nan_clamped) r = std::fmin(std::fmax(r, -INFINITY), INFINITY);  // fmax drops a NaN
+    return r;
+}
+
+}  // namespace
+
+void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant) {
+    const Problem p(desc, mutant);
+    const long long taps = p.ICg * p.k_spatial;
+    const long long outputs = p.N * p.O * p.out_spatial;
+    std::vector<double> acc(outputs, 0.0);
+    auto output_at = [&](long long flat, long long* n, long long* oc, Dims* o) {
+        const long long x = flat % p.out_spatial;
+        *oc = (flat / p.out_spatial) % p.O;
+        *n = flat / (p.out_spatial * p.O);
+        *o = {x / (p.out[1] * p.out[2]), (x / p.out[2]) % p.out[1], x % p.out[2]};
+    };
+    if (p.m == M::racy_split) {
+        // Two threads each take half of the taps and do acc += partial without synchronisation. The
+        // barrier between their reads and their writes forces the losing interleaving every time.
+        std::barrier sync(2);
+        auto worker = [&](long long begin, long long end) {
+            std::vector<double> read(outputs), part(outputs);
+            for (long long f = 0; f < outputs; ++f) {
+                long long n, oc;
+                Dims o;
+                output_at(f, &n, &oc, &o);
+                part[f] = partial_sum(p, a, n, oc, o, begin, end);
+                read[f] = acc[f];
+            }
+            sync.arrive_and_wait();
+            for (long long f = 0; f < outputs; ++f)
+                if (part[f] != 0.0) acc[f] = static_cast<float>(read[f] + part[f]);
+        };
+        std::thread t1(worker, 0, taps / 2), t2(worker, taps / 2, taps);
+        t1.join();
+        t2.join();
+    } else {
+        for (long long f = 0; f < outputs; ++f) {
+            long long n, oc;
+            Dims o;
+            output_at(f, &n, &oc, &o);
+            acc[f] = partial_sum(p, a, n, oc, o, 0, taps);
+        }
+    }
+    const long long written_channels = p.m == M::out_tail_unwritten_16 && p.O > 16 && p.O % 16 ? p.O / 16 * 16 : p.O;
+    for (long long f = 0; f < outputs; ++f) {
+        long long n, oc;
+        Dims o;
+        output_at(f, &n, &oc, &o);
+        if (oc >= written_channels) continue;
+        double v = acc[f];
+        if (p.d.has_bias && p.m != M::bias_dropped) {
+            const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
+            const double b = load_as_double(a.bias, p.dt, bias_index);
+            v = p.m == M::honest_f64_accumulation ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
+        }
+        const long long index = p.dst_index(n, oc, f % p.out_spatial);
+        store_from_double(a.dst, p.dt, index, to_output(p, v));
+        if (p.m == M::last_ulp && f == outputs - 1) {
+            const double stored = load_as_double(a.dst, p.dt, index);
+            const double ulp = std::ldexp(1.0, std::ilogb(stored == 0.0 ? 1.0 : stored) - (format_of(p.dt).p - 1));
+            store_from_double(a.dst, p.dt, index, stored + ulp);
+        }
+    }
+}
+
+}  // namespace convcheck::mutants

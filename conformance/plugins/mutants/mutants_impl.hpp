@@ -1,0 +1,14 @@
+// Internal to the mutants plugin: the two computations it offers, each with its mutants.
+#pragma once
+
+#include "convcheck/plugin.h"
+#include "mutants.hpp"
+
+namespace convcheck::mutants {
+
+// dst of one discrete convolution (mutants_conv.cpp).
+void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant);
+// dst of one CC layer (mutants_cc.cpp).
+void compute_cc(const convcheck_cc_desc& desc, const convcheck_cc_args& args, Mutant mutant);
+
+}  // namespace convcheck::mutants

@@ -1,0 +1,140 @@
+// Designed suites: the pairwise suite covers every feasible pair of attribute values; the full sweep
+// draws each attribute at its stated share; descriptors built for chosen values have them; smoke
+// holds a designed case for every class of bug of the mutants list; special fills are exact-mode
+// only; and a real-scale CC case whose window a backend may decide either way is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cc_descriptor.hpp"
+#include "suite_design.hpp"
+#include "suites.hpp"
+
+using namespace convcheck;
+using namespace convcheck::runner;
+
+namespace {
+
+std::vector<ConvDescriptor> descriptors_of(const std::vector<SuiteEntry>& entries) {
+    std::vector<ConvDescriptor> out;
+    for (const auto& e : entries)
+        if (!e.descriptor.starts_with("cc:")) out.push_back(parse_descriptor(e.descriptor));
+    return out;
+}
+
+TEST(SuiteDesign, PairwiseCoversEveryFeasiblePairOfAttributeValues) {
+    const PairCoverage c = pair_coverage(descriptors_of(pairwise_suite()));
+    EXPECT_GT(c.total, 300);
+    EXPECT_EQ(c.covered, c.total);
+    for (const auto& m : c.missing) ADD_FAILURE() << "missing pair: " << m;
+    EXPECT_LE(pairwise_suite().size(), 40u) << "a covering suite should stay small";
+}
+
+TEST(SuiteDesign, PairwiseUsesUnequalPerAxisValues) {
+    int unequal_kernels = 0, unequal_dilations = 0;
+    for (const auto& d : descriptors_of(pairwise_suite()))
+        for (int a = 1; a < d.rank; ++a) {
+            unequal_kernels += d.kernel_size[a] != d.kernel_size[0];
+            unequal_dilations += d.dilations[a] != d.dilations[0];
+        }
+    EXPECT_GT(unequal_kernels, 3);
+    EXPECT_GT(unequal_dilations, 0);
+}
+
+TEST(SuiteDesign, FullSweepDrawsEachAttributeAtItsStatedShare) {
+    auto entries = full_suite();
+    entries.resize(600);  // the stratified sweep; the designed families follow it
+    const auto counts = distribution(descriptors_of(entries));
+    const auto& f = design_factors();
+    auto share = [&](const char* factor, const char* value) {
+        for (int i = 0; i < kFactors; ++i)
+            if (std::string(f[i].name) == factor)
+                for (std::size_t v = 0; v < f[i].values.size(); ++v)
+                    if (std::string(f[i].values[v]) == value) return double(counts[i][v]) / 600.0;
+        ADD_FAILURE() << factor << "=" << value;
+        return 0.0;
+    };
+    EXPECT_NEAR(share("pads", "negative"), 0.10, 0.03);  // was 915 of 1,200 cases
+    EXPECT_NEAR(share("kernel", "beyond_input"), 0.07, 0.03);
+    EXPECT_NEAR(share("stride", "beyond_kernel"), 0.10, 0.03);
+    EXPECT_NEAR(share("groups", "depthwise_multiplier"), 0.10, 0.03);
+    EXPECT_NEAR(share("dtype", "f32"), 0.50, 0.05);
+}
+
+TEST(SuiteDesign, RealizedDescriptorsHaveTheValuesAsked) {
+    std::mt19937_64 rng(5);
+    const auto& f = design_factors();
+    for (int i = 0; i < 2000; ++i) {
+        Attributes a{};
+        for (int k = 0; k < kFactors; ++k) a[k] = static_cast<int>(rng() % f[k].values.size());
+        if (!feasible(a)) {
+            EXPECT_THROW(realize(a, rng), std::invalid_argument);
+            continue;
+        }
+        const ConvDescriptor d = realize(a, rng);
+        EXPECT_NO_THROW(validate(d));
+        EXPECT_EQ(classify(d), a) << to_string(d);
+    }
+}
+
+TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
+    bool tail[9] = {}, ties[3] = {}, overflow[3] = {}, subnormal[3] = {}, multiplier = false, strides3 = false;
+    bool gaussian = false, explicit_out = false, on_edge = false, real_scale = false;
+    for (const SuiteEntry& e : smoke_suite()) {
+        if (e.descriptor.starts_with("cc:")) {
+            const CcDescriptor c = parse_cc_descriptor(e.descriptor);
+            gaussian |= c.kernel == CcKernel::gaussian;
+            explicit_out |= e.descriptor.find("out=") != std::string::npos;
+            on_edge |= e.name == "cc/grid_on_window_edge";
+            real_scale |= !c.scale[0].is_rational() && c.output_size[1] == 55;
+            continue;
+        }
+        const ConvDescriptor d = parse_descriptor(e.descriptor);
+        for (int b = 3; b <= 8; ++b) {
+            const std::int64_t block = std::int64_t(1) << b;
+            tail[b] |= d.in_channels_per_group() > block && d.in_channels_per_group() % block != 0;
+        }
+        const int dt = static_cast<int>(d.dtype);
+        ties[dt] |= e.fill == accuracy::Fill::ties;
+        overflow[dt] |= e.fill == accuracy::Fill::overflow;
+        subnormal[dt] |= e.fill == accuracy::Fill::subnormal;
+        multiplier |= d.groups == d.in_channels && d.out_channels > d.in_channels && d.groups > 1;
+        strides3 |= d.rank == 3 && d.strides[0] != d.strides[1] && d.strides[1] != d.strides[2] && d.strides[0] != d.strides[2];
+    }
+    for (int b = 3; b <= 8; ++b) EXPECT_TRUE(tail[b]) << "no channel tail for blocks of " << (1 << b);
+    EXPECT_TRUE(ties[1] && ties[2] && overflow[1] && subnormal[0] && subnormal[1] && subnormal[2]);
+    EXPECT_TRUE(multiplier && strides3);
+    EXPECT_TRUE(gaussian && explicit_out && on_edge && real_scale);
+}
+
+TEST(SuiteDesign, SpecialFillsAreExactModeData) {
+    SuiteEntry e("c=2,o=2,in=5,k=3,dt=f16", "be", "x", accuracy::Fill::ties);
+    try {
+        expand("t", {e}, 1, "");
+        FAIL() << "a special fill in bound mode was accepted";
+    } catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("special fills are exact-mode data"), std::string::npos) << error.what();
+    }
+    e.modes = "e";
+    EXPECT_EQ(expand("t", {e}, 1, "").front().fill, accuracy::Fill::ties);
+}
+
+TEST(SuiteDesign, ARealScaleWindowEdgeThatDecidesTheVerdictIsRefused) {
+    // 0.6 on in = 8 puts g_2 - 3/2 on the integer 2; the Internal-Net weighs the edge neighbour
+    const SuiteEntry on_edge("cc:n=1,cin=1,cout=1,in=8,scale=0.6,support=3,kernel=net", "b");
+    try {
+        expand("t", {on_edge}, 1, "");
+        FAIL() << "an undecidable real-scale window was accepted";
+    } catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("exact fraction p/q"), std::string::npos) << error.what();
+    }
+    // the same layer with the exact scale decides the window: accepted
+    EXPECT_NO_THROW(expand("t", {SuiteEntry("cc:n=1,cin=1,cout=1,in=8,scale=3/5,support=3,kernel=net", "bp")}, 1, ""));
+    // a linear kernel with support 2 weighs the edge neighbour 0: bound mode is decided, probe is not
+    EXPECT_NO_THROW(expand("t", {SuiteEntry("cc:n=1,cin=1,cout=1,in=9x7,scale=0.7071,support=2,kernel=linear", "b")}, 1, ""));
+    EXPECT_THROW(expand("t", {SuiteEntry("cc:n=1,cin=1,cout=1,in=9x7,scale=0.7071,support=2,kernel=linear", "p")}, 1, ""),
+                 std::invalid_argument);
+}
+
+}  // namespace
