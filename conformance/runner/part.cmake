@@ -22,7 +22,7 @@ if(CONVCHECK_BUILD_TESTS)
 endif()
 if(CONVCHECK_BUILD_TESTS)
   foreach(t runner_expectations_test runner_kind_test)
-    add_dependencies(${t} convcheck_plugin_mutants)
+    add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
   # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables
   # merge back into exactly the unsharded run (same cases, seeds, statuses), and merge's checks hold.

@@ -75,30 +75,30 @@ def check_coverage():
     # every case declined (faultzoo does not claim CC layers): a failure, with a message saying so
     p = run(["run", "--backend", "faultzoo", "--suite", "cc", "--no-progress", "--json", path("cc.jsonl"),
              "--junit", path("cc.xml")], expect=1)
-    expect_in(p.stdout, "no case executed", "0 of 29 cases executed", "29 declined by the backend",
+    expect_in(p.stdout, "no case executed", "0 of 32 cases executed", "32 declined by the backend",
               "the plugin does not claim continuous convolution")
     s = summary(path("cc.jsonl"))
-    assert (s["executed"], s["declined"], s["total"], s["coverage"], s["exit_code"]) == (0, 29, 29, 0.0, 1), s
-    assert s["decline_reasons"] == [{"reason": "the plugin does not claim continuous convolution", "count": 29}], s
+    assert (s["executed"], s["declined"], s["total"], s["coverage"], s["exit_code"]) == (0, 32, 32, 0.0, 1), s
+    assert s["decline_reasons"] == [{"reason": "the plugin does not claim continuous convolution", "count": 32}], s
     suite = junit(path("cc.xml")).find("testsuite")
     assert int(suite.get("failures")) == 1, suite.attrib
     assert "no case executed" in suite.find("testcase[@name='coverage']/failure").get("message")
     # ... even when the floor is 0: a run that checked nothing has not passed
     run(["run", "--backend", "faultzoo", "--suite", "cc", "--quiet", "--min-coverage", "0"], expect=1)
 
-    # smoke: 63 of 69 execute (the 6 CC cases are declined): 91.3 %
+    # smoke: 82 of 92 execute (the 10 CC cases are declined): 89.1 %
     base = ["run", "--backend", "faultzoo", "--suite", "smoke", "--no-progress"]
     p = run(base + ["--json", path("smoke.jsonl")], expect=0)
-    expect_in(p.stdout, "63 cases executed, 6 declined by the backend, 0 not run of 69 cases in this run: "
-              "coverage 91.3 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
-              "      6: the plugin does not claim continuous convolution")
+    expect_in(p.stdout, "82 cases executed, 10 declined by the backend, 0 not run of 92 cases in this run: "
+              "coverage 89.1 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
+              "     10: the plugin does not claim continuous convolution")
     s = summary(path("smoke.jsonl"))
-    assert (s["executed"], s["declined"], s["total"], s["not_run"]) == (63, 6, 69, 0), s
-    assert abs(s["coverage"] - 63 / 69) < 1e-12 and s["min_coverage"] == 0.01, s
+    assert (s["executed"], s["declined"], s["total"], s["not_run"]) == (82, 10, 92, 0), s
+    assert abs(s["coverage"] - 82 / 92) < 1e-12 and s["min_coverage"] == 0.01, s
     p = run(base + ["--min-coverage", "0.95"], expect=1)
-    expect_in(p.stdout, "coverage 91.3 % (63 of 69 cases executed, 6 declined by the backend) is below the floor "
-              "95.0 % from --min-coverage: at least 66 of the 69 cases must execute")
-    run(base + ["--min-coverage", "0.913"], expect=0)
+    expect_in(p.stdout, "coverage 89.1 % (82 of 92 cases executed, 10 declined by the backend) is below the floor "
+              "95.0 % from --min-coverage: at least 88 of the 92 cases must execute")
+    run(base + ["--min-coverage", "0.891"], expect=0)
 
     # a floor in the declarations file: the stricter of the two applies, and the message says where it is from
     declarations = path("backends.json")
@@ -130,7 +130,7 @@ def check_hostile():
          "--no-shrink", "--no-progress", "--json", path("h.jsonl"), "--junit", path("h.xml")], expect=1)
     cases = [r for r in records(path("h.jsonl")) if r["record"] == "case"]
     hostile = [c for c in cases if "hostile" in c["reason"]]
-    assert len(hostile) == 63, len(hostile)  # 13 declined (rank 1), 50 failed
+    assert len(hostile) == 82, len(hostile)  # every conv case of smoke (the 10 CC cases are declined)
     for c in hostile:
         reason = c["reason"]
         assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in reason), repr(reason)
@@ -138,7 +138,7 @@ def check_hostile():
         assert "\ufffd" in reason and "red" in reason and 'hostile <&"\'> ]]>' in reason, repr(reason)
     root = junit(path("h.xml"))
     messages = [e.get("message") for e in root.iter() if e.get("message")]
-    assert sum("hostile" in m for m in messages) == 63, len(messages)
+    assert sum("hostile" in m for m in messages) == 82, len(messages)
     s = summary(path("h.jsonl"))
     assert s["decline_reasons"][0]["count"] == 13 and "hostile" in s["decline_reasons"][0]["reason"], s
     # ... and through a failed negotiation (exit code 3)
@@ -196,10 +196,10 @@ def check_load_failure():
         run(["run", "--backend", backend, "--suite", "smoke", "--json", path("l.jsonl"), "--junit", path("l.xml")],
             expect=3)
         r = records(path("l.jsonl"))
-        assert r[0]["record"] == "run" and r[0]["cases_total"] == 69, r[0]
+        assert r[0]["record"] == "run" and r[0]["cases_total"] == 92, r[0]
         s = r[-1]
         assert s["record"] == "summary" and s["exit_code"] == 3 and reason in s["error"], s
-        assert (s["executed"], s["not_run"], s["total"]) == (0, 69, 69), s
+        assert (s["executed"], s["not_run"], s["total"]) == (0, 92, 92), s
         suite = junit(path("l.xml")).find("testsuite")
         assert (suite.get("tests"), suite.get("failures")) == ("1", "1"), suite.attrib
         failure = suite.find("testcase/failure")
@@ -243,16 +243,16 @@ def check_merge():
 
 
 def check_stopped():
-    # --fail-fast: the first case crashes; the 68 others did not run, and every artefact says so
+    # --fail-fast: the first case crashes; the 91 others did not run, and every artefact says so
     run(["run", "--backend", "faultzoo", "--backend-option", "fault=segfault", "--suite", "smoke", "--fail-fast",
          "--no-shrink", "--no-progress", "--json", path("ff.jsonl"), "--junit", path("ff.xml")], expect=1)
     s = summary(path("ff.jsonl"))
-    assert (s["executed"], s["not_run"], s["total"]) == (1, 68, 69) and len(s["not_run_cases"]) == 68, s
+    assert (s["executed"], s["not_run"], s["total"]) == (1, 91, 92) and len(s["not_run_cases"]) == 91, s
     assert "--fail-fast" in s["stopped"], s
     suite = junit(path("ff.xml")).find("testsuite")
-    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("69", "1", "68"), suite.attrib
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("92", "1", "91"), suite.attrib
     skipped = [e.get("message") for e in suite.iter("skipped")]
-    assert len(skipped) == 68 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
+    assert len(skipped) == 91 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
     # interrupted: a hanging backend, SIGINT / SIGTERM after the first case started
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = open(path("i.out"), "w")
@@ -270,12 +270,12 @@ def check_stopped():
         assert elapsed < 20, f"took {elapsed:.1f} s: the hanging case was not cut short"
         s = summary(path("i.jsonl"))
         name = signal.Signals(sig).name
-        assert s["stopped"] == f"interrupted by {name}" and s["not_run"] == 69 and s["exit_code"] == 128 + sig, s
+        assert s["stopped"] == f"interrupted by {name}" and s["not_run"] == 92 and s["exit_code"] == 128 + sig, s
         assert not [r for r in records(path("i.jsonl")) if r["record"] == "case"], "a cut-short case was recorded"
         suite = junit(path("i.xml")).find("testsuite")
-        assert suite.get("skipped") == "69", suite.attrib
+        assert suite.get("skipped") == "92", suite.attrib
         with open(path("i.out")) as f:
-            expect_in(f.read(), "stopped early: interrupted by " + name, "69 cases did not run")
+            expect_in(f.read(), "stopped early: interrupted by " + name, "92 cases did not run")
 
 
 def check_paths():

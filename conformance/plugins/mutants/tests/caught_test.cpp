@@ -12,7 +12,7 @@
 
 using namespace convcheck;
 using namespace convcheck::runner;
-using mutants::Kind;
+using MutantKind = mutants::Kind;
 
 namespace {
 
@@ -25,7 +25,7 @@ std::vector<CaseResult> run_suite(const std::string& mutant, const std::string& 
     return run_cases(session->backend, load_cases(suite, seed, mode), settings);
 }
 
-std::vector<std::string> names_of(Kind kind) {
+std::vector<std::string> names_of(MutantKind kind) {
     std::vector<std::string> names;
     for (const auto& m : mutants::kMutants)
         if (m.kind == kind) names.emplace_back(m.name);
@@ -39,11 +39,11 @@ const mutants::MutantInfo& info(const std::string& name) {
 }
 
 TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
-    EXPECT_GE(names_of(Kind::bug).size(), 40u);
-    EXPECT_GE(names_of(Kind::honest).size(), 4u);
+    EXPECT_GE(names_of(MutantKind::bug).size(), 40u);
+    EXPECT_GE(names_of(MutantKind::honest).size(), 4u);
     for (const auto& m : mutants::kMutants) {
         const std::string caught(m.caught_in);
-        if (m.kind == Kind::bug) EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash") << m.name;
+        if (m.kind == MutantKind::bug) EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash") << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
 }
@@ -86,7 +86,7 @@ TEST_P(Caught, BySmokeInItsMode) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Every, Caught, ::testing::ValuesIn(names_of(Kind::bug)),
+INSTANTIATE_TEST_SUITE_P(Every, Caught, ::testing::ValuesIn(names_of(MutantKind::bug)),
                          [](const auto& info) { return info.param; });
 
 class Honest : public ::testing::TestWithParam<std::string> {};
@@ -104,7 +104,7 @@ TEST_P(Honest, PassesEverySuiteOnSeedsOneToTen) {
     check("full", 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Every, Honest, ::testing::ValuesIn(names_of(Kind::honest)),
+INSTANTIATE_TEST_SUITE_P(Every, Honest, ::testing::ValuesIn(names_of(MutantKind::honest)),
                          [](const auto& info) { return info.param; });
 
 // A failing case shrinks to a smaller descriptor that fails the same way, with a reproducer.
