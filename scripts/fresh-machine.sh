@@ -46,8 +46,16 @@ fi
 cache_dir=${FRESH_CACHE_DIR:-/var/cache/convcheck}
 cache_days=${FRESH_CACHE_DAYS:-30}
 work_parent=${FRESH_WORK_DIR:-/var/tmp}
+keep=${FRESH_KEEP:-0}
 case "$work_parent$cache_dir" in
   *[[:space:]]*) echo "fresh-machine: FRESH_WORK_DIR and FRESH_CACHE_DIR must not contain spaces" >&2; exit 2 ;;
+esac
+case "$cache_days" in
+  "" | *[!0-9]*) echo "fresh-machine: FRESH_CACHE_DAYS='$cache_days': must be a whole number of days" >&2; exit 2 ;;
+esac
+case "$keep" in
+  0 | 1) ;;
+  *) echo "fresh-machine: FRESH_KEEP='$keep': must be 0 or 1" >&2; exit 2 ;;
 esac
 mkdir -p "$work_parent" "$cache_dir" || exit 2
 work=$(mktemp -d "$work_parent/convcheck-fresh.XXXXXX") || exit 2
@@ -118,7 +126,7 @@ cleanup() {
   if ! unmount_under "$work"; then
     echo "fresh-machine: could not unmount everything under $work: not deleting it" >&2
     status=1
-  elif [ "${FRESH_KEEP:-0}" = 1 ]; then
+  elif [ "$keep" = 1 ]; then
     echo "fresh-machine: kept $work (FRESH_KEEP=1); delete it with: rm -rf --one-file-system $work"
   else
     rm -rf --one-file-system "$work"
