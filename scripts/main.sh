@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # The main job: build convcheck, run the conformance suite on every bundled backend (the optimized
-# implementation and each third-party backend whose package is installed), time them against the
-# optimized implementation, and write one self-contained HTML report.
+# implementation and each third-party backend whose package is installed), and write one
+# self-contained HTML report.
 #
 #   bash scripts/main.sh            # suite: smoke (seconds per backend)
 #   SUITE=full bash scripts/main.sh # any suite of `convcheck list`, a JSON case file or a benchdnn file
+#   BENCH=1 bash scripts/main.sh    # also time every third-party backend against the optimized
+#                                   # implementation on the ResNet-50 and MobileNet-v2 layers of the models
+#                                   # suite (BENCH_REPEATS timed runs per layer, default 20) and add the
+#                                   # performance section to the report
+#
+# Timing is off by default: on a shared or busy machine (as CI runners are) the times mean nothing, and
+# the smoke suite's microsecond shapes mean nothing even on a quiet one (docs/performance.md).
 #
 # Results go to build/results/ (JSON lines, JUnit XML; bench/ the timings), the report to build/report.html.
 # Exit code: 0 when every backend passed (or failed only where declared in
@@ -41,14 +48,25 @@ for name in "${backends[@]}"; do
   esac
 done
 
-# Speed on the same cases, every third-party backend against the optimized implementation.
-for name in "${backends[@]}"; do
-  [ "$name" = optimized ] && continue
-  echo
-  echo "==== convcheck bench --backend $name --suite $suite"
-  "$convcheck" bench --backend "$name" --suite "$suite" --no-reference --repeats 3 \
-    --json "$results/bench/$name.jsonl" || echo "main: bench of $name failed (report goes on without it)"
-done
+# Speed (BENCH=1): real layer shapes, the ResNet-50 and MobileNet-v2 layers of the models suite, taken
+# from `convcheck list` so that the list lives in one place (conformance/runner/suite_models.cpp).
+if [ "${BENCH:-0}" = 1 ]; then
+  layers=$results/bench/layers.json
+  "$convcheck" list --suite models --mode bound |
+    awk '$NF ~ /^(resnet50|mobilenet_v2)\// { printf "%s{\"descriptor\": \"%s\", \"name\": \"%s\"}", (n++ ? ",\n " : "[\n "), $3, $NF }
+         END { print (n ? "\n]" : "[]") }' >"$layers"
+  if ! grep -q resnet50/ "$layers" || ! grep -q mobilenet_v2/ "$layers"; then
+    echo "main: no ResNet-50 or MobileNet-v2 layer in \`convcheck list --suite models\`: nothing to bench" >&2
+    exit 2
+  fi
+  for name in "${backends[@]}"; do
+    [ "$name" = optimized ] && continue
+    echo
+    echo "==== convcheck bench --backend $name --suite $layers"
+    "$convcheck" bench --backend "$name" --suite "$layers" --no-reference --repeats "${BENCH_REPEATS:-20}" \
+      --json "$results/bench/$name.jsonl" || echo "main: bench of $name failed (report goes on without it)"
+  done
+fi
 
 bench_args=()
 for f in "$results"/bench/*.jsonl; do

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, every Debian package convcheck needs that is not installed yet.
 # Does nothing (and needs no network) when all of them are present.
+# Installs with --no-install-recommends, so every package that configure, build or a test needs is
+# named here, even when another package only recommends it (scripts/fresh-machine.sh proves the list
+# on a minimal Debian 12 root).
 set -euo pipefail
 
 packages=(
@@ -13,6 +16,8 @@ packages=(
   clang-14 libclang-rt-14-dev
   # third-party backends under test
   libdnnl-dev libxnnpack-dev libpthreadpool-dev libtorch-dev libopencv-dev
+  # Debian's dnnl-config.cmake runs find_package(OpenCL REQUIRED); libdnnl-dev only recommends it
+  ocl-icd-opencl-dev
   # reports, vectors and their tests (Debian's own /usr/bin/python3)
   python3 python3-numpy python3-jinja2 python3-matplotlib python3-pytest python3-torch python3-onnx
   # headless browser for the report's render test
@@ -33,5 +38,19 @@ fi
 echo "setup: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# A dropped connection to the mirror is retried (Acquire::Retries), and the whole update + install once
+# more (a mirror caught mid-sync gives a hash mismatch that a fresh update clears).
+apt_options=(-o Acquire::Retries=5 -o Acquire::http::Timeout=60 -o Acquire::https::Timeout=60)
+for attempt in 1 2; do
+  if $SUDO apt-get "${apt_options[@]}" update -qq &&
+     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get "${apt_options[@]}" install -y -qq --no-install-recommends \
+       "${missing[@]}"; then
+    exit 0
+  fi
+  if [ $attempt = 1 ]; then
+    echo "setup: apt-get failed; trying once more in 10 s"
+    sleep 10
+  fi
+done
+echo "setup: could not install ${missing[*]} (apt-get failed twice; see above)" >&2
+exit 1

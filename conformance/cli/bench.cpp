@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,12 +36,26 @@ struct BenchOptions {
     std::string memory_limit;  // "" : default_memory_limit()
 };
 
-double min_ms(const ChildOutcome& o) {
-    if (o.kind != ChildOutcome::Kind::ok || o.times_ms.empty()) return -1.0;
+// A value that was not measured (the case was declined or failed, or the reference was not timed) is
+// empty, and so is every figure derived from it: the table prints "-" and the record null
+// (docs/results-schema.md), never a number a reader could take for a measurement.
+using Measured = std::optional<double>;
+
+Measured min_ms(const ChildOutcome& o) {
+    if (o.kind != ChildOutcome::Kind::ok || o.times_ms.empty()) return std::nullopt;
     double m = o.times_ms.front();
     for (double t : o.times_ms) m = std::min(m, t);
     return m;
 }
+
+std::string cell(const Measured& v, int width, int precision) {
+    char text[64];
+    if (v) std::snprintf(text, sizeof text, "%*.*f", width, precision, *v);
+    else std::snprintf(text, sizeof text, "%*s", width, "-");
+    return text;
+}
+
+nlohmann::json number_or_null(const Measured& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 int bench(const BenchOptions& o) {
     const std::int64_t memory_limit =
@@ -66,29 +81,32 @@ int bench(const BenchOptions& o) {
         if (c.op != Op::conv || !done.insert(c.descriptor()).second) continue;
         const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
         const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
-        const double ms = min_ms(mine), optimized_ms = min_ms(ours);
-        double reference_ms = -1.0;
+        const Measured ms = min_ms(mine), optimized_ms = min_ms(ours);
+        Measured reference_ms;
         if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s, memory_limit));
-        const double gflops = ms > 0 ? 2.0 * double(c.conv.macs()) / (ms * 1e6) : 0.0;
-        const double ratio = ms > 0 && optimized_ms > 0 ? optimized_ms / ms : 0.0;
+        Measured gflops, ratio;
+        if (ms && *ms > 0) gflops = 2.0 * double(c.conv.macs()) / (*ms * 1e6);
+        if (ms && *ms > 0 && optimized_ms) ratio = *optimized_ms / *ms;
         const std::string label = c.name.empty() ? c.id : c.name;
-        if (ms < 0) {
+        if (!ms) {
             std::printf("%-44s %10s  (%s: %s)\n", label.c_str(), "-",
                         mine.kind == ChildOutcome::Kind::unsupported ? "unsupported" : "did not run", mine.reason.c_str());
         } else {
-            std::printf("%-44s %10.3f %9.2f %12.3f %12.3f %9.2f  %s\n", label.c_str(), ms, gflops, optimized_ms,
-                        reference_ms, ratio, c.descriptor().c_str());
+            std::printf("%-44s %s %s %s %s %s  %s\n", label.c_str(), cell(ms, 10, 3).c_str(), cell(gflops, 9, 2).c_str(),
+                        cell(optimized_ms, 12, 3).c_str(), cell(reference_ms, 12, 3).c_str(), cell(ratio, 9, 2).c_str(),
+                        c.descriptor().c_str());
         }
         std::fflush(stdout);
         if (json) {
-            auto num = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
             *json << nlohmann::json{{"record", "bench"}, {"backend", backend->backend.info.name},
                                     {"descriptor", c.descriptor()}, {"shape_name", c.name}, {"threads", o.threads},
-                                    {"ms", num(ms)}, {"gflops", gflops}, {"optimized_ms", num(optimized_ms)},
-                                    {"reference_ms", num(reference_ms)}, {"ratio_to_optimized", ratio},
-                                    {"status", ms < 0 ? (mine.kind == ChildOutcome::Kind::unsupported ? "unsupported"
-                                                                                                  : "failed")
-                                                      : "ok"},
+                                    {"ms", number_or_null(ms)}, {"gflops", number_or_null(gflops)},
+                                    {"optimized_ms", number_or_null(optimized_ms)},
+                                    {"reference_ms", number_or_null(reference_ms)},
+                                    {"ratio_to_optimized", number_or_null(ratio)},
+                                    {"status", !ms ? (mine.kind == ChildOutcome::Kind::unsupported ? "unsupported"
+                                                                                               : "failed")
+                                                   : "ok"},
                                     {"reason", mine.reason}}
                          .dump()
                   << '\n';
