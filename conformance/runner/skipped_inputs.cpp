@@ -27,10 +27,12 @@ void print_skipped_inputs(std::FILE* out, const std::vector<SkippedInput>& skipp
     std::fprintf(out, "\nskipped %zu input%s that convcheck cannot run exactly (never run as something else; "
                       "--strict-benchdnn makes this exit 2), by reason:\n",
                  skipped.size(), skipped.size() == 1 ? "" : "s");
-    for (const auto& [reason, count] : skip_reasons(skipped)) {
+    for (const auto& entry : skip_reasons(skipped)) {
+        // (not a structured binding: clang 14, which builds the fuzz targets, cannot capture one in a lambda)
+        const std::string& reason = entry.first;
         const auto first = std::find_if(skipped.begin(), skipped.end(), [&](const SkippedInput& s) { return s.reason == reason; });
-        std::fprintf(out, "  %8lld  %s\n            e.g. %s  %s\n", static_cast<long long>(count), reason.c_str(),
-                     first->source.c_str(), first->input.c_str());
+        std::fprintf(out, "  %8lld  %s\n            e.g. %s  %s\n", static_cast<long long>(entry.second),
+                     reason.c_str(), first->source.c_str(), first->input.c_str());
     }
 }
 
