@@ -3,7 +3,7 @@
 # that has nothing of the project's installed, and checks that the report exists. .ci/run runs it, so CI
 # proves what the README promises a newcomer (packages named in scripts/setup.sh, not only recommended).
 #
-#   bash scripts/fresh-machine.sh                    # the whole proof, as root (an earlier trial: 19 min on 2 quiet cores)
+#   bash scripts/fresh-machine.sh                    # the whole proof, as root (41 min on 2 cores without caches)
 #   bash scripts/fresh-machine.sh --configure-only   # only setup.sh and the CMake configure (a few minutes):
 #                                                    # every package is installed and every bundled backend found
 #
@@ -15,20 +15,35 @@
 #                   Each run unpacks a fresh copy of it.
 #   3. tree         the committed tree (`git archive HEAD`: uncommitted changes are not part of the proof) in
 #                   /root/convcheck; the host's Debian mirrors and apt proxy settings; /proc, /sys, a minimal
-#                   /dev, /dev/pts and /dev/shm mounted (Chromium and the sanitizers need them)
+#                   /dev, /dev/pts and /dev/shm mounted (Chromium and the sanitizers need them); the two
+#                   caches below mounted
 #   4. test         in the root, as root, from /root/convcheck: `bash scripts/test.sh`
 #   5. main         then `bash scripts/main.sh`
 #   6. checks       build/report.html exists and every bundled backend plugin was built
 # Everything mounted is unmounted on exit, failure or interrupt (and the processes left in the root ended
 # first); then the work folder is deleted.
 #
+# Two caches outlive a run, beside the bare root (FRESH_CACHE_DIR), so that CI stays well inside its time
+# on a machine that has run it before; neither can hide a missing install step:
+#   apt-archives/  the .deb files apt downloaded, mounted as the root's /var/cache/apt/archives. setup.sh
+#                  still runs `apt-get install` for every package into the empty root; apt only skips
+#                  downloading a file whose checksum (from the fresh package index) it already holds.
+#   ccache/        the compiler cache (setup.sh installs ccache; the builds use it when present), as the
+#                  root's CCACHE_DIR. A cached object is reused only when the compiler, its options and the
+#                  preprocessed source (every header it includes) are the same, so a header of a package
+#                  that is not installed fails the build as before. CMake's configure and every link run anew.
+# FRESH_NO_CACHE=1 runs without them (the first run on a machine does too: the caches start empty).
+#
 # Environment: FRESH_WORK_DIR (parent of the work folder, default /var/tmp), FRESH_KEEP=1 (keep the work
 # folder to look into; mounts are removed all the same), FRESH_CACHE_DIR (default /var/cache/convcheck),
-# FRESH_CACHE_DAYS (make the bare root again when the cached one is older, default 30). CI and the proxy
-# variables are passed into the root; nothing else of the caller's environment is.
+# FRESH_CACHE_DAYS (make the bare root again when the cached one is older, default 30), FRESH_NO_CACHE=1
+# (no apt-archives or ccache cache). CI and the proxy variables are passed into the root, and CCACHE_DIR
+# when the compiler cache is mounted; nothing else of the caller's environment is.
 # Exit code: 0 when every step passed; otherwise the failing step is named and the code is non-zero.
 set -uo pipefail
-
+# The whole script is one { ... } block, which bash reads completely before running any of it: editing or
+# checking out another version of this file during a run (an hour long) cannot change what the run does.
+{
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 suite=bookworm
 backends=(optimized onednn xnnpack libtorch opencv)  # every bundled backend (scripts/main.sh)
@@ -47,6 +62,7 @@ cache_dir=${FRESH_CACHE_DIR:-/var/cache/convcheck}
 cache_days=${FRESH_CACHE_DAYS:-30}
 work_parent=${FRESH_WORK_DIR:-/var/tmp}
 keep=${FRESH_KEEP:-0}
+no_cache=${FRESH_NO_CACHE:-0}
 case "$work_parent$cache_dir" in
   *[[:space:]]*) echo "fresh-machine: FRESH_WORK_DIR and FRESH_CACHE_DIR must not contain spaces" >&2; exit 2 ;;
 esac
@@ -56,6 +72,10 @@ esac
 case "$keep" in
   0 | 1) ;;
   *) echo "fresh-machine: FRESH_KEEP='$keep': must be 0 or 1" >&2; exit 2 ;;
+esac
+case "$no_cache" in
+  0 | 1) ;;
+  *) echo "fresh-machine: FRESH_NO_CACHE='$no_cache': must be 0 or 1" >&2; exit 2 ;;
 esac
 mkdir -p "$work_parent" "$cache_dir" || exit 2
 work=$(mktemp -d "$work_parent/convcheck-fresh.XXXXXX") || exit 2
@@ -268,6 +288,14 @@ tree_and_mounts() {
   mount_one "$root/dev/pts" -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts || return 1
   ln -s pts/ptmx "$root/dev/ptmx" || return 1
   mount_one "$root/dev/shm" -t tmpfs -o mode=1777,nosuid,nodev tmpfs || return 1
+  if [ "$no_cache" = 0 ]; then
+    mkdir -p "$cache_dir/apt-archives/partial" "$cache_dir/ccache" || return 1
+    echo "fresh-machine: caches kept between runs: $cache_dir/apt-archives ($(du -sh "$cache_dir/apt-archives" | cut -f1)), $cache_dir/ccache ($(du -sh "$cache_dir/ccache" | cut -f1))"
+    mount_one "$root/var/cache/apt/archives" --bind "$cache_dir/apt-archives" || return 1
+    mount_one "$root/var/cache/ccache" --bind "$cache_dir/ccache" || return 1
+  else
+    echo "fresh-machine: FRESH_NO_CACHE=1: no apt-archives or compiler cache"
+  fi
   echo "fresh-machine: mounted $(mounts_under "$root" | sort | sed "s|^$root||" | tr '\n' ' ')"
 }
 
@@ -280,6 +308,7 @@ in_root() {
   for v in CI http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
     [ -n "${!v+x}" ] && env+=("$v=${!v}")
   done
+  [ "$no_cache" = 0 ] && env+=(CCACHE_DIR=/var/cache/ccache)
   echo "fresh-machine: in the root, as root, from /root/convcheck: $1"
   chroot "$root" /usr/bin/env -i "${env[@]}" /bin/bash -c "cd /root/convcheck && $1" &
   wait $!
@@ -332,3 +361,4 @@ else
   run_step "report and backends" eval "check_report && check_backends"
 fi
 exit 0
+}

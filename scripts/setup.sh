@@ -7,8 +7,8 @@
 set -euo pipefail
 
 packages=(
-  # build
-  build-essential cmake ninja-build pkg-config
+  # build (ccache: a rebuild, or a fresh clone on the same machine, reuses earlier compilations)
+  build-essential cmake ninja-build pkg-config ccache
   # libraries
   libgtest-dev libgmock-dev librapidcheck-dev libeigen3-dev libtbb-dev nlohmann-json3-dev
   libbenchmark-dev libcli11-dev libfmt-dev libfp16-dev
