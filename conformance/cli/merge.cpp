@@ -40,6 +40,7 @@ struct MergeOptions {
 struct ShardFile {
     json run, summary;
     std::vector<json> cases;
+    std::vector<json> skipped;  // "skipped" records: inputs of this shard not turned into cases
     std::int64_t index = 0, total = 1;
 };
 
@@ -63,6 +64,8 @@ ShardFile read_shard(const std::string& path) {
             f.run = r;
         } else if (kind == "case") {
             f.cases.push_back(std::move(r));
+        } else if (kind == "skipped") {
+            f.skipped.push_back(std::move(r));
         } else if (kind == "summary") {
             f.summary = r;
         }
@@ -76,6 +79,11 @@ ShardFile read_shard(const std::string& path) {
     const auto index = parse_unsigned(shard.substr(0, slash)), total = parse_unsigned(shard.substr(slash + 1));
     if (slash == std::string::npos || !index || !total || *total < 1 || *index >= *total)
         throw std::invalid_argument(path + ": run record's shard '" + shard + "' is not i/n with i < n");
+    const auto declared = f.summary.value("skipped_inputs", static_cast<std::int64_t>(0));
+    if (declared != static_cast<std::int64_t>(f.skipped.size()))
+        throw std::invalid_argument(path + ": its summary counts " + std::to_string(declared) +
+                                    " skipped inputs but the file holds " + std::to_string(f.skipped.size()) +
+                                    " \"skipped\" records: a damaged results file");
     f.index = static_cast<std::int64_t>(*index);
     f.total = static_cast<std::int64_t>(*total);
     return f;
@@ -105,7 +113,7 @@ int merge(const MergeOptions& o) {
     std::set<std::int64_t> shards_seen;
     std::int64_t total = 0;
     double seconds = 0.0;
-    std::vector<json> cases, not_run_cases;
+    std::vector<json> cases, not_run_cases, skipped;
     std::vector<std::string> stopped;
     for (std::size_t i = 0; i < o.inputs.size(); ++i) {
         ShardFile f = read_shard(o.inputs[i]);
@@ -120,6 +128,7 @@ int merge(const MergeOptions& o) {
         // a file from before the summary had "total": its cases were all there were
         total += f.summary.value("total", static_cast<std::int64_t>(f.cases.size()));
         for (const json& c : f.summary.value("not_run_cases", json::array())) not_run_cases.push_back(c);
+        for (json& r : f.skipped) skipped.push_back(std::move(r));
         if (f.summary.contains("stopped") && f.summary["stopped"].is_string())
             stopped.push_back("shard " + f.run.value("shard", "") + ": " + f.summary["stopped"].get<std::string>());
         seconds = std::max(seconds, f.summary.value("seconds", 0.0));
@@ -144,11 +153,13 @@ int merge(const MergeOptions& o) {
     floor.source = run.value("min_coverage_source", std::string("the default"));
     RunSummary summary = summarize(run.value("backend", ""), cases, total, floor);
     summary.not_run_cases = not_run_cases;
+    summary.skipped_inputs = static_cast<std::int64_t>(skipped.size());
     for (const std::string& s : stopped) summary.stopped += (summary.stopped.empty() ? "" : "; ") + s;
     if (!summary.stopped.empty() && summary.exit_code == 0) summary.exit_code = 1;  // a shard did not finish
     summary.seconds = seconds;
     ResultFiles files(o.json_path, o.junit_path);
     files.emit(run);
+    for (const json& r : skipped) files.emit(r);
     for (const json& c : cases) files.emit(c);
     files.emit(summary_record(summary));
     files.write_junit(junit_xml(run, cases, summary));
