@@ -1,4 +1,5 @@
 #include "descriptor.hpp"
+#include "descriptor_unvalidated.hpp"
 
 #include <charconv>
 #include <limits>
@@ -243,6 +244,12 @@ std::string to_string(const ConvDescriptor& d) {
 }
 
 ConvDescriptor parse_descriptor(std::string_view text) {
+    ConvDescriptor d = parse_descriptor_unvalidated(text);
+    validate(d);
+    return d;
+}
+
+ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     constexpr std::string_view prefix = "conv:";
     if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
     if (text.size() > 4096) throw ConvError("descriptor", "(" + std::to_string(text.size()) + " characters)", "longer than 4096 characters");
@@ -318,7 +325,6 @@ ConvDescriptor parse_descriptor(std::string_view text) {
         else if (it->second == "xio") d.filter_format = FilterFormat::xio;
         else throw ConvError("wei", it->second, "must be oix or xio");
     }
-    validate(d);
     return d;
 }
 

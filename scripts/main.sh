@@ -3,7 +3,7 @@
 # implementation and each third-party backend whose package is installed), and write one
 # self-contained HTML report.
 #
-#   bash scripts/main.sh            # suite: smoke (seconds per backend)
+#   bash scripts/main.sh            # suite: smoke (seconds per backend), then the invalid suite
 #   SUITE=full bash scripts/main.sh # any suite of `convcheck list`, a JSON case file or a benchdnn file
 #   BENCH=1 bash scripts/main.sh    # also time every third-party backend against the optimized
 #                                   # implementation on the ResNet-50 and MobileNet-v2 layers of the models
@@ -47,6 +47,23 @@ for name in "${backends[@]}"; do
     *) echo "main: convcheck run --backend $name exited with $code"; status=1 ;;
   esac
 done
+
+# The invalid suite (docs/runner.md): every backend must refuse descriptors that break a rule of the spec;
+# what one computes instead is an accepted_invalid failure (expected where backends.json pins it). Seconds.
+if [ "$suite" != invalid ]; then
+  for name in "${backends[@]}"; do
+    echo
+    echo "==== convcheck run --backend $name --suite invalid"
+    code=0
+    "$convcheck" run --backend "$name" --suite invalid --no-progress \
+      --json "$results/$name.invalid.jsonl" --junit "$results/$name.invalid.xml" || code=$?
+    case $code in
+      0) ;;
+      1) status=1 ;;
+      *) echo "main: convcheck run --backend $name --suite invalid exited with $code"; status=1 ;;
+    esac
+  done
+fi
 
 # Speed (BENCH=1): real layer shapes, the ResNet-50 and MobileNet-v2 layers of the models suite, taken
 # from `convcheck list` so that the list lives in one place (conformance/runner/suite_models.cpp).

@@ -15,17 +15,18 @@ const char* to_string(Mode mode) {
         case Mode::probe: return "probe";
         case Mode::stress: return "stress";
         case Mode::precision: return "precision";
+        case Mode::invalid: return "invalid";
     }
     return "?";
 }
 
 const std::vector<std::string>& mode_names() {
-    static const std::vector<std::string> names = {"exact", "bound", "probe", "stress", "precision"};
+    static const std::vector<std::string> names = {"exact", "bound", "probe", "stress", "precision", "invalid"};
     return names;
 }
 
 bool parse_mode_name(const std::string& text, Mode* mode) {
-    for (Mode m : {Mode::exact, Mode::bound, Mode::probe, Mode::stress, Mode::precision})
+    for (Mode m : {Mode::exact, Mode::bound, Mode::probe, Mode::stress, Mode::precision, Mode::invalid})
         if (text == to_string(m)) {
             *mode = m;
             return true;
@@ -40,6 +41,7 @@ bool mode_from_letter(char letter, Mode* mode) {
         case 'p': *mode = Mode::probe; return true;
         case 's': *mode = Mode::stress; return true;
         case 'r': *mode = Mode::precision; return true;
+        case 'i': *mode = Mode::invalid; return true;
     }
     return false;
 }

@@ -23,14 +23,15 @@ namespace convcheck::accuracy {
 
 // exact, bound and probe as above; stress: bound mode's contract (per-output bound and statistics)
 // on data kinds that stress rounding (stress_fill.hpp); precision: exact results that need every
-// significand bit of the inputs (precision_fill.hpp).
-enum class Mode { exact, bound, probe, stress, precision };
+// significand bit of the inputs (precision_fill.hpp); invalid: a descriptor that breaks one rule of
+// the spec, which the backend must refuse (the invalid-case suite, docs/runner.md).
+enum class Mode { exact, bound, probe, stress, precision, invalid };
 const char* to_string(Mode mode);
 // "exact", "bound", ... -> the mode; false on anything else.
 bool parse_mode_name(const std::string& text, Mode* mode);
-// A suite's mode letter: b(ound), e(xact), p(robe), s(tress), r (precision: "p" is taken).
+// A suite's mode letter: b(ound), e(xact), p(robe), s(tress), r (precision: "p" is taken), i(nvalid).
 bool mode_from_letter(char letter, Mode* mode);
-// "exact, bound, probe, stress, precision" (for messages and option checks).
+// "exact, bound, probe, stress, precision, invalid" (for messages and option checks).
 const std::vector<std::string>& mode_names();
 // Whether the mode's data makes the exact result the only right answer (exact, precision).
 bool compares_exactly(Mode mode);

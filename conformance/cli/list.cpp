@@ -26,11 +26,12 @@ struct ListOptions {
     bool json = false;
 };
 
-// The design of a suite's discrete cases (each descriptor once, whatever its modes).
+// The design of a suite's discrete cases (each descriptor once, whatever its modes; the invalid
+// suite's descriptors have no design: each breaks a rule).
 nlohmann::json design_json(const std::vector<Case>& cases) {
     std::vector<ConvDescriptor> descriptors;
     for (const Case& c : cases)
-        if (c.op == Op::conv && (descriptors.empty() || !(descriptors.back() == c.conv))) descriptors.push_back(c.conv);
+        if (c.op == Op::conv && c.mode != accuracy::Mode::invalid && (descriptors.empty() || !(descriptors.back() == c.conv))) descriptors.push_back(c.conv);
     const auto counts = distribution(descriptors);
     const PairCoverage pairs = pair_coverage(descriptors);
     nlohmann::json j = {{"cases", cases.size()}, {"conv_descriptors", descriptors.size()}};
@@ -98,7 +99,7 @@ void add_list_command(CLI::App& app) {
     static ListOptions o;
     auto* cmd = app.add_subcommand("list", "List the built-in suites, or the cases of one suite or case file");
     cmd->add_option("--suite", o.suite, "a built-in suite name, a JSON case file or a benchdnn batch file");
-    cmd->add_option("--mode", o.mode, "only this mode: exact, bound, probe, stress or precision")
+    cmd->add_option("--mode", o.mode, "only this mode: exact, bound, probe, stress, precision or invalid")
         ->check(CLI::IsMember(accuracy::mode_names()));
     add_seed_option(cmd, "--seed", o.seed, "the run seed (it sets each case's data seed)");
     cmd->add_flag("--strict-benchdnn", o.strict_benchdnn, "exit 2 when a benchdnn test case cannot be run exactly");

@@ -45,11 +45,13 @@ bool is_failure(Status status);
 // What decided a result that is not a pass (the case record's "kind", docs/results-schema.md).
 // Finer than the status: a failed case is a mismatch, a probe failure, NaN outputs, outputs never
 // written, an error the plugin returned or a leak; an unsupported one was declined by the backend
-// or refused by the runner before it ran (over_memory_limit). An xfail keeps the kind of the
+// or refused by the runner before it ran (over_memory_limit); accepted_invalid: a case of the invalid
+// suite that the backend computed instead of refusing. An xfail keeps the kind of the
 // failure it matched. none ("") for a pass.
 enum class Kind {
     none, mismatch, probe, nan, unwritten, crash, hang, plugin_error, out_of_memory, leak, xpass, declined,
-    over_memory_limit, invalid_case, statistics
+    over_memory_limit, invalid_case, statistics,
+    accepted_invalid  // invalid mode: the backend computed a descriptor that breaks a rule instead of refusing it
 };
 const char* to_string(Kind kind);
 

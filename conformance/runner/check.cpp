@@ -243,6 +243,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
 }  // namespace
 
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r) {
+    if (c.mode == Mode::invalid) return check_conv_invalid(backend, c, s, r);
     const ConvDescriptor& d = c.conv;
     validate(d);
     if (const std::string why = unclaimed(backend.info, d); !why.empty()) {

@@ -30,6 +30,10 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r);
 void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r);
 
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// What the plugin's describe claims against what the case needs; "" when claimed.
+std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d);
+// Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).
+void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
 
 // The pieces of check.cpp that the stress and precision modes (check_stress.cpp,
 // check_precision.cpp) run their data through.

@@ -74,3 +74,26 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
     set_tests_properties(conformance_vectors_catch_${mutant} PROPERTIES PASS_REGULAR_EXPRESSION "exit code 1 as expected")
   endforeach()
 endif()
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
+  # The invalid suite (docs/runner.md): the project's own plugins refuse every case; a backend that
+  # computes them fails (exit 1), and its reproducer reruns the one case in mode invalid.
+  foreach(p reference optimized mutants)
+    if(TARGET convcheck_plugin_${p})
+      add_test(NAME conformance_invalid_${p}
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_${p}> --suite invalid --quiet)
+    endif()
+  endforeach()
+  add_test(NAME conformance_invalid_accepted_fails
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_mutants>
+                   --backend-option mutant=invalid_accepted --suite invalid --no-progress)
+  set_tests_properties(conformance_invalid_accepted_fails PROPERTIES PASS_REGULAR_EXPRESSION
+                       "accepted an invalid case: batch \\(n\\) = 0: must be a positive integer.*--mode invalid")
+  add_test(NAME conformance_invalid_reproducer_reruns_the_case
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_mutants>
+                   --backend-option mutant=invalid_accepted --case conv:c=3,o=4,g=2,in=6x6,k=3x3 --mode invalid
+                   --no-progress)
+  set_tests_properties(conformance_invalid_reproducer_reruns_the_case PROPERTIES PASS_REGULAR_EXPRESSION
+                       "accepted an invalid case: in_channels \\(c\\) = 3: must be divisible by groups = 2")
+endif()

@@ -32,8 +32,9 @@ std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case
         CaseResult r = check_case(backend, c, settings.check);
         if (stopped()) break;  // the case may have been cut short: it did not run
         // Hangs are not shrunk: every candidate would cost a full time limit.
-        // a stored vector's data belongs to its descriptor: there is nothing smaller to try
-        if (settings.shrink && r.c.vector_dir.empty() && (r.status == Status::failed || r.status == Status::crashed)) {
+        // a stored vector's data belongs to its descriptor: there is nothing smaller to try; an invalid
+        // case is the one rule it breaks (mode invalid): shrinking would look for another descriptor
+        if (settings.shrink && r.c.vector_dir.empty() && r.c.mode != accuracy::Mode::invalid && (r.status == Status::failed || r.status == Status::crashed)) {
             auto smaller = shrink(backend, r, settings.check, shrink_limits);
             if (smaller && !stopped()) {  // a search cut short may end on a killed candidate: keep none
                 r.shrunk_descriptor = smaller->c.descriptor();

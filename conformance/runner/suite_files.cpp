@@ -28,11 +28,11 @@ SuiteEntry entry_from_json(const json& x, const std::string& where) {
     SuiteEntry e;
     e.descriptor = x["descriptor"].get<std::string>();
     if (x.contains("modes")) {
-        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p, s, r)");
+        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p, s, r, i)");
         e.modes = x["modes"].get<std::string>();
     }
     if (x.contains("mode")) {
-        const char* rule = "must be \"exact\", \"bound\", \"probe\", \"stress\" or \"precision\"";
+        const char* rule = "must be \"exact\", \"bound\", \"probe\", \"stress\", \"precision\" or \"invalid\"";
         if (!x["mode"].is_string()) bad_entry(where, "mode", x["mode"], rule);
         accuracy::Mode mode;
         if (!accuracy::parse_mode_name(x["mode"].get<std::string>(), &mode)) bad_entry(where, "mode", x["mode"], rule);

@@ -6,6 +6,8 @@
 
 #include "cc_descriptor.hpp"
 #include "cc_window_margin.hpp"
+#include "descriptor_unvalidated.hpp"
+#include "invalid_case.hpp"
 
 namespace convcheck::runner {
 
@@ -25,6 +27,9 @@ std::vector<SuiteInfo> builtin_suites() {
                "Internal-Net"},
         {"accuracy", "the accuracy contract's own cases: stress mode (data kinds that stress rounding, judged by the "
                      "per-output bound and the statistics) and precision mode (exact results needing every input bit)"},
+        {"invalid", "one descriptor per rule of the spec (zero sizes, groups that do not divide the channels, zero or "
+                    "negative strides and dilations, a padded input smaller than the kernel, ...), which the backend "
+                    "must refuse; a backend that computes one fails as accepted_invalid"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
@@ -39,6 +44,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "cc") return cc_suite();
     if (name == "accuracy") return accuracy_suite();
     if (name == "pairwise") return pairwise_suite();
+    if (name == "invalid") return invalid_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +
@@ -70,19 +76,24 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
             base.op = Op::cc;
             base.cc = to_string(parse_cc_descriptor(e.descriptor));
         } else {
-            base.conv = parse_descriptor(e.descriptor);
+            // as written: an invalid-mode case breaks a rule on purpose; every other mode validates below
+            base.conv = parse_descriptor_unvalidated(e.descriptor);
         }
+        const std::string rule = base.op == Op::conv ? broken_rule(base.conv) : "";
         std::vector<accuracy::Mode> modes;
         if (!only_mode.empty()) {
             // a special fill is exact-mode data: such an entry has no case in another mode
             if (e.fill != accuracy::Fill::standard && parse_mode(only_mode) != accuracy::Mode::exact) continue;
+            // an invalid descriptor has a case in invalid mode only, and a valid one has none there
+            if (e.modes == "i" && parse_mode(only_mode) != accuracy::Mode::invalid) continue;
+            if (rule.empty() && parse_mode(only_mode) == accuracy::Mode::invalid) continue;
             modes.push_back(parse_mode(only_mode));
         } else {
             for (char m : e.modes) {
                 accuracy::Mode mode;
                 if (!accuracy::mode_from_letter(m, &mode))
                     throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has mode letter '" +
-                                                std::string(1, m) + "' (b, e, p, s or r)");
+                                                std::string(1, m) + "' (b, e, p, s, r or i)");
                 modes.push_back(mode);
             }
         }
@@ -91,6 +102,14 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has fill '" +
                                             accuracy::to_string(e.fill) + "' in mode " + accuracy::to_string(mode) +
                                             ": special fills are exact-mode data");
+            if (mode == accuracy::Mode::invalid && base.op == Op::cc)
+                throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
+                                            "' in mode invalid: the invalid-case mode has conv descriptors only");
+            if (mode == accuracy::Mode::invalid && rule.empty())
+                throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
+                                            "' in mode invalid breaks no rule: that mode is for descriptors the backend "
+                                            "must refuse");
+            if (mode != accuracy::Mode::invalid && base.op == Op::conv) validate(base.conv);  // ConvError names the rule
             if (base.op == Op::cc)  // docs/cc.md: a real-scale window the backend may decide either way
                 if (const std::string why = ambiguous_real_scale_window(parse_cc_descriptor(base.cc), mode); !why.empty())
                     throw std::invalid_argument("suite " + suite + ": CC entry '" + e.descriptor + "': " + why);

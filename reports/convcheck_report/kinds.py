@@ -16,6 +16,7 @@ DESCRIPTIONS = {
     "unwritten": "outputs the backend never wrote",
     "statistics": "every output within its bound, but the errors together are biased or too large on average",
     "invalid_case": "the case's own descriptor is invalid (not the backend's fault)",
+    "accepted_invalid": "the backend computed a case that breaks a rule of the spec instead of refusing it (invalid suite)",
     "probe": "a NaN placed in one input did not reach exactly the outputs whose receptive field holds it",
     "leak": "heap not given back between create, execute and destroy",
     "xpass": "an expected failure that passed: the expectations file is out of date",

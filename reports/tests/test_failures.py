@@ -139,3 +139,18 @@ def test_a_probe_only_failure_is_on_the_page_under_failures():
     assert f"{len(probes)} failures</strong>" in section
     assert all(c.shrunk_reproducer.replace("'", "&#39;") in section for c in probes)
     assert "No failing case with located mismatching outputs (the" in page
+
+
+def test_an_accepted_invalid_case_is_listed_under_its_kind_with_the_rule_and_its_reproducer():
+    # unchanged output of: convcheck run --backend mutants --backend-option mutant=invalid_accepted --suite invalid
+    r = results.read_files([fixture_path("real_mutants_invalid_accepted.jsonl")])
+    f, rows = listed(r)
+    accepted = [row for kind, row in rows.values() if kind == "accepted_invalid"]
+    assert len(accepted) == 9 and "crash" in f.kinds and "out_of_memory" in f.kinds
+    group = next(g for g in f.groups if g.kind == "accepted_invalid")
+    assert group.description == kinds.DESCRIPTIONS["accepted_invalid"]
+    row = next(row for row in accepted if row.case.case_id == "invalid/0004")
+    assert "accepted an invalid case: in_channels (c) = 3: must be divisible by groups = 2" in row.case.reason
+    assert row.reproducer.endswith("--mode invalid") and not row.shrunk
+    html = render.render(r, generated="now")
+    assert "accepted_invalid" in html and "must be divisible by groups = 2" in html

@@ -44,8 +44,8 @@ function(convcheck_add_backend_plugin name)
     # The conformance runner's smoke and edge suites against this plugin, with the declarations and
     # expected failures of conformance/data/backends.json (the runner's default).
     # The edge suite too: its corner cases (crops, pads far beyond the kernel, rank 1) go through the
-    # plugins' adaptations.
-    foreach(suite smoke edge)
+    # plugins' adaptations. The invalid suite: what the library computes instead of refusing is pinned there.
+    foreach(suite smoke edge invalid)
       add_test(NAME conformance_${suite}_${name}
                COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite ${suite} --threads 2 --no-progress)
       set_tests_properties(conformance_${suite}_${name} PROPERTIES TIMEOUT 120 LABELS backend)

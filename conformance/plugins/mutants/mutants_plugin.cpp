@@ -4,6 +4,7 @@
 #include <string>
 
 #include "../common/plugin_support.hpp"
+#include "abi_descriptor.hpp"
 #include "mutants_impl.hpp"
 
 namespace {
@@ -56,10 +57,24 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     return fill_info(info, mine);
 }
 
-convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+// The rule of the spec the descriptor breaks (validate()'s words), or "" when it is valid. Every
+// mutant but invalid_accepted refuses such a descriptor, as a backend must (the invalid suite).
+std::string broken_rule(const convcheck_conv_desc& desc, Mutant m) {
+    if (m == Mutant::invalid_accepted) return "";
+    try {
+        convcheck::validate(convcheck::runner::from_abi(desc));
+    } catch (const convcheck::ConvError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (desc->dtype < 0 || desc->dtype > 2) return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
+        if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
+            return unsupported(out, "invalid descriptor: " + why);
         return supported(out);
     });
 }
@@ -67,6 +82,8 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     return guarded("conv_execute", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, args)) return e;
+        if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
+            return make_error("invalid descriptor: " + why);
         convcheck::mutants::compute_conv(*desc, *args, mutant_of(plugin));
         write_implementation(args, implementation_name(mutant_of(plugin)));
         return nullptr;

@@ -32,7 +32,9 @@ TEST(Suites, BuiltinSuitesExpandToValidCasesWithStableSeeds) {
             EXPECT_TRUE(ids.insert(a[i].id).second) << a[i].id;
             EXPECT_EQ(a[i].seed, b[i].seed) << a[i].id;
             EXPECT_EQ(a[i].descriptor(), b[i].descriptor()) << a[i].id;
-            if (a[i].op == Op::conv) {
+            if (a[i].op == Op::conv && a[i].mode == accuracy::Mode::invalid) {
+                EXPECT_THROW(validate(a[i].conv), ConvError) << a[i].descriptor();  // the invalid suite's point
+            } else if (a[i].op == Op::conv) {
                 EXPECT_NO_THROW(validate(a[i].conv)) << a[i].descriptor();
             }
         }
@@ -117,7 +119,7 @@ TEST(Suites, JsonCaseFileValuesOfTheWrongKindNameKeyValueAndRule) {
     } bad[] = {
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "seed": 7.7e96})", R"("seed" is 7.7e+96: must be an integer in [0, 2^64))"},
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "seed": -3})", R"("seed" is -3: must be an integer)"},
-        {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": ""})", R"("mode" is "": must be "exact", "bound", "probe", "stress" or "precision")"},
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": ""})", R"("mode" is "": must be "exact", "bound", "probe", "stress", "precision" or "invalid")"},
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": 4})", R"("mode" is 4: must be)"},
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "modes": ["b"]})", R"("modes" is ["b"]: must be a string of mode letters)"},
     };

@@ -43,7 +43,10 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
     EXPECT_GE(names_of(MutantKind::honest).size(), 4u);
     for (const auto& m : mutants::kMutants) {
         const std::string caught(m.caught_in);
-        if (m.kind == MutantKind::bug) EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash") << m.name;
+        if (m.kind == MutantKind::bug)
+            EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
+                        caught == "invalid")
+                << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
 }
@@ -53,15 +56,26 @@ TEST(Mutants, BaselinePassesTheSmokeSuite) {
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
 }
 
+// The baseline refuses every case of the invalid suite (query: unsupported), and the refusal passes.
+TEST(Mutants, BaselineRefusesTheInvalidSuite) {
+    const auto results = run_suite("none", "invalid", 1, "", false);
+    EXPECT_EQ(results.size(), invalid_suite().size());
+    for (const CaseResult& r : results) {
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+        EXPECT_NE(r.reason.find("refused (query: unsupported): invalid descriptor"), std::string::npos) << r.reason;
+    }
+}
+
 class Caught : public ::testing::TestWithParam<std::string> {};
 
 // The mode meant to catch the bug catches it on every seed tried: some smoke case in that mode fails
-// (or, for "crash", crashes).
+// (or, for "crash", crashes); for "invalid", a case of the invalid suite fails as accepted_invalid.
 TEST_P(Caught, BySmokeInItsMode) {
     const std::string mutant = GetParam();
     const std::string caught(info(mutant).caught_in);
     for (std::uint64_t seed : {1, 2, 3}) {
-        const auto results = run_suite(mutant, "smoke", seed, caught == "crash" ? "" : caught, true);
+        const std::string suite = caught == "invalid" ? "invalid" : "smoke";
+        const auto results = run_suite(mutant, suite, seed, caught == "crash" ? "" : caught, true);
         ASSERT_FALSE(results.empty());
         const CaseResult& last = results.back();
         const bool killed = caught == "crash" ? last.status == Status::crashed
@@ -79,6 +93,10 @@ TEST_P(Caught, BySmokeInItsMode) {
             ASSERT_TRUE(last.error.has_value()) << last.reason;
             EXPECT_GT(last.error->border_mismatches, 0) << last.reason;
             EXPECT_EQ(last.error->interior_mismatches, 0) << last.reason;
+        }
+        if (mutant == "invalid_accepted") {
+            EXPECT_EQ(last.kind, Kind::accepted_invalid) << last.reason;
+            EXPECT_NE(last.reason.find("must be a positive integer"), std::string::npos) << last.reason;  // the rule
         }
         if (mutant == "bf16_truncation") {
             EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;

@@ -1,0 +1,59 @@
+#include "invalid_case.hpp"
+
+#include <algorithm>
+
+namespace convcheck::runner {
+
+std::string broken_rule(const ConvDescriptor& d) {
+    try {
+        validate(d);
+    } catch (const ConvError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+namespace {
+
+constexpr std::int64_t kCap = InvalidCaseElements::kMaxElements;
+
+// a * b, saturated at the cap (the operands are >= 1).
+std::int64_t capped_product(std::int64_t a, std::int64_t b) {
+    return a > kCap / b ? kCap : std::min(kCap, a * b);
+}
+
+// A count clamped to [1, cap].
+std::int64_t at_least_one(std::int64_t v) { return std::clamp<std::int64_t>(v, 1, kCap); }
+
+// The outputs a backend may write on one axis (see the header); every term stays far from int64's
+// limits because each is capped before it is added.
+std::int64_t output_extent(const ConvDescriptor& d, int a) {
+    auto clamp = [](std::int64_t v) { return std::clamp<std::int64_t>(v, -kCap, kCap); };
+    const std::int64_t padded = clamp(d.input_size[a]) + clamp(d.pads_begin[a]) + clamp(d.pads_end[a]);
+    if (d.strides[a] < 1 || d.dilations[a] < 1) return std::clamp<std::int64_t>(padded, 1, kCap);
+    const std::int64_t k = std::clamp<std::int64_t>(d.kernel_size[a], 1, kCap);
+    const std::int64_t extent = std::min(kCap, (k - 1) * std::min(d.dilations[a], kCap) + 1);
+    const std::int64_t span = padded - extent;
+    return span < 0 ? 1 : std::min(kCap, span / d.strides[a] + 1);
+}
+
+}  // namespace
+
+InvalidCaseElements invalid_case_elements(const ConvDescriptor& d) {
+    const std::int64_t n = at_least_one(d.batch), c = at_least_one(d.in_channels), o = at_least_one(d.out_channels);
+    const std::int64_t g = at_least_one(d.groups), c_per_group = (c + g - 1) / g;
+    InvalidCaseElements e;
+    e.src = capped_product(n, c);
+    e.weights = capped_product(o, c_per_group);
+    e.dst = capped_product(n, o);
+    const int rank = std::clamp(d.rank, 1, kMaxSpatialRank);
+    for (int a = 0; a < rank; ++a) {
+        e.src = capped_product(e.src, at_least_one(d.input_size[a]));
+        e.weights = capped_product(e.weights, at_least_one(d.kernel_size[a]));
+        e.dst = capped_product(e.dst, output_extent(d, a));
+    }
+    e.bias = d.has_bias ? o : 0;
+    return e;
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,140 @@
+// The invalid suite and mode "invalid" (docs/runner.md): every case breaks the one rule its name says;
+// the buffers an invalid shape gets are safe sizes; a refusal (query unsupported or an error, or an
+// error from execute) passes; a backend that computes the case fails as accepted_invalid, naming
+// the rule, with a reproducer that reruns exactly that case.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "descriptor_unvalidated.hpp"
+#include "invalid_case.hpp"
+#include "session.hpp"
+#include "suites.hpp"
+
+using namespace convcheck;
+using namespace convcheck::runner;
+
+namespace {
+
+// The words of validate()'s rule (core/descriptor.cpp) that each case must break.
+const std::map<std::string, std::string> kRuleOf = {
+    {"batch_not_positive", "batch (n) = 0: must be a positive integer"},
+    {"in_channels_not_positive", "in_channels (c) = 0: must be a positive integer"},
+    {"out_channels_not_positive", "out_channels (o) = 0: must be a positive integer"},
+    {"groups_not_positive", "groups (g) = 0: must be a positive integer"},
+    {"in_channels_not_divisible_by_groups", "in_channels (c) = 3: must be divisible by groups = 2"},
+    {"out_channels_not_divisible_by_groups", "out_channels (o) = 3: must be divisible by groups = 2"},
+    {"input_size_not_positive", "input_size (in)[0] (h) = 0: must be a positive integer"},
+    {"kernel_size_not_positive", "kernel_size (k)[0] (h) = 0: must be a positive integer"},
+    {"stride_zero", "strides (s)[0] (h) = 0: must be a positive integer"},
+    {"stride_negative", "strides (s)[0] (h) = -1: must be a positive integer"},
+    {"dilation_zero", "dilations (d)[0] (h) = 0: must be a positive integer"},
+    {"dilation_negative", "dilations (d)[0] (h) = -1: must be a positive integer"},
+    {"padded_input_smaller_than_kernel", "exceeds the padded input input+pads_begin+pads_end = 2 (empty output)"},
+    {"padded_input_smaller_than_kernel_within_stride", "exceeds the padded input input+pads_begin+pads_end = 2"},
+    {"padded_input_smaller_than_dilated_kernel", "(k-1)*d+1 = 7 exceeds the padded input"},
+    {"cropping_pads_leave_less_than_kernel", "exceeds the padded input input+pads_begin+pads_end = 2"},
+    {"element_count_overflows_64_bits", "the element count overflows 64 bits"},
+};
+
+TEST(InvalidSuite, EveryCaseBreaksTheRuleItIsNamedFor) {
+    const std::vector<Case> cases = load_cases("invalid", 1, "");
+    ASSERT_EQ(cases.size(), kRuleOf.size());
+    std::set<std::string> names;
+    for (const Case& c : cases) {
+        EXPECT_EQ(c.mode, accuracy::Mode::invalid) << c.id;
+        EXPECT_TRUE(names.insert(c.name).second) << "one case per rule: " << c.name;
+        ASSERT_TRUE(kRuleOf.count(c.name)) << c.name;
+        EXPECT_NE(broken_rule(c.conv).find(kRuleOf.at(c.name)), std::string::npos)
+            << c.name << ": " << broken_rule(c.conv);
+    }
+}
+
+TEST(InvalidSuite, TheModeTakesInvalidDescriptorsOnly) {
+    // an entry in mode invalid that breaks no rule is a mistake in the suite
+    EXPECT_THROW(expand("t", {SuiteEntry("c=1,o=1,in=3,k=3", "i")}, 1, ""), std::invalid_argument);
+    // an invalid descriptor in any other mode is refused with the rule (exit 2 on the command line)
+    EXPECT_THROW(expand("t", {SuiteEntry("c=1,o=1,in=2,k=3", "b")}, 1, ""), ConvError);
+    // --mode filters: a valid entry has no invalid case, an invalid entry no case in another mode
+    EXPECT_TRUE(expand("t", {SuiteEntry("c=1,o=1,in=3,k=3")}, 1, "invalid").empty());
+    EXPECT_TRUE(load_suite("invalid", 1, "").cases.size() > 0);
+    EXPECT_THROW(load_suite("invalid", 1, "bound"), std::invalid_argument);  // holds no cases
+    // --case with --mode invalid: the reproducer's path
+    const auto cli = expand("cli", {SuiteEntry("conv:c=3,o=4,g=2,in=6x6,k=3x3")}, 5, "invalid");
+    ASSERT_EQ(cli.size(), 1u);
+    EXPECT_EQ(cli[0].mode, accuracy::Mode::invalid);
+    EXPECT_EQ(cli[0].conv.groups, 2);
+}
+
+TEST(InvalidSuite, BuffersHaveSafeSizes) {
+    auto elements = [](const std::string& text) { return invalid_case_elements(parse_descriptor_unvalidated(text)); };
+    // an empty output axis counts one output (XNNPACK's doz, oneDNN's truncating division)
+    auto e = elements("n=2,c=4,o=5,in=2x6,k=3x3,bias=1");
+    EXPECT_EQ(e.src, 2 * 4 * 2 * 6);
+    EXPECT_EQ(e.weights, 5 * 4 * 3 * 3);
+    EXPECT_EQ(e.bias, 5);
+    EXPECT_EQ(e.dst, 2 * 5 * 1 * 4);
+    // zero counts as one; groups that do not divide round C/G up; groups 0 count as 1
+    e = elements("n=0,c=3,o=0,g=2,in=4x4,k=3x3");
+    EXPECT_EQ(e.src, 1 * 3 * 16);
+    EXPECT_EQ(e.weights, 1 * 2 * 9);
+    EXPECT_EQ(e.dst, 1 * 1 * 2 * 2);
+    EXPECT_EQ(elements("c=4,o=4,g=0,in=6x6,k=3x3").weights, 4 * 4 * 9);
+    // a stride or dilation below 1: as many outputs as the padded input has elements
+    EXPECT_EQ(elements("c=1,o=1,in=6x6,k=3x3,s=0x1,pb=1x0,pe=1x0").dst, 8 * 4);
+    EXPECT_EQ(elements("c=1,o=1,in=6x6,k=3x3,d=-1x1").dst, 6 * 4);
+    // counts whose product overflows are capped
+    e = elements("n=8589934592,c=2147483648,o=4,in=1x1,k=1x1");
+    EXPECT_EQ(e.src, InvalidCaseElements::kMaxElements);
+    EXPECT_EQ(e.dst, InvalidCaseElements::kMaxElements);
+}
+
+CaseResult run_one(const std::string& mutant, const std::string& descriptor) {
+    auto s = open_backend("mutants", {"mutant=" + mutant}, 0, "none", 10.0);
+    return check_case(s->backend, expand("t", {SuiteEntry(descriptor, "i")}, 1, "").front(), CheckSettings{});
+}
+
+TEST(InvalidMode, ARefusalPasses) {
+    const CaseResult r = run_one("none", "c=3,o=4,g=2,in=6x6,k=3x3");
+    EXPECT_EQ(r.status, Status::passed) << r.reason;
+    EXPECT_STREQ(to_string(r.kind), "");
+    EXPECT_NE(r.reason.find("refused (query: unsupported)"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("must be divisible by groups = 2"), std::string::npos) << r.reason;
+    // the reference plugin refuses by returning an error from query: a refusal too
+    auto ref = open_backend("reference", {}, 0, "none", 10.0);
+    const CaseResult q = check_case(ref->backend, expand("t", {SuiteEntry("c=4,o=4,in=2x6,k=3x3", "i")}, 1, "").front(),
+                                    CheckSettings{});
+    EXPECT_EQ(q.status, Status::passed) << q.reason;
+    EXPECT_NE(q.reason.find("refused (query: "), std::string::npos) << q.reason;
+}
+
+TEST(InvalidMode, ABackendThatComputesTheCaseFailsNamingTheRule) {
+    const CaseResult r = run_one("invalid_accepted", "c=4,o=4,in=2x6,k=3x3,s=2x1");
+    EXPECT_EQ(r.status, Status::failed) << r.reason;
+    EXPECT_STREQ(to_string(r.kind), "accepted_invalid");
+    EXPECT_NE(r.reason.find("accepted an invalid case: kernel_size (k)[0] (h) = 3: the dilated kernel extent"),
+              std::string::npos)
+        << r.reason;
+    // the mutant computes (2 - 3) / 2 + 1 = 1 output row (C division, as oneDNN's) of 4, in 4 channels:
+    // every output of the buffer written
+    EXPECT_NE(r.reason.find("writing 16 of the 16 outputs its buffer holds"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reproducer.find("--case 'conv:n=1,c=4,o=4,g=1,in=2x6,k=3x3,s=2x1,"), std::string::npos) << r.reproducer;
+    EXPECT_NE(r.reproducer.find("--mode invalid"), std::string::npos) << r.reproducer;
+}
+
+TEST(InvalidMode, AnExpectedAcceptanceIsAnExpectedFailure) {
+    auto s = open_backend("mutants", {"mutant=invalid_accepted"}, 0, "none", 10.0);
+    const Expectations x = Expectations::parse(
+        R"({"backends": {"mutants": {"expected_failures": [{"match": {"mode": "invalid", "g": "2"},
+            "reason": "computes c=3 with g=2"}]}}})",
+        "test");
+    Backend b = s->backend;
+    b.expectations = &x;
+    const CaseResult r = check_case(b, expand("t", {SuiteEntry("c=3,o=4,g=2,in=6x6,k=3x3", "i")}, 1, "").front(),
+                                    CheckSettings{});
+    EXPECT_EQ(r.status, Status::xfail) << r.reason;
+    EXPECT_STREQ(to_string(r.kind), "accepted_invalid");
+}
+
+}  // namespace
