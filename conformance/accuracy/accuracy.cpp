@@ -83,9 +83,53 @@ int accumulation_significand_bits(const Contract& c) {
     return c.accumulation_is_f64 ? 53 : significand_bits(c.accumulation_dtype);
 }
 
+double input_roundoff(const Contract& c) {
+    const int bits = c.input_significand_bits;
+    return bits > 0 && bits < significand_bits(c.output_dtype) ? std::ldexp(1.0, -bits) : 0.0;
+}
+
+std::string input_precision_name(const Contract& c) {
+    switch (c.input_significand_bits) {
+        case 11: return "tf32";
+        case 8: return "bf16";
+    }
+    return std::to_string(c.input_significand_bits) + "_bits";
+}
+
+std::string bound_name(const Contract& c) {
+    std::string name = c.bound_kind == BoundKind::whole_tensor ? "whole_tensor" : "";
+    if (input_roundoff(c) > 0.0) name += std::string(name.empty() ? "" : "+") + "input_precision:" + input_precision_name(c);
+    return name.empty() ? "per_output" : name;
+}
+
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms) {
-    return unit_roundoff(c.output_dtype) * std::fabs(exact) +
-           gamma(terms, accumulation_roundoff(c)) * magnitude + half_smallest_subnormal(c.output_dtype);
+    // Inputs rounded to u_in: each product x~ w~ = x w (1 + a)(1 + b), |a|, |b| <= u_in, then the
+    // accumulation's gamma_n over sum |x~ w~| <= (1 + u_in)^2 M (docs/accuracy.md).
+    const double u_in = input_roundoff(c);
+    const double g = gamma(terms, accumulation_roundoff(c));
+    const double relative = u_in == 0.0 ? g : (1.0 + u_in) * (1.0 + u_in) * (1.0 + g) - 1.0;
+    return unit_roundoff(c.output_dtype) * std::fabs(exact) + relative * magnitude +
+           half_smallest_subnormal(c.output_dtype);
+}
+
+BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms) {
+    BoundScale s;
+    if (c.bound_kind != BoundKind::whole_tensor) return s;
+    s.whole_tensor = true;
+    for (std::size_t i = 0; i < magnitude.size(); ++i) {
+        if (std::isfinite(magnitude[i])) s.max_magnitude = std::max(s.max_magnitude, magnitude[i]);
+        s.max_terms = std::max(s.max_terms, terms[i]);
+    }
+    return s;
+}
+
+std::vector<double> error_bounds(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                                 std::span<const std::int64_t> terms) {
+    const BoundScale scale = bound_scale(c, magnitude, terms);
+    std::vector<double> bounds(want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        bounds[i] = error_bound(c, want[i], scale.magnitude(magnitude[i]), scale.terms(terms[i]));
+    return bounds;
 }
 
 double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error) {
@@ -118,15 +162,13 @@ namespace {
 
 // Bound mode over every output, with bound(i) the allowed |got[i] - want[i]|; then the vacuous
 // outputs and (when `statistical`) the statistics (statistics.hpp).
-template <class Bound>
 Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                         std::span<const std::int64_t> terms, std::span<const double> got, bool statistical,
-                        Bound bound_of) {
+                        std::vector<double> bounds) {
     Comparison r;
     r.elements = static_cast<std::int64_t>(want.size());
-    std::vector<double> bounds(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const double bound = bounds[i] = bound_of(i);
+        const double bound = bounds[i];
         const double rounded = round_to(c.output_dtype, want[i]);
         double fraction;
         if (std::isinf(rounded) && got[i] == rounded) {
@@ -147,20 +189,26 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
 
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                          std::span<const std::int64_t> terms, std::span<const double> got) {
-    return compare_with(c, want, magnitude, terms, got, true,
-                        [&](std::size_t i) { return error_bound(c, want[i], magnitude[i], terms[i]); });
+    return compare_with(c, want, magnitude, terms, got, true, error_bounds(c, want, magnitude, terms));
 }
 
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,
                             std::span<const double> got) {
-    return compare_with(c, want, magnitude, terms, got, false, [&](std::size_t i) {
-        return cc_error_bound(c, want[i], magnitude[i], terms[i], weight_error[i]);
-    });
+    // CC layers keep their own bound (the CC weight error covers the backend's own precision); a
+    // declared whole-tensor bound or input precision is about discrete convolution kernels.
+    Contract per_output = c;
+    per_output.bound_kind = BoundKind::per_output;
+    per_output.input_significand_bits = 0;
+    std::vector<double> bounds(want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        bounds[i] = cc_error_bound(per_output, want[i], magnitude[i], terms[i], weight_error[i]);
+    return compare_with(per_output, want, magnitude, terms, got, false, std::move(bounds));
 }
 
 Comparison compare_exact(std::span<const double> want, std::span<const double> got) {
     Comparison r;
+    r.statistics.judged_by = "exact";
     r.elements = static_cast<std::int64_t>(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
         const bool same = got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));

@@ -36,19 +36,54 @@ const std::vector<std::string>& mode_names();
 // Whether the mode's data makes the exact result the only right answer (exact, precision).
 bool compares_exactly(Mode mode);
 
+// Which magnitude a bound scales with (docs/accuracy.md, "Declared algorithms"): each output's own
+// M and n (the default), or, for a backend that declares a whole-tensor bound (Winograd, FFT: their
+// error scales with the tensor's largest magnitudes; TOSA's local_bound = false), the largest M and
+// the largest n over the case's output tensor, for every output.
+enum class BoundKind { per_output, whole_tensor };
+
 struct Contract {
     DataType output_dtype = DataType::f32;
     DataType accumulation_dtype = DataType::f32;  // what the backend declares it accumulates in
     bool accumulation_is_f64 = false;  // the backend accumulates in double (u_acc = 2^-53): overrides the above
+    BoundKind bound_kind = BoundKind::per_output;  // declared "bound": {"kind": "whole_tensor"}
+    // Declared "input_precision": the backend rounds src and weights to this many significand bits
+    // before multiplying (TF32 11, bf16 8); 0: it multiplies the inputs as given.
+    int input_significand_bits = 0;
 };
 // Unit roundoff and significand bits of the declared accumulation type.
 double accumulation_roundoff(const Contract& c);
 int accumulation_significand_bits(const Contract& c);
+// The declared input precision's unit roundoff u_in = 2^-p_in where it is narrower than the case's
+// dtype (output_dtype: one dtype for every tensor), else 0 (rounding to it changes nothing).
+double input_roundoff(const Contract& c);
+// The declared input precision's name as backends.json spells it: "tf32" (11 bits), "bf16" (8 bits).
+std::string input_precision_name(const Contract& c);
+// The bound's name in results (error.judged_by): "per_output", "whole_tensor", "input_precision:tf32",
+// "whole_tensor+input_precision:bf16" (the input precision only where it applies to the case's dtype).
+std::string bound_name(const Contract& c);
 
 // gamma_n(u) = n*u / (1 - n*u); +infinity when n*u >= 1 (no bound can be promised).
 double gamma(std::int64_t n, double u);
-// The allowed |y - y*| for one output.
+// The allowed |y - y*| for one output, of magnitude M and n terms (for a whole-tensor bound, the
+// caller passes the tensor's largest M and n: error_bounds does):
+//     u_out |y*| + ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1) M + eta_out
+// which with u_in = 0 (no declared input precision) is the bound above (derivation: docs/accuracy.md,
+// "Declared algorithms and input precision").
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms);
+// Every output's bound under the contract: error_bound with each output's own M and n, or with the
+// tensor's largest M and n for a whole-tensor bound.
+std::vector<double> error_bounds(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                                 std::span<const std::int64_t> terms);
+// The M and n a bound uses for output i: its own, or the tensor's largest (whole-tensor bound).
+struct BoundScale {
+    bool whole_tensor = false;
+    double max_magnitude = 0.0;
+    std::int64_t max_terms = 0;
+    double magnitude(double own) const { return whole_tensor ? max_magnitude : own; }
+    std::int64_t terms(std::int64_t own) const { return whole_tensor ? max_terms : own; }
+};
+BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms);
 
 // CC layers (docs/cc.md, "CC accuracy contract"): the backend computes the weights W = K_theta(D)
 // itself, in its own precision, so its W~ differs from the reference's W. With

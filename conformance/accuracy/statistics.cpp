@@ -38,8 +38,10 @@ struct Rules {
     double growth = 0.0;
 };
 
-// The three rules over T outputs with the given sums; the first that fails names itself.
-Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_toward_zero, const char* which) {
+// The three rules over T outputs with the given sums; the first that fails names itself. The two bias
+// rules only with `signed_rules`: their limit holds for a sum of independent errors.
+Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_toward_zero, const char* which,
+                  bool signed_rules) {
     Rules r;
     const double variance_limit = kVarianceFactor * double(T);
     const double bias_limit = std::sqrt(kBiasFactor * variance_limit);
@@ -49,6 +51,7 @@ Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_tow
                     " (4 T): the errors are far above what rounding in the declared precision produces";
         r.growth = std::max(r.growth, std::sqrt(sum_squares / variance_limit));
     }
+    if (!signed_rules) return r;
     if (std::fabs(sum) > bias_limit) {
         if (r.failure.empty())
             r.failure = "signed error bias" + over + ": sum z = " + text(sum) + ", limit +-" + text(bias_limit) +
@@ -72,8 +75,11 @@ double rounding_noise_scale(const Contract& c, double exact, double magnitude, s
     const double u_acc = accumulation_roundoff(c), u_out = unit_roundoff(c.output_dtype);
     const double eta = error_bound(c, 0.0, 0.0, 0);  // half the smallest subnormal of the output type
     const double n = double(std::max<std::int64_t>(terms, 1));
-    return std::sqrt(2.0 * n / 3.0 * u_acc * u_acc * magnitude * magnitude + u_out * u_out * exact * exact / 3.0 +
-                     eta * eta);
+    // a declared input precision: each product x w (1 + a)(1 + b) adds x w (a + b), variance
+    // <= (2/3) u_in^2 (x w)^2, and sum (x w)^2 <= M^2
+    const double u_in = input_roundoff(c);
+    return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + 2.0 / 3.0 * u_in * u_in) * magnitude * magnitude +
+                     u_out * u_out * exact * exact / 3.0 + eta * eta);
 }
 
 bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) {
@@ -84,14 +90,17 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
                             std::span<const std::int64_t> terms, std::span<const double> got,
                             std::span<const double> bound, bool statistical) {
     Statistics s;
+    const std::string bound_by = bound_name(c);
+    s.judged_by = bound_by;
+    const BoundScale scale = bound_scale(c, magnitude, terms);  // a whole-tensor bound: the tensor's M, n
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const bool vacuous = bound_is_vacuous(c, bound[i], terms[i]);
+        const bool vacuous = bound_is_vacuous(c, bound[i], scale.terms(terms[i]));
         if (vacuous) {
             ++s.vacuous_outputs;
-            s.max_vacuous_terms = std::max(s.max_vacuous_terms, terms[i]);
+            s.max_vacuous_terms = std::max(s.max_vacuous_terms, scale.terms(terms[i]));
         }
         if (!statistical || !std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
-        const double sigma = rounding_noise_scale(c, want[i], magnitude[i], terms[i]);
+        const double sigma = rounding_noise_scale(c, want[i], scale.magnitude(magnitude[i]), scale.terms(terms[i]));
         const double z = (got[i] - want[i]) / sigma;
         const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
         ++s.outputs;
@@ -106,13 +115,18 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
         }
     }
     const bool enough = statistical && s.outputs >= kStatisticsMinOutputs;
+    // A declared input precision or whole-tensor algorithm rounds values that many outputs share (a
+    // weight rounded to TF32, a transformed Winograd filter enters every output of its channel): the
+    // signed sums are then not sums of independent errors, and only the variance rule applies.
+    const bool signed_rules = c.bound_kind == BoundKind::per_output && input_roundoff(c) == 0.0;
+    s.bias_rules = signed_rules;
     if (enough) {
-        const Rules all = apply_rules(s.outputs, s.sum_squares, s.sum, s.sum_toward_zero, "");
+        const Rules all = apply_rules(s.outputs, s.sum_squares, s.sum, s.sum_toward_zero, "", signed_rules);
         s.failure = all.failure;
         s.growth = all.growth;
     }
     if (s.vacuous_outputs == 0) {
-        s.judged_by = enough ? "bound+statistics" : "bound";
+        s.judged_by = enough ? bound_by + "+statistics" : bound_by;
         return s;
     }
     // Outputs with a vacuous bound: the statistics judge them only where they would reject zeros.
@@ -120,9 +134,10 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
     const bool discriminating = statistical && s.vacuous_counted >= kStatisticsMinOutputs &&
                                 s.vacuous_zero_sum_squares > zero_limit;
     if (discriminating) {
-        s.judged_by = s.vacuous_outputs == std::int64_t(want.size()) ? "statistics" : "bound+statistics";
+        s.judged_by = s.vacuous_outputs == std::int64_t(want.size()) ? "statistics" : bound_by + "+statistics";
         if (s.failure.empty()) {
-            const Rules v = apply_rules(s.vacuous_counted, s.vacuous_sum_squares, s.vacuous_sum, 0.0, "the vacuous-bound ");
+            const Rules v = apply_rules(s.vacuous_counted, s.vacuous_sum_squares, s.vacuous_sum, 0.0,
+                                        "the vacuous-bound ", signed_rules);
             s.failure = v.failure;
             s.growth = v.growth;
         }

@@ -5,7 +5,9 @@
 // is infinite (n*u >= 1) it checks nothing at all. Beside it, over the T outputs of a case, with each
 // error normalised by the rounding-noise scale of the probabilistic model (sigma, below):
 //     z_i = (y_i - y*_i) / sigma_i
-//     sigma_i^2 = (2 n_i / 3) u_acc^2 M_i^2 + (1/3) u_out^2 y*_i^2 + eta_out^2
+//     sigma_i^2 = ((2 n_i / 3) u_acc^2 + (2/3) u_in^2) M_i^2 + (1/3) u_out^2 y*_i^2 + eta_out^2
+// (u_in: a declared input precision's roundoff, else 0; M_i, n_i: the tensor's largest under a
+// declared whole-tensor bound)
 // the honest-rounding model gives E[z_i] = 0 and E[z_i^2] <= 1, and the limits are TOSA's with its
 // per-output variance (0.4 ksb) replaced by ours (1):
 //     variance   sum z_i^2              <= 4 T
@@ -36,14 +38,16 @@ struct Statistics {
     std::int64_t vacuous_counted = 0;                           // vacuous outputs among the T
     double vacuous_sum_squares = 0.0, vacuous_sum = 0.0;        // the same over the vacuous outputs
     double vacuous_zero_sum_squares = 0.0;  // sum (y*/sigma)^2 over them: what an all-zero result scores
-    // What judged the case: "bound" (per-output bound only: too few outputs for statistics),
-    // "bound+statistics", "statistics" (every per-output bound vacuous), "unchecked" (some outputs
-    // have a vacuous bound and the statistics cannot judge them).
-    std::string judged_by = "bound";
+    // What judged the case: the bound's name (bound_name: "per_output", "whole_tensor",
+    // "input_precision:tf32", ...; alone when there are too few outputs for statistics), that name
+    // + "+statistics", "statistics" (every per-output bound vacuous), "unchecked" (some outputs have
+    // a vacuous bound and the statistics cannot judge them); "exact" for an exact comparison.
+    std::string judged_by = "per_output";
     std::string failure;    // why the statistics fail the case, or ""
     std::string unchecked;  // why outputs are unchecked (judged_by == "unchecked"), or ""
     double growth = 0.0;    // failing statistics: the factor sigma would have to grow by to pass
-    bool applied() const { return judged_by != "bound" && judged_by != "unchecked"; }
+    bool bias_rules = true;  // false under a declared input precision or whole-tensor bound: variance rule only
+    bool applied() const { return judged_by == "statistics" || judged_by.ends_with("+statistics"); }
     bool passed() const { return failure.empty(); }
 };
 

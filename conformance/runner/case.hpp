@@ -60,6 +60,10 @@ struct ErrorReport {
     accuracy::Comparison comparison;
     std::vector<std::int64_t> worst_coordinates;  // [n, c, spatial...] of the worst output
     std::int64_t border_mismatches = 0, interior_mismatches = 0;
+    // A failure a bound judged: the factor by which that bound (or, for a statistics failure, the
+    // rounding-noise scale) would have to grow for the case to pass. Empty for a pass, an exact
+    // comparison, and a non-finite output (no bound covers NaN).
+    std::optional<double> bound_growth_needed;
 };
 
 struct CaseResult {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "case.hpp"
+#include "contract.hpp"
 #include "expectations.hpp"
 #include "isolation.hpp"
 #include "memory_limit.hpp"
@@ -32,8 +33,7 @@ struct CheckSettings {
     std::int64_t memory_limit_bytes = default_memory_limit();
 };
 
-// The contract for this backend and output dtype: the data file's declared accumulation type, else
-// the one the plugin describes.
+// The contract for this backend and output dtype (contract.hpp: the one contract).
 accuracy::Contract contract_for(const Backend& backend, DataType output_dtype);
 
 // Runs the case and decides its status (xfail / xpass applied). Never throws for a backend's fault.

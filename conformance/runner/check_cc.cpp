@@ -185,6 +185,11 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
             why << cmp.mismatches << " of " << got.size() << " outputs exceed the error bound; first at "
                 << coordinates_text(cc_coordinates(d, first)) << ": got " << format_double(got[first]) << ", want "
                 << format_double(plain.dst[first]) << "; worst " << format_double(cmp.max_bound_fraction) << "x the bound";
+            if (std::isfinite(cmp.max_bound_fraction)) {
+                total.bound_growth_needed = cmp.max_bound_fraction;
+                why << ": the per_output bound would have to grow " << format_double(cmp.max_bound_fraction)
+                    << "x to pass";
+            }
             const std::int64_t nan = nan_outputs(got, plain.dst);
             if (unwritten) why << "; " << unwritten << " outputs never written";
             else if (nan) why << "; NaN in " << nan << " outputs where the reference is finite";
@@ -192,6 +197,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         }
         problem = why.str();
     }
+    if (c.mode == accuracy::Mode::probe) total.comparison.statistics.judged_by = "probe";
     r.error = total;
     if (r.status == Status::passed && !problem.empty()) {
         r.status = Status::failed;

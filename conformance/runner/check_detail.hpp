@@ -57,6 +57,10 @@ void check_conv_stress(const Backend& backend, const Case& c, const CheckSetting
 // (TF32, bf16) when the backend's result is the one it gives (check_precision.cpp).
 void check_conv_precision(const Backend& backend, const Case& c, const CheckSettings& s,
                           const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// Why exact data cannot be judged under a declared input precision (TF32, bf16) that applies to the
+// case: some src or weight value needs more significand bits than it keeps; "" when every value fits.
+std::string inputs_beyond_declared_precision(const accuracy::Contract& contract, const std::vector<double>& src,
+                                             const std::vector<double>& weights);
 // A passed bound-mode comparison whose statistics fail becomes a failure; one whose outputs the
 // contract cannot check (a vacuous bound the statistics cannot judge) says so in its reason
 // (statistics.hpp). The case record's error.judged_by carries the outcome.

@@ -1,5 +1,6 @@
 // Precision mode (docs/accuracy.md): the data of precision_fill.hpp, whose exact results need every
-// significand bit of the inputs, compared bitwise. On a mismatch, the reference is run again on the
+// significand bit of the inputs, compared bitwise (under a declared input precision, the result on
+// inputs rounded to it is right too; under a declared whole-tensor bound, that bound judges). On a mismatch, the reference is run again on the
 // inputs rounded to each reduced precision (TF32, bf16): when the backend's result is exactly that
 // one, the message says the backend rounds its inputs to it.
 #include <cmath>
@@ -28,7 +29,25 @@ std::string reduced_precision_seen(const ConvDescriptor& d, const accuracy::Rand
     return "";
 }
 
+std::vector<double> rounded_to_declared(std::vector<double> v, const accuracy::Contract& contract) {
+    for (double& x : v) x = accuracy::round_significand(x, contract.input_significand_bits);
+    return v;
+}
+
 }  // namespace
+
+std::string inputs_beyond_declared_precision(const accuracy::Contract& contract, const std::vector<double>& src,
+                                             const std::vector<double>& weights) {
+    if (accuracy::input_roundoff(contract) == 0.0) return "";
+    for (const auto* v : {&src, &weights})
+        for (double x : *v)
+            if (accuracy::round_significand(x, contract.input_significand_bits) != x)
+                return "the backend declares input_precision " + accuracy::input_precision_name(contract) + " (" +
+                       std::to_string(contract.input_significand_bits) +
+                       " significand bits) and this data's exact answer needs inputs of more bits (" +
+                       format_double(x) + ")";
+    return "";
+}
 
 void check_conv_precision(const Backend& backend, const Case& c, const CheckSettings& s,
                           const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
@@ -51,12 +70,33 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
     r.implementation = o.implementation;
     const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
     const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
-    const accuracy::Comparison cmp = accuracy::compare_exact(want.dst, got);
-    r.error = error_report(d, cmp, want.dst, got, false, contract, want.magnitude, want.terms);
+    // A declared input precision (TF32, bf16) that applies to this dtype: each output may also be the
+    // reference's on the inputs rounded so (exact too: one product per output, of <= 2 p_in bits).
+    std::vector<double> expected = want.dst;
+    const bool declared = accuracy::input_roundoff(contract) > 0.0;
+    if (declared) {
+        const auto rounded = reference::convolution_summation(d, rounded_to_declared(f.src, contract),
+                                                              rounded_to_declared(f.weights, contract), f.bias);
+        for (std::size_t i = 0; i < expected.size(); ++i)
+            if (got[i] == round_to(d.dtype, rounded.dst[i])) expected[i] = got[i];
+    }
+    // A declared whole-tensor algorithm (Winograd, FFT) rounds in its transforms: no result is exact,
+    // and its bound judges instead; input rounding (2^-11 relative) still exceeds it by far.
+    const bool whole_tensor = contract.bound_kind == accuracy::BoundKind::whole_tensor;
+    accuracy::Comparison cmp = whole_tensor ? accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got)
+                                            : accuracy::compare_exact(expected, got);
+    if (declared && !whole_tensor)
+        cmp.statistics.judged_by = "input_precision:" + accuracy::input_precision_name(contract);
+    r.error = error_report(d, cmp, whole_tensor ? want.dst : expected, got, whole_tensor, contract, want.magnitude,
+                           want.terms);
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) {
         r.kind = mismatch_kind(unwritten, nan_outputs(got, want.dst));
-        r.reason = mismatch_reason(d, *r.error, c.mode, got, want.dst, unwritten);
+        r.reason = mismatch_reason(d, *r.error, whole_tensor ? accuracy::Mode::bound : c.mode, got,
+                                   whole_tensor ? want.dst : expected, unwritten);
+        if (declared && !whole_tensor)
+            r.reason = "declared input_precision " + accuracy::input_precision_name(contract) + ": outputs are neither the "
+                       "exact result nor the one on inputs rounded to it; " + r.reason;
         if (const std::string seen = reduced_precision_seen(d, f, got); !seen.empty())
             r.reason = "the backend rounds " + std::string(to_string(d.dtype)) + " inputs to " + seen +
                        " inside: every output equals the reference's on inputs rounded so (" + r.reason + ")";

@@ -2,6 +2,8 @@
 // bound mode's contract (the per-output bound, then the statistics). The first kind that fails
 // names the case's failure; the recorded comparison is the worst kind's. And the verdict of the
 // statistics for any bound-mode comparison (apply_statistics).
+#include <cmath>
+
 #include "convcheck/reference/convolution.hpp"
 #include "check_detail.hpp"
 #include "stress_fill.hpp"
@@ -14,8 +16,13 @@ void apply_statistics(const accuracy::Comparison& cmp, CaseResult& r) {
     if (!s.passed()) {
         r.status = Status::failed;
         r.kind = Kind::statistics;
-        r.reason = "statistics: " + s.failure + " (the per-output bound held everywhere; the rounding-noise scale "
-                   "would have to grow " + format_double(s.growth) + "x to pass)";
+        const std::string held = s.judged_by == "statistics"
+                                     ? "every per-output bound is vacuous"
+                                     : "the " + s.judged_by.substr(0, s.judged_by.find("+statistics")) +
+                                           " bound held everywhere";
+        r.reason = "statistics: " + s.failure + " (" + held + "; the rounding-noise scale would have to grow " +
+                   format_double(s.growth) + "x to pass)";
+        if (r.error && std::isfinite(s.growth)) r.error->bound_growth_needed = s.growth;
     } else if (s.judged_by == "unchecked") {
         r.reason = "unchecked, not counted as passed: " + s.unchecked;
     }
@@ -42,6 +49,7 @@ void check_conv_stress(const Backend& backend, const Case& c, const CheckSetting
         const auto cmp = accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got);
         ErrorReport e = error_report(d, cmp, want.dst, got, true, contract, want.magnitude, want.terms);
         CaseResult one;
+        one.error = e;
         one.status = cmp.passed() ? Status::passed : Status::failed;
         if (!cmp.passed()) {
             one.kind = mismatch_kind(unwritten, nan_outputs(got, want.dst));
@@ -53,7 +61,7 @@ void check_conv_stress(const Backend& backend, const Case& c, const CheckSetting
             r.status = one.status;
             r.kind = one.kind;
             r.reason = std::string("data kind ") + accuracy::to_string(kind) + ": " + one.reason;
-            r.error = e;
+            r.error = one.error;
             return;
         }
         if (cmp.statistics.judged_by == "unchecked" && unchecked.empty()) {

@@ -1,5 +1,6 @@
 #include "expectations.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -41,6 +42,29 @@ std::map<std::string, std::string> descriptor_keys(const std::string& text) {
         if (eq != std::string::npos) keys[item.substr(0, eq)] = item.substr(eq + 1);
     }
     return keys;
+}
+
+// "bound": {"kind": ..., "reason": ...} and "input_precision": {"dtype": ..., "reason": ...}: the
+// value must be one of `allowed`, the reason non-empty, and nothing else may be in the object.
+DeclaredSlack slack(const json& v, const std::string& origin, const std::string& where, const std::string& key,
+                    const std::vector<std::string>& allowed, const std::string& what) {
+    std::string choices;
+    for (const std::string& a : allowed) choices += (choices.empty() ? "" : ", ") + a;
+    if (!v.is_object())
+        bad(origin, where, "must be an object {\"" + key + "\": " + choices + ", \"reason\": \"why\"}");
+    for (const auto& [name, value] : v.items())
+        if (name != key && name != "reason")
+            bad(origin, where + "." + name, "is not a key of this declaration (it has \"" + key + "\" and \"reason\")");
+    if (!v.contains(key) || !v[key].is_string())
+        bad(origin, where + "." + key, "is required: " + what + ", one of " + choices);
+    DeclaredSlack d;
+    d.value = v[key].get<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), d.value) == allowed.end())
+        bad(origin, where + "." + key, "'" + d.value + "' is not one of " + choices);
+    if (!v.contains("reason") || !v["reason"].is_string() || v["reason"].get<std::string>().empty())
+        bad(origin, where + ".reason", "a non-empty reason is required: a declaration that widens the bound says why");
+    d.reason = v["reason"].get<std::string>();
+    return d;
 }
 
 }  // namespace
@@ -88,6 +112,12 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                 bad(origin, where + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
             decl.min_coverage = m.get<double>();
         }
+        if (entry.contains("bound"))
+            decl.bound = slack(entry["bound"], origin, where + ".bound", "kind", {"whole_tensor"},
+                               "the bound the backend's algorithm needs (per_output, the default, needs no declaration)");
+        if (entry.contains("input_precision"))
+            decl.input_precision = slack(entry["input_precision"], origin, where + ".input_precision", "dtype",
+                                         {"tf32", "bf16"}, "the precision src and weights are rounded to before multiplying");
         if (entry.contains("expected_failures")) {
             if (!entry["expected_failures"].is_array()) bad(origin, where + ".expected_failures", "must be an array");
             int i = 0;
@@ -132,6 +162,11 @@ std::optional<std::string> Expectations::accumulation(const std::string& backend
         if (a != it->second.accumulation.end()) return a->second;
     }
     return std::nullopt;
+}
+
+const BackendDeclaration* Expectations::declaration(const std::string& backend) const {
+    const auto it = backends_.find(backend);
+    return it == backends_.end() ? nullptr : &it->second;
 }
 
 std::optional<CoverageFloor> Expectations::min_coverage(const std::string& backend) const {

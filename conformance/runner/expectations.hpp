@@ -4,6 +4,8 @@
 //   {"schema": 1, "backends": {"<name>": {
 //       "accumulation": "f32"  |  {"f32": "f32", "f16": "f32", "bf16": "f32"},
 //       "min_coverage": 0.9,
+//       "bound": {"kind": "whole_tensor", "reason": "why"},
+//       "input_precision": {"dtype": "tf32" | "bf16", "reason": "why"},
 //       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why",
 //                              "may_pass": false}]}}}
 //
@@ -17,6 +19,10 @@
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
 // (heap-dependent garbage, a probe whose NaN reaches no output): a pass is then reported as passed,
 // not as xpass. Use it only with the reason that makes the failure intermittent.
+// "bound" and "input_precision" (docs/accuracy.md, "Declared algorithms and input precision"): the
+// backend's error scales with the tensor's largest magnitudes (Winograd, FFT), or it rounds src and
+// weights to TF32 / bf16 before multiplying; each widens the bound as derived there, needs a reason,
+// and is named in every case record it judged (error.judged_by).
 #pragma once
 
 #include <map>
@@ -35,10 +41,18 @@ struct ExpectedFailure {
     bool may_pass = false;
 };
 
+// A declaration that widens the accuracy contract, with the reason it is honest.
+struct DeclaredSlack {
+    std::string value;   // "whole_tensor" (bound.kind); "tf32" or "bf16" (input_precision.dtype)
+    std::string reason;
+};
+
 struct BackendDeclaration {
     std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
     std::vector<ExpectedFailure> expected_failures;
     std::optional<double> min_coverage;
+    std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
+    std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
 };
 
 class Expectations {
@@ -50,6 +64,8 @@ public:
 
     // The declared accumulation type for `backend` and output dtype `dtype`, if the file declares one.
     std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype) const;
+    // Everything the file declares for `backend`, or nullptr.
+    const BackendDeclaration* declaration(const std::string& backend) const;
     // The backend's declared coverage floor, with where it comes from ("<file> (backends.<name>.min_coverage)").
     std::optional<CoverageFloor> min_coverage(const std::string& backend) const;
     // The expected failure that covers this result (status one of failed/crashed/hanged, or passed to

@@ -97,3 +97,18 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   set_tests_properties(conformance_invalid_reproducer_reruns_the_case PROPERTIES PASS_REGULAR_EXPRESSION
                        "accepted an invalid case: in_channels \\(c\\) = 3: must be divisible by groups = 2")
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # A declaration that widens the bound without a reason, or with a value convcheck does not know, is
+  # refused before anything runs: exit 2 naming the key, the value and the rule (docs/accuracy.md).
+  set(declarations_dir ${CMAKE_CURRENT_LIST_DIR}/tests/declarations)
+  set(declaration_files bound_without_reason unknown_input_precision)
+  set(declaration_messages "backends.reference.bound.reason: a non-empty reason is required"
+                           "backends.reference.input_precision.dtype: 'tf16' is not one of tf32, bf16")
+  foreach(file message IN ZIP_LISTS declaration_files declaration_messages)
+    add_test(NAME conformance_declaration_${file}_exits_2
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> run --backend reference --suite smoke --quiet
+                     --expectations ${declarations_dir}/${file}.json)
+    set_tests_properties(conformance_declaration_${file}_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "exit code 2 as expected.*${message}")
+  endforeach()
+endif()

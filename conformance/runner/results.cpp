@@ -25,7 +25,7 @@ json statistics_record(const accuracy::Statistics& s) {
             {"variance_limit", 4.0 * T},
             {"sum", finite_or_null(s.sum)},
             {"sum_toward_zero", finite_or_null(s.sum_toward_zero)},
-            {"bias_limit", std::sqrt(40.0 * T)},
+            {"bias_limit", s.bias_rules ? json(std::sqrt(40.0 * T)) : json(nullptr)},  // null: variance rule only
             {"applied", s.applied()},
             {"failure", s.failure.empty() ? json(nullptr) : json(s.failure)},
             {"growth_to_pass", s.failure.empty() ? json(nullptr) : finite_or_null(s.growth)}};
@@ -142,6 +142,8 @@ json case_record(const CaseResult& r, const std::string& backend) {
                       {"border_mismatches", r.error->border_mismatches},
                       {"interior_mismatches", r.error->interior_mismatches},
                       {"judged_by", c.statistics.judged_by},
+                      {"bound_growth_needed", r.error->bound_growth_needed ? finite_or_null(*r.error->bound_growth_needed)
+                                                                           : json(nullptr)},
                       {"statistics", statistics_record(c.statistics)}};
     }
     if (!r.shrunk_descriptor.empty()) {

@@ -120,3 +120,24 @@ def error_locations(cases):
         t.border += r.border if isinstance(r.border, int) else 0
         t.interior += r.interior if isinstance(r.interior, int) else 0
     return rows, list(totals.values())
+
+
+@dataclass
+class JudgedBy:
+    backend: str
+    judged_by: str        # error.judged_by: "per_output", "whole_tensor+statistics", "input_precision:tf32", ...
+    cases: int
+    failed: int           # among them, cases that failed (failed, xpass) or failed as expected (xfail)
+
+
+def judged_by_counts(cases):
+    """How many cases each bound (or check) judged, per backend, in order of first appearance: a backend whose
+    declarations widen its bound (docs/accuracy.md, "Declared algorithms and input precision") shows it here."""
+    rows = {}
+    for c in cases:
+        if not isinstance(c.error, dict) or not isinstance(c.error.get("judged_by"), str):
+            continue
+        row = rows.setdefault((c.backend, c.error["judged_by"]), JudgedBy(c.backend, c.error["judged_by"], 0, 0))
+        row.cases += 1
+        row.failed += c.status in BAD | {"xfail"}
+    return list(rows.values())

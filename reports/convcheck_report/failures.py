@@ -26,6 +26,8 @@ class Failure:
     original: str          # the case's own reproducer (shown beside a shrunk one)
     worst: object          # {"index": [...], "got": ..., "want": ...} where the runner located one, else None
     anchor: str            # the row's id; its reproducer's <code> has id anchor + "--code"
+    judged_by: str = ""    # error.judged_by: the bound (or check) that judged the case, "" where none is recorded
+    growth: object = None  # error.bound_growth_needed: the factor that bound would have to grow by to pass
 
 
 @dataclass
@@ -68,10 +70,22 @@ def worst_output(case):
     return None
 
 
+def judged(case):
+    """(error.judged_by, error.bound_growth_needed) of a case, ("", None) where its record has none
+    (docs/accuracy.md: the bound that judged the case, and for a failure the factor it would have to grow by)."""
+    if not isinstance(case.error, dict):
+        return "", None
+    judged_by = case.error.get("judged_by")
+    growth = case.error.get("bound_growth_needed")
+    return (judged_by if isinstance(judged_by, str) else ""), growth
+
+
 def failure(case):
     own = default_reproducer(case)
+    judged_by, growth = judged(case)
     return Failure(case=case, reproducer=case.shrunk_reproducer or own, shrunk=bool(case.shrunk_reproducer),
-                   original=own, worst=worst_output(case), anchor=anchor(case.backend, case.case_id, prefix="failure"))
+                   original=own, worst=worst_output(case), anchor=anchor(case.backend, case.case_id, prefix="failure"),
+                   judged_by=judged_by, growth=growth)
 
 
 def _groups(cases, backends, limit):

@@ -86,6 +86,7 @@ def build_context(results, comparison_pair=None, generated=None):
         "accuracy_chart": charts.accuracy_chart(distributions, colours),
         "buckets": accuracy.BUCKETS,
         "worst_cases": worst,
+        "judged_by": accuracy.judged_by_counts(results.cases),
         "locations": locations,
         "location_totals": location_totals,
         "performance": perf,

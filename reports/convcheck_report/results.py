@@ -159,8 +159,9 @@ def _error(record, where):
         return None
     for key in ("elements", "mismatches", "border_mismatches", "interior_mismatches"):
         fields.integer(error, key, where, "case error")
-    for key in ("max_abs", "max_bound_fraction"):
+    for key in ("max_abs", "max_bound_fraction", "bound_growth_needed"):
         fields.number(error, key, where, "case error")
+    fields.text(error, "judged_by", where, "case error")
     worst = fields.mapping(error, "worst", where, "case error")
     if worst:
         index = fields.array(worst, "index", where, "case error.worst")

@@ -154,3 +154,44 @@ def test_an_accepted_invalid_case_is_listed_under_its_kind_with_the_rule_and_its
     assert row.reproducer.endswith("--mode invalid") and not row.shrunk
     html = render.render(r, generated="now")
     assert "accepted_invalid" in html and "must be divisible by groups = 2" in html
+
+
+def _with_judged_by(tmp_path):
+    """new_fields_xnnpack.jsonl with its mismatch judged by a declared whole-tensor bound that would have to
+    grow 3.25x, as `convcheck run` writes it (docs/results-schema.md, error.judged_by / bound_growth_needed)."""
+    import json
+    lines = []
+    with open(NEW) as f:
+        for line in f:
+            record = json.loads(line)
+            if record.get("kind") == "mismatch" and isinstance(record.get("error"), dict):
+                record["error"]["judged_by"] = "whole_tensor"
+                record["error"]["bound_growth_needed"] = 3.25
+            lines.append(json.dumps(record))
+    path = tmp_path / "judged.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return results.read_files([str(path)])
+
+
+def test_a_failure_names_the_bound_that_judged_it_and_how_far_it_would_have_to_grow(tmp_path):
+    r = _with_judged_by(tmp_path)
+    _, rows = listed(r)
+    mismatch = [row for kind, row in rows.values() if kind == "mismatch"]
+    assert mismatch and all(row.judged_by == "whole_tensor" and row.growth == 3.25 for row in mismatch)
+    page = render.render(r)
+    assert "judged by whole_tensor · the bound ×3.25 would pass" in page
+    from convcheck_report import accuracy
+    counts = {(j.backend, j.judged_by): (j.cases, j.failed) for j in accuracy.judged_by_counts(r.cases)}
+    assert counts[("xnnpack", "whole_tensor")] == (len(mismatch), len(mismatch))
+    assert 'id="judged-by"' in page
+
+
+def test_a_judged_by_that_is_not_text_is_refused(tmp_path):
+    import json
+    import pytest
+    record = json.loads(open(NEW).readlines()[3])
+    record["error"]["judged_by"] = 7
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(results.ResultsError, match="judged_by"):
+        results.read_files([str(path)])

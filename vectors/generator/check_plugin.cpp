@@ -9,6 +9,7 @@
 #include "accuracy.hpp"
 #include "case_data.hpp"
 #include "cc_descriptor.hpp"
+#include "contract.hpp"
 #include "convcheck/plugin.h"
 #include "convcheck/reference/cc/weight_error.hpp"
 #include "convcheck/reference/convolution.hpp"
@@ -73,12 +74,14 @@ std::vector<std::int64_t> i64(const npy::Array& a) {
     return v;
 }
 
+// The runner's contract (runner/contract.hpp), with the declarations of the runner's default data
+// file (backends.json) where there is one.
 accuracy::Contract contract_for(DataType output, const convcheck_plugin_info& info) {
-    accuracy::Contract c{output, DataType::f32};
-    if (info.accumulation_dtype == CONVCHECK_F16) c.accumulation_dtype = DataType::f16;
-    if (info.accumulation_dtype == CONVCHECK_BF16) c.accumulation_dtype = DataType::bf16;
-    if (info.accumulation_dtype == CONVCHECK_F64) c.accumulation_is_f64 = true;
-    return c;
+    static const runner::Expectations declarations = [] {
+        const std::string file = runner::default_expectations_path();
+        return file.empty() ? runner::Expectations{} : runner::Expectations::load(file);
+    }();
+    return runner::contract_for(&declarations, info.name ? info.name : "", info.accumulation_dtype, output);
 }
 
 std::string describe(const accuracy::Comparison& cmp) {

@@ -4,6 +4,7 @@
 // properties their kinds promise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -22,17 +23,18 @@ const Contract kF32{DataType::f32, DataType::f32, false};
 
 ConvDescriptor pointwise() { return parse_descriptor("c=4,o=4,in=32x32,k=1x1"); }
 
-// Each output summed in float, in order, then stored as float: an honest f32 backend.
-std::vector<double> float_summation(const ConvDescriptor& d, const RandomFill& f) {
-    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+// Each output summed in float, in order, then stored as float: an honest f32 backend; with
+// `input_bits`, one that first rounds src and weights to that many significand bits (TF32 11, bf16 8).
+std::vector<double> float_summation(const ConvDescriptor& d, const RandomFill& f, int input_bits = 0) {
+    auto in = [&](double v) { return float(input_bits ? round_significand(v, input_bits) : v); };
     // per output: the products again, summed in float (pointwise, one group: sum over channels)
-    std::vector<double> got(want.dst.size());
     const std::int64_t spatial = d.input_size[0] * d.input_size[1];
+    std::vector<double> got(static_cast<std::size_t>(d.out_channels * spatial));
     for (std::int64_t o = 0; o < d.out_channels; ++o)
         for (std::int64_t x = 0; x < spatial; ++x) {
             float sum = 0.0f;
             for (std::int64_t c = 0; c < d.in_channels; ++c)
-                sum += float(f.src[c * spatial + x]) * float(f.weights[o * d.in_channels + c]);
+                sum += in(f.src[c * spatial + x]) * in(f.weights[o * d.in_channels + c]);
             got[o * spatial + x] = sum;
         }
     return got;
@@ -47,7 +49,7 @@ TEST(Statistics, AnHonestFloatSummationPassesOnEveryStressKind) {
             const Comparison c = compare_bound(kF32, want.dst, want.magnitude, want.terms, float_summation(d, f));
             EXPECT_TRUE(c.passed()) << to_string(kind) << " seed " << seed;
             EXPECT_TRUE(c.statistics.passed()) << to_string(kind) << " seed " << seed << ": " << c.statistics.failure;
-            EXPECT_EQ(c.statistics.judged_by, "bound+statistics") << to_string(kind);
+            EXPECT_EQ(c.statistics.judged_by, "per_output+statistics") << to_string(kind);
         }
 }
 
@@ -88,7 +90,7 @@ TEST(Statistics, FewerOutputsThanTheMinimumAreJudgedByTheBoundAlone) {
     const RandomFill f = make_random_fill(d, 1);
     const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
     const Comparison c = compare_bound(kF32, want.dst, want.magnitude, want.terms, want.dst);
-    EXPECT_EQ(c.statistics.judged_by, "bound");
+    EXPECT_EQ(c.statistics.judged_by, "per_output");
 }
 
 TEST(Statistics, AVacuousBoundIsUncheckedUnlessTheStatisticsRejectZeros) {
@@ -156,6 +158,77 @@ TEST(PrecisionFill, EveryResultIsExactAndChangesWhenInputsLoseBits) {
     EXPECT_EQ(round_significand(1.0 + std::ldexp(1.0, -23), 11), 1.0);
     EXPECT_EQ(round_significand(1.5 + std::ldexp(1.0, -11), 11), 1.5);                         // ties to even
     EXPECT_EQ(round_significand(1.5 + 3 * std::ldexp(1.0, -11), 11), 1.5 + std::ldexp(1.0, -9));
+}
+
+// The declared widenings of the bound (docs/accuracy.md, "Declared algorithms and input precision"):
+// an honest f32 summation of inputs rounded to TF32 or bf16 passes the bound and the statistics once
+// the input precision is declared, and fails without; an error that scales with the tensor's largest
+// magnitude passes a declared whole-tensor bound and fails the per-output one; and each bound is as
+// derived (the worst single product of a rounded input reaches the input-rounding term).
+TEST(DeclaredInputPrecision, AnHonestTf32OrBf16SummationPassesOnlyWhenDeclared) {
+    const ConvDescriptor d = pointwise();
+    for (const int bits : {11, 8}) {
+        Contract declared{DataType::f32, DataType::f32, false};
+        declared.input_significand_bits = bits;
+        const Contract undeclared = kF32;
+        int undeclared_failures = 0;
+        for (DataKind kind : kStressKinds)
+            for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+                const RandomFill f = make_stress_fill(d, undeclared, kind, seed);
+                const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+                const auto got = float_summation(d, f, bits);
+                const Comparison c = compare_bound(declared, want.dst, want.magnitude, want.terms, got);
+                EXPECT_TRUE(c.passed()) << bits << " bits, " << to_string(kind) << " seed " << seed << ": worst "
+                                        << c.max_bound_fraction << "x the bound";
+                EXPECT_TRUE(c.statistics.passed()) << bits << " bits, " << to_string(kind) << " seed " << seed << ": "
+                                                   << c.statistics.failure;
+                EXPECT_EQ(c.statistics.judged_by, std::string("input_precision:") + (bits == 11 ? "tf32" : "bf16") +
+                                                      "+statistics");
+                const Comparison u = compare_bound(undeclared, want.dst, want.magnitude, want.terms, got);
+                undeclared_failures += !u.passed() || !u.statistics.passed();
+            }
+        EXPECT_GT(undeclared_failures, 30) << bits << " bits: the f32 contract did not see the input rounding";
+    }
+}
+
+TEST(DeclaredInputPrecision, TheInputTermIsReachedByOneProduct) {
+    // x = 1 + 2^-11 rounds to 1 in TF32 (a tie, to even), w = 1 + 2^-11 too: x~ w~ = 1 against
+    // x w = 1 + 2^-10 + 2^-22: an error of about 2 u_in M, the input term's first order.
+    Contract c{DataType::f32, DataType::f32, false};
+    c.input_significand_bits = 11;
+    const double x = 1.0 + std::ldexp(1.0, -11), exact = x * x;
+    const double bound = error_bound(c, exact, exact, 1);
+    EXPECT_GE(bound, std::fabs(1.0 - exact));
+    EXPECT_LT(bound, 1.01 * std::fabs(1.0 - exact) + unit_roundoff(DataType::f32) * exact + 2 * std::ldexp(1.0, -24));
+    // and bf16 inputs of an f32 case are covered by their own u_in = 2^-8, not TF32's
+    c.input_significand_bits = 8;
+    EXPECT_GT(error_bound(c, 1.0, 1.0, 1), 2 * std::ldexp(1.0, -8));
+}
+
+TEST(DeclaredWholeTensorBound, AnErrorOfTheLargestMagnitudePassesOnlyWhenDeclared) {
+    const ConvDescriptor d = pointwise();
+    const Contract per_output = kF32;
+    Contract whole = per_output;
+    whole.bound_kind = BoundKind::whole_tensor;
+    // wide_range data: M varies over many binades between outputs
+    const RandomFill f = make_stress_fill(d, per_output, DataKind::wide_range, 1);
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    double max_magnitude = 0.0;
+    for (double m : want.magnitude) max_magnitude = std::max(max_magnitude, m);
+    std::vector<double> got(want.dst.size());
+    for (std::size_t i = 0; i < got.size(); ++i)  // +-2 u M_max, alternating: no bias; inside gamma_4 M_max
+        got[i] = double(float(want.dst[i] + (i % 2 ? 2.0 : -2.0) * std::ldexp(max_magnitude, -24)));
+    const Comparison p = compare_bound(per_output, want.dst, want.magnitude, want.terms, got);
+    EXPECT_FALSE(p.passed());
+    EXPECT_GT(p.max_bound_fraction, 1.0);
+    const Comparison w = compare_bound(whole, want.dst, want.magnitude, want.terms, got);
+    EXPECT_TRUE(w.passed()) << w.max_bound_fraction;
+    EXPECT_TRUE(w.statistics.passed()) << w.statistics.failure;
+    EXPECT_EQ(w.statistics.judged_by, "whole_tensor+statistics");
+    // every output's bound is the largest output's: gamma_{n_max} M_max (+ its own u_out |y*| + eta)
+    const auto bounds = error_bounds(whole, want.dst, want.magnitude, want.terms);
+    for (std::size_t i = 0; i < bounds.size(); ++i)
+        EXPECT_EQ(bounds[i], error_bound(per_output, want.dst[i], max_magnitude, 4));
 }
 
 }  // namespace

@@ -121,6 +121,26 @@ TEST(Abi, RunsItsCoreCaseAndNamesTheImplementation) {
     std::cout << "implementation: " << got.implementation << "\n";
 }
 
+// Bound mode can fail this plugin: for every dtype it claims, the contract's bound is finite, below
+// the output's own magnitude for a short reduction, and a result twice the bound away fails. (A plugin
+// that described f64 accumulation used to get u_acc = 1 here, an infinite bound that passed anything.)
+TEST(Contract, BoundModeCanFailForEveryClaimedDtype) {
+    for (DataType t : {DataType::f32, DataType::f16, DataType::bf16}) {
+        if (!(plugin->info().dtypes & CONVCHECK_BIT(static_cast<int>(t)))) continue;
+        ConvDescriptor d = core_case();
+        d.dtype = t;
+        const accuracy::Contract c = contract_for(d);
+        const double bound = accuracy::error_bound(c, 1.0, 28.0, 28);  // y* = 1, M = 28, 3x3x3 taps + bias
+        EXPECT_TRUE(std::isfinite(bound) && bound < 1.0)
+            << to_string(t) << ": bound " << bound << " for y* = 1, M = 28, n = 28 (accumulation "
+            << (c.accumulation_is_f64 ? "f64" : to_string(c.accumulation_dtype)) << ", roundoff "
+            << accuracy::accumulation_roundoff(c) << ")";
+        const std::vector<double> want{1.0}, magnitude{28.0}, got{1.0 + 2.0 * bound};
+        const std::vector<std::int64_t> terms{28};
+        EXPECT_FALSE(accuracy::compare_bound(c, want, magnitude, terms, got).passed()) << to_string(t);
+    }
+}
+
 TEST(Random, AgreesWithTheReferenceOnRandomDescriptors) {
     const convcheck_plugin_info& info = plugin->info();
     testgen::DescriptorLimits limits;
@@ -173,7 +193,11 @@ int main(int argc, char** argv) {
     try {
         plugin = std::make_unique<LoadedPlugin>(plugin_path, 2);
         if (argc >= 3 && std::string(argv[2]) == "--finding-child=O2") std::_Exit(o2_child());
-        declarations = load_declarations(argc >= 3 ? argv[2] : CONVCHECK_SOURCE_DATA_DIR "/backends.json", plugin->info().name);
+        // the runner's reader and its default file (the installed one, else the source tree's)
+        const std::string file = argc >= 3 && std::string(argv[2]).rfind("--", 0) != 0
+                                     ? argv[2]
+                                     : convcheck::runner::default_expectations_path();
+        if (!file.empty()) declarations = convcheck::runner::Expectations::load(file);
         for (const Case& c : all_cases()) {
             if (!claims(plugin->info(), c.descriptor)) continue;
             const auto slash = c.name.find('/');

@@ -10,15 +10,16 @@
 
 #include "abi_descriptor.hpp"
 #include "accuracy.hpp"
-#include "declarations.hpp"
+#include "contract.hpp"
 #include "descriptor.hpp"
+#include "expectations.hpp"
 #include "plugin_loader.hpp"
 
 namespace convcheck::backend_test {
 
 extern std::unique_ptr<LoadedPlugin> plugin;  // loaded in main, before the tests are registered
 extern std::string plugin_path;
-extern Declarations declarations;  // this backend's entries of the data file
+extern runner::Expectations declarations;  // the data file (backends.json), read by the runner's reader
 
 using runner::to_abi;  // the runner's own conversion (abi_descriptor.hpp)
 // Whether the plugin's describe claims d's dtype, rank and formats.
@@ -37,7 +38,8 @@ struct Outcome {
 Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                 const std::vector<double>& bias);
 
-// The accumulation type: the data file's declaration for this dtype, else the plugin's own.
+// The runner's contract for d's dtype (runner/contract.hpp): the data file's declarations, else the
+// plugin's own accumulation type.
 accuracy::Contract contract_for(const ConvDescriptor& d);
 // Runs d once in `mode` and checks the outcome against the reference and the declarations.
 void check_case(const ConvDescriptor& d, accuracy::Mode mode, std::uint64_t seed);

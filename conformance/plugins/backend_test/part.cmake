@@ -1,12 +1,16 @@
 # The direct, ABI-level test of the third-party backend plugins: one program that dlopens the
 # plugin named on its command line and checks it against the reference on a table of cases.
 # Each plugin's part.cmake registers a ctest entry `backend_<name>` running it (common/part.cmake).
+# The contract and the declarations file's reader are the runner's (runner/contract.hpp, expectations.hpp).
 if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_executable(convcheck_backend_test ${CMAKE_CURRENT_LIST_DIR}/backend_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cases.cpp
                  ${CMAKE_CURRENT_LIST_DIR}/harness.cpp ${CMAKE_CURRENT_LIST_DIR}/findings.cpp
-                 ${CMAKE_CURRENT_LIST_DIR}/declarations.cpp ${CMAKE_CURRENT_LIST_DIR}/adaptations.cpp)
-  target_link_libraries(convcheck_backend_test PRIVATE convcheck_accuracy convcheck_reference convcheck_abi convcheck_abi_descriptor
-                        nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})
-  target_compile_definitions(convcheck_backend_test PRIVATE
-                             CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../../data")
+                 ${CMAKE_CURRENT_LIST_DIR}/adaptations.cpp)
+  target_link_libraries(convcheck_backend_test PRIVATE convcheck_runner convcheck_accuracy convcheck_reference convcheck_abi
+                        convcheck_abi_descriptor nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})
+  # The contract of a plugin that describes f64 accumulation (the accuracy mutants' baseline, with no
+  # entry in the data file): bound mode must be able to fail it (issue 19).
+  add_test(NAME backend_contract_f64_accumulation
+           COMMAND convcheck_backend_test $<TARGET_FILE:convcheck_plugin_accuracy_mutants> --gtest_filter=Contract.*)
+  add_dependencies(convcheck_backend_test convcheck_plugin_accuracy_mutants)
 endif()

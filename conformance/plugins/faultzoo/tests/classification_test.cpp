@@ -82,6 +82,19 @@ TEST(FaultZooLeak, LeakIsFoundOnlyWhenChecked) {
     EXPECT_LT(bytes, (1 << 20) + 65536) << r.reason;
 }
 
+// --leak-check holds in every mode, probe mode's several executions included (issue 19: probe mode
+// never looked at the leak check's measurement).
+TEST(FaultZooLeak, LeakIsFoundInEveryMode) {
+    auto session = open_backend("faultzoo", {"fault=leak"}, 0, "none", 10.0);
+    CheckSettings settings;
+    settings.leak_check = true;
+    for (const Case& c : expand("zoo", {SuiteEntry(kCase, "bepsr")}, 1, "")) {
+        const CaseResult r = check_case(session->backend, c, settings);
+        EXPECT_STREQ(to_string(r.kind), "leak") << accuracy::to_string(c.mode) << ": " << r.reason << "\n  " << r.reproducer;
+        EXPECT_EQ(r.status, Status::failed) << accuracy::to_string(c.mode) << ": " << r.reproducer;
+    }
+}
+
 TEST(FaultZooLoad, WrongAbiVersionIsRefused) {
     try {
         open_backend("faultzoo_wrong_abi", {}, 0, "none", 10.0);

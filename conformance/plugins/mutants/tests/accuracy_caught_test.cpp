@@ -16,9 +16,11 @@ using namespace convcheck::runner;
 
 namespace {
 
-std::vector<CaseResult> run(const std::string& backend, const std::string& option, const std::vector<Case>& cases) {
+std::vector<CaseResult> run(const std::string& backend, const std::string& option, const std::vector<Case>& cases,
+                            const Expectations* declarations = nullptr) {
     auto session = open_backend(backend, option.empty() ? std::vector<std::string>{} : std::vector<std::string>{option},
                                 0, "none", 10.0);
+    session->backend.expectations = declarations;
     RunSettings settings;
     settings.shrink = false;
     return run_cases(session->backend, cases, settings);
@@ -79,6 +81,93 @@ TEST(AccuracyMutants, ReducedInputPrecisionFailsThePrecisionProbeByName) {
             EXPECT_NE(r.reason.find(std::string("rounds f32 inputs to ") + name), std::string::npos) << r.reason;
         }
     }
+}
+
+// The declarations of docs/accuracy.md, "Declared algorithms and input precision", for this plugin.
+Expectations declaring(const std::string& declaration) {
+    return Expectations::parse(R"({"backends": {"accuracy_mutants": {)" + declaration + "}}}", "test");
+}
+const char* kTf32 = R"("input_precision": {"dtype": "tf32", "reason": "rounds f32 inputs to TF32 on purpose"})";
+const char* kWholeTensor = R"("bound": {"kind": "whole_tensor", "reason": "errors scale with the tensor's largest M"})";
+
+// The f32 cases of the accuracy suite (stress and precision) that fail, with their first reason.
+std::vector<CaseResult> f32_failures(const std::vector<CaseResult>& results) {
+    std::vector<CaseResult> failed;
+    for (const CaseResult& r : results)
+        if (r.c.conv.dtype == DataType::f32 && r.status != Status::passed) failed.push_back(r);
+    return failed;
+}
+
+TEST(DeclaredSlack, ATf32BackendFailsUndeclaredAndPassesDeclared) {
+    const auto undeclared = f32_failures(run("accuracy_mutants", "mutant=tf32_inputs", accuracy_cases(1, "")));
+    int stress = 0;
+    for (const CaseResult& r : undeclared) {
+        stress += r.c.mode == accuracy::Mode::stress;
+        if (r.c.mode == accuracy::Mode::stress) {  // the f32 bound cannot hold TF32's input rounding
+            ASSERT_TRUE(r.error && r.error->bound_growth_needed) << r.reason;
+            EXPECT_GT(*r.error->bound_growth_needed, 1.0) << r.reason;
+            if (r.kind == Kind::mismatch) {
+                EXPECT_NE(r.reason.find("the per_output bound would have to grow"), std::string::npos) << r.reason;
+            }
+        }
+    }
+    EXPECT_GT(stress, 0) << "TF32 inputs passed every f32 stress case without a declaration";
+    const Expectations tf32 = declaring(kTf32);
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=tf32_inputs", accuracy_cases(1, ""), &tf32)) {
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  " << r.reproducer;
+        ASSERT_TRUE(r.error.has_value()) << r.c.id;
+        if (r.c.conv.dtype == DataType::f32) {  // f16 and bf16 inputs lose nothing to TF32
+            EXPECT_TRUE(r.error->comparison.statistics.judged_by.starts_with("input_precision:tf32"))
+                << r.c.id << ": " << r.error->comparison.statistics.judged_by;
+        }
+    }
+}
+
+TEST(DeclaredSlack, ADeclaredTf32DoesNotCoverBf16Rounding) {
+    const Expectations tf32 = declaring(kTf32);
+    int failed = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=bf16_inputs", accuracy_cases(1, "precision"), &tf32)) {
+        if (r.c.conv.dtype != DataType::f32) continue;
+        ++failed;
+        EXPECT_EQ(r.status, Status::failed) << r.c.id;
+        EXPECT_NE(r.reason.find("rounds f32 inputs to bf16"), std::string::npos) << r.reason;
+        EXPECT_NE(r.reason.find("declared input_precision tf32"), std::string::npos) << r.reason;
+    }
+    EXPECT_GT(failed, 0);
+}
+
+TEST(DeclaredSlack, AWholeTensorErrorFailsUndeclaredAndPassesDeclared) {
+    const auto undeclared = f32_failures(run("accuracy_mutants", "mutant=whole_tensor_error", accuracy_cases(1, "")));
+    EXPECT_FALSE(undeclared.empty()) << "an error of the tensor's largest magnitude passed every per-output bound";
+    for (const CaseResult& r : undeclared) {
+        if (r.c.mode == accuracy::Mode::precision) continue;  // not exact: a bug there without a declaration
+        EXPECT_EQ(r.c.mode, accuracy::Mode::stress) << r.c.id << ": " << r.reason;
+        EXPECT_STREQ(to_string(r.kind), "mismatch") << r.reason;
+        ASSERT_TRUE(r.error && r.error->bound_growth_needed) << r.reason;
+        EXPECT_GT(*r.error->bound_growth_needed, 1.0);
+        EXPECT_EQ(case_record(r, "accuracy_mutants")["error"]["bound_growth_needed"], *r.error->bound_growth_needed);
+    }
+    const Expectations whole = declaring(kWholeTensor);
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=whole_tensor_error", accuracy_cases(1, ""), &whole)) {
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  " << r.reproducer;
+        if (r.c.mode == accuracy::Mode::stress || r.c.mode == accuracy::Mode::precision) {
+            ASSERT_TRUE(r.error.has_value()) << r.c.id;
+            EXPECT_TRUE(r.error->comparison.statistics.judged_by.starts_with("whole_tensor"))
+                << r.c.id << ": " << r.error->comparison.statistics.judged_by;
+        }
+    }
+}
+
+// The declarations widen the bound only as far as derived: the honest baseline still passes with
+// them, and the zeros mutant is still never a pass.
+TEST(DeclaredSlack, DeclarationsDoNotHideAWrongResult) {
+    const Expectations both = declaring(std::string(kTf32) + ", " + kWholeTensor);
+    int failed = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=truncation", accuracy_cases(1, "stress"), &both))
+        failed += r.status == Status::failed;
+    EXPECT_GT(failed, 0) << "truncation toward zero passed every stress case under the declarations";
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=none", accuracy_cases(1, ""), &both))
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason;
 }
 
 TEST(AccuracyMutants, BaselinePassesTheAccuracySuite) {

@@ -1,0 +1,23 @@
+#include "contract.hpp"
+
+#include "abi_descriptor.hpp"
+
+namespace convcheck::runner {
+
+accuracy::Contract contract_for(const Expectations* declarations, const std::string& backend_name,
+                                std::int32_t described_accumulation, DataType output_dtype) {
+    accuracy::Contract c;
+    c.output_dtype = output_dtype;
+    std::string acc = abi_dtype_name(described_accumulation);
+    const BackendDeclaration* declared = declarations ? declarations->declaration(backend_name) : nullptr;
+    if (declarations)
+        if (auto a = declarations->accumulation(backend_name, std::string(to_string(output_dtype)))) acc = *a;
+    if (acc == "f64") c.accumulation_is_f64 = true;  // u_acc = 2^-53: DataType has no f64
+    else if (!parse_data_type(acc, &c.accumulation_dtype)) c.accumulation_dtype = DataType::f32;
+    if (declared && declared->bound) c.bound_kind = accuracy::BoundKind::whole_tensor;  // the only kind declared
+    if (declared && declared->input_precision)
+        c.input_significand_bits = declared->input_precision->value == "tf32" ? 11 : 8;  // tf32 or bf16 (parsed)
+    return c;
+}
+
+}  // namespace convcheck::runner
