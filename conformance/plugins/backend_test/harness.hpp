@@ -37,6 +37,15 @@ struct Outcome {
 Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                 const std::vector<double>& bias);
 
+// ABI 1.2: conv_prepare (with the weights and bias, or without), then `executes` conv_plan_execute
+// calls, each into a fresh dst, with the same runner-side checks; conv_plan_destroy.
+struct PlanOutcome {
+    std::vector<std::vector<double>> dst;  // NCX, one per execute
+    convcheck_plan_info info{};
+};
+PlanOutcome execute_plan(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                         const std::vector<double>& bias, bool weights_at_prepare, int executes);
+
 // The accumulation type: the data file's declaration for this dtype, else the plugin's own.
 accuracy::Contract contract_for(const ConvDescriptor& d);
 // Runs d once in `mode` and checks the outcome against the reference and the declarations.

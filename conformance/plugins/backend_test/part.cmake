@@ -9,4 +9,15 @@ if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
                         nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})
   target_compile_definitions(convcheck_backend_test PRIVATE
                              CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../../data")
+  # The plugin template, built out of tree against the installed SDK (plugin_template/part.cmake),
+  # passes this test like every bundled backend, its Abi.* tests included. The Adaptations.* tests
+  # are left out: they check the bundled plugins' adaptation layer (every format, crops), which the
+  # template, an f32 NCX/OIX direct loop, does not have.
+  if(TEST conformance_plugin_template_out_of_tree)
+    add_test(NAME conformance_plugin_template_backend_test
+             COMMAND convcheck_backend_test ${CONVCHECK_TEMPLATE_TEST_DIR}/build/libconvcheck_plugin_my_backend.so
+                     --gtest_filter=-Adaptations.*)
+    set_tests_properties(conformance_plugin_template_backend_test PROPERTIES TIMEOUT 300
+                         FIXTURES_REQUIRED plugin_template_built)
+  endif()
 endif()
