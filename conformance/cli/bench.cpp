@@ -1,7 +1,9 @@
 // `convcheck bench --backend <name|path> [--suite models]`: times a backend against the optimized
 // implementation and the reference on the discrete-convolution cases of a suite, in one run, every
-// execution isolated like in `run`. Times are per execute call through the ABI (a plugin that plans
-// inside execute pays for planning every time), the minimum of --repeats after one warm-up.
+// execution isolated like in `run`. Times are per execute call through the ABI, the minimum of
+// --repeats after one warm-up. A plugin with a plan (ABI 1.2) is timed on conv_plan_execute alone:
+// its conv_prepare (primitive creation, weight packing) is timed once and reported apart
+// (prepare_ms); a plugin without one plans inside conv_execute and pays for it on every call.
 // Each distinct descriptor is timed once (a suite's modes do not matter here).
 #include <cstdio>
 #include <fstream>
@@ -55,6 +57,11 @@ std::string cell(const Measured& v, int width, int precision) {
     return text;
 }
 
+// conv_prepare's time, for a plugin with a plan that ran.
+Measured prepare_ms(const ChildOutcome& o) {
+    return o.kind == ChildOutcome::Kind::ok && o.prepare_ms ? Measured(*o.prepare_ms) : std::nullopt;
+}
+
 nlohmann::json number_or_null(const Measured& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 int bench(const BenchOptions& o) {
@@ -74,8 +81,8 @@ int bench(const BenchOptions& o) {
         json = std::make_unique<std::ofstream>(o.json_path);
         if (!*json) throw std::invalid_argument("cannot write '" + o.json_path + "'");
     }
-    std::printf("%-44s %10s %9s %12s %12s %9s  %s\n", "case", "ms", "GFLOP/s", "optimized_ms", "reference_ms",
-                "vs_opt", "descriptor");
+    std::printf("%-44s %10s %10s %9s %12s %12s %9s  %s\n", "case", "ms", "prepare_ms", "GFLOP/s", "optimized_ms",
+                "reference_ms", "vs_opt", "descriptor");
     std::set<std::string> done;
     for (const Case& c : load_cases(o.suite, 1, "bound")) {
         if (c.op != Op::conv || !done.insert(c.descriptor()).second) continue;
@@ -92,7 +99,8 @@ int bench(const BenchOptions& o) {
             std::printf("%-44s %10s  (%s: %s)\n", label.c_str(), "-",
                         mine.kind == ChildOutcome::Kind::unsupported ? "unsupported" : "did not run", mine.reason.c_str());
         } else {
-            std::printf("%-44s %s %s %s %s %s  %s\n", label.c_str(), cell(ms, 10, 3).c_str(), cell(gflops, 9, 2).c_str(),
+            std::printf("%-44s %s %s %s %s %s %s  %s\n", label.c_str(), cell(ms, 10, 3).c_str(),
+                        cell(prepare_ms(mine), 10, 3).c_str(), cell(gflops, 9, 2).c_str(),
                         cell(optimized_ms, 12, 3).c_str(), cell(reference_ms, 12, 3).c_str(), cell(ratio, 9, 2).c_str(),
                         c.descriptor().c_str());
         }
@@ -100,7 +108,9 @@ int bench(const BenchOptions& o) {
         if (json) {
             *json << nlohmann::json{{"record", "bench"}, {"backend", backend->backend.info.name},
                                     {"descriptor", c.descriptor()}, {"shape_name", c.name}, {"threads", o.threads},
-                                    {"ms", number_or_null(ms)}, {"gflops", number_or_null(gflops)},
+                                    {"ms", number_or_null(ms)}, {"prepare_ms", number_or_null(prepare_ms(mine))},
+                                    {"optimized_prepare_ms", number_or_null(prepare_ms(ours))},
+                                    {"gflops", number_or_null(gflops)},
                                     {"optimized_ms", number_or_null(optimized_ms)},
                                     {"reference_ms", number_or_null(reference_ms)},
                                     {"ratio_to_optimized", number_or_null(ratio)},

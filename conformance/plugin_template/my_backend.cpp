@@ -1,60 +1,39 @@
 // A convcheck backend plugin template: copy this folder, rename my_backend, and call your library
-// where the direct loop below stands. It builds against the installed header alone
-// (find_package(convcheck)); the ABI is documented in the header and in docs/plugin-abi.md.
+// where the direct loop below stands. It builds against the installed SDK alone
+// (find_package(convcheck)): the C ABI header <convcheck/plugin.h> and its C++ helper
+// <convcheck/plugin_support.hpp>; the ABI is documented in the header and in docs/plugin-abi.md.
 //
 // What it shows:
 //   - the one entry point, convcheck_get_api, returning a table that lives as long as the library;
+//     basic_api and add_conv fill the entries every plugin shares;
 //   - describe: what the backend claims (here f32, NCX data, OIX weights, ranks 1-3);
 //   - query: decline what it cannot do, with a reason (the runner records "unsupported");
-//   - execute: compute on the runner's buffers (inputs are read-only, dst is exactly dst-sized);
-//   - errors as values, and no C++ exception ever crossing the C boundary.
+//   - prepare once, execute many (ABI 1.2): prepare does the work that depends on the descriptor
+//     (and the weights, when they come with it); execute computes on the runner's buffers (inputs
+//     are read-only, dst is exactly dst-sized); the one-shot conv_execute is prepare + execute;
+//   - errors as values with a code, and no C++ exception ever crossing the C boundary (the
+//     helpers' guarded() turns one into an error value).
+// No thread may start before create (plugin.h, "Processes and threads"): the runner forks.
 #include <convcheck/plugin.h>
+#include <convcheck/plugin_support.hpp>
 
-#include <cstdio>
-#include <exception>
-#include <new>
+#include <memory>
 #include <string>
-
-struct convcheck_error {
-    std::string message;
-};
 
 namespace {
 
+namespace support = convcheck_plugin_support;
+
 struct Instance {
-    int threads = 0;
+    int threads = 0;  // 0: the backend's default
 };
 
-convcheck_error* error(const std::string& message) { return new (std::nothrow) convcheck_error{message}; }
-
-template <typename Body>
-convcheck_error* guarded(Body&& body) noexcept {
-    try {
-        return body();
-    } catch (const std::exception& e) {
-        return error(e.what());
-    } catch (...) {
-        return error("unknown exception");
-    }
-}
-
-long long output_size(const convcheck_conv_desc& d, int a) {
-    const long long extent = (d.kernel_size[a] - 1) * d.dilations[a] + 1;
-    return (d.input_size[a] + d.pads_begin[a] + d.pads_end[a] - extent) / d.strides[a] + 1;
-}
-
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
-    return guarded([&]() -> convcheck_error* {
-        auto* instance = new Instance{};
-        if (args && args->struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_create_args, num_threads))
-            instance->threads = args->num_threads;
-        // ABI 1.1: options ("key=value,..."). This template takes none.
-        if (args && args->struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_create_args, options) && args->options &&
-            *args->options) {
-            delete instance;
-            return error(std::string("my_backend takes no options, got '") + args->options + "'");
-        }
-        *out = reinterpret_cast<convcheck_plugin*>(instance);
+    return support::guarded("my_backend create", [&]() -> convcheck_error* {
+        auto instance = std::make_unique<Instance>();
+        // num_threads, and the options (ABI 1.1): this template takes none, so any is refused.
+        if (auto* e = support::read_create_args(args, &instance->threads)) return e;
+        *out = reinterpret_cast<convcheck_plugin*>(instance.release());
         return nullptr;
     });
 }
@@ -62,51 +41,59 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
 void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
 
 convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
-    if (!info || info->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_plugin_info, accumulation_dtype))
-        return error("describe: the runner's convcheck_plugin_info is too small");
-    info->name = "my_backend";
-    info->version = "0.1.0";
-    info->operations = CONVCHECK_OP_CONV;
-    info->dtypes = CONVCHECK_BIT(CONVCHECK_F32);
-    info->ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
-    info->data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
-    info->filter_formats = CONVCHECK_BIT(CONVCHECK_OIX);
-    info->accumulation_dtype = CONVCHECK_F32;
-    return nullptr;
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "my_backend";  // static strings: they must live until destroy
+    mine.version = "0.1.0";
+    mine.operations = CONVCHECK_OP_CONV;
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32);
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX);
+    mine.accumulation_dtype = CONVCHECK_F32;
+    return support::fill_info(info, mine);  // writes only what the runner's struct_size covers
 }
 
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* d, convcheck_support* out) {
-    out->supported = 0;
-    if (d->dtype != CONVCHECK_F32) std::snprintf(out->reason, sizeof(out->reason), "only f32");
-    else if (d->data_format != CONVCHECK_NCX || d->filter_format != CONVCHECK_OIX)
-        std::snprintf(out->reason, sizeof(out->reason), "only NCX data and OIX weights");
-    else out->supported = 1;
-    return nullptr;
+    return support::guarded("my_backend conv_query", [&]() -> convcheck_error* {
+        if (auto* e = support::check_conv_call(d, nullptr)) return e;  // a descriptor shorter than ABI 1.0's
+        if (d->dtype != CONVCHECK_F32) return support::unsupported(out, "only f32");
+        if (d->data_format != CONVCHECK_NCX || d->filter_format != CONVCHECK_OIX)
+            return support::unsupported(out, "only NCX data and OIX weights");
+        if (d->rank < 1 || d->rank > 3) return support::unsupported(out, "ranks 1-3 only");
+        return support::supported(out);
+    });
 }
 
-// dst(n, g*OCg+oc, o) = bias + sum_{ic,k} src(n, g*ICg+ic, o*s - pb + k*d) * wei(g*OCg+oc, ic, k),
-// spatial axes lifted to three so that one loop nest serves every rank.
-convcheck_error* conv_execute(convcheck_plugin*, const convcheck_conv_desc* d, const convcheck_conv_args* a) {
-    return guarded([&]() -> convcheck_error* {
-        long long in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0},
-                  out[3] = {1, 1, 1};
-        const int shift = 3 - d->rank;
-        for (int i = 0; i < d->rank; ++i) {
-            in[shift + i] = d->input_size[i], k[shift + i] = d->kernel_size[i], s[shift + i] = d->strides[i];
-            dl[shift + i] = d->dilations[i], pb[shift + i] = d->pads_begin[i], out[shift + i] = output_size(*d, i);
+// The plan: the descriptor lifted to three spatial axes, so that one loop nest serves every rank.
+// A real backend builds its kernel or primitive here, and packs the weights when prepare has them.
+struct Plan : convcheck_conv_plan {
+    explicit Plan(const convcheck_conv_desc& d) : convcheck_conv_plan(d) {
+        if (d.dtype != CONVCHECK_F32 || d.data_format != CONVCHECK_NCX || d.filter_format != CONVCHECK_OIX ||
+            d.rank < 1 || d.rank > 3)
+            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "my_backend: a case its query declines");
+        const int shift = 3 - d.rank;
+        for (int i = 0; i < d.rank; ++i) {
+            in[shift + i] = d.input_size[i], k[shift + i] = d.kernel_size[i], s[shift + i] = d.strides[i];
+            dl[shift + i] = d.dilations[i], pb[shift + i] = d.pads_begin[i], out[shift + i] = support::output_size(d, i);
         }
-        const float* src = static_cast<const float*>(a->src);
-        const float* wei = static_cast<const float*>(a->weights);
-        const float* bias = static_cast<const float*>(a->bias);
-        float* dst = static_cast<float*>(a->dst);
-        const long long G = d->groups, ICg = d->in_channels / G, OCg = d->out_channels / G;
+    }
+
+    // dst(n, g*OCg+oc, o) = bias + sum_{ic,k} src(n, g*ICg+ic, o*s - pb + k*d) * wei(g*OCg+oc, ic, k)
+    convcheck_error* execute(const convcheck_conv_args& a) override {
+        const convcheck_conv_desc& d = desc;
+        const float* src = static_cast<const float*>(a.src);
+        const float* wei = static_cast<const float*>(a.weights);
+        const float* bias = static_cast<const float*>(a.bias);
+        float* dst = static_cast<float*>(a.dst);
+        const long long G = d.groups, ICg = d.in_channels / G, OCg = d.out_channels / G;
         long long o_index = 0;
-        for (long long n = 0; n < d->batch; ++n)
-            for (long long oc = 0; oc < d->out_channels; ++oc)
+        for (long long n = 0; n < d.batch; ++n)
+            for (long long oc = 0; oc < d.out_channels; ++oc)
                 for (long long od = 0; od < out[0]; ++od)
                     for (long long oh = 0; oh < out[1]; ++oh)
                         for (long long ow = 0; ow < out[2]; ++ow) {
-                            float sum = d->has_bias ? bias[oc] : 0.0f;
+                            float sum = d.has_bias ? bias[oc] : 0.0f;
                             const long long g = oc / OCg;
                             for (long long ic = 0; ic < ICg; ++ic)
                                 for (long long kd = 0; kd < k[0]; ++kd)
@@ -118,27 +105,29 @@ convcheck_error* conv_execute(convcheck_plugin*, const convcheck_conv_desc* d, c
                                             if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2])
                                                 continue;
                                             const long long c = g * ICg + ic;
-                                            sum += src[(((n * d->in_channels + c) * in[0] + id) * in[1] + ih) * in[2] + iw] *
+                                            sum += src[(((n * d.in_channels + c) * in[0] + id) * in[1] + ih) * in[2] + iw] *
                                                    wei[(((oc * ICg + ic) * k[0] + kd) * k[1] + kh) * k[2] + kw];
                                         }
                             dst[o_index++] = sum;
                         }
-        if (a->struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_args, implementation_capacity) && a->implementation &&
-            a->implementation_capacity > 0)
-            std::snprintf(a->implementation, a->implementation_capacity, "direct_loops");
+        support::write_implementation(&a, "direct_loops");
         return nullptr;
-    });
+    }
+
+    long long in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0},
+              out[3] = {1, 1, 1};
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin*, const convcheck_conv_desc& d,
+                                             const support::PrepareInputs&) {
+    return std::make_unique<Plan>(d);
 }
 
-const char* error_message(const convcheck_error* e) { return e ? e->message.c_str() : "out of memory"; }
-void error_destroy(convcheck_error* e) { delete e; }
-
-const convcheck_api api = {
-    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR,
-    create, destroy, describe, conv_query, conv_execute,
-    nullptr, nullptr,  // no continuous convolution
-    error_message, error_destroy,
-};
+const convcheck_api api = [] {
+    convcheck_api a = support::basic_api(create, destroy, describe);
+    support::add_conv<prepare>(a, conv_query);  // no continuous convolution: cc_query/cc_execute stay NULL
+    return a;
+}();
 
 }  // namespace
 

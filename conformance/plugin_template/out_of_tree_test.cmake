@@ -10,6 +10,12 @@ function(step)
   set(last_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component sdk)
+# The template needs only the installed headers: plugin.h and plugin_support.hpp.
+foreach(header plugin.h plugin_support.hpp)
+  if(NOT EXISTS ${WORK_DIR}/prefix/include/convcheck/${header})
+    message(FATAL_ERROR "the sdk component did not install include/convcheck/${header}")
+  endif()
+endforeach()
 file(COPY ${TEMPLATE_DIR}/CMakeLists.txt ${TEMPLATE_DIR}/my_backend.cpp DESTINATION ${WORK_DIR}/src)
 step(${CMAKE_COMMAND} -S ${WORK_DIR}/src -B ${WORK_DIR}/build -G ${GENERATOR}
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_FLAGS=-Wall\ -Wextra\ -Wpedantic\ -Werror)

@@ -1,5 +1,5 @@
 # The installed package `convcheck` (find_package(convcheck) builds a backend plugin outside this
-# tree): the ABI header, the convcheck command, the reference and optimized plugins, the backend
+# tree): the ABI header and its C++ helper (plugin_support.hpp, which the template uses), the convcheck command, the reference and optimized plugins, the backend
 # declarations file, and a test that builds the plugin template out of tree against an install.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -7,6 +7,7 @@ include(CMakePackageConfigHelpers)
 set_target_properties(convcheck_abi PROPERTIES EXPORT_NAME abi)
 install(TARGETS convcheck_abi EXPORT convcheckTargets COMPONENT sdk)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin.h
+              ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin_support.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck COMPONENT sdk)
 install(TARGETS convcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT sdk)
 # (the reference and optimized plugins install themselves, in their part.cmake: they come later)
@@ -23,10 +24,13 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/convcheckConfigVersion.cmak
 install(FILES ${CMAKE_BINARY_DIR}/convcheckConfig.cmake ${CMAKE_BINARY_DIR}/convcheckConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck COMPONENT sdk)
 
+# Where the out-of-tree test builds the template (plugins/backend_test/part.cmake runs the ABI test on it).
+set(CONVCHECK_TEMPLATE_TEST_DIR ${CMAKE_BINARY_DIR}/plugin_template_test)
 if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_plugin_template_out_of_tree
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DTEMPLATE_DIR=${CMAKE_CURRENT_LIST_DIR}
-                   -DWORK_DIR=${CMAKE_BINARY_DIR}/plugin_template_test -DGENERATOR=${CMAKE_GENERATOR}
+                   -DWORK_DIR=${CONVCHECK_TEMPLATE_TEST_DIR} -DGENERATOR=${CMAKE_GENERATOR}
                    -P ${CMAKE_CURRENT_LIST_DIR}/out_of_tree_test.cmake)
-  set_tests_properties(conformance_plugin_template_out_of_tree PROPERTIES TIMEOUT 300)
+  set_tests_properties(conformance_plugin_template_out_of_tree PROPERTIES TIMEOUT 300
+                      FIXTURES_SETUP plugin_template_built)
 endif()

@@ -35,6 +35,7 @@ const char* to_string(Kind k) {
         case Kind::invalid_case: return "invalid_case";
         case Kind::statistics: return "statistics";
         case Kind::accepted_invalid: return "accepted_invalid";
+        case Kind::paths_differ: return "paths_differ";
     }
     return "?";
 }

@@ -51,7 +51,8 @@ bool is_failure(Status status);
 enum class Kind {
     none, mismatch, probe, nan, unwritten, crash, hang, plugin_error, out_of_memory, leak, xpass, declined,
     over_memory_limit, invalid_case, statistics,
-    accepted_invalid  // invalid mode: the backend computed a descriptor that breaks a rule instead of refusing it
+    accepted_invalid,  // invalid mode: the backend computed a descriptor that breaks a rule instead of refusing it
+    paths_differ       // ABI 1.2: the one-shot conv_execute and the plan's execute gave different outputs
 };
 const char* to_string(Kind kind);
 
@@ -74,6 +75,8 @@ struct CaseResult {
     std::optional<ErrorReport> error;
     double time_ms = 0.0;
     std::string implementation;
+    std::string error_code;  // an error the plugin returned: its code's name (error_code_name), else ""
+    std::optional<std::uint64_t> workspace_bytes;  // what the plugin's plan reported (ABI 1.2)
     std::string reproducer;
     // Set by the shrinker: the smallest descriptor found that fails the same way, and its reproducer.
     std::string shrunk_descriptor, shrunk_reproducer;

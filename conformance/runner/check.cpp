@@ -120,12 +120,21 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
     e.dst = &b.dst;
     e.leak_check = s.leak_check;
     e.timeout_s = s.timeout_s;
-    e.memory = {s.memory_limit_bytes, needs.total()};
+    // The plan decides the verdict; the one-shot conv_execute writes its own dst, filled like dst,
+    // which must then hold the same outputs (isolation.hpp).
+    GuardedBuffer one_shot;
+    if (backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
+        one_shot = GuardedBuffer(b.dst.bytes());
+        std::memset(one_shot.data(), 0xFF, one_shot.bytes());
+        e.one_shot_dst = &one_shot;
+    }
+    e.memory = {s.memory_limit_bytes, needs.total() + static_cast<std::int64_t>(one_shot.bytes())};
     return execute_conv(*backend.plugin, backend.options, e);
 }
 
 // Turns a child outcome that is not "ok" into the case's status; false when it was ok.
 bool outcome_status(const ChildOutcome& o, CaseResult& r) {
+    if (o.workspace_bytes) r.workspace_bytes = o.workspace_bytes;
     switch (o.kind) {
         case ChildOutcome::Kind::ok: return false;
         case ChildOutcome::Kind::unsupported: r.status = Status::unsupported, r.kind = Kind::declined; break;
@@ -133,8 +142,10 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r) {
         case ChildOutcome::Kind::crashed: r.status = Status::crashed, r.kind = Kind::crash; break;
         case ChildOutcome::Kind::hanged: r.status = Status::hanged, r.kind = Kind::hang; break;
         case ChildOutcome::Kind::out_of_memory: r.status = Status::crashed, r.kind = Kind::out_of_memory; break;
+        case ChildOutcome::Kind::paths_differ: r.status = Status::failed, r.kind = Kind::paths_differ; break;
     }
     r.reason = o.reason;
+    r.error_code = o.error_code;
     return true;
 }
 

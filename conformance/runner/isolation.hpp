@@ -1,5 +1,5 @@
-// Fault isolation: every call into a backend plugin (create, describe, query, execute, destroy)
-// runs in a child process forked for the purpose, with a time limit.
+// Fault isolation: every call into a backend plugin (create, describe, query, prepare, execute,
+// destroy) runs in a child process forked for the purpose, with a time limit (child_process.hpp).
 //
 // - Buffers live in memory shared with the child (GuardedBuffer): each sits between two PROT_NONE
 //   guard pages, flush against the one after it, so a write (or read) past its end faults at once.
@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "child_process.hpp"
 #include "convcheck/plugin.h"
 #include "guarded_buffer.hpp"
-#include "memory_limit.hpp"
 #include "plugin_loader.hpp"
 
 namespace convcheck::runner {
@@ -34,39 +34,26 @@ struct InstanceOptions {
     std::string options;  // "key=value,..." (ABI 1.1 create_args.options)
 };
 
-// The memory one child may use: the memory limit less what the runner holds for the case (its
-// buffers and the reference's work, case_memory.hpp). Every child has one: the default limit is
-// default_memory_limit().
-struct MemoryBudget {
-    std::int64_t limit_bytes = default_memory_limit();
-    std::int64_t runner_bytes = 0;
-    std::int64_t child_bytes() const { return limit_bytes - runner_bytes; }
-};
-
-// How a plugin call in a child ended.
-struct ChildOutcome {
-    enum class Kind { ok, unsupported, plugin_error, crashed, hanged, out_of_memory };
-    Kind kind = Kind::ok;
-    std::string reason;          // unsupported / error message / crash or hang description
-    std::string implementation;  // what the plugin said it picked
-    std::vector<double> times_ms;  // one per timed execute
-    std::int64_t heap_growth_per_cycle = 0;  // leak check: bytes not returned per create..destroy cycle
-};
-
 // Runs create, describe and destroy in a child. Throws PluginError when any of them fails,
 // crashes or hangs (the plugin cannot be negotiated).
 PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s,
                      MemoryBudget memory = {});
 
-// One execution of one discrete convolution in a child: create, conv_query, conv_execute
+// One execution of one discrete convolution in a child: create, conv_query, then the execution
 // (warmups + repeats times, the repeats timed), destroy. With leak_check the child runs
 // 5 full create..destroy cycles and measures the heap the plugin did not give back.
+// A plugin with a plan (ABI 1.2) runs through it: conv_prepare with the weights and bias,
+// conv_plan_describe, conv_plan_execute (the timed calls: planning is timed apart, prepare_ms),
+// and, when one_shot_dst is given, the one-shot conv_execute into it, whose outputs must then be the
+// plan's, bit for bit (any NaN equals any NaN): else the outcome is paths_differ. A plugin without a
+// plan runs conv_execute.
 struct ConvExecution {
     convcheck_conv_desc desc{};
     const GuardedBuffer* src = nullptr;
     const GuardedBuffer* weights = nullptr;
     const GuardedBuffer* bias = nullptr;  // empty when !has_bias
     const GuardedBuffer* dst = nullptr;
+    const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
     int warmups = 0, repeats = 1;
     bool leak_check = false;
     double timeout_s = 30.0;

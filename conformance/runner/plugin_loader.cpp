@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -26,13 +28,18 @@ Plugin Plugin::load(const std::string& path) {
     auto get_api = reinterpret_cast<convcheck_get_api_fn>(dlsym(p.handle_, "convcheck_get_api"));
     if (get_api == nullptr)
         throw PluginError("backend plugin '" + path + "' does not export the entry point convcheck_get_api");
-    p.api_ = get_api();
-    if (p.api_ == nullptr) throw PluginError("backend plugin '" + path + "': convcheck_get_api returned NULL");
-    const auto& a = *p.api_;
-    if (a.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_api, error_destroy))
+    const convcheck_api* table = get_api();
+    if (table == nullptr) throw PluginError("backend plugin '" + path + "': convcheck_get_api returned NULL");
+    if (table->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_api, error_destroy))
         throw PluginError("backend plugin '" + path + "': its function table has struct_size " +
-                          std::to_string(a.struct_size) + ", smaller than ABI 1.0's " +
+                          std::to_string(table->struct_size) + ", smaller than ABI 1.0's " +
                           std::to_string(CONVCHECK_STRUCT_SIZE(convcheck_api, error_destroy)));
+    // The entries the plugin's struct_size covers; every later one stays NULL, its documented
+    // default. Nothing past the plugin's table is ever read (an older plugin's table is shorter).
+    p.api_ = std::make_unique<convcheck_api>();
+    std::memcpy(p.api_.get(), table, std::min(table->struct_size, sizeof(convcheck_api)));
+    p.api_->struct_size = sizeof(convcheck_api);
+    const auto& a = *p.api_;
     if (a.abi_major != CONVCHECK_ABI_MAJOR)
         throw PluginError("backend plugin '" + path + "' was built for ABI " + std::to_string(a.abi_major) + "." +
                           std::to_string(a.abi_minor) + "; this runner speaks ABI " +
@@ -43,18 +50,25 @@ Plugin Plugin::load(const std::string& path) {
                           "': its function table lacks create, destroy, describe, error_message or error_destroy");
     if ((a.conv_query == nullptr) != (a.conv_execute == nullptr) || (a.cc_query == nullptr) != (a.cc_execute == nullptr))
         throw PluginError("backend plugin '" + path + "': a query entry without its execute entry (or the reverse)");
+    const int plan_entries = (a.conv_prepare != nullptr) + (a.conv_plan_describe != nullptr) +
+                             (a.conv_plan_execute != nullptr) + (a.conv_plan_destroy != nullptr);
+    if (plan_entries != 0 && plan_entries != 4)
+        throw PluginError("backend plugin '" + path + "': it sets " + std::to_string(plan_entries) +
+                          " of the four plan entries (conv_prepare, conv_plan_describe, conv_plan_execute, "
+                          "conv_plan_destroy): ABI 1.2 wants all four or none");
+    if (plan_entries == 4 && a.conv_query == nullptr)
+        throw PluginError("backend plugin '" + path + "': plan entries without conv_query and conv_execute");
     return p;
 }
 
 Plugin::Plugin(Plugin&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), api_(std::exchange(other.api_, nullptr)),
-      path_(std::move(other.path_)) {}
+    : handle_(std::exchange(other.handle_, nullptr)), api_(std::move(other.api_)), path_(std::move(other.path_)) {}
 
 Plugin& Plugin::operator=(Plugin&& other) noexcept {
     if (this != &other) {
         if (handle_) dlclose(handle_);
         handle_ = std::exchange(other.handle_, nullptr);
-        api_ = std::exchange(other.api_, nullptr);
+        api_ = std::move(other.api_);
         path_ = std::move(other.path_);
     }
     return *this;
@@ -63,6 +77,21 @@ Plugin& Plugin::operator=(Plugin&& other) noexcept {
 // Plugins stay mapped until exit: a plugin's static objects or threads may outlive any instance,
 // and unloading code that still runs is worse than a mapping kept a little longer.
 Plugin::~Plugin() = default;
+
+std::int32_t Plugin::error_code(const convcheck_error* error) const {
+    return api_->error_code != nullptr ? api_->error_code(error) : CONVCHECK_ERROR_UNKNOWN;
+}
+
+const char* error_code_name(std::int32_t code) {
+    switch (code) {
+        case CONVCHECK_ERROR_UNKNOWN: return "unknown";
+        case CONVCHECK_ERROR_INVALID_ARGUMENT: return "invalid_argument";
+        case CONVCHECK_ERROR_UNIMPLEMENTED: return "unimplemented";
+        case CONVCHECK_ERROR_OUT_OF_MEMORY: return "out_of_memory";
+        case CONVCHECK_ERROR_INTERNAL: return "internal";
+    }
+    return "unknown";
+}
 
 namespace {
 fs::path executable_dir() {

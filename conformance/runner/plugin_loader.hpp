@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -37,15 +38,25 @@ public:
     Plugin& operator=(const Plugin&) = delete;
     ~Plugin();
 
+    // The plugin's table as this runner's ABI version sees it: the entries the plugin's struct_size
+    // covers, and NULL (the documented default) for every entry it does not know.
     const convcheck_api& api() const { return *api_; }
     const std::string& path() const { return path_; }
+    // ABI 1.2: prepare once, execute many (all four plan entries set).
+    bool has_conv_plan() const { return api_->conv_prepare != nullptr; }
+    // The convcheck_error_code of an error; CONVCHECK_ERROR_UNKNOWN for a plugin without error_code.
+    std::int32_t error_code(const convcheck_error* error) const;
 
 private:
     Plugin() = default;
     void* handle_ = nullptr;
-    const convcheck_api* api_ = nullptr;
+    std::unique_ptr<convcheck_api> api_;  // a copy: see api()
     std::string path_;
 };
+
+// "unknown", "invalid_argument", "unimplemented", "out_of_memory", "internal" (the case record's
+// "error_code"); "unknown" for a code this runner does not know.
+const char* error_code_name(std::int32_t code);
 
 // A backend given by name ("optimized", "onednn") or by path. A name without a '/' and not ending
 // in ".so" is looked up as libconvcheck_plugin_<name>.so in $CONVCHECK_PLUGIN_PATH (':'-separated),

@@ -126,6 +126,8 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"implementation", printable_line(r.implementation)},
               {"reproducer", printable_line(r.reproducer)}};
     if (!r.c.name.empty()) j["shape_name"] = r.c.name;
+    if (!r.error_code.empty()) j["error_code"] = r.error_code;
+    if (r.workspace_bytes) j["workspace_bytes"] = *r.workspace_bytes;
     if (r.c.fill != accuracy::Fill::standard) j["fill"] = accuracy::to_string(r.c.fill);
     if (r.error) {
         const auto& c = r.error->comparison;

@@ -14,6 +14,7 @@ DESCRIPTIONS = {
     "mismatch": "outputs differ from the reference beyond the accuracy contract",
     "nan": "NaN outputs where the reference is finite",
     "unwritten": "outputs the backend never wrote",
+    "paths_differ": "the backend's one-shot call and its prepared plan computed different outputs",
     "statistics": "every output within its bound, but the errors together are biased or too large on average",
     "invalid_case": "the case's own descriptor is invalid (not the backend's fault)",
     "accepted_invalid": "the backend computed a case that breaks a rule of the spec instead of refusing it (invalid suite)",

@@ -2,15 +2,35 @@
  *
  * One C header, nothing C++ in it. A plugin is a shared library that exports one symbol,
  * convcheck_get_api, returning a table of function pointers. The runner owns every tensor;
- * a plugin owns only what it creates (its instance, its errors) and frees it through its own
- * calls. A plugin may decline a case ("unsupported", with a reason); it is never forced to guess.
- * Errors are values (NULL on success), never C++ exceptions across this boundary.
+ * a plugin owns only what it creates (its instance, its plans, its errors) and frees it through
+ * its own calls. A plugin may decline a case ("unsupported", with a reason); it is never forced
+ * to guess. Errors are values (NULL on success) with a code and a message, never C++ exceptions
+ * across this boundary.
  *
  * Versioning (see conformance/ABI-CHANGELOG.md): every struct begins with `size_t struct_size`,
  * set by whoever fills the struct to CONVCHECK_STRUCT_SIZE(type, last field it knows), and
  * structs only grow at the end. A reader must check struct_size before touching a field and
- * treat a missing field as its documented default. A breaking change bumps the major version
- * (the runner refuses a plugin whose major differs); an addition bumps the minor version.
+ * treat a missing field as its documented default (every field added after 1.0 names its
+ * default, and the version that added it). A breaking change bumps the major version (the runner
+ * refuses a plugin whose major differs); an addition bumps the minor version.
+ *
+ * Ownership and lifetime are written on every field: "runner-owned" memory belongs to the runner
+ * and is valid only during the call it is passed to unless the field says otherwise;
+ * "plugin-owned" memory belongs to the plugin and lives as long as the field says.
+ *
+ * Processes and threads. The runner loads the library (dlopen) in its own process and calls
+ * convcheck_get_api there; it then forks one child process per call sequence (negotiation, and
+ * each case: create .. query .. prepare .. execute .. destroy) and makes every other call in that
+ * child. Hence:
+ *   - Load time (static constructors, convcheck_get_api) must start no thread and take no lock
+ *     another thread could hold: a fork copies only the calling thread, so a thread started at
+ *     load time is missing in every child, and a lock it held stays locked there forever.
+ *     Start thread pools in create (or lazily in execute), never before.
+ *   - No state carries between cases: each child starts from the runner's process as it was after
+ *     loading, and exits with _exit (no atexit handlers, no static destructors).
+ *   - A plugin may use threads inside a child, up to create_args.num_threads (0: its own default).
+ *     Every call on one instance, and on the plans it made, comes from one thread at a time.
+ *   - A child runs under a time limit and a memory limit; the plugin's prints go to stderr.
  */
 #ifndef CONVCHECK_PLUGIN_H
 #define CONVCHECK_PLUGIN_H
@@ -23,7 +43,7 @@ extern "C" {
 #endif
 
 #define CONVCHECK_ABI_MAJOR 1
-#define CONVCHECK_ABI_MINOR 1
+#define CONVCHECK_ABI_MINOR 2
 
 /* Size of a struct up to and including `last_field`: what a writer that knows fields up to
  * `last_field` puts in struct_size. */
@@ -50,21 +70,41 @@ typedef enum {
     CONVCHECK_CC_GAUSSIAN = 3 /* exp(-(dy^2 + dx^2) / (2 sigma^2)), sigma in kernel_parameter */
 } convcheck_cc_kernel;
 
+/* 1.2: what kind of error a plugin returned (api->error_code). The runner records it with the
+ * message (the case record's "error_code"), so that a report tells these apart. */
+typedef enum {
+    CONVCHECK_ERROR_UNKNOWN = 0,          /* the plugin does not say (and every plugin before 1.2) */
+    CONVCHECK_ERROR_INVALID_ARGUMENT = 1, /* the call broke this header's rules: a NULL buffer, a
+                                             struct_size below 1.0's, a value out of range, an
+                                             unknown create option */
+    CONVCHECK_ERROR_UNIMPLEMENTED = 2,    /* valid, but the backend cannot do it after query said
+                                             it could (a query should have declined it) */
+    CONVCHECK_ERROR_OUT_OF_MEMORY = 3,    /* an allocation failed (host or device memory) */
+    CONVCHECK_ERROR_INTERNAL = 4          /* the backend failed for a reason of its own */
+} convcheck_error_code;
+
 /* Bit masks for convcheck_plugin_info's claims: bit (1 << enum value). */
 #define CONVCHECK_BIT(x) (1u << (x))
 #define CONVCHECK_OP_CONV 1u /* discrete convolution forward */
 #define CONVCHECK_OP_CC 2u   /* continuous convolution forward */
 
-/* ---- errors ---------------------------------------------------------------------------------- */
-/* Opaque, created by the plugin. Read with api->error_message, free with api->error_destroy. */
+/* ---- opaque objects, each created and freed by the plugin ----------------------------------- */
+/* An error: returned by a failing call, plugin-owned until the runner passes it to
+ * api->error_destroy (exactly once). Read with api->error_message and api->error_code. */
 typedef struct convcheck_error convcheck_error;
-/* Opaque plugin instance, created by api->create, freed by api->destroy. */
+/* A plugin instance: created by api->create, freed by api->destroy; everything the plugin
+ * allocates for it (plans excepted) lives until destroy. */
 typedef struct convcheck_plugin convcheck_plugin;
+/* 1.2: a prepared discrete convolution (api->conv_prepare): made for one descriptor, executed
+ * any number of times, freed by api->conv_plan_destroy before the instance that made it. */
+typedef struct convcheck_conv_plan convcheck_conv_plan;
 
 /* ---- descriptors ----------------------------------------------------------------------------- */
-/* A discrete convolution: the canonical descriptor. Spatial arrays are outermost first; only the
- * first `rank` entries are meaningful. Dilations are 1-based (1 = dense kernel). Pads may be
- * negative (cropping). dst spatial size = floor((in + pb + pe - ((k-1)*d + 1)) / s) + 1. */
+/* A discrete convolution: the canonical descriptor. Runner-owned, read-only for the plugin, valid
+ * during the call it is passed to (a plugin that needs it later copies it: conv_prepare's plan
+ * must not point into it). Spatial arrays are outermost first; only the first `rank` entries are
+ * meaningful. Dilations are 1-based (1 = dense kernel). Pads may be negative (cropping).
+ * dst spatial size = floor((in + pb + pe - ((k-1)*d + 1)) / s) + 1. */
 typedef struct {
     size_t struct_size;
     int32_t rank; /* 1, 2 or 3 */
@@ -84,8 +124,9 @@ typedef struct {
     int32_t filter_format; /* convcheck_filter_format of weights */
 } convcheck_conv_desc;
 
-/* A continuous convolution (CC) layer, 2-D, NCHW, f32 (seed 004). Output size per axis is given
- * explicitly (default ceil(s * in)); the projected grid is g_n = n/s + (in-1)/2 - (out-1)/(2s). */
+/* A continuous convolution (CC) layer, 2-D, NCHW, f32 (seed 004). Runner-owned, read-only, valid
+ * during the call. Output size per axis is given explicitly (default ceil(s * in)); the projected
+ * grid is g_n = n/s + (in-1)/2 - (out-1)/(2s). */
 typedef struct {
     size_t struct_size;
     int64_t batch;
@@ -106,50 +147,59 @@ typedef struct {
 } convcheck_cc_desc;
 
 /* ---- call arguments ------------------------------------------------------------------------- */
+/* Runner-owned, read-only, valid during create only. */
 typedef struct {
     size_t struct_size;
     int32_t num_threads; /* threads the plugin may use; 0 = its own default */
     /* 1.1: plugin-specific options, "key=value" items separated by commas, given by the user
-     * (`convcheck run --backend-option key=value`). Owned by the runner, valid during create only;
-     * NULL or "" when there are none. A plugin should fail create on a key it does not know. */
+     * (`convcheck run --backend-option key=value`). Runner-owned, valid during create only (copy
+     * what you keep). Default when struct_size does not cover it: no options, as NULL or "".
+     * A plugin should fail create (CONVCHECK_ERROR_INVALID_ARGUMENT) on a key it does not know. */
     const char* options;
 } convcheck_create_args;
 
-/* What a plugin claims. Strings are owned by the plugin and live until destroy. */
+/* What a plugin claims. The struct is runner-owned: the runner sets struct_size (and the default
+ * of every field) before describe, and the plugin writes only the fields that struct_size covers.
+ * The strings it points them at are plugin-owned and live until destroy. */
 typedef struct {
     size_t struct_size;
-    const char* name;              /* e.g. "onednn" */
-    const char* version;           /* the backend's version, e.g. "2.6.3" */
+    const char* name;              /* e.g. "onednn"; plugin-owned, lives until destroy */
+    const char* version;           /* the backend's version, e.g. "2.6.3"; plugin-owned, until destroy */
     uint32_t operations;           /* CONVCHECK_OP_CONV | CONVCHECK_OP_CC */
     uint32_t dtypes;               /* CONVCHECK_BIT(convcheck_dtype) */
     uint32_t ranks;                /* CONVCHECK_BIT(rank), rank in 1..3 */
     uint32_t data_formats;         /* CONVCHECK_BIT(convcheck_data_format) */
     uint32_t filter_formats;       /* CONVCHECK_BIT(convcheck_filter_format) */
-    int32_t accumulation_dtype;    /* convcheck_dtype it accumulates in (f32 for most) */
+    int32_t accumulation_dtype;    /* convcheck_dtype it accumulates in; the runner presets
+                                      CONVCHECK_F32, which stands when the plugin leaves it unwritten */
 } convcheck_plugin_info;
 
-/* The answer to a query. The runner provides the reason buffer. */
+/* The answer to a query. Runner-owned, valid during the query; the plugin writes supported and,
+ * when it declines, reason. */
 typedef struct {
     size_t struct_size;
     int32_t supported;       /* 1 supported, 0 not */
-    char reason[256];        /* when not supported: why, NUL-terminated */
+    char reason[256];        /* when not supported: why, NUL-terminated, within these 256 bytes */
 } convcheck_support;
 
-/* Buffers for one discrete convolution, dense, in the descriptor's formats and dtype. All are
- * owned by the runner: inputs are read-only (the runner maps them read-only: a write is a crash),
- * dst is exactly dst-elements long (the runner puts a guard page right after it). bias is NULL when
- * has_bias == 0. Each call runs in a child process of its own: no state carries between cases. */
+/* Buffers for one discrete convolution, dense, in the descriptor's formats and dtype. The struct
+ * and every buffer are runner-owned and valid during the execute call only (a plan must not keep a
+ * pointer to them, except the weights and bias given to conv_prepare, below). Inputs are read-only
+ * (the runner maps them read-only: a write is a crash); dst is exactly dst-elements long (the runner
+ * puts a guard page right after it). Each case runs in a child process of its own: no state carries
+ * between cases. */
 typedef struct {
     size_t struct_size;
     const void* src;
-    const void* weights;
-    const void* bias;
+    const void* weights;           /* the same pointer and values given to conv_prepare, when it got any */
+    const void* bias;              /* NULL when has_bias == 0 */
     void* dst;
-    char* implementation;          /* optional, runner-owned: the plugin may write the name of the */
-    size_t implementation_capacity; /* implementation it picked (NUL-terminated, at most capacity)  */
+    char* implementation;          /* optional, runner-owned, valid during the call: the plugin may write */
+    size_t implementation_capacity; /* the implementation it picked (NUL-terminated, at most capacity) */
 } convcheck_conv_args;
 
-/* Buffers for one CC layer. theta holds the Internal-Net parameters (f32) in this order:
+/* Buffers for one CC layer, runner-owned, valid during cc_execute only; inputs read-only. theta
+ * holds the Internal-Net parameters (f32) in this order:
  * W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]; NULL for analytic
  * kernels. Output channel cout*Cin + cin of the Internal-Net is the weight for (cout, cin).
  * src [N][Cin][H][W], dst [N][Cout][H'][W'], bias [Cout] or NULL. */
@@ -159,24 +209,51 @@ typedef struct {
     const float* theta;
     const void* bias;
     void* dst;
-    char* implementation;
+    char* implementation;          /* optional, runner-owned, as in convcheck_conv_args */
     size_t implementation_capacity;
 } convcheck_cc_args;
 
+/* 1.2: what conv_prepare may use beyond the descriptor. Runner-owned, read-only, valid during
+ * conv_prepare; the buffers it points to live longer, as each field says. */
+typedef struct {
+    size_t struct_size;
+    /* The weights (and bias, or NULL) every conv_plan_execute of this plan will receive: the same
+     * pointers, unchanged, valid until conv_plan_destroy. The plan may transform them once (reorder,
+     * pack) and ignore the execute's copies. NULL: the weights come only with each execute, and
+     * the plan reads them there. Default when struct_size does not cover them: NULL. */
+    const void* weights;
+    const void* bias;
+} convcheck_conv_prepare_args;
+
+/* 1.2: what a plan reports. Runner-owned; the runner sets struct_size and the defaults, the plugin
+ * writes the fields struct_size covers. */
+typedef struct {
+    size_t struct_size;
+    /* Scratch memory one conv_plan_execute of this plan allocates and frees again (bytes), beyond
+     * what the plan holds between executes. Default (the runner presets it): 0, "none reported". */
+    uint64_t workspace_bytes;
+    /* Memory the plan holds between executes (packed weights, tables), in bytes. Default: 0. */
+    uint64_t plan_bytes;
+} convcheck_plan_info;
+
 /* ---- the function table ---------------------------------------------------------------------- */
+/* Plugin-owned, static: lives as long as the library is loaded. Entries appended after 1.0 are read
+ * only when struct_size covers them; NULL (or not covered) means the default each entry names. */
 typedef struct {
     size_t struct_size;
     int32_t abi_major; /* CONVCHECK_ABI_MAJOR the plugin was built against */
     int32_t abi_minor;
 
-    /* Creates an instance. On success *out is set and NULL is returned. */
+    /* Creates an instance. On success *out is set (plugin-owned until destroy) and NULL is returned. */
     convcheck_error* (*create)(const convcheck_create_args* args, convcheck_plugin** out);
-    /* Frees the instance and everything it owns. */
+    /* Frees the instance and everything it owns. Its plans are destroyed before it. */
     void (*destroy)(convcheck_plugin* plugin);
-    /* Fills *info (the caller sets info->struct_size). */
+    /* Fills *info (the caller sets info->struct_size and the defaults). */
     convcheck_error* (*describe)(convcheck_plugin* plugin, convcheck_plugin_info* info);
 
-    /* Discrete convolution; both NULL when the plugin has no CONVCHECK_OP_CONV. */
+    /* Discrete convolution; both NULL when the plugin has no CONVCHECK_OP_CONV. conv_execute is the
+     * one-shot call: it runs one case from scratch (a plugin with conv_prepare may implement it as
+     * prepare + execute + destroy). */
     convcheck_error* (*conv_query)(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out);
     convcheck_error* (*conv_execute)(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
                                      const convcheck_conv_args* args);
@@ -185,12 +262,34 @@ typedef struct {
     convcheck_error* (*cc_query)(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out);
     convcheck_error* (*cc_execute)(convcheck_plugin* plugin, const convcheck_cc_desc* desc, const convcheck_cc_args* args);
 
-    /* The message of an error (valid until error_destroy), and its release. */
+    /* The message of an error (plugin-owned, valid until error_destroy), and its release. */
     const char* (*error_message)(const convcheck_error* error);
     void (*error_destroy)(convcheck_error* error);
+
+    /* 1.2: the kind of an error (a convcheck_error_code). Default (NULL or not covered):
+     * CONVCHECK_ERROR_UNKNOWN for every error. */
+    int32_t (*error_code)(const convcheck_error* error);
+
+    /* 1.2: prepare once, execute many. All four NULL (or not covered) by default: the runner then
+     * uses conv_execute alone. A plugin sets all four or none, and only with conv_query.
+     * The runner calls conv_query first and prepares only a case the plugin supports.
+     *   conv_prepare: makes a plan for *desc (copied: the plan must not point into desc) and, when
+     *     args->weights is not NULL, for those weights (see convcheck_conv_prepare_args). On success
+     *     *out is set (plugin-owned until conv_plan_destroy) and NULL is returned.
+     *   conv_plan_describe: fills *info (the caller sets struct_size and the defaults).
+     *   conv_plan_execute: computes one convolution into args->dst; may be called any number of
+     *     times, each with the same result for the same inputs.
+     *   conv_plan_destroy: frees the plan and all it holds (before the instance's destroy). */
+    convcheck_error* (*conv_prepare)(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
+                                     const convcheck_conv_prepare_args* args, convcheck_conv_plan** out);
+    convcheck_error* (*conv_plan_describe)(const convcheck_conv_plan* plan, convcheck_plan_info* info);
+    convcheck_error* (*conv_plan_execute)(convcheck_conv_plan* plan, const convcheck_conv_args* args);
+    void (*conv_plan_destroy)(convcheck_conv_plan* plan);
 } convcheck_api;
 
-/* The one exported entry point. Returns a table that lives as long as the library is loaded. */
+/* The one exported entry point. Returns a table that lives as long as the library is loaded.
+ * Called in the runner's own process, before any fork: it must start no thread (see "Processes and
+ * threads" at the top). */
 typedef const convcheck_api* (*convcheck_get_api_fn)(void);
 CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void);
 

@@ -101,6 +101,39 @@ TEST(Abi, ADescriptorShorterThanAbi10IsAnErrorValue) {
     EXPECT_NE(plugin->take_error(plugin->api().conv_query(plugin->instance(), &a, &support)), "");
 }
 
+// ABI 1.2: an error names its kind; a descriptor too short for ABI 1.0 is an invalid argument.
+TEST(Abi, AShortDescriptorIsAnInvalidArgumentError) {
+    const convcheck_api& api = plugin->api();
+    if (api.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_api, error_code) || api.error_code == nullptr)
+        GTEST_SKIP() << "the plugin has no error_code (ABI before 1.2)";
+    convcheck_conv_desc a = to_abi(core_case());
+    a.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, groups);
+    convcheck_support support{};
+    support.struct_size = sizeof(support);
+    convcheck_error* error = api.conv_query(plugin->instance(), &a, &support);
+    ASSERT_NE(error, nullptr);
+    const int32_t code = api.error_code(error);
+    const std::string message = plugin->take_error(error);
+    EXPECT_EQ(code, CONVCHECK_ERROR_INVALID_ARGUMENT) << message;
+}
+
+// ABI 1.2: a plan executes any number of times, each time with the one-shot call's outputs, with
+// the weights given at prepare or only at execute.
+TEST(Abi, APlanExecutesTwiceWithTheOneShotOutputs) {
+    if (!plugin->has_plan()) GTEST_SKIP() << "the plugin has no plan entries (ABI before 1.2)";
+    const ConvDescriptor d = core_case();
+    ASSERT_EQ(query(d), "");
+    const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 3);
+    const Outcome once = execute(d, f.src, f.weights, f.bias);
+    for (const bool weights_at_prepare : {true, false}) {
+        const PlanOutcome planned = execute_plan(d, f.src, f.weights, f.bias, weights_at_prepare, 2);
+        ASSERT_EQ(planned.dst.size(), 2u);
+        for (const auto& dst : planned.dst)
+            EXPECT_TRUE(accuracy::compare_exact(once.dst, dst).passed())
+                << "weights at prepare: " << weights_at_prepare << "; reproduce: " << reproducer(d, 3, accuracy::Mode::exact);
+    }
+}
+
 TEST(Abi, ExecuteWithoutDstIsAnErrorValue) {
     const ConvDescriptor d = core_case();
     const convcheck_conv_desc a = to_abi(d);

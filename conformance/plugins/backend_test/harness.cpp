@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <algorithm>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -50,34 +52,86 @@ std::string query(const ConvDescriptor& d) {
     return reason.empty() ? "(declined without a reason)" : reason;
 }
 
+namespace {
+
+// A case's buffers in the plugin's formats: the inputs from canonical data, dst pre-filled with NaN
+// and followed by a guard pattern. check() holds the runner-side promises after a call: inputs
+// untouched, nothing written past dst.
+class CaseBuffers {
+public:
+    CaseBuffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                const std::vector<double>& bias)
+        : d_(d), bytes_(size_of(d.dtype)), src_(d.src_elements() * bytes_), weights_(d.weights_elements() * bytes_),
+          bias_(std::max<std::int64_t>(1, d.bias_elements()) * bytes_) {
+        reference::ncx_to_src(d, src, src_.data());
+        reference::oix_to_weights(d, weights, weights_.data());
+        for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(bias_.data(), d.dtype, o, bias[o]);
+        src_copy_ = src_, weights_copy_ = weights_, bias_copy_ = bias_;
+        fresh_dst();
+    }
+    void fresh_dst() {
+        dst_.assign(d_.dst_elements() * bytes_ + kGuard, std::byte{0x5a});
+        for (std::int64_t i = 0; i < d_.dst_elements(); ++i)
+            store_from_double(dst_.data(), d_.dtype, i, std::numeric_limits<double>::quiet_NaN());
+    }
+    convcheck_conv_args args(char* implementation, std::size_t capacity) {
+        return {sizeof(convcheck_conv_args), src_.data(), weights_.data(), d_.has_bias ? bias_.data() : nullptr,
+                dst_.data(), implementation, capacity};
+    }
+    const void* weights() const { return weights_.data(); }
+    const void* bias() const { return d_.has_bias ? bias_.data() : nullptr; }
+    std::vector<double> checked_dst() const {
+        if (src_ != src_copy_ || weights_ != weights_copy_ || bias_ != bias_copy_)
+            throw std::runtime_error("the plugin wrote into an input buffer");
+        for (std::size_t i = d_.dst_elements() * bytes_; i < dst_.size(); ++i)
+            if (dst_[i] != std::byte{0x5a}) throw std::runtime_error("the plugin wrote past the end of dst");
+        return reference::dst_to_ncx(d_, dst_.data());
+    }
+
+private:
+    static constexpr std::size_t kGuard = 256;
+    ConvDescriptor d_;
+    int bytes_;
+    std::vector<std::byte> src_, weights_, bias_, dst_, src_copy_, weights_copy_, bias_copy_;
+};
+
+}  // namespace
+
 // Runs the plugin on canonical data and checks the runner-side promises: inputs untouched, nothing
 // written past dst, every dst element written (dst is pre-filled with NaN).
 Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                 const std::vector<double>& bias) {
-    const int bytes = size_of(d.dtype);
-    std::vector<std::byte> src_buf(d.src_elements() * bytes), wei_buf(d.weights_elements() * bytes),
-        bias_buf(std::max<std::int64_t>(1, d.bias_elements()) * bytes);
-    reference::ncx_to_src(d, src, src_buf.data());
-    reference::oix_to_weights(d, weights, wei_buf.data());
-    for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(bias_buf.data(), d.dtype, o, bias[o]);
-    const auto src_copy = src_buf, wei_copy = wei_buf, bias_copy = bias_buf;
-    constexpr std::size_t guard = 256;
-    std::vector<std::byte> dst_buf(d.dst_elements() * bytes + guard, std::byte{0x5a});
-    for (std::int64_t i = 0; i < d.dst_elements(); ++i)
-        store_from_double(dst_buf.data(), d.dtype, i, std::numeric_limits<double>::quiet_NaN());
+    CaseBuffers buffers(d, src, weights, bias);
     char implementation[128] = {0};
-
     const convcheck_conv_desc a = to_abi(d);
-    const convcheck_conv_args args{sizeof(convcheck_conv_args), src_buf.data(), wei_buf.data(),
-                                   d.has_bias ? bias_buf.data() : nullptr, dst_buf.data(), implementation,
-                                   sizeof(implementation)};
+    const convcheck_conv_args args = buffers.args(implementation, sizeof(implementation));
     const std::string error = plugin->take_error(plugin->api().conv_execute(plugin->instance(), &a, &args));
     if (!error.empty()) throw std::runtime_error("conv_execute returned an error: " + error);
-    if (src_buf != src_copy || wei_buf != wei_copy || bias_buf != bias_copy)
-        throw std::runtime_error("the plugin wrote into an input buffer");
-    for (std::size_t i = d.dst_elements() * bytes; i < dst_buf.size(); ++i)
-        if (dst_buf[i] != std::byte{0x5a}) throw std::runtime_error("the plugin wrote past the end of dst");
-    return {reference::dst_to_ncx(d, dst_buf.data()), std::string(implementation, strnlen(implementation, sizeof(implementation)))};
+    return {buffers.checked_dst(), std::string(implementation, strnlen(implementation, sizeof(implementation)))};
+}
+
+PlanOutcome execute_plan(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                         const std::vector<double>& bias, bool weights_at_prepare, int executes) {
+    const convcheck_api& api = plugin->api();
+    CaseBuffers buffers(d, src, weights, bias);
+    const convcheck_conv_desc a = to_abi(d);
+    convcheck_conv_prepare_args prepare{};
+    prepare.struct_size = sizeof(prepare);
+    if (weights_at_prepare) prepare.weights = buffers.weights(), prepare.bias = buffers.bias();
+    convcheck_conv_plan* plan = nullptr;
+    plugin->check(api.conv_prepare(plugin->instance(), &a, &prepare, &plan), "conv_prepare");
+    if (plan == nullptr) throw std::runtime_error("conv_prepare succeeded without a plan");
+    const std::unique_ptr<convcheck_conv_plan, void (*)(convcheck_conv_plan*)> owned(plan, api.conv_plan_destroy);
+    PlanOutcome out;
+    out.info.struct_size = sizeof(out.info);
+    plugin->check(api.conv_plan_describe(plan, &out.info), "conv_plan_describe");
+    for (int i = 0; i < executes; ++i) {
+        buffers.fresh_dst();
+        const convcheck_conv_args args = buffers.args(nullptr, 0);
+        plugin->check(api.conv_plan_execute(plan, &args), "conv_plan_execute");
+        out.dst.push_back(buffers.checked_dst());
+    }
+    return out;
 }
 
 accuracy::Contract contract_for(const ConvDescriptor& d) {

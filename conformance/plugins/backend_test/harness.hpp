@@ -38,6 +38,15 @@ struct Outcome {
 Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                 const std::vector<double>& bias);
 
+// ABI 1.2: conv_prepare (with the weights and bias, or without), then `executes` conv_plan_execute
+// calls, each into a fresh dst, with the same runner-side checks; conv_plan_destroy.
+struct PlanOutcome {
+    std::vector<std::vector<double>> dst;  // NCX, one per execute
+    convcheck_plan_info info{};
+};
+PlanOutcome execute_plan(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                         const std::vector<double>& bias, bool weights_at_prepare, int executes);
+
 // The runner's contract for d's dtype (runner/contract.hpp): the data file's declarations, else the
 // plugin's own accumulation type.
 accuracy::Contract contract_for(const ConvDescriptor& d);

@@ -13,4 +13,15 @@ if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_test(NAME backend_contract_f64_accumulation
            COMMAND convcheck_backend_test $<TARGET_FILE:convcheck_plugin_accuracy_mutants> --gtest_filter=Contract.*)
   add_dependencies(convcheck_backend_test convcheck_plugin_accuracy_mutants)
+  # The plugin template, built out of tree against the installed SDK (plugin_template/part.cmake),
+  # passes this test like every bundled backend, its Abi.* tests included. The Adaptations.* tests
+  # are left out: they check the bundled plugins' adaptation layer (every format, crops), which the
+  # template, an f32 NCX/OIX direct loop, does not have.
+  if(TEST conformance_plugin_template_out_of_tree)
+    add_test(NAME conformance_plugin_template_backend_test
+             COMMAND convcheck_backend_test ${CONVCHECK_TEMPLATE_TEST_DIR}/build/libconvcheck_plugin_my_backend.so
+                     --gtest_filter=-Adaptations.*)
+    set_tests_properties(conformance_plugin_template_backend_test PROPERTIES TIMEOUT 300
+                         FIXTURES_REQUIRED plugin_template_built)
+  endif()
 endif()

@@ -40,6 +40,11 @@ public:
     const convcheck_api& api() const { return *api_; }
     convcheck_plugin* instance() const { return instance_; }
     const convcheck_plugin_info& info() const { return info_; }
+    // ABI 1.2: the four plan entries, when the table's struct_size covers them and they are set.
+    bool has_plan() const {
+        return api_->struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_api, conv_plan_destroy) &&
+               api_->conv_prepare != nullptr;
+    }
 
     // Turns an error value into a message (and frees it); "" for success.
     std::string take_error(convcheck_error* error) const {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "plugin_support.hpp"
+#include "convcheck/plugin_support.hpp"
 #include "window_copy.hpp"
 
 namespace convcheck_plugin_support {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "plugin_support.hpp"
+#include "convcheck/plugin_support.hpp"
 
 namespace convcheck_plugin_support {
 

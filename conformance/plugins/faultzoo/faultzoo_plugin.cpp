@@ -18,6 +18,12 @@
 //                                                                    -> unsupported / failed; every artefact
 //                                                                       stays well-formed (printable.hpp)
 //   hostile_create     create fails with that message                -> negotiation fails (exit code 3)
+//   unimplemented      execute returns CONVCHECK_ERROR_UNIMPLEMENTED -> failed (plugin_error, error_code unimplemented)
+//   out_of_memory_error execute returns CONVCHECK_ERROR_OUT_OF_MEMORY -> crashed (out_of_memory, error_code out_of_memory)
+//   one_shot_differs   the plan is right, the one-shot conv_execute  -> failed (paths_differ)
+//                      is one output off
+// Every fault happens in the plan's execute (ABI 1.2) and in the one-shot conv_execute alike, and
+// neither is behind the exception barrier: the "exception" fault must escape.
 // Two more libraries complete the zoo: faultzoo_wrong_abi (major version 99) and faultzoo_no_entry
 // (no convcheck_get_api); both must fail to load (exit code 3).
 #include <cmath>
@@ -25,10 +31,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 namespace {
@@ -37,7 +44,7 @@ using namespace convcheck_plugin_support;
 
 const char* const kFaults[] = {"none", "segfault", "abort", "endless_loop", "write_past_output", "write_before_output",
                                "write_into_input", "nan_output", "exception", "leak", "exit", "hang_in_create", "hostile_message",
-                               "hostile_create"};
+                               "hostile_create", "unimplemented", "out_of_memory_error", "one_shot_differs"};
 
 // Every kind of byte a plugin can send that JSON, XML 1.0 or a terminal cannot take as it is. (The
 // literal is split where a hex escape would swallow the letters after it.)
@@ -65,11 +72,11 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
     std::string options = CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
     std::string fault = "none";
     if (!options.empty()) {
-        if (!options.starts_with("fault=")) return make_error("faultzoo: unknown option '" + options + "' (want fault=<name>)");
+        if (!options.starts_with("fault=")) return invalid_argument("faultzoo: unknown option '" + options + "' (want fault=<name>)");
         fault = options.substr(6);
         bool known = false;
         for (const char* f : kFaults) known = known || fault == f;
-        if (!known) return make_error("faultzoo: unknown fault '" + fault + "'");
+        if (!known) return invalid_argument("faultzoo: unknown fault '" + fault + "'");
     }
     if (fault == "hang_in_create")
         endless_loop();
@@ -102,25 +109,27 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 }
 
 // Deliberately NOT behind the exception barrier: the "exception" fault must escape.
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (auto* e = check_conv_call(desc, args)) return e;
-    const std::string& fault = reinterpret_cast<Instance*>(plugin)->fault;
+convcheck_error* run_fault(const std::string& fault, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
     if (fault == "hostile_message") {
-        write_implementation(args, kHostile);
+        write_implementation(&args, kHostile);
         return make_error(kHostile);
     }
-    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
-    const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
-    convcheck::reference::round_dst_to_output(d, result.dst, args->dst);
+    if (fault == "unimplemented")
+        return make_error("faultzoo: this backend cannot run what its query accepted", CONVCHECK_ERROR_UNIMPLEMENTED);
+    if (fault == "out_of_memory_error")
+        return make_error("faultzoo: the device allocator has no memory left", CONVCHECK_ERROR_OUT_OF_MEMORY);
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
+    const auto result = convcheck::reference::convolution(d, args.src, args.weights, args.bias);
+    convcheck::reference::round_dst_to_output(d, result.dst, args.dst);
     const std::size_t element = static_cast<std::size_t>(convcheck::size_of(d.dtype));
-    char* dst = static_cast<char*>(args->dst);
+    char* dst = static_cast<char*>(args.dst);
     if (fault == "segfault") *static_cast<volatile int*>(nullptr) = 1;
     if (fault == "abort") std::abort();
     if (fault == "endless_loop")
         endless_loop();
     if (fault == "write_past_output") std::memset(dst + d.dst_elements() * element, 0, element);
     if (fault == "write_before_output") std::memset(dst - element, 0, element);
-    if (fault == "write_into_input") std::memset(const_cast<void*>(args->src), 0, element);
+    if (fault == "write_into_input") std::memset(const_cast<void*>(args.src), 0, element);
     if (fault == "nan_output")
         for (std::int64_t i = 0; i < d.dst_elements(); ++i) convcheck::store_from_double(dst, d.dtype, i, std::nan(""));
     if (fault == "exception") throw std::runtime_error("faultzoo: an exception thrown across the C ABI");
@@ -130,22 +139,50 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
         leaked().push_back(block);
     }
     if (fault == "exit") std::exit(7);
-    write_implementation(args, "faultzoo_" + fault);
+    write_implementation(&args, "faultzoo_" + fault);
     return nullptr;
 }
 
+convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (auto* e = check_conv_call(desc, args)) return e;
+    const std::string& fault = reinterpret_cast<Instance*>(plugin)->fault;
+    convcheck_error* e = run_fault(fault, *desc, *args);
+    if (e == nullptr && fault == "one_shot_differs") {  // one output off: the first that is not NaN, +1
+        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+        std::int64_t i = 0;
+        while (i + 1 < d.dst_elements() && std::isnan(convcheck::load_as_double(args->dst, d.dtype, i))) ++i;
+        const double v = convcheck::load_as_double(args->dst, d.dtype, i);
+        convcheck::store_from_double(args->dst, d.dtype, i, std::isnan(v) ? 0.0 : v + 1.0);
+    }
+    return e;
+}
+
+struct Plan : convcheck_conv_plan {
+    Plan(const convcheck_conv_desc& desc, std::string fault) : convcheck_conv_plan(desc), fault(std::move(fault)) {}
+    convcheck_error* execute(const convcheck_conv_args& args) override { return run_fault(fault, desc, args); }
+    const std::string fault;
+};
+
+convcheck_error* conv_prepare(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
+                              const convcheck_conv_prepare_args*, convcheck_conv_plan** out) {
+    if (auto* e = check_conv_call(desc, nullptr)) return e;
+    *out = new Plan(*desc, reinterpret_cast<Instance*>(plugin)->fault);
+    return nullptr;
+}
+
+convcheck_error* conv_plan_execute(convcheck_conv_plan* plan, const convcheck_conv_args* args) {
+    if (auto* e = check_conv_args(plan->desc, args)) return e;
+    return plan->execute(*args);
+}
+
 const convcheck_api api = [] {
-    convcheck_api a{};
-    a.struct_size = sizeof(a);
-    a.abi_major = CONVCHECK_ABI_MAJOR;
-    a.abi_minor = CONVCHECK_ABI_MINOR;
-    a.create = create;
-    a.destroy = destroy;
-    a.describe = describe;
+    convcheck_api a = basic_api(create, destroy, describe);
     a.conv_query = conv_query;
     a.conv_execute = conv_execute;
-    a.error_message = error_message;
-    a.error_destroy = error_destroy;
+    a.conv_prepare = conv_prepare;
+    a.conv_plan_describe = convcheck_plugin_support::conv_plan_describe;
+    a.conv_plan_execute = conv_plan_execute;  // not the support's: no exception barrier here
+    a.conv_plan_destroy = convcheck_plugin_support::conv_plan_destroy;
     return a;
 }();
 

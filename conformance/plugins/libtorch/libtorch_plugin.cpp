@@ -21,11 +21,12 @@
 #include <ATen/ops/from_blob.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "adaptation.hpp"
-#include "plugin_support.hpp"
+#include "convcheck/plugin_support.hpp"
 
 #ifndef CONVCHECK_LIBTORCH_VERSION
 #define CONVCHECK_LIBTORCH_VERSION "unknown"
@@ -107,22 +108,20 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     return why.empty() ? support::supported(out) : support::unsupported(out, why);
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (auto* e = support::check_conv_call(desc, args)) return e;
-    return support::guarded("libtorch conv_execute", [&]() -> convcheck_error* {
-        const convcheck_conv_desc& d = *desc;
-        const std::string why = inexpressible(d);
-        if (!why.empty()) return support::make_error("execute of an unsupported case: " + why);
-        if (plugin->num_threads > 0 && at::get_num_threads() != plugin->num_threads) at::set_num_threads(plugin->num_threads);
-        const at::ScalarType t = scalar_type(d);
-
-        // ATen takes strided tensors in either format: only the pads it cannot express move.
-        const support::Adaptation adaptation =
-            support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::symmetric_nonnegative});
-        const convcheck_conv_desc l = support::library_desc(d, adaptation);
-        support::LibraryBuffers buffers(d, adaptation, *args);
-        std::vector<int64_t> src_dims{l.batch, l.in_channels}, dst_dims{l.batch, l.out_channels},
-            wei_dims{l.out_channels, l.in_channels / l.groups}, strides, dilations, pads;
+// The prepared case: the adaptation (ATen takes strided tensors in either format: only the pads it
+// cannot express move) and the arguments of at::convolution. ATen has no separate planning step;
+// the weights never move (both filter formats are strided views), so nothing of them is kept.
+struct Prepared : convcheck_conv_plan {
+    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc)
+        : convcheck_conv_plan(desc), num_threads(plugin.num_threads), type(scalar_type(desc)),
+          adaptation(support::plan_adaptation(
+              desc, {desc.data_format, desc.filter_format, false, false, support::PadsRule::symmetric_nonnegative})),
+          l(support::library_desc(desc, adaptation)) {
+        const std::string why = inexpressible(desc);
+        if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        src_dims = {l.batch, l.in_channels};
+        dst_dims = {l.batch, l.out_channels};
+        wei_dims = {l.out_channels, l.in_channels / l.groups};
         for (int a = 0; a < l.rank; ++a) {
             src_dims.push_back(l.input_size[a]);
             dst_dims.push_back(support::output_size(l, a));
@@ -131,32 +130,49 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
             dilations.push_back(l.dilations[a]);
             pads.push_back(l.pads_begin[a]);  // == pads_end[a] >= 0
         }
-        const at::Tensor src = over(buffers.src(), src_dims, support::activation_order(l), t);
-        const at::Tensor weights = over(buffers.weights(), wei_dims, support::weights_order(l), t);
+    }
+
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (num_threads > 0 && at::get_num_threads() != num_threads) at::set_num_threads(num_threads);
+        support::LibraryBuffers buffers(desc, adaptation, args);
+        const at::Tensor src = over(buffers.src(), src_dims, support::activation_order(l), type);
+        const at::Tensor weights = over(buffers.weights(), wei_dims, support::weights_order(l), type);
         const c10::optional<at::Tensor> bias =
-            d.has_bias ? c10::optional<at::Tensor>(over(buffers.bias(), {l.out_channels}, {0}, t)) : c10::nullopt;
-        const std::vector<int64_t> no_output_padding(d.rank, 0);
+            desc.has_bias ? c10::optional<at::Tensor>(over(buffers.bias(), {l.out_channels}, {0}, type)) : c10::nullopt;
+        const std::vector<int64_t> no_output_padding(l.rank, 0);
         const std::string implementation =
             std::string("libtorch:") +
             backend_name(at::native::select_conv_backend(src, weights, bias, strides, pads, dilations, false, no_output_padding,
                                                          l.groups)) +
-            support::adaptation_note(d, adaptation);
+            support::adaptation_note(desc, adaptation);
         const at::Tensor result = at::convolution(src, weights, bias, strides, pads, dilations, false, no_output_padding, l.groups);
-        if (result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != t)
+        if (result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != type)
             return support::make_error("at::convolution returned shape " + c10::str(result.sizes()) + " " +
                                        std::string(c10::toString(result.scalar_type())) + ", expected " +
                                        c10::str(at::IntArrayRef(dst_dims)));
-        over(buffers.dst(), dst_dims, support::activation_order(l), t).copy_(result);
+        over(buffers.dst(), dst_dims, support::activation_order(l), type).copy_(result);
         buffers.return_dst();
-        support::write_implementation(args, implementation);
+        support::write_implementation(&args, implementation);
         return nullptr;
-    });
+    }
+
+    const int num_threads;
+    const at::ScalarType type;
+    const support::Adaptation adaptation;
+    const convcheck_conv_desc l;  // the case ATen computes
+    std::vector<int64_t> src_dims, dst_dims, wei_dims, strides, dilations, pads;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const support::PrepareInputs&) {
+    return std::make_unique<Prepared>(*plugin, desc);
 }
 
-const convcheck_api api = {
-    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
-    nullptr, nullptr, support::error_message, support::error_destroy,
-};
+const convcheck_api api = [] {
+    convcheck_api a = support::basic_api(create, destroy, describe);
+    support::add_conv<prepare>(a, conv_query);
+    return a;
+}();
 
 }  // namespace
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 namespace {
@@ -60,11 +60,11 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
         from = comma + 1;
         if (item.starts_with("hog=")) instance.hog = item.substr(4);
         else if (item.starts_with("bytes=")) instance.bytes = std::strtoull(item.c_str() + 6, nullptr, 10);
-        else return make_error("memory_hog: unknown option '" + item + "' (want hog=<name> or bytes=<n>)");
+        else return invalid_argument("memory_hog: unknown option '" + item + "' (want hog=<name> or bytes=<n>)");
     }
     if (instance.hog != "none" && instance.hog != "grow" && instance.hog != "one_block" &&
         instance.hog != "one_block_error")
-        return make_error("memory_hog: unknown hog '" + instance.hog + "' (none, grow, one_block, one_block_error)");
+        return invalid_argument("memory_hog: unknown hog '" + instance.hog + "' (none, grow, one_block, one_block_error)");
     *out = reinterpret_cast<convcheck_plugin*>(new Instance{instance});
     return nullptr;
 }
@@ -91,34 +91,53 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 }
 
 // Not behind the exception barrier: a std::bad_alloc must escape, as from a careless backend.
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (auto* e = check_conv_call(desc, args)) return e;
-    const Instance& instance = *reinterpret_cast<Instance*>(plugin);
+convcheck_error* run_hog(const Instance& instance, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
     const std::string& hog = instance.hog;
     if (hog == "grow") grow_forever();
     if (hog == "one_block") one_block(instance.bytes);
     if (hog == "one_block_error")
         if (auto* e = guarded("memory_hog", [&]() -> convcheck_error* { return one_block(instance.bytes), nullptr; }))
             return e;
-    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
-    const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
-    convcheck::reference::round_dst_to_output(d, result.dst, args->dst);
-    write_implementation(args, "memory_hog_" + hog);
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
+    const auto result = convcheck::reference::convolution(d, args.src, args.weights, args.bias);
+    convcheck::reference::round_dst_to_output(d, result.dst, args.dst);
+    write_implementation(&args, "memory_hog_" + hog);
     return nullptr;
 }
 
+convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (auto* e = check_conv_call(desc, args)) return e;
+    return run_hog(*reinterpret_cast<Instance*>(plugin), *desc, *args);
+}
+
+// The plan says what one_block takes per execute: its workspace.
+struct Plan : convcheck_conv_plan {
+    Plan(const convcheck_conv_desc& desc, const Instance& instance) : convcheck_conv_plan(desc), instance(instance) {}
+    convcheck_error* execute(const convcheck_conv_args& args) override { return run_hog(instance, desc, args); }
+    uint64_t workspace_bytes() const override { return instance.hog.starts_with("one_block") ? instance.bytes : 0; }
+    const Instance instance;
+};
+
+convcheck_error* conv_prepare(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
+                              const convcheck_conv_prepare_args*, convcheck_conv_plan** out) {
+    if (auto* e = check_conv_call(desc, nullptr)) return e;
+    *out = new Plan(*desc, *reinterpret_cast<Instance*>(plugin));
+    return nullptr;
+}
+
+convcheck_error* conv_plan_execute(convcheck_conv_plan* plan, const convcheck_conv_args* args) {
+    if (auto* e = check_conv_args(plan->desc, args)) return e;
+    return plan->execute(*args);
+}
+
 const convcheck_api api = [] {
-    convcheck_api a{};
-    a.struct_size = sizeof(a);
-    a.abi_major = CONVCHECK_ABI_MAJOR;
-    a.abi_minor = CONVCHECK_ABI_MINOR;
-    a.create = create;
-    a.destroy = destroy;
-    a.describe = describe;
+    convcheck_api a = basic_api(create, destroy, describe);
     a.conv_query = conv_query;
     a.conv_execute = conv_execute;
-    a.error_message = error_message;
-    a.error_destroy = error_destroy;
+    a.conv_prepare = conv_prepare;
+    a.conv_plan_describe = convcheck_plugin_support::conv_plan_describe;
+    a.conv_plan_execute = conv_plan_execute;  // not the support's: a std::bad_alloc must escape
+    a.conv_plan_destroy = convcheck_plugin_support::conv_plan_destroy;
     return a;
 }();
 

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "convcheck/reference/convolution.hpp"
-#include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 #include "precision_fill.hpp"
 
 namespace {
@@ -80,7 +80,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
             {
                 std::string names;
                 for (const char* name : kFaultNames) names += (names.empty() ? "" : "|") + std::string(name);
-                return make_error("accuracy_mutants: unknown option '" + options + "' (want mutant=" + names + ")");
+                return invalid_argument("accuracy_mutants: unknown option '" + options + "' (want mutant=" + names + ")");
             }
         }
         *out = reinterpret_cast<convcheck_plugin*>(instance.release());
@@ -115,14 +115,16 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (auto* e = check_conv_call(desc, args)) return e;
+// The plan remembers the fault; the f64 summation runs at each execute.
+struct Plan : convcheck_conv_plan {
+    Plan(const convcheck_conv_desc& desc, Fault fault)
+        : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)), fault(fault) {
+        convcheck::validate(d);
+    }
+    convcheck_error* execute(const convcheck_conv_args& args) override {
         namespace ref = convcheck::reference;
-        const Fault fault = reinterpret_cast<Instance*>(plugin)->fault;
-        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
-        std::vector<double> src = ref::src_to_ncx(d, args->src), weights = ref::weights_to_oix(d, args->weights);
-        const std::vector<double> bias = ref::bias_to_double(d, args->bias);
+        std::vector<double> src = ref::src_to_ncx(d, args.src), weights = ref::weights_to_oix(d, args.weights);
+        const std::vector<double> bias = ref::bias_to_double(d, args.bias);
         if (fault == Fault::tf32_inputs || fault == Fault::bf16_inputs)
             for (auto* v : {&src, &weights})
                 for (double& x : *v) x = convcheck::accuracy::round_significand(x, fault == Fault::tf32_inputs ? 11 : 8);
@@ -134,24 +136,22 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
             if (fault == Fault::truncation) y = truncate_significand(y, p);
         }
         if (fault == Fault::whole_tensor_error) add_whole_tensor_error(summed.magnitude, summed.terms, dst);
-        ref::round_dst_to_output(d, dst, args->dst);
-        write_implementation(args, std::string("accuracy_mutant_") + kFaultNames[static_cast<int>(fault)]);
+        ref::round_dst_to_output(d, dst, args.dst);
+        write_implementation(&args, std::string("accuracy_mutant_") + kFaultNames[static_cast<int>(fault)]);
         return nullptr;
-    });
+    }
+    const convcheck::ConvDescriptor d;
+    const Fault fault;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const PrepareInputs&) {
+    return std::make_unique<Plan>(desc, reinterpret_cast<Instance*>(plugin)->fault);
 }
 
 const convcheck_api api = [] {
-    convcheck_api a{};
-    a.struct_size = sizeof(a);
-    a.abi_major = CONVCHECK_ABI_MAJOR;
-    a.abi_minor = CONVCHECK_ABI_MINOR;
-    a.create = create;
-    a.destroy = destroy;
-    a.describe = describe;
-    a.conv_query = conv_query;
-    a.conv_execute = conv_execute;
-    a.error_message = error_message;
-    a.error_destroy = error_destroy;
+    convcheck_api a = basic_api(create, destroy, describe);
+    add_conv<prepare>(a, conv_query);
     return a;
 }();
 

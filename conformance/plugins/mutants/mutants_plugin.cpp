@@ -1,10 +1,12 @@
 // The mutants plugin's ABI glue (see mutants.hpp): create reads `mutant=<name>` (a name of
 // mutants.def), execute runs mutants_conv.cpp or mutants_cc.cpp with that mutant.
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
-#include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 #include "mutants_impl.hpp"
 
 namespace {
@@ -33,7 +35,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
                 }
             if (!known) {
                 delete instance;
-                return make_error("mutants: unknown option '" + options + "' (want mutant=<name>, see mutants.def)");
+                return invalid_argument("mutants: unknown option '" + options + "' (want mutant=<name>, see mutants.def)");
             }
         }
         *out = reinterpret_cast<convcheck_plugin*>(instance);
@@ -79,21 +81,29 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (auto* e = check_conv_call(desc, args)) return e;
-        if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
-            return make_error("invalid descriptor: " + why);
-        convcheck::mutants::compute_conv(*desc, *args, mutant_of(plugin));
-        write_implementation(args, implementation_name(mutant_of(plugin)));
+// The mutants prepare nothing: the plan remembers the mutant and computes at each execute. An invalid
+// descriptor is refused at prepare (so by the one-shot conv_execute too), unless the mutant is invalid_accepted.
+struct Plan : convcheck_conv_plan {
+    Plan(const convcheck_conv_desc& desc, Mutant mutant) : convcheck_conv_plan(desc), mutant(mutant) {}
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        convcheck::mutants::compute_conv(desc, args, mutant);
+        write_implementation(&args, implementation_name(mutant));
         return nullptr;
-    });
+    }
+    const Mutant mutant;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const PrepareInputs&) {
+    if (const std::string why = broken_rule(desc, mutant_of(plugin)); !why.empty())
+        throw std::invalid_argument("invalid descriptor: " + why);
+    return std::make_unique<Plan>(desc, mutant_of(plugin));
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
-            return make_error("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
+            return invalid_argument("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
         if (desc->dtype != CONVCHECK_F32) return unsupported(out, std::string("CC dtype ") + dtype_name(desc->dtype));
         return supported(out);
     });
@@ -103,30 +113,18 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
     return guarded("cc_execute", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype) || args == nullptr ||
             args->src == nullptr || args->dst == nullptr)
-            return make_error("cc_execute: NULL descriptor or buffers");
+            return invalid_argument("cc_execute: NULL descriptor or buffers");
         convcheck::mutants::compute_cc(*desc, *args, mutant_of(plugin));
-        if (CONVCHECK_HAS_FIELD(args, convcheck_cc_args, implementation_capacity) && args->implementation &&
-            args->implementation_capacity > 0)
-            std::snprintf(args->implementation, args->implementation_capacity, "%s",
-                          implementation_name(mutant_of(plugin)).c_str());
+        write_implementation(args, implementation_name(mutant_of(plugin)));
         return nullptr;
     });
 }
 
 const convcheck_api api = [] {
-    convcheck_api a{};
-    a.struct_size = sizeof(a);
-    a.abi_major = CONVCHECK_ABI_MAJOR;
-    a.abi_minor = CONVCHECK_ABI_MINOR;
-    a.create = create;
-    a.destroy = destroy;
-    a.describe = describe;
-    a.conv_query = conv_query;
-    a.conv_execute = conv_execute;
+    convcheck_api a = basic_api(create, destroy, describe);
+    add_conv<prepare>(a, conv_query);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
-    a.error_message = error_message;
-    a.error_destroy = error_destroy;
     return a;
 }();
 

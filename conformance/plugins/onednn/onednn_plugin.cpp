@@ -12,15 +12,21 @@
 //   formats     the runner's buffers are described exactly (NCX/NXC data, OIX/XIO weights, by
 //               strides); the primitive picks its own layout (format_tag::any) and we reorder into
 //               and out of it with oneDNN reorders, outside the convolution primitive.
+//   plans       (ABI 1.2) conv_prepare builds the primitive and, when the weights come with it,
+//               reorders them (and the bias) into the primitive's layouts once; each execute then
+//               reorders src in, runs the primitive, and reorders dst out. The one-shot conv_execute
+//               is prepare + execute.
 #include <omp.h>
 
 #include <dnnl.hpp>
-#include <unordered_map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "adaptation.hpp"
-#include "plugin_support.hpp"
+#include "convcheck/plugin_support.hpp"
 
 namespace support = convcheck_plugin_support;
 using dnnl::memory;
@@ -151,54 +157,89 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (auto* e = support::check_conv_call(desc, args)) return e;
-    return support::guarded("onednn conv_execute", [&]() -> convcheck_error* {
-        if (plugin->num_threads > 0) omp_set_num_threads(plugin->num_threads);
-        const convcheck_conv_desc& d = *desc;
-        const support::Adaptation adaptation = plan_for(d);
-        const convcheck_conv_desc l = support::library_desc(d, adaptation);
-        dnnl::convolution_forward::primitive_desc pd;
+// The prepared case: the adaptation, the primitive, and (when the weights came with prepare) the
+// weights and bias already in the primitive's layouts.
+struct Prepared : convcheck_conv_plan {
+    Prepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
+        : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(desc)),
+          l(support::library_desc(desc, adaptation)) {
+        if (data_type_of(desc.dtype) == memory::data_type::undef)
+            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
+                                       std::string("oneDNN convolution has no ") + support::dtype_name(desc.dtype));
         try {
-            pd = make_primitive_desc(*plugin, l);
+            pd = make_primitive_desc(plugin, l);
         } catch (const dnnl::error& e) {
-            return support::make_error(refusal(e, d));
+            throw support::PluginError(e.status == dnnl_out_of_memory ? CONVCHECK_ERROR_OUT_OF_MEMORY
+                                                                      : CONVCHECK_ERROR_UNIMPLEMENTED,
+                                       refusal(e, desc));
         }
-        // The runner's buffers (or their adapted copies), described as they are (inputs are only read:
-        // by reorders).
-        support::LibraryBuffers buffers(d, adaptation, *args);
-        memory user_src(activation_desc(l, l.in_channels, false), plugin->engine, const_cast<void*>(buffers.src()));
-        memory user_wei(weights_desc(l), plugin->engine, const_cast<void*>(buffers.weights()));
-        memory user_dst(activation_desc(l, l.out_channels, true), plugin->engine, buffers.dst());
-        // Into the primitive's own layouts, when they differ.
-        const auto to_primitive = [&](memory& user, const memory::desc& wanted) {
-            if (user.get_desc() == wanted) return user;
-            memory mine(wanted, plugin->engine);
-            dnnl::reorder(user, mine).execute(plugin->stream, user, mine);
-            return mine;
-        };
+        primitive = dnnl::convolution_forward(pd);
+        // Weights never move in the adaptation (oneDNN takes both filter formats), so the runner's
+        // weights are the library's.
+        if (inputs.weights != nullptr) {
+            weights = to_primitive(user_weights(inputs.weights), pd.weights_desc());
+            if (desc.has_bias) bias = to_primitive(user_bias(inputs.bias), pd.bias_desc());
+            plugin.stream.wait();
+        }
+    }
+
+    memory user_weights(const void* data) const { return memory(weights_desc(l), plugin.engine, const_cast<void*>(data)); }
+    memory user_bias(const void* data) const {
+        return memory(memory::desc({l.out_channels}, data_type_of(l.dtype), memory::format_tag::a), plugin.engine,
+                      const_cast<void*>(data));
+    }
+    // Into the primitive's own layout, when it differs (inputs are only read: by reorders).
+    memory to_primitive(memory user, const memory::desc& wanted) const {
+        if (user.get_desc() == wanted) return user;
+        memory mine(wanted, plugin.engine);
+        dnnl::reorder(user, mine).execute(plugin.stream, user, mine);
+        return mine;
+    }
+
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (plugin.num_threads > 0) omp_set_num_threads(plugin.num_threads);
+        support::LibraryBuffers buffers(desc, adaptation, args);
+        memory user_src(activation_desc(l, l.in_channels, false), plugin.engine, const_cast<void*>(buffers.src()));
+        memory user_dst(activation_desc(l, l.out_channels, true), plugin.engine, buffers.dst());
         memory src = to_primitive(user_src, pd.src_desc());
-        memory wei = to_primitive(user_wei, pd.weights_desc());
-        memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin->engine);
-        std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-        if (d.has_bias) {
-            memory user_bias(memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::a), plugin->engine,
-                             const_cast<void*>(buffers.bias()));
-            call.emplace(DNNL_ARG_BIAS, to_primitive(user_bias, pd.bias_desc()));
-        }
-        dnnl::convolution_forward(pd).execute(plugin->stream, call);
-        if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin->stream, dst, user_dst);
-        plugin->stream.wait();
+        memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin.engine);
+        std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+        call.emplace(DNNL_ARG_WEIGHTS, weights ? *weights : to_primitive(user_weights(buffers.weights()), pd.weights_desc()));
+        if (desc.has_bias)
+            call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(user_bias(buffers.bias()), pd.bias_desc()));
+        primitive.execute(plugin.stream, call);
+        if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin.stream, dst, user_dst);
+        plugin.stream.wait();
         buffers.return_dst();
-        support::write_implementation(args, std::string("onednn:") + pd.impl_info_str() + support::adaptation_note(d, adaptation));
+        support::write_implementation(&args, std::string("onednn:") + pd.impl_info_str() +
+                                                 support::adaptation_note(desc, adaptation));
         return nullptr;
-    });
+    }
+
+    // The scratchpad oneDNN allocates per execute (its default scratchpad mode is per primitive).
+    uint64_t workspace_bytes() const override { return pd.scratchpad_desc().get_size(); }
+    uint64_t plan_bytes() const override {
+        return (weights ? weights->get_desc().get_size() : 0) + (bias ? bias->get_desc().get_size() : 0);
+    }
+
+    convcheck_plugin& plugin;
+    const support::Adaptation adaptation;
+    const convcheck_conv_desc l;  // the case oneDNN computes
+    dnnl::convolution_forward::primitive_desc pd;
+    dnnl::convolution_forward primitive;
+    std::optional<memory> weights, bias;  // in the primitive's layouts, when prepared with the weights
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const support::PrepareInputs& inputs) {
+    return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
-const convcheck_api api = {
-    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
-    nullptr, nullptr, support::error_message, support::error_destroy,
-};
+const convcheck_api api = [] {
+    convcheck_api a = support::basic_api(create, destroy, describe);
+    support::add_conv<prepare>(a, conv_query);
+    return a;
+}();
 
 }  // namespace
 

@@ -20,11 +20,12 @@
 #include <opencv2/dnn.hpp>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "adaptation.hpp"
-#include "plugin_support.hpp"
+#include "convcheck/plugin_support.hpp"
 
 namespace support = convcheck_plugin_support;
 
@@ -130,43 +131,80 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (auto* e = support::check_conv_call(desc, args)) return e;
-    return support::guarded("opencv conv_execute", [&]() -> convcheck_error* {
-        const convcheck_conv_desc& d = *desc;
-        const std::string why = not_computable(d);
-        if (!why.empty()) return support::make_error("execute of an unsupported case: " + why);
-        if (plugin->num_threads > 0 && cv::getNumThreads() != plugin->num_threads) cv::setNumThreads(plugin->num_threads);
-        const support::Adaptation adaptation = plan_for(d);
-        const convcheck_conv_desc l = support::library_desc(d, adaptation);
-        support::LibraryBuffers buffers(d, adaptation, *args);
+// The prepared case: the adaptation and the one-layer network holding the weights (OpenCV copies
+// them into the layer's blobs): built at prepare when the weights come with it, else per execute.
+struct Prepared : convcheck_conv_plan {
+    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
+        : convcheck_conv_plan(desc), num_threads(plugin.num_threads), adaptation(plan_for(desc)),
+          library(support::library_desc(desc, adaptation)) {
+        const std::string why = not_computable(desc);
+        if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        if (inputs.weights != nullptr) net = make_net(inputs.weights, inputs.bias);
+    }
+
+    std::unique_ptr<cv::dnn::Net> make_net(const void* runner_weights, const void* bias) const {
+        std::vector<unsigned char> adapted;
+        const void* weights = runner_weights;
+        if (support::moves_weights(desc, adaptation)) {
+            adapted.resize(support::element_bytes(library.dtype) * library.out_channels *
+                           (library.in_channels / library.groups) * kernel_volume(library));
+            support::adapt_weights(desc, adaptation, runner_weights, adapted.data());
+            weights = adapted.data();
+        }
+        cv::dnn::LayerParams params = layer_params(library, weights, bias);
+        auto made = std::make_unique<cv::dnn::Net>();
+        made->addLayerToPrev(params.name, params.type, params);
+        made->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+        made->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        return made;
+    }
+
+    static int64_t kernel_volume(const convcheck_conv_desc& l) {
+        int64_t v = 1;
+        for (int a = 0; a < l.rank; ++a) v *= l.kernel_size[a];
+        return v;
+    }
+
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (num_threads > 0 && cv::getNumThreads() != num_threads) cv::setNumThreads(num_threads);
+        const convcheck_conv_desc& l = library;
+        std::unique_ptr<cv::dnn::Net> fresh;
+        if (!net) fresh = make_net(args.weights, args.bias);
+        cv::dnn::Net& layer = net ? *net : *fresh;
+        support::LibraryBuffers buffers(desc, adaptation, args);
         std::vector<int> src_dims{int(l.batch), int(l.in_channels)}, dst_dims{int(l.batch), int(l.out_channels)};
         for (int a = 0; a < l.rank; ++a) {
             src_dims.push_back(int(l.input_size[a]));
             dst_dims.push_back(int(support::output_size(l, a)));
         }
-        cv::dnn::LayerParams params = layer_params(l, buffers.weights(), buffers.bias());
-        cv::dnn::Net net;
-        net.addLayerToPrev(params.name, params.type, params);
-        net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-        net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-        net.setInput(cv::Mat(src_dims, CV_32F, const_cast<void*>(buffers.src())).clone());
-        const cv::Mat result = net.forward();
+        layer.setInput(cv::Mat(src_dims, CV_32F, const_cast<void*>(buffers.src())).clone());
+        const cv::Mat result = layer.forward();
         if (result.type() != CV_32F || std::vector<int>(result.size.p, result.size.p + result.dims) != dst_dims ||
             !result.isContinuous())
             return support::make_error("OpenCV's Convolution layer returned a blob of another shape or type than expected");
         std::memcpy(buffers.dst(), result.ptr<float>(), result.total() * sizeof(float));
         buffers.return_dst();
-        support::write_implementation(args, "opencv_dnn:Convolution(DNN_BACKEND_OPENCV, DNN_TARGET_CPU)" +
-                                                support::adaptation_note(d, adaptation));
+        support::write_implementation(&args, "opencv_dnn:Convolution(DNN_BACKEND_OPENCV, DNN_TARGET_CPU)" +
+                                                 support::adaptation_note(desc, adaptation));
         return nullptr;
-    });
+    }
+
+    const int num_threads;
+    const support::Adaptation adaptation;
+    const convcheck_conv_desc library;
+    std::unique_ptr<cv::dnn::Net> net;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const support::PrepareInputs& inputs) {
+    return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
-const convcheck_api api = {
-    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
-    nullptr, nullptr, support::error_message, support::error_destroy,
-};
+const convcheck_api api = [] {
+    convcheck_api a = support::basic_api(create, destroy, describe);
+    support::add_conv<prepare>(a, conv_query);
+    return a;
+}();
 
 }  // namespace
 

@@ -3,11 +3,13 @@
 //   path=<scalar|im2col_gemm|gemm_1x1|blocked_avx2|blocked_avx512|depthwise_avx2|depthwise_avx512>
 //       forces one discrete-convolution path; a case it does not apply to is "unsupported"
 //   cc_method=<polyphase|chunked> forces one CC method, likewise
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
-#include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 
@@ -29,13 +31,13 @@ convcheck_error* parse_options(const std::string& text, Instance& in) {
         const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
         if (key == "path") {
             if (!opt::parse_path(value, &in.conv.forced_path))
-                return make_error("optimized: path='" + value + "' is not a path name (scalar, im2col_gemm, ...)");
+                return invalid_argument("optimized: path='" + value + "' is not a path name (scalar, im2col_gemm, ...)");
         } else if (key == "cc_method") {
             if (value == "polyphase") in.cc.forced_method = opt::CcMethod::polyphase;
             else if (value == "chunked") in.cc.forced_method = opt::CcMethod::chunked;
-            else return make_error("optimized: cc_method='" + value + "' is not polyphase or chunked");
+            else return invalid_argument("optimized: cc_method='" + value + "' is not polyphase or chunked");
         } else {
-            return make_error("optimized: unknown option '" + key + "' (path, cc_method)");
+            return invalid_argument("optimized: unknown option '" + key + "' (path, cc_method)");
         }
     }
     return nullptr;
@@ -85,21 +87,37 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (auto* e = check_conv_call(desc, args)) return e;
-        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
-        const opt::ConvPlan plan(d, args->weights, args->bias, instance_of(plugin).conv);
-        plan.execute(args->src, args->dst);
-        write_implementation(args, std::string(plan.path_name()));
+// A ConvPlan packs the weights when it is built: with the weights at prepare it is built once;
+// without them, at every execute.
+struct Plan : convcheck_conv_plan {
+    Plan(const convcheck_conv_desc& desc, const PrepareInputs& inputs, const opt::Options& options)
+        : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)), options(options) {
+        convcheck::validate(d);
+        if (inputs.weights != nullptr) plan.emplace(d, inputs.weights, inputs.bias, options);
+    }
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (plan) return run(*plan, args);
+        return run(opt::ConvPlan(d, args.weights, args.bias, options), args);
+    }
+    static convcheck_error* run(const opt::ConvPlan& p, const convcheck_conv_args& args) {
+        p.execute(args.src, args.dst);
+        write_implementation(&args, std::string(p.path_name()));
         return nullptr;
-    });
+    }
+    const convcheck::ConvDescriptor d;
+    const opt::Options options;
+    std::optional<opt::ConvPlan> plan;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const PrepareInputs& inputs) {
+    return std::make_unique<Plan>(desc, inputs, instance_of(plugin).conv);
 }
 
 convcheck_error* cc_query(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
-            return make_error("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
+            return invalid_argument("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
         const convcheck::CcDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);
         const opt::CcMethod forced = instance_of(plugin).cc.forced_method;
@@ -113,32 +131,20 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
     return guarded("cc_execute", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype) || args == nullptr ||
             args->src == nullptr || args->dst == nullptr)
-            return make_error("cc_execute: NULL descriptor or buffers");
+            return invalid_argument("cc_execute: NULL descriptor or buffers");
         const convcheck::CcDescriptor d = convcheck::runner::from_abi(*desc);
         const opt::CcPlan plan(d, args->theta, static_cast<const float*>(args->bias), instance_of(plugin).cc);
         plan.execute(static_cast<const float*>(args->src), static_cast<float*>(args->dst));
-        if (CONVCHECK_HAS_FIELD(args, convcheck_cc_args, implementation_capacity) && args->implementation &&
-            args->implementation_capacity > 0)
-            std::snprintf(args->implementation, args->implementation_capacity, "cc_%s",
-                          std::string(opt::to_string(plan.method())).c_str());
+        write_implementation(args, "cc_" + std::string(opt::to_string(plan.method())));
         return nullptr;
     });
 }
 
 const convcheck_api api = [] {
-    convcheck_api a{};
-    a.struct_size = sizeof(a);
-    a.abi_major = CONVCHECK_ABI_MAJOR;
-    a.abi_minor = CONVCHECK_ABI_MINOR;
-    a.create = create;
-    a.destroy = destroy;
-    a.describe = describe;
-    a.conv_query = conv_query;
-    a.conv_execute = conv_execute;
+    convcheck_api a = basic_api(create, destroy, describe);
+    add_conv<prepare>(a, conv_query);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
-    a.error_message = error_message;
-    a.error_destroy = error_destroy;
     return a;
 }();
 

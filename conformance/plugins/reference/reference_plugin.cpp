@@ -1,12 +1,13 @@
 // The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
 // accumulation. Discrete convolution (reading 1) and CC (the four blocks, seed 004).
+#include <memory>
 #include <string>
 
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "../common/plugin_support.hpp"
 #include "abi_descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 
 namespace {
 
@@ -17,7 +18,7 @@ struct Instance {};
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return guarded("create", [&]() -> convcheck_error* {
         if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options && *args->options)
-            return make_error(std::string("the reference plugin takes no options, got '") + args->options + "'");
+            return invalid_argument(std::string("the reference plugin takes no options, got '") + args->options + "'");
         *out = reinterpret_cast<convcheck_plugin*>(new Instance{});
         return nullptr;
     });
@@ -47,21 +48,29 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin*, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (auto* e = check_conv_call(desc, args)) return e;
-        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
-        const auto result = convcheck::reference::convolution(d, args->src, args->weights, args->bias);
-        convcheck::reference::round_dst_to_output(d, result.dst, args->dst);
-        write_implementation(args, "reference_f64_summation");
+// The plan is the validated descriptor: the reference has nothing to prepare, and reads the
+// weights at each execute.
+struct Plan : convcheck_conv_plan {
+    explicit Plan(const convcheck_conv_desc& desc) : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)) {
+        convcheck::validate(d);  // throws ConvError (std::invalid_argument) -> an invalid-argument error
+    }
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        const auto result = convcheck::reference::convolution(d, args.src, args.weights, args.bias);
+        convcheck::reference::round_dst_to_output(d, result.dst, args.dst);
+        write_implementation(&args, "reference_f64_summation");
         return nullptr;
-    });
+    }
+    const convcheck::ConvDescriptor d;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin*, const convcheck_conv_desc& desc, const PrepareInputs&) {
+    return std::make_unique<Plan>(desc);
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
-            return make_error("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
+            return invalid_argument("cc_desc: NULL or smaller than ABI 1.0's convcheck_cc_desc");
         convcheck::validate(convcheck::runner::from_abi(*desc));
         return supported(out);
     });
@@ -71,7 +80,7 @@ convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, co
     return guarded("cc_execute", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype) || args == nullptr ||
             args->src == nullptr || args->dst == nullptr)
-            return make_error("cc_execute: NULL descriptor or buffers");
+            return invalid_argument("cc_execute: NULL descriptor or buffers");
         const convcheck::CcDescriptor d = convcheck::runner::from_abi(*desc);
         const auto result = convcheck::reference::cc::continuous_convolution(
             d, static_cast<const float*>(args->src), args->theta, static_cast<const float*>(args->bias));
@@ -82,19 +91,10 @@ convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, co
 }
 
 const convcheck_api api = [] {
-    convcheck_api a{};
-    a.struct_size = sizeof(a);
-    a.abi_major = CONVCHECK_ABI_MAJOR;
-    a.abi_minor = CONVCHECK_ABI_MINOR;
-    a.create = create;
-    a.destroy = destroy;
-    a.describe = describe;
-    a.conv_query = conv_query;
-    a.conv_execute = conv_execute;
+    convcheck_api a = basic_api(create, destroy, describe);
+    add_conv<prepare>(a, conv_query);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
-    a.error_message = error_message;
-    a.error_destroy = error_destroy;
     return a;
 }();
 

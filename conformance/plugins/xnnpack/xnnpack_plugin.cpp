@@ -24,11 +24,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "adaptation.hpp"
-#include "plugin_support.hpp"
+#include "convcheck/plugin_support.hpp"
 
 #ifndef CONVCHECK_XNNPACK_VERSION
 #define CONVCHECK_XNNPACK_VERSION "unknown"
@@ -53,6 +54,17 @@ const char* status_name(xnn_status s) {
         case xnn_status_out_of_memory: return "out_of_memory";
     }
     return "unknown status";
+}
+
+// The ABI's error code for an XNNPACK status.
+int32_t error_code_of(xnn_status s) {
+    switch (s) {
+        case xnn_status_out_of_memory: return CONVCHECK_ERROR_OUT_OF_MEMORY;
+        case xnn_status_invalid_parameter: return CONVCHECK_ERROR_INVALID_ARGUMENT;
+        case xnn_status_unsupported_parameter:
+        case xnn_status_unsupported_hardware: return CONVCHECK_ERROR_UNIMPLEMENTED;
+        default: return CONVCHECK_ERROR_INTERNAL;
+    }
 }
 
 // What XNNPACK cannot compute, as a reason in its own words; "" when it can (after adaptation).
@@ -148,7 +160,8 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
         int num_threads = 0;
         if (auto* e = support::read_create_args(args, &num_threads)) return e;
         const xnn_status s = xnn_initialize(nullptr);
-        if (s != xnn_status_success) return support::make_error(std::string("xnn_initialize: ") + status_name(s));
+        if (s != xnn_status_success)
+            return support::make_error(std::string("xnn_initialize: ") + status_name(s), error_code_of(s));
         auto plugin = new convcheck_plugin();
         // pthreadpool_create(0) uses every logical processor; 1 runs on the calling thread.
         plugin->threadpool = pthreadpool_create(static_cast<size_t>(num_threads));
@@ -196,46 +209,81 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     });
 }
 
-convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (auto* e = support::check_conv_call(desc, args)) return e;
-    return support::guarded("xnnpack conv_execute", [&]() -> convcheck_error* {
-        const convcheck_conv_desc& d = *desc;
-        std::string why = not_computable(d);
-        const Plan plan = why.empty() ? plan_for(d) : Plan{};
-        if (why.empty()) why = too_large(plan.library);
-        if (!why.empty()) return support::make_error("execute of an unsupported case: " + why);
+using Operator = std::unique_ptr<xnn_operator, decltype(&xnn_delete_operator)>;
+
+// The prepared case: the adaptation, and the operator (XNNPACK packs the weights when it creates
+// one): created at prepare when the weights come with it, else at every execute.
+struct Prepared : convcheck_conv_plan {
+    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
+        : convcheck_conv_plan(desc), threadpool(plugin.threadpool) {
+        std::string why = not_computable(desc);
+        if (why.empty()) {
+            plan = plan_for(desc);
+            why = too_large(plan.library);
+        }
+        if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        if (inputs.weights != nullptr) op = make_operator(inputs.weights, inputs.bias);
+    }
+
+    Operator make_operator(const void* runner_weights, const void* runner_bias) const {
         const convcheck_conv_desc& l = plan.library;
-        support::LibraryBuffers buffers(d, plan.adaptation, *args, XNN_EXTRA_BYTES);
-        std::vector<unsigned char> weights(l.out_channels * (l.in_channels / l.groups) * l.kernel_size[0] * l.kernel_size[1] *
-                                               support::element_bytes(l.dtype) + XNN_EXTRA_BYTES, 0);
-        support::weights_in_order(d, plan.adaptation, args->weights, kXnnpackWeightsOrder, weights.data());
-        xnn_operator_t op = nullptr;
-        xnn_status s = create_operator(plan, weights.data(), l.has_bias ? buffers.bias() : nullptr, &op);
-        if (s != xnn_status_success) return support::make_error("xnn_create_convolution2d: " + refusal(s));
+        const size_t bytes = support::element_bytes(l.dtype);
+        std::vector<unsigned char> weights(l.out_channels * (l.in_channels / l.groups) * l.kernel_size[0] *
+                                               l.kernel_size[1] * bytes + XNN_EXTRA_BYTES, 0);
+        support::weights_in_order(desc, plan.adaptation, runner_weights, kXnnpackWeightsOrder, weights.data());
+        std::vector<unsigned char> bias;  // with XNN_EXTRA_BYTES after it, like every input XNNPACK reads
+        if (l.has_bias) {
+            bias.assign(l.out_channels * bytes + XNN_EXTRA_BYTES, 0);
+            std::memcpy(bias.data(), runner_bias, l.out_channels * bytes);
+        }
+        xnn_operator_t made = nullptr;
+        const xnn_status s = create_operator(plan, weights.data(), l.has_bias ? bias.data() : nullptr, &made);
+        Operator owned(made, xnn_delete_operator);
+        if (s != xnn_status_success) throw support::PluginError(error_code_of(s), "xnn_create_convolution2d: " + refusal(s));
+        return owned;
+    }
+
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        Operator fresh(nullptr, xnn_delete_operator);
+        if (!op) fresh = make_operator(args.weights, args.bias);
+        xnn_operator_t o = op ? op.get() : fresh.get();
+        const convcheck_conv_desc& l = plan.library;
+        support::LibraryBuffers buffers(desc, plan.adaptation, args, XNN_EXTRA_BYTES);
         const auto* src = buffers.src();
         void* dst = buffers.dst();
+        xnn_status s;
         if (plan.nchw)
-            s = xnn_setup_convolution2d_nchw_f32(op, l.batch, l.input_size[0], l.input_size[1], static_cast<const float*>(src),
-                                                 static_cast<float*>(dst), plugin->threadpool);
+            s = xnn_setup_convolution2d_nchw_f32(o, l.batch, l.input_size[0], l.input_size[1], static_cast<const float*>(src),
+                                                 static_cast<float*>(dst), threadpool);
         else if (l.dtype == CONVCHECK_F32)
-            s = xnn_setup_convolution2d_nhwc_f32(op, l.batch, l.input_size[0], l.input_size[1], static_cast<const float*>(src),
-                                                 static_cast<float*>(dst), plugin->threadpool);
+            s = xnn_setup_convolution2d_nhwc_f32(o, l.batch, l.input_size[0], l.input_size[1], static_cast<const float*>(src),
+                                                 static_cast<float*>(dst), threadpool);
         else
-            s = xnn_setup_convolution2d_nhwc_f16(op, l.batch, l.input_size[0], l.input_size[1], src, dst, plugin->threadpool);
-        if (s == xnn_status_success) s = xnn_run_operator(op, plugin->threadpool);
-        xnn_delete_operator(op);
-        if (s != xnn_status_success) return support::make_error(std::string("xnn_setup/run_operator: ") + status_name(s));
+            s = xnn_setup_convolution2d_nhwc_f16(o, l.batch, l.input_size[0], l.input_size[1], src, dst, threadpool);
+        if (s == xnn_status_success) s = xnn_run_operator(o, threadpool);
+        if (s != xnn_status_success)
+            return support::make_error(std::string("xnn_setup/run_operator: ") + status_name(s), error_code_of(s));
         buffers.return_dst();
-        support::write_implementation(args, std::string("xnnpack:convolution2d_") + (plan.nchw ? "nchw_" : "nhwc_") +
-                                                support::dtype_name(l.dtype) + support::adaptation_note(d, plan.adaptation));
+        support::write_implementation(&args, std::string("xnnpack:convolution2d_") + (plan.nchw ? "nchw_" : "nhwc_") +
+                                                 support::dtype_name(l.dtype) + support::adaptation_note(desc, plan.adaptation));
         return nullptr;
-    });
+    }
+
+    pthreadpool_t threadpool;  // the instance's, which outlives its plans
+    Plan plan;
+    Operator op{nullptr, xnn_delete_operator};
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const support::PrepareInputs& inputs) {
+    return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
-const convcheck_api api = {
-    sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
-    nullptr, nullptr, support::error_message, support::error_destroy,
-};
+const convcheck_api api = [] {
+    convcheck_api a = support::basic_api(create, destroy, describe);
+    support::add_conv<prepare>(a, conv_query);
+    return a;
+}();
 
 }  // namespace
 

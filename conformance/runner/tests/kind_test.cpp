@@ -89,7 +89,8 @@ TEST(Kind, ChildOutcomesAndComparisonsMapToTheirKinds) {
                {ChildOutcome::Kind::plugin_error, Status::failed, "plugin_error"},
                {ChildOutcome::Kind::crashed, Status::crashed, "crash"},
                {ChildOutcome::Kind::hanged, Status::hanged, "hang"},
-               {ChildOutcome::Kind::out_of_memory, Status::crashed, "out_of_memory"}};
+               {ChildOutcome::Kind::out_of_memory, Status::crashed, "out_of_memory"},
+               {ChildOutcome::Kind::paths_differ, Status::failed, "paths_differ"}};
     for (const auto& m : map) {
         ChildOutcome o;
         o.kind = m.outcome;

@@ -4,7 +4,8 @@ usage: bench_records_check.py <convcheck> <work folder>
 A case the backend declines or that crashes has no time, so its GFLOP/s and its ratio to the optimized
 implementation are null too (docs/results-schema.md), not 0.0, which a report would draw as a measurement;
 with --no-reference the reference time is null, and the table prints "-" for it, not -1.000. A case that ran
-has every figure as a positive number.
+has every figure as a positive number. A plugin with a plan (ABI 1.2; every bundled one) has its planning
+timed apart: prepare_ms is a positive number beside ms when the case ran, null when it did not.
 """
 import json
 import math
@@ -22,7 +23,7 @@ with open(cases, "w") as f:
     json.dump([{"descriptor": "conv:c=2,o=3,in=6x5,k=1x1", "name": "pointwise"},
                {"descriptor": "conv:c=2,o=3,in=6x5,k=3x3", "name": "three_by_three"}], f)
 
-TIMES = ("ms", "optimized_ms", "reference_ms")
+TIMES = ("ms", "optimized_ms", "reference_ms", "prepare_ms", "optimized_prepare_ms")
 DERIVED = ("gflops", "ratio_to_optimized")
 
 
@@ -54,7 +55,7 @@ records, table, command = bench("declined", "--backend", "optimized", "--backend
                                 "--no-reference")
 r = records["three_by_three"]
 check(r["status"] == "unsupported", f"the declined case has status {r['status']!r}, not 'unsupported'", command)
-for key in ("ms", "reference_ms", *DERIVED):
+for key in ("ms", "prepare_ms", "reference_ms", *DERIVED):
     check(r[key] is None, f"the declined case's {key} is {r[key]!r}, not null", command)
 check(is_measured(r["optimized_ms"]), f"the declined case's optimized_ms is {r['optimized_ms']!r}", command)
 r = records["pointwise"]
@@ -63,7 +64,7 @@ if r["status"] == "ok":  # gemm_1x1 needs AVX2 and FMA; without them this case i
     for key in ("ms", "optimized_ms", *DERIVED):
         check(is_measured(r[key]), f"the measured case's {key} is {r[key]!r}, not a positive number", command)
     row = next(line for line in table.splitlines() if line.startswith("pointwise"))
-    check(row.split()[4] == "-", f"with --no-reference the table's reference_ms column is not '-': {row!r}", command)
+    check(row.split()[5] == "-", f"with --no-reference the table's reference_ms column is not '-': {row!r}", command)
 check("-1.000" not in table, f"the table prints -1.000 for an unmeasured time:\n{table}", command)
 
 # A case that crashes the backend: no time, no GFLOP/s, no ratio.
@@ -71,7 +72,7 @@ records, table, command = bench("crashed", "--backend", "faultzoo", "--backend-o
                                 "--no-reference")
 for name, r in records.items():
     check(r["status"] == "failed", f"{name}: the crashing case has status {r['status']!r}, not 'failed'", command)
-    for key in ("ms", "reference_ms", *DERIVED):
+    for key in ("ms", "prepare_ms", "reference_ms", *DERIVED):
         check(r[key] is None, f"{name}: the crashing case's {key} is {r[key]!r}, not null", command)
 
 # Every case measured, the reference too: every time and figure is a positive number.

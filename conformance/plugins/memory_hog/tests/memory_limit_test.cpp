@@ -120,8 +120,8 @@ TEST(OutOfMemory, AnAllocationFailureThePluginReportsAsAnErrorIsOutOfMemory) {
     EXPECT_EQ(r.status, Status::crashed) << r.reason;
     EXPECT_STREQ(to_string(r.kind), "out_of_memory") << r.reason;
     if (memory_enforcement().rlimit_data) {
-        EXPECT_NE(r.reason.find("an allocation failed in execute under the memory limit of 256 MiB; then: execute: "
-                                "memory_hog: std::bad_alloc"),
+        EXPECT_NE(r.reason.find("an allocation failed in execute under the memory limit of 256 MiB; then: execute "
+                                "(out_of_memory): memory_hog: std::bad_alloc"),
                   std::string::npos)
             << r.reason;
     }

@@ -1,0 +1,319 @@
+// The C++ side of a backend plugin, for plugin authors (installed beside plugin.h; C++17): the
+// plugin's error type with its code, the struct_size checks of the ABI, the exception barrier, the
+// function table with the entries every plugin shares (basic_api), and prepare/execute written
+// once (a plugin writes one `prepare` returning a plan; add_conv makes conv_prepare,
+// conv_plan_execute, conv_plan_describe, conv_plan_destroy and the one-shot conv_execute from it).
+//
+// It needs only plugin.h and the standard library: a plugin that includes it links nothing of
+// convcheck, so it computes with its own backend or not at all.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convcheck/plugin.h"
+
+// The opaque error of the ABI: created by the plugin, read and freed through its own table.
+struct convcheck_error {
+    int32_t code;  // convcheck_error_code
+    std::string message;
+};
+
+// The opaque plan of the ABI (1.2) for plugins built on this header: a plugin derives its plan from
+// it. It keeps its own copy of the descriptor (the runner's is valid during conv_prepare only).
+struct convcheck_conv_plan {
+    explicit convcheck_conv_plan(const convcheck_conv_desc& d) : desc(d) {}
+    virtual ~convcheck_conv_plan() = default;
+    convcheck_conv_plan(const convcheck_conv_plan&) = delete;
+    convcheck_conv_plan& operator=(const convcheck_conv_plan&) = delete;
+    // One convolution into args.dst; args are checked (buffers non-NULL). Throws or returns an error.
+    virtual convcheck_error* execute(const convcheck_conv_args& args) = 0;
+    // What conv_plan_describe reports (convcheck_plan_info): scratch per execute, memory held.
+    virtual uint64_t workspace_bytes() const { return 0; }
+    virtual uint64_t plan_bytes() const { return 0; }
+    const convcheck_conv_desc desc;
+};
+
+namespace convcheck_plugin_support {
+
+// Never throws: when even the error cannot be allocated, NULL would read as success, so a static
+// out-of-memory error stands in (error_destroy never frees it).
+inline convcheck_error* out_of_memory_error() {
+    static convcheck_error e{CONVCHECK_ERROR_OUT_OF_MEMORY, "out of memory (allocating the error message)"};
+    return &e;
+}
+inline convcheck_error* make_error(std::string message, int32_t code = CONVCHECK_ERROR_INTERNAL) noexcept {
+    try {
+        return new convcheck_error{code, std::move(message)};
+    } catch (...) {
+        return out_of_memory_error();
+    }
+}
+inline convcheck_error* invalid_argument(std::string message) {
+    return make_error(std::move(message), CONVCHECK_ERROR_INVALID_ARGUMENT);
+}
+inline const char* error_message(const convcheck_error* error) { return error ? error->message.c_str() : ""; }
+inline int32_t error_code(const convcheck_error* error) { return error ? error->code : CONVCHECK_ERROR_UNKNOWN; }
+inline void error_destroy(convcheck_error* error) {
+    if (error != out_of_memory_error()) delete error;
+}
+
+// An exception with an error code, for code that throws (guarded turns it into an error value).
+class PluginError : public std::runtime_error {
+public:
+    PluginError(int32_t code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    int32_t code() const { return code_; }
+
+private:
+    int32_t code_;
+};
+
+// Runs `body` (which returns convcheck_error*), turning any C++ exception into an error value:
+// nothing C++ crosses the ABI boundary (plugin.h). std::bad_alloc is out of memory,
+// std::invalid_argument (a descriptor the backend's own checks refuse) an invalid argument.
+template <typename Body>
+convcheck_error* guarded(const char* what, Body&& body) noexcept {
+    try {
+        return body();
+    } catch (const PluginError& e) {
+        return make_error(std::string(what) + ": " + e.what(), e.code());
+    } catch (const std::bad_alloc& e) {
+        return make_error(std::string(what) + ": " + e.what(), CONVCHECK_ERROR_OUT_OF_MEMORY);
+    } catch (const std::invalid_argument& e) {
+        return make_error(std::string(what) + ": " + e.what(), CONVCHECK_ERROR_INVALID_ARGUMENT);
+    } catch (const std::exception& e) {
+        return make_error(std::string(what) + ": " + e.what());
+    } catch (...) {
+        return make_error(std::string(what) + ": unknown exception");
+    }
+}
+
+// A caller-filled struct is readable up to `last field` only when its struct_size covers it.
+#define CONVCHECK_HAS_FIELD(ptr, type, last_field) \
+    ((ptr) != nullptr && (ptr)->struct_size >= CONVCHECK_STRUCT_SIZE(type, last_field))
+
+// Answers "not supported" with the reason, truncated to the runner's buffer.
+inline convcheck_error* unsupported(convcheck_support* out, const std::string& reason) {
+    if (out == nullptr) return invalid_argument("query: the support struct is NULL");
+    out->supported = 0;
+    std::snprintf(out->reason, sizeof(out->reason), "%s", reason.c_str());
+    return nullptr;
+}
+inline convcheck_error* supported(convcheck_support* out) {
+    if (out == nullptr) return invalid_argument("query: the support struct is NULL");
+    out->supported = 1;
+    out->reason[0] = '\0';
+    return nullptr;
+}
+
+// Writes the backend's implementation name into the runner's optional buffer.
+inline void write_implementation(const convcheck_conv_args* args, const std::string& name) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, implementation_capacity)) return;
+    if (args->implementation == nullptr || args->implementation_capacity == 0) return;
+    std::snprintf(args->implementation, args->implementation_capacity, "%s", name.c_str());
+}
+inline void write_implementation(const convcheck_cc_args* args, const std::string& name) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_cc_args, implementation_capacity)) return;
+    if (args->implementation == nullptr || args->implementation_capacity == 0) return;
+    std::snprintf(args->implementation, args->implementation_capacity, "%s", name.c_str());
+}
+
+// Copies the fields of `mine` that the caller's struct_size covers into the caller's struct (an
+// older caller knows fewer fields: nothing past its struct_size is written).
+template <typename Struct>
+void copy_covered(Struct* caller, const Struct& mine) {
+    const std::size_t size = caller->struct_size < sizeof(mine) ? caller->struct_size : sizeof(mine);
+    std::memcpy(reinterpret_cast<char*>(caller) + sizeof(size_t), reinterpret_cast<const char*>(&mine) + sizeof(size_t),
+                size - sizeof(size_t));
+}
+
+// describe: fills the fields of *info that the caller's struct_size covers.
+inline convcheck_error* fill_info(convcheck_plugin_info* info, const convcheck_plugin_info& mine) {
+    if (info == nullptr || info->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_plugin_info, name))
+        return invalid_argument("describe: info is NULL or its struct_size is too small for any field");
+    copy_covered(info, mine);
+    return nullptr;
+}
+
+// The thread count the runner allows (0: the backend's default). These plugins take no
+// options (ABI 1.1): a non-empty options string is refused, as plugin.h asks.
+inline convcheck_error* read_create_args(const convcheck_create_args* args, int* num_threads) {
+    *num_threads = CONVCHECK_HAS_FIELD(args, convcheck_create_args, num_threads) ? args->num_threads : 0;
+    if (*num_threads < 0) return invalid_argument("create: num_threads " + std::to_string(*num_threads) + " is negative");
+    if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options != nullptr && args->options[0] != '\0')
+        return invalid_argument(std::string("create: this plugin takes no options, got \"") + args->options + "\"");
+    return nullptr;
+}
+
+// The buffers of one execute: src, weights and dst, and bias when has_bias.
+inline convcheck_error* check_conv_args(const convcheck_conv_desc& desc, const convcheck_conv_args* args) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, dst))
+        return invalid_argument("conv_args: NULL or struct_size smaller than ABI 1.0's convcheck_conv_args up to dst");
+    if (args->src == nullptr || args->weights == nullptr || args->dst == nullptr || (desc.has_bias && args->bias == nullptr))
+        return invalid_argument("conv_args: src, weights and dst must be non-NULL, and bias when has_bias = 1");
+    return nullptr;
+}
+
+// The descriptor and the buffers must carry every field of ABI 1.0 (args NULL: a query).
+inline convcheck_error* check_conv_call(const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format))
+        return invalid_argument("conv_desc: NULL or struct_size smaller than ABI 1.0's convcheck_conv_desc");
+    return args != nullptr ? check_conv_args(*desc, args) : nullptr;
+}
+
+// ---- prepare once, execute many (ABI 1.2) -------------------------------------------------------
+
+// What conv_prepare may use beyond the descriptor: the weights and bias every execute of the plan
+// will receive, or NULL when they come only with each execute (convcheck_conv_prepare_args).
+struct PrepareInputs {
+    const void* weights = nullptr;
+    const void* bias = nullptr;
+};
+
+// A plugin's prepare: the plan for a descriptor (checked against ABI 1.0's size, not yet
+// validated). Throws (PluginError for a code) when it cannot make one.
+using PrepareFn = std::unique_ptr<convcheck_conv_plan> (*)(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                                           const PrepareInputs& inputs);
+
+template <PrepareFn Prepare>
+convcheck_error* conv_prepare(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
+                              const convcheck_conv_prepare_args* args, convcheck_conv_plan** out) {
+    return guarded("conv_prepare", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, nullptr)) return e;
+        if (out == nullptr) return invalid_argument("conv_prepare: out is NULL");
+        PrepareInputs inputs;
+        if (CONVCHECK_HAS_FIELD(args, convcheck_conv_prepare_args, bias)) inputs = {args->weights, args->bias};
+        *out = Prepare(plugin, *desc, inputs).release();
+        return nullptr;
+    });
+}
+
+inline convcheck_error* conv_plan_describe(const convcheck_conv_plan* plan, convcheck_plan_info* info) {
+    return guarded("conv_plan_describe", [&]() -> convcheck_error* {
+        if (plan == nullptr || !CONVCHECK_HAS_FIELD(info, convcheck_plan_info, workspace_bytes))
+            return invalid_argument("conv_plan_describe: NULL plan, or info NULL or too small for workspace_bytes");
+        convcheck_plan_info mine{};
+        mine.struct_size = sizeof(mine);
+        mine.workspace_bytes = plan->workspace_bytes();
+        mine.plan_bytes = plan->plan_bytes();
+        copy_covered(info, mine);
+        return nullptr;
+    });
+}
+
+inline convcheck_error* conv_plan_execute(convcheck_conv_plan* plan, const convcheck_conv_args* args) {
+    return guarded("conv_plan_execute", [&]() -> convcheck_error* {
+        if (plan == nullptr) return invalid_argument("conv_plan_execute: the plan is NULL");
+        if (auto* e = check_conv_args(plan->desc, args)) return e;
+        return plan->execute(*args);
+    });
+}
+
+inline void conv_plan_destroy(convcheck_conv_plan* plan) { delete plan; }
+
+// The one-shot conv_execute of a plugin whose work is in its plan: prepare (with this call's
+// weights), execute once, destroy.
+template <PrepareFn Prepare>
+convcheck_error* conv_execute_once(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
+                                   const convcheck_conv_args* args) {
+    return guarded("conv_execute", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, args)) return e;
+        const std::unique_ptr<convcheck_conv_plan> plan = Prepare(plugin, *desc, PrepareInputs{args->weights, args->bias});
+        return plan->execute(*args);
+    });
+}
+
+// The function table with what every plugin shares: sizes, versions, the error entries, and the
+// three instance entries; the operations are added with add_conv (and cc_query / cc_execute set
+// by hand).
+inline convcheck_api basic_api(convcheck_error* (*create)(const convcheck_create_args*, convcheck_plugin**),
+                               void (*destroy)(convcheck_plugin*),
+                               convcheck_error* (*describe)(convcheck_plugin*, convcheck_plugin_info*)) {
+    convcheck_api a{};
+    a.struct_size = sizeof(a);
+    a.abi_major = CONVCHECK_ABI_MAJOR;
+    a.abi_minor = CONVCHECK_ABI_MINOR;
+    a.create = create;
+    a.destroy = destroy;
+    a.describe = describe;
+    a.error_message = error_message;
+    a.error_destroy = error_destroy;
+    a.error_code = error_code;
+    return a;
+}
+
+// Discrete convolution through a plan: conv_query as given, the four plan entries, and conv_execute
+// as prepare + execute + destroy.
+template <PrepareFn Prepare>
+void add_conv(convcheck_api& a,
+              convcheck_error* (*query)(convcheck_plugin*, const convcheck_conv_desc*, convcheck_support*)) {
+    a.conv_query = query;
+    a.conv_execute = conv_execute_once<Prepare>;
+    a.conv_prepare = conv_prepare<Prepare>;
+    a.conv_plan_describe = conv_plan_describe;
+    a.conv_plan_execute = conv_plan_execute;
+    a.conv_plan_destroy = conv_plan_destroy;
+}
+
+// Output size on one axis: floor((in + pb + pe - ((k-1)*d + 1)) / s) + 1 (plugin.h).
+inline long long output_size(const convcheck_conv_desc& d, int axis) {
+    const long long extent = (d.kernel_size[axis] - 1) * d.dilations[axis] + 1;
+    const long long span = d.input_size[axis] + d.pads_begin[axis] + d.pads_end[axis] - extent;
+    return span < 0 ? 0 : span / d.strides[axis] + 1;
+}
+
+// Strides (in elements) of a dense buffer whose dims are listed logically in `dims` and laid out
+// in memory in the order `physical` (outermost first; each entry an index into dims).
+inline std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims, const std::vector<int>& physical) {
+    std::vector<int64_t> strides(dims.size());
+    int64_t step = 1;
+    for (auto it = physical.rbegin(); it != physical.rend(); ++it) {
+        strides[*it] = step;
+        step *= dims[*it];
+    }
+    return strides;
+}
+
+// Memory order of logical {N, C, spatial...} for the runner's data format: NCX as listed, NXC
+// with C last.
+inline std::vector<int> activation_order(const convcheck_conv_desc& d) {
+    std::vector<int> physical{0};
+    if (d.data_format == CONVCHECK_NCX) physical.push_back(1);
+    for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
+    if (d.data_format == CONVCHECK_NXC) physical.push_back(1);
+    return physical;
+}
+
+// Memory order of logical {O, I/G, k...} for the runner's filter format: OIX as listed, XIO as
+// [k...][I/G][O].
+inline std::vector<int> weights_order(const convcheck_conv_desc& d) {
+    std::vector<int> physical;
+    if (d.filter_format == CONVCHECK_OIX) {
+        for (int i = 0; i < d.rank + 2; ++i) physical.push_back(i);
+    } else {
+        for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
+        physical.push_back(1);
+        physical.push_back(0);
+    }
+    return physical;
+}
+
+inline const char* dtype_name(int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F32: return "f32";
+        case CONVCHECK_F16: return "f16";
+        case CONVCHECK_BF16: return "bf16";
+        case CONVCHECK_F64: return "f64";
+        default: return "unknown";
+    }
+}
+
+}  // namespace convcheck_plugin_support

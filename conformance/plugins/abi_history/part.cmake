@@ -1,0 +1,26 @@
+# Plugins built against the ABI headers of earlier versions (frozen copies in headers/<version>/,
+# taken from git history), and the test that today's runner still loads and runs them as before.
+# They are compiled with the frozen header only: convcheck_abi (the current header) is not linked.
+foreach(version 1.0 1.1)
+  string(REPLACE "." "_" tag ${version})
+  set(target convcheck_plugin_abi_${tag})
+  add_library(${target} MODULE ${CMAKE_CURRENT_LIST_DIR}/old_abi_plugin.c)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/headers/${version})
+  target_compile_definitions(${target} PRIVATE OLD_ABI_PLUGIN_NAME="abi_${tag}")
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CONVCHECK_PLUGIN_DIR}
+                        C_VISIBILITY_PRESET hidden)
+  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  if(CONVCHECK_BUILD_TESTS)
+    # The command line, as a user of such a plugin runs it: the smoke suite passes.
+    add_test(NAME conformance_smoke_abi_${tag}
+             COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite smoke --quiet --no-shrink)
+  endif()
+endforeach()
+if(CONVCHECK_BUILD_TESTS)
+  convcheck_add_test(abi_history_old_abi_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/old_abi_test.cpp
+                     LIBS convcheck_runner)
+  target_compile_definitions(abi_history_old_abi_test PRIVATE
+                             ABI_1_0_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_0>"
+                             ABI_1_1_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_1>")
+  add_dependencies(abi_history_old_abi_test convcheck_plugin_abi_1_0 convcheck_plugin_abi_1_1)
+endif()

@@ -1,0 +1,68 @@
+// Plugins built against the ABI 1.0 and 1.1 headers (old_abi_plugin.c, compiled with the frozen
+// headers) load into today's runner and pass as they did: the runner reads no table entry past the
+// plugin's struct_size (the table is followed by non-NULL bytes: reading them would call garbage),
+// takes every entry added since as its documented default (no error codes, no plan: the one-shot
+// conv_execute), and runs their cases to the same verdicts.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "session.hpp"
+#include "suites.hpp"
+
+using namespace convcheck;
+using namespace convcheck::runner;
+
+namespace {
+
+struct OldPlugin {
+    const char* path;
+    int minor;
+};
+
+class OldAbi : public ::testing::TestWithParam<OldPlugin> {};
+
+TEST_P(OldAbi, LoadsWithTheDefaultsOfEveryLaterEntry) {
+    const Plugin plugin = Plugin::load(GetParam().path);
+    EXPECT_EQ(plugin.api().abi_major, 1);
+    EXPECT_EQ(plugin.api().abi_minor, GetParam().minor);
+    EXPECT_EQ(plugin.api().error_code, nullptr);
+    EXPECT_FALSE(plugin.has_conv_plan());
+    EXPECT_EQ(plugin.api().conv_plan_destroy, nullptr);
+}
+
+TEST_P(OldAbi, PassesItsCasesThroughTheOneShotCall) {
+    auto session = open_backend(GetParam().path, {}, 0, "none", 10.0);
+    EXPECT_EQ(session->backend.info.abi_minor, GetParam().minor);
+    EXPECT_EQ(session->backend.info.accumulation_dtype, CONVCHECK_F32);
+    CheckSettings settings;
+    int passed = 0;
+    for (const Case& c : expand("old", {SuiteEntry("conv:n=2,c=4,o=6,g=2,in=7x6,k=3x2,s=2x1,d=1x2,pb=1x0,pe=0x1,bias=1", "bep"),
+                                        SuiteEntry("conv:c=3,o=2,in=9,k=4,pb=2,pe=-1", "be"),
+                                        SuiteEntry("conv:c=2,o=2,in=4x3x5,k=2x2x3,bias=1", "be")},
+                                1, "")) {
+        const CaseResult r = check_case(session->backend, c, settings);
+        EXPECT_EQ(to_string(r.status), std::string("passed")) << r.reason << "\n  reproducer: " << r.reproducer;
+        EXPECT_EQ(r.implementation, "abi_" + std::to_string(1) + "_" + std::to_string(GetParam().minor) + "_direct_loops");
+        EXPECT_FALSE(r.workspace_bytes.has_value()) << "no plan, no workspace report";
+        passed += r.status == Status::passed;
+    }
+    EXPECT_EQ(passed, 7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, OldAbi, ::testing::Values(OldPlugin{ABI_1_0_PLUGIN, 0}, OldPlugin{ABI_1_1_PLUGIN, 1}),
+                         [](const auto& info) { return "abi_1_" + std::to_string(info.param.minor); });
+
+// An error from a plugin before 1.2 has no code: the message is the plugin's, with no code named.
+TEST(OldAbiErrors, AnErrorCarriesNoCode) {
+    try {
+        open_backend(ABI_1_1_PLUGIN, {"x=1"}, 0, "none", 10.0);
+        FAIL() << "the 1.1 plugin refuses options";
+    } catch (const PluginError& e) {
+        EXPECT_NE(std::string(e.what()).find("create: abi_1_1 takes no options"), std::string::npos) << e.what();
+    }
+    // a 1.0 plugin never sees the options (its struct_size check stops before them)
+    EXPECT_NO_THROW(open_backend(ABI_1_0_PLUGIN, {"x=1"}, 0, "none", 10.0));
+}
+
+}  // namespace
