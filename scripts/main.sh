@@ -10,7 +10,8 @@
 #                                   # suite (BENCH_REPEATS timed runs per layer, default 20) and add the
 #                                   # performance section to the report
 #   SELFTEST=1 bash scripts/main.sh # also run `convcheck selftest` on the suite (every bundled mutant against
-#                                   # it; MEASURED s on smoke on 2 cores) and show its kill matrix in the report
+#                                   # it: 55 mutants x 92 cases, 4.6 min on smoke on the 2-core machine under
+#                                   # load, hence opt-in) and show its kill matrix in the report
 #
 # The report's "Suite strength" section always shows the pair coverage of the suite run and of the pairwise
 # suite (`convcheck list --json`, instant); the kill matrix only with SELFTEST=1 (docs/selftest.md).
