@@ -9,6 +9,12 @@
 #                                   # implementation on the ResNet-50 and MobileNet-v2 layers of the models
 #                                   # suite (BENCH_REPEATS timed runs per layer, default 20) and add the
 #                                   # performance section to the report
+#   SELFTEST=1 bash scripts/main.sh # also run `convcheck selftest` on the suite (every bundled mutant against
+#                                   # it: 55 mutants x 92 cases, 4.6 min on smoke on the 2-core machine under
+#                                   # load, hence opt-in) and show its kill matrix in the report
+#
+# The report's "Suite strength" section always shows the pair coverage of the suite run and of the pairwise
+# suite (`convcheck list --json`, instant); the kill matrix only with SELFTEST=1 (docs/selftest.md).
 #
 # Timing is off by default: on a shared or busy machine (as CI runners are) the times mean nothing, and
 # the smoke suite's microsecond shapes mean nothing even on a quiet one (docs/performance.md).
@@ -83,6 +89,26 @@ if [ "${BENCH:-0}" = 1 ]; then
     "$convcheck" bench --backend "$name" --suite "$layers" --no-reference --repeats "${BENCH_REPEATS:-20}" \
       --json "$results/bench/$name.jsonl" || echo "main: bench of $name failed (report goes on without it)"
   done
+fi
+
+# Suite strength: the design (distribution, pair coverage) of the suite run and of the pairwise suite, and
+# with SELFTEST=1 the kill matrix of the bundled mutants on the suite (docs/selftest.md).
+"$convcheck" list --suite "$suite" --json >"$results/design.jsonl" ||
+  { echo "main: no design of suite $suite (report goes on without it)"; rm -f "$results/design.jsonl"; }
+if [ "$suite" != pairwise ]; then
+  "$convcheck" list --suite pairwise --json >"$results/design_pairwise.jsonl"
+fi
+if [ "${SELFTEST:-0}" = 1 ]; then
+  echo
+  echo "==== convcheck selftest --suite $suite"
+  # exit 1 means the suite misses a bug or fails correct code: the report shows which; it is not a backend's failure
+  code=0
+  "$convcheck" selftest --suite "$suite" --json "$results/selftest.jsonl" || code=$?
+  case $code in
+    0 | 1) ;;
+    *) echo "main: convcheck selftest exited with $code (report goes on without the kill matrix)"
+       rm -f "$results/selftest.jsonl" ;;
+  esac
 fi
 
 bench_args=()

@@ -138,6 +138,14 @@ double cc_error_bound(const Contract& c, double exact, double magnitude, std::in
     return u_out * std::fabs(exact) + (1.0 + u_out) * accumulated + half_smallest_subnormal(c.output_dtype);
 }
 
+double bound_fraction(const Contract& c, double want, double got, double bound) {
+    const double rounded = round_to(c.output_dtype, want);
+    if (std::isinf(rounded) && got == rounded) return 0.0;  // the exact value overflows the output type; inf is right
+    if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
+    const double err = std::fabs(got - want);
+    return err == 0.0 ? 0.0 : err / bound;
+}
+
 namespace {
 
 void record(Comparison& r, std::int64_t i, double got, double want, double bound, double fraction, bool mismatch) {
@@ -169,16 +177,7 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
     r.elements = static_cast<std::int64_t>(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
         const double bound = bounds[i];
-        const double rounded = round_to(c.output_dtype, want[i]);
-        double fraction;
-        if (std::isinf(rounded) && got[i] == rounded) {
-            fraction = 0.0;  // the exact value overflows the output type; the backend's inf is right
-        } else if (!std::isfinite(got[i])) {
-            fraction = std::numeric_limits<double>::infinity();
-        } else {
-            const double err = std::fabs(got[i] - want[i]);
-            fraction = err == 0.0 ? 0.0 : err / bound;
-        }
+        const double fraction = bound_fraction(c, want[i], got[i], bound);
         record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0));
     }
     r.statistics = judge_statistics(c, want, magnitude, terms, got, bounds, statistical);

@@ -98,6 +98,11 @@ BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std
 // (with E = 0 this is error_bound() with its gamma term's first-order-dropped (1 + u_out) restored).
 double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error);
 
+// How bound mode judges one output: |got - want| / bound, which fails above 1 (or when NaN);
+// 0 when the exact value overflows the output type and got is that infinity; infinity when got is
+// not finite otherwise. compare_bound and compare_bound_cc apply it to every output.
+double bound_fraction(const Contract& c, double want, double got, double bound);
+
 // Statistics of one comparison; what the JSON `error` record carries.
 struct Comparison {
     std::int64_t elements = 0;

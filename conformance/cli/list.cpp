@@ -28,19 +28,25 @@ struct ListOptions {
 
 // The design of a suite's discrete cases (each descriptor once, whatever its modes; the invalid
 // suite's descriptors have no design: each breaks a rule).
-nlohmann::json design_json(const std::vector<Case>& cases) {
+nlohmann::json design_json(const std::string& suite, const std::vector<Case>& cases) {
     std::vector<ConvDescriptor> descriptors;
     for (const Case& c : cases)
         if (c.op == Op::conv && c.mode != accuracy::Mode::invalid && (descriptors.empty() || !(descriptors.back() == c.conv))) descriptors.push_back(c.conv);
     const auto counts = distribution(descriptors);
     const PairCoverage pairs = pair_coverage(descriptors);
-    nlohmann::json j = {{"cases", cases.size()}, {"conv_descriptors", descriptors.size()}};
+    nlohmann::json j = {{"record", "design"}, {"suite", suite}, {"cases", cases.size()},
+                        {"conv_descriptors", descriptors.size()}};
     for (int f = 0; f < kFactors; ++f)
         for (std::size_t v = 0; v < counts[f].size(); ++v)
             j["distribution"][design_factors()[f].name][design_factors()[f].values[v]] = counts[f][v];
     j["pair_coverage"] = {{"covered", pairs.covered}, {"total", pairs.total},
                           {"fraction", pairs.total ? double(pairs.covered) / double(pairs.total) : 0.0},
                           {"missing", pairs.missing}};
+    j["pair_coverage"]["by_factors"] = nlohmann::json::array();
+    for (const auto& of : pairs.by_factors)
+        j["pair_coverage"]["by_factors"].push_back({{"factors", {design_factors()[of.first].name, design_factors()[of.second].name}},
+                                                    {"covered", of.covered},
+                                                    {"total", of.total}});
     return j;
 }
 
@@ -84,7 +90,7 @@ void list(const ListOptions& o) {
     const LoadedSuite loaded = load_suite(o.suite, o.seed, o.mode);
     if (o.strict_benchdnn && !loaded.skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(loaded.skipped));
     if (o.json) {
-        std::printf("%s\n", design_json(loaded.cases).dump().c_str());
+        std::printf("%s\n", design_json(o.suite, loaded.cases).dump().c_str());
         return;
     }
     for (const Case& c : loaded.cases)
@@ -92,7 +98,7 @@ void list(const ListOptions& o) {
                     c.fill == accuracy::Fill::standard ? "" : (std::string("  fill=") + accuracy::to_string(c.fill)).c_str(),
                     c.name.empty() ? "" : "  # ", c.name.c_str());
     print_skipped_inputs(stdout, loaded.skipped);
-    print_design(design_json(loaded.cases));
+    print_design(design_json(o.suite, loaded.cases));
 }
 
 void add_list_command(CLI::App& app) {

@@ -56,15 +56,27 @@ enum class Kind {
 };
 const char* to_string(Kind kind);
 
+// Probe mode runs the backend once per probed src element; its counts are sums over those runs
+// (error.probe in docs/results-schema.md), so the comparison's elements and mismatches are too.
+struct ProbeCounts {
+    std::vector<std::int64_t> src_elements;  // the probed src elements (flat NCX), one run each
+    std::int64_t leaked = 0;      // outputs outside the receptive field that got NaN, summed
+    std::int64_t missing = 0;     // outputs inside it that did not, summed
+    std::int64_t over_bound = 0;  // outputs the NaN does not reach that exceed the error bound, summed
+    std::int64_t worst_src_element = -1;  // the probed element of the run that holds the worst output
+};
+
 // The comparison part of a result (absent for unsupported, crashed, hanged).
 struct ErrorReport {
     accuracy::Comparison comparison;
     std::vector<std::int64_t> worst_coordinates;  // [n, c, spatial...] of the worst output
+    // failing outputs whose receptive field (conv) or window (CC) touches the border, and the others
     std::int64_t border_mismatches = 0, interior_mismatches = 0;
     // A failure a bound judged: the factor by which that bound (or, for a statistics failure, the
     // rounding-noise scale) would have to grow for the case to pass. Empty for a pass, an exact
     // comparison, and a non-finite output (no bound covers NaN).
     std::optional<double> bound_growth_needed;
+    std::optional<ProbeCounts> probe;  // probe mode only
 };
 
 struct CaseResult {

@@ -27,7 +27,7 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
 //     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
-//     probe does not reach (want, got, magnitude, terms) 32D.
+//     probe does not reach (want, got, magnitude, terms, index) 40D (check_probe.cpp).
 //   a stored vector holds its arrays (in the dtype, and dst_f64, magnitude, terms) and the same
 //     copies as generated data, plus want, magnitude and terms in double.
 CaseMemory conv_memory(const Case& c) {
@@ -46,7 +46,7 @@ CaseMemory conv_memory(const Case& c) {
     double work = 8 * (S + W + B) + 32 * D + 8 * D;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
-    else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 32 * D;
+    else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 40 * D;
     else if (c.mode == accuracy::Mode::precision) work += 8 * (S + W) + 24 * D;
     // 4 MiB for the check's own bookkeeping (allocator arenas, page tables, the result record): the
     // peak measured around a check moves by a fraction of a MiB from run to run.
@@ -55,11 +55,13 @@ CaseMemory conv_memory(const Case& c) {
 }
 
 // Mirrors check_cc.cpp. S, T, B, D: src, theta, bias and dst elements (all f32 in the ABI).
-//   the case's data 4(S+T+B); the reference's result 24D (twice: the plain one and the probed or
-//   compared copy) and, while it computes, src and theta in double 8(S+T) and one chunk of
-//   neighbours, distances, weights and partial result (continuous_convolution.hpp); the weight
-//   error 8D; a copy of src 4S; the backend's dst read back 8D; the compared outputs (want, got,
-//   magnitude, weight error, terms, index) 48D.
+//   the case's data 4(S+T+B); the reference's result 24D and, while it computes, src and theta in
+//   double 8(S+T) and one chunk of neighbours, distances, weights and partial result
+//   (continuous_convolution.hpp); the weight error 8D; the backend's dst read back 8D; the projected
+//   grid and the windows that place each output at the border or inside (check_cc.cpp), per axis
+//   32 out + 24 out * support. Probe mode adds the probed copy of src 4S, the probed reference's
+//   result 24D and the outputs the NaN does not reach (want, got, magnitude, weight error, terms,
+//   index) 48D (check_probe.cpp).
 CaseMemory cc_memory(const Case& c) {
     const CcDescriptor d = parse_cc_descriptor(c.cc);
     const double S = static_cast<double>(d.src_elements()), T = static_cast<double>(d.theta_elements()),
@@ -73,7 +75,9 @@ CaseMemory cc_memory(const Case& c) {
     const double chunk = 8 * K * rows * OW * (N * CI + 3 + CO * CI) + 24 * N * CO * rows * OW;
     CaseMemory m;
     m.buffers = saturate(4 * (S + T + B + D) + 4 * page_bytes());
-    double work = 4 * (S + T + B) + 48 * D + 8 * (S + T) + chunk + 8 * D + 4 * S + 8 * D + 48 * D;
+    double work = 4 * (S + T + B) + 24 * D + 8 * (S + T) + chunk + 8 * D + 8 * D;
+    if (c.mode == accuracy::Mode::probe) work += 4 * S + 24 * D + 48 * D;
+    work += 32 * (OH + OW) + 24 * (OH * static_cast<double>(d.support[0]) + OW * static_cast<double>(d.support[1]));
     if (!c.vector_dir.empty()) work += 4 * (S + T + B);
     m.reference = saturate(work + (4 << 20));  // the check's own bookkeeping, as for conv
     return m;

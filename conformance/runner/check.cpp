@@ -11,7 +11,6 @@
 #include "case_memory.hpp"
 #include "check_detail.hpp"
 #include "manifest.hpp"
-#include "probe.hpp"
 
 namespace convcheck::runner {
 
@@ -70,7 +69,6 @@ bool refused_for_memory(const CaseMemory& needs, const CheckSettings& s, CaseRes
     return true;
 }
 
-// [n, c, spatial...] of a flat NCX output index.
 std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat) {
     std::vector<std::int64_t> dims{d.batch, d.out_channels};
     for (int a = 0; a < d.rank; ++a) dims.push_back(d.output_size(a));
@@ -88,7 +86,6 @@ std::string coordinates_text(const std::vector<std::int64_t>& c) {
     return s + "]";
 }
 
-// Whether an output's receptive field reaches into the padding (or past a cropped edge) on any axis.
 bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates) {
     for (int a = 0; a < d.rank; ++a) {
         const std::int64_t first = coordinates[2 + a] * d.strides[a] - d.pads_begin[a];
@@ -172,8 +169,7 @@ ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cm
     for (std::size_t i = 0; i < want.size(); ++i) {
         bool bad;
         if (bound_mode) {
-            const double rounded = round_to(d.dtype, want[i]);
-            bad = !(std::isinf(rounded) && got[i] == rounded) && !(std::fabs(got[i] - want[i]) <= bounds[i]);
+            bad = !(accuracy::bound_fraction(contract, want[i], got[i], bounds[i]) <= 1.0);
         } else {
             bad = !(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])));
         }
@@ -277,78 +273,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     if (c.mode == Mode::stress) return check_conv_stress(backend, c, s, contract, needs, r);
     if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, needs, r);
 
-    if (c.mode == Mode::probe) {
-        const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
-        const auto plain = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
-        accuracy::Comparison total;
-        std::int64_t leaked = 0, missing = 0;
-        std::string first_problem;
-        Kind first_kind = Kind::none;
-        ChildOutcome most_leaked;  // the probe execution that kept the most heap (--leak-check)
-        // a whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
-        const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
-        for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
-            std::vector<double> src = fill.src;
-            src[element] = std::numeric_limits<double>::quiet_NaN();
-            const auto want = reference::convolution_summation(d, src, fill.weights, fill.bias);
-            const Buffers b = make_buffers(d, src, fill.weights, fill.bias);
-            const ChildOutcome o = run_backend(backend, d, b, s, needs);
-            if (outcome_status(o, r)) return;
-            if (o.heap_growth_per_cycle > most_leaked.heap_growth_per_cycle) most_leaked = o;
-            r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
-            r.implementation = o.implementation;
-            const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
-            const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
-            const accuracy::ProbeComparison p = accuracy::compare_probe(want.dst, got);
-            leaked += p.leaked;
-            missing += p.missing;
-            total.elements += p.elements;
-            if (!p.passed() && first_problem.empty()) {
-                std::ostringstream m;
-                m << "NaN probe at src element " << element << ": ";
-                if (p.leaked) m << p.leaked << " outputs outside its receptive field got NaN (first "
-                                << coordinates_text(output_coordinates(d, p.first_leaked)) << ")";
-                if (p.leaked && p.missing) m << ", ";
-                if (p.missing) m << p.missing << " of " << p.expected << " outputs inside it did not (first "
-                                 << coordinates_text(output_coordinates(d, p.first_missing)) << ")";
-                if (unwritten) m << "; " << unwritten << " outputs never written";
-                first_problem = m.str();
-                first_kind = unwritten ? Kind::unwritten : Kind::probe;
-            }
-            // The outputs the probe does not reach must still be right (bound mode on them).
-            std::vector<double> want_rest, got_rest, magnitude_rest;
-            std::vector<std::int64_t> terms_rest;
-            // reserved: their peak is part of the case's memory needs (case_memory.cpp)
-            want_rest.reserve(got.size()), got_rest.reserve(got.size()), magnitude_rest.reserve(got.size());
-            terms_rest.reserve(got.size());
-            for (std::size_t i = 0; i < got.size(); ++i)
-                if (!std::isnan(want.dst[i]) && !std::isnan(got[i])) {
-                    want_rest.push_back(plain.dst[i]);
-                    got_rest.push_back(got[i]);
-                    magnitude_rest.push_back(scale.magnitude(plain.magnitude[i]));
-                    terms_rest.push_back(scale.terms(plain.terms[i]));
-                }
-            const auto rest = accuracy::compare_bound(contract, want_rest, magnitude_rest, terms_rest, got_rest);
-            total.max_abs = std::max(total.max_abs, rest.max_abs);
-            total.max_bound_fraction = std::max(total.max_bound_fraction, rest.max_bound_fraction);
-            for (int h = 0; h < 11; ++h) total.bound_fraction_histogram[h] += rest.bound_fraction_histogram[h];
-            if (rest.mismatches && first_problem.empty()) {
-                first_problem = std::to_string(rest.mismatches) + " outputs the probe does not reach exceed the error bound";
-                first_kind = Kind::mismatch;
-            }
-            total.mismatches += rest.mismatches;
-        }
-        total.mismatches += leaked + missing;
-        total.statistics.judged_by = "probe";
-        ErrorReport e;
-        e.comparison = total;
-        r.error = e;
-        r.status = first_problem.empty() ? Status::passed : Status::failed;
-        r.kind = first_kind;
-        r.reason = first_problem;
-        leak_status(most_leaked, s, r);
-        return;
-    }
+    if (c.mode == Mode::probe) return check_conv_probe(backend, c, s, contract, needs, r);
 
     std::vector<double> src, weights, bias;
     if (c.mode == Mode::exact) {

@@ -15,6 +15,8 @@
 #include "manifest.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
+#include "convcheck/reference/cc/neighbours.hpp"
+#include "convcheck/reference/cc/projected_grid.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
 
 namespace convcheck::runner::detail {
@@ -107,18 +109,25 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
     const std::vector<double> weight_error =
         reference::cc::cc_weight_error(d, data.src.data(), theta, accuracy::accumulation_roundoff(contract));
 
-    std::vector<std::int64_t> probes{-1};  // -1: no probe (bound mode)
-    if (c.mode == accuracy::Mode::probe) {
-        std::mt19937_64 rng(c.seed ^ 0x5bd1e995ull);
-        probes = {0, d.src_elements() - 1, std::uniform_int_distribution<std::int64_t>(0, d.src_elements() - 1)(rng)};
-    }
-    ErrorReport total;
-    std::string problem;
-    Kind problem_kind = Kind::none;
-    for (const std::int64_t element : probes) {
-        std::vector<float> src = data.src;
-        if (element >= 0) src[element] = std::numeric_limits<float>::quiet_NaN();
-        const auto want = element >= 0 ? reference::cc::continuous_convolution(d, src.data(), theta, bias) : plain;
+    // Where the window [g - k/2, g + k/2) of an output reaches outside the input (zero padding).
+    const reference::cc::ProjectedGrid grid = reference::cc::projected_grid(d);
+    const reference::cc::AxisWindow windows[2] = {reference::cc::neighbour_window(grid.axes[0], d.support[0]),
+                                                  reference::cc::neighbour_window(grid.axes[1], d.support[1])};
+    const OutputLocation where{[&](std::int64_t flat) { return cc_coordinates(d, flat); },
+                               [&](std::int64_t flat) {
+                                   const auto at = cc_coordinates(d, flat);
+                                   for (int a = 0; a < 2; ++a) {
+                                       const std::int64_t first = windows[a].first[static_cast<std::size_t>(at[2 + a])];
+                                       if (first < 0 || first + d.support[a] > d.input_size[a]) return true;
+                                   }
+                                   return false;
+                               }};
+
+    // One isolated execution on `src`: the backend's outputs and how many it never wrote; false when
+    // the child did not come back ok (r says why).
+    std::vector<double> got;
+    std::int64_t unwritten = 0;
+    auto execute = [&](const std::vector<float>& src) {
         const GuardedBuffer src_buffer = guarded_copy(src), theta_buffer = guarded_copy(data.theta),
                             bias_buffer = guarded_copy(data.bias);
         GuardedBuffer dst(d.dst_elements() * sizeof(float));
@@ -133,78 +142,67 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         e.timeout_s = s.timeout_s;
         e.memory = {s.memory_limit_bytes, needs.total()};
         const ChildOutcome o = execute_cc(*backend.plugin, backend.options, e);
-        if (outcome_status(o, r)) return;
+        if (outcome_status(o, r)) return false;
         r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
         r.implementation = o.implementation;
         leak_status(o, s, r);
         const float* out = static_cast<const float*>(dst.data());
-        std::vector<double> got(out, out + d.dst_elements());
-        const std::int64_t unwritten = unwritten_elements(dst.data(), d.dst_elements(), sizeof(float));
-        // bound mode over the outputs the probe (if any) does not reach
-        std::vector<double> w, g, m, we;
-        std::vector<std::int64_t> t, index;
-        // reserved: their peak is part of the case's memory needs (case_memory.cpp)
-        w.reserve(got.size()), g.reserve(got.size()), m.reserve(got.size()), we.reserve(got.size());
-        t.reserve(got.size()), index.reserve(got.size());
-        std::int64_t leaked = 0, missing = 0, first_leaked = -1, first_missing = -1;
+        got.assign(out, out + d.dst_elements());
+        unwritten = unwritten_elements(dst.data(), d.dst_elements(), sizeof(float));
+        return true;
+    };
+
+    if (c.mode == accuracy::Mode::probe) {
+        ProbeJudge judge(contract, where);
+        std::mt19937_64 rng(c.seed ^ 0x5bd1e995ull);
+        const std::int64_t probes[] = {0, d.src_elements() - 1,
+                                       std::uniform_int_distribution<std::int64_t>(0, d.src_elements() - 1)(rng)};
+        for (const std::int64_t element : probes) {
+            std::vector<float> src = data.src;
+            src[element] = std::numeric_limits<float>::quiet_NaN();
+            const auto want = reference::cc::continuous_convolution(d, src.data(), theta, bias);
+            if (!execute(src)) return;
+            judge.add({element, want.dst, got, plain.dst, plain.magnitude, plain.terms, weight_error, unwritten});
+        }
+        judge.finish(r);
+        return;
+    }
+
+    if (!execute(data.src)) return;
+    const auto cmp = accuracy::compare_bound_cc(contract, plain.dst, plain.magnitude, plain.terms, weight_error, got);
+    ErrorReport e;
+    e.comparison = cmp;
+    if (cmp.worst_index >= 0) e.worst_coordinates = cc_coordinates(d, cmp.worst_index);
+    if (cmp.mismatches > 0)
         for (std::size_t i = 0; i < got.size(); ++i) {
-            const bool expected = std::isnan(want.dst[i]), reached = std::isnan(got[i]);
-            if (element >= 0 && reached && !expected && leaked++ == 0) first_leaked = static_cast<std::int64_t>(i);
-            if (element >= 0 && expected && !reached && missing++ == 0) first_missing = static_cast<std::int64_t>(i);
-            if (element >= 0 && (expected || reached)) continue;
-            w.push_back(plain.dst[i]), g.push_back(got[i]), m.push_back(plain.magnitude[i]), t.push_back(plain.terms[i]);
-            we.push_back(weight_error[i]);
-            index.push_back(static_cast<std::int64_t>(i));
+            const double bound =
+                accuracy::cc_error_bound(contract, plain.dst[i], plain.magnitude[i], plain.terms[i], weight_error[i]);
+            if (accuracy::bound_fraction(contract, plain.dst[i], got[i], bound) <= 1.0) continue;
+            if (where.touches_border(static_cast<std::int64_t>(i))) ++e.border_mismatches;
+            else ++e.interior_mismatches;
         }
-        const auto cmp = accuracy::compare_bound_cc(contract, w, m, t, we, g);
-        auto& tc = total.comparison;
-        if (element < 0) tc.statistics = cmp.statistics;  // bound mode: its vacuous outputs, if any
-        tc.elements += static_cast<std::int64_t>(got.size());
-        tc.mismatches += cmp.mismatches + leaked + missing;
-        tc.max_abs = std::max(tc.max_abs, cmp.max_abs);
-        for (int h = 0; h < 11; ++h) tc.bound_fraction_histogram[h] += cmp.bound_fraction_histogram[h];
-        if (cmp.worst_index >= 0 && (tc.worst_index < 0 || cmp.max_bound_fraction > tc.max_bound_fraction)) {
-            tc.max_bound_fraction = cmp.max_bound_fraction;
-            tc.worst_index = index[cmp.worst_index];
-            tc.worst_got = cmp.worst_got, tc.worst_want = cmp.worst_want, tc.worst_bound = cmp.worst_bound;
-            total.worst_coordinates = cc_coordinates(d, tc.worst_index);
-        }
-        if (!problem.empty()) continue;
+    r.error = e;
+    if (r.status == Status::passed && !cmp.passed()) {
+        const std::int64_t first = cmp.first_mismatch;
         std::ostringstream why;
-        if (leaked || missing) {
-            why << "NaN probe at src element " << element << ": ";
-            if (leaked) why << leaked << " outputs outside its receptive field got NaN (first "
-                            << coordinates_text(cc_coordinates(d, first_leaked)) << ")";
-            if (leaked && missing) why << ", ";
-            if (missing) why << missing << " outputs inside it did not (first "
-                             << coordinates_text(cc_coordinates(d, first_missing)) << ")";
-            if (unwritten) why << "; " << unwritten << " outputs never written";
-            problem_kind = unwritten ? Kind::unwritten : Kind::probe;
-        } else if (!cmp.passed()) {
-            const std::int64_t first = index[cmp.first_mismatch];
-            why << cmp.mismatches << " of " << got.size() << " outputs exceed the error bound; first at "
-                << coordinates_text(cc_coordinates(d, first)) << ": got " << format_double(got[first]) << ", want "
-                << format_double(plain.dst[first]) << "; worst " << format_double(cmp.max_bound_fraction) << "x the bound";
-            if (std::isfinite(cmp.max_bound_fraction)) {
-                total.bound_growth_needed = cmp.max_bound_fraction;
-                why << ": the per_output bound would have to grow " << format_double(cmp.max_bound_fraction)
-                    << "x to pass";
-            }
-            const std::int64_t nan = nan_outputs(got, plain.dst);
-            if (unwritten) why << "; " << unwritten << " outputs never written";
-            else if (nan) why << "; NaN in " << nan << " outputs where the reference is finite";
-            problem_kind = mismatch_kind(unwritten, nan);
+        why << cmp.mismatches << " of " << got.size() << " outputs exceed the error bound (" << e.border_mismatches
+            << " where the window reaches the border, " << e.interior_mismatches << " inside); first at "
+            << coordinates_text(cc_coordinates(d, first)) << ": got " << format_double(got[first]) << ", want "
+            << format_double(plain.dst[first]) << "; worst " << format_double(cmp.max_bound_fraction) << "x the bound";
+        if (std::isfinite(cmp.max_bound_fraction)) {
+            e.bound_growth_needed = cmp.max_bound_fraction;
+            why << ": the per_output bound would have to grow " << format_double(cmp.max_bound_fraction)
+                << "x to pass";
         }
-        problem = why.str();
-    }
-    if (c.mode == accuracy::Mode::probe) total.comparison.statistics.judged_by = "probe";
-    r.error = total;
-    if (r.status == Status::passed && !problem.empty()) {
+        const std::int64_t nan = nan_outputs(got, plain.dst);
+        if (unwritten) why << "; " << unwritten << " outputs never written";
+        else if (nan) why << "; NaN in " << nan << " outputs where the reference is finite";
         r.status = Status::failed;
-        r.kind = problem_kind;
-        r.reason = problem;
+        r.kind = mismatch_kind(unwritten, nan);
+        r.reason = why.str();
+        r.error->bound_growth_needed = e.bound_growth_needed;
     }
-    apply_statistics(total.comparison, r);
+    apply_statistics(cmp, r);
 }
 
 }  // namespace convcheck::runner::detail

@@ -2,6 +2,7 @@
 // and CC (check_cc.cpp).
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +15,10 @@ namespace convcheck::runner::detail {
 
 std::string format_double(double v);
 std::string coordinates_text(const std::vector<std::int64_t>& c);
+// [n, c, spatial...] of a flat NCX output index of a discrete convolution.
+std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat);
+// Whether an output's receptive field reaches into the padding (or past a cropped edge) on any axis.
+bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates);
 // How many of `elements` outputs still hold the "never written" fill (all bytes 0xFF, a NaN in
 // every dtype).
 std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes);
@@ -68,5 +73,41 @@ void apply_statistics(const accuracy::Comparison& cmp, CaseResult& r);
 // The stored golden vector a case names (c.vector_case in the set); throws std::invalid_argument.
 const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c);
 void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+
+// Probe mode, discrete convolution and CC alike (check_probe.cpp): one backend run per probed src
+// element. A ProbeJudge sums the runs: outputs that got NaN outside the receptive field, outputs
+// inside it that did not, outputs the NaN does not reach over the error bound, where each lies, and
+// the worst output of every run.
+struct OutputLocation {
+    std::function<std::vector<std::int64_t>(std::int64_t)> coordinates;  // flat index -> [n, c, spatial...]
+    std::function<bool(std::int64_t)> touches_border;  // the output's receptive field or window reaches the border
+};
+struct ProbeRun {
+    std::int64_t src_element = 0;                    // where the NaN is
+    std::span<const double> want_with_nan, got;      // the reference's and the backend's result, NaN in place
+    std::span<const double> want, magnitude;         // the reference's result without the NaN
+    std::span<const std::int64_t> terms;
+    std::span<const double> weight_error;            // CC: per output (accuracy.hpp); empty for conv
+    std::int64_t unwritten = 0;                      // outputs the backend never wrote
+};
+class ProbeJudge {
+public:
+    ProbeJudge(const accuracy::Contract& contract, OutputLocation where);
+    void add(const ProbeRun& run);
+    // Sets r.error; and, when a run failed and r has not failed already, the status, kind and reason:
+    // the first failing run in its own words, then the counts summed over the runs, then the worst
+    // output the NaN does not reach when it exceeds the bound.
+    void finish(CaseResult& r) const;
+
+private:
+    void locate(std::int64_t flat);  // counts a failing output at the border or inside
+    accuracy::Contract contract_;
+    OutputLocation where_;
+    ErrorReport report_;
+    std::string first_problem_;
+    Kind first_kind_ = Kind::none;
+};
+void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                      const CaseMemory& needs, CaseResult& r);
 
 }  // namespace convcheck::runner::detail

@@ -21,7 +21,7 @@ if(CONVCHECK_BUILD_TESTS)
   convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner)
 endif()
 if(CONVCHECK_BUILD_TESTS)
-  foreach(t runner_expectations_test runner_kind_test)
+  foreach(t runner_expectations_test runner_kind_test runner_failure_details_test)
     add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
   # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables

@@ -147,6 +147,13 @@ json case_record(const CaseResult& r, const std::string& backend) {
                       {"bound_growth_needed", r.error->bound_growth_needed ? finite_or_null(*r.error->bound_growth_needed)
                                                                            : json(nullptr)},
                       {"statistics", statistics_record(c.statistics)}};
+        if (const auto& p = r.error->probe)  // probe mode: elements and mismatches are sums over these runs
+            j["error"]["probe"] = {{"runs", p->src_elements.size()},
+                                   {"src_elements", p->src_elements},
+                                   {"leaked", p->leaked},
+                                   {"missing", p->missing},
+                                   {"over_bound", p->over_bound},
+                                   {"worst_src_element", p->worst_src_element < 0 ? json(nullptr) : json(p->worst_src_element)}};
     }
     if (!r.shrunk_descriptor.empty()) {
         j["shrunk_descriptor"] = r.shrunk_descriptor;

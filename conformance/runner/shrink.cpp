@@ -4,6 +4,8 @@
 #include <cctype>
 #include <chrono>
 
+#include "shrink_cc.hpp"
+
 namespace convcheck::runner {
 
 std::string failure_signature(const CaseResult& r) {
@@ -137,9 +139,29 @@ std::vector<ConvDescriptor> smaller_descriptors(const ConvDescriptor& d) {
     return out;
 }
 
+namespace {
+
+// The candidates one step smaller than c: its descriptor shrunk (discrete or CC), all else kept.
+std::vector<Case> smaller_cases(const Case& c) {
+    std::vector<Case> out;
+    if (c.op == Op::conv) {
+        for (const ConvDescriptor& d : smaller_descriptors(c.conv)) {
+            out.push_back(c);
+            out.back().conv = d;
+        }
+    } else {
+        for (const CcDescriptor& d : smaller_cc_descriptors(parse_cc_descriptor(c.cc), c.mode)) {
+            out.push_back(c);
+            out.back().cc = to_string(d);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::optional<CaseResult> shrink(const Backend& backend, const CaseResult& failing, const CheckSettings& settings,
                                  const ShrinkLimits& limits) {
-    if (failing.c.op != Op::conv) return std::nullopt;
     // Like a hang, running out of memory costs each candidate a full memory limit's worth of time.
     if (failing.kind == Kind::out_of_memory) return std::nullopt;
     const std::string signature = failure_signature(failing);
@@ -150,12 +172,10 @@ std::optional<CaseResult> shrink(const Backend& backend, const CaseResult& faili
     bool progressed = true;
     while (progressed) {
         progressed = false;
-        for (const ConvDescriptor& candidate : smaller_descriptors(current.conv)) {
+        for (const Case& c : smaller_cases(current)) {
             if (++attempts > limits.max_attempts || (limits.stop && *limits.stop) ||
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limits.max_seconds)
                 return best;
-            Case c = current;
-            c.conv = candidate;
             CaseResult r = check_case(backend, c, settings);
             if (failure_signature(r) == signature) {
                 current = c;

@@ -1,8 +1,9 @@
 // Shrinking a failing case: the smallest descriptor that still fails the same way (same status,
 // same kind of failure), found greedily. Each candidate is one step smaller (batch 1, one axis fewer,
 // fewer channels or groups, a smaller input or kernel, stride or dilation 1, pads toward 0, no bias,
-// f32, canonical layouts); the first that still fails is taken and the search starts again from it.
-// The seed stays the same. Every candidate runs isolated, like any case.
+// f32, canonical layouts; a CC layer's candidates: shrink_cc.hpp); the first that still fails is
+// taken and the search starts again from it. The seed stays the same. Every candidate runs
+// isolated, like any case.
 #pragma once
 
 #include <csignal>

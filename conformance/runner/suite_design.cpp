@@ -126,16 +126,20 @@ PairCoverage pair_coverage(const std::vector<ConvDescriptor>& descriptors) {
     for (const auto& d : descriptors) seen.push_back(classify(d));
     PairCoverage c;
     for (int f = 0; f < kFactors; ++f)
-        for (int g = f + 1; g < kFactors; ++g)
+        for (int g = f + 1; g < kFactors; ++g) {
+            PairCoverage::OfFactors of{f, g, 0, 0};
             for (int u = 0; u < static_cast<int>(factors[f].values.size()); ++u)
                 for (int v = 0; v < static_cast<int>(factors[g].values.size()); ++v) {
                     if ((f == kPads && u == 0 && g == kKernel && v == 1)) continue;  // infeasible
-                    ++c.total;
+                    ++of.total;
                     const bool hit = std::any_of(seen.begin(), seen.end(), [&](const Attributes& a) { return a[f] == u && a[g] == v; });
-                    if (hit) ++c.covered;
+                    if (hit) ++of.covered;
                     else c.missing.push_back(std::string(factors[f].name) + "=" + factors[f].values[u] + " & " +
                                              factors[g].name + "=" + factors[g].values[v]);
                 }
+            c.covered += of.covered, c.total += of.total;
+            c.by_factors.push_back(of);
+        }
     return c;
 }
 

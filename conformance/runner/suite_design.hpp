@@ -45,6 +45,11 @@ ConvDescriptor realize(const Attributes& a, std::mt19937_64& rng);
 struct PairCoverage {
     std::int64_t covered = 0, total = 0;    // feasible pairs of values of two factors
     std::vector<std::string> missing;       // "pads=none & kernel=beyond_input", ...
+    struct OfFactors {                      // the same counts for the value pairs of two factors
+        int first = 0, second = 0;          // indices into design_factors(), first < second
+        std::int64_t covered = 0, total = 0;
+    };
+    std::vector<OfFactors> by_factors;      // every two factors, in design_factors() order
 };
 PairCoverage pair_coverage(const std::vector<ConvDescriptor>& descriptors);
 

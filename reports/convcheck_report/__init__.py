@@ -14,6 +14,7 @@ self-contained HTML page. One concept per module:
 - accuracy.py     error as a fraction of the contract's bound, worst cases, border vs interior
 - performance.py  bench records: GFLOP/s and the ratio to the optimized implementation
 - compare.py      two runs compared: newly failing, newly passing
+- strength.py     suite strength: the selftest kill matrix and the suite design's pair coverage
 - charts.py       matplotlib (Agg) figures inlined as base64 PNG
 - render.py       the Jinja2 page
 """

@@ -6,7 +6,7 @@ import os
 
 import jinja2
 
-from . import accuracy, charts, completeness, coverage, features, performance, settings, summary
+from . import accuracy, charts, completeness, coverage, features, performance, settings, strength, summary
 from .failures import failures
 from .compare import compare
 from .statuses import BAD, COLOURS, DESCRIPTIONS, STATUSES
@@ -93,6 +93,9 @@ def build_context(results, comparison_pair=None, generated=None):
         "gflops_chart": charts.gflops_chart(perf, colours) if perf.shapes else None,
         "ratio_chart": charts.ratio_chart(perf, colours) if perf.shapes else None,
         "comparison": comparison,
+        "selftests": results.selftests,
+        "designs": strength.designs_to_show(results.designs),
+        "kill_modes": strength.MODES,
     }
 
 

@@ -1,6 +1,8 @@
 """Reading convcheck result files: JSON lines, one record per line (docs/results-schema.md).
 
-Records are `run` (first line of a file), `case`, `skipped`, `bench` and `summary`. Readers ignore unknown
+Records are `run` (first line of a file), `case`, `skipped`, `bench` and `summary`; and the one-object files
+of `convcheck selftest --json` (`selftest`: the kill matrix) and `convcheck list --suite S --json` (`design`:
+a suite's distribution and pair coverage), read by strength.py. Readers ignore unknown
 keys and unknown record kinds (records only grow) and tolerate missing optional keys. Everything else that
 is not a result file is an error that names the file (and the line, the value and the rule): a missing or
 unreadable file, a folder, a binary file, text that is not UTF-8, a line that is not one JSON object, a
@@ -11,11 +13,11 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from . import fields, kinds
+from . import fields, kinds, strength
 from .fields import ResultsError
 from .statuses import STATUSES
 
-KNOWN_RECORDS = ("run", "case", "skipped", "bench", "summary")
+KNOWN_RECORDS = ("run", "case", "skipped", "bench", "summary", "selftest", "design")
 
 
 @dataclass
@@ -125,6 +127,8 @@ class ResultSet:
     skipped: list = field(default_factory=list)     # Skipped
     benches: list = field(default_factory=list)     # Bench
     summaries: list = field(default_factory=list)   # the summary records (dicts), each with "_source"
+    selftests: list = field(default_factory=list)   # strength.Selftest: kill matrices
+    designs: list = field(default_factory=list)     # strength.Design: suite designs
     warnings: list = field(default_factory=list)
 
     def backends(self):
@@ -149,6 +153,8 @@ class ResultSet:
         self.skipped += other.skipped
         self.benches += other.benches
         self.summaries += other.summaries
+        self.selftests += other.selftests
+        self.designs += other.designs
         self.warnings += other.warnings
 
 
@@ -306,13 +312,19 @@ def read_lines(lines, name):
         elif kind == "summary":
             result.summaries.append(_summary(record, where))
             info.summary_records += 1
+        elif kind == "selftest":
+            result.selftests.append(strength.read_selftest(record, where))
+        elif kind == "design":
+            result.designs.append(strength.read_design(record, where))
         else:
             unknown += 1  # a newer writer's record; ignored, as the schema asks
-    if unknown and not (result.runs or result.cases or result.skipped or result.benches or result.summaries):
+    anything = (result.runs or result.cases or result.skipped or result.benches or result.summaries
+                or result.selftests or result.designs)
+    if unknown and not anything:
         raise ResultsError(f"{name}: none of its {unknown} records is a result record ({', '.join(KNOWN_RECORDS)}):"
-                           f" it is not a file written by convcheck run, bench or merge")
-    if not (result.runs or result.cases or result.skipped or result.benches or result.summaries):
-        result.warnings.append(f"{name}: the file holds no run, case, bench or summary record")
+                           f" it is not a file written by convcheck run, bench, merge, selftest or list")
+    if not anything:
+        result.warnings.append(f"{name}: the file holds no run, case, bench, summary, selftest or design record")
     for backend in [r.get("backend") for r in result.runs] + [c.backend for c in result.cases]:
         if backend and backend not in info.backends:
             info.backends.append(backend)

@@ -106,7 +106,7 @@ def test_an_empty_file_and_bench_records_alone_make_a_page(tmp_path):
     assert make_report.main([str(empty), "--bench", BENCH, "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "No case records in the input" in text
-    assert "empty.jsonl: the file holds no run, case, bench or summary record" in text
+    assert "empty.jsonl: the file holds no run, case, bench, summary, selftest or design record" in text
     assert "mobilenet/conv_dw_1" in text and len(Page(text).images) == 2
 
 

@@ -31,6 +31,26 @@ TEST(SuiteDesign, PairwiseCoversEveryFeasiblePairOfAttributeValues) {
     EXPECT_LE(pairwise_suite().size(), 40u) << "a covering suite should stay small";
 }
 
+// The report shows coverage per two attributes (docs/reports.md): the parts add up to the whole.
+TEST(SuiteDesign, PairCoverageOfEveryTwoAttributesAddsUpToTheWhole) {
+    const PairCoverage c = pair_coverage(descriptors_of(smoke_suite()));
+    ASSERT_EQ(c.by_factors.size(), static_cast<std::size_t>(kFactors * (kFactors - 1) / 2));
+    std::int64_t covered = 0, total = 0;
+    for (const auto& of : c.by_factors) {
+        EXPECT_LT(of.first, of.second);
+        EXPECT_LE(of.covered, of.total);
+        EXPECT_EQ(of.total, std::int64_t(design_factors()[of.first].values.size() * design_factors()[of.second].values.size()) -
+                                (std::string(design_factors()[of.first].name) == "pads" &&
+                                 std::string(design_factors()[of.second].name) == "kernel"))
+            << design_factors()[of.first].name << " x " << design_factors()[of.second].name;
+        covered += of.covered, total += of.total;
+    }
+    EXPECT_EQ(covered, c.covered);
+    EXPECT_EQ(total, c.total);
+    EXPECT_LT(c.covered, c.total) << "smoke is not a covering suite: some pairs must be missing";
+    EXPECT_EQ(static_cast<std::int64_t>(c.missing.size()), c.total - c.covered);
+}
+
 TEST(SuiteDesign, PairwiseUsesUnequalPerAxisValues) {
     int unequal_kernels = 0, unequal_dilations = 0;
     for (const auto& d : descriptors_of(pairwise_suite()))

@@ -1,0 +1,149 @@
+// Probe mode (DESIGN.md, "The accuracy contract"), for discrete convolution and CC alike: the
+// backend runs once per probed src element, with a NaN in that element. Each run is judged twice:
+// where the NaN went (against the reference run with the same NaN: compare_probe), and the error
+// bound over the outputs the NaN does not reach. A case's counts are sums over its runs, and say so
+// in the reason and the JSON (error.probe); the worst output is the worst of every run, named with
+// its coordinates, got, want and bound.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "check_detail.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "probe.hpp"
+
+namespace convcheck::runner::detail {
+
+ProbeJudge::ProbeJudge(const accuracy::Contract& contract, OutputLocation where)
+    : contract_(contract), where_(std::move(where)) {
+    report_.probe = ProbeCounts{};
+}
+
+void ProbeJudge::locate(std::int64_t flat) {
+    if (where_.touches_border(flat)) ++report_.border_mismatches;
+    else ++report_.interior_mismatches;
+}
+
+void ProbeJudge::add(const ProbeRun& run) {
+    const bool cc = !run.weight_error.empty();
+    const std::size_t n = run.got.size();
+    const accuracy::ProbeComparison p = accuracy::compare_probe(run.want_with_nan, run.got);
+    // bound mode over the outputs the NaN reaches neither in the reference nor in the backend
+    std::vector<double> want, got, magnitude, weight_error;
+    std::vector<std::int64_t> terms, index;
+    // reserved: their peak is part of the case's memory needs (case_memory.cpp)
+    want.reserve(n), got.reserve(n), magnitude.reserve(n), terms.reserve(n), index.reserve(n);
+    if (cc) weight_error.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool expected = std::isnan(run.want_with_nan[i]), reached = std::isnan(run.got[i]);
+        if (expected != reached) locate(static_cast<std::int64_t>(i));  // a leak or a miss
+        if (expected || reached) continue;
+        want.push_back(run.want[i]), got.push_back(run.got[i]), magnitude.push_back(run.magnitude[i]);
+        terms.push_back(run.terms[i]), index.push_back(static_cast<std::int64_t>(i));
+        if (cc) weight_error.push_back(run.weight_error[i]);
+    }
+    const accuracy::Comparison rest =
+        cc ? accuracy::compare_bound_cc(contract_, want, magnitude, terms, weight_error, got)
+           : accuracy::compare_bound(contract_, want, magnitude, terms, got);
+    if (rest.mismatches > 0)
+        for (std::size_t k = 0; k < want.size(); ++k) {
+            const double bound = cc ? accuracy::cc_error_bound(contract_, want[k], magnitude[k], terms[k], weight_error[k])
+                                    : accuracy::error_bound(contract_, want[k], magnitude[k], terms[k]);
+            if (!(accuracy::bound_fraction(contract_, want[k], got[k], bound) <= 1.0)) locate(index[k]);
+        }
+
+    ProbeCounts& counts = *report_.probe;
+    counts.src_elements.push_back(run.src_element);
+    counts.leaked += p.leaked, counts.missing += p.missing, counts.over_bound += rest.mismatches;
+    accuracy::Comparison& total = report_.comparison;
+    total.elements += static_cast<std::int64_t>(n);
+    total.mismatches += p.leaked + p.missing + rest.mismatches;
+    total.max_abs = std::max(total.max_abs, rest.max_abs);
+    for (int h = 0; h < 11; ++h) total.bound_fraction_histogram[h] += rest.bound_fraction_histogram[h];
+    if (rest.worst_index >= 0 && (total.worst_index < 0 || rest.max_bound_fraction > total.max_bound_fraction)) {
+        total.max_bound_fraction = rest.max_bound_fraction;
+        total.worst_index = index[rest.worst_index];
+        total.worst_got = rest.worst_got, total.worst_want = rest.worst_want, total.worst_bound = rest.worst_bound;
+        report_.worst_coordinates = where_.coordinates(total.worst_index);
+        counts.worst_src_element = run.src_element;
+    }
+    if (!first_problem_.empty()) return;
+    // The first run that fails is described in its own words; its counts are that run's.
+    std::ostringstream m;
+    m << "NaN probe at src element " << run.src_element << ": ";
+    if (p.leaked || p.missing) {
+        if (p.leaked) m << p.leaked << " outputs outside its receptive field got NaN (first "
+                        << coordinates_text(where_.coordinates(p.first_leaked)) << ")";
+        if (p.leaked && p.missing) m << ", ";
+        if (p.missing) m << p.missing << " of " << p.expected << " outputs inside it did not (first "
+                         << coordinates_text(where_.coordinates(p.first_missing)) << ")";
+        if (run.unwritten) m << "; " << run.unwritten << " outputs never written";
+        first_kind_ = run.unwritten ? Kind::unwritten : Kind::probe;
+        total.first_mismatch = p.leaked ? p.first_leaked : p.first_missing;
+    } else if (rest.mismatches) {
+        const std::int64_t first = index[rest.first_mismatch];
+        m << rest.mismatches << " of " << rest.elements << " outputs it does not reach exceed the error bound (first "
+          << coordinates_text(where_.coordinates(first)) << ": got " << format_double(run.got[first]) << ", want "
+          << format_double(run.want[first]) << ")";
+        first_kind_ = Kind::mismatch;
+        total.first_mismatch = first;
+    } else {
+        return;
+    }
+    first_problem_ = m.str();
+}
+
+void ProbeJudge::finish(CaseResult& r) const {
+    r.error = report_;
+    r.error->comparison.statistics.judged_by = "probe";
+    if (first_problem_.empty() || r.status != Status::passed) return;  // a leak found earlier stays the reason
+    const ProbeCounts& counts = *report_.probe;
+    const accuracy::Comparison& total = report_.comparison;
+    std::ostringstream m;
+    m << first_problem_ << "; summed over the " << counts.src_elements.size() << " probe runs (NaN at src elements ";
+    for (std::size_t i = 0; i < counts.src_elements.size(); ++i) m << (i ? ", " : "") << counts.src_elements[i];
+    m << "): " << total.mismatches << " of " << total.elements << " outputs wrong (" << counts.leaked
+      << " NaN outside the receptive field, " << counts.missing << " no NaN inside it, " << counts.over_bound
+      << " over the error bound; " << report_.border_mismatches << " at the border, " << report_.interior_mismatches
+      << " inside)";
+    if (total.worst_index >= 0 && std::isfinite(total.max_bound_fraction) && total.max_bound_fraction > 1.0)
+        m << "; worst at " << coordinates_text(report_.worst_coordinates) << " with the NaN at src element "
+          << counts.worst_src_element << ": got " << format_double(total.worst_got) << ", want "
+          << format_double(total.worst_want) << ", bound " << format_double(total.worst_bound) << " ("
+          << format_double(total.max_bound_fraction) << "x the bound)";
+    r.status = Status::failed;
+    r.kind = first_kind_;
+    r.reason = m.str();
+}
+
+void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                      const CaseMemory& needs, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
+    auto plain = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
+    const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
+    for (double& m : plain.magnitude) m = scale.magnitude(m);
+    for (std::int64_t& t : plain.terms) t = scale.terms(t);
+    ProbeJudge judge(contract, {[&](std::int64_t flat) { return output_coordinates(d, flat); },
+                                [&](std::int64_t flat) { return touches_border(d, output_coordinates(d, flat)); }});
+    for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
+        std::vector<double> src = fill.src;
+        src[element] = std::numeric_limits<double>::quiet_NaN();
+        const auto want = reference::convolution_summation(d, src, fill.weights, fill.bias);
+        const Buffers b = make_buffers(d, src, fill.weights, fill.bias);
+        const ChildOutcome o = run_backend(backend, d, b, s, needs);
+        if (outcome_status(o, r)) return;
+        r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
+        r.implementation = o.implementation;
+        const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
+        judge.add({element, want.dst, got, plain.dst, plain.magnitude, plain.terms, {},
+                   unwritten_elements(d, b.dst.data())});
+        leak_status(o, s, r);
+    }
+    judge.finish(r);
+}
+
+}  // namespace convcheck::runner::detail
