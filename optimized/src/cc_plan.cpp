@@ -163,7 +163,7 @@ struct CcPlan::Impl {
     std::vector<float> bias;
     std::unique_ptr<tbb::task_arena> arena;
     mutable std::atomic<i64> held{0}, peak{0};
-    detail::WorkspacePool workspaces;  // polyphase: 0 the padded input, 1 the channels-last output
+    detail::WorkspacePool<float> padded_inputs, outputs;  // polyphase: the padded input, the channels-last output
 
     // polyphase
     bool avx512 = false;
@@ -275,8 +275,8 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     const i64 Cin = d.in_channels, Cout = d.out_channels, OH = d.output_size[0], OW = d.output_size[1];
     const i64 xp_floats = d.batch * sg.padded_pixels() * Cin, y_floats = d.batch * OH * OW * Cout;
     count_in((xp_floats + y_floats) * 4);
-    std::vector<float> xp = workspaces.take(0, static_cast<std::size_t>(xp_floats));
-    std::vector<float> y = workspaces.take(1, static_cast<std::size_t>(y_floats));
+    detail::Workspace<float> xp = padded_inputs.take(static_cast<std::size_t>(xp_floats));
+    detail::Workspace<float> y = outputs.take(static_cast<std::size_t>(y_floats));
     // (pooled: the same floats are written on every call, and any other keeps the first call's zero fill)
     detail::parallel_for_joined(tbb::blocked_range<i64>(0, detail::pack_src_task_count(padded_src, sg)), [&](const auto& r) {
         detail::pack_src_tasks(padded_src, sg, src, xp.data(), r.begin(), r.end());
@@ -307,8 +307,6 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     detail::parallel_for_joined(tbb::blocked_range<i64>(0, detail::store_dst_task_count(out_desc, dst_geometry)), [&](const auto& r) {
         detail::store_dst_tasks(out_desc, dst_geometry, y.data(), dst, r.begin(), r.end());
     });
-    workspaces.give(0, std::move(xp));
-    workspaces.give(1, std::move(y));
     count_out((xp_floats + y_floats) * 4);
 }
 

@@ -39,10 +39,8 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     std::unique_ptr<tbb::task_arena> arena;
 
-    // Workspaces (0: xp, 1: y) are kept between calls (workspace_pool.hpp).
-    detail::WorkspacePool workspaces;
-    std::vector<float> take(int role, std::size_t n) const { return workspaces.take(role, n); }
-    void give(int role, std::vector<float> v) const { workspaces.give(role, std::move(v)); }
+    // Workspaces kept between calls (workspace_pool.hpp): the padded input xp and the f32 output y.
+    detail::WorkspacePool<float> padded_inputs, outputs;
 
     template <typename Body>
     void parallel_rows(i64 count, const Body& body) const {
@@ -118,20 +116,20 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         });
         return;
     }
-    std::vector<float> xp_storage, y_storage;
+    detail::Workspace<float> xp_space, y_space;
     const float* xp = static_cast<const float*>(src);
     if (!detail::src_is_xp(src_desc, src_geometry)) {
         const detail::Geometry& sg = src_geometry;
-        xp_storage = take(0, static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
-        float* out = xp_storage.data();
+        xp_space = padded_inputs.take(static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
+        float* out = xp_space.data();
         parallel_rows(detail::pack_src_task_count(src_desc, sg),
                       [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, sg, src, out, b, e); });
         xp = out;
     }
     float* y = static_cast<float*>(dst);
     if (!detail::dst_is_y(desc)) {
-        y_storage = take(1, static_cast<std::size_t>(desc.dst_elements()));
-        y = y_storage.data();
+        y_space = outputs.take(static_cast<std::size_t>(desc.dst_elements()));
+        y = y_space.data();
     }
     switch (path) {
     case Path::blocked_avx512:
@@ -161,11 +159,9 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         parallel_rows(scalar.rows(), [&](i64 b, i64 e) { detail::scalar_rows(scalar, xp, y, b, e); });
         break;
     }
-    if (!y_storage.empty())
+    if (y_space.held())
         parallel_rows(detail::store_dst_task_count(desc, g),
                       [&](i64 b, i64 e) { detail::store_dst_tasks(desc, g, y, dst, b, e); });
-    if (!xp_storage.empty()) give(0, std::move(xp_storage));
-    if (!y_storage.empty()) give(1, std::move(y_storage));
 }
 
 ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)
