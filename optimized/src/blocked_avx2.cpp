@@ -6,8 +6,8 @@ namespace convcheck::optimized::detail::avx2 {
 namespace {
 // Output pixels per register tile for NB vector blocks: R*NB accumulators + NB weights + 1 broadcast <= 16.
 constexpr int kTileWidth[5] = {0, 12, 6, 4, 0};
+constexpr int kMaxVectorBlocks = 3;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx2
 
-#define CONVCHECK_MAX_NB 3
 #include "blocked_kernels.inl"

@@ -6,8 +6,8 @@ namespace convcheck::optimized::detail::avx512 {
 namespace {
 // Output pixels per register tile for NB vector blocks: R*NB accumulators + NB weights + 1 broadcast <= 32.
 constexpr int kTileWidth[5] = {0, 14, 14, 8, 6};
+constexpr int kMaxVectorBlocks = 4;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx512
 
-#define CONVCHECK_MAX_NB 4
 #include "blocked_kernels.inl"

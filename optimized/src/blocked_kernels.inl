@@ -32,29 +32,18 @@ struct TileArgs {
 template <int NB, int R>
 void blocked_tile(const TileArgs& a) {
     constexpr int B = NB * W;
-    vf acc[R][NB];
+    vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     i64 off[R];
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) off[r] = a.x_offsets[r];
-    if (a.accumulate && a.oc_valid == B) {
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) acc[r][j] = load(a.y + r * a.y_pixel_step + j * W);
-    } else if (a.accumulate) {
-        float tile[R * B];
-        for (int r = 0; r < R; ++r)
-            for (i64 c = 0; c < B; ++c) tile[r * B + c] = c < a.oc_valid ? a.y[r * a.y_pixel_step + c] : 0.0f;
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) acc[r][j] = load(tile + r * B + j * W);
+    if (a.accumulate) {
+        load_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
     } else {
 #pragma GCC unroll 4
         for (int j = 0; j < NB; ++j) {
             const vf b = a.bias ? load(a.bias + j * W) : zero();
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) acc[r][j] = b;
+            for (int r = 0; r < R; ++r) acc[r * NB + j] = b;
         }
     }
     for (i64 tt = 0; tt < a.taps; ++tt) {
@@ -69,26 +58,12 @@ void blocked_tile(const TileArgs& a) {
             for (int r = 0; r < R; ++r) {
                 const vf b = broadcast(px + off[r] + ic);
 #pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) acc[r][j] = fma(b, wv[j], acc[r][j]);
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
             }
             w += B;
         }
     }
-    if (a.oc_valid == B) {
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) store(a.y + r * a.y_pixel_step + j * W, acc[r][j]);
-        return;
-    }
-    // A partial block: the channels past oc_valid belong to the next group or do not exist.
-    float tile[R * B];
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) store(tile + r * B + j * W, acc[r][j]);
-    for (int r = 0; r < R; ++r)
-        for (i64 c = 0; c < a.oc_valid; ++c) a.y[r * a.y_pixel_step + c] = tile[r * B + c];
+    store_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
 }
 
 using BlockedTileFn = void (*)(const TileArgs&);
@@ -107,16 +82,14 @@ BlockedTileFn blocked_tile_for(int nb, int r) {
     case 1: return pick_blocked<1, kTileWidth[1]>(r);
     case 2: return pick_blocked<2, kTileWidth[2]>(r);
     case 3: return pick_blocked<3, kTileWidth[3]>(r);
-#if CONVCHECK_MAX_NB >= 4
-    case 4: return pick_blocked<4, kTileWidth[4]>(r);
-#endif
+    case 4: return pick_blocked<4, kTileWidth[4]>(r);  // nullptr where the ISA has no 4-block tile
     default: return nullptr;
     }
 }
 
 }  // namespace
 
-int max_vector_blocks() { return CONVCHECK_MAX_NB; }
+int max_vector_blocks() { return kMaxVectorBlocks; }
 int tile_width(int vector_blocks) { return kTileWidth[vector_blocks]; }
 
 namespace {
@@ -143,15 +116,24 @@ i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, bool merge_k
     return count;
 }
 
-// `count` pixels (x_offsets[i] from x, y at y + i*y_pixel_step) of one (g, ocs), every input-channel
-// block in turn, in register tiles. rows: the output row of each pixel, or null for "every tap".
-void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offsets, const i64* rows, i64 od, float* y,
-                    i64 y_pixel_step, i64 count, i64 grp, i64 ocs) {
+// A run of output pixels of one (group grp, output-channel super block ocs) for blocked_pixels.
+struct PixelRun {
+    const float* x = nullptr;          // the tap-0 input of the pixels' plane, channel grp*ICg
+    const i64* x_offsets = nullptr;    // per pixel: its offset from x
+    const i64* rows = nullptr;         // per pixel: its output row in plane od, or null: every tap
+    i64 od = 0;
+    float* y = nullptr;                // the first pixel's output, first channel of the block
+    i64 y_pixel_step = 0;              // pixel i's output is at y + i * y_pixel_step
+    i64 count = 0, grp = 0, ocs = 0;
+};
+
+// The run's pixels, every input-channel block in turn, in register tiles.
+void blocked_pixels(const BlockedProblem& p, const PixelRun& run) {
     const Geometry& g = *p.geometry;
     const int nb = p.vector_blocks;
     const int full = kTileWidth[nb];
     const i64 block = static_cast<i64>(nb) * W;
-    const i64 taps = g.taps();
+    const i64 taps = g.taps(), count = run.count;
     const BlockedTileFn full_tile = blocked_tile_for(nb, full);
     const BlockedTileFn last_tile = count % full ? blocked_tile_for(nb, static_cast<int>(count % full)) : nullptr;
     // When the kw taps of a kernel row read consecutive input (dilation_w 1, one group, no channel
@@ -168,34 +150,34 @@ void blocked_pixels(const BlockedProblem& p, const float* x, const i64* x_offset
     TileArgs a;
     a.tap_offsets = p.tap_offsets;
     a.in_per_group = g.in_per_group;
-    a.bias = p.bias ? p.bias + (grp * p.oc_super_blocks + ocs) * block : nullptr;
-    a.y_pixel_step = y_pixel_step;
-    a.oc_valid = min_i64(block, g.out_per_group - ocs * block);
-    const float* w = p.weights + (grp * p.oc_super_blocks + ocs) * taps * g.in_per_group * block;
+    a.bias = p.bias ? p.bias + (run.grp * p.oc_super_blocks + run.ocs) * block : nullptr;
+    a.y_pixel_step = run.y_pixel_step;
+    a.oc_valid = min_i64(block, g.out_per_group - run.ocs * block);
+    const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * taps * g.in_per_group * block;
     const auto set_taps = [&](i64 first, i64 n) {
-        if (rows == nullptr) {
+        if (run.rows == nullptr) {
             a.tap_list = all_taps;
             a.taps = all_count;
         } else {
             a.tap_list = some_taps;
-            a.taps = tile_taps(g, od, rows[first], rows[first + n - 1], merge_kw, some_taps);
+            a.taps = tile_taps(g, run.od, run.rows[first], run.rows[first + n - 1], merge_kw, some_taps);
         }
     };
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0) * merged;
         a.accumulate = ic0 > 0;
-        a.x = x + ic0;
+        a.x = run.x + ic0;
         a.w = w + ic0 * block;
         i64 i = 0;
         for (; i + full <= count; i += full) {
-            a.x_offsets = x_offsets + i;
-            a.y = y + i * y_pixel_step;
+            a.x_offsets = run.x_offsets + i;
+            a.y = run.y + i * run.y_pixel_step;
             set_taps(i, full);
             full_tile(a);
         }
         if (i < count) {
-            a.x_offsets = x_offsets + i;
-            a.y = y + i * y_pixel_step;
+            a.x_offsets = run.x_offsets + i;
+            a.y = run.y + i * run.y_pixel_step;
             set_taps(i, count - i);
             last_tile(a);
         }
@@ -207,13 +189,19 @@ constexpr i64 kMaxChunk = 1024;
 
 }  // namespace
 
-void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
-                     i64 count, i64 grp, i64 ocs) {
+void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment) {
     i64 offsets[kMaxChunk];
-    for (i64 i0 = 0; i0 < count; i0 += kMaxChunk) {
-        const i64 n = min_i64(kMaxChunk, count - i0);
-        for (i64 i = 0; i < n; ++i) offsets[i] = i * x_pixel_step;
-        blocked_pixels(p, x + i0 * x_pixel_step, offsets, nullptr, 0, y + i0 * y_pixel_step, y_pixel_step, n, grp, ocs);
+    PixelRun run;
+    run.x_offsets = offsets;
+    run.y_pixel_step = segment.y_pixel_step;
+    run.grp = segment.grp;
+    run.ocs = segment.ocs;
+    for (i64 i0 = 0; i0 < segment.count; i0 += kMaxChunk) {
+        run.count = min_i64(kMaxChunk, segment.count - i0);
+        for (i64 i = 0; i < run.count; ++i) offsets[i] = i * segment.x_pixel_step;
+        run.x = segment.x + i0 * segment.x_pixel_step;
+        run.y = segment.y + i0 * segment.y_pixel_step;
+        blocked_pixels(p, run);
     }
 }
 
@@ -222,6 +210,10 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin
     const i64 block = static_cast<i64>(p.vector_blocks) * W;
     const i64 cs = g.channel_stride, chunks = p.chunks_per_plane(), plane = g.out[1] * g.out[2];
     i64 offsets[kMaxChunk], rows[kMaxChunk];
+    PixelRun run;
+    run.x_offsets = offsets;
+    run.rows = rows;
+    run.y_pixel_step = g.out_channels;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk
         i64 rest = item;
@@ -236,10 +228,13 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin
             offsets[i] = (oh * g.stride[1] * g.padded[2] + ow * g.stride[2]) * cs;
             rows[i] = oh;
         }
-        const float* x_plane = xp + (n * g.padded[0] + od * g.stride[0]) * g.padded[1] * g.padded[2] * cs +
-                               grp * g.in_per_group;
-        float* y_first = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
-        blocked_pixels(p, x_plane, offsets, rows, od, y_first, g.out_channels, count, grp, ocs);
+        run.x = xp + (n * g.padded[0] + od * g.stride[0]) * g.padded[1] * g.padded[2] * cs + grp * g.in_per_group;
+        run.y = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
+        run.od = od;
+        run.count = count;
+        run.grp = grp;
+        run.ocs = ocs;
+        blocked_pixels(p, run);
     }
 }
 

@@ -292,13 +292,17 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
             const i64 in_row = ah.first[rh] + step * ah.q + pad_lo[0];
             for (i64 rw = 0; rw < phases[1]; ++rw) {
                 const detail::BlockedProblem& problem = phase_problems[rh * phases[1] + rw];
-                const float* x = xp.data() + ((n * sg.padded[1] + in_row) * sg.padded[2] + aw.first[rw] + pad_lo[1]) * Cin;
-                float* out = y.data() + ((n * OH + oy) * OW + rw) * Cout + ocs * block;
-                const i64 count = (OW - rw + aw.p - 1) / aw.p;
+                detail::BlockedSegment segment;
+                segment.x = xp.data() + ((n * sg.padded[1] + in_row) * sg.padded[2] + aw.first[rw] + pad_lo[1]) * Cin;
+                segment.x_pixel_step = aw.q * Cin;
+                segment.y = y.data() + ((n * OH + oy) * OW + rw) * Cout + ocs * block;
+                segment.y_pixel_step = aw.p * Cout;
+                segment.count = (OW - rw + aw.p - 1) / aw.p;
+                segment.ocs = ocs;
                 if (avx512)
-                    detail::avx512::blocked_segment(problem, x, aw.q * Cin, out, aw.p * Cout, count, 0, ocs);
+                    detail::avx512::blocked_segment(problem, segment);
                 else
-                    detail::avx2::blocked_segment(problem, x, aw.q * Cin, out, aw.p * Cout, count, 0, ocs);
+                    detail::avx2::blocked_segment(problem, segment);
             }
         }
     });

@@ -63,25 +63,32 @@ struct DepthwiseProblem {
     i64 rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
 };
 
+// `count` pixels of one output row of group grp, output-channel super block ocs, for blocked_segment:
+// x at the first pixel's tap-0 input (channel grp*ICg), y at its first output channel of the block;
+// the steps between pixels are free (the CC polyphase path interleaves its outputs through
+// y_pixel_step).
+struct BlockedSegment {
+    const float* x = nullptr;
+    i64 x_pixel_step = 0;
+    float* y = nullptr;
+    i64 y_pixel_step = 0;
+    i64 count = 0, grp = 0, ocs = 0;
+};
+
 // The ISA entry points (the same in each ISA's namespace). blocked_items computes work items
-// [begin, end) of y from xp; depthwise_rows rows [begin, end). tile_width(nb) is the register tile's
-// pixel count for nb vector blocks. blocked_segment computes `count` pixels of one output row of group grp, output-
-// channel super block ocs: x at the first pixel's tap-0 input (channel grp*ICg), y at its first
-// output channel of the block; the steps between pixels are free (the CC polyphase path
-// interleaves its outputs through y_pixel_step).
+// [begin, end) of y from xp; depthwise_rows rows [begin, end); blocked_segment one BlockedSegment.
+// tile_width(nb) is the register tile's pixel count for nb vector blocks.
 namespace avx512 {
 int max_vector_blocks();
 int tile_width(int vector_blocks);
-void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
-                     i64 count, i64 grp, i64 ocs);
+void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment);
 void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int max_vector_blocks();
 int tile_width(int vector_blocks);
-void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
-                     i64 count, i64 grp, i64 ocs);
+void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment);
 void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
 }  // namespace avx2
