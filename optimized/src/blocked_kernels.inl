@@ -10,7 +10,7 @@
 // so every output is summed in one order (bias, then per input-channel block: taps outermost-first,
 // input channels), whatever tile or thread computes it; storing and reloading an f32 partial sum is
 // exact. No std:: templates here: an inline function instantiated with AVX-512 enabled must not be
-// shared with other units.
+// shared with other units; the scratch comes from the caller (BlockedProblem::scratch_elements()).
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
@@ -127,8 +127,9 @@ struct PixelRun {
     i64 count = 0, grp = 0, ocs = 0;
 };
 
-// The run's pixels, every input-channel block in turn, in register tiles.
-void blocked_pixels(const BlockedProblem& p, const PixelRun& run) {
+// The run's pixels, every input-channel block in turn, in register tiles. scratch: two tap lists
+// (BlockedProblem::scratch_elements()).
+void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) {
     const Geometry& g = *p.geometry;
     const int nb = p.vector_blocks;
     const int full = kTileWidth[nb];
@@ -143,8 +144,8 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run) {
     const bool merge_kw = g.dilation[2] == 1 && g.groups == 1 && g.channel_stride == g.in_per_group &&
                           p.ic_block >= g.in_per_group && g.kernel[2] > 1;
     const i64 merged = merge_kw ? g.kernel[2] : 1;
-    i64* all_taps = new i64[2 * taps];
-    i64* some_taps = all_taps + taps;
+    i64* all_taps = scratch;
+    i64* some_taps = scratch + taps;
     i64 all_count = 0;
     for (i64 t = 0; t < taps; t += merged) all_taps[all_count++] = t;
     TileArgs a;
@@ -182,14 +183,13 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run) {
             last_tile(a);
         }
     }
-    delete[] all_taps;
 }
 
 constexpr i64 kMaxChunk = 1024;
 
 }  // namespace
 
-void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment) {
+void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64* scratch) {
     i64 offsets[kMaxChunk];
     PixelRun run;
     run.x_offsets = offsets;
@@ -201,11 +201,11 @@ void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment) {
         for (i64 i = 0; i < run.count; ++i) offsets[i] = i * segment.x_pixel_step;
         run.x = segment.x + i0 * segment.x_pixel_step;
         run.y = segment.y + i0 * segment.y_pixel_step;
-        blocked_pixels(p, run);
+        blocked_pixels(p, run, scratch);
     }
 }
 
-void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end) {
+void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 block = static_cast<i64>(p.vector_blocks) * W;
     const i64 cs = g.channel_stride, chunks = p.chunks_per_plane(), plane = g.out[1] * g.out[2];
@@ -234,7 +234,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin
         run.count = count;
         run.grp = grp;
         run.ocs = ocs;
-        blocked_pixels(p, run);
+        blocked_pixels(p, run, scratch);
     }
 }
 

@@ -163,7 +163,9 @@ struct CcPlan::Impl {
     std::vector<float> bias;
     std::unique_ptr<tbb::task_arena> arena;
     mutable std::atomic<i64> held{0}, peak{0};
-    detail::WorkspacePool<float> padded_inputs, outputs;  // polyphase: the padded input, the channels-last output
+    // polyphase: the padded input, the channels-last output, the blocked kernel's scratch
+    detail::WorkspacePool<float> padded_inputs, outputs;
+    detail::WorkspacePool<i64> kernel_scratch;
 
     // polyphase
     bool avx512 = false;
@@ -283,9 +285,11 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
     });
     const i64 ocs_count = phase_problems.front().oc_super_blocks;
     const i64 block = phase_problems.front().vector_blocks * (avx512 ? 16 : 8);
+    const i64 scratch_elements = phase_problems.front().scratch_elements();  // the phases share their geometry
     const AxisWindows &ah = axes[0], &aw = axes[1];
     // rows (n, oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
     detail::parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH * ocs_count), [&](const auto& r) {
+        detail::Workspace<i64> scratch = kernel_scratch.take(static_cast<std::size_t>(scratch_elements));
         for (i64 row = r.begin(); row < r.end(); ++row) {
             const i64 ocs = row % ocs_count, oy = (row / ocs_count) % OH, n = row / (ocs_count * OH);
             const i64 rh = oy % ah.p, step = oy / ah.p;
@@ -300,9 +304,9 @@ void CcPlan::Impl::run_polyphase(const float* src, float* dst) const {
                 segment.count = (OW - rw + aw.p - 1) / aw.p;
                 segment.ocs = ocs;
                 if (avx512)
-                    detail::avx512::blocked_segment(problem, segment);
+                    detail::avx512::blocked_segment(problem, segment, scratch.data());
                 else
-                    detail::avx2::blocked_segment(problem, segment);
+                    detail::avx2::blocked_segment(problem, segment, scratch.data());
             }
         }
     });

@@ -39,13 +39,23 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     std::unique_ptr<tbb::task_arena> arena;
 
-    // Workspaces kept between calls (workspace_pool.hpp): the padded input xp and the f32 output y.
+    // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
+    // the direct kernels' scratch (one per parallel body).
     detail::WorkspacePool<float> padded_inputs, outputs;
+    detail::WorkspacePool<i64> kernel_scratch;
 
     template <typename Body>
     void parallel_rows(i64 count, const Body& body) const {
         detail::parallel_for_joined(tbb::blocked_range<i64>(0, count),
                                     [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
+    }
+    // parallel_rows for a direct kernel: body(scratch, begin, end), with `scratch_elements` of scratch
+    template <typename Body>
+    void parallel_rows_with_scratch(i64 count, i64 scratch_elements, const Body& body) const {
+        parallel_rows(count, [&](i64 b, i64 e) {
+            detail::Workspace<i64> scratch = kernel_scratch.take(static_cast<std::size_t>(scratch_elements));
+            body(scratch.data(), b, e);
+        });
     }
 
     void pack_weights(const void* user_weights, const void* user_bias);
@@ -133,22 +143,28 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     }
     switch (path) {
     case Path::blocked_avx512:
-        parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx512::blocked_items(blocked, xp, y, b, e); });
+        parallel_rows_with_scratch(blocked.work_items(), blocked.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx512::blocked_items(blocked, xp, y, scratch, b, e);
+        });
         break;
     case Path::blocked_avx2:
-        parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx2::blocked_items(blocked, xp, y, b, e); });
+        parallel_rows_with_scratch(blocked.work_items(), blocked.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx2::blocked_items(blocked, xp, y, scratch, b, e);
+        });
         break;
     case Path::depthwise_avx512: {
         // rows two by two, so that the two-row kernel always has its pairs (the same results as one
         // row at a time: every output is summed by one kernel call, in the same order)
         const i64 rows = depthwise.rows();
-        parallel_rows((rows + 1) / 2, [&](i64 b, i64 e) {
-            detail::avx512::depthwise_rows(depthwise, xp, y, 2 * b, std::min(2 * e, rows));
+        parallel_rows_with_scratch((rows + 1) / 2, depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx512::depthwise_rows(depthwise, xp, y, scratch, 2 * b, std::min(2 * e, rows));
         });
         break;
     }
     case Path::depthwise_avx2:
-        parallel_rows(depthwise.rows(), [&](i64 b, i64 e) { detail::avx2::depthwise_rows(depthwise, xp, y, b, e); });
+        parallel_rows_with_scratch(depthwise.rows(), depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx2::depthwise_rows(depthwise, xp, y, scratch, b, e);
+        });
         break;
     case Path::im2col_gemm:
     case Path::gemm_1x1:

@@ -2,7 +2,8 @@
 // whose first and last output may read one padding column, each input vector loaded once for every
 // output of the tile that reads it (and, with AVX-512, two output rows at once). Included by the
 // depthwise units after their ISA's vocabulary, before depthwise_kernels.inl, which calls
-// depthwise_k3_rows for the rows takes_k3_rows accepts.
+// depthwise_k3_rows for the rows takes_k3_rows accepts. Its scratch comes from the caller: three lists
+// of KD * (KH + 2) entries (DepthwiseProblem::scratch_elements()).
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
@@ -196,7 +197,7 @@ bool takes_k3_rows(const Geometry& g) {
 // runs, the input it covers in the rows that the next output rows add and the next rows' outputs
 // under it are prefetched into L2: each input row comes from memory once, and is then needed at once
 // by every channel block of a tile (measured: batch 8 of the 56x56 and 112x112 layers 1.5-2x faster).
-void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end) {
+void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 cs = g.channel_stride, C = g.out_channels;
     const i64 D = g.in[0], H = g.in[1], Wd = g.in[2], OH = g.out[1], OW = g.out[2];
@@ -223,9 +224,10 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
     if (pairs) pair_tiles = s2 == 1 ? row_tiles(OW, pair_width, pair_s1) : row_tiles(OW, pair_width, pair_s2);
     const bool left_pad = pb2 == 1, right_pad = (OW - 1) * s2 - pb2 + 2 == Wd;
     // the input rows the tile reads (inside the input), with their kw = 0 tap per output row or -1
-    i64* offsets = new i64[KD * (KH + 2)];
-    i64* taps0 = new i64[KD * (KH + 2)];
-    i64* taps1 = new i64[KD * (KH + 2)];
+    const i64 most_entries = KD * (KH + 2);
+    i64* offsets = scratch;
+    i64* taps0 = scratch + most_entries;
+    i64* taps1 = scratch + 2 * most_entries;
     DepthwiseRowTileArgs a;
     a.channel_stride = cs;
     a.in_offsets = offsets;
@@ -300,9 +302,6 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64 
         }
         row += rows_here - 1;
     }
-    delete[] offsets;
-    delete[] taps0;
-    delete[] taps1;
 }
 
 }  // namespace

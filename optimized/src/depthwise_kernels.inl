@@ -4,7 +4,7 @@
 // kernel) and this file (every other depthwise descriptor, and the entry point). The input is not
 // padded: only the taps inside the input are visited, so the zero padding is implicit. No std::
 // templates here: an inline function instantiated with AVX-512 enabled must not be shared with
-// other units.
+// other units; the scratch comes from the caller (DepthwiseProblem::scratch_elements()).
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
@@ -120,10 +120,11 @@ DepthwiseTileFn pick_depthwise_k3(int r) {
 }  // namespace
 
 // x is the UNPADDED channels-last input [N][D][H][W][Cs] (geometry.in); pads are implicit.
-void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end) {
+// scratch: four tap lists of g.taps() entries.
+void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     if (takes_k3_rows(g)) {
-        depthwise_k3_rows(p, x, y, begin, end);
+        depthwise_k3_rows(p, x, y, scratch, begin, end);
         return;
     }
     const i64 cs = g.channel_stride, taps = g.taps(), C = g.out_channels;
@@ -137,10 +138,10 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
     if (ow_lo > OW) ow_lo = OW;
     if (ow_hi > OW) ow_hi = OW;
     if (ow_hi < ow_lo) ow_hi = ow_lo;
-    i64* row_offsets = new i64[taps];
-    i64* row_index = new i64[taps];
-    i64* pixel_offsets = new i64[taps];
-    i64* pixel_index = new i64[taps];
+    i64* row_offsets = scratch;
+    i64* row_index = scratch + taps;
+    i64* pixel_offsets = scratch + 2 * taps;
+    i64* pixel_index = scratch + 3 * taps;
     const DepthwiseTileFn full_tile = pick_depthwise<kDepthwiseTileWidth>(kDepthwiseTileWidth);
     const DepthwiseTileFn one = pick_depthwise<kDepthwiseTileWidth>(1);
     DepthwiseTileArgs a;  // the fields every tile of the call shares
@@ -233,10 +234,6 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 beg
             }
         }
     }
-    delete[] row_offsets;
-    delete[] row_index;
-    delete[] pixel_offsets;
-    delete[] pixel_index;
 }
 
 }  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE
