@@ -4,7 +4,7 @@
 // like gemm.cpp; these two are the only units that instantiate Eigen.
 #include <Eigen/Core>
 
-#include "cc_net.hpp"
+#include "cc_kernel.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -39,15 +39,23 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     std::unique_ptr<tbb::task_arena> arena;
 
-    // Workspaces (0: xp, 1: y) are kept between calls (workspace_pool.hpp).
-    detail::WorkspacePool workspaces;
-    std::vector<float> take(int role, std::size_t n) const { return workspaces.take(role, n); }
-    void give(int role, std::vector<float> v) const { workspaces.give(role, std::move(v)); }
+    // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
+    // the direct kernels' scratch (one per parallel body).
+    detail::WorkspacePool<float> padded_inputs, outputs;
+    detail::WorkspacePool<i64> kernel_scratch;
 
     template <typename Body>
     void parallel_rows(i64 count, const Body& body) const {
         detail::parallel_for_joined(tbb::blocked_range<i64>(0, count),
                                     [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
+    }
+    // parallel_rows for a direct kernel: body(scratch, begin, end), with `scratch_elements` of scratch
+    template <typename Body>
+    void parallel_rows_with_scratch(i64 count, i64 scratch_elements, const Body& body) const {
+        parallel_rows(count, [&](i64 b, i64 e) {
+            detail::Workspace<i64> scratch = kernel_scratch.take(static_cast<std::size_t>(scratch_elements));
+            body(scratch.data(), b, e);
+        });
     }
 
     void pack_weights(const void* user_weights, const void* user_bias);
@@ -118,39 +126,45 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         });
         return;
     }
-    std::vector<float> xp_storage, y_storage;
+    detail::Workspace<float> xp_space, y_space;
     const float* xp = static_cast<const float*>(src);
     if (!detail::src_is_xp(src_desc, src_geometry)) {
         const detail::Geometry& sg = src_geometry;
-        xp_storage = take(0, static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
-        float* out = xp_storage.data();
+        xp_space = padded_inputs.take(static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
+        float* out = xp_space.data();
         parallel_rows(detail::pack_src_task_count(src_desc, sg),
                       [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, sg, src, out, b, e); });
         xp = out;
     }
     float* y = static_cast<float*>(dst);
     if (!detail::dst_is_y(desc)) {
-        y_storage = take(1, static_cast<std::size_t>(desc.dst_elements()));
-        y = y_storage.data();
+        y_space = outputs.take(static_cast<std::size_t>(desc.dst_elements()));
+        y = y_space.data();
     }
     switch (path) {
     case Path::blocked_avx512:
-        parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx512::blocked_items(blocked, xp, y, b, e); });
+        parallel_rows_with_scratch(blocked.work_items(), blocked.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx512::blocked_items(blocked, xp, y, scratch, b, e);
+        });
         break;
     case Path::blocked_avx2:
-        parallel_rows(blocked.work_items(), [&](i64 b, i64 e) { detail::avx2::blocked_items(blocked, xp, y, b, e); });
+        parallel_rows_with_scratch(blocked.work_items(), blocked.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx2::blocked_items(blocked, xp, y, scratch, b, e);
+        });
         break;
     case Path::depthwise_avx512: {
         // rows two by two, so that the two-row kernel always has its pairs (the same results as one
         // row at a time: every output is summed by one kernel call, in the same order)
         const i64 rows = depthwise.rows();
-        parallel_rows((rows + 1) / 2, [&](i64 b, i64 e) {
-            detail::avx512::depthwise_rows(depthwise, xp, y, 2 * b, std::min(2 * e, rows));
+        parallel_rows_with_scratch((rows + 1) / 2, depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx512::depthwise_rows(depthwise, xp, y, scratch, 2 * b, std::min(2 * e, rows));
         });
         break;
     }
     case Path::depthwise_avx2:
-        parallel_rows(depthwise.rows(), [&](i64 b, i64 e) { detail::avx2::depthwise_rows(depthwise, xp, y, b, e); });
+        parallel_rows_with_scratch(depthwise.rows(), depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx2::depthwise_rows(depthwise, xp, y, scratch, b, e);
+        });
         break;
     case Path::im2col_gemm:
     case Path::gemm_1x1:
@@ -161,11 +175,9 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         parallel_rows(scalar.rows(), [&](i64 b, i64 e) { detail::scalar_rows(scalar, xp, y, b, e); });
         break;
     }
-    if (!y_storage.empty())
+    if (y_space.held())
         parallel_rows(detail::store_dst_task_count(desc, g),
                       [&](i64 b, i64 e) { detail::store_dst_tasks(desc, g, y, dst, b, e); });
-    if (!xp_storage.empty()) give(0, std::move(xp_storage));
-    if (!y_storage.empty()) give(1, std::move(y_storage));
 }
 
 ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)

@@ -50,6 +50,8 @@ struct BlockedProblem {
         const Geometry& g = *geometry;
         return g.batch * g.groups * oc_super_blocks * g.out[0] * chunks_per_plane();
     }
+    // The i64 scratch a call of blocked_items or blocked_segment needs: two tap lists.
+    i64 scratch_elements() const { return 2 * geometry->taps(); }
 };
 
 // Depthwise: ICg = OCg = 1. Weights packed [taps][Cs], bias [Cs] or null. Rows (n, od, oh).
@@ -61,29 +63,45 @@ struct DepthwiseProblem {
     const float* weights = nullptr;
     const float* bias = nullptr;
     i64 rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
+    // The i64 scratch a call of depthwise_rows needs: four tap lists (depthwise_kernels.inl), or for
+    // the 3-wide kernel three lists of the input rows it reads, KD * (KH + 2) at most
+    // (depthwise_k3_rows.inl).
+    i64 scratch_elements() const {
+        const Geometry& g = *geometry;
+        const i64 general = 4 * g.taps(), k3_rows = 3 * g.kernel[0] * (g.kernel[1] + 2);
+        return general > k3_rows ? general : k3_rows;
+    }
+};
+
+// `count` pixels of one output row of group grp, output-channel super block ocs, for blocked_segment:
+// x at the first pixel's tap-0 input (channel grp*ICg), y at its first output channel of the block;
+// the steps between pixels are free (the CC polyphase path interleaves its outputs through
+// y_pixel_step).
+struct BlockedSegment {
+    const float* x = nullptr;
+    i64 x_pixel_step = 0;
+    float* y = nullptr;
+    i64 y_pixel_step = 0;
+    i64 count = 0, grp = 0, ocs = 0;
 };
 
 // The ISA entry points (the same in each ISA's namespace). blocked_items computes work items
-// [begin, end) of y from xp; depthwise_rows rows [begin, end). tile_width(nb) is the register tile's
-// pixel count for nb vector blocks. blocked_segment computes `count` pixels of one output row of group grp, output-
-// channel super block ocs: x at the first pixel's tap-0 input (channel grp*ICg), y at its first
-// output channel of the block; the steps between pixels are free (the CC polyphase path
-// interleaves its outputs through y_pixel_step).
+// [begin, end) of y from xp; depthwise_rows rows [begin, end); blocked_segment one BlockedSegment.
+// tile_width(nb) is the register tile's pixel count for nb vector blocks. `scratch` holds the
+// problem's scratch_elements() (the caller's, from its workspace pool: one per concurrent call).
 namespace avx512 {
 int max_vector_blocks();
 int tile_width(int vector_blocks);
-void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
-                     i64 count, i64 grp, i64 ocs);
-void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
-void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
+void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64* scratch);
+void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 begin, i64 end);
+void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int max_vector_blocks();
 int tile_width(int vector_blocks);
-void blocked_segment(const BlockedProblem& p, const float* x, i64 x_pixel_step, float* y, i64 y_pixel_step,
-                     i64 count, i64 grp, i64 ocs);
-void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64 begin, i64 end);
-void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64 begin, i64 end);
+void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64* scratch);
+void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 begin, i64 end);
+void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

@@ -1,4 +1,6 @@
-// Internal: the CC layer's continuous kernel evaluated over many distance pairs at once.
+// Internal: the CC layer's continuous kernel evaluated over many distance pairs at once: its
+// parameters (cc_kernel.cpp), the analytic kernels (cc_kernel.cpp) and the Internal-Net (cc_net.cpp,
+// the Eigen unit).
 #pragma once
 
 #include <cstdint>
@@ -16,12 +18,15 @@ struct CcKernelParams {
     std::vector<double> W1, b1, W2, b2, W3, b3;  // the Internal-Net, theta order, widened from f32
 };
 
+// d's kernel; theta (the Internal-Net's d.theta_elements() f32 values in the ABI order) widened to double.
 CcKernelParams cc_kernel_params(const CcDescriptor& d, const float* theta);
 
 // The weights for `count` distance pairs (dy, dx) (pairs[2*j], pairs[2*j+1]), in double, as
 // out[j * Cin*Cout + cout*Cin + cin] (the Internal-Net's channel cout*Cin + cin). For an analytic
 // kernel every channel pair gets k(dy) k(dx). The Internal-Net runs as three Eigen GEMMs over all
 // pairs at once (cc_net.cpp, compiled with -mavx2 -mfma: call only when the CPU has both).
+// evaluate_kernel calls the one of p.kind.
+void evaluate_kernel(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 void evaluate_internal_net(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 void evaluate_analytic(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 // Doubles of scratch evaluate_internal_net needs for `count` pairs (for the memory accounting).

@@ -1,0 +1,134 @@
+// The CC polyphase method (cc_polyphase.hpp): plan time evaluates the p_h * p_w phases' weights and
+// packs them; run pads the input once, runs each phase's strided convolution into its interleaved
+// outputs, and stores the channels-last result as NCHW.
+#include "cc_polyphase.hpp"
+
+#include <tbb/blocked_range.h>
+
+#include <algorithm>
+
+#include "convcheck/optimized/conv_plan.hpp"
+#include "edges.hpp"
+#include "index_range.hpp"
+#include "parallel_join.hpp"
+
+namespace convcheck::optimized::detail {
+
+CcPolyphase::CcPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
+                         const AxisWindows& width, const std::vector<float>& bias)
+    : desc_(d), axes_{height, width} {
+    const i64 Cin = d.in_channels, Cout = d.out_channels, kh = d.support[0], kw = d.support[1];
+    for (int a = 0; a < 2; ++a) {
+        const AxisWindows& w = axes_[a];
+        phases_[a] = phase_count(w);
+        i64 lo = 0, hi = w.in;
+        for (i64 r = 0; r < phases_[a]; ++r) {
+            const i64 count = (w.out - r + w.p - 1) / w.p;
+            lo = std::min(lo, w.first[r]);
+            hi = std::max(hi, w.first[r] + (count - 1) * w.q + w.support);
+        }
+        pad_lo_[a] = -lo;
+        pad_hi_[a] = hi - w.in;
+    }
+    padded_src_ = ConvDescriptor{};
+    padded_src_.rank = 2;
+    padded_src_.batch = d.batch;
+    padded_src_.in_channels = Cin;
+    padded_src_.out_channels = Cout;
+    for (int a = 0; a < 2; ++a) {
+        padded_src_.input_size[a] = d.input_size[a];
+        padded_src_.pads_begin[a] = pad_lo_[a];
+        padded_src_.pads_end[a] = pad_hi_[a];
+    }
+    padded_src_.data_format = DataFormat::ncx;
+    check_index_range(padded_src_);  // its padded input must stay within the 64-bit indices
+    src_geometry_ = make_geometry(padded_src_, 1);
+
+    phase_geometry_ = Geometry{};
+    phase_geometry_.batch = d.batch;
+    phase_geometry_.in_channels = phase_geometry_.in_per_group = Cin;
+    phase_geometry_.out_channels = phase_geometry_.out_per_group = Cout;
+    phase_geometry_.kernel[1] = kh;
+    phase_geometry_.kernel[2] = kw;
+    phase_geometry_.channel_stride = Cin;
+    for (i64 y = 0; y < kh; ++y)
+        for (i64 x = 0; x < kw; ++x) taps_.push_back((y * src_geometry_.padded[2] + x) * Cin);
+
+    // the output as a "conv" result for the edges: [N][H'][W'][Cout] -> NCHW
+    dst_geometry_ = Geometry{};
+    dst_geometry_.batch = d.batch;
+    dst_geometry_.out_channels = Cout;
+    dst_geometry_.out[1] = d.output_size[0];
+    dst_geometry_.out[2] = d.output_size[1];
+
+    // every phase's weights at once: pairs for (rh, rw, y, x), evaluated in double, rounded once
+    const i64 P = phases_[0] * phases_[1], K = kh * kw, C = Cin * Cout;
+    std::vector<double> pairs, values(static_cast<std::size_t>(P * K * C));
+    for (i64 rh = 0; rh < phases_[0]; ++rh)
+        for (i64 rw = 0; rw < phases_[1]; ++rw)
+            for (i64 y = 0; y < kh; ++y)
+                for (i64 x = 0; x < kw; ++x) {
+                    pairs.push_back(axes_[0].distance[rh * kh + y]);  // dy
+                    pairs.push_back(axes_[1].distance[rw * kw + x]);  // dx
+                }
+    evaluate_kernel(kernel, pairs.data(), P * K, values.data());
+    avx512_ = cpu_has_avx512();
+    for (i64 ph = 0; ph < P; ++ph) {
+        std::vector<float> canonical(static_cast<std::size_t>(Cout * Cin * K));  // [Cout][Cin][taps]
+        for (i64 t = 0; t < K; ++t)
+            for (i64 co = 0; co < Cout; ++co)
+                for (i64 ci = 0; ci < Cin; ++ci)
+                    canonical[(co * Cin + ci) * K + t] = static_cast<float>(values[((ph * K) + t) * C + co * Cin + ci]);
+        phase_weights_.push_back(pack_blocked(canonical, bias, 1, Cin, Cout, K, avx512_));
+    }
+    for (const auto& w : phase_weights_) phase_problems_.push_back(w.problem(&phase_geometry_, taps_.data()));
+}
+
+void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const Geometry& sg = src_geometry_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, OH = d.output_size[0], OW = d.output_size[1];
+    const i64 xp_floats = d.batch * sg.padded_pixels() * Cin, y_floats = d.batch * OH * OW * Cout;
+    meter.count_in((xp_floats + y_floats) * 4);
+    Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
+    Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
+    // (pooled: the same floats are written on every call, and any other keeps the first call's zero fill)
+    parallel_for_joined(tbb::blocked_range<i64>(0, pack_src_task_count(padded_src_, sg)), [&](const auto& r) {
+        pack_src_tasks(padded_src_, sg, src, xp.data(), r.begin(), r.end());
+    });
+    const i64 ocs_count = phase_problems_.front().oc_super_blocks;
+    const i64 block = phase_problems_.front().vector_blocks * (avx512_ ? 16 : 8);
+    const i64 scratch_elements = phase_problems_.front().scratch_elements();  // the phases share their geometry
+    const AxisWindows &ah = axes_[0], &aw = axes_[1];
+    // rows (n, oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
+    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH * ocs_count), [&](const auto& r) {
+        Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
+        for (i64 row = r.begin(); row < r.end(); ++row) {
+            const i64 ocs = row % ocs_count, oy = (row / ocs_count) % OH, n = row / (ocs_count * OH);
+            const i64 rh = oy % ah.p, step = oy / ah.p;
+            const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
+            for (i64 rw = 0; rw < phases_[1]; ++rw) {
+                const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
+                BlockedSegment segment;
+                segment.x = xp.data() + ((n * sg.padded[1] + in_row) * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
+                segment.x_pixel_step = aw.q * Cin;
+                segment.y = y.data() + ((n * OH + oy) * OW + rw) * Cout + ocs * block;
+                segment.y_pixel_step = aw.p * Cout;
+                segment.count = (OW - rw + aw.p - 1) / aw.p;
+                segment.ocs = ocs;
+                if (avx512_)
+                    avx512::blocked_segment(problem, segment, scratch.data());
+                else
+                    avx2::blocked_segment(problem, segment, scratch.data());
+            }
+        }
+    });
+    ConvDescriptor out_desc = padded_src_;
+    out_desc.out_channels = Cout;
+    parallel_for_joined(tbb::blocked_range<i64>(0, store_dst_task_count(out_desc, dst_geometry_)), [&](const auto& r) {
+        store_dst_tasks(out_desc, dst_geometry_, y.data(), dst, r.begin(), r.end());
+    });
+    meter.count_out((xp_floats + y_floats) * 4);
+}
+
+}  // namespace convcheck::optimized::detail

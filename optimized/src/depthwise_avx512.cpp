@@ -1,0 +1,16 @@
+// The depthwise kernels for AVX-512 (16 channels per vector, 32 registers). Compiled with
+// -mavx512f -mavx512bw -mavx512vl -mfma; called only when the CPU has AVX-512 (see dispatch.cpp).
+#include "isa_avx512.hpp"
+
+namespace convcheck::optimized::detail::avx512 {
+namespace {
+// outputs per tile of the 3-wide depthwise kernel, stride 1 and 2: (R-1)*S + 3 inputs + R sums + 3 weights
+constexpr int kDepthwiseK3WidthS1 = 12, kDepthwiseK3WidthS2 = 8;
+// outputs per row of the two-row tile, width stride 1 and 2: 2R sums + (R-1)*S + 3 inputs + 6 weights
+constexpr int kDepthwiseK3PairWidthS1 = 8, kDepthwiseK3PairWidthS2 = 6;
+constexpr int kDepthwiseTileWidth = 14;
+}  // namespace
+}  // namespace convcheck::optimized::detail::avx512
+
+#include "depthwise_k3_rows.inl"
+#include "depthwise_kernels.inl"

@@ -1,0 +1,308 @@
+// Depthwise, kernel width 3, dilation 1, stride 1 or 2 along w: whole output rows in register tiles
+// whose first and last output may read one padding column, each input vector loaded once for every
+// output of the tile that reads it (and, with AVX-512, two output rows at once). Included by the
+// depthwise units after their ISA's vocabulary, before depthwise_kernels.inl, which calls
+// depthwise_k3_rows for the rows takes_k3_rows accepts. Its scratch comes from the caller: three lists
+// of KD * (KH + 2) entries (DepthwiseProblem::scratch_elements()).
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+namespace {
+
+// What a tile of depthwise_k3_tile or depthwise_k3_pair_tile reads and writes: R consecutive outputs
+// of one output row (or of two rows), every channel block in turn.
+struct DepthwiseRowTileArgs {
+    const float* x = nullptr;          // the image: the unpadded input of one n, channel 0
+    i64 base = 0;                      // x + base: the tile's column 0 (its first output's kw = 0 column) in input row 0
+    i64 channel_stride = 0;            // Cs: from one input column to the next, and one packed tap to the next
+    const i64* in_offsets = nullptr;   // per entry: an input row (kd, ih) inside the input, its offset from x + base
+    const i64* taps0 = nullptr;        // per entry: the kw = 0 tap number the (first) output row reads there, or -1
+    const i64* taps1 = nullptr;        // per entry: the same for the second output row (pair tile only)
+    i64 entries = 0;
+    const float* w = nullptr;          // packed weights [taps][Cs]
+    const float* bias = nullptr;       // [Cs], or null
+    float* y0 = nullptr;               // the tile's first output in the (first) output row, channel 0
+    float* y1 = nullptr;               // the same in the second output row (pair tile only)
+    i64 y_pixel_step = 0;              // C: from one output to the next
+    i64 channels = 0;                  // C
+};
+
+using DepthwiseRowTileFn = void (*)(const DepthwiseRowTileArgs&);
+
+// Loads the input columns l = 0 .. L-1 of one input row from px (column 0, or 1 with LEFT); a column
+// in the padding (LEFT: column 0, RIGHT: column L-1) is not loaded but zero.
+template <int L, bool LEFT, bool RIGHT>
+[[gnu::always_inline]] inline void load_columns(vf* in, const float* px, i64 cs) {
+#pragma GCC unroll 32
+    for (int l = 0; l < L; ++l) {
+        if ((LEFT && l == 0) || (RIGHT && l == L - 1)) {
+            in[l] = zero();
+            continue;
+        }
+        in[l] = load(px);
+        px += cs;
+    }
+}
+
+// Depthwise, kernel width 3, dilation 1, stride S: R consecutive outputs of one row, for every
+// channel block in turn (one call per tile, so the per-call cost is spread over all channels). The
+// tile reads input columns l = 0 .. L-1 (from the column of its first output's kw = 0 tap); each
+// input vector of a kernel row is loaded once and serves every output that reads it. LEFT: column 0
+// lies left of the input, RIGHT: column L-1 lies right of it (the zero padding); such a column is not
+// loaded and its products are skipped, so each output sums exactly the taps inside the input, in
+// (kd, kh, kw) order, as depthwise_tile does. Entries: the kernel rows (kd, kh) inside the input, each
+// with its offset and its kw = 0 tap number (taps0) in the packed weights.
+template <int R, int S, bool LEFT, bool RIGHT>
+void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
+    constexpr int L = (R - 1) * S + 3;
+    const float* const x = a.x;
+    const float* const w = a.w;
+    const float* const bias = a.bias;
+    const i64 base = a.base, cs = a.channel_stride, rows = a.entries, channels = a.channels;
+    const i64* const row_offsets = a.in_offsets;
+    const i64* const row_taps = a.taps0;
+    for (i64 c0 = 0; c0 < channels; c0 += W) {
+        vf acc[R];
+        const vf b = bias ? load(bias + c0) : zero();
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r] = b;
+        for (i64 k = 0; k < rows; ++k) {
+            const float* wk = w + (row_taps[k] * cs + c0);
+            const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
+            vf in[L];
+            load_columns<L, LEFT, RIGHT>(in, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                if (!(LEFT && r == 0)) acc[r] = fma(in[r * S], w0, acc[r]);
+                acc[r] = fma(in[r * S + 1], w1, acc[r]);
+                if (!(RIGHT && r == R - 1)) acc[r] = fma(in[r * S + 2], w2, acc[r]);
+            }
+        }
+        store_tile<R, 1>(acc, a.y0 + c0, a.y_pixel_step, min_i64(W, channels - c0));
+    }
+}
+
+// Two output rows at once: rows oh and oh + 1 of one plane, height stride s (1 or 2) and height
+// dilation 1, so that input row ih0 + j (j = 0 .. KH + s - 1) serves the first row's kernel row
+// kh = j and the second one's kh = j - s: each input vector is loaded once for both rows (for a 3x3
+// kernel 4 input rows for 2 output rows instead of 6 at stride 1, 5 instead of 6 at stride 2).
+// Width stride S, LEFT and RIGHT as in depthwise_k3_tile. Entry e of the list: an input row (offset
+// from `base`) and, for each output row, the kw = 0 tap number it reads there, or -1. Entries come
+// in (kd, j) order, so each output sums its taps in (kd, kh, kw) order, exactly as
+// depthwise_k3_tile does: the two kernels give the same bits.
+template <int R, int S, bool LEFT, bool RIGHT>
+void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
+    constexpr int L = (R - 1) * S + 3;
+    const float* const x = a.x;
+    const float* const w = a.w;
+    const float* const bias = a.bias;
+    const i64 base = a.base, cs = a.channel_stride, entries = a.entries, channels = a.channels;
+    const i64* const in_offsets = a.in_offsets;
+    const i64* const taps0 = a.taps0;
+    const i64* const taps1 = a.taps1;
+    for (i64 c0 = 0; c0 < channels; c0 += W) {
+        vf acc0[R], acc1[R];
+        const vf b = bias ? load(bias + c0) : zero();
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = b;
+        for (i64 e = 0; e < entries; ++e) {
+            vf in[L];
+            load_columns<L, LEFT, RIGHT>(in, x + (base + in_offsets[e] + c0 + (LEFT ? cs : 0)), cs);
+            if (taps0[e] >= 0) {
+                const float* wk = w + (taps0[e] * cs + c0);
+                const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
+#pragma GCC unroll 16
+                for (int r = 0; r < R; ++r) {
+                    if (!(LEFT && r == 0)) acc0[r] = fma(in[r * S], w0, acc0[r]);
+                    acc0[r] = fma(in[r * S + 1], w1, acc0[r]);
+                    if (!(RIGHT && r == R - 1)) acc0[r] = fma(in[r * S + 2], w2, acc0[r]);
+                }
+            }
+            if (taps1[e] >= 0) {
+                const float* wk = w + (taps1[e] * cs + c0);
+                const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
+#pragma GCC unroll 16
+                for (int r = 0; r < R; ++r) {
+                    if (!(LEFT && r == 0)) acc1[r] = fma(in[r * S], w0, acc1[r]);
+                    acc1[r] = fma(in[r * S + 1], w1, acc1[r]);
+                    if (!(RIGHT && r == R - 1)) acc1[r] = fma(in[r * S + 2], w2, acc1[r]);
+                }
+            }
+        }
+        const i64 valid = min_i64(W, channels - c0);
+        store_tile<R, 1>(acc0, a.y0 + c0, a.y_pixel_step, valid);
+        store_tile<R, 1>(acc1, a.y1 + c0, a.y_pixel_step, valid);
+    }
+}
+
+template <int S, int R>
+DepthwiseRowTileFn pick_depthwise_k3_pair(int r, bool left, bool right) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        if (r != R) return pick_depthwise_k3_pair<S, R - 1>(r, left, right);
+        if (left) return right ? &depthwise_k3_pair_tile<R, S, true, true> : &depthwise_k3_pair_tile<R, S, true, false>;
+        return right ? &depthwise_k3_pair_tile<R, S, false, true> : &depthwise_k3_pair_tile<R, S, false, false>;
+    }
+}
+
+template <int S, int R>
+DepthwiseRowTileFn pick_depthwise_k3_tile(int r, bool left, bool right) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        if (r != R) return pick_depthwise_k3_tile<S, R - 1>(r, left, right);
+        if (left) return right ? &depthwise_k3_tile<R, S, true, true> : &depthwise_k3_tile<R, S, true, false>;
+        return right ? &depthwise_k3_tile<R, S, false, true> : &depthwise_k3_tile<R, S, false, false>;
+    }
+}
+
+// A row of `outputs` outputs cut into `count` tiles of nearly equal widths (the first outputs % count
+// of them one wider), and the tiles' kernels: kernels[wider][left][right], where `left` marks the
+// first tile when it reads the padding column left of the input and `right` the last one when it
+// reads the column right of it.
+struct RowTiles {
+    i64 count = 0, width = 0, wider = 0;
+    DepthwiseRowTileFn kernels[2][2][2] = {};
+    i64 first(i64 t) const { return t * width + (t < wider ? t : wider); }  // first(count) == outputs
+    DepthwiseRowTileFn kernel(i64 t, bool left_pad, bool right_pad) const {
+        return kernels[t < wider ? 1 : 0][t == 0 && left_pad ? 1 : 0][t == count - 1 && right_pad ? 1 : 0];
+    }
+};
+
+// pick(width, left, right): the kernel of a tile, or null when there is none that wide.
+template <typename Pick>
+RowTiles row_tiles(i64 outputs, i64 widest, const Pick& pick) {
+    RowTiles tiles;
+    tiles.count = (outputs + widest - 1) / widest;
+    tiles.width = outputs / tiles.count;
+    tiles.wider = outputs % tiles.count;
+    for (int wider = 0; wider < 2; ++wider)
+        for (int left = 0; left < 2; ++left)
+            for (int right = 0; right < 2; ++right)
+                tiles.kernels[wider][left][right] = pick(static_cast<int>(tiles.width + wider), left == 1, right == 1);
+    return tiles;
+}
+
+// Whole rows in depthwise_k3_tile: kernel width 3, dilation 1, stride 1 or 2, and at most one padding
+// column on each side of a row (the first output's kw = 0, the last one's kw = 2).
+bool takes_k3_rows(const Geometry& g) {
+    const i64 s2 = g.stride[2], pb2 = g.pad_begin[2], OW = g.out[2];
+    return g.kernel[2] == 3 && g.dilation[2] == 1 && (s2 == 1 || s2 == 2) && pb2 <= 1 && OW > 0 &&
+           (OW - 1) * s2 - pb2 + 2 <= g.in[2];
+}
+
+// Rows [begin, end) by depthwise_k3_pair_tile, two rows of a plane at a time where the kernel has
+// it (AVX-512, height stride 1 or 2, height dilation 1), and by depthwise_k3_tile otherwise; a row
+// is cut into tiles of nearly equal widths. On layers that do not fit in the cache, before a tile
+// runs, the input it covers in the rows that the next output rows add and the next rows' outputs
+// under it are prefetched into L2: each input row comes from memory once, and is then needed at once
+// by every channel block of a tile (measured: batch 8 of the 56x56 and 112x112 layers 1.5-2x faster).
+void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end) {
+    const Geometry& g = *p.geometry;
+    const i64 cs = g.channel_stride, C = g.out_channels;
+    const i64 D = g.in[0], H = g.in[1], Wd = g.in[2], OH = g.out[1], OW = g.out[2];
+    const i64 KD = g.kernel[0], KH = g.kernel[1], KW = g.kernel[2];
+    const i64 s1 = g.stride[1], s2 = g.stride[2], pb2 = g.pad_begin[2];
+    // the tiles of a row (single rows, and pairs of rows when the height stride is 1 or 2 and the
+    // height dilation 1)
+    const i64 pair_width = s2 == 1 ? kDepthwiseK3PairWidthS1 : kDepthwiseK3PairWidthS2;
+    const bool pairs = pair_width > 0 && (s1 == 1 || s1 == 2) && g.dilation[1] == 1;
+    const auto single_s1 = [](int r, bool left, bool right) {
+        return pick_depthwise_k3_tile<1, kDepthwiseK3WidthS1>(r, left, right);
+    };
+    const auto single_s2 = [](int r, bool left, bool right) {
+        return pick_depthwise_k3_tile<2, kDepthwiseK3WidthS2>(r, left, right);
+    };
+    const auto pair_s1 = [](int r, bool left, bool right) {
+        return pick_depthwise_k3_pair<1, kDepthwiseK3PairWidthS1>(r, left, right);
+    };
+    const auto pair_s2 = [](int r, bool left, bool right) {
+        return pick_depthwise_k3_pair<2, kDepthwiseK3PairWidthS2>(r, left, right);
+    };
+    const RowTiles tiles = s2 == 1 ? row_tiles(OW, kDepthwiseK3WidthS1, single_s1) : row_tiles(OW, kDepthwiseK3WidthS2, single_s2);
+    RowTiles pair_tiles;
+    if (pairs) pair_tiles = s2 == 1 ? row_tiles(OW, pair_width, pair_s1) : row_tiles(OW, pair_width, pair_s2);
+    const bool left_pad = pb2 == 1, right_pad = (OW - 1) * s2 - pb2 + 2 == Wd;
+    // the input rows the tile reads (inside the input), with their kw = 0 tap per output row or -1
+    const i64 most_entries = KD * (KH + 2);
+    i64* offsets = scratch;
+    i64* taps0 = scratch + most_entries;
+    i64* taps1 = scratch + 2 * most_entries;
+    DepthwiseRowTileArgs a;
+    a.channel_stride = cs;
+    a.in_offsets = offsets;
+    a.taps0 = taps0;
+    a.taps1 = taps1;
+    a.w = p.weights;
+    a.bias = p.bias;
+    a.y_pixel_step = C;
+    a.channels = C;
+    const i64 plane = D * H * Wd * cs;
+    // Only when input and output are too large to stay in the cache between calls (over 16 MiB):
+    // on smaller ones the hardware keeps up and the prefetches only cost instructions.
+    const i64 bytes = (g.batch * plane + g.batch * g.out_pixels() * C) * static_cast<i64>(sizeof(float));
+    const bool prefetch = bytes > (i64{16} << 20);
+    for (i64 row = begin; row < end; ++row) {
+        i64 rest = row;
+        const i64 oh = rest % OH; rest /= OH;
+        const i64 od = rest % g.out[0];
+        const i64 n = rest / g.out[0];
+        const i64 id0 = od * g.stride[0] - g.pad_begin[0], ih0 = oh * s1 - g.pad_begin[1];
+        const i64 id_last = id0 + (KD - 1) * g.dilation[0];
+        const float* image = x + n * plane;
+        float* y_row = y + ((n * g.out[0] + od) * OH + oh) * OW * C;
+        const bool pair = pairs && row + 1 < end && oh + 1 < OH;
+        const i64 rows_here = pair ? 2 : 1;
+        const i64 span = pair ? KH + s1 : KH;  // input rows per kd
+        i64 count = 0;
+        for (i64 kd = 0; kd < KD; ++kd) {
+            const i64 id = id0 + kd * g.dilation[0];
+            if (id < 0 || id >= D) continue;
+            for (i64 j = 0; j < span; ++j) {
+                const i64 ih = ih0 + j * g.dilation[1];
+                if (ih < 0 || ih >= H) continue;
+                offsets[count] = (id * H + ih) * Wd * cs;
+                taps0[count] = j < KH ? (kd * KH + j) * KW : -1;
+                taps1[count] = pair && j >= s1 ? (kd * KH + j - s1) * KW : -1;
+                ++count;
+            }
+        }
+        a.x = image;
+        a.entries = count;
+        // the input rows new to the next output row(s) of this plane: the last s1 * rows_here kernel
+        // rows of kd = last, and the next rows' outputs (while inside this call's rows)
+        const i64 ih_new = ih0 + (KH - 1) * g.dilation[1] + 1 + (pair ? s1 : 0);
+        const i64 ih_new_end = oh + rows_here < OH ? ih_new + s1 * rows_here : ih_new;
+        i64 y_next_rows = end - (row + rows_here);
+        if (y_next_rows > rows_here) y_next_rows = rows_here;
+        const RowTiles& tiling = pair ? pair_tiles : tiles;
+        for (i64 t = 0; t < tiling.count; ++t) {
+            const i64 first = tiling.first(t), next = tiling.first(t + 1);
+            if (prefetch) {
+                // into L2 (into L1 they would stall on its few fill buffers): the new input rows under
+                // this tile (through the row's end on the last tile), and the next rows' outputs
+                i64 iw0 = first * s2 - pb2, iw1 = next * s2 - pb2 + (t == tiling.count - 1 ? 2 : 0);
+                if (iw0 < 0) iw0 = 0;
+                if (iw1 > Wd) iw1 = Wd;
+                for (i64 ih = ih_new < 0 ? 0 : ih_new; ih < ih_new_end && ih < H && id_last >= 0 && id_last < D; ++ih) {
+                    const char* from = reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw0) * cs);
+                    const char* to = reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw1) * cs);
+                    for (; from < to; from += 64) __builtin_prefetch(from, 0, 2);
+                }
+                for (i64 i = 0; i < y_next_rows; ++i) {
+                    const char* from = reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + first) * C);
+                    const char* to = reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + next) * C);
+                    for (; from < to; from += 64) __builtin_prefetch(from, 1, 2);
+                }
+            }
+            a.base = (first * s2 - pb2) * cs;
+            a.y0 = y_row + first * C;
+            a.y1 = pair ? y_row + (OW + first) * C : nullptr;  // the second row
+            tiling.kernel(t, left_pad, right_pad)(a);
+        }
+        row += rows_here - 1;
+    }
+}
+
+}  // namespace
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

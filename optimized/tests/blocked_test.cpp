@@ -1,0 +1,46 @@
+// The blocked paths at the edges of their register tiles: an output-channel block that the group's
+// channels do not fill (the partial-tile store must write those channels and no others: the rest are
+// the next group's or do not exist), in the first input-channel block and in later ones, which
+// continue the partial sum held in the output (the partial-tile load). Several input-channel blocks
+// need weights over 384 KiB per output-channel block, which random descriptors rarely reach: 7x7
+// kernels with 64 to 320 input channels reach it here. Each case must agree exactly with the reference
+// on integer data.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness.hpp"
+
+using namespace convcheck;
+using namespace convcheck::optimized;
+using namespace convcheck::optimized::testing;
+
+namespace {
+
+// Every blocked path this CPU has agrees exactly with the reference on `text`.
+::testing::AssertionResult blocked_paths_agree(const std::string& text, std::uint64_t seed) {
+    return paths_agree_exactly(text, seed, {Path::blocked_avx2, Path::blocked_avx512});
+}
+
+}  // namespace
+
+TEST(Blocked, PartialOutputChannelBlocksOverSeveralInputChannelBlocks) {
+    const char* cases[] = {
+        // 12 of 16 lanes (AVX-512 and AVX2), input channels in blocks of 125 and 35
+        "conv:c=160,o=12,in=9x9,k=7x7,pb=3x3,pe=3x3,bias=1,data=nxc",
+        // 40 of 48 lanes (AVX-512, three vectors), input channels in blocks of 41 and 23
+        "conv:c=64,o=40,in=10x11,k=7x7,pb=3x3,pe=3x3,bias=1,data=ncx",
+        // the kw taps one by one (dilation 2), f16 rounding at the edge
+        "conv:c=160,o=12,in=14x14,k=7x7,d=2x2,pb=6x6,pe=6x6,dt=f16,data=nxc,wei=xio",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 5)) << text;
+}
+
+TEST(Blocked, APartialBlockLeavesTheNextGroupsChannelsAlone) {
+    const char* cases[] = {
+        // two groups of 12 output channels: group 0's partial block lies on group 1's channels
+        "conv:g=2,c=320,o=24,in=8x8,k=7x7,pb=3x3,pe=3x3,bias=1,data=nxc",
+        "conv:g=3,c=96,o=30,in=6x7,k=3x3,s=2x1,pb=1x1,pe=1x1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
+}
