@@ -34,6 +34,7 @@ const char* to_string(Kind k) {
         case Kind::over_memory_limit: return "over_memory_limit";
         case Kind::invalid_case: return "invalid_case";
         case Kind::statistics: return "statistics";
+        case Kind::nondeterministic: return "nondeterministic";
     }
     return "?";
 }

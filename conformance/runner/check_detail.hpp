@@ -30,6 +30,10 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r);
 void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r);
 
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// One run of a case, expectations applied: check_case without determinism mode.
+CaseResult check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings);
+// The data file's expected failures applied to a result: xfail, xpass, or an intermittent one that passed.
+void apply_expectations(const Backend& backend, CaseResult& r);
 
 // The pieces of check.cpp that the stress and precision modes (check_stress.cpp,
 // check_precision.cpp) run their data through.

@@ -14,6 +14,8 @@
 // compared with its printed value.
 // "min_coverage": the fraction of a run's cases this backend must execute (not decline), in [0, 1];
 // the run uses the stricter of it and --min-coverage (coverage.hpp).
+// "nondeterministic": {"reason": "..."} declares that the backend's outputs may differ bitwise between
+// runs or thread counts (determinism.hpp): determinism mode then reports a difference instead of failing.
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
 // (heap-dependent garbage, a probe whose NaN reaches no output): a pass is then reported as passed,
 // not as xpass. Use it only with the reason that makes the failure intermittent.
@@ -39,6 +41,7 @@ struct BackendDeclaration {
     std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
     std::vector<ExpectedFailure> expected_failures;
     std::optional<double> min_coverage;
+    std::optional<std::string> nondeterministic;  // the reason the backend's outputs may differ between runs
 };
 
 class Expectations {
@@ -52,6 +55,8 @@ public:
     std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype) const;
     // The backend's declared coverage floor, with where it comes from ("<file> (backends.<name>.min_coverage)").
     std::optional<CoverageFloor> min_coverage(const std::string& backend) const;
+    // The reason the backend declares its outputs may differ between runs (determinism mode), if it does.
+    std::optional<std::string> nondeterministic(const std::string& backend) const;
     // The expected failure that covers this result (status one of failed/crashed/hanged, or passed to
     // detect an xpass), or nullptr.
     const ExpectedFailure* expected_failure(const std::string& backend, const Case& c, Status status) const;

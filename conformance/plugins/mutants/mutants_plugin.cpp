@@ -14,6 +14,7 @@ using convcheck::mutants::Mutant;
 
 struct Instance {
     Mutant mutant = Mutant::none;
+    int threads = 0;  // create's num_threads (0: the default)
 };
 
 Mutant mutant_of(convcheck_plugin* plugin) { return reinterpret_cast<Instance*>(plugin)->mutant; }
@@ -22,6 +23,7 @@ std::string implementation_name(Mutant m) { return "mutant_" + std::string(kMuta
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return guarded("create", [&]() -> convcheck_error* {
         auto* instance = new Instance{};
+        instance->threads = args->num_threads;
         std::string options = CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
         if (!options.empty()) {
             bool known = false;
@@ -67,7 +69,7 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     return guarded("conv_execute", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, args)) return e;
-        convcheck::mutants::compute_conv(*desc, *args, mutant_of(plugin));
+        convcheck::mutants::compute_conv(*desc, *args, mutant_of(plugin), reinterpret_cast<Instance*>(plugin)->threads);
         write_implementation(args, implementation_name(mutant_of(plugin)));
         return nullptr;
     });

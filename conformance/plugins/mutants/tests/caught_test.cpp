@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../mutants.hpp"
+#include "selftest.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -17,11 +18,12 @@ using MutantKind = mutants::Kind;
 namespace {
 
 std::vector<CaseResult> run_suite(const std::string& mutant, const std::string& suite, std::uint64_t seed,
-                                  const std::string& mode, bool fail_fast) {
+                                  const std::string& mode, bool fail_fast, Determinism determinism = {}) {
     auto session = open_backend("mutants", {"mutant=" + mutant}, 0, "none", 10.0);
     RunSettings settings;
     settings.shrink = false;
     settings.fail_fast = fail_fast;
+    settings.check.determinism = determinism;
     return run_cases(session->backend, load_cases(suite, seed, mode), settings);
 }
 
@@ -43,7 +45,10 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
     EXPECT_GE(names_of(MutantKind::honest).size(), 4u);
     for (const auto& m : mutants::kMutants) {
         const std::string caught(m.caught_in);
-        if (m.kind == MutantKind::bug) EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash") << m.name;
+        if (m.kind == MutantKind::bug)
+            EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
+                        caught == "determinism")
+                << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
 }
@@ -56,16 +61,19 @@ TEST(Mutants, BaselinePassesTheSmokeSuite) {
 class Caught : public ::testing::TestWithParam<std::string> {};
 
 // The mode meant to catch the bug catches it on every seed tried: some smoke case in that mode fails
-// (or, for "crash", crashes).
+// (or, for "crash", crashes; for "determinism", fails as nondeterministic in determinism mode).
 TEST_P(Caught, BySmokeInItsMode) {
     const std::string mutant = GetParam();
     const std::string caught(info(mutant).caught_in);
+    const bool determinism = caught == "determinism";
     for (std::uint64_t seed : {1, 2, 3}) {
-        const auto results = run_suite(mutant, "smoke", seed, caught == "crash" ? "" : caught, true);
+        const auto results = run_suite(mutant, "smoke", seed, caught == "crash" || determinism ? "" : caught, true,
+                                       determinism ? kSelftestDeterminism : Determinism{});
         ASSERT_FALSE(results.empty());
         const CaseResult& last = results.back();
-        const bool killed = caught == "crash" ? last.status == Status::crashed
-                                              : last.status == Status::failed || last.status == Status::crashed;
+        const bool killed = caught == "crash"  ? last.status == Status::crashed
+                            : determinism      ? last.status == Status::failed && last.kind == Kind::nondeterministic
+                                               : last.status == Status::failed || last.status == Status::crashed;
         ASSERT_TRUE(killed) << "mutant " << mutant << " survived the smoke suite's " << caught << " check on seed "
                             << seed << " (" << results.size() << " cases)";
         // The checks that exist for exactly these bugs must be the ones that catch them.
