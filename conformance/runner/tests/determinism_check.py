@@ -176,7 +176,7 @@ def check_bundle():
             error = c["error"]
             if mode == "exact":  # what the runner counted, counted again on the dumped arrays
                 assert int(np.sum(actual != expected)) == error["mismatches"], (np.sum(actual != expected), error)
-                first = re.search(r"first at \[([\d,]+)\]: got (\S+), want (\S+?);", c["reason"])
+                first = re.search(r"first at \[([\d,]+)\]: got ([^,;\s]+), want ([^,;\s]+)", c["reason"])
                 index = tuple(int(i) for i in first.group(1).split(","))
                 assert actual[index] == float(first.group(2)) and expected[index] == float(first.group(3)), \
                     (index, actual[index], expected[index], c["reason"])
