@@ -62,6 +62,37 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, int& value
                          "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"}));
 }
 
+CLI::Option* add_count_list_option(CLI::App* cmd, const std::string& name, std::vector<int>& values, int min, int max,
+                                   const std::string& help) {
+    const std::string rule = "a comma-separated list of distinct integers, each in [" + std::to_string(min) + ", " +
+                             std::to_string(max) + "]";
+    // the items one by one, the whole list refused when one is not a count or comes twice
+    auto parse = [min, max](const std::string& text, std::vector<int>* out) {
+        std::vector<int> items;
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t comma = text.find(',', start);
+            const auto v = runner::parse_unsigned(std::string_view(text).substr(start, comma - start));
+            if (!v || *v < static_cast<std::uint64_t>(min) || *v > static_cast<std::uint64_t>(max)) return false;
+            for (int seen : items)
+                if (seen == static_cast<int>(*v)) return false;
+            items.push_back(static_cast<int>(*v));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        if (out) *out = items;
+        return true;
+    };
+    return cmd
+        ->add_option_function<std::string>(
+            name, [&values, parse](const std::string& text) { parse(text, &values); }, help)
+        ->check(CLI::Validator(
+            [rule, parse](std::string& text) -> std::string {
+                return parse(text, nullptr) ? std::string() : "'" + text + "' is not " + rule;
+            },
+            rule));
+}
+
 CLI::Option* add_seconds_option(CLI::App* cmd, const std::string& name, double& value, bool zero_allowed,
                                 const std::string& help) {
     return cmd->add_option(name, value, help)

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace convcheck::cli {
 
@@ -26,6 +27,9 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, int& value
 // Seconds: a finite number in (0, kMaxSeconds], or [0, kMaxSeconds] when zero_allowed.
 CLI::Option* add_seconds_option(CLI::App* cmd, const std::string& name, double& value, bool zero_allowed,
                                 const std::string& help);
+// A list of counts: comma-separated, distinct integers, each in [min, max] ("1,2,4").
+CLI::Option* add_count_list_option(CLI::App* cmd, const std::string& name, std::vector<int>& values, int min, int max,
+                                   const std::string& help);
 // A fraction: a finite number in [0, 1].
 CLI::Option* add_fraction_option(CLI::App* cmd, const std::string& name, double& value, const std::string& help);
 

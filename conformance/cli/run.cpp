@@ -11,6 +11,7 @@
 
 #include "abi_descriptor.hpp"
 #include "commands.hpp"
+#include "failure_bundle.hpp"
 #include "interruption.hpp"
 #include "junit.hpp"
 #include "numeric_options.hpp"
@@ -42,6 +43,10 @@ struct RunOptions {
     std::string shard;
     double timeout_s = 30.0;
     int threads = 0;
+    bool threads_given = false;
+    int repeat = 1;                  // determinism mode (runner/determinism.hpp)
+    std::vector<int> threads_sweep;
+    std::string dump_failures;       // failure bundles (runner/failure_bundle.hpp)
     double min_coverage = kDefaultMinCoverage;
     bool min_coverage_given = false;
     std::string expectations;
@@ -124,6 +129,9 @@ int run(const RunOptions& o) {
     const std::vector<Case>& cases = loaded.cases;
     const std::vector<SkippedInput>& skipped = loaded.skipped;  // inputs not turned into cases, with reasons
     if (o.strict_benchdnn && !skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(skipped));
+    if (!o.threads_sweep.empty() && o.threads_given)
+        throw std::invalid_argument("--threads-sweep sets the thread count of every run: give it or --threads, not both");
+    if (!o.dump_failures.empty()) check_bundle_folder(o.dump_failures);  // an unwritable folder: refused before any case
     const Shard shard = shard_from(o.shard);
     std::vector<Case> mine;
     for (std::size_t i = 0; i < cases.size(); ++i)
@@ -139,6 +147,9 @@ int run(const RunOptions& o) {
     info.cases_total = static_cast<std::int64_t>(cases.size());
     info.shard = shard.text();
     info.threads = o.threads;
+    info.repeat = o.repeat;
+    info.threads_sweep = o.threads_sweep;
+    info.dump_failures = o.dump_failures;
     info.seed = o.seed;
     info.timeout_s = o.timeout_s;
     info.leak_check = o.leak_check;
@@ -180,6 +191,8 @@ int run(const RunOptions& o) {
     settings.shrink = !o.no_shrink;
     settings.shrink_limits.max_seconds = o.shrink_seconds;
     settings.fail_fast = o.fail_fast;
+    settings.check.determinism = {o.repeat, o.threads_sweep};
+    settings.dump_failures = o.dump_failures;
     settings.stop = interrupt.flag();
 
     std::vector<nlohmann::json> records;
@@ -233,7 +246,17 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--junit", o.junit_path, "write JUnit XML here");
     cmd->add_option("--shard", o.shard, "run shard i of n (i/n); default from TEST_/GTEST_ sharding variables");
     add_seconds_option(cmd, "--timeout", o.timeout_s, false, "seconds before a case counts as hanged (default 30)");
-    add_count_option(cmd, "--threads", o.threads, 0, 4096, "threads a plugin may use (0: its default)");
+    add_count_option(cmd, "--threads", o.threads, 0, 4096, "threads a plugin may use (0: its default)")
+        ->each([](const std::string&) { o.threads_given = true; });
+    add_count_option(cmd, "--repeat", o.repeat, 1, 1000,
+                     "determinism mode: run every case this many times (at each --threads-sweep count) and require "
+                     "bitwise-identical outputs (default 1)");
+    add_count_list_option(cmd, "--threads-sweep", o.threads_sweep, 0, 4096,
+                          "determinism mode: run every case at each of these thread counts (e.g. 1,2,4) and require "
+                          "bitwise-identical outputs");
+    cmd->add_option("--dump-failures", o.dump_failures,
+                    "write every failing case's inputs, expected and actual outputs (.npy) and a manifest.json into "
+                    "this folder");
     add_fraction_option(cmd, "--min-coverage", o.min_coverage,
                         "fraction of the cases that must execute (not be declined); the stricter of this and the "
                         "backend's min_coverage in backends.json applies (default 0.01)")

@@ -33,7 +33,7 @@ struct SelftestOptions {
 
 std::string caught_text(const MutantVerdict& v) {
     std::string text;
-    for (const char* mode : {"exact", "bound", "probe"}) {
+    for (const char* mode : {"exact", "bound", "probe", "determinism"}) {  // determinism: nondeterministic failures
         const auto f = v.failed.count(mode) ? v.failed.at(mode) : 0, c = v.crashed.count(mode) ? v.crashed.at(mode) : 0;
         if (f) text += std::string(text.empty() ? "" : ", ") + mode + " " + std::to_string(f);
         if (c) text += std::string(text.empty() ? "" : ", ") + "crash(" + mode + ") " + std::to_string(c);

@@ -36,6 +36,7 @@ const char* to_string(Kind k) {
         case Kind::statistics: return "statistics";
         case Kind::accepted_invalid: return "accepted_invalid";
         case Kind::paths_differ: return "paths_differ";
+        case Kind::nondeterministic: return "nondeterministic";
     }
     return "?";
 }

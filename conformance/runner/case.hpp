@@ -52,7 +52,8 @@ enum class Kind {
     none, mismatch, probe, nan, unwritten, crash, hang, plugin_error, out_of_memory, leak, xpass, declined,
     over_memory_limit, invalid_case, statistics,
     accepted_invalid,  // invalid mode: the backend computed a descriptor that breaks a rule instead of refusing it
-    paths_differ       // ABI 1.2: the one-shot conv_execute and the plan's execute gave different outputs
+    paths_differ,      // ABI 1.2: the one-shot conv_execute and the plan's execute gave different outputs
+    nondeterministic   // determinism mode: runs of one case gave outputs that differ bitwise (determinism.hpp)
 };
 const char* to_string(Kind kind);
 
@@ -92,6 +93,7 @@ struct CaseResult {
     std::string reproducer;
     // Set by the shrinker: the smallest descriptor found that fails the same way, and its reproducer.
     std::string shrunk_descriptor, shrunk_reproducer;
+    std::string failure_bundle;  // --dump-failures: the folder its data was written into, or ""
 };
 
 // Deterministic per-case seed from the run's seed and the case's position in its suite: the same for

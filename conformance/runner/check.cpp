@@ -126,7 +126,9 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
         e.one_shot_dst = &one_shot;
     }
     e.memory = {s.memory_limit_bytes, needs.total() + static_cast<std::int64_t>(one_shot.bytes())};
-    return execute_conv(*backend.plugin, backend.options, e);
+    ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
+    if (s.log) s.log->record(&b.src, &b.weights, e.bias, b.dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
+    return o;
 }
 
 // Turns a child outcome that is not "ok" into the case's status; false when it was ok.
@@ -336,19 +338,8 @@ std::string reproducer(const Backend& backend, const std::string& descriptor, st
     return r;
 }
 
-CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings& settings) {
-    CaseResult r;
-    r.c = c;
-    r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
-    if (c.fill != accuracy::Fill::standard) r.reproducer += std::string(" --fill ") + accuracy::to_string(c.fill);
-    try {
-        if (c.op == Op::conv) check_conv(backend, c, settings, r);
-        else check_cc(backend, c, settings, r);
-    } catch (const ConvError& e) {
-        r.status = Status::failed;
-        r.kind = Kind::invalid_case;
-        r.reason = std::string("invalid case: ") + e.what();
-    }
+void detail::apply_expectations(const Backend& backend, CaseResult& r) {
+    const Case& c = r.c;
     if (backend.expectations && r.status != Status::unsupported)
         if (const ExpectedFailure* x = backend.expectations->expected_failure(backend.info.name, c, r.status)) {
             if (r.status == Status::passed && x->may_pass) {
@@ -362,6 +353,22 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
                 r.status = Status::xfail;
             }
         }
+}
+
+CaseResult detail::check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings) {
+    CaseResult r;
+    r.c = c;
+    r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
+    if (c.fill != accuracy::Fill::standard) r.reproducer += std::string(" --fill ") + accuracy::to_string(c.fill);
+    try {
+        if (c.op == Op::conv) check_conv(backend, c, settings, r);
+        else check_cc(backend, c, settings, r);
+    } catch (const ConvError& e) {
+        r.status = Status::failed;
+        r.kind = Kind::invalid_case;
+        r.reason = std::string("invalid case: ") + e.what();
+    }
+    apply_expectations(backend, r);
     return r;
 }
 

@@ -7,6 +7,8 @@
 
 #include "case.hpp"
 #include "contract.hpp"
+#include "determinism.hpp"
+#include "execution_log.hpp"
 #include "expectations.hpp"
 #include "isolation.hpp"
 #include "memory_limit.hpp"
@@ -31,12 +33,15 @@ struct CheckSettings {
     // What one case may cost: the runner's part (refused when it does not fit) plus the plugin
     // child's own memory (killed past the rest). memory_limit.hpp.
     std::int64_t memory_limit_bytes = default_memory_limit();
+    Determinism determinism;       // several runs per case, outputs compared bitwise (determinism.hpp)
+    ExecutionLog* log = nullptr;   // when set, every execution's buffers are recorded in it (execution_log.hpp)
 };
 
 // The contract for this backend and output dtype (contract.hpp: the one contract).
 accuracy::Contract contract_for(const Backend& backend, DataType output_dtype);
 
 // Runs the case and decides its status (xfail / xpass applied). Never throws for a backend's fault.
+// In determinism mode (settings.determinism.on()) it runs the case several times (determinism.cpp).
 CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings& settings);
 
 // `convcheck run --backend <spec> --case '<descriptor>' --seed <n> --mode <mode>` (+ its options).

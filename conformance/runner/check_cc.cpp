@@ -142,6 +142,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, Cas
         e.timeout_s = s.timeout_s;
         e.memory = {s.memory_limit_bytes, needs.total()};
         const ChildOutcome o = execute_cc(*backend.plugin, backend.options, e);
+        if (s.log) s.log->record(e.src, e.theta, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
         if (outcome_status(o, r)) return false;
         r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
         r.implementation = o.implementation;

@@ -39,6 +39,10 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
 std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d);
 // Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).
 void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// One run of a case, expectations applied: check_case without determinism mode.
+CaseResult check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings);
+// The data file's expected failures applied to a result: xfail, xpass, or an intermittent one that passed.
+void apply_expectations(const Backend& backend, CaseResult& r);
 
 // The pieces of check.cpp that the stress and precision modes (check_stress.cpp,
 // check_precision.cpp) run their data through.

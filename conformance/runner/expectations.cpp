@@ -118,6 +118,16 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
         if (entry.contains("input_precision"))
             decl.input_precision = slack(entry["input_precision"], origin, where + ".input_precision", "dtype",
                                          {"tf32", "bf16"}, "the precision src and weights are rounded to before multiplying");
+        if (entry.contains("nondeterministic")) {
+            const json& n = entry["nondeterministic"];
+            const std::string at = where + ".nondeterministic";
+            if (!n.is_object()) bad(origin, at, "must be an object {\"reason\": \"...\"}");
+            for (const auto& [key, value] : n.items())
+                if (key != "reason") bad(origin, at + "." + key, "is not a key of it (it has only \"reason\")");
+            if (!n.contains("reason") || !n["reason"].is_string() || n["reason"].get<std::string>().empty())
+                bad(origin, at, "needs a non-empty \"reason\": a declared nondeterminism says why, with its evidence");
+            decl.nondeterministic = n["reason"].get<std::string>();
+        }
         if (entry.contains("expected_failures")) {
             if (!entry["expected_failures"].is_array()) bad(origin, where + ".expected_failures", "must be an array");
             int i = 0;
@@ -173,6 +183,12 @@ std::optional<CoverageFloor> Expectations::min_coverage(const std::string& backe
     const auto it = backends_.find(backend);
     if (it == backends_.end() || !it->second.min_coverage) return std::nullopt;
     return CoverageFloor{*it->second.min_coverage, origin_ + " (backends." + backend + ".min_coverage)"};
+}
+
+std::optional<std::string> Expectations::nondeterministic(const std::string& backend) const {
+    const auto it = backends_.find(backend);
+    if (it == backends_.end()) return std::nullopt;
+    return it->second.nondeterministic;
 }
 
 const ExpectedFailure* Expectations::expected_failure(const std::string& backend, const Case& c, Status status) const {

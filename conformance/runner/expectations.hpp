@@ -16,6 +16,8 @@
 // compared with its printed value.
 // "min_coverage": the fraction of a run's cases this backend must execute (not decline), in [0, 1];
 // the run uses the stricter of it and --min-coverage (coverage.hpp).
+// "nondeterministic": {"reason": "..."} declares that the backend's outputs may differ bitwise between
+// runs or thread counts (determinism.hpp): determinism mode then reports a difference instead of failing.
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
 // (heap-dependent garbage, a probe whose NaN reaches no output): a pass is then reported as passed,
 // not as xpass. Use it only with the reason that makes the failure intermittent.
@@ -53,6 +55,7 @@ struct BackendDeclaration {
     std::optional<double> min_coverage;
     std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
     std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
+    std::optional<std::string> nondeterministic;  // the reason the backend's outputs may differ between runs
 };
 
 class Expectations {
@@ -68,6 +71,8 @@ public:
     const BackendDeclaration* declaration(const std::string& backend) const;
     // The backend's declared coverage floor, with where it comes from ("<file> (backends.<name>.min_coverage)").
     std::optional<CoverageFloor> min_coverage(const std::string& backend) const;
+    // The reason the backend declares its outputs may differ between runs (determinism mode), if it does.
+    std::optional<std::string> nondeterministic(const std::string& backend) const;
     // The expected failure that covers this result (status one of failed/crashed/hanged, or passed to
     // detect an xpass), or nullptr.
     const ExpectedFailure* expected_failure(const std::string& backend, const Case& c, Status status) const;

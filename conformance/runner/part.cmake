@@ -21,9 +21,10 @@ if(CONVCHECK_BUILD_TESTS)
   convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner)
 endif()
 if(CONVCHECK_BUILD_TESTS)
-  foreach(t runner_expectations_test runner_kind_test runner_failure_details_test)
+  foreach(t runner_expectations_test runner_kind_test runner_failure_details_test runner_determinism_test)
     add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
+  add_dependencies(runner_determinism_test convcheck_plugin_optimized)
   # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables
   # merge back into exactly the unsharded run (same cases, seeds, statuses), and merge's checks hold.
   add_test(NAME conformance_shard_merge

@@ -48,7 +48,7 @@ const std::vector<std::string>& defining_run_fields() {
     static const std::vector<std::string> fields = {
         "schema",     "convcheck_version", "backend",   "backend_version", "backend_options", "accumulation_dtype",
         "suite",      "mode_filter",       "seed",      "cases_total",     "suite_checksum",  "threads",
-        "timeout_s",  "min_coverage",      "leak_check", "expectations_checksum"};
+        "timeout_s",  "min_coverage",      "leak_check", "expectations_checksum", "repeat", "threads_sweep"};
     return fields;
 }
 
@@ -69,6 +69,9 @@ json run_record(const RunInfo& i) {
             {"mode_filter", text_or_null(i.mode_filter)},
             {"shard", i.shard},
             {"threads", i.threads},
+            {"repeat", i.repeat},
+            {"threads_sweep", i.threads_sweep.empty() ? json(nullptr) : json(i.threads_sweep)},
+            {"dump_failures", text_or_null(i.dump_failures)},
             {"seed", i.seed},
             {"timeout_s", i.timeout_s},
             {"memory_limit_bytes", i.memory_limit_bytes},
@@ -155,6 +158,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
                                    {"over_bound", p->over_bound},
                                    {"worst_src_element", p->worst_src_element < 0 ? json(nullptr) : json(p->worst_src_element)}};
     }
+    if (!r.failure_bundle.empty()) j["failure_bundle"] = printable_line(r.failure_bundle);
     if (!r.shrunk_descriptor.empty()) {
         j["shrunk_descriptor"] = r.shrunk_descriptor;
         j["shrunk_reproducer"] = printable_line(r.shrunk_reproducer);

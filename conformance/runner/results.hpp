@@ -24,6 +24,9 @@ struct RunInfo {
     std::string suite_checksum;                // suite_checksum() of the suite's cases, before sharding
     std::int64_t cases_total = 0;              // the suite's cases, before sharding
     int threads = 0;
+    int repeat = 1;                  // determinism mode (determinism.hpp): runs per thread count
+    std::vector<int> threads_sweep;  // its thread counts; empty: none given
+    std::string dump_failures;       // --dump-failures folder, or ""
     std::uint64_t seed = 1;
     double timeout_s = 0;
     std::int64_t memory_limit_bytes = 0;  // the limit on a plugin child's memory; 0 = none

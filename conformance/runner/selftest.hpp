@@ -11,19 +11,24 @@
 #include <vector>
 
 #include "case.hpp"
+#include "determinism.hpp"
 
 namespace convcheck::runner {
 
 struct MutantVerdict {
     std::string name, kind, bug_class, meant, what;  // from mutants.def
     std::int64_t cases = 0, passed = 0, unsupported = 0;
-    // per mode ("exact", "bound", "probe"): cases failed, and cases crashed or hanged
+    // per mode ("exact", "bound", "probe"; "determinism" for a nondeterministic failure): cases failed, and
+    // cases crashed or hanged
     std::map<std::string, std::int64_t> failed, crashed;
     std::string first_case, first_reason, first_reproducer;  // the first case that caught it
     bool killed() const;
     // a bug caught in the check meant for it ("crash": some case crashed; any check when meant is "-")
     bool killed_as_meant() const;
 };
+
+// How the mutants meant for determinism mode ("determinism" in mutants.def) run: --threads-sweep 1,2 --repeat 3.
+inline const Determinism kSelftestDeterminism{3, {1, 2}};
 
 struct SelftestSettings {
     double timeout_s = 10.0;

@@ -1,5 +1,10 @@
 #include "session.hpp"
 
+#include <cstdio>
+
+#include "failure_bundle.hpp"
+#include "printable.hpp"
+
 namespace convcheck::runner {
 
 std::unique_ptr<BackendSession> open_backend(const std::string& spec, const std::vector<std::string>& options,
@@ -29,7 +34,12 @@ std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case
     shrink_limits.stop = settings.stop;
     for (const Case& c : cases) {
         if (stopped()) break;
-        CaseResult r = check_case(backend, c, settings.check);
+        // a failure bundle needs the data the backend saw: recorded for every case, kept for failing ones
+        ExecutionLog log;
+        log.keep_inputs = true;
+        CheckSettings check = settings.check;
+        if (!settings.dump_failures.empty()) check.log = &log;
+        CaseResult r = check_case(backend, c, check);
         if (stopped()) break;  // the case may have been cut short: it did not run
         // Hangs are not shrunk: every candidate would cost a full time limit.
         // a stored vector's data belongs to its descriptor: there is nothing smaller to try; an invalid
@@ -39,6 +49,14 @@ std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case
             if (smaller && !stopped()) {  // a search cut short may end on a killed candidate: keep none
                 r.shrunk_descriptor = smaller->c.descriptor();
                 r.shrunk_reproducer = smaller->reproducer;
+            }
+        }
+        if (!settings.dump_failures.empty() && gets_failure_bundle(r.status) && !stopped()) {
+            try {
+                r.failure_bundle = write_failure_bundle(settings.dump_failures, backend, r, log).string();
+            } catch (const std::exception& e) {  // the verdict stands; the missing bundle is said aloud
+                std::fprintf(stderr, "convcheck: warning: no failure bundle for %s: %s\n", r.c.id.c_str(),
+                             printable_line(e.what()).c_str());
             }
         }
         if (on_result) on_result(r);

@@ -32,6 +32,8 @@ struct RunSettings {
     bool shrink = true;
     ShrinkLimits shrink_limits;
     bool fail_fast = false;  // stop after the first failing case
+    // --dump-failures: the folder each failing case's bundle is written into (failure_bundle.hpp), or "".
+    std::string dump_failures;
     // Set (by a signal handler) to stop: no case starts after it is set, and a case in progress when it
     // was set is left out (its child may have been killed), so every result reported is a real one.
     const volatile std::sig_atomic_t* stop = nullptr;

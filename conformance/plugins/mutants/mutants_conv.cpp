@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -183,7 +184,7 @@ double to_output(const Problem& p, double v) {
 
 }  // namespace
 
-void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant) {
+void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant, int threads) {
     const Problem p(desc, mutant);
     const long long taps = p.ICg * p.k_spatial;
     const long long outputs = p.N * p.O * p.out_spatial;
@@ -214,6 +215,29 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::thread t1(worker, 0, taps / 2), t2(worker, taps / 2, taps);
         t1.join();
         t2.join();
+    } else if (p.m == M::thread_split_order || p.m == M::run_to_run_order) {
+        // Both sum every tap once, so each result is within the bound and exact data stays exact; only the
+        // order of the float additions moves. thread_split_order: one chunk of taps per thread (0 threads
+        // read as 1), the chunk sums added in order. run_to_run_order: the taps from a start drawn per
+        // process to the end, then from 0 to the start. Once per process, not per call: the runner runs
+        // every case in a fresh child and compares the plan's and the one-shot call's outputs bitwise
+        // there (paths_differ), so a draw per call would be caught outside determinism mode too.
+        const long long chunks = std::clamp<long long>(threads, 1, std::max(taps, 1LL));
+        static const unsigned process_draw = std::random_device{}();
+        const long long start = taps > 0 ? static_cast<long long>(process_draw % taps) : 0;
+        for (long long f = 0; f < outputs; ++f) {
+            long long n, oc;
+            Dims o;
+            output_at(f, &n, &oc, &o);
+            float sum = 0.0f;
+            if (p.m == M::thread_split_order)
+                for (long long c = 0; c < chunks; ++c)
+                    sum += static_cast<float>(partial_sum(p, a, n, oc, o, taps * c / chunks, taps * (c + 1) / chunks));
+            else
+                sum = static_cast<float>(partial_sum(p, a, n, oc, o, start, taps)) +
+                      static_cast<float>(partial_sum(p, a, n, oc, o, 0, start));
+            acc[f] = sum;
+        }
     } else {
         for (long long f = 0; f < outputs; ++f) {
             long long n, oc;

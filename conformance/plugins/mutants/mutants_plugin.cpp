@@ -17,6 +17,7 @@ using convcheck::mutants::Mutant;
 
 struct Instance {
     Mutant mutant = Mutant::none;
+    int threads = 0;  // create's num_threads (0: the default)
 };
 
 Mutant mutant_of(convcheck_plugin* plugin) { return reinterpret_cast<Instance*>(plugin)->mutant; }
@@ -25,6 +26,7 @@ std::string implementation_name(Mutant m) { return "mutant_" + std::string(kMuta
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return guarded("create", [&]() -> convcheck_error* {
         auto* instance = new Instance{};
+        instance->threads = args->num_threads;
         std::string options = CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
         if (!options.empty()) {
             bool known = false;
@@ -81,23 +83,26 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     });
 }
 
-// The mutants prepare nothing: the plan remembers the mutant and computes at each execute. An invalid
-// descriptor is refused at prepare (so by the one-shot conv_execute too), unless the mutant is invalid_accepted.
+// The mutants prepare nothing: the plan remembers the mutant and the thread count and computes at each
+// execute. An invalid descriptor is refused at prepare (so by the one-shot conv_execute too), unless the
+// mutant is invalid_accepted.
 struct Plan : convcheck_conv_plan {
-    Plan(const convcheck_conv_desc& desc, Mutant mutant) : convcheck_conv_plan(desc), mutant(mutant) {}
+    Plan(const convcheck_conv_desc& desc, Mutant mutant, int threads)
+        : convcheck_conv_plan(desc), mutant(mutant), threads(threads) {}
     convcheck_error* execute(const convcheck_conv_args& args) override {
-        convcheck::mutants::compute_conv(desc, args, mutant);
+        convcheck::mutants::compute_conv(desc, args, mutant, threads);
         write_implementation(&args, implementation_name(mutant));
         return nullptr;
     }
     const Mutant mutant;
+    const int threads;
 };
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const PrepareInputs&) {
     if (const std::string why = broken_rule(desc, mutant_of(plugin)); !why.empty())
         throw std::invalid_argument("invalid descriptor: " + why);
-    return std::make_unique<Plan>(desc, mutant_of(plugin));
+    return std::make_unique<Plan>(desc, mutant_of(plugin), reinterpret_cast<Instance*>(plugin)->threads);
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {

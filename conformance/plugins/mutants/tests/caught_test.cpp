@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../mutants.hpp"
+#include "selftest.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -17,11 +18,12 @@ using MutantKind = mutants::Kind;
 namespace {
 
 std::vector<CaseResult> run_suite(const std::string& mutant, const std::string& suite, std::uint64_t seed,
-                                  const std::string& mode, bool fail_fast) {
+                                  const std::string& mode, bool fail_fast, Determinism determinism = {}) {
     auto session = open_backend("mutants", {"mutant=" + mutant}, 0, "none", 10.0);
     RunSettings settings;
     settings.shrink = false;
     settings.fail_fast = fail_fast;
+    settings.check.determinism = determinism;
     return run_cases(session->backend, load_cases(suite, seed, mode), settings);
 }
 
@@ -45,7 +47,7 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         const std::string caught(m.caught_in);
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
-                        caught == "invalid")
+                        caught == "invalid" || caught == "determinism")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -69,17 +71,21 @@ TEST(Mutants, BaselineRefusesTheInvalidSuite) {
 class Caught : public ::testing::TestWithParam<std::string> {};
 
 // The mode meant to catch the bug catches it on every seed tried: some smoke case in that mode fails
-// (or, for "crash", crashes); for "invalid", a case of the invalid suite fails as accepted_invalid.
+// (or, for "crash", crashes; for "determinism", fails as nondeterministic in determinism mode); for
+// "invalid", a case of the invalid suite fails as accepted_invalid.
 TEST_P(Caught, BySmokeInItsMode) {
     const std::string mutant = GetParam();
     const std::string caught(info(mutant).caught_in);
+    const bool determinism = caught == "determinism";
     for (std::uint64_t seed : {1, 2, 3}) {
         const std::string suite = caught == "invalid" ? "invalid" : "smoke";
-        const auto results = run_suite(mutant, suite, seed, caught == "crash" ? "" : caught, true);
+        const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism ? "" : caught, true,
+                                       determinism ? kSelftestDeterminism : Determinism{});
         ASSERT_FALSE(results.empty());
         const CaseResult& last = results.back();
-        const bool killed = caught == "crash" ? last.status == Status::crashed
-                                              : last.status == Status::failed || last.status == Status::crashed;
+        const bool killed = caught == "crash"  ? last.status == Status::crashed
+                            : determinism      ? last.status == Status::failed && last.kind == Kind::nondeterministic
+                                               : last.status == Status::failed || last.status == Status::crashed;
         ASSERT_TRUE(killed) << "mutant " << mutant << " survived the smoke suite's " << caught << " check on seed "
                             << seed << " (" << results.size() << " cases)";
         // The checks that exist for exactly these bugs must be the ones that catch them.
