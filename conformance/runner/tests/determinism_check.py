@@ -15,11 +15,12 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+from cli_run import records, run_convcheck
 
 check, convcheck, plugin_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix=f"convcheck_determinism_{check}_")
@@ -27,27 +28,12 @@ mutants = os.path.join(plugin_dir, "libconvcheck_plugin_mutants.so")
 reference = os.path.join(plugin_dir, "libconvcheck_plugin_reference.so")
 
 
-def clean_env():
-    env = dict(os.environ)
-    for key in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"):
-        env.pop(key, None)
-    return env
-
-
 def run(args, expect):
-    p = subprocess.run([convcheck] + args, env=clean_env(), capture_output=True, text=True, errors="replace")
-    if p.returncode != expect:
-        sys.exit(f"convcheck {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
-    return p
+    return run_convcheck(convcheck, args, expect)
 
 
 def path(name):
     return os.path.join(tmp, name)
-
-
-def records(file):
-    with open(file, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def cases(file):

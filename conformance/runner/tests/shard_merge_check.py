@@ -7,33 +7,25 @@ statuses), that merge refuses a missing shard, and that JUnit XML is written. Th
 with skipped inputs in 2 shards: the merged file holds every shard's "skipped" records and counts them in its
 summary, as the whole run does, and a shard whose summary disagrees with its records is refused.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+
+from cli_run import records, run_convcheck
 
 convcheck, plugin = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp(prefix="convcheck_shards_")
 
 
 def run(args, env=None, expect=0):
-    full_env = dict(os.environ)
-    for key in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"):
-        full_env.pop(key, None)
-    full_env.update(env or {})
-    p = subprocess.run([convcheck] + args, env=full_env, capture_output=True, text=True)
-    if p.returncode != expect:
-        sys.exit(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
-    return p
+    return run_convcheck(convcheck, args, expect, env)
 
 
 def cases(path):
-    with open(path) as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    assert records[0]["record"] == "run" and records[-1]["record"] == "summary", path
-    return [(r["case_id"], r["descriptor"], r["seed"], r["mode"], r["status"]) for r in records if r["record"] == "case"]
+    rs = records(path)
+    assert rs[0]["record"] == "run" and rs[-1]["record"] == "summary", path
+    return [(r["case_id"], r["descriptor"], r["seed"], r["mode"], r["status"]) for r in rs if r["record"] == "case"]
 
 
 base = ["run", "--backend", plugin, "--suite", "smoke", "--quiet"]
@@ -71,8 +63,7 @@ p = run(["merge", shards[0], shards[0], "--quiet"], expect=2)
 assert "given twice" in p.stderr, p.stderr
 
 def records_of(path, kind):
-    with open(path) as f:
-        return [r for r in (json.loads(line) for line in f if line.strip()) if r["record"] == kind]
+    return [r for r in records(path) if r["record"] == kind]
 
 
 # benchdnn problems convcheck does not model are "skipped" records, split between shards like cases

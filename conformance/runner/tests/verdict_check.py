@@ -23,33 +23,20 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from cli_run import clean_env, records, run_convcheck
+
 check, convcheck, plugin_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix=f"convcheck_verdict_{check}_")
 faultzoo = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo.so")
 wrong_abi = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo_wrong_abi.so")
 
 
-def clean_env():
-    env = dict(os.environ)
-    for key in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"):
-        env.pop(key, None)
-    return env
-
-
 def run(args, expect):
-    p = subprocess.run([convcheck] + args, env=clean_env(), capture_output=True, text=True, errors="replace")
-    if p.returncode != expect:
-        sys.exit(f"convcheck {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
-    return p
+    return run_convcheck(convcheck, args, expect)
 
 
 def path(name):
     return os.path.join(tmp, name)
-
-
-def records(file):
-    with open(file, encoding="utf-8") as f:  # strict: invalid UTF-8 raises
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def junit(file):
