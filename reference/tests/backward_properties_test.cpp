@@ -151,3 +151,31 @@ RC_GTEST_PROP(BackwardProperties, MagnitudeAndTermsAreTheSumsOfAbsoluteValuesAnd
     // every tap pairs with at most N * (outputs) positions: the long reduction of backward weights
     for (auto t : weights.terms) RC_ASSERT(t <= d.dst_elements() / d.out_channels);
 }
+
+// Probes: a NaN at one diff_dst element (n, oc, y) reaches exactly the elements the forward pairs
+// with it (whatever the weights or src values, zeros included: NaN * 0 is NaN), and nothing else.
+// The pairs are found independently of NaN arithmetic: a one-hot diff_dst against all-ones data.
+RC_GTEST_PROP(BackwardProperties, ANaNInDiffDstReachesExactlyTheElementsTheForwardPairsWithIt, ()) {
+    const auto d = arbitrary_descriptor();
+    const auto seed = arbitrary_seed();
+    auto p = make(d, seed);
+    const auto at = *rc::gen::inRange<std::int64_t>(0, d.dst_elements());
+    const auto repro = testdata::repro(d, seed) + " NaN at diff_dst " + std::to_string(at);
+    std::vector<double> one_hot(d.dst_elements(), 0.0);
+    one_hot[at] = 1.0;
+    p.diff_dst[at] = std::nan("");
+    const std::vector<double> ones_src(d.src_elements(), 1.0), ones_weights(d.weights_elements(), 1.0);
+
+    auto check = [&](const std::vector<double>& got, const std::vector<double>& reach, const std::string& what) {
+        for (std::size_t i = 0; i < got.size(); ++i)
+            if (std::isnan(got[i]) != (reach[i] != 0))
+                RC_FAIL(what + " element " + std::to_string(i) + (std::isnan(got[i]) ? " is" : " is not") +
+                        " NaN; the forward pairs it with " + std::to_string(reach[i]) + " terms; " + repro);
+    };
+    check(reference::backward_data_summation(d, p.diff_dst, p.forward.weights).values,
+          reference::backward_data_summation(d, one_hot, ones_weights).values, "diff_src");
+    check(reference::backward_weights_summation(d, p.forward.src, p.diff_dst).values,
+          reference::backward_weights_summation(d, ones_src, one_hot).values, "diff_weights");
+    check(reference::backward_bias_summation(d, p.diff_dst).values, reference::backward_bias_summation(d, one_hot).values,
+          "diff_bias");
+}
