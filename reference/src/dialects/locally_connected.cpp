@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "geometry.hpp"
+#include "index_set.hpp"
 
 namespace convcheck::reference {
 
@@ -19,17 +19,12 @@ ConvResult locally_connected(const ConvDescriptor& d, const std::array<bool, kMa
                              std::span<const double> bias) {
     validate(d);
     const detail::Geometry3 geo = detail::lift(d);
-    const std::int64_t ID = geo.in[0], IH = geo.in[1], IW = geo.in[2];
     const std::int64_t KD = geo.kernel[0], KH = geo.kernel[1], KW = geo.kernel[2];
-    const std::int64_t SD = geo.stride[0], SH = geo.stride[1], SW = geo.stride[2];
-    const std::int64_t DD = geo.dilation[0], DH = geo.dilation[1], DW = geo.dilation[2];
-    const std::int64_t PD = geo.pad_begin[0], PH = geo.pad_begin[1], PW = geo.pad_begin[2];
     const std::int64_t OD = geo.out[0], OH = geo.out[1], OW = geo.out[2];
     // the shared flags lifted like the geometry: unit axes are shared
     std::array<bool, 3> unshared{false, false, false};
     for (int a = 0; a < d.rank; ++a) unshared[3 - d.rank + a] = !shared[a];
-    const std::int64_t G = d.groups, IC_G = d.in_channels_per_group(), OC_G = d.out_channels_per_group();
-    const std::int64_t IC = d.in_channels, OC = d.out_channels;
+    const std::int64_t IC_G = d.in_channels_per_group(), OC = d.out_channels;
     const std::int64_t kernel_elements = OC * IC_G * KD * KH * KW;
     if (static_cast<std::int64_t>(src.size()) != d.src_elements())
         throw ConvError("src", std::to_string(src.size()), "must have " + std::to_string(d.src_elements()) + " elements");
@@ -40,50 +35,36 @@ ConvResult locally_connected(const ConvDescriptor& d, const std::array<bool, kMa
     if (d.has_bias && static_cast<std::int64_t>(bias.size()) != OC)
         throw ConvError("bias", std::to_string(bias.size()), "must have O elements");
 
+    // The convolution's own index set (index_set.hpp); only the kernel depends on the output position.
+    const detail::ForwardIndexSet index_set(d);
     ConvResult r;
-    const std::int64_t dst_elements = d.batch * OC * OD * OH * OW;
-    r.dst.assign(dst_elements, 0.0);
-    r.magnitude.assign(dst_elements, 0.0);
-    r.terms.assign(dst_elements, 0);
-    for (std::int64_t n = 0; n < d.batch; ++n)
-    for (std::int64_t g = 0; g < G; ++g)
-    for (std::int64_t oc_g = 0; oc_g < OC_G; ++oc_g)
-    for (std::int64_t od = 0; od < OD; ++od)
-    for (std::int64_t oh = 0; oh < OH; ++oh)
-    for (std::int64_t ow = 0; ow < OW; ++ow) {
-        const std::int64_t oc = g * OC_G + oc_g;
+    r.dst.assign(d.dst_elements(), 0.0);
+    r.magnitude.assign(d.dst_elements(), 0.0);
+    r.terms.assign(d.dst_elements(), 0);
+    index_set.for_each_output([&](const detail::Output& y) {
         // p(o): the output position along the unshared axes only
         std::int64_t position = 0;
-        if (unshared[0]) position = position * OD + od;
-        if (unshared[1]) position = position * OH + oh;
-        if (unshared[2]) position = position * OW + ow;
+        if (unshared[0]) position = position * OD + y.od;
+        if (unshared[1]) position = position * OH + y.oh;
+        if (unshared[2]) position = position * OW + y.ow;
         const double* kernel = weights.data() + position * kernel_elements;
         double sum = 0.0, magnitude = 0.0;
         std::int64_t terms = 0;
         if (d.has_bias) {
-            sum = bias[oc];
-            magnitude = std::fabs(bias[oc]);
+            sum = bias[y.oc];
+            magnitude = std::fabs(bias[y.oc]);
             terms = 1;
         }
-        for (std::int64_t ic_g = 0; ic_g < IC_G; ++ic_g)
-        for (std::int64_t kd = 0; kd < KD; ++kd)
-        for (std::int64_t kh = 0; kh < KH; ++kh)
-        for (std::int64_t kw = 0; kw < KW; ++kw) {
-            const std::int64_t id = od * SD - PD + kd * DD;
-            const std::int64_t ih = oh * SH - PH + kh * DH;
-            const std::int64_t iw = ow * SW - PW + kw * DW;
-            if (id < 0 || id >= ID || ih < 0 || ih >= IH || iw < 0 || iw >= IW) continue;  // zero padding
-            const double x = src[(((n * IC + g * IC_G + ic_g) * ID + id) * IH + ih) * IW + iw];
-            const double w = kernel[(((oc * IC_G + ic_g) * KD + kd) * KH + kh) * KW + kw];
-            sum += x * w;
-            magnitude += std::fabs(x * w);
+        index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
+            const double x = src[s] * kernel[w];
+            sum += x;
+            magnitude += std::fabs(x);
             ++terms;
-        }
-        const std::int64_t o = (((n * OC + oc) * OD + od) * OH + oh) * OW + ow;
-        r.dst[o] = sum;
-        r.magnitude[o] = magnitude;
-        r.terms[o] = terms;
-    }
+        });
+        r.dst[y.dst] = sum;
+        r.magnitude[y.dst] = magnitude;
+        r.terms[y.dst] = terms;
+    });
     return r;
 }
 
