@@ -47,7 +47,8 @@ std::string not_computable(const convcheck_conv_desc& d) {
                support::dtype_name(d.dtype);
     if (d.rank < 1 || d.rank > 3) return "rank " + std::to_string(d.rank) + " is not a convolution rank";
     for (int64_t v : {d.batch, d.in_channels, d.out_channels, d.groups})
-        if (v > INT32_MAX) return "OpenCV Mat dimensions are int: a size above 2^31-1 cannot be expressed";
+        if (v > INT32_MAX)
+            return "the opencv plugin cannot express a size above 2^31-1 to OpenCV (declined): cv::Mat dimensions are int";
     return "";
 }
 

@@ -142,8 +142,11 @@ std::string inexpressible(const convcheck_conv_desc& d) {
 std::string too_large(const convcheck_conv_desc& l) {
     for (int a = 0; a < 2; ++a)
         for (int64_t v : {l.kernel_size[a], l.strides[a], l.dilations[a], l.pads_begin[a], l.pads_end[a]})
-            if (v > UINT32_MAX) return "XNNPACK's kernel, stride, dilation and pad parameters are uint32_t: " + std::to_string(v) + " does not fit";
-    if (l.groups > UINT32_MAX) return "XNNPACK's groups is uint32_t: " + std::to_string(l.groups) + " does not fit";
+            if (v > UINT32_MAX)
+                return "the xnnpack plugin cannot express " + std::to_string(v) +
+                       " to XNNPACK (declined): its kernel, stride, dilation and pad parameters are uint32_t";
+    if (l.groups > UINT32_MAX)
+        return "the xnnpack plugin cannot express groups = " + std::to_string(l.groups) + " to XNNPACK (declined): it is uint32_t there";
     return "";
 }
 
