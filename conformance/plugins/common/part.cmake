@@ -50,5 +50,9 @@ function(convcheck_add_backend_plugin name)
                COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite ${suite} --threads 2 --no-progress)
       set_tests_properties(conformance_${suite}_${name} PROPERTIES TIMEOUT 120 LABELS backend)
     endforeach()
+    # Who answers each invalid case: the plugin ("cannot express"), the library, or neither (docs/backends.md).
+    add_test(NAME invalid_outcomes_${name} COMMAND /usr/bin/python3 ${CONVCHECK_PLUGIN_COMMON_DIR}/tests/invalid_outcomes_check.py
+             $<TARGET_FILE:convcheck> $<TARGET_FILE:${target}> ${name})
+    set_tests_properties(invalid_outcomes_${name} PROPERTIES TIMEOUT 120 LABELS backend)
   endif()
 endfunction()

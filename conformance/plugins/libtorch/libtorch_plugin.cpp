@@ -13,7 +13,15 @@
 //               implementation string says so, e.g. "[cropped, zero-padded]").
 //   dilations   1-based, as ours. groups as ours.
 //   output      the result is copied into the runner's dst only when its shape is exactly the
-//               expected one (copy_ would broadcast anything smaller).
+//               expected one (copy_ would broadcast anything smaller); otherwise nothing is written
+//               and the implementation string names the shape ATen returned.
+//   invalid     a descriptor is passed as it is, so that ATen's own checks accept or refuse it (its
+//               c10::Error comes back as the error's message); the plugin refuses only groups 0
+//               (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express": the weights tensor is
+//               [O, C/G, k...]). Each tensor's storage size is checked with ATen's own
+//               computeStorageNbytes before at::from_blob, whose TensorMaker::computeStorageSize is
+//               noexcept in 1.13 and would turn ATen's overflow error into std::terminate.
+#include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ConvUtils.h>
@@ -57,7 +65,7 @@ const char* backend_name(at::native::ConvBackend b) {
     }
 }
 
-std::string inexpressible(const convcheck_conv_desc& d) {
+std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16)
         return d.dtype == CONVCHECK_F16
                    ? std::string("ATen 1.13 has no CPU f16 convolution: at::convolution raises \"slow_conv2d_cpu\" (also "
@@ -67,11 +75,42 @@ std::string inexpressible(const convcheck_conv_desc& d) {
     return "";
 }
 
+// What the plugin cannot hand ATen without inventing a number; "" when it passes the case as it is.
+std::string inexpressible(const convcheck_conv_desc& d) {
+    if (d.groups == 0)
+        return "the libtorch plugin cannot express groups = 0 to ATen: the weights tensor at::convolution takes is "
+               "[O, C/G, k...], and C/G has no value for G = 0";
+    return "";
+}
+
+// The spec's output size on every axis is defined (strides >= 1); otherwise ATen decides alone.
+bool has_output_size(const convcheck_conv_desc& d) {
+    for (int a = 0; a < d.rank; ++a)
+        if (d.strides[a] < 1) return false;
+    return true;
+}
+
 at::ScalarType scalar_type(const convcheck_conv_desc& d) { return d.dtype == CONVCHECK_F32 ? at::kFloat : at::kBFloat16; }
 
-// A tensor over runner memory, logical dims `dims`, in the memory order `physical`.
+// A tensor over runner memory, logical dims `dims`, in the memory order `physical`. ATen's own
+// storage-size check runs first, where its error can still be caught (see the header comment).
 at::Tensor over(const void* data, const std::vector<int64_t>& dims, const std::vector<int>& physical, at::ScalarType t) {
-    return at::from_blob(const_cast<void*>(data), dims, support::dense_strides(dims, physical), at::TensorOptions().dtype(t));
+    const std::vector<int64_t> strides = support::dense_strides(dims, physical);
+    at::detail::computeStorageNbytes(dims, strides, c10::elementSize(t));
+    return at::from_blob(const_cast<void*>(data), dims, strides, at::TensorOptions().dtype(t));
+}
+
+// ATen's errors (TORCH_CHECK's c10::Error) as the plugin's error, in ATen's words without the C++
+// backtrace.
+template <typename Body>
+convcheck_error* aten_errors(Body&& body) {
+    try {
+        return body();
+    } catch (const c10::NotImplementedError& e) {
+        return support::make_error(std::string("ATen refused: ") + e.what_without_backtrace(), CONVCHECK_ERROR_UNIMPLEMENTED);
+    } catch (const c10::Error& e) {
+        return support::make_error(std::string("ATen refused: ") + e.what_without_backtrace());
+    }
 }
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
@@ -104,7 +143,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
 
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
-    const std::string why = inexpressible(*desc);
+    if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
+    const std::string why = not_computable(*desc);
     return why.empty() ? support::supported(out) : support::unsupported(out, why);
 }
 
@@ -117,14 +157,16 @@ struct Prepared : convcheck_conv_plan {
           adaptation(support::plan_adaptation(
               desc, {desc.data_format, desc.filter_format, false, false, support::PadsRule::symmetric_nonnegative})),
           l(support::library_desc(desc, adaptation)) {
-        const std::string why = inexpressible(desc);
+        if (const std::string why = inexpressible(desc); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
+        const std::string why = not_computable(desc);
         if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
         src_dims = {l.batch, l.in_channels};
         dst_dims = {l.batch, l.out_channels};
         wei_dims = {l.out_channels, l.in_channels / l.groups};
         for (int a = 0; a < l.rank; ++a) {
             src_dims.push_back(l.input_size[a]);
-            dst_dims.push_back(support::output_size(l, a));
+            if (has_output_size(l)) dst_dims.push_back(support::output_size(l, a));
             wei_dims.push_back(l.kernel_size[a]);
             strides.push_back(l.strides[a]);
             dilations.push_back(l.dilations[a]);
@@ -133,6 +175,10 @@ struct Prepared : convcheck_conv_plan {
     }
 
     convcheck_error* execute(const convcheck_conv_args& args) override {
+        return aten_errors([&] { return run(args); });
+    }
+
+    convcheck_error* run(const convcheck_conv_args& args) {
         if (num_threads > 0 && at::get_num_threads() != num_threads) at::set_num_threads(num_threads);
         support::LibraryBuffers buffers(desc, adaptation, args);
         const at::Tensor src = over(buffers.src(), src_dims, support::activation_order(l), type);
@@ -140,16 +186,24 @@ struct Prepared : convcheck_conv_plan {
         const c10::optional<at::Tensor> bias =
             desc.has_bias ? c10::optional<at::Tensor>(over(buffers.bias(), {l.out_channels}, {0}, type)) : c10::nullopt;
         const std::vector<int64_t> no_output_padding(l.rank, 0);
+        const at::Tensor result = at::convolution(src, weights, bias, strides, pads, dilations, false, no_output_padding, l.groups);
         const std::string implementation =
             std::string("libtorch:") +
             backend_name(at::native::select_conv_backend(src, weights, bias, strides, pads, dilations, false, no_output_padding,
                                                          l.groups)) +
             support::adaptation_note(desc, adaptation);
-        const at::Tensor result = at::convolution(src, weights, bias, strides, pads, dilations, false, no_output_padding, l.groups);
-        if (result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != type)
-            return support::make_error("at::convolution returned shape " + c10::str(result.sizes()) + " " +
-                                       std::string(c10::toString(result.scalar_type())) + ", expected " +
-                                       c10::str(at::IntArrayRef(dst_dims)));
+        // A result of another shape than the spec's dst (or any result where the spec defines no
+        // output size) is not copied (copy_ would broadcast it): success with nothing written and
+        // the shape ATen returned named, so the runner sees what ATen computed (unwritten outputs;
+        // for an invalid case, accepted_invalid) instead of a refusal ATen did not make.
+        if (!has_output_size(l) || result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != type) {
+            support::write_implementation(
+                &args, implementation + " (at::convolution returned shape " + c10::str(result.sizes()) + " " +
+                           c10::toString(result.scalar_type()) + ", the spec's dst is " +
+                           (has_output_size(l) ? c10::str(at::IntArrayRef(dst_dims)) : std::string("undefined")) +
+                           ": nothing written)");
+            return nullptr;
+        }
         over(buffers.dst(), dst_dims, support::activation_order(l), type).copy_(result);
         buffers.return_dst();
         support::write_implementation(&args, implementation);

@@ -12,6 +12,11 @@
 //   formats     the runner's buffers are described exactly (NCX/NXC data, OIX/XIO weights, by
 //               strides); the primitive picks its own layout (format_tag::any) and we reorder into
 //               and out of it with oneDNN reorders, outside the convolution primitive.
+//   invalid     a descriptor is passed as it is, so that oneDNN's own checks (conv_desc_init) accept
+//               or refuse it; only what the plugin would have to invent a number for is refused by
+//               the plugin (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express"): groups 0 (the grouped
+//               weights are {G, O/G, I/G, k...}) and a stride below 1 (the primitive takes the dst
+//               dims, and the spec's output size is defined for strides >= 1 only).
 //   plans       (ABI 1.2) conv_prepare builds the primitive and, when the weights come with it,
 //               reorders them (and the bias) into the primitive's layouts once; each execute then
 //               reorders src in, runs the primitive, and reorders dst out. The one-shot conv_execute
@@ -59,7 +64,7 @@ memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, boo
 // Weights: logical {[G,] O/G, I/G, k...}. OIX = [O][I/G][k...] is that order (O = G*O/G, G outer);
 // XIO = [k...][I/G][O], i.e. physical order k..., I/G, G, O/G.
 memory::desc weights_desc(const convcheck_conv_desc& d) {
-    const bool grouped = d.groups > 1;
+    const bool grouped = d.groups != 1;  // a group count below 1 reaches oneDNN as it is
     memory::dims dims;
     if (grouped) dims.push_back(d.groups);
     dims.push_back(d.out_channels / d.groups);
@@ -82,6 +87,26 @@ memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], i
     memory::dims out;
     for (int a = 0; a < d.rank; ++a) out.push_back(values[a] - minus);
     return out;
+}
+
+// What the plugin cannot hand oneDNN without inventing a number; "" when it can pass the case as it
+// is. The plugin refuses these itself (invalid argument), saying so, so that a report tells them from
+// oneDNN's own refusals.
+std::string inexpressible(const convcheck_conv_desc& d) {
+    if (d.groups == 0)
+        return "the onednn plugin cannot express groups = 0 to oneDNN: its grouped weights are {G, O/G, I/G, k...}, "
+               "and O/G, I/G have no value for G = 0";
+    for (int a = 0; a < d.rank; ++a)
+        if (d.strides[a] < 1)
+            return "the onednn plugin cannot express strides[" + std::to_string(a) + "] = " + std::to_string(d.strides[a]) +
+                   " to oneDNN: its convolution descriptor takes the dst dims, and the spec's output size "
+                   "floor((in + pb + pe - ((k-1)*d + 1)) / s) + 1 is defined for s >= 1 only";
+    return "";
+}
+
+const convcheck_conv_desc& expressible(const convcheck_conv_desc& d) {
+    if (const std::string why = inexpressible(d); !why.empty()) throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
+    return d;
 }
 
 // oneDNN takes both data and both filter formats (described by strides): only pads outside its
@@ -146,6 +171,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("onednn conv_query", [&]() -> convcheck_error* {
+        expressible(*desc);
         if (data_type_of(desc->dtype) == memory::data_type::undef)
             return support::unsupported(out, std::string("oneDNN convolution has no ") + support::dtype_name(desc->dtype));
         try {
@@ -161,7 +187,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 // weights and bias already in the primitive's layouts.
 struct Prepared : convcheck_conv_plan {
     Prepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
-        : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(desc)),
+        : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(expressible(desc))),
           l(support::library_desc(desc, adaptation)) {
         if (data_type_of(desc.dtype) == memory::data_type::undef)
             throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,

@@ -13,6 +13,10 @@
 //   data        blobs are NCHW / NCDHW: NXC src is reordered, and the result back (adaptation).
 //   rank 1      2-D with a unit axis (adaptation): a one-entry kernel_size is not a 1-D kernel to
 //               OpenCV 4.6 (getConvolutionKernelParams widens it to a square 2-D kernel).
+//   invalid     a descriptor is passed as it is, so that OpenCV's own checks accept or refuse it (its
+//               cv::Exception comes back as the error's message); the plugin refuses only groups 0
+//               (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express": blobs[0] is {O, I/G, k...}, and
+//               OpenCV derives the group count from it).
 // The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
 // the ones that ran.
 #include <opencv2/core.hpp>
@@ -43,8 +47,26 @@ std::string not_computable(const convcheck_conv_desc& d) {
                support::dtype_name(d.dtype);
     if (d.rank < 1 || d.rank > 3) return "rank " + std::to_string(d.rank) + " is not a convolution rank";
     for (int64_t v : {d.batch, d.in_channels, d.out_channels, d.groups})
-        if (v > INT32_MAX) return "OpenCV Mat dimensions are int: a size above 2^31-1 cannot be expressed";
+        if (v > INT32_MAX)
+            return "the opencv plugin cannot express a size above 2^31-1 to OpenCV (declined): cv::Mat dimensions are int";
     return "";
+}
+
+// What the plugin cannot hand OpenCV without inventing a number; "" when it passes the case as it is.
+std::string inexpressible(const convcheck_conv_desc& d) {
+    if (d.groups == 0)
+        return "the opencv plugin cannot express groups = 0 to OpenCV: the layer's weights blob is {O, C/G, k...} "
+               "(OpenCV derives the group count from it), and C/G has no value for G = 0";
+    return "";
+}
+
+// A blob of `dims` holding a copy of `data` (zeros when NULL). Built by hand rather than with
+// Mat::clone, which turns a Mat with a zero dimension into one without dimensions: a {0, C/G, k...}
+// weights blob must reach OpenCV with its shape.
+cv::Mat blob(const std::vector<int>& dims, const void* data) {
+    cv::Mat m(dims, CV_32F, cv::Scalar(0));
+    if (data != nullptr && m.total() > 0) std::memcpy(m.ptr<float>(), data, m.total() * sizeof(float));
+    return m;
 }
 
 // NCHW / NCDHW and OIX are the only layouts of OpenCV's blobs; rank 1 is 2-D with a unit axis; the
@@ -107,17 +129,15 @@ cv::dnn::LayerParams layer_params(const convcheck_conv_desc& d, const void* weig
     params.set("group", int(d.groups));
     params.set("num_output", int(d.out_channels));
     params.set("bias_term", d.has_bias != 0);
-    params.blobs.push_back(weights ? cv::Mat(wei_dims, CV_32F, const_cast<void*>(weights)).clone()
-                                   : cv::Mat(wei_dims, CV_32F, cv::Scalar(0)));
-    if (d.has_bias)
-        params.blobs.push_back(bias ? cv::Mat(1, int(d.out_channels), CV_32F, const_cast<void*>(bias)).clone()
-                                    : cv::Mat(1, int(d.out_channels), CV_32F, cv::Scalar(0)));
+    params.blobs.push_back(blob(wei_dims, weights));
+    if (d.has_bias) params.blobs.push_back(blob({1, int(d.out_channels)}, bias));
     return params;
 }
 
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("opencv conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         const std::string why = not_computable(*desc);
         if (!why.empty()) return support::unsupported(out, why);
         // Ask OpenCV: the layer checks its parameters when it is created.
@@ -137,6 +157,8 @@ struct Prepared : convcheck_conv_plan {
     Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
         : convcheck_conv_plan(desc), num_threads(plugin.num_threads), adaptation(plan_for(desc)),
           library(support::library_desc(desc, adaptation)) {
+        if (const std::string why = inexpressible(desc); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
         const std::string why = not_computable(desc);
         if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
         if (inputs.weights != nullptr) net = make_net(inputs.weights, inputs.bias);
@@ -177,7 +199,7 @@ struct Prepared : convcheck_conv_plan {
             src_dims.push_back(int(l.input_size[a]));
             dst_dims.push_back(int(support::output_size(l, a)));
         }
-        layer.setInput(cv::Mat(src_dims, CV_32F, const_cast<void*>(buffers.src())).clone());
+        layer.setInput(blob(src_dims, buffers.src()));
         const cv::Mat result = layer.forward();
         if (result.type() != CV_32F || std::vector<int>(result.size.p, result.size.p + result.dims) != dst_dims ||
             !result.isContinuous())

@@ -15,6 +15,14 @@
 //               depth slices, depth folded into the batch (adaptation). Other 3-D and bf16: XNNPACK
 //               has neither (declined).
 //   output      no clamping: output_min/max = -inf/+inf.
+//   invalid     what XNNPACK's parameters can hold is passed as it is (zero sizes, strides and
+//               dilations), so that XNNPACK's own checks accept or refuse it; what they cannot hold is
+//               refused by the plugin (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express"): groups 0 or
+//               channels not divisible by the groups (XNNPACK takes C/G and O/G), negative values of its
+//               unsigned parameters, a tensor with more bytes than size_t holds.
+//   threads     a pthreadpool of create_args.num_threads threads (0: one per logical processor),
+//               started at the instance's first prepare, never at load time (plugin.h, "Processes and
+//               threads"); no pool is started for a case that is only queried.
 // The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
 // the ones that ran. XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input array
 // (xnnpack.h); the runner's buffers are exactly sized, so the inputs go through padded copies.
@@ -38,7 +46,18 @@
 namespace support = convcheck_plugin_support;
 
 struct convcheck_plugin {
+    size_t num_threads = 0;  // create_args.num_threads
     pthreadpool_t threadpool = nullptr;
+
+    // The instance's pool, started on first use (calls on one instance come from one thread at a
+    // time: plugin.h). pthreadpool_create(0) uses every logical processor; 1 runs on the calling thread.
+    pthreadpool_t pool() {
+        if (threadpool == nullptr) threadpool = pthreadpool_create(num_threads);
+        if (threadpool == nullptr)
+            throw convcheck_plugin_support::PluginError(CONVCHECK_ERROR_OUT_OF_MEMORY,
+                                                        "pthreadpool_create(" + std::to_string(num_threads) + ") failed");
+        return threadpool;
+    }
 };
 
 namespace {
@@ -79,12 +98,55 @@ std::string not_computable(const convcheck_conv_desc& d) {
     return "";
 }
 
+// a * b into *out, false when the product does not fit size_t.
+bool multiply(size_t a, int64_t b, size_t* out) { return b >= 0 && !__builtin_mul_overflow(a, static_cast<size_t>(b), out); }
+
+// What the plugin cannot hand XNNPACK as the spec states it (runner's descriptor, before adaptation);
+// "" when it can. XNNPACK's counts and geometry are size_t / uint32_t, its weights are per group
+// ([G][O/G][kh][kw][I/G], group_input_channels = C/G) and its tensors are arrays in memory.
+std::string inexpressible(const convcheck_conv_desc& d) {
+    const std::string cannot = "the xnnpack plugin cannot express ";
+    if (d.groups <= 0)
+        return cannot + "groups = " + std::to_string(d.groups) + " to XNNPACK: its groups is uint32_t and it takes "
+               "group_input_channels = C/G and group_output_channels = O/G, which have no value";
+    if (d.in_channels % d.groups != 0 || d.out_channels % d.groups != 0)
+        return cannot + "C = " + std::to_string(d.in_channels) + ", O = " + std::to_string(d.out_channels) + " with groups = " +
+               std::to_string(d.groups) + " to XNNPACK: it takes group_input_channels = C/G and group_output_channels = "
+               "O/G with channel strides C and O, so a truncated C/G would be a smaller, valid problem";
+    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"batch", d.batch}, {"in_channels", d.in_channels},
+                                  {"out_channels", d.out_channels}})
+        if (v < 0) return cannot + name + " = " + std::to_string(v) + " to XNNPACK: it is a size_t there";
+    for (int a = 0; a < d.rank; ++a)
+        for (const auto& [name, v] : {std::pair<const char*, int64_t>{"input_size", d.input_size[a]},
+                                      {"kernel_size", d.kernel_size[a]}, {"strides", d.strides[a]},
+                                      {"dilations", d.dilations[a]}})
+            if (v < 0)
+                return cannot + name + "[" + std::to_string(a) + "] = " + std::to_string(v) +
+                       " to XNNPACK: its sizes, kernel, subsampling and dilation parameters are unsigned";
+    if (d.rank == 3 && d.kernel_size[0] == 1 && d.strides[0] == 0)
+        return cannot + "a depth stride of 0 to XNNPACK: its depth->batch adaptation needs the output depth, which the "
+               "spec's output size defines for strides >= 1 only";
+    // The arrays the plugin hands XNNPACK: element counts times element bytes, in size_t.
+    size_t src = support::element_bytes(d.dtype), weights = src;
+    bool fits = multiply(src, d.batch, &src) && multiply(src, d.in_channels, &src) &&
+                multiply(weights, d.out_channels, &weights) && multiply(weights, d.in_channels / d.groups, &weights);
+    for (int a = 0; a < d.rank && fits; ++a)
+        fits = multiply(src, d.input_size[a], &src) && multiply(weights, d.kernel_size[a], &weights);
+    if (!fits)
+        return cannot + "this case to XNNPACK: its src or weights has more bytes than size_t holds, so no array of it "
+               "can be handed to XNNPACK";
+    return "";
+}
+
 // The parameters of the adapted case that do not fit XNNPACK's uint32_t arguments; "" when all fit.
 std::string too_large(const convcheck_conv_desc& l) {
     for (int a = 0; a < 2; ++a)
         for (int64_t v : {l.kernel_size[a], l.strides[a], l.dilations[a], l.pads_begin[a], l.pads_end[a]})
-            if (v > UINT32_MAX) return "XNNPACK's kernel, stride, dilation and pad parameters are uint32_t: " + std::to_string(v) + " does not fit";
-    if (l.groups > UINT32_MAX) return "XNNPACK's groups is uint32_t: " + std::to_string(l.groups) + " does not fit";
+            if (v > UINT32_MAX)
+                return "the xnnpack plugin cannot express " + std::to_string(v) +
+                       " to XNNPACK (declined): its kernel, stride, dilation and pad parameters are uint32_t";
+    if (l.groups > UINT32_MAX)
+        return "the xnnpack plugin cannot express groups = " + std::to_string(l.groups) + " to XNNPACK (declined): it is uint32_t there";
     return "";
 }
 
@@ -163,8 +225,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
         if (s != xnn_status_success)
             return support::make_error(std::string("xnn_initialize: ") + status_name(s), error_code_of(s));
         auto plugin = new convcheck_plugin();
-        // pthreadpool_create(0) uses every logical processor; 1 runs on the calling thread.
-        plugin->threadpool = pthreadpool_create(static_cast<size_t>(num_threads));
+        plugin->num_threads = static_cast<size_t>(num_threads);  // the pool starts at the first prepare
         *out = plugin;
         return nullptr;
     });
@@ -201,6 +262,7 @@ std::string refusal(xnn_status s) {
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("xnnpack conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         if (const std::string why = not_computable(*desc); !why.empty()) return support::unsupported(out, why);
         const Plan plan = plan_for(*desc);
         if (const std::string why = too_large(plan.library); !why.empty()) return support::unsupported(out, why);
@@ -214,14 +276,17 @@ using Operator = std::unique_ptr<xnn_operator, decltype(&xnn_delete_operator)>;
 // The prepared case: the adaptation, and the operator (XNNPACK packs the weights when it creates
 // one): created at prepare when the weights come with it, else at every execute.
 struct Prepared : convcheck_conv_plan {
-    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
-        : convcheck_conv_plan(desc), threadpool(plugin.threadpool) {
+    Prepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
+        : convcheck_conv_plan(desc) {
+        if (const std::string why = inexpressible(desc); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
         std::string why = not_computable(desc);
         if (why.empty()) {
             plan = plan_for(desc);
             why = too_large(plan.library);
         }
         if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        threadpool = plugin.pool();
         if (inputs.weights != nullptr) op = make_operator(inputs.weights, inputs.bias);
     }
 
@@ -269,7 +334,7 @@ struct Prepared : convcheck_conv_plan {
         return nullptr;
     }
 
-    pthreadpool_t threadpool;  // the instance's, which outlives its plans
+    pthreadpool_t threadpool = nullptr;  // the instance's, which outlives its plans
     Plan plan;
     Operator op{nullptr, xnn_delete_operator};
 };

@@ -1,0 +1,79 @@
+"""Who answers each case of the invalid suite, per bundled vendor plugin (docs/backends.md, "The invalid suite").
+
+A conformance verdict must show what the library does, not the plugin: a plugin hands every invalid descriptor
+to its library as it is and refuses one itself only where the library's API cannot be given the value, saying
+"the <name> plugin cannot express". This check runs `convcheck run --suite invalid --expectations none` on one
+plugin and requires, case by case, the outcome measured and documented:
+    plugin    the plugin refused: its reason says "<name> plugin cannot express"
+    library   the library refused (query unsupported or an error, in the library's words)
+    computed  the library computed it (kind accepted_invalid: a finding pinned in backends.json)
+    crash     the library crashed (kind crash: a finding pinned in backends.json)
+A plugin bug that crashes, or that turns the library's answer into its own (or the reverse), fails here with
+the case's reproducer; so does a library update that changes an answer (then update the table and the docs).
+
+    invalid_outcomes_check.py <convcheck> <plugin.so> <name>
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "runner", "tests"))
+from cli_run import clean_env, records  # noqa: E402
+
+CASES = ["batch_not_positive", "in_channels_not_positive", "out_channels_not_positive", "groups_not_positive",
+         "in_channels_not_divisible_by_groups", "out_channels_not_divisible_by_groups", "input_size_not_positive",
+         "kernel_size_not_positive", "stride_zero", "stride_negative", "dilation_zero", "dilation_negative",
+         "padded_input_smaller_than_kernel", "padded_input_smaller_than_kernel_within_stride",
+         "padded_input_smaller_than_dilated_kernel", "cropping_pads_leave_less_than_kernel",
+         "element_count_overflows_64_bits"]
+
+# One column per plugin, in the order of CASES (docs/backends.md's table; measured on the Debian bookworm
+# packages: oneDNN 2.6.3, XNNPACK 0.0~git20220216, libtorch 1.13.1, OpenCV 4.6.0).
+EXPECTED = {
+    "onednn": ["computed", "library", "library", "plugin", "library", "library", "computed", "library", "plugin",
+               "plugin", "library", "library", "computed", "library", "library", "computed", "crash"],
+    "xnnpack": ["computed", "library", "library", "plugin", "plugin", "plugin", "library", "library", "library",
+                "plugin", "library", "plugin", "crash", "crash", "crash", "crash", "plugin"],
+    "libtorch": ["computed", "computed", "library", "plugin", "library", "library", "library", "library", "library",
+                 "library", "library", "library", "library", "library", "library", "library", "library"],
+    "opencv": ["library", "library", "library", "plugin", "library", "library", "library", "library", "library",
+               "library", "library", "library", "library", "library", "library", "library", "plugin"],
+}
+
+
+def outcome(record, name):
+    if record["status"] == "passed":
+        return "plugin" if f"the {name} plugin cannot express" in record["reason"] else "library"
+    if record["kind"] == "accepted_invalid":
+        return "computed"
+    if record["kind"] == "crash":
+        return "crash"
+    return f"{record['status']} ({record['kind']})"
+
+
+def main():
+    convcheck, plugin, name = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "invalid.jsonl")
+        args = ["run", "--backend", plugin, "--suite", "invalid", "--expectations", "none", "--no-shrink",
+                "--threads", "2", "--no-progress", "--quiet", "--json", out]
+        # exit 0 or 1 (a case failed): the cases say which; anything else is a usage or load error
+        p = subprocess.run([convcheck] + args, env=clean_env(), capture_output=True, text=True, errors="replace")
+        if p.returncode not in (0, 1):
+            sys.exit(f"convcheck {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        cases = {r["shape_name"]: r for r in records(out) if r.get("record") == "case"}
+    if sorted(cases) != sorted(CASES):
+        sys.exit(f"the invalid suite's cases changed: {sorted(cases)}; update CASES and EXPECTED")
+    wrong = []
+    for case, want in zip(CASES, EXPECTED[name]):
+        got = outcome(cases[case], name)
+        if got != want:
+            wrong.append(f"  {case}: {got}, expected {want}: {cases[case]['reason']}\n    {cases[case]['reproducer']}")
+    if wrong:
+        sys.exit(f"{name}: {len(wrong)} invalid case(s) answered by someone else than documented:\n" + "\n".join(wrong))
+    print(f"{name}: all {len(CASES)} invalid cases answered as documented")
+
+
+if __name__ == "__main__":
+    main()
