@@ -1,7 +1,5 @@
 #include "check_plugin.hpp"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <stdexcept>
 
@@ -11,6 +9,7 @@
 #include "cc_descriptor.hpp"
 #include "contract.hpp"
 #include "convcheck/plugin.h"
+#include "plugin_instance.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
 #include "convcheck/reference/convolution.hpp"
 
@@ -18,49 +17,16 @@ namespace convcheck::vectors {
 
 namespace {
 
-class LoadedPlugin {
-public:
-    LoadedPlugin(const std::string& path, const std::string& options) {
-        handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!handle_) throw std::runtime_error("cannot load plugin " + path + ": " + dlerror());
-        auto get_api = reinterpret_cast<convcheck_get_api_fn>(dlsym(handle_, "convcheck_get_api"));
-        if (!get_api) throw std::runtime_error(path + " does not export convcheck_get_api");
-        api_ = get_api();
-        if (!api_ || api_->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_api, error_destroy) ||
-            api_->abi_major != CONVCHECK_ABI_MAJOR)
-            throw std::runtime_error(path + ": no function table of ABI major " + std::to_string(CONVCHECK_ABI_MAJOR));
-        convcheck_create_args args{};
-        args.struct_size = sizeof(args);
-        args.num_threads = 2;
-        args.options = options.empty() ? nullptr : options.c_str();
-        check(api_->create(&args, &plugin_), "create");
-        info_.struct_size = sizeof(info_);
-        check(api_->describe(plugin_, &info_), "describe");
-    }
-    ~LoadedPlugin() {
-        if (plugin_) api_->destroy(plugin_);
-        if (handle_) dlclose(handle_);
-    }
-    LoadedPlugin(const LoadedPlugin&) = delete;
-    LoadedPlugin& operator=(const LoadedPlugin&) = delete;
+using LoadedPlugin = runner::PluginInstance;  // the runner's loader, the instance in this process
 
-    // Throws with the plugin's message when `e` is an error (and frees it).
-    void check(convcheck_error* e, const char* call) const {
-        if (!e) return;
-        std::string message = std::string(call) + ": " + api_->error_message(e);
-        api_->error_destroy(e);
-        throw std::runtime_error(message);
-    }
-    const convcheck_api& api() const { return *api_; }
-    convcheck_plugin* plugin() const { return plugin_; }
-    const convcheck_plugin_info& info() const { return info_; }
-
-private:
-    void* handle_ = nullptr;
-    const convcheck_api* api_ = nullptr;
-    convcheck_plugin* plugin_ = nullptr;
-    convcheck_plugin_info info_{};
-};
+// ABI 1.1 create arguments: two threads and the user's options.
+convcheck_create_args create_args(const std::string& options) {
+    convcheck_create_args args{};
+    args.struct_size = sizeof(args);
+    args.num_threads = 2;
+    args.options = options.empty() ? nullptr : options.c_str();
+    return args;
+}
 
 std::vector<double> f64(const npy::Array& a) {
     std::vector<double> v(static_cast<std::size_t>(a.elements()));
@@ -101,7 +67,7 @@ std::string run_conv_case(const LoadedPlugin& p, const VectorSet& set, const Vec
     const convcheck_conv_desc desc = runner::to_abi(d);
     convcheck_support support{};
     support.struct_size = sizeof(support);
-    p.check(p.api().conv_query(p.plugin(), &desc, &support), "conv_query");
+    p.check(p.api().conv_query(p.instance(), &desc, &support), "conv_query");
     if (!support.supported) {
         *unsupported = support.reason;
         return "";
@@ -113,7 +79,7 @@ std::string run_conv_case(const LoadedPlugin& p, const VectorSet& set, const Vec
     args.weights = data.weights.data.data();
     args.bias = d.has_bias ? data.bias.data.data() : nullptr;
     args.dst = dst.data();
-    p.check(p.api().conv_execute(p.plugin(), &desc, &args), "conv_execute");
+    p.check(p.api().conv_execute(p.instance(), &desc, &args), "conv_execute");
     if (c.comparison == "bitwise") {
         if (std::memcmp(dst.data(), data.dst.data.data(), dst.size()) == 0) return "";
         const auto cmp = accuracy::compare_exact(f64(data.dst_f64), reference::dst_to_ncx(d, dst.data()));
@@ -133,7 +99,7 @@ std::string run_cc_case(const LoadedPlugin& p, const VectorSet& set, const Vecto
     const convcheck_cc_desc desc = runner::to_abi(d);
     convcheck_support support{};
     support.struct_size = sizeof(support);
-    p.check(p.api().cc_query(p.plugin(), &desc, &support), "cc_query");
+    p.check(p.api().cc_query(p.instance(), &desc, &support), "cc_query");
     if (!support.supported) {
         *unsupported = support.reason;
         return "";
@@ -151,7 +117,7 @@ std::string run_cc_case(const LoadedPlugin& p, const VectorSet& set, const Vecto
     args.theta = c.array("theta") ? reinterpret_cast<const float*>(theta.data.data()) : nullptr;
     args.bias = d.has_bias ? bias.data.data() : nullptr;
     args.dst = dst.data();
-    p.check(p.api().cc_execute(p.plugin(), &desc, &args), "cc_execute");
+    p.check(p.api().cc_execute(p.instance(), &desc, &args), "cc_execute");
     // The CC contract: the plugin computes K_theta itself, so its evaluation error (at its declared
     // accumulation precision) joins the bound (docs/cc.md, "CC accuracy contract").
     const accuracy::Contract contract = contract_for(DataType::f32, p.info());
@@ -166,7 +132,7 @@ std::string run_cc_case(const LoadedPlugin& p, const VectorSet& set, const Vecto
 
 PluginCheck check_plugin(const std::string& plugin_path, const std::string& options,
                          const std::vector<std::filesystem::path>& set_dirs, std::FILE* out) {
-    const LoadedPlugin plugin(plugin_path, options);
+    const LoadedPlugin plugin(plugin_path, create_args(options));
     PluginCheck total;
     for (const auto& dir : set_dirs) {
         const VectorSet set = load_vector_set(dir);
