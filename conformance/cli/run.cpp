@@ -12,6 +12,7 @@
 #include "abi_descriptor.hpp"
 #include "commands.hpp"
 #include "failure_bundle.hpp"
+#include "host_cpu.hpp"
 #include "interruption.hpp"
 #include "junit.hpp"
 #include "numeric_options.hpp"
@@ -155,6 +156,8 @@ int run(const RunOptions& o) {
     info.leak_check = o.leak_check;
     info.started = utc_now();
     info.host = host_name();
+    info.cpu_model = host_cpu_model();
+    for (const std::string& flag : host_cpu_flags()) info.cpu_flags += (info.cpu_flags.empty() ? "" : " ") + flag;
     const CoverageFloor given_floor{o.min_coverage, o.min_coverage_given ? "--min-coverage" : "the default"};
     info.min_coverage = given_floor;
 

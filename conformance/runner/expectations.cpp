@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host_cpu.hpp"
 #include "operation_traits.hpp"
 #include "sha256.hpp"
 
@@ -26,6 +27,8 @@ using nlohmann::json;
 [[noreturn]] void bad(const std::string& origin, const std::string& where, const std::string& rule) {
     throw std::invalid_argument(origin + ": " + where + ": " + rule);
 }
+
+bool is_dtype_name(const std::string& t) { return t == "f32" || t == "f16" || t == "bf16" || t == "f64"; }
 
 std::string scalar_text(const json& v) {
     if (v.is_string()) return v.get<std::string>();
@@ -103,8 +106,32 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                 for (const auto& [dtype, acc] : a.items()) decl.accumulation[dtype] = scalar_text(acc);
             else bad(origin, where + ".accumulation", "must be a dtype name or an object {output dtype: dtype}");
             for (const auto& [dtype, acc] : decl.accumulation)
-                if (acc != "f32" && acc != "f16" && acc != "bf16" && acc != "f64")
+                if (!is_dtype_name(acc))
                     bad(origin, where + ".accumulation." + dtype, "'" + acc + "' is not one of f32, f16, bf16, f64");
+        }
+        if (entry.contains("accumulation_on_cpu")) {
+            const json& list = entry["accumulation_on_cpu"];
+            if (!list.is_array()) bad(origin, where + ".accumulation_on_cpu", "must be an array");
+            int i = 0;
+            for (const json& x : list) {
+                const std::string at = where + ".accumulation_on_cpu[" + std::to_string(i++) + "]";
+                if (!x.is_object() || !x.contains("cpu") || !x["cpu"].is_string() || !x.contains("accumulation") ||
+                    !x["accumulation"].is_object())
+                    bad(origin, at, "must be an object with a \"cpu\" condition and an \"accumulation\" object");
+                if (!x.contains("reason") || !x["reason"].is_string() || x["reason"].get<std::string>().empty())
+                    bad(origin, at, "needs a non-empty \"reason\": what was measured on which CPU");
+                AccumulationOnCpu a{x["cpu"].get<std::string>(), x["reason"].get<std::string>(), {}};
+                std::string error;
+                cpu_condition_holds(a.cpu, {}, &error);
+                if (!error.empty()) bad(origin, at + ".cpu", error);
+                for (const auto& [dtype, acc] : x["accumulation"].items()) {
+                    a.accumulation[dtype] = scalar_text(acc);
+                    if (!is_dtype_name(a.accumulation[dtype]))
+                        bad(origin, at + ".accumulation." + dtype,
+                            "'" + a.accumulation[dtype] + "' is not one of f32, f16, bf16, f64");
+                }
+                decl.accumulation_on_cpu.push_back(std::move(a));
+            }
         }
         if (entry.contains("min_coverage")) {
             const json& m = entry["min_coverage"];
@@ -152,6 +179,11 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                         bad(origin, at + ".match.descriptor_regex", std::string("not a valid regex: ") + err.what());
                     }
                 }
+                if (f.match.count("cpu")) {
+                    std::string error;
+                    cpu_condition_holds(f.match["cpu"], {}, &error);
+                    if (!error.empty()) bad(origin, at + ".match.cpu", error);
+                }
                 if (f.match.count("status")) {
                     Status s;
                     if (!parse_status(f.match["status"], &s) || !is_failure(s) || s == Status::xpass)
@@ -168,6 +200,13 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
 std::optional<std::string> Expectations::accumulation(const std::string& backend, const std::string& dtype) const {
     const auto it = backends_.find(backend);
     if (it == backends_.end()) return std::nullopt;
+    for (const AccumulationOnCpu& on : it->second.accumulation_on_cpu) {
+        if (!cpu_holds(on.cpu)) continue;
+        for (const std::string& key : {dtype, std::string("*")}) {
+            const auto a = on.accumulation.find(key);
+            if (a != on.accumulation.end()) return a->second;
+        }
+    }
     for (const std::string& key : {dtype, std::string("*")}) {
         const auto a = it->second.accumulation.find(key);
         if (a != it->second.accumulation.end()) return a->second;
@@ -205,6 +244,7 @@ const ExpectedFailure* Expectations::expected_failure(const std::string& backend
             else if (key == "op") all = value == operation(c.op).name;
             else if (key == "case_id") all = value == c.id;
             else if (key == "fill") all = value == accuracy::to_string(c.fill);  // exact mode's special fill
+            else if (key == "cpu") all = cpu_holds(value);
             else if (key == "status") all = status == Status::passed || value == to_string(status);
             else if (key == "descriptor_regex") all = std::regex_search(text, std::regex(value));
             else {
@@ -216,6 +256,10 @@ const ExpectedFailure* Expectations::expected_failure(const std::string& backend
         if (all) return &f;
     }
     return nullptr;
+}
+
+bool Expectations::cpu_holds(const std::string& condition) const {
+    return cpu_condition_holds(condition, cpu_flags_ ? *cpu_flags_ : host_cpu_flags(), nullptr);
 }
 
 std::string default_expectations_path() {

@@ -3,17 +3,22 @@
 //
 //   {"schema": 1, "backends": {"<name>": {
 //       "accumulation": "f32"  |  {"f32": "f32", "f16": "f32", "bf16": "f32"},
+//       "accumulation_on_cpu": [{"cpu": "!avx512bw", "accumulation": {"bf16": "bf16"}, "reason": "why"}],
 //       "min_coverage": 0.9,
 //       "bound": {"kind": "whole_tensor", "reason": "why"},
 //       "input_precision": {"dtype": "tf32" | "bf16", "reason": "why"},
 //       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why",
 //                              "may_pass": false}]}}}
 //
-// A match object holds keys that must all hold: "mode", "suite", "op", "case_id", "fill" (the special
+// A match object holds keys that must all hold: "mode", "suite", "op", "case_id", "cpu" (CPU flags the
+// host must have, "!flag" for one it must lack: host_cpu.hpp), "fill" (the special
 // fill, docs/accuracy.md: "standard", "ties", "overflow", "subnormal"), "status" (the
 // failing status expected; any failing status when absent), "descriptor_regex" (ECMAScript, searched
 // in the canonical string), and any key of the canonical descriptor ("dt", "g", "data", "k", ...),
 // compared with its printed value.
+// "accumulation_on_cpu": where a library picks another kernel on another CPU, what it accumulates in
+// there; the first entry whose "cpu" condition holds on the host overrides "accumulation" (a reason
+// with its evidence is required).
 // "min_coverage": the fraction of a run's cases this backend must execute (not decline), in [0, 1];
 // the run uses the stricter of it and --min-coverage (coverage.hpp).
 // "nondeterministic": {"reason": "..."} declares that the backend's outputs may differ bitwise between
@@ -29,6 +34,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,8 +55,15 @@ struct DeclaredSlack {
     std::string reason;
 };
 
+// What a backend accumulates in on hosts whose CPU meets `cpu` (host_cpu.hpp).
+struct AccumulationOnCpu {
+    std::string cpu, reason;
+    std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
+};
+
 struct BackendDeclaration {
     std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
+    std::vector<AccumulationOnCpu> accumulation_on_cpu;  // checked first, in order
     std::vector<ExpectedFailure> expected_failures;
     std::optional<double> min_coverage;
     std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
@@ -81,8 +94,14 @@ public:
     const std::string& origin() const { return origin_; }
     const std::string& checksum() const { return checksum_; }
 
+    // Judge "cpu" conditions against these flags instead of the host's (tests).
+    void assume_cpu_flags(std::set<std::string> flags) { cpu_flags_ = std::move(flags); }
+
 private:
+    bool cpu_holds(const std::string& condition) const;
+
     std::string origin_, checksum_;  // the file it came from
+    std::optional<std::set<std::string>> cpu_flags_;  // the host's when unset
     std::map<std::string, BackendDeclaration> backends_;
 };
 

@@ -84,6 +84,8 @@ json run_record(const RunInfo& i) {
             {"expectations_checksum", text_or_null(i.expectations_checksum)},
             {"started", i.started},
             {"host", printable_line(i.host)},
+            {"cpu_model", printable_line(i.cpu_model)},
+            {"cpu_flags", i.cpu_flags},
             {"accumulation_dtype", i.accumulation_dtype}};
 }
 

@@ -19,6 +19,7 @@ namespace convcheck::runner {
 // only shards that agree on every defining field (defining_run_fields()).
 struct RunInfo {
     std::string backend, backend_version, backend_path, suite, shard = "0/1", started, host, accumulation_dtype;
+    std::string cpu_model, cpu_flags;  // the host's CPU (host_cpu.hpp): "cpu" conditions of backends.json read it
     std::vector<std::string> backend_options;  // --backend-option items, in order
     std::string mode_filter;                   // --mode, or "" for every mode of the suite
     std::string suite_checksum;                // suite_checksum() of the suite's cases, before sharding

@@ -42,6 +42,22 @@ EXPECTED = {
 }
 
 
+
+def host_cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+# oneDNN's SIGFPE on a batch of 2^33 (finding OI3) is in an AVX-512 implementation's init: on an
+# AVX2-only host (measured: AMD EPYC) oneDNN lists an implementation and refuses at primitive creation.
+# backends.json pins it with the same condition ("cpu": "avx512f").
+if "avx512f" not in host_cpu_flags():
+    EXPECTED["onednn"][-1] = "library"
+
+
 def outcome(record, name):
     if record["status"] == "passed":
         return "plugin" if f"the {name} plugin cannot express" in record["reason"] else "library"
