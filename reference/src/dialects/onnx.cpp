@@ -4,19 +4,21 @@
 #include <algorithm>
 
 #include "common.hpp"
+#include "onnx_words.hpp"
 
 namespace convcheck::reference::dialects::onnx {
 
-using namespace detail;
+using namespace dialects::detail;
+using namespace onnx::detail;
 
-namespace {
+namespace detail {
 std::vector<std::int64_t> per_axis(const std::string& name, const std::vector<std::int64_t>& v, int rank,
                                    std::int64_t fallback) {
     if (v.empty()) return repeat(fallback, rank);
     if (static_cast<int>(v.size()) != rank) refuse(name, join(v), "Attribute " + name + " has incorrect length");
     return v;
 }
-}  // namespace
+}  // namespace detail
 
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("onnx", [&] {

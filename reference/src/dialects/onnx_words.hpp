@@ -1,0 +1,14 @@
+// Internal: ONNX's own wording, shared by Conv (onnx.cpp) and ConvTranspose (onnx_transposed.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace convcheck::reference::dialects::onnx::detail {
+
+// `rank` values, or empty (every axis `fallback`); otherwise "Attribute <name> has incorrect length".
+std::vector<std::int64_t> per_axis(const std::string& name, const std::vector<std::int64_t>& v, int rank,
+                                   std::int64_t fallback);
+
+}  // namespace convcheck::reference::dialects::onnx::detail
