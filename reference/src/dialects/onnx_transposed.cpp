@@ -132,12 +132,7 @@ TransposedResult read_transposed(const AttributeSet& attributes) {
 
 std::optional<AttributeSet> spell_transposed(const TransposedRequest& q, std::string* why_not) {
     const TransposedDescriptor& t = q.geometry;
-    AttributeSet a;
-    a["n"] = std::to_string(t.batch);
-    a["c"] = std::to_string(t.in_channels);
-    a["o"] = std::to_string(t.out_channels);
-    a["in"] = join(t.input_size, t.rank);
-    a["k"] = join(t.kernel_size, t.rank);
+    AttributeSet a = spell_shapes(t);
     a["strides"] = join(t.strides, t.rank);
     a["dilations"] = join(t.dilations, t.rank);
     a["group"] = std::to_string(t.groups);

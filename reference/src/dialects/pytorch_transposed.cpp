@@ -160,12 +160,7 @@ std::optional<AttributeSet> spell_transposed(const TransposedRequest& q, std::st
             return std::nullopt;
         }
     }
-    AttributeSet a;
-    a["n"] = std::to_string(t.batch);
-    a["c"] = std::to_string(t.in_channels);
-    a["o"] = std::to_string(t.out_channels);
-    a["in"] = join(t.input_size, t.rank);
-    a["k"] = join(t.kernel_size, t.rank);
+    AttributeSet a = spell_shapes(t);
     a["stride"] = join(t.strides, t.rank);
     a["dilation"] = join(t.dilations, t.rank);
     a["groups"] = std::to_string(t.groups);

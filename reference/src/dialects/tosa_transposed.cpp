@@ -118,12 +118,7 @@ std::optional<AttributeSet> spell_transposed(const TransposedRequest& q, std::st
         out_pad.push_back(-t.pads_begin[a]);
         out_pad.push_back(t.output_padding[a] - t.pads_end[a]);  // output_padding only lengthens the end
     }
-    AttributeSet a;
-    a["n"] = std::to_string(t.batch);
-    a["c"] = std::to_string(t.in_channels);
-    a["o"] = std::to_string(t.out_channels);
-    a["in"] = join(t.input_size, 2);
-    a["k"] = join(t.kernel_size, 2);
+    AttributeSet a = spell_shapes(t);
     a["stride"] = join(t.strides, 2);
     a["out_pad"] = join(out_pad);
     if (t.has_bias) a["bias"] = std::to_string(t.out_channels);

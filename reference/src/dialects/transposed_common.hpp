@@ -23,6 +23,9 @@ TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t grou
 TransposedResult conclude_transposed(TransposedResult result, const std::vector<std::int64_t>& output_size,
                                      PaddingRequest padding);
 
+// The shape keys every transposed spelling starts with: n, c, o, in, k (dialect.hpp).
+AttributeSet spell_shapes(const TransposedDescriptor& t);
+
 // Runs `body` and turns a Refusal into result.error.
 template <class Body>
 TransposedResult guarded_transposed(std::string_view dialect, Body body) {

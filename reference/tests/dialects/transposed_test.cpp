@@ -94,6 +94,14 @@ TEST(OnnxTransposed, ReadsTheSpecsEquations) {
     EXPECT_EQ(canonical("onnx_transpose", "in=3,k=3,strides=2,auto_pad=SAME_LOWER"),
               "deconv:n=1,c=1,o=1,g=1,in=3,k=3,s=2,d=1,pb=1,pe=0,op=0,bias=0,dt=f32,data=ncx,wei=oix");
     EXPECT_EQ(read("onnx_transpose", "in=3,k=3,strides=2,auto_pad=VALID").output_size, (std::vector<std::int64_t>{7}));
+    // docs/errata.md, where ONNX Runtime and the reference evaluator differ: the spec's readings
+    EXPECT_EQ(read("onnx_transpose", "in=3,k=3,dilations=2").output_size, (std::vector<std::int64_t>{7}));  // ORT: 6
+    EXPECT_EQ(canonical("onnx_transpose", "in=3,k=3,output_shape=4"),  // total 1, NOTSET: the extra at the beginning
+              "deconv:n=1,c=1,o=1,g=1,in=3,k=3,s=1,d=1,pb=1,pe=0,op=0,bias=0,dt=f32,data=ncx,wei=oix");
+    EXPECT_EQ(canonical("onnx_transpose", "in=3,k=3,output_shape=3"),  // total 2: the middle three (evaluator: the first)
+              "deconv:n=1,c=1,o=1,g=1,in=3,k=3,s=1,d=1,pb=1,pe=1,op=0,bias=0,dt=f32,data=ncx,wei=oix");
+    EXPECT_EQ(read("onnx_transpose", "in=3,k=3,strides=2,auto_pad=SAME_UPPER").output_size,
+              (std::vector<std::int64_t>{6}));  // ORT: 7
     // the test_convtranspose_kernel_shape node: output_padding [1,1] takes part in total_padding (0 here)
     EXPECT_EQ(canonical("onnx_transpose", "o=2,in=3x3,kernel_shape=3x3,strides=3x2,output_padding=1x1,output_shape=10x8"),
               "deconv:n=1,c=1,o=2,g=1,in=3x3,k=3x3,s=3x2,d=1x1,pb=0x0,pe=0x0,op=1x1,bias=0,dt=f32,data=ncx,wei=oix");
