@@ -77,28 +77,28 @@ void print_text(const std::string& source, const TransposedResult& first, const 
                 "cannot say it:\n\n",
                 std::string(to_string(first.request.padding)).c_str(), spatial(spatial_vector(t.strides, rank)).c_str(),
                 spatial(spatial_vector(t.dilations, rank)).c_str());
-    std::printf("  %-18s %-1s %-11s %-11s %-9s %-9s %s\n", "dialect", "", "pads_begin", "pads_end", "out_pad", "output",
+    std::printf("  %-20s %-1s %-11s %-11s %-9s %-9s %s\n", "dialect", "", "pads_begin", "pads_end", "out_pad", "output",
                 "attributes / outcome");
     for (const Row& row : rows) {
         const char* mark = !row.attributes ? "-" : row.agrees ? " " : "*";
         const std::string name(row.dialect->name);
         if (!row.attributes) {
-            std::printf("  %-18s %s %-11s %-11s %-9s %-9s cannot say it: %s\n", name.c_str(), mark, "-", "-", "-", "-",
+            std::printf("  %-20s %s %-11s %-11s %-9s %-9s cannot say it: %s\n", name.c_str(), mark, "-", "-", "-", "-",
                         row.why_not.c_str());
             continue;
         }
         const TransposedResult& r = row.result;
         if (r.error) {
-            std::printf("  %-18s %s %-11s %-11s %-9s %-9s %s\n  %-18s   %-43s error: %s\n", name.c_str(), mark, "-", "-", "-",
+            std::printf("  %-20s %s %-11s %-11s %-9s %-9s %s\n  %-20s   %-45s error: %s\n", name.c_str(), mark, "-", "-", "-",
                         "-", to_string(*row.attributes).c_str(), "", "", error_line(*r.error).c_str());
             continue;
         }
         const TransposedDescriptor& d = r.descriptor;
-        std::printf("  %-18s %s %-11s %-11s %-9s %-9s %s\n", name.c_str(), mark,
+        std::printf("  %-20s %s %-11s %-11s %-9s %-9s %s\n", name.c_str(), mark,
                     spatial(spatial_vector(d.pads_begin, d.rank)).c_str(), spatial(spatial_vector(d.pads_end, d.rank)).c_str(),
                     spatial(spatial_vector(d.output_padding, d.rank)).c_str(), spatial(r.output_size).c_str(),
                     to_string(*row.attributes).c_str());
-        for (const auto& note : r.notes) std::printf("  %-18s   %-43s note: %s\n", "", "", note.c_str());
+        for (const auto& note : r.notes) std::printf("  %-20s   %-45s note: %s\n", "", "", note.c_str());
     }
 }
 

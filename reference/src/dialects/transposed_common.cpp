@@ -13,6 +13,8 @@ std::span<const TransposedDialect> all_transposed_dialects() {
          pytorch::spell_transposed},
         {"onnx_transpose", "ONNX ConvTranspose", onnx::read_transposed, onnx::spell_transposed},
         {"tosa_transpose", "TOSA TRANSPOSE_CONV2D (v1.0)", tosa::read_transposed, tosa::spell_transposed},
+        {"onednn_deconvolution", "oneDNN deconvolution primitive (0-based dilates, dst given)", onednn::read_deconvolution,
+         onednn::spell_deconvolution},
     };
     return dialects;
 }

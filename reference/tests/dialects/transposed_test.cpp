@@ -141,6 +141,25 @@ TEST(TosaTransposed, RefusesWithTheErrorIfRules) {
     EXPECT_NE(error("tosa_transpose", "in=4x4,k=3x3,dilation=2").find("no dilation attribute"), std::string::npos);
 }
 
+TEST(OneDnnDeconvolution, ReadsZeroBasedDilatesAndTheDstCheck) {
+    // dilates 1 (0-based) is dilation 2: ker_range 5, min dst = 3*2 - 1 - 1 + 5 = 9
+    EXPECT_EQ(canonical("onednn_deconvolution", "in=4,k=3,strides=2,dilates=1,padding_l=1,padding_r=1"),
+              "deconv:n=1,c=1,o=1,g=1,in=4,k=3,s=2,d=2,pb=1,pe=1,op=0,bias=0,dt=f32,data=ncx,wei=oix");
+    // a dst up to min + strides - 1 passes (dst - ker_range + pl + pr) / s + 1 == src: output padding
+    EXPECT_EQ(canonical("onednn_deconvolution", "in=4,k=3,strides=2,dilates=1,padding_l=1,padding_r=1,dst=10"),
+              "deconv:n=1,c=1,o=1,g=1,in=4,k=3,s=2,d=2,pb=1,pe=1,op=1,bias=0,dt=f32,data=ncx,wei=oix");
+    EXPECT_NE(error("onednn_deconvolution", "in=4,k=3,strides=2,dilates=1,padding_l=1,padding_r=1,dst=11")
+                  .find("(dst - ker_range + padding_l + padding_r) / strides + 1 = 5 != src 4"),
+              std::string::npos);
+    // src 1: a dst below min truncates to the same src (C division): read as a crop at the end
+    const auto r = read("onednn_deconvolution", "in=1,k=3,strides=2,dst=2");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(to_string(r.descriptor), "deconv:n=1,c=1,o=1,g=1,in=1,k=3,s=2,d=1,pb=0,pe=1,op=0,bias=0,dt=f32,data=ncx,wei=oix");
+    EXPECT_NE(error("onednn_deconvolution", "in=4,k=3,padding_l=-1").find("problem is not mathematically consistent"),
+              std::string::npos);
+    EXPECT_NE(error("onednn_deconvolution", "in=4,k=3,strides=0").find("bad dimension strides:0"), std::string::npos);
+}
+
 // Every dialect that can say a canonical request reads it back as the same operation (the same
 // pads_begin and output size: the index set), or refuses it in its own words.
 RC_GTEST_PROP(TransposedDialects, SpellingsReadBackAsTheSameOperation, ()) {

@@ -6,6 +6,7 @@
 //   pytorch_transpose   PyTorch nn.ConvTranspose{1,2,3}d / F.conv_transpose{1,2,3}d (pytorch_transposed.cpp)
 //   onnx_transpose      ONNX ConvTranspose (onnx_transposed.cpp)
 //   tosa_transpose      TOSA TRANSPOSE_CONV2D (tosa_transposed.cpp)
+//   onednn_deconvolution  oneDNN deconvolution primitive, 0-based dilates (onednn_deconvolution.cpp)
 // docs/dialects.md "Transposed convolution" lists the keys; docs/errata.md where they disagree.
 #pragma once
 
@@ -70,5 +71,12 @@ namespace tosa {
 TransposedResult read_transposed(const AttributeSet& attributes);
 std::optional<AttributeSet> spell_transposed(const TransposedRequest& request, std::string* why_not);
 }  // namespace tosa
+
+namespace onednn {
+// Keys: n c o in k, strides, dilates (0-based), padding_l, padding_r, dst (the dst spatial sizes the caller
+// gives; default: the smallest, no output padding), groups, data_format NCX/NXC, weights_format OIX/XIO, bias.
+TransposedResult read_deconvolution(const AttributeSet& attributes);
+std::optional<AttributeSet> spell_deconvolution(const TransposedRequest& request, std::string* why_not);
+}  // namespace onednn
 
 }  // namespace convcheck::reference::dialects
