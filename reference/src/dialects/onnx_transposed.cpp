@@ -143,9 +143,7 @@ std::optional<AttributeSet> spell_transposed(const TransposedRequest& q, std::st
         case PaddingRequest::same_upper: a["auto_pad"] = "SAME_UPPER"; break;
         case PaddingRequest::same_lower: a["auto_pad"] = "SAME_LOWER"; break;
         case PaddingRequest::explicit_pads: {
-            std::vector<std::int64_t> p;
-            for (int i = 0; i < t.rank; ++i) p.push_back(t.pads_begin[i]);
-            for (int i = 0; i < t.rank; ++i) p.push_back(t.pads_end[i]);
+            const std::vector<std::int64_t> p = pads_list(t.pads_begin, t.pads_end, t.rank);
             if (std::any_of(p.begin(), p.end(), [](auto v) { return v < 0; })) {
                 // a negative pad (an output wider than the full result): only output_shape says it, and its
                 // total_padding = pads_begin + pads_end is split by a fixed rule (NOTSET: the extra at the

@@ -27,13 +27,6 @@ const TransposedDialect* find_transposed_dialect(std::string_view name) {
 
 namespace detail {
 
-namespace {
-void fill(SpatialDims* out, const std::vector<std::int64_t>& values, std::int64_t neutral) {
-    out->fill(neutral);
-    for (std::size_t a = 0; a < values.size(); ++a) (*out)[a] = values[a];
-}
-}  // namespace
-
 TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t groups, const TransposedGeometry& g,
                                      DataFormat data_format, FilterFormat filter_format) {
     TransposedDescriptor t;
@@ -42,13 +35,13 @@ TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t grou
     t.in_channels = shapes.in_channels;
     t.out_channels = shapes.out_channels;
     t.groups = groups;
-    fill(&t.input_size, shapes.input_size, 1);
-    fill(&t.kernel_size, shapes.kernel_size, 1);
-    fill(&t.strides, g.strides, 1);
-    fill(&t.dilations, g.dilations, 1);
-    fill(&t.pads_begin, g.pads_begin, 0);
-    fill(&t.pads_end, g.pads_end, 0);
-    fill(&t.output_padding, g.output_padding, 0);
+    fill_spatial(&t.input_size, shapes.input_size, 1);
+    fill_spatial(&t.kernel_size, shapes.kernel_size, 1);
+    fill_spatial(&t.strides, g.strides, 1);
+    fill_spatial(&t.dilations, g.dilations, 1);
+    fill_spatial(&t.pads_begin, g.pads_begin, 0);
+    fill_spatial(&t.pads_end, g.pads_end, 0);
+    fill_spatial(&t.output_padding, g.output_padding, 0);
     t.data_format = data_format;
     t.filter_format = filter_format;
     return t;

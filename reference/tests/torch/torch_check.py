@@ -42,3 +42,37 @@ def differences(name, got, expected, repro):
     i = wrong[0]
     return (f"FAIL {name}: {len(wrong)} of {len(expected)} elements differ, first at canonical index {i}: "
             f"reference {got[i]}, torch {expected[i]}; {repro}")
+
+
+def check_cases(cli, cases, compute):
+    """Runs every (descriptor, seed) case: compute(torch, descriptor, seed) gives (numbers for the CLI's stdin,
+    {name: flat list torch computed}, a label for the ok line); the CLI must give the same names and
+    values, with ==. Prints one line per case; returns the exit code (0, 1 on a mismatch, 77 without torch)."""
+    try:
+        import torch
+    except ImportError as e:
+        print(f"skipped: PyTorch is not importable ({e}); install python3-torch")
+        return 77
+    failures = 0
+    for descriptor, seed in cases:
+        failures_before = failures
+        repro = f"reproduce with: descriptor {descriptor} seed {seed}"
+        numbers, want, label = compute(torch, descriptor, seed)
+        got, error = run_reference(cli, descriptor, numbers)
+        if error:
+            print(f"FAIL {error}; {repro}")
+            failures += 1
+            continue
+        if sorted(got) != sorted(want):
+            print(f"FAIL the reference gave {sorted(got)}, torch {sorted(want)}; {repro}")
+            failures += 1
+            continue
+        for name, expected in want.items():
+            failure = differences(name, got[name], expected, repro)
+            if failure:
+                print(failure)
+                failures += 1
+        if failures == failures_before:
+            print(f"ok {descriptor} (seed {seed}): {label}")
+    print(f"torch {torch.__version__}: {len(cases)} cases, {failures} mismatches")
+    return 1 if failures else 0

@@ -17,7 +17,7 @@ Exit 0 when every case agrees, 1 on a mismatch, 2 on a usage error, 77 (skipped)
 
 import sys
 
-from torch_check import differences, parse, run_reference
+from torch_check import check_cases, parse
 
 # descriptor (the reference's canonical string) and the data seed: together, a reproducer.
 CASES = [
@@ -30,7 +30,8 @@ CASES = [
 ]
 
 
-def torch_result(torch, d, seed):
+def compute(torch, descriptor, seed):
+    d = parse(descriptor)
     F = torch.nn.functional
     gen = torch.Generator().manual_seed(seed)
     data = lambda *shape: (torch.randint(-63, 64, shape, generator=gen) / 16).to(torch.float64)  # noqa: E731
@@ -54,39 +55,18 @@ def torch_result(torch, d, seed):
     dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[d["dt"]]
     rounded = y.to(dtype).to(torch.float64)
     numbers = [v for t in (x, w, b) if t is not None for v in t.flatten().tolist()]
-    return numbers, {"exact": y.flatten().tolist(), "rounded": rounded.flatten().tolist()}, direct
+    want = {"exact": y.flatten().tolist(), "rounded": rounded.flatten().tolist()}
+    changed = sum(1 for a, r in zip(want["exact"], want["rounded"]) if a != r)
+    label = (f"{'conv_transpose' if direct else 'conv_transpose + F.pad'}, {len(want['exact'])} elements, "
+             f"{changed} changed by the rounding")
+    return numbers, want, label
 
 
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
-    try:
-        import torch
-    except ImportError as e:
-        print(f"skipped: PyTorch is not importable ({e}); install python3-torch")
-        return 77
-    failures = 0
-    for descriptor, seed in CASES:
-        failures_before = failures
-        repro = f"reproduce with: descriptor {descriptor} seed {seed}"
-        numbers, want, direct = torch_result(torch, parse(descriptor), seed)
-        got, error = run_reference(sys.argv[1], descriptor, numbers)
-        if error:
-            print(f"FAIL {error}; {repro}")
-            failures += 1
-            continue
-        for name in ("exact", "rounded"):
-            failure = differences(name, got[name], want[name], repro)
-            if failure:
-                print(failure)
-                failures += 1
-        if failures == failures_before:
-            rounded = sum(1 for a, b in zip(want["exact"], want["rounded"]) if a != b)
-            print(f"ok {descriptor} (seed {seed}, {'conv_transpose' if direct else 'conv_transpose + F.pad'}): "
-                  f"{len(want['exact'])} elements, {rounded} changed by the rounding")
-    print(f"torch {torch.__version__}: {len(CASES)} cases, {failures} mismatches")
-    return 1 if failures else 0
+    return check_cases(sys.argv[1], CASES, compute)
 
 
 if __name__ == "__main__":
