@@ -5,6 +5,8 @@
 //   convcheck describe --dialect onnx auto_pad=SAME_LOWER in=7x7 k=4x4 strides=2x2
 //   convcheck describe 'conv:c=1,o=1,in=7,k=3,s=2,pb=1,pe=1'
 //   convcheck describe 'cc:cin=1,cout=1,in=8x8,scale=2/3'   (a CC layer: output, grid, windows; describe_cc.cpp)
+//   convcheck describe 'deconv:c=2,o=2,in=4,k=3,s=2,op=1'  (a transposed convolution; describe_transposed.cpp)
+//   convcheck describe --dialect onnx_transpose in=3 k=3 strides=2 auto_pad=SAME_UPPER
 //   convcheck describe 'mb2ic16ih7oc16kh3ph1'      (a benchdnn problem string, read by core/benchdnn)
 //   convcheck describe --dialects             (lists the dialects)
 // Bad attributes: the framework's own error (or convcheck's where it has none), exit code 2.
@@ -17,6 +19,8 @@
 #include "benchdnn.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
 #include "describe_cc.hpp"
+#include "describe_transposed.hpp"
+#include "describe_words.hpp"
 #include "descriptor.hpp"
 
 namespace convcheck::cli {
@@ -26,23 +30,7 @@ namespace {
 using namespace convcheck::reference::dialects;
 using nlohmann::json;
 
-std::string spatial(const std::vector<std::int64_t>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
-    return s;
-}
-std::vector<std::int64_t> spatial_vector(const SpatialDims& v, int rank) {
-    return std::vector<std::int64_t>(v.begin(), v.begin() + rank);
-}
-
-// One dialect's reading of the request, and whether it says the same as the first reading.
-struct Row {
-    const Dialect* dialect = nullptr;
-    std::optional<AttributeSet> attributes;
-    std::string why_not;  // when the dialect cannot say the request
-    DialectResult result;
-    bool agrees = true;
-};
+using Row = DescribeRow<Dialect, DialectResult>;
 
 // Same outcome, and where there is a result, the same pads and output sizes.
 bool same_reading(const DialectResult& a, const DialectResult& b) {
@@ -67,13 +55,6 @@ std::vector<std::int64_t> output_shape(const DialectResult& r) {
     return shape;
 }
 
-json error_json(const DialectError& e) {
-    return {{"attribute", e.attribute},
-            {"value", e.value},
-            {"message", e.message},
-            {"wording", e.framework_wording ? "framework" : "convcheck"}};
-}
-
 json result_json(const DialectResult& r) {
     json j;
     j["outcome"] = r.error ? "error" : r.empty_output ? "empty" : "ok";
@@ -93,11 +74,6 @@ json result_json(const DialectResult& r) {
     j["weights_shared"] = shared;
     j["notes"] = r.notes;
     return j;
-}
-
-std::string error_line(const DialectError& e) {
-    return e.attribute + " = " + e.value + ": " + e.message +
-           (e.framework_wording ? "" : "  [convcheck's words: the framework defines no error here]");
 }
 
 void print_text(const std::string& source, const DialectResult& first, const Request& request,
@@ -178,6 +154,9 @@ struct Options {
 
 void list_dialects() {
     for (const Dialect& d : all_dialects()) std::printf("%-19s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
+    std::printf("\ntransposed convolution (describe --dialect NAME, or a 'deconv:...' descriptor):\n");
+    for (const TransposedDialect& d : all_transposed_dialects())
+        std::printf("%-19s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
 }
 
 void run_describe(const Options& options) {
@@ -190,13 +169,18 @@ void run_describe(const Options& options) {
     std::string source;
     if (!options.dialect.empty()) {
         const Dialect* dialect = find_dialect(options.dialect);
+        std::string text;
+        for (const auto& item : options.items) text += item + " ";
+        if (const TransposedDialect* transposed = find_transposed_dialect(options.dialect); !dialect && transposed) {
+            exit_code() = describe_transposed(transposed, text, options.json);
+            return;
+        }
         if (!dialect) {
             std::string known;
             for (const Dialect& d : all_dialects()) known += (known.empty() ? "" : " ") + std::string(d.name);
+            for (const TransposedDialect& d : all_transposed_dialects()) known += " " + std::string(d.name);
             throw ConvError("--dialect", options.dialect, "unknown dialect (known: " + known + ")");
         }
-        std::string text;
-        for (const auto& item : options.items) text += item + " ";
         const AttributeSet attributes = parse_attributes(text);
         first = dialect->read(attributes);
         input = {{"dialect", dialect->name}, {"attributes", attributes}};
@@ -205,6 +189,10 @@ void run_describe(const Options& options) {
         if (options.items.size() != 1)
             throw ConvError("descriptor", std::to_string(options.items.size()) + " arguments",
                             "give one canonical descriptor, or --dialect NAME and its attributes");
+        if (options.items[0].rfind("deconv:", 0) == 0) {
+            exit_code() = describe_transposed(nullptr, options.items[0], options.json);
+            return;
+        }
         if (options.items[0].rfind("cc:", 0) == 0) {
             describe_cc(options.items[0], options.json);
             exit_code() = kExitOk;
@@ -234,37 +222,13 @@ void run_describe(const Options& options) {
         return;
     }
 
-    std::vector<Row> rows;
-    for (const Dialect& dialect : all_dialects()) {
-        Row row;
-        row.dialect = &dialect;
-        row.attributes = dialect.spell(first.request, &row.why_not);
-        if (row.attributes) {
-            row.result = dialect.read(*row.attributes);
-            row.agrees = same_reading(row.result, first);
-        } else {
-            row.agrees = false;
-        }
-        rows.push_back(std::move(row));
-    }
+    const std::vector<Row> rows = read_rows(all_dialects(), first.request, first, same_reading);
 
     if (options.json) {
         json j = result_json(first);
         j["input"] = input;
         j["request"] = request_json(first.request);
-        json dialects = json::array();
-        for (const Row& row : rows) {
-            json d = {{"dialect", row.dialect->name}, {"title", row.dialect->title}, {"agrees", row.agrees}};
-            if (row.attributes) {
-                d["attributes"] = *row.attributes;
-                d.update(result_json(row.result));
-            } else {
-                d["outcome"] = "not_expressible";
-                d["why_not"] = row.why_not;
-            }
-            dialects.push_back(d);
-        }
-        j["dialects"] = dialects;
+        j["dialects"] = rows_json(rows, result_json);
         std::printf("%s\n", j.dump(2).c_str());
     } else {
         print_text(source, first, first.request, rows);

@@ -64,3 +64,26 @@ if(CONVCHECK_BUILD_TESTS)
   set_tests_properties(cli_describe_tosa_error_exits_2 PROPERTIES
     PASS_REGULAR_EXPRESSION "ERROR_IF\\(OH != idiv_check")
 endif()
+
+# Transposed convolution: a canonical deconv: descriptor and a dialect, side by side (describe_transposed.cpp)
+if(CONVCHECK_BUILD_TESTS)
+  # in 4, k 3, s 2, pb 1, pe 0: out = 3*2 - 1 - 0 + 3 = 8; PyTorch says it with padding 1, output_padding 1
+  add_test(NAME cli_describe_transposed_descriptor COMMAND convcheck describe "deconv:c=2,o=2,in=4,k=3,s=2,pb=1,pe=0")
+  set_tests_properties(cli_describe_transposed_descriptor PROPERTIES PASS_REGULAR_EXPRESSION
+    "forward    conv:n=1,c=2,o=2,g=1,in=8,k=3,s=2,d=1,pb=1,pe=0.*output     8 .*pytorch_transpose +1 +1 +1 +8 .*output_padding=1")
+  # ONNX SAME_UPPER: output in*s = 6 (pads 0/1); PyTorch cannot crop the end alone: '-'
+  add_test(NAME cli_describe_transposed_dialect COMMAND convcheck describe --dialect onnx_transpose in=3 k=3 strides=2 auto_pad=SAME_UPPER)
+  set_tests_properties(cli_describe_transposed_dialect PROPERTIES PASS_REGULAR_EXPRESSION
+    "canonical  deconv:n=1,c=1,o=1,g=1,in=3,k=3,s=2,d=1,pb=0,pe=1,op=0.*pytorch_transpose +- .*cannot say it.*onnx_transpose +0 +1 +0 +6 .*tosa_transpose +- .*onednn_deconvolution +0 +1 +0 +6 ")
+  add_test(NAME cli_describe_transposed_error_exits_2
+           COMMAND sh -c "\"$0\" describe --dialect pytorch_transpose in=4x4 k=3 output_padding=1 2>&1; test $? -eq 2" $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_transposed_error_exits_2 PROPERTIES
+    PASS_REGULAR_EXPRESSION "output padding must be smaller than either stride or dilation")
+  add_test(NAME cli_describe_transposed_json_parses
+           COMMAND sh -c "\"$0\" describe --json --dialect tosa_transpose in=4x4 k=3x3 stride=2x2 out_pad=-1x0x1x1 | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); assert d['output_size'] == [8, 11] and d['pads_begin'] == [1, -1] and d['forward'].startswith('conv:'), d; rows = {r['dialect']: r for r in d['dialects']}; assert rows['tosa_transpose']['agrees'] and rows['pytorch_transpose']['outcome'] == 'error', rows; print('transposed json ok')\""
+                   $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_transposed_json_parses PROPERTIES PASS_REGULAR_EXPRESSION "transposed json ok")
+  add_test(NAME cli_describe_lists_transposed_dialects COMMAND convcheck describe --dialects)
+  set_tests_properties(cli_describe_lists_transposed_dialects PROPERTIES
+    PASS_REGULAR_EXPRESSION "transposed convolution.*pytorch_transpose.*onnx_transpose.*tosa_transpose.*onednn_deconvolution")
+endif()

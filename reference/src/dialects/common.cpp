@@ -239,12 +239,10 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 }
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return -floor_div(-a, b); }
 
-namespace {
-void fill(SpatialDims* out, const std::vector<std::int64_t>& values, std::int64_t neutral) {
+void fill_spatial(SpatialDims* out, const std::vector<std::int64_t>& values, std::int64_t neutral) {
     out->fill(neutral);
     for (std::size_t a = 0; a < values.size(); ++a) (*out)[a] = values[a];
 }
-}  // namespace
 
 ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const Geometry& g,
                                DataFormat data_format, FilterFormat filter_format) {
@@ -254,12 +252,12 @@ ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, co
     d.in_channels = shapes.in_channels;
     d.out_channels = shapes.out_channels;
     d.groups = groups;
-    fill(&d.input_size, shapes.input_size, 1);
-    fill(&d.kernel_size, shapes.kernel_size, 1);
-    fill(&d.strides, g.strides, 1);
-    fill(&d.dilations, g.dilations, 1);
-    fill(&d.pads_begin, g.pads_begin, 0);
-    fill(&d.pads_end, g.pads_end, 0);
+    fill_spatial(&d.input_size, shapes.input_size, 1);
+    fill_spatial(&d.kernel_size, shapes.kernel_size, 1);
+    fill_spatial(&d.strides, g.strides, 1);
+    fill_spatial(&d.dilations, g.dilations, 1);
+    fill_spatial(&d.pads_begin, g.pads_begin, 0);
+    fill_spatial(&d.pads_end, g.pads_end, 0);
     d.data_format = data_format;
     d.filter_format = filter_format;
     return d;

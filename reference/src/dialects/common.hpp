@@ -62,6 +62,9 @@ std::int64_t trunc_div(std::int64_t a, std::int64_t b);
 std::int64_t floor_div(std::int64_t a, std::int64_t b);
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 
+// `values` into the first axes of `out`, `neutral` in the rest.
+void fill_spatial(SpatialDims* out, const std::vector<std::int64_t>& values, std::int64_t neutral);
+
 // The canonical descriptor with the given per-axis attributes (vectors of length shapes.rank()).
 struct Geometry {
     std::vector<std::int64_t> strides, dilations, pads_begin, pads_end;  // dilations 1-based

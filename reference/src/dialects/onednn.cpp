@@ -4,12 +4,14 @@
 #include <algorithm>
 
 #include "common.hpp"
+#include "onednn_words.hpp"
 
 namespace convcheck::reference::dialects::onednn {
 
-using namespace detail;
+using namespace dialects::detail;
+using namespace onednn::detail;
 
-namespace {
+namespace detail {
 
 std::vector<std::int64_t> per_axis(const char* name, const std::vector<std::int64_t>& v, int rank,
                                    std::int64_t fallback) {
@@ -18,6 +20,21 @@ std::vector<std::int64_t> per_axis(const char* name, const std::vector<std::int6
         refuse_ours(name, join(v), "needs one value per spatial axis (" + std::to_string(rank) + ")");
     return v;
 }
+
+DataFormat data_format_of(const std::string& attribute, const std::string& v) {
+    if (v == "NCX") return DataFormat::ncx;
+    if (v == "NXC") return DataFormat::nxc;
+    refuse_ours(attribute, v, "must be NCX or NXC");
+}
+FilterFormat filter_format_of(const std::string& attribute, const std::string& v) {
+    if (v == "OIX") return FilterFormat::oix;
+    if (v == "XIO") return FilterFormat::xio;
+    refuse_ours(attribute, v, "must be OIX or XIO");
+}
+
+}  // namespace detail
+
+namespace {
 
 // Both APIs compute dst = (src - ker_range + pb + pe) / s + 1 with C division. Where the numerator
 // is in (-s, 0) that is 1 although no window fits: the window overhangs the padded input by
@@ -39,17 +56,6 @@ void read_truncated_output(DialectResult* r, Geometry* g, const ConvShapes& s, c
                                " (zeros)");
         }
     }
-}
-
-DataFormat data_format_of(const std::string& attribute, const std::string& v) {
-    if (v == "NCX") return DataFormat::ncx;
-    if (v == "NXC") return DataFormat::nxc;
-    refuse_ours(attribute, v, "must be NCX or NXC");
-}
-FilterFormat filter_format_of(const std::string& attribute, const std::string& v) {
-    if (v == "OIX") return FilterFormat::oix;
-    if (v == "XIO") return FilterFormat::xio;
-    refuse_ours(attribute, v, "must be OIX or XIO");
 }
 
 AttributeSet shape_keys(const Request& q) {

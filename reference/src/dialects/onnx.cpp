@@ -4,19 +4,27 @@
 #include <algorithm>
 
 #include "common.hpp"
+#include "onnx_words.hpp"
 
 namespace convcheck::reference::dialects::onnx {
 
-using namespace detail;
+using namespace dialects::detail;
+using namespace onnx::detail;
 
-namespace {
+namespace detail {
 std::vector<std::int64_t> per_axis(const std::string& name, const std::vector<std::int64_t>& v, int rank,
                                    std::int64_t fallback) {
     if (v.empty()) return repeat(fallback, rank);
     if (static_cast<int>(v.size()) != rank) refuse(name, join(v), "Attribute " + name + " has incorrect length");
     return v;
 }
-}  // namespace
+
+std::vector<std::int64_t> pads_list(const SpatialDims& begin, const SpatialDims& end, int rank) {
+    std::vector<std::int64_t> p(begin.begin(), begin.begin() + rank);
+    p.insert(p.end(), end.begin(), end.begin() + rank);
+    return p;
+}
+}  // namespace detail
 
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("onnx", [&] {
@@ -136,13 +144,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         case PaddingRequest::valid: a["auto_pad"] = "VALID"; break;
         case PaddingRequest::same_upper: a["auto_pad"] = "SAME_UPPER"; break;
         case PaddingRequest::same_lower: a["auto_pad"] = "SAME_LOWER"; break;
-        case PaddingRequest::explicit_pads: {
-            std::vector<std::int64_t> p;
-            for (int i = 0; i < q.rank; ++i) p.push_back(q.pads_begin[i]);
-            for (int i = 0; i < q.rank; ++i) p.push_back(q.pads_end[i]);
-            a["pads"] = join(p);
-            break;
-        }
+        case PaddingRequest::explicit_pads: a["pads"] = join(pads_list(q.pads_begin, q.pads_end, q.rank)); break;
     }
     return a;
 }

@@ -5,12 +5,14 @@
 #include <cctype>
 
 #include "common.hpp"
+#include "pytorch_words.hpp"
 
 namespace convcheck::reference::dialects::pytorch {
 
-using namespace detail;
+using namespace dialects::detail;
+using namespace pytorch::detail;
 
-namespace {
+namespace detail {
 std::string python_list(const std::vector<std::int64_t>& v) {
     std::string s = "[";
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
@@ -32,7 +34,19 @@ std::string times(const std::vector<std::int64_t>& v) {  // "(2 x 4)" as ATen pr
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
     return s;
 }
-}  // namespace
+
+ConvShapes read_module_shapes(Reader& reader, const AttributeSet& attributes) {
+    if (attributes.count("kernel_size") && attributes.count("k"))
+        refuse_ours("kernel_size", attributes.at("kernel_size"), "give k or kernel_size, not both");
+    ConvShapes shapes = read_shapes(reader, false);
+    if (auto ks = reader.list("kernel_size")) {
+        if (ks->size() == 1) ks->assign(shapes.rank(), (*ks)[0]);
+        shapes.kernel_size = *ks;
+    }
+    return shapes;
+}
+
+}  // namespace detail
 
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("pytorch", [&] {
@@ -104,13 +118,7 @@ DialectResult read(const AttributeSet& attributes) {
     return guarded("pytorch", [&] {
         Reader reader(attributes, "pytorch");
         ConvAttributes a;
-        if (attributes.count("kernel_size") && attributes.count("k"))
-            refuse_ours("kernel_size", attributes.at("kernel_size"), "give k or kernel_size, not both");
-        a.shapes = read_shapes(reader, false);
-        if (auto ks = reader.list("kernel_size")) {
-            if (ks->size() == 1) ks->assign(a.shapes.rank(), (*ks)[0]);
-            a.shapes.kernel_size = *ks;
-        }
+        a.shapes = read_module_shapes(reader, attributes);
         const std::vector<std::int64_t> none;
         a.stride = reader.list("stride").value_or(none);
         a.dilation = reader.list("dilation").value_or(none);

@@ -3,19 +3,15 @@
 #include "convcheck/reference/dialects/tosa.hpp"
 
 #include "common.hpp"
+#include "tosa_words.hpp"
 
 namespace convcheck::reference::dialects::tosa {
 
-using namespace detail;
+using namespace dialects::detail;
+using namespace tosa::detail;
 
-namespace {
+namespace detail {
 
-// The spec's names per spatial axis, outermost first.
-struct AxisNames {
-    std::string letter;                  // stride_<letter>, dilation_<letter>: d, y, x
-    std::string size;                    // I<size>, K<size>, O<size>: D, H, W
-    std::string pad_begin, pad_end;      // pad_d0 / pad_d1, pad_top / pad_bottom, pad_left / pad_right
-};
 std::vector<AxisNames> axis_names(int rank) {
     std::vector<AxisNames> names{{"y", "H", "pad_top", "pad_bottom"}, {"x", "W", "pad_left", "pad_right"}};
     if (rank == 3) names.insert(names.begin(), AxisNames{"d", "D", "pad_d0", "pad_d1"});
@@ -42,7 +38,7 @@ std::vector<std::int64_t> per_axis(const std::string& name, const std::vector<st
     return v;
 }
 
-}  // namespace
+}  // namespace detail
 
 DialectResult conv(const ConvAttributes& attr) {
     return guarded("tosa", [&] {

@@ -13,9 +13,9 @@ usage: backward_autograd_check.py <reference_backward_cli>
 Exit 0 when every case agrees, 1 on a mismatch, 2 on a usage error, 77 (skipped) without torch.
 """
 
-import json
-import subprocess
 import sys
+
+from torch_check import check_cases, parse
 
 # descriptor (the reference's canonical string) and the data seed: together, a reproducer.
 CASES = [
@@ -26,20 +26,6 @@ CASES = [
     ("n=1,c=2,o=2,in=8x9,k=2x3,s=1x2,pb=-1x2,pe=-2x0,bias=1,dt=bf16,data=nxc", 5),  # a negative pad crops
     ("n=2,c=2,o=4,g=2,in=5x6x4,k=2x3x2,s=2x1x2,d=2x1x1,pb=1x1x0,pe=0x2x1,bias=1,wei=xio", 6),
 ]
-
-
-def parse(descriptor):
-    fields = dict(item.split("=") for item in descriptor.split(","))
-    spatial = lambda key, default: [int(v) for v in fields.get(key, default).split("x")]  # noqa: E731
-    d = {
-        "n": int(fields.get("n", 1)), "c": int(fields["c"]), "o": int(fields["o"]), "g": int(fields.get("g", 1)),
-        "in": spatial("in", None), "k": spatial("k", None), "bias": fields.get("bias", "0") == "1",
-    }
-    rank = len(d["in"])
-    for key, default in (("s", "1"), ("d", "1"), ("pb", "0"), ("pe", "0")):
-        values = spatial(key, default)
-        d[key] = values * rank if len(values) == 1 else values
-    return d
 
 
 def torch_gradients(torch, d, seed):
@@ -62,48 +48,18 @@ def torch_gradients(torch, d, seed):
     return x.detach(), w.detach(), dy, grads
 
 
+def compute(torch, descriptor, seed):
+    x, w, dy, grads = torch_gradients(torch, parse(descriptor), seed)
+    numbers = [v for t in (x, w, dy) for v in t.flatten().tolist()]
+    want = {name: tensor.flatten().tolist() for name, tensor in grads.items()}
+    return numbers, want, ", ".join(f"{n} {len(t)} elements" for n, t in want.items())
+
+
 def main():
     if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
+        print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
-    try:
-        import torch
-    except ImportError as e:
-        print(f"skipped: PyTorch is not importable ({e}); install python3-torch")
-        return 77
-    failures = 0
-    for descriptor, seed in CASES:
-        failures_before = failures
-        repro = f"reproduce with: descriptor {descriptor} seed {seed}"
-        d = parse(descriptor)
-        x, w, dy, want = torch_gradients(torch, d, seed)
-        numbers = " ".join(repr(float(v)) for t in (x, w, dy) for v in t.flatten().tolist())
-        run = subprocess.run([sys.argv[1], descriptor], input=numbers, capture_output=True, text=True)
-        if run.returncode != 0:
-            print(f"FAIL reference_backward_cli exited {run.returncode}: {run.stderr.strip()}; {repro}")
-            failures += 1
-            continue
-        got = json.loads(run.stdout)
-        if sorted(got) != sorted(want):
-            print(f"FAIL the reference gave {sorted(got)}, torch {sorted(want)}; {repro}")
-            failures += 1
-            continue
-        for name, tensor in want.items():
-            expected = tensor.flatten().tolist()
-            if len(got[name]) != len(expected):
-                print(f"FAIL {name}: {len(got[name])} elements, torch {len(expected)}; {repro}")
-                failures += 1
-                continue
-            wrong = [i for i, (a, e) in enumerate(zip(got[name], expected)) if a != e]
-            if wrong:
-                i = wrong[0]
-                print(f"FAIL {name}: {len(wrong)} of {len(expected)} elements differ, first at canonical index {i}: "
-                      f"reference {got[name][i]}, torch {expected[i]}; {repro}")
-                failures += 1
-        if failures == failures_before:
-            print(f"ok {descriptor} (seed {seed}): " + ", ".join(f"{n} {len(t.flatten())} elements" for n, t in want.items()))
-    print(f"torch {torch.__version__}: {len(CASES)} cases, {failures} mismatches")
-    return 1 if failures else 0
+    return check_cases(sys.argv[1], CASES, compute)
 
 
 if __name__ == "__main__":

@@ -15,23 +15,13 @@
 #include <vector>
 
 #include "convcheck/reference/backward.hpp"
+#include "cli_io.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 using namespace convcheck;
 
 namespace {
-
-int refuse(const std::string& message) {
-    std::fprintf(stderr, "reference_backward_cli: %s\n", message.c_str());
-    return 2;
-}
-
-void print_array(const char* name, const std::vector<double>& values, bool last) {
-    std::printf("\"%s\": [", name);
-    for (std::size_t i = 0; i < values.size(); ++i) std::printf(i ? ", %.17g" : "%.17g", values[i]);
-    std::printf(last ? "]" : "], ");
-}
-
+int refuse(const std::string& message) { return cli_io::refuse("reference_backward_cli", message); }
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,19 +32,15 @@ int main(int argc, char** argv) {
     } catch (const ConvError& e) {
         return refuse("descriptor: " + e.attribute() + " = " + e.value() + ": " + e.rule());
     }
-    std::vector<double> numbers;
-    for (double v; std::cin >> v;) numbers.push_back(v);
-    if (!std::cin.eof()) return refuse("stdin: a token that is not a number after " + std::to_string(numbers.size()) + " numbers");
     const std::int64_t want = d.src_elements() + d.weights_elements() + d.dst_elements();
-    if (static_cast<std::int64_t>(numbers.size()) != want)
-        return refuse("stdin: " + std::to_string(numbers.size()) + " numbers; " + to_string(d) + " needs " +
-                      std::to_string(want) + " (src " + std::to_string(d.src_elements()) + ", weights " +
-                      std::to_string(d.weights_elements()) + ", diff_dst " + std::to_string(d.dst_elements()) + ")");
-    for (std::size_t i = 0; i < numbers.size(); ++i)
-        if (round_to(d.dtype, numbers[i]) != numbers[i])
-            return refuse("stdin: number " + std::to_string(i) + " (" + std::to_string(numbers[i]) +
-                          ") is not exactly representable in " + std::string(to_string(d.dtype)) +
-                          "; it would be rounded, not read as given");
+    std::string error;
+    const auto read = cli_io::read_numbers(d.dtype, want,
+                                           to_string(d) + ": src " + std::to_string(d.src_elements()) + ", weights " +
+                                               std::to_string(d.weights_elements()) + ", diff_dst " +
+                                               std::to_string(d.dst_elements()),
+                                           &error);
+    if (!read) return refuse(error);
+    const std::vector<double>& numbers = *read;
     const auto src_end = numbers.begin() + d.src_elements(), weights_end = src_end + d.weights_elements();
     const std::vector<double> src(numbers.begin(), src_end), weights(src_end, weights_end), diff_dst(weights_end, numbers.end());
 
@@ -70,9 +56,9 @@ int main(int argc, char** argv) {
     reference::GradientResult diff_bias;
     const auto diff_weights = reference::backward_weights(d, src_buffer.data(), diff_dst_buffer.data(), &diff_bias);
     std::printf("{");
-    print_array("diff_src", diff_src.values, false);
-    print_array("diff_weights", diff_weights.values, !d.has_bias);
-    if (d.has_bias) print_array("diff_bias", diff_bias.values, true);
+    cli_io::print_array("diff_src", diff_src.values, false);
+    cli_io::print_array("diff_weights", diff_weights.values, !d.has_bias);
+    if (d.has_bias) cli_io::print_array("diff_bias", diff_bias.values, true);
     std::printf("}\n");
     return 0;
 }
