@@ -108,7 +108,7 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
 }
 
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
-                         const CaseMemory& needs) {
+                         const CaseMemory& needs, bool one_shot_path) {
     ConvExecution e;
     e.desc = to_abi(d);
     e.src = &b.src;
@@ -120,7 +120,7 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
     // The plan decides the verdict; the one-shot conv_execute writes its own dst, filled like dst,
     // which must then hold the same outputs (isolation.hpp).
     GuardedBuffer one_shot;
-    if (backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
+    if (one_shot_path && backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
         one_shot = GuardedBuffer(b.dst.bytes());
         std::memset(one_shot.data(), 0xFF, one_shot.bytes());
         e.one_shot_dst = &one_shot;
@@ -276,6 +276,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, C
     if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, needs, r);
 
     if (c.mode == Mode::probe) return check_conv_probe(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::sampled) return check_conv_sampled(backend, c, s, contract, needs, r);
 
     std::vector<double> src, weights, bias;
     if (c.mode == Mode::exact) {

@@ -51,8 +51,10 @@ struct Buffers {
 };
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias);
+// With one_shot (and a plugin with a plan), the one-shot conv_execute also runs, into a second dst
+// that must match the plan's (isolation.hpp).
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
-                         const CaseMemory& needs);
+                         const CaseMemory& needs, bool one_shot = true);
 std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst);
 ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, std::span<const double> want,
                          std::span<const double> got, bool bound_mode, const accuracy::Contract& contract,
@@ -111,6 +113,10 @@ private:
     std::string first_problem_;
     Kind first_kind_ = Kind::none;
 };
+// Sampled mode: the large suite's tensors past 2^31 elements or bytes, judged on a sample of outputs
+// plus a scan of every dst element for the canary (check_sampled.cpp).
+void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
+                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                       const CaseMemory& needs, CaseResult& r);
 

@@ -236,6 +236,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
             r, plugin, options, buffers, e.leak_check,
             [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); },
             [&](convcheck_plugin* p) {
+                if (e.query_only) return true;
                 if (plugin.has_conv_plan()) return run_conv_plan(r, plugin, p, e, one_shot, args, repeats);
                 return timed_executes(r, plugin, e.warmups, repeats, [&] { return api.conv_execute(p, &e.desc, &args); });
             });
