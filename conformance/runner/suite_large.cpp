@@ -14,10 +14,13 @@ std::vector<SuiteEntry> large_suite() {
         {"c=1,o=2,in=46345x46337,k=1x1,s=1x256,dt=bf16", "l", "src_bf16_past_2^31_elements_ncx"},
         // src 537,312,400 elements (2.0 GiB): past 2^31 bytes, not 2^31 elements
         {"c=16,o=4,in=5795x5795,k=3x3,s=16x16,bias=1,data=nxc", "l", "src_f32_past_2^31_bytes_nxc"},
-        // weights 536,887,296 elements (2.0 GiB): only output channel 32768 reads past 2^31 bytes
-        {"c=16384,o=32769,in=1x1,k=1x1", "l", "weights_f32_past_2^31_bytes_oix"},
-        // weights 1,073,774,592 elements (2.0 GiB): the last input channel of every output lies past 2^31 bytes
-        {"c=32768,o=32769,in=1,k=1,dt=f16,wei=xio,bias=1", "l", "weights_f16_past_2^31_bytes_xio"},
+        // weights 541,065,216 elements (2.0 GiB): a kernel of 32768 taps over one input element padded by
+        // 32767 in front, so each (o, i) reads only its last tap (the others lie in the padding): output
+        // channel 128's reads lie past 2^31 bytes, the rest before
+        {"c=128,o=129,in=1,k=32768,pb=32767", "l", "weights_f32_past_2^31_bytes_oix"},
+        // weights 1,077,936,128 elements (2.0 GiB), XIO ([k][i][o]): the last tap's block, every read, lies
+        // past 2^31 bytes
+        {"c=128,o=257,in=1,k=32768,pb=32767,dt=f16,wei=xio,bias=1", "l", "weights_f16_past_2^31_bytes_xio"},
         // dst exactly 2^29 elements, 2^31 bytes: the last byte is 2^31 - 1, no offset passes 2^31 (the
         // boundary itself: a 32-bit signed byte offset is right here)
         {"c=1,o=32768,in=16384,k=1", "l", "dst_f32_exactly_2^31_bytes_ncx"},
