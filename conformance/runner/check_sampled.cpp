@@ -28,28 +28,6 @@ constexpr std::int64_t kTimeoutBytes = std::int64_t{256} << 20;
 // Seeds of the three input tensors, apart so no two tensors hold the same values.
 std::uint64_t tensor_seed(std::uint64_t seed, int tensor) { return seed * 0x9e3779b97f4a7c15ull + tensor; }
 
-struct Unwritten {
-    std::int64_t count = 0, first = -1, last = -1;  // buffer offsets
-};
-
-// One linear pass over dst: the elements whose bytes are all 0xFF (the canary).
-template <class Bits>
-Unwritten scan(const void* dst, std::int64_t elements) {
-    Unwritten u;
-    const Bits* p = static_cast<const Bits*>(dst);
-    const Bits canary = static_cast<Bits>(~Bits{0});
-    for (std::int64_t i = 0; i < elements; ++i)
-        if (p[i] == canary) {
-            if (u.count++ == 0) u.first = i;
-            u.last = i;
-        }
-    return u;
-}
-
-Unwritten unwritten_region(const ConvDescriptor& d, const void* dst) {
-    return size_of(d.dtype) == 4 ? scan<std::uint32_t>(dst, d.dst_elements()) : scan<std::uint16_t>(dst, d.dst_elements());
-}
-
 std::string where(const ConvDescriptor& d, std::int64_t buffer_offset) {
     return coordinates_text(output_coordinates(d, dst_ncx_of_buffer_offset(d, buffer_offset))) + " (dst element " +
            std::to_string(buffer_offset) + ", byte " + std::to_string(buffer_offset * size_of(d.dtype)) + ")";
@@ -108,7 +86,7 @@ void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettin
     if (!cmp.passed() && std::isfinite(cmp.max_bound_fraction)) report.bound_growth_needed = cmp.max_bound_fraction;
     r.error = report;
 
-    const Unwritten u = unwritten_region(d, b.dst.data());
+    const Unwritten u = unwritten_region(b.dst.data(), d.dst_elements(), size_of(d.dtype));
     const std::string sampled = std::to_string(sample.size()) + " sampled outputs of " + std::to_string(d.dst_elements());
     if (u.count > 0) {
         r.status = Status::failed;
