@@ -1,4 +1,4 @@
-// Sampled mode (the large suite, suite_large.cpp; docs/runner.md "The large suite"): a case with a
+// Sampled mode (the large suite, suite_large.cpp; docs/large.md): a case with a
 // tensor past 2^31 elements or bytes. Its inputs are written straight into the shared buffers in their
 // dtype (sampled_data.hpp), dst is filled with the canary (every byte 0xFF, a NaN in every dtype),
 // the backend runs once (the plan only: the one-shot path would need a second dst and, in a backend

@@ -1,4 +1,4 @@
-// What sampled mode (the large suite, docs/runner.md "The large suite") computes on: inputs written
+// What sampled mode (the large suite, docs/large.md) computes on: inputs written
 // straight into the shared buffers in their dtype (a tensor past 2^31 elements cannot be widened to
 // double: 8 bytes an element), and the outputs whose reference value is computed, one at a time.
 #pragma once

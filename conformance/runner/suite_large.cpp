@@ -2,7 +2,7 @@
 // f16 and bf16; NCX and NXC), where an index or byte offset computed in 32 bits wraps. Sampled mode
 // (check_sampled.cpp): the reference judges a sample of outputs that takes in both sides of every
 // limit a tensor passes, and a scan of every dst element finds any left unwritten. Each name says which
-// tensor passes which limit. Every case needs at most 4 GiB of buffers (docs/runner.md "The large suite").
+// tensor passes which limit. Every case needs at most 4 GiB of buffers (docs/large.md).
 #include "suites.hpp"
 
 namespace convcheck::runner {

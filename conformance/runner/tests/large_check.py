@@ -1,5 +1,5 @@
 """The large suite through the `convcheck` command, end to end (ctest conformance_large_<check>, label
-`large`; docs/runner.md "The large suite"). Each case holds a tensor of 2 to 4 GiB: these checks take
+`large`; docs/large.md). Each case holds a tensor of 2 to 4 GiB: these checks take
 minutes and need about 4.5 GiB of memory at a time, so scripts/main.sh does not run them.
 
 usage: large_check.py <check> <convcheck> <plugin dir>
