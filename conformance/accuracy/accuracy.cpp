@@ -16,17 +16,18 @@ const char* to_string(Mode mode) {
         case Mode::stress: return "stress";
         case Mode::precision: return "precision";
         case Mode::invalid: return "invalid";
+        case Mode::sampled: return "sampled";
     }
     return "?";
 }
 
 const std::vector<std::string>& mode_names() {
-    static const std::vector<std::string> names = {"exact", "bound", "probe", "stress", "precision", "invalid"};
+    static const std::vector<std::string> names = {"exact", "bound", "probe", "stress", "precision", "invalid", "sampled"};
     return names;
 }
 
 bool parse_mode_name(const std::string& text, Mode* mode) {
-    for (Mode m : {Mode::exact, Mode::bound, Mode::probe, Mode::stress, Mode::precision, Mode::invalid})
+    for (Mode m : {Mode::exact, Mode::bound, Mode::probe, Mode::stress, Mode::precision, Mode::invalid, Mode::sampled})
         if (text == to_string(m)) {
             *mode = m;
             return true;
@@ -42,8 +43,17 @@ bool mode_from_letter(char letter, Mode* mode) {
         case 's': *mode = Mode::stress; return true;
         case 'r': *mode = Mode::precision; return true;
         case 'i': *mode = Mode::invalid; return true;
+        case 'l': *mode = Mode::sampled; return true;
     }
     return false;
+}
+
+char mode_letter(Mode mode) {
+    for (char letter : {'b', 'e', 'p', 's', 'r', 'i', 'l'}) {
+        Mode m;
+        if (mode_from_letter(letter, &m) && m == mode) return letter;
+    }
+    return '?';
 }
 
 bool compares_exactly(Mode mode) { return mode == Mode::exact || mode == Mode::precision; }

@@ -25,13 +25,16 @@ namespace convcheck::accuracy {
 // on data kinds that stress rounding (stress_fill.hpp); precision: exact results that need every
 // significand bit of the inputs (precision_fill.hpp); invalid: a descriptor that breaks one rule of
 // the spec, which the backend must refuse (the invalid-case suite, docs/runner.md).
-enum class Mode { exact, bound, probe, stress, precision, invalid };
+enum class Mode { exact, bound, probe, stress, precision, invalid, sampled };
 const char* to_string(Mode mode);
 // "exact", "bound", ... -> the mode; false on anything else.
 bool parse_mode_name(const std::string& text, Mode* mode);
-// A suite's mode letter: b(ound), e(xact), p(robe), s(tress), r (precision: "p" is taken), i(nvalid).
+// A suite's mode letter: b(ound), e(xact), p(robe), s(tress), r (precision: "p" is taken), i(nvalid),
+// l (sampled: the large suite's tensors past 2^31 elements or bytes, "s" is taken).
 bool mode_from_letter(char letter, Mode* mode);
-// "exact, bound, probe, stress, precision, invalid" (for messages and option checks).
+// The reverse: a mode's letter.
+char mode_letter(Mode mode);
+// "exact, bound, probe, stress, precision, invalid, sampled" (for messages and option checks).
 const std::vector<std::string>& mode_names();
 // Whether the mode's data makes the exact result the only right answer (exact, precision).
 bool compares_exactly(Mode mode);

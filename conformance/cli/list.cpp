@@ -105,7 +105,7 @@ void add_list_command(CLI::App& app) {
     static ListOptions o;
     auto* cmd = app.add_subcommand("list", "List the built-in suites, or the cases of one suite or case file");
     cmd->add_option("--suite", o.suite, "a built-in suite name, a JSON case file or a benchdnn batch file");
-    cmd->add_option("--mode", o.mode, "only this mode: exact, bound, probe, stress, precision or invalid")
+    cmd->add_option("--mode", o.mode, "only this mode: exact, bound, probe, stress, precision, invalid or sampled")
         ->check(CLI::IsMember(accuracy::mode_names()));
     add_seed_option(cmd, "--seed", o.seed, "the run seed (it sets each case's data seed)");
     cmd->add_flag("--strict-benchdnn", o.strict_benchdnn, "exit 2 when a benchdnn test case cannot be run exactly");

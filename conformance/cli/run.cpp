@@ -241,7 +241,7 @@ void add_run_command(CLI::App& app) {
                                         "(default: smoke)");
     cmd->add_option("--case", o.case_descriptors, "run this canonical descriptor instead of a suite (repeatable)");
     add_seed_option(cmd, "--seed", o.seed, "run seed (with --case: the case's data seed)");
-    cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound, probe, stress, precision or invalid (with --case: default bound)")
+    cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound, probe, stress, precision, invalid or sampled (with --case: default bound)")
         ->check(CLI::IsMember(accuracy::mode_names()));
     cmd->add_option("--fill", o.fill, "with --case in exact mode: a special fill (ties, overflow, subnormal)")
         ->check(CLI::IsMember({"standard", "ties", "overflow", "subnormal"}));

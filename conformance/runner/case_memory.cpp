@@ -32,6 +32,7 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 //     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
 //     probe does not reach (want, got, magnitude, terms, index) 40D (check_probe.cpp).
+//   sampled mode holds no tensor of its own: the buffers only (it writes its data into them).
 //   a stored vector holds its arrays (in the dtype, and dst_f64, magnitude, terms) and the same
 //     copies as generated data, plus want, magnitude and terms in double.
 CaseMemory conv_memory(const Case& c) {
@@ -45,6 +46,12 @@ CaseMemory conv_memory(const Case& c) {
     const double taps = static_cast<double>(d.in_channels_per_group()) * kernel;
     CaseMemory m;
     m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
+    if (c.mode == accuracy::Mode::sampled) {
+        // sampled mode (check_sampled.cpp) fills the buffers in place and keeps, per sampled output
+        // (at most a few thousand), its reason and five numbers: only the bookkeeping's 4 MiB
+        m.reference = 4 << 20;
+        return m;
+    }
     // + 8D: the bound comparison's per-output bounds (accuracy::compare_bound, also behind the
     //   statistics); precision mode's diagnosis re-runs the reference on rounded inputs: 8(S+W) + 24D.
     double work = 8 * (S + W + B) + 32 * D + 8 * D;

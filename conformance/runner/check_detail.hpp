@@ -54,9 +54,11 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
                      const std::vector<double>& bias);
 // The execution of buffers b (descriptor and buffers; timing, limits and the leak check at their defaults).
 ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b);
-// One isolated execution on b (execute_conv), recorded in the execution log when there is one.
+// One isolated execution on b (execute_conv), recorded in the execution log when there is one. With
+// one_shot (and a plugin with a plan), the one-shot conv_execute also runs, into a second dst that
+// must match the plan's (operation_calls.hpp).
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
-                         const CaseMemory& needs);
+                         const CaseMemory& needs, bool one_shot = true);
 std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst);
 // A stored golden vector's inputs in buffers, and its stored truth.
 struct StoredConvData {
@@ -82,6 +84,10 @@ std::string inputs_beyond_declared_precision(const accuracy::Contract& contract,
                                              const std::vector<double>& weights);
 void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                       const CaseMemory& needs, CaseResult& r);
+// Sampled mode: the large suite's tensors past 2^31 elements or bytes, judged on a sample of outputs
+// plus a scan of every dst element for the canary (check_sampled.cpp).
+void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
+                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 
 // ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
 void cc_validate(const Case& c);

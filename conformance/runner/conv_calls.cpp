@@ -106,6 +106,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
         args.dst = e.dst->data();
         args.implementation = r.implementation;
         args.implementation_capacity = sizeof(r.implementation);
+        if (e.query_only) return true;
         if (plugin.has_conv_plan()) return run_conv_plan(r, plugin, p, e, one_shot, args);
         return timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_execute(p, &e.desc, &args); });
     };

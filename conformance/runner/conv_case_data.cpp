@@ -38,14 +38,14 @@ ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
 }
 
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
-                         const CaseMemory& needs) {
+                         const CaseMemory& needs, bool one_shot_path) {
     ConvExecution e = conv_execution(d, b);
     e.leak_check = s.leak_check;
     e.timeout_s = s.timeout_s;
     // The plan decides the verdict; the one-shot conv_execute writes its own dst, filled like dst,
     // which must then hold the same outputs (operation_calls.hpp).
     GuardedBuffer one_shot;
-    if (backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
+    if (one_shot_path && backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
         one_shot = GuardedBuffer(b.dst.bytes());
         std::memset(one_shot.data(), 0xFF, one_shot.bytes());
         e.one_shot_dst = &one_shot;

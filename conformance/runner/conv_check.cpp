@@ -144,6 +144,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     if (c.mode == Mode::stress) return check_conv_stress(backend, c, s, contract, needs, r);
     if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, needs, r);
     if (c.mode == Mode::probe) return check_conv_probe(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::sampled) return check_conv_sampled(backend, c, s, contract, needs, r);
 
     std::vector<double> src, weights, bias;
     if (c.mode == Mode::exact) {

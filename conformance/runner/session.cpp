@@ -44,14 +44,21 @@ std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case
         // Hangs are not shrunk: every candidate would cost a full time limit.
         // a stored vector's data belongs to its descriptor: there is nothing smaller to try; an invalid
         // case is the one rule it breaks (mode invalid): shrinking would look for another descriptor
-        if (settings.shrink && r.c.vector_dir.empty() && r.c.mode != accuracy::Mode::invalid && (r.status == Status::failed || r.status == Status::crashed)) {
+        // nor a sampled case: its point is a tensor past 2^31 elements or bytes, which a smaller one loses
+        if (settings.shrink && r.c.vector_dir.empty() && r.c.mode != accuracy::Mode::invalid &&
+            r.c.mode != accuracy::Mode::sampled && (r.status == Status::failed || r.status == Status::crashed)) {
             auto smaller = shrink(backend, r, settings.check, shrink_limits);
             if (smaller && !stopped()) {  // a search cut short may end on a killed candidate: keep none
                 r.shrunk_descriptor = smaller->c.descriptor();
                 r.shrunk_reproducer = smaller->reproducer;
             }
         }
-        if (!settings.dump_failures.empty() && gets_failure_bundle(r.status) && !stopped()) {
+        if (!settings.dump_failures.empty() && gets_failure_bundle(r.status) && !stopped() &&
+            r.c.mode == accuracy::Mode::sampled) {
+            // its tensors are GiBs, and the bundle's expected output would be the whole reference
+            std::fprintf(stderr, "convcheck: warning: no failure bundle for %s: a sampled (large suite) case's "
+                                 "tensors are GiBs; its reproducer regenerates them\n", r.c.id.c_str());
+        } else if (!settings.dump_failures.empty() && gets_failure_bundle(r.status) && !stopped()) {
             try {
                 r.failure_bundle = write_failure_bundle(settings.dump_failures, backend, r, log).string();
             } catch (const std::exception& e) {  // the verdict stands; the missing bundle is said aloud

@@ -28,15 +28,15 @@ SuiteEntry entry_from_json(const json& x, const std::string& where) {
     SuiteEntry e;
     e.descriptor = x["descriptor"].get<std::string>();
     if (x.contains("modes")) {
-        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p, s, r, i)");
+        if (!x["modes"].is_string()) bad_entry(where, "modes", x["modes"], "must be a string of mode letters (b, e, p, s, r, i, l)");
         e.modes = x["modes"].get<std::string>();
     }
     if (x.contains("mode")) {
-        const char* rule = "must be \"exact\", \"bound\", \"probe\", \"stress\", \"precision\" or \"invalid\"";
+        const char* rule = "must be \"exact\", \"bound\", \"probe\", \"stress\", \"precision\", \"invalid\" or \"sampled\"";
         if (!x["mode"].is_string()) bad_entry(where, "mode", x["mode"], rule);
         accuracy::Mode mode;
         if (!accuracy::parse_mode_name(x["mode"].get<std::string>(), &mode)) bad_entry(where, "mode", x["mode"], rule);
-        e.modes = mode == accuracy::Mode::precision ? "r" : std::string(1, accuracy::to_string(mode)[0]);
+        e.modes = std::string(1, accuracy::mode_letter(mode));
     }
     if (x.contains("name") && x["name"].is_string()) e.name = x["name"].get<std::string>();
     if (x.contains("fill") && (!x["fill"].is_string() || !accuracy::parse_fill(x["fill"].get<std::string>(), &e.fill)))

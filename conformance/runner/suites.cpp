@@ -30,6 +30,9 @@ std::vector<SuiteInfo> builtin_suites() {
         {"invalid", "one descriptor per rule of the spec (zero sizes, groups that do not divide the channels, zero or "
                     "negative strides and dilations, a padded input smaller than the kernel, ...), which the backend "
                     "must refuse; a backend that computes one fails as accepted_invalid"},
+        {"large", "one tensor past 2^31 elements or 2^31 bytes per case (src, weights or dst; f32, f16, bf16; NCX and "
+                  "NXC), judged on a sample of outputs on both sides of each limit plus a scan of every output for one "
+                  "never written (sampled mode; up to 4 GiB of buffers a case, about a minute a case on the reference)"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
@@ -45,6 +48,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "accuracy") return accuracy_suite();
     if (name == "pairwise") return pairwise_suite();
     if (name == "invalid") return invalid_suite();
+    if (name == "large") return large_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +
@@ -93,7 +97,7 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
                 accuracy::Mode mode;
                 if (!accuracy::mode_from_letter(m, &mode))
                     throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has mode letter '" +
-                                                std::string(1, m) + "' (b, e, p, s, r or i)");
+                                                std::string(1, m) + "' (b, e, p, s, r, i or l)");
                 modes.push_back(mode);
             }
         }

@@ -30,12 +30,19 @@ void locate_failures(ErrorReport& e, std::size_t n, const OutputLocation& where,
     }
 }
 
-std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes) {
+Unwritten unwritten_region(const void* dst, std::int64_t elements, int element_bytes) {
     const auto* p = static_cast<const unsigned char*>(dst);
-    std::int64_t count = 0;
+    Unwritten u;
     for (std::int64_t i = 0; i < elements; ++i)
-        count += std::all_of(p + i * element_bytes, p + (i + 1) * element_bytes, [](unsigned char b) { return b == 0xFF; });
-    return count;
+        if (std::all_of(p + i * element_bytes, p + (i + 1) * element_bytes, [](unsigned char b) { return b == 0xFF; })) {
+            if (u.count++ == 0) u.first = i;
+            u.last = i;
+        }
+    return u;
+}
+
+std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes) {
+    return unwritten_region(dst, elements, element_bytes).count;
 }
 
 std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want) {

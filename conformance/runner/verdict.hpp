@@ -36,6 +36,11 @@ void locate_failures(ErrorReport& e, std::size_t n, const OutputLocation& where,
 // How many of `elements` outputs still hold the "never written" fill (all bytes 0xFF, a NaN in
 // every dtype).
 std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes);
+// The same with where: how many, and the first and last such element (buffer offsets; -1 when none).
+struct Unwritten {
+    std::int64_t count = 0, first = -1, last = -1;
+};
+Unwritten unwritten_region(const void* dst, std::int64_t elements, int element_bytes);
 // Outputs that are NaN where the reference is not.
 std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want);
 // The kind of a failed comparison: outputs never written, else NaN outputs, else a mismatch.

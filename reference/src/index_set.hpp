@@ -51,6 +51,18 @@ public:
         }
     }
 
+    // The output at NCX offset `dst` (0 <= dst < N * OC * OD * OH * OW), as for_each_output gives it.
+    Output output_at(std::int64_t dst) const {
+        Output y;
+        y.dst = dst;
+        y.ow = dst % geo_.out[2], dst /= geo_.out[2];
+        y.oh = dst % geo_.out[1], dst /= geo_.out[1];
+        y.od = dst % geo_.out[0], dst /= geo_.out[0];
+        y.oc = dst % out_channels_, y.n = dst / out_channels_;
+        y.group = y.oc / oc_per_group_;
+        return y;
+    }
+
     // Calls f(src_offset, weights_offset) for every term of output y's sum, in the forward's order
     // (ic_g, then kd, kh, kw), skipping the taps that land in padding.
     template <class F>

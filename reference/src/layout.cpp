@@ -3,10 +3,14 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
+#include "layout_index.hpp"
 
 namespace convcheck::reference {
 
 namespace {
+
+using detail::activation_index;
+using detail::weights_index;
 
 std::int64_t spatial_elements(const ConvDescriptor& d, const SpatialDims& dims) {
     std::int64_t n = 1;
@@ -18,18 +22,6 @@ std::int64_t output_spatial_elements(const ConvDescriptor& d) {
     std::int64_t n = 1;
     for (int a = 0; a < d.rank; ++a) n *= d.output_size(a);
     return n;
-}
-
-// Index of (n, c, x) in an activation buffer of format `format`, x the flat spatial index.
-std::int64_t activation_index(DataFormat format, std::int64_t n, std::int64_t c, std::int64_t x,
-                              std::int64_t channels, std::int64_t spatial) {
-    return format == DataFormat::ncx ? (n * channels + c) * spatial + x : (n * spatial + x) * channels + c;
-}
-
-// Index of (o, i, k) in a weights buffer of format `format`, k the flat kernel index.
-std::int64_t weights_index(FilterFormat format, std::int64_t o, std::int64_t i, std::int64_t k,
-                           std::int64_t out_channels, std::int64_t in_per_group, std::int64_t kernel) {
-    return format == FilterFormat::oix ? (o * in_per_group + i) * kernel + k : (k * in_per_group + i) * out_channels + o;
 }
 
 }  // namespace

@@ -87,14 +87,19 @@ struct Problem {
     long long src_index(long long n, long long c, long long x) const {
         if (m == M::batch_ignored) n = 0;
         const bool ncx = d.data_format == CONVCHECK_NCX || m == M::layout_transposed;
-        return ncx ? (n * C + c) * in_spatial + x : (n * in_spatial + x) * src_channel_stride + c;
+        return offset(ncx ? (n * C + c) * in_spatial + x : (n * in_spatial + x) * src_channel_stride + c);
     }
     long long weights_index(long long o, long long i, long long kx) const {
         const bool oix = d.filter_format == CONVCHECK_OIX || m == M::filter_format_ignored;
-        return oix ? (o * ICg + i) * k_spatial + kx : (kx * ICg + i) * O + o;
+        return offset(oix ? (o * ICg + i) * k_spatial + kx : (kx * ICg + i) * O + o);
     }
     long long dst_index(long long n, long long o, long long x) const {
-        return d.data_format == CONVCHECK_NCX ? (n * O + o) * out_spatial + x : (n * out_spatial + x) * O + o;
+        return offset(d.data_format == CONVCHECK_NCX ? (n * O + o) * out_spatial + x : (n * out_spatial + x) * O + o);
+    }
+    // An element offset as the mutant holds it: offsets_int32 keeps it in a 32-bit signed integer, which
+    // wraps to a negative offset past 2^31 elements (two's complement, as the hardware does).
+    long long offset(long long index) const {
+        return m == M::offsets_int32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(index)) : index;
     }
     // A value as the backend reads it (daz: a subnormal input reads as zero).
     float load(const void* buffer, long long index) const {
@@ -188,16 +193,39 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
     const Problem p(desc, mutant);
     const long long taps = p.ICg * p.k_spatial;
     const long long outputs = p.N * p.O * p.out_spatial;
-    std::vector<double> acc(outputs, 0.0);
     auto output_at = [&](long long flat, long long* n, long long* oc, Dims* o) {
         const long long x = flat % p.out_spatial;
         *oc = (flat / p.out_spatial) % p.O;
         *n = flat / (p.out_spatial * p.O);
         *o = {x / (p.out[1] * p.out[2]), (x / p.out[2]) % p.out[1], x % p.out[2]};
     };
+    const long long written_channels = p.m == M::out_tail_unwritten_16 && p.O > 16 && p.O % 16 ? p.O / 16 * 16 : p.O;
+    // dst_unwritten_past_2gib: a loop over dst bytes whose bound is held in a 32-bit signed integer stops at 2^31
+    const long long written_elements = p.m == M::dst_unwritten_past_2gib ? (1LL << 31) / size_of(p.dt) : outputs;
+    // Output f's sum (before the bias) into dst, the bias added and rounded the mutant's way.
+    auto store = [&](long long f, double v) {
+        long long n, oc;
+        Dims o;
+        output_at(f, &n, &oc, &o);
+        if (oc >= written_channels) return;
+        if (p.d.has_bias && p.m != M::bias_dropped) {
+            const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
+            const double b = load_as_double(a.bias, p.dt, bias_index);
+            v = p.m == M::honest_f64_accumulation ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
+        }
+        const long long index = p.dst_index(n, oc, f % p.out_spatial);
+        if (index >= written_elements) return;
+        store_from_double(a.dst, p.dt, index, to_output(p, v));
+        if (p.m == M::last_ulp && f == outputs - 1) {
+            const double stored = load_as_double(a.dst, p.dt, index);
+            const double ulp = std::ldexp(1.0, std::ilogb(stored == 0.0 ? 1.0 : stored) - (format_of(p.dt).p - 1));
+            store_from_double(a.dst, p.dt, index, stored + ulp);
+        }
+    };
     if (p.m == M::racy_split) {
         // Two threads each take half of the taps and do acc += partial without synchronisation. The
         // barrier between their reads and their writes forces the losing interleaving every time.
+        std::vector<double> acc(outputs, 0.0);
         std::barrier sync(2);
         auto worker = [&](long long begin, long long end) {
             std::vector<double> read(outputs), part(outputs);
@@ -215,6 +243,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::thread t1(worker, 0, taps / 2), t2(worker, taps / 2, taps);
         t1.join();
         t2.join();
+        for (long long f = 0; f < outputs; ++f) store(f, acc[f]);
     } else if (p.m == M::thread_split_order || p.m == M::run_to_run_order) {
         // Both sum every tap once, so each result is within the bound and exact data stays exact; only the
         // order of the float additions moves. thread_split_order: one chunk of taps per thread (0 threads
@@ -236,34 +265,15 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
             else
                 sum = static_cast<float>(partial_sum(p, a, n, oc, o, start, taps)) +
                       static_cast<float>(partial_sum(p, a, n, oc, o, 0, start));
-            acc[f] = sum;
+            store(f, sum);
         }
     } else {
+        // one output at a time, straight into dst: no copy of any tensor (the large suite's dst passes 2^31 elements)
         for (long long f = 0; f < outputs; ++f) {
             long long n, oc;
             Dims o;
             output_at(f, &n, &oc, &o);
-            acc[f] = partial_sum(p, a, n, oc, o, 0, taps);
-        }
-    }
-    const long long written_channels = p.m == M::out_tail_unwritten_16 && p.O > 16 && p.O % 16 ? p.O / 16 * 16 : p.O;
-    for (long long f = 0; f < outputs; ++f) {
-        long long n, oc;
-        Dims o;
-        output_at(f, &n, &oc, &o);
-        if (oc >= written_channels) continue;
-        double v = acc[f];
-        if (p.d.has_bias && p.m != M::bias_dropped) {
-            const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
-            const double b = load_as_double(a.bias, p.dt, bias_index);
-            v = p.m == M::honest_f64_accumulation ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
-        }
-        const long long index = p.dst_index(n, oc, f % p.out_spatial);
-        store_from_double(a.dst, p.dt, index, to_output(p, v));
-        if (p.m == M::last_ulp && f == outputs - 1) {
-            const double stored = load_as_double(a.dst, p.dt, index);
-            const double ulp = std::ldexp(1.0, std::ilogb(stored == 0.0 ? 1.0 : stored) - (format_of(p.dt).p - 1));
-            store_from_double(a.dst, p.dt, index, stored + ulp);
+            store(f, partial_sum(p, a, n, oc, o, 0, taps));
         }
     }
 }

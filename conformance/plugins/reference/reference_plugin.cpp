@@ -40,10 +40,22 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     return fill_info(info, mine);
 }
 
+// The plugin widens src and weights to double and keeps value, magnitude and term count per output
+// (reference::convolution): a case whose copies pass this is declined at query, with the reason, rather
+// than allocated (the large suite's tensors would need tens of GiB).
+constexpr double kMaxWidenedBytes = 4.0 * (1 << 30);
+
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
-        convcheck::validate(convcheck::runner::from_abi(*desc));  // throws ConvError -> error value
+        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+        convcheck::validate(d);  // throws ConvError -> error value
+        const double widened = 8.0 * (double(d.src_elements()) + double(d.weights_elements()) + double(d.bias_elements())) +
+                               24.0 * double(d.dst_elements());
+        if (widened > kMaxWidenedBytes)
+            return unsupported(out, "the reference plugin widens every tensor to double: this case needs " +
+                                        std::to_string(static_cast<long long>(widened / (1 << 20))) +
+                                        " MiB of copies, more than its 4096 MiB");
         return supported(out);
     });
 }

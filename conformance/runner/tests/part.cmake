@@ -19,3 +19,16 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants AND TARGET convchec
     set_tests_properties(conformance_determinism_${check} PROPERTIES TIMEOUT 300)
   endforeach()
 endif()
+
+# The large suite (large_check.py: one ctest per claim): tensors of 2 to 4 GiB, so minutes each and
+# about 4.5 GiB of memory; label `large` (`ctest -L large` runs them, `ctest -LE large` leaves them out).
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants AND TARGET convcheck_plugin_reference AND
+   TARGET convcheck_plugin_optimized)
+  foreach(check reference mutants optimized)
+    add_test(NAME conformance_large_${check}
+             COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/large_check.py ${check} $<TARGET_FILE:convcheck>
+                     ${CONVCHECK_PLUGIN_DIR})
+    # one at a time: two would need 9 GiB together
+    set_tests_properties(conformance_large_${check} PROPERTIES TIMEOUT 900 LABELS large RESOURCE_LOCK large_memory)
+  endforeach()
+endif()

@@ -119,7 +119,7 @@ TEST(Suites, JsonCaseFileValuesOfTheWrongKindNameKeyValueAndRule) {
     } bad[] = {
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "seed": 7.7e96})", R"("seed" is 7.7e+96: must be an integer in [0, 2^64))"},
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "seed": -3})", R"("seed" is -3: must be an integer)"},
-        {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": ""})", R"("mode" is "": must be "exact", "bound", "probe", "stress", "precision" or "invalid")"},
+        {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": ""})", R"("mode" is "": must be "exact", "bound", "probe", "stress", "precision", "invalid" or "sampled")"},
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "mode": 4})", R"("mode" is 4: must be)"},
         {R"({"descriptor": "c=1,o=1,in=3,k=1", "modes": ["b"]})", R"("modes" is ["b"]: must be a string of mode letters)"},
     };

@@ -208,6 +208,7 @@ TEST(CaseMemory, TheEstimateBoundsTheRunnersMeasuredPeak) {
         {"conv:c=8,o=8,in=384x384,k=3,pb=1,pe=1,bias=1", "exact"},
         {"conv:c=8,o=8,in=256x256,k=3,pb=1,pe=1", "probe"},
         {"conv:c=16,o=4,in=96x96x32,k=1,dt=f16,data=nxc", "bound"},
+        {"conv:c=16,o=16,in=384x384,k=3,pb=1,pe=1,dt=bf16,data=nxc", "sampled"},  // the buffers only
         {"cc:n=1,cin=4,cout=4,in=192x192,scale=2x2,support=3x3", "bound"},
         {"cc:n=1,cin=4,cout=4,in=128x128,scale=2x2,support=3x3", "probe"},
     };

@@ -34,6 +34,15 @@ std::vector<std::string> names_of(MutantKind kind) {
     return names;
 }
 
+// The bugs smoke (or the invalid suite) must catch: all but those meant for the large suite, whose
+// cases (GiBs each) conformance_large_mutants runs.
+std::vector<std::string> smoke_bugs() {
+    std::vector<std::string> names;
+    for (const auto& m : mutants::kMutants)
+        if (m.kind == MutantKind::bug && m.caught_in != "large") names.emplace_back(m.name);
+    return names;
+}
+
 const mutants::MutantInfo& info(const std::string& name) {
     for (const auto& m : mutants::kMutants)
         if (m.name == name) return m;
@@ -47,7 +56,7 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         const std::string caught(m.caught_in);
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
-                        caught == "invalid" || caught == "determinism")
+                        caught == "invalid" || caught == "determinism" || caught == "large")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -110,8 +119,21 @@ TEST_P(Caught, BySmokeInItsMode) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Every, Caught, ::testing::ValuesIn(names_of(MutantKind::bug)),
+INSTANTIATE_TEST_SUITE_P(Every, Caught, ::testing::ValuesIn(smoke_bugs()),
                          [](const auto& info) { return info.param; });
+
+// A bug meant for the large suite is a bug of large indices only: every smoke case passes (its offsets
+// stay below 2^31), so only the large suite can catch it (conformance_large_mutants shows it does).
+TEST(Mutants, LargeIndexBugsPassTheSmokeSuite) {
+    int large = 0;
+    for (const auto& m : mutants::kMutants) {
+        if (m.caught_in != "large") continue;
+        ++large;
+        for (const CaseResult& r : run_suite(std::string(m.name), "smoke", 1, "", false))
+            EXPECT_EQ(r.status, Status::passed) << m.name << " " << r.c.id << ": " << r.reason;
+    }
+    EXPECT_GE(large, 2);
+}
 
 class Honest : public ::testing::TestWithParam<std::string> {};
 

@@ -46,4 +46,15 @@ void oix_to_weights(const ConvDescriptor& d, std::span<const double> weights_oix
 // !d.has_bias). Validates d first (throws ConvError).
 ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias);
 
+// One output of reading 1 (the same index set, order and double arithmetic as convolution_summation),
+// read straight from buffers of d.dtype in the descriptor's formats, with no copy of any tensor: for
+// tensors too large to widen to double (the large suite judges a sample of outputs with it).
+// `dst_ncx` is the output's NCX offset; d must be valid.
+struct OutputValue {
+    double value = 0.0, magnitude = 0.0;  // the sum, and sum |src * weights| (+ |bias|)
+    std::int64_t terms = 0;               // products summed (+ 1 for bias)
+};
+OutputValue convolution_output(const ConvDescriptor& d, const void* src, const void* weights, const void* bias,
+                               std::int64_t dst_ncx);
+
 }  // namespace convcheck::reference
