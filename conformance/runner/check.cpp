@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "abi_claims.hpp"
 #include "abi_descriptor.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "case_data.hpp"
@@ -111,6 +112,12 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
                          const CaseMemory& needs) {
     ConvExecution e;
     e.desc = to_abi(d);
+    if (std::string why = unclaimed_abi(backend.info, e.desc); !why.empty()) {
+        ChildOutcome o;
+        o.kind = ChildOutcome::Kind::unsupported;
+        o.reason = std::move(why);
+        return o;
+    }
     e.src = &b.src;
     e.weights = &b.weights;
     e.bias = d.has_bias ? &b.bias : nullptr;
@@ -134,6 +141,8 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
 // Turns a child outcome that is not "ok" into the case's status; false when it was ok.
 bool outcome_status(const ChildOutcome& o, CaseResult& r) {
     if (o.workspace_bytes) r.workspace_bytes = o.workspace_bytes;
+    r.workspace_used = o.workspace_used;
+    r.thread_pool_tasks = o.thread_pool_tasks;
     switch (o.kind) {
         case ChildOutcome::Kind::ok: return false;
         case ChildOutcome::Kind::unsupported: r.status = Status::unsupported, r.kind = Kind::declined; break;
@@ -385,6 +394,7 @@ ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int r
     timed.vector_dir.clear();
     const CaseMemory needs = case_memory(timed);
     std::string why = unclaimed(backend.info, d);
+    if (why.empty()) why = unclaimed_abi(backend.info, to_abi(d));
     if (why.empty()) why = over_memory_limit(needs, memory_limit_bytes);
     if (!why.empty()) {
         ChildOutcome o;

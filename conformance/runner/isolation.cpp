@@ -4,8 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 
 #include "dtype.hpp"
+#include "thread_pool.hpp"
+#include "workspace.hpp"
 
 namespace convcheck::runner {
 
@@ -37,10 +41,26 @@ bool timed_executes(Report& r, const Plugin& plugin, int warmups, int repeats, E
 // create .. query .. run .. destroy, shared by conv and CC. `query` returns convcheck_error* and
 // fills a convcheck_support; `run` makes the operation's calls on the instance and returns false
 // after an error (then in the report).
+// create's arguments: the instance options and (ABI 1.2) the runner's thread pool.
+convcheck_create_args create_args(const InstanceOptions& options, const ThreadPool& pool) {
+    convcheck_create_args args{};
+    args.struct_size = sizeof(args);
+    args.num_threads = options.num_threads;
+    args.options = options.options.c_str();
+    args.thread_pool = pool.abi();
+    return args;
+}
+
 template <typename Query, typename Run>
 void execution_body(Report& r, const Plugin& plugin, const InstanceOptions& options,
                     const std::vector<NamedBuffer>& buffers, bool leak_check, Query query, Run run) {
     const convcheck_api& api = plugin.api();
+    const ThreadPool pool(options.num_threads);
+    struct Counts {  // the pool's counts go into the report however the body ends
+        Report& r;
+        const ThreadPool& pool;
+        ~Counts() { r.thread_pool_calls = pool.calls(), r.thread_pool_tasks = pool.tasks(); }
+    } counts{r, pool};
     for (const auto& b : buffers)
         if (b.input && b.buffer) b.buffer->protect_read_only();
     const int cycles = leak_check ? 5 : 1;
@@ -48,10 +68,7 @@ void execution_body(Report& r, const Plugin& plugin, const InstanceOptions& opti
     for (int cycle = 0; cycle < cycles; ++cycle) {
         if (cycle == 1) heap_mark = heap_in_use();
         r.stage = kCreate;
-        convcheck_create_args args{};
-        args.struct_size = sizeof(args);
-        args.num_threads = options.num_threads;
-        args.options = options.options.c_str();
+        const convcheck_create_args args = create_args(options, pool);
         convcheck_plugin* instance = nullptr;
         if (convcheck_error* e = api.create(&args, &instance)) return take_error(plugin, e, r, "create");
         r.stage = kQuery;
@@ -109,7 +126,29 @@ bool run_conv_plan(Report& r, const Plugin& plugin, convcheck_plugin* instance, 
     r.workspace_bytes = info.workspace_bytes;
     r.plan_bytes = info.plan_bytes;
     r.prepared = 1;
-    ok = ok && timed_executes(r, plugin, e.warmups, repeats, [&] { return api.conv_plan_execute(plan, &args); });
+    // The runner's workspace (ABI 1.2) for the plan's executes, when it reported one.
+    std::optional<RunnerWorkspace> workspace;
+    convcheck_conv_args plan_args = args;
+    if (ok && info.workspace_bytes > 0) {
+        try {
+            workspace.emplace(info.workspace_bytes);
+        } catch (const std::exception& error) {
+            r.allocation_failed_stage = r.stage;
+            r.allocation_failed = 1;
+            throw std::runtime_error("the runner cannot map the workspace of " + std::to_string(info.workspace_bytes) +
+                                     " bytes the plan reported: " + error.what());
+        }
+        r.workspace_given = 1;
+        r.workspace_address = reinterpret_cast<std::uintptr_t>(workspace->data());
+        plan_args.workspace = workspace->data();
+        plan_args.workspace_size = info.workspace_bytes;
+    }
+    ok = ok && timed_executes(r, plugin, e.warmups, repeats, [&] { return api.conv_plan_execute(plan, &plan_args); });
+    if (workspace) {
+        r.workspace_high_water = workspace->high_water();
+        if (const std::int64_t past = workspace->first_write_past_end(); past >= 0)
+            r.workspace_overrun = 1, r.workspace_overrun_byte = static_cast<std::uint64_t>(past);
+    }
     if (ok && one_shot) {
         r.stage = kOneShot;
         convcheck_conv_args once = args;
@@ -159,16 +198,17 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     const Waited w = run(report, timeout_s, memory, [&](Report& r) {
         const convcheck_api& api = plugin.api();
         r.stage = kCreate;
-        convcheck_create_args args{};
-        args.struct_size = sizeof(args);
-        args.num_threads = options.num_threads;
-        args.options = options.options.c_str();
+        const ThreadPool pool(options.num_threads);
+        const convcheck_create_args args = create_args(options, pool);
         convcheck_plugin* instance = nullptr;
         if (convcheck_error* e = api.create(&args, &instance)) return take_error(plugin, e, r, "create");
         r.stage = kDescribe;
         convcheck_plugin_info info{};
         info.struct_size = sizeof(info);
-        info.accumulation_dtype = CONVCHECK_F32;  // the documented default for a plugin that knows fewer fields
+        // the documented defaults, for a plugin that knows fewer fields or leaves them unwritten
+        info.accumulation_dtype = CONVCHECK_F32;
+        info.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);
+        info.mixed_dtypes = 0;
         if (convcheck_error* e = api.describe(instance, &info)) {
             take_error(plugin, e, r, "describe");
             api.destroy(instance);
@@ -182,6 +222,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.data_formats = info.data_formats;
         r.filter_formats = info.filter_formats;
         r.accumulation_dtype = info.accumulation_dtype;
+        r.prop_kinds = info.prop_kinds != 0 ? info.prop_kinds : CONVCHECK_BIT(CONVCHECK_FORWARD);  // 0: the default
+        r.mixed_dtypes = info.mixed_dtypes;
         r.stage = kDestroy;
         api.destroy(instance);
         r.result = kOk;
@@ -199,6 +241,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     info.data_formats = report.data_formats;
     info.filter_formats = report.filter_formats;
     info.accumulation_dtype = report.accumulation_dtype;
+    info.prop_kinds = report.prop_kinds;
+    info.mixed_dtypes = report.mixed_dtypes != 0;
     info.abi_major = plugin.api().abi_major;
     info.abi_minor = plugin.api().abi_minor;
     if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");
