@@ -60,7 +60,7 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
         if (c.prop_kind != CONVCHECK_FORWARD)
             throw ConvError("prop_kind", std::to_string(c.prop_kind), "the canonical descriptor is the forward pass");
         if (c.next != nullptr)
-            throw ConvError("next", "tag " + std::to_string(c.next->tag), "no extension is known (ABI 1.2 defines none)");
+            throw ConvError("next", "an extension chain", "no extension is known (ABI 1.2 defines none)");
     }
     if (c.data_format != 0 && c.data_format != 1)
         throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");

@@ -55,7 +55,7 @@ template <typename Query, typename Run>
 void execution_body(Report& r, const Plugin& plugin, const InstanceOptions& options,
                     const std::vector<NamedBuffer>& buffers, bool leak_check, Query query, Run run) {
     const convcheck_api& api = plugin.api();
-    const ThreadPool pool(options.num_threads);
+    ThreadPool pool(options.num_threads);  // not const: the plugin runs tasks through it
     struct Counts {  // the pool's counts go into the report however the body ends
         Report& r;
         const ThreadPool& pool;
@@ -198,7 +198,7 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     const Waited w = run(report, timeout_s, memory, [&](Report& r) {
         const convcheck_api& api = plugin.api();
         r.stage = kCreate;
-        const ThreadPool pool(options.num_threads);
+        ThreadPool pool(options.num_threads);  // not const: the plugin runs tasks through it
         const convcheck_create_args args = create_args(options, pool);
         convcheck_plugin* instance = nullptr;
         if (convcheck_error* e = api.create(&args, &instance)) return take_error(plugin, e, r, "create");
