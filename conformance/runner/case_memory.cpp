@@ -9,6 +9,7 @@
 #include "cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "memory_limit.hpp"
+#include "operation_traits.hpp"
 
 namespace convcheck::runner {
 
@@ -23,7 +24,10 @@ std::int64_t saturate(double bytes) {
 
 double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 
-// Mirrors check.cpp (check_conv). S, W, B, D: element counts of src, weights, bias and dst.
+}  // namespace
+
+// Mirrors conv_check.cpp and conv_case_data.cpp. S, W, B, D: element counts of src, weights, bias
+// and dst.
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
 //     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
@@ -54,11 +58,12 @@ CaseMemory conv_memory(const Case& c) {
     return m;
 }
 
-// Mirrors check_cc.cpp. S, T, B, D: src, theta, bias and dst elements (all f32 in the ABI).
+// Mirrors cc_check.cpp and cc_case_data.cpp. S, T, B, D: src, theta, bias and dst elements (all f32
+// in the ABI).
 //   the case's data 4(S+T+B); the reference's result 24D and, while it computes, src and theta in
 //   double 8(S+T) and one chunk of neighbours, distances, weights and partial result
 //   (continuous_convolution.hpp); the weight error 8D; the backend's dst read back 8D; the projected
-//   grid and the windows that place each output at the border or inside (check_cc.cpp), per axis
+//   grid and the windows that place each output at the border or inside (cc_check.cpp), per axis
 //   32 out + 24 out * support. Probe mode adds the probed copy of src 4S, the probed reference's
 //   result 24D and the outputs the NaN does not reach (want, got, magnitude, weight error, terms,
 //   index) 48D (check_probe.cpp).
@@ -83,14 +88,12 @@ CaseMemory cc_memory(const Case& c) {
     return m;
 }
 
-}  // namespace
-
 std::string CaseMemory::text() const {
     return memory_text(buffers) + " for the buffers shared with the plugin, " + memory_text(reference) +
            " for the data and the reference's work";
 }
 
-CaseMemory case_memory(const Case& c) { return c.op == Op::conv ? conv_memory(c) : cc_memory(c); }
+CaseMemory case_memory(const Case& c) { return operation(c.op).memory(c); }
 
 std::string over_memory_limit(const CaseMemory& needs, std::int64_t limit_bytes) {
     if (limit_bytes <= 0 || needs.total() <= limit_bytes) return "";

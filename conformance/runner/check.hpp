@@ -1,6 +1,8 @@
-// Checking one case against a backend: the data for the case's mode, the reference's exact result,
-// the backend's result from an isolated child, the comparison under the accuracy contract, and the
-// expected-failure rules of the data file.
+// Checking one case against a backend, through the one case pipeline (case_pipeline.cpp) that
+// every operation of the table (operation_traits.hpp) goes through: the plugin's claims, the data
+// for the case's mode and the reference's exact result, the backend's result from an isolated child
+// (isolation.hpp, operation_calls.hpp), the verdict under the accuracy contract (verdict.hpp), and
+// the expected-failure rules of the data file.
 #pragma once
 
 #include <string>
@@ -10,7 +12,7 @@
 #include "determinism.hpp"
 #include "execution_log.hpp"
 #include "expectations.hpp"
-#include "isolation.hpp"
+#include "operation_calls.hpp"
 #include "memory_limit.hpp"
 #include "plugin_loader.hpp"
 

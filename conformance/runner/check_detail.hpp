@@ -1,5 +1,6 @@
-// Internal to the runner: the pieces of a case check shared by discrete convolution (check.cpp)
-// and CC (check_cc.cpp).
+// Internal to the runner: the pieces of the case pipeline (case_pipeline.cpp) that each operation
+// of the table (operation_traits.cpp) supplies, and the probe judge they share. The verdict's
+// operation-generic pieces are in verdict.hpp.
 #pragma once
 
 #include <functional>
@@ -8,57 +9,66 @@
 #include <vector>
 
 #include "case_memory.hpp"
+#include "cc_descriptor.hpp"
 #include "check.hpp"
 #include "manifest.hpp"
+#include "operation_traits.hpp"
+#include "verdict.hpp"
 
 namespace convcheck::runner::detail {
 
-std::string format_double(double v);
-std::string coordinates_text(const std::vector<std::int64_t>& c);
-// [n, c, spatial...] of a flat NCX output index of a discrete convolution.
-std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat);
-// Whether an output's receptive field reaches into the padding (or past a cropped edge) on any axis.
-bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates);
-// How many of `elements` outputs still hold the "never written" fill (all bytes 0xFF, a NaN in
-// every dtype).
-std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int element_bytes);
-// Outputs that are NaN where the reference is not.
-std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want);
-// The kind of a failed comparison: outputs never written, else NaN outputs, else a mismatch.
-Kind mismatch_kind(std::int64_t unwritten, std::int64_t nan_outputs);
-// Refuses the case (unsupported, over_memory_limit) when the runner's part does not fit under the
-// memory limit; false when it fits.
-bool refused_for_memory(const CaseMemory& needs, const CheckSettings& s, CaseResult& r);
-// Turns a child outcome that is not "ok" into the case's status; false when it was ok.
-bool outcome_status(const ChildOutcome& o, CaseResult& r);
-// A leak found by the leak check fails a case that otherwise passed.
-void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r);
-
-void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
-// What the plugin's describe claims against what the case needs; "" when claimed.
-std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d);
-// Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).
-void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
-// One run of a case, expectations applied: check_case without determinism mode.
+// One run of a case, expectations applied: check_case without determinism mode (case_pipeline.cpp).
 CaseResult check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings);
 // The data file's expected failures applied to a result: xfail, xpass, or an intermittent one that passed.
 void apply_expectations(const Backend& backend, CaseResult& r);
+// The stored golden vector a case names (c.vector_case in the set); throws std::invalid_argument.
+const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c);
 
-// The pieces of check.cpp that the stress and precision modes (check_stress.cpp,
-// check_precision.cpp) run their data through.
-struct Buffers {
-    GuardedBuffer src, weights, bias, dst;
-};
-Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
-                     const std::vector<double>& bias);
-ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
-                         const CaseMemory& needs);
-std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst);
+// ---- discrete convolution: its traits (conv_check.cpp) -------------------------------------------
+void conv_validate(const Case& c);
+DataType conv_output_dtype(const Case& c);
+std::string conv_unclaimed(const PluginInfo& info, const Case& c);
+void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                const CaseMemory& needs, CaseResult& r);
+// Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).
+void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// What the plugin's describe claims against what the case needs, the operation included; "" when claimed.
+std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d);
+// [n, c, spatial...] of a flat NCX output index, and whether an output's receptive field reaches
+// into the padding (or past a cropped edge) on any axis.
+std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat);
+bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates);
+OutputLocation conv_location(const ConvDescriptor& d);  // d must outlive it
 ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, std::span<const double> want,
                          std::span<const double> got, bool bound_mode, const accuracy::Contract& contract,
                          std::span<const double> magnitude, std::span<const std::int64_t> terms);
 std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, accuracy::Mode mode,
                             std::span<const double> got, std::span<const double> want, std::int64_t unwritten);
+
+// ---- discrete convolution: its case data and executions (conv_case_data.cpp) ---------------------
+struct Buffers {
+    GuardedBuffer src, weights, bias, dst;
+};
+// Canonical data (src NCX, weights OIX, bias [O]) in the case's layouts and dtype; dst "never written".
+Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                     const std::vector<double>& bias);
+// The execution of buffers b (descriptor and buffers; timing, limits and the leak check at their defaults).
+ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b);
+// One isolated execution on b (execute_conv), recorded in the execution log when there is one.
+ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
+                         const CaseMemory& needs);
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst);
+// A stored golden vector's inputs in buffers, and its stored truth.
+struct StoredConvData {
+    std::string name;  // "<set>/<case>"
+    Buffers buffers;
+    std::vector<double> want_rounded;  // the stored dst, in the dtype
+    std::vector<double> want, magnitude;  // dst_f64, magnitude
+    std::vector<std::int64_t> terms;
+};
+StoredConvData stored_conv_data(const Case& c);
+
+// ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (check_stress.cpp).
 void check_conv_stress(const Backend& backend, const Case& c, const CheckSettings& s,
                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
@@ -70,22 +80,34 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
 // case: some src or weight value needs more significand bits than it keeps; "" when every value fits.
 std::string inputs_beyond_declared_precision(const accuracy::Contract& contract, const std::vector<double>& src,
                                              const std::vector<double>& weights);
-// A passed bound-mode comparison whose statistics fail becomes a failure; one whose outputs the
-// contract cannot check (a vacuous bound the statistics cannot judge) says so in its reason
-// (statistics.hpp). The case record's error.judged_by carries the outcome.
-void apply_statistics(const accuracy::Comparison& cmp, CaseResult& r);
-// The stored golden vector a case names (c.vector_case in the set); throws std::invalid_argument.
-const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c);
-void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                      const CaseMemory& needs, CaseResult& r);
 
-// Probe mode, discrete convolution and CC alike (check_probe.cpp): one backend run per probed src
-// element. A ProbeJudge sums the runs: outputs that got NaN outside the receptive field, outputs
-// inside it that did not, outputs the NaN does not reach over the error bound, where each lies, and
-// the worst output of every run.
-struct OutputLocation {
-    std::function<std::vector<std::int64_t>(std::int64_t)> coordinates;  // flat index -> [n, c, spatial...]
-    std::function<bool(std::int64_t)> touches_border;  // the output's receptive field or window reaches the border
+// ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
+void cc_validate(const Case& c);
+DataType cc_output_dtype(const Case& c);
+std::string cc_mode_not_applicable(accuracy::Mode mode);
+void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+              const CaseMemory& needs, CaseResult& r);
+struct CcData {
+    std::vector<float> src, theta, bias;  // theta empty for analytic kernels, bias without has_bias
 };
+// Drawn from the case's seed, or a stored golden vector's (checked against the descriptor).
+CcData cc_case_data(const Case& c, const CcDescriptor& d);
+struct CcOutputs {
+    std::vector<double> got;
+    std::int64_t unwritten = 0;  // outputs the backend never wrote
+};
+// One isolated execution on `src` with data's theta and bias (execute_cc); `out` is set when it came
+// back ok.
+ChildOutcome run_cc_backend(const Backend& backend, const CcDescriptor& d, const CcData& data,
+                            const std::vector<float>& src, const CheckSettings& s, const CaseMemory& needs,
+                            CcOutputs& out);
+
+// ---- probe mode, discrete convolution and CC alike (check_probe.cpp) ------------------------------
+// One backend run per probed src element. A ProbeJudge sums the runs: outputs that got NaN outside
+// the receptive field, outputs inside it that did not, outputs the NaN does not reach over the error
+// bound, where each lies, and the worst output of every run.
 struct ProbeRun {
     std::int64_t src_element = 0;                    // where the NaN is
     std::span<const double> want_with_nan, got;      // the reference's and the backend's result, NaN in place
@@ -111,7 +133,5 @@ private:
     std::string first_problem_;
     Kind first_kind_ = Kind::none;
 };
-void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
-                      const CaseMemory& needs, CaseResult& r);
 
 }  // namespace convcheck::runner::detail

@@ -127,8 +127,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
     const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
     for (double& m : plain.magnitude) m = scale.magnitude(m);
     for (std::int64_t& t : plain.terms) t = scale.terms(t);
-    ProbeJudge judge(contract, {[&](std::int64_t flat) { return output_coordinates(d, flat); },
-                                [&](std::int64_t flat) { return touches_border(d, output_coordinates(d, flat)); }});
+    ProbeJudge judge(contract, conv_location(d));
     for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
         std::vector<double> src = fill.src;
         src[element] = std::numeric_limits<double>::quiet_NaN();

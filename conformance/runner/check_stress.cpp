@@ -1,7 +1,6 @@
 // Stress mode (docs/accuracy.md): one execution per data kind of stress_fill.hpp, each judged by
 // bound mode's contract (the per-output bound, then the statistics). The first kind that fails
-// names the case's failure; the recorded comparison is the worst kind's. And the verdict of the
-// statistics for any bound-mode comparison (apply_statistics).
+// names the case's failure; the recorded comparison is the worst kind's.
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
@@ -9,24 +8,6 @@
 #include "stress_fill.hpp"
 
 namespace convcheck::runner::detail {
-
-void apply_statistics(const accuracy::Comparison& cmp, CaseResult& r) {
-    if (r.status != Status::passed) return;  // a per-output failure is reported first
-    const accuracy::Statistics& s = cmp.statistics;
-    if (!s.passed()) {
-        r.status = Status::failed;
-        r.kind = Kind::statistics;
-        const std::string held = s.judged_by == "statistics"
-                                     ? "every per-output bound is vacuous"
-                                     : "the " + s.judged_by.substr(0, s.judged_by.find("+statistics")) +
-                                           " bound held everywhere";
-        r.reason = "statistics: " + s.failure + " (" + held + "; the rounding-noise scale would have to grow " +
-                   format_double(s.growth) + "x to pass)";
-        if (r.error && std::isfinite(s.growth)) r.error->bound_growth_needed = s.growth;
-    } else if (s.judged_by == "unchecked") {
-        r.reason = "unchecked, not counted as passed: " + s.unchecked;
-    }
-}
 
 void check_conv_stress(const Backend& backend, const Case& c, const CheckSettings& s,
                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {

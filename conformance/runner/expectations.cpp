@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "operation_traits.hpp"
 #include "sha256.hpp"
 
 #ifndef CONVCHECK_SOURCE_DATA_DIR
@@ -201,7 +202,7 @@ const ExpectedFailure* Expectations::expected_failure(const std::string& backend
         for (const auto& [key, value] : f.match) {
             if (key == "mode") all = value == accuracy::to_string(c.mode);
             else if (key == "suite") all = value == c.suite;
-            else if (key == "op") all = value == (c.op == Op::conv ? "conv" : "cc");
+            else if (key == "op") all = value == operation(c.op).name;
             else if (key == "case_id") all = value == c.id;
             else if (key == "fill") all = value == accuracy::to_string(c.fill);  // exact mode's special fill
             else if (key == "status") all = status == Status::passed || value == to_string(status);

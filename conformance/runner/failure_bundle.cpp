@@ -18,6 +18,7 @@
 #include "convcheck/reference/convolution.hpp"
 #include "manifest.hpp"
 #include "npy.hpp"
+#include "operation_traits.hpp"
 #include "printable.hpp"
 
 namespace convcheck::runner {
@@ -208,7 +209,7 @@ fs::path write_failure_bundle(const std::string& dir, const Backend& backend, co
         {"format_version", 1},
         {"case_id", r.c.id},
         {"suite", r.c.suite},
-        {"op", r.c.op == Op::conv ? "conv" : "cc"},
+        {"op", operation(r.c.op).name},
         {"descriptor", r.c.descriptor()},
         {"seed", r.c.seed},
         {"mode", accuracy::to_string(r.c.mode)},

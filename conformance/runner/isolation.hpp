@@ -4,7 +4,7 @@
 // - Buffers live in memory shared with the child (GuardedBuffer): each sits between two PROT_NONE
 //   guard pages, flush against the one after it, so a write (or read) past its end faults at once.
 //   The child maps the inputs read-only before it calls the plugin, so a write into an input faults.
-//   The padding in front of dst holds a canary that the parent checks afterwards.
+//   The padding in front of every output holds a canary that the parent checks afterwards.
 // - The child reports through a shared page (which stage it reached, errors, timings); a signal
 //   handler records the signal and the faulting address, the parent names the buffer it hit.
 // - A child that outlives its time limit is killed (SIGKILL) and reported as hanged.
@@ -13,6 +13,10 @@
 //   backs that up. A std::bad_alloc that escapes the plugin is out of memory too.
 // The parent never creates a plugin instance: a backend's threads (TBB, OpenMP) never exist in the
 // process that forks.
+//
+// This file is the operation-generic part: negotiation and one execution of any operation. Each
+// operation's own entry points (conv_query/conv_execute and the plan, cc_query/cc_execute) are
+// in operation_calls.hpp.
 #pragma once
 
 #include <cstddef>
@@ -39,40 +43,29 @@ struct InstanceOptions {
 PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s,
                      MemoryBudget memory = {});
 
-// One execution of one discrete convolution in a child: create, conv_query, then the execution
-// (warmups + repeats times, the repeats timed), destroy. With leak_check the child runs
-// 5 full create..destroy cycles and measures the heap the plugin did not give back.
-// A plugin with a plan (ABI 1.2) runs through it: conv_prepare with the weights and bias,
-// conv_plan_describe, conv_plan_execute (the timed calls: planning is timed apart, prepare_ms),
-// and, when one_shot_dst is given, the one-shot conv_execute into it, whose outputs must then be the
-// plan's, bit for bit (any NaN equals any NaN): else the outcome is paths_differ. A plugin without a
-// plan runs conv_execute.
-struct ConvExecution {
-    convcheck_conv_desc desc{};
-    const GuardedBuffer* src = nullptr;
-    const GuardedBuffer* weights = nullptr;
-    const GuardedBuffer* bias = nullptr;  // empty when !has_bias
-    const GuardedBuffer* dst = nullptr;
-    const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
-    int warmups = 0, repeats = 1;
+// One execution of one operation in a child: create, the operation's query, then its calls
+// (`run`), destroy. Inputs are mapped read-only in the child, outputs carry a canary. With
+// leak_check the child runs 5 full create..destroy cycles and measures the heap the plugin did not
+// give back.
+struct IsolatedExecution {
+    std::vector<NamedBuffer> buffers;  // an entry whose buffer is null is skipped
     bool leak_check = false;
     double timeout_s = 30.0;
     MemoryBudget memory;
+    // In the child: the operation's query on an instance (the plugin's error value, or NULL).
+    std::function<convcheck_error*(convcheck_plugin*, convcheck_support*)> query;
+    // In the child: the operation's calls on an instance that said supported; false after an error
+    // (then in the report).
+    std::function<bool(child::Report&, convcheck_plugin*)> run;
 };
-ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
+ChildOutcome execute_isolated(const Plugin& plugin, const InstanceOptions& options, const IsolatedExecution& e);
 
-// The same for one CC layer (theta empty for analytic kernels).
-struct CcExecution {
-    convcheck_cc_desc desc{};
-    const GuardedBuffer* src = nullptr;
-    const GuardedBuffer* theta = nullptr;
-    const GuardedBuffer* bias = nullptr;
-    const GuardedBuffer* dst = nullptr;
-    int warmups = 0, repeats = 1;
-    bool leak_check = false;
-    double timeout_s = 30.0;
-    MemoryBudget memory;
-};
-ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e);
+// In the child: warmups + repeats calls of `execute` (returning the plugin's error or NULL), the
+// repeats timed (at most 256); false after an error, which is then in the report.
+bool timed_executes(child::Report& r, const Plugin& plugin, int warmups, int repeats,
+                    const std::function<convcheck_error*()>& execute);
+
+// An unsupported outcome with its reason (an operation the plugin has no entry for, a case refused).
+ChildOutcome unsupported_outcome(const std::string& reason);
 
 }  // namespace convcheck::runner

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 
+#include "operation_traits.hpp"
 #include "printable.hpp"
 #include "sha256.hpp"
 
@@ -117,7 +118,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"backend", backend},
               {"suite", r.c.suite},
               {"case_id", r.c.id},
-              {"op", r.c.op == Op::conv ? "conv" : "cc"},
+              {"op", operation(r.c.op).name},
               {"descriptor", r.c.descriptor()},
               {"seed", r.c.seed},
               {"mode", accuracy::to_string(r.c.mode)},

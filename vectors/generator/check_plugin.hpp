@@ -1,11 +1,10 @@
 // Validates a backend plugin against stored golden vectors alone: `convcheck_vectors check`.
-// Loads the plugin (dlopen, convcheck_get_api, create, describe), and for every case of the given
-// sets asks it (conv_query / cc_query) and runs it (conv_execute / cc_execute) on the stored
-// inputs, then compares with the stored output: bit for bit for "bitwise" cases, under the accuracy
-// contract (the plugin's declared accumulation type) for "bound" cases. Cases the plugin declines
-// are counted as unsupported; expect_error cases do not apply to plugins.
-// Unlike `convcheck run`, this runs the plugin in-process, without fault isolation: a plugin that
-// crashes takes the check down with it.
+// Every case of the given sets runs through the runner's case pipeline (conformance/runner,
+// check.hpp), isolated in a child like `convcheck run`: "bitwise" cases in exact mode, "bound"
+// cases in bound mode under the accuracy contract (the data file's declarations, else the plugin's
+// accumulation type), the stored output as the truth. Cases the plugin declines are counted as
+// unsupported; expect_error cases do not apply to plugins. A crash, a hang or an expected failure
+// counts as failed: the stored data judge alone.
 #pragma once
 
 #include <cstdio>

@@ -120,7 +120,7 @@ TEST(Abi, AShortDescriptorIsAnInvalidArgumentError) {
 // ABI 1.2: a plan executes any number of times, each time with the one-shot call's outputs, with
 // the weights given at prepare or only at execute.
 TEST(Abi, APlanExecutesTwiceWithTheOneShotOutputs) {
-    if (!plugin->has_plan()) GTEST_SKIP() << "the plugin has no plan entries (ABI before 1.2)";
+    if (!plugin->plugin().has_conv_plan()) GTEST_SKIP() << "the plugin has no plan entries (ABI before 1.2)";
     const ConvDescriptor d = core_case();
     ASSERT_EQ(query(d), "");
     const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 3);
@@ -227,7 +227,10 @@ int main(int argc, char** argv) {
     }
     plugin_path = argv[1];
     try {
-        plugin = std::make_unique<LoadedPlugin>(plugin_path, 2);
+        convcheck_create_args args{};
+        args.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_create_args, num_threads);  // ABI 1.0's fields
+        args.num_threads = 2;
+        plugin = std::make_unique<PluginInstance>(plugin_path, args);
         if (argc >= 3 && std::string(argv[2]) == "--finding-child=O2") std::_Exit(o2_child());
         // the runner's reader and its default file (the installed one, else the source tree's)
         const std::string file = argc >= 3 && std::string(argv[2]).rfind("--", 0) != 0

@@ -23,7 +23,7 @@ std::string describe_failure(const accuracy::Comparison& r) {
 
 }  // namespace
 
-std::unique_ptr<LoadedPlugin> plugin;
+std::unique_ptr<PluginInstance> plugin;
 std::string plugin_path;
 runner::Expectations declarations;
 

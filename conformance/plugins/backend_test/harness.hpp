@@ -13,11 +13,12 @@
 #include "contract.hpp"
 #include "descriptor.hpp"
 #include "expectations.hpp"
-#include "plugin_loader.hpp"
+#include "plugin_instance.hpp"
 
 namespace convcheck::backend_test {
 
-extern std::unique_ptr<LoadedPlugin> plugin;  // loaded in main, before the tests are registered
+using runner::PluginInstance;  // the runner's loader, the instance created in this process
+extern std::unique_ptr<PluginInstance> plugin;  // loaded in main, before the tests are registered
 extern std::string plugin_path;
 extern runner::Expectations declarations;  // the data file (backends.json), read by the runner's reader
 

@@ -1,0 +1,76 @@
+// The one case pipeline, for every operation of the table (operation_traits.hpp):
+// claims -> case data -> isolated execute -> verdict -> expectations. The operation's entry
+// supplies its descriptor's rules, its claims, the modes that apply, its memory and its check (case
+// data, reference, plugin calls, comparison); everything else happens here, once.
+#include "check.hpp"
+
+#include "check_detail.hpp"
+#include "operation_traits.hpp"
+
+namespace convcheck::runner {
+
+using namespace detail;
+
+accuracy::Contract contract_for(const Backend& backend, DataType output_dtype) {
+    return contract_for(backend.expectations, backend.info.name, backend.info.accumulation_dtype, output_dtype);
+}
+
+std::string reproducer(const Backend& backend, const std::string& descriptor, std::uint64_t seed, accuracy::Mode mode) {
+    std::string r = "convcheck run --backend " + backend.spec;
+    if (!backend.options.options.empty()) r += " --backend-option '" + backend.options.options + "'";
+    r += " --case '" + descriptor + "' --seed " + std::to_string(seed) + " --mode " + accuracy::to_string(mode);
+    return r;
+}
+
+namespace {
+
+// Claims, the mode, the memory limit and the contract, then the operation's own check.
+void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r) {
+    const OperationTraits& op = operation(c.op);
+    if (c.mode == accuracy::Mode::invalid && op.check_invalid) return op.check_invalid(backend, c, s, r);
+    op.validate(c);
+    if (declined(unclaimed_operation(backend.info, c.op), r)) return;
+    if (op.unclaimed && declined(op.unclaimed(backend.info, c), r)) return;
+    if (op.mode_not_applicable && declined(op.mode_not_applicable(c.mode), r)) return;
+    const CaseMemory needs = op.memory(c);
+    if (refused_for_memory(needs, s, r)) return;
+    const accuracy::Contract contract = contract_for(backend, op.output_dtype(c));
+    op.check(backend, c, s, contract, needs, r);
+}
+
+}  // namespace
+
+void detail::apply_expectations(const Backend& backend, CaseResult& r) {
+    const Case& c = r.c;
+    if (backend.expectations && r.status != Status::unsupported)
+        if (const ExpectedFailure* x = backend.expectations->expected_failure(backend.info.name, c, r.status)) {
+            if (r.status == Status::passed && x->may_pass) {
+                r.reason = "passed; an intermittent expected failure did not show (" + x->reason + ")";
+            } else if (r.status == Status::passed) {
+                r.status = Status::xpass;
+                r.kind = Kind::xpass;
+                r.reason = "expected to fail (" + x->reason + ") but passed";
+            } else if (is_failure(r.status)) {
+                r.reason = "expected: " + x->reason + " | " + r.reason;
+                r.status = Status::xfail;
+            }
+        }
+}
+
+CaseResult detail::check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings) {
+    CaseResult r;
+    r.c = c;
+    r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
+    if (c.fill != accuracy::Fill::standard) r.reproducer += std::string(" --fill ") + accuracy::to_string(c.fill);
+    try {
+        run_pipeline(backend, c, settings, r);
+    } catch (const ConvError& e) {
+        r.status = Status::failed;
+        r.kind = Kind::invalid_case;
+        r.reason = std::string("invalid case: ") + e.what();
+    }
+    apply_expectations(backend, r);
+    return r;
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,96 @@
+// Discrete convolution's case data and its trip through the backend: canonical data (src NCX,
+// weights OIX, bias [O]) into guarded buffers in the case's layouts and dtype, one isolated
+// execution (conv_calls.cpp), and a stored golden vector's inputs and truth.
+#include <cstring>
+
+#include "abi_descriptor.hpp"
+#include "case_data.hpp"
+#include "check_detail.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "manifest.hpp"
+
+namespace convcheck::runner::detail {
+
+Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                     const std::vector<double>& bias) {
+    const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
+    Buffers b{GuardedBuffer(d.src_elements() * e), GuardedBuffer(d.weights_elements() * e),
+              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e)};
+    reference::ncx_to_src(d, src, b.src.data());
+    reference::oix_to_weights(d, weights, b.weights.data());
+    for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.dtype, o, bias[o]);
+    std::memset(b.dst.data(), 0xFF, b.dst.bytes());
+    return b;
+}
+
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
+    return detail::unwritten_elements(dst, d.dst_elements(), size_of(d.dtype));
+}
+
+ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
+    ConvExecution e;
+    e.desc = to_abi(d);
+    e.src = &b.src;
+    e.weights = &b.weights;
+    e.bias = d.has_bias ? &b.bias : nullptr;
+    e.dst = &b.dst;
+    return e;
+}
+
+ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
+                         const CaseMemory& needs) {
+    ConvExecution e = conv_execution(d, b);
+    e.leak_check = s.leak_check;
+    e.timeout_s = s.timeout_s;
+    // The plan decides the verdict; the one-shot conv_execute writes its own dst, filled like dst,
+    // which must then hold the same outputs (operation_calls.hpp).
+    GuardedBuffer one_shot;
+    if (backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
+        one_shot = GuardedBuffer(b.dst.bytes());
+        std::memset(one_shot.data(), 0xFF, one_shot.bytes());
+        e.one_shot_dst = &one_shot;
+    }
+    e.memory = {s.memory_limit_bytes, needs.total() + static_cast<std::int64_t>(one_shot.bytes())};
+    ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
+    if (s.log) s.log->record(&b.src, &b.weights, e.bias, b.dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
+    return o;
+}
+
+const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c) {
+    for (const auto& vc : set.cases)
+        if (vc.name == c.vector_case) return vc;
+    throw std::invalid_argument("vector set " + c.vector_dir + " has no case " + c.vector_case);
+}
+
+namespace {
+
+std::vector<double> f64_values(const npy::Array& a) {
+    std::vector<double> v(static_cast<std::size_t>(a.elements()));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = a.get(static_cast<std::int64_t>(i));
+    return v;
+}
+
+}  // namespace
+
+StoredConvData stored_conv_data(const Case& c) {
+    const ConvDescriptor& d = c.conv;
+    const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
+    const vectors::VectorCase& stored = stored_case(set, c);
+    const vectors::CaseData data = vectors::load_case_data(set, stored);
+    if (!(data.descriptor == d))  // the buffers below are sized from d: the stored arrays must fit it
+        throw std::invalid_argument("stored vector " + c.vector_case + " is " + to_string(data.descriptor) + ", not " +
+                                    to_string(d));
+    StoredConvData s{set.name + "/" + stored.name,
+                     make_buffers(d, reference::src_to_ncx(d, data.src.data.data()),
+                                  reference::weights_to_oix(d, data.weights.data.data()),
+                                  reference::bias_to_double(d, d.has_bias ? data.bias.data.data() : nullptr)),
+                     reference::dst_to_ncx(d, data.dst.data.data()),
+                     f64_values(data.dst_f64),
+                     f64_values(data.magnitude),
+                     {}};
+    s.terms.resize(static_cast<std::size_t>(data.terms.elements()));
+    for (std::size_t i = 0; i < s.terms.size(); ++i) s.terms[i] = static_cast<std::int64_t>(data.terms.get(std::int64_t(i)));
+    return s;
+}
+
+}  // namespace convcheck::runner::detail

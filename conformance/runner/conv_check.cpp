@@ -1,0 +1,197 @@
+// Discrete convolution's entry in the case pipeline (operation_traits.cpp): its descriptor's rules
+// and claims, where its outputs are, and its check in every mode but invalid (check_invalid.cpp):
+// exact and bound here, a stored golden vector, stress, precision and probe beside it.
+#include <cmath>
+
+#include "abi_claims.hpp"
+#include "abi_descriptor.hpp"
+#include "check_detail.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "manifest.hpp"
+
+namespace convcheck::runner::detail {
+
+using accuracy::Mode;
+
+void conv_validate(const Case& c) { validate(c.conv); }
+
+DataType conv_output_dtype(const Case& c) { return c.conv.dtype; }
+
+std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
+    const ConvDescriptor& d = c.conv;
+    if (!(info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))))
+        return "the plugin does not claim dtype " + std::string(to_string(d.dtype));
+    if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);
+    if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))))
+        return "the plugin does not claim data format " + std::string(to_string(d.data_format));
+    if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format))))
+        return "the plugin does not claim filter format " + std::string(to_string(d.filter_format));
+    return unclaimed_abi(info, to_abi(d));  // ABI 1.2: per-tensor dtypes, the pass, extensions
+}
+
+std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
+    if (std::string why = unclaimed_operation(info, Op::conv); !why.empty()) return why;
+    Case c;
+    c.conv = d;
+    return conv_unclaimed(info, c);
+}
+
+std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat) {
+    std::vector<std::int64_t> dims{d.batch, d.out_channels};
+    for (int a = 0; a < d.rank; ++a) dims.push_back(d.output_size(a));
+    std::vector<std::int64_t> c(dims.size());
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        c[i] = flat % dims[i];
+        flat /= dims[i];
+    }
+    return c;
+}
+
+bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates) {
+    for (int a = 0; a < d.rank; ++a) {
+        const std::int64_t first = coordinates[2 + a] * d.strides[a] - d.pads_begin[a];
+        const std::int64_t last = first + (d.kernel_size[a] - 1) * d.dilations[a];
+        if (first < 0 || last >= d.input_size[a]) return true;
+    }
+    return false;
+}
+
+OutputLocation conv_location(const ConvDescriptor& d) {
+    return {[&d](std::int64_t flat) { return output_coordinates(d, flat); },
+            [&d](std::int64_t flat) { return touches_border(d, output_coordinates(d, flat)); }};
+}
+
+ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, std::span<const double> want,
+                         std::span<const double> got, bool bound_mode, const accuracy::Contract& contract,
+                         std::span<const double> magnitude, std::span<const std::int64_t> terms) {
+    ErrorReport e;
+    e.comparison = cmp;
+    if (cmp.worst_index >= 0) e.worst_coordinates = output_coordinates(d, cmp.worst_index);
+    if (cmp.mismatches == 0) return e;
+    // the factor the bound would have to grow by (a bound comparison whose worst error is finite)
+    if (bound_mode && std::isfinite(cmp.max_bound_fraction)) e.bound_growth_needed = cmp.max_bound_fraction;
+    const std::vector<double> bounds = bound_mode ? accuracy::error_bounds(contract, want, magnitude, terms)
+                                                  : std::vector<double>{};
+    locate_failures(e, want.size(), conv_location(d), [&](std::size_t i) {
+        if (bound_mode) return !(accuracy::bound_fraction(contract, want[i], got[i], bounds[i]) <= 1.0);
+        return !(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])));
+    });
+    return e;
+}
+
+std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode mode, std::span<const double> got,
+                            std::span<const double> want, std::int64_t unwritten) {
+    const auto& c = e.comparison;
+    const std::int64_t nan = nan_outputs(got, want);
+    std::string r = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " outputs " +
+                    (accuracy::compares_exactly(mode) ? "differ from the exact result" : "exceed the error bound");
+    r += " (" + std::to_string(e.border_mismatches) + " at the border, " + std::to_string(e.interior_mismatches) +
+         " inside)";
+    const auto first = output_coordinates(d, c.first_mismatch);
+    r += "; first at " + coordinates_text(first) + ": got " + format_double(got[c.first_mismatch]) + ", want " +
+         format_double(want[c.first_mismatch]);
+    if (e.bound_growth_needed) {
+        std::string bound = c.statistics.judged_by;  // "whole_tensor+statistics": the bound is "whole_tensor"
+        if (bound.ends_with("+statistics")) bound.resize(bound.size() - std::string("+statistics").size());
+        r += "; worst " + format_double(c.max_bound_fraction) + "x the bound: the " + bound +
+             " bound would have to grow " + format_double(*e.bound_growth_needed) + "x to pass";
+    }
+    if (unwritten > 0) r += "; " + std::to_string(unwritten) + " outputs never written";
+    else if (nan > 0) r += "; NaN in " + std::to_string(nan) + " outputs where the reference is finite";
+    return r;
+}
+
+namespace {
+
+// The backend's result on buffers `b` against `want` (exactly, or under the contract's bound with
+// magnitude and terms), judged into r; `prefix` leads a failure's reason.
+void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mode mode, bool exact,
+           std::span<const double> want, std::span<const double> magnitude, std::span<const std::int64_t> terms,
+           const accuracy::Contract& contract, const CheckSettings& s, const std::string& prefix, CaseResult& r) {
+    r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
+    r.implementation = o.implementation;
+    const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
+    const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
+    const accuracy::Comparison cmp = exact ? accuracy::compare_exact(want, got)
+                                           : accuracy::compare_bound(contract, want, magnitude, terms, got);
+    r.error = error_report(d, cmp, want, got, !exact, contract, magnitude, terms);
+    r.status = cmp.passed() ? Status::passed : Status::failed;
+    if (!cmp.passed()) {
+        r.kind = mismatch_kind(unwritten, nan_outputs(got, want));
+        r.reason = prefix + mismatch_reason(d, *r.error, mode, got, want, unwritten);
+    }
+    if (!exact) apply_statistics(cmp, r);
+    leak_status(o, s, r);
+}
+
+// A stored golden vector: its own data in, its stored result as the truth (bitwise in exact mode,
+// else under the contract's bound with the stored magnitude and term counts).
+void check_conv_stored(const Backend& backend, const Case& c, const CheckSettings& s,
+                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    const StoredConvData data = stored_conv_data(c);
+    const ChildOutcome o = run_backend(backend, d, data.buffers, s, needs);
+    if (outcome_status(o, r)) return;
+    const bool exact = c.mode == Mode::exact;
+    judge(d, data.buffers, o, c.mode, exact, exact ? data.want_rounded : data.want, data.magnitude, data.terms,
+          contract, s, "stored vector " + data.name + ": ", r);
+}
+
+}  // namespace
+
+void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                const CaseMemory& needs, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::stress) return check_conv_stress(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, needs, r);
+    if (c.mode == Mode::probe) return check_conv_probe(backend, c, s, contract, needs, r);
+
+    std::vector<double> src, weights, bias;
+    if (c.mode == Mode::exact) {
+        // special fills (accuracy/special_fill.hpp): data designed for one rounding question each
+        if (declined(accuracy::fill_not_applicable(c.fill, d, contract), r)) return;
+        auto f = accuracy::make_fill(d, contract, c.fill, c.seed);
+        if (declined(inputs_beyond_declared_precision(contract, f.src, f.weights), r)) return;
+        src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
+    } else {
+        auto f = accuracy::make_random_fill(d, c.seed);
+        src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
+    }
+    auto want = reference::convolution_summation(d, src, weights, bias);
+    // exact mode: the one right answer is the exact sum rounded once to the output type (the same
+    // value for the standard fill, whose sums are representable; special fills round on purpose)
+    if (c.mode == Mode::exact)
+        for (double& v : want.dst) v = round_to(d.dtype, v);
+    const Buffers b = make_buffers(d, src, weights, bias);
+    const ChildOutcome o = run_backend(backend, d, b, s, needs);
+    if (outcome_status(o, r)) return;
+    judge(d, b, o, c.mode, c.mode == Mode::exact, want.dst, want.magnitude, want.terms, contract, s, "", r);
+}
+
+}  // namespace convcheck::runner::detail
+
+namespace convcheck::runner {
+
+ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s,
+                       std::int64_t memory_limit_bytes) {
+    const ConvDescriptor& d = c.conv;
+    validate(d);
+    Case timed = c;
+    timed.mode = accuracy::Mode::bound;  // generated bound-mode data, never a stored vector's
+    timed.vector_dir.clear();
+    const CaseMemory needs = case_memory(timed);
+    std::string why = detail::unclaimed(backend.info, d);
+    if (why.empty()) why = over_memory_limit(needs, memory_limit_bytes);
+    if (!why.empty()) return unsupported_outcome(why);
+    const auto fill = accuracy::make_random_fill(d, c.seed);
+    const detail::Buffers b = detail::make_buffers(d, fill.src, fill.weights, fill.bias);
+    ConvExecution e = detail::conv_execution(d, b);
+    e.warmups = warmups;
+    e.repeats = repeats;
+    e.timeout_s = timeout_s;
+    e.memory = {memory_limit_bytes, needs.total()};
+    return execute_conv(*backend.plugin, backend.options, e);
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,45 @@
+// Each operation's plugin entry points, called in an isolated child (isolation.hpp): the buffers
+// the operation hands the plugin, its query and its execution. A new operation adds its
+// XxxExecution and execute_xxx here and one file xxx_calls.cpp (docs/adding-an-operation.md).
+#pragma once
+
+#include "isolation.hpp"
+
+namespace convcheck::runner {
+
+// One execution of one discrete convolution: create, conv_query, then the execution (warmups +
+// repeats times, the repeats timed), destroy.
+// A plugin with a plan (ABI 1.2) runs through it: conv_prepare with the weights and bias,
+// conv_plan_describe, conv_plan_execute (the timed calls: planning is timed apart, prepare_ms),
+// and, when one_shot_dst is given, the one-shot conv_execute into it, whose outputs must then be the
+// plan's, bit for bit (any NaN equals any NaN): else the outcome is paths_differ. A plugin without a
+// plan runs conv_execute. (conv_calls.cpp)
+struct ConvExecution {
+    convcheck_conv_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* weights = nullptr;
+    const GuardedBuffer* bias = nullptr;  // empty when !has_bias
+    const GuardedBuffer* dst = nullptr;
+    const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
+    int warmups = 0, repeats = 1;
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
+
+// The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
+struct CcExecution {
+    convcheck_cc_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* theta = nullptr;
+    const GuardedBuffer* bias = nullptr;
+    const GuardedBuffer* dst = nullptr;
+    int warmups = 0, repeats = 1;
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e);
+
+}  // namespace convcheck::runner
