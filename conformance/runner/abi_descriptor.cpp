@@ -23,6 +23,10 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     c.dtype = static_cast<int32_t>(d.dtype);  // DataType and convcheck_dtype share values for f32/f16/bf16
     c.data_format = static_cast<int32_t>(d.data_format);
     c.filter_format = static_cast<int32_t>(d.filter_format);
+    // 1.2: one dtype for every tensor, the forward pass, no extension (all the core describes)
+    c.src_dtype = c.weights_dtype = c.bias_dtype = c.dst_dtype = c.dtype;
+    c.prop_kind = CONVCHECK_FORWARD;
+    c.next = nullptr;
     return c;
 }
 
@@ -43,8 +47,21 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     }
     d.has_bias = c.has_bias != 0;
     if (c.dtype < 0 || c.dtype > 2)
-        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_conv_desc.dtype must be f32, f16 or bf16");
+        throw ConvError("dtype", std::to_string(c.dtype),
+                        "convcheck_conv_desc.dtype must be f32, f16 or bf16 (one dtype for every tensor)");
     d.dtype = static_cast<DataType>(c.dtype);
+    // 1.2 fields, read only when struct_size covers them (else their defaults: the same dtype, forward)
+    if (c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) {
+        for (const int32_t t : {c.src_dtype, c.weights_dtype, c.bias_dtype, c.dst_dtype})
+            if (t != c.dtype)
+                throw ConvError("src_dtype/weights_dtype/bias_dtype/dst_dtype", std::to_string(t),
+                                "the canonical descriptor has one dtype for every tensor (dtype " +
+                                    std::to_string(c.dtype) + ")");
+        if (c.prop_kind != CONVCHECK_FORWARD)
+            throw ConvError("prop_kind", std::to_string(c.prop_kind), "the canonical descriptor is the forward pass");
+        if (c.next != nullptr)
+            throw ConvError("next", "an extension chain", "no extension is known (ABI 1.2 defines none)");
+    }
     if (c.data_format != 0 && c.data_format != 1)
         throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");
     if (c.filter_format != 0 && c.filter_format != 1)

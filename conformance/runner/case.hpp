@@ -90,6 +90,8 @@ struct CaseResult {
     std::string implementation;
     std::string error_code;  // an error the plugin returned: its code's name (error_code_name), else ""
     std::optional<std::uint64_t> workspace_bytes;  // what the plugin's plan reported (ABI 1.2)
+    std::optional<std::uint64_t> workspace_used;   // how far it wrote into the runner's workspace (1.2)
+    std::uint64_t thread_pool_tasks = 0;           // tasks it ran on the runner's thread pool (1.2)
     std::string reproducer;
     // Set by the shrinker: the smallest descriptor found that fails the same way, and its reproducer.
     std::string shrunk_descriptor, shrunk_reproducer;

@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "workspace.hpp"
+
 namespace convcheck::runner::child {
 
 const char* stage_name(std::int32_t s) {
@@ -222,7 +224,11 @@ ChildOutcome classify_end(const Report& r, const Waited& w, double timeout_s, co
         const int sig = WTERMSIG(w.status);
         o.kind = ChildOutcome::Kind::crashed;
         o.reason = signal_name(sig) + " in " + stage_name(r.stage);
-        if ((sig == SIGSEGV || sig == SIGBUS) && r.fault_signal == sig) o.reason += ": " + describe_fault(r.fault_address, buffers);
+        if ((sig == SIGSEGV || sig == SIGBUS) && r.fault_signal == sig) {
+            const std::string in_workspace =
+                r.workspace_given ? describe_workspace_fault(r.fault_address, r.workspace_address, r.workspace_bytes) : "";
+            o.reason += ": " + (in_workspace.empty() ? describe_fault(r.fault_address, buffers) : in_workspace);
+        }
         if (sig == SIGABRT) o.reason += " (abort)";
         if (sig == SIGKILL) o.reason += " (killed from outside the runner: the kernel's OOM killer, or a user)";
         return o;
@@ -257,7 +263,17 @@ ChildOutcome classify_end(const Report& r, const Waited& w, double timeout_s, co
             o.reason = "write before the start of the output " + b.name + " (the canary in front of it was overwritten)";
             return o;
         }
+    if (r.workspace_overrun) {
+        o.kind = ChildOutcome::Kind::crashed;
+        o.reason = "write past the end of the runner's workspace (byte " + std::to_string(r.workspace_overrun_byte) +
+                   "; the plan reported workspace_bytes " + std::to_string(r.workspace_bytes) +
+                   ": the canary after them was overwritten)";
+        return o;
+    }
     for (int i = 0; i < r.timed; ++i) o.times_ms.push_back(r.times_ms[i]);
+    if (r.workspace_given) o.workspace_used = r.workspace_high_water;
+    o.thread_pool_calls = r.thread_pool_calls;
+    o.thread_pool_tasks = r.thread_pool_tasks;
     if (r.prepared) {
         o.prepare_ms = r.prepare_ms;
         o.workspace_bytes = r.workspace_bytes;

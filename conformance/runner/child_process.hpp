@@ -38,6 +38,8 @@ struct ChildOutcome {
     std::optional<double> prepare_ms;                     // conv_prepare, when the plugin has a plan
     std::optional<std::uint64_t> workspace_bytes, plan_bytes;  // what the plan reported (ABI 1.2)
     std::int64_t heap_growth_per_cycle = 0;  // leak check: bytes not returned per create..destroy cycle
+    std::optional<std::uint64_t> workspace_used;  // the high-water mark in the runner's workspace, when given
+    std::uint64_t thread_pool_calls = 0, thread_pool_tasks = 0;  // what the plugin ran on the runner's pool
 };
 
 namespace child {
@@ -64,10 +66,16 @@ struct Report {
     std::int32_t prepared;  // the plan path ran: prepare_ms, workspace_bytes, plan_bytes are set
     double prepare_ms;
     std::uint64_t workspace_bytes, plan_bytes;
+    // the runner's workspace (ABI 1.2): where it lay (to name a fault), how far the plan wrote in it
+    std::int32_t workspace_given, workspace_overrun;
+    std::uint64_t workspace_address, workspace_high_water, workspace_overrun_byte;
+    std::uint64_t thread_pool_calls, thread_pool_tasks;  // the runner's pool (ABI 1.2)
     // negotiate
     char name[128], version[128];
     std::uint32_t operations, dtypes, ranks, data_formats, filter_formats;
     std::int32_t accumulation_dtype;
+    std::uint32_t prop_kinds;  // ABI 1.2 claims
+    std::int32_t mixed_dtypes;
 };
 
 // A Report in memory shared with the child, zeroed.

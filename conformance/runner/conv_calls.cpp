@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 
 #include "dtype.hpp"
 #include "operation_calls.hpp"
+#include "workspace.hpp"
 
 namespace convcheck::runner {
 
@@ -41,7 +44,29 @@ bool run_conv_plan(Report& r, const Plugin& plugin, convcheck_plugin* instance, 
     r.workspace_bytes = info.workspace_bytes;
     r.plan_bytes = info.plan_bytes;
     r.prepared = 1;
-    ok = ok && timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_plan_execute(plan, &args); });
+    // The runner's workspace (ABI 1.2) for the plan's executes, when it reported one.
+    std::optional<RunnerWorkspace> workspace;
+    convcheck_conv_args plan_args = args;
+    if (ok && info.workspace_bytes > 0) {
+        try {
+            workspace.emplace(info.workspace_bytes);
+        } catch (const std::exception& error) {
+            r.allocation_failed_stage = r.stage;
+            r.allocation_failed = 1;
+            throw std::runtime_error("the runner cannot map the workspace of " + std::to_string(info.workspace_bytes) +
+                                     " bytes the plan reported: " + error.what());
+        }
+        r.workspace_given = 1;
+        r.workspace_address = reinterpret_cast<std::uintptr_t>(workspace->data());
+        plan_args.workspace = workspace->data();
+        plan_args.workspace_size = info.workspace_bytes;
+    }
+    ok = ok && timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_plan_execute(plan, &plan_args); });
+    if (workspace) {
+        r.workspace_high_water = workspace->high_water();
+        if (const std::int64_t past = workspace->first_write_past_end(); past >= 0)
+            r.workspace_overrun = 1, r.workspace_overrun_byte = static_cast<std::uint64_t>(past);
+    }
     if (ok && one_shot) {
         r.stage = kOneShot;
         convcheck_conv_args once = args;

@@ -3,6 +3,8 @@
 // exact and bound here, a stored golden vector, stress, precision and probe beside it.
 #include <cmath>
 
+#include "abi_claims.hpp"
+#include "abi_descriptor.hpp"
 #include "check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "manifest.hpp"
@@ -24,7 +26,7 @@ std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
         return "the plugin does not claim data format " + std::string(to_string(d.data_format));
     if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format))))
         return "the plugin does not claim filter format " + std::string(to_string(d.filter_format));
-    return "";
+    return unclaimed_abi(info, to_abi(d));  // ABI 1.2: per-tensor dtypes, the pass, extensions
 }
 
 std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {

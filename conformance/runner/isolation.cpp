@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "thread_pool.hpp"
+
 namespace convcheck::runner {
 
 using namespace child;
@@ -13,13 +15,15 @@ double milliseconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// In the child: create with the runner's instance options; NULL after an error (then in the report).
-convcheck_plugin* create_instance(Report& r, const Plugin& plugin, const InstanceOptions& options) {
+// In the child: create with the runner's instance options and (ABI 1.2) the runner's thread pool;
+// NULL after an error (then in the report).
+convcheck_plugin* create_instance(Report& r, const Plugin& plugin, const InstanceOptions& options, ThreadPool& pool) {
     r.stage = kCreate;
     convcheck_create_args args{};
     args.struct_size = sizeof(args);
     args.num_threads = options.num_threads;
     args.options = options.options.c_str();
+    args.thread_pool = pool.abi();
     convcheck_plugin* instance = nullptr;
     if (convcheck_error* e = plugin.api().create(&args, &instance)) {
         take_error(plugin, e, r, "create");
@@ -31,13 +35,19 @@ convcheck_plugin* create_instance(Report& r, const Plugin& plugin, const Instanc
 // create .. query .. run .. destroy, `cycles` times.
 void execution_body(Report& r, const Plugin& plugin, const InstanceOptions& options, const IsolatedExecution& e) {
     const convcheck_api& api = plugin.api();
+    ThreadPool pool(options.num_threads);  // not const: the plugin runs tasks through it
+    struct Counts {  // the pool's counts go into the report however the body ends
+        Report& r;
+        const ThreadPool& pool;
+        ~Counts() { r.thread_pool_calls = pool.calls(), r.thread_pool_tasks = pool.tasks(); }
+    } counts{r, pool};
     for (const auto& b : e.buffers)
         if (b.input && b.buffer) b.buffer->protect_read_only();
     const int cycles = e.leak_check ? 5 : 1;
     std::int64_t heap_mark = 0;
     for (int cycle = 0; cycle < cycles; ++cycle) {
         if (cycle == 1) heap_mark = heap_in_use();
-        convcheck_plugin* instance = create_instance(r, plugin, options);
+        convcheck_plugin* instance = create_instance(r, plugin, options, pool);
         if (!instance) return;
         r.stage = kQuery;
         convcheck_support support{};
@@ -97,12 +107,16 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     Report& report = *shared.report;
     const Waited w = run(report, timeout_s, memory, [&](Report& r) {
         const convcheck_api& api = plugin.api();
-        convcheck_plugin* instance = create_instance(r, plugin, options);
+        ThreadPool pool(options.num_threads);
+        convcheck_plugin* instance = create_instance(r, plugin, options, pool);
         if (!instance) return;
         r.stage = kDescribe;
         convcheck_plugin_info info{};
         info.struct_size = sizeof(info);
-        info.accumulation_dtype = CONVCHECK_F32;  // the documented default for a plugin that knows fewer fields
+        // the documented defaults, for a plugin that knows fewer fields or leaves them unwritten
+        info.accumulation_dtype = CONVCHECK_F32;
+        info.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);
+        info.mixed_dtypes = 0;
         if (convcheck_error* e = api.describe(instance, &info)) {
             take_error(plugin, e, r, "describe");
             api.destroy(instance);
@@ -116,6 +130,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.data_formats = info.data_formats;
         r.filter_formats = info.filter_formats;
         r.accumulation_dtype = info.accumulation_dtype;
+        r.prop_kinds = info.prop_kinds != 0 ? info.prop_kinds : CONVCHECK_BIT(CONVCHECK_FORWARD);  // 0: the default
+        r.mixed_dtypes = info.mixed_dtypes;
         r.stage = kDestroy;
         api.destroy(instance);
         r.result = kOk;
@@ -133,6 +149,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     info.data_formats = report.data_formats;
     info.filter_formats = report.filter_formats;
     info.accumulation_dtype = report.accumulation_dtype;
+    info.prop_kinds = report.prop_kinds;
+    info.mixed_dtypes = report.mixed_dtypes != 0;
     info.abi_major = plugin.api().abi_major;
     info.abi_minor = plugin.api().abi_minor;
     if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");

@@ -7,6 +7,7 @@ PluginInstance::PluginInstance(const std::string& path, const convcheck_create_a
     check(api().create(&args, &instance_), "create");
     info_.struct_size = sizeof(info_);
     info_.accumulation_dtype = CONVCHECK_F32;  // the documented default for a plugin that knows fewer fields
+    info_.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);  // ABI 1.2 default (0 reads as it too)
     if (std::string why = take_error(api().describe(instance_, &info_)); !why.empty()) {
         api().destroy(instance_);
         instance_ = nullptr;

@@ -74,6 +74,8 @@ bool declined(const std::string& why, CaseResult& r) {
 
 bool outcome_status(const ChildOutcome& o, CaseResult& r) {
     if (o.workspace_bytes) r.workspace_bytes = o.workspace_bytes;
+    r.workspace_used = o.workspace_used;
+    r.thread_pool_tasks = o.thread_pool_tasks;
     switch (o.kind) {
         case ChildOutcome::Kind::ok: return false;
         case ChildOutcome::Kind::unsupported: r.status = Status::unsupported, r.kind = Kind::declined; break;

@@ -71,6 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 #if CONVCHECK_ABI_MINOR >= 1
     if (create_args.declared >= CONVCHECK_STRUCT_SIZE(convcheck_create_args, options)) create_args.get()->options = nullptr;
 #endif
+#if CONVCHECK_ABI_MINOR >= 2
+    // the thread pool, like the options, is the runner's pointer: valid or NULL, never random
+    if (create_args.declared >= CONVCHECK_STRUCT_SIZE(convcheck_create_args, thread_pool))
+        create_args.get()->thread_pool = nullptr;
+#endif
     convcheck_plugin* plugin = nullptr;
     convcheck_error* e = api().create(in.flag() ? nullptr : create_args.get(), &plugin);
     if (e != nullptr || plugin == nullptr) {
@@ -85,6 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // conv_query with a random descriptor
     RandomStruct<convcheck_conv_desc> desc(in, sizes_vary);
+#if CONVCHECK_ABI_MINOR >= 2
+    // the extension chain is the runner's pointer (NULL in 1.2); the dtypes and pass stay random
+    if (desc.declared >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) desc.get()->next = nullptr;
+#endif
     convcheck_support support{};
     support.struct_size = sizeof(support);
     std::memset(support.reason, 'x', sizeof(support.reason));
@@ -120,6 +129,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             a->bias = d.has_bias ? bias.data() : nullptr;
             a->dst = dst.data();
         }
+#if CONVCHECK_ABI_MINOR >= 2
+        // the workspace and the backward outputs are the runner's pointers: NULL here (none given)
+        if (args.declared >= CONVCHECK_STRUCT_SIZE(convcheck_conv_args, diff_bias)) {
+            a->workspace = nullptr;
+            a->workspace_size = 0;
+            a->diff_src = a->diff_weights = a->diff_bias = nullptr;
+        }
+#endif
         char implementation[16];
         if (args.declared >= CONVCHECK_STRUCT_SIZE(convcheck_conv_args, implementation_capacity)) {
             a->implementation = implementation;

@@ -30,7 +30,15 @@
  *     loading, and exits with _exit (no atexit handlers, no static destructors).
  *   - A plugin may use threads inside a child, up to create_args.num_threads (0: its own default).
  *     Every call on one instance, and on the plans it made, comes from one thread at a time.
- *   - A child runs under a time limit and a memory limit; the plugin's prints go to stderr.
+ *   - 1.2: the runner offers its own thread pool (create_args.thread_pool, convcheck_thread_pool):
+ *     a plugin that runs its parallel loops there starts no thread of its own, and the runner counts
+ *     the tasks (the case's "thread_pool_tasks"). Its threads start in the child, at the first run.
+ *   - Process-wide settings are the whole child's: a plugin that sets one (omp_set_num_threads, an
+ *     environment variable, a signal handler, the FPU mode) changes it for everything in that
+ *     process, the runner's pool too. Set it in create or execute, never at load time; the runner
+ *     restores nothing, but the next case starts in a fresh child.
+ *   - A child runs under a time limit and a memory limit (the runner's workspace, 1.2, counts in
+ *     it); the plugin's prints go to stderr.
  */
 #ifndef CONVCHECK_PLUGIN_H
 #define CONVCHECK_PLUGIN_H
@@ -83,6 +91,22 @@ typedef enum {
     CONVCHECK_ERROR_INTERNAL = 4          /* the backend failed for a reason of its own */
 } convcheck_error_code;
 
+/* 1.2: which pass a descriptor asks for (convcheck_conv_desc.prop_kind). The tensors keep their
+ * forward names and shapes (src, weights, bias, dst); a pass says which are inputs and which it writes:
+ *   FORWARD           dst from src, weights, bias (the only kind before 1.2);
+ *   BACKWARD_DATA     diff_src (src-shaped) from diff_dst (dst-shaped) and weights;
+ *   BACKWARD_WEIGHTS  diff_weights (weights-shaped) and, with has_bias, diff_bias from src and diff_dst.
+ * The buffers of each pass: convcheck_conv_args. */
+typedef enum {
+    CONVCHECK_FORWARD = 0,
+    CONVCHECK_BACKWARD_DATA = 1,
+    CONVCHECK_BACKWARD_WEIGHTS = 2
+} convcheck_prop_kind;
+
+/* 1.2: convcheck_conv_desc.dtype when the tensors' dtypes differ (the per-tensor fields then say
+ * which): a value no plugin before 1.2 knows, so that one that reads `dtype` alone declines. */
+#define CONVCHECK_DTYPE_MIXED (-1)
+
 /* Bit masks for convcheck_plugin_info's claims: bit (1 << enum value). */
 #define CONVCHECK_BIT(x) (1u << (x))
 #define CONVCHECK_OP_CONV 1u /* discrete convolution forward */
@@ -98,6 +122,24 @@ typedef struct convcheck_plugin convcheck_plugin;
 /* 1.2: a prepared discrete convolution (api->conv_prepare): made for one descriptor, executed
  * any number of times, freed by api->conv_plan_destroy before the instance that made it. */
 typedef struct convcheck_conv_plan convcheck_conv_plan;
+
+/* 1.2: the extension chain. Every extension struct begins with this header (as Vulkan's pNext
+ * chain): its struct_size, a tag naming what it is (a convcheck_extension_tag), and the next one
+ * (NULL ends the chain). Extensions carry what the descriptor's fields do not: scales, zero points,
+ * post-ops. Runner-owned, read-only, valid as the struct holding the chain.
+ * THE RULE: a plugin that meets a tag it does not know (or cannot honour) declines the case at
+ * query ("unsupported", naming the tag) and refuses it at prepare and execute
+ * (CONVCHECK_ERROR_UNIMPLEMENTED): an extension changes the result, so ignoring one computes
+ * another operation. The runner sends a chain only to a plugin built against 1.2 or later (older
+ * ones cannot see the field); in 1.2 it sends none (`next` is always NULL). */
+typedef struct convcheck_extension {
+    size_t struct_size;
+    int32_t tag;                            /* convcheck_extension_tag */
+    const struct convcheck_extension* next; /* NULL: the last one */
+} convcheck_extension;
+/* Tags are appended in later versions, each with the struct it names (which begins with
+ * convcheck_extension's three fields). 1.2 defines none: every tag is unknown. */
+typedef enum { CONVCHECK_EXTENSION_NONE = 0 } convcheck_extension_tag;
 
 /* ---- descriptors ----------------------------------------------------------------------------- */
 /* A discrete convolution: the canonical descriptor. Runner-owned, read-only for the plugin, valid
@@ -119,9 +161,24 @@ typedef struct {
     int64_t pads_begin[3];
     int64_t pads_end[3];
     int32_t has_bias;
-    int32_t dtype;         /* convcheck_dtype of src, weights, bias and dst */
+    int32_t dtype;         /* convcheck_dtype of src, weights, bias and dst (1.2: CONVCHECK_DTYPE_MIXED
+                              when they differ, see src_dtype below) */
     int32_t data_format;   /* convcheck_data_format of src and dst */
     int32_t filter_format; /* convcheck_filter_format of weights */
+
+    /* 1.2: per-tensor data types, the pass, and the extension chain. Default when struct_size does
+     * not cover them (a writer before 1.2): every tensor has `dtype`, prop_kind CONVCHECK_FORWARD,
+     * next NULL. When the four dtypes agree, `dtype` is that dtype; when they differ, `dtype` is
+     * CONVCHECK_DTYPE_MIXED. The runner sends a case with differing dtypes only to a plugin that
+     * claims mixed_dtypes, and a kind other than forward only to one that claims it in prop_kinds
+     * (convcheck_plugin_info); a plugin that reads `dtype` alone never sees one. The tensors are
+     * named as in the forward pass (see convcheck_prop_kind): src_dtype is also diff_src's. */
+    int32_t src_dtype;       /* convcheck_dtype of src (diff_src) */
+    int32_t weights_dtype;   /* convcheck_dtype of weights (diff_weights) */
+    int32_t bias_dtype;      /* convcheck_dtype of bias (diff_bias); set even when has_bias == 0 */
+    int32_t dst_dtype;       /* convcheck_dtype of dst (diff_dst) */
+    int32_t prop_kind;       /* convcheck_prop_kind */
+    const convcheck_extension* next; /* the extension chain: NULL, none (see convcheck_extension) */
 } convcheck_conv_desc;
 
 /* A continuous convolution (CC) layer, 2-D, NCHW, f32 (seed 004). Runner-owned, read-only, valid
@@ -147,7 +204,21 @@ typedef struct {
 } convcheck_cc_desc;
 
 /* ---- call arguments ------------------------------------------------------------------------- */
-/* Runner-owned, read-only, valid during create only. */
+/* 1.2: a thread pool the caller offers (create_args.thread_pool), so that a plugin need not start
+ * threads of its own. run(context, task, task_context, count) calls task(task_context, i) once for
+ * every i in [0, count), on up to num_threads threads at once (the calling thread among them), in no
+ * set order, and returns when all have returned. A plugin may call run from any of its calls
+ * (create to destroy), from one thread at a time, never from inside a task. A task must not throw
+ * (nothing C++ crosses the boundary) and must not call run. Using the pool is optional: a plugin may
+ * ignore it (the optimized plugin keeps TBB). */
+typedef struct convcheck_thread_pool {
+    size_t struct_size;
+    void* context;        /* the pool's, passed back to run */
+    int32_t num_threads;  /* at most this many tasks run at once (>= 1) */
+    void (*run)(void* context, void (*task)(void* task_context, size_t index), void* task_context, size_t count);
+} convcheck_thread_pool;
+
+/* Runner-owned, read-only, valid during create only (thread_pool: until destroy). */
 typedef struct {
     size_t struct_size;
     int32_t num_threads; /* threads the plugin may use; 0 = its own default */
@@ -156,6 +227,10 @@ typedef struct {
      * what you keep). Default when struct_size does not cover it: no options, as NULL or "".
      * A plugin should fail create (CONVCHECK_ERROR_INVALID_ARGUMENT) on a key it does not know. */
     const char* options;
+    /* 1.2: the caller's thread pool, or NULL (see convcheck_thread_pool). Runner-owned; the struct
+     * and the pool live until destroy (longer than this call: keep the pointer). Default when
+     * struct_size does not cover it: NULL, no pool (the plugin uses its own threads, if any). */
+    const struct convcheck_thread_pool* thread_pool;
 } convcheck_create_args;
 
 /* What a plugin claims. The struct is runner-owned: the runner sets struct_size (and the default
@@ -172,6 +247,14 @@ typedef struct {
     uint32_t filter_formats;       /* CONVCHECK_BIT(convcheck_filter_format) */
     int32_t accumulation_dtype;    /* convcheck_dtype it accumulates in; the runner presets
                                       CONVCHECK_F32, which stands when the plugin leaves it unwritten */
+    /* 1.2: the passes it computes, CONVCHECK_BIT(convcheck_prop_kind). The runner presets
+     * CONVCHECK_BIT(CONVCHECK_FORWARD), which stands when the plugin leaves it unwritten; 0 (a
+     * plugin that copies a zeroed struct) reads as that default too. */
+    uint32_t prop_kinds;
+    /* 1.2: 1 when it reads src_dtype .. dst_dtype and takes tensors of different dtypes (each one of
+     * `dtypes`; its query still declines a combination it lacks). The runner presets 0: every tensor
+     * has one dtype, and the runner sends no case with differing ones. */
+    int32_t mixed_dtypes;
 } convcheck_plugin_info;
 
 /* The answer to a query. Runner-owned, valid during the query; the plugin writes supported and,
@@ -196,6 +279,27 @@ typedef struct {
     void* dst;
     char* implementation;          /* optional, runner-owned, valid during the call: the plugin may write */
     size_t implementation_capacity; /* the implementation it picked (NUL-terminated, at most capacity) */
+
+    /* 1.2: the caller's workspace for conv_plan_execute: scratch of at least the plan's reported
+     * workspace_bytes (conv_plan_describe), 64-byte aligned, runner-owned, valid during the call;
+     * its contents are undefined on entry and dead after it. A plan that reported workspace_bytes > 0
+     * should take its scratch from here rather than allocate it; the runner puts a guard page after
+     * workspace_bytes (a write past them is a crash), and records how much was written. NULL
+     * (workspace_size 0) when not given: the plan allocates its own, as before. Default when
+     * struct_size does not cover them: NULL, 0. The runner gives none to conv_execute (the one-shot
+     * call has no reported size). */
+    void* workspace;
+    uint64_t workspace_size;
+
+    /* 1.2: the outputs of the backward passes (desc->prop_kind), each shaped and typed as the tensor
+     * it is named after; NULL in a forward pass. In a backward pass the inputs are src, weights (as
+     * in forward) and diff_dst, which the runner passes in `dst` (read-only then, mapped
+     * read-only); BACKWARD_DATA writes diff_src (src is NULL), BACKWARD_WEIGHTS writes diff_weights
+     * and, with has_bias, diff_bias (weights and bias are NULL). Default when struct_size does not
+     * cover them: NULL (forward only). */
+    void* diff_src;
+    void* diff_weights;
+    void* diff_bias;
 } convcheck_conv_args;
 
 /* Buffers for one CC layer, runner-owned, valid during cc_execute only; inputs read-only. theta

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -153,6 +154,136 @@ inline convcheck_error* read_create_args(const convcheck_create_args* args, int*
     return nullptr;
 }
 
+// ---- the descriptor's 1.2 fields, with their defaults ---------------------------------------------
+
+// The dtype of each tensor: the 1.2 fields, or `dtype` for every tensor when struct_size does not
+// cover them.
+struct TensorDtypes {
+    int32_t src, weights, bias, dst;
+};
+inline TensorDtypes tensor_dtypes(const convcheck_conv_desc& d) {
+    if (d.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_dtype)) return {d.dtype, d.dtype, d.dtype, d.dtype};
+    return {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype};
+}
+// The pass (convcheck_prop_kind): forward when struct_size does not cover prop_kind.
+inline int32_t prop_kind(const convcheck_conv_desc& d) {
+    return d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, prop_kind) ? d.prop_kind : CONVCHECK_FORWARD;
+}
+// The extension chain: NULL when struct_size does not cover next.
+inline const convcheck_extension* extensions(const convcheck_conv_desc& d) {
+    return d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next) ? d.next : nullptr;
+}
+
+// "" when the descriptor asks for what every plugin before 1.2 computed: the forward pass, one dtype
+// for every tensor, no extension; else why a plugin that computes only that declines it. The entries
+// add_conv makes decline such a case at query and refuse it at prepare and execute
+// (CONVCHECK_ERROR_UNIMPLEMENTED), so that no plugin on this header reads a mixed-dtype case as its
+// `dtype`, a backward pass as forward, or skips an extension (plugin.h: an unknown tag declines).
+inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d) {
+    if (const int32_t kind = prop_kind(d); kind != CONVCHECK_FORWARD)
+        return "this plugin computes the forward pass only, not prop_kind " + std::to_string(kind) +
+               (kind == CONVCHECK_BACKWARD_DATA ? " (backward data)" : kind == CONVCHECK_BACKWARD_WEIGHTS ? " (backward weights)" : "");
+    const TensorDtypes t = tensor_dtypes(d);
+    if (t.src != d.dtype || t.weights != d.dtype || t.bias != d.dtype || t.dst != d.dtype)
+        return "this plugin takes one dtype for every tensor, not src " + std::to_string(t.src) + ", weights " +
+               std::to_string(t.weights) + ", bias " + std::to_string(t.bias) + ", dst " + std::to_string(t.dst) +
+               " (dtype " + std::to_string(d.dtype) + ")";
+    if (const convcheck_extension* e = extensions(d))
+        return "this plugin knows no extension: unknown tag " + std::to_string(e->tag) + " in the descriptor's chain";
+    return "";
+}
+
+// ---- the caller's workspace and thread pool (1.2) --------------------------------------------------
+
+// The runner's workspace for this execute when it gave one of at least `bytes`; NULL otherwise (the
+// plan then allocates its own).
+inline void* given_workspace(const convcheck_conv_args& args, uint64_t bytes) {
+    if (args.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_args, workspace_size) || args.workspace == nullptr ||
+        args.workspace_size < bytes)
+        return nullptr;
+    return args.workspace;
+}
+
+// The caller's thread pool from create's arguments; NULL when not given (or not covered).
+inline const convcheck_thread_pool* read_thread_pool(const convcheck_create_args* args) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_create_args, thread_pool) || args->thread_pool == nullptr) return nullptr;
+    const convcheck_thread_pool* pool = args->thread_pool;
+    return CONVCHECK_HAS_FIELD(pool, convcheck_thread_pool, run) && pool->run != nullptr ? pool : nullptr;
+}
+
+// body(i) for every i in [0, n): as tasks on the caller's pool when there is one, else in this
+// thread. An exception in a task stays in the task (plugin.h: a task must not throw); the first is
+// rethrown here once all have returned.
+template <typename Body>
+void parallel_for(const convcheck_thread_pool* pool, std::size_t n, Body&& body) {
+    if (pool == nullptr || n <= 1) {
+        for (std::size_t i = 0; i < n; ++i) body(i);
+        return;
+    }
+    struct Context {
+        Body* body;
+        std::mutex mutex;
+        std::exception_ptr error;
+    } context{&body, {}, nullptr};
+    const auto task = [](void* c, std::size_t i) {
+        auto* x = static_cast<Context*>(c);
+        try {
+            (*x->body)(i);
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(x->mutex);
+            if (!x->error) x->error = std::current_exception();
+        }
+    };
+    pool->run(pool->context, task, &context, n);
+    if (context.error) std::rethrow_exception(context.error);
+}
+
+// Output size on one axis: floor((in + pb + pe - ((k-1)*d + 1)) / s) + 1 (plugin.h).
+inline long long output_size(const convcheck_conv_desc& d, int axis) {
+    const long long extent = (d.kernel_size[axis] - 1) * d.dilations[axis] + 1;
+    const long long span = d.input_size[axis] + d.pads_begin[axis] + d.pads_end[axis] - extent;
+    return span < 0 ? 0 : span / d.strides[axis] + 1;
+}
+
+// Bytes of one element of a convcheck_dtype; 0 for a value it does not name.
+inline std::size_t dtype_bytes(int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F32: return 4;
+        case CONVCHECK_F16:
+        case CONVCHECK_BF16: return 2;
+        case CONVCHECK_F64: return 8;
+        default: return 0;
+    }
+}
+
+// Image n of the batch alone (NCX and NXC both keep the batch outermost): the descriptor with
+// batch 1, and the buffers moved to that image (weights and bias are shared). For a forward pass
+// with one dtype; a plugin splits its work by image this way, e.g. one task per image on the pool.
+inline convcheck_conv_desc one_image(const convcheck_conv_desc& d) {
+    convcheck_conv_desc one = d;
+    one.batch = 1;
+    return one;
+}
+// Elements of src ({N, C, input...}) and of dst ({N, O, output...}).
+inline long long src_elements(const convcheck_conv_desc& d) {
+    long long n = d.batch * d.in_channels;
+    for (int axis = 0; axis < d.rank; ++axis) n *= d.input_size[axis];
+    return n;
+}
+inline long long dst_elements(const convcheck_conv_desc& d) {
+    long long n = d.batch * d.out_channels;
+    for (int axis = 0; axis < d.rank; ++axis) n *= output_size(d, axis);
+    return n;
+}
+inline convcheck_conv_args image_args(const convcheck_conv_desc& d, const convcheck_conv_args& a, int64_t n) {
+    const convcheck_conv_desc one = one_image(d);
+    const std::size_t e = dtype_bytes(d.dtype);
+    convcheck_conv_args image = a;
+    image.src = static_cast<const char*>(a.src) + static_cast<std::size_t>(n * src_elements(one)) * e;
+    image.dst = static_cast<char*>(a.dst) + static_cast<std::size_t>(n * dst_elements(one)) * e;
+    return image;
+}
+
 // The buffers of one execute: src, weights and dst, and bias when has_bias.
 inline convcheck_error* check_conv_args(const convcheck_conv_desc& desc, const convcheck_conv_args* args) {
     if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, dst))
@@ -167,6 +298,14 @@ inline convcheck_error* check_conv_call(const convcheck_conv_desc* desc, const c
     if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format))
         return invalid_argument("conv_desc: NULL or struct_size smaller than ABI 1.0's convcheck_conv_desc");
     return args != nullptr ? check_conv_args(*desc, args) : nullptr;
+}
+
+// check_conv_call, then what add_conv's entries compute: forward, one dtype, no extension.
+inline convcheck_error* check_expressible(const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (auto* e = check_conv_call(desc, args)) return e;
+    if (const std::string why = beyond_forward_one_dtype(*desc); !why.empty())
+        return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    return nullptr;
 }
 
 // ---- prepare once, execute many (ABI 1.2) -------------------------------------------------------
@@ -187,7 +326,7 @@ template <PrepareFn Prepare>
 convcheck_error* conv_prepare(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
                               const convcheck_conv_prepare_args* args, convcheck_conv_plan** out) {
     return guarded("conv_prepare", [&]() -> convcheck_error* {
-        if (auto* e = check_conv_call(desc, nullptr)) return e;
+        if (auto* e = check_expressible(desc, nullptr)) return e;
         if (out == nullptr) return invalid_argument("conv_prepare: out is NULL");
         PrepareInputs inputs;
         if (CONVCHECK_HAS_FIELD(args, convcheck_conv_prepare_args, bias)) inputs = {args->weights, args->bias};
@@ -225,7 +364,7 @@ template <PrepareFn Prepare>
 convcheck_error* conv_execute_once(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
                                    const convcheck_conv_args* args) {
     return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (auto* e = check_conv_call(desc, args)) return e;
+        if (auto* e = check_expressible(desc, args)) return e;
         const std::unique_ptr<convcheck_conv_plan> plan = Prepare(plugin, *desc, PrepareInputs{args->weights, args->bias});
         return plan->execute(*args);
     });
@@ -250,24 +389,31 @@ inline convcheck_api basic_api(convcheck_error* (*create)(const convcheck_create
     return a;
 }
 
-// Discrete convolution through a plan: conv_query as given, the four plan entries, and conv_execute
-// as prepare + execute + destroy.
+using QueryFn = convcheck_error* (*)(convcheck_plugin*, const convcheck_conv_desc*, convcheck_support*);
+// The plugin's own conv_query, behind the 1.2 gate (one per Prepare: add_conv sets it).
 template <PrepareFn Prepare>
-void add_conv(convcheck_api& a,
-              convcheck_error* (*query)(convcheck_plugin*, const convcheck_conv_desc*, convcheck_support*)) {
-    a.conv_query = query;
+inline QueryFn plugin_query = nullptr;
+template <PrepareFn Prepare>
+convcheck_error* gated_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    return guarded("conv_query", [&]() -> convcheck_error* {
+        if (auto* e = check_conv_call(desc, nullptr)) return e;
+        if (const std::string why = beyond_forward_one_dtype(*desc); !why.empty()) return unsupported(out, why);
+        return plugin_query<Prepare>(plugin, desc, out);
+    });
+}
+
+// Discrete convolution through a plan: conv_query (the plugin's, after the 1.2 gate: a backward
+// pass, differing dtypes or an extension are declined before it is asked; beyond_forward_one_dtype),
+// the four plan entries, and conv_execute as prepare + execute + destroy.
+template <PrepareFn Prepare>
+void add_conv(convcheck_api& a, QueryFn query) {
+    plugin_query<Prepare> = query;
+    a.conv_query = gated_query<Prepare>;
     a.conv_execute = conv_execute_once<Prepare>;
     a.conv_prepare = conv_prepare<Prepare>;
     a.conv_plan_describe = conv_plan_describe;
     a.conv_plan_execute = conv_plan_execute;
     a.conv_plan_destroy = conv_plan_destroy;
-}
-
-// Output size on one axis: floor((in + pb + pe - ((k-1)*d + 1)) / s) + 1 (plugin.h).
-inline long long output_size(const convcheck_conv_desc& d, int axis) {
-    const long long extent = (d.kernel_size[axis] - 1) * d.dilations[axis] + 1;
-    const long long span = d.input_size[axis] + d.pads_begin[axis] + d.pads_end[axis] - extent;
-    return span < 0 ? 0 : span / d.strides[axis] + 1;
 }
 
 // Strides (in elements) of a dense buffer whose dims are listed logically in `dims` and laid out

@@ -138,8 +138,11 @@ TEST(Abi, ExecuteWithoutDstIsAnErrorValue) {
     const ConvDescriptor d = core_case();
     const convcheck_conv_desc a = to_abi(d);
     std::vector<float> src(d.src_elements()), wei(d.weights_elements()), bias(d.bias_elements());
-    const convcheck_conv_args args{CONVCHECK_STRUCT_SIZE(convcheck_conv_args, dst), src.data(), wei.data(), bias.data(),
-                                   nullptr, nullptr, 0};
+    convcheck_conv_args args{};
+    args.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_args, dst);
+    args.src = src.data();
+    args.weights = wei.data();
+    args.bias = bias.data();  // dst NULL
     EXPECT_NE(plugin->take_error(plugin->api().conv_execute(plugin->instance(), &a, &args)), "");
 }
 

@@ -75,8 +75,15 @@ public:
             store_from_double(dst_.data(), d_.dtype, i, std::numeric_limits<double>::quiet_NaN());
     }
     convcheck_conv_args args(char* implementation, std::size_t capacity) {
-        return {sizeof(convcheck_conv_args), src_.data(), weights_.data(), d_.has_bias ? bias_.data() : nullptr,
-                dst_.data(), implementation, capacity};
+        convcheck_conv_args a{};
+        a.struct_size = sizeof(a);
+        a.src = src_.data();
+        a.weights = weights_.data();
+        a.bias = d_.has_bias ? bias_.data() : nullptr;
+        a.dst = dst_.data();
+        a.implementation = implementation;
+        a.implementation_capacity = capacity;
+        return a;
     }
     const void* weights() const { return weights_.data(); }
     const void* bias() const { return d_.has_bias ? bias_.data() : nullptr; }

@@ -105,8 +105,12 @@ std::string check_adaptation(const ConvDescriptor& d, const support::LibraryForm
 
     const int bytes = size_of(d.dtype);
     std::vector<std::byte> dst(d.dst_elements() * bytes + 1, std::byte{0x5a});
-    const convcheck_conv_args args{sizeof(convcheck_conv_args), in.src.data(), in.weights.data(),
-                                   d.has_bias ? in.bias.data() : nullptr, dst.data(), nullptr, 0};
+    convcheck_conv_args args{};
+    args.struct_size = sizeof(args);
+    args.src = in.src.data();
+    args.weights = in.weights.data();
+    args.bias = d.has_bias ? in.bias.data() : nullptr;
+    args.dst = dst.data();
     support::LibraryBuffers library(a, plan, args);
     // What the library computes on the adapted case (the reference standing in for it).
     const auto got = reference::convolution(ld, library.src(), library.weights(), d.has_bias ? library.bias() : nullptr);
@@ -208,7 +212,12 @@ TEST(Adaptation, NothingMovesWhereTheLibraryTakesTheCaseAsItIs) {
     const support::Adaptation plan = support::plan_adaptation(a, {CONVCHECK_NXC, CONVCHECK_XIO, false, false, support::PadsRule::any});
     EXPECT_EQ(support::adaptation_note(a, plan), "");
     std::vector<float> src(d.src_elements()), weights(d.weights_elements()), bias(3), dst(d.dst_elements());
-    const convcheck_conv_args args{sizeof(convcheck_conv_args), src.data(), weights.data(), bias.data(), dst.data(), nullptr, 0};
+    convcheck_conv_args args{};
+    args.struct_size = sizeof(args);
+    args.src = src.data();
+    args.weights = weights.data();
+    args.bias = bias.data();
+    args.dst = dst.data();
     support::LibraryBuffers library(a, plan, args);
     EXPECT_EQ(library.src(), src.data());
     EXPECT_EQ(library.weights(), weights.data());

@@ -1,9 +1,11 @@
 // The mutants plugin's ABI glue (see mutants.hpp): create reads `mutant=<name>` (a name of
 // mutants.def), execute runs mutants_conv.cpp or mutants_cc.cpp with that mutant.
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
@@ -18,6 +20,7 @@ using convcheck::mutants::Mutant;
 struct Instance {
     Mutant mutant = Mutant::none;
     int threads = 0;  // create's num_threads (0: the default)
+    const convcheck_thread_pool* pool = nullptr;  // the runner's (ABI 1.2), or NULL
 };
 
 Mutant mutant_of(convcheck_plugin* plugin) { return reinterpret_cast<Instance*>(plugin)->mutant; }
@@ -27,6 +30,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
     return guarded("create", [&]() -> convcheck_error* {
         auto* instance = new Instance{};
         instance->threads = args->num_threads;
+        instance->pool = read_thread_pool(args);
         std::string options = CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
         if (!options.empty()) {
             bool known = false;
@@ -86,23 +90,45 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 // The mutants prepare nothing: the plan remembers the mutant and the thread count and computes at each
 // execute. An invalid descriptor is refused at prepare (so by the one-shot conv_execute too), unless the
 // mutant is invalid_accepted.
+// workspace_overrun and honest_workspace_pool report a dst-sized workspace and compute in the
+// runner's (their own when there is none: the one-shot call), then copy it to dst.
 struct Plan : convcheck_conv_plan {
-    Plan(const convcheck_conv_desc& desc, Mutant mutant, int threads)
-        : convcheck_conv_plan(desc), mutant(mutant), threads(threads) {}
+    Plan(const convcheck_conv_desc& desc, Mutant mutant, const Instance& instance)
+        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool) {}
+    bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
+    uint64_t dst_bytes() const { return static_cast<uint64_t>(dst_elements(desc)) * dtype_bytes(desc.dtype); }
+    uint64_t workspace_bytes() const override { return in_workspace() ? dst_bytes() : 0; }
     convcheck_error* execute(const convcheck_conv_args& args) override {
-        convcheck::mutants::compute_conv(desc, args, mutant, threads);
+        if (!in_workspace()) {
+            convcheck::mutants::compute_conv(desc, args, mutant, threads);
+        } else {
+            const uint64_t bytes = dst_bytes();
+            std::vector<unsigned char> own;
+            void* workspace = given_workspace(args, bytes);
+            if (workspace == nullptr) own.resize(bytes + 64), workspace = own.data();  // + 64: the overrun stays in it
+            convcheck_conv_args into = args;
+            into.dst = workspace;
+            const convcheck_conv_desc image = one_image(desc);
+            const convcheck_thread_pool* tasks = mutant == Mutant::honest_workspace_pool ? pool : nullptr;
+            parallel_for(tasks, static_cast<std::size_t>(desc.batch), [&](std::size_t n) {
+                convcheck::mutants::compute_conv(image, image_args(desc, into, static_cast<int64_t>(n)), Mutant::none, 1);
+            });
+            std::memcpy(args.dst, workspace, bytes);
+            if (mutant == Mutant::workspace_overrun) static_cast<volatile unsigned char*>(workspace)[bytes] = 0xEE;
+        }
         write_implementation(&args, implementation_name(mutant));
         return nullptr;
     }
     const Mutant mutant;
     const int threads;
+    const convcheck_thread_pool* const pool;
 };
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const PrepareInputs&) {
     if (const std::string why = broken_rule(desc, mutant_of(plugin)); !why.empty())
         throw std::invalid_argument("invalid descriptor: " + why);
-    return std::make_unique<Plan>(desc, mutant_of(plugin), reinterpret_cast<Instance*>(plugin)->threads);
+    return std::make_unique<Plan>(desc, mutant_of(plugin), *reinterpret_cast<Instance*>(plugin));
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {

@@ -21,6 +21,16 @@
 //               reorders them (and the bias) into the primitive's layouts once; each execute then
 //               reorders src in, runs the primitive, and reorders dst out. The one-shot conv_execute
 //               is prepare + execute.
+//   workspace   (ABI 1.2) the primitive runs in oneDNN's user scratchpad mode: its scratchpad is the
+//               runner's workspace (convcheck_conv_args.workspace) when given, else a buffer of the
+//               plan's own per execute; workspace_bytes reports the scratchpad's size, so the runner
+//               checks oneDNN never writes past what it asked for. (The reorders of src and dst into
+//               the primitive's layouts allocate memory of their own, not counted there.)
+//   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
+//               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
+//               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
+//               setting, which is why it sits in execute (the case's own child process) and never
+//               at load time (plugin.h, "Processes and threads").
 #include <omp.h>
 
 #include <dnnl.hpp>
@@ -127,7 +137,9 @@ dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& 
     const dnnl::convolution_forward::desc conv(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                                src, wei, bias, dst, spatial(d, d.strides), spatial(d, d.dilations, 1),
                                                spatial(d, d.pads_begin), spatial(d, d.pads_end));
-    return dnnl::convolution_forward::primitive_desc(conv, p.engine);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the scratchpad comes with each execute
+    return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
 }
 
 std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d) {
@@ -233,6 +245,11 @@ struct Prepared : convcheck_conv_plan {
         call.emplace(DNNL_ARG_WEIGHTS, weights ? *weights : to_primitive(user_weights(buffers.weights()), pd.weights_desc()));
         if (desc.has_bias)
             call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(user_bias(buffers.bias()), pd.bias_desc()));
+        const memory::desc scratchpad = pd.scratchpad_desc();
+        if (scratchpad.get_size() > 0) {
+            void* given = support::given_workspace(args, scratchpad.get_size());
+            call.emplace(DNNL_ARG_SCRATCHPAD, given ? memory(scratchpad, plugin.engine, given) : memory(scratchpad, plugin.engine));
+        }
         primitive.execute(plugin.stream, call);
         if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin.stream, dst, user_dst);
         plugin.stream.wait();
@@ -242,7 +259,7 @@ struct Prepared : convcheck_conv_plan {
         return nullptr;
     }
 
-    // The scratchpad oneDNN allocates per execute (its default scratchpad mode is per primitive).
+    // The primitive's scratchpad (user mode): the runner's workspace, or the plan's per execute.
     uint64_t workspace_bytes() const override { return pd.scratchpad_desc().get_size(); }
     uint64_t plan_bytes() const override {
         return (weights ? weights->get_desc().get_size() : 0) + (bias ? bias->get_desc().get_size() : 0);

@@ -13,13 +13,15 @@ namespace {
 
 using namespace convcheck_plugin_support;
 
-struct Instance {};
+struct Instance {
+    const convcheck_thread_pool* pool = nullptr;  // the runner's (ABI 1.2), or NULL: one thread
+};
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return guarded("create", [&]() -> convcheck_error* {
         if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options && *args->options)
             return invalid_argument(std::string("the reference plugin takes no options, got '") + args->options + "'");
-        *out = reinterpret_cast<convcheck_plugin*>(new Instance{});
+        *out = reinterpret_cast<convcheck_plugin*>(new Instance{read_thread_pool(args)});
         return nullptr;
     });
 }
@@ -61,22 +63,30 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 }
 
 // The plan is the validated descriptor: the reference has nothing to prepare, and reads the
-// weights at each execute.
+// weights at each execute. The images of a batch are independent: with the runner's thread pool
+// each is one task (every output is still the same f64 sum, rounded once).
 struct Plan : convcheck_conv_plan {
-    explicit Plan(const convcheck_conv_desc& desc) : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)) {
+    Plan(const convcheck_conv_desc& desc, const convcheck_thread_pool* pool)
+        : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)), image(convcheck::runner::from_abi(one_image(desc))),
+          pool(pool) {
         convcheck::validate(d);  // throws ConvError (std::invalid_argument) -> an invalid-argument error
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
-        const auto result = convcheck::reference::convolution(d, args.src, args.weights, args.bias);
-        convcheck::reference::round_dst_to_output(d, result.dst, args.dst);
+        parallel_for(pool, static_cast<std::size_t>(d.batch), [&](std::size_t n) {
+            const convcheck_conv_args one = image_args(desc, args, static_cast<int64_t>(n));
+            const auto result = convcheck::reference::convolution(image, one.src, one.weights, one.bias);
+            convcheck::reference::round_dst_to_output(image, result.dst, one.dst);
+        });
         write_implementation(&args, "reference_f64_summation");
         return nullptr;
     }
-    const convcheck::ConvDescriptor d;
+    const convcheck::ConvDescriptor d, image;
+    const convcheck_thread_pool* const pool;
 };
 
-std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin*, const convcheck_conv_desc& desc, const PrepareInputs&) {
-    return std::make_unique<Plan>(desc);
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const PrepareInputs&) {
+    return std::make_unique<Plan>(desc, reinterpret_cast<Instance*>(plugin)->pool);
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "abi_claims.hpp"
+#include "abi_descriptor.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -48,6 +50,29 @@ TEST_P(OldAbi, PassesItsCasesThroughTheOneShotCall) {
         passed += r.status == Status::passed;
     }
     EXPECT_EQ(passed, 7);
+}
+
+// The 1.2 claims it cannot write read as their defaults (forward only, one dtype), so the runner never
+// sends it a backward pass, differing dtypes or an extension chain (a field it cannot see).
+TEST_P(OldAbi, IsSentNothingBeyondWhatItsVersionCanRead) {
+    auto session = open_backend(GetParam().path, {}, 0, "none", 10.0);
+    const PluginInfo& info = session->backend.info;
+    EXPECT_EQ(info.prop_kinds, CONVCHECK_BIT(CONVCHECK_FORWARD));
+    EXPECT_FALSE(info.mixed_dtypes);
+    const convcheck_conv_desc base = to_abi(parse_descriptor("conv:c=2,o=3,in=5,k=3"));
+    EXPECT_EQ(unclaimed_abi(info, base), "");
+    convcheck_conv_desc backward = base;
+    backward.prop_kind = CONVCHECK_BACKWARD_WEIGHTS;
+    EXPECT_NE(unclaimed_abi(info, backward), "");
+    convcheck_conv_desc mixed = base;
+    mixed.dtype = CONVCHECK_DTYPE_MIXED;
+    mixed.bias_dtype = CONVCHECK_F16;
+    EXPECT_NE(unclaimed_abi(info, mixed), "");
+    const convcheck_extension extension{sizeof(convcheck_extension), 1, nullptr};
+    convcheck_conv_desc extended = base;
+    extended.next = &extension;
+    EXPECT_NE(unclaimed_abi(info, extended).find("built against ABI 1." + std::to_string(GetParam().minor)),
+              std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, OldAbi, ::testing::Values(OldPlugin{ABI_1_0_PLUGIN, 0}, OldPlugin{ABI_1_1_PLUGIN, 1}),
