@@ -8,7 +8,8 @@
 namespace convcheck::runner {
 
 convcheck_conv_desc to_abi(const ConvDescriptor& d);
-// Reads the fields of ABI 1.0; does not validate (call validate()).
+// Reads the fields of ABI 1.0, and the 1.2 strides when struct_size covers them (all zero: dense);
+// does not validate (call validate()).
 ConvDescriptor from_abi(const convcheck_conv_desc& desc);
 
 convcheck_cc_desc to_abi(const CcDescriptor& d);

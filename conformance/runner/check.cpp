@@ -11,6 +11,7 @@
 #include "case_memory.hpp"
 #include "check_detail.hpp"
 #include "manifest.hpp"
+#include "strided_buffers.hpp"
 
 namespace convcheck::runner {
 
@@ -28,6 +29,8 @@ std::string format_double(double v) {
 // What the plugin's describe claims against what the case needs; empty when claimed.
 std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
     if (!(info.operations & CONVCHECK_OP_CONV)) return "the plugin does not claim discrete convolution";
+    // the memory layout first: a plugin of ABI 1.0 or 1.1 cannot be told about strides or OXI at all
+    if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
     if (!(info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))))
         return "the plugin does not claim dtype " + std::string(to_string(d.dtype));
     if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);
@@ -46,9 +49,7 @@ std::int64_t unwritten_elements(const void* dst, std::int64_t elements, int elem
     return count;
 }
 
-std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
-    return detail::unwritten_elements(dst, d.dst_elements(), size_of(d.dtype));
-}
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) { return unwritten_dst_elements(d, dst); }
 
 std::int64_t nan_outputs(std::span<const double> got, std::span<const double> want) {
     std::int64_t count = 0;
@@ -98,8 +99,11 @@ bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& co
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias) {
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
-    Buffers b{GuardedBuffer(d.src_elements() * e), GuardedBuffer(d.weights_elements() * e),
-              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e)};
+    // each buffer spans its tensor's memory layout; the gaps of a strided one hold the fill (strided_buffers.hpp)
+    Buffers b{GuardedBuffer(layout_bytes(d, TensorRole::src)), GuardedBuffer(layout_bytes(d, TensorRole::weights)),
+              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst))};
+    fill_gaps(d, TensorRole::src, b.src.data());
+    fill_gaps(d, TensorRole::weights, b.weights.data());
     reference::ncx_to_src(d, src, b.src.data());
     reference::oix_to_weights(d, weights, b.weights.data());
     for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.dtype, o, bias[o]);
@@ -127,6 +131,11 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
     }
     e.memory = {s.memory_limit_bytes, needs.total() + static_cast<std::int64_t>(one_shot.bytes())};
     ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
+    if (o.kind == ChildOutcome::Kind::ok)
+        if (std::string why = written_gaps(d, b.dst.data()); !why.empty()) {
+            o.kind = ChildOutcome::Kind::gaps_written;
+            o.reason = std::move(why);
+        }
     if (s.log) s.log->record(&b.src, &b.weights, e.bias, b.dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     return o;
 }
@@ -142,6 +151,7 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r) {
         case ChildOutcome::Kind::hanged: r.status = Status::hanged, r.kind = Kind::hang; break;
         case ChildOutcome::Kind::out_of_memory: r.status = Status::crashed, r.kind = Kind::out_of_memory; break;
         case ChildOutcome::Kind::paths_differ: r.status = Status::failed, r.kind = Kind::paths_differ; break;
+        case ChildOutcome::Kind::gaps_written: r.status = Status::failed, r.kind = Kind::gaps_written; break;
     }
     r.reason = o.reason;
     r.error_code = o.error_code;

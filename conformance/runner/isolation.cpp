@@ -182,6 +182,7 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.data_formats = info.data_formats;
         r.filter_formats = info.filter_formats;
         r.accumulation_dtype = info.accumulation_dtype;
+        r.strided_tensors = info.strided_tensors;  // preset 0 (info{}): dense only
         r.stage = kDestroy;
         api.destroy(instance);
         r.result = kOk;
@@ -199,6 +200,7 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     info.data_formats = report.data_formats;
     info.filter_formats = report.filter_formats;
     info.accumulation_dtype = report.accumulation_dtype;
+    info.strided_tensors = report.strided_tensors;
     info.abi_major = plugin.api().abi_major;
     info.abi_minor = plugin.api().abi_minor;
     if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");

@@ -30,6 +30,9 @@ std::vector<SuiteInfo> builtin_suites() {
         {"invalid", "one descriptor per rule of the spec (zero sizes, groups that do not divide the channels, zero or "
                     "negative strides and dilations, a padded input smaller than the kernel, ...), which the backend "
                     "must refuse; a backend that computes one fails as accepted_invalid"},
+        {"strides", "tensors that are not dense (ABI 1.2 memory strides): permuted views, padded rows and channels, "
+                    "a batch pitch, each tensor strided alone and all together; the OXI (OHWI) filter format with "
+                    "NCX and NXC"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
@@ -45,6 +48,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "accuracy") return accuracy_suite();
     if (name == "pairwise") return pairwise_suite();
     if (name == "invalid") return invalid_suite();
+    if (name == "strides") return strides_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +

@@ -34,7 +34,7 @@ struct SuiteInfo {
     std::string description;
 };
 
-// smoke, full, models, edge, dialects, cc, accuracy, pairwise, invalid (each with a one-line description).
+// smoke, full, models, edge, dialects, cc, accuracy, invalid, strides, pairwise (each with a one-line description).
 std::vector<SuiteInfo> builtin_suites();
 
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
@@ -48,6 +48,7 @@ std::vector<SuiteEntry> cc_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> invalid_suite();
+std::vector<SuiteEntry> strides_suite();
 
 // Entries from a file: ".json" (a JSON case file), ".onnx" (an ONNX model's convolution nodes,
 // suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that

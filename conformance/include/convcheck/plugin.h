@@ -60,8 +60,10 @@ extern "C" {
 typedef enum { CONVCHECK_F32 = 0, CONVCHECK_F16 = 1, CONVCHECK_BF16 = 2, CONVCHECK_F64 = 3 } convcheck_dtype;
 /* NCX = [N][C][spatial...]; NXC = [N][spatial...][C] */
 typedef enum { CONVCHECK_NCX = 0, CONVCHECK_NXC = 1 } convcheck_data_format;
-/* OIX = [O][I/G][spatial...]; XIO = [spatial...][I/G][O] */
-typedef enum { CONVCHECK_OIX = 0, CONVCHECK_XIO = 1 } convcheck_filter_format;
+/* OIX = [O][I/G][spatial...]; XIO = [spatial...][I/G][O]; 1.2: OXI = [O][spatial...][I/G] (OHWI) */
+typedef enum { CONVCHECK_OIX = 0, CONVCHECK_XIO = 1, CONVCHECK_OXI = 2 } convcheck_filter_format;
+/* 1.2: the tensors of a discrete convolution, for convcheck_plugin_info.strided_tensors. */
+typedef enum { CONVCHECK_TENSOR_SRC = 0, CONVCHECK_TENSOR_WEIGHTS = 1, CONVCHECK_TENSOR_DST = 2 } convcheck_tensor;
 /* The continuous kernel of a CC layer: the learned Internal-Net, or an analytic stand-in. */
 typedef enum {
     CONVCHECK_CC_INTERNAL_NET = 0,
@@ -122,6 +124,19 @@ typedef struct {
     int32_t dtype;         /* convcheck_dtype of src, weights, bias and dst */
     int32_t data_format;   /* convcheck_data_format of src and dst */
     int32_t filter_format; /* convcheck_filter_format of weights */
+
+    /* 1.2, memory layout: the memory strides of each tensor, in elements, one per dim of the tensor
+     * in its format's order (src and dst: [N][C][x...] for NCX, [N][x...][C] for NXC; weights: as
+     * filter_format lays them out); only the first rank + 2 entries are meaningful. All zero: dense
+     * (row-major in the format's order), the default, and the meaning when struct_size does not
+     * cover the field. Otherwise every stride is >= 1 and no two elements share memory; the
+     * buffer holds 1 + sum (dim - 1) * stride elements, and the elements between (the gaps) are not
+     * data: a plugin must not read them as data (in the runner's inputs they hold NaN) and must
+     * not write those of dst. The runner sends non-zero strides for a tensor only to a plugin
+     * whose plugin_info.strided_tensors claims it. */
+    int64_t src_strides[5];
+    int64_t weights_strides[5];
+    int64_t dst_strides[5];
 } convcheck_conv_desc;
 
 /* A continuous convolution (CC) layer, 2-D, NCHW, f32 (seed 004). Runner-owned, read-only, valid
@@ -172,6 +187,12 @@ typedef struct {
     uint32_t filter_formats;       /* CONVCHECK_BIT(convcheck_filter_format) */
     int32_t accumulation_dtype;    /* convcheck_dtype it accumulates in; the runner presets
                                       CONVCHECK_F32, which stands when the plugin leaves it unwritten */
+
+    /* 1.2, memory layout: CONVCHECK_BIT(convcheck_tensor) of each tensor the plugin takes with any
+     * valid strides (convcheck_conv_desc.src_strides and friends). The runner presets 0, which stands
+     * when the plugin leaves it unwritten: every tensor dense. A plugin that claims a tensor may
+     * still decline a case in conv_query. */
+    uint32_t strided_tensors;
 } convcheck_plugin_info;
 
 /* The answer to a query. Runner-owned, valid during the query; the plugin writes supported and,

@@ -79,6 +79,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);
+        if (const std::string why = opt::why_layout_unsupported(d); !why.empty()) return unsupported(out, why);
         if (const std::string why = opt::why_too_large(d); !why.empty()) return unsupported(out, why);
         const opt::Path forced = instance_of(plugin).conv.forced_path;
         if (forced != opt::Path::automatic)
