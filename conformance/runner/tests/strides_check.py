@@ -7,25 +7,35 @@ format reach the plugins that claim them and no other.
 - the optimized plugin takes dense tensors with OIX/XIO only: every case is declined (skipped), each with its reason;
 - plugins built against ABI 1.0 and 1.1 never receive a case: each is declined naming the ABI it was built against
   (a strided tensor read dense would be a wrong verdict, not a skip);
-- a vendor plugin declines every strided case (it does not claim strided tensors); an OXI case it claims passes;
+- a vendor plugin declines every strided case (it does not claim strided tensors); an OXI case it claims passes
+  (or fails as a finding backends.json declares for that plugin whatever the weights' format: xfail);
 - a descriptor whose strides break a rule exits 2 naming the attribute (ss, ws, ds), the value and the rule.
 """
 import os
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cli_run import records, run_convcheck  # noqa: E402
+from cli_run import clean_env, records, run_convcheck  # noqa: E402
 
 
-def run_suite(convcheck, plugin, tmp, expect=0, options=None):
+def run_suite(convcheck, plugin, tmp, options=None, expectations="none"):
+    """The strides suite's case records. Exit 0, or 1 only when no case failed: every case declined (a run that
+    executes nothing is not a pass, docs/runner.md) or fewer executed than a vendor's coverage floor in
+    backends.json; anything else ends the check."""
     out = os.path.join(tmp, os.path.basename(plugin) + ".jsonl")
-    args = ["run", "--backend", plugin, "--suite", "strides", "--expectations", "none", "--no-shrink",
-            "--no-progress", "--quiet", "--json", out]
+    args = ["run", "--backend", plugin, "--suite", "strides", "--no-shrink", "--no-progress", "--quiet", "--json", out]
+    if expectations:
+        args += ["--expectations", expectations]
     for o in options or []:
         args += ["--backend-option", o]
-    run_convcheck(convcheck, args, expect)
-    return [r for r in records(out) if r.get("record") == "case"]
+    p = subprocess.run([convcheck] + args, env=clean_env(), capture_output=True, text=True, errors="replace")
+    cases = [r for r in records(out) if r.get("record") == "case"] if os.path.exists(out) else []
+    none_failed = cases and all(c["status"] in ("passed", "unsupported", "xfail") for c in cases)
+    if p.returncode != 0 and not (p.returncode == 1 and none_failed):
+        sys.exit(f"convcheck {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return cases
 
 
 def fail(message, cases):
@@ -42,7 +52,7 @@ def main():
     vendors = sys.argv[7:]
     with tempfile.TemporaryDirectory() as tmp:
         for plugin, options in ((reference, None), (mutants, ["mutant=none"])):
-            cases = run_suite(convcheck, plugin, tmp, 0, options)
+            cases = run_suite(convcheck, plugin, tmp, options)
             if len(cases) < 40:
                 sys.exit(f"{plugin}: the strides suite has {len(cases)} cases, expected about 50")
             bad = [c for c in cases if c["status"] != "passed"]
@@ -66,10 +76,12 @@ def main():
             print(f"ABI {version} plugin: all {len(cases)} strides cases declined (built against {version})")
 
         for plugin in vendors:
-            cases = run_suite(convcheck, plugin, tmp, 0)
+            # with the declarations of conformance/data/backends.json: a vendor's known findings (XNNPACK's NaN
+            # clamp in probe mode, docs/backends.md) are expected failures, whatever the weights' format
+            cases = run_suite(convcheck, plugin, tmp, expectations=None)
             bad = [c for c in cases if strided(c) and
                    (c["status"] != "unsupported" or "does not claim strided" not in c["reason"])]
-            bad += [c for c in cases if c["status"] not in ("passed", "unsupported")]
+            bad += [c for c in cases if c["status"] not in ("passed", "unsupported", "xfail")]
             if bad:
                 fail(f"{plugin}: a strided case ran or failed", bad)
             passed = sum(c["status"] == "passed" for c in cases)
