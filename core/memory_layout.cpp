@@ -1,6 +1,7 @@
 #include "memory_layout.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace convcheck {
@@ -168,6 +169,32 @@ MemoryLayout canonical_layout(const ConvDescriptor& d, TensorRole role) {
         c.strides.push_back(l.strides[static_cast<std::size_t>(axis)]);
     }
     return c;
+}
+
+void copy_tensor(const ConvDescriptor& from, const void* from_data, const ConvDescriptor& to, void* to_data,
+                 TensorRole role) {
+    const MemoryLayout a = canonical_layout(from, role), b = canonical_layout(to, role);
+    if (a.dims != b.dims || from.dtype != to.dtype)
+        throw ConvError(std::string(to_string(role)), to_string(to), "copy_tensor: not the same tensor");
+    const std::size_t e = static_cast<std::size_t>(size_of(from.dtype));
+    const auto* in = static_cast<const unsigned char*>(from_data);
+    auto* out = static_cast<unsigned char*>(to_data);
+    const std::size_t n = a.dims.size();
+    std::vector<std::int64_t> index(n, 0);
+    std::int64_t total = 1;
+    for (auto v : a.dims) total *= v;
+    std::int64_t at = 0, put = 0;
+    for (std::int64_t i = 0; i < total; ++i) {
+        std::memcpy(out + static_cast<std::size_t>(put) * e, in + static_cast<std::size_t>(at) * e, e);
+        for (std::size_t k = n; k-- > 0;) {
+            if (++index[k] < a.dims[k]) {
+                at += a.strides[k], put += b.strides[k];
+                break;
+            }
+            at -= (a.dims[k] - 1) * a.strides[k], put -= (b.dims[k] - 1) * b.strides[k];
+            index[k] = 0;
+        }
+    }
 }
 
 std::vector<bool> gap_map(const ConvDescriptor& d, TensorRole role) {

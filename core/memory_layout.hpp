@@ -57,6 +57,12 @@ void for_each_element(const ConvDescriptor& d, TensorRole role, Fn fn);
 // The tensor's dims and strides permuted to canonical order (NCX or OIX).
 MemoryLayout canonical_layout(const ConvDescriptor& d, TensorRole role);
 
+// Copies every element of tensor `role` from `from_data`, laid out as descriptor `from` says, to
+// `to_data`, laid out as `to` says (same problem, same dtype; formats and strides may differ): the
+// bytes of each element, unchanged; the gaps of `to` untouched.
+void copy_tensor(const ConvDescriptor& from, const void* from_data, const ConvDescriptor& to, void* to_data,
+                 TensorRole role);
+
 // For each element offset in [0, span) of the tensor: true when no element lies there (a gap).
 std::vector<bool> gap_map(const ConvDescriptor& d, TensorRole role);
 
