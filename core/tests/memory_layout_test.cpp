@@ -105,3 +105,27 @@ TEST(MemoryLayout, RefusesStridesThatBreakARule) {
     // extent-1 dims take any stride >= 1: n=1 here
     EXPECT_NO_THROW(parse_descriptor("c=2,o=1,in=4x4,k=1,ss=1x16x4x1"));
 }
+
+TEST(MemoryLayout, CopyTensorMovesElementsBetweenLayoutsAndLeavesGapsAlone) {
+    // OXI weights to OIX and back; a strided src to dense and back, the strided buffer's gaps untouched
+    const auto oxi = parse_descriptor("c=3,o=2,in=4x4,k=2x3,wei=oxi");
+    auto oix = oxi;
+    oix.filter_format = FilterFormat::oix;
+    std::vector<float> w(static_cast<std::size_t>(oxi.weights_elements())), dense(w.size()), back(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);
+    copy_tensor(oxi, w.data(), oix, dense.data(), TensorRole::weights);
+    EXPECT_EQ(dense[1], w[3]);  // OIX (o0, i0, kh0, kw1) is OXI offset (0*2 + 0)*3*3 + 1*3 + 0 = 3
+    copy_tensor(oix, dense.data(), oxi, back.data(), TensorRole::weights);
+    EXPECT_EQ(back, w);
+
+    const auto padded = parse_descriptor("c=1,o=1,in=2x5,k=1,ss=16x16x8x1");
+    auto plain = padded;
+    plain.src_strides.clear();
+    std::vector<float> src(10), strided(13, -1.0f), again(10);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i + 1);
+    copy_tensor(plain, src.data(), padded, strided.data(), TensorRole::src);
+    EXPECT_EQ(strided, (std::vector<float>{1, 2, 3, 4, 5, -1, -1, -1, 6, 7, 8, 9, 10}));
+    copy_tensor(padded, strided.data(), plain, again.data(), TensorRole::src);
+    EXPECT_EQ(again, src);
+    EXPECT_THROW(copy_tensor(plain, src.data(), oix, again.data(), TensorRole::src), ConvError);
+}
