@@ -203,12 +203,13 @@ typedef struct {
     char reason[256];        /* when not supported: why, NUL-terminated, within these 256 bytes */
 } convcheck_support;
 
-/* Buffers for one discrete convolution, dense, in the descriptor's formats and dtype. The struct
- * and every buffer are runner-owned and valid during the execute call only (a plan must not keep a
- * pointer to them, except the weights and bias given to conv_prepare, below). Inputs are read-only
- * (the runner maps them read-only: a write is a crash); dst is exactly dst-elements long (the runner
- * puts a guard page right after it). Each case runs in a child process of its own: no state carries
- * between cases. */
+/* Buffers for one discrete convolution in the descriptor's formats and dtype: dense, or (1.2) laid
+ * out by the descriptor's strides, each buffer then spanning 1 + sum (dim - 1) * stride elements
+ * with gaps between them. The struct and every buffer are runner-owned and valid during the execute
+ * call only (a plan must not keep a pointer to them, except the weights and bias given to
+ * conv_prepare, below). Inputs are read-only (the runner maps them read-only: a write is a crash);
+ * dst is exactly as long as its elements (or its span) (the runner puts a guard page right after it).
+ * Each case runs in a child process of its own: no state carries between cases. */
 typedef struct {
     size_t struct_size;
     const void* src;
