@@ -1,5 +1,6 @@
 #include "descriptor.hpp"
 #include "descriptor_unvalidated.hpp"
+#include "memory_layout.hpp"
 
 #include <charconv>
 #include <limits>
@@ -8,7 +9,14 @@
 namespace convcheck {
 
 std::string_view to_string(DataFormat format) { return format == DataFormat::ncx ? "ncx" : "nxc"; }
-std::string_view to_string(FilterFormat format) { return format == FilterFormat::oix ? "oix" : "xio"; }
+std::string_view to_string(FilterFormat format) {
+    switch (format) {
+        case FilterFormat::oix: return "oix";
+        case FilterFormat::xio: return "xio";
+        case FilterFormat::oxi: return "oxi";
+    }
+    return "?";
+}
 
 namespace {
 // Error text echoes user input: control bytes, NUL and non-ASCII bytes are written as \xHH so that
@@ -43,7 +51,8 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            groups == o.groups && same_spatial(input_size, o.input_size) && same_spatial(kernel_size, o.kernel_size) &&
            same_spatial(strides, o.strides) && same_spatial(dilations, o.dilations) &&
            same_spatial(pads_begin, o.pads_begin) && same_spatial(pads_end, o.pads_end) && has_bias == o.has_bias &&
-           dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format;
+           dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format &&
+           src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides;
 }
 
 std::int64_t ConvDescriptor::dilated_kernel(int axis) const { return (kernel_size[axis] - 1) * dilations[axis] + 1; }
@@ -97,6 +106,10 @@ std::vector<std::int64_t> ConvDescriptor::weights_dims() const {
     if (filter_format == FilterFormat::oix) {
         dims = {out_channels, in_channels_per_group()};
         dims.insert(dims.end(), k.begin(), k.end());
+    } else if (filter_format == FilterFormat::oxi) {
+        dims = {out_channels};
+        dims.insert(dims.end(), k.begin(), k.end());
+        dims.push_back(in_channels_per_group());
     } else {
         dims = k;
         dims.push_back(in_channels_per_group());
@@ -188,6 +201,7 @@ void validate(const ConvDescriptor& d) {
     for (int a = 0; a < d.rank; ++a) dst.push_back(d.kernel_size[a]);
     for (auto v : dst)
         if (mul_overflows(macs, v, &macs)) throw ConvError("problem", "multiply-add count", "overflows 64 bits");
+    for (TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst}) validate_strides(d, role);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,6 +254,9 @@ std::string to_string(const ConvDescriptor& d) {
     s += std::string(",bias=") + (d.has_bias ? "1" : "0");
     s += ",dt=" + std::string(to_string(d.dtype));
     s += ",data=" + std::string(to_string(d.data_format)) + ",wei=" + std::string(to_string(d.filter_format));
+    if (!d.src_strides.empty()) s += ",ss=" + strides_text(d.src_strides);
+    if (!d.weights_strides.empty()) s += ",ws=" + strides_text(d.weights_strides);
+    if (!d.dst_strides.empty()) s += ",ds=" + strides_text(d.dst_strides);
     return s;
 }
 
@@ -267,12 +284,13 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         fields[key] = std::string(field.substr(eq + 1));
         start = comma + 1;
     }
-    static const char* known[] = {"n", "c", "o", "g", "in", "k", "s", "d", "pb", "pe", "bias", "dt", "data", "wei"};
+    static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
+                                  "pe", "bias", "dt", "data", "wei", "ss", "ws", "ds"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei ss ws ds)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -323,8 +341,26 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     if (auto it = fields.find("wei"); it != fields.end()) {
         if (it->second == "oix") d.filter_format = FilterFormat::oix;
         else if (it->second == "xio") d.filter_format = FilterFormat::xio;
-        else throw ConvError("wei", it->second, "must be oix or xio");
+        else if (it->second == "oxi") d.filter_format = FilterFormat::oxi;
+        else throw ConvError("wei", it->second, "must be oix, xio or oxi");
     }
+    // memory strides: one per dim of the tensor (rank + 2), separated by 'x'; validate() checks them
+    auto strides_field = [&](const char* key, std::vector<std::int64_t>* out) {
+        auto it = fields.find(key);
+        if (it == fields.end()) return;
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t x = it->second.find('x', start);
+            out->push_back(parse_int(key, std::string_view(it->second).substr(start, x == std::string::npos ? std::string::npos : x - start)));
+            if (x == std::string::npos) break;
+            if (out->size() >= kMaxSpatialRank + 2)
+                throw ConvError(key, it->second, "at most 5 strides (rank + 2) separated by 'x'");
+            start = x + 1;
+        }
+    };
+    strides_field("ss", &d.src_strides);
+    strides_field("ws", &d.weights_strides);
+    strides_field("ds", &d.dst_strides);
     return d;
 }
 

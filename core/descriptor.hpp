@@ -25,8 +25,9 @@ using SpatialDims = std::array<std::int64_t, kMaxSpatialRank>;
 
 // NCX: [N][C][spatial...] (NCW, NCHW, NCDHW); NXC: [N][spatial...][C] (NWC, NHWC, NDHWC).
 enum class DataFormat : int { ncx = 0, nxc = 1 };
-// OIX: [O][I/G][spatial...]; XIO: [spatial...][I/G][O].
-enum class FilterFormat : int { oix = 0, xio = 1 };
+// OIX: [O][I/G][spatial...]; XIO: [spatial...][I/G][O]; OXI: [O][spatial...][I/G] (OHWI: XNNPACK,
+// TOSA, oneDNN's NHWC paths).
+enum class FilterFormat : int { oix = 0, xio = 1, oxi = 2 };
 
 std::string_view to_string(DataFormat format);
 std::string_view to_string(FilterFormat format);
@@ -59,6 +60,9 @@ struct ConvDescriptor {
     DataType dtype = DataType::f32;     // src, weights, bias and dst share it (seed 001: "T")
     DataFormat data_format = DataFormat::ncx;
     FilterFormat filter_format = FilterFormat::oix;
+    // Memory strides in elements, one per dim of the tensor in its format's order (src_dims(),
+    // weights_dims(), dst_dims()); empty: dense, the default. Rules and offsets: memory_layout.hpp.
+    std::vector<std::int64_t> src_strides, weights_strides, dst_strides;
 
     bool operator==(const ConvDescriptor& other) const;
 
@@ -84,15 +88,17 @@ struct ConvDescriptor {
 // Throws ConvError for the first rule the descriptor breaks:
 //   rank in {1,2,3}; batch, channels, groups, sizes, kernel >= 1; strides, dilations >= 1;
 //   in_channels and out_channels divisible by groups; a non-empty output on every axis
-//   (K <= input + pads_begin + pads_end); every element count and byte size fits in 64 bits.
+//   (K <= input + pads_begin + pads_end); every element count and byte size fits in 64 bits;
+//   the rules of memory_layout.hpp for any strides given.
 void validate(const ConvDescriptor& d);
 
 // The canonical string form, e.g.
 //   conv:n=1,c=16,o=32,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix
-// print() writes every field; parse(print(d)) == d for every valid d.
+// print() writes every field (and ss=, ws=, ds= when the descriptor gives strides, e.g. ss=96x1x24x3);
+// parse(print(d)) == d for every valid d.
 std::string to_string(const ConvDescriptor& d);
 // Parses the canonical form. Keys may come in any order; missing keys take the defaults above
-// (n=1, g=1, s=1, d=1, pads 0, bias=0, dt=f32, data=ncx, wei=oix); c, o, in and k are required.
+// (n=1, g=1, s=1, d=1, pads 0, bias=0, dt=f32, data=ncx, wei=oix, dense); c, o, in and k are required.
 // A spatial key with one value applies it to every axis. Throws ConvError; validates the result.
 ConvDescriptor parse_descriptor(std::string_view text);
 

@@ -206,7 +206,7 @@ void run_describe(const Options& options) {
         first.descriptor = d;
         for (int a = 0; a < d.rank; ++a) first.output_size.push_back(d.output_size(a));
         first.data_layout = d.data_format == DataFormat::ncx ? "NCX" : "NXC";
-        first.filter_layout = d.filter_format == FilterFormat::oix ? "OIX" : "XIO";
+        first.filter_layout = d.filter_format == FilterFormat::oix ? "OIX" : d.filter_format == FilterFormat::xio ? "XIO" : "OXI";
         first.request = request_from_descriptor(d);
         input = {{benchdnn ? "benchdnn" : "descriptor", options.items[0]}};
         source = benchdnn ? "benchdnn   " + options.items[0] + "  (benchdnn's defaults: --dir=FWD_B, --dt=f32)"

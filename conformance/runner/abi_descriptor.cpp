@@ -27,6 +27,13 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     c.src_dtype = c.weights_dtype = c.bias_dtype = c.dst_dtype = c.dtype;
     c.prop_kind = CONVCHECK_FORWARD;
     c.next = nullptr;
+    // 1.2, memory layout: all zero is dense
+    auto put = [](const std::vector<std::int64_t>& from, int64_t* to) {
+        for (std::size_t i = 0; i < from.size() && i < 5; ++i) to[i] = from[i];
+    };
+    put(d.src_strides, c.src_strides);
+    put(d.weights_strides, c.weights_strides);
+    put(d.dst_strides, c.dst_strides);
     return c;
 }
 
@@ -64,10 +71,23 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     }
     if (c.data_format != 0 && c.data_format != 1)
         throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");
-    if (c.filter_format != 0 && c.filter_format != 1)
-        throw ConvError("filter_format", std::to_string(c.filter_format), "must be CONVCHECK_OIX or CONVCHECK_XIO");
+    if (c.filter_format < 0 || c.filter_format > 2)
+        throw ConvError("filter_format", std::to_string(c.filter_format),
+                        "must be CONVCHECK_OIX, CONVCHECK_XIO or CONVCHECK_OXI");
     d.data_format = static_cast<DataFormat>(c.data_format);
     d.filter_format = static_cast<FilterFormat>(c.filter_format);
+    // 1.2, memory layout: read when struct_size covers it; all zero (or not covered) is dense
+    if (c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides)) {
+        const std::size_t dims = c.rank >= 1 && c.rank <= 3 ? static_cast<std::size_t>(c.rank) + 2 : 0;
+        auto get = [&](const int64_t* from, std::vector<std::int64_t>* to) {
+            bool any = false;
+            for (std::size_t i = 0; i < 5; ++i) any = any || from[i] != 0;
+            if (any) to->assign(from, from + dims);
+        };
+        get(c.src_strides, &d.src_strides);
+        get(c.weights_strides, &d.weights_strides);
+        get(c.dst_strides, &d.dst_strides);
+    }
     return d;
 }
 

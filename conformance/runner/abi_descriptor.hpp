@@ -8,8 +8,9 @@
 namespace convcheck::runner {
 
 convcheck_conv_desc to_abi(const ConvDescriptor& d);
-// Reads the fields of ABI 1.0; does not validate (call validate()). Throws ConvError for what the
-// canonical descriptor cannot hold (1.2: differing dtypes, a backward pass, an extension).
+// Reads the fields of ABI 1.0, and the 1.2 strides when struct_size covers them (all zero: dense);
+// does not validate (call validate()). Throws ConvError for what the canonical descriptor cannot hold
+// (1.2: differing dtypes, a backward pass, an extension).
 ConvDescriptor from_abi(const convcheck_conv_desc& desc);
 
 convcheck_cc_desc to_abi(const CcDescriptor& d);

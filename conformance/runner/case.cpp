@@ -37,6 +37,7 @@ const char* to_string(Kind k) {
         case Kind::accepted_invalid: return "accepted_invalid";
         case Kind::paths_differ: return "paths_differ";
         case Kind::nondeterministic: return "nondeterministic";
+        case Kind::gaps_written: return "gaps_written";
     }
     return "?";
 }

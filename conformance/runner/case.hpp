@@ -53,7 +53,8 @@ enum class Kind {
     over_memory_limit, invalid_case, statistics,
     accepted_invalid,  // invalid mode: the backend computed a descriptor that breaks a rule instead of refusing it
     paths_differ,      // ABI 1.2: the one-shot conv_execute and the plan's execute gave different outputs
-    nondeterministic   // determinism mode: runs of one case gave outputs that differ bitwise (determinism.hpp)
+    nondeterministic,  // determinism mode: runs of one case gave outputs that differ bitwise (determinism.hpp)
+    gaps_written       // ABI 1.2 strides: the plugin wrote between dst's elements (strided_buffers.hpp)
 };
 const char* to_string(Kind kind);
 

@@ -8,6 +8,7 @@
 
 #include "cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "memory_layout.hpp"
 #include "memory_limit.hpp"
 #include "operation_traits.hpp"
 
@@ -44,8 +45,13 @@ CaseMemory conv_memory(const Case& c) {
     double kernel = 1;
     for (int a = 0; a < d.rank; ++a) kernel *= static_cast<double>(d.kernel_size[a]);
     const double taps = static_cast<double>(d.in_channels_per_group()) * kernel;
+    // the shared buffers span each tensor's memory layout (strided_buffers.hpp), gaps included; the
+    // gap maps of a strided tensor take a bit per element of its span
+    const double Ss = static_cast<double>(layout_of(d, TensorRole::src).span()),
+                 Ws = static_cast<double>(layout_of(d, TensorRole::weights).span()),
+                 Ds = static_cast<double>(layout_of(d, TensorRole::dst).span());
     CaseMemory m;
-    m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
+    m.buffers = saturate(e * (Ss + Ws + B + Ds) + 4 * page_bytes());
     if (c.mode == accuracy::Mode::sampled) {
         // sampled mode (check_sampled.cpp) fills the buffers in place and keeps, per sampled output
         // (at most a few thousand), its reason and five numbers: only the bookkeeping's 4 MiB
@@ -54,7 +60,7 @@ CaseMemory conv_memory(const Case& c) {
     }
     // + 8D: the bound comparison's per-output bounds (accuracy::compare_bound, also behind the
     //   statistics); precision mode's diagnosis re-runs the reference on rounded inputs: 8(S+W) + 24D.
-    double work = 8 * (S + W + B) + 32 * D + 8 * D;
+    double work = 8 * (S + W + B) + 32 * D + 8 * D + (Ss + Ws + Ds) / 8;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
     else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 40 * D;

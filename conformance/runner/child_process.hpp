@@ -29,7 +29,7 @@ struct MemoryBudget {
 
 // How a plugin call in a child ended.
 struct ChildOutcome {
-    enum class Kind { ok, unsupported, plugin_error, crashed, hanged, out_of_memory, paths_differ };
+    enum class Kind { ok, unsupported, plugin_error, crashed, hanged, out_of_memory, paths_differ, gaps_written };
     Kind kind = Kind::ok;
     std::string reason;          // unsupported / error message / crash or hang description
     std::string error_code;      // plugin_error (and out_of_memory from an error value): error_code_name()
@@ -76,6 +76,7 @@ struct Report {
     std::int32_t accumulation_dtype;
     std::uint32_t prop_kinds;  // ABI 1.2 claims
     std::int32_t mixed_dtypes;
+    std::uint32_t strided_tensors;  // ABI 1.2, memory layout
 };
 
 // A Report in memory shared with the child, zeroed.

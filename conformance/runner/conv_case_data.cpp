@@ -8,14 +8,18 @@
 #include "check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "manifest.hpp"
+#include "strided_buffers.hpp"
 
 namespace convcheck::runner::detail {
 
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias) {
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
-    Buffers b{GuardedBuffer(d.src_elements() * e), GuardedBuffer(d.weights_elements() * e),
-              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e)};
+    // each buffer spans its tensor's memory layout; the gaps of a strided one hold the fill (strided_buffers.hpp)
+    Buffers b{GuardedBuffer(layout_bytes(d, TensorRole::src)), GuardedBuffer(layout_bytes(d, TensorRole::weights)),
+              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst))};
+    fill_gaps(d, TensorRole::src, b.src.data());
+    fill_gaps(d, TensorRole::weights, b.weights.data());
     reference::ncx_to_src(d, src, b.src.data());
     reference::oix_to_weights(d, weights, b.weights.data());
     for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.dtype, o, bias[o]);
@@ -23,9 +27,7 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
     return b;
 }
 
-std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) {
-    return detail::unwritten_elements(dst, d.dst_elements(), size_of(d.dtype));
-}
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) { return unwritten_dst_elements(d, dst); }
 
 ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
     ConvExecution e;
@@ -52,6 +54,11 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
     }
     e.memory = {s.memory_limit_bytes, needs.total() + static_cast<std::int64_t>(one_shot.bytes())};
     ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
+    if (o.kind == ChildOutcome::Kind::ok)
+        if (std::string why = written_gaps(d, b.dst.data()); !why.empty()) {
+            o.kind = ChildOutcome::Kind::gaps_written;
+            o.reason = std::move(why);
+        }
     if (s.log) s.log->record(&b.src, &b.weights, e.bias, b.dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     return o;
 }

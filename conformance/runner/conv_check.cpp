@@ -8,6 +8,7 @@
 #include "check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "manifest.hpp"
+#include "strided_buffers.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -19,6 +20,8 @@ DataType conv_output_dtype(const Case& c) { return c.conv.dtype; }
 
 std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     const ConvDescriptor& d = c.conv;
+    // the memory layout first: a plugin of ABI 1.0 or 1.1 cannot be told about strides or OXI at all
+    if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
     if (!(info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))))
         return "the plugin does not claim dtype " + std::string(to_string(d.dtype));
     if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);

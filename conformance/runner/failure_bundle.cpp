@@ -128,7 +128,35 @@ std::vector<std::int64_t> ncx_dims(const std::vector<std::int64_t>& native, bool
     return dims;
 }
 
-// The arrays of one discrete-convolution execution.
+// A strided execution's buffers gathered dense (the gaps dropped; the values exact: each goes to
+// double and back to its own dtype), with the descriptor that describes them.
+std::pair<ConvDescriptor, RecordedExecution> densified(const ConvDescriptor& strided, const RecordedExecution& e) {
+    ConvDescriptor d = strided;
+    d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
+    RecordedExecution dense = e;
+    const std::size_t bytes = static_cast<std::size_t>(size_of(d.dtype));
+    dense.src.assign(static_cast<std::size_t>(d.src_elements()) * bytes, std::byte{0});
+    reference::ncx_to_src(d, reference::src_to_ncx(strided, e.src.data()), dense.src.data());
+    dense.weights.assign(static_cast<std::size_t>(d.weights_elements()) * bytes, std::byte{0});
+    reference::oix_to_weights(d, reference::weights_to_oix(strided, e.weights.data()), dense.weights.data());
+    dense.dst.assign(static_cast<std::size_t>(d.dst_elements()) * bytes, std::byte{0});
+    if (!e.dst.empty()) reference::round_dst_to_output(d, reference::dst_to_ncx(strided, e.dst.data()), dense.dst.data());
+    return {d, dense};
+}
+
+json conv_arrays(const fs::path& folder, const std::string& prefix, const ConvDescriptor& d, const RecordedExecution& e);
+
+// The arrays of one discrete-convolution execution; a strided one's are written dense (the case's
+// descriptor string keeps the strides).
+json conv_arrays_any_layout(const fs::path& folder, const std::string& prefix, const ConvDescriptor& d,
+                            const RecordedExecution& e) {
+    if (d.src_strides.empty() && d.weights_strides.empty() && d.dst_strides.empty())
+        return conv_arrays(folder, prefix, d, e);
+    if (e.src.empty()) return json::object();  // inputs not kept
+    const auto [dense_d, dense_e] = densified(d, e);
+    return conv_arrays(folder, prefix, dense_d, dense_e);
+}
+
 json conv_arrays(const fs::path& folder, const std::string& prefix, const ConvDescriptor& d, const RecordedExecution& e) {
     const std::string dt(to_string(d.dtype)), data(to_string(d.data_format)), wei(to_string(d.filter_format));
     json arrays = json::object();
@@ -191,7 +219,7 @@ fs::path write_failure_bundle(const std::string& dir, const Backend& backend, co
     for (std::size_t i = 0; i < log.executions.size(); ++i) {
         const RecordedExecution& e = log.executions[i];
         const std::string prefix = "e" + std::to_string(i) + ".";
-        json arrays = r.c.op == Op::conv ? conv_arrays(folder, prefix, r.c.conv, e)
+        json arrays = r.c.op == Op::conv ? conv_arrays_any_layout(folder, prefix, r.c.conv, e)
                                          : cc_arrays(folder, prefix, parse_cc_descriptor(r.c.cc), e);
         executions.push_back({{"index", i},
                               {"run", e.run == 0 ? json(nullptr) : json(e.run)},

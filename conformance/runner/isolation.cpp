@@ -132,6 +132,7 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.accumulation_dtype = info.accumulation_dtype;
         r.prop_kinds = info.prop_kinds != 0 ? info.prop_kinds : CONVCHECK_BIT(CONVCHECK_FORWARD);  // 0: the default
         r.mixed_dtypes = info.mixed_dtypes;
+        r.strided_tensors = info.strided_tensors;  // preset 0 (info{}): dense only
         r.stage = kDestroy;
         api.destroy(instance);
         r.result = kOk;
@@ -151,6 +152,7 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     info.accumulation_dtype = report.accumulation_dtype;
     info.prop_kinds = report.prop_kinds;
     info.mixed_dtypes = report.mixed_dtypes != 0;
+    info.strided_tensors = report.strided_tensors;
     info.abi_major = plugin.api().abi_major;
     info.abi_minor = plugin.api().abi_minor;
     if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");

@@ -77,6 +77,22 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   endforeach()
 endif()
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
+  # The strides suite (ABI 1.2 memory strides and OXI): green where claimed, declined with a reason where not,
+  # never sent to a plugin built against ABI 1.0 or 1.1; bad strides exit 2 naming the attribute.
+  set(strides_vendors)
+  foreach(p onednn xnnpack libtorch opencv)
+    if(TARGET convcheck_plugin_${p})
+      list(APPEND strides_vendors $<TARGET_FILE:convcheck_plugin_${p}>)
+    endif()
+  endforeach()
+  add_test(NAME conformance_strides
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/strides_check.py $<TARGET_FILE:convcheck>
+                   $<TARGET_FILE:convcheck_plugin_reference> $<TARGET_FILE:convcheck_plugin_optimized>
+                   $<TARGET_FILE:convcheck_plugin_mutants> $<TARGET_FILE:convcheck_plugin_abi_1_0>
+                   $<TARGET_FILE:convcheck_plugin_abi_1_1> ${strides_vendors})
+  set_tests_properties(conformance_strides PROPERTIES TIMEOUT 600)
+endif()
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   # The invalid suite (docs/runner.md): the project's own plugins refuse every case; a backend that
   # computes them fails (exit 1), and its reproducer reruns the one case in mode invalid.
   foreach(p reference optimized mutants)

@@ -23,6 +23,7 @@ struct PluginInfo {
     std::string name, version;
     std::uint32_t operations = 0, dtypes = 0, ranks = 0, data_formats = 0, filter_formats = 0;
     std::int32_t accumulation_dtype = CONVCHECK_F32;
+    std::uint32_t strided_tensors = 0;  // ABI 1.2: CONVCHECK_BIT(convcheck_tensor) taken strided
     std::int32_t abi_major = 0, abi_minor = 0;
     // ABI 1.2 claims, with their defaults: forward only, one dtype for every tensor.
     std::uint32_t prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);

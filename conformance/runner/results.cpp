@@ -94,7 +94,8 @@ json features(const Case& c) {
         return {{"rank", 2}, {"groups", false}, {"depthwise", false}, {"dilation", false}, {"strided", false},
                 {"padding", "none"}, {"data_format", "ncx"}, {"filter_format", nullptr}, {"dtype", "f32"},
                 {"bias", c.cc.find("bias=1") != std::string::npos},
-                {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)}, {"cc", true}};
+                {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)}, {"cc", true},
+                {"memory_strided", false}};
     const ConvDescriptor& d = c.conv;
     bool dilation = false, strided = false;
     for (int a = 0; a < d.rank; ++a) {
@@ -112,7 +113,8 @@ json features(const Case& c) {
             {"dtype", std::string(to_string(d.dtype))},
             {"bias", d.has_bias},
             {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)},
-            {"cc", false}};
+            {"cc", false},
+            {"memory_strided", !d.src_strides.empty() || !d.weights_strides.empty() || !d.dst_strides.empty()}};
 }
 
 json case_record(const CaseResult& r, const std::string& backend) {

@@ -136,6 +136,13 @@ std::vector<ConvDescriptor> smaller_descriptors(const ConvDescriptor& d) {
         c.filter_format = FilterFormat::oix;
         push(c);
     }
+    // a tensor dense again (ABI 1.2 strides); smaller sizes above keep the strides, which stay valid
+    for (auto member : {&ConvDescriptor::src_strides, &ConvDescriptor::weights_strides, &ConvDescriptor::dst_strides})
+        if (!(d.*member).empty()) {
+            auto c = d;
+            (c.*member).clear();
+            push(c);
+        }
     return out;
 }
 

@@ -5,7 +5,8 @@
 // each reading has its own case: the padded input smaller than the kernel by less than a stride
 // (oneDNN's and ONNX's truncating division give 1 output), by exactly the kernel overhang at stride 1
 // (XNNPACK's doz gives 1 output in Debian's 2022 snapshot), through dilation, and through cropping
-// pads. The rules the canonical descriptor cannot say are not here: a rank other than 1-3 (in= has
+// pads. The memory-stride rules (overlapping, negative, zero, too few strides) have a case each.
+// The rules the canonical descriptor cannot say are not here: a rank other than 1-3 (in= has
 // 1-3 values) and a bias whose length is not O (the ABI has no bias length).
 #include "suites.hpp"
 
@@ -30,6 +31,12 @@ std::vector<SuiteEntry> invalid_suite() {
         {"c=4,o=4,in=4x6,k=3x3,d=3x1", "i", "padded_input_smaller_than_dilated_kernel"},
         {"c=4,o=4,in=6x6,k=3x3,pb=-2x0,pe=-2x0", "i", "cropping_pads_leave_less_than_kernel"},
         {"n=8589934592,c=2147483648,o=4,in=1x1,k=1x1", "i", "element_count_overflows_64_bits"},
+        // memory strides (ABI 1.2, core/memory_layout.hpp): a backend that does not claim strides never gets these
+        {"c=4,o=4,in=6x6,k=3x3,ss=144x36x3x1", "i", "src_strides_overlap"},
+        {"c=4,o=4,in=6x6,k=3x3,ss=144x36x-6x1", "i", "src_stride_negative"},
+        {"c=4,o=4,in=6x6,k=3x3,ws=36x9x3x0", "i", "weights_stride_zero"},
+        {"c=4,o=4,in=6x6,k=3x3,ds=64x16x2x1", "i", "dst_strides_overlap"},
+        {"c=4,o=4,in=6x6,k=3x3,ss=144x36x6", "i", "src_strides_too_short"},
     };
 }
 

@@ -33,6 +33,9 @@ std::vector<SuiteInfo> builtin_suites() {
         {"large", "one tensor past 2^31 elements or 2^31 bytes per case (src, weights or dst; f32, f16, bf16; NCX and "
                   "NXC), judged on a sample of outputs on both sides of each limit plus a scan of every output for one "
                   "never written (sampled mode; up to 4 GiB of buffers a case, about a minute a case on the reference)"},
+        {"strides", "tensors that are not dense (ABI 1.2 memory strides): permuted views, padded rows and channels, "
+                    "a batch pitch, each tensor strided alone and all together; the OXI (OHWI) filter format with "
+                    "NCX and NXC"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
@@ -49,6 +52,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "pairwise") return pairwise_suite();
     if (name == "invalid") return invalid_suite();
     if (name == "large") return large_suite();
+    if (name == "strides") return strides_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +

@@ -34,7 +34,8 @@ struct SuiteInfo {
     std::string description;
 };
 
-// smoke, full, models, edge, dialects, cc, accuracy, pairwise, invalid, large (each with a one-line description).
+// smoke, full, models, edge, dialects, cc, accuracy, pairwise, invalid, strides, large (each with a one-line
+// description).
 std::vector<SuiteInfo> builtin_suites();
 
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
@@ -49,6 +50,7 @@ std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> invalid_suite();
 std::vector<SuiteEntry> large_suite();
+std::vector<SuiteEntry> strides_suite();
 
 // Entries from a file: ".json" (a JSON case file), ".onnx" (an ONNX model's convolution nodes,
 // suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that

@@ -84,6 +84,7 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r) {
         case ChildOutcome::Kind::hanged: r.status = Status::hanged, r.kind = Kind::hang; break;
         case ChildOutcome::Kind::out_of_memory: r.status = Status::crashed, r.kind = Kind::out_of_memory; break;
         case ChildOutcome::Kind::paths_differ: r.status = Status::failed, r.kind = Kind::paths_differ; break;
+        case ChildOutcome::Kind::gaps_written: r.status = Status::failed, r.kind = Kind::gaps_written; break;
     }
     r.reason = o.reason;
     r.error_code = o.error_code;

@@ -183,6 +183,8 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
 ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)
     : impl_(std::make_unique<Impl>()) {
     validate(d);
+    if (const std::string why = why_layout_unsupported(d); !why.empty())
+        throw ConvError("memory layout", to_string(d), why);
     detail::check_workspace_size(d);  // and the index range
     if (d.has_bias && bias == nullptr) throw ConvError("bias", "null", "a descriptor with bias=1 needs a bias buffer");
     if (weights == nullptr) throw ConvError("weights", "null", "the weights buffer must not be null");

@@ -89,6 +89,14 @@ void check_workspace_size(const ConvDescriptor& d) {
 
 namespace convcheck::optimized {
 
+std::string why_layout_unsupported(const ConvDescriptor& d) {
+    if (d.filter_format == FilterFormat::oxi)
+        return "the optimized implementation takes OIX and XIO weights, not OXI";
+    if (!d.src_strides.empty() || !d.weights_strides.empty() || !d.dst_strides.empty())
+        return "the optimized implementation takes dense tensors only (no memory strides)";
+    return "";
+}
+
 std::string why_too_large(const ConvDescriptor& d) {
     try {
         detail::check_workspace_size(d);

@@ -1,10 +1,11 @@
 // One output of reading 1 from the buffers themselves (convolution.hpp, convolution_output): the
-// forward index set's canonical offsets, mapped to the buffers' formats one element at a time.
+// forward index set's canonical offsets, mapped to the buffers' formats and strides one element at a
+// time (core/memory_layout.hpp, as the layout edges map them).
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
 #include "index_set.hpp"
-#include "layout_index.hpp"
+#include "memory_layout.hpp"
 
 namespace convcheck::reference {
 
@@ -12,9 +13,17 @@ OutputValue convolution_output(const ConvDescriptor& d, const void* src, const v
                                std::int64_t dst_ncx) {
     const detail::ForwardIndexSet index_set(d);
     const detail::Output y = index_set.output_at(dst_ncx);
-    std::int64_t in_spatial = 1, kernel = 1;
-    for (int a = 0; a < d.rank; ++a) in_spatial *= d.input_size[a], kernel *= d.kernel_size[a];
-    const std::int64_t C = d.in_channels, O = d.out_channels, I = d.in_channels_per_group();
+    const MemoryLayout src_layout = canonical_layout(d, TensorRole::src);
+    const MemoryLayout weights_layout = canonical_layout(d, TensorRole::weights);
+    // the element offset of the element at canonical flat index `flat` (NCX or OIX, row-major)
+    auto offset_of = [](const MemoryLayout& l, std::int64_t flat) {
+        std::int64_t at = 0;
+        for (std::size_t j = l.dims.size(); j-- > 0;) {
+            at += (flat % l.dims[j]) * l.strides[j];
+            flat /= l.dims[j];
+        }
+        return at;
+    };
     OutputValue r;
     if (d.has_bias) {
         r.value = load_as_double(bias, d.dtype, y.oc);
@@ -22,11 +31,9 @@ OutputValue convolution_output(const ConvDescriptor& d, const void* src, const v
         r.terms = 1;
     }
     index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
-        // canonical NCX / OIX offsets -> the buffers' own formats
-        const std::int64_t src_at = detail::activation_index(d.data_format, s / (C * in_spatial), (s / in_spatial) % C,
-                                                             s % in_spatial, C, in_spatial);
-        const std::int64_t weights_at =
-            detail::weights_index(d.filter_format, w / (I * kernel), (w / kernel) % I, w % kernel, O, I, kernel);
+        // canonical NCX / OIX offsets -> the buffers' own formats and strides
+        const std::int64_t src_at = offset_of(src_layout, s);
+        const std::int64_t weights_at = offset_of(weights_layout, w);
         const double product = load_as_double(src, d.dtype, src_at) * load_as_double(weights, d.dtype, weights_at);
         r.value += product;
         r.magnitude += std::fabs(product);

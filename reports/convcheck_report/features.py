@@ -18,7 +18,8 @@ FEATURES = [
     ("dilation", "Dilation (d > 1)", ["no", "yes"]),
     ("strided", "Strides (s > 1)", ["no", "yes"]),
     ("rank", "Spatial rank", ["1", "2", "3"]),
-    ("layout", "Layout (data/weights)", ["ncx/oix", "ncx/xio", "nxc/oix", "nxc/xio", "ncx"]),
+    ("layout", "Layout (data/weights)", ["ncx/oix", "ncx/xio", "nxc/oix", "nxc/xio", "ncx/oxi", "nxc/oxi", "ncx"]),
+    ("memory_strided", "Memory strides (non-dense)", ["no", "yes"]),
     ("dtype", "Data type", ["f32", "f16", "bf16"]),
     ("bias", "Bias", ["no", "yes"]),
     ("cc", "Continuous conv (CC)", ["no", "yes"]),
@@ -62,12 +63,14 @@ def _from_descriptor(case):
         # A CC layer: NCHW data, no weights tensor, no padding, dilation or stride attributes.
         spatial = _ints(d.get("in", ""))
         out = {"dtype": d.get("dt", "f32"), "layout": "ncx", "bias": d.get("bias", "0") not in ("0", "false"),
+               "memory_strided": False,
                "groups": False, "depthwise": False, "dilation": False, "strided": False, "padding": "none"}
         if spatial:
             out["rank"] = len(spatial)
         return out
     out = {"dtype": d.get("dt", "f32"), "layout": f"{d.get('data', 'ncx')}/{d.get('wei', 'oix')}",
-           "bias": d.get("bias", "0") not in ("0", "false", "no")}
+           "bias": d.get("bias", "0") not in ("0", "false", "no"),
+           "memory_strided": any(key in d for key in ("ss", "ws", "ds"))}
     spatial = _ints(d["in"]) if "in" in d else None
     if spatial:
         out["rank"] = len(spatial)

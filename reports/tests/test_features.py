@@ -7,7 +7,7 @@ def test_values_come_from_the_features_object(all_runs):
     v = features.feature_values(case(all_runs, "optimized", "smoke/0006"))
     assert v == {"dialect": "onnx", "padding": "same_upper", "groups": "no", "depthwise": "no",
                  "dilation": "no", "strided": "yes", "rank": "2", "layout": "nxc/oix", "dtype": "f16",
-                 "bias": "no", "cc": "no"}
+                 "bias": "no", "cc": "no", "memory_strided": "no"}
     cc = features.feature_values(case(all_runs, "optimized", "smoke/0008"))
     assert (cc["cc"], cc["layout"]) == ("yes", "ncx")   # "filter_format": null: a CC layer has no weights tensor
 
@@ -17,7 +17,7 @@ def test_values_missing_from_features_are_read_from_the_descriptor(all_runs):
     v = features.feature_values(case(all_runs, "xnnpack", "smoke/0003"))
     assert v == {"dialect": "canonical", "padding": "symmetric", "groups": "yes", "depthwise": "yes",
                  "dilation": "yes", "strided": "no", "rank": "2", "layout": "nxc/xio", "dtype": "bf16",
-                 "bias": "yes", "cc": "no"}
+                 "bias": "yes", "cc": "no", "memory_strided": "no"}
     # only "dtype" given: conv:n=1,c=2,o=3,g=1,in=12,k=3,s=1,d=3,pb=0,pe=0,...
     v = features.feature_values(case(all_runs, "xnnpack", "smoke/0006"))
     assert (v["rank"], v["dilation"], v["padding"], v["groups"], v["layout"]) == ("1", "yes", "none", "no",

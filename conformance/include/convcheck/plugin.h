@@ -68,8 +68,10 @@ extern "C" {
 typedef enum { CONVCHECK_F32 = 0, CONVCHECK_F16 = 1, CONVCHECK_BF16 = 2, CONVCHECK_F64 = 3 } convcheck_dtype;
 /* NCX = [N][C][spatial...]; NXC = [N][spatial...][C] */
 typedef enum { CONVCHECK_NCX = 0, CONVCHECK_NXC = 1 } convcheck_data_format;
-/* OIX = [O][I/G][spatial...]; XIO = [spatial...][I/G][O] */
-typedef enum { CONVCHECK_OIX = 0, CONVCHECK_XIO = 1 } convcheck_filter_format;
+/* OIX = [O][I/G][spatial...]; XIO = [spatial...][I/G][O]; 1.2: OXI = [O][spatial...][I/G] (OHWI) */
+typedef enum { CONVCHECK_OIX = 0, CONVCHECK_XIO = 1, CONVCHECK_OXI = 2 } convcheck_filter_format;
+/* 1.2: the tensors of a discrete convolution, for convcheck_plugin_info.strided_tensors. */
+typedef enum { CONVCHECK_TENSOR_SRC = 0, CONVCHECK_TENSOR_WEIGHTS = 1, CONVCHECK_TENSOR_DST = 2 } convcheck_tensor;
 /* The continuous kernel of a CC layer: the learned Internal-Net, or an analytic stand-in. */
 typedef enum {
     CONVCHECK_CC_INTERNAL_NET = 0,
@@ -179,6 +181,18 @@ typedef struct {
     int32_t dst_dtype;       /* convcheck_dtype of dst (diff_dst) */
     int32_t prop_kind;       /* convcheck_prop_kind */
     const convcheck_extension* next; /* the extension chain: NULL, none (see convcheck_extension) */
+    /* 1.2, memory layout: the memory strides of each tensor, in elements, one per dim of the tensor
+     * in its format's order (src and dst: [N][C][x...] for NCX, [N][x...][C] for NXC; weights: as
+     * filter_format lays them out); only the first rank + 2 entries are meaningful. All zero: dense
+     * (row-major in the format's order), the default, and the meaning when struct_size does not
+     * cover the field. Otherwise every stride is >= 1 and no two elements share memory; the
+     * buffer holds 1 + sum (dim - 1) * stride elements, and the elements between (the gaps) are not
+     * data: a plugin must not read them as data (in the runner's inputs they hold NaN) and must
+     * not write those of dst. The runner sends non-zero strides for a tensor only to a plugin
+     * whose plugin_info.strided_tensors claims it. */
+    int64_t src_strides[5];
+    int64_t weights_strides[5];
+    int64_t dst_strides[5];
 } convcheck_conv_desc;
 
 /* A continuous convolution (CC) layer, 2-D, NCHW, f32 (seed 004). Runner-owned, read-only, valid
@@ -255,6 +269,12 @@ typedef struct {
      * `dtypes`; its query still declines a combination it lacks). The runner presets 0: every tensor
      * has one dtype, and the runner sends no case with differing ones. */
     int32_t mixed_dtypes;
+
+    /* 1.2, memory layout: CONVCHECK_BIT(convcheck_tensor) of each tensor the plugin takes with any
+     * valid strides (convcheck_conv_desc.src_strides and friends). The runner presets 0, which stands
+     * when the plugin leaves it unwritten: every tensor dense. A plugin that claims a tensor may
+     * still decline a case in conv_query. */
+    uint32_t strided_tensors;
 } convcheck_plugin_info;
 
 /* The answer to a query. Runner-owned, valid during the query; the plugin writes supported and,
@@ -265,12 +285,13 @@ typedef struct {
     char reason[256];        /* when not supported: why, NUL-terminated, within these 256 bytes */
 } convcheck_support;
 
-/* Buffers for one discrete convolution, dense, in the descriptor's formats and dtype. The struct
- * and every buffer are runner-owned and valid during the execute call only (a plan must not keep a
- * pointer to them, except the weights and bias given to conv_prepare, below). Inputs are read-only
- * (the runner maps them read-only: a write is a crash); dst is exactly dst-elements long (the runner
- * puts a guard page right after it). Each case runs in a child process of its own: no state carries
- * between cases. */
+/* Buffers for one discrete convolution in the descriptor's formats and dtype: dense, or (1.2) laid
+ * out by the descriptor's strides, each buffer then spanning 1 + sum (dim - 1) * stride elements
+ * with gaps between them. The struct and every buffer are runner-owned and valid during the execute
+ * call only (a plan must not keep a pointer to them, except the weights and bias given to
+ * conv_prepare, below). Inputs are read-only (the runner maps them read-only: a write is a crash);
+ * dst is exactly as long as its elements (or its span) (the runner puts a guard page right after it).
+ * Each case runs in a child process of its own: no state carries between cases. */
 typedef struct {
     size_t struct_size;
     const void* src;

@@ -275,12 +275,17 @@ inline long long dst_elements(const convcheck_conv_desc& d) {
     for (int axis = 0; axis < d.rank; ++axis) n *= output_size(d, axis);
     return n;
 }
+// Image n starts n batch pitches in: a strided tensor's batch stride (ABI 1.2 memory layout, entry 0
+// in NCX and NXC alike), else one dense image.
 inline convcheck_conv_args image_args(const convcheck_conv_desc& d, const convcheck_conv_args& a, int64_t n) {
     const convcheck_conv_desc one = one_image(d);
+    const bool layout = d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides);
+    const long long src_pitch = layout && d.src_strides[0] != 0 ? d.src_strides[0] : src_elements(one);
+    const long long dst_pitch = layout && d.dst_strides[0] != 0 ? d.dst_strides[0] : dst_elements(one);
     const std::size_t e = dtype_bytes(d.dtype);
     convcheck_conv_args image = a;
-    image.src = static_cast<const char*>(a.src) + static_cast<std::size_t>(n * src_elements(one)) * e;
-    image.dst = static_cast<char*>(a.dst) + static_cast<std::size_t>(n * dst_elements(one)) * e;
+    image.src = static_cast<const char*>(a.src) + static_cast<std::size_t>(n * src_pitch) * e;
+    image.dst = static_cast<char*>(a.dst) + static_cast<std::size_t>(n * dst_pitch) * e;
     return image;
 }
 
@@ -439,17 +444,37 @@ inline std::vector<int> activation_order(const convcheck_conv_desc& d) {
 }
 
 // Memory order of logical {O, I/G, k...} for the runner's filter format: OIX as listed, XIO as
-// [k...][I/G][O].
+// [k...][I/G][O], OXI (ABI 1.2) as [O][k...][I/G].
 inline std::vector<int> weights_order(const convcheck_conv_desc& d) {
     std::vector<int> physical;
     if (d.filter_format == CONVCHECK_OIX) {
         for (int i = 0; i < d.rank + 2; ++i) physical.push_back(i);
+    } else if (d.filter_format == CONVCHECK_OXI) {
+        physical.push_back(0);
+        for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
+        physical.push_back(1);
     } else {
         for (int a = 0; a < d.rank; ++a) physical.push_back(2 + a);
         physical.push_back(1);
         physical.push_back(0);
     }
     return physical;
+}
+
+// ABI 1.2 memory layout: true when the descriptor gives strides for any tensor (a non-zero entry).
+inline bool has_strides(const convcheck_conv_desc& d) {
+    if (d.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides)) return false;
+    for (int i = 0; i < 5; ++i)
+        if (d.src_strides[i] != 0 || d.weights_strides[i] != 0 || d.dst_strides[i] != 0) return true;
+    return false;
+}
+
+// Why a plugin that takes dense tensors only declines `d` ("" when d is dense): the runner sends
+// strides only to a plugin that claims them (plugin_info.strided_tensors), so this answers a caller
+// that did not ask first.
+inline std::string dense_only(const convcheck_conv_desc& d, const char* plugin) {
+    if (!has_strides(d)) return "";
+    return std::string("the ") + plugin + " plugin takes dense tensors only (no memory strides)";
 }
 
 inline const char* dtype_name(int32_t dtype) {

@@ -142,7 +142,7 @@ bool moves_dst(const convcheck_conv_desc& d, const Adaptation& a) { return d.dat
 
 std::string adaptation_note(const convcheck_conv_desc& d, const Adaptation& a) {
     const auto data = [](int32_t f) { return f == CONVCHECK_NXC ? "nxc" : "ncx"; };
-    const auto filter = [](int32_t f) { return f == CONVCHECK_XIO ? "xio" : "oix"; };
+    const auto filter = [](int32_t f) { return f == CONVCHECK_XIO ? "xio" : f == CONVCHECK_OXI ? "oxi" : "oix"; };
     std::vector<std::string> notes;
     if (d.data_format != a.data_format) notes.push_back(std::string(data(d.data_format)) + "->" + data(a.data_format));
     if (d.filter_format != a.filter_format)

@@ -143,6 +143,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
 
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
+    if (const std::string why = support::dense_only(*desc, "libtorch"); !why.empty()) return support::unsupported(out, why);
     if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
     const std::string why = not_computable(*desc);
     return why.empty() ? support::supported(out) : support::unsupported(out, why);

@@ -51,6 +51,34 @@ long long tail_block(M m) {
     }
 }
 
+using Strides = std::array<long long, 5>;
+
+// ABI 1.2 memory strides of one tensor in canonical order, the spatial axes lifted to three:
+// [n or o][c or i][x0][x1][x2] (a lifted axis has extent 1: stride 0). False when the descriptor
+// gives none. `format`: 0 NCX, 1 NXC for activations; the filter format for weights.
+bool canonical_strides(const convcheck_conv_desc& d, const int64_t* given, bool weights, int format, Strides* out) {
+    if (d.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides)) return false;
+    const int r = d.rank;
+    if (std::all_of(given, given + r + 2, [](int64_t v) { return v == 0; })) return false;
+    *out = {0, 0, 0, 0, 0};
+    const int shift = 3 - r;
+    // the position in the format of canonical axis 0 (n or o), 1 (c or i), and spatial axis a at 1 + a
+    int first = 0, second = 1, spatial = 2;
+    if (!weights && format == CONVCHECK_NXC) first = 0, second = r + 1, spatial = 1;
+    if (weights && format == CONVCHECK_XIO) first = r + 1, second = r, spatial = 0;
+    if (weights && format == CONVCHECK_OXI) first = 0, second = r + 1, spatial = 1;
+    (*out)[0] = given[first];
+    (*out)[1] = given[second];
+    for (int a = 0; a < r; ++a) (*out)[2 + shift + a] = given[spatial + a];
+    return true;
+}
+
+// The offset of (a, b, flat spatial index x over the lifted dims) under canonical strides.
+long long strided_offset(const Strides& st, long long a, long long b, long long x, const Dims& dims) {
+    return a * st[0] + b * st[1] + (x / (dims[1] * dims[2])) * st[2] + ((x / dims[2]) % dims[1]) * st[3] +
+           (x % dims[2]) * st[4];
+}
+
 struct Problem {
     const convcheck_conv_desc& d;
     M m;
@@ -83,17 +111,31 @@ struct Problem {
         src_channel_stride = m == M::nxc_channel_stride_padded      ? (C + 7) / 8 * 8
                              : m == M::nxc_stride_from_out_channels ? O
                                                                     : C;
+        const bool read_as_oix =
+            m == M::filter_format_ignored || (m == M::oxi_read_as_oix && d.filter_format == CONVCHECK_OXI);
+        filter_format = read_as_oix ? static_cast<int32_t>(CONVCHECK_OIX) : d.filter_format;
+        if (m != M::ignores_strides && d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides)) {
+            strided_src = canonical_strides(d, d.src_strides, false, d.data_format, &src_st);
+            strided_weights = canonical_strides(d, d.weights_strides, true, filter_format, &weights_st);
+            strided_dst = canonical_strides(d, d.dst_strides, false, d.data_format, &dst_st);
+        }
     }
+    int32_t filter_format;  // as this mutant reads the weights
+    bool strided_src = false, strided_weights = false, strided_dst = false;
+    Strides src_st{}, weights_st{}, dst_st{};
     long long src_index(long long n, long long c, long long x) const {
         if (m == M::batch_ignored) n = 0;
+        if (strided_src) return offset(strided_offset(src_st, n, c, x, in));
         const bool ncx = d.data_format == CONVCHECK_NCX || m == M::layout_transposed;
         return offset(ncx ? (n * C + c) * in_spatial + x : (n * in_spatial + x) * src_channel_stride + c);
     }
     long long weights_index(long long o, long long i, long long kx) const {
-        const bool oix = d.filter_format == CONVCHECK_OIX || m == M::filter_format_ignored;
-        return offset(oix ? (o * ICg + i) * k_spatial + kx : (kx * ICg + i) * O + o);
+        if (strided_weights) return offset(strided_offset(weights_st, o, i, kx, k));
+        if (filter_format == CONVCHECK_OXI) return offset((o * k_spatial + kx) * ICg + i);
+        return offset(filter_format == CONVCHECK_OIX ? (o * ICg + i) * k_spatial + kx : (kx * ICg + i) * O + o);
     }
     long long dst_index(long long n, long long o, long long x) const {
+        if (strided_dst) return offset(strided_offset(dst_st, n, o, x, out));
         return offset(d.data_format == CONVCHECK_NCX ? (n * O + o) * out_spatial + x : (n * out_spatial + x) * O + o);
     }
     // An element offset as the mutant holds it: offsets_int32 keeps it in a 32-bit signed integer, which
@@ -201,7 +243,14 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
     };
     const long long written_channels = p.m == M::out_tail_unwritten_16 && p.O > 16 && p.O % 16 ? p.O / 16 * 16 : p.O;
     // dst_unwritten_past_2gib: a loop over dst bytes whose bound is held in a 32-bit signed integer stops at 2^31
-    const long long written_elements = p.m == M::dst_unwritten_past_2gib ? (1LL << 31) / size_of(p.dt) : outputs;
+    // (an element offset: a strided dst's offsets run past its element count)
+    const long long written_elements =
+        p.m == M::dst_unwritten_past_2gib ? (1LL << 31) / size_of(p.dt) : std::numeric_limits<long long>::max();
+    if (p.m == M::dst_gaps_written && p.strided_dst) {
+        // the whole span of dst zeroed first, as a memset of "the output" does: its gaps too
+        const long long last = p.dst_index(p.N - 1, p.O - 1, p.out_spatial - 1);
+        std::memset(a.dst, 0, static_cast<std::size_t>(last + 1) * static_cast<std::size_t>(size_of(p.dt)));
+    }
     // Output f's sum (before the bias) into dst, the bias added and rounded the mutant's way.
     auto store = [&](long long f, double v) {
         long long n, oc;

@@ -60,8 +60,10 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
-    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F32;
+    mine.strided_tensors =
+        CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
     return fill_info(info, mine);
 }
 
@@ -96,7 +98,22 @@ struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, Mutant mutant, const Instance& instance)
         : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool) {}
     bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
-    uint64_t dst_bytes() const { return static_cast<uint64_t>(dst_elements(desc)) * dtype_bytes(desc.dtype); }
+    // dst's whole span: its elements, or with ABI 1.2 strides 1 + sum (dim - 1) * stride (gaps included)
+    uint64_t dst_bytes() const {
+        long long span = dst_elements(desc);
+        if (desc.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides) && desc.dst_strides[0] != 0) {
+            // dims in the format's order: N, then C first (NCX) or last (NXC), the spatial axes in order
+            long long dims[5] = {desc.batch, 0, 0, 0, 0};
+            const bool ncx = desc.data_format == CONVCHECK_NCX;
+            int j = 1;
+            if (ncx) dims[j++] = desc.out_channels;
+            for (int axis = 0; axis < desc.rank; ++axis) dims[j++] = output_size(desc, axis);
+            if (!ncx) dims[j++] = desc.out_channels;
+            span = 1;
+            for (int i = 0; i < j; ++i) span += (dims[i] - 1) * desc.dst_strides[i];
+        }
+        return static_cast<uint64_t>(span) * dtype_bytes(desc.dtype);
+    }
     uint64_t workspace_bytes() const override { return in_workspace() ? dst_bytes() : 0; }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         if (!in_workspace()) {
@@ -106,6 +123,7 @@ struct Plan : convcheck_conv_plan {
             std::vector<unsigned char> own;
             void* workspace = given_workspace(args, bytes);
             if (workspace == nullptr) own.resize(bytes + 64), workspace = own.data();  // + 64: the overrun stays in it
+            std::memcpy(workspace, args.dst, bytes);  // a strided dst's gaps go back as they came
             convcheck_conv_args into = args;
             into.dst = workspace;
             const convcheck_conv_desc image = one_image(desc);

@@ -183,6 +183,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("onednn conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = support::dense_only(*desc, "oneDNN"); !why.empty()) return support::unsupported(out, why);
         expressible(*desc);
         if (data_type_of(desc->dtype) == memory::data_type::undef)
             return support::unsupported(out, std::string("oneDNN convolution has no ") + support::dtype_name(desc->dtype));

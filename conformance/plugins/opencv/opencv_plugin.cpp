@@ -137,6 +137,7 @@ cv::dnn::LayerParams layer_params(const convcheck_conv_desc& d, const void* weig
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("opencv conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = support::dense_only(*desc, "OpenCV"); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         const std::string why = not_computable(*desc);
         if (!why.empty()) return support::unsupported(out, why);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "abi_descriptor.hpp"
+#include "memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
@@ -69,20 +70,49 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
-    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    // OXI and strided tensors through dense copies (dense_form below): the implementation reads neither
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F32;
+    mine.strided_tensors =
+        CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
     return fill_info(info, mine);
 }
+
+// The case as the optimized implementation takes it: dense tensors, OIX or XIO weights. ABI 1.2's
+// strided tensors and OXI weights (the plugin claims them) are copied into that form, element by
+// element (copy_tensor, core/memory_layout.hpp), and the result copied out into dst's own layout,
+// its gaps untouched; the implementation string then says " [dense copies]".
+convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
+    d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
+    if (d.filter_format == convcheck::FilterFormat::oxi) d.filter_format = convcheck::FilterFormat::oix;
+    return d;
+}
+
+// A copy of one tensor in the dense form, or none when the runner's is in it already.
+struct DenseCopy {
+    std::vector<unsigned char> bytes;
+    const void* in(const convcheck::ConvDescriptor& from, const convcheck::ConvDescriptor& to, convcheck::TensorRole role,
+                   const void* data) {
+        if (convcheck::layout_of(from, role).strides == convcheck::layout_of(to, role).strides &&
+            (role != convcheck::TensorRole::weights || from.filter_format == to.filter_format))
+            return data;
+        const auto elements = role == convcheck::TensorRole::src ? to.src_elements() : to.weights_elements();
+        bytes.assign(static_cast<std::size_t>(elements * convcheck::size_of(to.dtype)), 0);
+        convcheck::copy_tensor(from, data, to, bytes.data(), role);
+        return bytes.data();
+    }
+};
 
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);
-        if (const std::string why = opt::why_too_large(d); !why.empty()) return unsupported(out, why);
+        if (const std::string why = opt::why_too_large(dense_form(d)); !why.empty()) return unsupported(out, why);
         const opt::Path forced = instance_of(plugin).conv.forced_path;
         if (forced != opt::Path::automatic)
-            if (const std::string why = opt::why_unavailable(d, forced); !why.empty()) return unsupported(out, why);
+            if (const std::string why = opt::why_unavailable(dense_form(d), forced); !why.empty())
+                return unsupported(out, why);
         return supported(out);
     });
 }
@@ -91,20 +121,33 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 // without them, at every execute.
 struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, const PrepareInputs& inputs, const opt::Options& options)
-        : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)), options(options) {
+        : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)), dense(dense_form(d)), options(options) {
         convcheck::validate(d);
-        if (inputs.weights != nullptr) plan.emplace(d, inputs.weights, inputs.bias, options);
+        if (inputs.weights != nullptr) {
+            DenseCopy weights;
+            plan.emplace(dense, weights.in(d, dense, convcheck::TensorRole::weights, inputs.weights), inputs.bias,
+                         options);
+        }
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         if (plan) return run(*plan, args);
-        return run(opt::ConvPlan(d, args.weights, args.bias, options), args);
+        DenseCopy weights;
+        return run(opt::ConvPlan(dense, weights.in(d, dense, convcheck::TensorRole::weights, args.weights), args.bias,
+                                 options),
+                   args);
     }
-    static convcheck_error* run(const opt::ConvPlan& p, const convcheck_conv_args& args) {
-        p.execute(args.src, args.dst);
-        write_implementation(&args, std::string(p.path_name()));
+    convcheck_error* run(const opt::ConvPlan& p, const convcheck_conv_args& args) const {
+        DenseCopy src;
+        const void* src_data = src.in(d, dense, convcheck::TensorRole::src, args.src);
+        const bool dst_moves = !d.dst_strides.empty();
+        std::vector<unsigned char> dst(dst_moves ? static_cast<std::size_t>(dense.dst_elements() * convcheck::size_of(d.dtype)) : 0);
+        p.execute(src_data, dst_moves ? dst.data() : args.dst);
+        if (dst_moves) convcheck::copy_tensor(dense, dst.data(), d, args.dst, convcheck::TensorRole::dst);
+        const bool copied = dst_moves || src_data != args.src || !(d == dense);
+        write_implementation(&args, std::string(p.path_name()) + (copied ? " [dense copies]" : ""));
         return nullptr;
     }
-    const convcheck::ConvDescriptor d;
+    const convcheck::ConvDescriptor d, dense;
     const opt::Options options;
     std::optional<opt::ConvPlan> plan;
 };

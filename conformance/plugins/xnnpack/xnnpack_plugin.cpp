@@ -248,7 +248,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
-    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
+    // OXI (ABI 1.2) is XNNPACK's own weights order, [O][kh][kw][I/G]: its copy is in order
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F32;  // f32; f16 cases declare their own in conformance/data
     return support::fill_info(info, mine);
 }
@@ -262,6 +263,7 @@ std::string refusal(xnn_status s) {
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("xnnpack conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = support::dense_only(*desc, "XNNPACK"); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         if (const std::string why = not_computable(*desc); !why.empty()) return support::unsupported(out, why);
         const Plan plan = plan_for(*desc);

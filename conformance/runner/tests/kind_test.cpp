@@ -90,7 +90,8 @@ TEST(Kind, ChildOutcomesAndComparisonsMapToTheirKinds) {
                {ChildOutcome::Kind::crashed, Status::crashed, "crash"},
                {ChildOutcome::Kind::hanged, Status::hanged, "hang"},
                {ChildOutcome::Kind::out_of_memory, Status::crashed, "out_of_memory"},
-               {ChildOutcome::Kind::paths_differ, Status::failed, "paths_differ"}};
+               {ChildOutcome::Kind::paths_differ, Status::failed, "paths_differ"},
+               {ChildOutcome::Kind::gaps_written, Status::failed, "gaps_written"}};
     for (const auto& m : map) {
         ChildOutcome o;
         o.kind = m.outcome;

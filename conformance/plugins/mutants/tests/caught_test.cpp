@@ -56,7 +56,8 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         const std::string caught(m.caught_in);
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
-                        caught == "invalid" || caught == "determinism" || caught == "large")
+                        caught == "invalid" || caught == "determinism" || caught == "large" ||
+                        caught == "strides")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -64,6 +65,14 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
 
 TEST(Mutants, BaselinePassesTheSmokeSuite) {
     for (const CaseResult& r : run_suite("none", "smoke", 1, "", false))
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+}
+
+// The baseline passes every case of the strides suite: it claims every tensor strided and OXI.
+TEST(Mutants, BaselinePassesTheStridesSuite) {
+    const auto results = run_suite("none", "strides", 1, "", false);
+    EXPECT_GE(results.size(), 40u);
+    for (const CaseResult& r : results)
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
 }
 
@@ -87,8 +96,9 @@ TEST_P(Caught, BySmokeInItsMode) {
     const std::string caught(info(mutant).caught_in);
     const bool determinism = caught == "determinism";
     for (std::uint64_t seed : {1, 2, 3}) {
-        const std::string suite = caught == "invalid" ? "invalid" : "smoke";
-        const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism ? "" : caught, true,
+        const bool own_suite = caught == "invalid" || caught == "strides";  // suites smoke leaves to them
+        const std::string suite = own_suite ? caught : "smoke";
+        const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism || caught == "strides" ? "" : caught, true,
                                        determinism ? kSelftestDeterminism : Determinism{});
         ASSERT_FALSE(results.empty());
         const CaseResult& last = results.back();
@@ -112,6 +122,12 @@ TEST_P(Caught, BySmokeInItsMode) {
         if (mutant == "invalid_accepted") {
             EXPECT_EQ(last.kind, Kind::accepted_invalid) << last.reason;
             EXPECT_NE(last.reason.find("must be a positive integer"), std::string::npos) << last.reason;  // the rule
+        }
+        if (mutant == "dst_gaps_written") {
+            EXPECT_EQ(last.kind, Kind::gaps_written) << last.reason;
+        }
+        if (mutant == "oxi_read_as_oix") {
+            EXPECT_EQ(last.c.conv.filter_format, FilterFormat::oxi) << last.reproducer;
         }
         if (mutant == "bf16_truncation") {
             EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;
@@ -148,6 +164,7 @@ TEST_P(Honest, PassesEverySuiteOnSeedsOneToTen) {
     for (std::uint64_t seed = 1; seed <= 10; ++seed)
         for (const char* suite : {"smoke", "edge", "cc", "pairwise"}) check(suite, seed);
     check("full", 1);
+    check("strides", 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Every, Honest, ::testing::ValuesIn(names_of(MutantKind::honest)),

@@ -49,6 +49,10 @@ struct Options {
 // valid (see validate).
 std::string why_too_large(const ConvDescriptor& d);
 
+// Why the optimized implementation does not take d's memory layout (it reads dense tensors with OIX or
+// XIO weights: strided tensors and OXI are declined; ConvPlan throws this as a ConvError), or "".
+std::string why_layout_unsupported(const ConvDescriptor& d);
+
 // Why `path` cannot run `d` on this CPU, or an empty string when it can.
 std::string why_unavailable(const ConvDescriptor& d, Path path);
 // Every path (never `automatic`) that can run `d` on this CPU, in enum order.
