@@ -33,6 +33,15 @@ ConvError::ConvError(std::string attribute, std::string value, std::string rule)
     : std::invalid_argument(printable(attribute) + " = " + printable(value) + ": " + printable(rule)),
       attribute_(printable(attribute)), value_(printable(value)), rule_(printable(rule)) {}
 
+std::string_view to_string(Pass pass) {
+    switch (pass) {
+        case Pass::forward: return "fwd";
+        case Pass::backward_data: return "bwd_d";
+        case Pass::backward_weights: return "bwd_w";
+    }
+    return "?";
+}
+
 bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
     auto same_spatial = [&](const SpatialDims& a, const SpatialDims& b) {
         for (int i = 0; i < rank; ++i)
@@ -43,7 +52,7 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            groups == o.groups && same_spatial(input_size, o.input_size) && same_spatial(kernel_size, o.kernel_size) &&
            same_spatial(strides, o.strides) && same_spatial(dilations, o.dilations) &&
            same_spatial(pads_begin, o.pads_begin) && same_spatial(pads_end, o.pads_end) && has_bias == o.has_bias &&
-           dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format;
+           dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format && pass == o.pass;
 }
 
 std::int64_t ConvDescriptor::dilated_kernel(int axis) const { return (kernel_size[axis] - 1) * dilations[axis] + 1; }
@@ -240,6 +249,7 @@ std::string to_string(const ConvDescriptor& d) {
     s += std::string(",bias=") + (d.has_bias ? "1" : "0");
     s += ",dt=" + std::string(to_string(d.dtype));
     s += ",data=" + std::string(to_string(d.data_format)) + ",wei=" + std::string(to_string(d.filter_format));
+    if (d.pass != Pass::forward) s += ",dir=" + std::string(to_string(d.pass));
     return s;
 }
 
@@ -267,12 +277,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         fields[key] = std::string(field.substr(eq + 1));
         start = comma + 1;
     }
-    static const char* known[] = {"n", "c", "o", "g", "in", "k", "s", "d", "pb", "pe", "bias", "dt", "data", "wei"};
+    static const char* known[] = {"n", "c", "o", "g", "in", "k", "s", "d", "pb", "pe", "bias", "dt", "data", "wei", "dir"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei dir)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -319,6 +329,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         if (it->second == "ncx") d.data_format = DataFormat::ncx;
         else if (it->second == "nxc") d.data_format = DataFormat::nxc;
         else throw ConvError("data", it->second, "must be ncx or nxc");
+    }
+    if (auto it = fields.find("dir"); it != fields.end()) {
+        if (it->second == "fwd") d.pass = Pass::forward;
+        else if (it->second == "bwd_d") d.pass = Pass::backward_data;
+        else if (it->second == "bwd_w") d.pass = Pass::backward_weights;
+        else throw ConvError("dir", it->second, "must be fwd, bwd_d or bwd_w (backward weights takes the bias gradient too when bias=1)");
     }
     if (auto it = fields.find("wei"); it != fields.end()) {
         if (it->second == "oix") d.filter_format = FilterFormat::oix;

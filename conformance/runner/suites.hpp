@@ -34,7 +34,7 @@ struct SuiteInfo {
     std::string description;
 };
 
-// smoke, full, models, edge, dialects, cc, accuracy, pairwise, invalid, large (each with a one-line description).
+// smoke, full, models, edge, dialects, cc, accuracy, backward, pairwise, invalid, large (each with a one-line description).
 std::vector<SuiteInfo> builtin_suites();
 
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
@@ -45,6 +45,8 @@ std::vector<SuiteEntry> models_suite();
 std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
+// The backward passes of the smoke geometries (suite_backward.cpp, docs/passes.md).
+std::vector<SuiteEntry> backward_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> invalid_suite();
