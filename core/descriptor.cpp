@@ -41,6 +41,15 @@ ConvError::ConvError(std::string attribute, std::string value, std::string rule)
     : std::invalid_argument(printable(attribute) + " = " + printable(value) + ": " + printable(rule)),
       attribute_(printable(attribute)), value_(printable(value)), rule_(printable(rule)) {}
 
+std::string_view to_string(Pass pass) {
+    switch (pass) {
+        case Pass::forward: return "fwd";
+        case Pass::backward_data: return "bwd_d";
+        case Pass::backward_weights: return "bwd_w";
+    }
+    return "?";
+}
+
 bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
     auto same_spatial = [&](const SpatialDims& a, const SpatialDims& b) {
         for (int i = 0; i < rank; ++i)
@@ -52,7 +61,8 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            same_spatial(strides, o.strides) && same_spatial(dilations, o.dilations) &&
            same_spatial(pads_begin, o.pads_begin) && same_spatial(pads_end, o.pads_end) && has_bias == o.has_bias &&
            dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format &&
-           src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides;
+           src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides &&
+           pass == o.pass;
 }
 
 std::int64_t ConvDescriptor::dilated_kernel(int axis) const { return (kernel_size[axis] - 1) * dilations[axis] + 1; }
@@ -257,6 +267,7 @@ std::string to_string(const ConvDescriptor& d) {
     if (!d.src_strides.empty()) s += ",ss=" + strides_text(d.src_strides);
     if (!d.weights_strides.empty()) s += ",ws=" + strides_text(d.weights_strides);
     if (!d.dst_strides.empty()) s += ",ds=" + strides_text(d.dst_strides);
+    if (d.pass != Pass::forward) s += ",dir=" + std::string(to_string(d.pass));
     return s;
 }
 
@@ -285,12 +296,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         start = comma + 1;
     }
     static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
-                                  "pe", "bias", "dt", "data", "wei", "ss", "ws", "ds"};
+                                  "pe", "bias", "dt", "data", "wei", "ss", "ws", "ds", "dir"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei ss ws ds)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei ss ws ds dir)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -337,6 +348,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         if (it->second == "ncx") d.data_format = DataFormat::ncx;
         else if (it->second == "nxc") d.data_format = DataFormat::nxc;
         else throw ConvError("data", it->second, "must be ncx or nxc");
+    }
+    if (auto it = fields.find("dir"); it != fields.end()) {
+        if (it->second == "fwd") d.pass = Pass::forward;
+        else if (it->second == "bwd_d") d.pass = Pass::backward_data;
+        else if (it->second == "bwd_w") d.pass = Pass::backward_weights;
+        else throw ConvError("dir", it->second, "must be fwd, bwd_d or bwd_w (backward weights takes the bias gradient too when bias=1)");
     }
     if (auto it = fields.find("wei"); it != fields.end()) {
         if (it->second == "oix") d.filter_format = FilterFormat::oix;

@@ -28,6 +28,12 @@ enum class DataFormat : int { ncx = 0, nxc = 1 };
 // OIX: [O][I/G][spatial...]; XIO: [spatial...][I/G][O]; OXI: [O][spatial...][I/G] (OHWI: XNNPACK,
 // TOSA, oneDNN's NHWC paths).
 enum class FilterFormat : int { oix = 0, xio = 1, oxi = 2 };
+// The pass a descriptor asks for (docs/passes.md; benchdnn's --dir): the forward pass, backward data
+// (diff_src from diff_dst and weights) or backward weights (diff_weights, and diff_bias when
+// has_bias, from src and diff_dst). The tensors keep their forward shapes and layouts.
+enum class Pass : int { forward = 0, backward_data = 1, backward_weights = 2 };
+// "fwd", "bwd_d", "bwd_w": the values of the canonical string's dir= key.
+std::string_view to_string(Pass pass);
 
 std::string_view to_string(DataFormat format);
 std::string_view to_string(FilterFormat format);
@@ -63,6 +69,7 @@ struct ConvDescriptor {
     // Memory strides in elements, one per dim of the tensor in its format's order (src_dims(),
     // weights_dims(), dst_dims()); empty: dense, the default. Rules and offsets: memory_layout.hpp.
     std::vector<std::int64_t> src_strides, weights_strides, dst_strides;
+    Pass pass = Pass::forward;          // dir=: the forward pass unless a backward one is asked for
 
     bool operator==(const ConvDescriptor& other) const;
 
@@ -94,11 +101,11 @@ void validate(const ConvDescriptor& d);
 
 // The canonical string form, e.g.
 //   conv:n=1,c=16,o=32,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix
-// print() writes every field (and ss=, ws=, ds= when the descriptor gives strides, e.g. ss=96x1x24x3);
-// parse(print(d)) == d for every valid d.
+// print() writes every field (ss=, ws=, ds= when the descriptor gives strides, e.g. ss=96x1x24x3; dir=bwd_d
+// or dir=bwd_w for a backward pass, nothing for the forward pass); parse(print(d)) == d for every valid d.
 std::string to_string(const ConvDescriptor& d);
 // Parses the canonical form. Keys may come in any order; missing keys take the defaults above
-// (n=1, g=1, s=1, d=1, pads 0, bias=0, dt=f32, data=ncx, wei=oix, dense); c, o, in and k are required.
+// (n=1, g=1, s=1, d=1, pads 0, bias=0, dt=f32, data=ncx, wei=oix, dense, dir=fwd); c, o, in and k are required.
 // A spatial key with one value applies it to every axis. Throws ConvError; validates the result.
 ConvDescriptor parse_descriptor(std::string_view text);
 

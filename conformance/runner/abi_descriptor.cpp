@@ -23,9 +23,11 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     c.dtype = static_cast<int32_t>(d.dtype);  // DataType and convcheck_dtype share values for f32/f16/bf16
     c.data_format = static_cast<int32_t>(d.data_format);
     c.filter_format = static_cast<int32_t>(d.filter_format);
-    // 1.2: one dtype for every tensor, the forward pass, no extension (all the core describes)
+    // 1.2: one dtype for every tensor, the descriptor's pass, no extension (all the core describes)
     c.src_dtype = c.weights_dtype = c.bias_dtype = c.dst_dtype = c.dtype;
-    c.prop_kind = CONVCHECK_FORWARD;
+    c.prop_kind = d.pass == Pass::backward_data      ? CONVCHECK_BACKWARD_DATA
+                  : d.pass == Pass::backward_weights ? CONVCHECK_BACKWARD_WEIGHTS
+                                                     : CONVCHECK_FORWARD;
     c.next = nullptr;
     // 1.2, memory layout: all zero is dense
     auto put = [](const std::vector<std::int64_t>& from, int64_t* to) {
@@ -64,8 +66,11 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
                 throw ConvError("src_dtype/weights_dtype/bias_dtype/dst_dtype", std::to_string(t),
                                 "the canonical descriptor has one dtype for every tensor (dtype " +
                                     std::to_string(c.dtype) + ")");
-        if (c.prop_kind != CONVCHECK_FORWARD)
-            throw ConvError("prop_kind", std::to_string(c.prop_kind), "the canonical descriptor is the forward pass");
+        if (c.prop_kind == CONVCHECK_BACKWARD_DATA) d.pass = Pass::backward_data;
+        else if (c.prop_kind == CONVCHECK_BACKWARD_WEIGHTS) d.pass = Pass::backward_weights;
+        else if (c.prop_kind != CONVCHECK_FORWARD)
+            throw ConvError("prop_kind", std::to_string(c.prop_kind),
+                            "must be CONVCHECK_FORWARD, CONVCHECK_BACKWARD_DATA or CONVCHECK_BACKWARD_WEIGHTS");
         if (c.next != nullptr)
             throw ConvError("next", "an extension chain", "no extension is known (ABI 1.2 defines none)");
     }

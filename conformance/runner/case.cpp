@@ -2,7 +2,16 @@
 
 namespace convcheck::runner {
 
-std::string Case::descriptor() const { return op == Op::conv ? to_string(conv) : cc; }
+std::string Case::descriptor() const { return op == Op::cc ? cc : to_string(conv); }
+
+Op conv_op(const ConvDescriptor& d) {
+    switch (d.pass) {
+        case Pass::backward_data: return Op::conv_bwd_data;
+        case Pass::backward_weights: return Op::conv_bwd_weights;
+        case Pass::forward: break;
+    }
+    return Op::conv;
+}
 
 const char* to_string(Status s) {
     switch (s) {

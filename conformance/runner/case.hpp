@@ -13,14 +13,18 @@
 
 namespace convcheck::runner {
 
-enum class Op { conv, cc };
+// conv_bwd_data and conv_bwd_weights are discrete convolution's backward passes (a "conv:" descriptor
+// with dir=bwd_d or dir=bwd_w; docs/passes.md): each its own entry of the table of operations.
+enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights };
+// The operation of a "conv:" descriptor: by its pass.
+Op conv_op(const ConvDescriptor& d);
 
 struct Case {
     std::string id;     // "<suite>/<index>", e.g. "smoke/0042": stable for any shard count
     std::string suite;  // the suite or file it came from
     std::string name;   // a shape's name where it has one, e.g. "resnet50/res2a_branch2b"
     Op op = Op::conv;
-    ConvDescriptor conv;      // op == conv
+    ConvDescriptor conv;      // op == conv, conv_bwd_data, conv_bwd_weights
     std::string cc;           // op == cc: the canonical "cc:" descriptor
     accuracy::Mode mode = accuracy::Mode::bound;
     std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode, fill) only

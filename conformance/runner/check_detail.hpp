@@ -89,6 +89,33 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
 void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
                         const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 
+// ---- the backward passes of discrete convolution (conv_backward_check.cpp, conv_backward_data.cpp) --
+// Exact and bound mode apply; every other mode is declined with the reason.
+std::string backward_mode_not_applicable(accuracy::Mode mode);
+// conv_unclaimed, and the runner's own limit: its backward buffers are dense, so a strided tensor or
+// OXI weights are declined with the reason (never sent dense).
+std::string backward_unclaimed(const PluginInfo& info, const Case& c);
+void check_conv_backward(const Backend& backend, const Case& c, const CheckSettings& s,
+                         const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// A backward pass's canonical inputs (src NCX, weights OIX, diff_dst NCX, each value already in
+// the dtype) for the case's mode: exact mode's small integers, chosen so that every partial sum of
+// the pass is exact in the contract's types, else why they cannot be; bound mode's uniform [-1, 1].
+struct BackwardInputs {
+    std::vector<double> src, weights, diff_dst;
+    std::string not_exact;  // exact mode: why no such data exists for this case; "" otherwise
+};
+BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract& contract, accuracy::Mode mode,
+                               std::uint64_t seed);
+// The backend's gradients, canonical order (diff_src NCX, diff_weights OIX, diff_bias [O]): one
+// isolated execution of the pass on guarded buffers in the case's layouts; an output the backend
+// never wrote reads back as NaN and is counted in `unwritten`.
+struct BackwardOutputs {
+    std::vector<double> got;        // diff_src, or diff_weights followed by diff_bias when has_bias
+    std::int64_t unwritten = 0;
+};
+ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const BackwardInputs& in,
+                          const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out);
+
 // ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
 void cc_validate(const Case& c);
 DataType cc_output_dtype(const Case& c);

@@ -18,4 +18,4 @@ execute_process(COMMAND ${command} RESULT_VARIABLE code OUTPUT_VARIABLE out ERRO
 if(NOT "${code}" STREQUAL "${EXPECT}")
   message(FATAL_ERROR "expected exit code ${EXPECT}, got ${code}\ncommand: ${command}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
-message(STATUS "exit code ${code} as expected\n${err}")
+message(STATUS "exit code ${code} as expected\n${out}${err}")

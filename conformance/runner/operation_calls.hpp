@@ -29,6 +29,26 @@ struct ConvExecution {
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
 
+// One backward pass of one discrete convolution (desc.prop_kind BACKWARD_DATA or BACKWARD_WEIGHTS;
+// plugin.h, convcheck_conv_args): create, conv_query, conv_execute, destroy. The inputs are
+// read-only: backward data reads diff_dst (passed in args.dst) and weights and writes diff_src;
+// backward weights reads src and diff_dst and writes diff_weights, and diff_bias when has_bias.
+// Every other buffer is NULL. The pass runs through the one-shot conv_execute (a plan is prepared
+// with the weights the forward pass reads). (conv_backward_calls.cpp)
+struct ConvBackwardExecution {
+    convcheck_conv_desc desc{};
+    const GuardedBuffer* src = nullptr;           // backward weights
+    const GuardedBuffer* weights = nullptr;       // backward data
+    const GuardedBuffer* diff_dst = nullptr;      // both
+    const GuardedBuffer* diff_src = nullptr;      // backward data's output
+    const GuardedBuffer* diff_weights = nullptr;  // backward weights' output
+    const GuardedBuffer* diff_bias = nullptr;     // backward weights' output when has_bias
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& options, const ConvBackwardExecution& e);
+
 // The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
 struct CcExecution {
     convcheck_cc_desc desc{};

@@ -15,6 +15,13 @@ const OperationTraits kOperations[] = {
      nullptr, detail::conv_output_dtype, conv_memory, detail::check_conv_invalid, detail::check_conv},
     {Op::cc, "cc", "continuous convolution", CONVCHECK_OP_CC, detail::cc_validate, nullptr,
      detail::cc_mode_not_applicable, detail::cc_output_dtype, cc_memory, nullptr, detail::check_cc},
+    // the backward passes of discrete convolution (docs/passes.md): exact and bound mode
+    {Op::conv_bwd_data, "conv_bwd_data", "backward data of discrete convolution", CONVCHECK_OP_CONV,
+     detail::conv_validate, detail::backward_unclaimed, detail::backward_mode_not_applicable, detail::conv_output_dtype,
+     conv_memory, nullptr, detail::check_conv_backward},
+    {Op::conv_bwd_weights, "conv_bwd_weights", "backward weights of discrete convolution", CONVCHECK_OP_CONV,
+     detail::conv_validate, detail::backward_unclaimed, detail::backward_mode_not_applicable, detail::conv_output_dtype,
+     conv_memory, nullptr, detail::check_conv_backward},
 };
 
 }  // namespace

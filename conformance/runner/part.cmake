@@ -130,3 +130,18 @@ if(CONVCHECK_BUILD_TESTS)
     set_tests_properties(conformance_declaration_${file}_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "exit code 2 as expected.*${message}")
   endforeach()
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # The backward suite (docs/passes.md): the reference passes every case of both passes; the
+  # optimized plugin (forward only) and a plugin of ABI 1.0 decline every one, by its claim, and
+  # the run that checked nothing is not a pass (exit 1).
+  add_test(NAME conformance_backward_reference
+           COMMAND convcheck run --backend reference --suite backward --quiet --no-shrink --no-progress)
+  foreach(declining optimized abi_1_0)
+    set(plugin $<TARGET_FILE:convcheck_plugin_${declining}>)
+    add_test(NAME conformance_backward_${declining}_declines
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> run --backend ${plugin} --suite backward --no-shrink --no-progress)
+    set_tests_properties(conformance_backward_${declining}_declines PROPERTIES PASS_REGULAR_EXPRESSION
+      "exit code 1 as expected.*the plugin does not claim prop_kind backward_data.*0 cases executed, 80 declined")
+  endforeach()
+endif()

@@ -36,6 +36,8 @@ std::vector<SuiteInfo> builtin_suites() {
         {"strides", "tensors that are not dense (ABI 1.2 memory strides): permuted views, padded rows and channels, "
                     "a batch pitch, each tensor strided alone and all together; the OXI (OHWI) filter format with "
                     "NCX and NXC"},
+        {"backward", "the backward passes (dir=bwd_d, dir=bwd_w with the bias gradient): ranks 1-3, groups, depthwise, "
+                     "dilation, strides, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact and bound"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
@@ -53,6 +55,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "invalid") return invalid_suite();
     if (name == "large") return large_suite();
     if (name == "strides") return strides_suite();
+    if (name == "backward") return backward_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +
@@ -86,8 +89,9 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         } else {
             // as written: an invalid-mode case breaks a rule on purpose; every other mode validates below
             base.conv = parse_descriptor_unvalidated(e.descriptor);
+            base.op = conv_op(base.conv);  // the forward pass or a backward one (dir=)
         }
-        const std::string rule = base.op == Op::conv ? broken_rule(base.conv) : "";
+        const std::string rule = base.op != Op::cc ? broken_rule(base.conv) : "";
         std::vector<accuracy::Mode> modes;
         if (!only_mode.empty()) {
             // a special fill is exact-mode data: such an entry has no case in another mode
@@ -117,7 +121,7 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
                                             "' in mode invalid breaks no rule: that mode is for descriptors the backend "
                                             "must refuse");
-            if (mode != accuracy::Mode::invalid && base.op == Op::conv) validate(base.conv);  // ConvError names the rule
+            if (mode != accuracy::Mode::invalid && base.op != Op::cc) validate(base.conv);  // ConvError names the rule
             if (base.op == Op::cc)  // docs/cc.md: a real-scale window the backend may decide either way
                 if (const std::string why = ambiguous_real_scale_window(parse_cc_descriptor(base.cc), mode); !why.empty())
                     throw std::invalid_argument("suite " + suite + ": CC entry '" + e.descriptor + "': " + why);

@@ -34,8 +34,8 @@ struct SuiteInfo {
     std::string description;
 };
 
-// smoke, full, models, edge, dialects, cc, accuracy, pairwise, invalid, strides, large (each with a one-line
-// description).
+// smoke, full, models, edge, dialects, cc, accuracy, backward, pairwise, invalid, strides, large (each with a
+// one-line description).
 std::vector<SuiteInfo> builtin_suites();
 
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
@@ -46,6 +46,8 @@ std::vector<SuiteEntry> models_suite();
 std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
+// The backward passes of the smoke geometries (suite_backward.cpp, docs/passes.md).
+std::vector<SuiteEntry> backward_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> invalid_suite();

@@ -100,6 +100,24 @@ RC_GTEST_PROP(Descriptor, CanonicalStringRoundTrips, ()) {
     RC_ASSERT(to_string(parse_descriptor(text)) == text);
 }
 
+// The pass (dir=, docs/passes.md): printed only for a backward pass, and round-tripped; the forward
+// pass prints as it always did.
+RC_GTEST_PROP(Descriptor, PassRoundTrips, ()) {
+    ConvDescriptor d = *testgen::valid_descriptor();
+    d.pass = *rc::gen::element(Pass::forward, Pass::backward_data, Pass::backward_weights);
+    const std::string text = to_string(d);
+    RC_ASSERT(parse_descriptor(text) == d);
+    RC_ASSERT((text.find(",dir=") != std::string::npos) == (d.pass != Pass::forward));
+}
+
+TEST(Descriptor, PassKeyValuesAndErrors) {
+    EXPECT_EQ(parse_descriptor("c=1,o=1,in=3,k=1,dir=bwd_d").pass, Pass::backward_data);
+    EXPECT_EQ(parse_descriptor("c=1,o=1,in=3,k=1,dir=bwd_w").pass, Pass::backward_weights);
+    EXPECT_EQ(parse_descriptor("c=1,o=1,in=3,k=1,dir=fwd"), parse_descriptor("c=1,o=1,in=3,k=1"));
+    EXPECT_FALSE(parse_descriptor("c=1,o=1,in=3,k=1,dir=bwd_d") == parse_descriptor("c=1,o=1,in=3,k=1,dir=bwd_w"));
+    expect_error("c=1,o=1,in=3,k=1,dir=BWD_D", "dir");
+}
+
 TEST(Descriptor, ErrorsEchoHostileBytesReadably) {
     try {
         parse_descriptor(std::string("c=1,o=1,in=1,k=1,\0\x01=1", 21));

@@ -1,10 +1,12 @@
 // The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
-// accumulation. Discrete convolution (reading 1) and CC (the four blocks, seed 004).
+// accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp) and
+// CC (the four blocks, seed 004).
 #include <memory>
 #include <string>
 
 #include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
@@ -42,6 +44,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     // the reference's reorders read and write every element where the strides put it (memory_layout.hpp)
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return fill_info(info, mine);
 }
 
@@ -92,6 +96,54 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Plan>(desc, reinterpret_cast<Instance*>(plugin)->pool);
 }
 
+// The backward passes (docs/passes.md): the spec-literal sums of reference/backward.hpp in double,
+// each gradient rounded once to the dtype. One dtype for every tensor, no extension.
+bool is_backward(const convcheck_conv_desc* desc) {
+    return CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) && prop_kind(*desc) != CONVCHECK_FORWARD;
+}
+
+convcheck::ConvDescriptor backward_descriptor(const convcheck_conv_desc& desc) {
+    const TensorDtypes t = tensor_dtypes(desc);
+    if (t.src != desc.dtype || t.weights != desc.dtype || t.bias != desc.dtype || t.dst != desc.dtype || extensions(desc))
+        throw PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
+                          "the reference's backward passes take one dtype for every tensor and no extension");
+    convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
+    convcheck::validate(d);
+    return d;
+}
+
+convcheck_error* conv_query_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (!is_backward(desc)) return gated_query<prepare>(plugin, desc, out);
+    return guarded("conv_query", [&]() -> convcheck_error* {
+        backward_descriptor(*desc);
+        return supported(out);
+    });
+}
+
+convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
+    return guarded("conv_execute", [&]() -> convcheck_error* {
+        const convcheck::ConvDescriptor d = backward_descriptor(*desc);
+        if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
+            return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
+        namespace ref = convcheck::reference;
+        if (d.pass == convcheck::Pass::backward_data) {
+            if (args->weights == nullptr || args->diff_src == nullptr)
+                return invalid_argument("conv_args: backward data needs weights and diff_src");
+            ref::ncx_to_src(d, ref::backward_data(d, args->dst, args->weights).values, args->diff_src);
+        } else {
+            if (args->src == nullptr || args->diff_weights == nullptr || (d.has_bias && args->diff_bias == nullptr))
+                return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
+            ref::GradientResult bias;
+            ref::oix_to_weights(d, ref::backward_weights(d, args->src, args->dst, d.has_bias ? &bias : nullptr).values,
+                                args->diff_weights);
+            if (d.has_bias) ref::round_bias_to_output(d, bias.values, args->diff_bias);
+        }
+        write_implementation(args, "reference_f64_summation");
+        return nullptr;
+    });
+}
+
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
@@ -118,6 +170,8 @@ convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, co
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
+    a.conv_query = conv_query_any;  // the forward pass as add_conv made it, the backward passes beside it
+    a.conv_execute = conv_execute_any;
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

@@ -96,8 +96,14 @@ TEST(Descriptor, TheCanonicalReaderRefusesWhatItCannotHold) {
     mixed.dtype = CONVCHECK_DTYPE_MIXED;
     EXPECT_THROW(from_abi(mixed), ConvError);
     convcheck_conv_desc backward = base;
-    backward.prop_kind = CONVCHECK_BACKWARD_DATA;
-    EXPECT_THROW(from_abi(backward), ConvError);
+    backward.prop_kind = CONVCHECK_BACKWARD_DATA;  // the pass round-trips (docs/passes.md)
+    EXPECT_EQ(from_abi(backward).pass, Pass::backward_data);
+    EXPECT_EQ(to_abi(from_abi(backward)).prop_kind, CONVCHECK_BACKWARD_DATA);
+    backward.prop_kind = CONVCHECK_BACKWARD_WEIGHTS;
+    EXPECT_EQ(from_abi(backward).pass, Pass::backward_weights);
+    convcheck_conv_desc unknown_pass = base;
+    unknown_pass.prop_kind = 9;
+    EXPECT_THROW(from_abi(unknown_pass), ConvError);
     const convcheck_extension extension{sizeof(convcheck_extension), 0x7ffe, nullptr};
     convcheck_conv_desc extended = base;
     extended.next = &extension;
@@ -107,7 +113,7 @@ TEST(Descriptor, TheCanonicalReaderRefusesWhatItCannotHold) {
     old.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, filter_format);
     old.dst_dtype = 77;
     old.next = &extension;
-    EXPECT_NO_THROW(from_abi(old));
+    EXPECT_EQ(from_abi(old).pass, Pass::forward);
 }
 
 TEST(Descriptor, TheRunnerRefusesWhatThePluginDoesNotClaim) {
@@ -145,9 +151,15 @@ TEST(Descriptor, TheRunnerRefusesWhatThePluginDoesNotClaim) {
     EXPECT_NE(unclaimed_abi(info, extended).find("built against ABI 1.1"), std::string::npos);
 }
 
-// A plugin that writes none of the 1.2 claims (here every bundled one) negotiates to the defaults.
+// A plugin that writes none of the 1.2 claims negotiates to the defaults; the reference claims the
+// backward passes it computes (docs/passes.md).
 TEST(Descriptor, ThePluginsClaimTheDefaults) {
-    for (const char* backend : {"reference", "mutants", "optimized"}) {
+    auto reference = open_backend("reference", {}, 0, "none", 30.0);
+    EXPECT_EQ(reference->backend.info.prop_kinds, CONVCHECK_BIT(CONVCHECK_FORWARD) |
+                                                      CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                                                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS));
+    EXPECT_FALSE(reference->backend.info.mixed_dtypes);
+    for (const char* backend : {"mutants", "optimized"}) {
         auto s = open_backend(backend, {}, 0, "none", 30.0);
         EXPECT_EQ(s->backend.info.prop_kinds, CONVCHECK_BIT(CONVCHECK_FORWARD)) << backend;
         EXPECT_FALSE(s->backend.info.mixed_dtypes) << backend;

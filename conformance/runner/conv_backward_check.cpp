@@ -1,0 +1,112 @@
+// The backward passes' entries in the case pipeline (operation_traits.cpp; docs/passes.md): the
+// modes that apply, and the check: the pass's inputs (conv_backward_data.cpp), the spec-literal
+// reference (reference/backward.hpp: each gradient's exact value, magnitude and term count), one
+// isolated execution, and the comparison, exactly or under the contract's bound with the pass's
+// own term counts (backward weights sums over the batch and every output position).
+#include <cmath>
+
+#include "check_detail.hpp"
+#include "convcheck/reference/backward.hpp"
+#include "memory_layout.hpp"
+
+namespace convcheck::runner::detail {
+
+using accuracy::Mode;
+
+std::string backward_mode_not_applicable(Mode mode) {
+    if (mode == Mode::exact || mode == Mode::bound) return "";
+    return std::string("mode ") + accuracy::to_string(mode) +
+           " does not apply to a backward pass yet (exact and bound mode do; docs/passes.md)";
+}
+
+std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
+    if (has_strides(c.conv) || c.conv.filter_format == FilterFormat::oxi)
+        return "the runner's backward passes take dense tensors in NCX/NXC and OIX/XIO only (memory strides and "
+               "OXI: not yet, docs/passes.md)";
+    return conv_unclaimed(info, c);
+}
+
+namespace {
+
+// The reference's gradients in the order BackwardOutputs::got holds them.
+reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in) {
+    if (d.pass == Pass::backward_data) return reference::backward_data_summation(d, in.diff_dst, in.weights);
+    reference::GradientResult w = reference::backward_weights_summation(d, in.src, in.diff_dst);
+    if (d.has_bias) {
+        const reference::GradientResult b = reference::backward_bias_summation(d, in.diff_dst);
+        w.values.insert(w.values.end(), b.values.begin(), b.values.end());
+        w.magnitude.insert(w.magnitude.end(), b.magnitude.begin(), b.magnitude.end());
+        w.terms.insert(w.terms.end(), b.terms.begin(), b.terms.end());
+    }
+    return w;
+}
+
+// The tensor and coordinates of a flat index into the pass's outputs: diff_src [n, c, x...],
+// diff_weights [o, i, k...], diff_bias [o].
+std::string gradient_element(const ConvDescriptor& d, std::int64_t flat) {
+    std::vector<std::int64_t> dims;
+    std::string name;
+    if (d.pass == Pass::backward_data) {
+        name = "diff_src";
+        dims = {d.batch, d.in_channels};
+        for (int a = 0; a < d.rank; ++a) dims.push_back(d.input_size[a]);
+    } else if (flat >= d.weights_elements()) {
+        return "diff_bias[" + std::to_string(flat - d.weights_elements()) + "]";
+    } else {
+        name = "diff_weights";
+        dims = {d.out_channels, d.in_channels_per_group()};
+        for (int a = 0; a < d.rank; ++a) dims.push_back(d.kernel_size[a]);
+    }
+    std::vector<std::int64_t> c(dims.size());
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        c[i] = flat % dims[i];
+        flat /= dims[i];
+    }
+    return name + coordinates_text(c);
+}
+
+}  // namespace
+
+void check_conv_backward(const Backend& backend, const Case& c, const CheckSettings& s,
+                         const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    const bool exact = c.mode == Mode::exact;
+    const BackwardInputs in = backward_inputs(d, contract, c.mode, c.seed);
+    if (declined(in.not_exact, r)) return;
+    reference::GradientResult want = backward_reference(d, in);
+    // exact mode: the data keeps every partial sum an integer the types hold, so the one right
+    // answer is the exact sum (rounding it once to the dtype changes nothing; done for the record)
+    if (exact)
+        for (double& v : want.values) v = round_to(d.dtype, v);
+    BackwardOutputs out;
+    const ChildOutcome o = run_backward(backend, d, in, s, needs, out);
+    if (outcome_status(o, r)) return;
+    r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
+    r.implementation = o.implementation;
+    const accuracy::Comparison cmp = exact ? accuracy::compare_exact(want.values, out.got)
+                                           : accuracy::compare_bound(contract, want.values, want.magnitude,
+                                                                     want.terms, out.got);
+    ErrorReport e;
+    e.comparison = cmp;
+    if (!exact && cmp.mismatches > 0 && std::isfinite(cmp.max_bound_fraction))
+        e.bound_growth_needed = cmp.max_bound_fraction;
+    e.interior_mismatches = cmp.mismatches;  // a gradient element has no one receptive field to call a border
+    r.error = e;
+    r.status = cmp.passed() ? Status::passed : Status::failed;
+    if (!cmp.passed()) {
+        const std::int64_t nan = nan_outputs(out.got, want.values);
+        r.kind = mismatch_kind(out.unwritten, nan);
+        const std::int64_t i = cmp.first_mismatch;
+        r.reason = std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.elements) + " gradient elements " +
+                   (exact ? "differ from the exact result" : "exceed the error bound") + "; first " +
+                   gradient_element(d, i) + ": got " + format_double(out.got[i]) + ", want " +
+                   format_double(want.values[i]) + " (" + std::to_string(want.terms[i]) + " terms)";
+        if (e.bound_growth_needed) r.reason += "; the bound would have to grow " + format_double(*e.bound_growth_needed) + "x to pass";
+        if (out.unwritten > 0) r.reason += "; " + std::to_string(out.unwritten) + " gradient elements never written";
+        else if (nan > 0) r.reason += "; NaN in " + std::to_string(nan) + " gradient elements where the reference is finite";
+    }
+    if (!exact) apply_statistics(cmp, r);
+    leak_status(o, s, r);
+}
+
+}  // namespace convcheck::runner::detail
