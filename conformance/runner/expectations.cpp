@@ -200,18 +200,16 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
 std::optional<std::string> Expectations::accumulation(const std::string& backend, const std::string& dtype) const {
     const auto it = backends_.find(backend);
     if (it == backends_.end()) return std::nullopt;
-    for (const AccumulationOnCpu& on : it->second.accumulation_on_cpu) {
-        if (!cpu_holds(on.cpu)) continue;
-        for (const std::string& key : {dtype, std::string("*")}) {
-            const auto a = on.accumulation.find(key);
-            if (a != on.accumulation.end()) return a->second;
-        }
-    }
-    for (const std::string& key : {dtype, std::string("*")}) {
-        const auto a = it->second.accumulation.find(key);
-        if (a != it->second.accumulation.end()) return a->second;
-    }
-    return std::nullopt;
+    // the entry for this output dtype, else for all ('*')
+    auto lookup = [&](const std::map<std::string, std::string>& by_dtype) -> std::optional<std::string> {
+        for (const std::string& key : {dtype, std::string("*")})
+            if (const auto a = by_dtype.find(key); a != by_dtype.end()) return a->second;
+        return std::nullopt;
+    };
+    for (const AccumulationOnCpu& on : it->second.accumulation_on_cpu)
+        if (cpu_holds(on.cpu))
+            if (auto a = lookup(on.accumulation)) return a;
+    return lookup(it->second.accumulation);
 }
 
 const BackendDeclaration* Expectations::declaration(const std::string& backend) const {

@@ -231,6 +231,12 @@ double to_output(const Problem& p, double v) {
 
 }  // namespace
 
+long long dst_span(const convcheck_conv_desc& desc) {
+    const Problem p(desc, M::none);
+    // every stride is positive, so the last output lies furthest in
+    return p.N * p.O * p.out_spatial == 0 ? 0 : p.dst_index(p.N - 1, p.O - 1, p.out_spatial - 1) + 1;
+}
+
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant, int threads) {
     const Problem p(desc, mutant);
     const long long taps = p.ICg * p.k_spatial;
@@ -248,8 +254,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         p.m == M::dst_unwritten_past_2gib ? (1LL << 31) / size_of(p.dt) : std::numeric_limits<long long>::max();
     if (p.m == M::dst_gaps_written && p.strided_dst) {
         // the whole span of dst zeroed first, as a memset of "the output" does: its gaps too
-        const long long last = p.dst_index(p.N - 1, p.O - 1, p.out_spatial - 1);
-        std::memset(a.dst, 0, static_cast<std::size_t>(last + 1) * static_cast<std::size_t>(size_of(p.dt)));
+        std::memset(a.dst, 0, static_cast<std::size_t>(dst_span(desc)) * static_cast<std::size_t>(size_of(p.dt)));
     }
     // Output f's sum (before the bias) into dst, the bias added and rounded the mutant's way.
     auto store = [&](long long f, double v) {

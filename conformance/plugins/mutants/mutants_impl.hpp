@@ -8,6 +8,8 @@ namespace convcheck::mutants {
 
 // dst of one discrete convolution (mutants_conv.cpp); `threads` is the instance's num_threads.
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads);
+// Elements from dst's first to one past its last, gaps included (ABI 1.2 strides); its element count when dense.
+long long dst_span(const convcheck_conv_desc& desc);
 // dst of one CC layer (mutants_cc.cpp).
 void compute_cc(const convcheck_cc_desc& desc, const convcheck_cc_args& args, Mutant mutant);
 

@@ -98,22 +98,8 @@ struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, Mutant mutant, const Instance& instance)
         : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool) {}
     bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
-    // dst's whole span: its elements, or with ABI 1.2 strides 1 + sum (dim - 1) * stride (gaps included)
-    uint64_t dst_bytes() const {
-        long long span = dst_elements(desc);
-        if (desc.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides) && desc.dst_strides[0] != 0) {
-            // dims in the format's order: N, then C first (NCX) or last (NXC), the spatial axes in order
-            long long dims[5] = {desc.batch, 0, 0, 0, 0};
-            const bool ncx = desc.data_format == CONVCHECK_NCX;
-            int j = 1;
-            if (ncx) dims[j++] = desc.out_channels;
-            for (int axis = 0; axis < desc.rank; ++axis) dims[j++] = output_size(desc, axis);
-            if (!ncx) dims[j++] = desc.out_channels;
-            span = 1;
-            for (int i = 0; i < j; ++i) span += (dims[i] - 1) * desc.dst_strides[i];
-        }
-        return static_cast<uint64_t>(span) * dtype_bytes(desc.dtype);
-    }
+    // dst's whole span, gaps included (a strided dst's gaps go through the workspace unchanged)
+    uint64_t dst_bytes() const { return static_cast<uint64_t>(convcheck::mutants::dst_span(desc)) * dtype_bytes(desc.dtype); }
     uint64_t workspace_bytes() const override { return in_workspace() ? dst_bytes() : 0; }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         if (!in_workspace()) {

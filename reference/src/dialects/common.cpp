@@ -246,21 +246,7 @@ void fill_spatial(SpatialDims* out, const std::vector<std::int64_t>& values, std
 
 ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const Geometry& g,
                                DataFormat data_format, FilterFormat filter_format) {
-    ConvDescriptor d;
-    d.rank = shapes.rank();
-    d.batch = shapes.batch;
-    d.in_channels = shapes.in_channels;
-    d.out_channels = shapes.out_channels;
-    d.groups = groups;
-    fill_spatial(&d.input_size, shapes.input_size, 1);
-    fill_spatial(&d.kernel_size, shapes.kernel_size, 1);
-    fill_spatial(&d.strides, g.strides, 1);
-    fill_spatial(&d.dilations, g.dilations, 1);
-    fill_spatial(&d.pads_begin, g.pads_begin, 0);
-    fill_spatial(&d.pads_end, g.pads_end, 0);
-    d.data_format = data_format;
-    d.filter_format = filter_format;
-    return d;
+    return descriptor_from<ConvDescriptor>(shapes, groups, g, data_format, filter_format);
 }
 
 Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geometry& g, PaddingRequest padding,

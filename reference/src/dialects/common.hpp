@@ -71,6 +71,27 @@ struct Geometry {
 };
 ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
                                DataFormat data_format, FilterFormat filter_format);
+// The fields a forward and a transposed descriptor share, from the shapes and a geometry (Geometry or
+// TransposedGeometry, which adds output_padding): make_descriptor and make_transposed both start here.
+template <typename Descriptor, typename AnyGeometry>
+Descriptor descriptor_from(const ConvShapes& shapes, std::int64_t groups, const AnyGeometry& g, DataFormat data_format,
+                           FilterFormat filter_format) {
+    Descriptor d;
+    d.rank = shapes.rank();
+    d.batch = shapes.batch;
+    d.in_channels = shapes.in_channels;
+    d.out_channels = shapes.out_channels;
+    d.groups = groups;
+    fill_spatial(&d.input_size, shapes.input_size, 1);
+    fill_spatial(&d.kernel_size, shapes.kernel_size, 1);
+    fill_spatial(&d.strides, g.strides, 1);
+    fill_spatial(&d.dilations, g.dilations, 1);
+    fill_spatial(&d.pads_begin, g.pads_begin, 0);
+    fill_spatial(&d.pads_end, g.pads_end, 0);
+    d.data_format = data_format;
+    d.filter_format = filter_format;
+    return d;
+}
 Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
                      PaddingRequest padding, DataFormat data_format);
 

@@ -29,21 +29,8 @@ namespace detail {
 
 TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t groups, const TransposedGeometry& g,
                                      DataFormat data_format, FilterFormat filter_format) {
-    TransposedDescriptor t;
-    t.rank = shapes.rank();
-    t.batch = shapes.batch;
-    t.in_channels = shapes.in_channels;
-    t.out_channels = shapes.out_channels;
-    t.groups = groups;
-    fill_spatial(&t.input_size, shapes.input_size, 1);
-    fill_spatial(&t.kernel_size, shapes.kernel_size, 1);
-    fill_spatial(&t.strides, g.strides, 1);
-    fill_spatial(&t.dilations, g.dilations, 1);
-    fill_spatial(&t.pads_begin, g.pads_begin, 0);
-    fill_spatial(&t.pads_end, g.pads_end, 0);
+    TransposedDescriptor t = descriptor_from<TransposedDescriptor>(shapes, groups, g, data_format, filter_format);
     fill_spatial(&t.output_padding, g.output_padding, 0);
-    t.data_format = data_format;
-    t.filter_format = filter_format;
     return t;
 }
 

@@ -15,7 +15,8 @@ Exit 0 when every case agrees, 1 on a mismatch, 2 on a usage error, 77 (skipped)
 
 import sys
 
-from torch_check import check_cases, parse
+import torch_check
+from torch_check import parse
 
 # descriptor (the reference's canonical string) and the data seed: together, a reproducer.
 CASES = [
@@ -55,12 +56,5 @@ def compute(torch, descriptor, seed):
     return numbers, want, ", ".join(f"{n} {len(t)} elements" for n, t in want.items())
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-2], file=sys.stderr)
-        return 2
-    return check_cases(sys.argv[1], CASES, compute)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(torch_check.main(__doc__, CASES, compute))

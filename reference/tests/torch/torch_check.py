@@ -2,6 +2,7 @@
 transposed_torch_check.py): the descriptor's fields, running a reference CLI, comparing with ==."""
 
 import json
+import sys
 import subprocess
 
 
@@ -76,3 +77,11 @@ def check_cases(cli, cases, compute):
             print(f"ok {descriptor} (seed {seed}): {label}")
     print(f"torch {torch.__version__}: {len(cases)} cases, {failures} mismatches")
     return 1 if failures else 0
+
+
+def main(doc, cases, compute):
+    """A check script's main: its one argument is the reference CLI; the usage line is its doc's next-to-last."""
+    if len(sys.argv) != 2:
+        print(doc.strip().splitlines()[-2], file=sys.stderr)
+        return 2
+    return check_cases(sys.argv[1], cases, compute)
