@@ -17,7 +17,8 @@ float load_f32(const void* data, DataType dtype, i64 index) {
     return 0.0f;
 }
 
-// The only rounding of an output: f32 accumulator -> d.dtype, to nearest even.
+}  // namespace
+
 void store_rounded(void* data, DataType dtype, i64 index, float value) {
     switch (dtype) {
     case DataType::f32: static_cast<float*>(data)[index] = value; return;
@@ -25,8 +26,6 @@ void store_rounded(void* data, DataType dtype, i64 index, float value) {
     case DataType::bf16: static_cast<std::uint16_t*>(data)[index] = f32_to_bf16(value); return;
     }
 }
-
-}  // namespace
 
 Geometry make_geometry(const ConvDescriptor& d, i64 channel_multiple) {
     Geometry g;
@@ -230,6 +229,18 @@ std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, con
                 canonical[(o * ICg + ic) * taps + t] = load_f32(weights, d.dtype, at);
             }
     return canonical;
+}
+
+void store_weights(const ConvDescriptor& d, const Geometry& g, const float* gtio, void* weights, i64 begin, i64 end) {
+    const i64 O = g.out_channels, ICg = g.in_per_group, OCg = g.out_per_group, taps = g.taps();
+    for (i64 o = begin; o < end; ++o) {
+        const i64 grp = o / OCg, oc = o % OCg;
+        for (i64 ic = 0; ic < ICg; ++ic)
+            for (i64 t = 0; t < taps; ++t) {
+                const i64 at = d.filter_format == FilterFormat::oix ? (o * ICg + ic) * taps + t : (t * ICg + ic) * O + o;
+                store_rounded(weights, d.dtype, at, gtio[((grp * taps + t) * ICg + ic) * OCg + oc]);
+            }
+    }
 }
 
 std::vector<float> widen_bias(const ConvDescriptor& d, const void* bias) {

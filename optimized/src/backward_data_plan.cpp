@@ -1,0 +1,148 @@
+// BackwardDataPlan: backward data as forward ConvPlans, one per phase of the polyphase form
+// (backward_phases.hpp). A single phase (all strides 1) writes diff_src itself; otherwise each phase
+// writes its own output (rounded once there, in d's dtype and data format) and a scatter moves it to
+// its x = r + S*j, or writes the zeros of a phase no tap reaches.
+#include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
+
+#include <cstring>
+#include <optional>
+
+#include "backward_phases.hpp"
+#include "convcheck/optimized/backward_plan.hpp"
+#include "edges.hpp"
+#include "parallel_join.hpp"
+#include "workspace_pool.hpp"
+
+namespace convcheck::optimized {
+
+using detail::i64;
+
+namespace {
+
+// One phase's elements to (or zeros into) their places in diff_src: rows (n, [c,] jd, jh) in [begin, end).
+struct Scatter {
+    const ConvDescriptor* d;
+    const detail::Phase* phase;
+    i64 J[3]{1, 1, 1}, r[3]{0, 0, 0}, S[3]{1, 1, 1}, X[3]{1, 1, 1};
+    Scatter(const ConvDescriptor& desc, const detail::Phase& p) : d(&desc), phase(&p) {
+        const int shift = 3 - desc.rank;
+        for (int a = 0; a < desc.rank; ++a) {
+            J[shift + a] = p.axis[a].outputs;
+            r[shift + a] = p.axis[a].residue;
+            S[shift + a] = p.axis[a].step;
+            X[shift + a] = desc.input_size[a];
+        }
+    }
+    bool ncx() const { return d->data_format == DataFormat::ncx; }
+    i64 rows() const { return d->batch * (ncx() ? d->in_channels : 1) * J[0] * J[1]; }
+    void run(const unsigned char* from, unsigned char* to, i64 begin, i64 end) const {
+        const i64 es = size_of(d->dtype), C = d->in_channels;
+        for (i64 row = begin; row < end; ++row) {
+            const i64 jh = row % J[1], jd = (row / J[1]) % J[0], nc = row / (J[1] * J[0]);
+            const i64 xd = r[0] + S[0] * jd, xh = r[1] + S[1] * jh;
+            if (ncx()) {  // nc = n*C + c: J[2] elements, x steps of S[2]
+                const i64 src_at = row * J[2], dst_at = ((nc * X[0] + xd) * X[1] + xh) * X[2] + r[2];
+                for (i64 jw = 0; jw < J[2]; ++jw) {
+                    unsigned char* out = to + (dst_at + jw * S[2]) * es;
+                    if (from) std::memcpy(out, from + (src_at + jw) * es, es);
+                    else std::memset(out, 0, es);
+                }
+            } else {  // nc = n: J[2] pixels of C elements
+                const i64 src_at = row * J[2] * C, dst_at = (((nc * X[0] + xd) * X[1] + xh) * X[2] + r[2]) * C;
+                for (i64 jw = 0; jw < J[2]; ++jw) {
+                    unsigned char* out = to + (dst_at + jw * S[2] * C) * es;
+                    if (from) std::memcpy(out, from + (src_at + jw * C) * es, C * es);
+                    else std::memset(out, 0, C * es);
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
+
+struct BackwardDataPlan::Impl {
+    ConvDescriptor desc;
+    std::vector<detail::Phase> phases;
+    std::vector<std::optional<ConvPlan>> plans;  // per phase; empty for a phase with no tap
+    bool direct = false;                          // one phase, its output is diff_src
+    std::unique_ptr<tbb::task_arena> arena;
+    detail::WorkspacePool<float> outputs;
+
+    void run(const void* diff_dst, void* diff_src) const {
+        if (direct) {
+            plans[0]->execute(diff_dst, diff_src);
+            return;
+        }
+        for (std::size_t i = 0; i < phases.size(); ++i) {
+            const Scatter scatter(desc, phases[i]);
+            auto* to = static_cast<unsigned char*>(diff_src);
+            if (!plans[i]) {
+                detail::parallel_for_joined(tbb::blocked_range<i64>(0, scatter.rows()), [&](const tbb::blocked_range<i64>& r) {
+                    scatter.run(nullptr, to, r.begin(), r.end());
+                });
+                continue;
+            }
+            const ConvDescriptor& f = phases[i].forward;
+            const i64 bytes = f.dst_elements() * size_of(desc.dtype);
+            detail::Workspace<float> out = outputs.take(static_cast<std::size_t>((bytes + 3) / 4));
+            plans[i]->execute(diff_dst, out.data());
+            const auto* from = reinterpret_cast<const unsigned char*>(out.data());
+            detail::parallel_for_joined(tbb::blocked_range<i64>(0, scatter.rows()), [&](const tbb::blocked_range<i64>& r) {
+                scatter.run(from, to, r.begin(), r.end());
+            });
+        }
+    }
+};
+
+BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights, Options options)
+    : impl_(std::make_unique<Impl>()) {
+    validate(d);
+    if (const std::string why = why_backward_unsupported(d); !why.empty())
+        throw ConvError("backward data", to_string(d), why);
+    if (weights == nullptr) throw ConvError("weights", "null", "the weights buffer must not be null");
+    if (options.threads < 0)
+        throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
+    Impl& m = *impl_;
+    m.desc = d;
+    m.phases = detail::backward_data_phases(d);
+    const std::vector<float> canonical = detail::widen_weights(d, detail::make_geometry(d, 1), weights);
+    // the phases run inside this plan's arena: their own plans take the threads of the caller's
+    const Options phase_options{.threads = 0, .forced_path = options.forced_path};
+    for (const detail::Phase& p : m.phases) {
+        if (!p.has_taps) {
+            m.plans.emplace_back();
+            continue;
+        }
+        const std::vector<unsigned char> w = detail::phase_weights(d, p, canonical);
+        m.plans.emplace_back(std::in_place, p.forward, w.data(), nullptr, phase_options);
+    }
+    m.direct = m.phases.size() == 1 && m.plans[0].has_value();
+    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+}
+
+BackwardDataPlan::~BackwardDataPlan() = default;
+BackwardDataPlan::BackwardDataPlan(BackwardDataPlan&&) noexcept = default;
+BackwardDataPlan& BackwardDataPlan::operator=(BackwardDataPlan&&) noexcept = default;
+
+void BackwardDataPlan::execute(const void* diff_dst, void* diff_src) const {
+    if (diff_dst == nullptr || diff_src == nullptr)
+        throw ConvError(diff_dst ? "diff_src" : "diff_dst", "null", "buffers must not be null");
+    if (impl_->arena)
+        detail::arena_execute_joined(*impl_->arena, [&] { impl_->run(diff_dst, diff_src); });
+    else
+        impl_->run(diff_dst, diff_src);
+}
+
+std::string BackwardDataPlan::implementation() const {
+    std::string path = "none";
+    for (const auto& p : impl_->plans)
+        if (p) {
+            path = std::string(p->path_name());
+            break;
+        }
+    return "bwd_data phases=" + std::to_string(impl_->phases.size()) + " " + path;
+}
+
+}  // namespace convcheck::optimized

@@ -1,0 +1,26 @@
+// What the optimized backward passes decline (why_backward_unsupported): memory layouts the forward
+// declines too, a backward data split into more phases than kMaxBackwardPhases, and any workspace the
+// forward's limits refuse (the phases' own forward convolutions, or backward weights' padded input).
+#include "backward_phases.hpp"
+#include "convcheck/optimized/backward_plan.hpp"
+
+namespace convcheck::optimized {
+
+std::string why_backward_unsupported(const ConvDescriptor& d) {
+    if (std::string why = why_layout_unsupported(d); !why.empty()) return why;
+    if (d.pass != Pass::backward_data)
+        if (std::string why = why_too_large(d); !why.empty()) return why;
+    if (d.pass == Pass::backward_weights) return "";
+    const std::int64_t phases = detail::backward_data_phase_count(d);
+    if (phases < 0 || phases > detail::kMaxBackwardPhases)
+        return "backward data runs one forward convolution per residue of the input modulo the strides (the "
+               "product over axes of min(stride, input)); " +
+               (phases < 0 ? std::string("more than 2^62") : std::to_string(phases)) + " phases exceed its limit of " +
+               std::to_string(detail::kMaxBackwardPhases);
+    for (const detail::Phase& p : detail::backward_data_phases(d))
+        if (p.has_taps)
+            if (std::string why = why_too_large(p.forward); !why.empty()) return "a phase of backward data (" + to_string(p.forward) + "): " + why;
+    return "";
+}
+
+}  // namespace convcheck::optimized

@@ -1,0 +1,204 @@
+// BackwardWeightsPlan: src and diff_dst widened to channels-last f32 (the forward's edges), the
+// kernels of backward_weights_problem.hpp over work items (group, lane block, chunk of tiles), the
+// bias as a column sum of diff_dst, and one rounding into the user's filter format and dtype.
+//
+// A layer with few work items (depthwise, a 7x7 layer at batch 1) would leave threads idle: its output
+// rows are then cut into `parts`, a number that depends only on the descriptor; each part's sums go to
+// their own buffer and the parts are added in part order. Every element is thus summed in one fixed
+// order for any thread count.
+#include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+
+#include "backward_weights_problem.hpp"
+#include "convcheck/optimized/backward_plan.hpp"
+#include "edges.hpp"
+#include "parallel_join.hpp"
+#include "workspace_pool.hpp"
+
+namespace convcheck::optimized {
+
+using detail::i64;
+
+namespace {
+
+// Tasks the items and parts together should give, and the most floats the parts' buffers may hold.
+constexpr i64 kWantedTasks = 32;
+constexpr i64 kMaxPartFloats = i64{1} << 26;
+
+Path automatic_path() {
+    if (cpu_has_avx512()) return Path::blocked_avx512;
+    if (cpu_has_avx2_fma()) return Path::blocked_avx2;
+    return Path::scalar;
+}
+
+// diff_dst as the "input" of a 1x1 forward convolution, so that the forward's edges widen it to
+// channels-last f32 [N][out...][O].
+ConvDescriptor diff_dst_as_input(const ConvDescriptor& d) {
+    ConvDescriptor f;
+    f.rank = d.rank;
+    f.batch = d.batch;
+    f.in_channels = f.out_channels = d.out_channels;
+    for (int a = 0; a < d.rank; ++a) f.input_size[a] = d.output_size(a);
+    f.dtype = d.dtype;
+    f.data_format = d.data_format;
+    return f;
+}
+
+}  // namespace
+
+std::string why_backward_weights_unavailable(const ConvDescriptor&, Path path) {
+    switch (path) {
+    case Path::automatic:
+    case Path::scalar: return "";
+    case Path::blocked_avx2: return cpu_has_avx2_fma() ? "" : "needs AVX2 and FMA, which this CPU lacks";
+    case Path::blocked_avx512: return cpu_has_avx512() ? "" : "needs AVX-512 (F, BW, VL), which this CPU lacks";
+    default: return "backward weights runs scalar, blocked_avx2 or blocked_avx512 kernels";
+    }
+}
+
+struct BackwardWeightsPlan::Impl {
+    ConvDescriptor desc, dy_desc;
+    detail::Geometry geometry, dy_geometry;
+    std::vector<i64> taps;
+    Path path = Path::scalar;
+    detail::BackwardWeightsProblem problem;
+    i64 parts = 1;
+    std::unique_ptr<tbb::task_arena> arena;
+    detail::WorkspacePool<float> inputs, diffs, sums;
+
+    template <typename Body>
+    static void parallel(i64 count, const Body& body) {
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, count),
+                                    [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
+    }
+
+    void plan_problem() {
+        const detail::Geometry& g = geometry;
+        detail::BackwardWeightsProblem& p = problem;
+        p.geometry = &geometry;
+        p.tap_offsets = taps.data();
+        p.depthwise = g.in_per_group == 1 && g.out_per_group == 1;
+        const i64 lanes_total = p.depthwise ? g.out_channels : g.out_per_group;
+        const i64 rows_total = p.depthwise ? g.taps() : g.taps() * g.in_per_group;
+        i64 width = 1;  // floats per vector
+        if (path == Path::scalar) {
+            p.vector_blocks = p.tile_rows = 1;
+        } else {
+            const bool wide = path == Path::blocked_avx512;
+            width = wide ? detail::avx512::backward_lanes() : detail::avx2::backward_lanes();
+            const int most = wide ? detail::avx512::backward_max_vector_blocks(p.depthwise)
+                                  : detail::avx2::backward_max_vector_blocks(p.depthwise);
+            p.vector_blocks = p.depthwise ? most : static_cast<int>(std::clamp<i64>((lanes_total + width - 1) / width, 1, most));
+            p.tile_rows = wide ? detail::avx512::backward_tile_rows(p.depthwise, p.vector_blocks)
+                               : detail::avx2::backward_tile_rows(p.depthwise, p.vector_blocks);
+        }
+        const i64 block = p.vector_blocks * width;
+        p.lane_blocks = (lanes_total + block - 1) / block;
+        p.tiles = (rows_total + p.tile_rows - 1) / p.tile_rows;
+        const i64 others = p.item_groups() * p.lane_blocks;
+        const i64 wanted_chunks = std::max<i64>(1, (2 * kWantedTasks + others - 1) / others);
+        p.tiles_per_item = std::max<i64>(1, (p.tiles + wanted_chunks - 1) / wanted_chunks);
+        p.rows_per_block = std::max<i64>(1, 256 / g.out[2]);
+        // parts: only when the items alone are too few, each part at least one block of rows
+        const i64 items = p.work_items(), rows = p.output_rows();
+        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+        parts = items >= kWantedTasks ? 1 : (kWantedTasks + items - 1) / items;
+        parts = std::min(parts, std::max<i64>(1, rows / p.rows_per_block));
+        parts = std::min(parts, std::max<i64>(1, kMaxPartFloats / std::max<i64>(1, gradient)));
+    }
+
+    void run(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {
+        const detail::Geometry& g = geometry;
+        const i64 slack = detail::kBackwardSlackFloats;
+        detail::Workspace<float> xp = inputs.take(static_cast<std::size_t>(g.batch * g.padded_pixels() * g.channel_stride + slack));
+        detail::Workspace<float> dy =
+            diffs.take(static_cast<std::size_t>(dy_geometry.batch * dy_geometry.padded_pixels() * dy_geometry.channel_stride + slack));
+        float* x = xp.data();
+        float* y = dy.data();
+        std::fill(x + g.batch * g.padded_pixels() * g.channel_stride, x + g.batch * g.padded_pixels() * g.channel_stride + slack, 0.0f);
+        parallel(detail::pack_src_task_count(desc, g), [&](i64 b, i64 e) { detail::pack_src_tasks(desc, g, src, x, b, e); });
+        parallel(detail::pack_src_task_count(dy_desc, dy_geometry),
+                 [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, y, b, e); });
+        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+        detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(gradient * parts));
+        float* dw = sum.data();
+        const i64 items = problem.work_items(), rows = problem.output_rows();
+        parallel(items * parts, [&](i64 b, i64 e) {
+            for (i64 task = b; task < e; ++task) {
+                const i64 part = task / items, item = task % items;
+                const i64 row_begin = rows * part / parts, row_end = rows * (part + 1) / parts;
+                float* out = dw + part * gradient;
+                if (path == Path::blocked_avx512)
+                    detail::avx512::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1);
+                else if (path == Path::blocked_avx2)
+                    detail::avx2::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1);
+                else
+                    detail::backward_weights_items_scalar(problem, x, y, out, row_begin, row_end, item, item + 1);
+            }
+        });
+        if (parts > 1)  // the parts in part order, into part 0
+            parallel((gradient + 1023) / 1024, [&](i64 b, i64 e) {
+                for (i64 i = b * 1024; i < std::min(e * 1024, gradient); ++i)
+                    for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
+            });
+        parallel(g.out_channels, [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
+        if (desc.has_bias) {
+            // diff_bias(o) = sum over every output pixel in increasing order of dy(pixel, o)
+            const i64 O = g.out_channels, pixels = g.batch * g.out_pixels();
+            parallel((O + 63) / 64, [&](i64 b, i64 e) {
+                for (i64 o0 = b * 64; o0 < std::min(e * 64, O); o0 += 64) {
+                    const i64 n = std::min<i64>(64, O - o0);
+                    float acc[64] = {};
+                    for (i64 px = 0; px < pixels; ++px)
+                        for (i64 o = 0; o < n; ++o) acc[o] += y[px * O + o0 + o];
+                    for (i64 o = 0; o < n; ++o) detail::store_rounded(diff_bias, desc.dtype, o0 + o, acc[o]);
+                }
+            });
+        }
+    }
+};
+
+BackwardWeightsPlan::BackwardWeightsPlan(const ConvDescriptor& d, Options options) : impl_(std::make_unique<Impl>()) {
+    validate(d);
+    ConvDescriptor checked = d;
+    checked.pass = Pass::backward_weights;
+    if (const std::string why = why_backward_unsupported(checked); !why.empty())
+        throw ConvError("backward weights", to_string(d), why);
+    if (options.threads < 0)
+        throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
+    if (const std::string why = why_backward_weights_unavailable(d, options.forced_path); !why.empty())
+        throw ConvError("path", std::string(to_string(options.forced_path)), why);
+    Impl& m = *impl_;
+    m.desc = d;
+    m.dy_desc = diff_dst_as_input(d);
+    m.geometry = detail::make_geometry(d, 1);
+    m.dy_geometry = detail::make_geometry(m.dy_desc, 1);
+    m.taps = detail::tap_offsets(m.geometry);
+    m.path = options.forced_path == Path::automatic ? automatic_path() : options.forced_path;
+    m.plan_problem();
+    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+}
+
+BackwardWeightsPlan::~BackwardWeightsPlan() = default;
+BackwardWeightsPlan::BackwardWeightsPlan(BackwardWeightsPlan&&) noexcept = default;
+BackwardWeightsPlan& BackwardWeightsPlan::operator=(BackwardWeightsPlan&&) noexcept = default;
+
+void BackwardWeightsPlan::execute(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {
+    if (src == nullptr || diff_dst == nullptr || diff_weights == nullptr || (impl_->desc.has_bias && diff_bias == nullptr))
+        throw ConvError("buffers", "null", "src, diff_dst and diff_weights must not be null, nor diff_bias with bias=1");
+    if (impl_->arena)
+        detail::arena_execute_joined(*impl_->arena, [&] { impl_->run(src, diff_dst, diff_weights, diff_bias); });
+    else
+        impl_->run(src, diff_dst, diff_weights, diff_bias);
+}
+
+std::string BackwardWeightsPlan::implementation() const {
+    const Impl& m = *impl_;
+    const std::string isa = m.path == Path::blocked_avx512 ? "avx512" : m.path == Path::blocked_avx2 ? "avx2" : "scalar";
+    return std::string("bwd_weights_") + (m.problem.depthwise ? "depthwise_" : "") + isa +
+           (m.parts > 1 ? " parts=" + std::to_string(m.parts) : "");
+}
+
+}  // namespace convcheck::optimized

@@ -1,0 +1,56 @@
+// Internal: the plain struct the backward-weights kernels read, and their ISA entry points (included
+// by the ISA units: plain structs only, see problem.hpp).
+//
+//   dw(g, t, ic, oc) = sum over output rows (n, od, oh), then ow, in increasing order, of
+//                      xp(n, od*S + kd*D, oh*S + kh*D, ow*S + kw*D, g*ICg + ic) * dy(n, od, oh, ow, g*OCg + oc)
+// xp: the padded input, channels last, Cs = C (make_geometry(d, 1)); dy: diff_dst channels last
+// [N][OD][OH][OW][O]; dw: [G][taps][ICg][OCg] f32. Both inputs carry kBackwardSlackFloats floats after
+// their last element, which vector loads past the last channel may read (those lanes are never stored).
+#pragma once
+
+#include "problem.hpp"
+
+namespace convcheck::optimized::detail {
+
+inline constexpr i64 kBackwardSlackFloats = 64;
+
+// A work item is (group, lane block, chunk of tiles). General: a tile is R (tap, input channel) rows
+// (row q = t*ICg + ic) times NB vectors of the group's output channels. Depthwise (ICg = OCg = 1): a
+// tile is R taps times NB vectors of channels, and the "group" axis is folded into the lanes.
+struct BackwardWeightsProblem {
+    const Geometry* geometry = nullptr;
+    const i64* tap_offsets = nullptr;  // per tap: offset in xp floats, channel 0
+    bool depthwise = false;
+    int vector_blocks = 1;             // NB
+    int tile_rows = 1;                 // R
+    i64 lane_blocks = 1;               // per group: ceil(OCg / (NB*W)); depthwise: ceil(C / (NB*W))
+    i64 tiles = 1;                     // ceil(taps*ICg / R); depthwise: ceil(taps / R)
+    i64 tiles_per_item = 1;
+    i64 rows_per_block = 1;            // output rows (n, od, oh) per cache block of the reduction
+    i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
+    i64 chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
+    i64 work_items() const { return item_groups() * lane_blocks * chunks(); }
+    i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
+};
+
+// Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the
+// previous contents of dw are overwritten).
+namespace avx512 {
+int backward_lanes();
+int backward_tile_rows(bool depthwise, int vector_blocks);
+int backward_max_vector_blocks(bool depthwise);
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
+                            i64 row_end, i64 begin, i64 end);
+}  // namespace avx512
+namespace avx2 {
+int backward_lanes();
+int backward_tile_rows(bool depthwise, int vector_blocks);
+int backward_max_vector_blocks(bool depthwise);
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
+                            i64 row_end, i64 begin, i64 end);
+}  // namespace avx2
+// The portable loops (no vector ISA): the same sums in the same order.
+void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw,
+                                   i64 row_begin, i64 row_end, i64 begin, i64 end);
+
+}  // namespace convcheck::optimized::detail

@@ -1,0 +1,137 @@
+// The optimized backward passes agree with the reference's (reference/backward.hpp) on every path:
+// within the accuracy contract's bound (each gradient element's own magnitude and term count) on
+// random data, exactly on integer data, and bitwise the same for 1, 2 and 3 threads.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstring>
+
+#include "backward_harness.hpp"
+#include "testing/random_descriptor.hpp"
+
+using namespace convcheck;
+using namespace convcheck::optimized;
+using namespace convcheck::optimized::testing;
+
+namespace {
+
+// Random backward cases of every feature; depthwise (with and without a multiplier) and wide output
+// channels (several vector blocks, a partial one) are biased in, strides up to 4 (phases with no tap).
+rc::Gen<ConvDescriptor> any_backward_descriptor() {
+    return rc::gen::exec([] {
+        testgen::DescriptorLimits limits;
+        limits.max_stride = 4;
+        ConvDescriptor d = *testgen::valid_descriptor(limits);
+        const int shape = *rc::gen::inRange(0, 4);
+        if (shape == 1) {  // depthwise, up to 40 channels (channel blocks with tails), sometimes a multiplier
+            d.groups = *rc::gen::inRange<std::int64_t>(1, 41);
+            d.in_channels = d.groups;
+            d.out_channels = d.groups * *rc::gen::element<std::int64_t>(1, 1, 2);
+        } else if (shape == 2) {  // wide output channels
+            d.out_channels = d.groups * *rc::gen::inRange<std::int64_t>(5, 70);
+        }
+        d.pass = *rc::gen::element(Pass::backward_data, Pass::backward_weights);
+        return d;
+    });
+}
+
+::testing::AssertionResult within_bound(const ConvDescriptor& d, std::uint64_t seed, Path path, int threads) {
+    const BackwardData data = make_backward_data(d, seed, 0);
+    const reference::GradientResult want = expected(d, data);
+    const accuracy::Contract contract{d.dtype, DataType::f32};
+    const Gradients got = run_backward(d, data, Options{threads, path});
+    const accuracy::Comparison r = accuracy::compare_bound(contract, want.values, want.magnitude, want.terms, got.values);
+    if (r.passed()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << backward_reproducer(d, path, seed, threads) << ": " << r.mismatches
+                                         << " elements out of bound, worst at " << r.worst_index << " got " << r.worst_got
+                                         << " want " << r.worst_want << " bound " << r.worst_bound;
+}
+
+::testing::AssertionResult exact(const ConvDescriptor& d, std::uint64_t seed, Path path, int threads) {
+    const int m = exact_magnitude(d);
+    if (m == 0) return ::testing::AssertionSuccess();  // no data keeps every partial sum exact
+    const BackwardData data = make_backward_data(d, seed, m);
+    const accuracy::Comparison r = accuracy::compare_exact(expected(d, data).values, run_backward(d, data, Options{threads, path}).values);
+    if (r.passed()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << backward_reproducer(d, path, seed, threads) << " (exact, m=" << m << "): "
+                                         << r.mismatches << " elements differ, first at " << r.first_mismatch;
+}
+
+}  // namespace
+
+RC_GTEST_PROP(Backward, EveryPathIsWithinTheBoundOnRandomData, ()) {
+    const ConvDescriptor d = *any_backward_descriptor();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    RC_TAG(std::string(to_string(d.pass)));
+    for (const Path path : backward_paths(d)) {
+        const auto r = within_bound(d, seed, path, 0);
+        if (!r) RC_FAIL(r.message());
+    }
+}
+
+RC_GTEST_PROP(Backward, EveryPathIsExactOnIntegerData, ()) {
+    const ConvDescriptor d = *any_backward_descriptor();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    for (const Path path : backward_paths(d)) {
+        const auto r = exact(d, seed, path, 0);
+        if (!r) RC_FAIL(r.message());
+    }
+}
+
+RC_GTEST_PROP(Backward, OneTwoAndThreeThreadsGiveTheSameBits, ()) {
+    const ConvDescriptor d = *any_backward_descriptor();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    const BackwardData data = make_backward_data(d, seed, 0);
+    for (const Path path : backward_paths(d)) {
+        const Gradients one = run_backward(d, data, Options{1, path});
+        for (const int threads : {2, 3}) {
+            const Gradients more = run_backward(d, data, Options{threads, path});
+            if (std::memcmp(one.raw.data(), more.raw.data(), one.raw.bytes()) != 0 ||
+                (d.has_bias && std::memcmp(one.raw_bias.data(), more.raw_bias.data(), one.raw_bias.bytes()) != 0))
+                RC_FAIL(backward_reproducer(d, path, seed, threads) + ": 1 and " + std::to_string(threads) +
+                        " threads differ");
+        }
+    }
+}
+
+// Geometries random descriptors reach rarely: strides past the kernel (phases no tap reaches),
+// dilations sharing a factor with the stride, crops, 3-D, depthwise layers whose few work items are
+// cut into parts (a long reduction over a large batch), several tiles and vector blocks.
+TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
+    const char* cases[] = {
+        "conv:n=2,c=3,o=4,in=11x9,k=1x2,s=3x4,pb=0x1,pe=2x0,bias=1",
+        "conv:n=1,c=4,o=6,g=2,in=13x12,k=3x3,s=2x2,d=2x4,pb=3x-1,pe=-2x2,data=nxc,wei=xio",
+        "conv:n=2,c=5,o=3,in=5x6x7,k=2x3x2,s=2x1x3,d=1x2x1,pb=1x-1x0,pe=0x1x2,bias=1,dt=bf16",
+        "conv:n=8,c=48,o=48,g=48,in=20x20,k=3x3,s=1x1,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=1,c=32,o=32,g=32,in=15x15,k=3x3,s=2x2,pb=0x0,pe=1x1,dt=f16,data=nxc",
+        "conv:n=2,c=37,o=70,in=9x8,k=3x3,pb=1x1,pe=1x1,bias=1",
+        "conv:n=1,c=3,o=20,in=23x23,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio",
+        "conv:n=3,c=6,o=6,g=3,in=4x8x1,k=1x2x1,s=1x1x3,d=3x1x1,pb=0x-2x-2,pe=-1x-2x2,bias=1",
+    };
+    for (const char* text : cases)
+        for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
+            ConvDescriptor d = parse_descriptor(text);
+            d.pass = pass;
+            for (const Path path : backward_paths(d)) {
+                EXPECT_TRUE(within_bound(d, 11, path, 2));
+                EXPECT_TRUE(exact(d, 11, path, 2));
+            }
+        }
+}
+
+TEST(Backward, DeclinesWhatItDoesNotTakeWithAReason) {
+    ConvDescriptor d = parse_descriptor("conv:c=2,o=2,in=3000x3000,k=1x1,s=3000x3000");
+    d.input_size = {3000, 3000, 1};
+    d.pass = Pass::backward_data;
+    // one output per axis: the strides are never used, one phase
+    EXPECT_EQ(why_backward_unsupported(d), "");
+    d = parse_descriptor("conv:c=2,o=2,in=64x64,k=1x1,s=40x40,dir=bwd_d");
+    EXPECT_NE(why_backward_unsupported(d).find("phases exceed"), std::string::npos) << why_backward_unsupported(d);
+    std::vector<float> w(d.weights_elements(), 1.0f);
+    EXPECT_THROW(BackwardDataPlan(d, w.data()), ConvError);
+    d = parse_descriptor("conv:c=2,o=2,in=4x4,k=1x1,wei=oxi,dir=bwd_w");
+    EXPECT_NE(why_backward_unsupported(d), "");
+    EXPECT_THROW(BackwardWeightsPlan(d, {}), ConvError);
+    d = parse_descriptor("conv:c=2,o=2,in=4x4,k=1x1,dir=bwd_w");
+    EXPECT_THROW(BackwardWeightsPlan(d, Options{0, Path::gemm_1x1}), ConvError);
+}
