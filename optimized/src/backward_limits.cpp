@@ -1,6 +1,7 @@
 // What the optimized backward passes decline (why_backward_unsupported): memory layouts the forward
 // declines too, a backward data split into more phases than kMaxBackwardPhases, and any workspace the
-// forward's limits refuse (the phases' own forward convolutions, or backward weights' padded input).
+// forward's limits refuse (the phases' own forward convolutions, or backward weights' padded input);
+// and which forced paths they take (why_backward_unavailable).
 #include "backward_phases.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 
@@ -21,6 +22,22 @@ std::string why_backward_unsupported(const ConvDescriptor& d) {
         if (p.has_taps)
             if (std::string why = why_too_large(p.forward); !why.empty()) return "a phase of backward data (" + to_string(p.forward) + "): " + why;
     return "";
+}
+
+std::string why_backward_unavailable(const ConvDescriptor& d, Path path) {
+    if (path == Path::automatic) return "";
+    if (d.pass == Pass::backward_data) {
+        for (const detail::Phase& p : detail::backward_data_phases(d))
+            if (p.has_taps)
+                if (std::string why = why_unavailable(p.forward, path); !why.empty()) return "a phase of backward data: " + why;
+        return "";
+    }
+    switch (path) {
+    case Path::scalar: return "";
+    case Path::blocked_avx2: return cpu_has_avx2_fma() ? "" : "needs AVX2 and FMA, which this CPU lacks";
+    case Path::blocked_avx512: return cpu_has_avx512() ? "" : "needs AVX-512 (F, BW, VL), which this CPU lacks";
+    default: return "backward weights runs scalar, blocked_avx2 or blocked_avx512 kernels";
+    }
 }
 
 }  // namespace convcheck::optimized

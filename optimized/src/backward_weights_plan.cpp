@@ -48,16 +48,6 @@ ConvDescriptor diff_dst_as_input(const ConvDescriptor& d) {
 
 }  // namespace
 
-std::string why_backward_weights_unavailable(const ConvDescriptor&, Path path) {
-    switch (path) {
-    case Path::automatic:
-    case Path::scalar: return "";
-    case Path::blocked_avx2: return cpu_has_avx2_fma() ? "" : "needs AVX2 and FMA, which this CPU lacks";
-    case Path::blocked_avx512: return cpu_has_avx512() ? "" : "needs AVX-512 (F, BW, VL), which this CPU lacks";
-    default: return "backward weights runs scalar, blocked_avx2 or blocked_avx512 kernels";
-    }
-}
-
 struct BackwardWeightsPlan::Impl {
     ConvDescriptor desc, dy_desc;
     detail::Geometry geometry, dy_geometry;
@@ -168,7 +158,7 @@ BackwardWeightsPlan::BackwardWeightsPlan(const ConvDescriptor& d, Options option
         throw ConvError("backward weights", to_string(d), why);
     if (options.threads < 0)
         throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
-    if (const std::string why = why_backward_weights_unavailable(d, options.forced_path); !why.empty())
+    if (const std::string why = why_backward_unavailable(checked, options.forced_path); !why.empty())
         throw ConvError("path", std::string(to_string(options.forced_path)), why);
     Impl& m = *impl_;
     m.desc = d;

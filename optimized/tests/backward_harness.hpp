@@ -99,14 +99,10 @@ inline int exact_magnitude(const ConvDescriptor& d) {
 // The backward paths the CPU has for d's pass (the forward paths that apply to the phases for
 // backward data; the kernel families for backward weights).
 inline std::vector<Path> backward_paths(const ConvDescriptor& d) {
-    std::vector<Path> out{Path::automatic, Path::scalar};
-    if (d.pass == Pass::backward_weights) {
-        for (const Path p : {Path::blocked_avx2, Path::blocked_avx512})
-            if (why_backward_weights_unavailable(d, p).empty()) out.push_back(p);
-        return out;
-    }
-    for (const Path p : {Path::im2col_gemm, Path::blocked_avx2, Path::blocked_avx512})
-        if (cpu_has_avx2_fma() && (p != Path::blocked_avx512 || cpu_has_avx512())) out.push_back(p);
+    std::vector<Path> out;
+    for (const Path p : {Path::automatic, Path::scalar, Path::im2col_gemm, Path::gemm_1x1, Path::blocked_avx2,
+                         Path::blocked_avx512, Path::depthwise_avx2, Path::depthwise_avx512})
+        if (why_backward_unavailable(d, p).empty()) out.push_back(p);
     return out;
 }
 

@@ -193,6 +193,37 @@ inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d) {
     return "";
 }
 
+// ---- the backward passes (1.2; docs/passes.md) ----------------------------------------------------
+
+// True when the descriptor asks for a backward pass (it covers prop_kind and it is not forward).
+inline bool is_backward(const convcheck_conv_desc* desc) {
+    return CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) && prop_kind(*desc) != CONVCHECK_FORWARD;
+}
+
+// A backward case with one dtype for every tensor and no extension, as the bundled backward passes
+// take it; else throws PluginError (CONVCHECK_ERROR_UNIMPLEMENTED) saying that `plugin` does not.
+inline void require_backward_one_dtype(const convcheck_conv_desc& d, const char* plugin) {
+    const TensorDtypes t = tensor_dtypes(d);
+    if (t.src != d.dtype || t.weights != d.dtype || t.bias != d.dtype || t.dst != d.dtype || extensions(d))
+        throw PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
+                          std::string("the ") + plugin + "'s backward passes take one dtype for every tensor and no extension");
+}
+
+// The buffers of a backward execute (plugin.h, convcheck_conv_args): diff_dst in dst; backward data
+// reads weights and writes diff_src; backward weights reads src and writes diff_weights, and
+// diff_bias with has_bias.
+inline convcheck_error* check_backward_args(const convcheck_conv_desc& desc, const convcheck_conv_args* args) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
+        return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
+    if (prop_kind(desc) == CONVCHECK_BACKWARD_DATA) {
+        if (args->weights == nullptr || args->diff_src == nullptr)
+            return invalid_argument("conv_args: backward data needs weights and diff_src");
+    } else if (args->src == nullptr || args->diff_weights == nullptr || (desc.has_bias && args->diff_bias == nullptr)) {
+        return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
+    }
+    return nullptr;
+}
+
 // ---- the caller's workspace and thread pool (1.2) --------------------------------------------------
 
 // The runner's workspace for this execute when it gave one of at least `bytes`; NULL otherwise (the

@@ -1,7 +1,9 @@
 // The optimized implementation as a plugin (libconvcheck_plugin_optimized.so): discrete convolution
-// through ConvPlan and CC through CcPlan, f32 accumulation. Options (--backend-option):
+// through ConvPlan, its backward passes through BackwardDataPlan and BackwardWeightsPlan
+// (docs/passes.md), and CC through CcPlan, f32 accumulation. Options (--backend-option):
 //   path=<scalar|im2col_gemm|gemm_1x1|blocked_avx2|blocked_avx512|depthwise_avx2|depthwise_avx512>
-//       forces one discrete-convolution path; a case it does not apply to is "unsupported"
+//       forces one discrete-convolution path (for backward data, the path of its phases; backward
+//       weights takes scalar, blocked_avx2, blocked_avx512); a case it does not apply to is "unsupported"
 //   cc_method=<polyphase|chunked> forces one CC method, likewise
 #include <memory>
 #include <optional>
@@ -11,6 +13,7 @@
 #include "abi_descriptor.hpp"
 #include "memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 
@@ -75,6 +78,9 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.accumulation_dtype = CONVCHECK_F32;
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
+    // the backward passes take dense OIX/XIO tensors (a strided or OXI backward case is declined at query)
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return fill_info(info, mine);
 }
 
@@ -118,18 +124,35 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 }
 
 // A ConvPlan packs the weights when it is built: with the weights at prepare it is built once;
-// without them, at every execute.
+// without them, at every execute. A backward pass (made by conv_execute_any, with the call's weights)
+// holds a BackwardDataPlan or BackwardWeightsPlan instead, on the runner's dense buffers.
 struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, const PrepareInputs& inputs, const opt::Options& options)
         : convcheck_conv_plan(desc), d(convcheck::runner::from_abi(desc)), dense(dense_form(d)), options(options) {
         convcheck::validate(d);
-        if (inputs.weights != nullptr) {
+        if (d.pass == convcheck::Pass::backward_data) {
+            if (inputs.weights == nullptr) throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "backward data needs the weights");
+            data.emplace(d, inputs.weights, options);
+        } else if (d.pass == convcheck::Pass::backward_weights) {
+            weights_gradient.emplace(d, options);
+        } else if (inputs.weights != nullptr) {
             DenseCopy weights;
             plan.emplace(dense, weights.in(d, dense, convcheck::TensorRole::weights, inputs.weights), inputs.bias,
                          options);
         }
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (data || weights_gradient) {
+            if (auto* e = check_backward_args(desc, &args)) return e;
+            if (data) {
+                data->execute(args.dst, args.diff_src);
+                write_implementation(&args, data->implementation());
+            } else {
+                weights_gradient->execute(args.src, args.dst, args.diff_weights, args.diff_bias);
+                write_implementation(&args, weights_gradient->implementation());
+            }
+            return nullptr;
+        }
         if (plan) return run(*plan, args);
         DenseCopy weights;
         return run(opt::ConvPlan(dense, weights.in(d, dense, convcheck::TensorRole::weights, args.weights), args.bias,
@@ -150,11 +173,37 @@ struct Plan : convcheck_conv_plan {
     const convcheck::ConvDescriptor d, dense;
     const opt::Options options;
     std::optional<opt::ConvPlan> plan;
+    std::optional<opt::BackwardDataPlan> data;
+    std::optional<opt::BackwardWeightsPlan> weights_gradient;
 };
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const PrepareInputs& inputs) {
     return std::make_unique<Plan>(desc, inputs, instance_of(plugin).conv);
+}
+
+// The backward passes (docs/passes.md): one dtype for every tensor, no extension, dense OIX/XIO
+// tensors; a forced path must apply (why_backward_unavailable). Executed through prepare + execute.
+convcheck_error* conv_query_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (!is_backward(desc)) return gated_query<prepare>(plugin, desc, out);
+    return guarded("conv_query", [&]() -> convcheck_error* {
+        require_backward_one_dtype(*desc, "optimized");
+        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+        convcheck::validate(d);
+        if (const std::string why = opt::why_backward_unsupported(d); !why.empty()) return unsupported(out, why);
+        if (const std::string why = opt::why_backward_unavailable(d, instance_of(plugin).conv.forced_path); !why.empty())
+            return unsupported(out, why);
+        return supported(out);
+    });
+}
+
+convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
+    return guarded("conv_execute", [&]() -> convcheck_error* {
+        require_backward_one_dtype(*desc, "optimized");
+        if (auto* e = check_backward_args(*desc, args)) return e;
+        return prepare(plugin, *desc, PrepareInputs{args->weights, nullptr})->execute(*args);
+    });
 }
 
 convcheck_error* cc_query(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {
@@ -186,6 +235,8 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
+    a.conv_query = conv_query_any;  // the forward pass as add_conv made it, the backward passes beside it
+    a.conv_execute = conv_execute_any;
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

@@ -98,15 +98,8 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
 
 // The backward passes (docs/passes.md): the spec-literal sums of reference/backward.hpp in double,
 // each gradient rounded once to the dtype. One dtype for every tensor, no extension.
-bool is_backward(const convcheck_conv_desc* desc) {
-    return CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) && prop_kind(*desc) != CONVCHECK_FORWARD;
-}
-
 convcheck::ConvDescriptor backward_descriptor(const convcheck_conv_desc& desc) {
-    const TensorDtypes t = tensor_dtypes(desc);
-    if (t.src != desc.dtype || t.weights != desc.dtype || t.bias != desc.dtype || t.dst != desc.dtype || extensions(desc))
-        throw PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
-                          "the reference's backward passes take one dtype for every tensor and no extension");
+    require_backward_one_dtype(desc, "reference");
     convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
     convcheck::validate(d);
     return d;
@@ -124,16 +117,11 @@ convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv
     if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
     return guarded("conv_execute", [&]() -> convcheck_error* {
         const convcheck::ConvDescriptor d = backward_descriptor(*desc);
-        if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
-            return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
+        if (auto* e = check_backward_args(*desc, args)) return e;
         namespace ref = convcheck::reference;
         if (d.pass == convcheck::Pass::backward_data) {
-            if (args->weights == nullptr || args->diff_src == nullptr)
-                return invalid_argument("conv_args: backward data needs weights and diff_src");
             ref::ncx_to_src(d, ref::backward_data(d, args->dst, args->weights).values, args->diff_src);
         } else {
-            if (args->src == nullptr || args->diff_weights == nullptr || (d.has_bias && args->diff_bias == nullptr))
-                return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
             ref::GradientResult bias;
             ref::oix_to_weights(d, ref::backward_weights(d, args->src, args->dst, d.has_bias ? &bias : nullptr).values,
                                 args->diff_weights);

@@ -31,10 +31,11 @@ namespace convcheck::optimized {
 // large for the optimized implementation (why_too_large).
 std::string why_backward_unsupported(const ConvDescriptor& d);
 
-// Backward weights' kernels: `options.forced_path` scalar (portable loops), blocked_avx2 or
-// blocked_avx512 (register tiles of that ISA), or automatic (the widest the CPU has). Backward data
-// passes the forced path to its phases' ConvPlans.
-std::string why_backward_weights_unavailable(const ConvDescriptor& d, Path path);
+// Why `path` cannot run d's backward pass (d.pass) on this CPU, or "". Backward weights' kernels:
+// `options.forced_path` scalar (portable loops), blocked_avx2 or blocked_avx512 (register tiles of that
+// ISA), or automatic (the widest the CPU has). Backward data passes the forced path to its phases'
+// ConvPlans: it must apply to every phase (why_unavailable).
+std::string why_backward_unavailable(const ConvDescriptor& d, Path path);
 
 class BackwardDataPlan {
 public:
