@@ -1,13 +1,15 @@
 // The backward-weights kernels, written once and compiled once per ISA (backward_weights_avx512.cpp,
 // backward_weights_avx2.cpp include their ISA's vocabulary and tile sizes, then this file).
 //
-// A tile holds R x NB vectors of accumulators for the whole reduction of one block of output rows:
+// A tile holds R x NB vectors of accumulators for the whole reduction of one block of output pixels:
 //   general:   acc[r][j] += xp(pixel, tap(q_r), ic(q_r)) * dy(pixel, oc block j)      (broadcast x, vector dy)
 //   depthwise: acc[r][j] += xp(pixel, tap r, channels j) * dy(pixel, channels j)       (both vectors)
 // for the pixels of the block in increasing (n, od, oh, ow) order; the next block continues from the
 // f32 partial sum stored in dw (exact). So every element is summed in increasing pixel order, whatever
-// the tile, the block or the thread. The last tile of a lane or row range reads valid rows again
-// (its rows past the end repeat the last one) and stores only what exists.
+// the tile, the block or the thread. The general kernel first packs the block's diff_dst into panels
+// [pixel][NB*W] per lane block (zeros past the group's channels) and each tile's inputs into a panel
+// [pixel][R], so that its inner loop reads two sequential streams. The last tile of a row range reads
+// valid rows again (its rows past the end repeat the last one) and stores only what exists.
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
@@ -53,11 +55,101 @@ template <int R, int NB>
         for (i64 l = 0; l < h.lanes; ++l) h.at(r, l) = tile[r * B + l];
 }
 
-// One tile over output rows [row_begin, row_end): x at the group's channel 0 (general) or the lane
-// block's first channel (depthwise) of xp; dy at the lane block's first channel; off[r] per tile row.
-template <int R, int NB, bool Depthwise>
-void tile_rows(const Geometry& g, const float* x, const float* dy, const i64* off, const TileHome& home, bool first,
-               i64 row_begin, i64 row_end) {
+// General: one tile over a block of K pixels from its panels.
+template <int R, int NB>
+void panel_tile(const float* x_panel, const float* d_panel, i64 K, const TileHome& home, bool first) {
+    constexpr int B = NB * W;
+    vf acc[R * NB];
+    if (first) {
+#pragma GCC unroll 64
+        for (int i = 0; i < R * NB; ++i) acc[i] = zero();
+    } else {
+        home_load<R, NB>(acc, home);
+    }
+    for (i64 k = 0; k < K; ++k, x_panel += R, d_panel += B) {
+        vf d[NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) d[j] = load(d_panel + j * W);
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            const vf b = broadcast(x_panel + r);
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, d[j], acc[r * NB + j]);
+        }
+    }
+    home_store<R, NB>(acc, home);
+}
+
+template <int NB>
+void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
+                   i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
+    constexpr int R = kGeneralRows[NB];
+    constexpr i64 B = NB * W;
+    const Geometry& g = *p.geometry;
+    const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group, O = g.out_channels, Cs = g.channel_stride;
+    const i64 rows_total = taps * ICg, OW = g.out[2], chunks = p.chunks(), KB = p.block_pixels;
+    float* d_panels = scratch;                      // [lane block][K][B]
+    float* x_panels = scratch + p.lane_blocks * B * KB;  // [tile of the item][K][R]
+    i64* x_at = offsets;                            // per pixel of the block: xp offset, channel grp*ICg
+    i64* d_at = offsets + KB;                       // dy offset, channel grp*OCg
+    const i64 px_begin = row_begin * OW, px_end = row_end * OW;
+    for (i64 item = begin; item < end; ++item) {
+        const i64 grp = item / chunks, chunk = item % chunks;
+        const i64 t_begin = chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        for (i64 pb = px_begin; pb < px_end; pb += KB) {
+            const i64 K = min_i64(KB, px_end - pb);
+            // the block's pixels, walked row by row (no division per pixel)
+            for (i64 k = 0, px = pb; k < K;) {
+                const i64 ow0 = px % OW, row = px / OW, run = min_i64(OW - ow0, K - k);
+                const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
+                const i64 x_row = ((((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) +
+                                   ow0 * g.stride[2]) * Cs + grp * ICg;
+                for (i64 i = 0; i < run; ++i, ++k, ++px) {
+                    x_at[k] = x_row + i * g.stride[2] * Cs;
+                    d_at[k] = px * O + grp * OCg;
+                }
+            }
+            for (i64 lb = 0; lb < p.lane_blocks; ++lb) {
+                const i64 lanes = min_i64(B, OCg - lb * B);
+                float* panel = d_panels + lb * K * B;
+                if (lanes == B) {
+                    for (i64 k = 0; k < K; ++k)
+#pragma GCC unroll 4
+                        for (int j = 0; j < NB; ++j) store(panel + k * B + j * W, load(dy + d_at[k] + lb * B + j * W));
+                    continue;
+                }
+                for (i64 k = 0; k < K; ++k) {
+                    const float* from = dy + d_at[k] + lb * B;
+                    for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
+                    for (i64 l = lanes; l < B; ++l) panel[k * B + l] = 0.0f;
+                }
+            }
+            for (i64 tile = t_begin; tile < t_end; ++tile) {
+                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
+                i64 off[R];
+                for (int r = 0; r < R; ++r) {
+                    const i64 q = q0 + min_i64(r, rows - 1);
+                    off[r] = p.tap_offsets[q / ICg] + q % ICg;
+                }
+                float* panel = x_panels + (tile - t_begin) * K * R;
+                for (i64 k = 0; k < K; ++k)
+                    for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
+            }
+            for (i64 lb = 0; lb < p.lane_blocks; ++lb)
+                for (i64 tile = t_begin; tile < t_end; ++tile) {
+                    const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
+                    const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
+                    panel_tile<R, NB>(x_panels + (tile - t_begin) * K * R, d_panels + lb * K * B, K, home, pb == px_begin);
+                }
+        }
+    }
+}
+
+// Depthwise: one tile over output rows [row_begin, row_end), read straight from xp and dy (x and dy at
+// the lane block's first channel); off[r] per tap of the tile.
+template <int R, int NB>
+void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i64* off, const TileHome& home, bool first,
+                    i64 row_begin, i64 row_end) {
     vf acc[R * NB];
     if (first) {
 #pragma GCC unroll 64
@@ -67,6 +159,9 @@ void tile_rows(const Geometry& g, const float* x, const float* dy, const i64* of
     }
     const i64 Cs = g.channel_stride, O = g.out_channels, OW = g.out[2];
     const i64 x_step = g.stride[2] * Cs;
+    i64 o[R];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) o[r] = off[r];
     for (i64 row = row_begin; row < row_end; ++row) {
         const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
         const float* xr = x + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) * Cs;
@@ -76,50 +171,32 @@ void tile_rows(const Geometry& g, const float* x, const float* dy, const i64* of
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d[j] = load(dr + j * W);
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                if constexpr (Depthwise) {
+            for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-                    for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(xr + off[r] + j * W), d[j], acc[r * NB + j]);
-                } else {
-                    const vf b = broadcast(xr + off[r]);
-#pragma GCC unroll 4
-                    for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, d[j], acc[r * NB + j]);
-                }
-            }
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(xr + o[r] + j * W), d[j], acc[r * NB + j]);
         }
     }
     home_store<R, NB>(acc, home);
 }
 
-template <int NB, bool Depthwise>
-void items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin, i64 row_end,
-           i64 begin, i64 end) {
-    constexpr int R = Depthwise ? kDepthwiseRows : kGeneralRows[NB];
+void depthwise_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
+                     i64 row_end, i64 begin, i64 end) {
+    constexpr int R = kDepthwiseRows, NB = kDepthwiseBlocks;
     constexpr i64 B = NB * W;
     const Geometry& g = *p.geometry;
-    const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group;
-    const i64 rows_total = Depthwise ? taps : taps * ICg;
-    const i64 lanes_total = Depthwise ? g.out_channels : OCg;
-    const i64 chunks = p.chunks();
+    const i64 taps = g.taps(), C = g.out_channels;
     for (i64 item = begin; item < end; ++item) {
-        const i64 chunk = item % chunks, lb = (item / chunks) % p.lane_blocks, grp = item / (chunks * p.lane_blocks);
-        const i64 lane0 = lb * B, lanes = min_i64(B, lanes_total - lane0);
-        const float* x = xp + (Depthwise ? lane0 : grp * ICg);
-        const float* d = dy + (Depthwise ? lane0 : grp * OCg + lane0);
-        const i64 tile_end = min_i64(p.tiles, (chunk + 1) * p.tiles_per_item);
+        const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
         for (i64 rb = row_begin; rb < row_end; rb += p.rows_per_block) {
             const i64 re = min_i64(row_end, rb + p.rows_per_block);
-            for (i64 tile = chunk * p.tiles_per_item; tile < tile_end; ++tile) {
-                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
-                i64 off[R];
-                for (int r = 0; r < R; ++r) {
-                    const i64 q = q0 + min_i64(r, rows - 1);
-                    off[r] = Depthwise ? p.tap_offsets[q] : p.tap_offsets[q / ICg] + q % ICg;
+            for (i64 lb = 0; lb < p.lane_blocks; ++lb)
+                for (i64 tile = t_begin; tile < t_end; ++tile) {
+                    const i64 q0 = tile * R, rows = min_i64(R, taps - q0), lane0 = lb * B;
+                    i64 off[R];
+                    for (int r = 0; r < R; ++r) off[r] = p.tap_offsets[q0 + min_i64(r, rows - 1)];
+                    const TileHome home{dw + lane0 * taps + q0, 1, taps, rows, min_i64(B, C - lane0)};
+                    depthwise_tile<R, NB>(g, xp + lane0, dy + lane0, off, home, rb == row_begin, rb, re);
                 }
-                const TileHome home = Depthwise ? TileHome{dw + lane0 * taps + q0, 1, taps, rows, lanes}
-                                                : TileHome{dw + (grp * rows_total + q0) * OCg + lane0, OCg, 1, rows, lanes};
-                tile_rows<R, NB, Depthwise>(g, x, d, off, home, rb == row_begin, rb, re);
-            }
         }
     }
 }
@@ -131,16 +208,16 @@ int backward_tile_rows(bool depthwise, int vector_blocks) { return depthwise ? k
 int backward_max_vector_blocks(bool depthwise) { return depthwise ? kDepthwiseBlocks : kGeneralMaxBlocks; }
 
 void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end) {
+                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
     if (p.depthwise) {
-        items<kDepthwiseBlocks, true>(p, xp, dy, dw, row_begin, row_end, begin, end);
+        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end);
         return;
     }
     switch (p.vector_blocks) {
-    case 1: items<1, false>(p, xp, dy, dw, row_begin, row_end, begin, end); return;
-    case 2: items<2, false>(p, xp, dy, dw, row_begin, row_end, begin, end); return;
-    case 3: items<3, false>(p, xp, dy, dw, row_begin, row_end, begin, end); return;
-    default: items<kGeneralMaxBlocks, false>(p, xp, dy, dw, row_begin, row_end, begin, end); return;
+    case 1: general_items<1>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
+    case 2: general_items<2>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
+    case 3: general_items<3>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
+    default: general_items<kGeneralMaxBlocks>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
     }
 }
 

@@ -26,6 +26,7 @@ namespace {
 // Tasks the items and parts together should give, and the most floats the parts' buffers may hold.
 constexpr i64 kWantedTasks = 32;
 constexpr i64 kMaxPartFloats = i64{1} << 26;
+constexpr i64 kSliceFloats = i64{1} << 16;
 
 Path automatic_path() {
     if (cpu_has_avx512()) return Path::blocked_avx512;
@@ -56,7 +57,8 @@ struct BackwardWeightsPlan::Impl {
     detail::BackwardWeightsProblem problem;
     i64 parts = 1;
     std::unique_ptr<tbb::task_arena> arena;
-    detail::WorkspacePool<float> inputs, diffs, sums;
+    detail::WorkspacePool<float> inputs, diffs, sums, scratch_floats;
+    detail::WorkspacePool<i64> scratch_offsets;
 
     template <typename Body>
     static void parallel(i64 count, const Body& body) {
@@ -72,24 +74,32 @@ struct BackwardWeightsPlan::Impl {
         p.depthwise = g.in_per_group == 1 && g.out_per_group == 1;
         const i64 lanes_total = p.depthwise ? g.out_channels : g.out_per_group;
         const i64 rows_total = p.depthwise ? g.taps() : g.taps() * g.in_per_group;
-        i64 width = 1;  // floats per vector
         if (path == Path::scalar) {
-            p.vector_blocks = p.tile_rows = 1;
+            p.vector_blocks = p.tile_rows = p.lanes = 1;
         } else {
             const bool wide = path == Path::blocked_avx512;
-            width = wide ? detail::avx512::backward_lanes() : detail::avx2::backward_lanes();
+            p.lanes = wide ? detail::avx512::backward_lanes() : detail::avx2::backward_lanes();
             const int most = wide ? detail::avx512::backward_max_vector_blocks(p.depthwise)
                                   : detail::avx2::backward_max_vector_blocks(p.depthwise);
-            p.vector_blocks = p.depthwise ? most : static_cast<int>(std::clamp<i64>((lanes_total + width - 1) / width, 1, most));
+            // the vector blocks that waste the fewest lanes (the most of them on a tie)
+            p.vector_blocks = most;
+            if (!p.depthwise) {
+                i64 least_waste = -1;
+                for (int nb = most; nb >= 1; --nb) {
+                    const i64 block = static_cast<i64>(nb) * p.lanes, waste = (lanes_total + block - 1) / block * block - lanes_total;
+                    if (least_waste < 0 || waste < least_waste) least_waste = waste, p.vector_blocks = nb;
+                }
+            }
             p.tile_rows = wide ? detail::avx512::backward_tile_rows(p.depthwise, p.vector_blocks)
                                : detail::avx2::backward_tile_rows(p.depthwise, p.vector_blocks);
         }
-        const i64 block = p.vector_blocks * width;
+        const i64 block = static_cast<i64>(p.vector_blocks) * p.lanes;
         p.lane_blocks = (lanes_total + block - 1) / block;
         p.tiles = (rows_total + p.tile_rows - 1) / p.tile_rows;
-        const i64 others = p.item_groups() * p.lane_blocks;
-        const i64 wanted_chunks = std::max<i64>(1, (2 * kWantedTasks + others - 1) / others);
-        p.tiles_per_item = std::max<i64>(1, (p.tiles + wanted_chunks - 1) / wanted_chunks);
+        // an item's slice of the gradient (its tiles x every lane block) stays within kSliceFloats (L2):
+        // the item reads each pixel of the inputs once, the partial sums stay in cache
+        p.tiles_per_item = std::clamp<i64>(kSliceFloats / (p.lane_blocks * block * p.tile_rows), 1, p.tiles);
+        p.block_pixels = 128;
         p.rows_per_block = std::max<i64>(1, 256 / g.out[2]);
         // parts: only when the items alone are too few, each part at least one block of rows
         const i64 items = p.work_items(), rows = p.output_rows();
@@ -116,14 +126,18 @@ struct BackwardWeightsPlan::Impl {
         float* dw = sum.data();
         const i64 items = problem.work_items(), rows = problem.output_rows();
         parallel(items * parts, [&](i64 b, i64 e) {
+            detail::Workspace<float> panels = scratch_floats.take(static_cast<std::size_t>(problem.scratch_floats()));
+            detail::Workspace<i64> offsets = scratch_offsets.take(static_cast<std::size_t>(problem.scratch_offsets()));
             for (i64 task = b; task < e; ++task) {
                 const i64 part = task / items, item = task % items;
                 const i64 row_begin = rows * part / parts, row_end = rows * (part + 1) / parts;
                 float* out = dw + part * gradient;
                 if (path == Path::blocked_avx512)
-                    detail::avx512::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1);
+                    detail::avx512::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1,
+                                                           panels.data(), offsets.data());
                 else if (path == Path::blocked_avx2)
-                    detail::avx2::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1);
+                    detail::avx2::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1,
+                                                         panels.data(), offsets.data());
                 else
                     detail::backward_weights_items_scalar(problem, x, y, out, row_begin, row_end, item, item + 1);
             }

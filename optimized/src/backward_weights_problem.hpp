@@ -14,40 +14,51 @@ namespace convcheck::optimized::detail {
 
 inline constexpr i64 kBackwardSlackFloats = 64;
 
-// A work item is (group, lane block, chunk of tiles). General: a tile is R (tap, input channel) rows
-// (row q = t*ICg + ic) times NB vectors of the group's output channels. Depthwise (ICg = OCg = 1): a
-// tile is R taps times NB vectors of channels, and the "group" axis is folded into the lanes.
+// A work item is (group, chunk of tiles), every lane block inside it. General: a tile is R (tap,
+// input channel) rows (row q = t*ICg + ic) times NB vectors of the group's output channels; per block of
+// `block_pixels` output pixels the item packs diff_dst into per-lane-block panels [pixel][NB*W] and its
+// tiles' inputs into panels [pixel][R], then runs a register-tile product over them. Depthwise (ICg =
+// OCg = 1): a tile is R taps times NB vectors of channels, read straight from xp and dy, and the group
+// axis is folded into the lanes.
 struct BackwardWeightsProblem {
     const Geometry* geometry = nullptr;
     const i64* tap_offsets = nullptr;  // per tap: offset in xp floats, channel 0
     bool depthwise = false;
     int vector_blocks = 1;             // NB
     int tile_rows = 1;                 // R
+    int lanes = 1;                     // floats per vector (W)
     i64 lane_blocks = 1;               // per group: ceil(OCg / (NB*W)); depthwise: ceil(C / (NB*W))
     i64 tiles = 1;                     // ceil(taps*ICg / R); depthwise: ceil(taps / R)
     i64 tiles_per_item = 1;
-    i64 rows_per_block = 1;            // output rows (n, od, oh) per cache block of the reduction
+    i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
+    i64 rows_per_block = 1;            // output rows (n, od, oh) per cache block (depthwise)
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
     i64 chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
-    i64 work_items() const { return item_groups() * lane_blocks * chunks(); }
+    i64 work_items() const { return item_groups() * chunks(); }
     i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
+    // The scratch one call needs: floats (the panels) and i64 (the block's pixel offsets).
+    i64 scratch_floats() const {
+        const i64 block = static_cast<i64>(vector_blocks) * lanes;
+        return depthwise ? 0 : block_pixels * (tiles_per_item * tile_rows + lane_blocks * block);
+    }
+    i64 scratch_offsets() const { return depthwise ? 0 : 2 * block_pixels; }
 };
 
 // Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the
-// previous contents of dw are overwritten).
+// previous contents of dw are overwritten). scratch: the problem's scratch_floats() and scratch_offsets().
 namespace avx512 {
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
 void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end);
+                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx512
 namespace avx2 {
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
 void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end);
+                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx2
 // The portable loops (no vector ISA): the same sums in the same order.
 void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw,

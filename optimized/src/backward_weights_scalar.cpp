@@ -1,5 +1,5 @@
-// The portable backward-weights loops (no vector ISA): one lane per block and one row per tile (the
-// problem says so), each element summed over the output rows and pixels in increasing order.
+// The portable backward-weights loops (no vector ISA): one row per tile (the problem says so), every
+// lane of the item one at a time, each element summed over the output pixels in increasing order.
 #include "backward_weights_problem.hpp"
 
 namespace convcheck::optimized::detail {
@@ -9,24 +9,26 @@ void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float*
     const Geometry& g = *p.geometry;
     const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group, Cs = g.channel_stride, O = g.out_channels;
     const i64 rows_total = p.depthwise ? taps : taps * ICg, chunks = p.chunks();
+    const i64 lanes = p.depthwise ? g.out_channels : OCg;
     for (i64 item = begin; item < end; ++item) {
-        const i64 chunk = item % chunks, lane = (item / chunks) % p.lane_blocks, grp = item / (chunks * p.lane_blocks);
+        const i64 chunk = item % chunks, grp = item / chunks;
         const i64 tile_end = (chunk + 1) * p.tiles_per_item < p.tiles ? (chunk + 1) * p.tiles_per_item : p.tiles;
-        for (i64 q = chunk * p.tiles_per_item; q < tile_end; ++q) {
-            const i64 x_channel = p.depthwise ? lane : grp * ICg + q % ICg;
-            const i64 x_offset = p.tap_offsets[p.depthwise ? q : q / ICg] + x_channel;
-            const i64 oc = p.depthwise ? lane : grp * OCg + lane;
-            float acc = 0.0f;
-            for (i64 row = row_begin; row < row_end; ++row) {
-                const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
-                const float* xr =
-                    xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) * Cs + x_offset;
-                const float* dr = dy + row * g.out[2] * O + oc;
-                for (i64 ow = 0; ow < g.out[2]; ++ow) acc += xr[ow * g.stride[2] * Cs] * dr[ow * O];
+        for (i64 q = chunk * p.tiles_per_item; q < tile_end; ++q)
+            for (i64 lane = 0; lane < lanes; ++lane) {
+                const i64 x_channel = p.depthwise ? lane : grp * ICg + q % ICg;
+                const i64 x_offset = p.tap_offsets[p.depthwise ? q : q / ICg] + x_channel;
+                const i64 oc = p.depthwise ? lane : grp * OCg + lane;
+                float acc = 0.0f;
+                for (i64 row = row_begin; row < row_end; ++row) {
+                    const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
+                    const float* xr = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) * Cs +
+                                      x_offset;
+                    const float* dr = dy + row * g.out[2] * O + oc;
+                    for (i64 ow = 0; ow < g.out[2]; ++ow) acc += xr[ow * g.stride[2] * Cs] * dr[ow * O];
+                }
+                float& home = p.depthwise ? dw[lane * taps + q] : dw[(grp * rows_total + q) * OCg + lane];
+                home = acc;
             }
-            float& home = p.depthwise ? dw[lane * taps + q] : dw[(grp * rows_total + q) * OCg + lane];
-            home = acc;
-        }
     }
 }
 

@@ -1,0 +1,126 @@
+// convcheck_bench_backward: the optimized backward passes against oneDNN's backward primitives, one
+// table in one run. For ResNet-50 and MobileNet-v2 layers (a selection by default), batch sizes and
+// thread counts: our backward data (diff_dst -> diff_src) and backward weights + bias (src, diff_dst ->
+// diff_weights, diff_bias) on NHWC+HWIO f32 buffers, and the speed ratio oneDNN time / ours (> 1: ours
+// is faster) against oneDNN 2.6 with every tensor in the layout its primitive chooses (format_tag::any).
+//
+//   convcheck_bench_backward [--threads 1,2] [--batch 8] [--shapes all|name,name...] [--min-time SECONDS]
+//                            [--clock wall|cpu]
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "convcheck/optimized/backward_plan.hpp"
+#include "onednn_backward_timer.hpp"
+#include "shapes.hpp"
+#include "timing.hpp"
+
+using namespace convcheck;
+
+namespace {
+
+const char* kDefaultShapes =
+    "conv1_7x7s2,res2_1x1_64,res2_3x3,res3_3x3s2,res3_downsample,res4_1x1_1024,res5_3x3,"
+    "dw32_112,dw96_112s2,dw576_14,pw16_96_112,pw576_96_14";
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const std::size_t comma = s.find(',', at);
+        const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (!item.empty()) out.push_back(item);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return out;
+}
+
+struct Ours {
+    double ms = 0;
+    std::string implementation;
+};
+
+Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> src(d.src_elements()), weights(d.weights_elements()), dst(d.dst_elements()), bias(d.out_channels);
+    for (auto* v : {&src, &weights, &dst})
+        for (auto& x : *v) x = u(rng);
+    const optimized::Options options{threads, optimized::Path::automatic};
+    Ours o;
+    if (d.pass == Pass::backward_data) {
+        const optimized::BackwardDataPlan plan(d, weights.data(), options);
+        o.implementation = plan.implementation();
+        o.ms = bench::min_time_ms([&] { plan.execute(dst.data(), src.data()); }, min_seconds, threads);
+    } else {
+        const optimized::BackwardWeightsPlan plan(d, options);
+        o.implementation = plan.implementation();
+        o.ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data(), weights.data(), bias.data()); }, min_seconds,
+                                  threads);
+    }
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"convcheck_bench_backward: the optimized backward passes against oneDNN's backward primitives"};
+    std::string threads_text = "1,2", batch_text = "8", shapes_text = kDefaultShapes, clock = "wall";
+    double min_seconds = 0.3;
+    app.add_option("--threads", threads_text, "thread counts, comma separated");
+    app.add_option("--batch", batch_text, "batch sizes, comma separated");
+    app.add_option("--shapes", shapes_text, "shape names of bench/shapes.cpp (resnet50, mobilenet_v2), or all");
+    app.add_option("--min-time", min_seconds, "seconds of repeated runs per measurement (the minimum is kept)");
+    app.add_option("--clock", clock, "wall or cpu")->check(CLI::IsMember({"wall", "cpu"}));
+    CLI11_PARSE(app, argc, argv);
+    bench::clock_choice() = clock == "cpu" ? bench::Clock::cpu : bench::Clock::wall;
+    std::vector<int> threads, batches;
+    for (const auto& t : split(threads_text)) threads.push_back(std::stoi(t));
+    for (const auto& b : split(batch_text)) batches.push_back(std::stoi(b));
+    const std::vector<std::string> wanted = split(shapes_text);
+    std::printf("Backward passes, f32, NHWC+HWIO buffers (ours) vs oneDNN 2.6 format_tag::any (its best layout); "
+                "ratio = oneDNN ms / ours (> 1: ours is faster); bwd_w includes diff_bias\n\n");
+    std::printf("| set | shape | n | thr | pass | implementation | ms | GFLOP/s | oneDNN ms | vs oneDNN best |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    std::map<std::pair<int, std::string>, std::vector<double>> ratios;  // (threads, pass) -> ratios
+    for (const auto& shape : bench::all_shapes()) {
+        if (shape.set != "resnet50" && shape.set != "mobilenet_v2") continue;
+        if (shapes_text != "all" && std::find(wanted.begin(), wanted.end(), shape.name) == wanted.end()) continue;
+        for (const int n : batches)
+            for (const int t : threads)
+                for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
+                    ConvDescriptor d = parse_descriptor("conv:n=" + std::to_string(n) + "," + shape.descriptor +
+                                                        ",dt=f32,data=nxc,wei=xio,bias=1");
+                    d.pass = pass;
+                    const Ours ours = time_ours(d, t, min_seconds);
+                    const auto theirs = bench::time_onednn_backward(d, t, min_seconds);
+                    const double gflops = 2.0 * static_cast<double>(d.macs()) / (ours.ms * 1e6);
+                    std::string ratio = "-", onednn = "-";
+                    if (theirs) {
+                        ratios[{t, std::string(to_string(pass))}].push_back(*theirs / ours.ms);
+                        char b[64];
+                        std::snprintf(b, sizeof b, "%.3f", *theirs);
+                        onednn = b;
+                        std::snprintf(b, sizeof b, "%.2f", *theirs / ours.ms);
+                        ratio = b;
+                    }
+                    std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %s | %s |\n", shape.set.c_str(),
+                                shape.name.c_str(), n, t, std::string(to_string(pass)).c_str(), ours.implementation.c_str(),
+                                ours.ms, gflops, onednn.c_str(), ratio.c_str());
+                    std::fflush(stdout);
+                }
+    }
+    std::printf("\nGeometric means of the ratio (oneDNN best / ours):\n\n| threads | pass | shapes | geomean |\n|---|---|---|---|\n");
+    for (const auto& [key, values] : ratios) {
+        double log_sum = 0;
+        for (const double r : values) log_sum += std::log(r);
+        std::printf("| %d | %s | %zu | **%.2f** |\n", key.first, key.second.c_str(), values.size(),
+                    std::exp(log_sum / static_cast<double>(values.size())));
+    }
+    return 0;
+}
