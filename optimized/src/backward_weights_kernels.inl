@@ -55,9 +55,12 @@ template <int R, int NB>
         for (i64 l = 0; l < h.lanes; ++l) h.at(r, l) = tile[r * B + l];
 }
 
-// General: one tile over a block of K pixels from its panels.
+// General: one tile over a block of K pixels from its panels. With x_at, the tile's R rows are R
+// consecutive channels of one tap: pixel k's are read straight from x + x_at[k] (x at the tile's first
+// row), not from a packed panel.
 template <int R, int NB>
-void panel_tile(const float* x_panel, const float* d_panel, i64 K, const TileHome& home, bool first) {
+void panel_tile(const float* x_panel, const float* x, const i64* x_at, const float* d_panel, i64 K, const TileHome& home,
+                bool first) {
     constexpr int B = NB * W;
     vf acc[R * NB];
     if (first) {
@@ -67,12 +70,13 @@ void panel_tile(const float* x_panel, const float* d_panel, i64 K, const TileHom
         home_load<R, NB>(acc, home);
     }
     for (i64 k = 0; k < K; ++k, x_panel += R, d_panel += B) {
+        const float* xk = x_at ? x + x_at[k] : x_panel;
         vf d[NB];
 #pragma GCC unroll 4
         for (int j = 0; j < NB; ++j) d[j] = load(d_panel + j * W);
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
-            const vf b = broadcast(x_panel + r);
+            const vf b = broadcast(xk + r);
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, d[j], acc[r * NB + j]);
         }
@@ -131,6 +135,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     const i64 q = q0 + min_i64(r, rows - 1);
                     off[r] = p.tap_offsets[q / ICg] + q % ICg;
                 }
+                if (rows == R && q0 / ICg == (q0 + R - 1) / ICg) continue;  // read in place (contiguous)
                 float* panel = x_panels + (tile - t_begin) * K * R;
                 for (i64 k = 0; k < K; ++k)
                     for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
@@ -138,8 +143,10 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             for (i64 lb = 0; lb < p.lane_blocks; ++lb)
                 for (i64 tile = t_begin; tile < t_end; ++tile) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
+                    const bool in_place = rows == R && q0 / ICg == (q0 + R - 1) / ICg;
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
-                    panel_tile<R, NB>(x_panels + (tile - t_begin) * K * R, d_panels + lb * K * B, K, home, pb == px_begin);
+                    panel_tile<R, NB>(x_panels + (tile - t_begin) * K * R, xp + p.tap_offsets[q0 / ICg] + q0 % ICg,
+                                      in_place ? x_at : nullptr, d_panels + lb * K * B, K, home, pb == px_begin);
                 }
         }
     }

@@ -111,16 +111,33 @@ struct BackwardWeightsPlan::Impl {
 
     void run(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {
         const detail::Geometry& g = geometry;
+        // The general kernel reads exactly the elements it uses, so it takes the user's f32 channels-last
+        // buffers as they are (src unpadded); the depthwise kernel reads whole vectors of channels, past
+        // the last channel unless C fills them, so it takes them only then. Otherwise the edges widen them
+        // into workspaces with kBackwardSlackFloats of zeros after the last element.
         const i64 slack = detail::kBackwardSlackFloats;
-        detail::Workspace<float> xp = inputs.take(static_cast<std::size_t>(g.batch * g.padded_pixels() * g.channel_stride + slack));
-        detail::Workspace<float> dy =
-            diffs.take(static_cast<std::size_t>(dy_geometry.batch * dy_geometry.padded_pixels() * dy_geometry.channel_stride + slack));
-        float* x = xp.data();
-        float* y = dy.data();
-        std::fill(x + g.batch * g.padded_pixels() * g.channel_stride, x + g.batch * g.padded_pixels() * g.channel_stride + slack, 0.0f);
-        parallel(detail::pack_src_task_count(desc, g), [&](i64 b, i64 e) { detail::pack_src_tasks(desc, g, src, x, b, e); });
-        parallel(detail::pack_src_task_count(dy_desc, dy_geometry),
-                 [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, y, b, e); });
+        const bool whole_vectors =
+            !problem.depthwise || g.out_channels % (static_cast<i64>(problem.vector_blocks) * problem.lanes) == 0;
+        detail::Workspace<float> xp, dy;
+        const float* x = static_cast<const float*>(src);
+        const float* y = static_cast<const float*>(diff_dst);
+        if (!whole_vectors || !detail::src_is_xp(desc, g)) {
+            const i64 size = g.batch * g.padded_pixels() * g.channel_stride;
+            xp = inputs.take(static_cast<std::size_t>(size + slack));
+            float* to = xp.data();
+            std::fill(to + size, to + size + slack, 0.0f);
+            parallel(detail::pack_src_task_count(desc, g), [&](i64 b, i64 e) { detail::pack_src_tasks(desc, g, src, to, b, e); });
+            x = to;
+        }
+        if (!whole_vectors || !detail::src_is_xp(dy_desc, dy_geometry)) {
+            const i64 size = dy_geometry.batch * dy_geometry.padded_pixels() * dy_geometry.channel_stride;
+            dy = diffs.take(static_cast<std::size_t>(size + slack));
+            float* to = dy.data();
+            std::fill(to + size, to + size + slack, 0.0f);
+            parallel(detail::pack_src_task_count(dy_desc, dy_geometry),
+                     [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, to, b, e); });
+            y = to;
+        }
         const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
         detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(gradient * parts));
         float* dw = sum.data();
