@@ -27,19 +27,6 @@ const char* kDefaultShapes =
     "conv1_7x7s2,res2_1x1_64,res2_3x3,res3_3x3s2,res3_downsample,res4_1x1_1024,res5_3x3,"
     "dw32_112,dw96_112s2,dw576_14,pw16_96_112,pw576_96_14";
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= s.size()) {
-        const std::size_t comma = s.find(',', at);
-        const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        if (!item.empty()) out.push_back(item);
-        if (comma == std::string::npos) break;
-        at = comma + 1;
-    }
-    return out;
-}
-
 struct Ours {
     double ms = 0;
     std::string implementation;
@@ -80,9 +67,9 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     bench::clock_choice() = clock == "cpu" ? bench::Clock::cpu : bench::Clock::wall;
     std::vector<int> threads, batches;
-    for (const auto& t : split(threads_text)) threads.push_back(std::stoi(t));
-    for (const auto& b : split(batch_text)) batches.push_back(std::stoi(b));
-    const std::vector<std::string> wanted = split(shapes_text);
+    for (const auto& t : bench::split_list(threads_text)) threads.push_back(std::stoi(t));
+    for (const auto& b : bench::split_list(batch_text)) batches.push_back(std::stoi(b));
+    const std::vector<std::string> wanted = bench::split_list(shapes_text);
     std::printf("Backward passes, f32, NHWC+HWIO buffers (ours) vs oneDNN 2.6 format_tag::any (its best layout); "
                 "ratio = oneDNN ms / ours (> 1: ours is faster); bwd_w includes diff_bias\n\n");
     std::printf("| set | shape | n | thr | pass | implementation | ms | GFLOP/s | oneDNN ms | vs oneDNN best |\n");

@@ -26,19 +26,6 @@ using namespace convcheck;
 
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= s.size()) {
-        const std::size_t comma = s.find(',', at);
-        const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        if (!item.empty()) out.push_back(item);
-        if (comma == std::string::npos) break;
-        at = comma + 1;
-    }
-    return out;
-}
-
 struct Ours {
     double ms = 0;
     std::string path;
@@ -118,14 +105,14 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"wall", "cpu"}));
     CLI11_PARSE(app, argc, argv);
     std::vector<int> threads, batches;
-    for (const auto& t : split(threads_arg)) threads.push_back(std::stoi(t));
-    for (const auto& b : split(batch_arg)) batches.push_back(std::stoi(b));
+    for (const auto& t : bench::split_list(threads_arg)) threads.push_back(std::stoi(t));
+    for (const auto& b : bench::split_list(batch_arg)) batches.push_back(std::stoi(b));
     bench::clock_choice() = clock == "cpu" ? bench::Clock::cpu : bench::Clock::wall;
     if (quick) {
         batches = {1};
         min_time = std::min(min_time, 0.05);
     }
-    auto sets = split(set_arg);
+    auto sets = bench::split_list(set_arg);
     bool with_cc = false;
     std::erase_if(sets, [&](const std::string& s) { return s == "cc" ? (with_cc = true) : false; });
 

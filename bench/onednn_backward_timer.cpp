@@ -5,6 +5,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 
+#include "onednn_dims.hpp"
 #include "timing.hpp"
 
 namespace convcheck::bench {
@@ -12,12 +13,6 @@ namespace {
 
 using dnnl::memory;
 using tag = memory::format_tag;
-
-memory::dims axes(const ConvDescriptor& d, const SpatialDims& v, std::int64_t minus = 0) {
-    memory::dims out;
-    for (int a = 0; a < d.rank; ++a) out.push_back(v[a] - minus);
-    return out;
-}
 
 memory filled(const memory::desc& md, const dnnl::engine& eng) {
     memory m(md, eng);
@@ -35,18 +30,9 @@ std::optional<double> time_onednn_backward(const ConvDescriptor& d, int threads,
     const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream s(eng);
     const auto f32 = memory::data_type::f32;
-    memory::dims src{d.batch, d.in_channels}, dst{d.batch, d.out_channels}, wei;
-    if (d.groups == 1)
-        wei = {d.out_channels, d.in_channels};
-    else
-        wei = {d.groups, d.out_channels_per_group(), d.in_channels_per_group()};
-    for (int a = 0; a < d.rank; ++a) {
-        src.push_back(d.input_size[a]);
-        dst.push_back(d.output_size(a));
-        wei.push_back(d.kernel_size[a]);
-    }
-    const memory::dims bias{d.out_channels}, strides = axes(d, d.strides), dilates = axes(d, d.dilations, 1);
-    const memory::dims pad_l = axes(d, d.pads_begin), pad_r = axes(d, d.pads_end);
+    const OnednnDims p = onednn_dims(d);
+    const auto &src = p.src, &wei = p.weights, &dst = p.dst, &bias = p.bias;
+    const auto &strides = p.strides, &dilates = p.dilates, &pad_l = p.pad_l, &pad_r = p.pad_r;
     const memory::desc src_any(src, f32, tag::any), wei_any(wei, f32, tag::any), dst_any(dst, f32, tag::any);
     const memory::desc bias_md(bias, f32, tag::x);
     try {

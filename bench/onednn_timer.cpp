@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "onednn_dims.hpp"
 #include "timing.hpp"
 
 namespace convcheck::bench {
@@ -13,12 +14,6 @@ namespace {
 
 using dnnl::memory;
 using tag = memory::format_tag;
-
-memory::dims spatial(const ConvDescriptor& d, const SpatialDims& v, std::int64_t minus = 0) {
-    memory::dims out;
-    for (int a = 0; a < d.rank; ++a) out.push_back(v[a] - minus);
-    return out;
-}
 
 tag data_tag(const ConvDescriptor& d, bool nxc) {
     static const tag ncx[] = {tag::ncw, tag::nchw, tag::ncdhw}, channels_last[] = {tag::nwc, tag::nhwc, tag::ndhwc};
@@ -40,30 +35,7 @@ void fill(dnnl::memory& m) {
     for (std::size_t i = 0; i < n; ++i) p[i] = u(rng);
 }
 
-struct Problem {
-    memory::dims src, weights, bias, dst, strides, dilates, pad_l, pad_r;
-};
-
-Problem dims_of(const ConvDescriptor& d) {
-    Problem p;
-    p.src = {d.batch, d.in_channels};
-    p.dst = {d.batch, d.out_channels};
-    if (d.groups == 1)
-        p.weights = {d.out_channels, d.in_channels};
-    else
-        p.weights = {d.groups, d.out_channels_per_group(), d.in_channels_per_group()};
-    for (int a = 0; a < d.rank; ++a) {
-        p.src.push_back(d.input_size[a]);
-        p.dst.push_back(d.output_size(a));
-        p.weights.push_back(d.kernel_size[a]);
-    }
-    p.bias = {d.out_channels};
-    p.strides = spatial(d, d.strides);
-    p.dilates = spatial(d, d.dilations, 1);  // oneDNN's dilation is 0-based
-    p.pad_l = spatial(d, d.pads_begin);
-    p.pad_r = spatial(d, d.pads_end);
-    return p;
-}
+using Problem = OnednnDims;
 
 dnnl::convolution_forward::primitive_desc make_pd(const dnnl::engine& eng, const ConvDescriptor& d, const Problem& p,
                                                   tag src_tag, tag wei_tag) {
@@ -124,7 +96,7 @@ OnednnTimes time_onednn(const ConvDescriptor& d, int threads, double min_seconds
     omp_set_num_threads(threads);
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream s(eng);
-    const Problem p = dims_of(d);
+    const Problem p = onednn_dims(d);
     const bool nxc = d.data_format == DataFormat::nxc, xio = d.filter_format == FilterFormat::xio;
     OnednnTimes t;
     try {

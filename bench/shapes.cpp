@@ -41,4 +41,17 @@ const std::vector<Shape>& all_shapes() {
 
 std::vector<std::string> set_names() { return {"resnet50", "mobilenet_v2", "deeplab", "conv3d"}; }
 
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = text.find(',', at);
+        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (!item.empty()) out.push_back(item);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return out;
+}
+
 }  // namespace convcheck::bench

@@ -16,5 +16,7 @@ struct Shape {
 const std::vector<Shape>& all_shapes();
 // The names of the sets.
 std::vector<std::string> set_names();
+// "a,b,c" -> {"a", "b", "c"} (empty items dropped): the tables' list options.
+std::vector<std::string> split_list(const std::string& text);
 
 }  // namespace convcheck::bench
