@@ -35,7 +35,7 @@ rm -rf "$results"
 mkdir -p "$results/bench"
 
 backends=()
-for name in optimized onednn xnnpack libtorch opencv; do
+for name in optimized onednn xnnpack libtorch opencv armnn; do
   if [ -f "build/plugins/libconvcheck_plugin_$name.so" ]; then backends+=("$name"); fi
 done
 echo "main: backends: ${backends[*]}"
