@@ -3,9 +3,9 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "convcheck/plugin_support.hpp"
+#include "negative_parameter.hpp"
 #include "window_copy.hpp"
 
 namespace convcheck_armnn {
@@ -66,16 +66,9 @@ std::string inexpressible(const convcheck_conv_desc& d) {
         return cannot + "C = " + std::to_string(d.in_channels) + ", O = " + std::to_string(d.out_channels) +
                " with groups = " + std::to_string(d.groups) + " to Arm NN: it has no groups parameter, and these groups "
                "split no channel count into whole groups";
-    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"batch", d.batch}, {"in_channels", d.in_channels},
-                                  {"out_channels", d.out_channels}})
-        if (v < 0) return cannot + name + " = " + std::to_string(v) + " to Arm NN: its tensor dimensions are unsigned int";
-    for (int a = 0; a < d.rank; ++a)
-        for (const auto& [name, v] : {std::pair<const char*, int64_t>{"input_size", d.input_size[a]},
-                                      {"kernel_size", d.kernel_size[a]}, {"strides", d.strides[a]},
-                                      {"dilations", d.dilations[a]}})
-            if (v < 0)
-                return cannot + name + "[" + std::to_string(a) + "] = " + std::to_string(v) +
-                       " to Arm NN: its dimensions, strides and dilations are unsigned";
+    if (const auto negative = support::first_negative(d))
+        return cannot + negative->name + " = " + std::to_string(negative->value) +
+               " to Arm NN: its dimensions, strides and dilations are unsigned int";
     for (int a = 0; a < d.rank; ++a) {
         if (d.strides[a] < 1 || d.kernel_size[a] < 1)
             return cannot + (d.strides[a] < 1 ? "strides[" : "kernel_size[") + std::to_string(a) + "] = " +
