@@ -22,10 +22,15 @@ function(convcheck_add_armnn_plugin)
     set(version "unknown")
   endif()
   convcheck_add_backend_plugin(armnn SOURCES ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_plugin.cpp
-                               ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_layer.cpp LIBS ${CONVCHECK_ARMNN_LIBRARY})
+                               ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_layer.cpp
+                               LIBS convcheck_plugin_adaptation ${CONVCHECK_ARMNN_LIBRARY})
   target_include_directories(convcheck_plugin_armnn PRIVATE ${CONVCHECK_ARMNN_INCLUDE_DIR})
   target_compile_definitions(convcheck_plugin_armnn PRIVATE CONVCHECK_ARMNN_BACKEND_DIR="${backend_dir}"
                              CONVCHECK_ARMNN_PACKAGE_VERSION="Arm NN ${version}")
+  # Where building a plugin and registering its tests are two functions (plugins/common), the second too.
+  if(COMMAND convcheck_add_backend_plugin_tests)
+    convcheck_add_backend_plugin_tests(armnn)
+  endif()
 endfunction()
 if(CONVCHECK_BACKEND_PLUGINS)
   cmake_language(DEFER CALL convcheck_add_armnn_plugin)
