@@ -133,4 +133,23 @@ TEST(Findings, OnednnBf16NegativePaddingRCorruptsMemory) {
 // the plugin claims. Deterministic: descriptor i is drawn from rc::Random(i), so a failure's
 // descriptor string (printed) reproduces it with `--case`, and the list is the same on every run.
 
+// Arm NN 20.08's CpuRef sums in f32 and converts to f16 with armnn::Half (half_float), which rounds a tie
+// away from zero: 795 * 3 = 2385 lies halfway between the f16 values 2384 and 2386 (spacing 2), and the
+// spec's one rounding to nearest even gives 2384 (-2384 for -795). Its bf16 conversion rounds ties to
+// even: 9 * 29 = 261 lies between the bf16 values 260 and 262, and both give 260.
+TEST(Findings, ArmnnRoundsF16TiesAwayFromZero) {
+    if (std::string(plugin->info().name) != "armnn") GTEST_SKIP() << "an Arm NN finding";
+    const ConvDescriptor f16 = parse_descriptor("conv:c=1,o=1,in=1,k=1,dt=f16");
+    ASSERT_EQ(query(f16), "");
+    for (const double sign : {1.0, -1.0}) {
+        const std::vector<double> src{sign * 795}, weights{3};
+        ASSERT_EQ(reference::convolution_summation(f16, src, weights, {}).dst[0], sign * 2385);  // exact, a tie in f16
+        EXPECT_EQ(execute(f16, src, weights, {}).dst[0], sign * 2386)
+            << "reproduce: " << to_string(f16) << " src " << src[0] << " weights 3 (the spec's rounding: " << sign * 2384 << ")";
+    }
+    const ConvDescriptor bf16 = parse_descriptor("conv:c=1,o=1,in=1,k=1,dt=bf16");
+    ASSERT_EQ(query(bf16), "");
+    EXPECT_EQ(execute(bf16, {9}, {29}, {}).dst[0], 260.0) << "reproduce: " << to_string(bf16) << " src 9 weights 29";
+}
+
 }  // namespace convcheck::backend_test
