@@ -1,5 +1,6 @@
 // convcheck plugin for libtorch (ATen, CPU): convolution of ranks 1-3 in f32 and bf16, groups,
-// dilation, explicit pads, through at::convolution.
+// dilation, explicit pads, through at::convolution; backward data and backward weights (+ bias)
+// through at::convolution_backward (ABI 1.2 prop_kind; docs/passes.md).
 //
 // The translation:
 //   layouts     the runner's buffers become tensors over the same memory with the strides of their

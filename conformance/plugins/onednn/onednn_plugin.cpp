@@ -1,5 +1,6 @@
-// convcheck plugin for oneDNN (libdnnl, the primitive API): forward convolution, ranks 1-3,
-// f32 and bf16 (and f16 where this CPU has an implementation: the query asks oneDNN).
+// convcheck plugin for oneDNN (libdnnl, the primitive API): convolution, ranks 1-3, forward,
+// backward data and backward weights (+ bias) (ABI 1.2 prop_kind; docs/passes.md), f32 and bf16
+// (and f16) where this CPU has an implementation: the query asks oneDNN.
 //
 // The translation, field by field (oneDNN developer guide, "Convolution"):
 //   dilations   oneDNN's are 0-based (0 = dense; dilated extent 1 + (k-1)*(d+1)): we pass d - 1.
@@ -26,6 +27,9 @@
 //               plan's own per execute; workspace_bytes reports the scratchpad's size, so the runner
 //               checks oneDNN never writes past what it asked for. (The reorders of src and dst into
 //               the primitive's layouts allocate memory of their own, not counted there.)
+//   backward    convolution_backward_data / convolution_backward_weights, each created with the
+//               forward_training primitive descriptor of the case as its hint; the same
+//               adaptation, reorders and scratchpad; through the one-shot conv_execute only.
 //   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
 //               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
 //               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
@@ -233,7 +237,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
     // Backward data and backward weights (+ bias): oneDNN's backward primitives; conv_query asks
-    // oneDNN per case (on this CPU f16 and bf16 have no backward implementation: declined in its words).
+    // oneDNN per case (a dtype this CPU has no implementation for is declined in its words).
     mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
                       CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return support::fill_info(info, mine);
@@ -332,7 +336,7 @@ struct Backward {
         try {
             hint = make_primitive_desc(plugin, l, dnnl::prop_kind::forward_training);
         } catch (const dnnl::error& e) {
-            throw_refusal(e, desc, "the forward_training convolution, the backward primitive's hint,");
+            throw_refusal(e, desc, "the forward_training convolution that a backward primitive takes as its hint");
         }
         const bool data_pass = support::prop_kind(desc) == CONVCHECK_BACKWARD_DATA;
         try {
