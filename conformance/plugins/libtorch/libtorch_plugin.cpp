@@ -266,6 +266,10 @@ struct Backward {
         : num_threads(plugin.num_threads), desc(desc), type(scalar_type(desc)), adaptation(plan_for(desc)),
           l(support::library_desc(desc, adaptation)), g(l) {
         check_computable(desc);
+        if (!has_output_size(l))
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT,
+                                       "the libtorch plugin cannot express a backward pass with a stride below 1: diff_dst "
+                                       "has the spec's dst shape, which is undefined there");
     }
 
     convcheck_error* execute(const convcheck_conv_args& args) {
@@ -282,18 +286,16 @@ struct Backward {
         const auto [diff_src, diff_weights, diff_bias] =
             at::convolution_backward(diff_dst, src, weights, bias, g.strides, g.pads, g.dilations, false, g.no_output_padding,
                                      l.groups, {data_pass, !data_pass, !data_pass && desc.has_bias});
-        std::string not_copied;
-        if (data_pass) {
-            not_copied = copy_result(diff_src, buffers.diff_src(), g.src_dims, support::activation_order(l), type,
-                                     "at::convolution_backward", "diff_src");
-        } else {
-            not_copied = copy_result(diff_weights, buffers.diff_weights(), g.wei_dims, support::weights_order(l), type,
-                                     "at::convolution_backward", "diff_weights");
-            if (desc.has_bias)
-                not_copied += copy_result(diff_bias, buffers.diff_bias(), bias_sizes, {0}, type, "at::convolution_backward",
-                                          "diff_bias");
-        }
-        buffers.return_gradients();
+        // As in the forward pass, a gradient of another shape than the spec's is not copied (nor
+        // returned through the adaptation): nothing of it is written, and the string says why.
+        std::string not_copied =
+            data_pass ? copy_result(diff_src, buffers.diff_src(), g.src_dims, support::activation_order(l), type,
+                                    "at::convolution_backward", "diff_src")
+                      : copy_result(diff_weights, buffers.diff_weights(), g.wei_dims, support::weights_order(l), type,
+                                    "at::convolution_backward", "diff_weights");
+        if (not_copied.empty()) buffers.return_gradients();
+        if (!data_pass && desc.has_bias)
+            not_copied += copy_result(diff_bias, buffers.diff_bias(), bias_sizes, {0}, type, "at::convolution_backward", "diff_bias");
         support::write_implementation(&args, "libtorch:" + implementation(src, weights, bias) +
                                                  support::adaptation_note(desc, adaptation) + not_copied);
         return nullptr;

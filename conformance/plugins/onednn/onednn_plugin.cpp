@@ -347,13 +347,11 @@ struct Backward {
                     {dnnl::algorithm::convolution_direct, m.src, m.weights, m.dst, strides, dilations(l), pl, pr},
                     user_scratchpad(), plugin.engine, hint);
                 pd = data;
-                primitive = dnnl::convolution_backward_data(data);
             } else {
                 const dnnl::convolution_backward_weights::primitive_desc weights(
                     {dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst, strides, dilations(l), pl, pr},
                     user_scratchpad(), plugin.engine, hint);
                 pd = weights;
-                primitive = dnnl::convolution_backward_weights(weights);
             }
         } catch (const dnnl::error& e) {
             throw_refusal(e, desc, data_pass ? "convolution_backward_data" : "convolution_backward_weights");
@@ -380,7 +378,7 @@ struct Backward {
             if (desc.has_bias) output(DNNL_ARG_DIFF_BIAS, user_bias(plugin, l, buffers.diff_bias()), pd.diff_weights_desc(1));
         }
         add_scratchpad(plugin, pd, args, call);
-        primitive.execute(plugin.stream, call);
+        dnnl::primitive(pd).execute(plugin.stream, call);  // created here: a query needs only pd
         for (auto& [mine, user] : outputs) dnnl::reorder(mine, user).execute(plugin.stream, mine, user);
         plugin.stream.wait();
         buffers.return_gradients();
@@ -392,8 +390,7 @@ struct Backward {
     const convcheck_conv_desc& desc;
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case oneDNN computes
-    dnnl::primitive_desc pd;
-    dnnl::primitive primitive;
+    dnnl::primitive_desc pd;  // convolution_backward_data's or _weights'
 };
 
 convcheck_error* backward_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
