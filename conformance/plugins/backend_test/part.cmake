@@ -7,7 +7,7 @@ if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
                  ${CMAKE_CURRENT_LIST_DIR}/harness.cpp ${CMAKE_CURRENT_LIST_DIR}/findings.cpp
                  ${CMAKE_CURRENT_LIST_DIR}/adaptations.cpp ${CMAKE_CURRENT_LIST_DIR}/abi12.cpp)
   target_link_libraries(convcheck_backend_test PRIVATE convcheck_runner convcheck_accuracy convcheck_reference convcheck_abi
-                        convcheck_abi_descriptor nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})
+                        convcheck_abi_descriptor convcheck_testing nlohmann_json::nlohmann_json rapidcheck GTest::gtest ${CMAKE_DL_LIBS})
   # The contract of a plugin that describes f64 accumulation (the accuracy mutants' baseline, with no
   # entry in the data file): bound mode must be able to fail it (issue 19).
   add_test(NAME backend_contract_f64_accumulation
