@@ -1,5 +1,5 @@
 // The direct, ABI-level test of one third-party backend plugin:
-//     convcheck_backend_test <plugin.so> [backends.json] [--backend-option key=value]... [gtest flags]
+//     convcheck_backend_test <plugin.so> [backends.json] [--backend-option key=value]... [--threads n] [gtest flags]
 // Every call of the plugin runs in a child process (harness.hpp): a crash fails the test in
 // progress, and the program goes on to the next.
 // Checks the plugin's table and its struct_size / error-value behaviour, then runs every case of
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -245,24 +246,32 @@ TEST(Random, AgreesWithTheReferenceOnRandomDescriptors) {
 int main(int argc, char** argv) {
     using namespace convcheck::backend_test;
     ::testing::InitGoogleTest(&argc, argv);
-    // <plugin.so> [backends.json] [--backend-option key=value]...
+    // <plugin.so> [backends.json] [--backend-option key=value]... [--threads n (2)]
     std::vector<std::string> args(argv + 1, argv + argc);
     convcheck::runner::InstanceOptions options;
     options.num_threads = 2;
     for (std::size_t i = 0; i < args.size();) {
-        if (args[i] != "--backend-option") {
+        if (args[i] != "--backend-option" && args[i] != "--threads") {
             ++i;
             continue;
         }
         if (i + 1 == args.size()) {
-            std::cerr << "--backend-option needs key=value\n";
+            std::cerr << args[i] << " needs a value\n";
             return 2;
         }
-        options.options += (options.options.empty() ? "" : ",") + args[i + 1];  // as `convcheck run` joins them
+        if (args[i] == "--threads") {
+            options.num_threads = std::atoi(args[i + 1].c_str());
+            if (options.num_threads < 1 || options.num_threads > 256) {
+                std::cerr << "--threads " << args[i + 1] << ": want a count from 1 to 256\n";
+                return 2;
+            }
+        } else {
+            options.options += (options.options.empty() ? "" : ",") + args[i + 1];  // as `convcheck run` joins them
+        }
         args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
     }
     if (args.empty() || args.size() > 2) {
-        std::cerr << "usage: " << argv[0] << " <plugin.so> [backends.json] [--backend-option key=value]... [gtest flags]\n";
+        std::cerr << "usage: " << argv[0] << " <plugin.so> [backends.json] [--backend-option key=value]... [--threads n] [gtest flags]\n";
         return 2;
     }
     plugin_path = args[0];

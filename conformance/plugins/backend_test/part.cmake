@@ -1,7 +1,7 @@
 # The direct, ABI-level test of the third-party backend plugins: one program that loads the plugin
 # named on its command line and checks it against the reference on a table of cases, every plugin
-# call in a child process of the runner's isolation. Each plugin's part.cmake registers a ctest
-# entry `backend_<name>` running it (convcheck_add_backend_plugin_tests, common/part.cmake).
+# call in a child process of the runner's isolation. Each plugin's part.cmake registers ctest
+# entries `backend_<name>_<i>of4` running it (convcheck_add_backend_plugin_tests, common/part.cmake).
 # The contract and the declarations file's reader are the runner's (runner/contract.hpp, expectations.hpp).
 if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_executable(convcheck_backend_test ${CMAKE_CURRENT_LIST_DIR}/backend_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cases.cpp

@@ -20,7 +20,7 @@ endif()
 
 # convcheck_add_backend_plugin_tests(<name>): the ctest entries of a third-party backend plugin built in
 # this tree (convcheck_plugin_<name>, by convcheck_add_backend_plugin, cmake/ConvcheckPlugin.cmake):
-# backend_<name>, conformance_{smoke,edge,invalid}_<name> and invalid_outcomes_<name>.
+# backend_<name>_<i>of4, conformance_{smoke,edge,invalid}_<name> and invalid_outcomes_<name>.
 function(convcheck_add_backend_plugin_tests name)
   set(target convcheck_plugin_${name})
   if(NOT CONVCHECK_BUILD_TESTS)
@@ -30,9 +30,17 @@ function(convcheck_add_backend_plugin_tests name)
     message(FATAL_ERROR "convcheck_add_backend_plugin_tests(${name}): needs the targets ${target}, "
                         "convcheck_backend_test and convcheck (conformance/CMakeLists.txt lists the parts in order)")
   endif()
-  # The direct ABI-level check of this plugin against the reference (conformance/plugins/backend_test).
-  add_test(NAME backend_${name} COMMAND convcheck_backend_test $<TARGET_FILE:${target}>)
-  set_tests_properties(backend_${name} PROPERTIES TIMEOUT 120 LABELS backend)
+  # The direct ABI-level check of this plugin against the reference (conformance/plugins/backend_test),
+  # in 4 GoogleTest shards, backend_<name>_1of4 .. 4of4: each plugin call runs in a child process,
+  # about 40 ms of CPU each for libtorch (fork, create, its thread pools), so the ~700 children of one
+  # whole run (30 s of CPU) would not fit the timeout on a loaded 2-core machine; a shard does.
+  set(shards 4)
+  foreach(shard RANGE 1 ${shards})
+    math(EXPR index "${shard} - 1")
+    add_test(NAME backend_${name}_${shard}of${shards} COMMAND convcheck_backend_test $<TARGET_FILE:${target}>)
+    set_tests_properties(backend_${name}_${shard}of${shards} PROPERTIES TIMEOUT 120 LABELS backend
+                         ENVIRONMENT "GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${index}")
+  endforeach()
   add_dependencies(convcheck_backend_test ${target})
   # The conformance runner's smoke and edge suites against this plugin, with the declarations and
   # expected failures of conformance/data/backends.json (the runner's default).
