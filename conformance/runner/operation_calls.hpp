@@ -23,7 +23,8 @@ struct ConvExecution {
     const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
     int warmups = 0, repeats = 1;
     bool leak_check = false;
-    bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case
+    bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case (no buffers needed)
+    bool weights_at_prepare = true;  // with a plan: conv_prepare gets the weights and bias (else only execute does)
     double timeout_s = 30.0;
     MemoryBudget memory;
 };

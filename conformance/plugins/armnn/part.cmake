@@ -2,8 +2,8 @@
 # Neither package has a CMake config: find the header, libarmnn and the CpuRef dynamic backend, which
 # Debian installs in the armnn<soversion> folder of the multiarch library directory; the plugin hands
 # that folder to IRuntime::CreationOptions::m_DynamicBackendsPath.
-# The parts are included in path order and plugins/armnn comes before plugins/common, which defines
-# convcheck_add_backend_plugin: the plugin is added by a call deferred to the end of the directory.
+# (conformance/CMakeLists.txt lists this part after plugins/common, whose convcheck_add_backend_plugin_tests
+# registers the ctests.)
 set(CONVCHECK_ARMNN_PLUGIN_DIR ${CMAKE_CURRENT_LIST_DIR})
 function(convcheck_add_armnn_plugin)
   find_path(CONVCHECK_ARMNN_INCLUDE_DIR armnn/ArmNN.hpp)
@@ -27,11 +27,8 @@ function(convcheck_add_armnn_plugin)
   target_include_directories(convcheck_plugin_armnn PRIVATE ${CONVCHECK_ARMNN_INCLUDE_DIR})
   target_compile_definitions(convcheck_plugin_armnn PRIVATE CONVCHECK_ARMNN_BACKEND_DIR="${backend_dir}"
                              CONVCHECK_ARMNN_PACKAGE_VERSION="Arm NN ${version}")
-  # Where building a plugin and registering its tests are two functions (plugins/common), the second too.
-  if(COMMAND convcheck_add_backend_plugin_tests)
-    convcheck_add_backend_plugin_tests(armnn)
-  endif()
+  convcheck_add_backend_plugin_tests(armnn)
 endfunction()
 if(CONVCHECK_BACKEND_PLUGINS)
-  cmake_language(DEFER CALL convcheck_add_armnn_plugin)
+  convcheck_add_armnn_plugin()
 endif()

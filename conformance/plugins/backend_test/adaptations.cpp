@@ -58,7 +58,6 @@ TEST(Adaptations, EveryF32CaseOfRank3RunsWhereTheLibraryHas3D) {
 TEST(Adaptations, TheImplementationNamesTheAdaptationThatRan) {
     for (const char* text : {"conv:c=2,o=2,in=7x7,k=3x3,pb=-1x0,pe=0x0", "conv:c=2,o=2,in=7,k=3,pb=-1,pe=0,data=nxc"}) {
         const ConvDescriptor d = parse_descriptor(text);
-        ASSERT_EQ(query(d), "") << text;
         const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 1);
         const Outcome got = execute(d, f.src, f.weights, f.bias);
         EXPECT_NE(got.implementation.find("cropped"), std::string::npos) << text << ": " << got.implementation;

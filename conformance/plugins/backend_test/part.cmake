@@ -1,6 +1,7 @@
-# The direct, ABI-level test of the third-party backend plugins: one program that dlopens the
-# plugin named on its command line and checks it against the reference on a table of cases.
-# Each plugin's part.cmake registers a ctest entry `backend_<name>` running it (common/part.cmake).
+# The direct, ABI-level test of the third-party backend plugins: one program that loads the plugin
+# named on its command line and checks it against the reference on a table of cases, every plugin
+# call in a child process of the runner's isolation. Each plugin's part.cmake registers ctest
+# entries `backend_<name>_<i>of4` running it (convcheck_add_backend_plugin_tests, common/part.cmake).
 # The contract and the declarations file's reader are the runner's (runner/contract.hpp, expectations.hpp).
 if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_executable(convcheck_backend_test ${CMAKE_CURRENT_LIST_DIR}/backend_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cases.cpp
@@ -13,6 +14,13 @@ if(CONVCHECK_BUILD_TESTS AND CONVCHECK_BACKEND_PLUGINS)
   add_test(NAME backend_contract_f64_accumulation
            COMMAND convcheck_backend_test $<TARGET_FILE:convcheck_plugin_accuracy_mutants> --gtest_filter=Contract.*)
   add_dependencies(convcheck_backend_test convcheck_plugin_accuracy_mutants)
+  # Every plugin call runs in a child process (harness.hpp): on a plugin that crashes in execute, the
+  # executing tests fail naming the signal, the others pass, and the program runs to its end (exit 1).
+  add_test(NAME backend_test_survives_a_crashing_plugin
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/isolation_check.py
+                   $<TARGET_FILE:convcheck_backend_test> $<TARGET_FILE:convcheck_plugin_faultzoo>)
+  set_tests_properties(backend_test_survives_a_crashing_plugin PROPERTIES TIMEOUT 120)
+  add_dependencies(convcheck_backend_test convcheck_plugin_faultzoo)
   # The plugin template, built out of tree against the installed SDK (plugin_template/part.cmake),
   # passes this test like every bundled backend, its Abi.* tests included. The Adaptations.* tests
   # are left out: they check the bundled plugins' adaptation layer (every format, crops), which the

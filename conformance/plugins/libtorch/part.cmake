@@ -8,16 +8,11 @@ if(CONVCHECK_BACKEND_PLUGINS)
     if(NOT libtorch_version)
       set(libtorch_version "unknown")
     endif()
-    convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp LIBS ${TORCH_LIBRARIES})
+    convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
+                                 LIBS convcheck_plugin_adaptation ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
-    if(CONVCHECK_BUILD_TESTS AND TARGET convcheck)
-      # The backward suite (docs/passes.md) through at::convolution_backward; f16 is declined in ATen's words.
-      add_test(NAME conformance_backward_libtorch
-               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --suite backward --threads 2
-                       --no-shrink --no-progress)
-      set_tests_properties(conformance_backward_libtorch PROPERTIES TIMEOUT 120 LABELS backend)
-    endif()
+    convcheck_add_backend_plugin_tests(libtorch BACKWARD)
   else()
     message(STATUS "convcheck: Torch (libtorch-dev) not found: the libtorch plugin is not built")
   endif()
