@@ -29,7 +29,8 @@ std::filesystem::path write_failure_bundle(const std::string& dir, const Backend
 
 // The benchdnn conv driver's command line for a discrete convolution descriptor, e.g.
 // "--conv --dir=FWD_B --dt=f32 --stag=abx --wtag=abx --dtag=abx mb1ic3ih12oc8oh12kh3ph1", checked by reading it
-// back through core/benchdnn_mapping; "" with *why set when benchdnn cannot express it.
+// back through core/benchdnn_mapping; "" with *why set when benchdnn cannot express it. A backward pass
+// gets --dir=BWD_D, BWD_W or BWD_WB.
 std::string benchdnn_line(const ConvDescriptor& d, std::string* why);
 
 }  // namespace convcheck::runner
