@@ -13,6 +13,20 @@ namespace {
 
 using namespace detail;
 
+// The backward passes of discrete convolution (docs/passes.md): exact and bound mode. A "conv:"
+// descriptor with dir=: conv_read chooses the pass, so they share conv's prefix and reader; both
+// passes have the same functions, which read the pass from the descriptor.
+constexpr OperationTraits backward_pass(Op op, const char* name, const char* words) {
+    return {.op = op, .name = name, .words = words, .claim = CONVCHECK_OP_CONV, .prefix = "conv", .read = conv_read,
+            .descriptor = conv_descriptor, .broken_rule = conv_broken_rule, .refused_entry = nullptr,
+            .validate = conv_validate, .unclaimed = backward_unclaimed,
+            .mode_not_applicable = backward_mode_not_applicable, .output_dtype = conv_output_dtype,
+            .memory = conv_memory, .check_invalid = nullptr, .check = check_conv_backward, .smaller = conv_smaller,
+            .bundle_arrays = backward_bundle_arrays, .benchdnn = conv_benchdnn,
+            .output_element = backward_output_element, .time = time_backward, .macs = conv_macs,
+            .design_geometry = conv_design_geometry};
+}
+
 const OperationTraits kOperations[] = {
     {.op = Op::conv, .name = "conv", .words = "discrete convolution", .claim = CONVCHECK_OP_CONV,
      .prefix = "conv", .read = conv_read, .descriptor = conv_descriptor, .broken_rule = conv_broken_rule,
@@ -28,24 +42,8 @@ const OperationTraits kOperations[] = {
      .check_invalid = nullptr, .check = check_cc,
      .smaller = cc_smaller, .bundle_arrays = cc_bundle_arrays, .benchdnn = cc_benchdnn,
      .output_element = cc_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr},
-    // the backward passes of discrete convolution (docs/passes.md): exact and bound mode. A "conv:"
-    // descriptor with dir=: conv_read chooses the pass, so they share conv's prefix and reader.
-    {.op = Op::conv_bwd_data, .name = "conv_bwd_data", .words = "backward data of discrete convolution",
-     .claim = CONVCHECK_OP_CONV, .prefix = "conv", .read = conv_read, .descriptor = conv_descriptor,
-     .broken_rule = conv_broken_rule, .refused_entry = nullptr, .validate = conv_validate,
-     .unclaimed = backward_unclaimed, .mode_not_applicable = backward_mode_not_applicable,
-     .output_dtype = conv_output_dtype, .memory = conv_memory, .check_invalid = nullptr, .check = check_conv_backward,
-     .smaller = conv_smaller, .bundle_arrays = backward_bundle_arrays, .benchdnn = conv_benchdnn,
-     .output_element = backward_output_element, .time = time_backward, .macs = conv_macs,
-     .design_geometry = conv_design_geometry},
-    {.op = Op::conv_bwd_weights, .name = "conv_bwd_weights", .words = "backward weights of discrete convolution",
-     .claim = CONVCHECK_OP_CONV, .prefix = "conv", .read = conv_read, .descriptor = conv_descriptor,
-     .broken_rule = conv_broken_rule, .refused_entry = nullptr, .validate = conv_validate,
-     .unclaimed = backward_unclaimed, .mode_not_applicable = backward_mode_not_applicable,
-     .output_dtype = conv_output_dtype, .memory = conv_memory, .check_invalid = nullptr, .check = check_conv_backward,
-     .smaller = conv_smaller, .bundle_arrays = backward_bundle_arrays, .benchdnn = conv_benchdnn,
-     .output_element = backward_output_element, .time = time_backward, .macs = conv_macs,
-     .design_geometry = conv_design_geometry},
+    backward_pass(Op::conv_bwd_data, "conv_bwd_data", "backward data of discrete convolution"),
+    backward_pass(Op::conv_bwd_weights, "conv_bwd_weights", "backward weights of discrete convolution"),
 };
 
 }  // namespace

@@ -187,23 +187,11 @@ convcheck_error* run_fault(const Instance& instance, const convcheck_conv_desc& 
     return nullptr;
 }
 
-// A backward pass's buffers (plugin.h, convcheck_conv_args): diff_dst in dst, and the pass's own.
-convcheck_error* check_backward_args(const convcheck::ConvDescriptor& d, const convcheck_conv_args* args) {
-    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
-        return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
-    if (d.pass == convcheck::Pass::backward_data && (args->weights == nullptr || args->diff_src == nullptr))
-        return invalid_argument("conv_args: backward data needs weights and diff_src");
-    if (d.pass == convcheck::Pass::backward_weights &&
-        (args->src == nullptr || args->diff_weights == nullptr || (d.has_bias && args->diff_bias == nullptr)))
-        return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
-    return nullptr;
-}
-
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     const Instance& instance = *reinterpret_cast<Instance*>(plugin);
     if (auto* e = check_conv_call(desc, nullptr)) return e;
     if (is_backward(*desc)) {
-        if (auto* e = check_backward_args(convcheck::runner::from_abi(*desc), args)) return e;
+        if (auto* e = check_backward_args(*desc, args)) return e;
         return run_fault(instance, *desc, *args);
     }
     if (auto* e = check_conv_call(desc, args)) return e;
