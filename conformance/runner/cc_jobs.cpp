@@ -1,6 +1,8 @@
 // Continuous convolution's jobs around its check (operation_jobs.hpp): reading and printing its
 // descriptor, the suite entries refused when read (a real-scale window either way), shrinking
 // (shrink_cc.hpp), naming an output. It has no invalid cases, no benchdnn line and no bench timing.
+#include <nlohmann/json.hpp>
+
 #include "cc_descriptor.hpp"
 #include "cc_window_margin.hpp"
 #include "operation_jobs.hpp"
@@ -37,6 +39,15 @@ std::string cc_benchdnn(const Case&, std::string* why) {
 
 std::string cc_output_element(const Case& c, std::int64_t flat) {
     return coordinates_text(element_coordinates(parse_cc_descriptor(c.cc).dst_dims(), false, flat));
+}
+
+nlohmann::json cc_features(const Case& c) {
+    using nlohmann::json;
+    return {{"rank", 2}, {"groups", false}, {"depthwise", false}, {"dilation", false}, {"strided", false},
+            {"padding", "none"}, {"data_format", "ncx"}, {"filter_format", nullptr}, {"dtype", "f32"},
+            {"bias", c.cc.find("bias=1") != std::string::npos},
+            {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)}, {"cc", true},
+            {"memory_strided", false}};
 }
 
 }  // namespace convcheck::runner::detail

@@ -4,6 +4,8 @@
 // share every one of them that does not depend on the pass.
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "check_detail.hpp"
 #include "descriptor_unvalidated.hpp"
 #include "failure_bundle.hpp"
@@ -63,5 +65,42 @@ ChildOutcome time_conv(const Backend& backend, const Case& c, const TimedRun& ru
 std::int64_t conv_macs(const Case& c) { return c.conv.macs(); }
 
 const ConvDescriptor* conv_design_geometry(const Case& c) { return &c.conv; }
+
+namespace {
+
+std::string padding_kind(const ConvDescriptor& d) {
+    bool any = false, negative = false, asymmetric = false;
+    for (int a = 0; a < d.rank; ++a) {
+        any = any || d.pads_begin[a] != 0 || d.pads_end[a] != 0;
+        negative = negative || d.pads_begin[a] < 0 || d.pads_end[a] < 0;
+        asymmetric = asymmetric || d.pads_begin[a] != d.pads_end[a];
+    }
+    return !any ? "none" : negative ? "negative" : asymmetric ? "asymmetric" : "symmetric";
+}
+
+}  // namespace
+
+nlohmann::json conv_features(const Case& c) {
+    using nlohmann::json;
+    const ConvDescriptor& d = c.conv;
+    bool dilation = false, strided = false;
+    for (int a = 0; a < d.rank; ++a) {
+        dilation = dilation || d.dilations[a] > 1;
+        strided = strided || d.strides[a] > 1;
+    }
+    return {{"rank", d.rank},
+            {"groups", d.groups > 1},
+            {"depthwise", d.groups > 1 && d.groups == d.in_channels},
+            {"dilation", dilation},
+            {"strided", strided},
+            {"padding", c.padding.empty() ? padding_kind(d) : c.padding},
+            {"data_format", std::string(to_string(d.data_format))},
+            {"filter_format", std::string(to_string(d.filter_format))},
+            {"dtype", std::string(to_string(d.dtype))},
+            {"bias", d.has_bias},
+            {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)},
+            {"cc", false},
+            {"memory_strided", !d.src_strides.empty() || !d.weights_strides.empty() || !d.dst_strides.empty()}};
+}
 
 }  // namespace convcheck::runner::detail

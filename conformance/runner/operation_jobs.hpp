@@ -1,6 +1,6 @@
 // Internal to the runner: the functions the table of operations (operation_traits.cpp) names for the
 // jobs around a check: reading a case, shrinking, failure bundles, determinism mode's output names,
-// bench's timing, list's design. Each lives beside its operation: conv_jobs.cpp, cc_jobs.cpp,
+// bench's timing, list's design, the case record's features. Each lives beside its operation: conv_jobs.cpp, cc_jobs.cpp,
 // conv_backward_jobs.cpp; the bundle arrays of conv and CC in bundle_arrays.cpp.
 #pragma once
 
@@ -27,6 +27,7 @@ std::string conv_output_element(const Case& c, std::int64_t flat);
 ChildOutcome time_conv(const Backend& backend, const Case& c, const TimedRun& run);
 std::int64_t conv_macs(const Case& c);
 const ConvDescriptor* conv_design_geometry(const Case& c);
+nlohmann::json conv_features(const Case& c);
 BundleArrays conv_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
 
 // ---- continuous convolution (cc_jobs.cpp)
@@ -36,6 +37,7 @@ std::string cc_refused_entry(const Case& c, accuracy::Mode mode);
 std::vector<Case> cc_smaller(const Case& c);
 std::string cc_benchdnn(const Case& c, std::string* why);
 std::string cc_output_element(const Case& c, std::int64_t flat);
+nlohmann::json cc_features(const Case& c);
 BundleArrays cc_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
 
 // ---- the backward passes (conv_backward_jobs.cpp)

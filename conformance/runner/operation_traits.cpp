@@ -24,7 +24,7 @@ constexpr OperationTraits backward_pass(Op op, const char* name, const char* wor
             .memory = conv_memory, .check_invalid = nullptr, .check = check_conv_backward, .smaller = conv_smaller,
             .bundle_arrays = backward_bundle_arrays, .benchdnn = conv_benchdnn,
             .output_element = backward_output_element, .time = time_backward, .macs = conv_macs,
-            .design_geometry = conv_design_geometry};
+            .design_geometry = conv_design_geometry, .features = conv_features};
 }
 
 const OperationTraits kOperations[] = {
@@ -34,14 +34,15 @@ const OperationTraits kOperations[] = {
      .output_dtype = conv_output_dtype, .memory = conv_memory, .check_invalid = check_conv_invalid, .check = check_conv,
      .smaller = conv_smaller, .bundle_arrays = conv_bundle_arrays, .benchdnn = conv_benchdnn,
      .output_element = conv_output_element, .time = time_conv, .macs = conv_macs,
-     .design_geometry = conv_design_geometry},
+     .design_geometry = conv_design_geometry, .features = conv_features},
     {.op = Op::cc, .name = "cc", .words = "continuous convolution", .claim = CONVCHECK_OP_CC,
      .prefix = "cc", .read = cc_read, .descriptor = cc_descriptor, .broken_rule = nullptr,
      .refused_entry = cc_refused_entry, .validate = cc_validate, .unclaimed = nullptr,
      .mode_not_applicable = cc_mode_not_applicable, .output_dtype = cc_output_dtype, .memory = cc_memory,
      .check_invalid = nullptr, .check = check_cc,
      .smaller = cc_smaller, .bundle_arrays = cc_bundle_arrays, .benchdnn = cc_benchdnn,
-     .output_element = cc_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr},
+     .output_element = cc_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr,
+     .features = cc_features},
     backward_pass(Op::conv_bwd_data, "conv_bwd_data", "backward data of discrete convolution"),
     backward_pass(Op::conv_bwd_weights, "conv_bwd_weights", "backward weights of discrete convolution"),
 };

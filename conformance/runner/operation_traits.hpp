@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "accuracy.hpp"
 #include "bundle_arrays.hpp"
 #include "case.hpp"
@@ -93,6 +95,8 @@ struct OperationTraits {
     // `convcheck list`'s suite design (suite_design.hpp) counts this discrete-convolution geometry;
     // null: the case is not in the design (it has no such geometry).
     const ConvDescriptor* (*design_geometry)(const Case& c);
+    // The case record's "features" (results.cpp, docs/results-schema.md): rank, groups, padding, ...
+    nlohmann::json (*features)(const Case& c);
 };
 
 // The traits of one operation, and all of them (in the order of enum Op).

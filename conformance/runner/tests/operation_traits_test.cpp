@@ -34,7 +34,9 @@ TEST(OperationTraits, ADescriptorFindsTheEntryThatReadsIt) {
 TEST(OperationTraits, EveryEntryNamesTheJobsEveryOperationHas) {
     for (const OperationTraits& t : operations()) {
         EXPECT_EQ(&operation(t.op), &t) << t.name;
-        EXPECT_TRUE(t.prefix && t.read && t.descriptor && t.validate && t.output_dtype && t.memory && t.check) << t.name;
+        EXPECT_TRUE(t.prefix && t.read && t.descriptor && t.validate && t.output_dtype && t.memory && t.check &&
+                    t.features)
+            << t.name;
         // what issue 20 asks of every pass: shrunk, bundled, compared by determinism mode
         EXPECT_TRUE(t.smaller && t.bundle_arrays && t.benchdnn && t.output_element) << t.name;
     }
