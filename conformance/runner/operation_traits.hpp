@@ -40,9 +40,9 @@ struct OperationTraits {
     const char* words;   // "discrete convolution": what messages call it
     std::uint32_t claim;  // its bit in convcheck_plugin_info.operations (CONVCHECK_OP_CONV)
     // ---- reading and writing a case (suites.cpp, case.cpp) ----
-    // The descriptor's prefix before ':' ("conv", "cc"). A pass of an operation shares it: `read`
-    // then chooses the entry from the descriptor (a "conv:" descriptor's dir= chooses the pass), and
-    // the first entry with a prefix reads it.
+    // The descriptor's prefix before ':' ("conv", "cc"). A pass of an operation shares it: the first
+    // entry with the prefix reads the string, and its `read` sets the pass's op (a "conv:"
+    // descriptor's dir=).
     const char* prefix;
     // Parses a descriptor string as written, without validating it (an invalid-mode case breaks a
     // rule on purpose), into c.op and the case's descriptor fields. Throws ConvError naming the key.

@@ -298,20 +298,6 @@ inline convcheck_error* check_conv_args(const convcheck_conv_desc& desc, const c
     return nullptr;
 }
 
-// The buffers of a backward pass's execute (plugin.h, convcheck_conv_args): ABI 1.2's diff buffers,
-// diff_dst in dst; backward data weights and diff_src; backward weights src and diff_weights, and
-// diff_bias when has_bias.
-inline convcheck_error* check_backward_args(const convcheck_conv_desc& desc, const convcheck_conv_args* args) {
-    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
-        return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
-    if (prop_kind(desc) == CONVCHECK_BACKWARD_DATA && (args->weights == nullptr || args->diff_src == nullptr))
-        return invalid_argument("conv_args: backward data needs weights and diff_src");
-    if (prop_kind(desc) == CONVCHECK_BACKWARD_WEIGHTS &&
-        (args->src == nullptr || args->diff_weights == nullptr || (desc.has_bias && args->diff_bias == nullptr)))
-        return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
-    return nullptr;
-}
-
 // The descriptor and the buffers must carry every field of ABI 1.0 (args NULL: a query).
 inline convcheck_error* check_conv_call(const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format))

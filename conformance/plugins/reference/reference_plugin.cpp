@@ -124,11 +124,16 @@ convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv
     if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
     return guarded("conv_execute", [&]() -> convcheck_error* {
         const convcheck::ConvDescriptor d = backward_descriptor(*desc);
-        if (auto* e = check_backward_args(*desc, args)) return e;
+        if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
+            return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
         namespace ref = convcheck::reference;
         if (d.pass == convcheck::Pass::backward_data) {
+            if (args->weights == nullptr || args->diff_src == nullptr)
+                return invalid_argument("conv_args: backward data needs weights and diff_src");
             ref::ncx_to_src(d, ref::backward_data(d, args->dst, args->weights).values, args->diff_src);
         } else {
+            if (args->src == nullptr || args->diff_weights == nullptr || (d.has_bias && args->diff_bias == nullptr))
+                return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
             ref::GradientResult bias;
             ref::oix_to_weights(d, ref::backward_weights(d, args->src, args->dst, d.has_bias ? &bias : nullptr).values,
                                 args->diff_weights);
