@@ -182,28 +182,20 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Plan>(desc, inputs, instance_of(plugin).conv);
 }
 
-// The backward passes (docs/passes.md): one dtype for every tensor, no extension, dense OIX/XIO
-// tensors; a forced path must apply (why_backward_unavailable). Executed through prepare + execute.
-convcheck_error* conv_query_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
-    if (!is_backward(desc)) return gated_query<prepare>(plugin, desc, out);
-    return guarded("conv_query", [&]() -> convcheck_error* {
-        require_backward_one_dtype(*desc, "optimized");
-        const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
-        convcheck::validate(d);
-        if (const std::string why = opt::why_backward_unsupported(d); !why.empty()) return unsupported(out, why);
-        if (const std::string why = opt::why_backward_unavailable(d, instance_of(plugin).conv.forced_path); !why.empty())
-            return unsupported(out, why);
-        return supported(out);
-    });
+// The backward passes (docs/passes.md): add_backward checks the pass, the one dtype, no extension and
+// the buffers; here dense OIX/XIO tensors and a forced path that applies (why_backward_unavailable).
+// Executed through prepare + execute (Plan holds the backward plan).
+convcheck_error* backward_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+    convcheck::validate(d);
+    if (const std::string why = opt::why_backward_unsupported(d); !why.empty()) return unsupported(out, why);
+    if (const std::string why = opt::why_backward_unavailable(d, instance_of(plugin).conv.forced_path); !why.empty())
+        return unsupported(out, why);
+    return supported(out);
 }
 
-convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        require_backward_one_dtype(*desc, "optimized");
-        if (auto* e = check_backward_args(*desc, args)) return e;
-        return prepare(plugin, *desc, PrepareInputs{args->weights, nullptr})->execute(*args);
-    });
+convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    return prepare(plugin, desc, PrepareInputs{args.weights, nullptr})->execute(args);
 }
 
 convcheck_error* cc_query(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {
@@ -235,8 +227,7 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
-    a.conv_query = conv_query_any;  // the forward pass as add_conv made it, the backward passes beside it
-    a.conv_execute = conv_execute_any;
+    add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

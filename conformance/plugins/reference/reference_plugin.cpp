@@ -97,39 +97,27 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
 }
 
 // The backward passes (docs/passes.md): the spec-literal sums of reference/backward.hpp in double,
-// each gradient rounded once to the dtype. One dtype for every tensor, no extension.
-convcheck::ConvDescriptor backward_descriptor(const convcheck_conv_desc& desc) {
-    require_backward_one_dtype(desc, "reference");
-    convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
+// each gradient rounded once to the dtype. add_backward checks the pass, the one dtype and the
+// buffers before these are called.
+convcheck_error* backward_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+    convcheck::validate(convcheck::runner::from_abi(*desc));  // throws ConvError -> error value
+    return supported(out);
+}
+
+convcheck_error* backward_execute(convcheck_plugin*, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
     convcheck::validate(d);
-    return d;
-}
-
-convcheck_error* conv_query_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
-    if (!is_backward(desc)) return gated_query<prepare>(plugin, desc, out);
-    return guarded("conv_query", [&]() -> convcheck_error* {
-        backward_descriptor(*desc);
-        return supported(out);
-    });
-}
-
-convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        const convcheck::ConvDescriptor d = backward_descriptor(*desc);
-        if (auto* e = check_backward_args(*desc, args)) return e;
-        namespace ref = convcheck::reference;
-        if (d.pass == convcheck::Pass::backward_data) {
-            ref::ncx_to_src(d, ref::backward_data(d, args->dst, args->weights).values, args->diff_src);
-        } else {
-            ref::GradientResult bias;
-            ref::oix_to_weights(d, ref::backward_weights(d, args->src, args->dst, d.has_bias ? &bias : nullptr).values,
-                                args->diff_weights);
-            if (d.has_bias) ref::round_bias_to_output(d, bias.values, args->diff_bias);
-        }
-        write_implementation(args, "reference_f64_summation");
-        return nullptr;
-    });
+    namespace ref = convcheck::reference;
+    if (d.pass == convcheck::Pass::backward_data) {
+        ref::ncx_to_src(d, ref::backward_data(d, args.dst, args.weights).values, args.diff_src);
+    } else {
+        ref::GradientResult bias;
+        ref::oix_to_weights(d, ref::backward_weights(d, args.src, args.dst, d.has_bias ? &bias : nullptr).values,
+                            args.diff_weights);
+        if (d.has_bias) ref::round_bias_to_output(d, bias.values, args.diff_bias);
+    }
+    write_implementation(&args, "reference_f64_summation");
+    return nullptr;
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
@@ -158,8 +146,7 @@ convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, co
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
-    a.conv_query = conv_query_any;  // the forward pass as add_conv made it, the backward passes beside it
-    a.conv_execute = conv_execute_any;
+    add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

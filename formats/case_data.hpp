@@ -1,0 +1,29 @@
+// One golden-vector case ready to run: its descriptor and its arrays, each checked against the
+// manifest (SHA-256, element type, shape) and against the descriptor (dtype, dims). This is what
+// the ctest checks and the conformance runner's vector suites consume.
+#pragma once
+
+#include "descriptor.hpp"
+#include "manifest.hpp"
+#include "npy.hpp"
+
+namespace convcheck::vectors {
+
+struct CaseData {
+    ConvDescriptor descriptor;
+    npy::Array src, weights, bias;  // the descriptor's dtype and formats; bias empty when !has_bias
+    npy::Array dst;                 // the expected output, the descriptor's dtype and data_format
+    npy::Array dst_f64, magnitude;  // f64, NCX: the reference's unrounded result and sum|x*w|
+    npy::Array terms;               // i64, NCX: products summed per output (+1 for bias)
+};
+
+// The array of `role`, checked to hold `dtype` and `dims` (and the manifest's checksum). Throws ManifestError.
+npy::Array load_role(const VectorSet& set, const VectorCase& c, const char* role, std::string_view dtype,
+                     const std::vector<std::int64_t>& dims);
+
+// Parses the case's descriptor and loads every array. Throws ConvError (descriptor),
+// ManifestError (checksum, type or shape disagree with the manifest or the descriptor),
+// npy::NpyError (format). Not for expect_error cases (ManifestError).
+CaseData load_case_data(const VectorSet& set, const VectorCase& c);
+
+}  // namespace convcheck::vectors

@@ -1,0 +1,194 @@
+// benchdnn batch files read as benchdnn's conv driver reads them (formats/benchdnn_driver.hpp): every test
+// case benchdnn would run, in its order, either mapped exactly or skipped with its reason; `--batch=`
+// followed in benchdnn's search order; cycles refused. The committed files under data/benchdnn/ cover
+// every option (options), the resolution order (resolve/), a cycle (cycle/) and issue 18's reproducer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "benchdnn_batch.hpp"
+#include "benchdnn_driver.hpp"
+
+using namespace convcheck;
+
+namespace {
+
+const std::filesystem::path kData = CONVCHECK_BENCHDNN_TEST_DATA;
+
+// What one case must be: a canonical descriptor (run) or a skip whose reason starts with `skip`.
+struct Want {
+    const char* name;
+    const char* run;   // canonical descriptor, or nullptr
+    const char* skip;  // the start of the skip reason, or nullptr
+};
+
+std::string describe(const BenchdnnCase& c) {
+    return c.source + " `" + c.input + "` -> " + (c.descriptor ? to_string(*c.descriptor) : "skip: " + c.skip_reason);
+}
+
+void expect_cases(const std::vector<BenchdnnCase>& got, const std::vector<Want>& want) {
+    ASSERT_EQ(got.size(), want.size()) << [&] {
+        std::string all;
+        for (const auto& c : got) all += describe(c) + "\n";
+        return all;
+    }();
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        SCOPED_TRACE("case " + std::to_string(i) + ": " + describe(got[i]));
+        EXPECT_EQ(got[i].name, want[i].name);
+        if (want[i].run) {
+            ASSERT_TRUE(got[i].descriptor.has_value());
+            EXPECT_EQ(to_string(*got[i].descriptor), to_string(parse_descriptor(want[i].run)));
+            EXPECT_EQ(got[i].skip_reason, "");
+        } else {
+            EXPECT_FALSE(got[i].descriptor.has_value());
+            EXPECT_TRUE(got[i].skip_reason.starts_with(want[i].skip)) << "want a reason starting `" << want[i].skip << "`";
+        }
+    }
+}
+
+// ic4ih5oc4kh3 with benchdnn's defaults (mb 2, FWD_B: bias, f32, any tags -> ncx/oix)
+#define P "n=2,c=4,o=4,in=5x5,k=3x3"
+
+TEST(BenchdnnBatch, TheIssueReproducerIsSkippedAsBackwardDataNeverRunAsForward) {
+    expect_cases(read_benchdnn_batch((kData / "reproducer").string()),
+                 {{"x", nullptr, "--dir=BWD_D: backward data"}});
+}
+
+TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
+    const auto cases = read_benchdnn_batch((kData / "options").string());
+    const char* lists = "c=4,o=4,in=5x5,k=3x3,pb=1,pe=1";
+    auto with = [](const char* base, const char* extra) { return std::string(base) + "," + extra; };
+    const std::vector<std::string> l = {with(lists, "n=1,bias=1"),           with(lists, "n=2,bias=1"),
+                                        with(lists, "n=1,bias=1,dt=bf16"),   with(lists, "n=2,bias=1,dt=bf16"),
+                                        with(lists, "n=1,bias=0"),           with(lists, "n=2,bias=0"),
+                                        with(lists, "n=1,bias=0,dt=bf16"),   with(lists, "n=2,bias=0,dt=bf16")};
+    expect_cases(cases, {
+        {"x", nullptr, "--dir=BWD_D"},
+        // 2. dir x dt x mb, mb fastest
+        {"lists", l[0].c_str(), nullptr}, {"lists", l[1].c_str(), nullptr}, {"lists", l[2].c_str(), nullptr},
+        {"lists", l[3].c_str(), nullptr}, {"lists", l[4].c_str(), nullptr}, {"lists", l[5].c_str(), nullptr},
+        {"lists", l[6].c_str(), nullptr}, {"lists", l[7].c_str(), nullptr},
+        // 3. --dir
+        {"dir", P ",bias=0", nullptr}, {"dir", nullptr, "--dir=BWD_D"}, {"dir", nullptr, "--dir=BWD_W:"},
+        {"dir", nullptr, "--dir=BWD_WB"}, {"dir", nullptr, "--dir=BWD_DW"}, {"dir", P ",bias=1", nullptr},
+        // 4. --dt
+        {"dt", P ",bias=1,dt=f16", nullptr}, {"dt", P ",bias=1,dt=bf16", nullptr},
+        {"dt", nullptr, "--dt: mixed per-tensor"}, {"dt", nullptr, "--dt: integer"}, {"dt", nullptr, "--dt: fp8"},
+        {"dt", nullptr, "--dt: f64"}, {"dt", nullptr, "--dt: 4-bit"}, {"dt", nullptr, "--dt: needs one data type or three"},
+        {"dt", nullptr, "--dt: a data type benchdnn does not know"},
+        // 5. --cfg
+        {"cfg", P ",bias=1,dt=f16", nullptr}, {"cfg", P ",bias=1,dt=bf16", nullptr}, {"cfg", nullptr, "--dt: integer"},
+        {"cfg", P ",bias=1", nullptr}, {"cfg", nullptr, "--cfg: a configuration"},
+        {"cfg_and_dt", nullptr, "--cfg with --dt"},
+        // 6. tags
+        {"stag", P ",bias=1,data=nxc", nullptr}, {"stag", P ",bias=1", nullptr}, {"stag", P ",bias=1,data=nxc", nullptr},
+        {"stag", nullptr, "--stag: a blocked layout"}, {"stag", P ",bias=1", nullptr},
+        {"stag_dtag_differ", nullptr, "--stag/--dtag: src and dst in different layouts"},
+        {"wtag", P ",bias=1,wei=xio", nullptr}, {"wtag", P ",bias=1", nullptr}, {"wtag", P ",bias=1", nullptr},
+        {"wtag", nullptr, "--wtag: a plain weights layout"}, {"wtag", nullptr, "--wtag: a blocked layout"},
+        {"wtag", nullptr, "--wtag: a tag for another rank"}, {"wtag", P ",bias=1,wei=xio", nullptr},
+        {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1,wei=xio", nullptr},
+        {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1", nullptr},
+        {"wtag_grouped", nullptr, "--wtag: a tag for another rank"},
+        {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1,wei=xio", nullptr},
+        {"tags_3d", "n=2,c=4,o=4,in=5x5x5,k=3x3x3,bias=1,data=nxc", nullptr},
+        // 7. --mb
+        {"mb", "n=3,c=4,o=4,in=5x5,k=3x3,bias=1", nullptr}, {"mb", "n=7,c=4,o=4,in=5x5,k=3x3,bias=1", nullptr},
+        // 8. --alg
+        {"alg", P ",bias=1", nullptr}, {"alg", P ",bias=1", nullptr}, {"alg", nullptr, "--alg=wino"},
+        // 9. attributes, strides, threading context
+        {"post_ops", P ",bias=1", nullptr}, {"post_ops", nullptr, "--attr-post-ops"},
+        {"scales", nullptr, "--attr-scales"}, {"zero_points", nullptr, "--attr-zero-points"},
+        {"fpmath", P ",bias=1", nullptr}, {"fpmath", nullptr, "--attr-acc-mode"}, {"fpmath", nullptr, "--attr-fpmath"},
+        {"fpmath", nullptr, "--attr-fpmath"},
+        {"dropout", nullptr, "--attr-dropout"}, {"rounding", nullptr, "--attr-rounding-mode"},
+        {"strides", P ",bias=1", nullptr}, {"strides", nullptr, "--strides"}, {"ctx", nullptr, "--ctx-init/--ctx-exe"},
+        // 10. implementation filters and global settings change nothing convcheck checks
+        {"impl", P ",bias=1", nullptr},
+        // 11. --match: kh3 matches both setups, kh1 none; a miss on the first setup drops the rest
+        {"match_kh3", P ",bias=1", nullptr}, {"match_kh3", P ",bias=0", nullptr},
+        {"match_impl", P ",bias=0", nullptr},  // benchdnn prints the filter without quotes
+        {"match_undecided", nullptr, "--match: benchdnn filters on its full problem line"},
+        // 12. a global option that changes nothing convcheck checks
+        {"global", P ",bias=1", nullptr},
+        // 13. after an unknown option benchdnn has exited
+        {"after_unknown", nullptr, "after --no-such-option=1"},
+    });
+}
+
+TEST(BenchdnnBatch, ResolvesBatchFilesInBenchdnnsOrderAndSharesTheOptions) {
+    BenchdnnReadOptions options;
+    options.inputs_dir = (kData / "inputs").string();
+    // --dt=f16 (main) and --mb=3 (inner/first) stay in force in every file read after them, as in benchdnn
+    expect_cases(read_benchdnn_batch((kData / "resolve" / "main").string(), options),
+                 {{"first", "n=3,c=4,o=4,in=5x5,k=3x3,bias=1,dt=f16", nullptr},
+                  {"outer", "n=3,c=4,o=4,in=5x5,k=3x3,bias=1,dt=f16", nullptr},
+                  {"from_inputs", "n=3,c=2,o=2,in=5x5,k=1x1,bias=1,dt=f16", nullptr}});
+    // without the inputs folder the last file is not found, and the error names every place tried
+    try {
+        read_benchdnn_batch((kData / "resolve" / "main").string());
+        ADD_FAILURE() << "found from_inputs without an inputs folder";
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "benchdnn --batch");
+        EXPECT_EQ(e.value(), "from_inputs");
+        EXPECT_NE(e.rule().find((kData / "resolve").string() + "/from_inputs"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BenchdnnBatch, AFileAsGivenComesFirst) {
+    // an absolute --batch= path is opened as given
+    const auto cases = read_benchdnn_batch_text("--batch=" + (kData / "resolve" / "shapes_twice").string(), "text");
+    expect_cases(cases, {{"outer", P ",bias=1", nullptr}});
+}
+
+TEST(BenchdnnBatch, ACycleIsRefusedNamingTheChain) {
+    try {
+        read_benchdnn_batch((kData / "cycle" / "a").string());
+        ADD_FAILURE() << "a --batch cycle was followed";
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "benchdnn --batch") << e.what();
+        EXPECT_NE(e.rule().find("a cycle: "), std::string::npos) << e.what();
+        EXPECT_NE(e.rule().find("b -> a"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BenchdnnBatch, LocatorRemembersFoldersAsWrittenOnlyOnce) {
+    BenchdnnLocator locator;
+    locator.remember_folder_of("x/y/file");
+    locator.remember_folder_of("x/file");  // "x/y" starts with "x": benchdnn does not add "x"
+    locator.remember_folder_of("file");
+    EXPECT_EQ(locator.search_paths(), (std::vector<std::string>{"x/y", "."}));
+    EXPECT_EQ(posix_dirname("a/b"), "a");
+    EXPECT_EQ(posix_dirname("b"), ".");
+    EXPECT_EQ(posix_dirname("/b"), "/");
+    EXPECT_EQ(posix_dirname("a/b/"), "a");
+}
+
+TEST(BenchdnnBatch, TokensCommentsAndContinuations) {
+    const auto tokens = tokenize_benchdnn("# comment\n--reset --dir=FWD_B # trailing\nic16ih7\\\noc16kh3 n\"a#b\"\n");
+    ASSERT_EQ(tokens.size(), 4u);
+    EXPECT_EQ(tokens[0].text, "--reset");
+    EXPECT_EQ(tokens[1].line, 2);
+    EXPECT_EQ(tokens[2].text, "ic16ih7oc16kh3");
+    EXPECT_EQ(tokens[2].line, 3);
+    EXPECT_EQ(tokens[3].text, "n\"a#b\"");  // a `#` inside a token is not a comment
+}
+
+TEST(BenchdnnBatch, BadProblemsNameFileAndLine) {
+    try {
+        read_benchdnn_batch_text("ic16ih7oc16kh3\n\nic16ih7oc16\n", "shapes_x");
+        ADD_FAILURE() << "accepted a problem without kh";
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "shapes_x:3: kh") << e.what();
+    }
+    EXPECT_THROW(read_benchdnn_batch((kData / "missing").string()), ConvError);
+}
+
+TEST(BenchdnnBatch, StartSkipsTheFirstCases) {
+    expect_cases(read_benchdnn_batch_text("--start=1 --dir=FWD_B,FWD_D ic4ih5oc4kh3", "text"),
+                 {{"", nullptr, "--start"}, {"", P ",bias=0", nullptr}});
+}
+
+}  // namespace
