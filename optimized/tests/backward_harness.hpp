@@ -16,7 +16,7 @@
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "tensor.hpp"
+#include "testing/tensor.hpp"
 
 namespace convcheck::optimized::testing {
 
