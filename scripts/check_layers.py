@@ -31,6 +31,7 @@ LAYERS = [
     ["conformance/accuracy"],              # the accuracy contract (its tests prove it on the reference)
     ["optimized"],                         # the optimized implementation (tests: against reference and contract)
     ["conformance"],                       # ABI, runner, plugins, the convcheck command
+    ["cmake"],                             # the plugin build function (links the ABI target; installed in the SDK)
     ["vectors"],                           # golden vectors: generated with the contract, checked with the runner
     ["bench", "fuzz"],                     # programs over everything below
 ]

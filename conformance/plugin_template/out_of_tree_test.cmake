@@ -12,8 +12,8 @@ function(step)
   set(last_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component sdk)
-# The template needs only the installed headers: plugin.h and plugin_support.hpp.
-foreach(header plugin.h plugin_support.hpp)
+# The template needs only the installed headers: plugin.h and plugin_support.hpp (with plugin_layout.hpp).
+foreach(header plugin.h plugin_support.hpp plugin_layout.hpp)
   if(NOT EXISTS ${WORK_DIR}/prefix/include/convcheck/${header})
     message(FATAL_ERROR "the sdk component did not install include/convcheck/${header}")
   endif()

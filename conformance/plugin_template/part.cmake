@@ -8,6 +8,7 @@ set_target_properties(convcheck_abi PROPERTIES EXPORT_NAME abi)
 install(TARGETS convcheck_abi EXPORT convcheckTargets COMPONENT sdk)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin.h
               ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin_support.hpp
+              ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin_layout.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck COMPONENT sdk)
 install(TARGETS convcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT sdk)
 # (the reference and optimized plugins install themselves, in their part.cmake: they come later)
