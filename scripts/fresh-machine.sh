@@ -46,7 +46,7 @@ set -uo pipefail
 {
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 suite=bookworm
-backends=(optimized onednn xnnpack libtorch opencv)  # every bundled backend (scripts/main.sh)
+backends=(optimized onednn xnnpack libtorch opencv armnn)  # every bundled backend (scripts/main.sh)
 configure_only=0
 case "${1:-}" in
   "") ;;

@@ -16,6 +16,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   # third-party backends under test
   libdnnl-dev libxnnpack-dev libpthreadpool-dev libtorch-dev libopencv-dev
+  libarmnn-dev libarmnn-cpuref-backend22  # Arm NN 20.08 and its CpuRef backend, a dynamic backend libarmnn-dev does not pull in
   # Debian's dnnl-config.cmake runs find_package(OpenCL REQUIRED); libdnnl-dev only recommends it
   ocl-icd-opencl-dev
   # reports, vectors and their tests (Debian's own /usr/bin/python3)

@@ -1,6 +1,7 @@
 // `convcheck bench --backend <name|path> [--suite models]`: times a backend against the optimized
-// implementation and the reference on the discrete-convolution cases of a suite, in one run, every
-// execution isolated like in `run`. Times are per execute call through the ABI, the minimum of
+// implementation and the reference on the cases of a suite whose operation bench times (its traits
+// entry's `time`: discrete convolution and its backward passes), in one run, every execution isolated
+// like in `run`. A backward pass runs through the one-shot conv_execute (no prepare_ms). Times are per execute call through the ABI, the minimum of
 // --repeats after one warm-up. A plugin with a plan (ABI 1.2) is timed on conv_plan_execute alone:
 // its conv_prepare (primitive creation, weight packing) is timed once and reported apart
 // (prepare_ms); a plugin without one plans inside conv_execute and pays for it on every call.
@@ -16,8 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "numeric_options.hpp"
 #include "memory_limit.hpp"
+#include "numeric_options.hpp"
+#include "operation_traits.hpp"
 #include "session.hpp"
 #include "suites.hpp"
 
@@ -85,14 +87,15 @@ int bench(const BenchOptions& o) {
                 "reference_ms", "vs_opt", "descriptor");
     std::set<std::string> done;
     for (const Case& c : load_cases(o.suite, 1, "bound")) {
-        if (c.op != Op::conv || !done.insert(c.descriptor()).second) continue;
+        const OperationTraits& op = operation(c.op);
+        if (!op.time || !done.insert(c.descriptor()).second) continue;  // an operation bench does not time
         const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
         const ChildOutcome ours = time_case(optimized->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
         const Measured ms = min_ms(mine), optimized_ms = min_ms(ours);
         Measured reference_ms;
         if (reference) reference_ms = min_ms(time_case(reference->backend, c, 0, 1, o.timeout_s, memory_limit));
         Measured gflops, ratio;
-        if (ms && *ms > 0) gflops = 2.0 * double(c.conv.macs()) / (*ms * 1e6);
+        if (ms && *ms > 0 && op.macs && op.macs(c) > 0) gflops = 2.0 * double(op.macs(c)) / (*ms * 1e6);
         if (ms && *ms > 0 && optimized_ms) ratio = *optimized_ms / *ms;
         const std::string label = c.name.empty() ? c.id : c.name;
         if (!ms) {

@@ -7,7 +7,7 @@
 //   convcheck describe 'cc:cin=1,cout=1,in=8x8,scale=2/3'   (a CC layer: output, grid, windows; describe_cc.cpp)
 //   convcheck describe 'deconv:c=2,o=2,in=4,k=3,s=2,op=1'  (a transposed convolution; describe_transposed.cpp)
 //   convcheck describe --dialect onnx_transpose in=3 k=3 strides=2 auto_pad=SAME_UPPER
-//   convcheck describe 'mb2ic16ih7oc16kh3ph1'      (a benchdnn problem string, read by core/benchdnn)
+//   convcheck describe 'mb2ic16ih7oc16kh3ph1'      (a benchdnn problem string, read by formats/benchdnn)
 //   convcheck describe --dialects             (lists the dialects)
 // Bad attributes: the framework's own error (or convcheck's where it has none), exit code 2.
 #include <cstdio>

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "numeric_options.hpp"
+#include "operation_traits.hpp"
 #include "suite_design.hpp"
 #include "suites.hpp"
 
@@ -26,12 +27,17 @@ struct ListOptions {
     bool json = false;
 };
 
-// The design of a suite's discrete cases (each descriptor once, whatever its modes; the invalid
-// suite's descriptors have no design: each breaks a rule).
+// The design of a suite's discrete geometries (each descriptor once, whatever its modes; a backward
+// pass's descriptor counts apart from its forward one; the invalid suite's descriptors have no design:
+// each breaks a rule). Which cases have such a geometry: their traits entry's design_geometry.
 nlohmann::json design_json(const std::string& suite, const std::vector<Case>& cases) {
     std::vector<ConvDescriptor> descriptors;
-    for (const Case& c : cases)
-        if (c.op == Op::conv && c.mode != accuracy::Mode::invalid && (descriptors.empty() || !(descriptors.back() == c.conv))) descriptors.push_back(c.conv);
+    for (const Case& c : cases) {
+        const OperationTraits& op = operation(c.op);
+        const ConvDescriptor* d = op.design_geometry ? op.design_geometry(c) : nullptr;
+        if (d && c.mode != accuracy::Mode::invalid && (descriptors.empty() || !(descriptors.back() == *d)))
+            descriptors.push_back(*d);
+    }
     const auto counts = distribution(descriptors);
     const PairCoverage pairs = pair_coverage(descriptors);
     nlohmann::json j = {{"record", "design"}, {"suite", suite}, {"cases", cases.size()},

@@ -1,6 +1,8 @@
 # ctest conformance_plugin_template_out_of_tree: install the `sdk` component into a fresh prefix,
 # configure and build the plugin template against it with find_package(convcheck) (outside this
-# tree, no convcheck source on any path), and run the installed convcheck on the smoke suite with it.
+# tree, no convcheck source on any path) with the installed convcheck_add_backend_plugin (the file
+# this tree's plugins are built with), check that it exports its entry point alone, and run the
+# installed convcheck on the smoke suite with it.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -16,10 +18,20 @@ foreach(header plugin.h plugin_support.hpp)
     message(FATAL_ERROR "the sdk component did not install include/convcheck/${header}")
   endif()
 endforeach()
+# The plugin function is the one this tree builds its own plugins with (cmake/ConvcheckPlugin.cmake).
+foreach(file ConvcheckPlugin.cmake convcheck_plugin_exports.map)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK_DIR}/prefix/lib/cmake/convcheck/${file}
+                          ${SOURCE_DIR}/cmake/${file} RESULT_VARIABLE differs)
+  if(NOT differs EQUAL 0)
+    message(FATAL_ERROR "the sdk component did not install cmake/${file} as lib/cmake/convcheck/${file}")
+  endif()
+endforeach()
 file(COPY ${TEMPLATE_DIR}/CMakeLists.txt ${TEMPLATE_DIR}/my_backend.cpp DESTINATION ${WORK_DIR}/src)
 step(${CMAKE_COMMAND} -S ${WORK_DIR}/src -B ${WORK_DIR}/build -G ${GENERATOR}
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_FLAGS=-Wall\ -Wextra\ -Wpedantic\ -Werror)
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+step(${CMAKE_COMMAND} -DNM=${NM} -DPLUGINS=${WORK_DIR}/build/libconvcheck_plugin_my_backend.so
+     -P ${SOURCE_DIR}/cmake/check_plugin_exports.cmake)
 step(${WORK_DIR}/prefix/bin/convcheck run --backend ${WORK_DIR}/build/libconvcheck_plugin_my_backend.so
      --suite smoke --quiet --json ${WORK_DIR}/results.jsonl)
 file(STRINGS ${WORK_DIR}/results.jsonl lines REGEX "\"status\":\"passed\"")

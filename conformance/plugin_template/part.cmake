@@ -21,7 +21,9 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/convcheckConfig.cmake.in
   ${CMAKE_BINARY_DIR}/convcheckConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/convcheckConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+# convcheckConfig.cmake includes the one plugin function the in-tree plugins use (cmake/ConvcheckPlugin.cmake).
 install(FILES ${CMAKE_BINARY_DIR}/convcheckConfig.cmake ${CMAKE_BINARY_DIR}/convcheckConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/ConvcheckPlugin.cmake ${PROJECT_SOURCE_DIR}/cmake/convcheck_plugin_exports.map
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck COMPONENT sdk)
 
 # Where the out-of-tree test builds the template (plugins/backend_test/part.cmake runs the ABI test on it).
@@ -30,6 +32,7 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_plugin_template_out_of_tree
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DTEMPLATE_DIR=${CMAKE_CURRENT_LIST_DIR}
                    -DWORK_DIR=${CONVCHECK_TEMPLATE_TEST_DIR} -DGENERATOR=${CMAKE_GENERATOR}
+                   -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DNM=${CMAKE_NM}
                    -P ${CMAKE_CURRENT_LIST_DIR}/out_of_tree_test.cmake)
   set_tests_properties(conformance_plugin_template_out_of_tree PROPERTIES TIMEOUT 300
                       FIXTURES_SETUP plugin_template_built)

@@ -1,8 +1,10 @@
 #include "case.hpp"
 
+#include "operation_traits.hpp"
+
 namespace convcheck::runner {
 
-std::string Case::descriptor() const { return op == Op::cc ? cc : to_string(conv); }
+std::string Case::descriptor() const { return operation(op).descriptor(*this); }
 
 Op conv_op(const ConvDescriptor& d) {
     switch (d.pass) {

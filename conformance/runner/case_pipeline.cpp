@@ -79,4 +79,21 @@ CaseResult detail::check_case_once(const Backend& backend, const Case& c, const 
     return r;
 }
 
+ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s,
+                       std::int64_t memory_limit_bytes) {
+    const OperationTraits& op = operation(c.op);
+    if (!op.time) return unsupported_outcome(std::string("convcheck bench does not time ") + op.words);
+    Case timed = c;
+    timed.mode = accuracy::Mode::bound;  // generated bound-mode data, never a stored vector's
+    timed.vector_dir.clear();
+    op.validate(timed);  // throws ConvError naming the rule
+    std::string why = unclaimed_operation(backend.info, c.op);
+    if (why.empty() && op.unclaimed) why = op.unclaimed(backend.info, timed);
+    if (why.empty() && op.mode_not_applicable) why = op.mode_not_applicable(timed.mode);
+    TimedRun run{warmups, repeats, timeout_s, memory_limit_bytes, op.memory(timed)};
+    if (why.empty()) why = over_memory_limit(run.needs, memory_limit_bytes);
+    if (!why.empty()) return unsupported_outcome(why);
+    return op.time(backend, timed, run);
+}
+
 }  // namespace convcheck::runner

@@ -11,6 +11,7 @@
 #include "case_memory.hpp"
 #include "cc_descriptor.hpp"
 #include "check.hpp"
+#include "convcheck/reference/backward.hpp"
 #include "manifest.hpp"
 #include "operation_traits.hpp"
 #include "verdict.hpp"
@@ -107,14 +108,18 @@ struct BackwardInputs {
 BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract& contract, accuracy::Mode mode,
                                std::uint64_t seed);
 // The backend's gradients, canonical order (diff_src NCX, diff_weights OIX, diff_bias [O]): one
-// isolated execution of the pass on guarded buffers in the case's layouts; an output the backend
-// never wrote reads back as NaN and is counted in `unwritten`.
+// isolated execution of the pass on guarded buffers in the case's layouts (recorded in s.log when
+// set); an output the backend never wrote reads back as NaN and is counted in `unwritten`. bench
+// times `repeats` executions after `warmups`.
 struct BackwardOutputs {
     std::vector<double> got;        // diff_src, or diff_weights followed by diff_bias when has_bias
     std::int64_t unwritten = 0;
 };
 ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const BackwardInputs& in,
-                          const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out);
+                          const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out, int warmups = 0,
+                          int repeats = 1);
+// The reference's gradients in the order BackwardOutputs::got holds them (conv_backward_check.cpp).
+reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
 
 // ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
 void cc_validate(const Case& c);

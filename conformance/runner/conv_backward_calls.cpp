@@ -28,7 +28,7 @@ ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& 
         args.diff_bias = data(e.diff_bias);
         args.implementation = r.implementation;
         args.implementation_capacity = sizeof(r.implementation);
-        return timed_executes(r, plugin, 0, 1, [&] { return api.conv_execute(p, &e.desc, &args); });
+        return timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_execute(p, &e.desc, &args); });
     };
     return execute_isolated(plugin, options, x);
 }

@@ -26,9 +26,6 @@ std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
     return conv_unclaimed(info, c);
 }
 
-namespace {
-
-// The reference's gradients in the order BackwardOutputs::got holds them.
 reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in) {
     if (d.pass == Pass::backward_data) return reference::backward_data_summation(d, in.diff_dst, in.weights);
     reference::GradientResult w = reference::backward_weights_summation(d, in.src, in.diff_dst);
@@ -40,6 +37,8 @@ reference::GradientResult backward_reference(const ConvDescriptor& d, const Back
     }
     return w;
 }
+
+namespace {
 
 // The tensor and coordinates of a flat index into the pass's outputs: diff_src [n, c, x...],
 // diff_weights [o, i, k...], diff_bias [o].

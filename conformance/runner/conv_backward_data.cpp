@@ -81,7 +81,8 @@ BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract
 }
 
 ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const BackwardInputs& in,
-                          const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out) {
+                          const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out, int warmups,
+                          int repeats) {
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
     const bool data = d.pass == Pass::backward_data;
     GuardedBuffer src, weights, diff_dst(d.dst_elements() * e), diff_src, diff_weights, diff_bias;
@@ -107,10 +108,15 @@ ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const
             x.diff_bias = &diff_bias;
         }
     }
+    x.warmups = warmups;
+    x.repeats = repeats;
     x.leak_check = s.leak_check;
     x.timeout_s = s.timeout_s;
     x.memory = {s.memory_limit_bytes, needs.total()};
     ChildOutcome o = execute_conv_backward(*backend.plugin, backend.options, x);
+    if (s.log)  // determinism mode and failure bundles (execution_log.hpp): the outputs in canonical order
+        s.log->record_backward(x.src, x.weights, diff_dst, {x.diff_src, x.diff_weights, x.diff_bias},
+                               o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     if (o.kind != ChildOutcome::Kind::ok) return o;
     const int eb = static_cast<int>(e);
     if (data) {

@@ -25,8 +25,7 @@ bool run_conv_plan(Report& r, const Plugin& plugin, convcheck_plugin* instance, 
     r.stage = kPrepare;
     convcheck_conv_prepare_args prepare{};
     prepare.struct_size = sizeof(prepare);
-    prepare.weights = args.weights;
-    prepare.bias = args.bias;
+    if (e.weights_at_prepare) prepare.weights = args.weights, prepare.bias = args.bias;
     convcheck_conv_plan* plan = nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     if (convcheck_error* error = api.conv_prepare(instance, &e.desc, &prepare, &plan)) {
@@ -123,6 +122,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
     x.memory = e.memory;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](Report& r, convcheck_plugin* p) {
+        if (e.query_only) return true;
         convcheck_conv_args args{};
         args.struct_size = sizeof(args);
         args.src = e.src->data();
@@ -131,7 +131,6 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
         args.dst = e.dst->data();
         args.implementation = r.implementation;
         args.implementation_capacity = sizeof(r.implementation);
-        if (e.query_only) return true;
         if (plugin.has_conv_plan()) return run_conv_plan(r, plugin, p, e, one_shot, args);
         return timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_execute(p, &e.desc, &args); });
     };

@@ -174,28 +174,3 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
 }
 
 }  // namespace convcheck::runner::detail
-
-namespace convcheck::runner {
-
-ChildOutcome time_case(const Backend& backend, const Case& c, int warmups, int repeats, double timeout_s,
-                       std::int64_t memory_limit_bytes) {
-    const ConvDescriptor& d = c.conv;
-    validate(d);
-    Case timed = c;
-    timed.mode = accuracy::Mode::bound;  // generated bound-mode data, never a stored vector's
-    timed.vector_dir.clear();
-    const CaseMemory needs = case_memory(timed);
-    std::string why = detail::unclaimed(backend.info, d);
-    if (why.empty()) why = over_memory_limit(needs, memory_limit_bytes);
-    if (!why.empty()) return unsupported_outcome(why);
-    const auto fill = accuracy::make_random_fill(d, c.seed);
-    const detail::Buffers b = detail::make_buffers(d, fill.src, fill.weights, fill.bias);
-    ConvExecution e = detail::conv_execution(d, b);
-    e.warmups = warmups;
-    e.repeats = repeats;
-    e.timeout_s = timeout_s;
-    e.memory = {memory_limit_bytes, needs.total()};
-    return execute_conv(*backend.plugin, backend.options, e);
-}
-
-}  // namespace convcheck::runner

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <optional>
 
-#include "cc_descriptor.hpp"
 #include "check_detail.hpp"
 
 namespace convcheck::runner {
@@ -36,37 +35,14 @@ std::string run_text(const Run& r) {
     return "run " + std::to_string(r.number) + " (" + threads + ")";
 }
 
-// The output tensor as the plugin wrote it: its dtype, its dims in its own layout, and whether the
-// channels come last (nxc), to name an element by [n, c, spatial...].
-struct OutputLayout {
-    DataType dtype = DataType::f32;
-    std::vector<std::int64_t> dims;
-    bool channels_last = false;
-};
-
-OutputLayout output_layout(const Case& c) {
-    if (c.op == Op::cc) return {DataType::f32, parse_cc_descriptor(c.cc).dst_dims(), false};
-    return {c.conv.dtype, c.conv.dst_dims(), c.conv.data_format == DataFormat::nxc};
-}
-
-std::vector<std::int64_t> coordinates(const OutputLayout& layout, std::int64_t index) {
-    std::vector<std::int64_t> c(layout.dims.size());
-    for (std::size_t i = layout.dims.size(); i-- > 0;) {
-        c[i] = index % layout.dims[i];
-        index /= layout.dims[i];
-    }
-    if (layout.channels_last) std::rotate(c.begin() + 1, c.end() - 1, c.end());  // [n, x..., c] -> [n, c, x...]
-    return c;
-}
-
 // "0.123456791 (0x3dfcd6ea)": the value and its bits, since two values can print alike (-0 and 0, NaNs).
-std::string value_text(const OutputLayout& layout, const std::vector<std::byte>& dst, std::int64_t i) {
-    const int bytes = size_of(layout.dtype);
+std::string value_text(DataType dtype, const std::vector<std::byte>& dst, std::int64_t i) {
+    const int bytes = size_of(dtype);
     std::uint64_t bits = 0;
     std::memcpy(&bits, dst.data() + i * bytes, static_cast<std::size_t>(bytes));  // little-endian, as stored
     char hex[24];
     std::snprintf(hex, sizeof(hex), "0x%0*llx", bytes * 2, static_cast<unsigned long long>(bits));
-    return detail::format_double(load_as_double(dst.data(), layout.dtype, i)) + " (" + hex + ")";
+    return detail::format_double(load_as_double(dst.data(), dtype, i)) + " (" + hex + ")";
 }
 
 // How the outputs of `other` differ from those of `first`, or "" when they are identical bit for bit.
@@ -76,8 +52,9 @@ std::string difference(const Case& c, const ExecutionLog& first, const Run& firs
     if (other.executions.size() != executions)
         return run_text(other_run) + " executed the backend " + std::to_string(other.executions.size()) + " times, " +
                run_text(first_run) + " " + std::to_string(executions) + " times";
-    const OutputLayout layout = output_layout(c);
-    const std::size_t bytes = static_cast<std::size_t>(size_of(layout.dtype));
+    const OperationTraits& op = operation(c.op);
+    const DataType dtype = op.output_dtype(c);
+    const std::size_t bytes = static_cast<std::size_t>(size_of(dtype));
     for (std::size_t x = 0; x < executions; ++x) {
         const std::vector<std::byte>& a = first.executions[x].dst;
         const std::vector<std::byte>& b = other.executions[x].dst;
@@ -91,9 +68,9 @@ std::string difference(const Case& c, const ExecutionLog& first, const Run& firs
         if (executions > 1)
             m += " of execution " + std::to_string(x + 1) + " of " + std::to_string(executions) +
                  " (one per probed element or stress data kind)";
-        m += "; first at " + detail::coordinates_text(coordinates(layout, first_index)) + ": " +
-             value_text(layout, a, first_index) + " in run " + std::to_string(first_run.number) + ", " +
-             value_text(layout, b, first_index) + " in run " + std::to_string(other_run.number);
+        m += "; first at " + op.output_element(c, first_index) + ": " + value_text(dtype, a, first_index) + " in run " +
+             std::to_string(first_run.number) + ", " + value_text(dtype, b, first_index) + " in run " +
+             std::to_string(other_run.number);
         return m;
     }
     return "";
@@ -112,12 +89,12 @@ void keep(ExecutionLog* into, ExecutionLog&& log, const Run& run) {
 CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings& settings) {
     const Determinism& mode = settings.determinism;
     if (!mode.on()) return detail::check_case_once(backend, c, settings);
-    if (c.op == Op::conv_bwd_data || c.op == Op::conv_bwd_weights) {
-        // a backward pass's outputs are not in the execution log this mode compares (docs/passes.md)
+    if (const OperationTraits& op = operation(c.op); !op.output_element) {
+        // the operation names no output of the execution log this mode compares (operation_traits.hpp)
         CaseResult r;
         r.c = c;
-        r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
-        detail::declined("determinism mode does not compare a backward pass's outputs yet (docs/passes.md)", r);
+        r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode) + mode.options_text();
+        detail::declined(std::string("determinism mode does not compare the outputs of ") + op.words + " yet", r);
         return r;
     }
     CheckSettings once = settings;

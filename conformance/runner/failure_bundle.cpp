@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -13,10 +12,6 @@
 
 #include "benchdnn.hpp"
 #include "benchdnn_mapping.hpp"
-#include "cc_descriptor.hpp"
-#include "convcheck/reference/cc/continuous_convolution.hpp"
-#include "convcheck/reference/convolution.hpp"
-#include "manifest.hpp"
 #include "npy.hpp"
 #include "operation_traits.hpp"
 #include "printable.hpp"
@@ -58,7 +53,11 @@ std::string benchdnn_line(const ConvDescriptor& d, std::string* why) {
     for (int i = grouped ? 3 : 2; i < ndims + (grouped ? 1 : 0); ++i) xio += static_cast<char>('a' + i);
     xio += grouped ? "cab" : "ba";
     BenchdnnSetup setup;
-    setup.dir = d.has_bias ? "FWD_B" : "FWD_D";
+    switch (d.pass) {  // benchdnn's --dir for the pass (docs/passes.md)
+        case Pass::forward: setup.dir = d.has_bias ? "FWD_B" : "FWD_D"; break;
+        case Pass::backward_data: setup.dir = "BWD_D"; break;
+        case Pass::backward_weights: setup.dir = d.has_bias ? "BWD_WB" : "BWD_W"; break;
+    }
     setup.dt = to_string(d.dtype);
     setup.stag = setup.dtag = d.data_format == DataFormat::nxc ? "axb" : "abx";
     setup.wtag = d.filter_format == FilterFormat::xio ? xio : "abx";
@@ -98,113 +97,11 @@ std::string folder_name(const std::string& id) {
 }
 
 // One array written as <prefix><role>.npy; its manifest entry.
-json write_array(const fs::path& folder, const std::string& prefix, const std::string& role, const std::string& dtype,
-                 const std::string& layout, const npy::Array& array) {
-    const std::string file = prefix + role + ".npy";
-    npy::write_file(folder / file, array);
-    return {{"file", file}, {"dtype", dtype}, {"npy", std::string(npy::descr(array.type))}, {"shape", array.shape},
-            {"layout", layout}};
-}
-
-struct StoredTensor {
-    std::string dtype;  // f32, f16, bf16 (bf16 stored as <u2 bit patterns, as golden vectors are)
-    std::vector<std::int64_t> dims;
-    std::string layout;
-};
-
-npy::Array bytes_array(const StoredTensor& t, const std::vector<std::byte>& bytes) {
-    const npy::ElementType type = vectors::storage_type(t.dtype);
-    std::int64_t elements = 1;
-    for (std::int64_t d : t.dims) elements *= d;
-    if (static_cast<std::int64_t>(bytes.size()) != elements * npy::size_of(type))  // never read past what was kept
-        throw std::runtime_error("the execution's " + t.layout + " buffer holds " + std::to_string(bytes.size()) +
-                                 " bytes, not the " + std::to_string(elements * npy::size_of(type)) + " of its shape");
-    return npy::from_bytes(type, bytes.data(), t.dims);
-}
-
-std::vector<std::int64_t> ncx_dims(const std::vector<std::int64_t>& native, bool channels_last) {
-    std::vector<std::int64_t> dims = native;
-    if (channels_last) std::rotate(dims.begin() + 1, dims.end() - 1, dims.end());
-    return dims;
-}
-
-// A strided execution's buffers gathered dense (the gaps dropped; the values exact: each goes to
-// double and back to its own dtype), with the descriptor that describes them.
-std::pair<ConvDescriptor, RecordedExecution> densified(const ConvDescriptor& strided, const RecordedExecution& e) {
-    ConvDescriptor d = strided;
-    d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
-    RecordedExecution dense = e;
-    const std::size_t bytes = static_cast<std::size_t>(size_of(d.dtype));
-    dense.src.assign(static_cast<std::size_t>(d.src_elements()) * bytes, std::byte{0});
-    reference::ncx_to_src(d, reference::src_to_ncx(strided, e.src.data()), dense.src.data());
-    dense.weights.assign(static_cast<std::size_t>(d.weights_elements()) * bytes, std::byte{0});
-    reference::oix_to_weights(d, reference::weights_to_oix(strided, e.weights.data()), dense.weights.data());
-    dense.dst.assign(static_cast<std::size_t>(d.dst_elements()) * bytes, std::byte{0});
-    if (!e.dst.empty()) reference::round_dst_to_output(d, reference::dst_to_ncx(strided, e.dst.data()), dense.dst.data());
-    return {d, dense};
-}
-
-json conv_arrays(const fs::path& folder, const std::string& prefix, const ConvDescriptor& d, const RecordedExecution& e);
-
-// The arrays of one discrete-convolution execution; a strided one's are written dense (the case's
-// descriptor string keeps the strides).
-json conv_arrays_any_layout(const fs::path& folder, const std::string& prefix, const ConvDescriptor& d,
-                            const RecordedExecution& e) {
-    if (d.src_strides.empty() && d.weights_strides.empty() && d.dst_strides.empty())
-        return conv_arrays(folder, prefix, d, e);
-    if (e.src.empty()) return json::object();  // inputs not kept
-    const auto [dense_d, dense_e] = densified(d, e);
-    return conv_arrays(folder, prefix, dense_d, dense_e);
-}
-
-json conv_arrays(const fs::path& folder, const std::string& prefix, const ConvDescriptor& d, const RecordedExecution& e) {
-    const std::string dt(to_string(d.dtype)), data(to_string(d.data_format)), wei(to_string(d.filter_format));
-    json arrays = json::object();
-    arrays["src"] = write_array(folder, prefix, "src", dt, data, bytes_array({dt, d.src_dims(), data}, e.src));
-    arrays["weights"] = write_array(folder, prefix, "weights", dt, wei, bytes_array({dt, d.weights_dims(), wei}, e.weights));
-    if (d.has_bias) arrays["bias"] = write_array(folder, prefix, "bias", dt, "o", bytes_array({dt, {d.out_channels}, "o"}, e.bias));
-    // the reference on exactly these bytes: what the runner judged the output against
-    const reference::ConvResult want =
-        reference::convolution(d, e.src.data(), e.weights.data(), d.has_bias ? e.bias.data() : nullptr);
-    std::vector<std::byte> rounded(static_cast<std::size_t>(d.dst_elements() * size_of(d.dtype)));
-    reference::round_dst_to_output(d, want.dst, rounded.data());
-    arrays["expected"] = write_array(folder, prefix, "expected", dt, data, bytes_array({dt, d.dst_dims(), data}, rounded));
-    const auto ncx = ncx_dims(d.dst_dims(), d.data_format == DataFormat::nxc);
-    arrays["expected_f64"] = write_array(folder, prefix, "expected_f64", "f64", "ncx", npy::from_f64(want.dst, ncx));
-    arrays["magnitude"] = write_array(folder, prefix, "magnitude", "f64", "ncx", npy::from_f64(want.magnitude, ncx));
-    arrays["terms"] = write_array(folder, prefix, "terms", "i64", "ncx", npy::from_i64(want.terms, ncx));
-    if (e.completed) arrays["actual"] = write_array(folder, prefix, "actual", dt, data, bytes_array({dt, d.dst_dims(), data}, e.dst));
-    return arrays;
-}
-
-std::vector<float> floats(const std::vector<std::byte>& bytes) {
-    std::vector<float> v(bytes.size() / sizeof(float));
-    if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
-    return v;
-}
-
-// The arrays of one CC execution (all f32, NCHW; theta only for the Internal-Net kernel).
-json cc_arrays(const fs::path& folder, const std::string& prefix, const CcDescriptor& d, const RecordedExecution& e) {
-    json arrays = json::object();
-    arrays["src"] = write_array(folder, prefix, "src", "f32", "ncx", bytes_array({"f32", d.src_dims(), "ncx"}, e.src));
-    const std::vector<float> src = floats(e.src), theta = floats(e.weights), bias = floats(e.bias);
-    if (!theta.empty())
-        arrays["theta"] = write_array(folder, prefix, "theta", "f32", "abi",
-                                      bytes_array({"f32", {static_cast<std::int64_t>(theta.size())}, "abi"}, e.weights));
-    if (!bias.empty())
-        arrays["bias"] = write_array(folder, prefix, "bias", "f32", "o",
-                                     bytes_array({"f32", {static_cast<std::int64_t>(bias.size())}, "o"}, e.bias));
-    const reference::ConvResult want = reference::cc::continuous_convolution(
-        d, src.data(), theta.empty() ? nullptr : theta.data(), bias.empty() ? nullptr : bias.data());
-    std::vector<float> rounded(want.dst.begin(), want.dst.end());
-    std::vector<std::byte> rounded_bytes(rounded.size() * sizeof(float));
-    if (!rounded.empty()) std::memcpy(rounded_bytes.data(), rounded.data(), rounded_bytes.size());
-    arrays["expected"] = write_array(folder, prefix, "expected", "f32", "ncx", bytes_array({"f32", d.dst_dims(), "ncx"}, rounded_bytes));
-    arrays["expected_f64"] = write_array(folder, prefix, "expected_f64", "f64", "ncx", npy::from_f64(want.dst, d.dst_dims()));
-    arrays["magnitude"] = write_array(folder, prefix, "magnitude", "f64", "ncx", npy::from_f64(want.magnitude, d.dst_dims()));
-    arrays["terms"] = write_array(folder, prefix, "terms", "i64", "ncx", npy::from_i64(want.terms, d.dst_dims()));
-    if (e.completed) arrays["actual"] = write_array(folder, prefix, "actual", "f32", "ncx", bytes_array({"f32", d.dst_dims(), "ncx"}, e.dst));
-    return arrays;
+json write_array(const fs::path& folder, const std::string& prefix, const BundleArray& a) {
+    const std::string file = prefix + a.role + ".npy";
+    npy::write_file(folder / file, a.array);
+    return {{"file", file}, {"dtype", a.dtype}, {"npy", std::string(npy::descr(a.array.type))}, {"shape", a.array.shape},
+            {"layout", a.layout}};
 }
 
 }  // namespace
@@ -215,21 +112,22 @@ fs::path write_failure_bundle(const std::string& dir, const Backend& backend, co
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec) throw std::runtime_error("cannot make the folder " + folder.string() + ": " + ec.message());
+    const OperationTraits& op = operation(r.c.op);
     json executions = json::array();
     for (std::size_t i = 0; i < log.executions.size(); ++i) {
         const RecordedExecution& e = log.executions[i];
         const std::string prefix = "e" + std::to_string(i) + ".";
-        json arrays = r.c.op == Op::conv ? conv_arrays_any_layout(folder, prefix, r.c.conv, e)
-                                         : cc_arrays(folder, prefix, parse_cc_descriptor(r.c.cc), e);
+        json arrays = json::object();
+        if (op.bundle_arrays)
+            for (const BundleArray& a : op.bundle_arrays(r.c, e)) arrays[a.role] = write_array(folder, prefix, a);
         executions.push_back({{"index", i},
                               {"run", e.run == 0 ? json(nullptr) : json(e.run)},
                               {"threads", e.threads},
                               {"completed", e.completed},
                               {"arrays", arrays}});
     }
-    std::string why_not;
-    const std::string benchdnn = r.c.op == Op::conv ? benchdnn_line(r.c.conv, &why_not) : "";
-    if (r.c.op == Op::cc) why_not = "a CC layer is not a benchdnn problem";
+    std::string why_not = std::string("benchdnn has no ") + op.words;
+    const std::string benchdnn = op.benchdnn ? op.benchdnn(r.c, &why_not) : "";
     json options = json::array();
     if (!backend.options.options.empty()) options.push_back(printable_line(backend.options.options));
     const json manifest = {
@@ -237,7 +135,7 @@ fs::path write_failure_bundle(const std::string& dir, const Backend& backend, co
         {"format_version", 1},
         {"case_id", r.c.id},
         {"suite", r.c.suite},
-        {"op", operation(r.c.op).name},
+        {"op", op.name},
         {"descriptor", r.c.descriptor()},
         {"seed", r.c.seed},
         {"mode", accuracy::to_string(r.c.mode)},

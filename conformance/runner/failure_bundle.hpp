@@ -1,7 +1,8 @@
 // Failure bundles (`convcheck run --dump-failures DIR`, docs/runner.md#failure-bundles---dump-failures-dir):
 // a failing case's data taken away from convcheck, to debug in any harness. For every failing case
-// (failed, crashed, hanged, xfail) the folder DIR/<case id> gets, per execution the backend made, its inputs
-// (src, weights, bias), the reference's expected output (rounded once to the output type, and unrounded
+// (failed, crashed, hanged, xfail) the folder DIR/<case id> gets, per execution the backend made, the arrays
+// its operation's traits entry makes (bundle_arrays.hpp): its inputs (src, weights, bias; a backward pass's
+// diff_dst and weights or src), the reference's expected output (rounded once to the output type, and unrounded
 // with the magnitudes and term counts the bound is made of) and the backend's actual output, as .npy
 // files (vectors/npy), plus manifest.json: descriptor, seed, mode, status, reason, backend name, version
 // and implementation, the reproducer, and a benchdnn line where benchdnn can express the problem.
@@ -29,7 +30,8 @@ std::filesystem::path write_failure_bundle(const std::string& dir, const Backend
 
 // The benchdnn conv driver's command line for a discrete convolution descriptor, e.g.
 // "--conv --dir=FWD_B --dt=f32 --stag=abx --wtag=abx --dtag=abx mb1ic3ih12oc8oh12kh3ph1", checked by reading it
-// back through core/benchdnn_mapping; "" with *why set when benchdnn cannot express it.
+// back through core/benchdnn_mapping; "" with *why set when benchdnn cannot express it. A backward pass
+// gets --dir=BWD_D, BWD_W or BWD_WB.
 std::string benchdnn_line(const ConvDescriptor& d, std::string* why);
 
 }  // namespace convcheck::runner

@@ -1,4 +1,4 @@
-// Running conformance/formats/onnx_conv_nodes.py (see suite_onnx.hpp): a Python script because
+// Running formats/onnx_conv_nodes.py (see suite_onnx.hpp): a Python script because
 // reading ONNX needs protobuf and ONNX's shape inference, which Debian ships as python3-onnx only
 // (libonnx1 has no headers and there is no protoc): the script is the one clean way to get the
 // shapes exactly as ONNX infers them. Its stdout and stderr go to temporary files (no pipe to
@@ -63,7 +63,7 @@ std::string onnx_converter_path() {
         const fs::path installed = exe.parent_path().parent_path() / "share" / "convcheck" / kScript;
         if (fs::exists(installed, ec)) return installed.string();
     }
-    const fs::path source = fs::path(CONVCHECK_SOURCE_DATA_DIR) / ".." / "formats" / kScript;
+    const fs::path source = fs::path(CONVCHECK_SOURCE_DATA_DIR) / ".." / ".." / "formats" / kScript;
     if (*CONVCHECK_SOURCE_DATA_DIR && fs::exists(source, ec)) return source.lexically_normal().string();
     return "";
 }

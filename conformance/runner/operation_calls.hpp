@@ -23,14 +23,16 @@ struct ConvExecution {
     const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
     int warmups = 0, repeats = 1;
     bool leak_check = false;
-    bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case
+    bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case (no buffers needed)
+    bool weights_at_prepare = true;  // with a plan: conv_prepare gets the weights and bias (else only execute does)
     double timeout_s = 30.0;
     MemoryBudget memory;
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
 
 // One backward pass of one discrete convolution (desc.prop_kind BACKWARD_DATA or BACKWARD_WEIGHTS;
-// plugin.h, convcheck_conv_args): create, conv_query, conv_execute, destroy. The inputs are
+// plugin.h, convcheck_conv_args): create, conv_query, conv_execute (warmups + repeats times, the
+// repeats timed), destroy. The inputs are
 // read-only: backward data reads diff_dst (passed in args.dst) and weights and writes diff_src;
 // backward weights reads src and diff_dst and writes diff_weights, and diff_bias when has_bias.
 // Every other buffer is NULL. The pass runs through the one-shot conv_execute (a plan is prepared
@@ -43,6 +45,7 @@ struct ConvBackwardExecution {
     const GuardedBuffer* diff_src = nullptr;      // backward data's output
     const GuardedBuffer* diff_weights = nullptr;  // backward weights' output
     const GuardedBuffer* diff_bias = nullptr;     // backward weights' output when has_bias
+    int warmups = 0, repeats = 1;                 // bench: untimed, then timed conv_execute calls
     bool leak_check = false;
     double timeout_s = 30.0;
     MemoryBudget memory;

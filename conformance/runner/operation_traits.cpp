@@ -1,27 +1,50 @@
 // THE table of operations (operation_traits.hpp). One entry per operation or pass; the functions
-// it names live beside their operation (conv_*.cpp, cc_*.cpp).
+// it names live beside their operation (conv_*.cpp, cc_*.cpp, conv_backward_*.cpp).
 #include "operation_traits.hpp"
 
 #include <stdexcept>
 
 #include "check_detail.hpp"
+#include "operation_jobs.hpp"
 
 namespace convcheck::runner {
 
 namespace {
 
+using namespace detail;
+
+// The backward passes of discrete convolution (docs/passes.md): exact and bound mode. A "conv:"
+// descriptor with dir=: conv_read chooses the pass, so they share conv's prefix and reader; both
+// passes have the same functions, which read the pass from the descriptor.
+constexpr OperationTraits backward_pass(Op op, const char* name, const char* words) {
+    return {.op = op, .name = name, .words = words, .claim = CONVCHECK_OP_CONV, .prefix = "conv", .read = conv_read,
+            .descriptor = conv_descriptor, .broken_rule = conv_broken_rule, .refused_entry = nullptr,
+            .validate = conv_validate, .unclaimed = backward_unclaimed,
+            .mode_not_applicable = backward_mode_not_applicable, .output_dtype = conv_output_dtype,
+            .memory = conv_memory, .check_invalid = nullptr, .check = check_conv_backward, .smaller = conv_smaller,
+            .bundle_arrays = backward_bundle_arrays, .benchdnn = conv_benchdnn,
+            .output_element = backward_output_element, .time = time_backward, .macs = conv_macs,
+            .design_geometry = conv_design_geometry, .features = conv_features};
+}
+
 const OperationTraits kOperations[] = {
-    {Op::conv, "conv", "discrete convolution", CONVCHECK_OP_CONV, detail::conv_validate, detail::conv_unclaimed,
-     nullptr, detail::conv_output_dtype, conv_memory, detail::check_conv_invalid, detail::check_conv},
-    {Op::cc, "cc", "continuous convolution", CONVCHECK_OP_CC, detail::cc_validate, nullptr,
-     detail::cc_mode_not_applicable, detail::cc_output_dtype, cc_memory, nullptr, detail::check_cc},
-    // the backward passes of discrete convolution (docs/passes.md): exact and bound mode
-    {Op::conv_bwd_data, "conv_bwd_data", "backward data of discrete convolution", CONVCHECK_OP_CONV,
-     detail::conv_validate, detail::backward_unclaimed, detail::backward_mode_not_applicable, detail::conv_output_dtype,
-     conv_memory, nullptr, detail::check_conv_backward},
-    {Op::conv_bwd_weights, "conv_bwd_weights", "backward weights of discrete convolution", CONVCHECK_OP_CONV,
-     detail::conv_validate, detail::backward_unclaimed, detail::backward_mode_not_applicable, detail::conv_output_dtype,
-     conv_memory, nullptr, detail::check_conv_backward},
+    {.op = Op::conv, .name = "conv", .words = "discrete convolution", .claim = CONVCHECK_OP_CONV,
+     .prefix = "conv", .read = conv_read, .descriptor = conv_descriptor, .broken_rule = conv_broken_rule,
+     .refused_entry = nullptr, .validate = conv_validate, .unclaimed = conv_unclaimed, .mode_not_applicable = nullptr,
+     .output_dtype = conv_output_dtype, .memory = conv_memory, .check_invalid = check_conv_invalid, .check = check_conv,
+     .smaller = conv_smaller, .bundle_arrays = conv_bundle_arrays, .benchdnn = conv_benchdnn,
+     .output_element = conv_output_element, .time = time_conv, .macs = conv_macs,
+     .design_geometry = conv_design_geometry, .features = conv_features},
+    {.op = Op::cc, .name = "cc", .words = "continuous convolution", .claim = CONVCHECK_OP_CC,
+     .prefix = "cc", .read = cc_read, .descriptor = cc_descriptor, .broken_rule = nullptr,
+     .refused_entry = cc_refused_entry, .validate = cc_validate, .unclaimed = nullptr,
+     .mode_not_applicable = cc_mode_not_applicable, .output_dtype = cc_output_dtype, .memory = cc_memory,
+     .check_invalid = nullptr, .check = check_cc,
+     .smaller = cc_smaller, .bundle_arrays = cc_bundle_arrays, .benchdnn = cc_benchdnn,
+     .output_element = cc_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr,
+     .features = cc_features},
+    backward_pass(Op::conv_bwd_data, "conv_bwd_data", "backward data of discrete convolution"),
+    backward_pass(Op::conv_bwd_weights, "conv_bwd_weights", "backward weights of discrete convolution"),
 };
 
 }  // namespace
@@ -32,6 +55,12 @@ const OperationTraits& operation(Op op) {
     for (const OperationTraits& t : kOperations)
         if (t.op == op) return t;
     throw std::logic_error("no operation traits for op " + std::to_string(static_cast<int>(op)));
+}
+
+const OperationTraits& operation_of_descriptor(const std::string& text) {
+    for (const OperationTraits& t : kOperations)
+        if (text.starts_with(std::string(t.prefix) + ":")) return t;
+    return kOperations[0];
 }
 
 std::string unclaimed_operation(const PluginInfo& info, Op op) {

@@ -11,7 +11,7 @@ target_link_libraries(convcheck_abi_descriptor PUBLIC convcheck_core convcheck_a
 add_library(convcheck_runner STATIC ${CONVCHECK_RUNNER_SOURCES})
 target_include_directories(convcheck_runner PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(convcheck_runner PUBLIC convcheck_abi_descriptor convcheck_accuracy convcheck_reference
-                      convcheck_vector_set nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+                      convcheck_formats nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_compile_definitions(convcheck_runner PRIVATE
   CONVCHECK_BUILD_PLUGIN_DIR="${CONVCHECK_PLUGIN_DIR}"
   CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../data")
@@ -52,7 +52,7 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_strict_benchdnn_exits_2
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> list --strict-benchdnn
-                   --suite ${CMAKE_CURRENT_LIST_DIR}/../../core/tests/data/benchdnn/reproducer)
+                   --suite ${CMAKE_CURRENT_LIST_DIR}/../../formats/tests/data/benchdnn/reproducer)
   set_tests_properties(conformance_strict_benchdnn_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "--attr-post-ops: post-ops")
   add_test(NAME conformance_run_unknown_suite_exits_2
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake

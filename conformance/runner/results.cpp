@@ -32,16 +32,6 @@ json statistics_record(const accuracy::Statistics& s) {
             {"growth_to_pass", s.failure.empty() ? json(nullptr) : finite_or_null(s.growth)}};
 }
 
-std::string padding_kind(const ConvDescriptor& d) {
-    bool any = false, negative = false, asymmetric = false;
-    for (int a = 0; a < d.rank; ++a) {
-        any = any || d.pads_begin[a] != 0 || d.pads_end[a] != 0;
-        negative = negative || d.pads_begin[a] < 0 || d.pads_end[a] < 0;
-        asymmetric = asymmetric || d.pads_begin[a] != d.pads_end[a];
-    }
-    return !any ? "none" : negative ? "negative" : asymmetric ? "asymmetric" : "symmetric";
-}
-
 }  // namespace
 
 const std::vector<std::string>& defining_run_fields() {
@@ -89,33 +79,7 @@ json run_record(const RunInfo& i) {
             {"accumulation_dtype", i.accumulation_dtype}};
 }
 
-json features(const Case& c) {
-    if (c.op == Op::cc)
-        return {{"rank", 2}, {"groups", false}, {"depthwise", false}, {"dilation", false}, {"strided", false},
-                {"padding", "none"}, {"data_format", "ncx"}, {"filter_format", nullptr}, {"dtype", "f32"},
-                {"bias", c.cc.find("bias=1") != std::string::npos},
-                {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)}, {"cc", true},
-                {"memory_strided", false}};
-    const ConvDescriptor& d = c.conv;
-    bool dilation = false, strided = false;
-    for (int a = 0; a < d.rank; ++a) {
-        dilation = dilation || d.dilations[a] > 1;
-        strided = strided || d.strides[a] > 1;
-    }
-    return {{"rank", d.rank},
-            {"groups", d.groups > 1},
-            {"depthwise", d.groups > 1 && d.groups == d.in_channels},
-            {"dilation", dilation},
-            {"strided", strided},
-            {"padding", c.padding.empty() ? padding_kind(d) : c.padding},
-            {"data_format", std::string(to_string(d.data_format))},
-            {"filter_format", std::string(to_string(d.filter_format))},
-            {"dtype", std::string(to_string(d.dtype))},
-            {"bias", d.has_bias},
-            {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)},
-            {"cc", false},
-            {"memory_strided", !d.src_strides.empty() || !d.weights_strides.empty() || !d.dst_strides.empty()}};
-}
+json features(const Case& c) { return operation(c.op).features(c); }
 
 json case_record(const CaseResult& r, const std::string& backend) {
     json j = {{"record", "case"},

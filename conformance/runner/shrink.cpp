@@ -4,7 +4,7 @@
 #include <cctype>
 #include <chrono>
 
-#include "shrink_cc.hpp"
+#include "operation_traits.hpp"
 
 namespace convcheck::runner {
 
@@ -146,31 +146,12 @@ std::vector<ConvDescriptor> smaller_descriptors(const ConvDescriptor& d) {
     return out;
 }
 
-namespace {
-
-// The candidates one step smaller than c: its descriptor shrunk (discrete or CC), all else kept.
-std::vector<Case> smaller_cases(const Case& c) {
-    std::vector<Case> out;
-    if (c.op == Op::conv) {
-        for (const ConvDescriptor& d : smaller_descriptors(c.conv)) {
-            out.push_back(c);
-            out.back().conv = d;
-        }
-    } else {
-        for (const CcDescriptor& d : smaller_cc_descriptors(parse_cc_descriptor(c.cc), c.mode)) {
-            out.push_back(c);
-            out.back().cc = to_string(d);
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
 std::optional<CaseResult> shrink(const Backend& backend, const CaseResult& failing, const CheckSettings& settings,
                                  const ShrinkLimits& limits) {
     // Like a hang, running out of memory costs each candidate a full memory limit's worth of time.
     if (failing.kind == Kind::out_of_memory) return std::nullopt;
+    const OperationTraits& op = operation(failing.c.op);
+    if (!op.smaller) return std::nullopt;  // the operation is not shrunk
     const std::string signature = failure_signature(failing);
     const auto start = std::chrono::steady_clock::now();
     std::optional<CaseResult> best;
@@ -179,7 +160,7 @@ std::optional<CaseResult> shrink(const Backend& backend, const CaseResult& faili
     bool progressed = true;
     while (progressed) {
         progressed = false;
-        for (const Case& c : smaller_cases(current)) {
+        for (const Case& c : op.smaller(current)) {  // the operation's candidates (operation_traits.hpp)
             if (++attempts > limits.max_attempts || (limits.stop && *limits.stop) ||
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limits.max_seconds)
                 return best;

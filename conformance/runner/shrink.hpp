@@ -3,7 +3,8 @@
 // fewer channels or groups, a smaller input or kernel, stride or dilation 1, pads toward 0, no bias,
 // f32, canonical layouts; a CC layer's candidates: shrink_cc.hpp); the first that still fails is
 // taken and the search starts again from it. The seed stays the same. Every candidate runs
-// isolated, like any case.
+// isolated, like any case. The operation's traits entry gives the candidates (its `smaller`; a
+// backward pass's are smaller_descriptors with the pass kept).
 #pragma once
 
 #include <csignal>

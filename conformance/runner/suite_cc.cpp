@@ -1,4 +1,4 @@
-// The cc suite: the continuous convolution layers of core/cc_suite_layers.hpp (which says what they
+// The cc suite: the continuous convolution layers of accuracy/cc_suite_layers.hpp (which says what they
 // cover). Bound and probe modes.
 #include "cc_suite_layers.hpp"
 #include "suites.hpp"

@@ -3,7 +3,7 @@
 // them); every node that cannot become a case exactly is skipped with its reason, never approximated.
 //
 // Skipped nodes are SkippedInput records (skipped_inputs.hpp), reported and counted like skipped
-// benchdnn test cases. Reading the model is done by conformance/formats/onnx_conv_nodes.py (Debian's
+// benchdnn test cases. Reading the model is done by formats/onnx_conv_nodes.py (Debian's
 // python3-onnx: protobuf parsing and onnx.shape_inference), which only reports what the model says, as
 // JSON; every decision about the convolution is made here, the attributes read by the ONNX dialect
 // (reference/src/dialects/onnx.cpp). See docs/runner.md, "ONNX models".
@@ -31,7 +31,7 @@ struct OnnxModelSuite {
 OnnxModelSuite onnx_suite_from_nodes(const nlohmann::json& document, const std::string& model_name);
 
 // The converter script: installed as <prefix>/share/convcheck/onnx_conv_nodes.py beside
-// <prefix>/bin/convcheck, else the source tree's conformance/formats/onnx_conv_nodes.py.
+// <prefix>/bin/convcheck, else the source tree's formats/onnx_conv_nodes.py.
 std::string onnx_converter_path();
 
 // Runs the converter on `model_path` with /usr/bin/python3 and parses its output. Throws

@@ -4,10 +4,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "cc_descriptor.hpp"
-#include "cc_window_margin.hpp"
-#include "descriptor_unvalidated.hpp"
 #include "invalid_case.hpp"
+#include "operation_traits.hpp"
 
 namespace convcheck::runner {
 
@@ -83,15 +81,11 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
         base.vector_dir = e.vector_dir;
         base.vector_case = e.vector_case;
         base.fill = e.fill;
-        if (e.descriptor.starts_with("cc:")) {
-            base.op = Op::cc;
-            base.cc = to_string(parse_cc_descriptor(e.descriptor));
-        } else {
-            // as written: an invalid-mode case breaks a rule on purpose; every other mode validates below
-            base.conv = parse_descriptor_unvalidated(e.descriptor);
-            base.op = conv_op(base.conv);  // the forward pass or a backward one (dir=)
-        }
-        const std::string rule = base.op != Op::cc ? broken_rule(base.conv) : "";
+        // as written: an invalid-mode case breaks a rule on purpose; every other mode validates below
+        const OperationTraits& read_by = operation_of_descriptor(e.descriptor);
+        read_by.read(e.descriptor, base);
+        const OperationTraits& op = operation(base.op);  // a pass of read_by's operation, or it
+        const std::string rule = op.broken_rule ? op.broken_rule(base) : "";
         std::vector<accuracy::Mode> modes;
         if (!only_mode.empty()) {
             // a special fill is exact-mode data: such an entry has no case in another mode
@@ -114,17 +108,18 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor + "' has fill '" +
                                             accuracy::to_string(e.fill) + "' in mode " + accuracy::to_string(mode) +
                                             ": special fills are exact-mode data");
-            if (mode == accuracy::Mode::invalid && base.op == Op::cc)
+            if (mode == accuracy::Mode::invalid && !op.broken_rule)
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
-                                            "' in mode invalid: the invalid-case mode has conv descriptors only");
+                                            "' in mode invalid: the invalid-case mode has no " + op.words +
+                                            " cases (conv descriptors only)");
             if (mode == accuracy::Mode::invalid && rule.empty())
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
                                             "' in mode invalid breaks no rule: that mode is for descriptors the backend "
                                             "must refuse");
-            if (mode != accuracy::Mode::invalid && base.op != Op::cc) validate(base.conv);  // ConvError names the rule
-            if (base.op == Op::cc)  // docs/cc.md: a real-scale window the backend may decide either way
-                if (const std::string why = ambiguous_real_scale_window(parse_cc_descriptor(base.cc), mode); !why.empty())
-                    throw std::invalid_argument("suite " + suite + ": CC entry '" + e.descriptor + "': " + why);
+            if (mode != accuracy::Mode::invalid) op.validate(base);  // ConvError names the rule
+            if (op.refused_entry)  // e.g. CC: a real-scale window the backend may decide either way (docs/cc.md)
+                if (const std::string why = op.refused_entry(base, mode); !why.empty())
+                    throw std::invalid_argument("suite " + suite + ": " + op.name + " entry '" + e.descriptor + "': " + why);
             Case c = base;
             c.mode = mode;
             char id[32];

@@ -1,4 +1,4 @@
-// Fuzz target: the golden-vector manifest loader (vectors/manifest). Properties: any text either
+// Fuzz target: the golden-vector manifest loader (formats/manifest). Properties: any text either
 // loads or throws ManifestError (never a JSON library exception, a crash or UB); what loads has
 // plain file names only and round-trips through to_json.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Fuzz target: the .npy reader (vectors/npy). Properties: any bytes either parse or throw NpyError
+// Fuzz target: the .npy reader (formats/npy). Properties: any bytes either parse or throw NpyError
 // (never a crash, UB, or an allocation larger than the input: the reader allocates only the data it
 // was given); what parses re-serializes and parses back to the same type, shape and data.
 #include <cstdint>

@@ -11,7 +11,7 @@
 #include "accuracy.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "tensor.hpp"
+#include "testing/tensor.hpp"
 
 namespace convcheck::optimized::testing {
 

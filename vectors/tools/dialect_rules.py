@@ -176,7 +176,7 @@ def pads(framework, text):
     if framework == "stablehlo":
         # StableHLO convolution (docs/spec.md C25); lhs dilation and batch groups are not forward convolutions
         if any(v > 1 for v in axes(a, "lhs_dilation", rank, 1)) or int(a.get("batch_group_count", 1)) > 1:
-            raise Refused("StableHLO: lhs_dilation > 1 or batch_group_count > 1 (pending transposed convolution)")
+            raise Refused("StableHLO: lhs_dilation > 1 (a transposed convolution: stablehlo_transpose) or batch_group_count > 1 (backward weights): not a forward convolution")
         s, d = axes(a, "window_strides", rank, 1), axes(a, "rhs_dilation", rank, 1)
         p = axes(a, "padding", 2 * rank, 0)
         return s, d, p[0::2], p[1::2]

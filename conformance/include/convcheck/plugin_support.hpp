@@ -174,15 +174,9 @@ inline const convcheck_extension* extensions(const convcheck_conv_desc& d) {
     return d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next) ? d.next : nullptr;
 }
 
-// "" when the descriptor asks for what every plugin before 1.2 computed: the forward pass, one dtype
-// for every tensor, no extension; else why a plugin that computes only that declines it. The entries
-// add_conv makes decline such a case at query and refuse it at prepare and execute
-// (CONVCHECK_ERROR_UNIMPLEMENTED), so that no plugin on this header reads a mixed-dtype case as its
-// `dtype`, a backward pass as forward, or skips an extension (plugin.h: an unknown tag declines).
-inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d) {
-    if (const int32_t kind = prop_kind(d); kind != CONVCHECK_FORWARD)
-        return "this plugin computes the forward pass only, not prop_kind " + std::to_string(kind) +
-               (kind == CONVCHECK_BACKWARD_DATA ? " (backward data)" : kind == CONVCHECK_BACKWARD_WEIGHTS ? " (backward weights)" : "");
+// "" when every tensor has the descriptor's dtype and there is no extension; else why a plugin
+// that takes one dtype and knows no extension declines it (plugin.h: an unknown tag declines).
+inline std::string beyond_one_dtype(const convcheck_conv_desc& d) {
     const TensorDtypes t = tensor_dtypes(d);
     if (t.src != d.dtype || t.weights != d.dtype || t.bias != d.dtype || t.dst != d.dtype)
         return "this plugin takes one dtype for every tensor, not src " + std::to_string(t.src) + ", weights " +
@@ -191,6 +185,18 @@ inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d) {
     if (const convcheck_extension* e = extensions(d))
         return "this plugin knows no extension: unknown tag " + std::to_string(e->tag) + " in the descriptor's chain";
     return "";
+}
+
+// "" when the descriptor asks for what every plugin before 1.2 computed: the forward pass, one dtype
+// for every tensor, no extension; else why a plugin that computes only that declines it. The entries
+// add_conv makes decline such a case at query and refuse it at prepare and execute
+// (CONVCHECK_ERROR_UNIMPLEMENTED), so that no plugin on this header reads a mixed-dtype case as its
+// `dtype`, a backward pass as forward, or skips an extension.
+inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d) {
+    if (const int32_t kind = prop_kind(d); kind != CONVCHECK_FORWARD)
+        return "this plugin computes the forward pass only, not prop_kind " + std::to_string(kind) +
+               (kind == CONVCHECK_BACKWARD_DATA ? " (backward data)" : kind == CONVCHECK_BACKWARD_WEIGHTS ? " (backward weights)" : "");
+    return beyond_one_dtype(d);
 }
 
 // ---- the caller's workspace and thread pool (1.2) --------------------------------------------------
@@ -419,6 +425,65 @@ void add_conv(convcheck_api& a, QueryFn query) {
     a.conv_plan_describe = conv_plan_describe;
     a.conv_plan_execute = conv_plan_execute;
     a.conv_plan_destroy = conv_plan_destroy;
+}
+
+// ---- the backward passes (ABI 1.2, docs/passes.md) --------------------------------------------------
+
+// A plugin's backward pass: computes the gradients of `args` (diff_dst in dst; checked by
+// add_backward: the pass's inputs and outputs are non-NULL) for a backward descriptor of one dtype
+// and no extension. Throws (PluginError for a code) when it cannot.
+using BackwardExecuteFn = convcheck_error* (*)(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                               const convcheck_conv_args& args);
+
+// The buffers a backward pass reads and writes (plugin.h, convcheck_conv_args.diff_src).
+inline convcheck_error* check_backward_args(const convcheck_conv_desc& d, const convcheck_conv_args* args) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
+        return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
+    if (prop_kind(d) == CONVCHECK_BACKWARD_DATA && (args->weights == nullptr || args->diff_src == nullptr))
+        return invalid_argument("conv_args: backward data needs weights and diff_src");
+    if (prop_kind(d) == CONVCHECK_BACKWARD_WEIGHTS &&
+        (args->src == nullptr || args->diff_weights == nullptr || (d.has_bias && args->diff_bias == nullptr)))
+        return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
+    return nullptr;
+}
+
+// "" for a pass add_backward's plugins compute (backward data or weights, one dtype, no extension).
+inline std::string beyond_backward_one_dtype(const convcheck_conv_desc& d) {
+    if (const int32_t kind = prop_kind(d); kind != CONVCHECK_BACKWARD_DATA && kind != CONVCHECK_BACKWARD_WEIGHTS)
+        return "prop_kind " + std::to_string(kind) + " is no pass this plugin knows";
+    return beyond_one_dtype(d);
+}
+
+template <PrepareFn Prepare, QueryFn BackwardQuery>
+convcheck_error* query_any_pass(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) || prop_kind(*desc) == CONVCHECK_FORWARD)
+        return gated_query<Prepare>(plugin, desc, out);
+    return guarded("conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = beyond_backward_one_dtype(*desc); !why.empty()) return unsupported(out, why);
+        return BackwardQuery(plugin, desc, out);
+    });
+}
+
+template <PrepareFn Prepare, BackwardExecuteFn BackwardExecute>
+convcheck_error* execute_any_pass(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) || prop_kind(*desc) == CONVCHECK_FORWARD)
+        return conv_execute_once<Prepare>(plugin, desc, args);
+    return guarded("conv_execute", [&]() -> convcheck_error* {
+        if (const std::string why = beyond_backward_one_dtype(*desc); !why.empty())
+            return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+        if (auto* e = check_backward_args(*desc, args)) return e;
+        return BackwardExecute(plugin, *desc, *args);
+    });
+}
+
+// The backward passes beside add_conv's forward (call add_conv first): conv_query and the one-shot
+// conv_execute send a backward descriptor to the plugin's own entries; the plan entries stay forward
+// only (a backward pass runs through conv_execute). The plugin claims the passes in describe
+// (convcheck_plugin_info.prop_kinds) and answers per case in BackwardQuery.
+template <PrepareFn Prepare, QueryFn BackwardQuery, BackwardExecuteFn BackwardExecute>
+void add_backward(convcheck_api& a) {
+    a.conv_query = query_any_pass<Prepare, BackwardQuery>;
+    a.conv_execute = execute_any_pass<Prepare, BackwardExecute>;
 }
 
 // Strides (in elements) of a dense buffer whose dims are listed logically in `dims` and laid out

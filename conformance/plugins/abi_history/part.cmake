@@ -4,12 +4,9 @@
 foreach(version 1.0 1.1)
   string(REPLACE "." "_" tag ${version})
   set(target convcheck_plugin_abi_${tag})
-  add_library(${target} MODULE ${CMAKE_CURRENT_LIST_DIR}/old_abi_plugin.c)
-  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/headers/${version})
+  convcheck_add_backend_plugin(abi_${tag} SOURCES ${CMAKE_CURRENT_LIST_DIR}/old_abi_plugin.c
+                               ABI_HEADERS ${CMAKE_CURRENT_LIST_DIR}/headers/${version})
   target_compile_definitions(${target} PRIVATE OLD_ABI_PLUGIN_NAME="abi_${tag}")
-  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CONVCHECK_PLUGIN_DIR}
-                        C_VISIBILITY_PRESET hidden)
-  target_link_options(${target} PRIVATE -Wl,--no-undefined)
   if(CONVCHECK_BUILD_TESTS)
     # The command line, as a user of such a plugin runs it: the smoke suite passes.
     add_test(NAME conformance_smoke_abi_${tag}

@@ -1,5 +1,7 @@
 // The direct, ABI-level test of one third-party backend plugin:
-//     convcheck_backend_test <plugin.so> [backends.json] [gtest flags]
+//     convcheck_backend_test <plugin.so> [backends.json] [--backend-option key=value]... [--threads n] [gtest flags]
+// Every call of the plugin runs in a child process (harness.hpp): a crash fails the test in
+// progress, and the program goes on to the next.
 // Checks the plugin's table and its struct_size / error-value behaviour, then runs every case of
 // cases.cpp that the plugin claims against the reference, in exact mode (any difference fails)
 // and bound mode (the accuracy contract, with the accumulation type the plugin declares).
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -30,9 +33,11 @@ class CaseTest : public ::testing::Test {
 public:
     explicit CaseTest(ConvDescriptor d) : d_(std::move(d)) {}
     void TestBody() override {
-        const std::string declined = query(d_);
-        if (!declined.empty()) GTEST_SKIP() << "declined: " << declined;
-        check_case(d_, accuracy::Mode::exact, 1);
+        try {
+            check_case(d_, accuracy::Mode::exact, 1);  // its child asks conv_query first
+        } catch (const Declined& e) {
+            GTEST_SKIP() << "declined: " << e.what();
+        }
         check_case(d_, accuracy::Mode::bound, 1);
     }
 
@@ -58,11 +63,9 @@ TEST(Abi, TableMatchesTheHeader) {
 }
 
 TEST(Abi, DescribeNamesTheBackendAndItsClaims) {
-    const convcheck_plugin_info& info = plugin->info();
-    ASSERT_NE(info.name, nullptr);
-    ASSERT_NE(info.version, nullptr);
-    EXPECT_GT(std::strlen(info.name), 0u);
-    EXPECT_GT(std::strlen(info.version), 0u);
+    const runner::PluginInfo& info = plugin->info();  // negotiated in a child (a NULL name fails there)
+    EXPECT_FALSE(info.name.empty());
+    EXPECT_FALSE(info.version.empty());
     EXPECT_TRUE(info.operations & CONVCHECK_OP_CONV);
     EXPECT_NE(info.dtypes, 0u);
     EXPECT_EQ(info.ranks & ~0xEu, 0u) << "ranks other than 1..3 claimed";
@@ -72,49 +75,60 @@ TEST(Abi, DescribeNamesTheBackendAndItsClaims) {
 }
 
 TEST(Abi, DescribeWritesNoFieldBeyondTheCallersStructSize) {
-    convcheck_plugin_info info;
-    std::memset(&info, 0xab, sizeof(info));
-    info.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_plugin_info, version);  // an older runner
-    ASSERT_EQ(plugin->take_error(plugin->api().describe(plugin->instance(), &info)), "");
-    EXPECT_NE(info.version, nullptr);
-    uint32_t untouched;
-    std::memset(&untouched, 0xab, sizeof(untouched));
-    EXPECT_EQ(info.operations, untouched);
-    EXPECT_EQ(info.accumulation_dtype, static_cast<int32_t>(untouched));
+    EXPECT_KEPT(in_child([](const convcheck_api& api, convcheck_plugin* instance) -> std::string {
+                  convcheck_plugin_info info;
+                  std::memset(&info, 0xab, sizeof(info));
+                  info.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_plugin_info, version);  // an older runner
+                  if (std::string e = take_error(api, api.describe(instance, &info)); !e.empty()) return "describe: " + e;
+                  if (info.version == nullptr) return "describe left version NULL";
+                  uint32_t untouched;
+                  std::memset(&untouched, 0xab, sizeof(untouched));
+                  if (info.operations != untouched || info.accumulation_dtype != static_cast<int32_t>(untouched))
+                      return "describe wrote operations or accumulation_dtype, past the caller's struct_size";
+                  return "";
+              }));
 }
 
 TEST(Abi, DeclinesAnUnclaimedDtypeWithAReason) {
     convcheck_conv_desc a = to_abi(core_case());
     a.dtype = CONVCHECK_F64;  // no backend here computes f64 convolution through this ABI
-    convcheck_support support{};
-    support.struct_size = sizeof(support);
-    ASSERT_EQ(plugin->take_error(plugin->api().conv_query(plugin->instance(), &a, &support)), "");
-    EXPECT_EQ(support.supported, 0);
-    EXPECT_GT(strnlen(support.reason, sizeof(support.reason)), 0u);
+    EXPECT_KEPT(in_child([&a](const convcheck_api& api, convcheck_plugin* instance) -> std::string {
+                  convcheck_support support{};
+                  support.struct_size = sizeof(support);
+                  support.supported = -1;
+                  if (std::string e = take_error(api, api.conv_query(instance, &a, &support)); !e.empty()) return "conv_query: " + e;
+                  if (support.supported != 0) return "an f64 case is not declined (supported " + std::to_string(support.supported) + ")";
+                  if (strnlen(support.reason, sizeof(support.reason)) == 0) return "an f64 case is declined without a reason";
+                  return "";
+              }));
 }
 
-TEST(Abi, ADescriptorShorterThanAbi10IsAnErrorValue) {
+// In a child: conv_query on a descriptor too short for ABI 1.0 must return an error value, with
+// error code want_code unless that is CONVCHECK_ERROR_UNKNOWN (any code). "" when it does.
+std::string short_descriptor_error(std::int32_t want_code) {
     convcheck_conv_desc a = to_abi(core_case());
     a.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, groups);
-    convcheck_support support{};
-    support.struct_size = sizeof(support);
-    EXPECT_NE(plugin->take_error(plugin->api().conv_query(plugin->instance(), &a, &support)), "");
+    return in_child([&a, want_code](const convcheck_api& api, convcheck_plugin* instance) -> std::string {
+        convcheck_support support{};
+        support.struct_size = sizeof(support);
+        convcheck_error* error = api.conv_query(instance, &a, &support);
+        if (error == nullptr) return "conv_query returned success for a descriptor shorter than ABI 1.0";
+        const std::int32_t code = api.error_code ? api.error_code(error) : CONVCHECK_ERROR_UNKNOWN;
+        const std::string message = take_error(api, error);
+        if (want_code != CONVCHECK_ERROR_UNKNOWN && code != want_code)
+            return "error code " + std::to_string(code) + ", want " + std::to_string(want_code) + ": " + message;
+        return "";
+    });
 }
+
+TEST(Abi, ADescriptorShorterThanAbi10IsAnErrorValue) { EXPECT_KEPT(short_descriptor_error(CONVCHECK_ERROR_UNKNOWN)); }
 
 // ABI 1.2: an error names its kind; a descriptor too short for ABI 1.0 is an invalid argument.
 TEST(Abi, AShortDescriptorIsAnInvalidArgumentError) {
     const convcheck_api& api = plugin->api();
     if (api.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_api, error_code) || api.error_code == nullptr)
         GTEST_SKIP() << "the plugin has no error_code (ABI before 1.2)";
-    convcheck_conv_desc a = to_abi(core_case());
-    a.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, groups);
-    convcheck_support support{};
-    support.struct_size = sizeof(support);
-    convcheck_error* error = api.conv_query(plugin->instance(), &a, &support);
-    ASSERT_NE(error, nullptr);
-    const int32_t code = api.error_code(error);
-    const std::string message = plugin->take_error(error);
-    EXPECT_EQ(code, CONVCHECK_ERROR_INVALID_ARGUMENT) << message;
+    EXPECT_KEPT(short_descriptor_error(CONVCHECK_ERROR_INVALID_ARGUMENT));
 }
 
 // ABI 1.2: a plan executes any number of times, each time with the one-shot call's outputs, with
@@ -125,25 +139,30 @@ TEST(Abi, APlanExecutesTwiceWithTheOneShotOutputs) {
     ASSERT_EQ(query(d), "");
     const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 3);
     const Outcome once = execute(d, f.src, f.weights, f.bias);
-    for (const bool weights_at_prepare : {true, false}) {
-        const PlanOutcome planned = execute_plan(d, f.src, f.weights, f.bias, weights_at_prepare, 2);
-        ASSERT_EQ(planned.dst.size(), 2u);
-        for (const auto& dst : planned.dst)
-            EXPECT_TRUE(accuracy::compare_exact(once.dst, dst).passed())
-                << "weights at prepare: " << weights_at_prepare << "; reproduce: " << reproducer(d, 3, accuracy::Mode::exact);
-    }
+    // each run also compares the plan's outputs with its own one-shot conv_execute, bit for bit
+    for (const bool weights_at_prepare : {true, false})
+        for (const int executes : {1, 2}) {
+            const PlanOutcome planned = execute_plan(d, f.src, f.weights, f.bias, weights_at_prepare, executes);
+            EXPECT_TRUE(accuracy::compare_exact(once.dst, planned.dst).passed())
+                << "weights at prepare: " << weights_at_prepare << ", executes " << executes
+                << "; reproduce: " << reproducer(d, 3, accuracy::Mode::exact);
+        }
 }
 
 TEST(Abi, ExecuteWithoutDstIsAnErrorValue) {
     const ConvDescriptor d = core_case();
     const convcheck_conv_desc a = to_abi(d);
-    std::vector<float> src(d.src_elements()), wei(d.weights_elements()), bias(d.bias_elements());
-    convcheck_conv_args args{};
-    args.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_args, dst);
-    args.src = src.data();
-    args.weights = wei.data();
-    args.bias = bias.data();  // dst NULL
-    EXPECT_NE(plugin->take_error(plugin->api().conv_execute(plugin->instance(), &a, &args)), "");
+    EXPECT_KEPT(in_child([&](const convcheck_api& api, convcheck_plugin* instance) -> std::string {
+                  std::vector<float> src(d.src_elements()), wei(d.weights_elements()), bias(d.bias_elements());
+                  convcheck_conv_args args{};
+                  args.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_conv_args, dst);
+                  args.src = src.data();
+                  args.weights = wei.data();
+                  args.bias = bias.data();  // dst NULL
+                  if (take_error(api, api.conv_execute(instance, &a, &args)).empty())
+                      return "conv_execute returned success without a dst";
+                  return "";
+              }));
 }
 
 TEST(Abi, RunsItsCoreCaseAndNamesTheImplementation) {
@@ -181,7 +200,7 @@ TEST(Contract, BoundModeCanFailForEveryClaimedDtype) {
 }
 
 TEST(Random, AgreesWithTheReferenceOnRandomDescriptors) {
-    const convcheck_plugin_info& info = plugin->info();
+    const runner::PluginInfo& info = plugin->info();
     testgen::DescriptorLimits limits;
     limits.min_rank = 3, limits.max_rank = 1;
     for (int r = 1; r <= 3; ++r)
@@ -200,17 +219,20 @@ TEST(Random, AgreesWithTheReferenceOnRandomDescriptors) {
         d.dtype = dtypes[i % dtypes.size()];
         if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format)))) d.data_format = static_cast<DataFormat>(1 - static_cast<int>(d.data_format));
         if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format)))) d.filter_format = static_cast<FilterFormat>(1 - static_cast<int>(d.filter_format));
-        if (!query(d).empty()) {
-            ++declined;
-            continue;
-        }
-        ++ran;
         SCOPED_TRACE("random descriptor " + std::to_string(i) + ": " + to_string(d));
         try {
-            check_case(d, accuracy::Mode::exact, i);
-            check_case(d, accuracy::Mode::bound, i);
+            check_case(d, accuracy::Mode::exact, i);  // its child asks conv_query first
+        } catch (const Declined&) {
+            ++declined;
+            continue;
         } catch (const std::exception& e) {
             ADD_FAILURE() << e.what() << "\n  reproduce: " << reproducer(d, i, accuracy::Mode::exact);
+        }
+        ++ran;
+        try {
+            if (!HasFailure()) check_case(d, accuracy::Mode::bound, i);
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << e.what() << "\n  reproduce: " << reproducer(d, i, accuracy::Mode::bound);
         }
         if (HasFailure()) break;  // the first disagreement is the one to read
     }
@@ -224,21 +246,39 @@ TEST(Random, AgreesWithTheReferenceOnRandomDescriptors) {
 int main(int argc, char** argv) {
     using namespace convcheck::backend_test;
     ::testing::InitGoogleTest(&argc, argv);
-    if (argc < 2) {
-        std::cerr << "usage: " << argv[0] << " <plugin.so> [backends.json] [gtest flags]\n";
+    // <plugin.so> [backends.json] [--backend-option key=value]... [--threads n (2)]
+    std::vector<std::string> args(argv + 1, argv + argc);
+    convcheck::runner::InstanceOptions options;
+    options.num_threads = 2;
+    for (std::size_t i = 0; i < args.size();) {
+        if (args[i] != "--backend-option" && args[i] != "--threads") {
+            ++i;
+            continue;
+        }
+        if (i + 1 == args.size()) {
+            std::cerr << args[i] << " needs a value\n";
+            return 2;
+        }
+        if (args[i] == "--threads") {
+            options.num_threads = std::atoi(args[i + 1].c_str());
+            if (options.num_threads < 1 || options.num_threads > 256) {
+                std::cerr << "--threads " << args[i + 1] << ": want a count from 1 to 256\n";
+                return 2;
+            }
+        } else {
+            options.options += (options.options.empty() ? "" : ",") + args[i + 1];  // as `convcheck run` joins them
+        }
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    }
+    if (args.empty() || args.size() > 2) {
+        std::cerr << "usage: " << argv[0] << " <plugin.so> [backends.json] [--backend-option key=value]... [--threads n] [gtest flags]\n";
         return 2;
     }
-    plugin_path = argv[1];
+    plugin_path = args[0];
     try {
-        convcheck_create_args args{};
-        args.struct_size = CONVCHECK_STRUCT_SIZE(convcheck_create_args, num_threads);  // ABI 1.0's fields
-        args.num_threads = 2;
-        plugin = std::make_unique<PluginInstance>(plugin_path, args);
-        if (argc >= 3 && std::string(argv[2]) == "--finding-child=O2") std::_Exit(o2_child());
+        plugin = std::make_unique<PluginUnderTest>(plugin_path, options);
         // the runner's reader and its default file (the installed one, else the source tree's)
-        const std::string file = argc >= 3 && std::string(argv[2]).rfind("--", 0) != 0
-                                     ? argv[2]
-                                     : convcheck::runner::default_expectations_path();
+        const std::string file = args.size() == 2 ? args[1] : convcheck::runner::default_expectations_path();
         if (!file.empty()) declarations = convcheck::runner::Expectations::load(file);
         for (const Case& c : all_cases()) {
             if (!claims(plugin->info(), c.descriptor)) continue;

@@ -9,11 +9,24 @@
 #include <optional>
 #include <stdexcept>
 
+#include "check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "operation_calls.hpp"
+#include "verdict.hpp"
 
 namespace convcheck::backend_test {
 
 namespace {
+
+// Every plugin call's time limit in a child (the runner's default).
+constexpr double kTimeoutSeconds = 30.0;
+
+// "crashed (crash): SIGSEGV in execute: ...": how a child ended, in the runner's words (case.hpp).
+std::string outcome_text(const runner::ChildOutcome& o) {
+    runner::CaseResult r;
+    runner::detail::outcome_status(o, r);
+    return std::string(runner::to_string(r.status)) + " (" + runner::to_string(r.kind) + "): " + o.reason;
+}
 
 std::string describe_failure(const accuracy::Comparison& r) {
     return std::to_string(r.mismatches) + "/" + std::to_string(r.elements) + " outputs off; worst flat NCX index " +
@@ -23,122 +36,110 @@ std::string describe_failure(const accuracy::Comparison& r) {
 
 }  // namespace
 
-std::unique_ptr<PluginInstance> plugin;
+std::unique_ptr<PluginUnderTest> plugin;
 std::string plugin_path;
 runner::Expectations declarations;
 
-bool claims(const convcheck_plugin_info& info, const ConvDescriptor& d) {
+PluginUnderTest::PluginUnderTest(const std::string& path, runner::InstanceOptions options)
+    : plugin_(runner::Plugin::load(path)), options_(std::move(options)),
+      info_(runner::negotiate(plugin_, options_, kTimeoutSeconds)) {}
+
+bool claims(const runner::PluginInfo& info, const ConvDescriptor& d) {
     return (info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))) && (info.ranks & CONVCHECK_BIT(d.rank)) &&
            (info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))) &&
            (info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format)));
 }
 
 std::string reproducer(const ConvDescriptor& d, std::uint64_t seed, accuracy::Mode mode) {
-    return std::string(plugin->info().name) + " " + to_string(d) + " seed " + std::to_string(seed) + " mode " +
+    return plugin->info().name + " " + to_string(d) + " seed " + std::to_string(seed) + " mode " +
            accuracy::to_string(mode);
 }
 
-// Asks the plugin; returns "" when supported, else its reason (never empty).
 std::string query(const ConvDescriptor& d) {
-    const convcheck_conv_desc a = to_abi(d);
-    convcheck_support support{};
-    support.struct_size = sizeof(support);
-    support.supported = -1;
-    const std::string error = plugin->take_error(plugin->api().conv_query(plugin->instance(), &a, &support));
-    if (!error.empty()) throw std::runtime_error("conv_query returned an error: " + error);
-    if (support.supported == 1) return "";
-    if (support.supported != 0) throw std::runtime_error("conv_query left `supported` unset");
-    const std::string reason(support.reason, strnlen(support.reason, sizeof(support.reason)));
-    return reason.empty() ? "(declined without a reason)" : reason;
+    runner::ConvExecution e;
+    e.desc = to_abi(d);
+    e.query_only = true;
+    e.timeout_s = kTimeoutSeconds;
+    const runner::ChildOutcome o = runner::execute_conv(plugin->plugin(), plugin->options(), e);
+    if (o.kind == runner::ChildOutcome::Kind::ok) return "";
+    if (o.kind == runner::ChildOutcome::Kind::unsupported) return o.reason.empty() ? "(declined without a reason)" : o.reason;
+    throw std::runtime_error("conv_query: " + outcome_text(o));
+}
+
+std::string take_error(const convcheck_api& api, convcheck_error* error) {
+    if (error == nullptr) return "";
+    const char* message = api.error_message(error);
+    std::string text = message && *message ? message : "(error with an empty message)";
+    api.error_destroy(error);
+    return text;
+}
+
+std::string in_child(const std::function<std::string(const convcheck_api&, convcheck_plugin*)>& body) {
+    const convcheck_api& api = plugin->api();
+    runner::IsolatedExecution x;
+    x.timeout_s = kTimeoutSeconds;
+    // no query of the plugin's own: the body makes the calls it checks
+    x.query = [](convcheck_plugin*, convcheck_support* s) -> convcheck_error* {
+        s->supported = 1;
+        return nullptr;
+    };
+    x.run = [&](runner::child::Report& r, convcheck_plugin* instance) {
+        const std::string broken = body(api, instance);
+        if (broken.empty()) return true;
+        // the body's finding travels back as an "unsupported" report with the finding as its reason
+        runner::child::copy_string(r.message, sizeof(r.message), broken.c_str());
+        r.result = runner::child::kUnsupported;
+        return false;
+    };
+    const runner::ChildOutcome o = runner::execute_isolated(plugin->plugin(), plugin->options(), x);
+    if (o.kind == runner::ChildOutcome::Kind::ok) return "";
+    if (o.kind == runner::ChildOutcome::Kind::unsupported) return o.reason;
+    return outcome_text(o);
 }
 
 namespace {
 
-// A case's buffers in the plugin's formats: the inputs from canonical data, dst pre-filled with NaN
-// and followed by a guard pattern. check() holds the runner-side promises after a call: inputs
-// untouched, nothing written past dst.
-class CaseBuffers {
-public:
-    CaseBuffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
-                const std::vector<double>& bias)
-        : d_(d), bytes_(size_of(d.dtype)), src_(d.src_elements() * bytes_), weights_(d.weights_elements() * bytes_),
-          bias_(std::max<std::int64_t>(1, d.bias_elements()) * bytes_) {
-        reference::ncx_to_src(d, src, src_.data());
-        reference::oix_to_weights(d, weights, weights_.data());
-        for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(bias_.data(), d.dtype, o, bias[o]);
-        src_copy_ = src_, weights_copy_ = weights_, bias_copy_ = bias_;
-        fresh_dst();
-    }
-    void fresh_dst() {
-        dst_.assign(d_.dst_elements() * bytes_ + kGuard, std::byte{0x5a});
-        for (std::int64_t i = 0; i < d_.dst_elements(); ++i)
-            store_from_double(dst_.data(), d_.dtype, i, std::numeric_limits<double>::quiet_NaN());
-    }
-    convcheck_conv_args args(char* implementation, std::size_t capacity) {
-        convcheck_conv_args a{};
-        a.struct_size = sizeof(a);
-        a.src = src_.data();
-        a.weights = weights_.data();
-        a.bias = d_.has_bias ? bias_.data() : nullptr;
-        a.dst = dst_.data();
-        a.implementation = implementation;
-        a.implementation_capacity = capacity;
-        return a;
-    }
-    const void* weights() const { return weights_.data(); }
-    const void* bias() const { return d_.has_bias ? bias_.data() : nullptr; }
-    std::vector<double> checked_dst() const {
-        if (src_ != src_copy_ || weights_ != weights_copy_ || bias_ != bias_copy_)
-            throw std::runtime_error("the plugin wrote into an input buffer");
-        for (std::size_t i = d_.dst_elements() * bytes_; i < dst_.size(); ++i)
-            if (dst_[i] != std::byte{0x5a}) throw std::runtime_error("the plugin wrote past the end of dst");
-        return reference::dst_to_ncx(d_, dst_.data());
-    }
-
-private:
-    static constexpr std::size_t kGuard = 256;
-    ConvDescriptor d_;
-    int bytes_;
-    std::vector<std::byte> src_, weights_, bias_, dst_, src_copy_, weights_copy_, bias_copy_;
+// One isolated execution of d on canonical data (the runner's buffers and execute_conv); throws
+// when it did not come back ok.
+struct Executed {
+    std::vector<double> dst;
+    runner::ChildOutcome outcome;
 };
+Executed run_isolated(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                      const std::vector<double>& bias, bool weights_at_prepare, int executes,
+                      const runner::InstanceOptions& options) {
+    const runner::detail::Buffers b = runner::detail::make_buffers(d, src, weights, bias);
+    runner::ConvExecution e = runner::detail::conv_execution(d, b);
+    e.repeats = executes;
+    e.weights_at_prepare = weights_at_prepare;
+    e.timeout_s = kTimeoutSeconds;
+    // with a plan, the one-shot conv_execute runs beside it, into a dst filled like dst (all bytes
+    // 0xFF, a NaN), and must give the same outputs
+    runner::GuardedBuffer one_shot(b.dst.bytes());
+    if (one_shot.data()) std::memset(one_shot.data(), 0xFF, one_shot.bytes());
+    e.one_shot_dst = &one_shot;
+    runner::ChildOutcome o = runner::execute_conv(plugin->plugin(), options, e);
+    if (o.kind == runner::ChildOutcome::Kind::unsupported) throw Declined(o.reason);
+    if (o.kind != runner::ChildOutcome::Kind::ok) throw std::runtime_error(outcome_text(o));
+    return {reference::dst_to_ncx(d, b.dst.data()), std::move(o)};
+}
 
 }  // namespace
 
-// Runs the plugin on canonical data and checks the runner-side promises: inputs untouched, nothing
-// written past dst, every dst element written (dst is pre-filled with NaN).
 Outcome execute(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
-                const std::vector<double>& bias) {
-    CaseBuffers buffers(d, src, weights, bias);
-    char implementation[128] = {0};
-    const convcheck_conv_desc a = to_abi(d);
-    const convcheck_conv_args args = buffers.args(implementation, sizeof(implementation));
-    const std::string error = plugin->take_error(plugin->api().conv_execute(plugin->instance(), &a, &args));
-    if (!error.empty()) throw std::runtime_error("conv_execute returned an error: " + error);
-    return {buffers.checked_dst(), std::string(implementation, strnlen(implementation, sizeof(implementation)))};
+                const std::vector<double>& bias, std::optional<int> num_threads) {
+    runner::InstanceOptions options = plugin->options();
+    if (num_threads) options.num_threads = *num_threads;
+    Executed x = run_isolated(d, src, weights, bias, true, 1, options);
+    return {std::move(x.dst), x.outcome.implementation};
 }
 
 PlanOutcome execute_plan(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                          const std::vector<double>& bias, bool weights_at_prepare, int executes) {
-    const convcheck_api& api = plugin->api();
-    CaseBuffers buffers(d, src, weights, bias);
-    const convcheck_conv_desc a = to_abi(d);
-    convcheck_conv_prepare_args prepare{};
-    prepare.struct_size = sizeof(prepare);
-    if (weights_at_prepare) prepare.weights = buffers.weights(), prepare.bias = buffers.bias();
-    convcheck_conv_plan* plan = nullptr;
-    plugin->check(api.conv_prepare(plugin->instance(), &a, &prepare, &plan), "conv_prepare");
-    if (plan == nullptr) throw std::runtime_error("conv_prepare succeeded without a plan");
-    const std::unique_ptr<convcheck_conv_plan, void (*)(convcheck_conv_plan*)> owned(plan, api.conv_plan_destroy);
-    PlanOutcome out;
-    out.info.struct_size = sizeof(out.info);
-    plugin->check(api.conv_plan_describe(plan, &out.info), "conv_plan_describe");
-    for (int i = 0; i < executes; ++i) {
-        buffers.fresh_dst();
-        const convcheck_conv_args args = buffers.args(nullptr, 0);
-        plugin->check(api.conv_plan_execute(plan, &args), "conv_plan_execute");
-        out.dst.push_back(buffers.checked_dst());
-    }
-    return out;
+    if (!plugin->plugin().has_conv_plan()) throw std::runtime_error("the plugin has no plan entries (ABI before 1.2)");
+    Executed x = run_isolated(d, src, weights, bias, weights_at_prepare, executes, plugin->options());
+    if (!x.outcome.prepare_ms) throw std::runtime_error("the plugin's plan did not run");
+    return {std::move(x.dst), x.outcome.workspace_bytes.value_or(0), x.outcome.plan_bytes.value_or(0)};
 }
 
 accuracy::Contract contract_for(const ConvDescriptor& d) {

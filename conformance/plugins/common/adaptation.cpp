@@ -1,6 +1,7 @@
 #include "adaptation.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "convcheck/plugin_support.hpp"
 #include "window_copy.hpp"
@@ -209,34 +210,87 @@ void restore_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* 
     copy_window({library_dst, from, dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
 }
 
+void adapt_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* dst, void* library_dst) {
+    const DenseLayout from = dst_layout(runner_view(d, a)), to = dst_layout(adapted_view(d, a));
+    copy_window({dst, from, library_dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
+}
+
+namespace {
+void no_depth_fold(const Adaptation& a) {
+    if (a.depth_as_batch) throw std::invalid_argument("the depth->batch adaptation has no backward pass");
+}
+}  // namespace
+
+void restore_src(const convcheck_conv_desc& d, const Adaptation& a, const void* library_src, void* src) {
+    no_depth_fold(a);
+    const DenseLayout from = src_layout(adapted_view(d, a)), to = src_layout(runner_view(d, a));
+    std::vector<int64_t> offset{0, 0};  // runner element x is library element x + moved_begin (adapt_src's inverse)
+    if (a.rank1_as_rank2) offset.push_back(0);
+    for (int axis = 0; axis < d.rank; ++axis) offset.push_back(a.moved_begin[axis]);
+    copy_window({library_src, from, src, to, offset, element_bytes(d.dtype), {}});
+}
+
+void restore_weights(const convcheck_conv_desc& d, const Adaptation& a, const void* library_weights, void* weights) {
+    no_depth_fold(a);
+    const DenseLayout from = weights_layout(library_desc(d, a)), to = weights_layout(weights_view(d, a));
+    copy_window({library_weights, from, weights, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
+}
+
 LibraryBuffers::LibraryBuffers(const convcheck_conv_desc& d, const Adaptation& a, const convcheck_conv_args& args,
                                size_t tail_bytes)
     : d_(d), a_(a), runner_dst_(args.dst), src_(args.src), weights_(args.weights), bias_(args.bias), dst_(args.dst) {
     const convcheck_conv_desc l = adapted_view(d, a);  // the library's tensors, at the runner's rank
     const size_t bytes = element_bytes(d.dtype);
-    if (moves_src(d, a) || tail_bytes > 0) {
+    const int32_t pass = prop_kind(d);
+    if (pass != CONVCHECK_FORWARD) {
+        no_depth_fold(a);
+        if (tail_bytes > 0) throw std::invalid_argument("LibraryBuffers: tail bytes are for forward inputs only");
+        if (args.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_args, diff_bias))
+            throw std::invalid_argument("LibraryBuffers: a backward pass needs ABI 1.2's diff buffers");
+    }
+    if (args.src != nullptr && (moves_src(d, a) || tail_bytes > 0)) {
         src_copy_.assign(elements(src_layout(l)) * bytes + tail_bytes, 0);
         adapt_src(d, a, args.src, src_copy_.data());
         src_ = src_copy_.data();
     }
-    if (moves_weights(d, a)) {
+    if (args.weights != nullptr && moves_weights(d, a)) {
         weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * bytes + tail_bytes, 0);
         adapt_weights(d, a, args.weights, weights_copy_.data());
         weights_ = weights_copy_.data();
     }
-    if (d.has_bias && tail_bytes > 0) {
+    if (d.has_bias && args.bias != nullptr && tail_bytes > 0) {
         bias_copy_.assign(d.out_channels * bytes + tail_bytes, 0);
         std::copy_n(static_cast<const unsigned char*>(args.bias), d.out_channels * bytes, bias_copy_.begin());
         bias_ = bias_copy_.data();
     }
     if (moves_dst(d, a)) {
         dst_copy_.assign(elements(dst_layout(l)) * bytes, 0);
+        if (pass != CONVCHECK_FORWARD) adapt_dst(d, a, args.dst, dst_copy_.data());  // diff_dst: an input
         dst_ = dst_copy_.data();
+    }
+    if (pass == CONVCHECK_BACKWARD_DATA) {
+        diff_src_ = runner_diff_src_ = args.diff_src;
+        if (moves_src(d, a)) {
+            diff_src_copy_.assign(elements(src_layout(l)) * bytes, 0);
+            diff_src_ = diff_src_copy_.data();
+        }
+    } else if (pass == CONVCHECK_BACKWARD_WEIGHTS) {
+        diff_weights_ = runner_diff_weights_ = args.diff_weights;
+        diff_bias_ = args.diff_bias;
+        if (moves_weights(d, a)) {
+            diff_weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * bytes, 0);
+            diff_weights_ = diff_weights_copy_.data();
+        }
     }
 }
 
 void LibraryBuffers::return_dst() {
     if (!dst_copy_.empty()) restore_dst(d_, a_, dst_copy_.data(), runner_dst_);
+}
+
+void LibraryBuffers::return_gradients() {
+    if (!diff_src_copy_.empty()) restore_src(d_, a_, diff_src_copy_.data(), runner_diff_src_);
+    if (!diff_weights_copy_.empty()) restore_weights(d_, a_, diff_weights_copy_.data(), runner_diff_weights_);
 }
 
 }  // namespace convcheck_plugin_support

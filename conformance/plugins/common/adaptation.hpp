@@ -87,9 +87,21 @@ void weights_in_order(const convcheck_conv_desc& d, const Adaptation& a, const v
 // The library's dst (library_desc's format) into the runner's dst (the runner's format).
 void restore_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* library_dst, void* dst);
 
+// The backward passes (docs/passes.md) move the same tensors the other way: diff_dst is an input
+// (the runner's format into the library's), diff_src and diff_weights are outputs. diff_src comes
+// back from the library's src-shaped tensor by the inverse window: an element the crop removed is
+// read by no output, so its gradient is exactly 0 (the copy's zeros); the library's gradient of an
+// explicit zero is dropped. The depth fold gathers src slices and has no backward here: refused.
+void adapt_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* dst, void* library_dst);
+void restore_src(const convcheck_conv_desc& d, const Adaptation& a, const void* library_src, void* src);
+void restore_weights(const convcheck_conv_desc& d, const Adaptation& a, const void* library_weights, void* weights);
+
 // One execute's buffers as the library takes them: the runner's own where nothing moves, else
 // copies owned here. tail_bytes > 0 (a library that reads past the end of its inputs, e.g.
 // XNNPACK's XNN_EXTRA_BYTES): src and bias are always copies with that many zero bytes after them.
+// For a backward pass (the descriptor's prop_kind; tail_bytes 0) the inputs are the ones the pass
+// reads (src or weights, and diff_dst in dst()), the outputs diff_src() or diff_weights() and
+// diff_bias(), and return_gradients() moves the library's gradients into the runner's buffers.
 class LibraryBuffers {
 public:
     LibraryBuffers(const convcheck_conv_desc& d, const Adaptation& a, const convcheck_conv_args& args, size_t tail_bytes = 0);
@@ -103,15 +115,26 @@ public:
     // Moves the library's result into the runner's dst when the library wrote a copy.
     void return_dst();
 
+    void* diff_src() { return diff_src_; }
+    void* diff_weights() { return diff_weights_; }
+    void* diff_bias() { return diff_bias_; }
+    // Moves the library's gradients into the runner's diff_src / diff_weights where it wrote copies.
+    void return_gradients();
+
 private:
     convcheck_conv_desc d_;
     Adaptation a_;
     void* runner_dst_;
-    std::vector<unsigned char> src_copy_, weights_copy_, bias_copy_, dst_copy_;
+    void* runner_diff_src_ = nullptr;
+    void* runner_diff_weights_ = nullptr;
+    std::vector<unsigned char> src_copy_, weights_copy_, bias_copy_, dst_copy_, diff_src_copy_, diff_weights_copy_;
     const void* src_;
     const void* weights_;
     const void* bias_;
     void* dst_;
+    void* diff_src_ = nullptr;
+    void* diff_weights_ = nullptr;
+    void* diff_bias_ = nullptr;
 };
 
 }  // namespace convcheck_plugin_support

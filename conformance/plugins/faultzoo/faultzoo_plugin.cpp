@@ -22,8 +22,15 @@
 //   out_of_memory_error execute returns CONVCHECK_ERROR_OUT_OF_MEMORY -> crashed (out_of_memory, error_code out_of_memory)
 //   one_shot_differs   the plan is right, the one-shot conv_execute  -> failed (paths_differ)
 //                      is one output off
+//   bits_follow_threads with num_threads > 1, every output that is 0  -> passes one run; fails
+//                      is written as -0: right values whose bits        --threads-sweep 1,2 as
+//                      follow the thread count                          nondeterministic
 // Every fault happens in the plan's execute (ABI 1.2) and in the one-shot conv_execute alike, and
 // neither is behind the exception barrier: the "exception" fault must escape.
+// The backward passes (ABI 1.2 prop_kind; docs/passes.md) are computed with the reference too, through
+// conv_execute, and every fault but one_shot_differs (a plan's) happens in them alike: on their
+// gradients (the outputs) and diff_dst (the input), so the runner's jobs for a backward case
+// (shrinking, failure bundles, determinism mode) have a backend that is wrong on purpose.
 // Two more libraries complete the zoo: faultzoo_wrong_abi (major version 99) and faultzoo_no_entry
 // (no convcheck_get_api); both must fail to load (exit code 3).
 #include <cmath>
@@ -36,6 +43,7 @@
 
 #include "abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 namespace {
@@ -44,7 +52,8 @@ using namespace convcheck_plugin_support;
 
 const char* const kFaults[] = {"none", "segfault", "abort", "endless_loop", "write_past_output", "write_before_output",
                                "write_into_input", "nan_output", "exception", "leak", "exit", "hang_in_create", "hostile_message",
-                               "hostile_create", "unimplemented", "out_of_memory_error", "one_shot_differs"};
+                               "hostile_create", "unimplemented", "out_of_memory_error", "one_shot_differs",
+                               "bits_follow_threads"};
 
 // Every kind of byte a plugin can send that JSON, XML 1.0 or a terminal cannot take as it is. (The
 // literal is split where a hex escape would swallow the letters after it.)
@@ -56,6 +65,7 @@ const std::string kHostile =
 
 struct Instance {
     std::string fault = "none";
+    int num_threads = 0;  // create_args.num_threads (0: the plugin's default, one thread here)
 };
 
 [[noreturn]] void endless_loop() {
@@ -81,7 +91,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
     if (fault == "hang_in_create")
         endless_loop();
     if (fault == "hostile_create") return make_error(kHostile);
-    *out = reinterpret_cast<convcheck_plugin*>(new Instance{fault});
+    *out = reinterpret_cast<convcheck_plugin*>(new Instance{fault, args->num_threads});
     return nullptr;
 }
 
@@ -98,6 +108,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return fill_info(info, mine);
 }
 
@@ -108,8 +120,36 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     return supported(out);
 }
 
+bool is_backward(const convcheck_conv_desc& desc) { return prop_kind(desc) != CONVCHECK_FORWARD; }
+
+// One output tensor of an execution: dst; diff_src; diff_weights and diff_bias.
+struct Output {
+    void* data;
+    std::int64_t elements;
+};
+
+// The pass computed with the reference (in double, rounded once) into its outputs, which it returns.
+std::vector<Output> compute(const convcheck::ConvDescriptor& d, const convcheck_conv_args& args) {
+    namespace ref = convcheck::reference;
+    if (d.pass == convcheck::Pass::forward) {
+        ref::round_dst_to_output(d, ref::convolution(d, args.src, args.weights, args.bias).dst, args.dst);
+        return {{args.dst, d.dst_elements()}};
+    }
+    if (d.pass == convcheck::Pass::backward_data) {
+        ref::ncx_to_src(d, ref::backward_data(d, args.dst, args.weights).values, args.diff_src);
+        return {{args.diff_src, d.src_elements()}};
+    }
+    ref::GradientResult bias;
+    ref::oix_to_weights(d, ref::backward_weights(d, args.src, args.dst, d.has_bias ? &bias : nullptr).values,
+                        args.diff_weights);
+    if (!d.has_bias) return {{args.diff_weights, d.weights_elements()}};
+    ref::round_bias_to_output(d, bias.values, args.diff_bias);
+    return {{args.diff_weights, d.weights_elements()}, {args.diff_bias, d.out_channels}};
+}
+
 // Deliberately NOT behind the exception barrier: the "exception" fault must escape.
-convcheck_error* run_fault(const std::string& fault, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+convcheck_error* run_fault(const Instance& instance, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    const std::string& fault = instance.fault;
     if (fault == "hostile_message") {
         write_implementation(&args, kHostile);
         return make_error(kHostile);
@@ -119,19 +159,23 @@ convcheck_error* run_fault(const std::string& fault, const convcheck_conv_desc& 
     if (fault == "out_of_memory_error")
         return make_error("faultzoo: the device allocator has no memory left", CONVCHECK_ERROR_OUT_OF_MEMORY);
     const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
-    const auto result = convcheck::reference::convolution(d, args.src, args.weights, args.bias);
-    convcheck::reference::round_dst_to_output(d, result.dst, args.dst);
+    const std::vector<Output> outputs = compute(d, args);
     const std::size_t element = static_cast<std::size_t>(convcheck::size_of(d.dtype));
-    char* dst = static_cast<char*>(args.dst);
+    char* dst = static_cast<char*>(outputs.front().data);
+    const void* input = d.pass == convcheck::Pass::forward ? args.src : args.dst;  // src, or diff_dst
     if (fault == "segfault") *static_cast<volatile int*>(nullptr) = 1;
     if (fault == "abort") std::abort();
     if (fault == "endless_loop")
         endless_loop();
-    if (fault == "write_past_output") std::memset(dst + d.dst_elements() * element, 0, element);
+    if (fault == "write_past_output") std::memset(dst + outputs.front().elements * element, 0, element);
     if (fault == "write_before_output") std::memset(dst - element, 0, element);
-    if (fault == "write_into_input") std::memset(const_cast<void*>(args.src), 0, element);
-    if (fault == "nan_output")
-        for (std::int64_t i = 0; i < d.dst_elements(); ++i) convcheck::store_from_double(dst, d.dtype, i, std::nan(""));
+    if (fault == "write_into_input") std::memset(const_cast<void*>(input), 0, element);
+    for (const Output& o : outputs)
+        for (std::int64_t i = 0; i < o.elements; ++i) {
+            if (fault == "nan_output") convcheck::store_from_double(o.data, d.dtype, i, std::nan(""));
+            if (fault == "bits_follow_threads" && instance.num_threads > 1 && convcheck::load_as_double(o.data, d.dtype, i) == 0.0)
+                convcheck::store_from_double(o.data, d.dtype, i, -0.0);
+        }
     if (fault == "exception") throw std::runtime_error("faultzoo: an exception thrown across the C ABI");
     if (fault == "leak") {
         void* block = std::malloc(1 << 20);
@@ -143,10 +187,27 @@ convcheck_error* run_fault(const std::string& fault, const convcheck_conv_desc& 
     return nullptr;
 }
 
+// A backward pass's buffers (plugin.h, convcheck_conv_args): diff_dst in dst, and the pass's own.
+convcheck_error* missing_backward_buffers(const convcheck_conv_desc& desc, const convcheck_conv_args* args) {
+    if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
+        return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
+    const bool data = prop_kind(desc) == CONVCHECK_BACKWARD_DATA;
+    if (data ? args->weights == nullptr || args->diff_src == nullptr
+             : args->src == nullptr || args->diff_weights == nullptr || (desc.has_bias && args->diff_bias == nullptr))
+        return invalid_argument("conv_args: the backward pass misses one of its inputs or outputs");
+    return nullptr;
+}
+
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+    const Instance& instance = *reinterpret_cast<Instance*>(plugin);
+    if (auto* e = check_conv_call(desc, nullptr)) return e;
+    if (is_backward(*desc)) {
+        if (auto* e = missing_backward_buffers(*desc, args)) return e;
+        return run_fault(instance, *desc, *args);
+    }
     if (auto* e = check_conv_call(desc, args)) return e;
-    const std::string& fault = reinterpret_cast<Instance*>(plugin)->fault;
-    convcheck_error* e = run_fault(fault, *desc, *args);
+    const std::string& fault = instance.fault;
+    convcheck_error* e = run_fault(instance, *desc, *args);
     if (e == nullptr && fault == "one_shot_differs") {  // one output off: the first that is not NaN, +1
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         std::int64_t i = 0;
@@ -158,15 +219,17 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
 }
 
 struct Plan : convcheck_conv_plan {
-    Plan(const convcheck_conv_desc& desc, std::string fault) : convcheck_conv_plan(desc), fault(std::move(fault)) {}
-    convcheck_error* execute(const convcheck_conv_args& args) override { return run_fault(fault, desc, args); }
-    const std::string fault;
+    Plan(const convcheck_conv_desc& desc, Instance instance) : convcheck_conv_plan(desc), instance(std::move(instance)) {}
+    convcheck_error* execute(const convcheck_conv_args& args) override { return run_fault(instance, desc, args); }
+    const Instance instance;
 };
 
 convcheck_error* conv_prepare(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
                               const convcheck_conv_prepare_args*, convcheck_conv_plan** out) {
     if (auto* e = check_conv_call(desc, nullptr)) return e;
-    *out = new Plan(*desc, reinterpret_cast<Instance*>(plugin)->fault);
+    if (is_backward(*desc))  // plugin.h: a plan is the forward pass's; a backward pass runs one-shot
+        return make_error("faultzoo: a plan computes the forward pass only", CONVCHECK_ERROR_UNIMPLEMENTED);
+    *out = new Plan(*desc, *reinterpret_cast<Instance*>(plugin));
     return nullptr;
 }
 

@@ -1,9 +1,9 @@
 # The fault zoo: plugins that crash, hang, corrupt memory, leak or break the ABI on purpose, and the
 # tests that the runner classifies each fault.
-convcheck_add_plugin(faultzoo SOURCES ${CMAKE_CURRENT_LIST_DIR}/faultzoo_plugin.cpp
+convcheck_add_backend_plugin(faultzoo SOURCES ${CMAKE_CURRENT_LIST_DIR}/faultzoo_plugin.cpp
                      LIBS convcheck_reference convcheck_abi_descriptor)
-convcheck_add_plugin(faultzoo_wrong_abi SOURCES ${CMAKE_CURRENT_LIST_DIR}/wrong_abi_plugin.c)
-convcheck_add_plugin(faultzoo_no_entry SOURCES ${CMAKE_CURRENT_LIST_DIR}/no_entry_plugin.c)
+convcheck_add_backend_plugin(faultzoo_wrong_abi SOURCES ${CMAKE_CURRENT_LIST_DIR}/wrong_abi_plugin.c)
+convcheck_add_backend_plugin(faultzoo_no_entry SOURCES ${CMAKE_CURRENT_LIST_DIR}/no_entry_plugin.c)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(faultzoo_classification_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/classification_test.cpp
                      LIBS convcheck_runner)

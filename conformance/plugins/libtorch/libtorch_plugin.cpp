@@ -1,5 +1,6 @@
 // convcheck plugin for libtorch (ATen, CPU): convolution of ranks 1-3 in f32 and bf16, groups,
-// dilation, explicit pads, through at::convolution.
+// dilation, explicit pads, through at::convolution; backward data and backward weights (+ bias)
+// through at::convolution_backward (ABI 1.2 prop_kind; docs/passes.md).
 //
 // The translation:
 //   layouts     the runner's buffers become tensors over the same memory with the strides of their
@@ -25,7 +26,10 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ConvUtils.h>
+#include <ATen/Context.h>
 #include <ATen/ops/convolution.h>
+#include <ATen/ops/convolution_backward.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/from_blob.h>
 
 #include <algorithm>
@@ -67,10 +71,13 @@ const char* backend_name(at::native::ConvBackend b) {
 
 std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16)
-        return d.dtype == CONVCHECK_F16
+        return d.dtype != CONVCHECK_F16 ? std::string("libtorch convolution has no ") + support::dtype_name(d.dtype) + " through this ABI"
+               : support::prop_kind(d) == CONVCHECK_FORWARD
                    ? std::string("ATen 1.13 has no CPU f16 convolution: at::convolution raises \"slow_conv2d_cpu\" (also "
                                  "\"compute_columns3d\", \"slow_conv_dilated<>\") not implemented for 'Half'")
-                   : std::string("libtorch convolution has no ") + support::dtype_name(d.dtype) + " through this ABI";
+                   : std::string("ATen 1.13 has no CPU f16 convolution backward: at::convolution_backward raises "
+                                 "\"slow_conv2d_cpu_grad_input\" (also \"slow_conv2d_cpu\", \"slow_conv3d_cpu_grad_input\", "
+                                 "\"compute_columns3d\", \"slow_conv_dilated<>\") not implemented for 'Half'");
     if (d.rank < 1 || d.rank > 3) return "libtorch convolution has spatial ranks 1-3, not " + std::to_string(d.rank);
     return "";
 }
@@ -138,6 +145,9 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
+    // Backward data and backward weights (+ bias) through at::convolution_backward.
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return support::fill_info(info, mine);
 }
 
@@ -149,19 +159,9 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     return why.empty() ? support::supported(out) : support::unsupported(out, why);
 }
 
-// The prepared case: the adaptation (ATen takes strided tensors in either format: only the pads it
-// cannot express move) and the arguments of at::convolution. ATen has no separate planning step;
-// the weights never move (both filter formats are strided views), so nothing of them is kept.
-struct Prepared : convcheck_conv_plan {
-    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc)
-        : convcheck_conv_plan(desc), num_threads(plugin.num_threads), type(scalar_type(desc)),
-          adaptation(support::plan_adaptation(
-              desc, {desc.data_format, desc.filter_format, false, false, support::PadsRule::symmetric_nonnegative})),
-          l(support::library_desc(desc, adaptation)) {
-        if (const std::string why = inexpressible(desc); !why.empty())
-            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
-        const std::string why = not_computable(desc);
-        if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+// The arguments of at::convolution (and at::convolution_backward) for the library's case `l`.
+struct Geometry {
+    explicit Geometry(const convcheck_conv_desc& l) {
         src_dims = {l.batch, l.in_channels};
         dst_dims = {l.batch, l.out_channels};
         wei_dims = {l.out_channels, l.in_channels / l.groups};
@@ -173,6 +173,44 @@ struct Prepared : convcheck_conv_plan {
             dilations.push_back(l.dilations[a]);
             pads.push_back(l.pads_begin[a]);  // == pads_end[a] >= 0
         }
+        no_output_padding.assign(l.rank, 0);
+    }
+    std::vector<int64_t> src_dims, dst_dims, wei_dims, strides, dilations, pads, no_output_padding;
+};
+
+// The adaptation of a case for ATen: it takes strided tensors in either format, so only the pads
+// it cannot express move.
+support::Adaptation plan_for(const convcheck_conv_desc& d) {
+    return support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::symmetric_nonnegative});
+}
+
+void check_computable(const convcheck_conv_desc& d) {
+    if (const std::string why = inexpressible(d); !why.empty()) throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
+    const std::string why = not_computable(d);
+    if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+}
+
+// Copies an ATen result into the runner's (or the adaptation's) buffer when its shape and type are
+// exactly the expected ones (copy_ would broadcast anything smaller); "" then, else what ATen
+// returned, for the implementation string (nothing written).
+std::string copy_result(const at::Tensor& result, void* out, const std::vector<int64_t>& dims, const std::vector<int>& physical,
+                        at::ScalarType type, const char* call, const char* tensor) {
+    if (result.sizes() != at::IntArrayRef(dims) || result.scalar_type() != type)
+        return std::string(" (") + call + " returned shape " + c10::str(result.sizes()) + " " +
+               c10::toString(result.scalar_type()) + ", the spec's " + tensor + " is " + c10::str(at::IntArrayRef(dims)) +
+               ": nothing written)";
+    over(out, dims, physical, type).copy_(result);
+    return "";
+}
+
+// The prepared case: the adaptation and the arguments of at::convolution. ATen has no separate
+// planning step; the weights never move (both filter formats are strided views), so nothing of
+// them is kept.
+struct Prepared : convcheck_conv_plan {
+    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc)
+        : convcheck_conv_plan(desc), num_threads(plugin.num_threads), type(scalar_type(desc)), adaptation(plan_for(desc)),
+          l(support::library_desc(desc, adaptation)), g(l) {
+        check_computable(desc);
     }
 
     convcheck_error* execute(const convcheck_conv_args& args) override {
@@ -182,32 +220,31 @@ struct Prepared : convcheck_conv_plan {
     convcheck_error* run(const convcheck_conv_args& args) {
         if (num_threads > 0 && at::get_num_threads() != num_threads) at::set_num_threads(num_threads);
         support::LibraryBuffers buffers(desc, adaptation, args);
-        const at::Tensor src = over(buffers.src(), src_dims, support::activation_order(l), type);
-        const at::Tensor weights = over(buffers.weights(), wei_dims, support::weights_order(l), type);
+        const at::Tensor src = over(buffers.src(), g.src_dims, support::activation_order(l), type);
+        const at::Tensor weights = over(buffers.weights(), g.wei_dims, support::weights_order(l), type);
         const c10::optional<at::Tensor> bias =
             desc.has_bias ? c10::optional<at::Tensor>(over(buffers.bias(), {l.out_channels}, {0}, type)) : c10::nullopt;
-        const std::vector<int64_t> no_output_padding(l.rank, 0);
-        const at::Tensor result = at::convolution(src, weights, bias, strides, pads, dilations, false, no_output_padding, l.groups);
+        const at::Tensor result =
+            at::convolution(src, weights, bias, g.strides, g.pads, g.dilations, false, g.no_output_padding, l.groups);
         const std::string implementation =
             std::string("libtorch:") +
-            backend_name(at::native::select_conv_backend(src, weights, bias, strides, pads, dilations, false, no_output_padding,
-                                                         l.groups)) +
+            backend_name(at::native::select_conv_backend(src, weights, bias, g.strides, g.pads, g.dilations, false,
+                                                         g.no_output_padding, l.groups)) +
             support::adaptation_note(desc, adaptation);
         // A result of another shape than the spec's dst (or any result where the spec defines no
-        // output size) is not copied (copy_ would broadcast it): success with nothing written and
-        // the shape ATen returned named, so the runner sees what ATen computed (unwritten outputs;
-        // for an invalid case, accepted_invalid) instead of a refusal ATen did not make.
-        if (!has_output_size(l) || result.sizes() != at::IntArrayRef(dst_dims) || result.scalar_type() != type) {
-            support::write_implementation(
-                &args, implementation + " (at::convolution returned shape " + c10::str(result.sizes()) + " " +
-                           c10::toString(result.scalar_type()) + ", the spec's dst is " +
-                           (has_output_size(l) ? c10::str(at::IntArrayRef(dst_dims)) : std::string("undefined")) +
-                           ": nothing written)");
+        // output size) is not copied: success with nothing written and the shape ATen returned
+        // named, so the runner sees what ATen computed (unwritten outputs; for an invalid case,
+        // accepted_invalid) instead of a refusal ATen did not make.
+        if (!has_output_size(l)) {
+            support::write_implementation(&args, implementation + " (at::convolution returned shape " +
+                                                     c10::str(result.sizes()) + " " + c10::toString(result.scalar_type()) +
+                                                     ", the spec's dst is undefined: nothing written)");
             return nullptr;
         }
-        over(buffers.dst(), dst_dims, support::activation_order(l), type).copy_(result);
-        buffers.return_dst();
-        support::write_implementation(&args, implementation);
+        const std::string not_copied =
+            copy_result(result, buffers.dst(), g.dst_dims, support::activation_order(l), type, "at::convolution", "dst");
+        if (not_copied.empty()) buffers.return_dst();
+        support::write_implementation(&args, implementation + not_copied);
         return nullptr;
     }
 
@@ -215,8 +252,80 @@ struct Prepared : convcheck_conv_plan {
     const at::ScalarType type;
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case ATen computes
-    std::vector<int64_t> src_dims, dst_dims, wei_dims, strides, dilations, pads;
+    const Geometry g;
 };
+
+// The backward passes (docs/passes.md) through at::convolution_backward, ATen's own backward of
+// at::convolution (what autograd calls for it), with the output mask of the pass: grad_input for
+// backward data, grad_weight and (with has_bias) grad_bias for backward weights. The tensor the
+// pass does not read (src for backward data, weights for backward weights) is passed as zeros of
+// its shape: ATen needs its sizes, and its values enter no gradient the mask asks for. The same
+// adaptation as the forward pass: an explicit zero's gradient is dropped, a cropped element's is 0.
+struct Backward {
+    Backward(const convcheck_plugin& plugin, const convcheck_conv_desc& desc)
+        : num_threads(plugin.num_threads), desc(desc), type(scalar_type(desc)), adaptation(plan_for(desc)),
+          l(support::library_desc(desc, adaptation)), g(l) {
+        check_computable(desc);
+        if (!has_output_size(l))
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT,
+                                       "the libtorch plugin cannot express a backward pass with a stride below 1: diff_dst "
+                                       "has the spec's dst shape, which is undefined there");
+    }
+
+    convcheck_error* execute(const convcheck_conv_args& args) {
+        if (num_threads > 0 && at::get_num_threads() != num_threads) at::set_num_threads(num_threads);
+        support::LibraryBuffers buffers(desc, adaptation, args);
+        const bool data_pass = support::prop_kind(desc) == CONVCHECK_BACKWARD_DATA;
+        const auto options = at::TensorOptions().dtype(type);
+        const at::Tensor diff_dst = over(buffers.dst(), g.dst_dims, support::activation_order(l), type);
+        const at::Tensor src = data_pass ? at::zeros(g.src_dims, options) : over(buffers.src(), g.src_dims, support::activation_order(l), type);
+        const at::Tensor weights =
+            data_pass ? over(buffers.weights(), g.wei_dims, support::weights_order(l), type) : at::zeros(g.wei_dims, options);
+        const std::vector<int64_t> bias_sizes{l.out_channels};
+        const at::OptionalIntArrayRef bias = desc.has_bias && !data_pass ? at::OptionalIntArrayRef(bias_sizes) : c10::nullopt;
+        const auto [diff_src, diff_weights, diff_bias] =
+            at::convolution_backward(diff_dst, src, weights, bias, g.strides, g.pads, g.dilations, false, g.no_output_padding,
+                                     l.groups, {data_pass, !data_pass, !data_pass && desc.has_bias});
+        // As in the forward pass, a gradient of another shape than the spec's is not copied (nor
+        // returned through the adaptation): nothing of it is written, and the string says why.
+        std::string not_copied =
+            data_pass ? copy_result(diff_src, buffers.diff_src(), g.src_dims, support::activation_order(l), type,
+                                    "at::convolution_backward", "diff_src")
+                      : copy_result(diff_weights, buffers.diff_weights(), g.wei_dims, support::weights_order(l), type,
+                                    "at::convolution_backward", "diff_weights");
+        if (not_copied.empty()) buffers.return_gradients();
+        if (!data_pass && desc.has_bias)
+            not_copied += copy_result(diff_bias, buffers.diff_bias(), bias_sizes, {0}, type, "at::convolution_backward", "diff_bias");
+        support::write_implementation(&args, "libtorch:" + implementation(src, weights, bias) +
+                                                 support::adaptation_note(desc, adaptation) + not_copied);
+        return nullptr;
+    }
+
+    // The backend at::convolution_backward dispatches to: ATen's own selection with need_backward
+    // (select_conv_backend), on the 2-D view it takes of a 1-D case.
+    std::string implementation(const at::Tensor& src, const at::Tensor& weights, const at::OptionalIntArrayRef bias) const {
+        at::native::ConvParams params{g.strides, g.pads, g.dilations, false, g.no_output_padding, static_cast<int>(l.groups),
+                                      at::globalContext().benchmarkCuDNN(), at::globalContext().deterministicCuDNN(),
+                                      at::globalContext().userEnabledCuDNN(), at::globalContext().allowTF32CuDNN()};
+        if (l.rank != 1) return backend_name(at::native::select_conv_backend(src, weights, bias, true, params));
+        for (auto* v : {&params.stride, &params.padding, &params.dilation, &params.output_padding})
+            v->insert(v->begin(), v == &params.stride || v == &params.dilation ? 1 : 0);
+        return backend_name(at::native::select_conv_backend(src.unsqueeze(2), weights.unsqueeze(2), bias, true, params));
+    }
+
+    const int num_threads;
+    const convcheck_conv_desc& desc;
+    const at::ScalarType type;
+    const support::Adaptation adaptation;
+    const convcheck_conv_desc l;  // the case ATen computes
+    const Geometry g;
+};
+
+convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    if (const std::string why = support::dense_only(desc, "libtorch"); !why.empty())
+        return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    return aten_errors([&] { return Backward(*plugin, desc).execute(args); });
+}
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const support::PrepareInputs&) {
@@ -226,6 +335,7 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: ATen's limits are the same
     return a;
 }();
 

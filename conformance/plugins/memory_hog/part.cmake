@@ -1,7 +1,7 @@
 # The memory hog: a backend that uses memory without bound on demand, and the tests that the
 # runner's memory limit ends it as "out of memory" (naming the limit) while the runner survives,
 # and that a case too big for the limit is refused before it runs.
-convcheck_add_plugin(memory_hog SOURCES ${CMAKE_CURRENT_LIST_DIR}/memory_hog_plugin.cpp
+convcheck_add_backend_plugin(memory_hog SOURCES ${CMAKE_CURRENT_LIST_DIR}/memory_hog_plugin.cpp
                      LIBS convcheck_reference convcheck_abi_descriptor)
 # Like the fault zoo: uninstrumented in sanitizer builds, as a third-party backend would be.
 if(CONVCHECK_SANITIZE)

@@ -138,16 +138,10 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Plan>(desc, mutant_of(plugin), *reinterpret_cast<Instance*>(plugin));
 }
 
-// The backward passes (mutants_backward.cpp): one dtype for every tensor, no extension, dense tensors in
-// NCX/NXC and OIX/XIO; anything else is declined at query with the reason and refused at execute.
-bool is_backward(const convcheck_conv_desc* desc) {
-    return CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) && prop_kind(*desc) != CONVCHECK_FORWARD;
-}
-
+// The backward passes (mutants_backward.cpp), beside the forward through add_backward (which declines a
+// descriptor of more than one dtype or with an extension, and checks the buffers): dense tensors in NCX/NXC and
+// OIX/XIO only; anything else is declined at query with the reason and refused at execute.
 std::string backward_unsupported(const convcheck_conv_desc& desc, Mutant m) {
-    const TensorDtypes t = tensor_dtypes(desc);
-    if (t.src != desc.dtype || t.weights != desc.dtype || t.bias != desc.dtype || t.dst != desc.dtype || extensions(desc))
-        return "the mutants' backward passes take one dtype for every tensor and no extension";
     if (desc.dtype < 0 || desc.dtype > 2) return std::string("dtype ") + dtype_name(desc.dtype);
     if (const std::string why = broken_rule(desc, m); !why.empty()) return "invalid descriptor: " + why;
     const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
@@ -156,30 +150,17 @@ std::string backward_unsupported(const convcheck_conv_desc& desc, Mutant m) {
     return "";
 }
 
-convcheck_error* conv_query_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
-    if (!is_backward(desc)) return gated_query<prepare>(plugin, desc, out);
-    return guarded("conv_query", [&]() -> convcheck_error* {
-        if (const std::string why = backward_unsupported(*desc, mutant_of(plugin)); !why.empty()) return unsupported(out, why);
-        return supported(out);
-    });
+convcheck_error* backward_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (const std::string why = backward_unsupported(*desc, mutant_of(plugin)); !why.empty()) return unsupported(out, why);
+    return supported(out);
 }
 
-convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (const std::string why = backward_unsupported(*desc, mutant_of(plugin)); !why.empty())
-            return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
-        if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
-            return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
-        if (desc->prop_kind == CONVCHECK_BACKWARD_DATA && (args->weights == nullptr || args->diff_src == nullptr))
-            return invalid_argument("conv_args: backward data needs weights and diff_src");
-        if (desc->prop_kind == CONVCHECK_BACKWARD_WEIGHTS &&
-            (args->src == nullptr || args->diff_weights == nullptr || (desc->has_bias && args->diff_bias == nullptr)))
-            return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
-        convcheck::mutants::compute_backward(*desc, *args, mutant_of(plugin));
-        write_implementation(args, implementation_name(mutant_of(plugin)));
-        return nullptr;
-    });
+convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    if (const std::string why = backward_unsupported(desc, mutant_of(plugin)); !why.empty())
+        return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    convcheck::mutants::compute_backward(desc, args, mutant_of(plugin));
+    write_implementation(&args, implementation_name(mutant_of(plugin)));
+    return nullptr;
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
@@ -205,8 +186,7 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
-    a.conv_query = conv_query_any;  // the forward pass as add_conv made it, the backward passes beside it
-    a.conv_execute = conv_execute_any;
+    add_backward<prepare, backward_query, backward_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

@@ -26,8 +26,9 @@ function(convcheck_mutant_names var)
   set(${var}_SETS ${sets} PARENT_SCOPE)
 endfunction()
 
-convcheck_add_plugin(mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/mutants_plugin.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_conv.cpp
-                     ${CMAKE_CURRENT_LIST_DIR}/mutants_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_cc.cpp LIBS convcheck_core convcheck_abi_descriptor)
+convcheck_add_backend_plugin(mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/mutants_plugin.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_conv.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/mutants_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_cc.cpp
+                     LIBS convcheck_core convcheck_abi_descriptor)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CONVCHECK_MUTANTS_DEF})
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(mutants_caught_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/caught_test.cpp LIBS convcheck_runner)
@@ -36,7 +37,7 @@ endif()
 
 # The accuracy mutants (docs/accuracy.md): faults only the accuracy contract's statistics, vacuous-bound
 # rule and precision mode catch, and the self-test that they do.
-convcheck_add_plugin(accuracy_mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/accuracy_mutants.cpp
+convcheck_add_backend_plugin(accuracy_mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/accuracy_mutants.cpp
                      LIBS convcheck_reference convcheck_abi_descriptor convcheck_accuracy)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(accuracy_mutants_caught_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/accuracy_caught_test.cpp

@@ -1,5 +1,6 @@
-// convcheck plugin for oneDNN (libdnnl, the primitive API): forward convolution, ranks 1-3,
-// f32 and bf16 (and f16 where this CPU has an implementation: the query asks oneDNN).
+// convcheck plugin for oneDNN (libdnnl, the primitive API): convolution, ranks 1-3, forward,
+// backward data and backward weights (+ bias) (ABI 1.2 prop_kind; docs/passes.md), f32 and bf16
+// (and f16) where this CPU has an implementation: the query asks oneDNN.
 //
 // The translation, field by field (oneDNN developer guide, "Convolution"):
 //   dilations   oneDNN's are 0-based (0 = dense; dilated extent 1 + (k-1)*(d+1)): we pass d - 1.
@@ -26,6 +27,9 @@
 //               plan's own per execute; workspace_bytes reports the scratchpad's size, so the runner
 //               checks oneDNN never writes past what it asked for. (The reorders of src and dst into
 //               the primitive's layouts allocate memory of their own, not counted there.)
+//   backward    convolution_backward_data / convolution_backward_weights, each created with the
+//               forward_training primitive descriptor of the case as its hint; the same
+//               adaptation, reorders and scratchpad; through the one-shot conv_execute only.
 //   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
 //               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
 //               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
@@ -125,28 +129,83 @@ support::Adaptation plan_for(const convcheck_conv_desc& d) {
     return support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::onednn});
 }
 
-// The primitive descriptor for the (adapted) case; throws dnnl::error when oneDNN refuses it.
-dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d) {
+// The memory descriptors of the (adapted) case, each in format_tag::any: the primitive picks its
+// layouts. The bias (or diff_bias) is empty without has_bias.
+struct AnyDescs {
+    memory::desc src, weights, bias, dst;
+};
+AnyDescs any_descs(const convcheck_conv_desc& d) {
     const auto any = [&](const memory::desc& m) { return memory::desc(m.dims(), m.data_type(), memory::format_tag::any); };
-    const memory::desc src = any(activation_desc(d, d.in_channels, false));
-    const memory::desc wei = any(weights_desc(d));
-    const memory::desc dst = any(activation_desc(d, d.out_channels, true));
-    const memory::desc bias = d.has_bias ? memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::any)
-                                         : memory::desc();
-    // Dilation: oneDNN counts the holes between taps (0 = dense); ours is 1-based (1 = dense).
-    const dnnl::convolution_forward::desc conv(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                               src, wei, bias, dst, spatial(d, d.strides), spatial(d, d.dilations, 1),
-                                               spatial(d, d.pads_begin), spatial(d, d.pads_end));
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the scratchpad comes with each execute
-    return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
+    return {any(activation_desc(d, d.in_channels, false)), any(weights_desc(d)),
+            d.has_bias ? memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::any) : memory::desc(),
+            any(activation_desc(d, d.out_channels, true))};
 }
 
-std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d) {
-    std::string why = std::string("oneDNN refused the case (") + e.what() + ", status " + std::to_string(e.status) + ")";
+// Dilation: oneDNN counts the holes between taps (0 = dense); ours is 1-based (1 = dense).
+memory::dims dilations(const convcheck_conv_desc& d) { return spatial(d, d.dilations, 1); }
+
+dnnl::primitive_attr user_scratchpad() {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the scratchpad comes with each execute
+    return attr;
+}
+
+// The forward primitive descriptor for the (adapted) case; throws dnnl::error when oneDNN refuses
+// it. forward_inference for the forward pass; forward_training as the hint of a backward one.
+dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d,
+                                                              dnnl::prop_kind kind = dnnl::prop_kind::forward_inference) {
+    const AnyDescs m = any_descs(d);
+    const dnnl::convolution_forward::desc conv(kind, dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst,
+                                               spatial(d, d.strides), dilations(d), spatial(d, d.pads_begin),
+                                               spatial(d, d.pads_end));
+    return dnnl::convolution_forward::primitive_desc(conv, user_scratchpad(), p.engine);
+}
+
+// `what`: the primitive refused, when it is not the forward one the case asks for.
+std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d, const std::string& what = "the case") {
+    std::string why = "oneDNN refused " + what + " (" + e.what() + ", status " + std::to_string(e.status) + ")";
     if (e.status == dnnl_unimplemented && d.dtype == CONVCHECK_F16)
         why += ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
     return why;
+}
+
+// oneDNN's refusal at prepare or execute, as the plugin's error.
+[[noreturn]] void throw_refusal(const dnnl::error& e, const convcheck_conv_desc& d, const std::string& what = "the case") {
+    throw support::PluginError(e.status == dnnl_out_of_memory ? CONVCHECK_ERROR_OUT_OF_MEMORY : CONVCHECK_ERROR_UNIMPLEMENTED,
+                               refusal(e, d, what));
+}
+
+void check_dtype(const convcheck_conv_desc& d) {
+    if (data_type_of(d.dtype) == memory::data_type::undef)
+        throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
+                                   std::string("oneDNN convolution has no ") + support::dtype_name(d.dtype));
+}
+
+// The runner's (or the adaptation's) buffers of the library's case `l`, described exactly.
+memory user_activations(convcheck_plugin& p, const convcheck_conv_desc& l, bool is_dst, const void* data) {
+    return memory(activation_desc(l, is_dst ? l.out_channels : l.in_channels, is_dst), p.engine, const_cast<void*>(data));
+}
+memory user_weights(convcheck_plugin& p, const convcheck_conv_desc& l, const void* data) {
+    return memory(weights_desc(l), p.engine, const_cast<void*>(data));
+}
+memory user_bias(convcheck_plugin& p, const convcheck_conv_desc& l, const void* data) {
+    return memory(memory::desc({l.out_channels}, data_type_of(l.dtype), memory::format_tag::a), p.engine, const_cast<void*>(data));
+}
+// An input in the primitive's own layout, when it differs (inputs are only read: by reorders).
+memory to_primitive(convcheck_plugin& p, memory user, const memory::desc& wanted) {
+    if (user.get_desc() == wanted) return user;
+    memory mine(wanted, p.engine);
+    dnnl::reorder(user, mine).execute(p.stream, user, mine);
+    return mine;
+}
+
+// The primitive's scratchpad (user mode) in a call: the runner's workspace, or memory of its own.
+void add_scratchpad(convcheck_plugin& p, const dnnl::primitive_desc_base& pd, const convcheck_conv_args& args,
+                    std::unordered_map<int, memory>& call) {
+    const memory::desc scratchpad = pd.scratchpad_desc();
+    if (scratchpad.get_size() == 0) return;
+    void* given = support::given_workspace(args, scratchpad.get_size());
+    call.emplace(DNNL_ARG_SCRATCHPAD, given ? memory(scratchpad, p.engine, given) : memory(scratchpad, p.engine));
 }
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
@@ -177,6 +236,10 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
+    // Backward data and backward weights (+ bias): oneDNN's backward primitives; conv_query asks
+    // oneDNN per case (a dtype this CPU has no implementation for is declined in its words).
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return support::fill_info(info, mine);
 }
 
@@ -202,55 +265,34 @@ struct Prepared : convcheck_conv_plan {
     Prepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
         : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(expressible(desc))),
           l(support::library_desc(desc, adaptation)) {
-        if (data_type_of(desc.dtype) == memory::data_type::undef)
-            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
-                                       std::string("oneDNN convolution has no ") + support::dtype_name(desc.dtype));
+        check_dtype(desc);
         try {
             pd = make_primitive_desc(plugin, l);
         } catch (const dnnl::error& e) {
-            throw support::PluginError(e.status == dnnl_out_of_memory ? CONVCHECK_ERROR_OUT_OF_MEMORY
-                                                                      : CONVCHECK_ERROR_UNIMPLEMENTED,
-                                       refusal(e, desc));
+            throw_refusal(e, desc);
         }
         primitive = dnnl::convolution_forward(pd);
         // Weights never move in the adaptation (oneDNN takes both filter formats), so the runner's
         // weights are the library's.
         if (inputs.weights != nullptr) {
-            weights = to_primitive(user_weights(inputs.weights), pd.weights_desc());
-            if (desc.has_bias) bias = to_primitive(user_bias(inputs.bias), pd.bias_desc());
+            weights = to_primitive(plugin, user_weights(plugin, l, inputs.weights), pd.weights_desc());
+            if (desc.has_bias) bias = to_primitive(plugin, user_bias(plugin, l, inputs.bias), pd.bias_desc());
             plugin.stream.wait();
         }
-    }
-
-    memory user_weights(const void* data) const { return memory(weights_desc(l), plugin.engine, const_cast<void*>(data)); }
-    memory user_bias(const void* data) const {
-        return memory(memory::desc({l.out_channels}, data_type_of(l.dtype), memory::format_tag::a), plugin.engine,
-                      const_cast<void*>(data));
-    }
-    // Into the primitive's own layout, when it differs (inputs are only read: by reorders).
-    memory to_primitive(memory user, const memory::desc& wanted) const {
-        if (user.get_desc() == wanted) return user;
-        memory mine(wanted, plugin.engine);
-        dnnl::reorder(user, mine).execute(plugin.stream, user, mine);
-        return mine;
     }
 
     convcheck_error* execute(const convcheck_conv_args& args) override {
         if (plugin.num_threads > 0) omp_set_num_threads(plugin.num_threads);
         support::LibraryBuffers buffers(desc, adaptation, args);
-        memory user_src(activation_desc(l, l.in_channels, false), plugin.engine, const_cast<void*>(buffers.src()));
-        memory user_dst(activation_desc(l, l.out_channels, true), plugin.engine, buffers.dst());
-        memory src = to_primitive(user_src, pd.src_desc());
+        memory user_dst = user_activations(plugin, l, true, buffers.dst());
+        memory src = to_primitive(plugin, user_activations(plugin, l, false, buffers.src()), pd.src_desc());
         memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin.engine);
         std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
-        call.emplace(DNNL_ARG_WEIGHTS, weights ? *weights : to_primitive(user_weights(buffers.weights()), pd.weights_desc()));
+        call.emplace(DNNL_ARG_WEIGHTS,
+                     weights ? *weights : to_primitive(plugin, user_weights(plugin, l, buffers.weights()), pd.weights_desc()));
         if (desc.has_bias)
-            call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(user_bias(buffers.bias()), pd.bias_desc()));
-        const memory::desc scratchpad = pd.scratchpad_desc();
-        if (scratchpad.get_size() > 0) {
-            void* given = support::given_workspace(args, scratchpad.get_size());
-            call.emplace(DNNL_ARG_SCRATCHPAD, given ? memory(scratchpad, plugin.engine, given) : memory(scratchpad, plugin.engine));
-        }
+            call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(plugin, user_bias(plugin, l, buffers.bias()), pd.bias_desc()));
+        add_scratchpad(plugin, pd, args, call);
         primitive.execute(plugin.stream, call);
         if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin.stream, dst, user_dst);
         plugin.stream.wait();
@@ -279,9 +321,100 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
+// The backward passes (docs/passes.md): oneDNN's convolution_backward_data and
+// convolution_backward_weights (with diff_bias when has_bias) primitives, each created with the
+// forward_training primitive descriptor of the same case as its hint (oneDNN's "Convolution"
+// guide). As in the forward pass: the same adaptation (a pad outside oneDNN's rule is a crop of
+// src, and a cropped element's diff_src is exactly 0: it is read by no output), the runner's
+// buffers described exactly, the primitive's own layouts (format_tag::any) reached by reorders,
+// the scratchpad in user mode. Backward passes run through the one-shot conv_execute only.
+struct Backward {
+    Backward(convcheck_plugin& plugin, const convcheck_conv_desc& desc)
+        : plugin(plugin), desc(desc), adaptation(plan_for(expressible(desc))), l(support::library_desc(desc, adaptation)) {
+        check_dtype(desc);
+        dnnl::convolution_forward::primitive_desc hint;
+        try {
+            hint = make_primitive_desc(plugin, l, dnnl::prop_kind::forward_training);
+        } catch (const dnnl::error& e) {
+            throw_refusal(e, desc, "the forward_training convolution that a backward primitive takes as its hint");
+        }
+        const bool data_pass = support::prop_kind(desc) == CONVCHECK_BACKWARD_DATA;
+        try {
+            const AnyDescs m = any_descs(l);
+            const memory::dims strides = spatial(l, l.strides), pl = spatial(l, l.pads_begin), pr = spatial(l, l.pads_end);
+            if (data_pass) {
+                const dnnl::convolution_backward_data::primitive_desc data(
+                    {dnnl::algorithm::convolution_direct, m.src, m.weights, m.dst, strides, dilations(l), pl, pr},
+                    user_scratchpad(), plugin.engine, hint);
+                pd = data;
+            } else {
+                const dnnl::convolution_backward_weights::primitive_desc weights(
+                    {dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst, strides, dilations(l), pl, pr},
+                    user_scratchpad(), plugin.engine, hint);
+                pd = weights;
+            }
+        } catch (const dnnl::error& e) {
+            throw_refusal(e, desc, data_pass ? "convolution_backward_data" : "convolution_backward_weights");
+        }
+    }
+
+    void execute(const convcheck_conv_args& args) {
+        if (plugin.num_threads > 0) omp_set_num_threads(plugin.num_threads);
+        support::LibraryBuffers buffers(desc, adaptation, args);
+        std::unordered_map<int, memory> call;
+        std::vector<std::pair<memory, memory>> outputs;  // (the primitive's, the runner's) where they differ
+        const auto output = [&](int arg, memory user, const memory::desc& wanted) {
+            const memory mine = user.get_desc() == wanted ? user : memory(wanted, plugin.engine);
+            call.emplace(arg, mine);
+            if (mine != user) outputs.emplace_back(mine, user);
+        };
+        call.emplace(DNNL_ARG_DIFF_DST, to_primitive(plugin, user_activations(plugin, l, true, buffers.dst()), pd.diff_dst_desc()));
+        if (support::prop_kind(desc) == CONVCHECK_BACKWARD_DATA) {
+            call.emplace(DNNL_ARG_WEIGHTS, to_primitive(plugin, user_weights(plugin, l, buffers.weights()), pd.weights_desc()));
+            output(DNNL_ARG_DIFF_SRC, user_activations(plugin, l, false, buffers.diff_src()), pd.diff_src_desc());
+        } else {
+            call.emplace(DNNL_ARG_SRC, to_primitive(plugin, user_activations(plugin, l, false, buffers.src()), pd.src_desc()));
+            output(DNNL_ARG_DIFF_WEIGHTS, user_weights(plugin, l, buffers.diff_weights()), pd.diff_weights_desc());
+            if (desc.has_bias) output(DNNL_ARG_DIFF_BIAS, user_bias(plugin, l, buffers.diff_bias()), pd.diff_weights_desc(1));
+        }
+        add_scratchpad(plugin, pd, args, call);
+        dnnl::primitive(pd).execute(plugin.stream, call);  // created here: a query needs only pd
+        for (auto& [mine, user] : outputs) dnnl::reorder(mine, user).execute(plugin.stream, mine, user);
+        plugin.stream.wait();
+        buffers.return_gradients();
+        support::write_implementation(&args, std::string("onednn:") + pd.impl_info_str() +
+                                                 support::adaptation_note(desc, adaptation));
+    }
+
+    convcheck_plugin& plugin;
+    const convcheck_conv_desc& desc;
+    const support::Adaptation adaptation;
+    const convcheck_conv_desc l;  // the case oneDNN computes
+    dnnl::primitive_desc pd;  // convolution_backward_data's or _weights'
+};
+
+convcheck_error* backward_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (const std::string why = support::dense_only(*desc, "oneDNN"); !why.empty()) return support::unsupported(out, why);
+    try {
+        Backward(*plugin, *desc);
+    } catch (const support::PluginError& e) {
+        if (e.code() != CONVCHECK_ERROR_UNIMPLEMENTED) throw;
+        return support::unsupported(out, e.what());
+    }
+    return support::supported(out);
+}
+
+convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    if (const std::string why = support::dense_only(desc, "oneDNN"); !why.empty())
+        return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    Backward(*plugin, desc).execute(args);
+    return nullptr;
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_backward<prepare, backward_query, backward_execute>(a);
     return a;
 }();
 

@@ -1,6 +1,6 @@
 # The optimized implementation as a plugin, and the smoke suite run against it through the ABI.
 if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLists.txt)
-  convcheck_add_plugin(optimized SOURCES ${CMAKE_CURRENT_LIST_DIR}/optimized_plugin.cpp
+  convcheck_add_backend_plugin(optimized SOURCES ${CMAKE_CURRENT_LIST_DIR}/optimized_plugin.cpp
                        LIBS convcheck_optimized convcheck_abi_descriptor)
   install(TARGETS convcheck_plugin_optimized LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/convcheck/plugins COMPONENT sdk)
   if(CONVCHECK_BUILD_TESTS)

@@ -97,51 +97,27 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
 }
 
 // The backward passes (docs/passes.md): the spec-literal sums of reference/backward.hpp in double,
-// each gradient rounded once to the dtype. One dtype for every tensor, no extension.
-bool is_backward(const convcheck_conv_desc* desc) {
-    return CONVCHECK_HAS_FIELD(desc, convcheck_conv_desc, filter_format) && prop_kind(*desc) != CONVCHECK_FORWARD;
+// each gradient rounded once to the dtype. add_backward checks the pass, the one dtype and the
+// buffers before these are called.
+convcheck_error* backward_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+    convcheck::validate(convcheck::runner::from_abi(*desc));  // throws ConvError -> error value
+    return supported(out);
 }
 
-convcheck::ConvDescriptor backward_descriptor(const convcheck_conv_desc& desc) {
-    const TensorDtypes t = tensor_dtypes(desc);
-    if (t.src != desc.dtype || t.weights != desc.dtype || t.bias != desc.dtype || t.dst != desc.dtype || extensions(desc))
-        throw PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
-                          "the reference's backward passes take one dtype for every tensor and no extension");
-    convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
+convcheck_error* backward_execute(convcheck_plugin*, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
     convcheck::validate(d);
-    return d;
-}
-
-convcheck_error* conv_query_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
-    if (!is_backward(desc)) return gated_query<prepare>(plugin, desc, out);
-    return guarded("conv_query", [&]() -> convcheck_error* {
-        backward_descriptor(*desc);
-        return supported(out);
-    });
-}
-
-convcheck_error* conv_execute_any(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    if (!is_backward(desc)) return conv_execute_once<prepare>(plugin, desc, args);
-    return guarded("conv_execute", [&]() -> convcheck_error* {
-        const convcheck::ConvDescriptor d = backward_descriptor(*desc);
-        if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, diff_bias) || args->dst == nullptr)
-            return invalid_argument("conv_args: a backward pass needs ABI 1.2's diff buffers and diff_dst in dst");
-        namespace ref = convcheck::reference;
-        if (d.pass == convcheck::Pass::backward_data) {
-            if (args->weights == nullptr || args->diff_src == nullptr)
-                return invalid_argument("conv_args: backward data needs weights and diff_src");
-            ref::ncx_to_src(d, ref::backward_data(d, args->dst, args->weights).values, args->diff_src);
-        } else {
-            if (args->src == nullptr || args->diff_weights == nullptr || (d.has_bias && args->diff_bias == nullptr))
-                return invalid_argument("conv_args: backward weights needs src and diff_weights, and diff_bias with bias");
-            ref::GradientResult bias;
-            ref::oix_to_weights(d, ref::backward_weights(d, args->src, args->dst, d.has_bias ? &bias : nullptr).values,
-                                args->diff_weights);
-            if (d.has_bias) ref::round_bias_to_output(d, bias.values, args->diff_bias);
-        }
-        write_implementation(args, "reference_f64_summation");
-        return nullptr;
-    });
+    namespace ref = convcheck::reference;
+    if (d.pass == convcheck::Pass::backward_data) {
+        ref::ncx_to_src(d, ref::backward_data(d, args.dst, args.weights).values, args.diff_src);
+    } else {
+        ref::GradientResult bias;
+        ref::oix_to_weights(d, ref::backward_weights(d, args.src, args.dst, d.has_bias ? &bias : nullptr).values,
+                            args.diff_weights);
+        if (d.has_bias) ref::round_bias_to_output(d, bias.values, args.diff_bias);
+    }
+    write_implementation(&args, "reference_f64_summation");
+    return nullptr;
 }
 
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
@@ -170,8 +146,7 @@ convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, co
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
-    a.conv_query = conv_query_any;  // the forward pass as add_conv made it, the backward passes beside it
-    a.conv_execute = conv_execute_any;
+    add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

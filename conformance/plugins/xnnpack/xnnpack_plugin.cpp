@@ -38,6 +38,7 @@
 
 #include "adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "negative_parameter.hpp"
 
 #ifndef CONVCHECK_XNNPACK_VERSION
 #define CONVCHECK_XNNPACK_VERSION "unknown"
@@ -113,16 +114,10 @@ std::string inexpressible(const convcheck_conv_desc& d) {
         return cannot + "C = " + std::to_string(d.in_channels) + ", O = " + std::to_string(d.out_channels) + " with groups = " +
                std::to_string(d.groups) + " to XNNPACK: it takes group_input_channels = C/G and group_output_channels = "
                "O/G with channel strides C and O, so a truncated C/G would be a smaller, valid problem";
-    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"batch", d.batch}, {"in_channels", d.in_channels},
-                                  {"out_channels", d.out_channels}})
-        if (v < 0) return cannot + name + " = " + std::to_string(v) + " to XNNPACK: it is a size_t there";
-    for (int a = 0; a < d.rank; ++a)
-        for (const auto& [name, v] : {std::pair<const char*, int64_t>{"input_size", d.input_size[a]},
-                                      {"kernel_size", d.kernel_size[a]}, {"strides", d.strides[a]},
-                                      {"dilations", d.dilations[a]}})
-            if (v < 0)
-                return cannot + name + "[" + std::to_string(a) + "] = " + std::to_string(v) +
-                       " to XNNPACK: its sizes, kernel, subsampling and dilation parameters are unsigned";
+    if (const auto negative = support::first_negative(d))
+        return cannot + negative->name + " = " + std::to_string(negative->value) +
+               (negative->per_axis ? " to XNNPACK: its sizes, kernel, subsampling and dilation parameters are unsigned"
+                                   : " to XNNPACK: it is a size_t there");
     if (d.rank == 3 && d.kernel_size[0] == 1 && d.strides[0] == 0)
         return cannot + "a depth stride of 0 to XNNPACK: its depth->batch adaptation needs the output depth, which the "
                "spec's output size defines for strides >= 1 only";

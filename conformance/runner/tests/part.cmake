@@ -32,3 +32,14 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants AND TARGET convchec
     set_tests_properties(conformance_large_${check} PROPERTIES TIMEOUT 900 LABELS large RESOURCE_LOCK large_memory)
   endforeach()
 endif()
+
+# The backward passes get every job of the table of operations (backward_jobs_check.py: one ctest per
+# job): shrinking, failure bundles, determinism mode, bench, list's design.
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_faultzoo AND TARGET convcheck_plugin_reference)
+  foreach(check shrink bundle determinism bench list)
+    add_test(NAME conformance_backward_jobs_${check}
+             COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/backward_jobs_check.py ${check} $<TARGET_FILE:convcheck>
+                     ${CONVCHECK_PLUGIN_DIR})
+    set_tests_properties(conformance_backward_jobs_${check} PROPERTIES TIMEOUT 300)
+  endforeach()
+endif()

@@ -29,6 +29,7 @@ check, convcheck, plugin_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix=f"convcheck_verdict_{check}_")
 faultzoo = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo.so")
 wrong_abi = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo_wrong_abi.so")
+abi_1_0 = os.path.join(plugin_dir, "libconvcheck_plugin_abi_1_0.so")
 
 
 def run(args, expect):
@@ -73,23 +74,33 @@ def check_coverage():
     # ... even when the floor is 0: a run that checked nothing has not passed
     run(["run", "--backend", "faultzoo", "--suite", "cc", "--quiet", "--min-coverage", "0"], expect=1)
 
-    # smoke: 82 of 102 execute (the 10 CC cases are declined, and the 10 backward cases: the fault zoo claims
-    # the forward pass only): 80.4 %; the floor applies to the 92 cases of the passes it claims: 89.1 %
+    # smoke: 92 of 102 execute (the 10 CC cases are declined): 90.2 %
     base = ["run", "--backend", "faultzoo", "--suite", "smoke", "--no-progress"]
     p = run(base + ["--json", path("smoke.jsonl")], expect=0)
-    expect_in(p.stdout, "82 cases executed, 20 declined by the backend, 0 not run of 102 cases in this run: "
-              "coverage 80.4 % (floor 1.0 % from the default)",
-              "10 declined cases are of a pass the backend does not claim (prop_kinds): the floor applies to the "
-              "other 92 cases, coverage 89.1 % of those", "pass rate 100.0 % of the cases executed",
+    expect_in(p.stdout, "92 cases executed, 10 declined by the backend, 0 not run of 102 cases in this run: "
+              "coverage 90.2 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
               "     10: the plugin does not claim continuous convolution")
     s = summary(path("smoke.jsonl"))
-    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"], s["not_run"]) == (82, 20, 10, 102, 0), s
-    assert abs(s["coverage"] - 82 / 102) < 1e-12 and s["min_coverage"] == 0.01, s
+    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"], s["not_run"]) == (92, 10, 0, 102, 0), s
+    assert abs(s["coverage"] - 92 / 102) < 1e-12 and s["min_coverage"] == 0.01, s
     p = run(base + ["--min-coverage", "0.95"], expect=1)
-    expect_in(p.stdout, "coverage 89.1 % (82 of 102 cases executed, 20 declined by the backend (10 of a pass it does "
-              "not claim)) is below the floor 95.0 % from --min-coverage: at least 88 of the 92 cases of the passes "
-              "the backend claims must execute")
-    run(base + ["--min-coverage", "0.891"], expect=0)
+    expect_in(p.stdout, "coverage 90.2 % (92 of 102 cases executed, 10 declined by the backend) is below the floor "
+              "95.0 % from --min-coverage: at least 97 of the 102 cases must execute")
+    run(base + ["--min-coverage", "0.901"], expect=0)
+
+    # a plugin of ABI 1.0 cannot claim the backward passes: smoke's 10 backward cases are declined and counted apart,
+    # and the floor applies to the 92 cases of the passes it claims (39 execute: 42.4 % of them, 38.2 % of all)
+    old = ["run", "--backend", abi_1_0, "--suite", "smoke", "--no-progress"]
+    p = run(old + ["--json", path("old.jsonl"), "--min-coverage", "0.42"], expect=0)
+    expect_in(p.stdout, "10 declined cases are of a pass the backend does not claim (prop_kinds): the floor applies to "
+              "the other 92 cases, coverage 42.4 % of those",
+              "      6: the plugin does not claim prop_kind backward_weights")
+    s = summary(path("old.jsonl"))
+    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"]) == (39, 63, 10, 102), s
+    p = run(old + ["--min-coverage", "0.43"], expect=1)
+    expect_in(p.stdout, "coverage 42.4 % (39 of 102 cases executed, 63 declined by the backend (10 of a pass it does "
+              "not claim)) is below the floor 43.0 % from --min-coverage: at least 40 of the 92 cases of the passes the "
+              "backend claims must execute")
 
     # a floor in the declarations file: the stricter of the two applies, and the message says where it is from
     declarations = path("backends.json")
@@ -121,7 +132,7 @@ def check_hostile():
          "--no-shrink", "--no-progress", "--json", path("h.jsonl"), "--junit", path("h.xml")], expect=1)
     cases = [r for r in records(path("h.jsonl")) if r["record"] == "case"]
     hostile = [c for c in cases if "hostile" in c["reason"]]
-    assert len(hostile) == 82, len(hostile)  # every forward conv case of smoke (CC and backward are declined)
+    assert len(hostile) == 92, len(hostile)  # every conv case of smoke, both passes (the 10 CC cases are declined)
     for c in hostile:
         reason = c["reason"]
         assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in reason), repr(reason)
@@ -129,9 +140,9 @@ def check_hostile():
         assert "\ufffd" in reason and "red" in reason and 'hostile <&"\'> ]]>' in reason, repr(reason)
     root = junit(path("h.xml"))
     messages = [e.get("message") for e in root.iter() if e.get("message")]
-    assert sum("hostile" in m for m in messages) == 82, len(messages)
+    assert sum("hostile" in m for m in messages) == 92, len(messages)
     s = summary(path("h.jsonl"))
-    assert s["decline_reasons"][0]["count"] == 13 and "hostile" in s["decline_reasons"][0]["reason"], s
+    assert s["decline_reasons"][0]["count"] == 15 and "hostile" in s["decline_reasons"][0]["reason"], s
     # ... and through a failed negotiation (exit code 3)
     run(["run", "--backend", "faultzoo", "--backend-option", "fault=hostile_create", "--quiet",
          "--json", path("c.jsonl"), "--junit", path("c.xml")], expect=3)

@@ -122,11 +122,7 @@ TransposedResult read_transposed(const AttributeSet& attributes) {
         r.filter_layout = "IOX";
         r.descriptor = make_transposed(s, group, g, DataFormat::ncx, FilterFormat::oix);
         r.descriptor.has_bias = bias != 0;
-        const PaddingRequest request = mode == "SAME_UPPER"   ? PaddingRequest::same_upper
-                                       : mode == "SAME_LOWER" ? PaddingRequest::same_lower
-                                       : mode == "VALID"      ? PaddingRequest::valid
-                                                              : PaddingRequest::explicit_pads;
-        return conclude_transposed(r, out, request);
+        return conclude_transposed(r, out, padding_request_named(mode));
     });
 }
 
@@ -148,21 +144,14 @@ std::optional<AttributeSet> spell_transposed(const TransposedRequest& q, std::st
                 // a negative pad (an output wider than the full result): only output_shape says it, and its
                 // total_padding = pads_begin + pads_end is split by a fixed rule (NOTSET: the extra at the
                 // beginning; SAME_UPPER: at the end)
-                std::vector<std::int64_t> shape;
-                bool notset = true, same_upper = true;
-                for (int i = 0; i < t.rank; ++i) {
-                    shape.push_back(t.output_size(i));
-                    const std::int64_t total = t.pads_begin[i] + t.pads_end[i];
-                    notset = notset && t.pads_begin[i] == total - floor_div(total, 2);
-                    same_upper = same_upper && t.pads_begin[i] == floor_div(total, 2);
-                }
-                if (!notset && !same_upper) {
+                const OutputShapeSplit split = output_shape_split(t);
+                if (!split.begin_is_ceil_half && !split.begin_is_floor_half) {
                     *why_not = "ONNX pads are >= 0, and output_shape splits a negative total padding by a fixed rule "
                                "that gives other pads";
                     return std::nullopt;
                 }
-                if (!notset) a["auto_pad"] = "SAME_UPPER";
-                a["output_shape"] = join(shape);
+                if (!split.begin_is_ceil_half) a["auto_pad"] = "SAME_UPPER";  // NOTSET: begin = total - total/2
+                a["output_shape"] = join(split.output_shape);
                 break;
             }
             a["pads"] = join(p);

@@ -4,18 +4,12 @@
 #include <algorithm>
 
 #include "common.hpp"
+#include "openvino_words.hpp"
 
 namespace convcheck::reference::dialects::openvino {
 
-using namespace detail;
-
-namespace {
-std::string strides_text(const std::vector<std::int64_t>& v) {
-    std::string s = "Strides{";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "}";
-}
-}  // namespace
+using namespace dialects::detail;
+using namespace openvino::detail;
 
 DialectResult convolution(const ConvolutionAttributes& attr) {
     return guarded("openvino", [&] {

@@ -26,6 +26,18 @@ TransposedResult conclude_transposed(TransposedResult result, const std::vector<
 // The shape keys every transposed spelling starts with: n, c, o, in, k (dialect.hpp).
 AttributeSet spell_shapes(const TransposedDescriptor& t);
 
+// An auto_pad name (ONNX's SAME_UPPER or OpenVINO's same_upper, any case) as a request; anything else explicit.
+PaddingRequest padding_request_named(std::string mode);
+
+// For spelling pads through an output_shape (ONNX, OpenVINO: the only way they say a negative pad): the
+// output sizes, and whether every axis's pads_begin is floor(total / 2) or total - floor(total / 2) of its
+// total padding pads_begin + pads_end (the two fixed splits those formats have).
+struct OutputShapeSplit {
+    std::vector<std::int64_t> output_shape;
+    bool begin_is_floor_half = true, begin_is_ceil_half = true;
+};
+OutputShapeSplit output_shape_split(const TransposedDescriptor& t);
+
 // Runs `body` and turns a Refusal into result.error.
 template <class Body>
 TransposedResult guarded_transposed(std::string_view dialect, Body body) {

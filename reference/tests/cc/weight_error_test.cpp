@@ -1,5 +1,6 @@
 // The CC accuracy contract's weight term (weight_error.hpp): deltaW bounds an honest f32
-// evaluation of every weight, and is positive and finite on the cc suite's layers.
+// evaluation of every weight (positive and finite on the cc suite's layers:
+// conformance/accuracy/tests/cc_suite_weight_test.cpp, where the suite lives).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -10,7 +11,7 @@
 #include "cc_fixtures.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
 #include "float_cc.hpp"
-#include "cc_suite_layers.hpp"
+#include "weight_walk.hpp"
 
 namespace convcheck {
 namespace {
@@ -19,35 +20,10 @@ using namespace reference::cc;
 
 constexpr double kF32 = 0x1.0p-24;
 
-std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
-
-// theta in f32 (the ABI's), and the reference kernel on exactly those values.
-std::vector<float> float_theta(const CcDescriptor& d, std::uint64_t seed) {
-    return d.kernel == CcKernel::internal_net ? as_float(initialise_internal_net(d, seed).theta()) : std::vector<float>{};
-}
-ContinuousKernel kernel_of(const CcDescriptor& d, const std::vector<float>& theta) {
-    return ContinuousKernel::for_descriptor(d, std::vector<double>(theta.begin(), theta.end()));
-}
-
-// Calls f(oh, ow, jh, jw, dy, dx, ey, ex, m_h, m_w) for every neighbour of every output.
-template <class F>
-void for_each_weight(const CcDescriptor& d, double u, F f) {
-    AxisWindow w[2];
-    double s[2];
-    for (int a = 0; a < 2; ++a) {
-        w[a] = neighbour_window(projected_grid_axis(d, a), d.support[a]);
-        s[a] = d.scale[a].is_rational() ? d.scale[a].rational().to_double() : d.scale[a].value;
-    }
-    for (std::int64_t oh = 0; oh < d.output_size[0]; ++oh)
-        for (std::int64_t ow = 0; ow < d.output_size[1]; ++ow)
-            for (std::int64_t jh = 0; jh < d.support[0]; ++jh)
-                for (std::int64_t jw = 0; jw < d.support[1]; ++jw) {
-                    const std::int64_t mh = w[0].first[oh] + jh, mw = w[1].first[ow] + jw;
-                    const double ey = distance_error_bound(oh, mh, s[0], d.input_size[0], d.output_size[0], u);
-                    const double ex = distance_error_bound(ow, mw, s[1], d.input_size[1], d.output_size[1], u);
-                    f(oh, ow, w[0].distance[oh * d.support[0] + jh], w[1].distance[ow * d.support[1] + jw], ey, ex, mh, mw);
-                }
-}
+using cctest::as_float;
+using cctest::float_theta;
+using cctest::for_each_weight;
+using cctest::kernel_of;
 
 // For every weight: what an honest f32 backend computes (float grid point, float distance fy/fx, K_theta
 // in float: got), the reference's K(D) (exact) and its deltaW at unit roundoff u. Calls
@@ -66,27 +42,6 @@ void for_each_float_weight(const CcDescriptor& d, const ContinuousKernel& kernel
         cctest::float_kernel(d, theta, fy, fx, got);
         f(oh, ow, fy, fx, dy, dx, ey, ex, exact, dW, got);
     });
-}
-
-TEST(CcWeightError, PositiveAndFiniteOnTheCcSuite) {
-    for (const CcSuiteLayer& layer : kCcSuiteLayers) {
-        const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
-        const std::uint64_t seed = 7;
-        const std::vector<float> theta = float_theta(d, seed);
-        const ContinuousKernel kernel = kernel_of(d, theta);
-        std::vector<double> dW(static_cast<std::size_t>(d.in_channels * d.out_channels));
-        for_each_weight(d, kF32, [&](auto oh, auto ow, double dy, double dx, double ey, double ex, auto, auto) {
-            kernel.evaluation_error(dy, dx, ey, ex, kF32, underflow_error(kF32), dW);
-            for (double v : dW)
-                ASSERT_TRUE(v > 0.0 && std::isfinite(v))
-                    << "deltaW = " << v << " at output (" << oh << ", " << ow << "), D = (" << dy << ", " << dx
-                    << ") " << cctest::reproducer(d, seed);
-        });
-        const std::vector<float> src = as_float(cctest::uniform(d.src_elements(), seed));
-        const std::vector<double> E = cc_weight_error(d, src.data(), theta.empty() ? nullptr : theta.data(), kF32);
-        ASSERT_EQ(static_cast<std::int64_t>(E.size()), d.dst_elements());
-        for (double v : E) ASSERT_TRUE(v > 0.0 && std::isfinite(v)) << "weight_error = " << v << " " << cctest::reproducer(d, seed);
-    }
 }
 
 // Every weight an honest f32 backend computes (float grid, float distance, float K) is within

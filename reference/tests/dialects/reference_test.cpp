@@ -5,7 +5,7 @@
 
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
-#include "tensor.hpp"
+#include "testing/tensor.hpp"
 #include "testing/random_descriptor.hpp"
 
 using namespace convcheck;

@@ -5,26 +5,13 @@
 #include <rapidcheck/gtest.h>
 
 #include "convcheck/reference/dialects/transposed.hpp"
+#include "transposed_cases.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::dialects;
-
-namespace {
-TransposedResult read(const char* dialect, const char* text) {
-    return find_transposed_dialect(dialect)->read(parse_attributes(text));
-}
-std::string canonical(const char* dialect, const char* text) {
-    const auto r = read(dialect, text);
-    if (r.error) return "error: " + r.error->attribute + " = " + r.error->value + ": " + r.error->message;
-    return to_string(r.descriptor);
-}
-std::string error(const char* dialect, const char* text) {
-    const auto r = read(dialect, text);
-    return r.error ? r.error->message : "(no error: " + to_string(r.descriptor) + ")";
-}
-}  // namespace
+using namespace convcheck::reference::dialects::transposed_cases;
 
 TEST(PyTorchTransposed, ReadsThePyTorchFormula) {
     // (4-1)*2 - 2*1 + 2*(3-1) + 1 + 1 = 10

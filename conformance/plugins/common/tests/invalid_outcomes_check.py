@@ -33,7 +33,7 @@ CASES = ["batch_not_positive", "in_channels_not_positive", "out_channels_not_pos
 STRIDES = ["unclaimed"] * 5
 
 # One column per plugin, in the order of CASES (docs/backends.md's table; measured on the Debian bookworm
-# packages: oneDNN 2.6.3, XNNPACK 0.0~git20220216, libtorch 1.13.1, OpenCV 4.6.0).
+# packages: oneDNN 2.6.3, XNNPACK 0.0~git20220216, libtorch 1.13.1, OpenCV 4.6.0, Arm NN 20.08).
 EXPECTED = {
     "onednn": ["computed", "library", "library", "plugin", "library", "library", "computed", "library", "plugin",
                "plugin", "library", "library", "computed", "library", "library", "computed", "crash"] + STRIDES,
@@ -43,6 +43,9 @@ EXPECTED = {
                  "library", "library", "library", "library", "library", "library", "library", "library"] + STRIDES,
     "opencv": ["library", "library", "library", "plugin", "library", "library", "library", "library", "library",
                "library", "library", "library", "library", "library", "library", "library", "plugin"] + STRIDES,
+    # Arm NN 20.08 (Debian libarmnn 20.08-12, CpuRef)
+    "armnn": ["computed", "computed", "computed", "plugin", "plugin", "plugin", "computed", "plugin", "plugin",
+              "plugin", "computed", "plugin", "computed", "library", "library", "computed", "plugin"] + STRIDES,
 }
 
 

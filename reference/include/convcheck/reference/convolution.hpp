@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "descriptor.hpp"
-#include "tensor.hpp"
 
 namespace convcheck::reference {
 

@@ -12,8 +12,8 @@
 // Refused in StableHLO's words: C2-C9 (sizes and positivity of window_strides, padding, lhs_dilation,
 // rhs_dilation, window_reversal; a kernel size of 0), C10-C11, C15-C16, C21-C23.
 // Refused in convcheck's words, naming the attribute: lhs_dilation > 1 and batch_group_count > 1 are
-// legal StableHLO but not forward convolutions convcheck computes (lhs dilation is a transposed
-// convolution, batch groups the backward-weights form): pending transposed convolution;
+// legal StableHLO but not forward convolutions (lhs dilation is a transposed convolution, which the
+// stablehlo_transpose dialect reads: transposed.hpp; batch groups the backward-weights form);
 // window_reversal = true (a flipped kernel); dimension numbers whose data layout is neither
 // batch-feature-spatial (NCX) nor batch-spatial-feature (NXC), or whose output layout differs from
 // the input's.

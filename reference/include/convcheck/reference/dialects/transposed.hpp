@@ -7,6 +7,9 @@
 //   onnx_transpose      ONNX ConvTranspose (onnx_transposed.cpp)
 //   tosa_transpose      TOSA TRANSPOSE_CONV2D (tosa_transposed.cpp)
 //   onednn_deconvolution  oneDNN deconvolution primitive, 0-based dilates (onednn_deconvolution.cpp)
+//   openvino_transpose  OpenVINO ConvolutionBackpropData-1 / GroupConvolutionBackpropData-1 (openvino_transposed.cpp)
+//   tensorflow_transpose  TensorFlow conv{1,2,3}d_transpose / Conv2DBackpropInput (tensorflow_transposed.cpp)
+//   stablehlo_transpose StableHLO convolution with lhs (input) dilation (stablehlo_transposed.cpp)
 // docs/dialects.md "Transposed convolution" lists the keys; docs/errata.md where they disagree.
 #pragma once
 
@@ -78,5 +81,27 @@ namespace onednn {
 TransposedResult read_deconvolution(const AttributeSet& attributes);
 std::optional<AttributeSet> spell_deconvolution(const TransposedRequest& request, std::string* why_not);
 }  // namespace onednn
+
+namespace openvino {
+// Keys: n c o in k, strides, dilations (required), pads_begin, pads_end, auto_pad (explicit, same_upper,
+// same_lower, valid), output_padding, output_shape (the optional third input: spatial sizes), groups
+// (> 1: GroupConvolutionBackpropData-1).
+TransposedResult read_transposed(const AttributeSet& attributes);
+std::optional<AttributeSet> spell_transposed(const TransposedRequest& request, std::string* why_not);
+}  // namespace openvino
+
+namespace tensorflow {
+// Keys: n c o in k, output_shape (required: rank spatial sizes, or rank+2 in data_format order), strides,
+// dilations, padding (SAME (default), VALID, EXPLICIT), explicit_paddings, data_format.
+TransposedResult read_transposed(const AttributeSet& attributes);
+std::optional<AttributeSet> spell_transposed(const TransposedRequest& request, std::string* why_not);
+}  // namespace tensorflow
+
+namespace stablehlo {
+// Keys: the stablehlo dialect's (stablehlo.hpp): n c o in k, window_strides (1), padding, lhs_dilation (the
+// stride), rhs_dilation, window_reversal, dim_labels, feature_group_count, batch_group_count (1).
+TransposedResult read_transposed(const AttributeSet& attributes);
+std::optional<AttributeSet> spell_transposed(const TransposedRequest& request, std::string* why_not);
+}  // namespace stablehlo
 
 }  // namespace convcheck::reference::dialects

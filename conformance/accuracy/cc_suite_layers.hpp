@@ -2,9 +2,9 @@
 // list): continuous convolution layers (seed 004) over the scale kinds (rational down and up, s = 1/k
 // that reduces to a strided convolution, real), every kernel kind, supports even and odd, explicit
 // output sizes, grid points on window edges (exact scales only: docs/cc.md), an output size that
-// needs the ceiling tolerance, batch and bias. Kept in core, below every part, so that the tests of the CC accuracy
-// contract (reference/tests/cc/weight_error_test.cpp, conformance/accuracy/tests/cc_contract_test.cpp)
-// check exactly the layers the suite runs.
+// needs the ceiling tolerance, batch and bias. Kept with the accuracy contract, below the runner, so that
+// the contract's tests (tests/cc_contract_test.cpp, tests/cc_suite_weight_test.cpp) check exactly the
+// layers the suite runs.
 #pragma once
 
 namespace convcheck {

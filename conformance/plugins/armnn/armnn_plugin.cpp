@@ -1,0 +1,239 @@
+// convcheck plugin for Arm NN 20.08's reference backend, CpuRef (Debian libarmnn-dev and
+// libarmnn-cpuref-backend22): 2-D convolution through a one-layer armnn::INetwork, optimized for
+// Compute::CpuRef and loaded into an armnn::IRuntime.
+//
+// The translation (armnn_layer.hpp):
+//   layer       groups 1: Convolution2d; groups = C (> 1): DepthwiseConvolution2d with multiplier O/C;
+//               other groups: Arm NN 20.08 has no grouped convolution (declined).
+//   pads        m_PadTop/Bottom/Left/Right, unsigned: asymmetric pads are Arm NN's own, a negative pad
+//               is a crop of the input (adaptation).
+//   strides, dilations   m_StrideY/X, m_DilationY/X (1-based, like ours).
+//   data        NCHW and NHWC are both Arm NN's (m_DataLayout); rank 1 is 2-D with a unit axis; rank 3
+//               with kernel depth 1 is 2-D NHWC on the gathered depth slices, depth folded into the
+//               batch (adaptations); other 3-D: Arm NN has no 3-D convolution (declined).
+//   weights     Convolution2d: OIHW for NCHW, OHWI for NHWC; depthwise: [M][C][H][W] (reordered).
+//   dtypes      f32, f16, bf16 (CpuRef decodes every element to float and accumulates in float).
+//   invalid     what Arm NN's parameters can hold is passed as it is, so that Arm NN accepts or refuses
+//               it; the plugin refuses only what they cannot hold (armnn_layer.hpp, inexpressible).
+//   threads     CpuRef runs on the calling thread; num_threads is not used.
+// CpuRef is a dynamic backend: the runtime loads it from CONVCHECK_ARMNN_BACKEND_DIR (the armnn22
+// folder CMake found beside libarmnn) through IRuntime::CreationOptions::m_DynamicBackendsPath. One
+// runtime serves every instance of a process (Arm NN registers a dynamic backend process-wide and
+// deregisters it when its runtime goes away); it is created at the first create, never at load time.
+#include <armnn/ArmNN.hpp>
+#include <armnn/BackendHelper.hpp>
+#include <armnn/BackendRegistry.hpp>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "armnn_layer.hpp"
+#include "convcheck/plugin_support.hpp"
+
+#ifndef CONVCHECK_ARMNN_BACKEND_DIR
+#error "CONVCHECK_ARMNN_BACKEND_DIR (the folder holding Arm_CpuRef_backend.so) is set by conformance/plugins/armnn/part.cmake"
+#endif
+#ifndef CONVCHECK_ARMNN_PACKAGE_VERSION
+#define CONVCHECK_ARMNN_PACKAGE_VERSION "unknown"
+#endif
+
+namespace support = convcheck_plugin_support;
+using namespace convcheck_armnn;
+
+namespace {
+
+const armnn::BackendId kCpuRef{"CpuRef"};
+
+// The process's runtime, shared by every instance while one exists.
+std::shared_ptr<armnn::IRuntime> shared_runtime() {
+    static std::mutex mutex;
+    static std::weak_ptr<armnn::IRuntime> current;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto runtime = current.lock()) return runtime;
+    armnn::IRuntime::CreationOptions options;
+    options.m_DynamicBackendsPath = CONVCHECK_ARMNN_BACKEND_DIR;
+    std::shared_ptr<armnn::IRuntime> runtime(armnn::IRuntime::CreateRaw(options), &armnn::IRuntime::Destroy);
+    if (!armnn::BackendRegistryInstance().IsBackendRegistered(kCpuRef))
+        throw support::PluginError(CONVCHECK_ERROR_INTERNAL,
+                                   "Arm NN loaded no CpuRef backend from " CONVCHECK_ARMNN_BACKEND_DIR " (registered: " +
+                                       armnn::BackendRegistryInstance().GetBackendIdsAsString() +
+                                       "); install libarmnn-cpuref-backend22");
+    current = runtime;
+    return runtime;
+}
+
+}  // namespace
+
+struct convcheck_plugin {
+    std::shared_ptr<armnn::IRuntime> runtime;
+    std::shared_ptr<armnn::ILayerSupport> layer_support;
+};
+
+namespace {
+
+convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
+    return support::guarded("armnn create", [&]() -> convcheck_error* {
+        int num_threads = 0;
+        if (auto* e = support::read_create_args(args, &num_threads)) return e;
+        auto plugin = std::make_unique<convcheck_plugin>();
+        plugin->runtime = shared_runtime();
+        plugin->layer_support = armnn::GetILayerSupportByBackendId(kCpuRef);
+        *out = plugin.release();
+        return nullptr;
+    });
+}
+
+void destroy(convcheck_plugin* plugin) { delete plugin; }
+
+convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+    convcheck_plugin_info mine{};
+    mine.struct_size = sizeof(mine);
+    mine.name = "armnn";
+    mine.version = CONVCHECK_ARMNN_PACKAGE_VERSION " (libarmnn " ARMNN_VERSION ", backend CpuRef)";
+    mine.operations = CONVCHECK_OP_CONV;
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    // 2-D natively; rank 1 and 3-D with kernel depth 1 by exact data movement (conv_query declines the rest).
+    mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
+    mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
+    mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
+    mine.accumulation_dtype = CONVCHECK_F32;
+    return support::fill_info(info, mine);
+}
+
+convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (auto* e = support::check_conv_call(desc, nullptr)) return e;
+    return support::guarded("armnn conv_query", [&]() -> convcheck_error* {
+        if (const std::string why = support::dense_only(*desc, "Arm NN"); !why.empty()) return support::unsupported(out, why);
+        if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
+        if (const std::string why = no_layer(*desc); !why.empty()) return support::unsupported(out, why);
+        // Ask CpuRef's ILayerSupport (what Optimize asks when it assigns the layer to the backend).
+        const std::string refused = backend_refuses(*plugin->layer_support, translate(*desc));
+        if (!refused.empty()) return support::unsupported(out, "Arm NN's CpuRef refused the layer: " + refused);
+        return support::supported(out);
+    });
+}
+
+// The ABI's error code for an Arm NN exception: its checks of a layer's parameters and shapes
+// (LayerValidationException, InvalidArgumentException) refuse the arguments.
+int32_t error_code_of(const armnn::Exception& e) {
+    if (dynamic_cast<const armnn::LayerValidationException*>(&e) != nullptr ||
+        dynamic_cast<const armnn::InvalidArgumentException*>(&e) != nullptr)
+        return CONVCHECK_ERROR_INVALID_ARGUMENT;
+    return CONVCHECK_ERROR_INTERNAL;
+}
+
+// A network of one input, the layer, one output, optimized for CpuRef and loaded into the runtime.
+class LoadedLayer {
+public:
+    LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const convcheck_conv_desc& desc, const Translation& t,
+                const void* weights, const void* bias)
+        : runtime_(std::move(runtime)) {
+        const std::vector<unsigned char> weights_bytes = layer_weights(desc, t, weights);
+        const std::vector<unsigned char> bias_bytes = t.library.has_bias ? layer_bias(t, bias) : std::vector<unsigned char>();
+        const armnn::ConstTensor weights_tensor(weights_info(t), weights_bytes.data());
+        const armnn::Optional<armnn::ConstTensor> bias_tensor =
+            t.library.has_bias ? armnn::Optional<armnn::ConstTensor>(armnn::ConstTensor(bias_info(t), bias_bytes.data()))
+                               : armnn::EmptyOptional();
+        armnn::INetworkPtr network = armnn::INetwork::Create();
+        armnn::IConnectableLayer* input = network->AddInputLayer(0, "src");
+        armnn::IConnectableLayer* layer =
+            t.kind == LayerKind::depthwise_convolution2d
+                ? network->AddDepthwiseConvolution2dLayer(depthwise_descriptor(t), weights_tensor, bias_tensor, "conv")
+                : network->AddConvolution2dLayer(convolution_descriptor(t), weights_tensor, bias_tensor, "conv");
+        armnn::IConnectableLayer* output = network->AddOutputLayer(0, "dst");
+        input->GetOutputSlot(0).Connect(layer->GetInputSlot(0));
+        layer->GetOutputSlot(0).Connect(output->GetInputSlot(0));
+        input->GetOutputSlot(0).SetTensorInfo(input_info(t));
+        layer->GetOutputSlot(0).SetTensorInfo(output_info(t));
+        std::vector<std::string> messages;
+        armnn::IOptimizedNetworkPtr optimized =
+            armnn::Optimize(*network, {kCpuRef}, runtime_->GetDeviceSpec(), armnn::OptimizerOptions(),
+                            armnn::Optional<std::vector<std::string>&>(messages));
+        if (!optimized) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "Arm NN's Optimize failed: " + joined(messages));
+        std::string message;
+        if (runtime_->LoadNetwork(id_, std::move(optimized), message, armnn::INetworkProperties()) != armnn::Status::Success)
+            throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's LoadNetwork failed: " + message);
+    }
+    LoadedLayer(const LoadedLayer&) = delete;
+    LoadedLayer& operator=(const LoadedLayer&) = delete;
+    ~LoadedLayer() { runtime_->UnloadNetwork(id_); }
+
+    void run(const void* src, void* dst) const {
+        const armnn::InputTensors inputs{{0, armnn::ConstTensor(runtime_->GetInputTensorInfo(id_, 0), src)}};
+        const armnn::OutputTensors outputs{{0, armnn::Tensor(runtime_->GetOutputTensorInfo(id_, 0), dst)}};
+        if (runtime_->EnqueueWorkload(id_, inputs, outputs) != armnn::Status::Success)
+            throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's EnqueueWorkload failed");
+    }
+
+private:
+    static std::string joined(const std::vector<std::string>& messages) {
+        std::string all;
+        for (const std::string& m : messages) all += (all.empty() ? "" : "; ") + m;
+        return all.empty() ? "no message" : all;
+    }
+
+    std::shared_ptr<armnn::IRuntime> runtime_;
+    armnn::NetworkId id_ = 0;
+};
+
+// The prepared case: the translation, and the loaded network holding the weights (Arm NN copies them
+// into the layer), built at prepare when the weights come with it, else per execute.
+struct Prepared : convcheck_conv_plan {
+    Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
+        : convcheck_conv_plan(desc), runtime(plugin.runtime) {
+        if (const std::string why = inexpressible(desc); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
+        if (const std::string why = no_layer(desc); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        translation = translate(desc);
+        if (inputs.weights != nullptr) loaded = load(inputs.weights, inputs.bias);
+    }
+
+    std::unique_ptr<LoadedLayer> load(const void* weights, const void* bias) const {
+        try {
+            return std::make_unique<LoadedLayer>(runtime, desc, translation, weights, bias);
+        } catch (const armnn::Exception& e) {
+            throw support::PluginError(error_code_of(e), std::string("Arm NN: ") + e.what());
+        }
+    }
+
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        std::unique_ptr<LoadedLayer> fresh;
+        if (!loaded) fresh = load(args.weights, args.bias);
+        const LoadedLayer& layer = loaded ? *loaded : *fresh;
+        support::LibraryBuffers buffers(desc, translation.adaptation, args);
+        try {
+            layer.run(buffers.src(), buffers.dst());
+        } catch (const armnn::Exception& e) {
+            return support::make_error(std::string("Arm NN: ") + e.what(), error_code_of(e));
+        }
+        buffers.return_dst();
+        const bool widened_bias = desc.has_bias && desc.dtype == CONVCHECK_BF16;
+        support::write_implementation(&args, std::string("armnn:CpuRef:") + layer_name(translation.kind) +
+                                                 support::adaptation_note(desc, translation.adaptation) +
+                                                 (widened_bias ? " [bias bf16->f32]" : ""));
+        return nullptr;
+    }
+
+    std::shared_ptr<armnn::IRuntime> runtime;
+    Translation translation;
+    std::unique_ptr<LoadedLayer> loaded;
+};
+
+std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
+                                             const support::PrepareInputs& inputs) {
+    return std::make_unique<Prepared>(*plugin, desc, inputs);
+}
+
+const convcheck_api api = [] {
+    convcheck_api a = support::basic_api(create, destroy, describe);
+    support::add_conv<prepare>(a, conv_query);
+    return a;
+}();
+
+}  // namespace
+
+extern "C" CONVCHECK_EXPORT const convcheck_api* convcheck_get_api(void) { return &api; }

@@ -1,0 +1,76 @@
+// The table of operations: a descriptor string finds the entry that reads it, a "conv:" descriptor's
+// dir= chooses the pass, every entry names the jobs every operation must have, and the backward passes
+// name the jobs the table gives them (shrinking keeps the pass; determinism mode names a gradient
+// element in the tensor's own layout).
+#include <gtest/gtest.h>
+
+#include "operation_jobs.hpp"
+#include "operation_traits.hpp"
+
+using namespace convcheck;
+using namespace convcheck::runner;
+
+namespace {
+
+Case read(const std::string& text) {
+    Case c;
+    operation_of_descriptor(text).read(text, c);
+    return c;
+}
+
+TEST(OperationTraits, ADescriptorFindsTheEntryThatReadsIt) {
+    EXPECT_EQ(read("cc:n=1,cin=1,cout=2,in=7x6,scale=2/3,support=2x2,kernel=linear").op, Op::cc);
+    EXPECT_EQ(read("conv:c=1,o=1,in=3,k=1").op, Op::conv);
+    EXPECT_EQ(read("c=1,o=1,in=3,k=1").op, Op::conv);  // no prefix: the first entry's, discrete convolution
+    EXPECT_EQ(read("conv:c=1,o=1,in=3,k=1,dir=bwd_d").op, Op::conv_bwd_data);
+    EXPECT_EQ(read("conv:c=1,o=1,in=3,k=1,bias=1,dir=bwd_w").op, Op::conv_bwd_weights);
+    // the canonical string round-trips through the entry of the case's own op
+    for (const char* text : {"conv:c=2,o=3,in=5x4,k=3x2,dir=bwd_w", "cc:n=1,cin=1,cout=2,in=7x6,scale=2/3,support=2x2,kernel=linear"}) {
+        const Case c = read(text);
+        EXPECT_EQ(read(c.descriptor()).descriptor(), c.descriptor()) << text;
+    }
+}
+
+TEST(OperationTraits, EveryEntryNamesTheJobsEveryOperationHas) {
+    for (const OperationTraits& t : operations()) {
+        EXPECT_EQ(&operation(t.op), &t) << t.name;
+        EXPECT_TRUE(t.prefix && t.read && t.descriptor && t.validate && t.output_dtype && t.memory && t.check &&
+                    t.features)
+            << t.name;
+        // what issue 20 asks of every pass: shrunk, bundled, compared by determinism mode
+        EXPECT_TRUE(t.smaller && t.bundle_arrays && t.benchdnn && t.output_element) << t.name;
+    }
+    for (Op op : {Op::conv, Op::conv_bwd_data, Op::conv_bwd_weights}) {
+        const OperationTraits& t = operation(op);
+        EXPECT_TRUE(t.time && t.macs && t.design_geometry && t.broken_rule) << t.name;
+    }
+}
+
+TEST(OperationTraits, ABackwardCaseShrinksWithinItsPass) {
+    const Case c = read("conv:n=2,c=4,o=6,g=2,in=7x6,k=3x2,s=2x1,pb=1,pe=0,bias=1,data=nxc,wei=xio,dir=bwd_w");
+    const auto smaller = operation(c.op).smaller(c);
+    ASSERT_FALSE(smaller.empty());
+    for (const Case& s : smaller) {
+        EXPECT_EQ(s.conv.pass, Pass::backward_weights) << s.descriptor();
+        EXPECT_EQ(conv_op(s.conv), c.op) << s.descriptor();
+        EXPECT_NO_THROW(operation(s.op).validate(s)) << s.descriptor();
+    }
+}
+
+TEST(OperationTraits, ABackwardOutputIsNamedInItsTensorsOwnLayout) {
+    // backward weights, XIO: the recorded bytes are [k][i][o] (then diff_bias [o]); named [o, i, k]
+    const Case w = read("conv:n=1,c=2,o=3,in=5,k=2,bias=1,wei=xio,dir=bwd_w");
+    const OperationTraits& tw = operation(w.op);
+    EXPECT_EQ(tw.output_element(w, 0), "diff_weights[0,0,0]");
+    EXPECT_EQ(tw.output_element(w, 5), "diff_weights[2,1,0]");   // k=0, i=1, o=2
+    EXPECT_EQ(tw.output_element(w, 7), "diff_weights[1,0,1]");   // k=1, i=0, o=1
+    EXPECT_EQ(tw.output_element(w, 12 + 1), "diff_bias[1]");     // past the 12 weights
+    // backward data, NXC: [n][x][c] named [n, c, x]
+    const Case d = read("conv:n=2,c=3,o=4,in=5,k=1,data=nxc,dir=bwd_d");
+    EXPECT_EQ(operation(d.op).output_element(d, 3 * 5 + 2 * 3 + 1), "diff_src[1,1,2]");
+    // the forward's dst, for comparison: [n][c][x] as it is
+    const Case f = read("conv:n=2,c=3,o=4,in=5,k=1");
+    EXPECT_EQ(operation(f.op).output_element(f, 5 * 4 + 7), "[1,1,2]");
+}
+
+}  // namespace
