@@ -10,6 +10,8 @@ std::string dims_text(const std::vector<std::int64_t>& dims) {
     return s + "]";
 }
 
+}  // namespace
+
 npy::Array load_role(const VectorSet& set, const VectorCase& c, const char* role, std::string_view dtype,
                      const std::vector<std::int64_t>& dims) {
     const ArrayEntry* entry = c.array(role);
@@ -21,8 +23,6 @@ npy::Array load_role(const VectorSet& set, const VectorCase& c, const char* role
         throw ManifestError(where + ": shape = " + dims_text(entry->shape) + ": the descriptor needs " + dims_text(dims));
     return load_array(set, c, *entry);
 }
-
-}  // namespace
 
 CaseData load_case_data(const VectorSet& set, const VectorCase& c) {
     if (c.expect_error_attribute)

@@ -17,6 +17,10 @@ struct CaseData {
     npy::Array terms;               // i64, NCX: products summed per output (+1 for bias)
 };
 
+// The array of `role`, checked to hold `dtype` and `dims` (and the manifest's checksum). Throws ManifestError.
+npy::Array load_role(const VectorSet& set, const VectorCase& c, const char* role, std::string_view dtype,
+                     const std::vector<std::int64_t>& dims);
+
 // Parses the case's descriptor and loads every array. Throws ConvError (descriptor),
 // ManifestError (checksum, type or shape disagree with the manifest or the descriptor),
 // npy::NpyError (format). Not for expect_error cases (ManifestError).

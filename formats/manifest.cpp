@@ -16,7 +16,21 @@ using nlohmann::json;
 
 constexpr std::string_view kFormat = "convcheck-vectors";
 constexpr int kFormatVersion = 1;
-constexpr const char* kRoles[] = {"src", "weights", "bias", "dst", "dst_f64", "magnitude", "terms", "theta", "grid"};
+constexpr const char* kRoles[] = {"src", "weights", "bias", "dst", "dst_f64", "magnitude", "terms", "theta", "grid",
+                                  // the backward passes: inputs and each gradient with its f64 truth and bound terms
+                                  "diff_dst", "diff_src", "diff_src_f64", "diff_src_magnitude", "diff_src_terms",
+                                  "diff_weights", "diff_weights_f64", "diff_weights_magnitude", "diff_weights_terms",
+                                  "diff_bias", "diff_bias_f64", "diff_bias_magnitude", "diff_bias_terms"};
+
+// The arrays a case of this descriptor must have: forward and transposed src, weights, dst; CC src and dst
+// (its kernel is theta or analytic); backward data diff_dst, weights, diff_src; backward weights src,
+// diff_dst, diff_weights.
+std::vector<const char*> required_roles(const std::string& descriptor) {
+    if (descriptor.rfind("cc:", 0) == 0) return {"src", "dst"};
+    if (descriptor.find("dir=bwd_d") != std::string::npos) return {"diff_dst", "weights", "diff_src"};
+    if (descriptor.find("dir=bwd_w") != std::string::npos) return {"src", "diff_dst", "diff_weights"};
+    return {"src", "weights", "dst"};
+}
 constexpr const char* kDtypes[] = {"f32", "f16", "bf16", "f64", "i64"};
 constexpr const char* kFills[] = {"exact", "random", "iota", "values", "external"};
 constexpr const char* kComparisons[] = {"bitwise", "bound"};
@@ -75,7 +89,7 @@ bool hex64(std::string_view s) {
 ArrayEntry parse_array(const std::string& where, const std::string& role, const json& j) {
     if (!j.is_object()) fail(where, "arrays." + role, "must be an object");
     if (!one_of(role, kRoles))
-        fail(where, "arrays." + role, "unknown role (known: src weights bias dst dst_f64 magnitude terms theta grid)");
+        fail(where, "arrays." + role, "unknown role (known: src weights bias dst dst_f64 magnitude terms theta grid diff_dst diff_src* diff_weights* diff_bias*)");
     ArrayEntry a;
     a.role = role;
     const std::string at = where + ": arrays." + role;
@@ -135,11 +149,8 @@ VectorCase parse_case(const json& j, std::size_t index) {
     if (!arrays.is_object()) fail(where, "arrays", "must be an object keyed by role");
     for (const auto& [role, entry] : arrays.items()) c.arrays.push_back(parse_array(where, role, entry));
     const bool error_case = c.expect_error_attribute.has_value();
-    // A discrete case needs src, weights, dst; a CC case ("cc:...") src and dst (its kernel is theta or analytic).
-    const bool cc_case = c.descriptor.rfind("cc:", 0) == 0;
-    for (const char* required : {"src", "weights", "dst"})
-        if (!error_case && !(cc_case && std::string_view(required) == "weights") && !c.array(required))
-            fail(where, std::string("arrays.") + required, "the array is required");
+    for (const char* required : required_roles(c.descriptor))
+        if (!error_case && !c.array(required)) fail(where, std::string("arrays.") + required, "the array is required");
     if (error_case && !c.arrays.empty()) fail(where, "arrays", "an expect_error case has no arrays");
     return c;
 }

@@ -70,6 +70,8 @@ struct StoredConvData {
     std::vector<std::int64_t> terms;
 };
 StoredConvData stored_conv_data(const Case& c);
+// An f64 (or i64) array's values in order.
+std::vector<double> f64_values(const npy::Array& a);
 
 // ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (check_stress.cpp).
@@ -120,6 +122,15 @@ ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const
                           int repeats = 1);
 // The reference's gradients in the order BackwardOutputs::got holds them (conv_backward_check.cpp).
 reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
+// A stored golden vector of a backward pass (vectors/sets/backward, c.vector_dir): its inputs and its
+// truth (each gradient's f64 value, magnitude and terms, concatenated as BackwardOutputs::got is), read
+// from the arrays alone. Throws when the stored descriptor is not the case's.
+struct StoredBackward {
+    BackwardInputs in;
+    std::vector<double> values, magnitude;
+    std::vector<std::int64_t> terms;
+};
+StoredBackward stored_backward_data(const Case& c);
 
 // ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
 void cc_validate(const Case& c);

@@ -70,9 +70,20 @@ void check_conv_backward(const Backend& backend, const Case& c, const CheckSetti
                          const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
     const bool exact = c.mode == Mode::exact;
-    const BackwardInputs in = backward_inputs(d, contract, c.mode, c.seed);
+    // the special fills (--fill subnormal, ties, ...) are written for the forward sum: never run as the standard one
+    if (c.fill != accuracy::Fill::standard &&
+        declined(std::string("--fill ") + accuracy::to_string(c.fill) +
+                     ": the special fills are made for the forward sum; a backward pass has only its exact and bound "
+                     "fills (docs/passes.md)",
+                 r))
+        return;
+    // a stored vector judges with its own inputs and truth alone; otherwise the case's fill and the reference
+    const bool stored = !c.vector_dir.empty();
+    const StoredBackward vector = stored ? stored_backward_data(c) : StoredBackward{};
+    const BackwardInputs in = stored ? vector.in : backward_inputs(d, contract, c.mode, c.seed);
     if (declined(in.not_exact, r)) return;
-    reference::GradientResult want = backward_reference(d, in);
+    reference::GradientResult want =
+        stored ? reference::GradientResult{vector.values, vector.magnitude, vector.terms} : backward_reference(d, in);
     // exact mode: the data keeps every partial sum an integer the types hold, so the one right
     // answer is the exact sum (rounding it once to the dtype changes nothing; done for the record)
     if (exact)

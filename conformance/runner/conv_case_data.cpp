@@ -69,15 +69,11 @@ const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case
     throw std::invalid_argument("vector set " + c.vector_dir + " has no case " + c.vector_case);
 }
 
-namespace {
-
 std::vector<double> f64_values(const npy::Array& a) {
     std::vector<double> v(static_cast<std::size_t>(a.elements()));
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = a.get(static_cast<std::int64_t>(i));
     return v;
 }
-
-}  // namespace
 
 StoredConvData stored_conv_data(const Case& c) {
     const ConvDescriptor& d = c.conv;

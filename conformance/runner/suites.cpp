@@ -144,7 +144,9 @@ LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, c
     {
         fs::path dir = fs::path(suite_or_file).lexically_normal();
         if (dir.filename().empty()) dir = dir.parent_path();  // "vectors/sets/seeds/"
-        return {expand(dir.filename().string(), vector_suite_entries(suite_or_file), run_seed, only_mode), {}};
+        LoadedSuite loaded;
+        loaded.cases = expand(dir.filename().string(), vector_suite_entries(suite_or_file, &loaded.skipped), run_seed, only_mode);
+        return loaded;
     }
     if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
     LoadedSuite loaded;

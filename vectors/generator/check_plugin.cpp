@@ -17,8 +17,10 @@ PluginCheck check_plugin(const std::string& plugin_path, const std::string& opti
         const VectorSet set = load_vector_set(dir);
         PluginCheck s;
         for (const auto& c : set.cases) s.not_applicable += c.expect_error_attribute.has_value();  // must be refused: nothing to run
+        std::vector<runner::SkippedInput> skipped;
         const std::vector<runner::Case> cases =
-            runner::expand(set.name, runner::vector_suite_entries(dir.string()), 1, "");
+            runner::expand(set.name, runner::vector_suite_entries(dir.string(), &skipped), 1, "");
+        s.skipped = static_cast<int>(skipped.size());
         for (const runner::Case& c : cases) {
             const runner::CaseResult r = runner::check_case(session->backend, c, runner::CheckSettings{});
             if (r.status == runner::Status::unsupported) {
@@ -32,10 +34,12 @@ PluginCheck check_plugin(const std::string& plugin_path, const std::string& opti
                              r.reason.c_str());
             }
         }
-        std::fprintf(out, "%s: %d passed, %d failed, %d unsupported by the plugin, %d not applicable (expect_error)\n",
+        std::fprintf(out, "%s: %d passed, %d failed, %d unsupported by the plugin, %d not applicable (expect_error)",
                      set.name.c_str(), s.passed, s.failed, s.unsupported, s.not_applicable);
+        if (s.skipped) std::fprintf(out, ", %d skipped (%s)", s.skipped, skipped.front().reason.c_str());
+        std::fprintf(out, "\n");
         total.passed += s.passed, total.failed += s.failed, total.unsupported += s.unsupported;
-        total.not_applicable += s.not_applicable;
+        total.not_applicable += s.not_applicable, total.skipped += s.skipped;
     }
     return total;
 }

@@ -16,6 +16,7 @@ namespace convcheck::vectors {
 
 struct PluginCheck {
     int passed = 0, failed = 0, unsupported = 0, not_applicable = 0;
+    int skipped = 0;  // cases the runner cannot run (transposed convolution), counted with their reason
 };
 
 // Prints one FAIL line per failing case (with its reproducer) and a summary line per set to `out`.

@@ -1,5 +1,6 @@
 #include "generate.hpp"
 #include "generate_cc.hpp"
+#include "generate_gradients.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -149,6 +150,9 @@ VectorCase generate_case(const json& spec, const std::filesystem::path& out_dir)
     }
 
     if (c.descriptor.rfind("cc:", 0) == 0) return generate_cc_case(spec, out_dir, c);
+    if (c.descriptor.rfind("deconv:", 0) == 0) return generate_transposed_case(out_dir, c);
+    if (c.descriptor.find("dir=bwd_") != std::string::npos && !spec.contains("expect_error"))
+        return generate_backward_case(out_dir, c);
 
     if (auto it = spec.find("expect_error"); it != spec.end()) {
         // The descriptor must be refused, naming this attribute.

@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
             if (argc >= 7 && std::string(argv[4]) == "--plugin-option") options = argv[5], first_set = 6;
             std::vector<std::filesystem::path> sets(argv + first_set, argv + argc);
             const auto r = convcheck::vectors::check_plugin(argv[3], options, sets, stdout);
-            std::printf("total: %d passed, %d failed, %d unsupported, %d not applicable\n", r.passed, r.failed,
-                        r.unsupported, r.not_applicable);
+            std::printf("total: %d passed, %d failed, %d unsupported, %d not applicable, %d skipped\n", r.passed, r.failed,
+                        r.unsupported, r.not_applicable, r.skipped);
             return r.failed == 0 && r.passed > 0 ? 0 : 1;
         }
     } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 #include "convcheck/reference/cc/projected_grid.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
+#include "gradient_vectors.hpp"
 #include "vector_params.hpp"
 
 namespace convcheck::vectors {
@@ -102,7 +103,9 @@ TEST_P(ReferenceVectors, ReproducesTheVector) {
     const VectorCase& c = set.cases[p.index];
     const std::string repro = testing::reproducer(p, c);
 
-    if (p.cc) return check_cc(set, c, repro);
+    if (p.kind == VectorParam::Kind::cc) return check_cc(set, c, repro);
+    if (p.kind == VectorParam::Kind::backward) return check_backward(set, c, repro);
+    if (p.kind == VectorParam::Kind::transposed) return check_transposed(set, c, repro);
     if (check_dialect(c, repro)) return;
     if (c.expect_error_attribute) {
         try {
@@ -162,7 +165,7 @@ INSTANTIATE_TEST_SUITE_P(Stored, ReferenceVectors, ::testing::ValuesIn(testing::
 
 TEST(ReferenceVectorSets, EverySetIsPresentAndVerified) {
     // The sets the issue asks for, each verified by the independent references when last regenerated.
-    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects", "cc"}) {
+    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects", "cc", "backward", "transposed"}) {
         const VectorSet& set = cached_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / name);
         EXPECT_GE(set.cases.size(), 5u) << name;
         for (const auto& c : set.cases) {

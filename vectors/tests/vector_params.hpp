@@ -23,8 +23,17 @@ struct VectorParam {
     std::string case_name;
     std::string load_error;  // non-empty: the manifest did not load
     bool expect_error = false;  // the case holds a descriptor that must be refused, and no data
-    bool cc = false;            // a continuous-convolution case ("cc:..." descriptor)
+    // what the descriptor describes: "cc:...", "deconv:...", a backward pass (dir=bwd_d / dir=bwd_w) or
+    // a forward discrete convolution
+    enum class Kind { conv, cc, backward, transposed } kind = Kind::conv;
 };
+
+inline VectorParam::Kind kind_of(const std::string& descriptor) {
+    if (descriptor.rfind("cc:", 0) == 0) return VectorParam::Kind::cc;
+    if (descriptor.rfind("deconv:", 0) == 0) return VectorParam::Kind::transposed;
+    if (descriptor.find("dir=bwd_") != std::string::npos) return VectorParam::Kind::backward;
+    return VectorParam::Kind::conv;
+}
 
 // gtest prints a parameter with the test name: keep it short.
 inline void PrintTo(const VectorParam& p, std::ostream* os) { *os << p.set_name << "/" << p.case_name; }
@@ -40,7 +49,7 @@ inline std::vector<VectorParam> all_vector_cases(const std::filesystem::path& se
             const VectorSet set = load_vector_set(dir);
             for (std::size_t i = 0; i < set.cases.size(); ++i)
                 params.push_back({set.name, dir, i, set.cases[i].name, "", set.cases[i].expect_error_attribute.has_value(),
-                                  set.cases[i].descriptor.rfind("cc:", 0) == 0});
+                                  kind_of(set.cases[i].descriptor)});
         } catch (const std::exception& e) {
             params.push_back({dir.filename().string(), dir, 0, "manifest", e.what()});
         }
@@ -48,11 +57,11 @@ inline std::vector<VectorParam> all_vector_cases(const std::filesystem::path& se
     return params;
 }
 
-// The discrete-convolution cases that carry data (not expect_error, not CC).
+// The forward discrete-convolution cases that carry data (not expect_error, not CC, backward or transposed).
 inline std::vector<VectorParam> conv_cases_with_data() {
     std::vector<VectorParam> params;
     for (auto& p : all_vector_cases())
-        if (!p.expect_error && !p.cc) params.push_back(p);
+        if (!p.expect_error && p.kind == VectorParam::Kind::conv) params.push_back(p);
     return params;
 }
 

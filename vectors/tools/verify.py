@@ -5,6 +5,7 @@ For every case of every set given, recompute the vector with
   1. numpy_reference.py (OpenVINO's "as if" narrative in float64, IEEE rounding written from the
      standard), and
   2. PyTorch (torch.nn.functional.conv1d/2d/3d in float64 on CPU) wherever it supports the case,
+(backward and transposed cases: numpy_backward_reference.py and PyTorch autograd, verify_gradients.py)
 and check, with nothing from the C++ code:
   - every array file's SHA-256 equals the manifest's, and numpy.save of what numpy.load reads gives
     back the same bytes (the C++ writer writes exactly what numpy writes);
@@ -32,7 +33,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dialect_rules  # noqa: E402
 import numpy_cc_reference as cc_ref  # noqa: E402
+import numpy_backward_reference as bref  # noqa: E402
 import numpy_reference as ref  # noqa: E402
+import verify_gradients  # noqa: E402
 
 NUMPY_NAME = "numpy_reference.py (OpenVINO as-if narrative, float64; IEEE 754 rounding from the standard)"
 
@@ -170,6 +173,12 @@ def verify_case(set_dir, case, use_torch):
     """Returns (problems, verified_by)."""
     if case["descriptor"].startswith("cc:"):
         return verify_cc_case(set_dir, case)
+    if bref.pass_of(case["descriptor"]) != "fwd" and not case.get("expect_error"):
+        problems = []
+        arrays = load_arrays(set_dir, case, problems)
+        if problems:
+            return problems, []
+        return verify_gradients.verify_gradient_case(arrays, case, use_torch, verify_gradients.torch_name)
     problems, rules_verified = check_dialect(case)
     if problems or (case.get("expect_error") and rules_verified):
         return problems, rules_verified

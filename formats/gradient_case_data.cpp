@@ -1,0 +1,77 @@
+#include "gradient_case_data.hpp"
+
+namespace convcheck::vectors {
+
+namespace {
+
+std::vector<std::int64_t> ncx(std::int64_t n, std::int64_t c, const SpatialDims& sizes, int rank) {
+    std::vector<std::int64_t> dims{n, c};
+    for (int a = 0; a < rank; ++a) dims.push_back(sizes[a]);
+    return dims;
+}
+
+void require_dtype(const VectorSet& set, const VectorCase& c, const std::string& dt) {
+    if (c.expect_error_attribute)
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": an expect_error case has no data");
+    if (c.dtype != dt)
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": dtype = " + c.dtype + ": the descriptor says " + dt);
+}
+
+StoredGradient gradient(const VectorSet& set, const VectorCase& c, const std::string& role, const std::string& dt,
+                        const std::vector<std::int64_t>& stored_dims, const std::vector<std::int64_t>& canonical_dims) {
+    StoredGradient g;
+    g.role = role;
+    g.stored = load_role(set, c, role.c_str(), dt, stored_dims);
+    g.f64 = load_role(set, c, (role + "_f64").c_str(), "f64", canonical_dims);
+    g.magnitude = load_role(set, c, (role + "_magnitude").c_str(), "f64", canonical_dims);
+    g.terms = load_role(set, c, (role + "_terms").c_str(), "i64", canonical_dims);
+    return g;
+}
+
+}  // namespace
+
+BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase& c) {
+    BackwardCaseData data;
+    data.descriptor = parse_descriptor(c.descriptor);
+    const ConvDescriptor& d = data.descriptor;
+    const std::string dt(to_string(d.dtype));
+    require_dtype(set, c, dt);
+    data.diff_dst = load_role(set, c, "diff_dst", dt, d.dst_dims());
+    if (d.pass == Pass::backward_data) {
+        data.weights = load_role(set, c, "weights", dt, d.weights_dims());
+        data.gradients.push_back(gradient(set, c, "diff_src", dt, d.src_dims(), ncx(d.batch, d.in_channels, d.input_size, d.rank)));
+        return data;
+    }
+    if (d.pass != Pass::backward_weights)
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": not a backward descriptor (dir=bwd_d or dir=bwd_w)");
+    data.src = load_role(set, c, "src", dt, d.src_dims());
+    data.gradients.push_back(gradient(set, c, "diff_weights", dt, d.weights_dims(),
+                                      ncx(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank)));
+    if (d.has_bias) data.gradients.push_back(gradient(set, c, "diff_bias", dt, {d.out_channels}, {d.out_channels}));
+    else if (c.array("diff_bias"))
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.diff_bias: the descriptor has bias=0");
+    return data;
+}
+
+TransposedCaseData load_transposed_case_data(const VectorSet& set, const VectorCase& c) {
+    TransposedCaseData data;
+    data.descriptor = parse_transposed_descriptor(c.descriptor);
+    const TransposedDescriptor& t = data.descriptor;
+    const std::string dt(to_string(t.dtype));
+    require_dtype(set, c, dt);
+    SpatialDims out{};
+    for (int a = 0; a < t.rank; ++a) out[a] = t.output_size(a);
+    const auto dst_ncx = ncx(t.batch, t.out_channels, out, t.rank);
+    data.src = load_role(set, c, "src", dt, t.src_dims());
+    data.weights = load_role(set, c, "weights", dt, t.forward().weights_dims());
+    if (t.has_bias) data.bias = load_role(set, c, "bias", dt, {t.out_channels});
+    else if (c.array("bias"))
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.bias: the descriptor has bias=0");
+    data.dst = load_role(set, c, "dst", dt, t.dst_dims());
+    data.dst_f64 = load_role(set, c, "dst_f64", "f64", dst_ncx);
+    data.magnitude = load_role(set, c, "magnitude", "f64", dst_ncx);
+    data.terms = load_role(set, c, "terms", "i64", dst_ncx);
+    return data;
+}
+
+}  // namespace convcheck::vectors

@@ -1,0 +1,36 @@
+// A stored backward-pass or transposed-convolution case ready to run (docs/vectors.md, the backward
+// and transposed sets): its descriptor and arrays, each checked against the manifest (SHA-256, element
+// type, shape) and against the descriptor (dtype, dims).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "case_data.hpp"
+#include "transposed_descriptor.hpp"
+
+namespace convcheck::vectors {
+
+// One gradient: the stored tensor (the descriptor's dtype and layout), and canonical f64 truth,
+// magnitude (sum of |term|) and term counts.
+struct StoredGradient {
+    std::string role;  // diff_src, diff_weights or diff_bias
+    npy::Array stored, f64, magnitude, terms;
+};
+
+struct BackwardCaseData {
+    ConvDescriptor descriptor;        // dir=bwd_d or dir=bwd_w
+    npy::Array src, weights, diff_dst;  // the pass's inputs in the descriptor's layouts (bwd_d: no src; bwd_w: no weights)
+    std::vector<StoredGradient> gradients;  // bwd_d: diff_src; bwd_w: diff_weights, then diff_bias when has_bias
+};
+// Throws ConvError (descriptor), ManifestError (a missing or mismatched array), npy::NpyError.
+BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase& c);
+
+struct TransposedCaseData {
+    TransposedDescriptor descriptor;
+    npy::Array src, weights, bias;           // src in the data format, weights the forward's, bias empty when !has_bias
+    npy::Array dst, dst_f64, magnitude, terms;
+};
+TransposedCaseData load_transposed_case_data(const VectorSet& set, const VectorCase& c);
+
+}  // namespace convcheck::vectors
