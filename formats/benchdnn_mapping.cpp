@@ -194,12 +194,14 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
 
     const std::string dir = benchdnn_dir_name(s.dir);
     if (dir.empty()) return reason = "--dir: a value benchdnn does not know", m;
-    if (dir == "BWD_D") return reason = "--dir=BWD_D: backward data; convcheck has no backward passes yet", m;
-    if (dir == "BWD_W") return reason = "--dir=BWD_W: backward weights; convcheck has no backward passes yet", m;
-    if (dir == "BWD_WB")
-        return reason = "--dir=BWD_WB: backward weights and bias; convcheck has no backward passes yet", m;
-    if (dir == "BWD_DW") return reason = "--dir=BWD_DW: backward data and weights; convcheck has no backward passes yet", m;
-    d.has_bias = dir == "FWD_B";  // FWD_D and FWD_I: forward without bias
+    // docs/passes.md: BWD_D is dir=bwd_d, BWD_W dir=bwd_w without the bias gradient, BWD_WB dir=bwd_w with it
+    // (benchdnn's prb_t has a bias only for FWD_B and BWD_WB); BWD_DW asks for both gradients of one call
+    if (dir == "BWD_DW")
+        return reason = "--dir=BWD_DW: backward data and weights in one call; convcheck runs each backward pass on "
+                        "its own (BWD_D, BWD_W, BWD_WB)",
+               m;
+    d.pass = dir == "BWD_D" ? Pass::backward_data : dir.starts_with("BWD_W") ? Pass::backward_weights : Pass::forward;
+    d.has_bias = dir == "FWD_B" || dir == "BWD_WB";  // FWD_D, FWD_I, BWD_D, BWD_W: no bias
 
     const auto types = benchdnn_data_types(s.dt, s.cfg, &reason);
     if (!types) return m;

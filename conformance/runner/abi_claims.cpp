@@ -15,11 +15,16 @@ const char* prop_kind_name(int32_t kind) {
 }
 }  // namespace
 
+std::string unclaimed_pass(const PluginInfo& info, int32_t prop_kind) {
+    if (prop_kind < 0 || prop_kind > 31 || !(info.prop_kinds & CONVCHECK_BIT(prop_kind)))
+        return "the plugin does not claim prop_kind " + std::string(prop_kind_name(prop_kind)) + " (" +
+               std::to_string(prop_kind) + "; convcheck_plugin_info.prop_kinds, default forward only)";
+    return "";
+}
+
 std::string unclaimed_abi(const PluginInfo& info, const convcheck_conv_desc& d) {
     if (d.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) return "";  // the defaults: all claimed
-    if (d.prop_kind < 0 || d.prop_kind > 31 || !(info.prop_kinds & CONVCHECK_BIT(d.prop_kind)))
-        return "the plugin does not claim prop_kind " + std::string(prop_kind_name(d.prop_kind)) + " (" +
-               std::to_string(d.prop_kind) + "; convcheck_plugin_info.prop_kinds, default forward only)";
+    if (std::string why = unclaimed_pass(info, d.prop_kind); !why.empty()) return why;
     const bool mixed = d.src_dtype != d.dtype || d.weights_dtype != d.dtype || d.bias_dtype != d.dtype ||
                        d.dst_dtype != d.dtype;
     if (mixed && !info.mixed_dtypes)

@@ -16,5 +16,9 @@ namespace convcheck::runner {
 
 // "" when the plugin's claims cover the descriptor's 1.2 fields; else why not.
 std::string unclaimed_abi(const PluginInfo& info, const convcheck_conv_desc& desc);
+// "" when the plugin claims the pass (convcheck_prop_kind) in prop_kinds; else why not. A case of a pass the
+// plugin does not claim is declined before anything else is looked at, and counted apart by the coverage
+// (coverage.hpp: the floor applies to the cases of the passes a backend claims).
+std::string unclaimed_pass(const PluginInfo& info, int32_t prop_kind);
 
 }  // namespace convcheck::runner

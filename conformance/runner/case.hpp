@@ -90,6 +90,7 @@ struct CaseResult {
     Status status = Status::passed;
     Kind kind = Kind::none;
     std::string reason;
+    bool pass_not_claimed = false;  // declined: the backend does not claim the case's pass (prop_kinds)
     std::optional<ErrorReport> error;
     double time_ms = 0.0;
     std::string implementation;

@@ -4,6 +4,8 @@
 // data, reference, plugin calls, comparison); everything else happens here, once.
 #include "check.hpp"
 
+#include "abi_claims.hpp"
+#include "abi_descriptor.hpp"
 #include "check_detail.hpp"
 #include "operation_traits.hpp"
 
@@ -30,6 +32,10 @@ void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s,
     if (c.mode == accuracy::Mode::invalid && op.check_invalid) return op.check_invalid(backend, c, s, r);
     op.validate(c);
     if (declined(unclaimed_operation(backend.info, c.op), r)) return;
+    if (c.op != Op::cc && declined(unclaimed_pass(backend.info, to_abi(c.conv).prop_kind), r)) {
+        r.pass_not_claimed = true;
+        return;
+    }
     if (op.unclaimed && declined(op.unclaimed(backend.info, c), r)) return;
     if (op.mode_not_applicable && declined(op.mode_not_applicable(c.mode), r)) return;
     const CaseMemory needs = op.memory(c);

@@ -21,6 +21,7 @@ Coverage coverage_of(const std::vector<nlohmann::json>& cases, std::int64_t tota
         if (r.value("kind", "") == "over_memory_limit") ++c.refused;
         else if (r.value("status", "") == "unsupported") {
             ++c.declined;
+            if (r.value("pass_not_claimed", false)) ++c.pass_not_claimed;
             ++reasons[printable_line(r.value("reason", ""))];  // merge reads files written elsewhere
         } else ++c.executed;
     }
@@ -39,16 +40,19 @@ std::string percent(double fraction) {
 
 std::string coverage_shortfall(const Coverage& c, const CoverageFloor& floor) {
     if (c.not_run > 0 || c.total == 0) return "";
-    const std::string counts = std::to_string(c.executed) + " of " + std::to_string(c.total) + " cases executed, " +
-                               std::to_string(c.declined) + " declined by the backend" +
-                               (c.refused ? ", " + std::to_string(c.refused) + " refused by the runner" : "");
+    const std::string counts =
+        std::to_string(c.executed) + " of " + std::to_string(c.total) + " cases executed, " +
+        std::to_string(c.declined) + " declined by the backend" +
+        (c.pass_not_claimed ? " (" + std::to_string(c.pass_not_claimed) + " of a pass it does not claim)" : "") +
+        (c.refused ? ", " + std::to_string(c.refused) + " refused by the runner" : "");
     if (c.executed == 0) return "no case executed (" + counts + "): a run that checked nothing has not passed";
-    // the comparison in cases, not in rounded percentages: at least ceil(floor * total) must execute
-    const auto needed = static_cast<std::int64_t>(std::ceil(floor.fraction * double(c.total) - 1e-9));
+    // the comparison in cases, not in rounded percentages: at least ceil(floor * claimed) must execute
+    const auto needed = static_cast<std::int64_t>(std::ceil(floor.fraction * double(c.claimed()) - 1e-9));
     if (c.executed >= needed) return "";
-    return "coverage " + percent(c.fraction()) + " (" + counts + ") is below the floor " + percent(floor.fraction) +
-           " from " + floor.source + ": at least " + std::to_string(needed) + " of the " + std::to_string(c.total) +
-           " cases must execute";
+    const std::string of = c.pass_not_claimed ? " cases of the passes the backend claims" : " cases";
+    return "coverage " + percent(c.pass_not_claimed ? c.claimed_fraction() : c.fraction()) + " (" + counts +
+           ") is below the floor " + percent(floor.fraction) + " from " + floor.source + ": at least " +
+           std::to_string(needed) + " of the " + std::to_string(c.claimed()) + of + " must execute";
 }
 
 }  // namespace convcheck::runner

@@ -9,6 +9,15 @@
 // below its floor: the stricter of --min-coverage (default kDefaultMinCoverage) and the backend's
 // "min_coverage" in backends.json.
 //
+// Of the declined cases, those of a pass the backend does not claim (ABI 1.2 prop_kinds: a forward-only
+// plugin, and every plugin before 1.2, never receives a backward case) are counted apart
+// (pass_not_claimed) and the floor applies to the other cases: to the cases of the passes the backend
+// claims. The floors were declared over forward suites, and a suite that gains backward cases (smoke) must
+// not fail a forward-only backend that executes all it did, nor let a backend that declines forward cases
+// hide them behind a lower floor. The declined passes stay in the counts and the reasons, each pass is
+// judged where it is the suite (the backward suite: nothing executed, not passed), and a run in which no
+// case executed fails whatever it claims.
+//
 // Why the default is 1 %: benchdnn and the ONNX backend test report cases a backend does not
 // implement ("unimplemented", skipped) without failing; their users expect a narrow backend that
 // declines most of a suite to pass on what it does compute. So the default only rules out a run that
@@ -39,9 +48,13 @@ CoverageFloor stricter(const CoverageFloor& a, const std::optional<CoverageFloor
 struct Coverage {
     std::int64_t total = 0;  // the cases of this run: executed + declined + refused + not_run
     std::int64_t executed = 0, declined = 0, refused = 0, not_run = 0;
+    std::int64_t pass_not_claimed = 0;  // of the declined: a pass the backend does not claim
+    // the cases the floor applies to: all but those of a pass the backend does not claim
+    std::int64_t claimed() const { return total - pass_not_claimed; }
     // the backends' reasons for declining, with their counts, most frequent first
     std::vector<std::pair<std::string, std::int64_t>> decline_reasons;
     double fraction() const { return total > 0 ? double(executed) / double(total) : 0.0; }
+    double claimed_fraction() const { return claimed() > 0 ? double(executed) / double(claimed()) : 0.0; }
 };
 
 // Counts the case records of a run of `total` cases (the ones without a record did not run).

@@ -53,7 +53,7 @@ if(CONVCHECK_BUILD_TESTS)
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> list --strict-benchdnn
                    --suite ${CMAKE_CURRENT_LIST_DIR}/../../formats/tests/data/benchdnn/reproducer)
-  set_tests_properties(conformance_strict_benchdnn_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "--dir=BWD_D: backward data")
+  set_tests_properties(conformance_strict_benchdnn_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "--attr-post-ops: post-ops")
   add_test(NAME conformance_run_unknown_suite_exits_2
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend reference --suite nonsense --quiet)

@@ -98,6 +98,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
               {"implementation", printable_line(r.implementation)},
               {"reproducer", printable_line(r.reproducer)}};
     if (!r.c.name.empty()) j["shape_name"] = r.c.name;
+    if (r.pass_not_claimed) j["pass_not_claimed"] = true;
     if (!r.error_code.empty()) j["error_code"] = r.error_code;
     if (r.workspace_bytes) j["workspace_bytes"] = *r.workspace_bytes;
     if (r.workspace_used) j["workspace_used"] = *r.workspace_used;
@@ -178,6 +179,7 @@ json summary_record(const RunSummary& s) {
               {"total", s.coverage.total},
               {"executed", s.coverage.executed},
               {"declined", s.coverage.declined},
+              {"pass_not_claimed", s.coverage.pass_not_claimed},
               {"refused", s.coverage.refused},
               {"not_run", s.coverage.not_run},
               {"coverage", s.coverage.fraction()},

@@ -57,6 +57,14 @@ std::vector<SuiteEntry> smoke_suite() {
         // ---- designed cases: layout strides, depthwise multiplier, per-axis attributes
         {"c=7,o=4,in=12x12,k=3x3,pe=-6x-6,data=nxc", "be", "layout/nxc_channel_stride_cropped"},
         {"c=3,o=9,g=3,in=9x8,k=3x2,s=2x1,pb=1x0,pe=1x1,data=nxc", "be", "depthwise/multiplier_3_nxc"},
+        // ---- backward passes (docs/passes.md): exact and bound (probe does not apply to them yet). A backend that
+        // does not claim a pass declines its cases, counted with the reason. Each is designed for bugs of its
+        // pass (docs/selftest.md); the backward suite has them all.
+        {"n=2,c=4,o=6,g=2,in=7x6,k=3x3,s=2x1,d=1x2,pb=1x2,pe=1x1,dir=bwd_d", "be", "backward/data_groups_strided_dilated"},
+        {"n=2,c=3,o=5,in=9,k=3,pb=1,pe=1,dt=bf16,data=nxc,wei=xio,dir=bwd_d", "be", "backward/data_1d_bf16_nxc_xio"},
+        {"n=2,c=3,o=4,in=8x7,k=3x3,s=1x2,pb=1x1,pe=1x1,bias=1,dir=bwd_w", "be", "backward/weights_bias"},
+        {"n=2,c=4,o=4,g=2,in=8x8,k=3x3,pb=1x1,pe=1x1,dt=f16,bias=1,data=nxc,dir=bwd_w", "be", "backward/weights_bias_f16_long_reduction"},
+        {"c=2,o=2,g=2,in=4x5x4,k=2x3x2,s=2x1x1,pb=0x1x1,pe=1x1x0,wei=xio,dir=bwd_w", "be", "backward/weights_3d_depthwise"},
         // ---- continuous convolution (seed 004): bound and probe (exact mode does not apply)
         {"cc:n=1,cin=2,cout=3,in=9x8,scale=2/3,support=3x3,kernel=net,bias=1", "bp", "cc/net_rational_downscale"},
         {"cc:n=2,cin=1,cout=2,in=5x6,scale=2x3/2,support=2x2,kernel=linear", "bp", "cc/linear_upscale"},

@@ -44,6 +44,11 @@ void print_coverage(std::FILE* out, const RunSummary& s, int max_reasons) {
                  c.refused ? (count_of(c.refused, "refused by the runner") + ", ").c_str() : "",
                  count_of(c.not_run, "not run").c_str(), count_of(c.total, "cases").c_str(), percent(c.fraction()).c_str(),
                  percent(s.floor.fraction).c_str(), s.floor.source.c_str());
+    if (c.pass_not_claimed > 0)
+        std::fprintf(out, "  %s of a pass the backend does not claim (prop_kinds): the floor applies to the other %s, "
+                          "coverage %s of those\n",
+                     count_of(c.pass_not_claimed, "declined cases are").c_str(), count_of(c.claimed(), "cases").c_str(),
+                     percent(c.claimed_fraction()).c_str());
     const std::int64_t passed = s.counts.at("passed") - s.unchecked + s.counts.at("xfail");
     if (c.executed > 0)
         std::fprintf(out, "  pass rate %s of the cases executed (%s, %s)\n", percent(double(passed) / double(c.executed)).c_str(),
@@ -77,8 +82,11 @@ std::string verdict_line(const json& run, const RunSummary& s) {
     if (!s.error.empty()) return line + "did not run: " + s.error + "; exit code " + std::to_string(s.exit_code);
     line += count_of(c.executed, "cases executed") + ", " + count_of(c.declined, "declined") + ", " +
             (c.refused ? count_of(c.refused, "refused") + ", " : "") + count_of(c.not_run, "not run") + " of " +
-            count_of(c.total, "cases") + " (coverage " + percent(c.fraction()) + ", floor " + percent(s.floor.fraction) +
-            "); ";
+            count_of(c.total, "cases") + " (coverage " + percent(c.fraction()) +
+            (c.pass_not_claimed ? ", " + percent(c.claimed_fraction()) + " of the " + count_of(c.claimed(), "cases") +
+                                      " of the passes it claims"
+                                : "") +
+            ", floor " + percent(s.floor.fraction) + "); ";
     const std::int64_t passed = s.counts.at("passed") - s.unchecked + s.counts.at("xfail");
     if (c.executed > 0) line += "pass rate " + percent(double(passed) / double(c.executed)) + " of those executed, ";
     if (s.unchecked > 0) line += count_of(s.unchecked, "unchecked (vacuous bound, not passed)") + ", ";

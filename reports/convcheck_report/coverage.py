@@ -25,6 +25,7 @@ class Coverage:
     decline_reasons: list  # [(reason, count)], most frequent first (all of them)
     skipped_inputs: int    # inputs not turned into cases ("skipped" records)
     skip_reasons: list = field(default_factory=list)   # [(reason, count)], most frequent first
+    pass_not_claimed: int = 0  # of the declined: cases of a pass the backend does not claim (prop_kinds)
     incomplete: bool = False   # a file of this backend has no summary record: the run was cut off
     cut_off: object = None     # cases of an incomplete run that have no record, where the suite size says
 
@@ -40,8 +41,16 @@ class Coverage:
         return self.executed / self.total if self.total else None
 
     @property
+    def claimed_fraction(self):
+        """executed / the cases of the passes the backend claims (the cases the floor applies to; the runner's
+        coverage.hpp), or None for a run without such cases."""
+        claimed = self.total - self.pass_not_claimed
+        return self.executed / claimed if claimed else None
+
+    @property
     def below_minimum(self):
-        return self.min_coverage is not None and self.fraction is not None and self.fraction < self.min_coverage
+        return (self.min_coverage is not None and self.claimed_fraction is not None
+                and self.claimed_fraction < self.min_coverage)
 
     def top_decline_reasons(self, n=TOP_REASONS):
         """The n most frequent decline reasons, then ("other reasons", count) for the rest."""
@@ -54,6 +63,8 @@ class Coverage:
         """The executed cases among the suite's and what happened to the others:
         "(8 of 69 in the suite; 61 declined)"."""
         parts = [f"{self.declined} declined"]
+        if self.pass_not_claimed:
+            parts[0] += f" ({self.pass_not_claimed} of a pass the backend does not claim)"
         if self.refused:
             parts.append(f"{self.refused} refused (over the memory limit)")
         if self.not_run:
@@ -124,6 +135,7 @@ def coverage(results, backend):
     runs = [r for r in results.runs if r.get("backend") == backend]
     skipped = [s for s in results.skipped if s.backend == backend]
     declined = [c for c in cases if c.kind == "declined"]
+    not_claimed = sum(1 for c in declined if c.pass_not_claimed)
     refused = sum(1 for c in cases if c.kind == "over_memory_limit")
     reasons = _declared_reasons(summaries)
     if reasons is None:
@@ -131,7 +143,7 @@ def coverage(results, backend):
     suite_totals = {r.get("cases_total") for r in runs if isinstance(r.get("cases_total"), int)}
     result = Coverage(
         backend=backend, recorded=len(cases), executed=sum(1 for c in cases if c.executed),
-        declined=len(declined), refused=refused,
+        declined=len(declined), refused=refused, pass_not_claimed=not_claimed,
         not_run=sum(s.get("not_run") or 0 for s in summaries),
         suite_total=suite_totals.pop() if len(suite_totals) == 1 else None,
         min_coverage=_first_number(runs + summaries, "min_coverage"), decline_reasons=reasons,

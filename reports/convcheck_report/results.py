@@ -41,6 +41,7 @@ class Case:
     shrunk_reproducer: str  # the runner's reproducer of the smallest failing case it shrank to, or ""
     shape_name: str        # the name of a named shape (models suite, shape files), or ""
     source: str            # "file:line", for messages
+    pass_not_claimed: bool = False  # declined: the backend does not claim the case's pass (prop_kinds)
 
     @property
     def key(self):
@@ -207,7 +208,8 @@ def _case(record, where, file_backend):
     return Case(backend=backend, case_id=case_id, op=fields.text(record, "op", where, "case", "conv"),
                 descriptor=descriptor, seed=fields.scalar(record, "seed", where, "case"), mode=mode, status=status,
                 kind=kind, kind_derived=derived, reason=reason, features=features, error=error,
-                time_ms=fields.number(record, "time_ms", where, "case"), source=where, **text)
+                time_ms=fields.number(record, "time_ms", where, "case"), source=where,
+                pass_not_claimed=record.get("pass_not_claimed") is True, **text)
 
 
 def _bench(record, where, file_backend):

@@ -89,3 +89,27 @@ def test_the_runners_own_grouping_of_decline_reasons_is_used_when_every_summary_
     r = results.read_lines(lines, "x.jsonl")
     (s,) = summary.summarize(r)
     assert s.coverage.decline_reasons == [("xnnpack: layout, rank or dtype", 8)]
+
+
+def test_cases_of_a_pass_the_backend_does_not_claim_stay_declined_but_the_minimum_applies_to_the_others():
+    run = {"record": "run", "backend": "opt", "min_coverage": 1.0}
+    passed = {"record": "case", "backend": "opt", "case_id": "s/0", "descriptor": "conv:c=1,o=1,in=3,k=1",
+              "mode": "bound", "status": "passed", "kind": ""}
+    unclaimed = dict(passed, case_id="s/1", status="unsupported", kind="declined", pass_not_claimed=True,
+                     descriptor="conv:c=1,o=1,in=3,k=1,dir=bwd_d",
+                     reason="the plugin does not claim prop_kind backward_data (1; ...)")
+    lines = [json.dumps(x) for x in (run, passed, unclaimed)]
+    _, s = only_lines(lines)
+    cv = s.coverage
+    assert (cv.executed, cv.declined, cv.pass_not_claimed, cv.total) == (1, 1, 1, 2)
+    assert (cv.fraction, cv.claimed_fraction, cv.below_minimum) == (0.5, 1.0, False)
+    assert "1 declined (1 of a pass the backend does not claim)" in s.pass_rate_text()
+    forward_declined = dict(passed, case_id="s/2", status="unsupported", kind="declined", reason="no")
+    _, s = only_lines(lines + [json.dumps(forward_declined)])
+    assert s.coverage.below_minimum
+
+
+def only_lines(lines):
+    r = results.read_lines(lines, "x.jsonl")
+    (s,) = summary.summarize(r)
+    return r, s

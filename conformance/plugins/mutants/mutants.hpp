@@ -21,7 +21,7 @@ struct MutantInfo {
     std::string_view name;
     Kind kind;
     std::string_view caught_in;  // "exact", "bound", "probe", "crash", "invalid", "determinism", "large",
-                                 // "strides"; "-" for baseline and honest
+                                 // "strides", "backward"; "-" for baseline and honest
     std::string_view vectors;    // the golden-vector set whose stored data alone catch it, or "-"
     std::string_view bug_class;  // "rounding", "cc", ...
     std::string_view what;

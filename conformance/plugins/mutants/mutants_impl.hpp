@@ -10,6 +10,9 @@ namespace convcheck::mutants {
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads);
 // Elements from dst's first to one past its last, gaps included (ABI 1.2 strides); its element count when dense.
 long long dst_span(const convcheck_conv_desc& desc);
+// The gradients of one backward pass (desc.prop_kind; mutants_backward.cpp): diff_src, or diff_weights and
+// diff_bias. Dense tensors in NCX/NXC and OIX/XIO (the plugin declines others).
+void compute_backward(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant);
 // dst of one CC layer (mutants_cc.cpp).
 void compute_cc(const convcheck_cc_desc& desc, const convcheck_cc_args& args, Mutant mutant);
 

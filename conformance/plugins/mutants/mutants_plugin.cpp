@@ -1,5 +1,5 @@
 // The mutants plugin's ABI glue (see mutants.hpp): create reads `mutant=<name>` (a name of
-// mutants.def), execute runs mutants_conv.cpp or mutants_cc.cpp with that mutant.
+// mutants.def), execute runs mutants_conv.cpp, mutants_backward.cpp or mutants_cc.cpp with that mutant.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "abi_descriptor.hpp"
+#include "memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "mutants_impl.hpp"
 
@@ -64,6 +65,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.accumulation_dtype = CONVCHECK_F32;
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return fill_info(info, mine);
 }
 
@@ -135,6 +138,31 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Plan>(desc, mutant_of(plugin), *reinterpret_cast<Instance*>(plugin));
 }
 
+// The backward passes (mutants_backward.cpp), beside the forward through add_backward (which declines a
+// descriptor of more than one dtype or with an extension, and checks the buffers): dense tensors in NCX/NXC and
+// OIX/XIO only; anything else is declined at query with the reason and refused at execute.
+std::string backward_unsupported(const convcheck_conv_desc& desc, Mutant m) {
+    if (desc.dtype < 0 || desc.dtype > 2) return std::string("dtype ") + dtype_name(desc.dtype);
+    if (const std::string why = broken_rule(desc, m); !why.empty()) return "invalid descriptor: " + why;
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(desc);
+    if (convcheck::has_strides(d) || d.filter_format == convcheck::FilterFormat::oxi)
+        return "the mutants' backward passes take dense tensors in NCX/NXC and OIX/XIO only";
+    return "";
+}
+
+convcheck_error* backward_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
+    if (const std::string why = backward_unsupported(*desc, mutant_of(plugin)); !why.empty()) return unsupported(out, why);
+    return supported(out);
+}
+
+convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    if (const std::string why = backward_unsupported(desc, mutant_of(plugin)); !why.empty())
+        return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    convcheck::mutants::compute_backward(desc, args, mutant_of(plugin));
+    write_implementation(&args, implementation_name(mutant_of(plugin)));
+    return nullptr;
+}
+
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
@@ -158,6 +186,7 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
+    add_backward<prepare, backward_query, backward_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

@@ -55,6 +55,33 @@ TEST(Coverage, TheFloorIsCountedInCasesAndNamedWithItsSource) {
     EXPECT_EQ(summarize("b", cases, 69, CoverageFloor{}).exit_code, 0);
 }
 
+// Cases of a pass the backend does not claim stay declined and in the total, but the floor applies to the cases of
+// the passes it claims: a forward-only backend that executes every forward case meets a floor of 1.0; one forward
+// decline more fails it; a run of unclaimed passes only executed nothing and fails.
+TEST(Coverage, TheFloorAppliesToTheCasesOfThePassesTheBackendClaims) {
+    json unclaimed = record("unsupported", "the plugin does not claim prop_kind backward_data (1; ...)", "declined");
+    unclaimed["pass_not_claimed"] = true;
+    std::vector<json> cases(92, record("passed"));
+    for (int i = 0; i < 10; ++i) cases.push_back(unclaimed);
+    const Coverage c = coverage_of(cases, 102);
+    EXPECT_EQ(c.declined, 10);
+    EXPECT_EQ(c.pass_not_claimed, 10);
+    EXPECT_EQ(c.claimed(), 92);
+    EXPECT_NEAR(c.fraction(), 92.0 / 102.0, 1e-12);
+    EXPECT_DOUBLE_EQ(c.claimed_fraction(), 1.0);
+    EXPECT_EQ(coverage_shortfall(c, CoverageFloor{1.0, "x"}), "");
+    EXPECT_EQ(summary_record(summarize("b", cases, 102, CoverageFloor{1.0, "x"}))["pass_not_claimed"], 10);
+
+    cases[0] = record("unsupported", "no bf16", "declined");
+    const std::string why = coverage_shortfall(coverage_of(cases, 102), CoverageFloor{1.0, "x"});
+    EXPECT_EQ(why, "coverage 98.9 % (91 of 102 cases executed, 11 declined by the backend (10 of a pass it does not "
+                   "claim)) is below the floor 100.0 % from x: at least 92 of the 92 cases of the passes the backend "
+                   "claims must execute");
+
+    const std::string none = coverage_shortfall(coverage_of({unclaimed, unclaimed}, 2), CoverageFloor{0.0, "x"});
+    EXPECT_NE(none.find("no case executed"), std::string::npos) << none;
+}
+
 TEST(Coverage, ARunThatStoppedEarlyOrHoldsNoCaseIsNotJudgedOnCoverage) {
     EXPECT_EQ(coverage_shortfall(coverage_of({record("failed")}, 69), CoverageFloor{1.0, "x"}), "");
     EXPECT_EQ(coverage_shortfall(coverage_of({}, 0), CoverageFloor{1.0, "x"}), "");  // an empty shard

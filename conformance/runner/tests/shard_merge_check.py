@@ -69,9 +69,9 @@ def records_of(path, kind):
 # benchdnn problems convcheck does not model are "skipped" records, split between shards like cases
 batch = os.path.join(tmp, "batch")
 with open(batch, "w") as f:
-    f.write("--reset --dir=BWD_D ic4ih5oc4kh3n\"a\"\n"
+    f.write("--reset --dir=BWD_DW ic4ih5oc4kh3n\"a\"\n"
             "--reset --dir=FWD_D ic4ih5oc4kh3n\"b\"\n"
-            "--reset --dir=BWD_W ic4ih5oc4kh3n\"c\"\n"
+            "--reset --alg=wino ic4ih5oc4kh3n\"c\"\n"
             "--reset --dir=FWD_D ic2ih4oc2kh3n\"d\"\n"
             "--reset --attr-post-ops=relu ic4ih5oc4kh3n\"e\"\n")
 bbase = ["run", "--backend", plugin, "--suite", batch, "--quiet"]

@@ -18,13 +18,13 @@ std::string write_temp(const std::string& name, const std::string& text) {
     return path;
 }
 
-// issue 18's reproducer, then two setups of which one runs
+// issue 18's reproducer (skipped for its post-op), then two setups of which one runs, then one skipped
 const char* kFile =
     "--reset --dir=BWD_D --dt=bf16 --stag=nhwc --mb=1 --attr-post-ops=relu\n"
     "mb2ic4ih5oc4oh5kh3ph1n\"x\"\n"
-    "--reset --dir=FWD_D,BWD_W --dt=bf16 --stag=nhwc --mb=1\n"
+    "--reset --dir=FWD_D,BWD_DW --dt=bf16 --stag=nhwc --mb=1\n"
     "mb2ic4ih5oc4oh5kh3ph1n\"y\"\n"
-    "--reset --dir=BWD_D ic4ih5oc4kh3n\"z\"\n";
+    "--reset --dir=BWD_DW ic4ih5oc4kh3n\"z\"\n";
 
 TEST(SuiteBenchdnn, SkippedTestCasesAreReportedNeverRun) {
     const auto path = write_temp("batch_reproducer", kFile);
@@ -38,7 +38,7 @@ TEST(SuiteBenchdnn, SkippedTestCasesAreReportedNeverRun) {
     EXPECT_EQ(first.suite, "batch_reproducer");
     EXPECT_EQ(first.source, path + ":2");
     EXPECT_EQ(first.input, "--dir=BWD_D --dt=bf16 --stag=nhwc --mb=1 --attr-post-ops=relu mb2ic4ih5oc4oh5kh3ph1n\"x\"");
-    EXPECT_EQ(first.reason, "--dir=BWD_D: backward data; convcheck has no backward passes yet");
+    EXPECT_EQ(first.reason, "--attr-post-ops: post-ops (eltwise, sum, binary, depthwise) are not modelled by convcheck");
 
     const nlohmann::json record = skipped_record(first);
     EXPECT_EQ(record["record"], "skipped");
@@ -49,10 +49,23 @@ TEST(SuiteBenchdnn, SkippedTestCasesAreReportedNeverRun) {
 
     const auto reasons = skip_reasons(loaded.skipped);  // most frequent first
     ASSERT_EQ(reasons.size(), 2u);
-    EXPECT_EQ(reasons[0].first, first.reason);
+    EXPECT_EQ(reasons[0].first, "--dir=BWD_DW: backward data and weights in one call; convcheck runs each backward "
+                                "pass on its own (BWD_D, BWD_W, BWD_WB)");
     EXPECT_EQ(reasons[0].second, 2);
-    EXPECT_EQ(reasons[1].first, "--dir=BWD_W: backward weights; convcheck has no backward passes yet");
+    EXPECT_EQ(reasons[1].first, first.reason);
     EXPECT_EQ(reasons[1].second, 1);
+}
+
+// BWD_D, BWD_W and BWD_WB are cases of the backward passes (docs/passes.md), never forward ones.
+TEST(SuiteBenchdnn, BackwardDirectionsAreCasesOfTheirPasses) {
+    const LoadedSuite loaded =
+        load_suite(write_temp("batch_backward", "--reset --dir=BWD_D,BWD_W,BWD_WB --mb=2 ic4ih5oc4kh3ph1n\"b\"\n"), 1, "");
+    EXPECT_TRUE(loaded.skipped.empty());
+    ASSERT_EQ(loaded.cases.size(), 3u);
+    const char* base = "conv:n=2,c=4,o=4,g=1,in=5x5,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,";
+    EXPECT_EQ(loaded.cases[0].descriptor(), std::string(base) + "bias=0,dt=f32,data=ncx,wei=oix,dir=bwd_d");
+    EXPECT_EQ(loaded.cases[1].descriptor(), std::string(base) + "bias=0,dt=f32,data=ncx,wei=oix,dir=bwd_w");
+    EXPECT_EQ(loaded.cases[2].descriptor(), std::string(base) + "bias=1,dt=f32,data=ncx,wei=oix,dir=bwd_w");
 }
 
 TEST(SuiteBenchdnn, TheReportGroupsByReasonWithCounts) {
@@ -65,8 +78,8 @@ TEST(SuiteBenchdnn, TheReportGroupsByReasonWithCounts) {
     const std::string report(text, size);
     std::free(text);
     EXPECT_NE(report.find("skipped 3 inputs"), std::string::npos) << report;
-    EXPECT_NE(report.find("       2  --dir=BWD_D: backward data"), std::string::npos) << report;
-    EXPECT_NE(report.find("       1  --dir=BWD_W: backward weights"), std::string::npos) << report;
+    EXPECT_NE(report.find("       2  --dir=BWD_DW: backward data and weights"), std::string::npos) << report;
+    EXPECT_NE(report.find("       1  --attr-post-ops: post-ops"), std::string::npos) << report;
 }
 
 TEST(SuiteBenchdnn, LoadCasesRefusesAFileWithSkipsInsteadOfDroppingThem) {

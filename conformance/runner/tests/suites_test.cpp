@@ -44,7 +44,8 @@ TEST(Suites, BuiltinSuitesExpandToValidCasesWithStableSeeds) {
 
 TEST(Suites, SmokeCoversEveryFeature) {
     bool rank[4] = {}, groups = false, depthwise = false, dilation = false, stride = false, asymmetric = false,
-         negative = false, bias = false, nxc = false, xio = false, dtype[3] = {}, mode[3] = {}, cc = false;
+         negative = false, bias = false, nxc = false, xio = false, dtype[3] = {}, mode[3] = {}, cc = false,
+         backward_data = false, backward_weights_bias = false;
     for (const Case& c : load_cases("smoke", 1, "")) {
         mode[static_cast<int>(c.mode)] = true;
         if (c.op == Op::cc) {
@@ -52,6 +53,8 @@ TEST(Suites, SmokeCoversEveryFeature) {
             continue;
         }
         const auto& d = c.conv;
+        backward_data |= c.op == Op::conv_bwd_data;
+        backward_weights_bias |= c.op == Op::conv_bwd_weights && d.has_bias;
         rank[d.rank] = true;
         groups |= d.groups > 1;
         depthwise |= d.groups > 1 && d.groups == d.in_channels;
@@ -70,6 +73,7 @@ TEST(Suites, SmokeCoversEveryFeature) {
     EXPECT_TRUE(groups && depthwise && dilation && stride && asymmetric && negative && bias && nxc && xio && cc);
     EXPECT_TRUE(dtype[0] && dtype[1] && dtype[2]);
     EXPECT_TRUE(mode[0] && mode[1] && mode[2]);
+    EXPECT_TRUE(backward_data && backward_weights_bias);  // both backward passes (docs/passes.md)
 }
 
 TEST(Suites, ShardsPartitionTheSuiteForAnyCount) {

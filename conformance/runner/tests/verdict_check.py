@@ -29,6 +29,7 @@ check, convcheck, plugin_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix=f"convcheck_verdict_{check}_")
 faultzoo = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo.so")
 wrong_abi = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo_wrong_abi.so")
+abi_1_0 = os.path.join(plugin_dir, "libconvcheck_plugin_abi_1_0.so")
 
 
 def run(args, expect):
@@ -73,19 +74,33 @@ def check_coverage():
     # ... even when the floor is 0: a run that checked nothing has not passed
     run(["run", "--backend", "faultzoo", "--suite", "cc", "--quiet", "--min-coverage", "0"], expect=1)
 
-    # smoke: 82 of 92 execute (the 10 CC cases are declined): 89.1 %
+    # smoke: 92 of 102 execute (the 10 CC cases are declined): 90.2 %
     base = ["run", "--backend", "faultzoo", "--suite", "smoke", "--no-progress"]
     p = run(base + ["--json", path("smoke.jsonl")], expect=0)
-    expect_in(p.stdout, "82 cases executed, 10 declined by the backend, 0 not run of 92 cases in this run: "
-              "coverage 89.1 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
+    expect_in(p.stdout, "92 cases executed, 10 declined by the backend, 0 not run of 102 cases in this run: "
+              "coverage 90.2 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
               "     10: the plugin does not claim continuous convolution")
     s = summary(path("smoke.jsonl"))
-    assert (s["executed"], s["declined"], s["total"], s["not_run"]) == (82, 10, 92, 0), s
-    assert abs(s["coverage"] - 82 / 92) < 1e-12 and s["min_coverage"] == 0.01, s
+    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"], s["not_run"]) == (92, 10, 0, 102, 0), s
+    assert abs(s["coverage"] - 92 / 102) < 1e-12 and s["min_coverage"] == 0.01, s
     p = run(base + ["--min-coverage", "0.95"], expect=1)
-    expect_in(p.stdout, "coverage 89.1 % (82 of 92 cases executed, 10 declined by the backend) is below the floor "
-              "95.0 % from --min-coverage: at least 88 of the 92 cases must execute")
-    run(base + ["--min-coverage", "0.891"], expect=0)
+    expect_in(p.stdout, "coverage 90.2 % (92 of 102 cases executed, 10 declined by the backend) is below the floor "
+              "95.0 % from --min-coverage: at least 97 of the 102 cases must execute")
+    run(base + ["--min-coverage", "0.901"], expect=0)
+
+    # a plugin of ABI 1.0 cannot claim the backward passes: smoke's 10 backward cases are declined and counted apart,
+    # and the floor applies to the 92 cases of the passes it claims (39 execute: 42.4 % of them, 38.2 % of all)
+    old = ["run", "--backend", abi_1_0, "--suite", "smoke", "--no-progress"]
+    p = run(old + ["--json", path("old.jsonl"), "--min-coverage", "0.42"], expect=0)
+    expect_in(p.stdout, "10 declined cases are of a pass the backend does not claim (prop_kinds): the floor applies to "
+              "the other 92 cases, coverage 42.4 % of those",
+              "      6: the plugin does not claim prop_kind backward_weights")
+    s = summary(path("old.jsonl"))
+    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"]) == (39, 63, 10, 102), s
+    p = run(old + ["--min-coverage", "0.43"], expect=1)
+    expect_in(p.stdout, "coverage 42.4 % (39 of 102 cases executed, 63 declined by the backend (10 of a pass it does "
+              "not claim)) is below the floor 43.0 % from --min-coverage: at least 40 of the 92 cases of the passes the "
+              "backend claims must execute")
 
     # a floor in the declarations file: the stricter of the two applies, and the message says where it is from
     declarations = path("backends.json")
@@ -117,7 +132,7 @@ def check_hostile():
          "--no-shrink", "--no-progress", "--json", path("h.jsonl"), "--junit", path("h.xml")], expect=1)
     cases = [r for r in records(path("h.jsonl")) if r["record"] == "case"]
     hostile = [c for c in cases if "hostile" in c["reason"]]
-    assert len(hostile) == 82, len(hostile)  # every conv case of smoke (the 10 CC cases are declined)
+    assert len(hostile) == 92, len(hostile)  # every conv case of smoke, both passes (the 10 CC cases are declined)
     for c in hostile:
         reason = c["reason"]
         assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in reason), repr(reason)
@@ -125,9 +140,9 @@ def check_hostile():
         assert "\ufffd" in reason and "red" in reason and 'hostile <&"\'> ]]>' in reason, repr(reason)
     root = junit(path("h.xml"))
     messages = [e.get("message") for e in root.iter() if e.get("message")]
-    assert sum("hostile" in m for m in messages) == 82, len(messages)
+    assert sum("hostile" in m for m in messages) == 92, len(messages)
     s = summary(path("h.jsonl"))
-    assert s["decline_reasons"][0]["count"] == 13 and "hostile" in s["decline_reasons"][0]["reason"], s
+    assert s["decline_reasons"][0]["count"] == 15 and "hostile" in s["decline_reasons"][0]["reason"], s
     # ... and through a failed negotiation (exit code 3)
     run(["run", "--backend", "faultzoo", "--backend-option", "fault=hostile_create", "--quiet",
          "--json", path("c.jsonl"), "--junit", path("c.xml")], expect=3)
@@ -183,10 +198,10 @@ def check_load_failure():
         run(["run", "--backend", backend, "--suite", "smoke", "--json", path("l.jsonl"), "--junit", path("l.xml")],
             expect=3)
         r = records(path("l.jsonl"))
-        assert r[0]["record"] == "run" and r[0]["cases_total"] == 92, r[0]
+        assert r[0]["record"] == "run" and r[0]["cases_total"] == 102, r[0]
         s = r[-1]
         assert s["record"] == "summary" and s["exit_code"] == 3 and reason in s["error"], s
-        assert (s["executed"], s["not_run"], s["total"]) == (0, 92, 92), s
+        assert (s["executed"], s["not_run"], s["total"]) == (0, 102, 102), s
         suite = junit(path("l.xml")).find("testsuite")
         assert (suite.get("tests"), suite.get("failures")) == ("1", "1"), suite.attrib
         failure = suite.find("testcase/failure")
@@ -230,16 +245,16 @@ def check_merge():
 
 
 def check_stopped():
-    # --fail-fast: the first case crashes; the 91 others did not run, and every artefact says so
+    # --fail-fast: the first case crashes; the 101 others did not run, and every artefact says so
     run(["run", "--backend", "faultzoo", "--backend-option", "fault=segfault", "--suite", "smoke", "--fail-fast",
          "--no-shrink", "--no-progress", "--json", path("ff.jsonl"), "--junit", path("ff.xml")], expect=1)
     s = summary(path("ff.jsonl"))
-    assert (s["executed"], s["not_run"], s["total"]) == (1, 91, 92) and len(s["not_run_cases"]) == 91, s
+    assert (s["executed"], s["not_run"], s["total"]) == (1, 101, 102) and len(s["not_run_cases"]) == 101, s
     assert "--fail-fast" in s["stopped"], s
     suite = junit(path("ff.xml")).find("testsuite")
-    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("92", "1", "91"), suite.attrib
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("102", "1", "101"), suite.attrib
     skipped = [e.get("message") for e in suite.iter("skipped")]
-    assert len(skipped) == 91 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
+    assert len(skipped) == 101 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
     # interrupted: a hanging backend, SIGINT / SIGTERM after the first case started
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = open(path("i.out"), "w")
@@ -257,12 +272,12 @@ def check_stopped():
         assert elapsed < 20, f"took {elapsed:.1f} s: the hanging case was not cut short"
         s = summary(path("i.jsonl"))
         name = signal.Signals(sig).name
-        assert s["stopped"] == f"interrupted by {name}" and s["not_run"] == 92 and s["exit_code"] == 128 + sig, s
+        assert s["stopped"] == f"interrupted by {name}" and s["not_run"] == 102 and s["exit_code"] == 128 + sig, s
         assert not [r for r in records(path("i.jsonl")) if r["record"] == "case"], "a cut-short case was recorded"
         suite = junit(path("i.xml")).find("testsuite")
-        assert suite.get("skipped") == "92", suite.attrib
+        assert suite.get("skipped") == "102", suite.attrib
         with open(path("i.out")) as f:
-            expect_in(f.read(), "stopped early: interrupted by " + name, "92 cases did not run")
+            expect_in(f.read(), "stopped early: interrupted by " + name, "102 cases did not run")
 
 
 def check_paths():

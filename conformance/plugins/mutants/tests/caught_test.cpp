@@ -1,7 +1,8 @@
-// The validator's self-test, over THE list of mutants (mutants.def): the smoke suite catches every
-// bug in the check meant to catch it, on several seeds (the designed cases catch deterministically,
-// not by luck of the data); the baseline passes it; the honest variants (correct code computed
-// another way) pass every designed suite on seeds 1-10 and the full sweep on seed 1.
+// The validator's self-test, over THE list of mutants (mutants.def): the smoke suite (or the suite a
+// bug's caught_in names: invalid, strides, backward) catches every bug in the check meant to catch it,
+// on several seeds (the designed cases catch deterministically, not by luck of the data); the baseline
+// passes it; the honest variants (correct code computed another way) pass every designed suite on seeds
+// 1-10, the full sweep and the strides suite on seed 1 and the backward suite on seeds 1-3.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -57,7 +58,7 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
                         caught == "invalid" || caught == "determinism" || caught == "large" ||
-                        caught == "strides")
+                        caught == "strides" || caught == "backward")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -74,6 +75,28 @@ TEST(Mutants, BaselinePassesTheStridesSuite) {
     EXPECT_GE(results.size(), 40u);
     for (const CaseResult& r : results)
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+}
+
+// The baseline computes both backward passes: it passes every case of the backward suite.
+TEST(Mutants, BaselinePassesTheBackwardSuite) {
+    const auto results = run_suite("none", "backward", 1, "", false);
+    EXPECT_EQ(results.size(), backward_suite().size() * 2);  // each entry in exact and bound mode
+    for (const CaseResult& r : results)
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+}
+
+// A bug meant for the backward suite is a bug of a backward pass only: every forward case of smoke passes.
+TEST(Mutants, BackwardBugsPassEveryForwardCase) {
+    int backward = 0;
+    for (const auto& m : mutants::kMutants) {
+        if (m.caught_in != "backward") continue;
+        ++backward;
+        for (const CaseResult& r : run_suite(std::string(m.name), "smoke", 1, "", false)) {
+            if (r.c.op == Op::conv_bwd_data || r.c.op == Op::conv_bwd_weights) continue;
+            EXPECT_EQ(r.status, Status::passed) << m.name << " " << r.c.id << ": " << r.reason;
+        }
+    }
+    EXPECT_GE(backward, 8);
 }
 
 // The baseline refuses every case of the invalid suite (query: unsupported), and the refusal passes.
@@ -96,16 +119,17 @@ TEST_P(Caught, BySmokeInItsMode) {
     const std::string caught(info(mutant).caught_in);
     const bool determinism = caught == "determinism";
     for (std::uint64_t seed : {1, 2, 3}) {
-        const bool own_suite = caught == "invalid" || caught == "strides";  // suites smoke leaves to them
+        // suites smoke leaves to them (smoke's few backward cases do not hold every backward bug's trigger)
+        const bool own_suite = caught == "invalid" || caught == "strides" || caught == "backward";
         const std::string suite = own_suite ? caught : "smoke";
-        const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism || caught == "strides" ? "" : caught, true,
+        const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism || own_suite ? "" : caught, true,
                                        determinism ? kSelftestDeterminism : Determinism{});
         ASSERT_FALSE(results.empty());
         const CaseResult& last = results.back();
         const bool killed = caught == "crash"  ? last.status == Status::crashed
                             : determinism      ? last.status == Status::failed && last.kind == Kind::nondeterministic
                                                : last.status == Status::failed || last.status == Status::crashed;
-        ASSERT_TRUE(killed) << "mutant " << mutant << " survived the smoke suite's " << caught << " check on seed "
+        ASSERT_TRUE(killed) << "mutant " << mutant << " survived the " << suite << " suite's " << caught << " check on seed "
                             << seed << " (" << results.size() << " cases)";
         // The checks that exist for exactly these bugs must be the ones that catch them.
         if (mutant == "window_overread") {
@@ -128,6 +152,18 @@ TEST_P(Caught, BySmokeInItsMode) {
         }
         if (mutant == "oxi_read_as_oix") {
             EXPECT_EQ(last.c.conv.filter_format, FilterFormat::oxi) << last.reproducer;
+        }
+        // a backward bug fails a case of its own pass, in the gradient it breaks
+        if (caught == "backward") {
+            const bool data = mutant.starts_with("bwd_data");
+            EXPECT_EQ(last.c.op, data ? Op::conv_bwd_data : Op::conv_bwd_weights) << last.reproducer;
+            const char* gradient = data ? "first diff_src[" : mutant.starts_with("bwd_bias") ? "first diff_bias[" : "first diff_weights[";
+            EXPECT_NE(last.reason.find(gradient), std::string::npos) << last.reason;
+        }
+        // only bound mode sees accumulation in the storage type: exact mode's sums are exact in it too
+        if (mutant == "bwd_weights_half_accumulation") {
+            EXPECT_EQ(last.c.mode, accuracy::Mode::bound) << last.reproducer;
+            EXPECT_NE(last.c.conv.dtype, DataType::f32) << last.reproducer;
         }
         if (mutant == "bf16_truncation") {
             EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;
@@ -165,6 +201,7 @@ TEST_P(Honest, PassesEverySuiteOnSeedsOneToTen) {
         for (const char* suite : {"smoke", "edge", "cc", "pairwise"}) check(suite, seed);
     check("full", 1);
     check("strides", 1);
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) check("backward", seed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Every, Honest, ::testing::ValuesIn(names_of(MutantKind::honest)),
