@@ -16,6 +16,9 @@
 
 namespace convcheck::vectors {
 
+// How a dtype is stored in .npy (bf16 as uint16 bit patterns): the manifest's own rule.
+static npy::ElementType element_type_of(DataType t) { return storage_type(to_string(t)); }
+
 namespace {
 
 using nlohmann::json;
@@ -78,14 +81,6 @@ Inputs make_inputs(const ConvDescriptor& d, const std::string& fill, std::uint64
     fail(where, "fill = " + fill + ": must be iota, exact, random or values");
 }
 
-npy::ElementType element_type(DataType t) {
-    switch (t) {
-        case DataType::f32: return npy::ElementType::f32;
-        case DataType::f16: return npy::ElementType::f16;
-        case DataType::bf16: return npy::ElementType::u16;
-    }
-    return npy::ElementType::f32;
-}
 
 }  // namespace
 
@@ -211,7 +206,7 @@ VectorCase generate_case(const json& spec, const std::filesystem::path& out_dir)
 
     std::vector<std::int64_t> ncx_dst{d.batch, d.out_channels};
     for (int a = 0; a < d.rank; ++a) ncx_dst.push_back(d.output_size(a));
-    const auto type = element_type(d.dtype);
+    const auto type = element_type_of(d.dtype);
     c.arrays.push_back(write_array(out_dir, c.name, "src", c.dtype, npy::from_bytes(type, src.data(), d.src_dims())));
     c.arrays.push_back(
         write_array(out_dir, c.name, "weights", c.dtype, npy::from_bytes(type, weights.data(), d.weights_dims())));

@@ -10,19 +10,13 @@
 
 namespace convcheck::vectors {
 
+// How a dtype is stored in .npy (bf16 as uint16 bit patterns): the manifest's own rule.
+static npy::ElementType element_type_of(DataType t) { return storage_type(to_string(t)); }
+
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
     throw std::runtime_error("convcheck_vectors: " + where + ": " + what);
-}
-
-npy::ElementType element_type(DataType t) {
-    switch (t) {
-        case DataType::f32: return npy::ElementType::f32;
-        case DataType::f16: return npy::ElementType::f16;
-        case DataType::bf16: return npy::ElementType::u16;
-    }
-    return npy::ElementType::f32;
 }
 
 // One input tensor of `n` canonical values: "iota" counts 1, 2, ..., 16, 1, ... (data) or cycles
@@ -56,7 +50,7 @@ template <class Store>
 npy::Array stored(DataType dt, std::int64_t elements, const std::vector<std::int64_t>& dims, Store store) {
     std::vector<std::byte> bytes(static_cast<std::size_t>(elements * size_of(dt)));
     store(bytes.data());
-    return npy::from_bytes(element_type(dt), bytes.data(), dims);
+    return npy::from_bytes(element_type_of(dt), bytes.data(), dims);
 }
 
 // The gradient's arrays: <role> in the dtype and layout, <role>_f64 / _magnitude / _terms canonical.
@@ -84,7 +78,7 @@ VectorCase generate_backward_case(const std::filesystem::path& out_dir, VectorCa
     c.generated_by = "convcheck_vectors: reference backward reading 1 (sums over the forward's index set, f64, one "
                      "rounding to dtype)";
     std::mt19937_64 rng(c.seed);
-    const auto type = element_type(d.dtype);
+    const auto type = element_type_of(d.dtype);
     SpatialDims out{};
     for (int a = 0; a < d.rank; ++a) out[a] = d.output_size(a);
     const auto dd_ncx = ncx_dims(d.batch, d.out_channels, out, d.rank);
@@ -150,7 +144,7 @@ VectorCase generate_transposed_case(const std::filesystem::path& out_dir, Vector
     c.arrays.push_back(write_array(out_dir, c.name, "src", c.dtype, s));
     c.arrays.push_back(write_array(out_dir, c.name, "weights", c.dtype, w));
     if (t.has_bias)
-        c.arrays.push_back(write_array(out_dir, c.name, "bias", c.dtype, npy::from_bytes(element_type(t.dtype), b.data(), {t.out_channels})));
+        c.arrays.push_back(write_array(out_dir, c.name, "bias", c.dtype, npy::from_bytes(element_type_of(t.dtype), b.data(), {t.out_channels})));
     SpatialDims out{};
     for (int a = 0; a < t.rank; ++a) out[a] = t.output_size(a);
     const auto dst_ncx = ncx_dims(t.batch, t.out_channels, out, t.rank);
