@@ -22,7 +22,7 @@ class Mutant:
     bug_class: str      # the class of bug (mutants.def), e.g. "rounding", "cc"
     meant: str          # the check meant to catch it: exact, bound, probe, crash; "-" for correct code
     what: str
-    verdict: str        # killed, killed*, MISSED; passes, FAILS for correct code
+    verdict: str        # killed, killed*, MISSED, elsewhere (left to its own suite); passes, FAILS for correct code
     cases: int
     failed: dict        # mode -> cases that failed
     crashed: dict       # mode -> cases that crashed or hanged

@@ -43,3 +43,16 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_faultzoo AND TARGET convche
     set_tests_properties(conformance_backward_jobs_${check} PROPERTIES TIMEOUT 300)
   endforeach()
 endif()
+
+# selftest: a bug meant for a suite of its own (strides, invalid, large) is "elsewhere" on another suite, not
+# missed (exit 0, naming the suite that catches it); a bug the suite could hold and does not catch is missed (exit 1).
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck AND TARGET convcheck_plugin_mutants)
+  add_test(NAME selftest_leaves_a_strides_bug_to_its_suite
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=0 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
+                   $<TARGET_FILE:convcheck> selftest --suite smoke --mutant ignores_strides)
+  add_test(NAME selftest_counts_a_bug_the_suite_misses
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
+                   $<TARGET_FILE:convcheck> selftest --suite backward --mutant bias_dropped)
+  set_tests_properties(selftest_leaves_a_strides_bug_to_its_suite selftest_counts_a_bug_the_suite_misses
+                       PROPERTIES TIMEOUT 120)
+endif()
