@@ -17,6 +17,7 @@
 #include "abi_descriptor.hpp"
 #include "convcheck/plugin.h"
 #include "fuzz_input.hpp"
+#include "memory_layout.hpp"
 
 namespace {
 
@@ -116,11 +117,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         property_failed("abi", "conv_query supports a descriptor that validate() refuses: " +
                                    std::string(e ? "" : "(see from_abi)"));
 
-    // execute a small supported descriptor on buffers of exactly its sizes
-    if (supported && valid && d.macs() <= 100000 && d.src_elements() <= 100000 && d.dst_elements() <= 100000) {
+    // execute a small supported descriptor on buffers of exactly its sizes: each tensor's span under the
+    // descriptor's memory strides (ABI 1.2; dense when it gives none), as the ABI asks of a caller
+    auto span = [&](convcheck::TensorRole role) { return convcheck::layout_of(d, role).span(); };
+    if (supported && valid && d.macs() <= 100000 && span(convcheck::TensorRole::src) <= 100000 &&
+        span(convcheck::TensorRole::dst) <= 100000 && span(convcheck::TensorRole::weights) <= 100000) {
         const int bytes = convcheck::size_of(d.dtype);
-        std::vector<unsigned char> src(d.src_elements() * bytes, 0x3c), weights(d.weights_elements() * bytes, 0x3c),
-            bias(d.bias_elements() * bytes, 0x3c), dst(d.dst_elements() * bytes);
+        std::vector<unsigned char> src(span(convcheck::TensorRole::src) * bytes, 0x3c),
+            weights(span(convcheck::TensorRole::weights) * bytes, 0x3c), bias(d.bias_elements() * bytes, 0x3c),
+            dst(span(convcheck::TensorRole::dst) * bytes);
         RandomStruct<convcheck_conv_args> args(in, sizes_vary);
         auto* a = args.get();
         if (args.declared >= CONVCHECK_STRUCT_SIZE(convcheck_conv_args, dst)) {
