@@ -24,26 +24,39 @@ npy::Array load_role(const VectorSet& set, const VectorCase& c, const char* role
     return load_array(set, c, *entry);
 }
 
-CaseData load_case_data(const VectorSet& set, const VectorCase& c) {
+void require_data(const VectorSet& set, const VectorCase& c, const std::string& dt) {
     if (c.expect_error_attribute)
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": an expect_error case has no data");
+    if (c.dtype != dt)
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": dtype = " + c.dtype + ": the descriptor says " + dt);
+}
+
+OutputArrays load_output_arrays(const VectorSet& set, const VectorCase& c, const std::string& dt, const OutputDims& dims) {
+    OutputArrays a;
+    a.src = load_role(set, c, "src", dt, dims.src);
+    a.weights = load_role(set, c, "weights", dt, dims.weights);
+    if (dims.bias_elements > 0) a.bias = load_role(set, c, "bias", dt, {dims.bias_elements});
+    else if (c.array("bias"))
+        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.bias: the descriptor has bias=0");
+    a.dst = load_role(set, c, "dst", dt, dims.dst);
+    a.dst_f64 = load_role(set, c, "dst_f64", "f64", dims.dst_ncx);
+    a.magnitude = load_role(set, c, "magnitude", "f64", dims.dst_ncx);
+    a.terms = load_role(set, c, "terms", "i64", dims.dst_ncx);
+    return a;
+}
+
+CaseData load_case_data(const VectorSet& set, const VectorCase& c) {
+    if (c.expect_error_attribute)  // before the descriptor: an expect_error case's descriptor may be refused
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": an expect_error case has no data");
     CaseData data;
     data.descriptor = parse_descriptor(c.descriptor);
     const ConvDescriptor& d = data.descriptor;
     const std::string dt(to_string(d.dtype));
-    if (c.dtype != dt)
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": dtype = " + c.dtype + ": the descriptor says " + dt);
+    require_data(set, c, dt);
     std::vector<std::int64_t> ncx_dst{d.batch, d.out_channels};
     for (int a = 0; a < d.rank; ++a) ncx_dst.push_back(d.output_size(a));
-    data.src = load_role(set, c, "src", dt, d.src_dims());
-    data.weights = load_role(set, c, "weights", dt, d.weights_dims());
-    if (d.has_bias) data.bias = load_role(set, c, "bias", dt, {d.out_channels});
-    else if (c.array("bias"))
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.bias: the descriptor has bias=0");
-    data.dst = load_role(set, c, "dst", dt, d.dst_dims());
-    data.dst_f64 = load_role(set, c, "dst_f64", "f64", ncx_dst);
-    data.magnitude = load_role(set, c, "magnitude", "f64", ncx_dst);
-    data.terms = load_role(set, c, "terms", "i64", ncx_dst);
+    static_cast<OutputArrays&>(data) = load_output_arrays(
+        set, c, dt, {d.src_dims(), d.weights_dims(), d.dst_dims(), ncx_dst, d.has_bias ? d.out_channels : 0});
     return data;
 }
 

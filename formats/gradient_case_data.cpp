@@ -2,20 +2,13 @@
 
 namespace convcheck::vectors {
 
-namespace {
-
-std::vector<std::int64_t> ncx(std::int64_t n, std::int64_t c, const SpatialDims& sizes, int rank) {
+std::vector<std::int64_t> ncx_dims(std::int64_t n, std::int64_t c, const SpatialDims& sizes, int rank) {
     std::vector<std::int64_t> dims{n, c};
     for (int a = 0; a < rank; ++a) dims.push_back(sizes[a]);
     return dims;
 }
 
-void require_dtype(const VectorSet& set, const VectorCase& c, const std::string& dt) {
-    if (c.expect_error_attribute)
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": an expect_error case has no data");
-    if (c.dtype != dt)
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": dtype = " + c.dtype + ": the descriptor says " + dt);
-}
+namespace {
 
 StoredGradient gradient(const VectorSet& set, const VectorCase& c, const std::string& role, const std::string& dt,
                         const std::vector<std::int64_t>& stored_dims, const std::vector<std::int64_t>& canonical_dims) {
@@ -35,18 +28,18 @@ BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase&
     data.descriptor = parse_descriptor(c.descriptor);
     const ConvDescriptor& d = data.descriptor;
     const std::string dt(to_string(d.dtype));
-    require_dtype(set, c, dt);
+    require_data(set, c, dt);
     data.diff_dst = load_role(set, c, "diff_dst", dt, d.dst_dims());
     if (d.pass == Pass::backward_data) {
         data.weights = load_role(set, c, "weights", dt, d.weights_dims());
-        data.gradients.push_back(gradient(set, c, "diff_src", dt, d.src_dims(), ncx(d.batch, d.in_channels, d.input_size, d.rank)));
+        data.gradients.push_back(gradient(set, c, "diff_src", dt, d.src_dims(), ncx_dims(d.batch, d.in_channels, d.input_size, d.rank)));
         return data;
     }
     if (d.pass != Pass::backward_weights)
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": not a backward descriptor (dir=bwd_d or dir=bwd_w)");
     data.src = load_role(set, c, "src", dt, d.src_dims());
     data.gradients.push_back(gradient(set, c, "diff_weights", dt, d.weights_dims(),
-                                      ncx(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank)));
+                                      ncx_dims(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank)));
     if (d.has_bias) data.gradients.push_back(gradient(set, c, "diff_bias", dt, {d.out_channels}, {d.out_channels}));
     else if (c.array("diff_bias"))
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.diff_bias: the descriptor has bias=0");
@@ -58,19 +51,12 @@ TransposedCaseData load_transposed_case_data(const VectorSet& set, const VectorC
     data.descriptor = parse_transposed_descriptor(c.descriptor);
     const TransposedDescriptor& t = data.descriptor;
     const std::string dt(to_string(t.dtype));
-    require_dtype(set, c, dt);
+    require_data(set, c, dt);
     SpatialDims out{};
     for (int a = 0; a < t.rank; ++a) out[a] = t.output_size(a);
-    const auto dst_ncx = ncx(t.batch, t.out_channels, out, t.rank);
-    data.src = load_role(set, c, "src", dt, t.src_dims());
-    data.weights = load_role(set, c, "weights", dt, t.forward().weights_dims());
-    if (t.has_bias) data.bias = load_role(set, c, "bias", dt, {t.out_channels});
-    else if (c.array("bias"))
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.bias: the descriptor has bias=0");
-    data.dst = load_role(set, c, "dst", dt, t.dst_dims());
-    data.dst_f64 = load_role(set, c, "dst_f64", "f64", dst_ncx);
-    data.magnitude = load_role(set, c, "magnitude", "f64", dst_ncx);
-    data.terms = load_role(set, c, "terms", "i64", dst_ncx);
+    static_cast<OutputArrays&>(data) = load_output_arrays(
+        set, c, dt, {t.src_dims(), t.forward().weights_dims(), t.dst_dims(), ncx_dims(t.batch, t.out_channels, out, t.rank),
+                     t.has_bias ? t.out_channels : 0});
     return data;
 }
 

@@ -11,6 +11,9 @@
 
 namespace convcheck::vectors {
 
+// [n][c][sizes...] for the first `rank` sizes: a tensor's canonical (NCX / OIX) dims.
+std::vector<std::int64_t> ncx_dims(std::int64_t n, std::int64_t c, const SpatialDims& sizes, int rank);
+
 // One gradient: the stored tensor (the descriptor's dtype and layout), and canonical f64 truth,
 // magnitude (sum of |term|) and term counts.
 struct StoredGradient {
@@ -26,10 +29,9 @@ struct BackwardCaseData {
 // Throws ConvError (descriptor), ManifestError (a missing or mismatched array), npy::NpyError.
 BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase& c);
 
-struct TransposedCaseData {
+// src in the data format, weights the forward's (its filter format), bias empty when !has_bias.
+struct TransposedCaseData : OutputArrays {
     TransposedDescriptor descriptor;
-    npy::Array src, weights, bias;           // src in the data format, weights the forward's, bias empty when !has_bias
-    npy::Array dst, dst_f64, magnitude, terms;
 };
 TransposedCaseData load_transposed_case_data(const VectorSet& set, const VectorCase& c);
 

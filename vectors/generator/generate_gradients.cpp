@@ -7,6 +7,7 @@
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "generate_cc.hpp"
+#include "gradient_case_data.hpp"
 
 namespace convcheck::vectors {
 
@@ -62,11 +63,6 @@ void write_gradient(VectorCase& c, const std::filesystem::path& out_dir, const s
     c.arrays.push_back(write_array(out_dir, c.name, role + "_terms", "i64", npy::from_i64(g.terms, canonical_dims)));
 }
 
-std::vector<std::int64_t> ncx_dims(std::int64_t n, std::int64_t c, const SpatialDims& sizes, int rank) {
-    std::vector<std::int64_t> dims{n, c};
-    for (int a = 0; a < rank; ++a) dims.push_back(sizes[a]);
-    return dims;
-}
 
 }  // namespace
 
@@ -79,9 +75,6 @@ VectorCase generate_backward_case(const std::filesystem::path& out_dir, VectorCa
                      "rounding to dtype)";
     std::mt19937_64 rng(c.seed);
     const auto type = element_type_of(d.dtype);
-    SpatialDims out{};
-    for (int a = 0; a < d.rank; ++a) out[a] = d.output_size(a);
-    const auto dd_ncx = ncx_dims(d.batch, d.out_channels, out, d.rank);
     // diff_dst is stored like dst: the descriptor's dtype and data format (backward.hpp)
     const auto diff_dst = fill(c.fill, false, static_cast<std::size_t>(d.dst_elements()), d.dtype, rng, c.name);
     std::vector<std::byte> dd_bytes(static_cast<std::size_t>(d.dst_elements() * size_of(d.dtype)));
@@ -107,11 +100,9 @@ VectorCase generate_backward_case(const std::filesystem::path& out_dir, VectorCa
     reference::GradientResult bias;
     const auto g = reference::backward_weights(d, s.data.data(), dd_bytes.data(), &bias);
     require_exact(c, d.dtype, g.magnitude, "diff_weights");
-    std::vector<std::int64_t> oix{d.out_channels, d.in_channels / d.groups};
-    for (int a = 0; a < d.rank; ++a) oix.push_back(d.kernel_size[a]);
     write_gradient(c, out_dir, "diff_weights",
                    stored(d.dtype, d.weights_elements(), d.weights_dims(), [&](void* p) { reference::oix_to_weights(d, g.values, p); }),
-                   g, oix);
+                   g, ncx_dims(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank));
     if (d.has_bias) {
         require_exact(c, d.dtype, bias.magnitude, "diff_bias");
         write_gradient(c, out_dir, "diff_bias",
