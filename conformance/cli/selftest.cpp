@@ -42,17 +42,11 @@ std::string caught_text(const MutantVerdict& v) {
     return text;
 }
 
-// A bug whose check is a suite of its own (strides, invalid, large: mutants.def's caught_in), run on another
-// suite: that suite holds none of the cases meant for it, so not catching it there is not a miss.
-bool meant_for_another_suite(const MutantVerdict& v, const std::string& suite) {
-    return (v.meant == "strides" || v.meant == "invalid" || v.meant == "large") && v.meant != suite;
-}
-
 // "killed", "killed*" (not in the check meant for it), "MISSED", "elsewhere" (left to the suite meant for
 // it); "passes" / "FAILS" for correct code.
 std::string verdict_text(const MutantVerdict& v, const std::string& suite) {
     if (v.kind != "bug") return v.killed() ? "FAILS" : "passes";
-    if (!v.killed()) return meant_for_another_suite(v, suite) ? "elsewhere" : "MISSED";
+    if (!v.killed()) return v.meant_for_another_suite(suite) ? "elsewhere" : "MISSED";
     return v.killed_as_meant() ? "killed" : "killed*";
 }
 
@@ -95,7 +89,7 @@ int selftest(const SelftestOptions& o) {
             ++bugs;
             killed += v.killed();
             as_meant += v.killed_as_meant();
-            if (!v.killed()) (meant_for_another_suite(v, o.suite) ? elsewhere : missed).push_back(v.name);
+            if (!v.killed()) (v.meant_for_another_suite(o.suite) ? elsewhere : missed).push_back(v.name);
         } else if (v.killed()) {
             false_alarms.push_back(v.name + " (" + v.first_case + ": " + v.first_reason + ")");
         }
@@ -107,7 +101,7 @@ int selftest(const SelftestOptions& o) {
     std::fprintf(out, "\n");
     for (const auto& m : missed) std::fprintf(out, "  missed: %s\n", m.c_str());
     for (const MutantVerdict& v : verdicts)
-        if (v.kind == "bug" && !v.killed() && meant_for_another_suite(v, o.suite))
+        if (v.kind == "bug" && !v.killed() && v.meant_for_another_suite(o.suite))
             std::fprintf(out, "  elsewhere: %s (convcheck selftest --suite %s)\n", v.name.c_str(), v.meant.c_str());
     for (const auto& f : false_alarms) std::fprintf(out, "  correct code FAILS: %s\n", f.c_str());
     const nlohmann::json record = {{"record", "selftest"}, {"suite", o.suite},     {"seed", o.seed},

@@ -29,6 +29,10 @@ bool MutantVerdict::killed_as_meant() const {
     return (f != failed.end() && f->second > 0) || (c != crashed.end() && c->second > 0);
 }
 
+bool MutantVerdict::meant_for_another_suite(const std::string& suite) const {
+    return (meant == "strides" || meant == "invalid" || meant == "large") && meant != suite;
+}
+
 namespace {
 const char* kind_name(mutants::Kind k) {
     switch (k) {
