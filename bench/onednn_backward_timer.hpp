@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::bench {
 

@@ -4,7 +4,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::bench {
 

@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::bench {
 

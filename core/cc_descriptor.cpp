@@ -1,4 +1,4 @@
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "descriptor.hpp"
-#include "descriptor_unvalidated.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/descriptor_unvalidated.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 #include <charconv>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 
 #include <bit>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "memory_layout.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 #include <algorithm>
 #include <cstring>

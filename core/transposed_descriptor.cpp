@@ -1,9 +1,9 @@
 // The transposed convolution's descriptor (see transposed_descriptor.hpp).
-#include "transposed_descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 #include <map>
 
-#include "descriptor_unvalidated.hpp"
+#include "convcheck/core/descriptor_unvalidated.hpp"
 
 namespace convcheck {
 

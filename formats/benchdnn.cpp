@@ -1,6 +1,6 @@
 // benchdnn convolution problem strings: parse (as benchdnn's str2desc + sanitize_desc + init_pad_r,
 // then the checks oneDNN's convolution descriptor makes), and print.
-#include "benchdnn.hpp"
+#include "convcheck/formats/benchdnn.hpp"
 
 #include <array>
 #include <charconv>

@@ -1,11 +1,11 @@
 // benchdnn's batch(): tokens, `#` comments, `\` continuations; locate_file(): the --batch search.
-#include "benchdnn_batch.hpp"
+#include "convcheck/formats/benchdnn_batch.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck {
 

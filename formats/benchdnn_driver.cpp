@@ -1,13 +1,13 @@
 // benchdnn's conv driver loop (bench_conv.cpp: bench() and check_correctness()), v3.7.1, producing
 // convcheck cases or skip reasons instead of running oneDNN.
-#include "benchdnn_driver.hpp"
+#include "convcheck/formats/benchdnn_driver.hpp"
 
 #include <filesystem>
 #include <regex.h>
 
-#include "benchdnn_batch.hpp"
-#include "benchdnn_mapping.hpp"
-#include "benchdnn_options.hpp"
+#include "convcheck/formats/benchdnn_batch.hpp"
+#include "convcheck/formats/benchdnn_mapping.hpp"
+#include "convcheck/formats/benchdnn_options.hpp"
 
 namespace convcheck {
 

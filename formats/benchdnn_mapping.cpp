@@ -1,6 +1,6 @@
 // The option table of docs/benchdnn.md: each benchdnn conv driver option value mapped exactly onto the
 // canonical descriptor, or the reason it is skipped.
-#include "benchdnn_mapping.hpp"
+#include "convcheck/formats/benchdnn_mapping.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // benchdnn's conv driver option parsing (bench_conv.cpp: the parse_* chain; utils/parser.cpp), v3.7.1.
-#include "benchdnn_options.hpp"
+#include "convcheck/formats/benchdnn_options.hpp"
 
 #include <cstring>
 #include <stdexcept>

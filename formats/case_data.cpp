@@ -1,4 +1,4 @@
-#include "case_data.hpp"
+#include "convcheck/formats/case_data.hpp"
 
 namespace convcheck::vectors {
 

@@ -1,4 +1,4 @@
-#include "gradient_case_data.hpp"
+#include "convcheck/formats/gradient_case_data.hpp"
 
 namespace convcheck::vectors {
 

@@ -1,4 +1,4 @@
-#include "manifest.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 #include <fstream>
 #include <set>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sha256.hpp"
+#include "convcheck/formats/sha256.hpp"
 
 namespace convcheck::vectors {
 

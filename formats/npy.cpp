@@ -1,4 +1,4 @@
-#include "npy.hpp"
+#include "convcheck/formats/npy.hpp"
 
 #include <bit>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <map>
 
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 
 namespace convcheck::npy {
 

@@ -1,4 +1,4 @@
-#include "sha256.hpp"
+#include "convcheck/formats/sha256.hpp"
 
 #include <array>
 #include <cstdint>

@@ -30,7 +30,11 @@ LAYERS = [
     ["formats", "reference", "testing"],   # file formats; the spec-literal reference; test support
     ["conformance/accuracy"],              # the accuracy contract (its tests prove it on the reference)
     ["optimized"],                         # the optimized implementation (tests: against reference and contract)
-    ["conformance"],                       # ABI, runner, plugins, the convcheck command
+    ["conformance/include"],               # the plugin ABI (plugin.h; plugin_support.hpp for in-tree plugins)
+    ["conformance/abi"],                   # descriptors <-> the ABI's structs (the runner and in-tree plugins)
+    ["conformance/plugins"],               # backend plugins, the mutants list among them
+    ["conformance/runner"],                # the runner library: loads plugins, runs cases, judges them
+    ["conformance"],                       # the convcheck command (cli/), backend_test, the plugin template
     ["cmake"],                             # the plugin build function (links the ABI target; installed in the SDK)
     ["vectors"],                           # golden vectors: generated with the contract, checked with the runner
     ["bench", "fuzz"],                     # programs over everything below
@@ -39,8 +43,14 @@ TEST_SUPPORT = "testing"
 # Lower parts that a part's tests may use and its own code may not: the optimized implementation is
 # checked against the reference and the contract, and never computes with them.
 TESTS_ONLY = {"optimized": {"reference", "conformance/accuracy"}}
+# The parts whose tests may use one another whatever their layers: a plugin's tests run the runner on it,
+# the runner's tests run the plugins (integration tests; their libraries and programs still point down).
+TESTS_ACROSS = "conformance"
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".inl", ".def", ".inc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+# A header another part includes lives under <part>/include/convcheck/<name>/ and is included as
+# "convcheck/<name>/<header>" (a part's private headers, seen only by its own files, may be included by name).
+NAMESPACE = "convcheck/"
 
 
 def layer_of(part):
@@ -59,11 +69,17 @@ def is_test_path(rel):
     return "tests" in rel.split("/")[:-1]
 
 
+def under(part, top):
+    return part == top or part.startswith(top + "/")
+
+
 def allowed(from_part, to_part, from_rel, in_test=None):
     in_test = is_test_path(from_rel) if in_test is None else in_test
     if from_part == to_part:
         return True
     if to_part == TEST_SUPPORT and in_test:
+        return True
+    if in_test and under(from_part, TESTS_ACROSS) and under(to_part, TESTS_ACROSS):
         return True
     if to_part in TESTS_ONLY.get(from_part, ()) and not in_test:
         return False
@@ -94,13 +110,20 @@ def part_of(rel):
     return rel.split("/", 1)[0] if "/" in rel else None
 
 
+# Frozen copies of old headers (the ABI as of 1.0 and 1.1), seen only by the plugins built against them:
+# an include elsewhere never means them.
+FROZEN = ("conformance/plugins/abi_history/headers/",)
+
+
 def resolve(include, rel, all_files, by_suffix):
     beside = os.path.normpath(os.path.join(os.path.dirname(rel), include))
     if beside in all_files:
         return [beside]
     if include.startswith("..") or include.startswith("/"):
         return []
-    return by_suffix.get(os.path.normpath(include), [])
+    found = by_suffix.get(os.path.normpath(include), [])
+    current = [f for f in found if not f.startswith(FROZEN) or part_of(f) == part_of(rel)]
+    return current or found
 
 
 def check_includes(root, files):
@@ -135,7 +158,11 @@ def check_includes(root, files):
                                 "cannot tell which layer (give the header a unique path)")
                 continue
             to_part = part if part in target_parts else target_parts[0]
-            if not allowed(part, to_part, rel):
+            if to_part != part and not m.group(1).startswith(NAMESPACE):
+                target = next(t for t in targets if part_of(t) == to_part)
+                problems.append(f"{rel}:{number}: #include \"{m.group(1)}\" ({target}): another part's header is "
+                                f"included by its namespaced path, \"{NAMESPACE}<part>/...\"")
+            elif not allowed(part, to_part, rel):
                 target = next(t for t in targets if part_of(t) == to_part)
                 problems.append(f"{rel}:{number}: #include \"{m.group(1)}\" ({target}): "
                                 f"{describe(part)} must not include {describe(to_part)}" +
@@ -168,9 +195,15 @@ def cmake_commands(text):
         m = CMAKE_COMMAND.search(text, pos)
         if not m:
             return
-        depth, i = 1, m.end()
+        depth, i, quoted = 1, m.end(), False
         while i < len(text) and depth:
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if text[i] == "\\" and quoted:
+                i += 2  # an escaped character in a quoted argument, e.g. "^MUTANT\\(": not a parenthesis
+                continue
+            if text[i] == '"':
+                quoted = not quoted
+            elif not quoted:
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
             i += 1
         body = text[m.end():i - 1]
         yield m.group(1).lower(), re.findall(r'"[^"]*"|[^\s()]+', body), text.count("\n", 0, m.start()) + 1
@@ -238,29 +271,35 @@ def check(root):
 
 
 def selftest():
-    """A scratch tree with an upward include, an upward link, a sibling include and a tests-only include
-    outside tests must give exactly those four findings; the same tree without them, none."""
+    """A scratch tree with an upward include, an upward link, a sibling include, a tests-only include outside
+    tests and another part's header included by bare name must give exactly those five findings; the same tree
+    without them, none."""
     def tree(dir, bad):
         def write(rel, text):
             path = os.path.join(dir, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
                 f.write(text)
-        write("core/descriptor.hpp", "#pragma once\n" + ('#include "npy.hpp"\n' if bad else ""))
+        write("core/include/convcheck/core/descriptor.hpp", "#pragma once\n" +
+              ('#include "convcheck/formats/npy.hpp"\n' if bad else ""))
         write("core/CMakeLists.txt", "add_library(convcheck_core STATIC descriptor.cpp)\n" +
               ("target_link_libraries(convcheck_core PUBLIC convcheck_runner)\n" if bad else ""))
-        write("core/tests/descriptor_test.cpp", '#include "testing/random_descriptor.hpp"\n')
-        write("formats/npy.hpp", '#include "descriptor.hpp"\n' +
+        write("core/tests/descriptor_test.cpp", '#include "convcheck/testing/random_descriptor.hpp"\n')
+        write("formats/include/convcheck/formats/npy.hpp", '#include "convcheck/core/descriptor.hpp"\n' +
               ('#include "convcheck/reference/convolution.hpp"\n' if bad else ""))
-        write("testing/include/testing/random_descriptor.hpp", '#include "descriptor.hpp"\n')
-        write("reference/include/convcheck/reference/convolution.hpp", '#include "descriptor.hpp"\n')
+        write("testing/include/convcheck/testing/random_descriptor.hpp", '#include "convcheck/core/descriptor.hpp"\n')
+        write("reference/include/convcheck/reference/convolution.hpp", '#include "convcheck/core/descriptor.hpp"\n' +
+              ('#include "descriptor.hpp"\n' if bad else ""))
         write("conformance/runner/part.cmake", "add_library(convcheck_runner STATIC a.cpp)\n"
               "target_link_libraries(convcheck_runner PUBLIC convcheck_core)  # convcheck_vectors\n")
-        write("optimized/src/kernel.cpp", '#include "descriptor.hpp"\n' +
+        write("optimized/src/kernel.cpp", '#include "convcheck/core/descriptor.hpp"\n' +
               ('#include "convcheck/reference/convolution.hpp"\n' if bad else ""))
         write("optimized/tests/agreement_test.cpp", '#include "convcheck/reference/convolution.hpp"\n'
-              '#include "testing/random_descriptor.hpp"\n')
-        write("conformance/runner/case.cpp", '#include "npy.hpp"\n#include <vector>\n#include "dnnl.hpp"\n')
+              '#include "convcheck/testing/random_descriptor.hpp"\n')
+        write("optimized/src/private.hpp", "#pragma once\n")
+        write("optimized/src/plan.cpp", '#include "private.hpp"\n')  # a part's private header, by name
+        write("conformance/runner/case.cpp", '#include "convcheck/formats/npy.hpp"\n#include <vector>\n'
+              '#include "dnnl.hpp"\n')
     with tempfile.TemporaryDirectory() as good, tempfile.TemporaryDirectory() as bad:
         tree(good, False)
         tree(bad, True)
@@ -268,18 +307,21 @@ def selftest():
         found, _, _ = check(bad)
     conv = "reference/include/convcheck/reference/convolution.hpp"
     expected = [
-        f'core/descriptor.hpp:2: #include "npy.hpp" (formats/npy.hpp): {describe("core")} must not include '
+        f'core/include/convcheck/core/descriptor.hpp:2: #include "convcheck/formats/npy.hpp" (formats/include/convcheck/formats/npy.hpp): {describe("core")} must not include '
         f'{describe("formats")}',
-        f'formats/npy.hpp:2: #include "convcheck/reference/convolution.hpp" ({conv}): {describe("formats")} '
+        f'formats/include/convcheck/formats/npy.hpp:2: #include "convcheck/reference/convolution.hpp" ({conv}): {describe("formats")} '
         f'must not include {describe("reference")}',
         f'optimized/src/kernel.cpp:2: #include "convcheck/reference/convolution.hpp" ({conv}): '
         f'{describe("optimized")} must not include {describe("reference")} outside its tests',
         f"core/CMakeLists.txt:2: target_link_libraries(... convcheck_runner ...): {describe('core')} must not use "
-        f"convcheck_runner of {describe('conformance')}",
+        f"convcheck_runner of {describe('conformance/runner')}",
+        f'reference/include/convcheck/reference/convolution.hpp:2: #include "descriptor.hpp" '
+        f'(core/include/convcheck/core/descriptor.hpp): another part\'s header is included by its namespaced path, '
+        f'"convcheck/<part>/..."',
     ]
     ok = clean == [] and sorted(found) == sorted(expected)
     print("clean tree:", clean or "no findings")
-    print("tree with four wrong arrows:", *found, sep="\n  ")
+    print("tree with five wrong arrows:", *found, sep="\n  ")
     print("selftest:", "passed" if ok else "FAILED (expected exactly:\n  " + "\n  ".join(expected) + ")")
     return 0 if ok else 1
 

@@ -1,4 +1,4 @@
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "precision_fill.hpp"
+#include "convcheck/accuracy/precision_fill.hpp"
 
 #include <cmath>
 #include <random>

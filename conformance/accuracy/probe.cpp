@@ -1,4 +1,4 @@
-#include "probe.hpp"
+#include "convcheck/accuracy/probe.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "special_fill.hpp"
+#include "convcheck/accuracy/special_fill.hpp"
 
 #include <algorithm>
 #include <cmath>

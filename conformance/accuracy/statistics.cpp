@@ -1,11 +1,11 @@
-#include "statistics.hpp"
+#include "convcheck/accuracy/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 
 namespace convcheck::accuracy {
 

@@ -1,4 +1,4 @@
-#include "stress_fill.hpp"
+#include "convcheck/accuracy/stress_fill.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -17,11 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "memory_limit.hpp"
+#include "convcheck/runner/memory_limit.hpp"
 #include "numeric_options.hpp"
-#include "operation_traits.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::cli {
 

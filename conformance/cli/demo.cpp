@@ -5,7 +5,7 @@
 
 #include "commands.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::cli {
 

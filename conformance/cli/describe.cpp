@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "benchdnn.hpp"
+#include "convcheck/formats/benchdnn.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
 #include "describe_cc.hpp"
 #include "describe_transposed.hpp"
 #include "describe_words.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
 

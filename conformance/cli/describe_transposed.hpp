@@ -1,5 +1,5 @@
 // `convcheck describe` for a transposed convolution: a canonical 'deconv:...' descriptor
-// (core/transposed_descriptor.hpp) or one transposed dialect's attributes (--dialect pytorch_transpose,
+// (core/include/convcheck/core/transposed_descriptor.hpp) or one transposed dialect's attributes (--dialect pytorch_transpose,
 // onnx_transpose, tosa_transpose), shown as the canonical descriptor, the forward convolution it
 // transposes, its pads, output_padding and output shape, then the same request as every transposed
 // dialect reads it, side by side, '*' where a reading differs (another output size or pads_begin:

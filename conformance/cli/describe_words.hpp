@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "convcheck/reference/dialects/dialect.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::cli {
 

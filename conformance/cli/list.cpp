@@ -9,9 +9,9 @@
 
 #include "commands.hpp"
 #include "numeric_options.hpp"
-#include "operation_traits.hpp"
-#include "suite_design.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/runner/suite_design.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::cli {
 

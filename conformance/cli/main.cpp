@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "commands.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::cli {
 int& exit_code() {

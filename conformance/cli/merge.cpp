@@ -17,11 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "junit.hpp"
-#include "number_text.hpp"
-#include "result_files.hpp"
-#include "results.hpp"
-#include "terminal_summary.hpp"
+#include "convcheck/runner/junit.hpp"
+#include "convcheck/runner/number_text.hpp"
+#include "convcheck/runner/result_files.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/terminal_summary.hpp"
 
 namespace convcheck::cli {
 

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "number_text.hpp"
+#include "convcheck/runner/number_text.hpp"
 
 namespace convcheck::cli {
 

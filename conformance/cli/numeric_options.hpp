@@ -1,5 +1,5 @@
 // Every numeric option of every command is declared here, through one rule per kind of number, so a
-// value is read the same strict way everywhere (runner/number_text.hpp) and a bad one is refused
+// value is read the same strict way everywhere (runner/include/convcheck/runner/number_text.hpp) and a bad one is refused
 // with exit code 2 and a message naming the option, the value and the rule:
 //   convcheck: --seed: -1 is not an integer in [0, 18446744073709551615]
 // NaN, infinities, negatives where none belong, fractions where a count belongs, and values past the

@@ -9,22 +9,22 @@
 #include <string>
 #include <vector>
 
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 #include "commands.hpp"
-#include "failure_bundle.hpp"
-#include "host_cpu.hpp"
-#include "interruption.hpp"
-#include "junit.hpp"
+#include "convcheck/runner/failure_bundle.hpp"
+#include "convcheck/runner/host_cpu.hpp"
+#include "convcheck/runner/interruption.hpp"
+#include "convcheck/runner/junit.hpp"
 #include "numeric_options.hpp"
-#include "printable.hpp"
-#include "result_files.hpp"
-#include "memory_limit.hpp"
-#include "progress.hpp"
-#include "results.hpp"
-#include "session.hpp"
-#include "shard.hpp"
-#include "suites.hpp"
-#include "terminal_summary.hpp"
+#include "convcheck/runner/printable.hpp"
+#include "convcheck/runner/result_files.hpp"
+#include "convcheck/runner/memory_limit.hpp"
+#include "convcheck/runner/progress.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/shard.hpp"
+#include "convcheck/runner/suites.hpp"
+#include "convcheck/runner/terminal_summary.hpp"
 
 namespace convcheck::cli {
 
@@ -45,9 +45,9 @@ struct RunOptions {
     double timeout_s = 30.0;
     int threads = 0;
     bool threads_given = false;
-    int repeat = 1;                  // determinism mode (runner/determinism.hpp)
+    int repeat = 1;                  // determinism mode (runner/include/convcheck/runner/determinism.hpp)
     std::vector<int> threads_sweep;
-    std::string dump_failures;       // failure bundles (runner/failure_bundle.hpp)
+    std::string dump_failures;       // failure bundles (runner/include/convcheck/runner/failure_bundle.hpp)
     double min_coverage = kDefaultMinCoverage;
     bool min_coverage_given = false;
     std::string expectations;

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "plugin_loader.hpp"
-#include "selftest.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/plugin_loader.hpp"
+#include "convcheck/runner/selftest.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::cli {
 

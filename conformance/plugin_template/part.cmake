@@ -27,7 +27,7 @@ install(FILES ${CMAKE_BINARY_DIR}/convcheckConfig.cmake ${CMAKE_BINARY_DIR}/conv
               ${PROJECT_SOURCE_DIR}/cmake/ConvcheckPlugin.cmake ${PROJECT_SOURCE_DIR}/cmake/convcheck_plugin_exports.map
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convcheck COMPONENT sdk)
 
-# Where the out-of-tree test builds the template (plugins/backend_test/part.cmake runs the ABI test on it).
+# Where the out-of-tree test builds the template (backend_test/part.cmake runs the ABI test on it).
 set(CONVCHECK_TEMPLATE_TEST_DIR ${CMAKE_BINARY_DIR}/plugin_template_test)
 if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_plugin_template_out_of_tree

@@ -1,6 +1,6 @@
-#include "abi_claims.hpp"
+#include "convcheck/runner/abi_claims.hpp"
 
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 
 namespace convcheck::runner {
 

@@ -1,16 +1,16 @@
 // The arrays of a failure bundle (bundle_arrays.hpp): the shared pieces, and discrete and continuous
 // convolution's arrays (their traits entries' bundle_arrays).
-#include "bundle_arrays.hpp"
+#include "convcheck/runner/bundle_arrays.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "manifest.hpp"
-#include "operation_jobs.hpp"
+#include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner {
 

@@ -1,6 +1,6 @@
-#include "case.hpp"
+#include "convcheck/runner/case.hpp"
 
-#include "operation_traits.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
 

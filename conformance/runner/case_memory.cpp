@@ -1,4 +1,4 @@
-#include "case_memory.hpp"
+#include "convcheck/runner/case_memory.hpp"
 
 #include <unistd.h>
 
@@ -6,11 +6,11 @@
 #include <cmath>
 #include <limits>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
-#include "memory_layout.hpp"
-#include "memory_limit.hpp"
-#include "operation_traits.hpp"
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/runner/memory_limit.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
 

@@ -2,12 +2,12 @@
 // claims -> case data -> isolated execute -> verdict -> expectations. The operation's entry
 // supplies its descriptor's rules, its claims, the modes that apply, its memory and its check (case
 // data, reference, plugin calls, comparison); everything else happens here, once.
-#include "check.hpp"
+#include "convcheck/runner/check.hpp"
 
-#include "abi_claims.hpp"
-#include "abi_descriptor.hpp"
-#include "check_detail.hpp"
-#include "operation_traits.hpp"
+#include "convcheck/runner/abi_claims.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
 

@@ -1,5 +1,5 @@
 // CC's plugin entry points in the isolated child: cc_query, cc_execute (operation_calls.hpp).
-#include "operation_calls.hpp"
+#include "convcheck/runner/operation_calls.hpp"
 
 namespace convcheck::runner {
 

@@ -4,10 +4,10 @@
 #include <cstring>
 #include <random>
 
-#include "abi_descriptor.hpp"
-#include "check_detail.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
-#include "manifest.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -3,11 +3,11 @@
 // (shrink_cc.hpp), naming an output. It has no invalid cases, no benchdnn line and no bench timing.
 #include <nlohmann/json.hpp>
 
-#include "cc_descriptor.hpp"
-#include "cc_window_margin.hpp"
-#include "operation_jobs.hpp"
-#include "shrink_cc.hpp"
-#include "verdict.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/runner/cc_window_margin.hpp"
+#include "convcheck/runner/operation_jobs.hpp"
+#include "convcheck/runner/shrink_cc.hpp"
+#include "convcheck/runner/verdict.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -1,4 +1,4 @@
-#include "cc_window_margin.hpp"
+#include "convcheck/runner/cc_window_margin.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -5,8 +5,8 @@
 // or running out of memory stays what it is.
 #include <cstring>
 
-#include "check_detail.hpp"
-#include "invalid_case.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/invalid_case.hpp"
 
 namespace convcheck::runner::detail {
 

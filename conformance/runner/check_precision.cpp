@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
-#include "check_detail.hpp"
-#include "precision_fill.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/accuracy/precision_fill.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <utility>
 
-#include "check_detail.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "probe.hpp"
+#include "convcheck/accuracy/probe.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -11,10 +11,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "abi_descriptor.hpp"
-#include "check_detail.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "sampled_data.hpp"
+#include "convcheck/runner/sampled_data.hpp"
 
 namespace convcheck::runner::detail {
 

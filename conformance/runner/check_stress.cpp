@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
-#include "check_detail.hpp"
-#include "stress_fill.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/accuracy/stress_fill.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "convcheck/runner/child_process.hpp"
 
 #include <malloc.h>
 #include <sys/prctl.h>
@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "workspace.hpp"
+#include "convcheck/runner/workspace.hpp"
 
 namespace convcheck::runner::child {
 

@@ -1,6 +1,6 @@
-#include "contract.hpp"
+#include "convcheck/runner/contract.hpp"
 
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 
 namespace convcheck::runner {
 

@@ -1,6 +1,6 @@
 // The backward passes' plugin entry points in the isolated child (operation_calls.hpp): conv_query
 // with the pass in desc.prop_kind, then conv_execute with the pass's inputs and outputs.
-#include "operation_calls.hpp"
+#include "convcheck/runner/operation_calls.hpp"
 
 namespace convcheck::runner {
 

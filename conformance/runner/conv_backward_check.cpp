@@ -5,9 +5,9 @@
 // own term counts (backward weights sums over the batch and every output position).
 #include <cmath>
 
-#include "check_detail.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/backward.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 namespace convcheck::runner::detail {
 

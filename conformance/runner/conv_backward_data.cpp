@@ -6,8 +6,8 @@
 #include <cstring>
 #include <random>
 
-#include "abi_descriptor.hpp"
-#include "check_detail.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 namespace convcheck::runner::detail {

@@ -3,9 +3,9 @@
 // bundle's arrays, and bench's timing.
 #include <cstring>
 
-#include "check_detail.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "operation_jobs.hpp"
+#include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner::detail {
 

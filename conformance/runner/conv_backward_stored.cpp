@@ -1,8 +1,8 @@
 // A stored backward-pass vector as the backward check's inputs and truth (check_detail.hpp): the
 // arrays converted to canonical order by the reference's edge functions, the truth read as stored.
-#include "check_detail.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "gradient_case_data.hpp"
+#include "convcheck/formats/gradient_case_data.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <stdexcept>
 
-#include "dtype.hpp"
-#include "operation_calls.hpp"
-#include "workspace.hpp"
+#include "convcheck/core/dtype.hpp"
+#include "convcheck/runner/operation_calls.hpp"
+#include "convcheck/runner/workspace.hpp"
 
 namespace convcheck::runner {
 

@@ -3,12 +3,12 @@
 // execution (conv_calls.cpp), and a stored golden vector's inputs and truth.
 #include <cstring>
 
-#include "abi_descriptor.hpp"
-#include "case_data.hpp"
-#include "check_detail.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/formats/case_data.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "manifest.hpp"
-#include "strided_buffers.hpp"
+#include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/strided_buffers.hpp"
 
 namespace convcheck::runner::detail {
 

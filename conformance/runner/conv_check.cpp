@@ -3,12 +3,12 @@
 // exact and bound here, a stored golden vector, stress, precision and probe beside it.
 #include <cmath>
 
-#include "abi_claims.hpp"
-#include "abi_descriptor.hpp"
-#include "check_detail.hpp"
+#include "convcheck/runner/abi_claims.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "manifest.hpp"
-#include "strided_buffers.hpp"
+#include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/strided_buffers.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -153,7 +153,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
 
     std::vector<double> src, weights, bias;
     if (c.mode == Mode::exact) {
-        // special fills (accuracy/special_fill.hpp): data designed for one rounding question each
+        // special fills (accuracy/include/convcheck/accuracy/special_fill.hpp): data designed for one rounding question each
         if (declined(accuracy::fill_not_applicable(c.fill, d, contract), r)) return;
         auto f = accuracy::make_fill(d, contract, c.fill, c.seed);
         if (declined(inputs_beyond_declared_precision(contract, f.src, f.weights), r)) return;

@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check_detail.hpp"
-#include "descriptor_unvalidated.hpp"
-#include "failure_bundle.hpp"
-#include "invalid_case.hpp"
-#include "operation_jobs.hpp"
-#include "shrink.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/core/descriptor_unvalidated.hpp"
+#include "convcheck/runner/failure_bundle.hpp"
+#include "convcheck/runner/invalid_case.hpp"
+#include "convcheck/runner/operation_jobs.hpp"
+#include "convcheck/runner/shrink.hpp"
 
 namespace convcheck::runner::detail {
 

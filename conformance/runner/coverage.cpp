@@ -1,11 +1,11 @@
-#include "coverage.hpp"
+#include "convcheck/runner/coverage.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include "printable.hpp"
+#include "convcheck/runner/printable.hpp"
 
 namespace convcheck::runner {
 

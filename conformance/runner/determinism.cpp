@@ -1,13 +1,13 @@
 // Determinism mode (determinism.hpp): check_case runs the case once per (thread count, repeat), each run a
 // full isolated check, and compares the outputs of every run with the first run's, byte for byte.
-#include "determinism.hpp"
+#include "convcheck/runner/determinism.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 
-#include "check_detail.hpp"
+#include "convcheck/runner/check_detail.hpp"
 
 namespace convcheck::runner {
 

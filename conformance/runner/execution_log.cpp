@@ -1,4 +1,4 @@
-#include "execution_log.hpp"
+#include "convcheck/runner/execution_log.hpp"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "expectations.hpp"
+#include "convcheck/runner/expectations.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host_cpu.hpp"
-#include "operation_traits.hpp"
-#include "sha256.hpp"
+#include "convcheck/runner/host_cpu.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/formats/sha256.hpp"
 
 #ifndef CONVCHECK_SOURCE_DATA_DIR
 #define CONVCHECK_SOURCE_DATA_DIR ""

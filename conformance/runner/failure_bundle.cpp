@@ -1,4 +1,4 @@
-#include "failure_bundle.hpp"
+#include "convcheck/runner/failure_bundle.hpp"
 
 #include <unistd.h>
 
@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "benchdnn.hpp"
-#include "benchdnn_mapping.hpp"
-#include "npy.hpp"
-#include "operation_traits.hpp"
-#include "printable.hpp"
+#include "convcheck/formats/benchdnn.hpp"
+#include "convcheck/formats/benchdnn_mapping.hpp"
+#include "convcheck/formats/npy.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/runner/printable.hpp"
 
 namespace convcheck::runner {
 

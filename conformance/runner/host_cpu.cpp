@@ -1,4 +1,4 @@
-#include "host_cpu.hpp"
+#include "convcheck/runner/host_cpu.hpp"
 
 #include <fstream>
 #include <sstream>

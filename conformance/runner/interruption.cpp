@@ -1,4 +1,4 @@
-#include "interruption.hpp"
+#include "convcheck/runner/interruption.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "invalid_case.hpp"
+#include "convcheck/runner/invalid_case.hpp"
 
 #include <algorithm>
 

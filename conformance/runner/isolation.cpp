@@ -1,9 +1,9 @@
-#include "isolation.hpp"
+#include "convcheck/runner/isolation.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "thread_pool.hpp"
+#include "convcheck/runner/thread_pool.hpp"
 
 namespace convcheck::runner {
 

@@ -1,8 +1,8 @@
-#include "junit.hpp"
+#include "convcheck/runner/junit.hpp"
 
 #include <sstream>
 
-#include "printable.hpp"
+#include "convcheck/runner/printable.hpp"
 
 namespace convcheck::runner {
 

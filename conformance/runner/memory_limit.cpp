@@ -1,4 +1,4 @@
-#include "memory_limit.hpp"
+#include "convcheck/runner/memory_limit.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>

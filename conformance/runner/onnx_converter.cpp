@@ -16,7 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "suite_onnx.hpp"
+#include "convcheck/runner/suite_onnx.hpp"
 
 extern char** environ;
 

@@ -1,11 +1,11 @@
 // THE table of operations (operation_traits.hpp). One entry per operation or pass; the functions
 // it names live beside their operation (conv_*.cpp, cc_*.cpp, conv_backward_*.cpp).
-#include "operation_traits.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 #include <stdexcept>
 
-#include "check_detail.hpp"
-#include "operation_jobs.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner {
 

@@ -1,4 +1,4 @@
-#include "plugin_loader.hpp"
+#include "convcheck/runner/plugin_loader.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>

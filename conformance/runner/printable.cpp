@@ -1,4 +1,4 @@
-#include "printable.hpp"
+#include "convcheck/runner/printable.hpp"
 
 #include <cstdint>
 

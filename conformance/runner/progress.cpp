@@ -1,4 +1,4 @@
-#include "progress.hpp"
+#include "convcheck/runner/progress.hpp"
 
 #include <signal.h>
 #include <sys/ioctl.h>

@@ -1,4 +1,4 @@
-#include "result_files.hpp"
+#include "convcheck/runner/result_files.hpp"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,12 +1,12 @@
-#include "results.hpp"
+#include "convcheck/runner/results.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <span>
 
-#include "operation_traits.hpp"
-#include "printable.hpp"
-#include "sha256.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/runner/printable.hpp"
+#include "convcheck/formats/sha256.hpp"
 
 namespace convcheck::runner {
 
@@ -16,7 +16,7 @@ namespace {
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-// The statistics of a bound-mode comparison (accuracy/statistics.hpp); null where none were taken.
+// The statistics of a bound-mode comparison (accuracy/include/convcheck/accuracy/statistics.hpp); null where none were taken.
 json statistics_record(const accuracy::Statistics& s) {
     if (s.outputs == 0 && s.vacuous_outputs == 0) return nullptr;
     const double T = double(s.outputs);

@@ -1,4 +1,4 @@
-#include "sampled_data.hpp"
+#include "convcheck/runner/sampled_data.hpp"
 
 #include <algorithm>
 #include <cstring>

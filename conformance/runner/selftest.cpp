@@ -1,10 +1,10 @@
-#include "selftest.hpp"
+#include "convcheck/runner/selftest.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "../plugins/mutants/mutants.hpp"
-#include "session.hpp"
+#include "convcheck/mutants/mutants.hpp"
+#include "convcheck/runner/session.hpp"
 
 namespace convcheck::runner {
 

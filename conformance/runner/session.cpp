@@ -1,9 +1,9 @@
-#include "session.hpp"
+#include "convcheck/runner/session.hpp"
 
 #include <cstdio>
 
-#include "failure_bundle.hpp"
-#include "printable.hpp"
+#include "convcheck/runner/failure_bundle.hpp"
+#include "convcheck/runner/printable.hpp"
 
 namespace convcheck::runner {
 

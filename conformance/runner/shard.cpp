@@ -1,10 +1,10 @@
-#include "shard.hpp"
+#include "convcheck/runner/shard.hpp"
 
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
-#include "number_text.hpp"
+#include "convcheck/runner/number_text.hpp"
 
 namespace convcheck::runner {
 

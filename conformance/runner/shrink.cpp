@@ -1,10 +1,10 @@
-#include "shrink.hpp"
+#include "convcheck/runner/shrink.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 
-#include "operation_traits.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
 

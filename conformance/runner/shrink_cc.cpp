@@ -1,9 +1,9 @@
-#include "shrink_cc.hpp"
+#include "convcheck/runner/shrink_cc.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "cc_window_margin.hpp"
+#include "convcheck/runner/cc_window_margin.hpp"
 
 namespace convcheck::runner {
 

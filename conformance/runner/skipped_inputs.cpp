@@ -1,5 +1,5 @@
 // Skipped inputs: their results record and their report grouped by reason.
-#include "skipped_inputs.hpp"
+#include "convcheck/runner/skipped_inputs.hpp"
 
 #include <algorithm>
 #include <map>

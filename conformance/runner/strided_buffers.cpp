@@ -1,4 +1,4 @@
-#include "strided_buffers.hpp"
+#include "convcheck/runner/strided_buffers.hpp"
 
 #include <algorithm>
 #include <cstring>

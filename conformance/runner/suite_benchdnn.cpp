@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "benchdnn_driver.hpp"
-#include "suites.hpp"
+#include "convcheck/formats/benchdnn_driver.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 

@@ -1,7 +1,7 @@
-// The cc suite: the continuous convolution layers of accuracy/cc_suite_layers.hpp (which says what they
+// The cc suite: the continuous convolution layers of accuracy/include/convcheck/accuracy/cc_suite_layers.hpp (which says what they
 // cover). Bound and probe modes.
-#include "cc_suite_layers.hpp"
-#include "suites.hpp"
+#include "convcheck/accuracy/cc_suite_layers.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 

@@ -1,4 +1,4 @@
-#include "suite_design.hpp"
+#include "convcheck/runner/suite_design.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -5,7 +5,7 @@
 // refuses it (its own error) contributes no case for it; locally connected results are skipped, and
 // so are the versioned dialects (name@release: an older release's reading, see docs/errata.md).
 #include "convcheck/reference/dialects/dialect.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/suites.hpp"
 
 #include <set>
 

@@ -1,16 +1,18 @@
 // Case files. A JSON case file is an array of entries, or {"cases": [...]}, or JSON lines (a results
 // file of `convcheck run --json`: its "case" records are re-run with their own seeds and modes):
 //   {"descriptor": "conv:c=3,o=8,in=12x10,k=3x3", "modes": "be", "name": "mine/1", "seed": 7}
-// ("mode": "exact" may replace "modes"; "fill": "ties" names a special exact-mode fill). A ".onnx" file is an
-// ONNX model (suite_onnx.hpp); anything else is read as a benchdnn batch file.
+// ("mode": "exact" may replace "modes"; "fill": "ties" names a special exact-mode fill). A ".cases" file is a
+// case list (formats/include/convcheck/formats/case_list.hpp, the built-in lists' format), a ".onnx" file an ONNX model (suite_onnx.hpp);
+// anything else is read as a benchdnn batch file.
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "suite_onnx.hpp"
-#include "suites.hpp"
+#include "convcheck/formats/case_list.hpp"
+#include "convcheck/runner/suite_onnx.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 
@@ -87,12 +89,26 @@ std::vector<SuiteEntry> json_entries(const std::string& path, const std::string&
 
 }  // namespace
 
+std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::string& text) {
+    std::vector<SuiteEntry> entries;
+    for (const formats::CaseListEntry& x : formats::read_case_list(path, text)) {
+        SuiteEntry e(x.descriptor, x.modes, x.name);
+        if (!x.fill.empty() && !accuracy::parse_fill(x.fill, &e.fill))
+            throw std::invalid_argument(x.where + ": fill '" + x.fill +
+                                        "': must be standard, ties, overflow or subnormal");
+        e.seed = x.seed;
+        entries.push_back(std::move(e));
+    }
+    return entries;
+}
+
 std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text,
                                          std::vector<SkippedInput>* skipped);
 
 std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text,
                                                 std::vector<SkippedInput>* skipped) {
     if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text);
+    if (path.ends_with(".cases")) return case_list_entries(path, text);
     return benchdnn_entries(path, text, skipped);
 }
 

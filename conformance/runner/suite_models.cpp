@@ -3,7 +3,7 @@
 // nightly runs, not for CI.
 #include <string>
 
-#include "suites.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 

@@ -9,7 +9,7 @@
 //     attributes with those shapes (its refusal or an empty output: skipped with its words);
 //     W[1] * group = C and B of shape [M]; and the output shape that ONNX's shape inference gives Y,
 //     where it gives one, must be the dialect's.
-#include "suite_onnx.hpp"
+#include "convcheck/runner/suite_onnx.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <random>
 
-#include "suite_design.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/suite_design.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 

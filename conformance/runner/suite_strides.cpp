@@ -1,5 +1,5 @@
 // The strides suite (docs/runner.md): tensors that are not dense (ABI 1.2 memory strides,
-// core/memory_layout.hpp) and the OXI (OHWI) filter format. On five problems (1-D, 2-D with bias,
+// core/include/convcheck/core/memory_layout.hpp) and the OXI (OHWI) filter format. On five problems (1-D, 2-D with bias,
 // 3-D, grouped with dilation, depthwise) and both data formats: each tensor strided alone — a
 // permuted view (the memory in the other format's order), padded rows (a row pitch wider than the
 // row), padded channels, a batch pitch with a gap — and all three together; OXI dense and strided,
@@ -7,8 +7,8 @@
 // changes the outputs), bound mode on f16 and bf16, probe mode on a few (a NaN in one input must
 // reach exactly its receptive field through the strides). A backend that does not claim strides or
 // OXI declines these cases, counted as skipped.
-#include "memory_layout.hpp"
-#include "suites.hpp"
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 

@@ -2,8 +2,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "manifest.hpp"
-#include "suites.hpp"
+#include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::runner {
 

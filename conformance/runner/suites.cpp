@@ -1,11 +1,11 @@
-#include "suites.hpp"
+#include "convcheck/runner/suites.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
-#include "invalid_case.hpp"
-#include "operation_traits.hpp"
+#include "convcheck/runner/invalid_case.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
 

@@ -1,8 +1,8 @@
-#include "terminal_summary.hpp"
+#include "convcheck/runner/terminal_summary.hpp"
 
 #include <map>
 
-#include "printable.hpp"
+#include "convcheck/runner/printable.hpp"
 
 namespace convcheck::runner {
 

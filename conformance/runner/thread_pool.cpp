@@ -1,4 +1,4 @@
-#include "thread_pool.hpp"
+#include "convcheck/runner/thread_pool.hpp"
 
 namespace convcheck::runner {
 

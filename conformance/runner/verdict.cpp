@@ -1,10 +1,10 @@
-#include "verdict.hpp"
+#include "convcheck/runner/verdict.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "check.hpp"
+#include "convcheck/runner/check.hpp"
 
 namespace convcheck::runner::detail {
 

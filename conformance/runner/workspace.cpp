@@ -1,4 +1,4 @@
-#include "workspace.hpp"
+#include "convcheck/runner/workspace.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 
 using namespace convcheck;
 

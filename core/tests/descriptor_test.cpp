@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "descriptor.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 
 using namespace convcheck;
 

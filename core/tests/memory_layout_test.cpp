@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "descriptor.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 using namespace convcheck;
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "rational.hpp"
+#include "convcheck/core/rational.hpp"
 
 using convcheck::Rational;
 using convcheck::RationalOverflow;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "testing/random_descriptor.hpp"
-#include "transposed_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 using namespace convcheck;
 

@@ -1,4 +1,4 @@
-// benchdnn batch files read as benchdnn's conv driver reads them (formats/benchdnn_driver.hpp): every test
+// benchdnn batch files read as benchdnn's conv driver reads them (formats/include/convcheck/formats/benchdnn_driver.hpp): every test
 // case benchdnn would run, in its order, either mapped exactly or skipped with its reason; `--batch=`
 // followed in benchdnn's search order; cycles refused. The committed files under data/benchdnn/ cover
 // every option (options), the resolution order (resolve/), a cycle (cycle/) and issue 18's reproducer.
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "benchdnn_batch.hpp"
-#include "benchdnn_driver.hpp"
+#include "convcheck/formats/benchdnn_batch.hpp"
+#include "convcheck/formats/benchdnn_driver.hpp"
 
 using namespace convcheck;
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "benchdnn.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/formats/benchdnn.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 

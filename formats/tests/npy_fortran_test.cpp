@@ -10,7 +10,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "npy.hpp"
+#include "convcheck/formats/npy.hpp"
 
 namespace convcheck::npy {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "npy.hpp"
-#include "sha256.hpp"
+#include "convcheck/formats/npy.hpp"
+#include "convcheck/formats/sha256.hpp"
 
 namespace convcheck::npy {
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin.h"
 #include "fuzz_input.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 namespace {
 

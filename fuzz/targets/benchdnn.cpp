@@ -1,4 +1,4 @@
-// Fuzz target: the benchdnn problem-string and batch-file parser (formats/benchdnn.hpp).
+// Fuzz target: the benchdnn problem-string and batch-file parser (formats/include/convcheck/formats/benchdnn.hpp).
 // Properties: any text either parses or throws ConvError; a parsed problem is a valid canonical
 // descriptor; printing it with to_benchdnn (when benchdnn can express it) and parsing that again
 // gives the same convolution: every field equal except pads_end, which may shrink to the smallest
@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "benchdnn.hpp"
-#include "benchdnn_driver.hpp"
+#include "convcheck/formats/benchdnn.hpp"
+#include "convcheck/formats/benchdnn_driver.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

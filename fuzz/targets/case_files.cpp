@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "expectations.hpp"
+#include "convcheck/runner/expectations.hpp"
 #include "fuzz_input.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
-// Fuzz target: the CC descriptor parser (core/cc_descriptor.hpp).
+// Fuzz target: the CC descriptor parser (core/include/convcheck/core/cc_descriptor.hpp).
 // Properties: any text either parses or throws ConvError (never another exception, a crash or UB);
 // what parses is valid and round-trips through to_string.
 #include <cstdint>
 #include <string>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
 #include "fuzz_input.hpp"

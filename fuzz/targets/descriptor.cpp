@@ -1,10 +1,10 @@
-// Fuzz target: the canonical descriptor parser (core/descriptor.hpp).
+// Fuzz target: the canonical descriptor parser (core/include/convcheck/core/descriptor.hpp).
 // Properties: any text either parses or throws ConvError (never another exception, never a crash
 // or UB); what parses is valid, prints canonically, and reads back equal; printing is a fixed point.
 #include <cstdint>
 #include <string>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 #include "fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz_input.hpp"
-#include "manifest.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     namespace v = convcheck::vectors;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "npy.hpp"
+#include "convcheck/formats/npy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     namespace npy = convcheck::npy;

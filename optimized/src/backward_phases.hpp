@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "cc_grid.hpp"
 #include "cc_kernel.hpp"
 #include "workspace_meter.hpp"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "rational.hpp"
+#include "convcheck/core/rational.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 
 namespace convcheck::optimized::detail {
 

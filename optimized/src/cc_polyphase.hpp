@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "blocked_pack.hpp"
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "cc_grid.hpp"
 #include "cc_kernel.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 #include "workspace_meter.hpp"
 #include "workspace_pool.hpp"
 

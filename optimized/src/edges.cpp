@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 
 namespace convcheck::optimized::detail {
 namespace {

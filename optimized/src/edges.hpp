@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 #include "problem.hpp"
 
 namespace convcheck::optimized::detail {

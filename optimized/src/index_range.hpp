@@ -4,7 +4,7 @@
 // buffers' sizes therefore bounds every intermediate product, so that no i64 arithmetic overflows.
 #pragma once
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -5,7 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "harness.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::optimized;

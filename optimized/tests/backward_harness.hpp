@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "testing/tensor.hpp"
+#include "convcheck/testing/tensor.hpp"
 
 namespace convcheck::optimized::testing {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "backward_harness.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::optimized;

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <random>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "testing/tensor.hpp"
+#include "convcheck/testing/tensor.hpp"
 
 namespace convcheck::optimized::testing {
 

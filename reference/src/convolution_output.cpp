@@ -1,11 +1,11 @@
 // One output of reading 1 from the buffers themselves (convolution.hpp, convolution_output): the
 // forward index set's canonical offsets, mapped to the buffers' formats and strides one element at a
-// time (core/memory_layout.hpp, as the layout edges map them).
+// time (core/include/convcheck/core/memory_layout.hpp, as the layout edges map them).
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
 #include "index_set.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 namespace convcheck::reference {
 

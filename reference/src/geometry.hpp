@@ -5,7 +5,7 @@
 #include <array>
 #include <cstdint>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference::detail {
 

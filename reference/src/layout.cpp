@@ -3,12 +3,12 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 namespace convcheck::reference {
 
 // Every reorder walks the tensor in canonical order (NCX, OIX) and reads or writes the element
-// where the descriptor's format and strides put it (core/memory_layout.hpp): a strided tensor's
+// where the descriptor's format and strides put it (core/include/convcheck/core/memory_layout.hpp): a strided tensor's
 // gaps are never read and never written.
 
 std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src) {

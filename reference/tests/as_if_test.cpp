@@ -6,7 +6,7 @@
 #include "convcheck/reference/as_if.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "problem_data.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 

@@ -15,7 +15,7 @@
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "problem_data.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 

@@ -8,7 +8,7 @@
 
 #include "convcheck/reference/convolution.hpp"
 #include "problem_data.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::testdata {
 

@@ -1,4 +1,4 @@
-// The reference's edges on strided tensors and OXI weights (ABI 1.2, core/memory_layout.hpp): the same
+// The reference's edges on strided tensors and OXI weights (ABI 1.2, core/include/convcheck/core/memory_layout.hpp): the same
 // problem in any memory layout is the same convolution, and the gaps between elements are neither read
 // (they hold NaN) nor written.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "convcheck/reference/convolution.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 using namespace convcheck;
 

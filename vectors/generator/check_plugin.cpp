@@ -1,8 +1,8 @@
 #include "check_plugin.hpp"
 
-#include "manifest.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 namespace convcheck::vectors {
 

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
-#include "descriptor.hpp"
-#include "sha256.hpp"
+#include "convcheck/core/descriptor.hpp"
+#include "convcheck/formats/sha256.hpp"
 
 namespace convcheck::vectors {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "manifest.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::vectors {
 

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/chain.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "manifest.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::vectors {
 

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <random>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "generate_cc.hpp"
-#include "gradient_case_data.hpp"
+#include "convcheck/formats/gradient_case_data.hpp"
 
 namespace convcheck::vectors {
 

@@ -12,7 +12,7 @@
 
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/transposed.hpp"
-#include "gradient_case_data.hpp"
+#include "convcheck/formats/gradient_case_data.hpp"
 
 namespace convcheck::vectors {
 

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "case_data.hpp"
-#include "manifest.hpp"
+#include "convcheck/formats/case_data.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::vectors {
 namespace {

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "accuracy.hpp"
-#include "case_data.hpp"
-#include "cc_descriptor.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/formats/case_data.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
 #include "convcheck/reference/convolution.hpp"

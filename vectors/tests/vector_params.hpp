@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "manifest.hpp"
+#include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::vectors::testing {
 

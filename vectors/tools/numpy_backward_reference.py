@@ -88,7 +88,7 @@ def backward_bias(desc, diff_dst):
 
 
 class Transposed:
-    """A deconv: descriptor: the fields of core/transposed_descriptor.hpp; forward() is the convolution whose
+    """A deconv: descriptor: the fields of core/include/convcheck/core/transposed_descriptor.hpp; forward() is the convolution whose
     backward data it is."""
 
     def __init__(self, text):

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-# ---- the canonical descriptor string (core/descriptor.hpp): conv:n=1,c=16,o=32,g=1,in=7x7,k=3x3,...
+# ---- the canonical descriptor string (core/include/convcheck/core/descriptor.hpp): conv:n=1,c=16,o=32,g=1,in=7x7,k=3x3,...
 
 
 class Descriptor:

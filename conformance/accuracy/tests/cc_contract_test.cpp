@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "../../../reference/tests/cc/cc_fixtures.hpp"
-#include "../../../reference/tests/cc/float_cc.hpp"
-#include "accuracy.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
+#include "convcheck/reference_tests/float_cc.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
-#include "cc_suite_layers.hpp"
+#include "convcheck/accuracy/cc_suite_layers.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../../reference/tests/cc/cc_fixtures.hpp"
-#include "../../../reference/tests/cc/weight_walk.hpp"
-#include "cc_suite_layers.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
+#include "convcheck/reference_tests/weight_walk.hpp"
+#include "convcheck/accuracy/cc_suite_layers.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
 
 namespace convcheck {

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;

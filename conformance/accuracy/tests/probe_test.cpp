@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "convcheck/reference/convolution.hpp"
-#include "probe.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/accuracy/probe.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;

@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
-#include "special_fill.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/accuracy/special_fill.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;

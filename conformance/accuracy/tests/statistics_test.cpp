@@ -9,10 +9,10 @@
 #include <numeric>
 #include <random>
 
-#include "accuracy.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "precision_fill.hpp"
-#include "stress_fill.hpp"
+#include "convcheck/accuracy/precision_fill.hpp"
+#include "convcheck/accuracy/stress_fill.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "convcheck/plugin_support.hpp"
-#include "negative_parameter.hpp"
-#include "window_copy.hpp"
+#include "convcheck/adaptation/negative_parameter.hpp"
+#include "convcheck/adaptation/window_copy.hpp"
 
 namespace convcheck_armnn {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "adaptation.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin.h"
 
 namespace convcheck_armnn {

@@ -1,10 +1,10 @@
-#include "adaptation.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "convcheck/plugin_support.hpp"
-#include "window_copy.hpp"
+#include "convcheck/adaptation/window_copy.hpp"
 
 namespace convcheck_plugin_support {
 

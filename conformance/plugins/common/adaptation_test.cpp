@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "abi_descriptor.hpp"
-#include "adaptation.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 namespace support = convcheck_plugin_support;

@@ -8,7 +8,7 @@ set(CONVCHECK_PLUGIN_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
 # The adaptations need only the ABI header: a plugin still links none of convcheck's convolution code.
 add_library(convcheck_plugin_adaptation STATIC ${CMAKE_CURRENT_LIST_DIR}/adaptation.cpp
             ${CMAKE_CURRENT_LIST_DIR}/window_copy.cpp)
-target_include_directories(convcheck_plugin_adaptation PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_include_directories(convcheck_plugin_adaptation PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
 target_link_libraries(convcheck_plugin_adaptation PUBLIC convcheck_abi)
 set_target_properties(convcheck_plugin_adaptation PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 
@@ -31,7 +31,7 @@ function(convcheck_add_backend_plugin_tests name)
     message(FATAL_ERROR "convcheck_add_backend_plugin_tests(${name}): needs the targets ${target}, "
                         "convcheck_backend_test and convcheck (conformance/CMakeLists.txt lists the parts in order)")
   endif()
-  # The direct ABI-level check of this plugin against the reference (conformance/plugins/backend_test),
+  # The direct ABI-level check of this plugin against the reference (conformance/backend_test),
   # in 4 GoogleTest shards, backend_<name>_1of4 .. 4of4: each plugin call runs in a child process,
   # about 40 ms of CPU each for libtorch (fork, create, its thread pools), so the ~700 children of one
   # whole run (30 s of CPU) would not fit the timeout on a loaded 2-core machine; a shard does.

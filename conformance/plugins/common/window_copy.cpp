@@ -1,4 +1,4 @@
-#include "window_copy.hpp"
+#include "convcheck/adaptation/window_copy.hpp"
 
 #include <cstring>
 #include <stdexcept>

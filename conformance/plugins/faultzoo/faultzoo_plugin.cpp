@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"

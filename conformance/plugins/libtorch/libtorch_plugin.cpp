@@ -10,7 +10,7 @@
 //               (PyTorch's Conv docs: "padding controls the amount of padding applied to the input";
 //               a negative one is refused: "negative padding is not supported"). Equal pads go
 //               there; the excess of the larger pad becomes explicit zeros and a negative pad a
-//               crop of the input (adaptation, conformance/plugins/common/adaptation.hpp; the
+//               crop of the input (adaptation, conformance/plugins/common/include/convcheck/adaptation/adaptation.hpp; the
 //               implementation string says so, e.g. "[cropped, zero-padded]").
 //   dilations   1-based, as ours. groups as ours.
 //   output      the result is copied into the runner's dst only when its shape is exactly the
@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "adaptation.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
 
 #ifndef CONVCHECK_LIBTORCH_VERSION

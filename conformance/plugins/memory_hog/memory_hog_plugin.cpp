@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/reference/convolution.hpp"
 

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "convcheck/reference/convolution.hpp"
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
-#include "precision_fill.hpp"
+#include "convcheck/accuracy/precision_fill.hpp"
 
 namespace {
 

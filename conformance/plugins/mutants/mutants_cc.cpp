@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "mutants_impl.hpp"
 
 namespace convcheck::mutants {

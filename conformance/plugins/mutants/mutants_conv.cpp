@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 #include "mutants_problem.hpp"
 
 namespace convcheck::mutants {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "convcheck/plugin.h"
-#include "mutants.hpp"
+#include "convcheck/mutants/mutants.hpp"
 
 namespace convcheck::mutants {
 

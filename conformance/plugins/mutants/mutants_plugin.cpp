@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "abi_descriptor.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "mutants_impl.hpp"
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 #include "mutants_impl.hpp"
 
 namespace convcheck::mutants {

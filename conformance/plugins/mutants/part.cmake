@@ -1,7 +1,10 @@
 # The mutants plugin (one deliberate bug per `--backend-option mutant=<name>`, plus honest variants)
 # and its tests: every bug is caught by the smoke suite in the mode meant to catch it, and the
 # baseline and the honest variants pass everything.
-set(CONVCHECK_MUTANTS_DEF ${CMAKE_CURRENT_LIST_DIR}/mutants.def CACHE INTERNAL "THE list of mutants")
+set(CONVCHECK_MUTANTS_DEF ${CMAKE_CURRENT_LIST_DIR}/include/convcheck/mutants/mutants.def CACHE INTERNAL "THE list of mutants")
+# The list as C++ (convcheck/mutants/mutants.hpp): the plugin, its tests and `convcheck selftest` read it.
+add_library(convcheck_mutant_list INTERFACE)
+target_include_directories(convcheck_mutant_list INTERFACE ${CMAKE_CURRENT_LIST_DIR}/include)
 
 # convcheck_mutant_names(<var> [KIND baseline|bug|honest] [VECTORS]): the names of mutants.def (THE
 # list), optionally only those of one kind or only those the stored golden vectors catch; with
@@ -28,7 +31,7 @@ endfunction()
 
 convcheck_add_backend_plugin(mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/mutants_plugin.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_conv.cpp
                      ${CMAKE_CURRENT_LIST_DIR}/mutants_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_cc.cpp
-                     LIBS convcheck_core convcheck_abi_descriptor)
+                     LIBS convcheck_core convcheck_abi_descriptor convcheck_mutant_list)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CONVCHECK_MUTANTS_DEF})
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(mutants_caught_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/caught_test.cpp LIBS convcheck_runner)

@@ -8,7 +8,7 @@
 //               padding_r + stride > 0 (conv_desc_init, src/common/convolution.cpp); a pad outside
 //               that rule is a crop of the input (or, when the crop passes the whole input, the
 //               axis's padded range as explicit zeros), done before the call (adaptation,
-//               conformance/plugins/common/adaptation.hpp; the implementation string says so).
+//               conformance/plugins/common/include/convcheck/adaptation/adaptation.hpp; the implementation string says so).
 //   groups      weights get a leading G dimension: {G, O/G, I/G, k...}.
 //   formats     the runner's buffers are described exactly (NCX/NXC data, OIX/XIO weights, by
 //               strides); the primitive picks its own layout (format_tag::any) and we reorder into
@@ -44,7 +44,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "adaptation.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
 
 namespace support = convcheck_plugin_support;

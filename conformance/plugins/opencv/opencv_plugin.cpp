@@ -17,7 +17,7 @@
 //               cv::Exception comes back as the error's message); the plugin refuses only groups 0
 //               (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express": blobs[0] is {O, I/G, k...}, and
 //               OpenCV derives the group count from it).
-// The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
+// The adaptations are conformance/plugins/common/include/convcheck/adaptation/adaptation.hpp; the implementation string names
 // the ones that ran.
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "adaptation.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
 
 namespace support = convcheck_plugin_support;

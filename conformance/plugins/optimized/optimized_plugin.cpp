@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "abi_descriptor.hpp"
-#include "memory_layout.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
@@ -86,7 +86,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
 
 // The case as the optimized implementation takes it: dense tensors, OIX or XIO weights. ABI 1.2's
 // strided tensors and OXI weights (the plugin claims them) are copied into that form, element by
-// element (copy_tensor, core/memory_layout.hpp), and the result copied out into dst's own layout,
+// element (copy_tensor, core/include/convcheck/core/memory_layout.hpp), and the result copied out into dst's own layout,
 // its gaps untouched; the implementation string then says " [dense copies]".
 convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
     d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();

@@ -8,7 +8,7 @@
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "abi_descriptor.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
 
 namespace {

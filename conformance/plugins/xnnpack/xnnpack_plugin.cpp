@@ -23,7 +23,7 @@
 //   threads     a pthreadpool of create_args.num_threads threads (0: one per logical processor),
 //               started at the instance's first prepare, never at load time (plugin.h, "Processes and
 //               threads"); no pool is started for a case that is only queried.
-// The adaptations are conformance/plugins/common/adaptation.hpp; the implementation string names
+// The adaptations are conformance/plugins/common/include/convcheck/adaptation/adaptation.hpp; the implementation string names
 // the ones that ran. XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input array
 // (xnnpack.h); the runner's buffers are exactly sized, so the inputs go through padded copies.
 #include <pthreadpool.h>
@@ -36,9 +36,9 @@
 #include <string>
 #include <vector>
 
-#include "adaptation.hpp"
+#include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
-#include "negative_parameter.hpp"
+#include "convcheck/adaptation/negative_parameter.hpp"
 
 #ifndef CONVCHECK_XNNPACK_VERSION
 #define CONVCHECK_XNNPACK_VERSION "unknown"

@@ -5,11 +5,11 @@
 // plugin's claims do not cover instead of letting it read a mixed case as one dtype).
 #include <gtest/gtest.h>
 
-#include "abi_claims.hpp"
-#include "abi_descriptor.hpp"
-#include "results.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/abi_claims.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

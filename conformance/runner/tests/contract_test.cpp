@@ -1,4 +1,4 @@
-// The one contract (runner/contract.hpp) that the runner, the golden-vector checker and the direct
+// The one contract (runner/include/convcheck/runner/contract.hpp) that the runner, the golden-vector checker and the direct
 // plugin test share: a described f64 accumulation gives the f64 bound (finite), the data file's
 // declarations override the description, and the declared slack ("bound", "input_precision") is read
 // with its reason or refused naming the key, the value and the rule.
@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "contract.hpp"
+#include "convcheck/runner/contract.hpp"
 #include "convcheck/plugin.h"
 
 using namespace convcheck;

@@ -3,9 +3,9 @@
 // executed/total, the floor and where it came from; a run in which nothing executed fails.
 #include <gtest/gtest.h>
 
-#include "coverage.hpp"
-#include "expectations.hpp"
-#include "results.hpp"
+#include "convcheck/runner/coverage.hpp"
+#include "convcheck/runner/expectations.hpp"
+#include "convcheck/runner/results.hpp"
 
 using namespace convcheck::runner;
 using nlohmann::json;

@@ -1,4 +1,4 @@
-// Determinism mode (runner/determinism.hpp): the two mutants whose bits depend on the thread count or on
+// Determinism mode (runner/include/convcheck/runner/determinism.hpp): the two mutants whose bits depend on the thread count or on
 // the run (each inside the bound, so one run of any mode passes them) fail it as "nondeterministic", with
 // the first differing output's coordinates, both values and both runs named; correct code (the baseline,
 // every honest mutant, the optimized plugin) passes it; a backend that declares "nondeterministic" in
@@ -7,11 +7,11 @@
 
 #include <regex>
 
-#include "../../plugins/mutants/mutants.hpp"
+#include "convcheck/mutants/mutants.hpp"
 #include "convcheck/reference/convolution.hpp"
-#include "selftest.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/selftest.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

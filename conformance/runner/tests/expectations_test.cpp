@@ -3,8 +3,8 @@
 // malformed file is refused with the entry and the rule named.
 #include <gtest/gtest.h>
 
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

@@ -7,11 +7,11 @@
 
 #include <regex>
 
-#include "cc_window_margin.hpp"
-#include "results.hpp"
-#include "session.hpp"
-#include "shrink_cc.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/cc_window_margin.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/shrink_cc.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

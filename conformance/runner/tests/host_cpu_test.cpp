@@ -3,9 +3,9 @@
 // judged against the flags given; backends.json's "cpu" match key and accumulation_on_cpu use them.
 #include <gtest/gtest.h>
 
-#include "expectations.hpp"
-#include "host_cpu.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/expectations.hpp"
+#include "convcheck/runner/host_cpu.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

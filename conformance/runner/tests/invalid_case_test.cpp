@@ -7,10 +7,10 @@
 #include <map>
 #include <set>
 
-#include "descriptor_unvalidated.hpp"
-#include "invalid_case.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/core/descriptor_unvalidated.hpp"
+#include "convcheck/runner/invalid_case.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;
@@ -36,7 +36,7 @@ const std::map<std::string, std::string> kRuleOf = {
     {"padded_input_smaller_than_dilated_kernel", "(k-1)*d+1 = 7 exceeds the padded input"},
     {"cropping_pads_leave_less_than_kernel", "exceeds the padded input input+pads_begin+pads_end = 2"},
     {"element_count_overflows_64_bits", "the element count overflows 64 bits"},
-    // memory strides (ABI 1.2, core/memory_layout.hpp)
+    // memory strides (ABI 1.2, core/include/convcheck/core/memory_layout.hpp)
     {"src_strides_overlap", "ss (src strides) = 144x36x3x1: stride 2 (3) is within the span of the smaller strides"},
     {"src_stride_negative", "ss (src strides) = 144x36x-6x1: stride 2 is -6: every stride must be >= 1"},
     {"weights_stride_zero", "ws (weights strides) = 36x9x3x0: stride 3 is 0: every stride must be >= 1"},

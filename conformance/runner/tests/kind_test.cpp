@@ -8,10 +8,10 @@
 
 #include <cstring>
 
-#include "check_detail.hpp"
-#include "results.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

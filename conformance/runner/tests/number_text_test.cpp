@@ -2,7 +2,7 @@
 // or it is refused (never wrapped around, clamped or read as NaN).
 #include <gtest/gtest.h>
 
-#include "number_text.hpp"
+#include "convcheck/runner/number_text.hpp"
 
 using namespace convcheck::runner;
 

@@ -4,8 +4,8 @@
 // element in the tensor's own layout).
 #include <gtest/gtest.h>
 
-#include "operation_jobs.hpp"
-#include "operation_traits.hpp"
+#include "convcheck/runner/operation_jobs.hpp"
+#include "convcheck/runner/operation_traits.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "printable.hpp"
+#include "convcheck/runner/printable.hpp"
 
 using convcheck::runner::printable_line;
 

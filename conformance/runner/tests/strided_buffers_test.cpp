@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "strided_buffers.hpp"
+#include "convcheck/runner/strided_buffers.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

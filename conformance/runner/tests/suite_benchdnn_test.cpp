@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "suites.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck::runner;
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 
-#include "cc_descriptor.hpp"
-#include "suite_design.hpp"
-#include "suites.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/runner/suite_design.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

@@ -3,7 +3,7 @@
 // real models is conformance/formats/tests/onnx_suite_check.py).
 #include <gtest/gtest.h>
 
-#include "suite_onnx.hpp"
+#include "convcheck/runner/suite_onnx.hpp"
 
 namespace convcheck::runner {
 namespace {

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <set>
 
-#include "shard.hpp"
-#include "shrink.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/shard.hpp"
+#include "convcheck/runner/shrink.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;
@@ -134,6 +134,48 @@ TEST(Suites, JsonCaseFileValuesOfTheWrongKindNameKeyValueAndRule) {
         } catch (const std::invalid_argument& e) {
             EXPECT_NE(std::string(e.what()).find(b.expected), std::string::npos) << e.what();
             EXPECT_NE(std::string(e.what()).find("mine.json: case 0"), std::string::npos) << e.what();
+        }
+    }
+}
+
+// A case list (.cases, the built-in lists' format) reads as the JSON case file does; a bad mode letter or
+// fill is refused naming the file and line, never read as another mode.
+TEST(Suites, CaseListsRead) {
+    const auto path = write_temp("mine.cases", "# why\nc=2,o=2,in=5,k=3  be  x  # a comment\n"
+                                               "c=4,o=4,in=6x7,k=3x3,pb=1x1,pe=1x1,dt=f16  e  ties  fill=ties  seed=9\n"
+                                               "cc:cin=1,cout=1,in=4x4,scale=1/2  p  -\n");
+    const auto cases = load_cases(path, 1, "");
+    ASSERT_EQ(cases.size(), 4u);
+    EXPECT_EQ(cases[0].mode, accuracy::Mode::bound);
+    EXPECT_EQ(cases[1].mode, accuracy::Mode::exact);
+    EXPECT_EQ(cases[0].name, "x");
+    EXPECT_EQ(cases[2].fill, accuracy::Fill::ties);
+    EXPECT_EQ(cases[2].seed, 9u);
+    EXPECT_EQ(cases[3].op, Op::cc);
+    EXPECT_EQ(cases[3].name, "");
+    for (const auto& [text, words] : {std::pair{"c=1,o=1,in=3,k=1 e x fill=tie\n", "mine.cases:1: fill 'tie'"},
+                                      std::pair{"\nc=1,o=1,in=3,k=1 q x\n", "mode"},
+                                      std::pair{"c=1,o=1,in=3,k=1 b x dt=f16\n", "mine.cases:1: field 'dt=f16'"}}) {
+        try {
+            load_cases(write_temp("mine.cases", text), 1, "");
+            ADD_FAILURE() << text << ": must be refused";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    }
+}
+
+// The built-in lists are the files conformance/data/suites/<name>.cases, built in.
+TEST(Suites, BuiltinListsAreTheCaseListFiles) {
+    for (const char* name : {"smoke", "edge", "invalid", "accuracy", "large", "backward"}) {
+        const auto from_file = file_suite_entries(std::string(CONVCHECK_SOURCE_DIR) + "/conformance/data/suites/" + name + ".cases");
+        const auto builtin = builtin_suite_entries(name);
+        ASSERT_EQ(from_file.size(), builtin.size()) << name;
+        for (std::size_t i = 0; i < builtin.size(); ++i) {
+            EXPECT_EQ(from_file[i].descriptor, builtin[i].descriptor) << name << " " << i;
+            EXPECT_EQ(from_file[i].modes, builtin[i].modes) << name << " " << i;
+            EXPECT_EQ(from_file[i].name, builtin[i].name) << name << " " << i;
+            EXPECT_EQ(from_file[i].fill, builtin[i].fill) << name << " " << i;
         }
     }
 }

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "thread_pool.hpp"
+#include "convcheck/runner/thread_pool.hpp"
 
 using namespace convcheck::runner;
 

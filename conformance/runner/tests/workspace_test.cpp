@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "workspace.hpp"
+#include "convcheck/runner/workspace.hpp"
 
 using namespace convcheck::runner;
 

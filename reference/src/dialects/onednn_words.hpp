@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference::dialects::onednn::detail {
 

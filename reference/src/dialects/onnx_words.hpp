@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference::dialects::onnx::detail {
 

@@ -2,7 +2,7 @@
 // input with target scale 1/4, for both augmentation examples, with the exact scales of the table.
 #include <gtest/gtest.h>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/cc/chain.hpp"
 
 using namespace convcheck;

@@ -2,7 +2,7 @@
 // accuracy-contract outputs, and clear errors for bad input.
 #include <gtest/gtest.h>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::cc;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 
 using namespace convcheck;

@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 using namespace convcheck;

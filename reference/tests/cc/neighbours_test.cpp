@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
 
 using namespace convcheck;

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::cc;

@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::cc;

@@ -10,7 +10,7 @@
 
 #include <numeric>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 using namespace convcheck;

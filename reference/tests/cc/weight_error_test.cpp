@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
-#include "float_cc.hpp"
-#include "weight_walk.hpp"
+#include "convcheck/reference_tests/float_cc.hpp"
+#include "convcheck/reference_tests/weight_walk.hpp"
 
 namespace convcheck {
 namespace {

@@ -3,7 +3,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "convcheck/reference/dialects/locally_connected.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using reference::kernel_positions;

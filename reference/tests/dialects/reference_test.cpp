@@ -5,8 +5,8 @@
 
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
-#include "testing/tensor.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/tensor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::dialects;

@@ -7,7 +7,7 @@
 #include "convcheck/reference/dialects/transposed.hpp"
 #include "transposed_cases.hpp"
 #include "convcheck/reference/transposed.hpp"
-#include "testing/random_descriptor.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::dialects;

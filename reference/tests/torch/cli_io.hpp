@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dtype.hpp"
+#include "convcheck/core/dtype.hpp"
 
 namespace convcheck::cli_io {
 

@@ -7,8 +7,8 @@ import subprocess
 
 
 def parse(descriptor):
-    """The canonical descriptor's fields (conv:... or deconv:..., core/descriptor.hpp and
-    core/transposed_descriptor.hpp): spatial keys as lists of the rank's length."""
+    """The canonical descriptor's fields (conv:... or deconv:..., core/include/convcheck/core/descriptor.hpp and
+    core/include/convcheck/core/transposed_descriptor.hpp): spatial keys as lists of the rank's length."""
     body = descriptor.split(":", 1)[1] if descriptor.startswith(("conv:", "deconv:")) else descriptor
     fields = dict(item.split("=") for item in body.split(","))
     spatial = lambda key, default: [int(v) for v in fields.get(key, default).split("x")]  # noqa: E731

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <map>
 
-#include "accuracy.hpp"
-#include "case_data.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/formats/case_data.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "vector_params.hpp"

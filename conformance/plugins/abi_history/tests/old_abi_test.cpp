@@ -7,10 +7,10 @@
 
 #include <string>
 
-#include "abi_claims.hpp"
-#include "abi_descriptor.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/abi_claims.hpp"
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

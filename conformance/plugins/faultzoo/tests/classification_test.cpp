@@ -4,9 +4,9 @@
 
 #include <utility>
 
-#include "results.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

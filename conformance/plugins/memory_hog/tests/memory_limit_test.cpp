@@ -13,10 +13,10 @@
 #include <fstream>
 #include <string>
 
-#include "case_memory.hpp"
-#include "memory_limit.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/case_memory.hpp"
+#include "convcheck/runner/memory_limit.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "results.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/runner/results.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

@@ -7,10 +7,10 @@
 
 #include <string>
 
-#include "../mutants.hpp"
-#include "selftest.hpp"
-#include "session.hpp"
-#include "suites.hpp"
+#include "convcheck/mutants/mutants.hpp"
+#include "convcheck/runner/selftest.hpp"
+#include "convcheck/runner/session.hpp"
+#include "convcheck/runner/suites.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;

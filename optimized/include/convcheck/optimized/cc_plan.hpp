@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 
 namespace convcheck::optimized {
 

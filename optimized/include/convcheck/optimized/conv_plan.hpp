@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::optimized {
 

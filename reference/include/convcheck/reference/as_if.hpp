@@ -24,7 +24,7 @@
 #include <span>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference {
 

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference {
 

@@ -1,4 +1,4 @@
-// The spec-literal reference for transposed convolution (core/transposed_descriptor.hpp): the
+// The spec-literal reference for transposed convolution (core/include/convcheck/core/transposed_descriptor.hpp): the
 // backward data of the forward convolution it transposes, plus a bias. With F = t.forward():
 //   dst(n, oc, x) = bias(oc) + sum over (ic, y, k) paired with (n, oc, x) by F's index set of
 //                   src(n, ic, y) * weights(ic, oc_g, k),   x = y*S - P_L + k*D inside [0, out)
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "convcheck/reference/convolution.hpp"
-#include "transposed_descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck::reference {
 

@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_kernel.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
 #include "convcheck/reference/convolution.hpp"  // ConvResult

@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 
 namespace convcheck::reference::cc {

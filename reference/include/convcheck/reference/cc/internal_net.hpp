@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 
 namespace convcheck::reference::cc {
 

@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
 
 namespace convcheck::reference::cc {

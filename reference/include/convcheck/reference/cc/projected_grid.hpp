@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "cc_descriptor.hpp"
-#include "rational.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/core/rational.hpp"
 
 namespace convcheck::reference::cc {
 

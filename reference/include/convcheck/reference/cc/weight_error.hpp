@@ -28,7 +28,7 @@
 #include <span>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_kernel.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference::dialects {
 

@@ -12,7 +12,7 @@
 #include <span>
 
 #include "convcheck/reference/convolution.hpp"
-#include "descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
 
 namespace convcheck::reference {
 

@@ -1,5 +1,5 @@
 // Transposed-convolution dialects: each framework's transposed convolution read literally into the
-// canonical TransposedDescriptor (core/transposed_descriptor.hpp), or into that framework's own error.
+// canonical TransposedDescriptor (core/include/convcheck/core/transposed_descriptor.hpp), or into that framework's own error.
 // The text API is the forward dialects' (dialect.hpp: key=value attributes, shape keys n c o in k):
 // c is the transposed op's input channels, o its output channels, in its input spatial sizes.
 //
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "convcheck/reference/dialects/dialect.hpp"
-#include "transposed_descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck::reference::dialects {
 

@@ -1,0 +1,163 @@
+#include "convcheck/abi/abi_descriptor.hpp"
+
+namespace convcheck::runner {
+
+convcheck_conv_desc to_abi(const ConvDescriptor& d) {
+    convcheck_conv_desc c{};
+    c.struct_size = sizeof(c);
+    c.rank = d.rank;
+    c.batch = d.batch;
+    c.in_channels = d.in_channels;
+    c.out_channels = d.out_channels;
+    c.groups = d.groups;
+    for (int a = 0; a < 3; ++a) {
+        const bool used = a < d.rank;
+        c.input_size[a] = used ? d.input_size[a] : 1;
+        c.kernel_size[a] = used ? d.kernel_size[a] : 1;
+        c.strides[a] = used ? d.strides[a] : 1;
+        c.dilations[a] = used ? d.dilations[a] : 1;
+        c.pads_begin[a] = used ? d.pads_begin[a] : 0;
+        c.pads_end[a] = used ? d.pads_end[a] : 0;
+    }
+    c.has_bias = d.has_bias ? 1 : 0;
+    c.dtype = static_cast<int32_t>(d.dtype);  // DataType and convcheck_dtype share values for f32/f16/bf16
+    c.data_format = static_cast<int32_t>(d.data_format);
+    c.filter_format = static_cast<int32_t>(d.filter_format);
+    // 1.2: one dtype for every tensor, the descriptor's pass, no extension (all the core describes)
+    c.src_dtype = c.weights_dtype = c.bias_dtype = c.dst_dtype = c.dtype;
+    c.prop_kind = d.pass == Pass::backward_data      ? CONVCHECK_BACKWARD_DATA
+                  : d.pass == Pass::backward_weights ? CONVCHECK_BACKWARD_WEIGHTS
+                                                     : CONVCHECK_FORWARD;
+    c.next = nullptr;
+    // 1.2, memory layout: all zero is dense
+    auto put = [](const std::vector<std::int64_t>& from, int64_t* to) {
+        for (std::size_t i = 0; i < from.size() && i < 5; ++i) to[i] = from[i];
+    };
+    put(d.src_strides, c.src_strides);
+    put(d.weights_strides, c.weights_strides);
+    put(d.dst_strides, c.dst_strides);
+    return c;
+}
+
+ConvDescriptor from_abi(const convcheck_conv_desc& c) {
+    ConvDescriptor d;
+    d.rank = c.rank;
+    d.batch = c.batch;
+    d.in_channels = c.in_channels;
+    d.out_channels = c.out_channels;
+    d.groups = c.groups;
+    for (int a = 0; a < 3; ++a) {
+        d.input_size[a] = c.input_size[a];
+        d.kernel_size[a] = c.kernel_size[a];
+        d.strides[a] = c.strides[a];
+        d.dilations[a] = c.dilations[a];
+        d.pads_begin[a] = c.pads_begin[a];
+        d.pads_end[a] = c.pads_end[a];
+    }
+    d.has_bias = c.has_bias != 0;
+    if (c.dtype < 0 || c.dtype > 2)
+        throw ConvError("dtype", std::to_string(c.dtype),
+                        "convcheck_conv_desc.dtype must be f32, f16 or bf16 (one dtype for every tensor)");
+    d.dtype = static_cast<DataType>(c.dtype);
+    // 1.2 fields, read only when struct_size covers them (else their defaults: the same dtype, forward)
+    if (c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) {
+        for (const int32_t t : {c.src_dtype, c.weights_dtype, c.bias_dtype, c.dst_dtype})
+            if (t != c.dtype)
+                throw ConvError("src_dtype/weights_dtype/bias_dtype/dst_dtype", std::to_string(t),
+                                "the canonical descriptor has one dtype for every tensor (dtype " +
+                                    std::to_string(c.dtype) + ")");
+        if (c.prop_kind == CONVCHECK_BACKWARD_DATA) d.pass = Pass::backward_data;
+        else if (c.prop_kind == CONVCHECK_BACKWARD_WEIGHTS) d.pass = Pass::backward_weights;
+        else if (c.prop_kind != CONVCHECK_FORWARD)
+            throw ConvError("prop_kind", std::to_string(c.prop_kind),
+                            "must be CONVCHECK_FORWARD, CONVCHECK_BACKWARD_DATA or CONVCHECK_BACKWARD_WEIGHTS");
+        if (c.next != nullptr)
+            throw ConvError("next", "an extension chain", "no extension is known (ABI 1.2 defines none)");
+    }
+    if (c.data_format != 0 && c.data_format != 1)
+        throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");
+    if (c.filter_format < 0 || c.filter_format > 2)
+        throw ConvError("filter_format", std::to_string(c.filter_format),
+                        "must be CONVCHECK_OIX, CONVCHECK_XIO or CONVCHECK_OXI");
+    d.data_format = static_cast<DataFormat>(c.data_format);
+    d.filter_format = static_cast<FilterFormat>(c.filter_format);
+    // 1.2, memory layout: read when struct_size covers it; all zero (or not covered) is dense
+    if (c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides)) {
+        const std::size_t dims = c.rank >= 1 && c.rank <= 3 ? static_cast<std::size_t>(c.rank) + 2 : 0;
+        auto get = [&](const int64_t* from, std::vector<std::int64_t>* to) {
+            bool any = false;
+            for (std::size_t i = 0; i < 5; ++i) any = any || from[i] != 0;
+            if (any) to->assign(from, from + dims);
+        };
+        get(c.src_strides, &d.src_strides);
+        get(c.weights_strides, &d.weights_strides);
+        get(c.dst_strides, &d.dst_strides);
+    }
+    return d;
+}
+
+convcheck_cc_desc to_abi(const CcDescriptor& d) {
+    convcheck_cc_desc c{};
+    c.struct_size = sizeof(c);
+    c.batch = d.batch;
+    c.in_channels = d.in_channels;
+    c.out_channels = d.out_channels;
+    for (int a = 0; a < 2; ++a) {
+        c.input_size[a] = d.input_size[a];
+        c.output_size[a] = d.output_size[a];
+        c.scale_numerator[a] = d.scale[a].is_rational() ? d.scale[a].numerator : 0;
+        c.scale_denominator[a] = d.scale[a].is_rational() ? d.scale[a].denominator : 0;
+        c.scale[a] = d.scale[a].value;
+        c.support[a] = d.support[a];
+        c.hidden_widths[a] = d.hidden_widths[a];
+    }
+    c.kernel_kind = static_cast<int32_t>(d.kernel);
+    c.kernel_parameter = d.kernel_parameter;
+    c.leaky_relu_slope = d.leaky_relu_slope;
+    c.has_bias = d.has_bias ? 1 : 0;
+    c.dtype = static_cast<int32_t>(d.dtype);
+    return c;
+}
+
+CcDescriptor from_abi(const convcheck_cc_desc& c) {
+    CcDescriptor d;
+    d.batch = c.batch;
+    d.in_channels = c.in_channels;
+    d.out_channels = c.out_channels;
+    for (int a = 0; a < 2; ++a) {
+        d.input_size[a] = c.input_size[a];
+        d.output_size[a] = c.output_size[a];
+        if (c.scale_denominator[a] > 0) {
+            if (c.scale_numerator[a] < 1)
+                throw ConvError("scale_numerator", std::to_string(c.scale_numerator[a]),
+                                "a rational CC scale needs a numerator >= 1");
+            d.scale[a] = CcScale::exact(Rational(c.scale_numerator[a], c.scale_denominator[a]));
+        } else {
+            d.scale[a] = CcScale::real(c.scale[a]);
+        }
+        d.support[a] = c.support[a];
+        d.hidden_widths[a] = c.hidden_widths[a];
+    }
+    if (c.kernel_kind < 0 || c.kernel_kind > 3)
+        throw ConvError("kernel_kind", std::to_string(c.kernel_kind), "convcheck_cc_desc.kernel_kind must be 0..3");
+    d.kernel = static_cast<CcKernel>(c.kernel_kind);
+    d.kernel_parameter = c.kernel_parameter;
+    d.leaky_relu_slope = c.leaky_relu_slope;
+    d.has_bias = c.has_bias != 0;
+    if (c.dtype < 0 || c.dtype > 2)
+        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_cc_desc.dtype must be f32, f16 or bf16");
+    d.dtype = static_cast<DataType>(c.dtype);
+    return d;
+}
+
+std::string abi_dtype_name(int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F32: return "f32";
+        case CONVCHECK_F16: return "f16";
+        case CONVCHECK_BF16: return "bf16";
+        case CONVCHECK_F64: return "f64";
+    }
+    return "unknown(" + std::to_string(dtype) + ")";
+}
+
+}  // namespace convcheck::runner

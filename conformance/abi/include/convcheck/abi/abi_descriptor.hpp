@@ -1,0 +1,23 @@
+// The canonical descriptor <-> the ABI's C struct (conformance/include/convcheck/plugin.h).
+#pragma once
+
+#include "convcheck/plugin.h"
+#include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/core/descriptor.hpp"
+
+namespace convcheck::runner {
+
+convcheck_conv_desc to_abi(const ConvDescriptor& d);
+// Reads the fields of ABI 1.0, and the 1.2 strides when struct_size covers them (all zero: dense);
+// does not validate (call validate()). Throws ConvError for what the canonical descriptor cannot hold
+// (1.2: differing dtypes, a backward pass, an extension).
+ConvDescriptor from_abi(const convcheck_conv_desc& desc);
+
+convcheck_cc_desc to_abi(const CcDescriptor& d);
+// Reads the fields of ABI 1.0; does not validate (call validate()).
+CcDescriptor from_abi(const convcheck_cc_desc& desc);
+
+// "f32", "f16", "bf16", "f64" for a convcheck_dtype value; "unknown(<n>)" otherwise.
+std::string abi_dtype_name(int32_t dtype);
+
+}  // namespace convcheck::runner

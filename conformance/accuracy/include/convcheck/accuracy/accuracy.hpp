@@ -1,0 +1,153 @@
+// The accuracy contract (DESIGN.md): how a backend's output is compared with the reference's
+// exact result. The rule is data (a Contract), not tolerances scattered through tests.
+//
+// Bound mode: for output y with exact value y*, magnitude M = sum|x*w| (+|bias|) and n terms,
+//     |y - y*| <= u_out * |y*| + gamma_n(u_acc) * M + eta_out,      gamma_n(u) = n*u / (1 - n*u)
+// u_out, u_acc: unit roundoffs of the output and accumulation types (f32 2^-24, bf16 2^-8,
+// f16 2^-11). eta_out is half the smallest subnormal of the output type: the absolute error of
+// rounding into the subnormal range (the standard model fl(x) = x(1+delta) + eta; DESIGN.md's
+// formula omits it, and without it an exact result that rounds to a subnormal could "fail").
+// Exact mode: integer fills small enough that every partial sum is exact; any difference fails.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "convcheck/core/descriptor.hpp"
+#include "convcheck/accuracy/statistics.hpp"
+
+namespace convcheck::accuracy {
+
+// exact, bound and probe as above; stress: bound mode's contract (per-output bound and statistics)
+// on data kinds that stress rounding (stress_fill.hpp); precision: exact results that need every
+// significand bit of the inputs (precision_fill.hpp); invalid: a descriptor that breaks one rule of
+// the spec, which the backend must refuse (the invalid-case suite, docs/runner.md).
+enum class Mode { exact, bound, probe, stress, precision, invalid, sampled };
+const char* to_string(Mode mode);
+// "exact", "bound", ... -> the mode; false on anything else.
+bool parse_mode_name(const std::string& text, Mode* mode);
+// A suite's mode letter: b(ound), e(xact), p(robe), s(tress), r (precision: "p" is taken), i(nvalid),
+// l (sampled: the large suite's tensors past 2^31 elements or bytes, "s" is taken).
+bool mode_from_letter(char letter, Mode* mode);
+// The reverse: a mode's letter.
+char mode_letter(Mode mode);
+// "exact, bound, probe, stress, precision, invalid, sampled" (for messages and option checks).
+const std::vector<std::string>& mode_names();
+// Whether the mode's data makes the exact result the only right answer (exact, precision).
+bool compares_exactly(Mode mode);
+
+// Which magnitude a bound scales with (docs/accuracy.md, "Declared algorithms"): each output's own
+// M and n (the default), or, for a backend that declares a whole-tensor bound (Winograd, FFT: their
+// error scales with the tensor's largest magnitudes; TOSA's local_bound = false), the largest M and
+// the largest n over the case's output tensor, for every output.
+enum class BoundKind { per_output, whole_tensor };
+
+struct Contract {
+    DataType output_dtype = DataType::f32;
+    DataType accumulation_dtype = DataType::f32;  // what the backend declares it accumulates in
+    bool accumulation_is_f64 = false;  // the backend accumulates in double (u_acc = 2^-53): overrides the above
+    BoundKind bound_kind = BoundKind::per_output;  // declared "bound": {"kind": "whole_tensor"}
+    // Declared "input_precision": the backend rounds src and weights to this many significand bits
+    // before multiplying (TF32 11, bf16 8); 0: it multiplies the inputs as given.
+    int input_significand_bits = 0;
+};
+// Unit roundoff and significand bits of the declared accumulation type.
+double accumulation_roundoff(const Contract& c);
+int accumulation_significand_bits(const Contract& c);
+// The declared input precision's unit roundoff u_in = 2^-p_in where it is narrower than the case's
+// dtype (output_dtype: one dtype for every tensor), else 0 (rounding to it changes nothing).
+double input_roundoff(const Contract& c);
+// The declared input precision's name as backends.json spells it: "tf32" (11 bits), "bf16" (8 bits).
+std::string input_precision_name(const Contract& c);
+// The bound's name in results (error.judged_by): "per_output", "whole_tensor", "input_precision:tf32",
+// "whole_tensor+input_precision:bf16" (the input precision only where it applies to the case's dtype).
+std::string bound_name(const Contract& c);
+
+// gamma_n(u) = n*u / (1 - n*u); +infinity when n*u >= 1 (no bound can be promised).
+double gamma(std::int64_t n, double u);
+// The allowed |y - y*| for one output, of magnitude M and n terms (for a whole-tensor bound, the
+// caller passes the tensor's largest M and n: error_bounds does):
+//     u_out |y*| + ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1) M + eta_out
+// which with u_in = 0 (no declared input precision) is the bound above (derivation: docs/accuracy.md,
+// "Declared algorithms and input precision").
+double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms);
+// Every output's bound under the contract: error_bound with each output's own M and n, or with the
+// tensor's largest M and n for a whole-tensor bound.
+std::vector<double> error_bounds(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                                 std::span<const std::int64_t> terms);
+// The M and n a bound uses for output i: its own, or the tensor's largest (whole-tensor bound).
+struct BoundScale {
+    bool whole_tensor = false;
+    double max_magnitude = 0.0;
+    std::int64_t max_terms = 0;
+    double magnitude(double own) const { return whole_tensor ? max_magnitude : own; }
+    std::int64_t terms(std::int64_t own) const { return whole_tensor ? max_terms : own; }
+};
+BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms);
+
+// CC layers (docs/cc.md, "CC accuracy contract"): the backend computes the weights W = K_theta(D)
+// itself, in its own precision, so its W~ differs from the reference's W. With
+// weight_error E = sum |N| deltaW >= sum |N (W~ - W)| (reference/cc/weight_error.hpp), the
+// accumulated value y^ = fl_acc(sum N W~ + b) and the output y~ = fl_out(y^):
+//     |y^ - y*| <= |sum N (W~ - W)| + |fl_acc(sum N W~ + b) - (sum N W~ + b)|
+//              <= E + gamma_n(u_acc) (sum |N W~| + |b|)
+//              <= E + gamma_n(u_acc) (M + E)                    (|N W~| <= |N W| + |N| deltaW)
+//     |y~ - y*| <= |fl_out(y^) - y^| + |y^ - y*| <= u_out |y*| + (1 + u_out) |y^ - y*| + eta_out
+// so
+//     |y~ - y*| <= u_out |y*| + (1 + u_out) (E + gamma_n(u_acc) (M + E)) + eta_out
+// (with E = 0 this is error_bound() with its gamma term's first-order-dropped (1 + u_out) restored).
+double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error);
+
+// How bound mode judges one output: |got - want| / bound, which fails above 1 (or when NaN);
+// 0 when the exact value overflows the output type and got is that infinity; infinity when got is
+// not finite otherwise. compare_bound and compare_bound_cc apply it to every output.
+double bound_fraction(const Contract& c, double want, double got, double bound);
+
+// Statistics of one comparison; what the JSON `error` record carries.
+struct Comparison {
+    std::int64_t elements = 0;
+    std::int64_t mismatches = 0;
+    double max_abs = 0.0;              // max |got - want| over finite pairs
+    double max_bound_fraction = 0.0;   // max |got - want| / bound (bound mode); 0 or inf in exact mode
+    std::array<std::int64_t, 11> bound_fraction_histogram{};  // [0,.1), ..., [.9,1), [1,inf)
+    std::int64_t worst_index = -1;     // flat NCX index of the worst output (-1: none)
+    double worst_got = 0.0, worst_want = 0.0, worst_bound = 0.0;
+    std::int64_t first_mismatch = -1;  // flat index of the first failing output
+    Statistics statistics;             // bound mode: vacuous outputs and the statistical checks
+    bool passed() const { return mismatches == 0; }
+};
+
+// got: the backend's output widened to double, in the same order as want (NCX for conv).
+// A NaN or infinity in `got` where `want` rounds to a finite value is a mismatch.
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         std::span<const std::int64_t> terms, std::span<const double> got);
+// The CC comparison: as compare_bound, with cc_error_bound and weight_error per output.
+Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            std::span<const std::int64_t> terms, std::span<const double> weight_error,
+                            std::span<const double> got);
+Comparison compare_exact(std::span<const double> want, std::span<const double> got);
+
+// Exact-mode data for a discrete convolution, canonical order (src NCX, weights OIX, bias [O]).
+// Values are small integers; each output channel's weights have at most `max_nonzero_taps`
+// non-zero entries, so every partial sum of every output is an integer of magnitude
+// < 2^min(p_acc, p_out) (p: significand bits), exactly representable in the accumulation and
+// output types, whatever the summation order. Deterministic for (descriptor, seed).
+struct ExactFill {
+    std::vector<double> src, weights, bias;
+    std::int64_t max_src = 0, max_weight = 0, max_bias = 0, max_nonzero_taps = 0;
+};
+ExactFill make_exact_fill(const ConvDescriptor& d, const Contract& c, std::uint64_t seed);
+
+// Bound-mode data: uniform in [-1, 1] (bias too), each value already rounded to d.dtype.
+struct RandomFill {
+    std::vector<double> src, weights, bias;
+};
+RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed);
+
+// Significand bits (hidden bit included): f32 24, f16 11, bf16 8, f64 53.
+int significand_bits(DataType dtype);
+
+}  // namespace convcheck::accuracy

@@ -1,0 +1,186 @@
+// Internal to the runner: the pieces of the case pipeline (case_pipeline.cpp) that each operation
+// of the table (operation_traits.cpp) supplies, and the probe judge they share. The verdict's
+// operation-generic pieces are in verdict.hpp.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "convcheck/runner/case_memory.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/runner/check.hpp"
+#include "convcheck/reference/backward.hpp"
+#include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/runner/verdict.hpp"
+
+namespace convcheck::runner::detail {
+
+// One run of a case, expectations applied: check_case without determinism mode (case_pipeline.cpp).
+CaseResult check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings);
+// The data file's expected failures applied to a result: xfail, xpass, or an intermittent one that passed.
+void apply_expectations(const Backend& backend, CaseResult& r);
+// The stored golden vector a case names (c.vector_case in the set); throws std::invalid_argument.
+const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case& c);
+
+// ---- discrete convolution: its traits (conv_check.cpp) -------------------------------------------
+void conv_validate(const Case& c);
+DataType conv_output_dtype(const Case& c);
+std::string conv_unclaimed(const PluginInfo& info, const Case& c);
+void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                const CaseMemory& needs, CaseResult& r);
+// Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).
+void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// What the plugin's describe claims against what the case needs, the operation included; "" when claimed.
+std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d);
+// [n, c, spatial...] of a flat NCX output index, and whether an output's receptive field reaches
+// into the padding (or past a cropped edge) on any axis.
+std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat);
+bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates);
+OutputLocation conv_location(const ConvDescriptor& d);  // d must outlive it
+ErrorReport error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, std::span<const double> want,
+                         std::span<const double> got, bool bound_mode, const accuracy::Contract& contract,
+                         std::span<const double> magnitude, std::span<const std::int64_t> terms);
+std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, accuracy::Mode mode,
+                            std::span<const double> got, std::span<const double> want, std::int64_t unwritten);
+
+// ---- discrete convolution: its case data and executions (conv_case_data.cpp) ---------------------
+struct Buffers {
+    GuardedBuffer src, weights, bias, dst;
+};
+// Canonical data (src NCX, weights OIX, bias [O]) in the case's layouts and dtype; dst "never written".
+Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                     const std::vector<double>& bias);
+// The execution of buffers b (descriptor and buffers; timing, limits and the leak check at their defaults).
+ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b);
+// One isolated execution on b (execute_conv), recorded in the execution log when there is one. With
+// one_shot (and a plugin with a plan), the one-shot conv_execute also runs, into a second dst that
+// must match the plan's (operation_calls.hpp).
+ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
+                         const CaseMemory& needs, bool one_shot = true);
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst);
+// A stored golden vector's inputs in buffers, and its stored truth.
+struct StoredConvData {
+    std::string name;  // "<set>/<case>"
+    Buffers buffers;
+    std::vector<double> want_rounded;  // the stored dst, in the dtype
+    std::vector<double> want, magnitude;  // dst_f64, magnitude
+    std::vector<std::int64_t> terms;
+};
+StoredConvData stored_conv_data(const Case& c);
+// An f64 (or i64) array's values in order.
+std::vector<double> f64_values(const npy::Array& a);
+
+// ---- discrete convolution: its other modes -------------------------------------------------------
+// Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (check_stress.cpp).
+void check_conv_stress(const Backend& backend, const Case& c, const CheckSettings& s,
+                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// Precision mode: exact results that need every input bit; names a reduced input precision
+// (TF32, bf16) when the backend's result is the one it gives (check_precision.cpp).
+void check_conv_precision(const Backend& backend, const Case& c, const CheckSettings& s,
+                          const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// Why exact data cannot be judged under a declared input precision (TF32, bf16) that applies to the
+// case: some src or weight value needs more significand bits than it keeps; "" when every value fits.
+std::string inputs_beyond_declared_precision(const accuracy::Contract& contract, const std::vector<double>& src,
+                                             const std::vector<double>& weights);
+void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                      const CaseMemory& needs, CaseResult& r);
+// Sampled mode: the large suite's tensors past 2^31 elements or bytes, judged on a sample of outputs
+// plus a scan of every dst element for the canary (check_sampled.cpp).
+void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
+                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+
+// ---- the backward passes of discrete convolution (conv_backward_check.cpp, conv_backward_data.cpp) --
+// Exact and bound mode apply; every other mode is declined with the reason.
+std::string backward_mode_not_applicable(accuracy::Mode mode);
+// conv_unclaimed, and the runner's own limit: its backward buffers are dense, so a strided tensor or
+// OXI weights are declined with the reason (never sent dense).
+std::string backward_unclaimed(const PluginInfo& info, const Case& c);
+void check_conv_backward(const Backend& backend, const Case& c, const CheckSettings& s,
+                         const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// A backward pass's canonical inputs (src NCX, weights OIX, diff_dst NCX, each value already in
+// the dtype) for the case's mode: exact mode's small integers, chosen so that every partial sum of
+// the pass is exact in the contract's types, else why they cannot be; bound mode's uniform [-1, 1].
+struct BackwardInputs {
+    std::vector<double> src, weights, diff_dst;
+    std::string not_exact;  // exact mode: why no such data exists for this case; "" otherwise
+};
+BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract& contract, accuracy::Mode mode,
+                               std::uint64_t seed);
+// The backend's gradients, canonical order (diff_src NCX, diff_weights OIX, diff_bias [O]): one
+// isolated execution of the pass on guarded buffers in the case's layouts (recorded in s.log when
+// set); an output the backend never wrote reads back as NaN and is counted in `unwritten`. bench
+// times `repeats` executions after `warmups`.
+struct BackwardOutputs {
+    std::vector<double> got;        // diff_src, or diff_weights followed by diff_bias when has_bias
+    std::int64_t unwritten = 0;
+};
+ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const BackwardInputs& in,
+                          const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out, int warmups = 0,
+                          int repeats = 1);
+// The reference's gradients in the order BackwardOutputs::got holds them (conv_backward_check.cpp).
+reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
+// A stored golden vector of a backward pass (vectors/sets/backward, c.vector_dir): its inputs and its
+// truth (each gradient's f64 value, magnitude and terms, concatenated as BackwardOutputs::got is), read
+// from the arrays alone. Throws when the stored descriptor is not the case's.
+struct StoredBackward {
+    BackwardInputs in;
+    std::vector<double> values, magnitude;
+    std::vector<std::int64_t> terms;
+};
+StoredBackward stored_backward_data(const Case& c);
+
+// ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
+void cc_validate(const Case& c);
+DataType cc_output_dtype(const Case& c);
+std::string cc_mode_not_applicable(accuracy::Mode mode);
+void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+              const CaseMemory& needs, CaseResult& r);
+struct CcData {
+    std::vector<float> src, theta, bias;  // theta empty for analytic kernels, bias without has_bias
+};
+// Drawn from the case's seed, or a stored golden vector's (checked against the descriptor).
+CcData cc_case_data(const Case& c, const CcDescriptor& d);
+struct CcOutputs {
+    std::vector<double> got;
+    std::int64_t unwritten = 0;  // outputs the backend never wrote
+};
+// One isolated execution on `src` with data's theta and bias (execute_cc); `out` is set when it came
+// back ok.
+ChildOutcome run_cc_backend(const Backend& backend, const CcDescriptor& d, const CcData& data,
+                            const std::vector<float>& src, const CheckSettings& s, const CaseMemory& needs,
+                            CcOutputs& out);
+
+// ---- probe mode, discrete convolution and CC alike (check_probe.cpp) ------------------------------
+// One backend run per probed src element. A ProbeJudge sums the runs: outputs that got NaN outside
+// the receptive field, outputs inside it that did not, outputs the NaN does not reach over the error
+// bound, where each lies, and the worst output of every run.
+struct ProbeRun {
+    std::int64_t src_element = 0;                    // where the NaN is
+    std::span<const double> want_with_nan, got;      // the reference's and the backend's result, NaN in place
+    std::span<const double> want, magnitude;         // the reference's result without the NaN
+    std::span<const std::int64_t> terms;
+    std::span<const double> weight_error;            // CC: per output (accuracy.hpp); empty for conv
+    std::int64_t unwritten = 0;                      // outputs the backend never wrote
+};
+class ProbeJudge {
+public:
+    ProbeJudge(const accuracy::Contract& contract, OutputLocation where);
+    void add(const ProbeRun& run);
+    // Sets r.error; and, when a run failed and r has not failed already, the status, kind and reason:
+    // the first failing run in its own words, then the counts summed over the runs, then the worst
+    // output the NaN does not reach when it exceeds the bound.
+    void finish(CaseResult& r) const;
+
+private:
+    void locate(std::int64_t flat);  // counts a failing output at the border or inside
+    accuracy::Contract contract_;
+    OutputLocation where_;
+    ErrorReport report_;
+    std::string first_problem_;
+    Kind first_kind_ = Kind::none;
+};
+
+}  // namespace convcheck::runner::detail

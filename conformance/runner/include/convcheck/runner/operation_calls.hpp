@@ -1,0 +1,69 @@
+// Each operation's plugin entry points, called in an isolated child (isolation.hpp): the buffers
+// the operation hands the plugin, its query and its execution. A new operation adds its
+// XxxExecution and execute_xxx here and one file xxx_calls.cpp (docs/adding-an-operation.md).
+#pragma once
+
+#include "convcheck/runner/isolation.hpp"
+
+namespace convcheck::runner {
+
+// One execution of one discrete convolution: create, conv_query, then the execution (warmups +
+// repeats times, the repeats timed), destroy.
+// A plugin with a plan (ABI 1.2) runs through it: conv_prepare with the weights and bias,
+// conv_plan_describe, conv_plan_execute (the timed calls: planning is timed apart, prepare_ms),
+// and, when one_shot_dst is given, the one-shot conv_execute into it, whose outputs must then be the
+// plan's, bit for bit (any NaN equals any NaN): else the outcome is paths_differ. A plugin without a
+// plan runs conv_execute. (conv_calls.cpp)
+struct ConvExecution {
+    convcheck_conv_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* weights = nullptr;
+    const GuardedBuffer* bias = nullptr;  // empty when !has_bias
+    const GuardedBuffer* dst = nullptr;
+    const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
+    int warmups = 0, repeats = 1;
+    bool leak_check = false;
+    bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case (no buffers needed)
+    bool weights_at_prepare = true;  // with a plan: conv_prepare gets the weights and bias (else only execute does)
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
+
+// One backward pass of one discrete convolution (desc.prop_kind BACKWARD_DATA or BACKWARD_WEIGHTS;
+// plugin.h, convcheck_conv_args): create, conv_query, conv_execute (warmups + repeats times, the
+// repeats timed), destroy. The inputs are
+// read-only: backward data reads diff_dst (passed in args.dst) and weights and writes diff_src;
+// backward weights reads src and diff_dst and writes diff_weights, and diff_bias when has_bias.
+// Every other buffer is NULL. The pass runs through the one-shot conv_execute (a plan is prepared
+// with the weights the forward pass reads). (conv_backward_calls.cpp)
+struct ConvBackwardExecution {
+    convcheck_conv_desc desc{};
+    const GuardedBuffer* src = nullptr;           // backward weights
+    const GuardedBuffer* weights = nullptr;       // backward data
+    const GuardedBuffer* diff_dst = nullptr;      // both
+    const GuardedBuffer* diff_src = nullptr;      // backward data's output
+    const GuardedBuffer* diff_weights = nullptr;  // backward weights' output
+    const GuardedBuffer* diff_bias = nullptr;     // backward weights' output when has_bias
+    int warmups = 0, repeats = 1;                 // bench: untimed, then timed conv_execute calls
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& options, const ConvBackwardExecution& e);
+
+// The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
+struct CcExecution {
+    convcheck_cc_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* theta = nullptr;
+    const GuardedBuffer* bias = nullptr;
+    const GuardedBuffer* dst = nullptr;
+    int warmups = 0, repeats = 1;
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e);
+
+}  // namespace convcheck::runner

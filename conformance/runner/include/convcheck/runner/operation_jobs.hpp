@@ -1,0 +1,50 @@
+// Internal to the runner: the functions the table of operations (operation_traits.cpp) names for the
+// jobs around a check: reading a case, shrinking, failure bundles, determinism mode's output names,
+// bench's timing, list's design, the case record's features. Each lives beside its operation: conv_jobs.cpp, cc_jobs.cpp,
+// conv_backward_jobs.cpp; the bundle arrays of conv and CC in bundle_arrays.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "convcheck/runner/operation_traits.hpp"
+
+namespace convcheck::runner::detail {
+
+// The element at a flat index of a tensor of `dims` (its own layout), named [n, c, spatial...]:
+// channels_last rotates [n, x..., c]'s channel to the front.
+std::vector<std::int64_t> element_coordinates(const std::vector<std::int64_t>& dims, bool channels_last,
+                                              std::int64_t flat);
+
+// ---- discrete convolution (conv_jobs.cpp); the backward passes share what does not depend on the pass
+void conv_read(const std::string& text, Case& c);
+std::string conv_descriptor(const Case& c);
+std::string conv_broken_rule(const Case& c);
+std::vector<Case> conv_smaller(const Case& c);
+std::string conv_benchdnn(const Case& c, std::string* why);
+std::string conv_output_element(const Case& c, std::int64_t flat);
+ChildOutcome time_conv(const Backend& backend, const Case& c, const TimedRun& run);
+std::int64_t conv_macs(const Case& c);
+const ConvDescriptor* conv_design_geometry(const Case& c);
+nlohmann::json conv_features(const Case& c);
+BundleArrays conv_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
+
+// ---- continuous convolution (cc_jobs.cpp)
+void cc_read(const std::string& text, Case& c);
+std::string cc_descriptor(const Case& c);
+std::string cc_refused_entry(const Case& c, accuracy::Mode mode);
+std::vector<Case> cc_smaller(const Case& c);
+std::string cc_benchdnn(const Case& c, std::string* why);
+std::string cc_output_element(const Case& c, std::int64_t flat);
+nlohmann::json cc_features(const Case& c);
+BundleArrays cc_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
+
+// ---- the backward passes (conv_backward_jobs.cpp)
+// "diff_src[n, c, x...]", "diff_weights[o, i, k...]" or "diff_bias[o]" for a flat index into the
+// recorded outputs (diff_src; or diff_weights followed by diff_bias), each in the case's layout.
+std::string backward_output_element(const Case& c, std::int64_t flat);
+BundleArrays backward_bundle_arrays(const Case& c, const RecordedExecution& e);
+ChildOutcome time_backward(const Backend& backend, const Case& c, const TimedRun& run);
+
+}  // namespace convcheck::runner::detail

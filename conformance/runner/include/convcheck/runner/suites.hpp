@@ -1,0 +1,101 @@
+// Case sources: the built-in suites, benchdnn shape files and JSON case files. A suite is a list of
+// entries (a descriptor, its name, the modes to run it in); expanding it gives the cases, numbered in
+// order, each with a seed derived from the run's seed and its number, so case ids, order and data are
+// the same for any shard count.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convcheck/runner/case.hpp"
+#include "convcheck/runner/skipped_inputs.hpp"
+
+namespace convcheck::runner {
+
+struct SuiteEntry {
+    SuiteEntry() = default;
+    SuiteEntry(std::string descriptor_, std::string modes_ = "b", std::string name_ = {},
+               accuracy::Fill fill_ = accuracy::Fill::standard)
+        : descriptor(std::move(descriptor_)), modes(std::move(modes_)), name(std::move(name_)), fill(fill_) {}
+    std::string descriptor;  // "conv:..." (the prefix is optional) or "cc:..."
+    std::string modes = "b"; // letters: b(ound), e(xact), p(robe), s(tress), r (precision)
+    std::string name;        // shape name, optional
+    accuracy::Fill fill = accuracy::Fill::standard;  // a special fill (exact mode only, special_fill.hpp)
+    std::string dialect, padding;
+    std::optional<std::uint64_t> seed;  // a case file may pin the seed; else derived from the run seed
+    std::string vector_dir, vector_case;  // a stored golden vector (vectors/sets/<set>/, case name), or empty
+};
+
+struct SuiteInfo {
+    std::string name;
+    std::string description;
+};
+
+// smoke, full, models, edge, dialects, cc, accuracy, backward, pairwise, invalid, strides, large (each with a
+// one-line description).
+std::vector<SuiteInfo> builtin_suites();
+
+// The entries of one built-in suite; throws std::invalid_argument for an unknown name.
+std::vector<SuiteEntry> builtin_suite_entries(const std::string& name);
+std::vector<SuiteEntry> smoke_suite();
+std::vector<SuiteEntry> full_suite();
+std::vector<SuiteEntry> models_suite();
+std::vector<SuiteEntry> edge_suite();
+std::vector<SuiteEntry> dialects_suite();
+std::vector<SuiteEntry> cc_suite();
+// The backward passes of the smoke geometries (docs/passes.md).
+std::vector<SuiteEntry> backward_suite();
+std::vector<SuiteEntry> accuracy_suite();
+std::vector<SuiteEntry> pairwise_suite();
+std::vector<SuiteEntry> invalid_suite();
+std::vector<SuiteEntry> large_suite();
+std::vector<SuiteEntry> strides_suite();
+
+// smoke, edge, invalid, accuracy, large and backward are lists: conformance/data/suites/<name>.cases, built in
+// (suite_lists.cpp). A case list's entries (formats/include/convcheck/formats/case_list.hpp); throws std::invalid_argument naming the
+// file, the line and the rule.
+std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::string& text);
+
+// Entries from a file: ".json" (a JSON case file), ".cases" (a case list), ".onnx" (an ONNX model's convolution nodes,
+// suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that
+// cannot be run exactly (benchdnn test cases, ONNX nodes convcheck does not model) go to *skipped; without
+// `skipped`, any such input is an error (std::invalid_argument), never a silent drop.
+std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped = nullptr);
+// The same from the file's text (`path` chooses the format and names the file in errors). Throws
+// std::invalid_argument (or ConvError) naming the file, the entry and the rule on bad input.
+std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text,
+                                                std::vector<SkippedInput>* skipped = nullptr);
+
+// Entries from a golden-vector set folder (vectors/sets/<set>/ with manifest.json, docs/vectors.md):
+// each stored case once, checked on its stored data against its stored result, in exact mode when
+// the manifest says "bitwise", else in bound mode. Cases that must be refused are skipped.
+// A golden-vector set's cases; a transposed-convolution case (deconv:) is not a runner operation yet and
+// goes to *skipped with kTransposedNotRunnable (the vectors tests check its data: reference, numpy, PyTorch).
+std::vector<SuiteEntry> vector_suite_entries(const std::string& dir, std::vector<SkippedInput>* skipped);
+inline constexpr const char* kTransposedNotRunnable =
+    "transposed convolution (deconv:) is not a runner operation yet: its stored vectors are checked by the vectors "
+    "tests (the C++ reference, numpy and PyTorch), not run on a backend";
+
+// Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...; an
+// entry with a special fill, exact-mode data, then has no case in bound or probe mode).
+// `suite` names the source in ids ("smoke/0042").
+std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>& entries, std::uint64_t run_seed,
+                         const std::string& only_mode);
+
+// A suite name, a file path or a vector-set folder -> its cases, and the inputs skipped with their reasons.
+// Throws std::invalid_argument when it holds neither (an empty suite is an error, never a run that passes).
+struct LoadedSuite {
+    std::vector<Case> cases;
+    std::vector<SkippedInput> skipped;
+};
+LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
+// Only the cases; a suite with skipped inputs is an error here (use load_suite to report them).
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
+
+// Parses a mode name ("exact", "bound", "probe"); throws std::invalid_argument otherwise.
+accuracy::Mode parse_mode(const std::string& text);
+
+}  // namespace convcheck::runner

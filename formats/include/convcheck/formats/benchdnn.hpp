@@ -1,0 +1,63 @@
+// oneDNN benchdnn convolution problem strings, read exactly as benchdnn reads them
+// (tests/benchdnn/conv/conv_aux.cpp: str2desc; dnn_types/utils: sanitize_desc; conv.hpp: init_pad_r),
+// and printed back in benchdnn's own short form.
+//
+//   gXmbX_icXidXihXiwX_ocXodXohXowX_kdXkhXkwX_sdXshXswX_pdXphXpwX_ddXdhXdwXnS
+//
+// The rules, in benchdnn's words and in ours (docs/benchdnn.md has the full list):
+//   - `_` is ignored between entries; an entry given twice keeps its last value; `n` starts the
+//     name, which runs to the end of the string.
+//   - Defaults: mb = 2, g = 1, strides 1, dilations 0, pads deduced.
+//   - Dilation is 0-based in benchdnn (0 = dense): the canonical descriptor gets dd + 1.
+//   - An axis is present when its input, output, kernel or dilation value is non-zero, its stride
+//     is not 1 or its pad is positive; a present axis needs its input and kernel size. A missing output size is
+//     computed as (i - ((k-1)*(d+1)+1) + 2*p) / s + 1 (C division; a missing pad is 0); a missing
+//     pad with a given output is ((o-1)*s - i + ((k-1)*(d+1)+1)) / 2.
+//   - The rank comes from which output sizes exist: d present -> 3-D (h and w copied from d when
+//     both are absent, an error when only one is), else h -> 2-D (w copied from h when absent),
+//     else w -> 1-D.
+//   - The right pad is never given: it is (o-1)*s - i + ((k-1)*(d+1)+1) - p. oneDNN then demands
+//     p >= 0 and right pad + s > 0; an output size inconsistent with that is an error here.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convcheck/core/descriptor.hpp"
+
+namespace convcheck {
+
+// What a problem string does not say; benchdnn takes it from its options (--dir, --dt, --stag,
+// --wtag). The defaults are benchdnn's: --dir=FWD_B (with bias), --dt=f32, plain layouts.
+struct BenchdnnSettings {
+    bool has_bias = true;
+    DataType dtype = DataType::f32;
+    DataFormat data_format = DataFormat::ncx;
+    FilterFormat filter_format = FilterFormat::oix;
+};
+
+struct BenchdnnProblem {
+    ConvDescriptor descriptor;  // canonical: 1-based dilations, explicit pads_end
+    std::string name;           // the text after `n`, without one pair of enclosing double quotes
+    std::string written_name;   // the text after `n` as written (benchdnn prints it back so)
+    bool has_groups = false;    // `g` was given (even g1): benchdnn then uses grouped weights (goihw, ...)
+};
+
+// Parses one problem string. Throws ConvError naming the benchdnn field (e.g. "kh") for anything
+// benchdnn (or the oneDNN primitive it creates) rejects; the result is validate()d.
+BenchdnnProblem parse_benchdnn(std::string_view problem, const BenchdnnSettings& settings = {});
+
+// Prints the geometry of d as a benchdnn problem string in benchdnn's short form (g only when
+// groups != 1, mb only when != 2, strides only when one is not 1, dilations only when one is not
+// dense, h/w omitted when equal to the axis before; output sizes and left pads always), followed by
+// n"name" when a name is given. dtype, formats and bias are not part of a problem string.
+// benchdnn deduces the right pad as the smallest that yields the output size, so a descriptor
+// whose pads_end leaves rows that no window reaches reads back with that smaller pads_end
+// (the same convolution). Throws ConvError when benchdnn cannot express d: a negative pads_begin,
+// a right pad with pad + stride <= 0, or a name with whitespace or a double quote.
+std::string to_benchdnn(const ConvDescriptor& d, std::string_view name = {});
+
+// Batch files (options, --batch, every test case benchdnn's conv driver would run): benchdnn_driver.hpp.
+
+}  // namespace convcheck
