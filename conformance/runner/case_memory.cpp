@@ -63,6 +63,10 @@ CaseMemory conv_memory(const Case& c) {
     double work = 8 * (S + W + B) + 32 * D + 8 * D + (Ss + Ws + Ds) / 8;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
+    else if (c.mode == accuracy::Mode::probe && d.pass != Pass::forward)
+        // a backward pass (conv_backward_probe.cpp): the probe fill 8(S+W+B), the probed diff_dst 8D, the
+        // probed reference 24G and the gradients judged (want, got, magnitude, terms, index) 40G
+        work += 8 * (S + W + B) + 8 * D + 64 * (d.pass == Pass::backward_data ? S : W + B);
     else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 40 * D;
     else if (c.mode == accuracy::Mode::precision) work += 8 * (S + W) + 24 * D;
     // 4 MiB for the check's own bookkeeping (allocator arenas, page tables, the result record): the

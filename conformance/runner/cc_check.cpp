@@ -121,7 +121,7 @@ void check_cc(const Backend& backend, const Case& c, const CheckSettings& s, con
             src[element] = std::numeric_limits<float>::quiet_NaN();
             const auto want = reference::cc::continuous_convolution(d, src.data(), theta, bias);
             if (!execute(src)) return;
-            judge.add({element, want.dst, out.got, plain.dst, plain.magnitude, plain.terms, weight_error, out.unwritten});
+            judge.add({element, want.dst, out.got, plain.dst, plain.magnitude, plain.terms, weight_error, out.unwritten, {}});
         }
         judge.finish(r);
         return;

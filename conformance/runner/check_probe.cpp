@@ -16,9 +16,13 @@
 
 namespace convcheck::runner::detail {
 
-ProbeJudge::ProbeJudge(const accuracy::Contract& contract, OutputLocation where)
-    : contract_(contract), where_(std::move(where)) {
+ProbeJudge::ProbeJudge(const accuracy::Contract& contract, OutputLocation where, ProbeWords words)
+    : contract_(contract), where_(std::move(where)), words_(words) {
     report_.probe = ProbeCounts{};
+}
+
+std::string ProbeJudge::element_name(std::int64_t flat) const {
+    return words_.name_of ? words_.name_of(flat) : coordinates_text(where_.coordinates(flat));
 }
 
 void ProbeJudge::locate(std::int64_t flat) {
@@ -29,7 +33,7 @@ void ProbeJudge::locate(std::int64_t flat) {
 void ProbeJudge::add(const ProbeRun& run) {
     const bool cc = !run.weight_error.empty();
     const std::size_t n = run.got.size();
-    const accuracy::ProbeComparison p = accuracy::compare_probe(run.want_with_nan, run.got);
+    const accuracy::ProbeComparison p = accuracy::compare_probe(run.want_with_nan, run.got, run.may_reach);
     // bound mode over the outputs the NaN reaches neither in the reference nor in the backend
     std::vector<double> want, got, magnitude, weight_error;
     std::vector<std::int64_t> terms, index;
@@ -38,7 +42,8 @@ void ProbeJudge::add(const ProbeRun& run) {
     if (cc) weight_error.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         const bool expected = std::isnan(run.want_with_nan[i]), reached = std::isnan(run.got[i]);
-        if (expected != reached) locate(static_cast<std::int64_t>(i));  // a leak or a miss
+        const bool may = !run.may_reach.empty() && run.may_reach[i];
+        if (expected != reached && !(may && !expected)) locate(static_cast<std::int64_t>(i));  // a leak or a miss
         if (expected || reached) continue;
         want.push_back(run.want[i]), got.push_back(run.got[i]), magnitude.push_back(run.magnitude[i]);
         terms.push_back(run.terms[i]), index.push_back(static_cast<std::int64_t>(i));
@@ -72,20 +77,20 @@ void ProbeJudge::add(const ProbeRun& run) {
     if (!first_problem_.empty()) return;
     // The first run that fails is described in its own words; its counts are that run's.
     std::ostringstream m;
-    m << "NaN probe at src element " << run.src_element << ": ";
+    m << "NaN probe at " << words_.probed << " element " << run.src_element << ": ";
     if (p.leaked || p.missing) {
-        if (p.leaked) m << p.leaked << " outputs outside its receptive field got NaN (first "
-                        << coordinates_text(where_.coordinates(p.first_leaked)) << ")";
+        if (p.leaked) m << p.leaked << " outputs outside " << words_.field << " got NaN (first "
+                        << element_name(p.first_leaked) << ")";
         if (p.leaked && p.missing) m << ", ";
         if (p.missing) m << p.missing << " of " << p.expected << " outputs inside it did not (first "
-                         << coordinates_text(where_.coordinates(p.first_missing)) << ")";
+                         << element_name(p.first_missing) << ")";
         if (run.unwritten) m << "; " << run.unwritten << " outputs never written";
         first_kind_ = run.unwritten ? Kind::unwritten : Kind::probe;
         total.first_mismatch = p.leaked ? p.first_leaked : p.first_missing;
     } else if (rest.mismatches) {
         const std::int64_t first = index[rest.first_mismatch];
         m << rest.mismatches << " of " << rest.elements << " outputs it does not reach exceed the error bound (first "
-          << coordinates_text(where_.coordinates(first)) << ": got " << format_double(run.got[first]) << ", want "
+          << element_name(first) << ": got " << format_double(run.got[first]) << ", want "
           << format_double(run.want[first]) << ")";
         first_kind_ = Kind::mismatch;
         total.first_mismatch = first;
@@ -102,14 +107,16 @@ void ProbeJudge::finish(CaseResult& r) const {
     const ProbeCounts& counts = *report_.probe;
     const accuracy::Comparison& total = report_.comparison;
     std::ostringstream m;
-    m << first_problem_ << "; summed over the " << counts.src_elements.size() << " probe runs (NaN at src elements ";
+    m << first_problem_ << "; summed over the " << counts.src_elements.size() << " probe runs (NaN at "
+      << words_.probed << " elements ";
     for (std::size_t i = 0; i < counts.src_elements.size(); ++i) m << (i ? ", " : "") << counts.src_elements[i];
     m << "): " << total.mismatches << " of " << total.elements << " outputs wrong (" << counts.leaked
-      << " NaN outside the receptive field, " << counts.missing << " no NaN inside it, " << counts.over_bound
+      << " NaN outside " << words_.field << ", " << counts.missing << " no NaN inside it, " << counts.over_bound
       << " over the error bound; " << report_.border_mismatches << " at the border, " << report_.interior_mismatches
       << " inside)";
     if (total.worst_index >= 0 && std::isfinite(total.max_bound_fraction) && total.max_bound_fraction > 1.0)
-        m << "; worst at " << coordinates_text(report_.worst_coordinates) << " with the NaN at src element "
+        m << "; worst at " << coordinates_text(report_.worst_coordinates) << " with the NaN at " << words_.probed
+          << " element "
           << counts.worst_src_element << ": got " << format_double(total.worst_got) << ", want "
           << format_double(total.worst_want) << ", bound " << format_double(total.worst_bound) << " ("
           << format_double(total.max_bound_fraction) << "x the bound)";
@@ -139,7 +146,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
         r.implementation = o.implementation;
         const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
         judge.add({element, want.dst, got, plain.dst, plain.magnitude, plain.terms, {},
-                   unwritten_elements(d, b.dst.data())});
+                   unwritten_elements(d, b.dst.data()), {}});
         leak_status(o, s, r);
     }
     judge.finish(r);

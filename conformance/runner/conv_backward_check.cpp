@@ -14,9 +14,9 @@ namespace convcheck::runner::detail {
 using accuracy::Mode;
 
 std::string backward_mode_not_applicable(Mode mode) {
-    if (mode == Mode::exact || mode == Mode::bound) return "";
+    if (mode == Mode::exact || mode == Mode::bound || mode == Mode::probe) return "";
     return std::string("mode ") + accuracy::to_string(mode) +
-           " does not apply to a backward pass yet (exact and bound mode do; docs/passes.md)";
+           " does not apply to a backward pass yet (exact, bound and probe mode do; docs/passes.md)";
 }
 
 std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
@@ -37,8 +37,6 @@ reference::GradientResult backward_reference(const ConvDescriptor& d, const Back
     }
     return w;
 }
-
-namespace {
 
 // The tensor and coordinates of a flat index into the pass's outputs: diff_src [n, c, x...],
 // diff_weights [o, i, k...], diff_bias [o].
@@ -64,8 +62,6 @@ std::string gradient_element(const ConvDescriptor& d, std::int64_t flat) {
     return name + coordinates_text(c);
 }
 
-}  // namespace
-
 void check_conv_backward(const Backend& backend, const Case& c, const CheckSettings& s,
                          const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
@@ -79,6 +75,7 @@ void check_conv_backward(const Backend& backend, const Case& c, const CheckSetti
         return;
     // a stored vector judges with its own inputs and truth alone; otherwise the case's fill and the reference
     const bool stored = !c.vector_dir.empty();
+    if (!stored && c.mode == Mode::probe) return check_backward_probe(backend, c, s, contract, needs, r);
     const StoredBackward vector = stored ? stored_backward_data(c) : StoredBackward{};
     const BackwardInputs in = stored ? vector.in : backward_inputs(d, contract, c.mode, c.seed);
     if (declined(in.not_exact, r)) return;

@@ -65,6 +65,20 @@ TEST(Probe, CompareCountsLeaksAndMisses) {
     EXPECT_FALSE(p.passed());
 }
 
+// Outputs a NaN may reach (a padded zero times NaN) are neither leaks nor misses when reached or not; a NaN
+// the reference has there must still arrive, and every other output is judged as before.
+TEST(Probe, MayReachExcusesOnlyTheOutputsItFlags) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> want{1.0, nan, 3.0, 2.0};
+    const std::vector<char> may{0, 1, 1, 0};
+    EXPECT_TRUE(compare_probe(want, std::vector<double>{1.0, nan, nan, 2.0}, may).passed());
+    EXPECT_TRUE(compare_probe(want, std::vector<double>{1.0, nan, 3.0, 2.0}, may).passed());
+    const ProbeComparison p = compare_probe(want, std::vector<double>{nan, 1.0, nan, nan}, may);
+    EXPECT_EQ(p.leaked, 2);  // outputs 0 and 3
+    EXPECT_EQ(p.missing, 1);  // output 1: the reference's NaN must arrive, flagged or not
+    EXPECT_EQ(p.first_leaked, 0);
+}
+
 TEST(Probe, ElementsAreDistinctAndStartWithTheCorners) {
     const ConvDescriptor d = parse_descriptor("n=2,c=3,o=1,in=4x5,k=3x3");
     const auto e = probe_elements(d, 9, 5);

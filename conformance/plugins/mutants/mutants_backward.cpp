@@ -52,16 +52,21 @@ void backward_data(const Problem& p, const convcheck_conv_args& a, M m) {
                     const long long o = ungrouped ? i / p.k_spatial : g * p.OCg + i / p.k_spatial, kx = i % p.k_spatial;
                     const Dims kk = unflatten(kx, p.k);
                     Dims y{};
+                    bool outside = false;  // y off the output: no term (bwd_data_clamped_tap: a term times 0)
                     for (int ax = 0; ax < 3; ++ax) {
                         const long long dil = m == M::bwd_data_dilation_ignored ? 1 : p.dil[ax];
                         const long long t = x[ax] + p.pb[ax] - kk[ax] * dil;  // = y * s when y pairs with x
-                        if (t < 0 || (t % p.s[ax] != 0 && m != M::bwd_data_stride_remainder)) return false;
+                        if (t % p.s[ax] != 0 && m != M::bwd_data_stride_remainder) return false;
                         y[ax] = t / p.s[ax];
-                        if (y[ax] >= p.out[ax]) return false;
+                        if (t < 0 || y[ax] >= p.out[ax]) {
+                            if (m != M::bwd_data_clamped_tap) return false;
+                            outside = true;
+                            y[ax] = t < 0 ? 0 : p.out[ax] - 1;
+                        }
                     }
                     const long long wk = m == M::bwd_data_kernel_not_flipped ? p.k_spatial - 1 - kx : kx;
                     *dy = p.load(a.dst, p.dst_index(n, o, flatten(y, p.out)));
-                    *w = p.load(a.weights, p.weights_index(o, ic, wk));
+                    *w = outside ? 0.0f : p.load(a.weights, p.weights_index(o, ic, wk));
                     return true;
                 });
                 store_from_double(a.diff_src, p.dt, p.src_index(n, c, xs), round_to(p.dt, v));

@@ -174,7 +174,7 @@ def check_determinism():
     out = os.path.join(tmp, "r.jsonl")
     run(["run", "--backend", reference, "--suite", "backward", "--repeat", "2", "--json", out, "--quiet"], expect=0)
     statuses = {c["status"] for c in cases(out)}
-    assert statuses == {"passed"} and len(cases(out)) == 80, (statuses, len(cases(out)))
+    assert statuses == {"passed"} and len(cases(out)) == 88, (statuses, len(cases(out)))  # 80 exact/bound, 8 probe
 
 
 def check_bench():
@@ -190,7 +190,7 @@ def check_bench():
 def check_list():
     p = run(["list", "--suite", "backward", "--json"], expect=0)
     design = json.loads(p.stdout)
-    assert design["cases"] == 80 and design["conv_descriptors"] == 40, design["cases"]
+    assert design["cases"] == 88 and design["conv_descriptors"] == 40, design["cases"]
     p = run(["list", "--suite", "backward"], expect=0)
     assert "# design of the 40 discrete descriptors" in p.stdout, p.stdout[-2000:]
 

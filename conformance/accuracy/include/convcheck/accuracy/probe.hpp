@@ -20,6 +20,8 @@ RandomFill make_probe_fill(const ConvDescriptor& d, std::uint64_t seed);
 // The src elements (flat NCX indices) to probe, deterministic for (descriptor, seed), distinct:
 // the first element (a corner: the border), the last one, and `random_count` drawn at random.
 std::vector<std::int64_t> probe_elements(const ConvDescriptor& d, std::uint64_t seed, int random_count);
+// The same picks over a tensor of `elements` elements (a backward pass probes diff_dst).
+std::vector<std::int64_t> probe_elements(std::int64_t elements, std::uint64_t seed, int random_count);
 
 struct ProbeComparison {
     std::int64_t elements = 0;
@@ -30,6 +32,9 @@ struct ProbeComparison {
     bool passed() const { return leaked == 0 && missing == 0; }
 };
 // want_with_nan: the reference's result with the probe in place; got: the backend's, same order.
-ProbeComparison compare_probe(std::span<const double> want_with_nan, std::span<const double> got);
+// may_reach (empty, or one flag per output): outputs a NaN may reach though the reference's does not,
+// neither leaked nor missing there (a backward-weights gradient whose tap reads a padded zero: 0 * NaN).
+ProbeComparison compare_probe(std::span<const double> want_with_nan, std::span<const double> got,
+                              std::span<const char> may_reach = {});
 
 }  // namespace convcheck::accuracy

@@ -120,6 +120,12 @@ struct BackwardOutputs {
 ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const BackwardInputs& in,
                           const CheckSettings& s, const CaseMemory& needs, BackwardOutputs& out, int warmups = 0,
                           int repeats = 1);
+// A gradient element by its flat index in BackwardOutputs::got's order: "diff_src[n,c,x...]",
+// "diff_weights[o,i,k...]" or "diff_bias[o]" (conv_backward_check.cpp).
+std::string gradient_element(const ConvDescriptor& d, std::int64_t flat);
+// Probe mode for a backward pass: one run per probed diff_dst element (conv_backward_probe.cpp).
+void check_backward_probe(const Backend& backend, const Case& c, const CheckSettings& s,
+                          const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 // The reference's gradients in the order BackwardOutputs::got holds them (conv_backward_check.cpp).
 reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
 // A stored golden vector of a backward pass (vectors/sets/backward, c.vector_dir): its inputs and its
@@ -158,16 +164,25 @@ ChildOutcome run_cc_backend(const Backend& backend, const CcDescriptor& d, const
 // the receptive field, outputs inside it that did not, outputs the NaN does not reach over the error
 // bound, where each lies, and the worst output of every run.
 struct ProbeRun {
-    std::int64_t src_element = 0;                    // where the NaN is
+    std::int64_t src_element = 0;                    // where the NaN is (a flat index into the probed tensor)
     std::span<const double> want_with_nan, got;      // the reference's and the backend's result, NaN in place
     std::span<const double> want, magnitude;         // the reference's result without the NaN
     std::span<const std::int64_t> terms;
     std::span<const double> weight_error;            // CC: per output (accuracy.hpp); empty for conv
     std::int64_t unwritten = 0;                      // outputs the backend never wrote
+    std::span<const char> may_reach;                 // empty, or outputs a NaN may reach (compare_probe)
+};
+// How a probe's messages name the probed tensor and the outputs the NaN must reach: the forward
+// probes src and its receptive field; a backward pass probes diff_dst and the elements the forward
+// pairs it with.
+struct ProbeWords {
+    const char* probed = "src";
+    const char* field = "its receptive field";
+    std::function<std::string(std::int64_t)> name_of;  // an output's name ("diff_src[0,1,2]"); empty: its coordinates
 };
 class ProbeJudge {
 public:
-    ProbeJudge(const accuracy::Contract& contract, OutputLocation where);
+    ProbeJudge(const accuracy::Contract& contract, OutputLocation where, ProbeWords words = {});
     void add(const ProbeRun& run);
     // Sets r.error; and, when a run failed and r has not failed already, the status, kind and reason:
     // the first failing run in its own words, then the counts summed over the runs, then the worst
@@ -176,8 +191,10 @@ public:
 
 private:
     void locate(std::int64_t flat);  // counts a failing output at the border or inside
+    std::string element_name(std::int64_t flat) const;
     accuracy::Contract contract_;
     OutputLocation where_;
+    ProbeWords words_;
     ErrorReport report_;
     std::string first_problem_;
     Kind first_kind_ = Kind::none;

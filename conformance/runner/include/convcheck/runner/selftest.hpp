@@ -25,7 +25,7 @@ struct MutantVerdict {
     bool killed() const;
     // a bug caught in the check meant for it ("crash": some case crashed; any check when meant is "-")
     bool killed_as_meant() const;
-    // a bug whose check is a suite of its own (strides, invalid, large) that `suite` is not: that suite holds
+    // a bug whose check is a suite of its own (strides, invalid, large, backward) that `suite` is not: that suite holds
     // none of the cases meant for it
     bool meant_for_another_suite(const std::string& suite) const;
 };
