@@ -77,7 +77,7 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     // of its pixels, and the first layer's scratch
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
-    chunk_bytes_ = chunk_pixels_ * per_pixel + h1 * 4;
+    chunk_bytes_ = chunk_pixels_ * per_pixel + d.support[1] * h1 * 4;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {

@@ -42,7 +42,7 @@ struct CcContractProblem {
 };
 
 namespace avx2 {
-// a1: h1 floats of scratch.
+// a1: kw * h1 floats of scratch.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
 }  // namespace avx2
