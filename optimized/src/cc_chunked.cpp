@@ -21,7 +21,7 @@ namespace {
 
 // Output pixels per chunk at most: the chunk's contraction (Cin*(h2p+1) floats per pixel) stays in L2
 // while the GEMM reads it once per output-channel super block.
-constexpr i64 kMaxChunkPixels = 128;
+constexpr i64 kMaxChunkPixels = 120;
 
 i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
 
@@ -41,9 +41,9 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     const i64 h1 = kernel.h1, h2 = kernel.h2, h2p = round_up(h2, 8);
     // the first layer splits over the axes: W1[j][0] dy + b1[j] per output row, W1[j][1] dx per column
     for (i64 n = 0; n < d.output_size[0] * d.support[0]; ++n)
-        for (i64 j = 0; j < h1; ++j) ay_.push_back(kernel.W1[j * 2] * axes_[0].distance[n] + kernel.b1[j]);
+        for (i64 j = 0; j < h1; ++j) ay_.push_back(static_cast<float>(kernel.W1[j * 2] * axes_[0].distance[n] + kernel.b1[j]));
     for (i64 n = 0; n < d.output_size[1] * d.support[1]; ++n)
-        for (i64 j = 0; j < h1; ++j) ax_.push_back(kernel.W1[j * 2 + 1] * axes_[1].distance[n]);
+        for (i64 j = 0; j < h1; ++j) ax_.push_back(static_cast<float>(kernel.W1[j * 2 + 1] * axes_[1].distance[n]));
     w2t_.assign(h1 * h2p, 0.0f);
     b2_.assign(h2p, 0.0f);
     for (i64 m = 0; m < h2; ++m) {
@@ -52,7 +52,7 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     }
     hidden_ = CcHiddenProblem{h1, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0], d.input_size[1],
                               axes_[0].first.data(), axes_[1].first.data(), ay_.data(), ax_.data(), w2t_.data(),
-                              b2_.data(), kernel.slope, static_cast<float>(kernel.slope)};
+                              b2_.data(), static_cast<float>(kernel.slope)};
     contract_ = CcContractProblem{Cin, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0],
                                   d.input_size[1], axes_[0].first.data(), axes_[1].first.data()};
     // the GEMM: a 1x1 convolution of depth = Cin*(h2p+1) channels to Cout, weights [Cout][depth]:
@@ -74,10 +74,13 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     gemm_geometry_.channel_stride = depth_;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
     // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
-    // of its pixels, and the first layer's scratch
+    // of its pixels, and the scratch of the first layer (K*h1) and of the channel sums (Cin*W)
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
-    chunk_bytes_ = chunk_pixels_ * per_pixel + d.support[1] * h1 * 4;
+    // whole register tiles of the GEMM where the chunk holds one
+    const i64 tile = avx512_ ? avx512::tile_width(gemm_weights_.vector_blocks) : avx2::tile_width(gemm_weights_.vector_blocks);
+    if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
+    chunk_bytes_ = chunk_pixels_ * per_pixel + (K * h1 + Cin * d.input_size[1]) * 4 + (gemm_problem_.scratch_elements() + K) * 8;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {
@@ -93,20 +96,23 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
     const i64 in_plane = d.input_size[0] * d.input_size[1], pixels = d.output_size[0] * d.output_size[1];
     const i64 chunks = (pixels + chunk_pixels_ - 1) / chunk_pixels_, P = chunk_pixels_;
     const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
-    const std::size_t floats = static_cast<std::size_t>(chunk_bytes_ / 4);
+    const i64 scratch_i64 = gemm_problem_.scratch_elements() + K;
+    const std::size_t floats = static_cast<std::size_t>((chunk_bytes_ - scratch_i64 * 8) / 4);
     parallel_for_joined(tbb::blocked_range<i64>(0, chunks, 1), [&](const auto& r) {
         meter.count_in(chunk_bytes_);
         Workspace<float> buffer = buffers_.take(floats);
-        Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(gemm_problem_.scratch_elements()));
+        Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
+        i64* taps = scratch.data() + gemm_problem_.scratch_elements();
         float* h = buffer.data();
         float* z = h + P * K * hidden_.h2p;
         float* y = z + P * depth_;
         float* a1 = y + P * Cout;
+        float* colsum = a1 + K * hidden_.h1;
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
-            avx2::cc_hidden_features(hidden_, p0, count, a1, h);
+            avx2::cc_hidden_features(hidden_, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
-                avx2::cc_contract(contract_, src + n * Cin * in_plane, h, p0, count, z);
+                avx2::cc_contract(contract_, src + n * Cin * in_plane, h, p0, count, colsum, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

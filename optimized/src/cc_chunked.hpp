@@ -52,8 +52,7 @@ private:
     // analytic: k(distance) per output and tap of each axis, [out][support]
     std::vector<double> k_axis_[2];
     // Internal-Net: the hidden layers, the contraction and the GEMM
-    std::vector<double> ay_, ax_;
-    std::vector<float> w2t_, b2_;
+    std::vector<float> ay_, ax_, w2t_, b2_;
     CcHiddenProblem hidden_;
     CcContractProblem contract_;
     bool avx512_ = false;

@@ -1,6 +1,6 @@
 // The CC Internal-Net path's kernels (cc_factored_kernels.hpp) for AVX2 + FMA. Compiled with -mavx2
 // -mfma; called only when the CPU has both. Each vector holds 8 hidden features m; the register tiles
-// are <= 2 vectors of features times <= 4 input channels.
+// are <= 2 vectors of features times <= 6 taps (second layer) or <= 6 input channels (contraction).
 #include <immintrin.h>
 
 #include "cc_factored_kernels.hpp"
@@ -23,15 +23,15 @@ __m256 leaky(__m256 v, __m256 slope) {
     return _mm256_blendv_ps(_mm256_mul_ps(v, slope), v, keep);
 }
 
-// h = LeakyReLU(b2 + sum_j a1[j] W2t[j]) for T taps at once (a1: [T][h1], h: [T][h2p], the taps'
-// rows `h_step` apart), feature vectors [v0, v0 + NB): T * NB independent FMA chains.
+// h = LeakyReLU(b2 + sum_j a1[j] W2t[j]) for T taps at once (a1: [T][h1]; tap t's features at
+// h + tap[t] * h2p), feature vectors [v0, v0 + NB): T * NB independent FMA chains.
 template <int T, int NB>
-void second_layer(const CcHiddenProblem& p, const float* a1, i64 v0, float* h, i64 h_step) {
+void second_layer(const CcHiddenProblem& p, const float* a1, const i64* tap, i64 v0, float* h) {
     __m256 acc[T * NB];
 #pragma GCC unroll 2
     for (int b = 0; b < NB; ++b) {
         const __m256 bias = _mm256_loadu_ps(p.b2 + (v0 + b) * 8);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
         for (int t = 0; t < T; ++t) acc[t * NB + b] = bias;
     }
     const float* w = p.w2t + v0 * 8;
@@ -40,7 +40,7 @@ void second_layer(const CcHiddenProblem& p, const float* a1, i64 v0, float* h, i
         __m256 wv[NB];
 #pragma GCC unroll 2
         for (int b = 0; b < NB; ++b) wv[b] = _mm256_loadu_ps(w + b * 8);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
         for (int t = 0; t < T; ++t) {
             const __m256 a = _mm256_broadcast_ss(a1 + t * h1 + j);
 #pragma GCC unroll 2
@@ -48,13 +48,14 @@ void second_layer(const CcHiddenProblem& p, const float* a1, i64 v0, float* h, i
         }
     }
     const __m256 slope = _mm256_set1_ps(p.slope_f32);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
     for (int t = 0; t < T; ++t)
 #pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) _mm256_storeu_ps(h + t * h_step + (v0 + b) * 8, leaky(acc[t * NB + b], slope));
+        for (int b = 0; b < NB; ++b)
+            _mm256_storeu_ps(h + tap[t] * p.h2p + (v0 + b) * 8, leaky(acc[t * NB + b], slope));
 }
 
-using SecondLayerFn = void (*)(const CcHiddenProblem&, const float*, i64, float*, i64);
+using SecondLayerFn = void (*)(const CcHiddenProblem&, const float*, const i64*, i64, float*);
 
 template <int NB>
 SecondLayerFn second_layer_for(i64 taps) {
@@ -62,117 +63,157 @@ SecondLayerFn second_layer_for(i64 taps) {
     case 1: return &second_layer<1, NB>;
     case 2: return &second_layer<2, NB>;
     case 3: return &second_layer<3, NB>;
-    default: return &second_layer<4, NB>;
+    case 4: return &second_layer<4, NB>;
+    case 5: return &second_layer<5, NB>;
+    default: return &second_layer<6, NB>;
     }
 }
 
-// a1 = LeakyReLU(ay + ax), in double, rounded once to f32.
-void first_layer(const CcHiddenProblem& p, const double* ay, const double* ax, float* a1) {
-    const __m256d slope = _mm256_set1_pd(p.slope), zero = _mm256_setzero_pd();
+// a1 = LeakyReLU(ay + ax), in f32.
+void first_layer(const CcHiddenProblem& p, const float* ay, const float* ax, float* a1) {
+    const __m256 slope = _mm256_set1_ps(p.slope_f32);
     i64 j = 0;
-    for (; j + 4 <= p.h1; j += 4) {
-        const __m256d v = _mm256_add_pd(_mm256_loadu_pd(ay + j), _mm256_loadu_pd(ax + j));
-        const __m256d a = _mm256_blendv_pd(_mm256_mul_pd(v, slope), v, _mm256_cmp_pd(v, zero, _CMP_GE_OQ));
-        _mm_storeu_ps(a1 + j, _mm256_cvtpd_ps(a));
-    }
+    for (; j + 8 <= p.h1; j += 8)
+        _mm256_storeu_ps(a1 + j, leaky(_mm256_add_ps(_mm256_loadu_ps(ay + j), _mm256_loadu_ps(ax + j)), slope));
     for (; j < p.h1; ++j) {
-        const double v = ay[j] + ax[j];
-        a1[j] = static_cast<float>(v >= 0.0 ? v : p.slope * v);
+        const float v = ay[j] + ax[j];
+        a1[j] = v >= 0.0f ? v : p.slope_f32 * v;
     }
 }
 
-// Input channels [c0, c0 + CB), feature vectors [v0, v0 + NB) of pixels p0 .. p0 + count; SUM: S
-// as well.
-template <int NB, int CB, bool SUM>
+// Z for input channels [c0, c0 + CB), feature vectors [v0, v0 + NB) of pixels p0 .. p0 + count.
+template <int NB, int CB>
 void contract_block(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, i64 c0, i64 v0,
                     float* z) {
-    const i64 plane = p.in_h * p.in_w, K = p.kh * p.kw, depth = p.in_channels * (p.h2p + 1);
-    for (i64 i = 0; i < count; ++i, h += K * p.h2p, z += depth) {
-    const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
-    const i64 fy = p.first_y[oy], fx = p.first_x[ox];
-    const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
-    __m256 acc[CB * NB], sum[CB];  // sum: S in every lane (the broadcasts added up)
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) sum[c] = _mm256_setzero_ps();
-#pragma GCC unroll 8
-    for (int k = 0; k < CB * NB; ++k) acc[k] = _mm256_setzero_ps();
-    const float* row = src + c0 * plane + (fy + ry.lo) * p.in_w + fx;
-    const float* hrow = h + ry.lo * p.kw * p.h2p + v0 * 8;
-    for (i64 y = ry.lo; y < ry.hi; ++y, row += p.in_w, hrow += p.kw * p.h2p)
-        for (i64 x = rx.lo; x < rx.hi; ++x) {
-            const float* hv = hrow + x * p.h2p;
-            const float* n = row + x;
-            __m256 hb[NB];
+    const i64 plane = p.in_h * p.in_w, K = p.kh * p.kw, depth = p.in_channels * (p.h2p + 1), h2p = p.h2p;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, z += depth) {
+        const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
+        const i64 fy = p.first_y[oy], fx = p.first_x[ox];
+        const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
+        __m256 acc[CB * NB];
+#pragma GCC unroll 12
+        for (int k = 0; k < CB * NB; ++k) acc[k] = _mm256_setzero_ps();
+        const float* row = src + c0 * plane + (fy + ry.lo) * p.in_w + fx + rx.lo;
+        const float* hrow = h + (ry.lo * p.kw + rx.lo) * h2p + v0 * 8;
+        const i64 width = rx.hi - rx.lo;
+        for (i64 y = ry.lo; y < ry.hi; ++y, row += p.in_w, hrow += p.kw * h2p) {
+            const float* hv = hrow;
+            for (i64 x = 0; x < width; ++x, hv += h2p) {
+                __m256 hb[NB];
 #pragma GCC unroll 2
-            for (int b = 0; b < NB; ++b) hb[b] = _mm256_loadu_ps(hv + b * 8);
-#pragma GCC unroll 4
-            for (int c = 0; c < CB; ++c) {
-                const __m256 v = _mm256_broadcast_ss(n + c * plane);
+                for (int b = 0; b < NB; ++b) hb[b] = _mm256_loadu_ps(hv + b * 8);
+#pragma GCC unroll 6
+                for (int c = 0; c < CB; ++c) {
+                    const __m256 v = _mm256_broadcast_ss(row + x + c * plane);
 #pragma GCC unroll 2
-                for (int b = 0; b < NB; ++b) acc[c * NB + b] = _mm256_fmadd_ps(v, hb[b], acc[c * NB + b]);
-                if constexpr (SUM) sum[c] = _mm256_add_ps(sum[c], v);
+                    for (int b = 0; b < NB; ++b) acc[c * NB + b] = _mm256_fmadd_ps(v, hb[b], acc[c * NB + b]);
+                }
             }
         }
-#pragma GCC unroll 4
-    for (int c = 0; c < CB; ++c) {
+#pragma GCC unroll 6
+        for (int c = 0; c < CB; ++c)
 #pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) _mm256_storeu_ps(z + (c0 + c) * p.h2p + (v0 + b) * 8, acc[c * NB + b]);
-        if constexpr (SUM) z[p.in_channels * p.h2p + c0 + c] = _mm256_cvtss_f32(sum[c]);
-    }
+            for (int b = 0; b < NB; ++b) _mm256_storeu_ps(z + (c0 + c) * h2p + (v0 + b) * 8, acc[c * NB + b]);
     }
 }
 
 using ContractFn = void (*)(const CcContractProblem&, const float*, const float*, i64, i64, i64, i64, float*);
 
-template <int NB, bool SUM>
+template <int NB>
 ContractFn contract_for(i64 cb) {
     switch (cb) {
-    case 1: return &contract_block<NB, 1, SUM>;
-    case 2: return &contract_block<NB, 2, SUM>;
-    case 3: return &contract_block<NB, 3, SUM>;
-    default: return &contract_block<NB, 4, SUM>;
+    case 1: return &contract_block<NB, 1>;
+    case 2: return &contract_block<NB, 2>;
+    case 3: return &contract_block<NB, 3>;
+    case 4: return &contract_block<NB, 4>;
+    case 5: return &contract_block<NB, 5>;
+    default: return &contract_block<NB, 6>;
     }
 }
 
-ContractFn contract_for(i64 nb, i64 cb, bool sum) {
-    if (nb == 2) return sum ? contract_for<2, true>(cb) : contract_for<2, false>(cb);
-    return sum ? contract_for<1, true>(cb) : contract_for<1, false>(cb);
+// S for pixels p0 .. p0 + count: per output row, the column sums of the input rows it reads (rows in
+// order) for every input channel, then per pixel its columns' sums (in order). colsum: Cin * in_w floats.
+void channel_sums(const CcContractProblem& p, const float* src, i64 p0, i64 count, float* colsum, float* z) {
+    const i64 plane = p.in_h * p.in_w, depth = p.in_channels * (p.h2p + 1), W = p.in_w;
+    for (i64 i0 = 0; i0 < count;) {
+        const i64 oy = (p0 + i0) / p.out_w, ox0 = (p0 + i0) % p.out_w;
+        const i64 n = p.out_w - ox0 < count - i0 ? p.out_w - ox0 : count - i0;  // this row's pixels
+        const i64 fy = p.first_y[oy];
+        const TapRange ry = inside(fy, p.kh, p.in_h);
+        float* out = z + i0 * depth + p.in_channels * p.h2p;
+        if (ry.hi <= ry.lo) {  // every neighbour outside the input
+            for (i64 i = 0; i < n; ++i)
+                for (i64 ci = 0; ci < p.in_channels; ++ci) out[i * depth + ci] = 0.0f;
+            i0 += n;
+            continue;
+        }
+        // the columns these pixels read, inside the input
+        i64 lo = p.first_x[ox0], hi = p.first_x[ox0 + n - 1] + p.kw;
+        lo = lo < 0 ? 0 : lo;
+        hi = hi > W ? W : hi;
+        for (i64 ci = 0; ci < p.in_channels; ++ci) {
+            const float* in = src + ci * plane + (fy + ry.lo) * W;
+            float* sum = colsum + ci * W;
+            for (i64 x = lo; x < hi; ++x) sum[x] = in[x];
+            for (i64 y = ry.lo + 1; y < ry.hi; ++y) {
+                in += W;
+                for (i64 x = lo; x < hi; ++x) sum[x] += in[x];
+            }
+        }
+        for (i64 i = 0; i < n; ++i) {
+            const i64 fx = p.first_x[ox0 + i];
+            const TapRange rx = inside(fx, p.kw, W);
+            const float* sum = colsum + fx;
+            float* o = out + i * depth;
+            if (rx.lo == 0 && rx.hi == 3 && p.kw == 3) {  // the common case, without a loop
+                for (i64 ci = 0; ci < p.in_channels; ++ci, sum += W) o[ci] = (sum[0] + sum[1]) + sum[2];
+                continue;
+            }
+            for (i64 ci = 0; ci < p.in_channels; ++ci, sum += W) {
+                float s = 0.0f;
+                for (i64 x = rx.lo; x < rx.hi; ++x) s += sum[x];
+                o[ci] = s;
+            }
+        }
+        i0 += n;
+    }
 }
 
 }  // namespace
 
-void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, float* h) {
+void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h) {
     const i64 K = p.kh * p.kw, vectors = p.h2p / 8;
     for (i64 i = 0; i < count; ++i) {
         const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
         const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
-        const i64 width = rx.hi - rx.lo;
-        for (i64 y = ry.lo; y < ry.hi; ++y) {
-            // the taps (y, rx.lo .. rx.hi) are consecutive in h: a1 for all of them, then the second
-            // layer for up to 4 at once
-            for (i64 x = rx.lo; x < rx.hi; ++x)
-                first_layer(p, p.ay + (oy * p.kh + y) * p.h1, p.ax + (ox * p.kw + x) * p.h1, a1 + (x - rx.lo) * p.h1);
-            float* out = h + (i * K + y * p.kw + rx.lo) * p.h2p;
-            for (i64 x0 = 0; x0 < width; x0 += 4) {
-                const i64 taps = width - x0 < 4 ? width - x0 : 4;
-                i64 v0 = 0;
-                for (; v0 + 2 <= vectors; v0 += 2)
-                    second_layer_for<2>(taps)(p, a1 + x0 * p.h1, v0, out + x0 * p.h2p, p.h2p);
-                if (v0 < vectors) second_layer_for<1>(taps)(p, a1 + x0 * p.h1, v0, out + x0 * p.h2p, p.h2p);
+        // the taps inside the input: their first layer, then the second for up to 6 at once
+        i64 n = 0;
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x, ++n) {
+                first_layer(p, p.ay + (oy * p.kh + y) * p.h1, p.ax + (ox * p.kw + x) * p.h1, a1 + n * p.h1);
+                taps[n] = y * p.kw + x;
             }
+        float* out = h + i * K * p.h2p;
+        for (i64 t0 = 0; t0 < n; t0 += 6) {
+            const i64 t = n - t0 < 6 ? n - t0 : 6;
+            i64 v0 = 0;
+            for (; v0 + 2 <= vectors; v0 += 2) second_layer_for<2>(t)(p, a1 + t0 * p.h1, taps + t0, v0, out);
+            if (v0 < vectors) second_layer_for<1>(t)(p, a1 + t0 * p.h1, taps + t0, v0, out);
         }
     }
 }
 
-void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z) {
+void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,
+                 float* z) {
     const i64 vectors = p.h2p / 8;
     // blocks of input channels outermost: the pixels of a block read a few rows of a few channel
     // planes (the planes of all channels at once would meet in the same L1 sets, 4 KiB apart)
-    for (i64 c0 = 0; c0 < p.in_channels; c0 += 4) {
-        const i64 cb = p.in_channels - c0 < 4 ? p.in_channels - c0 : 4;
+    for (i64 c0 = 0; c0 < p.in_channels; c0 += 6) {
+        const i64 cb = p.in_channels - c0 < 6 ? p.in_channels - c0 : 6;
         for (i64 v0 = 0; v0 < vectors; v0 += 2)
-            contract_for(v0 + 2 <= vectors ? 2 : 1, cb, v0 == 0)(p, src, h, p0, count, c0, v0, z);
+            (v0 + 2 <= vectors ? contract_for<2>(cb) : contract_for<1>(cb))(p, src, h, p0, count, c0, v0, z);
     }
+    channel_sums(p, src, p0, count, colsum, z);
 }
 
 }  // namespace convcheck::optimized::detail::avx2

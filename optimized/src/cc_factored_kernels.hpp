@@ -18,23 +18,24 @@ namespace convcheck::optimized::detail {
 
 // The hidden features of output pixels p0 .. p0 + count (row-major over the output plane), for their
 // taps inside the input: h[(i*K + tap)*h2p + m], K = kh*kw, m < h2p (the lanes from h2 on are 0).
-//   a1 = LeakyReLU(ay[oy][y] + ax[ox][x]) in double, rounded once to f32;
-//   h  = LeakyReLU(W2 a1 + b2) in f32 (b2 first, then a1's entries in order, FMA).
+//   a1 = LeakyReLU(ay[oy][y] + ax[ox][x]),  h = LeakyReLU(W2 a1 + b2)
+// in f32 (ay, ax evaluated in double and rounded once; W2 a1 + b2: b2 first, then a1's entries in
+// order, FMA).
 struct CcHiddenProblem {
     i64 h1 = 1, h2p = 8;           // the first layer's width; the second's rounded up to 8
     i64 kh = 1, kw = 1, out_w = 1, in_h = 1, in_w = 1;
     const i64* first_y = nullptr;  // first neighbour of every output row / column
     const i64* first_x = nullptr;
-    const double* ay = nullptr;    // [OH][kh][h1]: W1[j][0] * dy + b1[j]
-    const double* ax = nullptr;    // [OW][kw][h1]: W1[j][1] * dx
+    const float* ay = nullptr;     // [OH][kh][h1]: W1[j][0] * dy + b1[j]
+    const float* ax = nullptr;     // [OW][kw][h1]: W1[j][1] * dx
     const float* w2t = nullptr;    // [h1][h2p]: W2 transposed, zero padded
     const float* b2 = nullptr;     // [h2p], zero padded
-    double slope = 0.01;
     float slope_f32 = 0.01f;
 };
 
-// For one image (src at its channel 0, [Cin][H][W]): z[i*depth + cin*h2p + m] = Z[cin][m] and
-// z[i*depth + Cin*h2p + cin] = S[cin], depth = Cin*(h2p + 1); the taps summed in (y, x) order.
+// For one image (src at its channel 0, [Cin][H][W]): z[i*depth + cin*h2p + m] = Z[cin][m] (taps in
+// (y, x) order) and z[i*depth + Cin*h2p + cin] = S[cin] (per column the rows in order, then the
+// columns in order), depth = Cin*(h2p + 1).
 struct CcContractProblem {
     i64 in_channels = 1, h2p = 8, kh = 1, kw = 1, out_w = 1, in_h = 1, in_w = 1;
     const i64* first_y = nullptr;
@@ -42,9 +43,10 @@ struct CcContractProblem {
 };
 
 namespace avx2 {
-// a1: kw * h1 floats of scratch.
-void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, float* h);
-void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
+// Scratch: a1 K * h1 floats, taps K, colsum Cin * in_w floats.
+void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
+void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,
+                 float* z);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail
