@@ -74,13 +74,13 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     gemm_geometry_.channel_stride = depth_;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
     // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
-    // of its pixels, and the scratch of the first layer (K*h1) and of the channel sums (Cin*W)
+    // of its pixels, and the scratch of the first layer (K*h1) and of the channel sums (2*Cin*W)
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
     // whole register tiles of the GEMM where the chunk holds one
     const i64 tile = avx512_ ? avx512::tile_width(gemm_weights_.vector_blocks) : avx2::tile_width(gemm_weights_.vector_blocks);
     if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
-    chunk_bytes_ = chunk_pixels_ * per_pixel + (K * h1 + Cin * d.input_size[1]) * 4 + (gemm_problem_.scratch_elements() + K) * 8;
+    chunk_bytes_ = chunk_pixels_ * per_pixel + (K * h1 + 2 * Cin * d.input_size[1]) * 4 + (gemm_problem_.scratch_elements() + K) * 8;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {

@@ -132,7 +132,8 @@ ContractFn contract_for(i64 cb) {
 }
 
 // S for pixels p0 .. p0 + count: per output row, the column sums of the input rows it reads (rows in
-// order) for every input channel, then per pixel its columns' sums (in order). colsum: Cin * in_w floats.
+// order) for every input channel, then per pixel its columns' sums (in order). colsum: 2 * Cin * in_w
+// floats.
 void channel_sums(const CcContractProblem& p, const float* src, i64 p0, i64 count, float* colsum, float* z) {
     const i64 plane = p.in_h * p.in_w, depth = p.in_channels * (p.h2p + 1), W = p.in_w;
     for (i64 i0 = 0; i0 < count;) {
@@ -151,6 +152,8 @@ void channel_sums(const CcContractProblem& p, const float* src, i64 p0, i64 coun
         i64 lo = p.first_x[ox0], hi = p.first_x[ox0 + n - 1] + p.kw;
         lo = lo < 0 ? 0 : lo;
         hi = hi > W ? W : hi;
+        const bool three = p.kw == 3;  // the common case: the three columns' sums at once, in `window`
+        float* window = colsum + p.in_channels * W;
         for (i64 ci = 0; ci < p.in_channels; ++ci) {
             const float* in = src + ci * plane + (fy + ry.lo) * W;
             float* sum = colsum + ci * W;
@@ -159,14 +162,17 @@ void channel_sums(const CcContractProblem& p, const float* src, i64 p0, i64 coun
                 in += W;
                 for (i64 x = lo; x < hi; ++x) sum[x] += in[x];
             }
+            if (three)
+                for (i64 x = lo; x + 2 < hi; ++x) window[ci * W + x] = (sum[x] + sum[x + 1]) + sum[x + 2];
         }
         for (i64 i = 0; i < n; ++i) {
             const i64 fx = p.first_x[ox0 + i];
             const TapRange rx = inside(fx, p.kw, W);
             const float* sum = colsum + fx;
             float* o = out + i * depth;
-            if (rx.lo == 0 && rx.hi == 3 && p.kw == 3) {  // the common case, without a loop
-                for (i64 ci = 0; ci < p.in_channels; ++ci, sum += W) o[ci] = (sum[0] + sum[1]) + sum[2];
+            if (three && rx.lo == 0 && rx.hi == 3) {
+                const float* win = window + fx;
+                for (i64 ci = 0; ci < p.in_channels; ++ci, win += W) o[ci] = *win;
                 continue;
             }
             for (i64 ci = 0; ci < p.in_channels; ++ci, sum += W) {
@@ -208,10 +214,13 @@ void cc_contract(const CcContractProblem& p, const float* src, const float* h, i
     const i64 vectors = p.h2p / 8;
     // blocks of input channels outermost: the pixels of a block read a few rows of a few channel
     // planes (the planes of all channels at once would meet in the same L1 sets, 4 KiB apart)
-    for (i64 c0 = 0; c0 < p.in_channels; c0 += 6) {
-        const i64 cb = p.in_channels - c0 < 6 ? p.in_channels - c0 : 6;
+    // as few blocks as tiles of 6 need, as even as they can be (32 channels: 6, 6, 5, 5, 5, 5)
+    const i64 blocks = (p.in_channels + 5) / 6;
+    for (i64 b = 0, c0 = 0; b < blocks; ++b) {
+        const i64 cb = (p.in_channels - c0 + (blocks - b) - 1) / (blocks - b);
         for (i64 v0 = 0; v0 < vectors; v0 += 2)
             (v0 + 2 <= vectors ? contract_for<2>(cb) : contract_for<1>(cb))(p, src, h, p0, count, c0, v0, z);
+        c0 += cb;
     }
     channel_sums(p, src, p0, count, colsum, z);
 }

@@ -43,7 +43,7 @@ struct CcContractProblem {
 };
 
 namespace avx2 {
-// Scratch: a1 K * h1 floats, taps K, colsum Cin * in_w floats.
+// Scratch: a1 K * h1 floats, taps K, colsum 2 * Cin * in_w floats.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,
                  float* z);
