@@ -162,3 +162,34 @@ TEST(Cc, ASecondCallMatchesAFreshPlan) {
         EXPECT_EQ(0, std::memcmp(dst.data(), fresh.data(), dst.size() * sizeof(float))) << to_string(d);
     }
 }
+
+// The chunked method never forms a weight: it sums h_m(D) N over the taps first and applies the last
+// layer (W3, and b3 against the channel sums) as one GEMM, so a weight that is a small difference of
+// large terms (w = 1.001 a2 - 1000, a2 ~ 1000: cancellation inside the Internal-Net) cancels only in
+// the GEMM's sum, after f32 rounding of terms ~1000x the result. The CC contract must still hold,
+// for few and for many input channels (a longer GEMM) and real and rational scales.
+TEST(Cc, ChunkedStaysWithinTheContractWhenTheInternalNetCancels) {
+    for (const char* text : {"cc:n=1,cin=2,cout=2,in=8x8,scale=2/3,support=3x3,kernel=net,hidden=1x1",
+                             "cc:n=1,cin=2,cout=3,in=9x8,scale=0.7071,support=3x3,kernel=net,hidden=1x1",
+                             "cc:n=2,cin=32,cout=4,in=12x12,scale=1.37,support=3x3,kernel=net,hidden=1x1,bias=1",
+                             "cc:n=1,cin=16,cout=8,in=10x10,scale=0.6,support=3x2,kernel=net,hidden=1x1"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        const std::int64_t C = d.in_channels * d.out_channels;
+        CcData data = make_data(d, 5);
+        data.theta = {0.001f, 0.002f, 1000.0f, 1.0f, 0.0f};  // W1[1][2], b1, W2[1][1], b2: a2 ~ 1000
+        for (std::int64_t c = 0; c < C; ++c) data.theta.push_back(1.001f + 0.0001f * static_cast<float>(c % 7));  // W3
+        for (std::int64_t c = 0; c < C; ++c) data.theta.push_back(-1000.0f);                                     // b3
+        ASSERT_EQ(static_cast<std::int64_t>(data.theta.size()), d.theta_elements());
+        const reference::ConvResult want = reference::cc::continuous_convolution(
+            d, data.src.data(), data.theta.data(), d.has_bias ? data.bias.data() : nullptr);
+        const std::vector<double> weight_error =
+            reference::cc::cc_weight_error(d, data.src.data(), data.theta.data(), 0x1p-24);
+        const std::vector<float> got = run(d, data, CcOptions{0, CcMethod::chunked});
+        const accuracy::Comparison r =
+            accuracy::compare_bound_cc(accuracy::Contract{DataType::f32, DataType::f32}, want.dst, want.magnitude,
+                                       want.terms, weight_error, std::vector<double>(got.begin(), got.end()));
+        EXPECT_TRUE(r.passed()) << reproducer(d, CcMethod::chunked, 5) << ": " << r.mismatches << " outputs out of bound, worst "
+                                << r.max_bound_fraction << "x of its bound";
+        std::printf("%s: worst %.3g of the bound\n", text, r.max_bound_fraction);
+    }
+}
