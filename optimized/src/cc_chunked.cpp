@@ -74,13 +74,14 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     gemm_geometry_.channel_stride = depth_;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
     // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
-    // of its pixels, and the scratch of the first layer (K*h1) and of the channel sums (2*Cin*W)
+    // of its pixels, and the scratch of the first layer (kHiddenPairs*h1) and of the channel sums (2*Cin*W)
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
     // whole register tiles of the GEMM where the chunk holds one
     const i64 tile = avx512_ ? avx512::tile_width(gemm_weights_.vector_blocks) : avx2::tile_width(gemm_weights_.vector_blocks);
     if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
-    chunk_bytes_ = chunk_pixels_ * per_pixel + (K * h1 + 2 * Cin * d.input_size[1]) * 4 + (gemm_problem_.scratch_elements() + K) * 8;
+    chunk_bytes_ = chunk_pixels_ * per_pixel + (kHiddenPairs * h1 + 2 * Cin * d.input_size[1]) * 4 +
+                   (gemm_problem_.scratch_elements() + kHiddenPairs) * 8;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {
@@ -96,7 +97,7 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
     const i64 in_plane = d.input_size[0] * d.input_size[1], pixels = d.output_size[0] * d.output_size[1];
     const i64 chunks = (pixels + chunk_pixels_ - 1) / chunk_pixels_, P = chunk_pixels_;
     const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
-    const i64 scratch_i64 = gemm_problem_.scratch_elements() + K;
+    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs;
     const std::size_t floats = static_cast<std::size_t>((chunk_bytes_ - scratch_i64 * 8) / 4);
     parallel_for_joined(tbb::blocked_range<i64>(0, chunks, 1), [&](const auto& r) {
         meter.count_in(chunk_bytes_);
@@ -107,7 +108,7 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
         float* z = h + P * K * hidden_.h2p;
         float* y = z + P * depth_;
         float* a1 = y + P * Cout;
-        float* colsum = a1 + K * hidden_.h1;
+        float* colsum = a1 + kHiddenPairs * hidden_.h1;
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
             avx2::cc_hidden_features(hidden_, p0, count, a1, taps, h);
@@ -126,10 +127,7 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     else
                         avx2::blocked_segment(gemm_problem_, segment, scratch.data());
                 }
-                for (i64 co = 0; co < Cout; ++co) {
-                    float* out = dst + (n * Cout + co) * pixels + p0;
-                    for (i64 i = 0; i < count; ++i) out[i] = y[i * Cout + co];
-                }
+                avx2::cc_store_planes(y, count, Cout, dst + n * Cout * pixels + p0, pixels);
             }
         }
         meter.count_out(chunk_bytes_);

@@ -187,26 +187,60 @@ void channel_sums(const CcContractProblem& p, const float* src, i64 p0, i64 coun
 
 }  // namespace
 
+void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane) {
+    i64 i0 = 0;
+    for (; i0 + 8 <= count; i0 += 8) {
+        i64 c0 = 0;
+        for (; c0 + 8 <= channels; c0 += 8) {  // an 8 x 8 transpose
+            __m256 r[8], t[8];
+            for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(y + (i0 + k) * channels + c0);
+            for (int k = 0; k < 8; k += 2) {
+                t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+                t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+            }
+            for (int k = 0; k < 8; k += 4) {
+                r[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+                r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
+                r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+                r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
+            }
+            for (int k = 0; k < 4; ++k) {
+                _mm256_storeu_ps(dst + (c0 + k) * plane + i0, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
+                _mm256_storeu_ps(dst + (c0 + k + 4) * plane + i0, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
+            }
+        }
+        for (; c0 < channels; ++c0)
+            for (i64 i = i0; i < i0 + 8; ++i) dst[c0 * plane + i] = y[i * channels + c0];
+    }
+    for (i64 c = 0; c < channels; ++c)
+        for (i64 i = i0; i < count; ++i) dst[c * plane + i] = y[i * channels + c];
+}
+
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h) {
     const i64 K = p.kh * p.kw, vectors = p.h2p / 8;
-    for (i64 i = 0; i < count; ++i) {
-        const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
-        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
-        // the taps inside the input: their first layer, then the second for up to 6 at once
-        i64 n = 0;
-        for (i64 y = ry.lo; y < ry.hi; ++y)
-            for (i64 x = rx.lo; x < rx.hi; ++x, ++n) {
-                first_layer(p, p.ay + (oy * p.kh + y) * p.h1, p.ax + (ox * p.kw + x) * p.h1, a1 + n * p.h1);
-                taps[n] = y * p.kw + x;
-            }
-        float* out = h + i * K * p.h2p;
+    // the second layer for the pairs gathered so far, 6 at once (the last group may be shorter)
+    i64 n = 0;
+    const auto flush = [&] {
         for (i64 t0 = 0; t0 < n; t0 += 6) {
             const i64 t = n - t0 < 6 ? n - t0 : 6;
             i64 v0 = 0;
-            for (; v0 + 2 <= vectors; v0 += 2) second_layer_for<2>(t)(p, a1 + t0 * p.h1, taps + t0, v0, out);
-            if (v0 < vectors) second_layer_for<1>(t)(p, a1 + t0 * p.h1, taps + t0, v0, out);
+            for (; v0 + 2 <= vectors; v0 += 2) second_layer_for<2>(t)(p, a1 + t0 * p.h1, taps + t0, v0, h);
+            if (v0 < vectors) second_layer_for<1>(t)(p, a1 + t0 * p.h1, taps + t0, v0, h);
         }
+        n = 0;
+    };
+    for (i64 i = 0; i < count; ++i) {
+        const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
+        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
+        // the taps inside the input: their first layer, gathered across pixels
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x) {
+                first_layer(p, p.ay + (oy * p.kh + y) * p.h1, p.ax + (ox * p.kw + x) * p.h1, a1 + n * p.h1);
+                taps[n++] = i * K + y * p.kw + x;
+                if (n == kHiddenPairs) flush();
+            }
     }
+    flush();
 }
 
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,

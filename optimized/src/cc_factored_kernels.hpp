@@ -42,11 +42,16 @@ struct CcContractProblem {
     const i64* first_x = nullptr;
 };
 
+// Distance pairs whose first layer cc_hidden_features gathers before running the second.
+inline constexpr i64 kHiddenPairs = 48;
+
 namespace avx2 {
-// Scratch: a1 K * h1 floats, taps K, colsum 2 * Cin * in_w floats.
+// Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs, colsum 2 * Cin * in_w floats.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,
                  float* z);
+// y [count][channels] (channels last) -> dst[c * plane + i].
+void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail
