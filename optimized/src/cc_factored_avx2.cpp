@@ -86,8 +86,8 @@ template <int NB, int CB>
 void contract_block(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, i64 c0, i64 v0,
                     float* z) {
     const i64 plane = p.in_h * p.in_w, K = p.kh * p.kw, depth = p.in_channels * (p.h2p + 1), h2p = p.h2p;
-    for (i64 i = 0; i < count; ++i, h += K * h2p, z += depth) {
-        const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, z += depth, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
         const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
         __m256 acc[CB * NB];
@@ -229,8 +229,8 @@ void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, 
         }
         n = 0;
     };
-    for (i64 i = 0; i < count; ++i) {
-        const i64 oy = (p0 + i) / p.out_w, ox = (p0 + i) % p.out_w;
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    for (i64 i = 0; i < count; ++i, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
         // the taps inside the input: their first layer, gathered across pixels
         for (i64 y = ry.lo; y < ry.hi; ++y)
