@@ -35,7 +35,7 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
         for (int a = 0; a < 2; ++a)
             for (double t : axes_[a].distance) k_axis_[a].push_back(analytic_1d(d.kernel, d.kernel_parameter, t));
         chunk_pixels_ = d.output_size[1];
-        chunk_bytes_ = d.support[0] * d.input_size[1] * 4;
+        chunk_bytes_ = (d.support[0] * d.input_size[1] + d.output_size[1]) * 4;
         return;
     }
     const i64 h1 = kernel.h1, h2 = kernel.h2, h2p = round_up(h2, 8);
@@ -140,7 +140,7 @@ void CcChunked::run_analytic(const float* src, float* dst, WorkspaceMeter& meter
     const i64 OH = d.output_size[0], OW = d.output_size[1], kh = d.support[0], kw = d.support[1];
     parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH), [&](const auto& r) {
         meter.count_in(chunk_bytes_);
-        std::vector<float> rows(static_cast<std::size_t>(kh * W));
+        std::vector<float> rows(static_cast<std::size_t>(kh * W)), sums(static_cast<std::size_t>(OW));
         for (i64 row = r.begin(); row < r.end(); ++row) {
             const i64 n = row / OH, oy = row % OH, fy = axes_[0].first[oy];
             // the channel sums of the input rows this output row reads (rows outside the input: none)
@@ -165,8 +165,14 @@ void CcChunked::run_analytic(const float* src, float* dst, WorkspaceMeter& meter
                         s += w * rows[y * W + fx + x];
                     }
                 }
-                for (i64 co = 0; co < Cout; ++co)
-                    dst[((n * Cout + co) * OH + oy) * OW + ox] = bias_.empty() ? s : bias_[co] + s;
+                sums[ox] = s;
+            }
+            for (i64 co = 0; co < Cout; ++co) {  // every output channel's row: the same sums, its bias
+                float* out = dst + ((n * Cout + co) * OH + oy) * OW;
+                if (bias_.empty())
+                    std::copy(sums.begin(), sums.end(), out);
+                else
+                    for (i64 ox = 0; ox < OW; ++ox) out[ox] = bias_[co] + sums[ox];
             }
         }
         meter.count_out(chunk_bytes_);

@@ -127,8 +127,14 @@ TEST(Cc, PolyphaseNeedsARationalScale) {
         EXPECT_EQ(e.value(), "polyphase");
     }
     EXPECT_EQ(CcPlan(d, nullptr, nullptr).method(), CcMethod::chunked);
+    // automatic: polyphase for the Internal-Net on a rational scale; an analytic kernel's channel sums
+    // (the chunked method) at any scale
     const CcDescriptor rational = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,kernel=linear");
-    EXPECT_EQ(CcPlan(rational, nullptr, nullptr).method(), CcMethod::polyphase);
+    EXPECT_EQ(CcPlan(rational, nullptr, nullptr).method(), CcMethod::chunked);
+    EXPECT_EQ(CcPlan(rational, nullptr, nullptr, CcOptions{1, CcMethod::polyphase}).method(), CcMethod::polyphase);
+    const CcDescriptor net = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,kernel=net");
+    const CcData data = make_data(net, 1);
+    EXPECT_EQ(CcPlan(net, data.theta.data(), nullptr).method(), CcMethod::polyphase);
 }
 
 TEST(Cc, ChunkedWorkspaceStaysWithinTwiceTheOutput) {
