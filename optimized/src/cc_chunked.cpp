@@ -74,13 +74,13 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     gemm_geometry_.channel_stride = depth_;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
     // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
-    // of its pixels, and the scratch of the first layer (kHiddenPairs*h1) and of the channel sums (2*Cin*W)
+    // of its pixels, and the scratch of the first layer (kHiddenPairs*h1)
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
     // whole register tiles of the GEMM where the chunk holds one
     const i64 tile = avx512_ ? avx512::tile_width(gemm_weights_.vector_blocks) : avx2::tile_width(gemm_weights_.vector_blocks);
     if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
-    chunk_bytes_ = chunk_pixels_ * per_pixel + (kHiddenPairs * h1 + 2 * Cin * d.input_size[1]) * 4 +
+    chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 +
                    (gemm_problem_.scratch_elements() + kHiddenPairs) * 8;
 }
 
@@ -108,12 +108,11 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
         float* z = h + P * K * hidden_.h2p;
         float* y = z + P * depth_;
         float* a1 = y + P * Cout;
-        float* colsum = a1 + kHiddenPairs * hidden_.h1;
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
             avx2::cc_hidden_features(hidden_, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
-                avx2::cc_contract(contract_, src + n * Cin * in_plane, h, p0, count, colsum, z);
+                avx2::cc_contract(contract_, src + n * Cin * in_plane, h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

@@ -81,8 +81,9 @@ void first_layer(const CcHiddenProblem& p, const float* ay, const float* ax, flo
     }
 }
 
-// Z for input channels [c0, c0 + CB), feature vectors [v0, v0 + NB) of pixels p0 .. p0 + count.
-template <int NB, int CB>
+// Z for input channels [c0, c0 + CB), feature vectors [v0, v0 + NB) of pixels p0 .. p0 + count; SUM:
+// S as well, from the same broadcasts (CB <= 4: CB * (NB + 1) accumulators).
+template <int NB, int CB, bool SUM>
 void contract_block(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, i64 c0, i64 v0,
                     float* z) {
     const i64 plane = p.in_h * p.in_w, K = p.kh * p.kw, depth = p.in_channels * (p.h2p + 1), h2p = p.h2p;
@@ -90,9 +91,11 @@ void contract_block(const CcContractProblem& p, const float* src, const float* h
     for (i64 i = 0; i < count; ++i, h += K * h2p, z += depth, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
         const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
-        __m256 acc[CB * NB];
+        __m256 acc[CB * NB], sum[CB];
 #pragma GCC unroll 12
         for (int k = 0; k < CB * NB; ++k) acc[k] = _mm256_setzero_ps();
+#pragma GCC unroll 6
+        for (int c = 0; c < CB; ++c) sum[c] = _mm256_setzero_ps();
         const float* row = src + c0 * plane + (fy + ry.lo) * p.in_w + fx + rx.lo;
         const float* hrow = h + (ry.lo * p.kw + rx.lo) * h2p + v0 * 8;
         const i64 width = rx.hi - rx.lo;
@@ -107,6 +110,7 @@ void contract_block(const CcContractProblem& p, const float* src, const float* h
                     const __m256 v = _mm256_broadcast_ss(row + x + c * plane);
 #pragma GCC unroll 2
                     for (int b = 0; b < NB; ++b) acc[c * NB + b] = _mm256_fmadd_ps(v, hb[b], acc[c * NB + b]);
+                    if constexpr (SUM) sum[c] = _mm256_add_ps(sum[c], v);
                 }
             }
         }
@@ -114,74 +118,23 @@ void contract_block(const CcContractProblem& p, const float* src, const float* h
         for (int c = 0; c < CB; ++c)
 #pragma GCC unroll 2
             for (int b = 0; b < NB; ++b) _mm256_storeu_ps(z + (c0 + c) * h2p + (v0 + b) * 8, acc[c * NB + b]);
+        if constexpr (SUM)
+#pragma GCC unroll 6
+            for (int c = 0; c < CB; ++c) z[p.in_channels * h2p + c0 + c] = _mm256_cvtss_f32(sum[c]);
     }
 }
 
 using ContractFn = void (*)(const CcContractProblem&, const float*, const float*, i64, i64, i64, i64, float*);
 
-template <int NB>
+template <int NB, bool SUM>
 ContractFn contract_for(i64 cb) {
     switch (cb) {
-    case 1: return &contract_block<NB, 1>;
-    case 2: return &contract_block<NB, 2>;
-    case 3: return &contract_block<NB, 3>;
-    case 4: return &contract_block<NB, 4>;
-    case 5: return &contract_block<NB, 5>;
-    default: return &contract_block<NB, 6>;
-    }
-}
-
-// S for pixels p0 .. p0 + count: per output row, the column sums of the input rows it reads (rows in
-// order) for every input channel, then per pixel its columns' sums (in order). colsum: 2 * Cin * in_w
-// floats.
-void channel_sums(const CcContractProblem& p, const float* src, i64 p0, i64 count, float* colsum, float* z) {
-    const i64 plane = p.in_h * p.in_w, depth = p.in_channels * (p.h2p + 1), W = p.in_w;
-    for (i64 i0 = 0; i0 < count;) {
-        const i64 oy = (p0 + i0) / p.out_w, ox0 = (p0 + i0) % p.out_w;
-        const i64 n = p.out_w - ox0 < count - i0 ? p.out_w - ox0 : count - i0;  // this row's pixels
-        const i64 fy = p.first_y[oy];
-        const TapRange ry = inside(fy, p.kh, p.in_h);
-        float* out = z + i0 * depth + p.in_channels * p.h2p;
-        if (ry.hi <= ry.lo) {  // every neighbour outside the input
-            for (i64 i = 0; i < n; ++i)
-                for (i64 ci = 0; ci < p.in_channels; ++ci) out[i * depth + ci] = 0.0f;
-            i0 += n;
-            continue;
-        }
-        // the columns these pixels read, inside the input
-        i64 lo = p.first_x[ox0], hi = p.first_x[ox0 + n - 1] + p.kw;
-        lo = lo < 0 ? 0 : lo;
-        hi = hi > W ? W : hi;
-        const bool three = p.kw == 3;  // the common case: the three columns' sums at once, in `window`
-        float* window = colsum + p.in_channels * W;
-        for (i64 ci = 0; ci < p.in_channels; ++ci) {
-            const float* in = src + ci * plane + (fy + ry.lo) * W;
-            float* sum = colsum + ci * W;
-            for (i64 x = lo; x < hi; ++x) sum[x] = in[x];
-            for (i64 y = ry.lo + 1; y < ry.hi; ++y) {
-                in += W;
-                for (i64 x = lo; x < hi; ++x) sum[x] += in[x];
-            }
-            if (three)
-                for (i64 x = lo; x + 2 < hi; ++x) window[ci * W + x] = (sum[x] + sum[x + 1]) + sum[x + 2];
-        }
-        for (i64 i = 0; i < n; ++i) {
-            const i64 fx = p.first_x[ox0 + i];
-            const TapRange rx = inside(fx, p.kw, W);
-            const float* sum = colsum + fx;
-            float* o = out + i * depth;
-            if (three && rx.lo == 0 && rx.hi == 3) {
-                const float* win = window + fx;
-                for (i64 ci = 0; ci < p.in_channels; ++ci, win += W) o[ci] = *win;
-                continue;
-            }
-            for (i64 ci = 0; ci < p.in_channels; ++ci, sum += W) {
-                float s = 0.0f;
-                for (i64 x = rx.lo; x < rx.hi; ++x) s += sum[x];
-                o[ci] = s;
-            }
-        }
-        i0 += n;
+    case 1: return &contract_block<NB, 1, SUM>;
+    case 2: return &contract_block<NB, 2, SUM>;
+    case 3: return &contract_block<NB, 3, SUM>;
+    case 4: return &contract_block<NB, 4, SUM>;
+    case 5: return SUM ? nullptr : &contract_block<NB, 5, false>;  // with S, at most 4 channels
+    default: return SUM ? nullptr : &contract_block<NB, 6, false>;
     }
 }
 
@@ -243,20 +196,23 @@ void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, 
     flush();
 }
 
-void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,
-                 float* z) {
+void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z) {
     const i64 vectors = p.h2p / 8;
     // blocks of input channels outermost: the pixels of a block read a few rows of a few channel
-    // planes (the planes of all channels at once would meet in the same L1 sets, 4 KiB apart)
-    // as few blocks as tiles of 6 need, as even as they can be (32 channels: 6, 6, 5, 5, 5, 5)
-    const i64 blocks = (p.in_channels + 5) / 6;
-    for (i64 b = 0, c0 = 0; b < blocks; ++b) {
-        const i64 cb = (p.in_channels - c0 + (blocks - b) - 1) / (blocks - b);
-        for (i64 v0 = 0; v0 < vectors; v0 += 2)
-            (v0 + 2 <= vectors ? contract_for<2>(cb) : contract_for<1>(cb))(p, src, h, p0, count, c0, v0, z);
-        c0 += cb;
+    // planes (the planes of all channels at once would meet in the same L1 sets, 4 KiB apart). The
+    // first feature vectors also give S, in blocks of <= 4 channels; the others in blocks of <= 6. The
+    // blocks as even as they can be (32 channels: 8 x 4, or 6, 6, 5, 5, 5, 5).
+    for (i64 v0 = 0; v0 < vectors; v0 += 2) {
+        const bool sum = v0 == 0, two = v0 + 2 <= vectors;
+        const i64 most = sum ? 4 : 6, blocks = (p.in_channels + most - 1) / most;
+        for (i64 b = 0, c0 = 0; b < blocks; ++b) {
+            const i64 cb = (p.in_channels - c0 + (blocks - b) - 1) / (blocks - b);
+            const ContractFn f = sum ? (two ? contract_for<2, true>(cb) : contract_for<1, true>(cb))
+                                     : (two ? contract_for<2, false>(cb) : contract_for<1, false>(cb));
+            f(p, src, h, p0, count, c0, v0, z);
+            c0 += cb;
+        }
     }
-    channel_sums(p, src, p0, count, colsum, z);
 }
 
 }  // namespace convcheck::optimized::detail::avx2

@@ -33,9 +33,9 @@ struct CcHiddenProblem {
     float slope_f32 = 0.01f;
 };
 
-// For one image (src at its channel 0, [Cin][H][W]): z[i*depth + cin*h2p + m] = Z[cin][m] (taps in
-// (y, x) order) and z[i*depth + Cin*h2p + cin] = S[cin] (per column the rows in order, then the
-// columns in order), depth = Cin*(h2p + 1).
+// For one image (src at its channel 0, [Cin][H][W]): z[i*depth + cin*h2p + m] = Z[cin][m] and
+// z[i*depth + Cin*h2p + cin] = S[cin], depth = Cin*(h2p + 1), each summing its taps in (y, x) order
+// from 0.
 struct CcContractProblem {
     i64 in_channels = 1, h2p = 8, kh = 1, kw = 1, out_w = 1, in_h = 1, in_w = 1;
     const i64* first_y = nullptr;
@@ -46,10 +46,9 @@ struct CcContractProblem {
 inline constexpr i64 kHiddenPairs = 48;
 
 namespace avx2 {
-// Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs, colsum 2 * Cin * in_w floats.
+// Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
-void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* colsum,
-                 float* z);
+void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
 // y [count][channels] (channels last) -> dst[c * plane + i].
 void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx2
