@@ -18,6 +18,26 @@ TapRange inside(i64 first, i64 support, i64 size) {
     return {lo, hi < lo ? lo : hi};
 }
 
+// r[k] = row k of an 8 x 8 block -> r[k] = column k.
+inline void transpose8(__m256* r) {
+    __m256 t[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+        t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        r[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+        r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
+        r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
+    }
+    for (int k = 0; k < 4; ++k) {
+        t[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
+        t[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);
+    }
+    for (int k = 0; k < 8; ++k) r[k] = t[k];
+}
+
 __m256 leaky(__m256 v, __m256 slope) {
     const __m256 keep = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ);  // v >= 0 (false for NaN)
     return _mm256_blendv_ps(_mm256_mul_ps(v, slope), v, keep);
@@ -140,27 +160,32 @@ ContractFn contract_for(i64 cb) {
 
 }  // namespace
 
+void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
+    i64 x0 = 0;
+    for (; x0 + 8 <= width; x0 += 8) {
+        i64 c0 = 0;
+        for (; c0 + 8 <= channels; c0 += 8) {  // an 8 x 8 transpose: 8 planes read at once, no more
+            __m256 r[8];
+            for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src + (c0 + k) * plane + x0);
+            transpose8(r);
+            for (int k = 0; k < 8; ++k) _mm256_storeu_ps(dst + (x0 + k) * channels + c0, r[k]);
+        }
+        for (; c0 < channels; ++c0)
+            for (i64 x = x0; x < x0 + 8; ++x) dst[x * channels + c0] = src[c0 * plane + x];
+    }
+    for (i64 c = 0; c < channels; ++c)
+        for (i64 x = x0; x < width; ++x) dst[x * channels + c] = src[c * plane + x];
+}
+
 void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane) {
     i64 i0 = 0;
     for (; i0 + 8 <= count; i0 += 8) {
         i64 c0 = 0;
         for (; c0 + 8 <= channels; c0 += 8) {  // an 8 x 8 transpose
-            __m256 r[8], t[8];
+            __m256 r[8];
             for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(y + (i0 + k) * channels + c0);
-            for (int k = 0; k < 8; k += 2) {
-                t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-                t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-            }
-            for (int k = 0; k < 8; k += 4) {
-                r[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
-                r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
-                r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
-                r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
-            }
-            for (int k = 0; k < 4; ++k) {
-                _mm256_storeu_ps(dst + (c0 + k) * plane + i0, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-                _mm256_storeu_ps(dst + (c0 + k + 4) * plane + i0, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
-            }
+            transpose8(r);
+            for (int k = 0; k < 8; ++k) _mm256_storeu_ps(dst + (c0 + k) * plane + i0, r[k]);
         }
         for (; c0 < channels; ++c0)
             for (i64 i = i0; i < i0 + 8; ++i) dst[c0 * plane + i] = y[i * channels + c0];

@@ -1,12 +1,14 @@
 // The CC polyphase method (cc_polyphase.hpp): plan time evaluates the p_h * p_w phases' weights and
-// packs them; run pads the input once, runs each phase's strided convolution into its interleaved
-// outputs, and stores the channels-last result as NCHW.
+// packs them; run pads the input once (channels last, 8 channel planes at a time: 64x64 planes are
+// 16 KiB apart and more of them would share L1 sets), runs each phase's strided convolution into its
+// interleaved outputs, and stores the channels-last result as NCHW (8 x 8 transposes).
 #include "cc_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
 
 #include <algorithm>
 
+#include "cc_factored_kernels.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "edges.hpp"
 #include "index_range.hpp"
@@ -54,13 +56,6 @@ CcPolyphase::CcPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, co
     for (i64 y = 0; y < kh; ++y)
         for (i64 x = 0; x < kw; ++x) taps_.push_back((y * src_geometry_.padded[2] + x) * Cin);
 
-    // the output as a "conv" result for the edges: [N][H'][W'][Cout] -> NCHW
-    dst_geometry_ = Geometry{};
-    dst_geometry_.batch = d.batch;
-    dst_geometry_.out_channels = Cout;
-    dst_geometry_.out[1] = d.output_size[0];
-    dst_geometry_.out[2] = d.output_size[1];
-
     // every phase's weights at once: pairs for (rh, rw, y, x), evaluated in double, rounded once
     const i64 P = phases_[0] * phases_[1], K = kh * kw, C = Cin * Cout;
     std::vector<double> pairs, values(static_cast<std::size_t>(P * K * C));
@@ -93,8 +88,14 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
     Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
     Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
     // (pooled: the same floats are written on every call, and any other keeps the first call's zero fill)
-    parallel_for_joined(tbb::blocked_range<i64>(0, pack_src_task_count(padded_src_, sg)), [&](const auto& r) {
-        pack_src_tasks(padded_src_, sg, src, xp.data(), r.begin(), r.end());
+    // the input rows into the padded copy, channels last (its pads stay zero: they are never written)
+    const i64 H = d.input_size[0], W = d.input_size[1];
+    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * H), [&](const auto& r) {
+        for (i64 row = r.begin(); row < r.end(); ++row) {
+            const i64 n = row / H, iy = row % H;
+            avx2::cc_pack_planes(src + (n * Cin * H + iy) * W, Cin, W, H * W,
+                                 xp.data() + ((n * sg.padded[1] + iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
+        }
     });
     const i64 ocs_count = phase_problems_.front().oc_super_blocks;
     const i64 block = phase_problems_.front().vector_blocks * (avx512_ ? 16 : 8);
@@ -123,10 +124,12 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
             }
         }
     });
-    ConvDescriptor out_desc = padded_src_;
-    out_desc.out_channels = Cout;
-    parallel_for_joined(tbb::blocked_range<i64>(0, store_dst_task_count(out_desc, dst_geometry_)), [&](const auto& r) {
-        store_dst_tasks(out_desc, dst_geometry_, y.data(), dst, r.begin(), r.end());
+    // the channels-last output to NCHW, a row at a time
+    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH), [&](const auto& r) {
+        for (i64 row = r.begin(); row < r.end(); ++row) {
+            const i64 n = row / OH, oy = row % OH;
+            avx2::cc_store_planes(y.data() + row * OW * Cout, OW, Cout, dst + n * Cout * OH * OW + oy * OW, OH * OW);
+        }
     });
     meter.count_out((xp_floats + y_floats) * 4);
 }
