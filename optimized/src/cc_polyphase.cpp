@@ -83,54 +83,54 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
     const CcDescriptor& d = desc_;
     const Geometry& sg = src_geometry_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, OH = d.output_size[0], OW = d.output_size[1];
-    const i64 xp_floats = d.batch * sg.padded_pixels() * Cin, y_floats = d.batch * OH * OW * Cout;
+    // one image at a time: its padded copy and channels-last output (about 0.8 MB at 64x64x32) stay in
+    // L2 between the three steps, where the whole batch's would go out to L3
+    const i64 xp_floats = sg.padded_pixels() * Cin, y_floats = OH * OW * Cout;
     meter.count_in((xp_floats + y_floats) * 4);
     Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
     Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
     // (pooled: the same floats are written on every call, and any other keeps the first call's zero fill)
-    // the input rows into the padded copy, channels last (its pads stay zero: they are never written)
     const i64 H = d.input_size[0], W = d.input_size[1];
-    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * H), [&](const auto& r) {
-        for (i64 row = r.begin(); row < r.end(); ++row) {
-            const i64 n = row / H, iy = row % H;
-            avx2::cc_pack_planes(src + (n * Cin * H + iy) * W, Cin, W, H * W,
-                                 xp.data() + ((n * sg.padded[1] + iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
-        }
-    });
     const i64 ocs_count = phase_problems_.front().oc_super_blocks;
     const i64 block = phase_problems_.front().vector_blocks * (avx512_ ? 16 : 8);
     const i64 scratch_elements = phase_problems_.front().scratch_elements();  // the phases share their geometry
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    // rows (n, oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
-    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH * ocs_count), [&](const auto& r) {
-        Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
-        for (i64 row = r.begin(); row < r.end(); ++row) {
-            const i64 ocs = row % ocs_count, oy = (row / ocs_count) % OH, n = row / (ocs_count * OH);
-            const i64 rh = oy % ah.p, step = oy / ah.p;
-            const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
-            for (i64 rw = 0; rw < phases_[1]; ++rw) {
-                const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
-                BlockedSegment segment;
-                segment.x = xp.data() + ((n * sg.padded[1] + in_row) * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
-                segment.x_pixel_step = aw.q * Cin;
-                segment.y = y.data() + ((n * OH + oy) * OW + rw) * Cout + ocs * block;
-                segment.y_pixel_step = aw.p * Cout;
-                segment.count = (OW - rw + aw.p - 1) / aw.p;
-                segment.ocs = ocs;
-                if (avx512_)
-                    avx512::blocked_segment(problem, segment, scratch.data());
-                else
-                    avx2::blocked_segment(problem, segment, scratch.data());
+    for (i64 n = 0; n < d.batch; ++n) {
+        // the input rows into the padded copy, channels last (its pads stay zero: they are never written)
+        parallel_for_joined(tbb::blocked_range<i64>(0, H), [&](const auto& r) {
+            for (i64 iy = r.begin(); iy < r.end(); ++iy)
+                avx2::cc_pack_planes(src + (n * Cin * H + iy) * W, Cin, W, H * W,
+                                     xp.data() + ((iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
+        });
+        // rows (oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
+        parallel_for_joined(tbb::blocked_range<i64>(0, OH * ocs_count), [&](const auto& r) {
+            Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
+            for (i64 row = r.begin(); row < r.end(); ++row) {
+                const i64 ocs = row % ocs_count, oy = row / ocs_count;
+                const i64 rh = oy % ah.p, step = oy / ah.p;
+                const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
+                for (i64 rw = 0; rw < phases_[1]; ++rw) {
+                    const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
+                    BlockedSegment segment;
+                    segment.x = xp.data() + (in_row * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
+                    segment.x_pixel_step = aw.q * Cin;
+                    segment.y = y.data() + (oy * OW + rw) * Cout + ocs * block;
+                    segment.y_pixel_step = aw.p * Cout;
+                    segment.count = (OW - rw + aw.p - 1) / aw.p;
+                    segment.ocs = ocs;
+                    if (avx512_)
+                        avx512::blocked_segment(problem, segment, scratch.data());
+                    else
+                        avx2::blocked_segment(problem, segment, scratch.data());
+                }
             }
-        }
-    });
-    // the channels-last output to NCHW, a row at a time
-    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH), [&](const auto& r) {
-        for (i64 row = r.begin(); row < r.end(); ++row) {
-            const i64 n = row / OH, oy = row % OH;
-            avx2::cc_store_planes(y.data() + row * OW * Cout, OW, Cout, dst + n * Cout * OH * OW + oy * OW, OH * OW);
-        }
-    });
+        });
+        // the channels-last output to NCHW, a row at a time
+        parallel_for_joined(tbb::blocked_range<i64>(0, OH), [&](const auto& r) {
+            for (i64 oy = r.begin(); oy < r.end(); ++oy)
+                avx2::cc_store_planes(y.data() + oy * OW * Cout, OW, Cout, dst + (n * Cout * OH + oy) * OW, OH * OW);
+        });
+    }
     meter.count_out((xp_floats + y_floats) * 4);
 }
 
