@@ -41,7 +41,8 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     const i64 h1 = kernel.h1, h2 = kernel.h2, h2p = round_up(h2, 8);
     // the first layer splits over the axes: W1[j][0] dy + b1[j] per output row, W1[j][1] dx per column
     for (i64 n = 0; n < d.output_size[0] * d.support[0]; ++n)
-        for (i64 j = 0; j < h1; ++j) ay_.push_back(static_cast<float>(kernel.W1[j * 2] * axes_[0].distance[n] + kernel.b1[j]));
+        for (i64 j = 0; j < h1; ++j)
+            ay_.push_back(static_cast<float>(kernel.W1[j * 2] * axes_[0].distance[n] + kernel.b1[j]));
     for (i64 n = 0; n < d.output_size[1] * d.support[1]; ++n)
         for (i64 j = 0; j < h1; ++j) ax_.push_back(static_cast<float>(kernel.W1[j * 2 + 1] * axes_[1].distance[n]));
     w2t_.assign(h1 * h2p, 0.0f);
@@ -78,7 +79,8 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
     // whole register tiles of the GEMM where the chunk holds one
-    const i64 tile = avx512_ ? avx512::tile_width(gemm_weights_.vector_blocks) : avx2::tile_width(gemm_weights_.vector_blocks);
+    const int nb = gemm_weights_.vector_blocks;
+    const i64 tile = avx512_ ? avx512::tile_width(nb) : avx2::tile_width(nb);
     if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
     chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 +
                    (gemm_problem_.scratch_elements() + kHiddenPairs) * 8;

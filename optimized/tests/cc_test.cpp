@@ -195,8 +195,8 @@ TEST(Cc, ChunkedStaysWithinTheContractWhenTheInternalNetCancels) {
         const accuracy::Comparison r =
             accuracy::compare_bound_cc(accuracy::Contract{DataType::f32, DataType::f32}, want.dst, want.magnitude,
                                        want.terms, weight_error, std::vector<double>(got.begin(), got.end()));
-        EXPECT_TRUE(r.passed()) << reproducer(d, CcMethod::chunked, 5) << ": " << r.mismatches << " outputs out of bound, worst "
-                                << r.max_bound_fraction << "x of its bound";
+        EXPECT_TRUE(r.passed()) << reproducer(d, CcMethod::chunked, 5) << ": " << r.mismatches
+                                << " outputs out of bound, worst " << r.max_bound_fraction << "x of its bound";
         std::printf("%s: worst %.3g of the bound\n", text, r.max_bound_fraction);
     }
 }
