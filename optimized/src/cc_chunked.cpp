@@ -1,7 +1,7 @@
 // The CC chunked method (cc_chunked.hpp). Every output is summed in a fixed order by one task, with
 // chunks fixed by the descriptor: bitwise the same for any thread count.
-//   Internal-Net: bias, then the GEMM's inner dimension in order (Z[cin][m] for cin, m, then S[cin]);
-//     Z and S each sum their taps in (y, x) order.
+//   Internal-Net: the GEMM's inner dimension in order from 0 (Z[cin][m] for cin, m, then S[cin]), then
+//     the bias; Z and S each sum their taps in (y, x) order.
 //   analytic: per tap in (y, x) order, w_tap times the channel sum (input channels in order), added
 //     up from 0; the bias added last.
 #include "cc_chunked.hpp"
@@ -67,7 +67,10 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
             canonical[co * depth_ + Cin * h2p + ci] = static_cast<float>(kernel.b3[c]);
         }
     avx512_ = cpu_has_avx512();
-    gemm_weights_ = pack_blocked(canonical, bias_, 1, depth_, Cout, 1, avx512_);
+    // without the bias: the GEMM sums from 0 and the bias is added once, when the chunk is stored (a bias
+    // first would be rounded with each of the depth_ terms, far more than the one rounding the CC
+    // contract allows it when the products are small beside it)
+    gemm_weights_ = pack_blocked(canonical, {}, 1, depth_, Cout, 1, avx512_);
     gemm_geometry_ = Geometry{};
     gemm_geometry_.batch = 1;
     gemm_geometry_.in_channels = gemm_geometry_.in_per_group = depth_;
@@ -128,7 +131,8 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     else
                         avx2::blocked_segment(gemm_problem_, segment, scratch.data());
                 }
-                avx2::cc_store_planes(y, count, Cout, dst + n * Cout * pixels + p0, pixels);
+                avx2::cc_store_planes(y, count, Cout, bias_.empty() ? nullptr : bias_.data(), dst + n * Cout * pixels + p0,
+                                      pixels);
             }
         }
         meter.count_out(chunk_bytes_);

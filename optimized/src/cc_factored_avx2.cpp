@@ -177,7 +177,7 @@ void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float*
         for (i64 x = x0; x < width; ++x) dst[x * channels + c] = src[c * plane + x];
 }
 
-void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane) {
+void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
     i64 i0 = 0;
     for (; i0 + 8 <= count; i0 += 8) {
         i64 c0 = 0;
@@ -185,13 +185,16 @@ void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 pl
             __m256 r[8];
             for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(y + (i0 + k) * channels + c0);
             transpose8(r);
-            for (int k = 0; k < 8; ++k) _mm256_storeu_ps(dst + (c0 + k) * plane + i0, r[k]);
+            for (int k = 0; k < 8; ++k) {
+                if (bias) r[k] = _mm256_add_ps(r[k], _mm256_set1_ps(bias[c0 + k]));
+                _mm256_storeu_ps(dst + (c0 + k) * plane + i0, r[k]);
+            }
         }
         for (; c0 < channels; ++c0)
-            for (i64 i = i0; i < i0 + 8; ++i) dst[c0 * plane + i] = y[i * channels + c0];
+            for (i64 i = i0; i < i0 + 8; ++i) dst[c0 * plane + i] = bias ? y[i * channels + c0] + bias[c0] : y[i * channels + c0];
     }
     for (i64 c = 0; c < channels; ++c)
-        for (i64 i = i0; i < count; ++i) dst[c * plane + i] = y[i * channels + c];
+        for (i64 i = i0; i < count; ++i) dst[c * plane + i] = bias ? y[i * channels + c] + bias[c] : y[i * channels + c];
 }
 
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h) {

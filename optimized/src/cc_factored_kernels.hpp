@@ -52,8 +52,8 @@ void cc_contract(const CcContractProblem& p, const float* src, const float* h, i
 // One row of `width` pixels of channel planes `plane` floats apart (src[c * plane + x]) -> channels
 // last, dst[x * channels + c]; reads 8 planes at a time (more, 4 KiB apart, would share L1 sets).
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst);
-// y [count][channels] (channels last) -> dst[c * plane + i].
-void cc_store_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
+// y [count][channels] (channels last) -> dst[c * plane + i], plus bias[c] (one rounding) unless null.
+void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

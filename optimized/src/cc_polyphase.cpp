@@ -128,7 +128,8 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
         // the channels-last output to NCHW, a row at a time
         parallel_for_joined(tbb::blocked_range<i64>(0, OH), [&](const auto& r) {
             for (i64 oy = r.begin(); oy < r.end(); ++oy)
-                avx2::cc_store_planes(y.data() + oy * OW * Cout, OW, Cout, dst + (n * Cout * OH + oy) * OW, OH * OW);
+                avx2::cc_store_planes(y.data() + oy * OW * Cout, OW, Cout, nullptr, dst + (n * Cout * OH + oy) * OW,
+                                      OH * OW);
         });
     }
     meter.count_out((xp_floats + y_floats) * 4);
