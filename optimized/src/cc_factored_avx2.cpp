@@ -43,6 +43,22 @@ __m256 leaky(__m256 v, __m256 slope) {
     return _mm256_blendv_ps(_mm256_mul_ps(v, slope), v, keep);
 }
 
+// One rank-1 update of an R x NB register tile: acc[r * NB + b] += x[r * x_step] * w[b * 8 .. b * 8 + 8);
+// SUM: sum[r] += x[r * x_step] as well.
+template <int R, int NB, bool SUM>
+inline __attribute__((always_inline)) void rank1(__m256* acc, __m256* sum, const float* x, i64 x_step, const float* w) {
+    __m256 wv[NB];
+#pragma GCC unroll 2
+    for (int b = 0; b < NB; ++b) wv[b] = _mm256_loadu_ps(w + b * 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+        const __m256 v = _mm256_broadcast_ss(x + r * x_step);
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, wv[b], acc[r * NB + b]);
+        if constexpr (SUM) sum[r] = _mm256_add_ps(sum[r], v);
+    }
+}
+
 // h = LeakyReLU(b2 + sum_j a1[j] W2t[j]) for T taps at once (a1: [T][h1]; tap t's features at
 // h + tap[t] * h2p), feature vectors [v0, v0 + NB): T * NB independent FMA chains.
 template <int T, int NB>
@@ -56,17 +72,7 @@ void second_layer(const CcHiddenProblem& p, const float* a1, const i64* tap, i64
     }
     const float* w = p.w2t + v0 * 8;
     const i64 h1 = p.h1, w_step = p.h2p;
-    for (i64 j = 0; j < h1; ++j, w += w_step) {
-        __m256 wv[NB];
-#pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) wv[b] = _mm256_loadu_ps(w + b * 8);
-#pragma GCC unroll 6
-        for (int t = 0; t < T; ++t) {
-            const __m256 a = _mm256_broadcast_ss(a1 + t * h1 + j);
-#pragma GCC unroll 2
-            for (int b = 0; b < NB; ++b) acc[t * NB + b] = _mm256_fmadd_ps(a, wv[b], acc[t * NB + b]);
-        }
-    }
+    for (i64 j = 0; j < h1; ++j, w += w_step) rank1<T, NB, false>(acc, nullptr, a1 + j, h1, w);
     const __m256 slope = _mm256_set1_ps(p.slope_f32);
 #pragma GCC unroll 6
     for (int t = 0; t < T; ++t)
@@ -121,18 +127,7 @@ void contract_block(const CcContractProblem& p, const float* src, const float* h
         const i64 width = rx.hi - rx.lo;
         for (i64 y = ry.lo; y < ry.hi; ++y, row += p.in_w, hrow += p.kw * h2p) {
             const float* hv = hrow;
-            for (i64 x = 0; x < width; ++x, hv += h2p) {
-                __m256 hb[NB];
-#pragma GCC unroll 2
-                for (int b = 0; b < NB; ++b) hb[b] = _mm256_loadu_ps(hv + b * 8);
-#pragma GCC unroll 6
-                for (int c = 0; c < CB; ++c) {
-                    const __m256 v = _mm256_broadcast_ss(row + x + c * plane);
-#pragma GCC unroll 2
-                    for (int b = 0; b < NB; ++b) acc[c * NB + b] = _mm256_fmadd_ps(v, hb[b], acc[c * NB + b]);
-                    if constexpr (SUM) sum[c] = _mm256_add_ps(sum[c], v);
-                }
-            }
+            for (i64 x = 0; x < width; ++x, hv += h2p) rank1<CB, NB, SUM>(acc, sum, row + x, plane, hv);
         }
 #pragma GCC unroll 6
         for (int c = 0; c < CB; ++c)
