@@ -2,10 +2,11 @@
 // tensor. Two ways, by kernel family:
 //
 //   Internal-Net: the last layer is linear, so the weights never need to exist (cc_factored_kernels.hpp):
-//     output pixels are taken in chunks, in row-major order, of a size fixed by the descriptor (at most
-//     a quarter of the output tensor's bytes); per chunk the hidden features of its distance pairs are
-//     computed once for the whole batch, then per image the input is contracted with them (Z, S) and one
-//     GEMM with the packed [W3 | b3] (the blocked kernel) gives the chunk's outputs, stored as NCHW.
+//     output pixels are taken in chunks, in row-major order, of a size fixed by the descriptor (about a
+//     quarter of the output tensor's bytes, at least one pixel); per chunk the hidden features of its
+//     distance pairs are computed once for the whole batch, then per image the input is contracted with
+//     them (Z, S) and one GEMM with the packed [W3 | b3] (the blocked kernel) gives the chunk's outputs,
+//     stored as NCHW with the bias added.
 //     The workspace held at once is at most (tasks working at once) x (one chunk).
 //   analytic (linear, cubic, Gaussian): every channel pair has the same weight k(dy) k(dx), so an
 //     output is bias[cout] + sum_taps w_tap * (sum_cin N[cin, tap]): per output row, the channel sums

@@ -11,7 +11,7 @@
 //              split over the axes in double), then per image the input contracted with them
 //              (Z[cin][m] = sum_taps h_m N, S[cin] = sum_taps N) and one GEMM with the packed [W3 | b3].
 //              The extra memory held at once is at most (threads working at once) x (one chunk), and a
-//              chunk is at most a quarter of the output tensor. For an analytic kernel every channel
+//              chunk is about a quarter of the output tensor (at least one pixel). For an analytic kernel every channel
 //              pair has the same weight: per output row, channel sums of the input rows, then the taps
 //              (chosen for analytic kernels at every scale).
 //
