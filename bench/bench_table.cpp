@@ -46,11 +46,16 @@ Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
 
 // The CC layer against a discrete convolution with the same support and output size (NCHW both).
 void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, double min_seconds) {
-    std::printf("\nCC layer (32 -> 32 channels, 3x3 support, Internal-Net 16x16; NCHW): time against our discrete 3x3 "
+    std::printf("\nCC layer (32 -> 32 channels, 3x3 support, Internal-Net 16x16 unless a kernel is named; NCHW): "
+                "time against our discrete 3x3 "
                 "convolution with the same output size; workspace against the output tensor\n\n");
     std::printf("| CC | n | thr | method | CC ms | conv ms | CC / conv | peak workspace / output |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
-    const char* cases[] = {"scale=2/3,in=64x64", "scale=2,in=32x32", "scale=0.7071,in=64x64", "scale=1.37,in=48x48"};
+    // the Internal-Net (the paper's kernel), then the analytic kernels at a rational and a real scale
+    const char* cases[] = {"scale=2/3,in=64x64", "scale=2,in=32x32", "scale=0.7071,in=64x64", "scale=1.37,in=48x48",
+                           "scale=2/3,in=64x64,kernel=linear", "scale=0.7071,in=64x64,kernel=linear",
+                           "scale=2/3,in=64x64,kernel=cubic", "scale=0.7071,in=64x64,kernel=cubic",
+                           "scale=2/3,in=64x64,kernel=gaussian,sigma=0.7", "scale=0.7071,in=64x64,kernel=gaussian,sigma=0.7"};
     for (const char* c : cases)
         for (int n : batches)
             for (int t : threads) {
@@ -60,7 +65,8 @@ void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, 
                 std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
                 for (auto* v : {&src, &theta})
                     for (auto& x : *v) x = u(rng) * 0.3f;
-                const optimized::CcPlan plan(d, theta.data(), nullptr, optimized::CcOptions{t});
+                const float* kernel_theta = d.kernel == CcKernel::internal_net ? theta.data() : nullptr;
+                const optimized::CcPlan plan(d, kernel_theta, nullptr, optimized::CcOptions{t});
                 const double cc_ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, t);
                 const ConvDescriptor conv = parse_descriptor(
                     "conv:n=" + std::to_string(n) + ",c=32,o=32,in=" + std::to_string(d.output_size[0]) + "x" +

@@ -1,82 +1,186 @@
-// The CC chunked method (cc_chunked.hpp): per chunk of output pixels, the distance pairs, the kernel
-// over all of them at once, and the outputs, every one summed in a fixed order (bias, neighbours
-// (kh, kw), input channels) by one task.
+// The CC chunked method (cc_chunked.hpp). Every output is summed in a fixed order by one task, with
+// chunks fixed by the descriptor: bitwise the same for any thread count.
+//   Internal-Net: the GEMM's inner dimension in order from 0 (Z[cin][m] for cin, m, then S[cin]), then
+//     the bias; Z and S each sum their taps in (y, x) order.
+//   analytic: per tap in (y, x) order, w_tap times the channel sum (input channels in order), added
+//     up from 0; the bias added last.
 #include "cc_chunked.hpp"
 
 #include <tbb/blocked_range.h>
 
 #include <algorithm>
 
+#include "convcheck/optimized/conv_plan.hpp"
 #include "parallel_join.hpp"
 
 namespace convcheck::optimized::detail {
 
 using i64 = std::int64_t;
 
+namespace {
+
+// Output pixels per chunk at most: the chunk's contraction (Cin*(h2p+1) floats per pixel) stays in L2
+// while the GEMM reads it once per output-channel super block.
+constexpr i64 kMaxChunkPixels = 120;
+
+i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
+
+}  // namespace
+
 CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
                      const AxisWindows& width, const std::vector<float>& bias)
-    : desc_(d), kernel_(kernel), axes_{height, width}, bias_(bias) {
-    const i64 K = d.neighbours(), C = d.in_channels * d.out_channels;
-    // per output pixel: pairs (2K doubles), kernel values (K*C doubles) and scratch, f32 weights (K*C)
-    const i64 per_pixel = K * (2 + C) * 8 + K * C * 4 +
-                          (d.kernel == CcKernel::internal_net ? internal_net_scratch_doubles(kernel_, K) * 8 : 0);
-    const i64 output_bytes = d.dst_elements() * 4;
-    chunk_pixels_ = std::clamp<i64>(output_bytes / 4 / per_pixel, 1, d.output_size[0] * d.output_size[1]);
-    chunk_bytes_ = chunk_pixels_ * per_pixel + d.out_channels * 4;
+    : desc_(d), axes_{height, width}, bias_(bias) {
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
+    if (d.kernel != CcKernel::internal_net) {
+        for (int a = 0; a < 2; ++a)
+            for (double t : axes_[a].distance) k_axis_[a].push_back(analytic_1d(d.kernel, d.kernel_parameter, t));
+        chunk_pixels_ = d.output_size[1];
+        chunk_bytes_ = (d.support[0] * d.input_size[1] + d.output_size[1]) * 4;
+        return;
+    }
+    const i64 h1 = kernel.h1, h2 = kernel.h2, h2p = round_up(h2, 8);
+    // the first layer splits over the axes: W1[j][0] dy + b1[j] per output row, W1[j][1] dx per column
+    for (i64 n = 0; n < d.output_size[0] * d.support[0]; ++n)
+        for (i64 j = 0; j < h1; ++j)
+            ay_.push_back(static_cast<float>(kernel.W1[j * 2] * axes_[0].distance[n] + kernel.b1[j]));
+    for (i64 n = 0; n < d.output_size[1] * d.support[1]; ++n)
+        for (i64 j = 0; j < h1; ++j) ax_.push_back(static_cast<float>(kernel.W1[j * 2 + 1] * axes_[1].distance[n]));
+    w2t_.assign(h1 * h2p, 0.0f);
+    b2_.assign(h2p, 0.0f);
+    for (i64 m = 0; m < h2; ++m) {
+        b2_[m] = static_cast<float>(kernel.b2[m]);
+        for (i64 j = 0; j < h1; ++j) w2t_[j * h2p + m] = static_cast<float>(kernel.W2[m * h1 + j]);
+    }
+    hidden_ = CcHiddenProblem{h1, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0], d.input_size[1],
+                              axes_[0].first.data(), axes_[1].first.data(), ay_.data(), ax_.data(), w2t_.data(),
+                              b2_.data(), static_cast<float>(kernel.slope)};
+    contract_ = CcContractProblem{Cin, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0],
+                                  d.input_size[1], axes_[0].first.data(), axes_[1].first.data()};
+    // the GEMM: a 1x1 convolution of depth = Cin*(h2p+1) channels to Cout, weights [Cout][depth]:
+    // W3 of channel pair (cout, cin) at cin*h2p + m, b3 at Cin*h2p + cin (exact: theta is f32)
+    depth_ = Cin * (h2p + 1);
+    std::vector<float> canonical(static_cast<std::size_t>(Cout * depth_), 0.0f);
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 ci = 0; ci < Cin; ++ci) {
+            const i64 c = co * Cin + ci;
+            for (i64 m = 0; m < h2; ++m) canonical[co * depth_ + ci * h2p + m] = static_cast<float>(kernel.W3[c * h2 + m]);
+            canonical[co * depth_ + Cin * h2p + ci] = static_cast<float>(kernel.b3[c]);
+        }
+    avx512_ = cpu_has_avx512();
+    // without the bias: the GEMM sums from 0 and the bias is added once, when the chunk is stored (a bias
+    // first would be rounded with each of the depth_ terms, far more than the one rounding the CC
+    // contract allows it when the products are small beside it)
+    gemm_weights_ = pack_blocked(canonical, {}, 1, depth_, Cout, 1, avx512_);
+    gemm_geometry_ = Geometry{};
+    gemm_geometry_.batch = 1;
+    gemm_geometry_.in_channels = gemm_geometry_.in_per_group = depth_;
+    gemm_geometry_.out_channels = gemm_geometry_.out_per_group = Cout;
+    gemm_geometry_.channel_stride = depth_;
+    gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
+    // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
+    // of its pixels, and the scratch of the first layer (kHiddenPairs*h1)
+    const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
+    chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
+    // whole register tiles of the GEMM where the chunk holds one
+    const int nb = gemm_weights_.vector_blocks;
+    const i64 tile = avx512_ ? avx512::tile_width(nb) : avx2::tile_width(nb);
+    if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
+    chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 +
+                   (gemm_problem_.scratch_elements() + kHiddenPairs) * 8;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {
+    if (desc_.kernel == CcKernel::internal_net)
+        run_net(src, dst, meter);
+    else
+        run_analytic(src, dst, meter);
+}
+
+void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
-    const i64 Cin = d.in_channels, Cout = d.out_channels, C = Cin * Cout;
-    const i64 H = d.input_size[0], W = d.input_size[1], OH = d.output_size[0], OW = d.output_size[1];
-    const i64 kh = d.support[0], kw = d.support[1], K = kh * kw, pixels = OH * OW;
-    const i64 chunks = (pixels + chunk_pixels_ - 1) / chunk_pixels_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
+    const i64 in_plane = d.input_size[0] * d.input_size[1], pixels = d.output_size[0] * d.output_size[1];
+    const i64 chunks = (pixels + chunk_pixels_ - 1) / chunk_pixels_, P = chunk_pixels_;
+    const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
+    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs;
+    const std::size_t floats = static_cast<std::size_t>((chunk_bytes_ - scratch_i64 * 8) / 4);
     parallel_for_joined(tbb::blocked_range<i64>(0, chunks, 1), [&](const auto& r) {
+        meter.count_in(chunk_bytes_);
+        Workspace<float> buffer = buffers_.take(floats);
+        Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
+        i64* taps = scratch.data() + gemm_problem_.scratch_elements();
+        float* h = buffer.data();
+        float* z = h + P * K * hidden_.h2p;
+        float* y = z + P * depth_;
+        float* a1 = y + P * Cout;
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
-            const i64 p0 = chunk * chunk_pixels_, count = std::min(chunk_pixels_, pixels - p0);
-            meter.count_in(chunk_bytes_);
-            {
-                std::vector<double> pairs(static_cast<std::size_t>(2 * count * K));
-                std::vector<double> values(static_cast<std::size_t>(count * K * C));
-                std::vector<float> weights(static_cast<std::size_t>(count * K * C));  // [pixel][k][cin][cout]
-                std::vector<float> acc(static_cast<std::size_t>(Cout));
-                for (i64 i = 0; i < count; ++i) {
-                    const i64 oy = (p0 + i) / OW, ox = (p0 + i) % OW;
-                    for (i64 y = 0; y < kh; ++y)
-                        for (i64 x = 0; x < kw; ++x) {
-                            const i64 j = (i * K + y * kw + x) * 2;
-                            pairs[j] = axes_[0].distance[oy * kh + y];
-                            pairs[j + 1] = axes_[1].distance[ox * kw + x];
-                        }
+            const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
+            avx2::cc_hidden_features(hidden_, p0, count, a1, taps, h);
+            for (i64 n = 0; n < d.batch; ++n) {
+                avx2::cc_contract(contract_, src + n * Cin * in_plane, h, p0, count, z);
+                for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
+                    BlockedSegment segment;
+                    segment.x = z;
+                    segment.x_pixel_step = depth_;
+                    segment.y = y + ocs * block;
+                    segment.y_pixel_step = Cout;
+                    segment.count = count;
+                    segment.ocs = ocs;
+                    if (avx512_)
+                        avx512::blocked_segment(gemm_problem_, segment, scratch.data());
+                    else
+                        avx2::blocked_segment(gemm_problem_, segment, scratch.data());
                 }
-                evaluate_kernel(kernel_, pairs.data(), count * K, values.data());
-                for (i64 j = 0; j < count * K; ++j)
-                    for (i64 co = 0; co < Cout; ++co)
-                        for (i64 ci = 0; ci < Cin; ++ci)
-                            weights[(j * Cin + ci) * Cout + co] = static_cast<float>(values[j * C + co * Cin + ci]);
-                for (i64 i = 0; i < count; ++i) {
-                    const i64 oy = (p0 + i) / OW, ox = (p0 + i) % OW;
-                    for (i64 n = 0; n < d.batch; ++n) {
-                        for (i64 co = 0; co < Cout; ++co) acc[co] = bias_.empty() ? 0.0f : bias_[co];
-                        for (i64 y = 0; y < kh; ++y) {
-                            const i64 my = axes_[0].first[oy] + y;
-                            if (my < 0 || my >= H) continue;  // zero padding
-                            for (i64 x = 0; x < kw; ++x) {
-                                const i64 mx = axes_[1].first[ox] + x;
-                                if (mx < 0 || mx >= W) continue;
-                                const float* w = weights.data() + (i * K + y * kw + x) * Cin * Cout;
-                                for (i64 ci = 0; ci < Cin; ++ci) {
-                                    const float v = src[((n * Cin + ci) * H + my) * W + mx];
-                                    for (i64 co = 0; co < Cout; ++co) acc[co] += v * w[ci * Cout + co];
-                                }
-                            }
-                        }
-                        for (i64 co = 0; co < Cout; ++co) dst[((n * Cout + co) * OH + oy) * OW + ox] = acc[co];
-                    }
+                avx2::cc_store_planes(y, count, Cout, bias_.empty() ? nullptr : bias_.data(), dst + n * Cout * pixels + p0,
+                                      pixels);
+            }
+        }
+        meter.count_out(chunk_bytes_);
+    });
+}
+
+void CcChunked::run_analytic(const float* src, float* dst, WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, H = d.input_size[0], W = d.input_size[1];
+    const i64 OH = d.output_size[0], OW = d.output_size[1], kh = d.support[0], kw = d.support[1];
+    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH), [&](const auto& r) {
+        meter.count_in(chunk_bytes_);
+        std::vector<float> rows(static_cast<std::size_t>(kh * W)), sums(static_cast<std::size_t>(OW));
+        for (i64 row = r.begin(); row < r.end(); ++row) {
+            const i64 n = row / OH, oy = row % OH, fy = axes_[0].first[oy];
+            // the channel sums of the input rows this output row reads (rows outside the input: none)
+            for (i64 y = 0; y < kh; ++y) {
+                if (fy + y < 0 || fy + y >= H) continue;
+                float* sum = rows.data() + y * W;
+                std::fill(sum, sum + W, 0.0f);
+                for (i64 ci = 0; ci < Cin; ++ci) {
+                    const float* in = src + ((n * Cin + ci) * H + fy + y) * W;
+                    for (i64 x = 0; x < W; ++x) sum[x] += in[x];
                 }
             }
-            meter.count_out(chunk_bytes_);
+            for (i64 ox = 0; ox < OW; ++ox) {
+                const i64 fx = axes_[1].first[ox];
+                float s = 0.0f;
+                for (i64 y = 0; y < kh; ++y) {
+                    if (fy + y < 0 || fy + y >= H) continue;
+                    for (i64 x = 0; x < kw; ++x) {
+                        if (fx + x < 0 || fx + x >= W) continue;
+                        // the weight in double, rounded once to f32 (as the other method evaluates it)
+                        const float w = static_cast<float>(k_axis_[0][oy * kh + y] * k_axis_[1][ox * kw + x]);
+                        s += w * rows[y * W + fx + x];
+                    }
+                }
+                sums[ox] = s;
+            }
+            for (i64 co = 0; co < Cout; ++co) {  // every output channel's row: the same sums, its bias
+                float* out = dst + ((n * Cout + co) * OH + oy) * OW;
+                if (bias_.empty())
+                    std::copy(sums.begin(), sums.end(), out);
+                else
+                    for (i64 ox = 0; ox < OW; ++ox) out[ox] = bias_[co] + sums[ox];
+            }
         }
+        meter.count_out(chunk_bytes_);
     });
 }
 

@@ -34,8 +34,6 @@ CcKernelParams cc_kernel_params(const CcDescriptor& d, const float* theta) {
     return p;
 }
 
-namespace {
-
 // k(t) of the analytic kernels (continuous_kernel.hpp of the reference states the same formulas).
 double analytic_1d(CcKernel kind, double sigma, double t) {
     const double x = std::fabs(t);
@@ -52,8 +50,6 @@ double analytic_1d(CcKernel kind, double sigma, double t) {
     }
     return 0.0;
 }
-
-}  // namespace
 
 void evaluate_analytic(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out) {
     const i64 c = p.in_channels * p.out_channels;

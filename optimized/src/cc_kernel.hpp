@@ -29,7 +29,8 @@ CcKernelParams cc_kernel_params(const CcDescriptor& d, const float* theta);
 void evaluate_kernel(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 void evaluate_internal_net(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 void evaluate_analytic(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
-// Doubles of scratch evaluate_internal_net needs for `count` pairs (for the memory accounting).
-std::int64_t internal_net_scratch_doubles(const CcKernelParams& p, std::int64_t count);
+// k(t), one axis of an analytic kernel (linear, cubic, Gaussian with sigma): the weight at (dy, dx)
+// is analytic_1d(dy) * analytic_1d(dx), in double.
+double analytic_1d(CcKernel kind, double sigma, double t);
 
 }  // namespace convcheck::optimized::detail

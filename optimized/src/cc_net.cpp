@@ -8,10 +8,6 @@
 
 namespace convcheck::optimized::detail {
 
-std::int64_t internal_net_scratch_doubles(const CcKernelParams& p, std::int64_t count) {
-    return (p.h1 + p.h2) * count;
-}
-
 void evaluate_internal_net(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out) {
     using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;                     // column-major
     using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // theta's order

@@ -1,12 +1,14 @@
 // The CC polyphase method (cc_polyphase.hpp): plan time evaluates the p_h * p_w phases' weights and
-// packs them; run pads the input once, runs each phase's strided convolution into its interleaved
-// outputs, and stores the channels-last result as NCHW.
+// packs them; run pads the input once (channels last, 8 channel planes at a time: 64x64 planes are
+// 16 KiB apart and more of them would share L1 sets), runs each phase's strided convolution into its
+// interleaved outputs, and stores the channels-last result as NCHW (8 x 8 transposes).
 #include "cc_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
 
 #include <algorithm>
 
+#include "cc_factored_kernels.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "edges.hpp"
 #include "index_range.hpp"
@@ -54,13 +56,6 @@ CcPolyphase::CcPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, co
     for (i64 y = 0; y < kh; ++y)
         for (i64 x = 0; x < kw; ++x) taps_.push_back((y * src_geometry_.padded[2] + x) * Cin);
 
-    // the output as a "conv" result for the edges: [N][H'][W'][Cout] -> NCHW
-    dst_geometry_ = Geometry{};
-    dst_geometry_.batch = d.batch;
-    dst_geometry_.out_channels = Cout;
-    dst_geometry_.out[1] = d.output_size[0];
-    dst_geometry_.out[2] = d.output_size[1];
-
     // every phase's weights at once: pairs for (rh, rw, y, x), evaluated in double, rounded once
     const i64 P = phases_[0] * phases_[1], K = kh * kw, C = Cin * Cout;
     std::vector<double> pairs, values(static_cast<std::size_t>(P * K * C));
@@ -88,46 +83,55 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
     const CcDescriptor& d = desc_;
     const Geometry& sg = src_geometry_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, OH = d.output_size[0], OW = d.output_size[1];
-    const i64 xp_floats = d.batch * sg.padded_pixels() * Cin, y_floats = d.batch * OH * OW * Cout;
+    // one image at a time: its padded copy and channels-last output (about 0.8 MB at 64x64x32) stay in
+    // L2 between the three steps, where the whole batch's would go out to L3
+    const i64 xp_floats = sg.padded_pixels() * Cin, y_floats = OH * OW * Cout;
     meter.count_in((xp_floats + y_floats) * 4);
     Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
     Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
     // (pooled: the same floats are written on every call, and any other keeps the first call's zero fill)
-    parallel_for_joined(tbb::blocked_range<i64>(0, pack_src_task_count(padded_src_, sg)), [&](const auto& r) {
-        pack_src_tasks(padded_src_, sg, src, xp.data(), r.begin(), r.end());
-    });
+    const i64 H = d.input_size[0], W = d.input_size[1];
     const i64 ocs_count = phase_problems_.front().oc_super_blocks;
     const i64 block = phase_problems_.front().vector_blocks * (avx512_ ? 16 : 8);
     const i64 scratch_elements = phase_problems_.front().scratch_elements();  // the phases share their geometry
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    // rows (n, oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
-    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * OH * ocs_count), [&](const auto& r) {
-        Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
-        for (i64 row = r.begin(); row < r.end(); ++row) {
-            const i64 ocs = row % ocs_count, oy = (row / ocs_count) % OH, n = row / (ocs_count * OH);
-            const i64 rh = oy % ah.p, step = oy / ah.p;
-            const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
-            for (i64 rw = 0; rw < phases_[1]; ++rw) {
-                const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
-                BlockedSegment segment;
-                segment.x = xp.data() + ((n * sg.padded[1] + in_row) * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
-                segment.x_pixel_step = aw.q * Cin;
-                segment.y = y.data() + ((n * OH + oy) * OW + rw) * Cout + ocs * block;
-                segment.y_pixel_step = aw.p * Cout;
-                segment.count = (OW - rw + aw.p - 1) / aw.p;
-                segment.ocs = ocs;
-                if (avx512_)
-                    avx512::blocked_segment(problem, segment, scratch.data());
-                else
-                    avx2::blocked_segment(problem, segment, scratch.data());
+    for (i64 n = 0; n < d.batch; ++n) {
+        // the input rows into the padded copy, channels last (its pads stay zero: they are never written)
+        parallel_for_joined(tbb::blocked_range<i64>(0, H), [&](const auto& r) {
+            for (i64 iy = r.begin(); iy < r.end(); ++iy)
+                avx2::cc_pack_planes(src + (n * Cin * H + iy) * W, Cin, W, H * W,
+                                     xp.data() + ((iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
+        });
+        // rows (oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
+        parallel_for_joined(tbb::blocked_range<i64>(0, OH * ocs_count), [&](const auto& r) {
+            Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
+            for (i64 row = r.begin(); row < r.end(); ++row) {
+                const i64 ocs = row % ocs_count, oy = row / ocs_count;
+                const i64 rh = oy % ah.p, step = oy / ah.p;
+                const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
+                for (i64 rw = 0; rw < phases_[1]; ++rw) {
+                    const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
+                    BlockedSegment segment;
+                    segment.x = xp.data() + (in_row * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
+                    segment.x_pixel_step = aw.q * Cin;
+                    segment.y = y.data() + (oy * OW + rw) * Cout + ocs * block;
+                    segment.y_pixel_step = aw.p * Cout;
+                    segment.count = (OW - rw + aw.p - 1) / aw.p;
+                    segment.ocs = ocs;
+                    if (avx512_)
+                        avx512::blocked_segment(problem, segment, scratch.data());
+                    else
+                        avx2::blocked_segment(problem, segment, scratch.data());
+                }
             }
-        }
-    });
-    ConvDescriptor out_desc = padded_src_;
-    out_desc.out_channels = Cout;
-    parallel_for_joined(tbb::blocked_range<i64>(0, store_dst_task_count(out_desc, dst_geometry_)), [&](const auto& r) {
-        store_dst_tasks(out_desc, dst_geometry_, y.data(), dst, r.begin(), r.end());
-    });
+        });
+        // the channels-last output to NCHW, a row at a time
+        parallel_for_joined(tbb::blocked_range<i64>(0, OH), [&](const auto& r) {
+            for (i64 oy = r.begin(); oy < r.end(); ++oy)
+                avx2::cc_store_planes(y.data() + oy * OW * Cout, OW, Cout, nullptr, dst + (n * Cout * OH + oy) * OW,
+                                      OH * OW);
+        });
+    }
     meter.count_out((xp_floats + y_floats) * 4);
 }
 

@@ -39,7 +39,7 @@ private:
     bool avx512_ = false;
     std::int64_t phases_[2]{1, 1}, pad_lo_[2]{0, 0}, pad_hi_[2]{0, 0};
     ConvDescriptor padded_src_;  // the input as a "conv" for the edges: NCX f32, pads pad_lo_/pad_hi_
-    Geometry src_geometry_, dst_geometry_;
+    Geometry src_geometry_;
     Geometry phase_geometry_;    // Cin -> Cout, kernel k_h x k_w, channel stride Cin
     std::vector<std::int64_t> taps_;
     std::vector<BlockedWeights> phase_weights_;

@@ -5,16 +5,19 @@
 //              g_{n+p} = g_n + q, so only p_h * p_w sets of weights exist. Each set is one discrete
 //              convolution with stride q_h x q_w whose outputs land on every p-th row and column; the
 //              blocked kernels write them there directly (interleaved), from one padded copy of the input.
-//   chunked    (any scale; the only one for a real scale): output pixels are taken in fixed-size chunks
-//              in row-major order; for each chunk the distances, the Internal-Net's weights (Eigen, in
-//              double, rounded once to f32) and the outputs are computed, and the chunk's buffers are
-//              freed. The whole weights or neighbours tensor never exists: the extra memory held at
-//              once is at most (threads working at once) x (one chunk), and a chunk is sized to a
-//              quarter of the output tensor.
+//   chunked    (any scale; the only one for a real scale): no weight tensor, not even per pixel. For the
+//              Internal-Net, whose last layer is linear, output pixels are taken in fixed-size chunks in
+//              row-major order; per chunk the hidden features of its distance pairs (f32, the first layer
+//              split over the axes in double), then per image the input contracted with them
+//              (Z[cin][m] = sum_taps h_m N, S[cin] = sum_taps N) and one GEMM with the packed [W3 | b3].
+//              The extra memory held at once is at most (threads working at once) x (one chunk), and a
+//              chunk is about a quarter of the output tensor (at least one pixel). For an analytic kernel every channel
+//              pair has the same weight: per output row, channel sums of the input rows, then the taps
+//              (chosen for analytic kernels at every scale).
 //
-// Every output is summed in one fixed order (bias, neighbours (kh, kw), input channels) by one task,
-// and chunk sizes depend only on the descriptor: results are bitwise identical for any thread count.
-// Weights are evaluated in double and rounded once to f32; accumulation is f32.
+// Every output is summed in one fixed order by one task, and chunk sizes depend only on the descriptor:
+// results are bitwise identical for any thread count. Polyphase evaluates the weights in double and
+// rounds them once to f32; accumulation is f32 (docs/optimized.md, "The CC layer", has the orders).
 #pragma once
 
 #include <cstdint>
