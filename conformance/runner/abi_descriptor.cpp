@@ -150,6 +150,63 @@ CcDescriptor from_abi(const convcheck_cc_desc& c) {
     return d;
 }
 
+convcheck_conv_transposed_desc to_abi(const TransposedDescriptor& t) {
+    convcheck_conv_transposed_desc c{};
+    c.struct_size = sizeof(c);
+    c.rank = t.rank;
+    c.batch = t.batch;
+    c.in_channels = t.in_channels;
+    c.out_channels = t.out_channels;
+    c.groups = t.groups;
+    for (int a = 0; a < 3; ++a) {
+        const bool used = a < t.rank;
+        c.input_size[a] = used ? t.input_size[a] : 1;
+        c.kernel_size[a] = used ? t.kernel_size[a] : 1;
+        c.strides[a] = used ? t.strides[a] : 1;
+        c.dilations[a] = used ? t.dilations[a] : 1;
+        c.pads_begin[a] = used ? t.pads_begin[a] : 0;
+        c.pads_end[a] = used ? t.pads_end[a] : 0;
+        c.output_padding[a] = used ? t.output_padding[a] : 0;
+    }
+    c.has_bias = t.has_bias ? 1 : 0;
+    c.dtype = static_cast<int32_t>(t.dtype);
+    c.data_format = static_cast<int32_t>(t.data_format);
+    c.filter_format = static_cast<int32_t>(t.filter_format);
+    c.next = nullptr;
+    return c;
+}
+
+TransposedDescriptor from_abi(const convcheck_conv_transposed_desc& c) {
+    TransposedDescriptor t;
+    t.rank = c.rank;
+    t.batch = c.batch;
+    t.in_channels = c.in_channels;
+    t.out_channels = c.out_channels;
+    t.groups = c.groups;
+    for (int a = 0; a < 3; ++a) {
+        t.input_size[a] = c.input_size[a];
+        t.kernel_size[a] = c.kernel_size[a];
+        t.strides[a] = c.strides[a];
+        t.dilations[a] = c.dilations[a];
+        t.pads_begin[a] = c.pads_begin[a];
+        t.pads_end[a] = c.pads_end[a];
+        t.output_padding[a] = c.output_padding[a];
+    }
+    t.has_bias = c.has_bias != 0;
+    if (c.dtype < 0 || c.dtype > 2)
+        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_conv_transposed_desc.dtype must be f32, f16 or bf16");
+    t.dtype = static_cast<DataType>(c.dtype);
+    if (c.data_format != CONVCHECK_NCX && c.data_format != CONVCHECK_NXC)
+        throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");
+    if (c.filter_format != CONVCHECK_OIX && c.filter_format != CONVCHECK_XIO)
+        throw ConvError("filter_format", std::to_string(c.filter_format),
+                        "a transposed convolution's weights are CONVCHECK_OIX or CONVCHECK_XIO");
+    t.data_format = static_cast<DataFormat>(c.data_format);
+    t.filter_format = static_cast<FilterFormat>(c.filter_format);
+    if (c.next != nullptr) throw ConvError("next", "an extension chain", "no extension is known (ABI 1.3 defines none)");
+    return t;
+}
+
 std::string abi_dtype_name(int32_t dtype) {
     switch (dtype) {
         case CONVCHECK_F32: return "f32";

@@ -52,6 +52,24 @@ struct ConvBackwardExecution {
 };
 ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& options, const ConvBackwardExecution& e);
 
+// One transposed convolution (ABI 1.3, plugin.h's convcheck_conv_transposed_desc): create,
+// conv_transposed_query, conv_transposed_execute (warmups + repeats times, the repeats timed) with src,
+// weights, bias (empty when !has_bias) and dst in a convcheck_conv_args, destroy.
+// (conv_transposed_calls.cpp)
+struct ConvTransposedExecution {
+    convcheck_conv_transposed_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* weights = nullptr;
+    const GuardedBuffer* bias = nullptr;
+    const GuardedBuffer* dst = nullptr;
+    int warmups = 0, repeats = 1;
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_conv_transposed(const Plugin& plugin, const InstanceOptions& options,
+                                     const ConvTransposedExecution& e);
+
 // The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
 struct CcExecution {
     convcheck_cc_desc desc{};
