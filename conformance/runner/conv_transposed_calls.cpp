@@ -17,14 +17,7 @@ ChildOutcome execute_conv_transposed(const Plugin& plugin, const InstanceOptions
     x.memory = e.memory;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_transposed_query(p, &e.desc, s); };
     x.run = [&](child::Report& r, convcheck_plugin* p) {
-        convcheck_conv_args args{};
-        args.struct_size = sizeof(args);
-        args.src = e.src->data();
-        args.weights = e.weights->data();
-        args.bias = e.bias ? e.bias->data() : nullptr;
-        args.dst = e.dst->data();
-        args.implementation = r.implementation;
-        args.implementation_capacity = sizeof(r.implementation);
+        const convcheck_conv_args args = conv_args(e.src, e.weights, e.bias, e.dst, r);
         return timed_executes(r, plugin, e.warmups, e.repeats,
                               [&] { return api.conv_transposed_execute(p, &e.desc, &args); });
     };

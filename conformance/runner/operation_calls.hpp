@@ -29,6 +29,10 @@ struct ConvExecution {
     MemoryBudget memory;
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
+// The arguments of one forward-shaped execute (conv, transposed): src, weights, bias (NULL when not given)
+// and dst, and the report's implementation buffer for the plugin to name what it ran. (conv_calls.cpp)
+convcheck_conv_args conv_args(const GuardedBuffer* src, const GuardedBuffer* weights, const GuardedBuffer* bias,
+                              const GuardedBuffer* dst, child::Report& r);
 
 // One backward pass of one discrete convolution (desc.prop_kind BACKWARD_DATA or BACKWARD_WEIGHTS;
 // plugin.h, convcheck_conv_args): create, conv_query, conv_execute (warmups + repeats times, the

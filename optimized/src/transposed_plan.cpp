@@ -3,16 +3,11 @@
 
 #include <vector>
 
+#include "dtype_widening.hpp"
+
 namespace convcheck::optimized {
 
 namespace {
-
-// A copy of `elements` values of `dtype` widened to f32 (exact: f16 and bf16 are subsets of f32).
-std::vector<float> widened(const void* data, DataType dtype, std::int64_t elements) {
-    std::vector<float> out(static_cast<std::size_t>(elements));
-    for (std::int64_t i = 0; i < elements; ++i) out[i] = static_cast<float>(load_as_double(data, dtype, i));
-    return out;
-}
 
 // The plan computes in f32 when the bias must join the sum before the one rounding to a 16-bit dtype.
 ConvDescriptor phases_descriptor(const TransposedDescriptor& t, bool in_f32) {
@@ -43,9 +38,9 @@ TransposedPlan::TransposedPlan(const TransposedDescriptor& t, const void* weight
     m.t = t;
     m.in_f32 = t.has_bias && t.dtype != DataType::f32;
     m.f = phases_descriptor(t, m.in_f32);
-    if (t.has_bias) m.bias = widened(bias, t.dtype, t.out_channels);
+    if (t.has_bias) m.bias = widened_to_f32(bias, t.dtype, t.out_channels);
     if (m.in_f32) {
-        const std::vector<float> w = widened(weights, t.dtype, t.weights_elements());
+        const std::vector<float> w = widened_to_f32(weights, t.dtype, t.weights_elements());
         m.plan = std::make_unique<BackwardDataPlan>(m.f, w.data(), options);
     } else {
         m.plan = std::make_unique<BackwardDataPlan>(m.f, weights, options);
@@ -61,7 +56,7 @@ void TransposedPlan::execute(const void* src, void* dst) const {
     const TransposedDescriptor& t = m.t;
     std::vector<float> src32, dst32;
     if (m.in_f32) {
-        src32 = widened(src, t.dtype, t.src_elements());
+        src32 = widened_to_f32(src, t.dtype, t.src_elements());
         dst32.resize(static_cast<std::size_t>(t.dst_elements()));
     }
     float* sum = m.in_f32 ? dst32.data() : static_cast<float*>(dst);  // f32 dtype or in_f32: f32 values

@@ -9,19 +9,10 @@
 #include <vector>
 
 #include "abi_descriptor.hpp"
+#include "dtype_widening.hpp"
 #include "mutants_problem.hpp"
 
 namespace convcheck::mutants {
-
-namespace {
-
-std::vector<float> widened(const void* data, DataType dtype, std::int64_t elements) {
-    std::vector<float> out(static_cast<std::size_t>(elements));
-    for (std::int64_t i = 0; i < elements; ++i) out[i] = static_cast<float>(load_as_double(data, dtype, i));
-    return out;
-}
-
-}  // namespace
 
 void compute_transposed(const convcheck_conv_transposed_desc& desc, const convcheck_conv_args& args, Mutant mutant) {
     const TransposedDescriptor t = runner::from_abi(desc);
@@ -34,8 +25,8 @@ void compute_transposed(const convcheck_conv_transposed_desc& desc, const convch
     const Mutant pass = mutant == M::transposed_kernel_not_flipped ? M::bwd_data_kernel_not_flipped
                         : honest                                   ? mutant
                                                                    : M::none;
-    const std::vector<float> src = widened(args.src, t.dtype, t.src_elements()),
-                             weights = widened(args.weights, t.dtype, t.weights_elements());
+    const std::vector<float> src = widened_to_f32(args.src, t.dtype, t.src_elements()),
+                             weights = widened_to_f32(args.weights, t.dtype, t.weights_elements());
     std::vector<float> sum(static_cast<std::size_t>(t.dst_elements()));
     convcheck_conv_args a{};
     a.struct_size = sizeof(a);
