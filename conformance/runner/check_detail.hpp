@@ -148,7 +148,7 @@ void judge_summed_outputs(const accuracy::Contract& contract, bool exact, const 
                           const CheckSettings& s, CaseResult& r);
 
 // ---- transposed convolution (conv_transposed_check.cpp, conv_transposed_data.cpp; docs/transposed.md)
-// Exact and bound mode apply; every other mode is declined with the reason.
+// Exact, bound and probe mode apply; every other mode is declined with the reason.
 std::string transposed_mode_not_applicable(accuracy::Mode mode);
 void transposed_validate(const Case& c);
 DataType transposed_output_dtype(const Case& c);
@@ -183,6 +183,9 @@ struct StoredTransposed {
     std::vector<std::int64_t> terms;
 };
 StoredTransposed stored_transposed_data(const Case& c);
+// Probe mode: one run per probed src element (conv_transposed_probe.cpp).
+void check_transposed_probe(const Backend& backend, const Case& c, const CheckSettings& s,
+                            const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 
 // ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
 void cc_validate(const Case& c);

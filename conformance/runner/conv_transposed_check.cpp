@@ -1,5 +1,5 @@
 // Transposed convolution's entries in the case pipeline (operation_traits.cpp; docs/transposed.md): its
-// rules, claims and modes, and the check: the case's inputs (conv_transposed_data.cpp), the spec-literal
+// rules, claims and modes (probe mode: conv_transposed_probe.cpp), and the check: the case's inputs (conv_transposed_data.cpp), the spec-literal
 // reference (reference/transposed.hpp: each output's exact value, magnitude and term count, the bias one
 // more term), one isolated execution, and the comparison, exactly or under the contract's bound.
 #include "check_detail.hpp"
@@ -11,9 +11,9 @@ namespace convcheck::runner::detail {
 using accuracy::Mode;
 
 std::string transposed_mode_not_applicable(Mode mode) {
-    if (mode == Mode::exact || mode == Mode::bound) return "";
+    if (mode == Mode::exact || mode == Mode::bound || mode == Mode::probe) return "";
     return std::string("mode ") + accuracy::to_string(mode) +
-           " does not apply to transposed convolution yet (exact and bound mode do; docs/transposed.md)";
+           " does not apply to transposed convolution yet (exact, bound and probe mode do; docs/transposed.md)";
 }
 
 void transposed_validate(const Case& c) { validate(c.deconv); }
@@ -43,6 +43,7 @@ void check_conv_transposed(const Backend& backend, const Case& c, const CheckSet
                      "bound fills (docs/transposed.md)",
                  r))
         return;
+    if (c.mode == Mode::probe) return check_transposed_probe(backend, c, s, contract, needs, r);
     // a stored vector judges with its own inputs and truth alone; otherwise the case's fill and the reference
     const bool stored = !c.vector_dir.empty();
     const StoredTransposed vector = stored ? stored_transposed_data(c) : StoredTransposed{};

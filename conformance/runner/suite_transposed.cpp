@@ -1,7 +1,11 @@
 // The transposed suite (docs/transposed.md): transposed convolution ("deconv:") over every attribute
 // once: ranks 1-3, groups, depthwise, dilation, strides, output_padding (below the stride, and below the
 // dilation with stride 1), asymmetric and negative pads, layouts, bias, f32/f16/bf16, in exact and bound
-// mode. Sizes stay small enough that exact mode's integers keep every sum exact in f16 and bf16.
+// mode, five of them in probe mode too. Sizes stay small enough that exact mode's integers keep every sum
+// exact in f16 and bf16.
+#include <algorithm>
+#include <iterator>
+
 #include "suites.hpp"
 
 namespace convcheck::runner {
@@ -33,8 +37,12 @@ std::vector<SuiteEntry> transposed_suite() {
         "deconv:n=2,c=2,o=2,in=1x1,k=5x5,bias=1,dt=f32",
         "deconv:n=1,c=8,o=4,in=6x6,k=4x4,s=2x2,pb=1,pe=1,bias=1,dt=f32",
     };
+    // probe mode (a NaN must reach exactly the outputs its input pairs with) on rank 1, groups with output
+    // padding, dilation with output padding, negative pads and rank 3
+    const std::size_t probed[] = {0, 3, 6, 9, 10};
     std::vector<SuiteEntry> entries;
-    for (const char* d : descriptors) entries.emplace_back(d, "be");
+    for (std::size_t i = 0; i < std::size(descriptors); ++i)
+        entries.emplace_back(descriptors[i], std::find(std::begin(probed), std::end(probed), i) != std::end(probed) ? "bep" : "be");
     return entries;
 }
 

@@ -37,7 +37,7 @@ std::vector<SuiteInfo> builtin_suites() {
         {"backward", "the backward passes (dir=bwd_d, dir=bwd_w with the bias gradient): ranks 1-3, groups, depthwise, "
                      "dilation, strides, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact and bound"},
         {"transposed", "transposed convolution (deconv:): ranks 1-3, groups, depthwise, dilation, strides, "
-                       "output_padding, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact and bound"},
+                       "output_padding, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact, bound and probe"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
