@@ -130,6 +130,12 @@ std::string to_string(const TransposedDescriptor& t) {
 }
 
 TransposedDescriptor parse_transposed_descriptor(std::string_view text) {
+    TransposedDescriptor t = parse_transposed_descriptor_unvalidated(text);
+    validate(t);
+    return t;
+}
+
+TransposedDescriptor parse_transposed_descriptor_unvalidated(std::string_view text) {
     constexpr std::string_view prefix = "deconv:";
     if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
     // op= is the one key the convolution descriptor does not have: take it out, parse the rest there.
@@ -149,6 +155,12 @@ TransposedDescriptor parse_transposed_descriptor(std::string_view text) {
         start = comma + 1;
     }
     const ConvDescriptor f = parse_descriptor_unvalidated(rest);
+    // keys of the convolution descriptor a transposed one has no meaning for: refused, never dropped
+    if (f.pass != Pass::forward)
+        throw ConvError("dir", std::string(to_string(f.pass)),
+                        "a transposed convolution has no pass of its own (it is the backward data of forward())");
+    if (!f.src_strides.empty() || !f.weights_strides.empty() || !f.dst_strides.empty())
+        throw ConvError("ss/ws/ds", "memory strides", "a transposed convolution's tensors are dense");
     TransposedDescriptor t;
     t.rank = f.rank;
     t.batch = f.batch;
@@ -178,7 +190,6 @@ TransposedDescriptor parse_transposed_descriptor(std::string_view text) {
                                           std::to_string(t.rank) + " (one per spatial axis, or one for all)");
         for (int a = 0; a < t.rank; ++a) t.output_padding[a] = values.input_size[values.rank == 1 ? 0 : a];
     }
-    validate(t);
     return t;
 }
 

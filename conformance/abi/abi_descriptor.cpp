@@ -2,8 +2,13 @@
 
 namespace convcheck::runner {
 
-convcheck_conv_desc to_abi(const ConvDescriptor& d) {
-    convcheck_conv_desc c{};
+namespace {
+
+// The geometry a convolution and a transposed convolution share (ConvDescriptor and convcheck_conv_desc,
+// TransposedDescriptor and convcheck_conv_transposed_desc): to the ABI with the entries past the rank at
+// their neutral values, and back as they are.
+template <typename Canonical, typename Abi>
+void geometry_to_abi(const Canonical& d, Abi& c) {
     c.struct_size = sizeof(c);
     c.rank = d.rank;
     c.batch = d.batch;
@@ -20,6 +25,31 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
         c.pads_end[a] = used ? d.pads_end[a] : 0;
     }
     c.has_bias = d.has_bias ? 1 : 0;
+}
+
+template <typename Abi, typename Canonical>
+void geometry_from_abi(const Abi& c, Canonical& d) {
+    d.rank = c.rank;
+    d.batch = c.batch;
+    d.in_channels = c.in_channels;
+    d.out_channels = c.out_channels;
+    d.groups = c.groups;
+    for (int a = 0; a < 3; ++a) {
+        d.input_size[a] = c.input_size[a];
+        d.kernel_size[a] = c.kernel_size[a];
+        d.strides[a] = c.strides[a];
+        d.dilations[a] = c.dilations[a];
+        d.pads_begin[a] = c.pads_begin[a];
+        d.pads_end[a] = c.pads_end[a];
+    }
+    d.has_bias = c.has_bias != 0;
+}
+
+}  // namespace
+
+convcheck_conv_desc to_abi(const ConvDescriptor& d) {
+    convcheck_conv_desc c{};
+    geometry_to_abi(d, c);
     c.dtype = static_cast<int32_t>(d.dtype);  // DataType and convcheck_dtype share values for f32/f16/bf16
     c.data_format = static_cast<int32_t>(d.data_format);
     c.filter_format = static_cast<int32_t>(d.filter_format);
@@ -41,20 +71,7 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
 
 ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     ConvDescriptor d;
-    d.rank = c.rank;
-    d.batch = c.batch;
-    d.in_channels = c.in_channels;
-    d.out_channels = c.out_channels;
-    d.groups = c.groups;
-    for (int a = 0; a < 3; ++a) {
-        d.input_size[a] = c.input_size[a];
-        d.kernel_size[a] = c.kernel_size[a];
-        d.strides[a] = c.strides[a];
-        d.dilations[a] = c.dilations[a];
-        d.pads_begin[a] = c.pads_begin[a];
-        d.pads_end[a] = c.pads_end[a];
-    }
-    d.has_bias = c.has_bias != 0;
+    geometry_from_abi(c, d);
     if (c.dtype < 0 || c.dtype > 2)
         throw ConvError("dtype", std::to_string(c.dtype),
                         "convcheck_conv_desc.dtype must be f32, f16 or bf16 (one dtype for every tensor)");
@@ -148,6 +165,35 @@ CcDescriptor from_abi(const convcheck_cc_desc& c) {
         throw ConvError("dtype", std::to_string(c.dtype), "convcheck_cc_desc.dtype must be f32, f16 or bf16");
     d.dtype = static_cast<DataType>(c.dtype);
     return d;
+}
+
+convcheck_conv_transposed_desc to_abi(const TransposedDescriptor& t) {
+    convcheck_conv_transposed_desc c{};
+    geometry_to_abi(t, c);
+    for (int a = 0; a < 3; ++a) c.output_padding[a] = a < t.rank ? t.output_padding[a] : 0;
+    c.dtype = static_cast<int32_t>(t.dtype);
+    c.data_format = static_cast<int32_t>(t.data_format);
+    c.filter_format = static_cast<int32_t>(t.filter_format);
+    c.next = nullptr;
+    return c;
+}
+
+TransposedDescriptor from_abi(const convcheck_conv_transposed_desc& c) {
+    TransposedDescriptor t;
+    geometry_from_abi(c, t);
+    for (int a = 0; a < 3; ++a) t.output_padding[a] = c.output_padding[a];
+    if (c.dtype < 0 || c.dtype > 2)
+        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_conv_transposed_desc.dtype must be f32, f16 or bf16");
+    t.dtype = static_cast<DataType>(c.dtype);
+    if (c.data_format != CONVCHECK_NCX && c.data_format != CONVCHECK_NXC)
+        throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");
+    if (c.filter_format != CONVCHECK_OIX && c.filter_format != CONVCHECK_XIO)
+        throw ConvError("filter_format", std::to_string(c.filter_format),
+                        "a transposed convolution's weights are CONVCHECK_OIX or CONVCHECK_XIO");
+    t.data_format = static_cast<DataFormat>(c.data_format);
+    t.filter_format = static_cast<FilterFormat>(c.filter_format);
+    if (c.next != nullptr) throw ConvError("next", "an extension chain", "no extension is known (ABI 1.3 defines none)");
+    return t;
 }
 
 std::string abi_dtype_name(int32_t dtype) {

@@ -105,6 +105,28 @@ CaseMemory cc_memory(const Case& c) {
     return m;
 }
 
+// Mirrors conv_transposed_data.cpp and conv_transposed_check.cpp. S, W, B, D: src, weights, bias and
+// dst elements of the transposed convolution (dst is its forward convolution's src).
+//   the data in double 8(S+W+B), drawn with the forward's src 8D (conv_backward_data.cpp's inputs);
+//   the reference's dst, magnitude and terms 24D; the backend's dst read back 8D; the bound
+//   comparison's per-output bounds 8D. A stored vector adds its arrays (in the dtype, and dst_f64,
+//   magnitude, terms 24D) and want, magnitude and terms in double 24D. Probe mode adds, per probe, a copy of
+//   the inputs 8(S+W+B), the probed reference 24D and the outputs the probe does not reach 40D (as conv's).
+CaseMemory transposed_memory(const Case& c) {
+    const TransposedDescriptor& t = c.deconv;
+    validate(t);
+    const double e = size_of(t.dtype), S = static_cast<double>(t.src_elements()),
+                 W = static_cast<double>(t.weights_elements()), B = t.has_bias ? static_cast<double>(t.out_channels) : 0.0,
+                 D = static_cast<double>(t.dst_elements());
+    CaseMemory m;
+    m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
+    double work = 8 * (S + W + B) + 8 * D + 24 * D + 8 * D + 8 * D;
+    if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
+    else if (c.mode == accuracy::Mode::probe) work += 8 * (S + W + B) + 24 * D + 40 * D;
+    m.reference = saturate(work + (4 << 20));  // the check's own bookkeeping, as for conv
+    return m;
+}
+
 std::string CaseMemory::text() const {
     return memory_text(buffers) + " for the buffers shared with the plugin, " + memory_text(reference) +
            " for the data and the reference's work";

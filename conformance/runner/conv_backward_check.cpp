@@ -3,8 +3,6 @@
 // reference (reference/backward.hpp: each gradient's exact value, magnitude and term count), one
 // isolated execution, and the comparison, exactly or under the contract's bound with the pass's
 // own term counts (backward weights sums over the batch and every output position).
-#include <cmath>
-
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/core/memory_layout.hpp"
@@ -90,30 +88,8 @@ void check_conv_backward(const Backend& backend, const Case& c, const CheckSetti
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
-    const accuracy::Comparison cmp = exact ? accuracy::compare_exact(want.values, out.got)
-                                           : accuracy::compare_bound(contract, want.values, want.magnitude,
-                                                                     want.terms, out.got);
-    ErrorReport e;
-    e.comparison = cmp;
-    if (!exact && cmp.mismatches > 0 && std::isfinite(cmp.max_bound_fraction))
-        e.bound_growth_needed = cmp.max_bound_fraction;
-    e.interior_mismatches = cmp.mismatches;  // a gradient element has no one receptive field to call a border
-    r.error = e;
-    r.status = cmp.passed() ? Status::passed : Status::failed;
-    if (!cmp.passed()) {
-        const std::int64_t nan = nan_outputs(out.got, want.values);
-        r.kind = mismatch_kind(out.unwritten, nan);
-        const std::int64_t i = cmp.first_mismatch;
-        r.reason = std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.elements) + " gradient elements " +
-                   (exact ? "differ from the exact result" : "exceed the error bound") + "; first " +
-                   gradient_element(d, i) + ": got " + format_double(out.got[i]) + ", want " +
-                   format_double(want.values[i]) + " (" + std::to_string(want.terms[i]) + " terms)";
-        if (e.bound_growth_needed) r.reason += "; the bound would have to grow " + format_double(*e.bound_growth_needed) + "x to pass";
-        if (out.unwritten > 0) r.reason += "; " + std::to_string(out.unwritten) + " gradient elements never written";
-        else if (nan > 0) r.reason += "; NaN in " + std::to_string(nan) + " gradient elements where the reference is finite";
-    }
-    if (!exact) apply_statistics(cmp, r);
-    leak_status(o, s, r);
+    judge_summed_outputs(contract, exact, {want.values, want.magnitude, want.terms, out.got, out.unwritten},
+                         "gradient elements", [&d](std::int64_t i) { return gradient_element(d, i); }, o, s, r);
 }
 
 }  // namespace convcheck::runner::detail

@@ -107,6 +107,19 @@ std::string paths_difference(const convcheck_conv_desc& desc, const GuardedBuffe
 
 }  // namespace
 
+convcheck_conv_args conv_args(const GuardedBuffer* src, const GuardedBuffer* weights, const GuardedBuffer* bias,
+                              const GuardedBuffer* dst, child::Report& r) {
+    convcheck_conv_args args{};
+    args.struct_size = sizeof(args);
+    args.src = src->data();
+    args.weights = weights->data();
+    args.bias = bias ? bias->data() : nullptr;
+    args.dst = dst->data();
+    args.implementation = r.implementation;
+    args.implementation_capacity = sizeof(r.implementation);
+    return args;
+}
+
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e) {
     const convcheck_api& api = plugin.api();
     if (!api.conv_query) return unsupported_outcome("the plugin implements no discrete convolution (conv_query is NULL)");
@@ -123,14 +136,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](Report& r, convcheck_plugin* p) {
         if (e.query_only) return true;
-        convcheck_conv_args args{};
-        args.struct_size = sizeof(args);
-        args.src = e.src->data();
-        args.weights = e.weights->data();
-        args.bias = e.bias ? e.bias->data() : nullptr;
-        args.dst = e.dst->data();
-        args.implementation = r.implementation;
-        args.implementation_capacity = sizeof(r.implementation);
+        convcheck_conv_args args = conv_args(e.src, e.weights, e.bias, e.dst, r);
         if (plugin.has_conv_plan()) return run_conv_plan(r, plugin, p, e, one_shot, args);
         return timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_execute(p, &e.desc, &args); });
     };

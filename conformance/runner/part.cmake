@@ -159,3 +159,22 @@ if(CONVCHECK_BUILD_TESTS)
       "exit code 1 as expected.*the plugin does not claim prop_kind backward_data.*0 cases executed, 80 declined")
   endforeach()
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # Transposed convolution (docs/transposed.md): the reference passes the transposed suite and the stored
+  # transposed vectors (their arrays and truth alone); plugins built against ABI 1.0 and 1.2 (no
+  # conv_transposed entries) decline every case by their claims, and a run that checked nothing fails.
+  add_test(NAME conformance_transposed_reference
+           COMMAND convcheck run --backend reference --suite transposed --quiet --no-shrink --no-progress)
+  add_test(NAME conformance_transposed_vectors_reference
+           COMMAND convcheck run --backend reference --suite ${PROJECT_SOURCE_DIR}/vectors/sets/transposed --no-progress)
+  set_tests_properties(conformance_transposed_vectors_reference PROPERTIES PASS_REGULAR_EXPRESSION
+    "8 cases executed, 0 declined.*pass rate 100.0 %")
+  foreach(declining abi_1_0 abi_1_2)
+    add_test(NAME conformance_transposed_${declining}_declines
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_${declining}>
+                     --suite transposed --no-shrink --no-progress)
+    set_tests_properties(conformance_transposed_${declining}_declines PROPERTIES PASS_REGULAR_EXPRESSION
+      "exit code 1 as expected.*the plugin does not claim transposed convolution.*0 cases executed, 41 declined")
+  endforeach()
+endif()

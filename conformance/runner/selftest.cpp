@@ -20,9 +20,9 @@ bool MutantVerdict::killed_as_meant() const {
         return std::any_of(crashed.begin(), crashed.end(), [](const auto& kv) { return kv.second > 0; });
     }
     if (meant == "-") return killed();
-    // meant for a suite of its own (strides, backward): any failure or crash there is the check meant for it
-    // (a backward bug leaves every forward case alone, so on any suite only backward cases can fail)
-    if (meant == "strides" || meant == "backward") return killed();
+    // meant for a suite of its own (strides, backward, transposed): any failure or crash there is the check
+    // meant for it (a backward or transposed bug leaves every other case alone, so only its cases can fail)
+    if (meant == "strides" || meant == "backward" || meant == "transposed") return killed();
     // a bug meant for the large suite is caught in its cases' mode, sampled (check_sampled.cpp)
     const std::string mode = meant == "large" ? "sampled" : meant;
     auto f = failed.find(mode), c = crashed.find(mode);
@@ -31,7 +31,8 @@ bool MutantVerdict::killed_as_meant() const {
 
 bool MutantVerdict::meant_for_another_suite(const std::string& suite) const {
     // (backward bugs: smoke's few backward cases catch most, not the probe-only ones; their suite is backward)
-    return (meant == "strides" || meant == "invalid" || meant == "large" || meant == "backward") && meant != suite;
+    return (meant == "strides" || meant == "invalid" || meant == "large" || meant == "backward" || meant == "transposed") &&
+           meant != suite;
 }
 
 namespace {

@@ -1,5 +1,4 @@
 // A golden-vector set as a suite (docs/vectors.md): a plugin validated against stored data alone.
-#include <filesystem>
 #include <stdexcept>
 
 #include "convcheck/formats/manifest.hpp"
@@ -12,12 +11,6 @@ std::vector<SuiteEntry> vector_suite_entries(const std::string& dir, std::vector
     std::vector<SuiteEntry> entries;
     for (const vectors::VectorCase& c : set.cases) {
         if (c.expect_error_attribute) continue;  // a descriptor that must be refused: nothing to execute
-        if (c.descriptor.rfind("deconv:", 0) == 0) {
-            // never run as something else: listed and counted, with the reason
-            skipped->push_back({set.name, (std::filesystem::path(dir) / "manifest.json").string() + ":" + c.name,
-                                c.descriptor, kTransposedNotRunnable});
-            continue;
-        }
         SuiteEntry e(c.descriptor, c.comparison == "bitwise" ? "e" : "b", set.name + "/" + c.name);
         e.seed = c.seed;
         e.vector_dir = dir;

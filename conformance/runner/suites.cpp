@@ -36,6 +36,8 @@ std::vector<SuiteInfo> builtin_suites() {
                     "NCX and NXC"},
         {"backward", "the backward passes (dir=bwd_d, dir=bwd_w with the bias gradient): ranks 1-3, groups, depthwise, "
                      "dilation, strides, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact and bound"},
+        {"transposed", "transposed convolution (deconv:): ranks 1-3, groups, depthwise, dilation, strides, "
+                       "output_padding, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact, bound and probe"},
         {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
                      "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
     };
@@ -54,6 +56,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "large") return large_suite();
     if (name == "strides") return strides_suite();
     if (name == "backward") return backward_suite();
+    if (name == "transposed") return transposed_suite();
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +

@@ -51,7 +51,7 @@ extern "C" {
 #endif
 
 #define CONVCHECK_ABI_MAJOR 1
-#define CONVCHECK_ABI_MINOR 2
+#define CONVCHECK_ABI_MINOR 3
 
 /* Size of a struct up to and including `last_field`: what a writer that knows fields up to
  * `last_field` puts in struct_size. */
@@ -113,6 +113,9 @@ typedef enum {
 #define CONVCHECK_BIT(x) (1u << (x))
 #define CONVCHECK_OP_CONV 1u /* discrete convolution forward */
 #define CONVCHECK_OP_CC 2u   /* continuous convolution forward */
+/* 1.3: transposed convolution (deconvolution), convcheck_conv_transposed_desc; computed through the
+ * table entries conv_transposed_query and conv_transposed_execute. */
+#define CONVCHECK_OP_CONV_TRANSPOSED 4u
 
 /* ---- opaque objects, each created and freed by the plugin ----------------------------------- */
 /* An error: returned by a failing call, plugin-owned until the runner passes it to
@@ -217,6 +220,43 @@ typedef struct {
     int32_t dtype;                /* convcheck_dtype; 1.0: f32 */
 } convcheck_cc_desc;
 
+/* 1.3: a transposed convolution (PyTorch ConvTranspose, ONNX ConvTranspose, oneDNN deconvolution,
+ * TOSA TRANSPOSE_CONV2D): the adjoint of a forward convolution, with a shape rule of its own. Its
+ * dst is the backward data (diff_src) of the forward convolution it transposes, plus the bias. Per
+ * spatial axis, with K = (kernel_size - 1) * dilation + 1:
+ *   dst size = (input_size - 1) * stride - pads_begin - pads_end + K + output_padding
+ * Input position y reaches output position x = y * stride - pads_begin + k * dilation when
+ * 0 <= x < dst size; output_padding lengthens the output at the end only (no other index moves),
+ * and the outputs it adds get the taps that reach them and the bias. Negative pads widen the output
+ * (TOSA's out_pad). Runner-owned, read-only, valid during the call it is passed to; only the first
+ * `rank` entries of the spatial arrays are meaningful; dilations are 1-based.
+ * The tensors: src [N][in_channels][input...] (NCX) or [N][input...][in_channels] (NXC); dst the
+ * same with out_channels and the dst sizes; weights are the forward convolution's, in_channels
+ * outermost: OIX = [in_channels][out_channels / groups][kernel...] (PyTorch's and ONNX's layout),
+ * XIO = [kernel...][out_channels / groups][in_channels] (TensorFlow conv2d_transpose's
+ * [H][W][out][in]); OXI is not used. bias has out_channels values. Dense tensors only. Every field is
+ * 1.3's: there is no older writer of this struct. */
+typedef struct {
+    size_t struct_size;
+    int32_t rank; /* 1, 2 or 3 */
+    int64_t batch;
+    int64_t in_channels;  /* channels of src (the forward convolution's output channels) */
+    int64_t out_channels; /* channels of dst (the forward convolution's input channels) */
+    int64_t groups;
+    int64_t input_size[3]; /* src's spatial sizes */
+    int64_t kernel_size[3];
+    int64_t strides[3];
+    int64_t dilations[3];
+    int64_t pads_begin[3];
+    int64_t pads_end[3];
+    int64_t output_padding[3]; /* >= 0: added to the end of each axis of dst */
+    int32_t has_bias;
+    int32_t dtype;         /* convcheck_dtype of src, weights, bias and dst */
+    int32_t data_format;   /* convcheck_data_format of src and dst */
+    int32_t filter_format; /* CONVCHECK_OIX or CONVCHECK_XIO, as above */
+    const convcheck_extension* next; /* the extension chain, as convcheck_conv_desc.next: NULL in 1.3 */
+} convcheck_conv_transposed_desc;
+
 /* ---- call arguments ------------------------------------------------------------------------- */
 /* 1.2: a thread pool the caller offers (create_args.thread_pool), so that a plugin need not start
  * threads of its own. run(context, task, task_context, count) calls task(task_context, i) once for
@@ -254,7 +294,9 @@ typedef struct {
     size_t struct_size;
     const char* name;              /* e.g. "onednn"; plugin-owned, lives until destroy */
     const char* version;           /* the backend's version, e.g. "2.6.3"; plugin-owned, until destroy */
-    uint32_t operations;           /* CONVCHECK_OP_CONV | CONVCHECK_OP_CC */
+    uint32_t operations;           /* CONVCHECK_OP_CONV | CONVCHECK_OP_CC (1.3: | CONVCHECK_OP_CONV_TRANSPOSED) */
+    /* dtypes .. filter_formats are claimed for every operation it names (1.3: a transposed
+     * convolution's too; its filter formats are OIX and XIO, read as convcheck_conv_transposed_desc says). */
     uint32_t dtypes;               /* CONVCHECK_BIT(convcheck_dtype) */
     uint32_t ranks;                /* CONVCHECK_BIT(rank), rank in 1..3 */
     uint32_t data_formats;         /* CONVCHECK_BIT(convcheck_data_format) */
@@ -410,6 +452,17 @@ typedef struct {
     convcheck_error* (*conv_plan_describe)(const convcheck_conv_plan* plan, convcheck_plan_info* info);
     convcheck_error* (*conv_plan_execute)(convcheck_conv_plan* plan, const convcheck_conv_args* args);
     void (*conv_plan_destroy)(convcheck_conv_plan* plan);
+
+    /* 1.3: transposed convolution (CONVCHECK_OP_CONV_TRANSPOSED); both NULL (or not covered) by
+     * default: the plugin has none, and the runner sends it no transposed case. Both or neither.
+     * conv_transposed_execute computes dst from src, weights and bias (NULL when has_bias == 0) in
+     * a convcheck_conv_args (runner-owned, valid during the call; inputs read-only; dst exactly as
+     * long as its elements, a guard page after it). Every other buffer of the args is NULL: no
+     * workspace, no diff buffers, no plan (a transposed convolution runs through this one-shot call). */
+    convcheck_error* (*conv_transposed_query)(convcheck_plugin* plugin, const convcheck_conv_transposed_desc* desc,
+                                              convcheck_support* out);
+    convcheck_error* (*conv_transposed_execute)(convcheck_plugin* plugin, const convcheck_conv_transposed_desc* desc,
+                                                const convcheck_conv_args* args);
 } convcheck_api;
 
 /* The one exported entry point. Returns a table that lives as long as the library is loaded.

@@ -1,6 +1,7 @@
 /* A plugin as it was written against an older ABI header: compiled once against the frozen 1.0
- * header and once against the frozen 1.1 header (headers/<version>/convcheck/plugin.h, copied from
- * git history), never against the current one. The runner of today must load both and run them as
+ * header, once against the frozen 1.1 header and once against the frozen 1.2 header (headers/<version>/
+ * convcheck/plugin.h, copied from git history), never against the current one. The runner of today must
+ * load each and run them as
  * before: it reads no table entry and no struct field the plugin's version does not have.
  *
  * The backend is a direct loop: f32, NCX data, OIX weights, ranks 1-3. Written in C, as a vendor
@@ -133,7 +134,11 @@ static const struct {
     unsigned char beyond[256];
 } table = {
     {sizeof(convcheck_api), CONVCHECK_ABI_MAJOR, CONVCHECK_ABI_MINOR, create, destroy, describe, conv_query, conv_execute,
-     NULL, NULL, error_message, error_destroy},
+     NULL, NULL, error_message, error_destroy
+#if CONVCHECK_ABI_MINOR >= 2
+     , NULL, NULL, NULL, NULL, NULL /* 1.2's error_code and plan entries: none (their documented defaults) */
+#endif
+    },
     {0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
      0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
      0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,

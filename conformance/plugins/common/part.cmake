@@ -22,7 +22,7 @@ endif()
 # this tree (convcheck_plugin_<name>, by convcheck_add_backend_plugin, cmake/ConvcheckPlugin.cmake):
 # backend_<name>_<i>of4, conformance_{smoke,edge,invalid}_<name> and invalid_outcomes_<name>.
 function(convcheck_add_backend_plugin_tests name)
-  cmake_parse_arguments(T "BACKWARD" "" "" ${ARGN})
+  cmake_parse_arguments(T "BACKWARD;TRANSPOSED" "" "" ${ARGN})
   set(target convcheck_plugin_${name})
   if(NOT CONVCHECK_BUILD_TESTS)
     return()
@@ -58,6 +58,17 @@ function(convcheck_add_backend_plugin_tests name)
     add_test(NAME conformance_backward_${name}
              COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite backward --threads 2 --no-shrink --no-progress)
     set_tests_properties(conformance_backward_${name} PROPERTIES TIMEOUT 120 LABELS backend)
+  endif()
+  # TRANSPOSED: the plugin computes transposed convolution (ABI 1.3): the transposed suite and the stored
+  # transposed vectors (docs/transposed.md); what the library cannot express is declined in its words.
+  if(T_TRANSPOSED)
+    add_test(NAME conformance_transposed_${name}
+             COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite transposed --threads 2 --no-shrink --no-progress)
+    add_test(NAME conformance_transposed_vectors_${name}
+             COMMAND convcheck run --backend $<TARGET_FILE:${target}> --suite ${PROJECT_SOURCE_DIR}/vectors/sets/transposed
+                     --threads 2 --no-shrink --no-progress)
+    set_tests_properties(conformance_transposed_${name} conformance_transposed_vectors_${name} PROPERTIES TIMEOUT 120
+                         LABELS backend)
   endif()
   # Who answers each invalid case: the plugin ("cannot express"), the library, or neither (docs/backends.md).
   add_test(NAME invalid_outcomes_${name} COMMAND /usr/bin/python3 ${CONVCHECK_PLUGIN_COMMON_DIR}/tests/invalid_outcomes_check.py

@@ -1,6 +1,7 @@
 // convcheck plugin for libtorch (ATen, CPU): convolution of ranks 1-3 in f32 and bf16, groups,
 // dilation, explicit pads, through at::convolution; backward data and backward weights (+ bias)
-// through at::convolution_backward (ABI 1.2 prop_kind; docs/passes.md).
+// through at::convolution_backward (ABI 1.2 prop_kind; docs/passes.md); transposed convolution through
+// at::convolution with transposed = true (ABI 1.3; libtorch_transposed.cpp).
 //
 // The translation:
 //   layouts     the runner's buffers become tensors over the same memory with the strides of their
@@ -39,6 +40,9 @@
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
+#include "libtorch_tensors.hpp"
+#include "libtorch_transposed.hpp"
 
 #ifndef CONVCHECK_LIBTORCH_VERSION
 #define CONVCHECK_LIBTORCH_VERSION "unknown"
@@ -49,6 +53,9 @@ namespace support = convcheck_plugin_support;
 struct convcheck_plugin {
     int num_threads = 0;
 };
+
+using convcheck_libtorch::aten_errors;
+using convcheck_libtorch::over;
 
 namespace {
 
@@ -99,27 +106,6 @@ bool has_output_size(const convcheck_conv_desc& d) {
 
 at::ScalarType scalar_type(const convcheck_conv_desc& d) { return d.dtype == CONVCHECK_F32 ? at::kFloat : at::kBFloat16; }
 
-// A tensor over runner memory, logical dims `dims`, in the memory order `physical`. ATen's own
-// storage-size check runs first, where its error can still be caught (see the header comment).
-at::Tensor over(const void* data, const std::vector<int64_t>& dims, const std::vector<int>& physical, at::ScalarType t) {
-    const std::vector<int64_t> strides = support::dense_strides(dims, physical);
-    at::detail::computeStorageNbytes(dims, strides, c10::elementSize(t));
-    return at::from_blob(const_cast<void*>(data), dims, strides, at::TensorOptions().dtype(t));
-}
-
-// ATen's errors (TORCH_CHECK's c10::Error) as the plugin's error, in ATen's words without the C++
-// backtrace.
-template <typename Body>
-convcheck_error* aten_errors(Body&& body) {
-    try {
-        return body();
-    } catch (const c10::NotImplementedError& e) {
-        return support::make_error(std::string("ATen refused: ") + e.what_without_backtrace(), CONVCHECK_ERROR_UNIMPLEMENTED);
-    } catch (const c10::Error& e) {
-        return support::make_error(std::string("ATen refused: ") + e.what_without_backtrace());
-    }
-}
-
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return support::guarded("libtorch create", [&]() -> convcheck_error* {
         int num_threads = 0;
@@ -138,7 +124,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "libtorch";
     mine.version = CONVCHECK_LIBTORCH_VERSION;
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // f16 is claimed so that conv_query declines it in ATen's words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -336,6 +322,7 @@ const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
     support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: ATen's limits are the same
+    support::add_conv_transposed<convcheck_libtorch::transposed_query, convcheck_libtorch::transposed_execute>(a);
     return a;
 }();
 

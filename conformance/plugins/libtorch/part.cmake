@@ -9,10 +9,11 @@ if(CONVCHECK_BACKEND_PLUGINS)
       set(libtorch_version "unknown")
     endif()
     convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp
                                  LIBS convcheck_plugin_adaptation ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
-    convcheck_add_backend_plugin_tests(libtorch BACKWARD)
+    convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED)
   else()
     message(STATUS "convcheck: Torch (libtorch-dev) not found: the libtorch plugin is not built")
   endif()

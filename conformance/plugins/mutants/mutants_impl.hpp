@@ -13,6 +13,8 @@ long long dst_span(const convcheck_conv_desc& desc);
 // The gradients of one backward pass (desc.prop_kind; mutants_backward.cpp): diff_src, or diff_weights and
 // diff_bias. Dense tensors in NCX/NXC and OIX/XIO (the plugin declines others).
 void compute_backward(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant);
+// dst of one transposed convolution (mutants_transposed.cpp): dense tensors, OIX/XIO weights.
+void compute_transposed(const convcheck_conv_transposed_desc& desc, const convcheck_conv_args& args, Mutant mutant);
 // dst of one CC layer (mutants_cc.cpp).
 void compute_cc(const convcheck_cc_desc& desc, const convcheck_cc_args& args, Mutant mutant);
 

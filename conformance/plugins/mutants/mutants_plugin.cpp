@@ -1,5 +1,5 @@
 // The mutants plugin's ABI glue (see mutants.hpp): create reads `mutant=<name>` (a name of
-// mutants.def), execute runs mutants_conv.cpp, mutants_backward.cpp or mutants_cc.cpp with that mutant.
+// mutants.def), execute runs mutants_conv.cpp, mutants_backward.cpp, mutants_transposed.cpp or mutants_cc.cpp with that mutant.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -10,6 +10,7 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
 #include "mutants_impl.hpp"
 
 namespace {
@@ -57,7 +58,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "mutants";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -163,6 +164,24 @@ convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv
     return nullptr;
 }
 
+// Transposed convolution (mutants_transposed.cpp): a valid descriptor, else declined (every mutant).
+convcheck_error* transposed_query(convcheck_plugin*, const convcheck_conv_transposed_desc& desc, convcheck_support* out) {
+    try {
+        convcheck::validate(convcheck::runner::from_abi(desc));
+    } catch (const convcheck::ConvError& e) {
+        return unsupported(out, std::string("invalid descriptor: ") + e.what());
+    }
+    return supported(out);
+}
+
+convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& desc,
+                                    const convcheck_conv_args& args) {
+    convcheck::validate(convcheck::runner::from_abi(desc));  // throws ConvError -> an invalid-argument error
+    convcheck::mutants::compute_transposed(desc, args, mutant_of(plugin));
+    write_implementation(&args, implementation_name(mutant_of(plugin)));
+    return nullptr;
+}
+
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
@@ -187,6 +206,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
     add_backward<prepare, backward_query, backward_execute>(a);
+    add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

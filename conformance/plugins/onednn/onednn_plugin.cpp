@@ -30,6 +30,7 @@
 //   backward    convolution_backward_data / convolution_backward_weights, each created with the
 //               forward_training primitive descriptor of the case as its hint; the same
 //               adaptation, reorders and scratchpad; through the one-shot conv_execute only.
+//   transposed  (ABI 1.3) deconvolution_forward (onednn_transposed.cpp).
 //   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
 //               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
 //               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
@@ -46,27 +47,17 @@
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
+#include "onednn_instance.hpp"
+#include "onednn_transposed.hpp"
 
 namespace support = convcheck_plugin_support;
 using dnnl::memory;
 
-struct convcheck_plugin {
-    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-    dnnl::stream stream{engine};
-    int num_threads = 0;
-    std::string version;
-};
 
 namespace {
 
-memory::data_type data_type_of(int32_t dtype) {
-    switch (dtype) {
-        case CONVCHECK_F32: return memory::data_type::f32;
-        case CONVCHECK_F16: return memory::data_type::f16;
-        case CONVCHECK_BF16: return memory::data_type::bf16;
-        default: return memory::data_type::undef;
-    }
-}
+using convcheck_onednn::data_type_of;
 
 // Activations: logical {N, C, spatial...}; NCX is that order, NXC puts C last.
 memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst) {
@@ -228,7 +219,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.struct_size = sizeof(mine);
     mine.name = "onednn";
     mine.version = plugin->version.c_str();
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // f16 is claimed as a dtype so that the runner asks: oneDNN itself answers per case in conv_query
     // (2.6 refuses f16 on CPU; a oneDNN with CPU f16 kernels would run it).
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
@@ -415,6 +406,7 @@ const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
     support::add_backward<prepare, backward_query, backward_execute>(a);
+    support::add_conv_transposed<convcheck_onednn::transposed_query, convcheck_onednn::transposed_execute>(a);
     return a;
 }();
 

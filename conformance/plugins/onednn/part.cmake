@@ -4,8 +4,9 @@ if(CONVCHECK_BACKEND_PLUGINS)
   find_package(OpenMP COMPONENTS CXX QUIET)
   if(dnnl_FOUND AND OpenMP_CXX_FOUND)
     convcheck_add_backend_plugin(onednn SOURCES ${CMAKE_CURRENT_LIST_DIR}/onednn_plugin.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/onednn_transposed.cpp
                                  LIBS convcheck_plugin_adaptation DNNL::dnnl OpenMP::OpenMP_CXX)
-    convcheck_add_backend_plugin_tests(onednn BACKWARD)
+    convcheck_add_backend_plugin_tests(onednn BACKWARD TRANSPOSED)
   else()
     message(STATUS "convcheck: oneDNN (libdnnl-dev) or OpenMP not found: the onednn plugin is not built")
   endif()

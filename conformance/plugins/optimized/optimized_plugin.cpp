@@ -13,9 +13,11 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
+#include "convcheck/optimized/transposed_plan.hpp"
 
 namespace {
 
@@ -69,7 +71,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "optimized";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -198,6 +200,28 @@ convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv
     return prepare(plugin, desc, PrepareInputs{args.weights, nullptr})->execute(args);
 }
 
+// Transposed convolution (docs/transposed.md): the backward data plan of the forward convolution it
+// transposes, the bias around it (optimized/transposed_plan.hpp); dense OIX/XIO tensors.
+convcheck_error* transposed_query(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& desc,
+                                  convcheck_support* out) {
+    const convcheck::TransposedDescriptor t = convcheck::runner::from_abi(desc);
+    convcheck::validate(t);
+    if (const std::string why = opt::why_transposed_unsupported(t); !why.empty()) return unsupported(out, why);
+    convcheck::ConvDescriptor f = t.forward();
+    f.pass = convcheck::Pass::backward_data;
+    if (const std::string why = opt::why_backward_unavailable(f, instance_of(plugin).conv.forced_path); !why.empty())
+        return unsupported(out, why);
+    return supported(out);
+}
+
+convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& desc,
+                                    const convcheck_conv_args& args) {
+    const opt::TransposedPlan plan(convcheck::runner::from_abi(desc), args.weights, args.bias, instance_of(plugin).conv);
+    plan.execute(args.src, args.dst);
+    write_implementation(&args, "transposed " + plan.implementation());
+    return nullptr;
+}
+
 convcheck_error* cc_query(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
@@ -228,6 +252,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
+    add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

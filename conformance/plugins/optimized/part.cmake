@@ -11,5 +11,11 @@ if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLis
     add_test(NAME conformance_backward_optimized
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite backward --threads 2 --no-shrink --no-progress)
     set_tests_properties(conformance_backward_optimized PROPERTIES TIMEOUT 300)
+    # transposed convolution (docs/transposed.md): the transposed suite and the stored transposed vectors
+    add_test(NAME conformance_transposed_optimized
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite transposed --threads 2 --no-shrink --no-progress)
+    add_test(NAME conformance_transposed_vectors_optimized
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized>
+                     --suite ${PROJECT_SOURCE_DIR}/vectors/sets/transposed --threads 2 --no-shrink --no-progress)
   endif()
 endif()

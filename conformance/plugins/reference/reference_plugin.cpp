@@ -1,15 +1,17 @@
 // The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
-// accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp) and
-// CC (the four blocks, seed 004).
+// accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp),
+// transposed convolution (reference/transposed.hpp) and CC (the four blocks, seed 004).
 #include <memory>
 #include <string>
 
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/transposed.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
 
 namespace {
 
@@ -35,7 +37,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "reference";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -120,6 +122,22 @@ convcheck_error* backward_execute(convcheck_plugin*, const convcheck_conv_desc& 
     return nullptr;
 }
 
+// Transposed convolution (docs/transposed.md): the backward data sum of the forward convolution it
+// transposes plus the bias, in double, rounded once to the dtype.
+convcheck_error* transposed_query(convcheck_plugin*, const convcheck_conv_transposed_desc& desc, convcheck_support* out) {
+    convcheck::validate(convcheck::runner::from_abi(desc));  // throws ConvError -> error value
+    return supported(out);
+}
+
+convcheck_error* transposed_execute(convcheck_plugin*, const convcheck_conv_transposed_desc& desc,
+                                    const convcheck_conv_args& args) {
+    const convcheck::TransposedDescriptor t = convcheck::runner::from_abi(desc);
+    const auto result = convcheck::reference::transposed_convolution(t, args.src, args.weights, args.bias);
+    convcheck::reference::round_transposed_to_output(t, result.dst, args.dst);
+    write_implementation(&args, "reference_f64_summation");
+    return nullptr;
+}
+
 convcheck_error* cc_query(convcheck_plugin*, const convcheck_cc_desc* desc, convcheck_support* out) {
     return guarded("cc_query", [&]() -> convcheck_error* {
         if (desc == nullptr || desc->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_cc_desc, dtype))
@@ -147,6 +165,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
+    add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
     return a;

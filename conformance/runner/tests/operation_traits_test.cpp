@@ -25,7 +25,9 @@ TEST(OperationTraits, ADescriptorFindsTheEntryThatReadsIt) {
     EXPECT_EQ(read("conv:c=1,o=1,in=3,k=1,dir=bwd_d").op, Op::conv_bwd_data);
     EXPECT_EQ(read("conv:c=1,o=1,in=3,k=1,bias=1,dir=bwd_w").op, Op::conv_bwd_weights);
     // the canonical string round-trips through the entry of the case's own op
-    for (const char* text : {"conv:c=2,o=3,in=5x4,k=3x2,dir=bwd_w", "cc:n=1,cin=1,cout=2,in=7x6,scale=2/3,support=2x2,kernel=linear"}) {
+    EXPECT_EQ(read("deconv:c=2,o=3,in=4,k=3,s=2,op=1").op, Op::conv_transposed);
+    for (const char* text : {"conv:c=2,o=3,in=5x4,k=3x2,dir=bwd_w", "cc:n=1,cin=1,cout=2,in=7x6,scale=2/3,support=2x2,kernel=linear",
+                             "deconv:n=2,c=4,o=6,g=2,in=3x4,k=3x2,s=2x1,pb=1x0,pe=0x1,op=1x0,bias=1,data=nxc,wei=xio"}) {
         const Case c = read(text);
         EXPECT_EQ(read(c.descriptor()).descriptor(), c.descriptor()) << text;
     }
@@ -71,6 +73,31 @@ TEST(OperationTraits, ABackwardOutputIsNamedInItsTensorsOwnLayout) {
     // the forward's dst, for comparison: [n][c][x] as it is
     const Case f = read("conv:n=2,c=3,o=4,in=5,k=1");
     EXPECT_EQ(operation(f.op).output_element(f, 5 * 4 + 7), "[1,1,2]");
+}
+
+// A transposed case shrinks to valid transposed cases (the forward's reductions read back, output padding and
+// the bias dropped); a transposed convolution has no pass and no memory strides of its own (refused, exit 2).
+TEST(OperationTraits, ATransposedCaseShrinksWithinItsOperation) {
+    const Case c = read("deconv:n=2,c=4,o=6,g=2,in=3x4,k=3x2,s=2x1,pb=1x0,pe=0x1,op=1x0,bias=1,data=nxc,wei=xio");
+    const auto smaller = operation(c.op).smaller(c);
+    ASSERT_GE(smaller.size(), 5u);
+    bool without_op = false, without_bias = false;
+    for (const Case& s : smaller) {
+        EXPECT_EQ(s.op, Op::conv_transposed) << s.descriptor();
+        EXPECT_NO_THROW(operation(s.op).validate(s)) << s.descriptor();
+        EXPECT_LE(s.deconv.dst_elements(), c.deconv.dst_elements()) << s.descriptor();
+        without_op = without_op || s.deconv.output_padding[0] == 0;
+        without_bias = without_bias || !s.deconv.has_bias;
+    }
+    EXPECT_TRUE(without_op && without_bias);
+    EXPECT_THROW(read("deconv:c=2,o=3,in=4,k=3,dir=bwd_d"), ConvError);
+}
+
+TEST(OperationTraits, ATransposedOutputIsNamedInDstsOwnLayout) {
+    // NXC dst [n][x][o], out = (4-1)*2 - 0 - 0 + 3 + 1 = 10: flat (1*10 + 2)*3 + 1 is [n=1, o=1, x=2]
+    const Case c = read("deconv:n=2,c=2,o=3,in=4,k=3,s=2,op=1,data=nxc");
+    EXPECT_EQ(operation(c.op).output_element(c, (1 * 10 + 2) * 3 + 1), "[1,1,2]");
+    EXPECT_EQ(operation(c.op).macs(c), 2 * 2 * 4 * 3 * 3);  // N * C * in * O * k
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_faultzoo AND TARGET convche
   endforeach()
 endif()
 
-# selftest: a bug meant for a suite of its own (strides, invalid, large) is "elsewhere" on another suite, not
+# selftest: a bug meant for a suite of its own (strides, invalid, large, transposed) is "elsewhere" on another suite, not
 # missed (exit 0, naming the suite that catches it); a bug the suite could hold and does not catch is missed (exit 1).
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck AND TARGET convcheck_plugin_mutants)
   add_test(NAME selftest_leaves_a_strides_bug_to_its_suite
@@ -53,6 +53,16 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck AND TARGET convcheck_plugin_mutant
   add_test(NAME selftest_counts_a_bug_the_suite_misses
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
                    $<TARGET_FILE:convcheck> selftest --suite backward --mutant bias_dropped)
+  # a transposed-convolution bug: killed by the transposed suite, left to it by smoke (docs/transposed.md)
+  add_test(NAME selftest_transposed_suite_kills_its_bugs
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=0 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
+                   $<TARGET_FILE:convcheck> selftest --suite transposed --mutant transposed_output_padding_at_begin
+                   --mutant transposed_kernel_not_flipped)
+  add_test(NAME selftest_leaves_a_transposed_bug_to_its_suite
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=0 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
+                   $<TARGET_FILE:convcheck> selftest --suite smoke --mutant transposed_kernel_not_flipped)
+  set_tests_properties(selftest_leaves_a_transposed_bug_to_its_suite PROPERTIES PASS_REGULAR_EXPRESSION "elsewhere")
   set_tests_properties(selftest_leaves_a_strides_bug_to_its_suite selftest_counts_a_bug_the_suite_misses
+                       selftest_transposed_suite_kills_its_bugs selftest_leaves_a_transposed_bug_to_its_suite
                        PROPERTIES TIMEOUT 120)
 endif()

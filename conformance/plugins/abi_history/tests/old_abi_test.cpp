@@ -1,4 +1,4 @@
-// Plugins built against the ABI 1.0 and 1.1 headers (old_abi_plugin.c, compiled with the frozen
+// Plugins built against the ABI 1.0, 1.1 and 1.2 headers (old_abi_plugin.c, compiled with the frozen
 // headers) load into today's runner and pass as they did: the runner reads no table entry past the
 // plugin's struct_size (the table is followed by non-NULL bytes: reading them would call garbage),
 // takes every entry added since as its documented default (no error codes, no plan: the one-shot
@@ -68,14 +68,32 @@ TEST_P(OldAbi, IsSentNothingBeyondWhatItsVersionCanRead) {
     mixed.dtype = CONVCHECK_DTYPE_MIXED;
     mixed.bias_dtype = CONVCHECK_F16;
     EXPECT_NE(unclaimed_abi(info, mixed), "");
-    const convcheck_extension extension{sizeof(convcheck_extension), 1, nullptr};
-    convcheck_conv_desc extended = base;
-    extended.next = &extension;
-    EXPECT_NE(unclaimed_abi(info, extended).find("built against ABI 1." + std::to_string(GetParam().minor)),
-              std::string::npos);
+    if (GetParam().minor < 2) {  // 1.2 has the chain (and declines a tag it does not know itself)
+        const convcheck_extension extension{sizeof(convcheck_extension), 1, nullptr};
+        convcheck_conv_desc extended = base;
+        extended.next = &extension;
+        EXPECT_NE(unclaimed_abi(info, extended).find("built against ABI 1." + std::to_string(GetParam().minor)),
+                  std::string::npos);
+    }
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, OldAbi, ::testing::Values(OldPlugin{ABI_1_0_PLUGIN, 0}, OldPlugin{ABI_1_1_PLUGIN, 1}),
+// 1.3's transposed convolution: an older table has no conv_transposed entries (the runner reads none past
+// its struct_size: the bytes after it are not NULL), and every transposed case is declined by its claims.
+TEST_P(OldAbi, HasNoTransposedConvolution) {
+    const Plugin plugin = Plugin::load(GetParam().path);
+    EXPECT_EQ(plugin.api().conv_transposed_query, nullptr);
+    EXPECT_EQ(plugin.api().conv_transposed_execute, nullptr);
+    auto session = open_backend(GetParam().path, {}, 0, "none", 10.0);
+    CheckSettings settings;
+    for (const Case& c : expand("old", {SuiteEntry("deconv:c=2,o=3,in=4,k=3,s=2,op=1", "be")}, 1, "")) {
+        const CaseResult r = check_case(session->backend, c, settings);
+        EXPECT_EQ(r.status, Status::unsupported) << r.reason;
+        EXPECT_NE(r.reason.find("does not claim transposed convolution"), std::string::npos) << r.reason;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, OldAbi, ::testing::Values(OldPlugin{ABI_1_0_PLUGIN, 0}, OldPlugin{ABI_1_1_PLUGIN, 1},
+                                                           OldPlugin{ABI_1_2_PLUGIN, 2}),
                          [](const auto& info) { return "abi_1_" + std::to_string(info.param.minor); });
 
 // An error from a plugin before 1.2 has no code: the message is the plugin's, with no code named.

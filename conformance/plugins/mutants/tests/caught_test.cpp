@@ -1,8 +1,8 @@
 // The validator's self-test, over THE list of mutants (mutants.def): the smoke suite (or the suite a
-// bug's caught_in names: invalid, strides, backward) catches every bug in the check meant to catch it,
+// bug's caught_in names: invalid, strides, backward, transposed) catches every bug in the check meant to catch it,
 // on several seeds (the designed cases catch deterministically, not by luck of the data); the baseline
 // passes it; the honest variants (correct code computed another way) pass every designed suite on seeds
-// 1-10, the full sweep and the strides suite on seed 1 and the backward suite on seeds 1-3.
+// 1-10, the full sweep and the strides suite on seed 1 and the backward and transposed suites on seeds 1-3.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -58,7 +58,7 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
                         caught == "invalid" || caught == "determinism" || caught == "large" ||
-                        caught == "strides" || caught == "backward")
+                        caught == "strides" || caught == "backward" || caught == "transposed")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -85,6 +85,27 @@ TEST(Mutants, BaselinePassesTheBackwardSuite) {
     EXPECT_EQ(results.size(), modes);
     for (const CaseResult& r : results)
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+}
+
+// The baseline computes transposed convolution: it passes every case of the transposed suite.
+TEST(Mutants, BaselinePassesTheTransposedSuite) {
+    const auto results = run_suite("none", "transposed", 1, "", false);
+    EXPECT_EQ(results.size(), expand("t", transposed_suite(), 1, "").size());  // exact, bound, five in probe mode
+    for (const CaseResult& r : results)
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
+}
+
+// A bug meant for the transposed suite touches transposed convolution only: every smoke and backward case passes.
+TEST(Mutants, TransposedBugsPassEveryOtherCase) {
+    int transposed = 0;
+    for (const auto& m : mutants::kMutants) {
+        if (m.caught_in != "transposed") continue;
+        ++transposed;
+        for (const char* suite : {"smoke", "backward"})
+            for (const CaseResult& r : run_suite(std::string(m.name), suite, 1, "", false))
+                EXPECT_EQ(r.status, Status::passed) << m.name << " " << r.c.id << ": " << r.reason;
+    }
+    EXPECT_GE(transposed, 2);
 }
 
 // A bug meant for the backward suite is a bug of a backward pass only: every forward case of smoke passes.
@@ -122,7 +143,7 @@ TEST_P(Caught, BySmokeInItsMode) {
     const bool determinism = caught == "determinism";
     for (std::uint64_t seed : {1, 2, 3}) {
         // suites smoke leaves to them (smoke's few backward cases do not hold every backward bug's trigger)
-        const bool own_suite = caught == "invalid" || caught == "strides" || caught == "backward";
+        const bool own_suite = caught == "invalid" || caught == "strides" || caught == "backward" || caught == "transposed";
         const std::string suite = own_suite ? caught : "smoke";
         const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism || own_suite ? "" : caught, true,
                                        determinism ? kSelftestDeterminism : Determinism{});
@@ -161,6 +182,12 @@ TEST_P(Caught, BySmokeInItsMode) {
             EXPECT_EQ(last.c.op, data ? Op::conv_bwd_data : Op::conv_bwd_weights) << last.reproducer;
             const char* gradient = data ? "first diff_src[" : mutant.starts_with("bwd_bias") ? "first diff_bias[" : "first diff_weights[";
             EXPECT_NE(last.reason.find(gradient), std::string::npos) << last.reason;
+        }
+        // a transposed bug fails a transposed case, in an output it moves
+        if (caught == "transposed") {
+            EXPECT_EQ(last.c.op, Op::conv_transposed) << last.reproducer;
+            EXPECT_NE(last.reason.find(" outputs "), std::string::npos) << last.reason;
+            EXPECT_NE(last.reason.find("; first dst["), std::string::npos) << last.reason;
         }
         // only bound mode sees accumulation in the storage type: exact mode's sums are exact in it too
         if (mutant == "bwd_weights_half_accumulation") {
@@ -203,7 +230,7 @@ TEST_P(Honest, PassesEverySuiteOnSeedsOneToTen) {
         for (const char* suite : {"smoke", "edge", "cc", "pairwise"}) check(suite, seed);
     check("full", 1);
     check("strides", 1);
-    for (std::uint64_t seed = 1; seed <= 3; ++seed) check("backward", seed);
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) check("backward", seed), check("transposed", seed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Every, Honest, ::testing::ValuesIn(names_of(MutantKind::honest)),

@@ -70,5 +70,8 @@ void validate(const TransposedDescriptor& t);
 // c and o are the transposed op's own input and output channels. parse(to_string(t)) == t.
 std::string to_string(const TransposedDescriptor& t);
 TransposedDescriptor parse_transposed_descriptor(std::string_view text);  // validates; throws ConvError
+// The same without validate() (an entry of a suite is read first, judged later); still throws ConvError for
+// what it cannot read, and for dir= and memory strides (keys of the convolution descriptor with no meaning here).
+TransposedDescriptor parse_transposed_descriptor_unvalidated(std::string_view text);
 
 }  // namespace convcheck

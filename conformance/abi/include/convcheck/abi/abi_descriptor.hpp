@@ -4,6 +4,7 @@
 #include "convcheck/plugin.h"
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck::runner {
 
@@ -16,6 +17,12 @@ ConvDescriptor from_abi(const convcheck_conv_desc& desc);
 convcheck_cc_desc to_abi(const CcDescriptor& d);
 // Reads the fields of ABI 1.0; does not validate (call validate()).
 CcDescriptor from_abi(const convcheck_cc_desc& desc);
+
+// 1.3: a transposed convolution (dense tensors; OIX or XIO weights, the forward's).
+convcheck_conv_transposed_desc to_abi(const TransposedDescriptor& t);
+// Reads every field; does not validate (call validate()). Throws ConvError for what the canonical
+// descriptor cannot hold (a dtype, format or extension it does not know, OXI weights).
+TransposedDescriptor from_abi(const convcheck_conv_transposed_desc& desc);
 
 // "f32", "f16", "bf16", "f64" for a convcheck_dtype value; "unknown(<n>)" otherwise.
 std::string abi_dtype_name(int32_t dtype);

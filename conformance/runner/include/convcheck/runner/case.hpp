@@ -10,12 +10,15 @@
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/accuracy/special_fill.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck::runner {
 
 // conv_bwd_data and conv_bwd_weights are discrete convolution's backward passes (a "conv:" descriptor
 // with dir=bwd_d or dir=bwd_w; docs/passes.md): each its own entry of the table of operations.
-enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights };
+// conv_transposed: transposed convolution, a "deconv:" descriptor (core/include/convcheck/core/transposed_descriptor.hpp,
+// docs/transposed.md).
+enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights, conv_transposed };
 // The operation of a "conv:" descriptor: by its pass.
 Op conv_op(const ConvDescriptor& d);
 
@@ -26,6 +29,7 @@ struct Case {
     Op op = Op::conv;
     ConvDescriptor conv;      // op == conv, conv_bwd_data, conv_bwd_weights
     std::string cc;           // op == cc: the canonical "cc:" descriptor
+    TransposedDescriptor deconv;  // op == conv_transposed
     accuracy::Mode mode = accuracy::Mode::bound;
     std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode, fill) only
     accuracy::Fill fill = accuracy::Fill::standard;  // exact mode: the mode's own fill or a special one
@@ -34,7 +38,7 @@ struct Case {
     std::string vector_dir;   // a stored golden vector: its set folder and case name (data and result
     std::string vector_case;  // come from the set, not from the seed), or empty
 
-    // The canonical descriptor string ("conv:..." or "cc:...").
+    // The canonical descriptor string ("conv:...", "cc:..." or "deconv:...").
     std::string descriptor() const;
 };
 

@@ -138,6 +138,61 @@ struct StoredBackward {
 };
 StoredBackward stored_backward_data(const Case& c);
 
+// The verdict of a pass whose outputs are sums the reference gives with magnitudes and term counts
+// (the backward passes, transposed convolution): compares `got` exactly or under the contract's
+// bound, sets r's error, status, kind and reason (the first failing output by element(flat), got,
+// want and its terms; `outputs` names them, "gradient elements"), the statistics and the leak check.
+struct SummedOutputs {
+    const std::vector<double>& want;
+    const std::vector<double>& magnitude;
+    const std::vector<std::int64_t>& terms;
+    const std::vector<double>& got;
+    std::int64_t unwritten = 0;
+};
+void judge_summed_outputs(const accuracy::Contract& contract, bool exact, const SummedOutputs& o, const char* outputs,
+                          const std::function<std::string(std::int64_t)>& element, const ChildOutcome& outcome,
+                          const CheckSettings& s, CaseResult& r);
+
+// ---- transposed convolution (conv_transposed_check.cpp, conv_transposed_data.cpp; docs/transposed.md)
+// Exact, bound and probe mode apply; every other mode is declined with the reason.
+std::string transposed_mode_not_applicable(accuracy::Mode mode);
+void transposed_validate(const Case& c);
+DataType transposed_output_dtype(const Case& c);
+// The plugin's claims: ABI 1.3, then dtype, rank and formats as discrete convolution's.
+std::string transposed_unclaimed(const PluginInfo& info, const Case& c);
+void check_conv_transposed(const Backend& backend, const Case& c, const CheckSettings& s,
+                           const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// A transposed convolution's canonical inputs, each value in the dtype: src NCX ([N][C][in...]), weights
+// [C][O/G][k...] (its forward convolution's OIX), bias [O] or empty. Exact mode: small integers that keep
+// every partial sum exact (backward_inputs of the forward's backward data, the bias in [-1, 1]), else why
+// none exist; bound mode: uniform [-1, 1].
+struct TransposedInputs {
+    std::vector<double> src, weights, bias;
+    std::string not_exact;
+};
+TransposedInputs transposed_inputs(const TransposedDescriptor& t, const accuracy::Contract& contract,
+                                   accuracy::Mode mode, std::uint64_t seed);
+// The backend's dst in canonical NCX order ([N][O][out...]): one isolated execution on guarded buffers
+// in the case's layouts (recorded in s.log when set); never-written outputs read as NaN, counted.
+struct TransposedOutputs {
+    std::vector<double> got;
+    std::int64_t unwritten = 0;
+};
+ChildOutcome run_transposed(const Backend& backend, const TransposedDescriptor& t, const TransposedInputs& in,
+                            const CheckSettings& s, const CaseMemory& needs, TransposedOutputs& out, int warmups = 0,
+                            int repeats = 1);
+// A stored golden vector (vectors/sets/transposed): its inputs and truth (dst_f64, magnitude, terms),
+// from the arrays alone. Throws when the stored descriptor is not the case's.
+struct StoredTransposed {
+    TransposedInputs in;
+    std::vector<double> values, magnitude;
+    std::vector<std::int64_t> terms;
+};
+StoredTransposed stored_transposed_data(const Case& c);
+// Probe mode: one run per probed src element (conv_transposed_probe.cpp).
+void check_transposed_probe(const Backend& backend, const Case& c, const CheckSettings& s,
+                            const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+
 // ---- CC: its traits (cc_check.cpp), case data and executions (cc_case_data.cpp) -----------------
 void cc_validate(const Case& c);
 DataType cc_output_dtype(const Case& c);

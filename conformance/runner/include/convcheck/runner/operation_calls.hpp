@@ -29,6 +29,10 @@ struct ConvExecution {
     MemoryBudget memory;
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
+// The arguments of one forward-shaped execute (conv, transposed): src, weights, bias (NULL when not given)
+// and dst, and the report's implementation buffer for the plugin to name what it ran. (conv_calls.cpp)
+convcheck_conv_args conv_args(const GuardedBuffer* src, const GuardedBuffer* weights, const GuardedBuffer* bias,
+                              const GuardedBuffer* dst, child::Report& r);
 
 // One backward pass of one discrete convolution (desc.prop_kind BACKWARD_DATA or BACKWARD_WEIGHTS;
 // plugin.h, convcheck_conv_args): create, conv_query, conv_execute (warmups + repeats times, the
@@ -51,6 +55,24 @@ struct ConvBackwardExecution {
     MemoryBudget memory;
 };
 ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& options, const ConvBackwardExecution& e);
+
+// One transposed convolution (ABI 1.3, plugin.h's convcheck_conv_transposed_desc): create,
+// conv_transposed_query, conv_transposed_execute (warmups + repeats times, the repeats timed) with src,
+// weights, bias (empty when !has_bias) and dst in a convcheck_conv_args, destroy.
+// (conv_transposed_calls.cpp)
+struct ConvTransposedExecution {
+    convcheck_conv_transposed_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* weights = nullptr;
+    const GuardedBuffer* bias = nullptr;
+    const GuardedBuffer* dst = nullptr;
+    int warmups = 0, repeats = 1;
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+ChildOutcome execute_conv_transposed(const Plugin& plugin, const InstanceOptions& options,
+                                     const ConvTransposedExecution& e);
 
 // The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
 struct CcExecution {

@@ -1,7 +1,7 @@
 // Internal to the runner: the functions the table of operations (operation_traits.cpp) names for the
 // jobs around a check: reading a case, shrinking, failure bundles, determinism mode's output names,
 // bench's timing, list's design, the case record's features. Each lives beside its operation: conv_jobs.cpp, cc_jobs.cpp,
-// conv_backward_jobs.cpp; the bundle arrays of conv and CC in bundle_arrays.cpp.
+// conv_backward_jobs.cpp, conv_transposed_jobs.cpp; the bundle arrays of conv and CC in bundle_arrays.cpp.
 #pragma once
 
 #include <cstdint>
@@ -46,5 +46,16 @@ BundleArrays cc_bundle_arrays(const Case& c, const RecordedExecution& e);  // bu
 std::string backward_output_element(const Case& c, std::int64_t flat);
 BundleArrays backward_bundle_arrays(const Case& c, const RecordedExecution& e);
 ChildOutcome time_backward(const Backend& backend, const Case& c, const TimedRun& run);
+
+// ---- transposed convolution (conv_transposed_jobs.cpp)
+void transposed_read(const std::string& text, Case& c);
+std::string transposed_descriptor(const Case& c);
+std::vector<Case> transposed_smaller(const Case& c);
+BundleArrays transposed_bundle_arrays(const Case& c, const RecordedExecution& e);
+std::string transposed_benchdnn(const Case& c, std::string* why);
+std::string transposed_output_element(const Case& c, std::int64_t flat);
+ChildOutcome time_transposed(const Backend& backend, const Case& c, const TimedRun& run);
+std::int64_t transposed_macs(const Case& c);
+nlohmann::json transposed_features(const Case& c);
 
 }  // namespace convcheck::runner::detail

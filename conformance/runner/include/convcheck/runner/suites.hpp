@@ -47,6 +47,7 @@ std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
 // The backward passes of the smoke geometries (docs/passes.md).
+std::vector<SuiteEntry> transposed_suite();  // suite_transposed.cpp
 std::vector<SuiteEntry> backward_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
@@ -72,12 +73,7 @@ std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const s
 // Entries from a golden-vector set folder (vectors/sets/<set>/ with manifest.json, docs/vectors.md):
 // each stored case once, checked on its stored data against its stored result, in exact mode when
 // the manifest says "bitwise", else in bound mode. Cases that must be refused are skipped.
-// A golden-vector set's cases; a transposed-convolution case (deconv:) is not a runner operation yet and
-// goes to *skipped with kTransposedNotRunnable (the vectors tests check its data: reference, numpy, PyTorch).
 std::vector<SuiteEntry> vector_suite_entries(const std::string& dir, std::vector<SkippedInput>* skipped);
-inline constexpr const char* kTransposedNotRunnable =
-    "transposed convolution (deconv:) is not a runner operation yet: its stored vectors are checked by the vectors "
-    "tests (the C++ reference, numpy and PyTorch), not run on a backend";
 
 // Builds the cases: every entry once per mode (or only `only_mode` when not empty: "exact", ...; an
 // entry with a special fill, exact-mode data, then has no case in bound or probe mode).
