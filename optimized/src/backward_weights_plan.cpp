@@ -164,7 +164,7 @@ struct BackwardWeightsPlan::Impl {
                 for (i64 i = b * 1024; i < std::min(e * 1024, gradient); ++i)
                     for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
             });
-        parallel(g.out_channels, [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
+        parallel(detail::store_weights_task_count(desc, g), [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
         if (desc.has_bias) {
             // diff_bias(o) = sum over every output pixel in increasing order of dy(pixel, o)
             const i64 O = g.out_channels, pixels = g.batch * g.out_pixels();
