@@ -55,6 +55,26 @@ template <int R, int NB>
         for (i64 l = 0; l < h.lanes; ++l) h.at(r, l) = tile[r * B + l];
 }
 
+// diff_bias: the home's lanes plus the K pixels of a packed panel [K][NB*W], in pixel order (an FMA
+// by 1 is the exact sum).
+template <int NB>
+void sum_pixels(const float* panel, i64 K, const TileHome& home, bool first) {
+    constexpr int B = NB * W;
+    static const float one_value = 1.0f;
+    const vf one = broadcast(&one_value);
+    vf acc[NB];
+    if (first) {
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) acc[j] = zero();
+    } else {
+        home_load<1, NB>(acc, home);
+    }
+    for (i64 k = 0; k < K; ++k)
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) acc[j] = fma(load(panel + k * B + j * W), one, acc[j]);
+    home_store<1, NB>(acc, home);
+}
+
 // General: one tile over a block of K pixels from its panels. With x_at, the tile's R rows are R
 // consecutive channels of one tap: pixel k's are read straight from x + x_at[k] (x at the tile's first
 // row), not from a packed panel.
@@ -120,13 +140,15 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     for (i64 k = 0; k < K; ++k)
 #pragma GCC unroll 4
                         for (int j = 0; j < NB; ++j) store(panel + k * B + j * W, load(dy + d_at[k] + lb * B + j * W));
-                    continue;
+                } else {
+                    for (i64 k = 0; k < K; ++k) {
+                        const float* from = dy + d_at[k] + lb * B;
+                        for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
+                        for (i64 l = lanes; l < B; ++l) panel[k * B + l] = 0.0f;
+                    }
                 }
-                for (i64 k = 0; k < K; ++k) {
-                    const float* from = dy + d_at[k] + lb * B;
-                    for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
-                    for (i64 l = lanes; l < B; ++l) panel[k * B + l] = 0.0f;
-                }
+                if (p.bias_at >= 0 && t_begin == 0)
+                    sum_pixels<NB>(panel, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
@@ -154,15 +176,20 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
 
 // Depthwise: one tile over output rows [row_begin, row_end), read straight from xp and dy (x and dy at
 // the lane block's first channel); off[r] per tap of the tile.
-template <int R, int NB>
-void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i64* off, const TileHome& home, bool first,
-                    i64 row_begin, i64 row_end) {
-    vf acc[R * NB];
+template <int R, int NB, bool Bias>
+void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i64* off, const TileHome& home,
+                    const TileHome& bias_home, bool first, i64 row_begin, i64 row_end) {
+    vf acc[R * NB], bias[NB];
+    static const float one_value = 1.0f;
+    const vf one = broadcast(&one_value);
     if (first) {
 #pragma GCC unroll 64
         for (int i = 0; i < R * NB; ++i) acc[i] = zero();
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) bias[j] = zero();
     } else {
         home_load<R, NB>(acc, home);
+        if constexpr (Bias) home_load<1, NB>(bias, bias_home);
     }
     const i64 Cs = g.channel_stride, O = g.out_channels, OW = g.out[2];
     const i64 x_step = g.stride[2] * Cs;
@@ -177,6 +204,9 @@ void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i6
             vf d[NB];
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d[j] = load(dr + j * W);
+            if constexpr (Bias)
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) bias[j] = fma(d[j], one, bias[j]);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -184,6 +214,7 @@ void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i6
         }
     }
     home_store<R, NB>(acc, home);
+    if constexpr (Bias) home_store<1, NB>(bias, bias_home);
 }
 
 void depthwise_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
@@ -202,7 +233,11 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* xp, const flo
                     i64 off[R];
                     for (int r = 0; r < R; ++r) off[r] = p.tap_offsets[q0 + min_i64(r, rows - 1)];
                     const TileHome home{dw + lane0 * taps + q0, 1, taps, rows, min_i64(B, C - lane0)};
-                    depthwise_tile<R, NB>(g, xp + lane0, dy + lane0, off, home, rb == row_begin, rb, re);
+                    const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, min_i64(B, C - lane0)};
+                    if (p.bias_at >= 0 && q0 == 0)
+                        depthwise_tile<R, NB, true>(g, xp + lane0, dy + lane0, off, home, bias_home, rb == row_begin, rb, re);
+                    else
+                        depthwise_tile<R, NB, false>(g, xp + lane0, dy + lane0, off, home, bias_home, rb == row_begin, rb, re);
                 }
         }
     }

@@ -99,6 +99,7 @@ struct BackwardWeightsPlan::Impl {
         // an item's slice of the gradient (its tiles x every lane block) stays within kSliceFloats (L2):
         // the item reads each pixel of the inputs once, the partial sums stay in cache
         p.tiles_per_item = std::clamp<i64>(kSliceFloats / (p.lane_blocks * block * p.tile_rows), 1, p.tiles);
+        p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
         p.rows_per_block = std::max<i64>(1, 256 / g.out[2]);
         // parts: only when the items alone are too few, each part at least one block of rows
@@ -138,7 +139,8 @@ struct BackwardWeightsPlan::Impl {
                      [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, to, b, e); });
             y = to;
         }
-        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+        // per part: the weights' sums, then the bias's (problem.bias_at)
+        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group + (desc.has_bias ? g.out_channels : 0);
         detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(gradient * parts));
         float* dw = sum.data();
         const i64 items = problem.work_items(), rows = problem.output_rows();
@@ -165,19 +167,8 @@ struct BackwardWeightsPlan::Impl {
                     for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
             });
         parallel(detail::store_weights_task_count(desc, g), [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
-        if (desc.has_bias) {
-            // diff_bias(o) = sum over every output pixel in increasing order of dy(pixel, o)
-            const i64 O = g.out_channels, pixels = g.batch * g.out_pixels();
-            parallel((O + 63) / 64, [&](i64 b, i64 e) {
-                for (i64 o0 = b * 64; o0 < std::min(e * 64, O); o0 += 64) {
-                    const i64 n = std::min<i64>(64, O - o0);
-                    float acc[64] = {};
-                    for (i64 px = 0; px < pixels; ++px)
-                        for (i64 o = 0; o < n; ++o) acc[o] += y[px * O + o0 + o];
-                    for (i64 o = 0; o < n; ++o) detail::store_rounded(diff_bias, desc.dtype, o0 + o, acc[o]);
-                }
-            });
-        }
+        if (desc.has_bias)
+            for (i64 o = 0; o < g.out_channels; ++o) detail::store_rounded(diff_bias, desc.dtype, o, dw[problem.bias_at + o]);
     }
 };
 

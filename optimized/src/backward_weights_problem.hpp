@@ -32,6 +32,10 @@ struct BackwardWeightsProblem {
     i64 tiles_per_item = 1;
     i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
     i64 rows_per_block = 1;            // output rows (n, od, oh) per cache block (depthwise)
+    // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),
+    // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, the depthwise
+    // one in its tiles of tap 0); -1 without bias.
+    i64 bias_at = -1;
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
     i64 chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
     i64 work_items() const { return item_groups() * chunks(); }

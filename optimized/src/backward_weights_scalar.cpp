@@ -29,6 +29,13 @@ void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float*
                 float& home = p.depthwise ? dw[lane * taps + q] : dw[(grp * rows_total + q) * OCg + lane];
                 home = acc;
             }
+        if (p.bias_at < 0 || chunk != 0) continue;
+        for (i64 lane = 0; lane < lanes; ++lane) {  // diff_bias: the item's output channels
+            const i64 oc = p.depthwise ? lane : grp * OCg + lane;
+            float acc = 0.0f;
+            for (i64 px = row_begin * g.out[2]; px < row_end * g.out[2]; ++px) acc += dy[px * O + oc];
+            dw[p.bias_at + oc] = acc;
+        }
     }
 }
 
