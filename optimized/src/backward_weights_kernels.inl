@@ -174,74 +174,9 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     }
 }
 
-// Depthwise: one tile over output rows [row_begin, row_end), read straight from xp and dy (x and dy at
-// the lane block's first channel); off[r] per tap of the tile.
-template <int R, int NB, bool Bias>
-void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i64* off, const TileHome& home,
-                    const TileHome& bias_home, bool first, i64 row_begin, i64 row_end) {
-    vf acc[R * NB], bias[NB];
-    static const float one_value = 1.0f;
-    const vf one = broadcast(&one_value);
-    if (first) {
-#pragma GCC unroll 64
-        for (int i = 0; i < R * NB; ++i) acc[i] = zero();
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) bias[j] = zero();
-    } else {
-        home_load<R, NB>(acc, home);
-        if constexpr (Bias) home_load<1, NB>(bias, bias_home);
-    }
-    const i64 Cs = g.channel_stride, O = g.out_channels, OW = g.out[2];
-    const i64 x_step = g.stride[2] * Cs;
-    i64 o[R];
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) o[r] = off[r];
-    for (i64 row = row_begin; row < row_end; ++row) {
-        const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
-        const float* xr = x + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) * Cs;
-        const float* dr = dy + row * OW * O;
-        for (i64 ow = 0; ow < OW; ++ow, xr += x_step, dr += O) {
-            vf d[NB];
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) d[j] = load(dr + j * W);
-            if constexpr (Bias)
-#pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) bias[j] = fma(d[j], one, bias[j]);
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(xr + o[r] + j * W), d[j], acc[r * NB + j]);
-        }
-    }
-    home_store<R, NB>(acc, home);
-    if constexpr (Bias) home_store<1, NB>(bias, bias_home);
-}
-
-void depthwise_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                     i64 row_end, i64 begin, i64 end) {
-    constexpr int R = kDepthwiseRows, NB = kDepthwiseBlocks;
-    constexpr i64 B = NB * W;
-    const Geometry& g = *p.geometry;
-    const i64 taps = g.taps(), C = g.out_channels;
-    for (i64 item = begin; item < end; ++item) {
-        const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
-        for (i64 rb = row_begin; rb < row_end; rb += p.rows_per_block) {
-            const i64 re = min_i64(row_end, rb + p.rows_per_block);
-            for (i64 lb = 0; lb < p.lane_blocks; ++lb)
-                for (i64 tile = t_begin; tile < t_end; ++tile) {
-                    const i64 q0 = tile * R, rows = min_i64(R, taps - q0), lane0 = lb * B;
-                    i64 off[R];
-                    for (int r = 0; r < R; ++r) off[r] = p.tap_offsets[q0 + min_i64(r, rows - 1)];
-                    const TileHome home{dw + lane0 * taps + q0, 1, taps, rows, min_i64(B, C - lane0)};
-                    const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, min_i64(B, C - lane0)};
-                    if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true>(g, xp + lane0, dy + lane0, off, home, bias_home, rb == row_begin, rb, re);
-                    else
-                        depthwise_tile<R, NB, false>(g, xp + lane0, dy + lane0, off, home, bias_home, rb == row_begin, rb, re);
-                }
-        }
-    }
-}
+// Depthwise (backward_weights_depthwise.inl, included after this file).
+void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
+                     i64 row_end, i64 begin, i64 end, float* scratch);
 
 }  // namespace
 
@@ -252,7 +187,7 @@ int backward_max_vector_blocks(bool depthwise) { return depthwise ? kDepthwiseBl
 void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
                             i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
     if (p.depthwise) {
-        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end);
+        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end, scratch);
         return;
     }
     switch (p.vector_blocks) {

@@ -26,7 +26,7 @@ void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float*
                     const float* dr = dy + row * g.out[2] * O + oc;
                     for (i64 ow = 0; ow < g.out[2]; ++ow) acc += xr[ow * g.stride[2] * Cs] * dr[ow * O];
                 }
-                float& home = p.depthwise ? dw[lane * taps + q] : dw[(grp * rows_total + q) * OCg + lane];
+                float& home = p.depthwise ? dw[q * lanes + lane] : dw[(grp * rows_total + q) * OCg + lane];
                 home = acc;
             }
         if (p.bias_at < 0 || chunk != 0) continue;
