@@ -1,13 +1,15 @@
 // BackwardDataPlan: backward data as forward ConvPlans, one per phase of the polyphase form
 // (backward_phases.hpp). A single phase (all strides 1) writes diff_src itself; otherwise each phase
 // writes its own output (rounded once there, in d's dtype and data format) and a scatter moves it to
-// its x = r + S*j, or writes the zeros of a phase no tap reaches.
+// its x = r + S*j, or writes the zeros of a phase no tap reaches. A depthwise layer with a stride,
+// f32 channels last, runs its own kernel instead (backward_data_depthwise.hpp).
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
 
 #include <cstring>
 #include <optional>
 
+#include "backward_data_depthwise.hpp"
 #include "backward_phases.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "edges.hpp"
@@ -69,8 +71,43 @@ struct BackwardDataPlan::Impl {
     bool direct = false;                          // one phase, its output is diff_src
     std::unique_ptr<tbb::task_arena> arena;
     detail::WorkspacePool<float> outputs;
+    // the depthwise kernel, when it runs (depthwise_path: blocked_avx2 or blocked_avx512)
+    Path depthwise_path = Path::automatic;
+    detail::Geometry geometry;
+    std::vector<float> depthwise_weights;
+    detail::DepthwiseBackwardData depthwise;
+
+    void plan_depthwise(const ConvDescriptor& d, const std::vector<float>& canonical, Path forced) {
+        bool strided = false;
+        for (int a = 0; a < d.rank; ++a) strided = strided || (d.output_size(a) > 1 && d.strides[a] > 1);
+        const bool dense = d.src_strides.empty() && d.dst_strides.empty();
+        if (forced != Path::automatic || !strided || !dense || d.dtype != DataType::f32 || d.data_format != DataFormat::nxc ||
+            d.groups != d.in_channels || d.groups != d.out_channels)
+            return;
+        if (cpu_has_avx512()) depthwise_path = Path::blocked_avx512;
+        else if (cpu_has_avx2_fma()) depthwise_path = Path::blocked_avx2;
+        else return;
+        geometry = detail::make_geometry(d, 1);
+        const i64 W = depthwise_path == Path::blocked_avx512 ? detail::avx512::backward_data_lanes() : detail::avx2::backward_data_lanes();
+        const i64 C = d.in_channels, taps = geometry.taps(), blocks = (C + W - 1) / W;
+        depthwise_weights.assign(static_cast<std::size_t>(taps * blocks * W), 0.0f);
+        for (i64 t = 0; t < taps; ++t)
+            for (i64 c = 0; c < C; ++c) depthwise_weights[static_cast<std::size_t>(t * blocks * W + c)] = canonical[c * taps + t];
+        depthwise = {&geometry, depthwise_weights.data(), blocks};
+    }
 
     void run(const void* diff_dst, void* diff_src) const {
+        if (depthwise_path != Path::automatic) {
+            const auto* dy = static_cast<const float*>(diff_dst);
+            auto* dx = static_cast<float*>(diff_src);
+            detail::parallel_for_joined(tbb::blocked_range<i64>(0, depthwise.rows()), [&](const tbb::blocked_range<i64>& r) {
+                if (depthwise_path == Path::blocked_avx512)
+                    detail::avx512::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end());
+                else
+                    detail::avx2::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end());
+            });
+            return;
+        }
         if (direct) {
             plans[0]->execute(diff_dst, diff_src);
             return;
@@ -106,8 +143,11 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
         throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
     Impl& m = *impl_;
     m.desc = d;
-    m.phases = detail::backward_data_phases(d);
     const std::vector<float> canonical = detail::widen_weights(d, detail::make_geometry(d, 1), weights);
+    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+    m.plan_depthwise(d, canonical, options.forced_path);
+    if (m.depthwise_path != Path::automatic) return;
+    m.phases = detail::backward_data_phases(d);
     // the phases run inside this plan's arena: their own plans take the threads of the caller's
     const Options phase_options{.threads = 0, .forced_path = options.forced_path};
     for (const detail::Phase& p : m.phases) {
@@ -119,7 +159,6 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
         m.plans.emplace_back(std::in_place, p.forward, w.data(), nullptr, phase_options);
     }
     m.direct = m.phases.size() == 1 && m.plans[0].has_value();
-    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
 
 BackwardDataPlan::~BackwardDataPlan() = default;
@@ -136,6 +175,8 @@ void BackwardDataPlan::execute(const void* diff_dst, void* diff_src) const {
 }
 
 std::string BackwardDataPlan::implementation() const {
+    if (impl_->depthwise_path != Path::automatic)
+        return std::string("bwd_data depthwise_direct_") + (impl_->depthwise_path == Path::blocked_avx512 ? "avx512" : "avx2");
     std::string path = "none";
     for (const auto& p : impl_->plans)
         if (p) {
