@@ -113,13 +113,14 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group, O = g.out_channels, Cs = g.channel_stride;
     const i64 rows_total = taps * ICg, OW = g.out[2], chunks = p.chunks(), KB = p.block_pixels;
     float* d_panels = scratch;                      // [lane block][K][B]
-    float* x_panels = scratch + p.lane_blocks * B * KB;  // [tile of the item][K][R]
+    float* x_panels = scratch + p.lane_blocks_per_item * B * KB;  // [tile of the item][K][R]
     i64* x_at = offsets;                            // per pixel of the block: xp offset, channel grp*ICg
     i64* d_at = offsets + KB;                       // dy offset, channel grp*OCg
     const i64 px_begin = row_begin * OW, px_end = row_end * OW;
     for (i64 item = begin; item < end; ++item) {
-        const i64 grp = item / chunks, chunk = item % chunks;
-        const i64 t_begin = chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        const i64 grp = item / chunks, tile_chunk = item % chunks / p.lane_chunks(), lane_chunk = item % chunks % p.lane_chunks();
+        const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(p.lane_blocks, lb_begin + p.lane_blocks_per_item);
         for (i64 pb = px_begin; pb < px_end; pb += KB) {
             const i64 K = min_i64(KB, px_end - pb);
             // the block's pixels, walked row by row (no division per pixel)
@@ -133,9 +134,9 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     d_at[k] = px * O + grp * OCg;
                 }
             }
-            for (i64 lb = 0; lb < p.lane_blocks; ++lb) {
+            for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                 const i64 lanes = min_i64(B, OCg - lb * B);
-                float* panel = d_panels + lb * K * B;
+                float* panel = d_panels + (lb - lb_begin) * K * B;
                 if (lanes == B) {
                     for (i64 k = 0; k < K; ++k)
 #pragma GCC unroll 4
@@ -162,13 +163,13 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                 for (i64 k = 0; k < K; ++k)
                     for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
             }
-            for (i64 lb = 0; lb < p.lane_blocks; ++lb)
-                for (i64 tile = t_begin; tile < t_end; ++tile) {
+            for (i64 tile = t_begin; tile < t_end; ++tile)  // the tile's inputs stay in L1 over the lane blocks
+                for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const bool in_place = rows == R && q0 / ICg == (q0 + R - 1) / ICg;
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     panel_tile<R, NB>(x_panels + (tile - t_begin) * K * R, xp + p.tap_offsets[q0 / ICg] + q0 % ICg,
-                                      in_place ? x_at : nullptr, d_panels + lb * K * B, K, home, pb == px_begin);
+                                      in_place ? x_at : nullptr, d_panels + (lb - lb_begin) * K * B, K, home, pb == px_begin);
                 }
         }
     }

@@ -102,6 +102,15 @@ struct BackwardWeightsPlan::Impl {
         // an item's slice of the gradient (its tiles x every lane block) stays within kSliceFloats (L2):
         // the item reads each pixel of the inputs once, the partial sums stay in cache
         p.tiles_per_item = std::clamp<i64>(kSliceFloats / (p.lane_blocks * block * p.tile_rows), 1, p.tiles);
+        p.lane_blocks_per_item = p.lane_blocks;
+        // A 1x1 layer's tiles read the input in place, so that only its diff_dst panels are packed, by
+        // every item again: there the items split the lane blocks instead (each packs its own), every
+        // tile in each, if one lane block of every tile fits the slice
+        const i64 all_tiles = p.tiles * block * p.tile_rows;
+        if (!p.depthwise && path != Path::scalar && g.taps() == 1 && all_tiles <= kSliceFloats) {
+            p.tiles_per_item = p.tiles;
+            p.lane_blocks_per_item = std::clamp<i64>(kSliceFloats / all_tiles, 1, p.lane_blocks);
+        }
         // The general and the portable kernels read the padded input (the user's src when it has no
         // padding and is f32 channels last); the depthwise kernel pads implicitly, so it takes any f32
         // channels-last src as it is.
@@ -172,8 +181,12 @@ struct BackwardWeightsPlan::Impl {
         });
         if (parts > 1)  // the parts in part order, into part 0
             parallel((gradient + 1023) / 1024, [&](i64 b, i64 e) {
-                for (i64 i = b * 1024; i < std::min(e * 1024, gradient); ++i)
-                    for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
+                const i64 begin = b * 1024, count = std::min(e * 1024, gradient) - begin;
+                float* __restrict to = dw + begin;
+                for (i64 part = 1; part < parts; ++part) {  // per element: part 0 + part 1 + ... in order
+                    const float* __restrict from = dw + part * gradient + begin;
+                    for (i64 i = 0; i < count; ++i) to[i] += from[i];
+                }
             });
         if (problem.depthwise)  // dw [taps][C] (G = C, ICg = OCg = 1): task t
             parallel(g.taps(), [&](i64 b, i64 e) {

@@ -14,7 +14,7 @@ namespace convcheck::optimized::detail {
 
 inline constexpr i64 kBackwardSlackFloats = 64;
 
-// A work item is (group, chunk of tiles), every lane block inside it. General: a tile is R (tap,
+// A work item is (group, chunk of tiles, chunk of lane blocks). General: a tile is R (tap,
 // input channel) rows (row q = t*ICg + ic) times NB vectors of the group's output channels; per block of
 // `block_pixels` output pixels the item packs diff_dst into per-lane-block panels [pixel][NB*W] and its
 // tiles' inputs into panels [pixel][R], then runs a register-tile product over them. Depthwise (ICg =
@@ -40,7 +40,10 @@ struct BackwardWeightsProblem {
     // one in its tiles of tap 0); -1 without bias.
     i64 bias_at = -1;
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
-    i64 chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
+    i64 lane_blocks_per_item = 1;      // general: an item's lane blocks (all of them but for 1x1 layers)
+    i64 tile_chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
+    i64 lane_chunks() const { return (lane_blocks + lane_blocks_per_item - 1) / lane_blocks_per_item; }
+    i64 chunks() const { return tile_chunks() * lane_chunks(); }  // item = (group, tile chunk, lane chunk)
     i64 work_items() const { return item_groups() * chunks(); }
     i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
     // The scratch one call needs: floats (the panels) and i64 (the block's pixel offsets).
@@ -49,7 +52,7 @@ struct BackwardWeightsProblem {
     i64 scratch_floats() const {
         const i64 block = static_cast<i64>(vector_blocks) * lanes;
         if (depthwise) return lane_blocks * block * (depthwise_slots() * geometry->padded[2] + geometry->out[2]);
-        return block_pixels * (tiles_per_item * tile_rows + lane_blocks * block);
+        return block_pixels * (tiles_per_item * tile_rows + lane_blocks_per_item * block);
     }
     i64 scratch_offsets() const { return depthwise ? 0 : 2 * block_pixels; }
 };

@@ -8,7 +8,7 @@ void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float*
                                    i64 row_begin, i64 row_end, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group, Cs = g.channel_stride, O = g.out_channels;
-    const i64 rows_total = p.depthwise ? taps : taps * ICg, chunks = p.chunks();
+    const i64 rows_total = p.depthwise ? taps : taps * ICg, chunks = p.chunks();  // one lane chunk (plan_problem)
     const i64 lanes = p.depthwise ? g.out_channels : OCg;
     for (i64 item = begin; item < end; ++item) {
         const i64 chunk = item % chunks, grp = item / chunks;
