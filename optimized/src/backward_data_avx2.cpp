@@ -1,7 +1,9 @@
-// The depthwise backward-data kernel for AVX2 + FMA (backward_data_depthwise.inl); called only when the CPU has it.
+// The backward-data kernels of their own for AVX2 (backward_data_depthwise.inl, backward_data_narrow.inl); called only when the CPU has it.
 #include <cmath>
 
 #include "backward_data_depthwise.hpp"
+#include "backward_data_narrow.hpp"
 #include "isa_avx2.hpp"
 
 #include "backward_data_depthwise.inl"
+#include "backward_data_narrow.inl"
