@@ -11,10 +11,10 @@
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
-// One tile over one output row: acc[r] += x_at[r][ow*step] * dk[ow] for ow in [0, OW).
+// One tile over `rows` output rows: acc[r] += x_at[row][r][ow*step] * dk[row][ow] for ow in [0, OW).
 template <int R, int NB, bool Bias>
-void depthwise_tile(const float* const* x_at, const float* dk, i64 OW, i64 step, const TileHome& home,
-                    const TileHome& bias_home, bool first) {
+void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 rows, i64 OW, i64 step,
+                    const TileHome& home, const TileHome& bias_home, bool first) {
     constexpr int B = NB * W;
     vf acc[R * NB], bias[NB];
     static const float one_value = 1.0f;
@@ -28,20 +28,23 @@ void depthwise_tile(const float* const* x_at, const float* dk, i64 OW, i64 step,
         home_load<R, NB>(acc, home);
         if constexpr (Bias) home_load<1, NB>(bias, bias_home);
     }
-    const float* at[R];
+    for (i64 row = 0; row < rows; ++row) {
+        const float* at[R];
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) at[r] = x_at[r];
-    for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += B) {
-        vf d[NB];
+        for (int r = 0; r < R; ++r) at[r] = x_at[row * R + r];
+        const float* dk = dk_rows[row];
+        for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += B) {
+            vf d[NB];
 #pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) d[j] = load(dk + j * W);
-        if constexpr (Bias)
+            for (int j = 0; j < NB; ++j) d[j] = load(dk + j * W);
+            if constexpr (Bias)
 #pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) bias[j] = fma(d[j], one, bias[j]);
+                for (int j = 0; j < NB; ++j) bias[j] = fma(d[j], one, bias[j]);
 #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r)
+            for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(at[r] + xo + j * W), d[j], acc[r * NB + j]);
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(at[r] + xo + j * W), d[j], acc[r * NB + j]);
+        }
     }
     home_store<R, NB>(acc, home);
     if constexpr (Bias) home_store<1, NB>(bias, bias_home);
@@ -67,42 +70,54 @@ void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* t
     }
 }
 
-// dw [taps][C]; scratch: problem.scratch_floats() (the packed rows, then the packed diff_dst row).
+// dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows, then the packed diff_dst
+// rows). Output rows go in blocks of problem.rows_per_block, a tile over a whole block.
 void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
                      i64 row_end, i64 begin, i64 end, float* scratch) {
     constexpr int R = kDepthwiseRows, NB = kDepthwiseBlocks;
     constexpr i64 B = NB * W;
     const Geometry& g = *p.geometry;     // output sizes, kernel, strides, dilations
     const Geometry& xg = *p.x_geometry;  // x's sizes and pads
-    const i64 taps = g.taps(), C = g.out_channels, OW = g.out[2], LB = p.lane_blocks;
+    const i64 taps = g.taps(), C = g.out_channels, OW = g.out[2], LB = p.lane_blocks, RB = p.rows_per_block;
     const i64 PW = g.padded[2], plane = PW * B, row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
-    float* const dy_row = scratch + p.depthwise_slots() * row_floats;  // [LB][OW][B]
-    std::vector<i64> tag(static_cast<std::size_t>(p.depthwise_slots()), -2), needed(static_cast<std::size_t>(KR));
-    std::vector<const float*> row_of(static_cast<std::size_t>(KR));
+    const std::size_t slots = static_cast<std::size_t>(p.depthwise_slots());
+    float* const dy_rows = scratch + p.depthwise_slots() * row_floats;  // [row of the block][LB][OW][B]
+    std::vector<i64> tag(slots, -2), stamp(slots, -1), needed(static_cast<std::size_t>(RB * KR));
+    std::vector<const float*> row_of(static_cast<std::size_t>(RB * KR)), x_at(static_cast<std::size_t>(RB * R)),
+        x_base(static_cast<std::size_t>(RB * R)), dk(static_cast<std::size_t>(RB));
+    const auto find = [&](i64 key) {
+        for (std::size_t s = 0; s < slots; ++s)
+            if (tag[s] == key) return s;
+        return slots;
+    };
+    i64 block = 0;  // stamps the slots a block keeps
     for (i64 item = begin; item < end; ++item) {
         const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
-        for (i64 row = row_begin; row < row_end; ++row) {
-            const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
-            // the input rows of (kd, kh), as keys (n, id, ih) in x, -1 in the padding
-            for (i64 kr = 0; kr < KR; ++kr) {
+        for (i64 rb = row_begin; rb < row_end; rb += RB, ++block) {
+            const i64 rows = min_i64(RB, row_end - rb);
+            // the input rows of each (row, kd, kh), as keys (n, id, ih) in x, -1 in the padding; those
+            // already packed are kept for this block (stamp), the others packed into slots no key of it holds
+            for (i64 i = 0; i < rows * KR; ++i) {
+                const i64 row = rb + i / KR, kr = i % KR;
+                const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
                 const i64 id = od * g.stride[0] + (kr / g.kernel[1]) * g.dilation[0] - xg.pad_begin[0];
                 const i64 ih = oh * g.stride[1] + (kr % g.kernel[1]) * g.dilation[1] - xg.pad_begin[1];
-                needed[kr] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
-                row_of[kr] = p.zeros;
-            }
-            for (i64 kr = 0; kr < KR; ++kr) {
-                if (needed[kr] < 0) continue;
-                i64 slot = -1;
-                for (std::size_t s = 0; s < tag.size() && slot < 0; ++s)
-                    if (tag[s] == needed[kr]) slot = static_cast<i64>(s);
-                for (std::size_t s = 0; s < tag.size() && slot < 0; ++s) {  // a slot no row of this output row holds
-                    bool free = true;
-                    for (i64 k = 0; k < KR; ++k) free = free && tag[s] != needed[k];
-                    if (free) slot = static_cast<i64>(s);
+                needed[i] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
+                row_of[i] = p.zeros;
+                if (needed[i] < 0) continue;
+                if (const std::size_t s = find(needed[i]); s < slots) {
+                    stamp[s] = block;
+                    row_of[i] = scratch + static_cast<i64>(s) * row_floats;
                 }
-                float* to = scratch + slot * row_floats;
-                if (tag[static_cast<std::size_t>(slot)] != needed[kr]) {
-                    tag[static_cast<std::size_t>(slot)] = needed[kr];
+            }
+            for (i64 i = 0; i < rows * KR; ++i) {
+                if (needed[i] < 0 || row_of[i] != p.zeros) continue;
+                std::size_t s = find(needed[i]);  // packed for an earlier key of this block
+                if (s == slots) {
+                    s = 0;
+                    while (stamp[s] == block) ++s;  // slots >= keys of a block + 1
+                    stamp[s] = block, tag[s] = needed[i];
+                    float* to = scratch + static_cast<i64>(s) * row_floats;
                     // padded column w is x's column w - pad (pads may be negative: crops)
                     const i64 left = xg.pad_begin[2], IW = xg.in[2];
                     const i64 lo = left > 0 ? left : 0, hi = left + IW < PW ? left + IW : PW;
@@ -110,44 +125,35 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                         for (i64 f = 0; f < lo * B; ++f) to[lb * plane + f] = 0.0f;
                         for (i64 f = hi * B; f < PW * B; ++f) to[lb * plane + f] = 0.0f;
                     }
-                    pack_blocked<B>(x + (needed[kr] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
+                    pack_blocked<B>(x + (needed[i] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
                 }
-                row_of[kr] = to;
+                row_of[i] = scratch + static_cast<i64>(s) * row_floats;
             }
-            pack_blocked<B>(dy + row * OW * C, OW, C, LB, dy_row, OW * B);
-            if (row + 1 < row_end) {  // the next row's new inputs start coming from memory while this one runs
-                const i64 oh1 = (row + 1) % g.out[1], od1 = ((row + 1) / g.out[1]) % g.out[0], n1 = (row + 1) / (g.out[1] * g.out[0]);
-                for (i64 kr = 0; kr < KR; ++kr) {
-                    const i64 id = od1 * g.stride[0] + (kr / g.kernel[1]) * g.dilation[0] - xg.pad_begin[0];
-                    const i64 ih = oh1 * g.stride[1] + (kr % g.kernel[1]) * g.dilation[1] - xg.pad_begin[1];
-                    if (id < 0 || id >= xg.in[0] || ih < 0 || ih >= xg.in[1]) continue;
-                    const i64 key = (n1 * xg.in[0] + id) * xg.in[1] + ih;
-                    bool held = false;
-                    for (const i64 t : tag) held = held || t == key;
-                    if (held) continue;
-                    const char* from = reinterpret_cast<const char*>(x + key * xg.in[2] * C);
-                    for (i64 b = 0; b < xg.in[2] * C * i64{4}; b += 64) __builtin_prefetch(from + b);
-                }
-                const char* from = reinterpret_cast<const char*>(dy + (row + 1) * OW * C);
-                for (i64 b = 0; b < OW * C * i64{4}; b += 64) __builtin_prefetch(from + b);
-            }
-            const bool first = row == row_begin;
-            for (i64 lb = 0; lb < LB; ++lb)
-                for (i64 tile = t_begin; tile < t_end; ++tile) {
-                    const i64 q0 = tile * R, lane0 = lb * B, lanes = min_i64(B, C - lane0);
-                    const float* x_at[R];
+            for (i64 row = 0; row < rows; ++row)
+                pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * OW * B, OW * B);
+            for (i64 tile = t_begin; tile < t_end; ++tile) {
+                // per (row, tap of the tile): its packed row and column at lane block 0, or the zeros
+                const i64 q0 = tile * R;
+                for (i64 row = 0; row < rows; ++row)
                     for (int r = 0; r < R; ++r) {
                         const i64 q = q0 + min_i64(r, taps - q0 - 1), kw = q % g.kernel[2];
-                        const float* base = row_of[q / g.kernel[2]];
-                        x_at[r] = base == p.zeros ? base : base + lb * plane + kw * g.dilation[2] * B;
+                        const float* base = row_of[static_cast<std::size_t>(row * KR + q / g.kernel[2])];
+                        x_base[static_cast<std::size_t>(row * R + r)] = base == p.zeros ? nullptr : base + kw * g.dilation[2] * B;
                     }
+                for (i64 lb = 0; lb < LB; ++lb) {
+                    const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
+                    for (std::size_t i = 0; i < static_cast<std::size_t>(rows * R); ++i)
+                        x_at[i] = x_base[i] ? x_base[i] + lb * plane : p.zeros;
+                    for (i64 row = 0; row < rows; ++row) dk[static_cast<std::size_t>(row)] = dy_rows + (row * LB + lb) * OW * B;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
+                    const bool first = rb == row_begin;
                     if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true>(x_at, dy_row + lb * OW * B, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, true>(x_at.data(), dk.data(), rows, OW, g.stride[2] * B, home, bias_home, first);
                     else
-                        depthwise_tile<R, NB, false>(x_at, dy_row + lb * OW * B, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, false>(x_at.data(), dk.data(), rows, OW, g.stride[2] * B, home, bias_home, first);
                 }
+            }
         }
     }
 }

@@ -124,6 +124,7 @@ struct BackwardWeightsPlan::Impl {
         p.zeros = zeros.data();
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
+        p.rows_per_block = std::max<i64>(1, 128 / g.out[2]);
         // parts: only when the items alone are too few, each part at least one block of rows
         const i64 items = p.work_items(), rows = p.output_rows();
         const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
