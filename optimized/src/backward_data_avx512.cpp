@@ -1,6 +1,4 @@
 // The backward-data kernels of their own for AVX512 (backward_data_depthwise.inl, backward_data_narrow.inl); called only when the CPU has it.
-#include <cmath>
-
 #include "backward_data_depthwise.hpp"
 #include "backward_data_narrow.hpp"
 #include "isa_avx512.hpp"

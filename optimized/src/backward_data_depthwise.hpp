@@ -15,15 +15,19 @@ struct DepthwiseBackwardData {
     const float* weights = nullptr;      // [taps][lane_blocks * W] f32, zeros past C
     i64 lane_blocks = 1;                 // ceil(C / W)
     i64 rows() const { return geometry->batch * geometry->in[0] * geometry->in[1]; }
+    // the i64 scratch of one call: per (kd, kh) and per tap, two each
+    i64 scratch_ints() const { return 2 * (geometry->kernel[0] * geometry->kernel[1] + geometry->taps()); }
 };
 
 namespace avx512 {
 int backward_data_lanes();
-void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end,
+                                  i64* scratch);
 }  // namespace avx512
 namespace avx2 {
 int backward_data_lanes();
-void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end,
+                                  i64* scratch);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

@@ -20,13 +20,16 @@ struct NarrowBackwardData {
     const float* weights = nullptr;      // [taps][C][O] f32
     const float* zeros = nullptr;        // O zeros (the diff_dst of an output outside the image)
     i64 rows() const { return geometry->batch * geometry->in[0] * geometry->in[1]; }
+    i64 scratch_ints() const { return 2 * geometry->kernel[0] * geometry->kernel[1]; }  // one call's: per (kd, kh), two
 };
 
 namespace avx512 {
-void narrow_backward_data_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+void narrow_backward_data_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end,
+                               i64* scratch);
 }  // namespace avx512
 namespace avx2 {
-void narrow_backward_data_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+void narrow_backward_data_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end,
+                               i64* scratch);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

@@ -1,7 +1,5 @@
 // The narrow backward-data kernel (backward_data_narrow.hpp), compiled once per ISA.
 
-#include <vector>
-
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
@@ -16,23 +14,23 @@ inline float lane_sum(vf v) {
 
 // CC channels, P pixels of one residue at a time: P*CC accumulators + CC weights + 1 diff_dst vector.
 template <int CC, int P>
-void narrow_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end) {
+void narrow_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end, i64* scratch) {
     const Geometry& g = *p.geometry;
     const i64 O = g.out_channels, IW = g.in[2], OW = g.out[2], S = g.stride[2], D = g.dilation[2], PL = g.pad_begin[2];
-    const i64 KW = g.kernel[2], blocks = O / W;
-    std::vector<const float*> row_dy;
-    std::vector<i64> row_tap;  // per valid (kd, kh): its diff_dst row and its first tap
+    const i64 KW = g.kernel[2], blocks = O / W, KR = g.kernel[0] * g.kernel[1];
+    // per valid (kd, kh): its diff_dst row and its first tap (offsets; no std:: container here: see optimized.md)
+    i64 *row_dy = scratch, *row_tap = scratch + KR;
     for (i64 row = begin; row < end; ++row) {
         const i64 ih = row % g.in[1], id = (row / g.in[1]) % g.in[0], n = row / (g.in[1] * g.in[0]);
-        row_dy.clear(), row_tap.clear();
+        i64 rows = 0;
         for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
             const i64 yd = id + g.pad_begin[0] - kd * g.dilation[0];
             if (yd < 0 || yd % g.stride[0] != 0 || yd / g.stride[0] >= g.out[0]) continue;
             for (i64 kh = 0; kh < g.kernel[1]; ++kh) {
                 const i64 yh = ih + g.pad_begin[1] - kh * g.dilation[1];
                 if (yh < 0 || yh % g.stride[1] != 0 || yh / g.stride[1] >= g.out[1]) continue;
-                row_dy.push_back(dy + ((n * g.out[0] + yd / g.stride[0]) * g.out[1] + yh / g.stride[1]) * OW * O);
-                row_tap.push_back((kd * g.kernel[1] + kh) * KW);
+                row_dy[rows] = ((n * g.out[0] + yd / g.stride[0]) * g.out[1] + yh / g.stride[1]) * OW * O;
+                row_tap[rows++] = (kd * g.kernel[1] + kh) * KW;
             }
         }
         float* out_row = dx + row * IW * CC;
@@ -41,7 +39,7 @@ void narrow_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 be
                 vf acc[P * CC];
 #pragma GCC unroll 16
                 for (int i = 0; i < P * CC; ++i) acc[i] = zero();
-                for (std::size_t rr = 0; rr < row_dy.size(); ++rr)
+                for (i64 rr = 0; rr < rows; ++rr)
                     for (i64 kw = 0; kw < KW; ++kw) {
                         const i64 base = r + PL - kw * D;  // y*S for j = 0
                         if (((base % S) + S) % S != 0) continue;
@@ -50,7 +48,7 @@ void narrow_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 be
                         for (int q = 0; q < P; ++q) {
                             const i64 ys = base + (j0 + q) * S;  // a multiple of S
                             const bool in = r + (j0 + q) * S < IW && ys >= 0 && ys / S < OW;
-                            from[q] = in ? row_dy[rr] + ys / S * O : p.zeros;
+                            from[q] = in ? dy + row_dy[rr] + ys / S * O : p.zeros;
                         }
                         const float* w = p.weights + (row_tap[rr] + kw) * CC * O;
                         for (i64 b = 0; b < blocks; ++b) {
@@ -76,12 +74,12 @@ void narrow_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 be
 
 }  // namespace
 
-void narrow_backward_data_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end) {
+void narrow_backward_data_rows(const NarrowBackwardData& p, const float* dy, float* dx, i64 begin, i64 end, i64* scratch) {
     switch (p.geometry->in_channels) {
-    case 1: narrow_rows<1, 12>(p, dy, dx, begin, end); return;
-    case 2: narrow_rows<2, 6>(p, dy, dx, begin, end); return;
-    case 3: narrow_rows<3, 4>(p, dy, dx, begin, end); return;
-    default: narrow_rows<4, 2>(p, dy, dx, begin, end); return;
+    case 1: narrow_rows<1, 12>(p, dy, dx, begin, end, scratch); return;
+    case 2: narrow_rows<2, 6>(p, dy, dx, begin, end, scratch); return;
+    case 3: narrow_rows<3, 4>(p, dy, dx, begin, end, scratch); return;
+    default: narrow_rows<4, 2>(p, dy, dx, begin, end, scratch); return;
     }
 }
 

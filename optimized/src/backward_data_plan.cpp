@@ -73,6 +73,7 @@ struct BackwardDataPlan::Impl {
     bool direct = false;                          // one phase, its output is diff_src
     std::unique_ptr<tbb::task_arena> arena;
     detail::WorkspacePool<float> outputs;
+    detail::WorkspacePool<i64> lists;  // the own kernels' scratch
     // a kernel of its own (backward_data_depthwise.hpp, backward_data_narrow.hpp) when one runs: its ISA
     enum class Own { none, depthwise, narrow } own = Own::none;
     Path own_isa = Path::automatic;
@@ -119,11 +120,14 @@ struct BackwardDataPlan::Impl {
             auto* dx = static_cast<float*>(diff_src);
             const bool wide = own_isa == Path::blocked_avx512;
             const i64 rows = own == Own::depthwise ? depthwise.rows() : narrow.rows();
+            const i64 ints = own == Own::depthwise ? depthwise.scratch_ints() : narrow.scratch_ints();
             detail::parallel_for_joined(tbb::blocked_range<i64>(0, rows), [&](const tbb::blocked_range<i64>& r) {
-                if (own == Own::depthwise && wide) detail::avx512::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end());
-                else if (own == Own::depthwise) detail::avx2::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end());
-                else if (wide) detail::avx512::narrow_backward_data_rows(narrow, dy, dx, r.begin(), r.end());
-                else detail::avx2::narrow_backward_data_rows(narrow, dy, dx, r.begin(), r.end());
+                detail::Workspace<i64> scratch = lists.take(static_cast<std::size_t>(ints));
+                i64* s = scratch.data();
+                if (own == Own::depthwise && wide) detail::avx512::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end(), s);
+                else if (own == Own::depthwise) detail::avx2::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end(), s);
+                else if (wide) detail::avx512::narrow_backward_data_rows(narrow, dy, dx, r.begin(), r.end(), s);
+                else detail::avx2::narrow_backward_data_rows(narrow, dy, dx, r.begin(), r.end(), s);
             });
             return;
         }

@@ -6,8 +6,6 @@
 // channels-last buffers (or the edges' padded copy, which problem.x_geometry describes then). Each
 // element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general kernel does.
 
-#include <vector>
-
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
@@ -71,24 +69,32 @@ void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* t
 }
 
 // dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows, then the packed diff_dst
-// rows). Output rows go in blocks of problem.rows_per_block, a tile over a whole block.
+// rows); ints: problem.scratch_offsets() (the slots' keys and stamps, per (row, kd, kh) of a block its
+// key and slot, per (row, tap of a tile) its packed column). Output rows go in blocks of
+// problem.rows_per_block, a tile over a whole block. No std:: container here: see optimized.md.
 void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
-                     i64 row_end, i64 begin, i64 end, float* scratch) {
+                     i64 row_end, i64 begin, i64 end, float* scratch, i64* ints) {
     constexpr int R = kDepthwiseRows, NB = kDepthwiseBlocks;
     constexpr i64 B = NB * W;
+    constexpr i64 kMaxRows = 128;  // rows_per_block's bound (plan_problem)
     const Geometry& g = *p.geometry;     // output sizes, kernel, strides, dilations
     const Geometry& xg = *p.x_geometry;  // x's sizes and pads
     const i64 taps = g.taps(), C = g.out_channels, OW = g.out[2], LB = p.lane_blocks, RB = p.rows_per_block;
     const i64 PW = g.padded[2], plane = PW * B, row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
-    const std::size_t slots = static_cast<std::size_t>(p.depthwise_slots());
-    float* const dy_rows = scratch + p.depthwise_slots() * row_floats;  // [row of the block][LB][OW][B]
-    std::vector<i64> tag(slots, -2), stamp(slots, -1), needed(static_cast<std::size_t>(RB * KR));
-    std::vector<const float*> row_of(static_cast<std::size_t>(RB * KR)), x_at(static_cast<std::size_t>(RB * R)),
-        x_base(static_cast<std::size_t>(RB * R)), dk(static_cast<std::size_t>(RB));
+    const i64 slots = p.depthwise_slots();
+    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][OW][B]
+    i64* const tag = ints;                      // per slot: the key of the row it holds (-2: none)
+    i64* const stamp = tag + slots;             // per slot: the last block that uses it
+    i64* const needed = stamp + slots;          // per (row, kd, kh) of the block: its key, -1 in the padding
+    i64* const slot_of = needed + RB * KR;      // and its slot, -1 for the zeros
+    i64* const x_base = slot_of + RB * KR;      // per (row, tap of the tile): packed floats at lane block 0, -1: zeros
+    const float* x_at[kMaxRows * R];
+    const float* dk[kMaxRows];
+    for (i64 s = 0; s < slots; ++s) tag[s] = -2, stamp[s] = -1;
     const auto find = [&](i64 key) {
-        for (std::size_t s = 0; s < slots; ++s)
+        for (i64 s = 0; s < slots; ++s)
             if (tag[s] == key) return s;
-        return slots;
+        return i64{-1};
     };
     i64 block = 0;  // stamps the slots a block keeps
     for (i64 item = begin; item < end; ++item) {
@@ -103,21 +109,17 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 const i64 id = od * g.stride[0] + (kr / g.kernel[1]) * g.dilation[0] - xg.pad_begin[0];
                 const i64 ih = oh * g.stride[1] + (kr % g.kernel[1]) * g.dilation[1] - xg.pad_begin[1];
                 needed[i] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
-                row_of[i] = p.zeros;
-                if (needed[i] < 0) continue;
-                if (const std::size_t s = find(needed[i]); s < slots) {
-                    stamp[s] = block;
-                    row_of[i] = scratch + static_cast<i64>(s) * row_floats;
-                }
+                slot_of[i] = needed[i] < 0 ? -1 : find(needed[i]);
+                if (slot_of[i] >= 0) stamp[slot_of[i]] = block;
             }
             for (i64 i = 0; i < rows * KR; ++i) {
-                if (needed[i] < 0 || row_of[i] != p.zeros) continue;
-                std::size_t s = find(needed[i]);  // packed for an earlier key of this block
-                if (s == slots) {
+                if (needed[i] < 0 || slot_of[i] >= 0) continue;
+                i64 s = find(needed[i]);  // packed for an earlier key of this block
+                if (s < 0) {
                     s = 0;
                     while (stamp[s] == block) ++s;  // slots >= keys of a block + 1
                     stamp[s] = block, tag[s] = needed[i];
-                    float* to = scratch + static_cast<i64>(s) * row_floats;
+                    float* to = scratch + s * row_floats;
                     // padded column w is x's column w - pad (pads may be negative: crops)
                     const i64 left = xg.pad_begin[2], IW = xg.in[2];
                     const i64 lo = left > 0 ? left : 0, hi = left + IW < PW ? left + IW : PW;
@@ -127,7 +129,7 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     }
                     pack_blocked<B>(x + (needed[i] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
                 }
-                row_of[i] = scratch + static_cast<i64>(s) * row_floats;
+                slot_of[i] = s;
             }
             for (i64 row = 0; row < rows; ++row)
                 pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * OW * B, OW * B);
@@ -137,21 +139,20 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 for (i64 row = 0; row < rows; ++row)
                     for (int r = 0; r < R; ++r) {
                         const i64 q = q0 + min_i64(r, taps - q0 - 1), kw = q % g.kernel[2];
-                        const float* base = row_of[static_cast<std::size_t>(row * KR + q / g.kernel[2])];
-                        x_base[static_cast<std::size_t>(row * R + r)] = base == p.zeros ? nullptr : base + kw * g.dilation[2] * B;
+                        const i64 slot = slot_of[row * KR + q / g.kernel[2]];
+                        x_base[row * R + r] = slot < 0 ? -1 : slot * row_floats + kw * g.dilation[2] * B;
                     }
                 for (i64 lb = 0; lb < LB; ++lb) {
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
-                    for (std::size_t i = 0; i < static_cast<std::size_t>(rows * R); ++i)
-                        x_at[i] = x_base[i] ? x_base[i] + lb * plane : p.zeros;
-                    for (i64 row = 0; row < rows; ++row) dk[static_cast<std::size_t>(row)] = dy_rows + (row * LB + lb) * OW * B;
+                    for (i64 i = 0; i < rows * R; ++i) x_at[i] = x_base[i] < 0 ? p.zeros : scratch + x_base[i] + lb * plane;
+                    for (i64 row = 0; row < rows; ++row) dk[row] = dy_rows + (row * LB + lb) * OW * B;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
                     const bool first = rb == row_begin;
                     if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true>(x_at.data(), dk.data(), rows, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, true>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
                     else
-                        depthwise_tile<R, NB, false>(x_at.data(), dk.data(), rows, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, false>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
                 }
             }
         }

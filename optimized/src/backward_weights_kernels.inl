@@ -177,7 +177,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
 
 // Depthwise (backward_weights_depthwise.inl, included after this file).
 void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
-                     i64 row_end, i64 begin, i64 end, float* scratch);
+                     i64 row_end, i64 begin, i64 end, float* scratch, i64* ints);
 
 }  // namespace
 
@@ -188,7 +188,7 @@ int backward_max_vector_blocks(bool depthwise) { return depthwise ? kDepthwiseBl
 void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
                             i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
     if (p.depthwise) {
-        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end, scratch);
+        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets);
         return;
     }
     switch (p.vector_blocks) {

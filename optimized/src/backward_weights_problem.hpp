@@ -47,8 +47,8 @@ struct BackwardWeightsProblem {
     i64 work_items() const { return item_groups() * chunks(); }
     i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
     // The scratch one call needs: floats (the panels) and i64 (the block's pixel offsets).
-    // Depthwise: output rows per block (a tile runs over a block), and the packed input rows kept (the
-    // rows one block reads, and as many again).
+    // Depthwise: output rows per block (a tile runs over a block; at most 128), and the packed input
+    // rows kept (the rows one block reads, and as many again).
     i64 rows_per_block = 1;
     i64 depthwise_slots() const { return (rows_per_block + 1) * geometry->kernel[0] * geometry->kernel[1]; }
     i64 scratch_floats() const {
@@ -56,7 +56,10 @@ struct BackwardWeightsProblem {
         if (depthwise) return lane_blocks * block * (depthwise_slots() * geometry->padded[2] + rows_per_block * geometry->out[2]);
         return block_pixels * (tiles_per_item * tile_rows + lane_blocks_per_item * block);
     }
-    i64 scratch_offsets() const { return depthwise ? 0 : 2 * block_pixels; }
+    i64 scratch_offsets() const {
+        const i64 KR = geometry->kernel[0] * geometry->kernel[1];
+        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 2 * block_pixels;
+    }
 };
 
 // Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the
