@@ -1,13 +1,17 @@
 // BackwardDataPlan: backward data as forward ConvPlans, one per phase of the polyphase form
 // (backward_phases.hpp). A single phase (all strides 1) writes diff_src itself; otherwise each phase
 // writes its own output (rounded once there, in d's dtype and data format) and a scatter moves it to
-// its x = r + S*j, or writes the zeros of a phase no tap reaches.
+// its x = r + S*j, or writes the zeros of a phase no tap reaches. A depthwise layer with a stride, or
+// a layer of at most 4 input channels, f32 channels last, runs a kernel of its own instead
+// (backward_data_depthwise.hpp, backward_data_narrow.hpp).
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
 
 #include <cstring>
 #include <optional>
 
+#include "backward_data_depthwise.hpp"
+#include "backward_data_narrow.hpp"
 #include "backward_phases.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "edges.hpp"
@@ -69,8 +73,64 @@ struct BackwardDataPlan::Impl {
     bool direct = false;                          // one phase, its output is diff_src
     std::unique_ptr<tbb::task_arena> arena;
     detail::WorkspacePool<float> outputs;
+    detail::WorkspacePool<i64> lists;  // the own kernels' scratch
+    // a kernel of its own (backward_data_depthwise.hpp, backward_data_narrow.hpp) when one runs: its ISA
+    enum class Own { none, depthwise, narrow } own = Own::none;
+    Path own_isa = Path::automatic;
+    detail::Geometry geometry;
+    std::vector<float> own_weights, zeros;
+    detail::DepthwiseBackwardData depthwise;
+    detail::NarrowBackwardData narrow;
+
+    void plan_own_kernel(const ConvDescriptor& d, const std::vector<float>& canonical, Path forced) {
+        bool strided = false;
+        for (int a = 0; a < d.rank; ++a) strided = strided || (d.output_size(a) > 1 && d.strides[a] > 1);
+        const bool dense = d.src_strides.empty() && d.dst_strides.empty();
+        if (forced != Path::automatic || !dense || d.dtype != DataType::f32 || d.data_format != DataFormat::nxc) return;
+        if (cpu_has_avx512()) own_isa = Path::blocked_avx512;
+        else if (cpu_has_avx2_fma()) own_isa = Path::blocked_avx2;
+        else return;
+        const i64 W = own_isa == Path::blocked_avx512 ? detail::avx512::backward_data_lanes() : detail::avx2::backward_data_lanes();
+        const i64 C = d.in_channels, O = d.out_channels;
+        geometry = detail::make_geometry(d, 1);
+        const i64 taps = geometry.taps();
+        if (strided && d.groups == C && d.groups == O) {  // [taps][blocks * W], zeros past C
+            own = Own::depthwise;
+            const i64 blocks = (C + W - 1) / W;
+            own_weights.assign(static_cast<std::size_t>(taps * blocks * W), 0.0f);
+            for (i64 t = 0; t < taps; ++t)
+                for (i64 c = 0; c < C; ++c) own_weights[static_cast<std::size_t>(t * blocks * W + c)] = canonical[c * taps + t];
+            depthwise = {&geometry, own_weights.data(), blocks};
+        } else if (d.groups == 1 && C <= detail::kNarrowMaxChannels && O % W == 0) {  // [taps][C][O]
+            own = Own::narrow;
+            own_weights.assign(static_cast<std::size_t>(taps * C * O), 0.0f);
+            for (i64 t = 0; t < taps; ++t)
+                for (i64 c = 0; c < C; ++c)
+                    for (i64 o = 0; o < O; ++o) own_weights[static_cast<std::size_t>((t * C + c) * O + o)] = canonical[(o * C + c) * taps + t];
+            zeros.assign(static_cast<std::size_t>(O), 0.0f);
+            narrow = {&geometry, own_weights.data(), zeros.data()};
+        } else {
+            own_isa = Path::automatic;
+        }
+    }
 
     void run(const void* diff_dst, void* diff_src) const {
+        if (own != Own::none) {
+            const auto* dy = static_cast<const float*>(diff_dst);
+            auto* dx = static_cast<float*>(diff_src);
+            const bool wide = own_isa == Path::blocked_avx512;
+            const i64 rows = own == Own::depthwise ? depthwise.rows() : narrow.rows();
+            const i64 ints = own == Own::depthwise ? depthwise.scratch_ints() : narrow.scratch_ints();
+            detail::parallel_for_joined(tbb::blocked_range<i64>(0, rows), [&](const tbb::blocked_range<i64>& r) {
+                detail::Workspace<i64> scratch = lists.take(static_cast<std::size_t>(ints));
+                i64* s = scratch.data();
+                if (own == Own::depthwise && wide) detail::avx512::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end(), s);
+                else if (own == Own::depthwise) detail::avx2::depthwise_backward_data_rows(depthwise, dy, dx, r.begin(), r.end(), s);
+                else if (wide) detail::avx512::narrow_backward_data_rows(narrow, dy, dx, r.begin(), r.end(), s);
+                else detail::avx2::narrow_backward_data_rows(narrow, dy, dx, r.begin(), r.end(), s);
+            });
+            return;
+        }
         if (direct) {
             plans[0]->execute(diff_dst, diff_src);
             return;
@@ -106,8 +166,11 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
         throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
     Impl& m = *impl_;
     m.desc = d;
-    m.phases = detail::backward_data_phases(d);
     const std::vector<float> canonical = detail::widen_weights(d, detail::make_geometry(d, 1), weights);
+    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+    m.plan_own_kernel(d, canonical, options.forced_path);
+    if (m.own != Impl::Own::none) return;
+    m.phases = detail::backward_data_phases(d);
     // the phases run inside this plan's arena: their own plans take the threads of the caller's
     const Options phase_options{.threads = 0, .forced_path = options.forced_path};
     for (const detail::Phase& p : m.phases) {
@@ -119,7 +182,6 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
         m.plans.emplace_back(std::in_place, p.forward, w.data(), nullptr, phase_options);
     }
     m.direct = m.phases.size() == 1 && m.plans[0].has_value();
-    if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
 
 BackwardDataPlan::~BackwardDataPlan() = default;
@@ -136,6 +198,9 @@ void BackwardDataPlan::execute(const void* diff_dst, void* diff_src) const {
 }
 
 std::string BackwardDataPlan::implementation() const {
+    if (impl_->own != Impl::Own::none)
+        return std::string("bwd_data ") + (impl_->own == Impl::Own::depthwise ? "depthwise_direct_" : "narrow_direct_") +
+               (impl_->own_isa == Path::blocked_avx512 ? "avx512" : "avx2");
     std::string path = "none";
     for (const auto& p : impl_->plans)
         if (p) {

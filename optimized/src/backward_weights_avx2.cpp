@@ -15,3 +15,4 @@ constexpr int kDepthwiseBlocks = 1;
 }  // namespace convcheck::optimized::detail::avx2
 
 #include "backward_weights_kernels.inl"
+#include "backward_weights_depthwise.inl"

@@ -15,3 +15,4 @@ constexpr int kDepthwiseBlocks = 2;
 }  // namespace convcheck::optimized::detail::avx512
 
 #include "backward_weights_kernels.inl"
+#include "backward_weights_depthwise.inl"

@@ -55,6 +55,26 @@ template <int R, int NB>
         for (i64 l = 0; l < h.lanes; ++l) h.at(r, l) = tile[r * B + l];
 }
 
+// diff_bias: the home's lanes plus the K pixels of a packed panel [K][NB*W], in pixel order (an FMA
+// by 1 is the exact sum).
+template <int NB>
+void sum_pixels(const float* panel, i64 K, const TileHome& home, bool first) {
+    constexpr int B = NB * W;
+    static const float one_value = 1.0f;
+    const vf one = broadcast(&one_value);
+    vf acc[NB];
+    if (first) {
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) acc[j] = zero();
+    } else {
+        home_load<1, NB>(acc, home);
+    }
+    for (i64 k = 0; k < K; ++k)
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) acc[j] = fma(load(panel + k * B + j * W), one, acc[j]);
+    home_store<1, NB>(acc, home);
+}
+
 // General: one tile over a block of K pixels from its panels. With x_at, the tile's R rows are R
 // consecutive channels of one tap: pixel k's are read straight from x + x_at[k] (x at the tile's first
 // row), not from a packed panel.
@@ -93,13 +113,14 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group, O = g.out_channels, Cs = g.channel_stride;
     const i64 rows_total = taps * ICg, OW = g.out[2], chunks = p.chunks(), KB = p.block_pixels;
     float* d_panels = scratch;                      // [lane block][K][B]
-    float* x_panels = scratch + p.lane_blocks * B * KB;  // [tile of the item][K][R]
+    float* x_panels = scratch + p.lane_blocks_per_item * B * KB;  // [tile of the item][K][R]
     i64* x_at = offsets;                            // per pixel of the block: xp offset, channel grp*ICg
     i64* d_at = offsets + KB;                       // dy offset, channel grp*OCg
     const i64 px_begin = row_begin * OW, px_end = row_end * OW;
     for (i64 item = begin; item < end; ++item) {
-        const i64 grp = item / chunks, chunk = item % chunks;
-        const i64 t_begin = chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        const i64 grp = item / chunks, tile_chunk = item % chunks / p.lane_chunks(), lane_chunk = item % chunks % p.lane_chunks();
+        const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(p.lane_blocks, lb_begin + p.lane_blocks_per_item);
         for (i64 pb = px_begin; pb < px_end; pb += KB) {
             const i64 K = min_i64(KB, px_end - pb);
             // the block's pixels, walked row by row (no division per pixel)
@@ -113,20 +134,22 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     d_at[k] = px * O + grp * OCg;
                 }
             }
-            for (i64 lb = 0; lb < p.lane_blocks; ++lb) {
+            for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                 const i64 lanes = min_i64(B, OCg - lb * B);
-                float* panel = d_panels + lb * K * B;
+                float* panel = d_panels + (lb - lb_begin) * K * B;
                 if (lanes == B) {
                     for (i64 k = 0; k < K; ++k)
 #pragma GCC unroll 4
                         for (int j = 0; j < NB; ++j) store(panel + k * B + j * W, load(dy + d_at[k] + lb * B + j * W));
-                    continue;
+                } else {
+                    for (i64 k = 0; k < K; ++k) {
+                        const float* from = dy + d_at[k] + lb * B;
+                        for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
+                        for (i64 l = lanes; l < B; ++l) panel[k * B + l] = 0.0f;
+                    }
                 }
-                for (i64 k = 0; k < K; ++k) {
-                    const float* from = dy + d_at[k] + lb * B;
-                    for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
-                    for (i64 l = lanes; l < B; ++l) panel[k * B + l] = 0.0f;
-                }
+                if (p.bias_at >= 0 && t_begin == 0)
+                    sum_pixels<NB>(panel, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
@@ -140,73 +163,21 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                 for (i64 k = 0; k < K; ++k)
                     for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
             }
-            for (i64 lb = 0; lb < p.lane_blocks; ++lb)
-                for (i64 tile = t_begin; tile < t_end; ++tile) {
+            for (i64 tile = t_begin; tile < t_end; ++tile)  // the tile's inputs stay in L1 over the lane blocks
+                for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const bool in_place = rows == R && q0 / ICg == (q0 + R - 1) / ICg;
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     panel_tile<R, NB>(x_panels + (tile - t_begin) * K * R, xp + p.tap_offsets[q0 / ICg] + q0 % ICg,
-                                      in_place ? x_at : nullptr, d_panels + lb * K * B, K, home, pb == px_begin);
+                                      in_place ? x_at : nullptr, d_panels + (lb - lb_begin) * K * B, K, home, pb == px_begin);
                 }
         }
     }
 }
 
-// Depthwise: one tile over output rows [row_begin, row_end), read straight from xp and dy (x and dy at
-// the lane block's first channel); off[r] per tap of the tile.
-template <int R, int NB>
-void depthwise_tile(const Geometry& g, const float* x, const float* dy, const i64* off, const TileHome& home, bool first,
-                    i64 row_begin, i64 row_end) {
-    vf acc[R * NB];
-    if (first) {
-#pragma GCC unroll 64
-        for (int i = 0; i < R * NB; ++i) acc[i] = zero();
-    } else {
-        home_load<R, NB>(acc, home);
-    }
-    const i64 Cs = g.channel_stride, O = g.out_channels, OW = g.out[2];
-    const i64 x_step = g.stride[2] * Cs;
-    i64 o[R];
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) o[r] = off[r];
-    for (i64 row = row_begin; row < row_end; ++row) {
-        const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
-        const float* xr = x + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) * Cs;
-        const float* dr = dy + row * OW * O;
-        for (i64 ow = 0; ow < OW; ++ow, xr += x_step, dr += O) {
-            vf d[NB];
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) d[j] = load(dr + j * W);
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(xr + o[r] + j * W), d[j], acc[r * NB + j]);
-        }
-    }
-    home_store<R, NB>(acc, home);
-}
-
-void depthwise_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                     i64 row_end, i64 begin, i64 end) {
-    constexpr int R = kDepthwiseRows, NB = kDepthwiseBlocks;
-    constexpr i64 B = NB * W;
-    const Geometry& g = *p.geometry;
-    const i64 taps = g.taps(), C = g.out_channels;
-    for (i64 item = begin; item < end; ++item) {
-        const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
-        for (i64 rb = row_begin; rb < row_end; rb += p.rows_per_block) {
-            const i64 re = min_i64(row_end, rb + p.rows_per_block);
-            for (i64 lb = 0; lb < p.lane_blocks; ++lb)
-                for (i64 tile = t_begin; tile < t_end; ++tile) {
-                    const i64 q0 = tile * R, rows = min_i64(R, taps - q0), lane0 = lb * B;
-                    i64 off[R];
-                    for (int r = 0; r < R; ++r) off[r] = p.tap_offsets[q0 + min_i64(r, rows - 1)];
-                    const TileHome home{dw + lane0 * taps + q0, 1, taps, rows, min_i64(B, C - lane0)};
-                    depthwise_tile<R, NB>(g, xp + lane0, dy + lane0, off, home, rb == row_begin, rb, re);
-                }
-        }
-    }
-}
+// Depthwise (backward_weights_depthwise.inl, included after this file).
+void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
+                     i64 row_end, i64 begin, i64 end, float* scratch, i64* ints);
 
 }  // namespace
 
@@ -217,7 +188,7 @@ int backward_max_vector_blocks(bool depthwise) { return depthwise ? kDepthwiseBl
 void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
                             i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
     if (p.depthwise) {
-        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end);
+        depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets);
         return;
     }
     switch (p.vector_blocks) {

@@ -52,6 +52,9 @@ ConvDescriptor diff_dst_as_input(const ConvDescriptor& d) {
 struct BackwardWeightsPlan::Impl {
     ConvDescriptor desc, dy_desc;
     detail::Geometry geometry, dy_geometry;
+    detail::Geometry packed_geometry;  // the padded copy of src as an input with no padding
+    bool src_in_place = false, dy_in_place = false;
+    std::vector<float> zeros;
     std::vector<i64> taps;
     Path path = Path::scalar;
     detail::BackwardWeightsProblem problem;
@@ -99,29 +102,46 @@ struct BackwardWeightsPlan::Impl {
         // an item's slice of the gradient (its tiles x every lane block) stays within kSliceFloats (L2):
         // the item reads each pixel of the inputs once, the partial sums stay in cache
         p.tiles_per_item = std::clamp<i64>(kSliceFloats / (p.lane_blocks * block * p.tile_rows), 1, p.tiles);
+        p.lane_blocks_per_item = p.lane_blocks;
+        // A 1x1 layer's tiles read the input in place, so that only its diff_dst panels are packed, by
+        // every item again: there the items split the lane blocks instead (each packs its own), every
+        // tile in each, if one lane block of every tile fits the slice
+        const i64 all_tiles = p.tiles * block * p.tile_rows;
+        if (!p.depthwise && path != Path::scalar && g.taps() == 1 && all_tiles <= kSliceFloats) {
+            p.tiles_per_item = p.tiles;
+            p.lane_blocks_per_item = std::clamp<i64>(kSliceFloats / all_tiles, 1, p.lane_blocks);
+        }
+        // The general and the portable kernels read the padded input (the user's src when it has no
+        // padding and is f32 channels last); the depthwise kernel pads implicitly, so it takes any f32
+        // channels-last src as it is.
+        src_in_place = p.depthwise && path != Path::scalar ? desc.dtype == DataType::f32 && desc.data_format == DataFormat::nxc
+                                                           : detail::src_is_xp(desc, g);
+        dy_in_place = detail::src_is_xp(dy_desc, dy_geometry);
+        packed_geometry = g;
+        for (int a = 0; a < 3; ++a) packed_geometry.in[a] = g.padded[a], packed_geometry.pad_begin[a] = packed_geometry.pad_end[a] = 0;
+        p.x_geometry = src_in_place ? &geometry : &packed_geometry;
+        if (p.depthwise) zeros.assign(static_cast<std::size_t>((g.padded[2] + 1) * block + detail::kBackwardSlackFloats), 0.0f);
+        p.zeros = zeros.data();
+        p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
-        p.rows_per_block = std::max<i64>(1, 256 / g.out[2]);
+        p.rows_per_block = std::max<i64>(1, 128 / g.out[2]);
         // parts: only when the items alone are too few, each part at least one block of rows
         const i64 items = p.work_items(), rows = p.output_rows();
         const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
         parts = items >= kWantedTasks ? 1 : (kWantedTasks + items - 1) / items;
-        parts = std::min(parts, std::max<i64>(1, rows / p.rows_per_block));
+        parts = std::min(parts, std::max<i64>(1, rows * g.out[2] / 256));
         parts = std::min(parts, std::max<i64>(1, kMaxPartFloats / std::max<i64>(1, gradient)));
     }
 
     void run(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {
         const detail::Geometry& g = geometry;
-        // The general kernel reads exactly the elements it uses, so it takes the user's f32 channels-last
-        // buffers as they are (src unpadded); the depthwise kernel reads whole vectors of channels, past
-        // the last channel unless C fills them, so it takes them only then. Otherwise the edges widen them
-        // into workspaces with kBackwardSlackFloats of zeros after the last element.
+        // Inputs not read in place (plan_problem) are widened by the edges into workspaces with
+        // kBackwardSlackFloats of zeros after the last element.
         const i64 slack = detail::kBackwardSlackFloats;
-        const bool whole_vectors =
-            !problem.depthwise || g.out_channels % (static_cast<i64>(problem.vector_blocks) * problem.lanes) == 0;
         detail::Workspace<float> xp, dy;
         const float* x = static_cast<const float*>(src);
         const float* y = static_cast<const float*>(diff_dst);
-        if (!whole_vectors || !detail::src_is_xp(desc, g)) {
+        if (!src_in_place) {
             const i64 size = g.batch * g.padded_pixels() * g.channel_stride;
             xp = inputs.take(static_cast<std::size_t>(size + slack));
             float* to = xp.data();
@@ -129,7 +149,7 @@ struct BackwardWeightsPlan::Impl {
             parallel(detail::pack_src_task_count(desc, g), [&](i64 b, i64 e) { detail::pack_src_tasks(desc, g, src, to, b, e); });
             x = to;
         }
-        if (!whole_vectors || !detail::src_is_xp(dy_desc, dy_geometry)) {
+        if (!dy_in_place) {
             const i64 size = dy_geometry.batch * dy_geometry.padded_pixels() * dy_geometry.channel_stride;
             dy = diffs.take(static_cast<std::size_t>(size + slack));
             float* to = dy.data();
@@ -138,7 +158,8 @@ struct BackwardWeightsPlan::Impl {
                      [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, to, b, e); });
             y = to;
         }
-        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+        // per part: the weights' sums, then the bias's (problem.bias_at)
+        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group + (desc.has_bias ? g.out_channels : 0);
         detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(gradient * parts));
         float* dw = sum.data();
         const i64 items = problem.work_items(), rows = problem.output_rows();
@@ -161,23 +182,25 @@ struct BackwardWeightsPlan::Impl {
         });
         if (parts > 1)  // the parts in part order, into part 0
             parallel((gradient + 1023) / 1024, [&](i64 b, i64 e) {
-                for (i64 i = b * 1024; i < std::min(e * 1024, gradient); ++i)
-                    for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
-            });
-        parallel(g.out_channels, [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
-        if (desc.has_bias) {
-            // diff_bias(o) = sum over every output pixel in increasing order of dy(pixel, o)
-            const i64 O = g.out_channels, pixels = g.batch * g.out_pixels();
-            parallel((O + 63) / 64, [&](i64 b, i64 e) {
-                for (i64 o0 = b * 64; o0 < std::min(e * 64, O); o0 += 64) {
-                    const i64 n = std::min<i64>(64, O - o0);
-                    float acc[64] = {};
-                    for (i64 px = 0; px < pixels; ++px)
-                        for (i64 o = 0; o < n; ++o) acc[o] += y[px * O + o0 + o];
-                    for (i64 o = 0; o < n; ++o) detail::store_rounded(diff_bias, desc.dtype, o0 + o, acc[o]);
+                const i64 begin = b * 1024, count = std::min(e * 1024, gradient) - begin;
+                float* __restrict to = dw + begin;
+                for (i64 part = 1; part < parts; ++part) {  // per element: part 0 + part 1 + ... in order
+                    const float* __restrict from = dw + part * gradient + begin;
+                    for (i64 i = 0; i < count; ++i) to[i] += from[i];
                 }
             });
-        }
+        if (problem.depthwise)  // dw [taps][C] (G = C, ICg = OCg = 1): task t
+            parallel(g.taps(), [&](i64 b, i64 e) {
+                const i64 C = g.out_channels, taps = g.taps();
+                for (i64 t = b; t < e; ++t)
+                    for (i64 c = 0; c < C; ++c)
+                        detail::store_rounded(diff_weights, desc.dtype, desc.filter_format == FilterFormat::oix ? c * taps + t : t * C + c,
+                                              dw[t * C + c]);
+            });
+        else
+            parallel(detail::store_weights_task_count(desc, g), [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
+        if (desc.has_bias)
+            for (i64 o = 0; o < g.out_channels; ++o) detail::store_rounded(diff_bias, desc.dtype, o, dw[problem.bias_at + o]);
     }
 };
 

@@ -4,7 +4,7 @@
 //   dw(g, t, ic, oc) = sum over output rows (n, od, oh), then ow, in increasing order, of
 //                      xp(n, od*S + kd*D, oh*S + kh*D, ow*S + kw*D, g*ICg + ic) * dy(n, od, oh, ow, g*OCg + oc)
 // xp: the padded input, channels last, Cs = C (make_geometry(d, 1)); dy: diff_dst channels last
-// [N][OD][OH][OW][O]; dw: [G][taps][ICg][OCg] f32. Both inputs carry kBackwardSlackFloats floats after
+// [N][OD][OH][OW][O]; dw: [G][taps][ICg][OCg] f32 (depthwise: [taps][C]). Both inputs carry kBackwardSlackFloats floats after
 // their last element, which vector loads past the last channel may read (those lanes are never stored).
 #pragma once
 
@@ -14,15 +14,19 @@ namespace convcheck::optimized::detail {
 
 inline constexpr i64 kBackwardSlackFloats = 64;
 
-// A work item is (group, chunk of tiles), every lane block inside it. General: a tile is R (tap,
+// A work item is (group, chunk of tiles, chunk of lane blocks). General: a tile is R (tap,
 // input channel) rows (row q = t*ICg + ic) times NB vectors of the group's output channels; per block of
 // `block_pixels` output pixels the item packs diff_dst into per-lane-block panels [pixel][NB*W] and its
 // tiles' inputs into panels [pixel][R], then runs a register-tile product over them. Depthwise (ICg =
-// OCg = 1): a tile is R taps times NB vectors of channels, read straight from xp and dy, and the group
-// axis is folded into the lanes.
+// OCg = 1): a tile is R taps times NB vectors of channels (the group axis folded into the lanes), read
+// from rows packed per lane block (backward_weights_depthwise.inl).
 struct BackwardWeightsProblem {
     const Geometry* geometry = nullptr;
     const i64* tap_offsets = nullptr;  // per tap: offset in xp floats, channel 0
+    // Depthwise: x's sizes and pads (the user's src with implicit padding, or the padded copy with
+    // none), and a row of zeros to read for a tap in the padding: (padded width + 1) * NB*W floats.
+    const Geometry* x_geometry = nullptr;
+    const float* zeros = nullptr;
     bool depthwise = false;
     int vector_blocks = 1;             // NB
     int tile_rows = 1;                 // R
@@ -31,17 +35,31 @@ struct BackwardWeightsProblem {
     i64 tiles = 1;                     // ceil(taps*ICg / R); depthwise: ceil(taps / R)
     i64 tiles_per_item = 1;
     i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
-    i64 rows_per_block = 1;            // output rows (n, od, oh) per cache block (depthwise)
+    // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),
+    // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, the depthwise
+    // one in its tiles of tap 0); -1 without bias.
+    i64 bias_at = -1;
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
-    i64 chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
+    i64 lane_blocks_per_item = 1;      // general: an item's lane blocks (all of them but for 1x1 layers)
+    i64 tile_chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
+    i64 lane_chunks() const { return (lane_blocks + lane_blocks_per_item - 1) / lane_blocks_per_item; }
+    i64 chunks() const { return tile_chunks() * lane_chunks(); }  // item = (group, tile chunk, lane chunk)
     i64 work_items() const { return item_groups() * chunks(); }
     i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
     // The scratch one call needs: floats (the panels) and i64 (the block's pixel offsets).
+    // Depthwise: output rows per block (a tile runs over a block; at most 128), and the packed input
+    // rows kept (the rows one block reads, and as many again).
+    i64 rows_per_block = 1;
+    i64 depthwise_slots() const { return (rows_per_block + 1) * geometry->kernel[0] * geometry->kernel[1]; }
     i64 scratch_floats() const {
         const i64 block = static_cast<i64>(vector_blocks) * lanes;
-        return depthwise ? 0 : block_pixels * (tiles_per_item * tile_rows + lane_blocks * block);
+        if (depthwise) return lane_blocks * block * (depthwise_slots() * geometry->padded[2] + rows_per_block * geometry->out[2]);
+        return block_pixels * (tiles_per_item * tile_rows + lane_blocks_per_item * block);
     }
-    i64 scratch_offsets() const { return depthwise ? 0 : 2 * block_pixels; }
+    i64 scratch_offsets() const {
+        const i64 KR = geometry->kernel[0] * geometry->kernel[1];
+        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 2 * block_pixels;
+    }
 };
 
 // Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the

@@ -8,7 +8,7 @@ void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float*
                                    i64 row_begin, i64 row_end, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 taps = g.taps(), ICg = g.in_per_group, OCg = g.out_per_group, Cs = g.channel_stride, O = g.out_channels;
-    const i64 rows_total = p.depthwise ? taps : taps * ICg, chunks = p.chunks();
+    const i64 rows_total = p.depthwise ? taps : taps * ICg, chunks = p.chunks();  // one lane chunk (plan_problem)
     const i64 lanes = p.depthwise ? g.out_channels : OCg;
     for (i64 item = begin; item < end; ++item) {
         const i64 chunk = item % chunks, grp = item / chunks;
@@ -26,9 +26,16 @@ void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float*
                     const float* dr = dy + row * g.out[2] * O + oc;
                     for (i64 ow = 0; ow < g.out[2]; ++ow) acc += xr[ow * g.stride[2] * Cs] * dr[ow * O];
                 }
-                float& home = p.depthwise ? dw[lane * taps + q] : dw[(grp * rows_total + q) * OCg + lane];
+                float& home = p.depthwise ? dw[q * lanes + lane] : dw[(grp * rows_total + q) * OCg + lane];
                 home = acc;
             }
+        if (p.bias_at < 0 || chunk != 0) continue;
+        for (i64 lane = 0; lane < lanes; ++lane) {  // diff_bias: the item's output channels
+            const i64 oc = p.depthwise ? lane : grp * OCg + lane;
+            float acc = 0.0f;
+            for (i64 px = row_begin * g.out[2]; px < row_end * g.out[2]; ++px) acc += dy[px * O + oc];
+            dw[p.bias_at + oc] = acc;
+        }
     }
 }
 

@@ -231,15 +231,30 @@ std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, con
     return canonical;
 }
 
+i64 store_weights_task_count(const ConvDescriptor& d, const Geometry& g) {
+    return d.filter_format == FilterFormat::oix ? g.out_channels : g.groups * g.taps() * g.in_per_group;
+}
+
 void store_weights(const ConvDescriptor& d, const Geometry& g, const float* gtio, void* weights, i64 begin, i64 end) {
     const i64 O = g.out_channels, ICg = g.in_per_group, OCg = g.out_per_group, taps = g.taps();
-    for (i64 o = begin; o < end; ++o) {
-        const i64 grp = o / OCg, oc = o % OCg;
-        for (i64 ic = 0; ic < ICg; ++ic)
-            for (i64 t = 0; t < taps; ++t) {
-                const i64 at = d.filter_format == FilterFormat::oix ? (o * ICg + ic) * taps + t : (t * ICg + ic) * O + o;
-                store_rounded(weights, d.dtype, at, gtio[((grp * taps + t) * ICg + ic) * OCg + oc]);
-            }
+    if (d.filter_format == FilterFormat::oix) {  // task o: writes [ICg][taps] in order
+        for (i64 o = begin; o < end; ++o) {
+            const i64 grp = o / OCg, oc = o % OCg;
+            for (i64 ic = 0; ic < ICg; ++ic)
+                for (i64 t = 0; t < taps; ++t)
+                    store_rounded(weights, d.dtype, (o * ICg + ic) * taps + t, gtio[((grp * taps + t) * ICg + ic) * OCg + oc]);
+        }
+        return;
+    }
+    // XIO: task (grp, t, ic) reads and writes OCg consecutive floats
+    for (i64 row = begin; row < end; ++row) {
+        const i64 ic = row % ICg, t = (row / ICg) % taps, grp = row / (ICg * taps);
+        const float* from = gtio + row * OCg;
+        const i64 at = (t * ICg + ic) * O + grp * OCg;
+        if (d.dtype == DataType::f32)
+            std::memcpy(static_cast<float*>(weights) + at, from, static_cast<std::size_t>(OCg) * sizeof(float));
+        else
+            for (i64 oc = 0; oc < OCg; ++oc) store_rounded(weights, d.dtype, at + oc, from[oc]);
     }
 }
 

@@ -41,8 +41,10 @@ void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src,
 // Weights widened to f32 in canonical order [O][ICg][taps]; bias widened to f32 [O] (empty without bias).
 std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights);
 std::vector<float> widen_bias(const ConvDescriptor& d, const void* bias);
-// The reverse of widen_weights for output channels [begin, end): f32 weights [G][taps][ICg][OCg] (a
-// weights gradient) rounded once into d's filter format (OIX or XIO) and dtype.
+// The reverse of widen_weights: f32 weights [G][taps][ICg][OCg] (a weights gradient) rounded once into
+// d's filter format and dtype, as independent tasks [begin, end): per output channel for OIX (its
+// [ICg][taps] written in order), per row (group, tap, input channel) for XIO (OCg consecutive floats).
+i64 store_weights_task_count(const ConvDescriptor& d, const Geometry& g);
 void store_weights(const ConvDescriptor& d, const Geometry& g, const float* gtio, void* weights, i64 begin, i64 end);
 // The only rounding of an output: an f32 value -> element `index` of a buffer of `dtype`, to nearest even.
 void store_rounded(void* data, DataType dtype, i64 index, float value);

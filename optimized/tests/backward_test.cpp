@@ -108,6 +108,13 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=37,o=70,in=9x8,k=3x3,pb=1x1,pe=1x1,bias=1",
         "conv:n=1,c=3,o=20,in=23x23,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio",
         "conv:n=3,c=6,o=6,g=3,in=4x8x1,k=1x2x1,s=1x1x3,d=3x1x1,pb=0x-2x-2,pe=-1x-2x2,bias=1",
+        // backward data's kernels of their own (f32 channels last): few input channels, O a multiple of
+        // the vector width (ResNet's first layer; 1-D, 3-D, crops, dilations); strided depthwise
+        "conv:n=2,c=3,o=16,in=23x21,k=7x7,s=2x2,pb=3x3,pe=2x3,data=nxc,wei=xio",
+        "conv:n=1,c=1,o=32,in=9x10,k=3x2,s=3x2,d=2x1,pb=2x-1,pe=1x2,data=nxc",
+        "conv:n=1,c=4,o=16,in=5x6x7,k=2x3x2,s=2x1x2,pb=1x0x1,pe=0x1x0,data=nxc",
+        "conv:n=2,c=2,o=32,in=15,k=5,s=3,pb=2,pe=1,data=nxc",
+        "conv:n=2,c=20,o=20,g=20,in=9x11,k=3x3,s=2x2,d=1x2,pb=1x0,pe=0x2,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {

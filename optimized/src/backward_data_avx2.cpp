@@ -1,0 +1,7 @@
+// The backward-data kernels of their own for AVX2 (backward_data_depthwise.inl, backward_data_narrow.inl); called only when the CPU has it.
+#include "backward_data_depthwise.hpp"
+#include "backward_data_narrow.hpp"
+#include "isa_avx2.hpp"
+
+#include "backward_data_depthwise.inl"
+#include "backward_data_narrow.inl"

@@ -1,0 +1,64 @@
+// The depthwise backward-data kernel (backward_data_depthwise.hpp), written once and compiled once per
+// ISA (backward_data_avx2.cpp, backward_data_avx512.cpp include their ISA's vocabulary, then this file).
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+
+int backward_data_lanes() { return W; }
+
+void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end,
+                                  i64* scratch) {
+    const Geometry& g = *p.geometry;
+    const i64 C = g.in_channels, IW = g.in[2], OW = g.out[2], full = C / W, Cr = p.lane_blocks * W;
+    const i64 KR = g.kernel[0] * g.kernel[1];
+    // per valid (kd, kh) of the row: its diff_dst row and first tap; per valid tap of the pixel: its diff_dst
+    // pixel and its weights (offsets in floats; no std:: container here: see optimized.md)
+    i64 *row_dy = scratch, *row_tap = scratch + KR, *from = scratch + 2 * KR, *wt = from + g.taps();
+    for (i64 row = begin; row < end; ++row) {
+        const i64 ih = row % g.in[1], id = (row / g.in[1]) % g.in[0], n = row / (g.in[1] * g.in[0]);
+        i64 rows = 0;
+        for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
+            const i64 yd = id + g.pad_begin[0] - kd * g.dilation[0];
+            if (yd < 0 || yd % g.stride[0] != 0 || yd / g.stride[0] >= g.out[0]) continue;
+            for (i64 kh = 0; kh < g.kernel[1]; ++kh) {
+                const i64 yh = ih + g.pad_begin[1] - kh * g.dilation[1];
+                if (yh < 0 || yh % g.stride[1] != 0 || yh / g.stride[1] >= g.out[1]) continue;
+                row_dy[rows] = ((n * g.out[0] + yd / g.stride[0]) * g.out[1] + yh / g.stride[1]) * OW * C;
+                row_tap[rows++] = (kd * g.kernel[1] + kh) * g.kernel[2];
+            }
+        }
+        float* out_row = dx + row * IW * C;
+        for (i64 iw = 0; iw < IW; ++iw) {
+            i64 taps = 0;
+            for (i64 r = 0; r < rows; ++r)
+                for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
+                    const i64 yw = iw + g.pad_begin[2] - kw * g.dilation[2];
+                    if (yw < 0 || yw % g.stride[2] != 0 || yw / g.stride[2] >= OW) continue;
+                    from[taps] = row_dy[r] + yw / g.stride[2] * C;
+                    wt[taps++] = (row_tap[r] + kw) * Cr;
+                }
+            float* out = out_row + iw * C;
+            i64 lb = 0;
+            for (; lb + 4 <= full; lb += 4) {  // four independent sums at a time (the FMA latency)
+                vf acc[4] = {zero(), zero(), zero(), zero()};
+                for (i64 t = 0; t < taps; ++t)
+#pragma GCC unroll 4
+                    for (int j = 0; j < 4; ++j)
+                        acc[j] = fma(load(dy + from[t] + (lb + j) * W), load(p.weights + wt[t] + (lb + j) * W), acc[j]);
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; ++j) store(out + (lb + j) * W, acc[j]);
+            }
+            for (; lb < full; ++lb) {
+                vf acc = zero();
+                for (i64 t = 0; t < taps; ++t) acc = fma(load(dy + from[t] + lb * W), load(p.weights + wt[t] + lb * W), acc);
+                store(out + lb * W, acc);
+            }
+            for (i64 c = full * W; c < C; ++c) {  // the last channels, one at a time in the same order
+                float acc = 0.0f;
+                for (i64 t = 0; t < taps; ++t) acc = __builtin_fmaf(dy[from[t] + c], p.weights[wt[t] + c], acc);
+                out[c] = acc;
+            }
+        }
+    }
+}
+
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

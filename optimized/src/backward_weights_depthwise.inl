@@ -1,0 +1,163 @@
+// The depthwise backward-weights kernel (ICg = OCg = 1), compiled once per ISA after
+// backward_weights_kernels.inl. Output row by output row, the input rows its taps reach are packed
+// (once, kept while later rows need them) into a channel-blocked row [lane block][padded width][NB*W]
+// with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W]; a tile (R taps x one
+// lane block) then reads two sequential streams, as oneDNN's blocked layouts do, from the user's
+// channels-last buffers (or the edges' padded copy, which problem.x_geometry describes then). Each
+// element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general kernel does.
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+namespace {
+
+// One tile over `rows` output rows: acc[r] += x_at[row][r][ow*step] * dk[row][ow] for ow in [0, OW).
+template <int R, int NB, bool Bias>
+void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 rows, i64 OW, i64 step,
+                    const TileHome& home, const TileHome& bias_home, bool first) {
+    constexpr int B = NB * W;
+    vf acc[R * NB], bias[NB];
+    static const float one_value = 1.0f;
+    const vf one = broadcast(&one_value);
+    if (first) {
+#pragma GCC unroll 64
+        for (int i = 0; i < R * NB; ++i) acc[i] = zero();
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) bias[j] = zero();
+    } else {
+        home_load<R, NB>(acc, home);
+        if constexpr (Bias) home_load<1, NB>(bias, bias_home);
+    }
+    for (i64 row = 0; row < rows; ++row) {
+        const float* at[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) at[r] = x_at[row * R + r];
+        const float* dk = dk_rows[row];
+        for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += B) {
+            vf d[NB];
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d[j] = load(dk + j * W);
+            if constexpr (Bias)
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) bias[j] = fma(d[j], one, bias[j]);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(at[r] + xo + j * W), d[j], acc[r * NB + j]);
+        }
+    }
+    home_store<R, NB>(acc, home);
+    if constexpr (Bias) home_store<1, NB>(bias, bias_home);
+}
+
+// `count` pixels of C channels into [lane block][count][B] (zeros past C), `stride` floats per lane block.
+template <int B>
+void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* to, i64 stride) {
+    const i64 full = C / B;  // lane blocks of B channels
+    for (i64 lb = 0; lb < full; ++lb) {
+        const float* f = from + lb * B;
+        float* t = to + lb * stride;
+        for (i64 px = 0; px < count; ++px)
+#pragma GCC unroll 4
+            for (int j = 0; j < B / W; ++j) store(t + px * B + j * W, load(f + px * C + j * W));
+    }
+    if (full == lane_blocks) return;
+    const i64 lanes = C - full * B;
+    for (i64 px = 0; px < count; ++px) {
+        float* out = to + full * stride + px * B;
+        for (i64 l = 0; l < lanes; ++l) out[l] = from[px * C + full * B + l];
+        for (i64 l = lanes; l < B; ++l) out[l] = 0.0f;
+    }
+}
+
+// dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows, then the packed diff_dst
+// rows); ints: problem.scratch_offsets() (the slots' keys and stamps, per (row, kd, kh) of a block its
+// key and slot, per (row, tap of a tile) its packed column). Output rows go in blocks of
+// problem.rows_per_block, a tile over a whole block. No std:: container here: see optimized.md.
+void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
+                     i64 row_end, i64 begin, i64 end, float* scratch, i64* ints) {
+    constexpr int R = kDepthwiseRows, NB = kDepthwiseBlocks;
+    constexpr i64 B = NB * W;
+    constexpr i64 kMaxRows = 128;  // rows_per_block's bound (plan_problem)
+    const Geometry& g = *p.geometry;     // output sizes, kernel, strides, dilations
+    const Geometry& xg = *p.x_geometry;  // x's sizes and pads
+    const i64 taps = g.taps(), C = g.out_channels, OW = g.out[2], LB = p.lane_blocks, RB = p.rows_per_block;
+    const i64 PW = g.padded[2], plane = PW * B, row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
+    const i64 slots = p.depthwise_slots();
+    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][OW][B]
+    i64* const tag = ints;                      // per slot: the key of the row it holds (-2: none)
+    i64* const stamp = tag + slots;             // per slot: the last block that uses it
+    i64* const needed = stamp + slots;          // per (row, kd, kh) of the block: its key, -1 in the padding
+    i64* const slot_of = needed + RB * KR;      // and its slot, -1 for the zeros
+    i64* const x_base = slot_of + RB * KR;      // per (row, tap of the tile): packed floats at lane block 0, -1: zeros
+    const float* x_at[kMaxRows * R];
+    const float* dk[kMaxRows];
+    for (i64 s = 0; s < slots; ++s) tag[s] = -2, stamp[s] = -1;
+    const auto find = [&](i64 key) {
+        for (i64 s = 0; s < slots; ++s)
+            if (tag[s] == key) return s;
+        return i64{-1};
+    };
+    i64 block = 0;  // stamps the slots a block keeps
+    for (i64 item = begin; item < end; ++item) {
+        const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        for (i64 rb = row_begin; rb < row_end; rb += RB, ++block) {
+            const i64 rows = min_i64(RB, row_end - rb);
+            // the input rows of each (row, kd, kh), as keys (n, id, ih) in x, -1 in the padding; those
+            // already packed are kept for this block (stamp), the others packed into slots no key of it holds
+            for (i64 i = 0; i < rows * KR; ++i) {
+                const i64 row = rb + i / KR, kr = i % KR;
+                const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
+                const i64 id = od * g.stride[0] + (kr / g.kernel[1]) * g.dilation[0] - xg.pad_begin[0];
+                const i64 ih = oh * g.stride[1] + (kr % g.kernel[1]) * g.dilation[1] - xg.pad_begin[1];
+                needed[i] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
+                slot_of[i] = needed[i] < 0 ? -1 : find(needed[i]);
+                if (slot_of[i] >= 0) stamp[slot_of[i]] = block;
+            }
+            for (i64 i = 0; i < rows * KR; ++i) {
+                if (needed[i] < 0 || slot_of[i] >= 0) continue;
+                i64 s = find(needed[i]);  // packed for an earlier key of this block
+                if (s < 0) {
+                    s = 0;
+                    while (stamp[s] == block) ++s;  // slots >= keys of a block + 1
+                    stamp[s] = block, tag[s] = needed[i];
+                    float* to = scratch + s * row_floats;
+                    // padded column w is x's column w - pad (pads may be negative: crops)
+                    const i64 left = xg.pad_begin[2], IW = xg.in[2];
+                    const i64 lo = left > 0 ? left : 0, hi = left + IW < PW ? left + IW : PW;
+                    for (i64 lb = 0; lb < LB; ++lb) {
+                        for (i64 f = 0; f < lo * B; ++f) to[lb * plane + f] = 0.0f;
+                        for (i64 f = hi * B; f < PW * B; ++f) to[lb * plane + f] = 0.0f;
+                    }
+                    pack_blocked<B>(x + (needed[i] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
+                }
+                slot_of[i] = s;
+            }
+            for (i64 row = 0; row < rows; ++row)
+                pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * OW * B, OW * B);
+            for (i64 tile = t_begin; tile < t_end; ++tile) {
+                // per (row, tap of the tile): its packed row and column at lane block 0, or the zeros
+                const i64 q0 = tile * R;
+                for (i64 row = 0; row < rows; ++row)
+                    for (int r = 0; r < R; ++r) {
+                        const i64 q = q0 + min_i64(r, taps - q0 - 1), kw = q % g.kernel[2];
+                        const i64 slot = slot_of[row * KR + q / g.kernel[2]];
+                        x_base[row * R + r] = slot < 0 ? -1 : slot * row_floats + kw * g.dilation[2] * B;
+                    }
+                for (i64 lb = 0; lb < LB; ++lb) {
+                    const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
+                    for (i64 i = 0; i < rows * R; ++i) x_at[i] = x_base[i] < 0 ? p.zeros : scratch + x_base[i] + lb * plane;
+                    for (i64 row = 0; row < rows; ++row) dk[row] = dy_rows + (row * LB + lb) * OW * B;
+                    const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
+                    const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
+                    const bool first = rb == row_begin;
+                    if (p.bias_at >= 0 && q0 == 0)
+                        depthwise_tile<R, NB, true>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
+                    else
+                        depthwise_tile<R, NB, false>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE
