@@ -35,6 +35,9 @@ public:
 
     std::int64_t in_channels() const { return in_channels_; }
     std::int64_t out_channels() const { return out_channels_; }
+    CcKernel kind() const { return kind_; }
+    // The Internal-Net, or nullptr for an analytic kernel (the backward needs its parameters).
+    const InternalNet* internal_net() const { return kind_ == CcKernel::internal_net ? &net_ : nullptr; }
     // K(dy, dx) for every channel pair: out[cout * Cin + cin], Cout * Cin values.
     void evaluate(double dy, double dx, std::span<double> out) const;
     // deltaW for every channel pair (out[cout * Cin + cin]): a bound on |fl_u(K(dy~, dx~)) - K(dy, dx)|
