@@ -145,4 +145,13 @@ CcBackward cc_backward(const CcDescriptor& d, std::span<const double> src, const
     return r;
 }
 
+CcBackward cc_backward(const CcDescriptor& d, const float* src, const float* theta, const float* diff_dst) {
+    validate(d);
+    if (src == nullptr) throw ConvError("src", "NULL", "the input buffer is required");
+    if (diff_dst == nullptr) throw ConvError("diff_dst", "NULL", "the upstream gradient buffer is required");
+    const ContinuousKernel kernel = ContinuousKernel::for_buffer(d, theta);
+    const std::vector<double> src64(src, src + d.src_elements()), diff_dst64(diff_dst, diff_dst + d.dst_elements());
+    return cc_backward(d, src64, kernel, diff_dst64);
+}
+
 }  // namespace convcheck::reference::cc

@@ -121,15 +121,11 @@ ConvResult continuous_convolution(const CcDescriptor& d, const float* src, const
     validate(d);
     if (src == nullptr) throw ConvError("src", "NULL", "the input buffer is required");
     if (d.has_bias && bias == nullptr) throw ConvError("bias", "NULL", "bias=1 needs a bias buffer of Cout values");
-    if (d.kernel == CcKernel::internal_net && theta == nullptr)
-        throw ConvError("theta", "NULL", "kernel=net needs the Internal-Net parameters");
+    const ContinuousKernel kernel = ContinuousKernel::for_buffer(d, theta);
     // the edges: widen f32 to double (exact)
     const std::vector<double> src64(src, src + d.src_elements());
-    const std::vector<double> theta64 = theta && d.kernel == CcKernel::internal_net
-                                            ? std::vector<double>(theta, theta + d.theta_elements())
-                                            : std::vector<double>{};
     const std::vector<double> bias64 = d.has_bias ? std::vector<double>(bias, bias + d.out_channels) : std::vector<double>{};
-    return cc_four_blocks(d, src64, ContinuousKernel::for_descriptor(d, theta64), bias64);
+    return cc_four_blocks(d, src64, kernel, bias64);
 }
 
 }  // namespace convcheck::reference::cc

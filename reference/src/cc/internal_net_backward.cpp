@@ -46,6 +46,40 @@ void activate(const std::vector<double>& z, const std::vector<double>& z_abs, do
     }
 }
 
+// The reverse of one 1x1 convolution y = A x + b (A [rows][cols] at theta offset oA, b at ob) for the
+// upstream gradient dy: dA += dy x^T, db += dy, and, when asked, dx = A^T dy; with magnitudes.
+void affine_backward(const std::vector<double>& A, std::span<const double> dy, std::span<const double> dy_abs,
+                     std::span<const double> x, std::span<const double> x_abs, std::size_t oA, std::size_t ob,
+                     std::span<double> diff_theta, std::span<double> magnitude, std::vector<double>* dx,
+                     std::vector<double>* dx_abs) {
+    const std::size_t rows = dy.size(), cols = x.size();
+    if (dx) {
+        dx->assign(cols, 0.0);
+        dx_abs->assign(cols, 0.0);
+    }
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            diff_theta[oA + r * cols + c] += dy[r] * x[c];
+            magnitude[oA + r * cols + c] += dy_abs[r] * x_abs[c];
+            if (dx) {
+                (*dx)[c] += A[r * cols + c] * dy[r];
+                (*dx_abs)[c] += std::fabs(A[r * cols + c]) * dy_abs[r];
+            }
+        }
+        diff_theta[ob + r] += dy[r];
+        magnitude[ob + r] += dy_abs[r];
+    }
+}
+
+// a = LeakyReLU(z) in reverse, in place: dz = LeakyReLU'(z) da (and |LeakyReLU'(z)| for the magnitude).
+void leaky_relu_backward(const std::vector<double>& z, double slope, std::vector<double>& d, std::vector<double>& d_abs) {
+    for (std::size_t i = 0; i < z.size(); ++i) {
+        const double derivative = leaky_relu_derivative(z[i], slope);
+        d[i] *= derivative;
+        d_abs[i] *= std::fabs(derivative);
+    }
+}
+
 }  // namespace
 
 double leaky_relu_derivative(double z, double slope) { return z > 0.0 ? 1.0 : slope; }
@@ -84,46 +118,15 @@ void backward_internal_net(const InternalNet& net, const InternalNetTrace& t, st
     const std::size_t oW1 = 0, ob1 = oW1 + 2 * h1, oW2 = ob1 + h1, ob2 = oW2 + h2 * h1, oW3 = ob2 + h2, ob3 = oW3 + C * h2;
 
     // Layer 3, w = W3 a2 + b3 (no activation): dW3 = g a2^T, db3 = g, da2 = W3^T g.
-    std::vector<double> dz2(h2, 0.0), dz2_abs(h2, 0.0);
-    for (std::size_t c = 0; c < C; ++c) {
-        for (std::size_t j = 0; j < h2; ++j) {
-            diff_theta[oW3 + c * h2 + j] += g[c] * t.a2[j];
-            magnitude[oW3 + c * h2 + j] += g_abs[c] * t.a2_abs[j];
-            dz2[j] += net.W3[c * h2 + j] * g[c];
-            dz2_abs[j] += std::fabs(net.W3[c * h2 + j]) * g_abs[c];
-        }
-        diff_theta[ob3 + c] += g[c];
-        magnitude[ob3 + c] += g_abs[c];
-    }
-    // a2 = LeakyReLU(z2): dz2 = LeakyReLU'(z2) da2.
-    for (std::size_t j = 0; j < h2; ++j) {
-        const double derivative = leaky_relu_derivative(t.z2[j], slope);
-        dz2[j] *= derivative;
-        dz2_abs[j] *= std::fabs(derivative);
-    }
+    std::vector<double> dz2, dz2_abs, dz1, dz1_abs;
+    affine_backward(net.W3, g, g_abs, t.a2, t.a2_abs, oW3, ob3, diff_theta, magnitude, &dz2, &dz2_abs);
+    leaky_relu_backward(t.z2, slope, dz2, dz2_abs);  // a2 = LeakyReLU(z2): dz2 = LeakyReLU'(z2) da2
     // Layer 2, z2 = W2 a1 + b2: dW2 = dz2 a1^T, db2 = dz2, da1 = W2^T dz2.
-    std::vector<double> dz1(h1, 0.0), dz1_abs(h1, 0.0);
-    for (std::size_t j = 0; j < h2; ++j) {
-        for (std::size_t i = 0; i < h1; ++i) {
-            diff_theta[oW2 + j * h1 + i] += dz2[j] * t.a1[i];
-            magnitude[oW2 + j * h1 + i] += dz2_abs[j] * t.a1_abs[i];
-            dz1[i] += net.W2[j * h1 + i] * dz2[j];
-            dz1_abs[i] += std::fabs(net.W2[j * h1 + i]) * dz2_abs[j];
-        }
-        diff_theta[ob2 + j] += dz2[j];
-        magnitude[ob2 + j] += dz2_abs[j];
-    }
-    // a1 = LeakyReLU(z1): dz1 = LeakyReLU'(z1) da1. Layer 1, z1 = W1 D + b1: dW1 = dz1 D^T, db1 = dz1.
-    for (std::size_t i = 0; i < h1; ++i) {
-        const double derivative = leaky_relu_derivative(t.z1[i], slope);
-        const double d = dz1[i] * derivative, d_abs = dz1_abs[i] * std::fabs(derivative);
-        for (std::size_t c = 0; c < 2; ++c) {
-            diff_theta[oW1 + i * 2 + c] += d * t.input[c];
-            magnitude[oW1 + i * 2 + c] += d_abs * std::fabs(t.input[c]);
-        }
-        diff_theta[ob1 + i] += d;
-        magnitude[ob1 + i] += d_abs;
-    }
+    affine_backward(net.W2, dz2, dz2_abs, t.a1, t.a1_abs, oW2, ob2, diff_theta, magnitude, &dz1, &dz1_abs);
+    leaky_relu_backward(t.z1, slope, dz1, dz1_abs);  // a1 = LeakyReLU(z1): dz1 = LeakyReLU'(z1) da1
+    // Layer 1, z1 = W1 D + b1: dW1 = dz1 D^T, db1 = dz1 (D carries no gradient).
+    const double input_abs[2] = {std::fabs(t.input[0]), std::fabs(t.input[1])};
+    affine_backward(net.W1, dz1, dz1_abs, t.input, input_abs, oW1, ob1, diff_theta, magnitude, nullptr, nullptr);
 }
 
 double leaky_relu_margin(const InternalNet& net, const InternalNetTrace& t) {

@@ -1,7 +1,9 @@
 // The CC backward by hand: the Internal-Net's chain rule on the net of InternalNet.ComputesTheLayersByHand,
 // LeakyReLU'(0) = slope at the kinks (PyTorch's choice) with an undecided margin there, and a layer
-// that is the identity (linear kernel, scale 1) whose input gradient is diff_dst itself.
+// that is the identity (linear kernel, scale 1) whose input gradient is diff_dst itself, and the ABI buffers entry.
 #include <gtest/gtest.h>
+
+#include <functional>
 
 #include "backward_fixtures.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
@@ -70,4 +72,34 @@ TEST(CcBackwardByHand, IdentityLayerPassesTheGradientThrough) {
     for (double v : dY) sum += v;
     ASSERT_EQ(r.diff_bias.size(), 1u);
     EXPECT_DOUBLE_EQ(r.diff_bias[0], sum);
+}
+
+TEST(CcBackwardByHand, AbiBuffersWidenExactlyAndRefuseMissingOnes) {
+    const CcDescriptor d = parse_cc_descriptor("n=2,cin=2,cout=3,in=5x6,scale=2/3x0.7071,kernel=net,hidden=4x3,bias=1");
+    auto floats = [](std::int64_t count, std::uint64_t seed) {
+        std::vector<float> v;
+        for (double x : cctest::uniform(count, seed)) v.push_back(static_cast<float>(x));
+        return v;
+    };
+    const std::vector<float> src = floats(d.src_elements(), 1), theta = floats(d.theta_elements(), 2),
+                             dY = floats(d.dst_elements(), 3);
+    const CcBackward from_buffers = cc_backward(d, src.data(), theta.data(), dY.data());
+    const std::vector<double> src64(src.begin(), src.end()), theta64(theta.begin(), theta.end()), dY64(dY.begin(), dY.end());
+    const CcBackward from_doubles = cc_backward(d, src64, ContinuousKernel::for_descriptor(d, theta64), dY64);
+    EXPECT_EQ(from_buffers.diff_src, from_doubles.diff_src);
+    EXPECT_EQ(from_buffers.diff_theta, from_doubles.diff_theta);
+    EXPECT_EQ(from_buffers.diff_bias, from_doubles.diff_bias);
+    for (const auto& [what, call] : std::vector<std::pair<std::string, std::function<void()>>>{
+             {"src", [&] { cc_backward(d, nullptr, theta.data(), dY.data()); }},
+             {"theta", [&] { cc_backward(d, src.data(), nullptr, dY.data()); }},
+             {"diff_dst", [&] { cc_backward(d, src.data(), theta.data(), nullptr); }},
+         }) {
+        try {
+            call();
+            ADD_FAILURE() << "a NULL " << what << " was accepted";
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), what) << e.what();
+        }
+    }
+    EXPECT_THROW(cc_backward(d, src64, ContinuousKernel::for_descriptor(d, theta64), std::vector<double>(3)), ConvError);
 }

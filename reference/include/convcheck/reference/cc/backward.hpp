@@ -55,6 +55,11 @@ struct CcBackward {
 CcBackward cc_backward(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
                        std::span<const double> diff_dst, std::int64_t rows_per_chunk = 0);
 
+// The same on the ABI's buffers (as continuous_convolution): src f32 [N][Cin][H][W], theta f32 in the
+// ABI order (NULL for analytic kernels), diff_dst f32 [N][Cout][H'][W'], each widened to double exactly.
+// Validates d first (throws ConvError).
+CcBackward cc_backward(const CcDescriptor& d, const float* src, const float* theta, const float* diff_dst);
+
 // Rigorous per-element bounds on |computed - exact| of cc_backward's gradients, the exact ones being
 // those of the layer at the reference's double distances (docs/cc-backward.md, "Rounding"):
 //   diff_src:   sum |dY| deltaW(D) + gamma_{T+1} M / (1 - gamma_{T+1})   (deltaW: weight_error.hpp at u = 2^-53)
