@@ -37,6 +37,13 @@ ContinuousKernel ContinuousKernel::for_descriptor(const CcDescriptor& d, std::sp
     return ContinuousKernel(d.kernel, d.kernel_parameter, d.in_channels, d.out_channels);
 }
 
+ContinuousKernel ContinuousKernel::for_buffer(const CcDescriptor& d, const float* theta) {
+    if (d.kernel != CcKernel::internal_net) return for_descriptor(d, {});
+    if (theta == nullptr) throw ConvError("theta", "NULL", "kernel=net needs the Internal-Net parameters");
+    const std::vector<double> theta64(theta, theta + d.theta_elements());  // f32 -> double: exact
+    return for_descriptor(d, theta64);
+}
+
 void ContinuousKernel::evaluate(double dy, double dx, std::span<double> out) const {
     if (kind_ == CcKernel::internal_net) {
         net_.evaluate(dy, dx, out);

@@ -65,14 +65,28 @@ ConvResult apply_weights(const CcDescriptor& d, const Neighbours& nb, std::span<
     return r;
 }
 
+std::int64_t chunk_rows(const CcDescriptor& d, std::int64_t rows_per_chunk) {
+    if (rows_per_chunk > 0) return rows_per_chunk;
+    const std::int64_t row_weights = d.out_channels * d.in_channels * d.neighbours() * d.output_size[1];
+    return std::max<std::int64_t>(1, kWeightsChunkElements / std::max<std::int64_t>(1, row_weights));
+}
+
+RowChunk row_chunk(const CcDescriptor& d, const ProjectedGrid& grid, std::int64_t row0, std::int64_t rows) {
+    RowChunk chunk{d, grid};
+    chunk.d.output_size[0] = rows;
+    GridAxis& h = chunk.grid.axes[0];
+    h.output_size = rows;
+    h.points.assign(grid.axes[0].points.begin() + row0, grid.axes[0].points.begin() + row0 + rows);
+    if (h.exact)
+        h.exact_points.assign(grid.axes[0].exact_points.begin() + row0, grid.axes[0].exact_points.begin() + row0 + rows);
+    return chunk;
+}
+
 ConvResult cc_four_blocks(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
                           std::span<const double> bias, std::int64_t rows_per_chunk) {
     const ProjectedGrid grid = projected_grid(d);  // block 1, for the whole output
     const std::int64_t OH = d.output_size[0], OW = d.output_size[1], N = d.batch, CO = d.out_channels;
-    if (rows_per_chunk <= 0) {
-        const std::int64_t row_weights = d.out_channels * d.in_channels * d.neighbours() * OW;
-        rows_per_chunk = std::max<std::int64_t>(1, kWeightsChunkElements / std::max<std::int64_t>(1, row_weights));
-    }
+    rows_per_chunk = chunk_rows(d, rows_per_chunk);
     if (rows_per_chunk >= OH) {
         const Neighbours neighbours = extract_neighbours(d, grid, src);                          // block 2
         const std::vector<double> weights = calculate_weights(d, kernel, neighbours.distances);  // block 3
@@ -85,17 +99,10 @@ ConvResult cc_four_blocks(const CcDescriptor& d, std::span<const double> src, co
     for (std::int64_t row0 = 0; row0 < OH; row0 += rows_per_chunk) {
         // the chunk: output rows [row0, row0 + rows) with their grid points, as a layer of its own
         const std::int64_t rows = std::min(rows_per_chunk, OH - row0);
-        CcDescriptor chunk = d;
-        chunk.output_size[0] = rows;
-        ProjectedGrid chunk_grid = grid;
-        GridAxis& h = chunk_grid.axes[0];
-        h.output_size = rows;
-        h.points.assign(grid.axes[0].points.begin() + row0, grid.axes[0].points.begin() + row0 + rows);
-        if (h.exact)
-            h.exact_points.assign(grid.axes[0].exact_points.begin() + row0, grid.axes[0].exact_points.begin() + row0 + rows);
-        const Neighbours neighbours = extract_neighbours(chunk, chunk_grid, src);                   // block 2
-        const std::vector<double> weights = calculate_weights(chunk, kernel, neighbours.distances);  // block 3
-        const ConvResult part = apply_weights(chunk, neighbours, weights, bias);                     // block 4
+        const RowChunk chunk = row_chunk(d, grid, row0, rows);
+        const Neighbours neighbours = extract_neighbours(chunk.d, chunk.grid, src);                   // block 2
+        const std::vector<double> weights = calculate_weights(chunk.d, kernel, neighbours.distances);  // block 3
+        const ConvResult part = apply_weights(chunk.d, neighbours, weights, bias);                     // block 4
         for (std::int64_t n = 0; n < N; ++n)
             for (std::int64_t co = 0; co < CO; ++co)
                 for (std::int64_t i = 0; i < rows; ++i)
@@ -114,15 +121,11 @@ ConvResult continuous_convolution(const CcDescriptor& d, const float* src, const
     validate(d);
     if (src == nullptr) throw ConvError("src", "NULL", "the input buffer is required");
     if (d.has_bias && bias == nullptr) throw ConvError("bias", "NULL", "bias=1 needs a bias buffer of Cout values");
-    if (d.kernel == CcKernel::internal_net && theta == nullptr)
-        throw ConvError("theta", "NULL", "kernel=net needs the Internal-Net parameters");
+    const ContinuousKernel kernel = ContinuousKernel::for_buffer(d, theta);
     // the edges: widen f32 to double (exact)
     const std::vector<double> src64(src, src + d.src_elements());
-    const std::vector<double> theta64 = theta && d.kernel == CcKernel::internal_net
-                                            ? std::vector<double>(theta, theta + d.theta_elements())
-                                            : std::vector<double>{};
     const std::vector<double> bias64 = d.has_bias ? std::vector<double>(bias, bias + d.out_channels) : std::vector<double>{};
-    return cc_four_blocks(d, src64, ContinuousKernel::for_descriptor(d, theta64), bias64);
+    return cc_four_blocks(d, src64, kernel, bias64);
 }
 
 }  // namespace convcheck::reference::cc

@@ -229,13 +229,9 @@ std::vector<double> cc_weight_error(const CcDescriptor& d, std::span<const doubl
 std::vector<double> cc_weight_error(const CcDescriptor& d, const float* src, const float* theta, double u) {
     validate(d);
     if (src == nullptr) throw ConvError("src", "NULL", "the input buffer is required");
-    if (d.kernel == CcKernel::internal_net && theta == nullptr)
-        throw ConvError("theta", "NULL", "kernel=net needs the Internal-Net parameters");
+    const ContinuousKernel kernel = ContinuousKernel::for_buffer(d, theta);
     const std::vector<double> src64(src, src + d.src_elements());
-    const std::vector<double> theta64 = theta && d.kernel == CcKernel::internal_net
-                                            ? std::vector<double>(theta, theta + d.theta_elements())
-                                            : std::vector<double>{};
-    return cc_weight_error(d, src64, ContinuousKernel::for_descriptor(d, theta64), u);
+    return cc_weight_error(d, src64, kernel, u);
 }
 
 }  // namespace convcheck::reference::cc

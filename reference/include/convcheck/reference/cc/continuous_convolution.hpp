@@ -43,6 +43,14 @@ ConvResult apply_weights(const CcDescriptor& d, const Neighbours& neighbours, st
 // rows_per_chunk rows at a time, or, for 0, as many as keep the weights tensor W of a chunk within
 // kWeightsChunkElements doubles (at least one row). The result does not depend on the chunking.
 inline constexpr std::int64_t kWeightsChunkElements = std::int64_t{1} << 21;  // 16 MiB of doubles
+// The rows per chunk that rows_per_chunk asks for (0: as many as keep W within kWeightsChunkElements).
+std::int64_t chunk_rows(const CcDescriptor& d, std::int64_t rows_per_chunk);
+// Output rows [row0, row0 + rows) of d as a layer of its own: its descriptor and its grid points.
+struct RowChunk {
+    CcDescriptor d;
+    ProjectedGrid grid;
+};
+RowChunk row_chunk(const CcDescriptor& d, const ProjectedGrid& grid, std::int64_t row0, std::int64_t rows);
 ConvResult cc_four_blocks(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
                           std::span<const double> bias, std::int64_t rows_per_chunk = 0);
 

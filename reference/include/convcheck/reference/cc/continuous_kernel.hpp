@@ -32,9 +32,15 @@ public:
     // The kernel d describes: for kernel=net, the Internal-Net with parameters theta (ABI order,
     // d.theta_elements() values); for an analytic kernel theta must be empty.
     static ContinuousKernel for_descriptor(const CcDescriptor& d, std::span<const double> theta);
+    // The same from the ABI's f32 theta buffer (d.theta_elements() values, widened exactly; ignored for an
+    // analytic kernel). Throws ConvError when kernel=net and theta is NULL.
+    static ContinuousKernel for_buffer(const CcDescriptor& d, const float* theta);
 
     std::int64_t in_channels() const { return in_channels_; }
     std::int64_t out_channels() const { return out_channels_; }
+    CcKernel kind() const { return kind_; }
+    // The Internal-Net, or nullptr for an analytic kernel (the backward needs its parameters).
+    const InternalNet* internal_net() const { return kind_ == CcKernel::internal_net ? &net_ : nullptr; }
     // K(dy, dx) for every channel pair: out[cout * Cin + cin], Cout * Cin values.
     void evaluate(double dy, double dx, std::span<double> out) const;
     // deltaW for every channel pair (out[cout * Cin + cin]): a bound on |fl_u(K(dy~, dx~)) - K(dy, dx)|
