@@ -1,13 +1,13 @@
 // The CC backward reference on the cc suite's own layers (cc_suite_layers.hpp): central finite differences
 // of the forward reference agree with the backward's gradients within the derived bound
-// (reference/tests/cc/backward_finite_difference.hpp, docs/cc-backward.md), for every bias entry and
+// (reference/tests/include/convcheck/reference_tests/backward_finite_difference.hpp, docs/cc-backward.md), for every bias entry and
 // sampled entries of src and theta, two data seeds per layer -- issue 21's "CC backward matches finite
 // differences ... within its derived bound on the cc suite". (PyTorch autograd on the same kinds of
 // layers: vectors/tests/cc_backward_torch_check.py.)
 #include <gtest/gtest.h>
 
-#include "../../../reference/tests/cc/backward_finite_difference.hpp"
-#include "cc_suite_layers.hpp"
+#include "convcheck/reference_tests/backward_finite_difference.hpp"
+#include "convcheck/accuracy/cc_suite_layers.hpp"
 
 namespace convcheck {
 namespace {

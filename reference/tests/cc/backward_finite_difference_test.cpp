@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "backward_finite_difference.hpp"
+#include "convcheck/reference_tests/backward_finite_difference.hpp"
 
 using namespace convcheck;
 using namespace convcheck::reference::cc;

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "backward_fixtures.hpp"
+#include "convcheck/reference_tests/backward_fixtures.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 
 using namespace convcheck;

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "backward_fixtures.hpp"
+#include "convcheck/reference_tests/backward_fixtures.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 
 using namespace convcheck;

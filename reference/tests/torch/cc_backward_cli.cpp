@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "cli_io.hpp"
 #include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"

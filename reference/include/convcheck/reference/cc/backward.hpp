@@ -31,7 +31,7 @@
 #include <span>
 #include <vector>
 
-#include "cc_descriptor.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_kernel.hpp"
 
 namespace convcheck::reference::cc {

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "cc_fixtures.hpp"
+#include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/reference/cc/internal_net_backward.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "backward_fixtures.hpp"
+#include "convcheck/reference_tests/backward_fixtures.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/weight_error.hpp"
 
