@@ -41,44 +41,34 @@ for name in optimized onednn xnnpack libtorch opencv armnn; do
 done
 echo "main: backends: ${backends[*]}"
 
-status=0
+# Every run: <backend>:<suite>:<results file stem>. First the suite asked for on every backend; then the invalid
+# suite (docs/runner.md): every backend must refuse descriptors that break a rule of the spec, and what one computes
+# instead is an accepted_invalid failure (expected where backends.json pins it), seconds; then the backward passes'
+# and transposed convolution's suites (docs/passes.md, docs/transposed.md) on the backends that compute them (a
+# backend that claims none would run nothing, which is not a pass: it is left out here, and its smoke run shows the
+# backward cases declined as not claimed), seconds each (libtorch ~20 s).
+runs=()
+for name in "${backends[@]}"; do runs+=("$name:$suite:$name"); done
 for name in "${backends[@]}"; do
-  echo
-  echo "==== convcheck run --backend $name --suite $suite"
-  code=0
-  "$convcheck" run --backend "$name" --suite "$suite" --no-progress \
-    --json "$results/$name.jsonl" --junit "$results/$name.xml" || code=$?
-  case $code in
-    0) ;;
-    1) status=1 ;;
-    *) echo "main: convcheck run --backend $name exited with $code"; status=1 ;;
-  esac
+  extras=(invalid)
+  case $name in optimized | onednn | libtorch) extras+=(backward transposed) ;; esac
+  for extra in "${extras[@]}"; do
+    if [ "$extra" != "$suite" ]; then runs+=("$name:$extra:$name.$extra"); fi
+  done
 done
 
-# The invalid suite (docs/runner.md): every backend must refuse descriptors that break a rule of the spec;
-# what one computes instead is an accepted_invalid failure (expected where backends.json pins it). Seconds.
-# The backward passes and transposed convolution (docs/passes.md, docs/transposed.md): their suites on the
-# backends that compute them (a backend that claims none would run nothing, which is not a pass: it is left
-# out here, and its smoke run shows the backward cases declined as not claimed). Seconds each (libtorch ~20 s).
-extra_runs=()
-for name in "${backends[@]}"; do
-  [ "$suite" != invalid ] && extra_runs+=("$name:invalid")
-  case $name in
-    optimized | onednn | libtorch) extra_runs+=("$name:backward" "$name:transposed") ;;
-  esac
-done
-for run in "${extra_runs[@]}"; do
-  name=${run%%:*} extra=${run#*:}
-  [ "$extra" = "$suite" ] && continue
+status=0
+for run in "${runs[@]}"; do
+  IFS=: read -r name run_suite stem <<<"$run"
   echo
-  echo "==== convcheck run --backend $name --suite $extra"
+  echo "==== convcheck run --backend $name --suite $run_suite"
   code=0
-  "$convcheck" run --backend "$name" --suite "$extra" --no-progress \
-    --json "$results/$name.$extra.jsonl" --junit "$results/$name.$extra.xml" || code=$?
+  "$convcheck" run --backend "$name" --suite "$run_suite" --no-progress \
+    --json "$results/$stem.jsonl" --junit "$results/$stem.xml" || code=$?
   case $code in
     0) ;;
     1) status=1 ;;
-    *) echo "main: convcheck run --backend $name --suite $extra exited with $code"; status=1 ;;
+    *) echo "main: convcheck run --backend $name --suite $run_suite exited with $code"; status=1 ;;
   esac
 done
 
