@@ -37,16 +37,16 @@ Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const Transp
 }
 
 std::vector<int> transposed_runner_order(const convcheck_conv_transposed_desc& t) {
-    return t.data_format == CONVCHECK_NCX ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3, 1};
+    return t.data_format == CONVCHECK_NCX ? std::vector<int>{0, 1, 2, 3, 4} : std::vector<int>{0, 3, 4, 1, 2};
 }
 
 void transposed_src_to(const convcheck_conv_transposed_desc& t, const Transposed2d& g, const void* src,
                        const std::vector<int>& library, void* out) {
-    const std::vector<int64_t> dims{t.batch, t.in_channels, g.axes[0].in, g.axes[1].in};
+    const std::vector<int64_t> dims{t.batch, t.groups, t.in_channels / t.groups, g.axes[0].in, g.axes[1].in};
     WindowCopy copy;
     copy.from = src, copy.from_layout = {dims, transposed_runner_order(t)};
     copy.to = out, copy.to_layout = {dims, library};
-    copy.offset.assign(4, 0), copy.element_bytes = element_bytes(t.dtype);
+    copy.offset.assign(5, 0), copy.element_bytes = element_bytes(t.dtype);
     copy_window(copy);
 }
 
@@ -54,9 +54,10 @@ void transposed_dst_from(const convcheck_conv_transposed_desc& t, const Transpos
                          const std::vector<int>& library, const void* bias, void* dst) {
     const TransposedAxis &h = g.axes[0], &w = g.axes[1];
     WindowCopy copy;
-    copy.from = result, copy.from_layout = {{t.batch, t.out_channels, h.computed, w.computed}, library};
-    copy.to = dst, copy.to_layout = {{t.batch, t.out_channels, h.out, w.out}, transposed_runner_order(t)};
-    copy.offset = {0, 0, h.offset, w.offset}, copy.element_bytes = element_bytes(t.dtype);
+    const int64_t G = t.groups, per_group = t.out_channels / t.groups;
+    copy.from = result, copy.from_layout = {{t.batch, G, per_group, h.computed, w.computed}, library};
+    copy.to = dst, copy.to_layout = {{t.batch, G, per_group, h.out, w.out}, transposed_runner_order(t)};
+    copy.offset = {0, 0, 0, h.offset, w.offset}, copy.element_bytes = element_bytes(t.dtype);
     copy_window(copy);
     if (!t.has_bias || g.library_bias) return;
     // f32 only: a plugin crops 16-bit results never (they would be rounded before the bias).

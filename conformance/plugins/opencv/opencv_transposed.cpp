@@ -37,7 +37,7 @@ using support::Transposed2d;
 
 Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, {true, true}); }
 
-const std::vector<int> kNchw{0, 1, 2, 3};
+const std::vector<int> kNchw{0, 1, 2, 3, 4};  // {N, G, C/G, H, W} as [N][C][H][W]
 const std::vector<int> kIohw{0, 1, 2, 3, 4};  // {G, C/G, O/G, kh, kw} as [C][O/G][kh][kw]
 
 std::string not_computable(const convcheck_conv_transposed_desc& t) {

@@ -45,8 +45,8 @@ using support::TransposedAxis;
 // XNNPACK's pads: unsigned, asymmetric, an adjustment below the stride.
 Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, {true, false}); }
 
-// XNNPACK's arrays: NHWC data, [G][O/G][kh][kw][C/G] weights.
-const std::vector<int> kNhwc{0, 2, 3, 1};
+// XNNPACK's arrays: NHWC data ({N, G, C/G, H, W} as [N][H][W][G][C/G]), [G][O/G][kh][kw][C/G] weights.
+const std::vector<int> kNhwc{0, 3, 4, 1, 2};
 const std::vector<int> kGoki{0, 2, 3, 4, 1};
 
 std::string not_computable(const convcheck_conv_transposed_desc& t) {

@@ -40,15 +40,18 @@ struct Transposed2d {
 
 Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule);
 
-// Memory order of the runner's src or dst as logical {N, C, H, W} (rank 1: H = 1).
+// The activations are seen as logical {N, G, channels/G, H, W} (rank 1: H = 1), so that a library without
+// groups can take each group's images as arrays of their own. The memory order of the runner's src or dst:
+// NCX {0, 1, 2, 3, 4}, NXC {0, 3, 4, 1, 2}.
 std::vector<int> transposed_runner_order(const convcheck_conv_transposed_desc& t);
 
-// src into the library's {N, C, H, W} array in memory order `library` (sized for it, tail untouched).
+// src into the library's array of logical {N, G, C/G, H, W} in memory order `library` (sized for it, tail
+// untouched); e.g. NHWC {0, 3, 4, 1, 2}, NCHW {0, 1, 2, 3, 4}, one NCHW image per group {1, 0, 2, 3, 4}.
 void transposed_src_to(const convcheck_conv_transposed_desc& t, const Transposed2d& g, const void* src,
                        const std::vector<int>& library, void* out);
 
-// The library's {N, O, computed...} result in memory order `library` into the runner's dst: the window
-// the case keeps, zeros where it reaches beyond; then the bias in f32 when the library did not add it.
+// The library's logical {N, G, O/G, computed...} result in memory order `library` into the runner's dst: the
+// window the case keeps, zeros where it reaches beyond; then the bias in f32 when the library did not add it.
 void transposed_dst_from(const convcheck_conv_transposed_desc& t, const Transposed2d& g, const void* result,
                          const std::vector<int>& library, const void* bias, void* dst);
 
