@@ -63,17 +63,10 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
         return std::string("Arm NN 20.08 computes Float32, Float16 and BFloat16 (and quantized types), not ") +
                support::dtype_name(t.dtype);
     if (t.rank == 3) return "Arm NN 20.08 has no 3-D transposed convolution (INetwork: AddTransposeConvolution2dLayer only)";
-    if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a convolution rank";
-    if (t.groups <= 0 || t.in_channels % t.groups != 0 || t.out_channels % t.groups != 0)
-        return "the armnn plugin cannot express groups = " + std::to_string(t.groups) + " with C = " +
-               std::to_string(t.in_channels) + ", O = " + std::to_string(t.out_channels) +
-               " to Arm NN: it runs one network per group on C/G and O/G channels";
-    for (int a = 0; a < t.rank; ++a)
-        if (t.dilations[a] != 1)
-            return "Arm NN 20.08's TransposeConvolution2dDescriptor has no dilation (m_PadLeft/Right/Top/Bottom, m_StrideX/Y, "
+    if (std::string why = support::transposed_2d_inexpressible(t, "armnn", "Arm NN"); !why.empty()) return why;
+    if (support::transposed_dilated(t))
+        return "Arm NN 20.08's TransposeConvolution2dDescriptor has no dilation (m_PadLeft/Right/Top/Bottom, m_StrideX/Y, "
                    "m_BiasEnabled, m_DataLayout, m_OutputShape only)";
-    if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
-    if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
     const Transposed2d g = geometry(t);
     if (!g.direct && t.dtype != CONVCHECK_F32)
         return "Arm NN's TransposeConvolution2d takes unsigned pads and no output padding; the plugin crops an f32 result "

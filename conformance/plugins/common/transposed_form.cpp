@@ -36,6 +36,23 @@ Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const Transp
     return g;
 }
 
+std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const char* plugin, const char* library) {
+    if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a rank of a 2-D deconvolution";
+    if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
+    if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
+    if (t.groups <= 0 || t.in_channels % t.groups != 0 || t.out_channels % t.groups != 0)
+        return std::string("the ") + plugin + " plugin cannot express groups = " + std::to_string(t.groups) + " with C = " +
+               std::to_string(t.in_channels) + ", O = " + std::to_string(t.out_channels) + " to " + library +
+               ": it takes C/G and O/G channels per group";
+    return "";
+}
+
+bool transposed_dilated(const convcheck_conv_transposed_desc& t) {
+    for (int a = 0; a < t.rank; ++a)
+        if (t.dilations[a] != 1) return true;
+    return false;
+}
+
 std::vector<int> transposed_runner_order(const convcheck_conv_transposed_desc& t) {
     return t.data_format == CONVCHECK_NCX ? std::vector<int>{0, 1, 2, 3, 4} : std::vector<int>{0, 3, 4, 1, 2};
 }

@@ -47,17 +47,10 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
     if (t.rank == 3)
         return "OpenCV 4.6's Deconvolution layer runs on DNN_BACKEND_OPENCV for 2-D kernels only (supportBackend: "
                "kernel_size.size() == 2)";
-    if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a convolution rank";
-    for (int a = 0; a < t.rank; ++a)
-        if (t.dilations[a] != 1)
-            return "OpenCV 4.6's Deconvolution layer has no dilation on DNN_BACKEND_OPENCV: its output size "
+    if (std::string why = support::transposed_2d_inexpressible(t, "opencv", "OpenCV"); !why.empty()) return why;
+    if (support::transposed_dilated(t))
+        return "OpenCV 4.6's Deconvolution layer has no dilation on DNN_BACKEND_OPENCV: its output size "
                    "(stride*(in-1) + kernel - pads + adj) and its col2im take none";
-    if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
-    if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
-    if (t.groups <= 0 || t.in_channels % t.groups != 0 || t.out_channels % t.groups != 0)
-        return "the opencv plugin cannot express groups = " + std::to_string(t.groups) + " with C = " +
-               std::to_string(t.in_channels) + ", O = " + std::to_string(t.out_channels) +
-               " to OpenCV: its weights blob is {C, O/G, k...}";
     const Transposed2d g = geometry(t);
     for (const support::TransposedAxis& x : g.axes)
         for (int64_t v : {x.in, x.kernel, x.stride, x.begin, x.adjustment, x.computed})

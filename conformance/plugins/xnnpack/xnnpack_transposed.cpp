@@ -56,13 +56,7 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
                support::dtype_name(t.dtype);
     if (t.rank == 3)
         return "XNNPACK has no 3-D deconvolution (xnnpack.h: xnn_create_deconvolution2d_nhwc_* only)";
-    if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a convolution rank";
-    if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
-    if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
-    if (t.groups <= 0 || t.in_channels % t.groups != 0 || t.out_channels % t.groups != 0)
-        return "the xnnpack plugin cannot express groups = " + std::to_string(t.groups) + " with C = " +
-               std::to_string(t.in_channels) + ", O = " + std::to_string(t.out_channels) +
-               " to XNNPACK: it takes group_input_channels = C/G and group_output_channels = O/G";
+    if (std::string why = support::transposed_2d_inexpressible(t, "xnnpack", "XNNPACK"); !why.empty()) return why;
     const Transposed2d g = geometry(t);
     if (!g.direct && t.dtype != CONVCHECK_F32)
         return "XNNPACK's deconvolution takes unsigned pads and an adjustment below the stride only; the plugin crops "

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "convcheck/plugin.h"
@@ -39,6 +40,14 @@ struct Transposed2d {
 };
 
 Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule);
+
+// Why a plugin (`plugin`, e.g. "xnnpack") cannot hand t to its library (`library`, e.g. "XNNPACK") in this
+// form, "" when it can: a rank other than 1 and 2, data or weights formats other than NCX/NXC and OIX/XIO,
+// groups that do not split C and O into whole groups (the library takes C/G and O/G channels per group).
+std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const char* plugin, const char* library);
+
+// Whether t has a dilation other than 1 on any axis (for libraries without one).
+bool transposed_dilated(const convcheck_conv_transposed_desc& t);
 
 // The activations are seen as logical {N, G, channels/G, H, W} (rank 1: H = 1), so that a library without
 // groups can take each group's images as arrays of their own. The memory order of the runner's src or dst:
