@@ -7,6 +7,7 @@
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/adaptation/negative_parameter.hpp"
 #include "convcheck/adaptation/window_copy.hpp"
+#include "armnn_network.hpp"
 
 namespace convcheck_armnn {
 
@@ -218,11 +219,7 @@ std::string backend_refuses(const armnn::ILayerSupport& support, const Translati
                                                                   weights_info(t), bias, armnn::Optional<std::string&>(reason))
                         : support.IsConvolution2dSupported(input_info(t), output_info(t), convolution_descriptor(t),
                                                            weights_info(t), bias, armnn::Optional<std::string&>(reason));
-    if (ok) return "";
-    while (!reason.empty() && reason.back() == '\n') reason.pop_back();
-    for (char& ch : reason)
-        if (ch == '\n') ch = ' ';
-    return reason.empty() ? std::string("Arm NN's CpuRef refused the layer without a reason") : reason;
+    return ok ? "" : one_line(reason);
 }
 
 }  // namespace convcheck_armnn

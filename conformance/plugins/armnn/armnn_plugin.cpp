@@ -1,6 +1,7 @@
 // convcheck plugin for Arm NN 20.08's reference backend, CpuRef (Debian libarmnn-dev and
 // libarmnn-cpuref-backend22): 2-D convolution through a one-layer armnn::INetwork, optimized for
-// Compute::CpuRef and loaded into an armnn::IRuntime.
+// Compute::CpuRef and loaded into an armnn::IRuntime; transposed convolution through TransposeConvolution2d
+// (ABI 1.3; armnn_transposed.cpp).
 //
 // The translation (armnn_layer.hpp):
 //   layer       groups 1: Convolution2d; groups = C (> 1): DepthwiseConvolution2d with multiplier O/C;
@@ -31,7 +32,10 @@
 #include <vector>
 
 #include "armnn_layer.hpp"
+#include "armnn_network.hpp"
+#include "armnn_transposed.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
 
 #ifndef CONVCHECK_ARMNN_BACKEND_DIR
 #error "CONVCHECK_ARMNN_BACKEND_DIR (the folder holding Arm_CpuRef_backend.so) is set by conformance/plugins/armnn/part.cmake"
@@ -44,8 +48,6 @@ namespace support = convcheck_plugin_support;
 using namespace convcheck_armnn;
 
 namespace {
-
-const armnn::BackendId kCpuRef{"CpuRef"};
 
 // The process's runtime, shared by every instance while one exists.
 std::shared_ptr<armnn::IRuntime> shared_runtime() {
@@ -93,7 +95,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "armnn";
     mine.version = CONVCHECK_ARMNN_PACKAGE_VERSION " (libarmnn " ARMNN_VERSION ", backend CpuRef)";
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     // 2-D natively; rank 1 and 3-D with kernel depth 1 by exact data movement (conv_query declines the rest).
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -116,68 +118,22 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     });
 }
 
-// The ABI's error code for an Arm NN exception: its checks of a layer's parameters and shapes
-// (LayerValidationException, InvalidArgumentException) refuse the arguments.
-int32_t error_code_of(const armnn::Exception& e) {
-    if (dynamic_cast<const armnn::LayerValidationException*>(&e) != nullptr ||
-        dynamic_cast<const armnn::InvalidArgumentException*>(&e) != nullptr)
-        return CONVCHECK_ERROR_INVALID_ARGUMENT;
-    return CONVCHECK_ERROR_INTERNAL;
+// The network of one case's layer (armnn_network.hpp), with the translation's weights and bias.
+std::unique_ptr<LoadedLayer> load_layer(std::shared_ptr<armnn::IRuntime> runtime, const convcheck_conv_desc& desc,
+                                        const Translation& t, const void* weights, const void* bias) {
+    const std::vector<unsigned char> weights_bytes = layer_weights(desc, t, weights);
+    const std::vector<unsigned char> bias_bytes = t.library.has_bias ? layer_bias(t, bias) : std::vector<unsigned char>();
+    const armnn::ConstTensor weights_tensor(weights_info(t), weights_bytes.data());
+    const armnn::Optional<armnn::ConstTensor> bias_tensor =
+        t.library.has_bias ? armnn::Optional<armnn::ConstTensor>(armnn::ConstTensor(bias_info(t), bias_bytes.data()))
+                           : armnn::EmptyOptional();
+    const auto add = [&](armnn::INetwork& network) {
+        return t.kind == LayerKind::depthwise_convolution2d
+                   ? network.AddDepthwiseConvolution2dLayer(depthwise_descriptor(t), weights_tensor, bias_tensor, "conv")
+                   : network.AddConvolution2dLayer(convolution_descriptor(t), weights_tensor, bias_tensor, "conv");
+    };
+    return std::make_unique<LoadedLayer>(std::move(runtime), add, input_info(t), output_info(t));
 }
-
-// A network of one input, the layer, one output, optimized for CpuRef and loaded into the runtime.
-class LoadedLayer {
-public:
-    LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const convcheck_conv_desc& desc, const Translation& t,
-                const void* weights, const void* bias)
-        : runtime_(std::move(runtime)) {
-        const std::vector<unsigned char> weights_bytes = layer_weights(desc, t, weights);
-        const std::vector<unsigned char> bias_bytes = t.library.has_bias ? layer_bias(t, bias) : std::vector<unsigned char>();
-        const armnn::ConstTensor weights_tensor(weights_info(t), weights_bytes.data());
-        const armnn::Optional<armnn::ConstTensor> bias_tensor =
-            t.library.has_bias ? armnn::Optional<armnn::ConstTensor>(armnn::ConstTensor(bias_info(t), bias_bytes.data()))
-                               : armnn::EmptyOptional();
-        armnn::INetworkPtr network = armnn::INetwork::Create();
-        armnn::IConnectableLayer* input = network->AddInputLayer(0, "src");
-        armnn::IConnectableLayer* layer =
-            t.kind == LayerKind::depthwise_convolution2d
-                ? network->AddDepthwiseConvolution2dLayer(depthwise_descriptor(t), weights_tensor, bias_tensor, "conv")
-                : network->AddConvolution2dLayer(convolution_descriptor(t), weights_tensor, bias_tensor, "conv");
-        armnn::IConnectableLayer* output = network->AddOutputLayer(0, "dst");
-        input->GetOutputSlot(0).Connect(layer->GetInputSlot(0));
-        layer->GetOutputSlot(0).Connect(output->GetInputSlot(0));
-        input->GetOutputSlot(0).SetTensorInfo(input_info(t));
-        layer->GetOutputSlot(0).SetTensorInfo(output_info(t));
-        std::vector<std::string> messages;
-        armnn::IOptimizedNetworkPtr optimized =
-            armnn::Optimize(*network, {kCpuRef}, runtime_->GetDeviceSpec(), armnn::OptimizerOptions(),
-                            armnn::Optional<std::vector<std::string>&>(messages));
-        if (!optimized) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "Arm NN's Optimize failed: " + joined(messages));
-        std::string message;
-        if (runtime_->LoadNetwork(id_, std::move(optimized), message, armnn::INetworkProperties()) != armnn::Status::Success)
-            throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's LoadNetwork failed: " + message);
-    }
-    LoadedLayer(const LoadedLayer&) = delete;
-    LoadedLayer& operator=(const LoadedLayer&) = delete;
-    ~LoadedLayer() { runtime_->UnloadNetwork(id_); }
-
-    void run(const void* src, void* dst) const {
-        const armnn::InputTensors inputs{{0, armnn::ConstTensor(runtime_->GetInputTensorInfo(id_, 0), src)}};
-        const armnn::OutputTensors outputs{{0, armnn::Tensor(runtime_->GetOutputTensorInfo(id_, 0), dst)}};
-        if (runtime_->EnqueueWorkload(id_, inputs, outputs) != armnn::Status::Success)
-            throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's EnqueueWorkload failed");
-    }
-
-private:
-    static std::string joined(const std::vector<std::string>& messages) {
-        std::string all;
-        for (const std::string& m : messages) all += (all.empty() ? "" : "; ") + m;
-        return all.empty() ? "no message" : all;
-    }
-
-    std::shared_ptr<armnn::IRuntime> runtime_;
-    armnn::NetworkId id_ = 0;
-};
 
 // The prepared case: the translation, and the loaded network holding the weights (Arm NN copies them
 // into the layer), built at prepare when the weights come with it, else per execute.
@@ -194,7 +150,7 @@ struct Prepared : convcheck_conv_plan {
 
     std::unique_ptr<LoadedLayer> load(const void* weights, const void* bias) const {
         try {
-            return std::make_unique<LoadedLayer>(runtime, desc, translation, weights, bias);
+            return load_layer(runtime, desc, translation, weights, bias);
         } catch (const armnn::Exception& e) {
             throw support::PluginError(error_code_of(e), std::string("Arm NN: ") + e.what());
         }
@@ -228,9 +184,19 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
+convcheck_error* conv_transposed_query(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t, convcheck_support* out) {
+    return transposed_query(*plugin->layer_support, t, out);
+}
+
+convcheck_error* conv_transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t,
+                                         const convcheck_conv_args& args) {
+    return transposed_execute(plugin->runtime, t, args);
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_conv_transposed<conv_transposed_query, conv_transposed_execute>(a);
     return a;
 }();
 

@@ -7,7 +7,7 @@ set(CONVCHECK_PLUGIN_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # The adaptations need only the ABI header: a plugin still links none of convcheck's convolution code.
 add_library(convcheck_plugin_adaptation STATIC ${CMAKE_CURRENT_LIST_DIR}/adaptation.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/window_copy.cpp)
+            ${CMAKE_CURRENT_LIST_DIR}/window_copy.cpp ${CMAKE_CURRENT_LIST_DIR}/transposed_form.cpp)
 target_include_directories(convcheck_plugin_adaptation PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
 target_link_libraries(convcheck_plugin_adaptation PUBLIC convcheck_abi)
 set_target_properties(convcheck_plugin_adaptation PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)

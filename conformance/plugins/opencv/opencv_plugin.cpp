@@ -1,5 +1,6 @@
 // convcheck plugin for OpenCV dnn (libopencv-dnn): the "Convolution" layer, NCHW / NCDHW, f32, run
-// through a one-layer cv::dnn::Net (DNN_BACKEND_OPENCV on DNN_TARGET_CPU).
+// through a one-layer cv::dnn::Net (DNN_BACKEND_OPENCV on DNN_TARGET_CPU); transposed convolution through
+// its "Deconvolution" layer (ABI 1.3; opencv_transposed.cpp).
 //
 // The translation (LayerParams read by OpenCV's getConvolutionKernelParams):
 //   kernel_size, stride, dilation    one entry per spatial axis (OpenCV's dilation is 1-based, ours too)
@@ -30,6 +31,8 @@
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
+#include "opencv_transposed.hpp"
 
 namespace support = convcheck_plugin_support;
 
@@ -99,7 +102,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "opencv";
     mine.version = CV_VERSION;
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // Everything is claimed: conv_query says per case what OpenCV cannot compute, in its words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -223,9 +226,15 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
+convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t,
+                                    const convcheck_conv_args& args) {
+    return convcheck_opencv::transposed_execute(plugin, t, args, plugin->num_threads);
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_conv_transposed<convcheck_opencv::transposed_query, transposed_execute>(a);
     return a;
 }();
 

@@ -14,12 +14,13 @@ if(CONVCHECK_BACKEND_PLUGINS)
       set(xnnpack_version "unknown")
     endif()
     convcheck_add_backend_plugin(xnnpack SOURCES ${CMAKE_CURRENT_LIST_DIR}/xnnpack_plugin.cpp
+                                         ${CMAKE_CURRENT_LIST_DIR}/xnnpack_transposed.cpp
                                  LIBS convcheck_plugin_adaptation ${CONVCHECK_XNNPACK_LIBRARY}
                                       ${CONVCHECK_PTHREADPOOL_LIBRARY})
     target_include_directories(convcheck_plugin_xnnpack PRIVATE ${CONVCHECK_XNNPACK_INCLUDE_DIR}
                                ${CONVCHECK_PTHREADPOOL_INCLUDE_DIR})
     target_compile_definitions(convcheck_plugin_xnnpack PRIVATE CONVCHECK_XNNPACK_VERSION="${xnnpack_version}")
-    convcheck_add_backend_plugin_tests(xnnpack)
+    convcheck_add_backend_plugin_tests(xnnpack TRANSPOSED)
   else()
     message(STATUS "convcheck: XNNPACK or pthreadpool (libxnnpack-dev, libpthreadpool-dev) not found: "
                    "the xnnpack plugin is not built")

@@ -1,5 +1,6 @@
 // convcheck plugin for XNNPACK (libxnnpack, the operator API of the 2022-02 snapshot Debian ships):
-// 2-D convolution, f32 and f16, groups, dilation, explicit pads.
+// 2-D convolution, f32 and f16, groups, dilation, explicit pads; transposed convolution through its
+// deconvolution operator (ABI 1.3; xnnpack_transposed.cpp).
 //
 // The translation (xnnpack.h, xnn_create_convolution2d_nhwc_f32 / _f16 and _nchw_f32):
 //   pads        input_padding_top/right/bottom/left = pads_begin[0], pads_end[1], pads_end[0],
@@ -38,7 +39,9 @@
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
 #include "convcheck/adaptation/negative_parameter.hpp"
+#include "xnnpack_transposed.hpp"
 
 #ifndef CONVCHECK_XNNPACK_VERSION
 #define CONVCHECK_XNNPACK_VERSION "unknown"
@@ -238,7 +241,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "xnnpack";
     mine.version = CONVCHECK_XNNPACK_VERSION;
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // Everything is claimed: conv_query says per case what XNNPACK cannot compute, in its words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -341,9 +344,16 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
+// Transposed convolution on the instance's pool (started here, at the first execute).
+convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t,
+                                    const convcheck_conv_args& args) {
+    return convcheck_xnnpack::transposed_execute_on(plugin->pool(), t, args);
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_conv_transposed<convcheck_xnnpack::transposed_query, transposed_execute>(a);
     return a;
 }();
 

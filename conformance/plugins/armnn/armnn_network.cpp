@@ -1,0 +1,68 @@
+#include "armnn_network.hpp"
+
+#include <vector>
+
+#include "convcheck/plugin_support.hpp"
+
+namespace convcheck_armnn {
+
+namespace support = convcheck_plugin_support;
+
+const armnn::BackendId kCpuRef{"CpuRef"};
+
+int32_t error_code_of(const armnn::Exception& e) {
+    if (dynamic_cast<const armnn::LayerValidationException*>(&e) != nullptr ||
+        dynamic_cast<const armnn::InvalidArgumentException*>(&e) != nullptr)
+        return CONVCHECK_ERROR_INVALID_ARGUMENT;
+    return CONVCHECK_ERROR_INTERNAL;
+}
+
+std::string one_line(std::string reason) {
+    while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+    for (char& ch : reason)
+        if (ch == '\n') ch = ' ';
+    return reason.empty() ? std::string("Arm NN's CpuRef refused the layer without a reason") : reason;
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& messages) {
+    std::string all;
+    for (const std::string& m : messages) all += (all.empty() ? "" : "; ") + m;
+    return all.empty() ? "no message" : all;
+}
+
+}  // namespace
+
+LoadedLayer::LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime,
+                         const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& add_layer,
+                         const armnn::TensorInfo& input_info, const armnn::TensorInfo& output_info)
+    : runtime_(std::move(runtime)) {
+    armnn::INetworkPtr network = armnn::INetwork::Create();
+    armnn::IConnectableLayer* input = network->AddInputLayer(0, "src");
+    armnn::IConnectableLayer* layer = add_layer(*network);
+    armnn::IConnectableLayer* output = network->AddOutputLayer(0, "dst");
+    input->GetOutputSlot(0).Connect(layer->GetInputSlot(0));
+    layer->GetOutputSlot(0).Connect(output->GetInputSlot(0));
+    input->GetOutputSlot(0).SetTensorInfo(input_info);
+    layer->GetOutputSlot(0).SetTensorInfo(output_info);
+    std::vector<std::string> messages;
+    armnn::IOptimizedNetworkPtr optimized = armnn::Optimize(*network, {kCpuRef}, runtime_->GetDeviceSpec(),
+                                                            armnn::OptimizerOptions(),
+                                                            armnn::Optional<std::vector<std::string>&>(messages));
+    if (!optimized) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "Arm NN's Optimize failed: " + joined(messages));
+    std::string message;
+    if (runtime_->LoadNetwork(id_, std::move(optimized), message, armnn::INetworkProperties()) != armnn::Status::Success)
+        throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's LoadNetwork failed: " + message);
+}
+
+LoadedLayer::~LoadedLayer() { runtime_->UnloadNetwork(id_); }
+
+void LoadedLayer::run(const void* src, void* dst) const {
+    const armnn::InputTensors inputs{{0, armnn::ConstTensor(runtime_->GetInputTensorInfo(id_, 0), src)}};
+    const armnn::OutputTensors outputs{{0, armnn::Tensor(runtime_->GetOutputTensorInfo(id_, 0), dst)}};
+    if (runtime_->EnqueueWorkload(id_, inputs, outputs) != armnn::Status::Success)
+        throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's EnqueueWorkload failed");
+}
+
+}  // namespace convcheck_armnn

@@ -1,0 +1,104 @@
+// Transposed convolution as a 2-D library deconvolution takes it (convcheck/adaptation/transposed_form.hpp).
+#include "convcheck/adaptation/transposed_form.hpp"
+
+#include <algorithm>
+
+#include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/adaptation/window_copy.hpp"
+
+namespace convcheck_plugin_support {
+
+Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule) {
+    Transposed2d g;
+    for (int a = 0; a < 2; ++a) {
+        const int c = t.rank == 1 ? a - 1 : a;  // the case's axis; -1: rank 1's unit height
+        if (c < 0) continue;
+        TransposedAxis& x = g.axes[a];
+        const int64_t pb = t.pads_begin[c], pe = t.pads_end[c], op = t.output_padding[c];
+        x.in = t.input_size[c], x.kernel = t.kernel_size[c], x.stride = t.strides[c], x.dilation = t.dilations[c];
+        const int64_t span = (x.kernel - 1) * x.dilation + 1;
+        x.out = (x.in - 1) * x.stride - pb - pe + span + op;
+        x.computed = (x.in - 1) * x.stride + span;
+        x.offset = pb;
+        // end - adjustment = pe - op keeps the size; begin = pb keeps the taps.
+        const int64_t adjustment = !rule.adjustment ? 0 : rule.symmetric ? op + pb - pe : std::max<int64_t>(0, op - pe);
+        x.begin = pb, x.end = pe - op + adjustment, x.adjustment = adjustment;
+        const int64_t most = rule.adjustment ? x.stride - 1 : 0;
+        g.direct = g.direct && pb >= 0 && x.end >= 0 && adjustment >= 0 && adjustment <= most;
+    }
+    for (TransposedAxis& x : g.axes) {
+        if (g.direct)
+            x.computed = x.out, x.offset = 0;
+        else
+            x.begin = x.end = x.adjustment = 0;
+    }
+    g.library_bias = t.has_bias && g.direct;
+    return g;
+}
+
+std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const char* plugin, const char* library) {
+    if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a rank of a 2-D deconvolution";
+    if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
+    if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
+    if (t.groups <= 0 || t.in_channels % t.groups != 0 || t.out_channels % t.groups != 0)
+        return std::string("the ") + plugin + " plugin cannot express groups = " + std::to_string(t.groups) + " with C = " +
+               std::to_string(t.in_channels) + ", O = " + std::to_string(t.out_channels) + " to " + library +
+               ": it takes C/G and O/G channels per group";
+    return "";
+}
+
+bool transposed_dilated(const convcheck_conv_transposed_desc& t) {
+    for (int a = 0; a < t.rank; ++a)
+        if (t.dilations[a] != 1) return true;
+    return false;
+}
+
+std::vector<int> transposed_runner_order(const convcheck_conv_transposed_desc& t) {
+    return t.data_format == CONVCHECK_NCX ? std::vector<int>{0, 1, 2, 3, 4} : std::vector<int>{0, 3, 4, 1, 2};
+}
+
+void transposed_src_to(const convcheck_conv_transposed_desc& t, const Transposed2d& g, const void* src,
+                       const std::vector<int>& library, void* out) {
+    const std::vector<int64_t> dims{t.batch, t.groups, t.in_channels / t.groups, g.axes[0].in, g.axes[1].in};
+    WindowCopy copy;
+    copy.from = src, copy.from_layout = {dims, transposed_runner_order(t)};
+    copy.to = out, copy.to_layout = {dims, library};
+    copy.offset.assign(5, 0), copy.element_bytes = element_bytes(t.dtype);
+    copy_window(copy);
+}
+
+void transposed_dst_from(const convcheck_conv_transposed_desc& t, const Transposed2d& g, const void* result,
+                         const std::vector<int>& library, const void* bias, void* dst) {
+    const TransposedAxis &h = g.axes[0], &w = g.axes[1];
+    WindowCopy copy;
+    const int64_t G = t.groups, per_group = t.out_channels / t.groups;
+    copy.from = result, copy.from_layout = {{t.batch, G, per_group, h.computed, w.computed}, library};
+    copy.to = dst, copy.to_layout = {{t.batch, G, per_group, h.out, w.out}, transposed_runner_order(t)};
+    copy.offset = {0, 0, 0, h.offset, w.offset}, copy.element_bytes = element_bytes(t.dtype);
+    copy_window(copy);
+    if (!t.has_bias || g.library_bias) return;
+    // f32 only: a plugin crops 16-bit results never (they would be rounded before the bias).
+    const auto* b = static_cast<const float*>(bias);
+    auto* d = static_cast<float*>(dst);
+    const int64_t spatial = h.out * w.out;
+    for (int64_t n = 0; n < t.batch; ++n)
+        for (int64_t p = 0; p < spatial; ++p)
+            for (int64_t o = 0; o < t.out_channels; ++o)
+                d[t.data_format == CONVCHECK_NCX ? (n * t.out_channels + o) * spatial + p
+                                                 : (n * spatial + p) * t.out_channels + o] += b[o];
+}
+
+void transposed_weights_to(const convcheck_conv_transposed_desc& t, const Transposed2d& g, const void* weights,
+                           const std::vector<int>& library, void* out) {
+    const int64_t G = t.groups;
+    const std::vector<int64_t> dims{G, t.in_channels / G, t.out_channels / G, g.axes[0].kernel, g.axes[1].kernel};
+    WindowCopy copy;
+    copy.from = weights;
+    // OIX: [C][O/G][k...] = [G][C/G][O/G][kh][kw]; XIO: [k...][O/G][C] = [kh][kw][O/G][G][C/G].
+    copy.from_layout = {dims, t.filter_format == CONVCHECK_OIX ? std::vector<int>{0, 1, 2, 3, 4} : std::vector<int>{3, 4, 2, 0, 1}};
+    copy.to = out, copy.to_layout = {dims, library};
+    copy.offset.assign(5, 0), copy.element_bytes = element_bytes(t.dtype);
+    copy_window(copy);
+}
+
+}  // namespace convcheck_plugin_support
