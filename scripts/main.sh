@@ -51,7 +51,10 @@ runs=()
 for name in "${backends[@]}"; do runs+=("$name:$suite:$name"); done
 for name in "${backends[@]}"; do
   extras=(invalid)
-  case $name in optimized | onednn | libtorch) extras+=(backward transposed) ;; esac
+  case $name in
+    optimized | onednn | libtorch) extras+=(backward transposed) ;;
+    xnnpack | opencv | armnn) extras+=(transposed) ;;  # forward and transposed; no backward pass
+  esac
   for extra in "${extras[@]}"; do
     if [ "$extra" != "$suite" ]; then runs+=("$name:$extra:$name.$extra"); fi
   done
