@@ -4,8 +4,15 @@
 // decline (negative pads, kernels beyond the input, strides beyond the kernel) get a stated share
 // instead of most of the suite. `convcheck list --suite full` prints the resulting distribution.
 // The generator is seeded with a constant, so the suite is the same list everywhere; the run seed
-// only varies the data.
+// only varies the data. The backward passes (docs/passes.md) are appended after the forward cases, so
+// that every forward case keeps its id and seed: 75 backward data and 75 backward weights descriptors
+// drawn at the same shares, 10% each of the 750 descriptors of the random sweep.
+#include <algorithm>
+#include <cmath>
 #include <random>
+
+#include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/runner/backward_terms.hpp"
 
 #include "convcheck/runner/suite_design.hpp"
 #include "convcheck/runner/suites.hpp"
@@ -67,6 +74,25 @@ std::vector<SuiteEntry> full_suite() {
         const accuracy::Fill fill = fills[i % 3];
         a[7] = fill == accuracy::Fill::subnormal ? i % 3 : 1 + i % 2;  // dtype: f16/bf16 for ties and overflow
         entries.push_back({to_string(realize(a, rng)), "e", "fill/" + std::to_string(i), fill});
+    }
+    // The backward passes, alternately data and weights, in the random sweep's modes (bound, exact, probe:
+    // the modes a backward pass has). Exact mode only where it can hold the pass's longest sum in the dtype
+    // (backward_max_terms < 2^p); otherwise the reference would decline it. No special fills: they are
+    // forward-pass data.
+    for (int i = 0; i < 150; ++i) {
+        Attributes a{};
+        do {
+            for (int f = 0; f < kFactors; ++f) {
+                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
+                a[f] = share(rng);
+            }
+        } while (!feasible(a));
+        ConvDescriptor d = realize(a, rng);
+        d.pass = i % 2 == 0 ? Pass::backward_data : Pass::backward_weights;
+        std::string m = modes[(i / 2) % 4];
+        if (double(backward_max_terms(d)) >= std::ldexp(1.0, accuracy::significand_bits(d.dtype)))
+            m.erase(std::remove(m.begin(), m.end(), 'e'), m.end());
+        entries.push_back({to_string(d), m, std::string(i % 2 == 0 ? "bwd_d/" : "bwd_w/") + std::to_string(i / 2)});
     }
     return entries;
 }
