@@ -34,6 +34,18 @@ const std::vector<std::vector<int>> kShares = {
     {50, 50},          // bias: 0, 1
 };
 
+// One feasible set of attribute values, each drawn at its share (infeasible draws are drawn again).
+Attributes draw(std::mt19937_64& rng) {
+    Attributes a{};
+    do {
+        for (int f = 0; f < kFactors; ++f) {
+            std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
+            a[f] = share(rng);
+        }
+    } while (!feasible(a));
+    return a;
+}
+
 }  // namespace
 
 std::vector<SuiteEntry> full_suite() {
@@ -41,13 +53,7 @@ std::vector<SuiteEntry> full_suite() {
     std::vector<SuiteEntry> entries;
     const char* modes[] = {"bep", "be", "bp", "b"};
     for (int i = 0; i < 600; ++i) {
-        Attributes a{};
-        do {
-            for (int f = 0; f < kFactors; ++f) {
-                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
-                a[f] = share(rng);
-            }
-        } while (!feasible(a));
+        Attributes a = draw(rng);
         entries.push_back({to_string(realize(a, rng)), modes[i % 4], "random/" + std::to_string(i)});
     }
     // The families of smoke's designed cases on random geometry: 16 channel tails (every block size
@@ -64,13 +70,7 @@ std::vector<SuiteEntry> full_suite() {
     }
     const accuracy::Fill fills[] = {accuracy::Fill::ties, accuracy::Fill::overflow, accuracy::Fill::subnormal};
     for (int i = 0; i < 60; ++i) {
-        Attributes a{};
-        do {
-            for (int f = 0; f < kFactors; ++f) {
-                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
-                a[f] = share(rng);
-            }
-        } while (!feasible(a));
+        Attributes a = draw(rng);
         const accuracy::Fill fill = fills[i % 3];
         a[7] = fill == accuracy::Fill::subnormal ? i % 3 : 1 + i % 2;  // dtype: f16/bf16 for ties and overflow
         entries.push_back({to_string(realize(a, rng)), "e", "fill/" + std::to_string(i), fill});
@@ -80,13 +80,7 @@ std::vector<SuiteEntry> full_suite() {
     // (backward_max_terms < 2^p); otherwise the reference would decline it. No special fills: they are
     // forward-pass data.
     for (int i = 0; i < 150; ++i) {
-        Attributes a{};
-        do {
-            for (int f = 0; f < kFactors; ++f) {
-                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
-                a[f] = share(rng);
-            }
-        } while (!feasible(a));
+        Attributes a = draw(rng);
         ConvDescriptor d = realize(a, rng);
         d.pass = i % 2 == 0 ? Pass::backward_data : Pass::backward_weights;
         std::string m = modes[(i / 2) % 4];
