@@ -2,6 +2,7 @@
 // the cases of one suite (id, mode, descriptor, shape name), as `run` would number them, then the
 // suite's design: the distribution of each attribute's values and the coverage of value pairs
 // (suite_design.hpp). `--json` prints the design as one JSON object instead.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -45,6 +46,10 @@ nlohmann::json design_json(const std::string& suite, const std::vector<Case>& ca
     for (int f = 0; f < kFactors; ++f)
         for (std::size_t v = 0; v < counts[f].size(); ++v)
             j["distribution"][design_factors()[f].name][design_factors()[f].values[v]] = counts[f][v];
+    // The passes' shares (a backward descriptor is one of the design too, its pass apart).
+    for (Pass pass : {Pass::forward, Pass::backward_data, Pass::backward_weights})
+        j["passes"][std::string(to_string(pass))] =
+            std::count_if(descriptors.begin(), descriptors.end(), [&](const ConvDescriptor& d) { return d.pass == pass; });
     j["pair_coverage"] = {{"covered", pairs.covered}, {"total", pairs.total},
                           {"fraction", pairs.total ? double(pairs.covered) / double(pairs.total) : 0.0},
                           {"missing", pairs.missing}};
@@ -71,6 +76,14 @@ void print_design(const nlohmann::json& j) {
         }
         std::printf("#   %-9s%s\n", f.name, line.c_str());
     }
+    std::string passes;
+    for (const auto& [pass, count] : j["passes"].items()) {
+        char item[96];
+        std::snprintf(item, sizeof(item), "  %s %lld (%.0f%%)", pass.c_str(), count.get<long long>(),
+                      100.0 * count.get<double>() / double(n));
+        passes += item;
+    }
+    std::printf("#   %-9s%s\n", "pass", passes.c_str());
     const auto& p = j["pair_coverage"];
     std::printf("# pair coverage: %lld of %lld feasible value pairs (%.1f%%)\n", p["covered"].get<long long>(),
                 p["total"].get<long long>(), 100.0 * p["fraction"].get<double>());

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/backward_terms.hpp"
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
 
@@ -26,15 +27,20 @@ std::int64_t output_spatial(const ConvDescriptor& d) {
     return n;
 }
 
-// The most terms one gradient element of the pass sums: backward data pairs a diff_src element with
-// at most (O/G) * prod(k) (output, tap) pairs; backward weights sums over the batch and every output
-// position (N * prod(out)); the bias gradient over the same N * prod(out) diff_dst values.
-std::int64_t max_terms(const ConvDescriptor& d) {
-    if (d.pass == Pass::backward_data) return d.out_channels_per_group() * spatial_product(d, d.kernel_size);
-    return d.batch * output_spatial(d);
+}  // namespace
+
+}  // namespace convcheck::runner::detail
+
+namespace convcheck::runner {
+
+std::int64_t backward_max_terms(const ConvDescriptor& d) {
+    if (d.pass == Pass::backward_data) return d.out_channels_per_group() * detail::spatial_product(d, d.kernel_size);
+    return d.batch * detail::output_spatial(d);
 }
 
-}  // namespace
+}  // namespace convcheck::runner
+
+namespace convcheck::runner::detail {
 
 BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract& contract, accuracy::Mode mode,
                                std::uint64_t seed) {
@@ -57,7 +63,7 @@ BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract
     // accumulation and output types), so every partial sum, in any order, is an exact integer.
     const int p = std::min(accuracy::accumulation_significand_bits(contract), accuracy::significand_bits(d.dtype));
     const double limit = std::ldexp(1.0, p);
-    const std::int64_t terms = max_terms(d);
+    const std::int64_t terms = backward_max_terms(d);
     std::int64_t m = 0;
     for (std::int64_t candidate : {7, 3, 1})
         if (double(terms) * double(candidate) * double(candidate) < limit) {

@@ -4,8 +4,15 @@
 // decline (negative pads, kernels beyond the input, strides beyond the kernel) get a stated share
 // instead of most of the suite. `convcheck list --suite full` prints the resulting distribution.
 // The generator is seeded with a constant, so the suite is the same list everywhere; the run seed
-// only varies the data.
+// only varies the data. The backward passes (docs/passes.md) are appended after the forward cases, so
+// that every forward case keeps its id and seed: 75 backward data and 75 backward weights descriptors
+// drawn at the same shares, 10% each of the 750 descriptors of the random sweep.
+#include <algorithm>
+#include <cmath>
 #include <random>
+
+#include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/runner/backward_terms.hpp"
 
 #include "convcheck/runner/suite_design.hpp"
 #include "convcheck/runner/suites.hpp"
@@ -27,6 +34,18 @@ const std::vector<std::vector<int>> kShares = {
     {50, 50},          // bias: 0, 1
 };
 
+// One feasible set of attribute values, each drawn at its share (infeasible draws are drawn again).
+Attributes draw(std::mt19937_64& rng) {
+    Attributes a{};
+    do {
+        for (int f = 0; f < kFactors; ++f) {
+            std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
+            a[f] = share(rng);
+        }
+    } while (!feasible(a));
+    return a;
+}
+
 }  // namespace
 
 std::vector<SuiteEntry> full_suite() {
@@ -34,13 +53,7 @@ std::vector<SuiteEntry> full_suite() {
     std::vector<SuiteEntry> entries;
     const char* modes[] = {"bep", "be", "bp", "b"};
     for (int i = 0; i < 600; ++i) {
-        Attributes a{};
-        do {
-            for (int f = 0; f < kFactors; ++f) {
-                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
-                a[f] = share(rng);
-            }
-        } while (!feasible(a));
+        Attributes a = draw(rng);
         entries.push_back({to_string(realize(a, rng)), modes[i % 4], "random/" + std::to_string(i)});
     }
     // The families of smoke's designed cases on random geometry: 16 channel tails (every block size
@@ -57,16 +70,23 @@ std::vector<SuiteEntry> full_suite() {
     }
     const accuracy::Fill fills[] = {accuracy::Fill::ties, accuracy::Fill::overflow, accuracy::Fill::subnormal};
     for (int i = 0; i < 60; ++i) {
-        Attributes a{};
-        do {
-            for (int f = 0; f < kFactors; ++f) {
-                std::discrete_distribution<int> share(kShares[f].begin(), kShares[f].end());
-                a[f] = share(rng);
-            }
-        } while (!feasible(a));
+        Attributes a = draw(rng);
         const accuracy::Fill fill = fills[i % 3];
         a[7] = fill == accuracy::Fill::subnormal ? i % 3 : 1 + i % 2;  // dtype: f16/bf16 for ties and overflow
         entries.push_back({to_string(realize(a, rng)), "e", "fill/" + std::to_string(i), fill});
+    }
+    // The backward passes, alternately data and weights, in the random sweep's modes (bound, exact, probe:
+    // the modes a backward pass has). Exact mode only where it can hold the pass's longest sum in the dtype
+    // (backward_max_terms < 2^p); otherwise the reference would decline it. No special fills: they are
+    // forward-pass data.
+    for (int i = 0; i < 150; ++i) {
+        Attributes a = draw(rng);
+        ConvDescriptor d = realize(a, rng);
+        d.pass = i % 2 == 0 ? Pass::backward_data : Pass::backward_weights;
+        std::string m = modes[(i / 2) % 4];
+        if (double(backward_max_terms(d)) >= std::ldexp(1.0, accuracy::significand_bits(d.dtype)))
+            m.erase(std::remove(m.begin(), m.end(), 'e'), m.end());
+        entries.push_back({to_string(d), m, std::string(i % 2 == 0 ? "bwd_d/" : "bwd_w/") + std::to_string(i / 2)});
     }
     return entries;
 }

@@ -1,6 +1,6 @@
 // The models suite: the distinct convolution layers of well-known networks at their real sizes,
-// batch 1, bound mode. Slow against the reference (billions of multiply-adds in total): meant for
-// nightly runs, not for CI.
+// batch 1, bound mode; the ResNet-50 and MobileNet-v2 layers in their backward passes too. Slow
+// against the reference (billions of multiply-adds in total): meant for nightly runs, not for CI.
 #include <string>
 
 #include "convcheck/runner/suites.hpp"
@@ -86,6 +86,14 @@ std::vector<SuiteEntry> models_suite() {
     e.push_back({"c=256,o=256,in=400,k=13,pb=6,pe=6", "b", "jasper/block1"});
     e.push_back({"c=256,o=256,g=256,in=400,k=33,pb=16,pe=16", "b", "quartznet/depthwise_k33"});
     e.push_back({"c=40,o=250,in=700,k=48,s=2,pb=23,pe=23,bias=1", "b", "wav2letter/conv1"});
+    // The backward passes of the ResNet-50 and MobileNet-v2 layers (docs/passes.md): backward data and
+    // backward weights of each, bound mode, appended so that every forward case keeps its id and seed.
+    const std::size_t forward = e.size();
+    for (std::size_t i = 0; i < forward; ++i) {
+        const std::string name = e[i].name;
+        if (name.rfind("resnet50/", 0) != 0 && name.rfind("mobilenet_v2/", 0) != 0) continue;
+        for (const char* dir : {"bwd_d", "bwd_w"}) e.push_back({e[i].descriptor + ",dir=" + dir, "b", name + "/" + dir});
+    }
     return e;
 }
 

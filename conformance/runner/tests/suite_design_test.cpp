@@ -8,6 +8,8 @@
 #include <random>
 
 #include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/runner/backward_terms.hpp"
 #include "convcheck/runner/suite_design.hpp"
 #include "convcheck/runner/suites.hpp"
 
@@ -80,6 +82,49 @@ TEST(SuiteDesign, FullSweepDrawsEachAttributeAtItsStatedShare) {
     EXPECT_NEAR(share("stride", "beyond_kernel"), 0.10, 0.03);
     EXPECT_NEAR(share("groups", "depthwise_multiplier"), 0.10, 0.03);
     EXPECT_NEAR(share("dtype", "f32"), 0.50, 0.05);
+}
+
+// The backward passes follow the forward cases (which keep their ids and seeds): 75 descriptors of each
+// pass, 10% each of the random sweep's 750; exact mode only where it can hold the pass's longest sum;
+// bound, exact and probe only (the modes of a backward pass), no special fills.
+TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
+    const auto entries = full_suite();
+    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u);
+    int passes[3] = {};
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const ConvDescriptor d = parse_descriptor(entries[i].descriptor);
+        ++passes[static_cast<int>(d.pass)];
+        EXPECT_EQ(d.pass != Pass::forward, i >= 676) << entries[i].descriptor;
+        if (d.pass == Pass::forward) continue;
+        EXPECT_EQ(entries[i].fill, accuracy::Fill::standard) << entries[i].descriptor;
+        EXPECT_EQ(entries[i].modes.find_first_not_of("bep"), std::string::npos) << entries[i].modes;
+        const bool exact_holds = double(backward_max_terms(d)) < std::ldexp(1.0, accuracy::significand_bits(d.dtype));
+        EXPECT_EQ(entries[i].modes.find('e') != std::string::npos, exact_holds && (i - 676) / 2 % 4 < 2)
+            << entries[i].descriptor << " " << entries[i].modes;
+    }
+    EXPECT_EQ(passes[0], 676);
+    EXPECT_EQ(passes[1], 75);
+    EXPECT_EQ(passes[2], 75);
+}
+
+// The models suite: the ResNet-50 and MobileNet-v2 layers again as backward data and backward weights,
+// after the forward layers.
+TEST(SuiteDesign, ModelsHaveTheBackwardPassesOfResNetAndMobileNet) {
+    const auto entries = models_suite();
+    int forward_listed = 0, backward = 0;
+    for (const SuiteEntry& e : entries) {
+        const ConvDescriptor d = parse_descriptor(e.descriptor);
+        if (d.pass == Pass::forward) {
+            EXPECT_EQ(backward, 0) << e.name << ": a forward layer after a backward one";
+            forward_listed += e.name.starts_with("resnet50/") || e.name.starts_with("mobilenet_v2/");
+            continue;
+        }
+        ++backward;
+        EXPECT_EQ(e.modes, "b");
+        EXPECT_TRUE(e.name.ends_with(d.pass == Pass::backward_data ? "/bwd_d" : "/bwd_w")) << e.name;
+    }
+    EXPECT_EQ(forward_listed, 26);
+    EXPECT_EQ(backward, 2 * forward_listed);
 }
 
 TEST(SuiteDesign, RealizedDescriptorsHaveTheValuesAsked) {
