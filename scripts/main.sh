@@ -3,15 +3,16 @@
 # implementation and each third-party backend whose package is installed), and write one
 # self-contained HTML report.
 #
-#   bash scripts/main.sh            # suite: smoke (seconds per backend), then the invalid suite
+#   bash scripts/main.sh            # suite: smoke (seconds per backend), then the invalid suite, and the
+#                                   # backward and transposed suites on the backends that compute them
 #   SUITE=full bash scripts/main.sh # any suite of `convcheck list`, a JSON case file or a benchdnn file
 #   BENCH=1 bash scripts/main.sh    # also time every third-party backend against the optimized
 #                                   # implementation on the ResNet-50 and MobileNet-v2 layers of the models
 #                                   # suite (BENCH_REPEATS timed runs per layer, default 20) and add the
 #                                   # performance section to the report
 #   SELFTEST=1 bash scripts/main.sh # also run `convcheck selftest` on the suite (every bundled mutant against
-#                                   # it: 55 mutants x 92 cases, 4.6 min on smoke on the 2-core machine under
-#                                   # load, hence opt-in) and show its kill matrix in the report
+#                                   # it: every entry of mutants.def x smoke's 102 cases, minutes on 2 cores, hence
+#                                   # opt-in) and show its kill matrix in the report
 #
 # The report's "Suite strength" section always shows the pair coverage of the suite run and of the pairwise
 # suite (`convcheck list --json`, instant); the kill matrix only with SELFTEST=1 (docs/selftest.md).
@@ -40,36 +41,36 @@ for name in optimized onednn xnnpack libtorch opencv armnn; do
 done
 echo "main: backends: ${backends[*]}"
 
-status=0
+# Every run: <backend>:<suite>:<results file stem>. First the suite asked for on every backend; then the invalid
+# suite (docs/runner.md): every backend must refuse descriptors that break a rule of the spec, and what one computes
+# instead is an accepted_invalid failure (expected where backends.json pins it), seconds; then the backward passes'
+# and transposed convolution's suites (docs/passes.md, docs/transposed.md) on the backends that compute them (a
+# backend that claims none would run nothing, which is not a pass: it is left out here, and its smoke run shows the
+# backward cases declined as not claimed), seconds each (libtorch ~20 s).
+runs=()
+for name in "${backends[@]}"; do runs+=("$name:$suite:$name"); done
 for name in "${backends[@]}"; do
+  extras=(invalid)
+  case $name in optimized | onednn | libtorch) extras+=(backward transposed) ;; esac
+  for extra in "${extras[@]}"; do
+    if [ "$extra" != "$suite" ]; then runs+=("$name:$extra:$name.$extra"); fi
+  done
+done
+
+status=0
+for run in "${runs[@]}"; do
+  IFS=: read -r name run_suite stem <<<"$run"
   echo
-  echo "==== convcheck run --backend $name --suite $suite"
+  echo "==== convcheck run --backend $name --suite $run_suite"
   code=0
-  "$convcheck" run --backend "$name" --suite "$suite" --no-progress \
-    --json "$results/$name.jsonl" --junit "$results/$name.xml" || code=$?
+  "$convcheck" run --backend "$name" --suite "$run_suite" --no-progress \
+    --json "$results/$stem.jsonl" --junit "$results/$stem.xml" || code=$?
   case $code in
     0) ;;
     1) status=1 ;;
-    *) echo "main: convcheck run --backend $name exited with $code"; status=1 ;;
+    *) echo "main: convcheck run --backend $name --suite $run_suite exited with $code"; status=1 ;;
   esac
 done
-
-# The invalid suite (docs/runner.md): every backend must refuse descriptors that break a rule of the spec;
-# what one computes instead is an accepted_invalid failure (expected where backends.json pins it). Seconds.
-if [ "$suite" != invalid ]; then
-  for name in "${backends[@]}"; do
-    echo
-    echo "==== convcheck run --backend $name --suite invalid"
-    code=0
-    "$convcheck" run --backend "$name" --suite invalid --no-progress \
-      --json "$results/$name.invalid.jsonl" --junit "$results/$name.invalid.xml" || code=$?
-    case $code in
-      0) ;;
-      1) status=1 ;;
-      *) echo "main: convcheck run --backend $name --suite invalid exited with $code"; status=1 ;;
-    esac
-  done
-fi
 
 # Speed (BENCH=1): real layer shapes, the ResNet-50 and MobileNet-v2 layers of the models suite, taken
 # from `convcheck list` so that the list lives in one place (conformance/runner/suite_models.cpp).

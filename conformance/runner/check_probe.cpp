@@ -111,7 +111,7 @@ void ProbeJudge::finish(CaseResult& r) const {
       << words_.probed << " elements ";
     for (std::size_t i = 0; i < counts.src_elements.size(); ++i) m << (i ? ", " : "") << counts.src_elements[i];
     m << "): " << total.mismatches << " of " << total.elements << " outputs wrong (" << counts.leaked
-      << " NaN outside " << words_.field << ", " << counts.missing << " no NaN inside it, " << counts.over_bound
+      << " NaN outside " << words_.field_summed << ", " << counts.missing << " no NaN inside it, " << counts.over_bound
       << " over the error bound; " << report_.border_mismatches << " at the border, " << report_.interior_mismatches
       << " inside)";
     if (total.worst_index >= 0 && std::isfinite(total.max_bound_fraction) && total.max_bound_fraction > 1.0)

@@ -71,7 +71,7 @@ void check_backward_probe(const Backend& backend, const Case& c, const CheckSett
     for (double& m : plain.magnitude) m = scale.magnitude(m);
     for (std::int64_t& t : plain.terms) t = scale.terms(t);
     ProbeJudge judge(contract, gradient_location(d),
-                     {"diff_dst", "the elements the forward pairs it with",
+                     {"diff_dst", "the elements the forward pairs it with", "the elements the forward pairs it with",
                       [&d](std::int64_t flat) { return gradient_element(d, flat); }});
     for (const std::int64_t element : accuracy::probe_elements(d.dst_elements(), c.seed, s.random_probes)) {
         const std::vector<char> may_reach = padded_taps(d, element);

@@ -157,7 +157,7 @@ if(CONVCHECK_BUILD_TESTS)
              COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                      $<TARGET_FILE:convcheck> run --backend ${plugin} --suite backward --no-shrink --no-progress)
     set_tests_properties(conformance_backward_${declining}_declines PROPERTIES PASS_REGULAR_EXPRESSION
-      "exit code 1 as expected.*the plugin does not claim prop_kind backward_data.*0 cases executed, 80 declined")
+      "exit code 1 as expected.*the plugin does not claim prop_kind backward_data.*0 cases executed, 88 declined")
   endforeach()
 endif()
 if(CONVCHECK_BUILD_TESTS)

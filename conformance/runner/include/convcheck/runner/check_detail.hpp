@@ -232,7 +232,8 @@ struct ProbeRun {
 // pairs it with.
 struct ProbeWords {
     const char* probed = "src";
-    const char* field = "its receptive field";
+    const char* field = "its receptive field";      // the first failing run's words
+    const char* field_summed = "the receptive field";  // the counts summed over the runs
     std::function<std::string(std::int64_t)> name_of;  // an output's name ("diff_src[0,1,2]"); empty: its coordinates
 };
 class ProbeJudge {
