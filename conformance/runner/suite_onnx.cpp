@@ -177,6 +177,20 @@ std::string refusal_text(const dialects::DialectError& e) {
     return e.attribute + " = " + e.value + ": " + e.message + (e.framework_wording ? "" : " [convcheck's words]");
 }
 
+// The case of a node: the dialect's descriptor (ConvDescriptor or TransposedDescriptor) with the node's bias and
+// element type, validated.
+template <class Descriptor>
+SuiteEntry node_entry(Descriptor d, const NodeTensors& t, const std::string& case_name, const char* dialect,
+                      dialects::PaddingRequest padding) {
+    d.has_bias = t.has_bias;
+    d.dtype = t.dtype;
+    validate(d);
+    SuiteEntry e(to_string(d), "b", case_name);
+    e.dialect = dialect;
+    e.padding = std::string(dialects::to_string(padding));
+    return e;
+}
+
 SuiteEntry conv_entry(const json& node, const std::string& case_name) {
     NodeTensors t = node_tensors(node, "Conv");
     const auto& x = t.x;
@@ -196,14 +210,7 @@ SuiteEntry conv_entry(const json& node, const std::string& case_name) {
             throw Skip{"B's shape " + dims_text(json(b)) + " is not [M] = [" + std::to_string(w[0]) + "]"};
     }
     check_inferred_output(node, x[0], w[0], r.output_size, "ONNX dialect");
-    ConvDescriptor d = r.descriptor;
-    d.has_bias = t.has_bias;
-    d.dtype = t.dtype;
-    validate(d);
-    SuiteEntry e(to_string(d), "b", case_name);
-    e.dialect = "onnx";
-    e.padding = std::string(dialects::to_string(r.request.padding));
-    return e;
+    return node_entry(r.descriptor, t, case_name, "onnx", r.request.padding);
 }
 
 // ConvTranspose: W is [C, M/group, k...], so C = W[0] and the output has M = W[1] * group channels.
@@ -227,14 +234,7 @@ SuiteEntry conv_transposed_entry(const json& node, const std::string& case_name)
     const dialects::TransposedResult r = dialects::onnx::read_transposed(t.attributes);
     if (r.error) throw Skip{"ONNX ConvTranspose refuses it: " + refusal_text(*r.error)};
     check_inferred_output(node, x[0], m, r.output_size, "ONNX transposed dialect");
-    TransposedDescriptor d = r.descriptor;
-    d.has_bias = t.has_bias;
-    d.dtype = t.dtype;
-    validate(d);
-    SuiteEntry e(to_string(d), "b", case_name);
-    e.dialect = "onnx_transpose";
-    e.padding = std::string(dialects::to_string(r.request.padding));
-    return e;
+    return node_entry(r.descriptor, t, case_name, "onnx_transpose", r.request.padding);
 }
 
 // The node as ONNX prints it, then each of its tensors' element type and shape as the model gives them:

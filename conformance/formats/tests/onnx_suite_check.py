@@ -91,6 +91,34 @@ def with_bias_dtype(descriptor, bias, dt):
     return descriptor.replace("bias=0", f"bias={int(bias)}").replace("dt=f32", f"dt={dt}")
 
 
+def check_model_cases(path, rows, dialect_name):
+    """Every row (name, words for `describe --dialect`, elem, by-hand descriptor, expected from the dialect's
+    reading) is one passing case of the model named after its node, in that dialect."""
+    model = os.path.basename(path)
+    listing = run(["list", "--suite", path], 0)
+    check("skipped" not in listing.stdout + listing.stderr, f"{model}: nothing should be skipped:\n{listing.stdout}")
+    cases, _ = run_cases(path)
+    by_name = {c["shape_name"]: c for c in cases}
+    check(len(cases) == len(rows), f"{model}: {len(cases)} cases, expected {len(rows)}")
+    for name, words, by_hand, from_dialect in rows:
+        c = by_name.get(f"{model}/{name}")
+        if c is None:
+            failures.append(f"{model}: no case named {model}/{name}")
+            continue
+        check(c["descriptor"] == by_hand, f"{name}: descriptor {c['descriptor']}, by hand {by_hand}")
+        check(c["status"] == "passed", f"{name}: {c['status']} {c['reason']} ({c['reproducer']})")
+        check(c["features"]["dialect"] == dialect_name, f"{name}: dialect {c['features']['dialect']}")
+        # the dialect's reading of the same attributes, through `convcheck describe`
+        dialect = describe(words, dialect_name)
+        if dialect is not None:
+            check(c["descriptor"] == from_dialect(dialect),
+                  f"{name}: descriptor {c['descriptor']}, the {dialect_name} dialect reads {dialect} ({words})")
+
+
+def attribute_words(attrs):
+    return [f"{key}=" + ("x".join(map(str, v)) if isinstance(v, list) else str(v)) for key, v in attrs.items()]
+
+
 def run_cases(model_path, expect_exit=0):
     out = os.path.join(tmp, os.path.basename(model_path) + ".jsonl")
     p = run(["run", "--backend", plugin, "--suite", model_path, "--threads", "2", "--no-shrink",
@@ -146,28 +174,10 @@ for name, x, w, bias, elem, attrs, _ in table:
 convs_path = os.path.join(tmp, "convs.onnx")
 convs.save(convs_path)
 
-listing = run(["list", "--suite", convs_path], 0)
-check("skipped" not in listing.stdout + listing.stderr, f"convs.onnx: nothing should be skipped:\n{listing.stdout}")
-cases, _ = run_cases(convs_path)
-by_name = {c["shape_name"]: c for c in cases}
-check(len(cases) == len(table), f"convs.onnx: {len(cases)} cases, expected {len(table)}")
-for name, x, w, bias, elem, attrs, by_hand in table:
-    c = by_name.get(f"convs.onnx/{name}")
-    if c is None:
-        failures.append(f"convs.onnx: no case named convs.onnx/{name}")
-        continue
-    check(c["descriptor"] == by_hand, f"{name}: descriptor {c['descriptor']}, by hand {by_hand}")
-    check(c["status"] == "passed", f"{name}: {c['status']} {c['reason']} ({c['reproducer']})")
-    check(c["features"]["dialect"] == "onnx", f"{name}: dialect {c['features']['dialect']}")
-    # the ONNX dialect's reading of the same attributes, through `convcheck describe`
-    words = [f"n={x[0]}", f"c={x[1]}", f"o={w[0]}", "in=" + "x".join(map(str, x[2:])),
-             "k=" + "x".join(map(str, w[2:]))]
-    for key, value in attrs.items():
-        words.append(f"{key}=" + ("x".join(map(str, value)) if isinstance(value, list) else str(value)))
-    dialect = describe(words)
-    if dialect is not None:
-        check(c["descriptor"] == with_bias_dtype(dialect, bias, DT[elem]),
-              f"{name}: descriptor {c['descriptor']}, the ONNX dialect reads {dialect} (bias={bias}, {DT[elem]})")
+check_model_cases(convs_path, [
+    (name, [f"n={x[0]}", f"c={x[1]}", f"o={w[0]}", "in=" + "x".join(map(str, x[2:])), "k=" + "x".join(map(str, w[2:]))] +
+     attribute_words(attrs), by_hand, lambda d, bias=bias, elem=elem: with_bias_dtype(d, bias, DT[elem]))
+    for name, x, w, bias, elem, attrs, by_hand in table], "onnx")
 for mode in ("exact", "probe"):  # the other contracts hold too
     out = run(["run", "--backend", plugin, "--suite", convs_path, "--mode", mode, "--quiet", "--threads", "2"], 0)
 
@@ -265,28 +275,12 @@ for name, x, w, group, bias, elem, attrs, _ in ttable:
     transposed.conv(name, x, w, bias, elem, op="ConvTranspose", b_size=w[1] * group, **attrs)
 transposed_path = os.path.join(tmp, "transposed.onnx")
 transposed.save(transposed_path)
-listing = run(["list", "--suite", transposed_path], 0)
-check("skipped" not in listing.stdout + listing.stderr, f"transposed.onnx: nothing should be skipped:\n{listing.stdout}")
-cases, _ = run_cases(transposed_path)
-by_name = {c["shape_name"]: c for c in cases}
-check(len(cases) == len(ttable), f"transposed.onnx: {len(cases)} cases, expected {len(ttable)}")
-for name, x, w, group, bias, elem, attrs, by_hand in ttable:
-    c = by_name.get(f"transposed.onnx/{name}")
-    if c is None:
-        failures.append(f"transposed.onnx: no case named transposed.onnx/{name}")
-        continue
-    check(c["descriptor"] == by_hand, f"{name}: descriptor {c['descriptor']}, by hand {by_hand}")
-    check(c["status"] == "passed", f"{name}: {c['status']} {c['reason']} ({c['reproducer']})")
-    check(c["features"]["dialect"] == "onnx_transpose", f"{name}: dialect {c['features']['dialect']}")
-    # the transposed dialect's reading of the same attributes: c = W[0], o = W[1] * group, B's size
-    words = [f"n={x[0]}", f"c={w[0]}", f"o={w[1] * group}", "in=" + "x".join(map(str, x[2:])),
-             "k=" + "x".join(map(str, w[2:]))] + ([f"bias={w[1] * group}"] if bias else [])
-    for key, value in attrs.items():
-        words.append(f"{key}=" + ("x".join(map(str, value)) if isinstance(value, list) else str(value)))
-    dialect = describe(words, "onnx_transpose")
-    if dialect is not None:
-        check(c["descriptor"] == dialect.replace("dt=f32", f"dt={DT[elem]}"),
-              f"{name}: descriptor {c['descriptor']}, the ONNX transposed dialect reads {dialect} ({DT[elem]})")
+# the transposed dialect's words: c = W[0], o = W[1] * group, B's size
+check_model_cases(transposed_path, [
+    (name, [f"n={x[0]}", f"c={w[0]}", f"o={w[1] * group}", "in=" + "x".join(map(str, x[2:])),
+            "k=" + "x".join(map(str, w[2:]))] + ([f"bias={w[1] * group}"] if bias else []) + attribute_words(attrs),
+     by_hand, lambda d, elem=elem: d.replace("dt=f32", f"dt={DT[elem]}"))
+    for name, x, w, group, bias, elem, attrs, by_hand in ttable], "onnx_transpose")
 
 # ---- skips.onnx: nodes convcheck cannot run are skipped with their reasons, never approximated
 skips = Model()
