@@ -33,5 +33,6 @@ std::vector<SuiteEntry> invalid_suite() { return builtin_list("invalid"); }
 std::vector<SuiteEntry> accuracy_suite() { return builtin_list("accuracy"); }
 std::vector<SuiteEntry> large_suite() { return builtin_list("large"); }
 std::vector<SuiteEntry> backward_suite() { return builtin_list("backward"); }
+std::vector<SuiteEntry> transposed_suite() { return builtin_list("transposed"); }
 
 }  // namespace convcheck::runner

@@ -1,14 +1,18 @@
 // ONNX model nodes -> cases (see suite_onnx.hpp). The rules, in the order they are applied to a node:
 //   - a node of a model-local function: skipped (its shapes depend on each call site);
-//   - ConvTranspose: skipped ("transposed convolution is not implemented yet"); ConvInteger and
-//     QLinearConv: skipped (integer convolution); a "*Conv*" operator of another domain: skipped;
-//   - Conv: inputs X, W and B (present iff the node has a third, non-empty input); its attributes
-//     must be Conv's own (auto_pad, dilations, group, kernel_shape, pads, strides) with their ONNX
-//     types; X, W (and B) fully static after shape inference and of one element type, FLOAT, FLOAT16
-//     or BFLOAT16 (f32, f16, bf16); 1-D to 3-D (X and W 3-D to 5-D); the ONNX dialect reads the
-//     attributes with those shapes (its refusal or an empty output: skipped with its words);
-//     W[1] * group = C and B of shape [M]; and the output shape that ONNX's shape inference gives Y,
-//     where it gives one, must be the dialect's.
+//   - ConvInteger and QLinearConv: skipped (integer convolution); a "*Conv*" operator of another
+//     domain: skipped;
+//   - Conv and ConvTranspose: inputs X, W and B (present iff the node has a third, non-empty input);
+//     its attributes must be the operator's own (Conv: auto_pad, dilations, group, kernel_shape, pads,
+//     strides; ConvTranspose also output_padding and output_shape) with their ONNX types; X, W (and B)
+//     fully static after shape inference and of one element type, FLOAT, FLOAT16 or BFLOAT16 (f32,
+//     f16, bf16); 1-D to 3-D (X and W 3-D to 5-D);
+//   - Conv: the ONNX dialect reads the attributes with those shapes (its refusal or an empty output:
+//     skipped with its words); W[1] * group = C and B of shape [M];
+//   - ConvTranspose: W is [C, M/group, k...]: W[0] = C, M = W[1] * group; B of shape [M]; the ONNX
+//     transposed dialect (onnx_transpose) reads the attributes with those shapes (its refusal: skipped
+//     with its words) into a "deconv:" case;
+//   - the output shape that ONNX's shape inference gives Y, where it gives one, must be the dialect's.
 #include "convcheck/runner/suite_onnx.hpp"
 
 #include <algorithm>
@@ -17,6 +21,7 @@
 #include <stdexcept>
 
 #include "convcheck/reference/dialects/onnx.hpp"
+#include "convcheck/reference/dialects/transposed.hpp"
 
 namespace convcheck::runner {
 
@@ -73,22 +78,30 @@ DataType element_type(const json& node, const std::string& name, const std::stri
     throw Skip{role + " has the element type " + t + ": convcheck runs FLOAT, FLOAT16 and BFLOAT16 (f32, f16, bf16)"};
 }
 
-// Conv's attributes in the dialect's text form, each checked against its ONNX type.
-void add_attributes(const json& node, dialects::AttributeSet* attributes) {
-    static const std::map<std::string, std::string> kTypes{{"auto_pad", "STRING"},   {"dilations", "INTS"},
-                                                           {"group", "INT"},         {"kernel_shape", "INTS"},
-                                                           {"pads", "INTS"},         {"strides", "INTS"}};
+// The operator's attributes in the dialect's text form, each checked against its ONNX type.
+void add_attributes(const json& node, const std::string& op, dialects::AttributeSet* attributes) {
+    static const std::map<std::string, std::string> kConv{{"auto_pad", "STRING"},   {"dilations", "INTS"},
+                                                          {"group", "INT"},         {"kernel_shape", "INTS"},
+                                                          {"pads", "INTS"},         {"strides", "INTS"}};
+    static const std::map<std::string, std::string> kTransposed = [] {
+        auto m = kConv;
+        m["output_padding"] = "INTS";
+        m["output_shape"] = "INTS";
+        return m;
+    }();
+    const bool transposed = op == "ConvTranspose";
+    const auto& types = transposed ? kTransposed : kConv;
     for (const auto& [name, a] : node.at("attributes").items()) {
-        const auto type = kTypes.find(name);
-        if (type == kTypes.end())
-            throw Skip{"attribute '" + name + "' is not an attribute of ONNX Conv (auto_pad, dilations, group, "
-                       "kernel_shape, pads, strides)"};
+        const auto type = types.find(name);
+        if (type == types.end())
+            throw Skip{"attribute '" + name + "' is not an attribute of ONNX " + op + " (auto_pad, dilations, group, " +
+                       "kernel_shape, " + (transposed ? "output_padding, output_shape, " : "") + "pads, strides)"};
         const std::string have = a.at("type").get<std::string>();
         if (a.contains("ref_attr_name"))
             throw Skip{"attribute '" + name + "' refers to the function attribute '" +
                        a["ref_attr_name"].get<std::string>() + "'"};
         if (have != type->second)
-            throw Skip{"attribute '" + name + "' has the type " + have + "; ONNX Conv defines it as " + type->second};
+            throw Skip{"attribute '" + name + "' has the type " + have + "; ONNX " + op + " defines it as " + type->second};
         const json& v = a.at("value");
         if (have == "STRING") {
             (*attributes)[name] = v.get<std::string>();
@@ -103,69 +116,125 @@ void add_attributes(const json& node, dialects::AttributeSet* attributes) {
     }
 }
 
-SuiteEntry conv_entry(const json& node, const std::string& case_name) {
-    const std::vector<std::string> inputs = node.at("inputs").get<std::vector<std::string>>();
-    if (inputs.size() < 2 || inputs[0].empty() || inputs[1].empty())
-        throw Skip{"ONNX Conv needs the inputs X and W; the node has " + std::to_string(inputs.size())};
-    const bool has_bias = inputs.size() >= 3 && !inputs[2].empty();  // "" is ONNX's omitted optional input
-    if (inputs.size() > 3) throw Skip{"ONNX Conv has at most 3 inputs (X, W, B); the node has " +
-                                      std::to_string(inputs.size())};
+// What Conv and ConvTranspose share: the inputs, the attributes, one element type, X and W of one rank.
+struct NodeTensors {
+    std::vector<std::string> inputs;
+    bool has_bias = false;
     dialects::AttributeSet attributes;
-    add_attributes(node, &attributes);
+    DataType dtype = DataType::f32;
+    std::vector<std::int64_t> x, w;
+};
 
-    const DataType dtype = element_type(node, inputs[0], "X");
-    for (std::size_t i = 1; i < (has_bias ? 3u : 2u); ++i) {
+NodeTensors node_tensors(const json& node, const std::string& op) {
+    NodeTensors t;
+    t.inputs = node.at("inputs").get<std::vector<std::string>>();
+    const auto& inputs = t.inputs;
+    if (inputs.size() < 2 || inputs[0].empty() || inputs[1].empty())
+        throw Skip{"ONNX " + op + " needs the inputs X and W; the node has " + std::to_string(inputs.size())};
+    t.has_bias = inputs.size() >= 3 && !inputs[2].empty();  // "" is ONNX's omitted optional input
+    if (inputs.size() > 3) throw Skip{"ONNX " + op + " has at most 3 inputs (X, W, B); the node has " +
+                                      std::to_string(inputs.size())};
+    add_attributes(node, op, &t.attributes);
+
+    t.dtype = element_type(node, inputs[0], "X");
+    for (std::size_t i = 1; i < (t.has_bias ? 3u : 2u); ++i) {
         const char* role = i == 1 ? "W" : "B";
-        if (element_type(node, inputs[i], role) != dtype)
-            throw Skip{std::string(role) + " and X have different element types (ONNX Conv: one type T)"};
+        if (element_type(node, inputs[i], role) != t.dtype)
+            throw Skip{std::string(role) + " and X have different element types (ONNX " + op + ": one type T)"};
     }
-    const auto x = static_shape(node, inputs[0], "X");
-    const auto w = static_shape(node, inputs[1], "W");
+    t.x = static_shape(node, inputs[0], "X");
+    t.w = static_shape(node, inputs[1], "W");
+    const auto& x = t.x;
+    const auto& w = t.w;
     if (x.size() < 3 || x.size() > 5)
         throw Skip{"X is " + std::to_string(x.size()) + "-D " + dims_text(json(x)) +
                    ": convcheck runs 1-D to 3-D convolutions (X and W 3-D to 5-D)"};
     if (w.size() != x.size())
         throw Skip{"W is " + std::to_string(w.size()) + "-D " + dims_text(json(w)) + " and X is " +
-                   std::to_string(x.size()) + "-D: ONNX Conv needs W of X's rank (convcheck: 3-D to 5-D)"};
+                   std::to_string(x.size()) + "-D: ONNX " + op + " needs W of X's rank (convcheck: 3-D to 5-D)"};
+    t.attributes["n"] = std::to_string(x[0]);
+    t.attributes["c"] = std::to_string(x[1]);
+    t.attributes["in"] = join_x({x.begin() + 2, x.end()});
+    t.attributes["k"] = join_x({w.begin() + 2, w.end()});
+    return t;
+}
 
-    attributes["n"] = std::to_string(x[0]);
-    attributes["c"] = std::to_string(x[1]);
-    attributes["o"] = std::to_string(w[0]);
-    attributes["in"] = join_x({x.begin() + 2, x.end()});
-    attributes["k"] = join_x({w.begin() + 2, w.end()});
-    const dialects::DialectResult r = dialects::onnx::read(attributes);
-    if (r.error)
-        throw Skip{"ONNX Conv refuses it: " + r.error->attribute + " = " + r.error->value + ": " + r.error->message +
-                   (r.error->framework_wording ? "" : " [convcheck's words]")};
+// Where ONNX's shape inference gives Y a static shape, it must be [N, M, output_size...].
+void check_inferred_output(const json& node, std::int64_t n, std::int64_t m, const std::vector<std::int64_t>& output_size,
+                           const std::string& dialect) {
+    const std::string& y_name = node.at("outputs").empty() ? std::string() : node["outputs"][0].get_ref<const std::string&>();
+    if (!node["tensors"].contains(y_name) || !node["tensors"][y_name]["shape"].is_array()) return;
+    const json& y = node["tensors"][y_name]["shape"];
+    std::vector<std::int64_t> want{n, m};
+    want.insert(want.end(), output_size.begin(), output_size.end());
+    const bool all_static = std::all_of(y.begin(), y.end(), [](const json& d) { return d.is_number_integer(); });
+    if (all_static && y.get<std::vector<std::int64_t>>() != want)
+        throw Skip{"ONNX shape inference gives Y the shape " + dims_text(y) + " but the " + dialect + " reads " +
+                   dims_text(json(want)) + " (a disagreement to report: docs/errata.md)"};
+}
+
+std::string refusal_text(const dialects::DialectError& e) {
+    return e.attribute + " = " + e.value + ": " + e.message + (e.framework_wording ? "" : " [convcheck's words]");
+}
+
+// The case of a node: the dialect's descriptor (ConvDescriptor or TransposedDescriptor) with the node's bias and
+// element type, validated.
+template <class Descriptor>
+SuiteEntry node_entry(Descriptor d, const NodeTensors& t, const std::string& case_name, const char* dialect,
+                      dialects::PaddingRequest padding) {
+    d.has_bias = t.has_bias;
+    d.dtype = t.dtype;
+    validate(d);
+    SuiteEntry e(to_string(d), "b", case_name);
+    e.dialect = dialect;
+    e.padding = std::string(dialects::to_string(padding));
+    return e;
+}
+
+SuiteEntry conv_entry(const json& node, const std::string& case_name) {
+    NodeTensors t = node_tensors(node, "Conv");
+    const auto& x = t.x;
+    const auto& w = t.w;
+    t.attributes["o"] = std::to_string(w[0]);
+    const dialects::DialectResult r = dialects::onnx::read(t.attributes);
+    if (r.error) throw Skip{"ONNX Conv refuses it: " + refusal_text(*r.error)};
     if (r.empty_output) throw Skip{"ONNX gives an empty output (size 0 on an axis): there is no convolution to run"};
     const std::int64_t group = r.descriptor.groups;
     if (w[1] * group != x[1])
         throw Skip{"W's shape " + dims_text(json(w)) + " has " + std::to_string(w[1]) + " input channels per group; " +
                    "with group = " + std::to_string(group) + " X needs " + std::to_string(w[1] * group) +
                    " channels, not " + std::to_string(x[1]) + " (ONNX Conv: W is [M, C/group, k...])"};
-    if (has_bias) {
-        const auto b = static_shape(node, inputs[2], "B");
+    if (t.has_bias) {
+        const auto b = static_shape(node, t.inputs[2], "B");
         if (b != std::vector<std::int64_t>{w[0]})
             throw Skip{"B's shape " + dims_text(json(b)) + " is not [M] = [" + std::to_string(w[0]) + "]"};
     }
-    const std::string& y_name = node.at("outputs").empty() ? std::string() : node["outputs"][0].get_ref<const std::string&>();
-    if (node["tensors"].contains(y_name) && node["tensors"][y_name]["shape"].is_array()) {
-        const json& y = node["tensors"][y_name]["shape"];
-        std::vector<std::int64_t> want{x[0], w[0]};
-        want.insert(want.end(), r.output_size.begin(), r.output_size.end());
-        bool all_static = std::all_of(y.begin(), y.end(), [](const json& d) { return d.is_number_integer(); });
-        if (all_static && y.get<std::vector<std::int64_t>>() != want)
-            throw Skip{"ONNX shape inference gives Y the shape " + dims_text(y) + " but the ONNX dialect reads " +
-                       dims_text(json(want)) + " (a disagreement to report: docs/errata.md)"};
+    check_inferred_output(node, x[0], w[0], r.output_size, "ONNX dialect");
+    return node_entry(r.descriptor, t, case_name, "onnx", r.request.padding);
+}
+
+// ConvTranspose: W is [C, M/group, k...], so C = W[0] and the output has M = W[1] * group channels.
+SuiteEntry conv_transposed_entry(const json& node, const std::string& case_name) {
+    NodeTensors t = node_tensors(node, "ConvTranspose");
+    const auto& x = t.x;
+    const auto& w = t.w;
+    if (w[0] != x[1])
+        throw Skip{"W's shape " + dims_text(json(w)) + " has " + std::to_string(w[0]) + " input channels; X has " +
+                   std::to_string(x[1]) + " (ONNX ConvTranspose: W is [C, M/group, k...])"};
+    const std::int64_t group = t.attributes.count("group") ? std::stoll(t.attributes["group"]) : 1;
+    // a group < 1 is the dialect's to refuse: M is then given as W[1]
+    const std::int64_t m = w[1] * std::max<std::int64_t>(group, 1);
+    t.attributes["o"] = std::to_string(m);
+    if (t.has_bias) {
+        const auto b = static_shape(node, t.inputs[2], "B");
+        if (b != std::vector<std::int64_t>{m})
+            throw Skip{"B's shape " + dims_text(json(b)) + " is not [M] = [" + std::to_string(m) + "] (M = W[1] * group)"};
+        t.attributes["bias"] = std::to_string(m);
     }
-    ConvDescriptor d = r.descriptor;
-    d.has_bias = has_bias;
-    d.dtype = dtype;
-    validate(d);
-    SuiteEntry e(to_string(d), "b", case_name);
-    e.dialect = "onnx";
-    e.padding = std::string(dialects::to_string(r.request.padding));
-    return e;
+    const dialects::TransposedResult r = dialects::onnx::read_transposed(t.attributes);
+    if (r.error) throw Skip{"ONNX ConvTranspose refuses it: " + refusal_text(*r.error)};
+    check_inferred_output(node, x[0], m, r.output_size, "ONNX transposed dialect");
+    return node_entry(r.descriptor, t, case_name, "onnx_transpose", r.request.padding);
 }
 
 // The node as ONNX prints it, then each of its tensors' element type and shape as the model gives them:
@@ -204,9 +273,12 @@ void add_node(const json& node, const std::string& model_name, OnnxModelSuite* s
                        ": its tensors' shapes depend on each call"};
         if (!domain.empty() && domain != "ai.onnx")
             throw Skip{"operator " + domain + "." + op + " is not ONNX Conv (domain " + domain + ")"};
-        if (op == "ConvTranspose") throw Skip{"transposed convolution is not implemented yet"};
         if (op == "ConvInteger" || op == "QLinearConv")
             throw Skip{"integer convolution (" + op + ") is not modelled: convcheck runs f32, f16 and bf16"};
+        if (op == "ConvTranspose") {
+            suite->entries.push_back(conv_transposed_entry(node, case_name));
+            return;
+        }
         if (op != "Conv") throw Skip{"operator " + op + " is not ONNX Conv"};
         suite->entries.push_back(conv_entry(node, case_name));
     } catch (const Skip& s) {

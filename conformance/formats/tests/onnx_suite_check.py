@@ -11,8 +11,11 @@ Builds small models with python3-onnx (onnx.helper) and checks `convcheck list/r
   - inferred.onnx: Conv nodes whose inputs have no declared shape (after Relu, MaxPool, Reshape, a
     Constant weight): their shapes come from ONNX shape inference;
   - nested.onnx: Conv nodes in an If node's branches are cases, one in a model-local function is skipped;
-  - skips.onnx: a ConvTranspose, a DOUBLE Conv, a ConvInteger and a Conv with a symbolic batch are
-    skipped with their reasons (printed, counted) while the one plain Conv runs;
+  - transposed.onnx: ConvTranspose nodes over pads, output_padding, output_shape, auto_pad, group,
+    dilations, strides, 1-D/3-D, bias, f16: each is one "deconv:" case whose descriptor is the one written
+    here by hand AND the one `convcheck describe --dialect onnx_transpose` gives, and every case passes;
+  - skips.onnx: a ConvTranspose the ONNX transposed dialect refuses, a DOUBLE Conv, a ConvInteger and a
+    Conv with a symbolic batch are skipped with their reasons (printed, counted) while the one plain Conv runs;
   - a garbage file, an empty file and python without python3-onnx: exit 2 with a clear message.
 """
 import json
@@ -60,13 +63,14 @@ class Model:
     def __init__(self):
         self.nodes, self.inputs, self.outputs, self.inits = [], [], [], []
 
-    def conv(self, name, x_shape, w_shape, bias=False, elem=TensorProto.FLOAT, op="Conv", y_elem=None, **attrs):
+    def conv(self, name, x_shape, w_shape, bias=False, elem=TensorProto.FLOAT, op="Conv", y_elem=None, b_size=None,
+             **attrs):
         x, w, y = f"{name}_x", f"{name}_w", f"{name}_y"
         self.inputs.append(helper.make_tensor_value_info(x, elem, x_shape))
         self.inits.append(initializer(w, w_shape, elem))
         ins = [x, w]
         if bias:
-            self.inits.append(initializer(f"{name}_b", [w_shape[0]], elem))
+            self.inits.append(initializer(f"{name}_b", [b_size or w_shape[0]], elem))
             ins.append(f"{name}_b")
         self.nodes.append(helper.make_node(op, ins, [y], name=name, **attrs))
         self.outputs.append(helper.make_tensor_value_info(y, y_elem or elem, None))  # no declared shape
@@ -76,8 +80,8 @@ class Model:
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
 
 
-def describe(attributes):
-    p = subprocess.run([convcheck, "describe", "--dialect", "onnx", "--json"] + attributes, capture_output=True,
+def describe(attributes, dialect="onnx"):
+    p = subprocess.run([convcheck, "describe", "--dialect", dialect, "--json"] + attributes, capture_output=True,
                        text=True)
     check(p.returncode == 0, f"describe {attributes}: exit {p.returncode}\n{p.stderr}")
     return json.loads(p.stdout)["canonical"] if p.returncode == 0 else None
@@ -85,6 +89,34 @@ def describe(attributes):
 
 def with_bias_dtype(descriptor, bias, dt):
     return descriptor.replace("bias=0", f"bias={int(bias)}").replace("dt=f32", f"dt={dt}")
+
+
+def check_model_cases(path, rows, dialect_name):
+    """Every row (name, words for `describe --dialect`, elem, by-hand descriptor, expected from the dialect's
+    reading) is one passing case of the model named after its node, in that dialect."""
+    model = os.path.basename(path)
+    listing = run(["list", "--suite", path], 0)
+    check("skipped" not in listing.stdout + listing.stderr, f"{model}: nothing should be skipped:\n{listing.stdout}")
+    cases, _ = run_cases(path)
+    by_name = {c["shape_name"]: c for c in cases}
+    check(len(cases) == len(rows), f"{model}: {len(cases)} cases, expected {len(rows)}")
+    for name, words, by_hand, from_dialect in rows:
+        c = by_name.get(f"{model}/{name}")
+        if c is None:
+            failures.append(f"{model}: no case named {model}/{name}")
+            continue
+        check(c["descriptor"] == by_hand, f"{name}: descriptor {c['descriptor']}, by hand {by_hand}")
+        check(c["status"] == "passed", f"{name}: {c['status']} {c['reason']} ({c['reproducer']})")
+        check(c["features"]["dialect"] == dialect_name, f"{name}: dialect {c['features']['dialect']}")
+        # the dialect's reading of the same attributes, through `convcheck describe`
+        dialect = describe(words, dialect_name)
+        if dialect is not None:
+            check(c["descriptor"] == from_dialect(dialect),
+                  f"{name}: descriptor {c['descriptor']}, the {dialect_name} dialect reads {dialect} ({words})")
+
+
+def attribute_words(attrs):
+    return [f"{key}=" + ("x".join(map(str, v)) if isinstance(v, list) else str(v)) for key, v in attrs.items()]
 
 
 def run_cases(model_path, expect_exit=0):
@@ -142,28 +174,10 @@ for name, x, w, bias, elem, attrs, _ in table:
 convs_path = os.path.join(tmp, "convs.onnx")
 convs.save(convs_path)
 
-listing = run(["list", "--suite", convs_path], 0)
-check("skipped" not in listing.stdout + listing.stderr, f"convs.onnx: nothing should be skipped:\n{listing.stdout}")
-cases, _ = run_cases(convs_path)
-by_name = {c["shape_name"]: c for c in cases}
-check(len(cases) == len(table), f"convs.onnx: {len(cases)} cases, expected {len(table)}")
-for name, x, w, bias, elem, attrs, by_hand in table:
-    c = by_name.get(f"convs.onnx/{name}")
-    if c is None:
-        failures.append(f"convs.onnx: no case named convs.onnx/{name}")
-        continue
-    check(c["descriptor"] == by_hand, f"{name}: descriptor {c['descriptor']}, by hand {by_hand}")
-    check(c["status"] == "passed", f"{name}: {c['status']} {c['reason']} ({c['reproducer']})")
-    check(c["features"]["dialect"] == "onnx", f"{name}: dialect {c['features']['dialect']}")
-    # the ONNX dialect's reading of the same attributes, through `convcheck describe`
-    words = [f"n={x[0]}", f"c={x[1]}", f"o={w[0]}", "in=" + "x".join(map(str, x[2:])),
-             "k=" + "x".join(map(str, w[2:]))]
-    for key, value in attrs.items():
-        words.append(f"{key}=" + ("x".join(map(str, value)) if isinstance(value, list) else str(value)))
-    dialect = describe(words)
-    if dialect is not None:
-        check(c["descriptor"] == with_bias_dtype(dialect, bias, DT[elem]),
-              f"{name}: descriptor {c['descriptor']}, the ONNX dialect reads {dialect} (bias={bias}, {DT[elem]})")
+check_model_cases(convs_path, [
+    (name, [f"n={x[0]}", f"c={x[1]}", f"o={w[0]}", "in=" + "x".join(map(str, x[2:])), "k=" + "x".join(map(str, w[2:]))] +
+     attribute_words(attrs), by_hand, lambda d, bias=bias, elem=elem: with_bias_dtype(d, bias, DT[elem]))
+    for name, x, w, bias, elem, attrs, by_hand in table], "onnx")
 for mode in ("exact", "probe"):  # the other contracts hold too
     out = run(["run", "--backend", plugin, "--suite", convs_path, "--mode", mode, "--quiet", "--threads", "2"], 0)
 
@@ -227,10 +241,51 @@ for branch in ("then", "else"):
 check("skipped 1 input" in listing.stdout and "inside the model-local function local.block" in listing.stdout,
       f"nested.onnx: the function's Conv is not reported as skipped:\n{listing.stdout}")
 
+# ---- transposed.onnx: ConvTranspose nodes, W [C, M/group, k...], read by the ONNX transposed dialect
+transposed = Model()
+# (name, x, w, group, bias, elem, attrs, expected descriptor written by hand from the ONNX spec)
+ttable = [
+    # out = 2 * (4 - 1) + 1 + 3 - 1 - 1 = 8
+    ("pads_output_padding", [1, 2, 4, 4], [2, 3, 3, 3], 1, True, TensorProto.FLOAT,
+     dict(strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+     "deconv:n=1,c=2,o=3,g=1,in=4x4,k=3x3,s=2x2,d=1x1,pb=1x1,pe=1x1,op=1x1,bias=1,dt=f32,data=ncx,wei=oix"),
+    # output_shape 8x7: total_padding = 2*3 + 3 - 8 = 1 -> NOTSET: 1 first; 2*3 + 3 - 7 = 2 -> 1/1
+    ("output_shape", [1, 2, 4, 4], [2, 3, 3, 3], 1, False, TensorProto.FLOAT,
+     dict(strides=[2, 2], output_shape=[8, 7]),
+     "deconv:n=1,c=2,o=3,g=1,in=4x4,k=3x3,s=2x2,d=1x1,pb=1x1,pe=0x1,op=0x0,bias=0,dt=f32,data=ncx,wei=oix"),
+    # SAME_UPPER: out = in * s = 8; total = 2*3 + 4 - 8 = 2 -> 1/1 (k 4)
+    ("same_upper_grouped", [2, 4, 4, 4], [4, 1, 4, 4], 2, True, TensorProto.FLOAT,
+     dict(auto_pad="SAME_UPPER", strides=[2, 2], group=2),
+     "deconv:n=2,c=4,o=2,g=2,in=4x4,k=4x4,s=2x2,d=1x1,pb=1x1,pe=1x1,op=0x0,bias=1,dt=f32,data=ncx,wei=oix"),
+    # SAME_LOWER, k 3, s 2: total = 2*4 + 3 - 10 = 1 -> the extra 1 first
+    ("same_lower_1d", [1, 3, 5], [3, 2, 3], 1, False, TensorProto.FLOAT,
+     dict(auto_pad="SAME_LOWER", strides=[2]),
+     "deconv:n=1,c=3,o=2,g=1,in=5,k=3,s=2,d=1,pb=1,pe=0,op=0,bias=0,dt=f32,data=ncx,wei=oix"),
+    # depthwise with dilation and output_padding below the dilation at stride 1
+    ("depthwise_dilated", [1, 3, 5, 5], [3, 1, 3, 3], 3, False, TensorProto.FLOAT,
+     dict(group=3, dilations=[2, 2], output_padding=[1, 0]),
+     "deconv:n=1,c=3,o=3,g=3,in=5x5,k=3x3,s=1x1,d=2x2,pb=0x0,pe=0x0,op=1x0,bias=0,dt=f32,data=ncx,wei=oix"),
+    ("valid_3d", [1, 2, 3, 2, 3], [2, 2, 2, 2, 2], 1, True, TensorProto.FLOAT,
+     dict(auto_pad="VALID", strides=[2, 1, 2]),
+     "deconv:n=1,c=2,o=2,g=1,in=3x2x3,k=2x2x2,s=2x1x2,d=1x1x1,pb=0x0x0,pe=0x0x0,op=0x0x0,bias=1,dt=f32,data=ncx,wei=oix"),
+    ("f16", [1, 2, 3, 3], [2, 2, 2, 2], 1, True, TensorProto.FLOAT16, dict(strides=[2, 2]),
+     "deconv:n=1,c=2,o=2,g=1,in=3x3,k=2x2,s=2x2,d=1x1,pb=0x0,pe=0x0,op=0x0,bias=1,dt=f16,data=ncx,wei=oix"),
+]
+for name, x, w, group, bias, elem, attrs, _ in ttable:
+    transposed.conv(name, x, w, bias, elem, op="ConvTranspose", b_size=w[1] * group, **attrs)
+transposed_path = os.path.join(tmp, "transposed.onnx")
+transposed.save(transposed_path)
+# the transposed dialect's words: c = W[0], o = W[1] * group, B's size
+check_model_cases(transposed_path, [
+    (name, [f"n={x[0]}", f"c={w[0]}", f"o={w[1] * group}", "in=" + "x".join(map(str, x[2:])),
+            "k=" + "x".join(map(str, w[2:]))] + ([f"bias={w[1] * group}"] if bias else []) + attribute_words(attrs),
+     by_hand, lambda d, elem=elem: d.replace("dt=f32", f"dt={DT[elem]}"))
+    for name, x, w, group, bias, elem, attrs, by_hand in ttable], "onnx_transpose")
+
 # ---- skips.onnx: nodes convcheck cannot run are skipped with their reasons, never approximated
 skips = Model()
 skips.conv("plain", [1, 2, 5, 5], [2, 2, 3, 3])
-skips.conv("transposed", [1, 2, 3, 3], [2, 2, 3, 3], op="ConvTranspose", strides=[2, 2])
+skips.conv("transposed", [1, 2, 3, 3], [2, 2, 3, 3], op="ConvTranspose", strides=[2, 2], output_padding=[2, 0])
 skips.conv("double", [1, 2, 5, 5], [2, 2, 3, 3], elem=TensorProto.DOUBLE)
 skips.conv("integer", [1, 2, 5, 5], [2, 2, 3, 3], elem=TensorProto.UINT8, op="ConvInteger",
            y_elem=TensorProto.INT32)
@@ -240,7 +295,9 @@ skips.save(skips_path)
 listing = run(["list", "--suite", skips_path], 0)
 check(listing.stdout.count("skips.onnx/") == 1 and "skips.onnx/plain" in listing.stdout,
       f"skips.onnx: list shows only the plain Conv:\n{listing.stdout}")
-for reason in ("skipped 4 inputs", "transposed convolution is not implemented yet",
+REFUSED = ("ONNX ConvTranspose refuses it: output_padding = 2x0: Each padding value in \"output_padding\" must be less "
+           "than the corresponding stride/dilation dimension (axis 0: output_padding 2, stride 2, dilation 1)")
+for reason in ("skipped 4 inputs", REFUSED,
                "X has the element type DOUBLE: convcheck runs FLOAT, FLOAT16 and BFLOAT16",
                "integer convolution (ConvInteger) is not modelled",
                "X has symbolic or unknown dimensions after ONNX shape inference",
@@ -248,15 +305,16 @@ for reason in ("skipped 4 inputs", "transposed convolution is not implemented ye
     check(reason in listing.stdout, f"skips.onnx: list does not say '{reason}':\n{listing.stdout}")
 cases, p = run_cases(skips_path)
 check([c["shape_name"] for c in cases] == ["skips.onnx/plain"], f"skips.onnx ran {[c['shape_name'] for c in cases]}")
-check("transposed convolution is not implemented yet" in p.stdout + p.stderr,
+check(REFUSED in p.stdout + p.stderr,
       f"skips.onnx: run does not report skips:\n{p.stdout}\n{p.stderr}")
 with open(os.path.join(tmp, "skips.onnx.jsonl")) as f:
     records = [json.loads(line) for line in f if line.strip()]
 skipped = {r["source"]: r for r in records if r["record"] == "skipped"}
 check(len(skipped) == 4, f"skips.onnx: {len(skipped)} skipped records, expected 4")
 record = skipped.get("skips.onnx: graph main, node #1 'transposed'", {})
-check(record.get("reason") == "transposed convolution is not implemented yet" and record.get("suite") == "skips" and
-      record.get("input", "").startswith("%transposed_y = ConvTranspose[strides = [2, 2]](%transposed_x, %transposed_w)"),
+check(record.get("reason") == REFUSED and record.get("suite") == "skips" and
+      record.get("input", "").startswith("%transposed_y = ConvTranspose[output_padding = [2, 0], strides = [2, 2]]"
+                                         "(%transposed_x, %transposed_w)"),
       f"skips.onnx: the ConvTranspose's skipped record is {record}")
 check(records[-1].get("skipped_inputs") == 4, f"skips.onnx: the summary says {records[-1]}")
 strict = run(["run", "--backend", plugin, "--suite", skips_path, "--strict-benchdnn", "--quiet"], 2)

@@ -88,9 +88,6 @@ TEST(SuiteOnnx, NamesComeFromTheNodeAndItsGraph) {
 }
 
 TEST(SuiteOnnx, OtherOperatorsAreSkippedWithTheirReason) {
-    json transposed = conv_node();
-    transposed["op_type"] = "ConvTranspose";
-    EXPECT_EQ(outcome(transposed), "skipped: transposed convolution is not implemented yet");
     json quantized = conv_node();
     quantized["op_type"] = "QLinearConv";
     EXPECT_EQ(outcome(quantized), "skipped: integer convolution (QLinearConv) is not modelled: convcheck runs f32, f16 and bf16");
@@ -102,6 +99,56 @@ TEST(SuiteOnnx, OtherOperatorsAreSkippedWithTheirReason) {
     in_function["function"] = "local.block";
     EXPECT_EQ(outcome(in_function),
               "skipped: inside the model-local function local.block: its tensors' shapes depend on each call");
+}
+
+// A ConvTranspose node X [1, 2, 4, 4], W [2, 3, 3, 3] ([C, M/group, k...]), optionally B [3].
+json conv_transpose_node(json attributes = json::object(), bool bias = false) {
+    json node = conv_node(std::move(attributes), bias);
+    node["op_type"] = "ConvTranspose";
+    node["tensors"]["x"] = tensor("FLOAT", {1, 2, 4, 4});
+    node["tensors"]["w"] = tensor("FLOAT", {2, 3, 3, 3});
+    if (bias) node["tensors"]["b"] = tensor("FLOAT", {3});
+    return node;
+}
+
+TEST(SuiteOnnx, ConvTransposeNodesAreReadByTheOnnxTransposedDialect) {
+    // out = 2 * (4 - 1) + 1 + 3 - 1 - 1 = 8
+    EXPECT_EQ(outcome(conv_transpose_node({{"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})},
+                                           {"output_padding", ints({1, 1})}}, true)),
+              "deconv:n=1,c=2,o=3,g=1,in=4x4,k=3x3,s=2x2,d=1x1,pb=1x1,pe=1x1,op=1x1,bias=1,dt=f32,data=ncx,wei=oix");
+    // output_shape: total_padding = 2 * 3 + 3 - 8 = 1, NOTSET puts the extra 1 at the beginning (pads ignored)
+    json shaped = conv_transpose_node({{"strides", ints({2, 2})}, {"output_shape", ints({8, 8})}});
+    shaped["tensors"]["y"] = tensor("FLOAT", {1, 3, 8, 8});
+    EXPECT_EQ(outcome(shaped), "deconv:n=1,c=2,o=3,g=1,in=4x4,k=3x3,s=2x2,d=1x1,pb=1x1,pe=0x0,op=0x0,bias=0,dt=f32,data=ncx,wei=oix");
+    // W [C, M/group, k...]: group 2 gives M = 3 * 2; SAME_UPPER at stride 1: out 4, total_padding 2 -> 1/1
+    json grouped = conv_transpose_node({{"group", {{"type", "INT"}, {"value", 2}}}, {"auto_pad", {{"type", "STRING"}, {"value", "SAME_UPPER"}}}});
+    EXPECT_EQ(outcome(grouped), "deconv:n=1,c=2,o=6,g=2,in=4x4,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,op=0x0,bias=0,dt=f32,data=ncx,wei=oix");
+    const OnnxModelSuite s = read_nodes({conv_transpose_node()});
+    ASSERT_EQ(s.entries.size(), 1u);
+    EXPECT_EQ(s.entries[0].dialect, "onnx_transpose");
+    EXPECT_EQ(s.entries[0].padding, "explicit");
+}
+
+TEST(SuiteOnnx, ConvTransposeNodesTheDialectRefusesAreSkipped) {
+    EXPECT_EQ(outcome(conv_transpose_node({{"strides", ints({2, 2})}, {"output_padding", ints({2, 0})}})),
+              "skipped: ONNX ConvTranspose refuses it: output_padding = 2x0: Each padding value in \"output_padding\" must be "
+              "less than the corresponding stride/dilation dimension (axis 0: output_padding 2, stride 2, dilation 1)");
+    EXPECT_EQ(outcome(conv_transpose_node({{"auto_pad", {{"type", "STRING"}, {"value", "VALID"}}}, {"pads", ints({1, 1, 1, 1})}})),
+              "skipped: ONNX ConvTranspose refuses it: pads = 1x1x1x1: This attribute cannot be used simultaneously with "
+              "auto_pad attribute.");
+    EXPECT_EQ(outcome(conv_transpose_node({{"output_size", ints({8, 8})}})),
+              "skipped: attribute 'output_size' is not an attribute of ONNX ConvTranspose (auto_pad, dilations, group, "
+              "kernel_shape, output_padding, output_shape, pads, strides)");
+    json channels = conv_transpose_node();
+    channels["tensors"]["w"]["shape"] = {3, 2, 3, 3};
+    EXPECT_EQ(outcome(channels), "skipped: W's shape [3, 2, 3, 3] has 3 input channels; X has 2 (ONNX ConvTranspose: W "
+                                 "is [C, M/group, k...])");
+    json bias = conv_transpose_node({{"group", {{"type", "INT"}, {"value", 2}}}}, true);
+    EXPECT_EQ(outcome(bias), "skipped: B's shape [3] is not [M] = [6] (M = W[1] * group)");
+    json disagrees = conv_transpose_node();
+    disagrees["tensors"]["y"] = tensor("FLOAT", {1, 3, 7, 6});
+    EXPECT_EQ(outcome(disagrees), "skipped: ONNX shape inference gives Y the shape [1, 3, 7, 6] but the ONNX transposed "
+                                  "dialect reads [1, 3, 6, 6] (a disagreement to report: docs/errata.md)");
 }
 
 TEST(SuiteOnnx, ShapesAndTypesConvcheckCannotRunAreSkipped) {

@@ -47,7 +47,7 @@ std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
 // The backward passes of the smoke geometries (docs/passes.md).
-std::vector<SuiteEntry> transposed_suite();  // suite_transposed.cpp
+std::vector<SuiteEntry> transposed_suite();  // conformance/data/suites/transposed.cases (docs/transposed.md)
 std::vector<SuiteEntry> backward_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
