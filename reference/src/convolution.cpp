@@ -1,39 +1,84 @@
 #include "convcheck/reference/convolution.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <cmath>
 
-#include "index_set.hpp"
+#include "term_runs.hpp"
 
 namespace convcheck::reference {
 
+namespace {
+
+// Outputs per parallel block: their sums, magnitudes and term counts (~12 KiB) stay in L1 while
+// every term position visits them.
+constexpr std::int64_t kOutputsPerBlock = 512;
+
+// One term for each of a run's outputs:  sum += src*w,  magnitude += |src*w|,  ++terms.
+// The loop runs across outputs, never along one output's terms, so it vectorizes without
+// reassociating any sum.
+void add_products(const detail::TermRun& t, const double* src, double w, double* __restrict sum,
+                  double* __restrict magnitude, std::int64_t* __restrict terms) {
+    const std::int64_t count = t.count, step = t.src_step;
+    if (step == 1) {
+        for (std::int64_t j = 0; j < count; ++j) {
+            const double product = src[j] * w;
+            sum[j] += product;
+            magnitude[j] += std::fabs(product);
+            ++terms[j];
+        }
+    } else {
+        for (std::int64_t j = 0; j < count; ++j) {
+            const double product = src[j * step] * w;
+            sum[j] += product;
+            magnitude[j] += std::fabs(product);
+            ++terms[j];
+        }
+    }
+}
+
+}  // namespace
+
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src,
                                  std::span<const double> weights, std::span<const double> bias) {
-    // The index set (index_set.hpp) is shared with the backward sums (backward.cpp).
-    const detail::ForwardIndexSet index_set(d);
+    // The index set (index_set.hpp) is shared with the backward sums (backward.cpp); term_runs.hpp
+    // walks the same set in runs of outputs.
+    const detail::ForwardTermRuns runs(d);
     ConvResult r;
     const std::int64_t dst_elements = d.dst_elements();
     r.dst.assign(dst_elements, 0.0);
     r.magnitude.assign(dst_elements, 0.0);
     r.terms.assign(dst_elements, 0);
 
-    index_set.for_each_output([&](const detail::Output& y) {
-        double sum = 0.0, magnitude = 0.0;
-        std::int64_t terms = 0;
+    // The outputs are independent: blocks of output rows go to TBB's threads. Within a block each
+    // output still adds its terms one at a time, in the index set's order (ic_g, then kd, kh, kw),
+    // to its own sum, so every value, magnitude and count is the same for any thread count.
+    const std::int64_t rows = runs.rows(), width = runs.row_width();
+    const std::int64_t rows_per_block = std::max<std::int64_t>(1, kOutputsPerBlock / width);
+    const std::int64_t blocks_per_plane = (rows + rows_per_block - 1) / rows_per_block;
+    auto sum_block = [&](std::int64_t block) {
+        const std::int64_t plane = block / blocks_per_plane;
+        const std::int64_t row_begin = block % blocks_per_plane * rows_per_block;
+        const std::int64_t row_end = std::min(rows, row_begin + rows_per_block);
+        const std::int64_t first = (plane * rows + row_begin) * width, last = (plane * rows + row_end) * width;
         if (d.has_bias) {
-            sum = bias[y.oc];
-            magnitude = std::fabs(bias[y.oc]);
-            terms = 1;
+            // dst(n, oc, y) = bias(oc) + sum ...: the bias is the first term
+            const double b = bias[runs.out_channel(plane)];
+            std::fill(r.dst.begin() + first, r.dst.begin() + last, b);
+            std::fill(r.magnitude.begin() + first, r.magnitude.begin() + last, std::fabs(b));
+            std::fill(r.terms.begin() + first, r.terms.begin() + last, 1);
         }
-        index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
-            const double product = src[s] * weights[w];
-            sum += product;
-            magnitude += std::fabs(product);
-            ++terms;
+        runs.for_each_run(plane, row_begin, row_end, [&](const detail::TermRun& t) {
+            add_products(t, src.data() + t.src, weights[t.weights], r.dst.data() + t.dst, r.magnitude.data() + t.dst,
+                         r.terms.data() + t.dst);
         });
-        r.dst[y.dst] = sum;
-        r.magnitude[y.dst] = magnitude;
-        r.terms[y.dst] = terms;
-    });
+    };
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, runs.planes() * blocks_per_plane),
+                      [&](const tbb::blocked_range<std::int64_t>& range) {
+                          for (std::int64_t block = range.begin(); block < range.end(); ++block) sum_block(block);
+                      });
     return r;
 }
 
