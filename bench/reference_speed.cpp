@@ -1,11 +1,9 @@
 // The speed of the literal f64 reference (reference::convolution_summation), in GFLOP/s
-// (2 * nominal MACs / time), at a given TBB thread count. Issue 22; docs/performance.md, "Reference speed".
+// (2 * nominal MACs / time), at a given thread count. Issue 22; docs/performance.md, "Reference speed".
 //
 //   convcheck_reference_speed [--threads T] [--seconds S] [--clock wall|cpu] DESCRIPTOR...
 // (--clock cpu: process CPU time / T, robust on a shared machine; bench/timing.hpp)
 // e.g. convcheck_reference_speed --threads 2 'c=256,o=256,in=14x14,k=3x3,pb=1x1,pe=1x1'
-#include <tbb/global_control.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -46,7 +44,6 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: convcheck_reference_speed [--threads T] [--seconds S] [--clock wall|cpu] DESCRIPTOR...\n");
         return 2;
     }
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     for (const std::string& text : shapes) {
         const convcheck::ConvDescriptor d = convcheck::parse_descriptor(text);
         const auto src = random_values(d.src_elements(), 1);
@@ -54,7 +51,7 @@ int main(int argc, char** argv) {
         const auto bias = d.has_bias ? random_values(d.out_channels, 3) : std::vector<double>{};
         const double macs = double(d.dst_elements()) * double(d.weights_elements() / d.out_channels);
         const double ms = convcheck::bench::min_time_ms(
-            [&] { (void)convcheck::reference::convolution_summation(d, src, weights, bias); }, seconds, threads);
+            [&] { (void)convcheck::reference::convolution_summation(d, src, weights, bias, threads); }, seconds, threads);
         std::printf("%-60s threads=%d  %9.2f ms  %6.2f GFLOP/s\n", text.c_str(), threads, ms, 2.0 * macs / ms * 1e-6);
     }
     return 0;

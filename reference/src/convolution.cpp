@@ -1,10 +1,9 @@
 #include "convcheck/reference/convolution.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "term_runs.hpp"
 
@@ -39,10 +38,29 @@ void add_products(const detail::TermRun& t, const double* src, double w, double*
     }
 }
 
+// Calls body(block) for every block in [0, blocks) on `threads` threads (0: one per core; one for
+// small problems), which claim blocks one at a time and are all joined before this returns. Plain
+// std::threads, not TBB: the runner forks a child for every plugin call, and a TBB worker pool
+// alive in the parent at fork time hangs the child's own TBB (seen: an optimized execute that never
+// returned); these threads are gone before anything can fork.
+template <class Body>
+void for_each_block(std::int64_t blocks, int threads, std::int64_t macs, Body&& body) {
+    if (threads <= 0) threads = macs < 1'000'000 ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = static_cast<int>(std::min<std::int64_t>(threads, blocks));
+    std::atomic<std::int64_t> next{0};
+    auto work = [&] {
+        for (std::int64_t block; (block = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) body(block);
+    };
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+    for (std::thread& h : helpers) h.join();
+}
+
 }  // namespace
 
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src,
-                                 std::span<const double> weights, std::span<const double> bias) {
+                                 std::span<const double> weights, std::span<const double> bias, int threads) {
     // The index set (index_set.hpp) is shared with the backward sums (backward.cpp); term_runs.hpp
     // walks the same set in runs of outputs.
     const detail::ForwardTermRuns runs(d);
@@ -52,7 +70,7 @@ ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double
     r.magnitude.assign(dst_elements, 0.0);
     r.terms.assign(dst_elements, 0);
 
-    // The outputs are independent: blocks of output rows go to TBB's threads. Within a block each
+    // The outputs are independent: blocks of output rows go to the threads. Within a block each
     // output still adds its terms one at a time, in the index set's order (ic_g, then kd, kh, kw),
     // to its own sum, so every value, magnitude and count is the same for any thread count.
     const std::int64_t rows = runs.rows(), width = runs.row_width();
@@ -75,19 +93,17 @@ ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double
                          r.terms.data() + t.dst);
         });
     };
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, runs.planes() * blocks_per_plane),
-                      [&](const tbb::blocked_range<std::int64_t>& range) {
-                          for (std::int64_t block = range.begin(); block < range.end(); ++block) sum_block(block);
-                      });
+    for_each_block(runs.planes() * blocks_per_plane, threads, d.dst_elements() * (d.weights_elements() / d.out_channels),
+                   sum_block);
     return r;
 }
 
-ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias) {
+ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias, int threads) {
     validate(d);
     const std::vector<double> src_ncx = src_to_ncx(d, src);
     const std::vector<double> weights_oix = weights_to_oix(d, weights);
     const std::vector<double> bias_values = bias_to_double(d, bias);
-    return convolution_summation(d, src_ncx, weights_oix, bias_values);
+    return convolution_summation(d, src_ncx, weights_oix, bias_values, threads);
 }
 
 }  // namespace convcheck::reference

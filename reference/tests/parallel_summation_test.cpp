@@ -2,11 +2,10 @@
 // literal order: on data whose sums round (so any other order would show), every value, magnitude
 // and term count equals, bit for bit, the one-output walk (convolution_output: one output at a time,
 // its terms in for_each_term's order, as the single-threaded reference always did), at 1 and at 2
-// TBB threads, on random descriptors of every rank, with groups, dilation, negative pads, bias,
+// threads, on random descriptors of every rank, with groups, dilation, negative pads, bias,
 // every dtype and every layout.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
-#include <tbb/global_control.h>
 
 #include <cmath>
 #include <cstdio>
@@ -40,15 +39,14 @@ std::string exact_text(double v) {
     return text;
 }
 
-// "" when the whole reference at `threads` TBB threads equals the one-output walk bit for bit.
+// "" when the whole reference at `threads` threads equals the one-output walk bit for bit.
 std::string compare_with_one_output_walk(const ConvDescriptor& d, std::uint64_t seed, int threads) {
     std::mt19937_64 rng(seed);
     // dense buffers of d.dtype in the descriptor's own formats
     const auto src = spread_values(d, d.src_elements(), rng);
     const auto weights = spread_values(d, d.weights_elements(), rng);
     const auto bias = spread_values(d, d.bias_elements(), rng);
-    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-    const auto whole = reference::convolution(d, src.data(), weights.data(), d.has_bias ? bias.data() : nullptr);
+    const auto whole = reference::convolution(d, src.data(), weights.data(), d.has_bias ? bias.data() : nullptr, threads);
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) {
         const auto one = reference::convolution_output(d, src.data(), weights.data(), bias.data(), i);
         if (!same_bits(one.value, whole.dst[i]) || !same_bits(one.magnitude, whole.magnitude[i]) ||
