@@ -25,8 +25,10 @@ struct ConvResult {
 };
 
 // Reading 1 on canonical double arrays: src NCX, weights OIX ([O][I/G][k...]), bias [O] or empty.
+// Runs on `threads` threads (0: one per core, one for small problems); every output's terms are
+// summed in the same order on any number, so the result is bit-identical for any `threads`.
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
-                                 std::span<const double> weights_oix, std::span<const double> bias);
+                                 std::span<const double> weights_oix, std::span<const double> bias, int threads = 0);
 
 // The edges. Widen a buffer of d.dtype in the descriptor's own format to canonical doubles.
 std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src);
@@ -43,7 +45,8 @@ void oix_to_weights(const ConvDescriptor& d, std::span<const double> weights_oix
 
 // The whole reference on buffers of d.dtype in the descriptor's formats (bias may be null when
 // !d.has_bias). Validates d first (throws ConvError).
-ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias);
+ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias,
+                       int threads = 0);
 
 // One output of reading 1 (the same index set, order and double arithmetic as convolution_summation),
 // read straight from buffers of d.dtype in the descriptor's formats, with no copy of any tensor: for
