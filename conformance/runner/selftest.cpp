@@ -29,10 +29,18 @@ bool MutantVerdict::killed_as_meant() const {
     return (f != failed.end() && f->second > 0) || (c != crashed.end() && c->second > 0);
 }
 
-bool MutantVerdict::meant_for_another_suite(const std::string& suite) const {
+std::string MutantVerdict::suite_meant() const {
     // (backward bugs: smoke's few backward cases catch most, not the probe-only ones; their suite is backward)
-    return (meant == "strides" || meant == "invalid" || meant == "large" || meant == "backward" || meant == "transposed") &&
-           meant != suite;
+    const bool own_suite = meant == "strides" || meant == "invalid" || meant == "large" || meant == "backward" ||
+                           meant == "transposed";
+    return own_suite ? meant : "smoke";
+}
+
+bool MutantVerdict::meant_for_another_suite(const std::string& suite) const {
+    const std::string own = suite_meant();
+    if (own != "smoke") return own != suite;
+    // a bug of the forward convolution (or CC) on a suite of another operation's cases only: nothing there can catch it
+    return suite == "backward" || suite == "transposed";
 }
 
 namespace {

@@ -44,14 +44,19 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_faultzoo AND TARGET convche
   endforeach()
 endif()
 
-# selftest: a bug meant for a suite of its own (strides, invalid, large, transposed) is "elsewhere" on another suite, not
-# missed (exit 0, naming the suite that catches it); a bug the suite could hold and does not catch is missed (exit 1).
+# selftest: a bug meant for a suite of its own (strides, invalid, large, backward, transposed) is "elsewhere" on another
+# suite, not missed (exit 0, naming the suite that catches it), and so is a forward bug on the backward or transposed
+# suite (they hold no forward case); a bug the suite could hold and does not catch is missed (exit 1): the invalid
+# suite's forward cases run in invalid mode only, so a bug exact mode catches survives there.
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck AND TARGET convcheck_plugin_mutants)
   add_test(NAME selftest_leaves_a_strides_bug_to_its_suite
            COMMAND ${CMAKE_COMMAND} -DEXPECT=0 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
                    $<TARGET_FILE:convcheck> selftest --suite smoke --mutant ignores_strides)
   add_test(NAME selftest_counts_a_bug_the_suite_misses
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
+                   $<TARGET_FILE:convcheck> selftest --suite invalid --mutant bias_dropped)
+  add_test(NAME selftest_leaves_a_forward_bug_to_smoke_on_the_backward_suite
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=0 -P ${CMAKE_CURRENT_LIST_DIR}/../expect_exit.cmake
                    $<TARGET_FILE:convcheck> selftest --suite backward --mutant bias_dropped)
   # a transposed-convolution bug: killed by the transposed suite, left to it by smoke (docs/transposed.md)
   add_test(NAME selftest_transposed_suite_kills_its_bugs
@@ -63,6 +68,7 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck AND TARGET convcheck_plugin_mutant
                    $<TARGET_FILE:convcheck> selftest --suite smoke --mutant transposed_kernel_not_flipped)
   set_tests_properties(selftest_leaves_a_transposed_bug_to_its_suite PROPERTIES PASS_REGULAR_EXPRESSION "elsewhere")
   set_tests_properties(selftest_leaves_a_strides_bug_to_its_suite selftest_counts_a_bug_the_suite_misses
+                       selftest_leaves_a_forward_bug_to_smoke_on_the_backward_suite
                        selftest_transposed_suite_kills_its_bugs selftest_leaves_a_transposed_bug_to_its_suite
                        PROPERTIES TIMEOUT 120)
 endif()

@@ -28,6 +28,9 @@ struct MutantVerdict {
     // a bug whose check is a suite of its own (strides, invalid, large, backward) that `suite` is not: that suite holds
     // none of the cases meant for it
     bool meant_for_another_suite(const std::string& suite) const;
+    // the built-in suite whose cases are meant to catch it: its own (strides, invalid, large, backward,
+    // transposed), else smoke
+    std::string suite_meant() const;
 };
 
 // How the mutants meant for determinism mode ("determinism" in mutants.def) run: --threads-sweep 1,2 --repeat 3.
