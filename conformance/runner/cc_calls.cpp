@@ -8,9 +8,7 @@ ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, co
     if (!api.cc_query) return unsupported_outcome("the plugin implements no continuous convolution (cc_query is NULL)");
     IsolatedExecution x;
     x.buffers = {{"src", e.src, true}, {"theta", e.theta, true}, {"bias", e.bias, true}, {"dst", e.dst, false}};
-    x.leak_check = e.leak_check;
-    x.timeout_s = e.timeout_s;
-    x.memory = e.memory;
+    static_cast<ExecutionLimits&>(x) = e;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.cc_query(p, &e.desc, s); };
     x.run = [&](child::Report& r, convcheck_plugin* p) {
         convcheck_cc_args args{};

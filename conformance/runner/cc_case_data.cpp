@@ -80,9 +80,7 @@ ChildOutcome run_cc_backend(const Backend& backend, const CcDescriptor& d, const
     e.theta = data.theta.empty() ? nullptr : &theta_buffer;
     e.bias = d.has_bias ? &bias_buffer : nullptr;
     e.dst = &dst;
-    e.leak_check = s.leak_check;
-    e.timeout_s = s.timeout_s;
-    e.memory = {s.memory_limit_bytes, needs.total()};
+    static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total());
     const ChildOutcome o = execute_cc(*backend.plugin, backend.options, e);
     if (s.log) s.log->record(e.src, e.theta, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     if (o.kind != ChildOutcome::Kind::ok) return o;

@@ -12,9 +12,7 @@ ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& 
     x.buffers = {{"src", e.src, true},          {"weights", e.weights, true},
                  {"diff_dst", e.diff_dst, true}, {"diff_src", e.diff_src, false},
                  {"diff_weights", e.diff_weights, false}, {"diff_bias", e.diff_bias, false}};
-    x.leak_check = e.leak_check;
-    x.timeout_s = e.timeout_s;
-    x.memory = e.memory;
+    static_cast<ExecutionLimits&>(x) = e;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](child::Report& r, convcheck_plugin* p) {
         convcheck_conv_args args{};

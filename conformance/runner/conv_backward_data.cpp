@@ -116,9 +116,7 @@ ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const
     }
     x.warmups = warmups;
     x.repeats = repeats;
-    x.leak_check = s.leak_check;
-    x.timeout_s = s.timeout_s;
-    x.memory = {s.memory_limit_bytes, needs.total()};
+    static_cast<ExecutionLimits&>(x) = execution_limits(s, needs.total());
     ChildOutcome o = execute_conv_backward(*backend.plugin, backend.options, x);
     if (s.log)  // determinism mode and failure bundles (execution_log.hpp): the outputs in canonical order
         s.log->record_backward(x.src, x.weights, diff_dst, {x.diff_src, x.diff_weights, x.diff_bias},

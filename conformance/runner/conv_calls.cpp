@@ -130,9 +130,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
                  {"bias", e.bias, true},
                  {"dst", e.dst, false},
                  {"one-shot dst", one_shot, false}};
-    x.leak_check = e.leak_check;
-    x.timeout_s = e.timeout_s;
-    x.memory = e.memory;
+    static_cast<ExecutionLimits&>(x) = e;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](Report& r, convcheck_plugin* p) {
         if (e.query_only) return true;

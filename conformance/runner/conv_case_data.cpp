@@ -42,8 +42,6 @@ ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
                          const CaseMemory& needs, bool one_shot_path) {
     ConvExecution e = conv_execution(d, b);
-    e.leak_check = s.leak_check;
-    e.timeout_s = s.timeout_s;
     // The plan decides the verdict; the one-shot conv_execute writes its own dst, filled like dst,
     // which must then hold the same outputs (operation_calls.hpp).
     GuardedBuffer one_shot;
@@ -52,7 +50,7 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
         std::memset(one_shot.data(), 0xFF, one_shot.bytes());
         e.one_shot_dst = &one_shot;
     }
-    e.memory = {s.memory_limit_bytes, needs.total() + static_cast<std::int64_t>(one_shot.bytes())};
+    static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
     ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
     if (o.kind == ChildOutcome::Kind::ok)
         if (std::string why = written_gaps(d, b.dst.data()); !why.empty()) {

@@ -12,9 +12,7 @@ ChildOutcome execute_conv_transposed(const Plugin& plugin, const InstanceOptions
             "the plugin implements no transposed convolution (conv_transposed_query is NULL: ABI 1.3)");
     IsolatedExecution x;
     x.buffers = {{"src", e.src, true}, {"weights", e.weights, true}, {"bias", e.bias, true}, {"dst", e.dst, false}};
-    x.leak_check = e.leak_check;
-    x.timeout_s = e.timeout_s;
-    x.memory = e.memory;
+    static_cast<ExecutionLimits&>(x) = e;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_transposed_query(p, &e.desc, s); };
     x.run = [&](child::Report& r, convcheck_plugin* p) {
         const convcheck_conv_args args = conv_args(e.src, e.weights, e.bias, e.dst, r);

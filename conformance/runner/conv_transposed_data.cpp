@@ -64,9 +64,7 @@ ChildOutcome run_transposed(const Backend& backend, const TransposedDescriptor& 
     }
     x.warmups = warmups;
     x.repeats = repeats;
-    x.leak_check = s.leak_check;
-    x.timeout_s = s.timeout_s;
-    x.memory = {s.memory_limit_bytes, needs.total()};
+    static_cast<ExecutionLimits&>(x) = execution_limits(s, needs.total());
     ChildOutcome o = execute_conv_transposed(*backend.plugin, backend.options, x);
     if (s.log)  // determinism mode and failure bundles (execution_log.hpp)
         s.log->record(&src, &weights, x.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);

@@ -18,6 +18,12 @@
 
 namespace convcheck::runner::detail {
 
+// A child's limits for a check: --timeout, --leak-check, and the memory limit with the runner's part
+// (`runner_bytes`: the case's own buffers and reference, case_memory.hpp).
+inline ExecutionLimits execution_limits(const CheckSettings& s, std::int64_t runner_bytes) {
+    return {s.leak_check, s.timeout_s, {s.memory_limit_bytes, runner_bytes}};
+}
+
 // One run of a case, expectations applied: check_case without determinism mode (case_pipeline.cpp).
 CaseResult check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings);
 // The data file's expected failures applied to a result: xfail, xpass, or an intermittent one that passed.

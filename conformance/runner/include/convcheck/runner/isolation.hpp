@@ -43,15 +43,20 @@ struct InstanceOptions {
 PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, double timeout_s,
                      MemoryBudget memory = {});
 
+// What bounds one child: its time limit, its memory budget, and whether it checks for leaks. Every
+// execution of every operation carries one (operation_calls.hpp), filled from the check's settings.
+struct ExecutionLimits {
+    bool leak_check = false;
+    double timeout_s = 30.0;
+    MemoryBudget memory;
+};
+
 // One execution of one operation in a child: create, the operation's query, then its calls
 // (`run`), destroy. Inputs are mapped read-only in the child, outputs carry a canary. With
 // leak_check the child runs 5 full create..destroy cycles and measures the heap the plugin did not
 // give back.
-struct IsolatedExecution {
+struct IsolatedExecution : ExecutionLimits {
     std::vector<NamedBuffer> buffers;  // an entry whose buffer is null is skipped
-    bool leak_check = false;
-    double timeout_s = 30.0;
-    MemoryBudget memory;
     // In the child: the operation's query on an instance (the plugin's error value, or NULL).
     std::function<convcheck_error*(convcheck_plugin*, convcheck_support*)> query;
     // In the child: the operation's calls on an instance that said supported; false after an error

@@ -7,6 +7,12 @@
 
 namespace convcheck::runner {
 
+// What every operation's execution has besides its descriptor and buffers: the child's limits and,
+// for bench, the untimed warmups and the timed repeats.
+struct OperationExecution : ExecutionLimits {
+    int warmups = 0, repeats = 1;
+};
+
 // One execution of one discrete convolution: create, conv_query, then the execution (warmups +
 // repeats times, the repeats timed), destroy.
 // A plugin with a plan (ABI 1.2) runs through it: conv_prepare with the weights and bias,
@@ -14,19 +20,15 @@ namespace convcheck::runner {
 // and, when one_shot_dst is given, the one-shot conv_execute into it, whose outputs must then be the
 // plan's, bit for bit (any NaN equals any NaN): else the outcome is paths_differ. A plugin without a
 // plan runs conv_execute. (conv_calls.cpp)
-struct ConvExecution {
+struct ConvExecution : OperationExecution {
     convcheck_conv_desc desc{};
     const GuardedBuffer* src = nullptr;
     const GuardedBuffer* weights = nullptr;
     const GuardedBuffer* bias = nullptr;  // empty when !has_bias
     const GuardedBuffer* dst = nullptr;
     const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
-    int warmups = 0, repeats = 1;
-    bool leak_check = false;
     bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case (no buffers needed)
     bool weights_at_prepare = true;  // with a plan: conv_prepare gets the weights and bias (else only execute does)
-    double timeout_s = 30.0;
-    MemoryBudget memory;
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
 // The arguments of one forward-shaped execute (conv, transposed): src, weights, bias (NULL when not given)
@@ -41,7 +43,7 @@ convcheck_conv_args conv_args(const GuardedBuffer* src, const GuardedBuffer* wei
 // backward weights reads src and diff_dst and writes diff_weights, and diff_bias when has_bias.
 // Every other buffer is NULL. The pass runs through the one-shot conv_execute (a plan is prepared
 // with the weights the forward pass reads). (conv_backward_calls.cpp)
-struct ConvBackwardExecution {
+struct ConvBackwardExecution : OperationExecution {
     convcheck_conv_desc desc{};
     const GuardedBuffer* src = nullptr;           // backward weights
     const GuardedBuffer* weights = nullptr;       // backward data
@@ -49,10 +51,6 @@ struct ConvBackwardExecution {
     const GuardedBuffer* diff_src = nullptr;      // backward data's output
     const GuardedBuffer* diff_weights = nullptr;  // backward weights' output
     const GuardedBuffer* diff_bias = nullptr;     // backward weights' output when has_bias
-    int warmups = 0, repeats = 1;                 // bench: untimed, then timed conv_execute calls
-    bool leak_check = false;
-    double timeout_s = 30.0;
-    MemoryBudget memory;
 };
 ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& options, const ConvBackwardExecution& e);
 
@@ -60,31 +58,23 @@ ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& 
 // conv_transposed_query, conv_transposed_execute (warmups + repeats times, the repeats timed) with src,
 // weights, bias (empty when !has_bias) and dst in a convcheck_conv_args, destroy.
 // (conv_transposed_calls.cpp)
-struct ConvTransposedExecution {
+struct ConvTransposedExecution : OperationExecution {
     convcheck_conv_transposed_desc desc{};
     const GuardedBuffer* src = nullptr;
     const GuardedBuffer* weights = nullptr;
     const GuardedBuffer* bias = nullptr;
     const GuardedBuffer* dst = nullptr;
-    int warmups = 0, repeats = 1;
-    bool leak_check = false;
-    double timeout_s = 30.0;
-    MemoryBudget memory;
 };
 ChildOutcome execute_conv_transposed(const Plugin& plugin, const InstanceOptions& options,
                                      const ConvTransposedExecution& e);
 
 // The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
-struct CcExecution {
+struct CcExecution : OperationExecution {
     convcheck_cc_desc desc{};
     const GuardedBuffer* src = nullptr;
     const GuardedBuffer* theta = nullptr;
     const GuardedBuffer* bias = nullptr;
     const GuardedBuffer* dst = nullptr;
-    int warmups = 0, repeats = 1;
-    bool leak_check = false;
-    double timeout_s = 30.0;
-    MemoryBudget memory;
 };
 ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e);
 
