@@ -4,38 +4,86 @@
 #include <atomic>
 #include <cmath>
 #include <thread>
+#include <utility>
+#include <vector>
 
-#include "term_runs.hpp"
+#include "row_terms.hpp"
 
 namespace convcheck::reference {
 
 namespace {
 
-// Outputs per parallel block: their sums, magnitudes and term counts (~12 KiB) stay in L1 while
-// every term position visits them.
+using detail::RowTerm;
+
+// Output rows per parallel block: at least this many outputs (their row's term list is built once).
 constexpr std::int64_t kOutputsPerBlock = 512;
 
-// One term for each of a run's outputs:  sum += src*w,  magnitude += |src*w|,  ++terms.
-// The loop runs across outputs, never along one output's terms, so it vectorizes without
-// reassociating any sum.
-void add_products(const detail::TermRun& t, const double* src, double w, double* __restrict sum,
-                  double* __restrict magnitude, std::int64_t* __restrict terms) {
-    const std::int64_t count = t.count, step = t.src_step;
-    if (step == 1) {
-        for (std::int64_t j = 0; j < count; ++j) {
-            const double product = src[j] * w;
-            sum[j] += product;
-            magnitude[j] += std::fabs(product);
-            ++terms[j];
-        }
-    } else {
-        for (std::int64_t j = 0; j < count; ++j) {
-            const double product = src[j * step] * w;
-            sum[j] += product;
-            magnitude[j] += std::fabs(product);
-            ++terms[j];
+// A row's interior goes in chunks of 16, 8, 4 or 2 outputs, each chunk's sums and magnitudes held in
+// registers over all of its terms (two or four doubles per vector).
+constexpr std::int64_t kChunks[] = {16, 8, 4, 2};
+
+// V outputs of a row's interior, from column ow0: every term of the row, in the forward's order, each
+// as the literal sum adds it:  sum += src*w (the product rounded, then added),  magnitude += |src*w|.
+// The loop runs across the V outputs, never along one output's terms: no sum is reassociated.
+template <std::int64_t V>
+[[gnu::always_inline]] inline void chunk_terms(const RowTerm* terms, std::int64_t count, const double* src,
+                                               std::int64_t ow0, std::int64_t step, const double* weights,
+                                               double* __restrict sum, double* __restrict magnitude) {
+    double s[V], m[V];
+#pragma GCC unroll 16
+    for (std::int64_t j = 0; j < V; ++j) s[j] = sum[j], m[j] = magnitude[j];
+    for (std::int64_t t = 0; t < count; ++t) {
+        const double w = weights[terms[t].weights];
+        const double* x = src + terms[t].src + ow0 * step;
+        if (step == 1) {
+#pragma GCC unroll 16
+            for (std::int64_t j = 0; j < V; ++j) {
+                const double product = x[j] * w;
+                s[j] += product;
+                m[j] += std::fabs(product);
+            }
+        } else {
+#pragma GCC unroll 16
+            for (std::int64_t j = 0; j < V; ++j) {
+                const double product = x[j * step] * w;
+                s[j] += product;
+                m[j] += std::fabs(product);
+            }
         }
     }
+#pragma GCC unroll 16
+    for (std::int64_t j = 0; j < V; ++j) sum[j] = s[j], magnitude[j] = m[j];
+}
+
+// Built for AVX2 and for the baseline, picked at load time (GCC's target_clones): AVX2 holds four
+// doubles per vector. Neither contracts a product into the sum (no FMA in either target, and the
+// library is built with -ffp-contract=off).
+[[gnu::target_clones("avx2", "default")]] void add_chunk_terms(std::int64_t width, const RowTerm* terms,
+                                                                 std::int64_t count, const double* src, std::int64_t ow0,
+                                                                 std::int64_t step, const double* weights, double* sum,
+                                                                 double* magnitude) {
+    if (width == 16) chunk_terms<16>(terms, count, src, ow0, step, weights, sum, magnitude);
+    else if (width == 8) chunk_terms<8>(terms, count, src, ow0, step, weights, sum, magnitude);
+    else if (width == 4) chunk_terms<4>(terms, count, src, ow0, step, weights, sum, magnitude);
+    else chunk_terms<2>(terms, count, src, ow0, step, weights, sum, magnitude);
+}
+
+// One output outside the chunks (an edge column, or the interior's last few): its row's terms whose
+// tap kw is in [taps.first, taps.second), in the same order, the same way. Returns the terms added.
+std::int64_t add_column_terms(const std::vector<RowTerm>& terms, std::pair<std::int64_t, std::int64_t> taps,
+                              const double* src, std::int64_t ow, std::int64_t step, const double* weights,
+                              double& sum, double& magnitude) {
+    double s = sum, m = magnitude;
+    std::int64_t added = 0;
+    for (const RowTerm& t : terms) {
+        if (t.kw < taps.first || t.kw >= taps.second) continue;  // its input column is in the padding
+        const double product = src[t.src + ow * step] * weights[t.weights];
+        s += product;
+        m += std::fabs(product);
+        ++added;
+    }
+    sum = s, magnitude = m;
+    return added;
 }
 
 // Calls body(block) for every block in [0, blocks) on `threads` threads (0: one per core; one for
@@ -61,9 +109,9 @@ void for_each_block(std::int64_t blocks, int threads, std::int64_t macs, Body&& 
 
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src,
                                  std::span<const double> weights, std::span<const double> bias, int threads) {
-    // The index set (index_set.hpp) is shared with the backward sums (backward.cpp); term_runs.hpp
-    // walks the same set in runs of outputs.
-    const detail::ForwardTermRuns runs(d);
+    // The index set (index_set.hpp) is shared with the backward sums (backward.cpp); row_terms.hpp
+    // walks the same set row by row.
+    const detail::ForwardRowTerms rows_of(d);
     ConvResult r;
     const std::int64_t dst_elements = d.dst_elements();
     r.dst.assign(dst_elements, 0.0);
@@ -73,27 +121,44 @@ ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double
     // The outputs are independent: blocks of output rows go to the threads. Within a block each
     // output still adds its terms one at a time, in the index set's order (ic_g, then kd, kh, kw),
     // to its own sum, so every value, magnitude and count is the same for any thread count.
-    const std::int64_t rows = runs.rows(), width = runs.row_width();
+    const std::int64_t rows = rows_of.rows(), width = rows_of.row_width(), step = rows_of.column_step();
     const std::int64_t rows_per_block = std::max<std::int64_t>(1, kOutputsPerBlock / width);
     const std::int64_t blocks_per_plane = (rows + rows_per_block - 1) / rows_per_block;
+    const std::pair<std::int64_t, std::int64_t> interior = rows_of.interior_columns();
     auto sum_block = [&](std::int64_t block) {
         const std::int64_t plane = block / blocks_per_plane;
         const std::int64_t row_begin = block % blocks_per_plane * rows_per_block;
         const std::int64_t row_end = std::min(rows, row_begin + rows_per_block);
-        const std::int64_t first = (plane * rows + row_begin) * width, last = (plane * rows + row_end) * width;
-        if (d.has_bias) {
-            // dst(n, oc, y) = bias(oc) + sum ...: the bias is the first term
-            const double b = bias[runs.out_channel(plane)];
-            std::fill(r.dst.begin() + first, r.dst.begin() + last, b);
-            std::fill(r.magnitude.begin() + first, r.magnitude.begin() + last, std::fabs(b));
-            std::fill(r.terms.begin() + first, r.terms.begin() + last, 1);
+        // dst(n, oc, y) = bias(oc) + sum ...: the bias is the first term
+        const double b = d.has_bias ? bias[rows_of.out_channel(plane)] : 0.0;
+        std::vector<RowTerm> terms;
+        for (std::int64_t row = row_begin; row < row_end; ++row) {
+            terms.clear();
+            rows_of.for_each_row_term(plane, row, [&](const RowTerm& t) { terms.push_back(t); });
+            const std::int64_t first = (plane * rows + row) * width;
+            double* const sum = r.dst.data() + first;
+            double* const magnitude = r.magnitude.data() + first;
+            std::int64_t* const count = r.terms.data() + first;
+            if (d.has_bias)
+                for (std::int64_t ow = 0; ow < width; ++ow) sum[ow] = b, magnitude[ow] = std::fabs(b), count[ow] = 1;
+            // the interior in chunks, widest first; every other column on its own
+            std::int64_t ow = interior.first;
+            for (const std::int64_t chunk : kChunks)
+                for (; ow + chunk <= interior.second; ow += chunk) {
+                    add_chunk_terms(chunk, terms.data(), static_cast<std::int64_t>(terms.size()), src.data(), ow, step,
+                                    weights.data(), sum + ow, magnitude + ow);
+                    for (std::int64_t j = 0; j < chunk; ++j) count[ow + j] += static_cast<std::int64_t>(terms.size());
+                }
+            const std::int64_t chunked_end = ow;
+            for (std::int64_t column = 0; column < width; ++column) {
+                if (column == interior.first) column = chunked_end;
+                if (column >= width) break;
+                count[column] += add_column_terms(terms, rows_of.column_taps(column), src.data(), column, step,
+                                                  weights.data(), sum[column], magnitude[column]);
+            }
         }
-        runs.for_each_run(plane, row_begin, row_end, [&](const detail::TermRun& t) {
-            add_products(t, src.data() + t.src, weights[t.weights], r.dst.data() + t.dst, r.magnitude.data() + t.dst,
-                         r.terms.data() + t.dst);
-        });
     };
-    for_each_block(runs.planes() * blocks_per_plane, threads, d.dst_elements() * (d.weights_elements() / d.out_channels),
+    for_each_block(rows_of.planes() * blocks_per_plane, threads, d.dst_elements() * (d.weights_elements() / d.out_channels),
                    sum_block);
     return r;
 }

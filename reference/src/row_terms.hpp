@@ -1,0 +1,94 @@
+// Internal: the forward index set (index_set.hpp) walked row by row, for the parallel, vectorized
+// forward sum (convolution.cpp). The same (output, term) pairs as ForwardIndexSet::for_each_term,
+//   { (n, oc, y ; ic, k, x) : x = y*S - P_L + k*D, 0 <= x < in, ic in oc's group },
+// grouped differently: for one output row (n, oc, od, oh), the term positions (ic_g, kd, kh, kw) whose
+// input row (id, ih) exists, in the forward's order; output column ow of the row pairs with those of
+// them whose input column iw = ow*SW - PW + kw*DW lies in [0, IW) (all of them in the row's interior).
+// Every output therefore meets its own terms in exactly for_each_term's order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "index_set.hpp"
+
+namespace convcheck::reference::detail {
+
+// One term position of a row: output column ow adds src[src + ow*SW] * weights[weights] when its
+// input column is inside the input (canonical NCX / OIX offsets; src is the offset at ow = 0).
+struct RowTerm {
+    std::int64_t src = 0, weights = 0, kw = 0;
+};
+
+class ForwardRowTerms {
+public:
+    explicit ForwardRowTerms(const ConvDescriptor& d)
+        : geo_(lift(d)),
+          out_channels_(d.out_channels),
+          in_channels_(d.in_channels),
+          ic_per_group_(d.in_channels_per_group()),
+          oc_per_group_(d.out_channels_per_group()),
+          planes_(d.batch * d.out_channels) {}
+
+    // The output planes (n, oc), plane = n*OC + oc, each of rows() rows (od, oh) of row_width() outputs.
+    std::int64_t planes() const { return planes_; }
+    std::int64_t rows() const { return geo_.out[0] * geo_.out[1]; }
+    std::int64_t row_width() const { return geo_.out[2]; }
+    std::int64_t out_channel(std::int64_t plane) const { return plane % out_channels_; }
+    // The src offset between two neighbouring output columns: the stride along w.
+    std::int64_t column_step() const { return geo_.stride[2]; }
+
+    // The output columns [begin, end) whose every tap along w lands inside the input (the same for every
+    // row): there an output's terms are all of its row's terms.
+    std::pair<std::int64_t, std::int64_t> interior_columns() const {
+        const std::int64_t IW = geo_.in[2], OW = geo_.out[2], SW = geo_.stride[2], DW = geo_.dilation[2];
+        const std::int64_t PW = geo_.pad_begin[2], KW = geo_.kernel[2];
+        const std::int64_t begin = std::clamp<std::int64_t>(ceil_div(PW, SW), 0, OW);                          // kw = 0
+        const std::int64_t end = std::clamp<std::int64_t>(ceil_div(IW + PW - (KW - 1) * DW, SW), begin, OW);  // kw = KW-1
+        return {begin, end};
+    }
+
+    // The taps kw in [first, second) whose input column for output column ow lies inside the input.
+    std::pair<std::int64_t, std::int64_t> column_taps(std::int64_t ow) const {
+        const std::int64_t IW = geo_.in[2], SW = geo_.stride[2], DW = geo_.dilation[2], KW = geo_.kernel[2];
+        const std::int64_t shift = ow * SW - geo_.pad_begin[2];  // iw = shift + kw*DW in [0, IW)
+        const std::int64_t first = std::clamp<std::int64_t>(ceil_div(-shift, DW), 0, KW);
+        const std::int64_t last = std::clamp<std::int64_t>(ceil_div(IW - shift, DW), first, KW);
+        return {first, last};
+    }
+
+    // Calls f(const RowTerm&) for every term position of row `row` of `plane` whose input row exists,
+    // in the forward's order (ic_g, then kd, kh, kw).
+    template <class F>
+    void for_each_row_term(std::int64_t plane, std::int64_t row, F&& f) const {
+        const std::int64_t ID = geo_.in[0], IH = geo_.in[1], IW = geo_.in[2], OH = geo_.out[1];
+        const std::int64_t KD = geo_.kernel[0], KH = geo_.kernel[1], KW = geo_.kernel[2];
+        const std::int64_t IC_G = ic_per_group_, IC = in_channels_;
+        const std::int64_t n = plane / out_channels_, oc = plane % out_channels_, g = oc / oc_per_group_;
+        const std::int64_t od = row / OH, oh = row % OH;
+        RowTerm t;
+        for (std::int64_t ic_g = 0; ic_g < IC_G; ++ic_g)
+        for (std::int64_t kd = 0; kd < KD; ++kd)
+        for (std::int64_t kh = 0; kh < KH; ++kh) {
+            // id = od*SD - PD + kd*DD (seed 002: oh'' = oh*SH - PH_L + kh*DH, 1-based DH)
+            const std::int64_t id = od * geo_.stride[0] - geo_.pad_begin[0] + kd * geo_.dilation[0];
+            const std::int64_t ih = oh * geo_.stride[1] - geo_.pad_begin[1] + kh * geo_.dilation[1];
+            if (id < 0 || id >= ID || ih < 0 || ih >= IH) continue;  // zero padding
+            for (t.kw = 0; t.kw < KW; ++t.kw) {
+                t.src = (((n * IC + g * IC_G + ic_g) * ID + id) * IH + ih) * IW - geo_.pad_begin[2] + t.kw * geo_.dilation[2];
+                t.weights = (((oc * IC_G + ic_g) * KD + kd) * KH + kh) * KW + t.kw;
+                f(static_cast<const RowTerm&>(t));
+            }
+        }
+    }
+
+private:
+    // ceil(a / b) for b > 0 and any sign of a
+    static std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+    Geometry3 geo_;
+    std::int64_t out_channels_, in_channels_, ic_per_group_, oc_per_group_, planes_;
+};
+
+}  // namespace convcheck::reference::detail
