@@ -5,24 +5,20 @@
 //   backward weights  diff_weights(oc, ic_g, k) += src(n, ic, x) * diff_dst(n, oc, y)
 //   backward bias     diff_bias(oc)        += diff_dst(n, oc, y)        (every output, once)
 // for every (n, oc, y ; ic, k, x) with x = y*S - P_L + k*D inside [0, in).
+// The walks below are this definition literally, one (output, term) pair at a time; the reference
+// computes the same sums faster, element by element in the same order (backward_sums.cpp), and
+// reference_backward_sums_test checks them bit for bit against these walks.
 #include "convcheck/reference/backward.hpp"
 
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
+#include "gradient_arrays.hpp"
 #include "index_set.hpp"
 
 namespace convcheck::reference {
 
 namespace {
-
-GradientResult zeros(std::int64_t elements) {
-    GradientResult r;
-    r.values.assign(elements, 0.0);
-    r.magnitude.assign(elements, 0.0);
-    r.terms.assign(elements, 0);
-    return r;
-}
 
 void accumulate(GradientResult& r, std::int64_t at, double term) {
     r.values[at] += term;
@@ -30,32 +26,26 @@ void accumulate(GradientResult& r, std::int64_t at, double term) {
     ++r.terms[at];
 }
 
-void check_size(const char* tensor, std::size_t got, std::int64_t want) {
-    if (static_cast<std::int64_t>(got) != want)
-        throw ConvError(tensor, std::to_string(got) + " elements",
-                        "the canonical array must hold exactly " + std::to_string(want) + " elements");
-}
-
 }  // namespace
 
-GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const double> diff_dst,
-                                       std::span<const double> weights) {
-    check_size("diff_dst", diff_dst.size(), d.dst_elements());
-    check_size("weights", weights.size(), d.weights_elements());
+GradientResult backward_data_walk(const ConvDescriptor& d, std::span<const double> diff_dst,
+                                  std::span<const double> weights) {
+    detail::check_canonical_size("diff_dst", diff_dst.size(), d.dst_elements());
+    detail::check_canonical_size("weights", weights.size(), d.weights_elements());
     const detail::ForwardIndexSet index_set(d);
-    GradientResult r = zeros(d.src_elements());
+    GradientResult r = detail::zero_gradient(d.src_elements());
     index_set.for_each_output([&](const detail::Output& y) {
         index_set.for_each_term(y, [&](std::int64_t x, std::int64_t k) { accumulate(r, x, diff_dst[y.dst] * weights[k]); });
     });
     return r;
 }
 
-GradientResult backward_weights_summation(const ConvDescriptor& d, std::span<const double> src,
-                                          std::span<const double> diff_dst) {
-    check_size("src", src.size(), d.src_elements());
-    check_size("diff_dst", diff_dst.size(), d.dst_elements());
+GradientResult backward_weights_walk(const ConvDescriptor& d, std::span<const double> src,
+                                     std::span<const double> diff_dst) {
+    detail::check_canonical_size("src", src.size(), d.src_elements());
+    detail::check_canonical_size("diff_dst", diff_dst.size(), d.dst_elements());
     const detail::ForwardIndexSet index_set(d);
-    GradientResult r = zeros(d.weights_elements());
+    GradientResult r = detail::zero_gradient(d.weights_elements());
     index_set.for_each_output([&](const detail::Output& y) {
         index_set.for_each_term(y, [&](std::int64_t x, std::int64_t k) { accumulate(r, k, src[x] * diff_dst[y.dst]); });
     });
@@ -63,9 +53,9 @@ GradientResult backward_weights_summation(const ConvDescriptor& d, std::span<con
 }
 
 GradientResult backward_bias_summation(const ConvDescriptor& d, std::span<const double> diff_dst) {
-    check_size("diff_dst", diff_dst.size(), d.dst_elements());
+    detail::check_canonical_size("diff_dst", diff_dst.size(), d.dst_elements());
     const detail::ForwardIndexSet index_set(d);
-    GradientResult r = zeros(d.out_channels);
+    GradientResult r = detail::zero_gradient(d.out_channels);
     index_set.for_each_output([&](const detail::Output& y) { accumulate(r, y.oc, diff_dst[y.dst]); });
     return r;
 }
@@ -84,7 +74,7 @@ GradientResult backward_weights(const ConvDescriptor& d, const void* src, const 
 }
 
 void round_bias_to_output(const ConvDescriptor& d, std::span<const double> bias, void* out) {
-    check_size("diff_bias", bias.size(), d.out_channels);
+    detail::check_canonical_size("diff_bias", bias.size(), d.out_channels);
     // store_from_double rounds once, to nearest even, straight from double
     for (std::int64_t o = 0; o < d.out_channels; ++o) store_from_double(out, d.dtype, o, bias[o]);
 }

@@ -15,12 +15,6 @@
 
 namespace convcheck::reference::detail {
 
-// One term position of a row: output column ow adds src[src + ow*SW] * weights[weights] when its
-// input column is inside the input (canonical NCX / OIX offsets; src is the offset at ow = 0).
-struct RowTerm {
-    std::int64_t src = 0, weights = 0, kw = 0;
-};
-
 class ForwardRowTerms {
 public:
     explicit ForwardRowTerms(const ConvDescriptor& d)
@@ -58,8 +52,10 @@ public:
         return {first, last};
     }
 
-    // Calls f(const RowTerm&) for every term position of row `row` of `plane` whose input row exists,
-    // in the forward's order (ic_g, then kd, kh, kw).
+    // Calls f(src, weights, kw) for every term position of row `row` of `plane` whose input row exists,
+    // in the forward's order (ic_g, then kd, kh, kw): output column ow adds src[src + ow*SW] *
+    // weights[weights] when its input column is inside the input (canonical NCX / OIX offsets; src is
+    // the offset at ow = 0).
     template <class F>
     void for_each_row_term(std::int64_t plane, std::int64_t row, F&& f) const {
         const std::int64_t ID = geo_.in[0], IH = geo_.in[1], IW = geo_.in[2], OH = geo_.out[1];
@@ -67,7 +63,6 @@ public:
         const std::int64_t IC_G = ic_per_group_, IC = in_channels_;
         const std::int64_t n = plane / out_channels_, oc = plane % out_channels_, g = oc / oc_per_group_;
         const std::int64_t od = row / OH, oh = row % OH;
-        RowTerm t;
         for (std::int64_t ic_g = 0; ic_g < IC_G; ++ic_g)
         for (std::int64_t kd = 0; kd < KD; ++kd)
         for (std::int64_t kh = 0; kh < KH; ++kh) {
@@ -75,11 +70,9 @@ public:
             const std::int64_t id = od * geo_.stride[0] - geo_.pad_begin[0] + kd * geo_.dilation[0];
             const std::int64_t ih = oh * geo_.stride[1] - geo_.pad_begin[1] + kh * geo_.dilation[1];
             if (id < 0 || id >= ID || ih < 0 || ih >= IH) continue;  // zero padding
-            for (t.kw = 0; t.kw < KW; ++t.kw) {
-                t.src = (((n * IC + g * IC_G + ic_g) * ID + id) * IH + ih) * IW - geo_.pad_begin[2] + t.kw * geo_.dilation[2];
-                t.weights = (((oc * IC_G + ic_g) * KD + kd) * KH + kh) * KW + t.kw;
-                f(static_cast<const RowTerm&>(t));
-            }
+            for (std::int64_t kw = 0; kw < KW; ++kw)
+                f((((n * IC + g * IC_G + ic_g) * ID + id) * IH + ih) * IW - geo_.pad_begin[2] + kw * geo_.dilation[2],
+                  (((oc * IC_G + ic_g) * KD + kd) * KH + kh) * KW + kw, kw);
         }
     }
 

@@ -34,6 +34,12 @@ GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const 
                                        std::span<const double> weights_oix);
 GradientResult backward_weights_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
                                           std::span<const double> diff_dst_ncx);
+// The same two sums as the literal walk over the index set, one (output, term) pair at a time, in the
+// forward's order (slow; the definition the sums above are tested against, bit for bit).
+GradientResult backward_data_walk(const ConvDescriptor& d, std::span<const double> diff_dst_ncx,
+                                  std::span<const double> weights_oix);
+GradientResult backward_weights_walk(const ConvDescriptor& d, std::span<const double> src_ncx,
+                                     std::span<const double> diff_dst_ncx);
 // diff_bias for every output channel, whether or not d.has_bias (the sum does not depend on it).
 GradientResult backward_bias_summation(const ConvDescriptor& d, std::span<const double> diff_dst_ncx);
 
