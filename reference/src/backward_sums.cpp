@@ -115,8 +115,10 @@ GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const 
     const i64 rows = d.batch * IC * ID * IH, rows_per_block = std::max<i64>(1, 512 / IW);
     detail::for_each_block((rows + rows_per_block - 1) / rows_per_block, 0,
                            d.src_elements() * OC_G * (d.weights_elements() / (OC * IC_G)), [&](i64 block) {
-        std::vector<ChunkTerm> terms, phase_terms;
-        std::vector<i64> kws, columns;  // per term: its kw; per phase term: its first column c (yw = c + m)
+        std::vector<ChunkTerm> terms;
+        std::vector<i64> kws;
+        detail::RowTermList phase_terms;
+        std::vector<detail::LaneRange> ranges(static_cast<std::size_t>(KW));
         for (i64 row = block * rows_per_block; row < std::min(rows, (block + 1) * rows_per_block); ++row) {
             const i64 xh = row % IH, xd = row / IH % ID, ic = row / (IH * ID) % IC, n = row / (IH * ID * IC);
             const i64 g = ic / IC_G, ic_g = ic % IC_G;
@@ -139,51 +141,26 @@ GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const 
                 }
             }
             const i64 first = row * IW;
-            double* const values = r.values.data() + first;
-            double* const magnitude = r.magnitude.data() + first;
-            std::int64_t* const counts = r.terms.data() + first;
             // column xw = phase + SW*m: a tap kw reaches it when xw + PW - kw*DW = yw*SW, i.e. only the taps
-            // of the column's phase, from yw = c + m with c = (phase + PW - kw*DW) / SW
+            // of the column's phase, from yw = c + m with c = (phase + PW - kw*DW) / SW, for the m that put
+            // yw inside [0, OW)
             for (i64 phase = 0; phase < std::min(SW, IW); ++phase) {
-                phase_terms.clear(), columns.clear();
-                i64 m_lo = 0, m_hi = (IW - phase + SW - 1) / SW;  // the interior: every tap's yw inside [0, OW)
-                const i64 columns_in_phase = m_hi;
-                for (std::size_t t = 0; t < terms.size(); ++t) {
-                    const i64 v = phase + geo.pad_begin[2] - kws[t] * geo.dilation[2];
-                    if (floor_mod(v, SW) != 0) continue;
-                    const i64 c = v / SW;  // exact
-                    phase_terms.push_back({terms[t].in + c, terms[t].weights});
-                    columns.push_back(c);
-                    m_lo = std::max(m_lo, -c);
-                    m_hi = std::min(m_hi, OW - c);
+                const i64 lanes = (IW - phase + SW - 1) / SW;
+                std::vector<i64> c(static_cast<std::size_t>(KW), 0);
+                std::vector<bool> reaches(static_cast<std::size_t>(KW), false);
+                for (i64 kw = 0; kw < KW; ++kw) {
+                    const i64 v = phase + geo.pad_begin[2] - kw * geo.dilation[2];
+                    reaches[kw] = floor_mod(v, SW) == 0;
+                    c[kw] = v / SW;  // exact where it reaches
+                    const i64 begin = std::clamp<i64>(-c[kw], 0, lanes);
+                    ranges[kw] = {begin, std::clamp<i64>(OW - c[kw], begin, lanes)};
                 }
-                if (phase_terms.empty()) continue;  // no tap reaches these columns
-                const i64 count = static_cast<i64>(phase_terms.size());
-                i64 m = m_lo;
-                for (const i64 chunk : detail::kChunkWidths)
-                    for (; m_hi > m_lo && m + chunk <= m_hi; m += chunk) {
-                        const i64 at = phase + SW * m;
-                        detail::add_chunk_terms(chunk, phase_terms.data(), count, diff_dst.data(), m, 1, weights.data(),
-                                                values + at, magnitude + at, SW);
-                        for (i64 j = 0; j < chunk; ++j) counts[at + j * SW] += count;
-                    }
-                const i64 chunked_end = m;
-                for (i64 column = 0; column < columns_in_phase; ++column) {
-                    if (column == m_lo && chunked_end > m_lo) column = chunked_end;
-                    if (column >= columns_in_phase) break;
-                    // one column on its own: the phase's terms whose yw = c + column is inside [0, OW)
-                    const i64 at = phase + SW * column;
-                    double s = values[at], mag = magnitude[at];
-                    for (i64 t = 0; t < count; ++t) {
-                        const i64 yw = columns[t] + column;
-                        if (yw < 0 || yw >= OW) continue;
-                        const double product = diff_dst[phase_terms[t].in - columns[t] + yw] * weights[phase_terms[t].weights];
-                        s += product;
-                        mag += std::fabs(product);
-                        ++counts[at];
-                    }
-                    values[at] = s, magnitude[at] = mag;
-                }
+                phase_terms.clear();
+                for (std::size_t t = 0; t < terms.size(); ++t)
+                    if (reaches[kws[t]]) phase_terms.add(terms[t].in + c[kws[t]], terms[t].weights, kws[t]);
+                detail::add_row_terms(phase_terms, ranges.data(), lanes, diff_dst.data(), 1, weights.data(),
+                                      r.values.data() + first + phase, r.magnitude.data() + first + phase,
+                                      r.terms.data() + first + phase, SW);
             }
         }
     });

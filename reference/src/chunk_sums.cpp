@@ -11,14 +11,15 @@ namespace convcheck::reference::detail {
 namespace {
 
 template <std::int64_t V>
-[[gnu::always_inline]] inline void chunk_terms(const ChunkTerm* terms, std::int64_t count, const double* in,
-                                               std::int64_t in0, std::int64_t in_step, const double* weights,
-                                               double* __restrict sum, double* __restrict magnitude,
-                                               std::int64_t out_step) {
+[[gnu::always_inline]] inline void chunk_terms(const ChunkTerm* terms, std::int64_t count, const std::int64_t* classes,
+                                               const unsigned char* taken, const double* in, std::int64_t in0,
+                                               std::int64_t in_step, const double* weights, double* __restrict sum,
+                                               double* __restrict magnitude, std::int64_t out_step) {
     double s[V], m[V];
 #pragma GCC unroll 16
     for (std::int64_t j = 0; j < V; ++j) s[j] = sum[j * out_step], m[j] = magnitude[j * out_step];
     for (std::int64_t t = 0; t < count; ++t) {
+        if (taken != nullptr && !taken[classes[t]]) continue;
         const double w = weights[terms[t].weights];
         const double* x = in + terms[t].in + in0;
         if (in_step == 1) {
@@ -47,13 +48,50 @@ template <std::int64_t V>
 // doubles per vector. Neither contracts a product into the sum (no FMA in either target, and the
 // library is built with -ffp-contract=off).
 [[gnu::target_clones("avx2", "default")]] void add_chunk_terms(std::int64_t width, const ChunkTerm* terms,
-                                                                 std::int64_t count, const double* in, std::int64_t in0,
-                                                                 std::int64_t in_step, const double* weights,
-                                                                 double* sum, double* magnitude, std::int64_t out_step) {
-    if (width == 16) chunk_terms<16>(terms, count, in, in0, in_step, weights, sum, magnitude, out_step);
-    else if (width == 8) chunk_terms<8>(terms, count, in, in0, in_step, weights, sum, magnitude, out_step);
-    else if (width == 4) chunk_terms<4>(terms, count, in, in0, in_step, weights, sum, magnitude, out_step);
-    else chunk_terms<2>(terms, count, in, in0, in_step, weights, sum, magnitude, out_step);
+                                                                 std::int64_t count, const std::int64_t* classes,
+                                                                 const unsigned char* taken, const double* in,
+                                                                 std::int64_t in0, std::int64_t in_step,
+                                                                 const double* weights, double* sum, double* magnitude,
+                                                                 std::int64_t out_step) {
+    if (width == 16) chunk_terms<16>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+    else if (width == 8) chunk_terms<8>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+    else if (width == 4) chunk_terms<4>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+    else if (width == 2) chunk_terms<2>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+    else chunk_terms<1>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+}
+
+void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t lanes, const double* in,
+                   std::int64_t in_step, const double* weights, double* sum, double* magnitude, std::int64_t* counts,
+                   std::int64_t out_step) {
+    // the cuts: 0, lanes and every class's range ends inside (classes are few: the taps along w)
+    const std::int64_t classes = static_cast<std::int64_t>(row.class_terms.size());
+    std::vector<std::int64_t> cuts{0, lanes};
+    for (std::int64_t c = 0; c < classes; ++c)
+        for (const std::int64_t at : {ranges[c].begin, ranges[c].end})
+            if (at > 0 && at < lanes) cuts.push_back(at);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    std::vector<unsigned char> taken(static_cast<std::size_t>(classes));
+    for (std::size_t piece = 0; piece + 1 < cuts.size(); ++piece) {
+        const std::int64_t begin = cuts[piece], end = cuts[piece + 1];
+        // the classes every lane of [begin, end) takes (a range holds begin, so all of the piece)
+        std::int64_t count = 0;
+        bool all = true;
+        for (std::int64_t c = 0; c < classes; ++c) {
+            taken[c] = ranges[c].begin <= begin && begin < ranges[c].end;
+            count += taken[c] ? row.class_terms[c] : 0;
+            all = all && (taken[c] || row.class_terms[c] == 0);
+        }
+        if (count == 0) continue;
+        std::int64_t m = begin;
+        for (const std::int64_t width : kChunkWidths)
+            for (; m + width <= end; m += width) {
+                add_chunk_terms(width, row.terms.data(), static_cast<std::int64_t>(row.terms.size()), row.classes.data(),
+                                all ? nullptr : taken.data(), in, m * in_step, in_step, weights, sum + m * out_step,
+                                magnitude + m * out_step, out_step);
+                for (std::int64_t j = 0; j < width; ++j) counts[(m + j) * out_step] += count;
+            }
+    }
 }
 
 // Plain std::threads, not TBB: the runner forks a child for every plugin call, and a TBB worker pool

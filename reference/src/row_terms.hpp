@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 
+#include "chunk_sums.hpp"
 #include "index_set.hpp"
 
 namespace convcheck::reference::detail {
@@ -33,23 +33,13 @@ public:
     // The src offset between two neighbouring output columns: the stride along w.
     std::int64_t column_step() const { return geo_.stride[2]; }
 
-    // The output columns [begin, end) whose every tap along w lands inside the input (the same for every
-    // row): there an output's terms are all of its row's terms.
-    std::pair<std::int64_t, std::int64_t> interior_columns() const {
-        const std::int64_t IW = geo_.in[2], OW = geo_.out[2], SW = geo_.stride[2], DW = geo_.dilation[2];
-        const std::int64_t PW = geo_.pad_begin[2], KW = geo_.kernel[2];
-        const std::int64_t begin = std::clamp<std::int64_t>(ceil_div(PW, SW), 0, OW);                          // kw = 0
-        const std::int64_t end = std::clamp<std::int64_t>(ceil_div(IW + PW - (KW - 1) * DW, SW), begin, OW);  // kw = KW-1
-        return {begin, end};
-    }
+    std::int64_t kernel_width() const { return geo_.kernel[2]; }
 
-    // The taps kw in [first, second) whose input column for output column ow lies inside the input.
-    std::pair<std::int64_t, std::int64_t> column_taps(std::int64_t ow) const {
-        const std::int64_t IW = geo_.in[2], SW = geo_.stride[2], DW = geo_.dilation[2], KW = geo_.kernel[2];
-        const std::int64_t shift = ow * SW - geo_.pad_begin[2];  // iw = shift + kw*DW in [0, IW)
-        const std::int64_t first = std::clamp<std::int64_t>(ceil_div(-shift, DW), 0, KW);
-        const std::int64_t last = std::clamp<std::int64_t>(ceil_div(IW - shift, DW), first, KW);
-        return {first, last};
+    // The output columns [begin, end) whose input column for tap kw, iw = ow*SW - PW + kw*DW, lies in [0, IW).
+    LaneRange tap_columns(std::int64_t kw) const {
+        const std::int64_t shift = geo_.pad_begin[2] - kw * geo_.dilation[2], OW = geo_.out[2];
+        const std::int64_t begin = std::clamp<std::int64_t>(ceil_div(shift, geo_.stride[2]), 0, OW);
+        return {begin, std::clamp<std::int64_t>(ceil_div(geo_.in[2] + shift, geo_.stride[2]), begin, OW)};
     }
 
     // Calls f(src, weights, kw) for every term position of row `row` of `plane` whose input row exists,
