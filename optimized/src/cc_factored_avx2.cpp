@@ -8,16 +8,6 @@
 namespace convcheck::optimized::detail::avx2 {
 namespace {
 
-// The taps [lo, hi) of one axis whose neighbour first + j lies inside [0, size).
-struct TapRange {
-    i64 lo, hi;
-};
-TapRange inside(i64 first, i64 support, i64 size) {
-    const i64 lo = first < 0 ? -first : 0;
-    const i64 hi = first + support > size ? size - first : support;
-    return {lo, hi < lo ? lo : hi};
-}
-
 // r[k] = row k of an 8 x 8 block -> r[k] = column k.
 inline void transpose8(__m256* r) {
     __m256 t[8];
@@ -154,6 +144,12 @@ ContractFn contract_for(i64 cb) {
 }
 
 }  // namespace
+
+TapRange inside(i64 first, i64 support, i64 size) {
+    const i64 lo = first < 0 ? -first : 0;
+    const i64 hi = first + support > size ? size - first : support;
+    return {lo, hi < lo ? lo : hi};
+}
 
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
     i64 x0 = 0;

@@ -45,7 +45,13 @@ struct CcContractProblem {
 // Distance pairs whose first layer cc_hidden_features gathers before running the second.
 inline constexpr i64 kHiddenPairs = 48;
 
+// The taps [lo, hi) of one axis whose neighbour first + j lies inside [0, size).
+struct TapRange {
+    i64 lo, hi;
+};
+
 namespace avx2 {
+TapRange inside(i64 first, i64 support, i64 size);
 // Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);

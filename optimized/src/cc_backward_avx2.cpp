@@ -1,0 +1,224 @@
+// The CC backward's Internal-Net kernels (cc_backward_kernels.hpp) for AVX2 + FMA. Compiled with
+// -mavx2 -mfma; called only when the CPU has both. Each vector holds 8 hidden features m (or 8
+// columns of the last layer's matrix); every sum runs in a fixed order, whatever the thread count.
+#include <immintrin.h>
+
+#include "cc_backward_kernels.hpp"
+
+namespace convcheck::optimized::detail::avx2 {
+namespace {
+
+// The 8 horizontal sums of v[0..8) as one vector (lane k = the sum of v[k]'s lanes, in a fixed order).
+inline __m256 sum_lanes8(const __m256* v) {
+    const __m256 ab = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+    const __m256 cd = _mm256_hadd_ps(_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31));
+}
+
+// The valid lanes [0, n) of a vector, for masked loads of a row's last columns.
+inline __m256i lanes(i64 n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// partial rows [r0, r0 + R), columns [c0, c0 + NB * 8) (the last vector masked to `valid` lanes).
+template <int R, int NB>
+void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 r0, i64 c0, i64 valid,
+                double* partial) {
+    __m256 acc[R * NB];
+#pragma GCC unroll 12
+    for (int k = 0; k < R * NB; ++k) acc[k] = _mm256_setzero_ps();
+    const __m256i mask = lanes(valid);
+    for (i64 i = 0; i < count; ++i) {
+        const float* xr = x + i * cols + c0;
+        __m256 xv[NB];
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b)
+            xv[b] = b + 1 < NB || valid == 8 ? _mm256_loadu_ps(xr + b * 8) : _mm256_maskload_ps(xr + b * 8, mask);
+        const float* d = dy + i * rows + r0;
+#pragma GCC unroll 6
+        for (int r = 0; r < R; ++r) {
+            const __m256 v = _mm256_broadcast_ss(d + r);
+#pragma GCC unroll 2
+            for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, xv[b], acc[r * NB + b]);
+        }
+    }
+    alignas(32) float out[8];
+    for (int r = 0; r < R; ++r)
+        for (int b = 0; b < NB; ++b) {
+            _mm256_store_ps(out, acc[r * NB + b]);
+            double* p = partial + (r0 + r) * cols + c0 + b * 8;
+            const i64 n = b + 1 < NB ? 8 : valid;
+            for (i64 k = 0; k < n; ++k) p[k] += static_cast<double>(out[k]);
+        }
+}
+
+using OuterFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, i64, double*);
+
+template <int NB>
+OuterFn outer_for(i64 r) {
+    switch (r) {
+    case 1: return &outer_tile<1, NB>;
+    case 2: return &outer_tile<2, NB>;
+    case 3: return &outer_tile<3, NB>;
+    case 4: return &outer_tile<4, NB>;
+    case 5: return &outer_tile<5, NB>;
+    default: return &outer_tile<6, NB>;
+    }
+}
+
+// cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel: dn[tap][cin] += sum over those
+// features of h dZ; dh[tap] += sum_cin N dZ.
+template <int NB>
+void scatter_group(const CcContractProblem& p, const float* src, const float* h, const float* dz, i64 fy, i64 fx,
+                   TapRange ry, TapRange rx, i64 v0, float* dn, float* dh) {
+    const i64 plane = p.in_h * p.in_w, Cin = p.in_channels, h2p = p.h2p;
+    for (i64 y = ry.lo; y < ry.hi; ++y)
+        for (i64 x = rx.lo; x < rx.hi; ++x) {
+            const i64 t = y * p.kw + x, pos = (fy + y) * p.in_w + fx + x;
+            __m256 hv[NB], acc[NB];
+#pragma GCC unroll 4
+            for (int b = 0; b < NB; ++b) {
+                hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
+                acc[b] = _mm256_loadu_ps(dh + t * h2p + (v0 + b) * 8);
+            }
+            float* dnt = dn + t * Cin;
+            for (i64 c0 = 0; c0 < Cin; c0 += 8) {
+                const i64 cb = Cin - c0 < 8 ? Cin - c0 : 8;
+                __m256 prod[8];
+                for (i64 k = 0; k < cb; ++k) {
+                    const float* dzr = dz + (c0 + k) * h2p + v0 * 8;
+                    __m256 dzv[NB];
+#pragma GCC unroll 4
+                    for (int b = 0; b < NB; ++b) dzv[b] = _mm256_loadu_ps(dzr + b * 8);
+                    __m256 s = _mm256_mul_ps(hv[0], dzv[0]);
+#pragma GCC unroll 4
+                    for (int b = 1; b < NB; ++b) s = _mm256_fmadd_ps(hv[b], dzv[b], s);
+                    prod[k] = s;
+                    const __m256 n = _mm256_broadcast_ss(src + (c0 + k) * plane + pos);
+#pragma GCC unroll 4
+                    for (int b = 0; b < NB; ++b) acc[b] = _mm256_fmadd_ps(n, dzv[b], acc[b]);
+                }
+                for (i64 k = cb; k < 8; ++k) prod[k] = _mm256_setzero_ps();
+                const __m256 sums = sum_lanes8(prod);
+                if (cb == 8) {
+                    _mm256_storeu_ps(dnt + c0, _mm256_add_ps(_mm256_loadu_ps(dnt + c0), sums));
+                } else {
+                    alignas(32) float out[8];
+                    _mm256_store_ps(out, sums);
+                    for (i64 k = 0; k < cb; ++k) dnt[c0 + k] += out[k];
+                }
+            }
+#pragma GCC unroll 4
+            for (int b = 0; b < NB; ++b) _mm256_storeu_ps(dh + t * h2p + (v0 + b) * 8, acc[b]);
+        }
+}
+
+}  // namespace
+
+void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
+    // rows in blocks of <= 6 as even as they can be; columns 2 vectors at a time, the last masked
+    const i64 blocks = (rows + 5) / 6;
+    for (i64 b = 0, r0 = 0; b < blocks; ++b) {
+        const i64 rb = (rows - r0 + (blocks - b) - 1) / (blocks - b);
+        i64 c0 = 0;
+        for (; c0 + 16 <= cols; c0 += 16) outer_for<2>(rb)(dy, rows, x, cols, count, r0, c0, 8, partial);
+        for (; c0 < cols; c0 += 8) outer_for<1>(rb)(dy, rows, x, cols, count, r0, c0, cols - c0 < 8 ? cols - c0 : 8, partial);
+        r0 += rb;
+    }
+}
+
+void cc_scatter_back(const CcContractProblem& p, const float* src, const float* h, const float* dz, i64 p0, i64 count,
+                     float* diff_src, float* dh, float* scratch) {
+    const i64 plane = p.in_h * p.in_w, K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
+    const i64 depth = Cin * (h2p + 1), vectors = h2p / 8;
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, dz += depth,
+             ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
+        const i64 fy = p.first_y[oy], fx = p.first_x[ox];
+        const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
+        float* dn = scratch;  // [K][Cin]: dS first, then the features' sums, 4 vectors at a time
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x)
+                for (i64 c = 0; c < Cin; ++c) dn[(y * p.kw + x) * Cin + c] = dz[Cin * h2p + c];
+        for (i64 v0 = 0; v0 < vectors; v0 += 4) {
+            switch (vectors - v0) {
+            case 1: scatter_group<1>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
+            case 2: scatter_group<2>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
+            case 3: scatter_group<3>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
+            default: scatter_group<4>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
+            }
+        }
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x) {
+                float* out = diff_src + (fy + y) * p.in_w + fx + x;
+                const float* d = dn + (y * p.kw + x) * Cin;
+                for (i64 c = 0; c < Cin; ++c) out[c * plane] += d[c];
+            }
+    }
+}
+
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, float* dw2t, float* db2,
+                        double* dw1, double* db1, float* scratch) {
+    const CcHiddenProblem& p = *q.hidden;
+    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8;
+    float* v1 = scratch;       // the first layer's pre-activation
+    float* a1 = v1 + h1;       // and activation
+    float* dz2 = a1 + h1;      // [h2p]
+    float* da1 = dz2 + h2p;    // [h1 rounded up to 8]
+    const __m256 slope = _mm256_set1_ps(p.slope_f32);
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    for (i64 i = 0; i < count; ++i, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
+        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x) {
+                const float* ay = p.ay + (oy * p.kh + y) * p.h1;
+                const float* ax = p.ax + (ox * p.kw + x) * p.h1;
+                // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
+                for (i64 j = 0; j < h1; ++j) {
+                    v1[j] = ay[j] + ax[j];
+                    a1[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
+                }
+                const float* g = dh + (y * p.kw + x) * h2p;
+                for (i64 b = 0; b < vectors; ++b) {
+                    // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
+                    __m256 z = _mm256_loadu_ps(p.b2 + b * 8);
+                    for (i64 j = 0; j < h1; ++j)
+                        z = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
+                    const __m256 gv = _mm256_loadu_ps(g + b * 8);
+                    const __m256 d = _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
+                                                      _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ));
+                    _mm256_storeu_ps(dz2 + b * 8, d);
+                    _mm256_storeu_ps(db2 + b * 8, _mm256_add_ps(_mm256_loadu_ps(db2 + b * 8), d));
+                    for (i64 j = 0; j < h1; ++j) {
+                        float* w = dw2t + j * h2p + b * 8;
+                        _mm256_storeu_ps(w, _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + j), d, _mm256_loadu_ps(w)));
+                    }
+                }
+                // da1[j] = sum_m W2[m][j] dz2[m]: 8 rows of W2t at a time, each a lane sum
+                for (i64 j0 = 0; j0 < h1; j0 += 8) {
+                    __m256 prod[8];
+                    for (i64 k = 0; k < 8; ++k) {
+                        if (j0 + k >= h1) {
+                            prod[k] = _mm256_setzero_ps();
+                            continue;
+                        }
+                        const float* w = p.w2t + (j0 + k) * h2p;
+                        __m256 s = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(dz2));
+                        for (i64 b = 1; b < vectors; ++b)
+                            s = _mm256_fmadd_ps(_mm256_loadu_ps(w + b * 8), _mm256_loadu_ps(dz2 + b * 8), s);
+                        prod[k] = s;
+                    }
+                    _mm256_storeu_ps(da1 + j0, sum_lanes8(prod));
+                }
+                const double dy = q.dist_y[oy * p.kh + y], dx = q.dist_x[ox * p.kw + x];
+                for (i64 j = 0; j < h1; ++j) {
+                    const double dz1 = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+                    dw1[2 * j] += dz1 * dy;
+                    dw1[2 * j + 1] += dz1 * dx;
+                    db1[j] += dz1;
+                }
+            }
+    }
+}
+
+}  // namespace convcheck::optimized::detail::avx2

@@ -1,0 +1,55 @@
+// Internal: the kernels of the CC backward's Internal-Net path (cc_backward_net.cpp), compiled with
+// -mavx2 -mfma in cc_backward_avx2.cpp: call only when the CPU has both. Plain structs only.
+//
+// The forward (cc_factored_kernels.hpp) computes, per output pixel o,
+//   y[cout] = bias[cout] + sum_{cin,m} W3[cout,cin][m] Z[cin][m] + sum_cin b3[cout,cin] S[cin],
+//   Z[cin][m] = sum_taps h_m(D_tap) N[cin, tap],  S[cin] = sum_taps N[cin, tap].
+// Its reverse, for dY = diff_dst at o (the same matrices, transposed):
+//   d[W3|b3][cout][.] += dY[cout] [Z|S][.]                 (cc_outer_accumulate, over pixels)
+//   [dZ|dS][cin][.]    = sum_cout dY[cout] [W3|b3][cout][cin][.]   (the blocked GEMM)
+//   dN[cin, tap]       = dS[cin] + sum_m h_m(D_tap) dZ[cin][m]     -> diff_src at the neighbour
+//   dh_m(D_tap)       += sum_cin N[cin, tap] dZ[cin][m]            (cc_scatter_back, summed over the batch)
+// then, per distance pair, the hidden layers' reverse (cc_hidden_backward).
+#pragma once
+
+#include "cc_factored_kernels.hpp"
+
+namespace convcheck::optimized::detail {
+
+// The hidden layers' reverse needs the distances themselves for dW1 (in double, as the grid has them).
+struct CcHiddenBackwardProblem {
+    const CcHiddenProblem* hidden = nullptr;
+    const double* dist_y = nullptr;  // [OH][kh]
+    const double* dist_x = nullptr;  // [OW][kw]
+};
+
+// Scratch floats cc_scatter_back and cc_hidden_backward need.
+inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
+inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) { return 3 * p.h1 + p.h2p + 8; }
+
+namespace avx2 {
+// partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
+// in f32 from 0 over i in order (FMA), then added to the double partial.
+void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
+
+// One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
+// each pixel), h the chunk's hidden features (cc_hidden_features), src and diff_src the image at channel
+// 0 ([Cin][H][W]). Adds dN to diff_src at every neighbour inside the input (per pixel: taps in (y, x)
+// order, each dN = dS + the features' partial sums, 4 feature vectors at a time, each a horizontal sum
+// of 8 lanes), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA).
+// scratch: cc_scatter_back_scratch(p) floats.
+void cc_scatter_back(const CcContractProblem& p, const float* src, const float* h, const float* dz, i64 p0, i64 count,
+                     float* diff_src, float* dh, float* scratch);
+
+// The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
+// cc_hidden_features), given dh = dL/dh: recomputes a1 and z2 as the forward does (the same f32
+// values), then
+//   dz2 = LeakyReLU'(z2) dh,  dw2t[j][m] += a1[j] dz2[m],  db2 += dz2,
+//   da1 = W2^T dz2,  dz1 = LeakyReLU'(v1) da1,  dw1[j][0] += dz1[j] dy,  dw1[j][1] += dz1[j] dx,  db1 += dz1
+// (LeakyReLU'(z) = 1 for z > 0, else the slope). dw2t [h1][h2p] and db2 [h2p] are f32 sums over the
+// pairs in order; dw1 [h1][2] and db1 [h1] double. scratch: cc_hidden_backward_scratch floats.
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, float* dw2t, float* db2,
+                        double* dw1, double* db1, float* scratch);
+}  // namespace avx2
+
+}  // namespace convcheck::optimized::detail

@@ -1,0 +1,175 @@
+// The CC backward for the Internal-Net (cc_backward_net.hpp). The orders, fixed by the descriptor:
+//   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the band's
+//     double partial; chunks in order, images in order within a chunk; bands added in order.
+//   [dZ | dS]: the blocked GEMM over Cout in order.
+//   diff_src: per pixel of a chunk, dN = dS + the features' sums (4 vectors at a time, lanes summed by a
+//     fixed tree), added at each neighbour (taps in (y, x) order); pixels in order within a band; the
+//     even bands' contributions first, then the odd bands'.
+//   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
+//     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
+//     (dW1, db1), added to the band's partial.
+#include "cc_backward_net.hpp"
+
+#include <tbb/blocked_range.h>
+
+#include <algorithm>
+
+#include "convcheck/optimized/conv_plan.hpp"
+#include "parallel_join.hpp"
+
+namespace convcheck::optimized::detail {
+
+using i64 = std::int64_t;
+
+namespace {
+
+constexpr i64 kMaxChunkPixels = 120;  // as the forward's: a chunk's Z and dZ stay in L2
+constexpr i64 kMaxBands = 8;          // 4 per parity: enough tasks for 2 threads, few partials
+
+}  // namespace
+
+CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
+                             const AxisWindows& width)
+    : desc_(d), axes_{height, width} {
+    const i64 Cout = d.out_channels, K = d.neighbours();
+    net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
+    const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
+    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data()};
+    // the GEMM's weights: [W3 | b3] transposed, [depth][Cout]
+    std::vector<float> transposed(static_cast<std::size_t>(depth * Cout));
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 k = 0; k < depth; ++k) transposed[k * Cout + co] = net_->last[co * depth + k];
+    avx512_ = cpu_has_avx512();
+    gemm_weights_ = pack_blocked(transposed, {}, 1, Cout, depth, 1, avx512_);
+    gemm_geometry_ = Geometry{};
+    gemm_geometry_.in_channels = gemm_geometry_.in_per_group = Cout;
+    gemm_geometry_.out_channels = gemm_geometry_.out_per_group = depth;
+    gemm_geometry_.channel_stride = Cout;
+    gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
+
+    const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW, kh = d.support[0];
+    chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
+    const int nb = gemm_weights_.vector_blocks;
+    const i64 tile = avx512_ ? avx512::tile_width(nb) : avx2::tile_width(nb);
+    if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
+    const i64 P = chunk_pixels_;
+    // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
+    // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
+    chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) +
+                    cc_hidden_backward_scratch(net_->hidden) + h1 * h2p + h2p;
+    partial_size_ = Cout * depth + h1 * h2p + h2p + 3 * h1;
+    // bands of `rows` output rows: band i's last input row must lie before band i + 2's first
+    const auto separated = [&](i64 rows) {
+        for (i64 r0 = 0; r0 + 2 * rows < OH; r0 += rows)
+            if (axes_[0].first[r0 + rows - 1] + kh > axes_[0].first[r0 + 2 * rows]) return false;
+        return true;
+    };
+    i64 rows = (OH + kMaxBands - 1) / kMaxBands;
+    while (!separated(rows)) ++rows;  // rows = OH: one band
+    for (i64 r = 0; r < OH; r += rows) band_rows_.push_back(r);
+    band_rows_.push_back(OH);
+}
+
+void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
+                        WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1], B = bands();
+    parallel_for_joined(tbb::blocked_range<i64>(0, planes), [&](const auto& r) {
+        std::fill(diff_src + r.begin() * plane, diff_src + r.end() * plane, 0.0f);
+    });
+    meter.count_in(B * partial_size_ * 8);
+    Workspace<double> partials = partials_.take(static_cast<std::size_t>(B * partial_size_));
+    double* all = partials.data();
+    std::fill(all, all + B * partial_size_, 0.0);
+    for (i64 parity = 0; parity < 2; ++parity)
+        parallel_for_joined(tbb::blocked_range<i64>(0, (B - parity + 1) / 2, 1), [&](const auto& r) {
+            for (i64 i = r.begin(); i < r.end(); ++i) {
+                const i64 band = 2 * i + parity;
+                run_band(band, src, diff_dst, diff_src, all + band * partial_size_, meter);
+            }
+        });
+    for (i64 b = 1; b < B; ++b)
+        for (i64 k = 0; k < partial_size_; ++k) all[k] += all[b * partial_size_ + k];
+    // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
+    const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
+    const i64 depth = net_->depth;
+    const double* last = all;
+    const double* dw2t = last + Cout * depth;
+    const double* db2 = dw2t + h1 * h2p;
+    const double* dw1 = db2 + h2p;
+    const double* db1 = dw1 + 2 * h1;
+    float* out = diff_theta;
+    for (i64 k = 0; k < 2 * h1; ++k) *out++ = static_cast<float>(dw1[k]);
+    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(db1[j]);
+    for (i64 m = 0; m < h2; ++m)
+        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2t[j * h2p + m]);
+    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(db2[m]);
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 ci = 0; ci < Cin; ++ci)
+            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[co * depth + ci * h2p + m]);
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[co * depth + Cin * h2p + ci]);
+    meter.count_out(B * partial_size_ * 8);
+}
+
+void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, float* diff_src, double* partial,
+                             WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), OW = d.output_size[1];
+    const i64 in_plane = d.input_size[0] * d.input_size[1], pixels = d.output_size[0] * OW;
+    const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth, P = chunk_pixels_;
+    const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
+    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs;
+    meter.count_in(chunk_floats_ * 4 + scratch_i64 * 8);
+    Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));
+    Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
+    i64* taps = scratch.data() + gemm_problem_.scratch_elements();
+    float* h = buffer.data();
+    float* dh = h + P * K * h2p;
+    float* z = dh + P * K * h2p;
+    float* dz = z + P * depth;
+    float* dy = dz + P * depth;
+    float* a1 = dy + P * Cout;
+    float* dn = a1 + kHiddenPairs * h1;
+    float* hb = dn + cc_scatter_back_scratch(net_->contract);
+    float* dw2t = hb + cc_hidden_backward_scratch(net_->hidden);
+    float* db2 = dw2t + h1 * h2p;
+    double* p_last = partial;
+    double* p_dw2t = p_last + Cout * depth;
+    double* p_db2 = p_dw2t + h1 * h2p;
+    double* p_dw1 = p_db2 + h2p;
+    double* p_db1 = p_dw1 + 2 * h1;
+    const i64 end = band_rows_[band + 1] * OW;
+    for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
+        const i64 count = std::min(P, end - p0);
+        avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
+        std::fill(dh, dh + count * K * h2p, 0.0f);
+        for (i64 n = 0; n < d.batch; ++n) {
+            const float* src_n = src + n * Cin * in_plane;
+            avx2::cc_contract(net_->contract, src_n, h, p0, count, z);
+            avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
+            for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
+                BlockedSegment segment;
+                segment.x = dy;
+                segment.x_pixel_step = Cout;
+                segment.y = dz + ocs * block;
+                segment.y_pixel_step = depth;
+                segment.count = count;
+                segment.ocs = ocs;
+                if (avx512_)
+                    avx512::blocked_segment(gemm_problem_, segment, scratch.data());
+                else
+                    avx2::blocked_segment(gemm_problem_, segment, scratch.data());
+            }
+            avx2::cc_scatter_back(net_->contract, src_n, h, dz, p0, count, diff_src + n * Cin * in_plane, dh, dn);
+        }
+        std::fill(dw2t, dw2t + h1 * h2p + h2p, 0.0f);
+        avx2::cc_hidden_backward(hidden_back_, p0, count, dh, dw2t, db2, p_dw1, p_db1, hb);
+        for (i64 k = 0; k < h1 * h2p; ++k) p_dw2t[k] += dw2t[k];
+        for (i64 m = 0; m < h2p; ++m) p_db2[m] += db2[m];
+    }
+    meter.count_out(chunk_floats_ * 4 + scratch_i64 * 8);
+}
+
+}  // namespace convcheck::optimized::detail
