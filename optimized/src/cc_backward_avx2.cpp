@@ -20,25 +20,25 @@ inline __m256i lanes(i64 n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// partial rows [r0, r0 + R), columns [c0, c0 + NB * 8) (the last vector masked to `valid` lanes).
-template <int R, int NB>
+// partial rows [r0, r0 + R), columns [c0, c0 + NB * 8) (MASK: the last vector holds `valid` lanes).
+template <int R, int NB, bool MASK>
 void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 r0, i64 c0, i64 valid,
                 double* partial) {
     __m256 acc[R * NB];
 #pragma GCC unroll 12
     for (int k = 0; k < R * NB; ++k) acc[k] = _mm256_setzero_ps();
     const __m256i mask = lanes(valid);
-    for (i64 i = 0; i < count; ++i) {
-        const float* xr = x + i * cols + c0;
+    const float* xr = x + c0;
+    const float* d = dy + r0;
+    for (i64 i = 0; i < count; ++i, xr += cols, d += rows) {
         __m256 xv[NB];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
         for (int b = 0; b < NB; ++b)
-            xv[b] = b + 1 < NB || valid == 8 ? _mm256_loadu_ps(xr + b * 8) : _mm256_maskload_ps(xr + b * 8, mask);
-        const float* d = dy + i * rows + r0;
+            xv[b] = MASK && b + 1 == NB ? _mm256_maskload_ps(xr + b * 8, mask) : _mm256_loadu_ps(xr + b * 8);
 #pragma GCC unroll 6
         for (int r = 0; r < R; ++r) {
             const __m256 v = _mm256_broadcast_ss(d + r);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
             for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, xv[b], acc[r * NB + b]);
         }
     }
@@ -47,41 +47,41 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
         for (int b = 0; b < NB; ++b) {
             _mm256_store_ps(out, acc[r * NB + b]);
             double* p = partial + (r0 + r) * cols + c0 + b * 8;
-            const i64 n = b + 1 < NB ? 8 : valid;
+            const i64 n = MASK && b + 1 == NB ? valid : 8;
             for (i64 k = 0; k < n; ++k) p[k] += static_cast<double>(out[k]);
         }
 }
 
 using OuterFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, i64, double*);
 
-template <int NB>
+template <int NB, bool MASK>
 OuterFn outer_for(i64 r) {
     switch (r) {
-    case 1: return &outer_tile<1, NB>;
-    case 2: return &outer_tile<2, NB>;
-    case 3: return &outer_tile<3, NB>;
-    case 4: return &outer_tile<4, NB>;
-    case 5: return &outer_tile<5, NB>;
-    default: return &outer_tile<6, NB>;
+    case 1: return &outer_tile<1, NB, MASK>;
+    case 2: return &outer_tile<2, NB, MASK>;
+    case 3: return &outer_tile<3, NB, MASK>;
+    default: return &outer_tile<4, NB, MASK>;
     }
 }
 
-// cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel: dn[tap][cin] += sum over those
-// features of h dZ; dh[tap] += sum_cin N dZ.
+// cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8 input
+// channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl, else
+// kept in dn. dh[tap] += sum_cin N dZ.
 template <int NB>
-void scatter_group(const CcContractProblem& p, const float* src, const float* h, const float* dz, i64 fy, i64 fx,
-                   TapRange ry, TapRange rx, i64 v0, float* dn, float* dh) {
-    const i64 plane = p.in_h * p.in_w, Cin = p.in_channels, h2p = p.h2p;
+void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                   const float* dz, i64 fy, i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn,
+                   float* dh) {
+    const i64 Cin = p.in_channels, h2p = p.h2p;
+    const float* ds = dz + Cin * h2p;
     for (i64 y = ry.lo; y < ry.hi; ++y)
         for (i64 x = rx.lo; x < rx.hi; ++x) {
-            const i64 t = y * p.kw + x, pos = (fy + y) * p.in_w + fx + x;
+            const i64 t = y * p.kw + x, pos = ((fy + y - row0) * p.in_w + fx + x) * Cin;
             __m256 hv[NB], acc[NB];
 #pragma GCC unroll 4
             for (int b = 0; b < NB; ++b) {
                 hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
                 acc[b] = _mm256_loadu_ps(dh + t * h2p + (v0 + b) * 8);
             }
-            float* dnt = dn + t * Cin;
             for (i64 c0 = 0; c0 < Cin; c0 += 8) {
                 const i64 cb = Cin - c0 < 8 ? Cin - c0 : 8;
                 __m256 prod[8];
@@ -94,18 +94,25 @@ void scatter_group(const CcContractProblem& p, const float* src, const float* h,
 #pragma GCC unroll 4
                     for (int b = 1; b < NB; ++b) s = _mm256_fmadd_ps(hv[b], dzv[b], s);
                     prod[k] = s;
-                    const __m256 n = _mm256_broadcast_ss(src + (c0 + k) * plane + pos);
+                    const __m256 n = _mm256_broadcast_ss(src_cl + pos + c0 + k);
 #pragma GCC unroll 4
                     for (int b = 0; b < NB; ++b) acc[b] = _mm256_fmadd_ps(n, dzv[b], acc[b]);
                 }
                 for (i64 k = cb; k < 8; ++k) prod[k] = _mm256_setzero_ps();
                 const __m256 sums = sum_lanes8(prod);
+                const float* from = first ? ds + c0 : dn + t * Cin + c0;
+                float* to = last ? diff_cl + pos + c0 : dn + t * Cin + c0;
                 if (cb == 8) {
-                    _mm256_storeu_ps(dnt + c0, _mm256_add_ps(_mm256_loadu_ps(dnt + c0), sums));
+                    __m256 v = _mm256_add_ps(_mm256_loadu_ps(from), sums);
+                    if (last) v = _mm256_add_ps(_mm256_loadu_ps(to), v);
+                    _mm256_storeu_ps(to, v);
                 } else {
                     alignas(32) float out[8];
                     _mm256_store_ps(out, sums);
-                    for (i64 k = 0; k < cb; ++k) dnt[c0 + k] += out[k];
+                    for (i64 k = 0; k < cb; ++k) {
+                        const float v = from[k] + out[k];
+                        to[k] = last ? to[k] + v : v;
+                    }
                 }
             }
 #pragma GCC unroll 4
@@ -116,56 +123,64 @@ void scatter_group(const CcContractProblem& p, const float* src, const float* h,
 }  // namespace
 
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // rows in blocks of <= 6 as even as they can be; columns 2 vectors at a time, the last masked
-    const i64 blocks = (rows + 5) / 6;
+    // rows in blocks of <= 4 as even as they can be; columns 3 vectors at a time (4 x 3 accumulators),
+    // the last vectors of a row masked
+    const i64 blocks = (rows + 3) / 4;
     for (i64 b = 0, r0 = 0; b < blocks; ++b) {
         const i64 rb = (rows - r0 + (blocks - b) - 1) / (blocks - b);
         i64 c0 = 0;
-        for (; c0 + 16 <= cols; c0 += 16) outer_for<2>(rb)(dy, rows, x, cols, count, r0, c0, 8, partial);
-        for (; c0 < cols; c0 += 8) outer_for<1>(rb)(dy, rows, x, cols, count, r0, c0, cols - c0 < 8 ? cols - c0 : 8, partial);
+        for (; c0 + 24 <= cols; c0 += 24) outer_for<3, false>(rb)(dy, rows, x, cols, count, r0, c0, 8, partial);
+        const i64 rest = cols - c0, vectors = (rest + 7) / 8, valid = rest - (vectors - 1) * 8;
+        if (vectors > 0) {
+            const bool mask = valid < 8;
+            const OuterFn f = vectors == 1 ? (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))
+                              : vectors == 2 ? (mask ? outer_for<2, true>(rb) : outer_for<2, false>(rb))
+                                             : (mask ? outer_for<3, true>(rb) : outer_for<3, false>(rb));
+            f(dy, rows, x, cols, count, r0, c0, valid, partial);
+        }
         r0 += rb;
     }
 }
 
-void cc_scatter_back(const CcContractProblem& p, const float* src, const float* h, const float* dz, i64 p0, i64 count,
-                     float* diff_src, float* dh, float* scratch) {
-    const i64 plane = p.in_h * p.in_w, K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
+    const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
     const i64 depth = Cin * (h2p + 1), vectors = h2p / 8;
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
     for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, dz += depth,
              ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
         const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
-        float* dn = scratch;  // [K][Cin]: dS first, then the features' sums, 4 vectors at a time
-        for (i64 y = ry.lo; y < ry.hi; ++y)
-            for (i64 x = rx.lo; x < rx.hi; ++x)
-                for (i64 c = 0; c < Cin; ++c) dn[(y * p.kw + x) * Cin + c] = dz[Cin * h2p + c];
         for (i64 v0 = 0; v0 < vectors; v0 += 4) {
+            const bool first = v0 == 0, last = v0 + 4 >= vectors;
             switch (vectors - v0) {
-            case 1: scatter_group<1>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
-            case 2: scatter_group<2>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
-            case 3: scatter_group<3>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
-            default: scatter_group<4>(p, src, h, dz, fy, fx, ry, rx, v0, dn, dh); break;
+            case 1: scatter_group<1>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 2: scatter_group<2>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 3: scatter_group<3>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            default: scatter_group<4>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
             }
         }
-        for (i64 y = ry.lo; y < ry.hi; ++y)
-            for (i64 x = rx.lo; x < rx.hi; ++x) {
-                float* out = diff_src + (fy + y) * p.in_w + fx + x;
-                const float* d = dn + (y * p.kw + x) * Cin;
-                for (i64 c = 0; c < Cin; ++c) out[c * plane] += d[c];
-            }
     }
 }
 
-void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, float* dw2t, float* db2,
-                        double* dw1, double* db1, float* scratch) {
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, double* partial_w2,
+                        double* partial_w1, float* scratch) {
     const CcHiddenProblem& p = *q.hidden;
     const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8;
-    float* v1 = scratch;       // the first layer's pre-activation
-    float* a1 = v1 + h1;       // and activation
-    float* dz2 = a1 + h1;      // [h2p]
-    float* da1 = dz2 + h2p;    // [h1 rounded up to 8]
+    // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
+    float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
+    float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
+    float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
+    float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
+    float* v1 = dist + kHiddenPairs * 3;      // [h1]
+    float* da1 = v1 + h1;                     // [h1 rounded up to 8]
     const __m256 slope = _mm256_set1_ps(p.slope_f32);
+    i64 n = 0;
+    const auto flush = [&] {
+        cc_outer_accumulate(a1, h1 + 1, dz2, h2p, n, partial_w2);  // dW2t and db2
+        cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
+        n = 0;
+    };
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
     for (i64 i = 0; i < count; ++i, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
@@ -173,26 +188,23 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
             for (i64 x = rx.lo; x < rx.hi; ++x) {
                 const float* ay = p.ay + (oy * p.kh + y) * p.h1;
                 const float* ax = p.ax + (ox * p.kw + x) * p.h1;
+                float* a = a1 + n * (h1 + 1);
+                float* d2 = dz2 + n * h2p;
                 // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
                 for (i64 j = 0; j < h1; ++j) {
                     v1[j] = ay[j] + ax[j];
-                    a1[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
+                    a[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
                 }
+                a[h1] = 1.0f;
                 const float* g = dh + (y * p.kw + x) * h2p;
                 for (i64 b = 0; b < vectors; ++b) {
                     // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
                     __m256 z = _mm256_loadu_ps(p.b2 + b * 8);
                     for (i64 j = 0; j < h1; ++j)
-                        z = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
+                        z = _mm256_fmadd_ps(_mm256_broadcast_ss(a + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
                     const __m256 gv = _mm256_loadu_ps(g + b * 8);
-                    const __m256 d = _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
-                                                      _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ));
-                    _mm256_storeu_ps(dz2 + b * 8, d);
-                    _mm256_storeu_ps(db2 + b * 8, _mm256_add_ps(_mm256_loadu_ps(db2 + b * 8), d));
-                    for (i64 j = 0; j < h1; ++j) {
-                        float* w = dw2t + j * h2p + b * 8;
-                        _mm256_storeu_ps(w, _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + j), d, _mm256_loadu_ps(w)));
-                    }
+                    _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
+                                                                  _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
                 }
                 // da1[j] = sum_m W2[m][j] dz2[m]: 8 rows of W2t at a time, each a lane sum
                 for (i64 j0 = 0; j0 < h1; j0 += 8) {
@@ -203,22 +215,21 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                             continue;
                         }
                         const float* w = p.w2t + (j0 + k) * h2p;
-                        __m256 s = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(dz2));
+                        __m256 s = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(d2));
                         for (i64 b = 1; b < vectors; ++b)
-                            s = _mm256_fmadd_ps(_mm256_loadu_ps(w + b * 8), _mm256_loadu_ps(dz2 + b * 8), s);
+                            s = _mm256_fmadd_ps(_mm256_loadu_ps(w + b * 8), _mm256_loadu_ps(d2 + b * 8), s);
                         prod[k] = s;
                     }
                     _mm256_storeu_ps(da1 + j0, sum_lanes8(prod));
                 }
-                const double dy = q.dist_y[oy * p.kh + y], dx = q.dist_x[ox * p.kw + x];
-                for (i64 j = 0; j < h1; ++j) {
-                    const double dz1 = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
-                    dw1[2 * j] += dz1 * dy;
-                    dw1[2 * j + 1] += dz1 * dx;
-                    db1[j] += dz1;
-                }
+                for (i64 j = 0; j < h1; ++j) dz1[n * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+                dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
+                dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
+                dist[n * 3 + 2] = 1.0f;
+                if (++n == kHiddenPairs) flush();
             }
     }
+    if (n > 0) flush();
 }
 
 }  // namespace convcheck::optimized::detail::avx2

@@ -25,7 +25,9 @@ struct CcHiddenBackwardProblem {
 
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
 inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
-inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) { return 3 * p.h1 + p.h2p + 8; }
+inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
+    return kHiddenPairs * (2 * p.h1 + 1 + p.h2p + 3) + 2 * p.h1 + 8;
+}
 
 namespace avx2 {
 // partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
@@ -33,23 +35,23 @@ namespace avx2 {
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
-// each pixel), h the chunk's hidden features (cc_hidden_features), src and diff_src the image at channel
-// 0 ([Cin][H][W]). Adds dN to diff_src at every neighbour inside the input (per pixel: taps in (y, x)
-// order, each dN = dS + the features' partial sums, 4 feature vectors at a time, each a horizontal sum
-// of 8 lanes), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA).
+// each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
+// rows from row0 on, channels last ([rows][W][Cin]). Adds dN to diff_cl at every neighbour inside the
+// input (per pixel: taps in (y, x) order, each dN = dS + the features' lane sums, 4 feature vectors at a
+// time), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA).
 // scratch: cc_scatter_back_scratch(p) floats.
-void cc_scatter_back(const CcContractProblem& p, const float* src, const float* h, const float* dz, i64 p0, i64 count,
-                     float* diff_src, float* dh, float* scratch);
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch);
 
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features), given dh = dL/dh: recomputes a1 and z2 as the forward does (the same f32
-// values), then
-//   dz2 = LeakyReLU'(z2) dh,  dw2t[j][m] += a1[j] dz2[m],  db2 += dz2,
-//   da1 = W2^T dz2,  dz1 = LeakyReLU'(v1) da1,  dw1[j][0] += dz1[j] dy,  dw1[j][1] += dz1[j] dx,  db1 += dz1
-// (LeakyReLU'(z) = 1 for z > 0, else the slope). dw2t [h1][h2p] and db2 [h2p] are f32 sums over the
-// pairs in order; dw1 [h1][2] and db1 [h1] double. scratch: cc_hidden_backward_scratch floats.
-void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, float* dw2t, float* db2,
-                        double* dw1, double* db1, float* scratch);
+// values), then per pair dz2 = LeakyReLU'(z2) dh, da1 = W2^T dz2 (lane sums), dz1 = LeakyReLU'(v1) da1
+// (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
+//   partial_w2 [h1 + 1][h2p] += [a1 | 1]^T dz2   (dW2 transposed, then db2)
+//   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)
+// by cc_outer_accumulate. scratch: cc_hidden_backward_scratch floats.
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, double* partial_w2,
+                        double* partial_w1, float* scratch);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

@@ -13,6 +13,7 @@
 #include <tbb/blocked_range.h>
 
 #include <algorithm>
+#include <array>
 
 #include "convcheck/optimized/conv_plan.hpp"
 #include "parallel_join.hpp"
@@ -55,9 +56,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 P = chunk_pixels_;
     // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
     // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
-    chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) +
-                    cc_hidden_backward_scratch(net_->hidden) + h1 * h2p + h2p;
-    partial_size_ = Cout * depth + h1 * h2p + h2p + 3 * h1;
+    partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
     // bands of `rows` output rows: band i's last input row must lie before band i + 2's first
     const auto separated = [&](i64 rows) {
         for (i64 r0 = 0; r0 + 2 * rows < OH; r0 += rows)
@@ -68,6 +67,22 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     while (!separated(rows)) ++rows;  // rows = OH: one band
     for (i64 r = 0; r < OH; r += rows) band_rows_.push_back(r);
     band_rows_.push_back(OH);
+    // the most input rows one chunk reads
+    for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
+        for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
+            const i64 p1 = std::min(p0 + P, band_rows_[b + 1] * OW);
+            chunk_rows_ = std::max(chunk_rows_, input_rows(p0, p1)[1] - input_rows(p0, p1)[0]);
+        }
+    // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; its input
+    // rows and their gradient, channels last; the first layer's scratch, dN [K][Cin], the hidden reverse's
+    chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + 2 * chunk_rows_ * d.input_size[1] * d.in_channels +
+                    kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
+}
+
+std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
+    const i64 OW = desc_.output_size[1], H = desc_.input_size[0];
+    const i64 lo = axes_[0].first[p0 / OW], hi = axes_[0].first[(p1 - 1) / OW] + desc_.support[0];
+    return {std::clamp<i64>(lo, 0, H), std::clamp<i64>(hi, 0, H)};
 }
 
 void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
@@ -96,11 +111,13 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     const double* last = all;
     const double* dw2t = last + Cout * depth;
     const double* db2 = dw2t + h1 * h2p;
-    const double* dw1 = db2 + h2p;
-    const double* db1 = dw1 + 2 * h1;
+    const double* dw1 = db2 + h2p;  // [h1][3]: dW1[j][0], dW1[j][1], db1[j]
     float* out = diff_theta;
-    for (i64 k = 0; k < 2 * h1; ++k) *out++ = static_cast<float>(dw1[k]);
-    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(db1[j]);
+    for (i64 j = 0; j < h1; ++j) {
+        *out++ = static_cast<float>(dw1[3 * j]);
+        *out++ = static_cast<float>(dw1[3 * j + 1]);
+    }
+    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[3 * j + 2]);
     for (i64 m = 0; m < h2; ++m)
         for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2t[j * h2p + m]);
     for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(db2[m]);
@@ -116,7 +133,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                              WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), OW = d.output_size[1];
-    const i64 in_plane = d.input_size[0] * d.input_size[1], pixels = d.output_size[0] * OW;
+    const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, pixels = d.output_size[0] * OW;
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth, P = chunk_pixels_;
     const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
     const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs;
@@ -129,23 +146,23 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     float* z = dh + P * K * h2p;
     float* dz = z + P * depth;
     float* dy = dz + P * depth;
-    float* a1 = dy + P * Cout;
+    float* src_cl = dy + P * Cout;
+    float* diff_cl = src_cl + chunk_rows_ * W * Cin;
+    float* a1 = diff_cl + chunk_rows_ * W * Cin;
     float* dn = a1 + kHiddenPairs * h1;
     float* hb = dn + cc_scatter_back_scratch(net_->contract);
-    float* dw2t = hb + cc_hidden_backward_scratch(net_->hidden);
-    float* db2 = dw2t + h1 * h2p;
     double* p_last = partial;
-    double* p_dw2t = p_last + Cout * depth;
-    double* p_db2 = p_dw2t + h1 * h2p;
-    double* p_dw1 = p_db2 + h2p;
-    double* p_db1 = p_dw1 + 2 * h1;
+    double* p_w2 = p_last + Cout * depth;
+    double* p_w1 = p_w2 + (h1 + 1) * h2p;
     const i64 end = band_rows_[band + 1] * OW;
     for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
         const i64 count = std::min(P, end - p0);
+        const std::array<i64, 2> rows = input_rows(p0, p0 + count);
         avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
         std::fill(dh, dh + count * K * h2p, 0.0f);
         for (i64 n = 0; n < d.batch; ++n) {
             const float* src_n = src + n * Cin * in_plane;
+            float* diff_src_n = diff_src + n * Cin * in_plane;
             avx2::cc_contract(net_->contract, src_n, h, p0, count, z);
             avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
             avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
@@ -162,12 +179,15 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                 else
                     avx2::blocked_segment(gemm_problem_, segment, scratch.data());
             }
-            avx2::cc_scatter_back(net_->contract, src_n, h, dz, p0, count, diff_src + n * Cin * in_plane, dh, dn);
+            // the chunk's input rows channels last, their gradient from 0, then added to diff_src
+            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+            std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
+            avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+                avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src_n + iy * W, in_plane);
         }
-        std::fill(dw2t, dw2t + h1 * h2p + h2p, 0.0f);
-        avx2::cc_hidden_backward(hidden_back_, p0, count, dh, dw2t, db2, p_dw1, p_db1, hb);
-        for (i64 k = 0; k < h1 * h2p; ++k) p_dw2t[k] += dw2t[k];
-        for (i64 m = 0; m < h2p; ++m) p_db2[m] += db2[m];
+        avx2::cc_hidden_backward(hidden_back_, p0, count, dh, p_w2, p_w1, hb);
     }
     meter.count_out(chunk_floats_ * 4 + scratch_i64 * 8);
 }

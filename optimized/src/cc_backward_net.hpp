@@ -8,6 +8,7 @@
 // parallel and scatter into diff_src, then odd bands; then the partials are added in band order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -38,6 +39,8 @@ public:
     std::int64_t bands() const { return static_cast<std::int64_t>(band_rows_.size()) - 1; }
 
 private:
+    // The input rows [lo, hi) that output pixels [p0, p1) read, clipped to the input.
+    std::array<std::int64_t, 2> input_rows(std::int64_t p0, std::int64_t p1) const;
     void run_band(std::int64_t band, const float* src, const float* diff_dst, float* diff_src, double* partial,
                   WorkspaceMeter& meter) const;
 
@@ -51,7 +54,7 @@ private:
     std::vector<std::int64_t> gemm_taps_{0};
     BlockedWeights gemm_weights_;
     BlockedProblem gemm_problem_;
-    std::int64_t chunk_pixels_ = 1, chunk_floats_ = 0, partial_size_ = 0;
+    std::int64_t chunk_pixels_ = 1, chunk_rows_ = 0, chunk_floats_ = 0, partial_size_ = 0;
     std::vector<std::int64_t> band_rows_;  // band b: output rows [band_rows_[b], band_rows_[b + 1])
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;

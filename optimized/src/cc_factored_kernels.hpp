@@ -60,6 +60,8 @@ void cc_contract(const CcContractProblem& p, const float* src, const float* h, i
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst);
 // y [count][channels] (channels last) -> dst[c * plane + i], plus bias[c] (one rounding) unless null.
 void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane);
+// The same, added to dst (dst[c * plane + i] += y[i * channels + c]).
+void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail
