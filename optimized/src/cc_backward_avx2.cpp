@@ -20,48 +20,45 @@ inline __m256i lanes(i64 n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// partial rows [r0, r0 + R), columns [c0, c0 + NB * 8) (MASK: the last vector holds `valid` lanes).
-template <int R, int NB, bool MASK>
-void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 r0, i64 c0, i64 valid,
+// partial rows [v0 * 8, v0 * 8 + RB * 8) (MASK: the last vector holds `valid` rows), columns
+// [c0, c0 + C): each pixel's rows as vectors (dy is contiguous per pixel), its columns broadcast.
+template <int RB, int C, bool MASK>
+void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
                 double* partial) {
-    __m256 acc[R * NB];
-#pragma GCC unroll 12
-    for (int k = 0; k < R * NB; ++k) acc[k] = _mm256_setzero_ps();
+    __m256 acc[C * RB];
+#pragma GCC unroll 8
+    for (int k = 0; k < C * RB; ++k) acc[k] = _mm256_setzero_ps();
     const __m256i mask = lanes(valid);
+    const float* d = dy + v0 * 8;
     const float* xr = x + c0;
-    const float* d = dy + r0;
-    for (i64 i = 0; i < count; ++i, xr += cols, d += rows) {
-        __m256 xv[NB];
-#pragma GCC unroll 3
-        for (int b = 0; b < NB; ++b)
-            xv[b] = MASK && b + 1 == NB ? _mm256_maskload_ps(xr + b * 8, mask) : _mm256_loadu_ps(xr + b * 8);
-#pragma GCC unroll 6
-        for (int r = 0; r < R; ++r) {
-            const __m256 v = _mm256_broadcast_ss(d + r);
-#pragma GCC unroll 3
-            for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, xv[b], acc[r * NB + b]);
+    for (i64 i = 0; i < count; ++i, d += rows, xr += cols) {
+        __m256 dv[RB];
+#pragma GCC unroll 4
+        for (int b = 0; b < RB; ++b)
+            dv[b] = MASK && b + 1 == RB ? _mm256_maskload_ps(d + b * 8, mask) : _mm256_loadu_ps(d + b * 8);
+#pragma GCC unroll 4
+        for (int c = 0; c < C; ++c) {
+            const __m256 v = _mm256_broadcast_ss(xr + c);
+#pragma GCC unroll 4
+            for (int b = 0; b < RB; ++b) acc[c * RB + b] = _mm256_fmadd_ps(v, dv[b], acc[c * RB + b]);
         }
     }
-    alignas(32) float out[8];
-    for (int r = 0; r < R; ++r)
-        for (int b = 0; b < NB; ++b) {
-            _mm256_store_ps(out, acc[r * NB + b]);
-            double* p = partial + (r0 + r) * cols + c0 + b * 8;
-            const i64 n = MASK && b + 1 == NB ? valid : 8;
-            for (i64 k = 0; k < n; ++k) p[k] += static_cast<double>(out[k]);
+    alignas(32) float out[C * RB][8];  // (the accumulators leave their registers only here)
+#pragma GCC unroll 8
+    for (int k = 0; k < C * RB; ++k) _mm256_store_ps(out[k], acc[k]);
+    for (int c = 0; c < C; ++c)
+        for (int b = 0; b < RB; ++b) {
+            double* p = partial + (v0 + b) * 8 * cols + c0 + c;
+            const i64 n = MASK && b + 1 == RB ? valid : 8;
+            for (i64 k = 0; k < n; ++k) p[k * cols] += static_cast<double>(out[c * RB + b][k]);
         }
 }
 
 using OuterFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, i64, double*);
 
-template <int NB, bool MASK>
-OuterFn outer_for(i64 r) {
-    switch (r) {
-    case 1: return &outer_tile<1, NB, MASK>;
-    case 2: return &outer_tile<2, NB, MASK>;
-    case 3: return &outer_tile<3, NB, MASK>;
-    default: return &outer_tile<4, NB, MASK>;
-    }
+template <int C, bool MASK>
+OuterFn outer_for(i64 rb) {
+    return rb == 1 ? &outer_tile<1, C, MASK> : &outer_tile<2, C, MASK>;
 }
 
 // cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8 input
@@ -123,22 +120,18 @@ void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_
 }  // namespace
 
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // rows in blocks of <= 4 as even as they can be; columns 3 vectors at a time (4 x 3 accumulators),
-    // the last vectors of a row masked
-    const i64 blocks = (rows + 3) / 4;
-    for (i64 b = 0, r0 = 0; b < blocks; ++b) {
-        const i64 rb = (rows - r0 + (blocks - b) - 1) / (blocks - b);
+    // row vectors in pairs (the last vector masked), columns 4 at a time: 8 accumulators, the 2 row
+    // vectors kept in registers; the count x 4 columns of x and the count x 16 rows of dy stay in L1
+    // between passes
+    const i64 vectors = (rows + 7) / 8, valid = rows - (vectors - 1) * 8;
+    for (i64 v0 = 0; v0 < vectors; v0 += 2) {
+        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2;
+        const bool mask = v0 + rb == vectors && valid < 8;
         i64 c0 = 0;
-        for (; c0 + 24 <= cols; c0 += 24) outer_for<3, false>(rb)(dy, rows, x, cols, count, r0, c0, 8, partial);
-        const i64 rest = cols - c0, vectors = (rest + 7) / 8, valid = rest - (vectors - 1) * 8;
-        if (vectors > 0) {
-            const bool mask = valid < 8;
-            const OuterFn f = vectors == 1 ? (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))
-                              : vectors == 2 ? (mask ? outer_for<2, true>(rb) : outer_for<2, false>(rb))
-                                             : (mask ? outer_for<3, true>(rb) : outer_for<3, false>(rb));
-            f(dy, rows, x, cols, count, r0, c0, valid, partial);
-        }
-        r0 += rb;
+        for (; c0 + 4 <= cols; c0 += 4)
+            (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
+        for (; c0 < cols; ++c0)
+            (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
     }
 }
 
@@ -163,8 +156,8 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
     }
 }
 
-void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, double* partial_w2,
-                        double* partial_w1, float* scratch) {
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
+                        double* partial_w2, double* partial_w1, float* scratch) {
     const CcHiddenProblem& p = *q.hidden;
     const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8;
     // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
@@ -177,12 +170,15 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
     const __m256 slope = _mm256_set1_ps(p.slope_f32);
     i64 n = 0;
     const auto flush = [&] {
-        cc_outer_accumulate(a1, h1 + 1, dz2, h2p, n, partial_w2);  // dW2t and db2
+        cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
         cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
         n = 0;
     };
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
-    for (i64 i = 0; i < count; ++i, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
+    // LeakyReLU'(z2) from the forward's h = LeakyReLU(z2) when the slope is >= 0 (then h > 0 exactly when
+    // z2 > 0, -0 and underflow included); a negative slope makes h > 0 on both sides: z2 again
+    const bool from_h = p.slope_f32 >= 0.0f;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
         for (i64 y = ry.lo; y < ry.hi; ++y)
             for (i64 x = rx.lo; x < rx.hi; ++x) {
@@ -191,17 +187,28 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                 float* a = a1 + n * (h1 + 1);
                 float* d2 = dz2 + n * h2p;
                 // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
-                for (i64 j = 0; j < h1; ++j) {
+                i64 j = 0;
+                for (; j + 8 <= h1; j += 8) {
+                    const __m256 v = _mm256_add_ps(_mm256_loadu_ps(ay + j), _mm256_loadu_ps(ax + j));
+                    _mm256_storeu_ps(v1 + j, v);
+                    _mm256_storeu_ps(a + j, _mm256_blendv_ps(_mm256_mul_ps(v, slope), v,
+                                                             _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ)));
+                }
+                for (; j < h1; ++j) {
                     v1[j] = ay[j] + ax[j];
                     a[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
                 }
                 a[h1] = 1.0f;
                 const float* g = dh + (y * p.kw + x) * h2p;
+                const float* hv = h + (y * p.kw + x) * h2p;
                 for (i64 b = 0; b < vectors; ++b) {
-                    // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
-                    __m256 z = _mm256_loadu_ps(p.b2 + b * 8);
-                    for (i64 j = 0; j < h1; ++j)
-                        z = _mm256_fmadd_ps(_mm256_broadcast_ss(a + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
+                    __m256 z = _mm256_loadu_ps(hv + b * 8);
+                    if (!from_h) {
+                        // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
+                        z = _mm256_loadu_ps(p.b2 + b * 8);
+                        for (i64 j = 0; j < h1; ++j)
+                            z = _mm256_fmadd_ps(_mm256_broadcast_ss(a + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
+                    }
                     const __m256 gv = _mm256_loadu_ps(g + b * 8);
                     _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
                                                                   _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
@@ -222,7 +229,13 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                     }
                     _mm256_storeu_ps(da1 + j0, sum_lanes8(prod));
                 }
-                for (i64 j = 0; j < h1; ++j) dz1[n * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+                for (j = 0; j + 8 <= h1; j += 8) {
+                    const __m256 g1 = _mm256_loadu_ps(da1 + j);
+                    _mm256_storeu_ps(dz1 + n * h1 + j,
+                                     _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
+                                                      _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
+                }
+                for (; j < h1; ++j) dz1[n * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
                 dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
                 dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
                 dist[n * 3 + 2] = 1.0f;

@@ -44,14 +44,14 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
                      const float* dz, i64 p0, i64 count, float* dh, float* scratch);
 
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
-// cc_hidden_features), given dh = dL/dh: recomputes a1 and z2 as the forward does (the same f32
-// values), then per pair dz2 = LeakyReLU'(z2) dh, da1 = W2^T dz2 (lane sums), dz1 = LeakyReLU'(v1) da1
+// cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
+// f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh, da1 = W2^T dz2 (lane sums), dz1 = LeakyReLU'(v1) da1
 // (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
-//   partial_w2 [h1 + 1][h2p] += [a1 | 1]^T dz2   (dW2 transposed, then db2)
+//   partial_w2 [h2p][h1 + 1] += dz2^T [a1 | 1]   (dW2, with db2 as its last column)
 //   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)
 // by cc_outer_accumulate. scratch: cc_hidden_backward_scratch floats.
-void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* dh, double* partial_w2,
-                        double* partial_w1, float* scratch);
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
+                        double* partial_w2, double* partial_w1, float* scratch);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

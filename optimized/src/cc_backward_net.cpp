@@ -109,9 +109,8 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
     const i64 depth = net_->depth;
     const double* last = all;
-    const double* dw2t = last + Cout * depth;
-    const double* db2 = dw2t + h1 * h2p;
-    const double* dw1 = db2 + h2p;  // [h1][3]: dW1[j][0], dW1[j][1], db1[j]
+    const double* dw2 = last + Cout * depth;  // [h2p][h1 + 1]: dW2[m][j], then db2[m]
+    const double* dw1 = dw2 + (h1 + 1) * h2p;  // [h1][3]: dW1[j][0], dW1[j][1], db1[j]
     float* out = diff_theta;
     for (i64 j = 0; j < h1; ++j) {
         *out++ = static_cast<float>(dw1[3 * j]);
@@ -119,8 +118,8 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     }
     for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[3 * j + 2]);
     for (i64 m = 0; m < h2; ++m)
-        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2t[j * h2p + m]);
-    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(db2[m]);
+        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[m * (h1 + 1) + j]);
+    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[m * (h1 + 1) + h1]);
     for (i64 co = 0; co < Cout; ++co)
         for (i64 ci = 0; ci < Cin; ++ci)
             for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[co * depth + ci * h2p + m]);
@@ -187,7 +186,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             for (i64 iy = rows[0]; iy < rows[1]; ++iy)
                 avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src_n + iy * W, in_plane);
         }
-        avx2::cc_hidden_backward(hidden_back_, p0, count, dh, p_w2, p_w1, hb);
+        avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
     }
     meter.count_out(chunk_floats_ * 4 + scratch_i64 * 8);
 }
