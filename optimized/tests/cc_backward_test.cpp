@@ -75,9 +75,10 @@ double gamma_bound(std::int64_t k, double magnitude) {
 
 // Roundings on any path of the optimized program to a diff_theta entry (cc_backward_net.cpp): the
 // hidden features in f32 (ay, ax from double: 2, their sum and LeakyReLU: 2, the second layer: h1 + 2),
-// the slope rounded to f32 (2), Z (K taps), dZ (Cout), dh (N Cin), the LeakyReLU' and lane sums
-// (h2 + 5), the sums over pixels and pairs (at most K per pixel in a chunk, chunks and images in a band,
-// bands: (K + N + 2) H'W' + H'), the final rounding to f32.
+// the slope rounded to f32 (2), the distances rounded to f32 for dW1 (1), Z (K taps), dZ (Cout), dh
+// (N Cin), the LeakyReLU' and lane sums (h2 + 5), the sums over pixels and pairs (at most K per pixel
+// in a chunk, chunks and images in a band, bands: (K + N + 2) H'W' + H'), the final rounding to f32;
+// 14 covers the constant terms (2 + 2 + 2 + 2 + 1 + 5 = 14).
 std::int64_t theta_roundings(const CcDescriptor& d) {
     const std::int64_t pixels = d.output_size[0] * d.output_size[1], K = d.neighbours();
     return d.hidden_widths[0] + d.hidden_widths[1] + 14 + d.out_channels + d.batch * d.in_channels + K +
@@ -167,7 +168,9 @@ TEST(CcBackwardOptimized, WideLayersWithinTheBound) {
     for (const char* text : {"cc:n=2,cin=11,cout=9,in=17x15,scale=2/3x3/2,support=3x3,hidden=5x37,bias=1",
                              "cc:n=1,cin=16,cout=5,in=12x30,scale=0.7071x1.37,support=3x2,hidden=16x16",
                              "cc:n=2,cin=9,cout=17,in=9x9,scale=2,support=4x3,hidden=3x8,slope=0.2,bias=1",
-                             "cc:n=2,cin=10,cout=3,in=21x13,scale=0.45,support=5x5,kernel=gaussian,sigma=0.7,bias=1"}) {
+                             "cc:n=2,cin=10,cout=3,in=21x13,scale=0.45,support=5x5,kernel=gaussian,sigma=0.7,bias=1",
+                             // a negative slope: LeakyReLU' from z2 recomputed, not from the sign of h
+                             "cc:n=1,cin=3,cout=4,in=10x11,scale=0.8x1.25,support=3x3,hidden=8x16,slope=-0.3"}) {
         const CcDescriptor d = parse_cc_descriptor(text);
         bool decided = true;
         EXPECT_EQ(check_against_reference(d, 7, &decided), "") << cctest::reproducer(d, 7);
