@@ -16,6 +16,7 @@
 #include <array>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "cc_backward_bands.hpp"
 #include "parallel_join.hpp"
 
 namespace convcheck::optimized::detail {
@@ -25,7 +26,6 @@ using i64 = std::int64_t;
 namespace {
 
 constexpr i64 kMaxChunkPixels = 120;  // as the forward's: a chunk's Z and dZ stay in L2
-constexpr i64 kMaxBands = 8;          // 4 per parity: enough tasks for 2 threads, few partials
 
 }  // namespace
 
@@ -48,7 +48,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     gemm_geometry_.channel_stride = Cout;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
 
-    const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW, kh = d.support[0];
+    const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const int nb = gemm_weights_.vector_blocks;
     const i64 tile = avx512_ ? avx512::tile_width(nb) : avx2::tile_width(nb);
@@ -57,16 +57,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
     // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
-    // bands of `rows` output rows: band i's last input row must lie before band i + 2's first
-    const auto separated = [&](i64 rows) {
-        for (i64 r0 = 0; r0 + 2 * rows < OH; r0 += rows)
-            if (axes_[0].first[r0 + rows - 1] + kh > axes_[0].first[r0 + 2 * rows]) return false;
-        return true;
-    };
-    i64 rows = (OH + kMaxBands - 1) / kMaxBands;
-    while (!separated(rows)) ++rows;  // rows = OH: one band
-    for (i64 r = 0; r < OH; r += rows) band_rows_.push_back(r);
-    band_rows_.push_back(OH);
+    band_rows_ = cc_backward_bands(axes_[0]);
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
@@ -80,9 +71,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
 }
 
 std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
-    const i64 OW = desc_.output_size[1], H = desc_.input_size[0];
-    const i64 lo = axes_[0].first[p0 / OW], hi = axes_[0].first[(p1 - 1) / OW] + desc_.support[0];
-    return {std::clamp<i64>(lo, 0, H), std::clamp<i64>(hi, 0, H)};
+    return cc_input_rows(axes_[0], p0 / desc_.output_size[1], (p1 - 1) / desc_.output_size[1]);
 }
 
 void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
@@ -96,13 +85,9 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(B * partial_size_));
     double* all = partials.data();
     std::fill(all, all + B * partial_size_, 0.0);
-    for (i64 parity = 0; parity < 2; ++parity)
-        parallel_for_joined(tbb::blocked_range<i64>(0, (B - parity + 1) / 2, 1), [&](const auto& r) {
-            for (i64 i = r.begin(); i < r.end(); ++i) {
-                const i64 band = 2 * i + parity;
-                run_band(band, src, diff_dst, diff_src, all + band * partial_size_, meter);
-            }
-        });
+    for_each_band_by_parity(band_rows_, [&](i64 band) {
+        run_band(band, src, diff_dst, diff_src, all + band * partial_size_, meter);
+    });
     for (i64 b = 1; b < B; ++b)
         for (i64 k = 0; k < partial_size_; ++k) all[k] += all[b * partial_size_ + k];
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
