@@ -56,9 +56,9 @@ struct Grads {
     std::vector<float> diff_src, diff_theta, diff_bias;
 };
 
-Grads run(const CcDescriptor& d, const Data& data, int threads) {
+Grads run(const CcDescriptor& d, const Data& data, int threads, CcMethod method = CcMethod::automatic) {
     const bool net = d.kernel == CcKernel::internal_net;
-    const CcBackwardPlan plan(d, net ? data.theta.data() : nullptr, CcOptions{threads});
+    const CcBackwardPlan plan(d, net ? data.theta.data() : nullptr, CcOptions{threads, method});
     Grads g;
     g.diff_src.resize(d.src_elements());
     g.diff_theta.resize(net ? d.theta_elements() : 0);
@@ -98,7 +98,8 @@ std::string first_miss(const char* name, const std::vector<double>& want, const 
 }
 
 // Checks the optimized gradients of (d, seed) against the reference; "" when within the bounds.
-std::string check_against_reference(const CcDescriptor& d, std::uint64_t seed, bool* branches_decided = nullptr) {
+std::string check_against_reference(const CcDescriptor& d, std::uint64_t seed, CcMethod method,
+                                    bool* branches_decided = nullptr) {
     const Data data = make_data(d, seed);
     const bool net = d.kernel == CcKernel::internal_net;
     const reference::cc::CcBackward want =
@@ -107,7 +108,7 @@ std::string check_against_reference(const CcDescriptor& d, std::uint64_t seed, b
         reference::cc::ContinuousKernel::for_buffer(d, net ? data.theta.data() : nullptr);
     const std::vector<double> dy(data.diff_dst.begin(), data.diff_dst.end());
     const reference::cc::CcBackwardBound own = reference::cc::cc_backward_error_bound(d, kernel, dy, want);
-    const Grads got = run(d, data, 0);
+    const Grads got = run(d, data, 0, method);
     const std::vector<double> weight_term = reference::cc::cc_weight_error_backward(d, dy, kernel, kF32);
     std::vector<double> bound(want.diff_src.size());
     const accuracy::Contract f32{DataType::f32, DataType::f32};
@@ -133,31 +134,47 @@ std::string check_against_reference(const CcDescriptor& d, std::uint64_t seed, b
                       decided ? 0 : static_cast<std::size_t>(3 * h1 + h2 * h1 + h2));
 }
 
+// The methods that can run d: chunked always; polyphase for the Internal-Net on a rational scale.
+std::vector<CcMethod> methods(const CcDescriptor& d) {
+    std::vector<CcMethod> all{CcMethod::chunked};
+    if (d.kernel == CcKernel::internal_net && why_unavailable(d, CcMethod::polyphase).empty())
+        all.push_back(CcMethod::polyphase);
+    return all;
+}
+
+std::string reproducer(const CcDescriptor& d, CcMethod m, std::uint64_t seed) {
+    return cctest::reproducer(d, seed) + " method=" + std::string(to_string(m));
+}
+
 }  // namespace
 
 RC_GTEST_PROP(CcBackwardOptimized, WithinTheBoundOfTheReferenceEveryFamilyAndScale, ()) {
     const CcDescriptor d = *cctest::small_cc_descriptor();
     const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
     RC_TAG(std::string(to_string(d.kernel)), d.scale[0].is_rational() && d.scale[1].is_rational() ? "rational" : "real");
-    bool decided = true;
-    const std::string miss = check_against_reference(d, seed, &decided);
-    if (!decided) RC_TAG("a LeakyReLU branch undecided in f32: W1, b1, W2, b2 not compared");
-    if (!miss.empty()) RC_FAIL(cctest::reproducer(d, seed) + ": " + miss);
+    for (CcMethod m : methods(d)) {
+        bool decided = true;
+        const std::string miss = check_against_reference(d, seed, m, &decided);
+        if (!decided) RC_TAG("a LeakyReLU branch undecided in f32: W1, b1, W2, b2 not compared");
+        if (!miss.empty()) RC_FAIL(reproducer(d, m, seed) + ": " + miss);
+    }
 }
 
 RC_GTEST_PROP(CcBackwardOptimized, OneTwoAndThreeThreadsGiveTheSameBits, ()) {
     const CcDescriptor d = *cctest::small_cc_descriptor();
     const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
     const Data data = make_data(d, seed);
-    const Grads one = run(d, data, 1);
+    for (CcMethod m : methods(d)) {
+    const Grads one = run(d, data, 1, m);
     for (int threads : {2, 3}) {
-        const Grads other = run(d, data, threads);
+        const Grads other = run(d, data, threads, m);
         for (const auto& [a, b, name] : {std::tuple{&one.diff_src, &other.diff_src, "diff_src"},
                                          std::tuple{&one.diff_theta, &other.diff_theta, "diff_theta"},
                                          std::tuple{&one.diff_bias, &other.diff_bias, "diff_bias"}})
             if (std::memcmp(a->data(), b->data(), a->size() * sizeof(float)) != 0)
-                RC_FAIL(cctest::reproducer(d, seed) + ": " + name + " differs at 1 and " + std::to_string(threads) +
+                RC_FAIL(reproducer(d, m, seed) + ": " + name + " differs at 1 and " + std::to_string(threads) +
                         " threads");
+    }
     }
 }
 
@@ -172,27 +189,34 @@ TEST(CcBackwardOptimized, WideLayersWithinTheBound) {
                              // a negative slope: LeakyReLU' from z2 recomputed, not from the sign of h
                              "cc:n=1,cin=3,cout=4,in=10x11,scale=0.8x1.25,support=3x3,hidden=8x16,slope=-0.3"}) {
         const CcDescriptor d = parse_cc_descriptor(text);
-        bool decided = true;
-        EXPECT_EQ(check_against_reference(d, 7, &decided), "") << cctest::reproducer(d, 7);
-        EXPECT_TRUE(decided) << text;
+        for (CcMethod m : methods(d)) {
+            bool decided = true;
+            EXPECT_EQ(check_against_reference(d, 7, m, &decided), "") << reproducer(d, m, 7);
+            EXPECT_TRUE(decided) << text;
+        }
     }
 }
 
 TEST(CcBackwardOptimized, RefusesWhatItCannotDo) {
     const CcDescriptor d = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,kernel=linear");
-    EXPECT_THROW(CcBackwardPlan(d, nullptr, CcOptions{1, CcMethod::polyphase}), ConvError);
+    EXPECT_THROW(CcBackwardPlan(d, nullptr, CcOptions{1, CcMethod::polyphase}), ConvError);  // analytic
+    const CcDescriptor real = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=0.7,support=3x3");
+    EXPECT_THROW(CcBackwardPlan(real, make_data(real, 1).theta.data(), CcOptions{1, CcMethod::polyphase}), ConvError);
     const CcBackwardPlan plan(d, nullptr);
     std::vector<float> src(d.src_elements()), dy(d.dst_elements()), ds(d.src_elements()), theta(4);
     EXPECT_THROW(plan.execute(src.data(), dy.data(), ds.data(), theta.data(), nullptr), ConvError);  // no theta here
     const CcDescriptor net = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,bias=1");
     EXPECT_THROW(CcBackwardPlan(net, nullptr), ConvError);
+    // automatic: the forward's choice
+    EXPECT_EQ(CcBackwardPlan(net, make_data(net, 1).theta.data()).method(), CcMethod::polyphase);
+    EXPECT_EQ(CcBackwardPlan(real, make_data(real, 1).theta.data()).method(), CcMethod::chunked);
 }
 
 // The workspace: per task one chunk, plus the bands' partial sums, whatever the image size.
 TEST(CcBackwardOptimized, WorkspaceIsOneChunkPerTaskAndTheBandPartials) {
     const CcDescriptor d = parse_cc_descriptor("cc:n=2,cin=16,cout=16,in=40x40,scale=0.7071,support=3x3");
     const Data data = make_data(d, 3);
-    const CcBackwardPlan plan(d, data.theta.data(), CcOptions{2});
+    const CcBackwardPlan plan(d, data.theta.data(), CcOptions{2, CcMethod::chunked});
     Grads g;
     g.diff_src.resize(d.src_elements());
     g.diff_theta.resize(d.theta_elements());

@@ -11,6 +11,9 @@
 // and the hidden layers' reverse per distance pair (LeakyReLU'(z) = 1 for z > 0, else the slope: the
 // reference's and PyTorch's convention at the kink). Analytic kernels give every channel pair the same
 // weight: diff_src is the same for every input channel, sum_{tap, o} w dY summed over Cout.
+// At a rational scale the Internal-Net runs as the forward's polyphase method does: p_h * p_w weight
+// sets, per phase d[W] += dY^T patches and dPatches = dY W (GEMMs the size of a discrete convolution's),
+// then the Internal-Net's reverse over the p_h * p_w * K distance pairs, in double.
 //
 // Deterministic for any thread count: output rows are cut into bands fixed by the descriptor, every
 // sum runs in one fixed order, diff_src is written by even bands, then odd ones (two bands of one
@@ -30,8 +33,9 @@ class CcBackwardPlan {
 public:
     // Validates d (throws ConvError). theta: d.theta_elements() f32 values in the ABI order
     // W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout], null for an analytic
-    // kernel. options.threads as CcPlan's; options.forced_method: automatic or chunked (the backward's
-    // one method; polyphase is a ConvError).
+    // kernel. options as CcPlan's: automatic takes the forward's choice (polyphase for the Internal-Net
+    // on a rational scale with at most 256 phases, chunked otherwise); polyphase needs the Internal-Net
+    // and a rational scale (else ConvError).
     CcBackwardPlan(const CcDescriptor& d, const float* theta, CcOptions options = {});
     ~CcBackwardPlan();
     CcBackwardPlan(CcBackwardPlan&&) noexcept;
@@ -42,6 +46,7 @@ public:
     // iff d.has_bias). All f32; every output is overwritten.
     void execute(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias) const;
 
+    CcMethod method() const;
     // The most workspace bytes held at once during the last execute (inputs, outputs and the plan's
     // packed weights excluded).
     std::int64_t peak_workspace_bytes() const;

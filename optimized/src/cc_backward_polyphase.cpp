@@ -1,0 +1,168 @@
+// The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
+//   dW_phase: per output row, image and phase, f32 sums over the phase's pixels from 0 (FMA), added to
+//     the band's double partial; rows, images in order; the bands' partials added in band order; then
+//     the Internal-Net's reverse in double over the pairs (phase, tap) in order.
+//   dF: the blocked GEMM over Cout in order. diff_src: per output row, its input gradient (from 0) sums
+//     the phases in order, each phase's pixels in order, each pixel's taps in (y, x) order; then it is
+//     added to diff_src; even bands first, then odd ones.
+#include "cc_backward_polyphase.hpp"
+
+#include <algorithm>
+
+#include "cc_backward_bands.hpp"
+#include "cc_backward_kernels.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
+
+namespace convcheck::optimized::detail {
+
+using i64 = std::int64_t;
+
+CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
+                                         const AxisWindows& width)
+    : desc_(d), axes_{height, width}, kernel_(kernel) {
+    const i64 Cin = d.in_channels, Cout = d.out_channels, kh = d.support[0], kw = d.support[1], K = kh * kw;
+    phases_[0] = phase_count(axes_[0]);
+    phases_[1] = phase_count(axes_[1]);
+    const i64 P = phases_[0] * phases_[1], C = Cin * Cout, KC = K * Cin;
+    for (i64 rh = 0; rh < phases_[0]; ++rh)
+        for (i64 rw = 0; rw < phases_[1]; ++rw)
+            for (i64 y = 0; y < kh; ++y)
+                for (i64 x = 0; x < kw; ++x) {
+                    pairs_.push_back(axes_[0].distance[rh * kh + y]);
+                    pairs_.push_back(axes_[1].distance[rw * kw + x]);
+                }
+    std::vector<double> values(static_cast<std::size_t>(P * K * C));
+    evaluate_internal_net(kernel, pairs_.data(), P * K, values.data());
+    avx512_ = cpu_has_avx512();
+    gemm_geometry_ = Geometry{};
+    gemm_geometry_.in_channels = gemm_geometry_.in_per_group = Cout;
+    gemm_geometry_.out_channels = gemm_geometry_.out_per_group = KC;
+    gemm_geometry_.channel_stride = Cout;
+    for (i64 ph = 0; ph < P; ++ph) {
+        std::vector<float> canonical(static_cast<std::size_t>(KC * Cout));  // [K * Cin][Cout], rounded once
+        for (i64 t = 0; t < K; ++t)
+            for (i64 co = 0; co < Cout; ++co)
+                for (i64 ci = 0; ci < Cin; ++ci)
+                    canonical[(t * Cin + ci) * Cout + co] = static_cast<float>(values[(ph * K + t) * C + co * Cin + ci]);
+        weights_.push_back(pack_blocked(canonical, {}, 1, Cout, KC, 1, avx512_));
+    }
+    for (const auto& w : weights_) problems_.push_back(w.problem(&gemm_geometry_, gemm_taps_.data()));
+    band_rows_ = cc_backward_bands(axes_[0]);
+    // one phase of one output row: dY [count][Cout], F and dF [count][K * Cin]; the row's input rows and
+    // their gradient, channels last
+    width_ = (d.output_size[1] + axes_[1].p - 1) / axes_[1].p;
+    row_floats_ = width_ * (Cout + 2 * KC) + 2 * kh * d.input_size[1] * Cin;
+    partial_size_ = P * Cout * KC;
+}
+
+void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
+                              WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1];
+    const i64 B = static_cast<i64>(band_rows_.size()) - 1;
+    parallel_for_joined(tbb::blocked_range<i64>(0, planes), [&](const auto& r) {
+        std::fill(diff_src + r.begin() * plane, diff_src + r.end() * plane, 0.0f);
+    });
+    meter.count_in(B * partial_size_ * 8);
+    Workspace<double> partials = partials_.take(static_cast<std::size_t>(B * partial_size_));
+    double* all = partials.data();
+    std::fill(all, all + B * partial_size_, 0.0);
+    for_each_band_by_parity(band_rows_, [&](i64 band) {
+        run_band(band, src, diff_dst, diff_src, all + band * partial_size_, meter);
+    });
+    for (i64 b = 1; b < B; ++b)
+        for (i64 k = 0; k < partial_size_; ++k) all[k] += all[b * partial_size_ + k];
+    // g per pair (phase, tap): dW_phase[cout][tap * Cin + cin] at channel cout * Cin + cin
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), KC = K * Cin;
+    const i64 pairs = phases_[0] * phases_[1] * K;
+    std::vector<double> g(static_cast<std::size_t>(pairs * Cin * Cout)), theta(static_cast<std::size_t>(d.theta_elements()), 0.0);
+    for (i64 pair = 0; pair < pairs; ++pair) {
+        const i64 ph = pair / K, t = pair % K;
+        for (i64 co = 0; co < Cout; ++co)
+            for (i64 ci = 0; ci < Cin; ++ci)
+                g[pair * Cin * Cout + co * Cin + ci] = all[(ph * Cout + co) * KC + t * Cin + ci];
+    }
+    backward_internal_net(kernel_, pairs_.data(), pairs, g.data(), theta.data());
+    for (std::size_t i = 0; i < theta.size(); ++i) diff_theta[i] = static_cast<float>(theta[i]);
+    meter.count_out(B * partial_size_ * 8);
+}
+
+void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff_dst, float* diff_src, double* partial,
+                                   WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, kh = d.support[0], kw = d.support[1], K = kh * kw;
+    const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, OW = d.output_size[1];
+    const i64 pixels = d.output_size[0] * OW, KC = K * Cin;
+    const AxisWindows &ah = axes_[0], &aw = axes_[1];
+    const i64 block = problems_.front().vector_blocks * (avx512_ ? 16 : 8);
+    const i64 scratch_i64 = problems_.front().scratch_elements();
+    meter.count_in(row_floats_ * 4 + scratch_i64 * 8);
+    Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(row_floats_));
+    Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
+    float* dy = buffer.data();
+    float* f = dy + width_ * Cout;
+    float* df = f + width_ * KC;
+    float* src_cl = df + width_ * KC;
+    float* diff_cl = src_cl + kh * W * Cin;
+    for (i64 oy = band_rows_[band]; oy < band_rows_[band + 1]; ++oy) {
+        const i64 rh = oy % ah.p, fy = ah.first[oy];
+        const std::array<i64, 2> rows = cc_input_rows(ah, oy, oy);
+        for (i64 n = 0; n < d.batch; ++n) {
+            const float* src_n = src + n * Cin * in_plane;
+            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+            std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
+            for (i64 rw = 0; rw < phases_[1]; ++rw) {
+                const i64 ph = rh * phases_[1] + rw, count = (OW - rw + aw.p - 1) / aw.p;
+                // dY and the patches of the phase's pixels ox = rw, rw + p_w, ...
+                for (i64 co = 0; co < Cout; ++co) {
+                    const float* in = diff_dst + (n * Cout + co) * pixels + oy * OW + rw;
+                    for (i64 i = 0; i < count; ++i) dy[i * Cout + co] = in[i * aw.p];
+                }
+                for (i64 i = 0; i < count; ++i) {
+                    const i64 fx = aw.first[rw + i * aw.p];
+                    for (i64 y = 0; y < kh; ++y)
+                        for (i64 x = 0; x < kw; ++x) {
+                            float* to = f + i * KC + (y * kw + x) * Cin;
+                            if (fy + y < 0 || fy + y >= H || fx + x < 0 || fx + x >= W)
+                                std::fill(to, to + Cin, 0.0f);
+                            else
+                                std::copy_n(src_cl + ((fy + y - rows[0]) * W + fx + x) * Cin, Cin, to);
+                        }
+                }
+                avx2::cc_outer_accumulate(dy, Cout, f, KC, count, partial + ph * Cout * KC);
+                for (i64 ocs = 0; ocs < problems_[ph].oc_super_blocks; ++ocs) {
+                    BlockedSegment segment;
+                    segment.x = dy;
+                    segment.x_pixel_step = Cout;
+                    segment.y = df + ocs * block;
+                    segment.y_pixel_step = KC;
+                    segment.count = count;
+                    segment.ocs = ocs;
+                    if (avx512_)
+                        avx512::blocked_segment(problems_[ph], segment, scratch.data());
+                    else
+                        avx2::blocked_segment(problems_[ph], segment, scratch.data());
+                }
+                for (i64 i = 0; i < count; ++i) {
+                    const i64 fx = aw.first[rw + i * aw.p];
+                    for (i64 y = 0; y < kh; ++y) {
+                        if (fy + y < 0 || fy + y >= H) continue;
+                        for (i64 x = 0; x < kw; ++x) {
+                            if (fx + x < 0 || fx + x >= W) continue;
+                            float* to = diff_cl + ((fy + y - rows[0]) * W + fx + x) * Cin;
+                            const float* from = df + i * KC + (y * kw + x) * Cin;
+                            for (i64 ci = 0; ci < Cin; ++ci) to[ci] += from[ci];
+                        }
+                    }
+                }
+            }
+            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+                avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src + n * Cin * in_plane + iy * W,
+                                    in_plane);
+        }
+    }
+    meter.count_out(row_floats_ * 4 + scratch_i64 * 8);
+}
+
+}  // namespace convcheck::optimized::detail
