@@ -1,8 +1,9 @@
 // The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
-//   dW_phase: per output row, image and phase, f32 sums over the phase's pixels from 0 (FMA), added to
-//     the band's double partial; rows, images in order; the bands' partials added in band order; then
-//     the Internal-Net's reverse in double over the pairs (phase, tap) in order.
-//   dF: the blocked GEMM over Cout in order. diff_src: per output row, its input gradient (from 0) sums
+//   dW_phase: per image, phase and chunk (at most 120 of the band's pixels of the phase, row-major), f32
+//     sums over the chunk's pixels from 0 (FMA), added to the band's double partial; images, phases,
+//     chunks in order; the bands' partials added in band order; then the Internal-Net's reverse in
+//     double over the pairs (phase, tap) in order.
+//   dF: the blocked GEMM over Cout in order. diff_src: per image, the band's input gradient (from 0) sums
 //     the phases in order, each phase's pixels in order, each pixel's taps in (y, x) order; then it is
 //     added to diff_src; even bands first, then odd ones.
 #include "cc_backward_polyphase.hpp"
@@ -16,6 +17,10 @@
 namespace convcheck::optimized::detail {
 
 using i64 = std::int64_t;
+
+namespace {
+constexpr i64 kChunkPixels = 120;  // pixels of one phase at once (their patches stay in L2)
+}  // namespace
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
                                          const AxisWindows& width)
@@ -48,10 +53,13 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
     }
     for (const auto& w : weights_) problems_.push_back(w.problem(&gemm_geometry_, gemm_taps_.data()));
     band_rows_ = cc_backward_bands(axes_[0]);
-    // one phase of one output row: dY [count][Cout], F and dF [count][K * Cin]; the row's input rows and
-    // their gradient, channels last
-    width_ = (d.output_size[1] + axes_[1].p - 1) / axes_[1].p;
-    row_floats_ = width_ * (Cout + 2 * KC) + 2 * kh * d.input_size[1] * Cin;
+    // a chunk: dY [count][Cout], F and dF [count][K * Cin]; the band's input rows and their gradient,
+    // channels last
+    for (std::size_t b = 0; b + 1 < band_rows_.size(); ++b) {
+        const std::array<i64, 2> rows = cc_input_rows(axes_[0], band_rows_[b], band_rows_[b + 1] - 1);
+        band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
+    }
+    band_floats_ = kChunkPixels * (Cout + 2 * KC) + 2 * band_input_rows_ * d.input_size[1] * Cin;
     partial_size_ = P * Cout * KC;
 }
 
@@ -95,74 +103,86 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
     const i64 pixels = d.output_size[0] * OW, KC = K * Cin;
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
     const i64 block = problems_.front().vector_blocks * (avx512_ ? 16 : 8);
-    const i64 scratch_i64 = problems_.front().scratch_elements();
-    meter.count_in(row_floats_ * 4 + scratch_i64 * 8);
-    Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(row_floats_));
+    const i64 scratch_i64 = problems_.front().scratch_elements() + 2 * kChunkPixels;
+    meter.count_in(band_floats_ * 4 + scratch_i64 * 8);
+    Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(band_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
+    i64* at_y = scratch.data() + problems_.front().scratch_elements();  // a chunk's pixels (oy, ox)
+    i64* at_x = at_y + kChunkPixels;
     float* dy = buffer.data();
-    float* f = dy + width_ * Cout;
-    float* df = f + width_ * KC;
-    float* src_cl = df + width_ * KC;
-    float* diff_cl = src_cl + kh * W * Cin;
-    for (i64 oy = band_rows_[band]; oy < band_rows_[band + 1]; ++oy) {
-        const i64 rh = oy % ah.p, fy = ah.first[oy];
-        const std::array<i64, 2> rows = cc_input_rows(ah, oy, oy);
-        for (i64 n = 0; n < d.batch; ++n) {
-            const float* src_n = src + n * Cin * in_plane;
-            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
-            std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
-            for (i64 rw = 0; rw < phases_[1]; ++rw) {
-                const i64 ph = rh * phases_[1] + rw, count = (OW - rw + aw.p - 1) / aw.p;
-                // dY and the patches of the phase's pixels ox = rw, rw + p_w, ...
-                for (i64 co = 0; co < Cout; ++co) {
-                    const float* in = diff_dst + (n * Cout + co) * pixels + oy * OW + rw;
-                    for (i64 i = 0; i < count; ++i) dy[i * Cout + co] = in[i * aw.p];
-                }
-                for (i64 i = 0; i < count; ++i) {
-                    const i64 fx = aw.first[rw + i * aw.p];
-                    for (i64 y = 0; y < kh; ++y)
-                        for (i64 x = 0; x < kw; ++x) {
-                            float* to = f + i * KC + (y * kw + x) * Cin;
-                            if (fy + y < 0 || fy + y >= H || fx + x < 0 || fx + x >= W)
-                                std::fill(to, to + Cin, 0.0f);
-                            else
-                                std::copy_n(src_cl + ((fy + y - rows[0]) * W + fx + x) * Cin, Cin, to);
-                        }
-                }
-                avx2::cc_outer_accumulate(dy, Cout, f, KC, count, partial + ph * Cout * KC);
-                for (i64 ocs = 0; ocs < problems_[ph].oc_super_blocks; ++ocs) {
-                    BlockedSegment segment;
-                    segment.x = dy;
-                    segment.x_pixel_step = Cout;
-                    segment.y = df + ocs * block;
-                    segment.y_pixel_step = KC;
-                    segment.count = count;
-                    segment.ocs = ocs;
-                    if (avx512_)
-                        avx512::blocked_segment(problems_[ph], segment, scratch.data());
+    float* f = dy + kChunkPixels * Cout;
+    float* df = f + kChunkPixels * KC;
+    float* src_cl = df + kChunkPixels * KC;
+    float* diff_cl = src_cl + band_input_rows_ * W * Cin;
+    const i64 oy0 = band_rows_[band], oy1 = band_rows_[band + 1];
+    const std::array<i64, 2> rows = cc_input_rows(ah, oy0, oy1 - 1);
+    // one chunk of pixels of phase ph: dY, the patches, d[W_phase], dF, dF at the neighbours
+    const auto chunk = [&](i64 n, i64 ph, i64 count) {
+        for (i64 i = 0; i < count; ++i) {
+            const float* in = diff_dst + n * Cout * pixels + at_y[i] * OW + at_x[i];
+            for (i64 co = 0; co < Cout; ++co) dy[i * Cout + co] = in[co * pixels];
+            const i64 fy = ah.first[at_y[i]], fx = aw.first[at_x[i]];
+            for (i64 y = 0; y < kh; ++y)
+                for (i64 x = 0; x < kw; ++x) {
+                    float* to = f + i * KC + (y * kw + x) * Cin;
+                    if (fy + y < 0 || fy + y >= H || fx + x < 0 || fx + x >= W)
+                        std::fill(to, to + Cin, 0.0f);
                     else
-                        avx2::blocked_segment(problems_[ph], segment, scratch.data());
+                        std::copy_n(src_cl + ((fy + y - rows[0]) * W + fx + x) * Cin, Cin, to);
                 }
-                for (i64 i = 0; i < count; ++i) {
-                    const i64 fx = aw.first[rw + i * aw.p];
-                    for (i64 y = 0; y < kh; ++y) {
-                        if (fy + y < 0 || fy + y >= H) continue;
-                        for (i64 x = 0; x < kw; ++x) {
-                            if (fx + x < 0 || fx + x >= W) continue;
-                            float* to = diff_cl + ((fy + y - rows[0]) * W + fx + x) * Cin;
-                            const float* from = df + i * KC + (y * kw + x) * Cin;
-                            for (i64 ci = 0; ci < Cin; ++ci) to[ci] += from[ci];
-                        }
-                    }
+        }
+        avx2::cc_outer_accumulate(dy, Cout, f, KC, count, partial + ph * Cout * KC);
+        for (i64 ocs = 0; ocs < problems_[ph].oc_super_blocks; ++ocs) {
+            BlockedSegment segment;
+            segment.x = dy;
+            segment.x_pixel_step = Cout;
+            segment.y = df + ocs * block;
+            segment.y_pixel_step = KC;
+            segment.count = count;
+            segment.ocs = ocs;
+            if (avx512_)
+                avx512::blocked_segment(problems_[ph], segment, scratch.data());
+            else
+                avx2::blocked_segment(problems_[ph], segment, scratch.data());
+        }
+        for (i64 i = 0; i < count; ++i) {
+            const i64 fy = ah.first[at_y[i]], fx = aw.first[at_x[i]];
+            for (i64 y = 0; y < kh; ++y) {
+                if (fy + y < 0 || fy + y >= H) continue;
+                for (i64 x = 0; x < kw; ++x) {
+                    if (fx + x < 0 || fx + x >= W) continue;
+                    float* to = diff_cl + ((fy + y - rows[0]) * W + fx + x) * Cin;
+                    const float* from = df + i * KC + (y * kw + x) * Cin;
+                    for (i64 ci = 0; ci < Cin; ++ci) to[ci] += from[ci];
                 }
             }
-            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-                avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src + n * Cin * in_plane + iy * W,
-                                    in_plane);
         }
+    };
+    for (i64 n = 0; n < d.batch; ++n) {
+        const float* src_n = src + n * Cin * in_plane;
+        for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+            avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+        std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
+        // per phase, its pixels of the band in row-major order, in chunks of at most kChunkPixels
+        for (i64 rh = 0; rh < phases_[0]; ++rh)
+            for (i64 rw = 0; rw < phases_[1]; ++rw) {
+                i64 count = 0;
+                for (i64 oy = oy0 + ((rh - oy0 % ah.p) % ah.p + ah.p) % ah.p; oy < oy1; oy += ah.p)
+                    for (i64 ox = rw; ox < OW; ox += aw.p) {
+                        at_y[count] = oy;
+                        at_x[count] = ox;
+                        if (++count == kChunkPixels) {
+                            chunk(n, rh * phases_[1] + rw, count);
+                            count = 0;
+                        }
+                    }
+                if (count > 0) chunk(n, rh * phases_[1] + rw, count);
+            }
+        for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+            avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src + n * Cin * in_plane + iy * W,
+                                in_plane);
     }
-    meter.count_out(row_floats_ * 4 + scratch_i64 * 8);
+    meter.count_out(band_floats_ * 4 + scratch_i64 * 8);
 }
 
 }  // namespace convcheck::optimized::detail

@@ -1,14 +1,15 @@
 // Internal: the CC backward for the Internal-Net at a rational scale p/q on both axes (the reverse of
 // the forward's polyphase method, cc_polyphase.hpp): the grid is periodic, so there are only
 // p_h * p_w sets of weights W_phase [Cout][K * Cin], evaluated in double and rounded once to f32 here.
-// Per output row and image, the input rows it reads channels last, then per phase of the row (every
-// p_w-th pixel) with the pixels' patches F [K * Cin] (the neighbours, 0 outside the input):
+// Per band of output rows and image, the input rows it reads channels last, then per phase with its
+// pixels' patches F [K * Cin] (the neighbours, 0 outside the input), at most 120 pixels at once:
 //   dW_phase += dY^T F  (cc_outer_accumulate, over the pixels),   dF = dY W_phase  (the blocked GEMM),
 //   dF added to the row's input gradient at every neighbour inside the input;
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
 // (backward_internal_net) with g = dW_phase at each. Bands of output rows as cc_backward_net.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -47,7 +48,7 @@ private:
     std::vector<BlockedWeights> weights_;  // per phase: W_phase transposed, [K * Cin][Cout]
     std::vector<BlockedProblem> problems_;
     std::vector<std::int64_t> band_rows_;
-    std::int64_t width_ = 1, row_floats_ = 0, partial_size_ = 0;
+    std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;
     WorkspacePool<double> partials_;
