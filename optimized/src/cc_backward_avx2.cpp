@@ -61,6 +61,54 @@ OuterFn outer_for(i64 rb) {
     return rb == 1 ? &outer_tile<1, C, MASK> : &outer_tile<2, C, MASK>;
 }
 
+// out rows [r0, r0 + R), columns [c0, c0 + NB * 8) (MASK: the last vector holds `valid` columns) of
+// a [count][inner] times w [inner][cols]: the rows broadcast, w's rows as vectors.
+template <int R, int NB, bool MASK>
+void times_tile(const float* a, i64 inner, const float* w, i64 cols, i64 r0, i64 c0, i64 valid, float* out) {
+    __m256 acc[R * NB];
+#pragma GCC unroll 12
+    for (int k = 0; k < R * NB; ++k) acc[k] = _mm256_setzero_ps();
+    const __m256i mask = lanes(valid);
+    const float* ar = a + r0 * inner;
+    const float* wr = w + c0;
+    for (i64 k = 0; k < inner; ++k, wr += cols) {
+        __m256 wv[NB];
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b)
+            wv[b] = MASK && b + 1 == NB ? _mm256_maskload_ps(wr + b * 8, mask) : _mm256_loadu_ps(wr + b * 8);
+#pragma GCC unroll 6
+        for (int r = 0; r < R; ++r) {
+            const __m256 v = _mm256_broadcast_ss(ar + r * inner + k);
+#pragma GCC unroll 2
+            for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, wv[b], acc[r * NB + b]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) {
+            float* o = out + (r0 + r) * cols + c0 + b * 8;
+            if (MASK && b + 1 == NB)
+                _mm256_maskstore_ps(o, mask, acc[r * NB + b]);
+            else
+                _mm256_storeu_ps(o, acc[r * NB + b]);
+        }
+}
+
+using TimesFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, float*);
+
+template <int NB, bool MASK>
+TimesFn times_for(i64 r) {
+    switch (r) {
+    case 1: return &times_tile<1, NB, MASK>;
+    case 2: return &times_tile<2, NB, MASK>;
+    case 3: return &times_tile<3, NB, MASK>;
+    case 4: return &times_tile<4, NB, MASK>;
+    case 5: return &times_tile<5, NB, MASK>;
+    default: return &times_tile<6, NB, MASK>;
+    }
+}
+
 // cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8 input
 // channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl, else
 // kept in dn. dh[tap] += sum_cin N dZ.
@@ -132,6 +180,21 @@ void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i6
             (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
         for (; c0 < cols; ++c0)
             (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
+    }
+}
+
+void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out) {
+    // columns 2 vectors at a time (the last ones masked), outermost: the inner x 16 slab of w stays in L1
+    // while the rows pass, 6 at a time
+    for (i64 c0 = 0; c0 < cols; c0 += 16) {
+        const i64 rest = cols - c0 < 16 ? cols - c0 : 16, nb = (rest + 7) / 8, valid = rest - (nb - 1) * 8;
+        const bool mask = valid < 8;
+        for (i64 r0 = 0; r0 < count; r0 += 6) {
+            const i64 r = count - r0 < 6 ? count - r0 : 6;
+            const TimesFn f = nb == 1 ? (mask ? times_for<1, true>(r) : times_for<1, false>(r))
+                                      : (mask ? times_for<2, true>(r) : times_for<2, false>(r));
+            f(a, inner, w, cols, r0, c0, valid, out);
+        }
     }
 }
 

@@ -15,18 +15,17 @@
 
 namespace convcheck::optimized::detail {
 
-// At most 8 bands (4 per parity: tasks enough for 2 threads, few partial sums); fewer when a band must
+// At most max_bands bands (each holds a partial sum of the parameter gradients); fewer when a band must
 // be taller for band i's last input row to lie before band i + 2's first. Band b: output rows
 // [rows[b], rows[b + 1]).
-inline std::vector<std::int64_t> cc_backward_bands(const AxisWindows& height) {
-    constexpr std::int64_t kMaxBands = 8;
+inline std::vector<std::int64_t> cc_backward_bands(const AxisWindows& height, std::int64_t max_bands) {
     const std::int64_t OH = height.out;
     const auto separated = [&](std::int64_t rows) {
         for (std::int64_t r0 = 0; r0 + 2 * rows < OH; r0 += rows)
             if (height.first[r0 + rows - 1] + height.support > height.first[r0 + 2 * rows]) return false;
         return true;
     };
-    std::int64_t rows = (OH + kMaxBands - 1) / kMaxBands;
+    std::int64_t rows = (OH + max_bands - 1) / max_bands;
     while (!separated(rows)) ++rows;  // rows = OH: one band
     std::vector<std::int64_t> bands;
     for (std::int64_t r = 0; r < OH; r += rows) bands.push_back(r);

@@ -34,6 +34,10 @@ namespace avx2 {
 // in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 
+// out [count][cols] = a [count][inner] w [inner][cols]: each sum over inner in order from 0 (FMA).
+// ([dZ | dS] = dY [W3 | b3] and the polyphase method's dF = dY W_phase.)
+void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
+
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
 // each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
 // rows from row0 on, channels last ([rows][W][Cin]). Adds dN to diff_cl at every neighbour inside the

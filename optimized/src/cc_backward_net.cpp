@@ -36,28 +36,13 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
     hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data()};
-    // the GEMM's weights: [W3 | b3] transposed, [depth][Cout]
-    std::vector<float> transposed(static_cast<std::size_t>(depth * Cout));
-    for (i64 co = 0; co < Cout; ++co)
-        for (i64 k = 0; k < depth; ++k) transposed[k * Cout + co] = net_->last[co * depth + k];
-    avx512_ = cpu_has_avx512();
-    gemm_weights_ = pack_blocked(transposed, {}, 1, Cout, depth, 1, avx512_);
-    gemm_geometry_ = Geometry{};
-    gemm_geometry_.in_channels = gemm_geometry_.in_per_group = Cout;
-    gemm_geometry_.out_channels = gemm_geometry_.out_per_group = depth;
-    gemm_geometry_.channel_stride = Cout;
-    gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
-
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
-    const int nb = gemm_weights_.vector_blocks;
-    const i64 tile = avx512_ ? avx512::tile_width(nb) : avx2::tile_width(nb);
-    if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
     const i64 P = chunk_pixels_;
     // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
     // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
-    band_rows_ = cc_backward_bands(axes_[0]);
+    band_rows_ = cc_backward_bands(axes_[0], 8);  // 4 per parity: tasks enough for 2 threads
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
@@ -119,12 +104,11 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), OW = d.output_size[1];
     const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, pixels = d.output_size[0] * OW;
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth, P = chunk_pixels_;
-    const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
-    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs;
+    const i64 scratch_i64 = kHiddenPairs;
     meter.count_in(chunk_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
-    i64* taps = scratch.data() + gemm_problem_.scratch_elements();
+    i64* taps = scratch.data();
     float* h = buffer.data();
     float* dh = h + P * K * h2p;
     float* z = dh + P * K * h2p;
@@ -150,19 +134,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             avx2::cc_contract(net_->contract, src_n, h, p0, count, z);
             avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
             avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
-            for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
-                BlockedSegment segment;
-                segment.x = dy;
-                segment.x_pixel_step = Cout;
-                segment.y = dz + ocs * block;
-                segment.y_pixel_step = depth;
-                segment.count = count;
-                segment.ocs = ocs;
-                if (avx512_)
-                    avx512::blocked_segment(gemm_problem_, segment, scratch.data());
-                else
-                    avx2::blocked_segment(gemm_problem_, segment, scratch.data());
-            }
+            avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
             // the chunk's input rows channels last, their gradient from 0, then added to diff_src
             for (i64 iy = rows[0]; iy < rows[1]; ++iy)
                 avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);

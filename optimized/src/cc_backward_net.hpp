@@ -13,7 +13,6 @@
 #include <memory>
 #include <vector>
 
-#include "blocked_pack.hpp"
 #include "cc_backward_kernels.hpp"
 #include "cc_grid.hpp"
 #include "cc_kernel.hpp"
@@ -48,12 +47,6 @@ private:
     AxisWindows axes_[2];
     std::unique_ptr<CcNetFactors> net_;
     CcHiddenBackwardProblem hidden_back_;
-    bool avx512_ = false;
-    // [dZ | dS] = dY [W3 | b3]: a 1x1 convolution of Cout channels to depth, weights [depth][Cout]
-    Geometry gemm_geometry_;
-    std::vector<std::int64_t> gemm_taps_{0};
-    BlockedWeights gemm_weights_;
-    BlockedProblem gemm_problem_;
     std::int64_t chunk_pixels_ = 1, chunk_rows_ = 0, chunk_floats_ = 0, partial_size_ = 0;
     std::vector<std::int64_t> band_rows_;  // band b: output rows [band_rows_[b], band_rows_[b + 1])
     WorkspacePool<float> buffers_;

@@ -3,7 +3,7 @@
 //     sums over the chunk's pixels from 0 (FMA), added to the band's double partial; images, phases,
 //     chunks in order; the bands' partials added in band order; then the Internal-Net's reverse in
 //     double over the pairs (phase, tap) in order.
-//   dF: the blocked GEMM over Cout in order. diff_src: per image, the band's input gradient (from 0) sums
+//   dF: sums over Cout in order (cc_rows_times). diff_src: per image, the band's input gradient (from 0) sums
 //     the phases in order, each phase's pixels in order, each pixel's taps in (y, x) order; then it is
 //     added to diff_src; even bands first, then odd ones.
 #include "cc_backward_polyphase.hpp"
@@ -12,7 +12,6 @@
 
 #include "cc_backward_bands.hpp"
 #include "cc_backward_kernels.hpp"
-#include "convcheck/optimized/conv_plan.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -38,28 +37,26 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
                 }
     std::vector<double> values(static_cast<std::size_t>(P * K * C));
     evaluate_internal_net(kernel, pairs_.data(), P * K, values.data());
-    avx512_ = cpu_has_avx512();
-    gemm_geometry_ = Geometry{};
-    gemm_geometry_.in_channels = gemm_geometry_.in_per_group = Cout;
-    gemm_geometry_.out_channels = gemm_geometry_.out_per_group = KC;
-    gemm_geometry_.channel_stride = Cout;
     for (i64 ph = 0; ph < P; ++ph) {
-        std::vector<float> canonical(static_cast<std::size_t>(KC * Cout));  // [K * Cin][Cout], rounded once
+        std::vector<float> w(static_cast<std::size_t>(Cout * KC));  // [Cout][K * Cin], rounded once
         for (i64 t = 0; t < K; ++t)
             for (i64 co = 0; co < Cout; ++co)
                 for (i64 ci = 0; ci < Cin; ++ci)
-                    canonical[(t * Cin + ci) * Cout + co] = static_cast<float>(values[(ph * K + t) * C + co * Cin + ci]);
-        weights_.push_back(pack_blocked(canonical, {}, 1, Cout, KC, 1, avx512_));
+                    w[co * KC + t * Cin + ci] = static_cast<float>(values[(ph * K + t) * C + co * Cin + ci]);
+        weights_.push_back(std::move(w));
     }
-    for (const auto& w : weights_) problems_.push_back(w.problem(&gemm_geometry_, gemm_taps_.data()));
-    band_rows_ = cc_backward_bands(axes_[0]);
+    // 2 per parity: each band's partial holds every phase's weights' gradient (p_h p_w K Cin Cout doubles)
+    band_rows_ = cc_backward_bands(axes_[0], 4);
     // a chunk: dY [count][Cout], F and dF [count][K * Cin]; the band's input rows and their gradient,
-    // channels last
+    // and its diff_dst rows, channels last
     for (std::size_t b = 0; b + 1 < band_rows_.size(); ++b) {
         const std::array<i64, 2> rows = cc_input_rows(axes_[0], band_rows_[b], band_rows_[b + 1] - 1);
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
-    band_floats_ = kChunkPixels * (Cout + 2 * KC) + 2 * band_input_rows_ * d.input_size[1] * Cin;
+    i64 most_rows = 0;
+    for (std::size_t b = 0; b + 1 < band_rows_.size(); ++b) most_rows = std::max(most_rows, band_rows_[b + 1] - band_rows_[b]);
+    band_floats_ = kChunkPixels * (Cout + 2 * KC) + 2 * band_input_rows_ * d.input_size[1] * Cin +
+                   most_rows * d.output_size[1] * Cout;
     partial_size_ = P * Cout * KC;
 }
 
@@ -102,49 +99,36 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, OW = d.output_size[1];
     const i64 pixels = d.output_size[0] * OW, KC = K * Cin;
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    const i64 block = problems_.front().vector_blocks * (avx512_ ? 16 : 8);
-    const i64 scratch_i64 = problems_.front().scratch_elements() + 2 * kChunkPixels;
+    const i64 scratch_i64 = 2 * kChunkPixels;
     meter.count_in(band_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(band_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
-    i64* at_y = scratch.data() + problems_.front().scratch_elements();  // a chunk's pixels (oy, ox)
+    i64* at_y = scratch.data();  // a chunk's pixels (oy, ox)
     i64* at_x = at_y + kChunkPixels;
     float* dy = buffer.data();
     float* f = dy + kChunkPixels * Cout;
     float* df = f + kChunkPixels * KC;
     float* src_cl = df + kChunkPixels * KC;
     float* diff_cl = src_cl + band_input_rows_ * W * Cin;
+    float* dst_cl = diff_cl + band_input_rows_ * W * Cin;  // the band's diff_dst, channels last
     const i64 oy0 = band_rows_[band], oy1 = band_rows_[band + 1];
     const std::array<i64, 2> rows = cc_input_rows(ah, oy0, oy1 - 1);
     // one chunk of pixels of phase ph: dY, the patches, d[W_phase], dF, dF at the neighbours
-    const auto chunk = [&](i64 n, i64 ph, i64 count) {
+    const auto chunk = [&](i64 ph, i64 count) {
         for (i64 i = 0; i < count; ++i) {
-            const float* in = diff_dst + n * Cout * pixels + at_y[i] * OW + at_x[i];
-            for (i64 co = 0; co < Cout; ++co) dy[i * Cout + co] = in[co * pixels];
+            const float* in = dst_cl + ((at_y[i] - oy0) * OW + at_x[i]) * Cout;
+            for (i64 co = 0; co < Cout; ++co) dy[i * Cout + co] = in[co];
             const i64 fy = ah.first[at_y[i]], fx = aw.first[at_x[i]];
             for (i64 y = 0; y < kh; ++y)
                 for (i64 x = 0; x < kw; ++x) {
                     float* to = f + i * KC + (y * kw + x) * Cin;
-                    if (fy + y < 0 || fy + y >= H || fx + x < 0 || fx + x >= W)
-                        std::fill(to, to + Cin, 0.0f);
-                    else
-                        std::copy_n(src_cl + ((fy + y - rows[0]) * W + fx + x) * Cin, Cin, to);
+                    const bool in = fy + y >= 0 && fy + y < H && fx + x >= 0 && fx + x < W;
+                    const float* from = src_cl + ((fy + y - rows[0]) * W + fx + x) * Cin;
+                    for (i64 ci = 0; ci < Cin; ++ci) to[ci] = in ? from[ci] : 0.0f;
                 }
         }
         avx2::cc_outer_accumulate(dy, Cout, f, KC, count, partial + ph * Cout * KC);
-        for (i64 ocs = 0; ocs < problems_[ph].oc_super_blocks; ++ocs) {
-            BlockedSegment segment;
-            segment.x = dy;
-            segment.x_pixel_step = Cout;
-            segment.y = df + ocs * block;
-            segment.y_pixel_step = KC;
-            segment.count = count;
-            segment.ocs = ocs;
-            if (avx512_)
-                avx512::blocked_segment(problems_[ph], segment, scratch.data());
-            else
-                avx2::blocked_segment(problems_[ph], segment, scratch.data());
-        }
+        avx2::cc_rows_times(dy, count, Cout, weights_[ph].data(), KC, df);
         for (i64 i = 0; i < count; ++i) {
             const i64 fy = ah.first[at_y[i]], fx = aw.first[at_x[i]];
             for (i64 y = 0; y < kh; ++y) {
@@ -162,6 +146,7 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
         const float* src_n = src + n * Cin * in_plane;
         for (i64 iy = rows[0]; iy < rows[1]; ++iy)
             avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+        avx2::cc_pack_planes(diff_dst + n * Cout * pixels + oy0 * OW, Cout, (oy1 - oy0) * OW, pixels, dst_cl);
         std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
         // per phase, its pixels of the band in row-major order, in chunks of at most kChunkPixels
         for (i64 rh = 0; rh < phases_[0]; ++rh)
@@ -172,11 +157,11 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
                         at_y[count] = oy;
                         at_x[count] = ox;
                         if (++count == kChunkPixels) {
-                            chunk(n, rh * phases_[1] + rw, count);
+                            chunk(rh * phases_[1] + rw, count);
                             count = 0;
                         }
                     }
-                if (count > 0) chunk(n, rh * phases_[1] + rw, count);
+                if (count > 0) chunk(rh * phases_[1] + rw, count);
             }
         for (i64 iy = rows[0]; iy < rows[1]; ++iy)
             avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src + n * Cin * in_plane + iy * W,

@@ -3,7 +3,7 @@
 // p_h * p_w sets of weights W_phase [Cout][K * Cin], evaluated in double and rounded once to f32 here.
 // Per band of output rows and image, the input rows it reads channels last, then per phase with its
 // pixels' patches F [K * Cin] (the neighbours, 0 outside the input), at most 120 pixels at once:
-//   dW_phase += dY^T F  (cc_outer_accumulate, over the pixels),   dF = dY W_phase  (the blocked GEMM),
+//   dW_phase += dY^T F  (cc_outer_accumulate, over the pixels),   dF = dY W_phase  (cc_rows_times),
 //   dF added to the row's input gradient at every neighbour inside the input;
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
 // (backward_internal_net) with g = dW_phase at each. Bands of output rows as cc_backward_net.
@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "blocked_pack.hpp"
 #include "cc_grid.hpp"
 #include "cc_kernel.hpp"
 #include "convcheck/core/cc_descriptor.hpp"
@@ -42,11 +41,7 @@ private:
     CcKernelParams kernel_;
     std::int64_t phases_[2]{1, 1};
     std::vector<double> pairs_;  // (dy, dx) per phase and tap
-    bool avx512_ = false;
-    Geometry gemm_geometry_;     // Cout -> K * Cin, one tap
-    std::vector<std::int64_t> gemm_taps_{0};
-    std::vector<BlockedWeights> weights_;  // per phase: W_phase transposed, [K * Cin][Cout]
-    std::vector<BlockedProblem> problems_;
+    std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
     std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
     WorkspacePool<float> buffers_;
