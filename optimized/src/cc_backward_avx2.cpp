@@ -308,4 +308,40 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
     if (n > 0) flush();
 }
 
+void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count,
+                       float* f) {
+    const i64 C = p.channels;
+    for (i64 i = 0; i < count; ++i)
+        for (i64 y = 0; y < p.kh; ++y)
+            for (i64 x = 0; x < p.kw; ++x, f += C) {
+                const i64 iy = fy[i] + y, ix = fx[i] + x;
+                if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) {
+                    for (i64 c = 0; c < C; ++c) f[c] = 0.0f;
+                } else {
+                    const float* from = src_cl + ((iy - p.row0) * p.in_w + ix) * C;
+                    for (i64 c = 0; c < C; ++c) f[c] = from[c];
+                }
+            }
+}
+
+void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
+                        float* diff_cl) {
+    const i64 C = p.channels;
+    for (i64 i = 0; i < count; ++i)
+        for (i64 y = 0; y < p.kh; ++y)
+            for (i64 x = 0; x < p.kw; ++x, df += C) {
+                const i64 iy = fy[i] + y, ix = fx[i] + x;
+                if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) continue;
+                float* to = diff_cl + ((iy - p.row0) * p.in_w + ix) * C;
+                for (i64 c = 0; c < C; ++c) to[c] += df[c];
+            }
+}
+
+void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to) {
+    for (i64 i = 0; i < count; ++i, to += width) {
+        const float* row = from + index[i] * width;
+        for (i64 k = 0; k < width; ++k) to[k] = row[k];
+    }
+}
+
 }  // namespace convcheck::optimized::detail::avx2

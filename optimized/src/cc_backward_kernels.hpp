@@ -29,7 +29,22 @@ inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
     return kHiddenPairs * (2 * p.h1 + 1 + p.h2p + 3) + 2 * p.h1 + 8;
 }
 
+// The polyphase method's patches: pixel i's neighbours are rows fy[i] .. fy[i] + kh - 1 and columns
+// fx[i] .. fx[i] + kw - 1 of the input (in_h x in_w, `channels` channels), held channels last from
+// input row row0 on.
+struct CcPatchProblem {
+    i64 in_h = 1, in_w = 1, channels = 1, kh = 1, kw = 1, row0 = 0;
+};
+
 namespace avx2 {
+// f [count][kh * kw * channels]: each pixel's neighbours (taps in (y, x) order), 0 outside the input.
+void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count, float* f);
+// diff_cl at each pixel's neighbours inside the input += df (pixels, then taps, in order).
+void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
+                        float* diff_cl);
+// to[i][0 .. width) = from[index[i]][0 .. width).
+void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to);
+
 // partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
 // in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);

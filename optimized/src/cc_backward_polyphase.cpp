@@ -99,12 +99,13 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, OW = d.output_size[1];
     const i64 pixels = d.output_size[0] * OW, KC = K * Cin;
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    const i64 scratch_i64 = 2 * kChunkPixels;
+    const i64 scratch_i64 = 3 * kChunkPixels;
     meter.count_in(band_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(band_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
-    i64* at_y = scratch.data();  // a chunk's pixels (oy, ox)
-    i64* at_x = at_y + kChunkPixels;
+    i64* at = scratch.data();  // a chunk's pixels, and their first neighbours
+    i64* fy = at + kChunkPixels;
+    i64* fx = fy + kChunkPixels;
     float* dy = buffer.data();
     float* f = dy + kChunkPixels * Cout;
     float* df = f + kChunkPixels * KC;
@@ -114,33 +115,13 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
     const i64 oy0 = band_rows_[band], oy1 = band_rows_[band + 1];
     const std::array<i64, 2> rows = cc_input_rows(ah, oy0, oy1 - 1);
     // one chunk of pixels of phase ph: dY, the patches, d[W_phase], dF, dF at the neighbours
+    const CcPatchProblem patches{H, W, Cin, kh, kw, rows[0]};
     const auto chunk = [&](i64 ph, i64 count) {
-        for (i64 i = 0; i < count; ++i) {
-            const float* in = dst_cl + ((at_y[i] - oy0) * OW + at_x[i]) * Cout;
-            for (i64 co = 0; co < Cout; ++co) dy[i * Cout + co] = in[co];
-            const i64 fy = ah.first[at_y[i]], fx = aw.first[at_x[i]];
-            for (i64 y = 0; y < kh; ++y)
-                for (i64 x = 0; x < kw; ++x) {
-                    float* to = f + i * KC + (y * kw + x) * Cin;
-                    const bool in = fy + y >= 0 && fy + y < H && fx + x >= 0 && fx + x < W;
-                    const float* from = src_cl + ((fy + y - rows[0]) * W + fx + x) * Cin;
-                    for (i64 ci = 0; ci < Cin; ++ci) to[ci] = in ? from[ci] : 0.0f;
-                }
-        }
+        avx2::cc_gather_rows(dst_cl, at, count, Cout, dy);
+        avx2::cc_gather_patches(patches, src_cl, fy, fx, count, f);
         avx2::cc_outer_accumulate(dy, Cout, f, KC, count, partial + ph * Cout * KC);
         avx2::cc_rows_times(dy, count, Cout, weights_[ph].data(), KC, df);
-        for (i64 i = 0; i < count; ++i) {
-            const i64 fy = ah.first[at_y[i]], fx = aw.first[at_x[i]];
-            for (i64 y = 0; y < kh; ++y) {
-                if (fy + y < 0 || fy + y >= H) continue;
-                for (i64 x = 0; x < kw; ++x) {
-                    if (fx + x < 0 || fx + x >= W) continue;
-                    float* to = diff_cl + ((fy + y - rows[0]) * W + fx + x) * Cin;
-                    const float* from = df + i * KC + (y * kw + x) * Cin;
-                    for (i64 ci = 0; ci < Cin; ++ci) to[ci] += from[ci];
-                }
-            }
-        }
+        avx2::cc_scatter_patches(patches, df, fy, fx, count, diff_cl);
     };
     for (i64 n = 0; n < d.batch; ++n) {
         const float* src_n = src + n * Cin * in_plane;
@@ -154,8 +135,9 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
                 i64 count = 0;
                 for (i64 oy = oy0 + ((rh - oy0 % ah.p) % ah.p + ah.p) % ah.p; oy < oy1; oy += ah.p)
                     for (i64 ox = rw; ox < OW; ox += aw.p) {
-                        at_y[count] = oy;
-                        at_x[count] = ox;
+                        at[count] = (oy - oy0) * OW + ox;  // in the band's diff_dst rows
+                        fy[count] = ah.first[oy];
+                        fx[count] = aw.first[ox];
                         if (++count == kChunkPixels) {
                             chunk(rh * phases_[1] + rw, count);
                             count = 0;
