@@ -71,8 +71,8 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     meter.count_in(B * partial_size_ * 8);
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(B * partial_size_));
     double* all = partials.data();
-    std::fill(all, all + B * partial_size_, 0.0);
     for_each_band_by_parity(band_rows_, [&](i64 band) {
+        std::fill(all + band * partial_size_, all + (band + 1) * partial_size_, 0.0);
         run_band(band, src, diff_dst, diff_src, all + band * partial_size_, meter);
     });
     for (i64 b = 1; b < B; ++b)
