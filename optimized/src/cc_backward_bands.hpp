@@ -12,6 +12,8 @@
 
 #include "cc_grid.hpp"
 #include "parallel_join.hpp"
+#include "workspace_meter.hpp"
+#include "workspace_pool.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -47,6 +49,30 @@ void for_each_band_by_parity(const std::vector<std::int64_t>& bands, const F& f)
         parallel_for_joined(tbb::blocked_range<std::int64_t>(0, (B - parity + 1) / 2, 1), [&](const auto& r) {
             for (std::int64_t i = r.begin(); i < r.end(); ++i) f(2 * i + parity);
         });
+}
+
+// The frame of both Internal-Net methods' run: diff_src ([planes][plane] floats) zeroed; one partial sum
+// of `size` doubles per band, from `pool` (counted in meter: the caller counts them out when done with
+// the result), each zeroed and filled by band(b, partial) alone; then the partials added in band order
+// into the first, which the returned workspace holds at its front.
+template <typename F>
+Workspace<double> run_bands(const std::vector<std::int64_t>& bands, std::int64_t size, float* diff_src,
+                            std::int64_t planes, std::int64_t plane, const WorkspacePool<double>& pool,
+                            WorkspaceMeter& meter, const F& band) {
+    const std::int64_t B = static_cast<std::int64_t>(bands.size()) - 1;
+    parallel_for_joined(tbb::blocked_range<std::int64_t>(0, planes), [&](const auto& r) {
+        std::fill(diff_src + r.begin() * plane, diff_src + r.end() * plane, 0.0f);
+    });
+    meter.count_in(B * size * 8);
+    Workspace<double> partials = pool.take(static_cast<std::size_t>(B * size));
+    double* all = partials.data();
+    for_each_band_by_parity(bands, [&](std::int64_t b) {
+        std::fill(all + b * size, all + (b + 1) * size, 0.0);
+        band(b, all + b * size);
+    });
+    for (std::int64_t b = 1; b < B; ++b)
+        for (std::int64_t k = 0; k < size; ++k) all[k] += all[b * size + k];
+    return partials;
 }
 
 }  // namespace convcheck::optimized::detail

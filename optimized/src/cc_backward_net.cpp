@@ -63,18 +63,11 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
                         WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1], B = bands();
-    parallel_for_joined(tbb::blocked_range<i64>(0, planes), [&](const auto& r) {
-        std::fill(diff_src + r.begin() * plane, diff_src + r.end() * plane, 0.0f);
-    });
-    meter.count_in(B * partial_size_ * 8);
-    Workspace<double> partials = partials_.take(static_cast<std::size_t>(B * partial_size_));
-    double* all = partials.data();
-    for_each_band_by_parity(band_rows_, [&](i64 band) {
-        std::fill(all + band * partial_size_, all + (band + 1) * partial_size_, 0.0);
-        run_band(band, src, diff_dst, diff_src, all + band * partial_size_, meter);
-    });
-    for (i64 b = 1; b < B; ++b)
-        for (i64 k = 0; k < partial_size_; ++k) all[k] += all[b * partial_size_ + k];
+    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, partials_, meter,
+                                           [&](i64 band, double* partial) {
+                                               run_band(band, src, diff_dst, diff_src, partial, meter);
+                                           });
+    const double* all = partials.data();
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
     const i64 depth = net_->depth;
