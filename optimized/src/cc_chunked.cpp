@@ -23,14 +23,12 @@ namespace {
 // while the GEMM reads it once per output-channel super block.
 constexpr i64 kMaxChunkPixels = 120;
 
-i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
-
 }  // namespace
 
 CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
                      const AxisWindows& width, const std::vector<float>& bias)
     : desc_(d), axes_{height, width}, bias_(bias) {
-    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
+    const i64 Cout = d.out_channels, K = d.neighbours();
     if (d.kernel != CcKernel::internal_net) {
         for (int a = 0; a < 2; ++a)
             for (double t : axes_[a].distance) k_axis_[a].push_back(analytic_1d(d.kernel, d.kernel_parameter, t));
@@ -38,34 +36,11 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
         chunk_bytes_ = (d.support[0] * d.input_size[1] + d.output_size[1]) * 4;
         return;
     }
-    const i64 h1 = kernel.h1, h2 = kernel.h2, h2p = round_up(h2, 8);
-    // the first layer splits over the axes: W1[j][0] dy + b1[j] per output row, W1[j][1] dx per column
-    for (i64 n = 0; n < d.output_size[0] * d.support[0]; ++n)
-        for (i64 j = 0; j < h1; ++j)
-            ay_.push_back(static_cast<float>(kernel.W1[j * 2] * axes_[0].distance[n] + kernel.b1[j]));
-    for (i64 n = 0; n < d.output_size[1] * d.support[1]; ++n)
-        for (i64 j = 0; j < h1; ++j) ax_.push_back(static_cast<float>(kernel.W1[j * 2 + 1] * axes_[1].distance[n]));
-    w2t_.assign(h1 * h2p, 0.0f);
-    b2_.assign(h2p, 0.0f);
-    for (i64 m = 0; m < h2; ++m) {
-        b2_[m] = static_cast<float>(kernel.b2[m]);
-        for (i64 j = 0; j < h1; ++j) w2t_[j * h2p + m] = static_cast<float>(kernel.W2[m * h1 + j]);
-    }
-    hidden_ = CcHiddenProblem{h1, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0], d.input_size[1],
-                              axes_[0].first.data(), axes_[1].first.data(), ay_.data(), ax_.data(), w2t_.data(),
-                              b2_.data(), static_cast<float>(kernel.slope)};
-    contract_ = CcContractProblem{Cin, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0],
-                                  d.input_size[1], axes_[0].first.data(), axes_[1].first.data()};
-    // the GEMM: a 1x1 convolution of depth = Cin*(h2p+1) channels to Cout, weights [Cout][depth]:
-    // W3 of channel pair (cout, cin) at cin*h2p + m, b3 at Cin*h2p + cin (exact: theta is f32)
-    depth_ = Cin * (h2p + 1);
-    std::vector<float> canonical(static_cast<std::size_t>(Cout * depth_), 0.0f);
-    for (i64 co = 0; co < Cout; ++co)
-        for (i64 ci = 0; ci < Cin; ++ci) {
-            const i64 c = co * Cin + ci;
-            for (i64 m = 0; m < h2; ++m) canonical[co * depth_ + ci * h2p + m] = static_cast<float>(kernel.W3[c * h2 + m]);
-            canonical[co * depth_ + Cin * h2p + ci] = static_cast<float>(kernel.b3[c]);
-        }
+    net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
+    const i64 h1 = net_->h1, h2p = net_->h2p;
+    // the GEMM: a 1x1 convolution of depth = Cin*(h2p+1) channels to Cout, weights [Cout][depth] = [W3 | b3]
+    depth_ = net_->depth;
+    const std::vector<float>& canonical = net_->last;
     avx512_ = cpu_has_avx512();
     // without the bias: the GEMM sums from 0 and the bias is added once, when the chunk is stored (a bias
     // first would be rounded with each of the depth_ terms, far more than the one rounding the CC
@@ -110,14 +85,14 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
         Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
         i64* taps = scratch.data() + gemm_problem_.scratch_elements();
         float* h = buffer.data();
-        float* z = h + P * K * hidden_.h2p;
+        float* z = h + P * K * net_->h2p;
         float* y = z + P * depth_;
         float* a1 = y + P * Cout;
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
-            avx2::cc_hidden_features(hidden_, p0, count, a1, taps, h);
+            avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
-                avx2::cc_contract(contract_, src + n * Cin * in_plane, h, p0, count, z);
+                avx2::cc_contract(net_->contract, src + n * Cin * in_plane, h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

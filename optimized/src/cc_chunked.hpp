@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "blocked_pack.hpp"
@@ -21,6 +22,7 @@
 #include "cc_factored_kernels.hpp"
 #include "cc_grid.hpp"
 #include "cc_kernel.hpp"
+#include "cc_net_factors.hpp"
 #include "workspace_meter.hpp"
 #include "workspace_pool.hpp"
 
@@ -52,10 +54,8 @@ private:
     std::int64_t chunk_bytes_ = 0;
     // analytic: k(distance) per output and tap of each axis, [out][support]
     std::vector<double> k_axis_[2];
-    // Internal-Net: the hidden layers, the contraction and the GEMM
-    std::vector<float> ay_, ax_, w2t_, b2_;
-    CcHiddenProblem hidden_;
-    CcContractProblem contract_;
+    // Internal-Net: the hidden layers, the contraction (net_) and the GEMM
+    std::unique_ptr<CcNetFactors> net_;
     bool avx512_ = false;
     std::int64_t depth_ = 1;  // Cin * (h2p + 1): the GEMM's inner dimension
     Geometry gemm_geometry_;

@@ -8,16 +8,6 @@
 namespace convcheck::optimized::detail::avx2 {
 namespace {
 
-// The taps [lo, hi) of one axis whose neighbour first + j lies inside [0, size).
-struct TapRange {
-    i64 lo, hi;
-};
-TapRange inside(i64 first, i64 support, i64 size) {
-    const i64 lo = first < 0 ? -first : 0;
-    const i64 hi = first + support > size ? size - first : support;
-    return {lo, hi < lo ? lo : hi};
-}
-
 // r[k] = row k of an 8 x 8 block -> r[k] = column k.
 inline void transpose8(__m256* r) {
     __m256 t[8];
@@ -155,6 +145,12 @@ ContractFn contract_for(i64 cb) {
 
 }  // namespace
 
+TapRange inside(i64 first, i64 support, i64 size) {
+    const i64 lo = first < 0 ? -first : 0;
+    const i64 hi = first + support > size ? size - first : support;
+    return {lo, hi < lo ? lo : hi};
+}
+
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
     i64 x0 = 0;
     for (; x0 + 8 <= width; x0 += 8) {
@@ -172,7 +168,15 @@ void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float*
         for (i64 x = x0; x < width; ++x) dst[x * channels + c] = src[c * plane + x];
 }
 
-void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
+namespace {
+
+// cc_store_planes (ADD false) and cc_add_planes (ADD true, no bias).
+template <bool ADD>
+void store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
+    const auto put = [&](float* to, float v, i64 c) {
+        if (bias) v += bias[c];
+        *to = ADD ? *to + v : v;
+    };
     i64 i0 = 0;
     for (; i0 + 8 <= count; i0 += 8) {
         i64 c0 = 0;
@@ -182,14 +186,26 @@ void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias,
             transpose8(r);
             for (int k = 0; k < 8; ++k) {
                 if (bias) r[k] = _mm256_add_ps(r[k], _mm256_set1_ps(bias[c0 + k]));
-                _mm256_storeu_ps(dst + (c0 + k) * plane + i0, r[k]);
+                float* to = dst + (c0 + k) * plane + i0;
+                if (ADD) r[k] = _mm256_add_ps(_mm256_loadu_ps(to), r[k]);
+                _mm256_storeu_ps(to, r[k]);
             }
         }
         for (; c0 < channels; ++c0)
-            for (i64 i = i0; i < i0 + 8; ++i) dst[c0 * plane + i] = bias ? y[i * channels + c0] + bias[c0] : y[i * channels + c0];
+            for (i64 i = i0; i < i0 + 8; ++i) put(dst + c0 * plane + i, y[i * channels + c0], c0);
     }
     for (i64 c = 0; c < channels; ++c)
-        for (i64 i = i0; i < count; ++i) dst[c * plane + i] = bias ? y[i * channels + c] + bias[c] : y[i * channels + c];
+        for (i64 i = i0; i < count; ++i) put(dst + c * plane + i, y[i * channels + c], c);
+}
+
+}  // namespace
+
+void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
+    store_planes<false>(y, count, channels, bias, dst, plane);
+}
+
+void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane) {
+    store_planes<true>(y, count, channels, nullptr, dst, plane);
 }
 
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h) {

@@ -45,7 +45,13 @@ struct CcContractProblem {
 // Distance pairs whose first layer cc_hidden_features gathers before running the second.
 inline constexpr i64 kHiddenPairs = 48;
 
+// The taps [lo, hi) of one axis whose neighbour first + j lies inside [0, size).
+struct TapRange {
+    i64 lo, hi;
+};
+
 namespace avx2 {
+TapRange inside(i64 first, i64 support, i64 size);
 // Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
@@ -54,6 +60,8 @@ void cc_contract(const CcContractProblem& p, const float* src, const float* h, i
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst);
 // y [count][channels] (channels last) -> dst[c * plane + i], plus bias[c] (one rounding) unless null.
 void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane);
+// The same, added to dst (dst[c * plane + i] += y[i * channels + c]).
+void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail

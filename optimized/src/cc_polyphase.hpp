@@ -13,10 +13,15 @@
 #include "cc_grid.hpp"
 #include "cc_kernel.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/optimized/cc_plan.hpp"
 #include "workspace_meter.hpp"
 #include "workspace_pool.hpp"
 
 namespace convcheck::optimized::detail {
+
+// The method CcPlan and CcBackwardPlan take when none is forced (cc_plan.cpp): polyphase for the
+// Internal-Net on a rational scale with at most 256 phases, chunked otherwise.
+CcMethod automatic_method(const CcDescriptor& d, const AxisWindows& height, const AxisWindows& width);
 
 class CcPolyphase {
 public:

@@ -186,12 +186,16 @@ void ContinuousKernel::evaluation_error(double dy, double dx, double ey, double 
     std::fill(out.begin(), out.end(), analytic_weight_error(kind_, parameter_, dy, dx, ey, ex, u, eta));
 }
 
-std::vector<double> cc_weight_error(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
-                                    double u) {
+namespace {
+
+// Calls f(oh, ow, mh, mw, dW) for every output (oh, ow) and neighbour (mh, mw) inside the input, in
+// (oh, ow, jh, jw) order, with dW = deltaW of every channel pair there (out[cout * Cin + cin]) for a
+// backend of unit roundoff u, its distances computed in that precision too.
+template <typename F>
+void for_each_weight_error(const CcDescriptor& d, const ContinuousKernel& kernel, double u, const F& f) {
     // u_eff = u + 2^-53 also covers the reference's own double evaluation of K (the same bound at
     // u = 2^-53; every bound here is a sum of products of gammas, superadditive in u).
     const double u_eff = u + kDoubleRoundoff, eta = underflow_error(u);
-    const std::int64_t N = d.batch, CI = d.in_channels, CO = d.out_channels;
     const std::int64_t H = d.input_size[0], W = d.input_size[1], OH = d.output_size[0], OW = d.output_size[1];
     const std::int64_t KH = d.support[0], KW = d.support[1];
     // per axis: the window and the distance error of each (output, j)
@@ -205,8 +209,7 @@ std::vector<double> cc_weight_error(const CcDescriptor& d, std::span<const doubl
                 distance_error[a].push_back(distance_error_bound(n, windows[a].first[n] + j, s, d.input_size[a],
                                                                  d.output_size[a], u_eff));
     }
-    std::vector<double> result(static_cast<std::size_t>(N * CO * OH * OW), 0.0);
-    std::vector<double> dW(static_cast<std::size_t>(CO * CI));
+    std::vector<double> dW(static_cast<std::size_t>(d.out_channels * d.in_channels));
     for (std::int64_t oh = 0; oh < OH; ++oh)
     for (std::int64_t ow = 0; ow < OW; ++ow)
     for (std::int64_t jh = 0; jh < KH; ++jh)
@@ -215,14 +218,48 @@ std::vector<double> cc_weight_error(const CcDescriptor& d, std::span<const doubl
         if (mh < 0 || mh >= H || mw < 0 || mw >= W) continue;  // zero padding: N is 0 there
         kernel.evaluation_error(windows[0].distance[oh * KH + jh], windows[1].distance[ow * KW + jw],
                                 distance_error[0][oh * KH + jh], distance_error[1][ow * KW + jw], u_eff, eta, dW);
+        f(oh, ow, mh, mw, dW);
+    }
+}
+
+}  // namespace
+
+std::vector<double> cc_weight_error(const CcDescriptor& d, std::span<const double> src, const ContinuousKernel& kernel,
+                                    double u) {
+    const std::int64_t N = d.batch, CI = d.in_channels, CO = d.out_channels;
+    const std::int64_t H = d.input_size[0], W = d.input_size[1], OH = d.output_size[0], OW = d.output_size[1];
+    std::vector<double> result(static_cast<std::size_t>(N * CO * OH * OW), 0.0);
+    for_each_weight_error(d, kernel, u, [&](std::int64_t oh, std::int64_t ow, std::int64_t mh, std::int64_t mw,
+                                            const std::vector<double>& dW) {
         for (std::int64_t n = 0; n < N; ++n)
             for (std::int64_t co = 0; co < CO; ++co) {
                 double& sum = result[((n * CO + co) * OH + oh) * OW + ow];
                 for (std::int64_t ci = 0; ci < CI; ++ci)
                     sum += std::fabs(src[((n * CI + ci) * H + mh) * W + mw]) * dW[co * CI + ci];  // |N| deltaW
             }
-    }
-    for (double& v : result) v = round_up(v, 2 * CI * KH * KW);
+    });
+    for (double& v : result) v = round_up(v, 2 * CI * d.support[0] * d.support[1]);
+    return result;
+}
+
+std::vector<double> cc_weight_error_backward(const CcDescriptor& d, std::span<const double> diff_dst,
+                                             const ContinuousKernel& kernel, double u) {
+    const std::int64_t N = d.batch, CI = d.in_channels, CO = d.out_channels;
+    const std::int64_t H = d.input_size[0], W = d.input_size[1], OH = d.output_size[0], OW = d.output_size[1];
+    std::vector<double> result(static_cast<std::size_t>(N * CI * H * W), 0.0);
+    std::int64_t most = 0;  // the most terms summed into one element
+    std::vector<std::int64_t> hits(static_cast<std::size_t>(H * W), 0);
+    for_each_weight_error(d, kernel, u, [&](std::int64_t oh, std::int64_t ow, std::int64_t mh, std::int64_t mw,
+                                            const std::vector<double>& dW) {
+        most = std::max(most, ++hits[mh * W + mw] * CO);
+        for (std::int64_t n = 0; n < N; ++n)
+            for (std::int64_t ci = 0; ci < CI; ++ci) {
+                double& sum = result[((n * CI + ci) * H + mh) * W + mw];
+                for (std::int64_t co = 0; co < CO; ++co)
+                    sum += std::fabs(diff_dst[((n * CO + co) * OH + oh) * OW + ow]) * dW[co * CI + ci];  // |dY| deltaW
+            }
+    });
+    for (double& v : result) v = round_up(v, 2 * most);
     return result;
 }
 

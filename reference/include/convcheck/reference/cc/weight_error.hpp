@@ -68,4 +68,10 @@ std::vector<double> cc_weight_error(const CcDescriptor& d, std::span<const doubl
 // The same on the ABI's f32 buffers (as continuous_convolution): theta NULL for analytic kernels.
 std::vector<double> cc_weight_error(const CcDescriptor& d, const float* src, const float* theta, double u);
 
+// The backward pass's weight term, the same bound on the input gradient diff_src = sum dY W~: per element
+// [N, Cin, H, W], the sum over the outputs o and taps whose neighbour it is, and the output channels, of
+// |dY| * deltaW, for diff_dst [N, Cout, H', W'] (canonical doubles) and a backend of unit roundoff u.
+std::vector<double> cc_weight_error_backward(const CcDescriptor& d, std::span<const double> diff_dst,
+                                             const ContinuousKernel& kernel, double u);
+
 }  // namespace convcheck::reference::cc

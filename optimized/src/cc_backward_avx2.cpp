@@ -1,0 +1,353 @@
+// The CC backward's Internal-Net kernels (cc_backward_kernels.hpp) for AVX2 + FMA. Compiled with
+// -mavx2 -mfma; called only when the CPU has both. Each vector holds 8 hidden features m (or 8
+// columns of the last layer's matrix); every sum runs in a fixed order, whatever the thread count.
+#include <immintrin.h>
+
+#include "cc_backward_kernels.hpp"
+
+namespace convcheck::optimized::detail::avx2 {
+namespace {
+
+// The 8 horizontal sums of v[0..8) as one vector (lane k = the sum of v[k]'s lanes, in a fixed order).
+inline __m256 sum_lanes8(const __m256* v) {
+    const __m256 ab = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+    const __m256 cd = _mm256_hadd_ps(_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31));
+}
+
+// The valid lanes [0, n) of a vector, for masked loads of a row's last columns.
+inline __m256i lanes(i64 n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// partial rows [v0 * 8, v0 * 8 + RB * 8) (MASK: the last vector holds `valid` rows), columns
+// [c0, c0 + C): each pixel's rows as vectors (dy is contiguous per pixel), its columns broadcast.
+template <int RB, int C, bool MASK>
+void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
+                double* partial) {
+    __m256 acc[C * RB];
+#pragma GCC unroll 8
+    for (int k = 0; k < C * RB; ++k) acc[k] = _mm256_setzero_ps();
+    const __m256i mask = lanes(valid);
+    const float* d = dy + v0 * 8;
+    const float* xr = x + c0;
+    for (i64 i = 0; i < count; ++i, d += rows, xr += cols) {
+        __m256 dv[RB];
+#pragma GCC unroll 4
+        for (int b = 0; b < RB; ++b)
+            dv[b] = MASK && b + 1 == RB ? _mm256_maskload_ps(d + b * 8, mask) : _mm256_loadu_ps(d + b * 8);
+#pragma GCC unroll 4
+        for (int c = 0; c < C; ++c) {
+            const __m256 v = _mm256_broadcast_ss(xr + c);
+#pragma GCC unroll 4
+            for (int b = 0; b < RB; ++b) acc[c * RB + b] = _mm256_fmadd_ps(v, dv[b], acc[c * RB + b]);
+        }
+    }
+    alignas(32) float out[C * RB][8];  // (the accumulators leave their registers only here)
+#pragma GCC unroll 8
+    for (int k = 0; k < C * RB; ++k) _mm256_store_ps(out[k], acc[k]);
+    for (int c = 0; c < C; ++c)
+        for (int b = 0; b < RB; ++b) {
+            double* p = partial + (v0 + b) * 8 * cols + c0 + c;
+            const i64 n = MASK && b + 1 == RB ? valid : 8;
+            for (i64 k = 0; k < n; ++k) p[k * cols] += static_cast<double>(out[c * RB + b][k]);
+        }
+}
+
+using OuterFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, i64, double*);
+
+template <int C, bool MASK>
+OuterFn outer_for(i64 rb) {
+    return rb == 1 ? &outer_tile<1, C, MASK> : &outer_tile<2, C, MASK>;
+}
+
+// out rows [r0, r0 + R), columns [c0, c0 + NB * 8) (MASK: the last vector holds `valid` columns) of
+// a [count][inner] times w [inner][cols]: the rows broadcast, w's rows as vectors.
+template <int R, int NB, bool MASK>
+void times_tile(const float* a, i64 inner, const float* w, i64 cols, i64 r0, i64 c0, i64 valid, float* out) {
+    __m256 acc[R * NB];
+#pragma GCC unroll 12
+    for (int k = 0; k < R * NB; ++k) acc[k] = _mm256_setzero_ps();
+    const __m256i mask = lanes(valid);
+    const float* ar = a + r0 * inner;
+    const float* wr = w + c0;
+    for (i64 k = 0; k < inner; ++k, wr += cols) {
+        __m256 wv[NB];
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b)
+            wv[b] = MASK && b + 1 == NB ? _mm256_maskload_ps(wr + b * 8, mask) : _mm256_loadu_ps(wr + b * 8);
+#pragma GCC unroll 6
+        for (int r = 0; r < R; ++r) {
+            const __m256 v = _mm256_broadcast_ss(ar + r * inner + k);
+#pragma GCC unroll 2
+            for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, wv[b], acc[r * NB + b]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) {
+            float* o = out + (r0 + r) * cols + c0 + b * 8;
+            if (MASK && b + 1 == NB)
+                _mm256_maskstore_ps(o, mask, acc[r * NB + b]);
+            else
+                _mm256_storeu_ps(o, acc[r * NB + b]);
+        }
+}
+
+using TimesFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, float*);
+
+template <int NB, bool MASK>
+TimesFn times_for(i64 r) {
+    switch (r) {
+    case 1: return &times_tile<1, NB, MASK>;
+    case 2: return &times_tile<2, NB, MASK>;
+    case 3: return &times_tile<3, NB, MASK>;
+    case 4: return &times_tile<4, NB, MASK>;
+    case 5: return &times_tile<5, NB, MASK>;
+    default: return &times_tile<6, NB, MASK>;
+    }
+}
+
+// cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8 input
+// channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl, else
+// kept in dn. dh[tap] += sum_cin N dZ.
+template <int NB>
+void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                   const float* dz, i64 fy, i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn,
+                   float* dh) {
+    const i64 Cin = p.in_channels, h2p = p.h2p;
+    const float* ds = dz + Cin * h2p;
+    for (i64 y = ry.lo; y < ry.hi; ++y)
+        for (i64 x = rx.lo; x < rx.hi; ++x) {
+            const i64 t = y * p.kw + x, pos = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+            __m256 hv[NB], acc[NB];
+#pragma GCC unroll 4
+            for (int b = 0; b < NB; ++b) {
+                hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
+                acc[b] = _mm256_loadu_ps(dh + t * h2p + (v0 + b) * 8);
+            }
+            for (i64 c0 = 0; c0 < Cin; c0 += 8) {
+                const i64 cb = Cin - c0 < 8 ? Cin - c0 : 8;
+                __m256 prod[8];
+                for (i64 k = 0; k < cb; ++k) {
+                    const float* dzr = dz + (c0 + k) * h2p + v0 * 8;
+                    __m256 dzv[NB];
+#pragma GCC unroll 4
+                    for (int b = 0; b < NB; ++b) dzv[b] = _mm256_loadu_ps(dzr + b * 8);
+                    __m256 s = _mm256_mul_ps(hv[0], dzv[0]);
+#pragma GCC unroll 4
+                    for (int b = 1; b < NB; ++b) s = _mm256_fmadd_ps(hv[b], dzv[b], s);
+                    prod[k] = s;
+                    const __m256 n = _mm256_broadcast_ss(src_cl + pos + c0 + k);
+#pragma GCC unroll 4
+                    for (int b = 0; b < NB; ++b) acc[b] = _mm256_fmadd_ps(n, dzv[b], acc[b]);
+                }
+                for (i64 k = cb; k < 8; ++k) prod[k] = _mm256_setzero_ps();
+                const __m256 sums = sum_lanes8(prod);
+                const float* from = first ? ds + c0 : dn + t * Cin + c0;
+                float* to = last ? diff_cl + pos + c0 : dn + t * Cin + c0;
+                if (cb == 8) {
+                    __m256 v = _mm256_add_ps(_mm256_loadu_ps(from), sums);
+                    if (last) v = _mm256_add_ps(_mm256_loadu_ps(to), v);
+                    _mm256_storeu_ps(to, v);
+                } else {
+                    alignas(32) float out[8];
+                    _mm256_store_ps(out, sums);
+                    for (i64 k = 0; k < cb; ++k) {
+                        const float v = from[k] + out[k];
+                        to[k] = last ? to[k] + v : v;
+                    }
+                }
+            }
+#pragma GCC unroll 4
+            for (int b = 0; b < NB; ++b) _mm256_storeu_ps(dh + t * h2p + (v0 + b) * 8, acc[b]);
+        }
+}
+
+}  // namespace
+
+void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
+    // row vectors in pairs (the last vector masked), columns 4 at a time: 8 accumulators, the 2 row
+    // vectors kept in registers; the count x 4 columns of x and the count x 16 rows of dy stay in L1
+    // between passes
+    const i64 vectors = (rows + 7) / 8, valid = rows - (vectors - 1) * 8;
+    for (i64 v0 = 0; v0 < vectors; v0 += 2) {
+        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2;
+        const bool mask = v0 + rb == vectors && valid < 8;
+        i64 c0 = 0;
+        for (; c0 + 4 <= cols; c0 += 4)
+            (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
+        for (; c0 < cols; ++c0)
+            (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
+    }
+}
+
+void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out) {
+    // columns 2 vectors at a time (the last ones masked), outermost: the inner x 16 slab of w stays in L1
+    // while the rows pass, 6 at a time
+    for (i64 c0 = 0; c0 < cols; c0 += 16) {
+        const i64 rest = cols - c0 < 16 ? cols - c0 : 16, nb = (rest + 7) / 8, valid = rest - (nb - 1) * 8;
+        const bool mask = valid < 8;
+        for (i64 r0 = 0; r0 < count; r0 += 6) {
+            const i64 r = count - r0 < 6 ? count - r0 : 6;
+            const TimesFn f = nb == 1 ? (mask ? times_for<1, true>(r) : times_for<1, false>(r))
+                                      : (mask ? times_for<2, true>(r) : times_for<2, false>(r));
+            f(a, inner, w, cols, r0, c0, valid, out);
+        }
+    }
+}
+
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
+    const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
+    const i64 depth = Cin * (h2p + 1), vectors = h2p / 8;
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, dz += depth,
+             ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
+        const i64 fy = p.first_y[oy], fx = p.first_x[ox];
+        const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
+        for (i64 v0 = 0; v0 < vectors; v0 += 4) {
+            const bool first = v0 == 0, last = v0 + 4 >= vectors;
+            switch (vectors - v0) {
+            case 1: scatter_group<1>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 2: scatter_group<2>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 3: scatter_group<3>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            default: scatter_group<4>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            }
+        }
+    }
+}
+
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
+                        double* partial_w2, double* partial_w1, float* scratch) {
+    const CcHiddenProblem& p = *q.hidden;
+    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8;
+    // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
+    float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
+    float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
+    float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
+    float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
+    float* v1 = dist + kHiddenPairs * 3;      // [h1]
+    float* da1 = v1 + h1;                     // [h1 rounded up to 8]
+    const __m256 slope = _mm256_set1_ps(p.slope_f32);
+    i64 n = 0;
+    const auto flush = [&] {
+        cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
+        cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
+        n = 0;
+    };
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    // LeakyReLU'(z2) from the forward's h = LeakyReLU(z2) when the slope is >= 0 (then h > 0 exactly when
+    // z2 > 0, -0 and underflow included); a negative slope makes h > 0 on both sides: z2 again
+    const bool from_h = p.slope_f32 >= 0.0f;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
+        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x) {
+                const float* ay = p.ay + (oy * p.kh + y) * p.h1;
+                const float* ax = p.ax + (ox * p.kw + x) * p.h1;
+                float* a = a1 + n * (h1 + 1);
+                float* d2 = dz2 + n * h2p;
+                // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
+                i64 j = 0;
+                for (; j + 8 <= h1; j += 8) {
+                    const __m256 v = _mm256_add_ps(_mm256_loadu_ps(ay + j), _mm256_loadu_ps(ax + j));
+                    _mm256_storeu_ps(v1 + j, v);
+                    _mm256_storeu_ps(a + j, _mm256_blendv_ps(_mm256_mul_ps(v, slope), v,
+                                                             _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ)));
+                }
+                for (; j < h1; ++j) {
+                    v1[j] = ay[j] + ax[j];
+                    a[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
+                }
+                a[h1] = 1.0f;
+                const float* g = dh + (y * p.kw + x) * h2p;
+                const float* hv = h + (y * p.kw + x) * h2p;
+                for (i64 b = 0; b < vectors; ++b) {
+                    __m256 z = _mm256_loadu_ps(hv + b * 8);
+                    if (!from_h) {
+                        // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
+                        z = _mm256_loadu_ps(p.b2 + b * 8);
+                        for (i64 j = 0; j < h1; ++j)
+                            z = _mm256_fmadd_ps(_mm256_broadcast_ss(a + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
+                    }
+                    const __m256 gv = _mm256_loadu_ps(g + b * 8);
+                    _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
+                                                                  _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
+                }
+                // da1[j] = sum_m W2[m][j] dz2[m]: 8 rows of W2t at a time, each a lane sum
+                for (i64 j0 = 0; j0 < h1; j0 += 8) {
+                    __m256 prod[8];
+                    for (i64 k = 0; k < 8; ++k) {
+                        if (j0 + k >= h1) {
+                            prod[k] = _mm256_setzero_ps();
+                            continue;
+                        }
+                        const float* w = p.w2t + (j0 + k) * h2p;
+                        __m256 s = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(d2));
+                        for (i64 b = 1; b < vectors; ++b)
+                            s = _mm256_fmadd_ps(_mm256_loadu_ps(w + b * 8), _mm256_loadu_ps(d2 + b * 8), s);
+                        prod[k] = s;
+                    }
+                    _mm256_storeu_ps(da1 + j0, sum_lanes8(prod));
+                }
+                for (j = 0; j + 8 <= h1; j += 8) {
+                    const __m256 g1 = _mm256_loadu_ps(da1 + j);
+                    _mm256_storeu_ps(dz1 + n * h1 + j,
+                                     _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
+                                                      _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
+                }
+                for (; j < h1; ++j) dz1[n * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+                dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
+                dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
+                dist[n * 3 + 2] = 1.0f;
+                if (++n == kHiddenPairs) flush();
+            }
+    }
+    if (n > 0) flush();
+}
+
+namespace {
+
+// f(the patch's channels of a tap, the input pixel's channels in base or null outside the input), for
+// every pixel and tap in order.
+template <typename Base, typename Patches, typename F>
+void for_each_patch_tap(const CcPatchProblem& p, const i64* fy, const i64* fx, i64 count, Base* base, Patches* patches,
+                        const F& f) {
+    for (i64 i = 0; i < count; ++i)
+        for (i64 y = 0; y < p.kh; ++y)
+            for (i64 x = 0; x < p.kw; ++x, patches += p.channels) {
+                const i64 iy = fy[i] + y, ix = fx[i] + x;
+                const bool in = iy >= 0 && iy < p.in_h && ix >= 0 && ix < p.in_w;
+                f(patches, in ? base + ((iy - p.row0) * p.in_w + ix) * p.channels : nullptr);
+            }
+}
+
+}  // namespace
+
+void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count,
+                       float* f) {
+    const i64 C = p.channels;
+    for_each_patch_tap(p, fy, fx, count, src_cl, f, [C](float* to, const float* from) {
+        for (i64 c = 0; c < C; ++c) to[c] = from ? from[c] : 0.0f;
+    });
+}
+
+void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
+                        float* diff_cl) {
+    const i64 C = p.channels;
+    for_each_patch_tap(p, fy, fx, count, diff_cl, df, [C](const float* from, float* to) {
+        if (to)
+            for (i64 c = 0; c < C; ++c) to[c] += from[c];
+    });
+}
+
+void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to) {
+    for (i64 i = 0; i < count; ++i, to += width) {
+        const float* row = from + index[i] * width;
+        for (i64 k = 0; k < width; ++k) to[k] = row[k];
+    }
+}
+
+}  // namespace convcheck::optimized::detail::avx2

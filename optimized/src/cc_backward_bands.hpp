@@ -1,0 +1,78 @@
+// Internal: how the CC backward (cc_backward_net, cc_backward_polyphase) cuts the output rows into
+// bands for a deterministic diff_src: two bands of the same parity read no common input row, so the
+// even bands run in parallel and add into diff_src, then the odd ones. Fixed by the descriptor alone.
+#pragma once
+
+#include <tbb/blocked_range.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cc_grid.hpp"
+#include "parallel_join.hpp"
+#include "workspace_meter.hpp"
+#include "workspace_pool.hpp"
+
+namespace convcheck::optimized::detail {
+
+// At most max_bands bands (each holds a partial sum of the parameter gradients); fewer when a band must
+// be taller for band i's last input row to lie before band i + 2's first. Band b: output rows
+// [rows[b], rows[b + 1]).
+inline std::vector<std::int64_t> cc_backward_bands(const AxisWindows& height, std::int64_t max_bands) {
+    const std::int64_t OH = height.out;
+    const auto separated = [&](std::int64_t rows) {
+        for (std::int64_t r0 = 0; r0 + 2 * rows < OH; r0 += rows)
+            if (height.first[r0 + rows - 1] + height.support > height.first[r0 + 2 * rows]) return false;
+        return true;
+    };
+    std::int64_t rows = (OH + max_bands - 1) / max_bands;
+    while (!separated(rows)) ++rows;  // rows = OH: one band
+    std::vector<std::int64_t> bands;
+    for (std::int64_t r = 0; r < OH; r += rows) bands.push_back(r);
+    bands.push_back(OH);
+    return bands;
+}
+
+// The input rows [lo, hi) that output rows oy0 .. oy1 (inclusive) read, clipped to the input.
+inline std::array<std::int64_t, 2> cc_input_rows(const AxisWindows& height, std::int64_t oy0, std::int64_t oy1) {
+    return {std::clamp<std::int64_t>(height.first[oy0], 0, height.in),
+            std::clamp<std::int64_t>(height.first[oy1] + height.support, 0, height.in)};
+}
+
+// f(band) for every band of `bands` (cc_backward_bands): the even ones in parallel, then the odd ones.
+template <typename F>
+void for_each_band_by_parity(const std::vector<std::int64_t>& bands, const F& f) {
+    const std::int64_t B = static_cast<std::int64_t>(bands.size()) - 1;
+    for (std::int64_t parity = 0; parity < 2; ++parity)
+        parallel_for_joined(tbb::blocked_range<std::int64_t>(0, (B - parity + 1) / 2, 1), [&](const auto& r) {
+            for (std::int64_t i = r.begin(); i < r.end(); ++i) f(2 * i + parity);
+        });
+}
+
+// The frame of both Internal-Net methods' run: diff_src ([planes][plane] floats) zeroed; one partial sum
+// of `size` doubles per band, from `pool` (counted in meter: the caller counts them out when done with
+// the result), each zeroed and filled by band(b, partial) alone; then the partials added in band order
+// into the first, which the returned workspace holds at its front.
+template <typename F>
+Workspace<double> run_bands(const std::vector<std::int64_t>& bands, std::int64_t size, float* diff_src,
+                            std::int64_t planes, std::int64_t plane, const WorkspacePool<double>& pool,
+                            WorkspaceMeter& meter, const F& band) {
+    const std::int64_t B = static_cast<std::int64_t>(bands.size()) - 1;
+    parallel_for_joined(tbb::blocked_range<std::int64_t>(0, planes), [&](const auto& r) {
+        std::fill(diff_src + r.begin() * plane, diff_src + r.end() * plane, 0.0f);
+    });
+    meter.count_in(B * size * 8);
+    Workspace<double> partials = pool.take(static_cast<std::size_t>(B * size));
+    double* all = partials.data();
+    for_each_band_by_parity(bands, [&](std::int64_t b) {
+        std::fill(all + b * size, all + (b + 1) * size, 0.0);
+        band(b, all + b * size);
+    });
+    for (std::int64_t b = 1; b < B; ++b)
+        for (std::int64_t k = 0; k < size; ++k) all[k] += all[b * size + k];
+    return partials;
+}
+
+}  // namespace convcheck::optimized::detail

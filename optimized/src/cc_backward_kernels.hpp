@@ -1,0 +1,76 @@
+// Internal: the kernels of the CC backward's Internal-Net path (cc_backward_net.cpp), compiled with
+// -mavx2 -mfma in cc_backward_avx2.cpp: call only when the CPU has both. Plain structs only.
+//
+// The forward (cc_factored_kernels.hpp) computes, per output pixel o,
+//   y[cout] = bias[cout] + sum_{cin,m} W3[cout,cin][m] Z[cin][m] + sum_cin b3[cout,cin] S[cin],
+//   Z[cin][m] = sum_taps h_m(D_tap) N[cin, tap],  S[cin] = sum_taps N[cin, tap].
+// Its reverse, for dY = diff_dst at o (the same matrices, transposed):
+//   d[W3|b3][cout][.] += dY[cout] [Z|S][.]                 (cc_outer_accumulate, over pixels)
+//   [dZ|dS][cin][.]    = sum_cout dY[cout] [W3|b3][cout][cin][.]   (the blocked GEMM)
+//   dN[cin, tap]       = dS[cin] + sum_m h_m(D_tap) dZ[cin][m]     -> diff_src at the neighbour
+//   dh_m(D_tap)       += sum_cin N[cin, tap] dZ[cin][m]            (cc_scatter_back, summed over the batch)
+// then, per distance pair, the hidden layers' reverse (cc_hidden_backward).
+#pragma once
+
+#include "cc_factored_kernels.hpp"
+
+namespace convcheck::optimized::detail {
+
+// The hidden layers' reverse needs the distances themselves for dW1 (in double, as the grid has them).
+struct CcHiddenBackwardProblem {
+    const CcHiddenProblem* hidden = nullptr;
+    const double* dist_y = nullptr;  // [OH][kh]
+    const double* dist_x = nullptr;  // [OW][kw]
+};
+
+// Scratch floats cc_scatter_back and cc_hidden_backward need.
+inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
+inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
+    return kHiddenPairs * (2 * p.h1 + 1 + p.h2p + 3) + 2 * p.h1 + 8;
+}
+
+// The polyphase method's patches: pixel i's neighbours are rows fy[i] .. fy[i] + kh - 1 and columns
+// fx[i] .. fx[i] + kw - 1 of the input (in_h x in_w, `channels` channels), held channels last from
+// input row row0 on.
+struct CcPatchProblem {
+    i64 in_h = 1, in_w = 1, channels = 1, kh = 1, kw = 1, row0 = 0;
+};
+
+namespace avx2 {
+// f [count][kh * kw * channels]: each pixel's neighbours (taps in (y, x) order), 0 outside the input.
+void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count, float* f);
+// diff_cl at each pixel's neighbours inside the input += df (pixels, then taps, in order).
+void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
+                        float* diff_cl);
+// to[i][0 .. width) = from[index[i]][0 .. width).
+void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to);
+
+// partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
+// in f32 from 0 over i in order (FMA), then added to the double partial.
+void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
+
+// out [count][cols] = a [count][inner] w [inner][cols]: each sum over inner in order from 0 (FMA).
+// ([dZ | dS] = dY [W3 | b3] and the polyphase method's dF = dY W_phase.)
+void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
+
+// One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
+// each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
+// rows from row0 on, channels last ([rows][W][Cin]). Adds dN to diff_cl at every neighbour inside the
+// input (per pixel: taps in (y, x) order, each dN = dS + the features' lane sums, 4 feature vectors at a
+// time), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA).
+// scratch: cc_scatter_back_scratch(p) floats.
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch);
+
+// The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
+// cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
+// f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh, da1 = W2^T dz2 (lane sums), dz1 = LeakyReLU'(v1) da1
+// (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
+//   partial_w2 [h2p][h1 + 1] += dz2^T [a1 | 1]   (dW2, with db2 as its last column)
+//   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)
+// by cc_outer_accumulate. scratch: cc_hidden_backward_scratch floats.
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
+                        double* partial_w2, double* partial_w1, float* scratch);
+}  // namespace avx2
+
+}  // namespace convcheck::optimized::detail

@@ -1,0 +1,144 @@
+// The CC backward for the Internal-Net (cc_backward_net.hpp). The orders, fixed by the descriptor:
+//   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the band's
+//     double partial; chunks in order, images in order within a chunk; bands added in order.
+//   [dZ | dS]: the blocked GEMM over Cout in order.
+//   diff_src: per pixel of a chunk, dN = dS + the features' sums (4 vectors at a time, lanes summed by a
+//     fixed tree), added at each neighbour (taps in (y, x) order); pixels in order within a band; the
+//     even bands' contributions first, then the odd bands'.
+//   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
+//     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
+//     (dW1, db1), added to the band's partial.
+#include "cc_backward_net.hpp"
+
+#include <tbb/blocked_range.h>
+
+#include <algorithm>
+#include <array>
+
+#include "convcheck/optimized/conv_plan.hpp"
+#include "cc_backward_bands.hpp"
+#include "parallel_join.hpp"
+
+namespace convcheck::optimized::detail {
+
+using i64 = std::int64_t;
+
+namespace {
+
+constexpr i64 kMaxChunkPixels = 120;  // as the forward's: a chunk's Z and dZ stay in L2
+
+}  // namespace
+
+CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
+                             const AxisWindows& width)
+    : desc_(d), axes_{height, width} {
+    const i64 Cout = d.out_channels, K = d.neighbours();
+    net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
+    const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
+    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data()};
+    const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
+    chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
+    const i64 P = chunk_pixels_;
+    // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
+    // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
+    partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
+    band_rows_ = cc_backward_bands(axes_[0], 8);  // 4 per parity: tasks enough for 2 threads
+    // the most input rows one chunk reads
+    for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
+        for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
+            const i64 p1 = std::min(p0 + P, band_rows_[b + 1] * OW);
+            chunk_rows_ = std::max(chunk_rows_, input_rows(p0, p1)[1] - input_rows(p0, p1)[0]);
+        }
+    // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; its input
+    // rows and their gradient, channels last; the first layer's scratch, dN [K][Cin], the hidden reverse's
+    chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + 2 * chunk_rows_ * d.input_size[1] * d.in_channels +
+                    kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
+}
+
+std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
+    return cc_input_rows(axes_[0], p0 / desc_.output_size[1], (p1 - 1) / desc_.output_size[1]);
+}
+
+void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
+                        WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1], B = bands();
+    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, partials_, meter,
+                                           [&](i64 band, double* partial) {
+                                               run_band(band, src, diff_dst, diff_src, partial, meter);
+                                           });
+    const double* all = partials.data();
+    // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
+    const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
+    const i64 depth = net_->depth;
+    const double* last = all;
+    const double* dw2 = last + Cout * depth;  // [h2p][h1 + 1]: dW2[m][j], then db2[m]
+    const double* dw1 = dw2 + (h1 + 1) * h2p;  // [h1][3]: dW1[j][0], dW1[j][1], db1[j]
+    float* out = diff_theta;
+    for (i64 j = 0; j < h1; ++j) {
+        *out++ = static_cast<float>(dw1[3 * j]);
+        *out++ = static_cast<float>(dw1[3 * j + 1]);
+    }
+    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[3 * j + 2]);
+    for (i64 m = 0; m < h2; ++m)
+        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[m * (h1 + 1) + j]);
+    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[m * (h1 + 1) + h1]);
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 ci = 0; ci < Cin; ++ci)
+            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[co * depth + ci * h2p + m]);
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[co * depth + Cin * h2p + ci]);
+    meter.count_out(B * partial_size_ * 8);
+}
+
+void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, float* diff_src, double* partial,
+                             WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), OW = d.output_size[1];
+    const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, pixels = d.output_size[0] * OW;
+    const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth, P = chunk_pixels_;
+    const i64 scratch_i64 = kHiddenPairs;
+    meter.count_in(chunk_floats_ * 4 + scratch_i64 * 8);
+    Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));
+    Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
+    i64* taps = scratch.data();
+    float* h = buffer.data();
+    float* dh = h + P * K * h2p;
+    float* z = dh + P * K * h2p;
+    float* dz = z + P * depth;
+    float* dy = dz + P * depth;
+    float* src_cl = dy + P * Cout;
+    float* diff_cl = src_cl + chunk_rows_ * W * Cin;
+    float* a1 = diff_cl + chunk_rows_ * W * Cin;
+    float* dn = a1 + kHiddenPairs * h1;
+    float* hb = dn + cc_scatter_back_scratch(net_->contract);
+    double* p_last = partial;
+    double* p_w2 = p_last + Cout * depth;
+    double* p_w1 = p_w2 + (h1 + 1) * h2p;
+    const i64 end = band_rows_[band + 1] * OW;
+    for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
+        const i64 count = std::min(P, end - p0);
+        const std::array<i64, 2> rows = input_rows(p0, p0 + count);
+        avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
+        std::fill(dh, dh + count * K * h2p, 0.0f);
+        for (i64 n = 0; n < d.batch; ++n) {
+            const float* src_n = src + n * Cin * in_plane;
+            float* diff_src_n = diff_src + n * Cin * in_plane;
+            avx2::cc_contract(net_->contract, src_n, h, p0, count, z);
+            avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
+            avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            // the chunk's input rows channels last, their gradient from 0, then added to diff_src
+            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+            std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
+            avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
+                avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src_n + iy * W, in_plane);
+        }
+        avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
+    }
+    meter.count_out(chunk_floats_ * 4 + scratch_i64 * 8);
+}
+
+}  // namespace convcheck::optimized::detail

@@ -1,0 +1,52 @@
+// Internal: the CC backward for the Internal-Net at a rational scale p/q on both axes (the reverse of
+// the forward's polyphase method, cc_polyphase.hpp): the grid is periodic, so there are only
+// p_h * p_w sets of weights W_phase [Cout][K * Cin], evaluated in double and rounded once to f32 here.
+// Per band of output rows and image, the input rows it reads channels last, then per phase with its
+// pixels' patches F [K * Cin] (the neighbours, 0 outside the input), at most 120 pixels at once:
+//   dW_phase += dY^T F  (cc_outer_accumulate, over the pixels),   dF = dY W_phase  (cc_rows_times),
+//   dF added to the row's input gradient at every neighbour inside the input;
+// at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
+// (backward_internal_net) with g = dW_phase at each. Bands of output rows as cc_backward_net.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cc_grid.hpp"
+#include "cc_kernel.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
+#include "workspace_meter.hpp"
+#include "workspace_pool.hpp"
+
+namespace convcheck::optimized::detail {
+
+class CcBackwardPolyphase {
+public:
+    // kernel: the Internal-Net. Needs AVX2 and FMA (the caller checks).
+    CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
+                        const AxisWindows& width);
+    CcBackwardPolyphase(const CcBackwardPolyphase&) = delete;
+    CcBackwardPolyphase& operator=(const CcBackwardPolyphase&) = delete;
+
+    // diff_src [N][Cin][H][W] and diff_theta (the ABI order) overwritten; the buffers counted in meter.
+    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
+
+private:
+    void run_band(std::int64_t band, const float* src, const float* diff_dst, float* diff_src, double* partial,
+                  WorkspaceMeter& meter) const;
+
+    CcDescriptor desc_;
+    AxisWindows axes_[2];
+    CcKernelParams kernel_;
+    std::int64_t phases_[2]{1, 1};
+    std::vector<double> pairs_;  // (dy, dx) per phase and tap
+    std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
+    std::vector<std::int64_t> band_rows_;
+    std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
+    WorkspacePool<float> buffers_;
+    WorkspacePool<std::int64_t> scratch_;
+    WorkspacePool<double> partials_;
+};
+
+}  // namespace convcheck::optimized::detail
