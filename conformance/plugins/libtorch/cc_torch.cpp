@@ -1,0 +1,119 @@
+// The torch CC layer: method choice, forward, and the backward through torch autograd (cc_torch.hpp).
+#include "cc_torch.hpp"
+
+#include <ATen/ops/cat.h>
+#include <ATen/ops/zeros_like.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/grad_mode.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "cc_grid.hpp"
+#include "cc_methods.hpp"
+
+namespace convcheck_libtorch::cc {
+
+std::string_view to_string(CcMethod m) {
+    switch (m) {
+        case CcMethod::automatic: return "automatic";
+        case CcMethod::standard: return "standard";
+        case CcMethod::discrete_convs: return "discrete_convs";
+    }
+    return "?";
+}
+
+bool parse_method(std::string_view text, CcMethod* out) {
+    if (text == "standard") *out = CcMethod::standard;
+    else if (text == "discrete_convs") *out = CcMethod::discrete_convs;
+    else return false;
+    return true;
+}
+
+std::string why_unavailable(const CcDescriptor& d, CcMethod m) {
+    if (!exact_grid_fits(d))
+        return "the libtorch CC computes an exact scale's grid as int64 numerators over 2p converted to double once; "
+               "this layer's reach 8 (out q + (in + k) p) >= 2^53, where that conversion is no longer exact";
+    if (m == CcMethod::discrete_convs && (!d.scale[0].is_rational() || !d.scale[1].is_rational()))
+        return "cc_method=discrete_convs needs a rational scale on both axes (the paper's \"by discrete convs\": the "
+               "grid of p/q is periodic); this layer has the real scale " +
+               d.scale[d.scale[0].is_rational() ? 1 : 0].to_string();
+    return "";
+}
+
+CcMethod chosen_method(const CcDescriptor& d, CcMethod forced) {
+    if (forced != CcMethod::automatic) return forced;
+    const std::int64_t phases = discrete_conv_phases(d);
+    return phases > 0 && phases <= kMaxAutomaticPhases ? CcMethod::discrete_convs : CcMethod::standard;
+}
+
+namespace {
+
+// The layer's output rows [row0, row0 + rows) with the bias, on the padded input.
+at::Tensor layer_rows(const CcDescriptor& d, const at::Tensor& padded, const AxisWindows& h, const AxisWindows& w,
+                      const CcParameters& p, CcMethod method, std::int64_t row0, std::int64_t rows) {
+    at::Tensor out = method == CcMethod::discrete_convs ? discrete_convs(d, padded, h, w, p.theta)
+                                                        : standard_rows(d, padded, h, w, p.theta, row0, rows);
+    if (d.has_bias) out = out + p.bias.view({1, d.out_channels, 1, 1});
+    return out;
+}
+
+// The chunks of output rows a method computes at a time: the standard method's memory rule; the discrete
+// convolutions hold no per-pixel weights and run whole.
+std::int64_t rows_per_chunk(const CcDescriptor& d, CcMethod method) {
+    return method == CcMethod::discrete_convs ? d.output_size[0] : standard_chunk_rows(d);
+}
+
+void check_method(const CcDescriptor& d, CcMethod method) {
+    if (method == CcMethod::automatic) throw std::logic_error("cc_forward: choose the method first (chosen_method)");
+    if (const std::string why = why_unavailable(d, method); !why.empty()) throw std::invalid_argument(why);
+}
+
+}  // namespace
+
+at::Tensor cc_forward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, CcMethod method) {
+    check_method(d, method);
+    const AxisWindows h = axis_windows(d, 0), w = axis_windows(d, 1);
+    const at::Tensor padded = zero_padded(src, h, w);
+    const std::int64_t OH = d.output_size[0], step = rows_per_chunk(d, method);
+    if (step >= OH) return layer_rows(d, padded, h, w, p, method, 0, OH);
+    std::vector<at::Tensor> chunks;
+    for (std::int64_t row0 = 0; row0 < OH; row0 += step)
+        chunks.push_back(layer_rows(d, padded, h, w, p, method, row0, std::min(step, OH - row0)));
+    return at::cat(chunks, 2);
+}
+
+CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, const at::Tensor& diff_dst,
+                        CcMethod method) {
+    check_method(d, method);
+    const torch::autograd::AutoGradMode grad_on(true);
+    // the leaves: copies of the inputs that require their gradient
+    const at::Tensor x = src.detach().clone().set_requires_grad(true);
+    CcParameters leaves;
+    std::vector<at::Tensor> inputs{x};
+    if (p.theta.defined()) inputs.push_back(leaves.theta = p.theta.detach().clone().set_requires_grad(true));
+    if (d.has_bias) inputs.push_back(leaves.bias = p.bias.detach().clone().set_requires_grad(true));
+    std::vector<at::Tensor> sums(inputs.size());
+    const AxisWindows h = axis_windows(d, 0), w = axis_windows(d, 1);
+    const at::Tensor padded = zero_padded(x, h, w);
+    // chunk by chunk, as the forward: each chunk's graph (its weights) is freed before the next is built;
+    // the padding's node is shared, so the graph is retained between chunks
+    const std::int64_t OH = d.output_size[0], step = rows_per_chunk(d, method);
+    for (std::int64_t row0 = 0; row0 < OH; row0 += step) {
+        const std::int64_t rows = std::min(step, OH - row0);
+        const at::Tensor out = layer_rows(d, padded, h, w, leaves, method, row0, rows);
+        const auto grads = torch::autograd::grad({out}, inputs, {diff_dst.narrow(2, row0, rows)},
+                                                 /*retain_graph=*/true, /*create_graph=*/false, /*allow_unused=*/true);
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            if (grads[i].defined()) sums[i] = sums[i].defined() ? sums[i] + grads[i] : grads[i];
+    }
+    CcGradients g;
+    std::size_t i = 0;
+    auto take = [&] { return sums[i].defined() ? sums[i] : at::zeros_like(inputs[i]); };
+    g.diff_src = take();
+    if (p.theta.defined()) ++i, g.diff_theta = take();
+    if (d.has_bias) ++i, g.diff_bias = take();
+    return g;
+}
+
+}  // namespace convcheck_libtorch::cc
