@@ -58,10 +58,11 @@ at::Tensor layer_rows(const CcDescriptor& d, const at::Tensor& padded, const Axi
     return out;
 }
 
-// The chunks of output rows a method computes at a time: the standard method's memory rule; the discrete
-// convolutions hold no per-pixel weights and run whole.
-std::int64_t rows_per_chunk(const CcDescriptor& d, CcMethod method) {
-    return method == CcMethod::discrete_convs ? d.output_size[0] : standard_chunk_rows(d);
+// The output rows a method computes at a time: the standard method's memory rule (or the caller's
+// rows); the discrete convolutions hold no per-pixel weights and run whole.
+std::int64_t chunk_rows(const CcDescriptor& d, CcMethod method, std::int64_t rows_per_chunk) {
+    if (method == CcMethod::discrete_convs) return d.output_size[0];
+    return rows_per_chunk > 0 ? rows_per_chunk : standard_chunk_rows(d);
 }
 
 void check_method(const CcDescriptor& d, CcMethod method) {
@@ -71,11 +72,12 @@ void check_method(const CcDescriptor& d, CcMethod method) {
 
 }  // namespace
 
-at::Tensor cc_forward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, CcMethod method) {
+at::Tensor cc_forward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, CcMethod method,
+                      std::int64_t rows_per_chunk) {
     check_method(d, method);
     const AxisWindows h = axis_windows(d, 0), w = axis_windows(d, 1);
     const at::Tensor padded = zero_padded(src, h, w);
-    const std::int64_t OH = d.output_size[0], step = rows_per_chunk(d, method);
+    const std::int64_t OH = d.output_size[0], step = chunk_rows(d, method, rows_per_chunk);
     if (step >= OH) return layer_rows(d, padded, h, w, p, method, 0, OH);
     std::vector<at::Tensor> chunks;
     for (std::int64_t row0 = 0; row0 < OH; row0 += step)
@@ -84,7 +86,7 @@ at::Tensor cc_forward(const CcDescriptor& d, const at::Tensor& src, const CcPara
 }
 
 CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, const at::Tensor& diff_dst,
-                        CcMethod method) {
+                        CcMethod method, std::int64_t rows_per_chunk) {
     check_method(d, method);
     const torch::autograd::AutoGradMode grad_on(true);
     // the leaves: copies of the inputs that require their gradient
@@ -98,7 +100,7 @@ CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcPa
     const at::Tensor padded = zero_padded(x, h, w);
     // chunk by chunk, as the forward: each chunk's graph (its weights) is freed before the next is built;
     // the padding's node is shared, so the graph is retained between chunks
-    const std::int64_t OH = d.output_size[0], step = rows_per_chunk(d, method);
+    const std::int64_t OH = d.output_size[0], step = chunk_rows(d, method, rows_per_chunk);
     for (std::int64_t row0 = 0; row0 < OH; row0 += step) {
         const std::int64_t rows = std::min(step, OH - row0);
         const at::Tensor out = layer_rows(d, padded, h, w, leaves, method, row0, rows);
@@ -107,12 +109,16 @@ CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcPa
         for (std::size_t i = 0; i < inputs.size(); ++i)
             if (grads[i].defined()) sums[i] = sums[i].defined() ? sums[i] + grads[i] : grads[i];
     }
+    // a leaf no chunk reached (an empty output) has the zero gradient
+    std::size_t next = 0;
+    auto take = [&] {
+        const std::size_t i = next++;
+        return sums[i].defined() ? sums[i] : at::zeros_like(inputs[i]);
+    };
     CcGradients g;
-    std::size_t i = 0;
-    auto take = [&] { return sums[i].defined() ? sums[i] : at::zeros_like(inputs[i]); };
     g.diff_src = take();
-    if (p.theta.defined()) ++i, g.diff_theta = take();
-    if (d.has_bias) ++i, g.diff_bias = take();
+    if (p.theta.defined()) g.diff_theta = take();
+    if (d.has_bias) g.diff_bias = take();
     return g;
 }
 

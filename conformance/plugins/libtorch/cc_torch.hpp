@@ -50,15 +50,18 @@ struct CcParameters {
 };
 
 // The layer on src f32 [N, Cin, H, W]: dst f32 [N, Cout, H', W'], through `method` (not automatic).
-// Differentiable with respect to src, theta and bias.
-at::Tensor cc_forward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, CcMethod method);
+// Differentiable with respect to src, theta and bias. The standard method runs on chunks of
+// rows_per_chunk output rows (0: standard_chunk_rows, its memory rule); by discrete convs runs whole.
+at::Tensor cc_forward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, CcMethod method,
+                      std::int64_t rows_per_chunk = 0);
 
 // The gradients of <diff_dst, cc_forward(src)> through torch autograd: diff_src [N, Cin, H, W], diff_theta in
 // the theta order (undefined for an analytic kernel), diff_bias [Cout] (undefined without bias).
 struct CcGradients {
     at::Tensor diff_src, diff_theta, diff_bias;
 };
+// Chunk by chunk as the forward: each chunk's graph is built, differentiated and freed before the next.
 CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, const at::Tensor& diff_dst,
-                        CcMethod method);
+                        CcMethod method, std::int64_t rows_per_chunk = 0);
 
 }  // namespace convcheck_libtorch::cc
