@@ -43,7 +43,7 @@ at::Tensor discrete_convs(const convcheck::CcDescriptor& d, const at::Tensor& pa
     const at::Tensor dy = h.distance.narrow(0, 0, PH).view({PH, 1, KH, 1}).expand({PH, PW, KH, KW}).reshape(-1);
     const at::Tensor dx = w.distance.narrow(0, 0, PW).view({1, PW, 1, KW}).expand({PH, PW, KH, KW}).reshape(-1);
     const at::Tensor weights =
-        kernel_weights(d, dy, dx, theta).view({PH, PW, KH, KW, CO, CI}).permute({0, 1, 4, 5, 2, 3});
+        kernel_weights(d, dy, dx, theta).view({PH, PW, KH, KW, CI, CO}).permute({0, 1, 5, 4, 2, 3});
     // blocks 2 and 4 of phase (rh, rw) as a strided convolution: output t reads rows first[rh] + q t + j
     const std::int64_t CH = (OH + PH - 1) / PH, CW = (OW + PW - 1) / PW;  // outputs of the fullest phase
     const auto* first_h = h.first.data_ptr<std::int64_t>();

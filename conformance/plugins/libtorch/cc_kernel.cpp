@@ -19,7 +19,7 @@ namespace {
 
 using convcheck::CcKernel;
 
-// The Internal-Net on f32 distance pairs x [P, 2]: [P, Cout * Cin].
+// The Internal-Net on f32 distance pairs x [P, 2]: [P, Cin * Cout], output cin * Cout + cout.
 at::Tensor internal_net(const convcheck::CcDescriptor& d, const at::Tensor& x, const at::Tensor& theta) {
     const std::int64_t h1 = d.hidden_widths[0], h2 = d.hidden_widths[1], c = d.in_channels * d.out_channels;
     std::int64_t offset = 0;
@@ -33,7 +33,9 @@ at::Tensor internal_net(const convcheck::CcDescriptor& d, const at::Tensor& x, c
                      b3 = take(c, 1);
     const at::Tensor a1 = at::leaky_relu(at::linear(x, W1, b1), d.leaky_relu_slope);
     const at::Tensor a2 = at::leaky_relu(at::linear(a1, W2, b2), d.leaky_relu_slope);
-    return at::linear(a2, W3, b3);
+    // rows cout*Cin + cin of W3 and b3 taken as cin*Cout + cout
+    const std::int64_t CO = d.out_channels, CI = d.in_channels;
+    return at::linear(a2, W3.view({CO, CI, h2}).transpose(0, 1).reshape({c, h2}), b3.view({CO, CI}).t().reshape({c}));
 }
 
 // k(t) of one axis for an analytic kernel, f32 t.
@@ -58,7 +60,7 @@ at::Tensor kernel_weights(const convcheck::CcDescriptor& d, const at::Tensor& dy
                           const at::Tensor& theta) {
     const at::Tensor y = dy.to(at::kFloat), x = dx.to(at::kFloat);
     const std::int64_t P = y.size(0), CO = d.out_channels, CI = d.in_channels;
-    if (d.kernel == CcKernel::internal_net) return internal_net(d, at::stack({y, x}, 1), theta).view({P, CO, CI});
+    if (d.kernel == CcKernel::internal_net) return internal_net(d, at::stack({y, x}, 1), theta).view({P, CI, CO});
     at::Tensor k;
     if (d.kernel == CcKernel::gaussian) {
         // exp(-(dy^2 + dx^2) / (2 sigma^2)), sigma rounded to f32 and 2 sigma^2 formed in f32
@@ -68,7 +70,7 @@ at::Tensor kernel_weights(const convcheck::CcDescriptor& d, const at::Tensor& dy
     } else {
         k = analytic_1d(d, y) * analytic_1d(d, x);
     }
-    return k.view({P, 1, 1}).expand({P, CO, CI});
+    return k.view({P, 1, 1}).expand({P, CI, CO});
 }
 
 }  // namespace convcheck_libtorch::cc

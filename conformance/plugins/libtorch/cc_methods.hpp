@@ -12,10 +12,10 @@
 namespace convcheck_libtorch::cc {
 
 // The standard method ("unfold"), output rows [row0, row0 + rows): [N, Cout, rows, W'].
-//   neighbours  padded_src.index_select on both axes: [rows * W', N, Cin * K] (the paper's
+//   neighbours  padded_src.index_select on both axes: [rows * W', N, K * Cin] (the paper's
 //               [N, 1, Cin, K, H', W'] tensor, pixel-major)
-//   weights     K(D) for every output pixel and neighbour: [rows * W', Cin * K, Cout] (the paper's
-//               [1, Cout, Cin, K, H', W'])
+//   weights     K(D) for every output pixel and neighbour: [rows * W', K * Cin, Cout] (the paper's
+//               [1, Cout, Cin, K, H', W'], pixel-major; a view of K's output)
 //   apply       one at::bmm: every pixel's neighbours times its own weights (Eq. 3)
 at::Tensor standard_rows(const convcheck::CcDescriptor& d, const at::Tensor& padded_src, const AxisWindows& h,
                          const AxisWindows& w, const at::Tensor& theta, std::int64_t row0, std::int64_t rows);

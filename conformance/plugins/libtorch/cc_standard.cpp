@@ -27,15 +27,12 @@ at::Tensor standard_rows(const convcheck::CcDescriptor& d, const at::Tensor& pad
     const at::Tensor neighbours = padded_src.index_select(2, rows_read)
                                       .index_select(3, columns_read)
                                       .view({N, CI, rows, KH, OW, KW})
-                                      .permute({2, 4, 0, 1, 3, 5})
-                                      .reshape({rows * OW, N, CI * KH * KW});
+                                      .permute({2, 4, 0, 3, 5, 1})
+                                      .reshape({rows * OW, N, KH * KW * CI});
     // block 3: K(D) for every output pixel (oh, ow) and neighbour (jh, jw)
     const at::Tensor dy = h.distance.narrow(0, row0, rows).view({rows, 1, KH, 1}).expand({rows, OW, KH, KW}).reshape(-1);
     const at::Tensor dx = w.distance.view({1, OW, 1, KW}).expand({rows, OW, KH, KW}).reshape(-1);
-    const at::Tensor weights = kernel_weights(d, dy, dx, theta)
-                                   .view({rows * OW, KH, KW, CO, CI})
-                                   .permute({0, 4, 1, 2, 3})
-                                   .reshape({rows * OW, CI * KH * KW, CO});
+    const at::Tensor weights = kernel_weights(d, dy, dx, theta).reshape({rows * OW, KH * KW * CI, CO});
     // block 4: I'[n, co, o] = sum over cin and k of N[n, cin, k, o] W[co, cin, k, o]
     return at::bmm(neighbours, weights).view({rows, OW, N, CO}).permute({2, 3, 0, 1});
 }
