@@ -233,4 +233,29 @@ TEST(LibtorchCcBackward, ChunkedStandardMethod) {
     }
 }
 
+// The ABI-buffer form (what the plugin's CC backward will call) writes the tensor form's gradients, bit for bit.
+TEST(LibtorchCcBackward, BuffersGiveTheTensorGradients) {
+    for (const Layer& layer : {kLayers[0], kLayers[5]}) {
+        const CcDescriptor d = parse_cc_descriptor(layer.descriptor);
+        LayerData data(d, layer.seed);
+        std::vector<float> diff_src(data.src.size()), diff_theta(data.theta.size()), diff_bias(data.bias.size());
+        const tcc::CcMethod ran = tcc::cc_backward_buffers(d, tcc::CcMethod::automatic, data.src.data(),
+                                                           data.theta.empty() ? nullptr : data.theta.data(),
+                                                           data.diff_dst.data(), diff_src.data(), diff_theta.data(),
+                                                           diff_bias.data());
+        EXPECT_EQ(ran, tcc::chosen_method(d, tcc::CcMethod::automatic));
+        tcc::CcParameters p;
+        if (!data.theta.empty()) p.theta = tensor(data.theta, {d.theta_elements()});
+        if (d.has_bias) p.bias = tensor(data.bias, {d.out_channels});
+        const tcc::CcGradients g = tcc::cc_backward(d, tensor(data.src, d.src_dims()), p, tensor(data.diff_dst, d.dst_dims()), ran);
+        EXPECT_EQ(std::vector<double>(diff_src.begin(), diff_src.end()), widened(g.diff_src)) << layer.descriptor;
+        if (p.theta.defined()) {
+            EXPECT_EQ(std::vector<double>(diff_theta.begin(), diff_theta.end()), widened(g.diff_theta)) << layer.descriptor;
+        }
+        if (d.has_bias) {
+            EXPECT_EQ(std::vector<double>(diff_bias.begin(), diff_bias.end()), widened(g.diff_bias)) << layer.descriptor;
+        }
+    }
+}
+
 }  // namespace

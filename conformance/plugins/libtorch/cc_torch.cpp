@@ -2,6 +2,8 @@
 #include "cc_torch.hpp"
 
 #include <ATen/ops/cat.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/grad_mode.h>
@@ -120,6 +122,31 @@ CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcPa
     if (p.theta.defined()) g.diff_theta = take();
     if (d.has_bias) g.diff_bias = take();
     return g;
+}
+
+namespace {
+
+at::Tensor over_f32(const float* data, at::IntArrayRef sizes) {
+    return at::from_blob(const_cast<float*>(data), sizes, at::TensorOptions().dtype(at::kFloat));
+}
+
+}  // namespace
+
+CcMethod cc_backward_buffers(const CcDescriptor& d, CcMethod method, const float* src, const float* theta,
+                             const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias) {
+    const CcMethod chosen = chosen_method(d, method);
+    const bool net = d.kernel == convcheck::CcKernel::internal_net;
+    if (src == nullptr || diff_dst == nullptr || diff_src == nullptr || (net && (theta == nullptr || diff_theta == nullptr)) ||
+        (d.has_bias && diff_bias == nullptr))
+        throw std::invalid_argument("cc_backward_buffers: a buffer the layer needs is NULL");
+    CcParameters p;
+    if (net) p.theta = over_f32(theta, {d.theta_elements()});
+    if (d.has_bias) p.bias = at::zeros({d.out_channels}, at::TensorOptions().dtype(at::kFloat));
+    const CcGradients g = cc_backward(d, over_f32(src, d.src_dims()), p, over_f32(diff_dst, d.dst_dims()), chosen);
+    over_f32(diff_src, d.src_dims()).copy_(g.diff_src);
+    if (net) over_f32(diff_theta, {d.theta_elements()}).copy_(g.diff_theta);
+    if (d.has_bias) over_f32(diff_bias, {d.out_channels}).copy_(g.diff_bias);
+    return chosen;
 }
 
 }  // namespace convcheck_libtorch::cc

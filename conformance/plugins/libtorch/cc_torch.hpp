@@ -64,4 +64,11 @@ struct CcGradients {
 CcGradients cc_backward(const CcDescriptor& d, const at::Tensor& src, const CcParameters& p, const at::Tensor& diff_dst,
                         CcMethod method, std::int64_t rows_per_chunk = 0);
 
+// The same on the ABI's buffers (for the plugin's CC backward, ABI 1.4): src f32 [N][Cin][H][W], theta f32 in
+// the theta order (NULL for an analytic kernel), diff_dst f32 [N][Cout][H'][W'] in; diff_src [N][Cin][H][W],
+// diff_theta (kernel=net) and diff_bias [Cout] (has_bias) written. The bias values do not enter (the layer is
+// affine in them). `method` may be automatic (chosen_method). Returns the method that ran.
+CcMethod cc_backward_buffers(const CcDescriptor& d, CcMethod method, const float* src, const float* theta,
+                             const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias);
+
 }  // namespace convcheck_libtorch::cc
