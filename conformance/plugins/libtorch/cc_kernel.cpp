@@ -23,14 +23,15 @@ using convcheck::CcKernel;
 at::Tensor internal_net(const convcheck::CcDescriptor& d, const at::Tensor& x, const at::Tensor& theta) {
     const std::int64_t h1 = d.hidden_widths[0], h2 = d.hidden_widths[1], c = d.in_channels * d.out_channels;
     std::int64_t offset = 0;
-    auto take = [&](std::int64_t rows, std::int64_t cols) {
-        const at::Tensor t = theta.narrow(0, offset, rows * cols);
-        offset += rows * cols;
-        return cols == 1 ? t : t.view({rows, cols});
+    auto take = [&](std::int64_t count) {
+        const at::Tensor t = theta.narrow(0, offset, count);
+        offset += count;
+        return t;
     };
-    // the ABI order: W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
-    const at::Tensor W1 = take(h1, 2), b1 = take(h1, 1), W2 = take(h2, h1), b2 = take(h2, 1), W3 = take(c, h2),
-                     b3 = take(c, 1);
+    // the ABI order: W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout] (a width of 1 keeps its
+    // matrices 2-D)
+    const at::Tensor W1 = take(h1 * 2).view({h1, 2}), b1 = take(h1), W2 = take(h2 * h1).view({h2, h1}), b2 = take(h2),
+                     W3 = take(c * h2).view({c, h2}), b3 = take(c);
     const at::Tensor a1 = at::leaky_relu(at::linear(x, W1, b1), d.leaky_relu_slope);
     const at::Tensor a2 = at::leaky_relu(at::linear(a1, W2, b2), d.leaky_relu_slope);
     // rows cout*Cin + cin of W3 and b3 taken as cin*Cout + cout

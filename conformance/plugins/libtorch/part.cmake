@@ -29,16 +29,19 @@ if(CONVCHECK_BACKEND_PLUGINS)
     if(CONVCHECK_BUILD_TESTS)
       # The CC layer (docs/backends.md, "CC layer"): the cc suite forward through each method (the automatic
       # choice takes by discrete convs for every rational layer of the suite, so the standard method is
-      # forced once), and the backward (torch autograd) against the reference's chain rule.
+      # forced once); random layers forward against the reference under the CC contract; the backward (torch
+      # autograd) against the reference's chain rule.
       add_test(NAME conformance_cc_libtorch
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --suite cc --threads 2 --no-shrink --no-progress)
       add_test(NAME conformance_cc_libtorch_standard
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --backend-option cc_method=standard
                        --suite cc --threads 2 --no-shrink --no-progress)
       set_tests_properties(conformance_cc_libtorch conformance_cc_libtorch_standard PROPERTIES TIMEOUT 120 LABELS backend)
-      convcheck_add_test(libtorch_cc_backward_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_backward_test.cpp
-                         LIBS convcheck_libtorch_cc convcheck_reference convcheck_accuracy)
-      target_compile_options(libtorch_cc_backward_test PRIVATE ${TORCH_CXX_FLAGS})
+      foreach(pass forward backward)
+        convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp
+                           LIBS convcheck_libtorch_cc convcheck_reference_tests convcheck_accuracy)
+        target_compile_options(libtorch_cc_${pass}_test PRIVATE ${TORCH_CXX_FLAGS})
+      endforeach()
     endif()
   else()
     message(STATUS "convcheck: Torch (libtorch-dev) not found: the libtorch plugin is not built")
