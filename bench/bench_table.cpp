@@ -49,18 +49,10 @@ void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, 
         for (int n : batches)
             for (int t : threads) {
                 const CcDescriptor d = parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3," + c);
-                std::mt19937 rng(1);
-                std::uniform_real_distribution<float> u(-1.f, 1.f);
-                std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
-                for (auto* v : {&src, &theta})
-                    for (auto& x : *v) x = u(rng) * 0.3f;
-                const float* kernel_theta = d.kernel == CcKernel::internal_net ? theta.data() : nullptr;
-                const optimized::CcPlan plan(d, kernel_theta, nullptr, optimized::CcOptions{t});
-                const double cc_ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, t);
+                const bench::OursCc cc = bench::time_ours_cc(d, t, min_seconds);
                 const double conv_ms = time_ours(bench::conv_like_cc(d), t, min_seconds).ms;
-                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %.2f |\n", c, n, t,
-                            std::string(optimized::to_string(plan.method())).c_str(), cc_ms, conv_ms, cc_ms / conv_ms,
-                            double(plan.peak_workspace_bytes()) / double(d.dst_elements() * 4));
+                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %.2f |\n", c, n, t, cc.method.c_str(), cc.ms, conv_ms,
+                            cc.ms / conv_ms, cc.workspace_per_output);
                 std::fflush(stdout);
             }
 }

@@ -10,12 +10,10 @@
 #include <torch/version.h>
 
 #include <cstdio>
-#include <random>
 #include <string>
 
 #include "cc_torch.hpp"
 #include "convcheck/core/cc_descriptor.hpp"
-#include "convcheck/optimized/cc_plan.hpp"
 #include "optimized_timer.hpp"
 #include "timing.hpp"
 
@@ -73,7 +71,7 @@ TorchTimes time_torch_cc(const CcDescriptor& d, tcc::CcMethod method, int thread
 
 void cc_torch_table(const std::vector<int>& threads, const std::vector<int>& batches, double min_seconds) {
     std::printf("\nCC layer, ours and with torch operations (32 -> 32 channels, 3x3 support, Internal-Net 16x16; NCHW; "
-                "libtorch %s): CC / conv time, ours against our 3x3 convolution, torch's against its at::conv2d "
+                "libtorch headers %s): CC / conv time, ours against our 3x3 convolution, torch's against its at::conv2d "
                 "(pads 1, bias) of the CC's output size; fwd+bwd through torch autograd (gradients of src and theta; "
                 "of the conv's input, weights and bias); the paper's ratios are fwd+bwd on a V100 GPU, batch 50\n\n",
                 TORCH_VERSION);
@@ -88,13 +86,7 @@ void cc_torch_table(const std::vector<int>& threads, const std::vector<int>& bat
             for (int t : threads) {
                 const CcDescriptor d = parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3," + c);
                 // ours: the optimized CC and our convolution, as the CC table times them
-                std::mt19937 rng(1);
-                std::uniform_real_distribution<float> u(-1.f, 1.f);
-                std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
-                for (auto* v : {&src, &theta})
-                    for (auto& x : *v) x = u(rng) * 0.3f;
-                const optimized::CcPlan plan(d, theta.data(), nullptr, optimized::CcOptions{t});
-                const double ours_ms = min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, t);
+                const OursCc ours = time_ours_cc(d, t, min_seconds);
                 const double ours_conv_ms = time_ours(conv_like_cc(d), t, min_seconds).ms;
                 // torch, each method that applies, at t threads
                 at::set_num_threads(t);
@@ -103,7 +95,7 @@ void cc_torch_table(const std::vector<int>& threads, const std::vector<int>& bat
                     if (!tcc::why_unavailable(d, m).empty()) continue;
                     const TorchTimes cc = time_torch_cc(d, m, t, min_seconds);
                     std::printf("| %s | %d | %d | %s | %.2f | %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f | %s |\n", c, n, t,
-                                std::string(optimized::to_string(plan.method())).c_str(), ours_ms / ours_conv_ms,
+                                ours.method.c_str(), ours.ms / ours_conv_ms,
                                 std::string(tcc::to_string(m)).c_str(), cc.forward_ms, conv.forward_ms,
                                 cc.forward_ms / conv.forward_ms, cc.forward_backward_ms, conv.forward_backward_ms,
                                 cc.forward_backward_ms / conv.forward_backward_ms, paper_ratio(m));

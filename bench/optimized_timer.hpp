@@ -1,4 +1,5 @@
-// Timing the optimized discrete convolution (bench_table.cpp, cc_torch_table.cpp).
+// Timing the optimized discrete convolution and CC layer on random data (bench_table.cpp, cc_torch_table.cpp,
+// conv_bench.cpp).
 #pragma once
 
 #include <random>
@@ -7,10 +8,23 @@
 
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "timing.hpp"
 
 namespace convcheck::bench {
+
+// A convolution's buffers, uniform in [-1, 1) from a fixed seed (dst zero).
+struct ConvData {
+    explicit ConvData(const ConvDescriptor& d)
+        : src(d.src_elements()), weights(d.weights_elements()), bias(d.out_channels), dst(d.dst_elements()) {
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<float> u(-1.f, 1.f);
+        for (auto* v : {&src, &weights, &bias})
+            for (auto& x : *v) x = u(rng);
+    }
+    std::vector<float> src, weights, bias, dst;
+};
 
 struct Ours {
     double ms = 0;
@@ -19,15 +33,34 @@ struct Ours {
 
 // The optimized plan of d on random data (with bias), its minimum time.
 inline Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    std::vector<float> src(d.src_elements()), weights(d.weights_elements()), bias(d.out_channels), dst(d.dst_elements());
-    for (auto* v : {&src, &weights, &bias})
-        for (auto& x : *v) x = u(rng);
-    const optimized::ConvPlan plan(d, weights.data(), bias.data(), optimized::Options{threads, optimized::Path::automatic});
+    ConvData data(d);
+    const optimized::ConvPlan plan(d, data.weights.data(), data.bias.data(),
+                                   optimized::Options{threads, optimized::Path::automatic});
     Ours o;
     o.path = std::string(plan.path_name());
+    o.ms = min_time_ms([&] { plan.execute(data.src.data(), data.dst.data()); }, min_seconds, threads);
+    return o;
+}
+
+struct OursCc {
+    double ms = 0;
+    std::string method;
+    double workspace_per_output = 0;  // peak workspace bytes / the output tensor's bytes
+};
+
+// The optimized CC plan of d (no bias) on src and theta uniform in [-0.3, 0.3), its minimum time.
+inline OursCc time_ours_cc(const CcDescriptor& d, int threads, double min_seconds) {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
+    for (auto* v : {&src, &theta})
+        for (auto& x : *v) x = u(rng) * 0.3f;
+    const float* kernel_theta = d.kernel == CcKernel::internal_net ? theta.data() : nullptr;
+    const optimized::CcPlan plan(d, kernel_theta, nullptr, optimized::CcOptions{threads});
+    OursCc o;
     o.ms = min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, threads);
+    o.method = std::string(optimized::to_string(plan.method()));
+    o.workspace_per_output = double(plan.peak_workspace_bytes()) / double(d.dst_elements() * 4);
     return o;
 }
 
