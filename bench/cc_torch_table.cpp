@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cc_torch.hpp"
+#include "convcheck/libtorch/cc_torch.hpp"
 #include "convcheck/core/cc_descriptor.hpp"
 #include "optimized_timer.hpp"
 #include "timing.hpp"

@@ -24,16 +24,15 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include <ATen/ops/from_blob.h>
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "cc_torch.hpp"
+#include "cc_test_data.hpp"
+#include "convcheck/libtorch/cc_torch.hpp"
 #include "convcheck/reference_tests/cc_fixtures.hpp"
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/cc/backward.hpp"
@@ -51,34 +50,9 @@ namespace tcc = convcheck_libtorch::cc;
 constexpr double kF32Roundoff = 0x1.0p-24;
 constexpr double kF32Underflow = 0x1.0p-149;
 
-std::vector<float> uniform(std::int64_t count, std::mt19937_64& rng) {
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> v(static_cast<std::size_t>(count));
-    for (float& x : v) x = u(rng);
-    return v;
-}
-
-at::Tensor tensor(std::vector<float>& v, at::IntArrayRef sizes) {
-    return at::from_blob(v.data(), sizes, at::TensorOptions().dtype(at::kFloat)).clone();
-}
-
-std::vector<double> widened(const at::Tensor& t) {
-    const at::Tensor c = t.contiguous();
-    return std::vector<double>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
-
-// One layer's data: src, theta (the reference's initialisation rounded to f32), bias, diff_dst.
-struct LayerData {
-    LayerData(const CcDescriptor& d, std::uint64_t seed) {
-        std::mt19937_64 rng(seed);
-        src = uniform(d.src_elements(), rng);
-        diff_dst = uniform(d.dst_elements(), rng);
-        bias = uniform(d.has_bias ? d.out_channels : 0, rng);
-        if (d.kernel == CcKernel::internal_net)
-            for (double t : initialise_internal_net(d, seed).theta()) theta.push_back(static_cast<float>(t));
-    }
-    std::vector<float> src, theta, bias, diff_dst;
-};
+using tcc::testing::LayerData;
+using tcc::testing::tensor;
+using tcc::testing::widened;
 
 // E[i] = sum over the (cout, k, o) that read src element i of |dY| deltaW_f32(D).
 std::vector<double> f32_weight_term(const CcDescriptor& d, const ContinuousKernel& kernel, const std::vector<double>& dy) {
@@ -159,19 +133,17 @@ Checked check_layer(const CcDescriptor& d, std::uint64_t seed, tcc::CcMethod met
           << (rows_per_chunk ? " rows_per_chunk " + std::to_string(rows_per_chunk) : std::string());
     LayerData data(d, seed);
     Checked checked;
-    const ContinuousKernel kernel = ContinuousKernel::for_buffer(d, data.theta.empty() ? nullptr : data.theta.data());
+    const ContinuousKernel kernel = ContinuousKernel::for_buffer(d, data.theta_or_null());
     if (const InternalNet* net = kernel.internal_net(); net != nullptr && !f32_branches_decided(d, *net)) {
         checked.decided = false;
         return checked;
     }
-    tcc::CcParameters p;
-    if (!data.theta.empty()) p.theta = tensor(data.theta, {d.theta_elements()});
-    if (d.has_bias) p.bias = tensor(data.bias, {d.out_channels});
+    const tcc::CcParameters p = data.parameters(d);
     const auto dst_dims = d.dst_dims();
     const tcc::CcGradients g = tcc::cc_backward(d, tensor(data.src, d.src_dims()), p, tensor(data.diff_dst, dst_dims),
                                                 method, rows_per_chunk);
 
-    const CcBackward r = cc_backward(d, data.src.data(), data.theta.empty() ? nullptr : data.theta.data(), data.diff_dst.data());
+    const CcBackward r = cc_backward(d, data.src.data(), data.theta_or_null(), data.diff_dst.data());
     const std::vector<double> dy(data.diff_dst.begin(), data.diff_dst.end());
     const CcBackwardBound own = cc_backward_error_bound(d, kernel, dy, r);
     const accuracy::Contract f32{};  // f32 output and accumulation
@@ -272,13 +244,11 @@ TEST(LibtorchCcBackward, BuffersGiveTheTensorGradients) {
         LayerData data(d, layer.seed);
         std::vector<float> diff_src(data.src.size()), diff_theta(data.theta.size()), diff_bias(data.bias.size());
         const tcc::CcMethod ran = tcc::cc_backward_buffers(d, tcc::CcMethod::automatic, data.src.data(),
-                                                           data.theta.empty() ? nullptr : data.theta.data(),
+                                                           data.theta_or_null(),
                                                            data.diff_dst.data(), diff_src.data(), diff_theta.data(),
                                                            diff_bias.data());
         EXPECT_EQ(ran, tcc::chosen_method(d, tcc::CcMethod::automatic));
-        tcc::CcParameters p;
-        if (!data.theta.empty()) p.theta = tensor(data.theta, {d.theta_elements()});
-        if (d.has_bias) p.bias = tensor(data.bias, {d.out_channels});
+        const tcc::CcParameters p = data.parameters(d);
         const tcc::CcGradients g = tcc::cc_backward(d, tensor(data.src, d.src_dims()), p, tensor(data.diff_dst, d.dst_dims()), ran);
         EXPECT_EQ(std::vector<double>(diff_src.begin(), diff_src.end()), widened(g.diff_src)) << layer.descriptor;
         if (p.theta.defined()) {

@@ -2,7 +2,7 @@
 // instance's settings): the torch CC layer of cc_torch.hpp on the runner's buffers.
 #pragma once
 
-#include "cc_torch.hpp"
+#include "convcheck/libtorch/cc_torch.hpp"
 #include "convcheck/plugin.h"
 
 namespace convcheck_libtorch {

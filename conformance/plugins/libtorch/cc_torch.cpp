@@ -1,5 +1,5 @@
 // The torch CC layer: method choice, forward, and the backward through torch autograd (cc_torch.hpp).
-#include "cc_torch.hpp"
+#include "convcheck/libtorch/cc_torch.hpp"
 
 #include <ATen/ops/cat.h>
 #include <ATen/ops/from_blob.h>

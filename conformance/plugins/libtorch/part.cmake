@@ -16,7 +16,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
                 ${CMAKE_CURRENT_LIST_DIR}/cc_torch.cpp)
     set_target_properties(convcheck_libtorch_cc PROPERTIES POSITION_INDEPENDENT_CODE ON
                           CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-    target_include_directories(convcheck_libtorch_cc PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+    target_include_directories(convcheck_libtorch_cc PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
     target_compile_options(convcheck_libtorch_cc PRIVATE ${TORCH_CXX_FLAGS})
     target_link_libraries(convcheck_libtorch_cc PUBLIC convcheck_core ${TORCH_LIBRARIES})
     convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
