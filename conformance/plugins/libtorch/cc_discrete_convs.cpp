@@ -1,6 +1,6 @@
-// The "by discrete convs" CC method with torch operations (cc_methods.hpp; seed 004, Sec. 4: for a rational
-// scale the grid is periodic, g_{n+p} = g_n + q, so p weight sets per axis suffice, applied as p discrete
-// convolutions with stride q whose outputs are interleaved).
+// The "by discrete convs" CC method with torch operations (cc_methods.hpp; seed 004, Sec. 5, "Efficient
+// implementation using discrete convolutions": for a rational scale the grid is periodic, g_{n+p} = g_n + q, so p
+// weight sets per axis suffice, applied as p discrete convolutions with stride q whose outputs are interleaved).
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/stack.h>

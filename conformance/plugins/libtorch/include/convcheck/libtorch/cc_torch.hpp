@@ -9,7 +9,7 @@
 //   the "standard" method (paper, Sec. 3.1 and Table 5): zero-pad, unfold the neighbours of every output
 //            pixel (index_select), run K on every distance, apply (one bmm per chunk of output rows)
 //                                                                                  cc_standard.cpp
-//   "by discrete convs" (paper, Sec. 4, rational scales p/q): the grid is periodic with period p, so the
+//   "by discrete convs" (paper, Sec. 5, rational scales p/q): the grid is periodic with period p, so the
 //            p_h x p_w weight sets are discrete convolutions with stride q (at::conv2d), interleaved
 //                                                                                  cc_discrete_convs.cpp
 // Forward on tensors (differentiable: the backward is torch autograd through the same operations,
