@@ -5,7 +5,7 @@
 // of its primitive on the plain layouts and reorders around its best layout), and against that plain-layout
 // primitive alone (what benchdnn times with --stag=nchw / nhwc).
 //
-//   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d,cc]
+//   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d,cc,cc_torch]
 //                         [--quick] [--min-time SECONDS] [--no-onednn] [--clock wall|cpu]
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -18,7 +18,11 @@
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "fma_peak.hpp"
+#ifdef CONVCHECK_BENCH_LIBTORCH
+#include "cc_torch_table.hpp"
+#endif
 #include "onednn_timer.hpp"
+#include "optimized_timer.hpp"
 #include "shapes.hpp"
 #include "timing.hpp"
 
@@ -26,23 +30,8 @@ using namespace convcheck;
 
 namespace {
 
-struct Ours {
-    double ms = 0;
-    std::string path;
-};
-
-Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    std::vector<float> src(d.src_elements()), weights(d.weights_elements()), bias(d.out_channels), dst(d.dst_elements());
-    for (auto* v : {&src, &weights, &bias})
-        for (auto& x : *v) x = u(rng);
-    const optimized::ConvPlan plan(d, weights.data(), bias.data(), optimized::Options{threads, optimized::Path::automatic});
-    Ours o;
-    o.path = std::string(plan.path_name());
-    o.ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, threads);
-    return o;
-}
+using bench::Ours;
+using bench::time_ours;
 
 // The CC layer against a discrete convolution with the same support and output size (NCHW both).
 void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, double min_seconds) {
@@ -60,21 +49,10 @@ void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, 
         for (int n : batches)
             for (int t : threads) {
                 const CcDescriptor d = parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3," + c);
-                std::mt19937 rng(1);
-                std::uniform_real_distribution<float> u(-1.f, 1.f);
-                std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
-                for (auto* v : {&src, &theta})
-                    for (auto& x : *v) x = u(rng) * 0.3f;
-                const float* kernel_theta = d.kernel == CcKernel::internal_net ? theta.data() : nullptr;
-                const optimized::CcPlan plan(d, kernel_theta, nullptr, optimized::CcOptions{t});
-                const double cc_ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, t);
-                const ConvDescriptor conv = parse_descriptor(
-                    "conv:n=" + std::to_string(n) + ",c=32,o=32,in=" + std::to_string(d.output_size[0]) + "x" +
-                    std::to_string(d.output_size[1]) + ",k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix");
-                const double conv_ms = time_ours(conv, t, min_seconds).ms;
-                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %.2f |\n", c, n, t,
-                            std::string(optimized::to_string(plan.method())).c_str(), cc_ms, conv_ms, cc_ms / conv_ms,
-                            double(plan.peak_workspace_bytes()) / double(d.dst_elements() * 4));
+                const bench::OursCc cc = bench::time_ours_cc(d, t, min_seconds);
+                const double conv_ms = time_ours(bench::conv_like_cc(d), t, min_seconds).ms;
+                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %.2f |\n", c, n, t, cc.method.c_str(), cc.ms, conv_ms,
+                            cc.ms / conv_ms, cc.workspace_per_output);
                 std::fflush(stdout);
             }
 }
@@ -102,7 +80,9 @@ int main(int argc, char** argv) {
     double min_time = 0.3;
     app.add_option("--threads", threads_arg, "comma-separated thread counts");
     app.add_option("--batch", batch_arg, "comma-separated batch sizes");
-    app.add_option("--set", set_arg, "comma-separated shape sets (resnet50, mobilenet_v2, deeplab, conv3d, cc)");
+    app.add_option("--set", set_arg,
+                   "comma-separated shape sets (resnet50, mobilenet_v2, deeplab, conv3d, cc; cc_torch: the CC layer with "
+                   "torch operations beside ours, when built with the libtorch plugin)");
     app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_flag("--quick", quick, "batch 1, the first three shapes of each set, short runs");
     app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");
@@ -119,8 +99,9 @@ int main(int argc, char** argv) {
         min_time = std::min(min_time, 0.05);
     }
     auto sets = bench::split_list(set_arg);
-    bool with_cc = false;
+    bool with_cc = false, with_cc_torch = false;
     std::erase_if(sets, [&](const std::string& s) { return s == "cc" ? (with_cc = true) : false; });
+    std::erase_if(sets, [&](const std::string& s) { return s == "cc_torch" ? (with_cc_torch = true) : false; });
 
     std::map<int, double> peak;
     for (int t : threads) peak[t] = bench::measured_fma_peak_gflops(t);
@@ -189,5 +170,10 @@ int main(int argc, char** argv) {
     }
     if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
     if (with_cc) cc_table(threads, batches, min_time);
+#ifdef CONVCHECK_BENCH_LIBTORCH
+    if (with_cc_torch) bench::cc_torch_table(threads, batches, min_time);
+#else
+    if (with_cc_torch) std::printf("\ncc_torch: not built (the libtorch plugin was not: libtorch-dev missing)\n");
+#endif
     return 0;
 }

@@ -2,10 +2,10 @@
 // 1 and 2 threads, NHWC+HWIO f32 with bias, the dispatcher's path (named in the label).
 #include <benchmark/benchmark.h>
 
-#include <random>
-#include <vector>
+#include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "optimized_timer.hpp"
 #include "shapes.hpp"
 
 using namespace convcheck;
@@ -16,15 +16,12 @@ void run_shape(benchmark::State& state, const std::string& descriptor) {
     const int batch = static_cast<int>(state.range(0)), threads = static_cast<int>(state.range(1));
     const ConvDescriptor d =
         parse_descriptor("conv:n=" + std::to_string(batch) + "," + descriptor + ",bias=1,dt=f32,data=nxc,wei=xio");
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    std::vector<float> src(d.src_elements()), weights(d.weights_elements()), bias(d.out_channels), dst(d.dst_elements());
-    for (auto* v : {&src, &weights, &bias})
-        for (auto& x : *v) x = u(rng);
-    const optimized::ConvPlan plan(d, weights.data(), bias.data(), optimized::Options{threads, optimized::Path::automatic});
+    bench::ConvData data(d);
+    const optimized::ConvPlan plan(d, data.weights.data(), data.bias.data(),
+                                   optimized::Options{threads, optimized::Path::automatic});
     for (auto _ : state) {
-        plan.execute(src.data(), dst.data());
-        benchmark::DoNotOptimize(dst.data());
+        plan.execute(data.src.data(), data.dst.data());
+        benchmark::DoNotOptimize(data.dst.data());
     }
     state.SetLabel(std::string(plan.path_name()));
     state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(d.macs()), benchmark::Counter::kIsIterationInvariantRate,

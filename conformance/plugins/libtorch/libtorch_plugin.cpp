@@ -1,7 +1,10 @@
 // convcheck plugin for libtorch (ATen, CPU): convolution of ranks 1-3 in f32 and bf16, groups,
 // dilation, explicit pads, through at::convolution; backward data and backward weights (+ bias)
 // through at::convolution_backward (ABI 1.2 prop_kind; docs/passes.md); transposed convolution through
-// at::convolution with transposed = true (ABI 1.3; libtorch_transposed.cpp).
+// at::convolution with transposed = true (ABI 1.3; libtorch_transposed.cpp); the CC layer with torch
+// operations, the paper's standard and "by discrete convs" methods (cc_plugin.cpp, cc_torch.hpp).
+// Option (--backend-option): cc_method=<standard|discrete_convs> forces one CC method; a layer it cannot
+// compute is declined with the reason.
 //
 // The translation:
 //   layouts     the runner's buffers become tensors over the same memory with the strides of their
@@ -41,6 +44,7 @@
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "cc_plugin.hpp"
 #include "libtorch_tensors.hpp"
 #include "libtorch_transposed.hpp"
 
@@ -52,6 +56,7 @@ namespace support = convcheck_plugin_support;
 
 struct convcheck_plugin {
     int num_threads = 0;
+    convcheck_libtorch::CcSettings cc;
 };
 
 using convcheck_libtorch::aten_errors;
@@ -106,13 +111,32 @@ bool has_output_size(const convcheck_conv_desc& d) {
 
 at::ScalarType scalar_type(const convcheck_conv_desc& d) { return d.dtype == CONVCHECK_F32 ? at::kFloat : at::kBFloat16; }
 
+// The options: cc_method=<standard|discrete_convs>, comma-separated items.
+convcheck_error* parse_options(const std::string& text, convcheck_libtorch::CcSettings& cc) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, end - start);
+        start = end + 1;
+        if (item.empty()) continue;
+        const std::size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+        if (key != "cc_method") return support::invalid_argument("libtorch: unknown option '" + key + "' (cc_method)");
+        if (!convcheck_libtorch::cc::parse_method(value, &cc.method))
+            return support::invalid_argument("libtorch: cc_method='" + value + "' is not standard or discrete_convs");
+    }
+    return nullptr;
+}
+
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return support::guarded("libtorch create", [&]() -> convcheck_error* {
-        int num_threads = 0;
-        if (auto* e = support::read_create_args(args, &num_threads)) return e;
-        auto plugin = new convcheck_plugin();
-        plugin->num_threads = num_threads;
-        *out = plugin;
+        const int num_threads = CONVCHECK_HAS_FIELD(args, convcheck_create_args, num_threads) ? args->num_threads : 0;
+        if (num_threads < 0) return support::invalid_argument("create: num_threads " + std::to_string(num_threads) + " is negative");
+        auto plugin = std::make_unique<convcheck_plugin>();
+        plugin->num_threads = plugin->cc.num_threads = num_threads;
+        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options != nullptr)
+            if (auto* e = parse_options(args->options, plugin->cc)) return e;
+        *out = plugin.release();
         return nullptr;
     });
 }
@@ -124,7 +148,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "libtorch";
     mine.version = CONVCHECK_LIBTORCH_VERSION;
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC;
     // f16 is claimed so that conv_query declines it in ATen's words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -323,6 +347,12 @@ const convcheck_api api = [] {
     support::add_conv<prepare>(a, conv_query);
     support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: ATen's limits are the same
     support::add_conv_transposed<convcheck_libtorch::transposed_query, convcheck_libtorch::transposed_execute>(a);
+    a.cc_query = [](convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {
+        return convcheck_libtorch::cc_query(plugin->cc, desc, out);
+    };
+    a.cc_execute = [](convcheck_plugin* plugin, const convcheck_cc_desc* desc, const convcheck_cc_args* args) {
+        return convcheck_libtorch::cc_execute(plugin->cc, desc, args);
+    };
     return a;
 }();
 

@@ -8,12 +8,41 @@ if(CONVCHECK_BACKEND_PLUGINS)
     if(NOT libtorch_version)
       set(libtorch_version "unknown")
     endif()
+    # The CC layer with torch operations (cc_torch.hpp): a library of its own, for the plugin, its backward
+    # test and the CC bench.
+    add_library(convcheck_libtorch_cc STATIC
+                ${CMAKE_CURRENT_LIST_DIR}/cc_grid.cpp ${CMAKE_CURRENT_LIST_DIR}/cc_kernel.cpp
+                ${CMAKE_CURRENT_LIST_DIR}/cc_standard.cpp ${CMAKE_CURRENT_LIST_DIR}/cc_discrete_convs.cpp
+                ${CMAKE_CURRENT_LIST_DIR}/cc_torch.cpp)
+    set_target_properties(convcheck_libtorch_cc PROPERTIES POSITION_INDEPENDENT_CODE ON
+                          CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    target_include_directories(convcheck_libtorch_cc PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
+    target_compile_options(convcheck_libtorch_cc PRIVATE ${TORCH_CXX_FLAGS})
+    target_link_libraries(convcheck_libtorch_cc PUBLIC convcheck_core ${TORCH_LIBRARIES})
     convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
-                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp
-                                 LIBS convcheck_plugin_adaptation ${TORCH_LIBRARIES})
+                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/cc_plugin.cpp
+                                 LIBS convcheck_plugin_adaptation convcheck_libtorch_cc convcheck_abi_descriptor
+                                      ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
     convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED)
+    if(CONVCHECK_BUILD_TESTS)
+      # The CC layer (docs/backends.md, "CC layer"): the cc suite forward through each method (the automatic
+      # choice takes by discrete convs for every rational layer of the suite, so the standard method is
+      # forced once); random layers forward against the reference under the CC contract; the backward (torch
+      # autograd) against the reference's chain rule.
+      add_test(NAME conformance_cc_libtorch
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --suite cc --threads 2 --no-shrink --no-progress)
+      add_test(NAME conformance_cc_libtorch_standard
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --backend-option cc_method=standard
+                       --suite cc --threads 2 --no-shrink --no-progress)
+      set_tests_properties(conformance_cc_libtorch conformance_cc_libtorch_standard PROPERTIES TIMEOUT 120 LABELS backend)
+      foreach(pass forward backward)
+        convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp
+                           LIBS convcheck_libtorch_cc convcheck_reference_tests convcheck_accuracy)
+        target_compile_options(libtorch_cc_${pass}_test PRIVATE ${TORCH_CXX_FLAGS})
+      endforeach()
+    endif()
   else()
     message(STATUS "convcheck: Torch (libtorch-dev) not found: the libtorch plugin is not built")
   endif()
