@@ -105,6 +105,25 @@ CaseMemory cc_memory(const Case& c) {
     return m;
 }
 
+// Mirrors cc_backward_data.cpp and cc_backward_check.cpp: the forward's case (data, grid, chunked
+// neighbours and weights) plus, per chunk, the reference's dN, dW and their magnitudes; diff_dst (f32 and
+// double); per gradient element its value, magnitude, terms, both bounds, the value read back and the
+// bound judged (8 x 7 bytes); the output buffers shared with the child.
+CaseMemory cc_backward_memory(const Case& c) {
+    CaseMemory m = cc_memory(c);
+    const CcDescriptor d = parse_cc_descriptor(c.cc);
+    const double S = static_cast<double>(d.src_elements()), T = static_cast<double>(d.theta_elements()),
+                 B = d.has_bias ? static_cast<double>(d.out_channels) : 0.0, D = static_cast<double>(d.dst_elements());
+    const double K = static_cast<double>(d.neighbours()), OH = static_cast<double>(d.output_size[0]),
+                 OW = static_cast<double>(d.output_size[1]), N = static_cast<double>(d.batch),
+                 CI = static_cast<double>(d.in_channels), CO = static_cast<double>(d.out_channels);
+    const double gradients = S + T + B;
+    m.buffers = saturate(static_cast<double>(m.buffers) + 4 * (D + gradients));
+    m.reference = saturate(static_cast<double>(m.reference) + 16 * K * OH * OW * (N * CI + CO * CI) + 12 * D +
+                           56 * gradients);
+    return m;
+}
+
 // Mirrors conv_transposed_data.cpp and conv_transposed_check.cpp. S, W, B, D: src, weights, bias and
 // dst elements of the transposed convolution (dst is its forward convolution's src).
 //   the data in double 8(S+W+B), drawn with the forward's src 8D (conv_backward_data.cpp's inputs);
