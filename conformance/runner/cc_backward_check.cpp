@@ -20,9 +20,11 @@ using accuracy::Mode;
 
 std::string cc_backward_mode_not_applicable(Mode mode) {
     if (mode == Mode::bound) return "";
-    return std::string(accuracy::to_string(mode)) +
-           " mode does not apply to the CC backward pass (bound mode does: K_theta computes the weights, so no "
-           "integer data keeps the gradients exact; docs/cc-backward.md)";
+    const std::string why = mode == Mode::exact || mode == Mode::precision
+                                ? "K_theta computes the weights, so no integer data keeps the gradients exact"
+                                : "only bound mode's data and contract are written for it yet";
+    return std::string(accuracy::to_string(mode)) + " mode does not apply to the CC backward pass (" + why +
+           "; docs/cc-backward.md)";
 }
 
 std::string cc_backward_unclaimed(const PluginInfo& info, const Case&) {

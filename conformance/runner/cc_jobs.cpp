@@ -16,6 +16,7 @@ namespace convcheck::runner::detail {
 void cc_read(const std::string& text, Case& c) {
     c.op = Op::cc;
     std::string layer;
+    bool dir_seen = false;
     std::size_t start = 0;
     while (start <= text.size()) {
         std::size_t end = text.find(',', start);
@@ -23,6 +24,8 @@ void cc_read(const std::string& text, Case& c) {
         const std::string field = text.substr(start, end - start);
         if (field.starts_with("dir=")) {
             const std::string dir = field.substr(4);
+            if (dir_seen) throw ConvError("dir", dir, "the key appears twice");
+            dir_seen = true;
             if (dir == "bwd") c.op = Op::cc_backward;
             else if (dir != "fwd")
                 throw ConvError("dir", dir, "a CC layer has two passes: dir=fwd (forward, the default) or dir=bwd "
