@@ -34,10 +34,7 @@ std::string cc_backward_unclaimed(const PluginInfo& info, const Case&) {
     return "";
 }
 
-namespace {
-
-// The tensor and coordinates of a flat index into the concatenated gradients.
-std::string gradient_element(const CcDescriptor& d, std::int64_t flat) {
+std::string cc_gradient_element(const CcDescriptor& d, std::int64_t flat) {
     if (flat < d.src_elements())
         return "diff_src" + coordinates_text(element_coordinates(d.src_dims(), false, flat));
     flat -= d.src_elements();
@@ -48,20 +45,14 @@ std::string gradient_element(const CcDescriptor& d, std::int64_t flat) {
     return "diff_bias[" + std::to_string(flat) + "]";
 }
 
+namespace {
+
 template <class T>
 void append(std::vector<T>& to, const std::vector<T>& from) {
     to.insert(to.end(), from.begin(), from.end());
 }
 
 }  // namespace
-
-}  // namespace convcheck::runner::detail
-
-namespace convcheck::runner::detail {
-
-std::string cc_backward_output_element(const Case& c, std::int64_t flat) {
-    return gradient_element(parse_cc_descriptor(c.cc), flat);
-}
 
 void check_cc_backward(const Backend& backend, const Case& c, const CheckSettings& s,
                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
@@ -98,7 +89,7 @@ void check_cc_backward(const Backend& backend, const Case& c, const CheckSetting
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
     judge_summed_outputs(contract, false, {values, magnitude, terms, out.got, out.unwritten, &bounds},
-                         "gradient elements", [&d](std::int64_t i) { return gradient_element(d, i); }, o, s, r);
+                         "gradient elements", [&d](std::int64_t i) { return cc_gradient_element(d, i); }, o, s, r);
 }
 
 }  // namespace convcheck::runner::detail

@@ -232,6 +232,9 @@ void check_cc_backward(const Backend& backend, const Case& c, const CheckSetting
 // The backward pass's inputs: the forward's src and theta (cc_case_data) and diff_dst, uniform in
 // [-1, 1] from the case's seed (a stream of its own).
 std::vector<float> cc_backward_diff_dst(const CcDescriptor& d, std::uint64_t seed);
+// The tensor and coordinates of a flat index into the concatenated gradients: diff_src[n, c, y, x],
+// diff_theta[i], diff_bias[o].
+std::string cc_gradient_element(const CcDescriptor& d, std::int64_t flat);
 // The gradients read back, concatenated: diff_src [N,Cin,H,W], diff_theta (kernel=net), diff_bias (bias=1).
 struct CcGradients {
     std::vector<double> got;
