@@ -116,9 +116,7 @@ typedef enum {
 /* 1.3: transposed convolution (deconvolution), convcheck_conv_transposed_desc; computed through the
  * table entries conv_transposed_query and conv_transposed_execute. */
 #define CONVCHECK_OP_CONV_TRANSPOSED 4u
-/* 1.4: the backward pass of the CC layer (diff_src, diff_theta, diff_bias from src, theta and diff_dst);
- * computed through the table entries cc_backward_query and cc_backward_execute with a
- * convcheck_cc_backward_args. The runner reads this bit only from a plugin built against 1.4 or later. */
+/* 1.4: the CC layer's backward pass (cc_backward_query/_execute); read from plugins of 1.4 or later only. */
 #define CONVCHECK_OP_CC_BACKWARD 8u
 
 /* ---- opaque objects, each created and freed by the plugin ----------------------------------- */
@@ -298,8 +296,7 @@ typedef struct {
     size_t struct_size;
     const char* name;              /* e.g. "onednn"; plugin-owned, lives until destroy */
     const char* version;           /* the backend's version, e.g. "2.6.3"; plugin-owned, until destroy */
-    uint32_t operations;           /* CONVCHECK_OP_CONV | CONVCHECK_OP_CC (1.3: | CONVCHECK_OP_CONV_TRANSPOSED,
-                                      1.4: | CONVCHECK_OP_CC_BACKWARD) */
+    uint32_t operations;           /* CONVCHECK_OP_* bits (1.3: CONV_TRANSPOSED; 1.4: CC_BACKWARD) */
     /* dtypes .. filter_formats are claimed for every operation it names (1.3: a transposed
      * convolution's too; its filter formats are OIX and XIO, read as convcheck_conv_transposed_desc says). */
     uint32_t dtypes;               /* CONVCHECK_BIT(convcheck_dtype) */
@@ -385,29 +382,17 @@ typedef struct {
     size_t implementation_capacity;
 } convcheck_cc_args;
 
-/* 1.4: buffers for the backward pass of one CC layer (docs/cc-backward.md), the gradients of
- * L = <diff_dst, CC{src; theta, bias}> for the forward layer the convcheck_cc_desc describes (same
- * descriptor: the pass is named by the entry, cc_backward_execute, not by a field). Runner-owned, valid
- * during cc_backward_execute only. Inputs, read-only (mapped read-only: a write is a crash):
- *   src      [N][Cin][H][W]      the forward's input (the weights' gradient reads it)
- *   theta    the Internal-Net parameters, f32, in convcheck_cc_args' order; NULL for analytic kernels
- *   diff_dst [N][Cout][H'][W']   the upstream gradient, dst-shaped
- * The bias values do not enter (L is affine in them) and are not passed. Outputs, each exactly as long
- * as its elements (a guard page right after it), every element to be written:
- *   diff_src   [N][Cin][H][W]    always
- *   diff_theta theta-shaped, f32, theta's order: when kernel_kind is CONVCHECK_CC_INTERNAL_NET, else NULL
- *   diff_bias  [Cout]            when has_bias, else NULL
- * Where the Internal-Net's LeakyReLU is at its kink (a pre-activation exactly 0) the derivative is
- * the slope (PyTorch's choice). The grid and the distances carry no gradient. */
+/* 1.4: a CC layer's backward pass, the gradients of <diff_dst, CC> (docs/cc-backward.md; LeakyReLU'(0) = slope).
+ * Runner-owned, valid during the call; inputs read-only; each output exactly its elements long (a guard page after). */
 typedef struct {
     size_t struct_size;
-    const void* src;
-    const float* theta;
-    const void* diff_dst;
-    void* diff_src;
-    float* diff_theta;
-    void* diff_bias;
-    char* implementation;          /* optional, runner-owned, as in convcheck_conv_args */
+    const void* src;       /* [N][Cin][H][W], the forward's input (f32) */
+    const float* theta;    /* as convcheck_cc_args.theta; NULL for analytic kernels (the bias is not passed) */
+    const void* diff_dst;  /* [N][Cout][H'][W'] */
+    void* diff_src;        /* [N][Cin][H][W] */
+    float* diff_theta;     /* theta-shaped, theta's order, for CONVCHECK_CC_INTERNAL_NET; else NULL */
+    void* diff_bias;       /* [Cout] with has_bias; else NULL */
+    char* implementation;  /* optional, runner-owned, as in convcheck_conv_args */
     size_t implementation_capacity;
 } convcheck_cc_backward_args;
 
@@ -495,11 +480,8 @@ typedef struct {
     convcheck_error* (*conv_transposed_execute)(convcheck_plugin* plugin, const convcheck_conv_transposed_desc* desc,
                                                 const convcheck_conv_args* args);
 
-    /* 1.4: the backward pass of the CC layer (CONVCHECK_OP_CC_BACKWARD); both NULL (or not covered) by
-     * default: the plugin has none, and the runner sends it no CC backward case. Both or neither.
-     * cc_backward_query answers for the forward layer *desc (its backward pass); cc_backward_execute
-     * computes diff_src, diff_theta (kernel=net) and diff_bias (has_bias) from src, theta and diff_dst
-     * (convcheck_cc_backward_args). The descriptor is the forward's convcheck_cc_desc, unchanged. */
+    /* 1.4: the backward pass of the forward CC layer *desc (CONVCHECK_OP_CC_BACKWARD); both or neither; NULL
+     * (or not covered), the default: none, and the runner sends it no CC backward case. */
     convcheck_error* (*cc_backward_query)(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out);
     convcheck_error* (*cc_backward_execute)(convcheck_plugin* plugin, const convcheck_cc_desc* desc,
                                             const convcheck_cc_backward_args* args);
