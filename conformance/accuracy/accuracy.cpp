@@ -142,10 +142,14 @@ std::vector<double> error_bounds(const Contract& c, std::span<const double> want
     return bounds;
 }
 
-double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error) {
+double output_error_bound(const Contract& c, double exact, double accumulated) {
     const double u_out = unit_roundoff(c.output_dtype);
-    const double accumulated = weight_error + gamma(terms, accumulation_roundoff(c)) * (magnitude + weight_error);
     return u_out * std::fabs(exact) + (1.0 + u_out) * accumulated + half_smallest_subnormal(c.output_dtype);
+}
+
+double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error) {
+    const double accumulated = weight_error + gamma(terms, accumulation_roundoff(c)) * (magnitude + weight_error);
+    return output_error_bound(c, exact, accumulated);
 }
 
 double bound_fraction(const Contract& c, double want, double got, double bound) {
@@ -213,6 +217,12 @@ Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std
     for (std::size_t i = 0; i < want.size(); ++i)
         bounds[i] = cc_error_bound(per_output, want[i], magnitude[i], terms[i], weight_error[i]);
     return compare_with(per_output, want, magnitude, terms, got, false, std::move(bounds));
+}
+
+Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                               std::span<const std::int64_t> terms, std::span<const double> got,
+                               std::vector<double> bounds) {
+    return compare_with(c, want, magnitude, terms, got, false, std::move(bounds));
 }
 
 Comparison compare_exact(std::span<const double> want, std::span<const double> got) {

@@ -84,13 +84,25 @@ CaseMemory conv_memory(const Case& c) {
 //   32 out + 24 out * support. Probe mode adds the probed copy of src 4S, the probed reference's
 //   result 24D and the outputs the NaN does not reach (want, got, magnitude, weight error, terms,
 //   index) 48D (check_probe.cpp).
+namespace {
+
+// A CC layer's sizes, in double (saturate's argument): src, theta, bias and dst elements; neighbours, output
+// rows and columns, batch, channels.
+struct CcSizes {
+    double S, T, B, D, K, OH, OW, N, CI, CO;
+    explicit CcSizes(const CcDescriptor& d)
+        : S(static_cast<double>(d.src_elements())), T(static_cast<double>(d.theta_elements())),
+          B(d.has_bias ? static_cast<double>(d.out_channels) : 0.0), D(static_cast<double>(d.dst_elements())),
+          K(static_cast<double>(d.neighbours())), OH(static_cast<double>(d.output_size[0])),
+          OW(static_cast<double>(d.output_size[1])), N(static_cast<double>(d.batch)),
+          CI(static_cast<double>(d.in_channels)), CO(static_cast<double>(d.out_channels)) {}
+};
+
+}  // namespace
+
 CaseMemory cc_memory(const Case& c) {
     const CcDescriptor d = parse_cc_descriptor(c.cc);
-    const double S = static_cast<double>(d.src_elements()), T = static_cast<double>(d.theta_elements()),
-                 B = d.has_bias ? static_cast<double>(d.out_channels) : 0.0, D = static_cast<double>(d.dst_elements());
-    const double K = static_cast<double>(d.neighbours()), OH = static_cast<double>(d.output_size[0]),
-                 OW = static_cast<double>(d.output_size[1]), N = static_cast<double>(d.batch),
-                 CI = static_cast<double>(d.in_channels), CO = static_cast<double>(d.out_channels);
+    const auto [S, T, B, D, K, OH, OW, N, CI, CO] = CcSizes(d);
     const double row_weights = std::max(1.0, CO * CI * K * OW);
     const double rows = std::min(OH, std::max(1.0, std::floor(static_cast<double>(reference::cc::kWeightsChunkElements) /
                                                               row_weights)));
@@ -102,6 +114,20 @@ CaseMemory cc_memory(const Case& c) {
     work += 32 * (OH + OW) + 24 * (OH * static_cast<double>(d.support[0]) + OW * static_cast<double>(d.support[1]));
     if (!c.vector_dir.empty()) work += 4 * (S + T + B);
     m.reference = saturate(work + (4 << 20));  // the check's own bookkeeping, as for conv
+    return m;
+}
+
+// Mirrors cc_backward_data.cpp and cc_backward_check.cpp: the forward's case (data, grid, chunked
+// neighbours and weights) plus, per chunk, the reference's dN, dW and their magnitudes; diff_dst (f32 and
+// double); per gradient element its value, magnitude, terms, both bounds, the value read back and the
+// bound judged (8 x 7 bytes); the output buffers shared with the child.
+CaseMemory cc_backward_memory(const Case& c) {
+    CaseMemory m = cc_memory(c);
+    const auto [S, T, B, D, K, OH, OW, N, CI, CO] = CcSizes(parse_cc_descriptor(c.cc));
+    const double gradients = S + T + B;
+    m.buffers = saturate(static_cast<double>(m.buffers) + 4 * (D + gradients));
+    m.reference = saturate(static_cast<double>(m.reference) + 16 * K * OH * OW * (N * CI + CO * CI) + 12 * D +
+                           56 * gradients);
     return m;
 }
 

@@ -31,8 +31,11 @@ void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s,
     const OperationTraits& op = operation(c.op);
     if (c.mode == accuracy::Mode::invalid && op.check_invalid) return op.check_invalid(backend, c, s, r);
     op.validate(c);
-    if (declined(unclaimed_operation(backend.info, c.op), r)) return;
-    if (c.op != Op::cc && declined(unclaimed_pass(backend.info, to_abi(c.conv).prop_kind), r)) {
+    if (declined(unclaimed_operation(backend.info, c.op), r)) {
+        r.pass_not_claimed = is_unclaimed_pass(backend.info, c.op);
+        return;
+    }
+    if (op.claim == CONVCHECK_OP_CONV && declined(unclaimed_pass(backend.info, to_abi(c.conv).prop_kind), r)) {
         r.pass_not_claimed = true;
         return;
     }

@@ -55,13 +55,13 @@ CcData stored_cc_data(const Case& c, const CcDescriptor& d) {
     return data;
 }
 
+}  // namespace
+
 GuardedBuffer guarded_copy(const std::vector<float>& values) {
     GuardedBuffer b(values.size() * sizeof(float));
     if (!values.empty()) std::memcpy(b.data(), values.data(), values.size() * sizeof(float));
     return b;
 }
-
-}  // namespace
 
 CcData cc_case_data(const Case& c, const CcDescriptor& d) {
     return c.vector_dir.empty() ? make_cc_data(d, c.seed) : stored_cc_data(c, d);

@@ -56,6 +56,16 @@ const OperationTraits kOperations[] = {
      .smaller = transposed_smaller, .bundle_arrays = transposed_bundle_arrays, .benchdnn = transposed_benchdnn,
      .output_element = transposed_output_element, .time = time_transposed, .macs = transposed_macs,
      .design_geometry = nullptr, .features = transposed_features},
+    // the CC layer's backward pass (docs/cc-backward.md): a "cc:" descriptor with dir=bwd (cc_read chooses
+    // the entry), ABI 1.4's cc_backward_query/cc_backward_execute; bound mode; not benched
+    {.op = Op::cc_backward, .name = "cc_backward", .words = "the backward pass of continuous convolution",
+     .claim = CONVCHECK_OP_CC_BACKWARD, .prefix = "cc", .read = cc_read, .descriptor = cc_descriptor,
+     .broken_rule = nullptr, .refused_entry = cc_refused_entry, .validate = cc_validate,
+     .unclaimed = cc_backward_unclaimed, .mode_not_applicable = cc_backward_mode_not_applicable,
+     .output_dtype = cc_output_dtype, .memory = cc_backward_memory, .check_invalid = nullptr,
+     .check = check_cc_backward, .smaller = cc_smaller, .bundle_arrays = cc_backward_bundle_arrays, .benchdnn = cc_benchdnn,
+     .output_element = cc_backward_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr,
+     .features = cc_features},
 };
 
 }  // namespace
@@ -72,6 +82,12 @@ const OperationTraits& operation_of_descriptor(const std::string& text) {
     for (const OperationTraits& t : kOperations)
         if (text.starts_with(std::string(t.prefix) + ":")) return t;
     return kOperations[0];
+}
+
+bool is_unclaimed_pass(const PluginInfo& info, Op op) {
+    const OperationTraits& t = operation(op);
+    const OperationTraits& first = operation_of_descriptor(std::string(t.prefix) + ":");
+    return first.claim != t.claim && (info.operations & first.claim) && !(info.operations & t.claim);
 }
 
 std::string unclaimed_operation(const PluginInfo& info, Op op) {

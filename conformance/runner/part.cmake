@@ -180,3 +180,41 @@ if(CONVCHECK_BUILD_TESTS)
       "exit code 1 as expected.*the plugin does not claim transposed convolution.*0 cases executed, 41 declined")
   endforeach()
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # The CC backward pass (ABI 1.4, docs/cc-backward.md): the reference passes the cc suite (its 17 backward
+  # cases among them); the mutant that reduces diff_theta over image 0 only fails smoke's batch-2 case in
+  # the gradient it breaks; a plugin built against 1.3 (which sets bit 8, undefined in 1.3) declines every
+  # CC backward case by its version, and a run that checked nothing fails; an invalid CC backward request
+  # is refused with exit 2 naming the key, the value and the rule.
+  add_test(NAME conformance_cc_backward_reference
+           COMMAND convcheck run --backend reference --suite cc --quiet --no-shrink --no-progress)
+  set_tests_properties(conformance_cc_backward_reference PROPERTIES PASS_REGULAR_EXPRESSION
+    "49 cases executed, 0 declined.*pass rate 100.0 %")
+  add_test(NAME conformance_cc_backward_mutant_caught
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=cc_bwd_theta_first_image
+                   --suite smoke --no-shrink --no-progress)
+  set_tests_properties(conformance_cc_backward_mutant_caught PROPERTIES PASS_REGULAR_EXPRESSION
+    "exit code 1 as expected.*smoke/[0-9]+ failed \\[bound\\] [0-9]+ of 250 gradient elements exceed the error bound; first diff_theta\\[.*--case 'cc:n=2,.*,dir=bwd' --seed")
+  add_test(NAME conformance_cc_backward_abi_1_3_declines
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_abi_1_3> --suite cc
+                   --no-shrink --no-progress)
+  set_tests_properties(conformance_cc_backward_abi_1_3_declines PROPERTIES PASS_REGULAR_EXPRESSION
+    "exit code 1 as expected.*17: the plugin was built against ABI 1.3, which has no CC backward pass \\(ABI 1.4\\).*0 cases executed, 49 declined")
+  set(cc_backward_invalid "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=2x2,kernel=linear,dir=bwd_d"
+                          "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=2x2,kernel=linear,dir=bwd,dir=fwd"
+                          "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=0x2,kernel=linear,dir=bwd")
+  set(cc_backward_invalid_messages "dir = bwd_d: a CC layer has two passes: dir=fwd .forward, the default. or dir=bwd"
+                                   "dir = fwd: the key appears twice"
+                                   "support\\[0\\] .h. = 0: must be a positive integer")
+  foreach(descriptor message IN ZIP_LISTS cc_backward_invalid cc_backward_invalid_messages)
+    string(MAKE_C_IDENTIFIER "${message}" tag)
+    string(SUBSTRING "${tag}" 0 24 tag)
+    add_test(NAME conformance_cc_backward_invalid_${tag}_exits_2
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> run --backend reference --case ${descriptor} --no-progress)
+    set_tests_properties(conformance_cc_backward_invalid_${tag}_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION
+                         "exit code 2 as expected.*${message}")
+  endforeach()
+endif()

@@ -49,7 +49,8 @@ Plugin Plugin::load(const std::string& path) {
         throw PluginError("backend plugin '" + path +
                           "': its function table lacks create, destroy, describe, error_message or error_destroy");
     if ((a.conv_query == nullptr) != (a.conv_execute == nullptr) || (a.cc_query == nullptr) != (a.cc_execute == nullptr) ||
-        (a.conv_transposed_query == nullptr) != (a.conv_transposed_execute == nullptr))
+        (a.conv_transposed_query == nullptr) != (a.conv_transposed_execute == nullptr) ||
+        (a.cc_backward_query == nullptr) != (a.cc_backward_execute == nullptr))
         throw PluginError("backend plugin '" + path + "': a query entry without its execute entry (or the reverse)");
     const int plan_entries = (a.conv_prepare != nullptr) + (a.conv_plan_describe != nullptr) +
                              (a.conv_plan_execute != nullptr) + (a.conv_plan_destroy != nullptr);

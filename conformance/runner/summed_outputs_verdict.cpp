@@ -10,8 +10,10 @@ namespace convcheck::runner::detail {
 void judge_summed_outputs(const accuracy::Contract& contract, bool exact, const SummedOutputs& o, const char* outputs,
                           const std::function<std::string(std::int64_t)>& element, const ChildOutcome& outcome,
                           const CheckSettings& s, CaseResult& r) {
-    const accuracy::Comparison cmp = exact ? accuracy::compare_exact(o.want, o.got)
-                                           : accuracy::compare_bound(contract, o.want, o.magnitude, o.terms, o.got);
+    const accuracy::Comparison cmp =
+        exact      ? accuracy::compare_exact(o.want, o.got)
+        : o.bounds ? accuracy::compare_bound_given(contract, o.want, o.magnitude, o.terms, o.got, *o.bounds)
+                   : accuracy::compare_bound(contract, o.want, o.magnitude, o.terms, o.got);
     ErrorReport e;
     e.comparison = cmp;
     if (!exact && cmp.mismatches > 0 && std::isfinite(cmp.max_bound_fraction)) e.bound_growth_needed = cmp.max_bound_fraction;

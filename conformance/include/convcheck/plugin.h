@@ -51,7 +51,7 @@ extern "C" {
 #endif
 
 #define CONVCHECK_ABI_MAJOR 1
-#define CONVCHECK_ABI_MINOR 3
+#define CONVCHECK_ABI_MINOR 4
 
 /* Size of a struct up to and including `last_field`: what a writer that knows fields up to
  * `last_field` puts in struct_size. */
@@ -116,6 +116,8 @@ typedef enum {
 /* 1.3: transposed convolution (deconvolution), convcheck_conv_transposed_desc; computed through the
  * table entries conv_transposed_query and conv_transposed_execute. */
 #define CONVCHECK_OP_CONV_TRANSPOSED 4u
+/* 1.4: the CC layer's backward pass (cc_backward_query/_execute); read from plugins of 1.4 or later only. */
+#define CONVCHECK_OP_CC_BACKWARD 8u
 
 /* ---- opaque objects, each created and freed by the plugin ----------------------------------- */
 /* An error: returned by a failing call, plugin-owned until the runner passes it to
@@ -294,7 +296,7 @@ typedef struct {
     size_t struct_size;
     const char* name;              /* e.g. "onednn"; plugin-owned, lives until destroy */
     const char* version;           /* the backend's version, e.g. "2.6.3"; plugin-owned, until destroy */
-    uint32_t operations;           /* CONVCHECK_OP_CONV | CONVCHECK_OP_CC (1.3: | CONVCHECK_OP_CONV_TRANSPOSED) */
+    uint32_t operations;           /* CONVCHECK_OP_* bits (1.3: CONV_TRANSPOSED; 1.4: CC_BACKWARD) */
     /* dtypes .. filter_formats are claimed for every operation it names (1.3: a transposed
      * convolution's too; its filter formats are OIX and XIO, read as convcheck_conv_transposed_desc says). */
     uint32_t dtypes;               /* CONVCHECK_BIT(convcheck_dtype) */
@@ -380,6 +382,20 @@ typedef struct {
     size_t implementation_capacity;
 } convcheck_cc_args;
 
+/* 1.4: a CC layer's backward pass, the gradients of <diff_dst, CC> (docs/cc-backward.md; LeakyReLU'(0) = slope).
+ * Runner-owned, valid during the call; inputs read-only; each output exactly its elements long (a guard page after). */
+typedef struct {
+    size_t struct_size;
+    const void* src;       /* [N][Cin][H][W], the forward's input (f32) */
+    const float* theta;    /* as convcheck_cc_args.theta; NULL for analytic kernels (the bias is not passed) */
+    const void* diff_dst;  /* [N][Cout][H'][W'] */
+    void* diff_src;        /* [N][Cin][H][W] */
+    float* diff_theta;     /* theta-shaped, theta's order, for CONVCHECK_CC_INTERNAL_NET; else NULL */
+    void* diff_bias;       /* [Cout] with has_bias; else NULL */
+    char* implementation;  /* optional, runner-owned, as in convcheck_conv_args */
+    size_t implementation_capacity;
+} convcheck_cc_backward_args;
+
 /* 1.2: what conv_prepare may use beyond the descriptor. Runner-owned, read-only, valid during
  * conv_prepare; the buffers it points to live longer, as each field says. */
 typedef struct {
@@ -463,6 +479,12 @@ typedef struct {
                                               convcheck_support* out);
     convcheck_error* (*conv_transposed_execute)(convcheck_plugin* plugin, const convcheck_conv_transposed_desc* desc,
                                                 const convcheck_conv_args* args);
+
+    /* 1.4: the backward pass of the forward CC layer *desc (CONVCHECK_OP_CC_BACKWARD); both or neither; NULL
+     * (or not covered), the default: none, and the runner sends it no CC backward case. */
+    convcheck_error* (*cc_backward_query)(convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out);
+    convcheck_error* (*cc_backward_execute)(convcheck_plugin* plugin, const convcheck_cc_desc* desc,
+                                            const convcheck_cc_backward_args* args);
 } convcheck_api;
 
 /* The one exported entry point. Returns a table that lives as long as the library is loaded.

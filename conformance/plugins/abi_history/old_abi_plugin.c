@@ -1,5 +1,5 @@
-/* A plugin as it was written against an older ABI header: compiled once against the frozen 1.0
- * header, once against the frozen 1.1 header and once against the frozen 1.2 header (headers/<version>/
+/* A plugin as it was written against an older ABI header: compiled once against each frozen header,
+ * 1.0, 1.1, 1.2 and 1.3 (headers/<version>/
  * convcheck/plugin.h, copied from git history), never against the current one. The runner of today must
  * load each and run them as
  * before: it reads no table entry and no struct field the plugin's version does not have.
@@ -59,6 +59,11 @@ static convcheck_error* describe(convcheck_plugin* p, convcheck_plugin_info* inf
     mine.name = OLD_ABI_PLUGIN_NAME;
     mine.version = "1.0.0";
     mine.operations = CONVCHECK_OP_CONV;
+#if CONVCHECK_ABI_MINOR == 3
+    /* Bit 8 means nothing in 1.3 (1.4 gives it to the CC backward pass): a 1.3 plugin that sets it has
+     * no cc_backward entries, and the runner must read the bit by the plugin's version, not claim it. */
+    mine.operations |= 8u;
+#endif
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
@@ -137,6 +142,9 @@ static const struct {
      NULL, NULL, error_message, error_destroy
 #if CONVCHECK_ABI_MINOR >= 2
      , NULL, NULL, NULL, NULL, NULL /* 1.2's error_code and plan entries: none (their documented defaults) */
+#endif
+#if CONVCHECK_ABI_MINOR >= 3
+     , NULL, NULL /* 1.3's transposed convolution: none */
 #endif
     },
     {0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,

@@ -1,7 +1,7 @@
 # Plugins built against the ABI headers of earlier versions (frozen copies in headers/<version>/,
 # taken from git history), and the test that today's runner still loads and runs them as before.
 # They are compiled with the frozen header only: convcheck_abi (the current header) is not linked.
-foreach(version 1.0 1.1 1.2)
+foreach(version 1.0 1.1 1.2 1.3)
   string(REPLACE "." "_" tag ${version})
   set(target convcheck_plugin_abi_${tag})
   convcheck_add_backend_plugin(abi_${tag} SOURCES ${CMAKE_CURRENT_LIST_DIR}/old_abi_plugin.c
@@ -19,6 +19,8 @@ if(CONVCHECK_BUILD_TESTS)
   target_compile_definitions(abi_history_old_abi_test PRIVATE
                              ABI_1_0_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_0>"
                              ABI_1_1_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_1>"
-                             ABI_1_2_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_2>")
-  add_dependencies(abi_history_old_abi_test convcheck_plugin_abi_1_0 convcheck_plugin_abi_1_1 convcheck_plugin_abi_1_2)
+                             ABI_1_2_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_2>"
+                             ABI_1_3_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_3>")
+  add_dependencies(abi_history_old_abi_test convcheck_plugin_abi_1_0 convcheck_plugin_abi_1_1 convcheck_plugin_abi_1_2
+                   convcheck_plugin_abi_1_3)
 endif()

@@ -18,12 +18,7 @@ using M = Mutant;
 
 long long floor_div(long long a, long long b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-// One axis: the first neighbour of each output and the distances g_n - m of its neighbours.
-struct Axis {
-    long long support = 1, taps = 1;  // taps: support, +1 for cc_window_overread
-    std::vector<long long> first;
-    std::vector<double> distance;  // [out][taps]
-};
+}  // namespace
 
 Axis make_axis(const convcheck_cc_desc& d, int a, M m) {
     Axis axis;
@@ -63,6 +58,8 @@ Axis make_axis(const convcheck_cc_desc& d, int a, M m) {
     }
     return axis;
 }
+
+namespace {
 
 double kernel_1d(int kind, double t) {
     const double x = std::fabs(t), a = -0.5;
@@ -108,6 +105,11 @@ void evaluate_kernel(const convcheck_cc_desc& d, const float* theta, M m, T dy, 
 
 }  // namespace
 
+void cc_kernel(const convcheck_cc_desc& d, const float* theta, Mutant m, double dy, double dx, std::vector<double>& w) {
+    if (m == M::honest_cc_f32) evaluate_kernel<float>(d, theta, m, float(dy), float(dx), w);
+    else evaluate_kernel<double>(d, theta, m, dy, dx, w);
+}
+
 void compute_cc(const convcheck_cc_desc& d, const convcheck_cc_args& args, Mutant m) {
     const Axis ah = make_axis(d, 0, m), aw = make_axis(d, 1, m);
     const long long N = d.batch, Ci = d.in_channels, Co = d.out_channels, H = d.input_size[0], W = d.input_size[1];
@@ -128,8 +130,7 @@ void compute_cc(const convcheck_cc_desc& d, const convcheck_cc_args& args, Mutan
                     if (m == M::cc_edge_replicate) mh = std::clamp(mh, 0LL, H - 1), mw = std::clamp(mw, 0LL, W - 1);
                     if (mh < 0 || mh >= H || mw < 0 || mw >= W) continue;  // zero padding
                     const double dy = ah.distance[i * ah.taps + th], dx = aw.distance[j * aw.taps + tw];
-                    if (f32) evaluate_kernel<float>(d, args.theta, m, float(dy), float(dx), w);
-                    else evaluate_kernel<double>(d, args.theta, m, dy, dx, w);
+                    cc_kernel(d, args.theta, m, dy, dx, w);
                     if (th >= ah.support || tw >= aw.support) std::fill(w.begin(), w.end(), 0.0);  // the over-read
                     for (long long n = 0; n < N; ++n)
                         for (long long co = 0; co < Co; ++co)

@@ -1,6 +1,8 @@
 // Internal to the mutants plugin: the two computations it offers, each with its mutants.
 #pragma once
 
+#include <vector>
+
 #include "convcheck/plugin.h"
 #include "convcheck/mutants/mutants.hpp"
 
@@ -17,5 +19,18 @@ void compute_backward(const convcheck_conv_desc& desc, const convcheck_conv_args
 void compute_transposed(const convcheck_conv_transposed_desc& desc, const convcheck_conv_args& args, Mutant mutant);
 // dst of one CC layer (mutants_cc.cpp).
 void compute_cc(const convcheck_cc_desc& desc, const convcheck_cc_args& args, Mutant mutant);
+// The gradients of one CC layer's backward pass (mutants_cc_backward.cpp, ABI 1.4).
+void compute_cc_backward(const convcheck_cc_desc& desc, const convcheck_cc_backward_args& args, Mutant mutant);
+
+// CC's pieces both share (mutants_cc.cpp). One axis: the first neighbour of each output and the distances
+// g_n - m of its neighbours (in float for honest_cc_f32).
+struct Axis {
+    long long support = 1, taps = 1;  // taps: support, +1 for cc_window_overread
+    std::vector<long long> first;
+    std::vector<double> distance;  // [out][taps]
+};
+Axis make_axis(const convcheck_cc_desc& d, int a, Mutant m);
+// K(dy, dx) for every channel pair, w[cout * Cin + cin] (in float for honest_cc_f32).
+void cc_kernel(const convcheck_cc_desc& d, const float* theta, Mutant m, double dy, double dx, std::vector<double>& w);
 
 }  // namespace convcheck::mutants

@@ -9,6 +9,7 @@
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
+#include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "mutants_impl.hpp"
@@ -58,7 +59,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "mutants";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -202,6 +203,19 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
     });
 }
 
+// The CC backward pass (mutants_cc_backward.cpp, ABI 1.4); add_cc_backward checks the call first.
+convcheck_error* cc_backward_query(convcheck_plugin*, const convcheck_cc_desc& desc, convcheck_support* out) {
+    if (desc.dtype != CONVCHECK_F32) return unsupported(out, std::string("CC dtype ") + dtype_name(desc.dtype));
+    return supported(out);
+}
+
+convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_cc_desc& desc,
+                                     const convcheck_cc_backward_args& args) {
+    convcheck::mutants::compute_cc_backward(desc, args, mutant_of(plugin));
+    write_implementation(&args, implementation_name(mutant_of(plugin)));
+    return nullptr;
+}
+
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
@@ -209,6 +223,7 @@ const convcheck_api api = [] {
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
+    add_cc_backward<cc_backward_query, cc_backward_execute>(a);
     return a;
 }();
 

@@ -31,7 +31,7 @@ endfunction()
 
 convcheck_add_backend_plugin(mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/mutants_plugin.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_conv.cpp
                      ${CMAKE_CURRENT_LIST_DIR}/mutants_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_transposed.cpp
-                     ${CMAKE_CURRENT_LIST_DIR}/mutants_cc.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/mutants_cc.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_cc_backward.cpp
                      LIBS convcheck_core convcheck_abi_descriptor convcheck_mutant_list)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CONVCHECK_MUTANTS_DEF})
 if(CONVCHECK_BUILD_TESTS)

@@ -1,16 +1,19 @@
 // The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
 // accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp),
-// transposed convolution (reference/transposed.hpp) and CC (the four blocks, seed 004).
+// transposed convolution (reference/transposed.hpp), CC (the four blocks, seed 004) and CC's backward pass
+// (reference/cc/backward.hpp, ABI 1.4).
 #include <memory>
 #include <string>
 
+#include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_transposed.hpp"
 
 namespace {
@@ -37,7 +40,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "reference";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -161,6 +164,29 @@ convcheck_error* cc_execute(convcheck_plugin*, const convcheck_cc_desc* desc, co
     });
 }
 
+// The CC backward pass (docs/cc-backward.md): the literal chain rule of reference/cc/backward.hpp in
+// double, each gradient rounded once to f32.
+convcheck_error* cc_backward_query(convcheck_plugin*, const convcheck_cc_desc& desc, convcheck_support* out) {
+    convcheck::validate(convcheck::runner::from_abi(desc));  // throws ConvError -> error value
+    return supported(out);
+}
+
+convcheck_error* cc_backward_execute(convcheck_plugin*, const convcheck_cc_desc& desc,
+                                     const convcheck_cc_backward_args& args) {
+    const convcheck::CcDescriptor d = convcheck::runner::from_abi(desc);
+    const auto r = convcheck::reference::cc::cc_backward(d, static_cast<const float*>(args.src), args.theta,
+                                                         static_cast<const float*>(args.diff_dst));
+    auto store = [](const std::vector<double>& values, void* to) {
+        float* f = static_cast<float*>(to);
+        for (std::size_t i = 0; i < values.size(); ++i) f[i] = static_cast<float>(values[i]);
+    };
+    store(r.diff_src, args.diff_src);
+    if (d.kernel == convcheck::CcKernel::internal_net) store(r.diff_theta, args.diff_theta);
+    if (d.has_bias) store(r.diff_bias, args.diff_bias);
+    write_implementation(&args, "reference_f64_chain_rule");
+    return nullptr;
+}
+
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
@@ -168,6 +194,7 @@ const convcheck_api api = [] {
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
+    add_cc_backward<cc_backward_query, cc_backward_execute>(a);
     return a;
 }();
 

@@ -145,9 +145,13 @@ TEST(SuiteDesign, RealizedDescriptorsHaveTheValuesAsked) {
 
 TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     bool tail[9] = {}, ties[3] = {}, overflow[3] = {}, subnormal[3] = {}, multiplier = false, strides3 = false;
-    bool gaussian = false, explicit_out = false, on_edge = false, real_scale = false;
+    bool gaussian = false, explicit_out = false, on_edge = false, real_scale = false, cc_backward_batch = false;
     for (const SuiteEntry& e : smoke_suite()) {
         if (e.descriptor.starts_with("cc:")) {
+            if (e.descriptor.ends_with(",dir=bwd")) {  // the CC backward pass: a batch for the weights' reduction
+                cc_backward_batch |= parse_cc_descriptor(e.descriptor.substr(0, e.descriptor.size() - 8)).batch > 1;
+                continue;
+            }
             const CcDescriptor c = parse_cc_descriptor(e.descriptor);
             gaussian |= c.kernel == CcKernel::gaussian;
             explicit_out |= e.descriptor.find("out=") != std::string::npos;
@@ -171,6 +175,7 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     EXPECT_TRUE(ties[1] && ties[2] && overflow[1] && subnormal[0] && subnormal[1] && subnormal[2]);
     EXPECT_TRUE(multiplier && strides3);
     EXPECT_TRUE(gaussian && explicit_out && on_edge && real_scale);
+    EXPECT_TRUE(cc_backward_batch) << "smoke needs a CC backward case with a batch (cc_bwd_theta_first_image)";
 }
 
 TEST(SuiteDesign, SpecialFillsAreExactModeData) {

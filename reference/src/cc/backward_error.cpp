@@ -13,43 +13,56 @@ namespace {
 
 constexpr double kDoubleRoundoff = 0x1.0p-53;
 
-double gamma(std::int64_t k) {
-    const double ku = static_cast<double>(k) * kDoubleRoundoff;
+double gamma(std::int64_t k, double u) {
+    const double ku = static_cast<double>(k) * u;
     return ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
-}
-
-// gamma_k M~ / (1 - gamma_k): M~, the computed magnitude (k roundings on non-negative terms), is at
-// least (1 - gamma_k) times the exact one. The result is rounded up by 1 + 16 * 2^-52 for the few
-// roundings of this expression.
-double sum_bound(std::int64_t k, double computed_magnitude) {
-    if (k <= 0) return 0.0;
-    const double g = gamma(k);
-    return g * computed_magnitude / (1.0 - g) * (1.0 + 16.0 * 0x1.0p-52);
 }
 
 }  // namespace
 
+double cc_sum_bound(std::int64_t k, double computed_magnitude, double u) {
+    // gamma_k M~ / (1 - gamma_k): M~, the computed magnitude (k roundings on non-negative terms), is at
+    // least (1 - gamma_k) times the exact one. The result is rounded up by 1 + 16 * 2^-52 for the few
+    // roundings of this expression.
+    if (k <= 0) return 0.0;
+    const double g = gamma(k, u);
+    return g * computed_magnitude / (1.0 - g) * (1.0 + 16.0 * 0x1.0p-52);
+}
+
 CcBackwardBound cc_backward_error_bound(const CcDescriptor& d, const ContinuousKernel& kernel,
                                        std::span<const double> diff_dst, const CcBackward& r) {
+    return cc_backward_error_bound(d, kernel, diff_dst, r, kDoubleRoundoff, false);
+}
+
+CcBackwardBound cc_backward_error_bound(const CcDescriptor& d, const ContinuousKernel& kernel,
+                                       std::span<const double> diff_dst, const CcBackward& r, double u,
+                                       bool distances_rounded) {
     CcBackwardBound b;
+    auto sum_bound = [u](std::int64_t k, double m) { return cc_sum_bound(k, m, u); };
     // diff_src = sum dY W~ over (co, k, o): the weights' own error deltaW (the forward's contract at
-    // u = 2^-53 with exact distances: the distances are the reference's, the same in the forward, the
-    // backward and any check) times |dY|, plus the sums' rounding.
+    // unit roundoff u; with exact distances for the reference, whose distances are the same in the
+    // forward, the backward and any check; with weight_error.hpp's distance model for a backend that
+    // computes them) times |dY|, plus the sums' rounding.
     const std::int64_t N = d.batch, CI = d.in_channels, CO = d.out_channels;
     const std::int64_t H = d.input_size[0], W = d.input_size[1], OH = d.output_size[0], OW = d.output_size[1];
     const std::int64_t KH = d.support[0], KW = d.support[1];
     const AxisWindow windows[2] = {neighbour_window(projected_grid_axis(d, 0), KH),
                                    neighbour_window(projected_grid_axis(d, 1), KW)};
     std::vector<double> weight_term(r.diff_src.size(), 0.0), dW(static_cast<std::size_t>(CO * CI));
-    const double eta = underflow_error(kDoubleRoundoff);
+    const double eta = underflow_error(u);
+    const double s[2] = {d.scale[0].is_rational() ? d.scale[0].rational().to_double() : d.scale[0].value,
+                         d.scale[1].is_rational() ? d.scale[1].rational().to_double() : d.scale[1].value};
+    auto distance_error = [&](int a, std::int64_t n, std::int64_t m) {
+        return distances_rounded ? distance_error_bound(n, m, s[a], d.input_size[a], d.output_size[a], u) : 0.0;
+    };
     for (std::int64_t oh = 0; oh < OH; ++oh)
     for (std::int64_t ow = 0; ow < OW; ++ow)
     for (std::int64_t jh = 0; jh < KH; ++jh)
     for (std::int64_t jw = 0; jw < KW; ++jw) {
         const std::int64_t mh = windows[0].first[oh] + jh, mw = windows[1].first[ow] + jw;
         if (mh < 0 || mh >= H || mw < 0 || mw >= W) continue;
-        kernel.evaluation_error(windows[0].distance[oh * KH + jh], windows[1].distance[ow * KW + jw], 0.0, 0.0,
-                                kDoubleRoundoff, eta, dW);
+        kernel.evaluation_error(windows[0].distance[oh * KH + jh], windows[1].distance[ow * KW + jw],
+                                distance_error(0, oh, mh), distance_error(1, ow, mw), u, eta, dW);
         for (std::int64_t n = 0; n < N; ++n)
             for (std::int64_t ci = 0; ci < CI; ++ci) {
                 double& e = weight_term[((n * CI + ci) * H + mh) * W + mw];
@@ -61,7 +74,7 @@ CcBackwardBound cc_backward_error_bound(const CcDescriptor& d, const ContinuousK
     for (std::size_t i = 0; i < r.diff_src.size(); ++i) {
         // the weight term is a sum of non-negative terms: rounded up like the magnitude
         const std::int64_t t = r.diff_src_terms[i];
-        b.diff_src[i] = weight_term[i] * (1.0 + gamma(t + 1)) * (1.0 + 16.0 * 0x1.0p-52) +
+        b.diff_src[i] = weight_term[i] * (1.0 + gamma(t + 1, u)) * (1.0 + 16.0 * 0x1.0p-52) +
                         sum_bound(t + 1, r.diff_src_magnitude[i] + weight_term[i]) + (t ? static_cast<double>(t) * eta : 0.0);
     }
     b.diff_theta.resize(r.diff_theta.size());

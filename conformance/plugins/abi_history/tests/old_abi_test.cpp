@@ -1,4 +1,4 @@
-// Plugins built against the ABI 1.0, 1.1 and 1.2 headers (old_abi_plugin.c, compiled with the frozen
+// Plugins built against the ABI 1.0, 1.1, 1.2 and 1.3 headers (old_abi_plugin.c, compiled with the frozen
 // headers) load into today's runner and pass as they did: the runner reads no table entry past the
 // plugin's struct_size (the table is followed by non-NULL bytes: reading them would call garbage),
 // takes every entry added since as its documented default (no error codes, no plan: the one-shot
@@ -92,8 +92,28 @@ TEST_P(OldAbi, HasNoTransposedConvolution) {
     }
 }
 
+// 1.4's CC backward pass: an older table has no cc_backward entries (none is read past its struct_size),
+// and every CC backward case is declined, counted, never sent: by the missing bit, or, for the 1.3 build
+// that sets bit 8 (undefined in 1.3), by the plugin's version.
+TEST_P(OldAbi, HasNoCcBackward) {
+    const Plugin plugin = Plugin::load(GetParam().path);
+    EXPECT_EQ(plugin.api().cc_backward_query, nullptr);
+    EXPECT_EQ(plugin.api().cc_backward_execute, nullptr);
+    auto session = open_backend(GetParam().path, {}, 0, "none", 10.0);
+    CheckSettings settings;
+    for (const Case& c :
+         expand("old", {SuiteEntry("cc:n=2,cin=2,cout=2,in=6x7,scale=3/2,support=3x3,kernel=net,bias=1,dir=bwd", "b")}, 1, "")) {
+        ASSERT_EQ(c.op, Op::cc_backward);
+        const CaseResult r = check_case(session->backend, c, settings);
+        EXPECT_EQ(r.status, Status::unsupported) << r.reason;
+        const std::string why = GetParam().minor == 3 ? "built against ABI 1.3, which has no CC backward pass (ABI 1.4)"
+                                                      : "does not claim the backward pass of continuous convolution";
+        EXPECT_NE(r.reason.find(why), std::string::npos) << r.reason;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, OldAbi, ::testing::Values(OldPlugin{ABI_1_0_PLUGIN, 0}, OldPlugin{ABI_1_1_PLUGIN, 1},
-                                                           OldPlugin{ABI_1_2_PLUGIN, 2}),
+                                                           OldPlugin{ABI_1_2_PLUGIN, 2}, OldPlugin{ABI_1_3_PLUGIN, 3}),
                          [](const auto& info) { return "abi_1_" + std::to_string(info.param.minor); });
 
 // An error from a plugin before 1.2 has no code: the message is the plugin's, with no code named.

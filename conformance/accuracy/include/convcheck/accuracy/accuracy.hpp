@@ -100,6 +100,9 @@ BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std
 //     |y~ - y*| <= u_out |y*| + (1 + u_out) (E + gamma_n(u_acc) (M + E)) + eta_out
 // (with E = 0 this is error_bound() with its gamma term's first-order-dropped (1 + u_out) restored).
 double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error);
+// The last step of both: an accumulated value within `accumulated` of the exact one, rounded to the
+// output type: u_out |y*| + (1 + u_out) accumulated + eta_out.
+double output_error_bound(const Contract& c, double exact, double accumulated);
 
 // How bound mode judges one output: |got - want| / bound, which fails above 1 (or when NaN);
 // 0 when the exact value overflows the output type and got is that infinity; infinity when got is
@@ -128,6 +131,11 @@ Comparison compare_bound(const Contract& c, std::span<const double> want, std::s
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,
                             std::span<const double> got);
+// Bound mode with each output's allowed |got - want| given (a contract derived elsewhere: the CC
+// backward pass's, docs/cc-backward.md); no statistical checks (the bounds are not one rounding model).
+Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                               std::span<const std::int64_t> terms, std::span<const double> got,
+                               std::vector<double> bounds);
 Comparison compare_exact(std::span<const double> want, std::span<const double> got);
 
 // Exact-mode data for a discrete convolution, canonical order (src NCX, weights OIX, bias [O]).

@@ -18,7 +18,8 @@ namespace convcheck::runner {
 // with dir=bwd_d or dir=bwd_w; docs/passes.md): each its own entry of the table of operations.
 // conv_transposed: transposed convolution, a "deconv:" descriptor (core/include/convcheck/core/transposed_descriptor.hpp,
 // docs/transposed.md).
-enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights, conv_transposed };
+// cc_backward: the CC layer's backward pass, a "cc:" descriptor with dir=bwd (ABI 1.4; docs/cc-backward.md).
+enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights, conv_transposed, cc_backward };
 // The operation of a "conv:" descriptor: by its pass.
 Op conv_op(const ConvDescriptor& d);
 
@@ -28,7 +29,7 @@ struct Case {
     std::string name;   // a shape's name where it has one, e.g. "resnet50/res2a_branch2b"
     Op op = Op::conv;
     ConvDescriptor conv;      // op == conv, conv_bwd_data, conv_bwd_weights
-    std::string cc;           // op == cc: the canonical "cc:" descriptor
+    std::string cc;           // op == cc, cc_backward: the canonical "cc:" descriptor of the forward layer
     TransposedDescriptor deconv;  // op == conv_transposed
     accuracy::Mode mode = accuracy::Mode::bound;
     std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode, fill) only

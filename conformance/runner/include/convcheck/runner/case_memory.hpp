@@ -27,6 +27,7 @@ CaseMemory case_memory(const Case& c);
 // The same for one operation (its entry in operation_traits.cpp).
 CaseMemory conv_memory(const Case& c);
 CaseMemory cc_memory(const Case& c);
+CaseMemory cc_backward_memory(const Case& c);
 CaseMemory transposed_memory(const Case& c);
 
 // The reason a case is refused under `limit_bytes`, or "" when it fits.

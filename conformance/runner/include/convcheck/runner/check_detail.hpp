@@ -154,6 +154,7 @@ struct SummedOutputs {
     const std::vector<std::int64_t>& terms;
     const std::vector<double>& got;
     std::int64_t unwritten = 0;
+    const std::vector<double>* bounds = nullptr;  // bound mode: each output's own bound (else the contract's)
 };
 void judge_summed_outputs(const accuracy::Contract& contract, bool exact, const SummedOutputs& o, const char* outputs,
                           const std::function<std::string(std::int64_t)>& element, const ChildOutcome& outcome,
@@ -210,6 +211,8 @@ struct CcData {
 };
 // Drawn from the case's seed, or a stored golden vector's (checked against the descriptor).
 CcData cc_case_data(const Case& c, const CcDescriptor& d);
+// A guarded f32 buffer holding `values` (cc_case_data.cpp).
+GuardedBuffer guarded_copy(const std::vector<float>& values);
 struct CcOutputs {
     std::vector<double> got;
     std::int64_t unwritten = 0;  // outputs the backend never wrote
@@ -219,6 +222,27 @@ struct CcOutputs {
 ChildOutcome run_cc_backend(const Backend& backend, const CcDescriptor& d, const CcData& data,
                             const std::vector<float>& src, const CheckSettings& s, const CaseMemory& needs,
                             CcOutputs& out);
+
+// ---- the CC backward pass (cc_backward_check.cpp, cc_backward_data.cpp; docs/cc-backward.md) ----
+// Bound mode only; a plugin before ABI 1.4 has no CC backward (declined with that reason).
+std::string cc_backward_mode_not_applicable(accuracy::Mode mode);
+std::string cc_backward_unclaimed(const PluginInfo& info, const Case& c);
+void check_cc_backward(const Backend& backend, const Case& c, const CheckSettings& s,
+                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// The backward pass's inputs: the forward's src and theta (cc_case_data) and diff_dst, uniform in
+// [-1, 1] from the case's seed (a stream of its own).
+std::vector<float> cc_backward_diff_dst(const CcDescriptor& d, std::uint64_t seed);
+// The tensor and coordinates of a flat index into the concatenated gradients: diff_src[n, c, y, x],
+// diff_theta[i], diff_bias[o].
+std::string cc_gradient_element(const CcDescriptor& d, std::int64_t flat);
+// The gradients read back, concatenated: diff_src [N,Cin,H,W], diff_theta (kernel=net), diff_bias (bias=1).
+struct CcGradients {
+    std::vector<double> got;
+    std::int64_t unwritten = 0;
+};
+ChildOutcome run_cc_backward(const Backend& backend, const CcDescriptor& d, const CcData& data,
+                             const std::vector<float>& diff_dst, const CheckSettings& s, const CaseMemory& needs,
+                             CcGradients& out);
 
 // ---- probe mode, discrete convolution and CC alike (check_probe.cpp) ------------------------------
 // One backend run per probed src element. A ProbeJudge sums the runs: outputs that got NaN outside

@@ -78,4 +78,19 @@ struct CcExecution : OperationExecution {
 };
 ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, const CcExecution& e);
 
+// The CC layer's backward pass (ABI 1.4, convcheck_cc_backward_args): create, cc_backward_query,
+// cc_backward_execute (warmups + repeats times, the repeats timed), destroy. Inputs src, theta (empty for
+// analytic kernels) and diff_dst, read-only; outputs diff_src, diff_theta (kernel=net), diff_bias
+// (has_bias). (cc_backward_calls.cpp)
+struct CcBackwardExecution : OperationExecution {
+    convcheck_cc_desc desc{};
+    const GuardedBuffer* src = nullptr;
+    const GuardedBuffer* theta = nullptr;
+    const GuardedBuffer* diff_dst = nullptr;
+    const GuardedBuffer* diff_src = nullptr;
+    const GuardedBuffer* diff_theta = nullptr;
+    const GuardedBuffer* diff_bias = nullptr;
+};
+ChildOutcome execute_cc_backward(const Plugin& plugin, const InstanceOptions& options, const CcBackwardExecution& e);
+
 }  // namespace convcheck::runner

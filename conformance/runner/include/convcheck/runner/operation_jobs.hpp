@@ -38,6 +38,13 @@ std::vector<Case> cc_smaller(const Case& c);
 std::string cc_benchdnn(const Case& c, std::string* why);
 std::string cc_output_element(const Case& c, std::int64_t flat);
 nlohmann::json cc_features(const Case& c);
+// The CC backward pass's outputs, in the order the execution log records them: diff_src[n, c, y, x],
+// diff_theta[i] (kernel=net), diff_bias[o] (bias=1). (cc_backward_jobs.cpp)
+std::string cc_backward_output_element(const Case& c, std::int64_t flat);
+// A failure bundle's arrays: src, theta, diff_dst as the backend saw them; per gradient the reference on
+// those bytes (expected, expected_f64, magnitude, terms) and what the backend wrote (actual), with the
+// suffixes "" (diff_src), "_theta" and "_bias". (cc_backward_jobs.cpp)
+BundleArrays cc_backward_bundle_arrays(const Case& c, const RecordedExecution& e);
 BundleArrays cc_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
 
 // ---- the backward passes (conv_backward_jobs.cpp)

@@ -110,5 +110,9 @@ const OperationTraits& operation_of_descriptor(const std::string& text);
 
 // "the plugin does not claim <words>" when its describe lacks the operation's bit, else "".
 std::string unclaimed_operation(const PluginInfo& info, Op op);
+// True when the plugin claims the operation of op's descriptor prefix but not op's own bit: op is a
+// pass with a bit of its own (CC backward, ABI 1.4) the plugin does not compute; such a case counts as
+// declined for its pass (CaseResult::pass_not_claimed, coverage per pass).
+bool is_unclaimed_pass(const PluginInfo& info, Op op);
 
 }  // namespace convcheck::runner

@@ -71,4 +71,29 @@ struct CcBackwardBound {
 CcBackwardBound cc_backward_error_bound(const CcDescriptor& d, const ContinuousKernel& kernel,
                                        std::span<const double> diff_dst, const CcBackward& r);
 
+// The same derivation at unit roundoff u; with distances_rounded, the distances are an evaluation's own
+// (weight_error.hpp's distance model at u) rather than the reference's. diff_src and diff_bias are then
+// bounds for ANY evaluation of their sums at u (any order, FMA or not); diff_theta is the reference's
+// (its roundings count and branches): for a backend's theta gradient see cc_backward_backend_error.
+CcBackwardBound cc_backward_error_bound(const CcDescriptor& d, const ContinuousKernel& kernel,
+                                       std::span<const double> diff_dst, const CcBackward& r, double u,
+                                       bool distances_rounded);
+
+// gamma_k(u) M / (1 - gamma_k(u)), rounded up: the bound of a sum of products with at most k roundings
+// on any path, of computed magnitude M.
+double cc_sum_bound(std::int64_t k, double computed_magnitude, double u);
+
+// The CC backward accuracy contract's term for a backend (backward_backend_error.cpp, docs/cc-backward.md,
+// "The runner's contract"): rigorous bounds on |computed - exact| for a backend that evaluates the
+// gradients in unit roundoff u, computing the distances itself:
+//   diff_src, diff_bias: cc_backward_error_bound at u with the backend's distances (any summation order);
+//   diff_theta: P + gamma_L(u) (M + P) / (1 - gamma_L(u)), where P bounds what the backend's distances
+//     and any LeakyReLU branch its rounding cannot decide move the gradient (the chain rule's
+//     perturbation, per distance pair), and L = diff_theta_roundings + N K H' W' allows the sums over
+//     the batch and over the distance pairs to be merged in any order.
+// The reference's own error is not included (add cc_backward_error_bound's).
+CcBackwardBound cc_backward_backend_error(const CcDescriptor& d, std::span<const double> src,
+                                          const ContinuousKernel& kernel, std::span<const double> diff_dst,
+                                          const CcBackward& r, double u);
+
 }  // namespace convcheck::reference::cc
