@@ -31,14 +31,14 @@ bool is_depthwise(const ConvDescriptor& d) { return d.in_channels_per_group() ==
 // multiply-adds) its tiles run nearly empty and load each weight vector for one pixel. im2col_gemm (a
 // matrix-vector product per image) measured 7x faster on benchdnn's 3d_conv_large_shape:1 (33^3 kernel =
 // input, oc 1) and 11x on a 7x7 -> 1x1 layer of 1000 outputs; with small sums the blocked kernel stays ahead
-// (bench/memory_table.cpp, docs/optimized.md "Memory and the dispatcher").
+// (bench/memory_table.cpp; docs/optimized.md, "Paths and the dispatcher").
 bool blocked_tiles_run_empty(const ConvDescriptor& d) {
     std::int64_t plane = 1, sum = d.in_channels_per_group() * d.out_channels_per_group();
-    for (int a = 0; a < d.rank; ++a) {
-        if (a >= d.rank - 2) plane *= d.output_size(a);
-        sum = sum > (std::int64_t{1} << 40) ? sum : sum * d.kernel_size[a];
-    }
-    return plane < 4 && sum >= 65536;
+    for (int a = d.rank < 2 ? 0 : d.rank - 2; a < d.rank; ++a)
+        if (__builtin_mul_overflow(plane, d.output_size(a), &plane) || plane >= 4) return false;
+    for (int a = 0; a < d.rank; ++a)
+        if (__builtin_mul_overflow(sum, d.kernel_size[a], &sum)) return true;  // far beyond 64K
+    return sum >= 65536;
 }
 
 }  // namespace
