@@ -112,16 +112,19 @@ Path choose_path(const ConvDescriptor& original) {
     if (is_depthwise(d)) order.insert(order.end(), {Path::depthwise_avx512, Path::depthwise_avx2});
     if (blocked_tiles_run_empty(d)) order.push_back(Path::im2col_gemm);
     for (const Path p : {Path::blocked_avx512, Path::blocked_avx2, Path::im2col_gemm, Path::scalar}) order.push_back(p);
-    Path least = Path::scalar;
-    std::int64_t least_bytes = -1;
+    std::int64_t least = -1;
     for (const Path p : order) {
         if (!why_unavailable(d, p).empty()) continue;
         if (within_memory_rule(d, p)) return p;
-        // none within the rule: the one that needs the least (the first of equals)
         const std::int64_t bytes = path_memory_bytes(d, p);
-        if (least_bytes < 0 || bytes < least_bytes) least = p, least_bytes = bytes;
+        if (least < 0 || bytes < least) least = bytes;
     }
-    return least;
+    // none within the rule (a single image whose padding makes the padded input larger than the input by
+    // more than the fixed workspace): the first that needs at most the least plus the fixed workspace, so
+    // that a few bytes less never buy the scalar path
+    for (const Path p : order)
+        if (why_unavailable(d, p).empty() && path_memory_bytes(d, p) <= least + kFixedWorkspaceBytes) return p;
+    return Path::scalar;
 }
 
 }  // namespace convcheck::optimized
