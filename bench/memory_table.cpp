@@ -246,9 +246,14 @@ int main(int argc, char** argv) {
             }
             const double tensors = tensor_bytes(d);
             if (tensors > double(s.max_tensor_bytes) || d.dtype != DataType::f32) {
-                std::printf("| %s | %s | %s | %s | skipped: %s |\n", base.c_str(), c.name.c_str(), n.c_str(),
-                            runner::memory_text(std::int64_t(tensors)).c_str(),
-                            d.dtype != DataType::f32 ? "not f32" : "tensors over --max-tensor-bytes at batch 1");
+                // not run: the dispatcher's estimate of its plan only
+                const optimized::Path p = optimized::choose_path(d);
+                std::printf("| %s | %s | %s | %s | skipped: %s; %s would hold %s (estimate), %s the rule |\n", base.c_str(),
+                            c.name.c_str(), n.c_str(), runner::memory_text(std::int64_t(tensors)).c_str(),
+                            d.dtype != DataType::f32 ? "not f32" : "tensors over --max-tensor-bytes at batch 1",
+                            std::string(optimized::to_string(p)).c_str(),
+                            runner::memory_text(optimized::path_memory_bytes(d, p)).c_str(),
+                            optimized::within_memory_rule(d, p) ? "within" : "OVER");
                 continue;
             }
             Measured m = measure(d, s);
