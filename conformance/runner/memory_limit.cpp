@@ -145,6 +145,28 @@ std::int64_t private_resident_bytes(pid_t pid) {
     return bytes;
 }
 
+ResidentMemory self_resident_memory() {
+    ResidentMemory m;
+    const int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return m;
+    char status[4096];
+    const bool read = read_small_file(fd, status, sizeof(status));
+    close(fd);
+    if (!read) return m;
+    const std::int64_t rss = number_after(status, "VmRSS:"), hwm = number_after(status, "VmHWM:");
+    m.current = rss < 0 ? -1 : rss * kKiB;
+    m.peak = hwm < 0 ? -1 : hwm * kKiB;
+    return m;
+}
+
+bool reset_peak_resident() {
+    const int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool written = write(fd, "5", 1) == 1;
+    close(fd);
+    return written;
+}
+
 ChildMemory::ChildMemory(pid_t pid) {
     const std::string path = "/proc/" + std::to_string(pid) + "/statm";
     fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -4,21 +4,37 @@
 
 namespace convcheck::optimized::detail {
 
-BlockedWeights pack_blocked(const std::vector<float>& canonical, const std::vector<float>& bias, i64 groups,
-                            i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
+int blocked_vector_blocks(i64 out_per_group, bool avx512) {
     const i64 width = avx512 ? 16 : 8;
     const int max_nb = avx512 ? avx512::max_vector_blocks() : avx2::max_vector_blocks();
-    BlockedWeights out;
-    // the number of vector blocks that wastes the fewest padded lanes (ties: the larger tile)
+    int best = 1;
     i64 best_padded = -1;
     for (int nb = 1; nb <= max_nb; ++nb) {
         const i64 block = nb * width, padded = (out_per_group + block - 1) / block * block;
         if (best_padded < 0 || padded <= best_padded) {
             best_padded = padded;
-            out.vector_blocks = nb;
+            best = nb;
         }
         if (block >= out_per_group) break;
     }
+    return best;
+}
+
+i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
+    const i64 block = blocked_vector_blocks(out_per_group, avx512) * (avx512 ? 16 : 8);
+    return groups * ((out_per_group + block - 1) / block) * taps * in_per_group * block;
+}
+
+BlockedWeights pack_blocked(const std::vector<float>& canonical, const std::vector<float>& bias, i64 groups,
+                            i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
+    return pack_blocked(canonical.data(), bias, groups, in_per_group, out_per_group, taps, avx512);
+}
+
+BlockedWeights pack_blocked(const float* canonical, const std::vector<float>& bias, i64 groups, i64 in_per_group,
+                            i64 out_per_group, i64 taps, bool avx512) {
+    const i64 width = avx512 ? 16 : 8;
+    BlockedWeights out;
+    out.vector_blocks = blocked_vector_blocks(out_per_group, avx512);
     const i64 block = out.vector_blocks * width;
     out.oc_super_blocks = (out_per_group + block - 1) / block;
     const i64 OCS = out.oc_super_blocks, ICg = in_per_group, T = taps;
@@ -32,8 +48,9 @@ BlockedWeights pack_blocked(const std::vector<float>& canonical, const std::vect
     for (i64 grp = 0; grp < groups; ++grp)
         for (i64 oc = 0; oc < out_per_group; ++oc) {
             const i64 ocs = oc / block, lane = oc % block, o = grp * out_per_group + oc;
-            for (i64 t = 0; t < T; ++t)
-                for (i64 ic = 0; ic < ICg; ++ic)
+            // canonical order (sequential reads: the weights may be the user's, and large)
+            for (i64 ic = 0; ic < ICg; ++ic)
+                for (i64 t = 0; t < T; ++t)
                     out.weights[(((grp * OCS + ocs) * T + t) * ICg + ic) * block + lane] = canonical[(o * ICg + ic) * T + t];
             if (!bias.empty()) out.bias[(grp * OCS + ocs) * block + lane] = bias[o];
         }

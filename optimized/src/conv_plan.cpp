@@ -15,13 +15,15 @@
 #include "parallel_join.hpp"
 #include "workspace_pool.hpp"
 #include "scalar.hpp"
+#include "unit_axes.hpp"
 
 namespace convcheck::optimized {
 
 using detail::i64;
 
 struct ConvPlan::Impl {
-    ConvDescriptor desc;
+    ConvDescriptor original;  // as given (descriptor())
+    ConvDescriptor desc;      // what runs: without its unit axes (unit_axes.hpp)
     Path path = Path::scalar;
     detail::Geometry geometry;
     // what the kernels read: the padded input, or for depthwise the unpadded one (its pads are 0)
@@ -38,6 +40,7 @@ struct ConvPlan::Impl {
     bool gemm_on_user_ncx = false;
     detail::GemmProblem gemm_ncx;
     std::unique_ptr<tbb::task_arena> arena;
+    i64 images_per_chunk = 1;  // images xp holds at once (edges.hpp, xp_images_per_chunk)
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
     // the direct kernels' scratch (one per parallel body).
@@ -60,11 +63,14 @@ struct ConvPlan::Impl {
 
     void pack_weights(const void* user_weights, const void* user_bias);
     void run(const void* src, void* dst) const;
+    // the path's kernel on `chunk` (the geometry with the batch of one chunk of images)
+    void run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const;
 };
 
 void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bias) {
     const detail::Geometry& g = geometry;
-    const std::vector<float> canonical = detail::widen_weights(desc, g, user_weights);  // [O][ICg][taps]
+    const detail::CanonicalWeights canonical_weights(desc, g, user_weights);  // [O][ICg][taps]
+    const float* canonical = canonical_weights.data();
     const std::vector<float> b = detail::widen_bias(desc, user_bias);
     const i64 G = g.groups, ICg = g.in_per_group, OCg = g.out_per_group, T = g.taps();
     const auto at = [&](i64 o, i64 ic, i64 t) { return canonical[(o * ICg + ic) * T + t]; };
@@ -96,18 +102,18 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     case Path::automatic: {
         // [G][taps][ICg][OCg]: row (t*ICg + ic) of B_g
         weights.assign(G * T * ICg * OCg, 0.0f);
+        // canonical order (sequential reads: the weights may be the user's, and large)
         for (i64 grp = 0; grp < G; ++grp)
-            for (i64 t = 0; t < T; ++t)
+            for (i64 oc = 0; oc < OCg; ++oc)
                 for (i64 ic = 0; ic < ICg; ++ic)
-                    for (i64 oc = 0; oc < OCg; ++oc)
+                    for (i64 t = 0; t < T; ++t)
                         weights[((grp * T + t) * ICg + ic) * OCg + oc] = at(grp * OCg + oc, ic, t);
         bias = b;
         const float* bias_ptr = bias.empty() ? nullptr : bias.data();
         scalar = {&geometry, taps.data(), weights.data(), bias_ptr};
-        // A gathered chunk of about 64K floats (256 KiB), between 16 and 1024 pixels: a function of the
-        // descriptor only, so the summation is the same for any thread count.
-        const i64 chunk = std::clamp<i64>(65536 / std::max<i64>(1, T * ICg), 16, 1024);
-        gemm = {&geometry, taps.data(), weights.data(), bias_ptr, path == Path::gemm_1x1, chunk};
+        // the gather's sizes: functions of the descriptor only (gemm_chunks.cpp)
+        gemm = {&geometry, taps.data(), weights.data(), bias_ptr, path == Path::gemm_1x1, detail::gemm_chunk_pixels(g)};
+        gemm.depth_block = detail::gemm_depth_block(g);
         gemm_ncx = detail::ncx_problem(&geometry, weights.data(), bias_ptr);
         bool unpadded = true;
         for (int a = 0; a < 3; ++a) unpadded = unpadded && g.pad_begin[a] == 0 && g.pad_end[a] == 0;
@@ -127,57 +133,86 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         return;
     }
     detail::Workspace<float> xp_space, y_space;
-    const float* xp = static_cast<const float*>(src);
-    if (!detail::src_is_xp(src_desc, src_geometry)) {
-        const detail::Geometry& sg = src_geometry;
-        xp_space = padded_inputs.take(static_cast<std::size_t>(sg.batch * sg.padded_pixels() * sg.channel_stride));
-        float* out = xp_space.data();
-        parallel_rows(detail::pack_src_task_count(src_desc, sg),
-                      [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, sg, src, out, b, e); });
-        xp = out;
-    }
     float* y = static_cast<float*>(dst);
     if (!detail::dst_is_y(desc)) {
         y_space = outputs.take(static_cast<std::size_t>(desc.dst_elements()));
         y = y_space.data();
     }
-    switch (path) {
-    case Path::blocked_avx512:
-        parallel_rows_with_scratch(blocked.work_items(), blocked.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-            detail::avx512::blocked_items(blocked, xp, y, scratch, b, e);
-        });
-        break;
-    case Path::blocked_avx2:
-        parallel_rows_with_scratch(blocked.work_items(), blocked.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-            detail::avx2::blocked_items(blocked, xp, y, scratch, b, e);
-        });
-        break;
-    case Path::depthwise_avx512: {
-        // rows two by two, so that the two-row kernel always has its pairs (the same results as one
-        // row at a time: every output is summed by one kernel call, in the same order)
-        const i64 rows = depthwise.rows();
-        parallel_rows_with_scratch((rows + 1) / 2, depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-            detail::avx512::depthwise_rows(depthwise, xp, y, scratch, 2 * b, std::min(2 * e, rows));
-        });
-        break;
-    }
-    case Path::depthwise_avx2:
-        parallel_rows_with_scratch(depthwise.rows(), depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-            detail::avx2::depthwise_rows(depthwise, xp, y, scratch, b, e);
-        });
-        break;
-    case Path::im2col_gemm:
-    case Path::gemm_1x1:
-        parallel_rows(gemm.tasks(), [&](i64 b, i64 e) { detail::gemm_tasks(gemm, xp, y, b, e); });
-        break;
-    case Path::scalar:
-    case Path::automatic:
-        parallel_rows(scalar.rows(), [&](i64 b, i64 e) { detail::scalar_rows(scalar, xp, y, b, e); });
-        break;
+    // the batch in chunks of images_per_chunk (xp_images_per_chunk): one chunk unless padding makes xp
+    // larger than the input by more than the fixed workspace
+    const bool packs = !detail::src_is_xp(src_desc, src_geometry);
+    const i64 images = packs ? images_per_chunk : g.batch;
+    if (packs)
+        xp_space = padded_inputs.take(
+            static_cast<std::size_t>(images * src_geometry.padded_pixels() * src_geometry.channel_stride));
+    const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
+    for (i64 n0 = 0; n0 < g.batch; n0 += images) {
+        detail::Geometry chunk = g, src_chunk = src_geometry;
+        chunk.batch = src_chunk.batch = std::min(images, g.batch - n0);
+        const void* chunk_src = static_cast<const char*>(src) + n0 * src_image_bytes;
+        const float* xp = static_cast<const float*>(chunk_src);
+        if (packs) {
+            float* out = xp_space.data();
+            parallel_rows(detail::pack_src_task_count(src_desc, src_chunk),
+                          [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); });
+            xp = out;
+        }
+        run_kernel(chunk, xp, y + n0 * g.out_pixels() * g.out_channels);
     }
     if (y_space.held())
         parallel_rows(detail::store_dst_task_count(desc, g),
                       [&](i64 b, i64 e) { detail::store_dst_tasks(desc, g, y, dst, b, e); });
+}
+
+void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const {
+    switch (path) {
+    case Path::blocked_avx512:
+    case Path::blocked_avx2: {
+        detail::BlockedProblem p = blocked;
+        p.geometry = &chunk;
+        const bool avx512 = path == Path::blocked_avx512;
+        parallel_rows_with_scratch(p.work_items(), p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            if (avx512)
+                detail::avx512::blocked_items(p, xp, y, scratch, b, e);
+            else
+                detail::avx2::blocked_items(p, xp, y, scratch, b, e);
+        });
+        break;
+    }
+    case Path::depthwise_avx512: {
+        detail::DepthwiseProblem p = depthwise;
+        p.geometry = &chunk;
+        // rows two by two, so that the two-row kernel always has its pairs (the same results as one
+        // row at a time: every output is summed by one kernel call, in the same order)
+        const i64 rows = p.rows();
+        parallel_rows_with_scratch((rows + 1) / 2, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx512::depthwise_rows(p, xp, y, scratch, 2 * b, std::min(2 * e, rows));
+        });
+        break;
+    }
+    case Path::depthwise_avx2: {
+        detail::DepthwiseProblem p = depthwise;
+        p.geometry = &chunk;
+        parallel_rows_with_scratch(p.rows(), p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx2::depthwise_rows(p, xp, y, scratch, b, e);
+        });
+        break;
+    }
+    case Path::im2col_gemm:
+    case Path::gemm_1x1: {
+        detail::GemmProblem p = gemm;
+        p.geometry = &chunk;
+        parallel_rows(p.tasks(), [&](i64 b, i64 e) { detail::gemm_tasks(p, xp, y, b, e); });
+        break;
+    }
+    case Path::scalar:
+    case Path::automatic: {
+        detail::ScalarProblem p = scalar;
+        p.geometry = &chunk;
+        parallel_rows(p.rows(), [&](i64 b, i64 e) { detail::scalar_rows(p, xp, y, b, e); });
+        break;
+    }
+    }
 }
 
 ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bias, Options options)
@@ -191,7 +226,8 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     if (options.threads < 0)
         throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
     Impl& m = *impl_;
-    m.desc = d;
+    m.original = d;
+    m.desc = detail::without_unit_axes(d);
     if (options.forced_path == Path::automatic) {
         m.path = choose_path(d);
     } else {
@@ -200,11 +236,12 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
         m.path = options.forced_path;
     }
     const bool depthwise = m.path == Path::depthwise_avx2 || m.path == Path::depthwise_avx512;
-    m.geometry = detail::make_geometry(d, depthwise ? 16 : 1);
-    m.src_desc = d;
+    m.geometry = detail::make_geometry(m.desc, depthwise ? 16 : 1);
+    m.src_desc = m.desc;
     if (depthwise) m.src_desc.pads_begin = m.src_desc.pads_end = SpatialDims{0, 0, 0};
     m.src_geometry = detail::make_geometry(m.src_desc, depthwise ? 16 : 1);
     m.taps = detail::tap_offsets(m.geometry);
+    m.images_per_chunk = detail::xp_images_per_chunk(m.src_desc, m.src_geometry);
     m.pack_weights(weights, bias);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
@@ -222,6 +259,6 @@ void ConvPlan::execute(const void* src, void* dst) const {
 }
 
 Path ConvPlan::path() const { return impl_->path; }
-const ConvDescriptor& ConvPlan::descriptor() const { return impl_->desc; }
+const ConvDescriptor& ConvPlan::descriptor() const { return impl_->original; }
 
 }  // namespace convcheck::optimized

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "unit_axes.hpp"
 
 namespace convcheck::optimized {
 namespace {
@@ -24,6 +25,21 @@ bool is_1x1_unit_stride(const ConvDescriptor& d) {
 }
 
 bool is_depthwise(const ConvDescriptor& d) { return d.in_channels_per_group() == 1 && d.out_channels_per_group() == 1; }
+
+// The blocked kernel runs register tiles of 4 to 14 output pixels along an output plane (height x width):
+// with fewer than 4 pixels in a plane and a large sum per output (taps x ICg x OCg of at least 64K
+// multiply-adds) its tiles run nearly empty and load each weight vector for one pixel. im2col_gemm (a
+// matrix-vector product per image) measured 7x faster on benchdnn's 3d_conv_large_shape:1 (33^3 kernel =
+// input, oc 1) and 11x on a 7x7 -> 1x1 layer of 1000 outputs; with small sums the blocked kernel stays ahead
+// (bench/memory_table.cpp; docs/optimized.md, "Paths and the dispatcher").
+bool blocked_tiles_run_empty(const ConvDescriptor& d) {
+    std::int64_t plane = 1, sum = d.in_channels_per_group() * d.out_channels_per_group();
+    for (int a = d.rank < 2 ? 0 : d.rank - 2; a < d.rank; ++a)
+        if (__builtin_mul_overflow(plane, d.output_size(a), &plane) || plane >= 4) return false;
+    for (int a = 0; a < d.rank; ++a)
+        if (__builtin_mul_overflow(sum, d.kernel_size[a], &sum)) return true;  // far beyond 64K
+    return sum >= 65536;
+}
 
 }  // namespace
 
@@ -53,7 +69,9 @@ bool cpu_has_avx512() {
     return has;
 }
 
-std::string why_unavailable(const ConvDescriptor& d, Path path) {
+// The plan runs d without its unit axes (unit_axes.hpp): so does every question about its paths.
+std::string why_unavailable(const ConvDescriptor& original, Path path) {
+    const ConvDescriptor d = detail::without_unit_axes(original);
     const std::string needs_avx2 = "needs AVX2 and FMA, which this CPU lacks";
     const std::string needs_avx512 = "needs AVX-512 (F, BW, VL), which this CPU lacks";
     switch (path) {
@@ -81,17 +99,37 @@ std::vector<Path> available_paths(const ConvDescriptor& d) {
     return out;
 }
 
-Path choose_path(const ConvDescriptor& d) {
-    const auto can = [&](Path p) { return why_unavailable(d, p).empty(); };
-    if (can(Path::depthwise_avx512)) return Path::depthwise_avx512;
-    if (can(Path::depthwise_avx2)) return Path::depthwise_avx2;
-    // a 1x1 kernel on f32 NCX buffers without pads is a plain GEMM on the user's buffers
+Path choose_path(const ConvDescriptor& original) {
+    const ConvDescriptor d = detail::without_unit_axes(original);
+    // the paths in the order of preference; the first that can run d on this CPU within the memory rule
+    std::vector<Path> order;
+    // a 1x1 kernel on f32 NCX buffers without pads is a plain GEMM on the user's buffers, with no layout
+    // conversion: ahead of depthwise too (a 1x1 depthwise layer is a scale per channel plane; measured
+    // 5-80x faster than the depthwise path, which converts to channels last, for 1 to 256 channels)
     bool unpadded = true;
     for (int a = 0; a < d.rank; ++a) unpadded = unpadded && d.pads_begin[a] == 0 && d.pads_end[a] == 0;
-    if (can(Path::gemm_1x1) && unpadded && d.dtype == DataType::f32 && d.data_format == DataFormat::ncx)
-        return Path::gemm_1x1;
-    if (can(Path::blocked_avx512)) return Path::blocked_avx512;
-    if (can(Path::blocked_avx2)) return Path::blocked_avx2;
+    // ... except for images of fewer than 64 pixels with large channel counts (ICg x OCg >= 64K), whose
+    // per-image GEMMs are too narrow: the blocked kernel measured up to 1.55x faster there (GoogLeNet
+    // loss1/conv, 4x4, 512 -> 128, batch 96; ResNet-50 res5 1x1 layers at 7x7: 1.26-1.46x)
+    const bool narrow_images = d.dst_elements() / (d.batch * d.out_channels) < 64 &&
+                               d.in_channels_per_group() * d.out_channels_per_group() >= 65536;
+    if (unpadded && d.dtype == DataType::f32 && d.data_format == DataFormat::ncx && !narrow_images)
+        order.push_back(Path::gemm_1x1);
+    if (is_depthwise(d)) order.insert(order.end(), {Path::depthwise_avx512, Path::depthwise_avx2});
+    if (blocked_tiles_run_empty(d)) order.push_back(Path::im2col_gemm);
+    for (const Path p : {Path::blocked_avx512, Path::blocked_avx2, Path::im2col_gemm, Path::scalar}) order.push_back(p);
+    std::int64_t least = -1;
+    for (const Path p : order) {
+        if (!why_unavailable(d, p).empty()) continue;
+        if (within_memory_rule(d, p)) return p;
+        const std::int64_t bytes = path_memory_bytes(d, p);
+        if (least < 0 || bytes < least) least = bytes;
+    }
+    // none within the rule (a single image whose padding makes the padded input larger than the input by
+    // more than the fixed workspace): the first that needs at most the least plus the fixed workspace, so
+    // that a few bytes less never buy the scalar path
+    for (const Path p : order)
+        if (why_unavailable(d, p).empty() && path_memory_bytes(d, p) <= least + kFixedWorkspaceBytes) return p;
     return Path::scalar;
 }
 

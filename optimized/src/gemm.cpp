@@ -40,17 +40,28 @@ void gemm_tasks(const GemmProblem& p, const float* xp, float* y, i64 begin, i64 
             out.noalias() += a * weights;
             continue;
         }
-        gathered.resize(count, depth);
-        for (i64 i = 0; i < count; ++i) {
-            const i64 pix = p0 + i;
-            const i64 ow = pix % g.out[2], oh = (pix / g.out[2]) % g.out[1], od = pix / (g.out[2] * g.out[1]);
-            const float* x = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
-                                       g.padded[2] + ow * g.stride[2]) * cs + grp * ICg;
-            float* row = gathered.data() + i * depth;
-            for (i64 t = 0; t < taps; ++t)
-                for (i64 ic = 0; ic < ICg; ++ic) row[t * ICg + ic] = x[p.tap_offsets[t] + ic];
+        // the columns (tap, ic) in blocks of depth_block: one GEMM when they all fit (every usual layer)
+        const i64 block = p.depth_block <= 0 || p.depth_block > depth ? depth : p.depth_block;
+        gathered.resize(count, block);
+        for (i64 k0 = 0; k0 < depth; k0 += block) {
+            const i64 width = depth - k0 < block ? depth - k0 : block;
+            for (i64 i = 0; i < count; ++i) {
+                const i64 pix = p0 + i;
+                const i64 ow = pix % g.out[2], oh = (pix / g.out[2]) % g.out[1], od = pix / (g.out[2] * g.out[1]);
+                const float* x = xp + (((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) *
+                                           g.padded[2] + ow * g.stride[2]) * cs + grp * ICg;
+                float* row = gathered.data() + i * block;
+                for (i64 k = k0, t = k0 / ICg, ic = k0 % ICg; k < k0 + width; ++k) {
+                    row[k - k0] = x[p.tap_offsets[t] + ic];
+                    if (++ic == ICg) ic = 0, ++t;
+                }
+            }
+            if (width == depth) {
+                out.noalias() += gathered * weights;
+            } else {
+                out.noalias() += gathered.leftCols(width) * weights.middleRows(k0, width);
+            }
         }
-        out.noalias() += gathered * weights;
     }
 }
 

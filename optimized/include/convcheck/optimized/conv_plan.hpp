@@ -60,6 +60,21 @@ std::vector<Path> available_paths(const ConvDescriptor& d);
 // The path the dispatcher picks for `d` on this CPU.
 Path choose_path(const ConvDescriptor& d);
 
+// Memory (docs/optimized.md, "Memory"). The rule: a plan holds, beyond the case's tensors, at most
+// the tensors' bytes again plus a fixed workspace, so that the peak of a forward convolution, tensors
+// included, is at most 2x the tensors + kFixedWorkspaceBytes. The dispatcher picks only paths within it
+// (when none is, the one that needs the least).
+inline constexpr std::int64_t kFixedWorkspaceBytes = std::int64_t{64} << 20;
+// src, weights, bias and dst of `d`, in d.dtype.
+std::int64_t tensor_bytes(const ConvDescriptor& d);
+// What a plan of `path` holds at its peak beyond the tensors, in bytes, from the descriptor alone: its
+// packed weights, and the larger of what packing holds at once (the widened weights) and what execute
+// holds (the padded input, the f32 output, the tap lists and per-thread scratch of the CPU's threads).
+// An upper bound of what the plan allocates (bench/memory_table.cpp measures it); `d` must be valid.
+std::int64_t path_memory_bytes(const ConvDescriptor& d, Path path);
+// path_memory_bytes(d, path) <= tensor_bytes(d) + kFixedWorkspaceBytes.
+bool within_memory_rule(const ConvDescriptor& d, Path path);
+
 // Run-time CPU features the dispatcher looks at.
 bool cpu_has_avx2_fma();
 bool cpu_has_avx512();

@@ -50,6 +50,16 @@ const MemoryEnforcement& memory_enforcement();
 // -1 when it cannot be read. `pid` 0 reads this process.
 std::int64_t private_resident_bytes(pid_t pid);
 
+// This process's resident memory (VmRSS) and its high-water mark (VmHWM), in bytes (/proc/self/status);
+// -1 when unreadable. reset_peak_resident() sets the high-water mark to the current resident memory
+// (writes 5 to /proc/self/clear_refs, Linux 4.0+), so that VmHWM then measures the peak of what follows;
+// false when it could not.
+struct ResidentMemory {
+    std::int64_t current = -1, peak = -1;
+};
+ResidentMemory self_resident_memory();
+bool reset_peak_resident();
+
 // Reads the private resident memory of one child, keeping /proc/<pid>/statm open between reads.
 class ChildMemory {
 public:
