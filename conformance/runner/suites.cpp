@@ -138,7 +138,8 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
 
 namespace {
 
-LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                     const SuiteReadOptions& read) {
     namespace fs = std::filesystem;
     for (const auto& s : builtin_suites())
         if (s.name == suite_or_file) return {expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode), {}};
@@ -154,15 +155,16 @@ LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, c
     if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
     LoadedSuite loaded;
     const std::string name = fs::path(suite_or_file).stem().string();
-    loaded.cases = expand(name, file_suite_entries(suite_or_file, &loaded.skipped), run_seed, only_mode);
+    loaded.cases = expand(name, file_suite_entries(suite_or_file, &loaded.skipped, read), run_seed, only_mode);
     for (SkippedInput& s : loaded.skipped) s.suite = name;
     return loaded;
 }
 
 }  // namespace
 
-LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
-    LoadedSuite loaded = cases_of(suite_or_file, run_seed, only_mode);
+LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                       const SuiteReadOptions& read) {
+    LoadedSuite loaded = cases_of(suite_or_file, run_seed, only_mode, read);
     // A run of nothing must not pass: an empty file, [], {"cases": []}, a results file without case
     // records or a vector set whose cases are all refused is a mistake in the input. (A file whose every
     // test case was skipped holds inputs: they are reported, and the run executes nothing, which fails.)
@@ -173,8 +175,9 @@ LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed,
     return loaded;
 }
 
-std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
-    LoadedSuite loaded = load_suite(suite_or_file, run_seed, only_mode);
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                             const SuiteReadOptions& read) {
+    LoadedSuite loaded = load_suite(suite_or_file, run_seed, only_mode, read);
     if (!loaded.skipped.empty()) throw std::invalid_argument(suite_or_file + ": " + strict_benchdnn_message(loaded.skipped));
     return std::move(loaded.cases);
 }
