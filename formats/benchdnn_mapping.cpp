@@ -76,7 +76,8 @@ std::string plain_letters(const std::string& tag, int ndims) {
         {"ndhwc", "acdeb"}, {"oiw", "abc"},     {"wio", "cba"},       {"oihw", "abcd"},    {"hwio", "cdba"},
         {"oidhw", "abcde"}, {"dhwio", "cdeba"}, {"goiw", "abcd"},     {"wigo", "dcab"},    {"goihw", "abcde"},
         {"hwigo", "decab"}, {"goidhw", "abcdef"}, {"dhwigo", "defcab"}, {"owi", "acb"},
-        {"ohwi", "acdb"},  {"odhwi", "acdeb"}};
+        {"ohwi", "acdb"},  {"odhwi", "acdeb"}, {"iow", "bac"},     {"iohw", "bacd"},     {"iodhw", "bacde"},
+        {"giow", "acbd"},  {"giohw", "acbde"}, {"giodhw", "acbdef"}};
     for (const auto& n : named)
         if (tag == n[0]) return n[1];
     const bool letters = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'f') || c == 'x'; });
