@@ -4,7 +4,10 @@
 
 namespace convcheck::runner {
 
-std::string broken_rule(const ConvDescriptor& d) {
+namespace {
+
+template <class Descriptor>
+std::string rule_of(const Descriptor& d) {
     try {
         validate(d);
     } catch (const ConvError& e) {
@@ -12,6 +15,11 @@ std::string broken_rule(const ConvDescriptor& d) {
     }
     return "";
 }
+
+}  // namespace
+
+std::string broken_rule(const ConvDescriptor& d) { return rule_of(d); }
+std::string broken_rule(const TransposedDescriptor& t) { return rule_of(t); }
 
 namespace {
 
@@ -37,7 +45,36 @@ std::int64_t output_extent(const ConvDescriptor& d, int a) {
     return span < 0 ? 1 : std::min(kCap, span / d.strides[a] + 1);
 }
 
+// The transposed op's outputs on one axis: (in-1)*s - pb - pe + K + op with every term capped, at least 1.
+std::int64_t transposed_output_extent(const TransposedDescriptor& t, int a) {
+    auto clamp = [](std::int64_t v) { return std::clamp<std::int64_t>(v, -kCap, kCap); };
+    const std::int64_t in = std::clamp<std::int64_t>(t.input_size[a], 1, kCap);
+    const std::int64_t s = std::clamp<std::int64_t>(t.strides[a], 1, kCap);
+    const std::int64_t k = std::clamp<std::int64_t>(t.kernel_size[a], 1, kCap);
+    const std::int64_t extent = std::min(kCap, (k - 1) * std::clamp<std::int64_t>(t.dilations[a], 1, kCap) + 1);
+    const std::int64_t out = std::min(kCap, (in - 1) * s) - clamp(t.pads_begin[a]) - clamp(t.pads_end[a]) + extent +
+                             clamp(t.output_padding[a]);
+    return std::clamp<std::int64_t>(out, 1, kCap);
+}
+
 }  // namespace
+
+InvalidCaseElements invalid_case_elements(const TransposedDescriptor& t) {
+    const std::int64_t n = at_least_one(t.batch), c = at_least_one(t.in_channels), o = at_least_one(t.out_channels);
+    const std::int64_t g = at_least_one(t.groups), o_per_group = (o + g - 1) / g;
+    InvalidCaseElements e;
+    e.src = capped_product(n, c);
+    e.weights = capped_product(c, o_per_group);
+    e.dst = capped_product(n, o);
+    const int rank = std::clamp(t.rank, 1, kMaxSpatialRank);
+    for (int a = 0; a < rank; ++a) {
+        e.src = capped_product(e.src, at_least_one(t.input_size[a]));
+        e.weights = capped_product(e.weights, at_least_one(t.kernel_size[a]));
+        e.dst = capped_product(e.dst, transposed_output_extent(t, a));
+    }
+    e.bias = t.has_bias ? o : 0;
+    return e;
+}
 
 InvalidCaseElements invalid_case_elements(const ConvDescriptor& d) {
     const std::int64_t n = at_least_one(d.batch), c = at_least_one(d.in_channels), o = at_least_one(d.out_channels);

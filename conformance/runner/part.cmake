@@ -140,10 +140,16 @@ endif()
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   # The invalid suite (docs/runner.md): the project's own plugins refuse every case; a backend that
   # computes them fails (exit 1), and its reproducer reruns the one case in mode invalid.
+  # The invalid_transposed suite (deconv: descriptors): each of them claims transposed convolution and refuses
+  # every case; the vendor plugins' answers are pinned by invalid_transposed_outcomes_<name> (plugins/common).
   foreach(p reference optimized mutants)
     if(TARGET convcheck_plugin_${p})
       add_test(NAME conformance_invalid_${p}
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_${p}> --suite invalid --quiet)
+      add_test(NAME conformance_invalid_transposed_${p}
+               COMMAND ${CMAKE_COMMAND} -DEXPECT=0 "-DMATCH_1=14 cases executed, 0 declined"
+                       -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                       $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_${p}> --suite invalid_transposed --quiet)
     endif()
   endforeach()
   add_test(NAME conformance_invalid_accepted_fails

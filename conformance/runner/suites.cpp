@@ -28,6 +28,9 @@ std::vector<SuiteInfo> builtin_suites() {
         {"invalid", "one descriptor per rule of the spec (zero sizes, groups that do not divide the channels, zero or "
                     "negative strides and dilations, a padded input smaller than the kernel, ...), which the backend "
                     "must refuse; a backend that computes one fails as accepted_invalid"},
+        {"invalid_transposed", "one deconv: descriptor per rule of the transposed convolution's descriptor (zero sizes, "
+                               "groups that do not divide the channels, negative output padding, pads that crop the "
+                               "whole output, ...), which a backend claiming transposed convolution must refuse"},
         {"large", "one tensor past 2^31 elements or 2^31 bytes per case (src, weights or dst; f32, f16, bf16; NCX and "
                   "NXC), judged on a sample of outputs on both sides of each limit plus a scan of every output for one "
                   "never written (sampled mode; up to 4 GiB of buffers a case, about a minute a case on the reference)"},
@@ -53,6 +56,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "accuracy") return accuracy_suite();
     if (name == "pairwise") return pairwise_suite();
     if (name == "invalid") return invalid_suite();
+    if (name == "invalid_transposed") return invalid_transposed_suite();
     if (name == "large") return large_suite();
     if (name == "strides") return strides_suite();
     if (name == "backward") return backward_suite();
@@ -114,7 +118,7 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
             if (mode == accuracy::Mode::invalid && !op.broken_rule)
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
                                             "' in mode invalid: the invalid-case mode has no " + op.words +
-                                            " cases (conv descriptors only)");
+                                            " cases (conv and deconv descriptors only)");
             if (mode == accuracy::Mode::invalid && rule.empty())
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
                                             "' in mode invalid breaks no rule: that mode is for descriptors the backend "

@@ -53,10 +53,11 @@ std::vector<SuiteEntry> backward_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> invalid_suite();
+std::vector<SuiteEntry> invalid_transposed_suite();  // the invalid suite's rules for deconv: descriptors
 std::vector<SuiteEntry> large_suite();
 std::vector<SuiteEntry> strides_suite();
 
-// smoke, edge, invalid, accuracy, large and backward are lists: conformance/data/suites/<name>.cases, built in
+// smoke, edge, invalid, invalid_transposed, accuracy, large, backward and transposed are lists: conformance/data/suites/<name>.cases, built in
 // (suite_lists.cpp). A case list's entries (formats/include/convcheck/formats/case_list.hpp); throws std::invalid_argument naming the
 // file, the line and the rule.
 std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::string& text);
