@@ -243,35 +243,14 @@ std::optional<BenchdnnDriver> parse_benchdnn_driver(std::string_view name) {
     return std::nullopt;
 }
 
-using benchdnn_detail::Axis;
 using benchdnn_detail::Geometry;
 
 BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {
     const Geometry raw = benchdnn_detail::read_geometry(text, BenchdnnDriver::conv);
     ConvDescriptor d;
-    d.rank = raw.rank;
-    d.batch = raw.mb;
-    d.in_channels = raw.ic;
-    d.out_channels = raw.oc;
-    d.groups = raw.g;
-    for (int a = 0; a < raw.rank; ++a) {
-        const Axis& x = raw.axis[3 - raw.rank + a];
-        d.input_size[a] = x.i;
-        d.kernel_size[a] = x.k;
-        d.strides[a] = x.s;
-        d.dilations[a] = x.d + 1;  // benchdnn 0-based -> canonical 1-based (extent() checked the overflow)
-        d.pads_begin[a] = x.p;
-        d.pads_end[a] = x.p_r;
-    }
-    d.has_bias = settings.has_bias;
-    d.dtype = settings.dtype;
-    d.data_format = settings.data_format;
-    d.filter_format = settings.filter_format;
+    benchdnn_detail::fill_descriptor(raw, settings, d);
     validate(d);
-
-    BenchdnnProblem problem{d, raw.name, raw.name, raw.g_given};
-    problem.name = benchdnn_unquoted_name(raw.name);
-    return problem;
+    return {d, benchdnn_unquoted_name(raw.name), raw.name, raw.g_given};
 }
 
 std::string benchdnn_unquoted_name(const std::string& written) {
@@ -281,28 +260,7 @@ std::string benchdnn_unquoted_name(const std::string& written) {
 
 std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
     validate(d);
-    Geometry g;
-    g.rank = d.rank;
-    g.g = d.groups;
-    g.mb = d.batch;
-    g.ic = d.in_channels;
-    g.oc = d.out_channels;
-    // benchdnn's axes d, h, w; the descriptor's axes are the last `rank` of them.
-    for (int a = 0; a < d.rank; ++a) {
-        const std::string attribute = "[" + std::to_string(a) + "]";
-        if (d.pads_begin[a] < 0)
-            throw ConvError("pads_begin" + attribute, std::to_string(d.pads_begin[a]),
-                            "benchdnn cannot express a negative left pad");
-        Axis& x = g.axis[3 - d.rank + a];
-        x = Axis{d.input_size[a], d.output_size(a), d.kernel_size[a], d.strides[a], d.pads_begin[a],
-                 d.dilations[a] - 1};
-        x.p_r = (x.o - 1) * x.s - x.i + d.dilated_kernel(a) - x.p;
-        if (x.p_r + x.s <= 0)
-            throw ConvError("pads_end" + attribute, std::to_string(d.pads_end[a]),
-                            "benchdnn would deduce the right pad " + std::to_string(x.p_r) +
-                                ", and oneDNN requires right pad + stride > 0");
-    }
-    return benchdnn_detail::print_geometry(g, name);
+    return benchdnn_detail::print_geometry(benchdnn_detail::geometry_of(d, BenchdnnDriver::conv), name);
 }
 
 }  // namespace convcheck

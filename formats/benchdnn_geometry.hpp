@@ -38,6 +38,59 @@ struct Geometry {
 // Reads, deduces and checks one problem string as `driver` does; throws ConvError naming the benchdnn field.
 Geometry read_geometry(std::string_view text, BenchdnnDriver driver);
 
+// The fields ConvDescriptor and TransposedDescriptor share, from a geometry read by read_geometry: the axes
+// (the last `rank` of benchdnn's d, h, w), canonical 1-based dilation, left and right pads, and the settings.
+template <class Descriptor>
+void fill_descriptor(const Geometry& g, const BenchdnnSettings& settings, Descriptor& d) {
+    d.rank = g.rank;
+    d.batch = g.mb;
+    d.in_channels = g.ic;
+    d.out_channels = g.oc;
+    d.groups = g.g;
+    for (int a = 0; a < g.rank; ++a) {
+        const Axis& x = g.axis[3 - g.rank + a];
+        d.input_size[a] = x.i;
+        d.kernel_size[a] = x.k;
+        d.strides[a] = x.s;
+        d.dilations[a] = x.d + 1;  // benchdnn 0-based -> canonical 1-based (read_geometry checked the overflow)
+        d.pads_begin[a] = x.p;
+        d.pads_end[a] = x.p_r;
+    }
+    d.has_bias = settings.has_bias;
+    d.dtype = settings.dtype;
+    d.data_format = settings.data_format;
+    d.filter_format = settings.filter_format;
+}
+
+// A canonical descriptor's geometry as `driver` would read it back: its output sizes and left pads, and the
+// right pad the driver deduces from them (the smallest that gives those outputs). Throws ConvError for what
+// benchdnn cannot express: a negative left pad, or a right pad with pad + stride <= 0.
+template <class Descriptor>
+Geometry geometry_of(const Descriptor& d, BenchdnnDriver driver) {
+    Geometry g;
+    g.rank = d.rank;
+    g.g = d.groups;
+    g.mb = d.batch;
+    g.ic = d.in_channels;
+    g.oc = d.out_channels;
+    for (int a = 0; a < d.rank; ++a) {
+        const std::string attribute = "[" + std::to_string(a) + "]";
+        if (d.pads_begin[a] < 0)
+            throw ConvError("pads_begin" + attribute, std::to_string(d.pads_begin[a]),
+                            "benchdnn cannot express a negative left pad");
+        Axis& x = g.axis[3 - d.rank + a];
+        x = Axis{d.input_size[a], d.output_size(a), d.kernel_size[a], d.strides[a], d.pads_begin[a], d.dilations[a] - 1};
+        // conv: (o-1)*s - i + K - p; deconv: (i-1)*s - o + K - p
+        x.p_r = (driver == BenchdnnDriver::conv ? (x.o - 1) * x.s - x.i : (x.i - 1) * x.s - x.o) +
+                d.dilated_kernel(a) - x.p;
+        if (x.p_r + x.s <= 0)
+            throw ConvError("pads_end" + attribute, std::to_string(d.pads_end[a]),
+                            "benchdnn would deduce the right pad " + std::to_string(x.p_r) +
+                                ", and oneDNN requires right pad + stride > 0");
+    }
+    return g;
+}
+
 // benchdnn's short form of a geometry (desc_t's operator<<: print_dhw, strides and dilations only when not
 // default) followed by n"name" when a name is given; `g` is printed when groups != 1.
 std::string print_geometry(const Geometry& geometry, std::string_view name);

@@ -6,9 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "convcheck/formats/benchdnn.hpp"
-#include "convcheck/formats/benchdnn_mapping.hpp"
 #include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/failure_bundle.hpp"
 #include "convcheck/runner/invalid_case.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/transposed.hpp"
@@ -100,49 +99,8 @@ BundleArrays transposed_bundle_arrays(const Case& c, const RecordedExecution& e)
     return arrays;
 }
 
-// benchdnn's deconv driver line (`--deconv`, docs/benchdnn.md), read back through that driver's mapping: given only
-// when benchdnn would run this very transposed convolution (its right pad is pads_end - output_padding, the same
-// outputs). Weights: oix is oneDNN's iohw ([G][IC/G][OC/G][k...]: giohw); xio is no oneDNN tag name, so `any` (the
-// library's choice; benchdnn fills the same values).
-std::string transposed_benchdnn(const Case& c, std::string* why) {
-    const TransposedDescriptor& t = c.deconv;
-    std::string problem;
-    try {
-        problem = to_benchdnn(t);
-    } catch (const ConvError& e) {
-        *why = e.what();
-        return "";
-    }
-    static const char* const iox[] = {"iow", "iohw", "iodhw"};
-    BenchdnnSetup setup;
-    setup.dir = t.has_bias ? "FWD_B" : "FWD_D";
-    setup.dt = to_string(t.dtype);
-    setup.stag = setup.dtag = t.data_format == DataFormat::nxc ? "axb" : "abx";
-    // to_benchdnn writes g only when groups != 1: benchdnn's weights then get a groups dim
-    setup.wtag = t.filter_format == FilterFormat::xio ? "any" : (t.groups != 1 ? "g" : "") + std::string(iox[t.rank - 1]);
-    setup.alg = "direct";
-    setup.mb = "0";
-    try {
-        const BenchdnnMapping m = map_benchdnn_case(setup, parse_benchdnn_deconv(problem));
-        bool same = m.transposed.has_value();
-        if (same) {
-            TransposedDescriptor back = *m.transposed;
-            for (int a = 0; a < t.rank; ++a) same = same && back.output_size(a) == t.output_size(a);
-            back.pads_end = t.pads_end, back.output_padding = t.output_padding;  // the same outputs, said otherwise
-            if (t.filter_format == FilterFormat::xio) back.filter_format = FilterFormat::xio;  // `any`
-            same = same && back == t;
-        }
-        if (!same) {
-            *why = m.transposed ? "benchdnn would read the line as another transposed convolution" : m.skip_reason;
-            return "";
-        }
-    } catch (const ConvError& e) {
-        *why = std::string("benchdnn would refuse the line: ") + e.what();
-        return "";
-    }
-    return "--deconv --dir=" + setup.dir + " --dt=" + setup.dt + " --stag=" + setup.stag + " --wtag=" + setup.wtag +
-           " --dtag=" + setup.dtag + " " + problem;
-}
+// benchdnn's deconv driver line (`--deconv`, docs/benchdnn.md; failure_bundle.hpp).
+std::string transposed_benchdnn(const Case& c, std::string* why) { return benchdnn_line(c.deconv, why); }
 
 std::string transposed_output_element(const Case& c, std::int64_t flat) {
     return coordinates_text(element_coordinates(c.deconv.dst_dims(), c.deconv.data_format == DataFormat::nxc, flat));

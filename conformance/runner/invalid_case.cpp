@@ -57,40 +57,36 @@ std::int64_t transposed_output_extent(const TransposedDescriptor& t, int a) {
     return std::clamp<std::int64_t>(out, 1, kCap);
 }
 
-}  // namespace
-
-InvalidCaseElements invalid_case_elements(const TransposedDescriptor& t) {
-    const std::int64_t n = at_least_one(t.batch), c = at_least_one(t.in_channels), o = at_least_one(t.out_channels);
-    const std::int64_t g = at_least_one(t.groups), o_per_group = (o + g - 1) / g;
-    InvalidCaseElements e;
-    e.src = capped_product(n, c);
-    e.weights = capped_product(c, o_per_group);
-    e.dst = capped_product(n, o);
-    const int rank = std::clamp(t.rank, 1, kMaxSpatialRank);
-    for (int a = 0; a < rank; ++a) {
-        e.src = capped_product(e.src, at_least_one(t.input_size[a]));
-        e.weights = capped_product(e.weights, at_least_one(t.kernel_size[a]));
-        e.dst = capped_product(e.dst, transposed_output_extent(t, a));
-    }
-    e.bias = t.has_bias ? o : 0;
-    return e;
-}
-
-InvalidCaseElements invalid_case_elements(const ConvDescriptor& d) {
+// Both operations' counts: src [N][C][in...], weights whole * ceil(per_group / G) * k..., dst [N][O][extent...],
+// bias O; (whole, per_group) is (O, C) for a convolution's weights, (C, O) for a transposed one's.
+template <class Descriptor>
+InvalidCaseElements elements(const Descriptor& d, std::int64_t whole, std::int64_t per_group,
+                             std::int64_t (*extent)(const Descriptor&, int)) {
     const std::int64_t n = at_least_one(d.batch), c = at_least_one(d.in_channels), o = at_least_one(d.out_channels);
-    const std::int64_t g = at_least_one(d.groups), c_per_group = (c + g - 1) / g;
+    const std::int64_t g = at_least_one(d.groups);
+    per_group = at_least_one(per_group);
     InvalidCaseElements e;
     e.src = capped_product(n, c);
-    e.weights = capped_product(o, c_per_group);
+    e.weights = capped_product(at_least_one(whole), (per_group + g - 1) / g);
     e.dst = capped_product(n, o);
     const int rank = std::clamp(d.rank, 1, kMaxSpatialRank);
     for (int a = 0; a < rank; ++a) {
         e.src = capped_product(e.src, at_least_one(d.input_size[a]));
         e.weights = capped_product(e.weights, at_least_one(d.kernel_size[a]));
-        e.dst = capped_product(e.dst, output_extent(d, a));
+        e.dst = capped_product(e.dst, extent(d, a));
     }
     e.bias = d.has_bias ? o : 0;
     return e;
+}
+
+}  // namespace
+
+InvalidCaseElements invalid_case_elements(const TransposedDescriptor& t) {
+    return elements(t, t.in_channels, t.out_channels, transposed_output_extent);
+}
+
+InvalidCaseElements invalid_case_elements(const ConvDescriptor& d) {
+    return elements(d, d.out_channels, d.in_channels, output_extent);
 }
 
 }  // namespace convcheck::runner

@@ -45,18 +45,22 @@ const std::map<std::string, std::string> kRuleOf = {
     {"src_strides_too_short", "ss (src strides) = 144x36x6: needs 4 strides, one per dim of src"},
 };
 
-TEST(InvalidSuite, EveryCaseBreaksTheRuleItIsNamedFor) {
-    const std::vector<Case> cases = load_cases("invalid", 1, "");
-    ASSERT_EQ(cases.size(), kRuleOf.size());
+// Every case of `suite` is in mode invalid, one per rule, and breaks the rule `rules` names for it.
+void expect_each_breaks_its_rule(const std::string& suite, const std::map<std::string, std::string>& rules, Op op) {
+    const std::vector<Case> cases = load_cases(suite, 1, "");
+    ASSERT_EQ(cases.size(), rules.size());
     std::set<std::string> names;
     for (const Case& c : cases) {
+        EXPECT_EQ(c.op, op) << c.id;
         EXPECT_EQ(c.mode, accuracy::Mode::invalid) << c.id;
         EXPECT_TRUE(names.insert(c.name).second) << "one case per rule: " << c.name;
-        ASSERT_TRUE(kRuleOf.count(c.name)) << c.name;
-        EXPECT_NE(broken_rule(c.conv).find(kRuleOf.at(c.name)), std::string::npos)
-            << c.name << ": " << broken_rule(c.conv);
+        ASSERT_TRUE(rules.count(c.name)) << c.name;
+        const std::string rule = op == Op::conv ? broken_rule(c.conv) : broken_rule(c.deconv);
+        EXPECT_NE(rule.find(rules.at(c.name)), std::string::npos) << c.name << ": " << rule;
     }
 }
+
+TEST(InvalidSuite, EveryCaseBreaksTheRuleItIsNamedFor) { expect_each_breaks_its_rule("invalid", kRuleOf, Op::conv); }
 
 // The words of the transposed descriptor's validate() (core/transposed_descriptor.cpp) each case of the
 // invalid_transposed suite must break.
@@ -78,17 +82,9 @@ const std::map<std::string, std::string> kTransposedRuleOf = {
 };
 
 TEST(InvalidSuite, EveryTransposedCaseBreaksTheRuleItIsNamedFor) {
-    const std::vector<Case> cases = load_cases("invalid_transposed", 1, "");
-    ASSERT_EQ(cases.size(), kTransposedRuleOf.size());
-    std::set<std::string> names;
-    for (const Case& c : cases) {
-        EXPECT_EQ(c.op, Op::conv_transposed) << c.id;
-        EXPECT_EQ(c.mode, accuracy::Mode::invalid) << c.id;
-        EXPECT_TRUE(names.insert(c.name).second) << "one case per rule: " << c.name;
-        ASSERT_TRUE(kTransposedRuleOf.count(c.name)) << c.name;
-        EXPECT_NE(broken_rule(c.deconv).find(kTransposedRuleOf.at(c.name)), std::string::npos)
-            << c.name << ": " << broken_rule(c.deconv);
-        // safe buffers: every count at least 1 and at most the cap
+    expect_each_breaks_its_rule("invalid_transposed", kTransposedRuleOf, Op::conv_transposed);
+    // safe buffers: every count at least 1 and at most the cap
+    for (const Case& c : load_cases("invalid_transposed", 1, "")) {
         const InvalidCaseElements n = invalid_case_elements(c.deconv);
         for (const std::int64_t count : {n.src, n.weights, n.dst}) {
             EXPECT_GE(count, 1) << c.name;
