@@ -82,6 +82,7 @@ LoadedSuite suite_cases(const RunOptions& o, std::string* suite_name) {
         return load_suite(*suite_name, o.seed, o.mode, o.read);
     }
     if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
+    refuse_unused_benchdnn_driver(o.read, "--case", "a descriptor");
     *suite_name = "cli";
     std::vector<SuiteEntry> entries;
     for (const auto& text : o.case_descriptors) {

@@ -145,11 +145,17 @@ namespace {
 LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
                      const SuiteReadOptions& read) {
     namespace fs = std::filesystem;
+    // --benchdnn-driver deconv says how to read a benchdnn file: on anything else it would be dropped unread
+    auto not_benchdnn = [&](const char* what) { refuse_unused_benchdnn_driver(read, "'" + suite_or_file + "'", what); };
     for (const auto& s : builtin_suites())
-        if (s.name == suite_or_file) return {expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode), {}};
+        if (s.name == suite_or_file) {
+            not_benchdnn("a built-in suite");
+            return {expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode), {}};
+        }
     std::error_code ec;
     if (fs::is_directory(suite_or_file, ec) && fs::is_regular_file(fs::path(suite_or_file) / "manifest.json", ec))
     {
+        not_benchdnn("a golden-vector set");
         fs::path dir = fs::path(suite_or_file).lexically_normal();
         if (dir.filename().empty()) dir = dir.parent_path();  // "vectors/sets/seeds/"
         LoadedSuite loaded;

@@ -109,6 +109,9 @@ TEST(SuiteBenchdnn, TheDeconvDriverMakesTransposedCasesAndSkipsTheBackwardDirect
     ASSERT_EQ(loaded.skipped.size(), 1u);
     EXPECT_NE(loaded.skipped[0].reason.find("--dir=BWD_D: the backward data pass of a transposed convolution"),
               std::string::npos);
+    // on a source that is not a benchdnn file the option would be dropped unread: refused
+    EXPECT_THROW(load_suite("smoke", 1, "", deconv), std::invalid_argument);
+    EXPECT_THROW(load_suite(write_temp("list.cases", "c=1,o=1,in=3,k=1 b -\n"), 1, "", deconv), std::invalid_argument);
     const LoadedSuite as_conv = load_suite(path, 1, "");  // the default: benchdnn --conv
     ASSERT_EQ(as_conv.cases.size(), 2u);
     EXPECT_EQ(as_conv.cases[0].op, Op::conv);

@@ -67,6 +67,9 @@ std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::st
 struct SuiteReadOptions {
     BenchdnnDriver benchdnn_driver = BenchdnnDriver::conv;
 };
+// A driver other than conv given for a source that is not a benchdnn file (`what` it is instead) would be dropped
+// unread: throws std::invalid_argument naming both; nothing for the default.
+void refuse_unused_benchdnn_driver(const SuiteReadOptions& read, const std::string& source, const std::string& what);
 
 // Entries from a file: ".json" (a JSON case file), ".cases" (a case list), ".onnx" (an ONNX model's convolution nodes,
 // suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that
