@@ -2,6 +2,8 @@
 // then the checks oneDNN's convolution descriptor makes), and print.
 #include "convcheck/formats/benchdnn.hpp"
 
+#include "benchdnn_geometry.hpp"
+
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -9,39 +11,28 @@
 
 namespace convcheck {
 
+namespace benchdnn_detail {
+
 namespace {
 
-// One spatial axis as benchdnn holds it: 0-based dilation, pad -1 while not given.
-struct Axis {
-    std::int64_t i = 0, o = 0, k = 0, s = 1, p = -1, d = 0;
-    std::int64_t p_r = 0;  // deduced, never given
-};
-
 constexpr std::array<char, 3> kAxisLetter{'d', 'h', 'w'};
-
-struct Raw {
-    std::int64_t g = -1, mb = 2, ic = 0, oc = 0;  // g = -1: not given
-    std::array<Axis, 3> axis;                    // d, h, w
-    std::string name;
-    bool g_given = false;
-};
 
 // benchdnn's entries, in the order str2desc tries them within one pass.
 struct Field {
     const char* prefix;
-    std::int64_t Raw::*scalar;  // or
+    std::int64_t Geometry::*scalar;  // or
     int axis;
     std::int64_t Axis::*member;
 };
 
 constexpr Field kFields[] = {
-    {"g", &Raw::g, -1, nullptr},   {"mb", &Raw::mb, -1, nullptr}, {"ic", &Raw::ic, -1, nullptr},
-    {"id", nullptr, 0, &Axis::i},  {"ih", nullptr, 1, &Axis::i},  {"iw", nullptr, 2, &Axis::i},
-    {"oc", &Raw::oc, -1, nullptr}, {"od", nullptr, 0, &Axis::o},  {"oh", nullptr, 1, &Axis::o},
-    {"ow", nullptr, 2, &Axis::o},  {"kd", nullptr, 0, &Axis::k},  {"kh", nullptr, 1, &Axis::k},
-    {"kw", nullptr, 2, &Axis::k},  {"sd", nullptr, 0, &Axis::s},  {"sh", nullptr, 1, &Axis::s},
-    {"sw", nullptr, 2, &Axis::s},  {"pd", nullptr, 0, &Axis::p},  {"ph", nullptr, 1, &Axis::p},
-    {"pw", nullptr, 2, &Axis::p},  {"dd", nullptr, 0, &Axis::d},  {"dh", nullptr, 1, &Axis::d},
+    {"g", &Geometry::g, -1, nullptr},   {"mb", &Geometry::mb, -1, nullptr}, {"ic", &Geometry::ic, -1, nullptr},
+    {"id", nullptr, 0, &Axis::i},       {"ih", nullptr, 1, &Axis::i},       {"iw", nullptr, 2, &Axis::i},
+    {"oc", &Geometry::oc, -1, nullptr}, {"od", nullptr, 0, &Axis::o},       {"oh", nullptr, 1, &Axis::o},
+    {"ow", nullptr, 2, &Axis::o},       {"kd", nullptr, 0, &Axis::k},       {"kh", nullptr, 1, &Axis::k},
+    {"kw", nullptr, 2, &Axis::k},       {"sd", nullptr, 0, &Axis::s},       {"sh", nullptr, 1, &Axis::s},
+    {"sw", nullptr, 2, &Axis::s},       {"pd", nullptr, 0, &Axis::p},       {"ph", nullptr, 1, &Axis::p},
+    {"pw", nullptr, 2, &Axis::p},       {"dd", nullptr, 0, &Axis::d},       {"dh", nullptr, 1, &Axis::d},
     {"dw", nullptr, 2, &Axis::d},
 };
 
@@ -87,9 +78,14 @@ std::int64_t extent(const Axis& x, int axis) {
     return add(mul(x.k - 1, add(x.d, 1, field("d", axis)), field("d", axis)), 1, field("d", axis));
 }
 
+// (a - 1) * s - b + K: the conv driver's (o, i) and the deconv driver's (i, o) in compute_pad and init_pad_r.
+std::int64_t span(std::int64_t a, std::int64_t b, const Axis& x, int axis, const char* what) {
+    return add(mul(a - 1, x.s, field(what, axis)) - b, extent(x, axis), field(what, axis));
+}
+
 // str2desc's scanning loop.
-Raw scan(std::string_view text) {
-    Raw raw;
+Geometry scan(std::string_view text) {
+    Geometry raw;
     std::size_t pos = 0;
     while (pos < text.size()) {
         const std::size_t pass_start = pos;
@@ -122,30 +118,37 @@ void require_set(const char* name, std::int64_t value) {
                         "benchdnn requires it to be given and positive");
 }
 
-// The per-axis deductions of str2desc, for a present axis.
-void deduce_axis(Axis& x, int axis) {
+// The per-axis deductions of str2desc, for a present axis: compute_out and compute_pad of `driver`.
+void deduce_axis(Axis& x, int axis, BenchdnnDriver driver) {
+    const bool conv = driver == BenchdnnDriver::conv;
     require_set(field("i", axis).c_str(), x.i);
     require_set(field("k", axis).c_str(), x.k);
     const std::int64_t K = extent(x, axis);
     if (x.o == 0) {
         if (x.p < 0) x.p = 0;
-        // compute_out: (i - ((k - 1) * (d + 1) + 1) + 2 * p) / s + 1, C division
-        const std::int64_t span = add(x.i - K, mul(2, x.p, field("p", axis)), field("p", axis));
-        x.o = span / x.s + 1;
+        const std::int64_t two_p = mul(2, x.p, field("p", axis));
+        if (conv)  // (i - ((k - 1) * (d + 1) + 1) + 2 * p) / s + 1, C division
+            x.o = add(x.i - K, two_p, field("p", axis)) / x.s + 1;
+        else  // (i - 1) * s + (k - 1) * (d + 1) - 2 * p + 1
+            x.o = add(mul(x.i - 1, x.s, field("o", axis)), K, field("o", axis)) - two_p;
         if (x.o <= 0)
             throw ConvError(field("o", axis), std::to_string(x.o),
-                            "deduced as (i - ((k-1)*(d+1)+1) + 2*p)/s + 1 and not positive: the kernel extent " +
-                                std::to_string(K) + " exceeds the padded input");
+                            std::string("deduced as ") +
+                                (conv ? "(i - ((k-1)*(d+1)+1) + 2*p)/s + 1 and not positive: the kernel extent " +
+                                            std::to_string(K) + " exceeds the padded input"
+                                      : "(i-1)*s + (k-1)*(d+1) - 2*p + 1 (benchdnn's deconv driver) and not "
+                                        "positive: the pads take the whole output"));
     } else if (x.p < 0) {
-        // compute_pad: ((o - 1) * s - i + ((k - 1) * (d + 1) + 1)) / 2, C division
-        x.p = add(mul(x.o - 1, x.s, field("o", axis)) - x.i, K, field("o", axis)) / 2;
+        // compute_pad: conv ((o - 1) * s - i + K) / 2, deconv ((i - 1) * s - o + K) / 2, C division
+        x.p = (conv ? span(x.o, x.i, x, axis, "o") : span(x.i, x.o, x, axis, "o")) / 2;
     }
 }
 
 }  // namespace
 
-BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {
-    Raw raw = scan(text);
+Geometry read_geometry(std::string_view text, BenchdnnDriver driver) {
+    Geometry raw = scan(text);
+    const bool conv = driver == BenchdnnDriver::conv;
 
     raw.g_given = raw.g >= 0;
     if (raw.g_given) require_set("g", raw.g);
@@ -157,99 +160,58 @@ BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& se
     for (int a = 0; a < 3; ++a) {
         Axis& x = raw.axis[a];
         const bool absent = x.i == 0 && x.k == 0 && x.o == 0 && x.d == 0 && x.s == 1 && x.p < 1;
-        if (!absent) deduce_axis(x, a);
+        if (!absent) deduce_axis(x, a, driver);
     }
 
     // sanitize_desc: the rank comes from which output sizes exist.
     Axis &D = raw.axis[0], &H = raw.axis[1], &W = raw.axis[2];
-    int rank;
     if (D.o != 0) {
-        rank = 3;
+        raw.rank = 3;
         if (H.o == 0 && W.o == 0) H = W = D;  // cubic: h and w copied from d
         else if (H.o == 0 || W.o == 0)
             throw ConvError(H.o == 0 ? "ih" : "iw", "(missing)",
                             "a 3-D benchdnn problem needs both h and w given, or neither (then copied from d)");
     } else if (H.o != 0) {
-        rank = 2;
+        raw.rank = 2;
         if (W.o == 0) W = H;  // square: w copied from h
     } else if (W.o != 0) {
-        rank = 1;
+        raw.rank = 1;
     } else {
         throw ConvError("benchdnn problem", std::string(text), "needs at least one spatial dimension (iw, ih or id)");
     }
 
-    ConvDescriptor d;
-    d.rank = rank;
-    d.batch = raw.mb;
-    d.in_channels = raw.ic;
-    d.out_channels = raw.oc;
-    d.groups = raw.g;
-    for (int a = 0; a < rank; ++a) {
-        const int axis = 3 - rank + a;
+    const char* pad_formula = conv ? "((o-1)*s - i + ((k-1)*(d+1)+1))/2" : "((i-1)*s - o + ((k-1)*(d+1)+1))/2";
+    const char* right_formula = conv ? "(o-1)*s - i + ((k-1)*(d+1)+1) - p" : "(i-1)*s - o + ((k-1)*(d+1)+1) - p";
+    for (int axis = 3 - raw.rank; axis < 3; ++axis) {
         Axis& x = raw.axis[axis];
-        const std::int64_t K = extent(x, axis);
-        // init_pad_r: the right pad that makes exactly o outputs
-        x.p_r = add(mul(x.o - 1, x.s, field("o", axis)) - x.i, K, field("o", axis)) - x.p;
-        // oneDNN's convolution descriptor: pad_l >= 0 and pad_r + stride > 0
+        x.p_r = (conv ? span(x.o, x.i, x, axis, "o") : span(x.i, x.o, x, axis, "o")) - x.p;
+        // oneDNN's convolution and deconvolution descriptors: pad_l >= 0 and pad_r + stride > 0
         if (x.p < 0)
             throw ConvError(field("p", axis), std::to_string(x.p),
-                            "deduced as ((o-1)*s - i + ((k-1)*(d+1)+1))/2 and negative: o" +
-                                std::string(1, kAxisLetter[axis]) + " = " + std::to_string(x.o) +
-                                " is too small for the input (oneDNN requires a left pad >= 0)");
+                            std::string("deduced as ") + pad_formula + " and negative: o" +
+                                std::string(1, kAxisLetter[axis]) + " = " + std::to_string(x.o) + " is too " +
+                                (conv ? "small" : "large") + " for the input (oneDNN requires a left pad >= 0)");
         if (x.p_r + x.s <= 0)
             throw ConvError(field("o", axis), std::to_string(x.o),
-                            "implies the right pad (o-1)*s - i + ((k-1)*(d+1)+1) - p = " + std::to_string(x.p_r) +
+                            std::string("implies the right pad ") + right_formula + " = " + std::to_string(x.p_r) +
                                 "; oneDNN requires right pad + stride > 0");
-        d.input_size[a] = x.i;
-        d.kernel_size[a] = x.k;
-        d.strides[a] = x.s;
-        d.dilations[a] = add(x.d, 1, field("d", axis));  // benchdnn 0-based -> canonical 1-based
-        d.pads_begin[a] = x.p;
-        d.pads_end[a] = x.p_r;
     }
-    d.has_bias = settings.has_bias;
-    d.dtype = settings.dtype;
-    d.data_format = settings.data_format;
-    d.filter_format = settings.filter_format;
-    validate(d);
-
-    BenchdnnProblem problem{d, raw.name, raw.name, raw.g_given};
-    if (problem.name.size() >= 2 && problem.name.front() == '"' && problem.name.back() == '"')
-        problem.name = problem.name.substr(1, problem.name.size() - 2);
-    return problem;
+    return raw;
 }
 
-std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
-    validate(d);
+std::string print_geometry(const Geometry& g, std::string_view name) {
     for (char c : name)
         if (c == '"' || c == ' ' || c == '\t' || c == '\n' || c == '\r')
             throw ConvError("name", std::string(name), "a benchdnn name cannot hold whitespace or a double quote");
-
-    // benchdnn's axes d, h, w; the descriptor's axes are the last `rank` of them.
-    std::array<Axis, 3> axis;
-    for (int a = 0; a < d.rank; ++a) {
-        const std::string attribute = "[" + std::to_string(a) + "]";
-        if (d.pads_begin[a] < 0)
-            throw ConvError("pads_begin" + attribute, std::to_string(d.pads_begin[a]),
-                            "benchdnn cannot express a negative left pad");
-        Axis& x = axis[3 - d.rank + a];
-        x = Axis{d.input_size[a], d.output_size(a), d.kernel_size[a], d.strides[a], d.pads_begin[a],
-                 d.dilations[a] - 1};
-        x.p_r = (x.o - 1) * x.s - x.i + d.dilated_kernel(a) - x.p;
-        if (x.p_r + x.s <= 0)
-            throw ConvError("pads_end" + attribute, std::to_string(d.pads_end[a]),
-                            "benchdnn would deduce the right pad " + std::to_string(x.p_r) +
-                                ", and oneDNN requires right pad + stride > 0");
-    }
     auto same = [](const Axis& a, const Axis& b) {
         return a.o == b.o && a.i == b.i && a.k == b.k && a.s == b.s && a.p == b.p && a.d == b.d;
     };
-    const Axis &D = axis[0], &H = axis[1], &W = axis[2];
+    const Axis &D = g.axis[0], &H = g.axis[1], &W = g.axis[2];
     // print_dhw: which axes benchdnn prints (h and w are left out when they repeat the axis before)
     const bool cubic = same(D, H) && same(H, W), square = same(H, W);
-    const bool print_d = d.rank == 3;
-    const bool print_h = d.rank == 2 || (d.rank == 3 && !cubic);
-    const bool print_w = d.rank == 1 || (d.rank == 3 && !cubic) || (d.rank == 2 && !square);
+    const bool print_d = g.rank == 3;
+    const bool print_h = g.rank == 2 || (g.rank == 3 && !cubic);
+    const bool print_w = g.rank == 1 || (g.rank == 3 && !cubic) || (g.rank == 2 && !square);
 
     std::ostringstream s;
     auto spatial = [&](const char* what, std::int64_t Axis::*member) {
@@ -257,11 +219,11 @@ std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
         if (print_h) s << what << 'h' << H.*member;
         if (print_w) s << what << 'w' << W.*member;
     };
-    if (d.groups != 1) s << 'g' << d.groups;
-    if (d.batch != 2) s << "mb" << d.batch;
-    s << "ic" << d.in_channels;
+    if (g.g != 1) s << 'g' << g.g;
+    if (g.mb != 2) s << "mb" << g.mb;
+    s << "ic" << g.ic;
     spatial("i", &Axis::i);
-    s << "oc" << d.out_channels;
+    s << "oc" << g.oc;
     spatial("o", &Axis::o);
     spatial("k", &Axis::k);
     if (D.s != 1 || H.s != 1 || W.s != 1) spatial("s", &Axis::s);
@@ -269,6 +231,36 @@ std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
     if (D.d != 0 || H.d != 0 || W.d != 0) spatial("d", &Axis::d);
     if (!name.empty()) s << "n\"" << name << '"';
     return s.str();
+}
+
+}  // namespace benchdnn_detail
+
+const char* benchdnn_driver_name(BenchdnnDriver driver) { return driver == BenchdnnDriver::conv ? "conv" : "deconv"; }
+
+std::optional<BenchdnnDriver> parse_benchdnn_driver(std::string_view name) {
+    if (name == "conv") return BenchdnnDriver::conv;
+    if (name == "deconv") return BenchdnnDriver::deconv;
+    return std::nullopt;
+}
+
+using benchdnn_detail::Geometry;
+
+BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {
+    const Geometry raw = benchdnn_detail::read_geometry(text, BenchdnnDriver::conv);
+    ConvDescriptor d;
+    benchdnn_detail::fill_descriptor(raw, settings, d);
+    validate(d);
+    return {d, benchdnn_unquoted_name(raw.name), raw.name, raw.g_given};
+}
+
+std::string benchdnn_unquoted_name(const std::string& written) {
+    if (written.size() >= 2 && written.front() == '"' && written.back() == '"') return written.substr(1, written.size() - 2);
+    return written;
+}
+
+std::string to_benchdnn(const ConvDescriptor& d, std::string_view name) {
+    validate(d);
+    return benchdnn_detail::print_geometry(benchdnn_detail::geometry_of(d, BenchdnnDriver::conv), name);
 }
 
 }  // namespace convcheck

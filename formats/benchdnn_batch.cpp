@@ -89,7 +89,7 @@ std::string BenchdnnLocator::locate(const std::string& fname) {
         }
         tried += ", '" + full + "'";
     } else {
-        tried += " (no benchdnn inputs folder: set CONVCHECK_BENCHDNN_INPUTS to oneDNN's tests/benchdnn/inputs/conv)";
+        tried += " (no benchdnn inputs folder" + (inputs_hint_.empty() ? std::string() : ": " + inputs_hint_) + ")";
     }
     throw ConvError("benchdnn --batch", fname, "no such file; tried " + tried);
 }

@@ -1,5 +1,5 @@
-// benchdnn's conv driver loop (bench_conv.cpp: bench() and check_correctness()), v3.7.1, producing
-// convcheck cases or skip reasons instead of running oneDNN.
+// benchdnn's conv and deconv driver loops (bench_conv.cpp, bench_deconv.cpp: bench() and check_correctness()),
+// v3.7.1, producing convcheck cases or skip reasons instead of running oneDNN.
 #include "convcheck/formats/benchdnn_driver.hpp"
 
 #include <filesystem>
@@ -68,17 +68,33 @@ struct Reader {
                 case BenchdnnOptionResult::applied: break;
                 case BenchdnnOptionResult::batch: read_file(batch_file); break;
                 case BenchdnnOptionResult::unknown:
-                    if (state.global.stop.empty())
-                        state.global.stop = token.text + " (" + where + "): not an option of benchdnn's conv driver; "
-                                                                      "benchdnn exits there";
+                    if (state.global.stop.empty()) state.global.stop = unknown_option(token.text, where);
                     break;
             }
         }
     }
 
+    // catch_unknown_options: benchdnn exits at an option its driver does not know. A driver name (`--deconv`)
+    // is one: benchdnn's main() takes the driver from its command line only, never from a batch file.
+    std::string unknown_option(const std::string& token, const std::string& where) const {
+        const std::string driver = benchdnn_driver_name(state.which);
+        static const char* const drivers[] = {"--self",    "--conv",   "--deconv", "--ip",        "--shuffle",
+                                              "--reorder", "--bnorm",  "--gnorm",  "--lnorm",     "--rnn",
+                                              "--softmax", "--pool",   "--prelu",  "--sum",       "--eltwise",
+                                              "--concat",  "--lrn",    "--binary", "--matmul",    "--resampling",
+                                              "--reduction", "--zeropad", "--brgemm", "--graph"};
+        for (const char* d : drivers)
+            if (token == d)
+                return token + " (" + where + "): a driver switch inside a batch file; benchdnn takes the driver from "
+                                              "its command line only (benchdnn --deconv --batch=FILE; convcheck: "
+                                              "--benchdnn-driver), and its " + driver + " driver exits there";
+        return token + " (" + where + "): not an option of benchdnn's " + driver + " driver; benchdnn exits there";
+    }
+
     // benchdnn's repro line (prb_t::set_repro_line), which --match filters; false when convcheck cannot
     // write it exactly for this setup.
-    bool repro_line(const BenchdnnSetup& s, const BenchdnnProblem& p, std::string* line) const {
+    template <class Problem>
+    bool repro_line(const BenchdnnSetup& s, const Problem& p, std::string* line) const {
         const BenchdnnGlobalOptions& g = state.global;
         const BenchdnnDriverOptions& o = state.driver;
         if (!g.others.empty() || !s.cfg.empty() || !s.ctx_init.empty() || !s.ctx_exe.empty())
@@ -91,14 +107,14 @@ struct Reader {
         const auto dt = benchdnn_data_types(s.dt, s.cfg, &reason);
         const std::string dir = benchdnn_dir_name(s.dir), alg = benchdnn_alg_name(s.alg);
         if (!dt || dir.empty() || alg.empty()) return false;
-        ConvDescriptor d = p.descriptor;
+        auto d = p.descriptor;
         try {
             const long long mb = std::stoll(s.mb);
             if (mb > 0) d.batch = mb;
         } catch (const std::exception&) {
             return false;
         }
-        std::string r = "--conv ";
+        std::string r = std::string("--") + benchdnn_driver_name(state.which) + " ";
         if (!g.allow_enum_tags_only) r += "--allow-enum-tags-only=false ";
         if (g.check_ref_impl) r += "--check-ref-impl=true ";
         if (dir != "FWD_B") r += "--dir=" + dir + " ";
@@ -143,19 +159,38 @@ struct Reader {
         return w + problem;
     }
 
-    // check_correctness: one test case per combination of the option lists, in the driver's loop order
-    // (dir, dt, [cfg], stag, wtag, dtag, strides, alg, attributes, ctx_init, ctx_exe, mb; the last fastest).
     void problem(const std::string& text, const std::string& where) {
-        BenchdnnProblem p;
+        if (state.which == BenchdnnDriver::conv) {
+            if (auto p = parse(parse_benchdnn, text, where)) setups(*p, text, where);
+        } else if (auto p = parse(parse_benchdnn_deconv, text, where)) {
+            setups(*p, text, where);
+        }
+    }
+
+    // The driver's str2desc; a bad string is an error (benchdnn stops too) unless benchdnn stopped before it.
+    template <class Problem>
+    std::optional<Problem> parse(Problem (*read)(std::string_view, const BenchdnnSettings&), const std::string& text,
+                                 const std::string& where) {
         try {
-            p = parse_benchdnn(text);
+            return read(text, {});
         } catch (const ConvError& e) {
             if (!state.global.stop.empty()) {  // benchdnn stopped before this problem: no error, a skip
-                cases.push_back({where, text, "", std::nullopt, "after " + state.global.stop});
-                return;
+                BenchdnnCase c;
+                c.source = where;
+                c.input = text;
+                c.skip_reason = "after " + state.global.stop;
+                cases.push_back(std::move(c));
+                return std::nullopt;
             }
             throw ConvError(where + ": " + e.attribute(), e.value(), e.rule() + " (in `" + text + "`)");
         }
+    }
+
+    // check_correctness: one test case per combination of the option lists, in the driver's loop order
+    // (dir, dt, [cfg], stag, wtag, dtag, [strides: conv], alg, attributes, ctx_init, ctx_exe, mb; the last
+    // fastest). The deconv driver has no --strides: its list keeps its one default value.
+    template <class Problem>
+    void setups(const Problem& p, const std::string& text, const std::string& where) {
         const BenchdnnDriverOptions& o = state.driver;
         std::vector<const std::vector<std::string>*> lists = {&o.dir, &o.dt, &o.cfg, &o.stag, &o.wtag, &o.dtag, &o.strides, &o.alg};
         for (const auto& a : o.attr) lists.push_back(&a);
@@ -196,6 +231,7 @@ struct Reader {
             else {
                 BenchdnnMapping m = map_benchdnn_case(s, p);
                 c.descriptor = std::move(m.descriptor);
+                c.transposed = std::move(m.transposed);
                 c.skip_reason = std::move(m.skip_reason);
             }
             cases.push_back(std::move(c));
@@ -213,15 +249,32 @@ struct Reader {
 
 }  // namespace
 
+const char* benchdnn_inputs_variable(BenchdnnDriver driver) {
+    return driver == BenchdnnDriver::conv ? "CONVCHECK_BENCHDNN_INPUTS" : "CONVCHECK_BENCHDNN_DECONV_INPUTS";
+}
+
+namespace {
+
+Reader make_reader(const BenchdnnReadOptions& options) {
+    const std::string driver = benchdnn_driver_name(options.driver);
+    Reader reader{{}, BenchdnnLocator(options.inputs_dir, std::string("set ") + benchdnn_inputs_variable(options.driver) +
+                                                              " to oneDNN's tests/benchdnn/inputs/" + driver),
+                  {}, {}, {}, 0};
+    reader.state.which = options.driver;
+    return reader;
+}
+
+}  // namespace
+
 std::vector<BenchdnnCase> read_benchdnn_batch(const std::string& path, const BenchdnnReadOptions& options) {
-    Reader reader{{}, BenchdnnLocator(options.inputs_dir), {}, {}, {}, 0};
+    Reader reader = make_reader(options);
     reader.read_file(path);
     return std::move(reader.cases);
 }
 
 std::vector<BenchdnnCase> read_benchdnn_batch_text(std::string_view text, const std::string& source,
                                                    const BenchdnnReadOptions& options) {
-    Reader reader{{}, BenchdnnLocator(options.inputs_dir), {}, {}, {}, 0};
+    Reader reader = make_reader(options);
     reader.locator.remember_folder_of(source);
     std::error_code ec;
     if (std::filesystem::is_regular_file(source, ec)) {  // the text of a file: a --batch back to it is a cycle

@@ -76,7 +76,8 @@ std::string plain_letters(const std::string& tag, int ndims) {
         {"ndhwc", "acdeb"}, {"oiw", "abc"},     {"wio", "cba"},       {"oihw", "abcd"},    {"hwio", "cdba"},
         {"oidhw", "abcde"}, {"dhwio", "cdeba"}, {"goiw", "abcd"},     {"wigo", "dcab"},    {"goihw", "abcde"},
         {"hwigo", "decab"}, {"goidhw", "abcdef"}, {"dhwigo", "defcab"}, {"owi", "acb"},
-        {"ohwi", "acdb"},  {"odhwi", "acdeb"}};
+        {"ohwi", "acdb"},  {"odhwi", "acdeb"}, {"iow", "bac"},     {"iohw", "bacd"},     {"iodhw", "bacde"},
+        {"giow", "acbd"},  {"giohw", "acbde"}, {"giodhw", "acbdef"}};
     for (const auto& n : named)
         if (tag == n[0]) return n[1];
     const bool letters = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'f') || c == 'x'; });
@@ -107,8 +108,11 @@ std::string data_layout(const std::string& option, const std::string& tag, int n
     return *reason = option + ": a plain layout convcheck does not have (it has ncx and nxc)", "";
 }
 
-// The weights' tag -> "oix", "xio", "any", or a reason. Grouped weights (g given) have one more dim.
-std::string weights_layout(const std::string& tag, int ndims, bool grouped, std::string* reason) {
+// The weights' tag -> "oix", "xio", "any", or a reason. Grouped weights (g given) have one more dim. Both
+// drivers' weights are {[G,] OC/G, IC/G, k...} (letters a, b, c...), OC the output channels; convcheck's oix
+// and xio are the forward convolution's, so for the deconv driver (whose forward transposes OC and IC) they
+// are other letters: oix = [G][IC/G][OC/G][k...], xio = [k...][OC/G][G][IC/G].
+std::string weights_layout(const std::string& tag, int ndims, bool grouped, BenchdnnDriver driver, std::string* reason) {
     const std::string option = "--wtag";
     if (tag == "any") return "any";
     if (blocked(tag)) return *reason = option + ": a blocked layout (e.g. OIhw16i16o); convcheck has oix and xio", "";
@@ -116,14 +120,17 @@ std::string weights_layout(const std::string& tag, int ndims, bool grouped, std:
     if (letters.empty()) return *reason = option + ": an unknown memory format tag", "";
     if (static_cast<int>(letters.size()) != ndims)
         return *reason = option + ": a tag for another rank than the problem's weights (benchdnn fails the case)", "";
-    if (letters == plain_letters("abx", ndims)) return "oix";
-    // xio: [spatial][I/G][O] = (spatial, i, o) plain, (spatial, i, g, o/g) grouped: hwio, hwigo
-    std::string xio;
     const int first_spatial = grouped ? 3 : 2;
-    for (int i = first_spatial; i < ndims; ++i) xio += static_cast<char>('a' + i);
-    xio += grouped ? "cab" : "ba";
+    std::string spatial;
+    for (int i = first_spatial; i < ndims; ++i) spatial += static_cast<char>('a' + i);
+    const bool conv = driver == BenchdnnDriver::conv;
+    // conv: oix = abx; xio = [spatial][I/G][O] = (spatial, i, o) plain, (spatial, i, g, o/g) grouped: hwio, hwigo
+    const std::string oix = conv ? plain_letters("abx", ndims) : (grouped ? "acb" : "ba") + spatial;
+    const std::string xio = spatial + (conv ? (grouped ? "cab" : "ba") : (grouped ? "bac" : "ab"));
+    if (letters == oix) return "oix";
     if (letters == xio) return "xio";
-    return *reason = option + ": a plain weights layout convcheck does not have (it has oix and xio)", "";
+    return *reason = option + ": a plain weights layout convcheck does not have (it has oix and xio" +
+                     (conv ? std::string(")") : std::string(": for the deconv driver's {OC, IC, k...} weights, iox and xoi)")), "";
 }
 
 bool is_default_attr(BenchdnnAttr a, const std::string& v) {
@@ -187,70 +194,126 @@ std::optional<std::array<std::string, 3>> benchdnn_data_types(const std::string&
     return t;
 }
 
-BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem& problem) {
-    BenchdnnMapping m;
-    std::string& reason = m.skip_reason;
-    ConvDescriptor d = problem.descriptor;
+namespace {
 
+// What one setup sets in a descriptor, whichever driver's; or the skip reason.
+struct Chosen {
+    Pass pass = Pass::forward;
+    bool has_bias = true;
+    DataType dtype = DataType::f32;
+    DataFormat data_format = DataFormat::ncx;
+    FilterFormat filter_format = FilterFormat::oix;
+    long long batch = 0;  // 0 keeps the problem's
+};
+
+std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int rank, bool has_groups,
+                             std::string* reason_out) {
+    std::string& reason = *reason_out;
+    Chosen c;
+    const bool conv = driver == BenchdnnDriver::conv;
     const std::string dir = benchdnn_dir_name(s.dir);
-    if (dir.empty()) return reason = "--dir: a value benchdnn does not know", m;
+    if (dir.empty()) return reason = "--dir: a value benchdnn does not know", std::nullopt;
+    if (!conv && dir.starts_with("BWD"))  // deconv.cpp: deconvolution_backward_data / _backward_weights
+        return reason = "--dir=" + dir + ": the backward " +
+                        (dir == "BWD_D"    ? std::string("data")
+                         : dir == "BWD_DW" ? std::string("data and weights")
+                         : dir == "BWD_WB" ? std::string("weights and bias")
+                                           : std::string("weights")) +
+                        " pass of a transposed convolution (benchdnn's deconv driver); convcheck has no backward "
+                        "pass of transposed convolution yet",
+               std::nullopt;
     // docs/passes.md: BWD_D is dir=bwd_d, BWD_W dir=bwd_w without the bias gradient, BWD_WB dir=bwd_w with it
     // (benchdnn's prb_t has a bias only for FWD_B and BWD_WB); BWD_DW asks for both gradients of one call
     if (dir == "BWD_DW")
         return reason = "--dir=BWD_DW: backward data and weights in one call; convcheck runs each backward pass on "
                         "its own (BWD_D, BWD_W, BWD_WB)",
-               m;
-    d.pass = dir == "BWD_D" ? Pass::backward_data : dir.starts_with("BWD_W") ? Pass::backward_weights : Pass::forward;
-    d.has_bias = dir == "FWD_B" || dir == "BWD_WB";  // FWD_D, FWD_I, BWD_D, BWD_W: no bias
+               std::nullopt;
+    c.pass = dir == "BWD_D" ? Pass::backward_data : dir.starts_with("BWD_W") ? Pass::backward_weights : Pass::forward;
+    c.has_bias = dir == "FWD_B" || dir == "BWD_WB";  // FWD_D, FWD_I, BWD_D, BWD_W: no bias
 
     const auto types = benchdnn_data_types(s.dt, s.cfg, &reason);
-    if (!types) return m;
+    if (!types) return std::nullopt;
     const auto& t = *types;
     if (!(t[0] == t[1] && t[1] == t[2]) || (t[0] != "f32" && t[0] != "f16" && t[0] != "bf16"))
-        return reason = dt_reason(t, s.cfg.empty() ? s.dt : s.cfg), m;
+        return reason = dt_reason(t, s.cfg.empty() ? s.dt : s.cfg), std::nullopt;
     // prb_t: bia_dt() is the weights' type for a float case, so src, weights, bias and dst share it
-    d.dtype = t[0] == "f32" ? DataType::f32 : t[0] == "f16" ? DataType::f16 : DataType::bf16;
+    c.dtype = t[0] == "f32" ? DataType::f32 : t[0] == "f16" ? DataType::f16 : DataType::bf16;
 
-    const int ndims = d.rank + 2;
+    const int ndims = rank + 2;
     const std::string src = data_layout("--stag", s.stag, ndims, &reason);
-    if (src.empty()) return m;
+    if (src.empty()) return std::nullopt;
     const std::string dst = data_layout("--dtag", s.dtag, ndims, &reason);
-    if (dst.empty()) return m;
+    if (dst.empty()) return std::nullopt;
     if (src != "any" && dst != "any" && src != dst)
-        return reason = "--stag/--dtag: src and dst in different layouts; convcheck has one layout for both", m;
+        return reason = "--stag/--dtag: src and dst in different layouts; convcheck has one layout for both", std::nullopt;
     // `any` lets the library choose; a plain tag on the other tensor (or benchdnn's own abx) is one choice
     const std::string data = src != "any" ? src : dst != "any" ? dst : "ncx";
-    d.data_format = data == "nxc" ? DataFormat::nxc : DataFormat::ncx;
-    const std::string wei = weights_layout(s.wtag, ndims + (problem.has_groups ? 1 : 0), problem.has_groups, &reason);
-    if (wei.empty()) return m;
-    d.filter_format = wei == "xio" ? FilterFormat::xio : FilterFormat::oix;
+    c.data_format = data == "nxc" ? DataFormat::nxc : DataFormat::ncx;
+    const std::string wei = weights_layout(s.wtag, ndims + (has_groups ? 1 : 0), has_groups, driver, &reason);
+    if (wei.empty()) return std::nullopt;
+    c.filter_format = wei == "xio" ? FilterFormat::xio : FilterFormat::oix;
 
     for (const std::string& part : split_benchdnn_list(s.strides, ':'))
-        if (!part.empty()) return reason = "--strides: explicit memory strides; convcheck's tensors are dense", m;
+        if (!part.empty()) return reason = "--strides: explicit memory strides; convcheck's tensors are dense", std::nullopt;
 
     const std::string alg = benchdnn_alg_name(s.alg);
-    if (alg.empty()) return reason = "--alg: a value benchdnn does not know", m;
-    if (alg == "wino") return reason = "--alg=wino: asks for the Winograd algorithm; convcheck cannot choose a backend's algorithm", m;
+    if (alg.empty()) return reason = "--alg: a value benchdnn does not know", std::nullopt;
+    if (!conv && alg == "auto")  // deconv_aux.cpp str2alg: direct and wino only (auto asserts)
+        return reason = "--alg=auto: not an algorithm of benchdnn's deconv driver (it has direct and wino)", std::nullopt;
+    if (alg == "wino")
+        return reason = "--alg=wino: asks for the Winograd algorithm; convcheck cannot choose a backend's algorithm",
+               std::nullopt;
 
     for (int a = 0; a < kBenchdnnAttrCount; ++a)
-        if (!is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a])) return reason = attr_reason(static_cast<BenchdnnAttr>(a)), m;
+        if (!is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a]))
+            return reason = attr_reason(static_cast<BenchdnnAttr>(a)), std::nullopt;
     if (!s.ctx_init.empty() || !s.ctx_exe.empty())
-        return reason = "--ctx-init/--ctx-exe: a threading context; convcheck sets threads per run (--threads)", m;
+        return reason = "--ctx-init/--ctx-exe: a threading context; convcheck sets threads per run (--threads)",
+               std::nullopt;
 
     // --mb: stoll_safe; 0 keeps the problem's mb
-    long long mb = 0;
     try {
         std::size_t used = 0;
-        mb = std::stoll(s.mb, &used);
-        if (used != s.mb.size() || std::to_string(mb) != s.mb) throw std::invalid_argument(s.mb);
+        c.batch = std::stoll(s.mb, &used);
+        if (used != s.mb.size() || std::to_string(c.batch) != s.mb) throw std::invalid_argument(s.mb);
     } catch (const std::exception&) {
-        return reason = "--mb: not an integer; benchdnn refuses it", m;
+        return reason = "--mb: not an integer; benchdnn refuses it", std::nullopt;
     }
-    if (mb < 0) return reason = "--mb: negative; benchdnn's primitive creation fails", m;
-    if (mb > 0) d.batch = mb;
+    if (c.batch < 0) return reason = "--mb: negative; benchdnn's primitive creation fails", std::nullopt;
+    return c;
+}
 
+// The fields both descriptors share.
+template <class Descriptor>
+void apply(const Chosen& c, Descriptor& d) {
+    d.has_bias = c.has_bias;
+    d.dtype = c.dtype;
+    d.data_format = c.data_format;
+    d.filter_format = c.filter_format;
+    if (c.batch > 0) d.batch = c.batch;
     validate(d);
+}
+
+}  // namespace
+
+BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem& problem) {
+    BenchdnnMapping m;
+    const auto chosen = choose(s, BenchdnnDriver::conv, problem.descriptor.rank, problem.has_groups, &m.skip_reason);
+    if (!chosen) return m;
+    ConvDescriptor d = problem.descriptor;
+    d.pass = chosen->pass;
+    apply(*chosen, d);
     m.descriptor = d;
+    return m;
+}
+
+BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnDeconvProblem& problem) {
+    BenchdnnMapping m;
+    const auto chosen = choose(s, BenchdnnDriver::deconv, problem.descriptor.rank, problem.has_groups, &m.skip_reason);
+    if (!chosen) return m;
+    TransposedDescriptor t = problem.descriptor;
+    apply(*chosen, t);  // chosen->pass is forward: choose() skipped every backward direction
+    m.transposed = t;
     return m;
 }
 

@@ -1,4 +1,5 @@
-// benchdnn's conv driver option parsing (bench_conv.cpp: the parse_* chain; utils/parser.cpp), v3.7.1.
+// benchdnn's conv and deconv driver option parsing (bench_conv.cpp, bench_deconv.cpp: the parse_* chain;
+// utils/parser.cpp), v3.7.1.
 #include "convcheck/formats/benchdnn_options.hpp"
 
 #include <cstring>
@@ -101,7 +102,7 @@ BenchdnnOptionResult apply_benchdnn_option(BenchdnnOptionState& state, const std
     if (value_of(token, "stag", &v)) return set_list(o.stag, def.stag, v), BenchdnnOptionResult::applied;
     if (value_of(token, "wtag", &v)) return set_list(o.wtag, def.wtag, v), BenchdnnOptionResult::applied;
     if (value_of(token, "dtag", &v)) return set_list(o.dtag, def.dtag, v), BenchdnnOptionResult::applied;
-    if (value_of(token, "strides", &v)) return set_list(o.strides, def.strides, v), BenchdnnOptionResult::applied;
+    if (state.which == BenchdnnDriver::conv && value_of(token, "strides", &v)) return set_list(o.strides, def.strides, v), BenchdnnOptionResult::applied;
     if (value_of(token, "alg", &v)) return set_list(o.alg, def.alg, v), BenchdnnOptionResult::applied;
     if (value_of(token, "mb", &v)) return set_list(o.mb, def.mb, v), BenchdnnOptionResult::applied;
     for (int a = 0; a < kBenchdnnAttrCount; ++a)

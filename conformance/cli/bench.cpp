@@ -21,6 +21,7 @@
 #include "numeric_options.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 #include "convcheck/runner/session.hpp"
+#include "benchdnn_driver_option.hpp"
 #include "convcheck/runner/suites.hpp"
 
 namespace convcheck::cli {
@@ -33,6 +34,7 @@ struct BenchOptions {
     std::string backend = "optimized";
     std::vector<std::string> backend_options;
     std::string suite = "smoke";
+    SuiteReadOptions read;  // --benchdnn-driver
     std::string json_path;
     int threads = 0, repeats = 5;
     double timeout_s = 120.0;
@@ -86,7 +88,7 @@ int bench(const BenchOptions& o) {
     std::printf("%-44s %10s %10s %9s %12s %12s %9s  %s\n", "case", "ms", "prepare_ms", "GFLOP/s", "optimized_ms",
                 "reference_ms", "vs_opt", "descriptor");
     std::set<std::string> done;
-    for (const Case& c : load_cases(o.suite, 1, "bound")) {
+    for (const Case& c : load_cases(o.suite, 1, "bound", o.read)) {
         const OperationTraits& op = operation(c.op);
         if (!op.time || !done.insert(c.descriptor()).second) continue;  // an operation bench does not time
         const ChildOutcome mine = time_case(backend->backend, c, 1, o.repeats, o.timeout_s, memory_limit);
@@ -135,6 +137,7 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--backend", o.backend, "plugin name or path (default: optimized)");
     cmd->add_option("--backend-option", o.backend_options, "key=value for the backend's create (repeatable)");
     cmd->add_option("--suite", o.suite, "suite or case file (default: smoke)");
+    add_benchdnn_driver_option(cmd, o.read);
     cmd->add_option("--json", o.json_path, "write bench records (docs/results-schema.md) here");
     add_count_option(cmd, "--threads", o.threads, 0, 4096, "threads every plugin may use (0: its default)");
     add_count_option(cmd, "--repeats", o.repeats, 1, 256, "timed executions per case (after one warm-up)");

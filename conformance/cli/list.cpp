@@ -12,6 +12,7 @@
 #include "numeric_options.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 #include "convcheck/runner/suite_design.hpp"
+#include "benchdnn_driver_option.hpp"
 #include "convcheck/runner/suites.hpp"
 
 namespace convcheck::cli {
@@ -25,6 +26,7 @@ struct ListOptions {
     std::string mode;
     std::uint64_t seed = 1;
     bool strict_benchdnn = false;
+    SuiteReadOptions read;  // --benchdnn-driver
     bool json = false;
 };
 
@@ -106,7 +108,7 @@ void list(const ListOptions& o) {
                 "(options and --batch= read as benchdnn's conv driver reads them; what cannot run exactly is listed as skipped).\n");
         return;
     }
-    const LoadedSuite loaded = load_suite(o.suite, o.seed, o.mode);
+    const LoadedSuite loaded = load_suite(o.suite, o.seed, o.mode, o.read);
     if (o.strict_benchdnn && !loaded.skipped.empty()) throw std::invalid_argument(strict_benchdnn_message(loaded.skipped));
     if (o.json) {
         std::printf("%s\n", design_json(o.suite, loaded.cases).dump().c_str());
@@ -128,6 +130,7 @@ void add_list_command(CLI::App& app) {
         ->check(CLI::IsMember(accuracy::mode_names()));
     add_seed_option(cmd, "--seed", o.seed, "the run seed (it sets each case's data seed)");
     cmd->add_flag("--strict-benchdnn", o.strict_benchdnn, "exit 2 when a benchdnn test case cannot be run exactly");
+    add_benchdnn_driver_option(cmd, o.read);
     cmd->add_flag("--json", o.json, "with --suite: the suite's design (distribution, pair coverage) as JSON");
     cmd->callback([] { list(o); });
 }

@@ -23,6 +23,7 @@
 #include "convcheck/runner/results.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/shard.hpp"
+#include "benchdnn_driver_option.hpp"
 #include "convcheck/runner/suites.hpp"
 #include "convcheck/runner/terminal_summary.hpp"
 
@@ -53,6 +54,7 @@ struct RunOptions {
     std::string expectations;
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
     bool strict_benchdnn = false;
+    SuiteReadOptions read;           // --benchdnn-driver
     double shrink_seconds = 60.0;
     std::string memory_limit;  // "" : default_memory_limit()
 };
@@ -77,9 +79,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 LoadedSuite suite_cases(const RunOptions& o, std::string* suite_name) {
     if (o.case_descriptors.empty()) {
         *suite_name = o.suite.empty() ? "smoke" : o.suite;
-        return load_suite(*suite_name, o.seed, o.mode);
+        return load_suite(*suite_name, o.seed, o.mode, o.read);
     }
     if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
+    refuse_unused_benchdnn_driver(o.read, "--case", "a descriptor");
     *suite_name = "cli";
     std::vector<SuiteEntry> entries;
     for (const auto& text : o.case_descriptors) {
@@ -276,6 +279,7 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--quiet", o.quiet, "no progress, no table: only the one-line verdict");
     cmd->add_flag("--strict-benchdnn", o.strict_benchdnn,
                   "exit 2 when a benchdnn test case cannot be run exactly (instead of skipping it with its reason)");
+    add_benchdnn_driver_option(cmd, o.read);
     cmd->add_flag("--no-progress", o.no_progress, "no progress bar");
     cmd->callback([] { exit_code() = run(o); });
 }

@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "convcheck/runner/plugin_loader.hpp"
 #include "convcheck/runner/selftest.hpp"
+#include "benchdnn_driver_option.hpp"
 #include "convcheck/runner/suites.hpp"
 
 namespace convcheck::cli {
@@ -26,6 +27,7 @@ using namespace convcheck::runner;
 
 struct SelftestOptions {
     std::string suite = "smoke";
+    SuiteReadOptions read;  // --benchdnn-driver
     std::uint64_t seed = 1;
     std::string mode;
     std::vector<std::string> mutants;
@@ -61,7 +63,7 @@ nlohmann::json verdict_json(const MutantVerdict& v, const std::string& suite) {
 }
 
 int selftest(const SelftestOptions& o) {
-    const std::vector<Case> cases = load_cases(o.suite, o.seed, o.mode);
+    const std::vector<Case> cases = load_cases(o.suite, o.seed, o.mode, o.read);
     SelftestSettings settings;
     settings.timeout_s = o.timeout_s;
     settings.only = o.mutants;
@@ -124,6 +126,7 @@ void add_selftest_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("selftest", "How strong is a suite: run the bundled mutants against it and print "
                                                "the kill matrix");
     cmd->add_option("--suite", o.suite, "built-in suite, a JSON case file or a benchdnn shape file (default: smoke)");
+    add_benchdnn_driver_option(cmd, o.read);
     cmd->add_option("--seed", o.seed, "run seed (sets each case's data seed)");
     cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound or probe")
         ->check(CLI::IsMember({"exact", "bound", "probe"}));

@@ -1,12 +1,14 @@
 // Transposed convolution's jobs around its check (operation_jobs.hpp): reading and printing its
 // "deconv:" descriptor, shrinking (through the forward convolution it transposes), a failure bundle's
-// arrays, its benchdnn line (not yet: why), naming an output, bench's timing and multiply-adds, and the
+// arrays, its benchdnn line (the deconv driver's), naming an output, bench's timing and multiply-adds, and the
 // case record's features.
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 #include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/failure_bundle.hpp"
+#include "convcheck/runner/invalid_case.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
@@ -20,6 +22,8 @@ void transposed_read(const std::string& text, Case& c) {
 }
 
 std::string transposed_descriptor(const Case& c) { return to_string(c.deconv); }
+
+std::string transposed_broken_rule(const Case& c) { return broken_rule(c.deconv); }
 
 namespace {
 
@@ -95,11 +99,8 @@ BundleArrays transposed_bundle_arrays(const Case& c, const RecordedExecution& e)
     return arrays;
 }
 
-std::string transposed_benchdnn(const Case&, std::string* why) {
-    *why = "benchdnn's deconvolution driver (--deconv) is not mapped yet: convcheck reads and writes --conv problems "
-           "only (docs/transposed.md)";
-    return "";
-}
+// benchdnn's deconv driver line (`--deconv`, docs/benchdnn.md; failure_bundle.hpp).
+std::string transposed_benchdnn(const Case& c, std::string* why) { return benchdnn_line(c.deconv, why); }
 
 std::string transposed_output_element(const Case& c, std::int64_t flat) {
     return coordinates_text(element_coordinates(c.deconv.dst_dims(), c.deconv.data_format == DataFormat::nxc, flat));

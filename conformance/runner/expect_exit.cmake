@@ -1,5 +1,7 @@
 # cmake -DEXPECT=<code> -P expect_exit.cmake <command> <args...>: passes when the command exits with
 # exactly <code> (ctest's WILL_FAIL accepts any non-zero code; exit codes are part of the contract).
+# Optional -DMATCH_1=<regex> ... -DMATCH_9=<regex>: each must match the output (stdout and stderr), where
+# ctest's PASS_REGULAR_EXPRESSION passes on any one; -DNO_MATCH=<regex>: must not match it.
 set(command "")
 math(EXPR last "${CMAKE_ARGC} - 1")
 set(start 0)
@@ -17,5 +19,13 @@ endforeach()
 execute_process(COMMAND ${command} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT "${code}" STREQUAL "${EXPECT}")
   message(FATAL_ERROR "expected exit code ${EXPECT}, got ${code}\ncommand: ${command}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+foreach(n RANGE 1 9)
+  if(DEFINED MATCH_${n} AND NOT "${out}${err}" MATCHES "${MATCH_${n}}")
+    message(FATAL_ERROR "the output does not match MATCH_${n} '${MATCH_${n}}'\ncommand: ${command}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+endforeach()
+if(DEFINED NO_MATCH AND "${out}${err}" MATCHES "${NO_MATCH}")
+  message(FATAL_ERROR "the output matches NO_MATCH '${NO_MATCH}'\ncommand: ${command}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
 message(STATUS "exit code ${code} as expected\n${out}${err}")

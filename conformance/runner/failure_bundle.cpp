@@ -39,7 +39,57 @@ void check_bundle_folder(const std::string& dir) {
     fs::remove(probe, ec);
 }
 
-std::string benchdnn_line(const ConvDescriptor& d, std::string* why) {
+namespace {
+
+// The options of a case's benchdnn line: benchdnn's --dir for the pass (docs/passes.md), the plain tags of its layouts.
+BenchdnnSetup setup_of(const ConvDescriptor& d) {
+    const int ndims = d.rank + 2;
+    const bool grouped = d.groups != 1;  // to_benchdnn writes g only then: benchdnn's weights get a groups dim
+    std::string xio;  // [spatial][I/G][O]: hwio, or hwigo for grouped weights (benchdnn_mapping.cpp)
+    for (int i = grouped ? 3 : 2; i < ndims + (grouped ? 1 : 0); ++i) xio += static_cast<char>('a' + i);
+    xio += grouped ? "cab" : "ba";
+    BenchdnnSetup setup;
+    switch (d.pass) {
+        case Pass::forward: setup.dir = d.has_bias ? "FWD_B" : "FWD_D"; break;
+        case Pass::backward_data: setup.dir = "BWD_D"; break;
+        case Pass::backward_weights: setup.dir = d.has_bias ? "BWD_WB" : "BWD_W"; break;
+    }
+    setup.wtag = d.filter_format == FilterFormat::xio ? xio : "abx";
+    return setup;
+}
+
+// The deconv driver's: oix is oneDNN's iohw ([G][IC/G][OC/G][k...]: giohw); xio is no oneDNN tag name, so `any`
+// (the library's choice; benchdnn fills the same values).
+BenchdnnSetup setup_of(const TransposedDescriptor& t) {
+    static const char* const iox[] = {"iow", "iohw", "iodhw"};
+    BenchdnnSetup setup;
+    setup.dir = t.has_bias ? "FWD_B" : "FWD_D";
+    setup.wtag = t.filter_format == FilterFormat::xio ? "any" : (t.groups != 1 ? "g" : "") + std::string(iox[t.rank - 1]);
+    return setup;
+}
+
+// The case benchdnn's driver would run for the line, and the descriptor's own spelling of the same outputs.
+std::optional<ConvDescriptor> read_back(const BenchdnnSetup& setup, const std::string& problem, const ConvDescriptor& d,
+                                        std::string* why) {
+    BenchdnnMapping m = map_benchdnn_case(setup, parse_benchdnn(problem));
+    *why = m.skip_reason;
+    if (m.descriptor) m.descriptor->pads_end = d.pads_end;  // benchdnn deduces the smallest right pad for the outputs
+    return m.descriptor;
+}
+std::optional<TransposedDescriptor> read_back(const BenchdnnSetup& setup, const std::string& problem,
+                                              const TransposedDescriptor& t, std::string* why) {
+    BenchdnnMapping m = map_benchdnn_case(setup, parse_benchdnn_deconv(problem));
+    *why = m.skip_reason;
+    if (m.transposed) {  // its right pad is pads_end - output_padding: the same outputs, said otherwise
+        m.transposed->pads_end = t.pads_end, m.transposed->output_padding = t.output_padding;
+        if (t.filter_format == FilterFormat::xio) m.transposed->filter_format = FilterFormat::xio;  // `any`
+    }
+    return m.transposed;
+}
+
+// The line, given only when benchdnn's driver reads it back as this very case (its output sizes included).
+template <class Descriptor>
+std::string checked_line(const Descriptor& d, BenchdnnDriver driver, std::string* why) {
     std::string problem;
     try {
         problem = to_benchdnn(d);
@@ -47,42 +97,36 @@ std::string benchdnn_line(const ConvDescriptor& d, std::string* why) {
         *why = e.what();
         return "";
     }
-    const int ndims = d.rank + 2;
-    const bool grouped = d.groups != 1;  // to_benchdnn writes g only then: benchdnn's weights get a groups dim
-    std::string xio;  // [spatial][I/G][O]: hwio, or hwigo for grouped weights (benchdnn_mapping.cpp)
-    for (int i = grouped ? 3 : 2; i < ndims + (grouped ? 1 : 0); ++i) xio += static_cast<char>('a' + i);
-    xio += grouped ? "cab" : "ba";
-    BenchdnnSetup setup;
-    switch (d.pass) {  // benchdnn's --dir for the pass (docs/passes.md)
-        case Pass::forward: setup.dir = d.has_bias ? "FWD_B" : "FWD_D"; break;
-        case Pass::backward_data: setup.dir = "BWD_D"; break;
-        case Pass::backward_weights: setup.dir = d.has_bias ? "BWD_WB" : "BWD_W"; break;
-    }
+    BenchdnnSetup setup = setup_of(d);
     setup.dt = to_string(d.dtype);
     setup.stag = setup.dtag = d.data_format == DataFormat::nxc ? "axb" : "abx";
-    setup.wtag = d.filter_format == FilterFormat::xio ? xio : "abx";
     setup.alg = "direct";
     setup.mb = "0";
-    // read back as benchdnn's driver would: the line is given only when it is this very convolution
     try {
-        const BenchdnnMapping m = map_benchdnn_case(setup, parse_benchdnn(problem));
-        bool same = m.descriptor.has_value();
-        if (same) {
-            ConvDescriptor back = *m.descriptor;
-            for (int a = 0; a < d.rank; ++a) same = same && back.output_size(a) == d.output_size(a);
-            back.pads_end = d.pads_end;  // benchdnn deduces the smallest right pad giving the same output
-            same = same && back == d;
-        }
-        if (!same) {
-            *why = m.descriptor ? "benchdnn would read the line as another convolution" : m.skip_reason;
+        std::string skip;
+        const auto back = read_back(setup, problem, d, &skip);
+        bool same = back.has_value();
+        for (int a = 0; same && a < d.rank; ++a) same = back->output_size(a) == d.output_size(a);
+        if (!same || !(*back == d)) {
+            *why = back ? "benchdnn would read the line as another " + std::string(driver == BenchdnnDriver::conv
+                                                                                     ? "convolution"
+                                                                                     : "transposed convolution")
+                        : skip;
             return "";
         }
     } catch (const ConvError& e) {
         *why = std::string("benchdnn would refuse the line: ") + e.what();
         return "";
     }
-    return "--conv --dir=" + setup.dir + " --dt=" + setup.dt + " --stag=" + setup.stag + " --wtag=" + setup.wtag +
-           " --dtag=" + setup.dtag + " " + problem;
+    return std::string("--") + benchdnn_driver_name(driver) + " --dir=" + setup.dir + " --dt=" + setup.dt +
+           " --stag=" + setup.stag + " --wtag=" + setup.wtag + " --dtag=" + setup.dtag + " " + problem;
+}
+
+}  // namespace
+
+std::string benchdnn_line(const ConvDescriptor& d, std::string* why) { return checked_line(d, BenchdnnDriver::conv, why); }
+std::string benchdnn_line(const TransposedDescriptor& t, std::string* why) {
+    return checked_line(t, BenchdnnDriver::deconv, why);
 }
 
 namespace {

@@ -4,7 +4,10 @@
 
 namespace convcheck::runner {
 
-std::string broken_rule(const ConvDescriptor& d) {
+namespace {
+
+template <class Descriptor>
+std::string rule_of(const Descriptor& d) {
     try {
         validate(d);
     } catch (const ConvError& e) {
@@ -12,6 +15,11 @@ std::string broken_rule(const ConvDescriptor& d) {
     }
     return "";
 }
+
+}  // namespace
+
+std::string broken_rule(const ConvDescriptor& d) { return rule_of(d); }
+std::string broken_rule(const TransposedDescriptor& t) { return rule_of(t); }
 
 namespace {
 
@@ -37,23 +45,48 @@ std::int64_t output_extent(const ConvDescriptor& d, int a) {
     return span < 0 ? 1 : std::min(kCap, span / d.strides[a] + 1);
 }
 
-}  // namespace
+// The transposed op's outputs on one axis: (in-1)*s - pb - pe + K + op with every term capped, at least 1.
+std::int64_t transposed_output_extent(const TransposedDescriptor& t, int a) {
+    auto clamp = [](std::int64_t v) { return std::clamp<std::int64_t>(v, -kCap, kCap); };
+    const std::int64_t in = std::clamp<std::int64_t>(t.input_size[a], 1, kCap);
+    const std::int64_t s = std::clamp<std::int64_t>(t.strides[a], 1, kCap);
+    const std::int64_t k = std::clamp<std::int64_t>(t.kernel_size[a], 1, kCap);
+    const std::int64_t extent = std::min(kCap, (k - 1) * std::clamp<std::int64_t>(t.dilations[a], 1, kCap) + 1);
+    const std::int64_t out = std::min(kCap, (in - 1) * s) - clamp(t.pads_begin[a]) - clamp(t.pads_end[a]) + extent +
+                             clamp(t.output_padding[a]);
+    return std::clamp<std::int64_t>(out, 1, kCap);
+}
 
-InvalidCaseElements invalid_case_elements(const ConvDescriptor& d) {
+// Both operations' counts: src [N][C][in...], weights whole * ceil(per_group / G) * k..., dst [N][O][extent...],
+// bias O; (whole, per_group) is (O, C) for a convolution's weights, (C, O) for a transposed one's.
+template <class Descriptor>
+InvalidCaseElements elements(const Descriptor& d, std::int64_t whole, std::int64_t per_group,
+                             std::int64_t (*extent)(const Descriptor&, int)) {
     const std::int64_t n = at_least_one(d.batch), c = at_least_one(d.in_channels), o = at_least_one(d.out_channels);
-    const std::int64_t g = at_least_one(d.groups), c_per_group = (c + g - 1) / g;
+    const std::int64_t g = at_least_one(d.groups);
+    per_group = at_least_one(per_group);
     InvalidCaseElements e;
     e.src = capped_product(n, c);
-    e.weights = capped_product(o, c_per_group);
+    e.weights = capped_product(at_least_one(whole), (per_group + g - 1) / g);
     e.dst = capped_product(n, o);
     const int rank = std::clamp(d.rank, 1, kMaxSpatialRank);
     for (int a = 0; a < rank; ++a) {
         e.src = capped_product(e.src, at_least_one(d.input_size[a]));
         e.weights = capped_product(e.weights, at_least_one(d.kernel_size[a]));
-        e.dst = capped_product(e.dst, output_extent(d, a));
+        e.dst = capped_product(e.dst, extent(d, a));
     }
     e.bias = d.has_bias ? o : 0;
     return e;
+}
+
+}  // namespace
+
+InvalidCaseElements invalid_case_elements(const TransposedDescriptor& t) {
+    return elements(t, t.in_channels, t.out_channels, transposed_output_extent);
+}
+
+InvalidCaseElements invalid_case_elements(const ConvDescriptor& d) {
+    return elements(d, d.out_channels, d.in_channels, output_extent);
 }
 
 }  // namespace convcheck::runner

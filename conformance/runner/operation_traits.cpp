@@ -46,13 +46,14 @@ const OperationTraits kOperations[] = {
     backward_pass(Op::conv_bwd_data, "conv_bwd_data", "backward data of discrete convolution"),
     backward_pass(Op::conv_bwd_weights, "conv_bwd_weights", "backward weights of discrete convolution"),
     // transposed convolution (docs/transposed.md): a "deconv:" descriptor (benchdnn's deconvolution driver),
-    // exact and bound mode; no invalid suite yet, not in the discrete-convolution design
+    // exact, bound and probe mode, and invalid mode (the invalid_transposed suite); not in the
+    // discrete-convolution design
     {.op = Op::conv_transposed, .name = "conv_transposed", .words = "transposed convolution",
      .claim = CONVCHECK_OP_CONV_TRANSPOSED, .prefix = "deconv", .read = transposed_read,
-     .descriptor = transposed_descriptor, .broken_rule = nullptr, .refused_entry = nullptr,
+     .descriptor = transposed_descriptor, .broken_rule = transposed_broken_rule, .refused_entry = nullptr,
      .validate = transposed_validate, .unclaimed = transposed_unclaimed,
      .mode_not_applicable = transposed_mode_not_applicable, .output_dtype = transposed_output_dtype,
-     .memory = transposed_memory, .check_invalid = nullptr, .check = check_conv_transposed,
+     .memory = transposed_memory, .check_invalid = check_transposed_invalid, .check = check_conv_transposed,
      .smaller = transposed_smaller, .bundle_arrays = transposed_bundle_arrays, .benchdnn = transposed_benchdnn,
      .output_element = transposed_output_element, .time = time_transposed, .macs = transposed_macs,
      .design_geometry = nullptr, .features = transposed_features},

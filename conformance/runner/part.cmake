@@ -70,6 +70,35 @@ if(CONVCHECK_BUILD_TESTS)
                    $<TARGET_FILE:convcheck> list --strict-benchdnn
                    --suite ${CMAKE_CURRENT_LIST_DIR}/../../formats/tests/data/benchdnn/reproducer)
   set_tests_properties(conformance_strict_benchdnn_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "--attr-post-ops: post-ops")
+  # issue 20: `--benchdnn-driver deconv` reads oneDNN's inputs/deconv files as benchdnn --deconv does: the forward
+  # directions run as `deconv:` cases (the first line's deconvolution: in=5, k=3, p=1, o=3 channels from 16), the
+  # backward ones are skipped and counted by direction, none runs as a convolution.
+  set(benchdnn_data ${CMAKE_CURRENT_LIST_DIR}/../../formats/tests/data/benchdnn)
+  add_test(NAME conformance_benchdnn_deconv_driver_runs
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=0
+                   "-DMATCH_1=\"descriptor\":\"deconv:n=2,c=16,o=3,g=1,in=5,k=3,s=1,d=1,pb=1,pe=1,op=0,bias=1,"
+                   "-DMATCH_2=\"executed\":15,"  "-DMATCH_3=\"skipped_inputs\":15,"
+                   "-DMATCH_4=  5  --dir=BWD_D: the backward data pass of a transposed convolution"
+                   "-DMATCH_5=  5  --dir=BWD_W: the backward weights pass of a transposed convolution"
+                   "-DMATCH_6=  5  --dir=BWD_WB: the backward weights and bias pass of a transposed convolution"
+                   "-DNO_MATCH=\"descriptor\":\"conv:"
+                   -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend optimized --suite ${benchdnn_data}/deconv/test_small
+                   --benchdnn-driver deconv --json -)
+  # ... and the default (conv) still reads a conv file as before, with or without `--benchdnn-driver conv`.
+  foreach(how default explicit)
+    set(driver_args "")
+    if(how STREQUAL "explicit")
+      set(driver_args --benchdnn-driver conv)
+    endif()
+    add_test(NAME conformance_benchdnn_conv_driver_unchanged_${how}
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=0
+                     "-DMATCH_1=conv_small/0002 bound  conv:n=1,c=3,o=64,g=1,in=224x224,k=7x7,s=2x2,d=1x1,pb=3x3,pe=2x2,bias=1,dt=f32,data=ncx,wei=oix  # resnet_50:conv1"
+                     "-DMATCH_2=conv_small/0001 bound  conv:n=2,c=16,o=16,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix,dir=bwd_d"
+                     -DNO_MATCH=deconv:
+                     -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> list --suite ${benchdnn_data}/conv_small ${driver_args})
+  endforeach()
   add_test(NAME conformance_run_unknown_suite_exits_2
            COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend reference --suite nonsense --quiet)
@@ -111,10 +140,16 @@ endif()
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   # The invalid suite (docs/runner.md): the project's own plugins refuse every case; a backend that
   # computes them fails (exit 1), and its reproducer reruns the one case in mode invalid.
+  # The invalid_transposed suite (deconv: descriptors): each of them claims transposed convolution and refuses
+  # every case; the vendor plugins' answers are pinned by invalid_transposed_outcomes_<name> (plugins/common).
   foreach(p reference optimized mutants)
     if(TARGET convcheck_plugin_${p})
       add_test(NAME conformance_invalid_${p}
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_${p}> --suite invalid --quiet)
+      add_test(NAME conformance_invalid_transposed_${p}
+               COMMAND ${CMAKE_COMMAND} -DEXPECT=0 "-DMATCH_1=14 cases executed, 0 declined"
+                       -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                       $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_${p}> --suite invalid_transposed --quiet)
     endif()
   endforeach()
   add_test(NAME conformance_invalid_accepted_fails

@@ -1,7 +1,9 @@
-// benchdnn batch files, read by core/benchdnn_driver.hpp as benchdnn's conv driver reads them: every
-// test case benchdnn would run becomes a case (bound mode) exactly as benchdnn defines it, or a skipped
-// input with its reason. `--batch=` files are looked for as benchdnn does, last in the folder named by
-// the environment variable CONVCHECK_BENCHDNN_INPUTS (oneDNN's tests/benchdnn/inputs/conv).
+// benchdnn batch files, read by formats/benchdnn_driver.hpp as benchdnn's conv driver (the default) or its
+// deconv driver (`--benchdnn-driver deconv`) reads them: every test case benchdnn would run becomes a case
+// (bound mode; a `deconv:` case for the deconv driver) exactly as benchdnn defines it, or a skipped input with
+// its reason. `--batch=` files are looked for as benchdnn does, last in the driver's inputs folder, named by
+// the environment variable CONVCHECK_BENCHDNN_INPUTS (conv: oneDNN's tests/benchdnn/inputs/conv) or
+// CONVCHECK_BENCHDNN_DECONV_INPUTS (deconv: inputs/deconv).
 #include <cstdlib>
 #include <stdexcept>
 
@@ -11,14 +13,16 @@
 namespace convcheck::runner {
 
 std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text,
-                                         std::vector<SkippedInput>* skipped) {
+                                         std::vector<SkippedInput>* skipped, BenchdnnDriver driver) {
     BenchdnnReadOptions options;
-    if (const char* inputs = std::getenv("CONVCHECK_BENCHDNN_INPUTS")) options.inputs_dir = inputs;
+    options.driver = driver;
+    if (const char* inputs = std::getenv(benchdnn_inputs_variable(driver))) options.inputs_dir = inputs;
     std::vector<SuiteEntry> entries;
     std::vector<SkippedInput> skips;
     const std::vector<BenchdnnCase> cases = read_benchdnn_batch_text(text, path, options);
     for (const BenchdnnCase& c : cases) {
         if (c.descriptor) entries.emplace_back(to_string(*c.descriptor), "b", c.name);
+        else if (c.transposed) entries.emplace_back(to_string(*c.transposed), "b", c.name);
         else skips.push_back({"", c.source, c.input, c.skip_reason});
     }
     if (cases.empty()) throw std::invalid_argument(path + ": no benchdnn problems in the file (nor in the files it includes)");

@@ -103,16 +103,26 @@ std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::st
 }
 
 std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text,
-                                         std::vector<SkippedInput>* skipped);
+                                         std::vector<SkippedInput>* skipped, BenchdnnDriver driver);
 
-std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text,
-                                                std::vector<SkippedInput>* skipped) {
-    if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text);
-    if (path.ends_with(".cases")) return case_list_entries(path, text);
-    return benchdnn_entries(path, text, skipped);
+void refuse_unused_benchdnn_driver(const SuiteReadOptions& read, const std::string& source, const std::string& what) {
+    if (read.benchdnn_driver != BenchdnnDriver::conv)
+        throw std::invalid_argument(std::string("--benchdnn-driver ") + benchdnn_driver_name(read.benchdnn_driver) +
+                                    ": " + source + " is " + what + ", not a benchdnn batch file");
 }
 
-std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped) {
+std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text,
+                                                std::vector<SkippedInput>* skipped, const SuiteReadOptions& read) {
+    const bool benchdnn = !path.ends_with(".json") && !path.ends_with(".jsonl") && !path.ends_with(".cases");
+    if (!benchdnn) refuse_unused_benchdnn_driver(read, "'" + path + "'", "a case file");
+    if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text);
+    if (path.ends_with(".cases")) return case_list_entries(path, text);
+    return benchdnn_entries(path, text, skipped, read.benchdnn_driver);
+}
+
+std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped,
+                                           const SuiteReadOptions& read) {
+    if (path.ends_with(".onnx")) refuse_unused_benchdnn_driver(read, "'" + path + "'", "an ONNX model");
     if (path.ends_with(".onnx")) {  // an ONNX model: its convolution nodes (suite_onnx.hpp)
         OnnxModelSuite model = onnx_model_suite(path);
         if (!model.skipped.empty() && !skipped)
@@ -124,7 +134,7 @@ std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<
     if (!in) throw std::invalid_argument("cannot read the case file '" + path + "'");
     std::stringstream text;
     text << in.rdbuf();
-    return suite_entries_from_text(path, text.str(), skipped);
+    return suite_entries_from_text(path, text.str(), skipped, read);
 }
 
 }  // namespace convcheck::runner

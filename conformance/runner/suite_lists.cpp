@@ -30,6 +30,7 @@ std::vector<SuiteEntry> builtin_list(const std::string& name) {
 std::vector<SuiteEntry> smoke_suite() { return builtin_list("smoke"); }
 std::vector<SuiteEntry> edge_suite() { return builtin_list("edge"); }
 std::vector<SuiteEntry> invalid_suite() { return builtin_list("invalid"); }
+std::vector<SuiteEntry> invalid_transposed_suite() { return builtin_list("invalid_transposed"); }
 std::vector<SuiteEntry> accuracy_suite() { return builtin_list("accuracy"); }
 std::vector<SuiteEntry> large_suite() { return builtin_list("large"); }
 std::vector<SuiteEntry> backward_suite() { return builtin_list("backward"); }

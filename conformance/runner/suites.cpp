@@ -28,6 +28,9 @@ std::vector<SuiteInfo> builtin_suites() {
         {"invalid", "one descriptor per rule of the spec (zero sizes, groups that do not divide the channels, zero or "
                     "negative strides and dilations, a padded input smaller than the kernel, ...), which the backend "
                     "must refuse; a backend that computes one fails as accepted_invalid"},
+        {"invalid_transposed", "one deconv: descriptor per rule of the transposed convolution's descriptor (zero sizes, "
+                               "groups that do not divide the channels, negative output padding, pads that crop the "
+                               "whole output, ...), which a backend claiming transposed convolution must refuse"},
         {"large", "one tensor past 2^31 elements or 2^31 bytes per case (src, weights or dst; f32, f16, bf16; NCX and "
                   "NXC), judged on a sample of outputs on both sides of each limit plus a scan of every output for one "
                   "never written (sampled mode; up to 4 GiB of buffers a case, about a minute a case on the reference)"},
@@ -53,6 +56,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
     if (name == "accuracy") return accuracy_suite();
     if (name == "pairwise") return pairwise_suite();
     if (name == "invalid") return invalid_suite();
+    if (name == "invalid_transposed") return invalid_transposed_suite();
     if (name == "large") return large_suite();
     if (name == "strides") return strides_suite();
     if (name == "backward") return backward_suite();
@@ -114,7 +118,7 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
             if (mode == accuracy::Mode::invalid && !op.broken_rule)
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
                                             "' in mode invalid: the invalid-case mode has no " + op.words +
-                                            " cases (conv descriptors only)");
+                                            " cases (conv and deconv descriptors only)");
             if (mode == accuracy::Mode::invalid && rule.empty())
                 throw std::invalid_argument("suite " + suite + ": entry '" + e.descriptor +
                                             "' in mode invalid breaks no rule: that mode is for descriptors the backend "
@@ -138,13 +142,20 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
 
 namespace {
 
-LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
+LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                     const SuiteReadOptions& read) {
     namespace fs = std::filesystem;
+    // --benchdnn-driver deconv says how to read a benchdnn file: on anything else it would be dropped unread
+    auto not_benchdnn = [&](const char* what) { refuse_unused_benchdnn_driver(read, "'" + suite_or_file + "'", what); };
     for (const auto& s : builtin_suites())
-        if (s.name == suite_or_file) return {expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode), {}};
+        if (s.name == suite_or_file) {
+            not_benchdnn("a built-in suite");
+            return {expand(s.name, builtin_suite_entries(s.name), run_seed, only_mode), {}};
+        }
     std::error_code ec;
     if (fs::is_directory(suite_or_file, ec) && fs::is_regular_file(fs::path(suite_or_file) / "manifest.json", ec))
     {
+        not_benchdnn("a golden-vector set");
         fs::path dir = fs::path(suite_or_file).lexically_normal();
         if (dir.filename().empty()) dir = dir.parent_path();  // "vectors/sets/seeds/"
         LoadedSuite loaded;
@@ -154,15 +165,16 @@ LoadedSuite cases_of(const std::string& suite_or_file, std::uint64_t run_seed, c
     if (!fs::is_regular_file(suite_or_file, ec)) builtin_suite_entries(suite_or_file);  // throws the error
     LoadedSuite loaded;
     const std::string name = fs::path(suite_or_file).stem().string();
-    loaded.cases = expand(name, file_suite_entries(suite_or_file, &loaded.skipped), run_seed, only_mode);
+    loaded.cases = expand(name, file_suite_entries(suite_or_file, &loaded.skipped, read), run_seed, only_mode);
     for (SkippedInput& s : loaded.skipped) s.suite = name;
     return loaded;
 }
 
 }  // namespace
 
-LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
-    LoadedSuite loaded = cases_of(suite_or_file, run_seed, only_mode);
+LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                       const SuiteReadOptions& read) {
+    LoadedSuite loaded = cases_of(suite_or_file, run_seed, only_mode, read);
     // A run of nothing must not pass: an empty file, [], {"cases": []}, a results file without case
     // records or a vector set whose cases are all refused is a mistake in the input. (A file whose every
     // test case was skipped holds inputs: they are reported, and the run executes nothing, which fails.)
@@ -173,8 +185,9 @@ LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed,
     return loaded;
 }
 
-std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode) {
-    LoadedSuite loaded = load_suite(suite_or_file, run_seed, only_mode);
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                             const SuiteReadOptions& read) {
+    LoadedSuite loaded = load_suite(suite_or_file, run_seed, only_mode, read);
     if (!loaded.skipped.empty()) throw std::invalid_argument(suite_or_file + ": " + strict_benchdnn_message(loaded.skipped));
     return std::move(loaded.cases);
 }

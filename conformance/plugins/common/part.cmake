@@ -69,6 +69,11 @@ function(convcheck_add_backend_plugin_tests name)
                      --threads 2 --no-shrink --no-progress)
     set_tests_properties(conformance_transposed_${name} conformance_transposed_vectors_${name} PROPERTIES TIMEOUT 120
                          LABELS backend)
+    # The invalid_transposed suite: who answers each case, as measured (invalid_outcomes_check.py, docs/transposed.md).
+    add_test(NAME invalid_transposed_outcomes_${name}
+             COMMAND /usr/bin/python3 ${CONVCHECK_PLUGIN_COMMON_DIR}/tests/invalid_outcomes_check.py
+                     $<TARGET_FILE:convcheck> $<TARGET_FILE:${target}> ${name} invalid_transposed)
+    set_tests_properties(invalid_transposed_outcomes_${name} PROPERTIES TIMEOUT 120 LABELS backend)
   endif()
   # Who answers each invalid case: the plugin ("cannot express"), the library, or neither (docs/backends.md).
   add_test(NAME invalid_outcomes_${name} COMMAND /usr/bin/python3 ${CONVCHECK_PLUGIN_COMMON_DIR}/tests/invalid_outcomes_check.py

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "convcheck/core/descriptor_unvalidated.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 #include "convcheck/runner/invalid_case.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"
@@ -44,17 +45,58 @@ const std::map<std::string, std::string> kRuleOf = {
     {"src_strides_too_short", "ss (src strides) = 144x36x6: needs 4 strides, one per dim of src"},
 };
 
-TEST(InvalidSuite, EveryCaseBreaksTheRuleItIsNamedFor) {
-    const std::vector<Case> cases = load_cases("invalid", 1, "");
-    ASSERT_EQ(cases.size(), kRuleOf.size());
+// Every case of `suite` is in mode invalid, one per rule, and breaks the rule `rules` names for it.
+void expect_each_breaks_its_rule(const std::string& suite, const std::map<std::string, std::string>& rules, Op op) {
+    const std::vector<Case> cases = load_cases(suite, 1, "");
+    ASSERT_EQ(cases.size(), rules.size());
     std::set<std::string> names;
     for (const Case& c : cases) {
+        EXPECT_EQ(c.op, op) << c.id;
         EXPECT_EQ(c.mode, accuracy::Mode::invalid) << c.id;
         EXPECT_TRUE(names.insert(c.name).second) << "one case per rule: " << c.name;
-        ASSERT_TRUE(kRuleOf.count(c.name)) << c.name;
-        EXPECT_NE(broken_rule(c.conv).find(kRuleOf.at(c.name)), std::string::npos)
-            << c.name << ": " << broken_rule(c.conv);
+        ASSERT_TRUE(rules.count(c.name)) << c.name;
+        const std::string rule = op == Op::conv ? broken_rule(c.conv) : broken_rule(c.deconv);
+        EXPECT_NE(rule.find(rules.at(c.name)), std::string::npos) << c.name << ": " << rule;
     }
+}
+
+TEST(InvalidSuite, EveryCaseBreaksTheRuleItIsNamedFor) { expect_each_breaks_its_rule("invalid", kRuleOf, Op::conv); }
+
+// The words of the transposed descriptor's validate() (core/transposed_descriptor.cpp) each case of the
+// invalid_transposed suite must break.
+const std::map<std::string, std::string> kTransposedRuleOf = {
+    {"batch_not_positive", "batch (n) = 0: must be a positive integer"},
+    {"in_channels_not_positive", "in_channels (c) = 0: must be a positive integer"},
+    {"out_channels_not_positive", "out_channels (o) = 0: must be a positive integer"},
+    {"groups_not_positive", "groups (g) = 0: must be a positive integer"},
+    {"in_channels_not_divisible_by_groups", "in_channels (c) = 3: must be divisible by groups = 2"},
+    {"out_channels_not_divisible_by_groups", "out_channels (o) = 3: must be divisible by groups = 2"},
+    {"input_size_not_positive", "input_size (in)[0] = 0: must be a positive integer"},
+    {"kernel_size_not_positive", "kernel_size (k)[0] = 0: must be a positive integer"},
+    {"stride_not_positive", "strides (s)[0] = 0: must be a positive integer"},
+    {"dilation_not_positive", "dilations (d)[0] = 0: must be a positive integer"},
+    {"output_padding_negative", "output_padding (op)[0] = -1: must be >= 0"},
+    {"pads_crop_the_whole_output", "pads_end (pe)[0] = 5: the output size (in-1)*s - pb - pe + (k-1)*d + 1 + op = 0 must be >= 1"},
+    {"pad_beyond_2_to_the_40", "pads_begin (pb)[0] = 1099511627777: out of range: |value| <= 2^40"},
+    {"element_count_overflows_64_bits", "the element count overflows 64 bits (in the forward convolution it transposes"},
+};
+
+TEST(InvalidSuite, EveryTransposedCaseBreaksTheRuleItIsNamedFor) {
+    expect_each_breaks_its_rule("invalid_transposed", kTransposedRuleOf, Op::conv_transposed);
+    // safe buffers: every count at least 1 and at most the cap
+    for (const Case& c : load_cases("invalid_transposed", 1, "")) {
+        const InvalidCaseElements n = invalid_case_elements(c.deconv);
+        for (const std::int64_t count : {n.src, n.weights, n.dst}) {
+            EXPECT_GE(count, 1) << c.name;
+            EXPECT_LE(count, InvalidCaseElements::kMaxElements) << c.name;
+        }
+    }
+    // the valid base every case changes one field of: 7x7 outputs, no broken rule
+    const TransposedDescriptor base = parse_transposed_descriptor("deconv:c=4,o=4,in=5x5,k=3x3");
+    EXPECT_EQ(broken_rule(base), "");
+    EXPECT_EQ(invalid_case_elements(base).dst, 4 * 7 * 7);
+    // output padding at the stride is PyTorch's rule, not the descriptor's: valid, so not an invalid case
+    EXPECT_THROW(expand("t", {SuiteEntry("deconv:c=4,o=4,in=5x5,k=3x3,s=2,op=2", "i")}, 1, ""), std::invalid_argument);
 }
 
 TEST(InvalidSuite, TheModeTakesInvalidDescriptorsOnly) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "convcheck/runner/operation_traits.hpp"
 #include "convcheck/runner/suites.hpp"
 
 using namespace convcheck::runner;
@@ -92,6 +93,41 @@ TEST(SuiteBenchdnn, LoadCasesRefusesAFileWithSkipsInsteadOfDroppingThem) {
     }
     // a plain shape file has nothing to skip
     EXPECT_EQ(load_cases(write_temp("shapes_plain", "ic4ih5oc4kh3\n"), 1, "").size(), 1u);
+}
+
+// issue 20: the driver is the caller's choice (benchdnn --deconv); the same file reads as deconv: cases under the
+// deconv driver and as conv: cases under the default, never mixed.
+TEST(SuiteBenchdnn, TheDeconvDriverMakesTransposedCasesAndSkipsTheBackwardDirections) {
+    const auto path = write_temp("batch_deconv", "--dir=FWD_B,BWD_D oc3ic16_ow5iw5kw3pw1_n\"deconv_ci_1d:1st\"\n");
+    SuiteReadOptions deconv;
+    deconv.benchdnn_driver = convcheck::BenchdnnDriver::deconv;
+    const LoadedSuite loaded = load_suite(path, 1, "", deconv);
+    ASSERT_EQ(loaded.cases.size(), 1u);
+    EXPECT_EQ(loaded.cases[0].op, Op::conv_transposed);
+    EXPECT_EQ(loaded.cases[0].descriptor(),
+              "deconv:n=2,c=16,o=3,g=1,in=5,k=3,s=1,d=1,pb=1,pe=1,op=0,bias=1,dt=f32,data=ncx,wei=oix");
+    ASSERT_EQ(loaded.skipped.size(), 1u);
+    EXPECT_NE(loaded.skipped[0].reason.find("--dir=BWD_D: the backward data pass of a transposed convolution"),
+              std::string::npos);
+    // on a source that is not a benchdnn file the option would be dropped unread: refused
+    EXPECT_THROW(load_suite("smoke", 1, "", deconv), std::invalid_argument);
+    EXPECT_THROW(load_suite(write_temp("list.cases", "c=1,o=1,in=3,k=1 b -\n"), 1, "", deconv), std::invalid_argument);
+    const LoadedSuite as_conv = load_suite(path, 1, "");  // the default: benchdnn --conv
+    ASSERT_EQ(as_conv.cases.size(), 2u);
+    EXPECT_EQ(as_conv.cases[0].op, Op::conv);
+    // the case's benchdnn line is the deconv driver's, and reads back as the same transposed convolution
+    std::string why;
+    EXPECT_EQ(operation(Op::conv_transposed).benchdnn(loaded.cases[0], &why),
+              "--deconv --dir=FWD_B --dt=f32 --stag=abx --wtag=iow --dtag=abx ic16iw5oc3ow5kw3pw1")
+        << why;
+    Case grouped = loaded.cases[0];
+    grouped.deconv = convcheck::parse_transposed_descriptor("deconv:n=1,c=4,o=6,g=2,in=5x5,k=3x3,s=2x2,pb=1,pe=1,op=1,wei=xio");
+    EXPECT_EQ(operation(Op::conv_transposed).benchdnn(grouped, &why),
+              "--deconv --dir=FWD_D --dt=f32 --stag=abx --wtag=any --dtag=abx g2mb1ic4ih5oc6oh10kh3sh2ph1")
+        << why;
+    grouped.deconv.pads_begin[0] = -1;  // benchdnn has no negative left pad
+    EXPECT_EQ(operation(Op::conv_transposed).benchdnn(grouped, &why), "");
+    EXPECT_NE(why.find("negative left pad"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -20,13 +20,22 @@
 //     p >= 0 and right pad + s > 0; an output size inconsistent with that is an error here.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck {
+
+// Which benchdnn driver reads a problem string (benchdnn takes it from its command line: `benchdnn --conv`,
+// `benchdnn --deconv`; its input files do not say). The deconv driver's problems are transposed convolutions
+// with their own output and pad deductions (benchdnn_deconv below).
+enum class BenchdnnDriver { conv, deconv };
+const char* benchdnn_driver_name(BenchdnnDriver driver);                    // "conv", "deconv"
+std::optional<BenchdnnDriver> parse_benchdnn_driver(std::string_view name);  // "conv", "deconv"; else nullopt
 
 // What a problem string does not say; benchdnn takes it from its options (--dir, --dt, --stag,
 // --wtag). The defaults are benchdnn's: --dir=FWD_B (with bias), --dt=f32, plain layouts.
@@ -57,6 +66,29 @@ BenchdnnProblem parse_benchdnn(std::string_view problem, const BenchdnnSettings&
 // (the same convolution). Throws ConvError when benchdnn cannot express d: a negative pads_begin,
 // a right pad with pad + stride <= 0, or a name with whitespace or a double quote.
 std::string to_benchdnn(const ConvDescriptor& d, std::string_view name = {});
+
+// The name without one pair of enclosing double quotes (`n"resnet_50:conv1"` names resnet_50:conv1).
+std::string benchdnn_unquoted_name(const std::string& written);
+
+// benchdnn's deconv driver (deconv/deconv_aux.cpp str2desc, deconv.hpp init_pad_r; oneDNN v3.7.1): the same
+// entries, defaults, axis and rank rules, but the roles of i and o swap. `ic`, `i*` are the deconvolution's
+// input (src), `oc`, `o*` its output (dst); with K = (k-1)*(d+1)+1 and 0-based d:
+//   missing output    o = (i-1)*s + (k-1)*(d+1) - 2p + 1   (a missing pad counts as 0; not positive: error)
+//   missing left pad  p = ((i-1)*s - o + K) / 2            (C division)
+//   right pad         p_r = (i-1)*s - o + K - p            (init_pad_r; never written)
+// oneDNN's deconvolution descriptor then demands p >= 0 and p_r + s > 0 (errors here, as there). The canonical
+// TransposedDescriptor: c = ic, o = oc, in = i, pads_begin = p, pads_end = p_r, output_padding 0 (benchdnn's
+// deconvolution has none), dilations d + 1; its output size (in-1)*s - pb - pe + K + op is then exactly o.
+struct BenchdnnDeconvProblem {
+    TransposedDescriptor descriptor;
+    std::string name, written_name;
+    bool has_groups = false;
+};
+BenchdnnDeconvProblem parse_benchdnn_deconv(std::string_view problem, const BenchdnnSettings& settings = {});
+// benchdnn's deconv driver short form of t (the output sizes and left pads always; benchdnn deduces the
+// right pad, pads_end - output_padding). Throws ConvError for a negative pads_begin or a right pad with
+// pad + stride <= 0, which benchdnn cannot express.
+std::string to_benchdnn(const TransposedDescriptor& t, std::string_view name = {});
 
 // Batch files (options, --batch, every test case benchdnn's conv driver would run): benchdnn_driver.hpp.
 

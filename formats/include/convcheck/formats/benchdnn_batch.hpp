@@ -8,7 +8,7 @@
 // then FILE under each search path in the order they were added, then `<inputs>/FILE`. Before the
 // search, the directory part of FILE as written (dirname: "." for a bare name) joins the search paths
 // unless a path already there starts with it; at most 30 paths, as in benchdnn. benchdnn's inputs
-// folder is `<its executable's folder>/inputs/conv`; convcheck takes it from BenchdnnLocator::inputs_dir.
+// folder is `<its executable's folder>/inputs/<driver>`; convcheck takes it from BenchdnnLocator::inputs_dir.
 #pragma once
 
 #include <string>
@@ -29,7 +29,9 @@ std::vector<BenchdnnToken> tokenize_benchdnn(std::string_view text);
 // list does).
 class BenchdnnLocator {
 public:
-    explicit BenchdnnLocator(std::string inputs_dir = {}) : inputs_dir_(std::move(inputs_dir)) {}
+    // `inputs_hint` ends the error when no inputs folder is given (what to set, e.g. the environment variable).
+    explicit BenchdnnLocator(std::string inputs_dir = {}, std::string inputs_hint = {})
+        : inputs_dir_(std::move(inputs_dir)), inputs_hint_(std::move(inputs_hint)) {}
     // The path to open for `fname`; throws ConvError ("benchdnn --batch") naming every place tried.
     std::string locate(const std::string& fname);
     // The first step of locate: the folder of `fname` as written joins the search paths.
@@ -37,7 +39,7 @@ public:
     const std::vector<std::string>& search_paths() const { return search_paths_; }
 
 private:
-    std::string inputs_dir_;
+    std::string inputs_dir_, inputs_hint_;
     std::vector<std::string> search_paths_;
 };
 

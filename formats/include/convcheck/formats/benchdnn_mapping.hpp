@@ -1,6 +1,6 @@
-// One benchdnn conv test case (a problem string and one value of every driver option) as convcheck runs
-// it, or the reason it cannot: the option table of docs/benchdnn.md, in code. A case is mapped only where
-// the mapping is exact; everything else is a skip reason, never an approximation.
+// One benchdnn conv or deconv test case (a problem string and one value of every driver option) as convcheck
+// runs it, or the reason it cannot: the option table of docs/benchdnn.md, in code. A case is mapped only
+// where the mapping is exact; everything else is a skip reason, never an approximation.
 #pragma once
 
 #include <array>
@@ -20,11 +20,17 @@ struct BenchdnnSetup {
 };
 
 struct BenchdnnMapping {
-    std::optional<ConvDescriptor> descriptor;  // the case as convcheck runs it, or
-    std::string skip_reason;                   // why convcheck cannot run it exactly
+    std::optional<ConvDescriptor> descriptor;          // the conv driver's case as convcheck runs it, or
+    std::optional<TransposedDescriptor> transposed;    // the deconv driver's (forward directions only), or
+    std::string skip_reason;                           // why convcheck cannot run it exactly
 };
 
 BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& setup, const BenchdnnProblem& problem);
+// The deconv driver's: FWD_B (bias), FWD_D and FWD_I (no bias) are the transposed convolution; BWD_D, BWD_W,
+// BWD_WB and BWD_DW are skipped naming the direction (convcheck has no backward pass of a transposed
+// convolution); `--alg=auto` is not an algorithm of that driver; `--wtag` letters are over oneDNN's
+// deconvolution weights {[G,] OC/G, IC/G, k...}.
+BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& setup, const BenchdnnDeconvProblem& problem);
 
 // benchdnn's names, canonical: str2dir (any case) -> "FWD_B", ...; str2alg -> "direct", "auto", "wino";
 // empty when benchdnn does not know the value.

@@ -1,5 +1,6 @@
-// The options of benchdnn's convolution driver (tests/benchdnn/conv/bench_conv.cpp, utils/parser.cpp,
-// oneDNN v3.7.1; `--cfg` as v3.3 read it), held as benchdnn holds them: a list of values per option,
+// The options of benchdnn's convolution and deconvolution drivers (tests/benchdnn/conv/bench_conv.cpp,
+// deconv/bench_deconv.cpp, utils/parser.cpp, oneDNN v3.7.1; `--cfg` as v3.3 read it: both drivers had it; the
+// deconv driver has no `--strides`), held as benchdnn holds them: a list of values per option,
 // each value as written. `--reset` restores the driver options; the global options (parse_bench_settings)
 // are never reset. Which option maps to what, and why the others are skipped: docs/benchdnn.md.
 #pragma once
@@ -8,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "convcheck/formats/benchdnn.hpp"
 
 namespace convcheck {
 
@@ -47,13 +50,14 @@ struct BenchdnnGlobalOptions {
 struct BenchdnnOptionState {
     BenchdnnDriverOptions driver;
     BenchdnnGlobalOptions global;
+    BenchdnnDriver which = BenchdnnDriver::conv;  // whose options (the deconv driver has no --strides)
 };
 
 // What a token did to the state.
 enum class BenchdnnOptionResult {
     applied,   // a driver or global option, now in the state
     batch,     // `--batch=FILE`: the caller reads FILE (the value is returned in *batch_file)
-    unknown,   // not an option of benchdnn's conv driver: the caller records it (state.global.stop)
+    unknown,   // not an option of the driver: the caller records it (state.global.stop)
 };
 
 // Applies one option token (it starts with '-'). benchdnn's own rules: an option matches by its

@@ -167,6 +167,8 @@ void transposed_validate(const Case& c);
 DataType transposed_output_dtype(const Case& c);
 // The plugin's claims: ABI 1.3, then dtype, rank and formats as discrete convolution's.
 std::string transposed_unclaimed(const PluginInfo& info, const Case& c);
+// Invalid mode (check_invalid.cpp): the backend must refuse a transposed descriptor that breaks a rule.
+void check_transposed_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
 void check_conv_transposed(const Backend& backend, const Case& c, const CheckSettings& s,
                            const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 // A transposed convolution's canonical inputs, each value in the dtype: src NCX ([N][C][in...]), weights

@@ -33,5 +33,8 @@ std::filesystem::path write_failure_bundle(const std::string& dir, const Backend
 // back through core/benchdnn_mapping; "" with *why set when benchdnn cannot express it. A backward pass
 // gets --dir=BWD_D, BWD_W or BWD_WB.
 std::string benchdnn_line(const ConvDescriptor& d, std::string* why);
+// The deconv driver's line for a transposed convolution ("--deconv --dir=FWD_B ... --wtag=iohw ... ic16iw5oc3ow5kw3pw1"),
+// read back through that driver (docs/benchdnn.md): its right pad is pads_end - output_padding, the same outputs.
+std::string benchdnn_line(const TransposedDescriptor& t, std::string* why);
 
 }  // namespace convcheck::runner

@@ -8,11 +8,13 @@
 #include <string>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck::runner {
 
 // The rule a descriptor breaks, in validate()'s words (attribute, value, rule); "" when it is valid.
 std::string broken_rule(const ConvDescriptor& d);
+std::string broken_rule(const TransposedDescriptor& t);  // transposed_descriptor.hpp's validate()
 
 // The element counts of the buffers an invalid case gets. Its own shape may have no size (a zero
 // channel count, an empty or negative output axis, a stride of 0), so each buffer is sized for the
@@ -27,5 +29,9 @@ struct InvalidCaseElements {
     std::int64_t src = 1, weights = 1, bias = 0, dst = 1;
 };
 InvalidCaseElements invalid_case_elements(const ConvDescriptor& d);
+// A transposed convolution's (the invalid_transposed suite): src [N][C][in...], weights C * (O/G) * k...,
+// dst [N][O][out...] with out = (in-1)*s - pb - pe + (k-1)*d + 1 + op, each count clamped and capped as
+// above (an axis with no output counts 1), bias O.
+InvalidCaseElements invalid_case_elements(const TransposedDescriptor& t);
 
 }  // namespace convcheck::runner

@@ -57,6 +57,7 @@ ChildOutcome time_backward(const Backend& backend, const Case& c, const TimedRun
 // ---- transposed convolution (conv_transposed_jobs.cpp)
 void transposed_read(const std::string& text, Case& c);
 std::string transposed_descriptor(const Case& c);
+std::string transposed_broken_rule(const Case& c);
 std::vector<Case> transposed_smaller(const Case& c);
 BundleArrays transposed_bundle_arrays(const Case& c, const RecordedExecution& e);
 std::string transposed_benchdnn(const Case& c, std::string* why);

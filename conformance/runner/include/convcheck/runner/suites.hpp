@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "convcheck/formats/benchdnn.hpp"
 #include "convcheck/runner/case.hpp"
 #include "convcheck/runner/skipped_inputs.hpp"
 
@@ -52,23 +53,35 @@ std::vector<SuiteEntry> backward_suite();
 std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> invalid_suite();
+std::vector<SuiteEntry> invalid_transposed_suite();  // the invalid suite's rules for deconv: descriptors
 std::vector<SuiteEntry> large_suite();
 std::vector<SuiteEntry> strides_suite();
 
-// smoke, edge, invalid, accuracy, large and backward are lists: conformance/data/suites/<name>.cases, built in
+// smoke, edge, invalid, invalid_transposed, accuracy, large, backward and transposed are lists: conformance/data/suites/<name>.cases, built in
 // (suite_lists.cpp). A case list's entries (formats/include/convcheck/formats/case_list.hpp); throws std::invalid_argument naming the
 // file, the line and the rule.
 std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::string& text);
+
+// How a suite file is read where its format does not say: a benchdnn batch file is read by benchdnn's conv
+// driver (the default) or its deconv driver (`--benchdnn-driver deconv`: benchdnn --deconv --batch=FILE).
+struct SuiteReadOptions {
+    BenchdnnDriver benchdnn_driver = BenchdnnDriver::conv;
+};
+// A driver other than conv given for a source that is not a benchdnn file (`what` it is instead) would be dropped
+// unread: throws std::invalid_argument naming both; nothing for the default.
+void refuse_unused_benchdnn_driver(const SuiteReadOptions& read, const std::string& source, const std::string& what);
 
 // Entries from a file: ".json" (a JSON case file), ".cases" (a case list), ".onnx" (an ONNX model's convolution nodes,
 // suite_onnx.hpp) or anything else (a benchdnn batch file). Inputs that
 // cannot be run exactly (benchdnn test cases, ONNX nodes convcheck does not model) go to *skipped; without
 // `skipped`, any such input is an error (std::invalid_argument), never a silent drop.
-std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped = nullptr);
+std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped = nullptr,
+                                           const SuiteReadOptions& read = {});
 // The same from the file's text (`path` chooses the format and names the file in errors). Throws
 // std::invalid_argument (or ConvError) naming the file, the entry and the rule on bad input.
 std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const std::string& text,
-                                                std::vector<SkippedInput>* skipped = nullptr);
+                                                std::vector<SkippedInput>* skipped = nullptr,
+                                                const SuiteReadOptions& read = {});
 
 // Entries from a golden-vector set folder (vectors/sets/<set>/ with manifest.json, docs/vectors.md):
 // each stored case once, checked on its stored data against its stored result, in exact mode when
@@ -87,9 +100,11 @@ struct LoadedSuite {
     std::vector<Case> cases;
     std::vector<SkippedInput> skipped;
 };
-LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
+LoadedSuite load_suite(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                       const SuiteReadOptions& read = {});
 // Only the cases; a suite with skipped inputs is an error here (use load_suite to report them).
-std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode);
+std::vector<Case> load_cases(const std::string& suite_or_file, std::uint64_t run_seed, const std::string& only_mode,
+                             const SuiteReadOptions& read = {});
 
 // Parses a mode name ("exact", "bound", "probe"); throws std::invalid_argument otherwise.
 accuracy::Mode parse_mode(const std::string& text);
