@@ -8,6 +8,7 @@
 #include <string>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "libtorch_tensors.hpp"
 
@@ -60,6 +61,27 @@ convcheck_error* cc_execute(const CcSettings& settings, const convcheck_cc_desc*
             support::write_implementation(args, "libtorch_cc_" + std::string(cc::to_string(method)));
             return nullptr;
         });
+    });
+}
+
+convcheck_error* cc_backward_query(const CcSettings& settings, const convcheck_cc_desc& desc, convcheck_support* out) {
+    const convcheck::CcDescriptor d = convcheck::runner::from_abi(desc);
+    convcheck::validate(d);
+    const std::string why = cc::why_unavailable(d, cc::chosen_method(d, settings.method));
+    return why.empty() ? support::supported(out) : support::unsupported(out, why);
+}
+
+convcheck_error* cc_backward_execute(const CcSettings& settings, const convcheck_cc_desc& desc,
+                                     const convcheck_cc_backward_args& args) {
+    const convcheck::CcDescriptor d = convcheck::runner::from_abi(desc);
+    convcheck::validate(d);
+    return aten_errors([&]() -> convcheck_error* {
+        if (settings.num_threads > 0 && at::get_num_threads() != settings.num_threads) at::set_num_threads(settings.num_threads);
+        const cc::CcMethod method = cc::cc_backward_buffers(
+            d, settings.method, static_cast<const float*>(args.src), args.theta, static_cast<const float*>(args.diff_dst),
+            static_cast<float*>(args.diff_src), args.diff_theta, static_cast<float*>(args.diff_bias));
+        support::write_implementation(&args, "libtorch_cc_" + std::string(cc::to_string(method)) + "_autograd");
+        return nullptr;
     });
 }
 

@@ -17,5 +17,10 @@ convcheck_error* cc_query(const CcSettings& settings, const convcheck_cc_desc* d
 // dst = the layer on src; the implementation string names the method ("libtorch_cc_standard",
 // "libtorch_cc_discrete_convs").
 convcheck_error* cc_execute(const CcSettings& settings, const convcheck_cc_desc* desc, const convcheck_cc_args* args);
+// The CC backward pass (ABI 1.4): the same layer through torch autograd (cc::cc_backward_buffers); the query
+// answers as cc_query does. The implementation string names the method ("libtorch_cc_standard_autograd", ...).
+convcheck_error* cc_backward_query(const CcSettings& settings, const convcheck_cc_desc& desc, convcheck_support* out);
+convcheck_error* cc_backward_execute(const CcSettings& settings, const convcheck_cc_desc& desc,
+                                     const convcheck_cc_backward_args& args);
 
 }  // namespace convcheck_libtorch

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "cc_plugin.hpp"
@@ -148,7 +149,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "libtorch";
     mine.version = CONVCHECK_LIBTORCH_VERSION;
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC | CONVCHECK_OP_CC_BACKWARD;
     // f16 is claimed so that conv_query declines it in ATen's words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -342,6 +343,14 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Prepared>(*plugin, desc);
 }
 
+convcheck_error* cc_backward_query(convcheck_plugin* plugin, const convcheck_cc_desc& desc, convcheck_support* out) {
+    return convcheck_libtorch::cc_backward_query(plugin->cc, desc, out);
+}
+convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_cc_desc& desc,
+                                     const convcheck_cc_backward_args& args) {
+    return convcheck_libtorch::cc_backward_execute(plugin->cc, desc, args);
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
@@ -353,6 +362,7 @@ const convcheck_api api = [] {
     a.cc_execute = [](convcheck_plugin* plugin, const convcheck_cc_desc* desc, const convcheck_cc_args* args) {
         return convcheck_libtorch::cc_execute(plugin->cc, desc, args);
     };
+    support::add_cc_backward<cc_backward_query, cc_backward_execute>(a);  // through torch autograd
     return a;
 }();
 

@@ -1,6 +1,6 @@
 // The optimized implementation as a plugin (libconvcheck_plugin_optimized.so): discrete convolution
 // through ConvPlan, its backward passes through BackwardDataPlan and BackwardWeightsPlan
-// (docs/passes.md), and CC through CcPlan, f32 accumulation. Options (--backend-option):
+// (docs/passes.md), and CC through CcPlan (its backward pass through CcBackwardPlan), f32 accumulation. Options (--backend-option):
 //   path=<scalar|im2col_gemm|gemm_1x1|blocked_avx2|blocked_avx512|depthwise_avx2|depthwise_avx512>
 //       forces one discrete-convolution path (for backward data, the path of its phases; backward
 //       weights takes scalar, blocked_avx2, blocked_avx512); a case it does not apply to is "unsupported"
@@ -12,9 +12,11 @@
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
+#include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
+#include "convcheck/optimized/cc_backward_plan.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/optimized/transposed_plan.hpp"
@@ -71,7 +73,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.struct_size = sizeof(mine);
     mine.name = "optimized";
     mine.version = "0.1.0";
-    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -248,6 +250,28 @@ convcheck_error* cc_execute(convcheck_plugin* plugin, const convcheck_cc_desc* d
     });
 }
 
+// The CC backward pass (ABI 1.4): CcBackwardPlan, the method the forward would choose (or the forced one).
+convcheck_error* cc_backward_query(convcheck_plugin* plugin, const convcheck_cc_desc& desc, convcheck_support* out) {
+    const convcheck::CcDescriptor d = convcheck::runner::from_abi(desc);
+    convcheck::validate(d);
+    const opt::CcMethod forced = instance_of(plugin).cc.forced_method;
+    if (forced == opt::CcMethod::polyphase && d.kernel != convcheck::CcKernel::internal_net)
+        return unsupported(out, "method=polyphase: the CC backward's polyphase method is for kernel=net only");
+    if (forced != opt::CcMethod::automatic)
+        if (const std::string why = opt::why_unavailable(d, forced); !why.empty()) return unsupported(out, why);
+    return supported(out);
+}
+
+convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_cc_desc& desc,
+                                     const convcheck_cc_backward_args& args) {
+    const convcheck::CcDescriptor d = convcheck::runner::from_abi(desc);
+    const opt::CcBackwardPlan plan(d, args.theta, instance_of(plugin).cc);
+    plan.execute(static_cast<const float*>(args.src), static_cast<const float*>(args.diff_dst),
+                 static_cast<float*>(args.diff_src), args.diff_theta, static_cast<float*>(args.diff_bias));
+    write_implementation(&args, "cc_backward_" + std::string(opt::to_string(plan.method())));
+    return nullptr;
+}
+
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
@@ -255,6 +279,7 @@ const convcheck_api api = [] {
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;
     a.cc_execute = cc_execute;
+    add_cc_backward<cc_backward_query, cc_backward_execute>(a);
     return a;
 }();
 
