@@ -46,13 +46,15 @@ echo "main: backends: ${backends[*]}"
 # instead is an accepted_invalid failure (expected where backends.json pins it), seconds; then the backward passes'
 # and transposed convolution's suites (docs/passes.md, docs/transposed.md) on the backends that compute them (a
 # backend that claims none would run nothing, which is not a pass: it is left out here, and its smoke run shows the
-# backward cases declined as not claimed), seconds each (libtorch ~20 s).
+# backward cases declined as not claimed), seconds each (libtorch ~20 s); and the CC layer's suite on the two backends
+# that compute it, forward and backward.
 runs=()
 for name in "${backends[@]}"; do runs+=("$name:$suite:$name"); done
 for name in "${backends[@]}"; do
   extras=(invalid)
   case $name in
-    optimized | onednn | libtorch) extras+=(backward transposed) ;;
+    optimized | libtorch) extras+=(backward transposed cc) ;;  # cc: the CC layer, forward and backward (cc-backward.md)
+    onednn) extras+=(backward transposed) ;;
     xnnpack | opencv | armnn) extras+=(transposed) ;;  # forward and transposed; no backward pass
   esac
   for extra in "${extras[@]}"; do
