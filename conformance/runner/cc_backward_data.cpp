@@ -23,7 +23,7 @@ ChildOutcome run_cc_backward(const Backend& backend, const CcDescriptor& d, cons
     const GuardedBuffer src = guarded_copy(data.src), theta = guarded_copy(data.theta), dd = guarded_copy(diff_dst);
     auto output = [](std::int64_t elements) {  // filled with the "never written" pattern
         GuardedBuffer b(static_cast<std::size_t>(elements) * sizeof(float));
-        std::memset(b.data(), 0xFF, b.bytes());
+        if (b.bytes() > 0) std::memset(b.data(), 0xFF, b.bytes());  // an empty buffer has no data()
         return b;
     };
     const bool net = d.kernel == CcKernel::internal_net;

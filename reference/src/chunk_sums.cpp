@@ -42,22 +42,43 @@ template <std::int64_t V>
     for (std::int64_t j = 0; j < V; ++j) sum[j * out_step] = s[j], magnitude[j * out_step] = m[j];
 }
 
+
+// Built for AVX2 and for the baseline, picked once at run time (not GCC's target_clones: its ifunc
+// resolver runs before ThreadSanitizer's runtime is up, and the TSan build's tests crashed at start).
+// AVX2 holds four doubles per vector. Neither contracts a product into the sum (no FMA in either
+// target, and the library is built with -ffp-contract=off).
+template <class... A>
+[[gnu::always_inline]] inline void chunk_terms_of_width(std::int64_t width, A... a) {
+    if (width == 16) chunk_terms<16>(a...);
+    else if (width == 8) chunk_terms<8>(a...);
+    else if (width == 4) chunk_terms<4>(a...);
+    else if (width == 2) chunk_terms<2>(a...);
+    else chunk_terms<1>(a...);
+}
+
+[[gnu::target("avx2")]] void add_chunk_terms_avx2(std::int64_t width, const ChunkTerm* terms, std::int64_t count,
+                                                  const std::int64_t* classes, const unsigned char* taken,
+                                                  const double* in, std::int64_t in0, std::int64_t in_step,
+                                                  const double* weights, double* sum, double* magnitude,
+                                                  std::int64_t out_step) {
+    chunk_terms_of_width(width, terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+}
+
+void add_chunk_terms_baseline(std::int64_t width, const ChunkTerm* terms, std::int64_t count,
+                              const std::int64_t* classes, const unsigned char* taken, const double* in,
+                              std::int64_t in0, std::int64_t in_step, const double* weights, double* sum,
+                              double* magnitude, std::int64_t out_step) {
+    chunk_terms_of_width(width, terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+}
+
 }  // namespace
 
-// Built for AVX2 and for the baseline, picked at load time (GCC's target_clones): AVX2 holds four
-// doubles per vector. Neither contracts a product into the sum (no FMA in either target, and the
-// library is built with -ffp-contract=off).
-[[gnu::target_clones("avx2", "default")]] void add_chunk_terms(std::int64_t width, const ChunkTerm* terms,
-                                                                 std::int64_t count, const std::int64_t* classes,
-                                                                 const unsigned char* taken, const double* in,
-                                                                 std::int64_t in0, std::int64_t in_step,
-                                                                 const double* weights, double* sum, double* magnitude,
-                                                                 std::int64_t out_step) {
-    if (width == 16) chunk_terms<16>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
-    else if (width == 8) chunk_terms<8>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
-    else if (width == 4) chunk_terms<4>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
-    else if (width == 2) chunk_terms<2>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
-    else chunk_terms<1>(terms, count, classes, taken, in, in0, in_step, weights, sum, magnitude, out_step);
+void add_chunk_terms(std::int64_t width, const ChunkTerm* terms, std::int64_t count, const std::int64_t* classes,
+                     const unsigned char* taken, const double* in, std::int64_t in0, std::int64_t in_step,
+                     const double* weights, double* sum, double* magnitude, std::int64_t out_step) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    (avx2 ? add_chunk_terms_avx2 : add_chunk_terms_baseline)(width, terms, count, classes, taken, in, in0, in_step,
+                                                             weights, sum, magnitude, out_step);
 }
 
 void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t lanes, const double* in,
