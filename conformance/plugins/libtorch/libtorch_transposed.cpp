@@ -105,12 +105,23 @@ std::string transposed_not_computable(const convcheck_conv_transposed_desc& t) {
     return aten_declines(t);
 }
 
+// What the plugin cannot hand ATen without inventing a number (as the forward's inexpressible): refused itself,
+// as an invalid argument, before the weights' shape divides by the groups.
+std::string transposed_inexpressible(const convcheck_conv_transposed_desc& t) {
+    if (t.groups == 0)
+        return "the libtorch plugin cannot express groups = 0 to ATen: the weights tensor at::convolution takes "
+               "(transposed) is [C, O/G, k...], and O/G has no value for G = 0";
+    return "";
+}
+
 convcheck_error* transposed_query(convcheck_plugin*, const convcheck_conv_transposed_desc& t, convcheck_support* out) {
+    if (const std::string why = transposed_inexpressible(t); !why.empty()) return support::invalid_argument(why);
     const std::string why = transposed_not_computable(t);
     return why.empty() ? support::supported(out) : support::unsupported(out, why);
 }
 
 convcheck_error* transposed_execute(convcheck_plugin*, const convcheck_conv_transposed_desc& t, const convcheck_conv_args& args) {
+    if (const std::string why = transposed_inexpressible(t); !why.empty()) return support::invalid_argument(why);
     if (const std::string why = transposed_not_computable(t); !why.empty())
         return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
     return aten_errors([&]() -> convcheck_error* {

@@ -159,7 +159,17 @@ std::string refusal(const dnnl::error& e, const convcheck_conv_transposed_desc& 
 
 }  // namespace
 
+// What the plugin cannot hand oneDNN without inventing a number (as the forward's inexpressible): refused
+// itself, as an invalid argument, before weights_desc divides by the groups.
+std::string inexpressible(const convcheck_conv_transposed_desc& t) {
+    if (t.groups == 0)
+        return "the onednn plugin cannot express groups = 0 to oneDNN: its grouped deconvolution weights are "
+               "{G, O/G, C/G, k...}, and O/G, C/G have no value for G = 0";
+    return "";
+}
+
 convcheck_error* transposed_query(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t, convcheck_support* out) {
+    if (const std::string why = inexpressible(t); !why.empty()) return support::invalid_argument(why);
     if (const std::string why = not_computable(t); !why.empty()) return support::unsupported(out, why);
     try {
         make_primitive_desc(*plugin, computed(t));
@@ -171,6 +181,7 @@ convcheck_error* transposed_query(convcheck_plugin* plugin, const convcheck_conv
 
 convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t,
                                     const convcheck_conv_args& args) {
+    if (const std::string why = inexpressible(t); !why.empty()) return support::invalid_argument(why);
     if (const std::string why = not_computable(t); !why.empty()) return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
     convcheck_plugin& p = *plugin;
     if (p.num_threads > 0) omp_set_num_threads(p.num_threads);
