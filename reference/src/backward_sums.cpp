@@ -16,6 +16,7 @@
 #include "convcheck/reference/backward.hpp"
 #include "geometry.hpp"
 #include "gradient_arrays.hpp"
+#include "row_terms.hpp"
 
 namespace convcheck::reference {
 
@@ -24,8 +25,6 @@ namespace {
 using detail::ChunkTerm;
 using i64 = std::int64_t;
 
-// ceil(a / b) for b > 0 and any sign of a
-i64 ceil_div(i64 a, i64 b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 // a mod b in [0, b) for b > 0 and any sign of a
 i64 floor_mod(i64 a, i64 b) { return ((a % b) + b) % b; }
 
@@ -59,6 +58,7 @@ GradientResult backward_weights_summation(const ConvDescriptor& d, std::span<con
     const i64 KD = geo.kernel[0], KH = geo.kernel[1], KW = geo.kernel[2], K = KD * KH * KW;
     const i64 IC = d.in_channels, OC = d.out_channels, IC_G = d.in_channels_per_group(), OC_G = d.out_channels_per_group();
     const i64 plane = ID * IH * IW;
+    const detail::ForwardRowTerms rows_of(d);
     GradientResult r = detail::zero_gradient(d.weights_elements());
     // one block per output channel: its IC_G * K elements (OIX), each summed over (n, od, oh, ow) in order
     detail::for_each_block(OC, 0, d.dst_elements() * IC_G * K, [&](i64 oc) {
@@ -79,8 +79,7 @@ GradientResult backward_weights_summation(const ConvDescriptor& d, std::span<con
                     for (i64 kw = 0; kw < KW; ++kw) {
                         // iw = ow*SW - PW + kw*DW inside [0, IW) for ow in [lo, hi)
                         const i64 shift = geo.pad_begin[2] - kw * geo.dilation[2], SW = geo.stride[2];
-                        const i64 lo = std::clamp<i64>(ceil_div(shift, SW), 0, OW);
-                        const i64 hi = std::clamp<i64>(ceil_div(IW + shift, SW), lo, OW);
+                        const auto [lo, hi] = rows_of.tap_columns(kw);
                         if (lo == hi) continue;
                         const i64 k = (kd * KH + kh) * KW + kw;
                         const auto x_at = [&](i64 ic_g) {
@@ -113,12 +112,32 @@ GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const 
     GradientResult r = detail::zero_gradient(d.src_elements());
     // rows (n, ic, xd, xh) of diff_src in blocks of about 512 elements
     const i64 rows = d.batch * IC * ID * IH, rows_per_block = std::max<i64>(1, 512 / IW);
+    // column xw = phase + SW*m: a tap kw reaches it when xw + PW - kw*DW = yw*SW, i.e. only the taps of the
+    // column's phase, from yw = c + m with c = (phase + PW - kw*DW) / SW, for the m in `ranges` that put yw
+    // inside [0, OW). The same for every row.
+    struct Phase {
+        i64 lanes = 0;
+        std::vector<bool> reaches;
+        std::vector<i64> c;
+        std::vector<detail::LaneRange> ranges;
+    };
+    std::vector<Phase> phases(static_cast<std::size_t>(std::min(SW, IW)));
+    for (i64 phase = 0; phase < static_cast<i64>(phases.size()); ++phase) {
+        Phase& p = phases[phase];
+        p.lanes = (IW - phase + SW - 1) / SW;
+        for (i64 kw = 0; kw < KW; ++kw) {
+            const i64 v = phase + geo.pad_begin[2] - kw * geo.dilation[2];
+            p.reaches.push_back(floor_mod(v, SW) == 0);
+            p.c.push_back(v / SW);  // exact where it reaches
+            const i64 begin = std::clamp<i64>(-p.c[kw], 0, p.lanes);
+            p.ranges.push_back({begin, std::clamp<i64>(OW - p.c[kw], begin, p.lanes)});
+        }
+    }
     detail::for_each_block((rows + rows_per_block - 1) / rows_per_block, 0,
                            d.src_elements() * OC_G * (d.weights_elements() / (OC * IC_G)), [&](i64 block) {
         std::vector<ChunkTerm> terms;
         std::vector<i64> kws;
         detail::RowTermList phase_terms;
-        std::vector<detail::LaneRange> ranges(static_cast<std::size_t>(KW));
         for (i64 row = block * rows_per_block; row < std::min(rows, (block + 1) * rows_per_block); ++row) {
             const i64 xh = row % IH, xd = row / IH % ID, ic = row / (IH * ID) % IC, n = row / (IH * ID * IC);
             const i64 g = ic / IC_G, ic_g = ic % IC_G;
@@ -141,24 +160,12 @@ GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const 
                 }
             }
             const i64 first = row * IW;
-            // column xw = phase + SW*m: a tap kw reaches it when xw + PW - kw*DW = yw*SW, i.e. only the taps
-            // of the column's phase, from yw = c + m with c = (phase + PW - kw*DW) / SW, for the m that put
-            // yw inside [0, OW)
-            for (i64 phase = 0; phase < std::min(SW, IW); ++phase) {
-                const i64 lanes = (IW - phase + SW - 1) / SW;
-                std::vector<i64> c(static_cast<std::size_t>(KW), 0);
-                std::vector<bool> reaches(static_cast<std::size_t>(KW), false);
-                for (i64 kw = 0; kw < KW; ++kw) {
-                    const i64 v = phase + geo.pad_begin[2] - kw * geo.dilation[2];
-                    reaches[kw] = floor_mod(v, SW) == 0;
-                    c[kw] = v / SW;  // exact where it reaches
-                    const i64 begin = std::clamp<i64>(-c[kw], 0, lanes);
-                    ranges[kw] = {begin, std::clamp<i64>(OW - c[kw], begin, lanes)};
-                }
+            for (i64 phase = 0; phase < static_cast<i64>(phases.size()); ++phase) {
+                const Phase& p = phases[phase];
                 phase_terms.clear();
                 for (std::size_t t = 0; t < terms.size(); ++t)
-                    if (reaches[kws[t]]) phase_terms.add(terms[t].in + c[kws[t]], terms[t].weights, kws[t]);
-                detail::add_row_terms(phase_terms, ranges.data(), lanes, diff_dst.data(), 1, weights.data(),
+                    if (p.reaches[kws[t]]) phase_terms.add(terms[t].in + p.c[kws[t]], terms[t].weights, kws[t]);
+                detail::add_row_terms(phase_terms, p.ranges.data(), p.lanes, diff_dst.data(), 1, weights.data(),
                                       r.values.data() + first + phase, r.magnitude.data() + first + phase,
                                       r.terms.data() + first + phase, SW);
             }
