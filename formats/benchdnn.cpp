@@ -72,6 +72,11 @@ std::int64_t add(std::int64_t a, std::int64_t b, const std::string& what) {
     const bool overflowed = __builtin_add_overflow(a, b, &r);
     return checked(r, overflowed, what);
 }
+std::int64_t sub(std::int64_t a, std::int64_t b, const std::string& what) {
+    std::int64_t r = 0;
+    const bool overflowed = __builtin_sub_overflow(a, b, &r);
+    return checked(r, overflowed, what);
+}
 
 // benchdnn's dilated kernel extent with 0-based dilation: (k - 1) * (d + 1) + 1.
 std::int64_t extent(const Axis& x, int axis) {
@@ -184,14 +189,14 @@ Geometry read_geometry(std::string_view text, BenchdnnDriver driver) {
     const char* right_formula = conv ? "(o-1)*s - i + ((k-1)*(d+1)+1) - p" : "(i-1)*s - o + ((k-1)*(d+1)+1) - p";
     for (int axis = 3 - raw.rank; axis < 3; ++axis) {
         Axis& x = raw.axis[axis];
-        x.p_r = (conv ? span(x.o, x.i, x, axis, "o") : span(x.i, x.o, x, axis, "o")) - x.p;
+        x.p_r = sub(conv ? span(x.o, x.i, x, axis, "o") : span(x.i, x.o, x, axis, "o"), x.p, field("p", axis));
         // oneDNN's convolution and deconvolution descriptors: pad_l >= 0 and pad_r + stride > 0
         if (x.p < 0)
             throw ConvError(field("p", axis), std::to_string(x.p),
                             std::string("deduced as ") + pad_formula + " and negative: o" +
                                 std::string(1, kAxisLetter[axis]) + " = " + std::to_string(x.o) + " is too " +
                                 (conv ? "small" : "large") + " for the input (oneDNN requires a left pad >= 0)");
-        if (x.p_r + x.s <= 0)
+        if (add(x.p_r, x.s, field("o", axis)) <= 0)
             throw ConvError(field("o", axis), std::to_string(x.o),
                             std::string("implies the right pad ") + right_formula + " = " + std::to_string(x.p_r) +
                                 "; oneDNN requires right pad + stride > 0");

@@ -155,6 +155,8 @@ TEST(Benchdnn, BadStringsNameTheField) {
     expect_error("ic16oc16", "benchdnn problem");    // no spatial axis
     expect_error("g3ic16ih5oc16kh3", "in_channels (c)");  // validate(): 16 % 3 != 0
     expect_error("", "ic");
+    // a left pad near 2^63 (found by fuzz_benchdnn): the right pad (o-1)*s - i + K - p overflows
+    expect_error("mb1ic3ih224oc64oh112kh7sh1ph9223372036854775807", "ph");
 }
 
 TEST(Benchdnn, PrintsBenchdnnsShortForm) {
