@@ -47,14 +47,16 @@ echo "main: backends: ${backends[*]}"
 # and transposed convolution's suites (docs/passes.md, docs/transposed.md) on the backends that compute them (a
 # backend that claims none would run nothing, which is not a pass: it is left out here, and its smoke run shows the
 # backward cases declined as not claimed), seconds each (libtorch ~20 s); and the CC layer's suite on the two backends
-# that compute it, forward and backward.
+# that compute it, forward and backward; and the models suite (real network layers, forward and backward, about 30 s
+# each on 2 cores: nearly all of it the reference) on optimized and oneDNN.
 runs=()
 for name in "${backends[@]}"; do runs+=("$name:$suite:$name"); done
 for name in "${backends[@]}"; do
   extras=(invalid)
   case $name in
-    optimized | libtorch) extras+=(backward transposed cc) ;;  # cc: the CC layer, forward and backward (cc-backward.md)
-    onednn) extras+=(backward transposed) ;;
+    optimized) extras+=(backward transposed cc models) ;;  # cc: the CC layer, forward and backward (cc-backward.md)
+    libtorch) extras+=(backward transposed cc) ;;
+    onednn) extras+=(backward transposed models) ;;
     xnnpack | opencv | armnn) extras+=(transposed) ;;  # forward and transposed; no backward pass
   esac
   for extra in "${extras[@]}"; do

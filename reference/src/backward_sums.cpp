@@ -165,7 +165,7 @@ GradientResult backward_data_summation(const ConvDescriptor& d, std::span<const 
                 phase_terms.clear();
                 for (std::size_t t = 0; t < terms.size(); ++t)
                     if (p.reaches[kws[t]]) phase_terms.add(terms[t].in + p.c[kws[t]], terms[t].weights, kws[t]);
-                detail::add_row_terms(phase_terms, p.ranges.data(), p.lanes, diff_dst.data(), 1, weights.data(),
+                detail::add_row_terms(phase_terms, p.ranges.data(), p.lanes, diff_dst.data(), 0, 1, weights.data(),
                                       r.values.data() + first + phase, r.magnitude.data() + first + phase,
                                       r.terms.data() + first + phase, SW);
             }

@@ -82,7 +82,7 @@ void add_chunk_terms(std::int64_t width, const ChunkTerm* terms, std::int64_t co
 }
 
 void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t lanes, const double* in,
-                   std::int64_t in_step, const double* weights, double* sum, double* magnitude, std::int64_t* counts,
+                   std::int64_t in_base, std::int64_t in_step, const double* weights, double* sum, double* magnitude, std::int64_t* counts,
                    std::int64_t out_step) {
     // the cuts: 0, lanes and every class's range ends inside (classes are few: the taps along w)
     const std::int64_t classes = static_cast<std::int64_t>(row.class_terms.size());
@@ -108,7 +108,7 @@ void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t
         for (const std::int64_t width : kChunkWidths)
             for (; m + width <= end; m += width) {
                 add_chunk_terms(width, row.terms.data(), static_cast<std::int64_t>(row.terms.size()), row.classes.data(),
-                                all ? nullptr : taken.data(), in, m * in_step, in_step, weights, sum + m * out_step,
+                                all ? nullptr : taken.data(), in, in_base + m * in_step, in_step, weights, sum + m * out_step,
                                 magnitude + m * out_step, out_step);
                 for (std::int64_t j = 0; j < width; ++j) counts[(m + j) * out_step] += count;
             }

@@ -38,11 +38,11 @@ struct RowTermList {
 };
 
 // Lanes [0, lanes) of a row, lane m being element sum[m*out_step] (magnitude, counts alike), each add
-// the row's terms it takes, in the list's order, reading in[term.in + m*in_step]: the row is cut
+// the row's terms it takes, in the list's order, reading in[in_base + term.in + m*in_step]: the row is cut
 // where a class's range begins or ends, and each piece, whose lanes all take the same terms, is summed
 // in chunks (add_chunk_terms).
 void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t lanes, const double* in,
-                   std::int64_t in_step, const double* weights, double* sum, double* magnitude, std::int64_t* counts,
+                   std::int64_t in_base, std::int64_t in_step, const double* weights, double* sum, double* magnitude, std::int64_t* counts,
                    std::int64_t out_step);
 
 // `width` (one of kChunkWidths) elements at sum[j*out_step], magnitude[j*out_step] (holding their

@@ -77,3 +77,14 @@ TEST(ParallelSummation, LargePlanesSplitIntoRowBlocksKeepTheOrder) {
         for (int threads : {1, 2}) EXPECT_EQ(compare_with_one_output_walk(parse_descriptor(text), 7, threads), "") << text;
     }
 }
+
+TEST(ParallelSummation, PointwiseRowsSummedAsOneRunKeepTheOrder) {
+    // 1x1 along h and w, unit strides, no begin pads, OW = IW: a block's rows of one od are one run of lanes
+    // (row_terms.hpp rows_per_run); blocks that cross an od boundary, fewer output rows than input rows, groups
+    for (const char* text : {"n=2,c=5,o=3,in=4x30x20,k=3x1x1,pb=1x0x0,pe=1x0x0,bias=1",
+                             "n=2,c=6,o=4,g=2,in=40x33,k=1x1,pe=-3x0,data=nxc,bias=1", "c=3,o=2,in=7x9,k=1x1,dt=f16",
+                             "c=3,o=2,in=7x9,k=1x1,s=2x1,pe=1x0", "c=2,o=2,in=6x9,k=1x1,pb=1x0",
+                             "c=3,o=2,in=7x9,k=1x1,pe=0x-2"}) {
+        for (int threads : {1, 2}) EXPECT_EQ(compare_with_one_output_walk(parse_descriptor(text), 7, threads), "") << text;
+    }
+}
