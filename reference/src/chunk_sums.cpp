@@ -82,8 +82,8 @@ void add_chunk_terms(std::int64_t width, const ChunkTerm* terms, std::int64_t co
 }
 
 void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t lanes, const double* in,
-                   std::int64_t in_base, std::int64_t in_step, const double* weights, double* sum, double* magnitude, std::int64_t* counts,
-                   std::int64_t out_step) {
+                   std::int64_t in_base, std::int64_t in_step, const double* weights, double* sum, double* magnitude,
+                   std::int64_t* counts, std::int64_t out_step) {
     // the cuts: 0, lanes and every class's range ends inside (classes are few: the taps along w)
     const std::int64_t classes = static_cast<std::int64_t>(row.class_terms.size());
     std::vector<std::int64_t> cuts{0, lanes};
@@ -92,27 +92,51 @@ void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t
             if (at > 0 && at < lanes) cuts.push_back(at);
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    std::vector<unsigned char> taken(static_cast<std::size_t>(classes));
-    for (std::size_t piece = 0; piece + 1 < cuts.size(); ++piece) {
-        const std::int64_t begin = cuts[piece], end = cuts[piece + 1];
-        // the classes every lane of [begin, end) takes (a range holds begin, so all of the piece)
-        std::int64_t count = 0;
-        bool all = true;
+    // the pieces [begin, end) between cuts and the classes every lane of one takes (a range holds begin,
+    // so all of the piece)
+    struct Piece {
+        std::int64_t begin, end, count;
+        bool all;
+    };
+    std::vector<Piece> pieces;
+    std::vector<unsigned char> taken;
+    for (std::size_t cut = 0; cut + 1 < cuts.size(); ++cut) {
+        Piece p{cuts[cut], cuts[cut + 1], 0, true};
         for (std::int64_t c = 0; c < classes; ++c) {
-            taken[c] = ranges[c].begin <= begin && begin < ranges[c].end;
-            count += taken[c] ? row.class_terms[c] : 0;
-            all = all && (taken[c] || row.class_terms[c] == 0);
+            const bool takes = ranges[c].begin <= p.begin && p.begin < ranges[c].end;
+            taken.push_back(takes);
+            p.count += takes ? row.class_terms[c] : 0;
+            p.all = p.all && (takes || row.class_terms[c] == 0);
         }
-        if (count == 0) continue;
-        std::int64_t m = begin;
-        for (const std::int64_t width : kChunkWidths)
-            for (; m + width <= end; m += width) {
-                add_chunk_terms(width, row.terms.data(), static_cast<std::int64_t>(row.terms.size()), row.classes.data(),
-                                all ? nullptr : taken.data(), in, in_base + m * in_step, in_step, weights, sum + m * out_step,
-                                magnitude + m * out_step, out_step);
-                for (std::int64_t j = 0; j < width; ++j) counts[(m + j) * out_step] += count;
-            }
+        pieces.push_back(p);
     }
+    // f(width, m) for each chunk [m, m + width) of piece p
+    auto for_each_chunk = [](const Piece& p, auto&& f) {
+        std::int64_t m = p.begin;
+        for (const std::int64_t width : kChunkWidths)
+            for (; m + width <= p.end; m += width) f(width, m);
+    };
+    // The terms go in consecutive segments, each through every chunk of the row before the next: a segment's
+    // input rows (about 256 KiB) stay in cache for all the row's chunks. Every lane still adds its terms in
+    // the list's order (segment after segment), its sum kept in memory between segments.
+    const std::int64_t terms = static_cast<std::int64_t>(row.terms.size());
+    const std::int64_t segment = std::max<std::int64_t>(1, (std::int64_t{1} << 18) / (lanes * in_step * 8) + 1);
+    for (std::int64_t t0 = 0; t0 < terms; t0 += segment) {
+        const std::int64_t t1 = std::min(terms, t0 + segment);
+        for (std::size_t piece = 0; piece < pieces.size(); ++piece) {
+            if (pieces[piece].count == 0) continue;
+            const unsigned char* piece_taken = pieces[piece].all ? nullptr : taken.data() + piece * classes;
+            for_each_chunk(pieces[piece], [&](std::int64_t width, std::int64_t m) {
+                add_chunk_terms(width, row.terms.data() + t0, t1 - t0, row.classes.data() + t0, piece_taken, in,
+                                in_base + m * in_step, in_step, weights, sum + m * out_step, magnitude + m * out_step,
+                                out_step);
+            });
+        }
+    }
+    for (const Piece& p : pieces)
+        for_each_chunk(p, [&](std::int64_t width, std::int64_t m) {
+            for (std::int64_t j = 0; j < width; ++j) counts[(m + j) * out_step] += p.count;
+        });
 }
 
 // Plain std::threads, not TBB: the runner forks a child for every plugin call, and a TBB worker pool

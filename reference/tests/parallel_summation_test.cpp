@@ -88,3 +88,12 @@ TEST(ParallelSummation, PointwiseRowsSummedAsOneRunKeepTheOrder) {
         for (int threads : {1, 2}) EXPECT_EQ(compare_with_one_output_walk(parse_descriptor(text), 7, threads), "") << text;
     }
 }
+
+TEST(ParallelSummation, LongTermListsInSegmentsKeepTheOrder) {
+    // lists longer than a segment (chunk_sums.cpp: about 256 KiB of input rows per segment): each lane's sum is
+    // carried in memory from one segment to the next; padded columns (pieces) and a pointwise run
+    for (const char* text : {"c=600,o=2,in=3x40,k=3x3,pb=1x1,pe=1x1,bias=1", "c=300,o=2,in=20x20,k=1x1",
+                             "n=2,c=64,o=4,g=2,in=5x5x33,k=3x3x3,d=1x2x2,pb=1x1x2,pe=1x1x2,data=nxc"}) {
+        for (int threads : {1, 2}) EXPECT_EQ(compare_with_one_output_walk(parse_descriptor(text), 7, threads), "") << text;
+    }
+}
