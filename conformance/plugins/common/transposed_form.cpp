@@ -2,12 +2,17 @@
 #include "convcheck/adaptation/transposed_form.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/adaptation/window_copy.hpp"
 
 namespace convcheck_plugin_support {
+
+namespace {
+__extension__ typedef __int128 i128;
+}  // namespace
 
 std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t) {
     constexpr int64_t limit = int64_t{1} << 40;  // the descriptor's bound (core transposed_descriptor.cpp)
@@ -17,9 +22,12 @@ std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t) {
         for (const auto& [name, v] : {std::pair<const char*, int64_t>{"pads_begin", t.pads_begin[a]},
                                       {"pads_end", t.pads_end[a]}, {"output_padding", t.output_padding[a]}})
             if (v > limit || v < -limit) return name + axis + std::to_string(v) + " beyond 2^40";
-        const int64_t span = (t.kernel_size[a] - 1) * t.dilations[a] + 1;
-        const int64_t out = (t.input_size[a] - 1) * t.strides[a] - t.pads_begin[a] - t.pads_end[a] + span + t.output_padding[a];
-        if (out < 1) return "the output size" + axis + std::to_string(out) + " < 1";
+        // (in-1)*s - pb - pe + (k-1)*d + 1 + op, exact in 128 bits: an invalid case may hold any int64 values
+        const i128 out = (i128(t.input_size[a]) - 1) * t.strides[a] - t.pads_begin[a] - t.pads_end[a] +
+                         (i128(t.kernel_size[a]) - 1) * t.dilations[a] + 1 + t.output_padding[a];
+        if (out < 1 || out > INT64_MAX)
+            return "the output size" + axis + (out < 1 ? std::to_string(int64_t(out < INT64_MIN ? INT64_MIN : out)) + " < 1"
+                                                      : std::string("beyond 64 bits"));
     }
     return "";
 }

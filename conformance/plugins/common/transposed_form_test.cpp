@@ -42,6 +42,12 @@ TEST(TransposedForm, TheCropHidesExactlyThePadRulesValidateChecks) {
                 const TransposedDescriptor t = with(pb, pe, op);
                 EXPECT_EQ(support::transposed_crop_hides(to_abi(t)).empty(), valid(t)) << to_string(t);
             }
+    // any int64 values: an output size past 64 bits is one the crop must not hide either (no overflow on the way)
+    convcheck_conv_transposed_desc huge = to_abi(with(0, 0, 0));
+    huge.input_size[0] = huge.strides[0] = INT64_MAX;
+    EXPECT_EQ(support::transposed_crop_hides(huge), "the output size[0] = beyond 64 bits");
+    huge.strides[0] = INT64_MIN;
+    EXPECT_NE(support::transposed_crop_hides(huge).find(" < 1"), std::string::npos);
 }
 
 TEST(TransposedForm, AnInvalidCaseGoesToTheLibraryAsItIs) {
