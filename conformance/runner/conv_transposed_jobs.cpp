@@ -119,13 +119,15 @@ ChildOutcome time_transposed(const Backend& backend, const Case& c, const TimedR
 // Every (input, tap) pair: the forward convolution's multiply-adds, read backwards.
 std::int64_t transposed_macs(const Case& c) { return c.deconv.forward().macs(); }
 
-// conv's features of the geometry (pads as written, not the forward's), and output_padding.
+// conv's features of the geometry (pads as written, not the forward's; the transposed op's own bias: forward()
+// has none), and output_padding.
 nlohmann::json transposed_features(const Case& c) {
     const TransposedDescriptor& t = c.deconv;
     Case geometry = c;
     geometry.conv = t.forward();
     geometry.conv.pads_end = t.pads_end;
     geometry.conv.in_channels = t.in_channels, geometry.conv.out_channels = t.out_channels;
+    geometry.conv.has_bias = t.has_bias;
     nlohmann::json features = conv_features(geometry);
     features["output_padding"] = std::any_of(t.output_padding.begin(), t.output_padding.begin() + t.rank,
                                              [](std::int64_t v) { return v > 0; });

@@ -42,7 +42,8 @@ namespace {
 using support::Transposed2d;
 
 // Arm NN's pads: unsigned, asymmetric, no adjustment.
-Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, {false, false}); }
+const support::TransposedPadsRule kRule{false, false};
+Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, kRule); }
 
 bool nhwc(const convcheck_conv_transposed_desc& t) { return t.data_format == CONVCHECK_NXC; }
 
@@ -63,7 +64,7 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
         return std::string("Arm NN 20.08 computes Float32, Float16 and BFloat16 (and quantized types), not ") +
                support::dtype_name(t.dtype);
     if (t.rank == 3) return "Arm NN 20.08 has no 3-D transposed convolution (INetwork: AddTransposeConvolution2dLayer only)";
-    if (std::string why = support::transposed_2d_inexpressible(t, "armnn", "Arm NN"); !why.empty()) return why;
+    if (std::string why = support::transposed_2d_inexpressible(t, kRule, "armnn", "Arm NN"); !why.empty()) return why;
     if (support::transposed_dilated(t))
         return "Arm NN 20.08's TransposeConvolution2dDescriptor has no dilation (m_PadLeft/Right/Top/Bottom, m_StrideX/Y, "
                    "m_BiasEnabled, m_DataLayout, m_OutputShape only)";
@@ -81,15 +82,21 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
     return "";
 }
 
-// The layer's tensors and descriptor for one image of one group of t.
+// One image per run (finding A2); a batch below 1 is handed to Arm NN as it is, in one run (an invalid case
+// reaches the library: docs/backends.md, "The invalid suite").
+int64_t images_per_run(const convcheck_conv_transposed_desc& t) { return t.batch < 1 ? t.batch : 1; }
+int64_t runs(const convcheck_conv_transposed_desc& t) { return t.batch < 1 ? 1 : t.batch; }
+
+// The layer's tensors and descriptor for one run (images_per_run) of one group of t.
 struct Layer {
     explicit Layer(const convcheck_conv_transposed_desc& t) : g(geometry(t)) {
         const auto u = [](int64_t v) { return static_cast<unsigned int>(v); };
         const support::TransposedAxis &h = g.axes[0], &w = g.axes[1];
         const armnn::DataType type = data_type(t.dtype);
+        const unsigned int n = u(images_per_run(t));
         const auto activations = [&](int64_t channels, int64_t height, int64_t width) {
-            return nhwc(t) ? armnn::TensorInfo({1u, u(height), u(width), u(channels)}, type)  // one image (A2)
-                           : armnn::TensorInfo({1u, u(channels), u(height), u(width)}, type);
+            return nhwc(t) ? armnn::TensorInfo({n, u(height), u(width), u(channels)}, type)
+                           : armnn::TensorInfo({n, u(channels), u(height), u(width)}, type);
         };
         const int64_t c = t.in_channels / t.groups, o = t.out_channels / t.groups;
         input = activations(c, h.in, w.in);
@@ -130,8 +137,9 @@ convcheck_error* transposed_execute(std::shared_ptr<armnn::IRuntime> runtime, co
     const size_t bytes = support::element_bytes(t.dtype);
     const size_t src_image = l.input.GetNumElements() * bytes, dst_image = l.output.GetNumElements() * bytes,
                  group_weights = l.weights.GetNumElements() * bytes;
-    const size_t images = static_cast<size_t>(t.batch * t.groups);
-    std::vector<unsigned char> weights(group_weights * t.groups), src(src_image * images), dst(dst_image * images);
+    const size_t images = static_cast<size_t>(runs(t) * t.groups);
+    // (at least a byte each: an empty tensor's run still gets buffers)
+    std::vector<unsigned char> weights(group_weights * t.groups + 1), src(src_image * images + 1), dst(dst_image * images + 1);
     support::transposed_weights_to(t, l.g, args.weights, weights_order(t), weights.data());
     support::transposed_src_to(t, l.g, args.src, images_order(t), src.data());
     Translation bias_of;  // layer_bias reads the dtype and the channel count only
@@ -152,8 +160,8 @@ convcheck_error* transposed_execute(std::shared_ptr<armnn::IRuntime> runtime, co
                     return network.AddTransposeConvolution2dLayer(l.descriptor, weights_tensor, bias_tensor, "deconv");
                 },
                 l.input, l.output);
-            for (int64_t n = 0; n < t.batch; ++n) {
-                const size_t image = static_cast<size_t>(group * t.batch + n);
+            for (int64_t n = 0; n < runs(t); ++n) {
+                const size_t image = static_cast<size_t>(group * runs(t) + n);
                 layer.run(src.data() + image * src_image, dst.data() + image * dst_image);
             }
         }

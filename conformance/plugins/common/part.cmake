@@ -16,6 +16,9 @@ if(CONVCHECK_BUILD_TESTS)
   # Every adaptation against the reference: the adapted case computes exactly the original.
   convcheck_add_test(plugins_adaptation_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/adaptation_test.cpp
                      LIBS convcheck_plugin_adaptation convcheck_reference convcheck_abi_descriptor)
+  # The transposed form never turns an invalid case into a valid one (its pad rules are validate()'s).
+  convcheck_add_test(plugins_transposed_form_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/transposed_form_test.cpp
+                     LIBS convcheck_plugin_adaptation convcheck_abi_descriptor)
 endif()
 
 # convcheck_add_backend_plugin_tests(<name>): the ctest entries of a third-party backend plugin built in

@@ -2,14 +2,39 @@
 #include "convcheck/adaptation/transposed_form.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/adaptation/window_copy.hpp"
 
 namespace convcheck_plugin_support {
 
+namespace {
+__extension__ typedef __int128 i128;
+}  // namespace
+
+std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t) {
+    constexpr int64_t limit = int64_t{1} << 40;  // the descriptor's bound (core transposed_descriptor.cpp)
+    for (int a = 0; a < t.rank && a < 3; ++a) {
+        const std::string axis = "[" + std::to_string(a) + "] = ";
+        if (t.output_padding[a] < 0) return "output_padding" + axis + std::to_string(t.output_padding[a]) + " < 0";
+        for (const auto& [name, v] : {std::pair<const char*, int64_t>{"pads_begin", t.pads_begin[a]},
+                                      {"pads_end", t.pads_end[a]}, {"output_padding", t.output_padding[a]}})
+            if (v > limit || v < -limit) return name + axis + std::to_string(v) + " beyond 2^40";
+        // (in-1)*s - pb - pe + (k-1)*d + 1 + op, exact in 128 bits: an invalid case may hold any int64 values
+        const i128 out = (i128(t.input_size[a]) - 1) * t.strides[a] - t.pads_begin[a] - t.pads_end[a] +
+                         (i128(t.kernel_size[a]) - 1) * t.dilations[a] + 1 + t.output_padding[a];
+        if (out < 1 || out > INT64_MAX)
+            return "the output size" + axis + (out < 1 ? std::to_string(int64_t(out < INT64_MIN ? INT64_MIN : out)) + " < 1"
+                                                      : std::string("beyond 64 bits"));
+    }
+    return "";
+}
+
 Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule) {
     Transposed2d g;
+    const bool as_is = !transposed_crop_hides(t).empty();
     for (int a = 0; a < 2; ++a) {
         const int c = t.rank == 1 ? a - 1 : a;  // the case's axis; -1: rank 1's unit height
         if (c < 0) continue;
@@ -20,12 +45,16 @@ Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const Transp
         x.out = (x.in - 1) * x.stride - pb - pe + span + op;
         x.computed = (x.in - 1) * x.stride + span;
         x.offset = pb;
-        // end - adjustment = pe - op keeps the size; begin = pb keeps the taps.
-        const int64_t adjustment = !rule.adjustment ? 0 : rule.symmetric ? op + pb - pe : std::max<int64_t>(0, op - pe);
-        x.begin = pb, x.end = pe - op + adjustment, x.adjustment = adjustment;
+        // end - adjustment = pe - op keeps the size; begin = pb keeps the taps. A negative op stays op.
+        const int64_t adjustment = op < 0                ? op
+                                   : !rule.adjustment    ? 0
+                                   : rule.symmetric      ? op + pb - pe
+                                                         : std::max<int64_t>(0, op - pe);
+        x.begin = pb, x.end = op < 0 ? pe : pe - op + adjustment, x.adjustment = adjustment;
         const int64_t most = rule.adjustment ? x.stride - 1 : 0;
         g.direct = g.direct && pb >= 0 && x.end >= 0 && adjustment >= 0 && adjustment <= most;
     }
+    g.direct = g.direct || as_is;
     for (TransposedAxis& x : g.axes) {
         if (g.direct)
             x.computed = x.out, x.offset = 0;
@@ -36,7 +65,8 @@ Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const Transp
     return g;
 }
 
-std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const char* plugin, const char* library) {
+std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule,
+                                        const char* plugin, const char* library) {
     if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a rank of a 2-D deconvolution";
     if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
     if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
@@ -44,6 +74,23 @@ std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t,
         return std::string("the ") + plugin + " plugin cannot express groups = " + std::to_string(t.groups) + " with C = " +
                std::to_string(t.in_channels) + ", O = " + std::to_string(t.out_channels) + " to " + library +
                ": it takes C/G and O/G channels per group";
+    return transposed_output_padding_inexpressible(t, rule, plugin, library);
+}
+
+std::string transposed_output_padding_inexpressible(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule,
+                                                    const char* plugin, const char* library) {
+    for (int a = 0; a < t.rank && a < 3; ++a) {
+        if (t.output_padding[a] >= 0) continue;
+        const std::string cannot = std::string("the ") + plugin + " plugin cannot express output_padding[" + std::to_string(a) +
+                                   "] = " + std::to_string(t.output_padding[a]) + " to " + library;
+        if (!rule.adjustment)
+            return cannot + ": it has no output padding (the plugin says a non-negative one as a smaller end pad, "
+                            "pads_end - output_padding, which would make this one a valid, larger end pad)";
+        if (rule.symmetric && t.pads_begin[a] != t.pads_end[a])
+            return cannot + " with pads_begin = " + std::to_string(t.pads_begin[a]) + " != pads_end = " +
+                   std::to_string(t.pads_end[a]) + ": it takes one pad per axis and an adjustment (only a fold of "
+                   "the output padding into the pads could say this case)";
+    }
     return "";
 }
 

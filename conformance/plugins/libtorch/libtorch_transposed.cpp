@@ -9,7 +9,9 @@
 //            op' = op + pb - pe, when pb >= 0, op' >= 0 and op' is below the stride or the dilation
 //            (PyTorch ConvTranspose: "output padding must be smaller than either stride or dilation").
 //            Otherwise ATen computes the whole output (p = 0, op' = 0) and the plugin crops and extends it
-//            (Arguments below; the implementation string says "[cropped]").
+//            (Arguments below; the implementation string says "[cropped]"). An invalid case is passed as it is
+//            (docs/backends.md, "The invalid suite"): no crop where it would hide a rule the pads break, and a
+//            negative op is op' itself (pb == pe; else the plugin cannot express it): ATen judges them.
 //   dtypes   f32 and bf16; f16 declined (ATen 1.13 has no CPU f16 convolution), and bf16 where ATen would
 //            take its slow_conv_transpose kernels, which have no bf16 (asked of select_conv_backend).
 #include <ATen/native/ConvUtils.h>
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/adaptation/transposed_form.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "libtorch_tensors.hpp"
 #include "libtorch_transposed.hpp"
@@ -47,6 +50,12 @@ int64_t output_size(const convcheck_conv_transposed_desc& t, int a) {
            (t.kernel_size[a] - 1) * t.dilations[a] + 1 + t.output_padding[a];
 }
 
+// ATen's output_padding op' for axis a with padding pb: op + pb - pe; a negative op stays op (transposed_form.hpp:
+// never folded into the pads, so transposed_inexpressible refuses it where pb != pe).
+int64_t aten_output_padding(const convcheck_conv_transposed_desc& t, int a) {
+    return t.output_padding[a] < 0 ? t.output_padding[a] : t.output_padding[a] + t.pads_begin[a] - t.pads_end[a];
+}
+
 // at::convolution's arguments for t (transposed = true). Direct: padding pb and output_padding
 // op + pb - pe, when ATen takes them (pb >= 0, 0 <= op' and op' below the stride or the dilation). Else
 // cropped: padding 0 and output_padding 0 (the whole output every tap reaches), then constant_pad_nd
@@ -61,12 +70,13 @@ struct Arguments {
             wei_dims.push_back(t.kernel_size[a]);
             strides.push_back(t.strides[a]);
             dilations.push_back(t.dilations[a]);
-            const int64_t op = t.output_padding[a] + t.pads_begin[a] - t.pads_end[a];
+            const int64_t op = aten_output_padding(t, a);
             direct = direct && t.pads_begin[a] >= 0 && op >= 0 && (op < t.strides[a] || op < t.dilations[a]);
         }
+        direct = direct || !support::transposed_crop_hides(t).empty();  // ATen judges those pads
         for (int a = 0; a < t.rank; ++a) {
             pads.push_back(direct ? t.pads_begin[a] : 0);
-            output_padding.push_back(direct ? t.output_padding[a] + t.pads_begin[a] - t.pads_end[a] : 0);
+            output_padding.push_back(direct ? aten_output_padding(t, a) : 0);
         }
         for (int a = t.rank - 1; a >= 0; --a)  // constant_pad_nd: the last axis first, (begin, end) each
             crop.push_back(-t.pads_begin[a]), crop.push_back(t.output_padding[a] - t.pads_end[a]);
@@ -111,7 +121,12 @@ std::string transposed_inexpressible(const convcheck_conv_transposed_desc& t) {
     if (t.groups == 0)
         return "the libtorch plugin cannot express groups = 0 to ATen: the weights tensor at::convolution takes "
                "(transposed) is [C, O/G, k...], and O/G has no value for G = 0";
-    return "";
+    if (t.groups > 0 && t.out_channels % t.groups != 0)
+        return "the libtorch plugin cannot express out_channels = " + std::to_string(t.out_channels) + " with groups = " +
+               std::to_string(t.groups) + " to ATen: at::convolution (transposed) takes the output channels as the weights' "
+               "[C, O/G, k...] dimension 1 times the groups, and a truncated O/G would be a smaller, valid problem";
+    // ATen's padding is one value per axis on both sides, with an output_padding.
+    return support::transposed_output_padding_inexpressible(t, {true, true}, "libtorch", "ATen");
 }
 
 convcheck_error* transposed_query(convcheck_plugin*, const convcheck_conv_transposed_desc& t, convcheck_support* out) {

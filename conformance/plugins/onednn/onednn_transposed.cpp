@@ -14,6 +14,9 @@
 //             other pads (f32) the plugin has oneDNN compute the whole output (no pads, no output padding,
 //             no bias), moves the part the case keeps into dst (oneDNN reorders of sub-memories; zeros where
 //             no tap reaches) and adds the bias in f32 ("[cropped]" in the implementation string).
+//   invalid   passed as it is (docs/backends.md, "The invalid suite"): a negative output padding keeps oneDNN's
+//             own spelling (padding_r = pads_end), and a case whose pads break a rule the crop would hide
+//             (transposed_form.hpp: transposed_crop_hides) is never cropped: oneDNN judges its pads.
 //   dilations oneDNN's are 0-based: d - 1.
 //   threads   create's num_threads becomes omp_set_num_threads(n) at each execute, as for convolution.
 #include "onednn_transposed.hpp"
@@ -25,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "convcheck/adaptation/transposed_form.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "onednn_instance.hpp"
 
@@ -74,9 +78,11 @@ memory::desc weights_desc(const convcheck_conv_transposed_desc& t) {
     return memory::desc(dims, data_type_of(t.dtype), strides);
 }
 
+// pads_end - output_padding; a negative output padding is not folded into the pad (that would make it a valid,
+// larger right pad): oneDNN's own spelling, padding_r = pads_end with the output padding in the dst dims.
 memory::dims padding_r(const convcheck_conv_transposed_desc& t) {
     memory::dims out;
-    for (int a = 0; a < t.rank; ++a) out.push_back(t.pads_end[a] - t.output_padding[a]);
+    for (int a = 0; a < t.rank; ++a) out.push_back(t.pads_end[a] - std::max<int64_t>(0, t.output_padding[a]));
     return out;
 }
 
@@ -93,10 +99,13 @@ dnnl::deconvolution_forward::primitive_desc make_primitive_desc(convcheck_plugin
     return dnnl::deconvolution_forward::primitive_desc(deconv, p.engine);
 }
 
-// Whether oneDNN takes t's pads as they are: padding_l >= 0 and padding_r + strides > 0 on every axis.
+// Whether oneDNN is handed t's pads as they are: where it takes them (padding_l >= 0 and padding_r + strides > 0
+// on every axis), and where a crop would hide a rule t breaks (transposed_form.hpp): oneDNN judges those.
 bool direct(const convcheck_conv_transposed_desc& t) {
+    if (!support::transposed_crop_hides(t).empty()) return true;
+    const memory::dims right = padding_r(t);
     for (int a = 0; a < t.rank; ++a)
-        if (t.pads_begin[a] < 0 || t.pads_end[a] - t.output_padding[a] + t.strides[a] <= 0) return false;
+        if (t.pads_begin[a] < 0 || right[a] + t.strides[a] <= 0) return false;
     return true;
 }
 

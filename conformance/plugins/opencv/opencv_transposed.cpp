@@ -35,7 +35,9 @@ namespace {
 
 using support::Transposed2d;
 
-Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, {true, true}); }
+// OpenCV's pads: one per axis (symmetric), an adjustment ("adj").
+const support::TransposedPadsRule kRule{true, true};
+Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, kRule); }
 
 const std::vector<int> kNchw{0, 1, 2, 3, 4};  // {N, G, C/G, H, W} as [N][C][H][W]
 const std::vector<int> kIohw{0, 1, 2, 3, 4};  // {G, C/G, O/G, kh, kw} as [C][O/G][kh][kw]
@@ -47,15 +49,19 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
     if (t.rank == 3)
         return "OpenCV 4.6's Deconvolution layer runs on DNN_BACKEND_OPENCV for 2-D kernels only (supportBackend: "
                "kernel_size.size() == 2)";
-    if (std::string why = support::transposed_2d_inexpressible(t, "opencv", "OpenCV"); !why.empty()) return why;
+    if (std::string why = support::transposed_2d_inexpressible(t, kRule, "opencv", "OpenCV"); !why.empty()) return why;
     if (support::transposed_dilated(t))
         return "OpenCV 4.6's Deconvolution layer has no dilation on DNN_BACKEND_OPENCV: its output size "
                    "(stride*(in-1) + kernel - pads + adj) and its col2im take none";
     const Transposed2d g = geometry(t);
-    for (const support::TransposedAxis& x : g.axes)
-        for (int64_t v : {x.in, x.kernel, x.stride, x.begin, x.adjustment, x.computed})
+    for (const support::TransposedAxis& x : g.axes) {
+        for (int64_t v : {x.in, x.kernel, x.stride, x.computed})
             if (v < 0 || v > INT32_MAX)
                 return "the opencv plugin cannot express " + std::to_string(v) + " to OpenCV: its sizes and parameters are int";
+        for (int64_t v : {x.begin, x.adjustment})  // int parameters: a negative one is OpenCV's to judge
+            if (v < INT32_MIN || v > INT32_MAX)
+                return "the opencv plugin cannot express " + std::to_string(v) + " to OpenCV: its pad and adj are int";
+    }
     for (int64_t v : {t.batch, t.in_channels, t.out_channels})
         if (v > INT32_MAX) return "the opencv plugin cannot express a size above 2^31-1 to OpenCV: cv::Mat dimensions are int";
     return "";

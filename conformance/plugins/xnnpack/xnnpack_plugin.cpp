@@ -102,8 +102,6 @@ std::string not_computable(const convcheck_conv_desc& d) {
     return "";
 }
 
-// a * b into *out, false when the product does not fit size_t.
-bool multiply(size_t a, int64_t b, size_t* out) { return b >= 0 && !__builtin_mul_overflow(a, static_cast<size_t>(b), out); }
 
 // What the plugin cannot hand XNNPACK as the spec states it (runner's descriptor, before adaptation);
 // "" when it can. XNNPACK's counts and geometry are size_t / uint32_t, its weights are per group
@@ -126,10 +124,10 @@ std::string inexpressible(const convcheck_conv_desc& d) {
                "spec's output size defines for strides >= 1 only";
     // The arrays the plugin hands XNNPACK: element counts times element bytes, in size_t.
     size_t src = support::element_bytes(d.dtype), weights = src;
-    bool fits = multiply(src, d.batch, &src) && multiply(src, d.in_channels, &src) &&
-                multiply(weights, d.out_channels, &weights) && multiply(weights, d.in_channels / d.groups, &weights);
+    bool fits = support::multiply_into(&src, {d.batch, d.in_channels}) &&
+                support::multiply_into(&weights, {d.out_channels, d.in_channels / d.groups});
     for (int a = 0; a < d.rank && fits; ++a)
-        fits = multiply(src, d.input_size[a], &src) && multiply(weights, d.kernel_size[a], &weights);
+        fits = support::multiply_into(&src, {d.input_size[a]}) && support::multiply_into(&weights, {d.kernel_size[a]});
     if (!fits)
         return cannot + "this case to XNNPACK: its src or weights has more bytes than size_t holds, so no array of it "
                "can be handed to XNNPACK";

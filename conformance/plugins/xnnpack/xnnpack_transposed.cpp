@@ -43,7 +43,8 @@ using support::Transposed2d;
 using support::TransposedAxis;
 
 // XNNPACK's pads: unsigned, asymmetric, an adjustment below the stride.
-Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, {true, false}); }
+const support::TransposedPadsRule kRule{true, false};
+Transposed2d geometry(const convcheck_conv_transposed_desc& t) { return support::transposed_2d(t, kRule); }
 
 // XNNPACK's arrays: NHWC data ({N, G, C/G, H, W} as [N][H][W][G][C/G]), [G][O/G][kh][kw][C/G] weights.
 const std::vector<int> kNhwc{0, 3, 4, 1, 2};
@@ -56,16 +57,26 @@ std::string not_computable(const convcheck_conv_transposed_desc& t) {
                support::dtype_name(t.dtype);
     if (t.rank == 3)
         return "XNNPACK has no 3-D deconvolution (xnnpack.h: xnn_create_deconvolution2d_nhwc_* only)";
-    if (std::string why = support::transposed_2d_inexpressible(t, "xnnpack", "XNNPACK"); !why.empty()) return why;
+    if (std::string why = support::transposed_2d_inexpressible(t, kRule, "xnnpack", "XNNPACK"); !why.empty()) return why;
     const Transposed2d g = geometry(t);
     if (!g.direct && t.dtype != CONVCHECK_F32)
         return "XNNPACK's deconvolution takes unsigned pads and an adjustment below the stride only; the plugin crops "
                "an f32 result only (a 16-bit one would be rounded before the bias is added)";
     for (const TransposedAxis& x : g.axes)
-        for (int64_t v : {x.in, x.kernel, x.stride, x.dilation, x.begin, x.end, x.out})
+        for (int64_t v : {x.in, x.kernel, x.stride, x.dilation, x.begin, x.end, x.adjustment, x.out})
             if (v < 0 || v > UINT32_MAX)
                 return "the xnnpack plugin cannot express " + std::to_string(v) +
-                       " to XNNPACK: its sizes, kernel, stride, dilation and padding parameters are unsigned 32-bit";
+                       " to XNNPACK: its sizes, kernel, stride, dilation, padding and adjustment parameters are unsigned "
+                       "32-bit";
+    // The arrays the plugin hands XNNPACK (checked before any is allocated, as for the forward convolution).
+    const TransposedAxis &h = g.axes[0], &w = g.axes[1];
+    const size_t bytes = support::element_bytes(t.dtype);
+    size_t src = bytes, weights = bytes, dst = bytes;
+    if (!support::multiply_into(&src, {t.batch, t.in_channels, h.in, w.in}) ||
+        !support::multiply_into(&weights, {t.in_channels, t.out_channels / t.groups, h.kernel, w.kernel}) ||
+        !support::multiply_into(&dst, {t.batch, t.out_channels, h.computed, w.computed}))
+        return "the xnnpack plugin cannot express this case to XNNPACK: its src, weights or dst has more bytes than "
+               "size_t holds, so no array of it can be handed to XNNPACK";
     return "";
 }
 

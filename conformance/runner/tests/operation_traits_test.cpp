@@ -1,8 +1,10 @@
 // The table of operations: a descriptor string finds the entry that reads it, a "conv:" descriptor's
 // dir= chooses the pass, every entry names the jobs every operation must have, and the backward passes
 // name the jobs the table gives them (shrinking keeps the pass; determinism mode names a gradient
-// element in the tensor's own layout).
+// element in the tensor's own layout; a transposed case's record says its own bias).
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "convcheck/runner/operation_jobs.hpp"
 #include "convcheck/runner/operation_traits.hpp"
@@ -98,6 +100,14 @@ TEST(OperationTraits, ATransposedOutputIsNamedInDstsOwnLayout) {
     const Case c = read("deconv:n=2,c=2,o=3,in=4,k=3,s=2,op=1,data=nxc");
     EXPECT_EQ(operation(c.op).output_element(c, (1 * 10 + 2) * 3 + 1), "[1,1,2]");
     EXPECT_EQ(operation(c.op).macs(c), 2 * 2 * 4 * 3 * 3);  // N * C * in * O * k
+}
+
+TEST(OperationTraits, ATransposedCaseRecordSaysItsOwnBias) {
+    // the features are the forward geometry's, whose descriptor has no bias (its bias would have C values)
+    const auto features = [](const char* text) { return operation(read(text).op).features(read(text)); };
+    EXPECT_TRUE(features("deconv:c=2,o=3,in=4,k=3,s=2,op=1,bias=1")["bias"].get<bool>());
+    EXPECT_FALSE(features("deconv:c=2,o=3,in=4,k=3,s=2,op=1")["bias"].get<bool>());
+    EXPECT_TRUE(features("deconv:c=2,o=3,in=4,k=3,s=2,op=1")["output_padding"].get<bool>());
 }
 
 }  // namespace

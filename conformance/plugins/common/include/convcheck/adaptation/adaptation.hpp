@@ -21,7 +21,9 @@
 // differ, and a library's own padding is zeros in its buffers too).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,14 @@ bool moves_dst(const convcheck_conv_desc& d, const Adaptation& a);
 std::string adaptation_note(const convcheck_conv_desc& d, const Adaptation& a);
 
 size_t element_bytes(int32_t dtype);
+
+// *bytes times every count, false (and *bytes unspecified) when a count is negative or the product does not fit
+// size_t: whether an array of that many elements can exist in memory at all.
+inline bool multiply_into(size_t* bytes, std::initializer_list<int64_t> counts) {
+    for (int64_t c : counts)
+        if (c < 0 || __builtin_mul_overflow(*bytes, static_cast<size_t>(c), bytes)) return false;
+    return true;
+}
 
 // The copies themselves. `out` has room for the library's tensor (library_desc's sizes).
 void adapt_src(const convcheck_conv_desc& d, const Adaptation& a, const void* src, void* out);

@@ -8,6 +8,11 @@
 // pad, an output padding beyond what the adjustment and pe can hold), the library computes the whole
 // output (no pads, no adjustment, no bias), and the plugin moves the part the case keeps into dst (zeros
 // where no tap reaches) and adds the bias in f32 ("cropped"). Rank 1 is 2-D with a unit height.
+//
+// An invalid case reaches the library as it is (docs/backends.md, "The invalid suite"): the crop computes a valid
+// whole output whatever the pads, so it is taken only where the case's pads keep the descriptor's rules
+// (transposed_crop_hides); and a negative output padding is never folded into a pad (pe - op would make it a
+// valid, larger end pad): the library takes it as its adjustment, or the plugin cannot express it.
 #pragma once
 
 #include <cstdint>
@@ -39,12 +44,26 @@ struct Transposed2d {
     bool library_bias = false;  // the library adds the bias (direct); else cropped_bias_f32 does
 };
 
+// "" when cropping a whole output computes exactly t, else the rule of the transposed descriptor (validate())
+// that t's pads break and the crop would hide, in words: an output padding below 0, a pad or output padding
+// beyond 2^40, an output size below 1 (e.g. "output_padding[0] = -1 < 0").
+std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t);
+
+// Direct where the library's pads say t, else cropped, unless transposed_crop_hides(t): then direct with the
+// values as they are (a negative output padding as the adjustment), for the library to judge.
 Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule);
 
 // Why a plugin (`plugin`, e.g. "xnnpack") cannot hand t to its library (`library`, e.g. "XNNPACK") in this
 // form, "" when it can: a rank other than 1 and 2, data or weights formats other than NCX/NXC and OIX/XIO,
-// groups that do not split C and O into whole groups (the library takes C/G and O/G channels per group).
-std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const char* plugin, const char* library);
+// groups that do not split C and O into whole groups (the library takes C/G and O/G channels per group), and
+// transposed_output_padding_inexpressible.
+std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule,
+                                        const char* plugin, const char* library);
+
+// "" unless t has a negative output padding and the library has no adjustment (`rule`) or takes symmetric pads
+// and t's differ: only a fold into the pads could say it, which makes it a valid pad.
+std::string transposed_output_padding_inexpressible(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule,
+                                                    const char* plugin, const char* library);
 
 // Whether t has a dilation other than 1 on any axis (for libraries without one).
 bool transposed_dilated(const convcheck_conv_transposed_desc& t);
