@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <utility>
 
 #include "peak_memory.hpp"
 #include "timing.hpp"
@@ -29,19 +28,35 @@ struct ResultBytes {
     std::int64_t forward = 0, forward_backward = 0;
 };
 
-template <typename F>
-PassMeasure measure_pass(F&& call, std::int64_t result_bytes, int threads, double min_seconds) {
-    PassMeasure m;
-    m.ms = min_time_ms(call, min_seconds, threads);
-    m.peak = peak_added_resident_bytes(call);  // after the timing: one-time set-ups (pools, code pages) are done
-    if (m.peak.bytes) m.peak.bytes = *m.peak.bytes > result_bytes ? *m.peak.bytes - result_bytes : 0;
-    return m;
+// The passes' times alone (their workspaces: not measured).
+template <typename F, typename G>
+Passes time_passes(F&& forward, G&& forward_backward, int threads, double min_seconds) {
+    Passes p;
+    p.forward.ms = min_time_ms(forward, min_seconds, threads);
+    p.forward_backward.ms = min_time_ms(forward_backward, min_seconds, threads);
+    p.forward.peak.why_not = p.forward_backward.peak.why_not = "not measured";
+    return p;
 }
 
+// The passes' workspaces, each call run once more: the peak resident bytes it adds less its results'. After the
+// timing: one-time set-ups (thread pools, code pages) are done by then.
+template <typename F, typename G>
+void measure_workspaces(Passes& p, F&& forward, G&& forward_backward, ResultBytes results) {
+    const auto workspace = [](const PeakMemory& added, std::int64_t result_bytes) {
+        PeakMemory w = added;
+        if (w.bytes) w.bytes = *w.bytes > result_bytes ? *w.bytes - result_bytes : 0;
+        return w;
+    };
+    p.forward.peak = workspace(peak_added_resident_bytes(forward), results.forward);
+    p.forward_backward.peak = workspace(peak_added_resident_bytes(forward_backward), results.forward_backward);
+}
+
+// Both: the times, then the workspaces of the same calls.
 template <typename F, typename G>
 Passes measure_passes(F&& forward, G&& forward_backward, ResultBytes results, int threads, double min_seconds) {
-    return {measure_pass(std::forward<F>(forward), results.forward, threads, min_seconds),
-            measure_pass(std::forward<G>(forward_backward), results.forward_backward, threads, min_seconds)};
+    Passes p = time_passes(forward, forward_backward, threads, min_seconds);
+    measure_workspaces(p, forward, forward_backward, results);
+    return p;
 }
 
 // "1.23 MiB (0.45x)": a pass's workspace, and against the layer's output tensor; "n/a" when not measured.

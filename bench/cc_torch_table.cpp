@@ -67,17 +67,37 @@ Passes torch_cc(const CcDescriptor& d, tcc::CcMethod method, int threads, double
         min_seconds);
 }
 
-// Ours: the optimized CC with its plans made in the call (theta changes every training step): forward (CcPlan),
-// and forward + backward (ours_cc_step: CcPlan, CcBackwardPlan). Writes into buffers made before (no results
-// allocated by the call).
-Passes ours_cc(const CcDescriptor& d, int threads, double min_seconds) {
+// Ours: the optimized CC, forward (CcPlan) and forward + backward (ours_cc_step: CcPlan, then CcBackwardPlan),
+// writing into buffers made before (no results allocated by the call). Per call: the plans made from theta in
+// the call, as in a training step (theta changes every step); once: made before, the timed calls only execute.
+// The workspaces are the per-call calls' in both (a plan keeps its workspace between calls, so an execute of a
+// plan made before adds nothing).
+struct OursRows {
+    Passes per_call, once;
+};
+OursRows ours_cc(const CcDescriptor& d, int threads, double min_seconds) {
     CcData x(d);
-    return measure_passes(
+    const optimized::CcOptions options{threads};
+    const auto forward_per_call = [&] {
+        const optimized::CcPlan plan(d, x.theta_in(), x.bias_in(), options);
+        plan.execute(x.src.data(), x.dst.data());
+    };
+    const auto step_per_call = [&] { ours_cc_step(d, x, threads); };
+    OursRows rows;
+    rows.per_call = measure_passes(forward_per_call, step_per_call, ResultBytes{}, threads, min_seconds);
+    const optimized::CcPlan forward(d, x.theta_in(), x.bias_in(), options);
+    const optimized::CcBackwardPlan backward(d, x.theta_in(), options);
+    const auto forward_once = [&] { forward.execute(x.src.data(), x.dst.data()); };
+    rows.once = time_passes(
+        forward_once,
         [&] {
-            const optimized::CcPlan plan(d, x.theta_in(), x.bias_in(), optimized::CcOptions{threads});
-            plan.execute(x.src.data(), x.dst.data());
+            forward_once();
+            backward.execute(x.src.data(), x.diff_dst.data(), x.diff_src.data(), x.diff_theta_out(), x.diff_bias_out());
         },
-        [&] { ours_cc_step(d, x, threads); }, ResultBytes{}, threads, min_seconds);
+        threads, min_seconds);
+    rows.once.forward.peak = rows.per_call.forward.peak;
+    rows.once.forward_backward.peak = rows.per_call.forward_backward.peak;
+    return rows;
 }
 
 std::string ours_method(const CcDescriptor& d) {
@@ -91,7 +111,7 @@ void cc_torch_table(const std::vector<int>& threads, const std::vector<int>& bat
     std::printf("\nCC layer, ours and with torch operations, beside the paper (32 -> 32 channels, 3x3 support, Internal-Net "
                 "16x16; NCHW; libtorch headers %s): each row's time against torch's at::conv2d (3x3, pads 1, bias) of "
                 "the CC's output size, measured in the same run; fwd: forward (torch: InferenceMode; ours: its plan "
-                "made in the call), fwd+bwd: forward and backward (torch autograd: the gradients of src and theta, of "
+                "made in the call, or once before), fwd+bwd: forward and backward (torch autograd: the gradients of src and theta, of "
                 "the conv's input, weights and bias; ours: CcPlan, then CcBackwardPlan); workspace: the peak resident "
                 "memory the call adds less its results, and against the CC's output; the paper's ratios are fwd+bwd "
                 "on a V100 GPU, batch 50\n\n",
@@ -114,7 +134,9 @@ void cc_torch_table(const std::vector<int>& threads, const std::vector<int>& bat
                 };
                 row("torch: at::conv2d", conv, "1");
                 const std::string method = ours_method(d);
-                row("ours: " + method, ours_cc(d, t, min_seconds), paper_ratio(method));
+                const OursRows ours = ours_cc(d, t, min_seconds);
+                row("ours: " + method + ", plans per call", ours.per_call, paper_ratio(method));
+                row("ours: " + method + ", plans made once", ours.once, paper_ratio(method));
                 for (tcc::CcMethod m : {tcc::CcMethod::standard, tcc::CcMethod::discrete_convs})
                     if (tcc::why_unavailable(d, m).empty())
                         row("torch: " + std::string(tcc::to_string(m)), torch_cc(d, m, t, min_seconds),
