@@ -108,13 +108,13 @@ std::string ours_method(const CcDescriptor& d) {
 }  // namespace
 
 void cc_torch_table(const std::vector<int>& threads, const std::vector<int>& batches, double min_seconds) {
-    std::printf("\nCC layer, ours and with torch operations, beside the paper (32 -> 32 channels, 3x3 support, Internal-Net "
-                "16x16; NCHW; libtorch headers %s): each row's time against torch's at::conv2d (3x3, pads 1, bias) of "
-                "the CC's output size, measured in the same run; fwd: forward (torch: InferenceMode; ours: its plan "
-                "made in the call, or once before), fwd+bwd: forward and backward (torch autograd: the gradients of src and theta, of "
-                "the conv's input, weights and bias; ours: CcPlan, then CcBackwardPlan); workspace: the peak resident "
-                "memory the call adds less its results, and against the CC's output; the paper's ratios are fwd+bwd "
-                "on a V100 GPU, batch 50\n\n",
+    std::printf("\nCC layer, ours and with torch operations, beside the paper (32 -> 32 channels, 3x3 support, "
+                "Internal-Net 16x16; NCHW; libtorch headers %s): each row's time against torch's at::conv2d (3x3, pads "
+                "1, bias) of the CC's output size, measured in the same run; fwd: forward (torch: InferenceMode; ours: "
+                "its plan made in the call, or once before), fwd+bwd: forward and backward (torch autograd: the "
+                "gradients of src and theta, of the conv's input, weights and bias; ours: CcPlan, then CcBackwardPlan); "
+                "workspace: the peak resident memory the call adds less its results, and against the CC's output; the "
+                "paper's ratios are fwd+bwd on a V100 GPU, batch 50\n\n",
                 TORCH_VERSION);
     std::printf("| CC | n | thr | implementation: method | fwd ms | fwd / conv | fwd+bwd ms | fwd+bwd / conv | fwd "
                 "workspace | fwd+bwd workspace | paper fwd+bwd CC / conv |\n");
