@@ -48,7 +48,7 @@ void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, 
     for (const char* c : cases)
         for (int n : batches)
             for (int t : threads) {
-                const CcDescriptor d = parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3," + c);
+                const CcDescriptor d = bench::paper_cc_layer(n, c);
                 const bench::OursCc cc = bench::time_ours_cc(d, t, min_seconds);
                 const double conv_ms = time_ours(bench::conv_like_cc(d), t, min_seconds).ms;
                 std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %.2f |\n", c, n, t, cc.method.c_str(), cc.ms, conv_ms,
@@ -81,8 +81,9 @@ int main(int argc, char** argv) {
     app.add_option("--threads", threads_arg, "comma-separated thread counts");
     app.add_option("--batch", batch_arg, "comma-separated batch sizes");
     app.add_option("--set", set_arg,
-                   "comma-separated shape sets (resnet50, mobilenet_v2, deeplab, conv3d, cc; cc_torch: the CC layer with "
-                   "torch operations beside ours, when built with the libtorch plugin)");
+                   "comma-separated shape sets (resnet50, mobilenet_v2, deeplab, conv3d, cc; cc_torch: the CC paper "
+                   "table, ours and the CC with torch operations against torch's conv, forward and forward+backward, "
+                   "with workspaces, when built with the libtorch plugin)");
     app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_flag("--quick", quick, "batch 1, the first three shapes of each set, short runs");
     app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");

@@ -11,23 +11,20 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "convcheck/optimized/cc_backward_plan.hpp"
-#include "convcheck/optimized/cc_plan.hpp"
+#include "optimized_timer.hpp"
+#include "shapes.hpp"
 #include "timing.hpp"
 
 using namespace convcheck;
 
 namespace {
 
-std::vector<int> parse_list(const std::string& s) {
+std::vector<int> int_list(const std::string& text) {
     std::vector<int> v;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) v.push_back(std::stoi(item));
+    for (const auto& item : bench::split_list(text)) v.push_back(std::stoi(item));
     return v;
 }
 
@@ -49,33 +46,27 @@ int main(int argc, char** argv) {
     bench::clock_choice() = clock_arg == "wall" ? bench::Clock::wall : bench::Clock::cpu;
     std::printf("| CC | n | thr | forward method | forward ms | backward ms | backward / forward | runs' ratios | "
                 "backward workspace / diff_src |\n|---|---|---|---|---|---|---|---|---|\n");
-    const char* cases[] = {"scale=2/3,in=64x64", "scale=2,in=32x32", "scale=0.7071,in=64x64"};
-    for (const char* c : cases)
-        if (std::string(c).find(only) != std::string::npos)
-        for (int n : parse_list(batch_arg))
-            for (int t : parse_list(threads_arg)) {
-                const CcDescriptor d = parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3,bias=1," + c);
-                std::mt19937 rng(1);
-                std::uniform_real_distribution<float> u(-1.f, 1.f);
-                std::vector<float> src(d.src_elements()), theta(d.theta_elements()), bias(d.out_channels),
-                    dst(d.dst_elements()), diff_dst(d.dst_elements()), diff_src(d.src_elements()),
-                    diff_theta(d.theta_elements()), diff_bias(d.out_channels);
-                for (auto* v : {&src, &theta, &bias, &diff_dst})
-                    for (auto& x : *v) x = u(rng) * 0.3f;
-                const optimized::CcPlan forward(d, theta.data(), bias.data(), optimized::CcOptions{t});
-                const optimized::CcBackwardPlan backward(d, theta.data(), optimized::CcOptions{t});
+    for (const std::string& c : bench::paper_cc_scales())
+        if (c.find(only) != std::string::npos)
+        for (int n : int_list(batch_arg))
+            for (int t : int_list(threads_arg)) {
+                const CcDescriptor d = bench::paper_cc_layer(n, c, /*bias=*/true);
+                bench::CcData x(d);
+                const optimized::CcPlan forward(d, x.theta_in(), x.bias_in(), optimized::CcOptions{t});
+                const optimized::CcBackwardPlan backward(d, x.theta_in(), optimized::CcOptions{t});
                 std::vector<double> ratios, fwd, bwd;
                 for (int r = 0; r < runs; ++r) {
-                    fwd.push_back(bench::min_time_ms([&] { forward.execute(src.data(), dst.data()); }, min_time, t));
+                    fwd.push_back(bench::min_time_ms([&] { forward.execute(x.src.data(), x.dst.data()); }, min_time, t));
                     bwd.push_back(bench::min_time_ms([&] {
-                        backward.execute(src.data(), diff_dst.data(), diff_src.data(), diff_theta.data(), diff_bias.data());
+                        backward.execute(x.src.data(), x.diff_dst.data(), x.diff_src.data(), x.diff_theta_out(),
+                                         x.diff_bias_out());
                     }, min_time, t));
                     ratios.push_back(bwd.back() / fwd.back());
                 }
                 std::string each;
                 for (double r : ratios) each += (each.empty() ? "" : " ") + std::to_string(r).substr(0, 4);
                 std::sort(ratios.begin(), ratios.end());
-                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %s | %.2f |\n", c, n, t,
+                std::printf("| %s | %d | %d | %s | %.3f | %.3f | %.2f | %s | %.2f |\n", c.c_str(), n, t,
                             std::string(optimized::to_string(forward.method())).c_str(),
                             *std::min_element(fwd.begin(), fwd.end()), *std::min_element(bwd.begin(), bwd.end()),
                             ratios[ratios.size() / 2], each.c_str(),

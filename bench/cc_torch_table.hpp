@@ -1,7 +1,8 @@
-// The CC layer with torch operations (conformance/plugins/libtorch/include/convcheck/libtorch/cc_torch.hpp) beside the optimized one, on the
-// paper's layer (seed 004, Tables 5 and 6: 32 -> 32 channels, 3x3 support, Internal-Net 16x16), as CC / conv
-// time ratios: ours against our discrete convolution, torch's against torch's own at::conv2d of the same
-// output size, forward and forward+backward (torch autograd), beside the paper's published ratios.
+// The CC paper table: the CC layer with torch operations (conformance/plugins/libtorch/include/convcheck/libtorch/
+// cc_torch.hpp) and our optimized CC (CcPlan, CcBackwardPlan) on the paper's layer (seed 004, Tables 5 and 6:
+// 32 -> 32 channels, 3x3 support, Internal-Net 16x16), each as CC / conv time ratios against one baseline,
+// torch's own at::conv2d of the same output size measured in the same run, forward and forward+backward, with
+// each pass's peak workspace (cc_passes.hpp), beside the paper's published ratios.
 // Built into convcheck_bench_table when the libtorch plugin is (bench/CMakeLists.txt).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Timing the optimized discrete convolution and CC layer on random data (bench_table.cpp, cc_torch_table.cpp,
-// conv_bench.cpp).
+// cc_backward_table.cpp, conv_bench.cpp).
 #pragma once
 
 #include <random>
@@ -8,6 +8,7 @@
 
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/optimized/cc_backward_plan.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "timing.hpp"
@@ -42,23 +43,62 @@ inline Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) 
     return o;
 }
 
+// The CC layer of the paper's tables (seed 004: 32 -> 32 channels, 3x3 support; the Internal-Net 16x16 unless
+// `rest` names a kernel) with batch n; rest: its scale and input ("scale=2/3,in=64x64", ...).
+inline CcDescriptor paper_cc_layer(int n, const std::string& rest, bool bias = false) {
+    return parse_cc_descriptor("cc:n=" + std::to_string(n) + ",cin=32,cout=32,support=3x3," + (bias ? "bias=1," : "") +
+                               rest);
+}
+// Its scales and inputs in the CC backward and paper tables: rational 2/3 and 2, and the real 0.7071.
+inline const std::vector<std::string>& paper_cc_scales() {
+    static const std::vector<std::string> scales = {"scale=2/3,in=64x64", "scale=2,in=32x32", "scale=0.7071,in=64x64"};
+    return scales;
+}
+
+// A CC layer's buffers, forward and backward: src, theta, bias and diff_dst uniform in [-0.3, 0.3) from a fixed
+// seed, the outputs zero. The pointers a plan takes are null where the layer has no such tensor (theta and
+// diff_theta for an analytic kernel, bias and diff_bias without bias).
+struct CcData {
+    explicit CcData(const CcDescriptor& d)
+        : src(d.src_elements()), theta(d.theta_elements()), bias(d.out_channels), diff_dst(d.dst_elements()),
+          dst(d.dst_elements()), diff_src(d.src_elements()), diff_theta(d.theta_elements()), diff_bias(d.out_channels),
+          net(d.kernel == CcKernel::internal_net), has_bias(d.has_bias) {
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<float> u(-1.f, 1.f);
+        for (auto* v : {&src, &theta, &bias, &diff_dst})
+            for (auto& x : *v) x = u(rng) * 0.3f;
+    }
+    const float* theta_in() const { return net ? theta.data() : nullptr; }
+    const float* bias_in() const { return has_bias ? bias.data() : nullptr; }
+    float* diff_theta_out() { return net ? diff_theta.data() : nullptr; }
+    float* diff_bias_out() { return has_bias ? diff_bias.data() : nullptr; }
+
+    std::vector<float> src, theta, bias, diff_dst;       // in
+    std::vector<float> dst, diff_src, diff_theta, diff_bias;  // out
+    bool net, has_bias;
+};
+
+// One training step of the optimized CC: theta changes every step, so both plans are made from it (the
+// polyphase method evaluates its weights there), then the forward (dst) and the backward (the gradients).
+inline void ours_cc_step(const CcDescriptor& d, CcData& x, int threads) {
+    const optimized::CcPlan forward(d, x.theta_in(), x.bias_in(), optimized::CcOptions{threads});
+    forward.execute(x.src.data(), x.dst.data());
+    const optimized::CcBackwardPlan backward(d, x.theta_in(), optimized::CcOptions{threads});
+    backward.execute(x.src.data(), x.diff_dst.data(), x.diff_src.data(), x.diff_theta_out(), x.diff_bias_out());
+}
+
 struct OursCc {
     double ms = 0;
     std::string method;
     double workspace_per_output = 0;  // peak workspace bytes / the output tensor's bytes
 };
 
-// The optimized CC plan of d (no bias) on src and theta uniform in [-0.3, 0.3), its minimum time.
+// The optimized CC plan of d on CcData, its minimum time (the plan made once, outside the timing).
 inline OursCc time_ours_cc(const CcDescriptor& d, int threads, double min_seconds) {
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.f, 1.f);
-    std::vector<float> src(d.src_elements()), theta(d.theta_elements()), dst(d.dst_elements());
-    for (auto* v : {&src, &theta})
-        for (auto& x : *v) x = u(rng) * 0.3f;
-    const float* kernel_theta = d.kernel == CcKernel::internal_net ? theta.data() : nullptr;
-    const optimized::CcPlan plan(d, kernel_theta, nullptr, optimized::CcOptions{threads});
+    CcData x(d);
+    const optimized::CcPlan plan(d, x.theta_in(), x.bias_in(), optimized::CcOptions{threads});
     OursCc o;
-    o.ms = min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, threads);
+    o.ms = min_time_ms([&] { plan.execute(x.src.data(), x.dst.data()); }, min_seconds, threads);
     o.method = std::string(optimized::to_string(plan.method()));
     o.workspace_per_output = double(plan.peak_workspace_bytes()) / double(d.dst_elements() * 4);
     return o;
