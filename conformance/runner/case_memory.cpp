@@ -126,8 +126,12 @@ CaseMemory cc_backward_memory(const Case& c) {
     const auto [S, T, B, D, K, OH, OW, N, CI, CO] = CcSizes(parse_cc_descriptor(c.cc));
     const double gradients = S + T + B;
     m.buffers = saturate(static_cast<double>(m.buffers) + 4 * (D + gradients));
-    m.reference = saturate(static_cast<double>(m.reference) + 16 * K * OH * OW * (N * CI + CO * CI) + 12 * D +
-                           56 * gradients);
+    double work = 16 * K * OH * OW * (N * CI + CO * CI) + 12 * D + 56 * gradients;
+    // probe mode (cc_backward_probe.cpp), one probe at a time: the probed copy of the inputs 4(S+T+B+D), the
+    // probed reference (values, magnitudes, terms) 24G, its gradients concatenated 8G, the backend's read back
+    // 8G and the gradients the NaN does not reach (want, got, magnitude, terms, index, bound) 48G
+    if (c.mode == accuracy::Mode::probe) work += 4 * (S + T + B + D) + 88 * gradients;
+    m.reference = saturate(static_cast<double>(m.reference) + work);
     return m;
 }
 

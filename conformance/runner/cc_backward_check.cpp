@@ -6,7 +6,8 @@
 //     u_out |g*| + (1 + u_out) A + R + eta_out
 // with A the rigorous bound of a backend of the contract's accumulation roundoff that computes the
 // distances itself (cc_backward_backend_error) and R the reference's own (cc_backward_error_bound).
-// Exact mode does not apply: K_theta computes the weights, as in the forward.
+// Exact mode does not apply: K_theta computes the weights, as in the forward. Probe mode:
+// cc_backward_probe.cpp.
 #include <algorithm>
 #include <cmath>
 
@@ -19,10 +20,12 @@ namespace convcheck::runner::detail {
 using accuracy::Mode;
 
 std::string cc_backward_mode_not_applicable(Mode mode) {
-    if (mode == Mode::bound) return "";
-    const std::string why = mode == Mode::exact || mode == Mode::precision
-                                ? "K_theta computes the weights, so no integer data keeps the gradients exact"
-                                : "only bound mode's data and contract are written for it yet";
+    if (mode == Mode::bound || mode == Mode::probe) return "";
+    const std::string why =
+        mode == Mode::exact || mode == Mode::precision
+            ? "K_theta computes the weights, and diff_theta multiplies the Internal-Net's activations and "
+              "LeakyReLU' through three layers, so no integer data keeps the gradients exact"
+            : "only bound and probe mode's data and contracts are written for it";
     return std::string(accuracy::to_string(mode)) + " mode does not apply to the CC backward pass (" + why +
            "; docs/cc-backward.md)";
 }
@@ -34,15 +37,19 @@ std::string cc_backward_unclaimed(const PluginInfo& info, const Case&) {
     return "";
 }
 
-std::string cc_gradient_element(const CcDescriptor& d, std::int64_t flat) {
-    if (flat < d.src_elements())
-        return "diff_src" + coordinates_text(element_coordinates(d.src_dims(), false, flat));
+CcGradientIndex cc_gradient_index(const CcDescriptor& d, std::int64_t flat) {
+    if (flat < d.src_elements()) return {"diff_src", element_coordinates(d.src_dims(), false, flat)};
     flat -= d.src_elements();
     if (d.kernel == CcKernel::internal_net) {
-        if (flat < d.theta_elements()) return "diff_theta[" + std::to_string(flat) + "]";
+        if (flat < d.theta_elements()) return {"diff_theta", {flat}};
         flat -= d.theta_elements();
     }
-    return "diff_bias[" + std::to_string(flat) + "]";
+    return {"diff_bias", {flat}};
+}
+
+std::string cc_gradient_element(const CcDescriptor& d, std::int64_t flat) {
+    const CcGradientIndex g = cc_gradient_index(d, flat);
+    return g.tensor + coordinates_text(g.coordinates);
 }
 
 namespace {
@@ -54,13 +61,15 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
 
 }  // namespace
 
-void check_cc_backward(const Backend& backend, const Case& c, const CheckSettings& s,
-                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
+std::vector<double> cc_gradients(const reference::cc::CcBackward& g) {
+    std::vector<double> values = g.diff_src;
+    append(values, g.diff_theta), append(values, g.diff_bias);
+    return values;
+}
+
+CcBackwardExpected cc_backward_expected(const CcDescriptor& d, const CcData& data, const std::vector<float>& diff_dst,
+                                        const accuracy::Contract& contract) {
     namespace ref = reference::cc;
-    const CcDescriptor d = parse_cc_descriptor(c.cc);
-    if (!c.vector_dir.empty() && declined("a stored CC vector holds the forward pass only", r)) return;
-    const CcData data = cc_case_data(c, d);
-    const std::vector<float> diff_dst = cc_backward_diff_dst(d, c.seed);
     const float* theta = data.theta.empty() ? nullptr : data.theta.data();
     const ref::CcBackward want = ref::cc_backward(d, data.src.data(), theta, diff_dst.data());
     const ref::ContinuousKernel kernel = ref::ContinuousKernel::for_buffer(d, theta);
@@ -70,25 +79,37 @@ void check_cc_backward(const Backend& backend, const Case& c, const CheckSetting
     const ref::CcBackwardBound backend_term =
         ref::cc_backward_backend_error(d, src64, kernel, dd64, want, accuracy::accumulation_roundoff(contract) + 0x1.0p-53);
 
-    std::vector<double> values = want.diff_src, magnitude = want.diff_src_magnitude, bounds;
-    std::vector<std::int64_t> terms = want.diff_src_terms;
-    append(values, want.diff_theta), append(magnitude, want.diff_theta_magnitude);
-    terms.resize(values.size(), want.diff_theta_roundings);
-    append(values, want.diff_bias), append(magnitude, want.diff_bias_magnitude);
-    terms.resize(values.size(), want.diff_bias_terms);
+    CcBackwardExpected e;
+    e.values = cc_gradients(want);
+    e.magnitude = want.diff_src_magnitude, e.terms = want.diff_src_terms;
+    append(e.magnitude, want.diff_theta_magnitude);
+    e.terms.resize(e.magnitude.size(), want.diff_theta_roundings);
+    append(e.magnitude, want.diff_bias_magnitude);
+    e.terms.resize(e.magnitude.size(), want.diff_bias_terms);
     std::vector<double> reference_error = own.diff_src, accumulated = backend_term.diff_src;
     append(reference_error, own.diff_theta), append(accumulated, backend_term.diff_theta);
     append(reference_error, own.diff_bias), append(accumulated, backend_term.diff_bias);
-    bounds.resize(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i)
-        bounds[i] = accuracy::output_error_bound(contract, values[i], accumulated[i]) + reference_error[i];
+    e.bounds.resize(e.values.size());
+    for (std::size_t i = 0; i < e.values.size(); ++i)
+        e.bounds[i] = accuracy::output_error_bound(contract, e.values[i], accumulated[i]) + reference_error[i];
+    return e;
+}
+
+void check_cc_backward(const Backend& backend, const Case& c, const CheckSettings& s,
+                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
+    const CcDescriptor d = parse_cc_descriptor(c.cc);
+    if (!c.vector_dir.empty() && declined("a stored CC vector holds the forward pass only", r)) return;
+    const CcData data = cc_case_data(c, d);
+    const std::vector<float> diff_dst = cc_backward_diff_dst(d, c.seed);
+    const CcBackwardExpected want = cc_backward_expected(d, data, diff_dst, contract);
+    if (c.mode == Mode::probe) return check_cc_backward_probe(backend, c, d, {data, diff_dst, want}, s, contract, needs, r);
 
     CcGradients out;
     const ChildOutcome o = run_cc_backward(backend, d, data, diff_dst, s, needs, out);
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
-    judge_summed_outputs(contract, false, {values, magnitude, terms, out.got, out.unwritten, &bounds},
+    judge_summed_outputs(contract, false, {want.values, want.magnitude, want.terms, out.got, out.unwritten, &want.bounds},
                          "gradient elements", [&d](std::int64_t i) { return cc_gradient_element(d, i); }, o, s, r);
 }
 

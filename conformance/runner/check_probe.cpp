@@ -25,21 +25,27 @@ std::string ProbeJudge::element_name(std::int64_t flat) const {
     return words_.name_of ? words_.name_of(flat) : coordinates_text(where_.coordinates(flat));
 }
 
+std::string ProbeJudge::probed_name(std::int64_t flat) const {
+    return words_.probed_name ? words_.probed_name(flat)
+                              : std::string(words_.probed) + " element " + std::to_string(flat);
+}
+
 void ProbeJudge::locate(std::int64_t flat) {
     if (where_.touches_border(flat)) ++report_.border_mismatches;
     else ++report_.interior_mismatches;
 }
 
 void ProbeJudge::add(const ProbeRun& run) {
-    const bool cc = !run.weight_error.empty();
+    const bool cc = !run.weight_error.empty(), given = !run.bounds.empty();
     const std::size_t n = run.got.size();
     const accuracy::ProbeComparison p = accuracy::compare_probe(run.want_with_nan, run.got, run.may_reach);
     // bound mode over the outputs the NaN reaches neither in the reference nor in the backend
-    std::vector<double> want, got, magnitude, weight_error;
+    std::vector<double> want, got, magnitude, weight_error, bounds;
     std::vector<std::int64_t> terms, index;
     // reserved: their peak is part of the case's memory needs (case_memory.cpp)
     want.reserve(n), got.reserve(n), magnitude.reserve(n), terms.reserve(n), index.reserve(n);
     if (cc) weight_error.reserve(n);
+    if (given) bounds.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         const bool expected = std::isnan(run.want_with_nan[i]), reached = std::isnan(run.got[i]);
         const bool may = !run.may_reach.empty() && run.may_reach[i];
@@ -48,14 +54,17 @@ void ProbeJudge::add(const ProbeRun& run) {
         want.push_back(run.want[i]), got.push_back(run.got[i]), magnitude.push_back(run.magnitude[i]);
         terms.push_back(run.terms[i]), index.push_back(static_cast<std::int64_t>(i));
         if (cc) weight_error.push_back(run.weight_error[i]);
+        if (given) bounds.push_back(run.bounds[i]);
     }
     const accuracy::Comparison rest =
-        cc ? accuracy::compare_bound_cc(contract_, want, magnitude, terms, weight_error, got)
-           : accuracy::compare_bound(contract_, want, magnitude, terms, got);
+        given ? accuracy::compare_bound_given(contract_, want, magnitude, terms, got, bounds)
+        : cc  ? accuracy::compare_bound_cc(contract_, want, magnitude, terms, weight_error, got)
+              : accuracy::compare_bound(contract_, want, magnitude, terms, got);
     if (rest.mismatches > 0)
         for (std::size_t k = 0; k < want.size(); ++k) {
-            const double bound = cc ? accuracy::cc_error_bound(contract_, want[k], magnitude[k], terms[k], weight_error[k])
-                                    : accuracy::error_bound(contract_, want[k], magnitude[k], terms[k]);
+            const double bound = given ? bounds[k]
+                                 : cc  ? accuracy::cc_error_bound(contract_, want[k], magnitude[k], terms[k], weight_error[k])
+                                       : accuracy::error_bound(contract_, want[k], magnitude[k], terms[k]);
             if (!(accuracy::bound_fraction(contract_, want[k], got[k], bound) <= 1.0)) locate(index[k]);
         }
 
@@ -77,7 +86,7 @@ void ProbeJudge::add(const ProbeRun& run) {
     if (!first_problem_.empty()) return;
     // The first run that fails is described in its own words; its counts are that run's.
     std::ostringstream m;
-    m << "NaN probe at " << words_.probed << " element " << run.src_element << ": ";
+    m << "NaN probe at " << probed_name(run.src_element) << ": ";
     if (p.leaked || p.missing) {
         if (p.leaked) m << p.leaked << " outputs outside " << words_.field << " got NaN (first "
                         << element_name(p.first_leaked) << ")";
@@ -107,17 +116,18 @@ void ProbeJudge::finish(CaseResult& r) const {
     const ProbeCounts& counts = *report_.probe;
     const accuracy::Comparison& total = report_.comparison;
     std::ostringstream m;
-    m << first_problem_ << "; summed over the " << counts.src_elements.size() << " probe runs (NaN at "
-      << words_.probed << " elements ";
-    for (std::size_t i = 0; i < counts.src_elements.size(); ++i) m << (i ? ", " : "") << counts.src_elements[i];
+    m << first_problem_ << "; summed over the " << counts.src_elements.size() << " probe runs (NaN at ";
+    if (!words_.probed_name) m << words_.probed << " elements ";
+    for (std::size_t i = 0; i < counts.src_elements.size(); ++i)
+        m << (i ? ", " : "")
+          << (words_.probed_name ? words_.probed_name(counts.src_elements[i]) : std::to_string(counts.src_elements[i]));
     m << "): " << total.mismatches << " of " << total.elements << " outputs wrong (" << counts.leaked
       << " NaN outside " << words_.field_summed << ", " << counts.missing << " no NaN inside it, " << counts.over_bound
       << " over the error bound; " << report_.border_mismatches << " at the border, " << report_.interior_mismatches
       << " inside)";
     if (total.worst_index >= 0 && std::isfinite(total.max_bound_fraction) && total.max_bound_fraction > 1.0)
-        m << "; worst at " << coordinates_text(report_.worst_coordinates) << " with the NaN at " << words_.probed
-          << " element "
-          << counts.worst_src_element << ": got " << format_double(total.worst_got) << ", want "
+        m << "; worst at " << coordinates_text(report_.worst_coordinates) << " with the NaN at "
+          << probed_name(counts.worst_src_element) << ": got " << format_double(total.worst_got) << ", want "
           << format_double(total.worst_want) << ", bound " << format_double(total.worst_bound) << " ("
           << format_double(total.max_bound_fraction) << "x the bound)";
     r.status = Status::failed;

@@ -58,7 +58,7 @@ const OperationTraits kOperations[] = {
      .output_element = transposed_output_element, .time = time_transposed, .macs = transposed_macs,
      .design_geometry = nullptr, .features = transposed_features},
     // the CC layer's backward pass (docs/cc-backward.md): a "cc:" descriptor with dir=bwd (cc_read chooses
-    // the entry), ABI 1.4's cc_backward_query/cc_backward_execute; bound mode; not benched
+    // the entry), ABI 1.4's cc_backward_query/cc_backward_execute; bound and probe mode; not benched
     {.op = Op::cc_backward, .name = "cc_backward", .words = "the backward pass of continuous convolution",
      .claim = CONVCHECK_OP_CC_BACKWARD, .prefix = "cc", .read = cc_read, .descriptor = cc_descriptor,
      .broken_rule = nullptr, .refused_entry = cc_refused_entry, .validate = cc_validate,

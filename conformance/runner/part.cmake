@@ -37,7 +37,8 @@ if(CONVCHECK_BUILD_TESTS)
   target_compile_definitions(runner_suites_test PRIVATE CONVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 if(CONVCHECK_BUILD_TESTS)
-  foreach(t runner_expectations_test runner_kind_test runner_failure_details_test runner_determinism_test)
+  foreach(t runner_expectations_test runner_kind_test runner_failure_details_test runner_determinism_test
+            runner_cc_backward_probe_test)
     add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
   add_dependencies(runner_determinism_test convcheck_plugin_optimized)
@@ -224,19 +225,27 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_cc_backward_reference
            COMMAND convcheck run --backend reference --suite cc --quiet --no-shrink --no-progress)
   set_tests_properties(conformance_cc_backward_reference PROPERTIES PASS_REGULAR_EXPRESSION
-    "49 cases executed, 0 declined.*pass rate 100.0 %")
+    "64 cases executed, 0 declined.*pass rate 100.0 %")
   add_test(NAME conformance_cc_backward_mutant_caught
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=cc_bwd_theta_first_image
                    --suite smoke --no-shrink --no-progress)
   set_tests_properties(conformance_cc_backward_mutant_caught PROPERTIES PASS_REGULAR_EXPRESSION
     "exit code 1 as expected.*smoke/[0-9]+ failed \\[bound\\] [0-9]+ of 250 gradient elements exceed the error bound; first diff_theta\\[.*--case 'cc:n=2,.*,dir=bwd' --seed")
+  # probe mode (docs/cc-backward.md, "Probe mode"): a mutant right on every finite input, whose NaN in diff_dst
+  # reaches input pixels the forward never pairs with its output; bound mode passes it
+  add_test(NAME conformance_cc_backward_probe_mutant_caught
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=cc_bwd_window_overscatter
+                   --suite smoke --mode probe --no-shrink --no-progress)
+  set_tests_properties(conformance_cc_backward_probe_mutant_caught PROPERTIES PASS_REGULAR_EXPRESSION
+    "exit code 1 as expected.*smoke/[0-9]+ failed \\[probe\\] NaN probe at diff_dst\\[0,0,0,0\\]: [0-9]+ outputs outside the elements the forward pairs it with got NaN \\(first diff_src\\[.*--case 'cc:n=2,.*,dir=bwd' --seed")
   add_test(NAME conformance_cc_backward_abi_1_3_declines
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_abi_1_3> --suite cc
                    --no-shrink --no-progress)
   set_tests_properties(conformance_cc_backward_abi_1_3_declines PROPERTIES PASS_REGULAR_EXPRESSION
-    "exit code 1 as expected.*17: the plugin was built against ABI 1.3, which has no CC backward pass \\(ABI 1.4\\).*0 cases executed, 49 declined")
+    "exit code 1 as expected.*32: the plugin was built against ABI 1.3, which has no CC backward pass \\(ABI 1.4\\).*0 cases executed, 64 declined")
   set(cc_backward_invalid "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=2x2,kernel=linear,dir=bwd_d"
                           "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=2x2,kernel=linear,dir=bwd,dir=fwd"
                           "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=0x2,kernel=linear,dir=bwd")

@@ -1,6 +1,6 @@
 // The cc suite: the continuous convolution layers of accuracy/include/convcheck/accuracy/cc_suite_layers.hpp (which says what they
 // cover). Bound and probe modes; then every layer's backward pass (dir=bwd, ABI 1.4, docs/cc-backward.md) in
-// bound mode, named <layer>/backward.
+// bound mode and, where the forward has it, probe mode, named <layer>/backward.
 #include "convcheck/accuracy/cc_suite_layers.hpp"
 #include "convcheck/runner/suites.hpp"
 
@@ -10,7 +10,7 @@ std::vector<SuiteEntry> cc_suite() {
     std::vector<SuiteEntry> entries;
     for (const CcSuiteLayer& layer : kCcSuiteLayers) entries.emplace_back(layer.descriptor, layer.modes, layer.name);
     for (const CcSuiteLayer& layer : kCcSuiteLayers)
-        entries.emplace_back(std::string(layer.descriptor) + ",dir=bwd", "b", std::string(layer.name) + "/backward");
+        entries.emplace_back(std::string(layer.descriptor) + ",dir=bwd", layer.modes, std::string(layer.name) + "/backward");
     return entries;
 }
 

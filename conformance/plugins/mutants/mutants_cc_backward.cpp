@@ -6,6 +6,7 @@
 //   diff_bias[co]      = sum over n and o of dY[n, co, o]
 // Each CC backward mutant is one marked deviation.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "mutants_impl.hpp"
@@ -75,16 +76,25 @@ void cc_backward(const convcheck_cc_desc& d, const convcheck_cc_backward_args& a
     }
     // cc_bwd_theta_first_image: the weights' gradient reduced over image 0 only
     const long long theta_images = m == M::cc_bwd_theta_first_image ? 1 : N;
+    // cc_bwd_window_overscatter: one more neighbour per axis, weighed 0, scattered into diff_src only
+    const long long extra = m == M::cc_bwd_window_overscatter ? 1 : 0;
     std::vector<double> w;
     for (long long i = 0; i < OH; ++i)
         for (long long j = 0; j < OW; ++j) {
             // cc_bwd_border_src_dropped: an output whose window reaches outside the input scatters nothing
             const bool border = ah.first[i] < 0 || ah.first[i] + ah.support > H || aw.first[j] < 0 ||
                                 aw.first[j] + aw.support > W;
-            for (long long th = 0; th < ah.support; ++th)
-                for (long long tw = 0; tw < aw.support; ++tw) {
+            for (long long th = 0; th < ah.support + extra; ++th)
+                for (long long tw = 0; tw < aw.support + extra; ++tw) {
                     const long long mh = ah.first[i] + th, mw = aw.first[j] + tw;
                     if (mh < 0 || mh >= H || mw < 0 || mw >= W) continue;  // zero padding: no input pixel
+                    if (th == ah.support || tw == aw.support) {  // the extra neighbour: dY * 0, right unless dY is NaN
+                        for (long long n = 0; n < N; ++n)
+                            for (long long co = 0; co < Co; ++co)
+                                for (long long ci = 0; ci < Ci; ++ci)
+                                    dsrc[((n * Ci + ci) * H + mh) * W + mw] += T(dY[((n * Co + co) * OH + i) * OW + j]) * T(0);
+                        continue;
+                    }
                     const double dy = ah.distance[i * ah.taps + th], dx = aw.distance[j * aw.taps + tw];
                     cc_kernel(d, args.theta, m, dy, dx, w);
                     std::fill(g.begin(), g.end(), T(0));
@@ -97,6 +107,8 @@ void cc_backward(const convcheck_cc_desc& d, const convcheck_cc_backward_args& a
                                 if (n < theta_images) g[co * Ci + ci] += y * T(src[((n * Ci + ci) * H + mh) * W + mw]);
                             }
                         }
+                    if (m == M::cc_bwd_theta_nan_clamped)  // gradient clipping by fmax/fmin: NaN comes out -1e30
+                        for (T& x : g) x = std::fmin(std::fmax(x, T(-1e30)), T(1e30));
                     if (net) net_backward<T>(d, args.theta, T(dy), T(dx), g, dtheta);
                 }
         }

@@ -12,6 +12,7 @@
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/runner/check.hpp"
 #include "convcheck/reference/backward.hpp"
+#include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/formats/manifest.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 #include "convcheck/runner/verdict.hpp"
@@ -226,7 +227,7 @@ ChildOutcome run_cc_backend(const Backend& backend, const CcDescriptor& d, const
                             CcOutputs& out);
 
 // ---- the CC backward pass (cc_backward_check.cpp, cc_backward_data.cpp; docs/cc-backward.md) ----
-// Bound mode only; a plugin before ABI 1.4 has no CC backward (declined with that reason).
+// Bound and probe mode; a plugin before ABI 1.4 has no CC backward (declined with that reason).
 std::string cc_backward_mode_not_applicable(accuracy::Mode mode);
 std::string cc_backward_unclaimed(const PluginInfo& info, const Case& c);
 void check_cc_backward(const Backend& backend, const Case& c, const CheckSettings& s,
@@ -236,6 +237,11 @@ void check_cc_backward(const Backend& backend, const Case& c, const CheckSetting
 std::vector<float> cc_backward_diff_dst(const CcDescriptor& d, std::uint64_t seed);
 // The tensor and coordinates of a flat index into the concatenated gradients: diff_src[n, c, y, x],
 // diff_theta[i], diff_bias[o].
+struct CcGradientIndex {
+    std::string tensor;
+    std::vector<std::int64_t> coordinates;
+};
+CcGradientIndex cc_gradient_index(const CcDescriptor& d, std::int64_t flat);
 std::string cc_gradient_element(const CcDescriptor& d, std::int64_t flat);
 // The gradients read back, concatenated: diff_src [N,Cin,H,W], diff_theta (kernel=net), diff_bias (bias=1).
 struct CcGradients {
@@ -245,6 +251,26 @@ struct CcGradients {
 ChildOutcome run_cc_backward(const Backend& backend, const CcDescriptor& d, const CcData& data,
                              const std::vector<float>& diff_dst, const CheckSettings& s, const CaseMemory& needs,
                              CcGradients& out);
+// The reference's gradients concatenated as above, with their magnitudes, terms (diff_theta: its roundings)
+// and each element's bound under the CC backward contract (cc_backward_check.cpp).
+struct CcBackwardExpected {
+    std::vector<double> values, magnitude, bounds;
+    std::vector<std::int64_t> terms;
+};
+CcBackwardExpected cc_backward_expected(const CcDescriptor& d, const CcData& data, const std::vector<float>& diff_dst,
+                                        const accuracy::Contract& contract);
+// A reference result's gradients concatenated (diff_src, diff_theta, diff_bias).
+std::vector<double> cc_gradients(const reference::cc::CcBackward& g);
+// Probe mode (cc_backward_probe.cpp): a NaN in diff_dst, then in src, one run each; the gradients the
+// reference's NaN reaches must be exactly the backend's, the others within `want.bounds`.
+struct CcBackwardInputs {
+    const CcData& data;
+    const std::vector<float>& diff_dst;
+    const CcBackwardExpected& want;  // on the inputs without a NaN
+};
+void check_cc_backward_probe(const Backend& backend, const Case& c, const CcDescriptor& d, const CcBackwardInputs& in,
+                             const CheckSettings& s, const accuracy::Contract& contract, const CaseMemory& needs,
+                             CaseResult& r);
 
 // ---- probe mode, discrete convolution and CC alike (check_probe.cpp) ------------------------------
 // One backend run per probed src element. A ProbeJudge sums the runs: outputs that got NaN outside
@@ -258,6 +284,7 @@ struct ProbeRun {
     std::span<const double> weight_error;            // CC: per output (accuracy.hpp); empty for conv
     std::int64_t unwritten = 0;                      // outputs the backend never wrote
     std::span<const char> may_reach;                 // empty, or outputs a NaN may reach (compare_probe)
+    std::span<const double> bounds = {};             // empty, or each output's allowed |got - want| (CC backward)
 };
 // How a probe's messages name the probed tensor and the outputs the NaN must reach: the forward
 // probes src and its receptive field; a backward pass probes diff_dst and the elements the forward
@@ -267,6 +294,9 @@ struct ProbeWords {
     const char* field = "its receptive field";      // the first failing run's words
     const char* field_summed = "the receptive field";  // the counts summed over the runs
     std::function<std::string(std::int64_t)> name_of;  // an output's name ("diff_src[0,1,2]"); empty: its coordinates
+    // the probed element's name ("src[0,1,2,3]", when the runs probe more than one tensor); empty:
+    // "<probed> element <flat index>"
+    std::function<std::string(std::int64_t)> probed_name = {};
 };
 class ProbeJudge {
 public:
@@ -280,6 +310,7 @@ public:
 private:
     void locate(std::int64_t flat);  // counts a failing output at the border or inside
     std::string element_name(std::int64_t flat) const;
+    std::string probed_name(std::int64_t flat) const;
     accuracy::Contract contract_;
     OutputLocation where_;
     ProbeWords words_;
