@@ -52,12 +52,13 @@ void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 r
 template <int B>
 void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* to, i64 stride) {
     const i64 full = C / B;  // lane blocks of B channels
-    for (i64 lb = 0; lb < full; ++lb) {
-        const float* f = from + lb * B;
-        float* t = to + lb * stride;
-        for (i64 px = 0; px < count; ++px)
+    // pixel after pixel (each pixel's channels are one sequential read), its lane blocks to their rows
+    for (i64 px = 0; px < count; ++px) {
+        const float* f = from + px * C;
+        float* t = to + px * B;
+        for (i64 lb = 0; lb < full; ++lb)
 #pragma GCC unroll 4
-            for (int j = 0; j < B / W; ++j) store(t + px * B + j * W, load(f + px * C + j * W));
+            for (int j = 0; j < B / W; ++j) store(t + lb * stride + j * W, load(f + lb * B + j * W));
     }
     if (full == lane_blocks) return;
     const i64 lanes = C - full * B;
