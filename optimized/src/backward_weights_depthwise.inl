@@ -9,8 +9,27 @@
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
+// One column iw of a 3x3 tile's three input rows xr[kh] (stride 1, no dilation: taps kh*3 + kw read
+// columns ow + kw): acc[kh][kw] += x[kh][iw] * dy[iw - kw] for the kw enabled, d0/d1/d2 = dy[iw], dy[iw - 1],
+// dy[iw - 2]. Each input vector is loaded once for its three taps.
+template <int NB, bool K0, bool K1, bool K2>
+[[gnu::always_inline]] inline void window_column(vf* acc, const float* const* xr, i64 xo, const vf* d0, const vf* d1,
+                                                 const vf* d2) {
+#pragma GCC unroll 3
+    for (int kh = 0; kh < 3; ++kh)
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) {
+            const vf v = load(xr[kh] + xo + j * W);
+            if constexpr (K0) acc[(kh * 3) * NB + j] = fma(v, d0[j], acc[(kh * 3) * NB + j]);
+            if constexpr (K1) acc[(kh * 3 + 1) * NB + j] = fma(v, d1[j], acc[(kh * 3 + 1) * NB + j]);
+            if constexpr (K2) acc[(kh * 3 + 2) * NB + j] = fma(v, d2[j], acc[(kh * 3 + 2) * NB + j]);
+        }
+}
+
 // One tile over `rows` output rows: acc[r] += x_at[row][r][ow*step] * dk[row][ow] for ow in [0, OW).
-template <int R, int NB, bool Bias>
+// Window (3x3 taps, stride 1, no dilation, OW >= 2): the same terms, each element's in the same
+// (increasing ow) order, walked by input column instead (window_column): 4 loads per pixel, not 10.
+template <int R, int NB, bool Bias, bool Window>
 void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 rows, i64 OW, i64 step,
                     const TileHome& home, const TileHome& bias_home, bool first) {
     constexpr int B = NB * W;
@@ -31,6 +50,35 @@ void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 r
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) at[r] = x_at[row * R + r];
         const float* dk = dk_rows[row];
+        if constexpr (Window) {
+            static_assert(R == 9, "a 3x3 window needs a tile of 9 taps");
+            const float* xr[3] = {at[0], at[3], at[6]};
+            vf d0[NB], d1[NB], d2[NB];
+            const auto next = [&](i64 iw) {  // d0 = dy[iw] (and the bias), the older ones shifted
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) {
+                    d2[j] = d1[j], d1[j] = d0[j], d0[j] = load(dk + iw * B + j * W);
+                    if constexpr (Bias) bias[j] = fma(d0[j], one, bias[j]);
+                }
+            };
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d1[j] = d0[j] = zero();
+            next(0);
+            window_column<NB, true, false, false>(acc, xr, 0, d0, d1, d2);
+            next(1);
+            window_column<NB, true, true, false>(acc, xr, B, d0, d1, d2);
+            for (i64 iw = 2; iw < OW; ++iw) {
+                next(iw);
+                window_column<NB, true, true, true>(acc, xr, iw * B, d0, d1, d2);
+            }
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d2[j] = d1[j], d1[j] = d0[j];
+            window_column<NB, false, true, true>(acc, xr, OW * B, d0, d1, d2);
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d2[j] = d1[j];
+            window_column<NB, false, false, true>(acc, xr, (OW + 1) * B, d0, d1, d2);
+            continue;
+        }
         for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += B) {
             vf d[NB];
 #pragma GCC unroll 4
@@ -97,6 +145,9 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
             if (tag[s] == key) return s;
         return i64{-1};
     };
+    // 3x3 taps, stride and dilation 1 along the width, at least 2 output columns: the window tile
+    const bool window = R == 9 && taps == 9 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[2] == 1 &&
+                        g.dilation[2] == 1 && OW >= 2;
     i64 block = 0;  // stamps the slots a block keeps
     for (i64 item = begin; item < end; ++item) {
         const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
@@ -150,10 +201,14 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
                     const bool first = rb == row_begin;
-                    if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
+                    if (window && p.bias_at >= 0)
+                        depthwise_tile<R, NB, true, true>(x_at, dk, rows, OW, B, home, bias_home, first);
+                    else if (window)
+                        depthwise_tile<R, NB, false, true>(x_at, dk, rows, OW, B, home, bias_home, first);
+                    else if (p.bias_at >= 0 && q0 == 0)
+                        depthwise_tile<R, NB, true, false>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
                     else
-                        depthwise_tile<R, NB, false>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, false, false>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
                 }
             }
         }
