@@ -1,6 +1,7 @@
 // The depthwise backward-weights kernel (ICg = OCg = 1), compiled once per ISA after
 // backward_weights_kernels.inl. Output row by output row, the input rows its taps reach are packed
 // (once, kept while later rows need them) into a channel-blocked row [lane block][padded width][NB*W]
+// (the lane blocks' rows a vector apart when they would be 256-byte aligned: see depthwise_plane)
 // with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W]; a tile (R taps x one
 // lane block) then reads two sequential streams, as oneDNN's blocked layouts do, from the user's
 // channels-last buffers (or the edges' padded copy, which problem.x_geometry describes then). Each
@@ -129,9 +130,10 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     const Geometry& g = *p.geometry;     // output sizes, kernel, strides, dilations
     const Geometry& xg = *p.x_geometry;  // x's sizes and pads
     const i64 taps = g.taps(), C = g.out_channels, OW = g.out[2], LB = p.lane_blocks, RB = p.rows_per_block;
-    const i64 PW = g.padded[2], plane = PW * B, row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
+    const i64 PW = g.padded[2], plane = p.depthwise_plane(), row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
+    const i64 dplane = p.depthwise_dy_plane();
     const i64 slots = p.depthwise_slots();
-    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][OW][B]
+    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][dplane]
     i64* const tag = ints;                      // per slot: the key of the row it holds (-2: none)
     i64* const stamp = tag + slots;             // per slot: the last block that uses it
     i64* const needed = stamp + slots;          // per (row, kd, kh) of the block: its key, -1 in the padding
@@ -184,7 +186,7 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 slot_of[i] = s;
             }
             for (i64 row = 0; row < rows; ++row)
-                pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * OW * B, OW * B);
+                pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * dplane, dplane);
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 // per (row, tap of the tile): its packed row and column at lane block 0, or the zeros
                 const i64 q0 = tile * R;
@@ -197,7 +199,7 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 for (i64 lb = 0; lb < LB; ++lb) {
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
                     for (i64 i = 0; i < rows * R; ++i) x_at[i] = x_base[i] < 0 ? p.zeros : scratch + x_base[i] + lb * plane;
-                    for (i64 row = 0; row < rows; ++row) dk[row] = dy_rows + (row * LB + lb) * OW * B;
+                    for (i64 row = 0; row < rows; ++row) dk[row] = dy_rows + (row * LB + lb) * dplane;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
                     const bool first = rb == row_begin;
