@@ -2,10 +2,12 @@
 // backward_weights_kernels.inl. Output row by output row, the input rows its taps reach are packed
 // (once, kept while later rows need them) into a channel-blocked row [lane block][padded width][NB*W]
 // (the lane blocks' rows a vector apart when they would be 256-byte aligned: see depthwise_plane)
-// with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W]; a tile (R taps x one
-// lane block) then reads two sequential streams, as oneDNN's blocked layouts do, from the user's
-// channels-last buffers (or the edges' padded copy, which problem.x_geometry describes then). Each
-// element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general kernel does.
+// with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W] (or, with many channels,
+// read where it is: see dy_direct); a tile (R taps x one lane block) then reads sequential streams, as
+// oneDNN's blocked layouts do, from the user's channels-last buffers (or the edges' padded copy, which
+// problem.x_geometry describes then). The packing reads each pixel's channels in one sequential pass.
+// Each element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general
+// kernel does (a 3x3 stride-1 tile walks input columns instead of taps: the same terms in the same order).
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
