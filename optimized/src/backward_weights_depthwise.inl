@@ -1,17 +1,39 @@
 // The depthwise backward-weights kernel (ICg = OCg = 1), compiled once per ISA after
 // backward_weights_kernels.inl. Output row by output row, the input rows its taps reach are packed
 // (once, kept while later rows need them) into a channel-blocked row [lane block][padded width][NB*W]
-// with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W]; a tile (R taps x one
-// lane block) then reads two sequential streams, as oneDNN's blocked layouts do, from the user's
-// channels-last buffers (or the edges' padded copy, which problem.x_geometry describes then). Each
-// element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general kernel does.
+// (the lane blocks' rows a vector apart when they would be 256-byte aligned: see depthwise_plane)
+// with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W] (or, with many channels,
+// read where it is: see dy_direct); a tile (R taps x one lane block) then reads sequential streams, as
+// oneDNN's blocked layouts do, from the user's channels-last buffers (or the edges' padded copy, which
+// problem.x_geometry describes then). The packing reads each pixel's channels in one sequential pass.
+// Each element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general
+// kernel does (a 3x3 stride-1 tile walks input columns instead of taps: the same terms in the same order).
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
+// One column iw of a 3x3 tile's three input rows xr[kh] (stride 1, no dilation: taps kh*3 + kw read
+// columns ow + kw): acc[kh][kw] += x[kh][iw] * dy[iw - kw] for the kw enabled, d0/d1/d2 = dy[iw], dy[iw - 1],
+// dy[iw - 2]. Each input vector is loaded once for its three taps.
+template <int NB, bool K0, bool K1, bool K2>
+[[gnu::always_inline]] inline void window_column(vf* acc, const float* const* xr, i64 xo, const vf* d0, const vf* d1,
+                                                 const vf* d2) {
+#pragma GCC unroll 3
+    for (int kh = 0; kh < 3; ++kh)
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) {
+            const vf v = load(xr[kh] + xo + j * W);
+            if constexpr (K0) acc[(kh * 3) * NB + j] = fma(v, d0[j], acc[(kh * 3) * NB + j]);
+            if constexpr (K1) acc[(kh * 3 + 1) * NB + j] = fma(v, d1[j], acc[(kh * 3 + 1) * NB + j]);
+            if constexpr (K2) acc[(kh * 3 + 2) * NB + j] = fma(v, d2[j], acc[(kh * 3 + 2) * NB + j]);
+        }
+}
+
 // One tile over `rows` output rows: acc[r] += x_at[row][r][ow*step] * dk[row][ow] for ow in [0, OW).
-template <int R, int NB, bool Bias>
-void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 rows, i64 OW, i64 step,
+// Window (3x3 taps, stride 1, no dilation, OW >= 2): the same terms, each element's in the same
+// (increasing ow) order, walked by input column instead (window_column): 4 loads per pixel, not 10.
+template <int R, int NB, bool Bias, bool Window>
+void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 dk_step, i64 rows, i64 OW, i64 step,
                     const TileHome& home, const TileHome& bias_home, bool first) {
     constexpr int B = NB * W;
     vf acc[R * NB], bias[NB];
@@ -31,7 +53,36 @@ void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 r
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) at[r] = x_at[row * R + r];
         const float* dk = dk_rows[row];
-        for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += B) {
+        if constexpr (Window) {
+            static_assert(R == 9, "a 3x3 window needs a tile of 9 taps");
+            const float* xr[3] = {at[0], at[3], at[6]};
+            vf d0[NB], d1[NB], d2[NB];
+            const auto next = [&](i64 iw) {  // d0 = dy[iw] (and the bias), the older ones shifted
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) {
+                    d2[j] = d1[j], d1[j] = d0[j], d0[j] = load(dk + iw * dk_step + j * W);
+                    if constexpr (Bias) bias[j] = fma(d0[j], one, bias[j]);
+                }
+            };
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d1[j] = d0[j] = zero();
+            next(0);
+            window_column<NB, true, false, false>(acc, xr, 0, d0, d1, d2);
+            next(1);
+            window_column<NB, true, true, false>(acc, xr, B, d0, d1, d2);
+            for (i64 iw = 2; iw < OW; ++iw) {
+                next(iw);
+                window_column<NB, true, true, true>(acc, xr, iw * B, d0, d1, d2);
+            }
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d2[j] = d1[j], d1[j] = d0[j];
+            window_column<NB, false, true, true>(acc, xr, OW * B, d0, d1, d2);
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) d2[j] = d1[j];
+            window_column<NB, false, false, true>(acc, xr, (OW + 1) * B, d0, d1, d2);
+            continue;
+        }
+        for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += dk_step) {
             vf d[NB];
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d[j] = load(dk + j * W);
@@ -52,12 +103,13 @@ void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 r
 template <int B>
 void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* to, i64 stride) {
     const i64 full = C / B;  // lane blocks of B channels
-    for (i64 lb = 0; lb < full; ++lb) {
-        const float* f = from + lb * B;
-        float* t = to + lb * stride;
-        for (i64 px = 0; px < count; ++px)
+    // pixel after pixel (each pixel's channels are one sequential read), its lane blocks to their rows
+    for (i64 px = 0; px < count; ++px) {
+        const float* f = from + px * C;
+        float* t = to + px * B;
+        for (i64 lb = 0; lb < full; ++lb)
 #pragma GCC unroll 4
-            for (int j = 0; j < B / W; ++j) store(t + px * B + j * W, load(f + px * C + j * W));
+            for (int j = 0; j < B / W; ++j) store(t + lb * stride + j * W, load(f + lb * B + j * W));
     }
     if (full == lane_blocks) return;
     const i64 lanes = C - full * B;
@@ -80,9 +132,10 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     const Geometry& g = *p.geometry;     // output sizes, kernel, strides, dilations
     const Geometry& xg = *p.x_geometry;  // x's sizes and pads
     const i64 taps = g.taps(), C = g.out_channels, OW = g.out[2], LB = p.lane_blocks, RB = p.rows_per_block;
-    const i64 PW = g.padded[2], plane = PW * B, row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
+    const i64 PW = g.padded[2], plane = p.depthwise_plane(), row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
+    const i64 dplane = p.depthwise_dy_plane();
     const i64 slots = p.depthwise_slots();
-    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][OW][B]
+    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][dplane]
     i64* const tag = ints;                      // per slot: the key of the row it holds (-2: none)
     i64* const stamp = tag + slots;             // per slot: the last block that uses it
     i64* const needed = stamp + slots;          // per (row, kd, kh) of the block: its key, -1 in the padding
@@ -96,6 +149,15 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
             if (tag[s] == key) return s;
         return i64{-1};
     };
+    // 3x3 taps, stride and dilation 1 along the width, at least 2 output columns: the window tile
+    const bool window = R == 9 && taps == 9 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[2] == 1 &&
+                        g.dilation[2] == 1 && OW >= 2;
+    // diff_dst read where it is (its lane blocks' rows C floats a pixel apart) when a pixel's channels
+    // span many lines (packing them is then slower than reading them strided: 576 channels 0.65 ->
+    // 0.58 ms, 32 channels 2.7 -> 3.0 ms) and no vector load goes past its last element (C a multiple
+    // of the lanes); else packed as the input rows are
+    const bool dy_direct = C % B == 0 && C >= 256;
+    const i64 dk_step = dy_direct ? C : B;
     i64 block = 0;  // stamps the slots a block keeps
     for (i64 item = begin; item < end; ++item) {
         const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
@@ -131,8 +193,9 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 }
                 slot_of[i] = s;
             }
-            for (i64 row = 0; row < rows; ++row)
-                pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * OW * B, OW * B);
+            if (!dy_direct)
+                for (i64 row = 0; row < rows; ++row)
+                    pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * dplane, dplane);
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 // per (row, tap of the tile): its packed row and column at lane block 0, or the zeros
                 const i64 q0 = tile * R;
@@ -145,14 +208,19 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 for (i64 lb = 0; lb < LB; ++lb) {
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
                     for (i64 i = 0; i < rows * R; ++i) x_at[i] = x_base[i] < 0 ? p.zeros : scratch + x_base[i] + lb * plane;
-                    for (i64 row = 0; row < rows; ++row) dk[row] = dy_rows + (row * LB + lb) * OW * B;
+                    for (i64 row = 0; row < rows; ++row)
+                        dk[row] = dy_direct ? dy + (rb + row) * OW * C + lane0 : dy_rows + (row * LB + lb) * dplane;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
                     const bool first = rb == row_begin;
-                    if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
+                    if (window && p.bias_at >= 0)
+                        depthwise_tile<R, NB, true, true>(x_at, dk, dk_step, rows, OW, B, home, bias_home, first);
+                    else if (window)
+                        depthwise_tile<R, NB, false, true>(x_at, dk, dk_step, rows, OW, B, home, bias_home, first);
+                    else if (p.bias_at >= 0 && q0 == 0)
+                        depthwise_tile<R, NB, true, false>(x_at, dk, dk_step, rows, OW, g.stride[2] * B, home, bias_home, first);
                     else
-                        depthwise_tile<R, NB, false>(x_at, dk, rows, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, false, false>(x_at, dk, dk_step, rows, OW, g.stride[2] * B, home, bias_home, first);
                 }
             }
         }

@@ -27,6 +27,7 @@ namespace {
 constexpr i64 kWantedTasks = 32;
 constexpr i64 kMaxPartFloats = i64{1} << 26;
 constexpr i64 kSliceFloats = i64{1} << 16;
+constexpr i64 kDepthwiseScratchFloats = i64{1} << 16;
 
 Path automatic_path() {
     if (cpu_has_avx512()) return Path::blocked_avx512;
@@ -125,6 +126,8 @@ struct BackwardWeightsPlan::Impl {
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
         p.rows_per_block = std::max<i64>(1, 128 / g.out[2]);
+        // depthwise: the packed rows stay in L2 (many channels: fewer rows per block)
+        while (p.depthwise && p.rows_per_block > 1 && p.scratch_floats() > kDepthwiseScratchFloats) --p.rows_per_block;
         // parts: only when the items alone are too few, each part at least one block of rows
         const i64 items = p.work_items(), rows = p.output_rows();
         const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
