@@ -36,7 +36,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
       add_test(NAME conformance_cc_libtorch_standard
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --backend-option cc_method=standard
                        --suite cc --threads 2 --no-shrink --no-progress)
-      set_tests_properties(conformance_cc_libtorch conformance_cc_libtorch_standard PROPERTIES TIMEOUT 120 LABELS backend)
+      set_tests_properties(conformance_cc_libtorch conformance_cc_libtorch_standard PROPERTIES TIMEOUT 300 LABELS backend)
       foreach(pass forward backward)
         convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp
                            LIBS convcheck_libtorch_cc convcheck_reference_tests convcheck_accuracy)
