@@ -155,8 +155,13 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     a.y_pixel_step = run.y_pixel_step;
     a.oc_valid = min_i64(block, g.out_per_group - run.ocs * block);
     const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * taps * g.in_per_group * block;
+    // When every tap lies inside the input for the run's first and last rows, it does for every row
+    // between them (the run's rows ascend): each tile visits every tap, as tile_taps would list them
+    const bool every_tap = run.rows == nullptr ||
+                           (tile_taps(g, run.od, run.rows[0], run.rows[0], merge_kw, some_taps) == all_count &&
+                            tile_taps(g, run.od, run.rows[count - 1], run.rows[count - 1], merge_kw, some_taps) == all_count);
     const auto set_taps = [&](i64 first, i64 n) {
-        if (run.rows == nullptr) {
+        if (every_tap) {
             a.tap_list = all_taps;
             a.taps = all_count;
         } else {
@@ -214,19 +219,26 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     run.x_offsets = offsets;
     run.rows = rows;
     run.y_pixel_step = g.out_channels;
+    i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
-        // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk
-        i64 rest = item;
+        // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost
+        // (((n * G + grp) * OD + od) * chunks + chunk) * OCS + ocs
+        i64 rest = item, ocs = 0;
+        if (p.ocs_innermost) ocs = rest % p.oc_super_blocks, rest /= p.oc_super_blocks;
         const i64 chunk = rest % chunks; rest /= chunks;
         const i64 od = rest % g.out[0]; rest /= g.out[0];
-        const i64 ocs = rest % p.oc_super_blocks; rest /= p.oc_super_blocks;
+        if (!p.ocs_innermost) ocs = rest % p.oc_super_blocks, rest /= p.oc_super_blocks;
         const i64 grp = rest % g.groups;
         const i64 n = rest / g.groups;
         const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
-        for (i64 i = 0; i < count; ++i) {
-            const i64 oh = (p0 + i) / g.out[2], ow = (p0 + i) % g.out[2];
-            offsets[i] = (oh * g.stride[1] * g.padded[2] + ow * g.stride[2]) * cs;
-            rows[i] = oh;
+        if (chunk != offsets_chunk) {  // the pixels' offsets and rows depend on the chunk alone
+            const i64 OW = g.out[2], row_step = g.stride[1] * g.padded[2] * cs, col_step = g.stride[2] * cs;
+            for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
+                offsets[i] = oh * row_step + ow * col_step;
+                rows[i] = oh;
+                if (++ow == OW) ow = 0, ++oh;
+            }
+            offsets_chunk = chunk;
         }
         run.x = xp + (n * g.padded[0] + od * g.stride[0]) * g.padded[1] * g.padded[2] * cs + grp * g.in_per_group;
         run.y = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;

@@ -43,6 +43,12 @@ BlockedWeights pack_blocked(const float* canonical, const std::vector<float>& bi
     // partial-sum traffic than they gain); work items of 32 register tiles
     out.ic_block = std::clamp<i64>(393216 / (T * block * 4), 1, ICg);
     out.chunk_pixels = 32 * (avx512 ? avx512::tile_width(out.vector_blocks) : avx2::tile_width(out.vector_blocks));
+    // a 1x1 kernel whose packed weights fit in half the L2 (512 KiB): its items go over the output-channel
+    // super blocks innermost, so a chunk's input and pixel offsets serve every super block at once and each
+    // output pixel's channels are written together (measured on AVX2, 1 thread: pw16->96@112 0.58 -> 0.53 ms,
+    // res2/res3 1x1 layers 3-5% faster; the 3x3 layers showed no gain, so they keep one super block's
+    // weights in cache across the plane)
+    out.ocs_innermost = OCS > 1 && T == 1 && groups * OCS * T * ICg * block * 4 <= (i64{512} << 10);
     out.weights.assign(groups * OCS * T * ICg * block, 0.0f);
     if (!bias.empty()) out.bias.assign(groups * OCS * block, 0.0f);
     for (i64 grp = 0; grp < groups; ++grp)

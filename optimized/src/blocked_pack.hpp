@@ -14,6 +14,7 @@ struct BlockedWeights {
     i64 oc_super_blocks = 1;           // OCS
     i64 ic_block = 1;                  // input channels per cache block
     i64 chunk_pixels = 1;              // output pixels per work item
+    bool ocs_innermost = false;        // BlockedProblem::ocs_innermost
     // The kernels' view of these weights, for `geometry` and its tap offsets.
     BlockedProblem problem(const Geometry* geometry, const i64* tap_offsets) const {
         BlockedProblem p;
@@ -25,6 +26,7 @@ struct BlockedWeights {
         p.oc_super_blocks = oc_super_blocks;
         p.ic_block = ic_block;
         p.chunk_pixels = chunk_pixels;
+        p.ocs_innermost = ocs_innermost;
         return p;
     }
 };

@@ -28,18 +28,34 @@ struct DepthwiseRowTileArgs {
 
 using DepthwiseRowTileFn = void (*)(const DepthwiseRowTileArgs&);
 
-// Loads the input columns l = 0 .. L-1 of one input row from px (column 0, or 1 with LEFT); a column
-// in the padding (LEFT: column 0, RIGHT: column L-1) is not loaded but zero.
-template <int L, bool LEFT, bool RIGHT>
-[[gnu::always_inline]] inline void load_columns(vf* in, const float* px, i64 cs) {
+// One kernel row (kd, kh) of a tile, column by column: input column l (l = 0 .. L-1 from the tile's
+// first output's kw = 0 column; px points at column LEFT ? 1 : 0) is loaded once, when first needed,
+// and added to every output that reads it, in acc0 with the weights wa (FIRST) and in acc1 with wb
+// (SECOND, the pair tile's second row). Only one input register is live, so R can exceed the
+// registers that would hold all L columns, and each output still sums kw = 0, 1, 2 in order. A column
+// in the padding (LEFT: column 0, RIGHT: column L-1) is neither loaded nor multiplied.
+template <int R, int S, bool LEFT, bool RIGHT, bool FIRST, bool SECOND>
+[[gnu::always_inline]] inline void k3_kernel_row(vf* acc0, vf* acc1, const float* px, i64 cs, const float* wa,
+                                                 const float* wb) {
+    constexpr int L = (R - 1) * S + 3;
+    vf a0 = zero(), a1 = zero(), a2 = zero(), b0 = zero(), b1 = zero(), b2 = zero();
+    if (FIRST) a0 = load(wa), a1 = load(wa + cs), a2 = load(wa + 2 * cs);
+    if (SECOND) b0 = load(wb), b1 = load(wb + cs), b2 = load(wb + 2 * cs);
 #pragma GCC unroll 32
     for (int l = 0; l < L; ++l) {
-        if ((LEFT && l == 0) || (RIGHT && l == L - 1)) {
-            in[l] = zero();
-            continue;
+        if ((LEFT && l == 0) || (RIGHT && l == L - 1)) continue;
+        const vf in = load(px + (LEFT ? l - 1 : l) * cs);
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            const bool k0 = r * S == l && !(LEFT && r == 0), k1 = r * S + 1 == l,
+                       k2 = r * S + 2 == l && !(RIGHT && r == R - 1);
+            if (FIRST && k0) acc0[r] = fma(in, a0, acc0[r]);
+            if (FIRST && k1) acc0[r] = fma(in, a1, acc0[r]);
+            if (FIRST && k2) acc0[r] = fma(in, a2, acc0[r]);
+            if (SECOND && k0) acc1[r] = fma(in, b0, acc1[r]);
+            if (SECOND && k1) acc1[r] = fma(in, b1, acc1[r]);
+            if (SECOND && k2) acc1[r] = fma(in, b2, acc1[r]);
         }
-        in[l] = load(px);
-        px += cs;
     }
 }
 
@@ -53,7 +69,6 @@ template <int L, bool LEFT, bool RIGHT>
 // with its offset and its kw = 0 tap number (taps0) in the packed weights.
 template <int R, int S, bool LEFT, bool RIGHT>
 void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
-    constexpr int L = (R - 1) * S + 3;
     const float* const x = a.x;
     const float* const w = a.w;
     const float* const bias = a.bias;
@@ -65,18 +80,9 @@ void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
         const vf b = bias ? load(bias + c0) : zero();
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc[r] = b;
-        for (i64 k = 0; k < rows; ++k) {
-            const float* wk = w + (row_taps[k] * cs + c0);
-            const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
-            vf in[L];
-            load_columns<L, LEFT, RIGHT>(in, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs);
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                if (!(LEFT && r == 0)) acc[r] = fma(in[r * S], w0, acc[r]);
-                acc[r] = fma(in[r * S + 1], w1, acc[r]);
-                if (!(RIGHT && r == R - 1)) acc[r] = fma(in[r * S + 2], w2, acc[r]);
-            }
-        }
+        for (i64 k = 0; k < rows; ++k)
+            k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc, acc, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs,
+                                                           w + (row_taps[k] * cs + c0), nullptr);
         store_tile<R, 1>(acc, a.y0 + c0, a.y_pixel_step, min_i64(W, channels - c0));
     }
 }
@@ -91,7 +97,6 @@ void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
 // depthwise_k3_tile does: the two kernels give the same bits.
 template <int R, int S, bool LEFT, bool RIGHT>
 void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
-    constexpr int L = (R - 1) * S + 3;
     const float* const x = a.x;
     const float* const w = a.w;
     const float* const bias = a.bias;
@@ -105,28 +110,15 @@ void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = b;
         for (i64 e = 0; e < entries; ++e) {
-            vf in[L];
-            load_columns<L, LEFT, RIGHT>(in, x + (base + in_offsets[e] + c0 + (LEFT ? cs : 0)), cs);
-            if (taps0[e] >= 0) {
-                const float* wk = w + (taps0[e] * cs + c0);
-                const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
-#pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) {
-                    if (!(LEFT && r == 0)) acc0[r] = fma(in[r * S], w0, acc0[r]);
-                    acc0[r] = fma(in[r * S + 1], w1, acc0[r]);
-                    if (!(RIGHT && r == R - 1)) acc0[r] = fma(in[r * S + 2], w2, acc0[r]);
-                }
-            }
-            if (taps1[e] >= 0) {
-                const float* wk = w + (taps1[e] * cs + c0);
-                const vf w0 = load(wk), w1 = load(wk + cs), w2 = load(wk + 2 * cs);
-#pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) {
-                    if (!(LEFT && r == 0)) acc1[r] = fma(in[r * S], w0, acc1[r]);
-                    acc1[r] = fma(in[r * S + 1], w1, acc1[r]);
-                    if (!(RIGHT && r == R - 1)) acc1[r] = fma(in[r * S + 2], w2, acc1[r]);
-                }
-            }
+            const float* px = x + (base + in_offsets[e] + c0 + (LEFT ? cs : 0));
+            const float* wa = taps0[e] >= 0 ? w + (taps0[e] * cs + c0) : nullptr;
+            const float* wb = taps1[e] >= 0 ? w + (taps1[e] * cs + c0) : nullptr;
+            if (taps0[e] >= 0 && taps1[e] >= 0)
+                k3_kernel_row<R, S, LEFT, RIGHT, true, true>(acc0, acc1, px, cs, wa, wb);
+            else if (taps0[e] >= 0)
+                k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc0, acc1, px, cs, wa, wb);
+            else if (taps1[e] >= 0)
+                k3_kernel_row<R, S, LEFT, RIGHT, false, true>(acc0, acc1, px, cs, wa, wb);
         }
         const i64 valid = min_i64(W, channels - c0);
         store_tile<R, 1>(acc0, a.y0 + c0, a.y_pixel_step, valid);

@@ -30,7 +30,8 @@ struct Geometry {
 
 // The register-blocked direct convolution. Weights packed [G][OCS][taps][ICg][NB*W] (W the vector
 // width in floats, OCS = ceil(OCg / (NB*W)), zero padded); bias packed [G][OCS][NB*W] or null.
-// Work items are (n, g, ocs, od, chunk of the output plane's pixels taken row after row); an item
+// Work items are (n, g, ocs, od, chunk of the output plane's pixels taken row after row), or (n, g, od,
+// chunk, ocs) with ocs_innermost (blocked_pack.cpp says when); an item
 // runs over blocks of `ic_block` input channels, and within each over the chunk in register tiles
 // (a tile may span rows). Both block sizes depend only on the descriptor.
 struct BlockedProblem {
@@ -42,6 +43,7 @@ struct BlockedProblem {
     i64 oc_super_blocks = 1;           // OCS
     i64 ic_block = 1;                  // input channels per cache block (the weights of a block stay in L2)
     i64 chunk_pixels = 1;              // output pixels per work item (a multiple of the tile width)
+    bool ocs_innermost = false;        // items in (n, g, od, chunk, ocs) order instead of (n, g, ocs, od, chunk)
     i64 chunks_per_plane() const {
         const Geometry& g = *geometry;
         return (g.out[1] * g.out[2] + chunk_pixels - 1) / chunk_pixels;
