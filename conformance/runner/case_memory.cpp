@@ -128,6 +128,10 @@ CaseMemory cc_backward_memory(const Case& c) {
     m.buffers = saturate(static_cast<double>(m.buffers) + 4 * (D + gradients));
     m.reference = saturate(static_cast<double>(m.reference) + 16 * K * OH * OW * (N * CI + CO * CI) + 12 * D +
                            56 * gradients);
+    // a stored vector (cc_backward_stored.cpp): its arrays, f32 inputs 4(S+T+D), the distances 16 K OH OW and
+    // per gradient element the f32 value and four f64 / i64 arrays (36 bytes), then the inputs copied out 4(S+T+D)
+    if (!c.vector_dir.empty())
+        m.reference = saturate(static_cast<double>(m.reference) + 8 * (S + T + D) + 16 * K * OH * OW + 36 * gradients);
     return m;
 }
 

@@ -7,6 +7,7 @@
 #include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
+#include "convcheck/runner/cc_window_margin.hpp"
 #include "generate_cc.hpp"
 
 namespace convcheck::vectors {
@@ -44,6 +45,10 @@ VectorCase generate_cc_backward_case(const std::filesystem::path& out_dir, Vecto
     c.comparison = "bound";
     c.generated_by = "convcheck_vectors: CC backward reference (the chain rule through seed 004's four blocks, f64, "
                      "one rounding to f32) and its rigorous bound";
+
+    // the runner's rule (docs/cc.md): a real-scale window an f32 backend may decide either way is no test
+    if (const std::string why = runner::ambiguous_real_scale_window(d, accuracy::Mode::bound); !why.empty())
+        throw std::runtime_error("convcheck_vectors: " + c.name + ": " + why);
 
     std::mt19937_64 rng(c.seed);
     const CcInputs in = cc_inputs(d, rng);  // the bias is drawn (the forward's stream) and not stored

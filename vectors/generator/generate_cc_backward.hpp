@@ -16,7 +16,9 @@ namespace convcheck::vectors {
 // g (f32, the f64 value rounded once), g_f64, g_magnitude, g_terms (i64: products summed; for diff_theta
 // the reference's bound L on the roundings along any path) and g_bound (cc_backward_error_bound: the
 // reference's |g_f64 - exact|). A net layer with a LeakyReLU branch its rounding cannot decide
-// (leaky_relu_margin <= 1) is refused: the theta bound does not hold there; choose another seed.
+// (leaky_relu_margin <= 1) is refused: the theta bound does not hold there; choose another seed. So is a
+// real-scale layer with a window an f32 backend may decide either way (the runner's
+// ambiguous_real_scale_window, which refuses such a case when it loads it).
 VectorCase generate_cc_backward_case(const std::filesystem::path& out_dir, VectorCase c);
 
 }  // namespace convcheck::vectors

@@ -128,7 +128,7 @@ def verify_cc_backward_case(arrays, case, use_torch):
         problem, worst[role] = torch_cc.compare(role, arrays[role + "_f64"].ravel().tolist(), grads[role],
                                                 arrays[role + "_bound"].ravel().tolist(), False, repro)
         if problem:
-            problems.append(problem.replace("reference ", "stored "))
+            problems.append(problem.removeprefix("FAIL ").replace("reference ", "stored "))
     if problems:
         return problems, []
     print(f"ok {case['name']}: torch within 2 * bound (largest |difference| / (2 bound): " +
