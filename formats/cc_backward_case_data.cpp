@@ -13,11 +13,7 @@ namespace {
 StoredCcGradient gradient(const VectorSet& set, const VectorCase& c, const std::string& role,
                           const std::vector<std::int64_t>& dims) {
     StoredCcGradient g;
-    g.role = role;
-    g.stored = load_role(set, c, role.c_str(), "f32", dims);
-    g.f64 = load_role(set, c, (role + "_f64").c_str(), "f64", dims);
-    g.magnitude = load_role(set, c, (role + "_magnitude").c_str(), "f64", dims);
-    g.terms = load_role(set, c, (role + "_terms").c_str(), "i64", dims);
+    static_cast<StoredGradient&>(g) = load_stored_gradient(set, c, role, "f32", dims, dims);
     g.bound = load_role(set, c, (role + "_bound").c_str(), "f64", dims);
     return g;
 }
