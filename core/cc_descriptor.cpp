@@ -360,4 +360,27 @@ CcDescriptor parse_cc_descriptor(std::string_view text) {
     return d;
 }
 
+CcPassText split_cc_pass(std::string_view text) {
+    CcPassText t;
+    bool dir_seen = false;
+    for (std::size_t start = 0; start <= text.size();) {
+        std::size_t end = text.find(',', start);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view field = text.substr(start, end - start);
+        if (field.starts_with("dir=")) {
+            const std::string dir(field.substr(4));
+            if (dir_seen) throw ConvError("dir", dir, "the key appears twice");
+            dir_seen = true;
+            if (dir == "bwd") t.backward = true;
+            else if (dir != "fwd")
+                throw ConvError("dir", dir, "a CC layer has two passes: dir=fwd (forward, the default) or dir=bwd "
+                                            "(backward: diff_src, diff_theta, diff_bias)");
+        } else {
+            t.layer += (t.layer.empty() ? "" : ",") + std::string(field);
+        }
+        start = end + 1;
+    }
+    return t;
+}
+
 }  // namespace convcheck

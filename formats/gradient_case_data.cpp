@@ -8,10 +8,9 @@ std::vector<std::int64_t> ncx_dims(std::int64_t n, std::int64_t c, const Spatial
     return dims;
 }
 
-namespace {
-
-StoredGradient gradient(const VectorSet& set, const VectorCase& c, const std::string& role, const std::string& dt,
-                        const std::vector<std::int64_t>& stored_dims, const std::vector<std::int64_t>& canonical_dims) {
+StoredGradient load_stored_gradient(const VectorSet& set, const VectorCase& c, const std::string& role, const std::string& dt,
+                                    const std::vector<std::int64_t>& stored_dims,
+                                    const std::vector<std::int64_t>& canonical_dims) {
     StoredGradient g;
     g.role = role;
     g.stored = load_role(set, c, role.c_str(), dt, stored_dims);
@@ -20,8 +19,6 @@ StoredGradient gradient(const VectorSet& set, const VectorCase& c, const std::st
     g.terms = load_role(set, c, (role + "_terms").c_str(), "i64", canonical_dims);
     return g;
 }
-
-}  // namespace
 
 BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase& c) {
     BackwardCaseData data;
@@ -32,15 +29,16 @@ BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase&
     data.diff_dst = load_role(set, c, "diff_dst", dt, d.dst_dims());
     if (d.pass == Pass::backward_data) {
         data.weights = load_role(set, c, "weights", dt, d.weights_dims());
-        data.gradients.push_back(gradient(set, c, "diff_src", dt, d.src_dims(), ncx_dims(d.batch, d.in_channels, d.input_size, d.rank)));
+        data.gradients.push_back(load_stored_gradient(set, c, "diff_src", dt, d.src_dims(),
+                                                      ncx_dims(d.batch, d.in_channels, d.input_size, d.rank)));
         return data;
     }
     if (d.pass != Pass::backward_weights)
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": not a backward descriptor (dir=bwd_d or dir=bwd_w)");
     data.src = load_role(set, c, "src", dt, d.src_dims());
-    data.gradients.push_back(gradient(set, c, "diff_weights", dt, d.weights_dims(),
-                                      ncx_dims(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank)));
-    if (d.has_bias) data.gradients.push_back(gradient(set, c, "diff_bias", dt, {d.out_channels}, {d.out_channels}));
+    data.gradients.push_back(load_stored_gradient(set, c, "diff_weights", dt, d.weights_dims(),
+                                                  ncx_dims(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank)));
+    if (d.has_bias) data.gradients.push_back(load_stored_gradient(set, c, "diff_bias", dt, {d.out_channels}, {d.out_channels}));
     else if (c.array("diff_bias"))
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.diff_bias: the descriptor has bias=0");
     return data;

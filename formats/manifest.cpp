@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/formats/sha256.hpp"
 
 namespace convcheck::vectors {
@@ -20,23 +21,35 @@ constexpr const char* kRoles[] = {"src", "weights", "bias", "dst", "dst_f64", "m
                                   // the backward passes: inputs and each gradient with its f64 truth and bound terms
                                   "diff_dst", "diff_src", "diff_src_f64", "diff_src_magnitude", "diff_src_terms",
                                   "diff_weights", "diff_weights_f64", "diff_weights_magnitude", "diff_weights_terms",
-                                  "diff_bias", "diff_bias_f64", "diff_bias_magnitude", "diff_bias_terms"};
+                                  "diff_bias", "diff_bias_f64", "diff_bias_magnitude", "diff_bias_terms",
+                                  // the CC backward pass (dir=bwd): block 2's distances, the Internal-Net's
+                                  // gradient, and each gradient's rigorous reference bound
+                                  "distances", "diff_theta", "diff_theta_f64", "diff_theta_magnitude", "diff_theta_terms",
+                                  "diff_src_bound", "diff_theta_bound", "diff_bias_bound"};
 
-// The arrays a case of this descriptor must have: forward and transposed src, weights, dst; CC src and dst
-// (its kernel is theta or analytic); backward data diff_dst, weights, diff_src; backward weights src,
-// diff_dst, diff_weights.
-std::vector<const char*> required_roles(const std::string& descriptor) {
-    if (descriptor.rfind("cc:", 0) == 0) return {"src", "dst"};
-    if (descriptor.find("dir=bwd_d") != std::string::npos) return {"diff_dst", "weights", "diff_src"};
-    if (descriptor.find("dir=bwd_w") != std::string::npos) return {"src", "diff_dst", "diff_weights"};
-    return {"src", "weights", "dst"};
-}
 constexpr const char* kDtypes[] = {"f32", "f16", "bf16", "f64", "i64"};
 constexpr const char* kFills[] = {"exact", "random", "iota", "values", "external"};
 constexpr const char* kComparisons[] = {"bitwise", "bound"};
 
 [[noreturn]] void fail(const std::string& where, const std::string& field, const std::string& rule) {
     throw ManifestError("manifest: " + where + ": " + field + ": " + rule);
+}
+
+// The arrays a case of this descriptor must have: forward and transposed src, weights, dst; CC src and dst
+// (its kernel is theta or analytic), CC backward (dir=bwd) src, diff_dst, diff_src; backward data diff_dst,
+// weights, diff_src; backward weights src, diff_dst, diff_weights.
+std::vector<const char*> required_roles(const std::string& where, const std::string& descriptor) {
+    if (descriptor.rfind("cc:", 0) == 0) {
+        try {
+            if (split_cc_pass(descriptor).backward) return {"src", "diff_dst", "diff_src"};
+        } catch (const ConvError& e) {
+            fail(where, "descriptor", e.what());
+        }
+        return {"src", "dst"};
+    }
+    if (descriptor.find("dir=bwd_d") != std::string::npos) return {"diff_dst", "weights", "diff_src"};
+    if (descriptor.find("dir=bwd_w") != std::string::npos) return {"src", "diff_dst", "diff_weights"};
+    return {"src", "weights", "dst"};
 }
 
 bool one_of(std::string_view value, std::initializer_list<const char*> options) {
@@ -89,7 +102,7 @@ bool hex64(std::string_view s) {
 ArrayEntry parse_array(const std::string& where, const std::string& role, const json& j) {
     if (!j.is_object()) fail(where, "arrays." + role, "must be an object");
     if (!one_of(role, kRoles))
-        fail(where, "arrays." + role, "unknown role (known: src weights bias dst dst_f64 magnitude terms theta grid diff_dst diff_src* diff_weights* diff_bias*)");
+        fail(where, "arrays." + role, "unknown role (known: src weights bias dst dst_f64 magnitude terms theta grid diff_dst diff_src* diff_weights* diff_bias* distances diff_theta*)");
     ArrayEntry a;
     a.role = role;
     const std::string at = where + ": arrays." + role;
@@ -149,7 +162,7 @@ VectorCase parse_case(const json& j, std::size_t index) {
     if (!arrays.is_object()) fail(where, "arrays", "must be an object keyed by role");
     for (const auto& [role, entry] : arrays.items()) c.arrays.push_back(parse_array(where, role, entry));
     const bool error_case = c.expect_error_attribute.has_value();
-    for (const char* required : required_roles(c.descriptor))
+    for (const char* required : required_roles(where, c.descriptor))
         if (!error_case && !c.array(required)) fail(where, std::string("arrays.") + required, "the array is required");
     if (error_case && !c.arrays.empty()) fail(where, "arrays", "an expect_error case has no arrays");
     return c;

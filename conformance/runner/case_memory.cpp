@@ -131,6 +131,9 @@ CaseMemory cc_backward_memory(const Case& c) {
     // probed reference (values, magnitudes, terms) 24G, its gradients concatenated 8G, the backend's read back
     // 8G and the gradients the NaN does not reach (want, got, magnitude, terms, index, bound) 48G
     if (c.mode == accuracy::Mode::probe) work += 4 * (S + T + B + D) + 88 * gradients;
+    // a stored vector (cc_backward_stored.cpp): its arrays, f32 inputs 4(S+T+D), the distances 16 K OH OW and
+    // per gradient element the f32 value and four f64 / i64 arrays (36 bytes), then the inputs copied out 4(S+T+D)
+    if (!c.vector_dir.empty()) work += 8 * (S + T + D) + 16 * K * OH * OW + 36 * gradients;
     m.reference = saturate(static_cast<double>(m.reference) + work);
     return m;
 }

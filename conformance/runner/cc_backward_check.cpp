@@ -1,6 +1,6 @@
 // The CC backward pass's entry in the case pipeline (operation_traits.cpp; docs/cc-backward.md): its
 // claims and modes, its memory, and the check: the forward's src and theta with a diff_dst of the seed
-// (cc_backward_data.cpp), the spec-literal reference (reference/cc/backward.hpp: every gradient, its
+// (cc_backward_data.cpp) or a stored vector's (cc_backward_stored.cpp), the spec-literal reference (reference/cc/backward.hpp: every gradient, its
 // magnitude and its term count), one isolated execution, and the comparison under the CC backward
 // contract: per gradient element
 //     u_out |g*| + (1 + u_out) A + R + eta_out
@@ -98,9 +98,10 @@ CcBackwardExpected cc_backward_expected(const CcDescriptor& d, const CcData& dat
 void check_cc_backward(const Backend& backend, const Case& c, const CheckSettings& s,
                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
     const CcDescriptor d = parse_cc_descriptor(c.cc);
-    if (!c.vector_dir.empty() && declined("a stored CC vector holds the forward pass only", r)) return;
-    const CcData data = cc_case_data(c, d);
-    const std::vector<float> diff_dst = cc_backward_diff_dst(d, c.seed);
+    // drawn from the seed, or a stored CC backward vector's inputs (the cc_backward set)
+    std::vector<float> diff_dst;
+    const CcData data = c.vector_dir.empty() ? cc_case_data(c, d) : stored_cc_backward_data(c, d, diff_dst);
+    if (c.vector_dir.empty()) diff_dst = cc_backward_diff_dst(d, c.seed);
     const CcBackwardExpected want = cc_backward_expected(d, data, diff_dst, contract);
     if (c.mode == Mode::probe) return check_cc_backward_probe(backend, c, d, {data, diff_dst, want}, s, contract, needs, r);
 

@@ -11,31 +11,12 @@
 
 namespace convcheck::runner::detail {
 
-// The pass key dir= (docs/cc-backward.md): fwd (the default, never printed) or bwd, the backward pass
-// (diff_src, diff_theta, diff_bias); the rest is the forward layer's descriptor.
+// The pass key dir= (docs/cc-backward.md, split_cc_pass): fwd (the default, never printed) or bwd, the
+// backward pass (diff_src, diff_theta, diff_bias); the rest is the forward layer's descriptor.
 void cc_read(const std::string& text, Case& c) {
-    c.op = Op::cc;
-    std::string layer;
-    bool dir_seen = false;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t end = text.find(',', start);
-        if (end == std::string::npos) end = text.size();
-        const std::string field = text.substr(start, end - start);
-        if (field.starts_with("dir=")) {
-            const std::string dir = field.substr(4);
-            if (dir_seen) throw ConvError("dir", dir, "the key appears twice");
-            dir_seen = true;
-            if (dir == "bwd") c.op = Op::cc_backward;
-            else if (dir != "fwd")
-                throw ConvError("dir", dir, "a CC layer has two passes: dir=fwd (forward, the default) or dir=bwd "
-                                            "(backward: diff_src, diff_theta, diff_bias)");
-        } else {
-            layer += (layer.empty() ? "" : ",") + field;
-        }
-        start = end + 1;
-    }
-    c.cc = to_string(parse_cc_descriptor(layer));
+    const CcPassText t = split_cc_pass(text);
+    c.op = t.backward ? Op::cc_backward : Op::cc;
+    c.cc = to_string(parse_cc_descriptor(t.layer));
 }
 
 std::string cc_descriptor(const Case& c) { return c.op == Op::cc_backward ? c.cc + ",dir=bwd" : c.cc; }

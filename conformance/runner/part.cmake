@@ -108,7 +108,7 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   # A golden-vector set as a suite: the optimized plugin reproduces every stored discrete case, and a
   # broken backend is caught on the stored data alone (exit code 1).
   set(vector_sets_dir ${CMAKE_CURRENT_LIST_DIR}/../../vectors/sets)
-  foreach(set seeds edge dtypes models dialects onnx cc)
+  foreach(set seeds edge dtypes models dialects onnx cc cc_backward)
     add_test(NAME conformance_vectors_${set}_optimized
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite ${vector_sets_dir}/${set}
                      --quiet --threads 2)

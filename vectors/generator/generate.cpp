@@ -1,5 +1,6 @@
 #include "generate.hpp"
 #include "generate_cc.hpp"
+#include "generate_cc_backward.hpp"
 #include "generate_gradients.hpp"
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/formats/sha256.hpp"
 
@@ -144,7 +146,8 @@ VectorCase generate_case(const json& spec, const std::filesystem::path& out_dir)
         c.descriptor = to_string(result.descriptor);
     }
 
-    if (c.descriptor.rfind("cc:", 0) == 0) return generate_cc_case(spec, out_dir, c);
+    if (c.descriptor.rfind("cc:", 0) == 0)
+        return split_cc_pass(c.descriptor).backward ? generate_cc_backward_case(out_dir, c) : generate_cc_case(spec, out_dir, c);
     if (c.descriptor.rfind("deconv:", 0) == 0) return generate_transposed_case(out_dir, c);
     if (c.descriptor.find("dir=bwd_") != std::string::npos && !spec.contains("expect_error"))
         return generate_backward_case(out_dir, c);

@@ -9,6 +9,16 @@
 
 namespace convcheck::vectors {
 
+CcInputs cc_inputs(const CcDescriptor& d, std::mt19937_64& rng) {
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f), half(-0.5f, 0.5f);
+    CcInputs in{std::vector<float>(d.src_elements()), std::vector<float>(d.theta_elements()),
+                std::vector<float>(d.has_bias ? d.out_channels : 0)};
+    for (auto& v : in.src) v = unit(rng);
+    for (auto& v : in.theta) v = half(rng);
+    for (auto& v : in.bias) v = unit(rng);
+    return in;
+}
+
 VectorCase generate_cc_case(const nlohmann::json& spec, const std::filesystem::path& out_dir, VectorCase c) {
     (void)spec;
     const CcDescriptor d = parse_cc_descriptor(c.descriptor);
@@ -19,11 +29,7 @@ VectorCase generate_cc_case(const nlohmann::json& spec, const std::filesystem::p
     c.generated_by = "convcheck_vectors: CC reference (seed 004's four blocks, f64, one rounding to f32)";
 
     std::mt19937_64 rng(c.seed);
-    std::uniform_real_distribution<float> unit(-1.0f, 1.0f), half(-0.5f, 0.5f);
-    std::vector<float> src(d.src_elements()), theta(d.theta_elements()), bias(d.has_bias ? d.out_channels : 0);
-    for (auto& v : src) v = unit(rng);
-    for (auto& v : theta) v = half(rng);
-    for (auto& v : bias) v = unit(rng);
+    const auto [src, theta, bias] = cc_inputs(d, rng);
     const auto result = reference::cc::continuous_convolution(d, src.data(), theta.empty() ? nullptr : theta.data(),
                                                               bias.empty() ? nullptr : bias.data());
     std::vector<float> dst(result.dst.size());

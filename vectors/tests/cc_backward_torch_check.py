@@ -72,25 +72,6 @@ def run_reference(cli, descriptor, numbers):
     return json.loads(run.stdout), None
 
 
-def compare(name, got, want, bound, exact, repro):
-    """One failure line, or None; and the largest |got - want| / (2 bound) seen."""
-    if len(got) != len(want):
-        return f"FAIL {name}: reference {len(got)} elements, torch {len(want)}; {repro}", 0.0
-    worst = 0.0
-    for i, (g, w) in enumerate(zip(got, want)):
-        if exact:
-            if g != w:
-                return f"FAIL {name}[{i}]: reference {g!r}, torch {w!r}, must be equal (exact data); {repro}", 0.0
-            continue
-        allowed = 2 * bound[i]
-        if abs(g - w) > allowed:
-            return (f"FAIL {name}[{i}]: reference {g!r}, torch {w!r}, differ by {abs(g - w):.3g} > 2 * bound "
-                    f"{allowed:.3g}; {repro}"), 0.0
-        if allowed > 0:
-            worst = max(worst, abs(g - w) / allowed)
-    return None, worst
-
-
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
@@ -130,7 +111,7 @@ def main():
         worst = 0.0
         if not problems:
             for name in want:
-                problem, ratio = compare(name, got[name], want[name], got["bound_" + name], exact, repro)
+                problem, ratio = torch_cc.compare(name, got[name], want[name], got["bound_" + name], exact, repro)
                 worst = max(worst, ratio)
                 if problem:
                     problems.append(problem)

@@ -18,6 +18,7 @@
 #include "convcheck/reference/cc/projected_grid.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
+#include "cc_backward_vectors.hpp"
 #include "gradient_vectors.hpp"
 #include "vector_params.hpp"
 
@@ -104,6 +105,7 @@ TEST_P(ReferenceVectors, ReproducesTheVector) {
     const std::string repro = testing::reproducer(p, c);
 
     if (p.kind == VectorParam::Kind::cc) return check_cc(set, c, repro);
+    if (p.kind == VectorParam::Kind::cc_backward) return check_cc_backward(set, c, repro);
     if (p.kind == VectorParam::Kind::backward) return check_backward(set, c, repro);
     if (p.kind == VectorParam::Kind::transposed) return check_transposed(set, c, repro);
     if (check_dialect(c, repro)) return;
@@ -165,7 +167,8 @@ INSTANTIATE_TEST_SUITE_P(Stored, ReferenceVectors, ::testing::ValuesIn(testing::
 
 TEST(ReferenceVectorSets, EverySetIsPresentAndVerified) {
     // The sets the issue asks for, each verified by the independent references when last regenerated.
-    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects", "cc", "backward", "transposed"}) {
+    for (const char* name : {"seeds", "edge", "dtypes", "models", "onnx", "dialects", "cc", "cc_backward", "backward",
+                             "transposed"}) {
         const VectorSet& set = cached_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / name);
         EXPECT_GE(set.cases.size(), 5u) << name;
         for (const auto& c : set.cases) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::vectors::testing {
@@ -23,13 +24,14 @@ struct VectorParam {
     std::string case_name;
     std::string load_error;  // non-empty: the manifest did not load
     bool expect_error = false;  // the case holds a descriptor that must be refused, and no data
-    // what the descriptor describes: "cc:...", "deconv:...", a backward pass (dir=bwd_d / dir=bwd_w) or
-    // a forward discrete convolution
-    enum class Kind { conv, cc, backward, transposed } kind = Kind::conv;
+    // what the descriptor describes: "cc:..." (the CC forward), "cc:...,dir=bwd" (the CC backward pass),
+    // "deconv:...", a backward pass (dir=bwd_d / dir=bwd_w) or a forward discrete convolution
+    enum class Kind { conv, cc, cc_backward, backward, transposed } kind = Kind::conv;
 };
 
 inline VectorParam::Kind kind_of(const std::string& descriptor) {
-    if (descriptor.rfind("cc:", 0) == 0) return VectorParam::Kind::cc;
+    if (descriptor.rfind("cc:", 0) == 0)
+        return split_cc_pass(descriptor).backward ? VectorParam::Kind::cc_backward : VectorParam::Kind::cc;
     if (descriptor.rfind("deconv:", 0) == 0) return VectorParam::Kind::transposed;
     if (descriptor.find("dir=bwd_") != std::string::npos) return VectorParam::Kind::backward;
     return VectorParam::Kind::conv;
@@ -62,6 +64,14 @@ inline std::vector<VectorParam> conv_cases_with_data() {
     std::vector<VectorParam> params;
     for (auto& p : all_vector_cases())
         if (!p.expect_error && p.kind == VectorParam::Kind::conv) params.push_back(p);
+    return params;
+}
+
+// The CC backward cases (the cc_backward set).
+inline std::vector<VectorParam> cc_backward_cases() {
+    std::vector<VectorParam> params;
+    for (auto& p : all_vector_cases())
+        if (p.kind == VectorParam::Kind::cc_backward || !p.load_error.empty()) params.push_back(p);
     return params;
 }
 

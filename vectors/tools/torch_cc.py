@@ -72,8 +72,9 @@ def weights(torch, desc, D, parts):
     return k.expand(1, desc.cout, desc.cin, K, OH, OW)
 
 
-def cc_layer(torch, desc, src, parts, bias):
-    """The forward I' [N, Cout, H', W'] from src [N, Cin, H, W] (tensors); D as computed here."""
+def cc_layer(torch, desc, src, parts, bias, weight_map=None):
+    """The forward I' [N, Cout, H', W'] from src [N, Cin, H, W] (tensors); D as computed here.
+    weight_map (e.g. torch.abs) is applied to W before the multiply-sum (for magnitudes)."""
     F = torch.nn.functional
     D_list, first_rows, first_cols = distances(desc)
     D = torch.tensor(D_list, dtype=torch.float64)
@@ -87,7 +88,8 @@ def cc_layer(torch, desc, src, parts, bias):
     cols = torch.tensor([[f + b + left for b in range(kw)] for f in first_cols])   # [W', kw]
     N = padded[:, :, rows[:, :, None, None], cols[None, None, :, :]]                # [N, Cin, H', kh, W', kw]
     N = N.permute(0, 1, 3, 5, 2, 4).reshape(src.shape[0], 1, desc.cin, kh * kw, rows.shape[0], cols.shape[0])
-    out = (N * weights(torch, desc, D, parts)).sum(dim=(2, 3))                     # [N, Cout, H', W']
+    W = weights(torch, desc, D, parts)
+    out = (N * (weight_map(W) if weight_map else W)).sum(dim=(2, 3))                     # [N, Cout, H', W']
     if bias is not None:
         out = out + bias[None, :, None, None]
     return out, D
@@ -108,6 +110,38 @@ def gradients(torch, desc, src_list, theta, bias_list, diff_dst_list):
     if bias is not None:
         grads["diff_bias"] = bias.grad.flatten().tolist()
     return grads, D.flatten().tolist()
+
+
+def diff_src_magnitude(torch, desc, theta, diff_dst_list):
+    """sum |dY| |W~| per input element (flat, [N, Cin, H, W]): the backward of the same construction with
+    |W| and |diff_dst| (the magnitude the diff_src bound is computed from)."""
+    N, (H, W), (OH, OW) = desc.batch, desc.input_size, desc.output_size
+    src = torch.zeros(N, desc.cin, H, W, dtype=torch.float64, requires_grad=True)
+    parts = [p.detach() for p in theta_parts(torch, desc, theta)] if desc.kernel == "net" else []
+    out, _ = cc_layer(torch, desc, src, parts, None, weight_map=torch.abs)
+    out.backward(torch.tensor(diff_dst_list, dtype=torch.float64).reshape(N, desc.cout, OH, OW).abs())
+    return src.grad.flatten().tolist()
+
+
+def compare(name, got, want, bound, exact, repro):
+    """Two double evaluations of one gradient, each within `bound` (per element) of the exact value, so
+    within 2 * bound of each other (or equal, `exact`). (one failure line or None, the largest
+    |got - want| / (2 bound) seen)."""
+    if len(got) != len(want):
+        return f"FAIL {name}: reference {len(got)} elements, torch {len(want)}; {repro}", 0.0
+    worst = 0.0
+    for i, (g, w) in enumerate(zip(got, want)):
+        if exact:
+            if g != w:
+                return f"FAIL {name}[{i}]: reference {g!r}, torch {w!r}, must be equal (exact data); {repro}", 0.0
+            continue
+        allowed = 2 * bound[i]
+        if not abs(g - w) <= allowed:
+            return (f"FAIL {name}[{i}]: reference {g!r}, torch {w!r}, differ by {abs(g - w):.3g} > 2 * bound "
+                    f"{allowed:.3g}; {repro}"), 0.0
+        if allowed > 0:
+            worst = max(worst, abs(g - w) / allowed)
+    return None, worst
 
 
 def zero_pre_activations(torch, desc, theta):

@@ -5,7 +5,9 @@ For every case of every set given, recompute the vector with
   1. numpy_reference.py (OpenVINO's "as if" narrative in float64, IEEE rounding written from the
      standard), and
   2. PyTorch (torch.nn.functional.conv1d/2d/3d in float64 on CPU) wherever it supports the case,
-(backward and transposed cases: numpy_backward_reference.py and PyTorch autograd, verify_gradients.py)
+(backward and transposed cases: numpy_backward_reference.py and PyTorch autograd, verify_gradients.py;
+CC backward cases, "cc:...,dir=bwd": PyTorch autograd of the layer built from torch operations,
+verify_cc_backward.py)
 and check, with nothing from the C++ code:
   - every array file's SHA-256 equals the manifest's, and numpy.save of what numpy.load reads gives
     back the same bytes (the C++ writer writes exactly what numpy writes);
@@ -16,8 +18,9 @@ and check, with nothing from the C++ code:
   - an expect_error case's descriptor breaks a rule of the seed texts.
 With --record, each case's provenance.verified_by lists what verified it and manifest.json is rewritten.
 
-usage: verify.py [--record] [--no-torch] <set_dir>...
-Exit status 0 when every case verifies, 1 otherwise.
+usage: verify.py [--record] [--no-torch | --require-torch] <set_dir>...
+Exit status 0 when every case verifies, 1 otherwise; 77 (skipped) with --require-torch when torch does
+not import.
 """
 
 import argparse
@@ -35,6 +38,7 @@ import dialect_rules  # noqa: E402
 import numpy_cc_reference as cc_ref  # noqa: E402
 import numpy_backward_reference as bref  # noqa: E402
 import numpy_reference as ref  # noqa: E402
+import verify_cc_backward  # noqa: E402
 import verify_gradients  # noqa: E402
 
 NUMPY_NAME = "numpy_reference.py (OpenVINO as-if narrative, float64; IEEE 754 rounding from the standard)"
@@ -171,6 +175,12 @@ def verify_cc_case(set_dir, case):
 
 def verify_case(set_dir, case, use_torch):
     """Returns (problems, verified_by)."""
+    if case["descriptor"].startswith("cc:") and "dir=bwd" in case["descriptor"].split(","):
+        problems = []
+        arrays = load_arrays(set_dir, case, problems)
+        if problems:
+            return problems, []
+        return verify_cc_backward.verify_cc_backward_case(arrays, case, use_torch)
     if case["descriptor"].startswith("cc:"):
         return verify_cc_case(set_dir, case)
     if bref.pass_of(case["descriptor"]) != "fwd" and not case.get("expect_error"):
@@ -296,12 +306,16 @@ def main():
     parser.add_argument("sets", nargs="+")
     parser.add_argument("--record", action="store_true", help="write provenance.verified_by into the manifests")
     parser.add_argument("--no-torch", action="store_true", help="numpy only (faster; torch import takes seconds)")
+    parser.add_argument("--require-torch", action="store_true", help="exit 77 (skipped) when torch does not import")
     args = parser.parse_args()
     use_torch = not args.no_torch
     if use_torch:
         try:
             import torch  # noqa: F401
-        except ImportError:
+        except ImportError as e:
+            if args.require_torch:
+                print(f"skipped: PyTorch is not importable ({e}); install python3-torch")
+                return 77
             print("verify.py: torch is not importable; verifying with numpy only")
             use_torch = False
     failures = sum(verify_set(s, args.record, use_torch) for s in args.sets)

@@ -116,4 +116,15 @@ std::string to_string(const CcDescriptor& d);
 // out = ceil(s * in). A key with one value applies it to both axes. Throws ConvError; validates.
 CcDescriptor parse_cc_descriptor(std::string_view text);
 
+// The pass of a CC case (docs/cc-backward.md): a case text is the layer's descriptor with an optional
+// key dir=fwd (the forward, the default, never printed) or dir=bwd (the backward pass: diff_src,
+// diff_theta, diff_bias). split_cc_pass takes the key out; `layer` is the rest, in its order.
+// Throws ConvError naming dir for another value or a second dir key. The runner's cc suite and the
+// cc_backward vector set (docs/vectors.md) spell a backward case this way.
+struct CcPassText {
+    std::string layer;
+    bool backward = false;
+};
+CcPassText split_cc_pass(std::string_view text);
+
 }  // namespace convcheck

@@ -21,6 +21,11 @@ struct StoredGradient {
     npy::Array stored, f64, magnitude, terms;
 };
 
+// Loads <role> (dtype dt, stored_dims) and <role>_f64, _magnitude (f64), _terms (i64), canonical_dims.
+StoredGradient load_stored_gradient(const VectorSet& set, const VectorCase& c, const std::string& role, const std::string& dt,
+                                    const std::vector<std::int64_t>& stored_dims,
+                                    const std::vector<std::int64_t>& canonical_dims);
+
 struct BackwardCaseData {
     ConvDescriptor descriptor;        // dir=bwd_d or dir=bwd_w
     npy::Array src, weights, diff_dst;  // the pass's inputs in the descriptor's layouts (bwd_d: no src; bwd_w: no weights)

@@ -16,6 +16,8 @@
 // what the accuracy contract needs to bound an error without running the reference.
 // A CC case (descriptor "cc:...", seed 004) has src, theta (the Internal-Net parameters, kernel=net
 // only), bias, grid (the projected grid [2, H', W'], f64), dst, dst_f64, magnitude, terms; all NCHW.
+// A CC backward case ("cc:...,dir=bwd") has src, theta (net only), diff_dst, distances, and per gradient
+// (diff_src, diff_theta, diff_bias) g, g_f64, g_magnitude, g_terms, g_bound (cc_backward_case_data.hpp).
 //
 // The loader treats a manifest as untrusted input: every field is type-checked, file names must be
 // plain names inside the set folder, and a failure is a ManifestError naming the case and field.

@@ -235,6 +235,9 @@ void check_cc_backward(const Backend& backend, const Case& c, const CheckSetting
 // The backward pass's inputs: the forward's src and theta (cc_case_data) and diff_dst, uniform in
 // [-1, 1] from the case's seed (a stream of its own).
 std::vector<float> cc_backward_diff_dst(const CcDescriptor& d, std::uint64_t seed);
+// A stored CC backward vector's src, theta (the returned data; no bias: it enters no gradient) and diff_dst
+// (cc_backward_stored.cpp); throws std::invalid_argument when the stored layer is not d.
+CcData stored_cc_backward_data(const Case& c, const CcDescriptor& d, std::vector<float>& diff_dst);
 // The tensor and coordinates of a flat index into the concatenated gradients: diff_src[n, c, y, x],
 // diff_theta[i], diff_bias[o].
 struct CcGradientIndex {
