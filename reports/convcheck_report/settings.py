@@ -3,7 +3,9 @@
 The keys a run record holds (docs/results-schema.md) are listed in a fixed order, each with a label; a key
 the file does not hold says so ("not recorded": a file from an older convcheck), so that a reader can tell
 "no backend options" from "the file does not say". Any other key a writer adds is listed after them. Shards
-of one run must agree on every key that defines the run; where they do not, a warning says which.
+of one run (the runs of one suite) must agree on every key that defines the run; where they do not, a warning
+says which. Runs of different suites (the main job runs smoke, invalid, backward, ... on each backend) are not
+shards of one run and may differ.
 """
 import json
 from dataclasses import dataclass
@@ -98,8 +100,14 @@ def backend_settings(results, backend):
         values = _values(runs, key)
         if not values and key not in ALWAYS_SHOWN:
             continue
-        if len(values) > 1 and key in dict(DEFINING):
-            results.warnings.append(f"backend {backend!r}: its run records differ in {label!r} "
-                                    f"({' / '.join(values)}): these are not shards of one run")
+        # shards of one run share the suite: runs of different suites (smoke, then invalid, ...) are separate
+        # runs, and only runs of the same suite must agree
+        for suite in _values(runs, "suite") or [None]:
+            shards = [r for r in runs if suite is None or show("suite", r.get("suite")) == suite]
+            differing = _values(shards, key)
+            if len(differing) > 1 and key in dict(DEFINING):
+                of_suite = f" of suite {suite}" if suite is not None else ""
+                results.warnings.append(f"backend {backend!r}: its run records{of_suite} differ in {label!r} "
+                                        f"({' / '.join(differing)}): these are not shards of one run")
         settings.append(Setting(key=key, label=label, value=" / ".join(values), recorded=bool(values)))
     return BackendSettings(backend=backend, sources=[r["_source"] for r in runs], settings=settings)

@@ -43,3 +43,18 @@ def test_shards_that_differ_in_a_defining_key_are_a_warning():
     r = results.read_lines(lines, "x.jsonl")
     assert shown(r, "b")["seed"].value == "1 / 2"
     assert [w for w in r.warnings if "'seed'" in w and "not shards of one run" in w]
+
+
+def test_runs_of_different_suites_are_not_shards_and_not_a_warning():
+    # the main job: smoke, then invalid, on one backend (their suites, checksums and case counts differ)
+    lines = ['{"record": "run", "backend": "b", "suite": "smoke", "suite_checksum": "sha256:1", "cases_total": 106}',
+             '{"record": "run", "backend": "b", "suite": "invalid", "suite_checksum": "sha256:2", "cases_total": 22}',
+             '{"record": "run", "backend": "b", "suite": "smoke", "suite_checksum": "sha256:1", "cases_total": 106,'
+             ' "seed": 3, "shard": "1/2"}',
+             '{"record": "run", "backend": "b", "suite": "smoke", "suite_checksum": "sha256:1", "cases_total": 106,'
+             ' "seed": 4, "shard": "0/2"}']
+    r = results.read_lines(lines, "x.jsonl")
+    assert shown(r, "b")["suite"].value == "smoke / invalid"
+    warnings = [w for w in r.warnings if "not shards of one run" in w]
+    # the two smoke shards disagree on the seed; nothing else is a warning
+    assert len(warnings) == 1 and "'seed'" in warnings[0] and "of suite smoke" in warnings[0]
