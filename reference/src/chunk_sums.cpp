@@ -81,7 +81,6 @@ template <std::int64_t V>
     for (std::int64_t j = 0; j < V; ++j) sum[j * out_step] = s[j], magnitude[j * out_step] = m[j];
 }
 
-
 // Built for AVX2 and for the baseline, picked once at run time (not GCC's target_clones: its ifunc
 // resolver runs before ThreadSanitizer's runtime is up, and the TSan build's tests crashed at start).
 // AVX2 holds four doubles per vector. Neither contracts a product into the sum (no FMA in either
@@ -123,9 +122,12 @@ void add_chunk_terms(std::int64_t width, const ChunkTerm* terms, std::int64_t co
 void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t lanes, const double* in,
                    std::int64_t in_base, std::int64_t in_step, const double* weights, double* sum, double* magnitude,
                    std::int64_t* counts, std::int64_t out_step) {
-    // the cuts: 0, lanes and every class's range ends inside (classes are few: the taps along w)
+    // the cuts: 0, lanes and every class's range ends inside (classes are few: the taps along w). This
+    // function runs once per output row (a depthwise row has only its 9 taps to add): the three lists below
+    // are the calling thread's, kept from row to row, so that a row allocates nothing.
     const std::int64_t classes = static_cast<std::int64_t>(row.class_terms.size());
-    std::vector<std::int64_t> cuts{0, lanes};
+    thread_local std::vector<std::int64_t> cuts;
+    cuts.assign({0, lanes});
     for (std::int64_t c = 0; c < classes; ++c)
         for (const std::int64_t at : {ranges[c].begin, ranges[c].end})
             if (at > 0 && at < lanes) cuts.push_back(at);
@@ -137,8 +139,9 @@ void add_row_terms(const RowTermList& row, const LaneRange* ranges, std::int64_t
         std::int64_t begin, end, count;
         bool all;
     };
-    std::vector<Piece> pieces;
-    std::vector<unsigned char> taken;
+    thread_local std::vector<Piece> pieces;
+    thread_local std::vector<unsigned char> taken;
+    pieces.clear(), taken.clear();
     for (std::size_t cut = 0; cut + 1 < cuts.size(); ++cut) {
         Piece p{cuts[cut], cuts[cut + 1], 0, true};
         for (std::int64_t c = 0; c < classes; ++c) {
