@@ -12,7 +12,35 @@ namespace convcheck_plugin_support {
 
 namespace {
 __extension__ typedef __int128 i128;
+
+// (in-1)*s + (k-1)*d + 1 of axis a, exact in 128 bits: an invalid case may hold any int64 values.
+i128 whole_output(const convcheck_conv_transposed_desc& t, int a) {
+    return (i128(t.input_size[a]) - 1) * t.strides[a] + (i128(t.kernel_size[a]) - 1) * t.dilations[a] + 1;
+}
+
+// The output size of axis a, whole - pb - pe + op, exact.
+i128 exact_output_size(const convcheck_conv_transposed_desc& t, int a) {
+    return whole_output(t, a) - t.pads_begin[a] - t.pads_end[a] + t.output_padding[a];
+}
 }  // namespace
+
+std::string transposed_beyond_64_bits(const convcheck_conv_transposed_desc& t) {
+    const auto beyond = [](i128 v) { return v > INT64_MAX || v < INT64_MIN; };
+    for (int a = 0; a < t.rank && a < 3; ++a) {
+        const i128 pb = t.pads_begin[a], pe = t.pads_end[a], op = t.output_padding[a];
+        const std::pair<const char*, i128> numbers[] = {{"the kernel's span (k-1)*d+1", (i128(t.kernel_size[a]) - 1) * t.dilations[a] + 1},
+                                                        {"the whole output (in-1)*s + (k-1)*d + 1", whole_output(t, a)},
+                                                        {"the output size (in-1)*s - pb - pe + (k-1)*d + 1 + op", exact_output_size(t, a)},
+                                                        {"pads_end - output_padding", pe - op},
+                                                        {"output_padding - pads_end", op - pe},
+                                                        {"output_padding + pads_begin - pads_end", op + pb - pe}};
+        for (const auto& [name, v] : numbers)
+            if (beyond(v)) return std::string(name) + " of axis " + std::to_string(a) + " is beyond 64 bits";
+    }
+    return "";
+}
+
+int64_t transposed_output_size(const convcheck_conv_transposed_desc& t, int a) { return int64_t(exact_output_size(t, a)); }
 
 std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t) {
     constexpr int64_t limit = int64_t{1} << 40;  // the descriptor's bound (core transposed_descriptor.cpp)
@@ -22,9 +50,7 @@ std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t) {
         for (const auto& [name, v] : {std::pair<const char*, int64_t>{"pads_begin", t.pads_begin[a]},
                                       {"pads_end", t.pads_end[a]}, {"output_padding", t.output_padding[a]}})
             if (v > limit || v < -limit) return name + axis + std::to_string(v) + " beyond 2^40";
-        // (in-1)*s - pb - pe + (k-1)*d + 1 + op, exact in 128 bits: an invalid case may hold any int64 values
-        const i128 out = (i128(t.input_size[a]) - 1) * t.strides[a] - t.pads_begin[a] - t.pads_end[a] +
-                         (i128(t.kernel_size[a]) - 1) * t.dilations[a] + 1 + t.output_padding[a];
+        const i128 out = exact_output_size(t, a);
         if (out < 1 || out > INT64_MAX)
             return "the output size" + axis + (out < 1 ? std::to_string(int64_t(out < INT64_MIN ? INT64_MIN : out)) + " < 1"
                                                       : std::string("beyond 64 bits"));
@@ -67,6 +93,8 @@ Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const Transp
 
 std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule,
                                         const char* plugin, const char* library) {
+    if (std::string why = transposed_beyond_64_bits(t); !why.empty())
+        return std::string("the ") + plugin + " plugin cannot hand this case to " + library + ": " + why;
     if (t.rank != 1 && t.rank != 2) return "rank " + std::to_string(t.rank) + " is not a rank of a 2-D deconvolution";
     if (t.data_format != CONVCHECK_NCX && t.data_format != CONVCHECK_NXC) return "NCX or NXC data only";
     if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";

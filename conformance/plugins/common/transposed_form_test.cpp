@@ -50,6 +50,26 @@ TEST(TransposedForm, TheCropHidesExactlyThePadRulesValidateChecks) {
     EXPECT_NE(support::transposed_crop_hides(huge).find(" < 1"), std::string::npos);
 }
 
+TEST(TransposedForm, NumbersBeyond64BitsAreNamedNotWrapped) {
+    EXPECT_EQ(support::transposed_beyond_64_bits(to_abi(with(-1, 3, -1))), "");
+    EXPECT_EQ(support::transposed_output_size(to_abi(with(-1, 3, -1)), 0), 7 + 1 - 3 - 1);
+    convcheck_conv_transposed_desc t = to_abi(with(0, 0, 0));
+    t.strides[0] = INT64_MAX / 2;  // (in-1)*s = 2^63 - 2, and the span of 3 takes it beyond
+    EXPECT_EQ(support::transposed_beyond_64_bits(t), "the whole output (in-1)*s + (k-1)*d + 1 of axis 0 is beyond 64 bits");
+    EXPECT_NE(support::transposed_2d_inexpressible(t, {true, false}, "xnnpack", "XNNPACK")
+                  .find("the xnnpack plugin cannot hand this case to XNNPACK: the whole output"),
+              std::string::npos);
+    t = to_abi(with(0, INT64_MIN, 1));  // 7 - pe + op wraps
+    EXPECT_EQ(support::transposed_beyond_64_bits(t), "the output size (in-1)*s - pb - pe + (k-1)*d + 1 + op of axis 0 is beyond 64 bits");
+    t = to_abi(with(INT64_MAX, INT64_MAX, 0));  // 7 - pb - pe wraps below
+    EXPECT_EQ(support::transposed_beyond_64_bits(t), "the output size (in-1)*s - pb - pe + (k-1)*d + 1 + op of axis 0 is beyond 64 bits");
+    t = to_abi(with(INT64_MAX, -1, 1));  // op + pb - pe wraps; the output size does not
+    EXPECT_EQ(support::transposed_beyond_64_bits(t), "output_padding + pads_begin - pads_end of axis 0 is beyond 64 bits");
+    t = to_abi(with(0, 0, 0));
+    t.kernel_size[0] = t.dilations[0] = INT64_MAX;
+    EXPECT_EQ(support::transposed_beyond_64_bits(t), "the kernel's span (k-1)*d+1 of axis 0 is beyond 64 bits");
+}
+
 TEST(TransposedForm, AnInvalidCaseGoesToTheLibraryAsItIs) {
     const support::TransposedPadsRule unsigned_pads{true, false};  // XNNPACK's
     // op = -1: the adjustment, never a larger end pad

@@ -45,11 +45,6 @@ convcheck_conv_desc layouts_of(const convcheck_conv_transposed_desc& t) {
     return d;
 }
 
-int64_t output_size(const convcheck_conv_transposed_desc& t, int a) {
-    return (t.input_size[a] - 1) * t.strides[a] - t.pads_begin[a] - t.pads_end[a] +
-           (t.kernel_size[a] - 1) * t.dilations[a] + 1 + t.output_padding[a];
-}
-
 // ATen's output_padding op' for axis a with padding pb: op + pb - pe; a negative op stays op (transposed_form.hpp:
 // never folded into the pads, so transposed_inexpressible refuses it where pb != pe).
 int64_t aten_output_padding(const convcheck_conv_transposed_desc& t, int a) {
@@ -66,7 +61,7 @@ struct Arguments {
         : src_dims{t.batch, t.in_channels}, dst_dims{t.batch, t.out_channels}, wei_dims{t.in_channels, t.out_channels / t.groups} {
         for (int a = 0; a < t.rank; ++a) {
             src_dims.push_back(t.input_size[a]);
-            dst_dims.push_back(output_size(t, a));
+            dst_dims.push_back(support::transposed_output_size(t, a));
             wei_dims.push_back(t.kernel_size[a]);
             strides.push_back(t.strides[a]);
             dilations.push_back(t.dilations[a]);
@@ -118,6 +113,8 @@ std::string transposed_not_computable(const convcheck_conv_transposed_desc& t) {
 // What the plugin cannot hand ATen without inventing a number (as the forward's inexpressible): refused itself,
 // as an invalid argument, before the weights' shape divides by the groups.
 std::string transposed_inexpressible(const convcheck_conv_transposed_desc& t) {
+    if (const std::string why = support::transposed_beyond_64_bits(t); !why.empty())
+        return "the libtorch plugin cannot hand this case to ATen: " + why;
     if (t.groups == 0)
         return "the libtorch plugin cannot express groups = 0 to ATen: the weights tensor at::convolution takes "
                "(transposed) is [C, O/G, k...], and O/G has no value for G = 0";

@@ -45,15 +45,10 @@ memory::dims spatial(const convcheck_conv_transposed_desc& t, const int64_t (&va
     return out;
 }
 
-int64_t output_size(const convcheck_conv_transposed_desc& t, int a) {
-    return (t.input_size[a] - 1) * t.strides[a] - t.pads_begin[a] - t.pads_end[a] +
-           (t.kernel_size[a] - 1) * t.dilations[a] + 1 + t.output_padding[a];
-}
-
 // src {N, C, in...} or dst {N, O, out...} over the runner's NCX or NXC memory.
 memory::desc activation_desc(const convcheck_conv_transposed_desc& t, bool is_dst) {
     memory::dims dims{t.batch, is_dst ? t.out_channels : t.in_channels};
-    for (int a = 0; a < t.rank; ++a) dims.push_back(is_dst ? output_size(t, a) : t.input_size[a]);
+    for (int a = 0; a < t.rank; ++a) dims.push_back(is_dst ? support::transposed_output_size(t, a) : t.input_size[a]);
     std::vector<int> physical{0};
     if (t.data_format == CONVCHECK_NCX) physical.push_back(1);
     for (int a = 0; a < t.rank; ++a) physical.push_back(2 + a);
@@ -135,14 +130,14 @@ void crop_into_dst(convcheck_plugin& p, const convcheck_conv_transposed_desc& t,
     const convcheck_conv_transposed_desc c = computed(t);
     float* dst = static_cast<float*>(args.dst);
     int64_t spatial_elements = 1;
-    for (int a = 0; a < t.rank; ++a) spatial_elements *= output_size(t, a);
+    for (int a = 0; a < t.rank; ++a) spatial_elements *= support::transposed_output_size(t, a);
     const int64_t elements = t.batch * t.out_channels * spatial_elements;
     std::fill(dst, dst + elements, 0.0f);
     memory::dims dims{t.batch, t.out_channels}, from{0, 0}, to{0, 0};
     bool any = true;
     for (int a = 0; a < t.rank; ++a) {
         const int64_t lo = std::max<int64_t>(0, -t.pads_begin[a]);
-        const int64_t hi = std::min<int64_t>(output_size(t, a), output_size(c, a) - t.pads_begin[a]);
+        const int64_t hi = std::min<int64_t>(support::transposed_output_size(t, a), support::transposed_output_size(c, a) - t.pads_begin[a]);
         any = any && hi > lo;
         dims.push_back(hi - lo), from.push_back(lo + t.pads_begin[a]), to.push_back(lo);
     }
@@ -171,6 +166,8 @@ std::string refusal(const dnnl::error& e, const convcheck_conv_transposed_desc& 
 // What the plugin cannot hand oneDNN without inventing a number (as the forward's inexpressible): refused
 // itself, as an invalid argument, before weights_desc divides by the groups.
 std::string inexpressible(const convcheck_conv_transposed_desc& t) {
+    if (const std::string why = support::transposed_beyond_64_bits(t); !why.empty())
+        return "the onednn plugin cannot hand this case to oneDNN: " + why;
     if (t.groups == 0)
         return "the onednn plugin cannot express groups = 0 to oneDNN: its grouped deconvolution weights are "
                "{G, O/G, C/G, k...}, and O/G, C/G have no value for G = 0";

@@ -44,6 +44,17 @@ struct Transposed2d {
     bool library_bias = false;  // the library adds the bias (direct); else cropped_bias_f32 does
 };
 
+// "" when every number the plugins compute from t's sizes, strides, dilations, pads and output padding fits
+// in 64 bits (computed exactly, in 128): per axis the kernel's span (k-1)*d+1, the whole output (in-1)*s + span,
+// the output size, and the differences of pads and output padding the adaptations pass on (pe - op,
+// op + pb - pe); else which one does not, in words ("the output size[0] = (in-1)*s - pb - pe + (k-1)*d + 1 + op
+// is beyond 64 bits"). Only an invalid case's values can break it; a plugin refuses such a case itself (invalid
+// argument) instead of handing its library a wrapped number.
+std::string transposed_beyond_64_bits(const convcheck_conv_transposed_desc& t);
+
+// The output size of axis a, (in-1)*s - pb - pe + (k-1)*d + 1 + op; when transposed_beyond_64_bits(t) is "".
+int64_t transposed_output_size(const convcheck_conv_transposed_desc& t, int a);
+
 // "" when cropping a whole output computes exactly t, else the rule of the transposed descriptor (validate())
 // that t's pads break and the crop would hide, in words: an output padding below 0, a pad or output padding
 // beyond 2^40, an output size below 1 (e.g. "output_padding[0] = -1 < 0").
@@ -54,7 +65,7 @@ std::string transposed_crop_hides(const convcheck_conv_transposed_desc& t);
 Transposed2d transposed_2d(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule);
 
 // Why a plugin (`plugin`, e.g. "xnnpack") cannot hand t to its library (`library`, e.g. "XNNPACK") in this
-// form, "" when it can: a rank other than 1 and 2, data or weights formats other than NCX/NXC and OIX/XIO,
+// form, "" when it can: transposed_beyond_64_bits, a rank other than 1 and 2, data or weights formats other than NCX/NXC and OIX/XIO,
 // groups that do not split C and O into whole groups (the library takes C/G and O/G channels per group), and
 // transposed_output_padding_inexpressible.
 std::string transposed_2d_inexpressible(const convcheck_conv_transposed_desc& t, const TransposedPadsRule& rule,
