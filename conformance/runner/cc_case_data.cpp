@@ -7,7 +7,7 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
-#include "convcheck/formats/manifest.hpp"
+#include "convcheck/formats/case_data.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -28,34 +28,32 @@ CcData make_cc_data(const CcDescriptor& d, std::uint64_t seed) {
     return data;
 }
 
-// A stored golden vector's src, theta and bias (checksummed, checked against the descriptor).
-// The truth is the CC reference on these inputs, as for generated data: ctest checks that the
-// reference reproduces every stored CC result (vectors_reference_vectors_test).
+// A stored golden vector's src, theta and bias, through the typed loader (formats/case_data.hpp: checksum,
+// f32, the layer's dims). The truth is the CC reference on these inputs, as for generated data: ctest checks
+// that the reference reproduces every stored CC result (vectors_reference_vectors_test).
 CcData stored_cc_data(const Case& c, const CcDescriptor& d) {
     const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
-    const vectors::VectorCase* stored = &stored_case(set, c);
-    if (!(parse_cc_descriptor(stored->descriptor) == d))
-        throw std::invalid_argument("stored vector " + c.vector_case + " is " + stored->descriptor + ", not " + to_string(d));
-    auto load = [&](const char* role, std::int64_t elements) {
-        std::vector<float> values;
-        const vectors::ArrayEntry* e = stored->array(role);
-        if (!e) return values;
-        const npy::Array a = vectors::load_array(set, *stored, *e);
-        if (a.type != npy::ElementType::f32 || a.elements() != elements)
-            throw std::invalid_argument("stored CC vector " + stored->name + ": array '" + role + "' must be f32 with " +
-                                        std::to_string(elements) + " elements");
-        values.resize(static_cast<std::size_t>(elements));
-        std::memcpy(values.data(), a.data.data(), values.size() * sizeof(float));
-        return values;
+    const vectors::VectorCase& stored = stored_case(set, c);
+    if (!(parse_cc_descriptor(stored.descriptor) == d))
+        throw std::invalid_argument("stored vector " + c.vector_case + " is " + stored.descriptor + ", not " + to_string(d));
+    const auto load = [&](const char* role, const std::vector<std::int64_t>& dims) {
+        return stored.array(role) ? stored_floats(vectors::load_role(set, stored, role, "f32", dims)) : std::vector<float>{};
     };
     CcData data;
-    data.src = load("src", d.src_elements());
-    if (d.kernel == CcKernel::internal_net) data.theta = load("theta", d.theta_elements());
-    if (d.has_bias) data.bias = load("bias", d.out_channels);
+    data.src = load("src", d.src_dims());
+    if (d.kernel == CcKernel::internal_net) data.theta = load("theta", {d.theta_elements()});
+    if (d.has_bias) data.bias = load("bias", {d.out_channels});
     return data;
 }
 
 }  // namespace
+
+std::vector<float> stored_floats(const npy::Array& a) {
+    if (a.shape.empty()) return {};  // not stored (theta of an analytic kernel)
+    std::vector<float> v(static_cast<std::size_t>(a.elements()));
+    if (!v.empty()) std::memcpy(v.data(), a.data.data(), v.size() * sizeof(float));
+    return v;
+}
 
 GuardedBuffer guarded_copy(const std::vector<float>& values) {
     GuardedBuffer b(values.size() * sizeof(float));

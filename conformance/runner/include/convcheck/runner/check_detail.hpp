@@ -14,6 +14,7 @@
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/formats/manifest.hpp"
+#include "convcheck/formats/npy.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 #include "convcheck/runner/verdict.hpp"
 
@@ -214,6 +215,8 @@ struct CcData {
 };
 // Drawn from the case's seed, or a stored golden vector's (checked against the descriptor).
 CcData cc_case_data(const Case& c, const CcDescriptor& d);
+// A stored f32 array's values (loaded and checked by the typed formats loader); empty when not stored.
+std::vector<float> stored_floats(const npy::Array& a);
 // A guarded f32 buffer holding `values` (cc_case_data.cpp).
 GuardedBuffer guarded_copy(const std::vector<float>& values);
 struct CcOutputs {
