@@ -1,8 +1,8 @@
 // Internal: backward data of a 1x1 layer (one group, every stride 1, no padding), f32 channels last,
 // straight from diff_dst: diff_src is then the product diff_dst [pixels][O] x W [O][C], read as one
 // long run of pixels (every rank). A register tile holds P pixels x NB vectors of input channels (one
-// super block of NB*W channels); per output channel o it broadcasts the P pixels' diff_dst(o) and
-// loads the super block's W(o, .):
+// super block of NB*W channels; the tile's pixels stay in L1 over the super blocks); per output channel
+// o it broadcasts the P pixels' diff_dst(o) and loads the super block's W(o, .):
 //   diff_src(pixel, c) = sum over o in increasing order of diff_dst(pixel, o) * W(o, c)
 // in f32 FMAs from zero (one order for any thread count; the forward blocked kernel's order with one
 // input-channel block). While a tile computes, it prefetches the diff_dst of the tile four ahead: the
@@ -15,7 +15,7 @@
 
 namespace convcheck::optimized::detail {
 
-inline constexpr i64 kPointwiseChunk = 256;
+inline constexpr i64 kPointwiseChunk = 96;  // a multiple of every tile's pixels (4, 6, 12)
 
 struct PointwiseBackwardData {
     i64 pixels = 0;                  // N * spatial
