@@ -104,6 +104,9 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, const flo
     home_store<R, NB>(acc, home);
 }
 
+constexpr i64 kLineFloats = 16;  // floats per cache line
+inline void prefetch(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T0); }
+
 template <int NB>
 void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
                    i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
@@ -114,34 +117,56 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     const i64 rows_total = taps * ICg, OW = g.out[2], chunks = p.chunks(), KB = p.block_pixels;
     float* d_panels = scratch;                      // [lane block][K][B]
     float* x_panels = scratch + p.lane_blocks_per_item * B * KB;  // [tile of the item][K][R]
-    i64* x_at = offsets;                            // per pixel of the block: xp offset, channel grp*ICg
-    i64* d_at = offsets + KB;                       // dy offset, channel grp*OCg
+    // per pixel of the block: xp offset (channel grp*ICg) and dy offset (channel grp*OCg); the same for
+    // the next block (to prefetch it)
+    i64 *x_at = offsets, *d_at = offsets + KB, *x_next = offsets + 2 * KB, *d_next = offsets + 3 * KB;
     const i64 px_begin = row_begin * OW, px_end = row_end * OW;
+    // the K pixels from pb, walked row by row (no division per pixel)
+    const auto walk = [&](i64 pb, i64 K, i64 grp, i64* xs, i64* ds) {
+        for (i64 k = 0, px = pb; k < K;) {
+            const i64 ow0 = px % OW, row = px / OW, run = min_i64(OW - ow0, K - k);
+            const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
+            const i64 x_row = ((((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) +
+                               ow0 * g.stride[2]) * Cs + grp * ICg;
+            for (i64 i = 0; i < run; ++i, ++k, ++px) {
+                xs[k] = x_row + i * g.stride[2] * Cs;
+                ds[k] = px * O + grp * OCg;
+            }
+        }
+    };
     for (i64 item = begin; item < end; ++item) {
         const i64 grp = item / chunks, tile_chunk = item % chunks / p.lane_chunks(), lane_chunk = item % chunks % p.lane_chunks();
         const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
         const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(p.lane_blocks, lb_begin + p.lane_blocks_per_item);
+        const i64 full_end = min_i64(lb_end, OCg / B);  // the item's lane blocks [lb_begin, full_end) are whole
+        walk(px_begin, min_i64(KB, px_end - px_begin), grp, x_next, d_next);
         for (i64 pb = px_begin; pb < px_end; pb += KB) {
             const i64 K = min_i64(KB, px_end - pb);
-            // the block's pixels, walked row by row (no division per pixel)
-            for (i64 k = 0, px = pb; k < K;) {
-                const i64 ow0 = px % OW, row = px / OW, run = min_i64(OW - ow0, K - k);
-                const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
-                const i64 x_row = ((((n * g.padded[0] + od * g.stride[0]) * g.padded[1] + oh * g.stride[1]) * g.padded[2]) +
-                                   ow0 * g.stride[2]) * Cs + grp * ICg;
-                for (i64 i = 0; i < run; ++i, ++k, ++px) {
-                    x_at[k] = x_row + i * g.stride[2] * Cs;
-                    d_at[k] = px * O + grp * OCg;
+            i64* t = x_at;
+            x_at = x_next, x_next = t;
+            t = d_at;
+            d_at = d_next, d_next = t;
+            // the next block's input and diff_dst lines (the item's channels) are prefetched while this
+            // block computes, a share before each tile: its reads are strided (a few lines of each pixel),
+            // which the hardware's prefetchers do not follow far enough ahead
+            const i64 next = pb + KB < px_end ? min_i64(KB, px_end - pb - KB) : 0;
+            if (next > 0) walk(pb + KB, next, grp, x_next, d_next);
+            const auto prefetch_share = [&](i64 share, i64 shares) {
+                for (i64 k = next * share / shares; k < next * (share + 1) / shares; ++k) {
+                    for (i64 c = 0; c < ICg; c += kLineFloats) prefetch(xp + x_next[k] + c);
+                    for (i64 c = lb_begin * B; c < lb_end * B; c += kLineFloats) prefetch(dy + d_next[k] + c);
                 }
-            }
+            };
+            // the whole lane blocks pixel after pixel (each pixel's channels one sequential read)
+            for (i64 k = 0; k < K; ++k)
+                for (i64 lb = lb_begin; lb < full_end; ++lb)
+#pragma GCC unroll 4
+                    for (int j = 0; j < NB; ++j)
+                        store(d_panels + ((lb - lb_begin) * K + k) * B + j * W, load(dy + d_at[k] + lb * B + j * W));
             for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                 const i64 lanes = min_i64(B, OCg - lb * B);
                 float* panel = d_panels + (lb - lb_begin) * K * B;
-                if (lanes == B) {
-                    for (i64 k = 0; k < K; ++k)
-#pragma GCC unroll 4
-                        for (int j = 0; j < NB; ++j) store(panel + k * B + j * W, load(dy + d_at[k] + lb * B + j * W));
-                } else {
+                if (lanes != B) {
                     for (i64 k = 0; k < K; ++k) {
                         const float* from = dy + d_at[k] + lb * B;
                         for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
@@ -163,7 +188,8 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                 for (i64 k = 0; k < K; ++k)
                     for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
             }
-            for (i64 tile = t_begin; tile < t_end; ++tile)  // the tile's inputs stay in L1 over the lane blocks
+            for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
+                prefetch_share(tile - t_begin, t_end - t_begin);
                 for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const bool in_place = rows == R && q0 / ICg == (q0 + R - 1) / ICg;
@@ -171,6 +197,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     panel_tile<R, NB>(x_panels + (tile - t_begin) * K * R, xp + p.tap_offsets[q0 / ICg] + q0 % ICg,
                                       in_place ? x_at : nullptr, d_panels + (lb - lb_begin) * K * B, K, home, pb == px_begin);
                 }
+            }
         }
     }
 }

@@ -67,7 +67,7 @@ struct BackwardWeightsProblem {
     }
     i64 scratch_offsets() const {
         const i64 KR = geometry->kernel[0] * geometry->kernel[1];
-        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 2 * block_pixels;
+        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 4 * block_pixels;
     }
 };
 

@@ -115,6 +115,13 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=1,c=4,o=16,in=5x6x7,k=2x3x2,s=2x1x2,pb=1x0x1,pe=0x1x0,data=nxc",
         "conv:n=2,c=2,o=32,in=15,k=5,s=3,pb=2,pe=1,data=nxc",
         "conv:n=2,c=20,o=20,g=20,in=9x11,k=3x3,s=2x2,d=1x2,pb=1x0,pe=0x2,data=nxc",
+        // the pointwise one (1x1, stride 1): a partial vector block, several chunks of pixels and a
+        // partial tile, the prefetch running into the next chunk; 3-D; one vector block; several super
+        // blocks of input channels, the last one partial
+        "conv:n=2,c=20,o=37,in=9x31,k=1x1,bias=1,data=nxc",
+        "conv:n=2,c=70,o=33,in=7x9,k=1x1,data=nxc",
+        "conv:n=1,c=16,o=96,in=5x6x7,k=1x1x1,data=nxc,wei=xio",
+        "conv:n=3,c=8,o=5,in=50,k=1,data=nxc",
         // depthwise backward weights with many channels: diff_dst read in place (C a multiple of the
         // lanes) and packed rows a vector apart (padded width 16); C not a multiple of the lanes (a
         // copy, diff_dst packed, its rows 16 wide); the 3x3 stride-1 window on both

@@ -1,0 +1,82 @@
+// The pointwise backward-data kernel (backward_data_pointwise.hpp), compiled once per ISA.
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+namespace {
+
+// Pixels per tile for NB vectors: P*NB accumulators + NB weights + 1 broadcast within 16 registers.
+constexpr int kPointwiseRows[4] = {0, 12, 6, 4};
+
+// One tile: `count` (<= P) pixels from dy (pixel stride O) into dx (pixel stride C), super block cs.
+// Pixels past count repeat the last one and are not stored. pf: the diff_dst to prefetch (P pixels
+// from there), or null.
+template <int NB, int P>
+void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, i64 count, i64 cs, const float* pf) {
+    constexpr int B = NB * W;
+    const i64 O = p.out_channels, C = p.in_channels;
+    const float* from[P];
+#pragma GCC unroll 16
+    for (int r = 0; r < P; ++r) from[r] = dy + min_i64(r, count - 1) * O;
+    vf acc[P * NB];
+#pragma GCC unroll 64
+    for (int i = 0; i < P * NB; ++i) acc[i] = zero();
+    const float* w = p.weights + cs * O * B;
+    constexpr i64 kLine = 16;  // floats per cache line
+    for (i64 o0 = 0; o0 < O; o0 += kLine) {
+        if (pf)
+#pragma GCC unroll 16
+            for (int r = 0; r < P; ++r) _mm_prefetch(reinterpret_cast<const char*>(pf + r * O + o0), _MM_HINT_T0);
+        const i64 o_end = min_i64(O, o0 + kLine);
+        for (i64 o = o0; o < o_end; ++o) {
+            vf wv[NB];
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) wv[j] = load(w + o * B + j * W);
+#pragma GCC unroll 16
+            for (int r = 0; r < P; ++r) {
+                const vf b = broadcast(from[r] + o);
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+            }
+        }
+    }
+    const i64 valid = min_i64(B, C - cs * B);
+    float* to = dx + cs * B;
+    if (count == P) {
+        store_tile<P, NB>(acc, to, C, valid);
+        return;
+    }
+    float tile[P * B];  // through the stack with constant indices (acc stays in registers)
+    store_tile<P, NB>(acc, tile, B, B);
+    for (i64 r = 0; r < count; ++r)
+        for (i64 c = 0; c < valid; ++c) to[r * C + c] = tile[r * B + c];
+}
+
+template <int NB>
+void pointwise_chunks(const PointwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end) {
+    constexpr int P = kPointwiseRows[NB];
+    const i64 O = p.out_channels, C = p.in_channels, M = p.pixels;
+    for (i64 chunk = begin; chunk < end; ++chunk) {
+        const i64 first = chunk * kPointwiseChunk, last = min_i64(M, first + kPointwiseChunk);
+        for (i64 px = first; px < last; px += P) {
+            const i64 count = min_i64(P, last - px);
+            // the tile four ahead (in the next chunk too: the pixels run on), while it lies in dy (two or eight
+            // ahead: slower)
+            const float* pf = px + 5 * P <= M ? dy + (px + 4 * P) * O : nullptr;
+            for (i64 cs = 0; cs < p.super_blocks; ++cs)
+                pointwise_tile<NB, P>(p, dy + px * O, dx + px * C, count, cs, cs == 0 ? pf : nullptr);
+        }
+    }
+}
+
+}  // namespace
+
+int pointwise_backward_data_max_blocks() { return 3; }
+
+void pointwise_backward_data_chunks(const PointwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end) {
+    switch (p.vector_blocks) {
+    case 1: pointwise_chunks<1>(p, dy, dx, begin, end); return;
+    case 2: pointwise_chunks<2>(p, dy, dx, begin, end); return;
+    default: pointwise_chunks<3>(p, dy, dx, begin, end); return;
+    }
+}
+
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE
