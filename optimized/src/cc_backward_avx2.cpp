@@ -26,7 +26,7 @@ template <int RB, int C, bool MASK>
 void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
                 double* partial) {
     __m256 acc[C * RB];
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int k = 0; k < C * RB; ++k) acc[k] = _mm256_setzero_ps();
     const __m256i mask = lanes(valid);
     const float* d = dy + v0 * 8;
@@ -36,7 +36,7 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
 #pragma GCC unroll 4
         for (int b = 0; b < RB; ++b)
             dv[b] = MASK && b + 1 == RB ? _mm256_maskload_ps(d + b * 8, mask) : _mm256_loadu_ps(d + b * 8);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
         for (int c = 0; c < C; ++c) {
             const __m256 v = _mm256_broadcast_ss(xr + c);
 #pragma GCC unroll 4
@@ -44,7 +44,7 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
         }
     }
     alignas(32) float out[C * RB][8];  // (the accumulators leave their registers only here)
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int k = 0; k < C * RB; ++k) _mm256_store_ps(out[k], acc[k]);
     for (int c = 0; c < C; ++c)
         for (int b = 0; b < RB; ++b) {
@@ -168,14 +168,16 @@ void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_
 }  // namespace
 
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // row vectors in pairs (the last vector masked), columns 4 at a time: 8 accumulators, the 2 row
-    // vectors kept in registers; the count x 4 columns of x and the count x 16 rows of dy stay in L1
-    // between passes
+    // row vectors in pairs (the last vector masked), columns 6 at a time (then 4, then 1): 12
+    // accumulators, the 2 row vectors kept in registers (8 loads per 12 FMAs: the FMAs bound it); the
+    // count x 6 columns of x and the count x 16 rows of dy stay in L1 between passes
     const i64 vectors = (rows + 7) / 8, valid = rows - (vectors - 1) * 8;
     for (i64 v0 = 0; v0 < vectors; v0 += 2) {
         const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2;
         const bool mask = v0 + rb == vectors && valid < 8;
         i64 c0 = 0;
+        for (; c0 + 6 <= cols; c0 += 6)
+            (mask ? outer_for<6, true>(rb) : outer_for<6, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
         for (; c0 + 4 <= cols; c0 += 4)
             (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
         for (; c0 < cols; ++c0)

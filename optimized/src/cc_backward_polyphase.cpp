@@ -118,8 +118,7 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
     };
     for (i64 n = 0; n < d.batch; ++n) {
         const float* src_n = src + n * Cin * in_plane;
-        for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-            avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+        avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);  // rows at once
         avx2::cc_pack_planes(diff_dst + n * Cout * pixels + oy0 * OW, Cout, (oy1 - oy0) * OW, pixels, dst_cl);
         std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
         // per phase, its pixels of the band in row-major order, in chunks of at most kChunkPixels
@@ -138,9 +137,7 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
                     }
                 if (count > 0) chunk(rh * phases_[1] + rw, count);
             }
-        for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-            avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src + n * Cin * in_plane + iy * W,
-                                in_plane);
+        avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src + n * Cin * in_plane + rows[0] * W, in_plane);
     }
     meter.count_out(band_floats_ * 4 + scratch_i64 * 8);
 }
