@@ -310,46 +310,4 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
     if (n > 0) flush();
 }
 
-namespace {
-
-// f(the patch's channels of a tap, the input pixel's channels in base or null outside the input), for
-// every pixel and tap in order.
-template <typename Base, typename Patches, typename F>
-void for_each_patch_tap(const CcPatchProblem& p, const i64* fy, const i64* fx, i64 count, Base* base, Patches* patches,
-                        const F& f) {
-    for (i64 i = 0; i < count; ++i)
-        for (i64 y = 0; y < p.kh; ++y)
-            for (i64 x = 0; x < p.kw; ++x, patches += p.channels) {
-                const i64 iy = fy[i] + y, ix = fx[i] + x;
-                const bool in = iy >= 0 && iy < p.in_h && ix >= 0 && ix < p.in_w;
-                f(patches, in ? base + ((iy - p.row0) * p.in_w + ix) * p.channels : nullptr);
-            }
-}
-
-}  // namespace
-
-void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count,
-                       float* f) {
-    const i64 C = p.channels;
-    for_each_patch_tap(p, fy, fx, count, src_cl, f, [C](float* to, const float* from) {
-        for (i64 c = 0; c < C; ++c) to[c] = from ? from[c] : 0.0f;
-    });
-}
-
-void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
-                        float* diff_cl) {
-    const i64 C = p.channels;
-    for_each_patch_tap(p, fy, fx, count, diff_cl, df, [C](const float* from, float* to) {
-        if (to)
-            for (i64 c = 0; c < C; ++c) to[c] += from[c];
-    });
-}
-
-void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to) {
-    for (i64 i = 0; i < count; ++i, to += width) {
-        const float* row = from + index[i] * width;
-        for (i64 k = 0; k < width; ++k) to[k] = row[k];
-    }
-}
-
 }  // namespace convcheck::optimized::detail::avx2

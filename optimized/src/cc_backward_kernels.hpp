@@ -29,28 +29,31 @@ inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
     return kHiddenPairs * (2 * p.h1 + 1 + p.h2p + 3) + 2 * p.h1 + 8;
 }
 
-// The polyphase method's patches: pixel i's neighbours are rows fy[i] .. fy[i] + kh - 1 and columns
-// fx[i] .. fx[i] + kw - 1 of the input (in_h x in_w, `channels` channels), held channels last from
-// input row row0 on.
-struct CcPatchProblem {
-    i64 in_h = 1, in_w = 1, channels = 1, kh = 1, kw = 1, row0 = 0;
+// The polyphase method's patches without a copy (cc_backward_patches_avx2.cpp): pixel i of a chunk
+// at tap t reads the input's channels (channels last) at src_cl + src_at[t * count + i] (a row of
+// zeros outside the input) and sends its gradient to diff_cl + diff_at[t * count + i] (-1: outside,
+// nothing sent). dyt [rows][count]: the pixels' diff_dst, one row per output channel.
+struct CcPatchTaps {
+    i64 count = 0, taps = 1, channels = 1, rows = 1;  // pixels, K, Cin, Cout
+    const i64* src_at = nullptr;
+    const i64* diff_at = nullptr;
 };
 
 namespace avx2 {
-// f [count][kh * kw * channels]: each pixel's neighbours (taps in (y, x) order), 0 outside the input.
-void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count, float* f);
-// diff_cl at each pixel's neighbours inside the input += df (pixels, then taps, in order).
-void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
-                        float* diff_cl);
-// to[i][0 .. width) = from[index[i]][0 .. width).
-void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to);
+// partial [rows][taps * channels] (dW_phase) += sum over the pixels i of dyt[r][i] * the patch's
+// (tap, channel): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
+void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
+// dF[i][tap, c] = sum_r dyt[r][i] * w[r][tap * channels + c] (f32 from 0 over r in order, FMA), added
+// to diff_cl at each pixel's tap inside the input: taps in order, then 16 channels at a time, then the
+// pixels in order.
+void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 
 // partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
 // in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 
 // out [count][cols] = a [count][inner] w [inner][cols]: each sum over inner in order from 0 (FMA).
-// ([dZ | dS] = dY [W3 | b3] and the polyphase method's dF = dY W_phase.)
+// ([dZ | dS] = dY [W3 | b3].)
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
 
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of

@@ -67,6 +67,7 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
                                            [&](i64 band, double* partial) {
                                                run_band(band, src, diff_dst, diff_src, partial, meter);
                                            });
+    add_band_partials(partials.data(), B, partial_size_);
     const double* all = partials.data();
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
