@@ -83,10 +83,11 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         for (i64 co = 0; co < Cout; ++co) {
             double* to = g + pair * C + co * Cin;
             const double* from = all + (ph * Cout + co) * KC + t * Cin;
-            std::copy(from, from + Cin, to);
-            for (i64 b = 1; b < B; ++b)
-#pragma GCC ivdep
-                for (i64 ci = 0; ci < Cin; ++ci) to[ci] += from[b * partial_size_ + ci];
+            for (i64 ci = 0; ci < Cin; ++ci) {
+                double s = from[ci];
+                for (i64 b = 1; b < B; ++b) s += from[b * partial_size_ + ci];
+                to[ci] = s;
+            }
         }
     }
     backward_internal_net(kernel_, pairs_.data(), pairs, g, theta);
@@ -121,14 +122,15 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
         for (i64 co = 0; co < Cout; ++co)
             for (i64 i = 0; i < count; ++i) dyt[co * count + i] = diff_dst_n[co * pixels + at[i]];
         for (i64 y = 0; y < kh; ++y)
-            for (i64 x = 0; x < kw; ++x)
-                for (i64 i = 0, t = y * kw + x; i < count; ++i) {
+            for (i64 x = 0; x < kw; ++x) {
+                const i64 t = y * kw + x;
+                for (i64 i = 0; i < count; ++i) {
                     const i64 iy = fy[i] + y, ix = fx[i] + x;
-                    const bool in = iy >= 0 && iy < H && ix >= 0 && ix < W;
                     const i64 pos = ((iy - rows[0]) * W + ix) * Cin;
-                    src_at[t * count + i] = in ? Cin + pos : 0;
-                    diff_at[t * count + i] = in ? pos : -1;
+                    diff_at[t * count + i] = iy >= 0 && iy < H && ix >= 0 && ix < W ? pos : -1;
                 }
+                for (i64 i = 0; i < count; ++i) src_at[t * count + i] = diff_at[t * count + i] < 0 ? 0 : diff_at[t * count + i] + Cin;
+            }
         const CcPatchTaps taps{count, K, Cin, Cout, src_at, diff_at};
         avx2::cc_patch_outer_accumulate(taps, dyt, src_cl, partial + ph * Cout * KC);
         avx2::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
