@@ -224,7 +224,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
                         double* partial_w2, double* partial_w1, float* scratch) {
     const CcHiddenProblem& p = *q.hidden;
-    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8;
+    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8, h1v = (h1 + 7) / 8, h1p = h1v * 8;
     // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
     float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
     float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
@@ -278,21 +278,16 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                     _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
                                                                   _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
                 }
-                // da1[j] = sum_m W2[m][j] dz2[m]: 8 rows of W2t at a time, each a lane sum
-                for (i64 j0 = 0; j0 < h1; j0 += 8) {
-                    __m256 prod[8];
-                    for (i64 k = 0; k < 8; ++k) {
-                        if (j0 + k >= h1) {
-                            prod[k] = _mm256_setzero_ps();
-                            continue;
-                        }
-                        const float* w = p.w2t + (j0 + k) * h2p;
-                        __m256 s = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(d2));
-                        for (i64 b = 1; b < vectors; ++b)
-                            s = _mm256_fmadd_ps(_mm256_loadu_ps(w + b * 8), _mm256_loadu_ps(d2 + b * 8), s);
-                        prod[k] = s;
+                // da1[j] = sum_m W2[m][j] dz2[m]: 8 j per vector, dz2[m] broadcast, the even and odd m apart
+                for (i64 v = 0; v < h1v; ++v) {
+                    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
+                    const float* w = q.w2 + v * 8;
+                    i64 m = 0;
+                    for (; m + 2 <= h2p; m += 2) {
+                        even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
+                        odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
                     }
-                    _mm256_storeu_ps(da1 + j0, sum_lanes8(prod));
+                    _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
                 }
                 for (j = 0; j + 8 <= h1; j += 8) {
                     const __m256 g1 = _mm256_loadu_ps(da1 + j);

@@ -12,6 +12,8 @@
 // then, per distance pair, the hidden layers' reverse (cc_hidden_backward).
 #pragma once
 
+#include <vector>
+
 #include "cc_factored_kernels.hpp"
 
 namespace convcheck::optimized::detail {
@@ -21,7 +23,11 @@ struct CcHiddenBackwardProblem {
     const CcHiddenProblem* hidden = nullptr;
     const double* dist_y = nullptr;  // [OH][kh]
     const double* dist_x = nullptr;  // [OW][kw]
+    const float* w2 = nullptr;       // [h2p][h1 rounded up to 8]: W2's rows, zero padded (cc_hidden_w2)
 };
+
+// W2 as cc_hidden_backward reads it, from the forward's transposed copy (CcHiddenProblem::w2t).
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p);
 
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
 inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
@@ -67,7 +73,9 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
-// f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh, da1 = W2^T dz2 (lane sums), dz1 = LeakyReLU'(v1) da1
+// f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh,
+// da1 = W2^T dz2 (8 of a1's entries per vector, m in order: the even m and the odd m summed apart, then
+// added), dz1 = LeakyReLU'(v1) da1
 // (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
 //   partial_w2 [h2p][h1 + 1] += dz2^T [a1 | 1]   (dW2, with db2 as its last column)
 //   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)

@@ -35,7 +35,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 Cout = d.out_channels, K = d.neighbours();
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
-    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data()};
+    w2_ = cc_hidden_w2(net_->hidden);
+    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data(), w2_.data()};
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
@@ -53,6 +54,14 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     // rows and their gradient, channels last; the first layer's scratch, dN [K][Cin], the hidden reverse's
     chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + 2 * chunk_rows_ * d.input_size[1] * d.in_channels +
                     kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
+}
+
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p) {
+    const i64 h1p = (p.h1 + 7) / 8 * 8;
+    std::vector<float> w2(static_cast<std::size_t>(p.h2p * h1p), 0.0f);
+    for (i64 m = 0; m < p.h2p; ++m)
+        for (i64 j = 0; j < p.h1; ++j) w2[m * h1p + j] = p.w2t[j * p.h2p + m];
+    return w2;
 }
 
 std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {

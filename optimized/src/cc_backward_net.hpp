@@ -46,6 +46,7 @@ private:
     CcDescriptor desc_;
     AxisWindows axes_[2];
     std::unique_ptr<CcNetFactors> net_;
+    std::vector<float> w2_;  // cc_hidden_w2
     CcHiddenBackwardProblem hidden_back_;
     std::int64_t chunk_pixels_ = 1, chunk_rows_ = 0, chunk_floats_ = 0, partial_size_ = 0;
     std::vector<std::int64_t> band_rows_;  // band b: output rows [band_rows_[b], band_rows_[b + 1])
