@@ -43,7 +43,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
     // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
-    band_rows_ = cc_backward_bands(axes_[0], 8);  // 4 per parity: tasks enough for 2 threads
+    band_rows_ = cc_backward_bands(axes_[0], 4);  // 2 per parity: tasks enough for 2 threads
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {

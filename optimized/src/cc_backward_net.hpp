@@ -2,7 +2,7 @@
 // tensor: the reverse of the forward's chunked method (cc_chunked.hpp), on the same pieces
 // (cc_net_factors.hpp) and kernels (cc_factored_kernels.hpp), plus its own (cc_backward_kernels.hpp).
 //
-// Output rows are cut into bands (at most kMaxBands, fixed by the descriptor) such that two bands of
+// Output rows are cut into bands (at most 4, fixed by the descriptor) such that two bands of
 // the same parity read no common input row; each band runs its pixels in chunks (row-major, at most
 // kMaxChunkPixels) and owns a partial sum (double) of every parameter gradient. Even bands run in
 // parallel and scatter into diff_src, then odd bands; then the partials are added in band order.
