@@ -3,10 +3,11 @@
 // docs/performance.md (32 -> 32 channels, 3x3 support, Internal-Net 16x16): backward / forward time.
 //
 //   convcheck_bench_cc_backward [--threads 1,2] [--batch 1,8] [--min-time S] [--clock wall|cpu] [--runs R]
-//                               [--only TEXT]
+//                               [--only TEXT] [--backward-only S]
 //
 // Each time is the minimum over repeated calls (bench/timing.hpp); --runs R repeats the whole
-// measurement R times and prints each run's ratio, then the median.
+// measurement R times and prints each run's ratio, then the median. --backward-only S runs only the
+// backward of each selected layer for S seconds and prints nothing (for `perf record`).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -36,12 +37,14 @@ int main(int argc, char** argv) {
     double min_time = 0.3;
     int runs = 3;
     std::string only;
+    double backward_only = 0;
     app.add_option("--threads", threads_arg, "comma-separated thread counts");
     app.add_option("--batch", batch_arg, "comma-separated batch sizes");
     app.add_option("--min-time", min_time, "seconds of repeated calls per measurement (the minimum is kept)");
     app.add_option("--clock", clock_arg, "wall or cpu (process CPU time / threads)");
     app.add_option("--runs", runs, "whole measurements per row (each ratio printed, then the median)");
     app.add_option("--only", only, "only the layers whose text contains this");
+    app.add_option("--backward-only", backward_only, "run only the backward, this many seconds per row (for a profiler)");
     CLI11_PARSE(app, argc, argv);
     bench::clock_choice() = clock_arg == "wall" ? bench::Clock::wall : bench::Clock::cpu;
     std::printf("| CC | n | thr | forward method | forward ms | backward ms | backward / forward | runs' ratios | "
@@ -54,13 +57,18 @@ int main(int argc, char** argv) {
                 bench::CcData x(d);
                 const optimized::CcPlan forward(d, x.theta_in(), x.bias_in(), optimized::CcOptions{t});
                 const optimized::CcBackwardPlan backward(d, x.theta_in(), optimized::CcOptions{t});
+                const auto run_backward = [&] {
+                    backward.execute(x.src.data(), x.diff_dst.data(), x.diff_src.data(), x.diff_theta_out(),
+                                     x.diff_bias_out());
+                };
+                if (backward_only > 0) {
+                    bench::min_time_ms(run_backward, backward_only, t);
+                    continue;
+                }
                 std::vector<double> ratios, fwd, bwd;
                 for (int r = 0; r < runs; ++r) {
                     fwd.push_back(bench::min_time_ms([&] { forward.execute(x.src.data(), x.dst.data()); }, min_time, t));
-                    bwd.push_back(bench::min_time_ms([&] {
-                        backward.execute(x.src.data(), x.diff_dst.data(), x.diff_src.data(), x.diff_theta_out(),
-                                         x.diff_bias_out());
-                    }, min_time, t));
+                    bwd.push_back(bench::min_time_ms(run_backward, min_time, t));
                     ratios.push_back(bwd.back() / fwd.back());
                 }
                 std::string each;

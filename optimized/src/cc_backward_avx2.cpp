@@ -26,7 +26,7 @@ template <int RB, int C, bool MASK>
 void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
                 double* partial) {
     __m256 acc[C * RB];
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int k = 0; k < C * RB; ++k) acc[k] = _mm256_setzero_ps();
     const __m256i mask = lanes(valid);
     const float* d = dy + v0 * 8;
@@ -36,7 +36,7 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
 #pragma GCC unroll 4
         for (int b = 0; b < RB; ++b)
             dv[b] = MASK && b + 1 == RB ? _mm256_maskload_ps(d + b * 8, mask) : _mm256_loadu_ps(d + b * 8);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
         for (int c = 0; c < C; ++c) {
             const __m256 v = _mm256_broadcast_ss(xr + c);
 #pragma GCC unroll 4
@@ -44,7 +44,7 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
         }
     }
     alignas(32) float out[C * RB][8];  // (the accumulators leave their registers only here)
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int k = 0; k < C * RB; ++k) _mm256_store_ps(out[k], acc[k]);
     for (int c = 0; c < C; ++c)
         for (int b = 0; b < RB; ++b) {
@@ -168,14 +168,16 @@ void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_
 }  // namespace
 
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // row vectors in pairs (the last vector masked), columns 4 at a time: 8 accumulators, the 2 row
-    // vectors kept in registers; the count x 4 columns of x and the count x 16 rows of dy stay in L1
-    // between passes
+    // row vectors in pairs (the last vector masked), columns 6 at a time (then 4, then 1): 12
+    // accumulators, the 2 row vectors kept in registers (8 loads per 12 FMAs: the FMAs bound it); the
+    // count x 6 columns of x and the count x 16 rows of dy stay in L1 between passes
     const i64 vectors = (rows + 7) / 8, valid = rows - (vectors - 1) * 8;
     for (i64 v0 = 0; v0 < vectors; v0 += 2) {
         const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2;
         const bool mask = v0 + rb == vectors && valid < 8;
         i64 c0 = 0;
+        for (; c0 + 6 <= cols; c0 += 6)
+            (mask ? outer_for<6, true>(rb) : outer_for<6, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
         for (; c0 + 4 <= cols; c0 += 4)
             (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
         for (; c0 < cols; ++c0)
@@ -222,7 +224,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
                         double* partial_w2, double* partial_w1, float* scratch) {
     const CcHiddenProblem& p = *q.hidden;
-    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8;
+    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8, h1v = (h1 + 7) / 8, h1p = h1v * 8;
     // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
     float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
     float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
@@ -276,21 +278,16 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                     _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
                                                                   _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
                 }
-                // da1[j] = sum_m W2[m][j] dz2[m]: 8 rows of W2t at a time, each a lane sum
-                for (i64 j0 = 0; j0 < h1; j0 += 8) {
-                    __m256 prod[8];
-                    for (i64 k = 0; k < 8; ++k) {
-                        if (j0 + k >= h1) {
-                            prod[k] = _mm256_setzero_ps();
-                            continue;
-                        }
-                        const float* w = p.w2t + (j0 + k) * h2p;
-                        __m256 s = _mm256_mul_ps(_mm256_loadu_ps(w), _mm256_loadu_ps(d2));
-                        for (i64 b = 1; b < vectors; ++b)
-                            s = _mm256_fmadd_ps(_mm256_loadu_ps(w + b * 8), _mm256_loadu_ps(d2 + b * 8), s);
-                        prod[k] = s;
+                // da1[j] = sum_m W2[m][j] dz2[m]: 8 j per vector, dz2[m] broadcast, the even and odd m apart
+                for (i64 v = 0; v < h1v; ++v) {
+                    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
+                    const float* w = q.w2 + v * 8;
+                    i64 m = 0;
+                    for (; m + 2 <= h2p; m += 2) {
+                        even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
+                        odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
                     }
-                    _mm256_storeu_ps(da1 + j0, sum_lanes8(prod));
+                    _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
                 }
                 for (j = 0; j + 8 <= h1; j += 8) {
                     const __m256 g1 = _mm256_loadu_ps(da1 + j);
@@ -306,48 +303,6 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
             }
     }
     if (n > 0) flush();
-}
-
-namespace {
-
-// f(the patch's channels of a tap, the input pixel's channels in base or null outside the input), for
-// every pixel and tap in order.
-template <typename Base, typename Patches, typename F>
-void for_each_patch_tap(const CcPatchProblem& p, const i64* fy, const i64* fx, i64 count, Base* base, Patches* patches,
-                        const F& f) {
-    for (i64 i = 0; i < count; ++i)
-        for (i64 y = 0; y < p.kh; ++y)
-            for (i64 x = 0; x < p.kw; ++x, patches += p.channels) {
-                const i64 iy = fy[i] + y, ix = fx[i] + x;
-                const bool in = iy >= 0 && iy < p.in_h && ix >= 0 && ix < p.in_w;
-                f(patches, in ? base + ((iy - p.row0) * p.in_w + ix) * p.channels : nullptr);
-            }
-}
-
-}  // namespace
-
-void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count,
-                       float* f) {
-    const i64 C = p.channels;
-    for_each_patch_tap(p, fy, fx, count, src_cl, f, [C](float* to, const float* from) {
-        for (i64 c = 0; c < C; ++c) to[c] = from ? from[c] : 0.0f;
-    });
-}
-
-void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
-                        float* diff_cl) {
-    const i64 C = p.channels;
-    for_each_patch_tap(p, fy, fx, count, diff_cl, df, [C](const float* from, float* to) {
-        if (to)
-            for (i64 c = 0; c < C; ++c) to[c] += from[c];
-    });
-}
-
-void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to) {
-    for (i64 i = 0; i < count; ++i, to += width) {
-        const float* row = from + index[i] * width;
-        for (i64 k = 0; k < width; ++k) to[k] = row[k];
-    }
 }
 
 }  // namespace convcheck::optimized::detail::avx2

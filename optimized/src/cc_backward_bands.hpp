@@ -53,8 +53,8 @@ void for_each_band_by_parity(const std::vector<std::int64_t>& bands, const F& f)
 
 // The frame of both Internal-Net methods' run: diff_src ([planes][plane] floats) zeroed; one partial sum
 // of `size` doubles per band, from `pool` (counted in meter: the caller counts them out when done with
-// the result), each zeroed and filled by band(b, partial) alone; then the partials added in band order
-// into the first, which the returned workspace holds at its front.
+// the result), each zeroed and filled by band(b, partial) alone; the returned workspace holds them in
+// band order (add_band_partials adds them up).
 template <typename F>
 Workspace<double> run_bands(const std::vector<std::int64_t>& bands, std::int64_t size, float* diff_src,
                             std::int64_t planes, std::int64_t plane, const WorkspacePool<double>& pool,
@@ -70,9 +70,16 @@ Workspace<double> run_bands(const std::vector<std::int64_t>& bands, std::int64_t
         std::fill(all + b * size, all + (b + 1) * size, 0.0);
         band(b, all + b * size);
     });
-    for (std::int64_t b = 1; b < B; ++b)
-        for (std::int64_t k = 0; k < size; ++k) all[k] += all[b * size + k];
     return partials;
+}
+
+// partials[0 .. size) += partials[b * size ..] for b = 1 .. bands - 1 in order.
+inline void add_band_partials(double* partials, std::int64_t bands, std::int64_t size) {
+    for (std::int64_t b = 1; b < bands; ++b) {
+        const double* from = partials + b * size;
+#pragma GCC ivdep
+        for (std::int64_t k = 0; k < size; ++k) partials[k] += from[k];
+    }
 }
 
 }  // namespace convcheck::optimized::detail

@@ -12,6 +12,8 @@
 // then, per distance pair, the hidden layers' reverse (cc_hidden_backward).
 #pragma once
 
+#include <vector>
+
 #include "cc_factored_kernels.hpp"
 
 namespace convcheck::optimized::detail {
@@ -21,7 +23,11 @@ struct CcHiddenBackwardProblem {
     const CcHiddenProblem* hidden = nullptr;
     const double* dist_y = nullptr;  // [OH][kh]
     const double* dist_x = nullptr;  // [OW][kw]
+    const float* w2 = nullptr;       // [h2p][h1 rounded up to 8]: W2's rows, zero padded (cc_hidden_w2)
 };
+
+// W2 as cc_hidden_backward reads it, from the forward's transposed copy (CcHiddenProblem::w2t).
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p);
 
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
 inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
@@ -29,28 +35,31 @@ inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
     return kHiddenPairs * (2 * p.h1 + 1 + p.h2p + 3) + 2 * p.h1 + 8;
 }
 
-// The polyphase method's patches: pixel i's neighbours are rows fy[i] .. fy[i] + kh - 1 and columns
-// fx[i] .. fx[i] + kw - 1 of the input (in_h x in_w, `channels` channels), held channels last from
-// input row row0 on.
-struct CcPatchProblem {
-    i64 in_h = 1, in_w = 1, channels = 1, kh = 1, kw = 1, row0 = 0;
+// The polyphase method's patches without a copy (cc_backward_patches_avx2.cpp): pixel i of a chunk
+// at tap t reads the input's channels (channels last) at src_cl + src_at[t * count + i] (a row of
+// zeros outside the input) and sends its gradient to diff_cl + diff_at[t * count + i] (-1: outside,
+// nothing sent). dyt [rows][count]: the pixels' diff_dst, one row per output channel.
+struct CcPatchTaps {
+    i64 count = 0, taps = 1, channels = 1, rows = 1;  // pixels, K, Cin, Cout
+    const i64* src_at = nullptr;
+    const i64* diff_at = nullptr;
 };
 
 namespace avx2 {
-// f [count][kh * kw * channels]: each pixel's neighbours (taps in (y, x) order), 0 outside the input.
-void cc_gather_patches(const CcPatchProblem& p, const float* src_cl, const i64* fy, const i64* fx, i64 count, float* f);
-// diff_cl at each pixel's neighbours inside the input += df (pixels, then taps, in order).
-void cc_scatter_patches(const CcPatchProblem& p, const float* df, const i64* fy, const i64* fx, i64 count,
-                        float* diff_cl);
-// to[i][0 .. width) = from[index[i]][0 .. width).
-void cc_gather_rows(const float* from, const i64* index, i64 count, i64 width, float* to);
+// partial [rows][taps * channels] (dW_phase) += sum over the pixels i of dyt[r][i] * the patch's
+// (tap, channel): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
+void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
+// dF[i][tap, c] = sum_r dyt[r][i] * w[r][tap * channels + c] (f32 from 0 over r in order, FMA), added
+// to diff_cl at each pixel's tap inside the input: taps in order, then 16 channels at a time, then the
+// pixels in order.
+void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 
 // partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
 // in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 
 // out [count][cols] = a [count][inner] w [inner][cols]: each sum over inner in order from 0 (FMA).
-// ([dZ | dS] = dY [W3 | b3] and the polyphase method's dF = dY W_phase.)
+// ([dZ | dS] = dY [W3 | b3].)
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
 
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
@@ -64,7 +73,9 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
-// f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh, da1 = W2^T dz2 (lane sums), dz1 = LeakyReLU'(v1) da1
+// f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh,
+// da1 = W2^T dz2 (8 of a1's entries per vector, m in order: the even m and the odd m summed apart, then
+// added), dz1 = LeakyReLU'(v1) da1
 // (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
 //   partial_w2 [h2p][h1 + 1] += dz2^T [a1 | 1]   (dW2, with db2 as its last column)
 //   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)

@@ -35,14 +35,15 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 Cout = d.out_channels, K = d.neighbours();
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
-    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data()};
+    w2_ = cc_hidden_w2(net_->hidden);
+    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data(), w2_.data()};
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
     // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
     // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
-    band_rows_ = cc_backward_bands(axes_[0], 8);  // 4 per parity: tasks enough for 2 threads
+    band_rows_ = cc_backward_bands(axes_[0], 4);  // 2 per parity: tasks enough for 2 threads
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
@@ -53,6 +54,14 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     // rows and their gradient, channels last; the first layer's scratch, dN [K][Cin], the hidden reverse's
     chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + 2 * chunk_rows_ * d.input_size[1] * d.in_channels +
                     kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
+}
+
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p) {
+    const i64 h1p = (p.h1 + 7) / 8 * 8;
+    std::vector<float> w2(static_cast<std::size_t>(p.h2p * h1p), 0.0f);
+    for (i64 m = 0; m < p.h2p; ++m)
+        for (i64 j = 0; j < p.h1; ++j) w2[m * h1p + j] = p.w2t[j * p.h2p + m];
+    return w2;
 }
 
 std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
@@ -67,6 +76,7 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
                                            [&](i64 band, double* partial) {
                                                run_band(band, src, diff_dst, diff_src, partial, meter);
                                            });
+    add_band_partials(partials.data(), B, partial_size_);
     const double* all = partials.data();
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
@@ -129,12 +139,10 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
             avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
             // the chunk's input rows channels last, their gradient from 0, then added to diff_src
-            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
+            avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
             std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
             avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
-            for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-                avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src_n + iy * W, in_plane);
+            avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
         }
         avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
     }

@@ -2,7 +2,7 @@
 // tensor: the reverse of the forward's chunked method (cc_chunked.hpp), on the same pieces
 // (cc_net_factors.hpp) and kernels (cc_factored_kernels.hpp), plus its own (cc_backward_kernels.hpp).
 //
-// Output rows are cut into bands (at most kMaxBands, fixed by the descriptor) such that two bands of
+// Output rows are cut into bands (at most 4, fixed by the descriptor) such that two bands of
 // the same parity read no common input row; each band runs its pixels in chunks (row-major, at most
 // kMaxChunkPixels) and owns a partial sum (double) of every parameter gradient. Even bands run in
 // parallel and scatter into diff_src, then odd bands; then the partials are added in band order.
@@ -46,6 +46,7 @@ private:
     CcDescriptor desc_;
     AxisWindows axes_[2];
     std::unique_ptr<CcNetFactors> net_;
+    std::vector<float> w2_;  // cc_hidden_w2
     CcHiddenBackwardProblem hidden_back_;
     std::int64_t chunk_pixels_ = 1, chunk_rows_ = 0, chunk_floats_ = 0, partial_size_ = 0;
     std::vector<std::int64_t> band_rows_;  // band b: output rows [band_rows_[b], band_rows_[b + 1])

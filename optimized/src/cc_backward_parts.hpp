@@ -14,7 +14,7 @@ namespace convcheck::optimized::detail {
 void cc_backward_analytic(const CcDescriptor& d, const AxisWindows& height, const AxisWindows& width,
                           const float* diff_dst, float* diff_src, WorkspaceMeter& meter);
 
-// diff_bias [Cout] = the sum of diff_dst over the batch and the output pixels.
+// diff_bias [Cout] = the sum of diff_dst over the batch and the output pixels (double, four partial sums).
 void cc_backward_bias(const CcDescriptor& d, const float* diff_dst, float* diff_bias);
 
 }  // namespace convcheck::optimized::detail

@@ -3,9 +3,9 @@
 //     sums over the chunk's pixels from 0 (FMA), added to the band's double partial; images, phases,
 //     chunks in order; the bands' partials added in band order; then the Internal-Net's reverse in
 //     double over the pairs (phase, tap) in order.
-//   dF: sums over Cout in order (cc_rows_times). diff_src: per image, the band's input gradient (from 0) sums
-//     the phases in order, each phase's pixels in order, each pixel's taps in (y, x) order; then it is
-//     added to diff_src; even bands first, then odd ones.
+//   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
+//     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
+//     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
 #include "cc_backward_polyphase.hpp"
 
 #include <algorithm>
@@ -18,7 +18,7 @@ namespace convcheck::optimized::detail {
 using i64 = std::int64_t;
 
 namespace {
-constexpr i64 kChunkPixels = 120;  // pixels of one phase at once (their patches stay in L2)
+constexpr i64 kChunkPixels = 240;  // pixels of one phase at once (the patches are read in place)
 }  // namespace
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
@@ -47,16 +47,13 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
     }
     // 2 per parity: each band's partial holds every phase's weights' gradient (p_h p_w K Cin Cout doubles)
     band_rows_ = cc_backward_bands(axes_[0], 4);
-    // a chunk: dY [count][Cout], F and dF [count][K * Cin]; the band's input rows and their gradient,
-    // and its diff_dst rows, channels last
+    // a chunk: dY [Cout][count]; a row of Cin zeros, then the band's input rows channels last, and
+    // their gradient
     for (std::size_t b = 0; b + 1 < band_rows_.size(); ++b) {
         const std::array<i64, 2> rows = cc_input_rows(axes_[0], band_rows_[b], band_rows_[b + 1] - 1);
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
-    i64 most_rows = 0;
-    for (std::size_t b = 0; b + 1 < band_rows_.size(); ++b) most_rows = std::max(most_rows, band_rows_[b + 1] - band_rows_[b]);
-    band_floats_ = kChunkPixels * (Cout + 2 * KC) + 2 * band_input_rows_ * d.input_size[1] * Cin +
-                   most_rows * d.output_size[1] * Cout;
+    band_floats_ = kChunkPixels * Cout + Cin + 2 * band_input_rows_ * d.input_size[1] * Cin;
     partial_size_ = P * Cout * KC;
 }
 
@@ -70,19 +67,32 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
                                                run_band(band, src, diff_dst, diff_src, partial, meter);
                                            });
     const double* all = partials.data();
-    // g per pair (phase, tap): dW_phase[cout][tap * Cin + cin] at channel cout * Cin + cin
-    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), KC = K * Cin;
-    const i64 pairs = phases_[0] * phases_[1] * K;
-    std::vector<double> g(static_cast<std::size_t>(pairs * Cin * Cout)), theta(static_cast<std::size_t>(d.theta_elements()), 0.0);
+    // g per pair (phase, tap): dW_phase[cout][tap * Cin + cin] at channel cout * Cin + cin, the bands'
+    // partials added in band order on the way
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), KC = K * Cin, C = Cin * Cout;
+    const i64 pairs = phases_[0] * phases_[1] * K, theta_size = d.theta_elements();
+    // g and the double theta from a pool: fresh vectors this size page-faulted on every call
+    const i64 reverse_size = pairs * C + theta_size;
+    meter.count_in(reverse_size * 8);
+    Workspace<double> reverse = reverse_.take(static_cast<std::size_t>(reverse_size));
+    double* g = reverse.data();
+    double* theta = g + pairs * C;
+    std::fill(theta, theta + theta_size, 0.0);
     for (i64 pair = 0; pair < pairs; ++pair) {
         const i64 ph = pair / K, t = pair % K;
-        for (i64 co = 0; co < Cout; ++co)
-            for (i64 ci = 0; ci < Cin; ++ci)
-                g[pair * Cin * Cout + co * Cin + ci] = all[(ph * Cout + co) * KC + t * Cin + ci];
+        for (i64 co = 0; co < Cout; ++co) {
+            double* to = g + pair * C + co * Cin;
+            const double* from = all + (ph * Cout + co) * KC + t * Cin;
+            for (i64 ci = 0; ci < Cin; ++ci) {
+                double s = from[ci];
+                for (i64 b = 1; b < B; ++b) s += from[b * partial_size_ + ci];
+                to[ci] = s;
+            }
+        }
     }
-    backward_internal_net(kernel_, pairs_.data(), pairs, g.data(), theta.data());
-    for (std::size_t i = 0; i < theta.size(); ++i) diff_theta[i] = static_cast<float>(theta[i]);
-    meter.count_out(B * partial_size_ * 8);
+    backward_internal_net(kernel_, pairs_.data(), pairs, g, theta);
+    for (i64 i = 0; i < theta_size; ++i) diff_theta[i] = static_cast<float>(theta[i]);
+    meter.count_out(B * partial_size_ * 8 + reverse_size * 8);
 }
 
 void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff_dst, float* diff_src, double* partial,
@@ -92,35 +102,43 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, OW = d.output_size[1];
     const i64 pixels = d.output_size[0] * OW, KC = K * Cin;
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    const i64 scratch_i64 = 3 * kChunkPixels;
+    const i64 scratch_i64 = (3 + 2 * K) * kChunkPixels;
     meter.count_in(band_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(band_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
-    i64* at = scratch.data();  // a chunk's pixels, and their first neighbours
+    i64* at = scratch.data();  // a chunk's pixels, their first neighbours, and their taps' offsets
     i64* fy = at + kChunkPixels;
     i64* fx = fy + kChunkPixels;
-    float* dy = buffer.data();
-    float* f = dy + kChunkPixels * Cout;
-    float* df = f + kChunkPixels * KC;
-    float* src_cl = df + kChunkPixels * KC;
-    float* diff_cl = src_cl + band_input_rows_ * W * Cin;
-    float* dst_cl = diff_cl + band_input_rows_ * W * Cin;  // the band's diff_dst, channels last
+    i64* src_at = fx + kChunkPixels;
+    i64* diff_at = src_at + K * kChunkPixels;
+    float* dyt = buffer.data();
+    float* src_cl = dyt + kChunkPixels * Cout;  // Cin zeros, then the band's input rows
+    float* diff_cl = src_cl + Cin + band_input_rows_ * W * Cin;
+    std::fill(src_cl, src_cl + Cin, 0.0f);
     const i64 oy0 = band_rows_[band], oy1 = band_rows_[band + 1];
     const std::array<i64, 2> rows = cc_input_rows(ah, oy0, oy1 - 1);
-    // one chunk of pixels of phase ph: dY, the patches, d[W_phase], dF, dF at the neighbours
-    const CcPatchProblem patches{H, W, Cin, kh, kw, rows[0]};
-    const auto chunk = [&](i64 ph, i64 count) {
-        avx2::cc_gather_rows(dst_cl, at, count, Cout, dy);
-        avx2::cc_gather_patches(patches, src_cl, fy, fx, count, f);
-        avx2::cc_outer_accumulate(dy, Cout, f, KC, count, partial + ph * Cout * KC);
-        avx2::cc_rows_times(dy, count, Cout, weights_[ph].data(), KC, df);
-        avx2::cc_scatter_patches(patches, df, fy, fx, count, diff_cl);
+    // one chunk of pixels of phase ph: dY, the taps' offsets, d[W_phase], dF at the neighbours
+    const auto chunk = [&](const float* diff_dst_n, i64 ph, i64 count) {
+        for (i64 co = 0; co < Cout; ++co)
+            for (i64 i = 0; i < count; ++i) dyt[co * count + i] = diff_dst_n[co * pixels + at[i]];
+        for (i64 y = 0; y < kh; ++y)
+            for (i64 x = 0; x < kw; ++x) {
+                const i64 t = y * kw + x;
+                for (i64 i = 0; i < count; ++i) {
+                    const i64 iy = fy[i] + y, ix = fx[i] + x;
+                    const i64 pos = ((iy - rows[0]) * W + ix) * Cin;
+                    diff_at[t * count + i] = iy >= 0 && iy < H && ix >= 0 && ix < W ? pos : -1;
+                }
+                for (i64 i = 0; i < count; ++i) src_at[t * count + i] = diff_at[t * count + i] < 0 ? 0 : diff_at[t * count + i] + Cin;
+            }
+        const CcPatchTaps taps{count, K, Cin, Cout, src_at, diff_at};
+        avx2::cc_patch_outer_accumulate(taps, dyt, src_cl, partial + ph * Cout * KC);
+        avx2::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
     };
     for (i64 n = 0; n < d.batch; ++n) {
         const float* src_n = src + n * Cin * in_plane;
-        for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-            avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + (iy - rows[0]) * W * Cin);
-        avx2::cc_pack_planes(diff_dst + n * Cout * pixels + oy0 * OW, Cout, (oy1 - oy0) * OW, pixels, dst_cl);
+        const float* diff_dst_n = diff_dst + n * Cout * pixels;
+        avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl + Cin);
         std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
         // per phase, its pixels of the band in row-major order, in chunks of at most kChunkPixels
         for (i64 rh = 0; rh < phases_[0]; ++rh)
@@ -128,19 +146,17 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
                 i64 count = 0;
                 for (i64 oy = oy0 + ((rh - oy0 % ah.p) % ah.p + ah.p) % ah.p; oy < oy1; oy += ah.p)
                     for (i64 ox = rw; ox < OW; ox += aw.p) {
-                        at[count] = (oy - oy0) * OW + ox;  // in the band's diff_dst rows
+                        at[count] = oy * OW + ox;
                         fy[count] = ah.first[oy];
                         fx[count] = aw.first[ox];
                         if (++count == kChunkPixels) {
-                            chunk(rh * phases_[1] + rw, count);
+                            chunk(diff_dst_n, rh * phases_[1] + rw, count);
                             count = 0;
                         }
                     }
-                if (count > 0) chunk(rh * phases_[1] + rw, count);
+                if (count > 0) chunk(diff_dst_n, rh * phases_[1] + rw, count);
             }
-        for (i64 iy = rows[0]; iy < rows[1]; ++iy)
-            avx2::cc_add_planes(diff_cl + (iy - rows[0]) * W * Cin, W, Cin, diff_src + n * Cin * in_plane + iy * W,
-                                in_plane);
+        avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src + n * Cin * in_plane + rows[0] * W, in_plane);
     }
     meter.count_out(band_floats_ * 4 + scratch_i64 * 8);
 }

@@ -2,9 +2,11 @@
 // the forward's polyphase method, cc_polyphase.hpp): the grid is periodic, so there are only
 // p_h * p_w sets of weights W_phase [Cout][K * Cin], evaluated in double and rounded once to f32 here.
 // Per band of output rows and image, the input rows it reads channels last, then per phase with its
-// pixels' patches F [K * Cin] (the neighbours, 0 outside the input), at most 120 pixels at once:
-//   dW_phase += dY^T F  (cc_outer_accumulate, over the pixels),   dF = dY W_phase  (cc_rows_times),
-//   dF added to the row's input gradient at every neighbour inside the input;
+// pixels' patches F [K * Cin] (the neighbours, 0 outside the input; read in place, never copied), at
+// most 240 pixels at once:
+//   dW_phase += dY^T F  (cc_patch_outer_accumulate, over the pixels),
+//   dF = dY W_phase, added to the band's input gradient at every neighbour inside the input
+//     (cc_patch_times_scatter);
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
 // (backward_internal_net) with g = dW_phase at each. Bands of output rows as cc_backward_net.
 #pragma once
@@ -47,6 +49,7 @@ private:
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;
     WorkspacePool<double> partials_;
+    WorkspacePool<double> reverse_;  // the Internal-Net's reverse: g per pair, then theta in double
 };
 
 }  // namespace convcheck::optimized::detail

@@ -152,20 +152,20 @@ TapRange inside(i64 first, i64 support, i64 size) {
 }
 
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
-    i64 x0 = 0;
-    for (; x0 + 8 <= width; x0 += 8) {
-        i64 c0 = 0;
-        for (; c0 + 8 <= channels; c0 += 8) {  // an 8 x 8 transpose: 8 planes read at once, no more
+    // 8 planes at a time over the whole row (more planes at once, 4 KiB apart, would share L1 sets)
+    const i64 full = width - width % 8;
+    i64 c0 = 0;
+    for (; c0 + 8 <= channels; c0 += 8)
+        for (i64 x0 = 0; x0 < full; x0 += 8) {  // an 8 x 8 transpose
             __m256 r[8];
             for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src + (c0 + k) * plane + x0);
             transpose8(r);
             for (int k = 0; k < 8; ++k) _mm256_storeu_ps(dst + (x0 + k) * channels + c0, r[k]);
         }
-        for (; c0 < channels; ++c0)
-            for (i64 x = x0; x < x0 + 8; ++x) dst[x * channels + c0] = src[c0 * plane + x];
-    }
+    for (; c0 < channels; ++c0)
+        for (i64 x = 0; x < full; ++x) dst[x * channels + c0] = src[c0 * plane + x];
     for (i64 c = 0; c < channels; ++c)
-        for (i64 x = x0; x < width; ++x) dst[x * channels + c] = src[c * plane + x];
+        for (i64 x = full; x < width; ++x) dst[x * channels + c] = src[c * plane + x];
 }
 
 namespace {
@@ -177,10 +177,11 @@ void store_planes(const float* y, i64 count, i64 channels, const float* bias, fl
         if (bias) v += bias[c];
         *to = ADD ? *to + v : v;
     };
-    i64 i0 = 0;
-    for (; i0 + 8 <= count; i0 += 8) {
-        i64 c0 = 0;
-        for (; c0 + 8 <= channels; c0 += 8) {  // an 8 x 8 transpose
+    // 8 planes at a time over all the pixels (more planes at once, 4 KiB apart, would share L1 sets)
+    const i64 full = count - count % 8;
+    i64 c0 = 0;
+    for (; c0 + 8 <= channels; c0 += 8)
+        for (i64 i0 = 0; i0 < full; i0 += 8) {  // an 8 x 8 transpose
             __m256 r[8];
             for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(y + (i0 + k) * channels + c0);
             transpose8(r);
@@ -191,11 +192,10 @@ void store_planes(const float* y, i64 count, i64 channels, const float* bias, fl
                 _mm256_storeu_ps(to, r[k]);
             }
         }
-        for (; c0 < channels; ++c0)
-            for (i64 i = i0; i < i0 + 8; ++i) put(dst + c0 * plane + i, y[i * channels + c0], c0);
-    }
+    for (; c0 < channels; ++c0)
+        for (i64 i = 0; i < full; ++i) put(dst + c0 * plane + i, y[i * channels + c0], c0);
     for (i64 c = 0; c < channels; ++c)
-        for (i64 i = i0; i < count; ++i) put(dst + c * plane + i, y[i * channels + c], c);
+        for (i64 i = full; i < count; ++i) put(dst + c * plane + i, y[i * channels + c], c);
 }
 
 }  // namespace

@@ -55,10 +55,12 @@ TapRange inside(i64 first, i64 support, i64 size);
 // Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
-// One row of `width` pixels of channel planes `plane` floats apart (src[c * plane + x]) -> channels
-// last, dst[x * channels + c]; reads 8 planes at a time (more, 4 KiB apart, would share L1 sets).
+// `width` consecutive pixels (a row, or rows) of channel planes `plane` floats apart (src[c * plane + x])
+// -> channels last, dst[x * channels + c]; reads 8 planes at a time over all the pixels (more, 4 KiB
+// apart, would share L1 sets).
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst);
-// y [count][channels] (channels last) -> dst[c * plane + i], plus bias[c] (one rounding) unless null.
+// y [count][channels] (channels last) -> dst[c * plane + i], plus bias[c] (one rounding) unless null;
+// 8 planes at a time over all the pixels.
 void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane);
 // The same, added to dst (dst[c * plane + i] += y[i * channels + c]).
 void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);

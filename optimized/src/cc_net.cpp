@@ -44,18 +44,20 @@ void backward_internal_net(const CcKernelParams& p, const double* pairs, std::in
     const Matrix Z1 = (W1 * D).colwise() + b1, A1 = Z1.unaryExpr(leaky);
     const Matrix Z2 = (W2 * A1).colwise() + b2, A2 = Z2.unaryExpr(leaky);
     double* at = diff_theta;
-    const auto add = [&](const auto& m) {  // row-major, the ABI's order
-        for (Eigen::Index r = 0; r < m.rows(); ++r)
-            for (Eigen::Index c = 0; c < m.cols(); ++c) *at++ += m(r, c);
+    const auto add = [&](const auto& m, Eigen::Index rows, Eigen::Index cols) {  // row-major, the ABI's order
+        Eigen::Map<RowMajor>(at, rows, cols).noalias() += m;  // no temporary (one would page-fault per call)
+        at += rows * cols;
     };
     const Matrix dZ2 = (W3.transpose() * G).cwiseProduct(Z2.unaryExpr(derivative));
     const Matrix dZ1 = (W2.transpose() * dZ2).cwiseProduct(Z1.unaryExpr(derivative));
-    add(Matrix(dZ1 * D.transpose()));
-    add(Matrix(dZ1.rowwise().sum()));
-    add(Matrix(dZ2 * A1.transpose()));
-    add(Matrix(dZ2.rowwise().sum()));
-    add(Matrix(G * A2.transpose()));
-    add(Matrix(G.rowwise().sum()));
+    add(dZ1 * D.transpose(), h1, 2);
+    add(dZ1.rowwise().sum(), h1, 1);
+    add(dZ2 * A1.transpose(), h2, h1);
+    add(dZ2.rowwise().sum(), h2, 1);
+    add(G * A2.transpose(), C, h2);
+    // db3: G's rows summed, pair by pair (G.rowwise().sum() walks G's rows across columns 8 KiB apart)
+    for (std::int64_t pair = 0; pair < count; ++pair)
+        for (std::int64_t c = 0; c < C; ++c) at[c] += g[pair * C + c];
 }
 
 }  // namespace convcheck::optimized::detail
