@@ -34,6 +34,13 @@ struct NcxTileArgs {
     float* y = nullptr;                  // vector 0's first output
     i64 in_row_step = 0;                 // from one output row of the tile to the next: input (s_h W) ...
     i64 out_row_step = 0;                // ... and output (OW)
+    const float* x_begin = nullptr;      // the whole input tensor [x_begin, x_end)
+    const float* x_end = nullptr;
+};
+
+template <bool B>
+struct Constant {
+    static constexpr bool value = B;
 };
 
 using NcxTileFn = void (*)(const NcxTileArgs&);
@@ -50,7 +57,7 @@ template <bool ODD>
 // V vectors of R rows, stride S (1 or 2) along w, kernel width 3, dilation 1; every tap of a vector
 // inside the input row. V * R independent sums.
 template <int V, int S, int R>
-void ncx_tile(const NcxTileArgs& a) {
+[[gnu::always_inline]] inline void ncx_tile(const NcxTileArgs& a) {
     vf acc[V * R];
     const vf b = _mm256_set1_ps(a.bias);
 #pragma GCC unroll 16
@@ -84,32 +91,34 @@ void ncx_tile(const NcxTileArgs& a) {
     }
 }
 
-template <int S, int R, int V>
-NcxTileFn pick_ncx_tile(int v) {
+// The tiles of single rows, called through pointers.
+template <int V, int S>
+void ncx_row_tile(const NcxTileArgs& a) {
+    ncx_tile<V, S, 1>(a);
+}
+template <int S, int V>
+NcxTileFn pick_ncx_row_tile(int v) {
     if constexpr (V == 0) {
         return nullptr;
     } else {
-        return v == V ? &ncx_tile<V, S, R> : pick_ncx_tile<S, R, V - 1>(v);
+        return v == V ? &ncx_row_tile<V, S> : pick_ncx_row_tile<S, V - 1>(v);
     }
 }
 
-// Rows at once where the rows of a group read every kernel row, and the most vectors of a tile of
-// 1 and of kGroupRows rows (accumulators + 3 weights + 1-3 inputs within the 16 registers): a tile
-// has 8-12 independent sums (chains of 3 KH KD dependent FMAs) on any row width.
+// Groups of kGroupRows rows that all read every kernel row go through ncx_full_rows, in tiles of at
+// most 3 (stride 1) or 2 (stride 2) vectors: 8-12 independent sums (accumulators + 3 weights + 1-3
+// inputs within the 16 registers); single rows in tiles of up to kMaxVectors vectors.
 constexpr int kGroupRows = 4;
-int most_vectors(i64 s, int r) { return r == 1 ? kMaxVectors : s == 1 ? 3 : 2; }
-NcxTileFn ncx_tile_for(i64 s, int r, int v) {
-    if (s == 1) return r == 1 ? pick_ncx_tile<1, 1, kMaxVectors>(v) : pick_ncx_tile<1, kGroupRows, 3>(v);
-    return r == 1 ? pick_ncx_tile<2, 1, kMaxVectors>(v) : pick_ncx_tile<2, kGroupRows, 2>(v);
-}
+int most_group_vectors(i64 s) { return s == 1 ? 3 : 2; }
 
 // A vector of 8 outputs at ow0 of which some read the padding (or lie past the row's end): each tap
 // loads only the columns inside the input (maskload: the others are neither read nor faulted on) and
 // keeps its sum only in the lanes whose column is inside (blend), so that every output adds exactly
 // the taps the inner tiles and depthwise_rows add; only the outputs ow0 .. OW-1 are stored.
 // B0, B1, B2: tap kw = 0, 1, 2 lies in the padding for some stored output (else it is added unblended).
-template <int S, int R, bool B0, bool B1, bool B2>
-void ncx_edge_vector(const NcxTileArgs& a, i64 ow0, i64 in_width, i64 out_width) {
+// LOADS: 0 decides per call between plain and masked loads (below), 1 plain, 2 masked.
+template <int S, int R, bool B0, bool B1, bool B2, int LOADS = 0>
+[[gnu::always_inline]] inline void ncx_edge_vector(const NcxTileArgs& a, i64 ow0, i64 in_width, i64 out_width) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const auto below = [&](i64 col0, i64 limit) {  // lanes k with 0 <= col0 + k < limit
         const __m256i c = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(col0)), lane);
@@ -132,25 +141,43 @@ void ncx_edge_vector(const NcxTileArgs& a, i64 ow0, i64 in_width, i64 out_width)
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r] = _mm256_set1_ps(a.bias);
     const i64 cs = a.tap_step;
-    for (i64 e = 0; e < a.entries; ++e) {
-        const float* wt = a.w + a.row_taps[e] * cs;
-        const vf w0 = broadcast(wt), w1 = broadcast(wt + cs), w2 = broadcast(wt + 2 * cs);
+    // PLAIN: every column the vector's loads span lies inside the input tensor, so plain loads serve
+    // (the columns outside the row are other rows' data, which the blends drop); masked loads only at
+    // the tensor's two ends (measured: the masked loads made the edges cost as much as the inner tiles)
+    const auto sums = [&](auto plain) {
+        for (i64 e = 0; e < a.entries; ++e) {
+            const float* wt = a.w + a.row_taps[e] * cs;
+            const vf w0 = broadcast(wt), w1 = broadcast(wt + cs), w2 = broadcast(wt + 2 * cs);
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r) {
-            const float* p = a.x + (a.row_offsets[e] + col + r * a.in_row_step);
-            vf in0, in1, in2;
-            if constexpr (S == 1) {
-                in0 = _mm256_maskload_ps(p, m0), in1 = _mm256_maskload_ps(p + 1, m1), in2 = _mm256_maskload_ps(p + 2, m2);
-            } else {
-                const vf lo = _mm256_maskload_ps(p, m0), hi = _mm256_maskload_ps(p + 8, m1);
-                in0 = strided_pairs<false>(lo, hi), in1 = strided_pairs<true>(lo, hi);
-                in2 = strided_pairs<true>(_mm256_maskload_ps(p + 1, m2), _mm256_maskload_ps(p + 9, m3));
+            for (int r = 0; r < R; ++r) {
+                const float* p = a.x + (a.row_offsets[e] + col + r * a.in_row_step);
+                const auto in = [&](i64 at, __m256i mask) {
+                    if constexpr (decltype(plain)::value)
+                        return load(p + at);
+                    else
+                        return _mm256_maskload_ps(p + at, mask);
+                };
+                vf in0, in1, in2;
+                if constexpr (S == 1) {
+                    in0 = in(0, m0), in1 = in(1, m1), in2 = in(2, m2);
+                } else {
+                    const vf lo = in(0, m0), hi = in(8, m1);
+                    in0 = strided_pairs<false>(lo, hi), in1 = strided_pairs<true>(lo, hi);
+                    in2 = strided_pairs<true>(in(1, m2), in(9, m3));
+                }
+                acc[r] = B0 ? _mm256_blendv_ps(acc[r], fma(in0, w0, acc[r]), t0) : fma(in0, w0, acc[r]);
+                acc[r] = B1 ? _mm256_blendv_ps(acc[r], fma(in1, w1, acc[r]), t1) : fma(in1, w1, acc[r]);
+                acc[r] = B2 ? _mm256_blendv_ps(acc[r], fma(in2, w2, acc[r]), t2) : fma(in2, w2, acc[r]);
             }
-            acc[r] = B0 ? _mm256_blendv_ps(acc[r], fma(in0, w0, acc[r]), t0) : fma(in0, w0, acc[r]);
-            acc[r] = B1 ? _mm256_blendv_ps(acc[r], fma(in1, w1, acc[r]), t1) : fma(in1, w1, acc[r]);
-            acc[r] = B2 ? _mm256_blendv_ps(acc[r], fma(in2, w2, acc[r]), t2) : fma(in2, w2, acc[r]);
         }
-    }
+    };
+    const bool plain = LOADS == 1 || (LOADS == 0 && a.entries > 0 && a.x + (a.row_offsets[0] + col) >= a.x_begin &&
+                                      a.x + (a.row_offsets[a.entries - 1] + col + (R - 1) * a.in_row_step + 8 * S + 1) <=
+                                          a.x_end);
+    if (plain)
+        sums(Constant<true>{});
+    else
+        sums(Constant<false>{});
     // a plain store where the row has all 8 outputs (a masked store is microcoded on AMD: measured
     // slower than the whole vector tile)
     const bool whole = ow0 + 8 <= out_width;
@@ -167,22 +194,27 @@ void ncx_edge_vector(const NcxTileArgs& a, i64 ow0, i64 in_width, i64 out_width)
 }
 
 using NcxEdgeFn = void (*)(const NcxTileArgs&, i64, i64, i64);
-template <int S, int R>
+// The edge vectors of single rows, called through pointers.
+template <int S, bool B0, bool B1, bool B2>
+void ncx_row_edge(const NcxTileArgs& a, i64 ow0, i64 in_width, i64 out_width) {
+    ncx_edge_vector<S, 1, B0, B1, B2>(a, ow0, in_width, out_width);
+}
+template <int S>
 NcxEdgeFn pick_ncx_edge(int blended) {
     switch (blended) {
-    case 0: return &ncx_edge_vector<S, R, false, false, false>;
-    case 1: return &ncx_edge_vector<S, R, true, false, false>;
-    case 2: return &ncx_edge_vector<S, R, false, true, false>;
-    case 3: return &ncx_edge_vector<S, R, true, true, false>;
-    case 4: return &ncx_edge_vector<S, R, false, false, true>;
-    case 5: return &ncx_edge_vector<S, R, true, false, true>;
-    case 6: return &ncx_edge_vector<S, R, false, true, true>;
-    default: return &ncx_edge_vector<S, R, true, true, true>;
+    case 0: return &ncx_row_edge<S, false, false, false>;
+    case 1: return &ncx_row_edge<S, true, false, false>;
+    case 2: return &ncx_row_edge<S, false, true, false>;
+    case 3: return &ncx_row_edge<S, true, true, false>;
+    case 4: return &ncx_row_edge<S, false, false, true>;
+    case 5: return &ncx_row_edge<S, true, false, true>;
+    case 6: return &ncx_row_edge<S, false, true, true>;
+    default: return &ncx_row_edge<S, true, true, true>;
     }
 }
-// The edge kernel for the vector at ow0, r rows (1 or 4): blended only where a stored output's tap
+// The edge kernel of a single row for the vector at ow0: blended only where a stored output's tap
 // lies outside the input row.
-NcxEdgeFn ncx_edge_for(const Geometry& g, i64 ow0, int r) {
+NcxEdgeFn ncx_edge_for(const Geometry& g, i64 ow0) {
     const i64 s = g.stride[2];
     int blended = 0;
     for (i64 k = 0; k < 8 && ow0 + k < g.out[2]; ++k)
@@ -190,8 +222,54 @@ NcxEdgeFn ncx_edge_for(const Geometry& g, i64 ow0, int r) {
             const i64 iw = (ow0 + k) * s - g.pad_begin[2] + kw;
             if (iw < 0 || iw >= g.in[2]) blended |= 1 << kw;
         }
-    if (s == 1) return r == 1 ? pick_ncx_edge<1, 1>(blended) : pick_ncx_edge<1, 4>(blended);
-    return r == 1 ? pick_ncx_edge<2, 1>(blended) : pick_ncx_edge<2, 4>(blended);
+    return s == 1 ? pick_ncx_edge<1>(blended) : pick_ncx_edge<2>(blended);
+}
+
+// A run of whole groups of kGroupRows rows of one plane that all read every kernel row, in one call
+// (the per-call cost of a tile or an edge vector is as large as its few dozen FMAs): per group the
+// edge vectors (every tap blended, exact either way), then the inner vectors in tiles of V vectors
+// of kGroupRows rows, the last tile ending at the last inner vector (it may overlap the one before:
+// the same outputs, the same bits).
+struct NcxRun {
+    i64 groups = 0;
+    const i64* edge_starts = nullptr;  // the edge vectors' first outputs
+    i64 edges = 0;
+    i64 tiles = 0;                     // inner tiles of V vectors
+    i64 first_inner = 0, last_inner = 0;  // the first and the last inner vector's first output
+    i64 in_width = 0, out_width = 0;
+};
+using NcxRunFn = void (*)(const NcxTileArgs&, const NcxRun&);
+
+template <int S, int V, int LOADS>
+void ncx_full_rows(const NcxTileArgs& a, const NcxRun& run) {
+    NcxTileArgs b = a;
+    for (i64 group = 0; group < run.groups; ++group) {
+        b.x = a.x + group * kGroupRows * a.in_row_step;
+        float* const y_group = a.y + group * kGroupRows * a.out_row_step;
+        b.y = y_group;
+        for (i64 e = 0; e < run.edges; ++e)
+            ncx_edge_vector<S, kGroupRows, true, true, true, LOADS>(b, run.edge_starts[e], run.in_width, run.out_width);
+        for (i64 t = 0; t < run.tiles; ++t) {
+            // the last tile ends at the last inner vector, and starts no earlier than the first
+            i64 start = run.first_inner + 8 * V * t;
+            if (t == run.tiles - 1)
+                start = run.last_inner - 8 * (V - 1) > run.first_inner ? run.last_inner - 8 * (V - 1) : run.first_inner;
+            b.first = start * S - a.first_pad;
+            b.last_shift = t == run.tiles - 1 ? run.last_inner - start : 8 * (V - 1);
+            b.y = y_group + start;
+            ncx_tile<V, S, kGroupRows>(b);
+        }
+    }
+}
+
+template <int S, int V>
+NcxRunFn pick_full_rows(bool plain) {
+    return plain ? &ncx_full_rows<S, V, 1> : &ncx_full_rows<S, V, 2>;
+}
+// v: the inner vectors of a tile (1 .. most_group_vectors(s))
+NcxRunFn ncx_full_rows_for(i64 s, int v, bool plain) {
+    if (s == 1) return v == 1 ? pick_full_rows<1, 1>(plain) : v == 2 ? pick_full_rows<1, 2>(plain) : pick_full_rows<1, 3>(plain);
+    return v == 1 ? pick_full_rows<2, 1>(plain) : pick_full_rows<2, 2>(plain);
 }
 
 // The outputs [lo, hi) of a row whose three kw taps lie inside the input row.
@@ -241,25 +319,38 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
     const i64 inner_count = inner_end - inner_first;
     const i64 edges = vectors - inner_count;
     constexpr i64 kMostEdges = 16;  // more only where the pads exceed 16 columns (takes_depthwise_ncx refuses)
-    NcxEdgeFn edge_kernels[2][kMostEdges] = {};
+    NcxEdgeFn edge_kernels[kMostEdges] = {};  // one row
+    i64 edge_starts[kMostEdges] = {};
     for (i64 e = 0; e < edges && e < kMostEdges; ++e) {
         const i64 j = e < inner_first ? e : inner_end + (e - inner_first);
-        edge_kernels[0][e] = ncx_edge_for(g, vector_start(j), 1);
-        edge_kernels[1][e] = ncx_edge_for(g, vector_start(j), kGroupRows);
+        edge_kernels[e] = ncx_edge_for(g, vector_start(j));
+        edge_starts[e] = vector_start(j);
     }
-    // the inner vectors cut into tiles of nearly equal counts, for one row ([0]) and for kGroupRows ([1])
+    // runs of whole groups of rows (ncx_full_rows), where the edge vectors are few enough to list
+    NcxRun run;
+    run.edge_starts = edge_starts;
+    run.edges = edges;
+    const int run_vectors = static_cast<int>(inner_count < most_group_vectors(s) ? inner_count : most_group_vectors(s));
+    run.tiles = run_vectors > 0 ? (inner_count + run_vectors - 1) / run_vectors : 0;
+    run.first_inner = inner_count > 0 ? vector_start(inner_first) : 0;
+    run.last_inner = inner_count > 0 ? vector_start(inner_end - 1) : 0;
+    run.in_width = Wd;
+    run.out_width = OW;
+    const bool runs = edges <= kMostEdges;
+    // plain loads in the edge vectors of a run unless it touches the input tensor's first or last row
+    const NcxRunFn run_plain = ncx_full_rows_for(s, run_vectors > 0 ? run_vectors : 1, true);
+    const NcxRunFn run_masked = ncx_full_rows_for(s, run_vectors > 0 ? run_vectors : 1, false);
+    // the inner vectors of a single row cut into tiles of nearly equal counts
     struct Tiling {
         i64 count = 0, per_tile = 0, wider = 0;
         NcxTileFn narrow = nullptr, wide = nullptr;  // the kernels of per_tile and per_tile + 1 vectors
-    } tilings[2];
-    for (int k = 0; k < 2; ++k) {
-        const int r = k == 0 ? 1 : kGroupRows;
-        Tiling& t = tilings[k];
-        t.count = (inner_count + most_vectors(s, r) - 1) / most_vectors(s, r);
-        if (t.count == 0) continue;
-        t.per_tile = inner_count / t.count, t.wider = inner_count % t.count;
-        t.narrow = ncx_tile_for(s, r, static_cast<int>(t.per_tile));
-        t.wide = ncx_tile_for(s, r, static_cast<int>(t.per_tile + 1));
+    } tiling;
+    tiling.count = (inner_count + kMaxVectors - 1) / kMaxVectors;
+    if (tiling.count > 0) {
+        tiling.per_tile = inner_count / tiling.count, tiling.wider = inner_count % tiling.count;
+        const int v = static_cast<int>(tiling.per_tile);
+        tiling.narrow = s == 1 ? pick_ncx_row_tile<1, kMaxVectors>(v) : pick_ncx_row_tile<2, kMaxVectors>(v);
+        tiling.wide = s == 1 ? pick_ncx_row_tile<1, kMaxVectors>(v + 1) : pick_ncx_row_tile<2, kMaxVectors>(v + 1);
     }
     // the kernel rows (kd, kh) of output row (od, oh) inside the input, and whether all of them are
     const auto kernel_rows = [&](i64 od, i64 oh, i64* offsets, i64* taps) {
@@ -288,6 +379,8 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
     a.first_pad = pb;
     a.in_row_step = g.stride[1] * Wd;
     a.out_row_step = OW;
+    a.x_begin = x;
+    a.x_end = x + g.batch * C * D * H * Wd;
     i64 rest = begin;
     i64 oh = rest % OH; rest /= OH;
     i64 od = rest % OD; rest /= OD;
@@ -295,22 +388,40 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
     i64 n = rest / C;
     for (i64 row = begin; row < end;) {
         a.entries = kernel_rows(od, oh, scratch, scratch + KD * KH);
-        // kGroupRows rows together when they all read every kernel row (then so do the rows between)
-        const int r = row + kGroupRows <= end && oh + kGroupRows <= OH && reads_all(od, oh) &&
-                              reads_all(od, oh + kGroupRows - 1)
-                          ? kGroupRows
-                          : 1;
         a.x = x + (n * C + c) * D * H * Wd;
         a.w = p.weights + c;
         a.bias = p.bias ? p.bias[c] : 0.0f;
         float* y_row = y + row * OW;
         a.y = y_row;
+        // whole groups of kGroupRows rows that all read every kernel row (then so do the rows between)
+        i64 groups = 0;
+        if (runs && reads_all(od, oh))
+            while (row + kGroupRows * (groups + 1) <= end && oh + kGroupRows * (groups + 1) <= OH &&
+                   reads_all(od, oh + kGroupRows * (groups + 1) - 1))
+                ++groups;
+        if (groups > 0) {
+            run.groups = groups;
+            const i64 rows_here = kGroupRows * groups;
+            // (bounds with a margin past every column an edge vector's loads span)
+            const float* lowest = a.x + (a.row_offsets[0] - 32);
+            const float* highest = a.x + (a.row_offsets[a.entries - 1] + (rows_here - 1) * a.in_row_step + OW * s + 64);
+            (lowest >= a.x_begin && highest <= a.x_end ? run_plain : run_masked)(a, run);
+            row += rows_here;
+            oh += rows_here;
+            if (oh == OH) {
+                oh = 0;
+                if (++od == OD) {
+                    od = 0;
+                    if (++c == C) c = 0, ++n;
+                }
+            }
+            continue;
+        }
         for (i64 e = 0; e < edges; ++e) {
             const i64 j = e < inner_first ? e : inner_end + (e - inner_first);
-            const NcxEdgeFn edge = e < kMostEdges ? edge_kernels[r == 1 ? 0 : 1][e] : ncx_edge_for(g, vector_start(j), r);
+            const NcxEdgeFn edge = e < kMostEdges ? edge_kernels[e] : ncx_edge_for(g, vector_start(j));
             edge(a, vector_start(j), Wd, OW);
         }
-        const Tiling& tiling = tilings[r == 1 ? 0 : 1];
         i64 done = inner_first;
         for (i64 t = 0; t < tiling.count; ++t) {
             const bool wide = t < tiling.wider;
@@ -321,8 +432,8 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
             a.y = y_row + ow0;
             (wide ? tiling.wide : tiling.narrow)(a);
         }
-        row += r;
-        oh += r;
+        ++row;
+        ++oh;
         if (oh == OH) {
             oh = 0;
             if (++od == OD) {
