@@ -34,8 +34,8 @@ struct NcxTileArgs {
     float* y = nullptr;                  // vector 0's first output
     i64 in_row_step = 0;                 // from one output row of the tile to the next: input (s_h W) ...
     i64 out_row_step = 0;                // ... and output (OW)
-    const float* x_begin = nullptr;      // the whole input tensor [x_begin, x_end)
-    const float* x_end = nullptr;
+    i64 x_at = 0;                        // x's offset in the whole input tensor, of x_size floats
+    i64 x_size = 0;
 };
 
 template <bool B>
@@ -171,9 +171,9 @@ template <int S, int R, bool B0, bool B1, bool B2, int LOADS = 0>
             }
         }
     };
-    const bool plain = LOADS == 1 || (LOADS == 0 && a.entries > 0 && a.x + (a.row_offsets[0] + col) >= a.x_begin &&
-                                      a.x + (a.row_offsets[a.entries - 1] + col + (R - 1) * a.in_row_step + 8 * S + 1) <=
-                                          a.x_end);
+    const bool plain = LOADS == 1 || (LOADS == 0 && a.entries > 0 && a.x_at + a.row_offsets[0] + col >= 0 &&
+                                      a.x_at + a.row_offsets[a.entries - 1] + col + (R - 1) * a.in_row_step + 8 * S + 1 <=
+                                          a.x_size);
     if (plain)
         sums(Constant<true>{});
     else
@@ -245,6 +245,7 @@ void ncx_full_rows(const NcxTileArgs& a, const NcxRun& run) {
     NcxTileArgs b = a;
     for (i64 group = 0; group < run.groups; ++group) {
         b.x = a.x + group * kGroupRows * a.in_row_step;
+        b.x_at = a.x_at + group * kGroupRows * a.in_row_step;
         float* const y_group = a.y + group * kGroupRows * a.out_row_step;
         b.y = y_group;
         for (i64 e = 0; e < run.edges; ++e)
@@ -379,8 +380,7 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
     a.first_pad = pb;
     a.in_row_step = g.stride[1] * Wd;
     a.out_row_step = OW;
-    a.x_begin = x;
-    a.x_end = x + g.batch * C * D * H * Wd;
+    a.x_size = g.batch * C * D * H * Wd;
     i64 rest = begin;
     i64 oh = rest % OH; rest /= OH;
     i64 od = rest % OD; rest /= OD;
@@ -388,7 +388,8 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
     i64 n = rest / C;
     for (i64 row = begin; row < end;) {
         a.entries = kernel_rows(od, oh, scratch, scratch + KD * KH);
-        a.x = x + (n * C + c) * D * H * Wd;
+        a.x_at = (n * C + c) * D * H * Wd;
+        a.x = x + a.x_at;
         a.w = p.weights + c;
         a.bias = p.bias ? p.bias[c] : 0.0f;
         float* y_row = y + row * OW;
@@ -403,9 +404,9 @@ void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64
             run.groups = groups;
             const i64 rows_here = kGroupRows * groups;
             // (bounds with a margin past every column an edge vector's loads span)
-            const float* lowest = a.x + (a.row_offsets[0] - 32);
-            const float* highest = a.x + (a.row_offsets[a.entries - 1] + (rows_here - 1) * a.in_row_step + OW * s + 64);
-            (lowest >= a.x_begin && highest <= a.x_end ? run_plain : run_masked)(a, run);
+            const i64 lowest = a.x_at + a.row_offsets[0] - 32;
+            const i64 highest = a.x_at + a.row_offsets[a.entries - 1] + (rows_here - 1) * a.in_row_step + OW * s + 64;
+            (lowest >= 0 && highest <= a.x_size ? run_plain : run_masked)(a, run);
             row += rows_here;
             oh += rows_here;
             if (oh == OH) {

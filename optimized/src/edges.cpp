@@ -124,6 +124,10 @@ void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, 
 i64 pack_src_ncx_block_count(const Geometry& g) { return g.batch * ((g.in_channels + 15) / 16); }
 
 void pack_src_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {
+    if (d.dtype == DataType::f32 && cpu_has_avx2_fma()) {
+        avx2::pack_src_ncx_blocks_f32(g, static_cast<const float*>(src), xp, begin, end);
+        return;
+    }
     const i64 C = g.in_channels, Cs = g.channel_stride;
     const i64 D = g.in[0], H = g.in[1], W = g.in[2], plane = D * H * W;
     const bool f32 = d.dtype == DataType::f32;
@@ -179,6 +183,10 @@ void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, 
 i64 store_dst_ncx_block_count(const Geometry& g) { return g.batch * ((g.out_channels + 15) / 16); }
 
 void store_dst_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end) {
+    if (d.dtype == DataType::f32 && cpu_has_avx2_fma()) {
+        avx2::store_dst_ncx_blocks_f32(g, y, static_cast<float*>(dst), begin, end);
+        return;
+    }
     const i64 O = g.out_channels, plane = g.out_pixels();
     const bool f32 = d.dtype == DataType::f32;
     for (i64 task = begin; task < end; ++task) {
