@@ -171,8 +171,11 @@ template <int S, int R, bool B0, bool B1, bool B2, int LOADS = 0>
             }
         }
     };
+    // the loads span columns col .. col + 9 (S == 1: three vectors from col, col + 1, col + 2) or
+    // col .. col + 16 (S == 2: from col, col + 8, col + 1, col + 9)
+    constexpr i64 span = S == 1 ? 10 : 17;
     const bool plain = LOADS == 1 || (LOADS == 0 && a.entries > 0 && a.x_at + a.row_offsets[0] + col >= 0 &&
-                                      a.x_at + a.row_offsets[a.entries - 1] + col + (R - 1) * a.in_row_step + 8 * S + 1 <=
+                                      a.x_at + a.row_offsets[a.entries - 1] + col + (R - 1) * a.in_row_step + span <=
                                           a.x_size);
     if (plain)
         sums(Constant<true>{});
