@@ -96,11 +96,12 @@ TEST(DepthwiseNcx, RanksDilationsAndCropsAgreeWithTheReference) {
 
 TEST(DepthwiseNcx, SameBitsAsTheConvertedPath) {
     if (!has_avx2_depthwise(dw(8, "in=8x8,k=3x3,data=ncx"))) GTEST_SKIP() << "no AVX2 + FMA";
-    const char* cases[] = {
-        "in=9x37,k=3x3,pb=1x1,pe=1x1,bias=1",
-        "in=10x29,k=3x3,s=2x2,pb=0x0,pe=1x1,bias=1",
-        "in=7x16,k=3x3,s=1x2,pb=1x1,pe=1x1",
-        "in=5x13,k=3x3,pb=2x2,pe=2x2,bias=1",
-    };
-    for (const char* rest : cases) EXPECT_TRUE(same_bits_as_nxc(dw(12, rest), 3)) << rest;
+    // both strides, pads 0 to 2 at either end, rows of one tile, several tiles and an overlapping last vector
+    for (int stride : {1, 2})
+        for (int pad : {0, 1, 2}) {
+            const std::string s = std::to_string(stride), p = std::to_string(pad);
+            const std::string rest = "in=" + std::to_string(7 + 2 * pad) + "x" + std::to_string(13 + 12 * pad + 4 * stride) +
+                                     ",k=3x3,s=" + s + "x" + s + ",pb=" + p + "x" + p + ",pe=1x1,bias=" + std::to_string(pad % 2);
+            EXPECT_TRUE(same_bits_as_nxc(dw(12, rest), 3)) << rest;
+        }
 }
