@@ -39,6 +39,9 @@ struct ConvPlan::Impl {
     // gemm_1x1 on f32 NCX buffers without pads runs on the user's buffers, with no edges at all
     bool gemm_on_user_ncx = false;
     detail::GemmProblem gemm_ncx;
+    // depthwise_avx2 on f32 NCX buffers runs on the user's buffers too where its NCX kernel takes the
+    // rows (depthwise_ncx_avx2.cpp): the same sums, without the two layout conversions
+    bool depthwise_on_user_ncx = false;
     std::unique_ptr<tbb::task_arena> arena;
     i64 images_per_chunk = 1;  // images xp holds at once (edges.hpp, xp_images_per_chunk)
 
@@ -94,6 +97,8 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
             std::copy(b.begin(), b.end(), bias.begin());
         }
         depthwise = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data()};
+        depthwise_on_user_ncx = path == Path::depthwise_avx2 && desc.dtype == DataType::f32 &&
+                                desc.data_format == DataFormat::ncx && detail::avx2::takes_depthwise_ncx(g);
         break;
     }
     case Path::scalar:
@@ -129,6 +134,14 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     if (gemm_on_user_ncx) {
         parallel_rows(gemm_ncx.tasks(), [&](i64 b, i64 e) {
             detail::gemm_1x1_ncx_tasks(gemm_ncx, static_cast<const float*>(src), static_cast<float*>(dst), b, e);
+        });
+        return;
+    }
+    if (depthwise_on_user_ncx) {
+        const i64 rows = g.batch * g.out_channels * g.out[0] * g.out[1];
+        parallel_rows_with_scratch(rows, depthwise.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            detail::avx2::depthwise_ncx_rows(depthwise, static_cast<const float*>(src), static_cast<float*>(dst),
+                                             scratch, b, e);
         });
         return;
     }

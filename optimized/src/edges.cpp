@@ -179,6 +179,10 @@ void store_dst_rows(const ConvDescriptor& d, const Geometry& g, const float* y, 
 i64 store_dst_ncx_block_count(const Geometry& g) { return g.batch * ((g.out_channels + 15) / 16); }
 
 void store_dst_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end) {
+    if (d.dtype == DataType::f32 && cpu_has_avx2_fma()) {
+        avx2::store_dst_ncx_blocks_f32(g, y, static_cast<float*>(dst), begin, end);
+        return;
+    }
     const i64 O = g.out_channels, plane = g.out_pixels();
     const bool f32 = d.dtype == DataType::f32;
     for (i64 task = begin; task < end; ++task) {
@@ -210,14 +214,25 @@ void store_dst_tasks(const ConvDescriptor& d, const Geometry& g, const float* y,
 
 // NXC: the rows do everything. NCX: the rows (zeros) first, then the channel blocks (data): tasks
 // [0, rows) and [rows, rows + blocks) write disjoint floats, so they may run in any order.
+// f32 NCX data with AVX2: by input rows (edges_avx2.cpp), else by channel blocks.
+namespace {
+bool ncx_rows_by_avx2(const ConvDescriptor& d) { return d.dtype == DataType::f32 && cpu_has_avx2_fma(); }
+}  // namespace
+
 i64 pack_src_task_count(const ConvDescriptor& d, const Geometry& g) {
-    return pack_src_row_count(g) + (d.data_format == DataFormat::ncx ? pack_src_ncx_block_count(g) : 0);
+    if (d.data_format != DataFormat::ncx) return pack_src_row_count(g);
+    return pack_src_row_count(g) + (ncx_rows_by_avx2(d) ? avx2::pack_src_ncx_row_count(g) : pack_src_ncx_block_count(g));
 }
 
 void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {
     const i64 rows = pack_src_row_count(g);
     if (begin < rows) pack_src_rows(d, g, src, xp, begin, end < rows ? end : rows);
-    if (end > rows) pack_src_ncx_blocks(d, g, src, xp, (begin > rows ? begin : rows) - rows, end - rows);
+    if (end <= rows) return;
+    const i64 first = (begin > rows ? begin : rows) - rows, last = end - rows;
+    if (ncx_rows_by_avx2(d))
+        avx2::pack_src_ncx_rows_f32(g, static_cast<const float*>(src), xp, first, last);
+    else
+        pack_src_ncx_blocks(d, g, src, xp, first, last);
 }
 
 i64 xp_images_per_chunk(const ConvDescriptor& d, const Geometry& sg) {

@@ -104,6 +104,10 @@ int tile_width(int vector_blocks);
 void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64* scratch);
 void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 begin, i64 end);
 void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end);
+// Depthwise on f32 NCX buffers as they are (depthwise_ncx_avx2.cpp): kernel width 3, dilation 1 and
+// stride 1 or 2 along w, rows wide enough for its vectors (takes_depthwise_ncx); rows (n, c, od, oh).
+bool takes_depthwise_ncx(const Geometry& g);
+void depthwise_ncx_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end);
 }  // namespace avx2
 
 }  // namespace convcheck::optimized::detail
