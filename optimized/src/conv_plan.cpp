@@ -64,7 +64,7 @@ struct ConvPlan::Impl {
 
     void pack_weights(const void* user_weights, const void* user_bias);
     void run(const void* src, void* dst) const;
-    // one image in bands of output planes or rows (xp_parts.axis >= 0): pack each band's input, run it
+    // the blocked paths, one image at a time in bands (xp_parts.axis >= 0): pack each band's input, run its items
     void run_bands(const void* src, float* xp, float* y) const;
     // the path's kernel on `chunk` (the geometry with the batch of one chunk of images)
     void run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const;
@@ -173,18 +173,44 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
 void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
     const detail::Geometry& g = geometry;
     const int axis = xp_parts.axis;
+    detail::Geometry image = g;
+    image.batch = 1;
+    detail::BlockedProblem p = blocked;
+    p.geometry = &image;
+    // positions q = od * chunks + chunk; a band is a range of them, and its work items are one range per
+    // (group, super block), or per group with ocs_innermost (BlockedProblem's item order, batch 1)
+    const i64 chunks = p.chunks_per_plane(), positions = g.out[0] * chunks, OCS = p.oc_super_blocks;
+    const i64 per_band = axis == 0 ? xp_parts.band * chunks : xp_parts.band;
+    const i64 runs = p.ocs_innermost ? g.groups : g.groups * OCS;
+    // xp floats per padded plane (axis 0) or row (axis 1) in the whole image's layout
+    const i64 floats_per = (axis == 0 ? g.padded[1] * g.padded[2] : g.padded[2]) * g.channel_stride;
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
-    // y floats per output plane (axis 0) or row (axis 1): with axis 1 the image has one output plane
-    const i64 y_step = (axis == 0 ? g.out[1] * g.out[2] : g.out[2]) * g.out_channels;
+    const bool avx512 = path == Path::blocked_avx512;
     for (i64 n = 0; n < g.batch; ++n) {
-        const void* image = static_cast<const char*>(src) + n * src_image_bytes;
-        for (i64 first = 0; first < g.out[axis]; first += xp_parts.band) {
-            const i64 count = std::min(xp_parts.band, g.out[axis] - first);
-            const detail::Geometry band = detail::band_geometry(g, axis, first, count);
-            const detail::Geometry src_band = detail::band_geometry(src_geometry, axis, first, count);
+        const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
+        float* image_y = y + n * g.out_pixels() * g.out_channels;
+        for (i64 q0 = 0; q0 < positions; q0 += per_band) {
+            const i64 q1 = std::min(q0 + per_band, positions);
+            i64 first = 0, last = 0;
+            detail::band_outputs(g, xp_parts, q0, q1, &first, &last);
+            const detail::Geometry src_band = detail::band_geometry(src_geometry, axis, first, last - first + 1);
             parallel_rows(detail::pack_src_task_count(src_desc, src_band),
-                          [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_band, image, xp, b, e); });
-            run_kernel(band, xp, y + n * g.out_pixels() * g.out_channels + first * y_step);
+                          [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_band, image_src, xp, b, e); });
+            // where the whole image's xp would begin (before the buffer: only the band's planes or rows exist,
+            // and the band's items read only those)
+            const float* x = xp - first * g.stride[axis] * floats_per;
+            const i64 length = p.ocs_innermost ? (q1 - q0) * OCS : q1 - q0;
+            parallel_rows_with_scratch(runs * length, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+                for (i64 i = b; i < e;) {
+                    const i64 run = i / length, at = i % length, count = std::min(e - i, length - at);
+                    const i64 item = (p.ocs_innermost ? (run * positions + q0) * OCS : run * positions + q0) + at;
+                    if (avx512)
+                        detail::avx512::blocked_items(p, x, image_y, scratch, item, item + count);
+                    else
+                        detail::avx2::blocked_items(p, x, image_y, scratch, item, item + count);
+                    i += count;
+                }
+            });
         }
     }
 }

@@ -2,13 +2,12 @@
 // never holds more than a budget (by default the memory rule's: the input's own bytes plus half of
 // kFixedWorkspaceBytes; padding makes xp larger than the input, and 16-bit input is widened to f32):
 //   - the batch in chunks of as many whole images as fit (at least one);
-//   - on the blocked paths, an image whose xp alone exceeds the budget in bands of output planes (3-D:
-//     axis 0) or output rows (axis 1, when the output and kernel have one plane), each band's xp holding
-//     only the input planes or rows the band reads.
-// Images are independent. A band is made of whole work items of the whole image (rows are banded in
-// multiples of the items' pixel chunks: BlockedProblem::chunk_pixels), and its geometry moves pad_begin
-// so that every output reads the same input: the kernel runs the same tiles over the same taps, in the
-// same order, whatever the parts (the same bits).
+//   - on the blocked paths, an image whose xp alone exceeds the budget in bands of its work items: of
+//     output planes (axis 0, 3-D), or of the pixel chunks of its one output plane (axis 1; a band may
+//     begin and end inside a row). A band's xp holds only the input planes or rows its outputs read.
+// A band runs the whole image's work items (BlockedProblem: same geometry, same pixel chunks, so the
+// same register tiles over the same taps, in the same order) on a pointer to where the whole image's xp
+// would begin, of which only the band's planes or rows exist: the same bits whatever the parts.
 #pragma once
 
 #include "convcheck/core/descriptor.hpp"
@@ -17,9 +16,10 @@
 namespace convcheck::optimized::detail {
 
 struct XpParts {
-    i64 images = 1;  // images per chunk
-    int axis = -1;   // -1: chunks of whole images; 0 or 1: one image at a time, in bands along this axis
-    i64 band = 0;    // output planes (axis 0) or rows (axis 1) per band
+    i64 images = 1;        // images per chunk
+    int axis = -1;         // -1: chunks of whole images; 0 or 1: one image at a time, in bands along this axis
+    i64 band = 0;          // per band: output planes (axis 0) or pixel chunks of the output plane (axis 1)
+    i64 chunk_pixels = 0;  // the work items' pixel chunk (BlockedProblem::chunk_pixels)
 };
 
 // How the plan packs xp for `d` (src_geometry: the geometry of what the kernels read). budget_bytes: the
@@ -29,10 +29,11 @@ XpParts xp_parts(const ConvDescriptor& d, const Geometry& src_geometry, std::int
                  i64 band_chunk_pixels);
 // The floats of the largest part's xp.
 double xp_part_floats(const Geometry& src_geometry, const XpParts& parts);
-// Output planes or rows [first, first + count) of one image of g along `axis` (0 or 1): batch 1, the
-// padded input only the input that part reads, pad_begin moved by first * stride (so that every output
-// reads, and every kernel skips, the same input pixels as in g). For axis 1, g must have one output
-// plane and a kernel of one plane (the tap offsets and the output's layout stay those of g).
+// The output planes (axis 0) or rows (axis 1) [first, last] that the band of positions [q0, q1) covers,
+// a position being (output plane, pixel chunk) numbered od * chunks + chunk.
+void band_outputs(const Geometry& g, const XpParts& parts, i64 q0, i64 q1, i64* first, i64* last);
+// What packs a band: output planes or rows [first, first + count) of one image of g along `axis` (0 or 1):
+// batch 1, the padded input only the input those outputs read (pad_begin moved by first * stride).
 Geometry band_geometry(const Geometry& g, int axis, i64 first, i64 count);
 
 }  // namespace convcheck::optimized::detail

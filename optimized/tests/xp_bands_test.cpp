@@ -1,8 +1,8 @@
 // The padded input in bands (optimized/src/xp_parts.hpp): a blocked plan whose padded input may not
-// hold one image (Options::padded_input_budget) packs and runs each image in bands of output rows, or of
-// output planes in 3-D, each band's padded input holding only the input rows the band reads. It must give
-// the bits of the same plan with the whole batch packed at once: the same taps of the same pixels, summed
-// in the same order. The shapes need several bands, with dilations and pads that make the taps of a
+// hold one image (Options::padded_input_budget) packs and runs each image in bands of its work items (of
+// pixel chunks of the output plane, or of output planes in 3-D), each band's padded input holding only the
+// input rows the band reads. It must give the bits of the same plan with the whole batch packed at once:
+// the same taps of the same pixels, summed in the same order. The shapes need several bands, with dilations and pads that make the taps of a
 // band's first and last rows fall in the padding (benchdnn shapes_gemm's 1000x1000 layer with dilation
 // 128 and pads 128 is what needs bands at the rule's own budget).
 #include <gtest/gtest.h>
@@ -84,13 +84,14 @@ void check(const std::string& text) {
 
 }  // namespace
 
-// Rows: 64 output pixels a row, so that a pixel chunk (AVX2 192 or 128 pixels, AVX-512 448) is a few
-// rows and the 30 rows make several bands; register tiles span rows.
+// Bands of pixel chunks (AVX2 128 to 384 pixels, AVX-512 up to 448) that begin and end inside rows, and
+// register tiles that span rows: 1920 to 4224 output pixels make several bands.
 TEST(XpBands, BandsOfRowsGiveTheWholeImagesBits) {
     check("conv:n=2,c=16,o=16,in=30x64,k=3x3,d=6x9,pb=5x9,pe=7x9,bias=1");                     // NCX f32
     check("conv:n=1,c=16,o=24,in=34x66,k=3x3,s=1x1,d=8x1,pb=6x0,pe=4x0,data=nxc,bias=1");       // NXC, crop
     check("conv:n=1,c=5,o=8,in=33x128,k=5x3,s=2x2,d=4x2,pb=9x3,pe=3x0,dt=f16,data=nxc,wei=xio"); // widened
     check("conv:n=1,c=24,o=16,g=2,in=30x64,k=3x3,d=7x7,pb=8x7,pe=7x7,dt=bf16");                  // groups
+    check("conv:n=1,c=16,o=48,in=60x64,k=1x1,s=2x2,pb=7x3,pe=7x3,bias=1");  // 1x1: super blocks innermost
 }
 
 // Planes: a 3-D image in bands of output planes.
