@@ -20,6 +20,11 @@ int blocked_vector_blocks(i64 out_per_group, bool avx512) {
     return best;
 }
 
+i64 blocked_chunk_pixels(i64 out_per_group, bool avx512) {
+    const int nb = blocked_vector_blocks(out_per_group, avx512);
+    return 32 * (avx512 ? avx512::tile_width(nb) : avx2::tile_width(nb));
+}
+
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
     const i64 block = blocked_vector_blocks(out_per_group, avx512) * (avx512 ? 16 : 8);
     return groups * ((out_per_group + block - 1) / block) * taps * in_per_group * block;
@@ -42,7 +47,7 @@ BlockedWeights pack_blocked(const float* canonical, const std::vector<float>& bi
     // that they stay in L2 while a work item's tiles reuse them (measured: smaller blocks cost more in
     // partial-sum traffic than they gain); work items of 32 register tiles
     out.ic_block = std::clamp<i64>(393216 / (T * block * 4), 1, ICg);
-    out.chunk_pixels = 32 * (avx512 ? avx512::tile_width(out.vector_blocks) : avx2::tile_width(out.vector_blocks));
+    out.chunk_pixels = blocked_chunk_pixels(out_per_group, avx512);
     // a 1x1 kernel whose packed weights fit in half the L2 (512 KiB): its items go over the output-channel
     // super blocks innermost, so a chunk's input and pixel offsets serve every super block at once and each
     // output pixel's channels are written together (measured on AVX2, 1 thread: pw16->96@112 0.58 -> 0.53 ms,

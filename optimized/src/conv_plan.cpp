@@ -16,6 +16,7 @@
 #include "workspace_pool.hpp"
 #include "scalar.hpp"
 #include "unit_axes.hpp"
+#include "xp_parts.hpp"
 
 namespace convcheck::optimized {
 
@@ -43,7 +44,7 @@ struct ConvPlan::Impl {
     // rows (depthwise_ncx_avx2.cpp): the same sums, without the two layout conversions
     bool depthwise_on_user_ncx = false;
     std::unique_ptr<tbb::task_arena> arena;
-    i64 images_per_chunk = 1;  // images xp holds at once (edges.hpp, xp_images_per_chunk)
+    detail::XpParts xp_parts;  // xp in chunks of images, or one image in bands (xp_parts.hpp)
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
     // the direct kernels' scratch (one per parallel body).
@@ -66,6 +67,8 @@ struct ConvPlan::Impl {
 
     void pack_weights(const void* user_weights, const void* user_bias);
     void run(const void* src, void* dst) const;
+    // the blocked paths, one image at a time in bands (xp_parts.axis >= 0): pack each band's input, run its items
+    void run_bands(const void* src, float* xp, float* y) const;
     // the path's kernel on `chunk` (the geometry with the batch of one chunk of images)
     void run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const;
 };
@@ -151,30 +154,78 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         y_space = outputs.take(static_cast<std::size_t>(desc.dst_elements()));
         y = y_space.data();
     }
-    // the batch in chunks of images_per_chunk (xp_images_per_chunk): one chunk unless padding makes xp
-    // larger than the input by more than the fixed workspace
+    // the batch in chunks of images, or one image in bands (xp_parts.hpp): xp never takes more than
+    // the input's bytes plus half the fixed workspace (Options::padded_input_budget)
     const bool packs = !detail::src_is_xp(src_desc, src_geometry);
-    const i64 images = packs ? images_per_chunk : g.batch;
     if (packs)
-        xp_space = padded_inputs.take(
-            static_cast<std::size_t>(images * src_geometry.padded_pixels() * src_geometry.channel_stride));
-    const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
-    for (i64 n0 = 0; n0 < g.batch; n0 += images) {
-        detail::Geometry chunk = g, src_chunk = src_geometry;
-        chunk.batch = src_chunk.batch = std::min(images, g.batch - n0);
-        const void* chunk_src = static_cast<const char*>(src) + n0 * src_image_bytes;
-        const float* xp = static_cast<const float*>(chunk_src);
-        if (packs) {
-            float* out = xp_space.data();
-            parallel_rows(detail::pack_src_task_count(src_desc, src_chunk),
-                          [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); });
-            xp = out;
+        xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, xp_parts)));
+    if (packs && xp_parts.axis >= 0) {
+        run_bands(src, xp_space.data(), y);
+    } else {
+        const i64 images = packs ? xp_parts.images : g.batch;
+        const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
+        for (i64 n0 = 0; n0 < g.batch; n0 += images) {
+            detail::Geometry chunk = g, src_chunk = src_geometry;
+            chunk.batch = src_chunk.batch = std::min(images, g.batch - n0);
+            const void* chunk_src = static_cast<const char*>(src) + n0 * src_image_bytes;
+            const float* xp = static_cast<const float*>(chunk_src);
+            if (packs) {
+                float* out = xp_space.data();
+                parallel_rows(detail::pack_src_task_count(src_desc, src_chunk),
+                              [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); });
+                xp = out;
+            }
+            run_kernel(chunk, xp, y + n0 * g.out_pixels() * g.out_channels);
         }
-        run_kernel(chunk, xp, y + n0 * g.out_pixels() * g.out_channels);
     }
     if (y_space.held())
         parallel_rows(detail::store_dst_task_count(desc, g),
                       [&](i64 b, i64 e) { detail::store_dst_tasks(desc, g, y, dst, b, e); });
+}
+
+void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
+    const detail::Geometry& g = geometry;
+    const int axis = xp_parts.axis;
+    detail::Geometry image = g;
+    image.batch = 1;
+    detail::BlockedProblem p = blocked;
+    p.geometry = &image;
+    // positions q = od * chunks + chunk; a band is a range of them, and its work items are one range per
+    // (group, super block), or per group with ocs_innermost (BlockedProblem's item order, batch 1)
+    const i64 chunks = p.chunks_per_plane(), positions = g.out[0] * chunks, OCS = p.oc_super_blocks;
+    const i64 per_band = axis == 0 ? xp_parts.band * chunks : xp_parts.band;
+    const i64 runs = p.ocs_innermost ? g.groups : g.groups * OCS;
+    // xp floats per padded plane (axis 0) or row (axis 1) in the whole image's layout
+    const i64 floats_per = (axis == 0 ? g.padded[1] * g.padded[2] : g.padded[2]) * g.channel_stride;
+    const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
+    const bool avx512 = path == Path::blocked_avx512;
+    for (i64 n = 0; n < g.batch; ++n) {
+        const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
+        float* image_y = y + n * g.out_pixels() * g.out_channels;
+        for (i64 q0 = 0; q0 < positions; q0 += per_band) {
+            const i64 q1 = std::min(q0 + per_band, positions);
+            i64 first = 0, last = 0;
+            detail::band_outputs(g, xp_parts, q0, q1, &first, &last);
+            const detail::Geometry src_band = detail::band_geometry(src_geometry, axis, first, last - first + 1);
+            parallel_rows(detail::pack_src_task_count(src_desc, src_band),
+                          [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_band, image_src, xp, b, e); });
+            // where the whole image's xp would begin (before the buffer: only the band's planes or rows exist,
+            // and the band's items read only those)
+            const float* x = xp - first * g.stride[axis] * floats_per;
+            const i64 length = p.ocs_innermost ? (q1 - q0) * OCS : q1 - q0;
+            parallel_rows_with_scratch(runs * length, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+                for (i64 i = b; i < e;) {
+                    const i64 run = i / length, at = i % length, count = std::min(e - i, length - at);
+                    const i64 item = (p.ocs_innermost ? (run * positions + q0) * OCS : run * positions + q0) + at;
+                    if (avx512)
+                        detail::avx512::blocked_items(p, x, image_y, scratch, item, item + count);
+                    else
+                        detail::avx2::blocked_items(p, x, image_y, scratch, item, item + count);
+                    i += count;
+                }
+            });
+        }
+    }
 }
 
 void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const {
@@ -254,8 +305,10 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     if (depthwise) m.src_desc.pads_begin = m.src_desc.pads_end = SpatialDims{0, 0, 0};
     m.src_geometry = detail::make_geometry(m.src_desc, depthwise ? 16 : 1);
     m.taps = detail::tap_offsets(m.geometry);
-    m.images_per_chunk = detail::xp_images_per_chunk(m.src_desc, m.src_geometry);
     m.pack_weights(weights, bias);
+    const bool blocked = m.path == Path::blocked_avx2 || m.path == Path::blocked_avx512;
+    m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
+                                  blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
 

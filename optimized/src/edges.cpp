@@ -235,14 +235,6 @@ void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src,
         pack_src_ncx_blocks(d, g, src, xp, first, last);
 }
 
-i64 xp_images_per_chunk(const ConvDescriptor& d, const Geometry& sg) {
-    const double image = 4.0 * double(sg.padded_pixels()) * double(sg.channel_stride);
-    const double allowed = double(size_of(d.dtype)) * double(d.src_elements()) + double(kFixedWorkspaceBytes / 2);
-    if (image * double(sg.batch) <= allowed) return sg.batch;
-    const double fit = allowed / image;
-    return fit < 1 ? 1 : static_cast<i64>(fit);
-}
-
 std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights) {
     const i64 O = g.out_channels, ICg = g.in_per_group, taps = g.taps();
     std::vector<float> canonical(static_cast<std::size_t>(O * ICg * taps));

@@ -44,11 +44,6 @@ i64 store_dst_ncx_block_count(const Geometry& g);
 i64 store_dst_task_count(const ConvDescriptor& d, const Geometry& g);
 void store_dst_tasks(const ConvDescriptor& d, const Geometry& g, const float* y, void* dst, i64 begin, i64 end);
 i64 pack_src_task_count(const ConvDescriptor& d, const Geometry& g);
-// How many images the padded input xp holds at once (the plan packs and runs the batch in chunks of this
-// many): all of them, unless xp would exceed the input's own bytes plus half of kFixedWorkspaceBytes
-// (padding makes xp larger than the input, and 16-bit input is widened to f32); then as many as fit, at
-// least one. Images are independent, so the results do not change.
-i64 xp_images_per_chunk(const ConvDescriptor& d, const Geometry& src_geometry);
 void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
 
 // Weights widened to f32 in canonical order [O][ICg][taps]; bias widened to f32 [O] (empty without bias).

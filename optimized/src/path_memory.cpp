@@ -8,6 +8,7 @@
 #include "edges.hpp"
 #include "scalar.hpp"
 #include "unit_axes.hpp"
+#include "xp_parts.hpp"
 
 namespace convcheck::optimized {
 
@@ -71,9 +72,11 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         ConvDescriptor src_desc = d;
         if (depthwise) src_desc.pads_begin = src_desc.pads_end = SpatialDims{0, 0, 0};
         const detail::Geometry sg = detail::make_geometry(src_desc, depthwise ? 16 : 1);
+        const bool blocked = path == Path::blocked_avx2 || path == Path::blocked_avx512;
+        const i64 band_chunk_pixels =
+            blocked ? detail::blocked_chunk_pixels(g.out_per_group, path == Path::blocked_avx512) : 0;
         if (!detail::src_is_xp(src_desc, sg))
-            xp = double(detail::xp_images_per_chunk(src_desc, sg)) * double(sg.padded[0]) * double(sg.padded[1]) *
-                 double(sg.padded[2]) * Cs;
+            xp = detail::xp_part_floats(sg, detail::xp_parts(src_desc, sg, 0, band_chunk_pixels));
         if (!detail::dst_is_y(d)) y = double(d.dst_elements());
     }
     const double taps_list = T;  // ConvPlan::Impl::taps, i64

@@ -92,11 +92,13 @@ TEST(MemoryRule, ABatchInChunksGivesTheSameBitsAsOneImageAtATime) {
     }
 }
 
-// benchdnn shapes_gemm's unnamed 1000x1000 layer with dilation 128 and pads 128: one image, whose padded
-// input alone exceeds the input by more than the fixed workspace, so no path keeps the rule. The dispatcher
-// then takes the first path within the fixed workspace of the least, never scalar for a few bytes less.
+// One output row whose padded input alone exceeds the input by more than the fixed workspace (padding
+// along the row: no bands of rows or planes can split it; benchdnn shapes_gemm's 1000x1000 layer with
+// dilation 128 needed this before the blocked paths ran bands, xp_bands_test.cpp), so no path keeps the
+// rule. The dispatcher then takes the first path within the fixed workspace of the least, never scalar
+// for a few bytes less.
 TEST(MemoryRule, WhenNoPathKeepsTheRuleTheFastestOfTheLeastIsTaken) {
-    const ConvDescriptor d = parse_descriptor("conv:n=1,c=64,o=64,in=1000x1000,k=3x3,d=128x128,pb=128x128,pe=128x128,bias=1");
+    const ConvDescriptor d = parse_descriptor("conv:n=1,c=64,o=64,in=1x500000,k=1x3,d=1x100000,pb=0x200000,pe=0x200000,bias=1");
     for (const Path p : available_paths(d)) EXPECT_FALSE(within_memory_rule(d, p)) << why(d, p);
     if (cpu_has_avx2_fma()) {
         EXPECT_NE(choose_path(d), Path::scalar) << to_string(d);

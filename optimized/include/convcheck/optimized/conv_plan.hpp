@@ -40,6 +40,11 @@ bool parse_path(std::string_view text, Path* path);
 struct Options {
     int threads = 0;                      // 0: TBB's default; otherwise an arena of exactly this many
     Path forced_path = Path::automatic;   // a path that does not apply, or that the CPU lacks, is a ConvError
+    // The most bytes the padded input (the channels-last f32 copy of src that the kernels read, when src
+    // is not already one) may take at once; 0: the memory rule's, the input's bytes + kFixedWorkspaceBytes / 2.
+    // The plan packs and runs the batch in chunks of as many images as fit, and on the blocked paths an image
+    // that does not fit in bands of its work items (pixel chunks; 3-D: planes). The same bits whatever it is.
+    std::int64_t padded_input_budget = 0;
 };
 
 // Why the optimized implementation cannot run the valid descriptor `d` at all (its padded input,

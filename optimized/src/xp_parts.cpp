@@ -1,0 +1,91 @@
+// The padded input in parts: chunks of images, or bands of one image (xp_parts.hpp).
+#include "xp_parts.hpp"
+
+#include "convcheck/optimized/conv_plan.hpp"
+
+namespace convcheck::optimized::detail {
+
+namespace {
+
+// The padded extent along `axis` that `count` consecutive outputs read.
+double band_extent(const Geometry& g, int axis, double count) {
+    return (count - 1) * double(g.stride[axis]) + double(g.kernel[axis] - 1) * double(g.dilation[axis]) + 1;
+}
+
+// xp floats per padded plane (axis 0) or row (axis 1) of one image.
+double floats_across(const Geometry& g, int axis) {
+    const double other = axis == 0 ? double(g.padded[1]) : double(g.padded[0]);
+    return other * double(g.padded[2]) * double(g.channel_stride);
+}
+
+// The most output planes or rows a band covers.
+double band_span(const Geometry& g, const XpParts& parts) {
+    if (parts.axis == 0) return double(parts.band);
+    // `band` chunks of pixels begin anywhere in a row: rows floor((pixels - 1) / OW) + 2 at most
+    const double rows = double((parts.band * parts.chunk_pixels - 1) / g.out[2] + 2);
+    return rows < double(g.out[1]) ? rows : double(g.out[1]);
+}
+
+}  // namespace
+
+XpParts xp_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 band_chunk_pixels) {
+    const double image = 4.0 * double(sg.padded_pixels()) * double(sg.channel_stride);
+    const double allowed = budget_bytes > 0 ? double(budget_bytes)
+                                            : double(size_of(d.dtype)) * double(d.src_elements()) +
+                                                  double(kFixedWorkspaceBytes / 2);
+    XpParts parts;
+    if (image * double(sg.batch) <= allowed) {
+        parts.images = sg.batch;
+        return parts;
+    }
+    const double fit = allowed / image;
+    parts.images = fit < 1 ? 1 : static_cast<i64>(fit);
+    if (image <= allowed || band_chunk_pixels <= 0) return parts;
+    parts.axis = sg.out[0] == 1 && sg.kernel[0] == 1 ? 1 : 0;
+    parts.chunk_pixels = band_chunk_pixels;
+    const int a = parts.axis;
+    // the output planes or rows whose input fits in the budget (at least one)
+    const double extent_fits = allowed / (4.0 * floats_across(sg, a));
+    const double span = double(sg.kernel[a] - 1) * double(sg.dilation[a]) + 1;
+    double outputs = extent_fits < span ? 1 : (extent_fits - span) / double(sg.stride[a]) + 1;
+    if (outputs > double(sg.out[a])) outputs = double(sg.out[a]);
+    if (a == 0) {
+        parts.band = static_cast<i64>(outputs);
+    } else {
+        // chunks of pixels that cover at most `outputs` rows wherever they begin (band_span)
+        const double chunks = (outputs - 1) * double(sg.out[2]) / double(band_chunk_pixels);
+        const double all = double((sg.out[1] * sg.out[2] + band_chunk_pixels - 1) / band_chunk_pixels);
+        parts.band = chunks < 1 ? 1 : chunks > all ? static_cast<i64>(all) : static_cast<i64>(chunks);
+    }
+    return parts;
+}
+
+double xp_part_floats(const Geometry& sg, const XpParts& parts) {
+    if (parts.axis < 0) return double(parts.images) * double(sg.padded_pixels()) * double(sg.channel_stride);
+    return band_extent(sg, parts.axis, band_span(sg, parts)) * floats_across(sg, parts.axis);
+}
+
+void band_outputs(const Geometry& g, const XpParts& parts, i64 q0, i64 q1, i64* first, i64* last) {
+    const i64 plane = g.out[1] * g.out[2];
+    if (parts.axis == 0) {
+        const i64 chunks = (plane + parts.chunk_pixels - 1) / parts.chunk_pixels;
+        *first = q0 / chunks;
+        *last = (q1 - 1) / chunks;
+        return;
+    }
+    const i64 end = q1 * parts.chunk_pixels < plane ? q1 * parts.chunk_pixels : plane;
+    *first = q0 * parts.chunk_pixels / g.out[2];
+    *last = (end - 1) / g.out[2];
+}
+
+Geometry band_geometry(const Geometry& g, int axis, i64 first, i64 count) {
+    Geometry b = g;
+    b.batch = 1;
+    b.out[axis] = count;
+    b.pad_begin[axis] = g.pad_begin[axis] - first * g.stride[axis];
+    b.padded[axis] = (count - 1) * g.stride[axis] + (g.kernel[axis] - 1) * g.dilation[axis] + 1;
+    b.pad_end[axis] = b.padded[axis] - g.in[axis] - b.pad_begin[axis];
+    return b;
+}
+
+}  // namespace convcheck::optimized::detail

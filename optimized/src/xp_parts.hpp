@@ -1,0 +1,39 @@
+// Internal: the padded input xp in parts. A plan packs xp and runs its kernel part by part, so that xp
+// never holds more than a budget (by default the memory rule's: the input's own bytes plus half of
+// kFixedWorkspaceBytes; padding makes xp larger than the input, and 16-bit input is widened to f32):
+//   - the batch in chunks of as many whole images as fit (at least one);
+//   - on the blocked paths, an image whose xp alone exceeds the budget in bands of its work items: of
+//     output planes (axis 0, 3-D), or of the pixel chunks of its one output plane (axis 1; a band may
+//     begin and end inside a row). A band's xp holds only the input planes or rows its outputs read.
+// A band runs the whole image's work items (BlockedProblem: same geometry, same pixel chunks, so the
+// same register tiles over the same taps, in the same order) on a pointer to where the whole image's xp
+// would begin, of which only the band's planes or rows exist: the same bits whatever the parts.
+#pragma once
+
+#include "convcheck/core/descriptor.hpp"
+#include "problem.hpp"
+
+namespace convcheck::optimized::detail {
+
+struct XpParts {
+    i64 images = 1;        // images per chunk
+    int axis = -1;         // -1: chunks of whole images; 0 or 1: one image at a time, in bands along this axis
+    i64 band = 0;          // per band: output planes (axis 0) or pixel chunks of the output plane (axis 1)
+    i64 chunk_pixels = 0;  // the work items' pixel chunk (BlockedProblem::chunk_pixels)
+};
+
+// How the plan packs xp for `d` (src_geometry: the geometry of what the kernels read). budget_bytes: the
+// most bytes xp may take at once, or 0 for the rule's default. band_chunk_pixels: the pixel chunk of the
+// path's work items when it runs bands (the blocked paths), or 0 when it cannot (then one image at least).
+XpParts xp_parts(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes,
+                 i64 band_chunk_pixels);
+// The floats of the largest part's xp.
+double xp_part_floats(const Geometry& src_geometry, const XpParts& parts);
+// The output planes (axis 0) or rows (axis 1) [first, last] that the band of positions [q0, q1) covers,
+// a position being (output plane, pixel chunk) numbered od * chunks + chunk.
+void band_outputs(const Geometry& g, const XpParts& parts, i64 q0, i64 q1, i64* first, i64* last);
+// What packs a band: output planes or rows [first, first + count) of one image of g along `axis` (0 or 1):
+// batch 1, the padded input only the input those outputs read (pad_begin moved by first * stride).
+Geometry band_geometry(const Geometry& g, int axis, i64 first, i64 count);
+
+}  // namespace convcheck::optimized::detail
