@@ -127,6 +127,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // copy, diff_dst packed, its rows 16 wide); the 3x3 stride-1 window on both
         "conv:n=2,c=264,o=264,g=264,in=6x14,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=260,o=260,g=260,in=5x16,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        // the window with no padding along the width (its last two columns read x, not zeros)
+        "conv:n=2,c=24,o=24,g=24,in=7x9,k=3x3,pb=1x0,pe=1x0,bias=1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
