@@ -28,6 +28,13 @@ inline void transpose8(__m256* r) {
     for (int k = 0; k < 8; ++k) r[k] = t[k];
 }
 
+// inside() (cc_factored_kernels.hpp), inlined into this unit's per-pixel loops (a call there spills them)
+inline TapRange inside_inline(i64 first, i64 support, i64 size) {
+    const i64 lo = first < 0 ? -first : 0;
+    const i64 hi = first + support > size ? size - first : support;
+    return {lo, hi < lo ? lo : hi};
+}
+
 __m256 leaky(__m256 v, __m256 slope) {
     const __m256 keep = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ);  // v >= 0 (false for NaN)
     return _mm256_blendv_ps(_mm256_mul_ps(v, slope), v, keep);
@@ -106,7 +113,7 @@ void contract_block(const CcContractProblem& p, const float* src, const float* h
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
     for (i64 i = 0; i < count; ++i, h += K * h2p, z += depth, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
-        const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
+        const TapRange ry = inside_inline(fy, p.kh, p.in_h), rx = inside_inline(fx, p.kw, p.in_w);
         __m256 acc[CB * NB], sum[CB];
 #pragma GCC unroll 12
         for (int k = 0; k < CB * NB; ++k) acc[k] = _mm256_setzero_ps();
@@ -145,11 +152,7 @@ ContractFn contract_for(i64 cb) {
 
 }  // namespace
 
-TapRange inside(i64 first, i64 support, i64 size) {
-    const i64 lo = first < 0 ? -first : 0;
-    const i64 hi = first + support > size ? size - first : support;
-    return {lo, hi < lo ? lo : hi};
-}
+TapRange inside(i64 first, i64 support, i64 size) { return inside_inline(first, support, size); }
 
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
     // 8 planes at a time over the whole row (more planes at once, 4 KiB apart, would share L1 sets)
@@ -223,7 +226,7 @@ void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, 
     };
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
     for (i64 i = 0; i < count; ++i, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
-        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
+        const TapRange ry = inside_inline(p.first_y[oy], p.kh, p.in_h), rx = inside_inline(p.first_x[ox], p.kw, p.in_w);
         // the taps inside the input: their first layer, gathered across pixels
         for (i64 y = ry.lo; y < ry.hi; ++y)
             for (i64 x = rx.lo; x < rx.hi; ++x) {
