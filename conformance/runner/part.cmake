@@ -217,7 +217,7 @@ if(CONVCHECK_BUILD_TESTS)
   endforeach()
 endif()
 if(CONVCHECK_BUILD_TESTS)
-  # The CC backward pass (ABI 1.4, docs/cc-backward.md): the reference passes the cc suite (its 17 backward
+  # The CC backward pass (ABI 1.4, docs/cc-backward.md): the reference passes the cc suite (its 18 backward
   # cases among them); the mutant that reduces diff_theta over image 0 only fails smoke's batch-2 case in
   # the gradient it breaks; a plugin built against 1.3 (which sets bit 8, undefined in 1.3) declines every
   # CC backward case by its version, and a run that checked nothing fails; an invalid CC backward request
@@ -225,7 +225,7 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_cc_backward_reference
            COMMAND convcheck run --backend reference --suite cc --quiet --no-shrink --no-progress)
   set_tests_properties(conformance_cc_backward_reference PROPERTIES PASS_REGULAR_EXPRESSION
-    "64 cases executed, 0 declined.*pass rate 100.0 %")
+    "68 cases executed, 0 declined.*pass rate 100.0 %")
   add_test(NAME conformance_cc_backward_mutant_caught
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=cc_bwd_theta_first_image
@@ -245,7 +245,7 @@ if(CONVCHECK_BUILD_TESTS)
                    $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_abi_1_3> --suite cc
                    --no-shrink --no-progress)
   set_tests_properties(conformance_cc_backward_abi_1_3_declines PROPERTIES PASS_REGULAR_EXPRESSION
-    "exit code 1 as expected.*32: the plugin was built against ABI 1.3, which has no CC backward pass \\(ABI 1.4\\).*0 cases executed, 64 declined")
+    "exit code 1 as expected.*34: the plugin was built against ABI 1.3, which has no CC backward pass \\(ABI 1.4\\).*0 cases executed, 68 declined")
   set(cc_backward_invalid "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=2x2,kernel=linear,dir=bwd_d"
                           "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=2x2,kernel=linear,dir=bwd,dir=fwd"
                           "cc:n=1,cin=1,cout=1,in=3x3,scale=1,support=0x2,kernel=linear,dir=bwd")

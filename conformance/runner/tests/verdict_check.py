@@ -63,13 +63,13 @@ def check_coverage():
     # every case declined (faultzoo does not claim CC layers): a failure, with a message saying so
     p = run(["run", "--backend", "faultzoo", "--suite", "cc", "--no-progress", "--json", path("cc.jsonl"),
              "--junit", path("cc.xml")], expect=1)
-    expect_in(p.stdout, "no case executed", "0 of 64 cases executed", "64 declined by the backend",
+    expect_in(p.stdout, "no case executed", "0 of 68 cases executed", "68 declined by the backend",
               "the plugin does not claim continuous convolution")
     s = summary(path("cc.jsonl"))
-    assert (s["executed"], s["declined"], s["total"], s["coverage"], s["exit_code"]) == (0, 64, 64, 0.0, 1), s
-    assert s["decline_reasons"] == [{"reason": "the plugin does not claim continuous convolution", "count": 32},
+    assert (s["executed"], s["declined"], s["total"], s["coverage"], s["exit_code"]) == (0, 68, 68, 0.0, 1), s
+    assert s["decline_reasons"] == [{"reason": "the plugin does not claim continuous convolution", "count": 34},
                                     {"reason": "the plugin does not claim the backward pass of continuous convolution",
-                                     "count": 32}], s
+                                     "count": 34}], s
     suite = junit(path("cc.xml")).find("testsuite")
     assert int(suite.get("failures")) == 1, suite.attrib
     assert "no case executed" in suite.find("testcase[@name='coverage']/failure").get("message")

@@ -25,6 +25,9 @@ inline constexpr CcSuiteLayer kCcSuiteLayers[] = {
     // a real scale keeps every grid point away from window edges (docs/cc.md): with support 3, 0.6 on
     // in = 8 put g_2 - 3/2 on the integer 2, which the runner refuses as undecidable
     {"cc:n=1,cin=2,cout=2,in=8x8,scale=0.6,support=2x2,kernel=net", "bp", "net/real_scale"},
+    // a real scale whose first windows start before the input (the zero padding's taps are left out at the
+    // low border): the chunked path with its low-border tap dropped passed every other layer here
+    {"cc:n=1,cin=2,cout=2,in=9x9,scale=0.7071,support=3x3,kernel=net", "bp", "net/real_scale_border"},
     {"cc:n=1,cin=2,cout=2,in=8x10,scale=2/3,out=7x5,support=3x3,kernel=net", "bp", "net/explicit_output"},
     {"cc:n=1,cin=2,cout=2,in=9x9,scale=5/7,support=5x3,kernel=net", "bp", "net/scale_5_7_rect_support"},
     {"cc:n=1,cin=2,cout=2,in=6x6,scale=2,support=2x2,kernel=linear,bias=1", "bp", "linear/upscale_2"},
