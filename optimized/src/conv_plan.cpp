@@ -132,6 +132,18 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     }
 }
 
+namespace {
+
+// The blocked kernel of the plan's path (blocked_avx512 or blocked_avx2) over work items [b, e).
+void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 b, i64 e) {
+    if (path == Path::blocked_avx512)
+        detail::avx512::blocked_items(p, xp, y, scratch, b, e);
+    else
+        detail::avx2::blocked_items(p, xp, y, scratch, b, e);
+}
+
+}  // namespace
+
 void ConvPlan::Impl::run(const void* src, void* dst) const {
     const detail::Geometry& g = geometry;
     if (gemm_on_user_ncx) {
@@ -198,7 +210,6 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
     // xp floats per padded plane (axis 0) or row (axis 1) in the whole image's layout
     const i64 floats_per = (axis == 0 ? g.padded[1] * g.padded[2] : g.padded[2]) * g.channel_stride;
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
-    const bool avx512 = path == Path::blocked_avx512;
     for (i64 n = 0; n < g.batch; ++n) {
         const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
         float* image_y = y + n * g.out_pixels() * g.out_channels;
@@ -217,10 +228,7 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
                 for (i64 i = b; i < e;) {
                     const i64 run = i / length, at = i % length, count = std::min(e - i, length - at);
                     const i64 item = (p.ocs_innermost ? (run * positions + q0) * OCS : run * positions + q0) + at;
-                    if (avx512)
-                        detail::avx512::blocked_items(p, x, image_y, scratch, item, item + count);
-                    else
-                        detail::avx2::blocked_items(p, x, image_y, scratch, item, item + count);
+                    blocked_items(path, p, x, image_y, scratch, item, item + count);
                     i += count;
                 }
             });
@@ -234,13 +242,8 @@ void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, 
     case Path::blocked_avx2: {
         detail::BlockedProblem p = blocked;
         p.geometry = &chunk;
-        const bool avx512 = path == Path::blocked_avx512;
-        parallel_rows_with_scratch(p.work_items(), p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-            if (avx512)
-                detail::avx512::blocked_items(p, xp, y, scratch, b, e);
-            else
-                detail::avx2::blocked_items(p, xp, y, scratch, b, e);
-        });
+        parallel_rows_with_scratch(p.work_items(), p.scratch_elements(),
+                                   [&](i64* scratch, i64 b, i64 e) { blocked_items(path, p, xp, y, scratch, b, e); });
         break;
     }
     case Path::depthwise_avx512: {
