@@ -233,14 +233,16 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
         if (chunk != offsets_chunk) {  // the pixels' offsets and rows depend on the chunk alone
             const i64 OW = g.out[2], row_step = g.stride[1] * g.padded[2] * cs, col_step = g.stride[2] * cs;
+            const i64 row_begin = p.xp_first_row * g.padded[2] * cs;
             for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
-                offsets[i] = oh * row_step + ow * col_step;
+                offsets[i] = oh * row_step - row_begin + ow * col_step;
                 rows[i] = oh;
                 if (++ow == OW) ow = 0, ++oh;
             }
             offsets_chunk = chunk;
         }
-        run.x = xp + (n * g.padded[0] + od * g.stride[0]) * g.padded[1] * g.padded[2] * cs + grp * g.in_per_group;
+        run.x = xp + (n * g.padded[0] + od * g.stride[0] - p.xp_first_plane) * g.padded[1] * g.padded[2] * cs +
+                grp * g.in_per_group;
         run.y = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
         run.od = od;
         run.count = count;

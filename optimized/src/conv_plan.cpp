@@ -207,8 +207,6 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
     const i64 chunks = p.chunks_per_plane(), positions = g.out[0] * chunks, OCS = p.oc_super_blocks;
     const i64 per_band = axis == 0 ? xp_parts.band * chunks : xp_parts.band;
     const i64 runs = p.ocs_innermost ? g.groups : g.groups * OCS;
-    // xp floats per padded plane (axis 0) or row (axis 1) in the whole image's layout
-    const i64 floats_per = (axis == 0 ? g.padded[1] * g.padded[2] : g.padded[2]) * g.channel_stride;
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
     for (i64 n = 0; n < g.batch; ++n) {
         const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
@@ -220,15 +218,14 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
             const detail::Geometry src_band = detail::band_geometry(src_geometry, axis, first, last - first + 1);
             parallel_rows(detail::pack_src_task_count(src_desc, src_band),
                           [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_band, image_src, xp, b, e); });
-            // where the whole image's xp would begin (before the buffer: only the band's planes or rows exist,
-            // and the band's items read only those)
-            const float* x = xp - first * g.stride[axis] * floats_per;
+            // the band's xp begins at its first output's first input plane or row
+            (axis == 0 ? p.xp_first_plane : p.xp_first_row) = first * g.stride[axis];
             const i64 length = p.ocs_innermost ? (q1 - q0) * OCS : q1 - q0;
             parallel_rows_with_scratch(runs * length, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
                 for (i64 i = b; i < e;) {
                     const i64 run = i / length, at = i % length, count = std::min(e - i, length - at);
                     const i64 item = (p.ocs_innermost ? (run * positions + q0) * OCS : run * positions + q0) + at;
-                    blocked_items(path, p, x, image_y, scratch, item, item + count);
+                    blocked_items(path, p, xp, image_y, scratch, item, item + count);
                     i += count;
                 }
             });

@@ -44,6 +44,10 @@ struct BlockedProblem {
     i64 ic_block = 1;                  // input channels per cache block (the weights of a block stay in L2)
     i64 chunk_pixels = 1;              // output pixels per work item (a multiple of the tile width)
     bool ocs_innermost = false;        // items in (n, g, od, chunk, ocs) order instead of (n, g, ocs, od, chunk)
+    // Where the xp handed to blocked_items begins: its padded plane (axis 0) and row (axis 1) of the image's
+    // xp. 0 for a whole xp; a band's xp (xp_parts.hpp) begins at its first output's first input plane or row,
+    // and its items read only the planes and rows that follow.
+    i64 xp_first_plane = 0, xp_first_row = 0;
     i64 chunks_per_plane() const {
         const Geometry& g = *geometry;
         return (g.out[1] * g.out[2] + chunk_pixels - 1) / chunk_pixels;

@@ -6,8 +6,9 @@
 //     output planes (axis 0, 3-D), or of the pixel chunks of its one output plane (axis 1; a band may
 //     begin and end inside a row). A band's xp holds only the input planes or rows its outputs read.
 // A band runs the whole image's work items (BlockedProblem: same geometry, same pixel chunks, so the
-// same register tiles over the same taps, in the same order) on a pointer to where the whole image's xp
-// would begin, of which only the band's planes or rows exist: the same bits whatever the parts.
+// same register tiles over the same taps, in the same order) on its own xp, told by
+// BlockedProblem::xp_first_plane / xp_first_row which padded plane or row of the image's xp that xp
+// begins with (every pointer the kernel forms lies inside the band's xp): the same bits whatever the parts.
 #pragma once
 
 #include "convcheck/core/descriptor.hpp"
