@@ -80,6 +80,7 @@ esac
 mkdir -p "$work_parent" "$cache_dir" || exit 2
 work=$(mktemp -d "$work_parent/convcheck-fresh.XXXXXX") || exit 2
 work=$(cd "$work" && pwd -P)
+echo $$ >"$work/run.pid"
 root=$work/root
 
 # --- bookkeeping: step times, the failing step, cleanup -------------------------------------------------
@@ -146,7 +147,7 @@ cleanup() {
   if ! unmount_under "$work"; then
     echo "fresh-machine: could not unmount everything under $work: not deleting it" >&2
     status=1
-  elif [ "$keep" = 1 ]; then
+  elif rm -f "$work/run.pid" && [ "$keep" = 1 ]; then
     echo "fresh-machine: kept $work (FRESH_KEEP=1); delete it with: rm -rf --one-file-system $work"
   else
     rm -rf --one-file-system "$work"
@@ -162,6 +163,26 @@ cleanup() {
   fi
   exit "$status"
 }
+# A run killed with SIGKILL runs no trap and leaves its root mounted: each run first ends what is left in
+# such a root, unmounts it and deletes it. A root belongs to a run while its run.pid names a live process;
+# cleanup removes run.pid once the root is unmounted, so a root kept with FRESH_KEEP=1 is not touched.
+sweep_killed_roots() {
+  local dir pid
+  for dir in "$work_parent"/convcheck-fresh.*; do
+    [ -f "$dir/run.pid" ] || continue
+    dir=$(cd "$dir" && pwd -P) && [ "$dir" != "$work" ] || continue
+    pid=$(cat "$dir/run.pid")
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && continue
+    echo "fresh-machine: $dir is left by a run that was killed (pid $pid): ending, unmounting, deleting it"
+    end_processes_in "$dir"
+    if unmount_under "$dir"; then
+      rm -rf --one-file-system "$dir"
+    else
+      echo "fresh-machine: could not unmount everything under $dir: left in place" >&2
+    fi
+  done
+}
+sweep_killed_roots
 trap cleanup EXIT
 trap 'failed_step=${failed_step:-"$current_step (interrupted by SIGINT)"}; exit 130' INT
 trap 'failed_step=${failed_step:-"$current_step (interrupted by SIGTERM)"}; exit 143' TERM
