@@ -236,12 +236,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         *why_not = "atrous_conv2d takes SAME or VALID only, no explicit pads";
         return std::nullopt;
     }
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, 2);
-    a["k"] = join(q.kernel_size, 2);
+    AttributeSet a = spell_shapes(q);
     a["rate"] = std::to_string(q.dilations[0]);
     a["padding"] = q.padding == PaddingRequest::valid ? "VALID" : "SAME";
     return a;

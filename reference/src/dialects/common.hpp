@@ -52,6 +52,8 @@ void require_in_range(const ConvShapes& shapes);
 
 // The shape keys every dialect shares: n, c, o, in, k (see dialect.hpp).
 ConvShapes read_shapes(Reader& reader, bool kernel_required);
+// A request's sizes in those keys, as read_shapes reads them back (the start of each dialect's spell).
+AttributeSet spell_shapes(const Request& q);
 
 std::string join(const std::vector<std::int64_t>& values, char separator = 'x');
 std::string join(const SpatialDims& values, int rank, char separator = 'x');

@@ -59,12 +59,7 @@ void read_truncated_output(DialectResult* r, Geometry* g, const ConvShapes& s, c
 }
 
 AttributeSet shape_keys(const Request& q) {
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, q.rank);
-    a["k"] = join(q.kernel_size, q.rank);
+    AttributeSet a = spell_shapes(q);
     a["strides"] = join(q.strides, q.rank);
     a["groups"] = std::to_string(q.groups);
     a["data_format"] = q.data_format == DataFormat::nxc ? "NXC" : "NCX";

@@ -135,12 +135,7 @@ DialectResult read(const AttributeSet& attributes) {
 
 std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
     if (has_unshared_weights(q, "PyTorch conv", why_not)) return std::nullopt;
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, q.rank);
-    a["k"] = join(q.kernel_size, q.rank);
+    AttributeSet a = spell_shapes(q);
     a["stride"] = join(q.strides, q.rank);
     a["dilation"] = join(q.dilations, q.rank);
     a["groups"] = std::to_string(q.groups);

@@ -77,12 +77,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         padding.push_back(explicit_pads ? q.pads_begin[a] : 0);
         padding.push_back(explicit_pads ? q.pads_end[a] : 0);
     }
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, q.rank);
-    a["k"] = join(q.kernel_size, q.rank);
+    AttributeSet a = spell_shapes(q);
     a["window_strides"] = join(q.strides, q.rank);
     a["rhs_dilation"] = join(q.dilations, q.rank);
     a["padding"] = join(padding);

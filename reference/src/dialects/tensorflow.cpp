@@ -177,12 +177,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         *why_not = "TensorFlow has no groups attribute (it infers them from the filter depth); not spelled";
         return std::nullopt;
     }
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, q.rank);
-    a["k"] = join(q.kernel_size, q.rank);
+    AttributeSet a = spell_shapes(q);
     a["strides"] = join(q.strides, q.rank);
     a["dilations"] = join(q.dilations, q.rank);
     if (q.data_format == DataFormat::ncx) a["data_format"] = formats_for(q.rank).channels_first;

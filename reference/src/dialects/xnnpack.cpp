@@ -143,12 +143,7 @@ std::optional<AttributeSet> spell(const Request& q, std::string* why_not) {
         *why_not = "XNNPACK's convolution2d is 2-D only";
         return std::nullopt;
     }
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, 2);
-    a["k"] = join(q.kernel_size, 2);
+    AttributeSet a = spell_shapes(q);
     a["subsampling_height"] = std::to_string(q.strides[0]);
     a["subsampling_width"] = std::to_string(q.strides[1]);
     a["dilation_height"] = std::to_string(q.dilations[0]);
