@@ -1,5 +1,7 @@
 #include "convcheck/formats/case_data.hpp"
 
+#include <algorithm>
+
 namespace convcheck::vectors {
 
 namespace {
@@ -31,6 +33,14 @@ void require_data(const VectorSet& set, const VectorCase& c, const std::string& 
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": dtype = " + c.dtype + ": the descriptor says " + dt);
 }
 
+void refuse_other_arrays(const VectorSet& set, const VectorCase& c, const std::vector<std::string>& known,
+                         const std::string& layer) {
+    for (const ArrayEntry& e : c.arrays)
+        if (std::find(known.begin(), known.end(), e.role) == known.end())
+            throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays." + e.role + ": the layer " + layer +
+                                " has no such array");
+}
+
 OutputArrays load_output_arrays(const VectorSet& set, const VectorCase& c, const std::string& dt, const OutputDims& dims) {
     OutputArrays a;
     a.src = load_role(set, c, "src", dt, dims.src);
@@ -42,6 +52,9 @@ OutputArrays load_output_arrays(const VectorSet& set, const VectorCase& c, const
     a.dst_f64 = load_role(set, c, "dst_f64", "f64", dims.dst_ncx);
     a.magnitude = load_role(set, c, "magnitude", "f64", dims.dst_ncx);
     a.terms = load_role(set, c, "terms", "i64", dims.dst_ncx);
+    std::vector<std::string> known{"src", "weights", "dst", "dst_f64", "magnitude", "terms"};
+    if (dims.bias_elements > 0) known.push_back("bias");
+    refuse_other_arrays(set, c, known, c.descriptor);
     return a;
 }
 

@@ -1,7 +1,5 @@
 #include "convcheck/formats/cc_backward_case_data.hpp"
 
-#include <algorithm>
-
 namespace convcheck::vectors {
 
 namespace {
@@ -41,9 +39,7 @@ CcBackwardCaseData load_cc_backward_case_data(const VectorSet& set, const Vector
     if (net) known.push_back("theta");
     for (const StoredCcGradient& g : data.gradients)
         for (const char* suffix : {"", "_f64", "_magnitude", "_terms", "_bound"}) known.push_back(g.role + suffix);
-    for (const ArrayEntry& e : c.arrays)
-        if (std::find(known.begin(), known.end(), e.role) == known.end())
-            refuse(set, c, "arrays." + e.role + ": the layer " + to_string(d) + " has no such array");
+    refuse_other_arrays(set, c, known, to_string(d));
     return data;
 }
 

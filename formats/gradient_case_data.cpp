@@ -20,6 +20,19 @@ StoredGradient load_stored_gradient(const VectorSet& set, const VectorCase& c, c
     return g;
 }
 
+namespace {
+
+// Every stored array of a backward case is diff_dst, the pass's other input, or one of its gradients' four.
+void refuse_other_backward_arrays(const VectorSet& set, const VectorCase& c, const BackwardCaseData& data,
+                                  const char* input) {
+    std::vector<std::string> known{"diff_dst", input};
+    for (const StoredGradient& g : data.gradients)
+        for (const char* suffix : {"", "_f64", "_magnitude", "_terms"}) known.push_back(g.role + suffix);
+    refuse_other_arrays(set, c, known, c.descriptor);
+}
+
+}  // namespace
+
 BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase& c) {
     BackwardCaseData data;
     data.descriptor = parse_descriptor(c.descriptor);
@@ -31,6 +44,7 @@ BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase&
         data.weights = load_role(set, c, "weights", dt, d.weights_dims());
         data.gradients.push_back(load_stored_gradient(set, c, "diff_src", dt, d.src_dims(),
                                                       ncx_dims(d.batch, d.in_channels, d.input_size, d.rank)));
+        refuse_other_backward_arrays(set, c, data, "weights");
         return data;
     }
     if (d.pass != Pass::backward_weights)
@@ -41,6 +55,7 @@ BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase&
     if (d.has_bias) data.gradients.push_back(load_stored_gradient(set, c, "diff_bias", dt, {d.out_channels}, {d.out_channels}));
     else if (c.array("diff_bias"))
         throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.diff_bias: the descriptor has bias=0");
+    refuse_other_backward_arrays(set, c, data, "src");
     return data;
 }
 

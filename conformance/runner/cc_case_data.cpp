@@ -3,11 +3,12 @@
 // (cc_calls.cpp), and the outputs read back.
 #include <cstring>
 #include <random>
+#include <stdexcept>
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
-#include "convcheck/formats/case_data.hpp"
+#include "convcheck/formats/cc_case_data.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -28,21 +29,19 @@ CcData make_cc_data(const CcDescriptor& d, std::uint64_t seed) {
     return data;
 }
 
-// A stored golden vector's src, theta and bias, through the typed loader (formats/case_data.hpp: checksum,
-// f32, the layer's dims). The truth is the CC reference on these inputs, as for generated data: ctest checks
-// that the reference reproduces every stored CC result (vectors_reference_vectors_test).
+// A stored golden vector's src, theta and bias, through the typed loader (formats/cc_case_data.hpp: checksum,
+// f32, the layer's dims, every array the layer needs and none other). The truth is the CC reference on these
+// inputs, as for generated data: ctest checks that the reference reproduces every stored CC result
+// (vectors_reference_vectors_test).
 CcData stored_cc_data(const Case& c, const CcDescriptor& d) {
     const vectors::VectorSet set = vectors::load_vector_set(c.vector_dir);
-    const vectors::VectorCase& stored = stored_case(set, c);
-    if (!(parse_cc_descriptor(stored.descriptor) == d))
-        throw std::invalid_argument("stored vector " + c.vector_case + " is " + stored.descriptor + ", not " + to_string(d));
-    const auto load = [&](const char* role, const std::vector<std::int64_t>& dims) {
-        return stored.array(role) ? stored_floats(vectors::load_role(set, stored, role, "f32", dims)) : std::vector<float>{};
-    };
+    const vectors::CcCaseData stored = vectors::load_cc_case_data(set, stored_case(set, c));
+    if (!(stored.descriptor == d))
+        throw std::invalid_argument("stored vector " + c.vector_case + " is " + to_string(stored.descriptor) + ", not " + to_string(d));
     CcData data;
-    data.src = load("src", d.src_dims());
-    if (d.kernel == CcKernel::internal_net) data.theta = load("theta", {d.theta_elements()});
-    if (d.has_bias) data.bias = load("bias", {d.out_channels});
+    data.src = stored_floats(stored.src);
+    data.theta = stored_floats(stored.theta);
+    data.bias = stored_floats(stored.bias);
     return data;
 }
 

@@ -4,9 +4,12 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "convcheck/formats/case_data.hpp"
+#include "convcheck/formats/cc_case_data.hpp"
+#include "convcheck/formats/gradient_case_data.hpp"
 #include "convcheck/formats/manifest.hpp"
 
 namespace convcheck::vectors {
@@ -124,6 +127,67 @@ TEST_F(StoredSetCopy, DetectsAShapeThatDisagreesWithTheDescriptor) {
     } catch (const std::exception& e) {
         EXPECT_NE(std::string(e.what()).find("shape"), std::string::npos) << e.what();
     }
+}
+
+// A stored array the case's pass does not read (a theta beside a convolution, a src beside a backward-data
+// case) is refused naming it, not read as nothing.
+TEST(StoredSets, AStrayArrayIsRefused) {
+    const auto with_stray = [](VectorCase c, const char* role) {
+        ArrayEntry stray = c.arrays.front();
+        stray.role = role;
+        c.arrays.push_back(stray);
+        return c;
+    };
+    const auto expect_refused = [](const auto& load, const std::string& fragment) {
+        try {
+            load();
+            ADD_FAILURE() << "accepted a stray array; want a refusal naming '" << fragment << "'";
+        } catch (const ManifestError& e) {
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        }
+    };
+    const VectorSet seeds = load_vector_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / "seeds");
+    const VectorCase forward = with_stray(seeds.cases.front(), "theta");
+    expect_refused([&] { load_case_data(seeds, forward); }, "arrays.theta: the layer");
+    const VectorSet backward = load_vector_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / "backward");
+    for (const VectorCase& c : backward.cases) {
+        const bool data_pass = c.descriptor.find("dir=bwd_d") != std::string::npos;
+        const VectorCase stray = with_stray(c, data_pass ? "src" : "weights");
+        expect_refused([&] { load_backward_case_data(backward, stray); }, data_pass ? "arrays.src" : "arrays.weights");
+    }
+}
+
+// The stored CC forward cases through the runner's loader: each loads; one without an array its layer needs
+// (theta of kernel=net, bias of bias=1) or with one it has not (a bias of bias=0) is refused naming the array,
+// where it would have reached the backend as a null buffer or been read as nothing.
+TEST(StoredCcSet, EveryCaseLoadsAndAMissingOrStrayArrayIsRefused) {
+    const VectorSet set = load_vector_set(std::filesystem::path(CONVCHECK_VECTOR_SETS_DIR) / "cc");
+    const VectorCase *net_bias = nullptr, *no_bias = nullptr;
+    for (const VectorCase& c : set.cases) {
+        const CcCaseData data = load_cc_case_data(set, c);
+        EXPECT_EQ(data.src.elements(), data.descriptor.src_elements()) << c.name;
+        if (data.descriptor.kernel == CcKernel::internal_net && data.descriptor.has_bias) net_bias = &c;
+        if (!data.descriptor.has_bias) no_bias = &c;
+    }
+    ASSERT_TRUE(net_bias && no_bias);
+    const auto expect_refused = [&](const VectorCase& c, const std::string& fragment) {
+        try {
+            load_cc_case_data(set, c);
+            ADD_FAILURE() << c.name << ": accepted, want a refusal naming '" << fragment << "'";
+        } catch (const ManifestError& e) {
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        }
+    };
+    for (const char* role : {"theta", "bias"}) {
+        VectorCase missing = *net_bias;
+        std::erase_if(missing.arrays, [&](const ArrayEntry& e) { return e.role == role; });
+        expect_refused(missing, std::string("arrays.") + role + ": the array is missing");
+    }
+    VectorCase stray = *no_bias;
+    ArrayEntry bias = *stray.array("src");
+    bias.role = "bias";
+    stray.arrays.push_back(bias);
+    expect_refused(stray, "arrays.bias: the layer");
 }
 
 }  // namespace

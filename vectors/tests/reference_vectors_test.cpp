@@ -13,6 +13,7 @@
 
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/formats/case_data.hpp"
+#include "convcheck/formats/cc_case_data.hpp"
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"
@@ -64,18 +65,13 @@ bool check_dialect(const VectorCase& c, const std::string& repro) {
 }
 
 // A CC case: the CC reference (four blocks) on the stored src, theta and bias reproduces dst_f64,
-// magnitude and terms exactly, dst as their rounding to f32, and grid as the projected grid.
+// magnitude and terms exactly, dst as their rounding to f32, and grid as the projected grid. The arrays come
+// through the loader the runner uses (formats/cc_case_data.hpp: every array the layer needs, none other).
 void check_cc(const VectorSet& set, const VectorCase& c, const std::string& repro) {
-    const CcDescriptor d = parse_cc_descriptor(c.descriptor);
-    auto array = [&](const char* role) {
-        const ArrayEntry* e = c.array(role);
-        return e ? load_array(set, c, *e) : npy::Array{};
-    };
-    const npy::Array src = array("src"), theta = array("theta"), bias = array("bias"), grid = array("grid"),
-                     dst = array("dst"), dst_f64 = array("dst_f64"), magnitude = array("magnitude"), terms = array("terms");
-    ASSERT_EQ(src.elements(), d.src_elements()) << repro;
-    ASSERT_EQ(dst_f64.elements(), d.dst_elements()) << repro;
-    ASSERT_EQ(theta.elements() * (theta.shape.empty() ? 0 : 1), d.theta_elements()) << repro;
+    const CcCaseData data = load_cc_case_data(set, c);
+    const CcDescriptor& d = data.descriptor;
+    const npy::Array &src = data.src, &theta = data.theta, &bias = data.bias, &grid = data.grid, &dst = data.dst,
+                     &dst_f64 = data.dst_f64, &magnitude = data.magnitude, &terms = data.terms;
     const auto as_floats = [](const npy::Array& a) { return a.shape.empty() ? nullptr : reinterpret_cast<const float*>(a.data.data()); };
     const auto result = reference::cc::continuous_convolution(d, as_floats(src), as_floats(theta), as_floats(bias));
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) {

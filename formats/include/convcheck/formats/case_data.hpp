@@ -29,13 +29,19 @@ npy::Array load_role(const VectorSet& set, const VectorCase& c, const char* role
 // Refuses an expect_error case (it has no data) and a case whose dtype is not the descriptor's `dt`.
 void require_data(const VectorSet& set, const VectorCase& c, const std::string& dt);
 
+// Refuses a stored array whose role is not in `known`, naming it and `layer` (the descriptor's text): a
+// stray array (diff_theta of an analytic kernel, a bias of bias=0) would otherwise be read as nothing.
+void refuse_other_arrays(const VectorSet& set, const VectorCase& c, const std::vector<std::string>& known,
+                         const std::string& layer);
+
 // The dims each array must have: src, weights, dst in the descriptor's formats; dst_ncx for the f64
 // arrays; bias_elements 0 when the descriptor has no bias (then a stored bias is refused).
 struct OutputDims {
     std::vector<std::int64_t> src, weights, dst, dst_ncx;
     std::int64_t bias_elements = 0;
 };
-// Loads src, weights, bias, dst, dst_f64, magnitude and terms of a case (require_data first).
+// Loads src, weights, bias, dst, dst_f64, magnitude and terms of a case (require_data first); refuses any
+// other stored array.
 OutputArrays load_output_arrays(const VectorSet& set, const VectorCase& c, const std::string& dt, const OutputDims& dims);
 
 // Parses the case's descriptor and loads every array. Throws ConvError (descriptor),

@@ -31,7 +31,7 @@ struct BackwardCaseData {
     npy::Array src, weights, diff_dst;  // the pass's inputs in the descriptor's layouts (bwd_d: no src; bwd_w: no weights)
     std::vector<StoredGradient> gradients;  // bwd_d: diff_src; bwd_w: diff_weights, then diff_bias when has_bias
 };
-// Throws ConvError (descriptor), ManifestError (a missing or mismatched array), npy::NpyError.
+// Throws ConvError (descriptor), ManifestError (a missing, extra or mismatched array), npy::NpyError.
 BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase& c);
 
 // src in the data format, weights the forward's (its filter format), bias empty when !has_bias.
