@@ -38,6 +38,7 @@ struct RunOptions {
     std::vector<std::string> backend_options;
     std::string suite;
     std::vector<std::string> case_descriptors;
+    std::vector<std::string> case_names;  // --case-name: only the suite's cases of these names
     std::uint64_t seed = 1;
     std::string mode;
     std::string fill;
@@ -76,12 +77,41 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The suite's cases named in --case-name (each name must match at least one case; ids and seeds as in the
+// whole suite, so a case runs on the same data as it did there).
+LoadedSuite named_cases(LoadedSuite loaded, const std::vector<std::string>& names, const std::string& suite) {
+    std::vector<Case> kept;
+    for (const std::string& name : names) {
+        bool found = false;
+        for (const Case& c : loaded.cases)
+            if (c.name == name) found = true;
+        if (!found) {
+            std::string some;
+            for (std::size_t i = 0; i < loaded.cases.size() && i < 3; ++i) some += (i ? ", " : "") + loaded.cases[i].name;
+            throw std::invalid_argument("--case-name '" + name + "': suite " + suite + " has no case of that name (" +
+                                        std::to_string(loaded.cases.size()) + " cases" +
+                                        (some.empty() ? "" : ", e.g. " + some) + "; `convcheck list --suite " + suite +
+                                        "` names them)");
+        }
+    }
+    for (const Case& c : loaded.cases)
+        for (const std::string& name : names)
+            if (c.name == name) {
+                kept.push_back(c);
+                break;
+            }
+    loaded.cases = std::move(kept);
+    return loaded;
+}
+
 LoadedSuite suite_cases(const RunOptions& o, std::string* suite_name) {
     if (o.case_descriptors.empty()) {
         *suite_name = o.suite.empty() ? "smoke" : o.suite;
-        return load_suite(*suite_name, o.seed, o.mode, o.read);
+        LoadedSuite loaded = load_suite(*suite_name, o.seed, o.mode, o.read);
+        return o.case_names.empty() ? loaded : named_cases(std::move(loaded), o.case_names, *suite_name);
     }
     if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
+    if (!o.case_names.empty()) throw std::invalid_argument("--case-name picks cases of a --suite, not of --case");
     refuse_unused_benchdnn_driver(o.read, "--case", "a descriptor");
     *suite_name = "cli";
     std::vector<SuiteEntry> entries;
@@ -243,6 +273,9 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--suite", o.suite, "built-in suite (see `convcheck list`), a JSON case file or a benchdnn batch file "
                                         "(default: smoke)");
     cmd->add_option("--case", o.case_descriptors, "run this canonical descriptor instead of a suite (repeatable)");
+    cmd->add_option("--case-name", o.case_names,
+                    "with --suite: only the suite's cases of this name (a shape's or a stored vector's, as `convcheck "
+                    "list` and the results show it; repeatable)");
     add_seed_option(cmd, "--seed", o.seed, "run seed (with --case: the case's data seed)");
     cmd->add_option("--mode", o.mode, "only this accuracy mode: exact, bound, probe, stress, precision, invalid or sampled (with --case: default bound)")
         ->check(CLI::IsMember(accuracy::mode_names()));

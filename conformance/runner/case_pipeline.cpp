@@ -17,10 +17,12 @@ accuracy::Contract contract_for(const Backend& backend, DataType output_dtype) {
     return contract_for(backend.expectations, backend.info.name, backend.info.accumulation_dtype, output_dtype);
 }
 
-std::string reproducer(const Backend& backend, const std::string& descriptor, std::uint64_t seed, accuracy::Mode mode) {
+std::string reproducer(const Backend& backend, const Case& c) {
     std::string r = "convcheck run --backend " + backend.spec;
     if (!backend.options.options.empty()) r += " --backend-option '" + backend.options.options + "'";
-    r += " --case '" + descriptor + "' --seed " + std::to_string(seed) + " --mode " + accuracy::to_string(mode);
+    if (!c.vector_dir.empty()) return r + " --suite '" + c.vector_dir + "' --case-name '" + c.name + "' --mode " + accuracy::to_string(c.mode);
+    r += " --case '" + c.descriptor() + "' --seed " + std::to_string(c.seed) + " --mode " + accuracy::to_string(c.mode);
+    if (c.fill != accuracy::Fill::standard) r += std::string(" --fill ") + accuracy::to_string(c.fill);
     return r;
 }
 
@@ -69,8 +71,7 @@ void detail::apply_expectations(const Backend& backend, CaseResult& r) {
 CaseResult detail::check_case_once(const Backend& backend, const Case& c, const CheckSettings& settings) {
     CaseResult r;
     r.c = c;
-    r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode);
-    if (c.fill != accuracy::Fill::standard) r.reproducer += std::string(" --fill ") + accuracy::to_string(c.fill);
+    r.reproducer = reproducer(backend, c);
     try {
         run_pipeline(backend, c, settings, r);
     } catch (const ConvError& e) {

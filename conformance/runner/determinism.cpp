@@ -93,7 +93,7 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
         // the operation names no output of the execution log this mode compares (operation_traits.hpp)
         CaseResult r;
         r.c = c;
-        r.reproducer = reproducer(backend, c.descriptor(), c.seed, c.mode) + mode.options_text();
+        r.reproducer = reproducer(backend, c) + mode.options_text();
         detail::declined(std::string("determinism mode does not compare the outputs of ") + op.words + " yet", r);
         return r;
     }

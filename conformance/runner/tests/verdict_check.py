@@ -13,9 +13,13 @@ Each check is one observation of the issue; each failed on the runner before the
   stopped         --fail-fast and interrupted runs do not say how many cases did not run
   paths           --json and --junit naming one file, or merge writing over its input, are accepted
   quiet           --quiet prints nothing, not even the verdict
+  reproducer      a stored vector's failure printed `--case ... --seed N`, which runs drawn data, not the stored
+                  one; now `--suite <set> --case-name <set>/<case>`, which fails the same way run as printed;
+                  --case-name naming no case, or given with --case, is refused (exit 2)
 """
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -30,6 +34,8 @@ tmp = tempfile.mkdtemp(prefix=f"convcheck_verdict_{check}_")
 faultzoo = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo.so")
 wrong_abi = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo_wrong_abi.so")
 abi_1_0 = os.path.join(plugin_dir, "libconvcheck_plugin_abi_1_0.so")
+mutants = os.path.join(plugin_dir, "libconvcheck_plugin_mutants.so")
+cc_vectors = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "vectors", "sets", "cc")
 
 
 def run(args, expect):
@@ -307,6 +313,26 @@ def check_quiet():
     lines = [line for line in p.stdout.splitlines() if line.strip()]
     assert len(lines) == 1, p.stdout
     expect_in(lines[0], "faultzoo on edge", "cases executed", "declined", "coverage", "exit code 0")
+
+
+def check_reproducer():
+    base = ["run", "--backend", mutants, "--backend-option", "mutant=cc_bias_dropped", "--expectations", "none",
+            "--no-progress"]
+    first = path("stored.jsonl")
+    run(base + ["--suite", cc_vectors, "--json", first], expect=1)
+    failed = [c for c in records(first) if c["record"] == "case" and c["status"] == "failed"]
+    assert failed, "the bias-dropping mutant passed every stored CC vector"
+    for c in failed:
+        assert "--case-name '" in c["reproducer"] and "--seed" not in c["reproducer"], c["reproducer"]
+        again = path("again.jsonl")
+        args = shlex.split(c["reproducer"])[1:] + ["--expectations", "none", "--json", again]
+        run(args, expect=1)
+        (same,) = [r for r in records(again) if r["record"] == "case"]
+        assert (same["kind"], same["reason"]) == (c["kind"], c["reason"]), (same, c)
+    out = run(base + ["--suite", cc_vectors, "--case-name", "cc/no_such_case"], expect=2)
+    assert "--case-name 'cc/no_such_case': suite" in out.stderr, out.stderr
+    out = run(base + ["--case", "c=1,o=1,in=3,k=1", "--case-name", "x"], expect=2)
+    assert "--case-name picks cases of a --suite" in out.stderr, out.stderr
 
 
 globals()["check_" + check]()

@@ -46,8 +46,10 @@ accuracy::Contract contract_for(const Backend& backend, DataType output_dtype);
 // In determinism mode (settings.determinism.on()) it runs the case several times (determinism.cpp).
 CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings& settings);
 
-// `convcheck run --backend <spec> --case '<descriptor>' --seed <n> --mode <mode>` (+ its options).
-std::string reproducer(const Backend& backend, const std::string& descriptor, std::uint64_t seed, accuracy::Mode mode);
+// The command that runs this case again: `convcheck run --backend <spec> --case '<descriptor>' --seed <n>
+// --mode <mode>` (+ --fill), or for a stored golden vector, whose data comes from the set and not from the
+// seed, `convcheck run --backend <spec> --suite '<set folder>' --case-name '<set>/<case>' --mode <mode>`.
+std::string reproducer(const Backend& backend, const Case& c);
 
 }  // namespace convcheck::runner
 
