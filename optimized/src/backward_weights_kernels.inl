@@ -139,13 +139,9 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
         const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
         const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(p.lane_blocks, lb_begin + p.lane_blocks_per_item);
         const i64 full_end = min_i64(lb_end, OCg / B);  // the item's lane blocks [lb_begin, full_end) are whole
-        // the range's pixels in blocks of at most KB, as even as can be (a range of 261 pixels: 131 + 130,
-        // not 128 + 128 + 5, whose last block would load and store every accumulator for 5 pixels)
-        const i64 total = px_end - px_begin, blocks = (total + KB - 1) / KB;
-        const auto block_at = [&](i64 b) { return px_begin + total * b / blocks; };
-        if (blocks > 0) walk(px_begin, block_at(1) - px_begin, grp, x_next, d_next);
-        for (i64 bk = 0; bk < blocks; ++bk) {
-            const i64 pb = block_at(bk), K = block_at(bk + 1) - pb;
+        walk(px_begin, min_i64(KB, px_end - px_begin), grp, x_next, d_next);
+        for (i64 pb = px_begin; pb < px_end; pb += KB) {
+            const i64 K = min_i64(KB, px_end - pb);
             i64* t = x_at;
             x_at = x_next, x_next = t;
             t = d_at;
@@ -153,8 +149,8 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             // the next block's input and diff_dst lines (the item's channels) are prefetched while this
             // block computes, a share before each tile: its reads are strided (a few lines of each pixel),
             // which the hardware's prefetchers do not follow far enough ahead
-            const i64 next = bk + 1 < blocks ? block_at(bk + 2) - block_at(bk + 1) : 0;
-            if (next > 0) walk(pb + K, next, grp, x_next, d_next);
+            const i64 next = pb + KB < px_end ? min_i64(KB, px_end - pb - KB) : 0;
+            if (next > 0) walk(pb + KB, next, grp, x_next, d_next);
             const auto prefetch_share = [&](i64 share, i64 shares) {
                 for (i64 k = next * share / shares; k < next * (share + 1) / shares; ++k) {
                     for (i64 c = 0; c < ICg; c += kLineFloats) prefetch(xp + x_next[k] + c);

@@ -129,8 +129,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=1,c=260,o=260,g=260,in=5x16,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         // the window with no padding along the width (its last two columns read x, not zeros)
         "conv:n=2,c=24,o=24,g=24,in=7x9,k=3x3,pb=1x0,pe=1x0,bias=1,data=nxc",
-        // backward weights' even blocks: two parts of 323 pixels, each in six blocks of 53-54 pixels
-        // (not 5 x 64 + 3), bias summed on the way
+        // backward weights, 1x1: two parts of 323 pixels, each in blocks of 64 pixels and a last one of
+        // 3 (a short block after a prefetched one), bias summed on the way
         "conv:n=2,c=24,o=40,in=19x17,k=1x1,bias=1,data=nxc",
     };
     for (const char* text : cases)
