@@ -182,14 +182,17 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     while (stamp[s] == block) ++s;  // slots >= keys of a block + 1
                     stamp[s] = block, tag[s] = needed[i];
                     float* to = scratch + s * row_floats;
-                    // padded column w is x's column w - pad (pads may be negative: crops)
+                    // padded column w is x's column w - pad (pads may be negative: crops); x fills the
+                    // padded columns [lo, hi), none when a pad or a crop puts x wholly outside the padded row
+                    // (pb beyond the padded width, or x cropped off entirely: pb < -IW)
                     const i64 left = xg.pad_begin[2], IW = xg.in[2];
-                    const i64 lo = left > 0 ? left : 0, hi = left + IW < PW ? left + IW : PW;
+                    const i64 lo = min_i64(left > 0 ? left : 0, PW);
+                    const i64 hi = left + IW < lo ? lo : min_i64(left + IW, PW);
                     for (i64 lb = 0; lb < LB; ++lb) {
                         for (i64 f = 0; f < lo * B; ++f) to[lb * plane + f] = 0.0f;
                         for (i64 f = hi * B; f < PW * B; ++f) to[lb * plane + f] = 0.0f;
                     }
-                    pack_blocked<B>(x + (needed[i] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
+                    if (hi > lo) pack_blocked<B>(x + (needed[i] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
                 }
                 slot_of[i] = s;
             }

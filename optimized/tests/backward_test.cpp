@@ -136,6 +136,11 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // the per-pixel offsets, not a constant step); with a crop they are again, in the padded copy
         "conv:n=2,c=20,o=24,in=9x11,k=1x1,s=2x2,pb=1x0,pe=0x1,bias=1,data=nxc",
         "conv:n=1,c=12,o=16,in=6x10,k=1x1,pb=0x1,pe=0x-2,data=nxc",
+        // depthwise backward weights whose input lies wholly outside the padded row along the width: a left
+        // pad beyond the padded width, and the input cropped off entirely (a random seed wrote past the
+        // packed row's slot here: ASan's heap-buffer-overflow, free(): invalid pointer without it)
+        "conv:n=2,c=16,o=16,g=16,in=4x3,k=3x3,pb=1x5,pe=1x-4,bias=1,data=nxc",
+        "conv:n=2,c=16,o=16,g=16,in=4x3,k=3x3,pb=1x-4,pe=1x5,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
