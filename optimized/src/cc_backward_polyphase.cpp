@@ -8,10 +8,13 @@
 //     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
 #include "cc_backward_polyphase.hpp"
 
+#include <tbb/blocked_range.h>
+
 #include <algorithm>
 
 #include "cc_backward_bands.hpp"
 #include "cc_backward_kernels.hpp"
+#include "parallel_join.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -78,18 +81,22 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     double* g = reverse.data();
     double* theta = g + pairs * C;
     std::fill(theta, theta + theta_size, 0.0);
-    for (i64 pair = 0; pair < pairs; ++pair) {
-        const i64 ph = pair / K, t = pair % K;
-        for (i64 co = 0; co < Cout; ++co) {
-            double* to = g + pair * C + co * Cin;
-            const double* from = all + (ph * Cout + co) * KC + t * Cin;
-            for (i64 ci = 0; ci < Cin; ++ci) {
-                double s = from[ci];
-                for (i64 b = 1; b < B; ++b) s += from[b * partial_size_ + ci];
-                to[ci] = s;
+    // (the pairs split between the threads: each element is its own sum, band by band in order)
+    parallel_for_joined(tbb::blocked_range<i64>(0, pairs), [&](const tbb::blocked_range<i64>& r) {
+        for (i64 pair = r.begin(); pair < r.end(); ++pair) {
+            const i64 ph = pair / K, t = pair % K;
+            for (i64 co = 0; co < Cout; ++co) {
+                double* to = g + pair * C + co * Cin;
+                const double* from = all + (ph * Cout + co) * KC + t * Cin;
+                std::copy(from, from + Cin, to);
+                for (i64 b = 1; b < B; ++b) {
+                    const double* band = from + b * partial_size_;
+#pragma GCC ivdep
+                    for (i64 ci = 0; ci < Cin; ++ci) to[ci] += band[ci];
+                }
             }
         }
-    }
+    });
     backward_internal_net(kernel_, pairs_.data(), pairs, g, theta);
     for (i64 i = 0; i < theta_size; ++i) diff_theta[i] = static_cast<float>(theta[i]);
     meter.count_out(B * partial_size_ * 8 + reverse_size * 8);
