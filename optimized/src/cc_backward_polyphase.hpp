@@ -35,8 +35,12 @@ public:
     void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
 
 private:
-    void run_band(std::int64_t band, const float* src, const float* diff_dst, float* diff_src, double* partial,
-                  WorkspaceMeter& meter) const;
+    // dF of the band's pixels, every image, added to diff_src
+    void run_band(std::int64_t band, const float* diff_dst, float* diff_src, WorkspaceMeter& meter) const;
+    // partial (dW_phase, every phase) += phase ph's sums over image n's pixels, src_cl its input channels
+    // last after a row of Cin zeros
+    void phase_weights_gradient(std::int64_t ph, std::int64_t n, const float* src_cl, const float* diff_dst,
+                                double* partial, WorkspaceMeter& meter) const;
 
     CcDescriptor desc_;
     AxisWindows axes_[2];
@@ -45,6 +49,9 @@ private:
     std::vector<double> pairs_;  // (dy, dx) per phase and tap
     std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
+    std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
+    std::vector<std::int64_t> order_first_;  // their first neighbours (y, x)
+    std::vector<std::int64_t> phase_start_;  // phase ph: order_[phase_start_[ph] .. phase_start_[ph + 1])
     std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;
