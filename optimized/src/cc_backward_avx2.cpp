@@ -8,6 +8,13 @@
 namespace convcheck::optimized::detail::avx2 {
 namespace {
 
+// The 8 horizontal sums of v[0..8) as one vector (lane k = the sum of v[k]'s lanes, in a fixed order).
+inline __m256 sum_lanes8(const __m256* v) {
+    const __m256 ab = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+    const __m256 cd = _mm256_hadd_ps(_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31));
+}
+
 // The valid lanes [0, n) of a vector, for masked loads of a row's last columns.
 inline __m256i lanes(i64 n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -102,34 +109,42 @@ TimesFn times_for(i64 r) {
     }
 }
 
-// cc_scatter_back's dN for feature vectors [v0, v0 + NB) of one pixel, from dzt = dZ transposed by blocks of
-// 8 input channels ([Cin / 8][h2p][8], the last block zero padded). Per tap inside and block of 8 input channels, for each
-// channel the features' sum s: lane l's products h[8 (v0 + b) + l] dZ[8 (v0 + b) + l] (a product, then FMA
-// over b), then ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)); FIRST: from dS, else from dn; LAST: the
-// total added to diff_cl, else kept in dn.
+// cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8 input
+// channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl, else
+// kept in dn. dh[tap] += sum_cin N dZ.
 template <int NB>
-void scatter_group(const CcContractProblem& p, float* diff_cl, i64 row0, const float* h, const float* dzt,
-                   const float* ds, i64 fy, i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last,
-                   float* dn) {
+void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                   const float* dz, i64 fy, i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn,
+                   float* dh) {
     const i64 Cin = p.in_channels, h2p = p.h2p;
+    const float* ds = dz + Cin * h2p;
     for (i64 y = ry.lo; y < ry.hi; ++y)
         for (i64 x = rx.lo; x < rx.hi; ++x) {
             const i64 t = y * p.kw + x, pos = ((fy + y - row0) * p.in_w + fx + x) * Cin;
-            const float* ht = h + t * h2p + v0 * 8;
+            __m256 hv[NB], acc[NB];
+#pragma GCC unroll 4
+            for (int b = 0; b < NB; ++b) {
+                hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
+                acc[b] = _mm256_loadu_ps(dh + t * h2p + (v0 + b) * 8);
+            }
             for (i64 c0 = 0; c0 < Cin; c0 += 8) {
                 const i64 cb = Cin - c0 < 8 ? Cin - c0 : 8;
-                const float* dzr = dzt + c0 * h2p + v0 * 64;
-                __m256 l[8];
-#pragma GCC unroll 8
-                for (int k = 0; k < 8; ++k) {
-                    l[k] = _mm256_mul_ps(_mm256_broadcast_ss(ht + k), _mm256_loadu_ps(dzr + k * 8));
+                __m256 prod[8];
+                for (i64 k = 0; k < cb; ++k) {
+                    const float* dzr = dz + (c0 + k) * h2p + v0 * 8;
+                    __m256 dzv[NB];
 #pragma GCC unroll 4
-                    for (int b = 1; b < NB; ++b)
-                        l[k] = _mm256_fmadd_ps(_mm256_broadcast_ss(ht + b * 8 + k), _mm256_loadu_ps(dzr + (b * 8 + k) * 8),
-                                               l[k]);
+                    for (int b = 0; b < NB; ++b) dzv[b] = _mm256_loadu_ps(dzr + b * 8);
+                    __m256 s = _mm256_mul_ps(hv[0], dzv[0]);
+#pragma GCC unroll 4
+                    for (int b = 1; b < NB; ++b) s = _mm256_fmadd_ps(hv[b], dzv[b], s);
+                    prod[k] = s;
+                    const __m256 n = _mm256_broadcast_ss(src_cl + pos + c0 + k);
+#pragma GCC unroll 4
+                    for (int b = 0; b < NB; ++b) acc[b] = _mm256_fmadd_ps(n, dzv[b], acc[b]);
                 }
-                const __m256 sums = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(l[0], l[1]), _mm256_add_ps(l[2], l[3])),
-                                                  _mm256_add_ps(_mm256_add_ps(l[4], l[5]), _mm256_add_ps(l[6], l[7])));
+                for (i64 k = cb; k < 8; ++k) prod[k] = _mm256_setzero_ps();
+                const __m256 sums = sum_lanes8(prod);
                 const float* from = first ? ds + c0 : dn + t * Cin + c0;
                 float* to = last ? diff_cl + pos + c0 : dn + t * Cin + c0;
                 if (cb == 8) {
@@ -145,52 +160,9 @@ void scatter_group(const CcContractProblem& p, float* diff_cl, i64 row0, const f
                     }
                 }
             }
+#pragma GCC unroll 4
+            for (int b = 0; b < NB; ++b) _mm256_storeu_ps(dh + t * h2p + (v0 + b) * 8, acc[b]);
         }
-}
-
-// dh[at[j]][v0 * 8 ..] += sum_cin N[cin] dZ[cin][..] for the taps j < T of one pixel, NB feature vectors
-// each (input channels in order, FMA; the same sums as tap by tap): T * NB chains interleaved.
-template <int T, int NB>
-void dh_tile(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
-             i64 v0, float* dh) {
-    const i64 h2p = p.h2p;
-    __m256 acc[T * NB];
-#pragma GCC unroll 6
-    for (int j = 0; j < T; ++j)
-#pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) acc[j * NB + b] = _mm256_loadu_ps(dh + tap[j] * h2p + (v0 + b) * 8);
-    const float* n[T];
-#pragma GCC unroll 6
-    for (int j = 0; j < T; ++j) n[j] = src_cl + pos[j];
-    const float* dzr = dz + v0 * 8;
-    for (i64 c = 0; c < p.in_channels; ++c, dzr += h2p) {
-        __m256 dzv[NB];
-#pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) dzv[b] = _mm256_loadu_ps(dzr + b * 8);
-#pragma GCC unroll 6
-        for (int j = 0; j < T; ++j) {
-            const __m256 v = _mm256_broadcast_ss(n[j] + c);
-#pragma GCC unroll 2
-            for (int b = 0; b < NB; ++b) acc[j * NB + b] = _mm256_fmadd_ps(v, dzv[b], acc[j * NB + b]);
-        }
-    }
-#pragma GCC unroll 6
-    for (int j = 0; j < T; ++j)
-#pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) _mm256_storeu_ps(dh + tap[j] * h2p + (v0 + b) * 8, acc[j * NB + b]);
-}
-
-template <int NB>
-void dh_taps(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
-             i64 taps, i64 v0, float* dh) {
-    switch (taps) {
-    case 1: dh_tile<1, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
-    case 2: dh_tile<2, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
-    case 3: dh_tile<3, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
-    case 4: dh_tile<4, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
-    case 5: dh_tile<5, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
-    default: dh_tile<6, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
-    }
 }
 
 }  // namespace
@@ -232,43 +204,20 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
                      const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
     const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
     const i64 depth = Cin * (h2p + 1), vectors = h2p / 8;
-    float* dn = scratch;                   // [K][Cin]
-    float* dzt = dn + K * Cin;             // [Cin / 8][h2p][8]
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
     for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, dz += depth,
              ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
         const TapRange ry = inside(fy, p.kh, p.in_h), rx = inside(fx, p.kw, p.in_w);
-        // dZ [Cin][h2p] -> [Cin / 8][h2p][8]
-        i64 c0 = 0;
-        for (; c0 + 8 <= Cin; c0 += 8) cc_pack_planes(dz + c0 * h2p, 8, h2p, h2p, dzt + c0 * h2p);
-        for (i64 m = 0; c0 < Cin && m < h2p; ++m)
-            for (i64 k = 0; k < 8; ++k) dzt[c0 * h2p + m * 8 + k] = c0 + k < Cin ? dz[(c0 + k) * h2p + m] : 0.0f;
-        const float* ds = dz + Cin * h2p;
         for (i64 v0 = 0; v0 < vectors; v0 += 4) {
             const bool first = v0 == 0, last = v0 + 4 >= vectors;
             switch (vectors - v0) {
-            case 1: scatter_group<1>(p, diff_cl, row0, h, dzt, ds, fy, fx, ry, rx, v0, first, last, dn); break;
-            case 2: scatter_group<2>(p, diff_cl, row0, h, dzt, ds, fy, fx, ry, rx, v0, first, last, dn); break;
-            case 3: scatter_group<3>(p, diff_cl, row0, h, dzt, ds, fy, fx, ry, rx, v0, first, last, dn); break;
-            default: scatter_group<4>(p, diff_cl, row0, h, dzt, ds, fy, fx, ry, rx, v0, first, last, dn); break;
+            case 1: scatter_group<1>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 2: scatter_group<2>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 3: scatter_group<3>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            default: scatter_group<4>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
             }
         }
-        // dh: the taps inside in (y, x) order, up to 6 at once, 2 feature vectors at a time (then 1)
-        i64 tap[6], pos[6], taps = 0;
-        const auto flush = [&] {
-            i64 v0 = 0;
-            for (; v0 + 2 <= vectors; v0 += 2) dh_taps<2>(p, src_cl, dz, tap, pos, taps, v0, dh);
-            if (v0 < vectors) dh_taps<1>(p, src_cl, dz, tap, pos, taps, v0, dh);
-            taps = 0;
-        };
-        for (i64 y = ry.lo; y < ry.hi; ++y)
-            for (i64 x = rx.lo; x < rx.hi; ++x) {
-                tap[taps] = y * p.kw + x;
-                pos[taps] = ((fy + y - row0) * p.in_w + fx + x) * Cin;
-                if (++taps == 6) flush();
-            }
-        if (taps > 0) flush();
     }
 }
 
@@ -281,11 +230,36 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
     float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
     float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
     float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
-    float* v1 = dist + kHiddenPairs * 3;      // [h1]
-    float* da1 = v1 + h1;                     // [h1 rounded up to 8]
+    float* v1s = dist + kHiddenPairs * 3;     // [kHiddenPairs][h1]: the first layer's pre-activations
+    float* da1 = v1s + kHiddenPairs * h1;     // [h1 rounded up to 8]
     const __m256 slope = _mm256_set1_ps(p.slope_f32);
     i64 n = 0;
     const auto flush = [&] {
+        // per pair of the group: da1[j] = sum_m W2[m][j] dz2[m] (8 j per vector, dz2[m] broadcast, the even
+        // and odd m apart), dz1 = LeakyReLU'(v1) da1; a loop of its own, so that the pairs' short chains
+        // overlap
+        for (i64 k = 0; k < n; ++k) {
+            const float* d2 = dz2 + k * h2p;
+            const float* v1 = v1s + k * h1;
+            for (i64 v = 0; v < h1v; ++v) {
+                __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
+                const float* w = q.w2 + v * 8;
+                i64 m = 0;
+                for (; m + 2 <= h2p; m += 2) {
+                    even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
+                    odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
+                }
+                _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
+            }
+            i64 j = 0;
+            for (; j + 8 <= h1; j += 8) {
+                const __m256 g1 = _mm256_loadu_ps(da1 + j);
+                _mm256_storeu_ps(dz1 + k * h1 + j,
+                                 _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
+                                                  _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
+            }
+            for (; j < h1; ++j) dz1[k * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+        }
         cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
         cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
         n = 0;
@@ -302,6 +276,7 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                 const float* ax = p.ax + (ox * p.kw + x) * p.h1;
                 float* a = a1 + n * (h1 + 1);
                 float* d2 = dz2 + n * h2p;
+                float* v1 = v1s + n * h1;
                 // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
                 i64 j = 0;
                 for (; j + 8 <= h1; j += 8) {
@@ -329,24 +304,6 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                     _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
                                                                   _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
                 }
-                // da1[j] = sum_m W2[m][j] dz2[m]: 8 j per vector, dz2[m] broadcast, the even and odd m apart
-                for (i64 v = 0; v < h1v; ++v) {
-                    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
-                    const float* w = q.w2 + v * 8;
-                    i64 m = 0;
-                    for (; m + 2 <= h2p; m += 2) {
-                        even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
-                        odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
-                    }
-                    _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
-                }
-                for (j = 0; j + 8 <= h1; j += 8) {
-                    const __m256 g1 = _mm256_loadu_ps(da1 + j);
-                    _mm256_storeu_ps(dz1 + n * h1 + j,
-                                     _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
-                                                      _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
-                }
-                for (; j < h1; ++j) dz1[n * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
                 dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
                 dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
                 dist[n * 3 + 2] = 1.0f;
