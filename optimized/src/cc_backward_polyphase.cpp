@@ -1,7 +1,7 @@
 // The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
-//   dW_phase: per image, phase and chunk (at most 120 of the band's pixels of the phase, row-major), f32
-//     sums over the chunk's pixels from 0 (FMA), added to the band's double partial; images, phases,
-//     chunks in order; the bands' partials added in band order; then the Internal-Net's reverse in
+//   dW_phase: one task per phase (whatever the thread count): per image, chunks of at most 240 of the
+//     phase's pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA),
+//     added to the phase's double partial; images and chunks in order; then the Internal-Net's reverse in
 //     double over the pairs (phase, tap) in order.
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)

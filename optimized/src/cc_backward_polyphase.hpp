@@ -1,14 +1,14 @@
 // Internal: the CC backward for the Internal-Net at a rational scale p/q on both axes (the reverse of
 // the forward's polyphase method, cc_polyphase.hpp): the grid is periodic, so there are only
 // p_h * p_w sets of weights W_phase [Cout][K * Cin], evaluated in double and rounded once to f32 here.
-// Per band of output rows and image, the input rows it reads channels last, then per phase with its
-// pixels' patches F [K * Cin] (the neighbours, 0 outside the input; read in place, never copied), at
-// most 240 pixels at once:
-//   dW_phase += dY^T F  (cc_patch_outer_accumulate, over the pixels),
+// With each pixel's patch F [K * Cin] (its neighbours, channels last, 0 outside the input; read in
+// place, never copied), at most 240 pixels of one phase at once:
 //   dF = dY W_phase, added to the band's input gradient at every neighbour inside the input
-//     (cc_patch_times_scatter);
+//     (cc_patch_times_scatter; per band of output rows, as cc_backward_net: even bands, then odd ones);
+//   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
+//     one task per phase over all its pixels: one partial sum, no bands);
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
-// (backward_internal_net) with g = dW_phase at each. Bands of output rows as cc_backward_net.
+// (backward_internal_net) with g = dW_phase at each.
 #pragma once
 
 #include <array>
