@@ -71,6 +71,21 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
                 }
         }
     phase_start_.push_back(static_cast<i64>(order_.size()));
+    // the dW pass's offsets into the packed image: chunk [c0, c0 + count) of order_ at src_at_[K * c0 ..],
+    // [K][count] (the row of zeros, offset 0, outside the input)
+    const i64 H = d.input_size[0], W = d.input_size[1];
+    src_at_.resize(order_.size() * static_cast<std::size_t>(K));
+    for (i64 ph = 0; ph < P; ++ph)
+        for (i64 c0 = phase_start_[ph]; c0 < phase_start_[ph + 1]; c0 += kChunkPixels) {
+            const i64 count = std::min(kChunkPixels, phase_start_[ph + 1] - c0);
+            for (i64 y = 0; y < kh; ++y)
+                for (i64 x = 0; x < kw; ++x)
+                    for (i64 i = 0; i < count; ++i) {
+                        const i64 iy = order_first_[2 * (c0 + i)] + y, ix = order_first_[2 * (c0 + i) + 1] + x;
+                        src_at_[K * c0 + (y * kw + x) * count + i] =
+                            iy >= 0 && iy < H && ix >= 0 && ix < W ? (iy * W + ix + 1) * Cin : 0;
+                    }
+        }
 }
 
 void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
@@ -127,33 +142,21 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
 void CcBackwardPolyphase::phase_weights_gradient(i64 ph, i64 n, const float* src_cl, const float* diff_dst,
                                                  double* partial, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
-    const i64 Cin = d.in_channels, Cout = d.out_channels, kh = d.support[0], kw = d.support[1], K = kh * kw;
-    const i64 H = d.input_size[0], W = d.input_size[1], pixels = d.output_size[0] * d.output_size[1];
-    const i64 scratch_i64 = K * kChunkPixels, floats = kChunkPixels * Cout;
-    meter.count_in(floats * 4 + scratch_i64 * 8);
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
+    const i64 pixels = d.output_size[0] * d.output_size[1], floats = kChunkPixels * Cout;
+    meter.count_in(floats * 4);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(floats));
-    Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
     float* dyt = buffer.data();
-    i64* src_at = scratch.data();
     const float* diff_dst_n = diff_dst + n * Cout * pixels;
     for (i64 c0 = phase_start_[ph]; c0 < phase_start_[ph + 1]; c0 += kChunkPixels) {
         const i64 count = std::min(kChunkPixels, phase_start_[ph + 1] - c0);
         const i64* at = order_.data() + c0;
-        const i64* first = order_first_.data() + 2 * c0;
         for (i64 co = 0; co < Cout; ++co)
             for (i64 i = 0; i < count; ++i) dyt[co * count + i] = diff_dst_n[co * pixels + at[i]];
-        for (i64 y = 0; y < kh; ++y)
-            for (i64 x = 0; x < kw; ++x) {
-                i64* to = src_at + (y * kw + x) * count;
-                for (i64 i = 0; i < count; ++i) {
-                    const i64 iy = first[2 * i] + y, ix = first[2 * i + 1] + x;
-                    to[i] = iy >= 0 && iy < H && ix >= 0 && ix < W ? (iy * W + ix + 1) * Cin : 0;
-                }
-            }
-        avx2::cc_patch_outer_accumulate(CcPatchTaps{count, K, Cin, Cout, src_at, nullptr}, dyt, src_cl,
-                                        partial + ph * Cout * K * Cin);
+        avx2::cc_patch_outer_accumulate(CcPatchTaps{count, K, Cin, Cout, src_at_.data() + K * c0, nullptr}, dyt,
+                                        src_cl, partial + ph * Cout * K * Cin);
     }
-    meter.count_out(floats * 4 + scratch_i64 * 8);
+    meter.count_out(floats * 4);
 }
 
 void CcBackwardPolyphase::run_band(i64 band, const float* diff_dst, float* diff_src, WorkspaceMeter& meter) const {

@@ -51,6 +51,7 @@ private:
     std::vector<std::int64_t> band_rows_;
     std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
     std::vector<std::int64_t> order_first_;  // their first neighbours (y, x)
+    std::vector<std::int64_t> src_at_;       // the dW pass's patch offsets, per chunk [K][count]
     std::vector<std::int64_t> phase_start_;  // phase ph: order_[phase_start_[ph] .. phase_start_[ph + 1])
     std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
     WorkspacePool<float> buffers_;
