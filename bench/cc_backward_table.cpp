@@ -64,12 +64,13 @@ int main(int argc, char** argv) {
     app.add_option("--runs", runs, "whole measurements per row (each ratio printed, then the median)");
     app.add_option("--only", only, "only the layers whose text contains this");
     app.add_option("--backward-only", backward_only, "run only the backward, this many seconds per row (for a profiler)");
-    app.add_flag("--bits", bits, "print a hash of each row's gradients' bits instead of timing (two builds must agree)");
+    app.add_flag("--bits", bits,
+                 "print a hash of each row's gradients' bits instead of timing (two builds must agree)");
     CLI11_PARSE(app, argc, argv);
     bench::clock_choice() = clock_arg == "wall" ? bench::Clock::wall : bench::Clock::cpu;
     if (!bits)
         std::printf("| CC | n | thr | forward method | forward ms | backward ms | backward / forward | runs' ratios | "
-                "backward workspace / diff_src |\n|---|---|---|---|---|---|---|---|---|\n");
+                    "backward workspace / diff_src |\n|---|---|---|---|---|---|---|---|---|\n");
     for (const std::string& c : bench::paper_cc_scales())
         if (c.find(only) != std::string::npos)
         for (int n : int_list(batch_arg))

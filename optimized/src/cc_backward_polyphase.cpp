@@ -113,7 +113,8 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
             avx2::cc_pack_planes(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
                                  src_cl + Cin + r.begin() * W * Cin);
         });
-        parallel_for_joined(tbb::blocked_range<i64>(0, phases_[0] * phases_[1], 1), [&](const tbb::blocked_range<i64>& r) {
+        const i64 phases = phases_[0] * phases_[1];
+        parallel_for_joined(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
             for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, n, src_cl, diff_dst, all, meter);
         });
     }
@@ -190,7 +191,8 @@ void CcBackwardPolyphase::run_band(i64 band, const float* diff_dst, float* diff_
                     diff_at[t * count + i] = iy >= 0 && iy < H && ix >= 0 && ix < W ? pos : -1;
                 }
             }
-        avx2::cc_patch_times_scatter(CcPatchTaps{count, K, Cin, Cout, nullptr, diff_at}, dyt, weights_[ph].data(), diff_cl);
+        const CcPatchTaps taps{count, K, Cin, Cout, nullptr, diff_at};
+        avx2::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
     };
     for (i64 n = 0; n < d.batch; ++n) {
         const float* diff_dst_n = diff_dst + n * Cout * pixels;
