@@ -109,24 +109,20 @@ TimesFn times_for(i64 r) {
     }
 }
 
-// cc_scatter_back for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8 input
-// channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl, else
-// kept in dn. dh[tap] += sum_cin N dZ.
+// cc_scatter_back's dN for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8
+// input channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl,
+// else kept in dn.
 template <int NB>
-void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                   const float* dz, i64 fy, i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn,
-                   float* dh) {
+void scatter_group(const CcContractProblem& p, float* diff_cl, i64 row0, const float* h, const float* dz, i64 fy,
+                   i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn) {
     const i64 Cin = p.in_channels, h2p = p.h2p;
     const float* ds = dz + Cin * h2p;
     for (i64 y = ry.lo; y < ry.hi; ++y)
         for (i64 x = rx.lo; x < rx.hi; ++x) {
             const i64 t = y * p.kw + x, pos = ((fy + y - row0) * p.in_w + fx + x) * Cin;
-            __m256 hv[NB], acc[NB];
+            __m256 hv[NB];
 #pragma GCC unroll 4
-            for (int b = 0; b < NB; ++b) {
-                hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
-                acc[b] = _mm256_loadu_ps(dh + t * h2p + (v0 + b) * 8);
-            }
+            for (int b = 0; b < NB; ++b) hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
             for (i64 c0 = 0; c0 < Cin; c0 += 8) {
                 const i64 cb = Cin - c0 < 8 ? Cin - c0 : 8;
                 __m256 prod[8];
@@ -139,9 +135,6 @@ void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_
 #pragma GCC unroll 4
                     for (int b = 1; b < NB; ++b) s = _mm256_fmadd_ps(hv[b], dzv[b], s);
                     prod[k] = s;
-                    const __m256 n = _mm256_broadcast_ss(src_cl + pos + c0 + k);
-#pragma GCC unroll 4
-                    for (int b = 0; b < NB; ++b) acc[b] = _mm256_fmadd_ps(n, dzv[b], acc[b]);
                 }
                 for (i64 k = cb; k < 8; ++k) prod[k] = _mm256_setzero_ps();
                 const __m256 sums = sum_lanes8(prod);
@@ -160,9 +153,50 @@ void scatter_group(const CcContractProblem& p, const float* src_cl, float* diff_
                     }
                 }
             }
-#pragma GCC unroll 4
-            for (int b = 0; b < NB; ++b) _mm256_storeu_ps(dh + t * h2p + (v0 + b) * 8, acc[b]);
         }
+}
+
+// dh[tap[j]][v0 * 8 ..] += sum_cin N[cin] dZ[cin][..] for the taps j < T of one pixel (pos[j]: their
+// neighbour's channels in src_cl), NB feature vectors each: input channels in order, FMA, the same sums as
+// tap by tap, with T * NB chains interleaved.
+template <int T, int NB>
+void dh_tile(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
+             i64 v0, float* dh) {
+    const i64 h2p = p.h2p;
+    __m256 acc[T * NB];
+#pragma GCC unroll 6
+    for (int j = 0; j < T; ++j)
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) acc[j * NB + b] = _mm256_loadu_ps(dh + tap[j] * h2p + (v0 + b) * 8);
+    const float* dzr = dz + v0 * 8;
+    for (i64 c = 0; c < p.in_channels; ++c, dzr += h2p) {
+        __m256 dzv[NB];
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) dzv[b] = _mm256_loadu_ps(dzr + b * 8);
+#pragma GCC unroll 6
+        for (int j = 0; j < T; ++j) {
+            const __m256 v = _mm256_broadcast_ss(src_cl + pos[j] + c);
+#pragma GCC unroll 2
+            for (int b = 0; b < NB; ++b) acc[j * NB + b] = _mm256_fmadd_ps(v, dzv[b], acc[j * NB + b]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int j = 0; j < T; ++j)
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) _mm256_storeu_ps(dh + tap[j] * h2p + (v0 + b) * 8, acc[j * NB + b]);
+}
+
+template <int NB>
+void dh_taps(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
+             i64 taps, i64 v0, float* dh) {
+    switch (taps) {
+    case 1: dh_tile<1, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
+    case 2: dh_tile<2, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
+    case 3: dh_tile<3, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
+    case 4: dh_tile<4, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
+    case 5: dh_tile<5, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
+    default: dh_tile<6, NB>(p, src_cl, dz, tap, pos, v0, dh); break;
+    }
 }
 
 }  // namespace
@@ -212,12 +246,27 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
         for (i64 v0 = 0; v0 < vectors; v0 += 4) {
             const bool first = v0 == 0, last = v0 + 4 >= vectors;
             switch (vectors - v0) {
-            case 1: scatter_group<1>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
-            case 2: scatter_group<2>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
-            case 3: scatter_group<3>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
-            default: scatter_group<4>(p, src_cl, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch, dh); break;
+            case 1: scatter_group<1>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            case 2: scatter_group<2>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            case 3: scatter_group<3>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            default: scatter_group<4>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
             }
         }
+        // dh: the taps inside in (y, x) order, up to 6 at once, 2 feature vectors at a time (then 1)
+        i64 tap[6], pos[6], taps = 0;
+        const auto flush = [&] {
+            i64 v0 = 0;
+            for (; v0 + 2 <= vectors; v0 += 2) dh_taps<2>(p, src_cl, dz, tap, pos, taps, v0, dh);
+            if (v0 < vectors) dh_taps<1>(p, src_cl, dz, tap, pos, taps, v0, dh);
+            taps = 0;
+        };
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x) {
+                tap[taps] = y * p.kw + x;
+                pos[taps] = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+                if (++taps == 6) flush();
+            }
+        if (taps > 0) flush();
     }
 }
 
@@ -230,11 +279,36 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
     float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
     float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
     float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
-    float* v1 = dist + kHiddenPairs * 3;      // [h1]
-    float* da1 = v1 + h1;                     // [h1 rounded up to 8]
+    float* v1s = dist + kHiddenPairs * 3;     // [kHiddenPairs][h1]: the first layer's pre-activations
+    float* da1 = v1s + kHiddenPairs * h1;     // [h1 rounded up to 8]
     const __m256 slope = _mm256_set1_ps(p.slope_f32);
     i64 n = 0;
     const auto flush = [&] {
+        // per pair of the group: da1[j] = sum_m W2[m][j] dz2[m] (8 j per vector, dz2[m] broadcast, the even
+        // and odd m apart), dz1 = LeakyReLU'(v1) da1; a loop of its own, so that the pairs' short chains
+        // overlap
+        for (i64 k = 0; k < n; ++k) {
+            const float* d2 = dz2 + k * h2p;
+            const float* v1 = v1s + k * h1;
+            for (i64 v = 0; v < h1v; ++v) {
+                __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
+                const float* w = q.w2 + v * 8;
+                i64 m = 0;
+                for (; m + 2 <= h2p; m += 2) {
+                    even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
+                    odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
+                }
+                _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
+            }
+            i64 j = 0;
+            for (; j + 8 <= h1; j += 8) {
+                const __m256 g1 = _mm256_loadu_ps(da1 + j);
+                _mm256_storeu_ps(dz1 + k * h1 + j,
+                                 _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
+                                                  _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
+            }
+            for (; j < h1; ++j) dz1[k * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+        }
         cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
         cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
         n = 0;
@@ -251,6 +325,7 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                 const float* ax = p.ax + (ox * p.kw + x) * p.h1;
                 float* a = a1 + n * (h1 + 1);
                 float* d2 = dz2 + n * h2p;
+                float* v1 = v1s + n * h1;
                 // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
                 i64 j = 0;
                 for (; j + 8 <= h1; j += 8) {
@@ -278,24 +353,6 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                     _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
                                                                   _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
                 }
-                // da1[j] = sum_m W2[m][j] dz2[m]: 8 j per vector, dz2[m] broadcast, the even and odd m apart
-                for (i64 v = 0; v < h1v; ++v) {
-                    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
-                    const float* w = q.w2 + v * 8;
-                    i64 m = 0;
-                    for (; m + 2 <= h2p; m += 2) {
-                        even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
-                        odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
-                    }
-                    _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
-                }
-                for (j = 0; j + 8 <= h1; j += 8) {
-                    const __m256 g1 = _mm256_loadu_ps(da1 + j);
-                    _mm256_storeu_ps(dz1 + n * h1 + j,
-                                     _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
-                                                      _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
-                }
-                for (; j < h1; ++j) dz1[n * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
                 dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
                 dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
                 dist[n * 3 + 2] = 1.0f;

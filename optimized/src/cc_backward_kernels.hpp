@@ -32,7 +32,7 @@ std::vector<float> cc_hidden_w2(const CcHiddenProblem& p);
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
 inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
 inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
-    return kHiddenPairs * (2 * p.h1 + 1 + p.h2p + 3) + 2 * p.h1 + 8;
+    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 8;
 }
 
 // The polyphase method's patches without a copy (cc_backward_patches_avx2.cpp): pixel i of a chunk
@@ -66,7 +66,8 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
 // each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
 // rows from row0 on, channels last ([rows][W][Cin]). Adds dN to diff_cl at every neighbour inside the
 // input (per pixel: taps in (y, x) order, each dN = dS + the features' lane sums, 4 feature vectors at a
-// time), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA).
+// time), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA; up to 6 taps at once, their
+// sums interleaved).
 // scratch: cc_scatter_back_scratch(p) floats.
 void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
                      const float* dz, i64 p0, i64 count, float* dh, float* scratch);

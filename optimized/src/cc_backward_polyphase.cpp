@@ -1,17 +1,20 @@
 // The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
-//   dW_phase: per image, phase and chunk (at most 120 of the band's pixels of the phase, row-major), f32
-//     sums over the chunk's pixels from 0 (FMA), added to the band's double partial; images, phases,
-//     chunks in order; the bands' partials added in band order; then the Internal-Net's reverse in
+//   dW_phase: one task per phase (whatever the thread count): per image, chunks of at most 240 of the
+//     phase's pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA),
+//     added to the phase's double partial; images and chunks in order; then the Internal-Net's reverse in
 //     double over the pairs (phase, tap) in order.
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
 //     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
 #include "cc_backward_polyphase.hpp"
 
+#include <tbb/blocked_range.h>
+
 #include <algorithm>
 
 #include "cc_backward_bands.hpp"
 #include "cc_backward_kernels.hpp"
+#include "parallel_join.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -53,23 +56,70 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
         const std::array<i64, 2> rows = cc_input_rows(axes_[0], band_rows_[b], band_rows_[b + 1] - 1);
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
-    band_floats_ = kChunkPixels * Cout + Cin + 2 * band_input_rows_ * d.input_size[1] * Cin;
+    band_floats_ = kChunkPixels * Cout + band_input_rows_ * d.input_size[1] * Cin;
     partial_size_ = P * Cout * KC;
+    // every phase's pixels in row-major order (the dW pass's chunks run over them)
+    const i64 OH = d.output_size[0], OW = d.output_size[1];
+    for (i64 rh = 0; rh < phases_[0]; ++rh)
+        for (i64 rw = 0; rw < phases_[1]; ++rw) {
+            phase_start_.push_back(static_cast<i64>(order_.size()));
+            for (i64 oy = rh; oy < OH; oy += axes_[0].p)
+                for (i64 ox = rw; ox < OW; ox += axes_[1].p) {
+                    order_.push_back(oy * OW + ox);
+                    order_first_.push_back(axes_[0].first[oy]);
+                    order_first_.push_back(axes_[1].first[ox]);
+                }
+        }
+    phase_start_.push_back(static_cast<i64>(order_.size()));
+    // the dW pass's offsets into the packed image: chunk [c0, c0 + count) of order_ at src_at_[K * c0 ..],
+    // [K][count] (the row of zeros, offset 0, outside the input)
+    const i64 H = d.input_size[0], W = d.input_size[1];
+    src_at_.resize(order_.size() * static_cast<std::size_t>(K));
+    for (i64 ph = 0; ph < P; ++ph)
+        for (i64 c0 = phase_start_[ph]; c0 < phase_start_[ph + 1]; c0 += kChunkPixels) {
+            const i64 count = std::min(kChunkPixels, phase_start_[ph + 1] - c0);
+            for (i64 y = 0; y < kh; ++y)
+                for (i64 x = 0; x < kw; ++x)
+                    for (i64 i = 0; i < count; ++i) {
+                        const i64 iy = order_first_[2 * (c0 + i)] + y, ix = order_first_[2 * (c0 + i) + 1] + x;
+                        src_at_[K * c0 + (y * kw + x) * count + i] =
+                            iy >= 0 && iy < H && ix >= 0 && ix < W ? (iy * W + ix + 1) * Cin : 0;
+                    }
+        }
 }
 
 void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
                               WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1];
-    const i64 B = static_cast<i64>(band_rows_.size()) - 1;
-    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, partials_, meter,
-                                           [&](i64 band, double* partial) {
-                                               run_band(band, src, diff_dst, diff_src, partial, meter);
-                                           });
-    const double* all = partials.data();
-    // g per pair (phase, tap): dW_phase[cout][tap * Cin + cin] at channel cout * Cin + cin, the bands'
-    // partials added in band order on the way
+    // dF, scattered to diff_src: the bands (no parameter partials: size 0)
+    run_bands(band_rows_, 0, diff_src, planes, plane, partials_, meter,
+              [&](i64 band, double*) { run_band(band, diff_dst, diff_src, meter); });
+    // dW_phase: each phase's sums by one task, whatever the thread count
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), KC = K * Cin, C = Cin * Cout;
+    meter.count_in(partial_size_ * 8);
+    Workspace<double> partials = partials_.take(static_cast<std::size_t>(partial_size_));
+    double* all = partials.data();
+    std::fill(all, all + partial_size_, 0.0);
+    const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W;
+    const i64 image_floats = Cin + in_plane * Cin;
+    meter.count_in(image_floats * 4);
+    Workspace<float> image = buffers_.take(static_cast<std::size_t>(image_floats));
+    float* src_cl = image.data();  // Cin zeros, then the image channels last
+    std::fill(src_cl, src_cl + Cin, 0.0f);
+    for (i64 n = 0; n < d.batch; ++n) {
+        const float* src_n = src + n * Cin * in_plane;
+        parallel_for_joined(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
+            avx2::cc_pack_planes(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
+                                 src_cl + Cin + r.begin() * W * Cin);
+        });
+        const i64 phases = phases_[0] * phases_[1];
+        parallel_for_joined(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
+            for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, n, src_cl, diff_dst, all, meter);
+        });
+    }
+    meter.count_out(image_floats * 4);
+    // g per pair (phase, tap): dW_phase[cout][tap * Cin + cin] at channel cout * Cin + cin
     const i64 pairs = phases_[0] * phases_[1] * K, theta_size = d.theta_elements();
     // g and the double theta from a pool: fresh vectors this size page-faulted on every call
     const i64 reverse_size = pairs * C + theta_size;
@@ -81,43 +131,54 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     for (i64 pair = 0; pair < pairs; ++pair) {
         const i64 ph = pair / K, t = pair % K;
         for (i64 co = 0; co < Cout; ++co) {
-            double* to = g + pair * C + co * Cin;
             const double* from = all + (ph * Cout + co) * KC + t * Cin;
-            for (i64 ci = 0; ci < Cin; ++ci) {
-                double s = from[ci];
-                for (i64 b = 1; b < B; ++b) s += from[b * partial_size_ + ci];
-                to[ci] = s;
-            }
+            std::copy(from, from + Cin, g + pair * C + co * Cin);
         }
     }
     backward_internal_net(kernel_, pairs_.data(), pairs, g, theta);
     for (i64 i = 0; i < theta_size; ++i) diff_theta[i] = static_cast<float>(theta[i]);
-    meter.count_out(B * partial_size_ * 8 + reverse_size * 8);
+    meter.count_out(partial_size_ * 8 + reverse_size * 8);
 }
 
-void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff_dst, float* diff_src, double* partial,
-                                   WorkspaceMeter& meter) const {
+void CcBackwardPolyphase::phase_weights_gradient(i64 ph, i64 n, const float* src_cl, const float* diff_dst,
+                                                 double* partial, WorkspaceMeter& meter) const {
+    const CcDescriptor& d = desc_;
+    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
+    const i64 pixels = d.output_size[0] * d.output_size[1], floats = kChunkPixels * Cout;
+    meter.count_in(floats * 4);
+    Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(floats));
+    float* dyt = buffer.data();
+    const float* diff_dst_n = diff_dst + n * Cout * pixels;
+    for (i64 c0 = phase_start_[ph]; c0 < phase_start_[ph + 1]; c0 += kChunkPixels) {
+        const i64 count = std::min(kChunkPixels, phase_start_[ph + 1] - c0);
+        const i64* at = order_.data() + c0;
+        for (i64 co = 0; co < Cout; ++co)
+            for (i64 i = 0; i < count; ++i) dyt[co * count + i] = diff_dst_n[co * pixels + at[i]];
+        avx2::cc_patch_outer_accumulate(CcPatchTaps{count, K, Cin, Cout, src_at_.data() + K * c0, nullptr}, dyt,
+                                        src_cl, partial + ph * Cout * K * Cin);
+    }
+    meter.count_out(floats * 4);
+}
+
+void CcBackwardPolyphase::run_band(i64 band, const float* diff_dst, float* diff_src, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, kh = d.support[0], kw = d.support[1], K = kh * kw;
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, OW = d.output_size[1];
-    const i64 pixels = d.output_size[0] * OW, KC = K * Cin;
+    const i64 pixels = d.output_size[0] * OW;
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    const i64 scratch_i64 = (3 + 2 * K) * kChunkPixels;
+    const i64 scratch_i64 = (3 + K) * kChunkPixels;
     meter.count_in(band_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(band_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
     i64* at = scratch.data();  // a chunk's pixels, their first neighbours, and their taps' offsets
     i64* fy = at + kChunkPixels;
     i64* fx = fy + kChunkPixels;
-    i64* src_at = fx + kChunkPixels;
-    i64* diff_at = src_at + K * kChunkPixels;
+    i64* diff_at = fx + kChunkPixels;
     float* dyt = buffer.data();
-    float* src_cl = dyt + kChunkPixels * Cout;  // Cin zeros, then the band's input rows
-    float* diff_cl = src_cl + Cin + band_input_rows_ * W * Cin;
-    std::fill(src_cl, src_cl + Cin, 0.0f);
+    float* diff_cl = dyt + kChunkPixels * Cout;  // the band's input rows' gradient, channels last
     const i64 oy0 = band_rows_[band], oy1 = band_rows_[band + 1];
     const std::array<i64, 2> rows = cc_input_rows(ah, oy0, oy1 - 1);
-    // one chunk of pixels of phase ph: dY, the taps' offsets, d[W_phase], dF at the neighbours
+    // one chunk of pixels of phase ph: dY, the taps' offsets, dF at the neighbours
     const auto chunk = [&](const float* diff_dst_n, i64 ph, i64 count) {
         for (i64 co = 0; co < Cout; ++co)
             for (i64 i = 0; i < count; ++i) dyt[co * count + i] = diff_dst_n[co * pixels + at[i]];
@@ -129,16 +190,12 @@ void CcBackwardPolyphase::run_band(i64 band, const float* src, const float* diff
                     const i64 pos = ((iy - rows[0]) * W + ix) * Cin;
                     diff_at[t * count + i] = iy >= 0 && iy < H && ix >= 0 && ix < W ? pos : -1;
                 }
-                for (i64 i = 0; i < count; ++i) src_at[t * count + i] = diff_at[t * count + i] < 0 ? 0 : diff_at[t * count + i] + Cin;
             }
-        const CcPatchTaps taps{count, K, Cin, Cout, src_at, diff_at};
-        avx2::cc_patch_outer_accumulate(taps, dyt, src_cl, partial + ph * Cout * KC);
+        const CcPatchTaps taps{count, K, Cin, Cout, nullptr, diff_at};
         avx2::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
     };
     for (i64 n = 0; n < d.batch; ++n) {
-        const float* src_n = src + n * Cin * in_plane;
         const float* diff_dst_n = diff_dst + n * Cout * pixels;
-        avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl + Cin);
         std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
         // per phase, its pixels of the band in row-major order, in chunks of at most kChunkPixels
         for (i64 rh = 0; rh < phases_[0]; ++rh)

@@ -1,14 +1,14 @@
 // Internal: the CC backward for the Internal-Net at a rational scale p/q on both axes (the reverse of
 // the forward's polyphase method, cc_polyphase.hpp): the grid is periodic, so there are only
 // p_h * p_w sets of weights W_phase [Cout][K * Cin], evaluated in double and rounded once to f32 here.
-// Per band of output rows and image, the input rows it reads channels last, then per phase with its
-// pixels' patches F [K * Cin] (the neighbours, 0 outside the input; read in place, never copied), at
-// most 240 pixels at once:
-//   dW_phase += dY^T F  (cc_patch_outer_accumulate, over the pixels),
+// With each pixel's patch F [K * Cin] (its neighbours, channels last, 0 outside the input; read in
+// place, never copied), at most 240 pixels of one phase at once:
 //   dF = dY W_phase, added to the band's input gradient at every neighbour inside the input
-//     (cc_patch_times_scatter);
+//     (cc_patch_times_scatter; per band of output rows, as cc_backward_net: even bands, then odd ones);
+//   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
+//     one task per phase over all its pixels: one partial sum, no bands);
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
-// (backward_internal_net) with g = dW_phase at each. Bands of output rows as cc_backward_net.
+// (backward_internal_net) with g = dW_phase at each.
 #pragma once
 
 #include <array>
@@ -35,8 +35,12 @@ public:
     void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
 
 private:
-    void run_band(std::int64_t band, const float* src, const float* diff_dst, float* diff_src, double* partial,
-                  WorkspaceMeter& meter) const;
+    // dF of the band's pixels, every image, added to diff_src
+    void run_band(std::int64_t band, const float* diff_dst, float* diff_src, WorkspaceMeter& meter) const;
+    // partial (dW_phase, every phase) += phase ph's sums over image n's pixels, src_cl its input channels
+    // last after a row of Cin zeros
+    void phase_weights_gradient(std::int64_t ph, std::int64_t n, const float* src_cl, const float* diff_dst,
+                                double* partial, WorkspaceMeter& meter) const;
 
     CcDescriptor desc_;
     AxisWindows axes_[2];
@@ -45,6 +49,10 @@ private:
     std::vector<double> pairs_;  // (dy, dx) per phase and tap
     std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
+    std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
+    std::vector<std::int64_t> order_first_;  // their first neighbours (y, x)
+    std::vector<std::int64_t> src_at_;       // the dW pass's patch offsets, per chunk [K][count]
+    std::vector<std::int64_t> phase_start_;  // phase ph: order_[phase_start_[ph] .. phase_start_[ph + 1])
     std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;

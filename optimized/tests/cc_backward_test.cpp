@@ -187,7 +187,9 @@ TEST(CcBackwardOptimized, WideLayersWithinTheBound) {
                              "cc:n=2,cin=9,cout=17,in=9x9,scale=2,support=4x3,hidden=3x8,slope=0.2,bias=1",
                              "cc:n=2,cin=10,cout=3,in=21x13,scale=0.45,support=5x5,kernel=gaussian,sigma=0.7,bias=1",
                              // a negative slope: LeakyReLU' from z2 recomputed, not from the sign of h
-                             "cc:n=1,cin=3,cout=4,in=10x11,scale=0.8x1.25,support=3x3,hidden=8x16,slope=-0.3"}) {
+                             "cc:n=1,cin=3,cout=4,in=10x11,scale=0.8x1.25,support=3x3,hidden=8x16,slope=-0.3",
+                             // polyphase: phases of more than one chunk of 240 pixels (the dW pass's chunks)
+                             "cc:n=2,cin=3,cout=2,in=20x18,scale=1x2,support=3x3,hidden=4x8,bias=1"}) {
         const CcDescriptor d = parse_cc_descriptor(text);
         for (CcMethod m : methods(d)) {
             bool decided = true;
