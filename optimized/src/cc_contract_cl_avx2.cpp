@@ -81,38 +81,47 @@ inline __attribute__((always_inline)) void tile(const Pixel& q, i64 m0, __m256i 
         for (int c = 0; c < CV; ++c) store(q.z + q.s_offset + c * 8, acc[MB * CV + c], TAIL && c == CV - 1, mask);
 }
 
-// Channel vectors c0 .. c0 + CV of pixels p0 .. p0 + count: every column, in tiles of <= kColumns
-// (the last one holding S).
+// Channel vectors c0 .. c0 + CV of one pixel (q at c0): every column, in tiles of <= kColumns (the
+// last one holding S).
 template <int CV, bool TAIL>
-void contract_block(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
-                    i64 count, i64 c0, __m256i mask, float* z) {
+inline __attribute__((always_inline)) void pixel_block(const Pixel& q, i64 h2, __m256i mask) {
+    i64 m0 = 0;
+    for (; h2 + 1 - m0 > kColumns; m0 += kColumns) tile<CV, kColumns, false, TAIL>(q, m0, mask);
+    switch (h2 - m0) {  // the last tile: the remaining features and S
+    case 0: tile<CV, 0, true, TAIL>(q, m0, mask); break;
+    case 1: tile<CV, 1, true, TAIL>(q, m0, mask); break;
+    case 2: tile<CV, 2, true, TAIL>(q, m0, mask); break;
+    case 3: tile<CV, 3, true, TAIL>(q, m0, mask); break;
+    case 4: tile<CV, 4, true, TAIL>(q, m0, mask); break;
+    default: tile<CV, 5, true, TAIL>(q, m0, mask); break;
+    }
+}
+
+// Pixels p0 .. p0 + count, each in blocks of 2 channel vectors (16 channels), the last block LAST
+// vectors, its last one masked when TAIL; pixel by pixel (its rows and features stay in L1).
+template <int LAST, bool TAIL>
+void contract_pixels(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+                     i64 count, __m256i mask, float* z) {
     const i64 K = p.kh * p.kw, h2 = p.h2, depth = p.in_channels * (h2 + 1);
+    const i64 whole = ((p.in_channels + 7) / 8 - LAST) / 2;  // the blocks before the last
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
     for (i64 i = 0; i < count; ++i, h += K * p.h2p, z += depth, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
         const Range ry = taps_inside(fy, p.kh, p.in_h), rx = taps_inside(fx, p.kw, p.in_w);
-        const Pixel q{ring,
-                      row_offset,
-                      fy + ry.lo,
-                      fy + ry.hi,
-                      (fx + rx.lo) * p.in_channels + c0,
-                      rx.hi - rx.lo,
-                      h + (ry.lo * p.kw + rx.lo) * p.h2p,
-                      p.kw * p.h2p,
-                      p.h2p,
-                      p.in_channels,
-                      z + c0,
-                      h2 * p.in_channels};
-        i64 m0 = 0;
-        for (; h2 + 1 - m0 > kColumns; m0 += kColumns) tile<CV, kColumns, false, TAIL>(q, m0, mask);
-        switch (h2 - m0) {  // the last tile: the remaining features and S
-        case 0: tile<CV, 0, true, TAIL>(q, m0, mask); break;
-        case 1: tile<CV, 1, true, TAIL>(q, m0, mask); break;
-        case 2: tile<CV, 2, true, TAIL>(q, m0, mask); break;
-        case 3: tile<CV, 3, true, TAIL>(q, m0, mask); break;
-        case 4: tile<CV, 4, true, TAIL>(q, m0, mask); break;
-        default: tile<CV, 5, true, TAIL>(q, m0, mask); break;
-        }
+        Pixel q{ring,
+                row_offset,
+                fy + ry.lo,
+                fy + ry.hi,
+                (fx + rx.lo) * p.in_channels,
+                rx.hi - rx.lo,
+                h + (ry.lo * p.kw + rx.lo) * p.h2p,
+                p.kw * p.h2p,
+                p.h2p,
+                p.in_channels,
+                z,
+                h2 * p.in_channels};
+        for (i64 b = 0; b < whole; ++b, q.x_offset += 16, q.z += 16) pixel_block<2, false>(q, h2, mask);
+        pixel_block<LAST, TAIL>(q, h2, mask);
     }
 }
 
@@ -120,17 +129,12 @@ void contract_block(const CcContractProblem& p, const float* ring, const i64* ro
 
 void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                     i64 count, float* z) {
-    // blocks of 2 channel vectors (16 channels); the last block 1 or 2 vectors, its last one masked
-    // when the channels are not a multiple of 8
     const i64 Cin = p.in_channels, vectors = (Cin + 7) / 8, rest = Cin % 8;
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest == 0 ? 8 : rest)),
                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    for (i64 v0 = 0; v0 < vectors; v0 += 2) {
-        const bool two = v0 + 2 <= vectors, tail = rest != 0 && v0 + 2 >= vectors;
-        const auto f = two ? (tail ? &contract_block<2, true> : &contract_block<2, false>)
-                           : (tail ? &contract_block<1, true> : &contract_block<1, false>);
-        f(p, ring, row_offset, h, p0, count, v0 * 8, mask, z);
-    }
+    const auto f = vectors % 2 == 0 ? (rest ? &contract_pixels<2, true> : &contract_pixels<2, false>)
+                                    : (rest ? &contract_pixels<1, true> : &contract_pixels<1, false>);
+    f(p, ring, row_offset, h, p0, count, mask, z);
 }
 
 }  // namespace convcheck::optimized::detail::avx2
