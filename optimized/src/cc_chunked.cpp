@@ -1,15 +1,17 @@
 // The CC chunked method (cc_chunked.hpp). Every output is summed in a fixed order by one task, with
 // chunks fixed by the descriptor: bitwise the same for any thread count.
-//   Internal-Net: the GEMM's inner dimension in order from 0 (Z[cin][m] for cin, m, then S[cin]), then
+//   Internal-Net: the GEMM's inner dimension in order from 0 (Z[cin][m] for m, cin, then S[cin]), then
 //     the bias; Z and S each sum their taps in (y, x) order.
 //   analytic: per tap in (y, x) order, w_tap times the channel sum (input channels in order), added
 //     up from 0; the bias added last.
 #include "cc_chunked.hpp"
 
 #include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 
+#include "cc_backward_bands.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "parallel_join.hpp"
 
@@ -22,6 +24,9 @@ namespace {
 // Output pixels per chunk at most: the chunk's contraction (Cin*(h2p+1) floats per pixel) stays in L2
 // while the GEMM reads it once per output-channel super block.
 constexpr i64 kMaxChunkPixels = 120;
+
+// The Internal-Net's chunks are run in spans of consecutive chunks, this many per thread at most.
+constexpr i64 kSpansPerThread = 4;
 
 }  // namespace
 
@@ -37,10 +42,16 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
         return;
     }
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
-    const i64 h1 = net_->h1, h2p = net_->h2p;
-    // the GEMM: a 1x1 convolution of depth = Cin*(h2p+1) channels to Cout, weights [Cout][depth] = [W3 | b3]
-    depth_ = net_->depth;
-    const std::vector<float>& canonical = net_->last;
+    const i64 h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p, Cin = d.in_channels;
+    // the GEMM: a 1x1 convolution of depth = Cin*(h2+1) channels to Cout, weights [Cout][depth] = [W3 | b3]
+    // feature-major (W3 of (cout, cin) at m*Cin + cin, b3 at h2*Cin + cin), as cc_contract_cl writes Z, S
+    depth_ = Cin * (h2 + 1);
+    std::vector<float> canonical(static_cast<std::size_t>(Cout * depth_));
+    for (i64 co = 0; co < Cout; ++co)
+        for (i64 ci = 0; ci < Cin; ++ci) {
+            for (i64 m = 0; m < h2; ++m) canonical[co * depth_ + m * Cin + ci] = net_->last[co * net_->depth + ci * h2p + m];
+            canonical[co * depth_ + h2 * Cin + ci] = net_->last[co * net_->depth + Cin * h2p + ci];
+        }
     avx512_ = cpu_has_avx512();
     // without the bias: the GEMM sums from 0 and the bias is added once, when the chunk is stored (a bias
     // first would be rounded with each of the depth_ terms, far more than the one rounding the CC
@@ -53,15 +64,22 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     gemm_geometry_.channel_stride = depth_;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
     // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
-    // of its pixels, and the scratch of the first layer (kHiddenPairs*h1)
+    // of its pixels, the scratch of the first layer (kHiddenPairs*h1) and the ring of input rows
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
     // whole register tiles of the GEMM where the chunk holds one
     const int nb = gemm_weights_.vector_blocks;
     const i64 tile = avx512_ ? avx512::tile_width(nb) : avx2::tile_width(nb);
     if (chunk_pixels_ < pixels && chunk_pixels_ >= tile) chunk_pixels_ = chunk_pixels_ / tile * tile;
-    chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 +
-                   (gemm_problem_.scratch_elements() + kHiddenPairs) * 8;
+    // the ring holds the rows of any one chunk
+    const i64 W = d.input_size[1], OW = d.output_size[1];
+    for (i64 p0 = 0; p0 < pixels; p0 += chunk_pixels_) {
+        const auto rows = cc_input_rows(axes_[0], p0 / OW, (std::min(p0 + chunk_pixels_, pixels) - 1) / OW);
+        ring_rows_ = std::max(ring_rows_, rows[1] - rows[0]);
+    }
+    for (i64 iy = 0; iy < d.input_size[0]; ++iy) row_offset_.push_back(iy % ring_rows_ * W * Cin);
+    chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 + ring_rows_ * W * Cin * 4 +
+                   (gemm_problem_.scratch_elements() + kHiddenPairs + ring_rows_) * 8;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {
@@ -74,25 +92,39 @@ void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {
 void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
-    const i64 in_plane = d.input_size[0] * d.input_size[1], pixels = d.output_size[0] * d.output_size[1];
+    const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, OW = d.output_size[1], pixels = d.output_size[0] * OW;
     const i64 chunks = (pixels + chunk_pixels_ - 1) / chunk_pixels_, P = chunk_pixels_;
     const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
-    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs;
+    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs + ring_rows_;
     const std::size_t floats = static_cast<std::size_t>((chunk_bytes_ - scratch_i64 * 8) / 4);
-    parallel_for_joined(tbb::blocked_range<i64>(0, chunks, 1), [&](const auto& r) {
+    // spans of consecutive chunks, a few per thread: a span packs each input row it reads once per image
+    // (TBB's own split would give ranges of one or two chunks, each packing its rows again)
+    const i64 spans = std::min<i64>(chunks, kSpansPerThread * tbb::this_task_arena::max_concurrency());
+    parallel_for_joined(tbb::blocked_range<i64>(0, spans, 1), [&](const auto& span) {
+        const tbb::blocked_range<i64> r(span.begin() * chunks / spans, span.end() * chunks / spans);
         meter.count_in(chunk_bytes_);
         Workspace<float> buffer = buffers_.take(floats);
         Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
         i64* taps = scratch.data() + gemm_problem_.scratch_elements();
+        i64* ring_row = taps + kHiddenPairs;  // per slot: the packed row's n * H + iy, or -1
+        std::fill(ring_row, ring_row + ring_rows_, -1);
         float* h = buffer.data();
         float* z = h + P * K * net_->h2p;
         float* y = z + P * depth_;
         float* a1 = y + P * Cout;
+        float* ring = a1 + kHiddenPairs * net_->h1;
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
+            const auto rows = cc_input_rows(axes_[0], p0 / OW, (p0 + count - 1) / OW);
             avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
-                avx2::cc_contract(net_->contract, src + n * Cin * in_plane, h, p0, count, z);
+                for (i64 iy = rows[0]; iy < rows[1]; ++iy) {
+                    const i64 key = n * d.input_size[0] + iy, slot = iy % ring_rows_;
+                    if (ring_row[slot] == key) continue;
+                    avx2::cc_pack_planes(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
+                    ring_row[slot] = key;
+                }
+                avx2::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

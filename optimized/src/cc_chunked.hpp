@@ -5,8 +5,8 @@
 //     output pixels are taken in chunks, in row-major order, of a size fixed by the descriptor (about a
 //     quarter of the output tensor's bytes, at least one pixel); per chunk the hidden features of its
 //     distance pairs are computed once for the whole batch, then per image the input is contracted with
-//     them (Z, S) and one GEMM with the packed [W3 | b3] (the blocked kernel) gives the chunk's outputs,
-//     stored as NCHW with the bias added.
+//     them (Z, S: the rows it reads packed channels last, cc_contract_cl) and one GEMM with the packed
+//     [W3 | b3] (the blocked kernel) gives the chunk's outputs, stored as NCHW with the bias added.
 //     The workspace held at once is at most (tasks working at once) x (one chunk).
 //   analytic (linear, cubic, Gaussian): every channel pair has the same weight k(dy) k(dx), so an
 //     output is bias[cout] + sum_taps w_tap * (sum_cin N[cin, tap]): per output row, the channel sums
@@ -57,7 +57,11 @@ private:
     // Internal-Net: the hidden layers, the contraction (net_) and the GEMM
     std::unique_ptr<CcNetFactors> net_;
     bool avx512_ = false;
-    std::int64_t depth_ = 1;  // Cin * (h2p + 1): the GEMM's inner dimension
+    std::int64_t depth_ = 1;  // Cin * (h2 + 1): the GEMM's inner dimension, Z feature-major then S
+    // the input rows a chunk reads, channels last, in a ring of ring_rows_ rows (row iy at slot iy mod
+    // ring_rows_, ring + row_offset_[iy]): a row packed for one chunk serves the next ones of the task
+    std::int64_t ring_rows_ = 1;
+    std::vector<std::int64_t> row_offset_;
     Geometry gemm_geometry_;
     std::vector<std::int64_t> gemm_taps_{0};
     BlockedWeights gemm_weights_;

@@ -40,6 +40,7 @@ struct CcContractProblem {
     i64 in_channels = 1, h2p = 8, kh = 1, kw = 1, out_w = 1, in_h = 1, in_w = 1;
     const i64* first_y = nullptr;
     const i64* first_x = nullptr;
+    i64 h2 = 8;  // the second hidden layer's width (cc_contract_cl's columns)
 };
 
 // Distance pairs whose first layer cc_hidden_features gathers before running the second.
@@ -55,6 +56,12 @@ TapRange inside(i64 first, i64 support, i64 size);
 // Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
+// The same sums with the input channels last and Z feature-major (cc_contract_cl_avx2.cpp): input row
+// iy of the image packed as [W][Cin] at ring + row_offset[iy], for every row the pixels read;
+// z[i*depth + m*Cin + cin] = Z[cin][m] (m < h2) and z[i*depth + h2*Cin + cin] = S[cin],
+// depth = Cin*(h2 + 1). Z and S bit for bit those of cc_contract (taps in (y, x) order from 0, FMA).
+void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+                    i64 count, float* z);
 // `width` consecutive pixels (a row, or rows) of channel planes `plane` floats apart (src[c * plane + x])
 // -> channels last, dst[x * channels + c]; reads 8 planes at a time over all the pixels (more, 4 KiB
 // apart, would share L1 sets).

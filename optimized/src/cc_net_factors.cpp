@@ -25,7 +25,7 @@ CcNetFactors::CcNetFactors(const CcDescriptor& d, const CcKernelParams& kernel, 
                              height.first.data(), width.first.data(), ay.data(), ax.data(), w2t.data(), b2.data(),
                              static_cast<float>(kernel.slope)};
     contract = CcContractProblem{Cin, h2p, d.support[0], d.support[1], d.output_size[1], d.input_size[0],
-                                 d.input_size[1], height.first.data(), width.first.data()};
+                                 d.input_size[1], height.first.data(), width.first.data(), h2};
     depth = Cin * (h2p + 1);
     last.assign(static_cast<std::size_t>(Cout * depth), 0.0f);
     for (i64 co = 0; co < Cout; ++co)
