@@ -217,16 +217,6 @@ ConvShapes read_shapes(Reader& reader, bool kernel_required) {
     return s;
 }
 
-AttributeSet spell_shapes(const Request& q) {
-    AttributeSet a;
-    a["n"] = std::to_string(q.batch);
-    a["c"] = std::to_string(q.in_channels);
-    a["o"] = std::to_string(q.out_channels);
-    a["in"] = join(q.input_size, q.rank);
-    a["k"] = join(q.kernel_size, q.rank);
-    return a;
-}
-
 std::string join(const std::vector<std::int64_t>& values, char separator) {
     std::string s;
     for (std::size_t i = 0; i < values.size(); ++i) {

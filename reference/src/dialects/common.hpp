@@ -52,11 +52,23 @@ void require_in_range(const ConvShapes& shapes);
 
 // The shape keys every dialect shares: n, c, o, in, k (see dialect.hpp).
 ConvShapes read_shapes(Reader& reader, bool kernel_required);
-// A request's sizes in those keys, as read_shapes reads them back (the start of each dialect's spell).
-AttributeSet spell_shapes(const Request& q);
 
 std::string join(const std::vector<std::int64_t>& values, char separator = 'x');
 std::string join(const SpatialDims& values, int rank, char separator = 'x');
+
+// Sizes (a Request, a TransposedDescriptor) in the shape keys n, c, o, in, k, as read_shapes reads them
+// back: the start of each dialect's spelling.
+template <class Sizes>
+AttributeSet spell_shapes(const Sizes& s) {
+    AttributeSet a;
+    a["n"] = std::to_string(s.batch);
+    a["c"] = std::to_string(s.in_channels);
+    a["o"] = std::to_string(s.out_channels);
+    a["in"] = join(s.input_size, s.rank);
+    a["k"] = join(s.kernel_size, s.rank);
+    return a;
+}
+
 std::vector<std::int64_t> repeat(std::int64_t value, int rank);
 
 // Integer division, spelled out: C truncates toward zero, floor and ceil are mathematical.

@@ -60,16 +60,6 @@ OutputShapeSplit output_shape_split(const TransposedDescriptor& t) {
     return split;
 }
 
-AttributeSet spell_shapes(const TransposedDescriptor& t) {
-    AttributeSet a;
-    a["n"] = std::to_string(t.batch);
-    a["c"] = std::to_string(t.in_channels);
-    a["o"] = std::to_string(t.out_channels);
-    a["in"] = join(t.input_size, t.rank);
-    a["k"] = join(t.kernel_size, t.rank);
-    return a;
-}
-
 TransposedResult conclude_transposed(TransposedResult result, const std::vector<std::int64_t>& output_size,
                                      PaddingRequest padding) {
     result.output_size = output_size;

@@ -23,9 +23,6 @@ TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t grou
 TransposedResult conclude_transposed(TransposedResult result, const std::vector<std::int64_t>& output_size,
                                      PaddingRequest padding);
 
-// The shape keys every transposed spelling starts with: n, c, o, in, k (dialect.hpp).
-AttributeSet spell_shapes(const TransposedDescriptor& t);
-
 // An auto_pad name (ONNX's SAME_UPPER or OpenVINO's same_upper, any case) as a request; anything else explicit.
 PaddingRequest padding_request_named(std::string mode);
 
