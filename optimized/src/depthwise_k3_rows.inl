@@ -8,15 +8,15 @@
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
-// Byte ranges to prefetch into L2 while a tile runs, a few cache lines per channel block (issued all at
-// once before the tile, the prefetches stalled on the full miss buffers: 28% of dw144@56 batch 8).
+// Byte ranges to prefetch into L2 while a tile runs, a few cache lines after each kernel row of each
+// channel block (issued all at once before the tile, the prefetches stalled on the full miss buffers: 28% of dw144@56 batch 8).
 struct RowPrefetch {
     static constexpr int kMaxRanges = 8;
     const char* from[kMaxRanges] = {};
     const char* to[kMaxRanges] = {};
     bool write[kMaxRanges] = {};
     int count = 0, at = 0;
-    i64 per_block = 0;  // lines per channel block
+    i64 per_step = 0;  // lines per kernel row of a channel block
     void add(const char* f, const char* t, bool w) {
         if (f >= t || count == kMaxRanges) return;
         from[count] = f, to[count] = t, write[count] = w;
@@ -117,11 +117,12 @@ void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
         const vf b = bias ? load(bias + c0) : zero();
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc[r] = b;
-        for (i64 k = 0; k < rows; ++k)
+        for (i64 k = 0; k < rows; ++k) {
             k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc, acc, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs,
                                                            w + (row_taps[k] * cs + c0), nullptr);
+            if (a.prefetch) a.prefetch->issue(a.prefetch->per_step);
+        }
         store_tile<R, 1>(acc, a.y0 + c0, a.y_pixel_step, min_i64(W, channels - c0));
-        if (a.prefetch) a.prefetch->issue(a.prefetch->per_block);
     }
     if (a.prefetch) a.prefetch->issue(-1);
 }
@@ -158,11 +159,11 @@ void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
                 k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc0, acc1, px, cs, wa, wb);
             else if (taps1[e] >= 0)
                 k3_kernel_row<R, S, LEFT, RIGHT, false, true>(acc0, acc1, px, cs, wa, wb);
+            if (a.prefetch) a.prefetch->issue(a.prefetch->per_step);
         }
         const i64 valid = min_i64(W, channels - c0);
         store_tile<R, 1>(acc0, a.y0 + c0, a.y_pixel_step, valid);
         store_tile<R, 1>(acc1, a.y1 + c0, a.y_pixel_step, valid);
-        if (a.prefetch) a.prefetch->issue(a.prefetch->per_block);
     }
     if (a.prefetch) a.prefetch->issue(-1);
 }
@@ -314,7 +315,7 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
             RowPrefetch ahead;
             if (prefetch) {
                 // into L2 (into L1 they would stall on its few fill buffers), a few lines after each
-                // channel block of the tile: the new input rows under this tile (through the row's end on
+                // kernel row of each channel block of the tile: the new input rows under this tile (through the row's end on
                 // the last tile), and the next rows' outputs
                 i64 iw0 = first * s2 - pb2, iw1 = next * s2 - pb2 + (t == tiling.count - 1 ? 2 : 0);
                 if (iw0 < 0) iw0 = 0;
@@ -325,8 +326,8 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
                 for (i64 i = 0; i < y_next_rows; ++i)
                     ahead.add(reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + first) * C),
                               reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + next) * C), true);
-                const i64 blocks = (C + W - 1) / W;
-                ahead.per_block = (ahead.lines() + blocks - 1) / blocks;
+                const i64 steps = (C + W - 1) / W * (count > 0 ? count : 1);
+                ahead.per_step = (ahead.lines() + steps - 1) / steps;
             }
             a.prefetch = prefetch ? &ahead : nullptr;
             a.base = (first * s2 - pb2) * cs;
