@@ -8,15 +8,17 @@
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
-// Byte ranges to prefetch into L2 while a tile runs, a few cache lines after each kernel row of each
-// channel block (issued all at once before the tile, the prefetches stalled on the full miss buffers: 28% of dw144@56 batch 8).
+// Byte ranges to prefetch into L2 while a tile runs, a few cache lines after each channel block (the tile
+// runs one channel block per call then; issued all at once before the tile, the prefetches stalled on the full miss buffers: 28% of dw144@56 batch 8).
+constexpr i64 kPrefetchBurstLines = 32;  // at most this many lines are prefetched at once, before the tile
+
 struct RowPrefetch {
     static constexpr int kMaxRanges = 8;
     const char* from[kMaxRanges] = {};
     const char* to[kMaxRanges] = {};
     bool write[kMaxRanges] = {};
     int count = 0, at = 0;
-    i64 per_step = 0;  // lines per kernel row of a channel block
+    i64 per_block = 0;  // lines after each channel block
     void add(const char* f, const char* t, bool w) {
         if (f >= t || count == kMaxRanges) return;
         from[count] = f, to[count] = t, write[count] = w;
@@ -60,7 +62,6 @@ struct DepthwiseRowTileArgs {
     float* y1 = nullptr;               // the same in the second output row (pair tile only)
     i64 y_pixel_step = 0;              // C: from one output to the next
     i64 channels = 0;                  // C
-    RowPrefetch* prefetch = nullptr;   // what to prefetch while the tile runs, or null
 };
 
 using DepthwiseRowTileFn = void (*)(const DepthwiseRowTileArgs&);
@@ -117,14 +118,11 @@ void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
         const vf b = bias ? load(bias + c0) : zero();
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc[r] = b;
-        for (i64 k = 0; k < rows; ++k) {
+        for (i64 k = 0; k < rows; ++k)
             k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc, acc, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs,
                                                            w + (row_taps[k] * cs + c0), nullptr);
-            if (a.prefetch) a.prefetch->issue(a.prefetch->per_step);
-        }
         store_tile<R, 1>(acc, a.y0 + c0, a.y_pixel_step, min_i64(W, channels - c0));
     }
-    if (a.prefetch) a.prefetch->issue(-1);
 }
 
 // Two output rows at once: rows oh and oh + 1 of one plane, height stride s (1 or 2) and height
@@ -159,13 +157,11 @@ void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
                 k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc0, acc1, px, cs, wa, wb);
             else if (taps1[e] >= 0)
                 k3_kernel_row<R, S, LEFT, RIGHT, false, true>(acc0, acc1, px, cs, wa, wb);
-            if (a.prefetch) a.prefetch->issue(a.prefetch->per_step);
         }
         const i64 valid = min_i64(W, channels - c0);
         store_tile<R, 1>(acc0, a.y0 + c0, a.y_pixel_step, valid);
         store_tile<R, 1>(acc1, a.y1 + c0, a.y_pixel_step, valid);
     }
-    if (a.prefetch) a.prefetch->issue(-1);
 }
 
 template <int S, int R>
@@ -312,28 +308,46 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
         const RowTiles& tiling = pair ? pair_tiles : tiles;
         for (i64 t = 0; t < tiling.count; ++t) {
             const i64 first = tiling.first(t), next = tiling.first(t + 1);
-            RowPrefetch ahead;
-            if (prefetch) {
-                // into L2 (into L1 they would stall on its few fill buffers), a few lines after each
-                // kernel row of each channel block of the tile: the new input rows under this tile (through the row's end on
-                // the last tile), and the next rows' outputs
-                i64 iw0 = first * s2 - pb2, iw1 = next * s2 - pb2 + (t == tiling.count - 1 ? 2 : 0);
-                if (iw0 < 0) iw0 = 0;
-                if (iw1 > Wd) iw1 = Wd;
-                for (i64 ih = ih_new < 0 ? 0 : ih_new; ih < ih_new_end && ih < H && id_last >= 0 && id_last < D; ++ih)
-                    ahead.add(reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw0) * cs),
-                              reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw1) * cs), false);
-                for (i64 i = 0; i < y_next_rows; ++i)
-                    ahead.add(reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + first) * C),
-                              reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + next) * C), true);
-                const i64 steps = (C + W - 1) / W * (count > 0 ? count : 1);
-                ahead.per_step = (ahead.lines() + steps - 1) / steps;
-            }
-            a.prefetch = prefetch ? &ahead : nullptr;
+            const DepthwiseRowTileFn kernel = tiling.kernel(t, left_pad, right_pad);
             a.base = (first * s2 - pb2) * cs;
             a.y0 = y_row + first * C;
             a.y1 = pair ? y_row + (OW + first) * C : nullptr;  // the second row
-            tiling.kernel(t, left_pad, right_pad)(a);
+            if (!prefetch) {
+                kernel(a);
+                continue;
+            }
+            // into L2 (into L1 they would stall on its few fill buffers): the new input rows under this tile
+            // (through the row's end on the last tile), and the next rows' outputs; up to
+            // kPrefetchBurstLines at once, more a few lines after each channel block
+            RowPrefetch ahead;
+            i64 iw0 = first * s2 - pb2, iw1 = next * s2 - pb2 + (t == tiling.count - 1 ? 2 : 0);
+            if (iw0 < 0) iw0 = 0;
+            if (iw1 > Wd) iw1 = Wd;
+            for (i64 ih = ih_new < 0 ? 0 : ih_new; ih < ih_new_end && ih < H && id_last >= 0 && id_last < D; ++ih)
+                ahead.add(reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw0) * cs),
+                          reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw1) * cs), false);
+            for (i64 i = 0; i < y_next_rows; ++i)
+                ahead.add(reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + first) * C),
+                          reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + next) * C), true);
+            const i64 lines = ahead.lines(), blocks = (C + W - 1) / W;
+            if (lines <= kPrefetchBurstLines) {
+                ahead.issue(-1);
+                kernel(a);
+                continue;
+            }
+            ahead.per_block = (lines + blocks - 1) / blocks;
+            DepthwiseRowTileArgs part = a;  // one channel block per call: the same sums, in the same order
+            for (i64 c0 = 0; c0 < C; c0 += W) {
+                part.x = a.x + c0;
+                part.w = a.w + c0;
+                part.bias = a.bias ? a.bias + c0 : nullptr;
+                part.y0 = a.y0 + c0;
+                part.y1 = pair ? a.y1 + c0 : nullptr;
+                part.channels = min_i64(W, C - c0);
+                kernel(part);
+                ahead.issue(ahead.per_block);
+            }
+            ahead.issue(-1);
         }
         row += rows_here - 1;
     }
