@@ -6,8 +6,9 @@
 // primitive alone (what benchdnn times with --stag=nchw / nhwc).
 //
 //   convcheck_bench_table [--threads 1,2] [--batch 1,8] [--set resnet50,mobilenet_v2,deeplab,conv3d,cc,cc_torch]
-//                         [--quick] [--min-time SECONDS] [--no-onednn] [--clock wall|cpu]
+//                         [--shapes all|name,...] [--quick] [--min-time SECONDS] [--no-onednn] [--clock wall|cpu]
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -85,6 +86,8 @@ int main(int argc, char** argv) {
                    "table, ours and the CC with torch operations against torch's conv, forward and forward+backward, "
                    "with workspaces, when built with the libtorch plugin)");
     app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
+    std::string shapes_arg = "all";
+    app.add_option("--shapes", shapes_arg, "shape names of bench/shapes.cpp (within the sets), or all");
     app.add_flag("--quick", quick, "batch 1, the first three shapes of each set, short runs");
     app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");
     std::string clock = "wall";
@@ -104,6 +107,7 @@ int main(int argc, char** argv) {
     std::erase_if(sets, [&](const std::string& s) { return s == "cc" ? (with_cc = true) : false; });
     std::erase_if(sets, [&](const std::string& s) { return s == "cc_torch" ? (with_cc_torch = true) : false; });
 
+    const std::vector<std::string> wanted = bench::split_list(shapes_arg);
     std::map<int, double> peak;
     for (int t : threads) peak[t] = bench::measured_fma_peak_gflops(t);
     std::printf("measured f32 FMA peak:");
@@ -123,6 +127,7 @@ int main(int argc, char** argv) {
         int in_set = 0;
         for (const auto& shape : bench::all_shapes()) {
             if (shape.set != set) continue;
+            if (shapes_arg != "all" && std::find(wanted.begin(), wanted.end(), shape.name) == wanted.end()) continue;
             if (quick && in_set >= 3) break;
             ++in_set;
             for (int n : batches)

@@ -8,6 +8,44 @@
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
+// Byte ranges to prefetch into L2 while a tile runs, a few cache lines after each channel block (the tile
+// runs one channel block per call then; issued all at once before the tile, the prefetches stalled on the full miss buffers: 28% of dw144@56 batch 8).
+constexpr i64 kPrefetchBurstLines = 32;  // at most this many lines are prefetched at once, before the tile
+
+struct RowPrefetch {
+    static constexpr int kMaxRanges = 8;
+    const char* from[kMaxRanges] = {};
+    const char* to[kMaxRanges] = {};
+    bool write[kMaxRanges] = {};
+    int count = 0, at = 0;
+    i64 per_block = 0;  // lines after each channel block
+    void add(const char* f, const char* t, bool w) {
+        if (f >= t || count == kMaxRanges) return;
+        from[count] = f, to[count] = t, write[count] = w;
+        ++count;
+    }
+    i64 lines() const {
+        i64 n = 0;
+        for (int r = 0; r < count; ++r) n += (to[r] - from[r] + 63) / 64;
+        return n;
+    }
+    // the next n lines (all that remain with n < 0)
+    void issue(i64 n) {
+        while (n != 0 && at < count) {
+            if (from[at] >= to[at]) {
+                ++at;
+                continue;
+            }
+            if (write[at])
+                __builtin_prefetch(from[at], 1, 2);
+            else
+                __builtin_prefetch(from[at], 0, 2);
+            from[at] += 64;
+            --n;
+        }
+    }
+};
+
 // What a tile of depthwise_k3_tile or depthwise_k3_pair_tile reads and writes: R consecutive outputs
 // of one output row (or of two rows), every channel block in turn.
 struct DepthwiseRowTileArgs {
@@ -270,27 +308,46 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
         const RowTiles& tiling = pair ? pair_tiles : tiles;
         for (i64 t = 0; t < tiling.count; ++t) {
             const i64 first = tiling.first(t), next = tiling.first(t + 1);
-            if (prefetch) {
-                // into L2 (into L1 they would stall on its few fill buffers): the new input rows under
-                // this tile (through the row's end on the last tile), and the next rows' outputs
-                i64 iw0 = first * s2 - pb2, iw1 = next * s2 - pb2 + (t == tiling.count - 1 ? 2 : 0);
-                if (iw0 < 0) iw0 = 0;
-                if (iw1 > Wd) iw1 = Wd;
-                for (i64 ih = ih_new < 0 ? 0 : ih_new; ih < ih_new_end && ih < H && id_last >= 0 && id_last < D; ++ih) {
-                    const char* from = reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw0) * cs);
-                    const char* to = reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw1) * cs);
-                    for (; from < to; from += 64) __builtin_prefetch(from, 0, 2);
-                }
-                for (i64 i = 0; i < y_next_rows; ++i) {
-                    const char* from = reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + first) * C);
-                    const char* to = reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + next) * C);
-                    for (; from < to; from += 64) __builtin_prefetch(from, 1, 2);
-                }
-            }
+            const DepthwiseRowTileFn kernel = tiling.kernel(t, left_pad, right_pad);
             a.base = (first * s2 - pb2) * cs;
             a.y0 = y_row + first * C;
             a.y1 = pair ? y_row + (OW + first) * C : nullptr;  // the second row
-            tiling.kernel(t, left_pad, right_pad)(a);
+            if (!prefetch) {
+                kernel(a);
+                continue;
+            }
+            // into L2 (into L1 they would stall on its few fill buffers): the new input rows under this tile
+            // (through the row's end on the last tile), and the next rows' outputs; up to
+            // kPrefetchBurstLines at once, more a few lines after each channel block
+            RowPrefetch ahead;
+            i64 iw0 = first * s2 - pb2, iw1 = next * s2 - pb2 + (t == tiling.count - 1 ? 2 : 0);
+            if (iw0 < 0) iw0 = 0;
+            if (iw1 > Wd) iw1 = Wd;
+            for (i64 ih = ih_new < 0 ? 0 : ih_new; ih < ih_new_end && ih < H && id_last >= 0 && id_last < D; ++ih)
+                ahead.add(reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw0) * cs),
+                          reinterpret_cast<const char*>(image + ((id_last * H + ih) * Wd + iw1) * cs), false);
+            for (i64 i = 0; i < y_next_rows; ++i)
+                ahead.add(reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + first) * C),
+                          reinterpret_cast<const char*>(y_row + ((rows_here + i) * OW + next) * C), true);
+            const i64 lines = ahead.lines(), blocks = (C + W - 1) / W;
+            if (lines <= kPrefetchBurstLines) {
+                ahead.issue(-1);
+                kernel(a);
+                continue;
+            }
+            ahead.per_block = (lines + blocks - 1) / blocks;
+            DepthwiseRowTileArgs part = a;  // one channel block per call: the same sums, in the same order
+            for (i64 c0 = 0; c0 < C; c0 += W) {
+                part.x = a.x + c0;
+                part.w = a.w + c0;
+                part.bias = a.bias ? a.bias + c0 : nullptr;
+                part.y0 = a.y0 + c0;
+                part.y1 = pair ? a.y1 + c0 : nullptr;
+                part.channels = min_i64(W, C - c0);
+                kernel(part);
+                ahead.issue(ahead.per_block);
+            }
+            ahead.issue(-1);
         }
         row += rows_here - 1;
     }
