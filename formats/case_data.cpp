@@ -46,8 +46,6 @@ OutputArrays load_output_arrays(const VectorSet& set, const VectorCase& c, const
     a.src = load_role(set, c, "src", dt, dims.src);
     a.weights = load_role(set, c, "weights", dt, dims.weights);
     if (dims.bias_elements > 0) a.bias = load_role(set, c, "bias", dt, {dims.bias_elements});
-    else if (c.array("bias"))
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.bias: the descriptor has bias=0");
     a.dst = load_role(set, c, "dst", dt, dims.dst);
     a.dst_f64 = load_role(set, c, "dst_f64", "f64", dims.dst_ncx);
     a.magnitude = load_role(set, c, "magnitude", "f64", dims.dst_ncx);

@@ -53,8 +53,6 @@ BackwardCaseData load_backward_case_data(const VectorSet& set, const VectorCase&
     data.gradients.push_back(load_stored_gradient(set, c, "diff_weights", dt, d.weights_dims(),
                                                   ncx_dims(d.out_channels, d.in_channels_per_group(), d.kernel_size, d.rank)));
     if (d.has_bias) data.gradients.push_back(load_stored_gradient(set, c, "diff_bias", dt, {d.out_channels}, {d.out_channels}));
-    else if (c.array("diff_bias"))
-        throw ManifestError("manifest: " + set.name + "/" + c.name + ": arrays.diff_bias: the descriptor has bias=0");
     refuse_other_backward_arrays(set, c, data, "src");
     return data;
 }

@@ -2,9 +2,11 @@
 // backend plugin against the reference, case by case (docs/runner.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,12 +82,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // The suite's cases named in --case-name (each name must match at least one case; ids and seeds as in the
 // whole suite, so a case runs on the same data as it did there).
 LoadedSuite named_cases(LoadedSuite loaded, const std::vector<std::string>& names, const std::string& suite) {
+    const auto named = [&](const Case& c) { return std::find(names.begin(), names.end(), c.name) != names.end(); };
     std::vector<Case> kept;
-    for (const std::string& name : names) {
-        bool found = false;
-        for (const Case& c : loaded.cases)
-            if (c.name == name) found = true;
-        if (!found) {
+    std::copy_if(loaded.cases.begin(), loaded.cases.end(), std::back_inserter(kept), named);
+    for (const std::string& name : names)
+        if (std::none_of(kept.begin(), kept.end(), [&](const Case& c) { return c.name == name; })) {
             std::string some;
             for (std::size_t i = 0; i < loaded.cases.size() && i < 3; ++i) some += (i ? ", " : "") + loaded.cases[i].name;
             throw std::invalid_argument("--case-name '" + name + "': suite " + suite + " has no case of that name (" +
@@ -93,13 +94,6 @@ LoadedSuite named_cases(LoadedSuite loaded, const std::vector<std::string>& name
                                         (some.empty() ? "" : ", e.g. " + some) + "; `convcheck list --suite " + suite +
                                         "` names them)");
         }
-    }
-    for (const Case& c : loaded.cases)
-        for (const std::string& name : names)
-            if (c.name == name) {
-                kept.push_back(c);
-                break;
-            }
     loaded.cases = std::move(kept);
     return loaded;
 }
