@@ -203,13 +203,22 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
             store(f, sum);
         }
     } else {
-        // one output at a time, straight into dst: no copy of any tensor (the large suite's dst passes 2^31 elements)
-        for (long long f = 0; f < outputs; ++f) {
-            long long n, oc;
-            Dims o;
-            output_at(f, &n, &oc, &o);
-            store(f, partial_sum(p, a, n, oc, o, 0, taps));
-        }
+        // one output at a time, straight into dst: no copy of any tensor (the large suite's dst passes 2^31 elements).
+        // The outputs are independent: a case of a million or more (the large suite's, up to 2^29) is cut into one
+        // contiguous range per requested thread, each output still summed alone, so the values do not depend on it.
+        auto outputs_in = [&](long long begin, long long end) {
+            for (long long f = begin; f < end; ++f) {
+                long long n, oc;
+                Dims o;
+                output_at(f, &n, &oc, &o);
+                store(f, partial_sum(p, a, n, oc, o, 0, taps));
+            }
+        };
+        const long long parts = outputs >= (1LL << 20) ? std::max(threads, 1) : 1;
+        std::vector<std::thread> others;
+        for (long long t = 1; t < parts; ++t) others.emplace_back(outputs_in, outputs * t / parts, outputs * (t + 1) / parts);
+        outputs_in(0, outputs / parts);
+        for (std::thread& t : others) t.join();
     }
 }
 
