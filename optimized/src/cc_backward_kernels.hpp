@@ -85,4 +85,11 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                         double* partial_w2, double* partial_w1, float* scratch);
 }  // namespace avx2
 
+// The same kernels for AVX-512 (cc_backward_patches_avx512.cpp, cc_backward_products_avx512.cpp): the same
+// sums in the same order, so the same bits as avx2's.
+namespace avx512 {
+void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
+void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
+}  // namespace avx512
+
 }  // namespace convcheck::optimized::detail

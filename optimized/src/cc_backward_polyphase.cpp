@@ -14,6 +14,7 @@
 
 #include "cc_backward_bands.hpp"
 #include "cc_backward_kernels.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
 #include "parallel_join.hpp"
 
 namespace convcheck::optimized::detail {
@@ -26,7 +27,7 @@ constexpr i64 kChunkPixels = 240;  // pixels of one phase at once (the patches a
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
                                          const AxisWindows& width)
-    : desc_(d), axes_{height, width}, kernel_(kernel) {
+    : desc_(d), axes_{height, width}, kernel_(kernel), avx512_(cpu_has_avx512()) {
     const i64 Cin = d.in_channels, Cout = d.out_channels, kh = d.support[0], kw = d.support[1], K = kh * kw;
     phases_[0] = phase_count(axes_[0]);
     phases_[1] = phase_count(axes_[1]);
@@ -154,8 +155,12 @@ void CcBackwardPolyphase::phase_weights_gradient(i64 ph, i64 n, const float* src
         const i64* at = order_.data() + c0;
         for (i64 co = 0; co < Cout; ++co)
             for (i64 i = 0; i < count; ++i) dyt[co * count + i] = diff_dst_n[co * pixels + at[i]];
-        avx2::cc_patch_outer_accumulate(CcPatchTaps{count, K, Cin, Cout, src_at_.data() + K * c0, nullptr}, dyt,
-                                        src_cl, partial + ph * Cout * K * Cin);
+        const CcPatchTaps taps{count, K, Cin, Cout, src_at_.data() + K * c0, nullptr};
+        double* to = partial + ph * Cout * K * Cin;
+        if (avx512_)
+            avx512::cc_patch_outer_accumulate(taps, dyt, src_cl, to);
+        else
+            avx2::cc_patch_outer_accumulate(taps, dyt, src_cl, to);
     }
     meter.count_out(floats * 4);
 }
@@ -192,7 +197,10 @@ void CcBackwardPolyphase::run_band(i64 band, const float* diff_dst, float* diff_
                 }
             }
         const CcPatchTaps taps{count, K, Cin, Cout, nullptr, diff_at};
-        avx2::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
+        if (avx512_)
+            avx512::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
+        else
+            avx2::cc_patch_times_scatter(taps, dyt, weights_[ph].data(), diff_cl);
     };
     for (i64 n = 0; n < d.batch; ++n) {
         const float* diff_dst_n = diff_dst + n * Cout * pixels;

@@ -54,6 +54,7 @@ private:
     std::vector<std::int64_t> src_at_;       // the dW pass's patch offsets, per chunk [K][count]
     std::vector<std::int64_t> phase_start_;  // phase ph: order_[phase_start_[ph] .. phase_start_[ph + 1])
     std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
+    bool avx512_ = false;  // the patch kernels for AVX-512 (the same bits as AVX2's)
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;
     WorkspacePool<double> partials_;

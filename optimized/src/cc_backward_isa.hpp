@@ -1,0 +1,39 @@
+// The CC backward kernels' vocabulary beyond isa_avx2.hpp / isa_avx512.hpp (include it after one of
+// them): the mask of a vector's first n lanes, masked loads and stores, a vector added to W doubles,
+// and the most rows a register tile broadcasts (12 accumulators on AVX2's 16 registers, 24 on
+// AVX-512's 32). Internal linkage, as the vocabulary it extends.
+#pragma once
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+namespace {
+#ifdef __AVX512F__
+using vmask = __mmask16;
+constexpr int kTileRows = 12;
+inline vmask lanes(i64 n) { return static_cast<vmask>((1u << n) - 1u); }  // n in [0, 16]
+inline vf load_masked(const float* p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+inline void store_masked(float* p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }
+// (by GCC's vector builtins: GCC 12's extract and convert intrinsics read an "undefined" vector that
+// -Werror=uninitialized flags)
+inline void add_to_doubles(double* q, vf v) {
+    using half = float __attribute__((vector_size(32)));
+    using doubles = double __attribute__((vector_size(64)));
+    const half lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+    const half hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+    _mm512_storeu_pd(q, _mm512_add_pd(_mm512_loadu_pd(q), __m512d(__builtin_convertvector(lo, doubles))));
+    _mm512_storeu_pd(q + 8, _mm512_add_pd(_mm512_loadu_pd(q + 8), __m512d(__builtin_convertvector(hi, doubles))));
+}
+#else
+using vmask = __m256i;
+constexpr int kTileRows = 6;
+inline vmask lanes(i64 n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline vf load_masked(const float* p, vmask m) { return _mm256_maskload_ps(p, m); }
+inline void store_masked(float* p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v); }
+inline void add_to_doubles(double* q, vf v) {
+    _mm256_storeu_pd(q, _mm256_add_pd(_mm256_loadu_pd(q), _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+    _mm256_storeu_pd(q + 4, _mm256_add_pd(_mm256_loadu_pd(q + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+}
+#endif
+}  // namespace
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE
