@@ -90,6 +90,8 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
 namespace avx512 {
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
+void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
+void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
 }  // namespace avx512
 
 }  // namespace convcheck::optimized::detail

@@ -31,7 +31,7 @@ constexpr i64 kMaxChunkPixels = 120;  // as the forward's: a chunk's Z and dZ st
 
 CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
                              const AxisWindows& width)
-    : desc_(d), axes_{height, width} {
+    : desc_(d), axes_{height, width}, avx512_(cpu_has_avx512()) {
     const i64 Cout = d.out_channels, K = d.neighbours();
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
@@ -136,8 +136,13 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             float* diff_src_n = diff_src + n * Cin * in_plane;
             avx2::cc_contract(net_->contract, src_n, h, p0, count, z);
             avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
-            avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
-            avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            if (avx512_) {
+                avx512::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
+                avx512::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            } else {
+                avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
+                avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            }
             // the chunk's input rows channels last, their gradient from 0, then added to diff_src
             avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
             std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
