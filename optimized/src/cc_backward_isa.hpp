@@ -8,7 +8,7 @@ namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 #ifdef __AVX512F__
 using vmask = __mmask16;
-constexpr int kTileRows = 12;
+constexpr int kTileRows = 8;
 inline vmask lanes(i64 n) { return static_cast<vmask>((1u << n) - 1u); }  // n in [0, 16]
 inline vf load_masked(const float* p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline void store_masked(float* p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }

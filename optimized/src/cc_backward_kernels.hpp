@@ -30,7 +30,11 @@ struct CcHiddenBackwardProblem {
 std::vector<float> cc_hidden_w2(const CcHiddenProblem& p);
 
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
-inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
+// (avx2: dN [K][Cin]; avx512: dZ^T [h2p][Cin rounded up to 16])
+inline i64 cc_scatter_back_scratch(const CcContractProblem& p) {
+    const i64 dn = p.kh * p.kw * p.in_channels, dzt = p.h2p * ((p.in_channels + 15) / 16 * 16);
+    return dn > dzt ? dn : dzt;
+}
 inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
     return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 8;
 }
@@ -92,6 +96,10 @@ void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const flo
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
+// (cc_backward_scatter_avx512.cpp: for h2p a multiple of 16 only; dN's feature sums in another order
+// than avx2's, so diff_src may differ from avx2's in the last bits)
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch);
 }  // namespace avx512
 
 }  // namespace convcheck::optimized::detail

@@ -146,7 +146,10 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             // the chunk's input rows channels last, their gradient from 0, then added to diff_src
             avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
             std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
-            avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            if (avx512_ && h2p % 16 == 0)
+                avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            else
+                avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
             avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
         }
         avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
