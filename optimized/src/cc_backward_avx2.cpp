@@ -6,6 +6,7 @@
 #include "cc_backward_isa.hpp"
 #include "cc_backward_kernels.hpp"
 #include "cc_backward_products.inl"
+#include "cc_backward_hidden.inl"
 
 namespace convcheck::optimized::detail::avx2 {
 namespace {
@@ -143,98 +144,6 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
             }
         if (taps > 0) flush();
     }
-}
-
-void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
-                        double* partial_w2, double* partial_w1, float* scratch) {
-    const CcHiddenProblem& p = *q.hidden;
-    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8, h1v = (h1 + 7) / 8, h1p = h1v * 8;
-    // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
-    float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
-    float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
-    float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
-    float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
-    float* v1s = dist + kHiddenPairs * 3;     // [kHiddenPairs][h1]: the first layer's pre-activations
-    float* da1 = v1s + kHiddenPairs * h1;     // [h1 rounded up to 8]
-    const __m256 slope = _mm256_set1_ps(p.slope_f32);
-    i64 n = 0;
-    const auto flush = [&] {
-        // per pair of the group: da1[j] = sum_m W2[m][j] dz2[m] (8 j per vector, dz2[m] broadcast, the even
-        // and odd m apart), dz1 = LeakyReLU'(v1) da1; a loop of its own, so that the pairs' short chains
-        // overlap
-        for (i64 k = 0; k < n; ++k) {
-            const float* d2 = dz2 + k * h2p;
-            const float* v1 = v1s + k * h1;
-            for (i64 v = 0; v < h1v; ++v) {
-                __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
-                const float* w = q.w2 + v * 8;
-                i64 m = 0;
-                for (; m + 2 <= h2p; m += 2) {
-                    even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
-                    odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
-                }
-                _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
-            }
-            i64 j = 0;
-            for (; j + 8 <= h1; j += 8) {
-                const __m256 g1 = _mm256_loadu_ps(da1 + j);
-                _mm256_storeu_ps(dz1 + k * h1 + j,
-                                 _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
-                                                  _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
-            }
-            for (; j < h1; ++j) dz1[k * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
-        }
-        cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
-        cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
-        n = 0;
-    };
-    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
-    // LeakyReLU'(z2) from the forward's h = LeakyReLU(z2) when the slope is >= 0 (then h > 0 exactly when
-    // z2 > 0, -0 and underflow included); a negative slope makes h > 0 on both sides: z2 again
-    const bool from_h = p.slope_f32 >= 0.0f;
-    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
-        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
-        for (i64 y = ry.lo; y < ry.hi; ++y)
-            for (i64 x = rx.lo; x < rx.hi; ++x) {
-                const float* ay = p.ay + (oy * p.kh + y) * p.h1;
-                const float* ax = p.ax + (ox * p.kw + x) * p.h1;
-                float* a = a1 + n * (h1 + 1);
-                float* d2 = dz2 + n * h2p;
-                float* v1 = v1s + n * h1;
-                // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
-                i64 j = 0;
-                for (; j + 8 <= h1; j += 8) {
-                    const __m256 v = _mm256_add_ps(_mm256_loadu_ps(ay + j), _mm256_loadu_ps(ax + j));
-                    _mm256_storeu_ps(v1 + j, v);
-                    _mm256_storeu_ps(a + j, _mm256_blendv_ps(_mm256_mul_ps(v, slope), v,
-                                                             _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ)));
-                }
-                for (; j < h1; ++j) {
-                    v1[j] = ay[j] + ax[j];
-                    a[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
-                }
-                a[h1] = 1.0f;
-                const float* g = dh + (y * p.kw + x) * h2p;
-                const float* hv = h + (y * p.kw + x) * h2p;
-                for (i64 b = 0; b < vectors; ++b) {
-                    __m256 z = _mm256_loadu_ps(hv + b * 8);
-                    if (!from_h) {
-                        // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
-                        z = _mm256_loadu_ps(p.b2 + b * 8);
-                        for (i64 j = 0; j < h1; ++j)
-                            z = _mm256_fmadd_ps(_mm256_broadcast_ss(a + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
-                    }
-                    const __m256 gv = _mm256_loadu_ps(g + b * 8);
-                    _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
-                                                                  _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
-                }
-                dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
-                dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
-                dist[n * 3 + 2] = 1.0f;
-                if (++n == kHiddenPairs) flush();
-            }
-    }
-    if (n > 0) flush();
 }
 
 }  // namespace convcheck::optimized::detail::avx2

@@ -1,16 +1,31 @@
 // The CC backward kernels' vocabulary beyond isa_avx2.hpp / isa_avx512.hpp (include it after one of
 // them): the mask of a vector's first n lanes, masked loads and stores, a vector added to W doubles,
-// and the most rows a register tile broadcasts (12 accumulators on AVX2's 16 registers, 24 on
-// AVX-512's 32). Internal linkage, as the vocabulary it extends.
+// per-lane choices by sign, the most rows a register tile broadcasts (12 accumulators on AVX2's 16
+// registers, 16 of AVX-512's 32), and the taps inside the input. Internal linkage, as the vocabulary
+// it extends.
 #pragma once
+
+#include "cc_factored_kernels.hpp"
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
+// The taps [lo, hi) of one axis whose neighbour first + j lies inside [0, size) (inside(), inlined).
+inline TapRange taps_inside(i64 first, i64 support, i64 size) {
+    const i64 lo = first < 0 ? -first : 0;
+    const i64 hi = first + support > size ? size - first : support;
+    return {lo, hi < lo ? lo : hi};
+}
+
 #ifdef __AVX512F__
 using vmask = __mmask16;
 constexpr int kTileRows = 8;
 inline vmask lanes(i64 n) { return static_cast<vmask>((1u << n) - 1u); }  // n in [0, 16]
 inline vf load_masked(const float* p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+// per lane: c > 0 ? a : b, and c >= 0 ? a : b (ordered: a NaN takes b)
+inline vf if_above_zero(vf c, vf a, vf b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(c, zero(), _CMP_GT_OQ), b, a); }
+inline vf if_not_below_zero(vf c, vf a, vf b) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(c, zero(), _CMP_GE_OQ), b, a);
+}
 inline void store_masked(float* p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }
 // (by GCC's vector builtins: GCC 12's extract and convert intrinsics read an "undefined" vector that
 // -Werror=uninitialized flags)
@@ -29,6 +44,8 @@ inline vmask lanes(i64 n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 inline vf load_masked(const float* p, vmask m) { return _mm256_maskload_ps(p, m); }
+inline vf if_above_zero(vf c, vf a, vf b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(c, zero(), _CMP_GT_OQ)); }
+inline vf if_not_below_zero(vf c, vf a, vf b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(c, zero(), _CMP_GE_OQ)); }
 inline void store_masked(float* p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v); }
 inline void add_to_doubles(double* q, vf v) {
     _mm256_storeu_pd(q, _mm256_add_pd(_mm256_loadu_pd(q), _mm256_cvtps_pd(_mm256_castps256_ps128(v))));

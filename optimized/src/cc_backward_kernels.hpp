@@ -23,11 +23,12 @@ struct CcHiddenBackwardProblem {
     const CcHiddenProblem* hidden = nullptr;
     const double* dist_y = nullptr;  // [OH][kh]
     const double* dist_x = nullptr;  // [OW][kw]
-    const float* w2 = nullptr;       // [h2p][h1 rounded up to 8]: W2's rows, zero padded (cc_hidden_w2)
+    const float* w2 = nullptr;       // [h2p][h1 rounded up to W]: W2's rows, zero padded (cc_hidden_w2)
 };
 
-// W2 as cc_hidden_backward reads it, from the forward's transposed copy (CcHiddenProblem::w2t).
-std::vector<float> cc_hidden_w2(const CcHiddenProblem& p);
+// W2 as cc_hidden_backward reads it, from the forward's transposed copy (CcHiddenProblem::w2t): [h2p][h1
+// rounded up to `lanes`, the vector width of the kernel that reads it].
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p, i64 lanes);
 
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
 // (avx2: dN [K][Cin]; avx512: dZ^T [h2p][Cin rounded up to 16])
@@ -36,7 +37,7 @@ inline i64 cc_scatter_back_scratch(const CcContractProblem& p) {
     return dn > dzt ? dn : dzt;
 }
 inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
-    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 8;
+    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 16;
 }
 
 // The polyphase method's patches without a copy (cc_backward_patches_avx2.cpp): pixel i of a chunk
@@ -100,6 +101,9 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
 // than avx2's, so diff_src may differ from avx2's in the last bits)
 void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
                      const float* dz, i64 p0, i64 count, float* dh, float* scratch);
+// (cc_backward_hidden_avx512.cpp: for h2p a multiple of 16, q.w2 padded to 16; the same bits as avx2's)
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
+                        double* partial_w2, double* partial_w1, float* scratch);
 }  // namespace avx512
 
 }  // namespace convcheck::optimized::detail

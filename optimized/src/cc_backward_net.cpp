@@ -35,7 +35,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 Cout = d.out_channels, K = d.neighbours();
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
-    w2_ = cc_hidden_w2(net_->hidden);
+    wide_ = avx512_ && h2p % 16 == 0;
+    w2_ = cc_hidden_w2(net_->hidden, wide_ ? 16 : 8);
     hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data(), w2_.data()};
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
@@ -56,8 +57,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
                     kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
 }
 
-std::vector<float> cc_hidden_w2(const CcHiddenProblem& p) {
-    const i64 h1p = (p.h1 + 7) / 8 * 8;
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p, i64 lanes) {
+    const i64 h1p = (p.h1 + lanes - 1) / lanes * lanes;
     std::vector<float> w2(static_cast<std::size_t>(p.h2p * h1p), 0.0f);
     for (i64 m = 0; m < p.h2p; ++m)
         for (i64 j = 0; j < p.h1; ++j) w2[m * h1p + j] = p.w2t[j * p.h2p + m];
@@ -146,13 +147,16 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             // the chunk's input rows channels last, their gradient from 0, then added to diff_src
             avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
             std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
-            if (avx512_ && h2p % 16 == 0)
+            if (wide_)
                 avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
             else
                 avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
             avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
         }
-        avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
+        if (wide_)
+            avx512::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
+        else
+            avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
     }
     meter.count_out(chunk_floats_ * 4 + scratch_i64 * 8);
 }

@@ -19,12 +19,6 @@ namespace {
 constexpr int kDnTaps = 9;   // dN: 9 taps x 2 channel vectors = 18 accumulators
 constexpr int kDhTaps = 12;  // dh: 12 accumulators (one feature vector each)
 
-inline TapRange taps_inside(i64 first, i64 support, i64 size) {
-    const i64 lo = first < 0 ? -first : 0;
-    const i64 hi = first + support > size ? size - first : support;
-    return {lo, hi < lo ? lo : hi};
-}
-
 // The 16 x 16 transpose of r in place: for the row bits d = 1, 2, 4, 8 in turn, rows i and i + d
 // (bit d of i clear) swap the lanes whose bit d differs from the row's (two-source permutes).
 inline void transpose16(vf* r) {
