@@ -16,6 +16,18 @@ inline TapRange taps_inside(i64 first, i64 support, i64 size) {
     return {lo, hi < lo ? lo : hi};
 }
 
+// f(i0, size) over [0, n) in groups of at most `most`, of sizes as equal as may be (5 and 6 rather than
+// 6 and 2).
+template <typename F>
+void balanced_groups(i64 n, i64 most, const F& f) {
+    const i64 groups = (n + most - 1) / most;
+    for (i64 g = 0, i0 = 0; g < groups; ++g) {
+        const i64 size = (n - i0) / (groups - g) + ((n - i0) % (groups - g) != 0 ? 1 : 0);
+        f(i0, size);
+        i0 += size;
+    }
+}
+
 #ifdef __AVX512F__
 using vmask = __mmask16;
 constexpr int kTileRows = 8;

@@ -85,18 +85,6 @@ void times_tile(const CcPatchTaps& p, const float* dyt, const float* w, float* d
     }
 }
 
-// f(r0, rows in the group) over [0, n) in groups of at most kTileRows, of sizes as equal as may be (5
-// and 6 rather than 6 and 2).
-template <typename F>
-void balanced_groups(i64 n, const F& f) {
-    const i64 groups = (n + kTileRows - 1) / kTileRows;
-    for (i64 g = 0, r0 = 0; g < groups; ++g) {
-        const i64 r = (n - r0) / (groups - g) + ((n - r0) % (groups - g) != 0 ? 1 : 0);
-        f(r0, r);
-        r0 += r;
-    }
-}
-
 // Calls T::template run<r, NB, MASK>(...) for r in [1, R] (r a template argument).
 template <typename T, int NB, bool MASK, int R, typename... A>
 void dispatch_rows(i64 r, A... a) {
@@ -146,7 +134,7 @@ void dispatch(i64 r, i64 nb, i64 valid, A... a) {
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial) {
     // per (tap, 2 W channels): the pixels' channels stay in L1 while the row groups pass
     for_each_tap_block(p, [&](i64 t, i64 c0, i64 nb, i64 valid) {
-        balanced_groups(p.rows, [&](i64 r0, i64 r) {
+        balanced_groups(p.rows, kTileRows, [&](i64 r0, i64 r) {
             dispatch<Outer>(r, nb, valid, &p, dyt, src_cl, t, r0, c0, valid, partial);
         });
     });
@@ -155,7 +143,7 @@ void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const flo
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl) {
     // per (tap, 2 W channels): the rows x 2 W slab of w stays in L1 while the pixel groups pass
     for_each_tap_block(p, [&](i64 t, i64 c0, i64 nb, i64 valid) {
-        balanced_groups(p.count, [&](i64 i0, i64 r) {
+        balanced_groups(p.count, kTileRows, [&](i64 i0, i64 r) {
             dispatch<Times>(r, nb, valid, &p, dyt, w, diff_cl, t, i0, c0, valid);
         });
     });

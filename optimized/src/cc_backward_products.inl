@@ -42,9 +42,12 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
 
 using OuterFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, i64, double*);
 
-template <int C, bool MASK>
-OuterFn outer_for(i64 rb) {
-    return rb == 1 ? &outer_tile<1, C, MASK> : &outer_tile<2, C, MASK>;
+// &outer_tile<RB, c, MASK> for c in [1, C] (c a template argument).
+template <int RB, bool MASK, int C>
+OuterFn outer_for(i64 c) {
+    if constexpr (C > 1)
+        if (c < C) return outer_for<RB, MASK, C - 1>(c);
+    return &outer_tile<RB, C, MASK>;
 }
 
 // out rows [r0, r0 + R), columns [c0, c0 + NB * W) (MASK: the last vector holds `valid` columns) of
@@ -93,21 +96,20 @@ TimesFn times_for(i64 r) {
 }  // namespace
 
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // row vectors in pairs (the last vector masked), columns kTileRows at a time (then 4, then 1): 2
-    // kTileRows accumulators, the 2 row vectors kept in registers (the FMAs bound it); the count x
-    // kTileRows columns of x and the count x 2 W rows of dy stay in L1 between passes
+    // row vectors in pairs (the last vector masked), columns in groups of at most kTileRows per row vector
+    // pair (2 kTileRows with one row vector: as many accumulators), of sizes as equal as may be (9 and 8
+    // rather than 16 and 1: a group is one pass over the pixels, its chains as many as its accumulators);
+    // the count x group columns of x and the count x 2 W rows of dy stay in L1 between passes
     const i64 vectors = (rows + W - 1) / W, valid = rows - (vectors - 1) * W;
     for (i64 v0 = 0; v0 < vectors; v0 += 2) {
-        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2;
+        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2, most = rb == 1 ? 2 * kTileRows : kTileRows;
         const bool mask = v0 + rb == vectors && valid < W;
-        i64 c0 = 0;
-        for (; c0 + kTileRows <= cols; c0 += kTileRows)
-            (mask ? outer_for<kTileRows, true>(rb) : outer_for<kTileRows, false>(rb))(dy, rows, x, cols, count, v0, c0,
-                                                                                       valid, partial);
-        for (; c0 + 4 <= cols; c0 += 4)
-            (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
-        for (; c0 < cols; ++c0)
-            (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
+        balanced_groups(cols, most, [&](i64 c0, i64 c) {
+            constexpr int one = 2 * kTileRows;
+            const OuterFn f = rb == 1 ? (mask ? outer_for<1, true, one>(c) : outer_for<1, false, one>(c))
+                                      : (mask ? outer_for<2, true, kTileRows>(c) : outer_for<2, false, kTileRows>(c));
+            f(dy, rows, x, cols, count, v0, c0, valid, partial);
+        });
     }
 }
 
