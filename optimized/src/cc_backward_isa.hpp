@@ -29,6 +29,12 @@ void balanced_groups(i64 n, i64 most, const F& f) {
 }
 
 #ifdef __AVX512F__
+using vd = __m512d;  // doubles
+constexpr int WD = 8;
+inline vd load_d(const double* p) { return _mm512_loadu_pd(p); }
+inline void store_d(double* p, vd v) { _mm512_storeu_pd(p, v); }
+inline vd broadcast_d(double x) { return _mm512_set1_pd(x); }
+inline vd fma_d(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
 using vmask = __mmask16;
 constexpr int kTileRows = 8;
 inline vmask lanes(i64 n) { return static_cast<vmask>((1u << n) - 1u); }  // n in [0, 16]
@@ -50,6 +56,12 @@ inline void add_to_doubles(double* q, vf v) {
     _mm512_storeu_pd(q + 8, _mm512_add_pd(_mm512_loadu_pd(q + 8), __m512d(__builtin_convertvector(hi, doubles))));
 }
 #else
+using vd = __m256d;
+constexpr int WD = 4;
+inline vd load_d(const double* p) { return _mm256_loadu_pd(p); }
+inline void store_d(double* p, vd v) { _mm256_storeu_pd(p, v); }
+inline vd broadcast_d(double x) { return _mm256_set1_pd(x); }
+inline vd fma_d(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
 using vmask = __m256i;
 constexpr int kTileRows = 6;
 inline vmask lanes(i64 n) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cc_factored_kernels.hpp"
+#include "cc_kernel.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -50,7 +51,23 @@ struct CcPatchTaps {
     const i64* diff_at = nullptr;
 };
 
+// The polyphase method's Internal-Net reverse (cc_backward_reverse.inl): the pairs (dy, dx) k < count
+// (pairs[2k], pairs[2k + 1]: phase k / taps, tap k % taps), their g = dL/dW read in place from the dW_phase
+// partial: channel cout * Cin + cin of pair k at g[(k / taps * Cout + cout) * taps * Cin + k % taps * Cin + cin].
+struct CcNetReverse {
+    const CcKernelParams* net = nullptr;
+    const double* pairs = nullptr;
+    i64 count = 0, taps = 1;
+    const double* g = nullptr;
+};
+// Doubles of cc_net_reverse's scratch.
+inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) { return 3 * count * (p.h1 + p.h2); }
+
 namespace avx2 {
+// theta (the ABI order, f64) += sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else
+// the slope).
+void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+
 // partial [rows][taps * channels] (dW_phase) += sum over the pixels i of dyt[r][i] * the patch's
 // (tap, channel): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
@@ -93,6 +110,7 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
 // The same kernels for AVX-512 (cc_backward_patches_avx512.cpp, cc_backward_products_avx512.cpp): the same
 // sums in the same order, so the same bits as avx2's.
 namespace avx512 {
+void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);

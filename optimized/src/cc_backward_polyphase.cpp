@@ -2,7 +2,7 @@
 //   dW_phase: one task per phase (whatever the thread count): per image, chunks of at most 240 of the
 //     phase's pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA),
 //     added to the phase's double partial; images and chunks in order; then the Internal-Net's reverse in
-//     double over the pairs (phase, tap) in order.
+//     double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
 //     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
@@ -97,7 +97,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     run_bands(band_rows_, 0, diff_src, planes, plane, partials_, meter,
               [&](i64 band, double*) { run_band(band, diff_dst, diff_src, meter); });
     // dW_phase: each phase's sums by one task, whatever the thread count
-    const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), KC = K * Cin, C = Cin * Cout;
+    const i64 Cin = d.in_channels, K = d.neighbours();
     meter.count_in(partial_size_ * 8);
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(partial_size_));
     double* all = partials.data();
@@ -120,23 +120,20 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         });
     }
     meter.count_out(image_floats * 4);
-    // g per pair (phase, tap): dW_phase[cout][tap * Cin + cin] at channel cout * Cin + cin
+    // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
+    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]
     const i64 pairs = phases_[0] * phases_[1] * K, theta_size = d.theta_elements();
-    // g and the double theta from a pool: fresh vectors this size page-faulted on every call
-    const i64 reverse_size = pairs * C + theta_size;
+    // theta in double and the reverse's scratch from a pool: fresh vectors this size page-faulted on every call
+    const i64 reverse_size = theta_size + cc_net_reverse_scratch(kernel_, pairs);
     meter.count_in(reverse_size * 8);
     Workspace<double> reverse = reverse_.take(static_cast<std::size_t>(reverse_size));
-    double* g = reverse.data();
-    double* theta = g + pairs * C;
+    double* theta = reverse.data();
     std::fill(theta, theta + theta_size, 0.0);
-    for (i64 pair = 0; pair < pairs; ++pair) {
-        const i64 ph = pair / K, t = pair % K;
-        for (i64 co = 0; co < Cout; ++co) {
-            const double* from = all + (ph * Cout + co) * KC + t * Cin;
-            std::copy(from, from + Cin, g + pair * C + co * Cin);
-        }
-    }
-    backward_internal_net(kernel_, pairs_.data(), pairs, g, theta);
+    const CcNetReverse net{&kernel_, pairs_.data(), pairs, K, all};
+    if (avx512_)
+        avx512::cc_net_reverse(net, theta, theta + theta_size);
+    else
+        avx2::cc_net_reverse(net, theta, theta + theta_size);
     for (i64 i = 0; i < theta_size; ++i) diff_theta[i] = static_cast<float>(theta[i]);
     meter.count_out(partial_size_ * 8 + reverse_size * 8);
 }

@@ -8,7 +8,7 @@
 //   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
 //     one task per phase over all its pixels: one partial sum, no bands);
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
-// (backward_internal_net) with g = dW_phase at each.
+// (cc_net_reverse, g = dW_phase at each, read in place).
 #pragma once
 
 #include <array>
@@ -58,7 +58,7 @@ private:
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;
     WorkspacePool<double> partials_;
-    WorkspacePool<double> reverse_;  // the Internal-Net's reverse: g per pair, then theta in double
+    WorkspacePool<double> reverse_;  // the Internal-Net's reverse: theta in double, then its scratch
 };
 
 }  // namespace convcheck::optimized::detail
