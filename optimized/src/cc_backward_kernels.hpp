@@ -41,14 +41,16 @@ inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
     return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 16;
 }
 
-// The polyphase method's patches without a copy (cc_backward_patches_avx2.cpp): pixel i of a chunk
-// at tap t reads the input's channels (channels last) at src_cl + src_at[t * count + i] (a row of
-// zeros outside the input) and sends its gradient to diff_cl + diff_at[t * count + i] (-1: outside,
-// nothing sent). dyt [rows][count]: the pixels' diff_dst, one row per output channel.
+// The polyphase method's patches without a copy (cc_backward_patches.inl): pixel i of a chunk at tap t
+// reads the input's channels (channels last) at src_cl + src_at[t * stride + i] (a row of zeros
+// outside the input) and sends its gradient to diff_cl + diff_at[t * stride + i] (-1: outside, nothing
+// sent). dyt [rows][stride]: the pixels' diff_dst from column 0, one row per output channel (the
+// chunk a window of arrays over every pixel of the image, in the plan's order).
 struct CcPatchTaps {
     i64 count = 0, taps = 1, channels = 1, rows = 1;  // pixels, K, Cin, Cout
     const i64* src_at = nullptr;
     const i64* diff_at = nullptr;
+    i64 stride = 0;  // of dyt's rows and of src_at's and diff_at's taps
 };
 
 // The polyphase method's Internal-Net reverse (cc_backward_reverse.inl): the pairs (dy, dx) k < count

@@ -17,8 +17,8 @@ void outer_tile(const CcPatchTaps& p, const float* dyt, const float* src_cl, i64
 #pragma GCC unroll 24
     for (int k = 0; k < R * NB; ++k) acc[k] = zero();
     const vmask mask = lanes(valid);
-    const i64* at = p.src_at + t * p.count;
-    const float* d = dyt + r0 * p.count;
+    const i64* at = p.src_at + t * p.stride;
+    const float* d = dyt + r0 * p.stride;
     for (i64 i = 0; i < p.count; ++i) {
         const float* x = src_cl + at[i] + c0;
         vf xv[NB];
@@ -26,7 +26,7 @@ void outer_tile(const CcPatchTaps& p, const float* dyt, const float* src_cl, i64
         for (int b = 0; b < NB; ++b) xv[b] = MASK && b + 1 == NB ? load_masked(x + b * W, mask) : load(x + b * W);
 #pragma GCC unroll 12
         for (int r = 0; r < R; ++r) {
-            const vf v = broadcast(d + r * p.count + i);
+            const vf v = broadcast(d + r * p.stride + i);
 #pragma GCC unroll 2
             for (int b = 0; b < NB; ++b) acc[r * NB + b] = fma(v, xv[b], acc[r * NB + b]);
         }
@@ -59,7 +59,7 @@ void times_tile(const CcPatchTaps& p, const float* dyt, const float* w, float* d
     const i64 KC = p.taps * p.channels;
     const float* wr = w + t * p.channels + c0;
     const float* d = dyt + i0;
-    for (i64 k = 0; k < p.rows; ++k, wr += KC, d += p.count) {
+    for (i64 k = 0; k < p.rows; ++k, wr += KC, d += p.stride) {
         vf wv[NB];
 #pragma GCC unroll 2
         for (int b = 0; b < NB; ++b) wv[b] = MASK && b + 1 == NB ? load_masked(wr + b * W, mask) : load(wr + b * W);
@@ -70,7 +70,7 @@ void times_tile(const CcPatchTaps& p, const float* dyt, const float* w, float* d
             for (int b = 0; b < NB; ++b) acc[r * NB + b] = fma(v, wv[b], acc[r * NB + b]);
         }
     }
-    const i64* at = p.diff_at + t * p.count + i0;
+    const i64* at = p.diff_at + t * p.stride + i0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
         if (at[r] < 0) continue;
