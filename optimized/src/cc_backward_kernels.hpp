@@ -78,8 +78,8 @@ void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const flo
 // pixels in order.
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 
-// partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
-// in f32 from 0 over i in order (FMA), then added to the double partial.
+// partial[c * rows + r] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i (the partial
+// column-major): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 
 // out [count][cols] = a [count][inner] w [inner][cols]: each sum over inner in order from 0 (FMA).
@@ -102,8 +102,8 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 // da1 = W2^T dz2 (8 of a1's entries per vector, m in order: the even m and the odd m summed apart, then
 // added), dz1 = LeakyReLU'(v1) da1
 // (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
-//   partial_w2 [h2p][h1 + 1] += dz2^T [a1 | 1]   (dW2, with db2 as its last column)
-//   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)
+//   partial_w2 [h1 + 1][h2p] += [a1 | 1]^T dz2   (dW2 transposed, then db2)
+//   partial_w1 [3][h1]      += [dy dx 1]^T dz1   (dW1 transposed, then db1; the distances rounded to f32)
 // by cc_outer_accumulate. scratch: cc_hidden_backward_scratch floats.
 void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
                         double* partial_w2, double* partial_w1, float* scratch);

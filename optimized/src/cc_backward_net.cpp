@@ -83,24 +83,24 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     const double* all = partials.data();
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
-    const i64 depth = net_->depth, depth_z = Cin * (h2 + 1);  // d[W3 | b3] feature-major, as Z (cc_contract_cl)
-    const double* last = all;
-    const double* dw2 = last + Cout * depth;  // [h2p][h1 + 1]: dW2[m][j], then db2[m]
-    const double* dw1 = dw2 + (h1 + 1) * h2p;  // [h1][3]: dW1[j][0], dW1[j][1], db1[j]
+    const i64 depth = net_->depth;
+    const double* last = all;  // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_cl)
+    const double* dw2 = last + Cout * depth;  // [h1 + 1][h2p]: dW2[m][j] at j * h2p + m, then db2[m]
+    const double* dw1 = dw2 + (h1 + 1) * h2p;  // [3][h1]: dW1[j][0], then dW1[j][1], then db1[j]
     float* out = diff_theta;
     for (i64 j = 0; j < h1; ++j) {
-        *out++ = static_cast<float>(dw1[3 * j]);
-        *out++ = static_cast<float>(dw1[3 * j + 1]);
+        *out++ = static_cast<float>(dw1[j]);
+        *out++ = static_cast<float>(dw1[h1 + j]);
     }
-    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[3 * j + 2]);
+    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[2 * h1 + j]);
     for (i64 m = 0; m < h2; ++m)
-        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[m * (h1 + 1) + j]);
-    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[m * (h1 + 1) + h1]);
+        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[j * h2p + m]);
+    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[h1 * h2p + m]);
     for (i64 co = 0; co < Cout; ++co)
         for (i64 ci = 0; ci < Cin; ++ci)
-            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[co * depth_z + m * Cin + ci]);
+            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[(m * Cin + ci) * Cout + co]);
     for (i64 co = 0; co < Cout; ++co)
-        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[co * depth_z + h2 * Cin + ci]);
+        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[(h2 * Cin + ci) * Cout + co]);
     meter.count_out(B * partial_size_ * 8);
 }
 

@@ -8,7 +8,8 @@ namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
 // partial rows [v0 * W, v0 * W + RB * W) (MASK: the last vector holds `valid` rows), columns
-// [c0, c0 + C): each pixel's rows as vectors (dy is contiguous per pixel), its columns broadcast.
+// [c0, c0 + C) (partial[c * rows + r]): each pixel's rows as vectors (dy is contiguous per pixel), its
+// columns broadcast.
 template <int RB, int C, bool MASK>
 void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
                 double* partial) {
@@ -29,14 +30,19 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
             for (int b = 0; b < RB; ++b) acc[c * RB + b] = fma(v, dv[b], acc[c * RB + b]);
         }
     }
-    float out[C * RB][W];  // (the accumulators leave their registers only here)
-#pragma GCC unroll 24
-    for (int k = 0; k < C * RB; ++k) store(out[k], acc[k]);
+    // the partial column-major: a vector's rows are contiguous doubles
+#pragma GCC unroll 12
     for (int c = 0; c < C; ++c)
+#pragma GCC unroll 2
         for (int b = 0; b < RB; ++b) {
-            double* p = partial + (v0 + b) * W * cols + c0 + c;
-            const i64 n = MASK && b + 1 == RB ? valid : W;
-            for (i64 k = 0; k < n; ++k) p[k * cols] += static_cast<double>(out[c * RB + b][k]);
+            double* p = partial + (c0 + c) * rows + (v0 + b) * W;
+            if (MASK && b + 1 == RB) {
+                float out[W];
+                store(out, acc[c * RB + b]);
+                for (i64 k = 0; k < valid; ++k) p[k] += static_cast<double>(out[k]);
+            } else {
+                add_to_doubles(p, acc[c * RB + b]);
+            }
         }
 }
 
