@@ -1,8 +1,8 @@
 // The CC backward's hidden layers' reverse (cc_hidden_backward, cc_backward_kernels.hpp), written once
 // over the ISA vocabulary (isa_avx2.hpp or isa_avx512.hpp, then cc_backward_isa.hpp) and included by
-// cc_backward_avx2.cpp and cc_backward_hidden_avx512.cpp (there for h1 <= 16 lanes per vector and
-// h2p a multiple of 16). W features per vector: the sums of da1 (over m, the even and odd m apart)
-// and the outer products run in the same order on either ISA.
+// cc_backward_avx2.cpp and cc_backward_hidden_avx512.cpp (there for h2p a multiple of 16). W features
+// per vector: the sums of da1 (over m in order) and the outer products run in the same order on either
+// ISA.
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 
@@ -10,38 +10,28 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
                         double* partial_w2, double* partial_w1, float* scratch) {
     const CcHiddenProblem& p = *q.hidden;
     const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / W, h1v = (h1 + W - 1) / W, h1p = h1v * W;
-    // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
+    // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1], v1 and da1
     float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
     float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
     float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
     float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
     float* v1s = dist + kHiddenPairs * 3;     // [kHiddenPairs][h1]: the first layer's pre-activations
-    float* da1 = v1s + kHiddenPairs * h1;     // [h1 rounded up to W]
+    float* da1 = v1s + kHiddenPairs * h1;     // [kHiddenPairs][h1 rounded up to W]
     const vf slope = broadcast(&p.slope_f32);
     i64 n = 0;
     const auto flush = [&] {
-        // per pair of the group: da1[j] = sum_m W2[m][j] dz2[m] (W j per vector, dz2[m] broadcast, the even
-        // and odd m apart), dz1 = LeakyReLU'(v1) da1; a loop of its own, so that the pairs' short chains
-        // overlap
+        // da1 = dz2 W2 for the group's pairs at once (cc_rows_times: m in order), then per pair
+        // dz1 = LeakyReLU'(v1) da1
+        cc_rows_times(dz2, n, h2p, q.w2, h1p, da1);
         for (i64 k = 0; k < n; ++k) {
-            const float* d2 = dz2 + k * h2p;
             const float* v1 = v1s + k * h1;
-            for (i64 v = 0; v < h1v; ++v) {
-                vf even = zero(), odd = zero();
-                const float* w = q.w2 + v * W;
-                i64 m = 0;
-                for (; m + 2 <= h2p; m += 2) {
-                    even = fma(broadcast(d2 + m), load(w + m * h1p), even);
-                    odd = fma(broadcast(d2 + m + 1), load(w + (m + 1) * h1p), odd);
-                }
-                store(da1 + v * W, even + odd);
-            }
+            const float* g = da1 + k * h1p;
             i64 j = 0;
             for (; j + W <= h1; j += W) {
-                const vf g1 = load(da1 + j);
+                const vf g1 = load(g + j);
                 store(dz1 + k * h1 + j, if_above_zero(load(v1 + j), g1, g1 * slope));
             }
-            for (; j < h1; ++j) dz1[k * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
+            for (; j < h1; ++j) dz1[k * h1 + j] = v1[j] > 0.0f ? g[j] : p.slope_f32 * g[j];
         }
         cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
         cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1

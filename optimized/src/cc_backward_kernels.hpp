@@ -38,7 +38,7 @@ inline i64 cc_scatter_back_scratch(const CcContractProblem& p) {
     return dn > dzt ? dn : dzt;
 }
 inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
-    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 16;
+    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3 + p.h1 + 16);
 }
 
 // The polyphase method's patches without a copy (cc_backward_patches.inl): pixel i of a chunk at tap t
@@ -99,8 +99,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
 // f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh,
-// da1 = W2^T dz2 (8 of a1's entries per vector, m in order: the even m and the odd m summed apart, then
-// added), dz1 = LeakyReLU'(v1) da1
+// da1 = W2^T dz2 (per group of kHiddenPairs pairs by cc_rows_times: m in order), dz1 = LeakyReLU'(v1) da1
 // (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
 //   partial_w2 [h1 + 1][h2p] += [a1 | 1]^T dz2   (dW2 transposed, then db2)
 //   partial_w1 [3][h1]      += [dy dx 1]^T dz1   (dW1 transposed, then db1; the distances rounded to f32)
