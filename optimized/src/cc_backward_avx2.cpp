@@ -1,9 +1,12 @@
 // The CC backward's Internal-Net kernels (cc_backward_kernels.hpp) for AVX2 + FMA. Compiled with
 // -mavx2 -mfma; called only when the CPU has both. Each vector holds 8 hidden features m (or 8
 // columns of the last layer's matrix); every sum runs in a fixed order, whatever the thread count.
-#include <immintrin.h>
-
+#include "isa_avx2.hpp"
+// (the vocabulary first)
+#include "cc_backward_isa.hpp"
 #include "cc_backward_kernels.hpp"
+#include "cc_backward_products.inl"
+#include "cc_backward_hidden.inl"
 
 namespace convcheck::optimized::detail::avx2 {
 namespace {
@@ -13,100 +16,6 @@ inline __m256 sum_lanes8(const __m256* v) {
     const __m256 ab = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
     const __m256 cd = _mm256_hadd_ps(_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
     return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31));
-}
-
-// The valid lanes [0, n) of a vector, for masked loads of a row's last columns.
-inline __m256i lanes(i64 n) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-// partial rows [v0 * 8, v0 * 8 + RB * 8) (MASK: the last vector holds `valid` rows), columns
-// [c0, c0 + C): each pixel's rows as vectors (dy is contiguous per pixel), its columns broadcast.
-template <int RB, int C, bool MASK>
-void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
-                double* partial) {
-    __m256 acc[C * RB];
-#pragma GCC unroll 12
-    for (int k = 0; k < C * RB; ++k) acc[k] = _mm256_setzero_ps();
-    const __m256i mask = lanes(valid);
-    const float* d = dy + v0 * 8;
-    const float* xr = x + c0;
-    for (i64 i = 0; i < count; ++i, d += rows, xr += cols) {
-        __m256 dv[RB];
-#pragma GCC unroll 4
-        for (int b = 0; b < RB; ++b)
-            dv[b] = MASK && b + 1 == RB ? _mm256_maskload_ps(d + b * 8, mask) : _mm256_loadu_ps(d + b * 8);
-#pragma GCC unroll 6
-        for (int c = 0; c < C; ++c) {
-            const __m256 v = _mm256_broadcast_ss(xr + c);
-#pragma GCC unroll 4
-            for (int b = 0; b < RB; ++b) acc[c * RB + b] = _mm256_fmadd_ps(v, dv[b], acc[c * RB + b]);
-        }
-    }
-    alignas(32) float out[C * RB][8];  // (the accumulators leave their registers only here)
-#pragma GCC unroll 12
-    for (int k = 0; k < C * RB; ++k) _mm256_store_ps(out[k], acc[k]);
-    for (int c = 0; c < C; ++c)
-        for (int b = 0; b < RB; ++b) {
-            double* p = partial + (v0 + b) * 8 * cols + c0 + c;
-            const i64 n = MASK && b + 1 == RB ? valid : 8;
-            for (i64 k = 0; k < n; ++k) p[k * cols] += static_cast<double>(out[c * RB + b][k]);
-        }
-}
-
-using OuterFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, i64, double*);
-
-template <int C, bool MASK>
-OuterFn outer_for(i64 rb) {
-    return rb == 1 ? &outer_tile<1, C, MASK> : &outer_tile<2, C, MASK>;
-}
-
-// out rows [r0, r0 + R), columns [c0, c0 + NB * 8) (MASK: the last vector holds `valid` columns) of
-// a [count][inner] times w [inner][cols]: the rows broadcast, w's rows as vectors.
-template <int R, int NB, bool MASK>
-void times_tile(const float* a, i64 inner, const float* w, i64 cols, i64 r0, i64 c0, i64 valid, float* out) {
-    __m256 acc[R * NB];
-#pragma GCC unroll 12
-    for (int k = 0; k < R * NB; ++k) acc[k] = _mm256_setzero_ps();
-    const __m256i mask = lanes(valid);
-    const float* ar = a + r0 * inner;
-    const float* wr = w + c0;
-    for (i64 k = 0; k < inner; ++k, wr += cols) {
-        __m256 wv[NB];
-#pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b)
-            wv[b] = MASK && b + 1 == NB ? _mm256_maskload_ps(wr + b * 8, mask) : _mm256_loadu_ps(wr + b * 8);
-#pragma GCC unroll 6
-        for (int r = 0; r < R; ++r) {
-            const __m256 v = _mm256_broadcast_ss(ar + r * inner + k);
-#pragma GCC unroll 2
-            for (int b = 0; b < NB; ++b) acc[r * NB + b] = _mm256_fmadd_ps(v, wv[b], acc[r * NB + b]);
-        }
-    }
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) {
-            float* o = out + (r0 + r) * cols + c0 + b * 8;
-            if (MASK && b + 1 == NB)
-                _mm256_maskstore_ps(o, mask, acc[r * NB + b]);
-            else
-                _mm256_storeu_ps(o, acc[r * NB + b]);
-        }
-}
-
-using TimesFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, float*);
-
-template <int NB, bool MASK>
-TimesFn times_for(i64 r) {
-    switch (r) {
-    case 1: return &times_tile<1, NB, MASK>;
-    case 2: return &times_tile<2, NB, MASK>;
-    case 3: return &times_tile<3, NB, MASK>;
-    case 4: return &times_tile<4, NB, MASK>;
-    case 5: return &times_tile<5, NB, MASK>;
-    default: return &times_tile<6, NB, MASK>;
-    }
 }
 
 // cc_scatter_back's dN for feature vectors [v0, v0 + NB) of one pixel. Per tap inside and block of 8
@@ -201,39 +110,6 @@ void dh_taps(const CcContractProblem& p, const float* src_cl, const float* dz, c
 
 }  // namespace
 
-void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // row vectors in pairs (the last vector masked), columns 6 at a time (then 4, then 1): 12
-    // accumulators, the 2 row vectors kept in registers (8 loads per 12 FMAs: the FMAs bound it); the
-    // count x 6 columns of x and the count x 16 rows of dy stay in L1 between passes
-    const i64 vectors = (rows + 7) / 8, valid = rows - (vectors - 1) * 8;
-    for (i64 v0 = 0; v0 < vectors; v0 += 2) {
-        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2;
-        const bool mask = v0 + rb == vectors && valid < 8;
-        i64 c0 = 0;
-        for (; c0 + 6 <= cols; c0 += 6)
-            (mask ? outer_for<6, true>(rb) : outer_for<6, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
-        for (; c0 + 4 <= cols; c0 += 4)
-            (mask ? outer_for<4, true>(rb) : outer_for<4, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
-        for (; c0 < cols; ++c0)
-            (mask ? outer_for<1, true>(rb) : outer_for<1, false>(rb))(dy, rows, x, cols, count, v0, c0, valid, partial);
-    }
-}
-
-void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out) {
-    // columns 2 vectors at a time (the last ones masked), outermost: the inner x 16 slab of w stays in L1
-    // while the rows pass, 6 at a time
-    for (i64 c0 = 0; c0 < cols; c0 += 16) {
-        const i64 rest = cols - c0 < 16 ? cols - c0 : 16, nb = (rest + 7) / 8, valid = rest - (nb - 1) * 8;
-        const bool mask = valid < 8;
-        for (i64 r0 = 0; r0 < count; r0 += 6) {
-            const i64 r = count - r0 < 6 ? count - r0 : 6;
-            const TimesFn f = nb == 1 ? (mask ? times_for<1, true>(r) : times_for<1, false>(r))
-                                      : (mask ? times_for<2, true>(r) : times_for<2, false>(r));
-            f(a, inner, w, cols, r0, c0, valid, out);
-        }
-    }
-}
-
 void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
                      const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
     const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
@@ -268,98 +144,6 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
             }
         if (taps > 0) flush();
     }
-}
-
-void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
-                        double* partial_w2, double* partial_w1, float* scratch) {
-    const CcHiddenProblem& p = *q.hidden;
-    const i64 h1 = p.h1, h2p = p.h2p, K = p.kh * p.kw, vectors = h2p / 8, h1v = (h1 + 7) / 8, h1p = h1v * 8;
-    // per group of up to kHiddenPairs pairs: [a1 | 1], dz2, dz1, [dy dx 1]; v1 and da1 of the pair at hand
-    float* a1 = scratch;                      // [kHiddenPairs][h1 + 1]
-    float* dz2 = a1 + kHiddenPairs * (h1 + 1);  // [kHiddenPairs][h2p]
-    float* dz1 = dz2 + kHiddenPairs * h2p;    // [kHiddenPairs][h1]
-    float* dist = dz1 + kHiddenPairs * h1;    // [kHiddenPairs][3]
-    float* v1s = dist + kHiddenPairs * 3;     // [kHiddenPairs][h1]: the first layer's pre-activations
-    float* da1 = v1s + kHiddenPairs * h1;     // [h1 rounded up to 8]
-    const __m256 slope = _mm256_set1_ps(p.slope_f32);
-    i64 n = 0;
-    const auto flush = [&] {
-        // per pair of the group: da1[j] = sum_m W2[m][j] dz2[m] (8 j per vector, dz2[m] broadcast, the even
-        // and odd m apart), dz1 = LeakyReLU'(v1) da1; a loop of its own, so that the pairs' short chains
-        // overlap
-        for (i64 k = 0; k < n; ++k) {
-            const float* d2 = dz2 + k * h2p;
-            const float* v1 = v1s + k * h1;
-            for (i64 v = 0; v < h1v; ++v) {
-                __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
-                const float* w = q.w2 + v * 8;
-                i64 m = 0;
-                for (; m + 2 <= h2p; m += 2) {
-                    even = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m), _mm256_loadu_ps(w + m * h1p), even);
-                    odd = _mm256_fmadd_ps(_mm256_broadcast_ss(d2 + m + 1), _mm256_loadu_ps(w + (m + 1) * h1p), odd);
-                }
-                _mm256_storeu_ps(da1 + v * 8, _mm256_add_ps(even, odd));
-            }
-            i64 j = 0;
-            for (; j + 8 <= h1; j += 8) {
-                const __m256 g1 = _mm256_loadu_ps(da1 + j);
-                _mm256_storeu_ps(dz1 + k * h1 + j,
-                                 _mm256_blendv_ps(_mm256_mul_ps(g1, slope), g1,
-                                                  _mm256_cmp_ps(_mm256_loadu_ps(v1 + j), _mm256_setzero_ps(), _CMP_GT_OQ)));
-            }
-            for (; j < h1; ++j) dz1[k * h1 + j] = v1[j] > 0.0f ? da1[j] : p.slope_f32 * da1[j];
-        }
-        cc_outer_accumulate(dz2, h2p, a1, h1 + 1, n, partial_w2);  // dW2 and db2
-        cc_outer_accumulate(dz1, h1, dist, 3, n, partial_w1);      // dW1 and db1
-        n = 0;
-    };
-    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
-    // LeakyReLU'(z2) from the forward's h = LeakyReLU(z2) when the slope is >= 0 (then h > 0 exactly when
-    // z2 > 0, -0 and underflow included); a negative slope makes h > 0 on both sides: z2 again
-    const bool from_h = p.slope_f32 >= 0.0f;
-    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
-        const TapRange ry = inside(p.first_y[oy], p.kh, p.in_h), rx = inside(p.first_x[ox], p.kw, p.in_w);
-        for (i64 y = ry.lo; y < ry.hi; ++y)
-            for (i64 x = rx.lo; x < rx.hi; ++x) {
-                const float* ay = p.ay + (oy * p.kh + y) * p.h1;
-                const float* ax = p.ax + (ox * p.kw + x) * p.h1;
-                float* a = a1 + n * (h1 + 1);
-                float* d2 = dz2 + n * h2p;
-                float* v1 = v1s + n * h1;
-                // a1 as cc_hidden_features computes it (ay + ax, then LeakyReLU: the same f32 values)
-                i64 j = 0;
-                for (; j + 8 <= h1; j += 8) {
-                    const __m256 v = _mm256_add_ps(_mm256_loadu_ps(ay + j), _mm256_loadu_ps(ax + j));
-                    _mm256_storeu_ps(v1 + j, v);
-                    _mm256_storeu_ps(a + j, _mm256_blendv_ps(_mm256_mul_ps(v, slope), v,
-                                                             _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ)));
-                }
-                for (; j < h1; ++j) {
-                    v1[j] = ay[j] + ax[j];
-                    a[j] = v1[j] >= 0.0f ? v1[j] : p.slope_f32 * v1[j];
-                }
-                a[h1] = 1.0f;
-                const float* g = dh + (y * p.kw + x) * h2p;
-                const float* hv = h + (y * p.kw + x) * h2p;
-                for (i64 b = 0; b < vectors; ++b) {
-                    __m256 z = _mm256_loadu_ps(hv + b * 8);
-                    if (!from_h) {
-                        // z2 = b2 + sum_j a1[j] W2t[j], FMA in j order as the forward: the same bits, the same branch
-                        z = _mm256_loadu_ps(p.b2 + b * 8);
-                        for (i64 j = 0; j < h1; ++j)
-                            z = _mm256_fmadd_ps(_mm256_broadcast_ss(a + j), _mm256_loadu_ps(p.w2t + j * h2p + b * 8), z);
-                    }
-                    const __m256 gv = _mm256_loadu_ps(g + b * 8);
-                    _mm256_storeu_ps(d2 + b * 8, _mm256_blendv_ps(_mm256_mul_ps(gv, slope), gv,
-                                                                  _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ)));
-                }
-                dist[n * 3] = static_cast<float>(q.dist_y[oy * p.kh + y]);
-                dist[n * 3 + 1] = static_cast<float>(q.dist_x[ox * p.kw + x]);
-                dist[n * 3 + 2] = 1.0f;
-                if (++n == kHiddenPairs) flush();
-            }
-    }
-    if (n > 0) flush();
 }
 
 }  // namespace convcheck::optimized::detail::avx2

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cc_factored_kernels.hpp"
+#include "cc_kernel.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -23,29 +24,52 @@ struct CcHiddenBackwardProblem {
     const CcHiddenProblem* hidden = nullptr;
     const double* dist_y = nullptr;  // [OH][kh]
     const double* dist_x = nullptr;  // [OW][kw]
-    const float* w2 = nullptr;       // [h2p][h1 rounded up to 8]: W2's rows, zero padded (cc_hidden_w2)
+    const float* w2 = nullptr;       // [h2p][h1 rounded up to W]: W2's rows, zero padded (cc_hidden_w2)
 };
 
-// W2 as cc_hidden_backward reads it, from the forward's transposed copy (CcHiddenProblem::w2t).
-std::vector<float> cc_hidden_w2(const CcHiddenProblem& p);
+// W2 as cc_hidden_backward reads it, from the forward's transposed copy (CcHiddenProblem::w2t): [h2p][h1
+// rounded up to `lanes`, the vector width of the kernel that reads it].
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p, i64 lanes);
 
 // Scratch floats cc_scatter_back and cc_hidden_backward need.
-inline i64 cc_scatter_back_scratch(const CcContractProblem& p) { return p.kh * p.kw * p.in_channels; }
+// (avx2: dN [K][Cin]; avx512: dZ^T [h2p][Cin rounded up to 16])
+inline i64 cc_scatter_back_scratch(const CcContractProblem& p) {
+    const i64 dn = p.kh * p.kw * p.in_channels, dzt = p.h2p * ((p.in_channels + 15) / 16 * 16);
+    return dn > dzt ? dn : dzt;
+}
 inline i64 cc_hidden_backward_scratch(const CcHiddenProblem& p) {
-    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3) + p.h1 + 8;
+    return kHiddenPairs * (3 * p.h1 + 1 + p.h2p + 3 + p.h1 + 16);
 }
 
-// The polyphase method's patches without a copy (cc_backward_patches_avx2.cpp): pixel i of a chunk
-// at tap t reads the input's channels (channels last) at src_cl + src_at[t * count + i] (a row of
-// zeros outside the input) and sends its gradient to diff_cl + diff_at[t * count + i] (-1: outside,
-// nothing sent). dyt [rows][count]: the pixels' diff_dst, one row per output channel.
+// The polyphase method's patches without a copy (cc_backward_patches.inl): pixel i of a chunk at tap t
+// reads the input's channels (channels last) at src_cl + src_at[t * stride + i] (a row of zeros
+// outside the input) and sends its gradient to diff_cl + diff_at[t * stride + i] (-1: outside, nothing
+// sent). dyt [rows][stride]: the pixels' diff_dst from column 0, one row per output channel (the
+// chunk a window of arrays over every pixel of the image, in the plan's order).
 struct CcPatchTaps {
     i64 count = 0, taps = 1, channels = 1, rows = 1;  // pixels, K, Cin, Cout
     const i64* src_at = nullptr;
     const i64* diff_at = nullptr;
+    i64 stride = 0;  // of dyt's rows and of src_at's and diff_at's taps
 };
 
+// The polyphase method's Internal-Net reverse (cc_backward_reverse.inl): the pairs (dy, dx) k < count
+// (pairs[2k], pairs[2k + 1]: phase k / taps, tap k % taps), their g = dL/dW read in place from the dW_phase
+// partial: channel cout * Cin + cin of pair k at g[(k / taps * Cout + cout) * taps * Cin + k % taps * Cin + cin].
+struct CcNetReverse {
+    const CcKernelParams* net = nullptr;
+    const double* pairs = nullptr;
+    i64 count = 0, taps = 1;
+    const double* g = nullptr;
+};
+// Doubles of cc_net_reverse's scratch.
+inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) { return 3 * count * (p.h1 + p.h2); }
+
 namespace avx2 {
+// theta (the ABI order, f64) += sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else
+// the slope).
+void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+
 // partial [rows][taps * channels] (dW_phase) += sum over the pixels i of dyt[r][i] * the patch's
 // (tap, channel): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
@@ -54,8 +78,8 @@ void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const flo
 // pixels in order.
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 
-// partial[r * cols + c] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i: each sum
-// in f32 from 0 over i in order (FMA), then added to the double partial.
+// partial[c * rows + r] += sum_i dy[i * rows + r] * x[i * cols + c] over the count pixels i (the partial
+// column-major): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 
 // out [count][cols] = a [count][inner] w [inner][cols]: each sum over inner in order from 0 (FMA).
@@ -75,14 +99,30 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
 // f32 values; z2 too when the slope is negative), then per pair dz2 = LeakyReLU'(z2) dh,
-// da1 = W2^T dz2 (8 of a1's entries per vector, m in order: the even m and the odd m summed apart, then
-// added), dz1 = LeakyReLU'(v1) da1
+// da1 = W2^T dz2 (per group of kHiddenPairs pairs by cc_rows_times: m in order), dz1 = LeakyReLU'(v1) da1
 // (LeakyReLU'(z) = 1 for z > 0, else the slope), and per group of kHiddenPairs pairs
-//   partial_w2 [h2p][h1 + 1] += dz2^T [a1 | 1]   (dW2, with db2 as its last column)
-//   partial_w1 [h1][3]      += dz1^T [dy dx 1]   (dW1, then db1; the distances rounded to f32)
+//   partial_w2 [h1 + 1][h2p] += [a1 | 1]^T dz2   (dW2 transposed, then db2)
+//   partial_w1 [3][h1]      += [dy dx 1]^T dz1   (dW1 transposed, then db1; the distances rounded to f32)
 // by cc_outer_accumulate. scratch: cc_hidden_backward_scratch floats.
 void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
                         double* partial_w2, double* partial_w1, float* scratch);
 }  // namespace avx2
+
+// The same kernels for AVX-512 (cc_backward_patches_avx512.cpp, cc_backward_products_avx512.cpp): the same
+// sums in the same order, so the same bits as avx2's.
+namespace avx512 {
+void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
+void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
+void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
+void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
+// (cc_backward_scatter_avx512.cpp: for h2p a multiple of 16 only; dN's feature sums in another order
+// than avx2's, so diff_src may differ from avx2's in the last bits)
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch);
+// (cc_backward_hidden_avx512.cpp: for h2p a multiple of 16, q.w2 padded to 16; the same bits as avx2's)
+void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
+                        double* partial_w2, double* partial_w1, float* scratch);
+}  // namespace avx512
 
 }  // namespace convcheck::optimized::detail

@@ -2,9 +2,11 @@
 //   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the band's
 //     double partial; chunks in order, images in order within a chunk; bands added in order.
 //   [dZ | dS]: the blocked GEMM over Cout in order.
-//   diff_src: per pixel of a chunk, dN = dS + the features' sums (4 vectors at a time, lanes summed by a
-//     fixed tree), added at each neighbour (taps in (y, x) order); pixels in order within a band; the
-//     even bands' contributions first, then the odd bands'.
+//   diff_src: per pixel of a chunk, dN = dS + the features' sums (AVX2: 4 vectors at a time, lanes
+//     summed by a fixed tree; AVX-512 with h2p a multiple of 16: dS + h_0 dZ_0 + h_1 dZ_1 + ... in
+//     order), added at each neighbour (taps in (y, x) order); pixels in order within a band; the even
+//     bands' contributions first, then the odd bands'.
+//   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
 //     (dW1, db1), added to the band's partial.
@@ -31,11 +33,12 @@ constexpr i64 kMaxChunkPixels = 120;  // as the forward's: a chunk's Z and dZ st
 
 CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
                              const AxisWindows& width)
-    : desc_(d), axes_{height, width} {
+    : desc_(d), axes_{height, width}, avx512_(cpu_has_avx512()) {
     const i64 Cout = d.out_channels, K = d.neighbours();
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
-    w2_ = cc_hidden_w2(net_->hidden);
+    wide_ = avx512_ && h2p % 16 == 0;
+    w2_ = cc_hidden_w2(net_->hidden, wide_ ? 16 : 8);
     hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data(), w2_.data()};
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
@@ -56,8 +59,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
                     kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
 }
 
-std::vector<float> cc_hidden_w2(const CcHiddenProblem& p) {
-    const i64 h1p = (p.h1 + 7) / 8 * 8;
+std::vector<float> cc_hidden_w2(const CcHiddenProblem& p, i64 lanes) {
+    const i64 h1p = (p.h1 + lanes - 1) / lanes * lanes;
     std::vector<float> w2(static_cast<std::size_t>(p.h2p * h1p), 0.0f);
     for (i64 m = 0; m < p.h2p; ++m)
         for (i64 j = 0; j < p.h1; ++j) w2[m * h1p + j] = p.w2t[j * p.h2p + m];
@@ -81,23 +84,23 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
     const i64 depth = net_->depth;
-    const double* last = all;
-    const double* dw2 = last + Cout * depth;  // [h2p][h1 + 1]: dW2[m][j], then db2[m]
-    const double* dw1 = dw2 + (h1 + 1) * h2p;  // [h1][3]: dW1[j][0], dW1[j][1], db1[j]
+    const double* last = all;  // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_cl)
+    const double* dw2 = last + Cout * depth;  // [h1 + 1][h2p]: dW2[m][j] at j * h2p + m, then db2[m]
+    const double* dw1 = dw2 + (h1 + 1) * h2p;  // [3][h1]: dW1[j][0], then dW1[j][1], then db1[j]
     float* out = diff_theta;
     for (i64 j = 0; j < h1; ++j) {
-        *out++ = static_cast<float>(dw1[3 * j]);
-        *out++ = static_cast<float>(dw1[3 * j + 1]);
+        *out++ = static_cast<float>(dw1[j]);
+        *out++ = static_cast<float>(dw1[h1 + j]);
     }
-    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[3 * j + 2]);
+    for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw1[2 * h1 + j]);
     for (i64 m = 0; m < h2; ++m)
-        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[m * (h1 + 1) + j]);
-    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[m * (h1 + 1) + h1]);
+        for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[j * h2p + m]);
+    for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[h1 * h2p + m]);
     for (i64 co = 0; co < Cout; ++co)
         for (i64 ci = 0; ci < Cin; ++ci)
-            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[co * depth + ci * h2p + m]);
+            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[(m * Cin + ci) * Cout + co]);
     for (i64 co = 0; co < Cout; ++co)
-        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[co * depth + Cin * h2p + ci]);
+        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[(h2 * Cin + ci) * Cout + co]);
     meter.count_out(B * partial_size_ * 8);
 }
 
@@ -107,11 +110,13 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), OW = d.output_size[1];
     const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, pixels = d.output_size[0] * OW;
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth, P = chunk_pixels_;
-    const i64 scratch_i64 = kHiddenPairs;
+    const i64 depth_z = Cin * (net_->h2 + 1);  // Z and S feature-major (cc_contract_cl)
+    const i64 scratch_i64 = kHiddenPairs + d.input_size[0];
     meter.count_in(chunk_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
     i64* taps = scratch.data();
+    i64* row_offset = taps + kHiddenPairs;  // input row iy of the chunk at src_cl + row_offset[iy]
     float* h = buffer.data();
     float* dh = h + P * K * h2p;
     float* z = dh + P * K * h2p;
@@ -131,20 +136,33 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
         const std::array<i64, 2> rows = input_rows(p0, p0 + count);
         avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
         std::fill(dh, dh + count * K * h2p, 0.0f);
+        for (i64 iy = rows[0]; iy < rows[1]; ++iy) row_offset[iy] = (iy - rows[0]) * W * Cin;
         for (i64 n = 0; n < d.batch; ++n) {
             const float* src_n = src + n * Cin * in_plane;
             float* diff_src_n = diff_src + n * Cin * in_plane;
-            avx2::cc_contract(net_->contract, src_n, h, p0, count, z);
-            avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
-            avx2::cc_outer_accumulate(dy, Cout, z, depth, count, p_last);
-            avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
-            // the chunk's input rows channels last, their gradient from 0, then added to diff_src
+            // the chunk's input rows channels last (Z feature-major from them, [Cout][depth_z] into
+            // d[W3 | b3]), their gradient from 0, then added to diff_src
             avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
+            avx2::cc_contract_cl(net_->contract, src_cl, row_offset, h, p0, count, z);
+            avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            if (avx512_) {
+                avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
+                avx512::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            } else {
+                avx2::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
+                avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            }
             std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
-            avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            if (wide_)
+                avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            else
+                avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
             avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
         }
-        avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
+        if (wide_)
+            avx512::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
+        else
+            avx2::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
     }
     meter.count_out(chunk_floats_ * 4 + scratch_i64 * 8);
 }

@@ -49,6 +49,8 @@ private:
     std::vector<float> w2_;  // cc_hidden_w2
     CcHiddenBackwardProblem hidden_back_;
     std::int64_t chunk_pixels_ = 1, chunk_rows_ = 0, chunk_floats_ = 0, partial_size_ = 0;
+    bool avx512_ = false;  // the two products over a chunk for AVX-512 (the same bits as AVX2's)
+    bool wide_ = false;    // and the scatter and hidden layers' reverse for AVX-512 (h2p a multiple of 16)
     std::vector<std::int64_t> band_rows_;  // band b: output rows [band_rows_[b], band_rows_[b + 1])
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;

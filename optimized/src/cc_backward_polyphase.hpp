@@ -8,7 +8,7 @@
 //   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
 //     one task per phase over all its pixels: one partial sum, no bands);
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
-// (backward_internal_net) with g = dW_phase at each.
+// (cc_net_reverse, g = dW_phase at each, read in place).
 #pragma once
 
 #include <array>
@@ -35,12 +35,12 @@ public:
     void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
 
 private:
-    // dF of the band's pixels, every image, added to diff_src
-    void run_band(std::int64_t band, const float* diff_dst, float* diff_src, WorkspaceMeter& meter) const;
-    // partial (dW_phase, every phase) += phase ph's sums over image n's pixels, src_cl its input channels
-    // last after a row of Cin zeros
-    void phase_weights_gradient(std::int64_t ph, std::int64_t n, const float* src_cl, const float* diff_dst,
-                                double* partial, WorkspaceMeter& meter) const;
+    // dF of the band's pixels of image n (dyp: its diff_dst in order_'s order, [Cout][pixels]), added to
+    // diff_src
+    void run_band(std::int64_t band, std::int64_t n, const float* dyp, float* diff_src, WorkspaceMeter& meter) const;
+    // partial (dW_phase, every phase) += phase ph's sums over one image's pixels, src_cl its input channels
+    // last after a row of Cin zeros, dyp its diff_dst as run_band's
+    void phase_weights_gradient(std::int64_t ph, const float* src_cl, const float* dyp, double* partial) const;
 
     CcDescriptor desc_;
     AxisWindows axes_[2];
@@ -50,14 +50,16 @@ private:
     std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
     std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
-    std::vector<std::int64_t> order_first_;  // their first neighbours (y, x)
-    std::vector<std::int64_t> src_at_;       // the dW pass's patch offsets, per chunk [K][count]
+    std::vector<std::int64_t> band_of_;      // their bands
+    std::vector<std::int64_t> src_at_;       // [K][pixels]: the dW pass's patch offsets (CcPatchTaps)
+    std::vector<std::int64_t> diff_at_;      // [K][pixels]: the bands' dF offsets (CcPatchTaps)
     std::vector<std::int64_t> phase_start_;  // phase ph: order_[phase_start_[ph] .. phase_start_[ph + 1])
+    std::vector<std::int64_t> band_phase_;   // band b's pixels of phase ph: order_[[2 (b P + ph)] .. [+ 1])
     std::int64_t band_input_rows_ = 0, band_floats_ = 0, partial_size_ = 0;
+    bool avx512_ = false;  // the patch kernels for AVX-512 (the same bits as AVX2's)
     WorkspacePool<float> buffers_;
-    WorkspacePool<std::int64_t> scratch_;
     WorkspacePool<double> partials_;
-    WorkspacePool<double> reverse_;  // the Internal-Net's reverse: g per pair, then theta in double
+    WorkspacePool<double> reverse_;  // the Internal-Net's reverse: theta in double, then its scratch
 };
 
 }  // namespace convcheck::optimized::detail

@@ -29,11 +29,6 @@ CcKernelParams cc_kernel_params(const CcDescriptor& d, const float* theta);
 void evaluate_kernel(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 void evaluate_internal_net(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
 void evaluate_analytic(const CcKernelParams& p, const double* pairs, std::int64_t count, double* out);
-// The Internal-Net's reverse over `count` distance pairs, in double: given g [count][Cin*Cout] (dL/dW of
-// each pair, channel cout*Cin + cin), adds sum over the pairs of J_theta(D)^T g to diff_theta (the ABI
-// order W1, b1, W2, b2, W3, b3), LeakyReLU'(z) = 1 for z > 0, else the slope (cc_net.cpp, Eigen).
-void backward_internal_net(const CcKernelParams& p, const double* pairs, std::int64_t count, const double* g,
-                           double* diff_theta);
 // k(t), one axis of an analytic kernel (linear, cubic, Gaussian with sigma): the weight at (dy, dx)
 // is analytic_1d(dy) * analytic_1d(dx), in double.
 double analytic_1d(CcKernel kind, double sigma, double t);

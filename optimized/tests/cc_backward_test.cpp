@@ -199,6 +199,32 @@ TEST(CcBackwardOptimized, WideLayersWithinTheBound) {
     }
 }
 
+// Second hidden widths whose padding h2p is a multiple of 16 (the AVX-512 scatter of dN and dh, where the
+// CPU has it): input channel blocks of 32 with a tail of 8, 4 (a masked second vector) and 7 (a masked
+// first), a whole 16 after 32; 16 and 15 taps (groups of 9 for dN, 12 for dh); h2 = 29 (h2p = 32: two
+// transposed blocks, the padding features skipped); borders; rational scales with 16 to 40 channels (the
+// patch tiles' whole vectors); the same bits at 1 and 2 threads.
+TEST(CcBackwardOptimized, FeatureVectorsOfSixteenWithinTheBound) {
+    for (const char* text : {"cc:n=2,cin=40,cout=6,in=14x13,scale=0.7071x1.3,support=4x4,hidden=6x29,bias=1",
+                             "cc:n=1,cin=20,cout=5,in=11x12,scale=0.8,support=3x3,hidden=4x16",
+                             "cc:n=1,cin=48,cout=3,in=9x10,scale=1.37x0.6,support=5x3,hidden=5x16,slope=-0.2",
+                             "cc:n=2,cin=7,cout=4,in=10x9,scale=2/3,support=3x3,hidden=3x16,bias=1",
+                             // polyphase too: whole vectors of 16 channels and tails (AVX-512's patch tiles)
+                             "cc:n=2,cin=40,cout=13,in=10x9,scale=2/3x3/2,support=3x3,hidden=4x16,bias=1",
+                             "cc:n=1,cin=16,cout=20,in=8x8,scale=2,support=2x2,hidden=3x16"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        for (CcMethod m : methods(d)) {
+            bool decided = true;
+            EXPECT_EQ(check_against_reference(d, 11, m, &decided), "") << reproducer(d, m, 11);
+            EXPECT_TRUE(decided) << text;
+            const Data data = make_data(d, 11);
+            const Grads one = run(d, data, 1, m), two = run(d, data, 2, m);
+            EXPECT_EQ(std::memcmp(one.diff_src.data(), two.diff_src.data(), one.diff_src.size() * 4), 0) << text;
+            EXPECT_EQ(std::memcmp(one.diff_theta.data(), two.diff_theta.data(), one.diff_theta.size() * 4), 0) << text;
+        }
+    }
+}
+
 TEST(CcBackwardOptimized, RefusesWhatItCannotDo) {
     const CcDescriptor d = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,kernel=linear");
     EXPECT_THROW(CcBackwardPlan(d, nullptr, CcOptions{1, CcMethod::polyphase}), ConvError);  // analytic

@@ -1,0 +1,177 @@
+// cc_scatter_back (cc_backward_kernels.hpp) for AVX-512, when h2p is a multiple of 16. Compiled with
+// -mavx512f -mavx512bw -mavx512vl -mfma; called only when the CPU has AVX-512 (cpu_has_avx512).
+// Per pixel, [dZ | dS] arrives channel-major (dZ[cin][m], as the GEMM with [W3 | b3] gives it):
+//   dN:  dZ is transposed to dZ^T [h2p][Cin rounded up to 16] (16 x 16 blocks in registers), then per
+//        group of at most 9 taps and 32 channels dN = dS + h_0 dZ_0 + h_1 dZ_1 + ... over m < h2 in
+//        order (FMA), each tap's h_m broadcast, 16 channels per vector, added to diff_cl;
+//   dh:  dh[tap][m] += sum_cin N[cin] dZ[cin][m], 16 features per vector, input channels in order
+//        (FMA), up to 12 taps at once: the same sums as the AVX2 kernel's.
+// (The AVX2 kernel sums dN's features by lane sums in another order: the two ISAs' diff_src may differ
+// in the last bits; each is fixed, whatever the thread count.)
+#include "isa_avx512.hpp"
+// (the vocabulary first)
+#include "cc_backward_isa.hpp"
+#include "cc_backward_kernels.hpp"
+
+namespace convcheck::optimized::detail::avx512 {
+namespace {
+
+constexpr int kDnTaps = 9;   // dN: 9 taps x 2 channel vectors = 18 accumulators
+constexpr int kDhTaps = 12;  // dh: 12 accumulators (one feature vector each)
+
+// The 16 x 16 transpose of r in place: for the row bits d = 1, 2, 4, 8 in turn, rows i and i + d
+// (bit d of i clear) swap the lanes whose bit d differs from the row's (two-source permutes).
+inline void transpose16(vf* r) {
+#pragma GCC unroll 4
+    for (int d = 1; d < 16; d *= 2) {
+        alignas(64) int lo[16], hi[16];
+        for (int l = 0; l < 16; ++l) {
+            lo[l] = (l & d) ? 16 + l - d : l;
+            hi[l] = (l & d) ? 16 + l : l + d;
+        }
+        const __m512i ilo = _mm512_load_si512(lo), ihi = _mm512_load_si512(hi);
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) {
+            if (i & d) continue;
+            const vf a = r[i], b = r[i + d];
+            r[i] = _mm512_permutex2var_ps(a, ilo, b);
+            r[i + d] = _mm512_permutex2var_ps(a, ihi, b);
+        }
+    }
+}
+
+// dzt [h2p][cp] = dz [Cin][h2p] transposed (the channels from Cin to cp: 0).
+void transpose_dz(const float* dz, i64 cin, i64 h2p, i64 cp, float* dzt) {
+    for (i64 c0 = 0; c0 < cin; c0 += 16) {
+        const i64 rows = cin - c0 < 16 ? cin - c0 : 16;
+        for (i64 m0 = 0; m0 < h2p; m0 += 16) {
+            vf r[16];
+#pragma GCC unroll 16
+            for (int k = 0; k < 16; ++k) r[k] = k < rows ? load(dz + (c0 + k) * h2p + m0) : zero();
+            transpose16(r);
+#pragma GCC unroll 16
+            for (int k = 0; k < 16; ++k) store(dzt + (m0 + k) * cp + c0, r[k]);
+        }
+    }
+}
+
+// dN of taps tap[0 .. T) of one pixel, channels [c0, c0 + CV * 16) (MASK: the last vector's `valid`
+// lanes only): dS, then + h[tap][m] dZ^T[m] for m < h2 in order (FMA), added to diff_cl at pos[j] + c0.
+template <int T, int CV, bool MASK>
+void dn_tile(const CcContractProblem& p, const float* h, const float* dzt, i64 cp, const float* ds, const i64* tap,
+             const i64* pos, i64 c0, vmask mask, float* diff_cl) {
+    vf acc[T * CV];
+#pragma GCC unroll 2
+    for (int c = 0; c < CV; ++c) {
+        const vf s = MASK && c + 1 == CV ? load_masked(ds + c0 + c * 16, mask) : load(ds + c0 + c * 16);
+#pragma GCC unroll 9
+        for (int j = 0; j < T; ++j) acc[j * CV + c] = s;
+    }
+    const float* hj[T];
+#pragma GCC unroll 9
+    for (int j = 0; j < T; ++j) hj[j] = h + tap[j] * p.h2p;
+    const float* dr = dzt + c0;
+    for (i64 m = 0; m < p.h2; ++m, dr += cp) {
+        vf dv[CV];
+#pragma GCC unroll 2
+        for (int c = 0; c < CV; ++c) dv[c] = load(dr + c * 16);
+#pragma GCC unroll 9
+        for (int j = 0; j < T; ++j) {
+            const vf b = broadcast(hj[j] + m);
+#pragma GCC unroll 2
+            for (int c = 0; c < CV; ++c) acc[j * CV + c] = fma(b, dv[c], acc[j * CV + c]);
+        }
+    }
+#pragma GCC unroll 9
+    for (int j = 0; j < T; ++j)
+#pragma GCC unroll 2
+        for (int c = 0; c < CV; ++c) {
+            float* o = diff_cl + pos[j] + c0 + c * 16;
+            if (MASK && c + 1 == CV)
+                store_masked(o, mask, load_masked(o, mask) + acc[j * CV + c]);
+            else
+                store(o, load(o) + acc[j * CV + c]);
+        }
+}
+
+// dh[tap[j]][v0 * 16 ..] += sum_cin N[cin] dZ[cin][v0 * 16 ..] for the taps j < T of one pixel (pos[j]:
+// their neighbour's channels in src_cl): input channels in order, FMA, T chains interleaved.
+template <int T>
+void dh_tile(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
+             i64 v0, float* dh) {
+    const i64 h2p = p.h2p;
+    vf acc[T];
+#pragma GCC unroll 12
+    for (int j = 0; j < T; ++j) acc[j] = load(dh + tap[j] * h2p + v0 * 16);
+    const float* dzr = dz + v0 * 16;
+    for (i64 c = 0; c < p.in_channels; ++c, dzr += h2p) {
+        const vf dzv = load(dzr);
+#pragma GCC unroll 12
+        for (int j = 0; j < T; ++j) acc[j] = fma(broadcast(src_cl + pos[j] + c), dzv, acc[j]);
+    }
+#pragma GCC unroll 12
+    for (int j = 0; j < T; ++j) store(dh + tap[j] * h2p + v0 * 16, acc[j]);
+}
+
+// f.template operator()<t>() for t in [1, T] (t a template argument).
+template <int T, typename F>
+void with_taps(i64 t, const F& f) {
+    if constexpr (T > 1)
+        if (t < T) return with_taps<T - 1>(t, f);
+    f.template operator()<T>();
+}
+
+}  // namespace
+
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
+                     const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
+    const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p, cp = (Cin + 15) / 16 * 16;
+    const i64 depth = Cin * (h2p + 1);
+    const i64 rest = Cin % 16;
+    const vmask mask = lanes(rest == 0 ? 16 : rest);
+    float* dzt = scratch;  // [h2p][cp]
+    i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
+    for (i64 i = 0; i < count; ++i, h += K * h2p, dh += K * h2p, dz += depth,
+             ox = ox + 1 == p.out_w ? (++oy, 0) : ox + 1) {
+        const i64 fy = p.first_y[oy], fx = p.first_x[ox];
+        const TapRange ry = taps_inside(fy, p.kh, p.in_h), rx = taps_inside(fx, p.kw, p.in_w);
+        transpose_dz(dz, Cin, h2p, cp, dzt);
+        i64 tap[kDhTaps], pos[kDhTaps], taps = 0;
+        // dN: channel blocks of 32 (the last one 16 or 32, its last vector masked)
+        const auto flush_dn = [&] {
+            for (i64 c0 = 0; c0 < Cin; c0 += 32) {
+                const i64 left = Cin - c0;
+                with_taps<kDnTaps>(taps, [&]<int T>() {
+                    if (left > 32 || (left == 32 && rest == 0))
+                        dn_tile<T, 2, false>(p, h, dzt, cp, dz + Cin * h2p, tap, pos, c0, mask, diff_cl);
+                    else if (left > 16)
+                        dn_tile<T, 2, true>(p, h, dzt, cp, dz + Cin * h2p, tap, pos, c0, mask, diff_cl);
+                    else if (left == 16)
+                        dn_tile<T, 1, false>(p, h, dzt, cp, dz + Cin * h2p, tap, pos, c0, mask, diff_cl);
+                    else
+                        dn_tile<T, 1, true>(p, h, dzt, cp, dz + Cin * h2p, tap, pos, c0, mask, diff_cl);
+                });
+            }
+            taps = 0;
+        };
+        const auto flush_dh = [&] {
+            for (i64 v0 = 0; v0 < h2p / 16; ++v0)
+                with_taps<kDhTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, dh); });
+            taps = 0;
+        };
+        // the taps inside in (y, x) order, in groups
+        const auto each_group = [&](i64 most, const auto& flush) {
+            for (i64 y = ry.lo; y < ry.hi; ++y)
+                for (i64 x = rx.lo; x < rx.hi; ++x) {
+                    tap[taps] = y * p.kw + x;
+                    pos[taps] = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+                    if (++taps == most) flush();
+                }
+            if (taps > 0) flush();
+        };
+        each_group(kDnTaps, flush_dn);
+        each_group(kDhTaps, flush_dh);
+    }
+}
+
+}  // namespace convcheck::optimized::detail::avx512
