@@ -124,7 +124,10 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     avx2::cc_pack_planes(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
                     ring_row[slot] = key;
                 }
-                avx2::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
+                if (avx512_)
+                    avx512::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
+                else
+                    avx2::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

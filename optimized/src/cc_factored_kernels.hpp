@@ -60,6 +60,7 @@ void cc_contract(const CcContractProblem& p, const float* src, const float* h, i
 // iy of the image packed as [W][Cin] at ring + row_offset[iy], for every row the pixels read;
 // z[i*depth + m*Cin + cin] = Z[cin][m] (m < h2) and z[i*depth + h2*Cin + cin] = S[cin],
 // depth = Cin*(h2 + 1). Z and S bit for bit those of cc_contract (taps in (y, x) order from 0, FMA).
+// Written once for both ISAs in cc_contract_cl.inl.
 void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                     i64 count, float* z);
 // `width` consecutive pixels (a row, or rows) of channel planes `plane` floats apart (src[c * plane + x])
@@ -72,5 +73,11 @@ void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias,
 // The same, added to dst (dst[c * plane + i] += y[i * channels + c]).
 void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx2
+
+namespace avx512 {
+// avx2::cc_contract_cl's sums on AVX-512 (cc_contract_cl_avx512.cpp; the same bits).
+void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+                    i64 count, float* z);
+}  // namespace avx512
 
 }  // namespace convcheck::optimized::detail
