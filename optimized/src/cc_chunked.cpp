@@ -116,7 +116,10 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
             const auto rows = cc_input_rows(axes_[0], p0 / OW, (p0 + count - 1) / OW);
-            avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
+            if (avx512_ && net_->hidden.h2p % 16 == 0)
+                avx512::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
+            else
+                avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
                 for (i64 iy = rows[0]; iy < rows[1]; ++iy) {
                     const i64 key = n * d.input_size[0] + iy, slot = iy % ring_rows_;
@@ -124,7 +127,10 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     avx2::cc_pack_planes(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
                     ring_row[slot] = key;
                 }
-                avx2::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
+                if (avx512_)
+                    avx512::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
+                else
+                    avx2::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

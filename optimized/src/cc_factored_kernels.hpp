@@ -1,6 +1,6 @@
 // Internal: the two kernels of the CC chunked method's Internal-Net path (cc_chunked.cpp), compiled
-// with -mavx2 -mfma in cc_factored_avx2.cpp: call only when the CPU has both. Plain structs only, so
-// that no inline function compiled for AVX2 leaks into another unit.
+// with -mavx2 -mfma (namespace avx2) or for AVX-512 (namespace avx512): call only when the CPU has the
+// ISA. Plain structs only, so that no inline function compiled for one ISA leaks into another unit.
 //
 // The Internal-Net's last layer is linear: the weight of channel pair (cin, cout) at a distance
 // pair D is  W(D) = sum_m W3[cout*Cin + cin][m] h_m(D) + b3[cout*Cin + cin],  h = the second hidden
@@ -8,7 +8,7 @@
 //   y[cout] = bias[cout] + sum_{cin,m} W3[..][m] Z[cin][m] + sum_cin b3[..] S[cin],
 //   Z[cin][m] = sum_taps h_m(D_tap) N[cin, tap],   S[cin] = sum_taps N[cin, tap],
 // over the neighbours N inside the input: per output pixel, the hidden features (cc_hidden_features),
-// the contraction Z, S of the input with them (cc_contract), then one GEMM with the packed
+// the contraction Z, S of the input with them (cc_contract_cl), then one GEMM with the packed
 // [W3 | b3] over all pixels (the blocked kernel, as a 1x1 convolution of Cin*(h2p + 1) channels).
 #pragma once
 
@@ -33,9 +33,8 @@ struct CcHiddenProblem {
     float slope_f32 = 0.01f;
 };
 
-// For one image (src at its channel 0, [Cin][H][W]): z[i*depth + cin*h2p + m] = Z[cin][m] and
-// z[i*depth + Cin*h2p + cin] = S[cin], depth = Cin*(h2p + 1), each summing its taps in (y, x) order
-// from 0.
+// The contraction's geometry (cc_contract_cl below: Z and S of pixels, each summing its taps in (y, x)
+// order from 0).
 struct CcContractProblem {
     i64 in_channels = 1, h2p = 8, kh = 1, kw = 1, out_w = 1, in_h = 1, in_w = 1;
     const i64* first_y = nullptr;
@@ -55,11 +54,10 @@ namespace avx2 {
 TapRange inside(i64 first, i64 support, i64 size);
 // Scratch: a1 kHiddenPairs * h1 floats, taps kHiddenPairs.
 void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
-void cc_contract(const CcContractProblem& p, const float* src, const float* h, i64 p0, i64 count, float* z);
-// The same sums with the input channels last and Z feature-major (cc_contract_cl_avx2.cpp): input row
+// Z and S with the input channels last and Z feature-major (cc_contract_cl.inl): input row
 // iy of the image packed as [W][Cin] at ring + row_offset[iy], for every row the pixels read;
 // z[i*depth + m*Cin + cin] = Z[cin][m] (m < h2) and z[i*depth + h2*Cin + cin] = S[cin],
-// depth = Cin*(h2 + 1). Z and S bit for bit those of cc_contract (taps in (y, x) order from 0, FMA).
+// depth = Cin*(h2 + 1); taps in (y, x) order from 0, FMA. Written once for both ISAs in cc_contract_cl.inl.
 void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                     i64 count, float* z);
 // `width` consecutive pixels (a row, or rows) of channel planes `plane` floats apart (src[c * plane + x])
@@ -72,5 +70,13 @@ void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias,
 // The same, added to dst (dst[c * plane + i] += y[i * channels + c]).
 void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx2
+
+namespace avx512 {
+// avx2::cc_hidden_features on AVX-512, for h2p a multiple of 16 (cc_hidden_avx512.cpp; the same bits).
+void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
+// avx2::cc_contract_cl's sums on AVX-512 (cc_contract_cl_avx512.cpp; the same bits).
+void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+                    i64 count, float* z);
+}  // namespace avx512
 
 }  // namespace convcheck::optimized::detail

@@ -218,17 +218,21 @@ TEST(Cc, ChunkedAddsTheBiasOnceAfterTheSum) {
     expect_chunked_within_contract(d, make_data(d, seed), seed);
 }
 
-// The chunked contraction holds the input channels last, 8 to a vector, 2 vectors and up to 6 feature
-// columns (S among them) to a register tile, over input rows packed once per span of chunks and image:
-// channel counts with whole and masked vectors in blocks of one and two, second widths whose last tile
-// holds S alone (6, 12) or beside features, windows over every border, two images (the packed rows are
-// the image's own), 1 and 2 threads. The properties above draw at most 4 channels.
+// The chunked contraction holds the input channels last, W to a vector (8 on AVX2, 16 on AVX-512), 2
+// vectors and up to 6 (AVX2) or 9 (AVX-512) feature columns (S among them) to a register tile, over input
+// rows packed once per span of chunks and image: channel counts with whole and masked vectors in blocks of
+// one and two, and on either ISA whole blocks before a last one (40, 69), second widths whose last tile
+// holds S alone (6, 12 on AVX2) or beside features (9 columns with S: 17 on AVX-512), windows over every
+// border, two images (the packed rows are the image's own), 1 and 2 threads. The properties above draw at
+// most 4 channels.
 TEST(Cc, ChunkedChannelBlocksTailsAndBordersAgreeWithTheReference) {
     for (const char* text : {"cc:n=2,cin=8,cout=3,in=9x9,scale=0.7071,support=3x3,kernel=net,hidden=4x6,bias=1",
                              "cc:n=2,cin=19,cout=5,in=9x10,scale=0.7071x1.37,support=3x3,kernel=net,hidden=16x16",
                              "cc:n=1,cin=13,cout=4,in=8x9,scale=1.37,support=4x3,kernel=net,hidden=8x12",
                              "cc:n=2,cin=32,cout=6,in=11x9,scale=0.7071,support=3x3,kernel=net,hidden=16x16",
-                             "cc:n=1,cin=24,cout=2,in=7x7,scale=1.9,support=5x5,kernel=net,hidden=6x17"}) {
+                             "cc:n=1,cin=24,cout=2,in=7x7,scale=1.9,support=5x5,kernel=net,hidden=6x17",
+                             "cc:n=1,cin=40,cout=3,in=8x8,scale=0.7071,support=3x3,kernel=net,hidden=8x9",
+                             "cc:n=1,cin=69,cout=2,in=7x6,scale=1.37,support=3x3,kernel=net,hidden=4x5"}) {
         const CcDescriptor d = parse_cc_descriptor(text);
         for (int threads : {1, 2}) expect_chunked_within_contract(d, make_data(d, 11), 11, threads);
     }

@@ -1,0 +1,8 @@
+// The CC chunked method's hidden features (cc_hidden.inl) for AVX-512, for a second layer whose padded
+// width h2p is a multiple of 16. Compiled with -mavx512f -mavx512bw -mavx512vl -mfma; called only when the
+// CPU has AVX-512 (cpu_has_avx512).
+#include "isa_avx512.hpp"
+// (the vocabulary first)
+#include "cc_backward_isa.hpp"
+#include "cc_factored_kernels.hpp"
+#include "cc_hidden.inl"
