@@ -124,8 +124,8 @@ struct BackwardWeightsPlan::Impl {
         p.x_geometry = src_in_place ? &geometry : &packed_geometry;
         if (p.depthwise && path != Path::scalar) {
             // Depthwise diff_dst and x read where they are, not packed, when no vector load goes past
-            // their last element (C a multiple of the lane block) and, for x, no crop cuts its rows (the
-            // tiles read zeros for the padding columns): with AVX-512 always (sixth pass, batch 8:
+            // their last element (C a multiple of the lane block; for x the tiles read zeros outside its
+            // columns, pads and crops alike): with AVX-512 always (sixth pass, batch 8:
             // dw32_112 2.1-2.3 -> 1.0 ms, dw96_112s2 3.4-4.4 -> 2.2-2.7, dw576_14 0.56-0.58 -> 0.45-0.48),
             // with AVX2 when the packed rows would be copies (C one lane block) and diff_dst with many
             // channels (packing them was slower there than reading them strided: 576 channels 0.65 ->
@@ -134,13 +134,13 @@ struct BackwardWeightsPlan::Impl {
             const i64 C = g.out_channels;
             const bool whole = C % block == 0, wide = path == Path::blocked_avx512;
             p.depthwise_dy_direct = whole && (wide || C == block || C >= 256);
-            p.depthwise_x_direct = whole && (wide || C == block) && xg.pad_begin[2] >= 0 && xg.pad_end[2] >= 0;
-        }
-        // a row of zeros for a tap in the padding (x in place: as long as one of its rows)
-        if (p.depthwise)
-            zeros.assign(static_cast<std::size_t>((g.padded[2] + 1) * std::max(block, p.depthwise_x_direct ? g.out_channels : 0) +
+            p.depthwise_x_direct = whole && (wide || C == block);
+            // a row of zeros for a tap in the padding: a packed row's, or (x in place) one of x's rows
+            const i64 width = p.depthwise_x_direct ? std::max(g.padded[2], xg.in[2]) : g.padded[2];
+            zeros.assign(static_cast<std::size_t>((width + 1) * std::max(block, p.depthwise_x_direct ? C : 0) +
                                                   detail::kBackwardSlackFloats),
                          0.0f);
+        }
         p.zeros = zeros.data();
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
