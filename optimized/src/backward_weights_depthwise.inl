@@ -39,6 +39,9 @@ struct TileX {
     const i64* kcol;
     i64 x_step, lo, hi;
     const float* zeros;
+    // x and diff_dst in place with a lane block after this one: floats to its lines (B), which the
+    // window prefetches, else 0
+    i64 ahead;
 };
 
 // One tile over `rows` output rows: acc[r] += x(row, tap r, column ow*S + kcol[r]) * dk[row][ow] for ow
@@ -99,6 +102,11 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
             const float* even[3] = {at[0] - lo * xs, at[3] - lo * xs, at[6] - lo * xs};
             for (; iw < b; ++iw) {
                 next(iw);
+                if (tx.ahead > 0) {  // the next lane block's lines of the newest input row and of diff_dst
+                    const float* px = even[2] + iw * xs + tx.ahead;
+                    const float* pd = dk + iw * dk_step + tx.ahead;
+                    prefetch(px), prefetch(px + kLineFloats), prefetch(pd), prefetch(pd + kLineFloats);
+                }
                 window_column<NB, true, true, true>(acc, even, iw * xs, d0, d1, d2);
             }
             for (; iw < OW; ++iw) {
@@ -266,7 +274,8 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
                     for (i64 i = 0; i < rows * R; ++i)
                         x_at[i] = x_base[i] < 0 ? p.zeros : x_direct ? x + x_base[i] + lane0 : scratch + x_base[i] + lb * plane;
-                    const TileX tx = x_direct ? TileX{x_at, kcol, C, left, left + IW, p.zeros} : TileX{x_at, kcol, B, 0, PW, p.zeros};
+                    const i64 ahead = x_direct && dy_direct && lb + 1 < LB ? B : 0;
+                    const TileX tx = x_direct ? TileX{x_at, kcol, C, left, left + IW, p.zeros, ahead} : TileX{x_at, kcol, B, 0, PW, p.zeros, 0};
                     for (i64 row = 0; row < rows; ++row)
                         dk[row] = dy_direct ? dy + (rb + row) * OW * C + lane0 : dy_rows + (row * LB + lb) * dplane;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};

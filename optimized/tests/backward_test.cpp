@@ -150,6 +150,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=1,c=32,o=32,g=32,in=4x2,k=3x3,pb=1x1,pe=1x1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=3x2,k=3x3,pb=0x3,pe=0x3,bias=1,data=nxc",
         "conv:n=2,c=64,o=64,g=64,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
+        // the window over two lane blocks (AVX-512), the first prefetching the second's lines
+        "conv:n=2,c=64,o=64,g=64,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
         "conv:n=2,c=8,o=8,g=8,in=9x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=2,c=8,o=8,g=8,in=5x12,k=3x3,s=1x2,pb=0x2,pe=1x1,data=nxc",
