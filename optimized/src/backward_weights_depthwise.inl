@@ -65,21 +65,21 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
     }
     const i64 xs = tx.x_step, lo = tx.lo, hi = tx.hi;
     // column c of a row starting at `at` (checked: zeros outside [lo, hi))
-    const auto column = [&](const float* at, i64 c) { return c >= lo && c < hi ? at + (c - lo) * xs : tx.zeros; };
+    const auto column = [&](const float* at, i64 c) __attribute__((always_inline)) { return c >= lo && c < hi ? at + (c - lo) * xs : tx.zeros; };
     for (i64 row = 0; row < rows; ++row) {
         const float* const* at = tx.x_at + row * R;
         const float* dk = dk_rows[row];
         if constexpr (Window) {
             static_assert(R == 9, "a 3x3 window needs a tile of 9 taps");
             vf d0[NB], d1[NB], d2[NB];
-            const auto next = [&](i64 iw) {  // d0 = dy[iw] (and the bias), the older ones shifted
+            const auto next = [&](i64 iw) __attribute__((always_inline)) {  // d0 = dy[iw] (and the bias), the older ones shifted
 #pragma GCC unroll 4
                 for (int j = 0; j < NB; ++j) {
                     d2[j] = d1[j], d1[j] = d0[j], d0[j] = load(dk + iw * dk_step + j * W);
                     if constexpr (Bias) bias[j] = fma(d0[j], one, bias[j]);
                 }
             };
-            const auto checked = [&](i64 c, const float** xr) {
+            const auto checked = [&](i64 c, const float** xr) __attribute__((always_inline)) {
                 for (int kh = 0; kh < 3; ++kh) xr[kh] = column(at[kh * 3], c);
             };
             const float* xr[3];
@@ -124,7 +124,7 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
             window_column<NB, false, false, true>(acc, xr, 0, d0, d1, d2);
             continue;
         }
-        const auto pixel = [&](i64 ow, const float* const* xr, i64 xo) {
+        const auto pixel = [&](i64 ow, const float* const* xr, i64 xo) __attribute__((always_inline)) {
             vf d[NB];
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d[j] = load(dk + ow * dk_step + j * W);
@@ -142,7 +142,7 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
         i64 a = lo - kmin <= 0 ? 0 : (lo - kmin + S - 1) / S, b = hi - kmax <= 0 ? 0 : (hi - kmax - 1) / S + 1;
         a = a > OW ? OW : a, b = b > OW ? OW : b < a ? a : b;
         const float* xr[R];
-        const auto checked_pixel = [&](i64 ow) {
+        const auto checked_pixel = [&](i64 ow) __attribute__((always_inline)) {
             for (int r = 0; r < R; ++r) xr[r] = column(at[r], ow * S + tx.kcol[r]);
             pixel(ow, xr, 0);
         };
