@@ -3,9 +3,11 @@
 // (once, kept while later rows need them) into a channel-blocked row [lane block][padded width][NB*W]
 // (the lane blocks' rows a vector apart when they would be 256-byte aligned: see depthwise_plane)
 // with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W] (or, with many channels,
-// read where it is: see dy_direct); a tile (R taps x one lane block) then reads sequential streams, as
-// oneDNN's blocked layouts do, from the user's channels-last buffers (or the edges' padded copy, which
-// problem.x_geometry describes then). The packing reads each pixel's channels in one sequential pass.
+// read where it is: problem.depthwise_dy_direct); a tile (R taps x one lane block) then reads sequential
+// streams, as oneDNN's blocked layouts do, from the user's channels-last buffers (or the edges' padded
+// copy, which problem.x_geometry describes then). The packing reads each pixel's channels in one
+// sequential pass. With problem.depthwise_x_direct nothing of x is packed: the tiles read its rows in
+// place, a lane block's columns C floats apart, and zeros for the columns outside x (TileX).
 // Each element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general
 // kernel does (a 3x3 stride-1 tile walks input columns instead of taps: the same terms in the same order).
 
@@ -178,8 +180,8 @@ void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* t
     }
 }
 
-// dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows, then the packed diff_dst
-// rows); ints: problem.scratch_offsets() (the slots' keys and stamps, per (row, kd, kh) of a block its
+// dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows unless x is read in place,
+// then the packed diff_dst rows unless diff_dst is); ints: problem.scratch_offsets() (the slots' keys and stamps, per (row, kd, kh) of a block its
 // key and slot, per (row, tap of a tile) its packed column). Output rows go in blocks of
 // problem.rows_per_block, a tile over a whole block. No std:: container here: see optimized.md.
 void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
