@@ -3,9 +3,11 @@
 // (once, kept while later rows need them) into a channel-blocked row [lane block][padded width][NB*W]
 // (the lane blocks' rows a vector apart when they would be 256-byte aligned: see depthwise_plane)
 // with zeros in the padding, and its diff_dst row into [lane block][OW][NB*W] (or, with many channels,
-// read where it is: see dy_direct); a tile (R taps x one lane block) then reads sequential streams, as
-// oneDNN's blocked layouts do, from the user's channels-last buffers (or the edges' padded copy, which
-// problem.x_geometry describes then). The packing reads each pixel's channels in one sequential pass.
+// read where it is: problem.depthwise_dy_direct); a tile (R taps x one lane block) then reads sequential
+// streams, as oneDNN's blocked layouts do, from the user's channels-last buffers (or the edges' padded
+// copy, which problem.x_geometry describes then). The packing reads each pixel's channels in one
+// sequential pass. With problem.depthwise_x_direct nothing of x is packed: the tiles read its rows in
+// place, a lane block's columns C floats apart, and zeros for the columns outside x (TileX).
 // Each element is summed over the output pixels in increasing (n, od, oh, ow) order, as the general
 // kernel does (a 3x3 stride-1 tile walks input columns instead of taps: the same terms in the same order).
 
@@ -29,13 +31,28 @@ template <int NB, bool K0, bool K1, bool K2>
         }
 }
 
-// One tile over `rows` output rows: acc[r] += x_at[row][r][ow*step] * dk[row][ow] for ow in [0, OW).
-// Window (3x3 taps, stride 1, no dilation, OW >= 2): the same terms, each element's in the same
-// (increasing ow) order, walked by input column instead (window_column): 4 loads per pixel, not 10.
+// Where a tile reads x: per (row, tap) the row's column 0 (x_at), per tap its column offset kcol
+// (kw * dilation), x_step floats from one column of a lane block to the next, and the padded columns
+// [lo, hi) that hold x: column c of row i is x_at[i] + (c - lo) * x_step there and zeros (a vector
+// of them at `zeros`) outside. Packed rows hold their padding (lo = 0, hi = padded width, x_step the
+// lane block); x read in place does not (x_step = C, [lo, hi) where the pads put x).
+struct TileX {
+    const float* const* x_at;
+    const i64* kcol;
+    i64 x_step, lo, hi;
+    const float* zeros;
+    // x and diff_dst in place with a lane block after this one: floats to its lines (B), which the
+    // window prefetches, else 0
+    i64 ahead;
+};
+
+// One tile over `rows` output rows: acc[r] += x(row, tap r, column ow*S + kcol[r]) * dk[row][ow] for ow
+// in [0, OW), in increasing ow. Window (3x3 taps, stride 1, no dilation, OW >= 2): the same terms, each
+// element's in the same order, walked by input column instead (window_column): 4 loads per pixel, not
+// 10. Only the columns outside [lo, hi) pick zeros (the others' pointers step evenly).
 template <int R, int NB, bool Bias, bool Window>
-void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 dk_step, i64 rows, i64 OW, i64 step,
+void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i64 rows, i64 OW, i64 S,
                     const TileHome& home, const TileHome& bias_home, bool first) {
-    constexpr int B = NB * W;
     vf acc[R * NB], bias[NB];
     static const float one_value = 1.0f;
     const vf one = broadcast(&one_value);
@@ -48,52 +65,95 @@ void depthwise_tile(const float* const* x_at, const float* const* dk_rows, i64 d
         home_load<R, NB>(acc, home);
         if constexpr (Bias) home_load<1, NB>(bias, bias_home);
     }
+    const i64 xs = tx.x_step, lo = tx.lo, hi = tx.hi;
+    // column c of a row starting at `at` (checked: zeros outside [lo, hi))
+    const auto column = [&](const float* at, i64 c) __attribute__((always_inline)) { return c >= lo && c < hi ? at + (c - lo) * xs : tx.zeros; };
     for (i64 row = 0; row < rows; ++row) {
-        const float* at[R];
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) at[r] = x_at[row * R + r];
+        const float* const* at = tx.x_at + row * R;
         const float* dk = dk_rows[row];
         if constexpr (Window) {
             static_assert(R == 9, "a 3x3 window needs a tile of 9 taps");
-            const float* xr[3] = {at[0], at[3], at[6]};
             vf d0[NB], d1[NB], d2[NB];
-            const auto next = [&](i64 iw) {  // d0 = dy[iw] (and the bias), the older ones shifted
+            const auto next = [&](i64 iw) __attribute__((always_inline)) {  // d0 = dy[iw] (and the bias), the older ones shifted
 #pragma GCC unroll 4
                 for (int j = 0; j < NB; ++j) {
                     d2[j] = d1[j], d1[j] = d0[j], d0[j] = load(dk + iw * dk_step + j * W);
                     if constexpr (Bias) bias[j] = fma(d0[j], one, bias[j]);
                 }
             };
+            const auto checked = [&](i64 c, const float** xr) __attribute__((always_inline)) {
+                for (int kh = 0; kh < 3; ++kh) xr[kh] = column(at[kh * 3], c);
+            };
+            const float* xr[3];
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d1[j] = d0[j] = zero();
             next(0);
+            checked(0, xr);
             window_column<NB, true, false, false>(acc, xr, 0, d0, d1, d2);
             next(1);
-            window_column<NB, true, true, false>(acc, xr, B, d0, d1, d2);
-            for (i64 iw = 2; iw < OW; ++iw) {
+            checked(1, xr);
+            window_column<NB, true, true, false>(acc, xr, 0, d0, d1, d2);
+            // columns [2, OW): those in [a, b) read x, stepping evenly from its first
+            const i64 a = lo < 2 ? 2 : lo > OW ? OW : lo, b = hi < a ? a : hi > OW ? OW : hi;
+            i64 iw = 2;
+            for (; iw < a; ++iw) {
                 next(iw);
-                window_column<NB, true, true, true>(acc, xr, iw * B, d0, d1, d2);
+                checked(iw, xr);
+                window_column<NB, true, true, true>(acc, xr, 0, d0, d1, d2);
+            }
+            const float* even[3] = {at[0] - lo * xs, at[3] - lo * xs, at[6] - lo * xs};
+            for (; iw < b; ++iw) {
+                next(iw);
+                if (tx.ahead > 0) {  // the next lane block's lines of the newest input row and of diff_dst
+                    const float* px = even[2] + iw * xs + tx.ahead;
+                    const float* pd = dk + iw * dk_step + tx.ahead;
+                    prefetch(px), prefetch(px + kLineFloats), prefetch(pd), prefetch(pd + kLineFloats);
+                }
+                window_column<NB, true, true, true>(acc, even, iw * xs, d0, d1, d2);
+            }
+            for (; iw < OW; ++iw) {
+                next(iw);
+                checked(iw, xr);
+                window_column<NB, true, true, true>(acc, xr, 0, d0, d1, d2);
             }
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d2[j] = d1[j], d1[j] = d0[j];
-            window_column<NB, false, true, true>(acc, xr, OW * B, d0, d1, d2);
+            checked(OW, xr);
+            window_column<NB, false, true, true>(acc, xr, 0, d0, d1, d2);
 #pragma GCC unroll 4
             for (int j = 0; j < NB; ++j) d2[j] = d1[j];
-            window_column<NB, false, false, true>(acc, xr, (OW + 1) * B, d0, d1, d2);
+            checked(OW + 1, xr);
+            window_column<NB, false, false, true>(acc, xr, 0, d0, d1, d2);
             continue;
         }
-        for (i64 ow = 0, xo = 0; ow < OW; ++ow, xo += step, dk += dk_step) {
+        const auto pixel = [&](i64 ow, const float* const* xr, i64 xo) __attribute__((always_inline)) {
             vf d[NB];
 #pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) d[j] = load(dk + j * W);
+            for (int j = 0; j < NB; ++j) d[j] = load(dk + ow * dk_step + j * W);
             if constexpr (Bias)
 #pragma GCC unroll 4
                 for (int j = 0; j < NB; ++j) bias[j] = fma(d[j], one, bias[j]);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(at[r] + xo + j * W), d[j], acc[r * NB + j]);
-        }
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(load(xr[r] + xo + j * W), d[j], acc[r * NB + j]);
+        };
+        // pixels [a, b) read every tap's column in [lo, hi), their pointers stepping evenly
+        i64 kmin = tx.kcol[0], kmax = tx.kcol[0];
+        for (int r = 1; r < R; ++r) kmin = tx.kcol[r] < kmin ? tx.kcol[r] : kmin, kmax = tx.kcol[r] > kmax ? tx.kcol[r] : kmax;
+        i64 a = lo - kmin <= 0 ? 0 : (lo - kmin + S - 1) / S, b = hi - kmax <= 0 ? 0 : (hi - kmax - 1) / S + 1;
+        a = a > OW ? OW : a, b = b > OW ? OW : b < a ? a : b;
+        const float* xr[R];
+        const auto checked_pixel = [&](i64 ow) __attribute__((always_inline)) {
+            for (int r = 0; r < R; ++r) xr[r] = column(at[r], ow * S + tx.kcol[r]);
+            pixel(ow, xr, 0);
+        };
+        for (i64 ow = 0; ow < a; ++ow) checked_pixel(ow);
+        const float* even[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) even[r] = at[r] + (tx.kcol[r] - lo) * xs;
+        for (i64 ow = a; ow < b; ++ow) pixel(ow, even, ow * S * xs);
+        for (i64 ow = b; ow < OW; ++ow) checked_pixel(ow);
     }
     home_store<R, NB>(acc, home);
     if constexpr (Bias) home_store<1, NB>(bias, bias_home);
@@ -120,8 +180,8 @@ void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* t
     }
 }
 
-// dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows, then the packed diff_dst
-// rows); ints: problem.scratch_offsets() (the slots' keys and stamps, per (row, kd, kh) of a block its
+// dw [taps][C]; scratch: problem.scratch_floats() (the packed input rows unless x is read in place,
+// then the packed diff_dst rows unless diff_dst is); ints: problem.scratch_offsets() (the slots' keys and stamps, per (row, kd, kh) of a block its
 // key and slot, per (row, tap of a tile) its packed column). Output rows go in blocks of
 // problem.rows_per_block, a tile over a whole block. No std:: container here: see optimized.md.
 void depthwise_items(const BackwardWeightsProblem& p, const float* x, const float* dy, float* dw, i64 row_begin,
@@ -135,7 +195,7 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     const i64 PW = g.padded[2], plane = p.depthwise_plane(), row_floats = LB * plane, KR = g.kernel[0] * g.kernel[1];
     const i64 dplane = p.depthwise_dy_plane();
     const i64 slots = p.depthwise_slots();
-    float* const dy_rows = scratch + slots * row_floats;  // [row of the block][LB][dplane]
+    float* const dy_rows = scratch + (p.depthwise_x_direct ? 0 : slots * row_floats);  // [row of the block][LB][dplane]
     i64* const tag = ints;                      // per slot: the key of the row it holds (-2: none)
     i64* const stamp = tag + slots;             // per slot: the last block that uses it
     i64* const needed = stamp + slots;          // per (row, kd, kh) of the block: its key, -1 in the padding
@@ -156,8 +216,11 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     // span many lines (packing them is then slower than reading them strided: 576 channels 0.65 ->
     // 0.58 ms, 32 channels 2.7 -> 3.0 ms) and no vector load goes past its last element (C a multiple
     // of the lanes); else packed as the input rows are
-    const bool dy_direct = C % B == 0 && C >= 256;
+    const bool dy_direct = p.depthwise_dy_direct, x_direct = p.depthwise_x_direct;
     const i64 dk_step = dy_direct ? C : B;
+    // x read in place: its rows' column 0 is padded column `left` (plan_problem: no crop along the width)
+    const i64 left = xg.pad_begin[2], IW = xg.in[2];
+    i64 kcol[R];
     i64 block = 0;  // stamps the slots a block keeps
     for (i64 item = begin; item < end; ++item) {
         const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
@@ -171,11 +234,11 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 const i64 id = od * g.stride[0] + (kr / g.kernel[1]) * g.dilation[0] - xg.pad_begin[0];
                 const i64 ih = oh * g.stride[1] + (kr % g.kernel[1]) * g.dilation[1] - xg.pad_begin[1];
                 needed[i] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
-                slot_of[i] = needed[i] < 0 ? -1 : find(needed[i]);
+                slot_of[i] = needed[i] < 0 || x_direct ? -1 : find(needed[i]);
                 if (slot_of[i] >= 0) stamp[slot_of[i]] = block;
             }
             for (i64 i = 0; i < rows * KR; ++i) {
-                if (needed[i] < 0 || slot_of[i] >= 0) continue;
+                if (needed[i] < 0 || slot_of[i] >= 0 || x_direct) continue;
                 i64 s = find(needed[i]);  // packed for an earlier key of this block
                 if (s < 0) {
                     s = 0;
@@ -185,7 +248,6 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     // padded column w is x's column w - pad (pads may be negative: crops); x fills the
                     // padded columns [lo, hi), none when a pad or a crop puts x wholly outside the padded row
                     // (pb beyond the padded width, or x cropped off entirely: pb < -IW)
-                    const i64 left = xg.pad_begin[2], IW = xg.in[2];
                     const i64 lo = min_i64(left > 0 ? left : 0, PW);
                     const i64 hi = left + IW < lo ? lo : min_i64(left + IW, PW);
                     for (i64 lb = 0; lb < LB; ++lb) {
@@ -200,30 +262,35 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 for (i64 row = 0; row < rows; ++row)
                     pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * dplane, dplane);
             for (i64 tile = t_begin; tile < t_end; ++tile) {
-                // per (row, tap of the tile): its packed row and column at lane block 0, or the zeros
+                // per (row, tap of the tile): its row (packed, or in x) at lane block 0, or -1 for the zeros;
+                // per tap its column offset
                 const i64 q0 = tile * R;
+                for (int r = 0; r < R; ++r) kcol[r] = (q0 + min_i64(r, taps - q0 - 1)) % g.kernel[2] * g.dilation[2];
                 for (i64 row = 0; row < rows; ++row)
                     for (int r = 0; r < R; ++r) {
-                        const i64 q = q0 + min_i64(r, taps - q0 - 1), kw = q % g.kernel[2];
-                        const i64 slot = slot_of[row * KR + q / g.kernel[2]];
-                        x_base[row * R + r] = slot < 0 ? -1 : slot * row_floats + kw * g.dilation[2] * B;
+                        const i64 kr = row * KR + (q0 + min_i64(r, taps - q0 - 1)) / g.kernel[2];
+                        const i64 slot = slot_of[kr];
+                        x_base[row * R + r] = x_direct ? (needed[kr] < 0 ? -1 : needed[kr] * IW * C) : slot < 0 ? -1 : slot * row_floats;
                     }
                 for (i64 lb = 0; lb < LB; ++lb) {
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
-                    for (i64 i = 0; i < rows * R; ++i) x_at[i] = x_base[i] < 0 ? p.zeros : scratch + x_base[i] + lb * plane;
+                    for (i64 i = 0; i < rows * R; ++i)
+                        x_at[i] = x_base[i] < 0 ? p.zeros : x_direct ? x + x_base[i] + lane0 : scratch + x_base[i] + lb * plane;
+                    const i64 ahead = x_direct && dy_direct && lb + 1 < LB ? B : 0;
+                    const TileX tx = x_direct ? TileX{x_at, kcol, C, left, left + IW, p.zeros, ahead} : TileX{x_at, kcol, B, 0, PW, p.zeros, 0};
                     for (i64 row = 0; row < rows; ++row)
                         dk[row] = dy_direct ? dy + (rb + row) * OW * C + lane0 : dy_rows + (row * LB + lb) * dplane;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
                     const bool first = rb == row_begin;
                     if (window && p.bias_at >= 0)
-                        depthwise_tile<R, NB, true, true>(x_at, dk, dk_step, rows, OW, B, home, bias_home, first);
+                        depthwise_tile<R, NB, true, true>(tx, dk, dk_step, rows, OW, 1, home, bias_home, first);
                     else if (window)
-                        depthwise_tile<R, NB, false, true>(x_at, dk, dk_step, rows, OW, B, home, bias_home, first);
+                        depthwise_tile<R, NB, false, true>(tx, dk, dk_step, rows, OW, 1, home, bias_home, first);
                     else if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true, false>(x_at, dk, dk_step, rows, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, true, false>(tx, dk, dk_step, rows, OW, g.stride[2], home, bias_home, first);
                     else
-                        depthwise_tile<R, NB, false, false>(x_at, dk, dk_step, rows, OW, g.stride[2] * B, home, bias_home, first);
+                        depthwise_tile<R, NB, false, false>(tx, dk, dk_step, rows, OW, g.stride[2], home, bias_home, first);
                 }
             }
         }

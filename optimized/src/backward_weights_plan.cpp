@@ -122,7 +122,25 @@ struct BackwardWeightsPlan::Impl {
         packed_geometry = g;
         for (int a = 0; a < 3; ++a) packed_geometry.in[a] = g.padded[a], packed_geometry.pad_begin[a] = packed_geometry.pad_end[a] = 0;
         p.x_geometry = src_in_place ? &geometry : &packed_geometry;
-        if (p.depthwise) zeros.assign(static_cast<std::size_t>((g.padded[2] + 1) * block + detail::kBackwardSlackFloats), 0.0f);
+        if (p.depthwise && path != Path::scalar) {
+            // Depthwise diff_dst and x read where they are, not packed, when no vector load goes past
+            // their last element (C a multiple of the lane block; for x the tiles read zeros outside its
+            // columns, pads and crops alike): with AVX-512 always (sixth pass, batch 8:
+            // dw32_112 2.1-2.3 -> 1.0 ms, dw96_112s2 3.4-4.4 -> 2.2-2.7, dw576_14 0.56-0.58 -> 0.45-0.48),
+            // with AVX2 when the packed rows would be copies (C one lane block) and diff_dst with many
+            // channels (packing them was slower there than reading them strided: 576 channels 0.65 ->
+            // 0.58 ms; 32 channels packed 2.7 against 3.0 ms in place)
+            const detail::Geometry& xg = *p.x_geometry;
+            const i64 C = g.out_channels;
+            const bool whole = C % block == 0, wide = path == Path::blocked_avx512;
+            p.depthwise_dy_direct = whole && (wide || C == block || C >= 256);
+            p.depthwise_x_direct = whole && (wide || C == block);
+            // a row of zeros for a tap in the padding: a packed row's, or (x in place) one of x's rows
+            const i64 width = p.depthwise_x_direct ? std::max(g.padded[2], xg.in[2]) : g.padded[2];
+            zeros.assign(static_cast<std::size_t>((width + 1) * std::max(block, p.depthwise_x_direct ? C : 0) +
+                                                  detail::kBackwardSlackFloats),
+                         0.0f);
+        }
         p.zeros = zeros.data();
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;

@@ -50,6 +50,9 @@ struct BackwardWeightsProblem {
     // Depthwise: output rows per block (a tile runs over a block; at most 128), and the packed input
     // rows kept (the rows one block reads, and as many again).
     i64 rows_per_block = 1;
+    // Depthwise: x (its rows' lane blocks C floats a pixel apart, zeros read outside its columns) and
+    // diff_dst read where they are, not packed (plan_problem says when).
+    bool depthwise_x_direct = false, depthwise_dy_direct = false;
     // Depthwise: floats per lane block of a packed row, its (padded) width times NB*W, plus one
     // vector when that is a multiple of 256 bytes (the lane blocks' rows, which the packing writes
     // together, would share a few L1 sets: 2x slower packing for 576 channels, 14 pixels).
@@ -62,7 +65,9 @@ struct BackwardWeightsProblem {
     i64 depthwise_slots() const { return (rows_per_block + 1) * geometry->kernel[0] * geometry->kernel[1]; }
     i64 scratch_floats() const {
         const i64 block = static_cast<i64>(vector_blocks) * lanes;
-        if (depthwise) return lane_blocks * (depthwise_slots() * depthwise_plane() + rows_per_block * depthwise_dy_plane());
+        if (depthwise)
+            return lane_blocks * ((depthwise_x_direct ? 0 : depthwise_slots() * depthwise_plane()) +
+                                  (depthwise_dy_direct ? 0 : rows_per_block * depthwise_dy_plane()));
         return block_pixels * (tiles_per_item * tile_rows + lane_blocks_per_item * block);
     }
     i64 scratch_offsets() const {

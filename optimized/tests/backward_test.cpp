@@ -141,6 +141,25 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // packed row's slot here: ASan's heap-buffer-overflow, free(): invalid pointer without it)
         "conv:n=2,c=16,o=16,g=16,in=4x3,k=3x3,pb=1x5,pe=1x-4,bias=1,data=nxc",
         "conv:n=2,c=16,o=16,g=16,in=4x3,k=3x3,pb=1x-4,pe=1x5,data=nxc",
+        // depthwise backward weights reading x and diff_dst in place (C a multiple of the lane block: 32
+        // with AVX-512, 8 with AVX2), zeros for the padding columns: the window with a left pad past its
+        // peeled columns, with its fewest columns (2), with pads wider than the input; strided tiles with
+        // two lane blocks and a right pad of 2; 25 taps (three tiles) dilated along the width, pixels
+        // whose taps all fall in the padding
+        "conv:n=2,c=32,o=32,g=32,in=6x9,k=3x3,pb=1x2,pe=1x1,bias=1,data=nxc",
+        "conv:n=1,c=32,o=32,g=32,in=4x2,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        "conv:n=1,c=32,o=32,g=32,in=3x2,k=3x3,pb=0x3,pe=0x3,bias=1,data=nxc",
+        "conv:n=2,c=64,o=64,g=64,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
+        // the window over two lane blocks (AVX-512), the first prefetching the second's lines
+        "conv:n=2,c=64,o=64,g=64,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=1,c=32,o=32,g=32,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
+        "conv:n=2,c=8,o=8,g=8,in=9x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=2,c=8,o=8,g=8,in=5x12,k=3x3,s=1x2,pb=0x2,pe=1x1,data=nxc",
+        // ... and with crops: x wholly outside the padded row, cropped on both sides (wider than the
+        // padded row)
+        "conv:n=2,c=32,o=32,g=32,in=4x3,k=3x3,pb=1x5,pe=1x-4,bias=1,data=nxc",
+        "conv:n=2,c=32,o=32,g=32,in=5x12,k=3x3,s=1x2,pb=1x-3,pe=0x-4,bias=1,data=nxc",
+        "conv:n=1,c=8,o=8,g=8,in=4x9,k=3x3,pb=1x-2,pe=1x-1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
