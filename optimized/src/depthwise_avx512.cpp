@@ -11,7 +11,7 @@ constexpr int kDepthwiseK3PairWidthS1 = 8, kDepthwiseK3PairWidthS2 = 6;
 constexpr int kDepthwiseTileWidth = 14;
 // Rows of layers over 16 MiB are not prefetched in software (depthwise_k3_rows): measured on the Xeon
 // (Emerald Rapids, 2 cores, 2026-11-24, batch 8, 1 thread) the hardware prefetchers alone were
-// 1.3-1.4x faster on dw32@112 and dw96@112/2, the same on dw144@56 (docs/performance-depthwise.md).
+// 1.3-1.4x faster on dw32@112 and dw96@112/2, the same on dw144@56 (docs/performance-forward-2t.md).
 constexpr bool kDepthwiseRowPrefetch = false;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx512
