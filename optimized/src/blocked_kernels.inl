@@ -40,7 +40,7 @@ void blocked_tile(const TileArgs& a) {
     if (a.accumulate) {
         load_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
     } else {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) {
             const vf b = a.bias ? load(a.bias + j * W) : zero();
 #pragma GCC unroll 16
@@ -61,12 +61,12 @@ void blocked_tile(const TileArgs& a) {
             const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
             for (i64 ic = ic0; ic < ic1; ++ic) {
                 vf wv[NB];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
                 for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) {
                     const vf b = broadcast(px + off[r] + ic);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
                     for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
                 }
                 w += B;
@@ -93,6 +93,8 @@ BlockedTileFn blocked_tile_for(int nb, int r) {
     case 2: return pick_blocked<2, kTileWidth[2]>(r);
     case 3: return pick_blocked<3, kTileWidth[3]>(r);
     case 4: return pick_blocked<4, kTileWidth[4]>(r);  // nullptr where the ISA has no 4-block tile
+    case 5: return pick_blocked<5, kTileWidth[5]>(r);
+    case 6: return pick_blocked<6, kTileWidth[6]>(r);
     default: return nullptr;
     }
 }

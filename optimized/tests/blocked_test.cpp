@@ -57,3 +57,15 @@ TEST(Blocked, OneByOneLayersOverTheL2RunTheirInputChannelsInPrefetchedChunks) {
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
+
+// Five and six vector blocks per tile (AVX-512, where a super block's weights take at most 32 KiB):
+// 96 and 80 lanes, full and partial (90 of 96, 75 of 80), one and two groups, 1x1 and 3x3 with pads.
+TEST(Blocked, FiveAndSixVectorBlocksWhereTheWeightsStayInL1) {
+    const char* cases[] = {
+        "conv:c=16,o=96,in=20x20,k=1x1,bias=1,data=nxc,wei=xio",
+        "conv:c=7,o=90,in=13x11,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=5,o=75,in=9x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=ncx",
+        "conv:c=8,o=192,g=2,in=10x10,k=1x1,bias=1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 13)) << text;
+}
