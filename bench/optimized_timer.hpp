@@ -2,6 +2,8 @@
 // cc_backward_table.cpp, conv_bench.cpp).
 #pragma once
 
+#include <cstddef>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,7 +17,24 @@
 
 namespace convcheck::bench {
 
-// A convolution's buffers, uniform in [-1, 1) from a fixed seed (dst zero).
+// Storage aligned to a cache line (64 bytes), as frameworks hand tensors over (PyTorch's CPU allocator and
+// oneDNN's memory objects, which the oneDNN columns time, align to 64 bytes). std::vector's own storage is
+// 16 bytes past a line on large buffers, so every 64-byte vector of a channels-last layer with C a multiple
+// of 16 straddles two lines: dw192@28 took 0.045 ms there against 0.027 ms aligned (docs/performance-forward-2t.md).
+template <typename T>
+struct CacheLineAllocator {
+    using value_type = T;
+    static constexpr std::align_val_t alignment{64};
+    CacheLineAllocator() = default;
+    template <typename U>
+    explicit CacheLineAllocator(const CacheLineAllocator<U>&) {}
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), alignment)); }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, alignment); }
+    friend bool operator==(const CacheLineAllocator&, const CacheLineAllocator&) { return true; }
+};
+using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
+
+// A convolution's buffers, 64-byte aligned, uniform in [-1, 1) from a fixed seed (dst zero).
 struct ConvData {
     explicit ConvData(const ConvDescriptor& d)
         : src(d.src_elements()), weights(d.weights_elements()), bias(d.out_channels), dst(d.dst_elements()) {
@@ -24,7 +43,7 @@ struct ConvData {
         for (auto* v : {&src, &weights, &bias})
             for (auto& x : *v) x = u(rng);
     }
-    std::vector<float> src, weights, bias, dst;
+    AlignedFloats src, weights, bias, dst;
 };
 
 struct Ours {

@@ -5,8 +5,11 @@
 namespace convcheck::optimized::detail::avx2 {
 namespace {
 // Output pixels per register tile for NB vector blocks: R*NB accumulators + NB weights + 1 broadcast <= 16.
-constexpr int kTileWidth[5] = {0, 12, 6, 4, 0};
+constexpr int kTileWidth[7] = {0, 12, 6, 4, 0, 0, 0};
 constexpr int kMaxVectorBlocks = 3;
+// never prefetch the next tile's input (blocked_pixels): not measured on the AMD machine, where a prefetch
+// of the next tiles' input and outputs gave no gain (docs/performance-forward-2t.md)
+constexpr i64 kPrefetchInputAbove = -1;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx2
 

@@ -27,6 +27,7 @@ struct TileArgs {
     float* y;                   // y at the tile's first pixel, first channel of the block
     i64 y_pixel_step;           // O
     i64 oc_valid;               // channels of the block that exist (<= NB*W)
+    const i64* next_offsets;    // per pixel of the next tile (R of them): its offset from x, to prefetch; or null
 };
 
 template <int NB, int R>
@@ -39,7 +40,7 @@ void blocked_tile(const TileArgs& a) {
     if (a.accumulate) {
         load_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
     } else {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) {
             const vf b = a.bias ? load(a.bias + j * W) : zero();
 #pragma GCC unroll 16
@@ -50,17 +51,26 @@ void blocked_tile(const TileArgs& a) {
         const i64 t = a.tap_list[tt];
         const float* px = a.x + a.tap_offsets[t];
         const float* w = a.w + t * a.in_per_group * B;
-        for (i64 ic = 0; ic < a.ic_count; ++ic) {
-            vf wv[NB];
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
+        // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
+        // next tile's input arrives while this one computes; without, one pass over all the channels
+        const i64 chunk = a.next_offsets ? W : a.ic_count;
+        for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += chunk) {
+            if (a.next_offsets)
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                const vf b = broadcast(px + off[r] + ic);
-#pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+                for (int r = 0; r < R; ++r) __builtin_prefetch(px + a.next_offsets[r] + ic0, 0, 3);
+            const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
+            for (i64 ic = ic0; ic < ic1; ++ic) {
+                vf wv[NB];
+#pragma GCC unroll 8
+                for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
+#pragma GCC unroll 16
+                for (int r = 0; r < R; ++r) {
+                    const vf b = broadcast(px + off[r] + ic);
+#pragma GCC unroll 8
+                    for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+                }
+                w += B;
             }
-            w += B;
         }
     }
     store_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
@@ -83,6 +93,8 @@ BlockedTileFn blocked_tile_for(int nb, int r) {
     case 2: return pick_blocked<2, kTileWidth[2]>(r);
     case 3: return pick_blocked<3, kTileWidth[3]>(r);
     case 4: return pick_blocked<4, kTileWidth[4]>(r);  // nullptr where the ISA has no 4-block tile
+    case 5: return pick_blocked<5, kTileWidth[5]>(r);
+    case 6: return pick_blocked<6, kTileWidth[6]>(r);
     default: return nullptr;
     }
 }
@@ -148,6 +160,17 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     i64* some_taps = scratch + taps;
     i64 all_count = 0;
     for (i64 t = 0; t < taps; t += merged) all_taps[all_count++] = t;
+    // A 1x1 layer with one output-channel super block (each input pixel is read once) and more input
+    // than kPrefetchInputAbove (per ISA): each full tile prefetches the next tile's input into L1 as it
+    // goes (a channels-last tile's input is R interleaved streams, which the hardware alone fetched
+    // late). Measured on the Xeon, 1 thread, batch 8: pw144->24@56 1.62-1.65 -> 1.44-1.46 ms,
+    // pw192->32@28 0.49-0.52 -> 0.44, res2_1x1_reduce 8.9-9.4 -> 6.5-6.9; with several super blocks the
+    // input is already in the cache for all but the first, and the prefetches cost time (pw16->96@112
+    // 3.1-4.4 -> 5.8-7.3 ms, res4_1x1_1024 about 10%), as they did on layers that stay in L2
+    // (docs/performance-forward-2t.md). The results are the same bits: a prefetch changes no sum.
+    const i64 input_bytes = g.batch * g.padded[0] * g.padded[1] * g.padded[2] * g.channel_stride * 4;
+    const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && p.oc_super_blocks == 1 &&
+                          input_bytes > kPrefetchInputAbove;
     TileArgs a;
     a.tap_offsets = p.tap_offsets;
     a.in_per_group = g.in_per_group;
@@ -177,12 +200,14 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         i64 i = 0;
         for (; i + full <= count; i += full) {
             a.x_offsets = run.x_offsets + i;
+            a.next_offsets = prefetch && i + 2 * full <= count ? run.x_offsets + i + full : nullptr;
             a.y = run.y + i * run.y_pixel_step;
             set_taps(i, full);
             full_tile(a);
         }
         if (i < count) {
             a.x_offsets = run.x_offsets + i;
+            a.next_offsets = nullptr;
             a.y = run.y + i * run.y_pixel_step;
             set_taps(i, count - i);
             last_tile(a);

@@ -3,14 +3,21 @@
 #include <algorithm>
 
 namespace convcheck::optimized::detail {
+namespace {
+constexpr i64 kWideTileWeightBytes = 32 << 10;  // two thirds of the Xeon's 48 KiB L1
+}  // namespace
 
-int blocked_vector_blocks(i64 out_per_group, bool avx512) {
+int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512) {
     const i64 width = avx512 ? 16 : 8;
     const int max_nb = avx512 ? avx512::max_vector_blocks() : avx2::max_vector_blocks();
     int best = 1;
     i64 best_padded = -1;
     for (int nb = 1; nb <= max_nb; ++nb) {
         const i64 block = nb * width, padded = (out_per_group + block - 1) / block * block;
+        // more than 4 blocks (tiles of 5 or 4 pixels) only while the super block's weights stay in L1:
+        // each tile reads all of them for fewer pixels (measured on the Xeon, 1 thread: pw16->96@112
+        // 0.33 -> 0.27 ms with 6 blocks, but pw576->96@14 0.10 -> 0.13 ms)
+        if (nb > 4 && weights_per_output * block * 4 > kWideTileWeightBytes) break;
         if (best_padded < 0 || padded <= best_padded) {
             best_padded = padded;
             best = nb;
@@ -20,13 +27,13 @@ int blocked_vector_blocks(i64 out_per_group, bool avx512) {
     return best;
 }
 
-i64 blocked_chunk_pixels(i64 out_per_group, bool avx512) {
-    const int nb = blocked_vector_blocks(out_per_group, avx512);
+i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512) {
+    const int nb = blocked_vector_blocks(out_per_group, weights_per_output, avx512);
     return 32 * (avx512 ? avx512::tile_width(nb) : avx2::tile_width(nb));
 }
 
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
-    const i64 block = blocked_vector_blocks(out_per_group, avx512) * (avx512 ? 16 : 8);
+    const i64 block = blocked_vector_blocks(out_per_group, in_per_group * taps, avx512) * (avx512 ? 16 : 8);
     return groups * ((out_per_group + block - 1) / block) * taps * in_per_group * block;
 }
 
@@ -39,7 +46,7 @@ BlockedWeights pack_blocked(const float* canonical, const std::vector<float>& bi
                             i64 out_per_group, i64 taps, bool avx512) {
     const i64 width = avx512 ? 16 : 8;
     BlockedWeights out;
-    out.vector_blocks = blocked_vector_blocks(out_per_group, avx512);
+    out.vector_blocks = blocked_vector_blocks(out_per_group, in_per_group * taps, avx512);
     const i64 block = out.vector_blocks * width;
     out.oc_super_blocks = (out_per_group + block - 1) / block;
     const i64 OCS = out.oc_super_blocks, ICg = in_per_group, T = taps;
@@ -47,7 +54,7 @@ BlockedWeights pack_blocked(const float* canonical, const std::vector<float>& bi
     // that they stay in L2 while a work item's tiles reuse them (measured: smaller blocks cost more in
     // partial-sum traffic than they gain); work items of 32 register tiles
     out.ic_block = std::clamp<i64>(393216 / (T * block * 4), 1, ICg);
-    out.chunk_pixels = blocked_chunk_pixels(out_per_group, avx512);
+    out.chunk_pixels = blocked_chunk_pixels(out_per_group, in_per_group * taps, avx512);
     // a 1x1 kernel whose packed weights fit in half the L2 (512 KiB): its items go over the output-channel
     // super blocks innermost, so a chunk's input and pixel offsets serve every super block at once and each
     // output pixel's channels are written together (measured on AVX2, 1 thread: pw16->96@112 0.58 -> 0.53 ms,

@@ -32,14 +32,15 @@ struct BlockedWeights {
 };
 
 // The number of vector blocks NB for OCg output channels per group: the one that wastes the fewest
-// padded lanes (ties: the larger tile). avx512: W = 16 (up to 4 vector blocks), else W = 8 (up to 3).
-int blocked_vector_blocks(i64 out_per_group, bool avx512);
+// padded lanes (ties: the larger tile). avx512: W = 16 (up to 4 vector blocks, 6 where a super block's
+// weights, weights_per_output = ICg x taps per output channel, take at most 32 KiB), else W = 8 (up to 3).
+int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512);
 // The output pixels of a work item (BlockedWeights::chunk_pixels): 32 register tiles.
-i64 blocked_chunk_pixels(i64 out_per_group, bool avx512);
+i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512);
 // The packed weights' floats: G x ceil(OCg / (NB*W)) x taps x ICg x NB*W.
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512);
 
-// avx512: W = 16 (up to 4 vector blocks), else W = 8 (up to 3).
+// avx512: W = 16, else W = 8; NB as blocked_vector_blocks says.
 BlockedWeights pack_blocked(const std::vector<float>& canonical, const std::vector<float>& bias, i64 groups,
                             i64 in_per_group, i64 out_per_group, i64 taps, bool avx512);
 // The same from canonical weights [O][ICg][taps] anywhere (read in that order, once).

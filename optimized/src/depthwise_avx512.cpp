@@ -9,6 +9,10 @@ constexpr int kDepthwiseK3WidthS1 = 12, kDepthwiseK3WidthS2 = 8;
 // outputs per row of the two-row tile, width stride 1 and 2: 2R sums + (R-1)*S + 3 inputs + 6 weights
 constexpr int kDepthwiseK3PairWidthS1 = 8, kDepthwiseK3PairWidthS2 = 6;
 constexpr int kDepthwiseTileWidth = 14;
+// Rows of layers over 16 MiB are not prefetched in software (depthwise_k3_rows): measured on the Xeon
+// (Emerald Rapids, 2 cores, 2026-11-24, batch 8, 1 thread) the hardware prefetchers alone were
+// 1.3-1.4x faster on dw32@112 and dw96@112/2, the same on dw144@56 (docs/performance-forward-2t.md).
+constexpr bool kDepthwiseRowPrefetch = false;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx512
 

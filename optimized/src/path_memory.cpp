@@ -74,7 +74,9 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         const detail::Geometry sg = detail::make_geometry(src_desc, depthwise ? 16 : 1);
         const bool blocked = path == Path::blocked_avx2 || path == Path::blocked_avx512;
         const i64 band_chunk_pixels =
-            blocked ? detail::blocked_chunk_pixels(g.out_per_group, path == Path::blocked_avx512) : 0;
+            blocked ? detail::blocked_chunk_pixels(g.out_per_group, g.in_per_group * g.taps(),
+                                                   path == Path::blocked_avx512)
+                    : 0;
         if (!detail::src_is_xp(src_desc, sg))
             xp = detail::xp_part_floats(sg, detail::xp_parts(src_desc, sg, 0, band_chunk_pixels));
         if (!detail::dst_is_y(d)) y = double(d.dst_elements());

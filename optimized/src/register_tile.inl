@@ -17,14 +17,14 @@ template <int R, int NB>
     if (valid == B) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int j = 0; j < NB; ++j) store(y + r * y_pixel_step + j * W, acc[r * NB + j]);
         return;
     }
     float tile[R * B];
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) store(tile + r * B + j * W, acc[r * NB + j]);
     for (int r = 0; r < R; ++r)
         for (i64 c = 0; c < valid; ++c) y[r * y_pixel_step + c] = tile[r * B + c];
@@ -37,7 +37,7 @@ template <int R, int NB>
     if (valid == B) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int j = 0; j < NB; ++j) acc[r * NB + j] = load(y + r * y_pixel_step + j * W);
         return;
     }
@@ -46,7 +46,7 @@ template <int R, int NB>
         for (i64 c = 0; c < B; ++c) tile[r * B + c] = c < valid ? y[r * y_pixel_step + c] : 0.0f;
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) acc[r * NB + j] = load(tile + r * B + j * W);
 }
 

@@ -4,7 +4,8 @@
 // continue the partial sum held in the output (the partial-tile load). Several input-channel blocks
 // need weights over 384 KiB per output-channel block, which random descriptors rarely reach: 7x7
 // kernels with 64 to 320 input channels reach it here. Each case must agree exactly with the reference
-// on integer data.
+// on integer data. Large 1x1 layers prefetch the next tile's input (AVX-512): the same sums, in the same
+// order, in chunks of input channels.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,4 +44,28 @@ TEST(Blocked, APartialBlockLeavesTheNextGroupsChannelsAlone) {
         "conv:g=3,c=96,o=30,in=6x7,k=3x3,s=2x1,pb=1x1,pe=1x1,data=nxc",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
+}
+
+// 1x1 layers with one output-channel super block and over 2 MiB of input: on AVX-512 each full tile
+// prefetches the next tile's input as it runs its input channels in chunks of one vector width
+// (blocked_pixels), with a last chunk shorter than a vector (150 and 37 input channels) and a partial
+// output-channel block (24 of 32 lanes, 40 of 48).
+TEST(Blocked, OneByOneLayersOverTheL2RunTheirInputChannelsInPrefetchedChunks) {
+    const char* cases[] = {
+        "conv:c=150,o=24,in=60x60,k=1x1,bias=1,data=nxc,wei=xio",
+        "conv:n=2,c=37,o=40,in=65x120,k=1x1,bias=1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
+}
+
+// Five and six vector blocks per tile (AVX-512, where a super block's weights take at most 32 KiB):
+// 96 and 80 lanes, full and partial (90 of 96, 75 of 80), one and two groups, 1x1 and 3x3 with pads.
+TEST(Blocked, FiveAndSixVectorBlocksWhereTheWeightsStayInL1) {
+    const char* cases[] = {
+        "conv:c=16,o=96,in=20x20,k=1x1,bias=1,data=nxc,wei=xio",
+        "conv:c=7,o=90,in=13x11,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=5,o=75,in=9x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=ncx",
+        "conv:c=8,o=192,g=2,in=10x10,k=1x1,bias=1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 13)) << text;
 }

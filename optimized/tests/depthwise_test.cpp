@@ -57,7 +57,8 @@ TEST(Depthwise, Kernel3RowsChannelBlocksDtypesLayoutsAndRanks) {
     for (const char* text : cases) EXPECT_TRUE(depthwise_paths_agree(text, 7)) << text;
 }
 
-// Input and output over 16 MiB: the rows prefetch the next row's input and output as they go.
+// Input and output over 16 MiB: the rows prefetch the next row's input and output as they go where
+// the ISA asks for it (kDepthwiseRowPrefetch: AVX2), and run the plain tiles otherwise (AVX-512).
 TEST(Depthwise, Kernel3RowsOnLayersLargerThanTheCache) {
     const char* cases[] = {
         "conv:n=2,c=64,o=64,g=64,in=150x150,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
