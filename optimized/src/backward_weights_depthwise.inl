@@ -101,15 +101,16 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
                 checked(iw, xr);
                 window_column<NB, true, true, true>(acc, xr, 0, d0, d1, d2);
             }
-            const float* even[3] = {at[0] - lo * xs, at[3] - lo * xs, at[6] - lo * xs};
+            // (each row's column lo at its first float: no pointer is formed before a row)
+            const float* even[3] = {at[0], at[3], at[6]};
             for (; iw < b; ++iw) {
                 next(iw);
                 if (tx.ahead > 0) {  // the next lane block's lines of the newest input row and of diff_dst
-                    const float* px = even[2] + iw * xs + tx.ahead;
+                    const float* px = even[2] + (iw - lo) * xs + tx.ahead;
                     const float* pd = dk + iw * dk_step + tx.ahead;
                     prefetch(px), prefetch(px + kLineFloats), prefetch(pd), prefetch(pd + kLineFloats);
                 }
-                window_column<NB, true, true, true>(acc, even, iw * xs, d0, d1, d2);
+                window_column<NB, true, true, true>(acc, even, (iw - lo) * xs, d0, d1, d2);
             }
             for (; iw < OW; ++iw) {
                 next(iw);
@@ -149,10 +150,11 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
             pixel(ow, xr, 0);
         };
         for (i64 ow = 0; ow < a; ++ow) checked_pixel(ow);
+        // from pixel a on, each tap's column a*S + kcol[r] (in [lo, hi)) and then every S-th: no pointer before a row
         const float* even[R];
 #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) even[r] = at[r] + (tx.kcol[r] - lo) * xs;
-        for (i64 ow = a; ow < b; ++ow) pixel(ow, even, ow * S * xs);
+        for (int r = 0; r < R; ++r) even[r] = a < b ? at[r] + (a * S + tx.kcol[r] - lo) * xs : nullptr;
+        for (i64 ow = a; ow < b; ++ow) pixel(ow, even, (ow - a) * S * xs);
         for (i64 ow = b; ow < OW; ++ow) checked_pixel(ow);
     }
     home_store<R, NB>(acc, home);
