@@ -1,4 +1,7 @@
 // The dispatcher: which paths can run a descriptor on this CPU, and which one to pick.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
@@ -63,9 +66,24 @@ bool cpu_has_avx2_fma() {
     return has;
 }
 
+// CONVCHECK_NO_AVX512=1 in the environment: run as on a CPU without AVX-512 (the AVX2 kernels), so that one
+// AVX-512 machine tests both (ctest optimized_*_without_avx512; docs/optimized.md). Any other value is
+// ignored with a warning on stderr, once.
+bool avx512_switched_off() {
+    static const bool off = [] {
+        const char* v = std::getenv("CONVCHECK_NO_AVX512");
+        if (v == nullptr || std::strcmp(v, "") == 0 || std::strcmp(v, "0") == 0) return false;
+        if (std::strcmp(v, "1") == 0) return true;
+        std::fprintf(stderr, "convcheck optimized: CONVCHECK_NO_AVX512='%s' is neither 0 nor 1: ignored\n", v);
+        return false;
+    }();
+    return off;
+}
+
 bool cpu_has_avx512() {
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+                            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
+                            !avx512_switched_off();
     return has;
 }
 
@@ -73,7 +91,8 @@ bool cpu_has_avx512() {
 std::string why_unavailable(const ConvDescriptor& original, Path path) {
     const ConvDescriptor d = detail::without_unit_axes(original);
     const std::string needs_avx2 = "needs AVX2 and FMA, which this CPU lacks";
-    const std::string needs_avx512 = "needs AVX-512 (F, BW, VL), which this CPU lacks";
+    const std::string needs_avx512 = avx512_switched_off() ? "needs AVX-512, switched off by CONVCHECK_NO_AVX512=1"
+                                                           : "needs AVX-512 (F, BW, VL), which this CPU lacks";
     switch (path) {
     case Path::automatic: return "is not a path (it asks the dispatcher to choose)";
     case Path::scalar: return "";

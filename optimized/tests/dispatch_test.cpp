@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
 
@@ -124,4 +126,20 @@ TEST(Dispatch, PaddingFarLargerThanTheDataIsDeclinedNotAllocated) {
     // at the floor: a 4096x4096 single-channel input with pads of 1 (its 16-channel workspace is over 2^26
     // floats, but not 32 times the data) is accepted
     EXPECT_EQ(why_too_large(parse_descriptor("conv:c=1,o=1,in=4096x4096,k=3x3,pb=1x1,pe=1x1")), "");
+}
+
+// CONVCHECK_NO_AVX512=1 (ctest optimized_dispatch_test_without_avx512, docs/optimized.md): the AVX-512 paths are
+// unavailable and say why, and the automatic choice takes the AVX2 kernels. Skipped in the plain run.
+TEST(Dispatch, AvxFiveTwelveSwitchedOffByTheEnvironment) {
+    const char* v = std::getenv("CONVCHECK_NO_AVX512");
+    if (v == nullptr || std::string(v) != "1") GTEST_SKIP() << "CONVCHECK_NO_AVX512 is not 1";
+    EXPECT_FALSE(cpu_has_avx512());
+    const ConvDescriptor dense = parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3");
+    const ConvDescriptor depthwise = parse_descriptor("conv:c=8,o=8,g=8,in=5x5,k=3x3");
+    EXPECT_EQ(why_unavailable(dense, Path::blocked_avx512), "needs AVX-512, switched off by CONVCHECK_NO_AVX512=1");
+    EXPECT_FALSE(has(available_paths(depthwise), Path::depthwise_avx512));
+    if (cpu_has_avx2_fma()) {
+        EXPECT_EQ(choose_path(dense), Path::blocked_avx2);
+        EXPECT_EQ(choose_path(depthwise), Path::depthwise_avx2);
+    }
 }
