@@ -134,10 +134,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
         const i64 count = std::min(P, end - p0);
         const std::array<i64, 2> rows = input_rows(p0, p0 + count);
-        if (avx512_ && net_->hidden.h2p % 16 == 0)
-            avx512::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
-        else
-            avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
+        cc_hidden_features_here(net_->hidden, p0, count, a1, taps, h);
         std::fill(dh, dh + count * K * h2p, 0.0f);
         for (i64 iy = rows[0]; iy < rows[1]; ++iy) row_offset[iy] = (iy - rows[0]) * W * Cin;
         for (i64 n = 0; n < d.batch; ++n) {
@@ -146,10 +143,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             // the chunk's input rows channels last (Z feature-major from them, [Cout][depth_z] into
             // d[W3 | b3]), their gradient from 0, then added to diff_src
             avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
-            if (avx512_)
-                avx512::cc_contract_cl(net_->contract, src_cl, row_offset, h, p0, count, z);
-            else
-                avx2::cc_contract_cl(net_->contract, src_cl, row_offset, h, p0, count, z);
+            cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
             avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
             if (avx512_) {
                 avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);

@@ -17,6 +17,21 @@
 
 namespace convcheck::optimized::detail {
 
+void cc_hidden_features_here(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h) {
+    if (cpu_has_avx512() && p.h2p % 16 == 0)
+        avx512::cc_hidden_features(p, p0, count, a1, taps, h);
+    else
+        avx2::cc_hidden_features(p, p0, count, a1, taps, h);
+}
+
+void cc_contract_cl_here(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+                         i64 count, float* z) {
+    if (cpu_has_avx512())
+        avx512::cc_contract_cl(p, ring, row_offset, h, p0, count, z);
+    else
+        avx2::cc_contract_cl(p, ring, row_offset, h, p0, count, z);
+}
+
 using i64 = std::int64_t;
 
 namespace {
@@ -116,10 +131,7 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
             const auto rows = cc_input_rows(axes_[0], p0 / OW, (p0 + count - 1) / OW);
-            if (avx512_ && net_->hidden.h2p % 16 == 0)
-                avx512::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
-            else
-                avx2::cc_hidden_features(net_->hidden, p0, count, a1, taps, h);
+            cc_hidden_features_here(net_->hidden, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
                 for (i64 iy = rows[0]; iy < rows[1]; ++iy) {
                     const i64 key = n * d.input_size[0] + iy, slot = iy % ring_rows_;
@@ -127,10 +139,7 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     avx2::cc_pack_planes(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
                     ring_row[slot] = key;
                 }
-                if (avx512_)
-                    avx512::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
-                else
-                    avx2::cc_contract_cl(net_->contract, ring, row_offset_.data(), h, p0, count, z);
+                cc_contract_cl_here(net_->contract, ring, row_offset_.data(), h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
                     BlockedSegment segment;
                     segment.x = z;

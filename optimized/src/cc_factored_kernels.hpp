@@ -79,4 +79,11 @@ void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* ro
                     i64 count, float* z);
 }  // namespace avx512
 
+// cc_hidden_features and cc_contract_cl in the build for this CPU (cc_chunked.cpp), for the forward and the
+// backward alike: AVX-512 where cpu_has_avx512() holds (the hidden features only for h2p a multiple of 16),
+// else AVX2. The same bits either way.
+void cc_hidden_features_here(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
+void cc_contract_cl_here(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+                         i64 count, float* z);
+
 }  // namespace convcheck::optimized::detail
