@@ -4,12 +4,13 @@
 
 #include <vector>
 
+#include "cache_line_allocator.hpp"
 #include "problem.hpp"
 
 namespace convcheck::optimized::detail {
 
 struct BlockedWeights {
-    std::vector<float> weights, bias;  // bias empty when there is none
+    CacheLineFloats weights, bias;  // 64-byte aligned; bias empty when there is none
     int vector_blocks = 1;             // NB
     i64 oc_super_blocks = 1;           // OCS
     i64 ic_block = 1;                  // input channels per cache block
