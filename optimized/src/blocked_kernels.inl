@@ -24,8 +24,8 @@ struct TileArgs {
     const float* w;             // packed weights of this (g, ocs), at [tap 0][ic0]: [taps][ICg][NB*W]
     const float* bias;          // packed bias of this (g, ocs), or null
     bool accumulate;            // start from y (a later input-channel block) instead of the bias
-    float* y;                   // y at the tile's first pixel, first channel of the block
-    i64 y_pixel_step;           // O
+    float* y;                   // y at the block's first channel (of the run's plane)
+    const i64* y_offsets;       // per pixel of the tile: its output's offset from y
     i64 oc_valid;               // channels of the block that exist (<= NB*W)
     const i64* next_offsets;    // per pixel of the next tile (R of them): its offset from x, to prefetch; or null
 };
@@ -38,7 +38,7 @@ void blocked_tile(const TileArgs& a) {
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) off[r] = a.x_offsets[r];
     if (a.accumulate) {
-        load_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
+        load_tile_at<R, NB>(acc, [&](int r) { return a.y + a.y_offsets[r]; }, a.oc_valid);
     } else {
 #pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) {
@@ -73,7 +73,7 @@ void blocked_tile(const TileArgs& a) {
             }
         }
     }
-    store_tile<R, NB>(acc, a.y, a.y_pixel_step, a.oc_valid);
+    store_tile_at<R, NB>(acc, [&](int r) { return a.y + a.y_offsets[r]; }, a.oc_valid);
 }
 
 using BlockedTileFn = void (*)(const TileArgs&);
@@ -106,14 +106,35 @@ int tile_width(int vector_blocks) { return kTileWidth[vector_blocks]; }
 
 namespace {
 
-// The taps a tile of output rows [oh_first, oh_last] (in plane od) visits: every (kd, kh) whose input
-// row lies inside the input for at least one of its rows, with all kw. A tap that lies in the
-// padding for every pixel of the tile only adds zeros, so it is skipped (as oneDNN does); the
-// list depends only on the tile, never on the thread count.
-// With merge_kw, only the kw = 0 tap of each kept (kd, kh) is listed: the caller runs the kw taps as
-// one longer input-channel loop (see blocked_pixels).
-i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, bool merge_kw, i64* list) {
+// The output positions along axis a (1 or 2) whose every tap lies inside the input: [lo[a], end[a]).
+void interior_ranges(const Geometry& g, i64* lo, i64* end) {
+    for (int axis = 1; axis < 3; ++axis) {
+        const i64 reach = (g.kernel[axis] - 1) * g.dilation[axis];
+        lo[axis] = (g.pad_begin[axis] + g.stride[axis] - 1) / g.stride[axis];
+        const i64 last = g.in[axis] - 1 + g.pad_begin[axis] - reach;  // o * stride <= last
+        end[axis] = last < 0 ? 0 : last / g.stride[axis] + 1;
+    }
+}
+
+// The taps a tile whose pixels lie in output rows [oh_first, oh_last] and columns [ow_first, ow_last]
+// (of plane od) visits: every (kd, kh, kw) whose input pixel lies inside the input for at least one
+// pixel of that rectangle. A tap that lies in the padding for every pixel of the tile only adds zeros,
+// so it is skipped (as oneDNN does; the reference sums the taps inside the input only); the list
+// depends only on the tile, never on the thread count. The kw taps kept are consecutive, [kw_first,
+// kw_first + *kw_count): with merge_kw only kw_first is listed per kept (kd, kh), and the caller runs
+// the kw taps as one input-channel loop of *kw_count times as many channels (see blocked_pixels).
+i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, i64 ow_first, i64 ow_last, bool merge_kw,
+              i64* list, i64* kw_count) {
+    i64 kw_first = 0, kw_end = 0;
+    for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
+        const i64 iw_first = ow_first * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+        const i64 iw_last = ow_last * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+        if (iw_last < 0) kw_first = kw + 1;
+        if (iw_first < g.in[2]) kw_end = kw + 1;
+    }
+    *kw_count = kw_end > kw_first ? kw_end - kw_first : 0;
     i64 count = 0;
+    if (*kw_count == 0) return 0;
     for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
         const i64 id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
         if (id < 0 || id >= g.in[0]) continue;
@@ -121,7 +142,7 @@ i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, bool merge_k
             const i64 ih_first = oh_first * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
             const i64 ih_last = oh_last * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
             if (ih_last < 0 || ih_first >= g.in[1]) continue;
-            for (i64 kw = 0; kw < (merge_kw ? 1 : g.kernel[2]); ++kw)
+            for (i64 kw = kw_first; kw < (merge_kw ? kw_first + 1 : kw_end); ++kw)
                 list[count++] = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
         }
     }
@@ -132,14 +153,21 @@ i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, bool merge_k
 struct PixelRun {
     const float* x = nullptr;          // the tap-0 input of the pixels' plane, channel grp*ICg
     const i64* x_offsets = nullptr;    // per pixel: its offset from x
+    float* y = nullptr;                // the plane's output, first channel of the block
+    const i64* y_offsets = nullptr;    // per pixel: its output's offset from y
     const i64* rows = nullptr;         // per pixel: its output row in plane od, or null: every tap
+    const i64* cols = nullptr;         // per pixel: its output column (with rows)
     i64 od = 0;
-    float* y = nullptr;                // the first pixel's output, first channel of the block
-    i64 y_pixel_step = 0;              // pixel i's output is at y + i * y_pixel_step
     i64 count = 0, grp = 0, ocs = 0;
+    // the pixels in groups of like taps (blocked_items): group k is [group_ends[k-1], group_ends[k]) (from
+    // 0); null: one group
+    const i64* group_ends = nullptr;
+    i64 groups = 1;
 };
 
-// The run's pixels, every input-channel block in turn, in register tiles. scratch: two tap lists
+// The run's pixels, every input-channel block in turn, in register tiles: each group of pixels in tiles
+// of as equal sizes as the widest tile allows (49 pixels in tiles of 6: five of 5 and four of 6, not eight
+// of 6 and one of 1, which streams every weight for one pixel). scratch: two tap lists
 // (BlockedProblem::scratch_elements()).
 void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) {
     const Geometry& g = *p.geometry;
@@ -147,18 +175,16 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     const int full = kTileWidth[nb];
     const i64 block = static_cast<i64>(nb) * W;
     const i64 taps = g.taps(), count = run.count;
-    const BlockedTileFn full_tile = blocked_tile_for(nb, full);
-    const BlockedTileFn last_tile = count % full ? blocked_tile_for(nb, static_cast<int>(count % full)) : nullptr;
     // When the kw taps of a kernel row read consecutive input (dilation_w 1, one group, no channel
     // padding, one input-channel block), the pairs (kw, ic) are KW*ICg consecutive floats of the input
-    // and of the packed weights: the kernel runs them as one input-channel loop of KW*ICg. The
-    // products and their order are exactly those of the tap-by-tap loop.
+    // and of the packed weights: the kernel runs them as one input-channel loop of KW*ICg (of the kw
+    // taps the tile keeps). The products and their order are exactly those of the tap-by-tap loop.
     const bool merge_kw = g.dilation[2] == 1 && g.groups == 1 && g.channel_stride == g.in_per_group &&
                           p.ic_block >= g.in_per_group && g.kernel[2] > 1;
     const i64 merged = merge_kw ? g.kernel[2] : 1;
     i64* all_taps = scratch;
     i64* some_taps = scratch + taps;
-    i64 all_count = 0;
+    i64 all_count = 0, kw_count = 0;
     for (i64 t = 0; t < taps; t += merged) all_taps[all_count++] = t;
     // A 1x1 layer with one output-channel super block (each input pixel is read once) and more input
     // than kPrefetchInputAbove (per ISA): each full tile prefetches the next tile's input into L1 as it
@@ -175,42 +201,60 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     a.tap_offsets = p.tap_offsets;
     a.in_per_group = g.in_per_group;
     a.bias = p.bias ? p.bias + (run.grp * p.oc_super_blocks + run.ocs) * block : nullptr;
-    a.y_pixel_step = run.y_pixel_step;
+    a.y = run.y;
     a.oc_valid = min_i64(block, g.out_per_group - run.ocs * block);
     const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * taps * g.in_per_group * block;
-    // When every tap lies inside the input for the run's first and last rows, it does for every row
-    // between them (the run's rows ascend): each tile visits every tap, as tile_taps would list them
-    const bool every_tap = run.rows == nullptr ||
-                           (tile_taps(g, run.od, run.rows[0], run.rows[0], merge_kw, some_taps) == all_count &&
-                            tile_taps(g, run.od, run.rows[count - 1], run.rows[count - 1], merge_kw, some_taps) == all_count);
-    const auto set_taps = [&](i64 first, i64 n) {
-        if (every_tap) {
+    // Every kd inside the input (plane od), and the rows and columns whose every tap is inside: a tile of
+    // pixels in that rectangle visits every tap, as would a run of them (tile_taps would list them all)
+    bool plane_inside = true;
+    for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
+        const i64 id = run.od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+        plane_inside = plane_inside && id >= 0 && id < g.in[0];
+    }
+    i64 inner[3], inner_end[3];
+    interior_ranges(g, inner, inner_end);
+    // whether pixels [first, first + n) lie inside; their bounding rectangle [r0, r1] x [c0, c1]
+    i64 r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+    const auto inside = [&](i64 first, i64 n) {
+        r0 = r1 = run.rows[first], c0 = c1 = run.cols[first];
+        for (i64 i = first + 1; i < first + n; ++i) {
+            r0 = run.rows[i] < r0 ? run.rows[i] : r0, r1 = run.rows[i] > r1 ? run.rows[i] : r1;
+            c0 = run.cols[i] < c0 ? run.cols[i] : c0, c1 = run.cols[i] > c1 ? run.cols[i] : c1;
+        }
+        return plane_inside && r0 >= inner[1] && r1 < inner_end[1] && c0 >= inner[2] && c1 < inner_end[2];
+    };
+    const bool every_tap = run.rows == nullptr || inside(0, count);
+    // the tile's taps and its input-channel loop's length, for input-channel block [ic0, ic0 + ic_count)
+    const auto set_taps = [&](i64 first, i64 n, i64 ic_count) {
+        if (every_tap || inside(first, n)) {
             a.tap_list = all_taps;
             a.taps = all_count;
+            a.ic_count = ic_count * merged;
         } else {
             a.tap_list = some_taps;
-            a.taps = tile_taps(g, run.od, run.rows[first], run.rows[first + n - 1], merge_kw, some_taps);
+            a.taps = tile_taps(g, run.od, r0, r1, c0, c1, merge_kw, some_taps, &kw_count);
+            a.ic_count = ic_count * (merge_kw ? kw_count : 1);
         }
     };
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
-        a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0) * merged;
+        const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
         a.accumulate = ic0 > 0;
         a.x = run.x + ic0;
         a.w = w + ic0 * block;
-        i64 i = 0;
-        for (; i + full <= count; i += full) {
-            a.x_offsets = run.x_offsets + i;
-            a.next_offsets = prefetch && i + 2 * full <= count ? run.x_offsets + i + full : nullptr;
-            a.y = run.y + i * run.y_pixel_step;
-            set_taps(i, full);
-            full_tile(a);
-        }
-        if (i < count) {
-            a.x_offsets = run.x_offsets + i;
-            a.next_offsets = nullptr;
-            a.y = run.y + i * run.y_pixel_step;
-            set_taps(i, count - i);
-            last_tile(a);
+        for (i64 group = 0, i = 0; group < run.groups; ++group) {
+            const i64 end = run.group_ends ? run.group_ends[group] : count, pixels = end - i;
+            const i64 tiles = (pixels + full - 1) / full, small = pixels / tiles, bigger = pixels % tiles;
+            const BlockedTileFn small_tile = blocked_tile_for(nb, static_cast<int>(small));
+            const BlockedTileFn big_tile = bigger ? blocked_tile_for(nb, static_cast<int>(small + 1)) : nullptr;
+            for (i64 k = 0; k < tiles; ++k) {
+                const i64 n = k < bigger ? small + 1 : small;
+                a.x_offsets = run.x_offsets + i;
+                a.y_offsets = run.y_offsets + i;
+                a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
+                set_taps(i, n, ic_count);
+                (k < bigger ? big_tile : small_tile)(a);
+                i += n;
+            }
         }
     }
 }
@@ -220,30 +264,124 @@ constexpr i64 kMaxChunk = 1024;
 }  // namespace
 
 void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64* scratch) {
-    i64 offsets[kMaxChunk];
+    i64 x_offsets[kMaxChunk], y_offsets[kMaxChunk];
     PixelRun run;
-    run.x_offsets = offsets;
-    run.y_pixel_step = segment.y_pixel_step;
+    run.x_offsets = x_offsets;
+    run.y_offsets = y_offsets;
     run.grp = segment.grp;
     run.ocs = segment.ocs;
     for (i64 i0 = 0; i0 < segment.count; i0 += kMaxChunk) {
         run.count = min_i64(kMaxChunk, segment.count - i0);
-        for (i64 i = 0; i < run.count; ++i) offsets[i] = i * segment.x_pixel_step;
+        for (i64 i = 0; i < run.count; ++i) x_offsets[i] = i * segment.x_pixel_step, y_offsets[i] = i * segment.y_pixel_step;
         run.x = segment.x + i0 * segment.x_pixel_step;
         run.y = segment.y + i0 * segment.y_pixel_step;
         blocked_pixels(p, run, scratch);
     }
 }
 
+namespace {
+
+// The taps of kernel axis `axis` (1 or 2) that output position o reads inside the input, [*first, *end),
+// as a class: 0 when every tap is inside, else 1 + first * (K + 1) + end.
+i64 tap_class(const Geometry& g, int axis, i64 o) {
+    const i64 k = g.kernel[axis], at = o * g.stride[axis] - g.pad_begin[axis];
+    i64 first = 0, end = 0;
+    for (i64 t = 0; t < k; ++t) {
+        const i64 i = at + t * g.dilation[axis];
+        if (i < 0) first = t + 1;
+        if (i < g.in[axis]) end = t + 1;
+    }
+    return first == 0 && end == k ? 0 : 1 + first * (k + 1) + end;
+}
+
+constexpr int kMaxGroups = 16;
+// Pixels are grouped (group_pixels) when each one's products per output channel, taps x ICg, are at least
+// this many: conv1 (7x7 over 3 channels, 147) ran 8 % slower grouped, the grouping costing more than the
+// taps it skips (docs/performance-forward-padding.md)
+constexpr i64 kGroupFrom = 256;
+
+// A chunk's pixels regrouped by the taps they read, as oneDNN's kernels emit no product of a padding
+// zero: a tile of pixels that skip the same taps skips them all. The classes: the interior, each class of
+// border row (all its columns: a corner's taps are a subset of its row's), each class of border column
+// among the interior rows. Each class in ascending order gives as many whole tiles (of `full` pixels) as
+// it fills, one group each; what is left of every class forms the last group, in tiles of mixed pixels
+// (which visit the union of their taps): no tile narrower than it must be. Within a group the pixels
+// keep their raster order. Sets order[i] (the raster index of the i-th pixel) and the groups' ends;
+// returns the number of groups, which depends on the chunk alone. Over kMaxGroups - 1 classes: one group
+// in raster order.
+i64 group_pixels(const Geometry& g, i64 count, const i64* rows, const i64* cols, int full, i64* order, i64* group_ends) {
+    const i64 column_classes = (g.kernel[2] + 1) * (g.kernel[2] + 1) + 1;
+    i64 inner[3], inner_end[3];
+    interior_ranges(g, inner, inner_end);
+    const auto classify = [&](int axis, i64 o) {
+        return o >= inner[axis] && o < inner_end[axis] ? 0 : tap_class(g, axis, o);
+    };
+    // per pixel its class's index (classes numbered as met); runs of one class cost one comparison
+    i64 class_of[kMaxChunk], distinct[kMaxGroups], members[kMaxGroups], classes = 0, last_row = -1, row_key = 0;
+    for (i64 i = 0, c = -1; i < count; ++i) {
+        if (rows[i] != last_row) last_row = rows[i], row_key = classify(1, rows[i]) * column_classes;
+        const i64 key = row_key != 0 ? row_key : classify(2, cols[i]);
+        if (c < 0 || distinct[c] != key) {
+            c = 0;
+            while (c < classes && distinct[c] != key) ++c;
+            if (c == classes) {
+                if (classes == kMaxGroups - 1) {
+                    for (i64 j = 0; j < count; ++j) order[j] = j;
+                    group_ends[0] = count;
+                    return 1;
+                }
+                distinct[classes] = key;
+                members[classes++] = 0;
+            }
+        }
+        class_of[i] = c;
+        ++members[c];
+    }
+    // the classes in ascending key order (the interior, 0, first); each one's whole tiles start at
+    // whole_at[c], its rest at rest_at[c] (after every class's whole tiles)
+    i64 sorted[kMaxGroups], whole[kMaxGroups], whole_at[kMaxGroups], rest_at[kMaxGroups], taken[kMaxGroups];
+    for (i64 c = 0; c < classes; ++c) {
+        i64 d = c;
+        for (; d > 0 && distinct[sorted[d - 1]] > distinct[c]; --d) sorted[d] = sorted[d - 1];
+        sorted[d] = c;
+    }
+    i64 groups = 0, at = 0;
+    for (i64 k = 0; k < classes; ++k) {
+        const i64 c = sorted[k];
+        whole[c] = members[c] / full * full;
+        whole_at[c] = at;
+        taken[c] = 0;
+        at += whole[c];
+        if (whole[c] > 0) group_ends[groups++] = at;
+    }
+    for (i64 k = 0; k < classes; ++k) {
+        const i64 c = sorted[k];
+        rest_at[c] = at;
+        at += members[c] - whole[c];
+    }
+    if (groups == 0 || group_ends[groups - 1] < count) group_ends[groups++] = count;
+    for (i64 i = 0; i < count; ++i) {
+        const i64 c = class_of[i], t = taken[c]++;
+        const i64 to = t < whole[c] ? whole_at[c] + t : rest_at[c] + t - whole[c];
+        order[to] = i;
+    }
+    return groups;
+}
+
+}  // namespace
+
 void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     const i64 block = static_cast<i64>(p.vector_blocks) * W;
     const i64 cs = g.channel_stride, chunks = p.chunks_per_plane(), plane = g.out[1] * g.out[2];
-    i64 offsets[kMaxChunk], rows[kMaxChunk];
+    i64 raster_rows[kMaxChunk], raster_cols[kMaxChunk], order[kMaxChunk];
+    i64 x_offsets[kMaxChunk], y_offsets[kMaxChunk], rows[kMaxChunk], cols[kMaxChunk], group_ends[kMaxGroups];
     PixelRun run;
-    run.x_offsets = offsets;
+    run.x_offsets = x_offsets;
+    run.y_offsets = y_offsets;
     run.rows = rows;
-    run.y_pixel_step = g.out_channels;
+    run.cols = cols;
+    run.group_ends = group_ends;
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost
@@ -256,13 +394,27 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 grp = rest % g.groups;
         const i64 n = rest / g.groups;
         const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
-        if (chunk != offsets_chunk) {  // the pixels' offsets and rows depend on the chunk alone
+        if (chunk != offsets_chunk) {  // the pixels, their order and groups depend on the chunk alone
             const i64 OW = g.out[2], row_step = g.stride[1] * g.padded[2] * cs, col_step = g.stride[2] * cs;
             const i64 row_begin = p.xp_first_row * g.padded[2] * cs;
             for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
-                offsets[i] = oh * row_step - row_begin + ow * col_step;
-                rows[i] = oh;
+                raster_rows[i] = oh;
+                raster_cols[i] = ow;
                 if (++ow == OW) ow = 0, ++oh;
+            }
+            if (g.taps() * g.in_per_group >= kGroupFrom) {
+                run.groups = group_pixels(g, count, raster_rows, raster_cols, kTileWidth[p.vector_blocks], order, group_ends);
+            } else {
+                run.groups = 1;
+                group_ends[0] = count;
+                for (i64 i = 0; i < count; ++i) order[i] = i;
+            }
+            for (i64 i = 0; i < count; ++i) {
+                const i64 oh = raster_rows[order[i]], ow = raster_cols[order[i]];
+                x_offsets[i] = oh * row_step - row_begin + ow * col_step;
+                y_offsets[i] = (oh * OW + ow - p0) * g.out_channels;
+                rows[i] = oh;
+                cols[i] = ow;
             }
             offsets_chunk = chunk;
         }

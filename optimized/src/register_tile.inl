@@ -1,7 +1,7 @@
 // A register tile's way to and from memory, written once for every kernel (blocked and depthwise)
 // over the ISA vocabulary of isa_avx512.hpp / isa_avx2.hpp. A tile is R output pixels times NB
 // vectors of channels: acc[r * NB + j] holds channels [j*W, j*W + W) of pixel r, and pixel r lives at
-// y + r * y_pixel_step. Only the first `valid` channels of a pixel may be touched: in a partial block
+// at(r): y + r * y_pixel_step, or y + y_offsets[r] for pixels anywhere (the blocked kernel's bands). Only the first `valid` channels of a pixel may be touched: in a partial block
 // the channels past `valid` belong to the next group or do not exist. A full tile moves straight
 // between registers and y; a partial one goes through a copy on the stack. Both are always inlined
 // into their kernel, where R and NB are constants, so acc stays in registers.
@@ -11,14 +11,14 @@ namespace {
 
 inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
 
-template <int R, int NB>
-[[gnu::always_inline]] inline void store_tile(const vf* acc, float* y, i64 y_pixel_step, i64 valid) {
+template <int R, int NB, typename At>
+[[gnu::always_inline]] inline void store_tile_at(const vf* acc, const At& at, i64 valid) {
     constexpr int B = NB * W;
     if (valid == B) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
-            for (int j = 0; j < NB; ++j) store(y + r * y_pixel_step + j * W, acc[r * NB + j]);
+            for (int j = 0; j < NB; ++j) store(at(r) + j * W, acc[r * NB + j]);
         return;
     }
     float tile[R * B];
@@ -27,27 +27,37 @@ template <int R, int NB>
 #pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) store(tile + r * B + j * W, acc[r * NB + j]);
     for (int r = 0; r < R; ++r)
-        for (i64 c = 0; c < valid; ++c) y[r * y_pixel_step + c] = tile[r * B + c];
+        for (i64 c = 0; c < valid; ++c) at(r)[c] = tile[r * B + c];
+}
+
+template <int R, int NB>
+[[gnu::always_inline]] inline void store_tile(const vf* acc, float* y, i64 y_pixel_step, i64 valid) {
+    store_tile_at<R, NB>(acc, [=](int r) { return y + r * y_pixel_step; }, valid);
 }
 
 // The reverse, for a kernel that continues a partial sum held in y: channels past `valid` read as 0.
-template <int R, int NB>
-[[gnu::always_inline]] inline void load_tile(vf* acc, const float* y, i64 y_pixel_step, i64 valid) {
+template <int R, int NB, typename At>
+[[gnu::always_inline]] inline void load_tile_at(vf* acc, const At& at, i64 valid) {
     constexpr int B = NB * W;
     if (valid == B) {
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
-            for (int j = 0; j < NB; ++j) acc[r * NB + j] = load(y + r * y_pixel_step + j * W);
+            for (int j = 0; j < NB; ++j) acc[r * NB + j] = load(at(r) + j * W);
         return;
     }
     float tile[R * B];
     for (int r = 0; r < R; ++r)
-        for (i64 c = 0; c < B; ++c) tile[r * B + c] = c < valid ? y[r * y_pixel_step + c] : 0.0f;
+        for (i64 c = 0; c < B; ++c) tile[r * B + c] = c < valid ? at(r)[c] : 0.0f;
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) acc[r * NB + j] = load(tile + r * B + j * W);
+}
+
+template <int R, int NB>
+[[gnu::always_inline]] inline void load_tile(vf* acc, const float* y, i64 y_pixel_step, i64 valid) {
+    load_tile_at<R, NB>(acc, [=](int r) { return y + r * y_pixel_step; }, valid);
 }
 
 }  // namespace

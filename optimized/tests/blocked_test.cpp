@@ -8,7 +8,10 @@
 // order, in chunks of input channels.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -68,4 +71,51 @@ TEST(Blocked, FiveAndSixVectorBlocksWhereTheWeightsStayInL1) {
         "conv:c=8,o=192,g=2,in=10x10,k=1x1,bias=1,data=nxc",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 13)) << text;
+}
+
+// A chunk's pixels in groups of like taps (blocked_kernels.inl, group_pixels): the interior, border rows,
+// border columns in whole register tiles, what is left in tiles of mixed pixels; tiles of as equal sizes
+// as the widest allows, and each tile's taps from its pixels' rows and columns. Grouped layers (taps x ICg
+// >= 256) with pads on both sides, strides, dilations (the kw taps one by one), several input-channel
+// blocks, 3-D planes in the padding, planes smaller than a tile and chunks that end inside rows; more
+// classes of border columns than groups (a 1x17 kernel with pads 8: one group in raster order); ungrouped
+// layers (conv1-like) with the same tap lists.
+TEST(Blocked, BorderPixelsInGroupsOfLikeTapsAgreeExactly) {
+    const char* cases[] = {
+        "conv:c=32,o=64,in=14x14,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=64,o=48,in=7x7,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        "conv:c=32,o=40,in=28x27,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=32,o=24,in=33x29,k=3x3,d=6x5,pb=6x5,pe=6x5,bias=1,data=nxc",
+        "conv:c=160,o=12,in=11x13,k=5x5,pb=2x3,pe=3x1,bias=1,data=nxc",
+        "conv:c=16,o=16,in=5x9x10,k=3x3x3,pb=2x1x1,pe=2x1x1,bias=1,data=nxc",
+        "conv:c=64,o=32,in=3x4,k=3x3,pb=2x2,pe=2x2,data=nxc",
+        "conv:c=16,o=16,in=9x40,k=1x17,pb=0x8,pe=0x8,bias=1,data=nxc",
+        "conv:c=3,o=64,in=45x47,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 17)) << text;
+}
+
+// The reference adds the taps inside the input only; a tile of border pixels skips the taps that lie in
+// the padding for all of them, so an infinite weight on such a tap cannot meet a padding zero (inf x 0 =
+// NaN) there. 14x14 with pads 1, 64 output channels: on both ISAs a tile is 6 pixels, the first chunk
+// holds rows 1-12 of the left column, 12 pixels: two whole tiles of border pixels, which must give the
+// reference's finite outputs with an infinite weight on every kw = 0 tap.
+TEST(Blocked, ATileOfBorderPixelsSkipsTheColumnTapsInThePadding) {
+    const ConvDescriptor d = parse_descriptor("conv:c=32,o=64,in=14x14,k=3x3,pb=1x1,pe=1x1,data=nxc");
+    std::vector<double> src(static_cast<std::size_t>(d.src_elements())), weights(d.weights_elements()), bias;
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = 1.0 + static_cast<double>(i % 5);
+    for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = i % 3 == 0 ? std::numeric_limits<double>::infinity() : 1.0;
+    const auto want = reference::convolution_summation(d, src, weights, bias);
+    for (const Path path : {Path::blocked_avx2, Path::blocked_avx512}) {
+        if (!why_unavailable(d, path).empty()) continue;
+        Buffers b = make_buffers(d, src, weights, bias);
+        const std::vector<double> got = run_optimized(d, b, Options{1, path});
+        // weights [O][I][3][3]: index i % 3 == 0 is kw = 0 (9 taps per (o, i) and 9 % 3 == 0)
+        for (std::int64_t o = 0; o < 64; ++o)
+            for (std::int64_t oh = 1; oh <= 12; ++oh) {
+                const std::size_t at = static_cast<std::size_t>((o * 14 + oh) * 14);
+                ASSERT_TRUE(std::isfinite(want.dst[at])) << oh;
+                EXPECT_EQ(got[at], want.dst[at]) << to_string(path) << " o=" << o << " oh=" << oh;
+            }
+    }
 }

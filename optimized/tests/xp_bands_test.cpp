@@ -92,6 +92,8 @@ TEST(XpBands, BandsOfRowsGiveTheWholeImagesBits) {
     check("conv:n=1,c=5,o=8,in=33x128,k=5x3,s=2x2,d=4x2,pb=9x3,pe=3x0,dt=f16,data=nxc,wei=xio"); // widened
     check("conv:n=1,c=24,o=16,g=2,in=30x64,k=3x3,d=7x7,pb=8x7,pe=7x7,dt=bf16");                  // groups
     check("conv:n=1,c=16,o=48,in=60x64,k=1x1,s=2x2,pb=7x3,pe=7x3,bias=1");  // 1x1: super blocks innermost
+    // pixels in groups of like taps (taps x ICg >= 256): the same groups in every band
+    check("conv:n=1,c=32,o=16,in=30x64,k=3x3,d=6x9,pb=5x9,pe=7x9,bias=1,data=nxc");
 }
 
 // Planes: a 3-D image in bands of output planes.
