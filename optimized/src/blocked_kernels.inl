@@ -382,6 +382,11 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     run.rows = rows;
     run.cols = cols;
     run.group_ends = group_ends;
+    // group the pixels (group_pixels) only where some are border pixels and enough products are at stake
+    i64 inner[3], inner_end[3];
+    interior_ranges(g, inner, inner_end);
+    const bool bordered = inner[1] > 0 || inner_end[1] < g.out[1] || inner[2] > 0 || inner_end[2] < g.out[2];
+    const bool grouped = bordered && g.taps() * g.in_per_group >= kGroupFrom;
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost
@@ -397,24 +402,27 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         if (chunk != offsets_chunk) {  // the pixels, their order and groups depend on the chunk alone
             const i64 OW = g.out[2], row_step = g.stride[1] * g.padded[2] * cs, col_step = g.stride[2] * cs;
             const i64 row_begin = p.xp_first_row * g.padded[2] * cs;
-            for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
-                raster_rows[i] = oh;
-                raster_cols[i] = ow;
-                if (++ow == OW) ow = 0, ++oh;
-            }
-            if (g.taps() * g.in_per_group >= kGroupFrom) {
-                run.groups = group_pixels(g, count, raster_rows, raster_cols, kTileWidth[p.vector_blocks], order, group_ends);
-            } else {
-                run.groups = 1;
-                group_ends[0] = count;
-                for (i64 i = 0; i < count; ++i) order[i] = i;
-            }
-            for (i64 i = 0; i < count; ++i) {
-                const i64 oh = raster_rows[order[i]], ow = raster_cols[order[i]];
+            const auto place = [&](i64 i, i64 oh, i64 ow) {
                 x_offsets[i] = oh * row_step - row_begin + ow * col_step;
                 y_offsets[i] = (oh * OW + ow - p0) * g.out_channels;
                 rows[i] = oh;
                 cols[i] = ow;
+            };
+            if (grouped) {
+                for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
+                    raster_rows[i] = oh;
+                    raster_cols[i] = ow;
+                    if (++ow == OW) ow = 0, ++oh;
+                }
+                run.groups = group_pixels(g, count, raster_rows, raster_cols, kTileWidth[p.vector_blocks], order, group_ends);
+                for (i64 i = 0; i < count; ++i) place(i, raster_rows[order[i]], raster_cols[order[i]]);
+            } else {
+                run.groups = 1;
+                group_ends[0] = count;
+                for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
+                    place(i, oh, ow);
+                    if (++ow == OW) ow = 0, ++oh;
+                }
             }
             offsets_chunk = chunk;
         }
