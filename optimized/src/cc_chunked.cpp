@@ -32,6 +32,20 @@ void cc_contract_cl_here(const CcContractProblem& p, const float* ring, const i6
         avx2::cc_contract_cl(p, ring, row_offset, h, p0, count, z);
 }
 
+void cc_pack_planes_here(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
+    if (cpu_has_avx512())
+        avx512::cc_pack_planes(src, channels, width, plane, dst);
+    else
+        avx2::cc_pack_planes(src, channels, width, plane, dst);
+}
+
+void cc_store_planes_here(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
+    if (cpu_has_avx512())
+        avx512::cc_store_planes(y, count, channels, bias, dst, plane);
+    else
+        avx2::cc_store_planes(y, count, channels, bias, dst, plane);
+}
+
 using i64 = std::int64_t;
 
 namespace {
@@ -136,7 +150,7 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                 for (i64 iy = rows[0]; iy < rows[1]; ++iy) {
                     const i64 key = n * d.input_size[0] + iy, slot = iy % ring_rows_;
                     if (ring_row[slot] == key) continue;
-                    avx2::cc_pack_planes(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
+                    cc_pack_planes_here(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
                     ring_row[slot] = key;
                 }
                 cc_contract_cl_here(net_->contract, ring, row_offset_.data(), h, p0, count, z);
@@ -153,8 +167,8 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     else
                         avx2::blocked_segment(gemm_problem_, segment, scratch.data());
                 }
-                avx2::cc_store_planes(y, count, Cout, bias_.empty() ? nullptr : bias_.data(), dst + n * Cout * pixels + p0,
-                                      pixels);
+                cc_store_planes_here(y, count, Cout, bias_.empty() ? nullptr : bias_.data(), dst + n * Cout * pixels + p0,
+                                     pixels);
             }
         }
         meter.count_out(chunk_bytes_);
