@@ -70,20 +70,24 @@ inline __attribute__((always_inline)) void first_layer(i64 h1, vf slope, float s
     }
 }
 
+// The second layer for the n pairs gathered (a1, taps), kTaps at once (the last group may be shorter).
+// Not inlined: inside the gathering loop its registers pushed the loop's pointers to the stack.
+template <int H1>
+[[gnu::noinline]] void second_layer_pairs(const CcHiddenProblem& p, i64 n, const float* a1, const i64* taps, float* h) {
+    const i64 vectors = p.h2p / W;
+    for (i64 t0 = 0; t0 < n; t0 += kTaps) {
+        const i64 t = n - t0 < kTaps ? n - t0 : kTaps;
+        i64 v0 = 0;
+        for (; v0 + 2 <= vectors; v0 += 2) second_layer_taps<2, H1>(t, p, a1 + t0 * p.h1, taps + t0, v0, h);
+        if (v0 < vectors) second_layer_taps<1, H1>(t, p, a1 + t0 * p.h1, taps + t0, v0, h);
+    }
+}
+
 // cc_hidden_features with h1 = H1 if H1 > 0.
 template <int H1>
 void hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h) {
-    const i64 K = p.kh * p.kw, vectors = p.h2p / W;
-    // the second layer for the n pairs gathered so far, kTaps at once (the last group may be shorter)
-    const auto flush = [&p, a1, taps, h, vectors](i64 n) {
-        for (i64 t0 = 0; t0 < n; t0 += kTaps) {
-            const i64 t = n - t0 < kTaps ? n - t0 : kTaps;
-            i64 v0 = 0;
-            for (; v0 + 2 <= vectors; v0 += 2) second_layer_taps<2, H1>(t, p, a1 + t0 * p.h1, taps + t0, v0, h);
-            if (v0 < vectors) second_layer_taps<1, H1>(t, p, a1 + t0 * p.h1, taps + t0, v0, h);
-        }
-    };
-    i64 n = 0;  // (not captured by flush: it stays in a register)
+    const i64 K = p.kh * p.kw;
+    i64 n = 0;  // pairs gathered
     // the problem's fields in locals: the stores to a1 and taps may not alias them
     const i64 h1 = H1 ? H1 : p.h1, kh = p.kh, kw = p.kw, out_w = p.out_w;
     const float slope_f32 = p.slope_f32;
@@ -98,11 +102,11 @@ void hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64
             for (i64 tap = i * K + y * kw + rx.lo, end = tap + rx.hi - rx.lo; tap < end; ++tap, ax += h1) {
                 first_layer(h1, slope, slope_f32, ay, ax, a1 + n * h1);
                 taps[n++] = tap;
-                if (n == kHiddenPairs) flush(n), n = 0;
+                if (n == kHiddenPairs) second_layer_pairs<H1>(p, n, a1, taps, h), n = 0;
             }
         }
     }
-    flush(n);
+    second_layer_pairs<H1>(p, n, a1, taps, h);
 }
 
 }  // namespace
