@@ -22,7 +22,9 @@ struct TileArgs {
     const i64* tap_list;        // the taps this tile visits (those inside the input for some pixel of it)
     i64 taps, in_per_group, ic_count;  // taps: entries of tap_list
     const float* w;             // packed weights of this (g, ocs), at [tap 0][ic0]: [taps][ICg][NB*W]
+    i64 w_ic_step;              // floats from one input channel's NB*W weights to the next's (NB*W when packed)
     const float* bias;          // packed bias of this (g, ocs), or null
+    const float* pixel_bias;    // or per pixel of the tile: one value for all its channels (or null)
     bool accumulate;            // start from y (a later input-channel block) instead of the bias
     float* y;                   // y at the block's first channel (of the run's plane)
     const i64* y_offsets;       // per pixel of the tile: its output's offset from y
@@ -32,7 +34,6 @@ struct TileArgs {
 
 template <int NB, int R>
 void blocked_tile(const TileArgs& a) {
-    constexpr int B = NB * W;
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     i64 off[R];
 #pragma GCC unroll 16
@@ -44,13 +45,13 @@ void blocked_tile(const TileArgs& a) {
         for (int j = 0; j < NB; ++j) {
             const vf b = a.bias ? load(a.bias + j * W) : zero();
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) acc[r * NB + j] = b;
+            for (int r = 0; r < R; ++r) acc[r * NB + j] = a.pixel_bias ? broadcast(a.pixel_bias + r) : b;
         }
     }
     for (i64 tt = 0; tt < a.taps; ++tt) {
         const i64 t = a.tap_list[tt];
         const float* px = a.x + a.tap_offsets[t];
-        const float* w = a.w + t * a.in_per_group * B;
+        const float* w = a.w + t * a.in_per_group * a.w_ic_step;
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
         // next tile's input arrives while this one computes; without, one pass over all the channels
         const i64 chunk = a.next_offsets ? W : a.ic_count;
@@ -69,7 +70,7 @@ void blocked_tile(const TileArgs& a) {
 #pragma GCC unroll 8
                     for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
                 }
-                w += B;
+                w += a.w_ic_step;
             }
         }
     }
@@ -163,6 +164,7 @@ struct PixelRun {
     // 0); null: one group
     const i64* group_ends = nullptr;
     i64 groups = 1;
+    const float* pixel_bias = nullptr;  // BlockedSegment::pixel_bias
 };
 
 // The run's pixels, every input-channel block in turn, in register tiles: each group of pixels in tiles
@@ -203,7 +205,9 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     a.bias = p.bias ? p.bias + (run.grp * p.oc_super_blocks + run.ocs) * block : nullptr;
     a.y = run.y;
     a.oc_valid = min_i64(block, g.out_per_group - run.ocs * block);
-    const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * taps * g.in_per_group * block;
+    a.w_ic_step = p.weights_ic_step > 0 ? p.weights_ic_step : block;
+    const i64 w_block_step = p.weights_block_step > 0 ? p.weights_block_step : taps * g.in_per_group * block;
+    const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * w_block_step;
     // Every kd inside the input (plane od), and the rows and columns whose every tap is inside: a tile of
     // pixels in that rectangle visits every tap, as would a run of them (tile_taps would list them all)
     bool plane_inside = true;
@@ -240,7 +244,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
         a.accumulate = ic0 > 0;
         a.x = run.x + ic0;
-        a.w = w + ic0 * block;
+        a.w = w + ic0 * a.w_ic_step;
         for (i64 group = 0, i = 0; group < run.groups; ++group) {
             const i64 end = run.group_ends ? run.group_ends[group] : count, pixels = end - i;
             const i64 tiles = (pixels + full - 1) / full, small = pixels / tiles, bigger = pixels % tiles;
@@ -250,6 +254,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 const i64 n = k < bigger ? small + 1 : small;
                 a.x_offsets = run.x_offsets + i;
                 a.y_offsets = run.y_offsets + i;
+                a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
                 a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
                 set_taps(i, n, ic_count);
                 (k < bigger ? big_tile : small_tile)(a);
@@ -275,6 +280,7 @@ void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64
         for (i64 i = 0; i < run.count; ++i) x_offsets[i] = i * segment.x_pixel_step, y_offsets[i] = i * segment.y_pixel_step;
         run.x = segment.x + i0 * segment.x_pixel_step;
         run.y = segment.y + i0 * segment.y_pixel_step;
+        run.pixel_bias = segment.pixel_bias ? segment.pixel_bias + i0 : nullptr;
         blocked_pixels(p, run, scratch);
     }
 }
