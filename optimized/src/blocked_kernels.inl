@@ -157,7 +157,7 @@ struct PixelRun {
     float* y = nullptr;                // the plane's output, first channel of the block
     const i64* y_offsets = nullptr;    // per pixel: its output's offset from y
     const i64* rows = nullptr;         // per pixel: its output row in plane od, or null: every tap
-    const i64* cols = nullptr;         // per pixel: its output column (with rows)
+    const i64* cols = nullptr;         // per pixel: its output column, or null: rows ascending, every kw
     i64 od = 0;
     i64 count = 0, grp = 0, ocs = 0;
     // the pixels in groups of like taps (blocked_items): group k is [group_ends[k-1], group_ends[k]) (from
@@ -217,9 +217,14 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     }
     i64 inner[3], inner_end[3];
     interior_ranges(g, inner, inner_end);
-    // whether pixels [first, first + n) lie inside; their bounding rectangle [r0, r1] x [c0, c1]
-    i64 r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+    // whether pixels [first, first + n) lie inside; their bounding rectangle [r0, r1] x [c0, c1]. Without
+    // columns (raster order, rows ascending) the pixels are taken to span their rows: every kw is visited
+    i64 r0 = 0, r1 = 0, c0 = 0, c1 = g.out[2] - 1;
     const auto inside = [&](i64 first, i64 n) {
+        if (run.cols == nullptr) {
+            r0 = run.rows[first], r1 = run.rows[first + n - 1];
+            return plane_inside && r0 >= inner[1] && r1 < inner_end[1];
+        }
         r0 = r1 = run.rows[first], c0 = c1 = run.cols[first];
         for (i64 i = first + 1; i < first + n; ++i) {
             r0 = run.rows[i] < r0 ? run.rows[i] : r0, r1 = run.rows[i] > r1 ? run.rows[i] : r1;
@@ -414,6 +419,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
                 rows[i] = oh;
                 cols[i] = ow;
             };
+            run.cols = grouped ? cols : nullptr;
             if (grouped) {
                 for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
                     raster_rows[i] = oh;
