@@ -19,26 +19,53 @@ namespace {
 constexpr int kDnTaps = 9;   // dN: 9 taps x 2 channel vectors = 18 accumulators
 constexpr int kDhTaps = 12;  // dh: 12 accumulators (one feature vector each)
 
-// The 16 x 16 transpose of r in place: for the row bits d = 1, 2, 4, 8 in turn, rows i and i + d
-// (bit d of i clear) swap the lanes whose bit d differs from the row's (two-source permutes).
-inline void transpose16(vf* r) {
-#pragma GCC unroll 4
-    for (int d = 1; d < 16; d *= 2) {
-        alignas(64) int lo[16], hi[16];
-        for (int l = 0; l < 16; ++l) {
-            lo[l] = (l & d) ? 16 + l - d : l;
-            hi[l] = (l & d) ? 16 + l : l + d;
-        }
-        const __m512i ilo = _mm512_load_si512(lo), ihi = _mm512_load_si512(hi);
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) {
-            if (i & d) continue;
-            const vf a = r[i], b = r[i + d];
-            r[i] = _mm512_permutex2var_ps(a, ilo, b);
-            r[i + d] = _mm512_permutex2var_ps(a, ihi, b);
-        }
+// The 16 x 16 transpose of r in place, by in-lane unpacks (pairs of floats, then of float pairs) and
+// two rounds of 128-bit block shuffles: 64 shuffles with immediate controls (GCC's vector builtins: its
+// intrinsics read an "undefined" vector that -Werror=uninitialized flags), every vector a register once
+// inlined (the two-source permutes before kept r on the stack).
+#define CC_LANES4(f) f(0), f(1), f(2), f(3)
+__attribute__((always_inline)) inline void transpose16(vf* r) {
+    // per 128-bit block L of a and b (b's lanes numbered from 16)
+#define CC_LO(L) 4 * L, 16 + 4 * L, 4 * L + 1, 17 + 4 * L
+#define CC_HI(L) 4 * L + 2, 18 + 4 * L, 4 * L + 3, 19 + 4 * L
+#define CC_LO2(L) 4 * L, 4 * L + 1, 16 + 4 * L, 17 + 4 * L
+#define CC_HI2(L) 4 * L + 2, 4 * L + 3, 18 + 4 * L, 19 + 4 * L
+    vf t[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], CC_LANES4(CC_LO));
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], CC_LANES4(CC_HI));
     }
+#pragma GCC unroll 4
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = __builtin_shufflevector(t[i], t[i + 2], CC_LANES4(CC_LO2));
+        r[i + 1] = __builtin_shufflevector(t[i], t[i + 2], CC_LANES4(CC_HI2));
+        r[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], CC_LANES4(CC_LO2));
+        r[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], CC_LANES4(CC_HI2));
+    }
+    // blocks (a0, a2, b0, b2) and (a1, a3, b1, b3)
+#define CC_EVEN 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27
+#define CC_ODD 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31
+#pragma GCC unroll 2
+    for (int h = 0; h < 16; h += 8)
+#pragma GCC unroll 4
+        for (int i = h; i < h + 4; ++i) {
+            t[i] = __builtin_shufflevector(r[i], r[i + 4], CC_EVEN);
+            t[i + 4] = __builtin_shufflevector(r[i], r[i + 4], CC_ODD);
+        }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+        r[i] = __builtin_shufflevector(t[i], t[i + 8], CC_EVEN);
+        r[i + 8] = __builtin_shufflevector(t[i], t[i + 8], CC_ODD);
+    }
+#undef CC_LO
+#undef CC_HI
+#undef CC_LO2
+#undef CC_HI2
+#undef CC_EVEN
+#undef CC_ODD
 }
+#undef CC_LANES4
 
 // dzt [h2p][cp] = dz [Cin][h2p] transposed (the channels from Cin to cp: 0).
 void transpose_dz(const float* dz, i64 cin, i64 h2p, i64 cp, float* dzt) {
