@@ -62,13 +62,18 @@ struct CcNetReverse {
     i64 count = 0, taps = 1;
     const double* g = nullptr;
 };
-// Doubles of cc_net_reverse's scratch.
+// Doubles of cc_net_reverse_*'s scratch.
 inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) { return 3 * count * (p.h1 + p.h2); }
 
 namespace avx2 {
-// theta (the ABI order, f64) += sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else
-// the slope).
-void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+// diff_theta (the ABI order) = the sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else
+// the slope), in double, rounded once, in three steps (any split of the pairs or channels among tasks
+// gives the same bits): cc_net_reverse_pairs for every pair (the net's forward at the pairs and dz2, into
+// scratch), then cc_net_reverse_last for every output channel (dW3, db3) and cc_net_reverse_first (dW1,
+// db1, dW2, db2).
+void cc_net_reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch);
+void cc_net_reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch, float* diff_theta);
+void cc_net_reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta);
 
 // partial [rows][taps * channels] (dW_phase) += sum over the pixels i of dyt[r][i] * the patch's
 // (tap, channel): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
@@ -111,7 +116,9 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
 // The same kernels for AVX-512 (cc_backward_patches_avx512.cpp, cc_backward_products_avx512.cpp): the same
 // sums in the same order, so the same bits as avx2's.
 namespace avx512 {
-void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+void cc_net_reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch);
+void cc_net_reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch, float* diff_theta);
+void cc_net_reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta);
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
