@@ -144,7 +144,6 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
         const i64 count = std::min(P, end - p0);
         const std::array<i64, 2> rows = input_rows(p0, p0 + count);
         cc_hidden_features_here(net_->hidden, p0, count, a1, taps, h);
-        std::fill(dh, dh + count * K * h2p, 0.0f);
         for (i64 iy = rows[0]; iy < rows[1]; ++iy) row_offset[iy] = (iy - rows[0]) * W * Cin;
         for (i64 n = 0; n < d.batch; ++n) {
             const float* src_n = src + n * Cin * in_plane;
@@ -169,9 +168,9 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                 else
                     avx2::cc_rows_times(dy + i0 * Cout, g, Cout, net_->last.data(), depth, dz);
                 if (wide_)
-                    avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], hi, dz, p0 + i0, g, dhi, dn);
+                    avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], hi, dz, p0 + i0, g, n == 0, dhi, dn);
                 else
-                    avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], hi, dz, p0 + i0, g, dhi, dn);
+                    avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], hi, dz, p0 + i0, g, n == 0, dhi, dn);
             }
             avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
         }

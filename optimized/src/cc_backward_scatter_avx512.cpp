@@ -122,14 +122,15 @@ void dn_tile(const CcContractProblem& p, const float* h, const float* dzt, i64 c
 }
 
 // dh[tap[j]][v0 * 16 ..] += sum_cin N[cin] dZ[cin][v0 * 16 ..] for the taps j < T of one pixel (pos[j]:
-// their neighbour's channels in src_cl): input channels in order, FMA, T chains interleaved.
+// their neighbour's channels in src_cl; first: from 0, dh not read): input channels in order, FMA, T
+// chains interleaved.
 template <int T>
 void dh_tile(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
-             i64 v0, float* dh) {
+             i64 v0, bool first, float* dh) {
     const i64 h2p = p.h2p;
     vf acc[T];
 #pragma GCC unroll 12
-    for (int j = 0; j < T; ++j) acc[j] = load(dh + tap[j] * h2p + v0 * 16);
+    for (int j = 0; j < T; ++j) acc[j] = first ? zero() : load(dh + tap[j] * h2p + v0 * 16);
     const float* dzr = dz + v0 * 16;
     for (i64 c = 0; c < p.in_channels; ++c, dzr += h2p) {
         const vf dzv = load(dzr);
@@ -151,7 +152,7 @@ void with_taps(i64 t, const F& f) {
 }  // namespace
 
 void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
+                     const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch) {
     const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p, cp = (Cin + 15) / 16 * 16;
     const i64 depth = Cin * (h2p + 1);
     const i64 rest = Cin % 16;
@@ -183,7 +184,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
         };
         const auto flush_dh = [&] {
             for (i64 v0 = 0; v0 < h2p / 16; ++v0)
-                with_taps<kDhTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, dh); });
+                with_taps<kDhTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, first_image, dh); });
             taps = 0;
         };
         // the taps inside in (y, x) order, in groups
