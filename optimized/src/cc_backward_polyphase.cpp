@@ -23,14 +23,6 @@ using i64 = std::int64_t;
 
 namespace {
 constexpr i64 kChunkPixels = 240;  // pixels of one phase at once (the patches are read in place)
-
-// f(i) for every i in [0, n), each its own task.
-template <typename F>
-void each_task(i64 n, const F& f) {
-    parallel_for_joined(tbb::blocked_range<i64>(0, n, 1), [&](const tbb::blocked_range<i64>& r) {
-        for (i64 i = r.begin(); i < r.end(); ++i) f(i);
-    });
-}
 }  // namespace
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
@@ -112,8 +104,10 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, pixels = d.output_size[0] * d.output_size[1];
-    const i64 total = static_cast<i64>(order_.size()), phases = phases_[0] * phases_[1];
-    const i64 B = static_cast<i64>(band_rows_.size()) - 1, even = (B + 1) / 2, odd = B / 2;
+    const i64 total = static_cast<i64>(order_.size());
+    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * Cin), [&](const auto& r) {
+        std::fill(diff_src + r.begin() * in_plane, diff_src + r.end() * in_plane, 0.0f);
+    });
     meter.count_in(partial_size_ * 8);
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(partial_size_));
     double* all = partials.data();  // dW_phase, every phase (each zeroed by its task on the first image)
@@ -124,62 +118,50 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     float* src_cl = image.data();
     float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
     std::fill(src_cl, src_cl + Cin, 0.0f);
+    for (i64 n = 0; n < d.batch; ++n) {
+        const float* src_n = src + n * Cin * in_plane;
+        const float* diff_dst_n = diff_dst + n * Cout * pixels;
+        parallel_for_joined(tbb::blocked_range<i64>(0, Cout), [&](const tbb::blocked_range<i64>& r) {
+            for (i64 co = r.begin(); co < r.end(); ++co)
+                for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+        });
+        // dF, scattered to diff_src: the bands, even ones, then odd ones
+        for_each_band_by_parity(band_rows_, [&](i64 band) { run_band(band, n, dyp, diff_src, meter); });
+        // dW_phase: each phase's sums by one task, whatever the thread count
+        parallel_for_joined(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
+            avx2::cc_pack_planes(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
+                                 src_cl + Cin + r.begin() * W * Cin);
+        });
+        const i64 phases = phases_[0] * phases_[1];
+        parallel_for_joined(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
+            for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, n == 0, src_cl, dyp, all);
+        });
+    }
+    meter.count_out(image_floats * 4);
     // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
     // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 4 (the
     // kernel's group), then each output channel's dW3 rows a task, and the first layers' one more
-    const i64 pairs = phases * K, pair_tasks = (pairs + 3) / 4;
+    const i64 pairs = phases_[0] * phases_[1] * K;
     // the reverse's scratch from a pool: fresh vectors this size page-faulted on every call
     const i64 reverse_size = cc_net_reverse_scratch(kernel_, pairs);
     meter.count_in(reverse_size * 8);
     Workspace<double> reverse = reverse_.take(static_cast<std::size_t>(reverse_size));
     double* scratch = reverse.data();
     const CcNetReverse net{&kernel_, pairs_.data(), pairs, K, all};
-    // Independent steps share one parallel loop (fewer joins): per image (1) diff_dst gathered (8
-    // channels a task), the image packed for the dW pass (4 tasks), and on the first image diff_src zeroed
-    // (8 planes a task); (2) dF of the even bands, beside each phase's dW_phase (one task per phase,
-    // whatever the thread count); (3) dF of the odd bands, beside (after the last image) the reverse's pairs;
-    // then (4) the reverse's output channels.
-    const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = (d.batch * Cin + 7) / 8;
-    for (i64 n = 0; n < d.batch; ++n) {
-        const float* src_n = src + n * Cin * in_plane;
-        const float* diff_dst_n = diff_dst + n * Cout * pixels;
-        const bool last = n + 1 == d.batch;
-        each_task(gathers + packs + (n == 0 ? zeros : 0), [&](i64 i) {
-            if (i < gathers) {
-                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co)
-                    for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
-            } else if (i < gathers + packs) {
-                const i64 y0 = (i - gathers) * H / packs, y1 = (i - gathers + 1) * H / packs;
-                avx2::cc_pack_planes(src_n + y0 * W, Cin, (y1 - y0) * W, in_plane, src_cl + Cin + y0 * W * Cin);
-            } else {
-                const i64 p0 = 8 * (i - gathers - packs), p1 = std::min(d.batch * Cin, p0 + 8);
-                std::fill(diff_src + p0 * in_plane, diff_src + p1 * in_plane, 0.0f);
-            }
-        });
-        each_task(even + phases, [&](i64 i) {
-            if (i < even)
-                run_band(2 * i, n, dyp, diff_src, meter);
-            else
-                phase_weights_gradient(i - even, n == 0, src_cl, dyp, all);
-        });
-        each_task(odd + (last ? pair_tasks : 0), [&](i64 i) {
-            if (i < odd) {
-                run_band(2 * i + 1, n, dyp, diff_src, meter);
-            } else {
-                const i64 k0 = 4 * (i - odd), k1 = std::min(pairs, k0 + 4);
-                avx512_ ? avx512::cc_net_reverse_pairs(net, k0, k1, scratch)
-                        : avx2::cc_net_reverse_pairs(net, k0, k1, scratch);
-            }
-        });
-    }
-    meter.count_out(image_floats * 4);
-    each_task(Cout + 1, [&](i64 co) {
-        if (co < Cout)
-            avx512_ ? avx512::cc_net_reverse_last(net, co, co + 1, scratch, diff_theta)
-                    : avx2::cc_net_reverse_last(net, co, co + 1, scratch, diff_theta);
-        else
+    parallel_for_joined(tbb::blocked_range<i64>(0, (pairs + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
+        const i64 k0 = 4 * r.begin(), k1 = std::min(pairs, 4 * r.end());
+        avx512_ ? avx512::cc_net_reverse_pairs(net, k0, k1, scratch) : avx2::cc_net_reverse_pairs(net, k0, k1, scratch);
+    });
+    parallel_for_joined(tbb::blocked_range<i64>(0, Cout + 1), [&](const tbb::blocked_range<i64>& r) {
+        const i64 co1 = std::min(r.end(), Cout);
+        if (r.begin() < co1) {
+            avx512_ ? avx512::cc_net_reverse_last(net, r.begin(), co1, scratch, diff_theta)
+                    : avx2::cc_net_reverse_last(net, r.begin(), co1, scratch, diff_theta);
+        }
+        if (r.end() > Cout) {
             avx512_ ? avx512::cc_net_reverse_first(net, scratch, diff_theta)
                     : avx2::cc_net_reverse_first(net, scratch, diff_theta);
+        }
     });
     meter.count_out(partial_size_ * 8 + reverse_size * 8);
 }
