@@ -63,7 +63,9 @@ struct CcNetReverse {
     const double* g = nullptr;
 };
 // Doubles of cc_net_reverse_*'s scratch.
-inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) { return 3 * count * (p.h1 + p.h2); }
+inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) {
+    return 3 * count * (p.h1 + p.h2) + 3 * p.h1 + p.h2 * (p.h1 + 1);
+}
 
 namespace avx2 {
 // diff_theta (the ABI order) = the sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else

@@ -12,7 +12,7 @@ namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
 // The scratch's arrays: per pair the first layer's output, LeakyReLU'(z1), dz1 ([n][h1] each), then the
-// same for the second layer ([n][h2] each).
+// same for the second layer ([n][h2] each); then the first layers' sums in double (reverse_first).
 struct ReverseScratch {
     double *a1, *d1, *dz1, *a2, *d2, *dz2;
     ReverseScratch(double* s, i64 n, i64 h1, i64 h2)
@@ -151,7 +151,8 @@ void reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch
 }
 
 // dz1 = LeakyReLU'(z1) (W2^T dz2), m in order; then dW2 = dz2 a1^T, db2 = the sum of dz2, dW1 = dz1
-// D^T, db1 = the sum of dz1: the pairs in order, from 0, rounded to f32 into diff_theta.
+// D^T, db1 = the sum of dz1: the pairs in order, in double from 0 (after the scratch's arrays: the sums
+// of the pairs vectorise over the features), rounded to f32 into diff_theta.
 template <int H>
 void reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta) {
     const CcKernelParams& p = *q.net;
@@ -167,32 +168,28 @@ void reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta) {
             for (i64 j = 0; j < h1; ++j) dz1[k * h1 + j] = std::fma(p.W2[m * h1 + j], dz2[k * h2 + m], dz1[k * h1 + j]);
         for (i64 j = 0; j < h1; ++j) dz1[k * h1 + j] *= d1[k * h1 + j];
     }
-    float* const tw1 = diff_theta;  // the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2]
-    float* const tb1 = tw1 + 2 * h1;
-    float* const tw2 = tb1 + h1;
-    float* const tb2 = tw2 + h2 * h1;
-    for (i64 m = 0; m < h2; ++m) {
-        double b = 0.0;
-        for (i64 k = 0; k < n; ++k) b += dz2[k * h2 + m];
-        tb2[m] = static_cast<float>(b);
+    // the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2]
+    const i64 size = 3 * h1 + h2 * (h1 + 1);
+    double* __restrict t = s.dz2 + n * h2;
+    double* __restrict tw1 = t;
+    double* __restrict tb1 = tw1 + 2 * h1;
+    double* __restrict tw2 = tb1 + h1;
+    double* __restrict tb2 = tw2 + h2 * h1;
+    for (i64 i = 0; i < size; ++i) t[i] = 0.0;
+    for (i64 k = 0; k < n; ++k) {
+        for (i64 m = 0; m < h2; ++m) {
+            const double g = dz2[k * h2 + m];
+            for (i64 j = 0; j < h1; ++j) tw2[m * h1 + j] = std::fma(g, a1[k * h1 + j], tw2[m * h1 + j]);
+            tb2[m] += g;
+        }
         for (i64 j = 0; j < h1; ++j) {
-            double w = 0.0;
-            for (i64 k = 0; k < n; ++k) w = std::fma(dz2[k * h2 + m], a1[k * h1 + j], w);
-            tw2[m * h1 + j] = static_cast<float>(w);
-        }
-    }
-    for (i64 j = 0; j < h1; ++j) {
-        double w0 = 0.0, w1 = 0.0, b = 0.0;
-        for (i64 k = 0; k < n; ++k) {
             const double g = dz1[k * h1 + j];
-            w0 = std::fma(g, q.pairs[2 * k], w0);
-            w1 = std::fma(g, q.pairs[2 * k + 1], w1);
-            b += g;
+            tw1[2 * j] = std::fma(g, q.pairs[2 * k], tw1[2 * j]);
+            tw1[2 * j + 1] = std::fma(g, q.pairs[2 * k + 1], tw1[2 * j + 1]);
+            tb1[j] += g;
         }
-        tw1[2 * j] = static_cast<float>(w0);
-        tw1[2 * j + 1] = static_cast<float>(w1);
-        tb1[j] = static_cast<float>(b);
     }
+    for (i64 i = 0; i < size; ++i) diff_theta[i] = static_cast<float>(t[i]);
 }
 
 }  // namespace
