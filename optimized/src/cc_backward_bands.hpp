@@ -19,29 +19,19 @@ namespace convcheck::optimized::detail {
 
 // At most max_bands bands (each holds a partial sum of the parameter gradients); fewer when a band must
 // be taller for band i's last input row to lie before band i + 2's first. Band b: output rows
-// [rows[b], rows[b + 1]). max_bands bands of heights as equal as may be (46 rows as 11, 12, 11, 12
-// rather than 12, 12, 12, 10: the even bands run at once, then the odd ones, so the tallest of each
-// parity sets the time) when they are so separated; else bands of one height, the last one shorter.
+// [rows[b], rows[b + 1]).
 inline std::vector<std::int64_t> cc_backward_bands(const AxisWindows& height, std::int64_t max_bands) {
     const std::int64_t OH = height.out;
-    const auto separated = [&](const std::vector<std::int64_t>& b) {
-        for (std::size_t i = 0; i + 2 < b.size() - 1; ++i)
-            if (height.first[b[i + 1] - 1] + height.support > height.first[b[i + 2]]) return false;
+    const auto separated = [&](std::int64_t rows) {
+        for (std::int64_t r0 = 0; r0 + 2 * rows < OH; r0 += rows)
+            if (height.first[r0 + rows - 1] + height.support > height.first[r0 + 2 * rows]) return false;
         return true;
     };
-    std::vector<std::int64_t> bands;
-    if (OH >= max_bands) {
-        for (std::int64_t b = 0; b <= max_bands; ++b) bands.push_back(b * OH / max_bands);
-        if (separated(bands)) return bands;
-    }
     std::int64_t rows = (OH + max_bands - 1) / max_bands;
-    const auto even = [&](std::int64_t r) {
-        bands.clear();
-        for (std::int64_t y = 0; y < OH; y += r) bands.push_back(y);
-        bands.push_back(OH);
-        return separated(bands);
-    };
-    while (!even(rows)) ++rows;  // rows = OH: one band
+    while (!separated(rows)) ++rows;  // rows = OH: one band
+    std::vector<std::int64_t> bands;
+    for (std::int64_t r = 0; r < OH; r += rows) bands.push_back(r);
+    bands.push_back(OH);
     return bands;
 }
 
