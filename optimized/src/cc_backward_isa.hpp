@@ -1,8 +1,7 @@
 // The CC backward kernels' vocabulary beyond isa_avx2.hpp / isa_avx512.hpp (include it after one of
 // them): the mask of a vector's first n lanes, masked loads and stores, a vector added to W doubles,
 // per-lane choices by sign, the most rows a register tile broadcasts (12 accumulators on AVX2's 16
-// registers, 16 of AVX-512's 32) and the most columns of cc_outer_accumulate's, and the taps inside the
-// input. Internal linkage, as the vocabulary
+// registers, 16 of AVX-512's 32), and the taps inside the input. Internal linkage, as the vocabulary
 // it extends.
 #pragma once
 
@@ -38,9 +37,6 @@ inline vd broadcast_d(double x) { return _mm512_set1_pd(x); }
 inline vd fma_d(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
 using vmask = __mmask16;
 constexpr int kTileRows = 8;
-// cc_outer_accumulate's columns per pair of row vectors: 28 accumulators (8 columns, 16, were 1-1.4% slower
-// at 0.7071 batch 1)
-constexpr int kOuterColumns = 14;
 inline vmask lanes(i64 n) { return static_cast<vmask>((1u << n) - 1u); }  // n in [0, 16]
 inline vf load_masked(const float* p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
 // per lane: c > 0 ? a : b, and c >= 0 ? a : b (ordered: a NaN takes b)
@@ -68,7 +64,6 @@ inline vd broadcast_d(double x) { return _mm256_set1_pd(x); }
 inline vd fma_d(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
 using vmask = __m256i;
 constexpr int kTileRows = 6;
-constexpr int kOuterColumns = 6;
 inline vmask lanes(i64 n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }

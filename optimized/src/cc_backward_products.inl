@@ -14,7 +14,7 @@ template <int RB, int C, bool MASK>
 void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, i64 v0, i64 c0, i64 valid,
                 double* partial) {
     vf acc[C * RB];
-#pragma GCC unroll 28
+#pragma GCC unroll 24
     for (int k = 0; k < C * RB; ++k) acc[k] = zero();
     const vmask mask = lanes(valid);
     const float* d = dy + v0 * W;
@@ -23,7 +23,7 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
         vf dv[RB];
 #pragma GCC unroll 4
         for (int b = 0; b < RB; ++b) dv[b] = MASK && b + 1 == RB ? load_masked(d + b * W, mask) : load(d + b * W);
-#pragma GCC unroll 28
+#pragma GCC unroll 12
         for (int c = 0; c < C; ++c) {
             const vf v = broadcast(xr + c);
 #pragma GCC unroll 4
@@ -31,7 +31,7 @@ void outer_tile(const float* dy, i64 rows, const float* x, i64 cols, i64 count, 
         }
     }
     // the partial column-major: a vector's rows are contiguous doubles
-#pragma GCC unroll 28
+#pragma GCC unroll 12
     for (int c = 0; c < C; ++c)
 #pragma GCC unroll 2
         for (int b = 0; b < RB; ++b) {
@@ -102,19 +102,18 @@ TimesFn times_for(i64 r) {
 }  // namespace
 
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial) {
-    // row vectors in pairs (the last vector masked), columns in groups of at most kOuterColumns per row
-    // vector pair (twice as many with one row vector: as many accumulators), of sizes as equal as may be (9
-    // and 8 rather than 16 and 1: a group is one pass over the pixels, its chains as many as its
-    // accumulators);
+    // row vectors in pairs (the last vector masked), columns in groups of at most kTileRows per row vector
+    // pair (2 kTileRows with one row vector: as many accumulators), of sizes as equal as may be (9 and 8
+    // rather than 16 and 1: a group is one pass over the pixels, its chains as many as its accumulators);
     // the count x group columns of x and the count x 2 W rows of dy stay in L1 between passes
     const i64 vectors = (rows + W - 1) / W, valid = rows - (vectors - 1) * W;
     for (i64 v0 = 0; v0 < vectors; v0 += 2) {
-        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2, most = rb == 1 ? 2 * kOuterColumns : kOuterColumns;
+        const i64 rb = vectors - v0 < 2 ? vectors - v0 : 2, most = rb == 1 ? 2 * kTileRows : kTileRows;
         const bool mask = v0 + rb == vectors && valid < W;
         balanced_groups(cols, most, [&](i64 c0, i64 c) {
-            constexpr int one = 2 * kOuterColumns;
+            constexpr int one = 2 * kTileRows;
             const OuterFn f = rb == 1 ? (mask ? outer_for<1, true, one>(c) : outer_for<1, false, one>(c))
-                                      : (mask ? outer_for<2, true, kOuterColumns>(c) : outer_for<2, false, kOuterColumns>(c));
+                                      : (mask ? outer_for<2, true, kTileRows>(c) : outer_for<2, false, kTileRows>(c));
             f(dy, rows, x, cols, count, v0, c0, valid, partial);
         });
     }
