@@ -22,13 +22,13 @@ inline __m256 sum_lanes8(const __m256* v) {
 // input channels: the features' sums s; FIRST: from dS, else from dn; LAST: the total added to diff_cl,
 // else kept in dn.
 template <int NB>
-void scatter_group(const CcContractProblem& p, float* diff_cl, i64 row0, const float* h, const float* dz, i64 fy,
-                   i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn) {
+void scatter_group(const CcContractProblem& p, float* diff_cl, const i64* row_offset, const float* h, const float* dz,
+                   i64 fy, i64 fx, TapRange ry, TapRange rx, i64 v0, bool first, bool last, float* dn) {
     const i64 Cin = p.in_channels, h2p = p.h2p;
     const float* ds = dz + Cin * h2p;
     for (i64 y = ry.lo; y < ry.hi; ++y)
         for (i64 x = rx.lo; x < rx.hi; ++x) {
-            const i64 t = y * p.kw + x, pos = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+            const i64 t = y * p.kw + x, pos = row_offset[fy + y] + (fx + x) * Cin;
             __m256 hv[NB];
 #pragma GCC unroll 4
             for (int b = 0; b < NB; ++b) hv[b] = _mm256_loadu_ps(h + t * h2p + (v0 + b) * 8);
@@ -111,8 +111,8 @@ void dh_taps(const CcContractProblem& p, const float* src_cl, const float* dz, c
 
 }  // namespace
 
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch) {
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch) {
     const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p;
     const i64 depth = Cin * (h2p + 1), vectors = h2p / 8;
     i64 oy = p0 / p.out_w, ox = p0 % p.out_w;
@@ -123,10 +123,10 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
         for (i64 v0 = 0; v0 < vectors; v0 += 4) {
             const bool first = v0 == 0, last = v0 + 4 >= vectors;
             switch (vectors - v0) {
-            case 1: scatter_group<1>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
-            case 2: scatter_group<2>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
-            case 3: scatter_group<3>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
-            default: scatter_group<4>(p, diff_cl, row0, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            case 1: scatter_group<1>(p, diff_cl, row_offset, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            case 2: scatter_group<2>(p, diff_cl, row_offset, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            case 3: scatter_group<3>(p, diff_cl, row_offset, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
+            default: scatter_group<4>(p, diff_cl, row_offset, h, dz, fy, fx, ry, rx, v0, first, last, scratch); break;
             }
         }
         // dh: the taps inside in (y, x) order, up to 6 at once, 2 feature vectors at a time (then 1)
@@ -140,7 +140,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
         for (i64 y = ry.lo; y < ry.hi; ++y)
             for (i64 x = rx.lo; x < rx.hi; ++x) {
                 tap[taps] = y * p.kw + x;
-                pos[taps] = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+                pos[taps] = row_offset[fy + y] + (fx + x) * Cin;
                 if (++taps == 6) flush();
             }
         if (taps > 0) flush();

@@ -95,13 +95,13 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
 
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
 // each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
-// rows from row0 on, channels last ([rows][W][Cin]). Adds dN to diff_cl at every neighbour inside the
+// rows channels last, input row iy's at row_offset[iy] ([W][Cin] each). Adds dN to diff_cl at every neighbour inside the
 // input (per pixel: taps in (y, x) order, each dN = dS + the features' lane sums, 4 feature vectors at a
 // time), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA; up to 6 taps at once, their
 // sums interleaved; first_image: written, not added: dh of the taps outside the input is left as it was).
 // scratch: cc_scatter_back_scratch(p) floats.
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch);
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch);
 
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
@@ -127,8 +127,8 @@ void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i6
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
 // (cc_backward_scatter_avx512.cpp: for h2p a multiple of 16 only; dN's feature sums in another order
 // than avx2's, so diff_src may differ from avx2's in the last bits)
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch);
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch);
 // (cc_backward_hidden_avx512.cpp: for h2p a multiple of 16, q.w2 padded to 16; the same bits as avx2's)
 void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
                         double* partial_w2, double* partial_w1, float* scratch);

@@ -55,10 +55,11 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
             const i64 p1 = std::min(p0 + P, band_rows_[b + 1] * OW);
             chunk_rows_ = std::max(chunk_rows_, input_rows(p0, p1)[1] - input_rows(p0, p1)[0]);
         }
-    // a chunk: h and dh (K*h2p each), [Z | S] (depth), dY (Cout) per pixel, [dZ | dS] of kTimesPixels; its
-    // input rows and their gradient, channels last; the first layer's scratch, dN [K][Cin], the hidden reverse's
+    // a chunk: h and dh (K*h2p each), [Z | S] (depth), dY (Cout) per pixel, [dZ | dS] of kTimesPixels; per
+    // image a ring of chunk_rows_ input rows and one of their gradient, channels last; the first layer's
+    // scratch, dN [K][Cin], the hidden reverse's
     chunk_floats_ = P * (2 * K * h2p + depth + Cout) + std::min(P, kTimesPixels) * depth +
-                    2 * chunk_rows_ * d.input_size[1] * d.in_channels +
+                    2 * d.batch * std::max<i64>(chunk_rows_, 1) * d.input_size[1] * d.in_channels +
                     kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
 }
 
@@ -125,39 +126,51 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
     i64* taps = scratch.data();
-    i64* row_offset = taps + kHiddenPairs;  // input row iy of the chunk at src_cl + row_offset[iy]
+    // per image a ring of input rows (their gradient likewise): row iy at ring + row_offset[iy], slot iy % R.
+    // Each row is packed (and its gradient zeroed) by the first chunk that reads it, and its gradient added
+    // to diff_src after the last one: a chunk's rows are a window of at most R, and the windows only move on.
+    const i64 R = std::max<i64>(chunk_rows_, 1), ring = R * W * Cin;  // (no row read at all: 0)
+    i64* row_offset = taps + kHiddenPairs;
+    for (i64 iy = 0; iy < d.input_size[0]; ++iy) row_offset[iy] = iy % R * W * Cin;
     float* h = buffer.data();
     float* dh = h + P * K * h2p;
     float* z = dh + P * K * h2p;
     float* dz = z + P * depth;  // kTimesPixels pixels' [dZ | dS]
     float* dy = dz + std::min(P, kTimesPixels) * depth;
-    float* src_cl = dy + P * Cout;
-    float* diff_cl = src_cl + chunk_rows_ * W * Cin;
-    float* a1 = diff_cl + chunk_rows_ * W * Cin;
+    float* src_ring = dy + P * Cout;  // [N][R][W][Cin]
+    float* diff_ring = src_ring + d.batch * ring;
+    float* a1 = diff_ring + d.batch * ring;
     float* dn = a1 + kHiddenPairs * h1;
     float* hb = dn + cc_scatter_back_scratch(net_->contract);
     double* p_last = partial;
     double* p_w2 = p_last + Cout * depth;
     double* p_w1 = p_w2 + (h1 + 1) * h2p;
     const i64 end = band_rows_[band + 1] * OW;
+    i64 packed = 0, added = 0;  // the rows before these are packed, and added to diff_src
     for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
         const i64 count = std::min(P, end - p0);
         const std::array<i64, 2> rows = input_rows(p0, p0 + count);
+        // the rows no later chunk of the band reads: before the next chunk's first
+        const i64 done = p0 + count < end ? input_rows(p0 + count, std::min(p0 + count + P, end))[0] : rows[1];
+        const i64 fresh = std::max(packed, rows[0]), from = std::max(added, rows[0]);
         cc_hidden_features_here(net_->hidden, p0, count, a1, taps, h);
-        for (i64 iy = rows[0]; iy < rows[1]; ++iy) row_offset[iy] = (iy - rows[0]) * W * Cin;
         for (i64 n = 0; n < d.batch; ++n) {
             const float* src_n = src + n * Cin * in_plane;
             float* diff_src_n = diff_src + n * Cin * in_plane;
-            // the chunk's input rows channels last (Z feature-major from them, [Cout][depth_z] into
-            // d[W3 | b3]), their gradient from 0, then added to diff_src
-            avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
+            float* src_cl = src_ring + n * ring;
+            float* diff_cl = diff_ring + n * ring;
+            // the new input rows channels last (Z feature-major from them, [Cout][depth_z] into d[W3 | b3]),
+            // their gradient from 0
+            for (i64 iy = fresh; iy < rows[1]; ++iy) {
+                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + row_offset[iy]);
+                std::fill(diff_cl + row_offset[iy], diff_cl + row_offset[iy] + W * Cin, 0.0f);
+            }
             cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
             avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
             if (avx512_)
                 avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
             else
                 avx2::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
-            std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
             // [dZ | dS] of kTimesPixels pixels at a time, then scattered
             for (i64 i0 = 0; i0 < count; i0 += kTimesPixels) {
                 const i64 g = std::min(kTimesPixels, count - i0);
@@ -168,12 +181,17 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                 else
                     avx2::cc_rows_times(dy + i0 * Cout, g, Cout, net_->last.data(), depth, dz);
                 if (wide_)
-                    avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], hi, dz, p0 + i0, g, n == 0, dhi, dn);
+                    avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, row_offset, hi, dz, p0 + i0, g, n == 0,
+                                            dhi, dn);
                 else
-                    avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], hi, dz, p0 + i0, g, n == 0, dhi, dn);
+                    avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, row_offset, hi, dz, p0 + i0, g, n == 0, dhi,
+                                          dn);
             }
-            avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
+            for (i64 iy = from; iy < done; ++iy)
+                avx2::cc_add_planes(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
         }
+        packed = std::max(packed, rows[1]);
+        added = std::max(added, done);
         if (wide_)
             avx512::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
         else

@@ -151,8 +151,8 @@ void with_taps(i64 t, const F& f) {
 
 }  // namespace
 
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch) {
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch) {
     const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p, cp = (Cin + 15) / 16 * 16;
     const i64 depth = Cin * (h2p + 1);
     const i64 rest = Cin % 16;
@@ -192,7 +192,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
             for (i64 y = ry.lo; y < ry.hi; ++y)
                 for (i64 x = rx.lo; x < rx.hi; ++x) {
                     tap[taps] = y * p.kw + x;
-                    pos[taps] = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+                    pos[taps] = row_offset[fy + y] + (fx + x) * Cin;
                     if (++taps == most) flush();
                 }
             if (taps > 0) flush();

@@ -279,14 +279,14 @@ TEST(CcBackwardOptimized, WorkspaceIsOneChunkPerTaskAndTheBandPartials) {
     g.diff_src.resize(d.src_elements());
     g.diff_theta.resize(d.theta_elements());
     plan.execute(data.src.data(), data.diff_dst.data(), g.diff_src.data(), g.diff_theta.data(), nullptr);
-    // chunk: 120 pixels x (2*9*16 + 16*17 + 16) floats and 24 pixels' [dZ | dS] (16*17 each), its input
-    // rows and their gradient channels last
+    // chunk: 120 pixels x (2*9*16 + 16*17 + 16) floats and 24 pixels' [dZ | dS] (16*17 each), per image a
+    // ring of its input rows and one of their gradient, channels last
     // (120 pixels are at most 6 output rows of 29, which read at most 5/0.7071 + 3 + 1 = 12 input rows of
     // 40 pixels x 16 channels), + small scratch; 4 partials of 16*16*17 + ... doubles. Two bands run at
     // once on 2 threads, so the peak holds two chunks when they overlap (seen, with [dZ | dS] of all 120
     // pixels: 1223360 bytes; the bound without the input rows, 1178624, failed whenever they did; now
     // 522176 when they do not).
-    const std::int64_t chunk = (120 * (2 * 9 * 16 + 16 * 17 + 16) + 24 * 16 * 17 + 2 * 12 * 40 * 16) * 4;
+    const std::int64_t chunk = (120 * (2 * 9 * 16 + 16 * 17 + 16) + 24 * 16 * 17 + 2 * 2 * 12 * 40 * 16) * 4;
     const std::int64_t partials = 4 * (16 * 16 * 17 + 16 * 16 + 16 + 48) * 8;
     EXPECT_GT(plan.peak_workspace_bytes(), 0);
     EXPECT_LE(plan.peak_workspace_bytes(), 2 * chunk + partials + 64 * 1024) << to_string(d);
