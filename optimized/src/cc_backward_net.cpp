@@ -4,8 +4,9 @@
 //   [dZ | dS]: the blocked GEMM over Cout in order.
 //   diff_src: per pixel of a chunk, dN = dS + the features' sums (AVX2: 4 vectors at a time, lanes
 //     summed by a fixed tree; AVX-512 with h2p a multiple of 16: dS + h_0 dZ_0 + h_1 dZ_1 + ... in
-//     order), added at each neighbour (taps in (y, x) order); pixels in order within a band; the even
-//     bands' contributions first, then the odd bands'.
+//     order), added at each neighbour (taps in (y, x) order) into the band's ring of input rows (from
+//     0); pixels in order within a band; a row added to diff_src after the band's last chunk reading
+//     it; the even bands' contributions first, then the odd bands'.
 //   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
