@@ -5,6 +5,15 @@
 #include "backward_data_pointwise.hpp"
 #include "isa_avx2.hpp"
 
+namespace convcheck::optimized::detail::avx2 {
+namespace {
+// The pointwise kernel's pixels per tile for NB vectors: P*NB accumulators + NB weights + 1 broadcast
+// within 16 registers, P dividing kPointwiseChunk.
+constexpr int kPointwiseRows[4] = {0, 12, 6, 4};
+constexpr int kPointwiseMaxBlocks = 3;
+}  // namespace
+}  // namespace convcheck::optimized::detail::avx2
+
 #include "backward_data_depthwise.inl"
 #include "backward_data_narrow.inl"
 #include "backward_data_pointwise.inl"

@@ -5,6 +5,17 @@
 #include "backward_data_pointwise.hpp"
 #include "isa_avx512.hpp"
 
+namespace convcheck::optimized::detail::avx512 {
+namespace {
+// The pointwise kernel's pixels per tile for NB vectors: P*NB accumulators + NB weights + 1 broadcast
+// within 32 registers, P dividing kPointwiseChunk. Up to 24 accumulators and 4 vectors (AVX2's 12 and 3
+// before: res4_1x1_1024 backward data, batch 8, 1 thread, 6.0-6.4 -> 4.6-5.6 ms, alternated under load);
+// one vector keeps 12 pixels (16 measured no faster on pw16_96_112: broadcasts as many as FMAs).
+constexpr int kPointwiseRows[5] = {0, 12, 12, 8, 6};
+constexpr int kPointwiseMaxBlocks = 4;
+}  // namespace
+}  // namespace convcheck::optimized::detail::avx512
+
 #include "backward_data_depthwise.inl"
 #include "backward_data_narrow.inl"
 #include "backward_data_pointwise.inl"

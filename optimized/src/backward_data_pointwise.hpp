@@ -15,7 +15,7 @@
 
 namespace convcheck::optimized::detail {
 
-inline constexpr i64 kPointwiseChunk = 96;  // a multiple of every tile's pixels (4, 6, 12)
+inline constexpr i64 kPointwiseChunk = 96;  // a multiple of every tile's pixels (4, 6, 8, 12, 16)
 
 struct PointwiseBackwardData {
     i64 pixels = 0;                  // N * spatial

@@ -1,10 +1,8 @@
-// The pointwise backward-data kernel (backward_data_pointwise.hpp), compiled once per ISA.
+// The pointwise backward-data kernel (backward_data_pointwise.hpp), compiled once per ISA; the ISA's unit
+// gives its tile sizes kPointwiseRows[NB] (pixels per tile for NB vectors) and kPointwiseMaxBlocks.
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
-
-// Pixels per tile for NB vectors: P*NB accumulators + NB weights + 1 broadcast within 16 registers.
-constexpr int kPointwiseRows[4] = {0, 12, 6, 4};
 
 // One tile: `count` (<= P) pixels from dy (pixel stride O) into dx (pixel stride C), super block cs.
 // Pixels past count repeat the last one and are not stored. pf: the diff_dst to prefetch (P pixels
@@ -69,13 +67,14 @@ void pointwise_chunks(const PointwiseBackwardData& p, const float* dy, float* dx
 
 }  // namespace
 
-int pointwise_backward_data_max_blocks() { return 3; }
+int pointwise_backward_data_max_blocks() { return kPointwiseMaxBlocks; }
 
 void pointwise_backward_data_chunks(const PointwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end) {
     switch (p.vector_blocks) {
     case 1: pointwise_chunks<1>(p, dy, dx, begin, end); return;
     case 2: pointwise_chunks<2>(p, dy, dx, begin, end); return;
-    default: pointwise_chunks<3>(p, dy, dx, begin, end); return;
+    case 3: pointwise_chunks<3>(p, dy, dx, begin, end); return;
+    default: pointwise_chunks<kPointwiseMaxBlocks>(p, dy, dx, begin, end); return;
     }
 }
 

@@ -22,7 +22,9 @@ struct TileArgs {
     const i64* tap_list;        // the taps this tile visits (those inside the input for some pixel of it)
     i64 taps, in_per_group, ic_count;  // taps: entries of tap_list
     const float* w;             // packed weights of this (g, ocs), at [tap 0][ic0]: [taps][ICg][NB*W]
+    i64 w_ic_step;              // floats from one input channel's NB*W weights to the next's (NB*W when packed)
     const float* bias;          // packed bias of this (g, ocs), or null
+    const float* pixel_bias;    // or per pixel of the tile: one value for all its channels (or null)
     bool accumulate;            // start from y (a later input-channel block) instead of the bias
     float* y;                   // y at the tile's first pixel, first channel of the block
     i64 y_pixel_step;           // O
@@ -32,7 +34,6 @@ struct TileArgs {
 
 template <int NB, int R>
 void blocked_tile(const TileArgs& a) {
-    constexpr int B = NB * W;
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     i64 off[R];
 #pragma GCC unroll 16
@@ -44,13 +45,13 @@ void blocked_tile(const TileArgs& a) {
         for (int j = 0; j < NB; ++j) {
             const vf b = a.bias ? load(a.bias + j * W) : zero();
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) acc[r * NB + j] = b;
+            for (int r = 0; r < R; ++r) acc[r * NB + j] = a.pixel_bias ? broadcast(a.pixel_bias + r) : b;
         }
     }
     for (i64 tt = 0; tt < a.taps; ++tt) {
         const i64 t = a.tap_list[tt];
         const float* px = a.x + a.tap_offsets[t];
-        const float* w = a.w + t * a.in_per_group * B;
+        const float* w = a.w + t * a.in_per_group * a.w_ic_step;
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
         // next tile's input arrives while this one computes; without, one pass over all the channels
         const i64 chunk = a.next_offsets ? W : a.ic_count;
@@ -69,7 +70,7 @@ void blocked_tile(const TileArgs& a) {
 #pragma GCC unroll 8
                     for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
                 }
-                w += B;
+                w += a.w_ic_step;
             }
         }
     }
@@ -137,6 +138,7 @@ struct PixelRun {
     float* y = nullptr;                // the first pixel's output, first channel of the block
     i64 y_pixel_step = 0;              // pixel i's output is at y + i * y_pixel_step
     i64 count = 0, grp = 0, ocs = 0;
+    const float* pixel_bias = nullptr;  // BlockedSegment::pixel_bias
 };
 
 // The run's pixels, every input-channel block in turn, in register tiles. scratch: two tap lists
@@ -177,7 +179,9 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     a.bias = p.bias ? p.bias + (run.grp * p.oc_super_blocks + run.ocs) * block : nullptr;
     a.y_pixel_step = run.y_pixel_step;
     a.oc_valid = min_i64(block, g.out_per_group - run.ocs * block);
-    const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * taps * g.in_per_group * block;
+    a.w_ic_step = p.weights_ic_step > 0 ? p.weights_ic_step : block;
+    const i64 w_block_step = p.weights_block_step > 0 ? p.weights_block_step : taps * g.in_per_group * block;
+    const float* w = p.weights + (run.grp * p.oc_super_blocks + run.ocs) * w_block_step;
     // When every tap lies inside the input for the run's first and last rows, it does for every row
     // between them (the run's rows ascend): each tile visits every tap, as tile_taps would list them
     const bool every_tap = run.rows == nullptr ||
@@ -196,10 +200,11 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         a.ic_count = min_i64(p.ic_block, g.in_per_group - ic0) * merged;
         a.accumulate = ic0 > 0;
         a.x = run.x + ic0;
-        a.w = w + ic0 * block;
+        a.w = w + ic0 * a.w_ic_step;
         i64 i = 0;
         for (; i + full <= count; i += full) {
             a.x_offsets = run.x_offsets + i;
+            a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
             a.next_offsets = prefetch && i + 2 * full <= count ? run.x_offsets + i + full : nullptr;
             a.y = run.y + i * run.y_pixel_step;
             set_taps(i, full);
@@ -207,6 +212,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         }
         if (i < count) {
             a.x_offsets = run.x_offsets + i;
+            a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
             a.next_offsets = nullptr;
             a.y = run.y + i * run.y_pixel_step;
             set_taps(i, count - i);
@@ -231,6 +237,7 @@ void blocked_segment(const BlockedProblem& p, const BlockedSegment& segment, i64
         for (i64 i = 0; i < run.count; ++i) offsets[i] = i * segment.x_pixel_step;
         run.x = segment.x + i0 * segment.x_pixel_step;
         run.y = segment.y + i0 * segment.y_pixel_step;
+        run.pixel_bias = segment.pixel_bias ? segment.pixel_bias + i0 : nullptr;
         blocked_pixels(p, run, scratch);
     }
 }

@@ -32,6 +32,20 @@ void cc_contract_cl_here(const CcContractProblem& p, const float* ring, const i6
         avx2::cc_contract_cl(p, ring, row_offset, h, p0, count, z);
 }
 
+void cc_pack_planes_here(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
+    if (cpu_has_avx512())
+        avx512::cc_pack_planes(src, channels, width, plane, dst);
+    else
+        avx2::cc_pack_planes(src, channels, width, plane, dst);
+}
+
+void cc_store_planes_here(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
+    if (cpu_has_avx512())
+        avx512::cc_store_planes(y, count, channels, bias, dst, plane);
+    else
+        avx2::cc_store_planes(y, count, channels, bias, dst, plane);
+}
+
 using i64 = std::int64_t;
 
 namespace {
@@ -79,7 +93,7 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     gemm_geometry_.channel_stride = depth_;
     gemm_problem_ = gemm_weights_.problem(&gemm_geometry_, gemm_taps_.data());
     // a chunk: the hidden features (K*h2p), the contraction (depth) and the channels-last outputs (Cout)
-    // of its pixels, the scratch of the first layer (kHiddenPairs*h1) and the ring of input rows
+    // of its pixels, the scratch of the first layer (kHiddenPairs*h1) and a ring of input rows per image
     const i64 per_pixel = (K * h2p + depth_ + Cout) * 4, pixels = d.output_size[0] * d.output_size[1];
     chunk_pixels_ = std::clamp<i64>(d.dst_elements() * 4 / 4 / per_pixel, 1, std::min(pixels, kMaxChunkPixels));
     // whole register tiles of the GEMM where the chunk holds one
@@ -93,8 +107,9 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
         ring_rows_ = std::max(ring_rows_, rows[1] - rows[0]);
     }
     for (i64 iy = 0; iy < d.input_size[0]; ++iy) row_offset_.push_back(iy % ring_rows_ * W * Cin);
-    chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 + ring_rows_ * W * Cin * 4 +
-                   (gemm_problem_.scratch_elements() + kHiddenPairs + ring_rows_) * 8;
+    const i64 rings = d.batch * ring_rows_;
+    chunk_bytes_ = chunk_pixels_ * per_pixel + kHiddenPairs * h1 * 4 + rings * W * Cin * 4 +
+                   (gemm_problem_.scratch_elements() + kHiddenPairs + rings) * 8;
 }
 
 void CcChunked::run(const float* src, float* dst, WorkspaceMeter& meter) const {
@@ -110,7 +125,8 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
     const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, OW = d.output_size[1], pixels = d.output_size[0] * OW;
     const i64 chunks = (pixels + chunk_pixels_ - 1) / chunk_pixels_, P = chunk_pixels_;
     const i64 block = gemm_problem_.vector_blocks * (avx512_ ? 16 : 8);
-    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs + ring_rows_;
+    const i64 rings = d.batch * ring_rows_, ring_floats = ring_rows_ * W * Cin;
+    const i64 scratch_i64 = gemm_problem_.scratch_elements() + kHiddenPairs + rings;
     const std::size_t floats = static_cast<std::size_t>((chunk_bytes_ - scratch_i64 * 8) / 4);
     // spans of consecutive chunks, a few per thread: a span packs each input row it reads once per image
     // (TBB's own split would give ranges of one or two chunks, each packing its rows again)
@@ -121,23 +137,26 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
         Workspace<float> buffer = buffers_.take(floats);
         Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
         i64* taps = scratch.data() + gemm_problem_.scratch_elements();
-        i64* ring_row = taps + kHiddenPairs;  // per slot: the packed row's n * H + iy, or -1
-        std::fill(ring_row, ring_row + ring_rows_, -1);
+        i64* ring_row = taps + kHiddenPairs;  // per image and slot: the packed row iy, or -1
+        std::fill(ring_row, ring_row + rings, -1);
         float* h = buffer.data();
         float* z = h + P * K * net_->h2p;
         float* y = z + P * depth_;
         float* a1 = y + P * Cout;
-        float* ring = a1 + kHiddenPairs * net_->h1;
+        float* rings_start = a1 + kHiddenPairs * net_->h1;  // image n's ring at + n * ring_floats
         for (i64 chunk = r.begin(); chunk < r.end(); ++chunk) {
             const i64 p0 = chunk * P, count = std::min(P, pixels - p0);
             const auto rows = cc_input_rows(axes_[0], p0 / OW, (p0 + count - 1) / OW);
             cc_hidden_features_here(net_->hidden, p0, count, a1, taps, h);
             for (i64 n = 0; n < d.batch; ++n) {
+                // a ring per image: with one shared by the images, each chunk packed its rows again for
+                // every image
+                float* ring = rings_start + n * ring_floats;
                 for (i64 iy = rows[0]; iy < rows[1]; ++iy) {
-                    const i64 key = n * d.input_size[0] + iy, slot = iy % ring_rows_;
-                    if (ring_row[slot] == key) continue;
-                    avx2::cc_pack_planes(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
-                    ring_row[slot] = key;
+                    const i64 slot = n * ring_rows_ + iy % ring_rows_;
+                    if (ring_row[slot] == iy) continue;
+                    cc_pack_planes_here(src + n * Cin * in_plane + iy * W, Cin, W, in_plane, ring + row_offset_[iy]);
+                    ring_row[slot] = iy;
                 }
                 cc_contract_cl_here(net_->contract, ring, row_offset_.data(), h, p0, count, z);
                 for (i64 ocs = 0; ocs < gemm_problem_.oc_super_blocks; ++ocs) {
@@ -153,8 +172,8 @@ void CcChunked::run_net(const float* src, float* dst, WorkspaceMeter& meter) con
                     else
                         avx2::blocked_segment(gemm_problem_, segment, scratch.data());
                 }
-                avx2::cc_store_planes(y, count, Cout, bias_.empty() ? nullptr : bias_.data(), dst + n * Cout * pixels + p0,
-                                      pixels);
+                cc_store_planes_here(y, count, Cout, bias_.empty() ? nullptr : bias_.data(), dst + n * Cout * pixels + p0,
+                                     pixels);
             }
         }
         meter.count_out(chunk_bytes_);

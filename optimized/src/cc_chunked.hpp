@@ -58,8 +58,8 @@ private:
     std::unique_ptr<CcNetFactors> net_;
     bool avx512_ = false;
     std::int64_t depth_ = 1;  // Cin * (h2 + 1): the GEMM's inner dimension, Z feature-major then S
-    // the input rows a chunk reads, channels last, in a ring of ring_rows_ rows (row iy at slot iy mod
-    // ring_rows_, ring + row_offset_[iy]): a row packed for one chunk serves the next ones of the task
+    // the input rows a chunk reads, channels last, in a ring of ring_rows_ rows per image (row iy at slot
+    // iy mod ring_rows_, ring + row_offset_[iy]): a row packed for one chunk serves the next ones of the task
     std::int64_t ring_rows_ = 1;
     std::vector<std::int64_t> row_offset_;
     Geometry gemm_geometry_;

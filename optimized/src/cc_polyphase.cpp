@@ -99,8 +99,8 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
         // the input rows into the padded copy, channels last (its pads stay zero: they are never written)
         parallel_for_joined(tbb::blocked_range<i64>(0, H), [&](const auto& r) {
             for (i64 iy = r.begin(); iy < r.end(); ++iy)
-                avx2::cc_pack_planes(src + (n * Cin * H + iy) * W, Cin, W, H * W,
-                                     xp.data() + ((iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
+                cc_pack_planes_here(src + (n * Cin * H + iy) * W, Cin, W, H * W,
+                                    xp.data() + ((iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
         });
         // rows (oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
         parallel_for_joined(tbb::blocked_range<i64>(0, OH * ocs_count), [&](const auto& r) {
@@ -128,8 +128,8 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
         // the channels-last output to NCHW, a row at a time
         parallel_for_joined(tbb::blocked_range<i64>(0, OH), [&](const auto& r) {
             for (i64 oy = r.begin(); oy < r.end(); ++oy)
-                avx2::cc_store_planes(y.data() + oy * OW * Cout, OW, Cout, nullptr, dst + (n * Cout * OH + oy) * OW,
-                                      OH * OW);
+                cc_store_planes_here(y.data() + oy * OW * Cout, OW, Cout, nullptr, dst + (n * Cout * OH + oy) * OW,
+                                     OH * OW);
         });
     }
     meter.count_out((xp_floats + y_floats) * 4);

@@ -12,6 +12,7 @@
 #include "blocked_pack.hpp"
 #include "edges.hpp"
 #include "index_range.hpp"
+#include "ncx_pointwise.hpp"
 #include "parallel_join.hpp"
 #include "workspace_pool.hpp"
 #include "scalar.hpp"
@@ -31,7 +32,7 @@ struct ConvPlan::Impl {
     ConvDescriptor src_desc;
     detail::Geometry src_geometry;
     std::vector<i64> taps;
-    std::vector<float> weights, bias;
+    detail::CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (cache_line_allocator.hpp)
     detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
     detail::DepthwiseProblem depthwise;
@@ -40,6 +41,8 @@ struct ConvPlan::Impl {
     // gemm_1x1 on f32 NCX buffers without pads runs on the user's buffers, with no edges at all
     bool gemm_on_user_ncx = false;
     detail::GemmProblem gemm_ncx;
+    // ... with AVX-512, through the blocked kernel's register tiles instead of Eigen's (ncx_pointwise.hpp)
+    std::unique_ptr<detail::NcxPointwise> ncx_pointwise;
     // depthwise_avx2 on f32 NCX buffers runs on the user's buffers too where its NCX kernel takes the
     // rows (depthwise_ncx_avx2.cpp): the same sums, without the two layout conversions
     bool depthwise_on_user_ncx = false;
@@ -108,6 +111,17 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     case Path::im2col_gemm:
     case Path::gemm_1x1:
     case Path::automatic: {
+        bool unpadded = true;
+        for (int a = 0; a < 3; ++a) unpadded = unpadded && g.pad_begin[a] == 0 && g.pad_end[a] == 0;
+        gemm_on_user_ncx = path == Path::gemm_1x1 && desc.dtype == DataType::f32 && desc.data_format == DataFormat::ncx &&
+                           unpadded;
+        // (Eigen's GEMM is built for AVX2 only: every Eigen instantiation lives in gemm.cpp). Measured on the Xeon,
+        // 1 thread, batch 1, NCHW: res2_1x1_64 0.35 -> 0.16 ms, res2_1x1_reduce 1.45 -> 0.59-0.66, pw16_96_112
+        // 0.73 -> 0.47 (docs/performance-nchw.md)
+        if (gemm_on_user_ncx && cpu_has_avx512()) {
+            ncx_pointwise = std::make_unique<detail::NcxPointwise>(g, canonical, b);
+            break;
+        }
         // [G][taps][ICg][OCg]: row (t*ICg + ic) of B_g
         weights.assign(G * T * ICg * OCg, 0.0f);
         // canonical order (sequential reads: the weights may be the user's, and large)
@@ -116,17 +130,13 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
                 for (i64 ic = 0; ic < ICg; ++ic)
                     for (i64 t = 0; t < T; ++t)
                         weights[((grp * T + t) * ICg + ic) * OCg + oc] = at(grp * OCg + oc, ic, t);
-        bias = b;
+        bias.assign(b.begin(), b.end());
         const float* bias_ptr = bias.empty() ? nullptr : bias.data();
         scalar = {&geometry, taps.data(), weights.data(), bias_ptr};
         // the gather's sizes: functions of the descriptor only (gemm_chunks.cpp)
         gemm = {&geometry, taps.data(), weights.data(), bias_ptr, path == Path::gemm_1x1, detail::gemm_chunk_pixels(g)};
         gemm.depth_block = detail::gemm_depth_block(g);
         gemm_ncx = detail::ncx_problem(&geometry, weights.data(), bias_ptr);
-        bool unpadded = true;
-        for (int a = 0; a < 3; ++a) unpadded = unpadded && g.pad_begin[a] == 0 && g.pad_end[a] == 0;
-        gemm_on_user_ncx = path == Path::gemm_1x1 && desc.dtype == DataType::f32 && desc.data_format == DataFormat::ncx &&
-                           unpadded;
         break;
     }
     }
@@ -146,6 +156,12 @@ void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, 
 
 void ConvPlan::Impl::run(const void* src, void* dst) const {
     const detail::Geometry& g = geometry;
+    if (ncx_pointwise) {
+        parallel_rows_with_scratch(ncx_pointwise->tasks(), ncx_pointwise->scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+            ncx_pointwise->run_tasks(static_cast<const float*>(src), static_cast<float*>(dst), scratch, b, e);
+        });
+        return;
+    }
     if (gemm_on_user_ncx) {
         parallel_rows(gemm_ncx.tasks(), [&](i64 b, i64 e) {
             detail::gemm_1x1_ncx_tasks(gemm_ncx, static_cast<const float*>(src), static_cast<float*>(dst), b, e);

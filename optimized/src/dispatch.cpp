@@ -5,6 +5,7 @@
 #include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "edges.hpp"
 #include "unit_axes.hpp"
 
 namespace convcheck::optimized {
@@ -134,7 +135,16 @@ Path choose_path(const ConvDescriptor& original) {
                                d.in_channels_per_group() * d.out_channels_per_group() >= 65536;
     if (unpadded && d.dtype == DataType::f32 && d.data_format == DataFormat::ncx && !narrow_images)
         order.push_back(Path::gemm_1x1);
-    if (is_depthwise(d)) order.insert(order.end(), {Path::depthwise_avx512, Path::depthwise_avx2});
+    // On the user's f32 NCX buffers the AVX2 depthwise kernel convolves each channel plane where it lies
+    // (depthwise_ncx_avx2.cpp) where the AVX-512 one converts to channels last and back: measured on the Xeon
+    // (1 thread, NCHW, ms, AVX2 against AVX-512): dw32@112 0.21 / 0.50, dw144@56 0.28 / 0.63, batch 8 2.3 /
+    // 5.7-6.1, dw96@112/2 0.29 / 1.07, dw576@14 batch 8 1.08 / 1.37 (batch 1 0.14 / 0.11, the one row it loses)
+    const bool ncx_kernel = is_depthwise(d) && d.dtype == DataType::f32 && d.data_format == DataFormat::ncx &&
+                            cpu_has_avx2_fma() && detail::avx2::takes_depthwise_ncx(detail::make_geometry(d, 16));
+    if (ncx_kernel)
+        order.insert(order.end(), {Path::depthwise_avx2, Path::depthwise_avx512});
+    else if (is_depthwise(d))
+        order.insert(order.end(), {Path::depthwise_avx512, Path::depthwise_avx2});
     if (blocked_tiles_run_empty(d)) order.push_back(Path::im2col_gemm);
     for (const Path p : {Path::blocked_avx512, Path::blocked_avx2, Path::im2col_gemm, Path::scalar}) order.push_back(p);
     std::int64_t least = -1;

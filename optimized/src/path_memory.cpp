@@ -62,6 +62,8 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
     case Path::automatic:
         packed = G * T * ICg * OCg + O;
         scratch_f32 += threads * OCg;  // the scalar rows' accumulators
+        // gemm_1x1 with AVX-512 on NCX buffers: a copy of a last super block of pixels (ncx_pointwise.hpp)
+        if (path == Path::gemm_1x1) scratch_f32 += threads * ICg * 64;
         break;
     }
     bool unpadded = true;

@@ -44,6 +44,10 @@ struct BlockedProblem {
     i64 ic_block = 1;                  // input channels per cache block (the weights of a block stay in L2)
     i64 chunk_pixels = 1;              // output pixels per work item (a multiple of the tile width)
     bool ocs_innermost = false;        // items in (n, g, od, chunk, ocs) order instead of (n, g, ocs, od, chunk)
+    // The weights' steps in floats: from one input channel's NB*W lanes to the next's, and from one
+    // super block (g, ocs) to the next; 0: the packed layout's (NB*W and taps*ICg*NB*W). The NCX 1x1
+    // layer (ncx_pointwise.hpp) hands an image's rows in place of weights, its pixels as the lanes.
+    i64 weights_ic_step = 0, weights_block_step = 0;
     // Where the xp handed to blocked_items begins: its padded plane (axis 0) and row (axis 1) of the image's
     // xp. 0 for a whole xp; a band's xp (xp_parts.hpp) begins at its first output's first input plane or row,
     // and its items read only the planes and rows that follow.
@@ -89,6 +93,9 @@ struct BlockedSegment {
     float* y = nullptr;
     i64 y_pixel_step = 0;
     i64 count = 0, grp = 0, ocs = 0;
+    // A bias per pixel of the segment (every channel of pixel i starts from pixel_bias[i]) instead of the
+    // problem's per channel, or null (the NCX 1x1 layer: its "pixels" are output channels)
+    const float* pixel_bias = nullptr;
 };
 
 // The ISA entry points (the same in each ISA's namespace). blocked_items computes work items

@@ -160,6 +160,11 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=32,o=32,g=32,in=4x3,k=3x3,pb=1x5,pe=1x-4,bias=1,data=nxc",
         "conv:n=2,c=32,o=32,g=32,in=5x12,k=3x3,s=1x2,pb=1x-3,pe=0x-4,bias=1,data=nxc",
         "conv:n=1,c=8,o=8,g=8,in=4x9,k=3x3,pb=1x-2,pe=1x-1,data=nxc",
+        // backward data's pointwise kernel with AVX-512 tiles of 3 vectors x 8 pixels (c = 136: three super
+        // blocks, the last partial) and 4 vectors x 6 pixels (c = 120: two, the last partial); 140 pixels: a
+        // chunk of 96 and one ending in a partial tile
+        "conv:n=2,c=136,o=20,in=7x10,k=1x1,bias=1,data=nxc",
+        "conv:n=2,c=120,o=24,in=7x10,k=1x1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {

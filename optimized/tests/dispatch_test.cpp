@@ -65,6 +65,20 @@ TEST(Dispatch, SpecialisedPathsApplyOnlyToTheirShapes) {
     }
 }
 
+// f32 NCX depthwise layers whose rows the AVX2 NCX kernel takes (3 wide, at least 8 outputs a row) run it on
+// the user's buffers even with AVX-512, whose kernel converts them to channels last and back (2-3.7x slower
+// at 56-112 pixels a row); the others keep AVX-512.
+TEST(Dispatch, NcxDepthwiseRowsTheAvxTwoKernelTakesStayOnTheUsersBuffers) {
+    if (!cpu_has_avx512()) GTEST_SKIP() << "no AVX-512";
+    EXPECT_EQ(choose_path(parse_descriptor("conv:c=32,o=32,g=32,in=12x12,k=3x3,pb=1x1,pe=1x1,data=ncx")), Path::depthwise_avx2);
+    EXPECT_EQ(choose_path(parse_descriptor("conv:c=32,o=32,g=32,in=20x20,k=3x3,s=2x2,pe=1x1,data=ncx")), Path::depthwise_avx2);
+    EXPECT_EQ(choose_path(parse_descriptor("conv:c=32,o=32,g=32,in=7x7,k=3x3,pb=1x1,pe=1x1,data=ncx")), Path::depthwise_avx512);
+    EXPECT_EQ(choose_path(parse_descriptor("conv:c=32,o=32,g=32,in=12x12,k=3x3,pb=1x1,pe=1x1,data=nxc")), Path::depthwise_avx512);
+    EXPECT_EQ(choose_path(parse_descriptor("conv:c=32,o=32,g=32,in=12x12,k=3x3,pb=1x1,pe=1x1,dt=bf16,data=ncx")),
+              Path::depthwise_avx512);
+    EXPECT_EQ(choose_path(parse_descriptor("conv:c=32,o=32,g=32,in=12x12,k=5x5,pb=2x2,pe=2x2,data=ncx")), Path::depthwise_avx512);
+}
+
 TEST(Dispatch, ForcingAPathThatDoesNotApplyNamesThePathAndTheRule) {
     const ConvDescriptor dense = parse_descriptor("conv:c=8,o=8,in=5x5,k=3x3");
     std::vector<float> w(dense.weights_elements(), 0.5f);
