@@ -163,11 +163,11 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             // the new input rows channels last (Z feature-major from them, [Cout][depth_z] into d[W3 | b3]),
             // their gradient from 0
             for (i64 iy = fresh; iy < rows[1]; ++iy) {
-                avx2::cc_pack_planes(src_n + iy * W, Cin, W, in_plane, src_cl + row_offset[iy]);
+                cc_pack_planes_here(src_n + iy * W, Cin, W, in_plane, src_cl + row_offset[iy]);
                 std::fill(diff_cl + row_offset[iy], diff_cl + row_offset[iy] + W * Cin, 0.0f);
             }
             cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
-            avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            cc_pack_planes_here(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
             if (avx512_)
                 avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
             else

@@ -129,7 +129,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         for_each_band_by_parity(band_rows_, [&](i64 band) { run_band(band, n, dyp, diff_src, meter); });
         // dW_phase: each phase's sums by one task, whatever the thread count
         parallel_for_joined(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
-            avx2::cc_pack_planes(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
+            cc_pack_planes_here(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
                                  src_cl + Cin + r.begin() * W * Cin);
         });
         const i64 phases = phases_[0] * phases_[1];
