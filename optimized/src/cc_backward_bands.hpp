@@ -73,12 +73,13 @@ Workspace<double> run_bands(const std::vector<std::int64_t>& bands, std::int64_t
     return partials;
 }
 
-// partials[0 .. size) += partials[b * size ..] for b = 1 .. bands - 1 in order.
-inline void add_band_partials(double* partials, std::int64_t bands, std::int64_t size) {
+// at[0 .. count) += at[b * size ..] for b = 1 .. bands - 1 in order (at: a place in the first band's
+// partial, each band's partial `size` doubles).
+inline void add_band_partials(double* at, std::int64_t bands, std::int64_t size, std::int64_t count) {
     for (std::int64_t b = 1; b < bands; ++b) {
-        const double* from = partials + b * size;
+        const double* from = at + b * size;
 #pragma GCC ivdep
-        for (std::int64_t k = 0; k < size; ++k) partials[k] += from[k];
+        for (std::int64_t k = 0; k < count; ++k) at[k] += from[k];
     }
 }
 

@@ -62,13 +62,20 @@ struct CcNetReverse {
     i64 count = 0, taps = 1;
     const double* g = nullptr;
 };
-// Doubles of cc_net_reverse's scratch.
-inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) { return 3 * count * (p.h1 + p.h2); }
+// Doubles of cc_net_reverse_*'s scratch.
+inline i64 cc_net_reverse_scratch(const CcKernelParams& p, i64 count) {
+    return 3 * count * (p.h1 + p.h2) + 3 * p.h1 + p.h2 * (p.h1 + 1);
+}
 
 namespace avx2 {
-// theta (the ABI order, f64) += sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else
-// the slope).
-void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+// diff_theta (the ABI order) = the sum over the pairs of J_theta(D)^T g (LeakyReLU'(z) = 1 for z > 0, else
+// the slope), in double, rounded once, in three steps (any split of the pairs or channels among tasks
+// gives the same bits): cc_net_reverse_pairs for every pair (the net's forward at the pairs and dz2, into
+// scratch), then cc_net_reverse_last for every output channel (dW3, db3) and cc_net_reverse_first (dW1,
+// db1, dW2, db2).
+void cc_net_reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch);
+void cc_net_reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch, float* diff_theta);
+void cc_net_reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta);
 
 // partial [rows][taps * channels] (dW_phase) += sum over the pixels i of dyt[r][i] * the patch's
 // (tap, channel): each sum in f32 from 0 over i in order (FMA), then added to the double partial.
@@ -88,13 +95,13 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
 
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
 // each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
-// rows from row0 on, channels last ([rows][W][Cin]). Adds dN to diff_cl at every neighbour inside the
+// rows channels last, input row iy's at row_offset[iy] ([W][Cin] each). Adds dN to diff_cl at every neighbour inside the
 // input (per pixel: taps in (y, x) order, each dN = dS + the features' lane sums, 4 feature vectors at a
 // time), and sum_cin N dZ to dh [count][K][h2p] (input channels in order, FMA; up to 6 taps at once, their
-// sums interleaved).
+// sums interleaved; first_image: written, not added: dh of the taps outside the input is left as it was).
 // scratch: cc_scatter_back_scratch(p) floats.
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, float* dh, float* scratch);
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch);
 
 // The hidden layers' reverse for the chunk's distance pairs (taps inside the input, the order of
 // cc_hidden_features, whose h it reads), given dh = dL/dh: recomputes a1 as the forward does (the same
@@ -111,15 +118,17 @@ void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, con
 // The same kernels for AVX-512 (cc_backward_patches_avx512.cpp, cc_backward_products_avx512.cpp): the same
 // sums in the same order, so the same bits as avx2's.
 namespace avx512 {
-void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch);
+void cc_net_reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch);
+void cc_net_reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch, float* diff_theta);
+void cc_net_reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta);
 void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const float* src_cl, double* partial);
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
 // (cc_backward_scatter_avx512.cpp: for h2p a multiple of 16 only; dN's feature sums in another order
 // than avx2's, so diff_src may differ from avx2's in the last bits)
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, float* dh, float* scratch);
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch);
 // (cc_backward_hidden_avx512.cpp: for h2p a multiple of 16, q.w2 padded to 16; the same bits as avx2's)
 void cc_hidden_backward(const CcHiddenBackwardProblem& q, i64 p0, i64 count, const float* h, const float* dh,
                         double* partial_w2, double* partial_w1, float* scratch);

@@ -4,8 +4,9 @@
 //   [dZ | dS]: the blocked GEMM over Cout in order.
 //   diff_src: per pixel of a chunk, dN = dS + the features' sums (AVX2: 4 vectors at a time, lanes
 //     summed by a fixed tree; AVX-512 with h2p a multiple of 16: dS + h_0 dZ_0 + h_1 dZ_1 + ... in
-//     order), added at each neighbour (taps in (y, x) order); pixels in order within a band; the even
-//     bands' contributions first, then the odd bands'.
+//     order), added at each neighbour (taps in (y, x) order) into the band's ring of input rows (from
+//     0); pixels in order within a band; a row added to diff_src after the band's last chunk reading
+//     it; the even bands' contributions first, then the odd bands'.
 //   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
@@ -28,6 +29,9 @@ using i64 = std::int64_t;
 namespace {
 
 constexpr i64 kMaxChunkPixels = 120;  // as the forward's: a chunk's Z and dZ stay in L2
+// [dZ | dS] of this many pixels at a time (whole tiles of 6 rows on AVX2, 8 on AVX-512), scattered while
+// in L1 (of a whole chunk at once it left L1 before the scatter read it: 1.5-3% slower at 0.7071 batch 1)
+constexpr i64 kTimesPixels = 24;
 
 }  // namespace
 
@@ -43,8 +47,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
-    // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; the first
-    // layer's scratch, dN [K][Cin], the hidden reverse's scratch and its f32 sums dW2t, db2
+    // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1]
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
     band_rows_ = cc_backward_bands(axes_[0], 4);  // 2 per parity: tasks enough for 2 threads
     // the most input rows one chunk reads
@@ -53,9 +56,11 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
             const i64 p1 = std::min(p0 + P, band_rows_[b + 1] * OW);
             chunk_rows_ = std::max(chunk_rows_, input_rows(p0, p1)[1] - input_rows(p0, p1)[0]);
         }
-    // a chunk: h and dh (K*h2p each), [Z | S] and [dZ | dS] (depth each), dY (Cout) per pixel; its input
-    // rows and their gradient, channels last; the first layer's scratch, dN [K][Cin], the hidden reverse's
-    chunk_floats_ = P * (2 * K * h2p + 2 * depth + Cout) + 2 * chunk_rows_ * d.input_size[1] * d.in_channels +
+    // a chunk: h and dh (K*h2p each), [Z | S] (depth), dY (Cout) per pixel, [dZ | dS] of kTimesPixels; per
+    // image a ring of chunk_rows_ input rows and one of their gradient, channels last; the first layer's
+    // scratch, dN [K][Cin], the hidden reverse's
+    chunk_floats_ = P * (2 * K * h2p + depth + Cout) + std::min(P, kTimesPixels) * depth +
+                    2 * d.batch * std::max<i64>(chunk_rows_, 1) * d.input_size[1] * d.in_channels +
                     kHiddenPairs * h1 + cc_scatter_back_scratch(net_->contract) + cc_hidden_backward_scratch(net_->hidden);
 }
 
@@ -79,13 +84,24 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
                                            [&](i64 band, double* partial) {
                                                run_band(band, src, diff_dst, diff_src, partial, meter);
                                            });
-    add_band_partials(partials.data(), B, partial_size_);
-    const double* all = partials.data();
+    double* all = partials.data();
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
     const i64 depth = net_->depth;
-    const double* last = all;  // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_cl)
-    const double* dw2 = last + Cout * depth;  // [h1 + 1][h2p]: dW2[m][j] at j * h2p + m, then db2[m]
+    // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_cl): its rows k = m * Cin + cin
+    // (m = h2: b3) in parallel, each the bands added in order, then written out
+    float* const w3 = diff_theta + 3 * h1 + h2 * (h1 + 1);
+    parallel_for_joined(tbb::blocked_range<i64>(0, (h2 + 1) * Cin), [&](const tbb::blocked_range<i64>& r) {
+        for (i64 k = r.begin(); k < r.end(); ++k) {
+            double* row = all + k * Cout;
+            add_band_partials(row, B, partial_size_, Cout);
+            const i64 m = k / Cin, ci = k % Cin;
+            for (i64 co = 0; co < Cout; ++co)
+                (m < h2 ? w3[(co * Cin + ci) * h2 + m] : w3[Cin * Cout * h2 + co * Cin + ci]) = static_cast<float>(row[co]);
+        }
+    });
+    add_band_partials(all + Cout * depth, B, partial_size_, partial_size_ - Cout * depth);
+    const double* dw2 = all + Cout * depth;  // [h1 + 1][h2p]: dW2[m][j] at j * h2p + m, then db2[m]
     const double* dw1 = dw2 + (h1 + 1) * h2p;  // [3][h1]: dW1[j][0], then dW1[j][1], then db1[j]
     float* out = diff_theta;
     for (i64 j = 0; j < h1; ++j) {
@@ -96,11 +112,6 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     for (i64 m = 0; m < h2; ++m)
         for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[j * h2p + m]);
     for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[h1 * h2p + m]);
-    for (i64 co = 0; co < Cout; ++co)
-        for (i64 ci = 0; ci < Cin; ++ci)
-            for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(last[(m * Cin + ci) * Cout + co]);
-    for (i64 co = 0; co < Cout; ++co)
-        for (i64 ci = 0; ci < Cin; ++ci) *out++ = static_cast<float>(last[(h2 * Cin + ci) * Cout + co]);
     meter.count_out(B * partial_size_ * 8);
 }
 
@@ -116,49 +127,72 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));
     Workspace<i64> scratch = scratch_.take(static_cast<std::size_t>(scratch_i64));
     i64* taps = scratch.data();
-    i64* row_offset = taps + kHiddenPairs;  // input row iy of the chunk at src_cl + row_offset[iy]
+    // per image a ring of input rows (their gradient likewise): row iy at ring + row_offset[iy], slot iy % R.
+    // Each row is packed (and its gradient zeroed) by the first chunk that reads it, and its gradient added
+    // to diff_src after the last one: a chunk's rows are a window of at most R, and the windows only move on.
+    const i64 R = std::max<i64>(chunk_rows_, 1), ring = R * W * Cin;  // (no row read at all: 0)
+    i64* row_offset = taps + kHiddenPairs;
+    for (i64 iy = 0; iy < d.input_size[0]; ++iy) row_offset[iy] = iy % R * W * Cin;
     float* h = buffer.data();
     float* dh = h + P * K * h2p;
     float* z = dh + P * K * h2p;
-    float* dz = z + P * depth;
-    float* dy = dz + P * depth;
-    float* src_cl = dy + P * Cout;
-    float* diff_cl = src_cl + chunk_rows_ * W * Cin;
-    float* a1 = diff_cl + chunk_rows_ * W * Cin;
+    float* dz = z + P * depth;  // kTimesPixels pixels' [dZ | dS]
+    float* dy = dz + std::min(P, kTimesPixels) * depth;
+    float* src_ring = dy + P * Cout;  // [N][R][W][Cin]
+    float* diff_ring = src_ring + d.batch * ring;
+    float* a1 = diff_ring + d.batch * ring;
     float* dn = a1 + kHiddenPairs * h1;
     float* hb = dn + cc_scatter_back_scratch(net_->contract);
     double* p_last = partial;
     double* p_w2 = p_last + Cout * depth;
     double* p_w1 = p_w2 + (h1 + 1) * h2p;
     const i64 end = band_rows_[band + 1] * OW;
+    i64 packed = 0, added = 0;  // the rows before these are packed, and added to diff_src
     for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
         const i64 count = std::min(P, end - p0);
         const std::array<i64, 2> rows = input_rows(p0, p0 + count);
+        // the rows no later chunk of the band reads: before the next chunk's first
+        const i64 done = p0 + count < end ? input_rows(p0 + count, std::min(p0 + count + P, end))[0] : rows[1];
+        const i64 fresh = std::max(packed, rows[0]), from = std::max(added, rows[0]);
         cc_hidden_features_here(net_->hidden, p0, count, a1, taps, h);
-        std::fill(dh, dh + count * K * h2p, 0.0f);
-        for (i64 iy = rows[0]; iy < rows[1]; ++iy) row_offset[iy] = (iy - rows[0]) * W * Cin;
         for (i64 n = 0; n < d.batch; ++n) {
             const float* src_n = src + n * Cin * in_plane;
             float* diff_src_n = diff_src + n * Cin * in_plane;
-            // the chunk's input rows channels last (Z feature-major from them, [Cout][depth_z] into
-            // d[W3 | b3]), their gradient from 0, then added to diff_src
-            avx2::cc_pack_planes(src_n + rows[0] * W, Cin, (rows[1] - rows[0]) * W, in_plane, src_cl);
-            cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
-            avx2::cc_pack_planes(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
-            if (avx512_) {
-                avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
-                avx512::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
-            } else {
-                avx2::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
-                avx2::cc_rows_times(dy, count, Cout, net_->last.data(), depth, dz);
+            float* src_cl = src_ring + n * ring;
+            float* diff_cl = diff_ring + n * ring;
+            // the new input rows channels last (Z feature-major from them, [Cout][depth_z] into d[W3 | b3]),
+            // their gradient from 0
+            for (i64 iy = fresh; iy < rows[1]; ++iy) {
+                cc_pack_planes_here(src_n + iy * W, Cin, W, in_plane, src_cl + row_offset[iy]);
+                std::fill(diff_cl + row_offset[iy], diff_cl + row_offset[iy] + W * Cin, 0.0f);
             }
-            std::fill(diff_cl, diff_cl + (rows[1] - rows[0]) * W * Cin, 0.0f);
-            if (wide_)
-                avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
+            cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
+            cc_pack_planes_here(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            if (avx512_)
+                avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
             else
-                avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, rows[0], h, dz, p0, count, dh, dn);
-            avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src_n + rows[0] * W, in_plane);
+                avx2::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
+            // [dZ | dS] of kTimesPixels pixels at a time, then scattered
+            for (i64 i0 = 0; i0 < count; i0 += kTimesPixels) {
+                const i64 g = std::min(kTimesPixels, count - i0);
+                const float* hi = h + i0 * K * h2p;
+                float* dhi = dh + i0 * K * h2p;
+                if (avx512_)
+                    avx512::cc_rows_times(dy + i0 * Cout, g, Cout, net_->last.data(), depth, dz);
+                else
+                    avx2::cc_rows_times(dy + i0 * Cout, g, Cout, net_->last.data(), depth, dz);
+                if (wide_)
+                    avx512::cc_scatter_back(net_->contract, src_cl, diff_cl, row_offset, hi, dz, p0 + i0, g, n == 0,
+                                            dhi, dn);
+                else
+                    avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, row_offset, hi, dz, p0 + i0, g, n == 0, dhi,
+                                          dn);
+            }
+            for (i64 iy = from; iy < done; ++iy)
+                avx2::cc_add_planes(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
         }
+        packed = std::max(packed, rows[1]);
+        added = std::max(added, done);
         if (wide_)
             avx512::cc_hidden_backward(hidden_back_, p0, count, h, dh, p_w2, p_w1, hb);
         else

@@ -110,8 +110,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     });
     meter.count_in(partial_size_ * 8);
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(partial_size_));
-    double* all = partials.data();  // dW_phase, every phase
-    std::fill(all, all + partial_size_, 0.0);
+    double* all = partials.data();  // dW_phase, every phase (each zeroed by its task on the first image)
     // per image: Cin zeros, then the image channels last; its diff_dst in the plan's order
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
     meter.count_in(image_floats * 4);
@@ -130,36 +129,48 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         for_each_band_by_parity(band_rows_, [&](i64 band) { run_band(band, n, dyp, diff_src, meter); });
         // dW_phase: each phase's sums by one task, whatever the thread count
         parallel_for_joined(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
-            avx2::cc_pack_planes(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
+            cc_pack_planes_here(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
                                  src_cl + Cin + r.begin() * W * Cin);
         });
         const i64 phases = phases_[0] * phases_[1];
         parallel_for_joined(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
-            for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, src_cl, dyp, all);
+            for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, n == 0, src_cl, dyp, all);
         });
     }
     meter.count_out(image_floats * 4);
     // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
-    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]
-    const i64 pairs = phases_[0] * phases_[1] * K, theta_size = d.theta_elements();
-    // theta in double and the reverse's scratch from a pool: fresh vectors this size page-faulted on every call
-    const i64 reverse_size = theta_size + cc_net_reverse_scratch(kernel_, pairs);
+    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 4 (the
+    // kernel's group), then each output channel's dW3 rows a task, and the first layers' one more
+    const i64 pairs = phases_[0] * phases_[1] * K;
+    // the reverse's scratch from a pool: fresh vectors this size page-faulted on every call
+    const i64 reverse_size = cc_net_reverse_scratch(kernel_, pairs);
     meter.count_in(reverse_size * 8);
     Workspace<double> reverse = reverse_.take(static_cast<std::size_t>(reverse_size));
-    double* theta = reverse.data();
-    std::fill(theta, theta + theta_size, 0.0);
+    double* scratch = reverse.data();
     const CcNetReverse net{&kernel_, pairs_.data(), pairs, K, all};
-    if (avx512_)
-        avx512::cc_net_reverse(net, theta, theta + theta_size);
-    else
-        avx2::cc_net_reverse(net, theta, theta + theta_size);
-    for (i64 i = 0; i < theta_size; ++i) diff_theta[i] = static_cast<float>(theta[i]);
+    parallel_for_joined(tbb::blocked_range<i64>(0, (pairs + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
+        const i64 k0 = 4 * r.begin(), k1 = std::min(pairs, 4 * r.end());
+        avx512_ ? avx512::cc_net_reverse_pairs(net, k0, k1, scratch) : avx2::cc_net_reverse_pairs(net, k0, k1, scratch);
+    });
+    parallel_for_joined(tbb::blocked_range<i64>(0, Cout + 1), [&](const tbb::blocked_range<i64>& r) {
+        const i64 co1 = std::min(r.end(), Cout);
+        if (r.begin() < co1) {
+            avx512_ ? avx512::cc_net_reverse_last(net, r.begin(), co1, scratch, diff_theta)
+                    : avx2::cc_net_reverse_last(net, r.begin(), co1, scratch, diff_theta);
+        }
+        if (r.end() > Cout) {
+            avx512_ ? avx512::cc_net_reverse_first(net, scratch, diff_theta)
+                    : avx2::cc_net_reverse_first(net, scratch, diff_theta);
+        }
+    });
     meter.count_out(partial_size_ * 8 + reverse_size * 8);
 }
 
-void CcBackwardPolyphase::phase_weights_gradient(i64 ph, const float* src_cl, const float* dyp, double* partial) const {
+void CcBackwardPolyphase::phase_weights_gradient(i64 ph, bool first, const float* src_cl, const float* dyp,
+                                                 double* partial) const {
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), total = static_cast<i64>(order_.size());
+    if (first) std::fill(partial + ph * Cout * K * Cin, partial + (ph + 1) * Cout * K * Cin, 0.0);
     for (i64 c0 = phase_start_[ph]; c0 < phase_start_[ph + 1]; c0 += kChunkPixels) {
         const i64 count = std::min(kChunkPixels, phase_start_[ph + 1] - c0);
         const CcPatchTaps taps{count, K, Cin, Cout, src_at_.data() + c0, nullptr, total};

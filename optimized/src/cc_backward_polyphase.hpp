@@ -8,7 +8,8 @@
 //   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
 //     one task per phase over all its pixels: one partial sum, no bands);
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
-// (cc_net_reverse, g = dW_phase at each, read in place).
+// (cc_net_reverse_*, g = dW_phase at each, read in place; the pairs, then the output channels, in
+// parallel).
 #pragma once
 
 #include <array>
@@ -38,9 +39,10 @@ private:
     // dF of the band's pixels of image n (dyp: its diff_dst in order_'s order, [Cout][pixels]), added to
     // diff_src
     void run_band(std::int64_t band, std::int64_t n, const float* dyp, float* diff_src, WorkspaceMeter& meter) const;
-    // partial (dW_phase, every phase) += phase ph's sums over one image's pixels, src_cl its input channels
-    // last after a row of Cin zeros, dyp its diff_dst as run_band's
-    void phase_weights_gradient(std::int64_t ph, const float* src_cl, const float* dyp, double* partial) const;
+    // partial (dW_phase, every phase) += phase ph's sums over one image's pixels (first: its part zeroed
+    // before), src_cl its input channels last after a row of Cin zeros, dyp its diff_dst as run_band's
+    void phase_weights_gradient(std::int64_t ph, bool first, const float* src_cl, const float* dyp,
+                                double* partial) const;
 
     CcDescriptor desc_;
     AxisWindows axes_[2];
@@ -59,7 +61,7 @@ private:
     bool avx512_ = false;  // the patch kernels for AVX-512 (the same bits as AVX2's)
     WorkspacePool<float> buffers_;
     WorkspacePool<double> partials_;
-    WorkspacePool<double> reverse_;  // the Internal-Net's reverse: theta in double, then its scratch
+    WorkspacePool<double> reverse_;  // the Internal-Net's reverse's scratch
 };
 
 }  // namespace convcheck::optimized::detail

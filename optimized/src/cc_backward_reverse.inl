@@ -3,32 +3,41 @@
 // cc_backward_reverse_avx2.cpp and cc_backward_reverse_avx512.cpp. Every sum runs in a fixed order: over
 // the channels c = cout * Cin + cin in order (dz2), over the pairs in order (every parameter's gradient),
 // over m in order (dz1); FMA throughout, so both ISAs give the same bits. With h2 = 16, 4 pairs (dz2) or
-// 4 channels (dW3) at once, the 16 features in vectors; any other width in plain loops.
+// 4 channels (dW3) at once, the 16 features in vectors; any other width in plain loops. In three steps
+// (cc_backward_kernels.hpp): a pair's dz2 and a channel's dW3 depend on no other pair's or channel's
+// work, so any split of the pairs or of the channels among tasks gives the same bits.
 #include <cmath>
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
 
-// H: the second hidden width when known at compile time (its short loops then unrolled, the sums in
-// registers), else 0.
+// The scratch's arrays: per pair the first layer's output, LeakyReLU'(z1), dz1 ([n][h1] each), then the
+// same for the second layer ([n][h2] each); then the first layers' sums in double (reverse_first).
+struct ReverseScratch {
+    double *a1, *d1, *dz1, *a2, *d2, *dz2;
+    ReverseScratch(double* s, i64 n, i64 h1, i64 h2)
+        : a1(s), d1(a1 + n * h1), dz1(d1 + n * h1), a2(dz1 + n * h1), d2(a2 + n * h2), dz2(d2 + n * h2) {}
+};
+
+// Pairs [k0, k1): the net's forward (b + W x, x in order; LeakyReLU'(z) = 1 for z > 0, else the slope),
+// then dz2 = LeakyReLU'(z2) (W3^T g), the channels in order (H: the second hidden width when known at
+// compile time, else 0; 4 pairs at once, W3's row in vectors, g broadcast).
 template <int H>
-void reverse(const CcNetReverse& q, double* __restrict theta, double* __restrict scratch) {
+void reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch) {
     const CcKernelParams& p = *q.net;
-    const i64 h1 = p.h1, h2 = H > 0 ? H : p.h2, Cin = p.in_channels, Cout = p.out_channels, C = Cin * Cout;
-    const i64 n = q.count;
+    const i64 h1 = p.h1, h2 = H > 0 ? H : p.h2, Cin = p.in_channels, Cout = p.out_channels;
     const i64 row = q.taps * Cin;  // the partial's row: [phase][cout][tap * Cin + cin]
     const double slope = p.slope;
-    double* __restrict a1 = scratch;  // [n][h1]: the first layer's output, then LeakyReLU'(z1), then dz1
-    double* __restrict d1 = a1 + n * h1;
-    double* __restrict dz1 = d1 + n * h1;
-    double* __restrict a2 = dz1 + n * h1;  // [n][h2]: the same for the second layer
-    double* __restrict d2 = a2 + n * h2;
-    double* __restrict dz2 = d2 + n * h2;
+    const ReverseScratch s(scratch, q.count, h1, h2);
+    double* __restrict a1 = s.a1;
+    double* __restrict d1 = s.d1;
+    double* __restrict a2 = s.a2;
+    double* __restrict d2 = s.d2;
+    double* __restrict dz2 = s.dz2;
     const double* __restrict W3 = p.W3.data();
     // pair k's g at channel cout * Cin + cin: q.g + (k / taps * Cout + cout) * row + k % taps * Cin + cin
     const auto g_of = [&](i64 k, i64 co) { return q.g + (k / q.taps * Cout + co) * row + k % q.taps * Cin; };
-    // the net's forward at every pair (b + W x, x in order), LeakyReLU'(z) = 1 for z > 0, else the slope
-    for (i64 k = 0; k < n; ++k) {
+    for (i64 k = k0; k < k1; ++k) {
         const double dy = q.pairs[2 * k], dx = q.pairs[2 * k + 1];
         for (i64 j = 0; j < h1; ++j) {
             const double z = std::fma(p.W1[2 * j + 1], dx, std::fma(p.W1[2 * j], dy, p.b1[j]));
@@ -42,22 +51,14 @@ void reverse(const CcNetReverse& q, double* __restrict theta, double* __restrict
             d2[k * h2 + m] = z > 0.0 ? 1.0 : slope;
         }
     }
-    double* __restrict tw1 = theta;  // the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[C][h2], b3[C]
-    double* __restrict tb1 = tw1 + 2 * h1;
-    double* __restrict tw2 = tb1 + h1;
-    double* __restrict tb2 = tw2 + h2 * h1;
-    double* __restrict tw3 = tb2 + h2;
-    double* __restrict tb3 = tw3 + C * h2;
-    // dz2 = LeakyReLU'(z2) (W3^T g): per pair, the channels in order (H: 4 pairs at once, W3's row in
-    // vectors, g broadcast)
-    i64 k0 = 0;
+    i64 k = k0;
     if constexpr (H > 0 && H % WD == 0) {
         constexpr int V = H / WD;
-        for (; k0 + 4 <= n; k0 += 4) {
+        for (; k + 4 <= k1; k += 4) {
             vd acc[4 * V];
             for (int a = 0; a < 4 * V; ++a) acc[a] = broadcast_d(0.0);
             for (i64 co = 0; co < Cout; ++co) {
-                const double* g[4] = {g_of(k0, co), g_of(k0 + 1, co), g_of(k0 + 2, co), g_of(k0 + 3, co)};
+                const double* g[4] = {g_of(k, co), g_of(k + 1, co), g_of(k + 2, co), g_of(k + 3, co)};
                 const double* w3 = W3 + co * Cin * h2;
                 for (i64 ci = 0; ci < Cin; ++ci) {
                     vd w[V];
@@ -69,11 +70,11 @@ void reverse(const CcNetReverse& q, double* __restrict theta, double* __restrict
                 }
             }
             for (int j = 0; j < 4; ++j)
-                for (int v = 0; v < V; ++v) store_d(dz2 + (k0 + j) * h2 + v * WD, acc[j * V + v]);
-            for (i64 m = 0; m < 4 * h2; ++m) dz2[k0 * h2 + m] *= d2[k0 * h2 + m];
+                for (int v = 0; v < V; ++v) store_d(dz2 + (k + j) * h2 + v * WD, acc[j * V + v]);
+            for (i64 m = 0; m < 4 * h2; ++m) dz2[k * h2 + m] *= d2[k * h2 + m];
         }
     }
-    for (i64 k = k0; k < n; ++k) {
+    for (; k < k1; ++k) {
         double* __restrict sum = dz2 + k * h2;
         for (i64 m = 0; m < h2; ++m) sum[m] = 0.0;
         for (i64 co = 0; co < Cout; ++co) {
@@ -84,19 +85,27 @@ void reverse(const CcNetReverse& q, double* __restrict theta, double* __restrict
         }
         for (i64 m = 0; m < h2; ++m) sum[m] *= d2[k * h2 + m];
     }
-    // dW3 += g a2^T, db3 += g: per channel, the pairs in order (H: 4 input channels at once, a2 in
-    // vectors, g broadcast; k / taps and k % taps stepped, not divided)
-    for (i64 co = 0; co < Cout; ++co) {
+}
+
+// dW3 = g a2^T, db3 = the sum of g for channels cout in [co0, co1): per channel, the pairs in order (H: 4
+// input channels at once, a2 in vectors, g broadcast; k / taps and k % taps stepped, not divided), from 0,
+// rounded to f32 into diff_theta (the ABI order).
+template <int H>
+void reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch, float* diff_theta) {
+    const CcKernelParams& p = *q.net;
+    const i64 h1 = p.h1, h2 = H > 0 ? H : p.h2, Cin = p.in_channels, Cout = p.out_channels, C = Cin * Cout;
+    const i64 n = q.count, row = q.taps * Cin;
+    const double* __restrict a2 = scratch + 3 * n * h1;  // ReverseScratch's a2
+    float* __restrict tw3 = diff_theta + 3 * h1 + h2 * (h1 + 1);  // W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[C][h2], b3[C]
+    float* __restrict tb3 = tw3 + C * h2;
+    for (i64 co = co0; co < co1; ++co) {
         i64 ci0 = 0;
         if constexpr (H > 0 && H % WD == 0) {
             constexpr int V = H / WD;
             for (; ci0 + 4 <= Cin; ci0 += 4) {
                 vd acc[4 * V];
-                double b[4];
-                for (int j = 0; j < 4; ++j) {
-                    for (int v = 0; v < V; ++v) acc[j * V + v] = load_d(tw3 + (co * Cin + ci0 + j) * h2 + v * WD);
-                    b[j] = tb3[co * Cin + ci0 + j];
-                }
+                double b[4] = {0.0, 0.0, 0.0, 0.0};
+                for (int a = 0; a < 4 * V; ++a) acc[a] = broadcast_d(0.0);
                 const double* g = q.g + co * row + ci0;
                 for (i64 k = 0, t = 0; k < n; ++k) {
                     vd a[V];
@@ -112,34 +121,61 @@ void reverse(const CcNetReverse& q, double* __restrict theta, double* __restrict
                     }
                 }
                 for (int j = 0; j < 4; ++j) {
-                    for (int v = 0; v < V; ++v) store_d(tw3 + (co * Cin + ci0 + j) * h2 + v * WD, acc[j * V + v]);
-                    tb3[co * Cin + ci0 + j] = b[j];
+                    double w[H];
+                    for (int v = 0; v < V; ++v) store_d(w + v * WD, acc[j * V + v]);
+                    for (int m = 0; m < H; ++m) tw3[(co * Cin + ci0 + j) * h2 + m] = static_cast<float>(w[m]);
+                    tb3[co * Cin + ci0 + j] = static_cast<float>(b[j]);
                 }
             }
         }
         for (i64 ci = ci0; ci < Cin; ++ci) {
-            double* __restrict w3 = tw3 + (co * Cin + ci) * h2;
-            double b = tb3[co * Cin + ci];
-            const double* g = q.g + co * row + ci;
-            for (i64 k = 0, t = 0; k < n; ++k) {
-                for (i64 m = 0; m < h2; ++m) w3[m] = std::fma(g[t * Cin], a2[k * h2 + m], w3[m]);
-                b += g[t * Cin];
-                if (++t == q.taps) {
-                    t = 0;
-                    g += Cout * row;
+            double w3[64];  // h2 <= 64 here, or in parts below
+            double b = 0.0;
+            for (i64 m0 = 0; m0 < h2; m0 += 64) {
+                const i64 m1 = m0 + 64 < h2 ? m0 + 64 : h2;
+                for (i64 m = m0; m < m1; ++m) w3[m - m0] = 0.0;
+                const double* g = q.g + co * row + ci;
+                for (i64 k = 0, t = 0; k < n; ++k) {
+                    for (i64 m = m0; m < m1; ++m) w3[m - m0] = std::fma(g[t * Cin], a2[k * h2 + m], w3[m - m0]);
+                    if (m0 == 0) b += g[t * Cin];
+                    if (++t == q.taps) {
+                        t = 0;
+                        g += Cout * row;
+                    }
                 }
+                for (i64 m = m0; m < m1; ++m) tw3[(co * Cin + ci) * h2 + m] = static_cast<float>(w3[m - m0]);
             }
-            tb3[co * Cin + ci] = b;
+            tb3[co * Cin + ci] = static_cast<float>(b);
         }
     }
-    // dz1 = LeakyReLU'(z1) (W2^T dz2), m in order
+}
+
+// dz1 = LeakyReLU'(z1) (W2^T dz2), m in order; then dW2 = dz2 a1^T, db2 = the sum of dz2, dW1 = dz1
+// D^T, db1 = the sum of dz1: the pairs in order, in double from 0 (after the scratch's arrays: the sums
+// of the pairs vectorise over the features), rounded to f32 into diff_theta.
+template <int H>
+void reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta) {
+    const CcKernelParams& p = *q.net;
+    const i64 h1 = p.h1, h2 = H > 0 ? H : p.h2, n = q.count;
+    const ReverseScratch s(scratch, n, h1, h2);
+    double* __restrict dz1 = s.dz1;
+    const double* __restrict a1 = s.a1;
+    const double* __restrict d1 = s.d1;
+    const double* __restrict dz2 = s.dz2;
     for (i64 k = 0; k < n; ++k) {
         for (i64 j = 0; j < h1; ++j) dz1[k * h1 + j] = 0.0;
         for (i64 m = 0; m < h2; ++m)
             for (i64 j = 0; j < h1; ++j) dz1[k * h1 + j] = std::fma(p.W2[m * h1 + j], dz2[k * h2 + m], dz1[k * h1 + j]);
         for (i64 j = 0; j < h1; ++j) dz1[k * h1 + j] *= d1[k * h1 + j];
     }
-    // dW2 += dz2 a1^T, db2 += dz2, dW1 += dz1 D^T, db1 += dz1: the pairs in order
+    // the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2]
+    const i64 size = 3 * h1 + h2 * (h1 + 1);
+    double* __restrict t = s.dz2 + n * h2;
+    double* __restrict tw1 = t;
+    double* __restrict tb1 = tw1 + 2 * h1;
+    double* __restrict tw2 = tb1 + h1;
+    double* __restrict tb2 = tw2 + h2 * h1;
+    for (i64 i = 0; i < size; ++i) t[i] = 0.0;
     for (i64 k = 0; k < n; ++k) {
         for (i64 m = 0; m < h2; ++m) {
             const double g = dz2[k * h2 + m];
@@ -153,15 +189,30 @@ void reverse(const CcNetReverse& q, double* __restrict theta, double* __restrict
             tb1[j] += g;
         }
     }
+    for (i64 i = 0; i < size; ++i) diff_theta[i] = static_cast<float>(t[i]);
 }
 
 }  // namespace
 
-void cc_net_reverse(const CcNetReverse& q, double* theta, double* scratch) {
+void cc_net_reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch) {
     if (q.net->h2 == 16)
-        reverse<16>(q, theta, scratch);
+        reverse_pairs<16>(q, k0, k1, scratch);
     else
-        reverse<0>(q, theta, scratch);
+        reverse_pairs<0>(q, k0, k1, scratch);
+}
+
+void cc_net_reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch, float* diff_theta) {
+    if (q.net->h2 == 16)
+        reverse_last<16>(q, co0, co1, scratch, diff_theta);
+    else
+        reverse_last<0>(q, co0, co1, scratch, diff_theta);
+}
+
+void cc_net_reverse_first(const CcNetReverse& q, double* scratch, float* diff_theta) {
+    if (q.net->h2 == 16)
+        reverse_first<16>(q, scratch, diff_theta);
+    else
+        reverse_first<0>(q, scratch, diff_theta);
 }
 
 }  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

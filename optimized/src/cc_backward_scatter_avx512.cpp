@@ -19,26 +19,53 @@ namespace {
 constexpr int kDnTaps = 9;   // dN: 9 taps x 2 channel vectors = 18 accumulators
 constexpr int kDhTaps = 12;  // dh: 12 accumulators (one feature vector each)
 
-// The 16 x 16 transpose of r in place: for the row bits d = 1, 2, 4, 8 in turn, rows i and i + d
-// (bit d of i clear) swap the lanes whose bit d differs from the row's (two-source permutes).
-inline void transpose16(vf* r) {
-#pragma GCC unroll 4
-    for (int d = 1; d < 16; d *= 2) {
-        alignas(64) int lo[16], hi[16];
-        for (int l = 0; l < 16; ++l) {
-            lo[l] = (l & d) ? 16 + l - d : l;
-            hi[l] = (l & d) ? 16 + l : l + d;
-        }
-        const __m512i ilo = _mm512_load_si512(lo), ihi = _mm512_load_si512(hi);
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) {
-            if (i & d) continue;
-            const vf a = r[i], b = r[i + d];
-            r[i] = _mm512_permutex2var_ps(a, ilo, b);
-            r[i + d] = _mm512_permutex2var_ps(a, ihi, b);
-        }
+// The 16 x 16 transpose of r in place, by in-lane unpacks (pairs of floats, then of float pairs) and
+// two rounds of 128-bit block shuffles: 64 shuffles with immediate controls (GCC's vector builtins: its
+// intrinsics read an "undefined" vector that -Werror=uninitialized flags), every vector a register once
+// inlined (the two-source permutes before kept r on the stack).
+#define CC_LANES4(f) f(0), f(1), f(2), f(3)
+__attribute__((always_inline)) inline void transpose16(vf* r) {
+    // per 128-bit block L of a and b (b's lanes numbered from 16)
+#define CC_LO(L) 4 * L, 16 + 4 * L, 4 * L + 1, 17 + 4 * L
+#define CC_HI(L) 4 * L + 2, 18 + 4 * L, 4 * L + 3, 19 + 4 * L
+#define CC_LO2(L) 4 * L, 4 * L + 1, 16 + 4 * L, 17 + 4 * L
+#define CC_HI2(L) 4 * L + 2, 4 * L + 3, 18 + 4 * L, 19 + 4 * L
+    vf t[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], CC_LANES4(CC_LO));
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], CC_LANES4(CC_HI));
     }
+#pragma GCC unroll 4
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = __builtin_shufflevector(t[i], t[i + 2], CC_LANES4(CC_LO2));
+        r[i + 1] = __builtin_shufflevector(t[i], t[i + 2], CC_LANES4(CC_HI2));
+        r[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], CC_LANES4(CC_LO2));
+        r[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], CC_LANES4(CC_HI2));
+    }
+    // blocks (a0, a2, b0, b2) and (a1, a3, b1, b3)
+#define CC_EVEN 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27
+#define CC_ODD 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31
+#pragma GCC unroll 2
+    for (int h = 0; h < 16; h += 8)
+#pragma GCC unroll 4
+        for (int i = h; i < h + 4; ++i) {
+            t[i] = __builtin_shufflevector(r[i], r[i + 4], CC_EVEN);
+            t[i + 4] = __builtin_shufflevector(r[i], r[i + 4], CC_ODD);
+        }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+        r[i] = __builtin_shufflevector(t[i], t[i + 8], CC_EVEN);
+        r[i + 8] = __builtin_shufflevector(t[i], t[i + 8], CC_ODD);
+    }
+#undef CC_LO
+#undef CC_HI
+#undef CC_LO2
+#undef CC_HI2
+#undef CC_EVEN
+#undef CC_ODD
 }
+#undef CC_LANES4
 
 // dzt [h2p][cp] = dz [Cin][h2p] transposed (the channels from Cin to cp: 0).
 void transpose_dz(const float* dz, i64 cin, i64 h2p, i64 cp, float* dzt) {
@@ -95,14 +122,15 @@ void dn_tile(const CcContractProblem& p, const float* h, const float* dzt, i64 c
 }
 
 // dh[tap[j]][v0 * 16 ..] += sum_cin N[cin] dZ[cin][v0 * 16 ..] for the taps j < T of one pixel (pos[j]:
-// their neighbour's channels in src_cl): input channels in order, FMA, T chains interleaved.
+// their neighbour's channels in src_cl; first: from 0, dh not read): input channels in order, FMA, T
+// chains interleaved.
 template <int T>
 void dh_tile(const CcContractProblem& p, const float* src_cl, const float* dz, const i64* tap, const i64* pos,
-             i64 v0, float* dh) {
+             i64 v0, bool first, float* dh) {
     const i64 h2p = p.h2p;
     vf acc[T];
 #pragma GCC unroll 12
-    for (int j = 0; j < T; ++j) acc[j] = load(dh + tap[j] * h2p + v0 * 16);
+    for (int j = 0; j < T; ++j) acc[j] = first ? zero() : load(dh + tap[j] * h2p + v0 * 16);
     const float* dzr = dz + v0 * 16;
     for (i64 c = 0; c < p.in_channels; ++c, dzr += h2p) {
         const vf dzv = load(dzr);
@@ -123,8 +151,8 @@ void with_taps(i64 t, const F& f) {
 
 }  // namespace
 
-void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, i64 row0, const float* h,
-                     const float* dz, i64 p0, i64 count, float* dh, float* scratch) {
+void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,
+                     const float* h, const float* dz, i64 p0, i64 count, bool first_image, float* dh, float* scratch) {
     const i64 K = p.kh * p.kw, Cin = p.in_channels, h2p = p.h2p, cp = (Cin + 15) / 16 * 16;
     const i64 depth = Cin * (h2p + 1);
     const i64 rest = Cin % 16;
@@ -156,7 +184,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
         };
         const auto flush_dh = [&] {
             for (i64 v0 = 0; v0 < h2p / 16; ++v0)
-                with_taps<kDhTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, dh); });
+                with_taps<kDhTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, first_image, dh); });
             taps = 0;
         };
         // the taps inside in (y, x) order, in groups
@@ -164,7 +192,7 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
             for (i64 y = ry.lo; y < ry.hi; ++y)
                 for (i64 x = rx.lo; x < rx.hi; ++x) {
                     tap[taps] = y * p.kw + x;
-                    pos[taps] = ((fy + y - row0) * p.in_w + fx + x) * Cin;
+                    pos[taps] = row_offset[fy + y] + (fx + x) * Cin;
                     if (++taps == most) flush();
                 }
             if (taps > 0) flush();

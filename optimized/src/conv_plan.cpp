@@ -32,7 +32,7 @@ struct ConvPlan::Impl {
     ConvDescriptor src_desc;
     detail::Geometry src_geometry;
     std::vector<i64> taps;
-    std::vector<float> weights, bias;
+    detail::CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (cache_line_allocator.hpp)
     detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
     detail::DepthwiseProblem depthwise;
@@ -130,7 +130,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
                 for (i64 ic = 0; ic < ICg; ++ic)
                     for (i64 t = 0; t < T; ++t)
                         weights[((grp * T + t) * ICg + ic) * OCg + oc] = at(grp * OCg + oc, ic, t);
-        bias = b;
+        bias.assign(b.begin(), b.end());
         const float* bias_ptr = bias.empty() ? nullptr : bias.data();
         scalar = {&geometry, taps.data(), weights.data(), bias_ptr};
         // the gather's sizes: functions of the descriptor only (gemm_chunks.cpp)

@@ -4,7 +4,9 @@
 // pool when it goes out of scope (RAII: on every way out, exceptions included); concurrent calls of
 // one plan each get their own. A plan keeps one pool per role (the padded input, the f32 output, the
 // kernels' scratch), so a buffer taken again holds what the last call of the same role left in it.
-// Not for the ISA units: they receive plain pointers into a Workspace.
+// Not for the ISA units: they receive plain pointers into a Workspace. Every buffer starts on a cache line
+// (cache_line_allocator.hpp): the kernels' 64-byte vector loads and stores of packed panels and outputs
+// would otherwise each touch two lines.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "cache_line_allocator.hpp"
+
 namespace convcheck::optimized::detail {
+
+template <typename T>
+using AlignedBuffer = std::vector<T, CacheLineAllocator<T>>;
 
 template <typename T>
 class WorkspacePool;
@@ -23,7 +30,7 @@ template <typename T>
 class Workspace {
 public:
     Workspace() = default;
-    Workspace(const WorkspacePool<T>* pool, std::vector<T> buffer) : pool_(pool), buffer_(std::move(buffer)) {}
+    Workspace(const WorkspacePool<T>* pool, AlignedBuffer<T> buffer) : pool_(pool), buffer_(std::move(buffer)) {}
     Workspace(Workspace&& other) noexcept : pool_(std::exchange(other.pool_, nullptr)), buffer_(std::move(other.buffer_)) {}
     Workspace& operator=(Workspace&& other) noexcept {
         if (this != &other) {
@@ -44,7 +51,7 @@ private:
     void give_back() noexcept;
 
     const WorkspacePool<T>* pool_ = nullptr;
-    std::vector<T> buffer_;
+    AlignedBuffer<T> buffer_;
 };
 
 template <typename T>
@@ -53,7 +60,7 @@ public:
     // A workspace of at least n elements; its contents are unspecified (what the last call left, or
     // zeros when new).
     Workspace<T> take(std::size_t n) const {
-        std::vector<T> v;
+        AlignedBuffer<T> v;
         {
             std::lock_guard lock(mutex_);
             if (!free_.empty()) {
@@ -67,13 +74,13 @@ public:
 
 private:
     friend class Workspace<T>;
-    void give(std::vector<T> v) const {
+    void give(AlignedBuffer<T> v) const {
         std::lock_guard lock(mutex_);
         free_.push_back(std::move(v));
     }
 
     mutable std::mutex mutex_;
-    mutable std::vector<std::vector<T>> free_;
+    mutable std::vector<AlignedBuffer<T>> free_;
 };
 
 template <typename T>
