@@ -5,6 +5,7 @@
 #include "cc_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -86,51 +87,74 @@ void CcPolyphase::run(const float* src, float* dst, WorkspaceMeter& meter) const
     // one image at a time: its padded copy and channels-last output (about 0.8 MB at 64x64x32) stay in
     // L2 between the three steps, where the whole batch's would go out to L3
     const i64 xp_floats = sg.padded_pixels() * Cin, y_floats = OH * OW * Cout;
-    meter.count_in((xp_floats + y_floats) * 4);
-    Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
-    Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
     // (pooled: the same floats are written on every call, and any other keeps the first call's zero fill)
     const i64 H = d.input_size[0], W = d.input_size[1];
     const i64 ocs_count = phase_problems_.front().oc_super_blocks;
     const i64 block = phase_problems_.front().vector_blocks * (avx512_ ? 16 : 8);
     const i64 scratch_elements = phase_problems_.front().scratch_elements();  // the phases share their geometry
     const AxisWindows &ah = axes_[0], &aw = axes_[1];
-    for (i64 n = 0; n < d.batch; ++n) {
-        // the input rows into the padded copy, channels last (its pads stay zero: they are never written)
-        parallel_for_joined(tbb::blocked_range<i64>(0, H), [&](const auto& r) {
-            for (i64 iy = r.begin(); iy < r.end(); ++iy)
-                cc_pack_planes_here(src + (n * Cin * H + iy) * W, Cin, W, H * W,
-                                    xp.data() + ((iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
+    // the three steps of image n, each over a range of its rows
+    const auto pack_rows = [&](i64 n, float* xp, i64 begin, i64 end) {  // into the padded copy, channels last
+        for (i64 iy = begin; iy < end; ++iy)                             // (its pads stay zero: never written)
+            cc_pack_planes_here(src + (n * Cin * H + iy) * W, Cin, W, H * W,
+                                xp + ((iy + pad_lo_[0]) * sg.padded[2] + pad_lo_[1]) * Cin);
+    };
+    // rows (oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
+    const auto phase_rows = [&](const float* xp, float* y, i64* scratch, i64 begin, i64 end) {
+        for (i64 row = begin; row < end; ++row) {
+            const i64 ocs = row % ocs_count, oy = row / ocs_count;
+            const i64 rh = oy % ah.p, step = oy / ah.p;
+            const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
+            for (i64 rw = 0; rw < phases_[1]; ++rw) {
+                const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
+                BlockedSegment segment;
+                segment.x = xp + (in_row * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
+                segment.x_pixel_step = aw.q * Cin;
+                segment.y = y + (oy * OW + rw) * Cout + ocs * block;
+                segment.y_pixel_step = aw.p * Cout;
+                segment.count = (OW - rw + aw.p - 1) / aw.p;
+                segment.ocs = ocs;
+                if (avx512_)
+                    avx512::blocked_segment(problem, segment, scratch);
+                else
+                    avx2::blocked_segment(problem, segment, scratch);
+            }
+        }
+    };
+    const auto store_rows = [&](i64 n, const float* y, i64 begin, i64 end) {  // to NCHW, a row at a time
+        for (i64 oy = begin; oy < end; ++oy)
+            cc_store_planes_here(y + oy * OW * Cout, OW, Cout, nullptr, dst + (n * Cout * OH + oy) * OW, OH * OW);
+    };
+    // With at least two images per thread, whole images in parallel (each task its own copy and output):
+    // three joins per image cost more than the imbalance of images (2/3 at batch 8, 2 threads: 1.23x the
+    // convolution with the rows in parallel), as long as the threads' copies stay within the output's size
+    // (the workspace rule). Either way each output is the same segment's sum.
+    const i64 threads = tbb::this_task_arena::max_concurrency();
+    if (threads > 1 && d.batch >= 2 * threads && threads * (xp_floats + y_floats) <= d.batch * y_floats) {
+        parallel_for_joined(tbb::blocked_range<i64>(0, d.batch, 1), [&](const auto& r) {
+            meter.count_in((xp_floats + y_floats) * 4);
+            Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
+            Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
+            Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
+            for (i64 n = r.begin(); n < r.end(); ++n) {
+                pack_rows(n, xp.data(), 0, H);
+                phase_rows(xp.data(), y.data(), scratch.data(), 0, OH * ocs_count);
+                store_rows(n, y.data(), 0, OH);
+            }
+            meter.count_out((xp_floats + y_floats) * 4);
         });
-        // rows (oy, ocs): output row oy is phase oy % p_h, step oy / p_h of that phase
+        return;
+    }
+    meter.count_in((xp_floats + y_floats) * 4);
+    Workspace<float> xp = padded_inputs_.take(static_cast<std::size_t>(xp_floats));
+    Workspace<float> y = outputs_.take(static_cast<std::size_t>(y_floats));
+    for (i64 n = 0; n < d.batch; ++n) {
+        parallel_for_joined(tbb::blocked_range<i64>(0, H), [&](const auto& r) { pack_rows(n, xp.data(), r.begin(), r.end()); });
         parallel_for_joined(tbb::blocked_range<i64>(0, OH * ocs_count), [&](const auto& r) {
             Workspace<i64> scratch = kernel_scratch_.take(static_cast<std::size_t>(scratch_elements));
-            for (i64 row = r.begin(); row < r.end(); ++row) {
-                const i64 ocs = row % ocs_count, oy = row / ocs_count;
-                const i64 rh = oy % ah.p, step = oy / ah.p;
-                const i64 in_row = ah.first[rh] + step * ah.q + pad_lo_[0];
-                for (i64 rw = 0; rw < phases_[1]; ++rw) {
-                    const BlockedProblem& problem = phase_problems_[rh * phases_[1] + rw];
-                    BlockedSegment segment;
-                    segment.x = xp.data() + (in_row * sg.padded[2] + aw.first[rw] + pad_lo_[1]) * Cin;
-                    segment.x_pixel_step = aw.q * Cin;
-                    segment.y = y.data() + (oy * OW + rw) * Cout + ocs * block;
-                    segment.y_pixel_step = aw.p * Cout;
-                    segment.count = (OW - rw + aw.p - 1) / aw.p;
-                    segment.ocs = ocs;
-                    if (avx512_)
-                        avx512::blocked_segment(problem, segment, scratch.data());
-                    else
-                        avx2::blocked_segment(problem, segment, scratch.data());
-                }
-            }
+            phase_rows(xp.data(), y.data(), scratch.data(), r.begin(), r.end());
         });
-        // the channels-last output to NCHW, a row at a time
-        parallel_for_joined(tbb::blocked_range<i64>(0, OH), [&](const auto& r) {
-            for (i64 oy = r.begin(); oy < r.end(); ++oy)
-                cc_store_planes_here(y.data() + oy * OW * Cout, OW, Cout, nullptr, dst + (n * Cout * OH + oy) * OW,
-                                     OH * OW);
-        });
+        parallel_for_joined(tbb::blocked_range<i64>(0, OH), [&](const auto& r) { store_rows(n, y.data(), r.begin(), r.end()); });
     }
     meter.count_out((xp_floats + y_floats) * 4);
 }

@@ -237,3 +237,27 @@ TEST(Cc, ChunkedChannelBlocksTailsAndBordersAgreeWithTheReference) {
         for (int threads : {1, 2}) expect_chunked_within_contract(d, make_data(d, 11), 11, threads);
     }
 }
+
+// The polyphase method runs whole images in parallel when there are at least two per thread (and the threads'
+// copies stay within the output's size), else the rows of one image at a time: both give the same bits as one
+// thread, and stay within the contract. Upsampling (small copies beside the output) with 5 and 9 images at 2
+// threads, the last thread's share one image short; 2/3 with 9 images.
+TEST(Cc, PolyphaseImagesInParallelGiveTheSameBitsAsOneThread) {
+    for (const char* text : {"cc:n=5,cin=2,cout=3,in=6x6,scale=2,support=3x3,kernel=net,hidden=4x6,bias=1",
+                             "cc:n=9,cin=3,cout=4,in=6x7,scale=2,support=2x3,kernel=linear",
+                             "cc:n=9,cin=2,cout=3,in=9x9,scale=2/3,support=3x3,kernel=net,hidden=4x4"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        const CcData data = make_data(d, 17);
+        const auto one = run(d, data, CcOptions{1, CcMethod::polyphase}), two = run(d, data, CcOptions{2, CcMethod::polyphase});
+        EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float))) << text;
+        const reference::ConvResult want = reference::cc::continuous_convolution(
+            d, data.src.data(), data.theta.empty() ? nullptr : data.theta.data(), d.has_bias ? data.bias.data() : nullptr);
+        const std::vector<double> weight_error = reference::cc::cc_weight_error(
+            d, data.src.data(), data.theta.empty() ? nullptr : data.theta.data(), 0x1p-24);
+        const std::vector<double> got(two.begin(), two.end());
+        EXPECT_TRUE(accuracy::compare_bound_cc(accuracy::Contract{DataType::f32, DataType::f32}, want.dst, want.magnitude,
+                                               want.terms, weight_error, got)
+                        .passed())
+            << text;
+    }
+}
