@@ -189,7 +189,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                                           dn);
             }
             for (i64 iy = from; iy < done; ++iy)
-                avx2::cc_add_planes(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
+                cc_add_planes_here(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
         }
         packed = std::max(packed, rows[1]);
         added = std::max(added, done);

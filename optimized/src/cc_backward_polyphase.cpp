@@ -202,7 +202,7 @@ void CcBackwardPolyphase::run_band(i64 band, i64 n, const float* dyp, float* dif
                 avx2::cc_patch_times_scatter(taps, dyp + c0, weights_[ph].data(), diff_cl);
         }
     }
-    avx2::cc_add_planes(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src + n * Cin * in_plane + rows[0] * W, in_plane);
+    cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src + n * Cin * in_plane + rows[0] * W, in_plane);
     meter.count_out(band_floats_ * 4);
 }
 

@@ -46,6 +46,13 @@ void cc_store_planes_here(const float* y, i64 count, i64 channels, const float* 
         avx2::cc_store_planes(y, count, channels, bias, dst, plane);
 }
 
+void cc_add_planes_here(const float* y, i64 count, i64 channels, float* dst, i64 plane) {
+    if (cpu_has_avx512())
+        avx512::cc_add_planes(y, count, channels, dst, plane);
+    else
+        avx2::cc_add_planes(y, count, channels, dst, plane);
+}
+
 using i64 = std::int64_t;
 
 namespace {

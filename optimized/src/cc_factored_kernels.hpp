@@ -77,10 +77,11 @@ void cc_hidden_features(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, 
 // avx2::cc_contract_cl's sums on AVX-512 (cc_contract_cl_avx512.cpp; the same bits).
 void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                     i64 count, float* z);
-// avx2::cc_pack_planes and cc_store_planes on AVX-512: 16 planes at a time, masked partial blocks
+// avx2::cc_pack_planes, cc_store_planes and cc_add_planes on AVX-512: 16 planes at a time, masked partial blocks
 // (cc_planes_avx512.cpp; the same bits).
 void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float* dst);
 void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane);
+void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 }  // namespace avx512
 
 // cc_hidden_features and cc_contract_cl in the build for this CPU (cc_chunked.cpp), for the forward and the
@@ -89,8 +90,9 @@ void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias,
 void cc_hidden_features_here(const CcHiddenProblem& p, i64 p0, i64 count, float* a1, i64* taps, float* h);
 void cc_contract_cl_here(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                          i64 count, float* z);
-// cc_pack_planes and cc_store_planes in the build for this CPU, likewise.
+// cc_pack_planes, cc_store_planes and cc_add_planes in the build for this CPU, likewise.
 void cc_pack_planes_here(const float* src, i64 channels, i64 width, i64 plane, float* dst);
 void cc_store_planes_here(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane);
+void cc_add_planes_here(const float* y, i64 count, i64 channels, float* dst, i64 plane);
 
 }  // namespace convcheck::optimized::detail

@@ -59,8 +59,11 @@ void cc_pack_planes(const float* src, i64 channels, i64 width, i64 plane, float*
     }
 }
 
-void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
-    // 16 planes at a time over all the pixels
+namespace {
+
+// cc_store_planes (ADD false) and cc_add_planes (ADD true, no bias): 16 planes at a time over all the pixels
+template <bool ADD>
+void store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
     for (i64 c0 = 0; c0 < channels; c0 += 16) {
         const i64 nc = channels - c0 < 16 ? channels - c0 : 16;
         const __mmask16 cmask = lanes(nc);
@@ -72,11 +75,23 @@ void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias,
                 r[k] = k < ni ? _mm512_maskz_loadu_ps(cmask, y + (i0 + k) * channels + c0) : _mm512_setzero_ps();
             transpose16(r);
             for (int k = 0; k < nc; ++k) {
+                float* to = dst + (c0 + k) * plane + i0;
                 if (bias) r[k] = _mm512_add_ps(r[k], _mm512_set1_ps(bias[c0 + k]));
-                _mm512_mask_storeu_ps(dst + (c0 + k) * plane + i0, imask, r[k]);
+                if (ADD) r[k] = _mm512_add_ps(_mm512_maskz_loadu_ps(imask, to), r[k]);
+                _mm512_mask_storeu_ps(to, imask, r[k]);
             }
         }
     }
+}
+
+}  // namespace
+
+void cc_store_planes(const float* y, i64 count, i64 channels, const float* bias, float* dst, i64 plane) {
+    store_planes<false>(y, count, channels, bias, dst, plane);
+}
+
+void cc_add_planes(const float* y, i64 count, i64 channels, float* dst, i64 plane) {
+    store_planes<true>(y, count, channels, nullptr, dst, plane);
 }
 
 }  // namespace convcheck::optimized::detail::avx512
