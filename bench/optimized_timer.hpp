@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/optimized/cc_backward_plan.hpp"
@@ -17,22 +18,9 @@
 
 namespace convcheck::bench {
 
-// Storage aligned to a cache line (64 bytes), as frameworks hand tensors over (PyTorch's CPU allocator and
-// oneDNN's memory objects, which the oneDNN columns time, align to 64 bytes). std::vector's own storage is
-// 16 bytes past a line on large buffers, so every 64-byte vector of a channels-last layer with C a multiple
-// of 16 straddles two lines: dw192@28 took 0.045 ms there against 0.027 ms aligned (docs/performance-forward-2t.md).
-template <typename T>
-struct CacheLineAllocator {
-    using value_type = T;
-    static constexpr std::align_val_t alignment{64};
-    CacheLineAllocator() = default;
-    template <typename U>
-    explicit CacheLineAllocator(const CacheLineAllocator<U>&) {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), alignment)); }
-    void deallocate(T* p, std::size_t) { ::operator delete(p, alignment); }
-    friend bool operator==(const CacheLineAllocator&, const CacheLineAllocator&) { return true; }
-};
-using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
+// Storage aligned to a cache line (64 bytes), as frameworks hand tensors over: dw192@28 took 0.045 ms on
+// std::vector's storage (16 bytes past a line) against 0.027 ms aligned (docs/performance-forward-2t.md).
+using AlignedFloats = CacheLineFloats;
 
 // A convolution's buffers, 64-byte aligned, uniform in [-1, 1) from a fixed seed (dst zero).
 struct ConvData {

@@ -83,7 +83,7 @@ struct BackwardDataPlan::Impl {
     enum class Own { none, depthwise, narrow, pointwise } own = Own::none;
     Path own_isa = Path::automatic;
     detail::Geometry geometry;
-    detail::CacheLineFloats own_weights, zeros;  // 64-byte vectors on cache lines
+    CacheLineFloats own_weights, zeros;  // 64-byte vectors on cache lines
     detail::DepthwiseBackwardData depthwise;
     detail::NarrowBackwardData narrow;
     detail::PointwiseBackwardData pointwise;

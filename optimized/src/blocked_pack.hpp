@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "cache_line_allocator.hpp"
+#include "convcheck/core/cache_line_allocator.hpp"
 #include "problem.hpp"
 
 namespace convcheck::optimized::detail {

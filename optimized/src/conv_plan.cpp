@@ -32,7 +32,7 @@ struct ConvPlan::Impl {
     ConvDescriptor src_desc;
     detail::Geometry src_geometry;
     std::vector<i64> taps;
-    detail::CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (cache_line_allocator.hpp)
+    CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (convcheck/core/cache_line_allocator.hpp)
     detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
     detail::DepthwiseProblem depthwise;

@@ -5,7 +5,7 @@
 // one plan each get their own. A plan keeps one pool per role (the padded input, the f32 output, the
 // kernels' scratch), so a buffer taken again holds what the last call of the same role left in it.
 // Not for the ISA units: they receive plain pointers into a Workspace. Every buffer starts on a cache line
-// (cache_line_allocator.hpp): the kernels' 64-byte vector loads and stores of packed panels and outputs
+// (convcheck/core/cache_line_allocator.hpp): the kernels' 64-byte vector loads and stores of packed panels and outputs
 // would otherwise each touch two lines.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "cache_line_allocator.hpp"
+#include "convcheck/core/cache_line_allocator.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -1,14 +1,16 @@
-// Internal: std::vector storage aligned to a cache line (64 bytes). std::vector's own storage of a large
-// buffer starts 16 bytes past a line, so every 64-byte vector load of packed weights straddled two
-// lines: the 3x3 layers of ResNet-50 ran 5-15 % slower with their blocked weights there
-// (docs/performance-forward-padding.md). The bench's buffers use the same alignment (bench/optimized_timer.hpp).
+// std::vector storage aligned to a cache line (64 bytes). std::vector's own storage of a large buffer
+// starts 16 bytes past a line, so every 64-byte vector load of packed weights straddled two lines: the
+// 3x3 layers of ResNet-50 ran 5-15 % slower with their blocked weights there
+// (docs/performance-forward-padding.md). The optimized implementation's packed weights and workspaces
+// use it, and the bench's buffers (bench/optimized_timer.hpp), as frameworks hand tensors over (PyTorch's
+// CPU allocator and oneDNN's memory objects align to 64 bytes).
 #pragma once
 
 #include <cstddef>
 #include <new>
 #include <vector>
 
-namespace convcheck::optimized::detail {
+namespace convcheck {
 
 template <typename T>
 struct CacheLineAllocator {
@@ -24,4 +26,4 @@ struct CacheLineAllocator {
 
 using CacheLineFloats = std::vector<float, CacheLineAllocator<float>>;
 
-}  // namespace convcheck::optimized::detail
+}  // namespace convcheck
