@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-
 namespace convcheck::optimized::detail {
 namespace {
 
