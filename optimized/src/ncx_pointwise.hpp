@@ -30,8 +30,6 @@ public:
     i64 tasks() const { return images_ * super_blocks_ * oc_chunks_; }
     i64 scratch_elements() const { return problem_.scratch_elements(); }
     void run_tasks(const float* src, float* dst, i64* scratch, i64 begin, i64 end) const;
-    // The register tile's vector blocks (W = 16 floats each), for tests and reports.
-    int vector_blocks() const { return problem_.vector_blocks; }
 
 private:
     Geometry layer_;              // the layer
