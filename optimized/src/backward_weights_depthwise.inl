@@ -24,7 +24,8 @@ template <int NB, bool K0, bool K1, bool K2>
     for (int kh = 0; kh < 3; ++kh)
 #pragma GCC unroll 4
         for (int j = 0; j < NB; ++j) {
-            const vf v = load(xr[kh] + xo + j * W);
+            vf v = load(xr[kh] + xo + j * W);
+            asm("" : "+v"(v));  // one load for the three taps (the compiler would fold it into each FMA)
             if constexpr (K0) acc[(kh * 3) * NB + j] = fma(v, d0[j], acc[(kh * 3) * NB + j]);
             if constexpr (K1) acc[(kh * 3 + 1) * NB + j] = fma(v, d1[j], acc[(kh * 3 + 1) * NB + j]);
             if constexpr (K2) acc[(kh * 3 + 2) * NB + j] = fma(v, d2[j], acc[(kh * 3 + 2) * NB + j]);
@@ -108,7 +109,7 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
                 if (tx.ahead > 0) {  // the next lane block's lines of the newest input row and of diff_dst
                     const float* px = even[2] + (iw - lo) * xs + tx.ahead;
                     const float* pd = dk + iw * dk_step + tx.ahead;
-                    prefetch(px), prefetch(px + kLineFloats), prefetch(pd), prefetch(pd + kLineFloats);
+                    prefetch_l2(px), prefetch_l2(px + kLineFloats), prefetch_l2(pd), prefetch_l2(pd + kLineFloats);
                 }
                 window_column<NB, true, true, true>(acc, even, (iw - lo) * xs, d0, d1, d2);
             }
