@@ -75,6 +75,10 @@ void sum_pixels(const float* panel, i64 K, const TileHome& home, bool first) {
     home_store<1, NB>(acc, home);
 }
 
+constexpr i64 kLineFloats = 16;  // floats per cache line
+inline void prefetch(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T0); }
+inline void prefetch_l2(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T1); }
+
 // General: one tile over a block of K pixels from its panels. With x_at, the tile's R rows are R
 // consecutive channels of one tap: pixel k's are read straight from x + x_at[k] (x at the tile's first
 // row), not from a packed panel.
@@ -93,6 +97,11 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
     const float* xs = Steady ? x + x_at[0] : nullptr;
     for (i64 k = 0; k < K; ++k, x_panel += R, d_panel += B) {
         const float* xk = Steady ? xs + k * step : x_at ? x + x_at[k] : x_panel;
+        // x in place: its pixels are a row apart (2304 bytes for 576 channels, past the hardware's
+        // stride prefetcher): fetched kAhead pixels ahead
+        constexpr i64 kAhead = 8;
+        if (Steady && k + kAhead < K) prefetch(xk + kAhead * step);
+        if (!Steady && x_at && k + kAhead < K) prefetch(x + x_at[k + kAhead]);
         vf d[NB];
 #pragma GCC unroll 4
         for (int j = 0; j < NB; ++j) d[j] = load(d_panel + j * W);
@@ -106,9 +115,6 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
     home_store<R, NB>(acc, home);
 }
 
-constexpr i64 kLineFloats = 16;  // floats per cache line
-inline void prefetch(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T0); }
-inline void prefetch_l2(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T1); }
 
 template <int NB>
 void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
