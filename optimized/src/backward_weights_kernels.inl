@@ -7,8 +7,9 @@
 // for the pixels of the block in increasing (n, od, oh, ow) order; the next block continues from the
 // f32 partial sum stored in dw (exact). So every element is summed in increasing pixel order, whatever
 // the tile, the block or the thread. The general kernel first packs the block's diff_dst into panels
-// [pixel][NB*W] per lane block (zeros past the group's channels) and each tile's inputs into a panel
-// [pixel][R], so that its inner loop reads two sequential streams. The last tile of a row range reads
+// [pixel][NB*W] per lane block (zeros past the group's channels; read in place, O floats a pixel, when
+// every lane block is whole) and each tile's inputs into a panel [pixel][R] (read in place when they
+// are R consecutive floats of xp), so that its inner loop reads two evenly stepping streams. The last tile of a row range reads
 // valid rows again (its rows past the end repeat the last one) and stores only what exists.
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
@@ -58,8 +59,7 @@ template <int R, int NB>
 // diff_bias: the home's lanes plus the K pixels of a packed panel [K][NB*W], in pixel order (an FMA
 // by 1 is the exact sum).
 template <int NB>
-void sum_pixels(const float* panel, i64 K, const TileHome& home, bool first) {
-    constexpr int B = NB * W;
+void sum_pixels(const float* panel, i64 d_step, i64 K, const TileHome& home, bool first) {
     static const float one_value = 1.0f;
     const vf one = broadcast(&one_value);
     vf acc[NB];
@@ -71,7 +71,7 @@ void sum_pixels(const float* panel, i64 K, const TileHome& home, bool first) {
     }
     for (i64 k = 0; k < K; ++k)
 #pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) acc[j] = fma(load(panel + k * B + j * W), one, acc[j]);
+        for (int j = 0; j < NB; ++j) acc[j] = fma(load(panel + k * d_step + j * W), one, acc[j]);
     home_store<1, NB>(acc, home);
 }
 
@@ -84,9 +84,8 @@ inline void prefetch_l2(const float* at) { _mm_prefetch(reinterpret_cast<const c
 // row), not from a packed panel.
 // With Steady, pixel k's are at x + x_at[0] + k * step (pixels evenly spaced: a 1x1 layer's blocks).
 template <int R, int NB, bool Steady>
-void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step, const float* d_panel, i64 K, const TileHome& home,
-                bool first) {
-    constexpr int B = NB * W;
+void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step, const float* d_panel, i64 d_step, i64 K,
+                const TileHome& home, bool first) {
     vf acc[R * NB];
     if (first) {
 #pragma GCC unroll 64
@@ -95,7 +94,7 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
         home_load<R, NB>(acc, home);
     }
     const float* xs = Steady ? x + x_at[0] : nullptr;
-    for (i64 k = 0; k < K; ++k, x_panel += R, d_panel += B) {
+    for (i64 k = 0; k < K; ++k, x_panel += R, d_panel += d_step) {
         const float* xk = Steady ? xs + k * step : x_at ? x + x_at[k] : x_panel;
         // x in place: its pixels are a row apart (2304 bytes for 576 channels, past the hardware's
         // stride prefetcher): fetched kAhead pixels ahead
@@ -181,16 +180,20 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     for (i64 c = lb_begin * B; c < lb_end * B; c += kLineFloats) prefetch(dy + d_next[k] + c);
                 }
             };
-            // the whole lane blocks pixel after pixel (each pixel's channels one sequential read)
-            for (i64 k = 0; k < K; ++k)
+            // the whole lane blocks pixel after pixel (each pixel's channels one sequential read); not
+            // when every lane block is whole: the tiles then read diff_dst in place, O floats a pixel
+            const bool d_direct = OCg % B == 0;
+            const i64 d_step = d_direct ? O : B;
+            const auto d_panel = [&](i64 lb) { return d_direct ? dy + d_at[0] + lb * B : d_panels + (lb - lb_begin) * K * B; };
+            for (i64 k = 0; k < K && !d_direct; ++k)
                 for (i64 lb = lb_begin; lb < full_end; ++lb)
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; ++j)
                         store(d_panels + ((lb - lb_begin) * K + k) * B + j * W, load(dy + d_at[k] + lb * B + j * W));
             for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                 const i64 lanes = min_i64(B, OCg - lb * B);
-                float* panel = d_panels + (lb - lb_begin) * K * B;
                 if (lanes != B) {
+                    float* panel = d_panels + (lb - lb_begin) * K * B;
                     for (i64 k = 0; k < K; ++k) {
                         const float* from = dy + d_at[k] + lb * B;
                         for (i64 l = 0; l < lanes; ++l) panel[k * B + l] = from[l];
@@ -198,7 +201,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     }
                 }
                 if (p.bias_at >= 0 && t_begin == 0)
-                    sum_pixels<NB>(panel, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
+                    sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
@@ -220,10 +223,10 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
                     if (contiguous && steady)
-                        panel_tile<R, NB, true>(nullptr, x_tile, x_at, Cs, d_panels + (lb - lb_begin) * K * B, K, home, pb == px_begin);
+                        panel_tile<R, NB, true>(nullptr, x_tile, x_at, Cs, d_panel(lb), d_step, K, home, pb == px_begin);
                     else
                         panel_tile<R, NB, false>(x_panels + (tile - t_begin) * K * R, x_tile, contiguous ? x_at : nullptr, 0,
-                                                 d_panels + (lb - lb_begin) * K * B, K, home, pb == px_begin);
+                                                 d_panel(lb), d_step, K, home, pb == px_begin);
                 }
             }
         }

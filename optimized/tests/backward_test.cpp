@@ -165,6 +165,10 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // chunk of 96 and one ending in a partial tile
         "conv:n=2,c=136,o=20,in=7x10,k=1x1,bias=1,data=nxc",
         "conv:n=2,c=120,o=24,in=7x10,k=1x1,data=nxc",
+        // backward weights reading diff_dst in place (every lane block whole), two groups of 32 (or 64)
+        // output channels: group 1 reads at its channel offset; 1x1 stride 1 (x steps evenly) and 3x3
+        "conv:n=2,c=6,o=64,g=2,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=2,c=10,o=128,g=2,in=6x5,k=1x1,bias=1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
