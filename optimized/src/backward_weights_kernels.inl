@@ -239,6 +239,21 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
 
 }  // namespace
 
+// Elements [begin, end) of the parts' sums (problem.hpp): dw[i] = dw[i] + dw[gradient + i] + ... in
+// part order, each vector kept in a register over the parts (an FMA by 1 is the exact sum).
+void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end) {
+    static const float one_value = 1.0f;
+    const vf one = broadcast(&one_value);
+    i64 i = begin;
+    for (; i + W <= end; i += W) {
+        vf acc = load(dw + i);
+        for (i64 part = 1; part < parts; ++part) acc = fma(load(dw + part * gradient + i), one, acc);
+        store(dw + i, acc);
+    }
+    for (; i < end; ++i)
+        for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
+}
+
 int backward_lanes() { return W; }
 int backward_tile_rows(bool depthwise, int vector_blocks) { return depthwise ? kDepthwiseRows : kGeneralRows[vector_blocks]; }
 int backward_max_vector_blocks(bool depthwise) { return depthwise ? kDepthwiseBlocks : kGeneralMaxBlocks; }

@@ -208,6 +208,8 @@ struct BackwardWeightsPlan::Impl {
         if (parts > 1)  // the parts in part order, into part 0
             parallel((gradient + 1023) / 1024, [&](i64 b, i64 e) {
                 const i64 begin = b * 1024, count = std::min(e * 1024, gradient) - begin;
+                if (path == Path::blocked_avx512) return detail::avx512::backward_add_parts(dw, gradient, parts, begin, begin + count);
+                if (path == Path::blocked_avx2) return detail::avx2::backward_add_parts(dw, gradient, parts, begin, begin + count);
                 float* __restrict to = dw + begin;
                 for (i64 part = 1; part < parts; ++part) {  // per element: part 0 + part 1 + ... in order
                     const float* __restrict from = dw + part * gradient + begin;

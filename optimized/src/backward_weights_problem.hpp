@@ -76,9 +76,12 @@ struct BackwardWeightsProblem {
     }
 };
 
+// backward_add_parts: elements [begin, end) of the parts' sums, dw[i] = dw[i] + dw[gradient + i] + ...
+// (parts of `gradient` floats each) in part order.
 // Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the
 // previous contents of dw are overwritten). scratch: the problem's scratch_floats() and scratch_offsets().
 namespace avx512 {
+void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end);
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
@@ -86,6 +89,7 @@ void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, co
                             i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx512
 namespace avx2 {
+void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end);
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
