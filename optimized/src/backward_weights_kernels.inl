@@ -149,12 +149,15 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     // A whole tile whose R rows are R consecutive floats of xp at every pixel (channels of one tap, or,
     // with Cs = ICg and no dilation along the width, across the taps of one kernel row: conv1's 7 taps x
     // 3 channels) is read in place, not packed (conv1_7x7s2 18.7-18.8 -> 16.1 ms).
-    const auto in_place = [&](i64 tile) {
+    const auto in_place = [&](i64 tile) {  // (one division: it runs per tile and block)
         const i64 q0 = tile * R;
         if (q0 + R > rows_total) return false;
-        const i64 first = p.tap_offsets[q0 / ICg] + q0 % ICg;
-        for (int r = 1; r < R; ++r)
-            if (p.tap_offsets[(q0 + r) / ICg] + (q0 + r) % ICg != first + r) return false;
+        i64 t = q0 / ICg, ic = q0 - t * ICg;
+        const i64 first = p.tap_offsets[t] + ic;
+        for (int r = 1; r < R; ++r) {
+            if (++ic == ICg) ic = 0, ++t;
+            if (p.tap_offsets[t] + ic != first + r) return false;
+        }
         return true;
     };
     for (i64 item = begin; item < end; ++item) {
@@ -217,9 +220,9 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
                 prefetch_share(tile - t_begin, t_end - t_begin);
+                const bool contiguous = in_place(tile);
                 for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
-                    const bool contiguous = in_place(tile);
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
                     if (contiguous && steady)
