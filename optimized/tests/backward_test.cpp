@@ -169,6 +169,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // output channels: group 1 reads at its channel offset; 1x1 stride 1 (x steps evenly) and 3x3
         "conv:n=2,c=6,o=64,g=2,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=2,c=10,o=128,g=2,in=6x5,k=1x1,bias=1,data=nxc",
+        // whole lane blocks, but diff_dst's pixels over 2 KB apart (576 channels): packed
+        "conv:n=2,c=5,o=576,in=4x5,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
