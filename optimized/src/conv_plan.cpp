@@ -35,6 +35,10 @@ struct ConvPlan::Impl {
     CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (convcheck/core/cache_line_allocator.hpp)
     detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
+    // the blocked kernel reads the user's padded src in place (edges.hpp: blocked_reads_src_in_place), with
+    // these zeros (ic_block of them) for the taps of border pixels that lie in the padding
+    bool src_in_place = false;
+    CacheLineFloats zeros;
     detail::DepthwiseProblem depthwise;
     detail::ScalarProblem scalar;
     detail::GemmProblem gemm;
@@ -90,6 +94,11 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
         blocked_weights = std::move(packed);
         blocked = blocked_weights.problem(&geometry, taps.data());
+        if (src_in_place) {
+            zeros.assign(static_cast<std::size_t>(blocked.ic_block), 0.0f);
+            blocked.src_in_place = true;
+            blocked.zeros = zeros.data();
+        }
         break;
     }
     case Path::depthwise_avx2:
@@ -184,7 +193,7 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     }
     // the batch in chunks of images, or one image in bands (xp_parts.hpp): xp never takes more than
     // the input's bytes plus half the fixed workspace (Options::padded_input_budget)
-    const bool packs = !detail::src_is_xp(src_desc, src_geometry);
+    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
     if (packs)
         xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, xp_parts)));
     if (packs && xp_parts.axis >= 0) {
@@ -320,9 +329,12 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.src_desc = m.desc;
     if (depthwise) m.src_desc.pads_begin = m.src_desc.pads_end = SpatialDims{0, 0, 0};
     m.src_geometry = detail::make_geometry(m.src_desc, depthwise ? 16 : 1);
+    const bool blocked = m.path == Path::blocked_avx2 || m.path == Path::blocked_avx512;
+    m.src_in_place = blocked && detail::blocked_reads_src_in_place(m.desc, m.geometry);
+    if (m.src_in_place)  // xp is src: the taps' offsets are those of the unpadded input
+        for (int a = 0; a < 3; ++a) m.geometry.padded[a] = m.geometry.in[a];
     m.taps = detail::tap_offsets(m.geometry);
     m.pack_weights(weights, bias);
-    const bool blocked = m.path == Path::blocked_avx2 || m.path == Path::blocked_avx512;
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);

@@ -79,7 +79,8 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
             blocked ? detail::blocked_chunk_pixels(g.out_per_group, g.in_per_group * g.taps(),
                                                    path == Path::blocked_avx512)
                     : 0;
-        if (!detail::src_is_xp(src_desc, sg))
+        const bool in_place = blocked && detail::blocked_reads_src_in_place(d, g);  // the plan's src_in_place
+        if (!in_place && !detail::src_is_xp(src_desc, sg))
             xp = detail::xp_part_floats(sg, detail::xp_parts(src_desc, sg, 0, band_chunk_pixels));
         if (!detail::dst_is_y(d)) y = double(d.dst_elements());
     }
