@@ -1,14 +1,16 @@
 // The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
-//   dW_phase: one task per phase (whatever the thread count): per image, chunks of at most 240 of the
-//     phase's pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA),
-//     added to the phase's double partial; images and chunks in order; then the Internal-Net's reverse in
-//     double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
+//   dW_phase: the images in groups (half the batch, at most 4; contiguous), each group's partial summed
+//     by one task per phase (whatever the thread count): per image, chunks of at most 240 of the phase's
+//     pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA), added to
+//     the group's double partial; images and chunks in order; the groups' partials added in order; then
+//     the Internal-Net's reverse in double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
 //     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
 #include "cc_backward_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -23,6 +25,8 @@ using i64 = std::int64_t;
 
 namespace {
 constexpr i64 kChunkPixels = 240;  // pixels of one phase at once (the patches are read in place)
+// dW_phase: one partial per group of images (half the batch, at most this many), fixed by the descriptor
+constexpr i64 kMaxImageGroups = 4;
 }  // namespace
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
@@ -104,40 +108,77 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, pixels = d.output_size[0] * d.output_size[1];
-    const i64 total = static_cast<i64>(order_.size());
-    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * Cin), [&](const auto& r) {
-        std::fill(diff_src + r.begin() * in_plane, diff_src + r.end() * in_plane, 0.0f);
-    });
-    meter.count_in(partial_size_ * 8);
-    Workspace<double> partials = partials_.take(static_cast<std::size_t>(partial_size_));
-    double* all = partials.data();  // dW_phase, every phase (each zeroed by its task on the first image)
+    const i64 total = static_cast<i64>(order_.size()), phases = phases_[0] * phases_[1];
+    const i64 bands = static_cast<i64>(band_rows_.size()) - 1;
+    // dW_phase, every phase, one partial per group of images (each zeroed by its tasks on the group's first
+    // image), the groups added in order at the end
+    const i64 groups = std::min(kMaxImageGroups, std::max<i64>(d.batch / 2, 1));
+    const auto group_begin = [&](i64 g) { return (g * d.batch + groups - 1) / groups; };  // image n: g = n G / N
+    meter.count_in(groups * partial_size_ * 8);
+    Workspace<double> partials = partials_.take(static_cast<std::size_t>(groups * partial_size_));
+    double* all = partials.data();
     // per image: Cin zeros, then the image channels last; its diff_dst in the plan's order
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
-    meter.count_in(image_floats * 4);
-    Workspace<float> image = buffers_.take(static_cast<std::size_t>(image_floats));
-    float* src_cl = image.data();
-    float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
-    std::fill(src_cl, src_cl + Cin, 0.0f);
-    for (i64 n = 0; n < d.batch; ++n) {
+    // image n's steps, each over a range by f (parallel_for_joined, or the whole range at once)
+    const auto image = [&](i64 n, float* src_cl, const auto& each) {
         const float* src_n = src + n * Cin * in_plane;
         const float* diff_dst_n = diff_dst + n * Cout * pixels;
-        parallel_for_joined(tbb::blocked_range<i64>(0, Cout), [&](const tbb::blocked_range<i64>& r) {
+        const i64 g = n * groups / d.batch;
+        const bool first = n == group_begin(g);
+        float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
+        each(tbb::blocked_range<i64>(0, Cout), [&](const tbb::blocked_range<i64>& r) {
             for (i64 co = r.begin(); co < r.end(); ++co)
                 for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
         });
         // dF, scattered to diff_src: the bands, even ones, then odd ones
-        for_each_band_by_parity(band_rows_, [&](i64 band) { run_band(band, n, dyp, diff_src, meter); });
+        for (i64 parity = 0; parity < 2; ++parity)
+            each(tbb::blocked_range<i64>(0, (bands - parity + 1) / 2, 1), [&](const tbb::blocked_range<i64>& r) {
+                for (i64 i = r.begin(); i < r.end(); ++i) run_band(2 * i + parity, n, dyp, diff_src, meter);
+            });
         // dW_phase: each phase's sums by one task, whatever the thread count
-        parallel_for_joined(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
+        each(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
             cc_pack_planes_here(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
                                  src_cl + Cin + r.begin() * W * Cin);
         });
-        const i64 phases = phases_[0] * phases_[1];
-        parallel_for_joined(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
-            for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, n == 0, src_cl, dyp, all);
+        each(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
+            for (i64 ph = r.begin(); ph < r.end(); ++ph)
+                phase_weights_gradient(ph, first, src_cl, dyp, all + g * partial_size_);
         });
+    };
+    const auto take_image = [&] {
+        meter.count_in(image_floats * 4);
+        Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(image_floats));
+        std::fill(buffer.data(), buffer.data() + Cin, 0.0f);
+        return buffer;
+    };
+    // With at least two images per thread (and a group of images per thread), whole groups in parallel,
+    // each image's steps in one task (as the forward, cc_polyphase.cpp: 2/3 batch 8, 2 threads, the joins
+    // per image cost more than the imbalance); either way the same sums in the same order.
+    const i64 threads = tbb::this_task_arena::max_concurrency();
+    if (threads > 1 && d.batch >= 2 * threads && threads <= groups) {
+        const auto whole = [](const auto& range, const auto& body) { body(range); };
+        parallel_for_joined(tbb::blocked_range<i64>(0, groups, 1), [&](const tbb::blocked_range<i64>& r) {
+            Workspace<float> buffer = take_image();
+            for (i64 n = group_begin(r.begin()); n < group_begin(r.end()); ++n) {
+                std::fill(diff_src + n * Cin * in_plane, diff_src + (n + 1) * Cin * in_plane, 0.0f);
+                image(n, buffer.data(), whole);
+            }
+            meter.count_out(image_floats * 4);
+        });
+    } else {
+        parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * Cin), [&](const auto& r) {
+            std::fill(diff_src + r.begin() * in_plane, diff_src + r.end() * in_plane, 0.0f);
+        });
+        Workspace<float> buffer = take_image();
+        const auto parallel = [](const auto& range, const auto& body) { parallel_for_joined(range, body); };
+        for (i64 n = 0; n < d.batch; ++n) image(n, buffer.data(), parallel);
+        meter.count_out(image_floats * 4);
     }
-    meter.count_out(image_floats * 4);
+    // the groups' partials added in order, into the first
+    if (groups > 1)
+        parallel_for_joined(tbb::blocked_range<i64>(0, partial_size_), [&](const tbb::blocked_range<i64>& r) {
+            add_band_partials(all + r.begin(), groups, partial_size_, r.end() - r.begin());
+        });
     // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
     // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 4 (the
     // kernel's group), then each output channel's dW3 rows a task, and the first layers' one more
@@ -163,7 +204,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
                     : avx2::cc_net_reverse_first(net, scratch, diff_theta);
         }
     });
-    meter.count_out(partial_size_ * 8 + reverse_size * 8);
+    meter.count_out(groups * partial_size_ * 8 + reverse_size * 8);
 }
 
 void CcBackwardPolyphase::phase_weights_gradient(i64 ph, bool first, const float* src_cl, const float* dyp,
