@@ -119,31 +119,41 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     double* all = partials.data();
     // per image: Cin zeros, then the image channels last; its diff_dst in the plan's order
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
-    // image n's steps, each over a range by f (parallel_for_joined, or the whole range at once)
-    const auto image = [&](i64 n, float* src_cl, const auto& each) {
+    // image n's steps in three sets of tasks, each task independent of the others of its set: (1) its
+    // diff_dst gathered (8 channels a task), its input packed for the dW pass (4 tasks), its diff_src
+    // zeroed (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
+    // task per phase, whatever the thread count); (3) dF of the odd bands beside the other phases'. run(k,
+    // f): f(i) for every i in [0, k), as tasks in parallel or one after another.
+    const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = (Cin + 7) / 8, even = (bands + 1) / 2;
+    const auto image = [&](i64 n, float* src_cl, const auto& run) {
         const float* src_n = src + n * Cin * in_plane;
         const float* diff_dst_n = diff_dst + n * Cout * pixels;
         const i64 g = n * groups / d.batch;
         const bool first = n == group_begin(g);
         float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
-        each(tbb::blocked_range<i64>(0, Cout), [&](const tbb::blocked_range<i64>& r) {
-            for (i64 co = r.begin(); co < r.end(); ++co)
-                for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+        run(gathers + packs + zeros, [&](i64 i) {
+            if (i < gathers) {
+                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co)
+                    for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+            } else if (i < gathers + packs) {
+                const i64 y0 = (i - gathers) * H / packs, y1 = (i - gathers + 1) * H / packs;
+                cc_pack_planes_here(src_n + y0 * W, Cin, (y1 - y0) * W, in_plane, src_cl + Cin + y0 * W * Cin);
+            } else {
+                const i64 c0 = 8 * (i - gathers - packs), c1 = std::min(Cin, c0 + 8);
+                std::fill(diff_src + (n * Cin + c0) * in_plane, diff_src + (n * Cin + c1) * in_plane, 0.0f);
+            }
         });
-        // dF, scattered to diff_src: the bands, even ones, then odd ones
-        for (i64 parity = 0; parity < 2; ++parity)
-            each(tbb::blocked_range<i64>(0, (bands - parity + 1) / 2, 1), [&](const tbb::blocked_range<i64>& r) {
-                for (i64 i = r.begin(); i < r.end(); ++i) run_band(2 * i + parity, n, dyp, diff_src, meter);
+        // dF scattered to diff_src: the even bands, then the odd ones (same-parity bands share no input row)
+        for (i64 parity = 0; parity < 2; ++parity) {
+            const i64 ph0 = parity * (phases / 2), ph1 = parity == 0 ? phases / 2 : phases;
+            const i64 band_tasks = parity == 0 ? even : bands - even;
+            run(band_tasks + ph1 - ph0, [&](i64 i) {
+                if (i < band_tasks)
+                    run_band(2 * i + parity, n, dyp, diff_src, meter);
+                else
+                    phase_weights_gradient(ph0 + i - band_tasks, first, src_cl, dyp, all + g * partial_size_);
             });
-        // dW_phase: each phase's sums by one task, whatever the thread count
-        each(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
-            cc_pack_planes_here(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
-                                 src_cl + Cin + r.begin() * W * Cin);
-        });
-        each(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
-            for (i64 ph = r.begin(); ph < r.end(); ++ph)
-                phase_weights_gradient(ph, first, src_cl, dyp, all + g * partial_size_);
-        });
+        }
     };
     const auto take_image = [&] {
         meter.count_in(image_floats * 4);
@@ -156,21 +166,21 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     // per image cost more than the imbalance); either way the same sums in the same order.
     const i64 threads = tbb::this_task_arena::max_concurrency();
     if (threads > 1 && d.batch >= 2 * threads && threads <= groups) {
-        const auto whole = [](const auto& range, const auto& body) { body(range); };
+        const auto serial = [](i64 k, const auto& f) {
+            for (i64 i = 0; i < k; ++i) f(i);
+        };
         parallel_for_joined(tbb::blocked_range<i64>(0, groups, 1), [&](const tbb::blocked_range<i64>& r) {
             Workspace<float> buffer = take_image();
-            for (i64 n = group_begin(r.begin()); n < group_begin(r.end()); ++n) {
-                std::fill(diff_src + n * Cin * in_plane, diff_src + (n + 1) * Cin * in_plane, 0.0f);
-                image(n, buffer.data(), whole);
-            }
+            for (i64 n = group_begin(r.begin()); n < group_begin(r.end()); ++n) image(n, buffer.data(), serial);
             meter.count_out(image_floats * 4);
         });
     } else {
-        parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * Cin), [&](const auto& r) {
-            std::fill(diff_src + r.begin() * in_plane, diff_src + r.end() * in_plane, 0.0f);
-        });
         Workspace<float> buffer = take_image();
-        const auto parallel = [](const auto& range, const auto& body) { parallel_for_joined(range, body); };
+        const auto parallel = [](i64 k, const auto& f) {
+            parallel_for_joined(tbb::blocked_range<i64>(0, k, 1), [&](const tbb::blocked_range<i64>& r) {
+                for (i64 i = r.begin(); i < r.end(); ++i) f(i);
+            });
+        };
         for (i64 n = 0; n < d.batch; ++n) image(n, buffer.data(), parallel);
         meter.count_out(image_floats * 4);
     }
