@@ -41,6 +41,23 @@ inline std::array<std::int64_t, 2> cc_input_rows(const AxisWindows& height, std:
             std::clamp<std::int64_t>(height.first[oy1] + height.support, 0, height.in)};
 }
 
+// The input rows no even band reads, as ranges [lo, hi) in order: diff_src's rows there start from 0,
+// and every other row's first contribution is its even band's (same-parity bands share no input row),
+// which may store it rather than add it to zeros: the same bits, as 0 + x = x (a band's sums start from
+// +0, so x is never -0).
+inline std::vector<std::array<std::int64_t, 2>> cc_rows_outside_even_bands(const AxisWindows& height,
+                                                                           const std::vector<std::int64_t>& bands) {
+    std::vector<std::array<std::int64_t, 2>> outside;
+    std::int64_t next = 0;  // the rows before it are read by an even band or listed
+    for (std::size_t b = 0; b + 1 < bands.size(); b += 2) {
+        const std::array<std::int64_t, 2> rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        if (rows[0] > next) outside.push_back({next, rows[0]});
+        next = std::max(next, rows[1]);
+    }
+    if (next < height.in) outside.push_back({next, height.in});
+    return outside;
+}
+
 // f(band) for every band of `bands` (cc_backward_bands): the even ones in parallel, then the odd ones.
 template <typename F>
 void for_each_band_by_parity(const std::vector<std::int64_t>& bands, const F& f) {

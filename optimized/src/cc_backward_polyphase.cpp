@@ -6,7 +6,7 @@
 //     the Internal-Net's reverse in double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
-//     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
+//     order, then the pixels in order; then stored to diff_src (even bands: first) or added (odd ones, after).
 #include "cc_backward_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
@@ -61,6 +61,7 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
     band_floats_ = band_input_rows_ * d.input_size[1] * Cin;
+    zero_rows_ = cc_rows_outside_even_bands(axes_[0], band_rows_);
     partial_size_ = P * Cout * KC;
     // every phase's pixels in row-major order, phase after phase (both passes' chunks run over them,
     // diff_dst gathered in this order once per image); the range of each band's within each phase's
@@ -121,10 +122,11 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
     // image n's steps in three sets of tasks, each task independent of the others of its set: (1) its
     // diff_dst gathered (8 channels a task), its input packed for the dW pass (4 tasks), its diff_src
-    // zeroed (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
+    // zeroed where no even band stores (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
     // task per phase, whatever the thread count); (3) dF of the odd bands beside the other phases'. run(k,
     // f): f(i) for every i in [0, k), as tasks in parallel or one after another.
-    const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = (Cin + 7) / 8, even = (bands + 1) / 2;
+    const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = zero_rows_.empty() ? 0 : (Cin + 7) / 8;
+    const i64 even = (bands + 1) / 2;
     const auto image = [&](i64 n, float* src_cl, const auto& run) {
         const float* src_n = src + n * Cin * in_plane;
         const float* diff_dst_n = diff_dst + n * Cout * pixels;
@@ -140,7 +142,9 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
                 cc_pack_planes_here(src_n + y0 * W, Cin, (y1 - y0) * W, in_plane, src_cl + Cin + y0 * W * Cin);
             } else {
                 const i64 c0 = 8 * (i - gathers - packs), c1 = std::min(Cin, c0 + 8);
-                std::fill(diff_src + (n * Cin + c0) * in_plane, diff_src + (n * Cin + c1) * in_plane, 0.0f);
+                for (i64 c = c0; c < c1; ++c)
+                    for (const auto& [lo, hi] : zero_rows_)
+                        std::fill(diff_src + (n * Cin + c) * in_plane + lo * W, diff_src + (n * Cin + c) * in_plane + hi * W, 0.0f);
             }
         });
         // dF scattered to diff_src: the even bands, then the odd ones (same-parity bands share no input row)
@@ -253,7 +257,11 @@ void CcBackwardPolyphase::run_band(i64 band, i64 n, const float* dyp, float* dif
                 avx2::cc_patch_times_scatter(taps, dyp + c0, weights_[ph].data(), diff_cl);
         }
     }
-    cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src + n * Cin * in_plane + rows[0] * W, in_plane);
+    float* to = diff_src + n * Cin * in_plane + rows[0] * W;
+    if (band % 2 == 0)  // the rows' first contribution (cc_rows_outside_even_bands)
+        cc_store_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, nullptr, to, in_plane);
+    else
+        cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, to, in_plane);
     meter.count_out(band_floats_ * 4);
 }
 

@@ -49,3 +49,28 @@ TEST(CcBackwardBands, TheBenchLayersCut) {
     EXPECT_EQ(bands, (std::vector<std::int64_t>{0, 12, 24, 36, 46}));
     EXPECT_EQ(check_bands(height, bands, 4), "");
 }
+
+// The rows no even band reads (where diff_src starts from 0): with the even bands' input rows, every
+// input row exactly once; the ranges in order, none empty.
+RC_GTEST_PROP(CcBackwardBands, RowsOutsideTheEvenBandsAndTheirsCoverTheInputOnce, ()) {
+    const CcDescriptor d = *cctest::small_cc_descriptor();
+    const std::int64_t max_bands = *rc::gen::inRange<std::int64_t>(1, 9);
+    const AxisWindows height = axis_windows(d, 0);
+    const std::vector<std::int64_t> bands = cc_backward_bands(height, max_bands);
+    std::vector<int> times(static_cast<std::size_t>(height.in), 0);
+    for (std::size_t b = 0; b + 1 < bands.size(); b += 2) {
+        const auto rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        for (std::int64_t r = rows[0]; r < rows[1]; ++r) ++times[static_cast<std::size_t>(r)];
+    }
+    std::int64_t last = 0;
+    for (const auto& [lo, hi] : cc_rows_outside_even_bands(height, bands)) {
+        RC_ASSERT(lo >= last);
+        RC_ASSERT(lo < hi);
+        last = hi;
+        for (std::int64_t r = lo; r < hi; ++r) ++times[static_cast<std::size_t>(r)];
+    }
+    for (std::int64_t r = 0; r < height.in; ++r)
+        if (times[static_cast<std::size_t>(r)] != 1)
+            RC_FAIL(to_string(d) + " max_bands " + std::to_string(max_bands) + ": input row " + std::to_string(r) +
+                    " counted " + std::to_string(times[static_cast<std::size_t>(r)]) + " times");
+}
