@@ -1,5 +1,5 @@
 // The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
-//   dW_phase: the images in groups (half the batch, at most 4; contiguous), each group's partial summed
+//   dW_phase: the images in groups (half the batch, at most 2; contiguous), each group's partial summed
 //     by one task per phase (whatever the thread count): per image, chunks of at most 240 of the phase's
 //     pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA), added to
 //     the group's double partial; images and chunks in order; the groups' partials added in order; then
@@ -26,7 +26,7 @@ using i64 = std::int64_t;
 namespace {
 constexpr i64 kChunkPixels = 240;  // pixels of one phase at once (the patches are read in place)
 // dW_phase: one partial per group of images (half the batch, at most this many), fixed by the descriptor
-constexpr i64 kMaxImageGroups = 4;
+constexpr i64 kMaxImageGroups = 2;
 }  // namespace
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
@@ -165,7 +165,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         std::fill(buffer.data(), buffer.data() + Cin, 0.0f);
         return buffer;
     };
-    // With at least two images per thread (and a group of images per thread), whole groups in parallel,
+    // With at least two images per thread and a group of images per thread, whole groups in parallel,
     // each image's steps in one task (as the forward, cc_polyphase.cpp: 2/3 batch 8, 2 threads, the joins
     // per image cost more than the imbalance); either way the same sums in the same order.
     const i64 threads = tbb::this_task_arena::max_concurrency();

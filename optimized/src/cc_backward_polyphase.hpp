@@ -7,8 +7,9 @@
 //     (cc_patch_times_scatter; per band of output rows, as cc_backward_net: even bands, then odd ones);
 //   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
 //     one task per phase over all its pixels: one partial sum per group of images, no bands);
-// with at least two images per thread, whole groups of images in parallel (each image's steps in one
-// task), else one image after another, each step in parallel;
+// with at least two images per thread and a group per thread (2 threads, batch >= 4), whole groups of
+// images in parallel (each image's steps in one task), else one image after another, each step in
+// parallel;
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
 // (cc_net_reverse_*, g = dW_phase at each, read in place; the pairs, then the output channels, in
 // parallel).

@@ -226,9 +226,9 @@ TEST(CcBackwardOptimized, FeatureVectorsOfSixteenWithinTheBound) {
 }
 
 // Batches of several images: the polyphase method's dW partials per group of images (half the batch, at
-// most 4), whole groups in parallel when there are at least two images per thread (batch 5 at 2 threads:
-// groups of 3 and 2; batch 9 at 3 threads: 4 groups, one of 3), else per image; within the bound, and the
-// same bits at 1, 2 and 3 threads.
+// most 2), whole groups in parallel when there are at least two images per thread and a group per thread
+// (batch 5 at 2 threads: groups of 3 and 2; batch 9: 5 and 4, at 3 threads per image), else per image;
+// within the bound, and the same bits at 1, 2 and 3 threads.
 TEST(CcBackwardOptimized, ImagesInGroupsWithinTheBoundAndTheSameBits) {
     for (const char* text : {"cc:n=5,cin=5,cout=6,in=13x12,scale=2/3x3/2,support=3x3,hidden=4x8,bias=1",
                              "cc:n=9,cin=7,cout=4,in=10x9,scale=2/3,support=3x3,hidden=3x16",
