@@ -11,6 +11,7 @@
 
 #include "blocked_pack.hpp"
 #include "edges.hpp"
+#include "forward_rows.hpp"
 #include "index_range.hpp"
 #include "ncx_pointwise.hpp"
 #include "parallel_join.hpp"
@@ -47,6 +48,9 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     // ... with AVX-512, through the blocked kernel's register tiles instead of Eigen's (ncx_pointwise.hpp)
     std::unique_ptr<detail::NcxPointwise> ncx_pointwise;
+    // the blocked paths' stride-1 layers of one group on f32 channels-last buffers run the row kernel, which
+    // reads src and writes dst in place and skips every padded product (forward_rows.hpp)
+    std::unique_ptr<detail::ForwardRows> forward_rows;
     // depthwise_avx2 on f32 NCX buffers runs on the user's buffers too where its NCX kernel takes the
     // rows (depthwise_ncx_avx2.cpp): the same sums, without the two layout conversions
     bool depthwise_on_user_ncx = false;
@@ -90,6 +94,12 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     switch (path) {
     case Path::blocked_avx2:
     case Path::blocked_avx512: {
+        if (detail::forward_rows_fit(desc, path == Path::blocked_avx512)) {
+            forward_rows = std::make_unique<detail::ForwardRows>();
+            detail::plan_forward_rows(desc, canonical, b, path == Path::blocked_avx512, *forward_rows);
+            src_in_place = false;  // the row kernel reads src in place by itself
+            break;
+        }
         detail::BlockedWeights packed =
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
         blocked_weights = std::move(packed);
@@ -165,6 +175,16 @@ void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, 
 
 void ConvPlan::Impl::run(const void* src, void* dst) const {
     const detail::Geometry& g = geometry;
+    if (forward_rows) {
+        const detail::RowsBackwardData& k = forward_rows->kernel;
+        const auto* x = static_cast<const float*>(src);
+        auto* y = static_cast<float*>(dst);
+        parallel_rows(k.rows(), [&](i64 b, i64 e) {
+            if (path == Path::blocked_avx512) detail::avx512::rows_backward_data(k, x, y, b, e);
+            else detail::avx2::rows_backward_data(k, x, y, b, e);
+        });
+        return;
+    }
     if (ncx_pointwise) {
         parallel_rows_with_scratch(ncx_pointwise->tasks(), ncx_pointwise->scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
             ncx_pointwise->run_tasks(static_cast<const float*>(src), static_cast<float*>(dst), scratch, b, e);
@@ -354,5 +374,11 @@ void ConvPlan::execute(const void* src, void* dst) const {
 
 Path ConvPlan::path() const { return impl_->path; }
 const ConvDescriptor& ConvPlan::descriptor() const { return impl_->original; }
+std::string ConvPlan::implementation() const {
+    std::string name(to_string(impl_->path));
+    if (impl_->forward_rows) name += " rows";
+    if (impl_->src_in_place) name += " src_in_place";
+    return name;
+}
 
 }  // namespace convcheck::optimized
