@@ -20,9 +20,11 @@ void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, 
     const float* w = p.weights + cs * O * B;
     constexpr i64 kLine = 16;  // floats per cache line
     for (i64 o0 = 0; o0 < O; o0 += kLine) {
+        // the P lines of the next tile's diff_dst that lie at o0 * P floats into it: its P*O floats are
+        // contiguous, so one pointer and constant offsets (no register per pixel), every line once
         if (pf)
 #pragma GCC unroll 16
-            for (int r = 0; r < P; ++r) _mm_prefetch(reinterpret_cast<const char*>(pf + r * O + o0), _MM_HINT_T0);
+            for (int r = 0; r < P; ++r) _mm_prefetch(reinterpret_cast<const char*>(pf + o0 * P + r * kLine), _MM_HINT_T0);
         const i64 o_end = min_i64(O, o0 + kLine);
         for (i64 o = o0; o < o_end; ++o) {
             vf wv[NB];

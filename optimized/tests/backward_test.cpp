@@ -165,6 +165,19 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // chunk of 96 and one ending in a partial tile
         "conv:n=2,c=136,o=20,in=7x10,k=1x1,bias=1,data=nxc",
         "conv:n=2,c=120,o=24,in=7x10,k=1x1,data=nxc",
+        // the row kernel (one phase, one group, f32 channels last): rows of 7 with 3x3 padding (each tile
+        // skips the border column's kw taps), a partial super block; rows cut in unequal tiles (23 = 6+6+6+5
+        // or 8+8+7), 5x5 pads of 2 (two columns skipped), a dilation and no padding along the width (the
+        // phase's pads of 2), 3-D and 1-D; rows narrower than the kernel (both ends skipped in one tile); a
+        // crop whose phase skips 3 columns (declined: the blocked path)
+        "conv:n=2,c=40,o=24,in=7x7,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        "conv:n=1,c=64,o=20,in=5x23,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=xio",
+        "conv:n=1,c=48,o=17,in=6x23,k=3x5,pb=0x2,pe=2x2,data=nxc",
+        "conv:n=2,c=32,o=16,in=9x12,k=3x3,d=2x1,pb=2x0,pe=1x0,data=nxc",
+        "conv:n=2,c=32,o=16,in=9x12,k=3x3,d=2x1,pb=2x-1,pe=1x1,data=nxc",
+        "conv:n=1,c=20,o=8,in=3x4x9,k=2x3x3,pb=1x1x1,pe=0x1x1,data=nxc",
+        "conv:n=2,c=18,o=10,in=19,k=5,pb=2,pe=2,data=nxc",
+        "conv:n=1,c=16,o=8,in=4x2,k=3x3,pb=1x1,pe=1x1,data=nxc",
         // backward weights reading diff_dst in place (every lane block whole), two groups of 32 (or 64)
         // output channels: group 1 reads at its channel offset; 1x1 stride 1 (x steps evenly) and 3x3
         "conv:n=2,c=6,o=64,g=2,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",

@@ -1,0 +1,51 @@
+// Internal: backward data of one phase (backward_phases.hpp) of a one-group layer, f32 channels last,
+// straight from diff_dst into diff_src, in register tiles of R consecutive outputs of one row. The phase
+// is a stride-1 forward convolution of diff_dst with the flipped, transposed kernel; here diff_dst is
+// read in place (no padded copy) and every product of a padding zero is skipped exactly, as oneDNN's
+// kernels do: a tile visits the (kd, kh) whose input row exists, and for each kw only the pixels
+// [a, b) of the tile whose input column exists (a and R - b at most kRowsMaxSkip: the plan checks it).
+//   diff_src(n, x(j), c) = sum over phase taps t in increasing (kd, kh, kw) order whose input is inside,
+//                          then over o in increasing order, of diff_dst(n, j - P + t*D, o) * W'(c, o, t)
+// in f32 FMAs from zero, or from the bias (forward_rows.hpp), one order for any thread count; x(j) = r + S*j
+// per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as eight tiles of 7 on
+// AVX-512). Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
+#pragma once
+
+#include "problem.hpp"
+
+namespace convcheck::optimized::detail {
+
+inline constexpr i64 kRowsMaxSkip = 2;
+
+struct RowsBackwardData {
+    const Geometry* geometry = nullptr;  // the phase's forward convolution (make_geometry(phase.forward, 1))
+    const float* weights = nullptr;      // [super block][taps][O][NB*W] f32, zeros past C
+    int vector_blocks = 1;               // NB
+    i64 super_blocks = 1;                // ceil(C / (NB*W))
+    int tile = 1;                        // the widest tile's outputs (<= rows_tile_width(NB))
+    // diff_src's sizes and the phase's residues and steps (outermost first): output j of axis a is x = r + S*j
+    i64 X[3]{1, 1, 1}, r[3]{0, 0, 0}, S[3]{1, 1, 1};
+    // [super block][NB*W], zeros past C: each output's first term (the forward's bias, forward_rows.hpp); or
+    // null: the sums start from zero
+    const float* bias = nullptr;
+    i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * geometry->out[1]; }
+};
+
+// Whether every tile of a row (`tile` outputs wide at most) skips at most kRowsMaxSkip pixels at either
+// end for any kw: the kernel has a loop for each such pair.
+bool rows_tiles_fit(const Geometry& g, int tile);
+// NB and the widest tile for g's rows with `lanes` channels per output (forward_rows.cpp: a cost per row).
+void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int* tile);
+
+namespace avx512 {
+int rows_max_blocks();
+int rows_tile_width(int vector_blocks);
+void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+}  // namespace avx512
+namespace avx2 {
+int rows_max_blocks();
+int rows_tile_width(int vector_blocks);
+void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+}  // namespace avx2
+
+}  // namespace convcheck::optimized::detail

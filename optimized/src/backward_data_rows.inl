@@ -1,0 +1,127 @@
+// The row-tile backward-data kernel (backward_data_rows.hpp), compiled once per ISA; the ISA's unit gives
+// kRowsTile[NB] (outputs per tile for NB vectors) and kRowsMaxBlocks.
+
+namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
+namespace {
+
+// Tap t's products for the tile's pixels [A, R - Cut): from[r] is pixel r's diff_dst at channel 0.
+template <int NB, int R, int A, int Cut>
+[[gnu::always_inline]] inline void rows_tap(vf* acc, const float* const* from, const float* w, i64 O) {
+    constexpr int B = NB * W;
+    for (i64 o = 0; o < O; ++o) {
+        vf wv[NB];
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; ++j) wv[j] = load(w + o * B + j * W);
+#pragma GCC unroll 16
+        for (int r = A; r < R - Cut; ++r) {
+            const vf b = broadcast(from[r] + o);
+#pragma GCC unroll 8
+            for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+        }
+    }
+}
+
+// The loop for the pixels [a, R - cut) (a, cut <= kRowsMaxSkip, a + cut < R).
+template <int NB, int R>
+[[gnu::always_inline]] inline void rows_tap_range(vf* acc, const float* const* from, const float* w, i64 O, i64 a, i64 cut) {
+    static_assert(kRowsMaxSkip == 2, "one case per pair (a, cut) below");
+#define CONVCHECK_ROWS_CASE(A, C)                                  \
+    if constexpr (A + C < R)                                       \
+        if (a == A && cut == C) return rows_tap<NB, R, A, C>(acc, from, w, O);
+    CONVCHECK_ROWS_CASE(0, 0)
+    CONVCHECK_ROWS_CASE(1, 0)
+    CONVCHECK_ROWS_CASE(0, 1)
+    CONVCHECK_ROWS_CASE(1, 1)
+    CONVCHECK_ROWS_CASE(2, 0)
+    CONVCHECK_ROWS_CASE(0, 2)
+    CONVCHECK_ROWS_CASE(2, 1)
+    CONVCHECK_ROWS_CASE(1, 2)
+    CONVCHECK_ROWS_CASE(2, 2)
+#undef CONVCHECK_ROWS_CASE
+}
+
+// One tile: R outputs (jd, jh, w0 ..) of the phase, super block cs; x: the image's diff_dst; to: diff_src
+// at the tile's first pixel, channel cs*B; to_step: floats between its pixels.
+template <int NB, int R>
+void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0, float* to, i64 to_step, i64 valid,
+               const float* w, const float* bias) {
+    const Geometry& g = *p.geometry;
+    const i64 O = g.in_channels, B = static_cast<i64>(NB) * W;
+    vf acc[R * NB];
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; ++j) {
+        const vf b = bias ? load(bias + j * W) : zero();
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r * NB + j] = b;
+    }
+    for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
+        const i64 id = jd - g.pad_begin[0] + kd * g.dilation[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (i64 kh = 0; kh < g.kernel[1]; ++kh) {
+            const i64 ih = jh - g.pad_begin[1] + kh * g.dilation[1];
+            if (ih < 0 || ih >= g.in[1]) continue;
+            const float* row = x + (id * g.in[1] + ih) * g.in[2] * O;
+            for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
+                const i64 iw = w0 - g.pad_begin[2] + kw * g.dilation[2];  // pixel 0's input column
+                const i64 a = iw < 0 ? -iw : 0, b = g.in[2] - iw < R ? g.in[2] - iw : R;
+                if (a >= b) continue;
+                const float* from[R];
+#pragma GCC unroll 16
+                for (int r = 0; r < R; ++r) from[r] = row + (r >= a && r < b ? iw + r : 0) * O;
+                const i64 t = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
+                rows_tap_range<NB, R>(acc, from, w + t * O * B, O, a, R - b);
+            }
+        }
+    }
+    store_tile<R, NB>(acc, to, to_step, valid);
+}
+
+using RowsTileFn = void (*)(const RowsBackwardData&, const float*, i64, i64, i64, float*, i64, i64, const float*, const float*);
+
+template <int NB, int R>
+RowsTileFn pick_rows(int r) {
+    if constexpr (R == 0) {
+        return nullptr;
+    } else {
+        return r == R ? &rows_tile<NB, R> : pick_rows<NB, R - 1>(r);
+    }
+}
+
+RowsTileFn rows_tile_for(int nb, int r) {
+    switch (nb) {
+    case 1: return pick_rows<1, kRowsTile[1]>(r);
+    case 2: return pick_rows<2, kRowsTile[2]>(r);
+    case 3: return pick_rows<3, kRowsTile[3]>(r);
+    default: return pick_rows<kRowsMaxBlocks, kRowsTile[kRowsMaxBlocks]>(r);
+    }
+}
+
+}  // namespace
+
+int rows_max_blocks() { return kRowsMaxBlocks; }
+int rows_tile_width(int vector_blocks) { return kRowsTile[vector_blocks]; }
+
+void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end) {
+    const Geometry& g = *p.geometry;
+    const i64 O = g.in_channels, C = g.out_channels, B = static_cast<i64>(p.vector_blocks) * W;
+    const i64 J0 = g.out[0], J1 = g.out[1], J2 = g.out[2];
+    // the row's tiles: as equal as the widest allows
+    const i64 tiles = (J2 + p.tile - 1) / p.tile, small = J2 / tiles, bigger = J2 % tiles;
+    const RowsTileFn small_tile = rows_tile_for(p.vector_blocks, static_cast<int>(small));
+    const RowsTileFn big_tile = bigger ? rows_tile_for(p.vector_blocks, static_cast<int>(small + 1)) : nullptr;
+    for (i64 row = begin; row < end; ++row) {  // row = ((cs * N + n) * J0 + jd) * J1 + jh
+        const i64 jh = row % J1, jd = (row / J1) % J0, n = (row / (J1 * J0)) % g.batch, cs = row / (J1 * J0 * g.batch);
+        const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * O;
+        const float* w = p.weights + cs * g.taps() * O * B;
+        const float* bias = p.bias ? p.bias + cs * B : nullptr;
+        const i64 xd = p.r[0] + p.S[0] * jd, xh = p.r[1] + p.S[1] * jh;
+        float* to = dx + (((n * p.X[0] + xd) * p.X[1] + xh) * p.X[2] + p.r[2]) * C + cs * B;
+        const i64 valid = min_i64(B, C - cs * B);
+        for (i64 k = 0, w0 = 0; k < tiles; ++k) {
+            (k < bigger ? big_tile : small_tile)(p, x, jd, jh, w0, to + w0 * p.S[2] * C, p.S[2] * C, valid, w, bias);
+            w0 += k < bigger ? small + 1 : small;
+        }
+    }
+}
+
+}  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE
