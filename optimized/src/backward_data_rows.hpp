@@ -28,10 +28,6 @@ struct RowsBackwardData {
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * geometry->out[1]; }
 };
 
-// Whether every tile of a row (`tile` outputs wide at most) skips at most kRowsMaxSkip pixels at either
-// end for any kw: the kernel has a loop for each such pair.
-bool rows_tiles_fit(const Geometry& g, int tile);
-
 namespace avx512 {
 int rows_max_blocks();
 int rows_tile_width(int vector_blocks);
