@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "onednn_backward_timer.hpp"
 #include "shapes.hpp"
@@ -35,7 +36,9 @@ struct Ours {
 Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
-    std::vector<float> src(d.src_elements()), weights(d.weights_elements()), dst(d.dst_elements()), bias(d.out_channels);
+    // on cache lines, as frameworks and oneDNN's memory objects hand tensors over (std::vector's storage lies 16
+    // bytes past a line: every channels-last vector split two lines; docs/performance-backward-data.md)
+    CacheLineFloats src(d.src_elements()), weights(d.weights_elements()), dst(d.dst_elements()), bias(d.out_channels);
     for (auto* v : {&src, &weights, &dst})
         for (auto& x : *v) x = u(rng);
     const optimized::Options options{threads, optimized::Path::automatic};
