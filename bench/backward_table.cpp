@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "onednn_backward_timer.hpp"
+#include "optimized_timer.hpp"
 #include "shapes.hpp"
 #include "timing.hpp"
 
@@ -34,13 +34,14 @@ struct Ours {
 };
 
 Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
-    std::mt19937 rng(1);
+    // on cache lines, as frameworks and oneDNN's memory objects hand tensors over (ConvData; std::vector's
+    // storage lay 16 bytes past a line, as the heap's history had it: dw576_14 backward data 0.42-0.46 ms
+    // there, 0.30-0.32 aligned); diff_dst (dst) random too
+    bench::ConvData data(d);
+    std::mt19937 rng(2);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
-    // on cache lines, as frameworks and oneDNN's memory objects hand tensors over (std::vector's storage lies 16
-    // bytes past a line: every channels-last vector split two lines; docs/performance-backward-data.md)
-    CacheLineFloats src(d.src_elements()), weights(d.weights_elements()), dst(d.dst_elements()), bias(d.out_channels);
-    for (auto* v : {&src, &weights, &dst})
-        for (auto& x : *v) x = u(rng);
+    for (auto& x : data.dst) x = u(rng);
+    auto &src = data.src, &weights = data.weights, &dst = data.dst, &bias = data.bias;
     const optimized::Options options{threads, optimized::Path::automatic};
     Ours o;
     if (d.pass == Pass::backward_data) {
