@@ -2,9 +2,10 @@
 // (backward_phases.hpp). A single phase (all strides 1) writes diff_src itself; otherwise each phase
 // writes its own output (rounded once there, in d's dtype and data format) and a scatter moves it to
 // its x = r + S*j, or writes the zeros of a phase no tap reaches. A depthwise layer with a stride, or
-// a layer of at most 4 input channels, or a 1x1 layer with stride 1 and few input channels, f32 channels
-// last, runs a kernel of its own instead (backward_data_depthwise.hpp, backward_data_narrow.hpp,
-// backward_data_pointwise.hpp).
+// a layer of at most 4 input channels, or a 1x1 layer with stride 1 and few input channels, or any other
+// one-group layer whose phases' row tiles skip at most kRowsMaxSkip columns, f32 channels last, runs a
+// kernel of its own instead (backward_data_depthwise.hpp, backward_data_narrow.hpp,
+// backward_data_pointwise.hpp, backward_data_rows_plan.hpp: each phase written in place).
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
 

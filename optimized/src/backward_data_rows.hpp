@@ -7,8 +7,8 @@
 //   diff_src(n, x(j), c) = sum over phase taps t in increasing (kd, kh, kw) order whose input is inside,
 //                          then over o in increasing order, of diff_dst(n, j - P + t*D, o) * W'(c, o, t)
 // in f32 FMAs from zero (one order for any thread count), x(j) = r + S*j per axis. The row's tiles are
-// as equal as the widest tile allows (a 56-wide row as eight tiles of 7 on AVX-512). Work: rows (super
-// block of NB*W channels, n, jd, jh), each written by one task.
+// as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with NB = 4 on AVX-512). Work:
+// rows (super block of NB*W channels, n, jd, jh), each written by one task.
 #pragma once
 
 #include "problem.hpp"
