@@ -36,7 +36,7 @@ struct ConvData {
 
 struct Ours {
     double ms = 0;
-    std::string path;
+    std::string path;  // ConvPlan::implementation(): the path and its kernel
 };
 
 // The optimized plan of d on random data (with bias), its minimum time.
@@ -45,7 +45,7 @@ inline Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) 
     const optimized::ConvPlan plan(d, data.weights.data(), data.bias.data(),
                                    optimized::Options{threads, optimized::Path::automatic});
     Ours o;
-    o.path = std::string(plan.path_name());
+    o.path = plan.implementation();
     o.ms = min_time_ms([&] { plan.execute(data.src.data(), data.dst.data()); }, min_seconds, threads);
     return o;
 }

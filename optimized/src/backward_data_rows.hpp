@@ -6,9 +6,9 @@
 // [a, b) of the tile whose input column exists (a and R - b at most kRowsMaxSkip: the plan checks it).
 //   diff_src(n, x(j), c) = sum over phase taps t in increasing (kd, kh, kw) order whose input is inside,
 //                          then over o in increasing order, of diff_dst(n, j - P + t*D, o) * W'(c, o, t)
-// in f32 FMAs from zero (one order for any thread count), x(j) = r + S*j per axis. The row's tiles are
-// as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with NB = 4 on AVX-512). Work:
-// rows (super block of NB*W channels, n, jd, jh), each written by one task.
+// in f32 FMAs from zero, or from the bias (forward_rows.hpp), one order for any thread count; x(j) = r + S*j
+// per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with
+// NB = 4 on AVX-512). Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
 #pragma once
 
 #include "problem.hpp"
@@ -25,8 +25,17 @@ struct RowsBackwardData {
     int tile = 1;                        // the widest tile's outputs (<= rows_tile_width(NB))
     // diff_src's sizes and the phase's residues and steps (outermost first): output j of axis a is x = r + S*j
     i64 X[3]{1, 1, 1}, r[3]{0, 0, 0}, S[3]{1, 1, 1};
+    // [super block][NB*W], zeros past C: each output's first term (the forward's bias, forward_rows.hpp); or
+    // null: the sums start from zero
+    const float* bias = nullptr;
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * geometry->out[1]; }
 };
+
+// Whether every tile of a row (`tile` outputs wide at most) skips at most kRowsMaxSkip pixels at either
+// end for any kw: the kernel has a loop for each such pair (backward_data_rows_plan.cpp).
+bool rows_tiles_fit(const Geometry& g, int tile);
+// NB and the widest tile for g's rows with `lanes` channels per output (forward_rows.cpp: a cost per row).
+void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int* tile);
 
 namespace avx512 {
 int rows_max_blocks();

@@ -44,12 +44,16 @@ template <int NB, int R>
 // at the tile's first pixel, channel cs*B; to_step: floats between its pixels.
 template <int NB, int R>
 void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0, float* to, i64 to_step, i64 valid,
-               const float* w) {
+               const float* w, const float* bias) {
     const Geometry& g = *p.geometry;
     const i64 O = g.in_channels, B = static_cast<i64>(NB) * W;
     vf acc[R * NB];
-#pragma GCC unroll 64
-    for (int i = 0; i < R * NB; ++i) acc[i] = zero();
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; ++j) {
+        const vf b = bias ? load(bias + j * W) : zero();
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) acc[r * NB + j] = b;
+    }
     for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
         const i64 id = jd - g.pad_begin[0] + kd * g.dilation[0];
         if (id < 0 || id >= g.in[0]) continue;
@@ -72,7 +76,7 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
     store_tile<R, NB>(acc, to, to_step, valid);
 }
 
-using RowsTileFn = void (*)(const RowsBackwardData&, const float*, i64, i64, i64, float*, i64, i64, const float*);
+using RowsTileFn = void (*)(const RowsBackwardData&, const float*, i64, i64, i64, float*, i64, i64, const float*, const float*);
 
 template <int NB, int R>
 RowsTileFn pick_rows(int r) {
@@ -109,11 +113,12 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
         const i64 jh = row % J1, jd = (row / J1) % J0, n = (row / (J1 * J0)) % g.batch, cs = row / (J1 * J0 * g.batch);
         const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * O;
         const float* w = p.weights + cs * g.taps() * O * B;
+        const float* bias = p.bias ? p.bias + cs * B : nullptr;
         const i64 xd = p.r[0] + p.S[0] * jd, xh = p.r[1] + p.S[1] * jh;
         float* to = dx + (((n * p.X[0] + xd) * p.X[1] + xh) * p.X[2] + p.r[2]) * C + cs * B;
         const i64 valid = min_i64(B, C - cs * B);
         for (i64 k = 0, w0 = 0; k < tiles; ++k) {
-            (k < bigger ? big_tile : small_tile)(p, x, jd, jh, w0, to + w0 * p.S[2] * C, p.S[2] * C, valid, w);
+            (k < bigger ? big_tile : small_tile)(p, x, jd, jh, w0, to + w0 * p.S[2] * C, p.S[2] * C, valid, w, bias);
             w0 += k < bigger ? small + 1 : small;
         }
     }

@@ -19,29 +19,6 @@ bool rows_tiles_fit(const Geometry& g, int tile) {
     return true;
 }
 
-namespace {
-
-// NB (vectors of input channels per tile) and the widest tile for a phase, by a cost per output row in
-// vector FMAs and loads per (tap, o): every vector of channels (padded) times the row's pixels, one weight
-// load per vector per tile, and half a load per pixel per super block for its broadcast. Measured on the
-// Xeon (stride 1, 3x3, batch 8, 1 thread, ms for NB = 2/3/4): 56 wide, 64 ch 13.5/18.1/11.4; 28 wide,
-// 128 ch 12.0/13.0/11.3; 14 wide, 256 ch 10.8/12.0/11.4; 7 wide, 512 ch 10.9/10.5/15.4 (tiles of 4 and 3
-// pixels each stream all the weights).
-void choose_blocks(const Geometry& g, i64 C, bool avx512, int* nb, int* tile) {
-    const i64 W = avx512 ? 16 : 8, J = g.out[2];
-    const int most = avx512 ? avx512::rows_max_blocks() : avx2::rows_max_blocks();
-    double least = 0;
-    *nb = 0;
-    for (int b = most; b >= 1; --b) {
-        const i64 sb = (C + b * W - 1) / (b * W), r = avx512 ? avx512::rows_tile_width(b) : avx2::rows_tile_width(b);
-        const i64 tiles = (J + r - 1) / r;
-        const double cost = static_cast<double>(sb * b) * static_cast<double>(J + tiles) + 0.5 * static_cast<double>(sb * J);
-        if (*nb == 0 || cost < least) least = cost, *nb = b, *tile = static_cast<int>(r);
-    }
-}
-
-}  // namespace
-
 bool plan_rows(const ConvDescriptor& d, const std::vector<float>& canonical, bool avx512, RowsPlan& plan) {
     if (d.groups != 1) return false;
     const i64 W = avx512 ? 16 : 8, C = d.in_channels, O = d.out_channels;
@@ -57,7 +34,10 @@ bool plan_rows(const ConvDescriptor& d, const std::vector<float>& canonical, boo
         Geometry& g = plan.geometries[i];
         g = make_geometry(p.forward, 1);
         RowsBackwardData& k = plan.kernels[i];
-        choose_blocks(g, C, avx512, &k.vector_blocks, &k.tile);
+        // NB by rows_choose_blocks' cost per row; measured on the Xeon (stride 1, 3x3, batch 8, 1 thread, ms for
+        // NB = 2/3/4): 56 wide, 64 ch 13.5/18.1/11.4; 28 wide, 128 ch 12.0/13.0/11.3; 14 wide, 256 ch
+        // 10.8/12.0/11.4; 7 wide, 512 ch 10.9/10.5/15.4 (tiles of 4 and 3 pixels each stream all the weights)
+        rows_choose_blocks(g, C, avx512, &k.vector_blocks, &k.tile);
         if (!rows_tiles_fit(g, k.tile)) return false;
         const i64 block = k.vector_blocks * W;
         k.super_blocks = (C + block - 1) / block;

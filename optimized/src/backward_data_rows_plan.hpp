@@ -18,10 +18,6 @@ struct RowsPlan {
     CacheLineFloats weights;                 // every phase's, each [super block][taps][O][NB*W]
 };
 
-// Whether every tile of a row (`tile` outputs wide at most) skips at most kRowsMaxSkip pixels at either
-// end for any kw: the kernel has a loop for each such pair.
-bool rows_tiles_fit(const Geometry& g, int tile);
-
 // The plan for d (one group, f32 channels last; canonical: its f32 weights [O][C][taps]) on AVX-512 or
 // AVX2, or false when some phase's tiles do not fit. The plan's pointers stay valid when it is moved.
 bool plan_rows(const ConvDescriptor& d, const std::vector<float>& canonical, bool avx512, RowsPlan& plan);

@@ -30,6 +30,14 @@ struct TileArgs {
     const i64* y_offsets;       // per pixel of the tile: its output's offset from y
     i64 oc_valid;               // channels of the block that exist (<= NB*W)
     const i64* next_offsets;    // per pixel of the next tile (R of them): its offset from x, to prefetch; or null
+    i64 x_shift;                // added to every pixel's offset: the plane's, with src read in place; else 0
+    // With src read in place (BlockedProblem::src_in_place), a tile whose taps are not all inside the input for
+    // every pixel: per pixel its input row and column at tap (0, 0) (o * stride - pad, maybe negative); a
+    // pixel whose tap lies in the padding reads `zeros` for it. Null: every listed tap is inside for every pixel.
+    const i64* in_rows;
+    const i64* in_cols;
+    const Geometry* geometry;
+    const float* zeros;
 };
 
 template <int NB, int R>
@@ -37,7 +45,7 @@ void blocked_tile(const TileArgs& a) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     i64 off[R];
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) off[r] = a.x_offsets[r];
+    for (int r = 0; r < R; ++r) off[r] = a.x_offsets[r] + a.x_shift;
     if (a.accumulate) {
         load_tile_at<R, NB>(acc, [&](int r) { return a.y + a.y_offsets[r]; }, a.oc_valid);
     } else {
@@ -52,13 +60,27 @@ void blocked_tile(const TileArgs& a) {
         const i64 t = a.tap_list[tt];
         const float* px = a.x + a.tap_offsets[t];
         const float* w = a.w + t * a.in_per_group * a.w_ic_step;
+        // each pixel's input at this tap, channel 0 of the block (or the zeros that stand for the padding)
+        const float* xr[R];
+        if (a.in_rows) {
+            const Geometry& g = *a.geometry;
+            const i64 dh = t / g.kernel[2] % g.kernel[1] * g.dilation[1], dw = t % g.kernel[2] * g.dilation[2];
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                const i64 ih = a.in_rows[r] + dh, iw = a.in_cols[r] + dw;
+                xr[r] = ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2] ? px + off[r] : a.zeros;
+            }
+        } else {
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) xr[r] = px + off[r];
+        }
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
         // next tile's input arrives while this one computes; without, one pass over all the channels
         const i64 chunk = a.next_offsets ? W : a.ic_count;
         for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += chunk) {
             if (a.next_offsets)
 #pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) __builtin_prefetch(px + a.next_offsets[r] + ic0, 0, 3);
+                for (int r = 0; r < R; ++r) __builtin_prefetch(px + (a.next_offsets[r] + a.x_shift + ic0), 0, 3);
             const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
             for (i64 ic = ic0; ic < ic1; ++ic) {
                 vf wv[NB];
@@ -66,7 +88,7 @@ void blocked_tile(const TileArgs& a) {
                 for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) {
-                    const vf b = broadcast(px + off[r] + ic);
+                    const vf b = broadcast(xr[r] + ic);
 #pragma GCC unroll 8
                     for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
                 }
@@ -165,6 +187,11 @@ struct PixelRun {
     const i64* group_ends = nullptr;
     i64 groups = 1;
     const float* pixel_bias = nullptr;  // BlockedSegment::pixel_bias
+    // src read in place (BlockedProblem::src_in_place): the plane's offset from x, and per pixel its input row
+    // and column at tap (0, 0) (TileArgs::in_rows)
+    i64 x_shift = 0;
+    const i64* in_rows = nullptr;
+    const i64* in_cols = nullptr;
 };
 
 // The run's pixels, every input-channel block in turn, in register tiles: each group of pixels in tiles
@@ -200,6 +227,9 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && p.oc_super_blocks == 1 &&
                           input_bytes > kPrefetchInputAbove;
     TileArgs a;
+    a.x_shift = run.x_shift;
+    a.geometry = &g;
+    a.zeros = p.zeros;
     a.tap_offsets = p.tap_offsets;
     a.in_per_group = g.in_per_group;
     a.bias = p.bias ? p.bias + (run.grp * p.oc_super_blocks + run.ocs) * block : nullptr;
@@ -235,10 +265,18 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     const bool every_tap = run.rows == nullptr || inside(0, count);
     // the tile's taps and its input-channel loop's length, for input-channel block [ic0, ic0 + ic_count)
     const auto set_taps = [&](i64 first, i64 n, i64 ic_count) {
+        a.in_rows = a.in_cols = nullptr;
         if (every_tap || inside(first, n)) {
             a.tap_list = all_taps;
             a.taps = all_count;
             a.ic_count = ic_count * merged;
+        } else if (p.src_in_place) {
+            // no padding to read: tap by tap, each pixel's taps in the padding reading zeros instead
+            a.tap_list = some_taps;
+            a.taps = tile_taps(g, run.od, r0, r1, c0, c1, false, some_taps, &kw_count);
+            a.ic_count = ic_count;
+            a.in_rows = run.in_rows + first;
+            a.in_cols = run.in_cols + first;
         } else {
             a.tap_list = some_taps;
             a.taps = tile_taps(g, run.od, r0, r1, c0, c1, merge_kw, some_taps, &kw_count);
@@ -306,10 +344,6 @@ i64 tap_class(const Geometry& g, int axis, i64 o) {
 }
 
 constexpr int kMaxGroups = 16;
-// Pixels are grouped (group_pixels) when each one's products per output channel, taps x ICg, are at least
-// this many: conv1 (7x7 over 3 channels, 147) ran 8 % slower grouped, the grouping costing more than the
-// taps it skips (docs/performance-forward-padding.md)
-constexpr i64 kGroupFrom = 256;
 
 // A chunk's pixels regrouped by the taps they read, as oneDNN's kernels emit no product of a padding
 // zero: a tile of pixels that skip the same taps skips them all. The classes: the interior, each class of
@@ -387,17 +421,20 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     const i64 cs = g.channel_stride, chunks = p.chunks_per_plane(), plane = g.out[1] * g.out[2];
     i64 raster_rows[kMaxChunk], raster_cols[kMaxChunk], order[kMaxChunk];
     i64 x_offsets[kMaxChunk], y_offsets[kMaxChunk], rows[kMaxChunk], cols[kMaxChunk], group_ends[kMaxGroups];
+    i64 in_rows[kMaxChunk], in_cols[kMaxChunk];
     PixelRun run;
     run.x_offsets = x_offsets;
     run.y_offsets = y_offsets;
     run.rows = rows;
     run.cols = cols;
     run.group_ends = group_ends;
+    run.in_rows = in_rows;
+    run.in_cols = in_cols;
     // group the pixels (group_pixels) only where some are border pixels and enough products are at stake
     i64 inner[3], inner_end[3];
     interior_ranges(g, inner, inner_end);
     const bool bordered = inner[1] > 0 || inner_end[1] < g.out[1] || inner[2] > 0 || inner_end[2] < g.out[2];
-    const bool grouped = bordered && g.taps() * g.in_per_group >= kGroupFrom;
+    const bool grouped = bordered && g.taps() * g.in_per_group >= kBlockedGroupFrom;
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost
@@ -418,8 +455,12 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
                 y_offsets[i] = (oh * OW + ow - p0) * g.out_channels;
                 rows[i] = oh;
                 cols[i] = ow;
+                // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
+                in_rows[i] = oh * g.stride[1] - g.pad_begin[1];
+                in_cols[i] = ow * g.stride[2] - g.pad_begin[2];
+                if (p.src_in_place) x_offsets[i] -= (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs;
             };
-            run.cols = grouped ? cols : nullptr;
+            run.cols = grouped || p.src_in_place ? cols : nullptr;
             if (grouped) {
                 for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
                     raster_rows[i] = oh;
@@ -438,8 +479,10 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
             }
             offsets_chunk = chunk;
         }
-        run.x = xp + (n * g.padded[0] + od * g.stride[0] - p.xp_first_plane) * g.padded[1] * g.padded[2] * cs +
-                grp * g.in_per_group;
+        // in place, the plane's input begins pad planes earlier, maybe before the image: an offset, not a pointer
+        const i64 first_plane = od * g.stride[0] - (p.src_in_place ? g.pad_begin[0] : p.xp_first_plane);
+        run.x = xp + n * g.padded[0] * g.padded[1] * g.padded[2] * cs + grp * g.in_per_group;
+        run.x_shift = first_plane * g.padded[1] * g.padded[2] * cs;
         run.y = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
         run.od = od;
         run.count = count;

@@ -41,6 +41,54 @@ inline std::array<std::int64_t, 2> cc_input_rows(const AxisWindows& height, std:
             std::clamp<std::int64_t>(height.first[oy1] + height.support, 0, height.in)};
 }
 
+// 4 bands for a method that runs each band in chunks of at most chunk_pixels (rows of row_pixels): heights
+// (h, g, h, rest), same-parity bands sharing no input row, with the fewest chunks on the path of two
+// threads (even bands at once, then odd ones: max(c0, c2) + max(c1, c3)), then the fewest in all (one
+// thread), then the fewest pixels on that path, then heights as equal as may be; cc_backward_bands(height,
+// 4) when no such cut exists.
+// (The bench's 0.7071 layer: 46 rows of 46 pixels as 10, 13, 10, 13: chunks 4, 5, 4, 5, where 12, 12, 12,
+// 10 made 5, 5, 5, 4.)
+inline std::vector<std::int64_t> cc_backward_bands_by_chunks(const AxisWindows& height, std::int64_t row_pixels,
+                                                             std::int64_t chunk_pixels) {
+    const std::int64_t OH = height.out;
+    const auto chunks = [&](std::int64_t rows) { return (rows * row_pixels + chunk_pixels - 1) / chunk_pixels; };
+    const auto apart = [&](std::int64_t a0, std::int64_t a1, std::int64_t c0, std::int64_t c1) {  // a before c
+        const std::array<std::int64_t, 2> a = cc_input_rows(height, a0, a1 - 1), c = cc_input_rows(height, c0, c1 - 1);
+        return a[1] <= c[0] || a[0] >= a[1] || c[0] >= c[1];
+    };
+    std::array<std::int64_t, 3> best{};
+    std::array<std::int64_t, 4> cost{};
+    bool found = false;
+    for (std::int64_t h = 1; 2 * h + 2 <= OH; ++h)
+        for (std::int64_t g = 1; 2 * h + g + 1 <= OH; ++g) {
+            const std::int64_t r = OH - 2 * h - g;  // the last band's height
+            if (!apart(0, h, h + g, 2 * h + g) || !apart(h, h + g, 2 * h + g, OH)) continue;
+            const std::array<std::int64_t, 4> c{chunks(h) + std::max(chunks(g), chunks(r)),
+                                                2 * chunks(h) + chunks(g) + chunks(r), (h + std::max(g, r)) * row_pixels,
+                                                std::max({h, g, r}) - std::min({h, g, r})};
+            if (!found || c < cost) found = true, cost = c, best = {h, g, r};
+        }
+    if (!found) return cc_backward_bands(height, 4);
+    return {0, best[0], best[0] + best[1], 2 * best[0] + best[1], OH};
+}
+
+// The input rows no even band reads, as ranges [lo, hi) in order: diff_src's rows there start from 0,
+// and every other row's first contribution is its even band's (same-parity bands share no input row),
+// which may store it rather than add it to zeros: the same bits, as 0 + x = x (a band's sums start from
+// +0, so x is never -0).
+inline std::vector<std::array<std::int64_t, 2>> cc_rows_outside_even_bands(const AxisWindows& height,
+                                                                           const std::vector<std::int64_t>& bands) {
+    std::vector<std::array<std::int64_t, 2>> outside;
+    std::int64_t next = 0;  // the rows before it are read by an even band or listed
+    for (std::size_t b = 0; b + 1 < bands.size(); b += 2) {
+        const std::array<std::int64_t, 2> rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        if (rows[0] > next) outside.push_back({next, rows[0]});
+        next = std::max(next, rows[1]);
+    }
+    if (next < height.in) outside.push_back({next, height.in});
+    return outside;
+}
+
 // f(band) for every band of `bands` (cc_backward_bands): the even ones in parallel, then the odd ones.
 template <typename F>
 void for_each_band_by_parity(const std::vector<std::int64_t>& bands, const F& f) {

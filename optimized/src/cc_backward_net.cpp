@@ -49,7 +49,7 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 P = chunk_pixels_;
     // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1]
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
-    band_rows_ = cc_backward_bands(axes_[0], 4);  // 2 per parity: tasks enough for 2 threads
+    band_rows_ = cc_backward_bands_by_chunks(axes_[0], OW, P);  // 2 per parity: tasks enough for 2 threads
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {

@@ -1,14 +1,16 @@
 // The CC backward's polyphase method (cc_backward_polyphase.hpp). The orders, fixed by the descriptor:
-//   dW_phase: one task per phase (whatever the thread count): per image, chunks of at most 240 of the
-//     phase's pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA),
-//     added to the phase's double partial; images and chunks in order; then the Internal-Net's reverse in
-//     double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
+//   dW_phase: the images in groups (half the batch, at most 2; contiguous), each group's partial summed
+//     by one task per phase (whatever the thread count): per image, chunks of at most 240 of the phase's
+//     pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA), added to
+//     the group's double partial; images and chunks in order; the groups' partials added in order; then
+//     the Internal-Net's reverse in double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
-//     order, then the pixels in order; then it is added to diff_src; even bands first, then odd ones.
+//     order, then the pixels in order; then stored to diff_src (even bands: first) or added (odd ones, after).
 #include "cc_backward_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -23,6 +25,8 @@ using i64 = std::int64_t;
 
 namespace {
 constexpr i64 kChunkPixels = 240;  // pixels of one phase at once (the patches are read in place)
+// dW_phase: one partial per group of images (half the batch, at most this many), fixed by the descriptor
+constexpr i64 kMaxImageGroups = 2;
 }  // namespace
 
 CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelParams& kernel, const AxisWindows& height,
@@ -57,6 +61,7 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
     band_floats_ = band_input_rows_ * d.input_size[1] * Cin;
+    zero_rows_ = cc_rows_outside_even_bands(axes_[0], band_rows_);
     partial_size_ = P * Cout * KC;
     // every phase's pixels in row-major order, phase after phase (both passes' chunks run over them,
     // diff_dst gathered in this order once per image); the range of each band's within each phase's
@@ -104,40 +109,90 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, pixels = d.output_size[0] * d.output_size[1];
-    const i64 total = static_cast<i64>(order_.size());
-    parallel_for_joined(tbb::blocked_range<i64>(0, d.batch * Cin), [&](const auto& r) {
-        std::fill(diff_src + r.begin() * in_plane, diff_src + r.end() * in_plane, 0.0f);
-    });
-    meter.count_in(partial_size_ * 8);
-    Workspace<double> partials = partials_.take(static_cast<std::size_t>(partial_size_));
-    double* all = partials.data();  // dW_phase, every phase (each zeroed by its task on the first image)
+    const i64 total = static_cast<i64>(order_.size()), phases = phases_[0] * phases_[1];
+    const i64 bands = static_cast<i64>(band_rows_.size()) - 1;
+    // dW_phase, every phase, one partial per group of images (each zeroed by its tasks on the group's first
+    // image), the groups added in order at the end
+    const i64 groups = std::min(kMaxImageGroups, std::max<i64>(d.batch / 2, 1));
+    const auto group_begin = [&](i64 g) { return (g * d.batch + groups - 1) / groups; };  // image n: g = n G / N
+    meter.count_in(groups * partial_size_ * 8);
+    Workspace<double> partials = partials_.take(static_cast<std::size_t>(groups * partial_size_));
+    double* all = partials.data();
     // per image: Cin zeros, then the image channels last; its diff_dst in the plan's order
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
-    meter.count_in(image_floats * 4);
-    Workspace<float> image = buffers_.take(static_cast<std::size_t>(image_floats));
-    float* src_cl = image.data();
-    float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
-    std::fill(src_cl, src_cl + Cin, 0.0f);
-    for (i64 n = 0; n < d.batch; ++n) {
+    // image n's steps in three sets of tasks, each task independent of the others of its set: (1) its
+    // diff_dst gathered (8 channels a task), its input packed for the dW pass (4 tasks), its diff_src
+    // zeroed where no even band stores (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
+    // task per phase, whatever the thread count); (3) dF of the odd bands beside the other phases'. run(k,
+    // f): f(i) for every i in [0, k), as tasks in parallel or one after another.
+    const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = zero_rows_.empty() ? 0 : (Cin + 7) / 8;
+    const i64 even = (bands + 1) / 2;
+    const auto image = [&](i64 n, float* src_cl, const auto& run) {
         const float* src_n = src + n * Cin * in_plane;
         const float* diff_dst_n = diff_dst + n * Cout * pixels;
-        parallel_for_joined(tbb::blocked_range<i64>(0, Cout), [&](const tbb::blocked_range<i64>& r) {
-            for (i64 co = r.begin(); co < r.end(); ++co)
-                for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+        const i64 g = n * groups / d.batch;
+        const bool first = n == group_begin(g);
+        float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
+        run(gathers + packs + zeros, [&](i64 i) {
+            if (i < gathers) {
+                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co)
+                    for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+            } else if (i < gathers + packs) {
+                const i64 y0 = (i - gathers) * H / packs, y1 = (i - gathers + 1) * H / packs;
+                cc_pack_planes_here(src_n + y0 * W, Cin, (y1 - y0) * W, in_plane, src_cl + Cin + y0 * W * Cin);
+            } else {
+                const i64 c0 = 8 * (i - gathers - packs), c1 = std::min(Cin, c0 + 8);
+                for (i64 c = c0; c < c1; ++c)
+                    for (const auto& [lo, hi] : zero_rows_)
+                        std::fill(diff_src + (n * Cin + c) * in_plane + lo * W, diff_src + (n * Cin + c) * in_plane + hi * W, 0.0f);
+            }
         });
-        // dF, scattered to diff_src: the bands, even ones, then odd ones
-        for_each_band_by_parity(band_rows_, [&](i64 band) { run_band(band, n, dyp, diff_src, meter); });
-        // dW_phase: each phase's sums by one task, whatever the thread count
-        parallel_for_joined(tbb::blocked_range<i64>(0, H, (H + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
-            cc_pack_planes_here(src_n + r.begin() * W, Cin, (r.end() - r.begin()) * W, in_plane,
-                                 src_cl + Cin + r.begin() * W * Cin);
+        // dF scattered to diff_src: the even bands, then the odd ones (same-parity bands share no input row)
+        for (i64 parity = 0; parity < 2; ++parity) {
+            const i64 ph0 = parity * (phases / 2), ph1 = parity == 0 ? phases / 2 : phases;
+            const i64 band_tasks = parity == 0 ? even : bands - even;
+            run(band_tasks + ph1 - ph0, [&](i64 i) {
+                if (i < band_tasks)
+                    run_band(2 * i + parity, n, dyp, diff_src, meter);
+                else
+                    phase_weights_gradient(ph0 + i - band_tasks, first, src_cl, dyp, all + g * partial_size_);
+            });
+        }
+    };
+    const auto take_image = [&] {
+        meter.count_in(image_floats * 4);
+        Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(image_floats));
+        std::fill(buffer.data(), buffer.data() + Cin, 0.0f);
+        return buffer;
+    };
+    // With at least two images per thread and a group of images per thread, whole groups in parallel,
+    // each image's steps in one task (as the forward, cc_polyphase.cpp: 2/3 batch 8, 2 threads, the joins
+    // per image cost more than the imbalance); either way the same sums in the same order.
+    const i64 threads = tbb::this_task_arena::max_concurrency();
+    if (threads > 1 && d.batch >= 2 * threads && threads <= groups) {
+        const auto serial = [](i64 k, const auto& f) {
+            for (i64 i = 0; i < k; ++i) f(i);
+        };
+        parallel_for_joined(tbb::blocked_range<i64>(0, groups, 1), [&](const tbb::blocked_range<i64>& r) {
+            Workspace<float> buffer = take_image();
+            for (i64 n = group_begin(r.begin()); n < group_begin(r.end()); ++n) image(n, buffer.data(), serial);
+            meter.count_out(image_floats * 4);
         });
-        const i64 phases = phases_[0] * phases_[1];
-        parallel_for_joined(tbb::blocked_range<i64>(0, phases, 1), [&](const tbb::blocked_range<i64>& r) {
-            for (i64 ph = r.begin(); ph < r.end(); ++ph) phase_weights_gradient(ph, n == 0, src_cl, dyp, all);
-        });
+    } else {
+        Workspace<float> buffer = take_image();
+        const auto parallel = [](i64 k, const auto& f) {
+            parallel_for_joined(tbb::blocked_range<i64>(0, k, 1), [&](const tbb::blocked_range<i64>& r) {
+                for (i64 i = r.begin(); i < r.end(); ++i) f(i);
+            });
+        };
+        for (i64 n = 0; n < d.batch; ++n) image(n, buffer.data(), parallel);
+        meter.count_out(image_floats * 4);
     }
-    meter.count_out(image_floats * 4);
+    // the groups' partials added in order, into the first
+    if (groups > 1)
+        parallel_for_joined(tbb::blocked_range<i64>(0, partial_size_), [&](const tbb::blocked_range<i64>& r) {
+            add_band_partials(all + r.begin(), groups, partial_size_, r.end() - r.begin());
+        });
     // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
     // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 4 (the
     // kernel's group), then each output channel's dW3 rows a task, and the first layers' one more
@@ -163,7 +218,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
                     : avx2::cc_net_reverse_first(net, scratch, diff_theta);
         }
     });
-    meter.count_out(partial_size_ * 8 + reverse_size * 8);
+    meter.count_out(groups * partial_size_ * 8 + reverse_size * 8);
 }
 
 void CcBackwardPolyphase::phase_weights_gradient(i64 ph, bool first, const float* src_cl, const float* dyp,
@@ -202,7 +257,11 @@ void CcBackwardPolyphase::run_band(i64 band, i64 n, const float* dyp, float* dif
                 avx2::cc_patch_times_scatter(taps, dyp + c0, weights_[ph].data(), diff_cl);
         }
     }
-    cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, diff_src + n * Cin * in_plane + rows[0] * W, in_plane);
+    float* to = diff_src + n * Cin * in_plane + rows[0] * W;
+    if (band % 2 == 0)  // the rows' first contribution (cc_rows_outside_even_bands)
+        cc_store_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, nullptr, to, in_plane);
+    else
+        cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, to, in_plane);
     meter.count_out(band_floats_ * 4);
 }
 

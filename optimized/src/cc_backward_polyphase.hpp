@@ -6,7 +6,10 @@
 //   dF = dY W_phase, added to the band's input gradient at every neighbour inside the input
 //     (cc_patch_times_scatter; per band of output rows, as cc_backward_net: even bands, then odd ones);
 //   dW_phase += dY^T F (cc_patch_outer_accumulate; per image, the image packed channels last once, then
-//     one task per phase over all its pixels: one partial sum, no bands);
+//     one task per phase over all its pixels: one partial sum per group of images, no bands);
+// with at least two images per thread and a group per thread (2 threads, batch >= 4), whole groups of
+// images in parallel (each image's steps in one task), else one image after another, each step in
+// parallel;
 // at the end the Internal-Net's reverse over the p_h * p_w * K distance pairs in double
 // (cc_net_reverse_*, g = dW_phase at each, read in place; the pairs, then the output channels, in
 // parallel).
@@ -51,6 +54,7 @@ private:
     std::vector<double> pairs_;  // (dy, dx) per phase and tap
     std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
+    std::vector<std::array<std::int64_t, 2>> zero_rows_;  // cc_rows_outside_even_bands
     std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
     std::vector<std::int64_t> band_of_;      // their bands
     std::vector<std::int64_t> src_at_;       // [K][pixels]: the dW pass's patch offsets (CcPatchTaps)

@@ -11,6 +11,7 @@
 
 #include "blocked_pack.hpp"
 #include "edges.hpp"
+#include "forward_rows.hpp"
 #include "index_range.hpp"
 #include "ncx_pointwise.hpp"
 #include "parallel_join.hpp"
@@ -35,6 +36,10 @@ struct ConvPlan::Impl {
     CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (convcheck/core/cache_line_allocator.hpp)
     detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
+    // the blocked kernel reads the user's padded src in place (edges.hpp: blocked_reads_src_in_place), with
+    // these zeros (ic_block of them) for the taps of border pixels that lie in the padding
+    bool src_in_place = false;
+    CacheLineFloats zeros;
     detail::DepthwiseProblem depthwise;
     detail::ScalarProblem scalar;
     detail::GemmProblem gemm;
@@ -43,6 +48,9 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     // ... with AVX-512, through the blocked kernel's register tiles instead of Eigen's (ncx_pointwise.hpp)
     std::unique_ptr<detail::NcxPointwise> ncx_pointwise;
+    // the blocked paths' stride-1 layers of one group on f32 channels-last buffers run the row kernel, which
+    // reads src and writes dst in place and skips every padded product (forward_rows.hpp)
+    std::unique_ptr<detail::ForwardRows> forward_rows;
     // depthwise_avx2 on f32 NCX buffers runs on the user's buffers too where its NCX kernel takes the
     // rows (depthwise_ncx_avx2.cpp): the same sums, without the two layout conversions
     bool depthwise_on_user_ncx = false;
@@ -86,10 +94,21 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
     switch (path) {
     case Path::blocked_avx2:
     case Path::blocked_avx512: {
+        if (detail::forward_rows_fit(desc, path == Path::blocked_avx512)) {
+            forward_rows = std::make_unique<detail::ForwardRows>();
+            detail::plan_forward_rows(desc, canonical, b, path == Path::blocked_avx512, *forward_rows);
+            src_in_place = false;  // the row kernel reads src in place by itself
+            break;
+        }
         detail::BlockedWeights packed =
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
         blocked_weights = std::move(packed);
         blocked = blocked_weights.problem(&geometry, taps.data());
+        if (src_in_place) {
+            zeros.assign(static_cast<std::size_t>(blocked.ic_block), 0.0f);
+            blocked.src_in_place = true;
+            blocked.zeros = zeros.data();
+        }
         break;
     }
     case Path::depthwise_avx2:
@@ -156,6 +175,16 @@ void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, 
 
 void ConvPlan::Impl::run(const void* src, void* dst) const {
     const detail::Geometry& g = geometry;
+    if (forward_rows) {
+        const detail::RowsBackwardData& k = forward_rows->kernel;
+        const auto* x = static_cast<const float*>(src);
+        auto* y = static_cast<float*>(dst);
+        parallel_rows(k.rows(), [&](i64 b, i64 e) {
+            if (path == Path::blocked_avx512) detail::avx512::rows_backward_data(k, x, y, b, e);
+            else detail::avx2::rows_backward_data(k, x, y, b, e);
+        });
+        return;
+    }
     if (ncx_pointwise) {
         parallel_rows_with_scratch(ncx_pointwise->tasks(), ncx_pointwise->scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
             ncx_pointwise->run_tasks(static_cast<const float*>(src), static_cast<float*>(dst), scratch, b, e);
@@ -184,7 +213,7 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     }
     // the batch in chunks of images, or one image in bands (xp_parts.hpp): xp never takes more than
     // the input's bytes plus half the fixed workspace (Options::padded_input_budget)
-    const bool packs = !detail::src_is_xp(src_desc, src_geometry);
+    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
     if (packs)
         xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, xp_parts)));
     if (packs && xp_parts.axis >= 0) {
@@ -320,9 +349,12 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.src_desc = m.desc;
     if (depthwise) m.src_desc.pads_begin = m.src_desc.pads_end = SpatialDims{0, 0, 0};
     m.src_geometry = detail::make_geometry(m.src_desc, depthwise ? 16 : 1);
+    const bool blocked = m.path == Path::blocked_avx2 || m.path == Path::blocked_avx512;
+    m.src_in_place = blocked && detail::blocked_reads_src_in_place(m.desc, m.geometry);
+    if (m.src_in_place)  // xp is src: the taps' offsets are those of the unpadded input
+        for (int a = 0; a < 3; ++a) m.geometry.padded[a] = m.geometry.in[a];
     m.taps = detail::tap_offsets(m.geometry);
     m.pack_weights(weights, bias);
-    const bool blocked = m.path == Path::blocked_avx2 || m.path == Path::blocked_avx512;
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
@@ -342,5 +374,11 @@ void ConvPlan::execute(const void* src, void* dst) const {
 
 Path ConvPlan::path() const { return impl_->path; }
 const ConvDescriptor& ConvPlan::descriptor() const { return impl_->original; }
+std::string ConvPlan::implementation() const {
+    std::string name(to_string(impl_->path));
+    if (impl_->forward_rows) name += " rows";
+    if (impl_->src_in_place) name += " src_in_place";
+    return name;
+}
 
 }  // namespace convcheck::optimized

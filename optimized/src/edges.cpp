@@ -74,6 +74,16 @@ bool src_is_xp(const ConvDescriptor& d, const Geometry& g) {
     return true;
 }
 
+bool blocked_reads_src_in_place(const ConvDescriptor& d, const Geometry& g) {
+    if (d.dtype != DataType::f32 || d.data_format != DataFormat::nxc || g.channel_stride != g.in_channels) return false;
+    bool padded = false;
+    for (int a = 0; a < 3; ++a) {
+        if (g.pad_begin[a] < 0 || g.pad_end[a] < 0) return false;
+        padded = padded || g.pad_begin[a] > 0 || g.pad_end[a] > 0;
+    }
+    return padded && g.taps() * g.in_per_group >= kBlockedGroupFrom;
+}
+
 i64 pack_src_row_count(const Geometry& g) { return g.batch * g.padded[0] * g.padded[1]; }
 
 void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end) {

@@ -16,6 +16,10 @@ std::vector<i64> tap_offsets(const Geometry& g);
 
 // True when the user's src can serve as xp directly (f32, channels last, no padding, Cs == C).
 bool src_is_xp(const ConvDescriptor& d, const Geometry& g);
+// True when the blocked kernel reads the user's src where it is although the layer pads it (f32, channels
+// last, Cs == C, every pad >= 0, some > 0, pixels grouped: BlockedProblem::src_in_place), instead of a
+// padded copy.
+bool blocked_reads_src_in_place(const ConvDescriptor& d, const Geometry& g);
 // xp rows (n, pd, ph) in [begin, end): zero the padding; for NXC src also widen and copy the data.
 void pack_src_rows(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
 i64 pack_src_row_count(const Geometry& g);

@@ -6,6 +6,7 @@
 #include "blocked_pack.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "edges.hpp"
+#include "forward_rows.hpp"
 #include "scalar.hpp"
 #include "unit_axes.hpp"
 #include "xp_parts.hpp"
@@ -45,6 +46,10 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
     switch (path) {
     case Path::blocked_avx2:
     case Path::blocked_avx512:
+        if (detail::forward_rows_fit(d, path == Path::blocked_avx512)) {  // the row kernel: no xp, no scratch
+            packed = double(detail::forward_rows_floats(d, path == Path::blocked_avx512));
+            break;
+        }
         packed = double(detail::blocked_weights_floats(g.groups, g.in_per_group, g.out_per_group, g.taps(),
                                                        path == Path::blocked_avx512)) + O + 64;
         scratch_i64 = threads * 2 * T;  // BlockedProblem::scratch_elements
@@ -79,7 +84,10 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
             blocked ? detail::blocked_chunk_pixels(g.out_per_group, g.in_per_group * g.taps(),
                                                    path == Path::blocked_avx512)
                     : 0;
-        if (!detail::src_is_xp(src_desc, sg))
+        // the plan's src_in_place, or the row kernel's (forward_rows.hpp): src read where it is
+        const bool in_place = blocked && (detail::blocked_reads_src_in_place(d, g) ||
+                                          detail::forward_rows_fit(d, path == Path::blocked_avx512));
+        if (!in_place && !detail::src_is_xp(src_desc, sg))
             xp = detail::xp_part_floats(sg, detail::xp_parts(src_desc, sg, 0, band_chunk_pixels));
         if (!detail::dst_is_y(d)) y = double(d.dst_elements());
     }

@@ -28,6 +28,11 @@ struct Geometry {
     i64 padded_pixels() const { return padded[0] * padded[1] * padded[2]; }
 };
 
+// The blocked kernel groups the pixels by the taps they read (blocked_kernels.inl) when each one's
+// products per output channel, taps x ICg, are at least this many: conv1 (7x7 over 3 channels, 147) ran
+// 8 % slower grouped, the grouping costing more than the taps it skips (docs/performance-forward-padding.md).
+constexpr i64 kBlockedGroupFrom = 256;
+
 // The register-blocked direct convolution. Weights packed [G][OCS][taps][ICg][NB*W] (W the vector
 // width in floats, OCS = ceil(OCg / (NB*W)), zero padded); bias packed [G][OCS][NB*W] or null.
 // Work items are (n, g, ocs, od, chunk of the output plane's pixels taken row after row), or (n, g, od,
@@ -52,6 +57,12 @@ struct BlockedProblem {
     // xp. 0 for a whole xp; a band's xp (xp_parts.hpp) begins at its first output's first input plane or row,
     // and its items read only the planes and rows that follow.
     i64 xp_first_plane = 0, xp_first_row = 0;
+    // The xp handed to blocked_items is the user's src itself, unpadded (blocked_reads_src_in_place, edges.hpp):
+    // the geometry's `padded` equals `in`, the pixels' offsets are shifted by the padding, and a tile with
+    // pixels near the border reads `zeros` (ic_block floats of 0) wherever a tap of a pixel lies in the
+    // padding: the same products, in the same order, as from a padded copy.
+    bool src_in_place = false;
+    const float* zeros = nullptr;
     i64 chunks_per_plane() const {
         const Geometry& g = *geometry;
         return (g.out[1] * g.out[2] + chunk_pixels - 1) / chunk_pixels;

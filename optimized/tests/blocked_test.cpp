@@ -8,6 +8,7 @@
 // order, in chunks of input channels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -21,9 +22,15 @@ using namespace convcheck::optimized::testing;
 
 namespace {
 
-// Every blocked path this CPU has agrees exactly with the reference on `text`.
+// Every blocked path this CPU has agrees exactly with the reference on `text`, and on its NCX twin: the
+// blocked paths run f32 channels-last layers of stride 1 and one group on the row kernel (forward_rows.hpp),
+// while an NCX layer always goes through the padded copy and the register tiles.
 ::testing::AssertionResult blocked_paths_agree(const std::string& text, std::uint64_t seed) {
-    return paths_agree_exactly(text, seed, {Path::blocked_avx2, Path::blocked_avx512});
+    std::string ncx = text;
+    if (const std::size_t at = ncx.find("data=nxc"); at != std::string::npos) ncx.replace(at, 8, "data=ncx");
+    for (const std::string& t : {text, ncx})
+        if (auto r = paths_agree_exactly(t, seed, {Path::blocked_avx2, Path::blocked_avx512}); !r) return r;
+    return ::testing::AssertionSuccess();
 }
 
 }  // namespace
@@ -117,5 +124,44 @@ TEST(Blocked, ATileOfBorderPixelsSkipsTheColumnTapsInThePadding) {
                 ASSERT_TRUE(std::isfinite(want.dst[at])) << oh;
                 EXPECT_EQ(got[at], want.dst[at]) << to_string(path) << " o=" << o << " oh=" << oh;
             }
+    }
+}
+
+// f32 channels-last src with pads, on grouped layers (taps x ICg >= 256) that the row kernel does not take
+// (groups, strides, pads beyond its reach): the blocked kernel reads the user's src where it is (edges.hpp:
+// blocked_reads_src_in_place), and a border pixel's taps in the padding read zeros instead. src lies between
+// two runs of NaN here: a read before or after it (a pad taken for data) would make some output NaN. Pads on
+// one side only, asymmetric pads, strides, dilations, 3-D planes in the padding, a plane smaller than a tile,
+// several input-channel blocks, one group in raster order.
+TEST(Blocked, PaddedChannelsLastSrcIsReadInPlaceAndNeverOutside) {
+    const char* cases[] = {
+        "conv:n=2,g=2,c=64,o=64,in=14x14,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=64,o=48,in=7x7,k=3x3,s=2x1,pb=1x0,pe=0x1,data=nxc",
+        "conv:c=32,o=40,in=28x27,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=32,o=24,in=33x29,k=3x3,s=2x1,d=6x5,pb=6x5,pe=6x5,bias=1,data=nxc",
+        "conv:c=160,o=12,in=11x13,k=5x5,pb=2x3,pe=3x1,bias=1,data=nxc",
+        "conv:n=2,c=16,o=16,in=5x9x10,k=3x3x3,s=1x2x1,pb=2x1x1,pe=2x1x1,bias=1,data=nxc",
+        "conv:c=64,o=32,in=3x4,k=3x3,s=1x2,pb=2x2,pe=2x2,data=nxc",
+        "conv:c=16,o=16,in=9x40,k=1x17,pb=0x8,pe=0x8,bias=1,data=nxc",
+        "conv:c=320,o=16,in=9x9,k=7x7,pb=3x3,pe=3x3,data=nxc",
+    };
+    for (const char* text : cases) {
+        const ConvDescriptor d = parse_descriptor(text);
+        const accuracy::ExactFill exact = accuracy::make_exact_fill(d, accuracy::Contract{d.dtype, DataType::f32}, 19);
+        const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+        for (const Path path : {Path::blocked_avx2, Path::blocked_avx512}) {
+            if (!why_unavailable(d, path).empty()) continue;
+            Buffers b = make_buffers(d, exact.src, exact.weights, exact.bias);
+            const std::size_t n = static_cast<std::size_t>(d.src_elements()), guard = 4096;
+            std::vector<float> guarded(guard + n + guard, std::numeric_limits<float>::quiet_NaN());
+            std::copy_n(static_cast<const float*>(b.src.data()), n, guarded.begin() + guard);
+            for (int threads : {1, 2}) {
+                const ConvPlan plan(d, b.weights.data(), d.has_bias ? b.bias.data() : nullptr, Options{threads, path});
+                EXPECT_EQ(plan.implementation(), std::string(to_string(path)) + " src_in_place") << text;
+                plan.execute(guarded.data() + guard, b.dst.data());
+                EXPECT_TRUE(accuracy::compare_exact(want.dst, reference::dst_to_ncx(d, b.dst.data())).passed())
+                    << reproducer(d, path, 19) << " threads=" << threads;
+            }
+        }
     }
 }

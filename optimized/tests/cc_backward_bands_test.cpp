@@ -39,8 +39,9 @@ RC_GTEST_PROP(CcBackwardBands, SameParityBandsShareNoInputRow, ()) {
     if (!why.empty()) RC_FAIL(to_string(d) + " max_bands " + std::to_string(max_bands) + ": " + why);
 }
 
-// The bench's real-scale layer: 46 output rows as 12, 12, 12, 10. (Heights as equal as may be, 11, 12, 11,
-// 12, were measured 2-4% slower at one thread: 20 chunks of 120 pixels or fewer instead of 19.)
+// The bench's real-scale layer: 46 output rows as 12, 12, 12, 10 by heights alone; by chunks of 120
+// pixels (the chunked method's) 10, 13, 10, 13: 4, 5, 4, 5 chunks, 9 on the path of two threads and 18 in
+// all, where 12, 12, 12, 10 made 5, 5, 5, 4 (10 and 19).
 TEST(CcBackwardBands, TheBenchLayersCut) {
     const CcDescriptor d = parse_cc_descriptor("cc:n=1,cin=32,cout=32,in=64x64,scale=0.7071,support=3x3,hidden=16x16");
     const AxisWindows height = axis_windows(d, 0);
@@ -48,4 +49,41 @@ TEST(CcBackwardBands, TheBenchLayersCut) {
     const std::vector<std::int64_t> bands = cc_backward_bands(height, 4);
     EXPECT_EQ(bands, (std::vector<std::int64_t>{0, 12, 24, 36, 46}));
     EXPECT_EQ(check_bands(height, bands, 4), "");
+    const std::vector<std::int64_t> by_chunks = cc_backward_bands_by_chunks(height, 46, 120);
+    EXPECT_EQ(by_chunks, (std::vector<std::int64_t>{0, 10, 23, 33, 46}));
+    EXPECT_EQ(check_bands(height, by_chunks, 4), "");
+}
+
+// Cuts by chunks: valid cuts (same-parity bands apart) for any descriptor and chunk size.
+RC_GTEST_PROP(CcBackwardBands, CutsByChunksKeepSameParityBandsApart, ()) {
+    const CcDescriptor d = *cctest::small_cc_descriptor();
+    const std::int64_t chunk = *rc::gen::inRange<std::int64_t>(1, 200);
+    const AxisWindows height = axis_windows(d, 0);
+    const std::string why = check_bands(height, cc_backward_bands_by_chunks(height, d.output_size[1], chunk), 4);
+    if (!why.empty()) RC_FAIL(to_string(d) + " chunk " + std::to_string(chunk) + ": " + why);
+}
+
+// The rows no even band reads (where diff_src starts from 0): with the even bands' input rows, every
+// input row exactly once; the ranges in order, none empty.
+RC_GTEST_PROP(CcBackwardBands, RowsOutsideTheEvenBandsAndTheirsCoverTheInputOnce, ()) {
+    const CcDescriptor d = *cctest::small_cc_descriptor();
+    const std::int64_t max_bands = *rc::gen::inRange<std::int64_t>(1, 9);
+    const AxisWindows height = axis_windows(d, 0);
+    const std::vector<std::int64_t> bands = cc_backward_bands(height, max_bands);
+    std::vector<int> times(static_cast<std::size_t>(height.in), 0);
+    for (std::size_t b = 0; b + 1 < bands.size(); b += 2) {
+        const auto rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        for (std::int64_t r = rows[0]; r < rows[1]; ++r) ++times[static_cast<std::size_t>(r)];
+    }
+    std::int64_t last = 0;
+    for (const auto& [lo, hi] : cc_rows_outside_even_bands(height, bands)) {
+        RC_ASSERT(lo >= last);
+        RC_ASSERT(lo < hi);
+        last = hi;
+        for (std::int64_t r = lo; r < hi; ++r) ++times[static_cast<std::size_t>(r)];
+    }
+    for (std::int64_t r = 0; r < height.in; ++r)
+        if (times[static_cast<std::size_t>(r)] != 1)
+            RC_FAIL(to_string(d) + " max_bands " + std::to_string(max_bands) + ": input row " + std::to_string(r) +
+                    " counted " + std::to_string(times[static_cast<std::size_t>(r)]) + " times");
 }

@@ -225,10 +225,37 @@ TEST(CcBackwardOptimized, FeatureVectorsOfSixteenWithinTheBound) {
     }
 }
 
+// Batches of several images: the polyphase method's dW partials per group of images (half the batch, at
+// most 2), whole groups in parallel when there are at least two images per thread and a group per thread
+// (batch 5 at 2 threads: groups of 3 and 2; batch 9: 5 and 4, at 3 threads per image), else per image;
+// within the bound, and the same bits at 1, 2 and 3 threads.
+TEST(CcBackwardOptimized, ImagesInGroupsWithinTheBoundAndTheSameBits) {
+    for (const char* text : {"cc:n=5,cin=5,cout=6,in=13x12,scale=2/3x3/2,support=3x3,hidden=4x8,bias=1",
+                             "cc:n=9,cin=7,cout=4,in=10x9,scale=2/3,support=3x3,hidden=3x16",
+                             "cc:n=4,cin=6,cout=5,in=11x12,scale=0.8,support=3x3,hidden=4x16,bias=1"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        for (CcMethod m : methods(d)) {
+            bool decided = true;
+            EXPECT_EQ(check_against_reference(d, 13, m, &decided), "") << reproducer(d, m, 13);
+            EXPECT_TRUE(decided) << text;
+            const Data data = make_data(d, 13);
+            const Grads one = run(d, data, 1, m);
+            for (int threads : {2, 3}) {
+                const Grads other = run(d, data, threads, m);
+                EXPECT_EQ(std::memcmp(one.diff_src.data(), other.diff_src.data(), one.diff_src.size() * 4), 0)
+                    << text << " threads " << threads;
+                EXPECT_EQ(std::memcmp(one.diff_theta.data(), other.diff_theta.data(), one.diff_theta.size() * 4), 0)
+                    << text << " threads " << threads;
+            }
+        }
+    }
+}
+
 // A plan run again, after other data, gives the same bits: nothing carried over in its pooled buffers
 // (the partial sums are zeroed where they are used: each phase's by its task, on the first image).
 TEST(CcBackwardOptimized, TheSameBitsWhenRunAgainAfterOtherData) {
     for (const char* text : {"cc:n=2,cin=5,cout=6,in=13x12,scale=2/3x3/2,support=3x3,hidden=4x8",
+                             "cc:n=5,cin=5,cout=6,in=13x12,scale=2/3x3/2,support=3x3,hidden=4x8",  // 2 groups
                              "cc:n=1,cin=20,cout=5,in=11x12,scale=0.8,support=3x3,hidden=4x16",
                              "cc:n=1,cin=16,cout=20,in=8x8,scale=2/3,support=3x3,hidden=3x16"}) {
         const CcDescriptor d = parse_cc_descriptor(text);

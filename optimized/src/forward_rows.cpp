@@ -1,0 +1,72 @@
+// Forward layers on the row kernel (forward_rows.hpp).
+#include "forward_rows.hpp"
+
+#include "edges.hpp"
+
+namespace convcheck::optimized::detail {
+
+// NB (vectors of output channels per tile) and the widest tile for the row kernel on g with `lanes` channels
+// per output, by a cost per output row in vector FMAs and loads per (tap, input channel): every vector of
+// channels (padded) times the row's pixels, one weight load per vector per tile, and half a load per pixel
+// per super block for its broadcast (measured on the Xeon for backward data, backward_data_rows_plan.cpp).
+void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int* tile) {
+    const i64 W = avx512 ? 16 : 8, J = g.out[2];
+    const int most = avx512 ? avx512::rows_max_blocks() : avx2::rows_max_blocks();
+    double least = 0;
+    *nb = 0;
+    for (int b = most; b >= 1; --b) {
+        const i64 sb = (lanes + b * W - 1) / (b * W), r = avx512 ? avx512::rows_tile_width(b) : avx2::rows_tile_width(b);
+        const i64 tiles = (J + r - 1) / r;
+        const double cost = static_cast<double>(sb * b) * static_cast<double>(J + tiles) + 0.5 * static_cast<double>(sb * J);
+        if (*nb == 0 || cost < least) least = cost, *nb = b, *tile = static_cast<int>(r);
+    }
+}
+
+bool forward_rows_fit(const ConvDescriptor& d, bool avx512) {
+    if (d.groups != 1 || d.dtype != DataType::f32 || d.data_format != DataFormat::nxc) return false;
+    if (!d.src_strides.empty() || !d.dst_strides.empty()) return false;
+    i64 taps = 1;
+    for (int a = 0; a < d.rank; ++a) {
+        if (d.strides[a] != 1 && d.output_size(a) > 1) return false;
+        if (d.pads_begin[a] < 0 || d.pads_end[a] < 0) return false;
+        taps *= d.kernel_size[a];
+    }
+    if (taps == 1) return false;
+    const Geometry g = make_geometry(d, 1);
+    int nb = 0, tile = 0;
+    rows_choose_blocks(g, g.out_channels, avx512, &nb, &tile);
+    return rows_tiles_fit(g, tile);
+}
+
+i64 forward_rows_floats(const ConvDescriptor& d, bool avx512) {
+    const Geometry g = make_geometry(d, 1);
+    int nb = 0, tile = 0;
+    rows_choose_blocks(g, g.out_channels, avx512, &nb, &tile);
+    const i64 block = nb * (avx512 ? 16 : 8), super_blocks = (g.out_channels + block - 1) / block;
+    return super_blocks * block * (g.taps() * g.in_channels + 1);
+}
+
+void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const std::vector<float>& bias, bool avx512,
+                       ForwardRows& plan) {
+    plan.geometry = make_geometry(d, 1);
+    const Geometry& g = plan.geometry;
+    RowsBackwardData& k = plan.kernel;
+    rows_choose_blocks(g, g.out_channels, avx512, &k.vector_blocks, &k.tile);
+    const i64 W = avx512 ? 16 : 8, block = k.vector_blocks * W, O = g.out_channels, C = g.in_channels, T = g.taps();
+    k.super_blocks = (O + block - 1) / block;
+    plan.weights.assign(static_cast<std::size_t>(k.super_blocks * T * C * block), 0.0f);
+    for (i64 o = 0; o < O; ++o)  // canonical order (sequential reads)
+        for (i64 c = 0; c < C; ++c)
+            for (i64 t = 0; t < T; ++t)
+                plan.weights[static_cast<std::size_t>(((o / block * T + t) * C + c) * block + o % block)] = canonical[(o * C + c) * T + t];
+    if (!bias.empty()) {
+        plan.bias.assign(static_cast<std::size_t>(k.super_blocks * block), 0.0f);
+        for (i64 o = 0; o < O; ++o) plan.bias[static_cast<std::size_t>(o)] = bias[static_cast<std::size_t>(o)];
+    }
+    k.geometry = &plan.geometry;
+    k.weights = plan.weights.data();
+    k.bias = plan.bias.empty() ? nullptr : plan.bias.data();
+    for (int a = 0; a < 3; ++a) k.X[a] = g.out[a];  // dst: the outputs themselves, r = 0, S = 1
+}
+
+}  // namespace convcheck::optimized::detail
