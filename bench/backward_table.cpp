@@ -7,10 +7,7 @@
 //   convcheck_bench_backward [--threads 1,2] [--batch 8] [--shapes all|name,name...] [--min-time SECONDS]
 //                            [--clock wall|cpu]
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <memory>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -19,6 +16,7 @@
 
 #include "convcheck/optimized/backward_plan.hpp"
 #include "onednn_backward_timer.hpp"
+#include "optimized_timer.hpp"
 #include "shapes.hpp"
 #include "timing.hpp"
 
@@ -30,31 +28,20 @@ const char* kDefaultShapes =
     "conv1_7x7s2,res2_1x1_64,res2_3x3,res3_3x3s2,res3_downsample,res4_1x1_1024,res5_3x3,"
     "dw32_112,dw96_112s2,dw576_14,pw16_96_112,pw576_96_14";
 
-// A float buffer on a 64-byte boundary (std::vector's allocator gives malloc's 16).
-struct AlignedFloats {
-    explicit AlignedFloats(std::size_t n) : count(n), p(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)), &std::free) {
-        std::fill(p.get(), p.get() + n, 0.0f);
-    }
-    float* data() const { return p.get(); }
-    float* begin() const { return p.get(); }
-    float* end() const { return p.get() + count; }
-    std::size_t count;
-    std::unique_ptr<float, decltype(&std::free)> p;
-};
-
 struct Ours {
     double ms = 0;
     std::string implementation;
 };
 
 Ours time_ours(const ConvDescriptor& d, int threads, double min_seconds) {
-    std::mt19937 rng(1);
+    // on cache lines, as frameworks and oneDNN's memory objects hand tensors over (ConvData; std::vector's
+    // storage lay 16 bytes past a line, as the heap's history had it: dw576_14 backward data 0.42-0.46 ms
+    // there, 0.30-0.32 aligned); diff_dst (dst) random too
+    bench::ConvData data(d);
+    std::mt19937 rng(2);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
-    // 64-byte aligned, as oneDNN's own memory objects are (malloc gives 16: every 64-byte vector load
-    // of a channels-last row would then span two cache lines; depthwise backward weights 1.3x slower)
-    AlignedFloats src(d.src_elements()), weights(d.weights_elements()), dst(d.dst_elements()), bias(d.out_channels);
-    for (auto* v : {&src, &weights, &dst})
-        for (auto& x : *v) x = u(rng);
+    for (auto& x : data.dst) x = u(rng);
+    auto &src = data.src, &weights = data.weights, &dst = data.dst, &bias = data.bias;
     const optimized::Options options{threads, optimized::Path::automatic};
     Ours o;
     if (d.pass == Pass::backward_data) {

@@ -2,9 +2,10 @@
 // (backward_phases.hpp). A single phase (all strides 1) writes diff_src itself; otherwise each phase
 // writes its own output (rounded once there, in d's dtype and data format) and a scatter moves it to
 // its x = r + S*j, or writes the zeros of a phase no tap reaches. A depthwise layer with a stride, or
-// a layer of at most 4 input channels, or a 1x1 layer with stride 1 and few input channels, f32 channels
-// last, runs a kernel of its own instead (backward_data_depthwise.hpp, backward_data_narrow.hpp,
-// backward_data_pointwise.hpp).
+// a layer of at most 4 input channels, or a 1x1 layer with stride 1 and few input channels, or any other
+// one-group layer whose phases' row tiles skip at most kRowsMaxSkip columns, f32 channels last, runs a
+// kernel of its own instead (backward_data_depthwise.hpp, backward_data_narrow.hpp,
+// backward_data_pointwise.hpp, backward_data_rows_plan.hpp: each phase written in place).
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
 
@@ -14,7 +15,7 @@
 #include "backward_data_depthwise.hpp"
 #include "backward_data_narrow.hpp"
 #include "backward_data_pointwise.hpp"
-#include "backward_data_rows.hpp"
+#include "backward_data_rows_plan.hpp"
 #include "backward_phases.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "edges.hpp"
@@ -72,22 +73,6 @@ struct Scatter {
 
 }  // namespace
 
-namespace detail {
-bool rows_tiles_fit(const Geometry& g, int tile) {
-    const i64 J = g.out[2], tiles = (J + tile - 1) / tile, small = J / tiles, bigger = J % tiles;
-    for (i64 k = 0, w0 = 0; k < tiles; ++k) {  // the kernel's tiles (rows_backward_data)
-        const i64 R = k < bigger ? small + 1 : small;
-        for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
-            const i64 iw = w0 - g.pad_begin[2] + kw * g.dilation[2];
-            const i64 a = iw < 0 ? -iw : 0, b = g.in[2] - iw < R ? g.in[2] - iw : R;
-            if (a < b && (a > kRowsMaxSkip || R - b > kRowsMaxSkip)) return false;
-        }
-        w0 += R;
-    }
-    return true;
-}
-}  // namespace detail
-
 struct BackwardDataPlan::Impl {
     ConvDescriptor desc;
     std::vector<detail::Phase> phases;
@@ -104,8 +89,7 @@ struct BackwardDataPlan::Impl {
     detail::DepthwiseBackwardData depthwise;
     detail::NarrowBackwardData narrow;
     detail::PointwiseBackwardData pointwise;
-    detail::Geometry phase_geometry;  // the row kernel's phase
-    detail::RowsBackwardData rows;
+    detail::RowsPlan rows;  // the row kernel's phases
 
     // A 1x1 layer, one group, every stride 1, no padding, weights of at most kPointwiseMaxWeightBytes: its
     // own kernel (the weights [super block][O][NB*W], NB the most vectors with the least waste). Measured
@@ -131,52 +115,6 @@ struct BackwardDataPlan::Impl {
                 own_weights[static_cast<std::size_t>((c / block * O + o) * block + c % block)] = canonical[o * C + c];
         pointwise = {d.batch * geometry.in[0] * geometry.in[1] * geometry.in[2], C, O, nb, super_blocks, own_weights.data()};
         own = Own::pointwise;
-        return true;
-    }
-
-    // One phase with taps, one group, f32 channels last: the row kernel (backward_data_rows.hpp) when every
-    // tile of a row skips few enough pixels at its ends; the weights [super block][taps][O][NB*W], NB the
-    // most vectors with the least waste.
-    bool plan_rows(const ConvDescriptor& d, const std::vector<float>& canonical, i64 W) {
-        const bool wide = own_isa == Path::blocked_avx512;
-        const std::vector<detail::Phase> all = detail::backward_data_phases(d);
-        if (d.groups != 1 || all.size() != 1 || !all[0].has_taps) return false;
-        const detail::Phase& phase = all[0];
-        phase_geometry = detail::make_geometry(phase.forward, 1);
-        const int most = wide ? detail::avx512::rows_max_blocks() : detail::avx2::rows_max_blocks();
-        const i64 C = d.in_channels, O = d.out_channels;
-        // NB by a cost per output row, in vector FMAs and loads per (tap, o): every vector of channels
-        // (padded) times the row's pixels, one weight load per vector per tile, and half a load per pixel
-        // per super block for its broadcast. Measured on the Xeon (batch 8, 1 thread, ms for NB = 2/3/4):
-        // 56 wide, 64 ch 13.5/18.1/11.4; 28 wide, 128 ch 12.0/13.0/11.3; 14 wide, 256 ch 10.8/12.0/11.4;
-        // 7 wide, 512 ch 10.9/10.5/15.4 (tiles of 4 and 3 pixels each stream all the weights)
-        const i64 J = phase_geometry.out[2];
-        int nb = 0, tile = 0;
-        double least = 0;
-        for (int b = most; b >= 1; --b) {
-            const i64 sb = (C + b * W - 1) / (b * W), r = wide ? detail::avx512::rows_tile_width(b) : detail::avx2::rows_tile_width(b);
-            const i64 tiles = (J + r - 1) / r;
-            const double cost = static_cast<double>(sb * b) * static_cast<double>(J + tiles) + 0.5 * static_cast<double>(sb * J);
-            if (nb == 0 || cost < least) least = cost, nb = b, tile = static_cast<int>(r);
-        }
-        if (!detail::rows_tiles_fit(phase_geometry, tile)) return false;
-        const i64 block = nb * W, super_blocks = (C + block - 1) / block, T = phase_geometry.taps();
-        const std::vector<unsigned char> w = detail::phase_weights(d, phase, canonical);  // [C][O][T] f32
-        const auto* wf = reinterpret_cast<const float*>(w.data());
-        own_weights.assign(static_cast<std::size_t>(super_blocks * T * O * block), 0.0f);
-        for (i64 c = 0; c < C; ++c)
-            for (i64 o = 0; o < O; ++o)
-                for (i64 t = 0; t < T; ++t)
-                    own_weights[static_cast<std::size_t>(((c / block * T + t) * O + o) * block + c % block)] = wf[(c * O + o) * T + t];
-        rows = {&phase_geometry, own_weights.data(), nb, super_blocks, tile};
-
-        const int shift = 3 - d.rank;
-        for (int a = 0; a < d.rank; ++a) {
-            rows.X[shift + a] = d.input_size[a];
-            rows.r[shift + a] = phase.axis[a].residue;
-            rows.S[shift + a] = phase.axis[a].step;
-        }
-        own = Own::rows;
         return true;
     }
 
@@ -208,9 +146,20 @@ struct BackwardDataPlan::Impl {
                     for (i64 o = 0; o < O; ++o) own_weights[static_cast<std::size_t>((t * C + c) * O + o)] = canonical[(o * C + c) * taps + t];
             zeros.assign(static_cast<std::size_t>(O), 0.0f);
             narrow = {&geometry, own_weights.data(), zeros.data()};
-        } else if (!plan_rows(d, canonical, W)) {
+        } else if (detail::plan_rows(d, canonical, own_isa == Path::blocked_avx512, rows)) {
+            own = Own::rows;
+        } else {
             own_isa = Path::automatic;
         }
+    }
+
+    // The zeros of a phase no tap reaches, in their places in diff_src.
+    void zeros_of(const detail::Phase& phase, void* diff_src) const {
+        const Scatter scatter(desc, phase);
+        auto* to = static_cast<unsigned char*>(diff_src);
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, scatter.rows()), [&](const tbb::blocked_range<i64>& r) {
+            scatter.run(nullptr, to, r.begin(), r.end());
+        });
     }
 
     void run(const void* diff_dst, void* diff_src) const {
@@ -226,10 +175,17 @@ struct BackwardDataPlan::Impl {
                 return;
             }
             if (own == Own::rows) {
-                detail::parallel_for_joined(tbb::blocked_range<i64>(0, rows.rows()), [&](const tbb::blocked_range<i64>& r) {
-                    if (wide) detail::avx512::rows_backward_data(rows, dy, dx, r.begin(), r.end());
-                    else detail::avx2::rows_backward_data(rows, dy, dx, r.begin(), r.end());
-                });
+                for (std::size_t i = 0; i < rows.phases.size(); ++i) {
+                    if (!rows.phases[i].has_taps) {
+                        zeros_of(rows.phases[i], diff_src);
+                        continue;
+                    }
+                    const detail::RowsBackwardData& k = rows.kernels[i];
+                    detail::parallel_for_joined(tbb::blocked_range<i64>(0, k.rows()), [&](const tbb::blocked_range<i64>& r) {
+                        if (wide) detail::avx512::rows_backward_data(k, dy, dx, r.begin(), r.end());
+                        else detail::avx2::rows_backward_data(k, dy, dx, r.begin(), r.end());
+                    });
+                }
                 return;
             }
             const i64 count = own == Own::depthwise ? depthwise.rows() : narrow.rows();
@@ -249,14 +205,12 @@ struct BackwardDataPlan::Impl {
             return;
         }
         for (std::size_t i = 0; i < phases.size(); ++i) {
-            const Scatter scatter(desc, phases[i]);
-            auto* to = static_cast<unsigned char*>(diff_src);
             if (!plans[i]) {
-                detail::parallel_for_joined(tbb::blocked_range<i64>(0, scatter.rows()), [&](const tbb::blocked_range<i64>& r) {
-                    scatter.run(nullptr, to, r.begin(), r.end());
-                });
+                zeros_of(phases[i], diff_src);
                 continue;
             }
+            const Scatter scatter(desc, phases[i]);
+            auto* to = static_cast<unsigned char*>(diff_src);
             const ConvDescriptor& f = phases[i].forward;
             const i64 bytes = f.dst_elements() * size_of(desc.dtype);
             detail::Workspace<float> out = outputs.take(static_cast<std::size_t>((bytes + 3) / 4));

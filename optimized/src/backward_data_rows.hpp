@@ -7,8 +7,8 @@
 //   diff_src(n, x(j), c) = sum over phase taps t in increasing (kd, kh, kw) order whose input is inside,
 //                          then over o in increasing order, of diff_dst(n, j - P + t*D, o) * W'(c, o, t)
 // in f32 FMAs from zero, or from the bias (forward_rows.hpp), one order for any thread count; x(j) = r + S*j
-// per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as eight tiles of 7 on
-// AVX-512). Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
+// per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with
+// NB = 4 on AVX-512). Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
 #pragma once
 
 #include "problem.hpp"
@@ -32,7 +32,7 @@ struct RowsBackwardData {
 };
 
 // Whether every tile of a row (`tile` outputs wide at most) skips at most kRowsMaxSkip pixels at either
-// end for any kw: the kernel has a loop for each such pair.
+// end for any kw: the kernel has a loop for each such pair (backward_data_rows_plan.cpp).
 bool rows_tiles_fit(const Geometry& g, int tile);
 // NB and the widest tile for g's rows with `lanes` channels per output (forward_rows.cpp: a cost per row).
 void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int* tile);

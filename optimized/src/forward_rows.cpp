@@ -8,7 +8,7 @@ namespace convcheck::optimized::detail {
 // NB (vectors of output channels per tile) and the widest tile for the row kernel on g with `lanes` channels
 // per output, by a cost per output row in vector FMAs and loads per (tap, input channel): every vector of
 // channels (padded) times the row's pixels, one weight load per vector per tile, and half a load per pixel
-// per super block for its broadcast (measured on the Xeon for backward data, backward_data_plan.cpp).
+// per super block for its broadcast (measured on the Xeon for backward data, backward_data_rows_plan.cpp).
 void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int* tile) {
     const i64 W = avx512 ? 16 : 8, J = g.out[2];
     const int most = avx512 ? avx512::rows_max_blocks() : avx2::rows_max_blocks();

@@ -184,6 +184,12 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=10,o=128,g=2,in=6x5,k=1x1,bias=1,data=nxc",
         // whole lane blocks, but diff_dst's pixels over 2 KB apart (576 channels): packed
         "conv:n=2,c=5,o=576,in=4x5,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        // ... over several phases, each written at x = r + S*j: 3x3 stride 2 (phases of 1, 2 and 4 taps),
+        // 1x1 stride 2 (three phases of zeros), stride 3 past a 2x2 kernel, 3-D with strides 2x1x2
+        "conv:n=2,c=24,o=20,in=11x13,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc",
+        "conv:n=2,c=20,o=36,in=9x10,k=1x1,s=2x2,data=nxc",
+        "conv:n=1,c=18,o=8,in=10x11,k=2x2,s=3x3,pb=0x1,pe=1x0,data=nxc",
+        "conv:n=1,c=17,o=9,in=5x7x8,k=3x3x3,s=2x1x2,pb=1x1x1,pe=1x1x1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
