@@ -31,6 +31,15 @@ struct RowsBackwardData {
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * geometry->out[1]; }
 };
 
+// The pixels [*a, *b) of a tile of R outputs from output column w0 whose input column at tap kw exists (the
+// forward's column stride: 1 in every phase of backward data; the forward's row kernel may have 2 or more).
+inline void rows_tap_pixels(const Geometry& g, i64 w0, i64 kw, i64 R, i64* a, i64* b) {
+    const i64 s = g.stride[2], iw = w0 * s - g.pad_begin[2] + kw * g.dilation[2];  // pixel 0's input column
+    *a = iw < 0 ? (-iw + s - 1) / s : 0;
+    const i64 past = g.in[2] - iw;  // pixel r reads inside while r * s < past
+    *b = past <= 0 ? 0 : (past + s - 1) / s < R ? (past + s - 1) / s : R;
+}
+
 // Whether every tile of a row (`tile` outputs wide at most) skips at most kRowsMaxSkip pixels at either
 // end for any kw: the kernel has a loop for each such pair (backward_data_rows_plan.cpp).
 bool rows_tiles_fit(const Geometry& g, int tile);

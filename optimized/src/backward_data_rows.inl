@@ -55,19 +55,20 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
         for (int r = 0; r < R; ++r) acc[r * NB + j] = b;
     }
     for (i64 kd = 0; kd < g.kernel[0]; ++kd) {
-        const i64 id = jd - g.pad_begin[0] + kd * g.dilation[0];
+        const i64 id = jd * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
         if (id < 0 || id >= g.in[0]) continue;
         for (i64 kh = 0; kh < g.kernel[1]; ++kh) {
-            const i64 ih = jh - g.pad_begin[1] + kh * g.dilation[1];
+            const i64 ih = jh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
             if (ih < 0 || ih >= g.in[1]) continue;
             const float* row = x + (id * g.in[1] + ih) * g.in[2] * O;
             for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
-                const i64 iw = w0 - g.pad_begin[2] + kw * g.dilation[2];  // pixel 0's input column
-                const i64 a = iw < 0 ? -iw : 0, b = g.in[2] - iw < R ? g.in[2] - iw : R;
+                i64 a = 0, b = 0;
+                rows_tap_pixels(g, w0, kw, R, &a, &b);
                 if (a >= b) continue;
+                const i64 s = g.stride[2], iw = w0 * s - g.pad_begin[2] + kw * g.dilation[2];  // pixel 0's input column
                 const float* from[R];
 #pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) from[r] = row + (r >= a && r < b ? iw + r : 0) * O;
+                for (int r = 0; r < R; ++r) from[r] = row + (r >= a && r < b ? iw + r * s : 0) * O;
                 const i64 t = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
                 rows_tap_range<NB, R>(acc, from, w + t * O * B, O, a, R - b);
             }

@@ -10,8 +10,8 @@ bool rows_tiles_fit(const Geometry& g, int tile) {
     for (i64 k = 0, w0 = 0; k < tiles; ++k) {  // the kernel's tiles (rows_backward_data)
         const i64 R = k < bigger ? small + 1 : small;
         for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
-            const i64 iw = w0 - g.pad_begin[2] + kw * g.dilation[2];
-            const i64 a = iw < 0 ? -iw : 0, b = g.in[2] - iw < R ? g.in[2] - iw : R;
+            i64 a = 0, b = 0;
+            rows_tap_pixels(g, w0, kw, R, &a, &b);
             if (a < b && (a > kRowsMaxSkip || R - b > kRowsMaxSkip)) return false;
         }
         w0 += R;

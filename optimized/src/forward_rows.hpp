@@ -1,12 +1,12 @@
-// Internal: forward layers on the row kernel (backward_data_rows.hpp). A stride-1 forward convolution of one
-// group on f32 channels-last buffers is what that kernel runs for a phase of backward data: here it reads
-// the user's src in place and writes dst, in register tiles of consecutive outputs of one row, skipping every
-// product of a padding zero exactly (per kw, only the tile's pixels whose input column exists), and starting
-// each sum from the bias:
+// Internal: forward layers on the row kernel (backward_data_rows.hpp). A forward convolution of one group on
+// f32 channels-last buffers is what that kernel runs for a phase of backward data (there with stride 1): here
+// it reads the user's src in place and writes dst, in register tiles of consecutive outputs of one row,
+// skipping every product of a padding zero exactly (per kw, only the tile's pixels whose input column
+// exists), and starting each sum from the bias:
 //   dst(n, od, oh, ow, o) = bias(o) + sum over taps (kd, kh, kw) in increasing order whose input is inside,
-//                           then over c in increasing order, of src(n, od - P + kd*D, ..., c) * W(o, c, k)
+//                           then over c in increasing order, of src(n, od*S - P + kd*D, ..., c) * W(o, c, k)
 // in f32 FMAs (one order for any thread count). The blocked path runs it (same path name) where it fits;
-// measured faster than the blocked kernel on ResNet-50's stride-1 3x3 layers (docs/performance-forward-rows.md).
+// measured faster than the register tiles on ResNet-50's 3x3 layers (docs/performance-forward-rows.md).
 #pragma once
 
 #include "backward_data_rows.hpp"
@@ -22,8 +22,9 @@ struct ForwardRows {
     CacheLineFloats bias;     // [super block][NB*W], zeros past O; empty without bias
 };
 
-// Whether `d` goes to the row kernel on the blocked path of this ISA: one group, f32 channels last, every
-// stride 1, no negative pad, a kernel of more than one tap, and rows whose tiles skip few enough pixels.
+// Whether `d` goes to the row kernel on the blocked path of this ISA: one group, f32 channels last, no
+// negative pad, a kernel of more than one tap, at least kBlockedGroupFrom products per output if strided,
+// and rows whose tiles skip few enough pixels.
 bool forward_rows_fit(const ConvDescriptor& d, bool avx512);
 
 // The floats of the plan's packed weights and bias (path_memory.cpp).

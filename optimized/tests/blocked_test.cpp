@@ -128,7 +128,7 @@ TEST(Blocked, ATileOfBorderPixelsSkipsTheColumnTapsInThePadding) {
 }
 
 // f32 channels-last src with pads, on grouped layers (taps x ICg >= 256) that the row kernel does not take
-// (groups, strides, pads beyond its reach): the blocked kernel reads the user's src where it is (edges.hpp:
+// (several groups, pads beyond its reach): the blocked kernel reads the user's src where it is (edges.hpp:
 // blocked_reads_src_in_place), and a border pixel's taps in the padding read zeros instead. src lies between
 // two runs of NaN here: a read before or after it (a pad taken for data) would make some output NaN. Pads on
 // one side only, asymmetric pads, strides, dilations, 3-D planes in the padding, a plane smaller than a tile,
@@ -136,12 +136,12 @@ TEST(Blocked, ATileOfBorderPixelsSkipsTheColumnTapsInThePadding) {
 TEST(Blocked, PaddedChannelsLastSrcIsReadInPlaceAndNeverOutside) {
     const char* cases[] = {
         "conv:n=2,g=2,c=64,o=64,in=14x14,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
-        "conv:c=64,o=48,in=7x7,k=3x3,s=2x1,pb=1x0,pe=0x1,data=nxc",
-        "conv:c=32,o=40,in=28x27,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
-        "conv:c=32,o=24,in=33x29,k=3x3,s=2x1,d=6x5,pb=6x5,pe=6x5,bias=1,data=nxc",
+        "conv:g=2,c=128,o=48,in=7x7,k=3x3,s=2x1,pb=1x0,pe=0x1,data=nxc",
+        "conv:g=2,c=64,o=40,in=28x27,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:g=2,c=64,o=24,in=33x29,k=3x3,s=2x1,d=6x5,pb=6x5,pe=6x5,bias=1,data=nxc",
         "conv:c=160,o=12,in=11x13,k=5x5,pb=2x3,pe=3x1,bias=1,data=nxc",
-        "conv:n=2,c=16,o=16,in=5x9x10,k=3x3x3,s=1x2x1,pb=2x1x1,pe=2x1x1,bias=1,data=nxc",
-        "conv:c=64,o=32,in=3x4,k=3x3,s=1x2,pb=2x2,pe=2x2,data=nxc",
+        "conv:n=2,g=2,c=32,o=16,in=5x9x10,k=3x3x3,s=1x2x1,pb=2x1x1,pe=2x1x1,bias=1,data=nxc",
+        "conv:g=2,c=128,o=32,in=3x4,k=3x3,s=1x2,pb=2x2,pe=2x2,data=nxc",
         "conv:c=16,o=16,in=9x40,k=1x17,pb=0x8,pe=0x8,bias=1,data=nxc",
         "conv:c=320,o=16,in=9x9,k=7x7,pb=3x3,pe=3x3,data=nxc",
     };

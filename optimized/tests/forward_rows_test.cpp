@@ -1,11 +1,11 @@
-// The blocked paths' stride-1 layers of one group on f32 channels-last buffers run the row kernel
-// (forward_rows.hpp): src read in place, dst written in place, every padded product skipped, each sum
-// started from the bias. Each case must agree exactly with the reference on integer data at 1 and 2
-// threads, with src between two runs of NaN (a read outside it would make some output NaN): 3x3 rows as
-// wide as one tile, as several and as a partial one, pads on one side, asymmetric pads, dilation 2,
-// 3-D, a partial output-channel block, several super blocks, without bias. And as the reference adds
-// only the taps inside the input, an infinite weight on every kw = 0 tap leaves every left-column output
-// finite.
+// The blocked paths' layers of one group on f32 channels-last buffers run the row kernel (forward_rows.hpp):
+// src read in place, dst written in place, every padded product skipped, each sum started from the bias.
+// Each case must agree exactly with the reference on integer data at 1 and 2 threads, with src between two
+// runs of NaN (a read outside it would make some output NaN): 3x3 rows as wide as one tile, as several and as
+// a partial one, pads on one side, asymmetric pads, dilation 2, 3-D, a partial output-channel block, several
+// super blocks, without bias, strides 2 and 3 (with at least 256 products per output, as strided layers
+// need). And as the reference adds only the taps inside the input, an infinite weight on every kw = 0 tap
+// leaves every left-column output finite.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,7 +20,7 @@ using namespace convcheck;
 using namespace convcheck::optimized;
 using namespace convcheck::optimized::testing;
 
-TEST(ForwardRows, StrideOneLayersAgreeExactlyAndReadOnlySrc) {
+TEST(ForwardRows, LayersOfOneGroupAgreeExactlyAndReadOnlySrc) {
     const char* cases[] = {
         "conv:n=2,c=32,o=64,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:c=16,o=40,in=9x57,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
@@ -28,6 +28,9 @@ TEST(ForwardRows, StrideOneLayersAgreeExactlyAndReadOnlySrc) {
         "conv:c=8,o=130,in=11x20,k=3x3,d=2x2,pb=2x2,pe=2x2,bias=1,data=nxc",
         "conv:c=5,o=20,in=4x6x9,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1,data=nxc",
         "conv:c=3,o=17,in=5x3,k=2x3,pb=1x1,pe=0x1,bias=1,data=nxc",
+        "conv:c=32,o=40,in=28x27,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=29,o=24,in=15x16,k=3x3,s=2x3,pb=1x1,pe=1x1,data=nxc",
+        "conv:n=2,c=10,o=16,in=5x9x10,k=3x3x3,s=2x1x2,pb=1x1x1,pe=1x1x1,bias=1,data=nxc",
     };
     for (const char* text : cases) {
         const ConvDescriptor d = parse_descriptor(text);
