@@ -43,7 +43,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
     wide_ = avx512_ && h2p % 16 == 0;
     w2_ = cc_hidden_w2(net_->hidden, wide_ ? 16 : 8);
-    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data(), w2_.data()};
+    for (int a = 0; a < 2; ++a) distances_[a].assign(axes_[a].distance.begin(), axes_[a].distance.end());
+    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, distances_[0].data(), distances_[1].data(), w2_.data()};
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
