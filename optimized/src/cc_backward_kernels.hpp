@@ -19,11 +19,11 @@
 
 namespace convcheck::optimized::detail {
 
-// The hidden layers' reverse needs the distances themselves for dW1 (in double, as the grid has them).
+// The hidden layers' reverse needs the distances themselves for dW1 (the grid's, rounded to f32).
 struct CcHiddenBackwardProblem {
     const CcHiddenProblem* hidden = nullptr;
-    const double* dist_y = nullptr;  // [OH][kh]
-    const double* dist_x = nullptr;  // [OW][kw]
+    const float* dist_y = nullptr;  // [OH][kh]
+    const float* dist_x = nullptr;  // [OW][kw]
     const float* w2 = nullptr;       // [h2p][h1 rounded up to W]: W2's rows, zero padded (cc_hidden_w2)
 };
 

@@ -43,7 +43,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth;
     wide_ = avx512_ && h2p % 16 == 0;
     w2_ = cc_hidden_w2(net_->hidden, wide_ ? 16 : 8);
-    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, axes_[0].distance.data(), axes_[1].distance.data(), w2_.data()};
+    for (int a = 0; a < 2; ++a) distances_[a].assign(axes_[a].distance.begin(), axes_[a].distance.end());
+    hidden_back_ = CcHiddenBackwardProblem{&net_->hidden, distances_[0].data(), distances_[1].data(), w2_.data()};
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
@@ -89,15 +90,17 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
     const i64 depth = net_->depth;
     // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_cl): its rows k = m * Cin + cin
-    // (m = h2: b3) in parallel, each the bands added in order, then written out
+    // (m = h2: b3), the bands added in order; per input channel in parallel, its h2 + 1 rows summed, then
+    // written out a whole W3[cout, cin][.] at a time
     float* const w3 = diff_theta + 3 * h1 + h2 * (h1 + 1);
-    parallel_for_joined(tbb::blocked_range<i64>(0, (h2 + 1) * Cin), [&](const tbb::blocked_range<i64>& r) {
-        for (i64 k = r.begin(); k < r.end(); ++k) {
-            double* row = all + k * Cout;
-            add_band_partials(row, B, partial_size_, Cout);
-            const i64 m = k / Cin, ci = k % Cin;
-            for (i64 co = 0; co < Cout; ++co)
-                (m < h2 ? w3[(co * Cin + ci) * h2 + m] : w3[Cin * Cout * h2 + co * Cin + ci]) = static_cast<float>(row[co]);
+    parallel_for_joined(tbb::blocked_range<i64>(0, Cin), [&](const tbb::blocked_range<i64>& r) {
+        for (i64 ci = r.begin(); ci < r.end(); ++ci) {
+            for (i64 m = 0; m <= h2; ++m) add_band_partials(all + (m * Cin + ci) * Cout, B, partial_size_, Cout);
+            for (i64 co = 0; co < Cout; ++co) {
+                float* out = w3 + (co * Cin + ci) * h2;
+                for (i64 m = 0; m < h2; ++m) out[m] = static_cast<float>(all[(m * Cin + ci) * Cout + co]);
+                w3[Cin * Cout * h2 + co * Cin + ci] = static_cast<float>(all[(h2 * Cin + ci) * Cout + co]);
+            }
         }
     });
     add_band_partials(all + Cout * depth, B, partial_size_, partial_size_ - Cout * depth);

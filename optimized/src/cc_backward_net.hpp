@@ -49,6 +49,7 @@ private:
     AxisWindows axes_[2];
     std::unique_ptr<CcNetFactors> net_;
     std::vector<float> w2_;  // cc_hidden_w2
+    std::vector<float> distances_[2];  // the axes' distances rounded to f32 (the hidden reverse's dW1)
     CcHiddenBackwardProblem hidden_back_;
     std::int64_t chunk_pixels_ = 1, chunk_rows_ = 0, chunk_floats_ = 0, partial_size_ = 0;
     bool avx512_ = false;  // the two products over a chunk for AVX-512 (the same bits as AVX2's)
