@@ -40,7 +40,9 @@ struct TileArgs {
     const float* zeros;
 };
 
-template <int NB, int R>
+// Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
+// one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
+template <int NB, int R, bool Checked>
 void blocked_tile(const TileArgs& a) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     i64 off[R];
@@ -60,9 +62,9 @@ void blocked_tile(const TileArgs& a) {
         const i64 t = a.tap_list[tt];
         const float* px = a.x + a.tap_offsets[t];
         const float* w = a.w + t * a.in_per_group * a.w_ic_step;
-        // each pixel's input at this tap, channel 0 of the block (or the zeros that stand for the padding)
-        const float* xr[R];
-        if (a.in_rows) {
+        // checked: each pixel's input at this tap, channel 0 of the block (or the zeros for the padding)
+        const float* xr[Checked ? R : 1];
+        if constexpr (Checked) {
             const Geometry& g = *a.geometry;
             const i64 dh = t / g.kernel[2] % g.kernel[1] * g.dilation[1], dw = t % g.kernel[2] * g.dilation[2];
 #pragma GCC unroll 16
@@ -70,9 +72,6 @@ void blocked_tile(const TileArgs& a) {
                 const i64 ih = a.in_rows[r] + dh, iw = a.in_cols[r] + dw;
                 xr[r] = ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2] ? px + off[r] : a.zeros;
             }
-        } else {
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) xr[r] = px + off[r];
         }
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
         // next tile's input arrives while this one computes; without, one pass over all the channels
@@ -88,7 +87,7 @@ void blocked_tile(const TileArgs& a) {
                 for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) {
-                    const vf b = broadcast(xr[r] + ic);
+                    const vf b = Checked ? broadcast(xr[r] + ic) : broadcast(px + off[r] + ic);
 #pragma GCC unroll 8
                     for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
                 }
@@ -101,23 +100,24 @@ void blocked_tile(const TileArgs& a) {
 
 using BlockedTileFn = void (*)(const TileArgs&);
 
-template <int NB, int R>
+template <int NB, int R, bool Checked>
 BlockedTileFn pick_blocked(int r) {
     if constexpr (R == 0) {
         return nullptr;
     } else {
-        return r == R ? &blocked_tile<NB, R> : pick_blocked<NB, R - 1>(r);
+        return r == R ? &blocked_tile<NB, R, Checked> : pick_blocked<NB, R - 1, Checked>(r);
     }
 }
 
+template <bool Checked>
 BlockedTileFn blocked_tile_for(int nb, int r) {
     switch (nb) {
-    case 1: return pick_blocked<1, kTileWidth[1]>(r);
-    case 2: return pick_blocked<2, kTileWidth[2]>(r);
-    case 3: return pick_blocked<3, kTileWidth[3]>(r);
-    case 4: return pick_blocked<4, kTileWidth[4]>(r);  // nullptr where the ISA has no 4-block tile
-    case 5: return pick_blocked<5, kTileWidth[5]>(r);
-    case 6: return pick_blocked<6, kTileWidth[6]>(r);
+    case 1: return pick_blocked<1, kTileWidth[1], Checked>(r);
+    case 2: return pick_blocked<2, kTileWidth[2], Checked>(r);
+    case 3: return pick_blocked<3, kTileWidth[3], Checked>(r);
+    case 4: return pick_blocked<4, kTileWidth[4], Checked>(r);  // nullptr where the ISA has no 4-block tile
+    case 5: return pick_blocked<5, kTileWidth[5], Checked>(r);
+    case 6: return pick_blocked<6, kTileWidth[6], Checked>(r);
     default: return nullptr;
     }
 }
@@ -291,8 +291,11 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         for (i64 group = 0, i = 0; group < run.groups; ++group) {
             const i64 end = run.group_ends ? run.group_ends[group] : count, pixels = end - i;
             const i64 tiles = (pixels + full - 1) / full, small = pixels / tiles, bigger = pixels % tiles;
-            const BlockedTileFn small_tile = blocked_tile_for(nb, static_cast<int>(small));
-            const BlockedTileFn big_tile = bigger ? blocked_tile_for(nb, static_cast<int>(small + 1)) : nullptr;
+            const BlockedTileFn small_tile = blocked_tile_for<false>(nb, static_cast<int>(small));
+            const BlockedTileFn big_tile = bigger ? blocked_tile_for<false>(nb, static_cast<int>(small + 1)) : nullptr;
+            const BlockedTileFn small_checked = p.src_in_place ? blocked_tile_for<true>(nb, static_cast<int>(small)) : nullptr;
+            const BlockedTileFn big_checked =
+                p.src_in_place && bigger ? blocked_tile_for<true>(nb, static_cast<int>(small + 1)) : nullptr;
             for (i64 k = 0; k < tiles; ++k) {
                 const i64 n = k < bigger ? small + 1 : small;
                 a.x_offsets = run.x_offsets + i;
@@ -300,7 +303,8 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
                 a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
                 set_taps(i, n, ic_count);
-                (k < bigger ? big_tile : small_tile)(a);
+                if (a.in_rows) (k < bigger ? big_checked : small_checked)(a);
+                else (k < bigger ? big_tile : small_tile)(a);
                 i += n;
             }
         }
