@@ -23,8 +23,8 @@ struct ForwardRows {
 };
 
 // Whether `d` goes to the row kernel on the blocked path of this ISA: one group, f32 channels last, no
-// negative pad, a kernel of more than one tap, at least kBlockedGroupFrom products per output if strided,
-// and rows whose tiles skip few enough pixels.
+// negative pad, a kernel of more than one tap, at least kBlockedGroupFrom products per output if strided, a
+// super block's weights within 2 MiB, and rows whose tiles skip few enough pixels.
 bool forward_rows_fit(const ConvDescriptor& d, bool avx512);
 
 // The floats of the plan's packed weights and bias (path_memory.cpp).

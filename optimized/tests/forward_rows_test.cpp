@@ -32,3 +32,11 @@ TEST(ForwardRows, LayersOfOneGroupAgreeExactlyAndReadOnlySrc) {
 TEST(ForwardRows, AnInfiniteWeightOnAPaddedTapNeverMeetsTheZero) {
     EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=9x10,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 8));
 }
+
+// Every row tile streams its super block's weights whole: beyond 2 MiB of them a layer keeps the register tiles
+// (which block the input channels), here with src read in place (5x5 over 4096 channels, 16 outputs: 3.3 MiB a
+// super block of one 8-lane vector, 6.6 of one 16-lane vector).
+TEST(ForwardRows, ALayerWhoseSuperBlockWeightsPassTheL2KeepsTheRegisterTiles) {
+    EXPECT_TRUE(blocked_agree_reading_only_src("conv:c=4096,o=16,in=7x7,k=5x5,pb=2x2,pe=2x2,bias=1,data=nxc", 29,
+                                               " src_in_place"));
+}
