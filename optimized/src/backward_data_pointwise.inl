@@ -11,13 +11,16 @@ template <int NB, int P>
 void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, i64 count, i64 cs, const float* pf) {
     constexpr int B = NB * W;
     const i64 O = p.out_channels, C = p.in_channels;
-    const float* from[P];
+    // pixel r at from + off[r] (one pointer advanced over o, one over the weights, the offsets fixed: no
+    // per-pixel pointer to advance, and the loop's counter is the pointer itself)
+    i64 off[P];
 #pragma GCC unroll 16
-    for (int r = 0; r < P; ++r) from[r] = dy + min_i64(r, count - 1) * O;
+    for (int r = 0; r < P; ++r) off[r] = min_i64(r, count - 1) * O;
     vf acc[P * NB];
 #pragma GCC unroll 64
     for (int i = 0; i < P * NB; ++i) acc[i] = zero();
-    const float* w = p.weights + cs * O * B;
+    const float* wq = p.weights + cs * O * B;
+    const float* from = dy;
     constexpr i64 kLine = 16;  // floats per cache line
     for (i64 o0 = 0; o0 < O; o0 += kLine) {
         // the P lines of the next tile's diff_dst that lie at o0 * P floats into it: its P*O floats are
@@ -25,14 +28,14 @@ void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, 
         if (pf)
 #pragma GCC unroll 16
             for (int r = 0; r < P; ++r) _mm_prefetch(reinterpret_cast<const char*>(pf + o0 * P + r * kLine), _MM_HINT_T0);
-        const i64 o_end = min_i64(O, o0 + kLine);
-        for (i64 o = o0; o < o_end; ++o) {
+        const float* const block_end = dy + min_i64(O, o0 + kLine);
+        for (; from < block_end; ++from, wq += B) {
             vf wv[NB];
 #pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) wv[j] = load(w + o * B + j * W);
+            for (int j = 0; j < NB; ++j) wv[j] = load(wq + j * W);
 #pragma GCC unroll 16
             for (int r = 0; r < P; ++r) {
-                const vf b = broadcast(from[r] + o);
+                const vf b = broadcast(from + off[r]);
 #pragma GCC unroll 4
                 for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
             }
