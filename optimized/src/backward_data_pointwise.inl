@@ -11,13 +11,35 @@ template <int NB, int P>
 void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, i64 count, i64 cs, const float* pf) {
     constexpr int B = NB * W;
     const i64 O = p.out_channels, C = p.in_channels;
-    const float* from[P];
+    // Pixel r's diff_dst at o0 + u: with one vector (NB = 1) each broadcast folds into its FMA, and an
+    // indexed memory operand of a three-operand FMA costs the front end a second uop; so there a pointer
+    // per pixel, advanced once per cache line of o, and within a line the pointer plus a constant (the asm
+    // keeps GCC from folding the P pointers back into one plus P offsets). With more vectors a broadcast
+    // is a load of its own: one pointer plus a fixed offset per pixel (fewer registers).
+    constexpr bool kPerPixel = NB == 1;
+    const float* q[P];
+    i64 off[P];
 #pragma GCC unroll 16
-    for (int r = 0; r < P; ++r) from[r] = dy + min_i64(r, count - 1) * O;
+    for (int r = 0; r < P; ++r) {
+        off[r] = min_i64(r, count - 1) * O;
+        q[r] = dy + off[r];
+    }
+    const float* from = dy;
     vf acc[P * NB];
 #pragma GCC unroll 64
     for (int i = 0; i < P * NB; ++i) acc[i] = zero();
-    const float* w = p.weights + cs * O * B;
+    const float* wq = p.weights + cs * O * B;
+    const auto step = [&](i64 u) {
+        vf wv[NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) wv[j] = load(wq + u * B + j * W);
+#pragma GCC unroll 16
+        for (int r = 0; r < P; ++r) {
+            const vf b = broadcast(kPerPixel ? q[r] + u : from + off[r] + u);
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+        }
+    };
     constexpr i64 kLine = 16;  // floats per cache line
     for (i64 o0 = 0; o0 < O; o0 += kLine) {
         // the P lines of the next tile's diff_dst that lie at o0 * P floats into it: its P*O floats are
@@ -25,18 +47,22 @@ void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, 
         if (pf)
 #pragma GCC unroll 16
             for (int r = 0; r < P; ++r) _mm_prefetch(reinterpret_cast<const char*>(pf + o0 * P + r * kLine), _MM_HINT_T0);
-        const i64 o_end = min_i64(O, o0 + kLine);
-        for (i64 o = o0; o < o_end; ++o) {
-            vf wv[NB];
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; ++j) wv[j] = load(w + o * B + j * W);
+        const i64 n = min_i64(kLine, O - o0);
+        if (kPerPixel && n == kLine) {
+#pragma GCC unroll 16
+            for (i64 u = 0; u < kLine; ++u) step(u);
+        } else {
+            for (i64 u = 0; u < n; ++u) step(u);
+        }
+        if constexpr (kPerPixel) {
 #pragma GCC unroll 16
             for (int r = 0; r < P; ++r) {
-                const vf b = broadcast(from[r] + o);
-#pragma GCC unroll 4
-                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+                q[r] += kLine;
+                asm("" : "+r"(q[r]));
             }
         }
+        from += kLine;
+        wq += kLine * B;
     }
     const i64 valid = min_i64(B, C - cs * B);
     float* to = dx + cs * B;
