@@ -104,6 +104,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
         blocked_weights = std::move(packed);
         blocked = blocked_weights.problem(&geometry, taps.data());
+        blocked.stream_output = detail::dst_is_y(desc) && 4 * desc.dst_elements() > detail::kStreamOutputAbove;
         if (src_in_place) {
             zeros.assign(static_cast<std::size_t>(blocked.ic_block), 0.0f);
             blocked.src_in_place = true;

@@ -35,6 +35,20 @@ template <int R, int NB>
     store_tile_at<R, NB>(acc, [=](int r) { return y + r * y_pixel_step; }, valid);
 }
 
+// A full tile (every channel exists) with non-temporal stores where the address allows, for output that
+// would not stay in a cache: no read for ownership of its lines. The same floats; the caller fences.
+template <int R, int NB, typename At>
+[[gnu::always_inline]] inline void stream_tile_at(const vf* acc, const At& at) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; ++j) {
+            float* to = at(r) + j * W;
+            if (stream_aligned(to)) stream(to, acc[r * NB + j]);
+            else store(to, acc[r * NB + j]);
+        }
+}
+
 // The reverse, for a kernel that continues a partial sum held in y: channels past `valid` read as 0.
 template <int R, int NB, typename At>
 [[gnu::always_inline]] inline void load_tile_at(vf* acc, const At& at, i64 valid) {

@@ -128,3 +128,15 @@ TEST(Blocked, PaddedChannelsLastSrcIsReadInPlaceAndNeverOutside) {
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 19, " src_in_place"));
 }
+
+// Output larger than kStreamOutputAbove (16 MiB) that the tiles write straight into dst (NHWC through the
+// blocked kernel, NCX through the 1x1 NCX tiles) leaves full tiles by non-temporal stores: the same sums.
+// 88 output channels: the last block of each pixel is partial (88 of 96 lanes) and must keep the plain store,
+// or it would write the next pixel's first channels.
+TEST(Blocked, LargeOutputsStreamTheirFullTilesAndAgreeExactly) {
+    for (const char* text : {"conv:n=4,c=16,o=88,in=112x112,k=1x1,bias=1,data=nxc,wei=xio",
+                             "conv:n=4,c=16,o=88,in=112x112,k=1x1,bias=1,data=ncx"})
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 31, {Path::blocked_avx2, Path::blocked_avx512, Path::gemm_1x1}, threads))
+                << text;
+}
