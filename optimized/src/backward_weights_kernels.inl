@@ -115,6 +115,31 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
 }
 
 
+// The rows a tile computes: R, or for the last tile of a group's rows, when it has fewer, the least
+// of 2, 4, 8 that holds them (res2_1x1_64's 64 channels in tiles of 6: the last one 4 rows, not 6).
+template <int R>
+constexpr i64 computed_rows(i64 rows) {
+    return rows == R ? R : rows <= 2 && R > 2 ? 2 : rows <= 4 && R > 4 ? 4 : rows <= 8 && R > 8 ? 8 : R;
+}
+// A tile's inputs over a block: its packed panel, or x in place (x_at; steady: pixels `step` floats
+// apart), and diff_dst's panel.
+struct TileInputs {
+    const float* x_panel;
+    const float* x;
+    const i64* x_at;
+    i64 step;
+    const float* d_panel;
+    i64 d_step, K;
+};
+
+template <int R, int NB>
+void tile_over(const TileInputs& in, const TileHome& home, bool first) {
+    if (in.step > 0)
+        panel_tile<R, NB, true>(nullptr, in.x, in.x_at, in.step, in.d_panel, in.d_step, in.K, home, first);
+    else
+        panel_tile<R, NB, false>(in.x_panel, in.x, in.x_at, 0, in.d_panel, in.d_step, in.K, home, first);
+}
+
 template <int NB>
 void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
                    i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
@@ -150,11 +175,11 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     // with Cs = ICg and no dilation along the width, across the taps of one kernel row: conv1's 7 taps x
     // 3 channels) is read in place, not packed (conv1_7x7s2 18.7-18.8 -> 16.1 ms).
     const auto in_place = [&](i64 tile) {  // (one division: it runs per tile and block)
-        const i64 q0 = tile * R;
-        if (q0 + R > rows_total) return false;
+        const i64 q0 = tile * R, RT = computed_rows<R>(min_i64(R, rows_total - q0));
+        if (q0 + RT > rows_total) return false;
         i64 t = q0 / ICg, ic = q0 - t * ICg;
         const i64 first = p.tap_offsets[t] + ic;
-        for (int r = 1; r < R; ++r) {
+        for (i64 r = 1; r < RT; ++r) {
             if (++ic == ICg) ic = 0, ++t;
             if (p.tap_offsets[t] + ic != first + r) return false;
         }
@@ -210,16 +235,16 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {
-                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
+                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0), RT = computed_rows<R>(rows);
                 i64 off[R];
-                for (int r = 0; r < R; ++r) {
+                for (i64 r = 0; r < RT; ++r) {
                     const i64 q = q0 + min_i64(r, rows - 1);
                     off[r] = p.tap_offsets[q / ICg] + q % ICg;
                 }
                 if (in_place(tile)) continue;
-                float* panel = x_panels + (tile - t_begin) * K * R;
+                float* panel = x_panels + (tile - t_begin) * K * R;  // [K][RT]
                 for (i64 k = 0; k < K; ++k)
-                    for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
+                    for (i64 r = 0; r < RT; ++r) panel[k * RT + r] = xp[x_at[k] + off[r]];
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
                 prefetch_share(tile - t_begin, t_end - t_begin);
@@ -228,11 +253,14 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
-                    if (contiguous && steady)
-                        panel_tile<R, NB, true>(nullptr, x_tile, x_at, Cs, d_panel(lb), d_step, K, home, pb == px_begin);
-                    else
-                        panel_tile<R, NB, false>(x_panels + (tile - t_begin) * K * R, x_tile, contiguous ? x_at : nullptr, 0,
-                                                 d_panel(lb), d_step, K, home, pb == px_begin);
+                    const TileInputs in{x_panels + (tile - t_begin) * K * R, x_tile, contiguous ? x_at : nullptr,
+                                        contiguous && steady ? Cs : 0, d_panel(lb), d_step, K};
+                    switch (computed_rows<R>(rows)) {
+                    case 2: tile_over<R < 2 ? R : 2, NB>(in, home, pb == px_begin); break;
+                    case 4: tile_over<R < 4 ? R : 4, NB>(in, home, pb == px_begin); break;
+                    case 8: tile_over<R < 8 ? R : 8, NB>(in, home, pb == px_begin); break;
+                    default: tile_over<R, NB>(in, home, pb == px_begin); break;
+                    }
                 }
             }
         }
