@@ -9,8 +9,9 @@
 // the tile, the block or the thread. The general kernel first packs the block's diff_dst into panels
 // [pixel][NB*W] per lane block (zeros past the group's channels; read in place, O floats a pixel, when
 // every lane block is whole) and each tile's inputs into a panel [pixel][R] (read in place when they
-// are R consecutive floats of xp), so that its inner loop reads two evenly stepping streams. The last tile of a row range reads
-// valid rows again (its rows past the end repeat the last one) and stores only what exists.
+// are R consecutive floats of xp), so that its inner loop reads two evenly stepping streams. The last tile of a row range,
+// when shorter, is a tile of 2, 4 or 8 rows (computed_rows) that reads valid rows again (its rows past the end repeat the
+// last one) and stores only what exists.
 
 namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 namespace {
@@ -115,6 +116,31 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
 }
 
 
+// The rows a tile computes: R, or for the last tile of a group's rows, when it has fewer, the least
+// of 2, 4, 8 that holds them (res2_1x1_64's 64 channels in tiles of 6: the last one 4 rows, not 6).
+template <int R>
+constexpr i64 computed_rows(i64 rows) {
+    return rows == R ? R : rows <= 2 && R > 2 ? 2 : rows <= 4 && R > 4 ? 4 : rows <= 8 && R > 8 ? 8 : R;
+}
+// A tile's inputs over a block: its packed panel, or x in place (x_at; steady: pixels `step` floats
+// apart), and diff_dst's panel.
+struct TileInputs {
+    const float* x_panel;
+    const float* x;
+    const i64* x_at;
+    i64 step;
+    const float* d_panel;
+    i64 d_step, K;
+};
+
+template <int R, int NB>
+[[gnu::always_inline]] inline void tile_over(const TileInputs& in, const TileHome& home, bool first) {
+    if (in.step > 0)
+        panel_tile<R, NB, true>(nullptr, in.x, in.x_at, in.step, in.d_panel, in.d_step, in.K, home, first);
+    else
+        panel_tile<R, NB, false>(in.x_panel, in.x, in.x_at, 0, in.d_panel, in.d_step, in.K, home, first);
+}
+
 template <int NB>
 void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
                    i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
@@ -128,6 +154,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     // per pixel of the block: xp offset (channel grp*ICg) and dy offset (channel grp*OCg); the same for
     // the next block (to prefetch it)
     i64 *x_at = offsets, *d_at = offsets + KB, *x_next = offsets + 2 * KB, *d_next = offsets + 3 * KB;
+    i64* contiguous = offsets + 4 * KB;  // per tile of the item: in_place(tile), found once an item
     const i64 px_begin = row_begin * OW, px_end = row_end * OW;
     // a 1x1 layer with stride 1 (out = padded): pixel k of a block is Cs floats after pixel k - 1 in xp,
     // so its in-place tiles step a pointer instead of loading each pixel's offset (res4_1x1_1024 -5 %)
@@ -150,11 +177,11 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     // with Cs = ICg and no dilation along the width, across the taps of one kernel row: conv1's 7 taps x
     // 3 channels) is read in place, not packed (conv1_7x7s2 18.7-18.8 -> 16.1 ms).
     const auto in_place = [&](i64 tile) {  // (one division: it runs per tile and block)
-        const i64 q0 = tile * R;
-        if (q0 + R > rows_total) return false;
+        const i64 q0 = tile * R, RT = computed_rows<R>(min_i64(R, rows_total - q0));
+        if (q0 + RT > rows_total) return false;
         i64 t = q0 / ICg, ic = q0 - t * ICg;
         const i64 first = p.tap_offsets[t] + ic;
-        for (int r = 1; r < R; ++r) {
+        for (i64 r = 1; r < RT; ++r) {
             if (++ic == ICg) ic = 0, ++t;
             if (p.tap_offsets[t] + ic != first + r) return false;
         }
@@ -165,6 +192,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
         const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
         const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(p.lane_blocks, lb_begin + p.lane_blocks_per_item);
         const i64 full_end = min_i64(lb_end, OCg / B);  // the item's lane blocks [lb_begin, full_end) are whole
+        for (i64 tile = t_begin; tile < t_end; ++tile) contiguous[tile - t_begin] = in_place(tile);
         walk(px_begin, min_i64(KB, px_end - px_begin), grp, x_next, d_next);
         for (i64 pb = px_begin; pb < px_end; pb += KB) {
             const i64 K = min_i64(KB, px_end - pb);
@@ -210,29 +238,32 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {
-                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
+                if (contiguous[tile - t_begin]) continue;
+                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0), RT = computed_rows<R>(rows);
                 i64 off[R];
-                for (int r = 0; r < R; ++r) {
+                for (i64 r = 0; r < RT; ++r) {
                     const i64 q = q0 + min_i64(r, rows - 1);
                     off[r] = p.tap_offsets[q / ICg] + q % ICg;
                 }
-                if (in_place(tile)) continue;
-                float* panel = x_panels + (tile - t_begin) * K * R;
+                float* panel = x_panels + (tile - t_begin) * K * R;  // [K][RT]
                 for (i64 k = 0; k < K; ++k)
-                    for (int r = 0; r < R; ++r) panel[k * R + r] = xp[x_at[k] + off[r]];
+                    for (i64 r = 0; r < RT; ++r) panel[k * RT + r] = xp[x_at[k] + off[r]];
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
                 prefetch_share(tile - t_begin, t_end - t_begin);
-                const bool contiguous = in_place(tile);
+                const bool in_x = contiguous[tile - t_begin] != 0;
                 for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
-                    if (contiguous && steady)
-                        panel_tile<R, NB, true>(nullptr, x_tile, x_at, Cs, d_panel(lb), d_step, K, home, pb == px_begin);
-                    else
-                        panel_tile<R, NB, false>(x_panels + (tile - t_begin) * K * R, x_tile, contiguous ? x_at : nullptr, 0,
-                                                 d_panel(lb), d_step, K, home, pb == px_begin);
+                    const TileInputs in{x_panels + (tile - t_begin) * K * R, x_tile, in_x ? x_at : nullptr,
+                                        in_x && steady ? Cs : 0, d_panel(lb), d_step, K};
+                    switch (computed_rows<R>(rows)) {
+                    case 2: tile_over<R < 2 ? R : 2, NB>(in, home, pb == px_begin); break;
+                    case 4: tile_over<R < 4 ? R : 4, NB>(in, home, pb == px_begin); break;
+                    case 8: tile_over<R < 8 ? R : 8, NB>(in, home, pb == px_begin); break;
+                    default: tile_over<R, NB>(in, home, pb == px_begin); break;
+                    }
                 }
             }
         }

@@ -182,6 +182,12 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // output channels: group 1 reads at its channel offset; 1x1 stride 1 (x steps evenly) and 3x3
         "conv:n=2,c=6,o=64,g=2,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=2,c=10,o=128,g=2,in=6x5,k=1x1,bias=1,data=nxc",
+        // the last tile of fewer rows computed as a tile of 2, 4 or 8 (AVX-512 tiles of 6 and 14 rows, AVX2
+        // 6): 64 rows (a tail of 4) and 16 (2, AVX2 4) read in place, 1x1 stride 1; a 7x7 layer's 147 rows
+        // (a tail of 3, packed into a tile of 4)
+        "conv:n=2,c=64,o=64,in=6x7,k=1x1,bias=1,data=nxc",
+        "conv:n=2,c=16,o=16,in=5x6,k=1x1,data=nxc",
+        "conv:n=1,c=3,o=64,in=15x15,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc",
         // whole lane blocks, but diff_dst's pixels over 2 KB apart (576 channels): packed
         "conv:n=2,c=5,o=576,in=4x5,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         // ... over several phases, each written at x = r + S*j: 3x3 stride 2 (phases of 1, 2 and 4 taps),
