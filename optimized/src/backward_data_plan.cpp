@@ -239,7 +239,9 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
     if (m.own != Impl::Own::none) return;
     m.phases = detail::backward_data_phases(d);
     // the phases run inside this plan's arena: their own plans take the threads of the caller's
-    const Options phase_options{.threads = 0, .forced_path = options.forced_path};
+    // (a phase that is not all of diff_src is scattered after: its output must stay in the cache)
+    const Options phase_options{.threads = 0, .forced_path = options.forced_path,
+                                .stream_large_output = m.phases.size() == 1};
     for (const detail::Phase& p : m.phases) {
         if (!p.has_taps) {
             m.plans.emplace_back();

@@ -40,6 +40,7 @@ struct ConvPlan::Impl {
     // these zeros (ic_block of them) for the taps of border pixels that lie in the padding
     bool src_in_place = false;
     CacheLineFloats zeros;
+    bool stream_large_output = true;  // Options::stream_large_output
     detail::DepthwiseProblem depthwise;
     detail::ScalarProblem scalar;
     detail::GemmProblem gemm;
@@ -104,7 +105,8 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
         blocked_weights = std::move(packed);
         blocked = blocked_weights.problem(&geometry, taps.data());
-        blocked.stream_output = detail::dst_is_y(desc) && 4 * desc.dst_elements() > detail::kStreamOutputAbove;
+        blocked.stream_output =
+            stream_large_output && detail::dst_is_y(desc) && 4 * desc.dst_elements() > detail::kStreamOutputAbove;
         if (src_in_place) {
             zeros.assign(static_cast<std::size_t>(blocked.ic_block), 0.0f);
             blocked.src_in_place = true;
@@ -139,7 +141,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
         // 1 thread, batch 1, NCHW: res2_1x1_64 0.35 -> 0.16 ms, res2_1x1_reduce 1.45 -> 0.59-0.66, pw16_96_112
         // 0.73 -> 0.47 (docs/performance-nchw.md)
         if (gemm_on_user_ncx && cpu_has_avx512()) {
-            ncx_pointwise = std::make_unique<detail::NcxPointwise>(g, canonical, b);
+            ncx_pointwise = std::make_unique<detail::NcxPointwise>(g, canonical, b, stream_large_output);
             break;
         }
         // [G][taps][ICg][OCg]: row (t*ICg + ic) of B_g
@@ -355,6 +357,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     if (m.src_in_place)  // xp is src: the taps' offsets are those of the unpadded input
         for (int a = 0; a < 3; ++a) m.geometry.padded[a] = m.geometry.in[a];
     m.taps = detail::tap_offsets(m.geometry);
+    m.stream_large_output = options.stream_large_output;
     m.pack_weights(weights, bias);
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);

@@ -18,7 +18,7 @@ constexpr i64 kTapZero[1] = {0};
 
 }  // namespace
 
-NcxPointwise::NcxPointwise(const Geometry& g, const float* canonical, const std::vector<float>& bias)
+NcxPointwise::NcxPointwise(const Geometry& g, const float* canonical, const std::vector<float>& bias, bool stream)
     : layer_(g), bias_(bias) {
     const i64 HW = g.out_pixels(), ICg = g.in_per_group, OCg = g.out_per_group;
     weights_.assign(canonical, canonical + g.out_channels * ICg);
@@ -42,7 +42,7 @@ NcxPointwise::NcxPointwise(const Geometry& g, const float* canonical, const std:
     problem_.ic_block = std::clamp<i64>(kPanelBytes / (block_ * 4), 1, ICg);
     problem_.weights_ic_step = HW;
     problem_.weights_block_step = block_;
-    problem_.stream_output = 4 * g.batch * g.out_channels * HW > kStreamOutputAbove;  // the tiles write dst
+    problem_.stream_output = stream && 4 * g.batch * g.out_channels * HW > kStreamOutputAbove;  // tiles write dst
     images_ = g.batch * g.groups;
     const i64 tile = avx512::tile_width(nb);
     oc_chunk_ = std::min(OCg, std::max(tile, kOutputChunk / tile * tile));

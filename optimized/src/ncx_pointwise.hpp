@@ -23,7 +23,8 @@ namespace convcheck::optimized::detail {
 class NcxPointwise {
 public:
     // g: the layer's geometry (1x1, unit strides, no pads); canonical: f32 weights [O][ICg] (copied).
-    NcxPointwise(const Geometry& g, const float* canonical, const std::vector<float>& bias);
+    // stream: whether a dst over kStreamOutputAbove may take non-temporal stores (Options::stream_large_output)
+    NcxPointwise(const Geometry& g, const float* canonical, const std::vector<float>& bias, bool stream);
     NcxPointwise(const NcxPointwise&) = delete;  // problem_ points into the object (lanes_)
     NcxPointwise& operator=(const NcxPointwise&) = delete;
     // Work items (n, grp, pixel super block, block of output channels), each written by one task.

@@ -45,6 +45,10 @@ struct Options {
     // The plan packs and runs the batch in chunks of as many images as fit, and on the blocked paths an image
     // that does not fit in bands of its work items (pixel chunks; 3-D: planes). The same bits whatever it is.
     std::int64_t padded_input_budget = 0;
+    // Whether a dst over 16 MiB that the kernels write in place may be stored non-temporally (no read for
+    // ownership: such output does not stay in a core's cache anyway); false where the caller reads dst back at
+    // once (backward data's phases, scattered after). The same bits either way.
+    bool stream_large_output = true;
 };
 
 // Why the optimized implementation cannot run the valid descriptor `d` at all (its padded input,
