@@ -49,7 +49,7 @@ struct ConvPlan::Impl {
     detail::GemmProblem gemm_ncx;
     // ... with AVX-512, through the blocked kernel's register tiles instead of Eigen's (ncx_pointwise.hpp)
     std::unique_ptr<detail::NcxPointwise> ncx_pointwise;
-    // the blocked paths. layers of one group on f32 channels-last buffers (forward_rows_fit) run the row kernel, which
+    // the blocked paths' layers of one group on f32 channels-last buffers (forward_rows_fit) run the row kernel, which
     // reads src and writes dst in place and skips every padded product (forward_rows.hpp)
     std::unique_ptr<detail::ForwardRows> forward_rows;
     // depthwise_avx2 on f32 NCX buffers runs on the user's buffers too where its NCX kernel takes the
