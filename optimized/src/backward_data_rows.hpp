@@ -45,6 +45,9 @@ inline void rows_tap_pixels(const Geometry& g, i64 w0, i64 kw, i64 R, i64* a, i6
 bool rows_tiles_fit(const Geometry& g, int tile);
 // NB and the widest tile for g's rows with `lanes` channels per output (forward_rows.cpp: a cost per row).
 void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int* tile);
+// The kernel's weights from f32 weights [lanes][reduction][taps] (the forward's [O][C][taps], a backward-data
+// phase's [C][O][taps]): to[super block][taps][reduction][block], zeros past `lanes` (to holds as many floats).
+void pack_rows_weights(const float* from, i64 lanes, i64 reduction, i64 taps, i64 block, float* to);
 
 namespace avx512 {
 int rows_max_blocks();

@@ -19,6 +19,13 @@ bool rows_tiles_fit(const Geometry& g, int tile) {
     return true;
 }
 
+void pack_rows_weights(const float* from, i64 lanes, i64 reduction, i64 taps, i64 block, float* to) {
+    for (i64 l = 0; l < lanes; ++l)  // the source's order (sequential reads)
+        for (i64 r = 0; r < reduction; ++r)
+            for (i64 t = 0; t < taps; ++t)
+                to[((l / block * taps + t) * reduction + r) * block + l % block] = from[(l * reduction + r) * taps + t];
+}
+
 bool plan_rows(const ConvDescriptor& d, const std::vector<float>& canonical, bool avx512, RowsPlan& plan) {
     if (d.groups != 1) return false;
     const i64 W = avx512 ? 16 : 8, C = d.in_channels, O = d.out_channels;
@@ -52,11 +59,8 @@ bool plan_rows(const ConvDescriptor& d, const std::vector<float>& canonical, boo
         RowsBackwardData& k = plan.kernels[i];
         const i64 block = k.vector_blocks * W, T = plan.geometries[i].taps();
         const std::vector<unsigned char> w = phase_weights(d, p, canonical);  // [C][O][T] f32
-        const auto* wf = reinterpret_cast<const float*>(w.data());
         float* to = plan.weights.data() + offsets[i];
-        for (i64 c = 0; c < C; ++c)
-            for (i64 o = 0; o < O; ++o)
-                for (i64 t = 0; t < T; ++t) to[((c / block * T + t) * O + o) * block + c % block] = wf[(c * O + o) * T + t];
+        pack_rows_weights(reinterpret_cast<const float*>(w.data()), C, O, T, block, to);
         k.geometry = &plan.geometries[i];
         k.weights = to;
         for (int a = 0; a < d.rank; ++a) {

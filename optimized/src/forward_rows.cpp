@@ -68,10 +68,7 @@ void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const st
     const i64 W = avx512 ? 16 : 8, block = k.vector_blocks * W, O = g.out_channels, C = g.in_channels, T = g.taps();
     k.super_blocks = (O + block - 1) / block;
     plan.weights.assign(static_cast<std::size_t>(k.super_blocks * T * C * block), 0.0f);
-    for (i64 o = 0; o < O; ++o)  // canonical order (sequential reads)
-        for (i64 c = 0; c < C; ++c)
-            for (i64 t = 0; t < T; ++t)
-                plan.weights[static_cast<std::size_t>(((o / block * T + t) * C + c) * block + o % block)] = canonical[(o * C + c) * T + t];
+    pack_rows_weights(canonical, O, C, T, block, plan.weights.data());
     if (!bias.empty()) {
         plan.bias.assign(static_cast<std::size_t>(k.super_blocks * block), 0.0f);
         for (i64 o = 0; o < O; ++o) plan.bias[static_cast<std::size_t>(o)] = bias[static_cast<std::size_t>(o)];
