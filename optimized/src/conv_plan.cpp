@@ -98,7 +98,6 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
         if (detail::forward_rows_fit(desc, path == Path::blocked_avx512)) {
             forward_rows = std::make_unique<detail::ForwardRows>();
             detail::plan_forward_rows(desc, canonical, b, path == Path::blocked_avx512, *forward_rows);
-            src_in_place = false;  // the row kernel reads src in place by itself
             break;
         }
         detail::BlockedWeights packed =
@@ -353,7 +352,9 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     if (depthwise) m.src_desc.pads_begin = m.src_desc.pads_end = SpatialDims{0, 0, 0};
     m.src_geometry = detail::make_geometry(m.src_desc, depthwise ? 16 : 1);
     const bool blocked = m.path == Path::blocked_avx2 || m.path == Path::blocked_avx512;
-    m.src_in_place = blocked && detail::blocked_reads_src_in_place(m.desc, m.geometry);
+    // (the row kernel, forward_rows.hpp, reads src in place by itself)
+    m.src_in_place = blocked && !detail::forward_rows_fit(m.desc, m.path == Path::blocked_avx512) &&
+                     detail::blocked_reads_src_in_place(m.desc, m.geometry);
     if (m.src_in_place)  // xp is src: the taps' offsets are those of the unpadded input
         for (int a = 0; a < 3; ++a) m.geometry.padded[a] = m.geometry.in[a];
     m.taps = detail::tap_offsets(m.geometry);
