@@ -22,8 +22,7 @@ inline vf broadcast(const float* p) { return _mm512_set1_ps(*p); }
 inline vf zero() { return _mm512_setzero_ps(); }
 inline vf fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 inline void store(float* p, vf v) { _mm512_storeu_ps(p, v); }
-// a non-temporal store (no read for ownership; needs an aligned address and an sfence before others read)
-inline bool stream_aligned(const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 63) == 0; }
+// a non-temporal store (no read for ownership; needs a vector-aligned address and an sfence before others read)
 inline void stream(float* p, vf v) { _mm512_stream_ps(p, v); }
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx512

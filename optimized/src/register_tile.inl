@@ -37,6 +37,8 @@ template <int R, int NB>
 
 // A full tile (every channel exists) with non-temporal stores where the address allows, for output that
 // would not stay in a cache: no read for ownership of its lines. The same floats; the caller fences.
+inline bool stream_aligned(const float* p) { return reinterpret_cast<std::uintptr_t>(p) % (W * sizeof(float)) == 0; }
+
 template <int R, int NB, typename At>
 [[gnu::always_inline]] inline void stream_tile_at(const vf* acc, const At& at) {
 #pragma GCC unroll 16
