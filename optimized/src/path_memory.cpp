@@ -43,10 +43,12 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
     // the weights widened to f32 [O][ICg][taps] while packing (f32 OIX weights are read where they are)
     const double canonical = detail::CanonicalWeights::copies(d) ? O * ICg * T : 0.0;
     double packed = 0, scratch_i64 = 0, scratch_f32 = 0;
+    const bool blocked = path == Path::blocked_avx2 || path == Path::blocked_avx512;
+    const bool rows = blocked && detail::forward_rows_fit(d, path == Path::blocked_avx512);  // forward_rows.hpp
     switch (path) {
     case Path::blocked_avx2:
     case Path::blocked_avx512:
-        if (detail::forward_rows_fit(d, path == Path::blocked_avx512)) {  // the row kernel: no xp, no scratch
+        if (rows) {  // the row kernel: no xp, no scratch
             packed = double(detail::forward_rows_floats(d, path == Path::blocked_avx512));
             break;
         }
@@ -79,14 +81,12 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         ConvDescriptor src_desc = d;
         if (depthwise) src_desc.pads_begin = src_desc.pads_end = SpatialDims{0, 0, 0};
         const detail::Geometry sg = detail::make_geometry(src_desc, depthwise ? 16 : 1);
-        const bool blocked = path == Path::blocked_avx2 || path == Path::blocked_avx512;
         const i64 band_chunk_pixels =
             blocked ? detail::blocked_chunk_pixels(g.out_per_group, g.in_per_group * g.taps(),
                                                    path == Path::blocked_avx512)
                     : 0;
         // the plan's src_in_place, or the row kernel's (forward_rows.hpp): src read where it is
-        const bool in_place = blocked && (detail::blocked_reads_src_in_place(d, g) ||
-                                          detail::forward_rows_fit(d, path == Path::blocked_avx512));
+        const bool in_place = rows || (blocked && detail::blocked_reads_src_in_place(d, g));
         if (!in_place && !detail::src_is_xp(src_desc, sg))
             xp = detail::xp_part_floats(sg, detail::xp_parts(src_desc, sg, 0, band_chunk_pixels));
         if (!detail::dst_is_y(d)) y = double(d.dst_elements());
