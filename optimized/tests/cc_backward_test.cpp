@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 
 #include "convcheck/accuracy/accuracy.hpp"
@@ -199,6 +200,30 @@ TEST(CcBackwardOptimized, WideLayersWithinTheBound) {
     }
 }
 
+namespace {
+
+// d by method m within the reference's bound (the bound decided), and its gradients the same bits at 1 thread
+// and at each of `threads`.
+void expect_within_bound_and_same_bits(const char* text, std::uint64_t seed, std::initializer_list<int> threads) {
+    const CcDescriptor d = parse_cc_descriptor(text);
+    for (CcMethod m : methods(d)) {
+        bool decided = true;
+        EXPECT_EQ(check_against_reference(d, seed, m, &decided), "") << reproducer(d, m, seed);
+        EXPECT_TRUE(decided) << text;
+        const Data data = make_data(d, seed);
+        const Grads one = run(d, data, 1, m);
+        for (int t : threads) {
+            const Grads other = run(d, data, t, m);
+            EXPECT_EQ(std::memcmp(one.diff_src.data(), other.diff_src.data(), one.diff_src.size() * 4), 0)
+                << text << " threads " << t;
+            EXPECT_EQ(std::memcmp(one.diff_theta.data(), other.diff_theta.data(), one.diff_theta.size() * 4), 0)
+                << text << " threads " << t;
+        }
+    }
+}
+
+}  // namespace
+
 // Second hidden widths whose padding h2p is a multiple of 16 (the AVX-512 scatter of dN and dh, where the
 // CPU has it): input channel blocks of 32 with a tail of 8, 4 (a masked second vector) and 7 (a masked
 // first), a whole 16 after 32; 16 and 15 taps (groups of 9 for dN, 12 for dh); h2 = 29 (h2p = 32: two
@@ -211,18 +236,8 @@ TEST(CcBackwardOptimized, FeatureVectorsOfSixteenWithinTheBound) {
                              "cc:n=2,cin=7,cout=4,in=10x9,scale=2/3,support=3x3,hidden=3x16,bias=1",
                              // polyphase too: whole vectors of 16 channels and tails (AVX-512's patch tiles)
                              "cc:n=2,cin=40,cout=13,in=10x9,scale=2/3x3/2,support=3x3,hidden=4x16,bias=1",
-                             "cc:n=1,cin=16,cout=20,in=8x8,scale=2,support=2x2,hidden=3x16"}) {
-        const CcDescriptor d = parse_cc_descriptor(text);
-        for (CcMethod m : methods(d)) {
-            bool decided = true;
-            EXPECT_EQ(check_against_reference(d, 11, m, &decided), "") << reproducer(d, m, 11);
-            EXPECT_TRUE(decided) << text;
-            const Data data = make_data(d, 11);
-            const Grads one = run(d, data, 1, m), two = run(d, data, 2, m);
-            EXPECT_EQ(std::memcmp(one.diff_src.data(), two.diff_src.data(), one.diff_src.size() * 4), 0) << text;
-            EXPECT_EQ(std::memcmp(one.diff_theta.data(), two.diff_theta.data(), one.diff_theta.size() * 4), 0) << text;
-        }
-    }
+                             "cc:n=1,cin=16,cout=20,in=8x8,scale=2,support=2x2,hidden=3x16"})
+        expect_within_bound_and_same_bits(text, 11, {2});
 }
 
 // Batches of several images: the polyphase method's dW partials per group of images (half the batch, at
@@ -232,23 +247,8 @@ TEST(CcBackwardOptimized, FeatureVectorsOfSixteenWithinTheBound) {
 TEST(CcBackwardOptimized, ImagesInGroupsWithinTheBoundAndTheSameBits) {
     for (const char* text : {"cc:n=5,cin=5,cout=6,in=13x12,scale=2/3x3/2,support=3x3,hidden=4x8,bias=1",
                              "cc:n=9,cin=7,cout=4,in=10x9,scale=2/3,support=3x3,hidden=3x16",
-                             "cc:n=4,cin=6,cout=5,in=11x12,scale=0.8,support=3x3,hidden=4x16,bias=1"}) {
-        const CcDescriptor d = parse_cc_descriptor(text);
-        for (CcMethod m : methods(d)) {
-            bool decided = true;
-            EXPECT_EQ(check_against_reference(d, 13, m, &decided), "") << reproducer(d, m, 13);
-            EXPECT_TRUE(decided) << text;
-            const Data data = make_data(d, 13);
-            const Grads one = run(d, data, 1, m);
-            for (int threads : {2, 3}) {
-                const Grads other = run(d, data, threads, m);
-                EXPECT_EQ(std::memcmp(one.diff_src.data(), other.diff_src.data(), one.diff_src.size() * 4), 0)
-                    << text << " threads " << threads;
-                EXPECT_EQ(std::memcmp(one.diff_theta.data(), other.diff_theta.data(), one.diff_theta.size() * 4), 0)
-                    << text << " threads " << threads;
-            }
-        }
-    }
+                             "cc:n=4,cin=6,cout=5,in=11x12,scale=0.8,support=3x3,hidden=4x16,bias=1"})
+        expect_within_bound_and_same_bits(text, 13, {2, 3});
 }
 
 // A plan run again, after other data, gives the same bits: nothing carried over in its pooled buffers
