@@ -148,6 +148,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // whose taps all fall in the padding
         "conv:n=2,c=32,o=32,g=32,in=6x9,k=3x3,pb=1x2,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=4x2,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        // f32 XIO depthwise weights: the gradient [taps][C] and the bias copied out whole
+        "conv:n=2,c=48,o=48,g=48,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
         "conv:n=1,c=32,o=32,g=32,in=3x2,k=3x3,pb=0x3,pe=0x3,bias=1,data=nxc",
         "conv:n=2,c=64,o=64,g=64,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
         // the window over two lane blocks (AVX-512), the first prefetching the second's lines
