@@ -194,8 +194,9 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
             add_band_partials(all + r.begin(), groups, partial_size_, r.end() - r.begin());
         });
     // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
-    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 4 (the
-    // kernel's group), then each output channel's dW3 rows a task, and the first layers' one more
+    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 8 (the
+    // kernel's group on AVX-512, two on AVX2), then each output channel's dW3 rows a task, and the first
+    // layers' one more
     const i64 pairs = phases_[0] * phases_[1] * K;
     // the reverse's scratch from a pool: fresh vectors this size page-faulted on every call
     const i64 reverse_size = cc_net_reverse_scratch(kernel_, pairs);
@@ -203,8 +204,8 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     Workspace<double> reverse = reverse_.take(static_cast<std::size_t>(reverse_size));
     double* scratch = reverse.data();
     const CcNetReverse net{&kernel_, pairs_.data(), pairs, K, all};
-    parallel_for_joined(tbb::blocked_range<i64>(0, (pairs + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
-        const i64 k0 = 4 * r.begin(), k1 = std::min(pairs, 4 * r.end());
+    parallel_for_joined(tbb::blocked_range<i64>(0, (pairs + 7) / 8), [&](const tbb::blocked_range<i64>& r) {
+        const i64 k0 = 8 * r.begin(), k1 = std::min(pairs, 8 * r.end());
         avx512_ ? avx512::cc_net_reverse_pairs(net, k0, k1, scratch) : avx2::cc_net_reverse_pairs(net, k0, k1, scratch);
     });
     parallel_for_joined(tbb::blocked_range<i64>(0, Cout + 1), [&](const tbb::blocked_range<i64>& r) {
