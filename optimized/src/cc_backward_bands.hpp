@@ -89,6 +89,46 @@ inline std::vector<std::array<std::int64_t, 2>> cc_rows_outside_even_bands(const
     return outside;
 }
 
+// Per band, the input rows [lo, hi) an odd band stores (its first run of rows that no even band reads:
+// their first contribution is the odd band's, which comes after the even bands'); {0, 0} for even bands
+// and odd bands without such a row. (The 2/3 layer's 64 rows: 30 stored by the odd bands, 34 by the even.)
+inline std::vector<std::array<std::int64_t, 2>> cc_rows_odd_bands_store(const AxisWindows& height,
+                                                                        const std::vector<std::int64_t>& bands) {
+    std::vector<bool> even(static_cast<std::size_t>(height.in), false);
+    for (std::size_t b = 0; b + 1 < bands.size(); b += 2) {
+        const std::array<std::int64_t, 2> rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        for (std::int64_t r = rows[0]; r < rows[1]; ++r) even[static_cast<std::size_t>(r)] = true;
+    }
+    std::vector<std::array<std::int64_t, 2>> store(bands.size() - 1, {0, 0});
+    for (std::size_t b = 1; b + 1 < bands.size(); b += 2) {
+        const std::array<std::int64_t, 2> rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        std::int64_t lo = rows[0];
+        while (lo < rows[1] && even[static_cast<std::size_t>(lo)]) ++lo;
+        std::int64_t hi = lo;
+        while (hi < rows[1] && !even[static_cast<std::size_t>(hi)]) ++hi;
+        if (lo < hi) store[b] = {lo, hi};
+    }
+    return store;
+}
+
+// The input rows no band stores (cc_rows_outside_even_bands without the odd bands' stored rows), as
+// ranges [lo, hi) in order: diff_src's rows that start from 0.
+inline std::vector<std::array<std::int64_t, 2>> cc_rows_no_band_stores(const AxisWindows& height,
+                                                                       const std::vector<std::int64_t>& bands) {
+    std::vector<std::array<std::int64_t, 2>> zero;
+    const std::vector<std::array<std::int64_t, 2>> store = cc_rows_odd_bands_store(height, bands);
+    for (const auto& [lo, hi] : cc_rows_outside_even_bands(height, bands)) {
+        std::int64_t from = lo;  // cut out the stored ranges inside [lo, hi), in order
+        for (const auto& [s0, s1] : store) {
+            if (s0 >= s1 || s1 <= from || s0 >= hi) continue;
+            if (s0 > from) zero.push_back({from, s0});
+            from = s1;
+        }
+        if (from < hi) zero.push_back({from, hi});
+    }
+    return zero;
+}
+
 // f(band) for every band of `bands` (cc_backward_bands): the even ones in parallel, then the odd ones.
 template <typename F>
 void for_each_band_by_parity(const std::vector<std::int64_t>& bands, const F& f) {

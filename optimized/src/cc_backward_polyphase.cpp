@@ -6,7 +6,8 @@
 //     the Internal-Net's reverse in double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
-//     order, then the pixels in order; then stored to diff_src (even bands: first) or added (odd ones, after).
+//     order, then the pixels in order; then stored to diff_src (even bands: first; odd bands' rows no even band
+//     reads) or added (the odd bands' other rows, after).
 #include "cc_backward_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
@@ -61,7 +62,8 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
     band_floats_ = band_input_rows_ * d.input_size[1] * Cin;
-    zero_rows_ = cc_rows_outside_even_bands(axes_[0], band_rows_);
+    zero_rows_ = cc_rows_no_band_stores(axes_[0], band_rows_);
+    odd_store_ = cc_rows_odd_bands_store(axes_[0], band_rows_);
     partial_size_ = P * Cout * KC;
     // every phase's pixels in row-major order, phase after phase (both passes' chunks run over them,
     // diff_dst gathered in this order once per image); the range of each band's within each phase's
@@ -122,7 +124,7 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
     // image n's steps in three sets of tasks, each task independent of the others of its set: (1) its
     // diff_dst gathered (8 channels a task), its input packed for the dW pass (4 tasks), its diff_src
-    // zeroed where no even band stores (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
+    // zeroed where no band stores (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
     // task per phase, whatever the thread count); (3) dF of the odd bands beside the other phases'. run(k,
     // f): f(i) for every i in [0, k), as tasks in parallel or one after another.
     const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = zero_rows_.empty() ? 0 : (Cin + 7) / 8;
@@ -258,11 +260,25 @@ void CcBackwardPolyphase::run_band(i64 band, i64 n, const float* dyp, float* dif
                 avx2::cc_patch_times_scatter(taps, dyp + c0, weights_[ph].data(), diff_cl);
         }
     }
-    float* to = diff_src + n * Cin * in_plane + rows[0] * W;
-    if (band % 2 == 0)  // the rows' first contribution (cc_rows_outside_even_bands)
-        cc_store_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, nullptr, to, in_plane);
-    else
-        cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, to, in_plane);
+    // rows [r0, r1) stored (their first contribution: an even band's, or an odd band's rows no even band
+    // reads, cc_rows_odd_bands_store) or added
+    const auto out = [&](i64 r0, i64 r1, bool store) {
+        if (r0 >= r1) return;
+        const float* from = diff_cl + (r0 - rows[0]) * W * Cin;
+        float* to = diff_src + n * Cin * in_plane + r0 * W;
+        if (store)
+            cc_store_planes_here(from, (r1 - r0) * W, Cin, nullptr, to, in_plane);
+        else
+            cc_add_planes_here(from, (r1 - r0) * W, Cin, to, in_plane);
+    };
+    if (band % 2 == 0) {
+        out(rows[0], rows[1], true);
+    } else {
+        const auto [lo, hi] = odd_store_[static_cast<std::size_t>(band)];  // {0, 0}: none
+        out(rows[0], lo < hi ? lo : rows[1], false);
+        out(lo, hi, true);
+        out(lo < hi ? hi : rows[1], rows[1], false);
+    }
     meter.count_out(band_floats_ * 4);
 }
 

@@ -54,7 +54,8 @@ private:
     std::vector<double> pairs_;  // (dy, dx) per phase and tap
     std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
-    std::vector<std::array<std::int64_t, 2>> zero_rows_;  // cc_rows_outside_even_bands
+    std::vector<std::array<std::int64_t, 2>> zero_rows_;  // cc_rows_no_band_stores
+    std::vector<std::array<std::int64_t, 2>> odd_store_;  // cc_rows_odd_bands_store
     std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
     std::vector<std::int64_t> band_of_;      // their bands
     std::vector<std::int64_t> src_at_;       // [K][pixels]: the dW pass's patch offsets (CcPatchTaps)
