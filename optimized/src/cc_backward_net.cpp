@@ -1,6 +1,7 @@
 // The CC backward for the Internal-Net (cc_backward_net.hpp). The orders, fixed by the descriptor:
-//   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the band's
-//     double partial; chunks in order, images in order within a chunk; bands added in order.
+//   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the double
+//     partial of bands 2i and 2i + 1 (run_bands); chunks in order, images in order within a chunk, band 2i
+//     before band 2i + 1; the partials added in order.
 //   [dZ | dS]: the blocked GEMM over Cout in order.
 //   diff_src: per pixel of a chunk, dN = dS + the features' sums (AVX2: 4 vectors at a time, lanes
 //     summed by a fixed tree; AVX-512 with h2p a multiple of 16: dS + h_0 dZ_0 + h_1 dZ_1 + ... in
@@ -80,7 +81,8 @@ std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
 void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
                         WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
-    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1], B = bands();
+    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1];
+    const i64 B = cc_band_partials(band_rows_);  // partial sums
     Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, partials_, meter,
                                            [&](i64 band, double* partial) {
                                                run_band(band, src, diff_dst, diff_src, partial, meter);

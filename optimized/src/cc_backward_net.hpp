@@ -5,9 +5,9 @@
 // Output rows are cut into bands (at most 4, fixed by the descriptor) such that two bands of
 // the same parity read no common input row; each band runs its pixels in chunks (row-major, at most
 // kMaxChunkPixels), keeps per image a ring of the input rows its chunks read (and of their gradient,
-// added to diff_src once no later chunk reads the row) and owns a partial sum (double) of every
-// parameter gradient. Even bands run in parallel and scatter into diff_src, then odd bands; then the
-// partials are added in band order.
+// added to diff_src once no later chunk reads the row) and adds to a partial sum (double) of every
+// parameter gradient, one per pair of bands (2i, 2i + 1). Even bands run in parallel and scatter into
+// diff_src, then odd bands; then the partials are added in order.
 #pragma once
 
 #include <array>
