@@ -144,7 +144,8 @@ inline std::int64_t cc_band_partials(const std::vector<std::int64_t>& bands) {
     return static_cast<std::int64_t>(bands.size()) / 2;  // (B + 1) / 2 for B = bands.size() - 1
 }
 
-// The frame of the chunked method's run: diff_src ([planes][plane] floats) zeroed; cc_band_partials
+// The frame of the chunked method's run: diff_src ([planes][plane] floats, rows of `width`) zeroed at the
+// rows `zero_rows` (cc_rows_no_band_stores: the bands store the others first); cc_band_partials
 // partial sums of `size` doubles, from `pool` (counted in meter: the caller counts them out when done
 // with the result): band 2i zeroes partial i and adds to it, then (after every even band) band 2i + 1
 // adds to it too, so band(b, partial) runs on partial b / 2, never at the same time as another band on
@@ -152,12 +153,16 @@ inline std::int64_t cc_band_partials(const std::vector<std::int64_t>& bands) {
 // was twice the zeroing and the final sum: 2-3% of the 0.7071 layer's backward at batch 1.)
 template <typename F>
 Workspace<double> run_bands(const std::vector<std::int64_t>& bands, std::int64_t size, float* diff_src,
-                            std::int64_t planes, std::int64_t plane, const WorkspacePool<double>& pool,
-                            WorkspaceMeter& meter, const F& band) {
+                            std::int64_t planes, std::int64_t plane,
+                            const std::vector<std::array<std::int64_t, 2>>& zero_rows, std::int64_t width,
+                            const WorkspacePool<double>& pool, WorkspaceMeter& meter, const F& band) {
     const std::int64_t partials_count = cc_band_partials(bands);
-    parallel_for_joined(tbb::blocked_range<std::int64_t>(0, planes), [&](const auto& r) {
-        std::fill(diff_src + r.begin() * plane, diff_src + r.end() * plane, 0.0f);
-    });
+    if (!zero_rows.empty())
+        parallel_for_joined(tbb::blocked_range<std::int64_t>(0, planes), [&](const auto& r) {
+            for (std::int64_t p = r.begin(); p < r.end(); ++p)
+                for (const auto& [lo, hi] : zero_rows)
+                    std::fill(diff_src + p * plane + lo * width, diff_src + p * plane + hi * width, 0.0f);
+        });
     meter.count_in(partials_count * size * 8);
     Workspace<double> partials = pool.take(static_cast<std::size_t>(partials_count * size));
     double* all = partials.data();

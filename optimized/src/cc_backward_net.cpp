@@ -7,7 +7,8 @@
 //     summed by a fixed tree; AVX-512 with h2p a multiple of 16: dS + h_0 dZ_0 + h_1 dZ_1 + ... in
 //     order), added at each neighbour (taps in (y, x) order) into the band's ring of input rows (from
 //     0); pixels in order within a band; a row added to diff_src after the band's last chunk reading
-//     it; the even bands' contributions first, then the odd bands'.
+//     it (stored where it is the row's first contribution: 0 + x = x, x never -0); the even bands'
+//     contributions first, then the odd bands'.
 //   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
@@ -52,6 +53,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1]
     partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
     band_rows_ = cc_backward_bands_by_chunks(axes_[0], OW, P);  // 2 per parity: tasks enough for 2 threads
+    zero_rows_ = cc_rows_no_band_stores(axes_[0], band_rows_);
+    odd_store_ = cc_rows_odd_bands_store(axes_[0], band_rows_);
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
@@ -83,7 +86,8 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     const CcDescriptor& d = desc_;
     const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1];
     const i64 B = cc_band_partials(band_rows_);  // partial sums
-    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, partials_, meter,
+    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, zero_rows_,
+                                           d.input_size[1], partials_, meter,
                                            [&](i64 band, double* partial) {
                                                run_band(band, src, diff_dst, diff_src, partial, meter);
                                            });
@@ -193,8 +197,14 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                     avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, row_offset, hi, dz, p0 + i0, g, n == 0, dhi,
                                           dn);
             }
-            for (i64 iy = from; iy < done; ++iy)
-                cc_add_planes_here(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
+            // stored where the band's is the row's first contribution (an even band's rows, an odd band's
+            // that no even band reads: cc_rows_odd_bands_store), else added
+            for (i64 iy = from; iy < done; ++iy) {
+                if (band % 2 == 0 || (odd_store_[band][0] <= iy && iy < odd_store_[band][1]))
+                    cc_store_planes_here(diff_cl + row_offset[iy], W, Cin, nullptr, diff_src_n + iy * W, in_plane);
+                else
+                    cc_add_planes_here(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
+            }
         }
         packed = std::max(packed, rows[1]);
         added = std::max(added, done);

@@ -63,14 +63,18 @@ RC_GTEST_PROP(CcBackwardBands, CutsByChunksKeepSameParityBandsApart, ()) {
     if (!why.empty()) RC_FAIL(to_string(d) + " chunk " + std::to_string(chunk) + ": " + why);
 }
 
-// Where each input row of diff_src gets its first value (the polyphase method): stored by an even band,
-// stored by an odd band (its rows no even band reads, inside its own rows), or zeroed: every row exactly
-// once; the zeroed ranges in order, none empty.
+// Where each input row of diff_src gets its first value (both Internal-Net methods): stored by an even
+// band, stored by an odd band (its rows no even band reads, inside its own rows), or zeroed: every row
+// exactly once; the zeroed ranges in order, none empty. For the cuts by heights (polyphase) and by chunks
+// (chunked).
 RC_GTEST_PROP(CcBackwardBands, EveryInputRowIsStoredFirstOrZeroedOnce, ()) {
     const CcDescriptor d = *cctest::small_cc_descriptor();
     const std::int64_t max_bands = *rc::gen::inRange<std::int64_t>(1, 9);
+    const std::int64_t chunk = *rc::gen::inRange<std::int64_t>(1, 200);
     const AxisWindows height = axis_windows(d, 0);
-    const std::vector<std::int64_t> bands = cc_backward_bands(height, max_bands);
+    const std::vector<std::int64_t> bands = *rc::gen::arbitrary<bool>()
+                                                ? cc_backward_bands(height, max_bands)
+                                                : cc_backward_bands_by_chunks(height, d.output_size[1], chunk);
     std::vector<int> times(static_cast<std::size_t>(height.in), 0);
     const auto count = [&](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t r = lo; r < hi; ++r) ++times[static_cast<std::size_t>(r)];
