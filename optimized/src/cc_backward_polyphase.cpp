@@ -4,6 +4,8 @@
 //     pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA), added to
 //     the group's double partial; images and chunks in order; the groups' partials added in order; then
 //     the Internal-Net's reverse in double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
+//   diff_bias: per image and output channel cc_sum32 over its pixels in the plan's order, then the images
+//     in order (double).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
 //     order, then the pixels in order; then stored to diff_src (even bands: first; odd bands' rows no even band
@@ -107,7 +109,7 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
 }
 
 void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
-                              WorkspaceMeter& meter) const {
+                              float* diff_bias, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, pixels = d.output_size[0] * d.output_size[1];
@@ -120,6 +122,11 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     meter.count_in(groups * partial_size_ * 8);
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(groups * partial_size_));
     double* all = partials.data();
+    // diff_bias: per image and output channel the sum of its gathered diff_dst (cc_sum32, read while in
+    // cache: a second pass over diff_dst read it from L3), then the images in order
+    const i64 bias_size = diff_bias ? d.batch * Cout : 0;
+    meter.count_in(bias_size * 8);
+    Workspace<double> bias = bias_.take(static_cast<std::size_t>(bias_size));
     // per image: Cin zeros, then the image channels last; its diff_dst in the plan's order
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
     // image n's steps in three sets of tasks, each task independent of the others of its set: (1) its
@@ -137,8 +144,12 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
         run(gathers + packs + zeros, [&](i64 i) {
             if (i < gathers) {
-                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co)
+                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co) {
                     for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+                    if (diff_bias)
+                        bias.data()[n * Cout + co] = avx512_ ? avx512::cc_sum32(dyp + co * total, total)
+                                                              : avx2::cc_sum32(dyp + co * total, total);
+                }
             } else if (i < gathers + packs) {
                 const i64 y0 = (i - gathers) * H / packs, y1 = (i - gathers + 1) * H / packs;
                 cc_pack_planes_here(src_n + y0 * W, Cin, (y1 - y0) * W, in_plane, src_cl + Cin + y0 * W * Cin);
@@ -221,7 +232,13 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
                     : avx2::cc_net_reverse_first(net, scratch, diff_theta);
         }
     });
-    meter.count_out(groups * partial_size_ * 8 + reverse_size * 8);
+    if (diff_bias)
+        for (i64 co = 0; co < Cout; ++co) {
+            double sum = 0.0;
+            for (i64 n = 0; n < d.batch; ++n) sum += bias.data()[n * Cout + co];
+            diff_bias[co] = static_cast<float>(sum);
+        }
+    meter.count_out(groups * partial_size_ * 8 + reverse_size * 8 + bias_size * 8);
 }
 
 void CcBackwardPolyphase::phase_weights_gradient(i64 ph, bool first, const float* src_cl, const float* dyp,

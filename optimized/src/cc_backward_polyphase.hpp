@@ -35,8 +35,10 @@ public:
     CcBackwardPolyphase(const CcBackwardPolyphase&) = delete;
     CcBackwardPolyphase& operator=(const CcBackwardPolyphase&) = delete;
 
-    // diff_src [N][Cin][H][W] and diff_theta (the ABI order) overwritten; the buffers counted in meter.
-    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
+    // diff_src [N][Cin][H][W], diff_theta (the ABI order) and diff_bias [Cout] (unless null) overwritten;
+    // the buffers counted in meter.
+    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias,
+             WorkspaceMeter& meter) const;
 
 private:
     // dF of the band's pixels of image n (dyp: its diff_dst in order_'s order, [Cout][pixels]), added to
@@ -67,6 +69,7 @@ private:
     WorkspacePool<float> buffers_;
     WorkspacePool<double> partials_;
     WorkspacePool<double> reverse_;  // the Internal-Net's reverse's scratch
+    WorkspacePool<double> bias_;     // diff_bias per image and output channel
 };
 
 }  // namespace convcheck::optimized::detail
