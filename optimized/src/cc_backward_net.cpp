@@ -9,6 +9,8 @@
 //     0); pixels in order within a band; a row added to diff_src after the band's last chunk reading
 //     it (stored where it is the row's first contribution: 0 + x = x, x never -0); the even bands'
 //     contributions first, then the odd bands'.
+//   diff_bias: per band the pixels of each chunk in order (double), images in order within a chunk,
+//     chunks in order; then the partials added in order (computed whether or not the layer has a bias).
 //   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
@@ -50,8 +52,8 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
-    // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1]
-    partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
+    // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1], diff_bias
+    partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1 + Cout;  // then diff_bias [Cout]
     band_rows_ = cc_backward_bands_by_chunks(axes_[0], OW, P);  // 2 per parity: tasks enough for 2 threads
     zero_rows_ = cc_rows_no_band_stores(axes_[0], band_rows_);
     odd_store_ = cc_rows_odd_bands_store(axes_[0], band_rows_);
@@ -82,7 +84,7 @@ std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
 }
 
 void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
-                        WorkspaceMeter& meter) const {
+                        float* diff_bias, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1];
     const i64 B = cc_band_partials(band_rows_);  // partial sums
@@ -121,6 +123,9 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     for (i64 m = 0; m < h2; ++m)
         for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[j * h2p + m]);
     for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[h1 * h2p + m]);
+    const double* bias = dw1 + 3 * h1;
+    if (diff_bias)
+        for (i64 co = 0; co < Cout; ++co) diff_bias[co] = static_cast<float>(bias[co]);
     meter.count_out(B * partial_size_ * 8);
 }
 
@@ -155,6 +160,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     double* p_last = partial;
     double* p_w2 = p_last + Cout * depth;
     double* p_w1 = p_w2 + (h1 + 1) * h2p;
+    double* p_bias = p_w1 + 3 * h1;
     const i64 end = band_rows_[band + 1] * OW;
     i64 packed = 0, added = 0;  // the rows before these are packed, and added to diff_src
     for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
@@ -177,6 +183,11 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             }
             cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
             cc_pack_planes_here(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            // diff_bias from dY while in cache (a second pass over diff_dst read it from memory)
+            if (avx512_)
+                avx512::cc_add_rows(dy, count, Cout, p_bias);
+            else
+                avx2::cc_add_rows(dy, count, Cout, p_bias);
             if (avx512_)
                 avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
             else

@@ -34,8 +34,10 @@ public:
     CcBackwardNet(const CcBackwardNet&) = delete;
     CcBackwardNet& operator=(const CcBackwardNet&) = delete;
 
-    // diff_src [N][Cin][H][W] and diff_theta (the ABI order) overwritten; the buffers in use counted in meter.
-    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
+    // diff_src [N][Cin][H][W], diff_theta (the ABI order) and diff_bias [Cout] (unless null) overwritten; the
+    // buffers in use counted in meter.
+    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias,
+             WorkspaceMeter& meter) const;
 
     std::int64_t chunk_pixels() const { return chunk_pixels_; }
     std::int64_t bands() const { return static_cast<std::int64_t>(band_rows_.size()) - 1; }

@@ -134,6 +134,18 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
     }
 }
 
+void cc_add_rows(const float* x, i64 rows, i64 cols, double* sums) {
+    // WD columns at a time, their sums in registers over the rows; the last columns one at a time
+    i64 c = 0;
+    for (; c + WD <= cols; c += WD) {
+        vd s = load_d(sums + c);
+        for (i64 r = 0; r < rows; ++r) s = add_d(s, load_f_as_d(x + r * cols + c));
+        store_d(sums + c, s);
+    }
+    for (; c < cols; ++c)
+        for (i64 r = 0; r < rows; ++r) sums[c] += static_cast<double>(x[r * cols + c]);
+}
+
 double cc_sum32(const float* x, i64 n) {
     // 32 / WD vectors of doubles (independent chains: 16 lanes in 2 vectors were bound by the adds' latency)
     constexpr int V = 32 / WD;
