@@ -35,6 +35,20 @@ inline vd load_d(const double* p) { return _mm512_loadu_pd(p); }
 inline void store_d(double* p, vd v) { _mm512_storeu_pd(p, v); }
 inline vd broadcast_d(double x) { return _mm512_set1_pd(x); }
 inline vd fma_d(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+inline vd add_d(vd a, vd b) { return _mm512_add_pd(a, b); }
+inline vd load_f_as_d(const float* p) {  // WD floats (by GCC's vector builtins, as below)
+    using floats = float __attribute__((vector_size(32)));
+    using doubles = double __attribute__((vector_size(64)));
+    floats f;
+    __builtin_memcpy(&f, p, sizeof f);
+    return vd(__builtin_convertvector(f, doubles));
+}
+// p[0 .. WD) = v rounded to f32 (by GCC's vector builtins, as add_to_doubles below)
+inline void store_d_as_f(float* p, vd v) {
+    using floats = float __attribute__((vector_size(32)));
+    using doubles = double __attribute__((vector_size(64)));
+    _mm256_storeu_ps(p, __m256(__builtin_convertvector(doubles(v), floats)));
+}
 using vmask = __mmask16;
 constexpr int kTileRows = 8;
 inline vmask lanes(i64 n) { return static_cast<vmask>((1u << n) - 1u); }  // n in [0, 16]
@@ -62,6 +76,9 @@ inline vd load_d(const double* p) { return _mm256_loadu_pd(p); }
 inline void store_d(double* p, vd v) { _mm256_storeu_pd(p, v); }
 inline vd broadcast_d(double x) { return _mm256_set1_pd(x); }
 inline vd fma_d(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+inline vd add_d(vd a, vd b) { return _mm256_add_pd(a, b); }
+inline vd load_f_as_d(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }  // WD floats
+inline void store_d_as_f(float* p, vd v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
 using vmask = __m256i;
 constexpr int kTileRows = 6;
 inline vmask lanes(i64 n) {

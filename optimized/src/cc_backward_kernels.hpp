@@ -93,6 +93,13 @@ void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i6
 // ([dZ | dS] = dY [W3 | b3].)
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
 
+// The sum of x[0 .. n) in double: x[i] into lane i % 32 (from 0, in order), then the lanes (k) + (k + 16),
+// (k) + (k + 8), ..., (0) + (1): the same bits on either ISA. (diff_bias, cc_backward_polyphase.)
+double cc_sum32(const float* x, i64 n);
+// sums[c] += x[r * cols + c] for c < cols, the rows r < rows in order (in double): the same bits on either
+// ISA. (diff_bias, cc_backward_net.)
+void cc_add_rows(const float* x, i64 rows, i64 cols, double* sums);
+
 // One image, pixels p0 .. p0 + count (row-major over the output plane): dz [count][depth] ([dZ | dS] of
 // each pixel), h the chunk's hidden features (cc_hidden_features); src_cl and diff_cl the image's input
 // rows channels last, input row iy's at row_offset[iy] ([W][Cin] each). Adds dN to diff_cl at every neighbour inside the
@@ -125,6 +132,8 @@ void cc_patch_outer_accumulate(const CcPatchTaps& p, const float* dyt, const flo
 void cc_patch_times_scatter(const CcPatchTaps& p, const float* dyt, const float* w, float* diff_cl);
 void cc_outer_accumulate(const float* dy, i64 rows, const float* x, i64 cols, i64 count, double* partial);
 void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 cols, float* out);
+double cc_sum32(const float* x, i64 n);
+void cc_add_rows(const float* x, i64 rows, i64 cols, double* sums);
 // (cc_backward_scatter_avx512.cpp: for h2p a multiple of 16 only; dN's feature sums in another order
 // than avx2's, so diff_src may differ from avx2's in the last bits)
 void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* diff_cl, const i64* row_offset,

@@ -1,12 +1,16 @@
 // The CC backward for the Internal-Net (cc_backward_net.hpp). The orders, fixed by the descriptor:
-//   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the band's
-//     double partial; chunks in order, images in order within a chunk; bands added in order.
+//   d[W3 | b3]: per chunk and image, f32 sums over the chunk's pixels from 0 (FMA), added to the double
+//     partial of bands 2i and 2i + 1 (run_bands); chunks in order, images in order within a chunk, band 2i
+//     before band 2i + 1; the partials added in order.
 //   [dZ | dS]: the blocked GEMM over Cout in order.
 //   diff_src: per pixel of a chunk, dN = dS + the features' sums (AVX2: 4 vectors at a time, lanes
 //     summed by a fixed tree; AVX-512 with h2p a multiple of 16: dS + h_0 dZ_0 + h_1 dZ_1 + ... in
 //     order), added at each neighbour (taps in (y, x) order) into the band's ring of input rows (from
 //     0); pixels in order within a band; a row added to diff_src after the band's last chunk reading
-//     it; the even bands' contributions first, then the odd bands'.
+//     it (stored where it is the row's first contribution: 0 + x = x, x never -0); the even bands'
+//     contributions first, then the odd bands'.
+//   diff_bias: per band the pixels of each chunk in order (double), images in order within a chunk,
+//     chunks in order; then the partials added in order (computed whether or not the layer has a bias).
 //   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
@@ -48,9 +52,11 @@ CcBackwardNet::CcBackwardNet(const CcDescriptor& d, const CcKernelParams& kernel
     const i64 OH = d.output_size[0], OW = d.output_size[1], pixels = OH * OW;
     chunk_pixels_ = std::min(pixels, kMaxChunkPixels);
     const i64 P = chunk_pixels_;
-    // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1]
-    partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1;
+    // a band's partial: d[W3 | b3] [depth][Cout], [dW2 | db2] [h1 + 1][h2p], [dW1 | db1] [3][h1], diff_bias
+    partial_size_ = Cout * depth + (h1 + 1) * h2p + 3 * h1 + Cout;  // then diff_bias [Cout]
     band_rows_ = cc_backward_bands_by_chunks(axes_[0], OW, P);  // 2 per parity: tasks enough for 2 threads
+    zero_rows_ = cc_rows_no_band_stores(axes_[0], band_rows_);
+    odd_store_ = cc_rows_odd_bands_store(axes_[0], band_rows_);
     // the most input rows one chunk reads
     for (i64 b = 0; b + 1 < static_cast<i64>(band_rows_.size()); ++b)
         for (i64 p0 = band_rows_[b] * OW; p0 < band_rows_[b + 1] * OW; p0 += P) {
@@ -78,10 +84,12 @@ std::array<i64, 2> CcBackwardNet::input_rows(i64 p0, i64 p1) const {
 }
 
 void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
-                        WorkspaceMeter& meter) const {
+                        float* diff_bias, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
-    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1], B = bands();
-    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, partials_, meter,
+    const i64 planes = d.batch * d.in_channels, plane = d.input_size[0] * d.input_size[1];
+    const i64 B = cc_band_partials(band_rows_);  // partial sums
+    Workspace<double> partials = run_bands(band_rows_, partial_size_, diff_src, planes, plane, zero_rows_,
+                                           d.input_size[1], partials_, meter,
                                            [&](i64 band, double* partial) {
                                                run_band(band, src, diff_dst, diff_src, partial, meter);
                                            });
@@ -115,6 +123,9 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     for (i64 m = 0; m < h2; ++m)
         for (i64 j = 0; j < h1; ++j) *out++ = static_cast<float>(dw2[j * h2p + m]);
     for (i64 m = 0; m < h2; ++m) *out++ = static_cast<float>(dw2[h1 * h2p + m]);
+    const double* bias = dw1 + 3 * h1;
+    if (diff_bias)
+        for (i64 co = 0; co < Cout; ++co) diff_bias[co] = static_cast<float>(bias[co]);
     meter.count_out(B * partial_size_ * 8);
 }
 
@@ -149,6 +160,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     double* p_last = partial;
     double* p_w2 = p_last + Cout * depth;
     double* p_w1 = p_w2 + (h1 + 1) * h2p;
+    double* p_bias = p_w1 + 3 * h1;
     const i64 end = band_rows_[band + 1] * OW;
     i64 packed = 0, added = 0;  // the rows before these are packed, and added to diff_src
     for (i64 p0 = band_rows_[band] * OW; p0 < end; p0 += P) {
@@ -171,6 +183,11 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
             }
             cc_contract_cl_here(net_->contract, src_cl, row_offset, h, p0, count, z);
             cc_pack_planes_here(diff_dst + n * Cout * pixels + p0, Cout, count, pixels, dy);
+            // diff_bias from dY while in cache (a second pass over diff_dst read it from memory)
+            if (avx512_)
+                avx512::cc_add_rows(dy, count, Cout, p_bias);
+            else
+                avx2::cc_add_rows(dy, count, Cout, p_bias);
             if (avx512_)
                 avx512::cc_outer_accumulate(dy, Cout, z, depth_z, count, p_last);
             else
@@ -191,8 +208,14 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
                     avx2::cc_scatter_back(net_->contract, src_cl, diff_cl, row_offset, hi, dz, p0 + i0, g, n == 0, dhi,
                                           dn);
             }
-            for (i64 iy = from; iy < done; ++iy)
-                cc_add_planes_here(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
+            // stored where the band's is the row's first contribution (an even band's rows, an odd band's
+            // that no even band reads: cc_rows_odd_bands_store), else added
+            for (i64 iy = from; iy < done; ++iy) {
+                if (band % 2 == 0 || (odd_store_[band][0] <= iy && iy < odd_store_[band][1]))
+                    cc_store_planes_here(diff_cl + row_offset[iy], W, Cin, nullptr, diff_src_n + iy * W, in_plane);
+                else
+                    cc_add_planes_here(diff_cl + row_offset[iy], W, Cin, diff_src_n + iy * W, in_plane);
+            }
         }
         packed = std::max(packed, rows[1]);
         added = std::max(added, done);

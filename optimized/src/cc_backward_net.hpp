@@ -5,9 +5,10 @@
 // Output rows are cut into bands (at most 4, fixed by the descriptor) such that two bands of
 // the same parity read no common input row; each band runs its pixels in chunks (row-major, at most
 // kMaxChunkPixels), keeps per image a ring of the input rows its chunks read (and of their gradient,
-// added to diff_src once no later chunk reads the row) and owns a partial sum (double) of every
-// parameter gradient. Even bands run in parallel and scatter into diff_src, then odd bands; then the
-// partials are added in band order.
+// stored to diff_src where it is the row's first contribution, else added, once no later chunk reads the
+// row) and adds to a partial sum (double) of every
+// parameter gradient, one per pair of bands (2i, 2i + 1). Even bands run in parallel and scatter into
+// diff_src, then odd bands; then the partials are added in order.
 #pragma once
 
 #include <array>
@@ -33,8 +34,10 @@ public:
     CcBackwardNet(const CcBackwardNet&) = delete;
     CcBackwardNet& operator=(const CcBackwardNet&) = delete;
 
-    // diff_src [N][Cin][H][W] and diff_theta (the ABI order) overwritten; the buffers in use counted in meter.
-    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
+    // diff_src [N][Cin][H][W], diff_theta (the ABI order) and diff_bias [Cout] (unless null) overwritten; the
+    // buffers in use counted in meter.
+    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias,
+             WorkspaceMeter& meter) const;
 
     std::int64_t chunk_pixels() const { return chunk_pixels_; }
     std::int64_t bands() const { return static_cast<std::int64_t>(band_rows_.size()) - 1; }
@@ -55,6 +58,8 @@ private:
     bool avx512_ = false;  // the two products over a chunk for AVX-512 (the same bits as AVX2's)
     bool wide_ = false;    // and the scatter and hidden layers' reverse for AVX-512 (h2p a multiple of 16)
     std::vector<std::int64_t> band_rows_;  // band b: output rows [band_rows_[b], band_rows_[b + 1])
+    std::vector<std::array<std::int64_t, 2>> zero_rows_;  // cc_rows_no_band_stores
+    std::vector<std::array<std::int64_t, 2>> odd_store_;  // cc_rows_odd_bands_store
     WorkspacePool<float> buffers_;
     WorkspacePool<std::int64_t> scratch_;
     WorkspacePool<double> partials_;

@@ -74,13 +74,14 @@ void CcBackwardPlan::execute(const float* src, const float* diff_dst, float* dif
         throw ConvError("diff_bias", diff_bias ? "non-null" : "null", "must be non-null exactly when bias=1");
     m.meter.reset();
     const auto run = [&] {
+        // (the Internal-Net's methods sum diff_bias from the copies of diff_dst they make anyway)
         if (m.polyphase)
-            m.polyphase->run(src, diff_dst, diff_src, diff_theta, m.meter);
+            m.polyphase->run(src, diff_dst, diff_src, diff_theta, diff_bias, m.meter);
         else if (m.net)
-            m.net->run(src, diff_dst, diff_src, diff_theta, m.meter);
+            m.net->run(src, diff_dst, diff_src, diff_theta, diff_bias, m.meter);
         else
             detail::cc_backward_analytic(d, m.axes[0], m.axes[1], diff_dst, diff_src, m.meter);
-        if (diff_bias) detail::cc_backward_bias(d, diff_dst, diff_bias);
+        if (diff_bias && !m.polyphase && !m.net) detail::cc_backward_bias(d, diff_dst, diff_bias);
     };
     if (m.arena)
         detail::arena_execute_joined(*m.arena, run);

@@ -4,9 +4,12 @@
 //     pixels (row-major over the whole output), f32 sums over the chunk's pixels from 0 (FMA), added to
 //     the group's double partial; images and chunks in order; the groups' partials added in order; then
 //     the Internal-Net's reverse in double over the pairs (phase, tap) in order (cc_backward_reverse.inl).
+//   diff_bias: per image and output channel cc_sum32 over its pixels in the plan's order, then the images
+//     in order (double).
 //   dF: sums over Cout in order (cc_patch_times_scatter). diff_src: per image, the band's input gradient
 //     (from 0) sums the phases in order, each phase's chunks in order, within a chunk the taps in (y, x)
-//     order, then the pixels in order; then stored to diff_src (even bands: first) or added (odd ones, after).
+//     order, then the pixels in order; then stored to diff_src (even bands: first; odd bands' rows no even band
+//     reads) or added (the odd bands' other rows, after).
 #include "cc_backward_polyphase.hpp"
 
 #include <tbb/blocked_range.h>
@@ -61,7 +64,8 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
         band_input_rows_ = std::max(band_input_rows_, rows[1] - rows[0]);
     }
     band_floats_ = band_input_rows_ * d.input_size[1] * Cin;
-    zero_rows_ = cc_rows_outside_even_bands(axes_[0], band_rows_);
+    zero_rows_ = cc_rows_no_band_stores(axes_[0], band_rows_);
+    odd_store_ = cc_rows_odd_bands_store(axes_[0], band_rows_);
     partial_size_ = P * Cout * KC;
     // every phase's pixels in row-major order, phase after phase (both passes' chunks run over them,
     // diff_dst gathered in this order once per image); the range of each band's within each phase's
@@ -105,7 +109,7 @@ CcBackwardPolyphase::CcBackwardPolyphase(const CcDescriptor& d, const CcKernelPa
 }
 
 void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta,
-                              WorkspaceMeter& meter) const {
+                              float* diff_bias, WorkspaceMeter& meter) const {
     const CcDescriptor& d = desc_;
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours();
     const i64 H = d.input_size[0], W = d.input_size[1], in_plane = H * W, pixels = d.output_size[0] * d.output_size[1];
@@ -118,11 +122,16 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     meter.count_in(groups * partial_size_ * 8);
     Workspace<double> partials = partials_.take(static_cast<std::size_t>(groups * partial_size_));
     double* all = partials.data();
+    // diff_bias: per image and output channel the sum of its gathered diff_dst (cc_sum32, read while in
+    // cache: a second pass over diff_dst read it from L3), then the images in order
+    const i64 bias_size = diff_bias ? d.batch * Cout : 0;
+    meter.count_in(bias_size * 8);
+    Workspace<double> bias = bias_.take(static_cast<std::size_t>(bias_size));
     // per image: Cin zeros, then the image channels last; its diff_dst in the plan's order
     const i64 image_floats = Cin + in_plane * Cin + Cout * total;
     // image n's steps in three sets of tasks, each task independent of the others of its set: (1) its
     // diff_dst gathered (8 channels a task), its input packed for the dW pass (4 tasks), its diff_src
-    // zeroed where no even band stores (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
+    // zeroed where no band stores (8 planes a task); (2) dF of the even bands, beside the first half of the phases' dW_phase (a
     // task per phase, whatever the thread count); (3) dF of the odd bands beside the other phases'. run(k,
     // f): f(i) for every i in [0, k), as tasks in parallel or one after another.
     const i64 gathers = (Cout + 7) / 8, packs = 4, zeros = zero_rows_.empty() ? 0 : (Cin + 7) / 8;
@@ -135,8 +144,12 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
         float* dyp = src_cl + Cin + in_plane * Cin;  // [Cout][total]
         run(gathers + packs + zeros, [&](i64 i) {
             if (i < gathers) {
-                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co)
+                for (i64 co = 8 * i; co < std::min(Cout, 8 * i + 8); ++co) {
                     for (i64 o = 0; o < total; ++o) dyp[co * total + o] = diff_dst_n[co * pixels + order_[o]];
+                    if (diff_bias)
+                        bias.data()[n * Cout + co] = avx512_ ? avx512::cc_sum32(dyp + co * total, total)
+                                                              : avx2::cc_sum32(dyp + co * total, total);
+                }
             } else if (i < gathers + packs) {
                 const i64 y0 = (i - gathers) * H / packs, y1 = (i - gathers + 1) * H / packs;
                 cc_pack_planes_here(src_n + y0 * W, Cin, (y1 - y0) * W, in_plane, src_cl + Cin + y0 * W * Cin);
@@ -194,8 +207,9 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
             add_band_partials(all + r.begin(), groups, partial_size_, r.end() - r.begin());
         });
     // the Internal-Net's reverse over the pairs (phase, tap), g read in place from the partial: g of pair
-    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 4 (the
-    // kernel's group), then each output channel's dW3 rows a task, and the first layers' one more
+    // (ph, t), channel cout * Cin + cin = dW_phase[cout][t * Cin + cin]; the pairs in tasks of 8 (the
+    // kernel's group on AVX-512, two on AVX2), then each output channel's dW3 rows a task, and the first
+    // layers' one more
     const i64 pairs = phases_[0] * phases_[1] * K;
     // the reverse's scratch from a pool: fresh vectors this size page-faulted on every call
     const i64 reverse_size = cc_net_reverse_scratch(kernel_, pairs);
@@ -203,8 +217,8 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
     Workspace<double> reverse = reverse_.take(static_cast<std::size_t>(reverse_size));
     double* scratch = reverse.data();
     const CcNetReverse net{&kernel_, pairs_.data(), pairs, K, all};
-    parallel_for_joined(tbb::blocked_range<i64>(0, (pairs + 3) / 4), [&](const tbb::blocked_range<i64>& r) {
-        const i64 k0 = 4 * r.begin(), k1 = std::min(pairs, 4 * r.end());
+    parallel_for_joined(tbb::blocked_range<i64>(0, (pairs + 7) / 8), [&](const tbb::blocked_range<i64>& r) {
+        const i64 k0 = 8 * r.begin(), k1 = std::min(pairs, 8 * r.end());
         avx512_ ? avx512::cc_net_reverse_pairs(net, k0, k1, scratch) : avx2::cc_net_reverse_pairs(net, k0, k1, scratch);
     });
     parallel_for_joined(tbb::blocked_range<i64>(0, Cout + 1), [&](const tbb::blocked_range<i64>& r) {
@@ -218,7 +232,13 @@ void CcBackwardPolyphase::run(const float* src, const float* diff_dst, float* di
                     : avx2::cc_net_reverse_first(net, scratch, diff_theta);
         }
     });
-    meter.count_out(groups * partial_size_ * 8 + reverse_size * 8);
+    if (diff_bias)
+        for (i64 co = 0; co < Cout; ++co) {
+            double sum = 0.0;
+            for (i64 n = 0; n < d.batch; ++n) sum += bias.data()[n * Cout + co];
+            diff_bias[co] = static_cast<float>(sum);
+        }
+    meter.count_out(groups * partial_size_ * 8 + reverse_size * 8 + bias_size * 8);
 }
 
 void CcBackwardPolyphase::phase_weights_gradient(i64 ph, bool first, const float* src_cl, const float* dyp,
@@ -257,11 +277,25 @@ void CcBackwardPolyphase::run_band(i64 band, i64 n, const float* dyp, float* dif
                 avx2::cc_patch_times_scatter(taps, dyp + c0, weights_[ph].data(), diff_cl);
         }
     }
-    float* to = diff_src + n * Cin * in_plane + rows[0] * W;
-    if (band % 2 == 0)  // the rows' first contribution (cc_rows_outside_even_bands)
-        cc_store_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, nullptr, to, in_plane);
-    else
-        cc_add_planes_here(diff_cl, (rows[1] - rows[0]) * W, Cin, to, in_plane);
+    // rows [r0, r1) stored (their first contribution: an even band's, or an odd band's rows no even band
+    // reads, cc_rows_odd_bands_store) or added
+    const auto out = [&](i64 r0, i64 r1, bool store) {
+        if (r0 >= r1) return;
+        const float* from = diff_cl + (r0 - rows[0]) * W * Cin;
+        float* to = diff_src + n * Cin * in_plane + r0 * W;
+        if (store)
+            cc_store_planes_here(from, (r1 - r0) * W, Cin, nullptr, to, in_plane);
+        else
+            cc_add_planes_here(from, (r1 - r0) * W, Cin, to, in_plane);
+    };
+    if (band % 2 == 0) {
+        out(rows[0], rows[1], true);
+    } else {
+        const auto [lo, hi] = odd_store_[static_cast<std::size_t>(band)];  // {0, 0}: none
+        out(rows[0], lo < hi ? lo : rows[1], false);
+        out(lo, hi, true);
+        out(lo < hi ? hi : rows[1], rows[1], false);
+    }
     meter.count_out(band_floats_ * 4);
 }
 

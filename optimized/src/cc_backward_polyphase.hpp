@@ -35,8 +35,10 @@ public:
     CcBackwardPolyphase(const CcBackwardPolyphase&) = delete;
     CcBackwardPolyphase& operator=(const CcBackwardPolyphase&) = delete;
 
-    // diff_src [N][Cin][H][W] and diff_theta (the ABI order) overwritten; the buffers counted in meter.
-    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, WorkspaceMeter& meter) const;
+    // diff_src [N][Cin][H][W], diff_theta (the ABI order) and diff_bias [Cout] (unless null) overwritten;
+    // the buffers counted in meter.
+    void run(const float* src, const float* diff_dst, float* diff_src, float* diff_theta, float* diff_bias,
+             WorkspaceMeter& meter) const;
 
 private:
     // dF of the band's pixels of image n (dyp: its diff_dst in order_'s order, [Cout][pixels]), added to
@@ -54,7 +56,8 @@ private:
     std::vector<double> pairs_;  // (dy, dx) per phase and tap
     std::vector<std::vector<float>> weights_;  // per phase: W_phase [Cout][K * Cin], f32
     std::vector<std::int64_t> band_rows_;
-    std::vector<std::array<std::int64_t, 2>> zero_rows_;  // cc_rows_outside_even_bands
+    std::vector<std::array<std::int64_t, 2>> zero_rows_;  // cc_rows_no_band_stores
+    std::vector<std::array<std::int64_t, 2>> odd_store_;  // cc_rows_odd_bands_store
     std::vector<std::int64_t> order_;        // every phase's output pixels, row-major, phase after phase
     std::vector<std::int64_t> band_of_;      // their bands
     std::vector<std::int64_t> src_at_;       // [K][pixels]: the dW pass's patch offsets (CcPatchTaps)
@@ -66,6 +69,7 @@ private:
     WorkspacePool<float> buffers_;
     WorkspacePool<double> partials_;
     WorkspacePool<double> reverse_;  // the Internal-Net's reverse's scratch
+    WorkspacePool<double> bias_;     // diff_bias per image and output channel
 };
 
 }  // namespace convcheck::optimized::detail

@@ -134,4 +134,38 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
     }
 }
 
+void cc_add_rows(const float* x, i64 rows, i64 cols, double* sums) {
+    // WD columns at a time, their sums in registers over the rows; the last columns one at a time
+    i64 c = 0;
+    for (; c + WD <= cols; c += WD) {
+        vd s = load_d(sums + c);
+        for (i64 r = 0; r < rows; ++r) s = add_d(s, load_f_as_d(x + r * cols + c));
+        store_d(sums + c, s);
+    }
+    for (; c < cols; ++c)
+        for (i64 r = 0; r < rows; ++r) sums[c] += static_cast<double>(x[r * cols + c]);
+}
+
+double cc_sum32(const float* x, i64 n) {
+    // 32 / WD vectors of doubles (independent chains: 16 lanes in 2 vectors were bound by the adds' latency)
+    constexpr int V = 32 / WD;
+    vd lane[V];
+    for (int v = 0; v < V; ++v) lane[v] = broadcast_d(0.0);
+    const auto add32 = [&](const float* at) {
+        for (int v = 0; v < V; ++v) lane[v] = add_d(lane[v], load_f_as_d(at + v * WD));
+    };
+    i64 i = 0;
+    for (; i + 32 <= n; i += 32) add32(x + i);
+    if (i < n) {
+        float tail[32] = {};  // (adding +0 changes no sum: each starts from +0)
+        for (i64 k = 0; i + k < n; ++k) tail[k] = x[i + k];
+        add32(tail);
+    }
+    double l[32];
+    for (int v = 0; v < V; ++v) store_d(l + v * WD, lane[v]);
+    for (int w = 16; w >= 1; w /= 2)
+        for (int k = 0; k < w; ++k) l[k] += l[k + w];
+    return l[0];
+}
+
 }  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

@@ -2,8 +2,8 @@
 // once in plain loops over the features (vectorised by the compiler) and included by
 // cc_backward_reverse_avx2.cpp and cc_backward_reverse_avx512.cpp. Every sum runs in a fixed order: over
 // the channels c = cout * Cin + cin in order (dz2), over the pairs in order (every parameter's gradient),
-// over m in order (dz1); FMA throughout, so both ISAs give the same bits. With h2 = 16, 4 pairs (dz2) or
-// 4 channels (dW3) at once, the 16 features in vectors; any other width in plain loops. In three steps
+// over m in order (dz1); FMA throughout, so both ISAs give the same bits. With h2 = 16, 8 pairs (dz2; 4 on AVX2)
+// or 8 channels (dW3; 4 on AVX2) at once, the 16 features in vectors; any other width in plain loops. In three steps
 // (cc_backward_kernels.hpp): a pair's dz2 and a channel's dW3 depend on no other pair's or channel's
 // work, so any split of the pairs or of the channels among tasks gives the same bits.
 #include <cmath>
@@ -19,9 +19,42 @@ struct ReverseScratch {
         : a1(s), d1(a1 + n * h1), dz1(d1 + n * h1), a2(dz1 + n * h1), d2(a2 + n * h2), dz2(d2 + n * h2) {}
 };
 
+// Pairs with the register tiles below: P at once in dz2_group (P H / WD accumulators: 16 of AVX-512's 32
+// registers with 8 pairs; AVX2's 16 registers take 4), channels in reverse_last (one vector of doubles:
+// their db3 sums side by side).
+constexpr int kReversePairs = WD == 8 ? 8 : 4;
+
+// dz2 of pairs [k, k + P) (reverse_pairs, H > 0): W3's row in vectors, g broadcast, the channels in order.
+// W3 (Cout Cin H doubles, beyond L1) passes once per P pairs.
+template <int H, int P>
+void dz2_group(const CcNetReverse& q, i64 k, const double* __restrict d2, double* __restrict dz2) {
+    constexpr int V = H / WD;
+    const CcKernelParams& p = *q.net;
+    const i64 Cin = p.in_channels, Cout = p.out_channels, row = q.taps * Cin;
+    const double* __restrict W3 = p.W3.data();
+    vd acc[P * V];
+    for (int a = 0; a < P * V; ++a) acc[a] = broadcast_d(0.0);
+    for (i64 co = 0; co < Cout; ++co) {
+        const double* g[P];
+        for (int j = 0; j < P; ++j) g[j] = q.g + ((k + j) / q.taps * Cout + co) * row + (k + j) % q.taps * Cin;
+        const double* w3 = W3 + co * Cin * H;
+        for (i64 ci = 0; ci < Cin; ++ci) {
+            vd w[V];
+            for (int v = 0; v < V; ++v) w[v] = load_d(w3 + ci * H + v * WD);
+            for (int j = 0; j < P; ++j) {
+                const vd b = broadcast_d(g[j][ci]);
+                for (int v = 0; v < V; ++v) acc[j * V + v] = fma_d(b, w[v], acc[j * V + v]);
+            }
+        }
+    }
+    for (int j = 0; j < P; ++j)
+        for (int v = 0; v < V; ++v) store_d(dz2 + (k + j) * H + v * WD, acc[j * V + v]);
+    for (i64 m = 0; m < P * H; ++m) dz2[k * H + m] *= d2[k * H + m];
+}
+
 // Pairs [k0, k1): the net's forward (b + W x, x in order; LeakyReLU'(z) = 1 for z > 0, else the slope),
 // then dz2 = LeakyReLU'(z2) (W3^T g), the channels in order (H: the second hidden width when known at
-// compile time, else 0; 4 pairs at once, W3's row in vectors, g broadcast).
+// compile time, else 0; then dz2_group).
 template <int H>
 void reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch) {
     const CcKernelParams& p = *q.net;
@@ -53,26 +86,8 @@ void reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch) {
     }
     i64 k = k0;
     if constexpr (H > 0 && H % WD == 0) {
-        constexpr int V = H / WD;
-        for (; k + 4 <= k1; k += 4) {
-            vd acc[4 * V];
-            for (int a = 0; a < 4 * V; ++a) acc[a] = broadcast_d(0.0);
-            for (i64 co = 0; co < Cout; ++co) {
-                const double* g[4] = {g_of(k, co), g_of(k + 1, co), g_of(k + 2, co), g_of(k + 3, co)};
-                const double* w3 = W3 + co * Cin * h2;
-                for (i64 ci = 0; ci < Cin; ++ci) {
-                    vd w[V];
-                    for (int v = 0; v < V; ++v) w[v] = load_d(w3 + ci * h2 + v * WD);
-                    for (int j = 0; j < 4; ++j) {
-                        const vd b = broadcast_d(g[j][ci]);
-                        for (int v = 0; v < V; ++v) acc[j * V + v] = fma_d(b, w[v], acc[j * V + v]);
-                    }
-                }
-            }
-            for (int j = 0; j < 4; ++j)
-                for (int v = 0; v < V; ++v) store_d(dz2 + (k + j) * h2 + v * WD, acc[j * V + v]);
-            for (i64 m = 0; m < 4 * h2; ++m) dz2[k * h2 + m] *= d2[k * h2 + m];
-        }
+        for (; k + kReversePairs <= k1; k += kReversePairs) dz2_group<H, kReversePairs>(q, k, d2, dz2);
+        for (; k + 4 <= k1; k += 4) dz2_group<H, 4>(q, k, d2, dz2);
     }
     for (; k < k1; ++k) {
         double* __restrict sum = dz2 + k * h2;
@@ -87,7 +102,7 @@ void reverse_pairs(const CcNetReverse& q, i64 k0, i64 k1, double* scratch) {
     }
 }
 
-// dW3 = g a2^T, db3 = the sum of g for channels cout in [co0, co1): per channel, the pairs in order (H: 4
+// dW3 = g a2^T, db3 = the sum of g for channels cout in [co0, co1): per channel, the pairs in order (H: WD
 // input channels at once, a2 in vectors, g broadcast; k / taps and k % taps stepped, not divided), from 0,
 // rounded to f32 into diff_theta (the ABI order).
 template <int H>
@@ -101,31 +116,29 @@ void reverse_last(const CcNetReverse& q, i64 co0, i64 co1, const double* scratch
     for (i64 co = co0; co < co1; ++co) {
         i64 ci0 = 0;
         if constexpr (H > 0 && H % WD == 0) {
+            // WD input channels at once (their db3 one vector: each lane's sum over the pairs in order)
             constexpr int V = H / WD;
-            for (; ci0 + 4 <= Cin; ci0 += 4) {
-                vd acc[4 * V];
-                double b[4] = {0.0, 0.0, 0.0, 0.0};
-                for (int a = 0; a < 4 * V; ++a) acc[a] = broadcast_d(0.0);
+            for (; ci0 + WD <= Cin; ci0 += WD) {
+                vd acc[WD * V];
+                vd b = broadcast_d(0.0);
+                for (int a = 0; a < WD * V; ++a) acc[a] = broadcast_d(0.0);
                 const double* g = q.g + co * row + ci0;
                 for (i64 k = 0, t = 0; k < n; ++k) {
                     vd a[V];
                     for (int v = 0; v < V; ++v) a[v] = load_d(a2 + k * h2 + v * WD);
-                    for (int j = 0; j < 4; ++j) {
+                    for (int j = 0; j < WD; ++j) {
                         const vd gv = broadcast_d(g[t * Cin + j]);
                         for (int v = 0; v < V; ++v) acc[j * V + v] = fma_d(gv, a[v], acc[j * V + v]);
-                        b[j] += g[t * Cin + j];
                     }
+                    b = add_d(b, load_d(g + t * Cin));
                     if (++t == q.taps) {
                         t = 0;
                         g += Cout * row;
                     }
                 }
-                for (int j = 0; j < 4; ++j) {
-                    double w[H];
-                    for (int v = 0; v < V; ++v) store_d(w + v * WD, acc[j * V + v]);
-                    for (int m = 0; m < H; ++m) tw3[(co * Cin + ci0 + j) * h2 + m] = static_cast<float>(w[m]);
-                    tb3[co * Cin + ci0 + j] = static_cast<float>(b[j]);
-                }
+                for (int j = 0; j < WD; ++j)
+                    for (int v = 0; v < V; ++v) store_d_as_f(tw3 + (co * Cin + ci0 + j) * h2 + v * WD, acc[j * V + v]);
+                store_d_as_f(tb3 + co * Cin + ci0, b);
             }
         }
         for (i64 ci = ci0; ci < Cin; ++ci) {

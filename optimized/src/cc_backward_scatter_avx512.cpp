@@ -5,7 +5,7 @@
 //        group of at most 9 taps and 32 channels dN = dS + h_0 dZ_0 + h_1 dZ_1 + ... over m < h2 in
 //        order (FMA), each tap's h_m broadcast, 16 channels per vector, added to diff_cl;
 //   dh:  dh[tap][m] += sum_cin N[cin] dZ[cin][m], 16 features per vector, input channels in order
-//        (FMA), up to 12 taps at once: the same sums as the AVX2 kernel's.
+//        (FMA), up to 9 taps at once: the same sums as the AVX2 kernel's.
 // (The AVX2 kernel sums dN's features by lane sums in another order: the two ISAs' diff_src may differ
 // in the last bits; each is fixed, whatever the thread count.)
 #include "isa_avx512.hpp"
@@ -16,8 +16,9 @@
 namespace convcheck::optimized::detail::avx512 {
 namespace {
 
-constexpr int kDnTaps = 9;   // dN: 9 taps x 2 channel vectors = 18 accumulators
-constexpr int kDhTaps = 12;  // dh: 12 accumulators (one feature vector each)
+// taps at once: dN 9 taps x 2 channel vectors = 18 accumulators, dh 9 (one feature vector each), the
+// taps' positions found once for both
+constexpr int kTaps = 9;
 
 // The 16 x 16 transpose of r in place, by in-lane unpacks (pairs of floats, then of float pairs) and
 // two rounds of 128-bit block shuffles: 64 shuffles with immediate controls (GCC's vector builtins: its
@@ -164,12 +165,12 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
         const i64 fy = p.first_y[oy], fx = p.first_x[ox];
         const TapRange ry = taps_inside(fy, p.kh, p.in_h), rx = taps_inside(fx, p.kw, p.in_w);
         transpose_dz(dz, Cin, h2p, cp, dzt);
-        i64 tap[kDhTaps], pos[kDhTaps], taps = 0;
+        i64 tap[kTaps], pos[kTaps], taps = 0;
         // dN: channel blocks of 32 (the last one 16 or 32, its last vector masked)
-        const auto flush_dn = [&] {
+        const auto flush = [&] {
             for (i64 c0 = 0; c0 < Cin; c0 += 32) {
                 const i64 left = Cin - c0;
-                with_taps<kDnTaps>(taps, [&]<int T>() {
+                with_taps<kTaps>(taps, [&]<int T>() {
                     if (left > 32 || (left == 32 && rest == 0))
                         dn_tile<T, 2, false>(p, h, dzt, cp, dz + Cin * h2p, tap, pos, c0, mask, diff_cl);
                     else if (left > 16)
@@ -180,25 +181,19 @@ void cc_scatter_back(const CcContractProblem& p, const float* src_cl, float* dif
                         dn_tile<T, 1, true>(p, h, dzt, cp, dz + Cin * h2p, tap, pos, c0, mask, diff_cl);
                 });
             }
-            taps = 0;
-        };
-        const auto flush_dh = [&] {
             for (i64 v0 = 0; v0 < h2p / 16; ++v0)
-                with_taps<kDhTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, first_image, dh); });
+                with_taps<kTaps>(taps, [&]<int T>() { dh_tile<T>(p, src_cl, dz, tap, pos, v0, first_image, dh); });
             taps = 0;
         };
-        // the taps inside in (y, x) order, in groups
-        const auto each_group = [&](i64 most, const auto& flush) {
-            for (i64 y = ry.lo; y < ry.hi; ++y)
-                for (i64 x = rx.lo; x < rx.hi; ++x) {
-                    tap[taps] = y * p.kw + x;
-                    pos[taps] = row_offset[fy + y] + (fx + x) * Cin;
-                    if (++taps == most) flush();
-                }
-            if (taps > 0) flush();
-        };
-        each_group(kDnTaps, flush_dn);
-        each_group(kDhTaps, flush_dh);
+        // the taps inside in (y, x) order, in groups of kTaps: dN, then dh of each group (their positions
+        // found once for both)
+        for (i64 y = ry.lo; y < ry.hi; ++y)
+            for (i64 x = rx.lo; x < rx.hi; ++x) {
+                tap[taps] = y * p.kw + x;
+                pos[taps] = row_offset[fy + y] + (fx + x) * Cin;
+                if (++taps == kTaps) flush();
+            }
+        if (taps > 0) flush();
     }
 }
 

@@ -63,6 +63,50 @@ RC_GTEST_PROP(CcBackwardBands, CutsByChunksKeepSameParityBandsApart, ()) {
     if (!why.empty()) RC_FAIL(to_string(d) + " chunk " + std::to_string(chunk) + ": " + why);
 }
 
+// Where each input row of diff_src gets its first value (both Internal-Net methods): stored by an even
+// band, stored by an odd band (its rows no even band reads, inside its own rows), or zeroed: every row
+// exactly once; the zeroed ranges in order, none empty. For the cuts by heights (polyphase) and by chunks
+// (chunked).
+RC_GTEST_PROP(CcBackwardBands, EveryInputRowIsStoredFirstOrZeroedOnce, ()) {
+    const CcDescriptor d = *cctest::small_cc_descriptor();
+    const std::int64_t max_bands = *rc::gen::inRange<std::int64_t>(1, 9);
+    const std::int64_t chunk = *rc::gen::inRange<std::int64_t>(1, 200);
+    const AxisWindows height = axis_windows(d, 0);
+    const std::vector<std::int64_t> bands = *rc::gen::arbitrary<bool>()
+                                                ? cc_backward_bands(height, max_bands)
+                                                : cc_backward_bands_by_chunks(height, d.output_size[1], chunk);
+    std::vector<int> times(static_cast<std::size_t>(height.in), 0);
+    const auto count = [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t r = lo; r < hi; ++r) ++times[static_cast<std::size_t>(r)];
+    };
+    for (std::size_t b = 0; b + 1 < bands.size(); b += 2) {
+        const auto rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        count(rows[0], rows[1]);
+    }
+    const auto store = cc_rows_odd_bands_store(height, bands);
+    RC_ASSERT(store.size() + 1 == bands.size());
+    for (std::size_t b = 0; b < store.size(); ++b) {
+        const auto [lo, hi] = store[b];
+        if (lo >= hi) continue;
+        RC_ASSERT(b % 2 == 1u);
+        const auto rows = cc_input_rows(height, bands[b], bands[b + 1] - 1);
+        RC_ASSERT(rows[0] <= lo);
+        RC_ASSERT(hi <= rows[1]);
+        count(lo, hi);
+    }
+    std::int64_t last = 0;
+    for (const auto& [lo, hi] : cc_rows_no_band_stores(height, bands)) {
+        RC_ASSERT(lo >= last);
+        RC_ASSERT(lo < hi);
+        last = hi;
+        count(lo, hi);
+    }
+    for (std::int64_t r = 0; r < height.in; ++r)
+        if (times[static_cast<std::size_t>(r)] != 1)
+            RC_FAIL(to_string(d) + " max_bands " + std::to_string(max_bands) + ": input row " + std::to_string(r) +
+                    " first written " + std::to_string(times[static_cast<std::size_t>(r)]) + " times");
+}
+
 // The rows no even band reads (where diff_src starts from 0): with the even bands' input rows, every
 // input row exactly once; the ranges in order, none empty.
 RC_GTEST_PROP(CcBackwardBands, RowsOutsideTheEvenBandsAndTheirsCoverTheInputOnce, ()) {

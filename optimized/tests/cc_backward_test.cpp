@@ -282,6 +282,28 @@ TEST(CcBackwardOptimized, TheSameBitsWhenRunAgainAfterOtherData) {
     }
 }
 
+// diff_src is overwritten whatever it held: the input rows no band reads are zeroed, every other row's
+// first contribution is stored (cc_rows_no_band_stores, cc_rows_odd_bands_store), so a buffer of NaNs
+// gives the bits a buffer of zeros does. (Layers whose output rows skip input rows: support 1 at 1/3,
+// support 2 at 0.3 x 0.4.)
+TEST(CcBackwardOptimized, DiffSrcOverwrittenWhateverItHeld) {
+    for (const char* text : {"cc:n=2,cin=5,cout=4,in=13x12,scale=1/3,support=1x1,hidden=4x16",
+                             "cc:n=1,cin=20,cout=3,in=23x17,scale=0.3x0.4,support=2x2,hidden=3x8"}) {
+        const CcDescriptor d = parse_cc_descriptor(text);
+        const Data data = make_data(d, 7);
+        for (CcMethod m : methods(d))
+            for (int threads : {1, 2}) {
+                const CcBackwardPlan plan(d, data.theta.data(), CcOptions{threads, m});
+                std::vector<float> zeros(d.src_elements(), 0.0f), nans(d.src_elements(), std::nanf(""));
+                std::vector<float> theta(d.theta_elements());
+                for (std::vector<float>* diff_src : {&zeros, &nans})
+                    plan.execute(data.src.data(), data.diff_dst.data(), diff_src->data(), theta.data(), nullptr);
+                EXPECT_EQ(std::memcmp(zeros.data(), nans.data(), zeros.size() * 4), 0)
+                    << text << " " << to_string(m) << " threads " << threads;
+            }
+    }
+}
+
 TEST(CcBackwardOptimized, RefusesWhatItCannotDo) {
     const CcDescriptor d = parse_cc_descriptor("cc:cin=2,cout=3,in=8x8,scale=2/3,support=3x3,kernel=linear");
     EXPECT_THROW(CcBackwardPlan(d, nullptr, CcOptions{1, CcMethod::polyphase}), ConvError);  // analytic
