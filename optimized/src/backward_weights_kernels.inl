@@ -142,7 +142,7 @@ template <int R, int NB>
 }
 
 template <int NB>
-void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
+void general_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, float* bias, i64 row_begin,
                    i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
     constexpr int R = kGeneralRows[NB];
     constexpr i64 B = NB * W;
@@ -235,7 +235,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     }
                 }
                 if (p.bias_at >= 0 && t_begin == 0)
-                    sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{dw + p.bias_at + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
+                    sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{bias + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 if (contiguous[tile - t_begin]) continue;
@@ -276,36 +276,39 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
 
 }  // namespace
 
-// Elements [begin, end) of the parts' sums (problem.hpp): dw[i] = dw[i] + dw[gradient + i] + ... in
+// Elements [begin, end) of the parts' sums (problem.hpp): to[i] = dw[i] + dw[gradient + i] + ... in
 // part order, each vector kept in a register over the parts (an FMA by 1 is the exact sum).
-void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end) {
+void backward_add_parts(const float* dw, i64 gradient, i64 parts, i64 begin, i64 end, float* to) {
     static const float one_value = 1.0f;
     const vf one = broadcast(&one_value);
     i64 i = begin;
     for (; i + W <= end; i += W) {
         vf acc = load(dw + i);
         for (i64 part = 1; part < parts; ++part) acc = fma(load(dw + part * gradient + i), one, acc);
-        store(dw + i, acc);
+        store(to + i, acc);
     }
-    for (; i < end; ++i)
-        for (i64 part = 1; part < parts; ++part) dw[i] += dw[part * gradient + i];
+    for (; i < end; ++i) {
+        float sum = dw[i];
+        for (i64 part = 1; part < parts; ++part) sum += dw[part * gradient + i];
+        to[i] = sum;
+    }
 }
 
 int backward_lanes() { return W; }
 int backward_tile_rows(bool depthwise, int vector_blocks) { return depthwise ? kDepthwiseRows : kGeneralRows[vector_blocks]; }
 int backward_max_vector_blocks(bool depthwise) { return depthwise ? kDepthwiseBlocks : kGeneralMaxBlocks; }
 
-void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, float* bias,
+                            i64 row_begin, i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets) {
     if (p.depthwise) {
         depthwise_items(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets);
         return;
     }
     switch (p.vector_blocks) {
-    case 1: general_items<1>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
-    case 2: general_items<2>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
-    case 3: general_items<3>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
-    default: general_items<kGeneralMaxBlocks>(p, xp, dy, dw, row_begin, row_end, begin, end, scratch, offsets); return;
+    case 1: general_items<1>(p, xp, dy, dw, bias, row_begin, row_end, begin, end, scratch, offsets); return;
+    case 2: general_items<2>(p, xp, dy, dw, bias, row_begin, row_end, begin, end, scratch, offsets); return;
+    case 3: general_items<3>(p, xp, dy, dw, bias, row_begin, row_end, begin, end, scratch, offsets); return;
+    default: general_items<kGeneralMaxBlocks>(p, xp, dy, dw, bias, row_begin, row_end, begin, end, scratch, offsets); return;
     }
 }
 

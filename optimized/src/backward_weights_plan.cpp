@@ -56,6 +56,10 @@ struct BackwardWeightsPlan::Impl {
     detail::Geometry geometry, dy_geometry;
     detail::Geometry packed_geometry;  // the padded copy of src as an input with no padding
     bool src_in_place = false, dy_in_place = false;
+    // The gradient's layout [G][taps][ICg][OCg] is the user's diff_weights (f32 XIO, one group): the
+    // vector kernels write it there, or the parts' sums go there, with no copy after (res5_3x3's 9 MB:
+    // the copy was 7 % of its time).
+    bool weights_direct = false;
     std::vector<float> zeros;
     std::vector<i64> taps;
     Path path = Path::scalar;
@@ -142,6 +146,8 @@ struct BackwardWeightsPlan::Impl {
                          0.0f);
         }
         p.zeros = zeros.data();
+        weights_direct = !p.depthwise && path != Path::scalar && desc.dtype == DataType::f32 &&
+                         desc.filter_format == FilterFormat::xio && g.groups == 1;
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
         // a 1x1 layer's blocks of 64 pixels when an item's diff_dst panels then fit L1 (pw576_96_14:
@@ -183,10 +189,15 @@ struct BackwardWeightsPlan::Impl {
                      [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, to, b, e); });
             y = to;
         }
-        // per part: the weights' sums, then the bias's (problem.bias_at)
-        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group + (desc.has_bias ? g.out_channels : 0);
-        detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(gradient * parts));
+        // per part: the weights' sums, then the bias's (problem.bias_at); with weights_direct and one part
+        // the kernels write diff_weights itself and the workspace holds the bias' sums only
+        const i64 weights = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+        const i64 gradient = weights + (desc.has_bias ? g.out_channels : 0);
+        const bool alone = weights_direct && parts == 1;
+        float* user = weights_direct ? static_cast<float*>(diff_weights) : nullptr;
+        detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(std::max<i64>(1, alone ? gradient - weights : gradient * parts)));
         float* dw = sum.data();
+        float* bias_sums = alone ? dw : dw + (desc.has_bias ? problem.bias_at : 0);
         const i64 items = problem.work_items(), rows = problem.output_rows();
         parallel(items * parts, [&](i64 b, i64 e) {
             detail::Workspace<float> panels = scratch_floats.take(static_cast<std::size_t>(problem.scratch_floats()));
@@ -194,26 +205,33 @@ struct BackwardWeightsPlan::Impl {
             for (i64 task = b; task < e; ++task) {
                 const i64 part = task / items, item = task % items;
                 const i64 row_begin = rows * part / parts, row_end = rows * (part + 1) / parts;
-                float* out = dw + part * gradient;
+                float* out = alone ? user : dw + part * gradient;
+                float* bias = alone ? bias_sums : bias_sums + part * gradient;
                 if (path == Path::blocked_avx512)
-                    detail::avx512::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1,
+                    detail::avx512::backward_weights_items(problem, x, y, out, bias, row_begin, row_end, item, item + 1,
                                                            panels.data(), offsets.data());
                 else if (path == Path::blocked_avx2)
-                    detail::avx2::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1,
+                    detail::avx2::backward_weights_items(problem, x, y, out, bias, row_begin, row_end, item, item + 1,
                                                          panels.data(), offsets.data());
                 else
                     detail::backward_weights_items_scalar(problem, x, y, out, row_begin, row_end, item, item + 1);
             }
         });
-        if (parts > 1)  // the parts in part order, into part 0
+        if (parts > 1)  // the parts in part order, into part 0 (the weights' into diff_weights with weights_direct)
             parallel((gradient + 1023) / 1024, [&](i64 b, i64 e) {
-                const i64 begin = b * 1024, count = std::min(e * 1024, gradient) - begin;
-                if (path == Path::blocked_avx512) return detail::avx512::backward_add_parts(dw, gradient, parts, begin, begin + count);
-                if (path == Path::blocked_avx2) return detail::avx2::backward_add_parts(dw, gradient, parts, begin, begin + count);
-                float* __restrict to = dw + begin;
-                for (i64 part = 1; part < parts; ++part) {  // per element: part 0 + part 1 + ... in order
-                    const float* __restrict from = dw + part * gradient + begin;
-                    for (i64 i = 0; i < count; ++i) to[i] += from[i];
+                const i64 begin = b * 1024, end = std::min(e * 1024, gradient);
+                const auto add = [&](i64 from, i64 to, float* into) {
+                    if (from >= to) return;
+                    if (path == Path::blocked_avx512) return detail::avx512::backward_add_parts(dw, gradient, parts, from, to, into);
+                    if (path == Path::blocked_avx2) return detail::avx2::backward_add_parts(dw, gradient, parts, from, to, into);
+                    for (i64 part = 1; part < parts; ++part)  // per element: part 0 + part 1 + ... in order
+                        for (i64 i = from; i < to; ++i) into[i] += dw[part * gradient + i];
+                };
+                if (weights_direct) {
+                    add(begin, std::min(end, weights), user);
+                    add(std::max(begin, weights), end, dw);
+                } else {
+                    add(begin, end, dw);
                 }
             });
         if (problem.depthwise)  // dw [taps][C] (G = C, ICg = OCg = 1): task t
@@ -224,10 +242,10 @@ struct BackwardWeightsPlan::Impl {
                         detail::store_rounded(diff_weights, desc.dtype, desc.filter_format == FilterFormat::oix ? c * taps + t : t * C + c,
                                               dw[t * C + c]);
             });
-        else
+        else if (!weights_direct)
             parallel(detail::store_weights_task_count(desc, g), [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
         if (desc.has_bias)
-            for (i64 o = 0; o < g.out_channels; ++o) detail::store_rounded(diff_bias, desc.dtype, o, dw[problem.bias_at + o]);
+            for (i64 o = 0; o < g.out_channels; ++o) detail::store_rounded(diff_bias, desc.dtype, o, bias_sums[o]);
     }
 };
 

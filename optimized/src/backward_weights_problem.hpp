@@ -36,8 +36,8 @@ struct BackwardWeightsProblem {
     i64 tiles_per_item = 1;
     i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
     // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),
-    // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, the depthwise
-    // one in its tiles of tap 0); -1 without bias.
+    // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, into the `bias`
+    // it is given; the depthwise one in its tiles of tap 0, at dw + bias_at); -1 without bias.
     i64 bias_at = -1;
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
     i64 lane_blocks_per_item = 1;      // general: an item's lane blocks (all of them but for 1x1 layers)
@@ -77,25 +77,26 @@ struct BackwardWeightsProblem {
     }
 };
 
-// backward_add_parts: elements [begin, end) of the parts' sums, dw[i] = dw[i] + dw[gradient + i] + ...
-// (parts of `gradient` floats each) in part order.
+// backward_add_parts: elements [begin, end) of the parts' sums, to[i] = dw[i] + dw[gradient + i] + ...
+// (parts of `gradient` floats each) in part order (to may be dw).
 // Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the
-// previous contents of dw are overwritten). scratch: the problem's scratch_floats() and scratch_offsets().
+// previous contents of dw are overwritten; the general kernel's bias sums go to bias, the depthwise
+// kernel's to dw + bias_at). scratch: the problem's scratch_floats() and scratch_offsets().
 namespace avx512 {
-void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end);
+void backward_add_parts(const float* dw, i64 gradient, i64 parts, i64 begin, i64 end, float* to);
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
-void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, float* bias,
+                            i64 row_begin, i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx512
 namespace avx2 {
-void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end);
+void backward_add_parts(const float* dw, i64 gradient, i64 parts, i64 begin, i64 end, float* to);
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
-void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, float* bias,
+                            i64 row_begin, i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx2
 // The portable loops (no vector ISA): the same sums in the same order.
 void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw,

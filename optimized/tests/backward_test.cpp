@@ -196,6 +196,10 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=20,o=36,in=9x10,k=1x1,s=2x2,data=nxc",
         "conv:n=1,c=18,o=8,in=10x11,k=2x2,s=3x3,pb=0x1,pe=1x0,data=nxc",
         "conv:n=1,c=17,o=9,in=5x7x8,k=3x3x3,s=2x1x2,pb=1x1x1,pe=1x1x1,data=nxc",
+        // backward weights into an f32 XIO diff_weights (one group: the gradient's own layout), written
+        // there by the kernels (one part) or by the sum of three parts, the bias' sums beside
+        "conv:n=2,c=8,o=24,in=20x20,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
+        "conv:n=1,c=8,o=24,in=7x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
