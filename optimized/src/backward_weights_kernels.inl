@@ -77,26 +77,23 @@ void sum_pixels(const float* panel, i64 d_step, i64 K, const TileHome& home, boo
 }
 
 constexpr i64 kLineFloats = 16;  // floats per cache line
-inline void prefetch(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T0); }
-inline void prefetch_l2(const float* at) { _mm_prefetch(reinterpret_cast<const char*>(at), _MM_HINT_T1); }
+// (__builtin_prefetch: GCC 12 dropped every _mm_prefetch(..., _MM_HINT_T0) of this file once general_items
+// had grown by the runs below, the steady tiles' prefetch of x included: pw576_96_14 0.90 -> 0.99 ms)
+inline void prefetch(const float* at) { __builtin_prefetch(at, 0, 3); }
+inline void prefetch_l2(const float* at) { __builtin_prefetch(at, 0, 2); }
 
 // General: one tile over a block of K pixels from its panels. With x_at, the tile's R rows are R
 // consecutive channels of one tap: pixel k's are read straight from x + x_at[k] (x at the tile's first
 // row), not from a packed panel.
 // With Steady, pixel k's are at x + x_at[0] + k * step (pixels evenly spaced: a 1x1 layer's blocks).
+// Pixels [k_begin, k_end) of the block (K pixels) into acc.
 template <int R, int NB, bool Steady>
-void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step, const float* d_panel, i64 d_step, i64 K,
-                const TileHome& home, bool first) {
-    vf acc[R * NB];
-    if (first) {
-#pragma GCC unroll 64
-        for (int i = 0; i < R * NB; ++i) acc[i] = zero();
-    } else {
-        home_load<R, NB>(acc, home);
-    }
-    const float* xs = Steady ? x + x_at[0] : nullptr;
-    for (i64 k = 0; k < K; ++k, x_panel += R, d_panel += d_step) {
-        const float* xk = Steady ? xs + k * step : x_at ? x + x_at[k] : x_panel;
+[[gnu::always_inline]] inline void tile_pixels(vf* acc, const float* x_panel, const float* x, const i64* x_at, i64 step,
+                                               const float* d_panel, i64 d_step, i64 K, i64 k_begin, i64 k_end) {
+    const float* xs = Steady ? x + x_at[0] : x;
+    d_panel += k_begin * d_step;
+    for (i64 k = k_begin; k < k_end; ++k, d_panel += d_step) {
+        const float* xk = Steady ? xs + k * step : x_at ? x + x_at[k] : x_panel + k * R;
         // x in place: its pixels are a row apart (2304 bytes for 576 channels, past the hardware's
         // stride prefetcher): fetched kAhead pixels ahead
         constexpr i64 kAhead = 8;
@@ -112,9 +109,27 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
             for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, d[j], acc[r * NB + j]);
         }
     }
-    home_store<R, NB>(acc, home);
 }
 
+// Only the block's pixels in the runs [run_at[0], run_at[1]), [run_at[2], run_at[3]), ... (in increasing order;
+// the others read padding alone); K: the block's pixels.
+template <int R, int NB, bool Steady>
+void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step, const float* d_panel, i64 d_step, i64 K,
+                const i64* run_at, i64 runs, const TileHome& home, bool first) {
+    vf acc[R * NB];
+    if (first) {
+#pragma GCC unroll 64
+        for (int i = 0; i < R * NB; ++i) acc[i] = zero();
+    } else {
+        home_load<R, NB>(acc, home);
+    }
+    if (runs == 1)
+        tile_pixels<R, NB, Steady>(acc, x_panel, x, x_at, step, d_panel, d_step, K, run_at[0], run_at[1]);
+    else
+        for (i64 run = 0; run < runs; ++run)
+            tile_pixels<R, NB, Steady>(acc, x_panel, x, x_at, step, d_panel, d_step, K, run_at[2 * run], run_at[2 * run + 1]);
+    home_store<R, NB>(acc, home);
+}
 
 // The rows a tile computes: R, or for the last tile of a group's rows, when it has fewer, the least
 // of 2, 4, 8 that holds them (res2_1x1_64's 64 channels in tiles of 6: the last one 4 rows, not 6).
@@ -131,14 +146,16 @@ struct TileInputs {
     i64 step;
     const float* d_panel;
     i64 d_step, K;
+    const i64* run_at;  // the runs of pixels to compute (panel_tile)
+    i64 runs;
 };
 
 template <int R, int NB>
 [[gnu::always_inline]] inline void tile_over(const TileInputs& in, const TileHome& home, bool first) {
     if (in.step > 0)
-        panel_tile<R, NB, true>(nullptr, in.x, in.x_at, in.step, in.d_panel, in.d_step, in.K, home, first);
+        panel_tile<R, NB, true>(in.x_panel, in.x, in.x_at, in.step, in.d_panel, in.d_step, in.K, in.run_at, in.runs, home, first);
     else
-        panel_tile<R, NB, false>(in.x_panel, in.x, in.x_at, 0, in.d_panel, in.d_step, in.K, home, first);
+        panel_tile<R, NB, false>(in.x_panel, in.x, in.x_at, 0, in.d_panel, in.d_step, in.K, in.run_at, in.runs, home, first);
 }
 
 template <int NB>
@@ -155,11 +172,64 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     // the next block (to prefetch it)
     i64 *x_at = offsets, *d_at = offsets + KB, *x_next = offsets + 2 * KB, *d_next = offsets + 3 * KB;
     i64* contiguous = offsets + 4 * KB;  // per tile of the item: in_place(tile), found once an item
-    const i64 px_begin = row_begin * OW, px_end = row_end * OW;
     // a 1x1 layer with stride 1 (out = padded): pixel k of a block is Cs floats after pixel k - 1 in xp,
     // so its in-place tiles step a pointer instead of loading each pixel's offset (res4_1x1_1024 -5 %)
     bool steady = taps == 1;
     for (int a = 0; a < 3; ++a) steady = steady && g.stride[a] == 1 && g.padded[a] == g.out[a];
+    // A tile's taps read only padding at some pixels of a padded layer (res5_3x3's 7x7 pixels: 18 % of its
+    // products): it runs over the others only (whole runs of them: per output row of the block, the
+    // columns where some tap of the tile reads x; found again per block when the tile's taps change)
+    i64* rows_at = contiguous + p.tiles_per_item;  // per output row of the block: first k, pixels, ow, oh, od
+    i64* run_at = rows_at + 5 * KB;                // [begin, end) of each run
+    i64* tap_reach = run_at + 2 * KB + 2;          // per tap: kd*D - pad, kh*D - pad, and the columns ow it reads x at
+    // Only when at least 1/16 of the (pixel, tap) pairs read padding (res5_3x3's 7x7: 18 %; res2_3x3's 56x56:
+    // 2.4 %, conv1 1.5 %: finding the runs cost more than they skip there). A steady layer's padding is a
+    // crop's: it is read in place, zeros and all.
+    double reads = 1.0;  // the share of the pairs that read x
+    for (int a = 0; a < 3; ++a) {
+        i64 pairs = 0;
+        for (i64 o = 0; o < g.out[a]; ++o)
+            for (i64 k = 0; k < g.kernel[a]; ++k) {
+                const i64 at = o * g.stride[a] + k * g.dilation[a] - g.pad_begin[a];
+                pairs += at >= 0 && at < g.in[a];
+            }
+        reads *= static_cast<double>(pairs) / static_cast<double>(g.out[a] * g.kernel[a]);
+    }
+    const bool some_padding = !steady && 16 * reads <= 15;
+    const auto ceil_div = [](i64 a, i64 b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); };
+    const auto max_of = [](i64 a, i64 b) { return a > b ? a : b; };
+    for (i64 t = 0; some_padding && t < taps; ++t) {
+        const i64 kd = t / (g.kernel[1] * g.kernel[2]), kh = t / g.kernel[2] % g.kernel[1], kw = t % g.kernel[2];
+        const i64 shift = g.pad_begin[2] - kw * g.dilation[2];  // ow reads x when 0 <= ow*S - shift < W
+        i64* at = tap_reach + 4 * t;
+        at[0] = kd * g.dilation[0] - g.pad_begin[0], at[1] = kh * g.dilation[1] - g.pad_begin[1];
+        at[2] = ceil_div(shift, g.stride[2]), at[3] = ceil_div(shift + g.in[2], g.stride[2]);
+    }
+    // the runs of the block's `segments` rows where one of taps [t_first, t_last] reads x: run_at, their count
+    const auto find_runs = [&](i64 segments, i64 t_first, i64 t_last) {
+        i64 runs = 0;
+        for (i64 sgm = 0; sgm < segments; ++sgm) {
+            const i64* at = rows_at + 5 * sgm;
+            i64 lo = at[2] + at[1], hi = at[2];  // the columns [lo, hi) of the row some tap reads x at
+            for (i64 t = t_first; t <= t_last; ++t) {
+                const i64* reach = tap_reach + 4 * t;
+                const i64 id = at[4] * g.stride[0] + reach[0], ih = at[3] * g.stride[1] + reach[1];
+                if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) continue;
+                lo = min_i64(lo, max_of(at[2], reach[2]));
+                hi = max_of(hi, min_i64(at[2] + at[1], reach[3]));
+            }
+            if (lo >= hi) continue;
+            const i64 begin = at[0] + lo - at[2], end = at[0] + hi - at[2];
+            if (runs > 0 && run_at[2 * runs - 1] == begin) {
+                run_at[2 * runs - 1] = end;
+            } else {
+                run_at[2 * runs] = begin, run_at[2 * runs + 1] = end;
+                ++runs;
+            }
+        }
+        return runs;
+    };
+    const i64 px_begin = row_begin * OW, px_end = row_end * OW;
     // the K pixels from pb, walked row by row (no division per pixel)
     const auto walk = [&](i64 pb, i64 K, i64 grp, i64* xs, i64* ds) {
         for (i64 k = 0, px = pb; k < K;) {
@@ -249,15 +319,34 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                 for (i64 k = 0; k < K; ++k)
                     for (i64 r = 0; r < RT; ++r) panel[k * RT + r] = xp[x_at[k] + off[r]];
             }
+            i64 segments = 0;
+            for (i64 k = 0, px = pb; some_padding && k < K; ++segments) {
+                const i64 ow0 = px % OW, row = px / OW, n = min_i64(OW - ow0, K - k);
+                i64* at = rows_at + 5 * segments;
+                at[0] = k, at[1] = n, at[2] = ow0, at[3] = row % g.out[1], at[4] = row / g.out[1] % g.out[0];
+                k += n, px += n;
+            }
+            i64 listed_first = -1, listed_last = -1, runs = 1;  // the runs' taps and count
+            run_at[0] = 0, run_at[1] = K;
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
                 prefetch_share(tile - t_begin, t_end - t_begin);
                 const bool in_x = contiguous[tile - t_begin] != 0;
+                const i64 t_first = some_padding ? tile * R / ICg : 0;
+                const i64 t_last = some_padding ? (min_i64(rows_total, tile * R + R) - 1) / ICg : 0;
+                if (some_padding && (t_first != listed_first || t_last != listed_last)) {
+                    listed_first = t_first, listed_last = t_last;
+                    runs = find_runs(segments, t_first, t_last);
+                    i64 covered = 0;
+                    for (i64 r = 0; r < runs; ++r) covered += run_at[2 * r + 1] - run_at[2 * r];
+                    // runs cost their breaks in diff_dst's stride (the prefetcher): only when they skip an eighth
+                    if (8 * covered > 7 * K) runs = 1, run_at[0] = 0, run_at[1] = K;
+                }
                 for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
                     const TileInputs in{x_panels + (tile - t_begin) * K * R, x_tile, in_x ? x_at : nullptr,
-                                        in_x && steady ? Cs : 0, d_panel(lb), d_step, K};
+                                        in_x && steady ? Cs : 0, d_panel(lb), d_step, K, run_at, runs};
                     switch (computed_rows<R>(rows)) {
                     case 2: tile_over<R < 2 ? R : 2, NB>(in, home, pb == px_begin); break;
                     case 4: tile_over<R < 4 ? R : 4, NB>(in, home, pb == px_begin); break;

@@ -47,7 +47,7 @@ struct BackwardWeightsProblem {
     i64 work_items() const { return item_groups() * chunks(); }
     i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
     // The scratch one call needs: floats (the panels) and i64 (general: the block's pixel offsets and
-    // which of the item's tiles read x in place).
+    // which of the item's tiles read x in place, the block's output rows and the runs of pixels a tile reads x at).
     // Depthwise: output rows per block (a tile runs over a block; at most 128), and the packed input
     // rows kept (the rows one block reads, and as many again).
     i64 rows_per_block = 1;
@@ -73,7 +73,7 @@ struct BackwardWeightsProblem {
     }
     i64 scratch_offsets() const {
         const i64 KR = geometry->kernel[0] * geometry->kernel[1];
-        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 4 * block_pixels + tiles_per_item;
+        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 11 * block_pixels + 2 + tiles_per_item + 4 * KR * geometry->kernel[2];
     }
 };
 

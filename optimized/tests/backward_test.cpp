@@ -200,6 +200,10 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // there by the kernels (one part) or by the sum of three parts, the bias' sums beside
         "conv:n=2,c=8,o=24,in=20x20,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
         "conv:n=1,c=8,o=24,in=7x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
+        // backward weights on small padded planes: each tile skips the pixels where its taps read only
+        // padding (runs of them per output row); 5 channels: every tile spans two taps; strided and dilated
+        "conv:n=2,c=5,o=32,in=5x6,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=2,c=16,o=16,in=7x7,k=3x3,s=2x2,d=2x2,pb=2x1,pe=1x2,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
