@@ -28,6 +28,10 @@ struct BackwardWeightsProblem {
     const Geometry* x_geometry = nullptr;
     const float* zeros = nullptr;
     bool depthwise = false;
+    // General: xp is the user's src without its padding (x's sizes in[]; tap_offsets for those): a tile
+    // of one tap reads it in place at the pixels where its tap reads x only, a tile of several taps is
+    // packed, zeros where its tap reads padding.
+    bool x_unpadded = false;
     int vector_blocks = 1;             // NB
     int tile_rows = 1;                 // R
     int lanes = 1;                     // floats per vector (W)
@@ -73,7 +77,7 @@ struct BackwardWeightsProblem {
     }
     i64 scratch_offsets() const {
         const i64 KR = geometry->kernel[0] * geometry->kernel[1];
-        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 11 * block_pixels + 2 + tiles_per_item + 4 * KR * geometry->kernel[2];
+        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 12 * block_pixels + 3 + tiles_per_item + 4 * KR * geometry->kernel[2];
     }
 };
 
