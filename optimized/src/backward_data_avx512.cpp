@@ -1,5 +1,5 @@
 // The backward-data kernels of their own for AVX512 (backward_data_depthwise.inl, backward_data_narrow.inl,
-// backward_data_pointwise.inl, backward_data_rows.inl); called only when the CPU has it.
+// backward_data_pointwise.inl, backward_data_pointwise_quads.inl, backward_data_rows.inl); called only when the CPU has it.
 #include "backward_data_depthwise.hpp"
 #include "backward_data_narrow.hpp"
 #include "backward_data_pointwise.hpp"
@@ -24,4 +24,5 @@ constexpr int kRowsMaxBlocks = 4;
 #include "backward_data_depthwise.inl"
 #include "backward_data_narrow.inl"
 #include "backward_data_pointwise.inl"
+#include "backward_data_pointwise_quads.inl"
 #include "backward_data_rows.inl"

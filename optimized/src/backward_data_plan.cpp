@@ -110,10 +110,15 @@ struct BackwardDataPlan::Impl {
         }
         const i64 block = nb * W, super_blocks = (C + block - 1) / block;
         own_weights.assign(static_cast<std::size_t>(super_blocks * O * block), 0.0f);
-        for (i64 o = 0; o < O; ++o)
-            for (i64 c = 0; c < C; ++c)
-                own_weights[static_cast<std::size_t>((c / block * O + o) * block + c % block)] = canonical[o * C + c];
-        pointwise = {d.batch * geometry.in[0] * geometry.in[1] * geometry.in[2], C, O, nb, super_blocks, own_weights.data()};
+        // one vector of channels with AVX-512 and O in quads: diff_dst broadcast four o at a time
+        const bool quads = wide && nb == 1 && O % 4 == 0;
+        if (quads)
+            detail::pointwise_quad_weights(canonical.data(), O, C, own_weights.data());
+        else
+            for (i64 o = 0; o < O; ++o)
+                for (i64 c = 0; c < C; ++c)
+                    own_weights[static_cast<std::size_t>((c / block * O + o) * block + c % block)] = canonical[o * C + c];
+        pointwise = {d.batch * geometry.in[0] * geometry.in[1] * geometry.in[2], C, O, nb, super_blocks, own_weights.data(), quads};
         own = Own::pointwise;
         return true;
     }
@@ -169,7 +174,8 @@ struct BackwardDataPlan::Impl {
             const bool wide = own_isa == Path::blocked_avx512;
             if (own == Own::pointwise) {
                 detail::parallel_for_joined(tbb::blocked_range<i64>(0, pointwise.chunks()), [&](const tbb::blocked_range<i64>& r) {
-                    if (wide) detail::avx512::pointwise_backward_data_chunks(pointwise, dy, dx, r.begin(), r.end());
+                    if (pointwise.quads) detail::avx512::pointwise_backward_data_quads(pointwise, dy, dx, r.begin(), r.end());
+                    else if (wide) detail::avx512::pointwise_backward_data_chunks(pointwise, dy, dx, r.begin(), r.end());
                     else detail::avx2::pointwise_backward_data_chunks(pointwise, dy, dx, r.begin(), r.end());
                 });
                 return;

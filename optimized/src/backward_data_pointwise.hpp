@@ -8,6 +8,8 @@
 // input-channel block). While a tile computes, it prefetches the diff_dst of the tile four ahead: the
 // forward's kernel, which does not, waits on memory for layers whose diff_dst does not fit the caches
 // (MobileNet-v2's 96 -> 16 layer at 112x112, batch 8: 6.0-6.5 ms there, 4.0-4.3 ms here).
+// With AVX-512, one vector of input channels and O a multiple of 4 (MobileNet-v2's 96 -> 16), the tiles
+// broadcast diff_dst four o at a time instead (backward_data_pointwise_quads.inl: another fixed order).
 // Work: chunks of kPointwiseChunk pixels, each written by one task.
 #pragma once
 
@@ -23,13 +25,27 @@ struct PointwiseBackwardData {
     i64 out_channels = 0;            // O
     int vector_blocks = 1;           // NB: a super block is NB*W input channels
     i64 super_blocks = 1;            // ceil(C / (NB*W))
-    const float* weights = nullptr;  // [super block][O][NB*W] f32, zeros past C
+    const float* weights = nullptr;  // [super block][O][NB*W] f32, zeros past C (quads: see below)
+    // AVX-512, NB = 1, O a multiple of 4: backward_data_pointwise_quads.inl's tiles, its weights
+    // [super block][O/4][4][W] (pointwise_quad_weights)
+    bool quads = false;
     i64 chunks() const { return (pixels + kPointwiseChunk - 1) / kPointwiseChunk; }
 };
+
+// The quads' weights from W(o, c) (canonical [O][C]): lane 4k + j of group g in quad q of super block
+// cs is W(4q + j, cs*16 + 4g + k), zeros past C. The caller's vector holds super_blocks * O * 16 floats.
+inline void pointwise_quad_weights(const float* canonical, i64 O, i64 C, float* to) {
+    for (i64 o = 0; o < O; ++o)
+        for (i64 c = 0; c < C; ++c) {
+            const i64 cs = c / 16, g = c % 16 / 4, k = c % 4, q = o / 4, j = o % 4;
+            to[((cs * (O / 4) + q) * 4 + g) * 16 + 4 * k + j] = canonical[o * C + c];
+        }
+}
 
 namespace avx512 {
 int pointwise_backward_data_max_blocks();
 void pointwise_backward_data_chunks(const PointwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
+void pointwise_backward_data_quads(const PointwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int pointwise_backward_data_max_blocks();

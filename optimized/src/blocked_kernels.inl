@@ -372,19 +372,23 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 n = rest / g.groups;
         const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
         if (chunk != offsets_chunk) {  // the pixels, their order and groups depend on the chunk alone
-            const i64 OW = g.out[2], row_step = g.stride[1] * g.padded[2] * cs, col_step = g.stride[2] * cs;
-            const i64 row_begin = p.xp_first_row * g.padded[2] * cs;
+            // the geometry's numbers as locals: the stores to the i64 arrays below may alias a Geometry's fields, so
+            // the compiler would read them again for every pixel (measured: 1x1 layers over 16 channels spent 18 % of
+            // their time here, 1 thread)
+            const i64 OW = g.out[2], OC = g.out_channels, row_step = g.stride[1] * g.padded[2] * cs;
+            const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
+            const i64 stride_h = g.stride[1], stride_w = g.stride[2], pad_h = g.pad_begin[1], pad_w = g.pad_begin[2];
+            // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
+            const bool in_place = p.src_in_place;
+            const i64 x_shift = in_place ? (pad_h * g.padded[2] + pad_w) * cs : 0;
             const auto place = [&](i64 i, i64 oh, i64 ow) {
-                x_offsets[i] = oh * row_step - row_begin + ow * col_step;
-                y_offsets[i] = (oh * OW + ow - p0) * g.out_channels;
+                x_offsets[i] = oh * row_step - row_begin + ow * col_step - x_shift;
+                y_offsets[i] = (oh * OW + ow - p0) * OC;
                 rows[i] = oh;
                 cols[i] = ow;
-                // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
-                in_rows[i] = oh * g.stride[1] - g.pad_begin[1];
-                in_cols[i] = ow * g.stride[2] - g.pad_begin[2];
-                if (p.src_in_place) x_offsets[i] -= (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs;
+                if (in_place) in_rows[i] = oh * stride_h - pad_h, in_cols[i] = ow * stride_w - pad_w;
             };
-            run.cols = grouped || p.src_in_place ? cols : nullptr;
+            run.cols = grouped || in_place ? cols : nullptr;
             if (grouped) {
                 for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
                     raster_rows[i] = oh;

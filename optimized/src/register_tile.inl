@@ -11,14 +11,25 @@ namespace {
 
 inline i64 min_i64(i64 a, i64 b) { return a < b ? a : b; }
 
+// Each pixel's address is found before the first store: a vector store may alias anything (the vector types are
+// may_alias), so an address computed between stores is read again from memory for every vector (three loads a
+// store in blocked_tile: the arguments, the offsets array, the offset).
+template <int R, typename At>
+[[gnu::always_inline]] inline void pixel_addresses(float** to, const At& at) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) to[r] = at(r);
+}
+
 template <int R, int NB, typename At>
 [[gnu::always_inline]] inline void store_tile_at(const vf* acc, const At& at, i64 valid) {
     constexpr int B = NB * W;
     if (valid == B) {
+        float* to[R];
+        pixel_addresses<R>(to, at);
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
-            for (int j = 0; j < NB; ++j) store(at(r) + j * W, acc[r * NB + j]);
+            for (int j = 0; j < NB; ++j) store(to[r] + j * W, acc[r * NB + j]);
         return;
     }
     float tile[R * B];
@@ -41,11 +52,13 @@ inline bool stream_aligned(const float* p) { return reinterpret_cast<std::uintpt
 
 template <int R, int NB, typename At>
 [[gnu::always_inline]] inline void stream_tile_at(const vf* acc, const At& at) {
+    float* pixel[R];
+    pixel_addresses<R>(pixel, at);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) {
-            float* to = at(r) + j * W;
+            float* to = pixel[r] + j * W;
             if (stream_aligned(to)) stream(to, acc[r * NB + j]);
             else store(to, acc[r * NB + j]);
         }

@@ -122,6 +122,12 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=70,o=33,in=7x9,k=1x1,data=nxc",
         "conv:n=1,c=16,o=96,in=5x6x7,k=1x1x1,data=nxc,wei=xio",
         "conv:n=3,c=8,o=5,in=50,k=1,data=nxc",
+        // ... in quads of o (AVX-512, one vector, O a multiple of 4): a partial vector and a partial last tile
+        // (50 pixels: 8 tiles of 6 and one of 2); five super blocks of one vector and O = 12 (a line of o
+        // shorter than 16); 84 o (five lines and a quarter: the short quad loop after full lines)
+        "conv:n=2,c=12,o=20,in=5x5,k=1x1,bias=1,data=nxc",
+        "conv:n=1,c=80,o=12,in=7x5,k=1x1,data=nxc",
+        "conv:n=2,c=16,o=84,in=9x11,k=1x1,data=nxc",
         // depthwise backward weights with many channels: diff_dst read in place (C a multiple of the
         // lanes) and packed rows a vector apart (padded width 16); C not a multiple of the lanes (a
         // copy, diff_dst packed, its rows 16 wide); the 3x3 stride-1 window on both
@@ -148,6 +154,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // whose taps all fall in the padding
         "conv:n=2,c=32,o=32,g=32,in=6x9,k=3x3,pb=1x2,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=4x2,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        // f32 XIO depthwise weights: the gradient [taps][C] and the bias copied out whole
+        "conv:n=2,c=48,o=48,g=48,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
         "conv:n=1,c=32,o=32,g=32,in=3x2,k=3x3,pb=0x3,pe=0x3,bias=1,data=nxc",
         "conv:n=2,c=64,o=64,g=64,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
         // the window over two lane blocks (AVX-512), the first prefetching the second's lines
