@@ -57,6 +57,10 @@ struct BackwardWeightsPlan::Impl {
     detail::Geometry geometry, dy_geometry;
     detail::Geometry packed_geometry;  // the padded copy of src as an input with no padding
     bool src_in_place = false, dy_in_place = false;
+    // The gradient's layout [G][taps][ICg][OCg] is the user's diff_weights (f32 XIO, one group): the
+    // vector kernels write it there, or the parts' sums go there, with no copy after (res5_3x3's 9 MB:
+    // the copy was 7 % of its time).
+    bool weights_direct = false;
     std::vector<float> zeros;
     std::vector<i64> taps;
     Path path = Path::scalar;
@@ -119,6 +123,20 @@ struct BackwardWeightsPlan::Impl {
         // channels-last src as it is.
         src_in_place = p.depthwise && path != Path::scalar ? desc.dtype == DataType::f32 && desc.data_format == DataFormat::nxc
                                                            : detail::src_is_xp(desc, g);
+        // The vector general kernels read a padded f32 channels-last src without the padded copy when
+        // their tiles mostly span one tap (32 input channels or more) and no pad is a crop (res2_3x3:
+        // the copy was 4 % of its time, res3_3x3s2 7 %)
+        bool crops = false;
+        for (int a = 0; a < 3; ++a) crops = crops || g.pad_begin[a] < 0 || g.pad_end[a] < 0;
+        p.x_unpadded = !src_in_place && !p.depthwise && path != Path::scalar && desc.dtype == DataType::f32 &&
+                       desc.data_format == DataFormat::nxc && g.channel_stride == g.in_channels && g.in_per_group >= 32 && !crops;
+        if (p.x_unpadded) {
+            src_in_place = true;
+            detail::Geometry unpadded = g;
+            for (int a = 0; a < 3; ++a) unpadded.padded[a] = g.in[a];
+            taps = detail::tap_offsets(unpadded);
+            p.tap_offsets = taps.data();
+        }
         dy_in_place = detail::src_is_xp(dy_desc, dy_geometry);
         packed_geometry = g;
         for (int a = 0; a < 3; ++a) packed_geometry.in[a] = g.padded[a], packed_geometry.pad_begin[a] = packed_geometry.pad_end[a] = 0;
@@ -143,6 +161,8 @@ struct BackwardWeightsPlan::Impl {
                          0.0f);
         }
         p.zeros = zeros.data();
+        weights_direct = !p.depthwise && path != Path::scalar && desc.dtype == DataType::f32 &&
+                         desc.filter_format == FilterFormat::xio && g.groups == 1;
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
         p.block_pixels = 128;
         // a 1x1 layer's blocks of 64 pixels when an item's diff_dst panels then fit L1 (pw576_96_14:
@@ -184,10 +204,15 @@ struct BackwardWeightsPlan::Impl {
                      [&](i64 b, i64 e) { detail::pack_src_tasks(dy_desc, dy_geometry, diff_dst, to, b, e); });
             y = to;
         }
-        // per part: the weights' sums, then the bias's (problem.bias_at)
-        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group + (desc.has_bias ? g.out_channels : 0);
-        detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(gradient * parts));
+        // per part: the weights' sums, then the bias's (problem.bias_at); with weights_direct and one part
+        // the kernels write diff_weights itself and the workspace holds the bias' sums only
+        const i64 weights = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+        const i64 gradient = weights + (desc.has_bias ? g.out_channels : 0);
+        const bool alone = weights_direct && parts == 1;
+        float* user = weights_direct ? static_cast<float*>(diff_weights) : nullptr;
+        detail::Workspace<float> sum = sums.take(static_cast<std::size_t>(std::max<i64>(1, alone ? gradient - weights : gradient * parts)));
         float* dw = sum.data();
+        float* bias_sums = alone ? dw : dw + (desc.has_bias ? problem.bias_at : 0);
         const i64 items = problem.work_items(), rows = problem.output_rows();
         parallel(items * parts, [&](i64 b, i64 e) {
             detail::Workspace<float> panels = scratch_floats.take(static_cast<std::size_t>(problem.scratch_floats()));
@@ -195,26 +220,33 @@ struct BackwardWeightsPlan::Impl {
             for (i64 task = b; task < e; ++task) {
                 const i64 part = task / items, item = task % items;
                 const i64 row_begin = rows * part / parts, row_end = rows * (part + 1) / parts;
-                float* out = dw + part * gradient;
+                float* out = alone ? user : dw + part * gradient;
+                float* bias = alone ? bias_sums : bias_sums + part * gradient;
                 if (path == Path::blocked_avx512)
-                    detail::avx512::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1,
+                    detail::avx512::backward_weights_items(problem, x, y, out, bias, row_begin, row_end, item, item + 1,
                                                            panels.data(), offsets.data());
                 else if (path == Path::blocked_avx2)
-                    detail::avx2::backward_weights_items(problem, x, y, out, row_begin, row_end, item, item + 1,
+                    detail::avx2::backward_weights_items(problem, x, y, out, bias, row_begin, row_end, item, item + 1,
                                                          panels.data(), offsets.data());
                 else
                     detail::backward_weights_items_scalar(problem, x, y, out, row_begin, row_end, item, item + 1);
             }
         });
-        if (parts > 1)  // the parts in part order, into part 0
+        if (parts > 1)  // the parts in part order, into part 0 (the weights' into diff_weights with weights_direct)
             parallel((gradient + 1023) / 1024, [&](i64 b, i64 e) {
-                const i64 begin = b * 1024, count = std::min(e * 1024, gradient) - begin;
-                if (path == Path::blocked_avx512) return detail::avx512::backward_add_parts(dw, gradient, parts, begin, begin + count);
-                if (path == Path::blocked_avx2) return detail::avx2::backward_add_parts(dw, gradient, parts, begin, begin + count);
-                float* __restrict to = dw + begin;
-                for (i64 part = 1; part < parts; ++part) {  // per element: part 0 + part 1 + ... in order
-                    const float* __restrict from = dw + part * gradient + begin;
-                    for (i64 i = 0; i < count; ++i) to[i] += from[i];
+                const i64 begin = b * 1024, end = std::min(e * 1024, gradient);
+                const auto add = [&](i64 from, i64 to, float* into) {
+                    if (from >= to) return;
+                    if (path == Path::blocked_avx512) return detail::avx512::backward_add_parts(dw, gradient, parts, from, to, into);
+                    if (path == Path::blocked_avx2) return detail::avx2::backward_add_parts(dw, gradient, parts, from, to, into);
+                    for (i64 part = 1; part < parts; ++part)  // per element: part 0 + part 1 + ... in order
+                        for (i64 i = from; i < to; ++i) into[i] += dw[part * gradient + i];
+                };
+                if (weights_direct) {
+                    add(begin, std::min(end, weights), user);
+                    add(std::max(begin, weights), end, dw);
+                } else {
+                    add(begin, end, dw);
                 }
             });
         if (problem.depthwise && desc.dtype == DataType::f32 && desc.filter_format != FilterFormat::oix)
@@ -229,12 +261,12 @@ struct BackwardWeightsPlan::Impl {
                         detail::store_rounded(diff_weights, desc.dtype, desc.filter_format == FilterFormat::oix ? c * taps + t : t * C + c,
                                               dw[t * C + c]);
             });
-        else
+        else if (!weights_direct)
             parallel(detail::store_weights_task_count(desc, g), [&](i64 b, i64 e) { detail::store_weights(desc, g, dw, diff_weights, b, e); });
         if (desc.has_bias && desc.dtype == DataType::f32)
-            std::memcpy(diff_bias, dw + problem.bias_at, static_cast<std::size_t>(g.out_channels) * sizeof(float));
+            std::memcpy(diff_bias, bias_sums, static_cast<std::size_t>(g.out_channels) * sizeof(float));
         else if (desc.has_bias)
-            for (i64 o = 0; o < g.out_channels; ++o) detail::store_rounded(diff_bias, desc.dtype, o, dw[problem.bias_at + o]);
+            for (i64 o = 0; o < g.out_channels; ++o) detail::store_rounded(diff_bias, desc.dtype, o, bias_sums[o]);
     }
 };
 

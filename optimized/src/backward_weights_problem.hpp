@@ -28,6 +28,10 @@ struct BackwardWeightsProblem {
     const Geometry* x_geometry = nullptr;
     const float* zeros = nullptr;
     bool depthwise = false;
+    // General: xp is the user's src without its padding (x's sizes in[]; tap_offsets for those): a tile
+    // of one tap reads it in place at the pixels where its tap reads x only, a tile of several taps is
+    // packed, zeros where its tap reads padding.
+    bool x_unpadded = false;
     int vector_blocks = 1;             // NB
     int tile_rows = 1;                 // R
     int lanes = 1;                     // floats per vector (W)
@@ -36,8 +40,8 @@ struct BackwardWeightsProblem {
     i64 tiles_per_item = 1;
     i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
     // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),
-    // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, the depthwise
-    // one in its tiles of tap 0); -1 without bias.
+    // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, into the `bias`
+    // it is given; the depthwise one in its tiles of tap 0, at dw + bias_at); -1 without bias.
     i64 bias_at = -1;
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
     i64 lane_blocks_per_item = 1;      // general: an item's lane blocks (all of them but for 1x1 layers)
@@ -47,7 +51,7 @@ struct BackwardWeightsProblem {
     i64 work_items() const { return item_groups() * chunks(); }
     i64 output_rows() const { return geometry->batch * geometry->out[0] * geometry->out[1]; }
     // The scratch one call needs: floats (the panels) and i64 (general: the block's pixel offsets and
-    // which of the item's tiles read x in place).
+    // which of the item's tiles read x in place, the block's output rows and the runs of pixels a tile reads x at).
     // Depthwise: output rows per block (a tile runs over a block; at most 128), and the packed input
     // rows kept (the rows one block reads, and as many again).
     i64 rows_per_block = 1;
@@ -73,29 +77,30 @@ struct BackwardWeightsProblem {
     }
     i64 scratch_offsets() const {
         const i64 KR = geometry->kernel[0] * geometry->kernel[1];
-        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 4 * block_pixels + tiles_per_item;
+        return depthwise ? 2 * depthwise_slots() + rows_per_block * (2 * KR + tile_rows) : 12 * block_pixels + 3 + tiles_per_item + 4 * KR * geometry->kernel[2];
     }
 };
 
-// backward_add_parts: elements [begin, end) of the parts' sums, dw[i] = dw[i] + dw[gradient + i] + ...
-// (parts of `gradient` floats each) in part order.
+// backward_add_parts: elements [begin, end) of the parts' sums, to[i] = dw[i] + dw[gradient + i] + ...
+// (parts of `gradient` floats each) in part order (to may be dw).
 // Items [begin, end) of dw, reducing output rows [row_begin, row_end): dw = sum over those rows (the
-// previous contents of dw are overwritten). scratch: the problem's scratch_floats() and scratch_offsets().
+// previous contents of dw are overwritten; the general kernel's bias sums go to bias, the depthwise
+// kernel's to dw + bias_at). scratch: the problem's scratch_floats() and scratch_offsets().
 namespace avx512 {
-void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end);
+void backward_add_parts(const float* dw, i64 gradient, i64 parts, i64 begin, i64 end, float* to);
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
-void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, float* bias,
+                            i64 row_begin, i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx512
 namespace avx2 {
-void backward_add_parts(float* dw, i64 gradient, i64 parts, i64 begin, i64 end);
+void backward_add_parts(const float* dw, i64 gradient, i64 parts, i64 begin, i64 end, float* to);
 int backward_lanes();
 int backward_tile_rows(bool depthwise, int vector_blocks);
 int backward_max_vector_blocks(bool depthwise);
-void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, i64 row_begin,
-                            i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
+void backward_weights_items(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw, float* bias,
+                            i64 row_begin, i64 row_end, i64 begin, i64 end, float* scratch, i64* offsets);
 }  // namespace avx2
 // The portable loops (no vector ISA): the same sums in the same order.
 void backward_weights_items_scalar(const BackwardWeightsProblem& p, const float* xp, const float* dy, float* dw,

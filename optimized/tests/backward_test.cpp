@@ -204,6 +204,20 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=20,o=36,in=9x10,k=1x1,s=2x2,data=nxc",
         "conv:n=1,c=18,o=8,in=10x11,k=2x2,s=3x3,pb=0x1,pe=1x0,data=nxc",
         "conv:n=1,c=17,o=9,in=5x7x8,k=3x3x3,s=2x1x2,pb=1x1x1,pe=1x1x1,data=nxc",
+        // backward weights into an f32 XIO diff_weights (one group: the gradient's own layout), written
+        // there by the kernels (one part) or by the sum of three parts, the bias' sums beside
+        "conv:n=2,c=8,o=24,in=20x20,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
+        "conv:n=1,c=8,o=24,in=7x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
+        // backward weights on small padded planes: each tile skips the pixels where its taps read only
+        // padding (runs of them per output row); 5 channels: every tile spans two taps; strided and dilated
+        "conv:n=2,c=5,o=32,in=5x6,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=2,c=16,o=16,in=7x7,k=3x3,s=2x2,d=2x2,pb=2x1,pe=1x2,data=nxc",
+        // ... reading the f32 channels-last src without a padded copy (32 input channels a group or more):
+        // tiles over two taps (36 channels, tiles of 6 or 14 rows) packed at the pixels where one tap reads
+        // padding; strided, dilated, 3-D, two groups
+        "conv:n=2,c=36,o=20,in=9x10,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=1,c=32,o=16,in=4x5x6,k=3x3x3,d=1x2x1,pb=1x2x1,pe=1x1x2,data=nxc",
+        "conv:n=2,c=64,o=32,g=2,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
