@@ -1,7 +1,8 @@
 // Internal: the padded input xp in parts. A plan packs xp and runs its kernel part by part, so that xp
 // never holds more than a budget (by default the memory rule's: the input's own bytes plus half of
 // kFixedWorkspaceBytes; padding makes xp larger than the input, and 16-bit input is widened to f32):
-//   - the batch in chunks of as many whole images as fit (at least one);
+//   - the batch in chunks of as many whole images as fit (at least one); f32 NXC src copied as it is (few
+//     channels, conv1-like) whose copies pass 2 MiB in chunks of the images that fit in 1 MiB (xp_parts.cpp);
 //   - on the blocked paths, an image whose xp alone exceeds the budget in bands of its work items: of
 //     output planes (axis 0, 3-D), or of the pixel chunks of its one output plane (axis 1; a band may
 //     begin and end inside a row). A band's xp holds only the input planes or rows its outputs read.

@@ -140,3 +140,13 @@ TEST(Blocked, LargeOutputsStreamTheirFullTilesAndAgreeExactly) {
             EXPECT_TRUE(paths_agree_exactly(text, 31, {Path::blocked_avx2, Path::blocked_avx512, Path::gemm_1x1}, threads))
                 << text;
 }
+
+// A batch of few-channel f32 channels-last images copied with their pads (conv1-like: taps x ICg < 256, not read
+// in place) whose copies pass 2 MiB goes image by image (xp_parts.cpp: each copy read from the L2 right after):
+// 246x246x3 floats padded, 726 KiB an image, 2.1 MiB for three. Every image's output must be its own, in the
+// raster order of a chunk's rows (blocked_items' offsets row by row), at 1 and 2 threads.
+TEST(Blocked, FewChannelImagesCopiedOneByOneAgreeExactly) {
+    const char* text = "conv:n=3,c=3,o=16,in=240x240,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio";
+    for (int threads : {1, 2})
+        EXPECT_TRUE(paths_agree_exactly(text, 37, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
