@@ -57,9 +57,11 @@ OuterFn outer_for(i64 c) {
 }
 
 // out rows [r0, r0 + R), columns [c0, c0 + NB * W) (MASK: the last vector holds `valid` columns) of
-// a [count][inner] times w [inner][cols]: the rows broadcast, w's rows as vectors.
-template <int R, int NB, bool MASK>
-void times_tile(const float* a, i64 inner, const float* w, i64 cols, i64 r0, i64 c0, i64 valid, float* out) {
+// a [count][inner] times w [inner][cols]: the rows broadcast, w's rows as vectors. INNER: inner when
+// known at compile time (the loop over it unrolled, the rows' broadcasts at fixed offsets), else 0.
+template <int R, int NB, bool MASK, int INNER>
+void times_tile(const float* a, i64 inner_runtime, const float* w, i64 cols, i64 r0, i64 c0, i64 valid, float* out) {
+    const i64 inner = INNER > 0 ? INNER : inner_runtime;
     vf acc[R * NB];
 #pragma GCC unroll 24
     for (int k = 0; k < R * NB; ++k) acc[k] = zero();
@@ -91,12 +93,18 @@ void times_tile(const float* a, i64 inner, const float* w, i64 cols, i64 r0, i64
 
 using TimesFn = void (*)(const float*, i64, const float*, i64, i64, i64, i64, float*);
 
-// &times_tile<r, NB, MASK> for r in [1, R].
-template <int NB, bool MASK, int R = kTileRows>
+// &times_tile<r, NB, MASK, INNER> for r in [1, R].
+template <int NB, bool MASK, int INNER, int R = kTileRows>
 TimesFn times_for(i64 r) {
     if constexpr (R > 1)
-        if (r < R) return times_for<NB, MASK, R - 1>(r);
-    return &times_tile<R, NB, MASK>;
+        if (r < R) return times_for<NB, MASK, INNER, R - 1>(r);
+    return &times_tile<R, NB, MASK, INNER>;
+}
+// inner = 32 at compile time ([dZ | dS] of the layers of docs/performance.md, Cout = 32: 81-84% -> 88-94%
+// of an FMA loop's rate, convcheck_bench_cc_products; docs/performance-cc-backward-9.md), else at run time
+template <int NB, bool MASK>
+TimesFn times_for_inner(i64 r, i64 inner) {
+    return inner == 32 ? times_for<NB, MASK, 32>(r) : times_for<NB, MASK, 0>(r);
 }
 
 }  // namespace
@@ -127,8 +135,8 @@ void cc_rows_times(const float* a, i64 count, i64 inner, const float* w, i64 col
         const bool mask = valid < W;
         for (i64 r0 = 0; r0 < count; r0 += kTileRows) {
             const i64 r = count - r0 < kTileRows ? count - r0 : kTileRows;
-            const TimesFn f = nb == 1 ? (mask ? times_for<1, true>(r) : times_for<1, false>(r))
-                                      : (mask ? times_for<2, true>(r) : times_for<2, false>(r));
+            const TimesFn f = nb == 1 ? (mask ? times_for_inner<1, true>(r, inner) : times_for_inner<1, false>(r, inner))
+                                      : (mask ? times_for_inner<2, true>(r, inner) : times_for_inner<2, false>(r, inner));
             f(a, inner, w, cols, r0, c0, valid, out);
         }
     }

@@ -240,6 +240,14 @@ TEST(CcBackwardOptimized, FeatureVectorsOfSixteenWithinTheBound) {
         expect_within_bound_and_same_bits(text, 11, {2});
 }
 
+// 32 output channels: [dZ | dS]'s sums over Cout with the loop length known at compile time (cc_rows_times,
+// inner = 32), whole and masked column vectors (depth = 5 * 17 = 85 columns), 1 to kTileRows rows.
+TEST(CcBackwardOptimized, ThirtyTwoOutputChannelsWithinTheBound) {
+    for (const char* text : {"cc:n=2,cin=5,cout=32,in=9x10,scale=0.7071,support=3x3,hidden=4x16,bias=1",
+                             "cc:n=1,cin=3,cout=32,in=7x8,scale=0.8x1.3,support=2x3,hidden=3x8"})
+        expect_within_bound_and_same_bits(text, 17, {2});
+}
+
 // Batches of several images: the polyphase method's dW partials per group of images (half the batch, at
 // most 2), whole groups in parallel when there are at least two images per thread and a group per thread
 // (batch 5 at 2 threads: groups of 3 and 2; batch 9: 5 and 4, at 3 threads per image), else per image;
