@@ -307,12 +307,12 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     for (i64 c = lb_begin * B; c < lb_end * B; c += kLineFloats) prefetch(dy + d_next[k] + c);
                 }
             };
-            // the whole lane blocks pixel after pixel (each pixel's channels one sequential read); not
-            // when every lane block is whole and diff_dst's pixels are at most 2 KB apart (the L1 stride
+            // the whole lane blocks pixel after pixel (each pixel's channels one sequential read); not with
+            // p.dy_direct (every lane block whole, diff_dst's pixels at most 2 KB apart, the L1 stride
             // prefetcher's reach): the tiles then read it in place, O floats a pixel. res4_1x1_1024's 4 KB
             // in place: 5.8 against 5.0-5.5 ms packed (AVX2 11.7-12.4 against 10.6); res5_3x3's 2 KB: 13.6-14.1
             // in place against 14.2-14.9 packed.
-            const bool d_direct = OCg % B == 0 && O <= 512;
+            const bool d_direct = p.dy_direct;
             const i64 d_step = d_direct ? O : B;
             const auto d_panel = [&](i64 lb) { return d_direct ? dy + d_at[0] + lb * B : d_panels + (lb - lb_begin) * K * B; };
             for (i64 k = 0; k < K && !d_direct; ++k)

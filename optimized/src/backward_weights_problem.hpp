@@ -39,6 +39,7 @@ struct BackwardWeightsProblem {
     i64 tiles = 1;                     // ceil(taps*ICg / R); depthwise: ceil(taps / R)
     i64 tiles_per_item = 1;
     i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
+    bool dy_direct = false;            // general: diff_dst read in place, not packed per lane block
     // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),
     // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, into the `bias`
     // it is given; the depthwise one in its tiles of tap 0, at dw + bias_at); -1 without bias.

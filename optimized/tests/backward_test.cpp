@@ -218,6 +218,9 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=36,o=20,in=9x10,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=16,in=4x5x6,k=3x3x3,d=1x2x1,pb=1x2x1,pe=1x1x2,data=nxc",
         "conv:n=2,c=64,o=32,g=2,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
+        // a 1x1 layer whose diff_dst is packed (1040 channels: pixels 4 KB apart) over 1568 pixels: every lane
+        // block in one item, two parts of 784 pixels (at least 768 a part) summed into the f32 XIO weights
+        "conv:n=2,c=128,o=1040,in=28x28,k=1x1,bias=1,data=nxc,wei=xio",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
