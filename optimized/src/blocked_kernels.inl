@@ -397,27 +397,26 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
                 }
                 run.groups = group_pixels(g, count, raster_rows, raster_cols, kTileWidth[p.vector_blocks], order, group_ends);
                 for (i64 i = 0; i < count; ++i) place(i, raster_rows[order[i]], raster_cols[order[i]]);
-            } else if (in_place) {
-                run.groups = 1;
-                group_ends[0] = count;
-                for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++i) {
-                    place(i, oh, ow);
-                    if (++ow == OW) ow = 0, ++oh;
-                }
             } else {
-                // raster order on a padded copy: place's offsets and rows (blocked_pixels reads no columns),
-                // a row's pixels one column step apart (measured on the Xeon, 1 thread: conv1_7x7s2 2 % faster,
-                // docs/performance-forward-conv1.md)
+                // raster order, a row's run of pixels at a time (one column step apart): the same numbers as place(),
+                // the columns and input rows and columns only where src is read in place (blocked_pixels reads them
+                // only then; measured on the Xeon, 1 thread: conv1_7x7s2 2 % faster, docs/performance-forward-conv1.md)
                 run.groups = 1;
                 group_ends[0] = count;
                 for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++oh, ow = 0) {
                     const i64 length = min_i64(OW - ow, count - i);
-                    const i64 x0 = oh * row_step - row_begin + ow * col_step, y0 = (oh * OW + ow - p0) * OC;
+                    const i64 x0 = oh * row_step - row_begin + ow * col_step - x_shift, y0 = (oh * OW + ow - p0) * OC;
                     for (i64 k = 0; k < length; ++k) {
                         x_offsets[i + k] = x0 + k * col_step;
                         y_offsets[i + k] = y0 + k * OC;
                         rows[i + k] = oh;
                     }
+                    if (in_place)
+                        for (i64 k = 0; k < length; ++k) {
+                            cols[i + k] = ow + k;
+                            in_rows[i + k] = oh * stride_h - pad_h;
+                            in_cols[i + k] = (ow + k) * stride_w - pad_w;
+                        }
                     i += length;
                 }
             }

@@ -125,6 +125,9 @@ TEST(Blocked, PaddedChannelsLastSrcIsReadInPlaceAndNeverOutside) {
         "conv:g=2,c=128,o=32,in=3x4,k=3x3,s=1x2,pb=2x2,pe=2x2,data=nxc",
         "conv:c=16,o=16,in=9x40,k=1x17,pb=0x8,pe=0x8,bias=1,data=nxc",
         "conv:c=320,o=16,in=9x9,k=7x7,pb=3x3,pe=3x3,data=nxc",
+        // padded in depth only: no pixel of a plane is a border pixel (the pixels are not grouped), but the planes
+        // in the padding make tiles checked, which read each pixel's input row and column (blocked_items' raster loop)
+        "conv:n=2,g=2,c=64,o=16,in=4x6x7,k=3x3x3,pb=1x0x0,pe=1x0x0,bias=1,data=nxc",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 19, " src_in_place"));
 }
