@@ -6,6 +6,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <mutex>
 
@@ -24,6 +26,20 @@ namespace convcheck::optimized {
 
 using detail::i64;
 
+namespace {
+
+// Options::stream_nxc_output_above, 0 resolved: half the last-level cache (sysconf; 0 or -1 where unknown), and at
+// least detail::kStreamOutputAbove. Measured on the Xeon (260 MB L3), quiet, each plan run back to back, batch 8,
+// 1 thread: pw16_96_112 (38.5 MB of NHWC dst) 3.00 ms streamed, 2.59 stored plainly; res2_1x1_256 (25.7 MB) 5.86,
+// 5.54; at 2 threads 1.52 / 1.30 and 2.91 / 2.73 (docs/performance-forward-rows.md, "Streaming stores").
+i64 resolved_stream_nxc_output_above(i64 option) {
+    if (option > 0) return option;
+    static const i64 half_last_level = static_cast<i64>(sysconf(_SC_LEVEL3_CACHE_SIZE)) / 2;
+    return std::max(detail::kStreamOutputAbove, half_last_level);
+}
+
+}  // namespace
+
 struct ConvPlan::Impl {
     ConvDescriptor original;  // as given (descriptor())
     ConvDescriptor desc;      // what runs: without its unit axes (unit_axes.hpp)
@@ -41,6 +57,7 @@ struct ConvPlan::Impl {
     bool src_in_place = false;
     CacheLineFloats zeros;
     bool stream_large_output = true;  // Options::stream_large_output
+    i64 stream_nxc_output_above = 0;  // Options::stream_nxc_output_above, 0 resolved
     detail::DepthwiseProblem depthwise;
     detail::ScalarProblem scalar;
     detail::GemmProblem gemm;
@@ -105,7 +122,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
         blocked_weights = std::move(packed);
         blocked = blocked_weights.problem(&geometry, taps.data());
         blocked.stream_output =
-            stream_large_output && detail::dst_is_y(desc) && 4 * desc.dst_elements() > detail::kStreamOutputAbove;
+            stream_large_output && detail::dst_is_y(desc) && 4 * desc.dst_elements() > stream_nxc_output_above;
         if (src_in_place) {
             zeros.assign(static_cast<std::size_t>(blocked.ic_block), 0.0f);
             blocked.src_in_place = true;
@@ -359,6 +376,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
         for (int a = 0; a < 3; ++a) m.geometry.padded[a] = m.geometry.in[a];
     m.taps = detail::tap_offsets(m.geometry);
     m.stream_large_output = options.stream_large_output;
+    m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);

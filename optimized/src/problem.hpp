@@ -32,9 +32,10 @@ struct Geometry {
 // products per output channel, taps x ICg, are at least this many: conv1 (7x7 over 3 channels, 147) ran
 // 8 % slower grouped, the grouping costing more than the taps it skips (docs/performance-forward-padding.md).
 constexpr i64 kBlockedGroupFrom = 256;
-// dst bytes above which the blocked kernels store their final full tiles non-temporally (BlockedProblem::
-// stream_output): measured on the Xeon, 1 thread, batch 8, pw16_96_112 (38.5 MB of output) 5.0-5.4 -> 3.1-3.4 ms
-// on NHWC, 11.2-11.4 -> 3.2-3.6 on NCHW (docs/performance-forward-rows.md, "Streaming stores")
+// dst bytes above which the NCX 1x1 tiles store their final full tiles non-temporally (BlockedProblem::
+// stream_output): measured on the Xeon, 1 thread, batch 8, pw16_96_112 (38.5 MB of output) 11.2-11.4 -> 3.2-3.6 ms
+// on NCHW (docs/performance-forward-rows.md, "Streaming stores"); channels-last dst streams above half the last-level
+// cache, and never below this (Options::stream_nxc_output_above)
 constexpr i64 kStreamOutputAbove = i64{16} << 20;
 
 // The register-blocked direct convolution. Weights packed [G][OCS][taps][ICg][NB*W] (W the vector
@@ -68,7 +69,7 @@ struct BlockedProblem {
     bool src_in_place = false;
     const float* zeros = nullptr;
     // The kernel's last input-channel block writes the user's dst, and dst is larger than the caches
-    // (kStreamOutputAbove): full tiles go out with non-temporal stores, which skip the read for ownership of
+    // (kStreamOutputAbove, Options::stream_nxc_output_above): full tiles go out with non-temporal stores, which skip the read for ownership of
     // lines that would not stay in a cache anyway (the same bits).
     bool stream_output = false;
     i64 chunks_per_plane() const {

@@ -133,14 +133,18 @@ TEST(Blocked, PaddedChannelsLastSrcIsReadInPlaceAndNeverOutside) {
 }
 
 // Output larger than kStreamOutputAbove (16 MiB) that the tiles write straight into dst (NHWC through the
-// blocked kernel, NCX through the 1x1 NCX tiles) leaves full tiles by non-temporal stores: the same sums.
+// blocked kernel, past Options::stream_nxc_output_above, set to that here: its default is half the last-level
+// cache; NCX through the 1x1 NCX tiles) leaves full tiles by non-temporal stores: the same sums.
 // 88 output channels: the last block of each pixel is partial (88 of 96 lanes) and must keep the plain store,
 // or it would write the next pixel's first channels.
 TEST(Blocked, LargeOutputsStreamTheirFullTilesAndAgreeExactly) {
+    Options streamed;
+    streamed.stream_nxc_output_above = std::int64_t{16} << 20;
     for (const char* text : {"conv:n=4,c=16,o=88,in=112x112,k=1x1,bias=1,data=nxc,wei=xio",
                              "conv:n=4,c=16,o=88,in=112x112,k=1x1,bias=1,data=ncx"})
         for (int threads : {1, 2})
-            EXPECT_TRUE(paths_agree_exactly(text, 31, {Path::blocked_avx2, Path::blocked_avx512, Path::gemm_1x1}, threads))
+            EXPECT_TRUE(paths_agree_exactly(text, 31, {Path::blocked_avx2, Path::blocked_avx512, Path::gemm_1x1}, threads,
+                                            streamed))
                 << text;
 }
 

@@ -46,9 +46,10 @@ inline std::string reproducer(const ConvDescriptor& d, Path path, std::uint64_t 
 
 // Each of `paths` that this CPU has agrees exactly with the reference on `text`, on integer data of
 // `seed` (exact fill: a missing, extra or misplaced tap changes the result), run on `threads` threads
-// (0: TBB's default); a failure names the first path that does not, with a reproducer.
+// (0: TBB's default), with `options` otherwise; a failure names the first path that does not, with a reproducer.
 inline ::testing::AssertionResult paths_agree_exactly(const std::string& text, std::uint64_t seed,
-                                                      const std::vector<Path>& paths, int threads = 1) {
+                                                      const std::vector<Path>& paths, int threads = 1,
+                                                      Options options = {}) {
     const ConvDescriptor d = parse_descriptor(text);
     const accuracy::Contract contract{d.dtype, DataType::f32};
     const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, seed);
@@ -56,7 +57,9 @@ inline ::testing::AssertionResult paths_agree_exactly(const std::string& text, s
     for (const Path path : paths) {
         if (path != Path::automatic && !why_unavailable(d, path).empty()) continue;
         Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
-        if (!accuracy::compare_exact(want.dst, run_optimized(d, e, Options{threads, path})).passed())
+        options.threads = threads;
+        options.forced_path = path;
+        if (!accuracy::compare_exact(want.dst, run_optimized(d, e, options)).passed())
             return ::testing::AssertionFailure() << reproducer(d, path, seed);
     }
     return ::testing::AssertionSuccess();

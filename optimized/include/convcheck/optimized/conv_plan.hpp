@@ -45,10 +45,15 @@ struct Options {
     // The plan packs and runs the batch in chunks of as many images as fit, and on the blocked paths an image
     // that does not fit in bands of its work items (pixel chunks; 3-D: planes). The same bits whatever it is.
     std::int64_t padded_input_budget = 0;
-    // Whether a dst over 16 MiB that the kernels write in place may be stored non-temporally (no read for
+    // Whether a large dst that the kernels write in place may be stored non-temporally (no read for
     // ownership: such output does not stay in a core's cache anyway); false where the caller reads dst back at
     // once (backward data's phases, scattered after). The same bits either way.
     bool stream_large_output = true;
+    // The dst bytes above which the blocked kernel's channels-last dst is stored non-temporally (when
+    // stream_large_output); 0: half the last-level cache, and at least 16 MiB. A non-temporal store skips the read
+    // for ownership but leaves dst in no cache: it pays only where dst could not stay in the last-level cache. (The
+    // NCX 1x1 tiles stream past 16 MiB whatever the cache: their many strided streams are what it saves.)
+    std::int64_t stream_nxc_output_above = 0;
 };
 
 // Why the optimized implementation cannot run the valid descriptor `d` at all (its padded input,
