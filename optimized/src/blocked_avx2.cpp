@@ -10,6 +10,8 @@ constexpr int kMaxVectorBlocks = 3;
 // never prefetch the next tile's input (blocked_pixels): not measured on the AMD machine, where a prefetch
 // of the next tiles' input and outputs gave no gain (docs/performance-forward-2t.md)
 constexpr i64 kPrefetchInputAbove = -1;
+// never bring the next super block's weights into the L2 (blocked_items): not measured with AVX2
+constexpr i64 kPrefetchWeightsAbove = -1;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx2
 
