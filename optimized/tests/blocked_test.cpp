@@ -64,13 +64,13 @@ TEST(Blocked, OneByOneLayersOverTheL2RunTheirInputChannelsInPrefetchedChunks) {
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
 
-// 1x1 layers whose packed weights pass 2 MiB: on AVX-512 the items of each output-channel super block bring the
+// 1x1 layers whose packed weights pass 2 MiB: the items of each output-channel super block bring the
 // next one's weights into the L2 (blocked_items), each its share by pixels, in lines per vector width of input
-// channels (the tile's loop in chunks of W, a last chunk shorter: 600 and 1600 input channels), the last super
+// channels (the tile's loop in chunks of W, a last chunk shorter: 601 and 520 input channels), the last super
 // block of an image the next image's first; a plane of one item and of two (192 + 33 pixels), three and four
 // vector blocks, two input-channel blocks (1536 + 64); 1 and 2 threads.
 TEST(Blocked, OneByOneLayersWithWeightsOverTheL2BringTheNextSuperBlockAhead) {
-    for (const char* text : {"conv:n=2,c=600,o=1000,in=7x7,k=1x1,bias=1,data=nxc,wei=xio",
+    for (const char* text : {"conv:n=2,c=601,o=1000,in=7x7,k=1x1,bias=1,data=nxc,wei=xio",
                              "conv:c=520,o=1100,in=15x15,k=1x1,bias=1,data=nxc",
                              "conv:n=2,c=1600,o=384,in=6x6,k=1x1,data=nxc,wei=xio"})
         for (int threads : {1, 2})
