@@ -234,10 +234,12 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     // pw192->32@28 0.49-0.52 -> 0.44, res2_1x1_reduce 8.9-9.4 -> 6.5-6.9; with several super blocks the
     // input is already in the cache for all but the first, and the prefetches cost time (pw16->96@112
     // 3.1-4.4 -> 5.8-7.3 ms, res4_1x1_1024 about 10%), as they did on layers that stay in L2
-    // (docs/performance-forward-2t.md). The results are the same bits: a prefetch changes no sum.
+    // (docs/performance-forward-2t.md). With ocs_innermost the first super block of a chunk reads its input
+    // first, and prefetches (batch 8, 1 thread: res3_downsample 12.1-12.6 -> 11.5-11.9 ms, res3_1x1_512 -4 %;
+    // docs/performance-forward-downsample.md). The results are the same bits: a prefetch changes no sum.
     const i64 input_bytes = g.batch * g.padded[0] * g.padded[1] * g.padded[2] * g.channel_stride * 4;
-    const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && p.oc_super_blocks == 1 &&
-                          input_bytes > kPrefetchInputAbove;
+    const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && input_bytes > kPrefetchInputAbove &&
+                          (p.oc_super_blocks == 1 || (p.ocs_innermost && run.ocs == 0));
     TileArgs a;
     a.x_shift = run.x_shift;
     a.geometry = &g;
