@@ -10,6 +10,9 @@ constexpr int kMaxVectorBlocks = 3;
 // never prefetch the next tile's input (blocked_pixels): not measured on the AMD machine, where a prefetch
 // of the next tiles' input and outputs gave no gain (docs/performance-forward-2t.md)
 constexpr i64 kPrefetchInputAbove = -1;
+// 1x1 layers whose packed weights take more than this bring the next super block's weights into the L2 (blocked_items):
+// measured only on the Xeon with CONVCHECK_NO_AVX512=1, 1 thread, res5_1x1_2048 batch 1 1.31-1.35 -> 1.23 ms
+constexpr i64 kPrefetchWeightsAbove = i64{2} << 20;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx2
 

@@ -11,6 +11,11 @@ constexpr int kMaxVectorBlocks = 6;
 // 1x1 layers with more input than this prefetch the next tile's input (blocked_pixels): the L2 of one
 // core of the Xeon measured (2 MiB)
 constexpr i64 kPrefetchInputAbove = i64{2} << 20;
+// 1x1 layers whose packed weights take more than this bring the next output-channel super block's weights into
+// the L2 as they go (blocked_items): the L2 of one core of the Xeon (2 MiB). Measured on the Xeon, 1 thread,
+// res5_1x1_2048 (4 MiB of weights): batch 1 0.69-0.70 -> 0.63 ms, batch 8 5.73 -> 5.24
+// (docs/performance-forward-downsample.md)
+constexpr i64 kPrefetchWeightsAbove = i64{2} << 20;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx512
 

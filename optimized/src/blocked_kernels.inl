@@ -39,6 +39,9 @@ struct TileArgs {
     const Geometry* geometry;
     const float* zeros;
     bool stream;  // a full tile's stores non-temporal (BlockedProblem::stream_output, last input-channel block)
+    // Or null: `ahead_lines` cache lines from here into the L2 per W input channels (the next super block's weights)
+    const char* weights_ahead;
+    i64 ahead_lines;
 };
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
@@ -76,8 +79,11 @@ void blocked_tile(const TileArgs& a) {
         }
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
         // next tile's input arrives while this one computes; without, one pass over all the channels
-        const i64 chunk = a.next_offsets ? W : a.ic_count;
+        const i64 chunk = a.next_offsets || a.weights_ahead ? W : a.ic_count;
+        const char* ahead = a.weights_ahead;
         for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += chunk) {
+            if (ahead)
+                for (i64 l = 0; l < a.ahead_lines; ++l, ahead += 64) _mm_prefetch(ahead, _MM_HINT_T1);
             if (a.next_offsets)
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) __builtin_prefetch(px + (a.next_offsets[r] + a.x_shift + ic0), 0, 3);
@@ -195,6 +201,9 @@ struct PixelRun {
     i64 x_shift = 0;
     const i64* in_rows = nullptr;
     const i64* in_cols = nullptr;
+    // 1x1 layers (blocked_items says which): the packed weights to bring into the L2 over the run's tiles, or null
+    const float* weights_ahead = nullptr;
+    i64 ahead_floats = 0;
 };
 
 // The run's pixels, every input-channel block in turn, in register tiles: each group of pixels in tiles
@@ -225,10 +234,12 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     // pw192->32@28 0.49-0.52 -> 0.44, res2_1x1_reduce 8.9-9.4 -> 6.5-6.9; with several super blocks the
     // input is already in the cache for all but the first, and the prefetches cost time (pw16->96@112
     // 3.1-4.4 -> 5.8-7.3 ms, res4_1x1_1024 about 10%), as they did on layers that stay in L2
-    // (docs/performance-forward-2t.md). The results are the same bits: a prefetch changes no sum.
+    // (docs/performance-forward-2t.md). With ocs_innermost the first super block of a chunk reads its input
+    // first, and prefetches (batch 8, 1 thread: res3_downsample 12.1-12.6 -> 11.5-11.9 ms, res3_1x1_512 -4 %;
+    // docs/performance-forward-downsample.md). The results are the same bits: a prefetch changes no sum.
     const i64 input_bytes = g.batch * g.padded[0] * g.padded[1] * g.padded[2] * g.channel_stride * 4;
-    const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && p.oc_super_blocks == 1 &&
-                          input_bytes > kPrefetchInputAbove;
+    const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && input_bytes > kPrefetchInputAbove &&
+                          (p.oc_super_blocks == 1 || (p.ocs_innermost && run.ocs == 0));
     TileArgs a;
     a.x_shift = run.x_shift;
     a.geometry = &g;
@@ -266,6 +277,15 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         return plane_inside && r0 >= inner[1] && r1 < inner_end[1] && c0 >= inner[2] && c1 < inner_end[2];
     };
     const bool every_tap = run.rows == nullptr || inside(0, count);
+    // the lines of run.weights_ahead per W input channels of a tile: spread evenly over the run's tiles
+    i64 ahead_steps = 0;
+    for (i64 ic0 = 0; ic0 < g.in_per_group && run.weights_ahead; ic0 += p.ic_block)
+        for (i64 group = 0, i = 0; group < run.groups; i = run.group_ends ? run.group_ends[group] : count, ++group)
+            ahead_steps += ((run.group_ends ? run.group_ends[group] : count) - i + full - 1) / full *
+                           ((min_i64(p.ic_block, g.in_per_group - ic0) + W - 1) / W);
+    const char* ahead = reinterpret_cast<const char*>(run.weights_ahead);
+    const char* ahead_end = ahead + run.ahead_floats * 4;
+    a.ahead_lines = ahead_steps > 0 ? (run.ahead_floats / 16 + ahead_steps - 1) / ahead_steps : 0;
     // the tile's taps and its input-channel loop's length, for input-channel block [ic0, ic0 + ic_count)
     const auto set_taps = [&](i64 first, i64 n, i64 ic_count) {
         a.in_rows = a.in_cols = nullptr;
@@ -307,6 +327,8 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
                 a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
                 set_taps(i, n, ic_count);
+                a.weights_ahead = ahead < ahead_end ? ahead : nullptr;
+                ahead += (ic_count + W - 1) / W * a.ahead_lines * 64;
                 if (a.in_rows) (k < bigger ? big_checked : small_checked)(a);
                 else (k < bigger ? big_tile : small_tile)(a);
                 i += n;
@@ -359,6 +381,11 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     interior_ranges(g, inner, inner_end);
     const bool bordered = inner[1] > 0 || inner_end[1] < g.out[1] || inner[2] > 0 || inner_end[2] < g.out[2];
     const bool grouped = bordered && g.taps() * g.in_per_group >= kBlockedGroupFrom;
+    // 1x1 layers whose packed weights pass kPrefetchWeightsAbove (they do not stay in the L2): the items of a super
+    // block bring the next one's weights (of the next image after the last) into the L2, each its share by pixels
+    const i64 block_lines = g.in_per_group * block / 16, blocks = g.groups * p.oc_super_blocks;
+    const bool weights_ahead = kPrefetchWeightsAbove >= 0 && g.taps() == 1 && !p.ocs_innermost && p.weights_ic_step == 0 &&
+                               p.weights_block_step == 0 && blocks * block_lines * 64 > kPrefetchWeightsAbove;
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost
@@ -431,6 +458,10 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         run.count = count;
         run.grp = grp;
         run.ocs = ocs;
+        const i64 next = grp * p.oc_super_blocks + ocs + 1, run_pixels = g.out[0] * plane, at = od * plane + p0;
+        run.weights_ahead = weights_ahead && (next < blocks || n + 1 < g.batch)
+                                ? p.weights + (next % blocks * block_lines + block_lines * at / run_pixels) * 16 : nullptr;
+        run.ahead_floats = (block_lines * (at + count) / run_pixels - block_lines * at / run_pixels) * 16;
         blocked_pixels(p, run, scratch);
     }
     if (p.stream_output) _mm_sfence();  // the non-temporal stores visible before the caller's join

@@ -64,6 +64,30 @@ TEST(Blocked, OneByOneLayersOverTheL2RunTheirInputChannelsInPrefetchedChunks) {
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
 
+// 1x1 layers of several output-channel super blocks, innermost in the items (small weights), over 2 MiB of input:
+// on AVX-512 the first super block of each chunk prefetches the next tile's input as it goes (blocked_pixels), the
+// others not; 150 and 37 input channels (a last chunk shorter than a vector), partial last blocks (100 and 200
+// channels), 1 and 2 threads (a thread may begin inside a chunk).
+TEST(Blocked, OneByOneLayersOfSeveralSuperBlocksPrefetchForTheFirstOnly) {
+    for (const char* text : {"conv:n=2,c=150,o=100,in=60x60,k=1x1,bias=1,data=nxc,wei=xio",
+                             "conv:c=37,o=200,in=130x120,k=1x1,s=2x2,bias=1,data=nxc"})
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 43, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
+
+// 1x1 layers whose packed weights pass 2 MiB: the items of each output-channel super block bring the
+// next one's weights into the L2 (blocked_items), each its share by pixels, in lines per vector width of input
+// channels (the tile's loop in chunks of W, a last chunk shorter: 601 and 520 input channels), the last super
+// block of an image the next image's first; a plane of one item and of two (192 + 33 pixels), three and four
+// vector blocks, two input-channel blocks (1536 + 64); 1 and 2 threads.
+TEST(Blocked, OneByOneLayersWithWeightsOverTheL2BringTheNextSuperBlockAhead) {
+    for (const char* text : {"conv:n=2,c=601,o=1000,in=7x7,k=1x1,bias=1,data=nxc,wei=xio",
+                             "conv:c=520,o=1100,in=15x15,k=1x1,bias=1,data=nxc",
+                             "conv:n=2,c=1600,o=384,in=6x6,k=1x1,data=nxc,wei=xio"})
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 41, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
+
 // Five and six vector blocks per tile (AVX-512, where a super block's weights take at most 32 KiB):
 // 96 and 80 lanes, full and partial (90 of 96, 75 of 80), one and two groups, 1x1 and 3x3 with pads.
 TEST(Blocked, FiveAndSixVectorBlocksWhereTheWeightsStayInL1) {
