@@ -23,12 +23,15 @@ struct RowsBackwardData {
     int vector_blocks = 1;               // NB
     i64 super_blocks = 1;                // ceil(C / (NB*W))
     int tile = 1;                        // the widest tile's outputs (<= rows_tile_width(NB))
+    // P: output rows per work row; 2 (NB = 2, rows of at most rows_pair_width() outputs, one tile each): the rows
+    // (jd, jh) and (jd, jh + 1) in one tile, each sum's terms in the same order as in a tile of one row
+    int tile_rows = 1;
     // diff_src's sizes and the phase's residues and steps (outermost first): output j of axis a is x = r + S*j
     i64 X[3]{1, 1, 1}, r[3]{0, 0, 0}, S[3]{1, 1, 1};
     // [super block][NB*W], zeros past C: each output's first term (the forward's bias, forward_rows.hpp); or
     // null: the sums start from zero
     const float* bias = nullptr;
-    i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * geometry->out[1]; }
+    i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * ((geometry->out[1] + tile_rows - 1) / tile_rows); }
 };
 
 // The pixels [*a, *b) of a tile of R outputs from output column w0 whose input column at tap kw exists (the
@@ -52,11 +55,13 @@ void pack_rows_weights(const float* from, i64 lanes, i64 reduction, i64 taps, i6
 namespace avx512 {
 int rows_max_blocks();
 int rows_tile_width(int vector_blocks);
+int rows_pair_width();
 void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int rows_max_blocks();
 int rows_tile_width(int vector_blocks);
+int rows_pair_width();
 void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
 }  // namespace avx2
 
