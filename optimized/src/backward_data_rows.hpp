@@ -8,7 +8,9 @@
 //                          then over o in increasing order, of diff_dst(n, j - P + t*D, o) * W'(c, o, t)
 // in f32 FMAs from zero, or from the bias (forward_rows.hpp), one order for any thread count; x(j) = r + S*j
 // per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with
-// NB = 4 on AVX-512). Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
+// NB = 4 on AVX-512). A tile whose pixels all read inside at every kw (dilation 1) runs a kernel row's taps
+// as one loop over kw and the channels: their inputs and weights lie one after the other, the same products
+// in the same order. Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
 #pragma once
 
 #include "problem.hpp"

@@ -85,6 +85,20 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
                 row[i] = x + (inside ? (id * g.in[1] + ih) * g.in[2] * O : 0);
             }
             if (rows == 0) continue;
+            const i64 t0 = (kd * g.kernel[1] + kh) * g.kernel[2];
+            if (g.dilation[2] == 1) {  // every kw with every column: one loop over the kernel row's kw and channels
+                i64 a = 0, b = 0, a_last = 0, b_last = 0;
+                rows_tap_pixels(g, w0, 0, Q, &a, &b);
+                rows_tap_pixels(g, w0, g.kernel[2] - 1, Q, &a_last, &b_last);
+                if (a == 0 && b_last == Q) {
+                    const i64 s = g.stride[2], iw = w0 * s - g.pad_begin[2];
+                    const float* from[R];
+#pragma GCC unroll 16
+                    for (int r = 0; r < R; ++r) from[r] = row[r / Q] + (iw + r % Q * s) * O;
+                    rows_tap_range<NB, R, Q>(acc, from, w + t0 * O * B, g.kernel[2] * O, 0, 0, rows);
+                    continue;
+                }
+            }
             for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
                 i64 a = 0, b = 0;
                 rows_tap_pixels(g, w0, kw, Q, &a, &b);
@@ -93,8 +107,7 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
                 const float* from[R];
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) from[r] = row[r / Q] + (r % Q >= a && r % Q < b ? iw + r % Q * s : 0) * O;
-                const i64 t = (kd * g.kernel[1] + kh) * g.kernel[2] + kw;
-                rows_tap_range<NB, R, Q>(acc, from, w + t * O * B, O, a, Q - b, rows);
+                rows_tap_range<NB, R, Q>(acc, from, w + (t0 + kw) * O * B, O, a, Q - b, rows);
             }
         }
     }

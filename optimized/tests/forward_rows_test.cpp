@@ -5,7 +5,9 @@
 // a partial one, pads on one side, asymmetric pads, dilation 2, 3-D, a partial output-channel block, several
 // super blocks, without bias, strides 2 and 3 (with at least 256 products per output, as strided layers
 // need). And as the reference adds only the taps inside the input, an infinite weight on every kw = 0 tap
-// leaves every left-column output finite. Rows of 4 to 7 outputs in tiles of two rows (AVX-512) as well.
+// leaves every left-column output finite. Rows of 4 to 7 outputs in tiles of two rows (AVX-512) as well. A tile
+// whose every kw reads inside for all its pixels runs its kernel row's kw taps as one loop (dilation 1): the
+// wide rows here have such tiles (seen failing with the merge taken where only the first kw reads inside).
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
