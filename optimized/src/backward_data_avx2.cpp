@@ -16,6 +16,8 @@ constexpr int kPointwiseMaxBlocks = 3;
 // 16 registers.
 constexpr int kRowsTile[4] = {0, 14, 6, 4};
 constexpr int kRowsMaxBlocks = 3;
+// No tiles of two rows (backward_data_avx512.cpp): not measured on AVX2
+constexpr int kRowsPairWidth = 0;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx2
 

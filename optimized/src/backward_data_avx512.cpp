@@ -18,6 +18,8 @@ constexpr int kPointwiseMaxBlocks = 4;
 // 32 registers.
 constexpr int kRowsTile[5] = {0, 16, 14, 9, 6};
 constexpr int kRowsMaxBlocks = 4;
+// The widest rows that the row kernel runs two at a time in one tile of NB = 2 (kRowsTile[2] outputs at most)
+constexpr int kRowsPairWidth = 7;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx512
 

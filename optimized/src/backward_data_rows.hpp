@@ -8,7 +8,9 @@
 //                          then over o in increasing order, of diff_dst(n, j - P + t*D, o) * W'(c, o, t)
 // in f32 FMAs from zero, or from the bias (forward_rows.hpp), one order for any thread count; x(j) = r + S*j
 // per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with
-// NB = 4 on AVX-512). Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
+// NB = 4 on AVX-512). A tile whose pixels all read inside at every kw (dilation 1) runs a kernel row's taps
+// as one loop over kw and the channels: their inputs and weights lie one after the other, the same products
+// in the same order. Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
 #pragma once
 
 #include "problem.hpp"
@@ -23,12 +25,15 @@ struct RowsBackwardData {
     int vector_blocks = 1;               // NB
     i64 super_blocks = 1;                // ceil(C / (NB*W))
     int tile = 1;                        // the widest tile's outputs (<= rows_tile_width(NB))
+    // P: output rows per work row; 2 (NB = 2, rows of at most rows_pair_width() outputs, one tile each): the rows
+    // (jd, jh) and (jd, jh + 1) in one tile, each sum's terms in the same order as in a tile of one row
+    int tile_rows = 1;
     // diff_src's sizes and the phase's residues and steps (outermost first): output j of axis a is x = r + S*j
     i64 X[3]{1, 1, 1}, r[3]{0, 0, 0}, S[3]{1, 1, 1};
     // [super block][NB*W], zeros past C: each output's first term (the forward's bias, forward_rows.hpp); or
     // null: the sums start from zero
     const float* bias = nullptr;
-    i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * geometry->out[1]; }
+    i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * ((geometry->out[1] + tile_rows - 1) / tile_rows); }
 };
 
 // The pixels [*a, *b) of a tile of R outputs from output column w0 whose input column at tap kw exists (the
@@ -52,11 +57,13 @@ void pack_rows_weights(const float* from, i64 lanes, i64 reduction, i64 taps, i6
 namespace avx512 {
 int rows_max_blocks();
 int rows_tile_width(int vector_blocks);
+int rows_pair_width();
 void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
 }  // namespace avx512
 namespace avx2 {
 int rows_max_blocks();
 int rows_tile_width(int vector_blocks);
+int rows_pair_width();
 void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i64 begin, i64 end);
 }  // namespace avx2
 

@@ -399,7 +399,7 @@ Path ConvPlan::path() const { return impl_->path; }
 const ConvDescriptor& ConvPlan::descriptor() const { return impl_->original; }
 std::string ConvPlan::implementation() const {
     std::string name(to_string(impl_->path));
-    if (impl_->forward_rows) name += " rows";
+    if (impl_->forward_rows) name += impl_->forward_rows->kernel.tile_rows == 2 ? " rows pairs" : " rows";
     if (impl_->src_in_place) name += " src_in_place";
     return name;
 }

@@ -24,6 +24,20 @@ void rows_choose_blocks(const Geometry& g, i64 lanes, bool avx512, int* nb, int*
 
 namespace {
 constexpr i64 kMaxWeightBytes = i64{2} << 20;
+
+// The forward's blocks: rows_choose_blocks', or on rows of 4 to rows_pair_width() outputs (7 on AVX-512), NB = 2
+// and tiles of two whole rows (RowsBackwardData::tile_rows): a tile of one 7-wide row loads a weight vector for
+// every 7 FMAs, which the weights' stream from L2 could not keep up with (res5_3x3: 512 channels, 7x7)
+void forward_rows_blocks(const Geometry& g, bool avx512, int* nb, int* tile, int* tile_rows) {
+    const i64 J = g.out[2];
+    const int pair = avx512 ? avx512::rows_pair_width() : avx2::rows_pair_width();
+    *tile_rows = 1;
+    if (J >= 4 && J <= pair && g.out[1] >= 2) {
+        *nb = 2, *tile = static_cast<int>(J), *tile_rows = 2;
+        return;
+    }
+    rows_choose_blocks(g, g.out_channels, avx512, nb, tile);
+}
 }  // namespace
 
 bool forward_rows_fit(const ConvDescriptor& d, bool avx512) {
@@ -41,8 +55,8 @@ bool forward_rows_fit(const ConvDescriptor& d, bool avx512) {
     // 12.5-14.4 ms either way, while res4_3x3s2 went 11.9-12.0 -> 11.4-11.5 and res5_3x3s2 12.7-12.9 -> 11.4-11.6
     if (taps == 1 || (strided && taps * d.in_channels < kBlockedGroupFrom)) return false;
     const Geometry g = make_geometry(d, 1);
-    int nb = 0, tile = 0;
-    rows_choose_blocks(g, g.out_channels, avx512, &nb, &tile);
+    int nb = 0, tile = 0, tile_rows = 1;
+    forward_rows_blocks(g, avx512, &nb, &tile, &tile_rows);
     // Every tile streams its super block's weights (taps x C x NB*W floats) whole, where the register tiles
     // block the input channels to keep theirs in L2: beyond the L2 of one core (2 MiB on the Xeon), the row
     // kernel lost (1 thread, CPU clock, batch 1, 3x3 at 7x7, 2048 -> 512 channels: 3.5 MiB, 12.0-12.5 ms
@@ -53,8 +67,8 @@ bool forward_rows_fit(const ConvDescriptor& d, bool avx512) {
 
 i64 forward_rows_floats(const ConvDescriptor& d, bool avx512) {
     const Geometry g = make_geometry(d, 1);
-    int nb = 0, tile = 0;
-    rows_choose_blocks(g, g.out_channels, avx512, &nb, &tile);
+    int nb = 0, tile = 0, tile_rows = 1;
+    forward_rows_blocks(g, avx512, &nb, &tile, &tile_rows);
     const i64 block = nb * (avx512 ? 16 : 8), super_blocks = (g.out_channels + block - 1) / block;
     return super_blocks * block * (g.taps() * g.in_channels + 1);
 }
@@ -64,7 +78,7 @@ void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const st
     plan.geometry = make_geometry(d, 1);
     const Geometry& g = plan.geometry;
     RowsBackwardData& k = plan.kernel;
-    rows_choose_blocks(g, g.out_channels, avx512, &k.vector_blocks, &k.tile);
+    forward_rows_blocks(g, avx512, &k.vector_blocks, &k.tile, &k.tile_rows);
     const i64 W = avx512 ? 16 : 8, block = k.vector_blocks * W, O = g.out_channels, C = g.in_channels, T = g.taps();
     k.super_blocks = (O + block - 1) / block;
     plan.weights.assign(static_cast<std::size_t>(k.super_blocks * T * C * block), 0.0f);

@@ -5,7 +5,9 @@
 // a partial one, pads on one side, asymmetric pads, dilation 2, 3-D, a partial output-channel block, several
 // super blocks, without bias, strides 2 and 3 (with at least 256 products per output, as strided layers
 // need). And as the reference adds only the taps inside the input, an infinite weight on every kw = 0 tap
-// leaves every left-column output finite.
+// leaves every left-column output finite. Rows of 4 to 7 outputs in tiles of two rows (AVX-512) as well. A tile
+// whose every kw reads inside for all its pixels runs its kernel row's kw taps as one loop (dilation 1): the
+// wide rows here have such tiles (seen failing with the merge taken where only the first kw reads inside).
 #include <gtest/gtest.h>
 
 #include "harness.hpp"
@@ -29,8 +31,33 @@ TEST(ForwardRows, LayersOfOneGroupAgreeExactlyAndReadOnlySrc) {
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 23, " rows"));
 }
 
+// Rows of 4 to 7 outputs run two at a time in one tile of NB = 2 on AVX-512 (RowsBackwardData::tile_rows; the
+// AVX2 kernels keep tiles of one row): each tile's rows whose input row lies in the padding skipped per tap
+// (the top row, the bottom row, both at an even and an odd number of rows), a last row alone, stride 2 (as
+// res5_3x3s2), dilation 2, asymmetric pads, 3-D, a partial output-channel block, no bias.
+TEST(ForwardRows, TilesOfTwoRowsAgreeExactlyAndReadOnlySrc) {
+    const char* cases[] = {
+        "conv:n=2,c=32,o=64,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=40,o=40,in=13x14,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=16,o=32,in=9x5,k=3x3,d=2x2,pb=2x2,pe=2x2,data=nxc",
+        "conv:c=8,o=20,in=5x4,k=3x3,pb=0x1,pe=2x1,bias=1,data=nxc",
+        "conv:n=2,c=6,o=33,in=4x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1,data=nxc",
+    };
+    for (const char* text : cases) {
+        EXPECT_TRUE(blocked_agree_reading_only_src(text, 31, " rows"));
+        const ConvDescriptor d = parse_descriptor(text);
+        if (!why_unavailable(d, Path::blocked_avx512).empty()) continue;
+        Buffers b = make_buffers(d, std::vector<double>(static_cast<std::size_t>(d.src_elements())),
+                                       std::vector<double>(static_cast<std::size_t>(d.weights_elements())),
+                                       std::vector<double>(static_cast<std::size_t>(d.out_channels)));
+        const ConvPlan plan(d, b.weights.data(), d.has_bias ? b.bias.data() : nullptr, Options{1, Path::blocked_avx512});
+        EXPECT_EQ(plan.implementation(), "blocked_avx512 rows pairs") << text;
+    }
+}
+
 TEST(ForwardRows, AnInfiniteWeightOnAPaddedTapNeverMeetsTheZero) {
     EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=9x10,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 8));
+    EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=8x7,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 7));  // in tiles of two rows
 }
 
 // Every row tile streams its super block's weights whole: beyond 2 MiB of them a layer keeps the register tiles

@@ -109,7 +109,8 @@ public:
     Path path() const;
     std::string_view path_name() const { return to_string(path()); }
     // The path's name and, where it runs a kernel of its own for d, that kernel: "blocked_avx512 rows" (the row
-    // kernel: forward_rows.hpp), "blocked_avx512 src_in_place" (the user's padded src read where it is).
+    // kernel: forward_rows.hpp; "blocked_avx512 rows pairs": its tiles of two rows), "blocked_avx512 src_in_place"
+    // (the user's padded src read where it is).
     std::string implementation() const;
     const ConvDescriptor& descriptor() const;
 
