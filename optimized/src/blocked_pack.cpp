@@ -5,6 +5,9 @@
 namespace convcheck::optimized::detail {
 namespace {
 constexpr i64 kWideTileWeightBytes = 32 << 10;  // two thirds of the Xeon's 48 KiB L1
+// blocked_balanced_chunk_pixels: runs of fewer items than kBalancedItems take chunks that 2 threads share
+// evenly (measured on the Xeon, 2 threads: docs/performance-forward-2t-2.md)
+constexpr i64 kBalancedItems = 32;
 }  // namespace
 
 int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512) {
@@ -30,6 +33,18 @@ int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512
 i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512) {
     const int nb = blocked_vector_blocks(out_per_group, weights_per_output, avx512);
     return 32 * (avx512 ? avx512::tile_width(nb) : avx2::tile_width(nb));
+}
+
+i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others) {
+    const i64 chunks = (plane + chunk_pixels - 1) / chunk_pixels;
+    if (others * chunks >= kBalancedItems) return chunk_pixels;
+    // the fewest chunks, from `chunks` up, that make an even number of items whose chunks are all within 5 % of
+    // each other's pixels: each half of the items then holds half of the pixels (within 5 %)
+    for (i64 c = chunks; c <= plane; ++c) {
+        const i64 pixels = (plane + c - 1) / c, count = (plane + pixels - 1) / pixels;
+        if ((others * count) % 2 == 0 && 20 * count * pixels <= 21 * plane) return pixels;
+    }
+    return chunk_pixels;
 }
 
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {

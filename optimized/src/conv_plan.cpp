@@ -380,6 +380,14 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.pack_weights(weights, bias);
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
+    // a run of few work items (small layers at batch 1) in smaller pixel chunks, an even number of them
+    if (blocked && !m.forward_rows && m.xp_parts.axis < 0) {
+        const detail::Geometry& g = m.geometry;
+        const bool packs = !m.src_in_place && !detail::src_is_xp(m.src_desc, m.src_geometry);
+        const i64 images = packs ? std::min(m.xp_parts.images, g.batch) : g.batch;
+        m.blocked.chunk_pixels = detail::blocked_balanced_chunk_pixels(
+            m.blocked.chunk_pixels, g.out[1] * g.out[2], images * g.groups * m.blocked.oc_super_blocks * g.out[0]);
+    }
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
 

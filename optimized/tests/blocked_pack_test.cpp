@@ -23,3 +23,25 @@ TEST(BlockedPack, WeightsAndBiasStartOnACacheLine) {
         }
     }
 }
+
+// A run of fewer than 32 work items takes smaller pixel chunks, so that 2 threads share the pixels evenly:
+// an even number of items, every chunk of a plane within 5 % of the others (blocked_balanced_chunk_pixels).
+TEST(BlockedPack, FewWorkItemsComeInChunksThatTwoThreadsShareEvenly) {
+    // MobileNet-v2's and ResNet-50's small 1x1 layers at batch 1 (chunk, plane, images x groups x super blocks)
+    EXPECT_EQ(blocked_balanced_chunk_pixels(448, 56 * 56, 1), 392);  // pw144_24_56: 7 chunks of 448 -> 8 of 392
+    EXPECT_EQ(blocked_balanced_chunk_pixels(448, 28 * 28, 1), 392);  // pw192_32_28: 448 + 336 -> 2 x 392
+    EXPECT_EQ(blocked_balanced_chunk_pixels(192, 7 * 7, 5), 25);     // pw960_320_7: 5 items -> 10 of 25 and 24
+    EXPECT_EQ(blocked_balanced_chunk_pixels(192, 56 * 56, 1), 175);  // res2_1x1_64: 17 chunks -> 18
+    EXPECT_EQ(blocked_balanced_chunk_pixels(192, 112 * 112, 1), 192);  // 66 items: as they are
+    for (const i64 chunk : {i64{84}, i64{192}, i64{448}})
+        for (i64 plane = 1; plane <= 3000; ++plane)
+            for (i64 others = 1; others <= 6; ++others) {
+                const i64 pixels = blocked_balanced_chunk_pixels(chunk, plane, others);
+                const i64 count = (plane + pixels - 1) / pixels;
+                ASSERT_LE(pixels, chunk);
+                if (others * ((plane + chunk - 1) / chunk) >= 32 || pixels == chunk) continue;
+                // changed: an even number of items, and the chunks' pixels past the plane under 5 % of it
+                EXPECT_EQ(others * count % 2, 0) << chunk << " " << plane << " " << others;
+                EXPECT_LE(20 * count * pixels, 21 * plane) << chunk << " " << plane << " " << others;
+            }
+}
