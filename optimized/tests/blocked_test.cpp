@@ -52,7 +52,7 @@ TEST(Blocked, APartialBlockLeavesTheNextGroupsChannelsAlone) {
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
 
-// 1x1 layers with one output-channel super block and over 2 MiB of input: on AVX-512 each full tile
+// 1x1 layers with one output-channel super block and over 1 MiB of input: on AVX-512 each full tile
 // prefetches the next tile's input as it runs its input channels in chunks of one vector width
 // (blocked_pixels), with a last chunk shorter than a vector (150 and 37 input channels) and a partial
 // output-channel block (24 of 32 lanes, 40 of 48).
@@ -60,6 +60,8 @@ TEST(Blocked, OneByOneLayersOverTheL2RunTheirInputChannelsInPrefetchedChunks) {
     const char* cases[] = {
         "conv:c=150,o=24,in=60x60,k=1x1,bias=1,data=nxc,wei=xio",
         "conv:n=2,c=37,o=40,in=65x120,k=1x1,bias=1,data=nxc",
+        // 1.1 MiB of input: over half the Xeon's L2 (kPrefetchInputAbove), under all of it
+        "conv:c=150,o=24,in=44x44,k=1x1,bias=1,data=nxc,wei=xio",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
