@@ -39,9 +39,9 @@ int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512
 // The output pixels of a work item (BlockedWeights::chunk_pixels): 32 register tiles.
 i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512);
 // The pixel chunk of the work items of one parallel run of `others` x chunks items (images x groups x super
-// blocks x output planes, each plane of `plane` pixels): chunk_pixels where that gives 32 items or more, else
-// the largest chunk (at most chunk_pixels) that gives an even number of items, of sizes within 5 % (the last
-// chunk of a plane short by less than 5 % of a plane), so that 2 threads get the same work; chunk_pixels if
+// blocks x output planes, each plane of `plane` pixels): chunk_pixels where that gives 32 items or more or
+// where the two halves of the items (split in the middle) hold within 5 % of half of the pixels; else the
+// largest chunk (at most chunk_pixels) for which they do, so that 2 threads get the same work; chunk_pixels if
 // there is none. Depends on the descriptor only.
 i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others);
 // The packed weights' floats: G x ceil(OCg / (NB*W)) x taps x ICg x NB*W.

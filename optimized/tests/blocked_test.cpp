@@ -184,16 +184,17 @@ TEST(Blocked, FewChannelImagesCopiedOneByOneAgreeExactly) {
         EXPECT_TRUE(paths_agree_exactly(text, 37, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
 }
 
-// Runs of fewer than 32 work items in smaller pixel chunks of equal sizes (blocked_balanced_chunk_pixels), which
-// need not be a multiple of the tile width: 930 pixels in 4 chunks of 233 (tiles of 14), 49 pixels of 5 super
-// blocks in chunks of 25 and 24, a conv1-like layer (copied with its pads) in 4 chunks of 138 pixels, a padded
-// layer of two groups read in place with its border pixels grouped, at 1 and 2 threads.
+// Runs of fewer than 32 work items in smaller pixel chunks that 2 threads share evenly
+// (blocked_balanced_chunk_pixels), not a multiple of the tile width (AVX-512): 795 pixels in chunks of 398 and 397
+// (tiles of 14), 49 pixels of 5 super blocks in chunks of 25 and 24, a conv1-like layer (copied with its pads) in 4
+// chunks of 150 pixels, a padded layer of three groups read in place with its border pixels grouped, in chunks of
+// 52; at 1 and 2 threads.
 TEST(Blocked, FewWorkItemsInSmallerChunksAgreeExactly) {
     const char* cases[] = {
-        "conv:c=150,o=24,in=30x31,k=1x1,bias=1,data=nxc,wei=xio",
+        "conv:c=150,o=24,in=15x53,k=1x1,bias=1,data=nxc,wei=xio",
         "conv:c=96,o=320,in=7x7,k=1x1,bias=1,data=nxc",
-        "conv:c=3,o=64,in=45x47,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio",
-        "conv:g=2,c=64,o=40,in=15x13,k=3x3,s=2x1,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=3,o=64,in=47x49,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio",
+        "conv:g=3,c=96,o=60,in=15x13,k=3x3,s=2x1,pb=1x1,pe=1x1,bias=1,data=nxc",
     };
     for (const char* text : cases)
         for (int threads : {1, 2})
