@@ -81,8 +81,8 @@ struct ConvPlan::Impl {
     detail::WorkspacePool<i64> kernel_scratch;
 
     template <typename Body>
-    void parallel_rows(i64 count, const Body& body) const {
-        detail::parallel_for_joined(tbb::blocked_range<i64>(0, count),
+    void parallel_rows(i64 count, const Body& body, i64 grain = 1) const {
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, count, static_cast<std::size_t>(grain)),
                                     [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
     }
     // parallel_rows for a direct kernel: body(scratch, begin, end), with `scratch_elements` of scratch
@@ -182,6 +182,13 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
 
 namespace {
 
+// The padded copy's rows per task on NXC src: about 64 KiB. TBB alone cut conv1's 230 rows of 2.7 KiB into 64 tasks
+// of 1-4 rows even at 1 thread, 0.1-0.3 us apart (docs/performance-forward-2t-2.md); NCX tasks are not rows.
+i64 pack_src_grain(const ConvDescriptor& d, const detail::Geometry& g) {
+    if (d.data_format != DataFormat::nxc) return 1;
+    return std::max<i64>(1, (i64{64} << 10) / std::max<i64>(1, g.padded[2] * g.channel_stride * 4));
+}
+
 // The blocked kernel of the plan's path (blocked_avx512 or blocked_avx2) over work items [b, e).
 void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 b, i64 e) {
     if (path == Path::blocked_avx512)
@@ -248,7 +255,8 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
             if (packs) {
                 float* out = xp_space.data();
                 parallel_rows(detail::pack_src_task_count(src_desc, src_chunk),
-                              [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); });
+                              [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); },
+                              pack_src_grain(src_desc, src_chunk));
                 xp = out;
             }
             run_kernel(chunk, xp, y + n0 * g.out_pixels() * g.out_channels);
@@ -378,16 +386,12 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.stream_large_output = options.stream_large_output;
     m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
+    // pixel chunks that 2 threads share evenly where an image has few work items (small layers)
+    if (blocked && !m.forward_rows)
+        m.blocked.chunk_pixels = m.blocked_weights.chunk_pixels =
+            detail::blocked_image_chunk_pixels(m.geometry, m.path == Path::blocked_avx512);
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
-    // a run of few work items (small layers at batch 1) in smaller pixel chunks, an even number of them
-    if (blocked && !m.forward_rows && m.xp_parts.axis < 0) {
-        const detail::Geometry& g = m.geometry;
-        const bool packs = !m.src_in_place && !detail::src_is_xp(m.src_desc, m.src_geometry);
-        const i64 images = packs ? std::min(m.xp_parts.images, g.batch) : g.batch;
-        m.blocked.chunk_pixels = detail::blocked_balanced_chunk_pixels(
-            m.blocked.chunk_pixels, g.out[1] * g.out[2], images * g.groups * m.blocked.oc_super_blocks * g.out[0]);
-    }
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
 
