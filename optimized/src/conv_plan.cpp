@@ -80,6 +80,10 @@ struct ConvPlan::Impl {
     detail::WorkspacePool<float> padded_inputs, outputs;
     detail::WorkspacePool<i64> kernel_scratch;
 
+    // a parallel body's scratch of at most this many elements lives on its stack: taking it from kernel_scratch
+    // locked the pool's mutex twice per body, both threads on one cache line (measured on the Xeon, 2 threads, 4
+    // alternating runs: pw960_320_7 b1 0.091 -> 0.089 ms, conv1_7x7s2 b1 0.719-0.727 -> 0.715-0.717)
+    static constexpr i64 kStackScratch = 1024;
     template <typename Body>
     void parallel_rows(i64 count, const Body& body, i64 grain = 1) const {
         detail::parallel_for_joined(tbb::blocked_range<i64>(0, count, static_cast<std::size_t>(grain)),
@@ -89,6 +93,11 @@ struct ConvPlan::Impl {
     template <typename Body>
     void parallel_rows_with_scratch(i64 count, i64 scratch_elements, const Body& body) const {
         parallel_rows(count, [&](i64 b, i64 e) {
+            if (scratch_elements <= kStackScratch) {
+                i64 local[kStackScratch];
+                body(local, b, e);
+                return;
+            }
             detail::Workspace<i64> scratch = kernel_scratch.take(static_cast<std::size_t>(scratch_elements));
             body(scratch.data(), b, e);
         });

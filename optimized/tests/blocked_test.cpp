@@ -200,3 +200,12 @@ TEST(Blocked, FewWorkItemsInSmallerChunksAgreeExactly) {
         for (int threads : {1, 2})
             EXPECT_TRUE(paths_agree_exactly(text, 41, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
 }
+
+// A parallel body's scratch (two tap lists) on its stack up to 1024 elements (conv_plan.cpp), from the plan's pool
+// beyond: 23x23 = 529 taps take 1058 from the pool, 21x21 = 441 taps 882 on the stack; at 1 and 2 threads.
+TEST(Blocked, TapListsOnTheStackOrFromThePoolAgreeExactly) {
+    for (const char* text : {"conv:c=2,o=16,in=30x29,k=23x23,pb=2x1,pe=1x2,bias=1,data=ncx",
+                             "conv:c=2,o=16,in=28x27,k=21x21,pb=2x1,pe=1x2,bias=1,data=ncx"})
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 43, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
