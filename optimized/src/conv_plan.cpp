@@ -76,7 +76,7 @@ struct ConvPlan::Impl {
     detail::XpParts xp_parts;  // xp in chunks of images, or one image in bands (xp_parts.hpp)
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
-    // the direct kernels' scratch (one per parallel body).
+    // the direct kernels' scratch (one per parallel body whose scratch is over kStackScratch).
     detail::WorkspacePool<float> padded_inputs, outputs;
     detail::WorkspacePool<i64> kernel_scratch;
 
