@@ -62,12 +62,12 @@ i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others) {
     return chunk_pixels;
 }
 
-i64 blocked_image_chunk_pixels(const Geometry& g, bool avx512) {
+i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512) {
     const i64 weights_per_output = g.in_per_group * g.taps();
     const i64 block = blocked_vector_blocks(g.out_per_group, weights_per_output, avx512) * (avx512 ? 16 : 8);
     const i64 super_blocks = (g.out_per_group + block - 1) / block;
     return blocked_balanced_chunk_pixels(blocked_chunk_pixels(g.out_per_group, weights_per_output, avx512),
-                                         g.out[1] * g.out[2], g.groups * super_blocks * g.out[0]);
+                                         g.out[1] * g.out[2], g.batch * g.groups * super_blocks * g.out[0]);
 }
 
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
