@@ -5,6 +5,10 @@
 namespace convcheck::optimized::detail {
 namespace {
 constexpr i64 kWideTileWeightBytes = 32 << 10;  // two thirds of the Xeon's 48 KiB L1
+// blocked_balanced_chunk_pixels: runs of fewer items than kBalancedItems take chunks that 2 threads share
+// evenly (measured on the Xeon, 2 threads: docs/performance-forward-2t-2.md)
+constexpr i64 kBalancedItems = 32;
+constexpr double kImbalance = 1.05;
 }  // namespace
 
 int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512) {
@@ -30,6 +34,40 @@ int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512
 i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512) {
     const int nb = blocked_vector_blocks(out_per_group, weights_per_output, avx512);
     return 32 * (avx512 ? avx512::tile_width(nb) : avx2::tile_width(nb));
+}
+
+namespace {
+
+// How much more than half of the pixels the larger half of the items holds (1: none), the items split in the middle
+// as TBB's first split does; a chunk of `pixels`, the last of each plane shorter; chunks innermost in the items.
+double halves_imbalance(i64 pixels, i64 plane, i64 others) {
+    const i64 count = (plane + pixels - 1) / pixels, items = others * count, mid = items / 2;
+    const i64 short_by = count * pixels - plane;  // the last chunk's pixels fewer than a full chunk's
+    // items [b, e) hold (e - b) chunks, of which those with i % count == count - 1 are the last of their plane
+    const auto load = [&](i64 b, i64 e) { return (e - b) * pixels - (e / count - b / count) * short_by; };
+    return static_cast<double>(std::max(load(0, mid), load(mid, items))) / (0.5 * static_cast<double>(others * plane));
+}
+
+}  // namespace
+
+i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others) {
+    const i64 chunks = (plane + chunk_pixels - 1) / chunk_pixels;
+    if (others * chunks >= kBalancedItems || halves_imbalance(chunk_pixels, plane, others) <= kImbalance)
+        return chunk_pixels;
+    // the fewest chunks, from `chunks` up, whose halves hold half of the pixels within kImbalance
+    for (i64 c = chunks; c <= plane; ++c) {
+        const i64 pixels = (plane + c - 1) / c;
+        if (halves_imbalance(pixels, plane, others) <= kImbalance) return pixels;
+    }
+    return chunk_pixels;
+}
+
+i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512) {
+    const i64 weights_per_output = g.in_per_group * g.taps();
+    const i64 block = blocked_vector_blocks(g.out_per_group, weights_per_output, avx512) * (avx512 ? 16 : 8);
+    const i64 super_blocks = (g.out_per_group + block - 1) / block;
+    return blocked_balanced_chunk_pixels(blocked_chunk_pixels(g.out_per_group, weights_per_output, avx512),
+                                         g.out[1] * g.out[2], g.batch * g.groups * super_blocks * g.out[0]);
 }
 
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {

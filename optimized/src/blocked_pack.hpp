@@ -38,6 +38,16 @@ struct BlockedWeights {
 int blocked_vector_blocks(i64 out_per_group, i64 weights_per_output, bool avx512);
 // The output pixels of a work item (BlockedWeights::chunk_pixels): 32 register tiles.
 i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512);
+// The pixel chunk of the work items over `others` x chunks items (groups x super blocks x output planes, each plane
+// of `plane` pixels): chunk_pixels where that gives 32 items or more or where the two halves of the items (split in
+// the middle) hold within 5 % of half of the pixels; else the largest chunk (at most chunk_pixels) for which they
+// do, so that 2 threads get the same work; chunk_pixels if there is none.
+i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others);
+// A plan's pixel chunk on geometry g (ConvPlan, and the memory rule's estimate of its bands): blocked_chunk_pixels,
+// balanced over the batch's items (batch x groups x super blocks x output planes). Depends on the descriptor only:
+// the same chunks at any budget (bands of xp) or thread count, so the same register tiles (their taps skipped in the
+// padding) for every pixel.
+i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512);
 // The packed weights' floats: G x ceil(OCg / (NB*W)) x taps x ICg x NB*W.
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512);
 

@@ -76,19 +76,28 @@ struct ConvPlan::Impl {
     detail::XpParts xp_parts;  // xp in chunks of images, or one image in bands (xp_parts.hpp)
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
-    // the direct kernels' scratch (one per parallel body).
+    // the direct kernels' scratch (one per parallel body whose scratch is over kStackScratch).
     detail::WorkspacePool<float> padded_inputs, outputs;
     detail::WorkspacePool<i64> kernel_scratch;
 
+    // a parallel body's scratch of at most this many elements lives on its stack: taking it from kernel_scratch
+    // locked the pool's mutex twice per body, both threads on one cache line (measured on the Xeon, 2 threads, 4
+    // alternating runs: pw960_320_7 b1 0.091 -> 0.089 ms, conv1_7x7s2 b1 0.719-0.727 -> 0.715-0.717)
+    static constexpr i64 kStackScratch = 1024;
     template <typename Body>
-    void parallel_rows(i64 count, const Body& body) const {
-        detail::parallel_for_joined(tbb::blocked_range<i64>(0, count),
+    void parallel_rows(i64 count, const Body& body, i64 grain = 1) const {
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, count, static_cast<std::size_t>(grain)),
                                     [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
     }
     // parallel_rows for a direct kernel: body(scratch, begin, end), with `scratch_elements` of scratch
     template <typename Body>
     void parallel_rows_with_scratch(i64 count, i64 scratch_elements, const Body& body) const {
         parallel_rows(count, [&](i64 b, i64 e) {
+            if (scratch_elements <= kStackScratch) {
+                i64 local[kStackScratch];
+                body(local, b, e);
+                return;
+            }
             detail::Workspace<i64> scratch = kernel_scratch.take(static_cast<std::size_t>(scratch_elements));
             body(scratch.data(), b, e);
         });
@@ -182,6 +191,13 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
 
 namespace {
 
+// The padded copy's rows per task on NXC src: about 64 KiB. TBB alone cut conv1's 230 rows of 2.7 KiB into 64 tasks
+// of 1-4 rows even at 1 thread, 0.1-0.3 us apart (docs/performance-forward-2t-2.md); NCX tasks are not rows.
+i64 pack_src_grain(const ConvDescriptor& d, const detail::Geometry& g) {
+    if (d.data_format != DataFormat::nxc) return 1;
+    return std::max<i64>(1, (i64{64} << 10) / std::max<i64>(1, g.padded[2] * g.channel_stride * 4));
+}
+
 // The blocked kernel of the plan's path (blocked_avx512 or blocked_avx2) over work items [b, e).
 void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, float* y, i64* scratch, i64 b, i64 e) {
     if (path == Path::blocked_avx512)
@@ -248,7 +264,8 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
             if (packs) {
                 float* out = xp_space.data();
                 parallel_rows(detail::pack_src_task_count(src_desc, src_chunk),
-                              [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); });
+                              [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_chunk, chunk_src, out, b, e); },
+                              pack_src_grain(src_desc, src_chunk));
                 xp = out;
             }
             run_kernel(chunk, xp, y + n0 * g.out_pixels() * g.out_channels);
@@ -378,6 +395,10 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.stream_large_output = options.stream_large_output;
     m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
+    // pixel chunks that 2 threads share evenly where the batch has few work items (small layers at batch 1)
+    if (blocked && !m.forward_rows)
+        m.blocked.chunk_pixels = m.blocked_weights.chunk_pixels =
+            detail::blocked_plan_chunk_pixels(m.geometry, m.path == Path::blocked_avx512);
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);

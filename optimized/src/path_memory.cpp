@@ -81,10 +81,7 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         ConvDescriptor src_desc = d;
         if (depthwise) src_desc.pads_begin = src_desc.pads_end = SpatialDims{0, 0, 0};
         const detail::Geometry sg = detail::make_geometry(src_desc, depthwise ? 16 : 1);
-        const i64 band_chunk_pixels =
-            blocked ? detail::blocked_chunk_pixels(g.out_per_group, g.in_per_group * g.taps(),
-                                                   path == Path::blocked_avx512)
-                    : 0;
+        const i64 band_chunk_pixels = blocked ? detail::blocked_plan_chunk_pixels(g, path == Path::blocked_avx512) : 0;
         // the plan's src_in_place, or the row kernel's (forward_rows.hpp): src read where it is
         const bool in_place = rows || (blocked && detail::blocked_reads_src_in_place(d, g));
         if (!in_place && !detail::src_is_xp(src_desc, sg))

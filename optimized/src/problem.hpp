@@ -52,7 +52,7 @@ struct BlockedProblem {
     int vector_blocks = 1;             // NB
     i64 oc_super_blocks = 1;           // OCS
     i64 ic_block = 1;                  // input channels per cache block (the weights of a block stay in L2)
-    i64 chunk_pixels = 1;              // output pixels per work item (a multiple of the tile width)
+    i64 chunk_pixels = 1;              // output pixels per work item (blocked_pack.hpp: 32 tiles, or fewer)
     bool ocs_innermost = false;        // items in (n, g, od, chunk, ocs) order instead of (n, g, ocs, od, chunk)
     // The weights' steps in floats: from one input channel's NB*W lanes to the next's, and from one
     // super block (g, ocs) to the next; 0: the packed layout's (NB*W and taps*ICg*NB*W). The NCX 1x1

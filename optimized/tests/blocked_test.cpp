@@ -52,7 +52,7 @@ TEST(Blocked, APartialBlockLeavesTheNextGroupsChannelsAlone) {
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
 
-// 1x1 layers with one output-channel super block and over 2 MiB of input: on AVX-512 each full tile
+// 1x1 layers with one output-channel super block and over 1 MiB of input: on AVX-512 each full tile
 // prefetches the next tile's input as it runs its input channels in chunks of one vector width
 // (blocked_pixels), with a last chunk shorter than a vector (150 and 37 input channels) and a partial
 // output-channel block (24 of 32 lanes, 40 of 48).
@@ -60,6 +60,8 @@ TEST(Blocked, OneByOneLayersOverTheL2RunTheirInputChannelsInPrefetchedChunks) {
     const char* cases[] = {
         "conv:c=150,o=24,in=60x60,k=1x1,bias=1,data=nxc,wei=xio",
         "conv:n=2,c=37,o=40,in=65x120,k=1x1,bias=1,data=nxc",
+        // 1.1 MiB of input: over half the Xeon's L2 (kPrefetchInputAbove), under all of it
+        "conv:c=150,o=24,in=44x44,k=1x1,bias=1,data=nxc,wei=xio",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_paths_agree(text, 11)) << text;
 }
@@ -180,4 +182,30 @@ TEST(Blocked, FewChannelImagesCopiedOneByOneAgreeExactly) {
     const char* text = "conv:n=3,c=3,o=16,in=240x240,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio";
     for (int threads : {1, 2})
         EXPECT_TRUE(paths_agree_exactly(text, 37, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
+
+// Runs of fewer than 32 work items in smaller pixel chunks that 2 threads share evenly
+// (blocked_balanced_chunk_pixels), not a multiple of the tile width (AVX-512): 795 pixels in chunks of 398 and 397
+// (tiles of 14), 49 pixels of 5 super blocks in chunks of 25 and 24, a conv1-like layer (copied with its pads) in 4
+// chunks of 150 pixels, a padded layer of three groups read in place with its border pixels grouped, in chunks of
+// 52; at 1 and 2 threads.
+TEST(Blocked, FewWorkItemsInSmallerChunksAgreeExactly) {
+    const char* cases[] = {
+        "conv:c=150,o=24,in=15x53,k=1x1,bias=1,data=nxc,wei=xio",
+        "conv:c=96,o=320,in=7x7,k=1x1,bias=1,data=nxc",
+        "conv:c=3,o=64,in=47x49,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio",
+        "conv:g=3,c=96,o=60,in=15x13,k=3x3,s=2x1,pb=1x1,pe=1x1,bias=1,data=nxc",
+    };
+    for (const char* text : cases)
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 41, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
+
+// A parallel body's scratch (two tap lists) on its stack up to 1024 elements (conv_plan.cpp), from the plan's pool
+// beyond: 23x23 = 529 taps take 1058 from the pool, 21x21 = 441 taps 882 on the stack; at 1 and 2 threads.
+TEST(Blocked, TapListsOnTheStackOrFromThePoolAgreeExactly) {
+    for (const char* text : {"conv:c=2,o=16,in=30x29,k=23x23,pb=2x1,pe=1x2,bias=1,data=ncx",
+                             "conv:c=2,o=16,in=28x27,k=21x21,pb=2x1,pe=1x2,bias=1,data=ncx"})
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 43, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
 }
