@@ -88,6 +88,7 @@ void blocked_tile(const TileArgs& a) {
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) __builtin_prefetch(px + (a.next_offsets[r] + a.x_shift + ic0), 0, 3);
             const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
+#pragma GCC unroll 3
             for (i64 ic = ic0; ic < ic1; ++ic) {
                 vf wv[NB];
 #pragma GCC unroll 8
