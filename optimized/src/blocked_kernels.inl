@@ -88,6 +88,8 @@ void blocked_tile(const TileArgs& a) {
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r) __builtin_prefetch(px + (a.next_offsets[r] + a.x_shift + ic0), 0, 3);
             const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
+            // unrolled by 3 (the same products in the same order): conv1's 21-step kw x channel loop, 7 per tile,
+            // ran 8-10 % faster, 1 thread (docs/performance-forward-conv1.md, "The input-channel loop unrolled by 3")
 #pragma GCC unroll 3
             for (i64 ic = ic0; ic < ic1; ++ic) {
                 vf wv[NB];
