@@ -287,7 +287,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
             ahead_steps += ((run.group_ends ? run.group_ends[group] : count) - i + full - 1) / full *
                            ((min_i64(p.ic_block, g.in_per_group - ic0) + W - 1) / W);
     const char* ahead = reinterpret_cast<const char*>(run.weights_ahead);
-    const char* ahead_end = ahead + run.ahead_floats * 4;
+    const char* ahead_end = ahead ? ahead + run.ahead_floats * 4 : nullptr;  // (no offset to a null pointer)
     a.ahead_lines = ahead_steps > 0 ? (run.ahead_floats / 16 + ahead_steps - 1) / ahead_steps : 0;
     // the tile's taps and its input-channel loop's length, for input-channel block [ic0, ic0 + ic_count)
     const auto set_taps = [&](i64 first, i64 n, i64 ic_count) {
@@ -464,7 +464,8 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 next = grp * p.oc_super_blocks + ocs + 1, run_pixels = g.out[0] * plane, at = od * plane + p0;
         run.weights_ahead = weights_ahead && (next < blocks || n + 1 < g.batch)
                                 ? p.weights + (next % blocks * block_lines + block_lines * at / run_pixels) * 16 : nullptr;
-        run.ahead_floats = (block_lines * (at + count) / run_pixels - block_lines * at / run_pixels) * 16;
+        run.ahead_floats = run.weights_ahead
+                               ? (block_lines * (at + count) / run_pixels - block_lines * at / run_pixels) * 16 : 0;
         blocked_pixels(p, run, scratch);
     }
     if (p.stream_output) _mm_sfence();  // the non-temporal stores visible before the caller's join
