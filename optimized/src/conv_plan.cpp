@@ -129,6 +129,8 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
         detail::BlockedWeights packed =
             detail::pack_blocked(canonical, b, G, ICg, OCg, T, path == Path::blocked_avx512);
         blocked_weights = std::move(packed);
+        // pixel chunks that 2 threads share evenly where the batch has few work items (small layers at batch 1)
+        blocked_weights.chunk_pixels = detail::blocked_plan_chunk_pixels(geometry, path == Path::blocked_avx512);
         blocked = blocked_weights.problem(&geometry, taps.data());
         blocked.stream_output =
             stream_large_output && detail::dst_is_y(desc) && 4 * desc.dst_elements() > stream_nxc_output_above;
@@ -395,10 +397,6 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.stream_large_output = options.stream_large_output;
     m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
-    // pixel chunks that 2 threads share evenly where the batch has few work items (small layers at batch 1)
-    if (blocked && !m.forward_rows)
-        m.blocked.chunk_pixels = m.blocked_weights.chunk_pixels =
-            detail::blocked_plan_chunk_pixels(m.geometry, m.path == Path::blocked_avx512);
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
