@@ -416,6 +416,11 @@ void ConvPlan::execute(const void* src, void* dst) const {
 
 Path ConvPlan::path() const { return impl_->path; }
 const ConvDescriptor& ConvPlan::descriptor() const { return impl_->original; }
+std::int64_t ConvPlan::work_item_pixels() const {
+    const bool blocked = impl_->path == Path::blocked_avx2 || impl_->path == Path::blocked_avx512;
+    return blocked && !impl_->forward_rows ? impl_->blocked.chunk_pixels : 0;
+}
+
 std::string ConvPlan::implementation() const {
     std::string name(to_string(impl_->path));
     if (impl_->forward_rows) name += impl_->forward_rows->kernel.tile_rows == 2 ? " rows pairs" : " rows";

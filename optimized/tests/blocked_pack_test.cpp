@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "blocked_pack.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
+#include "edges.hpp"
+#include "unit_axes.hpp"
 
 using namespace convcheck::optimized::detail;
 
@@ -54,4 +57,35 @@ TEST(BlockedPack, FewWorkItemsComeInChunksThatTwoThreadsShareEvenly) {
                 EXPECT_LE(worst_half(pixels, plane, others), 1.05) << chunk << " " << plane << " " << others;
                 EXPECT_GT(worst_half(chunk, plane, others), 1.05) << chunk << " " << plane << " " << others;
             }
+}
+
+// A plan on the blocked register tiles runs in the chunk that blocked_plan_chunk_pixels gives: the chunk the memory
+// rule's estimate of the padded input's bands assumes (path_memory.cpp). The small layers at batch 1 take the balanced
+// chunk (pw192_32_28 on AVX-512: 392 pixels, not 448), a large batch the plain one; unit axes are left out first.
+TEST(BlockedPack, APlanRunsInTheChunkTheMemoryRuleAssumes) {
+    using convcheck::optimized::ConvPlan;
+    using convcheck::optimized::Path;
+    const char* cases[] = {
+        "conv:c=192,o=32,in=28x28,k=1x1,data=nxc",             // pw192_32_28, batch 1
+        "conv:n=8,c=192,o=32,in=28x28,k=1x1,data=nxc",         // the same at batch 8
+        "conv:c=960,o=320,in=7x7,k=1x1,bias=1,data=ncx",       // pw960_320_7
+        "conv:c=3,o=64,in=47x49,k=7x7,s=2x2,pb=3x3,pe=3x3",    // conv1's kind, NCX
+        "conv:c=144,o=24,in=1x56x56,k=1x1x1,data=nxc",         // a unit depth axis
+    };
+    for (const Path path : {Path::blocked_avx2, Path::blocked_avx512}) {
+        const bool avx512 = path == Path::blocked_avx512;
+        if (avx512 ? !convcheck::optimized::cpu_has_avx512() : !convcheck::optimized::cpu_has_avx2_fma()) continue;
+        for (const char* text : cases) {
+            const convcheck::ConvDescriptor d = convcheck::parse_descriptor(text);
+            const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
+            const std::vector<float> bias(static_cast<std::size_t>(d.out_channels), 0.5f);
+            const ConvPlan plan(d, weights.data(), d.has_bias ? bias.data() : nullptr, {.forced_path = path});
+            const Geometry g = make_geometry(without_unit_axes(d), 1);
+            EXPECT_EQ(plan.work_item_pixels(), blocked_plan_chunk_pixels(g, avx512)) << text << " " << to_string(path);
+        }
+        if (!avx512) continue;
+        const convcheck::ConvDescriptor pw192 = convcheck::parse_descriptor(cases[0]);
+        const std::vector<float> weights(static_cast<std::size_t>(pw192.weights_elements()), 1.0f);
+        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.forced_path = path}).work_item_pixels(), 392);
+    }
 }

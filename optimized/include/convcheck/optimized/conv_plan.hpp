@@ -112,6 +112,9 @@ public:
     // kernel: forward_rows.hpp; "blocked_avx512 rows pairs": its tiles of two rows), "blocked_avx512 src_in_place"
     // (the user's padded src read where it is).
     std::string implementation() const;
+    // The output pixels of one work item of the blocked register tiles (0 on other paths and on the row kernel):
+    // the chunk that the memory rule's estimate of the padded input's bands assumes (path_memory_bytes).
+    std::int64_t work_item_pixels() const;
     const ConvDescriptor& descriptor() const;
 
     struct Impl;
