@@ -19,6 +19,7 @@
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "fma_peak.hpp"
+#include "inside_macs.hpp"
 #ifdef CONVCHECK_BENCH_LIBTORCH
 #include "cc_torch_table.hpp"
 #endif
@@ -63,22 +64,6 @@ double geomean(const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += std::log(x);
     return std::exp(s / v.size());
-}
-
-// The multiply-adds whose input lies inside the image, not in its padding: the work any implementation must do
-// (macs() counts the padded ones too). Per spatial axis the (output, tap) pairs that read inside, multiplied.
-double inside_macs(const ConvDescriptor& d) {
-    double pairs = 1;
-    for (int a = 0; a < d.rank; ++a) {
-        std::int64_t inside = 0;
-        for (std::int64_t o = 0; o < d.output_size(a); ++o)
-            for (std::int64_t k = 0; k < d.kernel_size[a]; ++k) {
-                const std::int64_t i = o * d.strides[a] - d.pads_begin[a] + k * d.dilations[a];
-                inside += i >= 0 && i < d.input_size[a];
-            }
-        pairs *= double(inside);
-    }
-    return double(d.batch) * double(d.out_channels) * double(d.in_channels_per_group()) * pairs;
 }
 
 std::string fmt_ratio(const std::optional<double>& dnnl_ms, double ours_ms) {
@@ -166,7 +151,7 @@ int main(int argc, char** argv) {
                     const bool depthwise = nxc.groups == nxc.in_channels && nxc.groups > 1;
                     if (dn_nxc.best_ms) vs_best[{t, depthwise}].push_back(*dn_nxc.best_ms / ours.ms);
                     if (dn_nxc.best_ms) {
-                        const double dnn_gflops = 2.0 * inside_macs(nxc) / (*dn_nxc.best_ms * 1e-3) / 1e9;
+                        const double dnn_gflops = 2.0 * bench::inside_macs(nxc) / (*dn_nxc.best_ms * 1e-3) / 1e9;
                         fastest_row[t] = std::max({fastest_row[t], dnn_gflops, dnn_gflops * *dn_nxc.best_ms / ours.ms});
                         if (!depthwise) dense_onednn_gflops[t].push_back(dnn_gflops);
                     }

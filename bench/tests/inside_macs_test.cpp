@@ -1,0 +1,28 @@
+// The products the bench table's FMA ceiling counts (inside_macs.hpp): all of them without padding, none of the
+// padded taps' with it.
+#include <gtest/gtest.h>
+
+#include "inside_macs.hpp"
+
+using namespace convcheck;
+
+TEST(InsideMacs, AnUnpaddedLayerCountsEveryProduct) {
+    for (const char* text : {"conv:n=2,c=64,o=32,in=56x56,k=1x1", "conv:g=4,c=16,o=8,in=9x11,k=3x2,s=2x1,d=1x3",
+                             "conv:c=3,o=4,in=5x6x7,k=2x3x2"}) {
+        const ConvDescriptor d = parse_descriptor(text);
+        EXPECT_EQ(bench::inside_macs(d), double(d.macs())) << text;
+    }
+}
+
+// DeepLab's ASPP layer: 33 outputs per axis, 3 taps 6 apart, pads 6: the first tap reads inside for 27 outputs, the
+// second for 33, the third for 27; 87 of 99 pairs per axis. A 3x3 pad-1 layer on 4x4 (4 outputs, 3 taps per axis: the
+// first tap misses output 0, the last misses output 3): 10 of 12 pairs per axis.
+TEST(InsideMacs, PaddedTapsAreLeftOut) {
+    EXPECT_EQ(bench::inside_macs(parse_descriptor("conv:c=256,o=256,in=33x33,k=3x3,d=6x6,pb=6x6,pe=6x6")),
+              256.0 * 256.0 * 87.0 * 87.0);
+    EXPECT_EQ(bench::inside_macs(parse_descriptor("conv:n=3,c=2,o=5,in=4x4,k=3x3,pb=1x1,pe=1x1")),
+              3.0 * 5.0 * 2.0 * 10.0 * 10.0);
+    // stride 2, pads 3 (conv1-like on 9 pixels): outputs 0..4 read 2o-3+k, k < 7, inside [0, 9)
+    // o=0: k 3..6 (4); o=1: k 1..6 (6); o=2: k 0..6 (7); o=3: 3..9 -> k 0..5 (6); o=4: 5..11 -> k 0..3 (4): 27
+    EXPECT_EQ(bench::inside_macs(parse_descriptor("conv:c=3,o=64,in=9,k=7,s=2,pb=3,pe=3")), 64.0 * 3.0 * 27.0);
+}
