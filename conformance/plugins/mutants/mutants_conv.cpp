@@ -220,6 +220,16 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         outputs_in(0, outputs / parts);
         for (std::thread& t : others) t.join();
     }
+    // out_tail_spill_16: each pixel's last partial block of 16 output channels stored as a whole vector once every
+    // output is written (a tile loop with the output-channel blocks outermost stores it after the next pixel's first
+    // block). Its lanes past O hold zeros (the packed weights' and bias' padded lanes); on a dense NXC dst they land
+    // on the next pixel's first channels. The last pixel's would fall past dst: they are not written.
+    if (p.m == M::out_tail_spill_16 && p.O % 16 != 0 && desc.data_format == CONVCHECK_NXC && !p.strided_dst) {
+        const long long spill = 16 - p.O % 16, elements = p.N * p.out_spatial * p.O;
+        for (long long pixel = 0; pixel < p.N * p.out_spatial; ++pixel)
+            for (long long j = 0; j < spill && (pixel + 1) * p.O + j < elements; ++j)
+                store_from_double(a.dst, p.dt, (pixel + 1) * p.O + j, 0.0);
+    }
 }
 
 }  // namespace convcheck::mutants
