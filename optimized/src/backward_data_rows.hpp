@@ -10,7 +10,8 @@
 // per axis. The row's tiles are as equal as the widest tile allows (a 56-wide row as ten tiles of 5-6 with
 // NB = 4 on AVX-512). A tile whose pixels all read inside at every kw (dilation 1) runs a kernel row's taps
 // as one loop over kw and the channels: their inputs and weights lie one after the other, the same products
-// in the same order. Work: rows (super block of NB*W channels, n, jd, jh), each written by one task.
+// in the same order. Work: rows (super block of NB*W channels, n, jd, jh), each written by one task; in groups
+// of super blocks (RowsBackwardData::group), (group, n, jd, jh, super block).
 #pragma once
 
 #include "problem.hpp"
@@ -33,6 +34,10 @@ struct RowsBackwardData {
     // [super block][NB*W], zeros past C: each output's first term (the forward's bias, forward_rows.hpp); or
     // null: the sums start from zero
     const float* bias = nullptr;
+    // super blocks per group (G): work rows run in the order (group, n, jd, jh, super block within the group), so
+    // that a row's input serves G super blocks while it is in L1 and the group's weights stay in L2 over the images;
+    // 1: (super block, n, jd, jh), every image's input streamed once per super block
+    i64 group = 1;
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * ((geometry->out[1] + tile_rows - 1) / tile_rows); }
 };
 

@@ -161,8 +161,11 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
     const RowsTileFn small_tile = rows_tile_for(p.vector_blocks, static_cast<int>(small));
     const RowsTileFn big_tile = bigger ? rows_tile_for(p.vector_blocks, static_cast<int>(small + 1)) : nullptr;
     const RowsTileFn pair_tile = P == 2 ? pick_pairs<kRowsPairWidth>(static_cast<int>(J2)) : nullptr;
-    for (i64 row = begin; row < end; ++row) {  // row = ((cs * N + n) * J0 + jd) * J1P + jh / P
-        const i64 jh = row % J1P * P, jd = (row / J1P) % J0, n = (row / (J1P * J0)) % g.batch, cs = row / (J1P * J0 * g.batch);
+    const i64 G = p.group, group_rows = G * g.batch * J0 * J1P;
+    for (i64 row = begin; row < end; ++row) {  // row = cg * group_rows + (((n * J0 + jd) * J1P + jh / P) * Gc + cs % G)
+        const i64 cg = row / group_rows, Gc = min_i64(G, p.super_blocks - cg * G), local = row - cg * group_rows;
+        const i64 cs = cg * G + local % Gc, pixel_row = local / Gc;
+        const i64 jh = pixel_row % J1P * P, jd = (pixel_row / J1P) % J0, n = pixel_row / (J1P * J0);
         const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * O;
         const float* w = p.weights + cs * g.taps() * O * B;
         const float* bias = p.bias ? p.bias + cs * B : nullptr;

@@ -1,6 +1,8 @@
 // Forward layers on the row kernel (forward_rows.hpp).
 #include "forward_rows.hpp"
 
+#include <algorithm>
+
 #include "edges.hpp"
 
 namespace convcheck::optimized::detail {
@@ -37,6 +39,20 @@ void forward_rows_blocks(const Geometry& g, bool avx512, int* nb, int* tile, int
         return;
     }
     rows_choose_blocks(g, g.out_channels, avx512, nb, tile);
+}
+
+// Super blocks per group (RowsBackwardData::group). In the order (super block, n, jd, jh) every image's input
+// streams from L3 once per super block when the batch's input passes half the L2: then, on rows of one tile each,
+// groups of super blocks whose weights fill at most half the L2 run (group, n, jd, jh, super block), each input row
+// serving the group while in L1, the group's weights kept in L2 over the images. Measured on the Xeon, batch 8,
+// 1 thread, under load (docs/performance-forward-rows-2.md): res4_3x3s2 (8 super blocks of 295 KB, 14-wide rows)
+// 3-7 % faster with G = 3 (G = 8: 7 % slower), res4_3x3 1-3 %; on rows of several tiles (NB = 4) res3_3x3 lost 1 %
+// and res3_3x3s2 7-10 % interleaved with oneDNN's runs (even back to back), and at batch 1 res4_3x3 lost 1-3 % (its
+// input fits in L2 next to one super block's weights): these keep G = 1.
+i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {
+    const i64 input_bytes = g.batch * g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4;
+    if (input_bytes <= kMaxWeightBytes / 2 || (k.tile_rows == 1 && g.out[2] > k.tile)) return 1;
+    return std::min(k.super_blocks, std::max<i64>(1, kMaxWeightBytes / 2 / super_block_bytes));
 }
 }  // namespace
 
@@ -90,6 +106,7 @@ void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const st
     k.geometry = &plan.geometry;
     k.weights = plan.weights.data();
     k.bias = plan.bias.empty() ? nullptr : plan.bias.data();
+    k.group = forward_rows_group(g, k, T * C * block * 4);
     for (int a = 0; a < 3; ++a) k.X[a] = g.out[a];  // dst: the outputs themselves, r = 0, S = 1
 }
 

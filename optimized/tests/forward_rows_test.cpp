@@ -55,6 +55,18 @@ TEST(ForwardRows, TilesOfTwoRowsAgreeExactlyAndReadOnlySrc) {
     }
 }
 
+// A batch whose input passes half the L2, on rows of one tile, runs groups of super blocks, each input row serving
+// every super block of its group (RowsBackwardData::group, forward_rows.cpp): here 5 super blocks in groups of 4 and 1
+// (AVX-512; NB = 1), and 3 in tiles of two rows in groups of 2 and 1, so that the last group is partial; 2 and 4 images
+// (seen failing with a partial group's rows decoded with the full group's size).
+TEST(ForwardRows, GroupsOfSuperBlocksAgreeExactlyAndReadOnlySrc) {
+    const char* cases[] = {
+        "conv:n=2,c=384,o=72,in=20x20,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=4,c=384,o=72,in=14x14,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 37, " rows"));
+}
+
 TEST(ForwardRows, AnInfiniteWeightOnAPaddedTapNeverMeetsTheZero) {
     EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=9x10,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 8));
     EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=8x7,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 7));  // in tiles of two rows
