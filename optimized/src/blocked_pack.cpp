@@ -62,12 +62,20 @@ i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others) {
     return chunk_pixels;
 }
 
+i64 blocked_even_chunk_pixels(i64 chunk_pixels, i64 plane) {
+    const i64 chunks = (plane + chunk_pixels - 1) / chunk_pixels;
+    return (plane + chunks - 1) / chunks;
+}
+
 i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512) {
-    const i64 weights_per_output = g.in_per_group * g.taps();
+    const i64 weights_per_output = g.in_per_group * g.taps(), plane = g.out[1] * g.out[2];
     const i64 block = blocked_vector_blocks(g.out_per_group, weights_per_output, avx512) * (avx512 ? 16 : 8);
     const i64 super_blocks = (g.out_per_group + block - 1) / block;
-    return blocked_balanced_chunk_pixels(blocked_chunk_pixels(g.out_per_group, weights_per_output, avx512),
-                                         g.out[1] * g.out[2], g.batch * g.groups * super_blocks * g.out[0]);
+    const i64 chunk = blocked_chunk_pixels(g.out_per_group, weights_per_output, avx512);
+    // 1x1 layers: chunks of equal sizes, so that their items (all the same work) split evenly over the threads
+    // (ConvPlan runs them in one range per thread)
+    return blocked_balanced_chunk_pixels(g.taps() == 1 ? blocked_even_chunk_pixels(chunk, plane) : chunk, plane,
+                                         g.batch * g.groups * super_blocks * g.out[0]);
 }
 
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {

@@ -43,8 +43,12 @@ i64 blocked_chunk_pixels(i64 out_per_group, i64 weights_per_output, bool avx512)
 // the middle) hold within 5 % of half of the pixels; else the largest chunk (at most chunk_pixels) for which they
 // do, so that 2 threads get the same work; chunk_pixels if there is none.
 i64 blocked_balanced_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others);
-// A plan's pixel chunk on geometry g (ConvPlan, and the memory rule's estimate of its bands): blocked_chunk_pixels,
-// balanced over the batch's items (batch x groups x super blocks x output planes). Depends on the descriptor only:
+// The plane in as many chunks as chunk_pixels makes, of equal sizes: the largest the same, the last at most one pixel
+// per chunk shorter (784 pixels in chunks of 192 -> 5 of 157, the last 156, instead of four of 192 and one of 16).
+i64 blocked_even_chunk_pixels(i64 chunk_pixels, i64 plane);
+// A plan's pixel chunk on geometry g (ConvPlan, and the memory rule's estimate of its bands): blocked_chunk_pixels
+// (of even sizes for 1x1 layers: blocked_even_chunk_pixels), balanced over the batch's items (batch x groups x super
+// blocks x output planes). Depends on the descriptor only:
 // the same chunks at any budget (bands of xp) or thread count, so the same register tiles (their taps skipped in the
 // padding) for every pixel.
 i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512);

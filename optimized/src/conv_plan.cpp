@@ -84,14 +84,15 @@ struct ConvPlan::Impl {
     // locked the pool's mutex twice per body, both threads on one cache line (measured on the Xeon, 2 threads, 4
     // alternating runs: pw960_320_7 b1 0.091 -> 0.089 ms, conv1_7x7s2 b1 0.719-0.727 -> 0.715-0.717)
     static constexpr i64 kStackScratch = 1024;
+    // one_per_thread: parallel_for_joined's static split, for rows of equal work
     template <typename Body>
-    void parallel_rows(i64 count, const Body& body, i64 grain = 1) const {
+    void parallel_rows(i64 count, const Body& body, i64 grain = 1, bool one_per_thread = false) const {
         detail::parallel_for_joined(tbb::blocked_range<i64>(0, count, static_cast<std::size_t>(grain)),
-                                    [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); });
+                                    [&](const tbb::blocked_range<i64>& r) { body(r.begin(), r.end()); }, one_per_thread);
     }
     // parallel_rows for a direct kernel: body(scratch, begin, end), with `scratch_elements` of scratch
     template <typename Body>
-    void parallel_rows_with_scratch(i64 count, i64 scratch_elements, const Body& body) const {
+    void parallel_rows_with_scratch(i64 count, i64 scratch_elements, const Body& body, bool one_per_thread = false) const {
         parallel_rows(count, [&](i64 b, i64 e) {
             if (scratch_elements <= kStackScratch) {
                 i64 local[kStackScratch];
@@ -100,7 +101,7 @@ struct ConvPlan::Impl {
             }
             detail::Workspace<i64> scratch = kernel_scratch.take(static_cast<std::size_t>(scratch_elements));
             body(scratch.data(), b, e);
-        });
+        }, 1, one_per_thread);
     }
 
     void pack_weights(const void* user_weights, const void* user_bias);
@@ -322,8 +323,12 @@ void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, 
     case Path::blocked_avx2: {
         detail::BlockedProblem p = blocked;
         p.geometry = &chunk;
-        parallel_rows_with_scratch(p.work_items(), p.scratch_elements(),
-                                   [&](i64* scratch, i64 b, i64 e) { blocked_items(path, p, xp, y, scratch, b, e); });
+        // a 1x1 layer's items are the same work (chunks of even sizes: blocked_plan_chunk_pixels): one range of them
+        // per thread, each thread its same items every call (measured on the Xeon, 2 threads, against TBB's auto
+        // partitioner: res2_1x1_64 b8 and res3_1x1_512 b1 2-5 % faster; docs/performance-forward-2t-2.md)
+        parallel_rows_with_scratch(
+            p.work_items(), p.scratch_elements(),
+            [&](i64* scratch, i64 b, i64 e) { blocked_items(path, p, xp, y, scratch, b, e); }, chunk.taps() == 1);
         break;
     }
     case Path::depthwise_avx512: {

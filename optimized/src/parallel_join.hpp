@@ -15,6 +15,7 @@
 #pragma once
 
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
 #if defined(__SANITIZE_THREAD__)
@@ -36,16 +37,21 @@ inline void join_acquire([[maybe_unused]] void* token) {
 #endif
 }
 
-// tbb::parallel_for(range, body) with its fork and join made visible to TSan.
+// tbb::parallel_for(range, body) with its fork and join made visible to TSan; with `one_per_thread`, under TBB's
+// static_partitioner (the range in one part per thread of the arena, each run whole) instead of its auto partitioner.
 template <typename Range, typename Body>
-void parallel_for_joined(const Range& range, const Body& body) {
+void parallel_for_joined(const Range& range, const Body& body, bool one_per_thread = false) {
     char fork = 0, join = 0;  // their addresses name this fork and this join
     join_release(&fork);
-    tbb::parallel_for(range, [&](const Range& r) {
+    const auto joined = [&](const Range& r) {
         join_acquire(&fork);
         body(r);
         join_release(&join);
-    });
+    };
+    if (one_per_thread)
+        tbb::parallel_for(range, joined, tbb::static_partitioner());
+    else
+        tbb::parallel_for(range, joined);
     join_acquire(&join);
 }
 

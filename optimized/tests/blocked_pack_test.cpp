@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "blocked_pack.hpp"
+#include "convcheck/core/descriptor.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "edges.hpp"
 #include "unit_axes.hpp"
@@ -61,7 +62,8 @@ TEST(BlockedPack, FewWorkItemsComeInChunksThatTwoThreadsShareEvenly) {
 
 // A plan on the blocked register tiles runs in the chunk that blocked_plan_chunk_pixels gives: the chunk the memory
 // rule's estimate of the padded input's bands assumes (path_memory.cpp). The small layers at batch 1 take the balanced
-// chunk (pw192_32_28 on AVX-512: 392 pixels, not 448), a large batch the plain one; unit axes are left out first.
+// chunk (pw192_32_28 on AVX-512: 392 pixels, not 448), a large batch the plain one (1x1: of equal sizes, 2 x 392 at
+// batch 8 too); unit axes are left out first.
 TEST(BlockedPack, APlanRunsInTheChunkTheMemoryRuleAssumes) {
     using convcheck::optimized::ConvPlan;
     using convcheck::optimized::Path;
@@ -88,4 +90,27 @@ TEST(BlockedPack, APlanRunsInTheChunkTheMemoryRuleAssumes) {
         const std::vector<float> weights(static_cast<std::size_t>(pw192.weights_elements()), 1.0f);
         EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.forced_path = path}).work_item_pixels(), 392);
     }
+}
+
+// A 1x1 layer's plane comes in chunks of equal sizes (blocked_even_chunk_pixels: as many as the 32-tile chunk makes,
+// the last at most one pixel per chunk shorter), so that a plan's one range of items per thread is even work; other
+// kernels keep the 32-tile chunk with its short last chunk.
+TEST(BlockedPack, OneByOnePlanesComeInChunksOfEqualSizes) {
+    EXPECT_EQ(blocked_even_chunk_pixels(192, 28 * 28), 157);  // res3_1x1_512: 4 x 192 + 16 -> 4 x 157 + 156
+    EXPECT_EQ(blocked_even_chunk_pixels(192, 14 * 14), 98);   // res4_1x1_1024: 192 + 4 -> 2 x 98
+    EXPECT_EQ(blocked_even_chunk_pixels(192, 56 * 56), 185);  // res2_1x1_64: 16 x 192 + 64 -> 16 x 185 + 176
+    EXPECT_EQ(blocked_even_chunk_pixels(256, 14 * 14), 196);  // one chunk: the plane
+    for (const i64 chunk : {i64{84}, i64{192}, i64{448}})
+        for (i64 plane = 1; plane <= 3000; ++plane) {
+            const i64 pixels = blocked_even_chunk_pixels(chunk, plane), count = (plane + pixels - 1) / pixels;
+            ASSERT_LE(pixels, chunk);
+            EXPECT_EQ(count, (plane + chunk - 1) / chunk) << chunk << " " << plane;  // as many chunks
+            EXPECT_LE(count * pixels - plane, count - 1) << chunk << " " << plane;   // the last at most count-1 short
+        }
+    // the plan's chunk (AVX-512): res3_1x1_512 at batch 1 (40 items: not rebalanced) in even chunks, a 3x3 layer's not
+    const auto plan_chunk = [](const char* text) {
+        return blocked_plan_chunk_pixels(make_geometry(convcheck::parse_descriptor(text), 16), true);
+    };
+    EXPECT_EQ(plan_chunk("conv:c=128,o=512,in=28x28,k=1x1,data=nxc"), 157);
+    EXPECT_EQ(plan_chunk("conv:c=128,o=512,in=28x28,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc"), 192);
 }

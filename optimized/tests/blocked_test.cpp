@@ -209,3 +209,14 @@ TEST(Blocked, TapListsOnTheStackOrFromThePoolAgreeExactly) {
         for (int threads : {1, 2})
             EXPECT_TRUE(paths_agree_exactly(text, 43, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
 }
+
+// 1x1 layers run one range of work items per thread (conv_plan.cpp, TBB's static partitioner), in chunks of equal
+// sizes (blocked_even_chunk_pixels): 784 pixels in 5 chunks of 157 and 156 of 8 super blocks (AVX-512), three images
+// of two groups in chunks that do not divide their planes, a strided 1x1 layer; at 1, 2 and 3 threads.
+TEST(Blocked, OneByOneItemsInOneRangePerThreadAgreeExactly) {
+    for (const char* text : {"conv:c=24,o=512,in=28x28,k=1x1,bias=1,data=nxc,wei=xio",
+                             "conv:n=3,g=2,c=64,o=96,in=23x29,k=1x1,bias=1,data=nxc",
+                             "conv:n=2,c=48,o=40,in=45x47,k=1x1,s=2x2,bias=1,data=nxc,wei=xio"})
+        for (int threads : {1, 2, 3})
+            EXPECT_TRUE(paths_agree_exactly(text, 47, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
+}
