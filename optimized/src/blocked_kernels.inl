@@ -117,6 +117,7 @@ template <int NB, int R, bool Checked>
 // a.next_offsets the first a.prefetching of them prefetch the next R pixels' input
 template <int NB, int R, bool Checked>
 void blocked_tile(const TileArgs& a) {
+    if (a.tiles == 1) return one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias, a.next_offsets);
     const TileArgs l = a;  // a local copy: the tiles' stores cannot alias it, so its fields stay in registers
     for (i64 k = 0; k < l.tiles; ++k) {
         const i64* xo = l.x_offsets + k * R;
