@@ -43,14 +43,13 @@ struct TileArgs {
     const char* weights_ahead;
     i64 ahead_lines;
     i64 tiles;  // tiles of R pixels one after the other from x_offsets, y_offsets (and pixel_bias): one_tile each
-    i64 prefetching;  // with next_offsets: the first this many of them prefetch (next_offsets is x_offsets + R)
 };
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
 // one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
 template <int NB, int R, bool Checked>
 [[gnu::always_inline]] inline void one_tile(const TileArgs& a, const i64* x_offsets, const i64* y_offsets,
-                                              const float* pixel_bias, const i64* next_offsets) {
+                                              const float* pixel_bias) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     i64 off[R];
 #pragma GCC unroll 16
@@ -82,14 +81,14 @@ template <int NB, int R, bool Checked>
         }
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
         // next tile's input arrives while this one computes; without, one pass over all the channels
-        const i64 chunk = next_offsets || a.weights_ahead ? W : a.ic_count;
+        const i64 chunk = a.next_offsets || a.weights_ahead ? W : a.ic_count;
         const char* ahead = a.weights_ahead;
         for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += chunk) {
             if (ahead)
                 for (i64 l = 0; l < a.ahead_lines; ++l, ahead += 64) _mm_prefetch(ahead, _MM_HINT_T1);
-            if (next_offsets)
+            if (a.next_offsets)
 #pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) __builtin_prefetch(px + (next_offsets[r] + a.x_shift + ic0), 0, 3);
+                for (int r = 0; r < R; ++r) __builtin_prefetch(px + (a.next_offsets[r] + a.x_shift + ic0), 0, 3);
             const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
             // unrolled by 3 (the same products in the same order): conv1's 21-step kw x channel loop, 7 per tile,
             // ran 8-10 % faster, 1 thread (docs/performance-forward-conv1.md, "The input-channel loop unrolled by 3")
@@ -113,17 +112,13 @@ template <int NB, int R, bool Checked>
     else store_tile_at<R, NB>(acc, at, a.oc_valid);
 }
 
-// a.tiles tiles of R pixels one after the other (pixels [k*R, k*R + R) of the offsets), in one call; with
-// a.next_offsets the first a.prefetching of them prefetch the next R pixels' input
+// a.tiles tiles of R pixels one after the other (pixels [k*R, k*R + R) of the offsets), in one call
 template <int NB, int R, bool Checked>
 void blocked_tile(const TileArgs& a) {
-    if (a.tiles == 1) return one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias, a.next_offsets);
+    if (a.tiles == 1) return one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
     const TileArgs l = a;  // a local copy: the tiles' stores cannot alias it, so its fields stay in registers
-    for (i64 k = 0; k < l.tiles; ++k) {
-        const i64* xo = l.x_offsets + k * R;
-        one_tile<NB, R, Checked>(l, xo, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr,
-                                 l.next_offsets && k < l.prefetching ? xo + R : nullptr);
-    }
+    for (i64 k = 0; k < l.tiles; ++k)
+        one_tile<NB, R, Checked>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
 
 using BlockedTileFn = void (*)(const TileArgs&);
@@ -325,10 +320,10 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
             a.ic_count = ic_count * (merge_kw ? kw_count : 1);
         }
     };
-    // A 1x1 run whose tiles all visit the tap, without weights_ahead: one call runs all the like tiles (of one width) of
-    // a group, the tile's arguments read once (measured on the Xeon, 1 thread, batch 1: res2_1x1_64 0.162 -> 0.155 ms,
-    // res2_1x1_256 0.665 -> 0.63; docs/performance-forward-1x1.md, "Batch 1, 1 thread"). The same tiles: the same bits.
-    const bool like_tiles = taps == 1 && !run.weights_ahead && every_tap;
+    // A 1x1 run whose tiles all visit the tap, with no prefetching: one call runs all the like tiles (of one width) of a
+    // group, the tile's arguments read once (measured on the Xeon, 1 thread, batch 1: res2_1x1_64 0.162 -> 0.157 ms,
+    // res2_1x1_256 0.68 -> 0.655; docs/performance-forward-1x1.md, "Batch 1, 1 thread"). The same tiles: the same bits.
+    const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
         a.accumulate = ic0 > 0;
@@ -350,8 +345,6 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 a.y_offsets = run.y_offsets + i;
                 a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
                 a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
-                // the tiles k + j with i + j * n + n + full <= count prefetch: j < (count - i - full) / n
-                a.prefetching = a.next_offsets ? min_i64((count - i - full) / n, a.tiles) : 0;
                 set_taps(i, n * a.tiles, ic_count);
                 a.weights_ahead = ahead < ahead_end ? ahead : nullptr;
                 ahead += (ic_count + W - 1) / W * a.ahead_lines * 64;
