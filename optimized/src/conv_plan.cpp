@@ -342,13 +342,14 @@ void ConvPlan::Impl::run_band_tasks(const void* src, float* y) const {
     p.geometry = &image;
     const detail::XpParts parts =
         detail::xp_task_parts(src_desc, src_geometry, padded_input_budget, p.chunk_pixels, tbb::this_task_arena::max_concurrency());
-    const i64 chunks = p.chunks_per_plane(), bands = (chunks + parts.band - 1) / parts.band;
+    const i64 chunks = p.chunks_per_plane(), bands = parts.bands;
     const auto floats = static_cast<std::size_t>(detail::xp_part_floats(src_geometry, parts));
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
     parallel_rows_with_scratch(g.batch * bands, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
         detail::Workspace<float> xp = padded_inputs.take(floats);
         for (i64 task = b; task < e; ++task) {
-            const i64 n = task / bands, q0 = task % bands * parts.band, q1 = std::min(q0 + parts.band, chunks);
+            const i64 n = task / bands, q0 = detail::band_chunks(chunks, parts, task % bands),
+                      q1 = detail::band_chunks(chunks, parts, task % bands + 1);
             i64 first = 0, last = 0;
             detail::band_outputs(g, parts, q0, q1, &first, &last);
             const detail::Geometry src_band = detail::band_geometry(src_geometry, 1, first, last - first + 1);

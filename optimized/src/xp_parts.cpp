@@ -90,6 +90,7 @@ XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t 
     XpParts parts;
     parts.axis = 1;
     parts.chunk_pixels = chunk_pixels;
+    parts.bands = bands;
     parts.band = (chunks + bands - 1) / bands;
     return parts;
 }
@@ -97,8 +98,7 @@ XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t 
 double xp_task_floats(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 chunk_pixels,
                       i64 threads) {
     const XpParts parts = xp_task_parts(d, sg, budget_bytes, chunk_pixels, threads);
-    const i64 chunks = (sg.out[1] * sg.out[2] + chunk_pixels - 1) / chunk_pixels;
-    const i64 tasks = sg.batch * ((chunks + parts.band - 1) / parts.band);
+    const i64 tasks = sg.batch * parts.bands;
     return double(tasks < threads ? tasks : threads) * xp_part_floats(sg, parts);
 }
 

@@ -224,7 +224,8 @@ TEST(Blocked, OneByOneItemsInOneRangePerThreadAgreeExactly) {
 // Few-channel f32 channels-last images copied with their pads (conv1-like; XpParts::in_tasks, xp_parts.hpp) are
 // packed inside the work's tasks: each task copies the input rows of one band of pixel chunks of one image into a
 // buffer of its own (from the plan's pool: it may hold another band's rows), then runs the band's work items on
-// it. 1 to 3 images at 1 to 3 threads make 1 to 3 bands an image (the batch's bands go evenly to the threads),
+// it. 1 to 3 images at 1 to 3 threads make 1 to 3 bands an image (the batch's bands go evenly to the threads;
+// 4 chunks in 3 bands of 1, 1 and 2),
 // bands that begin and end inside rows, with taps in the padding above and below; with two groups, a dilation,
 // a cropped end (negative pad), and a padded 1x1 layer of three super blocks.
 TEST(Blocked, FewChannelImagesPackedBandByBandInTheirTasksAgreeExactly) {
