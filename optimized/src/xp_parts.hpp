@@ -3,6 +3,7 @@
 // kFixedWorkspaceBytes; padding makes xp larger than the input, and 16-bit input is widened to f32):
 //   - the batch in chunks of as many whole images as fit (at least one); f32 NXC src copied as it is (few
 //     channels, conv1-like) whose copies pass 2 MiB in chunks of the images that fit in 1 MiB (xp_parts.cpp);
+//     in 2-D such src is packed inside the work's tasks instead, band by band (XpParts::in_tasks, xp_task_parts);
 //   - on the blocked paths, an image whose xp alone exceeds the budget in bands of its work items: of
 //     output planes (axis 0, 3-D), or of the pixel chunks of its one output plane (axis 1; a band may
 //     begin and end inside a row). A band's xp holds only the input planes or rows its outputs read.
