@@ -11,7 +11,8 @@
 // NB = 4 on AVX-512). A tile whose pixels all read inside at every kw (dilation 1) runs a kernel row's taps
 // as one loop over kw and the channels: their inputs and weights lie one after the other, the same products
 // in the same order. Work: rows (super block of NB*W channels, n, jd, jh), each written by one task; in groups
-// of super blocks (RowsBackwardData::group), (group, n, jd, jh, super block).
+// of super blocks (RowsBackwardData::group), (group, n, jd, jh, super block); image by image (image_major),
+// (n, super block, jd, jh).
 #pragma once
 
 #include "problem.hpp"
@@ -38,6 +39,9 @@ struct RowsBackwardData {
     // that a row's input serves G super blocks while it is in L1 and the group's weights stay in L2 over the images;
     // 1: (super block, n, jd, jh), every image's input streamed once per super block
     i64 group = 1;
+    // true (group = 1 only): the order (n, super block, jd, jh), an image's input kept in L2 over its super blocks and
+    // every super block's weights streamed once per image
+    bool image_major = false;
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * ((geometry->out[1] + tile_rows - 1) / tile_rows); }
 };
 

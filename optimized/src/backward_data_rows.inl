@@ -163,9 +163,15 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
     const RowsTileFn pair_tile = P == 2 ? pick_pairs<kRowsPairWidth>(static_cast<int>(J2)) : nullptr;
     const i64 G = p.group, group_rows = G * g.batch * J0 * J1P;
     for (i64 row = begin; row < end; ++row) {  // row = cg * group_rows + (((n * J0 + jd) * J1P + jh / P) * Gc + cs % G)
-        const i64 cg = row / group_rows, Gc = min_i64(G, p.super_blocks - cg * G), local = row - cg * group_rows;
-        const i64 cs = cg * G + local % Gc, pixel_row = local / Gc;
-        const i64 jh = pixel_row % J1P * P, jd = (pixel_row / J1P) % J0, n = pixel_row / (J1P * J0);
+        i64 cs = 0, jh = 0, jd = 0, n = 0;
+        if (p.image_major) {  // row = (n * super_blocks + cs) * J0 * J1P + jd * J1P + jh / P
+            const i64 image_rows = J0 * J1P, plane = row / image_rows, pixel_row = row % image_rows;
+            n = plane / p.super_blocks, cs = plane % p.super_blocks, jh = pixel_row % J1P * P, jd = pixel_row / J1P;
+        } else {
+            const i64 cg = row / group_rows, Gc = min_i64(G, p.super_blocks - cg * G), local = row - cg * group_rows;
+            const i64 pixel_row = local / Gc;
+            cs = cg * G + local % Gc, jh = pixel_row % J1P * P, jd = (pixel_row / J1P) % J0, n = pixel_row / (J1P * J0);
+        }
         const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * O;
         const float* w = p.weights + cs * g.taps() * O * B;
         const float* bias = p.bias ? p.bias + cs * B : nullptr;

@@ -51,9 +51,11 @@ template <int NB, int R, bool Checked>
 [[gnu::always_inline]] inline void one_tile(const TileArgs& a, const i64* x_offsets, const i64* y_offsets,
                                               const float* pixel_bias) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
-    i64 off[R];
+    // each pixel's input at tap 0 and the weights' step per tap, once per tile: a tap adds one offset
+    const float* xp[R];
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) off[r] = x_offsets[r] + a.x_shift;
+    for (int r = 0; r < R; ++r) xp[r] = a.x + (x_offsets[r] + a.x_shift);
+    const i64 w_tap = a.in_per_group * a.w_ic_step, w_ic_step = a.w_ic_step;
     if (a.accumulate) {
         load_tile_at<R, NB>(acc, [&](int r) { return a.y + y_offsets[r]; }, a.oc_valid);
     } else {
@@ -64,47 +66,57 @@ template <int NB, int R, bool Checked>
             for (int r = 0; r < R; ++r) acc[r * NB + j] = pixel_bias ? broadcast(pixel_bias + r) : b;
         }
     }
+    // input channels [ic0, ic1) of one tap, each pixel's input at px[r], the weights from w
+    const auto steps = [&](const float* const* px, const float* w, i64 ic0, i64 ic1) __attribute__((always_inline)) {
+        // unrolled by 3 (the same products in the same order): conv1's 21-step kw x channel loop, 7 per tile,
+        // ran 8-10 % faster, 1 thread (docs/performance-forward-conv1.md, "The input-channel loop unrolled by 3")
+#pragma GCC unroll 3
+        for (i64 ic = ic0; ic < ic1; ++ic) {
+            vf wv[NB];
+#pragma GCC unroll 8
+            for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
+                const vf b = broadcast(px[r] + ic);
+#pragma GCC unroll 8
+                for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
+            }
+            w += w_ic_step;
+        }
+        return w;
+    };
+    const bool ahead_or_next = a.next_offsets || a.weights_ahead;
     for (i64 tt = 0; tt < a.taps; ++tt) {
         const i64 t = a.tap_list[tt];
-        const float* px = a.x + a.tap_offsets[t];
-        const float* w = a.w + t * a.in_per_group * a.w_ic_step;
-        // checked: each pixel's input at this tap, channel 0 of the block (or the zeros for the padding)
-        const float* xr[Checked ? R : 1];
+        const i64 d = a.tap_offsets[t];
+        const float* w = a.w + t * w_tap;
+        // each pixel's input at this tap, channel 0 of the block (checked: or the zeros for the padding)
+        const float* px[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) px[r] = xp[r] + d;
         if constexpr (Checked) {
             const Geometry& g = *a.geometry;
             const i64 dh = t / g.kernel[2] % g.kernel[1] * g.dilation[1], dw = t % g.kernel[2] * g.dilation[2];
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r) {
                 const i64 ih = a.in_rows[r] + dh, iw = a.in_cols[r] + dw;
-                xr[r] = ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2] ? px + off[r] : a.zeros;
+                if (!(ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2])) px[r] = a.zeros;
             }
         }
+        if (!ahead_or_next) {  // one pass over all the channels (conv1: no branches but the loop's)
+            steps(px, w, 0, a.ic_count);
+            continue;
+        }
         // with next_offsets, one cache line of each of the next tile's pixels per W input channels: the
-        // next tile's input arrives while this one computes; without, one pass over all the channels
-        const i64 chunk = a.next_offsets || a.weights_ahead ? W : a.ic_count;
+        // next tile's input arrives while this one computes
         const char* ahead = a.weights_ahead;
-        for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += chunk) {
+        for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += W) {
             if (ahead)
                 for (i64 l = 0; l < a.ahead_lines; ++l, ahead += 64) _mm_prefetch(ahead, _MM_HINT_T1);
             if (a.next_offsets)
 #pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) __builtin_prefetch(px + (a.next_offsets[r] + a.x_shift + ic0), 0, 3);
-            const i64 ic1 = min_i64(ic0 + chunk, a.ic_count);
-            // unrolled by 3 (the same products in the same order): conv1's 21-step kw x channel loop, 7 per tile,
-            // ran 8-10 % faster, 1 thread (docs/performance-forward-conv1.md, "The input-channel loop unrolled by 3")
-#pragma GCC unroll 3
-            for (i64 ic = ic0; ic < ic1; ++ic) {
-                vf wv[NB];
-#pragma GCC unroll 8
-                for (int j = 0; j < NB; ++j) wv[j] = load(w + j * W);
-#pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) {
-                    const vf b = Checked ? broadcast(xr[r] + ic) : broadcast(px + off[r] + ic);
-#pragma GCC unroll 8
-                    for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, wv[j], acc[r * NB + j]);
-                }
-                w += a.w_ic_step;
-            }
+                for (int r = 0; r < R; ++r) __builtin_prefetch(a.x + (d + a.next_offsets[r] + a.x_shift + ic0), 0, 3);
+            w = steps(px, w, ic0, min_i64(ic0 + W, a.ic_count));
         }
     }
     const auto at = [&](int r) { return a.y + y_offsets[r]; };
@@ -112,7 +124,6 @@ template <int NB, int R, bool Checked>
     else store_tile_at<R, NB>(acc, at, a.oc_valid);
 }
 
-// a.tiles tiles of R pixels one after the other (pixels [k*R, k*R + R) of the offsets), in one call
 template <int NB, int R, bool Checked>
 void blocked_tile(const TileArgs& a) {
     if (a.tiles == 1) return one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
@@ -320,9 +331,8 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
             a.ic_count = ic_count * (merge_kw ? kw_count : 1);
         }
     };
-    // A 1x1 run whose tiles all visit the tap, with no prefetching: one call runs all the like tiles (of one width) of a
-    // group, the tile's arguments read once (measured on the Xeon, 1 thread, batch 1: res2_1x1_64 0.162 -> 0.157 ms,
-    // res2_1x1_256 0.68 -> 0.655; docs/performance-forward-1x1.md, "Batch 1, 1 thread"). The same tiles: the same bits.
+    // A 1x1 run whose tiles visit the tap, not prefetching: one call for the like tiles of a group (Xeon, 1 thread, batch 1:
+    // res2_1x1_64 0.163 -> 0.157 ms; docs/performance-forward-1x1.md, "Batch 1, 1 thread"). The same tiles: the same bits.
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);

@@ -74,6 +74,7 @@ struct ConvPlan::Impl {
     bool depthwise_on_user_ncx = false;
     std::unique_ptr<tbb::task_arena> arena;
     detail::XpParts xp_parts;  // xp in chunks of images, or one image in bands (xp_parts.hpp)
+    std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
     // the direct kernels' scratch (one per parallel body whose scratch is over kStackScratch).
@@ -108,6 +109,9 @@ struct ConvPlan::Impl {
     void run(const void* src, void* dst) const;
     // the blocked paths, one image at a time in bands (xp_parts.axis >= 0): pack each band's input, run its items
     void run_bands(const void* src, float* xp, float* y) const;
+    // the blocked paths with xp_parts.in_tasks: the batch's bands of images as tasks, each packing its band's input
+    // into a buffer of its own and running the band's items on it (xp_task_parts)
+    void run_band_tasks(const void* src, float* y) const;
     // the path's kernel on `chunk` (the geometry with the batch of one chunk of images)
     void run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const;
 };
@@ -209,6 +213,25 @@ void blocked_items(Path path, const detail::BlockedProblem& p, const float* xp, 
         detail::avx2::blocked_items(p, xp, y, scratch, b, e);
 }
 
+// The work items of one band of one image (p.geometry: batch 1), positions [q0, q1) (q = od * chunks + chunk): one
+// range of items per (group, super block), or per group with ocs_innermost (BlockedProblem's item order); of those
+// `runs x length` items, [b, e).
+i64 band_item_count(const detail::BlockedProblem& p, i64 q0, i64 q1) {
+    const i64 runs = p.ocs_innermost ? p.geometry->groups : p.geometry->groups * p.oc_super_blocks;
+    return runs * (p.ocs_innermost ? (q1 - q0) * p.oc_super_blocks : q1 - q0);
+}
+void band_items(Path path, const detail::BlockedProblem& p, i64 q0, i64 q1, const float* xp, float* image_y,
+                i64* scratch, i64 b, i64 e) {
+    const i64 positions = p.geometry->out[0] * p.chunks_per_plane(), OCS = p.oc_super_blocks;
+    const i64 length = p.ocs_innermost ? (q1 - q0) * OCS : q1 - q0;
+    for (i64 i = b; i < e;) {
+        const i64 run = i / length, at = i % length, count = std::min(e - i, length - at);
+        const i64 item = (p.ocs_innermost ? (run * positions + q0) * OCS : run * positions + q0) + at;
+        blocked_items(path, p, xp, image_y, scratch, item, item + count);
+        i += count;
+    }
+}
+
 }  // namespace
 
 void ConvPlan::Impl::run(const void* src, void* dst) const {
@@ -252,9 +275,11 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
     // the batch in chunks of images, or one image in bands (xp_parts.hpp): xp never takes more than
     // the input's bytes plus half the fixed workspace (Options::padded_input_budget)
     const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
-    if (packs)
+    if (packs && !xp_parts.in_tasks)
         xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, xp_parts)));
-    if (packs && xp_parts.axis >= 0) {
+    if (packs && xp_parts.in_tasks) {
+        run_band_tasks(src, y);
+    } else if (packs && xp_parts.axis >= 0) {
         run_bands(src, xp_space.data(), y);
     } else {
         const i64 images = packs ? xp_parts.images : g.batch;
@@ -286,11 +311,9 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
     image.batch = 1;
     detail::BlockedProblem p = blocked;
     p.geometry = &image;
-    // positions q = od * chunks + chunk; a band is a range of them, and its work items are one range per
-    // (group, super block), or per group with ocs_innermost (BlockedProblem's item order, batch 1)
-    const i64 chunks = p.chunks_per_plane(), positions = g.out[0] * chunks, OCS = p.oc_super_blocks;
+    // positions q = od * chunks + chunk; a band is a range of them (band_items)
+    const i64 chunks = p.chunks_per_plane(), positions = g.out[0] * chunks;
     const i64 per_band = axis == 0 ? xp_parts.band * chunks : xp_parts.band;
-    const i64 runs = p.ocs_innermost ? g.groups : g.groups * OCS;
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
     for (i64 n = 0; n < g.batch; ++n) {
         const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
@@ -304,17 +327,40 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
                           [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_band, image_src, xp, b, e); });
             // the band's xp begins at its first output's first input plane or row
             (axis == 0 ? p.xp_first_plane : p.xp_first_row) = first * g.stride[axis];
-            const i64 length = p.ocs_innermost ? (q1 - q0) * OCS : q1 - q0;
-            parallel_rows_with_scratch(runs * length, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-                for (i64 i = b; i < e;) {
-                    const i64 run = i / length, at = i % length, count = std::min(e - i, length - at);
-                    const i64 item = (p.ocs_innermost ? (run * positions + q0) * OCS : run * positions + q0) + at;
-                    blocked_items(path, p, xp, image_y, scratch, item, item + count);
-                    i += count;
-                }
+            parallel_rows_with_scratch(band_item_count(p, q0, q1), p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+                band_items(path, p, q0, q1, xp, image_y, scratch, b, e);
             });
         }
     }
+}
+
+void ConvPlan::Impl::run_band_tasks(const void* src, float* y) const {
+    const detail::Geometry& g = geometry;
+    detail::Geometry image = g;
+    image.batch = 1;
+    detail::BlockedProblem p = blocked;
+    p.geometry = &image;
+    const detail::XpParts parts =
+        detail::xp_task_parts(src_desc, src_geometry, padded_input_budget, p.chunk_pixels, tbb::this_task_arena::max_concurrency());
+    const i64 chunks = p.chunks_per_plane(), bands = parts.bands;
+    const auto floats = static_cast<std::size_t>(detail::xp_part_floats(src_geometry, parts));
+    const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
+    parallel_rows_with_scratch(g.batch * bands, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+        detail::Workspace<float> xp = padded_inputs.take(floats);
+        for (i64 task = b; task < e; ++task) {
+            const i64 n = task / bands, q0 = detail::band_chunks(chunks, parts, task % bands),
+                      q1 = detail::band_chunks(chunks, parts, task % bands + 1);
+            i64 first = 0, last = 0;
+            detail::band_outputs(g, parts, q0, q1, &first, &last);
+            const detail::Geometry src_band = detail::band_geometry(src_geometry, 1, first, last - first + 1);
+            const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
+            detail::pack_src_tasks(src_desc, src_band, image_src, xp.data(), 0, detail::pack_src_task_count(src_desc, src_band));
+            detail::BlockedProblem band = p;
+            band.xp_first_row = first * g.stride[1];  // the band's xp begins at its first output's first input row
+            band_items(path, band, q0, q1, xp.data(), y + n * g.out_pixels() * g.out_channels, scratch, 0,
+                       band_item_count(band, q0, q1));
+        }
+    });
 }
 
 void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const {
@@ -402,6 +448,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.stream_large_output = options.stream_large_output;
     m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
+    m.padded_input_budget = options.padded_input_budget;
     m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);

@@ -54,6 +54,19 @@ i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_b
     if (input_bytes <= kMaxWeightBytes / 2 || (k.tile_rows == 1 && g.out[2] > k.tile)) return 1;
     return std::min(k.super_blocks, std::max<i64>(1, kMaxWeightBytes / 2 / super_block_bytes));
 }
+
+// Whether the work rows run image by image (RowsBackwardData::image_major) where no groups run: the order (super block,
+// n, jd, jh) streams every image's input from L3 once per super block, (n, super block, jd, jh) every super block's
+// weights once per image; the second where a super block's weights are smaller than an image's input, the batch's
+// input passes half the L2 and one image's input fits in the L2 next to a super block's weights. Measured on the Xeon,
+// batch 8, 1 thread, under load (docs/performance-forward-rows-2.md, "Batch 8, image by image"): aspp_3x3_rate6 (4
+// super blocks of 590 KB, 1.1 MB an image) 3 % faster interleaved with oneDNN's runs, 1.5 % back to back; res3_3x3s2
+// (2 of 295 KB, 1.6 MB an image) faster interleaved (noisy), res3_3x3 (2 of 295 KB, 400 KB an image) unchanged.
+bool forward_rows_image_major(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {
+    const i64 image_bytes = g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4;
+    return k.group == 1 && k.super_blocks > 1 && g.batch > 1 && g.batch * image_bytes > kMaxWeightBytes / 2 &&
+           super_block_bytes < image_bytes && image_bytes + super_block_bytes <= kMaxWeightBytes;
+}
 }  // namespace
 
 bool forward_rows_fit(const ConvDescriptor& d, bool avx512) {
@@ -107,6 +120,7 @@ void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const st
     k.weights = plan.weights.data();
     k.bias = plan.bias.empty() ? nullptr : plan.bias.data();
     k.group = forward_rows_group(g, k, T * C * block * 4);
+    k.image_major = forward_rows_image_major(g, k, T * C * block * 4);
     for (int a = 0; a < 3; ++a) k.X[a] = g.out[a];  // dst: the outputs themselves, r = 0, S = 1
 }
 

@@ -84,8 +84,12 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         const i64 band_chunk_pixels = blocked ? detail::blocked_plan_chunk_pixels(g, path == Path::blocked_avx512) : 0;
         // the plan's src_in_place, or the row kernel's (forward_rows.hpp): src read where it is
         const bool in_place = rows || (blocked && detail::blocked_reads_src_in_place(d, g));
-        if (!in_place && !detail::src_is_xp(src_desc, sg))
-            xp = detail::xp_part_floats(sg, detail::xp_parts(src_desc, sg, 0, band_chunk_pixels));
+        if (!in_place && !detail::src_is_xp(src_desc, sg)) {
+            const detail::XpParts parts = detail::xp_parts(src_desc, sg, 0, band_chunk_pixels);
+            // packed inside the tasks: a band's buffer per thread (xp_task_parts)
+            xp = parts.in_tasks ? detail::xp_task_floats(src_desc, sg, 0, band_chunk_pixels, i64(threads))
+                                : detail::xp_part_floats(sg, parts);
+        }
         if (!detail::dst_is_y(d)) y = double(d.dst_elements());
     }
     const double taps_list = T;  // ConvPlan::Impl::taps, i64

@@ -3,6 +3,9 @@
 
 #include "convcheck/optimized/conv_plan.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace convcheck::optimized::detail {
 
 namespace {
@@ -32,18 +35,23 @@ double band_span(const Geometry& g, const XpParts& parts) {
     return rows < double(g.out[1]) ? rows : double(g.out[1]);
 }
 
+// The most bytes xp may take at once: the budget, or the memory rule's.
+double allowed_bytes(const ConvDescriptor& d, std::int64_t budget_bytes) {
+    return budget_bytes > 0 ? double(budget_bytes)
+                            : double(size_of(d.dtype)) * double(d.src_elements()) + double(kFixedWorkspaceBytes / 2);
+}
+
 }  // namespace
 
 XpParts xp_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 band_chunk_pixels) {
     const double image = 4.0 * double(sg.padded_pixels()) * double(sg.channel_stride);
-    const double allowed = budget_bytes > 0 ? double(budget_bytes)
-                                            : double(size_of(d.dtype)) * double(d.src_elements()) +
-                                                  double(kFixedWorkspaceBytes / 2);
+    const double allowed = allowed_bytes(d, budget_bytes);
+    const bool copied = band_chunk_pixels > 0 && d.dtype == DataType::f32 && d.data_format == DataFormat::nxc &&
+                        sg.channel_stride == d.in_channels;
     XpParts parts;
+    parts.in_tasks = copied && sg.out[0] == 1 && sg.padded[0] == 1 && image <= allowed;
     if (image * double(sg.batch) <= allowed) {
         parts.images = sg.batch;
-        const bool copied = band_chunk_pixels > 0 && d.dtype == DataType::f32 && d.data_format == DataFormat::nxc &&
-                            sg.channel_stride == d.in_channels;
         if (copied && image * double(sg.batch) > 2 * kCopiedImagesBytes)
             parts.images = image >= kCopiedImagesBytes ? 1 : static_cast<i64>(kCopiedImagesBytes / image);
         return parts;
@@ -68,6 +76,30 @@ XpParts xp_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budge
         parts.band = chunks < 1 ? 1 : chunks > all ? static_cast<i64>(all) : static_cast<i64>(chunks);
     }
     return parts;
+}
+
+XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 chunk_pixels,
+                      i64 threads) {
+    const double image = 4.0 * double(sg.padded_pixels()) * double(sg.channel_stride);
+    const double per_thread = allowed_bytes(d, budget_bytes) / double(threads);
+    const double cap = per_thread < kCopiedImagesBytes ? per_thread : kCopiedImagesBytes;
+    const i64 chunks = (sg.out[1] * sg.out[2] + chunk_pixels - 1) / chunk_pixels;
+    const i64 least = std::clamp<i64>(static_cast<i64>(std::ceil(image / cap)), 1, chunks);
+    i64 bands = least;
+    while (bands < least * threads && bands < chunks && sg.batch * bands % threads != 0) ++bands;
+    XpParts parts;
+    parts.axis = 1;
+    parts.chunk_pixels = chunk_pixels;
+    parts.bands = bands;
+    parts.band = (chunks + bands - 1) / bands;
+    return parts;
+}
+
+double xp_task_floats(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 chunk_pixels,
+                      i64 threads) {
+    const XpParts parts = xp_task_parts(d, sg, budget_bytes, chunk_pixels, threads);
+    const i64 tasks = sg.batch * parts.bands;
+    return double(tasks < threads ? tasks : threads) * xp_part_floats(sg, parts);
 }
 
 double xp_part_floats(const Geometry& sg, const XpParts& parts) {

@@ -220,3 +220,28 @@ TEST(Blocked, OneByOneItemsInOneRangePerThreadAgreeExactly) {
         for (int threads : {1, 2, 3})
             EXPECT_TRUE(paths_agree_exactly(text, 47, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
 }
+
+// Few-channel f32 channels-last images copied with their pads (conv1-like; XpParts::in_tasks, xp_parts.hpp) are
+// packed inside the work's tasks: each task copies the input rows of one band of pixel chunks of one image into a
+// buffer of its own (from the plan's pool: it may hold another band's rows), then runs the band's work items on
+// it. 1 to 3 images at 1 to 3 threads make 1 to 3 bands an image (the batch's bands go evenly to the threads;
+// 4 chunks in 3 bands of 1, 1 and 2),
+// bands that begin and end inside rows, with taps in the padding above and below; with two groups, a dilation,
+// a cropped end (negative pad), and a padded 1x1 layer of three super blocks.
+TEST(Blocked, FewChannelImagesPackedBandByBandInTheirTasksAgreeExactly) {
+    const char* cases[] = {
+        "conv:n=3,c=3,o=16,in=61x67,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio",
+        "conv:n=2,c=6,o=20,g=2,in=41x50,k=3x5,s=2x2,d=2x1,pb=4x2,pe=-1x3,bias=1,data=nxc",
+        "conv:n=1,c=16,o=48,in=60x64,k=1x1,s=2x2,pb=7x3,pe=7x3,bias=1,data=nxc",
+    };
+    for (const char* text : cases) {
+        const ConvDescriptor d = parse_descriptor(text);
+        for (const auto n : {decltype(d.batch){1}, d.batch}) {
+            ConvDescriptor dn = d;
+            dn.batch = n;
+            for (int threads : {1, 2, 3})
+                EXPECT_TRUE(paths_agree_exactly(to_string(dn), 47, {Path::blocked_avx2, Path::blocked_avx512}, threads))
+                    << to_string(dn) << " threads=" << threads;
+        }
+    }
+}

@@ -67,6 +67,17 @@ TEST(ForwardRows, GroupsOfSuperBlocksAgreeExactlyAndReadOnlySrc) {
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 37, " rows"));
 }
 
+// A batch whose input passes half the L2, on rows of several tiles, with super blocks smaller than an image's input,
+// runs image by image (RowsBackwardData::image_major, forward_rows.cpp): 2 and 3 super blocks, 3 and 2 images, one
+// dilated (seen failing with the image decoded by the batch in place of the super blocks).
+TEST(ForwardRows, ImageByImageAgreesExactlyAndReadsOnlySrc) {
+    const char* cases[] = {
+        "conv:n=3,c=4,o=72,in=150x150,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=2,c=8,o=100,in=130x130,k=3x3,d=2x2,pb=2x2,pe=2x2,data=nxc",
+    };
+    for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 41, " rows"));
+}
+
 TEST(ForwardRows, AnInfiniteWeightOnAPaddedTapNeverMeetsTheZero) {
     EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=9x10,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 8));
     EXPECT_TRUE(left_column_stays_finite("conv:c=8,o=24,in=8x7,k=3x3,pb=1x1,pe=1x1,data=nxc", 0, 7));  // in tiles of two rows
