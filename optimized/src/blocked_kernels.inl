@@ -48,8 +48,7 @@ struct TileArgs {
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
 // one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
 template <int NB, int R, bool Checked>
-[[gnu::always_inline]] inline void one_tile(const TileArgs& a, const i64* x_offsets, const i64* y_offsets,
-                                              const float* pixel_bias) {
+[[gnu::always_inline]] inline void one_tile(const TileArgs& a, const i64* x_offsets, const i64* y_offsets, const float* pb) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     // each pixel's input at tap 0 and the weights' step per tap, once per tile: a tap adds one offset
     const float* xp[R];
@@ -63,7 +62,7 @@ template <int NB, int R, bool Checked>
         for (int j = 0; j < NB; ++j) {
             const vf b = a.bias ? load(a.bias + j * W) : zero();
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) acc[r * NB + j] = pixel_bias ? broadcast(pixel_bias + r) : b;
+            for (int r = 0; r < R; ++r) acc[r * NB + j] = pb ? broadcast(pb + r) : b;
         }
     }
     // input channels [ic0, ic1) of one tap, each pixel's input at px[r], the weights from w
@@ -123,35 +122,36 @@ template <int NB, int R, bool Checked>
     if (a.stream && a.oc_valid == NB * W) stream_tile_at<R, NB>(acc, at);
     else store_tile_at<R, NB>(acc, at, a.oc_valid);
 }
-
 template <int NB, int R, bool Checked>
-void blocked_tile(const TileArgs& a) {
-    if (a.tiles == 1) return one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
-    const TileArgs l = a;  // a local copy: the tiles' stores cannot alias it, so its fields stay in registers
+void blocked_tile(const TileArgs& a) { one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias); }
+// a.tiles tiles one after the other, from a local copy of a: the stores cannot alias it, its fields stay in registers
+template <int NB, int R> void blocked_tiles(const TileArgs& a) {
+    if (a.tiles == 1) return one_tile<NB, R, false>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
+    const TileArgs l = a;
     for (i64 k = 0; k < l.tiles; ++k)
-        one_tile<NB, R, Checked>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
+        one_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
-
 using BlockedTileFn = void (*)(const TileArgs&);
 
-template <int NB, int R, bool Checked>
+template <int NB, int R, bool Checked, bool Like>
 BlockedTileFn pick_blocked(int r) {
     if constexpr (R == 0) {
         return nullptr;
     } else {
-        return r == R ? &blocked_tile<NB, R, Checked> : pick_blocked<NB, R - 1, Checked>(r);
+        if constexpr (Like) return r == R ? &blocked_tiles<NB, R> : pick_blocked<NB, R - 1, Checked, Like>(r);
+        else return r == R ? &blocked_tile<NB, R, Checked> : pick_blocked<NB, R - 1, Checked, Like>(r);
     }
 }
 
-template <bool Checked>
+template <bool Checked, bool Like = false>  // Like: blocked_tiles (not checked)
 BlockedTileFn blocked_tile_for(int nb, int r) {
     switch (nb) {
-    case 1: return pick_blocked<1, kTileWidth[1], Checked>(r);
-    case 2: return pick_blocked<2, kTileWidth[2], Checked>(r);
-    case 3: return pick_blocked<3, kTileWidth[3], Checked>(r);
-    case 4: return pick_blocked<4, kTileWidth[4], Checked>(r);  // nullptr where the ISA has no 4-block tile
-    case 5: return pick_blocked<5, kTileWidth[5], Checked>(r);
-    case 6: return pick_blocked<6, kTileWidth[6], Checked>(r);
+    case 1: return pick_blocked<1, kTileWidth[1], Checked, Like>(r);
+    case 2: return pick_blocked<2, kTileWidth[2], Checked, Like>(r);
+    case 3: return pick_blocked<3, kTileWidth[3], Checked, Like>(r);
+    case 4: return pick_blocked<4, kTileWidth[4], Checked, Like>(r);  // nullptr where the ISA has no 4-block tile
+    case 5: return pick_blocked<5, kTileWidth[5], Checked, Like>(r);
+    case 6: return pick_blocked<6, kTileWidth[6], Checked, Like>(r);
     default: return nullptr;
     }
 }
@@ -331,8 +331,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
             a.ic_count = ic_count * (merge_kw ? kw_count : 1);
         }
     };
-    // A 1x1 run whose tiles visit the tap, not prefetching: one call for the like tiles of a group (Xeon, 1 thread, batch 1:
-    // res2_1x1_64 0.163 -> 0.157 ms; docs/performance-forward-1x1.md, "Batch 1, 1 thread"). The same tiles: the same bits.
+    // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (docs/performance-forward-1x1.md)
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
@@ -343,8 +342,9 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         for (i64 group = 0, i = 0; group < run.groups; ++group) {
             const i64 end = run.group_ends ? run.group_ends[group] : count, pixels = end - i;
             const i64 tiles = (pixels + full - 1) / full, small = pixels / tiles, bigger = pixels % tiles;
-            const BlockedTileFn small_tile = blocked_tile_for<false>(nb, static_cast<int>(small));
-            const BlockedTileFn big_tile = bigger ? blocked_tile_for<false>(nb, static_cast<int>(small + 1)) : nullptr;
+            const auto tile_for = like_tiles ? blocked_tile_for<false, true> : blocked_tile_for<false>;
+            const BlockedTileFn small_tile = tile_for(nb, static_cast<int>(small));
+            const BlockedTileFn big_tile = bigger ? tile_for(nb, static_cast<int>(small + 1)) : nullptr;
             const BlockedTileFn small_checked = p.src_in_place ? blocked_tile_for<true>(nb, static_cast<int>(small)) : nullptr;
             const BlockedTileFn big_checked =
                 p.src_in_place && bigger ? blocked_tile_for<true>(nb, static_cast<int>(small + 1)) : nullptr;
