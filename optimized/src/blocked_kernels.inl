@@ -34,8 +34,7 @@ struct TileArgs {
     // With src read in place (BlockedProblem::src_in_place), a tile whose taps are not all inside the input for
     // every pixel: per pixel its input row and column at tap (0, 0) (o * stride - pad, maybe negative); a
     // pixel whose tap lies in the padding reads `zeros` for it. Null: every listed tap is inside for every pixel.
-    const i64* in_rows;
-    const i64* in_cols;
+    const i64 *in_rows, *in_cols;
     const Geometry* geometry;
     const float* zeros;
     bool stream;  // a full tile's stores non-temporal (BlockedProblem::stream_output, last input-channel block)
@@ -302,12 +301,14 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         return plane_inside && r0 >= inner[1] && r1 < inner_end[1] && c0 >= inner[2] && c1 < inner_end[2];
     };
     const bool every_tap = run.rows == nullptr || inside(0, count);
-    // the lines of run.weights_ahead per W input channels of a tile: spread evenly over the run's tiles
-    i64 ahead_steps = 0;
+    // the run's groups of pixels, group k [group_end(k - 1), group_end(k)), each in tiles_of(its pixels) tiles; the
+    // lines of run.weights_ahead per W input channels of a tile: spread evenly over the run's tiles
+    const auto group_end = [&](i64 group) { return run.group_ends ? run.group_ends[group] : count; };
+    const auto tiles_of = [&](i64 pixels) { return (pixels + full - 1) / full; };
+    i64 run_tiles = 0, ahead_steps = 0;
+    for (i64 k = 0; k < run.groups && run.weights_ahead; ++k) run_tiles += tiles_of(group_end(k) - (k ? group_end(k - 1) : 0));
     for (i64 ic0 = 0; ic0 < g.in_per_group && run.weights_ahead; ic0 += p.ic_block)
-        for (i64 group = 0, i = 0; group < run.groups; i = run.group_ends ? run.group_ends[group] : count, ++group)
-            ahead_steps += ((run.group_ends ? run.group_ends[group] : count) - i + full - 1) / full *
-                           ((min_i64(p.ic_block, g.in_per_group - ic0) + W - 1) / W);
+        ahead_steps += run_tiles * ((min_i64(p.ic_block, g.in_per_group - ic0) + W - 1) / W);
     const char* ahead = reinterpret_cast<const char*>(run.weights_ahead);
     const char* ahead_end = ahead ? ahead + run.ahead_floats * 4 : nullptr;  // (no offset to a null pointer)
     a.ahead_lines = ahead_steps > 0 ? (run.ahead_floats / 16 + ahead_steps - 1) / ahead_steps : 0;
@@ -340,8 +341,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         a.x = run.x + ic0;
         a.w = w + ic0 * a.w_ic_step;
         for (i64 group = 0, i = 0; group < run.groups; ++group) {
-            const i64 end = run.group_ends ? run.group_ends[group] : count, pixels = end - i;
-            const i64 tiles = (pixels + full - 1) / full, small = pixels / tiles, bigger = pixels % tiles;
+            const i64 pixels = group_end(group) - i, tiles = tiles_of(pixels), small = pixels / tiles, bigger = pixels % tiles;
             const auto tile_for = like_tiles ? blocked_tile_for<false, true> : blocked_tile_for<false>;
             const BlockedTileFn small_tile = tile_for(nb, static_cast<int>(small));
             const BlockedTileFn big_tile = bigger ? tile_for(nb, static_cast<int>(small + 1)) : nullptr;
