@@ -196,6 +196,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     };
     // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (docs/performance-forward-1x1.md)
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
+    const auto tile_for = like_tiles ? blocked_tile_for<false, true> : blocked_tile_for<false>;
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
         a.accumulate = ic0 > 0;
@@ -204,7 +205,6 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
         a.w = w + ic0 * a.w_ic_step;
         for (i64 group = 0, i = 0; group < run.groups; ++group) {
             const i64 pixels = group_end(group) - i, tiles = tiles_of(pixels), small = pixels / tiles, bigger = pixels % tiles;
-            const auto tile_for = like_tiles ? blocked_tile_for<false, true> : blocked_tile_for<false>;
             const BlockedTileFn small_tile = tile_for(nb, static_cast<int>(small));
             const BlockedTileFn big_tile = bigger ? tile_for(nb, static_cast<int>(small + 1)) : nullptr;
             const BlockedTileFn small_checked = p.src_in_place ? blocked_tile_for<true>(nb, static_cast<int>(small)) : nullptr;

@@ -49,9 +49,11 @@ void forward_rows_blocks(const Geometry& g, bool avx512, int* nb, int* tile, int
 // 3-7 % faster with G = 3 (G = 8: 7 % slower), res4_3x3 1-3 %; on rows of several tiles (NB = 4) res3_3x3 lost 1 %
 // and res3_3x3s2 7-10 % interleaved with oneDNN's runs (even back to back), and at batch 1 res4_3x3 lost 1-3 % (its
 // input fits in L2 next to one super block's weights): these keep G = 1.
+// One image's f32 input, in bytes.
+i64 image_input_bytes(const Geometry& g) { return g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4; }
+
 i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {
-    const i64 input_bytes = g.batch * g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4;
-    if (input_bytes <= kMaxWeightBytes / 2 || (k.tile_rows == 1 && g.out[2] > k.tile)) return 1;
+    if (g.batch * image_input_bytes(g) <= kMaxWeightBytes / 2 || (k.tile_rows == 1 && g.out[2] > k.tile)) return 1;
     return std::min(k.super_blocks, std::max<i64>(1, kMaxWeightBytes / 2 / super_block_bytes));
 }
 
@@ -63,7 +65,7 @@ i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_b
 // super blocks of 590 KB, 1.1 MB an image) 3 % faster interleaved with oneDNN's runs, 1.5 % back to back; res3_3x3s2
 // (2 of 295 KB, 1.6 MB an image) faster interleaved (noisy), res3_3x3 (2 of 295 KB, 400 KB an image) unchanged.
 bool forward_rows_image_major(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {
-    const i64 image_bytes = g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4;
+    const i64 image_bytes = image_input_bytes(g);
     return k.group == 1 && k.super_blocks > 1 && g.batch > 1 && g.batch * image_bytes > kMaxWeightBytes / 2 &&
            super_block_bytes < image_bytes && image_bytes + super_block_bytes <= kMaxWeightBytes;
 }
@@ -119,8 +121,9 @@ void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const st
     k.geometry = &plan.geometry;
     k.weights = plan.weights.data();
     k.bias = plan.bias.empty() ? nullptr : plan.bias.data();
-    k.group = forward_rows_group(g, k, T * C * block * 4);
-    k.image_major = forward_rows_image_major(g, k, T * C * block * 4);
+    const i64 super_block_bytes = T * C * block * 4;  // one super block's packed weights
+    k.group = forward_rows_group(g, k, super_block_bytes);
+    k.image_major = forward_rows_image_major(g, k, super_block_bytes);
     for (int a = 0; a < 3; ++a) k.X[a] = g.out[a];  // dst: the outputs themselves, r = 0, S = 1
 }
 
