@@ -10,11 +10,27 @@
 // wide rows here have such tiles (seen failing with the merge taken where only the first kw reads inside).
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "forward_rows.hpp"
 #include "harness.hpp"
 
 using namespace convcheck;
 using namespace convcheck::optimized;
 using namespace convcheck::optimized::testing;
+
+namespace {
+
+// The row kernel's plan of `text` on this ISA (weights zero: only the plan's shape is read).
+detail::RowsBackwardData rows_kernel(const char* text, bool avx512, detail::ForwardRows& plan) {
+    const ConvDescriptor d = parse_descriptor(text);
+    EXPECT_TRUE(detail::forward_rows_fit(d, avx512)) << text;
+    const std::vector<float> canonical(static_cast<std::size_t>(d.weights_elements()), 0.0f);
+    detail::plan_forward_rows(d, canonical.data(), {}, avx512, plan);
+    return plan.kernel;
+}
+
+}  // namespace
 
 TEST(ForwardRows, LayersOfOneGroupAgreeExactlyAndReadOnlySrc) {
     const char* cases[] = {
@@ -65,6 +81,15 @@ TEST(ForwardRows, GroupsOfSuperBlocksAgreeExactlyAndReadOnlySrc) {
         "conv:n=4,c=384,o=72,in=14x14,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 37, " rows"));
+    if (!cpu_has_avx512()) return;
+    // the orders these cases are here for (AVX-512): groups of 4 of the 5 super blocks, of 2 of the 3
+    detail::ForwardRows plan;
+    for (const auto& [text, group] : {std::pair{cases[0], 4}, std::pair{cases[1], 2}}) {
+        const detail::RowsBackwardData k = rows_kernel(text, true, plan);
+        EXPECT_EQ(k.group, group) << text;
+        EXPECT_GT(k.super_blocks % k.group, 0) << text << ": the last group partial";
+        EXPECT_FALSE(k.image_major) << text;
+    }
 }
 
 // A batch whose input passes half the L2, on rows of several tiles, with super blocks smaller than an image's input,
@@ -76,6 +101,16 @@ TEST(ForwardRows, ImageByImageAgreesExactlyAndReadsOnlySrc) {
         "conv:n=2,c=8,o=100,in=130x130,k=3x3,d=2x2,pb=2x2,pe=2x2,data=nxc",
     };
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 41, " rows"));
+    // the order these cases are here for, on every ISA this CPU has: image by image, over several super blocks
+    detail::ForwardRows plan;
+    for (const bool avx512 : {false, true}) {
+        if (avx512 ? !cpu_has_avx512() : !cpu_has_avx2_fma()) continue;
+        for (const char* text : cases) {
+            const detail::RowsBackwardData k = rows_kernel(text, avx512, plan);
+            EXPECT_TRUE(k.image_major) << text << (avx512 ? " AVX-512" : " AVX2");
+            EXPECT_GT(k.super_blocks, 1) << text;
+        }
+    }
 }
 
 TEST(ForwardRows, AnInfiniteWeightOnAPaddedTapNeverMeetsTheZero) {
