@@ -47,15 +47,16 @@ void forward_rows_blocks(const Geometry& g, bool avx512, int* nb, int* tile, int
 // the group's weights kept in L2 over the images. Measured on the Xeon, batch 8, 1 thread, under load
 // (docs/performance-forward-rows-2.md): res4_3x3s2 (8 super blocks of 295 KB, 14-wide rows) 3-7 % faster with G = 3
 // (G = 8: 7 % slower), res4_3x3 1-3 %; at batch 1 res4_3x3 lost 1-3 % (its input fits in L2 next to one super
-// block's weights), hence the input bound. Rows of several tiles group too (docs/performance-forward-rows-2.md,
-// "Groups on rows of several tiles"; A and B swapped every run in one process): res3_3x3s2 (2 super blocks of 295 KB,
-// five tiles a row) 2 % faster at batch 1 and 3-5 % at batch 8 than super block by super block (batch 1) or image by
-// image (batch 8), res3_3x3 at batch 8 1 %.
+// block's weights), hence the input bound. On rows of several tiles (NB = 4) batches keep G = 1 (res3_3x3s2 at batch 8
+// 1-13 % slower with G = 2 in the bench table, res3_3x3 1-1.5 %: they run image by image), but a single image groups:
+// res3_3x3s2 at batch 1 (2 super blocks of 295 KB, a 1.6 MB input streamed from L3 once per super block) 0.5-2 %
+// faster in the table, 1.6-2.7 % in a harness (docs/performance-forward-rows-2.md, "Groups on rows of several tiles").
 // One image's f32 input, in bytes.
 i64 image_input_bytes(const Geometry& g) { return g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4; }
 
 i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {
-    if (g.batch * image_input_bytes(g) <= kMaxWeightBytes / 2) return 1;
+    if (g.batch * image_input_bytes(g) <= kMaxWeightBytes / 2 || (g.batch > 1 && k.tile_rows == 1 && g.out[2] > k.tile))
+        return 1;
     return std::min(k.super_blocks, std::max<i64>(1, kMaxWeightBytes / 2 / super_block_bytes));
 }
 
@@ -64,8 +65,8 @@ i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_b
 // weights once per image; the second where a super block's weights are smaller than an image's input, the batch's
 // input passes half the L2 and one image's input fits in the L2 next to a super block's weights. Measured on the Xeon,
 // batch 8, 1 thread, under load (docs/performance-forward-rows-2.md, "Batch 8, image by image"): aspp_3x3_rate6 (4
-// super blocks of 590 KB, 1.1 MB an image) 3 % faster interleaved with oneDNN's runs, 1.5 % back to back (the res3
-// layers, whose super blocks are smaller, run groups: forward_rows_group).
+// super blocks of 590 KB, 1.1 MB an image) 3 % faster interleaved with oneDNN's runs, 1.5 % back to back; res3_3x3s2
+// (2 of 295 KB, 1.6 MB an image) faster interleaved (noisy), res3_3x3 (2 of 295 KB, 400 KB an image) unchanged.
 bool forward_rows_image_major(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {
     const i64 image_bytes = image_input_bytes(g);
     return k.group == 1 && k.super_blocks > 1 && g.batch > 1 && g.batch * image_bytes > kMaxWeightBytes / 2 &&
