@@ -13,6 +13,8 @@ constexpr int kDepthwiseTileWidth = 12;
 // Rows of layers over 16 MiB prefetch their next rows in software (depthwise_k3_rows): measured on
 // the AMD EPYC, 1.3-1.5x faster at batch 8 (docs/performance-forward-2t.md).
 constexpr bool kDepthwiseRowPrefetch = true;
+// Never (-1): the next channel block's output prefetch (depthwise_k3_rows) is measured on AVX-512 only.
+constexpr i64 kDepthwisePrefetchOutputsAbove = -1;
 }  // namespace
 }  // namespace convcheck::optimized::detail::avx2
 

@@ -62,7 +62,19 @@ struct DepthwiseRowTileArgs {
     float* y1 = nullptr;               // the same in the second output row (pair tile only)
     i64 y_pixel_step = 0;              // C: from one output to the next
     i64 channels = 0;                  // C
+    bool prefetch_outputs = false;     // the next channel block's outputs into L1 (kDepthwisePrefetchOutputsAbove)
 };
+
+// Before a channel block of a tile runs, its R outputs of the next block (y: that block's first output) are
+// prefetched into L1 (prefetcht0: the units are built without -mprfchw), so that its stores find their lines
+// there instead of waiting for each one's read for ownership from L3. One block ahead: two or more ahead (32
+// lines and more in flight with the input's) were slower, as was the next tile's block, into L2 or L1
+// (docs/performance-forward-depthwise.md).
+template <int R>
+[[gnu::always_inline]] inline void prefetch_tile_outputs(const float* y, i64 y_pixel_step) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) __builtin_prefetch(y + r * y_pixel_step, 1, 3);
+}
 
 using DepthwiseRowTileFn = void (*)(const DepthwiseRowTileArgs&);
 
@@ -118,6 +130,7 @@ void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
         const vf b = bias ? load(bias + c0) : zero();
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc[r] = b;
+        if (a.prefetch_outputs && c0 + W < channels) prefetch_tile_outputs<R>(a.y0 + c0 + W, a.y_pixel_step);
         for (i64 k = 0; k < rows; ++k)
             k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc, acc, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs,
                                                            w + (row_taps[k] * cs + c0), nullptr);
@@ -147,6 +160,10 @@ void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
         const vf b = bias ? load(bias + c0) : zero();
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = b;
+        if (a.prefetch_outputs && c0 + W < channels) {
+            prefetch_tile_outputs<R>(a.y0 + c0 + W, a.y_pixel_step);
+            prefetch_tile_outputs<R>(a.y1 + c0 + W, a.y_pixel_step);
+        }
         for (i64 e = 0; e < entries; ++e) {
             const float* px = x + (base + in_offsets[e] + c0 + (LEFT ? cs : 0));
             const float* wa = taps0[e] >= 0 ? w + (taps0[e] * cs + c0) : nullptr;
@@ -273,6 +290,9 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
     // machine measured, the hardware keeps up and the prefetches only cost time.
     const i64 bytes = (g.batch * plane + g.batch * g.out_pixels() * C) * static_cast<i64>(sizeof(float));
     const bool prefetch = kDepthwiseRowPrefetch && bytes > (i64{16} << 20);
+    // Stride 1 only: at stride 2 (a quarter of the input's bytes written) dw96@112/2 ran 1-3 % slower with it.
+    a.prefetch_outputs = kDepthwisePrefetchOutputsAbove >= 0 && bytes > kDepthwisePrefetchOutputsAbove && s1 == 1 &&
+                         s2 == 1 && g.stride[0] == 1;
     for (i64 row = begin; row < end; ++row) {
         i64 rest = row;
         const i64 oh = rest % OH; rest /= OH;

@@ -66,3 +66,12 @@ TEST(Depthwise, Kernel3RowsOnLayersLargerThanTheCache) {
     };
     for (const char* text : cases) EXPECT_TRUE(depthwise_paths_agree(text, 9)) << text;
 }
+
+// Input and output over the L2 of a core (2 MiB) at stride 1: before each channel block the AVX-512 tiles prefetch
+// the next block's outputs (kDepthwisePrefetchOutputsAbove); 40 channels (a partial last block, whose outputs are
+// prefetched by the block before it), 57 rows (each image's last row in the one-row tile), 1 and 2 threads.
+TEST(Depthwise, Kernel3RowsPrefetchingTheirOutputsOverTheL2) {
+    const char* text = "conv:n=3,c=40,o=40,g=40,in=57x61,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc";
+    for (int threads : {1, 2})
+        EXPECT_TRUE(paths_agree_exactly(text, 11, {Path::depthwise_avx2, Path::depthwise_avx512}, threads)) << threads;
+}
