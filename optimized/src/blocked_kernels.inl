@@ -297,12 +297,15 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     const bool weights_ahead = kPrefetchWeightsAbove >= 0 && g.taps() == 1 && !p.ocs_innermost && p.weights_ic_step == 0 &&
                                p.weights_block_step == 0 && blocks * block_lines * 64 > kPrefetchWeightsAbove;
     // 1x1 layers with no padding whose output pixels are one input step apart across rows too (stride 1): the runs
-    // that do not prefetch take a pointer and a step (blocked_step_tiles), and need no offsets filled
+    // that do not prefetch take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not for tiles
+    // wider than 8 pixels: GCC keeps fewer of their 14 pixels' addresses in registers (pw192_32_28, 14 x 2 vectors:
+    // 2-5 % slower; docs/performance-forward-1x1.md)
     const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
     // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
     const bool in_place = p.src_in_place;
     const i64 x_shift = in_place ? (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs : 0;
-    const bool stepped_layer = g.taps() == 1 && !bordered && !weights_ahead && g.stride[1] * g.padded[2] == g.out[2] * g.stride[2];
+    const bool stepped_layer = g.taps() == 1 && !bordered && !weights_ahead && kTileWidth[p.vector_blocks] <= 8 &&
+                               g.stride[1] * g.padded[2] == g.out[2] * g.stride[2];
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost

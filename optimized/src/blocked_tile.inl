@@ -36,8 +36,9 @@ struct TileArgs {
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
 // one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
-// x_at(r), y_at(r): pixel r's input at tap 0 (channel ic0) and its output.
-template <int NB, int R, bool Checked, class XAt, class YAt>
+// x_at(r), y_at(r): pixel r's input at tap 0 (channel ic0) and its output. OneTap: a 1x1 tile that neither prefetches
+// nor brings weights ahead (a.tap_list is {0}, at offset 0): the tap's channels only, without the tap loop.
+template <int NB, int R, bool Checked, class XAt, class YAt, bool OneTap = false>
 [[gnu::always_inline]] inline void one_tile(const TileArgs& a, XAt x_at, YAt y_at, const float* pb) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     // each pixel's input at tap 0 and the weights' step per tap, once per tile: a tap adds one offset
@@ -75,7 +76,8 @@ template <int NB, int R, bool Checked, class XAt, class YAt>
         return w;
     };
     const bool ahead_or_next = a.next_offsets || a.weights_ahead;
-    for (i64 tt = 0; tt < a.taps; ++tt) {
+    if constexpr (OneTap) steps(xp, a.w, 0, a.ic_count);
+    for (i64 tt = 0; tt < (OneTap ? 0 : a.taps); ++tt) {
         const i64 t = a.tap_list[tt];
         const i64 d = a.tap_offsets[t];
         const float* w = a.w + t * w_tap;
@@ -126,16 +128,17 @@ template <int NB, int R> void blocked_tiles(const TileArgs& a) {
     for (i64 k = 0; k < l.tiles; ++k)
         offsets_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
-// blocked_tiles for pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays
+// blocked_tiles for 1x1 pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays,
+// no tap loop (one_tile's OneTap)
 template <int NB, int R> void blocked_step_tiles(const TileArgs& a) {
     const TileArgs l = a;
     const float* x = l.x;
     float* y = l.y;
     const i64 xs = l.x_step, ys = l.y_step;
+    const auto x_at = [&](int r) { return x + r * xs; };
+    const auto y_at = [&](int r) { return y + r * ys; };
     for (i64 k = 0; k < l.tiles; ++k, x += R * xs, y += R * ys)
-        one_tile<NB, R, false>(
-            l, [&](int r) { return x + r * xs; }, [&](int r) { return y + r * ys; },
-            l.pixel_bias ? l.pixel_bias + k * R : nullptr);
+        one_tile<NB, R, false, decltype(x_at), decltype(y_at), true>(l, x_at, y_at, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
 using BlockedTileFn = void (*)(const TileArgs&);
 
