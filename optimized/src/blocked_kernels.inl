@@ -304,7 +304,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
     const bool in_place = p.src_in_place;
     const i64 x_shift = in_place ? (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs : 0;
-    const bool stepped_layer = g.taps() == 1 && !bordered && !weights_ahead && kTileWidth[p.vector_blocks] <= 8 &&
+    const bool stepped_layer = g.taps() == 1 && !bordered && !weights_ahead && kTileWidth[p.vector_blocks] <= kStepTileWidth &&
                                g.stride[1] * g.padded[2] == g.out[2] * g.stride[2];
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {

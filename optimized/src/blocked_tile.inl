@@ -129,7 +129,8 @@ template <int NB, int R> void blocked_tiles(const TileArgs& a) {
         offsets_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
 // blocked_tiles for 1x1 pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays,
-// no tap loop (one_tile's OneTap)
+// no tap loop (one_tile's OneTap). Tiles of up to kStepTileWidth pixels (blocked_items says why)
+constexpr int kStepTileWidth = 8;
 template <int NB, int R> void blocked_step_tiles(const TileArgs& a) {
     const TileArgs l = a;
     const float* x = l.x;
@@ -149,8 +150,10 @@ BlockedTileFn pick_blocked(int r) {
         return nullptr;
     } else {
         if (r != R) return pick_blocked<NB, R - 1, Checked, Call>(r);
-        if constexpr (Call == TileCall::step) return &blocked_step_tiles<NB, R>;
-        else if constexpr (Call == TileCall::like) return &blocked_tiles<NB, R>;
+        if constexpr (Call == TileCall::step) {
+            if constexpr (R <= kStepTileWidth) return &blocked_step_tiles<NB, R>;
+            else return nullptr;  // (not instantiated: never asked for)
+        } else if constexpr (Call == TileCall::like) return &blocked_tiles<NB, R>;
         else return &blocked_tile<NB, R, Checked>;
     }
 }
