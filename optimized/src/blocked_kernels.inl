@@ -81,8 +81,8 @@ struct PixelRun {
     const i64* x_offsets = nullptr;    // per pixel: its offset from x; or null: pixel i at offset i * x_step
     float* y = nullptr;                // the plane's output, first channel of the block
     const i64* y_offsets = nullptr;    // per pixel: its output's offset from y; null with x_offsets: i * y_step
-    // without offsets (a 1x1 run that visits its tap and neither prefetches nor brings weights ahead, rows null):
-    // the pixels one step apart (blocked_step_tiles)
+    // without offsets (a 1x1 run that visits its tap and brings no weights ahead, rows null): the pixels one step
+    // apart (blocked_step_tiles)
     i64 x_step = 0, y_step = 0;
     const i64* rows = nullptr;         // per pixel: its output row in plane od, or null: every tap
     const i64* cols = nullptr;         // per pixel: its output column, or null: rows ascending, every kw
@@ -205,10 +205,12 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     };
     // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (docs/performance-forward-1x1.md)
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
-    const bool step = run.x_offsets == nullptr;  // (then like_tiles: blocked_items says so)
-    const auto tile_for = step         ? blocked_tile_for<false, TileCall::step>
-                          : like_tiles ? blocked_tile_for<false, TileCall::like>
-                                       : blocked_tile_for<false>;
+    // step runs: one call per group's like tiles too, those that prefetch the next tile's input from its step
+    const bool step = run.x_offsets == nullptr;
+    const auto tile_for = step && prefetch ? blocked_tile_for<false, TileCall::step_next>
+                          : step           ? blocked_tile_for<false, TileCall::step>
+                          : like_tiles     ? blocked_tile_for<false, TileCall::like>
+                                           : blocked_tile_for<false>;
     a.x_step = run.x_step;
     a.y_step = run.y_step;
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
@@ -226,7 +228,9 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 p.src_in_place && bigger ? blocked_tile_for<true>(nb, static_cast<int>(small + 1)) : nullptr;
             for (i64 k = 0; k < tiles; k += a.tiles) {
                 const i64 n = k < bigger ? small + 1 : small;
-                a.tiles = like_tiles ? (k < bigger ? bigger : tiles) - k : 1;  // the tiles of n pixels from k on, or one
+                a.tiles = like_tiles || step ? (k < bigger ? bigger : tiles) - k : 1;  // the tiles of n pixels from k on, or one
+                // step and prefetching: tile t of the call prefetches if full and i + (t + 1) * n + full <= count
+                a.next_tiles = n == full && count - i - full >= 0 ? min_i64(a.tiles, (count - i - full) / n) : 0;
                 if (step) {
                     a.x = run.x + ic0 + run.x_shift + i * run.x_step;
                     a.y = run.y + i * run.y_step;
@@ -297,7 +301,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     const bool weights_ahead = kPrefetchWeightsAbove >= 0 && g.taps() == 1 && !p.ocs_innermost && p.weights_ic_step == 0 &&
                                p.weights_block_step == 0 && blocks * block_lines * 64 > kPrefetchWeightsAbove;
     // 1x1 layers with no padding whose output pixels are one input step apart across rows too (stride 1): the runs
-    // that do not prefetch take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not for tiles
+    // take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not for tiles
     // wider than 8 pixels: GCC keeps fewer of their 14 pixels' addresses in registers (pw192_32_28, 14 x 2 vectors:
     // 2-5 % slower; docs/performance-forward-1x1.md)
     const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
@@ -319,7 +323,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 n = rest / g.groups;
         const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
         const i64 in_plane = od * g.stride[0] - g.pad_begin[0];
-        const bool stepped = stepped_layer && !prefetches_input(p, ocs) && in_plane >= 0 && in_plane < g.in[0];
+        const bool stepped = stepped_layer && in_plane >= 0 && in_plane < g.in[0];
         run.x_offsets = stepped ? nullptr : x_offsets;
         run.y_offsets = stepped ? nullptr : y_offsets;
         run.rows = stepped ? nullptr : rows;  // (every pixel visits the tap)
