@@ -67,12 +67,23 @@ i64 tile_taps(const Geometry& g, i64 od, i64 oh_first, i64 oh_last, i64 ow_first
     return count;
 }
 
+// Whether the tiles of super block ocs prefetch the next tile's input (blocked_pixels says why)
+bool prefetches_input(const BlockedProblem& p, i64 ocs) {
+    const Geometry& g = *p.geometry;
+    const i64 input_bytes = g.batch * g.padded[0] * g.padded[1] * g.padded[2] * g.channel_stride * 4;
+    return kPrefetchInputAbove >= 0 && g.taps() == 1 && input_bytes > kPrefetchInputAbove &&
+           (p.oc_super_blocks == 1 || (p.ocs_innermost && ocs == 0));
+}
+
 // A run of output pixels of one (group grp, output-channel super block ocs) for blocked_pixels.
 struct PixelRun {
     const float* x = nullptr;          // the tap-0 input of the pixels' plane, channel grp*ICg
-    const i64* x_offsets = nullptr;    // per pixel: its offset from x
+    const i64* x_offsets = nullptr;    // per pixel: its offset from x; or null: pixel i at offset i * x_step
     float* y = nullptr;                // the plane's output, first channel of the block
-    const i64* y_offsets = nullptr;    // per pixel: its output's offset from y
+    const i64* y_offsets = nullptr;    // per pixel: its output's offset from y; null with x_offsets: i * y_step
+    // without offsets (a 1x1 run that visits its tap and brings no weights ahead, rows null): the pixels one step
+    // apart (blocked_step_tiles)
+    i64 x_step = 0, y_step = 0;
     const i64* rows = nullptr;         // per pixel: its output row in plane od, or null: every tap
     const i64* cols = nullptr;         // per pixel: its output column, or null: rows ascending, every kw
     i64 od = 0;
@@ -123,9 +134,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     // (docs/performance-forward-2t.md). With ocs_innermost the first super block of a chunk reads its input
     // first, and prefetches (batch 8, 1 thread: res3_downsample 12.1-12.6 -> 11.5-11.9 ms, res3_1x1_512 -4 %;
     // docs/performance-forward-downsample.md). The results are the same bits: a prefetch changes no sum.
-    const i64 input_bytes = g.batch * g.padded[0] * g.padded[1] * g.padded[2] * g.channel_stride * 4;
-    const bool prefetch = kPrefetchInputAbove >= 0 && taps == 1 && input_bytes > kPrefetchInputAbove &&
-                          (p.oc_super_blocks == 1 || (p.ocs_innermost && run.ocs == 0));
+    const bool prefetch = prefetches_input(p, run.ocs);
     TileArgs a;
     a.x_shift = run.x_shift;
     a.geometry = &g;
@@ -196,7 +205,14 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     };
     // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (docs/performance-forward-1x1.md)
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
-    const auto tile_for = like_tiles ? blocked_tile_for<false, true> : blocked_tile_for<false>;
+    // step runs: one call per group's like tiles too, those that prefetch the next tile's input from its step
+    const bool step = run.x_offsets == nullptr;
+    const auto tile_for = step && prefetch ? blocked_tile_for<false, TileCall::step_next>
+                          : step           ? blocked_tile_for<false, TileCall::step>
+                          : like_tiles     ? blocked_tile_for<false, TileCall::like>
+                                           : blocked_tile_for<false>;
+    a.x_step = run.x_step;
+    a.y_step = run.y_step;
     for (i64 ic0 = 0; ic0 < g.in_per_group; ic0 += p.ic_block) {
         const i64 ic_count = min_i64(p.ic_block, g.in_per_group - ic0);
         a.accumulate = ic0 > 0;
@@ -212,11 +228,18 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 p.src_in_place && bigger ? blocked_tile_for<true>(nb, static_cast<int>(small + 1)) : nullptr;
             for (i64 k = 0; k < tiles; k += a.tiles) {
                 const i64 n = k < bigger ? small + 1 : small;
-                a.tiles = like_tiles ? (k < bigger ? bigger : tiles) - k : 1;  // the tiles of n pixels from k on, or one
-                a.x_offsets = run.x_offsets + i;
-                a.y_offsets = run.y_offsets + i;
+                a.tiles = like_tiles || step ? (k < bigger ? bigger : tiles) - k : 1;  // the tiles of n pixels from k on, or one
+                // step and prefetching: tile t of the call prefetches if full and i + (t + 1) * n + full <= count
+                a.next_tiles = n == full && count - i - full >= 0 ? min_i64(a.tiles, (count - i - full) / n) : 0;
+                if (step) {
+                    a.x = run.x + ic0 + run.x_shift + i * run.x_step;
+                    a.y = run.y + i * run.y_step;
+                } else {
+                    a.x_offsets = run.x_offsets + i;
+                    a.y_offsets = run.y_offsets + i;
+                }
                 a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
-                a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
+                a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;  // (not step)
                 set_taps(i, n * a.tiles, ic_count);
                 a.weights_ahead = ahead < ahead_end ? ahead : nullptr;
                 ahead += (ic_count + W - 1) / W * a.ahead_lines * 64;
@@ -277,6 +300,16 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     const i64 block_lines = g.in_per_group * block / 16, blocks = g.groups * p.oc_super_blocks;
     const bool weights_ahead = kPrefetchWeightsAbove >= 0 && g.taps() == 1 && !p.ocs_innermost && p.weights_ic_step == 0 &&
                                p.weights_block_step == 0 && blocks * block_lines * 64 > kPrefetchWeightsAbove;
+    // 1x1 layers with no padding whose output pixels are one input step apart across rows too (stride 1): the runs
+    // take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not for tiles
+    // wider than 8 pixels: GCC keeps fewer of their 14 pixels' addresses in registers (pw192_32_28, 14 x 2 vectors:
+    // 2-5 % slower; docs/performance-forward-1x1.md)
+    const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
+    // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
+    const bool in_place = p.src_in_place;
+    const i64 x_shift = in_place ? (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs : 0;
+    const bool stepped_layer = g.taps() == 1 && !bordered && !weights_ahead && kTileWidth[p.vector_blocks] <= kStepTileWidth &&
+                               g.stride[1] * g.padded[2] == g.out[2] * g.stride[2];
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {
         // item = (((n * G + grp) * OCS + ocs) * OD + od) * chunks + chunk, or with ocs_innermost
@@ -289,16 +322,23 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 grp = rest % g.groups;
         const i64 n = rest / g.groups;
         const i64 p0 = chunk * p.chunk_pixels, count = min_i64(p.chunk_pixels, plane - p0);
-        if (chunk != offsets_chunk) {  // the pixels, their order and groups depend on the chunk alone
+        const i64 in_plane = od * g.stride[0] - g.pad_begin[0];
+        const bool stepped = stepped_layer && in_plane >= 0 && in_plane < g.in[0];
+        run.x_offsets = stepped ? nullptr : x_offsets;
+        run.y_offsets = stepped ? nullptr : y_offsets;
+        run.rows = stepped ? nullptr : rows;  // (every pixel visits the tap)
+        run.x_step = col_step;
+        run.y_step = g.out_channels;
+        if (stepped) {
+            run.groups = 1;
+            group_ends[0] = count;
+            offsets_chunk = -1;  // (group_ends)
+        } else if (chunk != offsets_chunk) {  // the pixels, their order and groups depend on the chunk alone
             // the geometry's numbers as locals: the stores to the i64 arrays below may alias a Geometry's fields, so
             // the compiler would read them again for every pixel (measured: 1x1 layers over 16 channels spent 18 % of
             // their time here, 1 thread)
             const i64 OW = g.out[2], OC = g.out_channels, row_step = g.stride[1] * g.padded[2] * cs;
-            const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
             const i64 stride_h = g.stride[1], stride_w = g.stride[2], pad_h = g.pad_begin[1], pad_w = g.pad_begin[2];
-            // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
-            const bool in_place = p.src_in_place;
-            const i64 x_shift = in_place ? (pad_h * g.padded[2] + pad_w) * cs : 0;
             const auto place = [&](i64 i, i64 oh, i64 ow) {
                 x_offsets[i] = oh * row_step - row_begin + ow * col_step - x_shift;
                 y_offsets[i] = (oh * OW + ow - p0) * OC;
@@ -344,6 +384,8 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
         const i64 first_plane = od * g.stride[0] - (p.src_in_place ? g.pad_begin[0] : p.xp_first_plane);
         run.x = xp + n * g.padded[0] * g.padded[1] * g.padded[2] * cs + grp * g.in_per_group;
         run.x_shift = first_plane * g.padded[1] * g.padded[2] * cs;
+        // stepped: pixel i's offset i * col_step from the chunk's first (raster, rows one OW * col_step apart)
+        if (stepped) run.x_shift += p0 * col_step - row_begin - x_shift;
         run.y = y + ((n * g.out[0] + od) * plane + p0) * g.out_channels + grp * g.out_per_group + ocs * block;
         run.od = od;
         run.count = count;

@@ -30,20 +30,26 @@ struct TileArgs {
     const char* weights_ahead;
     i64 ahead_lines;
     i64 tiles;  // tiles of R pixels one after the other from x_offsets, y_offsets (and pixel_bias): one_tile each
+    // blocked_step_tiles: no offsets; pixel i of its tiles at x + i * x_step (x_shift not added), y + i * y_step
+    i64 x_step, y_step;
+    i64 next_tiles;  // blocked_step_tiles<.., true>: its first next_tiles tiles prefetch the next tile's input
 };
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
 // one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
-template <int NB, int R, bool Checked>
-[[gnu::always_inline]] inline void one_tile(const TileArgs& a, const i64* x_offsets, const i64* y_offsets, const float* pb) {
+// x_at(r), y_at(r): pixel r's input at tap 0 (channel ic0) and its output. OneTap: a 1x1 tile that brings no weights
+// ahead (a.tap_list is {0}, at offset 0): the tap's channels only, without the tap loop (or next_offsets).
+// OneNext (with OneTap): one line of each of the next R pixels (x_at(R + r)) prefetched per W input channels.
+template <int NB, int R, bool Checked, class XAt, class YAt, bool OneTap = false, bool OneNext = false>
+[[gnu::always_inline]] inline void one_tile(const TileArgs& a, XAt x_at, YAt y_at, const float* pb) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     // each pixel's input at tap 0 and the weights' step per tap, once per tile: a tap adds one offset
     const float* xp[R];
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) xp[r] = a.x + (x_offsets[r] + a.x_shift);
+    for (int r = 0; r < R; ++r) xp[r] = x_at(r);
     const i64 w_tap = a.in_per_group * a.w_ic_step, w_ic_step = a.w_ic_step;
     if (a.accumulate) {
-        load_tile_at<R, NB>(acc, [&](int r) { return a.y + y_offsets[r]; }, a.oc_valid);
+        load_tile_at<R, NB>(acc, y_at, a.oc_valid);
     } else {
 #pragma GCC unroll 8
         for (int j = 0; j < NB; ++j) {
@@ -72,7 +78,17 @@ template <int NB, int R, bool Checked>
         return w;
     };
     const bool ahead_or_next = a.next_offsets || a.weights_ahead;
-    for (i64 tt = 0; tt < a.taps; ++tt) {
+    if constexpr (OneTap && OneNext) {
+        const float* w = a.w;
+        for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += W) {
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) __builtin_prefetch(x_at(R + r) + ic0, 0, 3);
+            w = steps(xp, w, ic0, min_i64(ic0 + W, a.ic_count));
+        }
+    } else if constexpr (OneTap) {
+        steps(xp, a.w, 0, a.ic_count);
+    }
+    for (i64 tt = 0; tt < (OneTap ? 0 : a.taps); ++tt) {
         const i64 t = a.tap_list[tt];
         const i64 d = a.tap_offsets[t];
         const float* w = a.w + t * w_tap;
@@ -105,40 +121,67 @@ template <int NB, int R, bool Checked>
             w = steps(px, w, ic0, min_i64(ic0 + W, a.ic_count));
         }
     }
-    const auto at = [&](int r) { return a.y + y_offsets[r]; };
-    if (a.stream && a.oc_valid == NB * W) stream_tile_at<R, NB>(acc, at);
-    else store_tile_at<R, NB>(acc, at, a.oc_valid);
+    if (a.stream && a.oc_valid == NB * W) stream_tile_at<R, NB>(acc, y_at);
+    else store_tile_at<R, NB>(acc, y_at, a.oc_valid);
+}
+// the tile's pixels from offset arrays: pixel r at x + (x_offsets[r] + x_shift), y + y_offsets[r]
+template <int NB, int R, bool Checked>
+[[gnu::always_inline]] inline void offsets_tile(const TileArgs& a, const i64* x_offsets, const i64* y_offsets, const float* pb) {
+    one_tile<NB, R, Checked>(
+        a, [&](int r) { return a.x + (x_offsets[r] + a.x_shift); }, [&](int r) { return a.y + y_offsets[r]; }, pb);
 }
 template <int NB, int R, bool Checked>
-void blocked_tile(const TileArgs& a) { one_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias); }
+void blocked_tile(const TileArgs& a) { offsets_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias); }
 // a.tiles tiles one after the other, from a local copy of a: the stores cannot alias it, its fields stay in registers
 template <int NB, int R> void blocked_tiles(const TileArgs& a) {
-    if (a.tiles == 1) return one_tile<NB, R, false>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
+    if (a.tiles == 1) return offsets_tile<NB, R, false>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
     const TileArgs l = a;
     for (i64 k = 0; k < l.tiles; ++k)
-        one_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
+        offsets_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
+}
+// blocked_tiles for 1x1 pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays,
+// no tap loop (one_tile's OneTap). Tiles of up to kStepTileWidth pixels (blocked_items says why)
+constexpr int kStepTileWidth = 8;
+// Next: the first a.next_tiles tiles prefetch the next tile's input (the runs that prefetch; blocked_pixels)
+template <int NB, int R, bool Next> void blocked_step_tiles(const TileArgs& a) {
+    const TileArgs l = a;
+    const float* x = l.x;
+    float* y = l.y;
+    const i64 xs = l.x_step, ys = l.y_step;
+    const auto x_at = [&](int r) { return x + r * xs; };
+    const auto y_at = [&](int r) { return y + r * ys; };
+    for (i64 k = 0; k < l.tiles; ++k, x += R * xs, y += R * ys) {
+        const float* pb = l.pixel_bias ? l.pixel_bias + k * R : nullptr;
+        if (Next && k < l.next_tiles) one_tile<NB, R, false, decltype(x_at), decltype(y_at), true, Next>(l, x_at, y_at, pb);
+        else one_tile<NB, R, false, decltype(x_at), decltype(y_at), true>(l, x_at, y_at, pb);
+    }
 }
 using BlockedTileFn = void (*)(const TileArgs&);
 
-template <int NB, int R, bool Checked, bool Like>
+enum class TileCall { one, like, step, step_next };  // blocked_tile, blocked_tiles, blocked_step_tiles<.., Next>
+template <int NB, int R, bool Checked, TileCall Call>
 BlockedTileFn pick_blocked(int r) {
     if constexpr (R == 0) {
         return nullptr;
     } else {
-        if constexpr (Like) return r == R ? &blocked_tiles<NB, R> : pick_blocked<NB, R - 1, Checked, Like>(r);
-        else return r == R ? &blocked_tile<NB, R, Checked> : pick_blocked<NB, R - 1, Checked, Like>(r);
+        if (r != R) return pick_blocked<NB, R - 1, Checked, Call>(r);
+        if constexpr (Call == TileCall::step || Call == TileCall::step_next) {
+            if constexpr (R <= kStepTileWidth) return &blocked_step_tiles<NB, R, Call == TileCall::step_next>;
+            else return nullptr;  // (not instantiated: never asked for)
+        } else if constexpr (Call == TileCall::like) return &blocked_tiles<NB, R>;
+        else return &blocked_tile<NB, R, Checked>;
     }
 }
 
-template <bool Checked, bool Like = false>  // Like: blocked_tiles (not checked)
+template <bool Checked, TileCall Call = TileCall::one>  // like and step: not checked
 BlockedTileFn blocked_tile_for(int nb, int r) {
     switch (nb) {
-    case 1: return pick_blocked<1, kTileWidth[1], Checked, Like>(r);
-    case 2: return pick_blocked<2, kTileWidth[2], Checked, Like>(r);
-    case 3: return pick_blocked<3, kTileWidth[3], Checked, Like>(r);
-    case 4: return pick_blocked<4, kTileWidth[4], Checked, Like>(r);  // nullptr where the ISA has no 4-block tile
-    case 5: return pick_blocked<5, kTileWidth[5], Checked, Like>(r);
-    case 6: return pick_blocked<6, kTileWidth[6], Checked, Like>(r);
+    case 1: return pick_blocked<1, kTileWidth[1], Checked, Call>(r);
+    case 2: return pick_blocked<2, kTileWidth[2], Checked, Call>(r);
+    case 3: return pick_blocked<3, kTileWidth[3], Checked, Call>(r);
+    case 4: return pick_blocked<4, kTileWidth[4], Checked, Call>(r);  // nullptr where the ISA has no 4-block tile
+    case 5: return pick_blocked<5, kTileWidth[5], Checked, Call>(r);
+    case 6: return pick_blocked<6, kTileWidth[6], Checked, Call>(r);
     default: return nullptr;
     }
 }
