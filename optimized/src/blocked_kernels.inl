@@ -308,15 +308,12 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
                                p.weights_block_step == 0 && blocks * block_lines * 64 > kPrefetchWeightsAbove;
     // 1x1 layers with no padding whose output pixels are one input step apart across rows too (stride 1): the runs
     // take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not where the runs both bring
-    // weights ahead and prefetch the next tile's input (the step tiles do one or the other). Not for tiles
-    // wider than 8 pixels: GCC keeps fewer of their 14 pixels' addresses in registers (pw192_32_28, 14 x 2 vectors:
-    // 2-5 % slower; docs/performance-forward-1x1.md)
+    // weights ahead and prefetch the next tile's input (the step tiles do one or the other)
     const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
     // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
     const bool in_place = p.src_in_place;
     const i64 x_shift = in_place ? (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs : 0;
     const bool stepped_layer = g.taps() == 1 && !bordered && !(weights_ahead && prefetches_input(p, 0)) &&
-                               kTileWidth[p.vector_blocks] <= kStepTileWidth &&
                                g.stride[1] * g.padded[2] == g.out[2] * g.stride[2];
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {

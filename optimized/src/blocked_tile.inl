@@ -147,20 +147,23 @@ template <int NB, int R> void blocked_tiles(const TileArgs& a) {
         offsets_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
 // blocked_tiles for 1x1 pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays,
-// no tap loop (one_tile's OneTap). Tiles of up to kStepTileWidth pixels (blocked_items says why)
-constexpr int kStepTileWidth = 8;
+// no tap loop (one_tile's OneTap). Tiles of over 8 pixels from two pointers, R / 2 pixels apart: with one, GCC kept
+// the 14 pixels' offsets on the stack and reloaded them in the channel loop (pw192_32_28 2-5 % slower than the
+// offsets tile; with two, 2-4 % faster; docs/performance-forward-1x1.md)
 // Next: the first a.next_tiles tiles prefetch the next tile's input (the runs that prefetch; blocked_pixels). Ahead
 // (not with Next): the first a.ahead_tiles bring the weights ahead, each from where the one before stopped
 template <int NB, int R, bool Next, bool Ahead> void blocked_step_tiles(const TileArgs& a) {
     TileArgs l = a;
+    constexpr int H = R > 8 ? R / 2 : R;
     const float* x = l.x;
     float* y = l.y;
     const i64 xs = l.x_step, ys = l.y_step, ahead_step = (l.ic_count + W - 1) / W * l.ahead_lines * 64;
-    const auto x_at = [&](int r) { return x + r * xs; };
+    const float* x1 = x + H * xs;
+    const auto x_at = [&](int r) { return r < H ? x + r * xs : x1 + (r - H) * xs; };
     const auto y_at = [&](int r) { return y + r * ys; };
     using X = decltype(x_at);
     using Y = decltype(y_at);
-    for (i64 k = 0; k < l.tiles; ++k, x += R * xs, y += R * ys) {
+    for (i64 k = 0; k < l.tiles; ++k, x += R * xs, x1 += R * xs, y += R * ys) {
         const float* pb = l.pixel_bias ? l.pixel_bias + k * R : nullptr;
         if (Next && k < l.next_tiles) {
             one_tile<NB, R, false, X, Y, true, Next>(l, x_at, y_at, pb);
@@ -183,9 +186,7 @@ BlockedTileFn pick_blocked(int r) {
     } else {
         if (r != R) return pick_blocked<NB, R - 1, Checked, Call>(r);
         if constexpr (Call == TileCall::step || Call == TileCall::step_next || Call == TileCall::step_ahead) {
-            if constexpr (R <= kStepTileWidth)
-                return &blocked_step_tiles<NB, R, Call == TileCall::step_next, Call == TileCall::step_ahead>;
-            else return nullptr;  // (not instantiated: never asked for)
+            return &blocked_step_tiles<NB, R, Call == TileCall::step_next, Call == TileCall::step_ahead>;
         } else if constexpr (Call == TileCall::like) return &blocked_tiles<NB, R>;
         else return &blocked_tile<NB, R, Checked>;
     }
