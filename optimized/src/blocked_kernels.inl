@@ -81,8 +81,7 @@ struct PixelRun {
     const i64* x_offsets = nullptr;    // per pixel: its offset from x; or null: pixel i at offset i * x_step
     float* y = nullptr;                // the plane's output, first channel of the block
     const i64* y_offsets = nullptr;    // per pixel: its output's offset from y; null with x_offsets: i * y_step
-    // without offsets (a 1x1 run that visits its tap and brings no weights ahead, rows null): the pixels one step
-    // apart (blocked_step_tiles)
+    // without offsets (a 1x1 run that visits its tap, rows null): the pixels one step apart (blocked_step_tiles)
     i64 x_step = 0, y_step = 0;
     const i64* rows = nullptr;         // per pixel: its output row in plane od, or null: every tap
     const i64* cols = nullptr;         // per pixel: its output column, or null: rows ascending, every kw
@@ -205,10 +204,12 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     };
     // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (docs/performance-forward-1x1.md)
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
-    // step runs: one call per group's like tiles too, those that prefetch the next tile's input from its step
+    // step runs: one call per group's like tiles too, those that prefetch the next tile's input from its step, or
+    // bring weights ahead (never both: blocked_items)
     const bool step = run.x_offsets == nullptr;
-    const auto tile_for = step && prefetch ? blocked_tile_for<false, TileCall::step_next>
-                          : step           ? blocked_tile_for<false, TileCall::step>
+    const auto tile_for = step && prefetch            ? blocked_tile_for<false, TileCall::step_next>
+                          : step && run.weights_ahead ? blocked_tile_for<false, TileCall::step_ahead>
+                          : step                      ? blocked_tile_for<false, TileCall::step>
                           : like_tiles     ? blocked_tile_for<false, TileCall::like>
                                            : blocked_tile_for<false>;
     a.x_step = run.x_step;
@@ -241,8 +242,13 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
                 a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;  // (not step)
                 set_taps(i, n * a.tiles, ic_count);
+                // tile t of the call brings weights from ahead + t * ahead_step on if that lies before ahead_end
+                const i64 ahead_step = (ic_count + W - 1) / W * a.ahead_lines * 64;
                 a.weights_ahead = ahead < ahead_end ? ahead : nullptr;
-                ahead += (ic_count + W - 1) / W * a.ahead_lines * 64;
+                a.ahead_tiles = !a.weights_ahead ? 0
+                                : ahead_step == 0 ? a.tiles
+                                                  : min_i64(a.tiles, (ahead_end - ahead + ahead_step - 1) / ahead_step);
+                ahead += ahead_step * a.tiles;  // (a.tiles is 1 where the offsets tiles bring weights ahead)
                 if (a.in_rows) (k < bigger ? big_checked : small_checked)(a);
                 else (k < bigger ? big_tile : small_tile)(a);
                 i += n * a.tiles;
@@ -301,14 +307,13 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
     const bool weights_ahead = kPrefetchWeightsAbove >= 0 && g.taps() == 1 && !p.ocs_innermost && p.weights_ic_step == 0 &&
                                p.weights_block_step == 0 && blocks * block_lines * 64 > kPrefetchWeightsAbove;
     // 1x1 layers with no padding whose output pixels are one input step apart across rows too (stride 1): the runs
-    // take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not for tiles
-    // wider than 8 pixels: GCC keeps fewer of their 14 pixels' addresses in registers (pw192_32_28, 14 x 2 vectors:
-    // 2-5 % slower; docs/performance-forward-1x1.md)
+    // take a pointer and a step (blocked_step_tiles), and need no offsets filled. Not where the runs both bring
+    // weights ahead and prefetch the next tile's input (the step tiles do one or the other)
     const i64 col_step = g.stride[2] * cs, row_begin = p.xp_first_row * g.padded[2] * cs;
     // in place, src has no padding: the pixel's tap (0, 0) is pad rows up and pad columns left
     const bool in_place = p.src_in_place;
     const i64 x_shift = in_place ? (g.pad_begin[1] * g.padded[2] + g.pad_begin[2]) * cs : 0;
-    const bool stepped_layer = g.taps() == 1 && !bordered && !weights_ahead && kTileWidth[p.vector_blocks] <= kStepTileWidth &&
+    const bool stepped_layer = g.taps() == 1 && !bordered && !(weights_ahead && prefetches_input(p, 0)) &&
                                g.stride[1] * g.padded[2] == g.out[2] * g.stride[2];
     i64 offsets_chunk = -1;
     for (i64 item = begin; item < end; ++item) {

@@ -32,15 +32,18 @@ struct TileArgs {
     i64 tiles;  // tiles of R pixels one after the other from x_offsets, y_offsets (and pixel_bias): one_tile each
     // blocked_step_tiles: no offsets; pixel i of its tiles at x + i * x_step (x_shift not added), y + i * y_step
     i64 x_step, y_step;
-    i64 next_tiles;  // blocked_step_tiles<.., true>: its first next_tiles tiles prefetch the next tile's input
+    i64 next_tiles;  // blocked_step_tiles<.., Next>: its first next_tiles tiles prefetch the next tile's input
+    i64 ahead_tiles;  // blocked_step_tiles<.., Ahead>: its first ahead_tiles tiles bring weights ahead, from weights_ahead on
 };
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
 // one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
-// x_at(r), y_at(r): pixel r's input at tap 0 (channel ic0) and its output. OneTap: a 1x1 tile that brings no weights
-// ahead (a.tap_list is {0}, at offset 0): the tap's channels only, without the tap loop (or next_offsets).
-// OneNext (with OneTap): one line of each of the next R pixels (x_at(R + r)) prefetched per W input channels.
-template <int NB, int R, bool Checked, class XAt, class YAt, bool OneTap = false, bool OneNext = false>
+// x_at(r), y_at(r): pixel r's input at tap 0 (channel ic0) and its output. OneTap: a 1x1 tile (a.tap_list is {0}, at
+// offset 0): the tap's channels only, without the tap loop (or next_offsets, or a branch on a.weights_ahead).
+// OneNext (with OneTap): one line of each of the next R pixels (x_at(R + r)) prefetched per W input channels;
+// OneAhead (with OneTap): a.ahead_lines lines from a.weights_ahead on per W input channels, as the tap loop does.
+template <int NB, int R, bool Checked, class XAt, class YAt, bool OneTap = false, bool OneNext = false,
+          bool OneAhead = false>
 [[gnu::always_inline]] inline void one_tile(const TileArgs& a, XAt x_at, YAt y_at, const float* pb) {
     vf acc[R * NB];  // acc[r * NB + j]: pixel r, channels [j*W, j*W + W) of the block
     // each pixel's input at tap 0 and the weights' step per tap, once per tile: a tap adds one offset
@@ -78,11 +81,15 @@ template <int NB, int R, bool Checked, class XAt, class YAt, bool OneTap = false
         return w;
     };
     const bool ahead_or_next = a.next_offsets || a.weights_ahead;
-    if constexpr (OneTap && OneNext) {
+    if constexpr (OneTap && (OneNext || OneAhead)) {
         const float* w = a.w;
+        const char* ahead = a.weights_ahead;
         for (i64 ic0 = 0; ic0 < a.ic_count; ic0 += W) {
+            if constexpr (OneAhead)
+                for (i64 l = 0; l < a.ahead_lines; ++l, ahead += 64) _mm_prefetch(ahead, _MM_HINT_T1);
+            if constexpr (OneNext)
 #pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) __builtin_prefetch(x_at(R + r) + ic0, 0, 3);
+                for (int r = 0; r < R; ++r) __builtin_prefetch(x_at(R + r) + ic0, 0, 3);
             w = steps(xp, w, ic0, min_i64(ic0 + W, a.ic_count));
         }
     } else if constexpr (OneTap) {
@@ -140,34 +147,46 @@ template <int NB, int R> void blocked_tiles(const TileArgs& a) {
         offsets_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
 }
 // blocked_tiles for 1x1 pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays,
-// no tap loop (one_tile's OneTap). Tiles of up to kStepTileWidth pixels (blocked_items says why)
-constexpr int kStepTileWidth = 8;
-// Next: the first a.next_tiles tiles prefetch the next tile's input (the runs that prefetch; blocked_pixels)
-template <int NB, int R, bool Next> void blocked_step_tiles(const TileArgs& a) {
-    const TileArgs l = a;
+// no tap loop (one_tile's OneTap). Tiles of over 8 pixels from two pointers, R / 2 pixels apart: with one, GCC kept
+// the 14 pixels' offsets on the stack and reloaded them in the channel loop (pw192_32_28 2-5 % slower than the
+// offsets tile; with two, 2-4 % faster; docs/performance-forward-1x1.md)
+// Next: the first a.next_tiles tiles prefetch the next tile's input (the runs that prefetch; blocked_pixels). Ahead
+// (not with Next): the first a.ahead_tiles bring the weights ahead, each from where the one before stopped
+template <int NB, int R, bool Next, bool Ahead> void blocked_step_tiles(const TileArgs& a) {
+    TileArgs l = a;
+    constexpr int H = R > 8 ? R / 2 : R;
     const float* x = l.x;
     float* y = l.y;
-    const i64 xs = l.x_step, ys = l.y_step;
-    const auto x_at = [&](int r) { return x + r * xs; };
+    const i64 xs = l.x_step, ys = l.y_step, ahead_step = (l.ic_count + W - 1) / W * l.ahead_lines * 64;
+    const float* x1 = x + H * xs;
+    const auto x_at = [&](int r) { return r < H ? x + r * xs : x1 + (r - H) * xs; };
     const auto y_at = [&](int r) { return y + r * ys; };
-    for (i64 k = 0; k < l.tiles; ++k, x += R * xs, y += R * ys) {
+    using X = decltype(x_at);
+    using Y = decltype(y_at);
+    for (i64 k = 0; k < l.tiles; ++k, x += R * xs, x1 += R * xs, y += R * ys) {
         const float* pb = l.pixel_bias ? l.pixel_bias + k * R : nullptr;
-        if (Next && k < l.next_tiles) one_tile<NB, R, false, decltype(x_at), decltype(y_at), true, Next>(l, x_at, y_at, pb);
-        else one_tile<NB, R, false, decltype(x_at), decltype(y_at), true>(l, x_at, y_at, pb);
+        if (Next && k < l.next_tiles) {
+            one_tile<NB, R, false, X, Y, true, Next>(l, x_at, y_at, pb);
+        } else if (Ahead && k < l.ahead_tiles) {
+            one_tile<NB, R, false, X, Y, true, false, Ahead>(l, x_at, y_at, pb);
+            l.weights_ahead += ahead_step;
+        } else {
+            one_tile<NB, R, false, X, Y, true>(l, x_at, y_at, pb);
+        }
     }
 }
 using BlockedTileFn = void (*)(const TileArgs&);
 
-enum class TileCall { one, like, step, step_next };  // blocked_tile, blocked_tiles, blocked_step_tiles<.., Next>
+// blocked_tile, blocked_tiles, blocked_step_tiles<.., Next, Ahead>
+enum class TileCall { one, like, step, step_next, step_ahead };
 template <int NB, int R, bool Checked, TileCall Call>
 BlockedTileFn pick_blocked(int r) {
     if constexpr (R == 0) {
         return nullptr;
     } else {
         if (r != R) return pick_blocked<NB, R - 1, Checked, Call>(r);
-        if constexpr (Call == TileCall::step || Call == TileCall::step_next) {
-            if constexpr (R <= kStepTileWidth) return &blocked_step_tiles<NB, R, Call == TileCall::step_next>;
-            else return nullptr;  // (not instantiated: never asked for)
+        if constexpr (Call == TileCall::step || Call == TileCall::step_next || Call == TileCall::step_ahead) {
+            return &blocked_step_tiles<NB, R, Call == TileCall::step_next, Call == TileCall::step_ahead>;
         } else if constexpr (Call == TileCall::like) return &blocked_tiles<NB, R>;
         else return &blocked_tile<NB, R, Checked>;
     }

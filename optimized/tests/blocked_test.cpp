@@ -81,7 +81,8 @@ TEST(Blocked, OneByOneLayersOfSeveralSuperBlocksPrefetchForTheFirstOnly) {
 // next one's weights into the L2 (blocked_items), each its share by pixels, in lines per vector width of input
 // channels (the tile's loop in chunks of W, a last chunk shorter: 601 and 520 input channels), the last super
 // block of an image the next image's first; a plane of one item and of two (192 + 33 pixels), three and four
-// vector blocks, two input-channel blocks (1536 + 64); 1 and 2 threads.
+// vector blocks, two input-channel blocks (1536 + 64); 1 and 2 threads. Stride 1 without padding: the step tiles
+// (blocked_step_tiles<.., Ahead>) bring the weights, the first ahead_tiles of each call.
 TEST(Blocked, OneByOneLayersWithWeightsOverTheL2BringTheNextSuperBlockAhead) {
     for (const char* text : {"conv:n=2,c=601,o=1000,in=7x7,k=1x1,bias=1,data=nxc,wei=xio",
                              "conv:c=520,o=1100,in=15x15,k=1x1,bias=1,data=nxc",
@@ -246,14 +247,17 @@ TEST(Blocked, FewChannelImagesPackedBandByBandInTheirTasksAgreeExactly) {
     }
 }
 
-// 1x1 layers without padding in rows and columns, stride 1 (and any depth stride): the runs that neither prefetch
-// nor bring weights ahead take one input and one output pointer and a pixel step (blocked_step_tiles, no offset
-// arrays), in chunks that begin inside rows; planes in the depth padding (bias only) keep the offsets; groups, images
-// and NCX's padded copy; at 1 and 2 threads.
+// 1x1 layers without padding in rows and columns, stride 1 (and any depth stride): the runs take one input and one
+// output pointer and a pixel step (blocked_step_tiles, no offset arrays), in chunks that begin inside rows; planes in
+// the depth padding (bias only) keep the offsets; groups, images and NCX's padded copy; tiles of over 8 pixels (two
+// base pointers); at 1 and 2 threads.
 TEST(Blocked, OneByOneRunsOfPixelsOneStepApartAgreeExactly) {
     for (const char* text : {"conv:n=2,c=256,o=40,in=5x9x10,k=1x1x1,s=2x1x1,pb=1x0x0,pe=2x0x0,bias=1,data=nxc",
                              "conv:n=2,g=2,c=64,o=96,in=13x17,k=1x1,bias=1,data=nxc,wei=xio",
-                             "conv:c=40,o=200,in=31x33,k=1x1,s=1x1,bias=1,data=nxc"})
+                             "conv:c=40,o=200,in=31x33,k=1x1,s=1x1,bias=1,data=nxc",
+                             // the widest tiles, from two pointers (AVX-512 14 x 2 vectors, AVX2 12 x 1)
+                             "conv:n=2,c=48,o=20,in=19x23,k=1x1,bias=1,data=nxc",
+                             "conv:c=24,o=8,in=17x19,k=1x1,data=nxc,wei=xio"})
     {
         EXPECT_TRUE(blocked_paths_agree(text, 53)) << text;
         EXPECT_TRUE(paths_agree_exactly(text, 53, {Path::blocked_avx2, Path::blocked_avx512}, 2)) << text;
