@@ -243,7 +243,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;  // (not step)
                 set_taps(i, n * a.tiles, ic_count);
                 // tile t of the call brings weights from ahead + t * ahead_step on if that lies before ahead_end
-                const i64 ahead_step = (ic_count + W - 1) / W * a.ahead_lines * 64;
+                const i64 ahead_step = tile_ahead_bytes(a);  // (after set_taps: a.ic_count)
                 a.weights_ahead = ahead < ahead_end ? ahead : nullptr;
                 a.ahead_tiles = !a.weights_ahead ? 0
                                 : ahead_step == 0 ? a.tiles

@@ -35,6 +35,8 @@ struct TileArgs {
     i64 next_tiles;  // blocked_step_tiles<.., Next>: its first next_tiles tiles prefetch the next tile's input
     i64 ahead_tiles;  // blocked_step_tiles<.., Ahead>: its first ahead_tiles tiles bring weights ahead, from weights_ahead on
 };
+// The bytes one tile brings ahead: ahead_lines cache lines per W of its ic_count input channels (one_tile's ahead loops)
+inline i64 tile_ahead_bytes(const TileArgs& a) { return (a.ic_count + W - 1) / W * a.ahead_lines * 64; }
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
 // one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
@@ -157,7 +159,7 @@ template <int NB, int R, bool Next, bool Ahead> void blocked_step_tiles(const Ti
     constexpr int H = R > 8 ? R / 2 : R;
     const float* x = l.x;
     float* y = l.y;
-    const i64 xs = l.x_step, ys = l.y_step, ahead_step = (l.ic_count + W - 1) / W * l.ahead_lines * 64;
+    const i64 xs = l.x_step, ys = l.y_step, ahead_step = tile_ahead_bytes(l);
     const float* x1 = x + H * xs;
     const auto x_at = [&](int r) { return r < H ? x + r * xs : x1 + (r - H) * xs; };
     const auto y_at = [&](int r) { return y + r * ys; };
