@@ -231,7 +231,8 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                 const i64 n = k < bigger ? small + 1 : small;
                 a.tiles = like_tiles || step ? (k < bigger ? bigger : tiles) - k : 1;  // the tiles of n pixels from k on, or one
                 // step and prefetching: tile t of the call prefetches if full and i + (t + 1) * n + full <= count
-                a.next_tiles = n == full && count - i - full >= 0 ? min_i64(a.tiles, (count - i - full) / n) : 0;
+                a.next_tiles =
+                    step && prefetch && n == full && count - i - full >= 0 ? min_i64(a.tiles, (count - i - full) / n) : 0;
                 if (step) {
                     a.x = run.x + ic0 + run.x_shift + i * run.x_step;
                     a.y = run.y + i * run.y_step;
@@ -240,7 +241,8 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
                     a.y_offsets = run.y_offsets + i;
                 }
                 a.pixel_bias = run.pixel_bias ? run.pixel_bias + i : nullptr;
-                a.next_offsets = prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;  // (not step)
+                // offsets runs: the next tile's offsets (a step run has none: x_offsets is null there)
+                a.next_offsets = !step && prefetch && n == full && i + n + full <= count ? run.x_offsets + i + n : nullptr;
                 set_taps(i, n * a.tiles, ic_count);
                 // tile t of the call brings weights from ahead + t * ahead_step on if that lies before ahead_end
                 const i64 ahead_step = tile_ahead_bytes(a);  // (after set_taps: a.ic_count)
