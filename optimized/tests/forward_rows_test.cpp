@@ -30,6 +30,14 @@ detail::RowsBackwardData rows_kernel(const char* text, bool avx512, detail::Forw
     return plan.kernel;
 }
 
+// The ISAs this CPU runs (false: AVX2, true: AVX-512), for the plan checks below
+std::vector<bool> isas_here() {
+    std::vector<bool> isas;
+    if (cpu_has_avx2_fma()) isas.push_back(false);
+    if (cpu_has_avx512()) isas.push_back(true);
+    return isas;
+}
+
 }  // namespace
 
 TEST(ForwardRows, LayersOfOneGroupAgreeExactlyAndReadOnlySrc) {
@@ -100,8 +108,7 @@ TEST(ForwardRows, OneImageGroupsOnRowsOfSeveralTilesAgreeExactlyAndReadOnlySrc) 
     const char* text = "conv:c=128,o=250,in=48x48,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc";
     EXPECT_TRUE(blocked_agree_reading_only_src(text, 43, " rows"));
     detail::ForwardRows plan;
-    for (const bool avx512 : {false, true}) {
-        if (avx512 ? !cpu_has_avx512() : !cpu_has_avx2_fma()) continue;
+    for (const bool avx512 : isas_here()) {
         const detail::RowsBackwardData k = rows_kernel(text, avx512, plan);
         EXPECT_GT(24, k.tile) << text << ": several tiles a row";
         EXPECT_GT(k.group, 1) << text << (avx512 ? " AVX-512" : " AVX2");
@@ -120,8 +127,7 @@ TEST(ForwardRows, ImageByImageAgreesExactlyAndReadsOnlySrc) {
     for (const char* text : cases) EXPECT_TRUE(blocked_agree_reading_only_src(text, 41, " rows"));
     // the order these cases are here for, on every ISA this CPU has: image by image, over several super blocks
     detail::ForwardRows plan;
-    for (const bool avx512 : {false, true}) {
-        if (avx512 ? !cpu_has_avx512() : !cpu_has_avx2_fma()) continue;
+    for (const bool avx512 : isas_here()) {
         for (const char* text : cases) {
             const detail::RowsBackwardData k = rows_kernel(text, avx512, plan);
             EXPECT_TRUE(k.image_major) << text << (avx512 ? " AVX-512" : " AVX2");
