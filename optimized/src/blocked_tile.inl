@@ -141,9 +141,10 @@ template <int NB, int R, bool Checked>
 }
 template <int NB, int R, bool Checked>
 void blocked_tile(const TileArgs& a) { offsets_tile<NB, R, Checked>(a, a.x_offsets, a.y_offsets, a.pixel_bias); }
-// a.tiles tiles one after the other, from a local copy of a: the stores cannot alias it, its fields stay in registers
+// a.tiles tiles one after the other, from a local copy of a: the stores cannot alias it, its fields stay in registers.
+// One tile: blocked_tile's, called (each tile body inlined once per function: the compile time, below)
 template <int NB, int R> void blocked_tiles(const TileArgs& a) {
-    if (a.tiles == 1) return offsets_tile<NB, R, false>(a, a.x_offsets, a.y_offsets, a.pixel_bias);
+    if (a.tiles == 1) return blocked_tile<NB, R, false>(a);
     const TileArgs l = a;
     for (i64 k = 0; k < l.tiles; ++k)
         offsets_tile<NB, R, false>(l, l.x_offsets + k * R, l.y_offsets + k * R, l.pixel_bias ? l.pixel_bias + k * R : nullptr);
@@ -153,7 +154,10 @@ template <int NB, int R> void blocked_tiles(const TileArgs& a) {
 // the 14 pixels' offsets on the stack and reloaded them in the channel loop (pw192_32_28 2-5 % slower than the
 // offsets tile; with two, 2-4 % faster; docs/performance-forward-1x1.md)
 // Next: the first a.next_tiles tiles prefetch the next tile's input (the runs that prefetch; blocked_pixels). Ahead
-// (not with Next): the first a.ahead_tiles bring the weights ahead, each from where the one before stopped
+// (not with Next): the first a.ahead_tiles bring the weights ahead, each from where the one before stopped. The tiles
+// after those are blocked_step_tiles<NB, R, false, false>'s, called: each function inlines one tile body, not two
+// (with every tile width and both kinds inlined twice, blocked_avx512.cpp took about 35 minutes to compile under
+// clang-14's ASan+UBSan; README "What CI proves")
 template <int NB, int R, bool Next, bool Ahead> void blocked_step_tiles(const TileArgs& a) {
     TileArgs l = a;
     constexpr int H = R > 8 ? R / 2 : R;
@@ -165,16 +169,20 @@ template <int NB, int R, bool Next, bool Ahead> void blocked_step_tiles(const Ti
     const auto y_at = [&](int r) { return y + r * ys; };
     using X = decltype(x_at);
     using Y = decltype(y_at);
-    for (i64 k = 0; k < l.tiles; ++k, x += R * xs, x1 += R * xs, y += R * ys) {
+    const i64 first = Next ? min_i64(l.tiles, l.next_tiles) : Ahead ? min_i64(l.tiles, l.ahead_tiles) : l.tiles;
+    i64 k = 0;
+    for (; k < first; ++k, x += R * xs, x1 += R * xs, y += R * ys) {
         const float* pb = l.pixel_bias ? l.pixel_bias + k * R : nullptr;
-        if (Next && k < l.next_tiles) {
-            one_tile<NB, R, false, X, Y, true, Next>(l, x_at, y_at, pb);
-        } else if (Ahead && k < l.ahead_tiles) {
-            one_tile<NB, R, false, X, Y, true, false, Ahead>(l, x_at, y_at, pb);
-            l.weights_ahead += ahead_step;
-        } else {
-            one_tile<NB, R, false, X, Y, true>(l, x_at, y_at, pb);
-        }
+        one_tile<NB, R, false, X, Y, true, Next, Ahead>(l, x_at, y_at, pb);
+        if (Ahead) l.weights_ahead += ahead_step;
+    }
+    if ((Next || Ahead) && k < l.tiles) {
+        TileArgs rest = a;
+        rest.x = x;
+        rest.y = y;
+        rest.pixel_bias = l.pixel_bias ? l.pixel_bias + k * R : nullptr;
+        rest.tiles = l.tiles - k;
+        blocked_step_tiles<NB, R, false, false>(rest);
     }
 }
 using BlockedTileFn = void (*)(const TileArgs&);
@@ -187,8 +195,10 @@ BlockedTileFn pick_blocked(int r) {
         return nullptr;
     } else {
         if (r != R) return pick_blocked<NB, R - 1, Checked, Call>(r);
-        if constexpr (Call == TileCall::step || Call == TileCall::step_next || Call == TileCall::step_ahead) {
-            return &blocked_step_tiles<NB, R, Call == TileCall::step_next, Call == TileCall::step_ahead>;
+        // step_next: only a tile of the full width prefetches (blocked_pixels' next_tiles is 0 for the others)
+        if constexpr (Call == TileCall::step_next && R == kTileWidth[NB]) return &blocked_step_tiles<NB, R, true, false>;
+        else if constexpr (Call == TileCall::step || Call == TileCall::step_next || Call == TileCall::step_ahead) {
+            return &blocked_step_tiles<NB, R, false, Call == TileCall::step_ahead>;
         } else if constexpr (Call == TileCall::like) return &blocked_tiles<NB, R>;
         else return &blocked_tile<NB, R, Checked>;
     }
