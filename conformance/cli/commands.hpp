@@ -21,6 +21,10 @@ inline constexpr int kExitPluginFailed = 3;
 // from a callback prints "convcheck: error: ..." and exits with kExitBadInput.
 int& exit_code();
 
+// Starts convcheck once more with glibc's malloc putting large blocks in transparent huge pages, unless
+// GLIBC_TUNABLES already names glibc.malloc.hugetlb (huge_pages.cpp); returns only when it does not restart.
+void restart_with_huge_page_malloc(char** argv);
+
 using AddCommand = std::function<void(CLI::App&)>;
 std::map<std::string, AddCommand>& command_registry();
 

@@ -18,6 +18,7 @@ std::map<std::string, AddCommand>& command_registry() {
 
 int main(int argc, char** argv) {
     using namespace convcheck::cli;
+    restart_with_huge_page_malloc(argv);
     CLI::App app{"convcheck: conformance testing for convolution operators"};
     app.require_subcommand(1);
     for (auto& [name, add] : command_registry()) add(app);
