@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "blocked_pack.hpp"
+#include "depthwise_streamed.hpp"
 #include "edges.hpp"
 #include "forward_rows.hpp"
 #include "index_range.hpp"
@@ -28,14 +29,26 @@ using detail::i64;
 
 namespace {
 
-// Options::stream_nxc_output_above, 0 resolved: half the last-level cache (sysconf; 0 or -1 where unknown), and at
-// least detail::kStreamOutputAbove. Measured on the Xeon (260 MB L3), quiet, each plan run back to back, batch 8,
-// 1 thread: pw16_96_112 (38.5 MB of NHWC dst) 3.00 ms streamed, 2.59 stored plainly; res2_1x1_256 (25.7 MB) 5.86,
-// 5.54; at 2 threads 1.52 / 1.30 and 2.91 / 2.73 (docs/performance-forward-rows.md, "Streaming stores").
+// The last-level cache that a thread's data can stay in: sysconf's L3 (0 or -1 where unknown), on AMD at most the
+// 32 MiB of one CCD (Zen 3 to 5: each CCD has its own L3, and a virtual machine may report the package's: 508 MiB on
+// the Zen 5 machine, docs/performance-zen5.md).
+i64 last_level_cache_bytes() {
+    static const i64 bytes = [] {
+        const i64 l3 = static_cast<i64>(sysconf(_SC_LEVEL3_CACHE_SIZE));
+        constexpr i64 ccd = i64{32} << 20;
+        return __builtin_cpu_is("amd") && l3 > ccd ? ccd : l3;
+    }();
+    return bytes;
+}
+
+// Options::stream_nxc_output_above, 0 resolved: half the last-level cache, and at least detail::kStreamOutputAbove.
+// Measured on the Xeon (260 MB L3), quiet, each plan run back to back, batch 8, 1 thread: pw16_96_112 (38.5 MB of
+// NHWC dst) 3.00 ms streamed, 2.59 stored plainly; res2_1x1_256 (25.7 MB) 5.86, 5.54; at 2 threads 1.52 / 1.30 and
+// 2.91 / 2.73 (docs/performance-forward-rows.md, "Streaming stores"). On the Zen 5 machine (32 MiB per CCD) that is
+// 16 MiB (docs/performance-zen5.md).
 i64 resolved_stream_nxc_output_above(i64 option) {
     if (option > 0) return option;
-    static const i64 half_last_level = static_cast<i64>(sysconf(_SC_LEVEL3_CACHE_SIZE)) / 2;
-    return std::max(detail::kStreamOutputAbove, half_last_level);
+    return std::max(detail::kStreamOutputAbove, last_level_cache_bytes() / 2);
 }
 
 }  // namespace
@@ -72,6 +85,8 @@ struct ConvPlan::Impl {
     // depthwise_avx2 on f32 NCX buffers runs on the user's buffers too where its NCX kernel takes the
     // rows (depthwise_ncx_avx2.cpp): the same sums, without the two layout conversions
     bool depthwise_on_user_ncx = false;
+    // depthwise_avx512 writes the user's dst, which may be stored non-temporally (run_depthwise_avx512)
+    bool depthwise_may_stream = false;
     std::unique_ptr<tbb::task_arena> arena;
     detail::XpParts xp_parts;  // xp in chunks of images, or one image in bands (xp_parts.hpp)
     std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
@@ -114,6 +129,8 @@ struct ConvPlan::Impl {
     void run_band_tasks(const void* src, float* y) const;
     // the path's kernel on `chunk` (the geometry with the batch of one chunk of images)
     void run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const;
+    // depthwise_avx512 on `chunk`, streamed where it pays (depthwise_streamed.hpp)
+    void run_depthwise_avx512(const detail::Geometry& chunk, const float* xp, float* y) const;
 };
 
 void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bias) {
@@ -157,6 +174,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
             std::copy(b.begin(), b.end(), bias.begin());
         }
         depthwise = {&geometry, taps.data(), weights.data(), bias.empty() ? nullptr : bias.data()};
+        depthwise_may_stream = path == Path::depthwise_avx512 && stream_large_output && detail::dst_is_y(desc);
         depthwise_on_user_ncx = path == Path::depthwise_avx2 && desc.dtype == DataType::f32 &&
                                 desc.data_format == DataFormat::ncx && detail::avx2::takes_depthwise_ncx(g);
         break;
@@ -363,6 +381,33 @@ void ConvPlan::Impl::run_band_tasks(const void* src, float* y) const {
     });
 }
 
+// Streamed where input and output pass the streaming bound (stream_nxc_output_above: 16 MiB on the Zen 5 machine,
+// 130 MB on the Xeon, where no layer of the table streams), with the rows prefetched where a thread's share of the
+// input alone passes it too. Measured on the Zen 5 machine, batch 8, against neither, 1 thread: dw144_56 1.8-2.1 ->
+// 0.68-0.92 ms, dw32_112 0.95-0.98 -> 0.59-0.66, dw96_112s2 2.2-2.3 -> 1.5-2.0 (streamed only: 2.4-2.6); 2 threads:
+// dw144_56 0.42-0.49 -> 0.33-0.37, dw96_112s2 1.12-1.22 -> 0.91-1.0, dw32_112 0.31-0.35 -> 0.35-0.36; the prefetch
+// without streaming made dw144_56 and dw32_112 slower at 2 threads (docs/performance-zen5.md). On the Xeon the
+// hardware prefetchers alone were 1.3-1.4x faster than software row prefetch on dw32@112 and dw96@112/2 at 1 thread
+// (docs/performance-forward-2t.md).
+void ConvPlan::Impl::run_depthwise_avx512(const detail::Geometry& chunk, const float* xp, float* y) const {
+    detail::DepthwiseProblem p = depthwise;
+    p.geometry = &chunk;
+    const i64 input = 4 * chunk.batch * chunk.in[0] * chunk.in[1] * chunk.in[2] * chunk.channel_stride;
+    const i64 output = 4 * chunk.batch * chunk.out_pixels() * chunk.out_channels;
+    const bool stream = depthwise_may_stream && input + output > stream_nxc_output_above;
+    const i64 threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    const bool prefetch_rows = input / threads > stream_nxc_output_above;
+    // rows two by two, so that the two-row kernel always has its pairs (the same results as one
+    // row at a time: every output is summed by one kernel call, in the same order)
+    const i64 rows = p.rows();
+    parallel_rows_with_scratch((rows + 1) / 2, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+        if (stream)
+            detail::avx512::depthwise_rows_streamed(p, prefetch_rows, xp, y, scratch, 2 * b, std::min(2 * e, rows));
+        else
+            detail::avx512::depthwise_rows(p, xp, y, scratch, 2 * b, std::min(2 * e, rows));
+    });
+}
+
 void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const {
     switch (path) {
     case Path::blocked_avx512:
@@ -377,17 +422,9 @@ void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, 
             [&](i64* scratch, i64 b, i64 e) { blocked_items(path, p, xp, y, scratch, b, e); }, chunk.taps() == 1);
         break;
     }
-    case Path::depthwise_avx512: {
-        detail::DepthwiseProblem p = depthwise;
-        p.geometry = &chunk;
-        // rows two by two, so that the two-row kernel always has its pairs (the same results as one
-        // row at a time: every output is summed by one kernel call, in the same order)
-        const i64 rows = p.rows();
-        parallel_rows_with_scratch((rows + 1) / 2, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
-            detail::avx512::depthwise_rows(p, xp, y, scratch, 2 * b, std::min(2 * e, rows));
-        });
+    case Path::depthwise_avx512:
+        run_depthwise_avx512(chunk, xp, y);
         break;
-    }
     case Path::depthwise_avx2: {
         detail::DepthwiseProblem p = depthwise;
         p.geometry = &chunk;

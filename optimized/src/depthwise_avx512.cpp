@@ -1,5 +1,6 @@
 // The depthwise kernels for AVX-512 (16 channels per vector, 32 registers). Compiled with
 // -mavx512f -mavx512bw -mavx512vl -mfma; called only when the CPU has AVX-512 (see dispatch.cpp).
+#include "depthwise_streamed.hpp"
 #include "isa_avx512.hpp"
 
 namespace convcheck::optimized::detail::avx512 {

@@ -63,7 +63,19 @@ struct DepthwiseRowTileArgs {
     i64 y_pixel_step = 0;              // C: from one output to the next
     i64 channels = 0;                  // C
     bool prefetch_outputs = false;     // the next channel block's outputs into L1 (kDepthwisePrefetchOutputsAbove)
+    bool stream = false;               // full channel blocks by non-temporal stores (depthwise_rows_streamed)
 };
+
+// R outputs of one channel block: a full block streamed where the tile streams (the addresses a vector apart
+// allow it), and stored plainly otherwise; a partial block keeps the plain store of its valid channels, or
+// it would write the next output's first channels.
+template <int R>
+[[gnu::always_inline]] inline void store_block(const vf* acc, float* y, i64 y_pixel_step, i64 valid, bool stream) {
+    if (stream && valid == W)
+        stream_tile_at<R, 1>(acc, [=](int r) { return y + r * y_pixel_step; });
+    else
+        store_tile<R, 1>(acc, y, y_pixel_step, valid);
+}
 
 // Before a channel block of a tile runs, its R outputs of the next block (y: that block's first output) are
 // prefetched into L1 (prefetcht0: the units are built without -mprfchw), so that its stores find their lines
@@ -134,7 +146,7 @@ void depthwise_k3_tile(const DepthwiseRowTileArgs& a) {
         for (i64 k = 0; k < rows; ++k)
             k3_kernel_row<R, S, LEFT, RIGHT, true, false>(acc, acc, x + (base + row_offsets[k] + c0 + (LEFT ? cs : 0)), cs,
                                                            w + (row_taps[k] * cs + c0), nullptr);
-        store_tile<R, 1>(acc, a.y0 + c0, a.y_pixel_step, min_i64(W, channels - c0));
+        store_block<R>(acc, a.y0 + c0, a.y_pixel_step, min_i64(W, channels - c0), a.stream);
     }
 }
 
@@ -176,8 +188,8 @@ void depthwise_k3_pair_tile(const DepthwiseRowTileArgs& a) {
                 k3_kernel_row<R, S, LEFT, RIGHT, false, true>(acc0, acc1, px, cs, wa, wb);
         }
         const i64 valid = min_i64(W, channels - c0);
-        store_tile<R, 1>(acc0, a.y0 + c0, a.y_pixel_step, valid);
-        store_tile<R, 1>(acc1, a.y1 + c0, a.y_pixel_step, valid);
+        store_block<R>(acc0, a.y0 + c0, a.y_pixel_step, valid, a.stream);
+        store_block<R>(acc1, a.y1 + c0, a.y_pixel_step, valid, a.stream);
     }
 }
 
@@ -238,13 +250,27 @@ bool takes_k3_rows(const Geometry& g) {
            (OW - 1) * s2 - pb2 + 2 <= g.in[2];
 }
 
+// Bytes of the layer's input (channels padded to Cs) and output.
+i64 k3_rows_bytes(const Geometry& g) {
+    return (g.batch * g.in[0] * g.in[1] * g.in[2] * g.channel_stride + g.batch * g.out_pixels() * g.out_channels) *
+           static_cast<i64>(sizeof(float));
+}
+
+// Where depthwise_rows prefetches the rows (stream_output false): only when input and output are too large to
+// stay in the cache between calls (over 16 MiB), and where the ISA's unit asks for it (kDepthwiseRowPrefetch): on
+// smaller layers, and on the AVX-512 machine measured, the hardware keeps up and the prefetches only cost time.
+bool k3_rows_prefetch_unstreamed(const Geometry& g) { return kDepthwiseRowPrefetch && k3_rows_bytes(g) > (i64{16} << 20); }
+
 // Rows [begin, end) by depthwise_k3_pair_tile, two rows of a plane at a time where the kernel has
 // it (AVX-512, height stride 1 or 2, height dilation 1), and by depthwise_k3_tile otherwise; a row
 // is cut into tiles of nearly equal widths. On layers that do not fit in the cache, before a tile
 // runs, the input it covers in the rows that the next output rows add and the next rows' outputs
 // under it are prefetched into L2: each input row comes from memory once, and is then needed at once
 // by every channel block of a tile (measured: batch 8 of the 56x56 and 112x112 layers 1.5-2x faster).
-void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end) {
+// stream_output: full channel blocks leave by non-temporal stores (depthwise_rows_streamed); prefetch_rows: the
+// prefetches into L2 above are issued.
+void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end,
+                       bool stream_output, bool prefetch_rows) {
     const Geometry& g = *p.geometry;
     const i64 cs = g.channel_stride, C = g.out_channels;
     const i64 D = g.in[0], H = g.in[1], Wd = g.in[2], OH = g.out[1], OW = g.out[2];
@@ -285,14 +311,13 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
     a.y_pixel_step = C;
     a.channels = C;
     const i64 plane = D * H * Wd * cs;
-    // Only when input and output are too large to stay in the cache between calls (over 16 MiB), and
-    // where the ISA's unit asks for it (kDepthwiseRowPrefetch): on smaller layers, and on the AVX-512
-    // machine measured, the hardware keeps up and the prefetches only cost time.
-    const i64 bytes = (g.batch * plane + g.batch * g.out_pixels() * C) * static_cast<i64>(sizeof(float));
-    const bool prefetch = kDepthwiseRowPrefetch && bytes > (i64{16} << 20);
-    // Stride 1 only: at stride 2 (a quarter of the input's bytes written) dw96@112/2 ran 1-3 % slower with it.
+    const bool prefetch = prefetch_rows;
+    a.stream = stream_output;
+    // Stride 1 only: at stride 2 (a quarter of the input's bytes written) dw96@112/2 ran 1-3 % slower with it; and
+    // not when the outputs are streamed (no read for ownership to wait for).
+    const i64 bytes = k3_rows_bytes(g);
     a.prefetch_outputs = kDepthwisePrefetchOutputsAbove >= 0 && bytes > kDepthwisePrefetchOutputsAbove && s1 == 1 &&
-                         s2 == 1 && g.stride[0] == 1;
+                         s2 == 1 && g.stride[0] == 1 && !a.stream;
     for (i64 row = begin; row < end; ++row) {
         i64 rest = row;
         const i64 oh = rest % OH; rest /= OH;
@@ -324,7 +349,7 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
         // rows of kd = last, and the next rows' outputs (while inside this call's rows)
         const i64 ih_new = ih0 + (KH - 1) * g.dilation[1] + 1 + (pair ? s1 : 0);
         const i64 ih_new_end = oh + rows_here < OH ? ih_new + s1 * rows_here : ih_new;
-        i64 y_next_rows = end - (row + rows_here);
+        i64 y_next_rows = a.stream ? 0 : end - (row + rows_here);  // streamed outputs are not read for ownership
         if (y_next_rows > rows_here) y_next_rows = rows_here;
         const RowTiles& tiling = pair ? pair_tiles : tiles;
         for (i64 t = 0; t < tiling.count; ++t) {
@@ -372,6 +397,7 @@ void depthwise_k3_rows(const DepthwiseProblem& p, const float* x, float* y, i64*
         }
         row += rows_here - 1;
     }
+    if (a.stream) _mm_sfence();  // the non-temporal stores visible before the caller's join
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ DepthwiseTileFn pick_depthwise_k3(int r) {
 void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64* scratch, i64 begin, i64 end) {
     const Geometry& g = *p.geometry;
     if (takes_k3_rows(g)) {
-        depthwise_k3_rows(p, x, y, scratch, begin, end);
+        depthwise_k3_rows(p, x, y, scratch, begin, end, false, k3_rows_prefetch_unstreamed(g));
         return;
     }
     const i64 cs = g.channel_stride, taps = g.taps(), C = g.out_channels;
@@ -235,5 +235,15 @@ void depthwise_rows(const DepthwiseProblem& p, const float* x, float* y, i64* sc
         }
     }
 }
+
+#if defined(__AVX512F__)
+void depthwise_rows_streamed(const DepthwiseProblem& p, bool prefetch_rows, const float* x, float* y, i64* scratch,
+                             i64 begin, i64 end) {
+    if (takes_k3_rows(*p.geometry))
+        depthwise_k3_rows(p, x, y, scratch, begin, end, true, prefetch_rows);
+    else
+        depthwise_rows(p, x, y, scratch, begin, end);
+}
+#endif
 
 }  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

@@ -57,8 +57,8 @@ TEST(Depthwise, Kernel3RowsChannelBlocksDtypesLayoutsAndRanks) {
     for (const char* text : cases) EXPECT_TRUE(depthwise_paths_agree(text, 7)) << text;
 }
 
-// Input and output over 16 MiB: the rows prefetch the next row's input and output as they go where
-// the ISA asks for it (kDepthwiseRowPrefetch: AVX2), and run the plain tiles otherwise (AVX-512).
+// Input and output over 16 MiB: with AVX2 the rows prefetch the next row's input and output as they go; with
+// AVX-512, past the streaming bound (Options::stream_nxc_output_above), full channel blocks are streamed.
 TEST(Depthwise, Kernel3RowsOnLayersLargerThanTheCache) {
     const char* cases[] = {
         "conv:n=2,c=64,o=64,g=64,in=150x150,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
@@ -74,4 +74,19 @@ TEST(Depthwise, Kernel3RowsPrefetchingTheirOutputsOverTheL2) {
     const char* text = "conv:n=3,c=40,o=40,g=40,in=57x61,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc";
     for (int threads : {1, 2})
         EXPECT_TRUE(paths_agree_exactly(text, 11, {Path::depthwise_avx2, Path::depthwise_avx512}, threads)) << threads;
+}
+
+// The AVX-512 rows past a streaming bound set low here (1 MiB; its default is half the last-level cache): full
+// channel blocks leave by non-temporal stores, partial ones (40 and 72 channels: the last block of each output
+// has 8) by plain stores, or they would write the next output's first channels; at 1 thread the input alone
+// passes the bound too and the rows prefetch their next input rows, at 2 threads a thread's share does not. One
+// row at a time and two (the height stride 2 case), each at both width strides.
+TEST(Depthwise, Kernel3RowsStreamingTheirOutputsAgreeExactly) {
+    Options streamed;
+    streamed.stream_nxc_output_above = std::int64_t{1} << 20;
+    for (const char* text : {"conv:n=3,c=40,o=40,g=40,in=57x61,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+                             "conv:n=2,c=72,o=72,g=72,in=61x60,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc",
+                             "conv:n=2,c=64,o=64,g=64,in=40x70,k=3x3,s=1x2,pb=1x0,pe=1x1,bias=1,data=nxc"})
+        for (int threads : {1, 2})
+            EXPECT_TRUE(paths_agree_exactly(text, 13, {Path::depthwise_avx512}, threads, streamed)) << text << " " << threads;
 }
