@@ -19,7 +19,7 @@
 namespace convcheck::bench {
 
 // Storage aligned to a cache line (64 bytes), as frameworks hand tensors over: dw192@28 took 0.045 ms on
-// std::vector's storage (16 bytes past a line) against 0.027 ms aligned (docs/performance-forward-2t.md).
+// std::vector's storage (16 bytes past a line) against 0.027 ms aligned (bench/results/forward-threads.md).
 using AlignedFloats = CacheLineFloats;
 
 // A convolution's buffers, 64-byte aligned, uniform in [-1, 1) from a fixed seed (dst zero).

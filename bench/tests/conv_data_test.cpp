@@ -1,7 +1,7 @@
 // The bench's convolution buffers (bench/optimized_timer.hpp, ConvData) start on a 64-byte cache line, as the
 // buffers oneDNN allocates for its own timing do: on std::vector's storage (16 bytes past a line for large
 // buffers) every vector access of a channels-last depthwise layer straddles two lines, and the table compared
-// our kernels on split accesses with oneDNN's on aligned ones (docs/performance-forward-2t.md).
+// our kernels on split accesses with oneDNN's on aligned ones (bench/results/forward-threads.md).
 #include <gtest/gtest.h>
 
 #include <cstdint>

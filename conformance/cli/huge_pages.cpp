@@ -1,7 +1,7 @@
 // The runner's large tensors in transparent huge pages. Every case allocates its tensors anew (and poisons dst with
 // 0xFF before each call), so a run of large shapes spends much of its time in page faults: 22 % of the samples of
 // `convcheck run --backend optimized --suite shapes_resnet_50` in the hypervisor's fault path and 21 % in memset on
-// an AMD EPYC Zen 5 VM (docs/performance-zen5.md). glibc's malloc puts its large (mmap'ed) blocks in huge pages when
+// an AMD EPYC Zen 5 VM (bench/results/zen5.md). glibc's malloc puts its large (mmap'ed) blocks in huge pages when
 // its tunable glibc.malloc.hugetlb=1 is set (glibc 2.35+; Debian 12 has 2.36): that run took 54 s instead of 76.
 // glibc reads its tunables only when a program starts, so convcheck starts itself once more with the tunable added.
 // A user who sets glibc.malloc.hugetlb in GLIBC_TUNABLES (to 0, say) keeps that setting; where the exec fails, the

@@ -8,7 +8,7 @@ namespace {
 constexpr int kTileWidth[7] = {0, 12, 6, 4, 0, 0, 0};
 constexpr int kMaxVectorBlocks = 3;
 // never prefetch the next tile's input (blocked_pixels): not measured on the AMD machine, where a prefetch
-// of the next tiles' input and outputs gave no gain (docs/performance-forward-2t.md)
+// of the next tiles' input and outputs gave no gain (bench/results/forward-threads.md)
 constexpr i64 kPrefetchInputAbove = -1;
 // 1x1 layers whose packed weights take more than this bring the next super block's weights into the L2 (blocked_items):
 // measured only on the Xeon with CONVCHECK_NO_AVX512=1, 1 thread, res5_1x1_2048 batch 1 1.31-1.35 -> 1.23 ms

@@ -130,9 +130,9 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
     // pw192->32@28 0.49-0.52 -> 0.44, res2_1x1_reduce 8.9-9.4 -> 6.5-6.9; with several super blocks the
     // input is already in the cache for all but the first, and the prefetches cost time (pw16->96@112
     // 3.1-4.4 -> 5.8-7.3 ms, res4_1x1_1024 about 10%), as they did on layers that stay in L2
-    // (docs/performance-forward-2t.md). With ocs_innermost the first super block of a chunk reads its input
+    // (bench/results/forward-threads.md). With ocs_innermost the first super block of a chunk reads its input
     // first, and prefetches (batch 8, 1 thread: res3_downsample 12.1-12.6 -> 11.5-11.9 ms, res3_1x1_512 -4 %;
-    // docs/performance-forward-downsample.md). The results are the same bits: a prefetch changes no sum.
+    // bench/results/forward-1x1.md). The results are the same bits: a prefetch changes no sum.
     const bool prefetch = prefetches_input(p, run.ocs);
     TileArgs a;
     a.x_shift = run.x_shift;
@@ -202,7 +202,7 @@ void blocked_pixels(const BlockedProblem& p, const PixelRun& run, i64* scratch) 
             a.ic_count = ic_count * (merge_kw ? kw_count : 1);
         }
     };
-    // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (docs/performance-forward-1x1.md)
+    // 1x1 runs whose tiles visit the tap, not prefetching: one call per group's like tiles (bench/results/forward-1x1.md)
     const bool like_tiles = taps == 1 && !prefetch && !run.weights_ahead && every_tap;
     // step runs: one call per group's like tiles too, those that prefetch the next tile's input from its step, or
     // bring weights ahead (never both: blocked_items)
@@ -365,7 +365,7 @@ void blocked_items(const BlockedProblem& p, const float* xp, float* y, i64* scra
             } else {
                 // raster order, a row's run of pixels at a time (one column step apart): the same numbers as place(),
                 // the columns and input rows and columns only where src is read in place (blocked_pixels reads them
-                // only then; measured on the Xeon, 1 thread: conv1_7x7s2 2 % faster, docs/performance-forward-conv1.md)
+                // only then; measured on the Xeon, 1 thread: conv1_7x7s2 2 % faster, bench/results/forward-conv1.md)
                 run.groups = 1;
                 group_ends[0] = count;
                 for (i64 i = 0, oh = p0 / OW, ow = p0 % OW; i < count; ++oh, ow = 0) {

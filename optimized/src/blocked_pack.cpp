@@ -6,7 +6,7 @@ namespace convcheck::optimized::detail {
 namespace {
 constexpr i64 kWideTileWeightBytes = 32 << 10;  // two thirds of the Xeon's 48 KiB L1
 // blocked_balanced_chunk_pixels: runs of fewer items than kBalancedItems take chunks that 2 threads share
-// evenly (measured on the Xeon, 2 threads: docs/performance-forward-2t-2.md)
+// evenly (measured on the Xeon, 2 threads: bench/results/forward-threads.md)
 constexpr i64 kBalancedItems = 32;
 constexpr double kImbalance = 1.05;
 }  // namespace

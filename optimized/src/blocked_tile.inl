@@ -39,7 +39,7 @@ struct TileArgs {
 inline i64 tile_ahead_bytes(const TileArgs& a) { return (a.ic_count + W - 1) / W * a.ahead_lines * 64; }
 
 // Checked: a tile with a.in_rows (pixels read through a pointer each per tap); the others keep the loop of
-// one base and the pixels' offsets (docs/performance-forward-padding.md: the 1x1 layers with pointers).
+// one base and the pixels' offsets (bench/results/forward-padding.md: the 1x1 layers with pointers).
 // x_at(r), y_at(r): pixel r's input at tap 0 (channel ic0) and its output. OneTap: a 1x1 tile (a.tap_list is {0}, at
 // offset 0): the tap's channels only, without the tap loop (or next_offsets, or a branch on a.weights_ahead).
 // OneNext (with OneTap): one line of each of the next R pixels (x_at(R + r)) prefetched per W input channels;
@@ -66,7 +66,7 @@ template <int NB, int R, bool Checked, class XAt, class YAt, bool OneTap = false
     // input channels [ic0, ic1) of one tap, each pixel's input at px[r], the weights from w
     const auto steps = [&](const float* const* px, const float* w, i64 ic0, i64 ic1) __attribute__((always_inline)) {
         // unrolled by 3 (the same products in the same order): conv1's 21-step kw x channel loop, 7 per tile,
-        // ran 8-10 % faster, 1 thread (docs/performance-forward-conv1.md, "The input-channel loop unrolled by 3")
+        // ran 8-10 % faster, 1 thread (bench/results/forward-conv1.md, "The input-channel loop unrolled by 3")
 #pragma GCC unroll 3
         for (i64 ic = ic0; ic < ic1; ++ic) {
             vf wv[NB];
@@ -152,7 +152,7 @@ template <int NB, int R> void blocked_tiles(const TileArgs& a) {
 // blocked_tiles for 1x1 pixels a constant step apart (a.x_step, a.y_step): a pointer and a step, no offset arrays,
 // no tap loop (one_tile's OneTap). Tiles of over 8 pixels from two pointers, R / 2 pixels apart: with one, GCC kept
 // the 14 pixels' offsets on the stack and reloaded them in the channel loop (pw192_32_28 2-5 % slower than the
-// offsets tile; with two, 2-4 % faster; docs/performance-forward-1x1.md)
+// offsets tile; with two, 2-4 % faster; bench/results/forward-1x1.md)
 // Next: the first a.next_tiles tiles prefetch the next tile's input (the runs that prefetch; blocked_pixels). Ahead
 // (not with Next): the first a.ahead_tiles bring the weights ahead, each from where the one before stopped. The tiles
 // after those are blocked_step_tiles<NB, R, false, false>'s, called: each function inlines one tile body, not two

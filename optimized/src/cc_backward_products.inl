@@ -101,7 +101,7 @@ TimesFn times_for(i64 r) {
     return &times_tile<R, NB, MASK, INNER>;
 }
 // inner = 32 at compile time ([dZ | dS] of the layers of docs/performance.md, Cout = 32: 81-84% -> 88-94%
-// of an FMA loop's rate, convcheck_bench_cc_products; docs/performance-cc-backward-9.md), else at run time
+// of an FMA loop's rate, convcheck_bench_cc_products; bench/results/cc-backward.md), else at run time
 template <int NB, bool MASK>
 TimesFn times_for_inner(i64 r, i64 inner) {
     return inner == 32 ? times_for<NB, MASK, 32>(r) : times_for<NB, MASK, 0>(r);

@@ -31,7 +31,7 @@ namespace {
 
 // The last-level cache that a thread's data can stay in: sysconf's L3 (0 or -1 where unknown), on AMD at most the
 // 32 MiB of one CCD (Zen 3 to 5: each CCD has its own L3, and a virtual machine may report the package's: 508 MiB on
-// the Zen 5 machine, docs/performance-zen5.md).
+// the Zen 5 machine, bench/results/zen5.md).
 i64 last_level_cache_bytes() {
     static const i64 bytes = [] {
         const i64 l3 = static_cast<i64>(sysconf(_SC_LEVEL3_CACHE_SIZE));
@@ -44,8 +44,8 @@ i64 last_level_cache_bytes() {
 // Options::stream_nxc_output_above, 0 resolved: half the last-level cache, and at least detail::kStreamOutputAbove.
 // Measured on the Xeon (260 MB L3), quiet, each plan run back to back, batch 8, 1 thread: pw16_96_112 (38.5 MB of
 // NHWC dst) 3.00 ms streamed, 2.59 stored plainly; res2_1x1_256 (25.7 MB) 5.86, 5.54; at 2 threads 1.52 / 1.30 and
-// 2.91 / 2.73 (docs/performance-forward-rows.md, "Streaming stores"). On the Zen 5 machine (32 MiB per CCD) that is
-// 16 MiB (docs/performance-zen5.md).
+// 2.91 / 2.73 (bench/results/forward-rows.md, "Streaming stores"). On the Zen 5 machine (32 MiB per CCD) that is
+// 16 MiB (bench/results/zen5.md).
 i64 resolved_stream_nxc_output_above(i64 option) {
     if (option > 0) return option;
     return std::max(detail::kStreamOutputAbove, last_level_cache_bytes() / 2);
@@ -189,7 +189,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
                            unpadded;
         // (Eigen's GEMM is built for AVX2 only: every Eigen instantiation lives in gemm.cpp). Measured on the Xeon,
         // 1 thread, batch 1, NCHW: res2_1x1_64 0.35 -> 0.16 ms, res2_1x1_reduce 1.45 -> 0.59-0.66, pw16_96_112
-        // 0.73 -> 0.47 (docs/performance-nchw.md)
+        // 0.73 -> 0.47 (bench/results/forward-nchw.md)
         if (gemm_on_user_ncx && cpu_has_avx512()) {
             ncx_pointwise = std::make_unique<detail::NcxPointwise>(g, canonical, b, stream_large_output);
             break;
@@ -217,7 +217,7 @@ void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bia
 namespace {
 
 // The padded copy's rows per task on NXC src: about 64 KiB. TBB alone cut conv1's 230 rows of 2.7 KiB into 64 tasks
-// of 1-4 rows even at 1 thread, 0.1-0.3 us apart (docs/performance-forward-2t-2.md); NCX tasks are not rows.
+// of 1-4 rows even at 1 thread, 0.1-0.3 us apart (bench/results/forward-threads.md); NCX tasks are not rows.
 i64 pack_src_grain(const ConvDescriptor& d, const detail::Geometry& g) {
     if (d.data_format != DataFormat::nxc) return 1;
     return std::max<i64>(1, (i64{64} << 10) / std::max<i64>(1, g.padded[2] * g.channel_stride * 4));
@@ -386,9 +386,9 @@ void ConvPlan::Impl::run_band_tasks(const void* src, float* y) const {
 // input alone passes it too. Measured on the Zen 5 machine, batch 8, against neither, 1 thread: dw144_56 1.8-2.1 ->
 // 0.68-0.92 ms, dw32_112 0.95-0.98 -> 0.59-0.66, dw96_112s2 2.2-2.3 -> 1.5-2.0 (streamed only: 2.4-2.6); 2 threads:
 // dw144_56 0.42-0.49 -> 0.33-0.37, dw96_112s2 1.12-1.22 -> 0.91-1.0, dw32_112 0.31-0.35 -> 0.35-0.36; the prefetch
-// without streaming made dw144_56 and dw32_112 slower at 2 threads (docs/performance-zen5.md). On the Xeon the
+// without streaming made dw144_56 and dw32_112 slower at 2 threads (bench/results/zen5.md). On the Xeon the
 // hardware prefetchers alone were 1.3-1.4x faster than software row prefetch on dw32@112 and dw96@112/2 at 1 thread
-// (docs/performance-forward-2t.md).
+// (bench/results/forward-threads.md).
 void ConvPlan::Impl::run_depthwise_avx512(const detail::Geometry& chunk, const float* xp, float* y) const {
     detail::DepthwiseProblem p = depthwise;
     p.geometry = &chunk;
@@ -416,7 +416,7 @@ void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, 
         p.geometry = &chunk;
         // a 1x1 layer's items are the same work (chunks of even sizes: blocked_plan_chunk_pixels): one range of them
         // per thread, each thread its same items every call (measured on the Xeon, 2 threads, against TBB's auto
-        // partitioner: res2_1x1_64 b8 and res3_1x1_512 b1 2-5 % faster; docs/performance-forward-2t-2.md)
+        // partitioner: res2_1x1_64 b8 and res3_1x1_512 b1 2-5 % faster; bench/results/forward-threads.md)
         parallel_rows_with_scratch(
             p.work_items(), p.scratch_elements(),
             [&](i64* scratch, i64 b, i64 e) { blocked_items(path, p, xp, y, scratch, b, e); }, chunk.taps() == 1);

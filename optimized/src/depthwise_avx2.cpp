@@ -11,7 +11,7 @@ constexpr int kDepthwiseK3WidthS1 = 8, kDepthwiseK3WidthS2 = 8;
 constexpr int kDepthwiseK3PairWidthS1 = 0, kDepthwiseK3PairWidthS2 = 0;
 constexpr int kDepthwiseTileWidth = 12;
 // Rows of layers over 16 MiB prefetch their next rows in software (depthwise_k3_rows): measured on
-// the AMD EPYC, 1.3-1.5x faster at batch 8 (docs/performance-forward-2t.md).
+// the AMD EPYC, 1.3-1.5x faster at batch 8 (bench/results/forward-threads.md).
 constexpr bool kDepthwiseRowPrefetch = true;
 // Never (-1): the next channel block's output prefetch (depthwise_k3_rows) is measured on AVX-512 only.
 constexpr i64 kDepthwisePrefetchOutputsAbove = -1;

@@ -81,7 +81,7 @@ template <int R>
 // prefetched into L1 (prefetcht0: the units are built without -mprfchw), so that its stores find their lines
 // there instead of waiting for each one's read for ownership from L3. One block ahead: two or more ahead (32
 // lines and more in flight with the input's) were slower, as was the next tile's block, into L2 or L1
-// (docs/performance-forward-depthwise.md).
+// (bench/results/forward-depthwise.md).
 template <int R>
 [[gnu::always_inline]] inline void prefetch_tile_outputs(const float* y, i64 y_pixel_step) {
 #pragma GCC unroll 16

@@ -45,12 +45,12 @@ void forward_rows_blocks(const Geometry& g, bool avx512, int* nb, int* tile, int
 // streams from L3 once per super block when the batch's input passes half the L2: then groups of super blocks whose
 // weights fill at most half the L2 run (group, n, jd, jh, super block), each input row serving the group while in L1,
 // the group's weights kept in L2 over the images. Measured on the Xeon, batch 8, 1 thread, under load
-// (docs/performance-forward-rows-2.md): res4_3x3s2 (8 super blocks of 295 KB, 14-wide rows) 3-7 % faster with G = 3
+// (bench/results/forward-rows.md): res4_3x3s2 (8 super blocks of 295 KB, 14-wide rows) 3-7 % faster with G = 3
 // (G = 8: 7 % slower), res4_3x3 1-3 %; at batch 1 res4_3x3 lost 1-3 % (its input fits in L2 next to one super
 // block's weights), hence the input bound. On rows of several tiles (NB = 4) batches keep G = 1 (res3_3x3s2 at batch 8
 // 1-13 % slower with G = 2 in the bench table, res3_3x3 1-1.5 %: they run image by image), but a single image groups:
 // res3_3x3s2 at batch 1 (2 super blocks of 295 KB, a 1.6 MB input streamed from L3 once per super block) 0.5-2 %
-// faster in the table, 1.6-2.7 % in a harness (docs/performance-forward-rows-2.md, "Groups on rows of several tiles").
+// faster in the table, 1.6-2.7 % in a harness (bench/results/forward-rows.md, "Groups on rows of several tiles").
 // One image's f32 input, in bytes.
 i64 image_input_bytes(const Geometry& g) { return g.in[0] * g.in[1] * g.in[2] * g.in_channels * 4; }
 
@@ -64,7 +64,7 @@ i64 forward_rows_group(const Geometry& g, const RowsBackwardData& k, i64 super_b
 // n, jd, jh) streams every image's input from L3 once per super block, (n, super block, jd, jh) every super block's
 // weights once per image; the second where a super block's weights are smaller than an image's input, the batch's
 // input passes half the L2 and one image's input fits in the L2 next to a super block's weights. Measured on the Xeon,
-// batch 8, 1 thread, under load (docs/performance-forward-rows-2.md, "Batch 8, image by image"): aspp_3x3_rate6 (4
+// batch 8, 1 thread, under load (bench/results/forward-rows.md, "Batch 8, image by image"): aspp_3x3_rate6 (4
 // super blocks of 590 KB, 1.1 MB an image) 3 % faster interleaved with oneDNN's runs, 1.5 % back to back; res3_3x3s2
 // (2 of 295 KB, 1.6 MB an image) faster interleaved (noisy), res3_3x3 (2 of 295 KB, 400 KB an image) unchanged.
 bool forward_rows_image_major(const Geometry& g, const RowsBackwardData& k, i64 super_block_bytes) {

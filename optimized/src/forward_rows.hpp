@@ -6,7 +6,7 @@
 //   dst(n, od, oh, ow, o) = bias(o) + sum over taps (kd, kh, kw) in increasing order whose input is inside,
 //                           then over c in increasing order, of src(n, od*S - P + kd*D, ..., c) * W(o, c, k)
 // in f32 FMAs (one order for any thread count). The blocked path runs it (same path name) where it fits;
-// measured faster than the register tiles on ResNet-50's 3x3 layers (docs/performance-forward-rows.md).
+// measured faster than the register tiles on ResNet-50's 3x3 layers (bench/results/forward-rows.md).
 #pragma once
 
 #include "backward_data_rows.hpp"

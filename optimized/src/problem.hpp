@@ -30,11 +30,11 @@ struct Geometry {
 
 // The blocked kernel groups the pixels by the taps they read (blocked_kernels.inl) when each one's
 // products per output channel, taps x ICg, are at least this many: conv1 (7x7 over 3 channels, 147) ran
-// 8 % slower grouped, the grouping costing more than the taps it skips (docs/performance-forward-padding.md).
+// 8 % slower grouped, the grouping costing more than the taps it skips (bench/results/forward-padding.md).
 constexpr i64 kBlockedGroupFrom = 256;
 // dst bytes above which the NCX 1x1 tiles store their final full tiles non-temporally (BlockedProblem::
 // stream_output): measured on the Xeon, 1 thread, batch 8, pw16_96_112 (38.5 MB of output) 11.2-11.4 -> 3.2-3.6 ms
-// on NCHW (docs/performance-forward-rows.md, "Streaming stores"); channels-last dst streams above half the last-level
+// on NCHW (bench/results/forward-rows.md, "Streaming stores"); channels-last dst streams above half the last-level
 // cache, and never below this (Options::stream_nxc_output_above)
 constexpr i64 kStreamOutputAbove = i64{16} << 20;
 

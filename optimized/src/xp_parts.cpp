@@ -13,7 +13,7 @@ namespace {
 // The blocked kernel's NXC f32 src copied row by row (few channels and products: conv1_7x7s2) goes in chunks of
 // the images whose xp fits in half the L2 of one core of the Xeon (2 MiB), so that the kernel reads each chunk
 // from the L2 right after its copy (measured on the Xeon, 1 thread, batch 8: conv1_7x7s2 2-3 % faster,
-// docs/performance-forward-conv1.md)
+// bench/results/forward-conv1.md)
 constexpr double kCopiedImagesBytes = double(1 << 20);
 
 // The padded extent along `axis` that `count` consecutive outputs read.

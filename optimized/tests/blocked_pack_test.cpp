@@ -1,6 +1,6 @@
 // The blocked kernels' packed weights and bias start on a cache line (64 bytes): each 64-byte weight
 // vector a tile loads then lies in one line (straddling two cost the 3x3 and 1x1 layers of ResNet-50
-// 5-30 %; docs/performance-forward-padding.md). Internal: pack_blocked (blocked_pack.hpp).
+// 5-30 %; bench/results/forward-padding.md). Internal: pack_blocked (blocked_pack.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>

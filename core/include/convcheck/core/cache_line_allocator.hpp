@@ -1,7 +1,7 @@
 // std::vector storage aligned to a cache line (64 bytes). std::vector's own storage of a large buffer
 // starts 16 bytes past a line, so every 64-byte vector load of packed weights straddled two lines: the
 // 3x3 layers of ResNet-50 ran 5-15 % slower with their blocked weights there
-// (docs/performance-forward-padding.md). The optimized implementation's packed weights and workspaces
+// (bench/results/forward-padding.md). The optimized implementation's packed weights and workspaces
 // use it, and the bench's buffers (bench/optimized_timer.hpp), as frameworks hand tensors over (PyTorch's
 // CPU allocator and oneDNN's memory objects align to 64 bytes).
 #pragma once
