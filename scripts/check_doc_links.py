@@ -3,7 +3,7 @@
 
 usage: check_doc_links.py [<source dir>]     (default: the tree this script is in)
 
-Reads every *.md file under the source dir (skipping .git, build*, out and other hidden or build folders)
+Reads every *.md file under the source dir (skipping .git, build*, out, shared and other hidden folders)
 and each inline link or image `[text](target)` outside code (fenced blocks and `code spans`). A target
 with a scheme (http:, https:, mailto:, ...) or only an anchor (#...) is left out; the rest is resolved
 relative to the file (an anchor after the path is ignored) and must exist.
@@ -14,7 +14,8 @@ import os
 import re
 import sys
 
-SKIP_DIRS = {".git", "out", "__pycache__", ".pytest_cache", "node_modules"}
+# shared/ holds outside material (the seed texts), not the project's docs.
+SKIP_DIRS = {".git", "out", "shared", "__pycache__", ".pytest_cache", "node_modules"}
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)*?\1")
