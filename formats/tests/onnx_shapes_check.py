@@ -1,0 +1,168 @@
+"""The shapes formats/onnx_conv_nodes.py gives Conv inputs that ONNX's shape inference leaves unknown
+(formats/onnx_shapes.py), on tiny graphs built here with onnx.helper (ctest formats_onnx_shapes).
+
+usage: onnx_shapes_check.py <onnx_conv_nodes.py>
+
+One model, x: FLOAT [1, 8, 6, 6], in which each Conv reads a tensor that only a shape-only evaluation of the graph
+knows (ONNX 1.12's shape inference, with data propagation, leaves it unknown):
+  - shuffle_split: the channel shuffle (Reshape to a shape from Shape -> Gather -> Div -> Unsqueeze -> Concat,
+    Transpose, Reshape with 0 and -1) and an equal Split without the opset-13 `split` input;
+  - shuffle_slice: the halves torch.onnx.export writes as Slice, `starts`/`ends` from Shape -> Gather -> Add -> Div;
+  - slice_clamp: negative starts, ends past the end and before the start, a negative step, negative axes (the
+    expected shape is numpy's slicing of an array of x's shape with the same numbers);
+  - split_input: Split with its `split` input computed from x's shape ([2, 6]);
+  - concat_resize: a Concat one of whose inputs is a Resize to `sizes` from Shape -> Slice -> Concat;
+  - squeeze_unsqueeze: Unsqueeze, Transpose, Squeeze and elementwise broadcasting (Add, Mul, Where) after them;
+and Conv inputs that truly cannot be known, each with its reason:
+  - data_dependent: a Reshape to a shape taken from NonZero's output (its size depends on the data);
+  - custom_op: the output of an operator of another domain (no shape rule);
+  - declared_wrong: a declared shape the evaluation disagrees with (neither is taken).
+"""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+converter = sys.argv[1]
+failures = []
+X = [1, 8, 6, 6]
+INT64_MAX = np.iinfo(np.int64).max
+
+nodes, inits, value_info = [], [], []
+
+
+def const(name, values, dtype=np.int64):
+    inits.append(numpy_helper.from_array(np.array(values, dtype), name))
+    return name
+
+
+def node(op, inputs, outputs, **attrs):
+    nodes.append(helper.make_node(op, inputs, outputs if isinstance(outputs, list) else [outputs], **attrs))
+    return outputs
+
+
+def hidden(name, values):
+    """A constant ONNX's data propagation does not see through: Div(values, 1) (int64)."""
+    return node("Div", [const(name + "_raw", values), const(name + "_one", [1] * len(values))], name)
+
+
+def conv(name, x, c, o=2, k=1):
+    inits.append(numpy_helper.from_array(np.ones((o, c, k, k), np.float32), name + "_w"))
+    node("Conv", [x, name + "_w"], name + "_y", name=name)
+
+
+# ---- shuffle_split: channel shuffle as torchvision's ShuffleNet writes it, then Split into two equal halves
+node("Shape", ["x"], "s")
+for i, d in enumerate("bchw"):
+    node("Gather", ["s", const(f"i{d}", i)], d)  # scalar index: scalar output
+    node("Unsqueeze", [d, const(f"ax_{d}", [0])], f"{d}1")
+node("Div", ["c1", const("two", [2])], "c_half")
+node("Concat", ["b1", const("groups", [2]), "c_half", "h1", "w1"], "shape5", axis=0)
+node("Reshape", ["x", "shape5"], "x5")  # [1, 2, 4, 6, 6]
+node("Transpose", ["x5"], "x5t", perm=[0, 2, 1, 3, 4])  # [1, 4, 2, 6, 6]
+node("Concat", [const("zero_dim", [0]), const("minus_one", [-1]), "h1", "w1"], "shape4", axis=0)
+node("Reshape", ["x5t", "shape4"], "shuffled")  # 0 copies x5t's 1, -1 is 48 * 6 * 6 / (1 * 6 * 6): [1, 8, 6, 6]
+node("Split", ["shuffled"], ["half_a", "half_b"], axis=1)  # opset 13, no `split`: two equal parts
+conv("shuffle_split", "half_b", 4)
+
+# ---- shuffle_slice: x[:, c/2 : c] with c/2 = (c + 1) / 2 * 1 from the shape, as torch.onnx.export writes chunk()
+node("Add", ["c1", const("one", [1])], "c_plus")
+node("Div", ["c_plus", "two"], "mid")
+node("Mul", ["mid", const("also_two", [2])], "end")
+node("Slice", ["shuffled", "mid", "end", const("axis1", [1])], "second_half")
+conv("shuffle_slice", "second_half", 4)
+
+# ---- slice_clamp: Slice's clamping, negative axes and steps, all from computed inputs
+starts, ends, axes, steps = [-4, 5, 1], [INT64_MAX, -100, 100], [-2, -1, 1], [1, -2, 3]
+node("Slice", ["x", hidden("starts", starts), hidden("ends", ends), hidden("axes", axes), hidden("steps", steps)],
+     "clamped")
+conv("slice_clamp", "clamped", 3)  # numpy: [:, 1:100:3, -4:MAX, 5:-100:-2] -> [1, 3, 4, 3]
+clamped_shape = list(np.zeros(X)[:, 1:100:3, -4:INT64_MAX, 5:-100:-2].shape)
+
+# ---- split_input: Split with `split` = [c / 4, c - c / 4] computed from the shape
+node("Div", ["c1", const("four", [4])], "quarter")
+node("Sub", ["c1", "quarter"], "rest")
+node("Concat", ["quarter", "rest"], "split_sizes", axis=0)
+node("Split", ["shuffled", "split_sizes"], ["part_2", "part_6"], axis=1)
+conv("split_input_2", "part_2", 2)
+conv("split_input_6", "part_6", 6)
+
+# ---- concat_resize: DeepLabV3's pooling branch: Resize to sizes = Concat(Shape(p)[0:2], [6, 6]), then Concat
+node("GlobalAveragePool", ["x"], "pooled")  # [1, 8, 1, 1]
+node("Shape", ["pooled"], "ps")
+node("Slice", ["ps", const("z0", [0]), const("z2", [2])], "ps_nc")
+node("Concat", ["ps_nc", hidden("hw", [6, 6])], "sizes", axis=0)
+node("Resize", ["pooled", "", "", "sizes"], "upsampled", mode="linear")
+node("Concat", ["x", "upsampled"], "both", axis=1)  # [1, 16, 6, 6]
+conv("concat_resize", "both", 16, k=3)
+
+# ---- squeeze_unsqueeze: [1, 4, 6, 6] -> Unsqueeze(-1) -> [1, 4, 6, 6, 1] -> Transpose -> [1, 1, 6, 6, 4]
+#      -> Squeeze([1]) -> [1, 6, 6, 4] -> Transpose -> [1, 4, 6, 6]; broadcasting with [4, 1, 1] and [6, 1]
+node("Unsqueeze", ["second_half", hidden("ax_last", [-1])], "u")
+node("Transpose", ["u"], "ut", perm=[0, 4, 2, 3, 1])
+node("Squeeze", ["ut", hidden("ax1", [1])], "sq")
+node("Transpose", ["sq"], "back", perm=[0, 3, 1, 2])
+node("Add", ["back", const("bias", np.ones((4, 1, 1)), np.float32)], "added")
+node("Mul", [const("scale", np.ones((6, 1)), np.float32), "added"], "scaled")  # [6, 1] * [1, 4, 6, 6]
+node("Greater", [const("zero", 0, np.float32), "scaled"], "positive")
+node("Where", ["positive", const("zeros", np.zeros((1, 1, 1, 6)), np.float32), "scaled"], "selected")
+conv("squeeze_unsqueeze", "selected", 4)
+
+# ---- data_dependent: a Reshape to [1, n, -1, 6], n the count of NonZero(mask): not known before running
+node("NonZero", ["mask"], "nz")
+node("Shape", ["nz"], "nz_shape")
+node("Gather", ["nz_shape", const("idx1", [1])], "count")
+node("Concat", [const("one_dim", [1]), "count", "minus_one", const("six", [6])], "dd_shape", axis=0)
+node("Reshape", ["x", "dd_shape"], "dd", name="reshape_by_data")
+conv("data_dependent", "dd", 8)
+
+# ---- custom_op: an operator ONNX has no shape rule for
+node("Mystery", ["x"], "mystery", domain="com.example", name="mystery_op")
+conv("custom_op", "mystery", 8)
+
+# ---- declared_wrong: the model declares [1, 4, 6, 7] for a tensor the evaluation knows as [1, 4, 6, 6]
+node("Slice", ["shuffled", "mid", "end", "axis1"], "wrong")
+value_info.append(helper.make_tensor_value_info("wrong", TensorProto.FLOAT, [1, 4, 6, 7]))
+conv("declared_wrong", "wrong", 4)
+
+graph = helper.make_graph(nodes, "shapes",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, X),
+                           helper.make_tensor_value_info("mask", TensorProto.BOOL, [8])],
+                          [helper.make_tensor_value_info(n.output[0], TensorProto.FLOAT, None)
+                           for n in nodes if n.op_type == "Conv"],
+                          initializer=inits, value_info=value_info)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
+path = "/tmp/convcheck-onnx-shapes-check.onnx"
+onnx.save(model, path)
+
+p = subprocess.run(["/usr/bin/python3", converter, path], capture_output=True, text=True)
+if p.returncode != 0:
+    sys.exit(f"FAILED: {converter} {path}: exit {p.returncode}\n{p.stderr}")
+read = {n["name"]: n["tensors"].get(n["inputs"][0], {}) for n in json.loads(p.stdout)["nodes"]}
+
+known = {"shuffle_split": [1, 4, 6, 6], "shuffle_slice": [1, 4, 6, 6], "slice_clamp": [1, 3, 4, 3],
+         "split_input_2": [1, 2, 6, 6], "split_input_6": [1, 6, 6, 6], "concat_resize": [1, 16, 6, 6],
+         "squeeze_unsqueeze": [1, 4, 6, 6]}
+if clamped_shape != known["slice_clamp"]:
+    failures.append(f"the test's own slice_clamp expectation {known['slice_clamp']} is not numpy's {clamped_shape}")
+for name, shape in known.items():
+    got = read.get(name, {})
+    if got.get("shape") != shape or "unknown_because" in got:
+        failures.append(f"{name}: X read as {got}, expected the shape {shape}")
+unknown = {  # name: (shape, words its reason must hold)
+    "data_dependent": ([1, None, None, 6], "NonZero node"),
+    "custom_op": (None, "Mystery node 'mystery_op': ONNX has no shape rule for it"),
+    "declared_wrong": (None, "give 'wrong' (output of a Slice node) the shape [1, 4, 6, 7], the shape evaluation "
+                             "[1, 4, 6, 6]: neither is taken"),
+}
+for name, (shape, words) in unknown.items():
+    got = read.get(name, {})
+    if got.get("shape") != shape or words not in got.get("unknown_because", ""):
+        failures.append(f"{name}: X read as {got}, expected the shape {shape} and a reason with '{words}'")
+
+if failures:
+    sys.exit("\n".join(["FAILED:"] + failures))
+print(f"ONNX shape evaluation: all {len(known) + len(unknown)} Conv inputs as expected")
