@@ -86,8 +86,7 @@ def graph_tensors(graph, outer, evaluated):
         if name not in tensors or tensors[name].get("kind"):
             continue
         facts = tensors[name]
-        if t.shape is None or facts["shape"] is None or len(t.shape) == len(facts["shape"]):
-            facts["shape"] = t.shape
+        facts["shape"] = t.shape  # what ONNX's inference gives, completed (or, where they disagree, unknown)
         if t.why and (t.shape is None or None in t.shape):
             facts["unknown_because"] = t.why
     for name, t in evaluated.items():  # a tensor ONNX's inference gives no type at all

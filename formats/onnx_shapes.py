@@ -36,6 +36,8 @@ class Tensor:
     def __init__(self, shape, elem_type=0, value=None, why=None):
         self.shape = shape
         self.elem_type = elem_type
+        if value is not None and not isinstance(value, np.ndarray):  # numpy's scalar of a Gather, a symbol "N"
+            value = np.array(value, dtype=object if isinstance(value, str) else None)
         self.value = value
         self.why = why
         self.value_why = None  # why some entries of a value are unknown (None): a Shape of unknown dimensions
@@ -126,8 +128,11 @@ class Graph:
                 results = self.onnx_node_inference(node)
         except Unknown as e:
             results = [Tensor(None, why=str(e)) for _ in outputs]
+        except Exception as e:  # a model this evaluation does not foresee: its outputs are unknown, and it says so
+            results = [Tensor(None, why=f"the shape evaluation of {describe(node)} fails ({type(e).__name__}: {e})")
+                       for _ in outputs]
         for name, t in zip(outputs, results):
-            if t.partial() and t.value_why is None:  # moved by Gather, Concat, ...: the reason moves with it
+            if (t.value is None or t.partial()) and t.value_why is None:  # the reason moves with the value
                 t.value_why = next((self.known[i].value_why for i in node.input
                                     if i in self.known and self.known[i].value_why), None)
             if name:
@@ -173,8 +178,8 @@ class Graph:
             if t is None or t.shape is None:
                 why = t.why if t is not None and t.why else f"'{name}' has no known shape"
                 raise Unknown(why)
-            if t.value is not None and t.value.dtype != object and t.elem_type in onnx.mapping.TENSOR_TYPE_TO_NP_TYPE:
-                initializers.append(numpy_helper.from_array(t.value.astype(
+            if numeric(t.value) is not None and t.elem_type in onnx.mapping.TENSOR_TYPE_TO_NP_TYPE:
+                initializers.append(numpy_helper.from_array(numeric(t.value).astype(
                     np_dtype(t.elem_type)), name))
             else:
                 inputs.append(helper.make_tensor_value_info(name, t.elem_type or onnx.TensorProto.FLOAT,
@@ -190,7 +195,7 @@ class Graph:
         results = []
         for o in outputs:
             elem_type, shape = found.get(o, (0, None))
-            shape = None if shape is None else [d if isinstance(d, int) else None for d in shape]
+            shape = None if shape is None else [d if isinstance(d, int) or d in self.symbols else None for d in shape]
             why = None
             if shape is None:
                 why = (f"{describe(node)}: ONNX has no shape rule for it" if onnx_schema(node, self.opsets) is None
@@ -340,12 +345,23 @@ def broadcast(shapes, node):
     return out
 
 
+def numeric(value):
+    """A folded value as a numeric array: a Shape's entries are ints, symbols or None (unknown); only ints compute."""
+    if value is None or value.dtype != object:
+        return value
+    entries = value.reshape(-1).tolist()
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in entries):
+        return None
+    return np.array(entries, np.int64).reshape(value.shape)
+
+
 def fold(inputs, compute):
-    """The value of an elementwise node, where every input's value is known (ints or floats, not symbols)."""
-    if any(t is None or t.value is None or t.value.dtype == object for t in inputs):
+    """The value of an elementwise node, where every input's value is known (numbers, not symbols)."""
+    values = [numeric(t.value) if t is not None else None for t in inputs]
+    if any(v is None for v in values):
         return None
     with np.errstate(all="ignore"):
-        value = compute(*[t.value for t in inputs])
+        value = compute(*values)
     value = np.asarray(value)
     return value if value.size <= VALUE_LIMIT else None
 
@@ -419,6 +435,9 @@ def rule_shape(g, node, inputs, attrs):
     out = Tensor([len(dims)], onnx.TensorProto.INT64, value)
     if None in dims:
         out.value_why = x.why or f"'{node.input[0]}' has dimensions of unknown size"
+    elif value.dtype == object:
+        out.value_why = f"'{node.input[0]}' has the symbolic dimensions {dims_text(x.shape)} (give them values in " \
+                        f"the model to run it)"
     return [out]
 
 
@@ -571,6 +590,14 @@ def rule_concat(g, node, inputs, attrs):
     return [Tensor(shape, xs[0].elem_type, value, why)]
 
 
+def factors(dims):
+    """A shape's size as (the product of its known sizes, its symbols sorted); None where a dimension is unknown."""
+    if any(d is None for d in dims):
+        return None
+    return int(np.prod([d for d in dims if isinstance(d, int)], dtype=np.int64)), \
+        sorted(d for d in dims if isinstance(d, str))
+
+
 def rule_reshape(g, node, inputs, attrs):
     """Reshape: "At most one dimension of the new shape can be -1. In this case, the value is inferred from the size
     of the tensor and the remaining dimensions. A dimension could also be 0, in which case the actual dimension value
@@ -594,17 +621,16 @@ def rule_reshape(g, node, inputs, attrs):
     if shape.count(-1) > 1:
         raise Unknown(f"{describe(node)}: shape {target} has more than one -1 (an invalid model)")
     if -1 in shape:
-        total = int_dims(np.array(data.shape, dtype=object))
-        rest = int_dims(np.array([d for d in shape if d != -1], dtype=object))
+        # the size over the other dimensions; a symbol ("N") on both sides cancels: [N, 24, 2, 8, 8] -> [N, -1, 8, 8]
+        total, rest = factors(data.shape), factors([d for d in shape if d != -1])
         i = shape.index(-1)
-        if total is None or rest is None:
+        if total is None or rest is None or total[1] != rest[1]:
             shape[i] = None
         else:
-            known = int(np.prod(rest, dtype=np.int64))
-            if known == 0 or int(np.prod(total, dtype=np.int64)) % known:
+            if rest[0] == 0 or total[0] % rest[0]:
                 raise Unknown(f"{describe(node)}: {dims_text(data.shape)} does not reshape to {target} "
                               f"(an invalid model)")
-            shape[i] = int(np.prod(total, dtype=np.int64)) // known
+            shape[i] = total[0] // rest[0]
     value = None
     if data.value is not None and all(isinstance(d, int) for d in shape):
         value = data.value.reshape(shape) if data.value.size == int(np.prod(shape, dtype=np.int64)) else None
@@ -683,9 +709,9 @@ def rule_expand(g, node, inputs, attrs):
     target = [int(d) if isinstance(d, (int, np.integer)) else d for d in target]
     shape = broadcast([x.shape, target], node)
     value = None
-    if x.value is not None and x.value.dtype != object and all(isinstance(d, int) for d in shape) and \
+    if numeric(x.value) is not None and all(isinstance(d, int) for d in shape) and \
             int(np.prod(shape, dtype=np.int64)) <= VALUE_LIMIT:
-        value = np.broadcast_to(x.value, shape).copy()
+        value = np.broadcast_to(numeric(x.value), shape).copy()
     return [Tensor(shape, x.elem_type, value, x.why or g.known[node.input[1]].value_why if None in shape else None)]
 
 
@@ -704,7 +730,8 @@ def rule_constant_of_shape(g, node, inputs, attrs):
 def rule_range(g, node, inputs, attrs):
     """Range: "number_of_elements = max( ceil( (limit - start) / delta ) , 0 )"."""
     start, limit, delta = (g.need_value(node.input[i], node, role) for i, role in enumerate(("start", "limit", "delta")))
-    if start.dtype == object or limit.dtype == object or delta.dtype == object or float(delta) == 0:
+    start, limit, delta = numeric(start), numeric(limit), numeric(delta)
+    if start is None or limit is None or delta is None or float(delta) == 0:
         raise Unknown(f"{describe(node)}: its start, limit or delta is not a known number")
     value = np.arange(start, limit, delta, dtype=np.result_type(start, limit, delta))
     count = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
@@ -715,9 +742,9 @@ def rule_cast(g, node, inputs, attrs):
     x = g.need(node.input[0], node, "input")
     to = attrs["to"]
     value = None
-    if x.value is not None and x.value.dtype != object:
+    if numeric(x.value) is not None:
         try:
-            value = x.value.astype(np_dtype(to))
+            value = numeric(x.value).astype(np_dtype(to))
         except (KeyError, TypeError, ValueError):
             value = None
     return [Tensor(list(x.shape), to, value, x.why)]

@@ -13,6 +13,9 @@ knows (ONNX 1.12's shape inference, with data propagation, leaves it unknown):
   - split_input: Split with its `split` input computed from x's shape ([2, 6]);
   - concat_resize: a Concat one of whose inputs is a Resize to `sizes` from Shape -> Slice -> Concat;
   - squeeze_unsqueeze: Unsqueeze, Transpose, Squeeze and elementwise broadcasting (Add, Mul, Where) after them;
+  - symbolic_batch: a Slice of xs: [N, 8, 6, 6] at channels Shape(xs)[1] / 2: [N, 4, 6, 6], reshaped to
+    [Shape(xs)[0], -1, 3, 12] (N cancels in -1): [N, 4, 3, 12] (N stays the model's symbol: such a Conv is skipped
+    for it, not for an unknown dimension);
 and Conv inputs that truly cannot be known, each with its reason:
   - data_dependent: a Reshape to a shape taken from NonZero's output (its size depends on the data);
   - custom_op: the output of an operator of another domain (no shape rule);
@@ -111,6 +114,16 @@ node("Greater", [const("zero", 0, np.float32), "scaled"], "positive")
 node("Where", ["positive", const("zeros", np.zeros((1, 1, 1, 6)), np.float32), "scaled"], "selected")
 conv("squeeze_unsqueeze", "selected", 4)
 
+# ---- symbolic_batch: xs: [N, 8, 6, 6]; the channel count from Shape(xs) is known though N is not: [N, 4, 6, 6]
+node("Shape", ["xs"], "xs_shape")
+node("Gather", ["xs_shape", const("idx_c", [1])], "xs_c")
+node("Div", ["xs_c", "two"], "xs_mid")
+node("Slice", ["xs", "xs_mid", "xs_c", "axis1"], "xs_half")
+node("Gather", ["xs_shape", const("idx_n", [0])], "xs_n")  # ["N"]
+node("Concat", ["xs_n", "minus_one", const("to_3x12", [3, 12])], "xs_new_shape", axis=0)
+node("Reshape", ["xs_half", "xs_new_shape"], "xs_reshaped")  # -1 = 4N * 6 * 6 / (3N * 12): N cancels, 4
+conv("symbolic_batch", "xs_reshaped", 4)
+
 # ---- data_dependent: a Reshape to [1, n, -1, 6], n the count of NonZero(mask): not known before running
 node("NonZero", ["mask"], "nz")
 node("Shape", ["nz"], "nz_shape")
@@ -130,6 +143,7 @@ conv("declared_wrong", "wrong", 4)
 
 graph = helper.make_graph(nodes, "shapes",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, X),
+                           helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["N", 8, 6, 6]),
                            helper.make_tensor_value_info("mask", TensorProto.BOOL, [8])],
                           [helper.make_tensor_value_info(n.output[0], TensorProto.FLOAT, None)
                            for n in nodes if n.op_type == "Conv"],
@@ -145,7 +159,7 @@ read = {n["name"]: n["tensors"].get(n["inputs"][0], {}) for n in json.loads(p.st
 
 known = {"shuffle_split": [1, 4, 6, 6], "shuffle_slice": [1, 4, 6, 6], "slice_clamp": [1, 3, 4, 3],
          "split_input_2": [1, 2, 6, 6], "split_input_6": [1, 6, 6, 6], "concat_resize": [1, 16, 6, 6],
-         "squeeze_unsqueeze": [1, 4, 6, 6]}
+         "squeeze_unsqueeze": [1, 4, 6, 6], "symbolic_batch": ["N", 4, 3, 12]}
 if clamped_shape != known["slice_clamp"]:
     failures.append(f"the test's own slice_clamp expectation {known['slice_clamp']} is not numpy's {clamped_shape}")
 for name, shape in known.items():

@@ -7,7 +7,9 @@ shufflenet_v2_x0_5 (random weights: weights=None, nothing is downloaded) at 1x3x
 shuffle (Reshape, Transpose, Reshape) and the Slice halves torch.onnx.export writes for chunk() leave 39 of its 56
 Conv inputs without a shape after ONNX's shape inference; formats/onnx_shapes.py must find all of them. The oracle
 is PyTorch itself: forward hooks record each convolution's input and weight shapes, and the (X, W) shapes of the
-ONNX Conv nodes must be the same multiset. Exit 77 (skipped) where python3-torchvision does not import.
+ONNX Conv nodes must be the same multiset. Exported a second time with a symbolic batch (dynamic_axes, "N"), every
+Conv input must be [N, ...] with PyTorch's other dimensions (the -1 of the shuffle's Reshape is found with N on both
+sides). Exit 77 (skipped) where python3-torchvision does not import.
 """
 import collections
 import json
@@ -37,30 +39,43 @@ with torch.no_grad():
 for h in hooks:
     h.remove()
 
-path = os.path.join(tempfile.mkdtemp(prefix="convcheck-onnx-torchvision-"), "shufflenet_v2_x0_5.onnx")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    torch.onnx.export(model, x, path, opset_version=13)
-p = subprocess.run(["/usr/bin/python3", converter, path], capture_output=True, text=True)
-if p.returncode != 0:
-    sys.exit(f"FAILED: {converter} {path}: exit {p.returncode}\n{p.stderr}")
-nodes = [n for n in json.loads(p.stdout)["nodes"] if n["op_type"] == "Conv"]
-read, unknown = collections.Counter(), []
-for n in nodes:
-    x_facts, w_facts = (n["tensors"].get(name, {}) for name in n["inputs"][:2])
-    xs, ws = x_facts.get("shape"), w_facts.get("shape")
-    if xs is None or None in xs or ws is None:
-        unknown.append(f"{n['name']}: X {xs} ({x_facts.get('unknown_because')})")
-    else:
-        read[(tuple(xs), tuple(ws))] += 1
+tmp = tempfile.mkdtemp(prefix="convcheck-onnx-torchvision-")
 failures = []
-if len(nodes) != len(convs) or len(convs) != 56:
-    failures.append(f"{len(nodes)} Conv nodes in the ONNX model, {len(convs)} Conv2d modules (expected 56)")
-if unknown:
-    failures.append(f"{len(unknown)} of {len(nodes)} Conv inputs have no known shape:\n  " + "\n  ".join(unknown))
-if read != seen:
-    failures.append(f"the Conv shapes read are not PyTorch's: read only {dict(read - seen)}, "
-                    f"PyTorch only {dict(seen - read)}")
+
+
+def check_export(name, dynamic_batch):
+    """Export the model (with a symbolic batch "N" or not) and compare its Conv nodes' (X, W) shapes with PyTorch's."""
+    path = os.path.join(tmp, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, x, path, opset_version=13, input_names=["x"],
+                          dynamic_axes={"x": {0: "N"}} if dynamic_batch else None)
+    p = subprocess.run(["/usr/bin/python3", converter, path], capture_output=True, text=True)
+    if p.returncode != 0:
+        failures.append(f"{converter} {path}: exit {p.returncode}\n{p.stderr}")
+        return
+    nodes = [n for n in json.loads(p.stdout)["nodes"] if n["op_type"] == "Conv"]
+    read, unknown = collections.Counter(), []
+    for n in nodes:
+        x_facts, w_facts = (n["tensors"].get(t, {}) for t in n["inputs"][:2])
+        xs, ws = x_facts.get("shape"), w_facts.get("shape")
+        if xs is None or None in xs or ws is None:
+            unknown.append(f"{n['name']}: X {xs} ({x_facts.get('unknown_because')})")
+        else:
+            # with a symbolic batch every X is [N, ...]: the rest must be PyTorch's
+            read[(tuple(1 if dynamic_batch and i == 0 and d == "N" else d for i, d in enumerate(xs)), tuple(ws))] += 1
+    if len(nodes) != len(convs) or len(convs) != 56:
+        failures.append(f"{name}: {len(nodes)} Conv nodes, {len(convs)} Conv2d modules (expected 56)")
+    if unknown:
+        failures.append(f"{name}: {len(unknown)} of {len(nodes)} Conv inputs have no known shape:\n  " +
+                        "\n  ".join(unknown))
+    if read != seen:
+        failures.append(f"{name}: the Conv shapes read are not PyTorch's: read only {dict(read - seen)}, "
+                        f"PyTorch only {dict(seen - read)}")
+
+
+check_export("shufflenet_v2_x0_5.onnx", dynamic_batch=False)
+check_export("shufflenet_v2_x0_5_batch_n.onnx", dynamic_batch=True)
 if failures:
     sys.exit("\n".join(["FAILED:"] + failures))
-print(f"shufflenet_v2_x0_5: all {len(nodes)} Conv nodes read, with PyTorch's shapes")
+print("shufflenet_v2_x0_5: all 56 Conv nodes read with PyTorch's shapes, batch 1 and batch N")
