@@ -19,10 +19,12 @@ domain; nodes of model-local functions are reported with the function's name (th
 on the call site). For each: its graph, index, name, op_type, domain, inputs and outputs, its
 attributes with their ONNX types, the node as onnx.helper.printable_node writes it, and for every
 input and output: the element type name (FLOAT, FLOAT16, ...) and the shape, each dimension an
-integer, a symbolic name (dim_param) or null (unknown); a null shape when not even the rank is
-known; where the shape or a dimension is unknown, "unknown_because" says why (the shape evaluation's
-reason: data computed at run time, an operator without a shape rule, ...). Tensors are taken from the graph's inputs, value_info, outputs and initializers and from the
-enclosing graphs'; initializer data is never loaded (external data neither).
+integer, a symbolic name the model declares (dim_param; those ONNX's inference makes up, "unk__0",
+are unknown) or null (unknown); a null shape when not even the rank is known; where the shape or a
+dimension is unknown, "unknown_because" says why (the shape evaluation's reason: data computed at
+run time, an operator without a shape rule, ...). Tensors are taken from the graph's inputs,
+value_info, outputs and initializers and from the enclosing graphs'; initializer data is read only
+for tensors of at most 1,024 elements (the shape evaluation's constants), external data never.
 
 Output: {"format": "convcheck-onnx-conv-nodes", "format_version": 1, "model": ..., "onnx_version": ...,
          "ir_version": ..., "opsets": {"": 13, ...}, "nodes": [...]}

@@ -38,7 +38,7 @@ class Tensor:
         self.elem_type = elem_type
         if value is not None and not isinstance(value, np.ndarray):  # numpy's scalar of a Gather, a symbol "N"
             value = np.array(value, dtype=object if isinstance(value, str) else None)
-        self.value = value
+        self.value = value if value is None or value.size <= VALUE_LIMIT else None
         self.why = why
         self.value_why = None  # why some entries of a value are unknown (None): a Shape of unknown dimensions
 
@@ -46,9 +46,6 @@ class Tensor:
         """A value some of whose entries are unknown (None) or symbols: the Shape of a tensor not fully known."""
         return self.value is not None and self.value.dtype == object and \
             any(not isinstance(v, (int, np.integer)) for v in self.value.reshape(-1).tolist())
-
-    def fully_known(self):
-        return self.shape is not None and all(d is not None for d in self.shape)
 
 
 class Unknown(Exception):
@@ -92,6 +89,7 @@ class Graph:
         self.known = dict(outer)
         self.inferred = inferred  # name -> (elem_type, shape) as ONNX's shape inference gives it
         self.symbols = symbols  # the symbolic dimensions the model itself declares
+        self.producers = {}  # tensor name -> the node that computes it, described
 
     def need(self, name, node, role):
         """The input `name` of `node` as a Tensor whose shape is known (its rank at least)."""
@@ -107,23 +105,27 @@ class Graph:
         t = self.known.get(name)
         if t is not None and t.value is not None:
             return t.value
-        why = t and (t.why or t.value_why) or f"'{name}' holds data the model computes at run time"
+        why = (t.why or t.value_why) if t is not None else None
+        if not why and name in self.producers:
+            why = f"'{name}' is the output of {self.producers[name]}, whose values the shape evaluation does not " \
+                  f"compute: data computed at run time, or an operator it only knows the shapes of"
+        why = why or f"'{name}' is a graph input (data given at run time) or a tensor of over {VALUE_LIMIT} elements"
         raise Unknown(f"{describe(node)} takes its {role} from '{name}', whose value is not known before running the "
                       f"model ({why})")
 
     def run(self):
-        for index, node in enumerate(self.graph.node):
-            self.node(index, node)
+        for node in self.graph.node:
+            self.node(node)
         return self.known
 
-    def node(self, index, node):
+    def node(self, node):
         outputs = [o for o in node.output]
         try:
             if node.domain in ("", "ai.onnx") and node.op_type in RULES:
                 inputs = [self.known.get(i) if i else None for i in node.input]
                 results = RULES[node.op_type](self, node, inputs, attributes(node))
             elif any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
-                raise Unknown(f"{describe(node)}: the shapes of a node with subgraphs are ONNX's shape inference's only")
+                raise Unknown(f"{describe(node)}: the shapes of a node with subgraphs are ONNX's inference's only")
             else:
                 results = self.onnx_node_inference(node)
         except Unknown as e:
@@ -132,15 +134,18 @@ class Graph:
             results = [Tensor(None, why=f"the shape evaluation of {describe(node)} fails ({type(e).__name__}: {e})")
                        for _ in outputs]
         for name, t in zip(outputs, results):
+            if (t.shape is None or None in t.shape) and t.why is None:  # an unknown input's reason moves on
+                t.why = next((self.known[i].why for i in node.input if i in self.known and self.known[i].why), None)
             if (t.value is None or t.partial()) and t.value_why is None:  # the reason moves with the value
                 t.value_why = next((self.known[i].value_why for i in node.input
                                     if i in self.known and self.known[i].value_why), None)
             if name:
                 self.known[name] = self.merge(name, t, node)
+                self.producers[name] = describe(node)
 
     def merge(self, name, t, node):
-        """The evaluation's tensor, with what ONNX's shape inference knows and it does not; a disagreement leaves the
-        shape unknown (neither is taken for the other)."""
+        """The evaluation's tensor, with what ONNX's shape inference (or the model's declaration) knows and it does not;
+        two different sizes of one dimension leave the shape unknown (neither is taken for the other)."""
         elem_type, inferred = self.inferred.get(name, (0, None))
         t.elem_type = t.elem_type or elem_type
         if inferred is None:
@@ -155,9 +160,9 @@ class Graph:
             return disagreement(name, node, inferred, t)
         shape = []
         for mine, theirs in zip(t.shape, inferred):
-            if mine is not None and theirs is not None and mine != theirs:
+            if isinstance(mine, int) and isinstance(theirs, int) and mine != theirs:
                 return disagreement(name, node, inferred, t)
-            shape.append(mine if mine is not None else theirs)
+            shape.append(mine if isinstance(mine, int) or theirs is None else theirs)  # a size over a symbol
         t.shape = shape
         if all(d is not None for d in shape):
             t.why = None
@@ -275,8 +280,9 @@ def evaluate_graph(graph, opsets, outer, outer_inferred, symbols, path, out):
     for vi in graph.input:
         elem_type, shape = value_info_shape(vi)
         start[vi.name] = Tensor(shape, elem_type, None,
-                                None if shape is not None and None not in shape else
-                                f"the graph input '{vi.name}' is declared without all its dimensions")
+                                f"the graph input '{vi.name}' is declared without a shape" if shape is None else
+                                f"the graph input '{vi.name}' is declared with unknown dimensions" if None in shape
+                                else None)
     for init in graph.initializer:  # an initializer overrides an input of the same name (a default value)
         start[init.name] = initializer_tensor(init)
     known = Graph(graph, opsets, start, inferred, symbols).run()
@@ -512,7 +518,8 @@ def rule_slice(g, node, inputs, attrs):
     for start, end, axis, step in zip(starts, ends, axes, steps):
         dim = shape[axis]
         if not isinstance(dim, int):
-            shape[axis] = None  # clamping needs the size
+            if not (start == 0 and step == 1 and end >= 2 ** 31 - 1):  # all of it (INT_MAX) keeps even a symbol
+                shape[axis] = None  # clamping needs the size
             continue
         b, e, size = slice_bounds(start, end, step, dim)
         shape[axis] = size
@@ -521,29 +528,28 @@ def rule_slice(g, node, inputs, attrs):
     if data.value is not None and all(d is not None for d in shape):
         value = data.value[tuple(index)]
     return [Tensor(shape, data.elem_type, value,
-                   None if None not in shape else f"{describe(node)} slices a dimension of unknown size")]
+                   None if None not in shape else data.why or f"{describe(node)} slices a dimension of unknown size")]
 
 
 def rule_split(g, node, inputs, attrs):
-    """Split: "Split a tensor into a list of tensors, along the specified axis. Either input 'split' or the attribute
-    'num_outputs' should be specified, but not both" (opset 18); opset 13 takes 'split' as an optional input ("Optional
-    length of each output"), opsets 2-12 as an attribute; without it "the tensor is split to equal sized parts" (opset
-    18: "If the tensor is not evenly splittable the last chunk will be smaller")."""
+    """Split: "Split a tensor into a list of tensors, along the specified axis. Lengths of the parts can be specified
+    using input 'split'. Otherwise, the tensor is split to equal sized parts" (opset 13: 'split' is an optional input,
+    "Optional length of each output. Values should be >= 0. Sum of the values must be equal to the dim value at
+    'axis' specified"; opsets 2-12: an attribute). Opset 18's num_outputs is beyond python3-onnx 1.12 (opset 17)."""
     x = g.need(node.input[0], node, "input")
     axis = norm_axis(attrs.get("axis", 0), len(x.shape), node)
     n = len(node.output)
     dim = x.shape[axis]
     if g.opset >= 13 and len(node.input) > 1 and node.input[1]:
         split = int_dims(g.need_value(node.input[1], node, "split"))
+        if split is None:
+            raise Unknown(f"{describe(node)}: its split sizes are not all known")
     else:
         split = attrs.get("split")
     if split is None:
         if not isinstance(dim, int):
             raise Unknown(f"{describe(node)} splits a dimension of unknown size ({dims_text(x.shape)}, axis {axis})")
-        if "num_outputs" in attrs and g.opset >= 18:
-            chunk = -(-dim // attrs["num_outputs"])
-            split = [min(chunk, dim - i * chunk) for i in range(attrs["num_outputs"])]
-        elif dim % n:
+        if dim % n:
             raise Unknown(f"{describe(node)}: {dim} does not split into {n} equal parts (an invalid model)")
         else:
             split = [dim // n] * n
@@ -637,7 +643,8 @@ def rule_reshape(g, node, inputs, attrs):
     why = None
     if any(d is None for d in shape):
         target_why = g.known[node.input[1]].value_why if g.opset >= 5 else None
-        why = target_why or data.why or f"{describe(node)}: the new shape's -1 or 0 entries read dimensions of unknown size"
+        why = target_why or data.why or \
+            f"{describe(node)}: the new shape's -1 or 0 entries read dimensions of unknown size"
     return [Tensor(shape, data.elem_type, value, why)]
 
 
@@ -729,13 +736,14 @@ def rule_constant_of_shape(g, node, inputs, attrs):
 
 def rule_range(g, node, inputs, attrs):
     """Range: "number_of_elements = max( ceil( (limit - start) / delta ) , 0 )"."""
-    start, limit, delta = (g.need_value(node.input[i], node, role) for i, role in enumerate(("start", "limit", "delta")))
+    start, limit, delta = (g.need_value(node.input[i], node, role)
+                           for i, role in enumerate(("start", "limit", "delta")))
     start, limit, delta = numeric(start), numeric(limit), numeric(delta)
     if start is None or limit is None or delta is None or float(delta) == 0:
         raise Unknown(f"{describe(node)}: its start, limit or delta is not a known number")
-    value = np.arange(start, limit, delta, dtype=np.result_type(start, limit, delta))
     count = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
-    return [Tensor([count], g.known[node.input[0]].elem_type, value if count <= VALUE_LIMIT else None)]
+    value = np.arange(start, limit, delta, dtype=np.result_type(start, limit, delta)) if count <= VALUE_LIMIT else None
+    return [Tensor([count], g.known[node.input[0]].elem_type, value)]
 
 
 def rule_cast(g, node, inputs, attrs):

@@ -3,8 +3,8 @@
 
 usage: onnx_shapes_check.py <onnx_conv_nodes.py>
 
-One model, x: FLOAT [1, 8, 6, 6], in which each Conv reads a tensor that only a shape-only evaluation of the graph
-knows (ONNX 1.12's shape inference, with data propagation, leaves it unknown):
+One model (opset 15), x: FLOAT [1, 8, 6, 6], in which each Conv reads a tensor that only a shape-only evaluation of
+the graph knows (ONNX 1.12's shape inference, with data propagation, leaves it unknown):
   - shuffle_split: the channel shuffle (Reshape to a shape from Shape -> Gather -> Div -> Unsqueeze -> Concat,
     Transpose, Reshape with 0 and -1) and an equal Split without the opset-13 `split` input;
   - shuffle_slice: the halves torch.onnx.export writes as Slice, `starts`/`ends` from Shape -> Gather -> Add -> Div;
@@ -16,14 +16,19 @@ knows (ONNX 1.12's shape inference, with data propagation, leaves it unknown):
   - symbolic_batch: a Slice of xs: [N, 8, 6, 6] at channels Shape(xs)[1] / 2: [N, 4, 6, 6], reshaped to
     [Shape(xs)[0], -1, 3, 12] (N cancels in -1): [N, 4, 3, 12] (N stays the model's symbol: such a Conv is skipped
     for it, not for an unknown dimension);
+  - expand_range: Expand of a ConstantOfShape to [1, Shape(Range(0, c / 4, 1)), Shape(x, start=-2)], a Gather with
+    a negative index (opset 15 for Shape's start);
 and Conv inputs that truly cannot be known, each with its reason:
   - data_dependent: a Reshape to a shape taken from NonZero's output (its size depends on the data);
   - custom_op: the output of an operator of another domain (no shape rule);
   - declared_wrong: a declared shape the evaluation disagrees with (neither is taken).
+A second model, opset 9, reads Slice, Split, Unsqueeze and Squeeze from their attributes (opset9_split_3/_5).
 """
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import onnx
@@ -33,6 +38,7 @@ converter = sys.argv[1]
 failures = []
 X = [1, 8, 6, 6]
 INT64_MAX = np.iinfo(np.int64).max
+OPSET = 15  # Shape's start and end; every other operator here reads as in opset 13
 
 nodes, inits, value_info = [], [], []
 
@@ -56,6 +62,8 @@ def conv(name, x, c, o=2, k=1):
     inits.append(numpy_helper.from_array(np.ones((o, c, k, k), np.float32), name + "_w"))
     node("Conv", [x, name + "_w"], name + "_y", name=name)
 
+
+const("one_dim_", [1])
 
 # ---- shuffle_split: channel shuffle as torchvision's ShuffleNet writes it, then Split into two equal halves
 node("Shape", ["x"], "s")
@@ -124,11 +132,24 @@ node("Concat", ["xs_n", "minus_one", const("to_3x12", [3, 12])], "xs_new_shape",
 node("Reshape", ["xs_half", "xs_new_shape"], "xs_reshaped")  # -1 = 4N * 6 * 6 / (3N * 12): N cancels, 4
 conv("symbolic_batch", "xs_reshaped", 4)
 
+# ---- expand_range: Range(0, c / 4, 1) = [0, 1]; Expand of a ConstantOfShape [1, 1, x[-2], 1] to
+#      [1, Shape(range), Shape(x, start=-2)] = [1, 2, 6, 6] (Gather's negative index, Shape's start: opset 15)
+node("Squeeze", ["quarter", const("ax0", [0])], "quarter_scalar")
+node("Range", [const("r0", 0), "quarter_scalar", const("r1", 1)], "range")
+node("Shape", ["range"], "range_shape")
+node("Shape", ["x"], "hw_shape", start=-2)
+node("Concat", ["one_dim_", "range_shape", "hw_shape"], "expand_to", axis=0)
+node("Gather", ["s", const("idx_neg2", [-2])], "h_neg")
+node("Concat", ["one_dim_", "one_dim_", "h_neg", "one_dim_"], "small_shape", axis=0)
+node("ConstantOfShape", ["small_shape"], "small", value=helper.make_tensor("v", TensorProto.FLOAT, [1], [0.5]))
+node("Expand", ["small", "expand_to"], "expanded")
+conv("expand_range", "expanded", 2)
+
 # ---- data_dependent: a Reshape to [1, n, -1, 6], n the count of NonZero(mask): not known before running
 node("NonZero", ["mask"], "nz")
 node("Shape", ["nz"], "nz_shape")
 node("Gather", ["nz_shape", const("idx1", [1])], "count")
-node("Concat", [const("one_dim", [1]), "count", "minus_one", const("six", [6])], "dd_shape", axis=0)
+node("Concat", ["one_dim_", "count", "minus_one", const("six", [6])], "dd_shape", axis=0)
 node("Reshape", ["x", "dd_shape"], "dd", name="reshape_by_data")
 conv("data_dependent", "dd", 8)
 
@@ -148,18 +169,44 @@ graph = helper.make_graph(nodes, "shapes",
                           [helper.make_tensor_value_info(n.output[0], TensorProto.FLOAT, None)
                            for n in nodes if n.op_type == "Conv"],
                           initializer=inits, value_info=value_info)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
-path = "/tmp/convcheck-onnx-shapes-check.onnx"
-onnx.save(model, path)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.example", 1)])
+tmp = tempfile.mkdtemp(prefix="convcheck-onnx-shapes-")
 
-p = subprocess.run(["/usr/bin/python3", converter, path], capture_output=True, text=True)
-if p.returncode != 0:
-    sys.exit(f"FAILED: {converter} {path}: exit {p.returncode}\n{p.stderr}")
-read = {n["name"]: n["tensors"].get(n["inputs"][0], {}) for n in json.loads(p.stdout)["nodes"]}
+
+def read_conv_inputs(model, name):
+    """{Conv node name: the facts of its X} as the converter reads them."""
+    path = os.path.join(tmp, name)
+    onnx.save(model, path)
+    p = subprocess.run(["/usr/bin/python3", converter, path], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"FAILED: {converter} {path}: exit {p.returncode}\n{p.stderr}")
+    return {n["name"]: n["tensors"].get(n["inputs"][0], {}) for n in json.loads(p.stdout)["nodes"]}
+
+
+read = read_conv_inputs(model, "shapes.onnx")
+
+# ---- opset 9: Slice's starts/ends/axes, Split's split, Unsqueeze's and Squeeze's axes are attributes. x reshaped to a
+#      shape computed from Shape(x) (unknown to ONNX's inference), sliced to [1, 8, 2:6, 6], split [3, 5] on axis 1,
+#      unsqueezed at 0 and squeezed at 1: [1, 3, 4, 6] and [1, 5, 4, 6]
+nodes, inits = [], []
+node("Shape", ["x"], "s")
+node("Div", ["s", const("ones4", [1, 1, 1, 1])], "same_shape")
+node("Reshape", ["x", "same_shape"], "x_again")
+node("Slice", ["x_again"], "rows", starts=[2, -100], ends=[6, 1000], axes=[2, 1])  # starts -100 -> 0, ends 1000 -> 8
+node("Split", ["rows"], ["part_3", "part_5"], axis=1, split=[3, 5])
+node("Unsqueeze", ["part_3"], "part_3u", axes=[0])
+node("Squeeze", ["part_3u"], "part_3s", axes=[1])
+conv("opset9_split_3", "part_3s", 3)
+conv("opset9_split_5", "part_5", 5)
+graph = helper.make_graph(nodes, "opset9", [helper.make_tensor_value_info("x", TensorProto.FLOAT, X)],
+                          [helper.make_tensor_value_info(n.output[0], TensorProto.FLOAT, None)
+                           for n in nodes if n.op_type == "Conv"], initializer=inits)
+read.update(read_conv_inputs(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)]), "opset9.onnx"))
 
 known = {"shuffle_split": [1, 4, 6, 6], "shuffle_slice": [1, 4, 6, 6], "slice_clamp": [1, 3, 4, 3],
          "split_input_2": [1, 2, 6, 6], "split_input_6": [1, 6, 6, 6], "concat_resize": [1, 16, 6, 6],
-         "squeeze_unsqueeze": [1, 4, 6, 6], "symbolic_batch": ["N", 4, 3, 12]}
+         "squeeze_unsqueeze": [1, 4, 6, 6], "symbolic_batch": ["N", 4, 3, 12], "expand_range": [1, 2, 6, 6],
+         "opset9_split_3": [1, 3, 4, 6], "opset9_split_5": [1, 5, 4, 6]}
 if clamped_shape != known["slice_clamp"]:
     failures.append(f"the test's own slice_clamp expectation {known['slice_clamp']} is not numpy's {clamped_shape}")
 for name, shape in known.items():
