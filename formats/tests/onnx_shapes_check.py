@@ -170,7 +170,8 @@ graph = helper.make_graph(nodes, "shapes",
                            for n in nodes if n.op_type == "Conv"],
                           initializer=inits, value_info=value_info)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.example", 1)])
-tmp = tempfile.mkdtemp(prefix="convcheck-onnx-shapes-")
+_tmp = tempfile.TemporaryDirectory(prefix="convcheck-onnx-shapes-")  # removed at exit
+tmp = _tmp.name
 
 
 def read_conv_inputs(model, name):

@@ -39,7 +39,8 @@ with torch.no_grad():
 for h in hooks:
     h.remove()
 
-tmp = tempfile.mkdtemp(prefix="convcheck-onnx-torchvision-")
+_tmp = tempfile.TemporaryDirectory(prefix="convcheck-onnx-torchvision-")  # removed at exit
+tmp = _tmp.name
 failures = []
 
 
