@@ -9,7 +9,9 @@ model says; every decision about convolution (the ONNX dialect's reading of the 
 convcheck can run, what is skipped and why) is made on the C++ side, so that the dialect is the one
 in reference/src/dialects/onnx.cpp. It is read by Debian's python3-onnx (onnx.load, then
 onnx.shape_inference.infer_shapes, so a tensor whose shape is not declared gets the shape ONNX's own
-shape inference gives it).
+shape inference gives it), and where that leaves a shape unknown, by the shape-only evaluation of the
+graph in onnx_shapes.py (the values computed from shapes and constants folded: Shape, Gather, Slice,
+Split, Concat, Reshape, ...).
 
 Reported: every node (in the main graph and, recursively, in the subgraphs of If/Loop/Scan... nodes)
 whose op_type is Conv, ConvTranspose, ConvInteger or QLinearConv, or contains "Conv" in another
@@ -17,9 +19,12 @@ domain; nodes of model-local functions are reported with the function's name (th
 on the call site). For each: its graph, index, name, op_type, domain, inputs and outputs, its
 attributes with their ONNX types, the node as onnx.helper.printable_node writes it, and for every
 input and output: the element type name (FLOAT, FLOAT16, ...) and the shape, each dimension an
-integer, a symbolic name (dim_param) or null (unknown); a null shape when not even the rank is
-known. Tensors are taken from the graph's inputs, value_info, outputs and initializers and from the
-enclosing graphs'; initializer data is never loaded (external data neither).
+integer, a symbolic name the model declares (dim_param; those ONNX's inference makes up, "unk__0",
+are unknown) or null (unknown); a null shape when not even the rank is known; where the shape or a
+dimension is unknown, "unknown_because" says why (the shape evaluation's reason: data computed at
+run time, an operator without a shape rule, ...). Tensors are taken from the graph's inputs,
+value_info, outputs and initializers and from the enclosing graphs'; initializer data is read only
+for tensors of at most 1,024 elements (the shape evaluation's constants), external data never.
 
 Output: {"format": "convcheck-onnx-conv-nodes", "format_version": 1, "model": ..., "onnx_version": ...,
          "ir_version": ..., "opsets": {"": 13, ...}, "nodes": [...]}
@@ -42,6 +47,7 @@ try:
     import onnx
     from onnx import helper, shape_inference
     from google.protobuf.message import DecodeError
+    import onnx_shapes  # next to this script
 except ImportError as e:  # e.g. /usr/bin/python3 without python3-onnx
     fail(f"cannot import onnx ({e}): reading an ONNX model needs Debian's python3-onnx "
          f"(apt-get install python3-onnx)")
@@ -72,11 +78,25 @@ def value_info_facts(vi):
             "shape": shape_of(tt.shape) if tt.HasField("shape") else None}
 
 
-def graph_tensors(graph, outer):
-    """name -> facts, for every tensor this graph (and the graphs around it) declares."""
+def graph_tensors(graph, outer, evaluated):
+    """name -> facts, for every tensor this graph (and the graphs around it) declares, with the shapes the shape
+    evaluation (`evaluated`: name -> onnx_shapes.Tensor) finds where ONNX's shape inference gives none."""
     tensors = dict(outer)
     for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
         tensors[vi.name] = value_info_facts(vi)
+    for name, t in evaluated.items():
+        if name not in tensors or tensors[name].get("kind"):
+            continue
+        facts = tensors[name]
+        facts["shape"] = t.shape  # what ONNX's inference gives, completed (or, where they disagree, unknown)
+        if t.why and (t.shape is None or None in t.shape):
+            facts["unknown_because"] = t.why
+    for name, t in evaluated.items():  # a tensor ONNX's inference gives no type at all
+        if name not in tensors and t.shape is not None:
+            tensors[name] = {"elem_type": elem_type_name(t.elem_type) if t.elem_type else None, "shape": t.shape}
+        elif name not in tensors:
+            tensors[name] = {"elem_type": elem_type_name(t.elem_type) if t.elem_type else None, "shape": None,
+                             "unknown_because": t.why or "no shape is known"}
     for init in graph.initializer:
         tensors[init.name] = {"elem_type": elem_type_name(init.data_type), "shape": list(init.dims)}
     for init in graph.sparse_initializer:
@@ -117,18 +137,18 @@ def is_conv(node):
            (node.domain not in ("", "ai.onnx") and "Conv" in node.op_type)
 
 
-def walk(graph, graph_path, outer, out):
-    tensors = graph_tensors(graph, outer)
+def walk(graph, graph_path, outer, evaluated, out):
+    tensors = graph_tensors(graph, outer, evaluated.get(graph_path, {}))
     for index, node in enumerate(graph.node):
         if is_conv(node):
             out.append(node_facts(node, graph_path, index, tensors))
         for a in node.attribute:  # If/Loop/Scan bodies see the tensors of the graphs around them
             label = node.name or f"#{index}"
             if a.type == onnx.AttributeProto.GRAPH:
-                walk(a.g, f"{graph_path}/{label}.{a.name}", tensors, out)
+                walk(a.g, f"{graph_path}/{label}.{a.name}", tensors, evaluated, out)
             elif a.type == onnx.AttributeProto.GRAPHS:
                 for i, g in enumerate(a.graphs):
-                    walk(g, f"{graph_path}/{label}.{a.name}[{i}]", tensors, out)
+                    walk(g, f"{graph_path}/{label}.{a.name}[{i}]", tensors, evaluated, out)
 
 
 def main():
@@ -154,8 +174,9 @@ def main():
         inferred = shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
     except Exception as e:  # onnx raises its own InferenceError/ValidationError types
         fail(f"{path}: ONNX shape inference fails: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+    evaluated = onnx_shapes.evaluate(model, inferred)
     nodes = []
-    walk(inferred.graph, "main", {}, nodes)
+    walk(inferred.graph, "main", {}, evaluated, nodes)
     for function in inferred.functions:
         for index, node in enumerate(function.node):
             if is_conv(node):

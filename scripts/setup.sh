@@ -21,6 +21,8 @@ packages=(
   ocl-icd-opencl-dev
   # reports, vectors and their tests (Debian's own /usr/bin/python3)
   python3 python3-numpy python3-jinja2 python3-matplotlib python3-pytest python3-torch python3-onnx
+  # a torchvision model (random weights) exported to ONNX, read as a suite (formats/tests/onnx_torchvision_check.py)
+  python3-torchvision
   # headless browser for the report's render test
   chromium
 )

@@ -5,7 +5,8 @@
 //   - Conv and ConvTranspose: inputs X, W and B (present iff the node has a third, non-empty input);
 //     its attributes must be the operator's own (Conv: auto_pad, dilations, group, kernel_shape, pads,
 //     strides; ConvTranspose also output_padding and output_shape) with their ONNX types; X, W (and B)
-//     fully static after shape inference and of one element type, FLOAT, FLOAT16 or BFLOAT16 (f32,
+//     fully static after shape inference and the converter's shape evaluation (else skipped, with the
+//     converter's reason where it gives one) and of one element type, FLOAT, FLOAT16 or BFLOAT16 (f32,
 //     f16, bf16); 1-D to 3-D (X and W 3-D to 5-D);
 //   - Conv: the ONNX dialect reads the attributes with those shapes (its refusal or an empty output:
 //     skipped with its words); W[1] * group = C and B of shape [M];
@@ -50,12 +51,18 @@ std::string join_x(const std::vector<std::int64_t>& values) {
     return s;
 }
 
-// The static shape of tensor `name` (its role "X", "W", "B" in the messages); skips otherwise.
+// The static shape of tensor `name` (its role "X", "W", "B" in the messages); skips otherwise, with the converter's
+// reason where it gives one ("unknown_because": the shape evaluation's, formats/onnx_shapes.py).
 std::vector<std::int64_t> static_shape(const json& node, const std::string& name, const std::string& role) {
     const json& tensors = node.at("tensors");
+    const std::string why = tensors.contains(name) && tensors[name].contains("unknown_because")
+                                ? tensors[name]["unknown_because"].get<std::string>()
+                                : std::string();
     if (!tensors.contains(name) || tensors[name].at("shape").is_null())
-        throw Skip{role + " has no known shape, even after ONNX shape inference"};
+        throw Skip{role + " has no known shape" + (why.empty() ? ", even after ONNX shape inference" : ": " + why)};
     const json& shape = tensors[name]["shape"];
+    const bool unknown = std::any_of(shape.begin(), shape.end(), [](const json& d) { return d.is_null(); });
+    if (unknown && !why.empty()) throw Skip{role + " has unknown dimensions " + dims_text(shape) + ": " + why};
     std::vector<std::int64_t> dims;
     for (const json& d : shape) {
         if (!d.is_number_integer())

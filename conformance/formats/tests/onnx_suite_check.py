@@ -14,6 +14,9 @@ Builds small models with python3-onnx (onnx.helper) and checks `convcheck list/r
   - transposed.onnx: ConvTranspose nodes over pads, output_padding, output_shape, auto_pad, group,
     dilations, strides, 1-D/3-D, bias, f16: each is one "deconv:" case whose descriptor is the one written
     here by hand AND the one `convcheck describe --dialect onnx_transpose` gives, and every case passes;
+  - shuffle.onnx: a channel shuffle as torch.onnx.export writes it (Slice ends from Shape -> Gather -> Add -> Div ->
+    Mul), whose Conv input only the converter's shape evaluation knows, is a passing case; a Conv after a Reshape to
+    a shape from NonZero's output is skipped with the evaluation's reason;
   - skips.onnx: a ConvTranspose the ONNX transposed dialect refuses, a DOUBLE Conv, a ConvInteger and a
     Conv with a symbolic batch are skipped with their reasons (printed, counted) while the one plain Conv runs;
   - a garbage file, an empty file and python without python3-onnx: exit 2 with a clear message.
@@ -240,6 +243,47 @@ for branch in ("then", "else"):
           f"nested.onnx: no case for conv_{branch}:\n{listing.stdout}")
 check("skipped 1 input" in listing.stdout and "inside the model-local function local.block" in listing.stdout,
       f"nested.onnx: the function's Conv is not reported as skipped:\n{listing.stdout}")
+
+# ---- shuffle.onnx: the second half of the channels, x[:, (c + 1) / 2 : (c + 1) / 2 * 2] with c from Shape (ONNX's
+# shape inference leaves it unknown: the converter's shape evaluation folds the chain); and a Reshape to
+# [1, count(NonZero(mask)), -1, 5], whose shape is not known before running the model
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])
+mask = helper.make_tensor_value_info("mask", TensorProto.BOOL, [3])
+ints = {name: numpy_helper.from_array(np.array(v, np.int64), name)
+        for name, v in (("i1", [1]), ("one", [1]), ("two", [2]), ("shape_head", [1]), ("shape_tail", [-1, 5]))}
+nodes = [
+    helper.make_node("Shape", ["x"], ["s"]),
+    helper.make_node("Gather", ["s", "i1"], ["c"]),
+    helper.make_node("Add", ["c", "one"], ["c_plus"]),
+    helper.make_node("Div", ["c_plus", "two"], ["mid"]),
+    helper.make_node("Mul", ["mid", "two"], ["end"]),
+    helper.make_node("Slice", ["x", "mid", "end", "i1"], ["half"]),
+    helper.make_node("Conv", ["half", "w_half"], ["y_half"], name="conv_half", pads=[1, 1, 1, 1]),
+    helper.make_node("NonZero", ["mask"], ["nz"], name="nz"),
+    helper.make_node("Shape", ["nz"], ["nz_shape"]),
+    helper.make_node("Gather", ["nz_shape", "i1"], ["count"]),
+    helper.make_node("Concat", ["shape_head", "count", "shape_tail"], ["dd_shape"], axis=0),
+    helper.make_node("Reshape", ["x", "dd_shape"], ["dd"]),
+    helper.make_node("Conv", ["dd", "w_dd"], ["y_dd"], name="conv_data_dependent"),
+]
+inits = list(ints.values()) + [numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "w_half"),
+                               numpy_helper.from_array(np.ones((2, 4, 1, 1), np.float32), "w_dd")]
+shuffle_path = os.path.join(tmp, "shuffle.onnx")
+onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, mask],
+                                              [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)
+                                               for y in ("y_half", "y_dd")], initializer=inits),
+                            opset_imports=[helper.make_opsetid("", 13)]), shuffle_path)
+cases, p = run_cases(shuffle_path)
+check([(c["shape_name"], c["descriptor"], c["status"]) for c in cases] ==
+      [("shuffle.onnx/conv_half",
+        "conv:n=1,c=2,o=3,g=1,in=5x5,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix", "passed")],
+      f"shuffle.onnx: {[(c['shape_name'], c['descriptor'], c['status']) for c in cases]}")
+DATA_DEPENDENT = ("X has unknown dimensions [1, ?, ?, 5]: ONNX shape inference of NonZero node 'nz' leaves "
+                  "dimensions of 'nz' unknown")
+check(DATA_DEPENDENT in p.stdout + p.stderr, f"shuffle.onnx: run does not report the skip:\n{p.stdout}\n{p.stderr}")
+listing = run(["list", "--suite", shuffle_path], 0)
+check("skipped 1 input" in listing.stdout and DATA_DEPENDENT in listing.stdout,
+      f"shuffle.onnx: the data-dependent Conv is not skipped with its reason:\n{listing.stdout}")
 
 # ---- transposed.onnx: ConvTranspose nodes, W [C, M/group, k...], read by the ONNX transposed dialect
 transposed = Model()

@@ -162,6 +162,16 @@ TEST(SuiteOnnx, ShapesAndTypesConvcheckCannotRunAreSkipped) {
     json no_rank = conv_node();
     no_rank["tensors"]["x"]["shape"] = nullptr;
     EXPECT_EQ(outcome(no_rank), "skipped: X has no known shape, even after ONNX shape inference");
+    // the converter's shape evaluation says why a shape is unknown (formats/onnx_shapes.py): its words are the reason
+    json data_dependent = conv_node();
+    data_dependent["tensors"]["x"]["shape"] = {1, nullptr, nullptr, 6};
+    data_dependent["tensors"]["x"]["unknown_because"] = "ONNX shape inference of NonZero node 'nz' leaves dimensions";
+    EXPECT_EQ(outcome(data_dependent),
+              "skipped: X has unknown dimensions [1, ?, ?, 6]: ONNX shape inference of NonZero node 'nz' leaves dimensions");
+    json no_rule = conv_node();
+    no_rule["tensors"]["x"]["shape"] = nullptr;
+    no_rule["tensors"]["x"]["unknown_because"] = "Mystery node 'm': ONNX has no shape rule for it";
+    EXPECT_EQ(outcome(no_rule), "skipped: X has no known shape: Mystery node 'm': ONNX has no shape rule for it");
     json missing = conv_node();
     missing["tensors"].erase("w");
     EXPECT_EQ(outcome(missing), "skipped: W has no known element type");

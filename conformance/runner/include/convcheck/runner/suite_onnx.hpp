@@ -1,11 +1,12 @@
 // An ONNX model as a suite (`--suite model.onnx`): every Conv node becomes a case in the ONNX dialect,
 // every ConvTranspose node a "deconv:" case in the ONNX transposed dialect (onnx_transpose), with the shapes the model gives its tensors (ONNX shape inference where the model does not declare
-// them); every node that cannot become a case exactly is skipped with its reason, never approximated.
+// them, the converter's shape-only evaluation of the graph where that gives none); every node that cannot
+// become a case exactly is skipped with its reason, never approximated.
 //
 // Skipped nodes are SkippedInput records (skipped_inputs.hpp), reported and counted like skipped
 // benchdnn test cases. Reading the model is done by formats/onnx_conv_nodes.py (Debian's
-// python3-onnx: protobuf parsing and onnx.shape_inference), which only reports what the model says, as
-// JSON; every decision about the convolution is made here, the attributes read by the ONNX dialects
+// python3-onnx: protobuf parsing and onnx.shape_inference; formats/onnx_shapes.py), which only reports
+// what the model says, as JSON; every decision about the convolution is made here, the attributes read by the ONNX dialects
 // (reference/src/dialects/onnx.cpp, onnx_transposed.cpp). See docs/runner.md, "ONNX models".
 #pragma once
 
