@@ -5,7 +5,8 @@
 #
 # Environment:
 #   FUZZ_SECONDS   time per target (default 25)
-#   FUZZ_BUILD_DIR build folder (default build-fuzz at the repository root)
+#   FUZZ_BUILD_DIR build folder (default build-san-asan at the repository root, shared with
+#                  scripts/sanitizers.sh asan)
 #   FUZZ_JOBS      parallel build jobs, and how many targets fuzz at once (default 2)
 #   FUZZ_MERGE=1   afterwards, merge the inputs that found new coverage into fuzz/corpus/<target>/
 #
@@ -17,7 +18,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+build=${FUZZ_BUILD_DIR:-$root/build-san-asan}
 seconds=${FUZZ_SECONDS:-25}
 jobs=${FUZZ_JOBS:-2}
 
@@ -28,17 +29,10 @@ else
   for f in "$root"/fuzz/targets/*.cpp; do targets+=("$(basename "$f" .cpp)"); done
 fi
 
-# -Werror stays off here: the project is warning-clean under g++ 12 (its compiler); clang-14 has other
-# warnings, which the g++ build does not gate on.
-# Coverage instrumentation (fuzzer-no-link) for every library the targets link; -fsanitize=fuzzer
-# (libFuzzer's main) only on the targets, added by fuzz/CMakeLists.txt.
-cmake -S "$root" -B "$build" -G Ninja \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" \
-  -DCONVCHECK_SANITIZE=ON -DCONVCHECK_FUZZ_LIBFUZZER=ON -DCONVCHECK_BUILD_FUZZ=ON \
-  -DCONVCHECK_BUILD_TESTS=OFF -DCONVCHECK_BUILD_BENCH=OFF -DCONVCHECK_BACKEND_PLUGINS=OFF \
-  -DCONVCHECK_WERROR=OFF >/dev/null
+# The sanitizer build (cmake/sanitizer-build.cmake: clang-14, ASan+UBSan, coverage instrumentation on every
+# library, no -Werror), the same that scripts/sanitizers.sh asan runs the tests in: sharing a folder, they
+# compile each file once. -fsanitize=fuzzer (libFuzzer's main) only on the targets (fuzz/CMakeLists.txt).
+cmake -C "$root/cmake/sanitizer-build.cmake" -S "$root" -B "$build" -G Ninja >/dev/null
 
 # Build every known target in one ninja run first (both cores busy, -k 0: one failure does not stop the
 # others); the per-target builds below then only report what failed.

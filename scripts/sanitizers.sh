@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The sanitizer runs (docs/fuzzing.md):
-#   asan  - the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (g++,
-#           -DCONVCHECK_SANITIZE=ON) and run once with ctest, less the third-party backend plugins
-#           (oneDNN, XNNPACK, libtorch, OpenCV are not our code and are not built with ASan);
+# The sanitizer runs (docs/ci.md says what each covers and leaves out, docs/fuzzing.md how to fuzz):
+#   asan  - the sanitizer build (cmake/sanitizer-build.cmake: clang-14, AddressSanitizer +
+#           UndefinedBehaviorSanitizer, coverage instrumentation for libFuzzer) and the test suite run in
+#           it with ctest, less the suite-power sweeps named below and the third-party backend plugins
+#           (oneDNN, XNNPACK, libtorch, OpenCV, Arm NN are not our code and are not built with ASan);
 #   tsan  - the TBB-parallel code (the optimized implementation and its tests, which run it with
-#           several threads) built with ThreadSanitizer (-DCONVCHECK_TSAN=ON) and run, after a canary
-#           (optimized/tsan/tsan_canary.cpp) shows a deliberate race is still reported;
-#   fuzz  - every libFuzzer target for a bounded time under ASan+UBSan (fuzz/run_fuzzers.sh).
+#           several threads) built with ThreadSanitizer and UBSan (g++, -DCONVCHECK_TSAN=ON) and run on
+#           both ISAs, after a canary (optimized/tsan/tsan_canary.cpp) shows a deliberate race is still
+#           reported;
+#   fuzz  - every libFuzzer target for a bounded time, built in the same sanitizer build as asan
+#           (fuzz/run_fuzzers.sh): each file there is compiled once for both.
 #
 #   scripts/sanitizers.sh [asan] [tsan] [fuzz]      # all three when none is named
 #
 # Environment: SANITIZER_JOBS (build and ctest parallelism, default 2), FUZZ_SECONDS (per fuzz
-# target, default 20), SANITIZER_BUILD_PREFIX (default <repo>/build-san; folders -asan, -tsan, -fuzz).
+# target, default 20), SANITIZER_BUILD_PREFIX (default <repo>/build-san; folders -asan (asan and
+# fuzz) and -tsan).
 # Prints the time of each part; exits non-zero when any part fails (after running the others).
 set -uo pipefail
 
@@ -56,8 +60,7 @@ asan_skip+='|^CcBackwardFiniteDifference\.EveryCcSuiteLayer$'
 
 asan() {
   local build=$prefix-asan
-  cmake -S "$root" -B "$build" -G Ninja -DCONVCHECK_SANITIZE=ON -DCONVCHECK_WERROR=ON -DCONVCHECK_BACKEND_PLUGINS=OFF \
-    -DCONVCHECK_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || return 1
+  cmake -C "$root/cmake/sanitizer-build.cmake" -S "$root" -B "$build" -G Ninja >/dev/null || return 1
   cmake --build "$build" -j "$jobs" || return 1
   # detect_leaks: every leak is a failure; the plugins are dlopen'ed, so keep their symbols.
   # lsan.supp holds the one known false report of the runtime itself (a thread starting at exit).
@@ -82,6 +85,7 @@ tsan() {
   # TBB itself is not instrumented: its scheduler's own synchronisation is suppressed
   # (scripts/tsan.supp); races in our code are not.
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   local t program failed=0
   # The canary first: a race between two parallel bodies must still be reported through the
   # suppressions and the fork/join annotations, and the annotated fork/join alone must not be.
@@ -98,16 +102,25 @@ tsan() {
     echo "tsan canary: the deliberate race between two parallel bodies was NOT reported: scripts/tsan.supp or parallel_join.hpp hides real races"
     failed=1
   fi
-  for t in $targets; do
-    program=$(find "$build" -name "$t" -type f -perm -u+x | head -n 1)
-    echo "-- tsan: $t"
-    "$program" --gtest_brief=1 || failed=1
+  # Each program once on the widest ISA the CPU has; on an AVX-512 CPU the optimized implementation's programs
+  # once more with AVX-512 switched off (CONVCHECK_NO_AVX512=1, optimized/src/dispatch.cpp), so that the AVX2
+  # kernel files run under UBSan and TSan too.
+  local isa_runs=("")
+  grep -qw avx512f /proc/cpuinfo && isa_runs+=(CONVCHECK_NO_AVX512=1)
+  local isa
+  for isa in "${isa_runs[@]}"; do
+    for t in $targets; do
+      [ -n "$isa" ] && [[ $t != optimized_* ]] && continue
+      program=$(find "$build" -name "$t" -type f -perm -u+x | head -n 1)
+      echo "-- tsan: $t${isa:+ ($isa)}"
+      env $isa "$program" --gtest_brief=1 || failed=1
+    done
   done
   return $failed
 }
 
 fuzz() {
-  FUZZ_BUILD_DIR=$prefix-fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-20} FUZZ_JOBS=$jobs "$root/fuzz/run_fuzzers.sh"
+  FUZZ_BUILD_DIR=$prefix-asan FUZZ_SECONDS=${FUZZ_SECONDS:-20} FUZZ_JOBS=$jobs "$root/fuzz/run_fuzzers.sh"
 }
 
 for part in "${parts[@]}"; do

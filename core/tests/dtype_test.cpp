@@ -44,7 +44,11 @@ TEST(Dtype, F16WideningMatchesTheDefinitionForAllBitPatterns) {
     }
 }
 
+// g++ 12 has _Float16 on x86-64; clang-14 (the sanitizer build's compiler) does not, and skips this check.
 TEST(Dtype, F16AgreesWithTheCompilersFloat16ForAllBitPatterns) {
+#ifndef __FLT16_MAX__
+    GTEST_SKIP() << "this compiler has no _Float16 on this target";
+#else
     for (std::uint32_t b = 0; b < 65536; ++b) {
         const auto bits = static_cast<std::uint16_t>(b);
         const _Float16 h = std::bit_cast<_Float16>(bits);
@@ -53,6 +57,7 @@ TEST(Dtype, F16AgreesWithTheCompilersFloat16ForAllBitPatterns) {
         if (std::isnan(want)) ASSERT_TRUE(std::isnan(got));
         else ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want)) << std::hex << b;
     }
+#endif
 }
 
 TEST(Dtype, Bf16WideningIsTheUpperHalfOfF32ForAllBitPatterns) {

@@ -52,7 +52,7 @@ TEST(Rational, OverflowThrowsInsteadOfWrapping) {
     EXPECT_THROW(Rational(big) * Rational(2), RationalOverflow);
     EXPECT_THROW(Rational(1, big) + Rational(1, big - 1), RationalOverflow);
     EXPECT_THROW(Rational(big, 3) < Rational(big, 2), RationalOverflow);
-    EXPECT_THROW(Rational(std::numeric_limits<std::int64_t>::min()), RationalOverflow);
+    EXPECT_THROW(Rational{std::numeric_limits<std::int64_t>::min()}, RationalOverflow);
     EXPECT_THROW(Rational(-big) - Rational(2), RationalOverflow);  // would be INT64_MIN - 1
     EXPECT_THROW(Rational(-big) - Rational(1), RationalOverflow);  // INT64_MIN itself is refused
     // cross-reduction keeps products small: (big/3) * (3/big) = 1 does not overflow
