@@ -44,11 +44,9 @@ PluginUnderTest::PluginUnderTest(const std::string& path, runner::InstanceOption
     : plugin_(runner::Plugin::load(path)), options_(std::move(options)),
       info_(runner::negotiate(plugin_, options_, kTimeoutSeconds)) {}
 
-bool claims(const runner::PluginInfo& info, const ConvDescriptor& d) {
-    return (info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))) && (info.ranks & CONVCHECK_BIT(d.rank)) &&
-           (info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))) &&
-           (info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format)));
-}
+std::string unclaimed(const runner::PluginInfo& info, const ConvDescriptor& d) { return runner::detail::unclaimed(info, d); }
+
+bool claims(const runner::PluginInfo& info, const ConvDescriptor& d) { return unclaimed(info, d).empty(); }
 
 std::string reproducer(const ConvDescriptor& d, std::uint64_t seed, accuracy::Mode mode) {
     return plugin->info().name + " " + to_string(d) + " seed " + std::to_string(seed) + " mode " +

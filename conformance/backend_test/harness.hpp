@@ -44,7 +44,10 @@ extern std::string plugin_path;
 extern runner::Expectations declarations;  // the data file (backends.json), read by the runner's reader
 
 using runner::to_abi;  // the runner's own conversion (abi_descriptor.hpp)
-// Whether the plugin's describe claims d's dtype, rank and formats.
+// Why the plugin's describe does not claim d (its operation and pass, dtype, rank, formats, layout), in the
+// runner's words ("the plugin does not claim data format nxc"), or "" when it claims it: the runner's own
+// check (check_detail.hpp), so this test sends a plugin exactly the cases `convcheck run` would.
+std::string unclaimed(const runner::PluginInfo& info, const ConvDescriptor& d);
 bool claims(const runner::PluginInfo& info, const ConvDescriptor& d);
 // "<backend> <descriptor> seed <s> mode <m>": one line that reproduces a case.
 std::string reproducer(const ConvDescriptor& d, std::uint64_t seed, accuracy::Mode mode);

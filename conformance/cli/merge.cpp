@@ -151,7 +151,8 @@ int merge(const MergeOptions& o) {
     CoverageFloor floor;
     floor.fraction = run.value("min_coverage", kDefaultMinCoverage);
     floor.source = run.value("min_coverage_source", std::string("the default"));
-    RunSummary summary = summarize(run.value("backend", ""), cases, total, floor);
+    // and allow_unchecked (a defining field too) decides once more whether unchecked cases fail it
+    RunSummary summary = summarize(run.value("backend", ""), cases, total, floor, run.value("allow_unchecked", false));
     summary.not_run_cases = not_run_cases;
     summary.skipped_inputs = static_cast<std::int64_t>(skipped.size());
     for (const std::string& s : stopped) summary.stopped += (summary.stopped.empty() ? "" : "; ") + s;

@@ -56,6 +56,7 @@ struct RunOptions {
     bool min_coverage_given = false;
     std::string expectations;
     bool leak_check = false, no_shrink = false, fail_fast = false, quiet = false, no_progress = false;
+    bool allow_unchecked = false;    // unchecked cases (the contract could not check them) leave exit code 0
     bool strict_benchdnn = false;
     SuiteReadOptions read;           // --benchdnn-driver
     double shrink_seconds = 60.0;
@@ -181,6 +182,7 @@ int run(const RunOptions& o) {
     info.seed = o.seed;
     info.timeout_s = o.timeout_s;
     info.leak_check = o.leak_check;
+    info.allow_unchecked = o.allow_unchecked;
     info.started = utc_now();
     info.host = host_name();
     info.cpu_model = host_cpu_model();
@@ -230,14 +232,15 @@ int run(const RunOptions& o) {
     run_cases(backend, mine, settings, [&](const CaseResult& r) {
         records.push_back(case_record(r, backend.info.name));
         files.emit(records.back());
-        if (!o.quiet && is_failure(r.status) && !isatty(2))
+        if (!o.quiet && (is_failure(r.status) || r.status == Status::unchecked) && !isatty(2))
             std::fprintf(stderr, "%s %s: %s\n  %s\n", r.c.id.c_str(), to_string(r.status),
                          records.back().value("reason", "").c_str(), records.back().value("reproducer", "").c_str());
         progress.update(static_cast<std::int64_t>(records.size()), count_statuses(records));
     });
     progress.finish();
 
-    RunSummary summary = summarize(backend.info.name, records, static_cast<std::int64_t>(mine.size()), info.min_coverage);
+    RunSummary summary = summarize(backend.info.name, records, static_cast<std::int64_t>(mine.size()), info.min_coverage,
+                                   o.allow_unchecked);
     summary.skipped_inputs = skipped_here;
     for (std::size_t i = records.size(); i < mine.size(); ++i) summary.not_run_cases.push_back(not_run_entry(mine[i]));
     if (const int sig = interrupt.signal_number())
@@ -303,6 +306,10 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--no-shrink", o.no_shrink, "do not shrink failing cases");
     add_seconds_option(cmd, "--shrink-seconds", o.shrink_seconds, true, "time limit for shrinking one failure");
     cmd->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");
+    cmd->add_flag("--allow-unchecked", o.allow_unchecked,
+                  "exit 0 even when cases are unchecked (the contract's bound is vacuous there and the statistics "
+                  "cannot judge them: not passed); they stay unchecked in every report, and JUnit lists them as "
+                  "skipped instead of failed");
     cmd->add_flag("--quiet", o.quiet, "no progress, no table: only the one-line verdict");
     cmd->add_flag("--strict-benchdnn", o.strict_benchdnn,
                   "exit 2 when a benchdnn test case cannot be run exactly (instead of skipping it with its reason)");

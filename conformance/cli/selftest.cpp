@@ -58,6 +58,7 @@ nlohmann::json verdict_json(const MutantVerdict& v, const std::string& suite) {
             {"meant", v.meant},        {"what", v.what},         {"verdict", verdict_text(v, suite)},
             {"killed", v.killed()},    {"killed_as_meant", v.killed_as_meant()},
             {"cases", v.cases},        {"passed", v.passed},     {"unsupported", v.unsupported},
+            {"unchecked", v.unchecked},
             {"failed", v.failed},      {"crashed", v.crashed},   {"first_case", v.first_case},
             {"first_reason", v.first_reason}, {"first_reproducer", v.first_reproducer}};
 }

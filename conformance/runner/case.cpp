@@ -18,6 +18,7 @@ Op conv_op(const ConvDescriptor& d) {
 const char* to_string(Status s) {
     switch (s) {
         case Status::passed: return "passed";
+        case Status::unchecked: return "unchecked";
         case Status::failed: return "failed";
         case Status::unsupported: return "unsupported";
         case Status::crashed: return "crashed";
@@ -49,6 +50,7 @@ const char* to_string(Kind k) {
         case Kind::paths_differ: return "paths_differ";
         case Kind::nondeterministic: return "nondeterministic";
         case Kind::gaps_written: return "gaps_written";
+        case Kind::vacuous_bound: return "vacuous_bound";
     }
     return "?";
 }

@@ -18,17 +18,23 @@ void conv_validate(const Case& c) { validate(c.conv); }
 
 DataType conv_output_dtype(const Case& c) { return c.conv.dtype; }
 
+std::string tensors_unclaimed(const PluginInfo& info, DataType dtype, int rank, DataFormat data, FilterFormat filter) {
+    if (!(info.dtypes & CONVCHECK_BIT(static_cast<int>(dtype))))
+        return "the plugin does not claim dtype " + std::string(to_string(dtype));
+    if (!(info.ranks & CONVCHECK_BIT(rank))) return "the plugin does not claim rank " + std::to_string(rank);
+    if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(data))))
+        return "the plugin does not claim data format " + std::string(to_string(data));
+    if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(filter))))
+        return "the plugin does not claim filter format " + std::string(to_string(filter));
+    return "";
+}
+
 std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     const ConvDescriptor& d = c.conv;
     // the memory layout first: a plugin of ABI 1.0 or 1.1 cannot be told about strides or OXI at all
     if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
-    if (!(info.dtypes & CONVCHECK_BIT(static_cast<int>(d.dtype))))
-        return "the plugin does not claim dtype " + std::string(to_string(d.dtype));
-    if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);
-    if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))))
-        return "the plugin does not claim data format " + std::string(to_string(d.data_format));
-    if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format))))
-        return "the plugin does not claim filter format " + std::string(to_string(d.filter_format));
+    if (std::string why = tensors_unclaimed(info, d.dtype, d.rank, d.data_format, d.filter_format); !why.empty())
+        return why;
     return unclaimed_abi(info, to_abi(d));  // ABI 1.2: per-tensor dtypes, the pass, extensions
 }
 

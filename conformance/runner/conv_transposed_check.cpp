@@ -26,10 +26,10 @@ std::string transposed_unclaimed(const PluginInfo& info, const Case& c) {
                std::to_string(info.abi_minor) + ", which has no transposed convolution (ABI 1.3)";
     if (c.deconv.filter_format == FilterFormat::oxi)
         return "ABI 1.3's transposed convolution takes OIX or XIO weights (convcheck_conv_transposed_desc), not OXI";
-    // dtype, rank and formats are claimed for every operation: the forward convolution has the case's
-    Case forward;
-    forward.conv = c.deconv.forward();
-    return conv_unclaimed(info, forward);
+    // dtype, rank and formats are claimed for every operation, and read on this operation's own
+    // descriptor: prop_kinds name the passes of discrete convolution, none of which a transposed case is
+    const TransposedDescriptor& t = c.deconv;
+    return tensors_unclaimed(info, t.dtype, t.rank, t.data_format, t.filter_format);
 }
 
 void check_conv_transposed(const Backend& backend, const Case& c, const CheckSettings& s,

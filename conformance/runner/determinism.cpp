@@ -122,7 +122,9 @@ CaseResult check_case(const Backend& backend, const Case& c, const CheckSettings
             CaseResult r = detail::check_case_once(b, c, once);
             r.reproducer += mode.options_text();
             if (mode.thread_counts.empty() && run.threads != 0) r.reproducer += " --threads " + std::to_string(run.threads);
-            if (r.status != Status::passed) {  // a run that does not pass is the case's result
+            // a run that neither passes nor is unchecked is the case's result; an unchecked run still
+            // has its bits compared, and the first run's result (unchecked) stands when they agree
+            if (r.status != Status::passed && r.status != Status::unchecked) {
                 if (run.number > 1) r.reason = run_text(run) + " of " + std::to_string(mode.runs()) + ": " + r.reason;
                 keep(settings.log, std::move(log), run);
                 return r;

@@ -42,9 +42,13 @@ std::string junit_xml(const json& run, const std::vector<json>& cases, const Run
     const bool short_coverage = !s.coverage_shortfall.empty(), load_failed = !s.error.empty();
     const std::int64_t not_run = static_cast<std::int64_t>(s.not_run_cases.size());
     const std::int64_t tests = static_cast<std::int64_t>(cases.size()) + not_run + short_coverage + load_failed;
-    const std::int64_t failures = counts.at("failed") + counts.at("xpass") + short_coverage + load_failed;
+    // unchecked: a failure (not passed), or skipped where the user allowed it (--allow-unchecked), so
+    // that JUnit and the exit code agree
+    const std::int64_t unchecked = counts.at("unchecked");
+    const std::int64_t failures = counts.at("failed") + counts.at("xpass") + short_coverage + load_failed +
+                                  (s.allow_unchecked ? 0 : unchecked);
     const std::int64_t errors = counts.at("crashed") + counts.at("hanged");
-    const std::int64_t skipped = counts.at("unsupported") + counts.at("xfail") + not_run;
+    const std::int64_t skipped = counts.at("unsupported") + counts.at("xfail") + not_run + (s.allow_unchecked ? unchecked : 0);
     const std::string name = "convcheck." + run.value("backend", std::string("?")) + "." + run.value("suite", std::string("?"));
     std::ostringstream x;
     const std::string totals = "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
@@ -61,14 +65,17 @@ std::string junit_xml(const json& run, const std::vector<json>& cases, const Run
           << "\" time=\"" << c.value("time_ms", 0.0) / 1000.0 << "\">";
         const std::string message = xml_text(c.value("reason", ""));
         const std::string body = xml_text(c.value("reproducer", ""));
-        if (status == "failed" || status == "xpass")
+        if (status == "failed" || status == "xpass" || (status == "unchecked" && !s.allow_unchecked))
             x << "\n      <failure type=\"" << xml_text(status) << "\" message=\"" << message << "\">" << body
               << "</failure>\n    ";
         else if (status == "crashed" || status == "hanged")
             x << "\n      <error type=\"" << xml_text(status) << "\" message=\"" << message << "\">" << body
               << "</error>\n    ";
-        else if (status == "unsupported" || status == "xfail")
-            x << "\n      <skipped message=\"" << xml_text(status + ": " + c.value("reason", "")) << "\"/>\n    ";
+        else if (status == "unsupported" || status == "xfail" || status == "unchecked")
+            x << "\n      <skipped message=\""
+              << xml_text((status == "unchecked" ? "unchecked (allowed by --allow-unchecked)" : status) + ": " +
+                          c.value("reason", ""))
+              << "\"/>\n    ";
         x << "</testcase>\n";
     }
     for (const json& c : s.not_run_cases)

@@ -38,7 +38,7 @@ if(CONVCHECK_BUILD_TESTS)
 endif()
 if(CONVCHECK_BUILD_TESTS)
   foreach(t runner_expectations_test runner_kind_test runner_failure_details_test runner_determinism_test
-            runner_cc_backward_probe_test)
+            runner_cc_backward_probe_test runner_transposed_claims_test)
     add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
   add_dependencies(runner_determinism_test convcheck_plugin_optimized)

@@ -39,7 +39,8 @@ const std::vector<std::string>& defining_run_fields() {
     static const std::vector<std::string> fields = {
         "schema",     "convcheck_version", "backend",   "backend_version", "backend_options", "accumulation_dtype",
         "suite",      "mode_filter",       "seed",      "cases_total",     "suite_checksum",  "threads",
-        "timeout_s",  "min_coverage",      "leak_check", "expectations_checksum", "repeat", "threads_sweep"};
+        "timeout_s",  "min_coverage",      "leak_check", "expectations_checksum", "repeat", "threads_sweep",
+        "allow_unchecked"};
     return fields;
 }
 
@@ -70,6 +71,7 @@ json run_record(const RunInfo& i) {
             {"min_coverage", i.min_coverage.fraction},
             {"min_coverage_source", i.min_coverage.source},
             {"leak_check", i.leak_check},
+            {"allow_unchecked", i.allow_unchecked},
             {"expectations_path", text_or_null(i.expectations_path)},
             {"expectations_checksum", text_or_null(i.expectations_checksum)},
             {"started", i.started},
@@ -145,27 +147,18 @@ std::map<std::string, std::int64_t> count_statuses(const std::vector<json>& case
     return counts;
 }
 
-std::int64_t count_unchecked(const std::vector<json>& cases) {
-    std::int64_t n = 0;
-    for (const json& c : cases)
-        if (c.value("status", "") == "passed" && c.contains("error") && c["error"].is_object() &&
-            c["error"].value("judged_by", "") == "unchecked")
-            ++n;
-    return n;
-}
-
 RunSummary summarize(const std::string& backend, const std::vector<json>& cases, std::int64_t total,
-                     const CoverageFloor& floor) {
+                     const CoverageFloor& floor, bool allow_unchecked) {
     RunSummary s;
     s.backend = backend;
     s.counts = count_statuses(cases);
     s.coverage = coverage_of(cases, total);
     s.floor = floor;
     s.coverage_shortfall = coverage_shortfall(s.coverage, floor);
-    s.unchecked = count_unchecked(cases);
-    bool failed = !s.coverage_shortfall.empty();
+    s.allow_unchecked = allow_unchecked;
+    bool failed = !s.coverage_shortfall.empty() || (!allow_unchecked && s.counts.at("unchecked") > 0);
     for (Status status : kAllStatuses)
-        failed = failed || (is_failure(status) && s.counts.count(to_string(status)) && s.counts.at(to_string(status)) > 0);
+        failed = failed || (is_failure(status) && s.counts.at(to_string(status)) > 0);
     s.exit_code = failed ? 1 : 0;
     return s;
 }
@@ -187,7 +180,8 @@ json summary_record(const RunSummary& s) {
               {"min_coverage_source", s.floor.source},
               {"coverage_shortfall", s.coverage_shortfall.empty() ? json(nullptr) : json(s.coverage_shortfall)},
               {"decline_reasons", reasons},
-              {"unchecked", s.unchecked},
+              {"unchecked", s.counts.at("unchecked")},
+              {"allow_unchecked", s.allow_unchecked},
               {"not_run_cases", s.not_run_cases},
               {"skipped_inputs", s.skipped_inputs},
               {"stopped", s.stopped.empty() ? json(nullptr) : json(printable_line(s.stopped))},

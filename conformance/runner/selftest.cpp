@@ -78,6 +78,7 @@ std::vector<MutantVerdict> run_selftest(const std::vector<Case>& cases, const Se
             const std::string mode = r.kind == Kind::nondeterministic ? "determinism" : accuracy::to_string(r.c.mode);
             if (r.status == Status::passed) ++v.passed;
             else if (r.status == Status::unsupported) ++v.unsupported;
+            else if (r.status == Status::unchecked) ++v.unchecked;
             else if (r.status == Status::crashed || r.status == Status::hanged) ++v.crashed[mode];
             else ++v.failed[mode];
             if (is_failure(r.status) && v.first_case.empty())

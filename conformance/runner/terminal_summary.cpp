@@ -49,15 +49,17 @@ void print_coverage(std::FILE* out, const RunSummary& s, int max_reasons) {
                           "coverage %s of those\n",
                      count_of(c.pass_not_claimed, "declined cases are").c_str(), count_of(c.claimed(), "cases").c_str(),
                      percent(c.claimed_fraction()).c_str());
-    const std::int64_t passed = s.counts.at("passed") - s.unchecked + s.counts.at("xfail");
+    const std::int64_t passed = s.counts.at("passed") + s.counts.at("xfail");
+    const std::int64_t unchecked = s.counts.at("unchecked");
     if (c.executed > 0)
         std::fprintf(out, "  pass rate %s of the cases executed (%s, %s)\n", percent(double(passed) / double(c.executed)).c_str(),
-                     count_of(s.counts.at("passed") - s.unchecked, "passed").c_str(),
+                     count_of(s.counts.at("passed"), "passed").c_str(),
                      count_of(s.counts.at("xfail"), "failed as declared (xfail)").c_str());
-    if (s.unchecked > 0)
+    if (unchecked > 0)
         std::fprintf(out, "  %s: the per-output bound is vacuous there and the statistics cannot judge them; "
-                          "not counted as passed (error.judged_by \"unchecked\")\n",
-                     count_of(s.unchecked, "cases unchecked").c_str());
+                          "not passed (status unchecked, error.judged_by \"unchecked\"): %s\n",
+                     count_of(unchecked, "cases unchecked").c_str(),
+                     s.allow_unchecked ? "allowed by --allow-unchecked" : "they fail the run unless --allow-unchecked");
     if (!c.decline_reasons.empty()) std::fprintf(out, "  why the backend declined (cases: reason):\n");
     int shown = 0;
     for (const auto& [reason, count] : c.decline_reasons) {
@@ -67,6 +69,26 @@ void print_coverage(std::FILE* out, const RunSummary& s, int max_reasons) {
             break;
         }
         std::fprintf(out, "    %6lld: %s\n", static_cast<long long>(count), reason.c_str());
+    }
+}
+
+// The cases whose status `which` selects, under `title`, each with its reason and reproducer.
+void print_cases(std::FILE* out, const std::vector<json>& cases, const char* title, bool (*which)(Status),
+                 int max_listed) {
+    int listed = 0;
+    for (const json& c : cases) {
+        Status st;
+        if (!parse_status(c.value("status", "failed"), &st) || !which(st)) continue;
+        if (listed++ == 0) std::fprintf(out, "\n%s:\n", title);
+        if (listed > max_listed) {
+            std::fprintf(out, "  ... (see the JSON results for the rest)\n");
+            break;
+        }
+        std::fprintf(out, "  %s %s [%s] %s\n    %s\n", c.value("case_id", "?").c_str(), c.value("status", "?").c_str(),
+                     c.value("mode", "?").c_str(), printable_line(c.value("reason", "")).c_str(),
+                     printable_line(c.value("reproducer", "")).c_str());
+        if (c.contains("shrunk_reproducer"))
+            std::fprintf(out, "    shrunk: %s\n", printable_line(c.value("shrunk_reproducer", "")).c_str());
     }
 }
 
@@ -87,9 +109,12 @@ std::string verdict_line(const json& run, const RunSummary& s) {
                                       " of the passes it claims"
                                 : "") +
             ", floor " + percent(s.floor.fraction) + "); ";
-    const std::int64_t passed = s.counts.at("passed") - s.unchecked + s.counts.at("xfail");
+    const std::int64_t passed = s.counts.at("passed") + s.counts.at("xfail");
+    const std::int64_t unchecked = s.counts.at("unchecked");
     if (c.executed > 0) line += "pass rate " + percent(double(passed) / double(c.executed)) + " of those executed, ";
-    if (s.unchecked > 0) line += count_of(s.unchecked, "unchecked (vacuous bound, not passed)") + ", ";
+    if (unchecked > 0)
+        line += count_of(unchecked, "unchecked (vacuous bound, not passed") +
+                (s.allow_unchecked ? "; allowed by --allow-unchecked), " : "), ");
     line += count_of(failing, failing == 1 ? "case failing" : "cases failing");
     if (!s.stopped.empty()) line += "; stopped early: " + s.stopped;
     if (!s.coverage_shortfall.empty()) line += "; FAILED: " + s.coverage_shortfall;
@@ -103,21 +128,8 @@ void print_summary(std::FILE* out, const json& run, const std::vector<json>& cas
                  run.value("suite", "?").c_str(), run.value("shard", "0/1").c_str(), cases.size(), s.seconds);
     print_table(out, cases, s);
     print_coverage(out, s, max_reasons);
-    int listed = 0;
-    for (const json& c : cases) {
-        Status st;
-        if (!parse_status(c.value("status", "failed"), &st) || !is_failure(st)) continue;
-        if (listed++ == 0) std::fprintf(out, "\nfailures:\n");
-        if (listed > max_failures_listed) {
-            std::fprintf(out, "  ... (see the JSON results for the rest)\n");
-            break;
-        }
-        std::fprintf(out, "  %s %s [%s] %s\n    %s\n", c.value("case_id", "?").c_str(), c.value("status", "?").c_str(),
-                     c.value("mode", "?").c_str(), printable_line(c.value("reason", "")).c_str(),
-                     printable_line(c.value("reproducer", "")).c_str());
-        if (c.contains("shrunk_reproducer"))
-            std::fprintf(out, "    shrunk: %s\n", printable_line(c.value("shrunk_reproducer", "")).c_str());
-    }
+    print_cases(out, cases, "failures", is_failure, max_failures_listed);
+    print_cases(out, cases, "unchecked", [](Status st) { return st == Status::unchecked; }, max_failures_listed);
     if (!s.stopped.empty())
         std::fprintf(out, "\nstopped early: %s; %s did not run\n", s.stopped.c_str(),
                      count_of(s.coverage.not_run, "cases").c_str());

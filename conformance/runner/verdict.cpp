@@ -92,7 +92,8 @@ bool outcome_status(const ChildOutcome& o, CaseResult& r) {
 }
 
 void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r) {
-    if (s.leak_check && o.heap_growth_per_cycle > s.leak_threshold_bytes && r.status == Status::passed) {
+    const bool ran_clean = r.status == Status::passed || r.status == Status::unchecked;
+    if (s.leak_check && o.heap_growth_per_cycle > s.leak_threshold_bytes && ran_clean) {
         r.status = Status::failed;
         r.kind = Kind::leak;
         r.reason = "leak: " + std::to_string(o.heap_growth_per_cycle) +
@@ -114,6 +115,8 @@ void apply_statistics(const accuracy::Comparison& cmp, CaseResult& r) {
                    format_double(s.growth) + "x to pass)";
         if (r.error && std::isfinite(s.growth)) r.error->bound_growth_needed = s.growth;
     } else if (s.judged_by == "unchecked") {
+        r.status = Status::unchecked;
+        r.kind = Kind::vacuous_bound;
         r.reason = "unchecked, not counted as passed: " + s.unchecked;
     }
 }

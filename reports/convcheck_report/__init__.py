@@ -3,7 +3,7 @@ self-contained HTML page. One concept per module:
 
 - fields.py       the types of the schema's fields, checked as a record is read
 - results.py      reading the JSON-lines records (run / case / skipped / bench / summary)
-- statuses.py     the seven case statuses, their order of severity and their colours
+- statuses.py     the eight case statuses, their order of severity and their colours
 - kinds.py        what went wrong in a case (its "kind"), and the kind of a record that has none
 - failures.py     the Failures section: every non-pass with its message and shrunk reproducer
 - coverage.py     executed / declined / refused / not run per backend, decline reasons, skipped inputs

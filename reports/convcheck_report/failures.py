@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from . import kinds
 from .accuracy import default_reproducer
 from .features import anchor
-from .statuses import BAD
+from .statuses import BAD, UNCHECKED
 
 # Per (backend, kind) at most this many rows: a run where one bug fails a thousand cases must not hide
 # the single crash after it, nor make a page too big to open. The group's header says how many are left out.
@@ -47,6 +47,7 @@ class FailureGroup:
 class Failures:
     groups: list           # FailureGroup, failures (status failed, crashed, hanged, xpass)
     expected: list         # FailureGroup, expected failures (xfail)
+    unchecked: list        # FailureGroup, cases the accuracy contract could not check (unchecked): not passed
     counts: dict           # backend -> {kind: n}, failures only
     kinds: list            # the kinds present among the failures, in the report's order
 
@@ -57,6 +58,10 @@ class Failures:
     @property
     def expected_total(self):
         return sum(g.total for g in self.expected)
+
+    @property
+    def unchecked_total(self):
+        return sum(g.total for g in self.unchecked)
 
 
 def worst_output(case):
@@ -110,4 +115,5 @@ def failures(cases, backends, limit=ROWS_PER_GROUP):
     present = sorted({c.kind for c in bad}, key=lambda k: (kinds.order_rank(k), k))
     return Failures(groups=_groups(bad, backends, limit),
                     expected=_groups([c for c in cases if c.status == "xfail"], backends, limit),
+                    unchecked=_groups([c for c in cases if c.status == UNCHECKED], backends, limit),
                     counts=counts, kinds=present)

@@ -22,6 +22,8 @@ DESCRIPTIONS = {
     "probe": "a NaN placed in one input did not reach exactly the outputs whose receptive field holds it",
     "leak": "heap not given back between create, execute and destroy",
     "xpass": "an expected failure that passed: the expectations file is out of date",
+    "vacuous_bound": "unchecked: the accuracy contract's bound admits any value there and the statistics cannot "
+                     "judge the outputs",
     "declined": "the backend declined the case (unsupported)",
     "over_memory_limit": "the runner refused the case before running it: it cannot fit in the memory limit",
 }
@@ -34,11 +36,13 @@ NOT_EXECUTED = {"declined", "over_memory_limit"}
 def derive(status, mode, has_error, reason):
     """The kind of a case record that has none (a file from a convcheck before the kind existed).
 
-    crashed -> crash, hanged -> hang, unsupported -> declined, xpass -> xpass, passed -> "". A failed
+    crashed -> crash, hanged -> hang, unsupported -> declined, xpass -> xpass, unchecked -> vacuous_bound,
+    passed -> "". A failed
     (or expected-failed) case is a plugin error when it has no error record (the plugin returned an error,
     or a leak check failed), a probe failure in probe mode, else a mismatch; the runner's reason then says
     whether outputs were never written or NaN (conformance/runner/conv_check.cpp, mismatch_reason)."""
-    simple = {"passed": "", "crashed": "crash", "hanged": "hang", "unsupported": "declined", "xpass": "xpass"}
+    simple = {"passed": "", "unchecked": "vacuous_bound", "crashed": "crash", "hanged": "hang", "unsupported": "declined",
+              "xpass": "xpass"}
     if status in simple:
         return simple[status]
     if reason.startswith("leak:") or " | leak:" in reason:

@@ -15,7 +15,8 @@ def test_reads_every_record_kind_of_every_fixture(all_runs):
 
 
 def test_every_status_appears_in_the_fixtures(all_runs):
-    assert {c.status for c in all_runs.cases} == set(results.STATUSES)
+    unchecked = results.read_files([fixture_path("real_accuracy_mutants_unchecked.jsonl")])
+    assert {c.status for c in all_runs.cases + unchecked.cases} == set(results.STATUSES)
 
 
 def test_a_case_without_backend_takes_the_backend_of_its_files_run_record(all_runs):
@@ -55,7 +56,7 @@ def test_case_id_falls_back_to_the_descriptor():
     ('[1, 2]', ["x.jsonl:2", "list", "JSON object"]),
     ('{"backend": "b", "case_id": "1", "status": "passed"}', ["x.jsonl:2", "'record'", "missing"]),
     ('{"record": "case", "backend": "b", "case_id": "1", "status": "ok"}',
-     ["x.jsonl:2", "'status'", "'ok'", "passed, failed, unsupported, crashed, hanged, xfail, xpass"]),
+     ["x.jsonl:2", "'status'", "'ok'", "passed, unchecked, failed, unsupported, crashed, hanged, xfail, xpass"]),
     ('{"record": "case", "backend": "b", "case_id": "1"}', ["x.jsonl:2", "'status'", "None"]),
     ('{"record": "case", "case_id": "1", "status": "passed"}', ["x.jsonl:2", "'backend'", "missing"]),
     ('{"record": "case", "backend": "b", "status": "passed"}', ["x.jsonl:2", "case_id", "descriptor"]),

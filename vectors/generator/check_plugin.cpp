@@ -27,7 +27,7 @@ PluginCheck check_plugin(const std::string& plugin_path, const std::string& opti
                 ++s.unsupported;
             } else if (r.status == runner::Status::passed || r.status == runner::Status::xpass) {
                 ++s.passed;
-            } else {  // failed, crashed, hanged, and an expected failure too: the stored data judge alone
+            } else {  // failed, crashed, hanged, unchecked, and an expected failure too: the stored data judge alone
                 ++s.failed;
                 std::fprintf(out, "FAIL vector %s/%s: %s seed=%llu: %s: %s\n", set.name.c_str(), c.vector_case.c_str(),
                              c.descriptor().c_str(), static_cast<unsigned long long>(c.seed), runner::to_string(r.status),

@@ -111,7 +111,7 @@ typedef enum {
 
 /* Bit masks for convcheck_plugin_info's claims: bit (1 << enum value). */
 #define CONVCHECK_BIT(x) (1u << (x))
-#define CONVCHECK_OP_CONV 1u /* discrete convolution forward */
+#define CONVCHECK_OP_CONV 1u /* discrete convolution: the passes prop_kinds names (forward by default) */
 #define CONVCHECK_OP_CC 2u   /* continuous convolution forward */
 /* 1.3: transposed convolution (deconvolution), convcheck_conv_transposed_desc; computed through the
  * table entries conv_transposed_query and conv_transposed_execute. */
@@ -298,16 +298,22 @@ typedef struct {
     const char* version;           /* the backend's version, e.g. "2.6.3"; plugin-owned, until destroy */
     uint32_t operations;           /* CONVCHECK_OP_* bits (1.3: CONV_TRANSPOSED; 1.4: CC_BACKWARD) */
     /* dtypes .. filter_formats are claimed for every operation it names (1.3: a transposed
-     * convolution's too; its filter formats are OIX and XIO, read as convcheck_conv_transposed_desc says). */
+     * convolution's too; its filter formats are OIX and XIO, read as convcheck_conv_transposed_desc says).
+     * Each operation's claims are read on its own descriptor and depend on no other operation's: a
+     * transposed case needs CONVCHECK_OP_CONV_TRANSPOSED and its dtype, rank and formats, never
+     * CONVCHECK_OP_CONV or prop_kinds. */
     uint32_t dtypes;               /* CONVCHECK_BIT(convcheck_dtype) */
     uint32_t ranks;                /* CONVCHECK_BIT(rank), rank in 1..3 */
     uint32_t data_formats;         /* CONVCHECK_BIT(convcheck_data_format) */
     uint32_t filter_formats;       /* CONVCHECK_BIT(convcheck_filter_format) */
     int32_t accumulation_dtype;    /* convcheck_dtype it accumulates in; the runner presets
                                       CONVCHECK_F32, which stands when the plugin leaves it unwritten */
-    /* 1.2: the passes it computes, CONVCHECK_BIT(convcheck_prop_kind). The runner presets
-     * CONVCHECK_BIT(CONVCHECK_FORWARD), which stands when the plugin leaves it unwritten; 0 (a
-     * plugin that copies a zeroed struct) reads as that default too. */
+    /* 1.2: the passes of discrete convolution (CONVCHECK_OP_CONV, convcheck_conv_desc.prop_kind) it
+     * computes, CONVCHECK_BIT(convcheck_prop_kind); each pass is checked on its own descriptor's
+     * prop_kind, so the backward passes may be claimed without the forward one. They say nothing about
+     * transposed convolution or CC. The runner presets CONVCHECK_BIT(CONVCHECK_FORWARD), which stands
+     * when the plugin leaves it unwritten; 0 (a plugin that copies a zeroed struct) reads as that
+     * default too. */
     uint32_t prop_kinds;
     /* 1.2: 1 when it reads src_dtype .. dst_dtype and takes tensors of different dtypes (each one of
      * `dtypes`; its query still declines a combination it lacks). The runner presets 0: every tensor

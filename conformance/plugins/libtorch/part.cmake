@@ -25,7 +25,9 @@ if(CONVCHECK_BACKEND_PLUGINS)
                                       ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
-    convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED)
+    # ALLOW_UNCHECKED: on a CPU without AVX-512 ATen accumulates bf16 in bf16, so the 2,304-term bf16 cases are
+    # unchecked there (docs/passes.md)
+    convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED ALLOW_UNCHECKED)
     if(CONVCHECK_BUILD_TESTS)
       # The CC layer (docs/backends.md, "CC layer"): the cc suite forward through each method (the automatic
       # choice takes by discrete convs for every rational layer of the suite, so the standard method is

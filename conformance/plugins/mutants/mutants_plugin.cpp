@@ -1,5 +1,8 @@
 // The mutants plugin's ABI glue (see mutants.hpp): create reads `mutant=<name>` (a name of
-// mutants.def), execute runs mutants_conv.cpp, mutants_backward.cpp, mutants_transposed.cpp or mutants_cc.cpp with that mutant.
+// mutants.def) and `prop_kinds=backward` (describe then claims the two backward passes of discrete
+// convolution and not the forward one: a backend of gradients and transposed convolution, which must
+// still get every transposed case; docs/transposed.md), execute runs mutants_conv.cpp, mutants_backward.cpp, mutants_transposed.cpp or mutants_cc.cpp with that mutant.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -20,8 +23,14 @@ using namespace convcheck_plugin_support;
 using convcheck::mutants::kMutants;
 using convcheck::mutants::Mutant;
 
+// The passes describe claims (prop_kinds=all, the default, or prop_kinds=backward).
+constexpr uint32_t kAllPasses = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                                CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
+constexpr uint32_t kBackwardPasses = CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) | CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
+
 struct Instance {
     Mutant mutant = Mutant::none;
+    uint32_t prop_kinds = kAllPasses;
     int threads = 0;  // create's num_threads (0: the default)
     const convcheck_thread_pool* pool = nullptr;  // the runner's (ABI 1.2), or NULL
 };
@@ -34,17 +43,27 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
         auto* instance = new Instance{};
         instance->threads = args->num_threads;
         instance->pool = read_thread_pool(args);
-        std::string options = CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
-        if (!options.empty()) {
+        const std::string options =
+            CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
+        // comma-separated items (--backend-option, repeatable): mutant=<name>, prop_kinds=all|backward
+        for (std::size_t begin = 0; begin < options.size();) {
+            const std::size_t end = std::min(options.find(',', begin), options.size());
+            const std::string item = options.substr(begin, end - begin);
+            begin = end + 1;
             bool known = false;
             for (std::size_t i = 0; i < std::size(kMutants); ++i)
-                if (options == "mutant=" + std::string(kMutants[i].name)) {
+                if (item == "mutant=" + std::string(kMutants[i].name)) {
                     instance->mutant = static_cast<Mutant>(i);
                     known = true;
                 }
+            if (item == "prop_kinds=all" || item == "prop_kinds=backward") {
+                instance->prop_kinds = item == "prop_kinds=all" ? kAllPasses : kBackwardPasses;
+                known = true;
+            }
             if (!known) {
                 delete instance;
-                return invalid_argument("mutants: unknown option '" + options + "' (want mutant=<name>, see mutants.def)");
+                return invalid_argument("mutants: unknown option '" + item +
+                                        "' (want mutant=<name> of mutants.def, or prop_kinds=all or prop_kinds=backward)");
             }
         }
         *out = reinterpret_cast<convcheck_plugin*>(instance);
@@ -54,7 +73,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
 
 void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
 
-convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info) {
     convcheck_plugin_info mine{};
     mine.struct_size = sizeof(mine);
     mine.name = "mutants";
@@ -67,8 +86,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.accumulation_dtype = CONVCHECK_F32;
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
-    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
-                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
+    mine.prop_kinds = reinterpret_cast<Instance*>(plugin)->prop_kinds;
     return fill_info(info, mine);
 }
 

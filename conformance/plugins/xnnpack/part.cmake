@@ -20,7 +20,8 @@ if(CONVCHECK_BACKEND_PLUGINS)
     target_include_directories(convcheck_plugin_xnnpack PRIVATE ${CONVCHECK_XNNPACK_INCLUDE_DIR}
                                ${CONVCHECK_PTHREADPOOL_INCLUDE_DIR})
     target_compile_definitions(convcheck_plugin_xnnpack PRIVATE CONVCHECK_XNNPACK_VERSION="${xnnpack_version}")
-    convcheck_add_backend_plugin_tests(xnnpack TRANSPOSED)
+    # ALLOW_UNCHECKED: XNNPACK accumulates f16 in f16, so edge's 2,304-term f16 case is unchecked
+    convcheck_add_backend_plugin_tests(xnnpack TRANSPOSED ALLOW_UNCHECKED)
   else()
     message(STATUS "convcheck: XNNPACK or pthreadpool (libxnnpack-dev, libpthreadpool-dev) not found: "
                    "the xnnpack plugin is not built")

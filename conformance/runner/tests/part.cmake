@@ -1,7 +1,7 @@
 # A green run must mean it passed (issue 15): the verdict, options and artefacts of `convcheck run`
 # and `convcheck merge`, end to end (verdict_check.py: one ctest per observation).
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_faultzoo AND TARGET convcheck_plugin_mutants)
-  foreach(check coverage empty_suite hostile numbers load_failure merge stopped paths quiet reproducer)
+  foreach(check coverage empty_suite hostile numbers load_failure merge stopped paths quiet reproducer unchecked)
     add_test(NAME conformance_verdict_${check}
              COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/verdict_check.py ${check} $<TARGET_FILE:convcheck>
                      ${CONVCHECK_PLUGIN_DIR})

@@ -13,6 +13,9 @@ Each check is one observation of the issue; each failed on the runner before the
   stopped         --fail-fast and interrupted runs do not say how many cases did not run
   paths           --json and --junit naming one file, or merge writing over its input, are accepted
   quiet           --quiet prints nothing, not even the verdict
+  unchecked       a case the contract could not check (zeros, f16 accumulation declared, 2,304 terms) was a
+                  passed JSON record, a clean JUnit pass and exit code 0; now status unchecked everywhere, exit 1
+                  unless --allow-unchecked, and merge judges the same way
   reproducer      a stored vector's failure printed `--case ... --seed N`, which runs drawn data, not the stored
                   one; now `--suite <set> --case-name <set>/<case>`, which fails the same way run as printed;
                   --case-name naming no case, or given with --case, is refused (exit 2)
@@ -35,6 +38,7 @@ faultzoo = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo.so")
 wrong_abi = os.path.join(plugin_dir, "libconvcheck_plugin_faultzoo_wrong_abi.so")
 abi_1_0 = os.path.join(plugin_dir, "libconvcheck_plugin_abi_1_0.so")
 mutants = os.path.join(plugin_dir, "libconvcheck_plugin_mutants.so")
+accuracy_mutants = os.path.join(plugin_dir, "libconvcheck_plugin_accuracy_mutants.so")
 cc_vectors = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "vectors", "sets", "cc")
 
 
@@ -333,6 +337,55 @@ def check_reproducer():
     assert "--case-name 'cc/no_such_case': suite" in out.stderr, out.stderr
     out = run(base + ["--case", "c=1,o=1,in=3,k=1", "--case-name", "x"], expect=2)
     assert "--case-name picks cases of a --suite" in out.stderr, out.stderr
+
+
+
+# The issue's example: all zeros with a declared f16 accumulation, 2,304 terms: every per-output bound is vacuous
+# and the 2 outputs are too few for the statistics.
+VACUOUS = "conv:n=1,c=256,o=2,g=1,in=3x3,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f16,data=ncx,wei=oix"
+
+
+def check_unchecked():
+    base = ["run", "--backend", accuracy_mutants, "--backend-option", "mutant=zeros", "--case", VACUOUS, "--mode",
+            "bound", "--no-progress", "--no-shrink"]
+    p = run(base + ["--json", path("u.jsonl"), "--junit", path("u.xml")], expect=1)
+    expect_in(p.stdout, "unchecked:\n  ", "unchecked, not counted as passed: ", "1 unchecked (vacuous bound, not passed)",
+              "they fail the run unless --allow-unchecked", "exit code 1")
+    (c,) = [r for r in records(path("u.jsonl")) if r["record"] == "case"]
+    assert (c["status"], c["kind"], c["error"]["judged_by"]) == ("unchecked", "vacuous_bound", "unchecked"), c
+    s = summary(path("u.jsonl"))
+    assert (s["counts"]["unchecked"], s["counts"]["passed"], s["unchecked"]) == (1, 0, 1), s
+    assert (s["exit_code"], s["allow_unchecked"], s["executed"]) == (1, False, 1), s
+    suite = junit(path("u.xml")).find("testsuite")
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "0"), suite.attrib
+    (failure,) = suite.iter("failure")
+    assert failure.get("type") == "unchecked" and failure.get("message").startswith("unchecked, not counted"), failure.attrib
+    # asked for explicitly: exit 0; still unchecked in the JSON, skipped (not passed) in JUnit
+    p = run(base + ["--allow-unchecked", "--json", path("a.jsonl"), "--junit", path("a.xml")], expect=0)
+    expect_in(p.stdout, "allowed by --allow-unchecked", "exit code 0")
+    (c,) = [r for r in records(path("a.jsonl")) if r["record"] == "case"]
+    assert c["status"] == "unchecked", c
+    assert records(path("a.jsonl"))[0]["allow_unchecked"] is True
+    s = summary(path("a.jsonl"))
+    assert (s["counts"]["unchecked"], s["exit_code"], s["allow_unchecked"]) == (1, 0, True), s
+    suite = junit(path("a.xml")).find("testsuite")
+    assert (suite.get("failures"), suite.get("skipped")) == ("0", "1"), suite.attrib
+    (skipped,) = suite.iter("skipped")
+    assert skipped.get("message").startswith("unchecked (allowed by --allow-unchecked): unchecked, not counted"), skipped.attrib
+    # merge: the same verdict over the shards, and shards that differ in allow_unchecked are not one run
+    two = base + ["--case", VACUOUS]
+    for i in (0, 1):
+        run(two + ["--shard", f"{i}/2", "--json", path(f"s{i}.jsonl")], expect=1)
+        run(two + ["--shard", f"{i}/2", "--allow-unchecked", "--json", path(f"a{i}.jsonl")], expect=0)
+    p = run(["merge", path("s0.jsonl"), path("s1.jsonl"), "--json", path("m.jsonl"), "--junit", path("m.xml")], expect=1)
+    expect_in(p.stdout, "2 unchecked (vacuous bound, not passed)")
+    s = summary(path("m.jsonl"))
+    assert (s["counts"]["unchecked"], s["counts"]["passed"], s["exit_code"]) == (2, 0, 1), s
+    assert junit(path("m.xml")).find("testsuite").get("failures") == "2"
+    p = run(["merge", path("a0.jsonl"), path("a1.jsonl"), "--json", path("ma.jsonl")], expect=0)
+    assert summary(path("ma.jsonl"))["exit_code"] == 0
+    p = run(["merge", path("s0.jsonl"), path("a1.jsonl"), "--quiet"], expect=2)
+    expect_in(p.stderr, "the shards are not one run: allow_unchecked is")
 
 
 globals()["check_" + check]()

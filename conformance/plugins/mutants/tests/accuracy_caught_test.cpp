@@ -7,9 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convcheck/runner/junit.hpp"
 #include "convcheck/runner/results.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"
+#include "convcheck/runner/terminal_summary.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;
@@ -40,13 +42,45 @@ TEST(AccuracyMutants, ZerosUnderAVacuousBoundAreUncheckedNotPassed) {
     ASSERT_EQ(results.size(), 1u);
     const CaseResult& r = results[0];
     ASSERT_TRUE(r.error.has_value()) << r.reason;
+    EXPECT_STREQ(to_string(r.status), "unchecked") << r.reason;
+    EXPECT_STREQ(to_string(r.kind), "vacuous_bound") << r.reason;
     EXPECT_EQ(r.error->comparison.statistics.judged_by, "unchecked") << r.reason;
     EXPECT_NE(r.reason.find("unchecked, not counted as passed"), std::string::npos) << r.reason;
-    // the run's summary counts it apart and its pass rate does not count it
     const nlohmann::json record = case_record(r, "accuracy_mutants");
-    const RunSummary s = summarize("accuracy_mutants", {record}, 1, CoverageFloor{});
-    EXPECT_EQ(s.unchecked, 1);
-    EXPECT_EQ(summary_record(s)["unchecked"], 1);
+    EXPECT_EQ(record["status"], "unchecked");
+    EXPECT_EQ(record["kind"], "vacuous_bound");
+    EXPECT_EQ(record["error"]["judged_by"], "unchecked");
+}
+
+// A run whose only executed case is unchecked has passed nothing: it fails (exit code 1) unless the user
+// allows unchecked cases, the summary counts the case as unchecked and not as passed, and JUnit shows it
+// as a failure of type "unchecked" (or, allowed, as skipped), never as a clean pass.
+TEST(AccuracyMutants, ARunWhoseOnlyCaseIsUncheckedFailsUnlessAllowed) {
+    const auto results = run("accuracy_mutants", "mutant=zeros", one_case(kVacuous, "bound"));
+    ASSERT_EQ(results.size(), 1u);
+    const nlohmann::json record = case_record(results[0], "accuracy_mutants");
+    const nlohmann::json run_json = {{"backend", "accuracy_mutants"}, {"suite", "t"}};
+
+    const RunSummary strict = summarize("accuracy_mutants", {record}, 1, CoverageFloor{});
+    EXPECT_EQ(strict.exit_code, 1);
+    EXPECT_EQ(strict.counts.at("unchecked"), 1);
+    EXPECT_EQ(strict.counts.at("passed"), 0);
+    EXPECT_EQ(summary_record(strict)["unchecked"], 1);
+    EXPECT_EQ(summary_record(strict)["counts"]["unchecked"], 1);
+    const std::string xml = junit_xml(run_json, {record}, strict);
+    EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<failure type=\"unchecked\" message=\"unchecked, not counted as passed"), std::string::npos)
+        << xml;
+    EXPECT_NE(verdict_line(run_json, strict).find("1 unchecked"), std::string::npos) << verdict_line(run_json, strict);
+
+    const RunSummary allowed = summarize("accuracy_mutants", {record}, 1, CoverageFloor{}, true);
+    EXPECT_EQ(allowed.exit_code, 0);
+    EXPECT_EQ(allowed.counts.at("unchecked"), 1);
+    EXPECT_EQ(allowed.counts.at("passed"), 0);
+    const std::string allowed_xml = junit_xml(run_json, {record}, allowed);
+    EXPECT_NE(allowed_xml.find("failures=\"0\""), std::string::npos) << allowed_xml;
+    EXPECT_NE(allowed_xml.find("<skipped message=\"unchecked (allowed by --allow-unchecked): "), std::string::npos)
+        << allowed_xml;
 }
 
 TEST(AccuracyMutants, ZerosFailOnceTheStatisticsCanJudgeThem) {

@@ -43,19 +43,23 @@ struct Case {
     std::string descriptor() const;
 };
 
-enum class Status { passed, failed, unsupported, crashed, hanged, xfail, xpass };
-inline constexpr Status kAllStatuses[] = {Status::passed, Status::failed, Status::unsupported, Status::crashed,
-                                          Status::hanged, Status::xfail,  Status::xpass};
+// unchecked: the case ran and broke no rule of the contract, but the contract could not check it (a
+// vacuous per-output bound the statistics cannot judge; docs/accuracy.md): not a pass, not a failure.
+enum class Status { passed, unchecked, failed, unsupported, crashed, hanged, xfail, xpass };
+inline constexpr Status kAllStatuses[] = {Status::passed,  Status::unchecked, Status::failed, Status::unsupported,
+                                          Status::crashed, Status::hanged,    Status::xfail,  Status::xpass};
 const char* to_string(Status status);
 bool parse_status(const std::string& text, Status* status);
-// failed, crashed, hanged and xpass make the run fail (exit code 1).
+// failed, crashed, hanged and xpass make the run fail (exit code 1). unchecked is not a failure: it
+// fails the run too, unless the user allows it (`convcheck run --allow-unchecked`; results.hpp).
 bool is_failure(Status status);
 
 // What decided a result that is not a pass (the case record's "kind", docs/results-schema.md).
 // Finer than the status: a failed case is a mismatch, a probe failure, NaN outputs, outputs never
 // written, an error the plugin returned or a leak; an unsupported one was declined by the backend
 // or refused by the runner before it ran (over_memory_limit); accepted_invalid: a case of the invalid
-// suite that the backend computed instead of refusing. An xfail keeps the kind of the
+// suite that the backend computed instead of refusing; vacuous_bound: an unchecked case (its
+// per-output bound is vacuous and the statistics cannot judge it). An xfail keeps the kind of the
 // failure it matched. none ("") for a pass.
 enum class Kind {
     none, mismatch, probe, nan, unwritten, crash, hang, plugin_error, out_of_memory, leak, xpass, declined,
@@ -63,7 +67,8 @@ enum class Kind {
     accepted_invalid,  // invalid mode: the backend computed a descriptor that breaks a rule instead of refusing it
     paths_differ,      // ABI 1.2: the one-shot conv_execute and the plan's execute gave different outputs
     nondeterministic,  // determinism mode: runs of one case gave outputs that differ bitwise (determinism.hpp)
-    gaps_written       // ABI 1.2 strides: the plugin wrote between dst's elements (strided_buffers.hpp)
+    gaps_written,      // ABI 1.2 strides: the plugin wrote between dst's elements (strided_buffers.hpp)
+    vacuous_bound      // status unchecked: the contract's bound admits any value there (docs/accuracy.md)
 };
 const char* to_string(Kind kind);
 

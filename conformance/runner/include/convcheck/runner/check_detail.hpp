@@ -36,6 +36,11 @@ const vectors::VectorCase& stored_case(const vectors::VectorSet& set, const Case
 // ---- discrete convolution: its traits (conv_check.cpp) -------------------------------------------
 void conv_validate(const Case& c);
 DataType conv_output_dtype(const Case& c);
+// The claims of describe every convolution reads (discrete convolution, its passes and transposed
+// convolution, each on its own descriptor): dtype, rank, data and filter format; "" when claimed.
+std::string tensors_unclaimed(const PluginInfo& info, DataType dtype, int rank, DataFormat data, FilterFormat filter);
+// A "conv:" descriptor's claims: its memory layout, tensors_unclaimed, then ABI 1.2's (its pass in
+// prop_kinds, mixed dtypes, extensions: abi_claims.hpp).
 std::string conv_unclaimed(const PluginInfo& info, const Case& c);
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                 const CaseMemory& needs, CaseResult& r);
@@ -167,7 +172,10 @@ void judge_summed_outputs(const accuracy::Contract& contract, bool exact, const 
 std::string transposed_mode_not_applicable(accuracy::Mode mode);
 void transposed_validate(const Case& c);
 DataType transposed_output_dtype(const Case& c);
-// The plugin's claims: ABI 1.3, then dtype, rank and formats as discrete convolution's.
+// The plugin's claims, read on the transposed descriptor itself: ABI 1.3, then its dtype, rank and
+// formats (tensors_unclaimed). Nothing of discrete convolution's: not prop_kinds (they name the passes
+// of discrete convolution), so a plugin that claims transposed convolution and not the forward pass
+// gets every transposed case.
 std::string transposed_unclaimed(const PluginInfo& info, const Case& c);
 // Invalid mode (check_invalid.cpp): the backend must refuse a transposed descriptor that breaks a rule.
 void check_transposed_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);

@@ -1,5 +1,6 @@
 // JUnit XML for CI systems (Jenkins, GitLab, GitHub checks): one testsuite (the run), one testcase
 // per case. failed and xpass are failures, crashed and hanged errors, unsupported and xfail skipped;
+// unchecked is a failure (type "unchecked"), or skipped when the run allows it (--allow-unchecked);
 // a case that never ran (--fail-fast, an interrupted run) is skipped with a message saying so; a
 // coverage shortfall is one more failed testcase; a plugin that failed to load or negotiate is one
 // failed testcase naming the reason. Every text goes through printable_line() and XML escaping, so the

@@ -34,6 +34,7 @@ struct RunInfo {
     std::string memory_limit_mechanism;   // memory_limit.hpp: "rss_poll+rlimit_data", "rss_poll", ...
     CoverageFloor min_coverage;
     bool leak_check = false;
+    bool allow_unchecked = false;  // --allow-unchecked: unchecked cases do not fail the run
     std::string expectations_path, expectations_checksum;  // "" when the run used none
 };
 
@@ -49,13 +50,13 @@ nlohmann::json case_record(const CaseResult& r, const std::string& backend);
 // What the summary record, the terminal summary and JUnit say about a whole run.
 struct RunSummary {
     std::string backend;
-    std::map<std::string, std::int64_t> counts;  // one entry per status name (all seven, zeros included)
+    std::map<std::string, std::int64_t> counts;  // one entry per status name (all eight, zeros included)
     Coverage coverage;
     CoverageFloor floor;
     std::string coverage_shortfall;             // why coverage fails the run, or ""
-    // Passed cases the contract could not check (a vacuous per-output bound the statistics cannot
-    // judge: error.judged_by "unchecked"): inside counts["passed"], never counted in the pass rate.
-    std::int64_t unchecked = 0;
+    // Whether unchecked cases (status unchecked: the contract could not check them) leave the exit
+    // code 0: the run record's allow_unchecked (--allow-unchecked). JUnit then lists them as skipped.
+    bool allow_unchecked = false;
     std::vector<nlohmann::json> not_run_cases;  // {"case_id", "mode", "descriptor"} of the cases never started
     std::string stopped;                        // why cases did not run ("interrupted by SIGINT", ...), or ""
     std::string error;                          // the plugin failed to load or negotiate (exit code 3), or ""
@@ -65,18 +66,16 @@ struct RunSummary {
 };
 
 // Counts, coverage and the verdict of the case records of a run of `total` cases. The exit code is 1
-// when a case failed, crashed, hanged or xpassed, or the coverage is short; else 0.
+// when a case failed, crashed, hanged or xpassed, or the coverage is short, or a case is unchecked
+// and allow_unchecked is false; else 0.
 RunSummary summarize(const std::string& backend, const std::vector<nlohmann::json>& cases, std::int64_t total,
-                     const CoverageFloor& floor);
+                     const CoverageFloor& floor, bool allow_unchecked = false);
 nlohmann::json summary_record(const RunSummary& summary);
 
 // The features of a case as the schema names them.
 nlohmann::json features(const Case& c);
 
-// Passed case records whose error.judged_by is "unchecked".
-std::int64_t count_unchecked(const std::vector<nlohmann::json>& cases);
-
-// Status counts of case records (all seven statuses present).
+// Status counts of case records (all eight statuses present).
 std::map<std::string, std::int64_t> count_statuses(const std::vector<nlohmann::json>& cases);
 
 // sha256 of the cases' ids, modes, seeds and descriptors, in order: "sha256:<hex>". Two runs with the

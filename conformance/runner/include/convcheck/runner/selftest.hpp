@@ -18,6 +18,7 @@ namespace convcheck::runner {
 struct MutantVerdict {
     std::string name, kind, bug_class, meant, what;  // from mutants.def
     std::int64_t cases = 0, passed = 0, unsupported = 0;
+    std::int64_t unchecked = 0;  // cases the contract could not check: neither a kill nor a pass
     // per mode ("exact", "bound", "probe"; "determinism" for a nondeterministic failure): cases failed, and
     // cases crashed or hanged
     std::map<std::string, std::int64_t> failed, crashed;

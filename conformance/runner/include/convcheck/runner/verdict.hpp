@@ -52,11 +52,12 @@ bool refused_for_memory(const CaseMemory& needs, const CheckSettings& s, CaseRes
 bool declined(const std::string& why, CaseResult& r);
 // Turns a child outcome that is not "ok" into the case's status; false when it was ok.
 bool outcome_status(const ChildOutcome& o, CaseResult& r);
-// A leak found by the leak check fails a case that otherwise passed.
+// A leak found by the leak check fails a case that otherwise passed or was unchecked.
 void leak_status(const ChildOutcome& o, const CheckSettings& s, CaseResult& r);
 // A passed bound-mode comparison whose statistics fail becomes a failure; one whose outputs the
-// contract cannot check (a vacuous bound the statistics cannot judge) says so in its reason
-// (statistics.hpp). The case record's error.judged_by carries the outcome.
+// contract cannot check (a vacuous bound the statistics cannot judge; statistics.hpp) becomes
+// unchecked (kind vacuous_bound) and says why in its reason. The case record's error.judged_by
+// carries the outcome.
 void apply_statistics(const accuracy::Comparison& cmp, CaseResult& r);
 
 }  // namespace convcheck::runner::detail
