@@ -22,7 +22,7 @@
 
 #include "convcheck/accuracy/accuracy.hpp"
 #include "cases.hpp"
-#include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "harness.hpp"
 #include "convcheck/testing/random_descriptor.hpp"
 
@@ -171,7 +171,7 @@ TEST(Abi, RunsItsCoreCaseAndNamesTheImplementation) {
     const accuracy::ExactFill f = accuracy::make_exact_fill(d, contract_for(d), 7);
     const Outcome got = execute(d, f.src, f.weights, f.bias);
     EXPECT_FALSE(got.implementation.empty());
-    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    const auto want = reference::fast_convolution_summation(d, f.src, f.weights, f.bias);
     EXPECT_TRUE(accuracy::compare_exact(want.dst, got.dst).passed()) << reproducer(d, 7, accuracy::Mode::exact);
     std::cout << "implementation: " << got.implementation << "\n";
 }

@@ -11,6 +11,7 @@
 
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "convcheck/runner/verdict.hpp"
 
@@ -155,7 +156,7 @@ void check_case(const ConvDescriptor& d, accuracy::Mode mode, std::uint64_t seed
         accuracy::RandomFill f = accuracy::make_random_fill(d, seed);
         src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
     }
-    const auto want = reference::convolution_summation(d, src, weights, bias);
+    const auto want = reference::fast_convolution_summation(d, src, weights, bias);
     const Outcome got = execute(d, src, weights, bias);
     const accuracy::Comparison r = mode == accuracy::Mode::exact
                                        ? accuracy::compare_exact(want.dst, got.dst)

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/accuracy/precision_fill.hpp"
 
@@ -21,7 +22,7 @@ std::string reduced_precision_seen(const ConvDescriptor& d, const accuracy::Rand
             for (double& x : v) x = accuracy::round_significand(x, p.bits);
             return v;
         };
-        const auto want = reference::convolution_summation(d, rounded(f.src), rounded(f.weights), f.bias);
+        const auto want = reference::fast_convolution_summation(d, rounded(f.src), rounded(f.weights), f.bias);
         bool same = true;
         for (std::size_t i = 0; same && i < got.size(); ++i) same = got[i] == round_to(d.dtype, want.dst[i]);
         if (same) return p.name;
@@ -62,7 +63,7 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
         return;
     }
     const accuracy::RandomFill f = accuracy::make_precision_fill(d, c.seed);
-    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    const auto want = reference::fast_convolution_summation(d, f.src, f.weights, f.bias);
     const Buffers b = make_buffers(d, f.src, f.weights, f.bias);
     const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
@@ -75,7 +76,7 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
     std::vector<double> expected = want.dst;
     const bool declared = accuracy::input_roundoff(contract) > 0.0;
     if (declared) {
-        const auto rounded = reference::convolution_summation(d, rounded_to_declared(f.src, contract),
+        const auto rounded = reference::fast_convolution_summation(d, rounded_to_declared(f.src, contract),
                                                               rounded_to_declared(f.weights, contract), f.bias);
         for (std::size_t i = 0; i < expected.size(); ++i)
             if (got[i] == round_to(d.dtype, rounded.dst[i])) expected[i] = got[i];

@@ -12,6 +12,7 @@
 
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/accuracy/probe.hpp"
 
 namespace convcheck::runner::detail {
@@ -139,7 +140,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
                       const CaseMemory& needs, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
     const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
-    auto plain = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    auto plain = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
     // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
     const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
     for (double& m : plain.magnitude) m = scale.magnitude(m);
@@ -148,7 +149,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
     for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
         std::vector<double> src = fill.src;
         src[element] = std::numeric_limits<double>::quiet_NaN();
-        const auto want = reference::convolution_summation(d, src, fill.weights, fill.bias);
+        const auto want = reference::fast_convolution_summation(d, src, fill.weights, fill.bias);
         const Buffers b = make_buffers(d, src, fill.weights, fill.bias);
         const ChildOutcome o = run_backend(backend, d, b, s, needs);
         if (outcome_status(o, r)) return;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/accuracy/stress_fill.hpp"
 
@@ -17,7 +18,7 @@ void check_conv_stress(const Backend& backend, const Case& c, const CheckSetting
     std::string unchecked;
     for (const accuracy::DataKind kind : accuracy::kStressKinds) {
         const accuracy::RandomFill f = accuracy::make_stress_fill(d, contract, kind, c.seed);
-        const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+        const auto want = reference::fast_convolution_summation(d, f.src, f.weights, f.bias);
         const Buffers b = make_buffers(d, f.src, f.weights, f.bias);
         const ChildOutcome o = run_backend(backend, d, b, s, needs);
         if (outcome_status(o, r)) {

@@ -7,6 +7,7 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/runner/check_detail.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/formats/manifest.hpp"
 #include "convcheck/runner/strided_buffers.hpp"
 
@@ -168,7 +169,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         auto f = accuracy::make_random_fill(d, c.seed);
         src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
     }
-    auto want = reference::convolution_summation(d, src, weights, bias);
+    auto want = reference::fast_convolution_summation(d, src, weights, bias);
     // exact mode: the one right answer is the exact sum rounded once to the output type (the same
     // value for the standard fill, whose sums are representable; special fills round on purpose)
     if (c.mode == Mode::exact)

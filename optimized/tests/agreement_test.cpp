@@ -43,7 +43,7 @@ RC_GTEST_PROP(Agreement, EveryPathIsWithinTheBoundOnRandomData, ()) {
     const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
     RC_TAG(to_string(d.dtype));
     const accuracy::RandomFill fill = accuracy::make_random_fill(d, seed);
-    const reference::ConvResult want = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    const reference::ConvResult want = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
     const accuracy::Contract contract{d.dtype, DataType::f32};
     for (const Path path : available_paths(d)) {
         RC_TAG(std::string(to_string(path)));
@@ -62,7 +62,7 @@ RC_GTEST_PROP(Agreement, EveryPathIsExactOnIntegerData, ()) {
     const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
     const accuracy::Contract contract{d.dtype, DataType::f32};
     const accuracy::ExactFill fill = accuracy::make_exact_fill(d, contract, seed);
-    const reference::ConvResult want = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    const reference::ConvResult want = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
     for (const Path path : available_paths(d)) {
         Buffers b = make_buffers(d, fill.src, fill.weights, fill.bias);
         const std::vector<double> got = run_optimized(d, b, Options{0, path});
@@ -95,8 +95,8 @@ TEST(Agreement, ManyInputChannelsSplitIntoCacheBlocks) {
         const accuracy::Contract contract{d.dtype, DataType::f32};
         const accuracy::RandomFill random = accuracy::make_random_fill(d, 11);
         const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, 11);
-        const auto want_random = reference::convolution_summation(d, random.src, random.weights, random.bias);
-        const auto want_exact = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+        const auto want_random = reference::fast_convolution_summation(d, random.src, random.weights, random.bias);
+        const auto want_exact = reference::fast_convolution_summation(d, exact.src, exact.weights, exact.bias);
         for (const Path path : available_paths(d)) {
             Buffers b = make_buffers(d, random.src, random.weights, random.bias);
             const auto got = run_optimized(d, b, Options{0, path});

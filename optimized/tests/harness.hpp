@@ -14,6 +14,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/testing/tensor.hpp"
 
 namespace convcheck::optimized::testing {
@@ -53,7 +54,7 @@ inline ::testing::AssertionResult paths_agree_exactly(const std::string& text, s
     const ConvDescriptor d = parse_descriptor(text);
     const accuracy::Contract contract{d.dtype, DataType::f32};
     const accuracy::ExactFill exact = accuracy::make_exact_fill(d, contract, seed);
-    const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+    const auto want = reference::fast_convolution_summation(d, exact.src, exact.weights, exact.bias);
     for (const Path path : paths) {
         if (path != Path::automatic && !why_unavailable(d, path).empty()) continue;
         Buffers e = make_buffers(d, exact.src, exact.weights, exact.bias);
@@ -73,7 +74,7 @@ inline ::testing::AssertionResult blocked_agree_reading_only_src(const std::stri
                                                                  const std::string& kernel) {
     const ConvDescriptor d = parse_descriptor(text);
     const accuracy::ExactFill exact = accuracy::make_exact_fill(d, accuracy::Contract{d.dtype, DataType::f32}, seed);
-    const auto want = reference::convolution_summation(d, exact.src, exact.weights, exact.bias);
+    const auto want = reference::fast_convolution_summation(d, exact.src, exact.weights, exact.bias);
     for (const Path path : {Path::blocked_avx2, Path::blocked_avx512}) {
         if (!why_unavailable(d, path).empty()) continue;
         Buffers b = make_buffers(d, exact.src, exact.weights, exact.bias);
@@ -103,7 +104,7 @@ inline ::testing::AssertionResult left_column_stays_finite(const std::string& te
     for (std::size_t i = 0; i < src.size(); ++i) src[i] = 1.0 + static_cast<double>(i % 5);
     // weights [O][I][3][3]: index i % 3 == 0 is kw = 0 (9 taps per (o, i), and 9 % 3 == 0)
     for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = i % 3 == 0 ? std::numeric_limits<double>::infinity() : 1.0;
-    const auto want = reference::convolution_summation(d, src, weights, bias);
+    const auto want = reference::fast_convolution_summation(d, src, weights, bias);
     const std::int64_t H = d.output_size(0), W = d.output_size(1);
     for (const Path path : {Path::blocked_avx2, Path::blocked_avx512}) {
         if (!why_unavailable(d, path).empty()) continue;

@@ -1,4 +1,4 @@
-// Internal: the pieces the fast sums share (convolution.cpp, backward_sums.cpp): a chunk of outputs
+// Internal: the pieces the fast sums share (fast_summation.cpp, backward_sums.cpp): a chunk of outputs
 // summed in registers over a list of terms, and blocks of work on joined threads. Neither changes an
 // order: every element adds its own terms one at a time, in the list's order, to its own sum.
 #pragma once

@@ -11,7 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 
+#include "convcheck/reference/convolution.hpp"
 #include "geometry.hpp"
 
 namespace convcheck::reference::detail {
@@ -94,5 +97,11 @@ private:
     Geometry3 geo_;
     std::int64_t batch_, groups_, in_channels_, out_channels_, ic_per_group_, oc_per_group_;
 };
+
+// The forward sum over this index set, one output at a time (convolution.cpp): output y's kernel,
+// OIX ([O][I/G][k...]), starts at kernel_of(y): the same for every output of a convolution
+// (convolution_summation), one per output position for a locally connected layer.
+ConvResult sum_over_index_set(const ConvDescriptor& d, std::span<const double> src, std::span<const double> bias,
+                              const std::function<const double*(const Output&)>& kernel_of);
 
 }  // namespace convcheck::reference::detail

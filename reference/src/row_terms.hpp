@@ -1,5 +1,5 @@
 // Internal: the forward index set (index_set.hpp) walked row by row, for the parallel, vectorized
-// forward sum (convolution.cpp). The same (output, term) pairs as ForwardIndexSet::for_each_term,
+// forward sum (fast_summation.cpp). The same (output, term) pairs as ForwardIndexSet::for_each_term,
 //   { (n, oc, y ; ic, k, x) : x = y*S - P_L + k*D, 0 <= x < in, ic in oc's group },
 // grouped differently: for one output row (n, oc, od, oh), the term positions (ic_g, kd, kh, kw) whose
 // input row (id, ih) exists, in the forward's order; output column ow of the row pairs with those of

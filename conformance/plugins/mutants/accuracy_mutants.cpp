@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/accuracy/precision_fill.hpp"
@@ -128,7 +129,7 @@ struct Plan : convcheck_conv_plan {
         if (fault == Fault::tf32_inputs || fault == Fault::bf16_inputs)
             for (auto* v : {&src, &weights})
                 for (double& x : *v) x = convcheck::accuracy::round_significand(x, fault == Fault::tf32_inputs ? 11 : 8);
-        const auto summed = ref::convolution_summation(d, src, weights, bias);
+        const auto summed = ref::fast_convolution_summation(d, src, weights, bias);
         std::vector<double> dst = summed.dst;
         const int p = convcheck::accuracy::significand_bits(d.dtype);
         for (double& y : dst) {

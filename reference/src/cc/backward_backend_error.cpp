@@ -20,7 +20,6 @@
 // M + P (the reference's magnitude program plus the perturbations), with L roundings on any path.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/reference/cc/internal_net_backward.hpp"
@@ -31,11 +30,6 @@
 namespace convcheck::reference::cc {
 
 namespace {
-
-double gamma_u(std::int64_t k, double u) {
-    const double ku = static_cast<double>(k) * u;
-    return ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
-}
 
 // P for one distance pair: the perturbation of every theta gradient (ABI order) for channel magnitudes
 // g_abs (|dW| summed with |dY N|) at distances (dy, dx) with errors (ey, ex).
@@ -53,7 +47,7 @@ void perturb_pair(const InternalNet& net, double dy, double dx, double ey, doubl
     for (std::size_t i = 0; i < h1; ++i) {
         const double w0 = std::fabs(net.W1[i * 2]), w1 = std::fabs(net.W1[i * 2 + 1]);
         const double moved = w0 * eD[0] + w1 * eD[1];
-        const double e = moved + gamma_u(3, u) * (w0 * (absD[0] + eD[0]) + w1 * (absD[1] + eD[1]) + std::fabs(net.b1[i])) +
+        const double e = moved + gamma(3, u) * (w0 * (absD[0] + eD[0]) + w1 * (absD[1] + eD[1]) + std::fabs(net.b1[i])) +
                          2.0 * eta;
         undecided1[i] = std::fabs(t.z1[i]) <= 2.0 * e;
         da1[i] = undecided1[i] ? (sb + flip) * 2.0 * e : sb * moved;
@@ -67,7 +61,7 @@ void perturb_pair(const InternalNet& net, double dy, double dx, double ey, doubl
             err += w * ea1[i];
             mag += w * (t.a1_abs[i] + ea1[i]);
         }
-        const double e = err + gamma_u(net.h1 + 1, u) * mag + static_cast<double>(h1) * eta;
+        const double e = err + gamma(net.h1 + 1, u) * mag + static_cast<double>(h1) * eta;
         undecided2[j] = std::fabs(t.z2[j]) <= 2.0 * e;
         da2[j] = undecided2[j] ? (sb + flip) * 2.0 * e : sb * moved;
     }

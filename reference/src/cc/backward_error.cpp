@@ -1,6 +1,5 @@
 // Rigorous bounds on the rounding of the CC backward reference (backward.hpp, docs/cc-backward.md).
 #include <cmath>
-#include <limits>
 
 #include "convcheck/reference/cc/backward.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
@@ -12,11 +11,6 @@ namespace convcheck::reference::cc {
 namespace {
 
 constexpr double kDoubleRoundoff = 0x1.0p-53;
-
-double gamma(std::int64_t k, double u) {
-    const double ku = static_cast<double>(k) * u;
-    return ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
-}
 
 }  // namespace
 

@@ -5,17 +5,14 @@
 #include <cmath>
 #include <limits>
 
+#include "convcheck/reference/cc/weight_error.hpp"
+
 namespace convcheck::reference::cc {
 
 namespace {
 
 constexpr double kDoubleRoundoff = 0x1.0p-53;
 constexpr double kDoubleUnderflow = 0x1.0p-1074;  // the smallest subnormal double: a product's absolute error
-
-double gamma(std::int64_t k) {
-    const double ku = static_cast<double>(k) * kDoubleRoundoff;
-    return ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
-}
 
 // y = A x + b and its magnitude |A| x_abs + |b|, for A [rows][cols] row-major (the forward's order:
 // the bias first, then the products in column order, as InternalNet::evaluate).
@@ -138,7 +135,7 @@ double leaky_relu_margin(const InternalNet& net, const InternalNetTrace& t) {
     double margin = std::numeric_limits<double>::infinity();
     double carried = 0.0;  // the largest underflow error reaching an a1
     for (std::size_t i = 0; i < t.z1.size(); ++i) {
-        const double e = 2.0 * (gamma(3) * t.z1_abs[i] + 2.0 * kDoubleUnderflow);
+        const double e = 2.0 * (gamma(3, kDoubleRoundoff) * t.z1_abs[i] + 2.0 * kDoubleUnderflow);
         margin = std::min(margin, std::fabs(t.z1[i]) / e);
         carried = std::max(carried, slope_bound * 2.0 * kDoubleUnderflow + kDoubleUnderflow);
     }
@@ -146,7 +143,7 @@ double leaky_relu_margin(const InternalNet& net, const InternalNetTrace& t) {
     for (std::size_t j = 0; j < t.z2.size(); ++j) {
         double w_abs = 0.0;
         for (std::size_t i = 0; i < h1; ++i) w_abs += std::fabs(net.W2[j * h1 + i]);
-        const double e = 2.0 * (gamma(net.h1 + 5) * t.z2_abs[j] + w_abs * carried + static_cast<double>(h1) * kDoubleUnderflow);
+        const double e = 2.0 * (gamma(net.h1 + 5, kDoubleRoundoff) * t.z2_abs[j] + w_abs * carried + static_cast<double>(h1) * kDoubleUnderflow);
         margin = std::min(margin, std::fabs(t.z2[j]) / e);
     }
     return margin;

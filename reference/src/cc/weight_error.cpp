@@ -14,13 +14,6 @@ namespace {
 
 constexpr double kDoubleRoundoff = 0x1.0p-53;
 
-// gamma_k(u) = k u / (1 - k u) (Higham, Lemma 3.1): (1+d_1)...(1+d_k) = 1 + theta, |theta| <= gamma_k.
-double gamma(std::int64_t k, double u) {
-    const double ku = static_cast<double>(k) * u;
-    if (ku >= 1.0) return std::numeric_limits<double>::infinity();
-    return ku / (1.0 - ku);
-}
-
 // Rounds UP a bound that was computed in double with at most `ops` roundings on non-negative
 // terms: such a computed sum is >= (1 - gamma_ops(2^-53)) times the true one, and
 // 1 + (ops + 8) 2^-52 (itself rounded, and the product rounded) more than makes up for it.
@@ -98,6 +91,12 @@ double gaussian_error(double sigma, double dy, double dx, double ey, double ex, 
 }
 
 }  // namespace
+
+double gamma(std::int64_t k, double u) {
+    const double ku = static_cast<double>(k) * u;
+    if (ku >= 1.0) return std::numeric_limits<double>::infinity();
+    return ku / (1.0 - ku);
+}
 
 double underflow_error(double u) {
     if (u >= 0x1.0p-11) return 0x1.0p-24;   // f16 (and bf16, whose 2^-133 it covers)

@@ -1,8 +1,6 @@
 // The locally connected layer (CNTK sharing=false): see locally_connected.hpp.
 #include "convcheck/reference/dialects/locally_connected.hpp"
 
-#include <cmath>
-
 #include "index_set.hpp"
 
 namespace convcheck::reference {
@@ -35,37 +33,15 @@ ConvResult locally_connected(const ConvDescriptor& d, const std::array<bool, kMa
     if (d.has_bias && static_cast<std::int64_t>(bias.size()) != OC)
         throw ConvError("bias", std::to_string(bias.size()), "must have O elements");
 
-    // The convolution's own index set (index_set.hpp); only the kernel depends on the output position.
-    const detail::ForwardIndexSet index_set(d);
-    ConvResult r;
-    r.dst.assign(d.dst_elements(), 0.0);
-    r.magnitude.assign(d.dst_elements(), 0.0);
-    r.terms.assign(d.dst_elements(), 0);
-    index_set.for_each_output([&](const detail::Output& y) {
+    // The convolution's own sum (index_set.hpp, convolution.cpp); only the kernel depends on the output position.
+    return detail::sum_over_index_set(d, src, bias, [&](const detail::Output& y) {
         // p(o): the output position along the unshared axes only
         std::int64_t position = 0;
         if (unshared[0]) position = position * OD + y.od;
         if (unshared[1]) position = position * OH + y.oh;
         if (unshared[2]) position = position * OW + y.ow;
-        const double* kernel = weights.data() + position * kernel_elements;
-        double sum = 0.0, magnitude = 0.0;
-        std::int64_t terms = 0;
-        if (d.has_bias) {
-            sum = bias[y.oc];
-            magnitude = std::fabs(bias[y.oc]);
-            terms = 1;
-        }
-        index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
-            const double x = src[s] * kernel[w];
-            sum += x;
-            magnitude += std::fabs(x);
-            ++terms;
-        });
-        r.dst[y.dst] = sum;
-        r.magnitude[y.dst] = magnitude;
-        r.terms[y.dst] = terms;
+        return weights.data() + position * kernel_elements;
     });
-    return r;
 }
 
 }  // namespace convcheck::reference

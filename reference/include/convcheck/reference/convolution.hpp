@@ -25,10 +25,12 @@ struct ConvResult {
 };
 
 // Reading 1 on canonical double arrays: src NCX, weights OIX ([O][I/G][k...]), bias [O] or empty.
-// Runs on `threads` threads (0: one per core, one for small problems); every output's terms are
-// summed in the same order on any number, so the result is bit-identical for any `threads`.
+// The definition, written as the formula above reads: one output at a time, in NCX order, its bias
+// first, then its products in the order (ic_g, then k...), each rounded, then added. Single-threaded
+// and slow on large layers: the runner checks with fast_convolution_summation (fast_summation.hpp),
+// which gives the same bits.
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
-                                 std::span<const double> weights_oix, std::span<const double> bias, int threads = 0);
+                                 std::span<const double> weights_oix, std::span<const double> bias);
 
 // The edges. Widen a buffer of d.dtype in the descriptor's own format to canonical doubles.
 std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src);
@@ -44,7 +46,8 @@ void ncx_to_src(const ConvDescriptor& d, std::span<const double> src_ncx, void* 
 void oix_to_weights(const ConvDescriptor& d, std::span<const double> weights_oix, void* weights);
 
 // The whole reference on buffers of d.dtype in the descriptor's formats (bias may be null when
-// !d.has_bias). Validates d first (throws ConvError).
+// !d.has_bias). Validates d first (throws ConvError). The sum is fast_convolution_summation's on
+// `threads` threads (0: one per core): the same bits as convolution_summation.
 ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias,
                        int threads = 0);
 

@@ -31,8 +31,6 @@ constexpr double u = 0x1.0p-53;
 constexpr double kThetaStep = 0x1.0p-12;  // theta: small, so that few steps cross a LeakyReLU kink
 constexpr double kLinearStep = 1.0;      // src and bias: L is affine in them everywhere
 
-inline double gamma(std::int64_t k) { return static_cast<double>(k) * u / (1.0 - static_cast<double>(k) * u); }
-
 // L = <dY, CC(src)> as computed in double, and R >= |L~ - L|: per output the contract's
 // B_o = E_o (1 + gamma) + gamma_{T+1} (M_o + E_o) / (1 - gamma_{T+1}), E_o the weight term at u = 2^-53
 // (cc_weight_error with u = 0: the reference's own double evaluation of K), then the dot product's own
@@ -49,10 +47,10 @@ inline Objective objective(const CcDescriptor& d, const std::vector<double>& src
     for (std::size_t o = 0; o < y.dst.size(); ++o) {
         L.value += dY[o] * y.dst[o];
         magnitude += std::fabs(dY[o] * y.dst[o]);
-        const double g = gamma(y.terms[o] + 1);
+        const double g = gamma(y.terms[o] + 1, u);
         L.error += std::fabs(dY[o]) * (E[o] * (1.0 + g) + g * (y.magnitude[o] + E[o]) / (1.0 - g));
     }
-    L.error += gamma(static_cast<std::int64_t>(y.dst.size()) + 1) * magnitude;
+    L.error += gamma(static_cast<std::int64_t>(y.dst.size()) + 1, u) * magnitude;
     L.error *= 1.0 + 0x1.0p-40;
     return L;
 }
