@@ -75,10 +75,10 @@ tsan() {
   cmake -S "$root" -B "$build" -G Ninja -DCONVCHECK_TSAN=ON -DCONVCHECK_WERROR=ON \
     -DCONVCHECK_BUILD_BENCH=OFF -DCONVCHECK_BUILD_FUZZ=OFF -DCONVCHECK_BACKEND_PLUGINS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || return 1
-  # Every test program that runs the TBB-parallel code: the optimized implementation's own tests
-  # and the vectors checked on every optimized path.
+  # Every test program that runs threads: the optimized implementation's own tests, the vectors checked
+  # on every optimized path, and the reference's fast evaluator (std::threads) against its literal sum.
   local targets
-  targets=$(cmake --build "$build" --target help | sed -n 's/^\(optimized_[a-z0-9_]*_test\):.*/\1/p;s/^\(vectors_optimized_vectors_test\):.*/\1/p')
+  targets=$(cmake --build "$build" --target help | sed -n 's/^\(optimized_[a-z0-9_]*_test\):.*/\1/p;s/^\(vectors_optimized_vectors_test\):.*/\1/p;s/^\(reference_fast_summation_test\):.*/\1/p')
   [ -n "$targets" ] || { echo "tsan: no optimized test programs found"; return 1; }
   # shellcheck disable=SC2086
   cmake --build "$build" -j "$jobs" --target $targets || return 1
