@@ -8,6 +8,7 @@
 #include <random>
 
 #include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/runner/backward_terms.hpp"
 #include "convcheck/runner/suite_design.hpp"
@@ -21,7 +22,8 @@ namespace {
 std::vector<ConvDescriptor> descriptors_of(const std::vector<SuiteEntry>& entries) {
     std::vector<ConvDescriptor> out;
     for (const auto& e : entries)
-        if (!e.descriptor.starts_with("cc:")) out.push_back(parse_descriptor(e.descriptor));
+        if (!e.descriptor.starts_with("cc:") && !e.descriptor.starts_with("deconv:"))
+            out.push_back(parse_descriptor(e.descriptor));
     return out;
 }
 
@@ -146,7 +148,19 @@ TEST(SuiteDesign, RealizedDescriptorsHaveTheValuesAsked) {
 TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     bool tail[9] = {}, ties[3] = {}, overflow[3] = {}, subnormal[3] = {}, multiplier = false, strides3 = false;
     bool gaussian = false, explicit_out = false, on_edge = false, real_scale = false, cc_backward_batch = false;
+    // the backward passes and transposed convolution: a channel tail past 8 in the reduction of backward data (output
+    // channels) and in backward weights' input channels, probe mode on both passes (NaN * 0 and leaks) and on a
+    // transposed case, transposed cases with output padding and in f16/bf16
+    bool bwd_d_tail = false, bwd_w_tail = false, bwd_d_probe = false, bwd_w_probe = false, deconv_probe = false,
+         deconv_output_padding = false, deconv_16_bit = false;
     for (const SuiteEntry& e : smoke_suite()) {
+        if (e.descriptor.starts_with("deconv:")) {
+            const TransposedDescriptor t = parse_transposed_descriptor(e.descriptor);
+            deconv_probe |= e.modes.find('p') != std::string::npos;
+            deconv_output_padding |= t.output_padding[0] > 0;
+            deconv_16_bit |= t.dtype != DataType::f32;
+            continue;
+        }
         if (e.descriptor.starts_with("cc:")) {
             if (e.descriptor.ends_with(",dir=bwd")) {  // the CC backward pass: a batch for the weights' reduction
                 cc_backward_batch |= parse_cc_descriptor(e.descriptor.substr(0, e.descriptor.size() - 8)).batch > 1;
@@ -160,6 +174,17 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
             continue;
         }
         const ConvDescriptor d = parse_descriptor(e.descriptor);
+        const bool probe = e.modes.find('p') != std::string::npos;
+        if (d.pass == Pass::backward_data) {
+            bwd_d_tail |= d.out_channels_per_group() > 8 && d.out_channels_per_group() % 8 != 0;
+            bwd_d_probe |= probe;
+            continue;
+        }
+        if (d.pass == Pass::backward_weights) {
+            bwd_w_tail |= d.in_channels_per_group() > 8 && d.in_channels_per_group() % 8 != 0;
+            bwd_w_probe |= probe;
+            continue;
+        }
         for (int b = 3; b <= 8; ++b) {
             const std::int64_t block = std::int64_t(1) << b;
             tail[b] |= d.in_channels_per_group() > block && d.in_channels_per_group() % block != 0;
@@ -172,6 +197,9 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
         strides3 |= d.rank == 3 && d.strides[0] != d.strides[1] && d.strides[1] != d.strides[2] && d.strides[0] != d.strides[2];
     }
     for (int b = 3; b <= 8; ++b) EXPECT_TRUE(tail[b]) << "no channel tail for blocks of " << (1 << b);
+    EXPECT_TRUE(bwd_d_tail && bwd_w_tail) << "no backward channel tail past 8";
+    EXPECT_TRUE(bwd_d_probe && bwd_w_probe && deconv_probe) << "no probe case of a backward pass or of transposed convolution";
+    EXPECT_TRUE(deconv_output_padding && deconv_16_bit);
     EXPECT_TRUE(ties[1] && ties[2] && overflow[1] && subnormal[0] && subnormal[1] && subnormal[2]);
     EXPECT_TRUE(multiplier && strides3);
     EXPECT_TRUE(gaussian && explicit_out && on_edge && real_scale);
