@@ -124,8 +124,12 @@ void backward_weights(const Problem& p, const convcheck_conv_args& a, M m) {
 }  // namespace
 
 void compute_backward(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant) {
-    const Problem p(desc, M::none);  // the forward mutants' deviations stay out of the backward passes
-    if (desc.prop_kind == CONVCHECK_BACKWARD_DATA) backward_data(p, args, mutant);
+    // the forward mutants' deviations stay out of the backward passes; the backward ones with 32-bit offsets
+    // hold their offsets as offsets_int32 does
+    const bool data = desc.prop_kind == CONVCHECK_BACKWARD_DATA;
+    const bool int32 = mutant == (data ? M::bwd_data_offsets_int32 : M::bwd_weights_offsets_int32);
+    const Problem p(desc, int32 ? M::offsets_int32 : M::none);
+    if (data) backward_data(p, args, mutant);
     else backward_weights(p, args, mutant);
 }
 

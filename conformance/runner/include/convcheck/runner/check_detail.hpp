@@ -145,6 +145,11 @@ struct IndexPair {
 std::optional<IndexPair> first_pair_with_dst(const ConvDescriptor& d, std::int64_t dst);
 std::optional<IndexPair> first_pair_with_weights(const ConvDescriptor& d, std::int64_t weights);
 std::optional<IndexPair> first_pair_with_src(const ConvDescriptor& d, std::int64_t src);
+// Sampled mode for a backward pass (the large suite): inputs written in place, a sample of gradient
+// elements judged by the reference one at a time, every gradient element scanned for the canary
+// (conv_backward_sampled.cpp).
+void check_backward_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
+                            const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 // The reference's gradients in the order BackwardOutputs::got holds them (conv_backward_check.cpp).
 reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
 // A stored golden vector of a backward pass (vectors/sets/backward, c.vector_dir): its inputs and its
