@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/core/transposed_descriptor.hpp"
@@ -91,9 +92,10 @@ TEST(SuiteDesign, FullSweepDrawsEachAttributeAtItsStatedShare) {
 // bound, exact and probe only (the modes of a backward pass), no special fills.
 TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
     const auto entries = full_suite();
-    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u);
+    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u + 40u + 8u);
     int passes[3] = {};
     for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i >= 826) continue;  // the transposed convolutions and the backward tails (the tests below)
         const ConvDescriptor d = parse_descriptor(entries[i].descriptor);
         ++passes[static_cast<int>(d.pass)];
         EXPECT_EQ(d.pass != Pass::forward, i >= 676) << entries[i].descriptor;
@@ -107,6 +109,48 @@ TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
     EXPECT_EQ(passes[0], 676);
     EXPECT_EQ(passes[1], 75);
     EXPECT_EQ(passes[2], 75);
+}
+
+// Transposed convolution follows the backward passes: 40 valid descriptors, each the transpose of a forward
+// descriptor of the sweep's shares (its output the forward's input size), exact mode only where the backward data
+// pass it computes holds its longest sum and the bias, bound, exact and probe only, no special fills.
+TEST(SuiteDesign, FullSweepHasTransposedConvolutionsAfterTheBackwardPasses) {
+    const auto entries = full_suite();
+    ASSERT_EQ(entries.size(), 874u);
+    int output_padding = 0, grouped = 0, nxc = 0, bias = 0;
+    for (std::size_t i = 826; i < 866; ++i) {
+        const TransposedDescriptor t = parse_transposed_descriptor(entries[i].descriptor);  // validates
+        EXPECT_EQ(entries[i].fill, accuracy::Fill::standard) << entries[i].descriptor;
+        EXPECT_EQ(entries[i].modes.find_first_not_of("bep"), std::string::npos) << entries[i].modes;
+        ConvDescriptor data = t.forward();
+        data.pass = Pass::backward_data;
+        const bool exact_holds =
+            double(backward_max_terms(data)) + 1.0 < std::ldexp(1.0, accuracy::significand_bits(t.dtype));
+        EXPECT_EQ(entries[i].modes.find('e') != std::string::npos, exact_holds && (i - 826) % 4 < 2)
+            << entries[i].descriptor << " " << entries[i].modes;
+        for (int a = 0; a < t.rank; ++a) output_padding += t.output_padding[a] > 0;
+        grouped += t.groups > 1, nxc += t.data_format == DataFormat::nxc, bias += t.has_bias;
+    }
+    EXPECT_GT(output_padding, 5);
+    EXPECT_GT(grouped, 5);
+    EXPECT_GT(nxc, 10);
+    EXPECT_GT(bias, 10);
+}
+
+// The last 8: channel tails past 8 in both backward passes, 9, 17, 33 and 65 channels in the reduction a pass's
+// vector loop would run over (output channels of backward data, input channels of backward weights).
+TEST(SuiteDesign, FullSweepEndsWithBackwardChannelTails) {
+    const auto entries = full_suite();
+    ASSERT_EQ(entries.size(), 874u);
+    std::set<std::int64_t> data, weights;
+    for (std::size_t i = 866; i < entries.size(); ++i) {
+        const ConvDescriptor d = parse_descriptor(entries[i].descriptor);
+        ASSERT_NE(d.pass, Pass::forward) << entries[i].descriptor;
+        if (d.pass == Pass::backward_data) data.insert(d.out_channels_per_group());
+        else weights.insert(d.in_channels_per_group());
+    }
+    EXPECT_EQ(data, (std::set<std::int64_t>{9, 17, 33, 65}));
+    EXPECT_EQ(weights, (std::set<std::int64_t>{9, 17, 33, 65}));
 }
 
 // The models suite: the ResNet-50 and MobileNet-v2 layers again as backward data and backward weights,
