@@ -156,7 +156,9 @@ CaseMemory transposed_memory(const Case& c) {
     m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
     double work = 8 * (S + W + B) + 8 * D + 24 * D + 8 * D + 8 * D;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
-    else if (c.mode == accuracy::Mode::probe) work += 8 * (S + W + B) + 24 * D + 40 * D;
+    // probe mode (conv_transposed_probe.cpp): the probed copy of the inputs 8(S+W+B), the reference with the NaN
+    // and without it 48D, the judged outputs and the may-reach flags 41D
+    else if (c.mode == accuracy::Mode::probe) work += 8 * (S + W + B) + 48 * D + 41 * D;
     m.reference = saturate(work + (4 << 20));  // the check's own bookkeeping, as for conv
     return m;
 }
