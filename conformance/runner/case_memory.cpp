@@ -64,9 +64,10 @@ CaseMemory conv_memory(const Case& c) {
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
     else if (c.mode == accuracy::Mode::probe && d.pass != Pass::forward)
-        // a backward pass (conv_backward_probe.cpp): the probe fill 8(S+W+B), the probed diff_dst 8D, the
-        // probed reference 24G and the gradients judged (want, got, magnitude, terms, index) 40G
-        work += 8 * (S + W + B) + 8 * D + 64 * (d.pass == Pass::backward_data ? S : W + B);
+        // a backward pass (conv_backward_probe.cpp): the probe fill 8(S+W+B), the probed copy of the inputs
+        // 8(S+W+D), the probed reference and the one without the NaN 48G and the gradients judged (want, got,
+        // magnitude, terms, index) 40G
+        work += 8 * (S + W + B) + 8 * (S + W + D) + 88 * (d.pass == Pass::backward_data ? S : W + B);
     else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 40 * D;
     else if (c.mode == accuracy::Mode::precision) work += 8 * (S + W) + 24 * D;
     // 4 MiB for the check's own bookkeeping (allocator arenas, page tables, the result record): the
@@ -155,7 +156,9 @@ CaseMemory transposed_memory(const Case& c) {
     m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
     double work = 8 * (S + W + B) + 8 * D + 24 * D + 8 * D + 8 * D;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
-    else if (c.mode == accuracy::Mode::probe) work += 8 * (S + W + B) + 24 * D + 40 * D;
+    // probe mode (conv_transposed_probe.cpp): the probed copy of the inputs 8(S+W+B), the reference with the NaN
+    // and without it 48D, the judged outputs and the may-reach flags 41D
+    else if (c.mode == accuracy::Mode::probe) work += 8 * (S + W + B) + 48 * D + 41 * D;
     m.reference = saturate(work + (4 << 20));  // the check's own bookkeeping, as for conv
     return m;
 }

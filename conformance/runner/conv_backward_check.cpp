@@ -12,9 +12,9 @@ namespace convcheck::runner::detail {
 using accuracy::Mode;
 
 std::string backward_mode_not_applicable(Mode mode) {
-    if (mode == Mode::exact || mode == Mode::bound || mode == Mode::probe) return "";
+    if (mode == Mode::exact || mode == Mode::bound || mode == Mode::probe || mode == Mode::sampled) return "";
     return std::string("mode ") + accuracy::to_string(mode) +
-           " does not apply to a backward pass yet (exact, bound and probe mode do; docs/passes.md)";
+           " does not apply to a backward pass yet (exact, bound, probe and sampled mode do; docs/passes.md)";
 }
 
 std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
@@ -74,6 +74,7 @@ void check_conv_backward(const Backend& backend, const Case& c, const CheckSetti
     // a stored vector judges with its own inputs and truth alone; otherwise the case's fill and the reference
     const bool stored = !c.vector_dir.empty();
     if (!stored && c.mode == Mode::probe) return check_backward_probe(backend, c, s, contract, needs, r);
+    if (!stored && c.mode == Mode::sampled) return check_backward_sampled(backend, c, s, contract, needs, r);
     const StoredBackward vector = stored ? stored_backward_data(c) : StoredBackward{};
     const BackwardInputs in = stored ? vector.in : backward_inputs(d, contract, c.mode, c.seed);
     if (declined(in.not_exact, r)) return;

@@ -188,13 +188,26 @@ if(CONVCHECK_BUILD_TESTS)
   # every one, by its claim, and the run that checked nothing is not a pass (exit 1).
   add_test(NAME conformance_backward_reference
            COMMAND convcheck run --backend reference --suite backward --quiet --no-shrink --no-progress)
+  # sampled mode (the large suite's, conv_backward_sampled.cpp) on the backward suite's small descriptors: the
+  # reference passes every one; a mutant that never writes the gradients of a partial block of 8 input channels
+  # fails as unwritten, naming the canary
+  add_test(NAME conformance_backward_sampled_reference
+           COMMAND convcheck run --backend reference --suite backward --mode sampled --quiet --no-shrink --no-progress)
+  set_tests_properties(conformance_backward_sampled_reference PROPERTIES PASS_REGULAR_EXPRESSION
+    "48 cases executed, 0 declined.*pass rate 100.0 %")
+  add_test(NAME conformance_backward_sampled_mutant_caught
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=bwd_weights_in_tail_dropped_8
+                   --suite backward --mode sampled --no-shrink --no-progress)
+  set_tests_properties(conformance_backward_sampled_mutant_caught PROPERTIES PASS_REGULAR_EXPRESSION
+    "exit code 1 as expected.*failed \\[sampled\\] [0-9]+ gradient elements never written \\(they still hold the canary")
   foreach(declining abi_1_0)
     set(plugin $<TARGET_FILE:convcheck_plugin_${declining}>)
     add_test(NAME conformance_backward_${declining}_declines
              COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
                      $<TARGET_FILE:convcheck> run --backend ${plugin} --suite backward --no-shrink --no-progress)
     set_tests_properties(conformance_backward_${declining}_declines PROPERTIES PASS_REGULAR_EXPRESSION
-      "exit code 1 as expected.*the plugin does not claim prop_kind backward_data.*0 cases executed, 88 declined")
+      "exit code 1 as expected.*the plugin does not claim prop_kind backward_data.*0 cases executed, 104 declined")
   endforeach()
 endif()
 if(CONVCHECK_BUILD_TESTS)
@@ -213,7 +226,7 @@ if(CONVCHECK_BUILD_TESTS)
                      $<TARGET_FILE:convcheck> run --backend $<TARGET_FILE:convcheck_plugin_${declining}>
                      --suite transposed --no-shrink --no-progress)
     set_tests_properties(conformance_transposed_${declining}_declines PROPERTIES PASS_REGULAR_EXPRESSION
-      "exit code 1 as expected.*the plugin does not claim transposed convolution.*0 cases executed, 41 declined")
+      "exit code 1 as expected.*the plugin does not claim transposed convolution.*0 cases executed, 46 declined")
   endforeach()
 endif()
 if(CONVCHECK_BUILD_TESTS)

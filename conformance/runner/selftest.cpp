@@ -30,16 +30,18 @@ bool MutantVerdict::killed_as_meant() const {
 }
 
 std::string MutantVerdict::suite_meant() const {
-    // (backward bugs: smoke's few backward cases catch most, not the probe-only ones; their suite is backward)
-    const bool own_suite = meant == "strides" || meant == "invalid" || meant == "large" || meant == "backward" ||
-                           meant == "transposed";
+    // smoke's cases of the backward passes and of transposed convolution catch every bug of those, as its
+    // forward cases catch every forward bug (the backward and transposed suites catch them too)
+    const bool own_suite = meant == "strides" || meant == "invalid" || meant == "large";
     return own_suite ? meant : "smoke";
 }
 
 bool MutantVerdict::meant_for_another_suite(const std::string& suite) const {
     const std::string own = suite_meant();
     if (own != "smoke") return own != suite;
-    // a bug of the forward convolution (or CC) on a suite of another operation's cases only: nothing there can catch it
+    // a bug of one operation on a suite of another operation's cases only: nothing there can catch it
+    if (meant == "backward") return suite == "transposed";
+    if (meant == "transposed") return suite == "backward";
     return suite == "backward" || suite == "transposed";
 }
 

@@ -6,12 +6,14 @@
 // The generator is seeded with a constant, so the suite is the same list everywhere; the run seed
 // only varies the data. The backward passes (docs/passes.md) are appended after the forward cases, so
 // that every forward case keeps its id and seed: 75 backward data and 75 backward weights descriptors
-// drawn at the same shares, 10% each of the 750 descriptors of the random sweep.
+// drawn at the same shares, 10% each of the 750 descriptors of the random sweep; then 40 transposed
+// convolutions, the transposes of forward descriptors drawn at the same shares, and 8 backward channel tails.
 #include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 #include "convcheck/runner/backward_terms.hpp"
 
 #include "convcheck/runner/suite_design.hpp"
@@ -87,6 +89,43 @@ std::vector<SuiteEntry> full_suite() {
         if (double(backward_max_terms(d)) >= std::ldexp(1.0, accuracy::significand_bits(d.dtype)))
             m.erase(std::remove(m.begin(), m.end(), 'e'), m.end());
         entries.push_back({to_string(d), m, std::string(i % 2 == 0 ? "bwd_d/" : "bwd_w/") + std::to_string(i / 2)});
+    }
+    // Transposed convolution (docs/transposed.md): 40 descriptors, each the transpose of a forward one drawn at
+    // the same shares (its output padding the remainder the forward's stride leaves, so that its output has the
+    // forward's input size), in the sweep's mode cycle; exact mode only where the backward data pass it computes
+    // holds its longest sum (and the bias) in the dtype. Appended, so every earlier case keeps its id and seed.
+    for (int i = 0; i < 40; ++i) {
+        const ConvDescriptor f = realize(draw(rng), rng);
+        TransposedDescriptor t;
+        t.rank = f.rank, t.batch = f.batch, t.in_channels = f.out_channels, t.out_channels = f.in_channels;
+        t.groups = f.groups, t.has_bias = f.has_bias, t.dtype = f.dtype;
+        t.data_format = f.data_format, t.filter_format = f.filter_format;
+        for (int a = 0; a < f.rank; ++a) {
+            t.input_size[a] = f.output_size(a), t.kernel_size[a] = f.kernel_size[a], t.strides[a] = f.strides[a];
+            t.dilations[a] = f.dilations[a], t.pads_begin[a] = f.pads_begin[a], t.pads_end[a] = f.pads_end[a];
+            t.output_padding[a] = (f.input_size[a] + f.pads_begin[a] + f.pads_end[a] - f.dilated_kernel(a)) % f.strides[a];
+        }
+        validate(t);
+        ConvDescriptor data = t.forward();
+        data.pass = Pass::backward_data;
+        std::string m = modes[i % 4];
+        if (double(backward_max_terms(data)) + 1.0 >= std::ldexp(1.0, accuracy::significand_bits(t.dtype)))
+            m.erase(std::remove(m.begin(), m.end(), 'e'), m.end());
+        entries.push_back({to_string(t), m, "deconv/" + std::to_string(i)});
+    }
+    // Channel tails of the backward passes (a vector loop's last partial block dropped): backward data summing 9,
+    // 17, 33 and 65 output channels, backward weights over as many input channels, on the forward tails' geometry;
+    // exact mode where the pass's longest sum fits the dtype. Appended last.
+    const std::int64_t backward_tails[] = {9, 17, 33, 65};
+    for (int i = 0; i < 8; ++i) {
+        const Attributes a = {i % 3, 0, i % 2, i % 3 == 2 ? 1 : 0, 1 + i % 3, 0, i % 4, 0, i % 2};
+        ConvDescriptor d = realize(a, rng);
+        d.pass = i % 2 == 0 ? Pass::backward_data : Pass::backward_weights;
+        (d.pass == Pass::backward_data ? d.out_channels : d.in_channels) = backward_tails[i / 2];
+        validate(d);
+        std::string m = "be";
+        if (double(backward_max_terms(d)) >= std::ldexp(1.0, accuracy::significand_bits(d.dtype))) m = "b";
+        entries.push_back({to_string(d), m, std::string(i % 2 == 0 ? "bwd_d_tail/" : "bwd_w_tail/") + std::to_string(i / 2)});
     }
     return entries;
 }

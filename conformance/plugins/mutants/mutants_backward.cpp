@@ -50,6 +50,8 @@ void backward_data(const Problem& p, const convcheck_conv_args& a, M m) {
                 const long long g = c / p.ICg, ic = c % p.ICg;
                 const double v = reduce(p, m, false, channels * p.k_spatial, [&](long long i, float* dy, float* w) {
                     const long long o = ungrouped ? i / p.k_spatial : g * p.OCg + i / p.k_spatial, kx = i % p.k_spatial;
+                    // output channels in blocks of 8: the last partial block dropped when there is a full one
+                    if (m == M::bwd_data_out_tail_dropped_8 && p.OCg > 8 && i / p.k_spatial >= p.OCg / 8 * 8) return false;
                     const Dims kk = unflatten(kx, p.k);
                     Dims y{};
                     bool outside = false;  // y off the output: no term (bwd_data_clamped_tap: a term times 0)
@@ -67,6 +69,8 @@ void backward_data(const Problem& p, const convcheck_conv_args& a, M m) {
                     const long long wk = m == M::bwd_data_kernel_not_flipped ? p.k_spatial - 1 - kx : kx;
                     *dy = p.load(a.dst, p.dst_index(n, o, flatten(y, p.out)));
                     *w = outside ? 0.0f : p.load(a.weights, p.weights_index(o, ic, wk));
+                    if (m == M::bwd_data_zero_weight_skipped && *w == 0.0f) return false;
+                    if (m == M::bwd_data_zero_diff_dst_skipped && *dy == 0.0f) return false;
                     return true;
                 });
                 store_from_double(a.diff_src, p.dt, p.src_index(n, c, xs), round_to(p.dt, v));
@@ -78,6 +82,8 @@ void backward_weights(const Problem& p, const convcheck_conv_args& a, M m) {
     for (long long o = 0; o < p.O; ++o)
         for (long long ic = 0; ic < p.ICg; ++ic)
             for (long long kx = 0; kx < p.k_spatial; ++kx) {
+                // input channels in blocks of 8: the last partial block never written when there is a full one
+                if (m == M::bwd_weights_in_tail_dropped_8 && p.ICg > 8 && ic >= p.ICg / 8 * 8) continue;
                 const long long c = o / p.OCg * p.ICg + ic;
                 const Dims kk = unflatten(kx, p.k);
                 const long long images = m == M::bwd_weights_first_image ? 1 : p.N;
@@ -97,6 +103,8 @@ void backward_weights(const Problem& p, const convcheck_conv_args& a, M m) {
                     }
                     *x_value = p.load(a.src, p.src_index(n, c, flatten(x, p.in)));
                     *dy = p.load(a.dst, p.dst_index(n, o, ys));
+                    if (m == M::bwd_weights_zero_src_skipped && *x_value == 0.0f) return false;
+                    if (m == M::bwd_weights_zero_diff_dst_skipped && *dy == 0.0f) return false;
                     return true;
                 });
                 store_from_double(a.diff_weights, p.dt, p.weights_index(o, ic, kx), round_to(p.dt, v));
@@ -116,8 +124,12 @@ void backward_weights(const Problem& p, const convcheck_conv_args& a, M m) {
 }  // namespace
 
 void compute_backward(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant) {
-    const Problem p(desc, M::none);  // the forward mutants' deviations stay out of the backward passes
-    if (desc.prop_kind == CONVCHECK_BACKWARD_DATA) backward_data(p, args, mutant);
+    // the forward mutants' deviations stay out of the backward passes; the backward ones with 32-bit offsets
+    // hold their offsets as offsets_int32 does
+    const bool data = desc.prop_kind == CONVCHECK_BACKWARD_DATA;
+    const bool int32 = mutant == (data ? M::bwd_data_offsets_int32 : M::bwd_weights_offsets_int32);
+    const Problem p(desc, int32 ? M::offsets_int32 : M::none);
+    if (data) backward_data(p, args, mutant);
     else backward_weights(p, args, mutant);
 }
 

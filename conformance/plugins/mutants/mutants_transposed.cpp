@@ -5,6 +5,8 @@
 //                                       axis (every output shifted by output_padding)
 //   transposed_kernel_not_flipped       the pass pairs each input with the mirrored tap (the kernel of the
 //                                       zero-stuffed reading not flipped: backward's own mutant)
+//   transposed_zero_weight_skipped      a term whose weight is exactly 0 skipped (backward data's own mutant)
+//   transposed_zero_src_skipped         a term whose src is exactly 0 skipped (backward data's zero diff_dst)
 // The honest variants sum another way here too; no other mutant touches transposed convolution.
 #include <vector>
 
@@ -22,9 +24,11 @@ void compute_transposed(const convcheck_conv_transposed_desc& desc, const convch
     if (mutant == M::transposed_output_padding_at_begin)
         for (int a = 0; a < t.rank; ++a) f.pads_begin[a] -= t.output_padding[a], f.pads_end[a] += t.output_padding[a];
     const bool honest = kMutants[static_cast<int>(mutant)].kind == Kind::honest;
-    const Mutant pass = mutant == M::transposed_kernel_not_flipped ? M::bwd_data_kernel_not_flipped
-                        : honest                                   ? mutant
-                                                                   : M::none;
+    const Mutant pass = mutant == M::transposed_kernel_not_flipped  ? M::bwd_data_kernel_not_flipped
+                        : mutant == M::transposed_zero_weight_skipped ? M::bwd_data_zero_weight_skipped
+                        : mutant == M::transposed_zero_src_skipped    ? M::bwd_data_zero_diff_dst_skipped
+                        : honest                                      ? mutant
+                                                                      : M::none;
     const std::vector<float> src = widened_to_f32(args.src, t.dtype, t.src_elements()),
                              weights = widened_to_f32(args.weights, t.dtype, t.weights_elements());
     std::vector<float> sum(static_cast<std::size_t>(t.dst_elements()));

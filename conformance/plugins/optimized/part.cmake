@@ -7,7 +7,7 @@ if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLis
     add_test(NAME conformance_smoke_optimized
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite smoke --threads 2 --quiet)
     set_tests_properties(conformance_smoke_optimized PROPERTIES TIMEOUT 120)
-    # the backward passes (docs/passes.md): all 88 cases of the backward suite checked and passed
+    # the backward passes (docs/passes.md): all 104 cases of the backward suite checked and passed
     add_test(NAME conformance_backward_optimized
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --suite backward --threads 2 --no-shrink --no-progress)
     set_tests_properties(conformance_backward_optimized PROPERTIES TIMEOUT 300)

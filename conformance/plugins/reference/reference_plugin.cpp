@@ -104,8 +104,20 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
 // The backward passes (docs/passes.md): the spec-literal sums of reference/backward.hpp in double,
 // each gradient rounded once to the dtype. add_backward checks the pass, the one dtype and the
 // buffers before these are called.
+// Like the forward (conv_query), a case whose copies in double pass kMaxWidenedBytes is declined at query:
+// the inputs widened 8(S+W+D) and the gradients with their magnitudes and term counts 24G.
 convcheck_error* backward_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
-    convcheck::validate(convcheck::runner::from_abi(*desc));  // throws ConvError -> error value
+    const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
+    convcheck::validate(d);  // throws ConvError -> error value
+    const double gradients = d.pass == convcheck::Pass::backward_data
+                                 ? double(d.src_elements())
+                                 : double(d.weights_elements()) + double(d.bias_elements());
+    const double widened =
+        8.0 * (double(d.src_elements()) + double(d.weights_elements()) + double(d.dst_elements())) + 24.0 * gradients;
+    if (widened > kMaxWidenedBytes)
+        return unsupported(out, "the reference plugin widens every tensor to double: this case needs " +
+                                    std::to_string(static_cast<long long>(widened / (1 << 20))) +
+                                    " MiB of copies, more than its 4096 MiB");
     return supported(out);
 }
 

@@ -174,7 +174,7 @@ def check_determinism():
     out = os.path.join(tmp, "r.jsonl")
     run(["run", "--backend", reference, "--suite", "backward", "--repeat", "2", "--json", out, "--quiet"], expect=0)
     statuses = {c["status"] for c in cases(out)}
-    assert statuses == {"passed"} and len(cases(out)) == 88, (statuses, len(cases(out)))  # 80 exact/bound, 8 probe
+    assert statuses == {"passed"} and len(cases(out)) == 104, (statuses, len(cases(out)))  # 96 exact/bound, 8 probe
 
 
 def check_bench():
@@ -184,15 +184,15 @@ def check_bench():
     bench = [r for r in records(out) if r["record"] == "bench"]
     passes = {keys(r["descriptor"])["dir"] for r in bench if r["status"] == "ok" and r["ms"] is not None}
     assert passes == {"bwd_d", "bwd_w"}, bench[:3]
-    assert len(bench) == 40 and all(r["gflops"] is not None for r in bench if r["ms"]), len(bench)
+    assert len(bench) == 48 and all(r["gflops"] is not None for r in bench if r["ms"]), len(bench)
 
 
 def check_list():
     p = run(["list", "--suite", "backward", "--json"], expect=0)
     design = json.loads(p.stdout)
-    assert design["cases"] == 88 and design["conv_descriptors"] == 40, design["cases"]
+    assert design["cases"] == 104 and design["conv_descriptors"] == 48, design["cases"]
     p = run(["list", "--suite", "backward"], expect=0)
-    assert "# design of the 40 discrete descriptors" in p.stdout, p.stdout[-2000:]
+    assert "# design of the 48 discrete descriptors" in p.stdout, p.stdout[-2000:]
 
 
 globals()["check_" + check]()

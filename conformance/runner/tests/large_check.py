@@ -9,7 +9,9 @@ usage: large_check.py <check> <convcheck> <plugin dir>
              offsets_int32 (element offsets in 32 signed bits) fails or crashes on
              src_bf16_past_2^31_elements_ncx; dst_unwritten_past_2gib fails as unwritten on the case past
              2^31 dst bytes, naming the first output never written, and passes the case of exactly 2^31 dst
-             bytes; every failure prints a reproducer in sampled mode
+             bytes; the backward passes: mutant=none passes the backward-weights case, bwd_weights_offsets_int32
+             fails or crashes on it (src past 2^31 elements) and bwd_data_offsets_int32 on the backward-data case
+             whose diff_dst passes 2^31 elements; every failure prints a reproducer in sampled mode
   optimized  the optimized implementation passes the four cases it computes (its other three are expected
              failures, out of memory or out of time: docs/backends.md P1-P3)
 """
@@ -73,6 +75,19 @@ def check_mutants():
     results, _ = run("mutants", ["--case", cases["dst_f32_exactly_2^31_bytes_ncx"], "--mode", "sampled"], 0,
                      ["mutant=dst_unwritten_past_2gib"])
     assert results[0]["status"] == "passed", results
+    # the backward passes: the baseline passes backward weights' case (seconds; its backward data cases sum
+    # 2^31 terms in plain loops, minutes); each pass's 32-bit offsets fail its case (backward data: the one
+    # whose diff_dst reads wrap at the first input gradient)
+    cases_of_pass = {"bwd_w_src_bf16_past_2^31_elements_ncx": "bwd_weights_offsets_int32",
+                     "bwd_d_diff_dst_bf16_past_2^31_elements_ncx": "bwd_data_offsets_int32"}
+    results, _ = run("mutants", ["--case", cases["bwd_w_src_bf16_past_2^31_elements_ncx"], "--mode", "sampled"], 0,
+                     ["mutant=none"])
+    assert results[0]["status"] == "passed", results
+    for name, mutant in cases_of_pass.items():
+        results, _ = run("mutants", ["--case", cases[name], "--mode", "sampled"], 1, [f"mutant={mutant}"])
+        (r,) = results
+        assert r["status"] in ("failed", "crashed"), r
+        assert "--mode sampled" in r["reproducer"], r
 
 
 def check_optimized():

@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/core/transposed_descriptor.hpp"
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/runner/backward_terms.hpp"
 #include "convcheck/runner/suite_design.hpp"
@@ -21,7 +23,8 @@ namespace {
 std::vector<ConvDescriptor> descriptors_of(const std::vector<SuiteEntry>& entries) {
     std::vector<ConvDescriptor> out;
     for (const auto& e : entries)
-        if (!e.descriptor.starts_with("cc:")) out.push_back(parse_descriptor(e.descriptor));
+        if (!e.descriptor.starts_with("cc:") && !e.descriptor.starts_with("deconv:"))
+            out.push_back(parse_descriptor(e.descriptor));
     return out;
 }
 
@@ -89,9 +92,10 @@ TEST(SuiteDesign, FullSweepDrawsEachAttributeAtItsStatedShare) {
 // bound, exact and probe only (the modes of a backward pass), no special fills.
 TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
     const auto entries = full_suite();
-    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u);
+    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u + 40u + 8u);
     int passes[3] = {};
     for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i >= 826) continue;  // the transposed convolutions and the backward tails (the tests below)
         const ConvDescriptor d = parse_descriptor(entries[i].descriptor);
         ++passes[static_cast<int>(d.pass)];
         EXPECT_EQ(d.pass != Pass::forward, i >= 676) << entries[i].descriptor;
@@ -105,6 +109,48 @@ TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
     EXPECT_EQ(passes[0], 676);
     EXPECT_EQ(passes[1], 75);
     EXPECT_EQ(passes[2], 75);
+}
+
+// Transposed convolution follows the backward passes: 40 valid descriptors, each the transpose of a forward
+// descriptor of the sweep's shares (its output the forward's input size), exact mode only where the backward data
+// pass it computes holds its longest sum and the bias, bound, exact and probe only, no special fills.
+TEST(SuiteDesign, FullSweepHasTransposedConvolutionsAfterTheBackwardPasses) {
+    const auto entries = full_suite();
+    ASSERT_EQ(entries.size(), 874u);
+    int output_padding = 0, grouped = 0, nxc = 0, bias = 0;
+    for (std::size_t i = 826; i < 866; ++i) {
+        const TransposedDescriptor t = parse_transposed_descriptor(entries[i].descriptor);  // validates
+        EXPECT_EQ(entries[i].fill, accuracy::Fill::standard) << entries[i].descriptor;
+        EXPECT_EQ(entries[i].modes.find_first_not_of("bep"), std::string::npos) << entries[i].modes;
+        ConvDescriptor data = t.forward();
+        data.pass = Pass::backward_data;
+        const bool exact_holds =
+            double(backward_max_terms(data)) + 1.0 < std::ldexp(1.0, accuracy::significand_bits(t.dtype));
+        EXPECT_EQ(entries[i].modes.find('e') != std::string::npos, exact_holds && (i - 826) % 4 < 2)
+            << entries[i].descriptor << " " << entries[i].modes;
+        for (int a = 0; a < t.rank; ++a) output_padding += t.output_padding[a] > 0;
+        grouped += t.groups > 1, nxc += t.data_format == DataFormat::nxc, bias += t.has_bias;
+    }
+    EXPECT_GT(output_padding, 5);
+    EXPECT_GT(grouped, 5);
+    EXPECT_GT(nxc, 10);
+    EXPECT_GT(bias, 10);
+}
+
+// The last 8: channel tails past 8 in both backward passes, 9, 17, 33 and 65 channels in the reduction a pass's
+// vector loop would run over (output channels of backward data, input channels of backward weights).
+TEST(SuiteDesign, FullSweepEndsWithBackwardChannelTails) {
+    const auto entries = full_suite();
+    ASSERT_EQ(entries.size(), 874u);
+    std::set<std::int64_t> data, weights;
+    for (std::size_t i = 866; i < entries.size(); ++i) {
+        const ConvDescriptor d = parse_descriptor(entries[i].descriptor);
+        ASSERT_NE(d.pass, Pass::forward) << entries[i].descriptor;
+        if (d.pass == Pass::backward_data) data.insert(d.out_channels_per_group());
+        else weights.insert(d.in_channels_per_group());
+    }
+    EXPECT_EQ(data, (std::set<std::int64_t>{9, 17, 33, 65}));
+    EXPECT_EQ(weights, (std::set<std::int64_t>{9, 17, 33, 65}));
 }
 
 // The models suite: the ResNet-50 and MobileNet-v2 layers again as backward data and backward weights,
@@ -146,7 +192,19 @@ TEST(SuiteDesign, RealizedDescriptorsHaveTheValuesAsked) {
 TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     bool tail[9] = {}, ties[3] = {}, overflow[3] = {}, subnormal[3] = {}, multiplier = false, strides3 = false;
     bool gaussian = false, explicit_out = false, on_edge = false, real_scale = false, cc_backward_batch = false;
+    // the backward passes and transposed convolution: a channel tail past 8 in the reduction of backward data (output
+    // channels) and in backward weights' input channels, probe mode on both passes (NaN * 0 and leaks) and on a
+    // transposed case, transposed cases with output padding and in f16/bf16
+    bool bwd_d_tail = false, bwd_w_tail = false, bwd_d_probe = false, bwd_w_probe = false, deconv_probe = false,
+         deconv_output_padding = false, deconv_16_bit = false;
     for (const SuiteEntry& e : smoke_suite()) {
+        if (e.descriptor.starts_with("deconv:")) {
+            const TransposedDescriptor t = parse_transposed_descriptor(e.descriptor);
+            deconv_probe |= e.modes.find('p') != std::string::npos;
+            deconv_output_padding |= t.output_padding[0] > 0;
+            deconv_16_bit |= t.dtype != DataType::f32;
+            continue;
+        }
         if (e.descriptor.starts_with("cc:")) {
             if (e.descriptor.ends_with(",dir=bwd")) {  // the CC backward pass: a batch for the weights' reduction
                 cc_backward_batch |= parse_cc_descriptor(e.descriptor.substr(0, e.descriptor.size() - 8)).batch > 1;
@@ -160,6 +218,17 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
             continue;
         }
         const ConvDescriptor d = parse_descriptor(e.descriptor);
+        const bool probe = e.modes.find('p') != std::string::npos;
+        if (d.pass == Pass::backward_data) {
+            bwd_d_tail |= d.out_channels_per_group() > 8 && d.out_channels_per_group() % 8 != 0;
+            bwd_d_probe |= probe;
+            continue;
+        }
+        if (d.pass == Pass::backward_weights) {
+            bwd_w_tail |= d.in_channels_per_group() > 8 && d.in_channels_per_group() % 8 != 0;
+            bwd_w_probe |= probe;
+            continue;
+        }
         for (int b = 3; b <= 8; ++b) {
             const std::int64_t block = std::int64_t(1) << b;
             tail[b] |= d.in_channels_per_group() > block && d.in_channels_per_group() % block != 0;
@@ -172,6 +241,9 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
         strides3 |= d.rank == 3 && d.strides[0] != d.strides[1] && d.strides[1] != d.strides[2] && d.strides[0] != d.strides[2];
     }
     for (int b = 3; b <= 8; ++b) EXPECT_TRUE(tail[b]) << "no channel tail for blocks of " << (1 << b);
+    EXPECT_TRUE(bwd_d_tail && bwd_w_tail) << "no backward channel tail past 8";
+    EXPECT_TRUE(bwd_d_probe && bwd_w_probe && deconv_probe) << "no probe case of a backward pass or of transposed convolution";
+    EXPECT_TRUE(deconv_output_padding && deconv_16_bit);
     EXPECT_TRUE(ties[1] && ties[2] && overflow[1] && subnormal[0] && subnormal[1] && subnormal[2]);
     EXPECT_TRUE(multiplier && strides3);
     EXPECT_TRUE(gaussian && explicit_out && on_edge && real_scale);

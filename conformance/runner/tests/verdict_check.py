@@ -86,34 +86,35 @@ def check_coverage():
     # ... even when the floor is 0: a run that checked nothing has not passed
     run(["run", "--backend", "faultzoo", "--suite", "cc", "--quiet", "--min-coverage", "0"], expect=1)
 
-    # smoke: 92 of 106 execute (the 10 CC cases and the 4 CC backward ones are declined): 86.8 %
+    # smoke: 104 of 126 execute (the 10 CC cases, the 4 CC backward ones and the 8 transposed ones are declined): 82.5 %
     base = ["run", "--backend", "faultzoo", "--suite", "smoke", "--no-progress"]
     p = run(base + ["--json", path("smoke.jsonl")], expect=0)
-    expect_in(p.stdout, "92 cases executed, 14 declined by the backend, 0 not run of 106 cases in this run: "
-              "coverage 86.8 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
+    expect_in(p.stdout, "104 cases executed, 22 declined by the backend, 0 not run of 126 cases in this run: "
+              "coverage 82.5 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
               "     10: the plugin does not claim continuous convolution",
+              "      8: the plugin does not claim transposed convolution",
               "      4: the plugin does not claim the backward pass of continuous convolution")
     s = summary(path("smoke.jsonl"))
-    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"], s["not_run"]) == (92, 14, 0, 106, 0), s
-    assert abs(s["coverage"] - 92 / 106) < 1e-12 and s["min_coverage"] == 0.01, s
+    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"], s["not_run"]) == (104, 22, 0, 126, 0), s
+    assert abs(s["coverage"] - 104 / 126) < 1e-12 and s["min_coverage"] == 0.01, s
     p = run(base + ["--min-coverage", "0.95"], expect=1)
-    expect_in(p.stdout, "coverage 86.8 % (92 of 106 cases executed, 14 declined by the backend) is below the floor "
-              "95.0 % from --min-coverage: at least 101 of the 106 cases must execute")
-    run(base + ["--min-coverage", "0.867"], expect=0)
+    expect_in(p.stdout, "coverage 82.5 % (104 of 126 cases executed, 22 declined by the backend) is below the floor "
+              "95.0 % from --min-coverage: at least 120 of the 126 cases must execute")
+    run(base + ["--min-coverage", "0.825"], expect=0)
 
-    # a plugin of ABI 1.0 cannot claim the backward passes: smoke's 10 backward cases are declined and counted apart,
-    # and the floor applies to the 96 cases of the passes it claims (39 execute: 40.6 % of them, 36.8 % of all; the
-    # CC backward cases are declined with the CC ones, an operation it does not claim at all)
+    # a plugin of ABI 1.0 cannot claim the backward passes: smoke's 22 backward cases are declined and counted apart,
+    # and the floor applies to the 104 cases of the passes it claims (39 execute: 37.5 % of them, 31.0 % of all; the
+    # CC backward cases are declined with the CC ones, and the transposed ones, operations it does not claim at all)
     old = ["run", "--backend", abi_1_0, "--suite", "smoke", "--no-progress"]
-    p = run(old + ["--json", path("old.jsonl"), "--min-coverage", "0.40"], expect=0)
-    expect_in(p.stdout, "10 declined cases are of a pass the backend does not claim (prop_kinds): the floor applies to "
-              "the other 96 cases, coverage 40.6 % of those",
-              "      6: the plugin does not claim prop_kind backward_weights")
+    p = run(old + ["--json", path("old.jsonl"), "--min-coverage", "0.37"], expect=0)
+    expect_in(p.stdout, "22 declined cases are of a pass the backend does not claim (prop_kinds): the floor applies to "
+              "the other 104 cases, coverage 37.5 % of those",
+              "     11: the plugin does not claim prop_kind backward_weights")
     s = summary(path("old.jsonl"))
-    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"]) == (39, 67, 10, 106), s
-    p = run(old + ["--min-coverage", "0.42"], expect=1)
-    expect_in(p.stdout, "coverage 40.6 % (39 of 106 cases executed, 67 declined by the backend (10 of a pass it does "
-              "not claim)) is below the floor 42.0 % from --min-coverage: at least 41 of the 96 cases of the passes the "
+    assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"]) == (39, 87, 22, 126), s
+    p = run(old + ["--min-coverage", "0.40"], expect=1)
+    expect_in(p.stdout, "coverage 37.5 % (39 of 126 cases executed, 87 declined by the backend (22 of a pass it does "
+              "not claim)) is below the floor 40.0 % from --min-coverage: at least 42 of the 104 cases of the passes the "
               "backend claims must execute")
 
     # a floor in the declarations file: the stricter of the two applies, and the message says where it is from
@@ -146,7 +147,7 @@ def check_hostile():
          "--no-shrink", "--no-progress", "--json", path("h.jsonl"), "--junit", path("h.xml")], expect=1)
     cases = [r for r in records(path("h.jsonl")) if r["record"] == "case"]
     hostile = [c for c in cases if "hostile" in c["reason"]]
-    assert len(hostile) == 92, len(hostile)  # every conv case of smoke, both passes (the 10 CC cases are declined)
+    assert len(hostile) == 104, len(hostile)  # every conv case of smoke, all passes (the CC and transposed cases are declined)
     for c in hostile:
         reason = c["reason"]
         assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in reason), repr(reason)
@@ -154,7 +155,7 @@ def check_hostile():
         assert "\ufffd" in reason and "red" in reason and 'hostile <&"\'> ]]>' in reason, repr(reason)
     root = junit(path("h.xml"))
     messages = [e.get("message") for e in root.iter() if e.get("message")]
-    assert sum("hostile" in m for m in messages) == 92, len(messages)
+    assert sum("hostile" in m for m in messages) == 104, len(messages)
     s = summary(path("h.jsonl"))
     assert s["decline_reasons"][0]["count"] == 15 and "hostile" in s["decline_reasons"][0]["reason"], s
     # ... and through a failed negotiation (exit code 3)
@@ -212,10 +213,10 @@ def check_load_failure():
         run(["run", "--backend", backend, "--suite", "smoke", "--json", path("l.jsonl"), "--junit", path("l.xml")],
             expect=3)
         r = records(path("l.jsonl"))
-        assert r[0]["record"] == "run" and r[0]["cases_total"] == 106, r[0]
+        assert r[0]["record"] == "run" and r[0]["cases_total"] == 126, r[0]
         s = r[-1]
         assert s["record"] == "summary" and s["exit_code"] == 3 and reason in s["error"], s
-        assert (s["executed"], s["not_run"], s["total"]) == (0, 106, 106), s
+        assert (s["executed"], s["not_run"], s["total"]) == (0, 126, 126), s
         suite = junit(path("l.xml")).find("testsuite")
         assert (suite.get("tests"), suite.get("failures")) == ("1", "1"), suite.attrib
         failure = suite.find("testcase/failure")
@@ -247,8 +248,10 @@ def check_merge():
     run(base + ["--shard", "1/2", "--json", other], expect=0)
     p = run(["merge", shard0, other, "--json", path("all.jsonl")], expect=0)
     s = summary(path("all.jsonl"))
-    assert s["total"] == records(shard0)[0]["cases_total"] == s["executed"], s
-    expect_in(p.stdout, f"{s['total']} cases executed, 0 declined")
+    # every case of edge but the transposed ones, which the fault zoo declines
+    assert s["total"] == records(shard0)[0]["cases_total"] == s["executed"] + s["declined"], s
+    assert s["decline_reasons"] == [{"reason": "the plugin does not claim transposed convolution", "count": s["declined"]}], s
+    expect_in(p.stdout, f"{s['executed']} cases executed, {s['declined']} declined")
     # an incomplete shard (cut off before its summary) is refused
     with open(other) as f:
         lines = f.readlines()
@@ -259,16 +262,16 @@ def check_merge():
 
 
 def check_stopped():
-    # --fail-fast: the first case crashes; the 105 others did not run, and every artefact says so
+    # --fail-fast: the first case crashes; the 125 others did not run, and every artefact says so
     run(["run", "--backend", "faultzoo", "--backend-option", "fault=segfault", "--suite", "smoke", "--fail-fast",
          "--no-shrink", "--no-progress", "--json", path("ff.jsonl"), "--junit", path("ff.xml")], expect=1)
     s = summary(path("ff.jsonl"))
-    assert (s["executed"], s["not_run"], s["total"]) == (1, 105, 106) and len(s["not_run_cases"]) == 105, s
+    assert (s["executed"], s["not_run"], s["total"]) == (1, 125, 126) and len(s["not_run_cases"]) == 125, s
     assert "--fail-fast" in s["stopped"], s
     suite = junit(path("ff.xml")).find("testsuite")
-    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("106", "1", "105"), suite.attrib
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("126", "1", "125"), suite.attrib
     skipped = [e.get("message") for e in suite.iter("skipped")]
-    assert len(skipped) == 105 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
+    assert len(skipped) == 125 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
     # interrupted: a hanging backend, SIGINT / SIGTERM after the first case started
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = open(path("i.out"), "w")
@@ -286,12 +289,12 @@ def check_stopped():
         assert elapsed < 20, f"took {elapsed:.1f} s: the hanging case was not cut short"
         s = summary(path("i.jsonl"))
         name = signal.Signals(sig).name
-        assert s["stopped"] == f"interrupted by {name}" and s["not_run"] == 106 and s["exit_code"] == 128 + sig, s
+        assert s["stopped"] == f"interrupted by {name}" and s["not_run"] == 126 and s["exit_code"] == 128 + sig, s
         assert not [r for r in records(path("i.jsonl")) if r["record"] == "case"], "a cut-short case was recorded"
         suite = junit(path("i.xml")).find("testsuite")
-        assert suite.get("skipped") == "106", suite.attrib
+        assert suite.get("skipped") == "126", suite.attrib
         with open(path("i.out")) as f:
-            expect_in(f.read(), "stopped early: interrupted by " + name, "106 cases did not run")
+            expect_in(f.read(), "stopped early: interrupted by " + name, "126 cases did not run")
 
 
 def check_paths():

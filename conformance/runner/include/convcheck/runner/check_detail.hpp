@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -139,6 +140,21 @@ std::string gradient_element(const ConvDescriptor& d, std::int64_t flat);
 // Probe mode for a backward pass: one run per probed diff_dst element (conv_backward_probe.cpp).
 void check_backward_probe(const Backend& backend, const Case& c, const CheckSettings& s,
                           const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// One term of the forward's index set: x = y*s - pb + k*d on every axis, x inside the input, y inside the
+// output, as flat canonical indices (src NCX, weights OIX, dst NCX). The probes of the backward passes
+// and of transposed convolution put a zero opposite their NaN with it (probe_partners.cpp): the first
+// term that holds the given element, or none when every tap of it reads padding.
+struct IndexPair {
+    std::int64_t src = -1, weights = -1, dst = -1;
+};
+std::optional<IndexPair> first_pair_with_dst(const ConvDescriptor& d, std::int64_t dst);
+std::optional<IndexPair> first_pair_with_weights(const ConvDescriptor& d, std::int64_t weights);
+std::optional<IndexPair> first_pair_with_src(const ConvDescriptor& d, std::int64_t src);
+// Sampled mode for a backward pass (the large suite): inputs written in place, a sample of gradient
+// elements judged by the reference one at a time, every gradient element scanned for the canary
+// (conv_backward_sampled.cpp).
+void check_backward_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
+                            const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 // The reference's gradients in the order BackwardOutputs::got holds them (conv_backward_check.cpp).
 reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
 // A stored golden vector of a backward pass (vectors/sets/backward, c.vector_dir): its inputs and its

@@ -26,11 +26,11 @@ struct MutantVerdict {
     bool killed() const;
     // a bug caught in the check meant for it ("crash": some case crashed; any check when meant is "-")
     bool killed_as_meant() const;
-    // a bug whose check is a suite of its own (strides, invalid, large, backward) that `suite` is not: that suite holds
-    // none of the cases meant for it
+    // a bug whose check is a suite of its own (strides, invalid, large) that `suite` is not, or a bug of one
+    // operation on a suite of another's cases only (backward, transposed): that suite holds none of the cases
+    // meant for it
     bool meant_for_another_suite(const std::string& suite) const;
-    // the built-in suite whose cases are meant to catch it: its own (strides, invalid, large, backward,
-    // transposed), else smoke
+    // the built-in suite whose cases are meant to catch it: its own (strides, invalid, large), else smoke
     std::string suite_meant() const;
 };
 
