@@ -25,6 +25,12 @@ if(CONVCHECK_BACKEND_PLUGINS)
                                       ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
+    # The plugin sets ATen's OpenMP thread count itself (libtorch_threads.hpp); without OpenMP it calls
+    # at::set_num_threads.
+    find_package(OpenMP COMPONENTS CXX QUIET)
+    if(OpenMP_CXX_FOUND)
+      target_link_libraries(convcheck_plugin_libtorch PRIVATE OpenMP::OpenMP_CXX)
+    endif()
     convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED)
     if(CONVCHECK_BUILD_TESTS)
       # The CC layer (docs/backends.md, "CC layer"): the cc suite forward through each method (the automatic
