@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <iterator>
 #include <memory>
@@ -192,13 +191,7 @@ int run(const RunOptions& o) {
     const InterruptGuard interrupt;
     // ---- the backend (load or negotiation failure: exit 3)
     std::unique_ptr<BackendSession> session;
-    // OpenMP threads that sleep when idle (docs/runner.md, "Fault isolation"): a plugin's OpenMP pool lives only in
-    // the child forked for one call, and libgomp's default spins each idle worker some 300,000 rounds after every
-    // parallel region, CPU taken from the case's own threads and from the runner: 40 % of the CPU time of
-    // `run --backend libtorch --suite smoke --threads 2`. The OpenMP runtime reads the policy once, when the plugin's
-    // dlopen loads it, so it is set before; a user's OMP_WAIT_POLICY is kept. Results do not depend on it (`bench`
-    // leaves it alone: there a waking worker's latency is part of the time measured).
-    setenv("OMP_WAIT_POLICY", "passive", 0);
+    let_idle_openmp_threads_sleep();  // before the plugin's OpenMP runtime is loaded (plugin_loader.hpp)
     try {
         session = open_backend(o.backend, o.backend_options, o.threads, o.expectations, o.timeout_s);
     } catch (const PluginError& e) {
