@@ -275,6 +275,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     plugin_path = args[0];
+    convcheck::runner::let_idle_openmp_threads_sleep();  // before the plugin's OpenMP runtime is loaded
     try {
         plugin = std::make_unique<PluginUnderTest>(plugin_path, options);
         // the runner's reader and its default file (the installed one, else the source tree's)

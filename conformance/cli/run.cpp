@@ -193,6 +193,7 @@ int run(const RunOptions& o) {
     const InterruptGuard interrupt;
     // ---- the backend (load or negotiation failure: exit 3)
     std::unique_ptr<BackendSession> session;
+    let_idle_openmp_threads_sleep();  // before the plugin's OpenMP runtime is loaded (plugin_loader.hpp)
     try {
         session = open_backend(o.backend, o.backend_options, o.threads, o.expectations, o.timeout_s);
     } catch (const PluginError& e) {

@@ -18,6 +18,8 @@ namespace convcheck::runner {
 
 namespace fs = std::filesystem;
 
+void let_idle_openmp_threads_sleep() { setenv("OMP_WAIT_POLICY", "passive", 0); }
+
 Plugin Plugin::load(const std::string& path) {
     if (!fs::exists(path)) throw PluginError("backend plugin '" + path + "' does not exist");
     Plugin p;

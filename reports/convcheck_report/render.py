@@ -1,6 +1,7 @@
 """Assembles the page: reads nothing itself; takes ResultSets, computes each section, renders the
 Jinja2 template reports/templates/report.html.j2 into one self-contained HTML string."""
 import datetime
+import functools
 import math
 import os
 
@@ -31,7 +32,10 @@ def percent(value):
     return "—" if value is None else f"{100 * value:.1f} %"
 
 
+@functools.cache
 def environment():
+    """One environment per process: it keeps the templates it compiled (compiling them is nine tenths of a
+    render), and its loader still checks each template file's time stamp, so an edited template is read anew."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["number"] = number

@@ -42,9 +42,9 @@ function(convcheck_add_backend_plugin_tests name)
                         "convcheck_backend_test and convcheck (conformance/CMakeLists.txt lists the parts in order)")
   endif()
   # The direct ABI-level check of this plugin against the reference (conformance/backend_test),
-  # in 4 GoogleTest shards, backend_<name>_1of4 .. 4of4: each plugin call runs in a child process,
-  # about 40 ms of CPU each for libtorch (fork, create, its thread pools), so the ~700 children of one
-  # whole run (30 s of CPU) would not fit the timeout on a loaded 2-core machine; a shard does.
+  # in 4 GoogleTest shards, backend_<name>_1of4 .. 4of4: each plugin call runs in a child process
+  # (fork, create, its thread pools), so the ~700 children of one whole run would not fit the timeout
+  # on a loaded 2-core machine; a shard does.
   set(shards 4)
   foreach(shard RANGE 1 ${shards})
     math(EXPR index "${shard} - 1")

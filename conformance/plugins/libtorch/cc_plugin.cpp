@@ -11,6 +11,7 @@
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "libtorch_tensors.hpp"
+#include "libtorch_threads.hpp"
 
 namespace convcheck_libtorch {
 
@@ -49,8 +50,7 @@ convcheck_error* cc_execute(const CcSettings& settings, const convcheck_cc_desc*
             return support::invalid_argument("cc_execute: kernel=net and theta is NULL");
         if (d.has_bias && args->bias == nullptr) return support::invalid_argument("cc_execute: has_bias and bias is NULL");
         return aten_errors([&]() -> convcheck_error* {
-            if (settings.num_threads > 0 && at::get_num_threads() != settings.num_threads)
-                at::set_num_threads(settings.num_threads);
+            use_threads(settings.num_threads);
             const c10::InferenceMode no_autograd;
             const cc::CcMethod method = cc::chosen_method(d, settings.method);
             cc::CcParameters p;
@@ -76,7 +76,7 @@ convcheck_error* cc_backward_execute(const CcSettings& settings, const convcheck
     const convcheck::CcDescriptor d = convcheck::runner::from_abi(desc);
     convcheck::validate(d);
     return aten_errors([&]() -> convcheck_error* {
-        if (settings.num_threads > 0 && at::get_num_threads() != settings.num_threads) at::set_num_threads(settings.num_threads);
+        use_threads(settings.num_threads);
         const cc::CcMethod method = cc::cc_backward_buffers(
             d, settings.method, static_cast<const float*>(args.src), args.theta, static_cast<const float*>(args.diff_dst),
             static_cast<float*>(args.diff_src), args.diff_theta, static_cast<float*>(args.diff_bias));

@@ -47,6 +47,7 @@
 #include "convcheck/plugin_transposed.hpp"
 #include "cc_plugin.hpp"
 #include "libtorch_tensors.hpp"
+#include "libtorch_threads.hpp"
 #include "libtorch_transposed.hpp"
 
 #ifndef CONVCHECK_LIBTORCH_VERSION
@@ -229,7 +230,7 @@ struct Prepared : convcheck_conv_plan {
     }
 
     convcheck_error* run(const convcheck_conv_args& args) {
-        if (num_threads > 0 && at::get_num_threads() != num_threads) at::set_num_threads(num_threads);
+        convcheck_libtorch::use_threads(num_threads);
         support::LibraryBuffers buffers(desc, adaptation, args);
         const at::Tensor src = over(buffers.src(), g.src_dims, support::activation_order(l), type);
         const at::Tensor weights = over(buffers.weights(), g.wei_dims, support::weights_order(l), type);
@@ -284,7 +285,7 @@ struct Backward {
     }
 
     convcheck_error* execute(const convcheck_conv_args& args) {
-        if (num_threads > 0 && at::get_num_threads() != num_threads) at::set_num_threads(num_threads);
+        convcheck_libtorch::use_threads(num_threads);
         support::LibraryBuffers buffers(desc, adaptation, args);
         const bool data_pass = support::prop_kind(desc) == CONVCHECK_BACKWARD_DATA;
         const auto options = at::TensorOptions().dtype(type);

@@ -25,6 +25,12 @@ if(CONVCHECK_BACKEND_PLUGINS)
                                       ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch PRIVATE ${TORCH_CXX_FLAGS})
+    # The plugin sets ATen's OpenMP thread count itself (libtorch_threads.hpp); without OpenMP it calls
+    # at::set_num_threads.
+    find_package(OpenMP COMPONENTS CXX QUIET)
+    if(OpenMP_CXX_FOUND)
+      target_link_libraries(convcheck_plugin_libtorch PRIVATE OpenMP::OpenMP_CXX)
+    endif()
     # ALLOW_UNCHECKED: on a CPU without AVX-512 ATen accumulates bf16 in bf16, so the 2,304-term bf16 cases are
     # unchecked there (docs/passes.md)
     convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED ALLOW_UNCHECKED)

@@ -30,6 +30,15 @@ struct PluginInfo {
     bool mixed_dtypes = false;
 };
 
+// Before a plugin is loaded for checking (`run`, convcheck_backend_test): idle OpenMP workers sleep.
+// A plugin's OpenMP pool lives only in the child forked for one call, and libgomp's default spins each
+// idle worker some 300,000 rounds after every parallel region, CPU taken from the case's own threads
+// and from the runner (40 % of the CPU time of `run --backend libtorch --suite smoke --threads 2`).
+// The OpenMP runtime reads OMP_WAIT_POLICY once, when the plugin's dlopen loads it; this sets it to
+// passive unless the user set it. Results do not depend on it; `bench` does not call it, since there a
+// waking worker's latency is part of the time measured.
+void let_idle_openmp_threads_sleep();
+
 class Plugin {
 public:
     // Throws PluginError: no such file, not a shared library, no convcheck_get_api, a NULL table,
