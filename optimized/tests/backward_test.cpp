@@ -5,6 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cstring>
+#include <optional>
 
 #include "backward_harness.hpp"
 #include "convcheck/testing/random_descriptor.hpp"
@@ -35,26 +36,54 @@ rc::Gen<ConvDescriptor> any_backward_descriptor() {
     });
 }
 
-::testing::AssertionResult within_bound(const ConvDescriptor& d, std::uint64_t seed, Path path, int threads) {
-    const BackwardData data = make_backward_data(d, seed, 0);
-    const reference::GradientResult want = expected(d, data);
+// One case's data and the reference's gradients of it, computed once and shared by every path checked on it.
+struct Expected {
+    BackwardData data;
+    reference::GradientResult want;
+};
+
+Expected bound_case(const ConvDescriptor& d, std::uint64_t seed) {
+    BackwardData data = make_backward_data(d, seed, 0);
+    reference::GradientResult want = expected(d, data);
+    return {std::move(data), std::move(want)};
+}
+
+// Exact data (integers small enough that every partial sum is exact), or nothing where none keeps them exact.
+std::optional<Expected> exact_case(const ConvDescriptor& d, std::uint64_t seed) {
+    const int m = exact_magnitude(d);
+    if (m == 0) return std::nullopt;
+    BackwardData data = make_backward_data(d, seed, m);
+    reference::GradientResult want = expected(d, data);
+    return Expected{std::move(data), std::move(want)};
+}
+
+::testing::AssertionResult within_bound(const ConvDescriptor& d, const Expected& e, std::uint64_t seed, Path path,
+                                        int threads) {
     const accuracy::Contract contract{d.dtype, DataType::f32};
-    const Gradients got = run_backward(d, data, Options{threads, path});
-    const accuracy::Comparison r = accuracy::compare_bound(contract, want.values, want.magnitude, want.terms, got.values);
+    const Gradients got = run_backward(d, e.data, Options{threads, path});
+    const accuracy::Comparison r = accuracy::compare_bound(contract, e.want.values, e.want.magnitude, e.want.terms, got.values);
     if (r.passed()) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << backward_reproducer(d, path, seed, threads) << ": " << r.mismatches
                                          << " elements out of bound, worst at " << r.worst_index << " got " << r.worst_got
                                          << " want " << r.worst_want << " bound " << r.worst_bound;
 }
 
-::testing::AssertionResult exact(const ConvDescriptor& d, std::uint64_t seed, Path path, int threads) {
-    const int m = exact_magnitude(d);
-    if (m == 0) return ::testing::AssertionSuccess();  // no data keeps every partial sum exact
-    const BackwardData data = make_backward_data(d, seed, m);
-    const accuracy::Comparison r = accuracy::compare_exact(expected(d, data).values, run_backward(d, data, Options{threads, path}).values);
+::testing::AssertionResult within_bound(const ConvDescriptor& d, std::uint64_t seed, Path path, int threads) {
+    return within_bound(d, bound_case(d, seed), seed, path, threads);
+}
+
+::testing::AssertionResult exact(const ConvDescriptor& d, const std::optional<Expected>& e, std::uint64_t seed, Path path,
+                                 int threads) {
+    if (!e) return ::testing::AssertionSuccess();  // no data keeps every partial sum exact
+    const accuracy::Comparison r = accuracy::compare_exact(e->want.values, run_backward(d, e->data, Options{threads, path}).values);
     if (r.passed()) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << backward_reproducer(d, path, seed, threads) << " (exact, m=" << m << "): "
-                                         << r.mismatches << " elements differ, first at " << r.first_mismatch;
+    return ::testing::AssertionFailure() << backward_reproducer(d, path, seed, threads) << " (exact, m="
+                                         << exact_magnitude(d) << "): " << r.mismatches << " elements differ, first at "
+                                         << r.first_mismatch;
+}
+
+::testing::AssertionResult exact(const ConvDescriptor& d, std::uint64_t seed, Path path, int threads) {
+    return exact(d, exact_case(d, seed), seed, path, threads);
 }
 
 }  // namespace
@@ -226,9 +255,12 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
             ConvDescriptor d = parse_descriptor(text);
             d.pass = pass;
+            // the reference's gradients once per case, for every path
+            const Expected bound = bound_case(d, 11);
+            const std::optional<Expected> exact_data = exact_case(d, 11);
             for (const Path path : backward_paths(d)) {
-                EXPECT_TRUE(within_bound(d, 11, path, 2));
-                EXPECT_TRUE(exact(d, 11, path, 2));
+                EXPECT_TRUE(within_bound(d, bound, 11, path, 2));
+                EXPECT_TRUE(exact(d, exact_data, 11, path, 2));
             }
         }
 }
