@@ -43,6 +43,25 @@ TEST(Findings, XnnpackTurnsANaNInputIntoMinusInfinity) {
     }
 }
 
+// XNNPACK's NCHW operator computes a 1x1 f32 convolution as a sparse-times-dense product (SpMM): it
+// packs only the non-zero weights (convolution-nchw.c), so a term whose weight is exactly 0 is
+// skipped. A NaN opposite a zero weight is lost, where IEEE arithmetic (and the spec's sum) gives
+// NaN * 0 = NaN (issue 41); opposite a non-zero weight it gives +inf (the clamp of X1, applied in the
+// other order: the NHWC operator gives -inf). The NHWC operator has no such path.
+TEST(Findings, XnnpackNchwOneByOneSkipsAZeroWeight) {
+    if (plugin->info().name != "xnnpack") GTEST_SKIP() << "an XNNPACK finding";
+    const ConvDescriptor d = parse_descriptor("conv:c=2,o=1,in=2x2,k=1x1,data=ncx");
+    ASSERT_EQ(query(d), "");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> src{nan, 1, 1, 1, 1, 1, 1, 1}, zero{0.0, 1.0}, one{1.0, 1.0};
+    EXPECT_TRUE(std::isnan(reference::convolution_summation(d, src, zero, {}).dst[0]));
+    const Outcome skipped = execute(d, src, zero, {});
+    EXPECT_NE(skipped.implementation.find("nchw"), std::string::npos) << skipped.implementation;
+    EXPECT_EQ(skipped.dst[0], 1.0) << "reproduce: " << to_string(d) << " src NaN,1,... weights 0,1";
+    EXPECT_EQ(execute(d, src, one, {}).dst[0], std::numeric_limits<double>::infinity())
+        << "reproduce: " << to_string(d) << " src NaN,1,... weights 1,1";
+}
+
 namespace {
 // oneDNN 2.6 has no bf16 convolution without AVX-512 (measured on an AVX2-only AMD EPYC: query refuses
 // every bf16 case, status unimplemented), so its AVX512-BF16 findings cannot show on such a host.

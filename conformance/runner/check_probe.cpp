@@ -1,5 +1,7 @@
 // Probe mode (DESIGN.md, "The accuracy contract"), for discrete convolution and CC alike: the
-// backend runs once per probed src element, with a NaN in that element. Each run is judged twice:
+// backend runs once per probed src element, with a NaN in that element (discrete convolution: and a zero
+// weight opposite it in the first term that reads it, probe_partners.cpp, so that a backend that skips
+// a zero weight, as sparse kernels do, loses the NaN that NaN * 0 must carry). Each run is judged twice:
 // where the NaN went (against the reference run with the same NaN: compare_probe), and the error
 // bound over the outputs the NaN does not reach. A case's counts are sums over its runs, and say so
 // in the reason and the JSON (error.probe); the worst output is the worst of every run, named with
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -139,14 +142,20 @@ void ProbeJudge::finish(CaseResult& r) const {
 void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                       const CaseMemory& needs, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
-    const accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
-    auto plain = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
-    // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
-    const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
-    for (double& m : plain.magnitude) m = scale.magnitude(m);
-    for (std::int64_t& t : plain.terms) t = scale.terms(t);
+    accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
     ProbeJudge judge(contract, conv_location(d));
     for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
+        // the zero opposite the NaN: the weight of the first term that reads it (probe_partners.cpp), so
+        // that NaN * 0 = NaN (IEEE 754) is tested; none when no output reads the element
+        const std::optional<IndexPair> pair = first_pair_with_src(d, element);
+        const double kept = pair ? fill.weights[static_cast<std::size_t>(pair->weights)] : 0.0;
+        if (pair) fill.weights[static_cast<std::size_t>(pair->weights)] = 0.0;
+        // the reference on the same data without the NaN (the zero in place) judges the rest under the bound;
+        // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
+        auto plain = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
+        const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
+        for (double& m : plain.magnitude) m = scale.magnitude(m);
+        for (std::int64_t& t : plain.terms) t = scale.terms(t);
         std::vector<double> src = fill.src;
         src[element] = std::numeric_limits<double>::quiet_NaN();
         const auto want = reference::fast_convolution_summation(d, src, fill.weights, fill.bias);
@@ -159,6 +168,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
         judge.add({element, want.dst, got, plain.dst, plain.magnitude, plain.terms, {},
                    unwritten_elements(d, b.dst.data()), {}});
         leak_status(o, s, r);
+        if (pair) fill.weights[static_cast<std::size_t>(pair->weights)] = kept;
     }
     judge.finish(r);
 }

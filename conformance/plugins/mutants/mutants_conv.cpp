@@ -65,6 +65,7 @@ double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, 
             if (p.m == M::kernel_axes_transposed && p.d.rank == 2) wk = (kx % p.k[2]) * p.k[1] + kx / p.k[2];
             const float xv = p.load(a.src, p.src_index(n, channel, xs));
             const float wv = p.load(a.weights, p.weights_index(oc, ic, wk));
+            if (p.m == M::zero_weight_skipped && wv == 0.0f) continue;  // a sparse kernel: NaN * 0 lost
             if (p.m == M::honest_fma) sum = std::fma(xv, wv, sum);
             else if (p.m == M::honest_f64_accumulation) sum64 += double(xv) * double(wv);
             else if (p.m == M::honest_blocked_sums) block_sum += xv * wv;

@@ -141,8 +141,8 @@ std::string gradient_element(const ConvDescriptor& d, std::int64_t flat);
 void check_backward_probe(const Backend& backend, const Case& c, const CheckSettings& s,
                           const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
 // One term of the forward's index set: x = y*s - pb + k*d on every axis, x inside the input, y inside the
-// output, as flat canonical indices (src NCX, weights OIX, dst NCX). The probes of the backward passes
-// and of transposed convolution put a zero opposite their NaN with it (probe_partners.cpp): the first
+// output, as flat canonical indices (src NCX, weights OIX, dst NCX). The probes of the forward and backward
+// passes and of transposed convolution put a zero opposite their NaN with it (probe_partners.cpp): the first
 // term that holds the given element, or none when every tap of it reads padding.
 struct IndexPair {
     std::int64_t src = -1, weights = -1, dst = -1;
