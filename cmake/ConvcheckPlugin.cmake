@@ -45,6 +45,13 @@ function(convcheck_add_backend_plugin name)
   if(DEFINED CONVCHECK_PLUGIN_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CONVCHECK_PLUGIN_OUTPUT_DIRECTORY})
   endif()
-  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
+  # clang links the sanitizer runtimes into the executable only (statically), and a plugin takes their symbols from
+  # the runner that loads it: in this tree's clang sanitizer build (cmake/sanitizer-build.cmake) those stay unresolved
+  # at link time, so --no-undefined is left out there (g++ links its runtimes into the plugin too).
+  if(CONVCHECK_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_link_options(${target} PRIVATE -Wl,--version-script=${exports})
+  else()
+    target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
+  endif()
   set_property(GLOBAL APPEND PROPERTY CONVCHECK_PLUGINS ${target})  # every plugin built here, for tests
 endfunction()
