@@ -149,10 +149,12 @@ Sum weights_gradient(const Shape& s, const void* src, const void* diff_dst, std:
 // The limits of 2^31 bytes, 2^32 bytes and 2^31 elements a tensor of `elements` passes, with their names.
 std::vector<std::pair<std::int64_t, std::string>> limits_crossed(std::int64_t elements, int bytes) {
     std::vector<std::pair<std::int64_t, std::string>> limits;
-    for (const auto& [at, name] : std::vector<std::pair<std::int64_t, std::string>>{
-             {k2G / bytes, "byte 2^31"}, {2 * k2G / bytes, "byte 2^32"}, {k2G, "element 2^31"}})
+    for (const auto& limit : std::vector<std::pair<std::int64_t, std::string>>{
+             {k2G / bytes, "byte 2^31"}, {2 * k2G / bytes, "byte 2^32"}, {k2G, "element 2^31"}}) {
+        const std::int64_t at = limit.first;  // a plain local: clang-14 cannot capture a structured binding
         if (at < elements && std::none_of(limits.begin(), limits.end(), [&](const auto& l) { return l.first == at; }))
-            limits.emplace_back(at, name);
+            limits.push_back(limit);
+    }
     return limits;
 }
 
