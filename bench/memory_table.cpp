@@ -26,6 +26,7 @@
 #include "convcheck/formats/benchdnn_driver.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "convcheck/runner/memory_limit.hpp"
+#include "convcheck/core/sanitizer_build.hpp"
 #include "timing.hpp"
 
 using namespace convcheck;
@@ -33,7 +34,7 @@ using namespace convcheck;
 namespace {
 
 // Sanitizer builds measure their own shadow memory and quarantine, not the plan's: --check skips there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(CONVCHECK_SANITIZER_BUILD)
 constexpr bool kSanitizerBuild = true;
 #else
 constexpr bool kSanitizerBuild = false;

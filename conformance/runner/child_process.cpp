@@ -1,5 +1,7 @@
 #include "convcheck/runner/child_process.hpp"
 
+#include "convcheck/core/sanitizer_build.hpp"
+
 #include <malloc.h>
 #include <sys/prctl.h>
 #include <signal.h>
@@ -55,7 +57,7 @@ void take_error(const Plugin& plugin, convcheck_error* error, Report& r, const c
     r.result = kPluginError;
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(CONVCHECK_SANITIZER_BUILD)
 // Under ASan/TSan the sanitizer's allocator serves malloc, and glibc's mallinfo2 sees none of it.
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 std::int64_t heap_in_use() { return static_cast<std::int64_t>(__sanitizer_get_current_allocated_bytes()); }

@@ -12,13 +12,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CONVCHECK_SANITIZER_BUILD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define CONVCHECK_SANITIZER_BUILD 1
-#endif
-#endif
+#include "convcheck/core/sanitizer_build.hpp"
 
 namespace convcheck::runner {
 

@@ -17,6 +17,7 @@
 #include "convcheck/runner/memory_limit.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"
+#include "convcheck/core/sanitizer_build.hpp"
 
 using namespace convcheck;
 using namespace convcheck::runner;
@@ -196,7 +197,7 @@ std::int64_t measured_peak(const Backend& backend, const Case& c, Status* status
 // The runner's measured peak for a case stays within case_memory's estimate, and the estimate is
 // not wildly above it (a refusal must not turn away what fits).
 TEST(CaseMemory, TheEstimateBoundsTheRunnersMeasuredPeak) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(CONVCHECK_SANITIZER_BUILD)
     GTEST_SKIP() << "a sanitizer's shadow memory and redzones add to every allocation the estimate counts";
 #endif
     auto session = open_backend("optimized", {}, 2, "none", 30.0);
