@@ -9,7 +9,8 @@
 # - -ffp-contract=off: no a*b+c fused into an FMA where the source does not ask for one, as g++ does in
 #   ISO C++ mode (-std=c++20), so that the results are those of the normal build.
 # - Coverage instrumentation (-fsanitize=fuzzer-no-link) on every file, so that the fuzz targets see the
-#   coverage of the libraries they link; the test programs carry it too and ignore it.
+#   coverage of the libraries they link; not on the test programs' own files (convcheck_add_test in the
+#   top-level CMakeLists.txt compiles those at -O0).
 #   -fsanitize=fuzzer (libFuzzer's main) only on the fuzz targets (fuzz/CMakeLists.txt).
 # - The test programs and the fuzz targets; no benchmarks; no third-party backend plugins (oneDNN,
 #   XNNPACK, libtorch, OpenCV and Arm NN are not our code and are not built with ASan).
