@@ -15,6 +15,7 @@ DESCRIPTIONS = {
     "nan": "NaN outputs where the reference is finite",
     "unwritten": "outputs the backend never wrote",
     "paths_differ": "the backend's one-shot call and its prepared plan computed different outputs",
+    "nondeterministic": "two runs of the case (repeats or thread counts) wrote outputs that differ bit for bit",
     "gaps_written": "the backend wrote between the elements of a strided output (memory it does not own)",
     "statistics": "every output within its bound, but the errors together are biased or too large on average",
     "invalid_case": "the case's own descriptor is invalid (not the backend's fault)",

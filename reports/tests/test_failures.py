@@ -195,3 +195,17 @@ def test_a_judged_by_that_is_not_text_is_refused(tmp_path):
     path.write_text(json.dumps(record) + "\n")
     with pytest.raises(results.ResultsError, match="judged_by"):
         results.read_files([str(path)])
+
+
+def test_every_kind_of_the_schema_has_a_description():
+    # docs/results-schema.md's table of kinds is what a writer may put in "kind"; a kind the report does not
+    # know would be listed last, without saying what went wrong.
+    import os
+    import re
+    from conftest import REPORTS
+    with open(os.path.join(os.path.dirname(REPORTS), "docs", "results-schema.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text[text.index("### `kind`"):]
+    table = table[:table.index("\n#", 1)]
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))
+    assert documented and documented == set(kinds.DESCRIPTIONS), documented ^ set(kinds.DESCRIPTIONS)
