@@ -69,9 +69,12 @@ asan() {
   local build=$prefix-asan
   cmake -C "$root/cmake/sanitizer-build.cmake" -S "$root" -B "$build" -G Ninja >/dev/null || return 1
   cmake --build "$build" -j "$jobs" || return 1
-  # detect_leaks: every leak is a failure; the plugins are dlopen'ed, so keep their symbols.
-  # lsan.supp holds the one known false report of the runtime itself (a thread starting at exit).
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0} \
+  # detect_leaks: every leak is a failure. lsan.supp holds the one known false report of the runtime itself
+  # (a thread starting at exit). The allocation stacks come from the frame pointers (the default,
+  # fast_unwind_on_malloc=1; every file here keeps them, -fno-omit-frame-pointer): the slow unwinder on every
+  # malloc made the tests 2.3 times slower (ctest 485 s, now 209 s) and finds no error the fast one misses, since
+  # the unwinder only draws the stacks printed in a report.
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
   LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/lsan.supp:print_suppressions=0} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 600 -E "$asan_skip" -LE '^(large|python_only)$'

@@ -58,7 +58,10 @@ TEST(BenchdnnBatch, TheIssueReproducerIsSkippedForItsPostOpNeverRunAsForward) {
 TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
     const auto cases = read_benchdnn_batch((kData / "options").string());
     const char* lists = "c=4,o=4,in=5x5,k=3x3,pb=1,pe=1";
-    auto with = [](const char* base, const char* extra) { return std::string(base) + "," + extra; };
+    auto with = [](const char* base, const char* extra) {
+        std::string both = base;
+        return both.append(",").append(extra);
+    };
     const std::vector<std::string> l = {with(lists, "n=1,bias=1"),           with(lists, "n=2,bias=1"),
                                         with(lists, "n=1,bias=1,dt=bf16"),   with(lists, "n=2,bias=1,dt=bf16"),
                                         with(lists, "n=1,bias=0"),           with(lists, "n=2,bias=0"),

@@ -22,7 +22,10 @@ TEST(NpyFortran, HandBuiltTwoByThreeIsTransposedToCOrder) {
     std::string dict = "{'descr': '<i8', 'fortran_order': True, 'shape': (2, 3), }";
     dict.append((10 + dict.size() + 1 + 63) / 64 * 64 - (10 + dict.size() + 1), ' ');
     dict += '\n';
-    std::string file = std::string("\x93NUMPY\x01\x00", 8) + char(dict.size()) + char(0) + dict;
+    std::string file("\x93NUMPY\x01\x00", 8);
+    file += char(dict.size());
+    file += char(0);
+    file += dict;
     for (std::int64_t v : {0, 3, 1, 4, 2, 5}) file.append(reinterpret_cast<const char*>(&v), 8);
     std::vector<std::byte> bytes(file.size());
     std::memcpy(bytes.data(), file.data(), file.size());

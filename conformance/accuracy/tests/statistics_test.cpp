@@ -182,8 +182,8 @@ TEST(DeclaredInputPrecision, AnHonestTf32OrBf16SummationPassesOnlyWhenDeclared) 
                                         << c.max_bound_fraction << "x the bound";
                 EXPECT_TRUE(c.statistics.passed()) << bits << " bits, " << to_string(kind) << " seed " << seed << ": "
                                                    << c.statistics.failure;
-                EXPECT_EQ(c.statistics.judged_by, std::string("input_precision:") + (bits == 11 ? "tf32" : "bf16") +
-                                                      "+statistics");
+                EXPECT_EQ(c.statistics.judged_by,
+                          bits == 11 ? "input_precision:tf32+statistics" : "input_precision:bf16+statistics");
                 const Comparison u = compare_bound(undeclared, want.dst, want.magnitude, want.terms, got);
                 undeclared_failures += !u.passed() || !u.statistics.passed();
             }

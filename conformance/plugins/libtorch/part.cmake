@@ -49,6 +49,8 @@ if(CONVCHECK_BACKEND_PLUGINS)
         convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp
                            LIBS convcheck_libtorch_cc convcheck_reference_tests convcheck_accuracy)
         target_compile_options(libtorch_cc_${pass}_test PRIVATE ${TORCH_CXX_FLAGS})
+        # Torch's flags define _GLIBCXX_USE_CXX11_ABI, which the test programs' precompiled header was built without.
+        set_target_properties(libtorch_cc_${pass}_test PROPERTIES DISABLE_PRECOMPILE_HEADERS ON)
       endforeach()
     endif()
   else()
