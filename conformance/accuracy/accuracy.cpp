@@ -67,12 +67,6 @@ int significand_bits(DataType dtype) {
     return 53;
 }
 
-double gamma(std::int64_t n, double u) {
-    const double nu = double(n) * u;
-    if (nu >= 1.0) return std::numeric_limits<double>::infinity();
-    return nu / (1.0 - nu);
-}
-
 namespace {
 // Half the smallest positive subnormal of the output type.
 double half_smallest_subnormal(DataType dtype) {

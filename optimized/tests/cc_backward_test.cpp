@@ -70,7 +70,7 @@ Grads run(const CcDescriptor& d, const Data& data, int threads, CcMethod method 
 }
 
 double gamma_bound(std::int64_t k, double magnitude) {
-    const double g = accuracy::gamma(k, kF32);
+    const double g = convcheck::gamma(k, kF32);
     return g * magnitude / (1.0 - g);
 }
 

@@ -84,7 +84,7 @@ std::vector<double> f32_weight_term(const CcDescriptor& d, const ContinuousKerne
 bool f32_branches_decided(const CcDescriptor& d, const InternalNet& net) {
     const AxisWindow win[2] = {neighbour_window(projected_grid_axis(d, 0), d.support[0]),
                                 neighbour_window(projected_grid_axis(d, 1), d.support[1])};
-    const double e1 = 2.0 * accuracy::gamma(3 + 2, kF32Roundoff), e2 = 2.0 * accuracy::gamma(net.h1 + 5 + 3, kF32Roundoff);
+    const double e1 = 2.0 * convcheck::gamma(3 + 2, kF32Roundoff), e2 = 2.0 * convcheck::gamma(net.h1 + 5 + 3, kF32Roundoff);
     const double eta = 2.0 * static_cast<double>(net.h1 + 4) * kF32Underflow;
     for (double y : win[0].distance)
         for (double x : win[1].distance) {
@@ -158,7 +158,7 @@ Checked check_layer(const CcDescriptor& d, std::uint64_t seed, tcc::CcMethod met
     if (const InternalNet* net = kernel.internal_net()) {
         const std::int64_t L = d.batch * d.neighbours() * d.output_size[0] * d.output_size[1] + 1 +
                                internal_net_backward_roundings(*net) + 3;
-        const double exact_magnitude = 1.0 / (1.0 - accuracy::gamma(r.diff_theta_roundings, 0x1.0p-53));
+        const double exact_magnitude = 1.0 / (1.0 - convcheck::gamma(r.diff_theta_roundings, 0x1.0p-53));
         bound.assign(r.diff_theta.size(), 0.0);
         for (std::size_t i = 0; i < bound.size(); ++i)
             bound[i] = own.diff_theta[i] +

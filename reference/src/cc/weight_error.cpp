@@ -92,12 +92,6 @@ double gaussian_error(double sigma, double dy, double dx, double ey, double ex, 
 
 }  // namespace
 
-double gamma(std::int64_t k, double u) {
-    const double ku = static_cast<double>(k) * u;
-    if (ku >= 1.0) return std::numeric_limits<double>::infinity();
-    return ku / (1.0 - ku);
-}
-
 double underflow_error(double u) {
     if (u >= 0x1.0p-11) return 0x1.0p-24;   // f16 (and bf16, whose 2^-133 it covers)
     if (u >= 0x1.0p-24) return 0x1.0p-149;  // f32

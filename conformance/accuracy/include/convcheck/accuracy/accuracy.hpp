@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/rounding_error.hpp"
 #include "convcheck/accuracy/statistics.hpp"
 
 namespace convcheck::accuracy {
@@ -66,8 +67,7 @@ std::string input_precision_name(const Contract& c);
 // "whole_tensor+input_precision:bf16" (the input precision only where it applies to the case's dtype).
 std::string bound_name(const Contract& c);
 
-// gamma_n(u) = n*u / (1 - n*u); +infinity when n*u >= 1 (no bound can be promised).
-double gamma(std::int64_t n, double u);
+// gamma_n(u) = n*u / (1 - n*u) is convcheck::gamma (convcheck/core/rounding_error.hpp).
 // The allowed |y - y*| for one output, of magnitude M and n terms (for a whole-tensor bound, the
 // caller passes the tensor's largest M and n: error_bounds does):
 //     u_out |y*| + ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1) M + eta_out

@@ -29,15 +29,14 @@
 #include <vector>
 
 #include "convcheck/core/cc_descriptor.hpp"
+#include "convcheck/core/rounding_error.hpp"
 #include "convcheck/reference/cc/continuous_kernel.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 
 namespace convcheck::reference::cc {
 
-// gamma_k(u) = k u / (1 - k u) (Higham, Lemma 3.1): (1 + d_1)...(1 + d_k) = 1 + theta with
-// |theta| <= gamma_k(u) when every |d_i| <= u; infinity when k u >= 1 (no bound). Every CC bound of
-// the reference (this header's, backward.hpp's, internal_net_backward.hpp's) uses this one.
-double gamma(std::int64_t k, double u);
+// gamma_k(u) = k u / (1 - k u), convcheck::gamma (convcheck/core/rounding_error.hpp): every CC bound of the
+// reference (this header's, backward.hpp's, internal_net_backward.hpp's) uses that one.
 
 // Underflow: an operation whose result is subnormal has an absolute error up to eta, the smallest
 // subnormal of the backend's type (the standard model fl(x) = x(1 + delta) + eta; an exp within
