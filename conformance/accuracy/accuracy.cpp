@@ -156,12 +156,14 @@ double bound_fraction(const Contract& c, double want, double got, double bound) 
 
 namespace {
 
-void record(Comparison& r, std::int64_t i, double got, double want, double bound, double fraction, bool mismatch) {
+void record(Comparison& r, std::int64_t i, double got, double want, double bound, double fraction, bool mismatch,
+            const OnMismatch& on_mismatch) {
     ++r.bound_fraction_histogram[fraction >= 1.0 ? 10 : static_cast<int>(fraction * 10.0)];
     if (std::isfinite(got) && std::isfinite(want)) r.max_abs = std::max(r.max_abs, std::fabs(got - want));
     if (mismatch) {
         ++r.mismatches;
         if (r.first_mismatch < 0) r.first_mismatch = i;
+        if (on_mismatch) on_mismatch(i);
     }
     if (r.worst_index < 0 || fraction > r.max_bound_fraction) {
         r.max_bound_fraction = fraction;
@@ -180,13 +182,13 @@ namespace {
 // outputs and (when `statistical`) the statistics (statistics.hpp).
 Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                         std::span<const std::int64_t> terms, std::span<const double> got, bool statistical,
-                        std::vector<double> bounds) {
+                        std::vector<double> bounds, const OnMismatch& on_mismatch) {
     Comparison r;
     r.elements = static_cast<std::int64_t>(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
         const double bound = bounds[i];
         const double fraction = bound_fraction(c, want[i], got[i], bound);
-        record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0));
+        record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0), on_mismatch);
     }
     r.statistics = judge_statistics(c, want, magnitude, terms, got, bounds, statistical);
     return r;
@@ -195,13 +197,14 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
 }  // namespace
 
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         std::span<const std::int64_t> terms, std::span<const double> got) {
-    return compare_with(c, want, magnitude, terms, got, true, error_bounds(c, want, magnitude, terms));
+                         std::span<const std::int64_t> terms, std::span<const double> got,
+                         const OnMismatch& on_mismatch) {
+    return compare_with(c, want, magnitude, terms, got, true, error_bounds(c, want, magnitude, terms), on_mismatch);
 }
 
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,
-                            std::span<const double> got) {
+                            std::span<const double> got, const OnMismatch& on_mismatch) {
     // CC layers keep their own bound (the CC weight error covers the backend's own precision); a
     // declared whole-tensor bound or input precision is about discrete convolution kernels.
     Contract per_output = c;
@@ -210,23 +213,23 @@ Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std
     std::vector<double> bounds(want.size());
     for (std::size_t i = 0; i < want.size(); ++i)
         bounds[i] = cc_error_bound(per_output, want[i], magnitude[i], terms[i], weight_error[i]);
-    return compare_with(per_output, want, magnitude, terms, got, false, std::move(bounds));
+    return compare_with(per_output, want, magnitude, terms, got, false, std::move(bounds), on_mismatch);
 }
 
 Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                                std::span<const std::int64_t> terms, std::span<const double> got,
-                               std::vector<double> bounds) {
-    return compare_with(c, want, magnitude, terms, got, false, std::move(bounds));
+                               std::vector<double> bounds, const OnMismatch& on_mismatch) {
+    return compare_with(c, want, magnitude, terms, got, false, std::move(bounds), on_mismatch);
 }
 
-Comparison compare_exact(std::span<const double> want, std::span<const double> got) {
+Comparison compare_exact(std::span<const double> want, std::span<const double> got, const OnMismatch& on_mismatch) {
     Comparison r;
     r.statistics.judged_by = "exact";
     r.elements = static_cast<std::int64_t>(want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
         const bool same = got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));
         record(r, static_cast<std::int64_t>(i), got[i], want[i], 0.0, same ? 0.0 : std::numeric_limits<double>::infinity(),
-               !same);
+               !same, on_mismatch);
     }
     return r;
 }

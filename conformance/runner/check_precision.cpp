@@ -84,12 +84,15 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
     // A declared whole-tensor algorithm (Winograd, FFT) rounds in its transforms: no result is exact,
     // and its bound judges instead; input rounding (2^-11 relative) still exceeds it by far.
     const bool whole_tensor = contract.bound_kind == accuracy::BoundKind::whole_tensor;
-    accuracy::Comparison cmp = whole_tensor ? accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got)
-                                            : accuracy::compare_exact(expected, got);
+    ErrorReport e;
+    const auto count = count_failures(e, conv_location(d));
+    accuracy::Comparison cmp = whole_tensor
+                                   ? accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got, count)
+                                   : accuracy::compare_exact(expected, got, count);
     if (declared && !whole_tensor)
         cmp.statistics.judged_by = "input_precision:" + accuracy::input_precision_name(contract);
-    r.error = error_report(d, cmp, whole_tensor ? want.dst : expected, got, whole_tensor, contract, want.magnitude,
-                           want.terms);
+    complete_error_report(d, cmp, whole_tensor, e);
+    r.error = e;
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) {
         r.kind = mismatch_kind(unwritten, nan_outputs(got, want.dst));

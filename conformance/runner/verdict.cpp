@@ -21,13 +21,11 @@ std::string coordinates_text(const std::vector<std::int64_t>& c) {
     return s + "]";
 }
 
-void locate_failures(ErrorReport& e, std::size_t n, const OutputLocation& where,
-                     const std::function<bool(std::size_t)>& bad) {
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!bad(i)) continue;
-        if (where.touches_border(static_cast<std::int64_t>(i))) ++e.border_mismatches;
+accuracy::OnMismatch count_failures(ErrorReport& e, OutputLocation where) {
+    return [&e, where = std::move(where)](std::int64_t i) {
+        if (where.touches_border(i)) ++e.border_mismatches;
         else ++e.interior_mismatches;
-    }
+    };
 }
 
 Unwritten unwritten_region(const void* dst, std::int64_t elements, int element_bytes) {

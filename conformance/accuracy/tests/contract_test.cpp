@@ -129,3 +129,24 @@ TEST(Contract, OverflowToInfinityIsRightWhenTheExactValueOverflows) {
     EXPECT_TRUE(compare_bound(c, want, magnitude, terms, std::vector<double>{INFINITY}).passed());
     EXPECT_FALSE(compare_bound(c, want, magnitude, terms, std::vector<double>{-INFINITY}).passed());
 }
+
+// The comparison is the one place an output passes or fails: it names every failing output to on_mismatch, once and
+// in order, and no other (the runner counts where failures lie from these calls alone).
+TEST(Contract, EveryFailingOutputIsNamedOnceInOrder) {
+    const Contract c{DataType::f32, DataType::f32};
+    const std::vector<double> want{1.0, 2.0, 3.0, 4.0}, magnitude{1.0, 2.0, 3.0, 4.0};
+    const std::vector<std::int64_t> terms{1, 1, 1, 1};
+    const std::vector<double> got{1.0, 2.0 + 2 * error_bound(c, 2.0, 2.0, 1), 3.0, std::nan("")};
+    std::vector<std::int64_t> named;
+    const auto name = [&named](std::int64_t i) { named.push_back(i); };
+    const Comparison bound = compare_bound(c, want, magnitude, terms, got, name);
+    EXPECT_EQ(named, (std::vector<std::int64_t>{1, 3}));
+    EXPECT_EQ(static_cast<std::int64_t>(named.size()), bound.mismatches);
+    named.clear();
+    const Comparison exact = compare_exact(want, std::vector<double>{1.0, 2.0, 3.5, 4.0}, name);
+    EXPECT_EQ(named, (std::vector<std::int64_t>{2}));
+    EXPECT_EQ(exact.mismatches, 1);
+    named.clear();
+    EXPECT_TRUE(compare_exact(want, want, name).passed());
+    EXPECT_TRUE(named.empty());
+}

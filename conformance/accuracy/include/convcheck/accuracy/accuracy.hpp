@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -123,20 +124,27 @@ struct Comparison {
     bool passed() const { return mismatches == 0; }
 };
 
+// The comparisons below are the one place an output's pass or fail is decided. Each calls on_mismatch (when given)
+// once for every output it fails, with the output's flat index, in order: the runner counts where the failures
+// lie with it, and decides nothing again.
+using OnMismatch = std::function<void(std::int64_t)>;
+
 // got: the backend's output widened to double, in the same order as want (NCX for conv).
 // A NaN or infinity in `got` where `want` rounds to a finite value is a mismatch.
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         std::span<const std::int64_t> terms, std::span<const double> got);
+                         std::span<const std::int64_t> terms, std::span<const double> got,
+                         const OnMismatch& on_mismatch = {});
 // The CC comparison: as compare_bound, with cc_error_bound and weight_error per output.
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,
-                            std::span<const double> got);
+                            std::span<const double> got, const OnMismatch& on_mismatch = {});
 // Bound mode with each output's allowed |got - want| given (a contract derived elsewhere: the CC
 // backward pass's, docs/cc-backward.md); no statistical checks (the bounds are not one rounding model).
 Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                                std::span<const std::int64_t> terms, std::span<const double> got,
-                               std::vector<double> bounds);
-Comparison compare_exact(std::span<const double> want, std::span<const double> got);
+                               std::vector<double> bounds, const OnMismatch& on_mismatch = {});
+Comparison compare_exact(std::span<const double> want, std::span<const double> got,
+                         const OnMismatch& on_mismatch = {});
 
 // Exact-mode data for a discrete convolution, canonical order (src NCX, weights OIX, bias [O]).
 // Values are small integers; each output channel's weights have at most `max_nonzero_taps`

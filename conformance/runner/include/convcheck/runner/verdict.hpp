@@ -29,9 +29,9 @@ struct OutputLocation {
     std::function<std::vector<std::int64_t>(std::int64_t)> coordinates;  // flat index -> [n, c, spatial...]
     std::function<bool(std::int64_t)> touches_border;  // the output's receptive field or window reaches the border
 };
-// Counts the failing outputs (bad(i) for i in [0, n)) into e: at the border or inside.
-void locate_failures(ErrorReport& e, std::size_t n, const OutputLocation& where,
-                     const std::function<bool(std::size_t)>& bad);
+// Counts each failing output into e, at the border or inside: pass it to an accuracy:: comparison, which calls it
+// once per output it fails (the pass/fail rule is decided there only). e must outlive the comparison.
+accuracy::OnMismatch count_failures(ErrorReport& e, OutputLocation where);
 
 // How many of `elements` outputs still hold the "never written" fill (all bytes 0xFF, a NaN in
 // every dtype).
