@@ -3,7 +3,7 @@
 # that has nothing of the project's installed, and checks that the report exists. .ci/run runs it, so CI
 # proves what the README promises a newcomer (packages named in scripts/setup.sh, not only recommended).
 #
-#   bash scripts/fresh-machine.sh                    # the whole proof, as root (47 min on 2 cores without caches)
+#   bash scripts/fresh-machine.sh                    # the whole proof, as root (40 min on 2 cores without caches)
 #   bash scripts/fresh-machine.sh --configure-only   # only setup.sh and the CMake configure (a few minutes):
 #                                                    # every package is installed and every bundled backend found
 #
