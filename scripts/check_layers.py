@@ -14,7 +14,10 @@ Checked:
     first, else the one file in the tree whose path ends with it (system <...> includes and headers
     outside the tree, such as a vendor's "dnnl.hpp", are not the project's and are left out);
   - every CMake file's use of a library or program the tree defines: target_link_libraries,
-    add_dependencies, a LIBS list, $<TARGET_FILE:...>, a test's COMMAND.
+    add_dependencies, a LIBS list, $<TARGET_FILE:...>, a test's COMMAND;
+  - that an ISA kernel file of the optimized part (KERNEL_FILES) reaches, through its includes, only
+    headers of its own folder: the kernels see plain structs, so a change to a core header never
+    recompiles them (they are the slowest files of every build, minutes each under the sanitizers).
 Exit 0 when every arrow points down; 1 naming each file, line, include or target and both layers.
 """
 
@@ -126,45 +129,81 @@ def resolve(include, rel, all_files, by_suffix):
     return current or found
 
 
-def check_includes(root, files):
-    all_files = set(files)
+def suffix_index(files):
     by_suffix = {}
     for f in files:
         parts = f.split("/")
         for i in range(len(parts)):
             by_suffix.setdefault("/".join(parts[i:]), []).append(f)
+    return by_suffix
+
+
+def project_includes(root, rel, all_files, by_suffix):
+    """(line, include text, the tree's files it may mean) of each of rel's includes of a project header."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    for number, line in enumerate(lines, 1):
+        m = INCLUDE.match(line)
+        if m:
+            targets = resolve(m.group(1), rel, all_files, by_suffix)
+            if targets:
+                yield number, m.group(1), targets
+
+
+# The ISA kernel files: compiled with -mavx2/-mavx512f at -O3, and the slowest files of every build.
+KERNEL_FILES = re.compile(r"^optimized/src/[^/]*_(avx2|avx512)\.cpp$")
+
+
+def check_kernel_files(root, files):
+    """Each kernel file's includes, followed through the tree, stay in its own folder."""
+    all_files, by_suffix = set(files), suffix_index(files)
+    problems = []
+    for rel in files:
+        if not KERNEL_FILES.match(rel):
+            continue
+        home, seen, todo = os.path.dirname(rel), {rel}, [(rel, [rel])]
+        while todo:
+            current, chain = todo.pop()
+            for number, text, targets in project_includes(root, current, all_files, by_suffix):
+                for t in targets:
+                    if os.path.dirname(t) != home:
+                        problems.append(f"{current}:{number}: #include \"{text}\" ({t}): the kernel file {rel} "
+                                        f"must reach only headers of {home}/ (through {' -> '.join(chain)})")
+                    elif t not in seen:
+                        seen.add(t)
+                        todo.append((t, chain + [t]))
+    return problems
+
+
+def check_includes(root, files):
+    all_files = set(files)
+    by_suffix = suffix_index(files)
     problems, count = [], 0
     for rel in files:
         part = part_of(rel)
         if part is None or not rel.endswith(SOURCE_SUFFIXES):
             continue
-        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
-        for number, line in enumerate(lines, 1):
-            m = INCLUDE.match(line)
-            if not m:
-                continue
-            targets = resolve(m.group(1), rel, all_files, by_suffix)
-            if not targets:
-                continue  # not the project's header (a vendor's, a system one, or generated at build time)
+        # (an include that is not the project's header, a vendor's, a system one or one generated at build time,
+        # is left out by project_includes)
+        for number, text, targets in project_includes(root, rel, all_files, by_suffix):
             count += 1
             if layer_of(part) is None:
-                problems.append(f"{rel}:{number}: #include \"{m.group(1)}\": part '{part}' is in no layer "
+                problems.append(f"{rel}:{number}: #include \"{text}\": part '{part}' is in no layer "
                                 "(add it to LAYERS in scripts/check_layers.py and to docs/layers.md)")
                 continue
             target_parts = sorted({part_of(t) for t in targets})
             if len(target_parts) > 1 and part not in target_parts:
-                problems.append(f"{rel}:{number}: #include \"{m.group(1)}\" could be any of {', '.join(targets)}: "
+                problems.append(f"{rel}:{number}: #include \"{text}\" could be any of {', '.join(targets)}: "
                                 "cannot tell which layer (give the header a unique path)")
                 continue
             to_part = part if part in target_parts else target_parts[0]
-            if to_part != part and not m.group(1).startswith(NAMESPACE):
+            if to_part != part and not text.startswith(NAMESPACE):
                 target = next(t for t in targets if part_of(t) == to_part)
-                problems.append(f"{rel}:{number}: #include \"{m.group(1)}\" ({target}): another part's header is "
+                problems.append(f"{rel}:{number}: #include \"{text}\" ({target}): another part's header is "
                                 f"included by its namespaced path, \"{NAMESPACE}<part>/...\"")
             elif not allowed(part, to_part, rel):
                 target = next(t for t in targets if part_of(t) == to_part)
-                problems.append(f"{rel}:{number}: #include \"{m.group(1)}\" ({target}): "
+                problems.append(f"{rel}:{number}: #include \"{text}\" ({target}): "
                                 f"{describe(part)} must not include {describe(to_part)}" +
                                 (" outside its tests" if to_part in TESTS_ONLY.get(part, ()) else ""))
     return problems, count
@@ -267,13 +306,13 @@ def check(root):
     files = walk(root)
     include_problems, includes = check_includes(root, files)
     cmake_problems, links = check_cmake(root, files)
-    return include_problems + cmake_problems, includes, links
+    return include_problems + check_kernel_files(root, files) + cmake_problems, includes, links
 
 
 def selftest():
     """A scratch tree with an upward include, an upward link, a sibling include, a tests-only include outside
-    tests and another part's header included by bare name must give exactly those five findings; the same tree
-    without them, none."""
+    tests, another part's header included by bare name and a kernel file that reaches a core header through
+    its folder's header must give exactly those six findings; the same tree without them, none."""
     def tree(dir, bad):
         def write(rel, text):
             path = os.path.join(dir, rel)
@@ -296,7 +335,8 @@ def selftest():
               ('#include "convcheck/reference/convolution.hpp"\n' if bad else ""))
         write("optimized/tests/agreement_test.cpp", '#include "convcheck/reference/convolution.hpp"\n'
               '#include "convcheck/testing/random_descriptor.hpp"\n')
-        write("optimized/src/private.hpp", "#pragma once\n")
+        write("optimized/src/private.hpp", "#pragma once\n" + ('#include "convcheck/core/descriptor.hpp"\n' if bad else ""))
+        write("optimized/src/blocked_avx2.cpp", '#include "private.hpp"\n')
         write("optimized/src/plan.cpp", '#include "private.hpp"\n')  # a part's private header, by name
         write("conformance/runner/case.cpp", '#include "convcheck/formats/npy.hpp"\n#include <vector>\n'
               '#include "dnnl.hpp"\n')
@@ -318,10 +358,13 @@ def selftest():
         f'reference/include/convcheck/reference/convolution.hpp:2: #include "descriptor.hpp" '
         f'(core/include/convcheck/core/descriptor.hpp): another part\'s header is included by its namespaced path, '
         f'"convcheck/<part>/..."',
+        'optimized/src/private.hpp:2: #include "convcheck/core/descriptor.hpp" (core/include/convcheck/core/'
+        'descriptor.hpp): the kernel file optimized/src/blocked_avx2.cpp must reach only headers of optimized/src/ '
+        '(through optimized/src/blocked_avx2.cpp -> optimized/src/private.hpp)',
     ]
     ok = clean == [] and sorted(found) == sorted(expected)
     print("clean tree:", clean or "no findings")
-    print("tree with five wrong arrows:", *found, sep="\n  ")
+    print("tree with six wrong arrows:", *found, sep="\n  ")
     print("selftest:", "passed" if ok else "FAILED (expected exactly:\n  " + "\n  ".join(expected) + ")")
     return 0 if ok else 1
 

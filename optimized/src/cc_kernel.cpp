@@ -5,7 +5,12 @@
 
 #include "cc_kernel.hpp"
 
+#include "convcheck/core/cc_descriptor.hpp"
+
 namespace convcheck::optimized::detail {
+
+// CcKernelParams::kind{} (cc_kernel.hpp) is the Internal-Net.
+static_assert(CcKernel{} == CcKernel::internal_net);
 
 using i64 = std::int64_t;
 

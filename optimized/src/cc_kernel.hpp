@@ -6,12 +6,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "convcheck/core/cc_descriptor.hpp"
+// Declared, not included: the ISA kernel files include this header and see only plain structs, so
+// that a change to the core descriptor headers does not recompile them (core/cc_descriptor.hpp).
+namespace convcheck {
+enum class CcKernel : int;
+struct CcDescriptor;
+}  // namespace convcheck
 
 namespace convcheck::optimized::detail {
 
 struct CcKernelParams {
-    CcKernel kind = CcKernel::internal_net;
+    CcKernel kind{};  // CcKernel::internal_net (0); cc_kernel.cpp checks it
     double parameter = 0.0;                       // gaussian sigma
     std::int64_t in_channels = 1, out_channels = 1, h1 = 16, h2 = 16;
     double slope = 0.01;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "edges_avx2.hpp"
 #include "problem.hpp"
 
 namespace convcheck::optimized::detail {
@@ -28,13 +29,6 @@ i64 pack_src_row_count(const Geometry& g);
 void pack_src_ncx_blocks(const ConvDescriptor& d, const Geometry& g, const void* src, float* xp, i64 begin, i64 end);
 i64 pack_src_ncx_block_count(const Geometry& g);
 
-// The data of pack_src_ncx_blocks by input rows, and store_dst_ncx_blocks, of f32 buffers with AVX2
-// 8x8 transposes (edges_avx2.cpp; only on a CPU with AVX2 and FMA): the same floats.
-namespace avx2 {
-i64 pack_src_ncx_row_count(const Geometry& g);
-void pack_src_ncx_rows_f32(const Geometry& g, const float* src, float* xp, i64 begin, i64 end);
-void store_dst_ncx_blocks_f32(const Geometry& g, const float* y, float* dst, i64 begin, i64 end);
-}  // namespace avx2
 
 // True when the kernels can write the user's dst directly (f32, channels last).
 bool dst_is_y(const ConvDescriptor& d);

@@ -4,7 +4,7 @@
 // the same floats as the scalar edges, bit for bit.
 #include <immintrin.h>
 
-#include "edges.hpp"
+#include "edges_avx2.hpp"
 
 namespace convcheck::optimized::detail::avx2 {
 namespace {
