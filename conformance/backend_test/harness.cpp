@@ -9,7 +9,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/conv_buffers.hpp"
+#include "convcheck/runner/verdict.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/runner/operation_calls.hpp"
@@ -45,9 +46,9 @@ PluginUnderTest::PluginUnderTest(const std::string& path, runner::InstanceOption
     : plugin_(runner::Plugin::load(path)), options_(std::move(options)),
       info_(runner::negotiate(plugin_, options_, kTimeoutSeconds)) {}
 
-std::string unclaimed(const runner::PluginInfo& info, const ConvDescriptor& d) { return runner::detail::unclaimed(info, d); }
+std::string unclaimed(const runner::PluginInfo& info, const ConvDescriptor& d) { return runner::unclaimed(info, d); }
 
-bool claims(const runner::PluginInfo& info, const ConvDescriptor& d) { return unclaimed(info, d).empty(); }
+bool claims(const runner::PluginInfo& info, const ConvDescriptor& d) { return runner::unclaimed(info, d).empty(); }
 
 std::string reproducer(const ConvDescriptor& d, std::uint64_t seed, accuracy::Mode mode) {
     return plugin->info().name + " " + to_string(d) + " seed " + std::to_string(seed) + " mode " +
@@ -107,8 +108,8 @@ struct Executed {
 Executed run_isolated(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                       const std::vector<double>& bias, bool weights_at_prepare, int executes,
                       const runner::InstanceOptions& options) {
-    const runner::detail::Buffers b = runner::detail::make_buffers(d, src, weights, bias);
-    runner::ConvExecution e = runner::detail::conv_execution(d, b);
+    const runner::Buffers b = runner::make_buffers(d, src, weights, bias);
+    runner::ConvExecution e = runner::conv_execution(d, b);
     e.repeats = executes;
     e.weights_at_prepare = weights_at_prepare;
     e.timeout_s = kTimeoutSeconds;

@@ -46,7 +46,7 @@ extern runner::Expectations declarations;  // the data file (backends.json), rea
 using runner::to_abi;  // the runner's own conversion (abi_descriptor.hpp)
 // Why the plugin's describe does not claim d (its operation and pass, dtype, rank, formats, layout), in the
 // runner's words ("the plugin does not claim data format nxc"), or "" when it claims it: the runner's own
-// check (check_detail.hpp), so this test sends a plugin exactly the cases `convcheck run` would.
+// check (case_pipeline.hpp), so this test sends a plugin exactly the cases `convcheck run` would.
 std::string unclaimed(const runner::PluginInfo& info, const ConvDescriptor& d);
 bool claims(const runner::PluginInfo& info, const ConvDescriptor& d);
 // "<backend> <descriptor> seed <s> mode <m>": one line that reproduces a case.

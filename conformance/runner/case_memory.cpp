@@ -27,12 +27,12 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 
 }  // namespace
 
-// Mirrors conv_check.cpp and conv_case_data.cpp. S, W, B, D: element counts of src, weights, bias
+// Mirrors conv/check.cpp and conv/data.cpp. S, W, B, D: element counts of src, weights, bias
 // and dst.
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
 //     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
-//     probe does not reach (want, got, magnitude, terms, index) 40D (check_probe.cpp).
+//     probe does not reach (want, got, magnitude, terms, index) 40D (probe_judge.cpp).
 //   sampled mode holds no tensor of its own: the buffers only (it writes its data into them).
 //   a stored vector holds its arrays (in the dtype, and dst_f64, magnitude, terms) and the same
 //     copies as generated data, plus want, magnitude and terms in double.
@@ -53,7 +53,7 @@ CaseMemory conv_memory(const Case& c) {
     CaseMemory m;
     m.buffers = saturate(e * (Ss + Ws + B + Ds) + 4 * page_bytes());
     if (c.mode == accuracy::Mode::sampled) {
-        // sampled mode (check_sampled.cpp) fills the buffers in place and keeps, per sampled output
+        // sampled mode (conv/sampled.cpp) fills the buffers in place and keeps, per sampled output
         // (at most a few thousand), its reason and five numbers: only the bookkeeping's 4 MiB
         m.reference = 4 << 20;
         return m;
@@ -64,7 +64,7 @@ CaseMemory conv_memory(const Case& c) {
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
     else if (c.mode == accuracy::Mode::probe && d.pass != Pass::forward)
-        // a backward pass (conv_backward_probe.cpp): the probe fill 8(S+W+B), the probed copy of the inputs
+        // a backward pass (backward/probe.cpp): the probe fill 8(S+W+B), the probed copy of the inputs
         // 8(S+W+D), the probed reference and the one without the NaN 48G and the gradients judged (want, got,
         // magnitude, terms, index) 40G
         work += 8 * (S + W + B) + 8 * (S + W + D) + 88 * (d.pass == Pass::backward_data ? S : W + B);
@@ -76,15 +76,15 @@ CaseMemory conv_memory(const Case& c) {
     return m;
 }
 
-// Mirrors cc_check.cpp and cc_case_data.cpp. S, T, B, D: src, theta, bias and dst elements (all f32
+// Mirrors cc/check.cpp and cc/data.cpp. S, T, B, D: src, theta, bias and dst elements (all f32
 // in the ABI).
 //   the case's data 4(S+T+B); the reference's result 24D and, while it computes, src and theta in
 //   double 8(S+T) and one chunk of neighbours, distances, weights and partial result
 //   (continuous_convolution.hpp); the weight error 8D; the backend's dst read back 8D; the projected
-//   grid and the windows that place each output at the border or inside (cc_check.cpp), per axis
+//   grid and the windows that place each output at the border or inside (cc/check.cpp), per axis
 //   32 out + 24 out * support. Probe mode adds the probed copy of src 4S, the probed reference's
 //   result 24D and the outputs the NaN does not reach (want, got, magnitude, weight error, terms,
-//   index) 48D (check_probe.cpp).
+//   index) 48D (probe_judge.cpp).
 namespace {
 
 // A CC layer's sizes, in double (saturate's argument): src, theta, bias and dst elements; neighbours, output
@@ -118,7 +118,7 @@ CaseMemory cc_memory(const Case& c) {
     return m;
 }
 
-// Mirrors cc_backward_data.cpp and cc_backward_check.cpp: the forward's case (data, grid, chunked
+// Mirrors cc_backward/data.cpp and cc_backward/check.cpp: the forward's case (data, grid, chunked
 // neighbours and weights) plus, per chunk, the reference's dN, dW and their magnitudes; diff_dst (f32 and
 // double); per gradient element its value, magnitude, terms, both bounds, the value read back and the
 // bound judged (8 x 7 bytes); the output buffers shared with the child.
@@ -128,20 +128,20 @@ CaseMemory cc_backward_memory(const Case& c) {
     const double gradients = S + T + B;
     m.buffers = saturate(static_cast<double>(m.buffers) + 4 * (D + gradients));
     double work = 16 * K * OH * OW * (N * CI + CO * CI) + 12 * D + 56 * gradients;
-    // probe mode (cc_backward_probe.cpp), one probe at a time: the probed copy of the inputs 4(S+T+B+D), the
+    // probe mode (cc_backward/probe.cpp), one probe at a time: the probed copy of the inputs 4(S+T+B+D), the
     // probed reference (values, magnitudes, terms) 24G, its gradients concatenated 8G, the backend's read back
     // 8G and the gradients the NaN does not reach (want, got, magnitude, terms, index, bound) 48G
     if (c.mode == accuracy::Mode::probe) work += 4 * (S + T + B + D) + 88 * gradients;
-    // a stored vector (cc_backward_stored.cpp): its arrays, f32 inputs 4(S+T+D), the distances 16 K OH OW and
+    // a stored vector (cc_backward/stored.cpp): its arrays, f32 inputs 4(S+T+D), the distances 16 K OH OW and
     // per gradient element the f32 value and four f64 / i64 arrays (36 bytes), then the inputs copied out 4(S+T+D)
     if (!c.vector_dir.empty()) work += 8 * (S + T + D) + 16 * K * OH * OW + 36 * gradients;
     m.reference = saturate(static_cast<double>(m.reference) + work);
     return m;
 }
 
-// Mirrors conv_transposed_data.cpp and conv_transposed_check.cpp. S, W, B, D: src, weights, bias and
+// Mirrors transposed/data.cpp and transposed/check.cpp. S, W, B, D: src, weights, bias and
 // dst elements of the transposed convolution (dst is its forward convolution's src).
-//   the data in double 8(S+W+B), drawn with the forward's src 8D (conv_backward_data.cpp's inputs);
+//   the data in double 8(S+W+B), drawn with the forward's src 8D (backward/data.cpp's inputs);
 //   the reference's dst, magnitude and terms 24D; the backend's dst read back 8D; the bound
 //   comparison's per-output bounds 8D. A stored vector adds its arrays (in the dtype, and dst_f64,
 //   magnitude, terms 24D) and want, magnitude and terms in double 24D. Probe mode adds, per probe, a copy of
@@ -156,7 +156,7 @@ CaseMemory transposed_memory(const Case& c) {
     m.buffers = saturate(e * (S + W + B + D) + 4 * page_bytes());
     double work = 8 * (S + W + B) + 8 * D + 24 * D + 8 * D + 8 * D;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
-    // probe mode (conv_transposed_probe.cpp): the probed copy of the inputs 8(S+W+B), the reference with the NaN
+    // probe mode (transposed/probe.cpp): the probed copy of the inputs 8(S+W+B), the reference with the NaN
     // and without it 48D, the judged outputs and the may-reach flags 41D
     else if (c.mode == accuracy::Mode::probe) work += 8 * (S + W + B) + 48 * D + 41 * D;
     m.reference = saturate(work + (4 << 20));  // the check's own bookkeeping, as for conv

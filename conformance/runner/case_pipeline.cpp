@@ -6,7 +6,7 @@
 
 #include "convcheck/runner/abi_claims.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "case_pipeline.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {

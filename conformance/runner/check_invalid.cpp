@@ -8,7 +8,9 @@
 #include <functional>
 
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "case_pipeline.hpp"
+#include "conv/operation.hpp"
+#include "transposed/operation.hpp"
 #include "convcheck/runner/invalid_case.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "convcheck/runner/operation_jobs.hpp"

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <optional>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "case_pipeline.hpp"
 
 namespace convcheck::runner {
 

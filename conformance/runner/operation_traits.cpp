@@ -4,7 +4,11 @@
 
 #include <stdexcept>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "case_pipeline.hpp"
+#include "backward/operation.hpp"
+#include "cc_backward/operation.hpp"
+#include "conv/operation.hpp"
+#include "transposed/operation.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner {

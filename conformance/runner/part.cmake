@@ -1,6 +1,12 @@
 # The conformance runner library (case sources, plugin loading, isolation, comparison, shrinking,
 # results, sharding) and its tests. The `convcheck` executable links it for run/list/merge/bench.
-file(GLOB CONVCHECK_RUNNER_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+# The shared case pipeline at the top, each operation's pieces in its own folder (docs/runner.md).
+set(CONVCHECK_RUNNER_OPERATIONS conv backward transposed cc cc_backward)
+set(runner_globs ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+foreach(operation ${CONVCHECK_RUNNER_OPERATIONS})
+  list(APPEND runner_globs ${CMAKE_CURRENT_LIST_DIR}/${operation}/*.cpp)
+endforeach()
+file(GLOB CONVCHECK_RUNNER_SOURCES CONFIGURE_DEPENDS ${runner_globs})
 
 # The built-in suites that are lists (conformance/data/suites/*.cases), their text built into the runner
 # (suite_lists.cpp): regenerated when a list changes.
@@ -188,7 +194,7 @@ if(CONVCHECK_BUILD_TESTS)
   # every one, by its claim, and the run that checked nothing is not a pass (exit 1).
   add_test(NAME conformance_backward_reference
            COMMAND convcheck run --backend reference --suite backward --quiet --no-shrink --no-progress)
-  # sampled mode (the large suite's, conv_backward_sampled.cpp) on the backward suite's small descriptors: the
+  # sampled mode (the large suite's, backward/sampled.cpp) on the backward suite's small descriptors: the
   # reference passes every one; a mutant that never writes the gradients of a partial block of 8 input channels
   # fails as unwritten, naming the canary
   add_test(NAME conformance_backward_sampled_reference

@@ -1,10 +1,10 @@
-// The forward's index set as the forward, backward and transposed probes use it (check_detail.hpp, IndexPair): the
+// The forward's index set as the forward, backward and transposed probes use it (case_pipeline.hpp, IndexPair): the
 // first (src, weights, dst) triple that holds a given element of one tensor, so that a probe can put a
 // zero opposite its NaN. Every triple is x = y*s - pb + k*d on every axis, x inside the input and y inside
 // the output; flat indices in canonical order: src NCX, weights OIX ([O][C/G][k...]), dst NCX.
 #include <vector>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "case_pipeline.hpp"
 
 namespace convcheck::runner::detail {
 

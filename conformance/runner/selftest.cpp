@@ -23,7 +23,7 @@ bool MutantVerdict::killed_as_meant() const {
     // meant for a suite of its own (strides, backward, transposed): any failure or crash there is the check
     // meant for it (a backward or transposed bug leaves every other case alone, so only its cases can fail)
     if (meant == "strides" || meant == "backward" || meant == "transposed") return killed();
-    // a bug meant for the large suite is caught in its cases' mode, sampled (check_sampled.cpp)
+    // a bug meant for the large suite is caught in its cases' mode, sampled (conv/sampled.cpp)
     const std::string mode = meant == "large" ? "sampled" : meant;
     auto f = failed.find(mode), c = crashed.find(mode);
     return (f != failed.end() && f->second > 0) || (c != crashed.end() && c->second > 0);

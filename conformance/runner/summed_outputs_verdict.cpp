@@ -1,9 +1,9 @@
 // The verdict of a pass whose outputs the reference gives as sums with magnitudes and term counts
-// (check_detail.hpp: the backward passes and transposed convolution share it): exact or bound
+// (case_pipeline.hpp: the backward passes and transposed convolution share it): exact or bound
 // comparison, the first failing output in words, the statistics and the leak check.
 #include <cmath>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "case_pipeline.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -41,7 +41,7 @@ def derive(status, mode, has_error, reason):
     passed -> "". A failed
     (or expected-failed) case is a plugin error when it has no error record (the plugin returned an error,
     or a leak check failed), a probe failure in probe mode, else a mismatch; the runner's reason then says
-    whether outputs were never written or NaN (conformance/runner/conv_check.cpp, mismatch_reason)."""
+    whether outputs were never written or NaN (conformance/runner/conv/check.cpp, mismatch_reason)."""
     simple = {"passed": "", "unchecked": "vacuous_bound", "crashed": "crash", "hanged": "hang", "unsupported": "declined",
               "xpass": "xpass"}
     if status in simple:

@@ -1,4 +1,4 @@
-// Probe mode for the CC backward pass (cc_backward_probe.cpp, docs/cc-backward.md "Probe mode"): the runs
+// Probe mode for the CC backward pass (cc_backward/probe.cpp, docs/cc-backward.md "Probe mode"): the runs
 // probe diff_dst, then src; a correct backend passes; a NaN that reaches a gradient the reference's does
 // not is a leak, one that does not reach a gradient the reference's reaches is missing, and each failure
 // names the probed element and the gradient element; the bug classes only probe mode sees pass bound mode.

@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "convcheck/runner/verdict.hpp"
 #include "convcheck/runner/results.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"

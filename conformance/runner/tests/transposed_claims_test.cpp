@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "../transposed/operation.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"
 

@@ -1,7 +1,7 @@
 // The optimized CC backward (CcBackwardPlan) reproduces every stored CC backward vector (the cc_backward set)
 // on every method this CPU can run (chunked; polyphase for the Internal-Net on a rational scale), at 1 and 2
 // threads (bit for bit the same), under the runner's CC backward contract (conformance/runner/
-// cc_backward_check.cpp, docs/cc-backward.md) with the stored truth: per gradient element
+// cc_backward/check.cpp, docs/cc-backward.md) with the stored truth: per gradient element
 //     u_out |g*| + (1 + u_out) A + R
 // g* the stored g_f64, R the stored g_bound (the reference's own error), A the rigorous bound of an f32
 // backend that computes the distances itself (cc_backward_backend_error at u = 2^-24 + 2^-53: the 2^-53

@@ -14,7 +14,7 @@
 namespace convcheck::accuracy {
 
 // Random data as in bound mode, but every weight has magnitude in [1/4, 1]: the only zero weight is the
-// one each probe run puts opposite its NaN (check_probe.cpp, probe_partners.cpp), where NaN * 0 = NaN.
+// one each probe run puts opposite its NaN (conv/probe.cpp, probe_partners.cpp), where NaN * 0 = NaN.
 RandomFill make_probe_fill(const ConvDescriptor& d, std::uint64_t seed);
 
 // The src elements (flat NCX indices) to probe, deterministic for (descriptor, seed), distinct:

@@ -1,5 +1,5 @@
 // The length of a backward pass's reductions (docs/passes.md): what sizes exact mode's data
-// (conv_backward_data.cpp) and tells a suite whether exact mode can hold a backward case at all.
+// (backward/data.cpp) and tells a suite whether exact mode can hold a backward case at all.
 #pragma once
 
 #include <cstdint>

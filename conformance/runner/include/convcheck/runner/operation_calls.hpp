@@ -19,7 +19,7 @@ struct OperationExecution : ExecutionLimits {
 // conv_plan_describe, conv_plan_execute (the timed calls: planning is timed apart, prepare_ms),
 // and, when one_shot_dst is given, the one-shot conv_execute into it, whose outputs must then be the
 // plan's, bit for bit (any NaN equals any NaN): else the outcome is paths_differ. A plugin without a
-// plan runs conv_execute. (conv_calls.cpp)
+// plan runs conv_execute. (conv/calls.cpp)
 struct ConvExecution : OperationExecution {
     convcheck_conv_desc desc{};
     const GuardedBuffer* src = nullptr;
@@ -32,7 +32,7 @@ struct ConvExecution : OperationExecution {
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
 // The arguments of one forward-shaped execute (conv, transposed): src, weights, bias (NULL when not given)
-// and dst, and the report's implementation buffer for the plugin to name what it ran. (conv_calls.cpp)
+// and dst, and the report's implementation buffer for the plugin to name what it ran. (conv/calls.cpp)
 convcheck_conv_args conv_args(const GuardedBuffer* src, const GuardedBuffer* weights, const GuardedBuffer* bias,
                               const GuardedBuffer* dst, child::Report& r);
 
@@ -42,7 +42,7 @@ convcheck_conv_args conv_args(const GuardedBuffer* src, const GuardedBuffer* wei
 // read-only: backward data reads diff_dst (passed in args.dst) and weights and writes diff_src;
 // backward weights reads src and diff_dst and writes diff_weights, and diff_bias when has_bias.
 // Every other buffer is NULL. The pass runs through the one-shot conv_execute (a plan is prepared
-// with the weights the forward pass reads). (conv_backward_calls.cpp)
+// with the weights the forward pass reads). (backward/calls.cpp)
 struct ConvBackwardExecution : OperationExecution {
     convcheck_conv_desc desc{};
     const GuardedBuffer* src = nullptr;           // backward weights
@@ -57,7 +57,7 @@ ChildOutcome execute_conv_backward(const Plugin& plugin, const InstanceOptions& 
 // One transposed convolution (ABI 1.3, plugin.h's convcheck_conv_transposed_desc): create,
 // conv_transposed_query, conv_transposed_execute (warmups + repeats times, the repeats timed) with src,
 // weights, bias (empty when !has_bias) and dst in a convcheck_conv_args, destroy.
-// (conv_transposed_calls.cpp)
+// (transposed/calls.cpp)
 struct ConvTransposedExecution : OperationExecution {
     convcheck_conv_transposed_desc desc{};
     const GuardedBuffer* src = nullptr;
@@ -68,7 +68,7 @@ struct ConvTransposedExecution : OperationExecution {
 ChildOutcome execute_conv_transposed(const Plugin& plugin, const InstanceOptions& options,
                                      const ConvTransposedExecution& e);
 
-// The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc_calls.cpp)
+// The same for one CC layer (theta empty for analytic kernels): cc_query, cc_execute. (cc/calls.cpp)
 struct CcExecution : OperationExecution {
     convcheck_cc_desc desc{};
     const GuardedBuffer* src = nullptr;
@@ -81,7 +81,7 @@ ChildOutcome execute_cc(const Plugin& plugin, const InstanceOptions& options, co
 // The CC layer's backward pass (ABI 1.4, convcheck_cc_backward_args): create, cc_backward_query,
 // cc_backward_execute (warmups + repeats times, the repeats timed), destroy. Inputs src, theta (empty for
 // analytic kernels) and diff_dst, read-only; outputs diff_src, diff_theta (kernel=net), diff_bias
-// (has_bias). (cc_backward_calls.cpp)
+// (has_bias). (cc_backward/calls.cpp)
 struct CcBackwardExecution : OperationExecution {
     convcheck_cc_desc desc{};
     const GuardedBuffer* src = nullptr;

@@ -1,7 +1,7 @@
 // Internal to the runner: the functions the table of operations (operation_traits.cpp) names for the
 // jobs around a check: reading a case, shrinking, failure bundles, determinism mode's output names,
-// bench's timing, list's design, the case record's features. Each lives beside its operation: conv_jobs.cpp, cc_jobs.cpp,
-// conv_backward_jobs.cpp, conv_transposed_jobs.cpp; the bundle arrays of conv and CC in bundle_arrays.cpp.
+// bench's timing, list's design, the case record's features. Each lives beside its operation: conv/jobs.cpp, cc/jobs.cpp,
+// backward/jobs.cpp, transposed/jobs.cpp; the bundle arrays of conv and CC in bundle_arrays.cpp.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace convcheck::runner::detail {
 std::vector<std::int64_t> element_coordinates(const std::vector<std::int64_t>& dims, bool channels_last,
                                               std::int64_t flat);
 
-// ---- discrete convolution (conv_jobs.cpp); the backward passes share what does not depend on the pass
+// ---- discrete convolution (conv/jobs.cpp); the backward passes share what does not depend on the pass
 void conv_read(const std::string& text, Case& c);
 std::string conv_descriptor(const Case& c);
 std::string conv_broken_rule(const Case& c);
@@ -30,7 +30,7 @@ const ConvDescriptor* conv_design_geometry(const Case& c);
 nlohmann::json conv_features(const Case& c);
 BundleArrays conv_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
 
-// ---- continuous convolution (cc_jobs.cpp)
+// ---- continuous convolution (cc/jobs.cpp)
 void cc_read(const std::string& text, Case& c);
 std::string cc_descriptor(const Case& c);
 std::string cc_refused_entry(const Case& c, accuracy::Mode mode);
@@ -39,22 +39,22 @@ std::string cc_benchdnn(const Case& c, std::string* why);
 std::string cc_output_element(const Case& c, std::int64_t flat);
 nlohmann::json cc_features(const Case& c);
 // The CC backward pass's outputs, in the order the execution log records them: diff_src[n, c, y, x],
-// diff_theta[i] (kernel=net), diff_bias[o] (bias=1). (cc_backward_jobs.cpp)
+// diff_theta[i] (kernel=net), diff_bias[o] (bias=1). (cc_backward/jobs.cpp)
 std::string cc_backward_output_element(const Case& c, std::int64_t flat);
 // A failure bundle's arrays: src, theta, diff_dst as the backend saw them; per gradient the reference on
 // those bytes (expected, expected_f64, magnitude, terms) and what the backend wrote (actual), with the
-// suffixes "" (diff_src), "_theta" and "_bias". (cc_backward_jobs.cpp)
+// suffixes "" (diff_src), "_theta" and "_bias". (cc_backward/jobs.cpp)
 BundleArrays cc_backward_bundle_arrays(const Case& c, const RecordedExecution& e);
 BundleArrays cc_bundle_arrays(const Case& c, const RecordedExecution& e);  // bundle_arrays.cpp
 
-// ---- the backward passes (conv_backward_jobs.cpp)
+// ---- the backward passes (backward/jobs.cpp)
 // "diff_src[n, c, x...]", "diff_weights[o, i, k...]" or "diff_bias[o]" for a flat index into the
 // recorded outputs (diff_src; or diff_weights followed by diff_bias), each in the case's layout.
 std::string backward_output_element(const Case& c, std::int64_t flat);
 BundleArrays backward_bundle_arrays(const Case& c, const RecordedExecution& e);
 ChildOutcome time_backward(const Backend& backend, const Case& c, const TimedRun& run);
 
-// ---- transposed convolution (conv_transposed_jobs.cpp)
+// ---- transposed convolution (transposed/jobs.cpp)
 void transposed_read(const std::string& text, Case& c);
 std::string transposed_descriptor(const Case& c);
 std::string transposed_broken_rule(const Case& c);

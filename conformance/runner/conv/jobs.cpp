@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/core/descriptor_unvalidated.hpp"
 #include "convcheck/runner/failure_bundle.hpp"
 #include "convcheck/runner/invalid_case.hpp"

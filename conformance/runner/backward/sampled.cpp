@@ -1,5 +1,5 @@
 // Sampled mode for the backward passes (the large suite; docs/large.md): a case with a tensor past 2^31
-// elements or bytes, as check_sampled.cpp does for the forward pass. The inputs (diff_dst and weights for
+// elements or bytes, as conv/sampled.cpp does for the forward pass. The inputs (diff_dst and weights for
 // backward data, src and diff_dst for backward weights) are written straight into the shared buffers in
 // their dtype (sampled_data.hpp), the gradients are filled with the canary (every byte 0xFF, a NaN in
 // every dtype), the backend runs the pass once (conv_execute), then
@@ -19,7 +19,7 @@
 #include <random>
 
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "convcheck/runner/sampled_data.hpp"
 

@@ -1,9 +1,9 @@
 // The backward passes' jobs around their check (operation_jobs.hpp), beside conv's shared ones
-// (conv_jobs.cpp): naming an element of the recorded gradients (determinism mode), a failure
+// (conv/jobs.cpp): naming an element of the recorded gradients (determinism mode), a failure
 // bundle's arrays, and bench's timing.
 #include <cstring>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 

@@ -29,7 +29,7 @@
 #include <limits>
 
 #include "convcheck/accuracy/probe.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner::detail {

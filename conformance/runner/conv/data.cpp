@@ -1,16 +1,16 @@
 // Discrete convolution's case data and its trip through the backend: canonical data (src NCX,
 // weights OIX, bias [O]) into guarded buffers in the case's layouts and dtype, one isolated
-// execution (conv_calls.cpp), and a stored golden vector's inputs and truth.
+// execution (conv/calls.cpp), and a stored golden vector's inputs and truth.
 #include <cstring>
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/formats/case_data.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/formats/manifest.hpp"
 #include "convcheck/runner/strided_buffers.hpp"
 
-namespace convcheck::runner::detail {
+namespace convcheck::runner {
 
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias) {
@@ -27,8 +27,6 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
     return b;
 }
 
-std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) { return unwritten_dst_elements(d, dst); }
-
 ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
     ConvExecution e;
     e.desc = to_abi(d);
@@ -38,6 +36,12 @@ ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
     e.dst = &b.dst;
     return e;
 }
+
+}  // namespace convcheck::runner
+
+namespace convcheck::runner::detail {
+
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) { return unwritten_dst_elements(d, dst); }
 
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
                          const CaseMemory& needs, bool one_shot_path) {

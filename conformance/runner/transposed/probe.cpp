@@ -1,4 +1,4 @@
-// Probe mode for transposed convolution (check_detail.hpp; the ProbeJudge of check_probe.cpp): the backend
+// Probe mode for transposed convolution (case_pipeline.hpp; the ProbeJudge of probe_judge.cpp): the backend
 // runs once per probed element with a NaN there and, when the element has a partner in the index set, a
 // zero opposite it (probe_partners.cpp, on the forward convolution it transposes, whose dst is this src):
 //   src[n, c, y]     (the first, the last and --probes random ones), with a zero weight in its first term;
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 #include "convcheck/accuracy/probe.hpp"

@@ -5,7 +5,7 @@
 
 #include "convcheck/runner/abi_claims.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/formats/manifest.hpp"
@@ -37,13 +37,6 @@ std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     if (std::string why = tensors_unclaimed(info, d.dtype, d.rank, d.data_format, d.filter_format); !why.empty())
         return why;
     return unclaimed_abi(info, to_abi(d));  // ABI 1.2: per-tensor dtypes, the pass, extensions
-}
-
-std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
-    if (std::string why = unclaimed_operation(info, Op::conv); !why.empty()) return why;
-    Case c;
-    c.conv = d;
-    return conv_unclaimed(info, c);
 }
 
 std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat) {
@@ -174,3 +167,14 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
 }
 
 }  // namespace convcheck::runner::detail
+
+namespace convcheck::runner {
+
+std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d) {
+    if (std::string why = unclaimed_operation(info, Op::conv); !why.empty()) return why;
+    Case c;
+    c.conv = d;
+    return detail::conv_unclaimed(info, c);
+}
+
+}  // namespace convcheck::runner

@@ -1,10 +1,10 @@
 // The CC backward pass's jobs around its check (operation_jobs.hpp): naming a gradient element of the
 // recorded outputs (determinism mode) and a failure bundle's arrays. Reading, printing and shrinking
-// are the forward's (cc_jobs.cpp: dir=bwd is read there and kept).
+// are the forward's (cc/jobs.cpp: dir=bwd is read there and kept).
 #include <cstring>
 
 #include "convcheck/reference/cc/backward.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner::detail {

@@ -1,5 +1,5 @@
 // Probe mode for the CC backward pass (docs/cc-backward.md, "Probe mode"): geometry apart from
-// arithmetic, as the discrete backward passes' probe (conv_backward_probe.cpp). The backend runs once per
+// arithmetic, as the discrete backward passes' probe (backward/probe.cpp). The backend runs once per
 // probed element, with a NaN there:
 //   diff_dst[n, co, o]  (the first, the last and --probes random elements) must reach exactly diff_src[n, ci, m]
 //                       for every ci and every input pixel m of o's window (the neighbours the forward pairs
@@ -11,12 +11,12 @@
 // The expected set is not written here: it is the reference's own (reference/cc/backward.hpp), run on the
 // same data with the NaN in place. The Internal-Net's input, the distance D = g - m, comes from the
 // geometry alone (the scale and the sizes): no data reaches it, so there is nothing there to probe. The
-// gradients a NaN does not reach are judged under the CC backward contract's bounds (cc_backward_check.cpp).
+// gradients a NaN does not reach are judged under the CC backward contract's bounds (cc_backward/check.cpp).
 // The flat probed index runs over diff_dst, then src, back to back (error.probe.src_elements).
 #include <limits>
 
 #include "convcheck/accuracy/probe.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 
 namespace convcheck::runner::detail {

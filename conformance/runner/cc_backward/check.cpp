@@ -1,17 +1,17 @@
 // The CC backward pass's entry in the case pipeline (operation_traits.cpp; docs/cc-backward.md): its
 // claims and modes, its memory, and the check: the forward's src and theta with a diff_dst of the seed
-// (cc_backward_data.cpp) or a stored vector's (cc_backward_stored.cpp), the spec-literal reference (reference/cc/backward.hpp: every gradient, its
+// (cc_backward/data.cpp) or a stored vector's (cc_backward/stored.cpp), the spec-literal reference (reference/cc/backward.hpp: every gradient, its
 // magnitude and its term count), one isolated execution, and the comparison under the CC backward
 // contract: per gradient element
 //     u_out |g*| + (1 + u_out) A + R + eta_out
 // with A the rigorous bound of a backend of the contract's accumulation roundoff that computes the
 // distances itself (cc_backward_backend_error) and R the reference's own (cc_backward_error_bound).
 // Exact mode does not apply: K_theta computes the weights, as in the forward. Probe mode:
-// cc_backward_probe.cpp.
+// cc_backward/probe.cpp.
 #include <algorithm>
 #include <cmath>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 #include "convcheck/reference/cc/backward.hpp"
 

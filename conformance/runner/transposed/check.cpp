@@ -1,8 +1,8 @@
 // Transposed convolution's entries in the case pipeline (operation_traits.cpp; docs/transposed.md): its
-// rules, claims and modes (probe mode: conv_transposed_probe.cpp), and the check: the case's inputs (conv_transposed_data.cpp), the spec-literal
+// rules, claims and modes (probe mode: transposed/probe.cpp), and the check: the case's inputs (transposed/data.cpp), the spec-literal
 // reference (reference/transposed.hpp: each output's exact value, magnitude and term count, the bias one
 // more term), one isolated execution, and the comparison, exactly or under the contract's bound.
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 

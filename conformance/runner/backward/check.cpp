@@ -1,9 +1,9 @@
 // The backward passes' entries in the case pipeline (operation_traits.cpp; docs/passes.md): the
-// modes that apply, and the check: the pass's inputs (conv_backward_data.cpp), the spec-literal
+// modes that apply, and the check: the pass's inputs (backward/data.cpp), the spec-literal
 // reference (reference/backward.hpp: each gradient's exact value, magnitude and term count), one
 // isolated execution, and the comparison, exactly or under the contract's bound with the pass's
 // own term counts (backward weights sums over the batch and every output position).
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/core/memory_layout.hpp"
 

@@ -1,6 +1,6 @@
-// The backward passes' case data and their trip through the backend (check_detail.hpp): canonical
+// The backward passes' case data and their trip through the backend (case_pipeline.hpp): canonical
 // inputs for exact and bound mode, guarded buffers in the case's layouts and dtype, one isolated
-// execution (conv_backward_calls.cpp), the gradients read back.
+// execution (backward/calls.cpp), the gradients read back.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/runner/backward_terms.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 
 namespace convcheck::runner::detail {

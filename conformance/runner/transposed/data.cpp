@@ -1,6 +1,6 @@
-// Transposed convolution's case data and its trip through the backend (check_detail.hpp): canonical
+// Transposed convolution's case data and its trip through the backend (case_pipeline.hpp): canonical
 // inputs for exact and bound mode, guarded buffers in the case's layouts and dtype, one isolated
-// execution (conv_transposed_calls.cpp), dst read back; and a stored golden vector's inputs and truth.
+// execution (transposed/calls.cpp), dst read back; and a stored golden vector's inputs and truth.
 //
 // The buffers are the forward convolution's edges (core/include/convcheck/core/transposed_descriptor.hpp, forward()): src is
 // laid out as F's dst, weights as F's weights, dst as F's src; the reference's edge functions convert.
@@ -8,7 +8,7 @@
 #include <random>
 
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/formats/gradient_case_data.hpp"
 

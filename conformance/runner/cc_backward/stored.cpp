@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "convcheck/formats/cc_backward_case_data.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 
 namespace convcheck::runner::detail {
 

@@ -1,11 +1,11 @@
-// The CC backward pass's case data and its trip through the backend (check_detail.hpp): the forward's
+// The CC backward pass's case data and its trip through the backend (case_pipeline.hpp): the forward's
 // src and theta (cc_case_data), diff_dst from the case's seed, guarded f32 buffers, one isolated
-// execution (cc_backward_calls.cpp), the gradients read back.
+// execution (cc_backward/calls.cpp), the gradients read back.
 #include <cstring>
 #include <random>
 
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 
 namespace convcheck::runner::detail {
 

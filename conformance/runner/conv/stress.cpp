@@ -6,7 +6,7 @@
 
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/fast_summation.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/accuracy/stress_fill.hpp"
 
 namespace convcheck::runner::detail {

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/runner/sampled_data.hpp"
 

@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/cc/neighbours.hpp"
 #include "convcheck/reference/cc/projected_grid.hpp"

@@ -1,6 +1,6 @@
-// A stored backward-pass vector as the backward check's inputs and truth (check_detail.hpp): the
+// A stored backward-pass vector as the backward check's inputs and truth (case_pipeline.hpp): the
 // arrays converted to canonical order by the reference's edge functions, the truth read as stored.
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/formats/gradient_case_data.hpp"
 

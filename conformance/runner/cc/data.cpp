@@ -1,12 +1,12 @@
 // CC's case data (seed 004) and its trip through the backend: src, theta and bias drawn from the
 // seed or read from a stored golden vector, into guarded f32 buffers, one isolated execution
-// (cc_calls.cpp), and the outputs read back.
+// (cc/calls.cpp), and the outputs read back.
 #include <cstring>
 #include <random>
 #include <stdexcept>
 
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/runner/check_detail.hpp"
+#include "operation.hpp"
 #include "convcheck/reference/cc/internal_net.hpp"
 #include "convcheck/formats/cc_case_data.hpp"
 

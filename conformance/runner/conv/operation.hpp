@@ -1,0 +1,72 @@
+// Internal to the runner: discrete convolution's pieces of the case pipeline (its entry in
+// operation_traits.cpp): its traits and check (check.cpp), case data and executions (data.cpp, calls.cpp),
+// and its other modes (stress.cpp, precision.cpp, probe.cpp, sampled.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../case_pipeline.hpp"
+#include "convcheck/runner/conv_buffers.hpp"
+
+namespace convcheck::runner::detail {
+
+// ---- discrete convolution: its traits (check.cpp) ---------------------------------------------------
+void conv_validate(const Case& c);
+DataType conv_output_dtype(const Case& c);
+// A "conv:" descriptor's claims: its memory layout, tensors_unclaimed, then ABI 1.2's (its pass in
+// prop_kinds, mixed dtypes, extensions: abi_claims.hpp).
+std::string conv_unclaimed(const PluginInfo& info, const Case& c);
+void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                const CaseMemory& needs, CaseResult& r);
+// Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).
+void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r);
+// [n, c, spatial...] of a flat NCX output index, and whether an output's receptive field reaches
+// into the padding (or past a cropped edge) on any axis.
+std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat);
+bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates);
+OutputLocation conv_location(const ConvDescriptor& d);  // d must outlive it
+// Completes e, whose failing outputs count_failures counted while cmp was made: the comparison, the worst output's
+// coordinates, and for a failed bound (bound_mode) how far the bound would have to grow.
+void complete_error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, bool bound_mode, ErrorReport& e);
+std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, accuracy::Mode mode,
+                            std::span<const double> got, std::span<const double> want, std::int64_t unwritten);
+
+// ---- discrete convolution: its case data and executions (data.cpp) ---------------------
+// One isolated execution on b (execute_conv), recorded in the execution log when there is one. With
+// one_shot (and a plugin with a plan), the one-shot conv_execute also runs, into a second dst that
+// must match the plan's (operation_calls.hpp).
+ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
+                         const CaseMemory& needs, bool one_shot = true);
+std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst);
+// A stored golden vector's inputs in buffers, and its stored truth.
+struct StoredConvData {
+    std::string name;  // "<set>/<case>"
+    Buffers buffers;
+    std::vector<double> want_rounded;  // the stored dst, in the dtype
+    std::vector<double> want, magnitude;  // dst_f64, magnitude
+    std::vector<std::int64_t> terms;
+};
+StoredConvData stored_conv_data(const Case& c);
+
+// ---- discrete convolution: its other modes -------------------------------------------------------
+// Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (conv/stress.cpp).
+void check_conv_stress(const Backend& backend, const Case& c, const CheckSettings& s,
+                       const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// Precision mode: exact results that need every input bit; names a reduced input precision
+// (TF32, bf16) when the backend's result is the one it gives (conv/precision.cpp).
+void check_conv_precision(const Backend& backend, const Case& c, const CheckSettings& s,
+                          const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+// Why exact data cannot be judged under a declared input precision (TF32, bf16) that applies to the
+// case: some src or weight value needs more significand bits than it keeps; "" when every value fits.
+std::string inputs_beyond_declared_precision(const accuracy::Contract& contract, const std::vector<double>& src,
+                                             const std::vector<double>& weights);
+void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                      const CaseMemory& needs, CaseResult& r);
+// Sampled mode: the large suite's tensors past 2^31 elements or bytes, judged on a sample of outputs
+// plus a scan of every dst element for the canary (conv/sampled.cpp).
+void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
+                        const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+
+}  // namespace convcheck::runner::detail

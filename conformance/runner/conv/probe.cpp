@@ -1,0 +1,50 @@
+// Probe mode for discrete convolution: one run per probed src element, judged by the ProbeJudge
+// (probe_judge.cpp), with a zero weight opposite the NaN (probe_partners.cpp).
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "../case_pipeline.hpp"
+#include "operation.hpp"
+#include "convcheck/accuracy/probe.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/fast_summation.hpp"
+
+namespace convcheck::runner::detail {
+
+void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                      const CaseMemory& needs, CaseResult& r) {
+    const ConvDescriptor& d = c.conv;
+    accuracy::RandomFill fill = accuracy::make_probe_fill(d, c.seed);
+    ProbeJudge judge(contract, conv_location(d));
+    for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
+        // the zero opposite the NaN: the weight of the first term that reads it (probe_partners.cpp), so
+        // that NaN * 0 = NaN (IEEE 754) is tested; none when no output reads the element
+        const std::optional<IndexPair> pair = first_pair_with_src(d, element);
+        const double kept = pair ? fill.weights[static_cast<std::size_t>(pair->weights)] : 0.0;
+        if (pair) fill.weights[static_cast<std::size_t>(pair->weights)] = 0.0;
+        // the reference on the same data without the NaN (the zero in place) judges the rest under the bound;
+        // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
+        auto plain = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
+        const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
+        for (double& m : plain.magnitude) m = scale.magnitude(m);
+        for (std::int64_t& t : plain.terms) t = scale.terms(t);
+        std::vector<double> src = fill.src;
+        src[element] = std::numeric_limits<double>::quiet_NaN();
+        const auto want = reference::fast_convolution_summation(d, src, fill.weights, fill.bias);
+        const Buffers b = make_buffers(d, src, fill.weights, fill.bias);
+        const ChildOutcome o = run_backend(backend, d, b, s, needs);
+        if (outcome_status(o, r)) return;
+        r.time_ms += o.times_ms.empty() ? 0.0 : o.times_ms.front();
+        r.implementation = o.implementation;
+        const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
+        judge.add({element, want.dst, got, plain.dst, plain.magnitude, plain.terms, {},
+                   unwritten_elements(d, b.dst.data()), {}});
+        leak_status(o, s, r);
+        if (pair) fill.weights[static_cast<std::size_t>(pair->weights)] = kept;
+    }
+    judge.finish(r);
+}
+
+}  // namespace convcheck::runner::detail
