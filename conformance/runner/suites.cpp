@@ -1,5 +1,6 @@
 #include "convcheck/runner/suites.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -9,58 +10,54 @@
 
 namespace convcheck::runner {
 
+namespace {
+
+// The suites generated in code; every other built-in suite is a case list (suite_lists.cpp).
+struct GeneratedSuite {
+    const char* name;
+    const char* description;
+    const char* source;
+    std::vector<SuiteEntry> (*entries)();
+};
+const GeneratedSuite kGeneratedSuites[] = {
+    {"full", "a fixed, seeded sweep of random small descriptors, each attribute's values at a stated share "
+     "(list --suite full prints the distribution), in all three modes",
+     "conformance/runner/suite_full.cpp", full_suite},
+    {"models", "the convolution layers of ResNet-50, MobileNet-v2, VGG-16, DeepLab-v3 (atrous), a 3-D UNet "
+     "and 1-D audio networks, batch 1, bound mode (slow: real sizes)",
+     "conformance/runner/suite_models.cpp", models_suite},
+    {"dialects", "descriptors produced by the framework dialect front ends (same-padding modes, oneDNN 0-based "
+     "dilation, CNTK negative pads), as each framework computes them",
+     "conformance/runner/suite_dialects.cpp", dialects_suite},
+    {"cc", "continuous convolution layers (seed 004): rational and real scales, analytic kernels and the "
+     "Internal-Net",
+     "conformance/runner/suite_cc.cpp", cc_suite},
+    {"strides", "tensors that are not dense (ABI 1.2 memory strides): permuted views, padded rows and "
+     "channels, a batch pitch, each tensor strided alone and all together; the OXI (OHWI) filter "
+     "format with NCX and NXC",
+     "conformance/runner/suite_strides.cpp", strides_suite},
+    {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, "
+     "layouts, dtype, bias) in at least one case, with unequal per-axis values (list shows the "
+     "pair coverage)",
+     "conformance/runner/suite_pairwise.cpp", pairwise_suite},
+};
+
+}  // namespace
+
 std::vector<SuiteInfo> builtin_suites() {
-    return {
-        {"smoke", "every feature once: ranks 1-3, groups, depthwise, dilation, strides, asymmetric and negative pads, "
-                  "bias, both layouts, f32/f16/bf16, exact/bound/probe (seconds)"},
-        {"full", "a fixed, seeded sweep of random small descriptors, each attribute's values at a stated share "
-                 "(list --suite full prints the distribution), in all three modes"},
-        {"models", "the convolution layers of ResNet-50, MobileNet-v2, VGG-16, DeepLab-v3 (atrous), a 3-D UNet and "
-                   "1-D audio networks, batch 1, bound mode (slow: real sizes)"},
-        {"edge", "corner cases of the geometry: kernel = padded input, pads larger than the kernel, strides larger "
-                 "than the input, cropping pads, dilated kernels wider than the input, single elements, odd channels"},
-        {"dialects", "descriptors produced by the framework dialect front ends (same-padding modes, oneDNN 0-based "
-                     "dilation, CNTK negative pads), as each framework computes them"},
-        {"cc", "continuous convolution layers (seed 004): rational and real scales, analytic kernels and the "
-               "Internal-Net"},
-        {"accuracy", "the accuracy contract's own cases: stress mode (data kinds that stress rounding, judged by the "
-                     "per-output bound and the statistics) and precision mode (exact results needing every input bit)"},
-        {"invalid", "one descriptor per rule of the spec (zero sizes, groups that do not divide the channels, zero or "
-                    "negative strides and dilations, a padded input smaller than the kernel, ...), which the backend "
-                    "must refuse; a backend that computes one fails as accepted_invalid"},
-        {"invalid_transposed", "one deconv: descriptor per rule of the transposed convolution's descriptor (zero sizes, "
-                               "groups that do not divide the channels, negative output padding, pads that crop the "
-                               "whole output, ...), which a backend claiming transposed convolution must refuse"},
-        {"large", "one tensor past 2^31 elements or 2^31 bytes per case (src, weights or dst; f32, f16, bf16; NCX and "
-                  "NXC), judged on a sample of outputs on both sides of each limit plus a scan of every output for one "
-                  "never written (sampled mode; up to 4 GiB of buffers a case, about a minute a case on the reference)"},
-        {"strides", "tensors that are not dense (ABI 1.2 memory strides): permuted views, padded rows and channels, "
-                    "a batch pitch, each tensor strided alone and all together; the OXI (OHWI) filter format with "
-                    "NCX and NXC"},
-        {"backward", "the backward passes (dir=bwd_d, dir=bwd_w with the bias gradient): ranks 1-3, groups, depthwise, "
-                     "dilation, strides, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact and bound"},
-        {"transposed", "transposed convolution (deconv:): ranks 1-3, groups, depthwise, dilation, strides, "
-                       "output_padding, asymmetric and negative pads, layouts, bias, f32/f16/bf16, exact, bound and probe"},
-        {"pairwise", "every pair of attribute values (rank, groups, dilation, stride, pads, kernel vs input, layouts, "
-                     "dtype, bias) in at least one case, with unequal per-axis values (list shows the pair coverage)"},
-    };
+    std::vector<SuiteInfo> suites = builtin_case_lists();
+    for (const GeneratedSuite& g : kGeneratedSuites) suites.push_back({g.name, g.description, g.source});
+    // smoke first (the suite to start with), then by name
+    std::sort(suites.begin(), suites.end(), [](const SuiteInfo& a, const SuiteInfo& b) {
+        return std::make_pair(a.name != "smoke", a.name) < std::make_pair(b.name != "smoke", b.name);
+    });
+    return suites;
 }
 
 std::vector<SuiteEntry> builtin_suite_entries(const std::string& name) {
-    if (name == "smoke") return smoke_suite();
-    if (name == "full") return full_suite();
-    if (name == "models") return models_suite();
-    if (name == "edge") return edge_suite();
-    if (name == "dialects") return dialects_suite();
-    if (name == "cc") return cc_suite();
-    if (name == "accuracy") return accuracy_suite();
-    if (name == "pairwise") return pairwise_suite();
-    if (name == "invalid") return invalid_suite();
-    if (name == "invalid_transposed") return invalid_transposed_suite();
-    if (name == "large") return large_suite();
-    if (name == "strides") return strides_suite();
-    if (name == "backward") return backward_suite();
-    if (name == "transposed") return transposed_suite();
+    for (const GeneratedSuite& g : kGeneratedSuites)
+        if (name == g.name) return g.entries();
+    if (std::optional<std::vector<SuiteEntry>> list = builtin_case_list_entries(name)) return *list;
     std::string names;
     for (const auto& s : builtin_suites()) names += (names.empty() ? "" : ", ") + s.name;
     throw std::invalid_argument("suite '" + name + "' is neither a built-in suite (" + names +

@@ -38,7 +38,7 @@ TEST(SuiteDesign, PairwiseCoversEveryFeasiblePairOfAttributeValues) {
 
 // The report shows coverage per two attributes (docs/reports.md): the parts add up to the whole.
 TEST(SuiteDesign, PairCoverageOfEveryTwoAttributesAddsUpToTheWhole) {
-    const PairCoverage c = pair_coverage(descriptors_of(smoke_suite()));
+    const PairCoverage c = pair_coverage(descriptors_of(builtin_suite_entries("smoke")));
     ASSERT_EQ(c.by_factors.size(), static_cast<std::size_t>(kFactors * (kFactors - 1) / 2));
     std::int64_t covered = 0, total = 0;
     for (const auto& of : c.by_factors) {
@@ -197,7 +197,7 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     // transposed case, transposed cases with output padding and in f16/bf16
     bool bwd_d_tail = false, bwd_w_tail = false, bwd_d_probe = false, bwd_w_probe = false, deconv_probe = false,
          deconv_output_padding = false, deconv_16_bit = false;
-    for (const SuiteEntry& e : smoke_suite()) {
+    for (const SuiteEntry& e : builtin_suite_entries("smoke")) {
         if (e.descriptor.starts_with("deconv:")) {
             const TransposedDescriptor t = parse_transposed_descriptor(e.descriptor);
             deconv_probe |= e.modes.find('p') != std::string::npos;

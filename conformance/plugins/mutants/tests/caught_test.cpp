@@ -97,7 +97,7 @@ TEST(Mutants, BaselinePassesTheStridesSuite) {
 TEST(Mutants, BaselinePassesTheBackwardSuite) {
     const auto results = run_suite("none", "backward", 1, "", false);
     std::size_t modes = 0;  // each entry once per mode letter
-    for (const SuiteEntry& e : backward_suite()) modes += e.modes.size();
+    for (const SuiteEntry& e : builtin_suite_entries("backward")) modes += e.modes.size();
     EXPECT_EQ(results.size(), modes);
     for (const CaseResult& r : results)
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
@@ -106,7 +106,7 @@ TEST(Mutants, BaselinePassesTheBackwardSuite) {
 // The baseline computes transposed convolution: it passes every case of the transposed suite.
 TEST(Mutants, BaselinePassesTheTransposedSuite) {
     const auto results = run_suite("none", "transposed", 1, "", false);
-    EXPECT_EQ(results.size(), expand("t", transposed_suite(), 1, "").size());  // exact, bound, five in probe mode
+    EXPECT_EQ(results.size(), expand("t", builtin_suite_entries("transposed"), 1, "").size());  // exact, bound, five in probe mode
     for (const CaseResult& r : results)
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
 }
@@ -144,7 +144,7 @@ TEST(Mutants, BackwardBugsPassEveryForwardCase) {
 // The baseline refuses every case of the invalid suite (query: unsupported), and the refusal passes.
 TEST(Mutants, BaselineRefusesTheInvalidSuite) {
     const auto results = run_suite("none", "invalid", 1, "", false);
-    EXPECT_EQ(results.size(), invalid_suite().size());
+    EXPECT_EQ(results.size(), builtin_suite_entries("invalid").size());
     for (const CaseResult& r : results) {
         EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  reproducer: " << r.reproducer;
         EXPECT_NE(r.reason.find("refused (query: unsupported): invalid descriptor"), std::string::npos) << r.reason;

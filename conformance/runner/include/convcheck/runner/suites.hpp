@@ -32,33 +32,32 @@ struct SuiteEntry {
 
 struct SuiteInfo {
     std::string name;
-    std::string description;
+    std::string description;  // one paragraph (`convcheck list` prints it)
+    std::string source;       // the case list conformance/data/suites/<name>.cases, or the file that generates it
 };
 
-// smoke, full, models, edge, dialects, cc, accuracy, backward, pairwise, invalid, strides, large (each with a
-// one-line description).
+// THE table of built-in suites: every case list conformance/data/suites/<name>.cases (built in: adding a list
+// suite is adding its file; its description is the file's first comment paragraph) and the suites generated in
+// code (kGeneratedSuites in suites.cpp). Smoke first, then by name.
 std::vector<SuiteInfo> builtin_suites();
-
 // The entries of one built-in suite; throws std::invalid_argument for an unknown name.
 std::vector<SuiteEntry> builtin_suite_entries(const std::string& name);
-std::vector<SuiteEntry> smoke_suite();
+
+// The generated suites (suite_<name>.cpp).
 std::vector<SuiteEntry> full_suite();
 std::vector<SuiteEntry> models_suite();
-std::vector<SuiteEntry> edge_suite();
 std::vector<SuiteEntry> dialects_suite();
 std::vector<SuiteEntry> cc_suite();
-// The backward passes of the smoke geometries (docs/passes.md).
-std::vector<SuiteEntry> transposed_suite();  // conformance/data/suites/transposed.cases (docs/transposed.md)
-std::vector<SuiteEntry> backward_suite();
-std::vector<SuiteEntry> accuracy_suite();
 std::vector<SuiteEntry> pairwise_suite();
-std::vector<SuiteEntry> invalid_suite();
-std::vector<SuiteEntry> invalid_transposed_suite();  // the invalid suite's rules for deconv: descriptors
-std::vector<SuiteEntry> large_suite();
 std::vector<SuiteEntry> strides_suite();
 
-// smoke, edge, invalid, invalid_transposed, accuracy, large, backward and transposed are lists: conformance/data/suites/<name>.cases, built in
-// (suite_lists.cpp). A case list's entries (formats/include/convcheck/formats/case_list.hpp); throws std::invalid_argument naming the
+// The case lists built into the runner (suite_lists.cpp: part.cmake embeds each file's text, so that an
+// installed `convcheck` needs no data folder): their rows of the table, and one list's entries (nullopt for
+// a name that is no list).
+std::vector<SuiteInfo> builtin_case_lists();
+std::optional<std::vector<SuiteEntry>> builtin_case_list_entries(const std::string& name);
+
+// A case list's entries (formats/include/convcheck/formats/case_list.hpp); throws std::invalid_argument naming the
 // file, the line and the rule.
 std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::string& text);
 
