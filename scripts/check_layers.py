@@ -33,7 +33,8 @@ LAYERS = [
     ["formats", "reference", "testing"],   # file formats; the spec-literal reference; test support
     ["conformance/accuracy"],              # the accuracy contract (its tests prove it on the reference)
     ["optimized"],                         # the optimized implementation (tests: against reference and contract)
-    ["conformance/include"],               # the plugin ABI (plugin.h; plugin_support.hpp for in-tree plugins)
+    ["conformance/include",                # the plugin ABI (plugin.h; plugin_support.hpp for in-tree plugins)
+     "conformance/mutant_list"],           # the list of mutants (data: the mutants plugin and selftest read it)
     ["conformance/abi"],                   # descriptors <-> the ABI's structs (the runner and in-tree plugins)
     ["conformance/plugins"],               # backend plugins, the mutants list among them
     ["conformance/runner"],                # the runner library: loads plugins, runs cases, judges them

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "convcheck/mutants/mutants.hpp"
+#include "convcheck/mutant_list/mutants.hpp"
 #include "convcheck/runner/session.hpp"
 
 namespace convcheck::runner {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "convcheck/plugin.h"
-#include "convcheck/mutants/mutants.hpp"
+#include "convcheck/mutant_list/mutants.hpp"
 
 namespace convcheck::mutants {
 

@@ -7,7 +7,7 @@
 
 #include <regex>
 
-#include "convcheck/mutants/mutants.hpp"
+#include "convcheck/mutant_list/mutants.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/runner/selftest.hpp"
 #include "convcheck/runner/session.hpp"

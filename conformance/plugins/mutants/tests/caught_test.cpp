@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "convcheck/mutants/mutants.hpp"
+#include "convcheck/mutant_list/mutants.hpp"
 #include "convcheck/runner/selftest.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"

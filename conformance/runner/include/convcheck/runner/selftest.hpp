@@ -1,5 +1,5 @@
 // How strong is a suite? `convcheck selftest` (docs/selftest.md) runs the bundled mutants plugin
-// once per entry of its list (conformance/plugins/mutants/include/convcheck/mutants/mutants.def) against the suite's cases
+// once per entry of its list (conformance/mutant_list/include/convcheck/mutant_list/mutants.def) against the suite's cases
 // and records, per mutant, which checks caught it: the kill matrix. A bug nothing catches is a hole
 // in the suite; an honest variant (correct code computed another way) that fails is a false alarm.
 #pragma once

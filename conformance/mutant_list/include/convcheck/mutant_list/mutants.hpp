@@ -11,7 +11,7 @@ namespace convcheck::mutants {
 
 enum class Mutant {
 #define MUTANT(name, kind, caught_in, vectors, klass, what) name,
-#include "convcheck/mutants/mutants.def"
+#include "convcheck/mutant_list/mutants.def"
 #undef MUTANT
 };
 
@@ -29,7 +29,7 @@ struct MutantInfo {
 
 inline constexpr MutantInfo kMutants[] = {
 #define MUTANT(name, kind, caught_in, vectors, klass, what) {#name, Kind::kind, #caught_in, #vectors, #klass, what},
-#include "convcheck/mutants/mutants.def"
+#include "convcheck/mutant_list/mutants.def"
 #undef MUTANT
 };
 
