@@ -4,8 +4,6 @@
 // data, reference, plugin calls, comparison); everything else happens here, once.
 #include "convcheck/runner/check.hpp"
 
-#include "convcheck/runner/abi_claims.hpp"
-#include "convcheck/abi/abi_descriptor.hpp"
 #include "case_pipeline.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 
@@ -37,7 +35,7 @@ void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s,
         r.pass_not_claimed = is_unclaimed_pass(backend.info, c.op);
         return;
     }
-    if (op.claim == CONVCHECK_OP_CONV && declined(unclaimed_pass(backend.info, to_abi(c.conv).prop_kind), r)) {
+    if (op.pass_unclaimed && declined(op.pass_unclaimed(backend.info, c), r)) {
         r.pass_not_claimed = true;
         return;
     }

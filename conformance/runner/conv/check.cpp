@@ -30,6 +30,10 @@ std::string tensors_unclaimed(const PluginInfo& info, DataType dtype, int rank, 
     return "";
 }
 
+std::string conv_pass_unclaimed(const PluginInfo& info, const Case& c) {
+    return unclaimed_pass(info, to_abi(c.conv).prop_kind);
+}
+
 std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     const ConvDescriptor& d = c.conv;
     // the memory layout first: a plugin of ABI 1.0 or 1.1 cannot be told about strides or OXI at all

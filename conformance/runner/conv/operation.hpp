@@ -18,6 +18,8 @@ DataType conv_output_dtype(const Case& c);
 // A "conv:" descriptor's claims: its memory layout, tensors_unclaimed, then ABI 1.2's (its pass in
 // prop_kinds, mixed dtypes, extensions: abi_claims.hpp).
 std::string conv_unclaimed(const PluginInfo& info, const Case& c);
+// Whether the plugin claims the "conv:" descriptor's pass (dir=, ABI 1.2's prop_kinds: abi_claims.hpp).
+std::string conv_pass_unclaimed(const PluginInfo& info, const Case& c);
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                 const CaseMemory& needs, CaseResult& r);
 // Invalid mode: the backend must refuse a descriptor that breaks a rule (check_invalid.cpp).

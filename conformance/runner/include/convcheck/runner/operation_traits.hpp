@@ -57,6 +57,10 @@ struct OperationTraits {
     std::string (*refused_entry)(const Case& c, accuracy::Mode mode);
     // Parses and validates the case's descriptor; throws ConvError naming the rule it breaks.
     void (*validate)(const Case& c);
+    // Whether the plugin claims the case's pass of the operation (ABI 1.2's prop_kinds: forward
+    // inference or training, backward data, backward weights); "" when it does. A decline here marks the
+    // result pass_not_claimed. Null: the operation has no passes to claim.
+    std::string (*pass_unclaimed)(const PluginInfo& info, const Case& c);
     // What the plugin's describe does not claim about the case beyond the operation itself (dtype,
     // rank, formats); "" when claimed. Null: the operation bit is all there is to claim.
     std::string (*unclaimed)(const PluginInfo& info, const Case& c);
