@@ -20,15 +20,15 @@ constexpr std::array<char, 3> kAxisLetter{'d', 'h', 'w'};
 // benchdnn's entries, in the order str2desc tries them within one pass.
 struct Field {
     const char* prefix;
-    std::int64_t Geometry::*scalar;  // or
+    std::int64_t ProblemFields::*scalar;  // or
     int axis;
     std::int64_t Axis::*member;
 };
 
 constexpr Field kFields[] = {
-    {"g", &Geometry::g, -1, nullptr},   {"mb", &Geometry::mb, -1, nullptr}, {"ic", &Geometry::ic, -1, nullptr},
+    {"g", &ProblemFields::g, -1, nullptr},   {"mb", &ProblemFields::mb, -1, nullptr}, {"ic", &ProblemFields::ic, -1, nullptr},
     {"id", nullptr, 0, &Axis::i},       {"ih", nullptr, 1, &Axis::i},       {"iw", nullptr, 2, &Axis::i},
-    {"oc", &Geometry::oc, -1, nullptr}, {"od", nullptr, 0, &Axis::o},       {"oh", nullptr, 1, &Axis::o},
+    {"oc", &ProblemFields::oc, -1, nullptr}, {"od", nullptr, 0, &Axis::o},       {"oh", nullptr, 1, &Axis::o},
     {"ow", nullptr, 2, &Axis::o},       {"kd", nullptr, 0, &Axis::k},       {"kh", nullptr, 1, &Axis::k},
     {"kw", nullptr, 2, &Axis::k},       {"sd", nullptr, 0, &Axis::s},       {"sh", nullptr, 1, &Axis::s},
     {"sw", nullptr, 2, &Axis::s},       {"pd", nullptr, 0, &Axis::p},       {"ph", nullptr, 1, &Axis::p},
@@ -89,8 +89,8 @@ std::int64_t span(std::int64_t a, std::int64_t b, const Axis& x, int axis, const
 }
 
 // str2desc's scanning loop.
-Geometry scan(std::string_view text) {
-    Geometry raw;
+ProblemFields scan(std::string_view text) {
+    ProblemFields raw;
     std::size_t pos = 0;
     while (pos < text.size()) {
         const std::size_t pass_start = pos;
@@ -151,8 +151,8 @@ void deduce_axis(Axis& x, int axis, BenchdnnDriver driver) {
 
 }  // namespace
 
-Geometry read_geometry(std::string_view text, BenchdnnDriver driver) {
-    Geometry raw = scan(text);
+ProblemFields read_geometry(std::string_view text, BenchdnnDriver driver) {
+    ProblemFields raw = scan(text);
     const bool conv = driver == BenchdnnDriver::conv;
 
     raw.g_given = raw.g >= 0;
@@ -204,7 +204,7 @@ Geometry read_geometry(std::string_view text, BenchdnnDriver driver) {
     return raw;
 }
 
-std::string print_geometry(const Geometry& g, std::string_view name) {
+std::string print_geometry(const ProblemFields& g, std::string_view name) {
     for (char c : name)
         if (c == '"' || c == ' ' || c == '\t' || c == '\n' || c == '\r')
             throw ConvError("name", std::string(name), "a benchdnn name cannot hold whitespace or a double quote");
@@ -248,10 +248,10 @@ std::optional<BenchdnnDriver> parse_benchdnn_driver(std::string_view name) {
     return std::nullopt;
 }
 
-using benchdnn_detail::Geometry;
+using benchdnn_detail::ProblemFields;
 
 BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {
-    const Geometry raw = benchdnn_detail::read_geometry(text, BenchdnnDriver::conv);
+    const ProblemFields raw = benchdnn_detail::read_geometry(text, BenchdnnDriver::conv);
     ConvDescriptor d;
     benchdnn_detail::fill_descriptor(raw, settings, d);
     validate(d);

@@ -4,10 +4,10 @@
 
 namespace convcheck {
 
-using benchdnn_detail::Geometry;
+using benchdnn_detail::ProblemFields;
 
 BenchdnnDeconvProblem parse_benchdnn_deconv(std::string_view text, const BenchdnnSettings& settings) {
-    const Geometry raw = benchdnn_detail::read_geometry(text, BenchdnnDriver::deconv);
+    const ProblemFields raw = benchdnn_detail::read_geometry(text, BenchdnnDriver::deconv);
     // c = ic (the deconvolution's src channels), o = oc (its dst's; oneDNN's weights {[G,] OC/G, IC/G, k...}),
     // pads_end = the deduced right pad and output_padding 0: (i-1)*s - p - p_r + K = o exactly
     TransposedDescriptor t;

@@ -27,7 +27,7 @@ struct Axis {
     std::int64_t p_r = 0;
 };
 
-struct Geometry {
+struct ProblemFields {
     std::int64_t g = -1, mb = 2, ic = 0, oc = 0;  // g = -1 while not given
     std::array<Axis, 3> axis;                    // benchdnn's d, h, w; the problem's axes are the last `rank`
     int rank = 0;
@@ -36,12 +36,12 @@ struct Geometry {
 };
 
 // Reads, deduces and checks one problem string as `driver` does; throws ConvError naming the benchdnn field.
-Geometry read_geometry(std::string_view text, BenchdnnDriver driver);
+ProblemFields read_geometry(std::string_view text, BenchdnnDriver driver);
 
 // The fields ConvDescriptor and TransposedDescriptor share, from a geometry read by read_geometry: the axes
 // (the last `rank` of benchdnn's d, h, w), canonical 1-based dilation, left and right pads, and the settings.
 template <class Descriptor>
-void fill_descriptor(const Geometry& g, const BenchdnnSettings& settings, Descriptor& d) {
+void fill_descriptor(const ProblemFields& g, const BenchdnnSettings& settings, Descriptor& d) {
     d.rank = g.rank;
     d.batch = g.mb;
     d.in_channels = g.ic;
@@ -66,8 +66,8 @@ void fill_descriptor(const Geometry& g, const BenchdnnSettings& settings, Descri
 // right pad the driver deduces from them (the smallest that gives those outputs). Throws ConvError for what
 // benchdnn cannot express: a negative left pad, or a right pad with pad + stride <= 0.
 template <class Descriptor>
-Geometry geometry_of(const Descriptor& d, BenchdnnDriver driver) {
-    Geometry g;
+ProblemFields geometry_of(const Descriptor& d, BenchdnnDriver driver) {
+    ProblemFields g;
     g.rank = d.rank;
     g.g = d.groups;
     g.mb = d.batch;
@@ -93,6 +93,6 @@ Geometry geometry_of(const Descriptor& d, BenchdnnDriver driver) {
 
 // benchdnn's short form of a geometry (desc_t's operator<<: print_dhw, strides and dilations only when not
 // default) followed by n"name" when a name is given; `g` is printed when groups != 1.
-std::string print_geometry(const Geometry& geometry, std::string_view name);
+std::string print_geometry(const ProblemFields& geometry, std::string_view name);
 
 }  // namespace convcheck::benchdnn_detail

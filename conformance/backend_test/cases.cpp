@@ -2,9 +2,9 @@
 
 namespace convcheck::backend_test {
 
-const std::vector<Geometry>& geometries() {
+const std::vector<NamedDescriptor>& geometries() {
     // Small on purpose: the reference is naive, and each case runs twice (exact and bound mode).
-    static const std::vector<Geometry> table = {
+    static const std::vector<NamedDescriptor> table = {
         {"conv2d_plain", "n=2,c=3,o=4,in=7x6,k=3x3,pb=1x1,pe=1x1,bias=1"},
         {"conv2d_strided", "c=4,o=5,in=9x8,k=3x2,s=2x3,pb=1x0,pe=1x1"},
         {"conv2d_dilated", "c=3,o=2,in=9x9,k=3x3,d=2x3,pb=2x3,pe=2x3,bias=1"},
@@ -39,7 +39,7 @@ const std::vector<Geometry>& geometries() {
 
 std::vector<Case> all_cases() {
     std::vector<Case> cases;
-    for (const Geometry& g : geometries())
+    for (const NamedDescriptor& g : geometries())
         for (const char* dtype : {"f32", "f16", "bf16"})
             for (const char* data : {"ncx", "nxc"})
                 for (const char* wei : {"oix", "xio"}) {

@@ -9,12 +9,12 @@
 
 namespace convcheck::backend_test {
 
-struct Geometry {
+struct NamedDescriptor {
     const char* name;        // what the case exercises, one word
     const char* descriptor;  // canonical descriptor without dt/data/wei (they vary per case)
 };
 
-const std::vector<Geometry>& geometries();
+const std::vector<NamedDescriptor>& geometries();
 
 struct Case {
     std::string name;

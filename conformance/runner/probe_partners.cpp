@@ -30,16 +30,16 @@ std::int64_t product(const Coords& sizes) {
     return p;
 }
 
-struct Geometry {
+struct SpatialSizes {
     Coords in, k, out;
-    explicit Geometry(const ConvDescriptor& d) {
+    explicit SpatialSizes(const ConvDescriptor& d) {
         for (int a = 0; a < d.rank; ++a)
             in.push_back(d.input_size[a]), k.push_back(d.kernel_size[a]), out.push_back(d.output_size(a));
     }
 };
 
 // x of output y and tap k; false when it lies off the input on some axis (the tap reads padding)
-bool input_of(const ConvDescriptor& d, const Geometry& g, const Coords& y, const Coords& k, Coords& x) {
+bool input_of(const ConvDescriptor& d, const SpatialSizes& g, const Coords& y, const Coords& k, Coords& x) {
     x.resize(y.size());
     for (std::size_t a = 0; a < y.size(); ++a) {
         x[a] = y[a] * d.strides[a] - d.pads_begin[a] + k[a] * d.dilations[a];
@@ -48,7 +48,7 @@ bool input_of(const ConvDescriptor& d, const Geometry& g, const Coords& y, const
     return true;
 }
 
-IndexPair pair_of(const ConvDescriptor& d, const Geometry& g, std::int64_t n, std::int64_t o, std::int64_t ic,
+IndexPair pair_of(const ConvDescriptor& d, const SpatialSizes& g, std::int64_t n, std::int64_t o, std::int64_t ic,
                   const Coords& x, const Coords& k, const Coords& y) {
     const std::int64_t c = o / d.out_channels_per_group() * d.in_channels_per_group() + ic;
     return {(n * d.in_channels + c) * product(g.in) + spatial_flat(x, g.in),
@@ -59,7 +59,7 @@ IndexPair pair_of(const ConvDescriptor& d, const Geometry& g, std::int64_t n, st
 }  // namespace
 
 std::optional<IndexPair> first_pair_with_dst(const ConvDescriptor& d, std::int64_t dst) {
-    const Geometry g(d);
+    const SpatialSizes g(d);
     const std::int64_t out_spatial = product(g.out);
     const std::int64_t n = dst / out_spatial / d.out_channels, o = dst / out_spatial % d.out_channels;
     const Coords y = spatial_coords(dst % out_spatial, g.out);
@@ -73,7 +73,7 @@ std::optional<IndexPair> first_pair_with_dst(const ConvDescriptor& d, std::int64
 }
 
 std::optional<IndexPair> first_pair_with_weights(const ConvDescriptor& d, std::int64_t weights) {
-    const Geometry g(d);
+    const SpatialSizes g(d);
     const std::int64_t k_spatial = product(g.k);
     const std::int64_t o = weights / k_spatial / d.in_channels_per_group(),
                        ic = weights / k_spatial % d.in_channels_per_group();
@@ -88,7 +88,7 @@ std::optional<IndexPair> first_pair_with_weights(const ConvDescriptor& d, std::i
 }
 
 std::optional<IndexPair> first_pair_with_src(const ConvDescriptor& d, std::int64_t src) {
-    const Geometry g(d);
+    const SpatialSizes g(d);
     const std::int64_t in_spatial = product(g.in);
     const std::int64_t n = src / in_spatial / d.in_channels, c = src / in_spatial % d.in_channels;
     const Coords x = spatial_coords(src % in_spatial, g.in);

@@ -172,8 +172,8 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 }
 
 // The arguments of at::convolution (and at::convolution_backward) for the library's case `l`.
-struct Geometry {
-    explicit Geometry(const convcheck_conv_desc& l) {
+struct TorchArguments {
+    explicit TorchArguments(const convcheck_conv_desc& l) {
         src_dims = {l.batch, l.in_channels};
         dst_dims = {l.batch, l.out_channels};
         wei_dims = {l.out_channels, l.in_channels / l.groups};
@@ -264,7 +264,7 @@ struct Prepared : convcheck_conv_plan {
     const at::ScalarType type;
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case ATen computes
-    const Geometry g;
+    const TorchArguments g;
 };
 
 // The backward passes (docs/passes.md) through at::convolution_backward, ATen's own backward of
@@ -330,7 +330,7 @@ struct Backward {
     const at::ScalarType type;
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case ATen computes
-    const Geometry g;
+    const TorchArguments g;
 };
 
 convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {

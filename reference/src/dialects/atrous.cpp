@@ -175,7 +175,7 @@ DialectResult atrous_conv2d(const AtrousConv2dAttributes& attr) {
         const Reduction red =
             atrous_paddings(s.input_size[0], s.input_size[1], s.kernel_size[0], s.kernel_size[1], attr.rate, attr.padding);
         std::vector<std::int64_t> out(2);
-        Geometry g{{1, 1}, {attr.rate, attr.rate}, {0, 0}, {0, 0}};
+        AxisAttributes g{{1, 1}, {attr.rate, attr.rate}, {0, 0}, {0, 0}};
         for (int a = 0; a < 2; ++a) {
             const std::int64_t blocks = (s.input_size[a] + red.paddings[a][0] + red.paddings[a][1]) / attr.rate;
             const std::int64_t conv = blocks - s.kernel_size[a] + 1;  // VALID, stride 1

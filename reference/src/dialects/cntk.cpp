@@ -50,7 +50,7 @@ DialectResult convolution(const ConvolutionAttributes& attr) {
         shapes.out_channels = maps;
         shapes.kernel_size.assign(rank, 1);
 
-        Geometry g{repeat(1, rank), repeat(1, rank), repeat(0, rank), repeat(0, rank)};
+        AxisAttributes g{repeat(1, rank), repeat(1, rank), repeat(0, rank), repeat(0, rank)};
         std::vector<std::int64_t> out(rank);
         DialectResult r;
         r.dialect = "cntk";

@@ -244,12 +244,12 @@ void fill_spatial(SpatialDims* out, const std::vector<std::int64_t>& values, std
     for (std::size_t a = 0; a < values.size(); ++a) (*out)[a] = values[a];
 }
 
-ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const Geometry& g,
+ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const AxisAttributes& g,
                                DataFormat data_format, FilterFormat filter_format) {
     return descriptor_from<ConvDescriptor>(shapes, groups, g, data_format, filter_format);
 }
 
-Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geometry& g, PaddingRequest padding,
+Request make_request(const ConvShapes& shapes, std::int64_t groups, const AxisAttributes& g, PaddingRequest padding,
                      DataFormat data_format) {
     const ConvDescriptor d = make_descriptor(shapes, groups, g, data_format, FilterFormat::oix);
     Request r = request_from_descriptor(d);

@@ -80,13 +80,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 void fill_spatial(SpatialDims* out, const std::vector<std::int64_t>& values, std::int64_t neutral);
 
 // The canonical descriptor with the given per-axis attributes (vectors of length shapes.rank()).
-struct Geometry {
+struct AxisAttributes {
     std::vector<std::int64_t> strides, dilations, pads_begin, pads_end;  // dilations 1-based
 };
-ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
+ConvDescriptor make_descriptor(const ConvShapes& shapes, std::int64_t groups, const AxisAttributes& geometry,
                                DataFormat data_format, FilterFormat filter_format);
-// The fields a forward and a transposed descriptor share, from the shapes and a geometry (Geometry or
-// TransposedGeometry, which adds output_padding): make_descriptor and make_transposed both start here.
+// The fields a forward and a transposed descriptor share, from the shapes and a geometry (AxisAttributes or
+// TransposedAxisAttributes, which adds output_padding): make_descriptor and make_transposed both start here.
 template <typename Descriptor, typename AnyGeometry>
 Descriptor descriptor_from(const ConvShapes& shapes, std::int64_t groups, const AnyGeometry& g, DataFormat data_format,
                            FilterFormat filter_format) {
@@ -106,7 +106,7 @@ Descriptor descriptor_from(const ConvShapes& shapes, std::int64_t groups, const 
     d.filter_format = filter_format;
     return d;
 }
-Request make_request(const ConvShapes& shapes, std::int64_t groups, const Geometry& geometry,
+Request make_request(const ConvShapes& shapes, std::int64_t groups, const AxisAttributes& geometry,
                      PaddingRequest padding, DataFormat data_format);
 
 // For a spell(): true (with *why_not set) when the request has unshared weights, which only CNTK says.

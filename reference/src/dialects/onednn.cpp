@@ -39,7 +39,7 @@ namespace {
 // Both APIs compute dst = (src - ker_range + pb + pe) / s + 1 with C division. Where the numerator
 // is in (-s, 0) that is 1 although no window fits: the window overhangs the padded input by
 // `deficit` and reads zeros there, which the canonical descriptor spells as a larger pads_end.
-void read_truncated_output(DialectResult* r, Geometry* g, const ConvShapes& s, const std::vector<std::int64_t>& K,
+void read_truncated_output(DialectResult* r, AxisAttributes* g, const ConvShapes& s, const std::vector<std::int64_t>& K,
                            std::vector<std::int64_t>* out) {
     for (int a = 0; a < s.rank(); ++a) {
         const std::int64_t numerator = s.input_size[a] - K[a] + g->pads_begin[a] + g->pads_end[a];
@@ -102,7 +102,7 @@ DialectResult convolution_primitive(const PrimitiveAttributes& attr) {
         }
         DialectResult r;
         r.dialect = "onednn";
-        Geometry g{strides, dilations, padding_l, padding_r};
+        AxisAttributes g{strides, dilations, padding_l, padding_r};
         r.request = make_request(s, attr.groups, g, PaddingRequest::explicit_pads, df);
         std::vector<std::int64_t> out(rank);
         read_truncated_output(&r, &g, s, K, &out);
@@ -210,7 +210,7 @@ DialectResult graph_convolution(const GraphAttributes& attr) {
 
         DialectResult r;
         r.dialect = name;
-        Geometry g{attr.strides, attr.dilations, attr.pads_begin, attr.pads_end};
+        AxisAttributes g{attr.strides, attr.dilations, attr.pads_begin, attr.pads_end};
         std::vector<std::int64_t> K(rank);
         for (int a = 0; a < rank; ++a) K[a] = (s.kernel_size[a] - 1) * attr.dilations[a] + 1;
         for (int a = 0; a < rank; ++a) {

@@ -40,7 +40,7 @@ TransposedResult read_deconvolution(const AttributeSet& attributes) {
             refuse("groups", std::to_string(groups),
                    "invalid_arguments: inconsistent dimensions: src and dst channels must be multiples of groups");
         const std::vector<std::int64_t> dst = dst_v ? per_axis("dst", *dst_v, rank, 1) : std::vector<std::int64_t>{};
-        TransposedGeometry g{strides, repeat(1, rank), padding_l, padding_r, repeat(0, rank)};
+        TransposedAxisAttributes g{strides, repeat(1, rank), padding_l, padding_r, repeat(0, rank)};
         std::vector<std::int64_t> out(rank);
         TransposedResult r;
         r.dialect = "onednn_deconvolution";

@@ -60,7 +60,7 @@ DialectResult conv(const ConvAttributes& attr) {
         for (auto v : dilations)
             if (v < 1) refuse_ours("dilations", join(dilations), "every dilation must be >= 1");
 
-        Geometry g{strides, dilations, repeat(0, rank), repeat(0, rank)};
+        AxisAttributes g{strides, dilations, repeat(0, rank), repeat(0, rank)};
         std::vector<std::int64_t> out(rank), overhang(rank, 0);
         for (int a = 0; a < rank; ++a) {
             const std::int64_t in = shapes.input_size[a], st = strides[a];

@@ -55,7 +55,7 @@ DialectResult convolution(const ConvolutionAttributes& attr) {
         if (attr.filter_format != "XIO" && attr.filter_format != "OIX")
             refuse_ours("filter_format", attr.filter_format, "Range of values: XIO or OIX");
 
-        Geometry g{attr.strides, attr.dilations, repeat(0, rank), repeat(0, rank)};
+        AxisAttributes g{attr.strides, attr.dilations, repeat(0, rank), repeat(0, rank)};
         std::vector<std::int64_t> out(rank);
         for (int a = 0; a < rank; ++a) {
             const std::int64_t in = s.input_size[a], st = attr.strides[a];

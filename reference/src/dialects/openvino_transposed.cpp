@@ -93,7 +93,7 @@ TransposedResult read_transposed(const AttributeSet& attributes) {
 
         TransposedResult r;
         r.dialect = "openvino_transpose";
-        TransposedGeometry g{strides, dilations, repeat(0, rank), repeat(0, rank), output_padding};
+        TransposedAxisAttributes g{strides, dilations, repeat(0, rank), repeat(0, rank), output_padding};
         std::vector<std::int64_t> out(rank);
         for (int a = 0; a < rank; ++a) {
             const std::int64_t K = (s.kernel_size[a] - 1) * dilations[a] + 1;

@@ -77,7 +77,7 @@ DialectResult conv(const ConvAttributes& attr) {
         for (auto v : dilation)
             if (v <= 0) refuse("dilation", join(dilation), "dilation should be greater than zero");
 
-        Geometry g{stride, dilation, repeat(0, rank), repeat(0, rank)};
+        AxisAttributes g{stride, dilation, repeat(0, rank), repeat(0, rank)};
         if (mode.empty()) {
             const auto padding = expand("padding", attr.padding, rank, 0);
             for (auto v : padding)

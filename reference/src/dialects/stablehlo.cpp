@@ -37,7 +37,7 @@ DialectResult convolution(const ConvolutionAttributes& attr) {
                             "a reversed window flips the kernel: not the canonical (cross-correlation) descriptor");
 
         // C25: num_windows per spatial axis (lhs dilation is 1 here)
-        Geometry geometry{strides, rhs_dilation, repeat(0, rank), repeat(0, rank)};
+        AxisAttributes geometry{strides, rhs_dilation, repeat(0, rank), repeat(0, rank)};
         std::vector<std::int64_t> out(rank);
         for (int a = 0; a < rank; ++a) {
             geometry.pads_begin[a] = padding[2 * a];

@@ -40,7 +40,7 @@ TransposedResult read_transposed(const AttributeSet& attributes) {
         r.dialect = "stablehlo_transpose";
         r.data_layout = w.layouts.data_name;
         r.filter_layout = w.layouts.filter_name;
-        TransposedGeometry g{w.lhs_dilation, w.rhs_dilation, repeat(0, rank), repeat(0, rank), repeat(0, rank)};
+        TransposedAxisAttributes g{w.lhs_dilation, w.rhs_dilation, repeat(0, rank), repeat(0, rank), repeat(0, rank)};
         std::vector<std::int64_t> out(rank);
         std::string flipped;
         for (int a = 0; a < rank; ++a) {

@@ -84,7 +84,7 @@ DialectResult conv(const ConvAttributes& attr) {
         if (wrapper && strided && dilated)
             refuse("strides", join(strides), "strides > 1 not supported in conjunction with dilation_rate > 1");
 
-        Geometry g{strides, dilations, repeat(0, rank), repeat(0, rank)};
+        AxisAttributes g{strides, dilations, repeat(0, rank), repeat(0, rank)};
         if (attr.padding == "EXPLICIT") {
             const auto& p = attr.explicit_paddings;
             const int n = static_cast<int>(p.size());

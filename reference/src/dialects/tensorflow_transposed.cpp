@@ -74,7 +74,7 @@ TransposedResult read_transposed(const AttributeSet& attributes) {
         r.dialect = "tensorflow_transpose";
         r.data_layout = f.data_layout;
         r.filter_layout = f.filter_layout;
-        TransposedGeometry g{{}, {}, {}, {}, {}};
+        TransposedAxisAttributes g{{}, {}, {}, {}, {}};
         for (int a = 0; a < rank; ++a) {
             g.strides.push_back(fd.strides[a]);
             g.dilations.push_back(fd.dilations[a]);

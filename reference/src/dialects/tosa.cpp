@@ -96,7 +96,7 @@ DialectResult conv(const ConvAttributes& attr) {
                 refuse("k", join(s.kernel_size),
                        "The tensor shape in each dimension must be greater than or equal to 1 (weight)");
 
-        Geometry g{stride, dilation, repeat(0, rank), repeat(0, rank)};
+        AxisAttributes g{stride, dilation, repeat(0, rank), repeat(0, rank)};
         std::vector<std::int64_t> out(rank);
         for (int a = 0; a < rank; ++a) {
             const AxisNames& n = names[a];

@@ -92,7 +92,7 @@ TransposedResult read_transposed(const AttributeSet& attributes) {
         r.filter_layout = "OHWI";
         r.notes.push_back("weights are [OC,KH,KW,IC] (OHWI), which no canonical filter format stores: the descriptor "
                           "says IOX ([IC][OC][KH][KW]) and a reorder is implied");
-        const TransposedGeometry g{stride, repeat(1, 2), {-out_pad[0], -out_pad[2]}, {-out_pad[1], -out_pad[3]}, repeat(0, 2)};
+        const TransposedAxisAttributes g{stride, repeat(1, 2), {-out_pad[0], -out_pad[2]}, {-out_pad[1], -out_pad[3]}, repeat(0, 2)};
         r.descriptor = make_transposed(s, 1, g, DataFormat::nxc, FilterFormat::oix);
         r.descriptor.has_bias = bias != 0;
         return conclude_transposed(r, out, PaddingRequest::explicit_pads);

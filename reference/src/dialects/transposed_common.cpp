@@ -34,7 +34,7 @@ const TransposedDialect* find_transposed_dialect(std::string_view name) {
 
 namespace detail {
 
-TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t groups, const TransposedGeometry& g,
+TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t groups, const TransposedAxisAttributes& g,
                                      DataFormat data_format, FilterFormat filter_format) {
     TransposedDescriptor t = descriptor_from<TransposedDescriptor>(shapes, groups, g, data_format, filter_format);
     fill_spatial(&t.output_padding, g.output_padding, 0);

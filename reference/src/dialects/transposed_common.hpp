@@ -11,10 +11,10 @@ namespace convcheck::reference::dialects::detail {
 
 // The canonical transposed descriptor from the shape keys (c = the op's input channels, o = its
 // output channels) and per-axis attributes (vectors of length shapes.rank()).
-struct TransposedGeometry {
+struct TransposedAxisAttributes {
     std::vector<std::int64_t> strides, dilations, pads_begin, pads_end, output_padding;  // dilations 1-based
 };
-TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t groups, const TransposedGeometry& geometry,
+TransposedDescriptor make_transposed(const ConvShapes& shapes, std::int64_t groups, const TransposedAxisAttributes& geometry,
                                      DataFormat data_format, FilterFormat filter_format);
 
 // Validates result.descriptor (a ConvError becomes a refusal in convcheck's words), checks that it gives

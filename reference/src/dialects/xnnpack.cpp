@@ -51,7 +51,7 @@ DialectResult convolution2d(const Convolution2dAttributes& attr) {
 
         const std::vector<std::int64_t> strides{attr.subsampling_height, attr.subsampling_width};
         const std::vector<std::int64_t> dilations{attr.dilation_height, attr.dilation_width};
-        Geometry g{strides, dilations, {top, left}, {bottom, right}};
+        AxisAttributes g{strides, dilations, {top, left}, {bottom, right}};
         DialectResult r;
         r.dialect = name;
         r.data_layout = "NHWC";
