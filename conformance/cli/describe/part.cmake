@@ -1,4 +1,5 @@
-# `convcheck describe` (conformance/cli/describe.cpp, describe_cc.cpp): JSON output, and its command-line tests.
+# `convcheck describe` (describe.cpp here; describe_cc.cpp, describe_transposed.cpp): JSON output, and its
+# command-line tests.
 target_link_libraries(convcheck PRIVATE nlohmann_json::nlohmann_json)
 
 if(CONVCHECK_BUILD_TESTS)

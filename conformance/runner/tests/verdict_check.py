@@ -199,8 +199,8 @@ def check_numbers():
     # run shards: the same strictness
     p = run(["run", "--backend", "faultzoo", "--shard", "-1/2"], expect=2)
     expect_in(p.stderr, "--shard index", "'-1'", "is not an integer")
-    # demo and describe take numbers only inside descriptors and attributes: the descriptor's rules
-    p = run(["demo", "c=1,o=1,in=5x5,k=3x3,pb=nan"], expect=2)
+    # describe takes numbers only inside descriptors and attributes: the descriptor's rules
+    p = run(["describe", "c=1,o=1,in=5x5,k=3x3,pb=nan"], expect=2)
     expect_in(p.stderr, "pb = nan", "must be a 64-bit integer")
     p = run(["describe", "c=1,o=1,in=99999999999999999999,k=3"], expect=2)
     expect_in(p.stderr, "in = 99999999999999999999", "must be a 64-bit integer")

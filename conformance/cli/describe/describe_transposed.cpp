@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "describe_words.hpp"
 
 namespace convcheck::cli {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "convcheck/formats/benchdnn.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
 #include "describe_cc.hpp"
