@@ -18,7 +18,7 @@
 #include "backward_data_rows_plan.hpp"
 #include "backward_phases.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
-#include "edges.hpp"
+#include "conversions.hpp"
 #include "parallel_join.hpp"
 #include "workspace_pool.hpp"
 

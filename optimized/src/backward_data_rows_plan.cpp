@@ -1,7 +1,7 @@
 // The row kernel's plan (backward_data_rows_plan.hpp).
 #include "backward_data_rows_plan.hpp"
 
-#include "edges.hpp"
+#include "conversions.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -3,7 +3,7 @@
 
 #include <numeric>
 
-#include "edges.hpp"
+#include "conversions.hpp"
 
 namespace convcheck::optimized::detail {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "backward_weights_problem.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
-#include "edges.hpp"
+#include "conversions.hpp"
 #include "parallel_join.hpp"
 #include "workspace_pool.hpp"
 

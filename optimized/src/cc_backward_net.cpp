@@ -11,7 +11,7 @@
 //     contributions first, then the odd bands'.
 //   diff_bias: per band the pixels of each chunk in order (double), images in order within a chunk,
 //     chunks in order; then the partials added in order (computed whether or not the layer has a bias).
-//   Z, S: recomputed as the forward does (cc_contract_cl, feature-major, the same bits).
+//   Z, S: recomputed as the forward does (cc_contract_channels_last, feature-major, the same bits).
 //   dh: summed over the input channels in order, then the images in order; the hidden layers' reverse
 //     per distance pair in the forward's pair order, f32 sums over the chunk (dW2, db2) or double
 //     (dW1, db1), added to the band's partial.
@@ -97,7 +97,7 @@ void CcBackwardNet::run(const float* src, const float* diff_dst, float* diff_src
     // the sums in the ABI order W1[h1][2], b1[h1], W2[h2][h1], b2[h2], W3[Cin*Cout][h2], b3[Cin*Cout]
     const i64 Cin = d.in_channels, Cout = d.out_channels, h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p;
     const i64 depth = net_->depth;
-    // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_cl): its rows k = m * Cin + cin
+    // d[W3 | b3] [depth_z][Cout], the columns feature-major as Z (cc_contract_channels_last): its rows k = m * Cin + cin
     // (m = h2: b3), the bands added in order; per input channel in parallel, its h2 + 1 rows summed, then
     // written out a whole W3[cout, cin][.] at a time
     float* const w3 = diff_theta + 3 * h1 + h2 * (h1 + 1);
@@ -135,7 +135,7 @@ void CcBackwardNet::run_band(i64 band, const float* src, const float* diff_dst, 
     const i64 Cin = d.in_channels, Cout = d.out_channels, K = d.neighbours(), OW = d.output_size[1];
     const i64 W = d.input_size[1], in_plane = d.input_size[0] * W, pixels = d.output_size[0] * OW;
     const i64 h1 = net_->h1, h2p = net_->h2p, depth = net_->depth, P = chunk_pixels_;
-    const i64 depth_z = Cin * (net_->h2 + 1);  // Z and S feature-major (cc_contract_cl)
+    const i64 depth_z = Cin * (net_->h2 + 1);  // Z and S feature-major (cc_contract_channels_last)
     const i64 scratch_i64 = kHiddenPairs + d.input_size[0];
     meter.count_in(chunk_floats_ * 4 + scratch_i64 * 8);
     Workspace<float> buffer = buffers_.take(static_cast<std::size_t>(chunk_floats_));

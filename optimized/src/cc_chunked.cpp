@@ -27,9 +27,9 @@ void cc_hidden_features_here(const CcHiddenProblem& p, i64 p0, i64 count, float*
 void cc_contract_cl_here(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                          i64 count, float* z) {
     if (cpu_has_avx512())
-        avx512::cc_contract_cl(p, ring, row_offset, h, p0, count, z);
+        avx512::cc_contract_channels_last(p, ring, row_offset, h, p0, count, z);
     else
-        avx2::cc_contract_cl(p, ring, row_offset, h, p0, count, z);
+        avx2::cc_contract_channels_last(p, ring, row_offset, h, p0, count, z);
 }
 
 void cc_pack_planes_here(const float* src, i64 channels, i64 width, i64 plane, float* dst) {
@@ -80,7 +80,7 @@ CcChunked::CcChunked(const CcDescriptor& d, const CcKernelParams& kernel, const 
     net_ = std::make_unique<CcNetFactors>(d, kernel, axes_[0], axes_[1]);
     const i64 h1 = net_->h1, h2 = net_->h2, h2p = net_->h2p, Cin = d.in_channels;
     // the GEMM: a 1x1 convolution of depth = Cin*(h2+1) channels to Cout, weights [Cout][depth] = [W3 | b3]
-    // feature-major (W3 of (cout, cin) at m*Cin + cin, b3 at h2*Cin + cin), as cc_contract_cl writes Z, S
+    // feature-major (W3 of (cout, cin) at m*Cin + cin, b3 at h2*Cin + cin), as cc_contract_channels_last writes Z, S
     depth_ = Cin * (h2 + 1);
     std::vector<float> canonical(static_cast<std::size_t>(Cout * depth_));
     for (i64 co = 0; co < Cout; ++co)

@@ -5,7 +5,7 @@
 //     output pixels are taken in chunks, in row-major order, of a size fixed by the descriptor (about a
 //     quarter of the output tensor's bytes, at least one pixel); per chunk the hidden features of its
 //     distance pairs are computed once for the whole batch, then per image the input is contracted with
-//     them (Z, S: the rows it reads packed channels last, cc_contract_cl) and one GEMM with the packed
+//     them (Z, S: the rows it reads packed channels last, cc_contract_channels_last) and one GEMM with the packed
 //     [W3 | b3] (the blocked kernel) gives the chunk's outputs, stored as NCHW with the bias added.
 //     The workspace held at once is at most (tasks working at once) x (one chunk).
 //   analytic (linear, cubic, Gaussian): every channel pair has the same weight k(dy) k(dx), so an

@@ -11,7 +11,7 @@
 
 #include "cc_factored_kernels.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
-#include "edges.hpp"
+#include "conversions.hpp"
 #include "index_range.hpp"
 #include "parallel_join.hpp"
 

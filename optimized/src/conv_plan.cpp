@@ -13,15 +13,15 @@
 
 #include "blocked_pack.hpp"
 #include "depthwise_streamed.hpp"
-#include "edges.hpp"
+#include "conversions.hpp"
 #include "forward_rows.hpp"
 #include "index_range.hpp"
 #include "ncx_pointwise.hpp"
 #include "parallel_join.hpp"
 #include "workspace_pool.hpp"
 #include "scalar.hpp"
-#include "unit_axes.hpp"
-#include "xp_parts.hpp"
+#include "without_unit_axes.hpp"
+#include "padded_input_parts.hpp"
 
 namespace convcheck::optimized {
 
@@ -55,7 +55,7 @@ i64 resolved_stream_nxc_output_above(i64 option) {
 
 struct ConvPlan::Impl {
     ConvDescriptor original;  // as given (descriptor())
-    ConvDescriptor desc;      // what runs: without its unit axes (unit_axes.hpp)
+    ConvDescriptor desc;      // what runs: without its unit axes (without_unit_axes.hpp)
     Path path = Path::scalar;
     detail::Geometry geometry;
     // what the kernels read: the padded input, or for depthwise the unpadded one (its pads are 0)
@@ -65,7 +65,7 @@ struct ConvPlan::Impl {
     CacheLineFloats weights, bias;  // 64-byte vectors on cache lines (convcheck/core/cache_line_allocator.hpp)
     detail::BlockedWeights blocked_weights;
     detail::BlockedProblem blocked;
-    // the blocked kernel reads the user's padded src in place (edges.hpp: blocked_reads_src_in_place), with
+    // the blocked kernel reads the user's padded src in place (conversions.hpp: blocked_reads_src_in_place), with
     // these zeros (ic_block of them) for the taps of border pixels that lie in the padding
     bool src_in_place = false;
     CacheLineFloats zeros;
@@ -88,7 +88,7 @@ struct ConvPlan::Impl {
     // depthwise_avx512 writes the user's dst, which may be stored non-temporally (run_depthwise_avx512)
     bool depthwise_may_stream = false;
     std::unique_ptr<tbb::task_arena> arena;
-    detail::XpParts xp_parts;  // xp in chunks of images, or one image in bands (xp_parts.hpp)
+    detail::PaddedInputParts padded_input_parts;  // xp in chunks of images, or one image in bands (padded_input_parts.hpp)
     std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
@@ -122,10 +122,10 @@ struct ConvPlan::Impl {
 
     void pack_weights(const void* user_weights, const void* user_bias);
     void run(const void* src, void* dst) const;
-    // the blocked paths, one image at a time in bands (xp_parts.axis >= 0): pack each band's input, run its items
+    // the blocked paths, one image at a time in bands (padded_input_parts.axis >= 0): pack each band's input, run its items
     void run_bands(const void* src, float* xp, float* y) const;
-    // the blocked paths with xp_parts.in_tasks: the batch's bands of images as tasks, each packing its band's input
-    // into a buffer of its own and running the band's items on it (xp_task_parts)
+    // the blocked paths with padded_input_parts.in_tasks: the batch's bands of images as tasks, each packing its band's input
+    // into a buffer of its own and running the band's items on it (padded_input_task_parts)
     void run_band_tasks(const void* src, float* y) const;
     // the path's kernel on `chunk` (the geometry with the batch of one chunk of images)
     void run_kernel(const detail::Geometry& chunk, const float* xp, float* y) const;
@@ -290,17 +290,17 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         y_space = outputs.take(static_cast<std::size_t>(desc.dst_elements()));
         y = y_space.data();
     }
-    // the batch in chunks of images, or one image in bands (xp_parts.hpp): xp never takes more than
+    // the batch in chunks of images, or one image in bands (padded_input_parts.hpp): xp never takes more than
     // the input's bytes plus half the fixed workspace (Options::padded_input_budget)
     const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
-    if (packs && !xp_parts.in_tasks)
-        xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, xp_parts)));
-    if (packs && xp_parts.in_tasks) {
+    if (packs && !padded_input_parts.in_tasks)
+        xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, padded_input_parts)));
+    if (packs && padded_input_parts.in_tasks) {
         run_band_tasks(src, y);
-    } else if (packs && xp_parts.axis >= 0) {
+    } else if (packs && padded_input_parts.axis >= 0) {
         run_bands(src, xp_space.data(), y);
     } else {
-        const i64 images = packs ? xp_parts.images : g.batch;
+        const i64 images = packs ? padded_input_parts.images : g.batch;
         const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
         for (i64 n0 = 0; n0 < g.batch; n0 += images) {
             detail::Geometry chunk = g, src_chunk = src_geometry;
@@ -324,14 +324,14 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
 
 void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
     const detail::Geometry& g = geometry;
-    const int axis = xp_parts.axis;
+    const int axis = padded_input_parts.axis;
     detail::Geometry image = g;
     image.batch = 1;
     detail::BlockedProblem p = blocked;
     p.geometry = &image;
     // positions q = od * chunks + chunk; a band is a range of them (band_items)
     const i64 chunks = p.chunks_per_plane(), positions = g.out[0] * chunks;
-    const i64 per_band = axis == 0 ? xp_parts.band * chunks : xp_parts.band;
+    const i64 per_band = axis == 0 ? padded_input_parts.band * chunks : padded_input_parts.band;
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
     for (i64 n = 0; n < g.batch; ++n) {
         const void* image_src = static_cast<const char*>(src) + n * src_image_bytes;
@@ -339,7 +339,7 @@ void ConvPlan::Impl::run_bands(const void* src, float* xp, float* y) const {
         for (i64 q0 = 0; q0 < positions; q0 += per_band) {
             const i64 q1 = std::min(q0 + per_band, positions);
             i64 first = 0, last = 0;
-            detail::band_outputs(g, xp_parts, q0, q1, &first, &last);
+            detail::band_outputs(g, padded_input_parts, q0, q1, &first, &last);
             const detail::Geometry src_band = detail::band_geometry(src_geometry, axis, first, last - first + 1);
             parallel_rows(detail::pack_src_task_count(src_desc, src_band),
                           [&](i64 b, i64 e) { detail::pack_src_tasks(src_desc, src_band, image_src, xp, b, e); });
@@ -358,8 +358,8 @@ void ConvPlan::Impl::run_band_tasks(const void* src, float* y) const {
     image.batch = 1;
     detail::BlockedProblem p = blocked;
     p.geometry = &image;
-    const detail::XpParts parts =
-        detail::xp_task_parts(src_desc, src_geometry, padded_input_budget, p.chunk_pixels, tbb::this_task_arena::max_concurrency());
+    const detail::PaddedInputParts parts =
+        detail::padded_input_task_parts(src_desc, src_geometry, padded_input_budget, p.chunk_pixels, tbb::this_task_arena::max_concurrency());
     const i64 chunks = p.chunks_per_plane(), bands = parts.bands;
     const auto floats = static_cast<std::size_t>(detail::xp_part_floats(src_geometry, parts));
     const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
@@ -486,7 +486,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
     m.padded_input_budget = options.padded_input_budget;
-    m.xp_parts = detail::xp_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
+    m.padded_input_parts = detail::padded_input_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }

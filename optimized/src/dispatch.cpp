@@ -5,8 +5,8 @@
 #include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
-#include "edges.hpp"
-#include "unit_axes.hpp"
+#include "conversions.hpp"
+#include "without_unit_axes.hpp"
 
 namespace convcheck::optimized {
 namespace {
@@ -88,7 +88,7 @@ bool cpu_has_avx512() {
     return has;
 }
 
-// The plan runs d without its unit axes (unit_axes.hpp): so does every question about its paths.
+// The plan runs d without its unit axes (without_unit_axes.hpp): so does every question about its paths.
 std::string why_unavailable(const ConvDescriptor& original, Path path) {
     const ConvDescriptor d = detail::without_unit_axes(original);
     const std::string needs_avx2 = "needs AVX2 and FMA, which this CPU lacks";

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "edges.hpp"
+#include "conversions.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -5,11 +5,11 @@
 
 #include "blocked_pack.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
-#include "edges.hpp"
+#include "conversions.hpp"
 #include "forward_rows.hpp"
 #include "scalar.hpp"
-#include "unit_axes.hpp"
-#include "xp_parts.hpp"
+#include "without_unit_axes.hpp"
+#include "padded_input_parts.hpp"
 
 namespace convcheck::optimized {
 
@@ -85,8 +85,8 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         // the plan's src_in_place, or the row kernel's (forward_rows.hpp): src read where it is
         const bool in_place = rows || (blocked && detail::blocked_reads_src_in_place(d, g));
         if (!in_place && !detail::src_is_xp(src_desc, sg)) {
-            const detail::XpParts parts = detail::xp_parts(src_desc, sg, 0, band_chunk_pixels);
-            // packed inside the tasks: a band's buffer per thread (xp_task_parts)
+            const detail::PaddedInputParts parts = detail::padded_input_parts(src_desc, sg, 0, band_chunk_pixels);
+            // packed inside the tasks: a band's buffer per thread (padded_input_task_parts)
             xp = parts.in_tasks ? detail::xp_task_floats(src_desc, sg, 0, band_chunk_pixels, i64(threads))
                                 : detail::xp_part_floats(sg, parts);
         }

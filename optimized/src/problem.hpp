@@ -59,10 +59,10 @@ struct BlockedProblem {
     // layer (ncx_pointwise.hpp) hands an image's rows in place of weights, its pixels as the lanes.
     i64 weights_ic_step = 0, weights_block_step = 0;
     // Where the xp handed to blocked_items begins: its padded plane (axis 0) and row (axis 1) of the image's
-    // xp. 0 for a whole xp; a band's xp (xp_parts.hpp) begins at its first output's first input plane or row,
+    // xp. 0 for a whole xp; a band's xp (padded_input_parts.hpp) begins at its first output's first input plane or row,
     // and its items read only the planes and rows that follow.
     i64 xp_first_plane = 0, xp_first_row = 0;
-    // The xp handed to blocked_items is the user's src itself, unpadded (blocked_reads_src_in_place, edges.hpp):
+    // The xp handed to blocked_items is the user's src itself, unpadded (blocked_reads_src_in_place, conversions.hpp):
     // the geometry's `padded` equals `in`, the pixels' offsets are shifted by the padding, and a tile with
     // pixels near the border reads `zeros` (ic_block floats of 0) wherever a tap of a pixel lies in the
     // padding: the same products, in the same order, as from a padded copy.

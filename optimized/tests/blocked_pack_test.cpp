@@ -10,8 +10,8 @@
 #include "blocked_pack.hpp"
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
-#include "edges.hpp"
-#include "unit_axes.hpp"
+#include "conversions.hpp"
+#include "without_unit_axes.hpp"
 
 using namespace convcheck::optimized::detail;
 

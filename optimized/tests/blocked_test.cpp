@@ -136,7 +136,7 @@ TEST(Blocked, ATileOfBorderPixelsSkipsTheColumnTapsInThePadding) {
 }
 
 // f32 channels-last src with pads, on grouped layers (taps x ICg >= 256) that the row kernel does not take
-// (several groups, pads beyond its reach): the blocked kernel reads the user's src where it is (edges.hpp:
+// (several groups, pads beyond its reach): the blocked kernel reads the user's src where it is (conversions.hpp:
 // blocked_reads_src_in_place), and a border pixel's taps in the padding read zeros instead. src lies between
 // two runs of NaN here: a read before or after it (a pad taken for data) would make some output NaN. Pads on
 // one side only, asymmetric pads, strides, dilations, 3-D planes in the padding, a plane smaller than a tile,
@@ -176,7 +176,7 @@ TEST(Blocked, LargeOutputsStreamTheirFullTilesAndAgreeExactly) {
 }
 
 // A batch of few-channel f32 channels-last images copied with their pads (conv1-like: taps x ICg < 256, not read
-// in place) whose copies pass 2 MiB goes image by image (xp_parts.cpp: each copy read from the L2 right after):
+// in place) whose copies pass 2 MiB goes image by image (padded_input_parts.cpp: each copy read from the L2 right after):
 // 246x246x3 floats padded, 726 KiB an image, 2.1 MiB for three. Every image's output must be its own, in the
 // raster order of a chunk's rows (blocked_items' offsets row by row), at 1 and 2 threads.
 TEST(Blocked, FewChannelImagesCopiedOneByOneAgreeExactly) {
@@ -222,7 +222,7 @@ TEST(Blocked, OneByOneItemsInOneRangePerThreadAgreeExactly) {
             EXPECT_TRUE(paths_agree_exactly(text, 47, {Path::blocked_avx2, Path::blocked_avx512}, threads)) << text;
 }
 
-// Few-channel f32 channels-last images copied with their pads (conv1-like; XpParts::in_tasks, xp_parts.hpp) are
+// Few-channel f32 channels-last images copied with their pads (conv1-like; PaddedInputParts::in_tasks, padded_input_parts.hpp) are
 // packed inside the work's tasks: each task copies the input rows of one band of pixel chunks of one image into a
 // buffer of its own (from the plan's pool: it may hold another band's rows), then runs the band's work items on
 // it. 1 to 3 images at 1 to 3 threads make 1 to 3 bands an image (the batch's bands go evenly to the threads;

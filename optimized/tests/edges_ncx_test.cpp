@@ -1,4 +1,4 @@
-// The f32 NCX edges (edges_avx2.cpp on a CPU with AVX2: 8 channels x 8 pixels per register
+// The f32 NCX edges (conversions_avx2.cpp on a CPU with AVX2: 8 channels x 8 pixels per register
 // transpose, scalar tails): channel counts below, at and between multiples of 8 and 16, row widths
 // and output planes below, at and past multiples of 8, positive pads and crops (negative pads), ranks
 // 1 to 3. Every path that converts NCX buffers (blocked, im2col, scalar) must agree exactly with the

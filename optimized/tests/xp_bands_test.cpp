@@ -1,4 +1,4 @@
-// The padded input in bands (optimized/src/xp_parts.hpp): a blocked plan whose padded input may not
+// The padded input in bands (optimized/src/padded_input_parts.hpp): a blocked plan whose padded input may not
 // hold one image (Options::padded_input_budget) packs and runs each image in bands of its work items (of
 // pixel chunks of the output plane, or of output planes in 3-D), each band's padded input holding only the
 // input rows the band reads. It must give the bits of the same plan with the whole batch packed at once:

@@ -2,8 +2,8 @@
 // never holds more than a budget (by default the memory rule's: the input's own bytes plus half of
 // kFixedWorkspaceBytes; padding makes xp larger than the input, and 16-bit input is widened to f32):
 //   - the batch in chunks of as many whole images as fit (at least one); f32 NXC src copied as it is (few
-//     channels, conv1-like) whose copies pass 2 MiB in chunks of the images that fit in 1 MiB (xp_parts.cpp);
-//     in 2-D such src is packed inside the work's tasks instead, band by band (XpParts::in_tasks, xp_task_parts);
+//     channels, conv1-like) whose copies pass 2 MiB in chunks of the images that fit in 1 MiB (padded_input_parts.cpp);
+//     in 2-D such src is packed inside the work's tasks instead, band by band (PaddedInputParts::in_tasks, padded_input_task_parts);
 //   - on the blocked paths, an image whose xp alone exceeds the budget in bands of its work items: of
 //     output planes (axis 0, 3-D), or of the pixel chunks of its one output plane (axis 1; a band may
 //     begin and end inside a row). A band's xp holds only the input planes or rows its outputs read.
@@ -18,40 +18,40 @@
 
 namespace convcheck::optimized::detail {
 
-struct XpParts {
+struct PaddedInputParts {
     i64 images = 1;        // images per chunk
     int axis = -1;         // -1: chunks of whole images; 0 or 1: one image at a time, in bands along this axis
     i64 band = 0;          // per band: output planes (axis 0) or pixel chunks of the output plane (axis 1)
     i64 chunk_pixels = 0;  // the work items' pixel chunk (BlockedProblem::chunk_pixels)
     // f32 NXC src copied as it is (few channels: conv1-like), 2-D, an image's xp within the budget: xp is packed
-    // inside the work's tasks instead (xp_task_parts), not in a pass of its own
+    // inside the work's tasks instead (padded_input_task_parts), not in a pass of its own
     bool in_tasks = false;
-    i64 bands = 0;  // xp_task_parts: the bands of an image, of `band` chunks or one fewer (band_chunks)
+    i64 bands = 0;  // padded_input_task_parts: the bands of an image, of `band` chunks or one fewer (band_chunks)
 };
 
 // How the plan packs xp for `d` (src_geometry: the geometry of what the kernels read). budget_bytes: the
 // most bytes xp may take at once, or 0 for the rule's default. band_chunk_pixels: the pixel chunk of the
 // path's work items when it runs bands (the blocked paths), or 0 when it cannot (then one image at least).
-XpParts xp_parts(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes,
+PaddedInputParts padded_input_parts(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes,
                  i64 band_chunk_pixels);
-// The bands of xp packed inside the work's tasks (XpParts::in_tasks) for `threads` threads: axis 1, `band` pixel
+// The bands of xp packed inside the work's tasks (PaddedInputParts::in_tasks) for `threads` threads: axis 1, `band` pixel
 // chunks each. A task packs the input rows of one band of one image into a buffer of its own and runs the band's
 // work items on it right away (from the L2; no pass of its own, no join between copy and kernel). The image goes
 // in as few bands as fit in 1 MiB and in budget / threads, or more, so that the batch's bands (batch x bands) go
 // evenly to the threads. The same bits whatever the bands (see above).
 // Band b of those is positions [band_chunks(b), band_chunks(b + 1)): the chunks spread evenly (a short last band
 // would leave a thread waiting: 2 threads, conv1 at batch 1, 7 bands of 9 chunks and one of 3 were 12 % slower).
-XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes,
+PaddedInputParts padded_input_task_parts(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes,
                       i64 chunk_pixels, i64 threads);
-inline i64 band_chunks(i64 chunks, const XpParts& parts, i64 b) { return b * chunks / parts.bands; }
-// The floats of the bands' buffers that `threads` threads hold at once (xp_task_parts).
+inline i64 band_chunks(i64 chunks, const PaddedInputParts& parts, i64 b) { return b * chunks / parts.bands; }
+// The floats of the bands' buffers that `threads` threads hold at once (padded_input_task_parts).
 double xp_task_floats(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes, i64 chunk_pixels,
                       i64 threads);
 // The floats of the largest part's xp.
-double xp_part_floats(const Geometry& src_geometry, const XpParts& parts);
+double xp_part_floats(const Geometry& src_geometry, const PaddedInputParts& parts);
 // The output planes (axis 0) or rows (axis 1) [first, last] that the band of positions [q0, q1) covers,
 // a position being (output plane, pixel chunk) numbered od * chunks + chunk.
-void band_outputs(const Geometry& g, const XpParts& parts, i64 q0, i64 q1, i64* first, i64* last);
+void band_outputs(const Geometry& g, const PaddedInputParts& parts, i64 q0, i64 q1, i64* first, i64* last);
 // What packs a band: output planes or rows [first, first + count) of one image of g along `axis` (0 or 1):
 // batch 1, the padded input only the input those outputs read (pad_begin moved by first * stride).
 Geometry band_geometry(const Geometry& g, int axis, i64 first, i64 count);

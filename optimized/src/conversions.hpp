@@ -1,11 +1,12 @@
-// Internal: the edges of every path. The dtype and layout conversions happen here, once, and the
+// Internal: the conversions at the edges of every path (the user's src into the padded input xp, the
+// kernels' output into the user's dst). The dtype and layout conversions happen here, once, and the
 // kernels see only f32 channels-last buffers (see problem.hpp).
 #pragma once
 
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
-#include "edges_avx2.hpp"
+#include "conversions_avx2.hpp"
 #include "problem.hpp"
 
 namespace convcheck::optimized::detail {

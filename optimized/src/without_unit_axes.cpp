@@ -1,4 +1,4 @@
-#include "unit_axes.hpp"
+#include "without_unit_axes.hpp"
 
 namespace convcheck::optimized::detail {
 

@@ -1,6 +1,6 @@
-// The CC chunked method's contraction with the input channels last (cc_contract_cl,
+// The CC chunked method's contraction with the input channels last (cc_contract_channels_last,
 // cc_factored_kernels.hpp), written once over the ISA vocabulary (isa_avx2.hpp or isa_avx512.hpp, then
-// cc_backward_isa.hpp) and included by cc_contract_cl_avx2.cpp and cc_contract_cl_avx512.cpp. Each vector
+// cc_backward_isa.hpp) and included by cc_contract_channels_last_avx2.cpp and cc_contract_channels_last_avx512.cpp. Each vector
 // holds W input channels; the register tiles are <= 2 channel vectors x <= kColumns columns, a column
 // being a hidden feature m (its value broadcast per tap) or S (the tap vectors added). Per tap the tile
 // loads its channel vectors once, contiguous. A lane is one channel and every sum runs in tap order from 0
@@ -113,7 +113,7 @@ void contract_pixels(const CcContractProblem& p, const float* ring, const i64* r
 
 }  // namespace
 
-void cc_contract_cl(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
+void cc_contract_channels_last(const CcContractProblem& p, const float* ring, const i64* row_offset, const float* h, i64 p0,
                     i64 count, float* z) {
     const i64 vectors = (p.in_channels + W - 1) / W, rest = p.in_channels % W;
     const vmask mask = lanes(rest == 0 ? W : rest);

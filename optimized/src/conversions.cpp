@@ -1,5 +1,5 @@
 // The edges: dtype widening, layout reorders and zero padding in; one rounding and reorder out.
-#include "edges.hpp"
+#include "conversions.hpp"
 
 #include "convcheck/optimized/conv_plan.hpp"
 
@@ -224,7 +224,7 @@ void store_dst_tasks(const ConvDescriptor& d, const Geometry& g, const float* y,
 
 // NXC: the rows do everything. NCX: the rows (zeros) first, then the channel blocks (data): tasks
 // [0, rows) and [rows, rows + blocks) write disjoint floats, so they may run in any order.
-// f32 NCX data with AVX2: by input rows (edges_avx2.cpp), else by channel blocks.
+// f32 NCX data with AVX2: by input rows (conversions_avx2.cpp), else by channel blocks.
 namespace {
 bool ncx_rows_by_avx2(const ConvDescriptor& d) { return d.dtype == DataType::f32 && cpu_has_avx2_fma(); }
 }  // namespace

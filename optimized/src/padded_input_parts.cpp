@@ -1,5 +1,5 @@
-// The padded input in parts: chunks of images, or bands of one image (xp_parts.hpp).
-#include "xp_parts.hpp"
+// The padded input in parts: chunks of images, or bands of one image (padded_input_parts.hpp).
+#include "padded_input_parts.hpp"
 
 #include "convcheck/optimized/conv_plan.hpp"
 
@@ -28,7 +28,7 @@ double floats_across(const Geometry& g, int axis) {
 }
 
 // The most output planes or rows a band covers.
-double band_span(const Geometry& g, const XpParts& parts) {
+double band_span(const Geometry& g, const PaddedInputParts& parts) {
     if (parts.axis == 0) return double(parts.band);
     // `band` chunks of pixels begin anywhere in a row: rows floor((pixels - 1) / OW) + 2 at most
     const double rows = double((parts.band * parts.chunk_pixels - 1) / g.out[2] + 2);
@@ -43,12 +43,12 @@ double allowed_bytes(const ConvDescriptor& d, std::int64_t budget_bytes) {
 
 }  // namespace
 
-XpParts xp_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 band_chunk_pixels) {
+PaddedInputParts padded_input_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 band_chunk_pixels) {
     const double image = 4.0 * double(sg.padded_pixels()) * double(sg.channel_stride);
     const double allowed = allowed_bytes(d, budget_bytes);
     const bool copied = band_chunk_pixels > 0 && d.dtype == DataType::f32 && d.data_format == DataFormat::nxc &&
                         sg.channel_stride == d.in_channels;
-    XpParts parts;
+    PaddedInputParts parts;
     parts.in_tasks = copied && sg.out[0] == 1 && sg.padded[0] == 1 && image <= allowed;
     if (image * double(sg.batch) <= allowed) {
         parts.images = sg.batch;
@@ -78,7 +78,7 @@ XpParts xp_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budge
     return parts;
 }
 
-XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 chunk_pixels,
+PaddedInputParts padded_input_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 chunk_pixels,
                       i64 threads) {
     const double image = 4.0 * double(sg.padded_pixels()) * double(sg.channel_stride);
     const double per_thread = allowed_bytes(d, budget_bytes) / double(threads);
@@ -87,7 +87,7 @@ XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t 
     const i64 least = std::clamp<i64>(static_cast<i64>(std::ceil(image / cap)), 1, chunks);
     i64 bands = least;
     while (bands < least * threads && bands < chunks && sg.batch * bands % threads != 0) ++bands;
-    XpParts parts;
+    PaddedInputParts parts;
     parts.axis = 1;
     parts.chunk_pixels = chunk_pixels;
     parts.bands = bands;
@@ -97,17 +97,17 @@ XpParts xp_task_parts(const ConvDescriptor& d, const Geometry& sg, std::int64_t 
 
 double xp_task_floats(const ConvDescriptor& d, const Geometry& sg, std::int64_t budget_bytes, i64 chunk_pixels,
                       i64 threads) {
-    const XpParts parts = xp_task_parts(d, sg, budget_bytes, chunk_pixels, threads);
+    const PaddedInputParts parts = padded_input_task_parts(d, sg, budget_bytes, chunk_pixels, threads);
     const i64 tasks = sg.batch * parts.bands;
     return double(tasks < threads ? tasks : threads) * xp_part_floats(sg, parts);
 }
 
-double xp_part_floats(const Geometry& sg, const XpParts& parts) {
+double xp_part_floats(const Geometry& sg, const PaddedInputParts& parts) {
     if (parts.axis < 0) return double(parts.images) * double(sg.padded_pixels()) * double(sg.channel_stride);
     return band_extent(sg, parts.axis, band_span(sg, parts)) * floats_across(sg, parts.axis);
 }
 
-void band_outputs(const Geometry& g, const XpParts& parts, i64 q0, i64 q1, i64* first, i64* last) {
+void band_outputs(const Geometry& g, const PaddedInputParts& parts, i64 q0, i64 q1, i64* first, i64* last) {
     const i64 plane = g.out[1] * g.out[2];
     if (parts.axis == 0) {
         const i64 chunks = (plane + parts.chunk_pixels - 1) / parts.chunk_pixels;

@@ -1,10 +1,10 @@
-// The f32 NCX edges with AVX2 (compiled with -mavx2 -mfma; called by edges.cpp only when the CPU has
+// The f32 NCX edges with AVX2 (compiled with -mavx2 -mfma; called by conversions.cpp only when the CPU has
 // both): 8 channels x 8 pixels at a time, moved by an 8x8 register transpose instead of 64 strided
 // scalar loads or stores (the scalar edges took 40% of res3_downsample's NCHW time). Only copies:
 // the same floats as the scalar edges, bit for bit.
 #include <immintrin.h>
 
-#include "edges_avx2.hpp"
+#include "conversions_avx2.hpp"
 
 namespace convcheck::optimized::detail::avx2 {
 namespace {
