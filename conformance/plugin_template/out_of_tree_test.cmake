@@ -12,11 +12,16 @@ function(step)
   set(last_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component sdk)
-# The template needs only the installed headers: plugin.h and plugin_support.hpp (with plugin_layout.hpp).
-foreach(header plugin.h plugin_support.hpp plugin_layout.hpp)
+# Every header of the ABI (conformance/include/convcheck/) is installed, and each compiles on its own
+# from the prefix alone (a C++ helper needs nothing but plugin.h and the standard library).
+file(GLOB abi_headers RELATIVE ${SOURCE_DIR}/conformance/include/convcheck ${SOURCE_DIR}/conformance/include/convcheck/*)
+foreach(header ${abi_headers})
   if(NOT EXISTS ${WORK_DIR}/prefix/include/convcheck/${header})
     message(FATAL_ERROR "the sdk component did not install include/convcheck/${header}")
   endif()
+  file(WRITE ${WORK_DIR}/alone/${header}.cpp "#include <convcheck/${header}>\n")
+  step(${CXX} -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I${WORK_DIR}/prefix/include
+       ${WORK_DIR}/alone/${header}.cpp)
 endforeach()
 # The plugin function is the one this tree builds its own plugins with (cmake/ConvcheckPlugin.cmake).
 foreach(file ConvcheckPlugin.cmake convcheck_plugin_exports.map)

@@ -1,15 +1,16 @@
 # The installed package `convcheck` (find_package(convcheck) builds a backend plugin outside this
-# tree): the ABI header and its C++ helper (plugin_support.hpp, which the template uses), the convcheck command, the reference and optimized plugins, the backend
+# tree): the ABI header and its C++ helpers (plugin_support.hpp, which the template uses, and one per pass), the convcheck command, the reference and optimized plugins, the backend
 # declarations file, and a test that builds the plugin template out of tree against an install.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set_target_properties(convcheck_abi PROPERTIES EXPORT_NAME abi)
 install(TARGETS convcheck_abi EXPORT convcheckTargets COMPONENT sdk)
-install(FILES ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin.h
-              ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin_support.hpp
-              ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin_layout.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck COMPONENT sdk)
+# every header of the ABI: plugin.h, and the C++ helpers beside it (one per concept: plugin_support.hpp,
+# plugin_layout.hpp, plugin_backward.hpp, plugin_transposed.hpp, plugin_cc_backward.hpp)
+file(GLOB CONVCHECK_ABI_HEADERS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin*.h
+     ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin*.hpp)
+install(FILES ${CONVCHECK_ABI_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck COMPONENT sdk)
 install(TARGETS convcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT sdk)
 # (the reference and optimized plugins install themselves, in their part.cmake: they come later)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/../data/backends.json DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck
@@ -33,7 +34,7 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_plugin_template_out_of_tree
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DTEMPLATE_DIR=${CMAKE_CURRENT_LIST_DIR}
                    -DWORK_DIR=${CONVCHECK_TEMPLATE_TEST_DIR} -DGENERATOR=${CMAKE_GENERATOR}
-                   -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DNM=${CMAKE_NM}
+                   -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DNM=${CMAKE_NM} -DCXX=${CMAKE_CXX_COMPILER}
                    -P ${CMAKE_CURRENT_LIST_DIR}/out_of_tree_test.cmake)
   set_tests_properties(conformance_plugin_template_out_of_tree PROPERTIES TIMEOUT 300
                       FIXTURES_SETUP plugin_template_built)

@@ -43,6 +43,7 @@
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
+#include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "cc_plugin.hpp"

@@ -13,6 +13,7 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
+#include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "mutants_impl.hpp"

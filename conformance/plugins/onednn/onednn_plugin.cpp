@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "onednn_instance.hpp"

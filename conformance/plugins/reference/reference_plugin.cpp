@@ -12,6 +12,7 @@
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_transposed.hpp"
