@@ -1,0 +1,79 @@
+// The integer sum of a quantized convolution (quantized_convolution.hpp): the forward index set of
+// index_set.hpp with each term (x - zx) * (w - zw), in int64, literally.
+#include "convcheck/reference/quantized_convolution.hpp"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "index_set.hpp"
+
+namespace convcheck::reference {
+
+namespace {
+
+void check_length(const char* tensor, std::size_t got, std::int64_t want) {
+    if (static_cast<std::int64_t>(got) != want)
+        throw std::invalid_argument(std::string(tensor) + ": " + std::to_string(got) + " values, the descriptor needs " +
+                                    std::to_string(want));
+}
+
+void check_zero_points(const char* tensor, std::size_t got, std::int64_t channels) {
+    if (got != 1 && static_cast<std::int64_t>(got) != channels)
+        throw std::invalid_argument(std::string(tensor) + " zero points: " + std::to_string(got) +
+                                    " values, must be one (per tensor) or " + std::to_string(channels) + " (per channel)");
+}
+
+// The zero point of channel c: per tensor, or per channel.
+std::int64_t zero_point(std::span<const std::int32_t> points, std::int64_t c) {
+    return points.size() == 1 ? points[0] : points[static_cast<std::size_t>(c)];
+}
+
+}  // namespace
+
+IntegerSums integer_convolution_sum(const ConvDescriptor& d, const QuantizedInputs& in) {
+    check_length("src", in.src.size(), d.src_elements());
+    check_length("weights", in.weights.size(), d.weights_elements());
+    if (d.has_bias) check_length("bias", in.bias.size(), d.out_channels);
+    check_zero_points("src", in.src_zero_points.size(), d.in_channels);
+    check_zero_points("weights", in.weight_zero_points.size(), d.out_channels);
+    std::int64_t pixels = 1;  // of one input channel: the channel of src offset s is (s / pixels) % C
+    for (int a = 0; a < d.rank; ++a) pixels *= d.input_size[a];
+
+    const detail::ForwardIndexSet index_set(d);
+    const auto outputs = static_cast<std::size_t>(d.dst_elements());
+    IntegerSums r{std::vector<std::int64_t>(outputs), std::vector<std::int64_t>(outputs),
+                  std::vector<std::int64_t>(outputs), std::vector<std::int64_t>(outputs)};
+    index_set.for_each_output([&](const detail::Output& y) {
+        std::int64_t acc = 0, positive = 0, negative = 0, terms = 0;
+        const auto add = [&](std::int64_t term) {
+            acc += term;
+            (term < 0 ? negative : positive) += term < 0 ? -term : term;
+            ++terms;
+        };
+        if (d.has_bias) add(in.bias[static_cast<std::size_t>(y.oc)]);  // bias(oc): the first term
+        const std::int64_t zw = zero_point(in.weight_zero_points, y.oc);
+        // + sum over ic_g, k of (src(n, c, x) - zx(c)) * (weights(oc, ic_g, k) - zw(oc)), x inside the input
+        index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
+            const std::int64_t zx = zero_point(in.src_zero_points, (s / pixels) % d.in_channels);
+            add((in.src[static_cast<std::size_t>(s)] - zx) * (in.weights[static_cast<std::size_t>(w)] - zw));
+        });
+        r.acc[y.dst] = acc;
+        r.positive[y.dst] = positive;
+        r.negative[y.dst] = negative;
+        r.terms[y.dst] = terms;
+    });
+    return r;
+}
+
+bool fits_int32_accumulator(const IntegerSums& sums, std::int64_t* first) {
+    constexpr std::int64_t highest = std::numeric_limits<std::int32_t>::max();
+    for (std::size_t i = 0; i < sums.acc.size(); ++i)
+        if (sums.positive[i] > highest || sums.negative[i] > highest + 1) {
+            if (first) *first = static_cast<std::int64_t>(i);
+            return false;
+        }
+    return true;
+}
+
+}  // namespace convcheck::reference
