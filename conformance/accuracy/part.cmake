@@ -1,9 +1,11 @@
-# The accuracy contract: bounds, comparisons, exact-mode, bound-mode and probe-mode fills.
+# The accuracy contract: bounds, comparisons, exact-mode, bound-mode and probe-mode fills, and the rounding probe
+# of quantized convolution (on the reference's requantization rules).
 add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
             ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp ${CMAKE_CURRENT_LIST_DIR}/stress_fill.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/precision_fill.cpp ${CMAKE_CURRENT_LIST_DIR}/special_fill.cpp)
+            ${CMAKE_CURRENT_LIST_DIR}/precision_fill.cpp ${CMAKE_CURRENT_LIST_DIR}/special_fill.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/rounding_probe.cpp)
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
-target_link_libraries(convcheck_accuracy PUBLIC convcheck_core)
+target_link_libraries(convcheck_accuracy PUBLIC convcheck_core convcheck_reference)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests accuracy LIBS convcheck_accuracy convcheck_reference_tests)
 endif()

@@ -1,0 +1,72 @@
+// The rounding probe (rounding_probe.hpp): the designed cases, and the rules the answers fit.
+#include "convcheck/accuracy/rounding_probe.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace convcheck::accuracy {
+
+namespace {
+
+using reference::Requantization;
+
+constexpr Requantization kRules[] = {Requantization::double_rounding, Requantization::single_rounding,
+                                     Requantization::nearest_even_f32};
+
+constexpr RoundingProbeCase kCases[] = {
+    {5, 0.5, "2.5: a positive tie after one right shift"},
+    {-7, 0.5, "-3.5: a negative tie after one right shift"},
+    {1, 0.5, "0.5: a positive tie whose even neighbour is 0"},
+    {-10, 0.25, "-2.5: a negative tie after two right shifts"},
+    {-12, 0.125, "-1.5: a negative tie after three right shifts"},
+    {20, 0.125, "2.5: a positive tie after three right shifts"},
+    {11, 0.125, "1.375: no tie; double rounding's first rounding carries into its second"},
+};
+
+void check_count(std::span<const std::int64_t> observed) {
+    if (observed.size() != std::size(kCases))
+        throw std::invalid_argument("rounding probe: " + std::to_string(observed.size()) + " answers for " +
+                                    std::to_string(std::size(kCases)) + " cases");
+}
+
+bool follows(Requantization rule, std::span<const std::int64_t> observed) {
+    for (std::size_t i = 0; i < std::size(kCases); ++i)
+        if (reference::requantize(kCases[i].acc, kCases[i].scale, rule) != observed[i]) return false;
+    return true;
+}
+
+}  // namespace
+
+std::span<const RoundingProbeCase> rounding_probe_cases() { return kCases; }
+
+std::vector<Requantization> rules_consistent_with(std::span<const std::int64_t> observed) {
+    check_count(observed);
+    std::vector<Requantization> rules;
+    for (const Requantization rule : kRules)
+        if (follows(rule, observed)) rules.push_back(rule);
+    return rules;
+}
+
+std::string rounding_probe_mismatch(Requantization declared, std::span<const std::int64_t> observed) {
+    check_count(observed);
+    for (std::size_t i = 0; i < std::size(kCases); ++i) {
+        const RoundingProbeCase& c = kCases[i];
+        if (reference::requantize(c.acc, c.scale, declared) == observed[i]) continue;
+        std::ostringstream m;
+        m << "declared " << reference::to_string(declared) << ", but acc " << c.acc << " x scale " << c.scale << " = "
+          << static_cast<double>(c.acc) * c.scale << " (" << c.what << ") gave " << observed[i] << ";";
+        for (const Requantization rule : kRules)
+            m << " " << reference::to_string(rule) << " gives " << reference::requantize(c.acc, c.scale, rule) << ",";
+        const std::vector<Requantization> fit = rules_consistent_with(observed);
+        if (fit.empty()) {
+            m << " the answers fit none of the three rules";
+        } else {
+            m << " the answers fit";
+            for (std::size_t r = 0; r < fit.size(); ++r) m << (r ? " and " : " ") << reference::to_string(fit[r]);
+        }
+        return m.str();
+    }
+    return "";
+}
+
+}  // namespace convcheck::accuracy
