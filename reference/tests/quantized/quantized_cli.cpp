@@ -1,0 +1,91 @@
+// reference_quantized_cli: the quantized convolution reference on one problem (quantized_convolution.hpp,
+// requantize.hpp), for checks written outside C++ (onnx_node_check.py compares it with the ONNX backend
+// tests' QLinearConv and ConvInteger nodes).
+//
+// usage: reference_quantized_cli <descriptor> <src zero points> <weight zero points> <rule|none> <scale>
+//                                <dst zero point> <lowest> <highest>
+//   The zero-point arguments are counts: 1 (per tensor) or the channel count. rule: double_rounding,
+//   single_rounding or nearest_even_f32, or none (the int32 accumulator only, ConvInteger).
+//   stdin:  whitespace-separated integers: src NCX, weights OIX, bias [O] when the descriptor has bias=1,
+//           then the src zero points and the weight zero points.
+//   stdout: {"acc": [...], "dst": [...]} in NCX order: the accumulator, and (with a rule) the requantized
+//           output: the rule's integer plus the dst zero point, saturated to [lowest, highest].
+// Exit 0 on success, 2 on a refused input (the message names what and why).
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "convcheck/reference/quantized_convolution.hpp"
+#include "convcheck/reference/requantize.hpp"
+
+using namespace convcheck;
+
+namespace {
+
+int refuse(const std::string& message) {
+    std::fprintf(stderr, "reference_quantized_cli: %s\n", message.c_str());
+    return 2;
+}
+
+std::vector<std::int32_t> read_integers(std::int64_t count, const char* what) {
+    std::vector<std::int32_t> values;
+    for (std::int64_t i = 0; i < count; ++i) {
+        long long v = 0;
+        if (!(std::cin >> v)) throw std::invalid_argument(std::string(what) + ": fewer than " + std::to_string(count) + " integers");
+        values.push_back(static_cast<std::int32_t>(v));
+    }
+    return values;
+}
+
+void print(const char* name, const std::vector<std::int64_t>& values, bool last) {
+    std::printf("\"%s\": [", name);
+    for (std::size_t i = 0; i < values.size(); ++i) std::printf("%s%lld", i ? ", " : "", static_cast<long long>(values[i]));
+    std::printf("]%s", last ? "" : ", ");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 9)
+        return refuse("usage: reference_quantized_cli <descriptor> <src zero points> <weight zero points> <rule|none> "
+                      "<scale> <dst zero point> <lowest> <highest> < integers");
+    try {
+        const ConvDescriptor d = parse_descriptor(argv[1]);
+        const auto src = read_integers(d.src_elements(), "src");
+        const auto weights = read_integers(d.weights_elements(), "weights");
+        const auto bias = read_integers(d.has_bias ? d.out_channels : 0, "bias");
+        const auto src_zero_points = read_integers(std::stoll(argv[2]), "src zero points");
+        const auto weight_zero_points = read_integers(std::stoll(argv[3]), "weight zero points");
+        const reference::IntegerSums sums =
+            reference::integer_convolution_sum(d, {src, weights, bias, src_zero_points, weight_zero_points});
+        std::int64_t first = 0;
+        if (!reference::fits_int32_accumulator(sums, &first))
+            return refuse("output " + std::to_string(first) + ": an int32 accumulator overflows in some order");
+        const std::string rule = argv[4];
+        std::printf("{");
+        print("acc", sums.acc, rule == "none");
+        if (rule != "none") {
+            reference::Requantization r;
+            if (rule == "double_rounding") r = reference::Requantization::double_rounding;
+            else if (rule == "single_rounding") r = reference::Requantization::single_rounding;
+            else if (rule == "nearest_even_f32") r = reference::Requantization::nearest_even_f32;
+            else return refuse("rule '" + rule + "': not double_rounding, single_rounding, nearest_even_f32 or none");
+            const double scale = std::stod(argv[5]);
+            const auto zero_point = static_cast<std::int32_t>(std::stol(argv[6]));
+            const auto lowest = static_cast<std::int32_t>(std::stol(argv[7])), highest = static_cast<std::int32_t>(std::stol(argv[8]));
+            std::vector<std::int64_t> dst;
+            for (const std::int64_t acc : sums.acc)
+                dst.push_back(reference::saturate(reference::requantize(static_cast<std::int32_t>(acc), scale, r), zero_point,
+                                                  lowest, highest));
+            print("dst", dst, true);
+        }
+        std::printf("}\n");
+    } catch (const ConvError& e) {
+        return refuse("descriptor: " + e.attribute() + " = " + e.value() + ": " + e.rule());
+    } catch (const std::exception& e) {
+        return refuse(e.what());
+    }
+    return 0;
+}
