@@ -69,6 +69,24 @@ void judge_summed_outputs(const accuracy::Contract& contract, bool exact, const 
                           const CheckSettings& s, CaseResult& r);
 
 
+// ---- sampled mode's verdict (sampled_verdict.cpp; the large suite: conv/sampled.cpp, backward/sampled.cpp) ----
+// The canary scan's unwritten outputs first (`unwritten`: the sentence naming them), then the sample compared
+// under the bound (`cmp` made on the sample, `first_bad` its first failing index into got and want; the
+// first failing output named by first_words, e.g. "at [0,1,2] (dst element 7, byte 28), sampled as ..."), then
+// a pass with the comparison's statistics. `sampled`: "1030 sampled outputs of 2^31".
+struct SampledJudgement {
+    const accuracy::Comparison& cmp;
+    std::int64_t first_bad = -1;
+    const std::vector<double>& got;
+    const std::vector<double>& want;
+    std::string sampled;
+    std::int64_t unwritten_count = 0;
+    std::string unwritten;
+    std::function<std::string(std::size_t)> first_words;
+    std::function<std::string(std::size_t)> after_want = [](std::size_t) { return std::string(); };
+};
+void judge_sampled(const SampledJudgement& j, CaseResult& r);
+
 // ---- probe mode, discrete convolution and CC alike (probe_judge.cpp) ------------------------------
 // One backend run per probed src element. A ProbeJudge sums the runs: outputs that got NaN outside
 // the receptive field, outputs inside it that did not, outputs the NaN does not reach over the error

@@ -195,18 +195,28 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_backward_reference
            COMMAND convcheck run --backend reference --suite backward --quiet --no-shrink --no-progress)
   # sampled mode (the large suite's, backward/sampled.cpp) on the backward suite's small descriptors: the
-  # reference passes every one; a mutant that never writes the gradients of a partial block of 8 input channels
-  # fails as unwritten, naming the canary
+  # reference passes every one
   add_test(NAME conformance_backward_sampled_reference
            COMMAND convcheck run --backend reference --suite backward --mode sampled --quiet --no-shrink --no-progress)
   set_tests_properties(conformance_backward_sampled_reference PROPERTIES PASS_REGULAR_EXPRESSION
     "48 cases executed, 0 declined.*pass rate 100.0 %")
-  add_test(NAME conformance_backward_sampled_mutant_caught
-           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
-                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=bwd_weights_in_tail_dropped_8
-                   --suite backward --mode sampled --no-shrink --no-progress)
-  set_tests_properties(conformance_backward_sampled_mutant_caught PROPERTIES PASS_REGULAR_EXPRESSION
-    "exit code 1 as expected.*failed \\[sampled\\] [0-9]+ gradient elements never written \\(they still hold the canary")
+  # Each sampled verdict, by a mutant: one that never writes the gradients of a partial block of 8 input channels
+  # fails as unwritten, naming the canary; one that writes every gradient element wrongly fails on the sample,
+  # naming the first element.
+  set(sampled_mutant_caught "bwd_weights_in_tail_dropped_8"
+      "failed \\[sampled\\] [0-9]+ gradient elements never written \\(they still hold the canary")
+  set(sampled_wrong_values_caught "bwd_weights_first_image"
+      "failed \\[sampled\\] [0-9]+ of [0-9]+ sampled gradient elements of [0-9]+ exceed the error bound; first diff_weights\\[")
+  foreach(name sampled_mutant_caught sampled_wrong_values_caught)
+    list(GET ${name} 0 mutant)
+    list(GET ${name} 1 expected)
+    add_test(NAME conformance_backward_${name}
+             COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                     $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=${mutant}
+                     --suite backward --mode sampled --no-shrink --no-progress)
+    set_tests_properties(conformance_backward_${name} PROPERTIES PASS_REGULAR_EXPRESSION
+                         "exit code 1 as expected.*${expected}")
+  endforeach()
   foreach(declining abi_1_0)
     set(plugin $<TARGET_FILE:convcheck_plugin_${declining}>)
     add_test(NAME conformance_backward_${declining}_declines

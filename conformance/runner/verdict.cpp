@@ -28,6 +28,14 @@ accuracy::OnMismatch count_failures(ErrorReport& e, OutputLocation where) {
     };
 }
 
+void complete_error_report(const OutputLocation& where, const accuracy::Comparison& cmp, bool bound_mode, ErrorReport& e) {
+    e.comparison = cmp;
+    if (cmp.worst_index >= 0) e.worst_coordinates = where.coordinates(cmp.worst_index);
+    // the factor the bound would have to grow by (a bound comparison whose worst error is finite)
+    if (cmp.mismatches > 0 && bound_mode && std::isfinite(cmp.max_bound_fraction))
+        e.bound_growth_needed = cmp.max_bound_fraction;
+}
+
 Unwritten unwritten_region(const void* dst, std::int64_t elements, int element_bytes) {
     const auto* p = static_cast<const unsigned char*>(dst);
     Unwritten u;

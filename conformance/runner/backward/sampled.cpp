@@ -313,26 +313,17 @@ void check_backward_sampled(const Backend& backend, const Case& c, const CheckSe
     }
     const std::string sampled = std::to_string(sample.size()) + " sampled gradient elements of " +
                                 std::to_string(G + (data ? 0 : d.bias_elements()));
-    if (u.count > 0) {
-        r.status = Status::failed;
-        r.kind = Kind::unwritten;
-        r.reason = std::to_string(u.count) + " gradient elements never written (they still hold the canary, every byte "
-                   "0xFF): " + where + " in buffer order; " + std::to_string(cmp.mismatches) + " of " + sampled +
-                   " exceed the error bound";
-    } else if (!cmp.passed()) {
-        const std::size_t i = static_cast<std::size_t>(first_bad);
-        const Sampled& g = sample[i];
-        r.status = Status::failed;
-        r.kind = std::isnan(got[i]) ? Kind::nan : Kind::mismatch;
-        r.reason = std::to_string(cmp.mismatches) + " of " + sampled + " exceed the error bound; first " +
-                   gradient_element(d, g.canonical) + (g.why.empty() ? "" : ", sampled as " + g.why) + ": got " +
-                   format_double(got[i]) + ", want " + format_double(want[i]) + " (" + std::to_string(terms[i]) + " terms)";
-        if (std::isfinite(cmp.max_bound_fraction))
-            r.reason += "; worst " + format_double(cmp.max_bound_fraction) + "x the bound";
-    } else {
-        r.status = Status::passed;
-        apply_statistics(cmp, r);
-    }
+    judge_sampled({.cmp = cmp, .first_bad = first_bad, .got = got, .want = want, .sampled = sampled,
+                   .unwritten_count = u.count,
+                   .unwritten = std::to_string(u.count) + " gradient elements never written (they still hold the "
+                                "canary, every byte 0xFF): " + where + " in buffer order",
+                   .first_words =
+                       [&](std::size_t i) {
+                           const Sampled& g = sample[i];
+                           return gradient_element(d, g.canonical) + (g.why.empty() ? "" : ", sampled as " + g.why);
+                       },
+                   .after_want = [&](std::size_t i) { return " (" + std::to_string(terms[i]) + " terms)"; }},
+                  r);
     leak_status(o, s, r);
 }
 

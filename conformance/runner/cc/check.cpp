@@ -42,8 +42,7 @@ void judge_bound(const CcDescriptor& d, const accuracy::Contract& contract, cons
     ErrorReport e;
     const auto cmp = accuracy::compare_bound_cc(contract, plain.dst, plain.magnitude, plain.terms, weight_error, got,
                                                 count_failures(e, where));
-    e.comparison = cmp;
-    if (cmp.worst_index >= 0) e.worst_coordinates = cc_coordinates(d, cmp.worst_index);
+    complete_error_report(where, cmp, true, e);
     r.error = e;
     if (r.status == Status::passed && !cmp.passed()) {
         const std::int64_t first = cmp.first_mismatch;
@@ -52,18 +51,14 @@ void judge_bound(const CcDescriptor& d, const accuracy::Contract& contract, cons
             << " where the window reaches the border, " << e.interior_mismatches << " inside); first at "
             << coordinates_text(cc_coordinates(d, first)) << ": got " << format_double(got[first]) << ", want "
             << format_double(plain.dst[first]) << "; worst " << format_double(cmp.max_bound_fraction) << "x the bound";
-        if (std::isfinite(cmp.max_bound_fraction)) {
-            e.bound_growth_needed = cmp.max_bound_fraction;
-            why << ": the per_output bound would have to grow " << format_double(cmp.max_bound_fraction)
-                << "x to pass";
-        }
+        if (e.bound_growth_needed)
+            why << ": the per_output bound would have to grow " << format_double(*e.bound_growth_needed) << "x to pass";
         const std::int64_t nan = nan_outputs(got, plain.dst);
         if (out.unwritten) why << "; " << out.unwritten << " outputs never written";
         else if (nan) why << "; NaN in " << nan << " outputs where the reference is finite";
         r.status = Status::failed;
         r.kind = mismatch_kind(out.unwritten, nan);
         r.reason = why.str();
-        r.error->bound_growth_needed = e.bound_growth_needed;
     }
     apply_statistics(cmp, r);
 }

@@ -68,14 +68,6 @@ OutputLocation conv_location(const ConvDescriptor& d) {
             [&d](std::int64_t flat) { return touches_border(d, output_coordinates(d, flat)); }};
 }
 
-void complete_error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, bool bound_mode, ErrorReport& e) {
-    e.comparison = cmp;
-    if (cmp.worst_index >= 0) e.worst_coordinates = output_coordinates(d, cmp.worst_index);
-    // the factor the bound would have to grow by (a bound comparison whose worst error is finite)
-    if (cmp.mismatches > 0 && bound_mode && std::isfinite(cmp.max_bound_fraction))
-        e.bound_growth_needed = cmp.max_bound_fraction;
-}
-
 std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode mode, std::span<const double> got,
                             std::span<const double> want, std::int64_t unwritten) {
     const auto& c = e.comparison;
@@ -113,7 +105,7 @@ void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mod
     const auto count = count_failures(e, conv_location(d));
     const accuracy::Comparison cmp = exact ? accuracy::compare_exact(want, got, count)
                                            : accuracy::compare_bound(contract, want, magnitude, terms, got, count);
-    complete_error_report(d, cmp, !exact, e);
+    complete_error_report(conv_location(d), cmp, !exact, e);
     r.error = e;
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) {

@@ -29,9 +29,6 @@ void check_conv_invalid(const Backend& backend, const Case& c, const CheckSettin
 std::vector<std::int64_t> output_coordinates(const ConvDescriptor& d, std::int64_t flat);
 bool touches_border(const ConvDescriptor& d, const std::vector<std::int64_t>& coordinates);
 OutputLocation conv_location(const ConvDescriptor& d);  // d must outlive it
-// Completes e, whose failing outputs count_failures counted while cmp was made: the comparison, the worst output's
-// coordinates, and for a failed bound (bound_mode) how far the bound would have to grow.
-void complete_error_report(const ConvDescriptor& d, const accuracy::Comparison& cmp, bool bound_mode, ErrorReport& e);
 std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, accuracy::Mode mode,
                             std::span<const double> got, std::span<const double> want, std::int64_t unwritten);
 

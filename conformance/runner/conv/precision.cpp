@@ -91,7 +91,7 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
                                    : accuracy::compare_exact(expected, got, count);
     if (declared && !whole_tensor)
         cmp.statistics.judged_by = "input_precision:" + accuracy::input_precision_name(contract);
-    complete_error_report(d, cmp, whole_tensor, e);
+    complete_error_report(conv_location(d), cmp, whole_tensor, e);
     r.error = e;
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) {

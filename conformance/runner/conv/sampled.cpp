@@ -81,34 +81,25 @@ void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettin
     if (cmp.worst_index >= 0) cmp.worst_index = sample[static_cast<std::size_t>(cmp.worst_index)].ncx;
     if (cmp.first_mismatch >= 0) cmp.first_mismatch = sample[static_cast<std::size_t>(cmp.first_mismatch)].ncx;
     ErrorReport report;
-    report.comparison = cmp;
-    if (cmp.worst_index >= 0) report.worst_coordinates = output_coordinates(d, cmp.worst_index);
-    if (!cmp.passed() && std::isfinite(cmp.max_bound_fraction)) report.bound_growth_needed = cmp.max_bound_fraction;
+    complete_error_report(conv_location(d), cmp, true, report);
     r.error = report;
 
     const Unwritten u = unwritten_region(b.dst.data(), d.dst_elements(), size_of(d.dtype));
     const std::string sampled = std::to_string(sample.size()) + " sampled outputs of " + std::to_string(d.dst_elements());
-    if (u.count > 0) {
-        r.status = Status::failed;
-        r.kind = Kind::unwritten;
-        r.reason = std::to_string(u.count) + " of " + std::to_string(d.dst_elements()) +
-                   " outputs never written (they still hold the canary, every byte 0xFF): the first at " +
-                   where(d, u.first) + ", the last at " + where(d, u.last) + "; " + std::to_string(cmp.mismatches) +
-                   " of " + sampled + " exceed the error bound";
-    } else if (!cmp.passed()) {
-        const SampledOutput& y = sample[static_cast<std::size_t>(first_bad)];
-        const std::size_t i = static_cast<std::size_t>(first_bad);
-        r.status = Status::failed;
-        r.kind = std::isnan(got[i]) ? Kind::nan : Kind::mismatch;
-        r.reason = std::to_string(cmp.mismatches) + " of " + sampled + " exceed the error bound; first at " +
-                   where(d, dst_buffer_offset(d, y.ncx)) + (y.why.empty() ? "" : ", sampled as " + y.why) + ": got " +
-                   format_double(got[i]) + ", want " + format_double(want[i]);
-        if (std::isfinite(cmp.max_bound_fraction))
-            r.reason += "; worst " + format_double(cmp.max_bound_fraction) + "x the bound";
-    } else {
-        r.status = Status::passed;
-        apply_statistics(cmp, r);
-    }
+    judge_sampled({.cmp = cmp, .first_bad = first_bad, .got = got, .want = want, .sampled = sampled,
+                   .unwritten_count = u.count,
+                   .unwritten = u.count == 0 ? std::string()
+                                             : std::to_string(u.count) + " of " + std::to_string(d.dst_elements()) +
+                                                   " outputs never written (they still hold the canary, every byte "
+                                                   "0xFF): the first at " + where(d, u.first) + ", the last at " +
+                                                   where(d, u.last),
+                   .first_words =
+                       [&](std::size_t i) {
+                           const SampledOutput& y = sample[i];
+                           return "at " + where(d, dst_buffer_offset(d, y.ncx)) +
+                                  (y.why.empty() ? "" : ", sampled as " + y.why);
+                       }},
+                  r);
     leak_status(o, s, r);
 }
 

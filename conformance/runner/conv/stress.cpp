@@ -32,7 +32,7 @@ void check_conv_stress(const Backend& backend, const Case& c, const CheckSetting
         ErrorReport e;
         const auto cmp = accuracy::compare_bound(contract, want.dst, want.magnitude, want.terms, got,
                                                  count_failures(e, conv_location(d)));
-        complete_error_report(d, cmp, true, e);
+        complete_error_report(conv_location(d), cmp, true, e);
         CaseResult one;
         one.error = e;
         one.status = cmp.passed() ? Status::passed : Status::failed;

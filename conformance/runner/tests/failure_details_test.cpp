@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <utility>
 
 #include "convcheck/runner/cc_window_margin.hpp"
 #include "convcheck/runner/results.hpp"
@@ -114,6 +115,23 @@ TEST(FailureDetails, APassingProbeCaseStillRecordsItsRunsAndWorstOutput) {
     EXPECT_EQ(r.error->probe->src_elements.size(), 3u);
     EXPECT_EQ(r.error->comparison.mismatches, 0);
     EXPECT_EQ(r.error->worst_coordinates.size(), 4u);
+}
+
+// A bound failure's record names its worst output by coordinates and says how far the bound would have to grow,
+// for discrete convolution ([n, c, y, x]) and for CC ([n, c, y, x] of its output) alike (complete_error_report).
+TEST(FailureDetails, ABoundFailureRecordsItsWorstOutputAndTheGrowthNeeded) {
+    for (const auto& [mutant, descriptor] :
+         {std::pair<const char*, const char*>{"bias_dropped", kConv},
+          {"cc_bias_dropped", "cc:n=1,cin=2,cout=2,in=9x8,scale=2/3,support=3x3,kernel=linear,bias=1"}}) {
+        const CaseResult r = run_one(mutant, descriptor, "bound");
+        ASSERT_EQ(r.status, Status::failed) << r.reason;
+        ASSERT_TRUE(r.error.has_value()) << r.reason;
+        EXPECT_EQ(r.error->worst_coordinates.size(), 4u) << mutant << ": " << r.reason;
+        ASSERT_TRUE(r.error->bound_growth_needed.has_value()) << mutant;
+        EXPECT_EQ(*r.error->bound_growth_needed, r.error->comparison.max_bound_fraction) << mutant;
+        const nlohmann::json e = case_record(r, "mutants").at("error");
+        EXPECT_EQ(e["worst"]["index"].size(), 4u) << e.dump();
+    }
 }
 
 // An edge pixel read where zero padding belongs is wrong only where the window reaches the border.

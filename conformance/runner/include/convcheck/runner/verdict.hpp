@@ -32,6 +32,9 @@ struct OutputLocation {
 // Counts each failing output into e, at the border or inside: pass it to an accuracy:: comparison, which calls it
 // once per output it fails (the pass/fail rule is decided there only). e must outlive the comparison.
 accuracy::OnMismatch count_failures(ErrorReport& e, OutputLocation where);
+// Completes e, whose failing outputs count_failures counted while cmp was made: the comparison, the worst output's
+// coordinates, and for a failed bound (bound_mode) how far the bound would have to grow.
+void complete_error_report(const OutputLocation& where, const accuracy::Comparison& cmp, bool bound_mode, ErrorReport& e);
 
 // How many of `elements` outputs still hold the "never written" fill (all bytes 0xFF, a NaN in
 // every dtype).
