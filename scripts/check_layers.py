@@ -114,20 +114,13 @@ def part_of(rel):
     return rel.split("/", 1)[0] if "/" in rel else None
 
 
-# Frozen copies of old headers (the ABI as of 1.0 and 1.1), seen only by the plugins built against them:
-# an include elsewhere never means them.
-FROZEN = ("conformance/plugins/abi_history/headers/",)
-
-
 def resolve(include, rel, all_files, by_suffix):
     beside = os.path.normpath(os.path.join(os.path.dirname(rel), include))
     if beside in all_files:
         return [beside]
     if include.startswith("..") or include.startswith("/"):
         return []
-    found = by_suffix.get(os.path.normpath(include), [])
-    current = [f for f in found if not f.startswith(FROZEN) or part_of(f) == part_of(rel)]
-    return current or found
+    return by_suffix.get(os.path.normpath(include), [])
 
 
 def suffix_index(files):

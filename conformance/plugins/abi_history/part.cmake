@@ -1,11 +1,12 @@
-# Plugins built against the ABI headers of earlier versions (frozen copies in headers/<version>/,
+# Plugins built against the ABI headers of earlier versions (the frozen copies beside today's header,
+# conformance/include/history/<version>/convcheck/plugin.h,
 # taken from git history), and the test that today's runner still loads and runs them as before.
 # They are compiled with the frozen header only: convcheck_abi (the current header) is not linked.
 foreach(version 1.0 1.1 1.2 1.3)
   string(REPLACE "." "_" tag ${version})
   set(target convcheck_plugin_abi_${tag})
   convcheck_add_backend_plugin(abi_${tag} SOURCES ${CMAKE_CURRENT_LIST_DIR}/old_abi_plugin.c
-                               ABI_HEADERS ${CMAKE_CURRENT_LIST_DIR}/headers/${version})
+                               ABI_HEADERS ${CMAKE_CURRENT_LIST_DIR}/../../include/history/${version})
   target_compile_definitions(${target} PRIVATE OLD_ABI_PLUGIN_NAME="abi_${tag}")
   if(CONVCHECK_BUILD_TESTS)
     # The command line, as a user of such a plugin runs it: the smoke suite passes.
