@@ -14,7 +14,8 @@ endfunction()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component sdk)
 # Every header of the ABI (conformance/include/convcheck/) is installed, and each compiles on its own
 # from the prefix alone (a C++ helper needs nothing but plugin.h and the standard library).
-file(GLOB abi_headers RELATIVE ${SOURCE_DIR}/conformance/include/convcheck ${SOURCE_DIR}/conformance/include/convcheck/*)
+file(GLOB_RECURSE abi_headers RELATIVE ${SOURCE_DIR}/conformance/include/convcheck
+     ${SOURCE_DIR}/conformance/include/convcheck/*.h ${SOURCE_DIR}/conformance/include/convcheck/*.hpp)
 foreach(header ${abi_headers})
   if(NOT EXISTS ${WORK_DIR}/prefix/include/convcheck/${header})
     message(FATAL_ERROR "the sdk component did not install include/convcheck/${header}")

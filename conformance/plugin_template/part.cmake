@@ -6,11 +6,14 @@ include(CMakePackageConfigHelpers)
 
 set_target_properties(convcheck_abi PROPERTIES EXPORT_NAME abi)
 install(TARGETS convcheck_abi EXPORT convcheckTargets COMPONENT sdk)
-# every header of the ABI: plugin.h, and the C++ helpers beside it (one per concept: plugin_support.hpp,
-# plugin_layout.hpp, plugin_backward.hpp, plugin_transposed.hpp, plugin_cc_backward.hpp)
+# every header of the ABI: plugin.h and its parts (convcheck/plugin/*.h), and the C++ helpers beside it (one
+# per concept: plugin_support.hpp, plugin_layout.hpp, plugin_backward.hpp, plugin_transposed.hpp,
+# plugin_cc_backward.hpp)
 file(GLOB CONVCHECK_ABI_HEADERS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin*.h
      ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin*.hpp)
+file(GLOB CONVCHECK_ABI_PARTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../include/convcheck/plugin/*.h)
 install(FILES ${CONVCHECK_ABI_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck COMPONENT sdk)
+install(FILES ${CONVCHECK_ABI_PARTS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/convcheck/plugin COMPONENT sdk)
 install(TARGETS convcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT sdk)
 # (the reference and optimized plugins install themselves, in their part.cmake: they come later)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/../data/backends.json DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck
