@@ -10,9 +10,6 @@ namespace {
 
 using reference::Requantization;
 
-constexpr Requantization kRules[] = {Requantization::double_rounding, Requantization::single_rounding,
-                                     Requantization::nearest_even_f32};
-
 constexpr RoundingProbeCase kCases[] = {
     {5, 0.5, "2.5: a positive tie after one right shift"},
     {-7, 0.5, "-3.5: a negative tie after one right shift"},
@@ -42,7 +39,7 @@ std::span<const RoundingProbeCase> rounding_probe_cases() { return kCases; }
 std::vector<Requantization> rules_consistent_with(std::span<const std::int64_t> observed) {
     check_count(observed);
     std::vector<Requantization> rules;
-    for (const Requantization rule : kRules)
+    for (const Requantization rule : reference::kRequantizations)
         if (follows(rule, observed)) rules.push_back(rule);
     return rules;
 }
@@ -55,7 +52,7 @@ std::string rounding_probe_mismatch(Requantization declared, std::span<const std
         std::ostringstream m;
         m << "declared " << reference::to_string(declared) << ", but acc " << c.acc << " x scale " << c.scale << " = "
           << static_cast<double>(c.acc) * c.scale << " (" << c.what << ") gave " << observed[i] << ";";
-        for (const Requantization rule : kRules)
+        for (const Requantization rule : reference::kRequantizations)
             m << " " << reference::to_string(rule) << " gives " << reference::requantize(c.acc, c.scale, rule) << ",";
         const std::vector<Requantization> fit = rules_consistent_with(observed);
         if (fit.empty()) {

@@ -24,8 +24,7 @@ std::vector<std::int64_t> answers(Requantization rule) {
 }  // namespace
 
 TEST(RoundingProbe, EachRuleIsTheOnlyOneItsAnswersFit) {
-    for (const Requantization rule :
-         {Requantization::double_rounding, Requantization::single_rounding, Requantization::nearest_even_f32}) {
+    for (const Requantization rule : reference::kRequantizations) {
         EXPECT_EQ(accuracy::rules_consistent_with(answers(rule)), std::vector<Requantization>{rule}) << to_string(rule);
         EXPECT_EQ(accuracy::rounding_probe_mismatch(rule, answers(rule)), "") << to_string(rule);
     }

@@ -11,12 +11,14 @@
 //   stdout: {"acc": [...], "dst": [...]} in NCX order: the accumulator, and (with a rule) the requantized
 //           output: the rule's integer plus the dst zero point, saturated to [lowest, highest].
 // Exit 0 on success, 2 on a refused input (the message names what and why).
-#include <cstdio>
+#include <cstdint>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../torch/cli_io.hpp"
 #include "convcheck/reference/quantized_convolution.hpp"
 #include "convcheck/reference/requantize.hpp"
 
@@ -24,26 +26,23 @@ using namespace convcheck;
 
 namespace {
 
-int refuse(const std::string& message) {
-    std::fprintf(stderr, "reference_quantized_cli: %s\n", message.c_str());
-    return 2;
-}
+int refuse(const std::string& message) { return cli_io::refuse("reference_quantized_cli", message); }
 
+// The next `count` integers of stdin; throws naming `what` on a token that is not an int32.
 std::vector<std::int32_t> read_integers(std::int64_t count, const char* what) {
     std::vector<std::int32_t> values;
     for (std::int64_t i = 0; i < count; ++i) {
         long long v = 0;
         if (!(std::cin >> v)) throw std::invalid_argument(std::string(what) + ": fewer than " + std::to_string(count) + " integers");
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+            throw std::invalid_argument(std::string(what) + ": " + std::to_string(v) + " is not an int32");
         values.push_back(static_cast<std::int32_t>(v));
     }
     return values;
 }
 
-void print(const char* name, const std::vector<std::int64_t>& values, bool last) {
-    std::printf("\"%s\": [", name);
-    for (std::size_t i = 0; i < values.size(); ++i) std::printf("%s%lld", i ? ", " : "", static_cast<long long>(values[i]));
-    std::printf("]%s", last ? "" : ", ");
-}
+// Integers below 2^53 in magnitude print exactly as doubles.
+std::vector<double> as_doubles(const std::vector<std::int64_t>& values) { return {values.begin(), values.end()}; }
 
 }  // namespace
 
@@ -58,28 +57,29 @@ int main(int argc, char** argv) {
         const auto bias = read_integers(d.has_bias ? d.out_channels : 0, "bias");
         const auto src_zero_points = read_integers(std::stoll(argv[2]), "src zero points");
         const auto weight_zero_points = read_integers(std::stoll(argv[3]), "weight zero points");
+        if (std::string rest; std::cin >> rest) return refuse("stdin: more integers than the descriptor needs");
         const reference::IntegerSums sums =
             reference::integer_convolution_sum(d, {src, weights, bias, src_zero_points, weight_zero_points});
         std::int64_t first = 0;
         if (!reference::fits_int32_accumulator(sums, &first))
             return refuse("output " + std::to_string(first) + ": an int32 accumulator overflows in some order");
         const std::string rule = argv[4];
+        const reference::Requantization* r = nullptr;
+        for (const reference::Requantization& known : reference::kRequantizations)
+            if (rule == reference::to_string(known)) r = &known;
+        if (!r && rule != "none")
+            return refuse("rule '" + rule + "': not double_rounding, single_rounding, nearest_even_f32 or none");
         std::printf("{");
-        print("acc", sums.acc, rule == "none");
-        if (rule != "none") {
-            reference::Requantization r;
-            if (rule == "double_rounding") r = reference::Requantization::double_rounding;
-            else if (rule == "single_rounding") r = reference::Requantization::single_rounding;
-            else if (rule == "nearest_even_f32") r = reference::Requantization::nearest_even_f32;
-            else return refuse("rule '" + rule + "': not double_rounding, single_rounding, nearest_even_f32 or none");
+        cli_io::print_array("acc", as_doubles(sums.acc), !r);
+        if (r) {
             const double scale = std::stod(argv[5]);
             const auto zero_point = static_cast<std::int32_t>(std::stol(argv[6]));
             const auto lowest = static_cast<std::int32_t>(std::stol(argv[7])), highest = static_cast<std::int32_t>(std::stol(argv[8]));
             std::vector<std::int64_t> dst;
             for (const std::int64_t acc : sums.acc)
-                dst.push_back(reference::saturate(reference::requantize(static_cast<std::int32_t>(acc), scale, r), zero_point,
-                                                  lowest, highest));
-            print("dst", dst, true);
+                dst.push_back(reference::saturate(reference::requantize(static_cast<std::int32_t>(acc), scale, *r),
+                                                  zero_point, lowest, highest));
+            cli_io::print_array("dst", as_doubles(dst), true);
         }
         std::printf("}\n");
     } catch (const ConvError& e) {

@@ -1,6 +1,6 @@
-// The small CLIs that checks written outside C++ call (backward_cli.cpp, transposed_cli.cpp): reading
-// canonical numbers from stdin, each exactly representable in the descriptor's dtype, and printing
-// JSON arrays.
+// The small CLIs that checks written outside C++ call (backward_cli.cpp, transposed_cli.cpp,
+// quantized_cli.cpp): reading canonical numbers from stdin, each exactly representable in the
+// descriptor's dtype, and printing JSON arrays.
 #pragma once
 
 #include <cstdio>

@@ -17,6 +17,8 @@ namespace convcheck::reference {
 
 // The rule a backend declares it follows.
 enum class Requantization { double_rounding, single_rounding, nearest_even_f32 };
+inline constexpr Requantization kRequantizations[] = {Requantization::double_rounding, Requantization::single_rounding,
+                                                      Requantization::nearest_even_f32};
 const char* to_string(Requantization rule);  // "double_rounding", "single_rounding", "nearest_even_f32"
 
 // A real multiplier as TFLite's QuantizeMultiplier writes it: real = multiplier * 2^(shift - 31), the
