@@ -117,6 +117,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         info.accumulation_dtype = CONVCHECK_F32;
         info.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);
         info.mixed_dtypes = 0;
+        info.requantization = CONVCHECK_REQUANTIZATION_UNNAMED;
+        info.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
         if (convcheck_error* e = api.describe(instance, &info)) {
             take_error(plugin, e, r, "describe");
             api.destroy(instance);
@@ -133,6 +135,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.prop_kinds = info.prop_kinds != 0 ? info.prop_kinds : CONVCHECK_BIT(CONVCHECK_FORWARD);  // 0: the default
         r.mixed_dtypes = info.mixed_dtypes;
         r.strided_tensors = info.strided_tensors;  // preset 0 (info{}): dense only
+        r.requantization = info.requantization;
+        r.integer_accumulator = info.integer_accumulator;
         r.stage = kDestroy;
         api.destroy(instance);
         r.result = kOk;
@@ -153,6 +157,8 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     info.prop_kinds = report.prop_kinds;
     info.mixed_dtypes = report.mixed_dtypes != 0;
     info.strided_tensors = report.strided_tensors;
+    info.requantization = report.requantization;
+    info.integer_accumulator = report.integer_accumulator;
     info.abi_major = plugin.api().abi_major;
     info.abi_minor = plugin.api().abi_minor;
     if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");

@@ -8,6 +8,7 @@
 #include "backward/operation.hpp"
 #include "cc_backward/operation.hpp"
 #include "conv/operation.hpp"
+#include "quantized/operation.hpp"
 #include "transposed/operation.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 
@@ -71,6 +72,17 @@ const OperationTraits kOperations[] = {
      .check = check_cc_backward, .smaller = cc_smaller, .bundle_arrays = cc_backward_bundle_arrays, .benchdnn = cc_benchdnn,
      .output_element = cc_backward_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr,
      .features = cc_features},
+    // quantized (integer) convolution (docs/quantized.md): a "qconv:" descriptor, ABI 1.5's integer dtypes and
+    // quantization extension through conv_query/conv_execute; exact and bound mode; not benched, no bundle
+    // arrays, not in the design
+    {.op = Op::conv_quantized, .name = "conv_quantized", .words = "quantized convolution", .claim = CONVCHECK_OP_CONV,
+     .prefix = "qconv", .read = quantized_read, .descriptor = quantized_descriptor, .broken_rule = nullptr,
+     .refused_entry = quantized_refused_entry, .validate = quantized_validate, .pass_unclaimed = nullptr,
+     .unclaimed = quantized_unclaimed, .mode_not_applicable = quantized_mode_not_applicable,
+     .output_dtype = quantized_output_dtype, .memory = quantized_memory, .check_invalid = nullptr,
+     .check = check_quantized, .smaller = quantized_smaller, .bundle_arrays = nullptr, .benchdnn = quantized_benchdnn,
+     .output_element = nullptr, .time = nullptr, .macs = quantized_macs, .design_geometry = nullptr,
+     .features = quantized_features},
 };
 
 }  // namespace

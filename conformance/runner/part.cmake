@@ -1,7 +1,7 @@
 # The conformance runner library (case sources, plugin loading, isolation, comparison, shrinking,
 # results, sharding) and its tests. The `convcheck` executable links it for run/list/merge/bench.
 # The shared case pipeline at the top, each operation's pieces in its own folder (docs/runner.md).
-set(CONVCHECK_RUNNER_OPERATIONS conv backward transposed cc cc_backward)
+set(CONVCHECK_RUNNER_OPERATIONS conv backward transposed cc cc_backward quantized)
 set(runner_globs ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
 foreach(operation ${CONVCHECK_RUNNER_OPERATIONS})
   list(APPEND runner_globs ${CMAKE_CURRENT_LIST_DIR}/${operation}/*.cpp)

@@ -314,11 +314,25 @@ inline convcheck_error* check_conv_call(const convcheck_conv_desc* desc, const c
     return args != nullptr ? check_conv_args(*desc, args) : nullptr;
 }
 
-// check_conv_call, then what add_conv's entries compute: forward, one dtype, no extension.
-inline convcheck_error* check_expressible(const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
+// add_conv's gate: what its entries compute is the forward pass in one dtype with no extension, and, for a plugin
+// that takes quantized convolution (add_quantized, plugin_quantized.hpp), a quantized case as ABI 1.5 writes it.
+// quantized_gate<Prepare> is that plugin's: true when desc is a quantized case, with *why "" when it is one
+// the helper describes, else why not.
+using QuantizedGate = bool (*)(const convcheck_conv_desc& desc, std::string* why);
+template <typename Tag>
+inline QuantizedGate quantized_gate = nullptr;
+template <typename Tag>
+std::string beyond_gate(const convcheck_conv_desc& desc) {
+    std::string why;
+    if (quantized_gate<Tag> != nullptr && quantized_gate<Tag>(desc, &why)) return why;
+    return beyond_forward_one_dtype(desc);
+}
+
+// check_conv_call, then add_conv's gate (beyond_gate).
+template <typename Tag>
+convcheck_error* check_expressible(const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     if (auto* e = check_conv_call(desc, args)) return e;
-    if (const std::string why = beyond_forward_one_dtype(*desc); !why.empty())
-        return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    if (const std::string why = beyond_gate<Tag>(*desc); !why.empty()) return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
     return nullptr;
 }
 
@@ -335,12 +349,15 @@ struct PrepareInputs {
 // validated). Throws (PluginError for a code) when it cannot make one.
 using PrepareFn = std::unique_ptr<convcheck_conv_plan> (*)(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                                            const PrepareInputs& inputs);
+// The type that names a plugin's Prepare in templates keyed by it (quantized_gate).
+template <PrepareFn Prepare>
+struct PrepareTag {};
 
 template <PrepareFn Prepare>
 convcheck_error* conv_prepare(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
                               const convcheck_conv_prepare_args* args, convcheck_conv_plan** out) {
     return guarded("conv_prepare", [&]() -> convcheck_error* {
-        if (auto* e = check_expressible(desc, nullptr)) return e;
+        if (auto* e = check_expressible<PrepareTag<Prepare>>(desc, nullptr)) return e;
         if (out == nullptr) return invalid_argument("conv_prepare: out is NULL");
         PrepareInputs inputs;
         if (CONVCHECK_HAS_FIELD(args, convcheck_conv_prepare_args, bias)) inputs = {args->weights, args->bias};
@@ -378,7 +395,7 @@ template <PrepareFn Prepare>
 convcheck_error* conv_execute_once(convcheck_plugin* plugin, const convcheck_conv_desc* desc,
                                    const convcheck_conv_args* args) {
     return guarded("conv_execute", [&]() -> convcheck_error* {
-        if (auto* e = check_expressible(desc, args)) return e;
+        if (auto* e = check_expressible<PrepareTag<Prepare>>(desc, args)) return e;
         const std::unique_ptr<convcheck_conv_plan> plan = Prepare(plugin, *desc, PrepareInputs{args->weights, args->bias});
         return plan->execute(*args);
     });
@@ -411,7 +428,7 @@ template <PrepareFn Prepare>
 convcheck_error* gated_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
-        if (const std::string why = beyond_forward_one_dtype(*desc); !why.empty()) return unsupported(out, why);
+        if (const std::string why = beyond_gate<PrepareTag<Prepare>>(*desc); !why.empty()) return unsupported(out, why);
         return plugin_query<Prepare>(plugin, desc, out);
     });
 }

@@ -1,5 +1,5 @@
 /* A plugin as it was written against an older ABI header: compiled once against each frozen header,
- * 1.0, 1.1, 1.2 and 1.3 (headers/<version>/
+ * 1.0, 1.1, 1.2, 1.3 and 1.4 (headers/<version>/
  * convcheck/plugin.h, copied from git history), never against the current one. The runner of today must
  * load each and run them as
  * before: it reads no table entry and no struct field the plugin's version does not have.
@@ -65,6 +65,11 @@ static convcheck_error* describe(convcheck_plugin* p, convcheck_plugin_info* inf
     mine.operations |= 8u;
 #endif
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32);
+#if CONVCHECK_ABI_MINOR == 4
+    /* Bits 4 to 6 mean nothing in 1.4 (1.5 gives them to u8, s8 and s32): a 1.4 plugin that sets them knows no
+     * quantization extension, and the runner must read the bits by the plugin's version. */
+    mine.dtypes |= (1u << 4) | (1u << 5) | (1u << 6);
+#endif
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX);
@@ -145,6 +150,9 @@ static const struct {
 #endif
 #if CONVCHECK_ABI_MINOR >= 3
      , NULL, NULL /* 1.3's transposed convolution: none */
+#endif
+#if CONVCHECK_ABI_MINOR >= 4
+     , NULL, NULL /* 1.4's CC backward pass: none */
 #endif
     },
     {0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,

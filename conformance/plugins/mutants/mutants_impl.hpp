@@ -8,6 +8,9 @@
 
 namespace convcheck::mutants {
 
+// dst of one quantized convolution (ABI 1.5; mutants_quantized.cpp): q is the case's quantization.
+void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantization& q, const convcheck_conv_args& args,
+                       Mutant mutant);
 // dst of one discrete convolution (mutants_conv.cpp); `threads` is the instance's num_threads.
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads);
 // Elements from dst's first to one past its last, gaps included (ABI 1.2 strides); its element count when dense.

@@ -13,6 +13,7 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
@@ -80,7 +81,11 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.name = "mutants";
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // quantized convolution (ABI 1.5; mutants_quantized.cpp): gemmlowp's double rounding, an s32 accumulator
+    mine.requantization = CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
@@ -95,8 +100,12 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 // mutant but invalid_accepted refuses such a descriptor, as a backend must (the invalid suite).
 std::string broken_rule(const convcheck_conv_desc& desc, Mutant m) {
     if (m == Mutant::invalid_accepted) return "";
+    convcheck_conv_desc geometry = desc;  // a quantized case's geometry: its integer dtypes are not the rules'
+    if (quantization_of(desc) != nullptr)
+        geometry.dtype = geometry.src_dtype = geometry.weights_dtype = geometry.bias_dtype = geometry.dst_dtype = CONVCHECK_F32,
+        geometry.next = nullptr;
     try {
-        convcheck::validate(convcheck::runner::from_abi(desc));
+        convcheck::validate(convcheck::runner::from_abi(geometry));
     } catch (const convcheck::ConvError& e) {
         return e.what();
     }
@@ -106,6 +115,7 @@ std::string broken_rule(const convcheck_conv_desc& desc, Mutant m) {
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
+        if (quantization_of(*desc) != nullptr) return supported(out);  // add_conv's gate checked its form
         if (desc->dtype < 0 || desc->dtype > 2) return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
         if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
             return unsupported(out, "invalid descriptor: " + why);
@@ -120,13 +130,17 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 // runner's (their own when there is none: the one-shot call), then copy it to dst.
 struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, Mutant mutant, const Instance& instance)
-        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool) {}
+        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool) {
+        if (const convcheck_quantization* q = quantization_of(desc)) quantization = std::make_unique<QuantizationCopy>(*q);
+    }
     bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
     // dst's whole span, gaps included (a strided dst's gaps go through the workspace unchanged)
     uint64_t dst_bytes() const { return static_cast<uint64_t>(convcheck::mutants::dst_span(desc)) * dtype_bytes(desc.dtype); }
     uint64_t workspace_bytes() const override { return in_workspace() ? dst_bytes() : 0; }
     convcheck_error* execute(const convcheck_conv_args& args) override {
-        if (!in_workspace()) {
+        if (quantization) {
+            convcheck::mutants::compute_quantized(desc, quantization->q, args, mutant);
+        } else if (!in_workspace()) {
             convcheck::mutants::compute_conv(desc, args, mutant, threads);
         } else {
             const uint64_t bytes = dst_bytes();
@@ -150,6 +164,7 @@ struct Plan : convcheck_conv_plan {
     const Mutant mutant;
     const int threads;
     const convcheck_thread_pool* const pool;
+    std::unique_ptr<QuantizationCopy> quantization;  // a quantized case's (ABI 1.5)
 };
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
@@ -238,6 +253,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_c
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
+    add_quantized<prepare>();
     add_backward<prepare, backward_query, backward_execute>(a);
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -83,20 +83,35 @@ bool run_conv_plan(Report& r, const Plugin& plugin, convcheck_plugin* instance, 
 }
 
 // "" when the one-shot outputs are the plan's bit for bit (any NaN equals any NaN), else what differs.
+// dst's element: a float dtype's (NaN equal to NaN), or an integer's (ABI 1.5: its bytes alone)
 std::string paths_difference(const convcheck_conv_desc& desc, const GuardedBuffer& plan, const GuardedBuffer& once) {
-    const auto dtype = static_cast<DataType>(desc.dtype);
-    const std::size_t element = static_cast<std::size_t>(size_of(dtype));
+    const std::int32_t dst = desc.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_dtype) ? desc.dst_dtype
+                                                                                                    : desc.dtype;
+    const bool integer = dst == CONVCHECK_U8 || dst == CONVCHECK_S8 || dst == CONVCHECK_S32;
+    const auto dtype = integer ? DataType::f32 : static_cast<DataType>(dst);
+    const std::size_t element = integer ? (dst == CONVCHECK_S32 ? 4u : 1u) : static_cast<std::size_t>(size_of(dtype));
     const std::int64_t elements = static_cast<std::int64_t>(plan.bytes() / element);
     const auto* a = static_cast<const unsigned char*>(plan.data());
     const auto* b = static_cast<const unsigned char*>(once.data());
     std::int64_t differ = 0, first = -1;
     for (std::int64_t i = 0; i < elements; ++i) {
         if (std::memcmp(a + i * element, b + i * element, element) == 0) continue;
-        if (std::isnan(load_as_double(a, dtype, i)) && std::isnan(load_as_double(b, dtype, i))) continue;
+        if (!integer && std::isnan(load_as_double(a, dtype, i)) && std::isnan(load_as_double(b, dtype, i))) continue;
         if (differ++ == 0) first = i;
     }
     if (differ == 0) return "";
     char text[256];
+    if (integer) {
+        std::int64_t x = 0, y = 0;
+        std::memcpy(&x, a + first * element, element);  // little-endian: the low bytes
+        std::memcpy(&y, b + first * element, element);
+        std::snprintf(text, sizeof(text),
+                      "the one-shot conv_execute and the plan's conv_plan_execute disagree on %lld of %lld outputs "
+                      "(first at flat index %lld: bytes 0x%llx and 0x%llx)",
+                      static_cast<long long>(differ), static_cast<long long>(elements), static_cast<long long>(first),
+                      static_cast<unsigned long long>(x), static_cast<unsigned long long>(y));
+        return text;
+    }
     std::snprintf(text, sizeof(text),
                   "the one-shot conv_execute and the plan's conv_plan_execute disagree on %lld of %lld outputs "
                   "(first at flat index %lld: plan %.9g, one-shot %.9g)",

@@ -41,8 +41,14 @@ TEST(OperationTraits, EveryEntryNamesTheJobsEveryOperationHas) {
         EXPECT_TRUE(t.prefix && t.read && t.descriptor && t.validate && t.output_dtype && t.memory && t.check &&
                     t.features)
             << t.name;
-        // what issue 20 asks of every pass: shrunk, bundled, compared by determinism mode
-        EXPECT_TRUE(t.smaller && t.bundle_arrays && t.benchdnn && t.output_element) << t.name;
+        // what issue 20 asks of every pass: shrunk, bundled, compared by determinism mode. Quantized convolution
+        // (ABI 1.5) is shrunk and has its benchdnn line; its failure bundles hold the manifest only and determinism
+        // mode declines it, each with its reason, until they read integer outputs: named here, so that adding
+        // them must change this line
+        const bool quantized = t.op == Op::conv_quantized;
+        EXPECT_TRUE(t.smaller && t.benchdnn) << t.name;
+        EXPECT_EQ(t.bundle_arrays == nullptr, quantized) << t.name;
+        EXPECT_EQ(t.output_element == nullptr, quantized) << t.name;
     }
     for (Op op : {Op::conv, Op::conv_bwd_data, Op::conv_bwd_weights}) {
         const OperationTraits& t = operation(op);

@@ -13,7 +13,17 @@ extern "C" {
 #endif
 
 /* ---- enumerations (stored as int32_t in structs) -------------------------------------------- */
-typedef enum { CONVCHECK_F32 = 0, CONVCHECK_F16 = 1, CONVCHECK_BF16 = 2, CONVCHECK_F64 = 3 } convcheck_dtype;
+/* 1.5: the integers of quantized convolution, U8, S8 (src, weights, dst) and S32 (bias, dst), come only with
+ * the quantization extension (convcheck/plugin/quantization.h), which says what they mean. */
+typedef enum {
+    CONVCHECK_F32 = 0,
+    CONVCHECK_F16 = 1,
+    CONVCHECK_BF16 = 2,
+    CONVCHECK_F64 = 3,
+    CONVCHECK_U8 = 4,  /* 1.5 */
+    CONVCHECK_S8 = 5,  /* 1.5 */
+    CONVCHECK_S32 = 6  /* 1.5 */
+} convcheck_dtype;
 /* NCX = [N][C][spatial...]; NXC = [N][spatial...][C] */
 typedef enum { CONVCHECK_NCX = 0, CONVCHECK_NXC = 1 } convcheck_data_format;
 /* OIX = [O][I/G][spatial...]; XIO = [spatial...][I/G][O]; 1.2: OXI = [O][spatial...][I/G] (OHWI) */
@@ -86,15 +96,19 @@ typedef struct convcheck_conv_plan convcheck_conv_plan;
  * query ("unsupported", naming the tag) and refuses it at prepare and execute
  * (CONVCHECK_ERROR_UNIMPLEMENTED): an extension changes the result, so ignoring one computes
  * another operation. The runner sends a chain only to a plugin built against 1.2 or later (older
- * ones cannot see the field); in 1.2 it sends none (`next` is always NULL). */
+ * ones cannot see the field). 1.5 sends one, the quantization extension, with every quantized case and with
+ * nothing else; before 1.5 `next` is always NULL. */
 typedef struct convcheck_extension {
     size_t struct_size;
     int32_t tag;                            /* convcheck_extension_tag */
     const struct convcheck_extension* next; /* NULL: the last one */
 } convcheck_extension;
-/* Tags are appended in later versions, each with the struct it names (which begins with
- * convcheck_extension's three fields). 1.2 defines none: every tag is unknown. */
-typedef enum { CONVCHECK_EXTENSION_NONE = 0 } convcheck_extension_tag;
+/* Tags are appended in later versions, each with the struct it names (which begins with a
+ * convcheck_extension, its header). 1.2 defined none. */
+typedef enum {
+    CONVCHECK_EXTENSION_NONE = 0,
+    CONVCHECK_EXTENSION_QUANTIZATION = 1 /* 1.5: convcheck_quantization (convcheck/plugin/quantization.h) */
+} convcheck_extension_tag;
 
 /* ---- call arguments ------------------------------------------------------------------------- */
 /* 1.2: a thread pool the caller offers (create_args.thread_pool), so that a plugin need not start
@@ -162,6 +176,16 @@ typedef struct {
      * when the plugin leaves it unwritten: every tensor dense. A plugin that claims a tensor may
      * still decline a case in conv_query. */
     uint32_t strided_tensors;
+
+    /* 1.5, quantized convolution (convcheck/plugin/quantization.h). A plugin claims it by claiming the
+     * integer dtypes (CONVCHECK_U8, CONVCHECK_S8, CONVCHECK_S32) in `dtypes`; these two say how it computes:
+     * requantization: the rule it follows from the s32 accumulator to a u8/s8 dst (a
+     *   convcheck_requantization); the runner presets CONVCHECK_REQUANTIZATION_UNNAMED, which stands when
+     *   the plugin leaves it unwritten: the plugin is judged by TOSA's INEXACT_ROUND window, not exactly.
+     * integer_accumulator: what its integer sums accumulate in (a convcheck_integer_accumulator); the
+     *   runner presets CONVCHECK_ACCUMULATOR_S32. */
+    int32_t requantization;
+    int32_t integer_accumulator;
 } convcheck_plugin_info;
 
 /* The answer to a query. Runner-owned, valid during the query; the plugin writes supported and,

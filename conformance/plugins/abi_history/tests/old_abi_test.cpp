@@ -1,4 +1,4 @@
-// Plugins built against the ABI 1.0, 1.1, 1.2 and 1.3 headers (old_abi_plugin.c, compiled with the frozen
+// Plugins built against the ABI 1.0, 1.1, 1.2, 1.3 and 1.4 headers (old_abi_plugin.c, compiled with the frozen
 // headers) load into today's runner and pass as they did: the runner reads no table entry past the
 // plugin's struct_size (the table is followed by non-NULL bytes: reading them would call garbage),
 // takes every entry added since as its documented default (no error codes, no plan: the one-shot
@@ -112,8 +112,25 @@ TEST_P(OldAbi, HasNoCcBackward) {
     }
 }
 
+// 1.5's integer data types: every quantized case is declined by the plugin's version, never sent; also by the 1.4
+// build that sets the dtype bits 4 to 6 (undefined in 1.4: 1.5 gives them to u8, s8 and s32).
+TEST_P(OldAbi, HasNoIntegerTypes) {
+    auto session = open_backend(GetParam().path, {}, 0, "none", 10.0);
+    CheckSettings settings;
+    for (const Case& c : expand("old", {SuiteEntry("qconv:c=2,o=3,in=5,k=3,bias=1,dt=u8:s8:u8,szp=3", "e")}, 1, "")) {
+        ASSERT_EQ(c.op, Op::conv_quantized);
+        const CaseResult r = check_case(session->backend, c, settings);
+        EXPECT_EQ(r.status, Status::unsupported) << r.reason;
+        EXPECT_NE(r.reason.find("built against ABI 1." + std::to_string(GetParam().minor) +
+                                ", which has no integer data types (quantized convolution: ABI 1.5)"),
+                  std::string::npos)
+            << r.reason;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, OldAbi, ::testing::Values(OldPlugin{ABI_1_0_PLUGIN, 0}, OldPlugin{ABI_1_1_PLUGIN, 1},
-                                                           OldPlugin{ABI_1_2_PLUGIN, 2}, OldPlugin{ABI_1_3_PLUGIN, 3}),
+                                                           OldPlugin{ABI_1_2_PLUGIN, 2}, OldPlugin{ABI_1_3_PLUGIN, 3},
+                                                           OldPlugin{ABI_1_4_PLUGIN, 4}),
                          [](const auto& info) { return "abi_1_" + std::to_string(info.param.minor); });
 
 // An error from a plugin before 1.2 has no code: the message is the plugin's, with no code named.

@@ -74,7 +74,7 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
                         caught == "invalid" || caught == "determinism" || caught == "large" ||
-                        caught == "strides" || caught == "backward" || caught == "transposed")
+                        caught == "strides" || caught == "backward" || caught == "transposed" || caught == "quantized")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -165,10 +165,11 @@ TEST_P(Caught, BySmokeInItsMode) {
     const bool determinism = caught == "determinism";
     const std::vector<Op> ops = ops_of(caught);
     std::vector<std::pair<std::string, std::uint64_t>> runs{{"smoke", 1}, {"smoke", 2}, {"smoke", 3}};
-    if (caught == "invalid" || caught == "strides") runs = {{caught, 1}, {caught, 2}, {caught, 3}};  // suites smoke leaves to them
+    if (caught == "invalid" || caught == "strides" || caught == "quantized")
+        runs = {{caught, 1}, {caught, 2}, {caught, 3}};  // suites smoke leaves to them
     if (!ops.empty()) runs.emplace_back(caught, 1);
     for (const auto& [suite, seed] : runs) {
-        const bool own_suite = caught == "invalid" || caught == "strides" || !ops.empty();
+        const bool own_suite = caught == "invalid" || caught == "strides" || caught == "quantized" || !ops.empty();
         const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism || own_suite ? "" : caught, true,
                                        determinism ? kSelftestDeterminism : Determinism{}, ops);
         ASSERT_FALSE(results.empty());
@@ -230,6 +231,12 @@ TEST_P(Caught, BySmokeInItsMode) {
         if (mutant == "bwd_weights_half_accumulation") {
             EXPECT_EQ(last.c.mode, accuracy::Mode::bound) << last.reproducer;
             EXPECT_NE(last.c.conv.dtype, DataType::f32) << last.reproducer;
+        }
+        // a quantized bug fails a quantized case, judged by the rule the plugin declares (exactly, or in bound mode
+        // beside TOSA's window)
+        if (mutant.starts_with("q_")) {
+            EXPECT_EQ(last.c.op, Op::conv_quantized) << last.reproducer;
+            EXPECT_NE(last.reason.find("declared double_rounding"), std::string::npos) << last.reason;
         }
         if (mutant == "bf16_truncation") {
             EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;

@@ -10,6 +10,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/accuracy/special_fill.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/core/transposed_descriptor.hpp"
 
 namespace convcheck::runner {
@@ -19,7 +20,9 @@ namespace convcheck::runner {
 // conv_transposed: transposed convolution, a "deconv:" descriptor (core/include/convcheck/core/transposed_descriptor.hpp,
 // docs/transposed.md).
 // cc_backward: the CC layer's backward pass, a "cc:" descriptor with dir=bwd (ABI 1.4; docs/cc-backward.md).
-enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights, conv_transposed, cc_backward };
+// conv_quantized: quantized (integer) convolution, a "qconv:" descriptor (core/include/convcheck/core/
+// quantized_descriptor.hpp, ABI 1.5; docs/quantized.md).
+enum class Op { conv, cc, conv_bwd_data, conv_bwd_weights, conv_transposed, cc_backward, conv_quantized };
 // The operation of a "conv:" descriptor: by its pass.
 Op conv_op(const ConvDescriptor& d);
 
@@ -31,6 +34,7 @@ struct Case {
     ConvDescriptor conv;      // op == conv, conv_bwd_data, conv_bwd_weights
     std::string cc;           // op == cc, cc_backward: the canonical "cc:" descriptor of the forward layer
     TransposedDescriptor deconv;  // op == conv_transposed
+    QuantizedDescriptor qconv;    // op == conv_quantized
     accuracy::Mode mode = accuracy::Mode::bound;
     std::uint64_t seed = 1;   // the data is a function of (descriptor, seed, mode, fill) only
     accuracy::Fill fill = accuracy::Fill::standard;  // exact mode: the mode's own fill or a special one

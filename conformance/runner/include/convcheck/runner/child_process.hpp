@@ -77,6 +77,7 @@ struct Report {
     std::uint32_t prop_kinds;  // ABI 1.2 claims
     std::int32_t mixed_dtypes;
     std::uint32_t strided_tensors;  // ABI 1.2, memory layout
+    std::int32_t requantization, integer_accumulator;  // ABI 1.5, quantized convolution
 };
 
 // A Report in memory shared with the child, zeroed.

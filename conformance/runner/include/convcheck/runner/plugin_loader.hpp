@@ -28,6 +28,10 @@ struct PluginInfo {
     // ABI 1.2 claims, with their defaults: forward only, one dtype for every tensor.
     std::uint32_t prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);
     bool mixed_dtypes = false;
+    // ABI 1.5 claims of quantized convolution, with their defaults: no rule named, an s32 accumulator. Read
+    // only from a plugin of 1.5 or later (quantized/check.cpp).
+    std::int32_t requantization = CONVCHECK_REQUANTIZATION_UNNAMED;
+    std::int32_t integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
 };
 
 // Before a plugin is loaded for checking (`run`, convcheck_backend_test): idle OpenMP workers sleep.

@@ -1,0 +1,121 @@
+// The mutants plugin's quantized convolution (ABI 1.5): the integer sum of every in-bounds tap,
+//   acc = bias(oc) + sum (x - zx) * (w - zw)    in int32,
+// requantized with gemmlowp's double rounding (the rule the plugin declares): QuantizeMultiplier's Q31
+// multiplier and shift, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT; then + dzp, clamped to
+// [dst_min, dst_max]. Written here from gemmlowp's description, apart from the reference. Each q_* mutant is
+// one marked deviation.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "convcheck/plugin_quantized.hpp"
+#include "mutants_problem.hpp"
+
+namespace convcheck::mutants {
+
+namespace {
+
+using namespace convcheck_plugin_support;
+
+// real = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31) (TFLite QuantizeMultiplier)
+void quantize_multiplier(double real, std::int32_t* multiplier, int* shift) {
+    if (real == 0.0) {
+        *multiplier = 0, *shift = 0;
+        return;
+    }
+    const double q = std::frexp(real, shift);
+    auto q31 = static_cast<std::int64_t>(std::round(q * double(std::int64_t{1} << 31)));
+    if (q31 == (std::int64_t{1} << 31)) q31 /= 2, ++*shift;
+    *multiplier = static_cast<std::int32_t>(q31);
+}
+
+std::int32_t doubling_high_mul(std::int32_t a, std::int32_t b) {
+    if (a == b && a == std::numeric_limits<std::int32_t>::min()) return std::numeric_limits<std::int32_t>::max();
+    const std::int64_t ab = std::int64_t{a} * b;
+    const std::int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return static_cast<std::int32_t>((ab + nudge) / (std::int64_t{1} << 31));
+}
+
+std::int32_t rounding_divide_by_pot(std::int32_t x, int exponent) {
+    const std::int32_t mask = static_cast<std::int32_t>((std::int64_t{1} << exponent) - 1);
+    const std::int32_t remainder = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// acc * real under the declared rule (gemmlowp's double rounding), or a mutant's
+std::int64_t requantize(std::int32_t acc, double real, Mutant m) {
+    if (m == M::q_ties_to_even) return static_cast<std::int64_t>(std::nearbyint(float(acc) * float(real)));
+    std::int32_t multiplier = 0;
+    int shift = 0;
+    quantize_multiplier(real, &multiplier, &shift);
+    if (m == M::q_single_rounding) {
+        const int right = 31 - shift;
+        return (std::int64_t{acc} * multiplier + (std::int64_t{1} << (right - 1))) >> right;
+    }
+    const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    return rounding_divide_by_pot(doubling_high_mul(acc * (1 << left), multiplier), right);
+}
+
+std::int32_t saturate_s16(std::int64_t v) {
+    return static_cast<std::int32_t>(std::min<std::int64_t>(std::max<std::int64_t>(v, -32768), 32767));
+}
+
+}  // namespace
+
+void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantization& q, const convcheck_conv_args& args,
+                       Mutant m) {
+    using namespace convcheck_plugin_support;
+    const TensorDtypes t = tensor_dtypes(desc);
+    const Problem p(desc, m);
+    const std::int64_t zx = q.src_zero_point, zw = q.weights_zero_point;
+    // VPMADDUBSW adds pairs of u8 x s8 products in a saturating s16; the zero points are compensated apart
+    const bool pairs = m == M::q_s16_pairs && t.src == CONVCHECK_U8 && t.weights == CONVCHECK_S8;
+    for (long long n = 0; n < p.N; ++n)
+        for (long long oc = 0; oc < p.O; ++oc)
+            for (long long o = 0; o < p.out_spatial; ++o) {
+                const Dims y{o / (p.out[1] * p.out[2]), (o / p.out[2]) % p.out[1], o % p.out[2]};
+                const long long g = oc / p.OCg;
+                std::int64_t acc = 0, raw = 0, pair = 0;
+                int in_pair = 0;
+                for (long long ic = 0; ic < p.ICg; ++ic)
+                    for (long long kx = 0; kx < p.k_spatial; ++kx) {
+                        const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
+                        long long xs = 0;
+                        bool outside = false;
+                        for (int ax = 0; ax < 3; ++ax) {
+                            const long long x = y[ax] * p.s[ax] - p.pb[ax] + kk[ax] * p.dil[ax];
+                            outside = outside || x < 0 || x >= p.in[ax];
+                            xs = xs * p.in[ax] + x;
+                        }
+                        const std::int64_t w = load_integer(args.weights, t.weights, p.weights_index(oc, ic, kx));
+                        if (outside) {
+                            if (m == M::q_zero_point_in_padding) acc += (0 - zx) * (w - zw);
+                            continue;
+                        }
+                        const std::int64_t x = load_integer(args.src, t.src, p.src_index(n, g * p.ICg + ic, xs));
+                        if (!pairs) {
+                            acc += (x - zx) * (w - zw);
+                            continue;
+                        }
+                        // raw products in saturating pairs; -zx * w - zw * x + zx * zw exactly
+                        pair += x * w;
+                        if (++in_pair == 2) raw += saturate_s16(pair), pair = 0, in_pair = 0;
+                        acc += -zx * w - zw * x + zx * zw;
+                    }
+                acc += raw + pair;
+                const std::int64_t bias = desc.has_bias ? load_integer(args.bias, CONVCHECK_S32, oc) : 0;
+                std::int64_t v = acc + (m == M::q_bias_after_requantization ? 0 : bias);
+                if (t.dst != CONVCHECK_S32) {
+                    const long long scale_channel = m == M::q_channel_scale_in_group ? oc % p.OCg : oc;
+                    const double real = double(q.src_scale) * double(weights_scale(q, scale_channel)) / double(q.dst_scale);
+                    v = requantize(static_cast<std::int32_t>(v), real, m) + q.dst_zero_point;
+                    if (m == M::q_bias_after_requantization) v += bias;
+                    const std::int64_t hi =
+                        m == M::q_clamp_off_by_one && q.dst_max < (t.dst == CONVCHECK_U8 ? 255 : 127) ? q.dst_max - 1 : q.dst_max;
+                    v = std::min<std::int64_t>(std::max<std::int64_t>(v, q.dst_min), hi);
+                }
+                store_integer(args.dst, t.dst, p.dst_index(n, oc, o), v);
+            }
+}
+
+}  // namespace convcheck::mutants

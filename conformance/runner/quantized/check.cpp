@@ -1,0 +1,217 @@
+// Quantized convolution's entries in the case pipeline (operation_traits.cpp; docs/quantized.md): its rules,
+// claims and modes, and the check: the case's integers (data.cpp), the literal reference (the integer sum of
+// reference/quantized_convolution.hpp, requantized by reference/quantized_output.hpp), one isolated
+// execution, and the verdict: bit for bit under the rule the backend declares, or within TOSA's INEXACT_ROUND
+// window where it declares none (and in bound mode, whose scales no rule holds exactly).
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/reference/quantized_convolution.hpp"
+#include "convcheck/reference/quantized_output.hpp"
+#include "convcheck/runner/strided_buffers.hpp"
+#include "../conv/operation.hpp"
+#include "operation.hpp"
+
+namespace convcheck::runner::detail {
+
+using accuracy::Mode;
+using reference::Requantization;
+
+namespace {
+
+// Significant bits of a positive finite float (1 for a power of two).
+int significant_bits(float v) {
+    int exponent = 0;
+    auto m = static_cast<std::uint32_t>(std::ldexp(std::frexp(v, &exponent), 24));
+    return std::bit_width(m >> std::countr_zero(m));
+}
+
+std::int32_t abi_type(IntegerType t) {
+    return t == IntegerType::u8 ? CONVCHECK_U8 : t == IntegerType::s8 ? CONVCHECK_S8 : CONVCHECK_S32;
+}
+
+// The rule a plugin declares (ABI 1.5) into *rule; false when it names none.
+bool declared_rule(const PluginInfo& info, Requantization* rule) {
+    if (info.abi_major == 1 && info.abi_minor < 5) return false;
+    switch (info.requantization) {
+        case CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING: return *rule = Requantization::double_rounding, true;
+        case CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING: return *rule = Requantization::single_rounding, true;
+        case CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32: return *rule = Requantization::nearest_even_f32, true;
+        default: return false;
+    }
+}
+
+std::string integer_text(double v) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.17g", v);
+    return text;
+}
+
+}  // namespace
+
+std::string quantized_mode_not_applicable(Mode mode) {
+    if (mode == Mode::exact || mode == Mode::bound) return "";
+    return std::string("mode ") + accuracy::to_string(mode) +
+           " does not apply to quantized convolution (exact and bound mode do; docs/quantized.md)";
+}
+
+void quantized_validate(const Case& c) { validate(c.qconv); }
+
+// The integers are judged exactly or by TOSA's window, never by the float contract: its dtype is not read.
+DataType quantized_output_dtype(const Case&) { return DataType::f32; }
+
+std::string quantized_refused_entry(const Case& c, Mode mode) {
+    const QuantizedDescriptor& q = c.qconv;
+    if (mode != Mode::exact || q.dst == IntegerType::s32) return "";
+    const auto why = [&](const std::string& text) {
+        return "exact mode holds a declared rule bit for bit, so its scales must give a multiplier M = ssc * wsc / "
+               "dsc that f32, f64 and a Q31 multiplier all hold exactly: " + text + " (docs/quantized.md)";
+    };
+    if (significant_bits(q.src_scale) > 12) return why("ssc has more than 12 significant bits");
+    if (!q.per_channel_scales && significant_bits(q.weights_scale) > 12)
+        return why("wsc has more than 12 significant bits");
+    if (significant_bits(q.dst_scale) != 1) return why("dsc is not a power of two");
+    // wsc=oc draws k/2^e, k odd in [1, 15], e in [3, 8] (data.cpp)
+    const double low = q.per_channel_scales ? std::ldexp(1.0, -8) : q.weights_scale;
+    const double high = q.per_channel_scales ? 15.0 / 8.0 : q.weights_scale;
+    const double m_low = double(q.src_scale) * low / q.dst_scale, m_high = double(q.src_scale) * high / q.dst_scale;
+    if (m_low < std::ldexp(1.0, -31) || m_high >= std::ldexp(1.0, 30))
+        return why("M must lie in [2^-31, 2^30), the multipliers TFLite's QuantizeMultiplier writes");
+    return "";
+}
+
+std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
+    const QuantizedDescriptor& q = c.qconv;
+    if (info.abi_major == 1 && info.abi_minor < 5)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has no integer data types (quantized convolution: ABI 1.5)";
+    const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_type(t))) != 0; };
+    for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}, std::pair{"dst", q.dst}})
+        if (!claims(type)) return "the plugin does not claim dtype " + std::string(to_string(type)) + " (" + tensor + ")";
+    if (q.conv.has_bias && !claims(IntegerType::s32)) return "the plugin does not claim dtype s32 (the bias)";
+    const ConvDescriptor& d = q.conv;
+    if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
+    if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);
+    if (!(info.data_formats & CONVCHECK_BIT(static_cast<int>(d.data_format))))
+        return "the plugin does not claim data format " + std::string(to_string(d.data_format));
+    if (!(info.filter_formats & CONVCHECK_BIT(static_cast<int>(d.filter_format))))
+        return "the plugin does not claim filter format " + std::string(to_string(d.filter_format));
+    return "";
+}
+
+void check_quantized(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract&,
+                     const CaseMemory& needs, CaseResult& r) {
+    const QuantizedDescriptor& q = c.qconv;
+    const ConvDescriptor& d = q.conv;
+    if (c.fill != accuracy::Fill::standard && c.fill != accuracy::Fill::ties &&
+        declined(std::string("--fill ") + accuracy::to_string(c.fill) +
+                     ": a quantized case draws its integers over their whole ranges, or near the zero points with "
+                     "fill=ties (docs/quantized.md); the other fills are float data",
+                 r))
+        return;
+    if (!c.vector_dir.empty() && declined("quantized convolution has no stored vectors in the runner yet", r)) return;
+    const QuantizedData data = quantized_data(q, c.seed, c.fill == accuracy::Fill::ties);
+    const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
+    const reference::IntegerSums sums =
+        reference::integer_convolution_sum(d, {data.src, data.weights, data.bias, szp, wzp});
+    if (std::int64_t first = -1; !reference::fits_int32_accumulator(sums, &first))
+        throw std::logic_error("quantized case " + to_string(q) + ": output " + std::to_string(first) +
+                               " can leave s32 although the descriptor is valid");
+    const std::vector<double> multiplier = reference::output_multipliers(q, data.weights_scales);
+    // exact mode holds a declared rule; bound mode (and a backend that names none) TOSA's window, which also
+    // admits a declared rule's own result (double rounding lands one off the exact value where its first rounding
+    // carries, outside the window)
+    Requantization rule = Requantization::double_rounding;
+    const bool declared = declared_rule(backend.info, &rule);
+    const bool named = c.mode == Mode::exact && declared;
+    std::int64_t spatial = 1;
+    for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
+    const auto channel = [&](std::int64_t i) { return (i / spatial) % d.out_channels; };
+
+    // what each output may be: one integer under a declared rule, else the window; and the fill, a value none is
+    const std::size_t n = sums.acc.size();
+    std::vector<reference::IntegerWindow> allowed(n);
+    std::set<std::int64_t> possible;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
+        allowed[i] = named ? reference::IntegerWindow{reference::quantized_output(q, sums.acc[i], m, rule),
+                                                      reference::quantized_output(q, sums.acc[i], m, rule)}
+                           : reference::quantized_output_window(q, sums.acc[i], m);
+        if (declared && !named) {
+            const std::int64_t own = reference::quantized_output(q, sums.acc[i], m, rule);
+            allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
+        }
+        for (std::int64_t v = allowed[i].lowest; v <= allowed[i].highest; ++v) possible.insert(v);
+    }
+    std::int64_t fill = highest(q.dst);
+    while (possible.count(fill) && fill > lowest(q.dst)) --fill;
+
+    QuantizedOutputs out;
+    const ChildOutcome o = run_quantized(backend, q, data, fill, s, needs, out);
+    if (outcome_status(o, r)) return;
+    r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
+    r.implementation = o.implementation;
+
+    // the comparison: every output inside what it may be
+    const OutputLocation where = conv_location(d);
+    ErrorReport e;
+    const accuracy::OnMismatch count = count_failures(e, where);
+    accuracy::Comparison cmp;
+    cmp.elements = static_cast<std::int64_t>(n);
+    bool fits[3] = {true, true, true};  // which rules every output agrees with
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t got = out.got[i];
+        const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
+        for (std::size_t k = 0; k < 3; ++k)
+            fits[k] = fits[k] && got == reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]);
+        const std::int64_t want = std::clamp(got, allowed[i].lowest, allowed[i].highest);
+        const double error = std::fabs(double(got - want));
+        if (error > cmp.max_abs || cmp.worst_index < 0)
+            cmp.max_abs = error, cmp.worst_index = std::int64_t(i), cmp.worst_got = double(got), cmp.worst_want = double(want);
+        if (got == want) continue;
+        if (cmp.mismatches++ == 0) cmp.first_mismatch = std::int64_t(i);
+        count(std::int64_t(i));
+    }
+    complete_error_report(where, cmp, false, e);
+    r.error = e;
+    if (cmp.mismatches > 0) {
+        const std::int64_t i = cmp.first_mismatch;
+        const double m = multiplier[static_cast<std::size_t>(channel(i))];
+        std::string text = "dst" + coordinates_text(output_coordinates(d, i)) + " = " + std::to_string(out.got[i]);
+        if (q.dst == IntegerType::s32) {
+            text += ", want the accumulator " + std::to_string(sums.acc[i]);
+        } else {
+            if (named)
+                text += ", want " + std::to_string(allowed[i].lowest) + " under the declared " + to_string(rule);
+            else
+                text += ", outside TOSA INEXACT_ROUND's [" + std::to_string(allowed[i].lowest) + ", " +
+                        std::to_string(allowed[i].highest) + "]" +
+                        (declared ? std::string(" (with the declared ") + to_string(rule) + "'s own result)" : "");
+            text += ": acc " + std::to_string(sums.acc[i]) + " x M " + integer_text(m) + " = " +
+                    integer_text(double(sums.acc[i]) * m) + ", + dzp " + std::to_string(q.dst_zero_point) + " (";
+            for (std::size_t k = 0; k < 3; ++k)
+                text += std::string(k ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
+                        std::to_string(reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]));
+            text += ")";
+        }
+        text += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
+        if (q.dst != IntegerType::s32) {
+            std::string fit;
+            for (std::size_t k = 0; k < 3; ++k)
+                if (fits[k]) fit += std::string(fit.empty() ? "" : " and ") + to_string(reference::kRequantizations[k]);
+            text += fit.empty() ? "; the outputs fit none of the three rules" : "; the outputs fit " + fit;
+        }
+        if (out.unwritten > 0)
+            text += "; " + std::to_string(out.unwritten) + " outputs hold " + std::to_string(fill) +
+                    ", the value dst was filled with and no right answer here (never written, or computed wrong)";
+        r.status = Status::failed;
+        r.kind = out.unwritten == cmp.mismatches ? Kind::unwritten : Kind::mismatch;
+        r.reason = text;
+    }
+    leak_status(o, s, r);
+}
+
+}  // namespace convcheck::runner::detail

@@ -1,0 +1,136 @@
+// Quantized convolution's case data and its trip through the backend (operation.hpp): the integers drawn
+// from the seed, guarded buffers in the case's formats and integer types, the descriptor with its
+// quantization extension (ABI 1.5), one isolated execution (conv/calls.cpp's execute_conv), dst read back.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/runner/operation_calls.hpp"
+#include "operation.hpp"
+
+namespace convcheck::runner::detail {
+
+namespace {
+
+int bytes_of(IntegerType t) { return t == IntegerType::s32 ? 4 : 1; }
+
+std::int32_t abi_type(IntegerType t) {
+    return t == IntegerType::u8 ? CONVCHECK_U8 : t == IntegerType::s8 ? CONVCHECK_S8 : CONVCHECK_S32;
+}
+
+void store(void* data, IntegerType t, std::int64_t offset, std::int64_t v) {
+    if (t == IntegerType::u8) static_cast<std::uint8_t*>(data)[offset] = static_cast<std::uint8_t>(v);
+    else if (t == IntegerType::s8) static_cast<std::int8_t*>(data)[offset] = static_cast<std::int8_t>(v);
+    else static_cast<std::int32_t*>(data)[offset] = static_cast<std::int32_t>(v);
+}
+
+std::int64_t load(const void* data, IntegerType t, std::int64_t offset) {
+    if (t == IntegerType::u8) return static_cast<const std::uint8_t*>(data)[offset];
+    if (t == IntegerType::s8) return static_cast<const std::int8_t*>(data)[offset];
+    return static_cast<const std::int32_t*>(data)[offset];
+}
+
+// One tensor's integers (canonical order) into a guarded buffer in the descriptor's format.
+GuardedBuffer tensor_buffer(const ConvDescriptor& d, TensorRole role, IntegerType t, const std::vector<std::int32_t>& v) {
+    GuardedBuffer b(static_cast<std::size_t>(layout_of(d, role).span() * bytes_of(t)));
+    for_each_element(d, role, [&](std::int64_t flat, std::int64_t offset) { store(b.data(), t, offset, v[flat]); });
+    return b;
+}
+
+}  // namespace
+
+QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, bool ties) {
+    const ConvDescriptor& d = q.conv;
+    std::mt19937_64 rng(seed ^ 0x71636f6e76ULL);  // "qconv": a stream of its own
+    const auto draw = [&rng](std::int64_t lo, std::int64_t hi) {
+        return static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lo, hi)(rng));
+    };
+    QuantizedData data;
+    // each value over its type's range, or within 3 of its zero point (fill=ties)
+    const auto value = [&](IntegerType t, std::int32_t zero_point) {
+        return ties ? draw(std::max<std::int64_t>(lowest(t), zero_point - 3), std::min<std::int64_t>(highest(t), zero_point + 3))
+                    : draw(lowest(t), highest(t));
+    };
+    for (std::int64_t i = 0; i < d.src_elements(); ++i) data.src.push_back(value(q.src, q.src_zero_point));
+    for (std::int64_t i = 0; i < d.weights_elements(); ++i)
+        data.weights.push_back(value(q.weights, q.weights_zero_point));
+    // the bias: within what the products leave of s32 (validate keeps products * largest below 2^31), and
+    // within +-2^16 (+-8 with ties), about the sums' own size, so that outputs stay inside dst's range
+    const std::int64_t room = std::numeric_limits<std::int32_t>::max() - q.products_per_output() * q.largest_product();
+    const std::int64_t b = std::min<std::int64_t>(room, ties ? 8 : std::int64_t{1} << 16);
+    for (std::int64_t o = 0; o < d.bias_elements(); ++o) data.bias.push_back(draw(-b, b));
+    if (!q.per_channel_scales) {
+        data.weights_scales = {q.weights_scale};
+    } else {
+        for (std::int64_t o = 0; o < d.out_channels; ++o)
+            data.weights_scales.push_back(std::ldexp(float(2 * draw(0, 7) + 1), -static_cast<int>(draw(3, 8))));
+    }
+    return data;
+}
+
+ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q, const QuantizedData& data,
+                           std::int64_t fill, const CheckSettings& s, const CaseMemory& needs, QuantizedOutputs& out,
+                           int warmups, int repeats) {
+    const ConvDescriptor& d = q.conv;
+    GuardedBuffer src = tensor_buffer(d, TensorRole::src, q.src, data.src);
+    GuardedBuffer weights = tensor_buffer(d, TensorRole::weights, q.weights, data.weights);
+    GuardedBuffer bias;
+    if (d.has_bias) {
+        bias = GuardedBuffer(static_cast<std::size_t>(d.out_channels) * 4);
+        std::memcpy(bias.data(), data.bias.data(), bias.bytes());
+    }
+    GuardedBuffer dst(static_cast<std::size_t>(d.dst_elements() * bytes_of(q.dst)));
+    for (std::int64_t i = 0; i < d.dst_elements(); ++i) store(dst.data(), q.dst, i, fill);
+
+    // the quantization extension (plugin/quantization.h): lives through the call, as the descriptor
+    convcheck_quantization ext{};
+    ext.header.struct_size = sizeof(ext);
+    ext.header.tag = CONVCHECK_EXTENSION_QUANTIZATION;
+    ext.header.next = nullptr;
+    ext.src_scale = q.src_scale;
+    ext.src_zero_point = q.src_zero_point;
+    ext.weights_scale_count = static_cast<std::int64_t>(data.weights_scales.size());
+    ext.weights_scales = data.weights_scales.data();
+    ext.weights_zero_point = q.weights_zero_point;
+    ext.dst_scale = q.dst_scale;
+    ext.dst_zero_point = q.dst_zero_point;
+    ext.dst_min = static_cast<std::int32_t>(q.dst_min);
+    ext.dst_max = static_cast<std::int32_t>(q.dst_max);
+
+    ConvExecution e;
+    e.desc = to_abi(d);
+    e.desc.src_dtype = abi_type(q.src);
+    e.desc.weights_dtype = abi_type(q.weights);
+    e.desc.bias_dtype = CONVCHECK_S32;
+    e.desc.dst_dtype = abi_type(q.dst);
+    const bool one_type = e.desc.src_dtype == e.desc.weights_dtype && e.desc.src_dtype == e.desc.dst_dtype &&
+                          (!d.has_bias || e.desc.dst_dtype == CONVCHECK_S32);
+    e.desc.dtype = one_type ? e.desc.dst_dtype : CONVCHECK_DTYPE_MIXED;
+    e.desc.next = &ext.header;
+    e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
+    e.warmups = warmups;
+    e.repeats = repeats;
+    GuardedBuffer one_shot;
+    if (repeats == 1 && backend.plugin->has_conv_plan() && dst.bytes() > 0) {
+        one_shot = GuardedBuffer(dst.bytes());
+        std::memcpy(one_shot.data(), dst.data(), dst.bytes());
+        e.one_shot_dst = &one_shot;
+    }
+    static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
+    ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
+    if (s.log) s.log->record(&src, &weights, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
+    if (o.kind != ChildOutcome::Kind::ok) return o;
+    out.got.assign(static_cast<std::size_t>(d.dst_elements()), 0);
+    out.unwritten = 0;
+    for_each_element(d, TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+        out.got[flat] = load(dst.data(), q.dst, offset);
+        if (out.got[flat] == fill) ++out.unwritten;
+    });
+    return o;
+}
+
+}  // namespace convcheck::runner::detail

@@ -1,0 +1,62 @@
+// Internal to the runner: quantized (integer) convolution (docs/quantized.md; ABI 1.5): check.cpp (its
+// rules, claims and verdict), data.cpp (its integers and their trip through the backend), jobs.cpp (reading,
+// shrinking, benchdnn, features).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../case_pipeline.hpp"
+#include "convcheck/core/quantized_descriptor.hpp"
+#include "convcheck/reference/requantize.hpp"
+
+namespace convcheck::runner::detail {
+
+// ---- its rules and verdict (check.cpp) -------------------------------------------------------------
+// Exact and bound mode apply; every other mode is declined with the reason.
+std::string quantized_mode_not_applicable(accuracy::Mode mode);
+void quantized_validate(const Case& c);
+DataType quantized_output_dtype(const Case& c);
+// Exact mode holds a declared rule bit for bit, so its scales must give a multiplier every form of it holds
+// exactly (f32, f64, a Q31 multiplier and shift): src and weights scales of at most 12 significant bits, dst's a
+// power of two, M in [2^-31, 2^30). "" when they do; a suite entry that breaks it is refused (exit 2).
+std::string quantized_refused_entry(const Case& c, accuracy::Mode mode);
+// ABI 1.5, then each tensor's integer type in plugin_info.dtypes, its rank and formats.
+std::string quantized_unclaimed(const PluginInfo& info, const Case& c);
+void check_quantized(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
+                     const CaseMemory& needs, CaseResult& r);
+CaseMemory quantized_memory(const Case& c);
+
+// ---- its data and the backend's run (data.cpp) ----------------------------------------------------
+// The integers of a case, drawn from its seed: src and weights uniform over their types' whole ranges (so
+// that adjacent products reach s16's limit: the VPMADDUBSW trap), or, with `ties` (fill=ties), within 3 of
+// their zero points, so that the sums are small and a multiplier of 1/2, 1/4 or 1/8 puts many outputs on a
+// tie or next to one (the rounding rules part there); the bias within what the accumulator has left and
+// within +-2^16; and one weights scale per output channel (wsc=oc: dyadic, k/2^e with k odd in [1, 15], e in
+// [3, 8]) or the descriptor's one. src NCX, weights OIX, bias [O].
+struct QuantizedData {
+    std::vector<std::int32_t> src, weights, bias;
+    std::vector<float> weights_scales;
+};
+QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, bool ties = false);
+// The backend's dst in NCX order, from one isolated execution on guarded buffers in the case's formats; dst is
+// first filled with `fill` (an integer the right answer never holds, when there is one), and the outputs still
+// holding it are counted as unwritten (recorded in s.log when set).
+struct QuantizedOutputs {
+    std::vector<std::int64_t> got;
+    std::int64_t unwritten = 0;
+};
+ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q, const QuantizedData& data,
+                           std::int64_t fill, const CheckSettings& s, const CaseMemory& needs, QuantizedOutputs& out,
+                           int warmups = 0, int repeats = 1);
+
+// ---- its jobs (jobs.cpp) -------------------------------------------------------------------------
+void quantized_read(const std::string& text, Case& c);
+std::string quantized_descriptor(const Case& c);
+std::vector<Case> quantized_smaller(const Case& c);
+std::string quantized_benchdnn(const Case& c, std::string* why);
+std::int64_t quantized_macs(const Case& c);
+nlohmann::json quantized_features(const Case& c);
+
+}  // namespace convcheck::runner::detail

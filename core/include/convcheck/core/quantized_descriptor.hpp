@@ -1,0 +1,60 @@
+// The canonical descriptor of a quantized (integer) discrete convolution (docs/quantized.md; ABI 1.5's
+// convcheck/plugin/quantization.h): the geometry of a forward, dense discrete convolution and the integers
+// and scales that give its tensors their meaning,
+//   real src = src_scale * (src - src_zero_point), real weights = weights_scale(oc) * (w - weights_zero_point),
+//   real dst = dst_scale * (dst - dst_zero_point),
+// with an s32 bias of scale src_scale * weights_scale(oc) and zero point 0. The string form is the
+// convolution's keys (without dt=) and its own:
+//   qconv:c=8,o=8,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=3,wsc=0.5,wzp=0,dsc=2,dzp=-1,lo=0,hi=100
+//   dt   src:weights:dst integer types (src u8|s8, weights u8|s8, dst u8|s8|s32); the bias is s32
+//   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed
+//   szp, wzp, dzp  the zero points, per tensor, in their types' ranges
+//   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
+// An s32 dst is the accumulator itself (ONNX ConvInteger): dsc=1, dzp=0 and no lo/hi.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "convcheck/core/descriptor.hpp"
+
+namespace convcheck {
+
+enum class IntegerType : int { u8 = 0, s8 = 1, s32 = 2 };
+std::string_view to_string(IntegerType type);  // "u8", "s8", "s32"
+bool parse_integer_type(std::string_view text, IntegerType* type);
+std::int64_t lowest(IntegerType type);   // 0, -128, -2^31
+std::int64_t highest(IntegerType type);  // 255, 127, 2^31 - 1
+
+struct QuantizedDescriptor {
+    ConvDescriptor conv;  // the geometry: forward, dense; its dtype (f32) is not the tensors'
+    IntegerType src = IntegerType::u8, weights = IntegerType::s8, dst = IntegerType::u8;
+    float src_scale = 1.0f, weights_scale = 1.0f, dst_scale = 1.0f;
+    bool per_channel_scales = false;  // wsc=oc: weights_scale is unused, each output channel has its own
+    std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
+    std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
+
+    bool operator==(const QuantizedDescriptor& other) const = default;
+    // True when lo/hi narrow dst's range (a fused activation).
+    bool narrowed() const { return dst_min != lowest(dst) || dst_max != highest(dst); }
+    // The largest |(x - zx) * (w - zw)| any term can reach, and the number of products of one output.
+    std::int64_t largest_product() const;
+    std::int64_t products_per_output() const;
+};
+
+// Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
+// descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
+// lo <= hi inside dst's range; an s32 dst with a scale, zero point or range of its own; and an accumulator
+// that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
+// what is left).
+void validate(const QuantizedDescriptor& q);
+
+// The canonical string (every key, lo/hi only when narrowed); parse(print(q)) == q for every valid q.
+std::string to_string(const QuantizedDescriptor& q);
+// Parses "qconv:..." (the prefix optional); missing keys take the defaults above (dt=u8:s8:u8, scales 1,
+// zero points 0, dst's range). Throws ConvError naming the key; the _unvalidated form does not validate.
+QuantizedDescriptor parse_quantized_descriptor(std::string_view text);
+QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text);
+
+}  // namespace convcheck

@@ -1,0 +1,201 @@
+// The quantized convolution's descriptor (quantized_descriptor.hpp): its integer types, rules and string form.
+#include "convcheck/core/quantized_descriptor.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "convcheck/core/descriptor_unvalidated.hpp"
+
+namespace convcheck {
+
+namespace {
+
+constexpr IntegerType kIntegerTypes[] = {IntegerType::u8, IntegerType::s8, IntegerType::s32};
+
+// A float as the shortest decimal that reads back as the same float.
+std::string float_text(float v) {
+    char text[32];
+    const auto [end, error] = std::to_chars(text, text + sizeof(text), v);
+    return std::string(text, end);
+}
+
+float parse_float(const std::string& key, const std::string& text) {
+    float v = 0.0f;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (error != std::errc() || end != text.data() + text.size())
+        throw ConvError(key, text, "a scale is a decimal number");
+    return v;
+}
+
+std::int64_t parse_integer(const std::string& key, const std::string& text) {
+    std::int64_t v = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (error != std::errc() || end != text.data() + text.size()) throw ConvError(key, text, "an integer");
+    return v;
+}
+
+void check_scale(const char* key, float scale) {
+    if (!(scale > 0.0f) || !std::isfinite(scale))
+        throw ConvError(key, float_text(scale), "a scale must be > 0 and finite");
+}
+
+void check_in_range(const char* key, std::int64_t v, IntegerType type, const char* of) {
+    if (v < lowest(type) || v > highest(type))
+        throw ConvError(key, std::to_string(v),
+                        std::string("must lie in ") + of + "'s range " + std::string(to_string(type)) + " [" +
+                            std::to_string(lowest(type)) + ", " + std::to_string(highest(type)) + "]");
+}
+
+}  // namespace
+
+std::string_view to_string(IntegerType type) {
+    switch (type) {
+        case IntegerType::u8: return "u8";
+        case IntegerType::s8: return "s8";
+        case IntegerType::s32: return "s32";
+    }
+    return "?";
+}
+
+bool parse_integer_type(std::string_view text, IntegerType* type) {
+    for (IntegerType t : kIntegerTypes)
+        if (text == to_string(t)) return *type = t, true;
+    return false;
+}
+
+std::int64_t lowest(IntegerType type) {
+    return type == IntegerType::u8 ? 0 : type == IntegerType::s8 ? -128 : std::numeric_limits<std::int32_t>::min();
+}
+
+std::int64_t highest(IntegerType type) {
+    return type == IntegerType::u8 ? 255 : type == IntegerType::s8 ? 127 : std::numeric_limits<std::int32_t>::max();
+}
+
+std::int64_t QuantizedDescriptor::largest_product() const {
+    const std::int64_t x = std::max(highest(src) - src_zero_point, src_zero_point - lowest(src));
+    const std::int64_t w = std::max(highest(weights) - weights_zero_point, weights_zero_point - lowest(weights));
+    return x * w;
+}
+
+std::int64_t QuantizedDescriptor::products_per_output() const {
+    std::int64_t n = conv.in_channels_per_group();
+    for (int a = 0; a < conv.rank; ++a) n *= conv.kernel_size[a];
+    return n;
+}
+
+void validate(const QuantizedDescriptor& q) {
+    validate(q.conv);
+    if (q.conv.pass != Pass::forward)
+        throw ConvError("dir", std::string(to_string(q.conv.pass)), "a quantized convolution is a forward pass");
+    if (!q.conv.src_strides.empty() || !q.conv.weights_strides.empty() || !q.conv.dst_strides.empty())
+        throw ConvError("ss/ws/ds", "memory strides", "a quantized convolution's tensors are dense");
+    if (q.src == IntegerType::s32) throw ConvError("dt", "s32", "src is u8 or s8");
+    if (q.weights == IntegerType::s32) throw ConvError("dt", "s32", "weights are u8 or s8");
+    check_scale("ssc", q.src_scale);
+    if (!q.per_channel_scales) check_scale("wsc", q.weights_scale);
+    check_scale("dsc", q.dst_scale);
+    check_in_range("szp", q.src_zero_point, q.src, "src");
+    check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
+    if (q.dst == IntegerType::s32) {
+        // ConvInteger: the accumulator itself, nothing to requantize
+        if (q.dst_scale != 1.0f) throw ConvError("dsc", float_text(q.dst_scale), "an s32 dst is the accumulator: dsc=1");
+        if (q.dst_zero_point != 0)
+            throw ConvError("dzp", std::to_string(q.dst_zero_point), "an s32 dst is the accumulator: dzp=0");
+        if (q.narrowed()) throw ConvError("lo/hi", "given", "an s32 dst is the accumulator: no lo/hi");
+    }
+    check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
+    check_in_range("lo", q.dst_min, q.dst, "dst");
+    check_in_range("hi", q.dst_max, q.dst, "dst");
+    if (q.dst_min > q.dst_max)
+        throw ConvError("lo", std::to_string(q.dst_min), "lo <= hi (hi=" + std::to_string(q.dst_max) + ")");
+    const std::int64_t n = q.products_per_output(), p = q.largest_product();
+    const std::int64_t most = p > 0 ? std::numeric_limits<std::int32_t>::max() / p : n;
+    if (n > most)
+        throw ConvError("c/k", std::to_string(n) + " products per output",
+                        "an s32 accumulator must hold every sum: " + std::to_string(n) + " products of up to " +
+                            std::to_string(p) + " can leave s32 (at most " + std::to_string(most) +
+                            " with these types and zero points)");
+}
+
+std::string to_string(const QuantizedDescriptor& q) {
+    std::string s = to_string(q.conv).substr(std::string_view("conv:").size());
+    const std::size_t dt = s.find(",dt=");
+    const std::size_t end = s.find(',', dt + 1);
+    s = s.substr(0, dt) + (end == std::string::npos ? "" : s.substr(end));
+    s += ",dt=" + std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
+         std::string(to_string(q.dst));
+    s += ",ssc=" + float_text(q.src_scale) + ",szp=" + std::to_string(q.src_zero_point);
+    s += ",wsc=" + (q.per_channel_scales ? std::string("oc") : float_text(q.weights_scale)) +
+         ",wzp=" + std::to_string(q.weights_zero_point);
+    s += ",dsc=" + float_text(q.dst_scale) + ",dzp=" + std::to_string(q.dst_zero_point);
+    if (q.narrowed()) s += ",lo=" + std::to_string(q.dst_min) + ",hi=" + std::to_string(q.dst_max);
+    return "qconv:" + s;
+}
+
+QuantizedDescriptor parse_quantized_descriptor(std::string_view text) {
+    QuantizedDescriptor q = parse_quantized_descriptor_unvalidated(text);
+    validate(q);
+    return q;
+}
+
+QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text) {
+    constexpr std::string_view prefix = "qconv:";
+    if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
+    QuantizedDescriptor q;
+    std::string rest;
+    std::vector<std::string> seen;
+    bool lo = false, hi = false;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        if (comma == std::string_view::npos) comma = text.size();
+        const std::string field(text.substr(start, comma - start));
+        start = comma + 1;
+        const std::size_t eq = field.find('=');
+        const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
+        static const char* const kOwn[] = {"dt", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
+        if (std::find(std::begin(kOwn), std::end(kOwn), key) == std::end(kOwn)) {
+            rest += (rest.empty() ? "" : ",") + field;  // the geometry's: the convolution parser reads it
+            continue;
+        }
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw ConvError(key, value, "the key appears twice");
+        seen.push_back(key);
+        if (key == "dt") {
+            std::vector<std::string> types;
+            for (std::size_t from = 0;;) {
+                const std::size_t colon = value.find(':', from);
+                types.push_back(value.substr(from, colon - from));
+                if (colon == std::string::npos) break;
+                from = colon + 1;
+            }
+            if (types.size() != 3 || !parse_integer_type(types[0], &q.src) || !parse_integer_type(types[1], &q.weights) ||
+                !parse_integer_type(types[2], &q.dst))
+                throw ConvError("dt", value, "src:weights:dst, each u8, s8 or s32 (e.g. u8:s8:u8)");
+        } else if (key == "ssc") {
+            q.src_scale = parse_float(key, value);
+        } else if (key == "wsc") {
+            q.per_channel_scales = value == "oc";
+            if (!q.per_channel_scales) q.weights_scale = parse_float(key, value);
+        } else if (key == "dsc") {
+            q.dst_scale = parse_float(key, value);
+        } else if (key == "szp" || key == "wzp" || key == "dzp") {
+            const std::int64_t v = parse_integer(key, value);
+            if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+                throw ConvError(key, value, "a zero point is a 32-bit integer");
+            (key == "szp" ? q.src_zero_point : key == "wzp" ? q.weights_zero_point : q.dst_zero_point) =
+                static_cast<std::int32_t>(v);
+        } else {
+            (key == "lo" ? q.dst_min : q.dst_max) = parse_integer(key, value);
+            (key == "lo" ? lo : hi) = true;
+        }
+    }
+    q.conv = parse_descriptor_unvalidated(rest);  // dt= is ours: the geometry keeps f32
+    if (!lo) q.dst_min = lowest(q.dst);
+    if (!hi) q.dst_max = highest(q.dst);
+    return q;
+}
+
+}  // namespace convcheck

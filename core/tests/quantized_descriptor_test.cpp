@@ -1,0 +1,68 @@
+// The quantized convolution's descriptor: its string form, its defaults and each rule it refuses.
+#include <gtest/gtest.h>
+
+#include "convcheck/core/quantized_descriptor.hpp"
+
+using namespace convcheck;
+
+TEST(QuantizedDescriptor, PrintsEveryKeyAndReadsItBack) {
+    const auto q = parse_quantized_descriptor(
+        "qconv:c=8,o=4,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1,dt=s8:s8:s8,ssc=0.1,szp=-3,wsc=oc,dsc=0.5,dzp=2,lo=-20,hi=90");
+    EXPECT_EQ(to_string(q),
+              "qconv:n=1,c=8,o=4,g=1,in=6x6,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=1,data=ncx,wei=oix,dt=s8:s8:s8,"
+              "ssc=0.1,szp=-3,wsc=oc,wzp=0,dsc=0.5,dzp=2,lo=-20,hi=90");
+    EXPECT_EQ(parse_quantized_descriptor(to_string(q)), q);
+    EXPECT_EQ(q.src_scale, 0.1f);  // the f32 nearest 0.1, printed as the shortest text that reads it back
+    EXPECT_TRUE(q.narrowed());
+}
+
+TEST(QuantizedDescriptor, DefaultsAreU8S8U8WithUnitScalesAndTheWholeRange) {
+    const auto q = parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3");
+    EXPECT_EQ(q.src, IntegerType::u8);
+    EXPECT_EQ(q.weights, IntegerType::s8);
+    EXPECT_EQ(q.dst, IntegerType::u8);
+    EXPECT_EQ(q.dst_min, 0);
+    EXPECT_EQ(q.dst_max, 255);
+    EXPECT_FALSE(q.narrowed());
+    EXPECT_EQ(q.products_per_output(), 2 * 3);
+    EXPECT_EQ(q.largest_product(), 255 * 128);
+}
+
+// Each rule broken names its key.
+TEST(QuantizedDescriptor, RefusesEachBrokenRuleByItsKey) {
+    const auto key_of = [](const char* text) {
+        try {
+            parse_quantized_descriptor(text);
+        } catch (const ConvError& e) {
+            return e.attribute();
+        }
+        return std::string("(accepted)");
+    };
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,ssc=0"), "ssc");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dsc=-1"), "dsc");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,wsc=inf"), "wsc");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,szp=256"), "szp");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=s8:s8:s8,szp=128"), "szp");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,wzp=-129"), "wzp");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,lo=10,hi=5"), "lo");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,hi=256"), "hi");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dzp=1"), "dzp");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dsc=2"), "dsc");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=s32:s8:s32"), "dt");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=f32"), "dt");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dir=bwd_d"), "dir");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,ssc=1,ssc=2"), "ssc");
+}
+
+// The accumulator rule: products_per_output * largest_product < 2^31, at its limit.
+TEST(QuantizedDescriptor, RefusesAReductionThatCanLeaveS32) {
+    // 255 * 128 = 32640 per product: 65793 products fit (65793 * 32640 < 2^31), 65794 do not
+    EXPECT_NO_THROW(parse_quantized_descriptor("qconv:c=65793,o=1,in=1,k=1"));
+    try {
+        parse_quantized_descriptor("qconv:c=65794,o=1,in=1,k=1");
+        FAIL() << "accepted";
+    } catch (const ConvError& e) {
+        EXPECT_EQ(e.attribute(), "c/k");
+        EXPECT_NE(e.rule().find("can leave s32"), std::string::npos) << e.rule();
+    }
+}

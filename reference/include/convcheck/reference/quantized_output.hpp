@@ -1,0 +1,28 @@
+// The outputs of a quantized convolution (docs/quantized.md): the integer sum (quantized_convolution.hpp)
+// requantized by a named rule (requantize.hpp), plus dst's zero point, saturated to dst's range or the
+// narrower one a fused activation gives; or, for a backend that names no rule, TOSA's INEXACT_ROUND window.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "convcheck/core/quantized_descriptor.hpp"
+#include "convcheck/reference/requantize.hpp"
+
+namespace convcheck::reference {
+
+// M(oc) = src_scale * weights_scale(oc) / dst_scale for each output channel, in double: exact when the
+// scales are dyadic and dst_scale is a power of two (exact mode's scales). weights_scales holds one value
+// per output channel (wsc=oc) or one for all.
+std::vector<double> output_multipliers(const QuantizedDescriptor& q, std::span<const float> weights_scales);
+
+// One output under `rule`: an s32 dst is the accumulator itself; a u8/s8 dst is
+// saturate(requantize(acc, multiplier, rule), dst_zero_point, dst_min, dst_max). acc must fit in int32.
+std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule);
+
+// The integers TOSA's INEXACT_ROUND allows for one output (inexact_window around acc * multiplier), each end
+// saturated as quantized_output saturates; for an s32 dst, acc alone.
+IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier);
+
+}  // namespace convcheck::reference

@@ -1,0 +1,50 @@
+// A quantized convolution's outputs from its sums (quantized_output.hpp).
+#include "convcheck/reference/quantized_output.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace convcheck::reference {
+
+std::vector<double> output_multipliers(const QuantizedDescriptor& q, std::span<const float> weights_scales) {
+    const std::int64_t channels = q.conv.out_channels;
+    if (weights_scales.size() != 1 && static_cast<std::int64_t>(weights_scales.size()) != channels)
+        throw std::invalid_argument("weights scales: " + std::to_string(weights_scales.size()) +
+                                    " values, neither one nor one per output channel (" + std::to_string(channels) +
+                                    ")");
+    std::vector<double> m;
+    for (std::int64_t oc = 0; oc < channels; ++oc)
+        m.push_back(double(q.src_scale) * double(weights_scales[weights_scales.size() == 1 ? 0 : oc]) /
+                    double(q.dst_scale));
+    return m;
+}
+
+namespace {
+
+std::int32_t as_int32(std::int64_t acc) {
+    if (acc < INT32_MIN || acc > INT32_MAX)
+        throw std::invalid_argument("accumulator " + std::to_string(acc) + " leaves int32: not a case to requantize");
+    return static_cast<std::int32_t>(acc);
+}
+
+}  // namespace
+
+std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule) {
+    const std::int32_t x = as_int32(acc);
+    if (q.dst == IntegerType::s32) return x;
+    return saturate(requantize(x, multiplier, rule), q.dst_zero_point, static_cast<std::int32_t>(q.dst_min),
+                    static_cast<std::int32_t>(q.dst_max));
+}
+
+IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier) {
+    const std::int32_t x = as_int32(acc);
+    if (q.dst == IntegerType::s32) return {x, x};
+    const IntegerWindow w = inexact_window(double(x) * multiplier, q.dst_zero_point);
+    // the window is around r + zero_point already: saturate each end as the output is
+    const auto clamp = [&](std::int64_t v) { return std::min(std::max(v, q.dst_min), q.dst_max); };
+    return {clamp(w.lowest), clamp(w.highest)};
+}
+
+}  // namespace convcheck::reference
