@@ -40,9 +40,9 @@ bool MutantVerdict::meant_for_another_suite(const std::string& suite) const {
     const std::string own = suite_meant();
     if (own != "smoke") return own != suite;
     // a bug of one operation on a suite of another operation's cases only: nothing there can catch it
-    if (meant == "backward") return suite == "transposed";
-    if (meant == "transposed") return suite == "backward";
-    return suite == "backward" || suite == "transposed";
+    if (meant == "backward") return suite == "transposed" || suite == "quantized";
+    if (meant == "transposed") return suite == "backward" || suite == "quantized";
+    return suite == "backward" || suite == "transposed" || suite == "quantized";
 }
 
 namespace {
