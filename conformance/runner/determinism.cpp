@@ -35,14 +35,19 @@ std::string run_text(const Run& r) {
     return "run " + std::to_string(r.number) + " (" + threads + ")";
 }
 
-// "0.123456791 (0x3dfcd6ea)": the value and its bits, since two values can print alike (-0 and 0, NaNs).
-std::string value_text(DataType dtype, const std::vector<std::byte>& dst, std::int64_t i) {
-    const int bytes = size_of(dtype);
+// "0.123456791 (0x3dfcd6ea)": the value and its bits, since two values can print alike (-0 and 0, NaNs). An
+// operation whose outputs are not its output_dtype's (operation_traits.hpp) prints them itself.
+std::string value_text(const Case& c, const std::vector<std::byte>& dst, std::int64_t i) {
+    const OperationTraits& op = operation(c.op);
+    const DataType dtype = op.output_dtype(c);
+    const int bytes = op.output_bytes ? op.output_bytes(c) : size_of(dtype);
     std::uint64_t bits = 0;
     std::memcpy(&bits, dst.data() + i * bytes, static_cast<std::size_t>(bytes));  // little-endian, as stored
     char hex[24];
     std::snprintf(hex, sizeof(hex), "0x%0*llx", bytes * 2, static_cast<unsigned long long>(bits));
-    return detail::format_double(load_as_double(dst.data(), dtype, i)) + " (" + hex + ")";
+    const std::string value = op.output_value ? op.output_value(c, dst.data() + i * bytes)
+                                              : detail::format_double(load_as_double(dst.data(), dtype, i));
+    return value + " (" + hex + ")";
 }
 
 // How the outputs of `other` differ from those of `first`, or "" when they are identical bit for bit.
@@ -53,8 +58,7 @@ std::string difference(const Case& c, const ExecutionLog& first, const Run& firs
         return run_text(other_run) + " executed the backend " + std::to_string(other.executions.size()) + " times, " +
                run_text(first_run) + " " + std::to_string(executions) + " times";
     const OperationTraits& op = operation(c.op);
-    const DataType dtype = op.output_dtype(c);
-    const std::size_t bytes = static_cast<std::size_t>(size_of(dtype));
+    const std::size_t bytes = static_cast<std::size_t>(op.output_bytes ? op.output_bytes(c) : size_of(op.output_dtype(c)));
     for (std::size_t x = 0; x < executions; ++x) {
         const std::vector<std::byte>& a = first.executions[x].dst;
         const std::vector<std::byte>& b = other.executions[x].dst;
@@ -68,8 +72,8 @@ std::string difference(const Case& c, const ExecutionLog& first, const Run& firs
         if (executions > 1)
             m += " of execution " + std::to_string(x + 1) + " of " + std::to_string(executions) +
                  " (one per probed element or stress data kind)";
-        m += "; first at " + op.output_element(c, first_index) + ": " + value_text(dtype, a, first_index) + " in run " +
-             std::to_string(first_run.number) + ", " + value_text(dtype, b, first_index) + " in run " +
+        m += "; first at " + op.output_element(c, first_index) + ": " + value_text(c, a, first_index) + " in run " +
+             std::to_string(first_run.number) + ", " + value_text(c, b, first_index) + " in run " +
              std::to_string(other_run.number);
         return m;
     }

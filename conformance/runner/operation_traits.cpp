@@ -73,16 +73,16 @@ const OperationTraits kOperations[] = {
      .output_element = cc_backward_output_element, .time = nullptr, .macs = nullptr, .design_geometry = nullptr,
      .features = cc_features},
     // quantized (integer) convolution (docs/quantized.md): a "qconv:" descriptor, ABI 1.5's integer dtypes and
-    // quantization extension through conv_query/conv_execute; exact and bound mode; not benched, no bundle
-    // arrays, not in the design
+    // quantization extension through conv_query/conv_execute; exact and bound mode, determinism mode on its
+    // integer outputs; not benched, no bundle arrays, not in the design
     {.op = Op::conv_quantized, .name = "conv_quantized", .words = "quantized convolution", .claim = CONVCHECK_OP_CONV,
      .prefix = "qconv", .read = quantized_read, .descriptor = quantized_descriptor, .broken_rule = nullptr,
      .refused_entry = quantized_refused_entry, .validate = quantized_validate, .pass_unclaimed = nullptr,
      .unclaimed = quantized_unclaimed, .mode_not_applicable = quantized_mode_not_applicable,
      .output_dtype = quantized_output_dtype, .memory = quantized_memory, .check_invalid = nullptr,
      .check = check_quantized, .smaller = quantized_smaller, .bundle_arrays = nullptr, .benchdnn = quantized_benchdnn,
-     .output_element = nullptr, .time = nullptr, .macs = quantized_macs, .design_geometry = nullptr,
-     .features = quantized_features},
+     .output_element = quantized_output_element, .time = nullptr, .macs = quantized_macs, .design_geometry = nullptr,
+     .features = quantized_features, .output_bytes = quantized_output_bytes, .output_value = quantized_output_value},
 };
 
 }  // namespace

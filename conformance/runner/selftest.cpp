@@ -22,7 +22,7 @@ bool MutantVerdict::killed_as_meant() const {
     if (meant == "-") return killed();
     // meant for a suite of its own (strides, backward, transposed): any failure or crash there is the check
     // meant for it (a backward or transposed bug leaves every other case alone, so only its cases can fail)
-    if (meant == "strides" || meant == "backward" || meant == "transposed" || meant == "quantized") return killed();
+    if (meant == "strides" || meant == "backward" || meant == "transposed") return killed();
     // a bug meant for the large suite is caught in its cases' mode, sampled (conv/sampled.cpp)
     const std::string mode = meant == "large" ? "sampled" : meant;
     auto f = failed.find(mode), c = crashed.find(mode);
@@ -32,7 +32,7 @@ bool MutantVerdict::killed_as_meant() const {
 std::string MutantVerdict::suite_meant() const {
     // smoke's cases of the backward passes and of transposed convolution catch every bug of those, as its
     // forward cases catch every forward bug (the backward and transposed suites catch them too)
-    const bool own_suite = meant == "strides" || meant == "invalid" || meant == "large" || meant == "quantized";
+    const bool own_suite = meant == "strides" || meant == "invalid" || meant == "large";
     return own_suite ? meant : "smoke";
 }
 

@@ -5,21 +5,26 @@
 //       forces one discrete-convolution path (for backward data, the path of its phases; backward
 //       weights takes scalar, blocked_avx2, blocked_avx512); a case it does not apply to is "unsupported"
 //   cc_method=<polyphase|chunked> forces one CC method, likewise
+//   requantization=<double_rounding|single_rounding|nearest_even_f32> the rule its quantized convolution
+//       (ABI 1.5, QuantizedPlan) follows and declares; nearest_even_f32 by default
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_quantized.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/optimized/cc_backward_plan.hpp"
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
+#include "convcheck/optimized/quantized_plan.hpp"
 #include "convcheck/optimized/transposed_plan.hpp"
 
 namespace {
@@ -30,6 +35,7 @@ namespace opt = convcheck::optimized;
 struct Instance {
     opt::Options conv;
     opt::CcOptions cc;
+    opt::QuantizedOptions quantized;
 };
 
 convcheck_error* parse_options(const std::string& text, Instance& in) {
@@ -45,8 +51,12 @@ convcheck_error* parse_options(const std::string& text, Instance& in) {
             if (value == "polyphase") in.cc.forced_method = opt::CcMethod::polyphase;
             else if (value == "chunked") in.cc.forced_method = opt::CcMethod::chunked;
             else return invalid_argument("optimized: cc_method='" + value + "' is not polyphase or chunked");
+        } else if (key == "requantization") {
+            if (!opt::parse_quantized_rounding(value, &in.quantized.rounding))
+                return invalid_argument("optimized: requantization='" + value +
+                                        "' is not double_rounding, single_rounding or nearest_even_f32");
         } else {
-            return invalid_argument("optimized: unknown option '" + key + "' (path, cc_method)");
+            return invalid_argument("optimized: unknown option '" + key + "' (path, cc_method, requantization)");
         }
     }
     return nullptr;
@@ -58,6 +68,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
         if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, num_threads)) {
             instance->conv.threads = args->num_threads;
             instance->cc.threads = args->num_threads;
+            instance->quantized.threads = args->num_threads;
         }
         if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options)
             if (auto* e = parse_options(args->options, *instance)) return e;
@@ -69,13 +80,24 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
 void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
 Instance& instance_of(convcheck_plugin* p) { return *reinterpret_cast<Instance*>(p); }
 
-convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+// ABI 1.5's name of the rule the quantized plans follow.
+int32_t abi_rule(opt::QuantizedRounding r) {
+    return r == opt::QuantizedRounding::double_rounding   ? CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING
+           : r == opt::QuantizedRounding::single_rounding ? CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING
+                                                          : CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+}
+
+convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info) {
     convcheck_plugin_info mine{};
     mine.struct_size = sizeof(mine);
     mine.name = "optimized";
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // quantized convolution (QuantizedPlan): dense NCX/NXC with OIX/XIO weights, exact int32 sums
+    mine.requantization = abi_rule(instance_of(plugin).quantized.rounding);
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     // OXI and strided tensors through dense copies (dense_form below): the implementation reads neither
@@ -117,6 +139,13 @@ struct DenseCopy {
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
+        if (quantization_of(*desc) != nullptr) {  // add_conv's gate checked its form
+            const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(*desc);
+            convcheck::validate(c.q);
+            if (const std::string why = opt::why_layout_unsupported(c.q.conv); !why.empty())
+                return unsupported(out, "quantized convolution: " + why);
+            return supported(out);
+        }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);
         if (const std::string why = opt::why_too_large(dense_form(d)); !why.empty()) return unsupported(out, why);
@@ -182,8 +211,30 @@ struct Plan : convcheck_conv_plan {
     std::optional<opt::BackwardWeightsPlan> weights_gradient;
 };
 
+// A quantized case (ABI 1.5): read at prepare (the runner's extension is valid then only); a QuantizedPlan packs
+// the weights, once with the weights at prepare, else at every execute.
+struct QuantizedPlan : convcheck_conv_plan {
+    QuantizedPlan(const convcheck_conv_desc& desc, const PrepareInputs& inputs, const opt::QuantizedOptions& options)
+        : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), options(options) {
+        if (inputs.weights != nullptr) plan.emplace(make(inputs.weights, inputs.bias));
+    }
+    opt::QuantizedPlan make(const void* weights, const void* bias) const {
+        return opt::QuantizedPlan(c.q, c.weights_scales, weights, static_cast<const std::int32_t*>(bias), options);
+    }
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        const opt::QuantizedPlan& p = plan ? *plan : once.emplace(make(args.weights, args.bias));
+        p.execute(args.src, args.dst);
+        write_implementation(&args, p.implementation());
+        return nullptr;
+    }
+    const convcheck::runner::QuantizedCase c;
+    const opt::QuantizedOptions options;
+    std::optional<opt::QuantizedPlan> plan, once;
+};
+
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const PrepareInputs& inputs) {
+    if (quantization_of(desc) != nullptr) return std::make_unique<QuantizedPlan>(desc, inputs, instance_of(plugin).quantized);
     return std::make_unique<Plan>(desc, inputs, instance_of(plugin).conv);
 }
 
@@ -276,6 +327,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_c
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
+    add_quantized<prepare>();  // ABI 1.5: QuantizedPlan
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -1,5 +1,6 @@
 # The reference as a plugin (libconvcheck_plugin_reference.so).
 convcheck_add_backend_plugin(reference SOURCES ${CMAKE_CURRENT_LIST_DIR}/reference_plugin.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/reference_quantized.cpp
                      LIBS convcheck_reference convcheck_abi_descriptor)
 install(TARGETS convcheck_plugin_reference LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/convcheck/plugins COMPONENT sdk)
 if(CONVCHECK_BUILD_TESTS)

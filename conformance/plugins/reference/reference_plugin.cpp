@@ -2,7 +2,9 @@
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
 // accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp),
 // transposed convolution (reference/transposed.hpp), CC (the four blocks, seed 004) and CC's backward pass
-// (reference/cc/backward.hpp, ABI 1.4).
+// (reference/cc/backward.hpp, ABI 1.4); quantized convolution (ABI 1.5: the literal integer sum, requantized by the
+// rule of the option requantization=<double_rounding|single_rounding|nearest_even_f32>, nearest_even_f32 by
+// default; reference_quantized.cpp).
 #include <memory>
 #include <string>
 
@@ -16,6 +18,8 @@
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "convcheck/plugin_quantized.hpp"
+#include "reference_quantized.hpp"
 
 namespace {
 
@@ -23,30 +27,42 @@ using namespace convcheck_plugin_support;
 
 struct Instance {
     const convcheck_thread_pool* pool = nullptr;  // the runner's (ABI 1.2), or NULL: one thread
+    convcheck::reference::Requantization rule = convcheck::reference::Requantization::nearest_even_f32;
 };
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return guarded("create", [&]() -> convcheck_error* {
-        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options && *args->options)
-            return invalid_argument(std::string("the reference plugin takes no options, got '") + args->options + "'");
-        *out = reinterpret_cast<convcheck_plugin*>(new Instance{read_thread_pool(args)});
+        auto instance = std::make_unique<Instance>();
+        instance->pool = read_thread_pool(args);
+        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options && *args->options) {
+            const std::string options = args->options;
+            const std::string key = "requantization=";
+            if (options.rfind(key, 0) != 0 || options.find(',') != std::string::npos ||
+                !reference_plugin::parse_rule(options.substr(key.size()), &instance->rule))
+                return invalid_argument("the reference plugin takes one option, requantization=<double_rounding|"
+                                        "single_rounding|nearest_even_f32>; got '" + options + "'");
+        }
+        *out = reinterpret_cast<convcheck_plugin*>(instance.release());
         return nullptr;
     });
 }
 
 void destroy(convcheck_plugin* plugin) { delete reinterpret_cast<Instance*>(plugin); }
 
-convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
+convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info) {
     convcheck_plugin_info mine{};
     mine.struct_size = sizeof(mine);
     mine.name = "reference";
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F64;
+    mine.requantization = reference_plugin::abi_rule(reinterpret_cast<Instance*>(plugin)->rule);
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;  // int64, which holds every s32 sum exactly
     // the reference's reorders read and write every element where the strides put it (memory_layout.hpp)
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
@@ -63,6 +79,10 @@ constexpr double kMaxWidenedBytes = 4.0 * (1 << 30);
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
+        if (quantization_of(*desc) != nullptr) {  // add_conv's gate checked its form
+            const std::string why = reference_plugin::quantized_unsupported(*desc);
+            return why.empty() ? supported(out) : unsupported(out, why);
+        }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);  // throws ConvError -> error value
         const double widened = 8.0 * (double(d.src_elements()) + double(d.weights_elements()) + double(d.bias_elements())) +
@@ -99,7 +119,9 @@ struct Plan : convcheck_conv_plan {
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const PrepareInputs&) {
-    return std::make_unique<Plan>(desc, reinterpret_cast<Instance*>(plugin)->pool);
+    const Instance& instance = *reinterpret_cast<Instance*>(plugin);
+    if (quantization_of(desc) != nullptr) return reference_plugin::quantized_plan(desc, instance.rule);
+    return std::make_unique<Plan>(desc, instance.pool);
 }
 
 // The backward passes (docs/passes.md): the spec-literal sums of reference/backward.hpp in double,
@@ -203,6 +225,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin*, const convcheck_cc_desc&
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     add_conv<prepare>(a, conv_query);
+    add_quantized<prepare>();  // ABI 1.5 (reference_quantized.cpp)
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <set>
 
-#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_quantized.hpp"
 #include "convcheck/reference/quantized_convolution.hpp"
 #include "convcheck/reference/quantized_output.hpp"
 #include "convcheck/runner/strided_buffers.hpp"
@@ -27,10 +27,6 @@ int significant_bits(float v) {
     int exponent = 0;
     auto m = static_cast<std::uint32_t>(std::ldexp(std::frexp(v, &exponent), 24));
     return std::bit_width(m >> std::countr_zero(m));
-}
-
-std::int32_t abi_type(IntegerType t) {
-    return t == IntegerType::u8 ? CONVCHECK_U8 : t == IntegerType::s8 ? CONVCHECK_S8 : CONVCHECK_S32;
 }
 
 // The rule a plugin declares (ABI 1.5) into *rule; false when it names none.
@@ -88,7 +84,7 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     if (info.abi_major == 1 && info.abi_minor < 5)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has no integer data types (quantized convolution: ABI 1.5)";
-    const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_type(t))) != 0; };
+    const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_dtype(t))) != 0; };
     for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}, std::pair{"dst", q.dst}})
         if (!claims(type)) return "the plugin does not claim dtype " + std::string(to_string(type)) + " (" + tensor + ")";
     if (q.conv.has_bias && !claims(IntegerType::s32)) return "the plugin does not claim dtype s32 (the bias)";

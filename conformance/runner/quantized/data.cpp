@@ -7,7 +7,7 @@
 #include <limits>
 #include <random>
 
-#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_quantized.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "operation.hpp"
@@ -17,10 +17,6 @@ namespace convcheck::runner::detail {
 namespace {
 
 int bytes_of(IntegerType t) { return t == IntegerType::s32 ? 4 : 1; }
-
-std::int32_t abi_type(IntegerType t) {
-    return t == IntegerType::u8 ? CONVCHECK_U8 : t == IntegerType::s8 ? CONVCHECK_S8 : CONVCHECK_S32;
-}
 
 void store(void* data, IntegerType t, std::int64_t offset, std::int64_t v) {
     if (t == IntegerType::u8) static_cast<std::uint8_t*>(data)[offset] = static_cast<std::uint8_t>(v);
@@ -86,31 +82,10 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
     GuardedBuffer dst(static_cast<std::size_t>(d.dst_elements() * bytes_of(q.dst)));
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) store(dst.data(), q.dst, i, fill);
 
-    // the quantization extension (plugin/quantization.h): lives through the call, as the descriptor
-    convcheck_quantization ext{};
-    ext.header.struct_size = sizeof(ext);
-    ext.header.tag = CONVCHECK_EXTENSION_QUANTIZATION;
-    ext.header.next = nullptr;
-    ext.src_scale = q.src_scale;
-    ext.src_zero_point = q.src_zero_point;
-    ext.weights_scale_count = static_cast<std::int64_t>(data.weights_scales.size());
-    ext.weights_scales = data.weights_scales.data();
-    ext.weights_zero_point = q.weights_zero_point;
-    ext.dst_scale = q.dst_scale;
-    ext.dst_zero_point = q.dst_zero_point;
-    ext.dst_min = static_cast<std::int32_t>(q.dst_min);
-    ext.dst_max = static_cast<std::int32_t>(q.dst_max);
-
+    // the descriptor with its quantization extension (ABI 1.5): lives through the call
+    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales);
     ConvExecution e;
-    e.desc = to_abi(d);
-    e.desc.src_dtype = abi_type(q.src);
-    e.desc.weights_dtype = abi_type(q.weights);
-    e.desc.bias_dtype = CONVCHECK_S32;
-    e.desc.dst_dtype = abi_type(q.dst);
-    const bool one_type = e.desc.src_dtype == e.desc.weights_dtype && e.desc.src_dtype == e.desc.dst_dtype &&
-                          (!d.has_bias || e.desc.dst_dtype == CONVCHECK_S32);
-    e.desc.dtype = one_type ? e.desc.dst_dtype : CONVCHECK_DTYPE_MIXED;
-    e.desc.next = &ext.header;
+    e.desc = abi->desc;
     e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
     e.warmups = warmups;
     e.repeats = repeats;

@@ -2,6 +2,7 @@
 // descriptor, shrinking (the geometry's, the quantization kept), its benchdnn line, its multiply-adds, the
 // runner's memory and the case record's features.
 #include <algorithm>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,22 @@ std::string quantized_benchdnn(const Case& c, std::string* why) {
 }
 
 std::int64_t quantized_macs(const Case& c) { return c.qconv.conv.macs(); }
+
+std::string quantized_output_element(const Case& c, std::int64_t flat) {
+    const ConvDescriptor& d = c.qconv.conv;
+    return coordinates_text(element_coordinates(d.dst_dims(), d.data_format == DataFormat::nxc, flat));
+}
+
+int quantized_output_bytes(const Case& c) { return c.qconv.dst == IntegerType::s32 ? 4 : 1; }
+
+std::string quantized_output_value(const Case& c, const std::byte* element) {
+    const IntegerType t = c.qconv.dst;
+    if (t == IntegerType::u8) return std::to_string(static_cast<unsigned>(std::to_integer<std::uint8_t>(element[0])));
+    if (t == IntegerType::s8) return std::to_string(static_cast<std::int8_t>(std::to_integer<std::uint8_t>(element[0])));
+    std::int32_t v = 0;
+    std::memcpy(&v, element, 4);
+    return std::to_string(v);
+}
 
 CaseMemory quantized_memory(const Case& c) {
     const QuantizedDescriptor& q = c.qconv;

@@ -57,6 +57,11 @@ std::string quantized_descriptor(const Case& c);
 std::vector<Case> quantized_smaller(const Case& c);
 std::string quantized_benchdnn(const Case& c, std::string* why);
 std::int64_t quantized_macs(const Case& c);
+// Determinism mode: dst's element at a flat index of the recorded bytes ([n, c, spatial...] in the case's data
+// format), its bytes (1, or 4 for s32) and its integer value.
+std::string quantized_output_element(const Case& c, std::int64_t flat);
+int quantized_output_bytes(const Case& c);
+std::string quantized_output_value(const Case& c, const std::byte* element);
 nlohmann::json quantized_features(const Case& c);
 
 }  // namespace convcheck::runner::detail

@@ -4,6 +4,8 @@
 // only; and a real-scale CC case whose window a backend may decide either way is refused.
 #include <gtest/gtest.h>
 
+#include "convcheck/core/quantized_descriptor.hpp"
+
 #include <cmath>
 #include <random>
 #include <set>
@@ -23,7 +25,7 @@ namespace {
 std::vector<ConvDescriptor> descriptors_of(const std::vector<SuiteEntry>& entries) {
     std::vector<ConvDescriptor> out;
     for (const auto& e : entries)
-        if (!e.descriptor.starts_with("cc:") && !e.descriptor.starts_with("deconv:"))
+        if (!e.descriptor.starts_with("cc:") && !e.descriptor.starts_with("deconv:") && !e.descriptor.starts_with("qconv:"))
             out.push_back(parse_descriptor(e.descriptor));
     return out;
 }
@@ -197,7 +199,22 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     // transposed case, transposed cases with output padding and in f16/bf16
     bool bwd_d_tail = false, bwd_w_tail = false, bwd_d_probe = false, bwd_w_probe = false, deconv_probe = false,
          deconv_output_padding = false, deconv_16_bit = false;
+    // quantized convolution: each int8 bug class (docs/quantized.md)
+    bool q_ties = false, q_padding_zero_point = false, q_grouped_per_channel = false, q_s16_pairs = false,
+         q_range = false, q_s32 = false, q_bias = false;
     for (const SuiteEntry& e : builtin_suite_entries("smoke")) {
+        if (e.descriptor.starts_with("qconv:")) {
+            const QuantizedDescriptor q = parse_quantized_descriptor(e.descriptor);
+            q_ties |= e.fill == accuracy::Fill::ties;
+            q_padding_zero_point |= q.src_zero_point != 0 && q.conv.pads_begin[0] > 0;
+            q_grouped_per_channel |= q.per_channel_scales && q.conv.groups > 1;
+            q_s16_pairs |= q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.products_per_output() > 1 &&
+                           e.fill == accuracy::Fill::standard;
+            q_range |= q.narrowed();
+            q_s32 |= q.dst == IntegerType::s32;
+            q_bias |= q.conv.has_bias;
+            continue;
+        }
         if (e.descriptor.starts_with("deconv:")) {
             const TransposedDescriptor t = parse_transposed_descriptor(e.descriptor);
             deconv_probe |= e.modes.find('p') != std::string::npos;
@@ -248,6 +265,8 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     EXPECT_TRUE(multiplier && strides3);
     EXPECT_TRUE(gaussian && explicit_out && on_edge && real_scale);
     EXPECT_TRUE(cc_backward_batch) << "smoke needs a CC backward case with a batch (cc_bwd_theta_first_image)";
+    EXPECT_TRUE(q_ties && q_padding_zero_point && q_grouped_per_channel && q_s16_pairs && q_range && q_s32 && q_bias)
+        << "smoke needs a quantized case for each int8 bug class";
 }
 
 TEST(SuiteDesign, SpecialFillsAreExactModeData) {

@@ -74,7 +74,7 @@ TEST(Mutants, TheListHasFortyBugsAndHonestVariants) {
         if (m.kind == MutantKind::bug)
             EXPECT_TRUE(caught == "exact" || caught == "bound" || caught == "probe" || caught == "crash" ||
                         caught == "invalid" || caught == "determinism" || caught == "large" ||
-                        caught == "strides" || caught == "backward" || caught == "transposed" || caught == "quantized")
+                        caught == "strides" || caught == "backward" || caught == "transposed")
                 << m.name;
         else EXPECT_EQ(caught, "-") << m.name;
     }
@@ -165,11 +165,10 @@ TEST_P(Caught, BySmokeInItsMode) {
     const bool determinism = caught == "determinism";
     const std::vector<Op> ops = ops_of(caught);
     std::vector<std::pair<std::string, std::uint64_t>> runs{{"smoke", 1}, {"smoke", 2}, {"smoke", 3}};
-    if (caught == "invalid" || caught == "strides" || caught == "quantized")
-        runs = {{caught, 1}, {caught, 2}, {caught, 3}};  // suites smoke leaves to them
+    if (caught == "invalid" || caught == "strides") runs = {{caught, 1}, {caught, 2}, {caught, 3}};  // suites smoke leaves to them
     if (!ops.empty()) runs.emplace_back(caught, 1);
     for (const auto& [suite, seed] : runs) {
-        const bool own_suite = caught == "invalid" || caught == "strides" || caught == "quantized" || !ops.empty();
+        const bool own_suite = caught == "invalid" || caught == "strides" || !ops.empty();
         const auto results = run_suite(mutant, suite, seed, caught == "crash" || determinism || own_suite ? "" : caught, true,
                                        determinism ? kSelftestDeterminism : Determinism{}, ops);
         ASSERT_FALSE(results.empty());

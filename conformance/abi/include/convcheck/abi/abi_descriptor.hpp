@@ -24,7 +24,7 @@ convcheck_conv_transposed_desc to_abi(const TransposedDescriptor& t);
 // descriptor cannot hold (a dtype, format or extension it does not know, OXI weights).
 TransposedDescriptor from_abi(const convcheck_conv_transposed_desc& desc);
 
-// "f32", "f16", "bf16", "f64" for a convcheck_dtype value; "unknown(<n>)" otherwise.
+// "f32", "f16", "bf16", "f64" (1.5: "u8", "s8", "s32") for a convcheck_dtype value; "unknown(<n>)" otherwise.
 std::string abi_dtype_name(int32_t dtype);
 
 }  // namespace convcheck::runner

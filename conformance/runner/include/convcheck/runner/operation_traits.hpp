@@ -101,6 +101,10 @@ struct OperationTraits {
     const ConvDescriptor* (*design_geometry)(const Case& c);
     // The case record's "features" (results.cpp, docs/results-schema.md): rank, groups, padding, ...
     nlohmann::json (*features)(const Case& c);
+    // Determinism mode's element of the recorded dst where it is not output_dtype's (quantized convolution's
+    // integers): its bytes, and its value as text. Null: output_dtype's.
+    int (*output_bytes)(const Case& c) = nullptr;
+    std::string (*output_value)(const Case& c, const std::byte* element) = nullptr;
 };
 
 // The traits of one operation, and all of them (in the order of enum Op).

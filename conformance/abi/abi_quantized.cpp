@@ -1,0 +1,92 @@
+// A quantized case <-> the ABI (abi_quantized.hpp).
+#include "convcheck/abi/abi_quantized.hpp"
+
+#include <string>
+
+#include "convcheck/abi/abi_descriptor.hpp"
+
+namespace convcheck::runner {
+
+std::int32_t abi_dtype(IntegerType type) {
+    return type == IntegerType::u8 ? CONVCHECK_U8 : type == IntegerType::s8 ? CONVCHECK_S8 : CONVCHECK_S32;
+}
+
+std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<float> weights_scales) {
+    auto a = std::make_unique<AbiQuantized>();
+    a->weights_scales = std::move(weights_scales);
+    convcheck_quantization& e = a->extension;
+    e.header.struct_size = sizeof(e);
+    e.header.tag = CONVCHECK_EXTENSION_QUANTIZATION;
+    e.header.next = nullptr;
+    e.src_scale = q.src_scale;
+    e.src_zero_point = q.src_zero_point;
+    e.weights_scale_count = static_cast<std::int64_t>(a->weights_scales.size());
+    e.weights_scales = a->weights_scales.data();
+    e.weights_zero_point = q.weights_zero_point;
+    e.dst_scale = q.dst_scale;
+    e.dst_zero_point = q.dst_zero_point;
+    e.dst_min = static_cast<std::int32_t>(q.dst_min);
+    e.dst_max = static_cast<std::int32_t>(q.dst_max);
+    convcheck_conv_desc& d = a->desc;
+    d = to_abi(q.conv);
+    d.src_dtype = abi_dtype(q.src);
+    d.weights_dtype = abi_dtype(q.weights);
+    d.bias_dtype = CONVCHECK_S32;
+    d.dst_dtype = abi_dtype(q.dst);
+    const bool one_type = d.src_dtype == d.weights_dtype && d.src_dtype == d.dst_dtype &&
+                          (!q.conv.has_bias || d.dst_dtype == CONVCHECK_S32);
+    d.dtype = one_type ? d.dst_dtype : CONVCHECK_DTYPE_MIXED;
+    d.next = &e.header;
+    return a;
+}
+
+namespace {
+
+IntegerType integer_type(const char* tensor, std::int32_t dtype) {
+    if (dtype == CONVCHECK_U8) return IntegerType::u8;
+    if (dtype == CONVCHECK_S8) return IntegerType::s8;
+    if (dtype == CONVCHECK_S32) return IntegerType::s32;
+    throw ConvError(std::string(tensor) + "_dtype", abi_dtype_name(dtype), "a quantized tensor is u8, s8 or s32");
+}
+
+}  // namespace
+
+QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
+    if (desc.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next) || desc.next == nullptr ||
+        desc.next->tag != CONVCHECK_EXTENSION_QUANTIZATION ||
+        desc.next->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_max))
+        throw ConvError("next", "no quantization extension", "a quantized case carries one (ABI 1.5)");
+    const auto& e = *reinterpret_cast<const convcheck_quantization*>(desc.next);
+    if (e.header.next != nullptr)
+        throw ConvError("next", "tag " + std::to_string(e.header.next->tag), "no extension is known beside the quantization");
+    QuantizedCase c;
+    // the geometry through the float reader: its dtypes f32, no chain
+    convcheck_conv_desc geometry = desc;
+    geometry.dtype = geometry.src_dtype = geometry.weights_dtype = geometry.bias_dtype = geometry.dst_dtype = CONVCHECK_F32;
+    geometry.next = nullptr;
+    c.q.conv = from_abi(geometry);
+    if (c.q.conv.pass != Pass::forward)
+        throw ConvError("prop_kind", std::to_string(desc.prop_kind), "a quantized convolution is a forward pass");
+    c.q.src = integer_type("src", desc.src_dtype);
+    c.q.weights = integer_type("weights", desc.weights_dtype);
+    c.q.dst = integer_type("dst", desc.dst_dtype);
+    if (desc.has_bias && desc.bias_dtype != CONVCHECK_S32)
+        throw ConvError("bias_dtype", abi_dtype_name(desc.bias_dtype), "a quantized bias is s32");
+    if (e.weights_scale_count != 1 && e.weights_scale_count != desc.out_channels)
+        throw ConvError("weights_scale_count", std::to_string(e.weights_scale_count),
+                        "one weights scale, or one per output channel (" + std::to_string(desc.out_channels) + ")");
+    if (e.weights_scales == nullptr) throw ConvError("weights_scales", "NULL", "the weights scales are given");
+    c.weights_scales.assign(e.weights_scales, e.weights_scales + e.weights_scale_count);
+    c.q.per_channel_scales = e.weights_scale_count > 1;
+    c.q.weights_scale = c.weights_scales.front();
+    c.q.src_scale = e.src_scale;
+    c.q.dst_scale = e.dst_scale;
+    c.q.src_zero_point = e.src_zero_point;
+    c.q.weights_zero_point = e.weights_zero_point;
+    c.q.dst_zero_point = e.dst_zero_point;
+    c.q.dst_min = e.dst_min;
+    c.q.dst_max = e.dst_max;
+    return c;
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,92 @@
+// The reference plugin's quantized convolution (reference_quantized.hpp): the integers read from the buffers in
+// their layouts, the literal integer sum, each output requantized by the instance's rule.
+#include "reference_quantized.hpp"
+
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/plugin_quantized.hpp"
+#include "convcheck/reference/quantized_convolution.hpp"
+#include "convcheck/reference/quantized_output.hpp"
+
+namespace reference_plugin {
+
+namespace {
+
+using namespace convcheck_plugin_support;
+using convcheck::reference::Requantization;
+
+// One tensor's integers in canonical order (NCX, OIX).
+std::vector<std::int32_t> read(const convcheck::ConvDescriptor& d, convcheck::TensorRole role, const void* data,
+                               int32_t dtype) {
+    std::vector<std::int32_t> v;
+    convcheck::for_each_element(d, role, [&](std::int64_t, std::int64_t offset) {
+        v.push_back(static_cast<std::int32_t>(load_integer(data, dtype, offset)));
+    });
+    return v;
+}
+
+struct QuantizedPlan : convcheck_conv_plan {
+    QuantizedPlan(const convcheck_conv_desc& desc, Requantization rule)
+        : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), rule(rule) {
+        convcheck::validate(c.q);  // throws ConvError -> an invalid-argument error
+    }
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        namespace ref = convcheck::reference;
+        const convcheck::QuantizedDescriptor& q = c.q;
+        const convcheck::ConvDescriptor& d = q.conv;
+        const std::vector<std::int32_t> src = read(d, convcheck::TensorRole::src, args.src, desc.src_dtype);
+        const std::vector<std::int32_t> weights = read(d, convcheck::TensorRole::weights, args.weights, desc.weights_dtype);
+        std::vector<std::int32_t> bias;
+        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o)
+            bias.push_back(static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
+        const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
+        const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
+        if (!ref::fits_int32_accumulator(sums))
+            throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "an s32 accumulator would overflow (the case is invalid)");
+        const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);
+        std::int64_t spatial = 1;
+        for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
+        convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+            const double multiplier = m[static_cast<std::size_t>((flat / spatial) % d.out_channels)];
+            store_integer(args.dst, desc.dst_dtype, offset, ref::quantized_output(q, sums.acc[flat], multiplier, rule));
+        });
+        write_implementation(&args, std::string("reference_integer_sum_") + ref::to_string(rule));
+        return nullptr;
+    }
+    const convcheck::runner::QuantizedCase c;
+    const Requantization rule;
+};
+
+}  // namespace
+
+bool parse_rule(const std::string& text, Requantization* rule) {
+    for (Requantization r : convcheck::reference::kRequantizations)
+        if (text == convcheck::reference::to_string(r)) return *rule = r, true;
+    return false;
+}
+
+int32_t abi_rule(Requantization rule) {
+    switch (rule) {
+        case Requantization::double_rounding: return CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
+        case Requantization::single_rounding: return CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING;
+        case Requantization::nearest_even_f32: return CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+    }
+    return CONVCHECK_REQUANTIZATION_UNNAMED;
+}
+
+std::string quantized_unsupported(const convcheck_conv_desc& desc) {
+    const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(desc);
+    convcheck::validate(c.q);  // throws ConvError -> error value
+    const convcheck::ConvDescriptor& d = c.q.conv;
+    // the integers as int32 and, per output, four int64 sums
+    const double copies = 4.0 * (double(d.src_elements()) + double(d.weights_elements())) + 32.0 * double(d.dst_elements());
+    if (copies > 4.0 * (1 << 30))
+        return "the reference plugin copies every tensor: this quantized case needs " +
+               std::to_string(static_cast<long long>(copies / (1 << 20))) + " MiB of copies, more than its 4096 MiB";
+    return "";
+}
+
+std::unique_ptr<convcheck_conv_plan> quantized_plan(const convcheck_conv_desc& desc, Requantization rule) {
+    return std::make_unique<QuantizedPlan>(desc, rule);
+}
+
+}  // namespace reference_plugin
