@@ -83,13 +83,14 @@ std::string_view to_string(QuantizedRounding rounding) {
         case QuantizedRounding::double_rounding: return "double_rounding";
         case QuantizedRounding::single_rounding: return "single_rounding";
         case QuantizedRounding::nearest_even_f32: return "nearest_even_f32";
+        case QuantizedRounding::nearest_even_f32_with_zero_point: return "nearest_even_f32_with_zero_point";
     }
     return "?";
 }
 
 bool parse_quantized_rounding(std::string_view text, QuantizedRounding* rounding) {
     for (QuantizedRounding r : {QuantizedRounding::double_rounding, QuantizedRounding::single_rounding,
-                                QuantizedRounding::nearest_even_f32})
+                                QuantizedRounding::nearest_even_f32, QuantizedRounding::nearest_even_f32_with_zero_point})
         if (text == to_string(r)) return *rounding = r, true;
     return false;
 }
@@ -117,6 +118,11 @@ struct QuantizedPlan::Impl {
             case QuantizedRounding::nearest_even_f32:
                 r = static_cast<i64>(std::nearbyint(static_cast<float>(acc) * multiplier_f32[oc]));
                 break;
+            case QuantizedRounding::nearest_even_f32_with_zero_point: {
+                const float product = static_cast<float>(acc) * multiplier_f32[oc];
+                const float sum = product + static_cast<float>(q.dst_zero_point);  // in f32, as oneDNN and ONNX add it
+                return std::clamp<i64>(static_cast<i64>(std::nearbyint(sum)), q.dst_min, q.dst_max);
+            }
         }
         return std::clamp<i64>(r + q.dst_zero_point, q.dst_min, q.dst_max);
     }

@@ -20,12 +20,12 @@ using namespace convcheck;
 
 namespace {
 
-constexpr reference::Requantization kRule[] = {reference::Requantization::double_rounding,
-                                               reference::Requantization::single_rounding,
-                                               reference::Requantization::nearest_even_f32};
-constexpr optimized::QuantizedRounding kRounding[] = {optimized::QuantizedRounding::double_rounding,
-                                                      optimized::QuantizedRounding::single_rounding,
-                                                      optimized::QuantizedRounding::nearest_even_f32};
+constexpr reference::Requantization kRule[] = {
+    reference::Requantization::double_rounding, reference::Requantization::single_rounding,
+    reference::Requantization::nearest_even_f32, reference::Requantization::nearest_even_f32_with_zero_point};
+constexpr optimized::QuantizedRounding kRounding[] = {
+    optimized::QuantizedRounding::double_rounding, optimized::QuantizedRounding::single_rounding,
+    optimized::QuantizedRounding::nearest_even_f32, optimized::QuantizedRounding::nearest_even_f32_with_zero_point};
 
 void store(std::vector<unsigned char>& bytes, IntegerType t, std::int64_t i, std::int64_t v) {
     if (t == IntegerType::s32) {
@@ -93,7 +93,7 @@ RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
     const auto m = reference::output_multipliers(q, scales);
     std::int64_t spatial = 1;
     for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
-    const int rule = *rc::gen::inRange(0, 3);
+    const int rule = *rc::gen::inRange(0, 4);
     const optimized::QuantizedPlan plan(q, scales, weight_bytes.data(), d.has_bias ? bias.data() : nullptr,
                                         {.threads = *rc::gen::inRange(1, 3), .rounding = kRounding[rule]});
     std::vector<unsigned char> dst(static_cast<std::size_t>(d.dst_elements() * (q.dst == IntegerType::s32 ? 4 : 1)));

@@ -34,8 +34,8 @@ std::int32_t as_int32(std::int64_t acc) {
 std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule) {
     const std::int32_t x = as_int32(acc);
     if (q.dst == IntegerType::s32) return x;
-    return saturate(requantize(x, multiplier, rule), q.dst_zero_point, static_cast<std::int32_t>(q.dst_min),
-                    static_cast<std::int32_t>(q.dst_max));
+    return saturate(requantize_with_zero_point(x, multiplier, q.dst_zero_point, rule), 0,
+                    static_cast<std::int32_t>(q.dst_min), static_cast<std::int32_t>(q.dst_max));
 }
 
 IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier) {

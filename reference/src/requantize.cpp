@@ -37,6 +37,7 @@ const char* to_string(Requantization rule) {
         case Requantization::double_rounding: return "double_rounding";
         case Requantization::single_rounding: return "single_rounding";
         case Requantization::nearest_even_f32: return "nearest_even_f32";
+        case Requantization::nearest_even_f32_with_zero_point: return "nearest_even_f32_with_zero_point";
     }
     return "unknown";
 }
@@ -117,13 +118,30 @@ std::int64_t multiply_nearest_even_f32(std::int32_t x, float scale) {
     return static_cast<std::int64_t>(nearest_even(static_cast<double>(product)));
 }
 
+std::int64_t multiply_nearest_even_f32_with_zero_point(std::int32_t x, float scale, std::int32_t zero_point) {
+    const float acc = static_cast<float>(x);
+    const float product = static_cast<float>(static_cast<double>(acc) * static_cast<double>(scale));
+    // the zero point in f32 (exact: |zero point| <= 255), added in f32: the double sum of two f32 values rounded once
+    const float sum = static_cast<float>(static_cast<double>(product) + static_cast<double>(static_cast<float>(zero_point)));
+    if (!std::isfinite(sum)) throw std::invalid_argument("nearest even f32: the scaled accumulator is not finite");
+    return static_cast<std::int64_t>(nearest_even(static_cast<double>(sum)));
+}
+
 std::int64_t requantize(std::int32_t x, double real_scale, Requantization rule) {
     switch (rule) {
         case Requantization::double_rounding: return multiply_double_rounding(x, quantize_multiplier(real_scale));
         case Requantization::single_rounding: return multiply_single_rounding(x, quantize_multiplier(real_scale));
-        case Requantization::nearest_even_f32: return multiply_nearest_even_f32(x, static_cast<float>(real_scale));
+        case Requantization::nearest_even_f32:
+        case Requantization::nearest_even_f32_with_zero_point:
+            return multiply_nearest_even_f32(x, static_cast<float>(real_scale));
     }
     throw std::invalid_argument("requantize: unknown rule");
+}
+
+std::int64_t requantize_with_zero_point(std::int32_t x, double real_scale, std::int32_t zero_point, Requantization rule) {
+    if (rule == Requantization::nearest_even_f32_with_zero_point)
+        return multiply_nearest_even_f32_with_zero_point(x, static_cast<float>(real_scale), zero_point);
+    return requantize(x, real_scale, rule) + zero_point;
 }
 
 IntegerWindow inexact_window(double exact, std::int32_t zero_point) {

@@ -49,3 +49,16 @@ TEST(QuantizedOutput, WindowHoldsBothIntegersOfATieAndIsSaturated) {
     EXPECT_EQ(high.lowest, 255);
     EXPECT_EQ(high.highest, 255);
 }
+
+// The two f32 rules part at a tie with an odd zero point: XNNPACK rounds, then adds it (2.5 -> 2, + 1 = 3);
+// oneDNN and ONNX add it in f32, then round (3.5 -> 4). With an even zero point they agree.
+TEST(QuantizedOutput, TheZeroPointBeforeOrAfterRoundingPartsTheFloatRules) {
+    const auto odd = descriptor("qconv:c=1,o=1,in=3,k=1,dt=u8:s8:u8,dzp=1");
+    EXPECT_EQ(quantized_output(odd, 5, 0.5, Requantization::nearest_even_f32), 3);
+    EXPECT_EQ(quantized_output(odd, 5, 0.5, Requantization::nearest_even_f32_with_zero_point), 4);
+    EXPECT_EQ(multiply_nearest_even_f32_with_zero_point(-7, 0.5f, -1), -4);  // -4.5 to even
+    EXPECT_EQ(requantize_with_zero_point(-7, 0.5, -1, Requantization::nearest_even_f32), -5);  // -4, then -1
+    const auto even = descriptor("qconv:c=1,o=1,in=3,k=1,dt=u8:s8:u8,dzp=2");
+    EXPECT_EQ(quantized_output(even, 5, 0.5, Requantization::nearest_even_f32),
+              quantized_output(even, 5, 0.5, Requantization::nearest_even_f32_with_zero_point));
+}

@@ -85,6 +85,8 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     // quantized convolution (ABI 1.5; mutants_quantized.cpp): gemmlowp's double rounding, an s32 accumulator
     mine.requantization = CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
+    if (mutant_of(plugin) == Mutant::q_zero_point_after_rounding)  // declares the zero point added before rounding
+        mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);

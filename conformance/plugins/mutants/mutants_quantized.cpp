@@ -44,7 +44,8 @@ std::int32_t rounding_divide_by_pot(std::int32_t x, int exponent) {
 
 // acc * real under the declared rule (gemmlowp's double rounding), or a mutant's
 std::int64_t requantize(std::int32_t acc, double real, Mutant m) {
-    if (m == M::q_ties_to_even) return static_cast<std::int64_t>(std::nearbyint(float(acc) * float(real)));
+    if (m == M::q_ties_to_even || m == M::q_zero_point_after_rounding)
+        return static_cast<std::int64_t>(std::nearbyint(float(acc) * float(real)));
     std::int32_t multiplier = 0;
     int shift = 0;
     quantize_multiplier(real, &multiplier, &shift);

@@ -5,8 +5,8 @@
 //       forces one discrete-convolution path (for backward data, the path of its phases; backward
 //       weights takes scalar, blocked_avx2, blocked_avx512); a case it does not apply to is "unsupported"
 //   cc_method=<polyphase|chunked> forces one CC method, likewise
-//   requantization=<double_rounding|single_rounding|nearest_even_f32> the rule its quantized convolution
-//       (ABI 1.5, QuantizedPlan) follows and declares; nearest_even_f32 by default
+//   requantization=<double_rounding|single_rounding|nearest_even_f32|nearest_even_f32_with_zero_point> the rule its quantized convolution
+//       (ABI 1.5, QuantizedPlan) follows and declares; nearest_even_f32_with_zero_point (oneDNN's) by default
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -54,7 +54,8 @@ convcheck_error* parse_options(const std::string& text, Instance& in) {
         } else if (key == "requantization") {
             if (!opt::parse_quantized_rounding(value, &in.quantized.rounding))
                 return invalid_argument("optimized: requantization='" + value +
-                                        "' is not double_rounding, single_rounding or nearest_even_f32");
+                                        "' is not double_rounding, single_rounding, nearest_even_f32 or "
+                                        "nearest_even_f32_with_zero_point");
         } else {
             return invalid_argument("optimized: unknown option '" + key + "' (path, cc_method, requantization)");
         }
@@ -82,9 +83,14 @@ Instance& instance_of(convcheck_plugin* p) { return *reinterpret_cast<Instance*>
 
 // ABI 1.5's name of the rule the quantized plans follow.
 int32_t abi_rule(opt::QuantizedRounding r) {
-    return r == opt::QuantizedRounding::double_rounding   ? CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING
-           : r == opt::QuantizedRounding::single_rounding ? CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING
-                                                          : CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+    switch (r) {
+        case opt::QuantizedRounding::double_rounding: return CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
+        case opt::QuantizedRounding::single_rounding: return CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING;
+        case opt::QuantizedRounding::nearest_even_f32: return CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+        case opt::QuantizedRounding::nearest_even_f32_with_zero_point:
+            return CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
+    }
+    return CONVCHECK_REQUANTIZATION_UNNAMED;
 }
 
 convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info) {

@@ -3,8 +3,8 @@
 // accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp),
 // transposed convolution (reference/transposed.hpp), CC (the four blocks, seed 004) and CC's backward pass
 // (reference/cc/backward.hpp, ABI 1.4); quantized convolution (ABI 1.5: the literal integer sum, requantized by the
-// rule of the option requantization=<double_rounding|single_rounding|nearest_even_f32>, nearest_even_f32 by
-// default; reference_quantized.cpp).
+// rule of the option requantization=<double_rounding|single_rounding|nearest_even_f32|
+// nearest_even_f32_with_zero_point>, nearest_even_f32_with_zero_point (ONNX's) by default; reference_quantized.cpp).
 #include <memory>
 #include <string>
 
@@ -27,7 +27,8 @@ using namespace convcheck_plugin_support;
 
 struct Instance {
     const convcheck_thread_pool* pool = nullptr;  // the runner's (ABI 1.2), or NULL: one thread
-    convcheck::reference::Requantization rule = convcheck::reference::Requantization::nearest_even_f32;
+    // ONNX's reference QLinearConv: the zero point added in float, then rounded to even
+    convcheck::reference::Requantization rule = convcheck::reference::Requantization::nearest_even_f32_with_zero_point;
 };
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
@@ -40,7 +41,8 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
             if (options.rfind(key, 0) != 0 || options.find(',') != std::string::npos ||
                 !reference_plugin::parse_rule(options.substr(key.size()), &instance->rule))
                 return invalid_argument("the reference plugin takes one option, requantization=<double_rounding|"
-                                        "single_rounding|nearest_even_f32>; got '" + options + "'");
+                                        "single_rounding|nearest_even_f32|nearest_even_f32_with_zero_point>; got '" +
+                                        options + "'");
         }
         *out = reinterpret_cast<convcheck_plugin*>(instance.release());
         return nullptr;

@@ -69,6 +69,7 @@ int32_t abi_rule(Requantization rule) {
         case Requantization::double_rounding: return CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
         case Requantization::single_rounding: return CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING;
         case Requantization::nearest_even_f32: return CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+        case Requantization::nearest_even_f32_with_zero_point: return CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
     }
     return CONVCHECK_REQUANTIZATION_UNNAMED;
 }

@@ -11,7 +11,7 @@
 
 namespace reference_plugin {
 
-// The option requantization=<double_rounding|single_rounding|nearest_even_f32>; false for another value.
+// The option requantization=<rule> (reference/requantize.hpp's names); false for another value.
 bool parse_rule(const std::string& text, convcheck::reference::Requantization* rule);
 // The ABI's name of the rule (plugin_info.requantization).
 int32_t abi_rule(convcheck::reference::Requantization rule);

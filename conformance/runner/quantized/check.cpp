@@ -36,6 +36,8 @@ bool declared_rule(const PluginInfo& info, Requantization* rule) {
         case CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING: return *rule = Requantization::double_rounding, true;
         case CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING: return *rule = Requantization::single_rounding, true;
         case CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32: return *rule = Requantization::nearest_even_f32, true;
+        case CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT:
+            return *rule = Requantization::nearest_even_f32_with_zero_point, true;
         default: return false;
     }
 }
@@ -157,11 +159,11 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     const accuracy::OnMismatch count = count_failures(e, where);
     accuracy::Comparison cmp;
     cmp.elements = static_cast<std::int64_t>(n);
-    bool fits[3] = {true, true, true};  // which rules every output agrees with
+    bool fits[4] = {true, true, true, true};  // which rules every output agrees with
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t got = out.got[i];
         const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
-        for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t k = 0; k < 4; ++k)
             fits[k] = fits[k] && got == reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]);
         const std::int64_t want = std::clamp(got, allowed[i].lowest, allowed[i].highest);
         const double error = std::fabs(double(got - want));
@@ -188,7 +190,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
                         (declared ? std::string(" (with the declared ") + to_string(rule) + "'s own result)" : "");
             text += ": acc " + std::to_string(sums.acc[i]) + " x M " + integer_text(m) + " = " +
                     integer_text(double(sums.acc[i]) * m) + ", + dzp " + std::to_string(q.dst_zero_point) + " (";
-            for (std::size_t k = 0; k < 3; ++k)
+            for (std::size_t k = 0; k < 4; ++k)
                 text += std::string(k ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
                         std::to_string(reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]));
             text += ")";
@@ -196,9 +198,9 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         text += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
         if (q.dst != IntegerType::s32) {
             std::string fit;
-            for (std::size_t k = 0; k < 3; ++k)
+            for (std::size_t k = 0; k < 4; ++k)
                 if (fits[k]) fit += std::string(fit.empty() ? "" : " and ") + to_string(reference::kRequantizations[k]);
-            text += fit.empty() ? "; the outputs fit none of the three rules" : "; the outputs fit " + fit;
+            text += fit.empty() ? "; the outputs fit none of the four rules" : "; the outputs fit " + fit;
         }
         if (out.unwritten > 0)
             text += "; " + std::to_string(out.unwritten) + " outputs hold " + std::to_string(fill) +

@@ -6,7 +6,8 @@ convinteger.py) whose export() builds the node, its inputs and its expected outp
 `expect`. This check replaces `expect` to collect them, runs each on reference_quantized_cli (the C++
 reference: quantized_convolution.hpp, requantize.hpp) and compares every output with ==.
 ConvInteger is the int32 accumulator; QLinearConv requantizes it with ONNX's arithmetic (the scales
-combined in f32, the nearest integer, ties to even: nearest_even_f32), adds y_zero_point and saturates.
+combined in f32, y_zero_point added, the nearest integer, ties to even: nearest_even_f32_with_zero_point) and
+saturates.
 
 usage: onnx_node_check.py <reference_quantized_cli>
 Exit 0 when every case agrees, 1 on a mismatch, 2 on a usage error, 77 (skipped) without python3-onnx.
@@ -42,7 +43,7 @@ def run_case(cli, np, node, inputs, outputs, name):
         if len(inputs) > 8 or np.size(ws) != 1:
             return f"{name}: skipped (a bias or per-channel w_scale: the CLI takes one scale and no bias)"
         real = np.float32(np.float32(xs) * np.float32(np.asarray(ws).reshape(-1)[0])) / np.float32(ys)
-        rule, scale = "nearest_even_f32", repr(float(np.float32(real)))
+        rule, scale = "nearest_even_f32_with_zero_point", repr(float(np.float32(real)))
         info = np.iinfo(outputs[0].dtype)
         zy, lowest, highest = str(int(zy)), str(info.min), str(info.max)
     zx, zw = np.asarray(zx).reshape(-1), np.asarray(zw).reshape(-1)

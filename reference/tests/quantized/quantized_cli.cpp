@@ -5,11 +5,13 @@
 // usage: reference_quantized_cli <descriptor> <src zero points> <weight zero points> <rule|none> <scale>
 //                                <dst zero point> <lowest> <highest>
 //   The zero-point arguments are counts: 1 (per tensor) or the channel count. rule: double_rounding,
-//   single_rounding or nearest_even_f32, or none (the int32 accumulator only, ConvInteger).
+//   single_rounding, nearest_even_f32 or nearest_even_f32_with_zero_point, or none (the int32 accumulator only,
+//   ConvInteger).
 //   stdin:  whitespace-separated integers: src NCX, weights OIX, bias [O] when the descriptor has bias=1,
 //           then the src zero points and the weight zero points.
 //   stdout: {"acc": [...], "dst": [...]} in NCX order: the accumulator, and (with a rule) the requantized
-//           output: the rule's integer plus the dst zero point, saturated to [lowest, highest].
+//           output: the rule's integer with the dst zero point (added after rounding, or before for
+//           nearest_even_f32_with_zero_point), saturated to [lowest, highest].
 // Exit 0 on success, 2 on a refused input (the message names what and why).
 #include <cstdint>
 #include <iostream>
@@ -68,7 +70,8 @@ int main(int argc, char** argv) {
         for (const reference::Requantization& known : reference::kRequantizations)
             if (rule == reference::to_string(known)) r = &known;
         if (!r && rule != "none")
-            return refuse("rule '" + rule + "': not double_rounding, single_rounding, nearest_even_f32 or none");
+            return refuse("rule '" + rule + "': not double_rounding, single_rounding, nearest_even_f32, "
+                          "nearest_even_f32_with_zero_point or none");
         std::printf("{");
         cli_io::print_array("acc", as_doubles(sums.acc), !r);
         if (r) {
@@ -77,8 +80,9 @@ int main(int argc, char** argv) {
             const auto lowest = static_cast<std::int32_t>(std::stol(argv[7])), highest = static_cast<std::int32_t>(std::stol(argv[8]));
             std::vector<std::int64_t> dst;
             for (const std::int64_t acc : sums.acc)
-                dst.push_back(reference::saturate(reference::requantize(static_cast<std::int32_t>(acc), scale, *r),
-                                                  zero_point, lowest, highest));
+                dst.push_back(reference::saturate(
+                    reference::requantize_with_zero_point(static_cast<std::int32_t>(acc), scale, zero_point, *r), 0,
+                    lowest, highest));
             cli_io::print_array("dst", as_doubles(dst), true);
         }
         std::printf("}\n");

@@ -12,9 +12,10 @@
  * where any order of the additions could leave s32). The bias (S32, has_bias) has the scale
  * src_scale * weights_scales[oc] and zero point 0.
  *   dst S32: dst = acc (ONNX ConvInteger); the dst fields below are 1, 0, INT32_MIN and INT32_MAX.
- *   dst U8, S8: dst = min(max(dst_zero_point + R(acc * M(oc)), dst_min), dst_max) with the multiplier
+ *   dst U8, S8: dst = min(max(R(acc * M(oc), dst_zero_point), dst_min), dst_max) with the multiplier
  *     M(oc) = src_scale * weights_scales[oc] / dst_scale, and R the requantization rule the plugin declares
- *     (plugin_info.requantization). How the plugin forms M(oc) (in f32, f64, a Q31 multiplier and shift) is
+ *     (plugin_info.requantization), which adds the zero point after rounding or, for
+ *     NEAREST_EVEN_F32_WITH_ZERO_POINT, before. How the plugin forms M(oc) (in f32, f64, a Q31 multiplier and shift) is
  *     its own: the exact-mode cases choose scales whose M(oc) every such form holds exactly, so that the
  *     rule alone decides the result; bound-mode cases may not, and are judged by TOSA's INEXACT_ROUND window.
  */
@@ -37,14 +38,18 @@ extern "C" {
  *                    from zero;
  *   SINGLE_ROUNDING  TFLite with TFLITE_SINGLE_ROUNDING, TOSA RESCALE without double_round, XNNPACK rndnu:
  *                    one 64-bit product and one right shift, ties toward +inf;
- *   NEAREST_EVEN_F32 oneDNN's, ONNX's reference QLinearConv, XNNPACK fp32: f32(acc) * f32(M) in f32, then the
- *                    nearest integer, ties to even;
+ *   NEAREST_EVEN_F32 XNNPACK fp32: f32(acc) * f32(M) in f32, the nearest integer with ties to even, then
+ *                    + dst_zero_point;
+ *   NEAREST_EVEN_F32_WITH_ZERO_POINT  oneDNN's, ONNX's reference QLinearConv: f32(acc) * f32(M) + dst_zero_point in
+ *                    f32, then the nearest integer with ties to even (with an odd zero point every tie differs
+ *                    from NEAREST_EVEN_F32's: 2.5 + 1 is 4 here, 3 there);
  *   UNNAMED          none named: any integer in TOSA's INEXACT_ROUND window around the exact value. */
 typedef enum {
     CONVCHECK_REQUANTIZATION_UNNAMED = 0,
     CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING = 1,
     CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING = 2,
-    CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32 = 3
+    CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32 = 3,
+    CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT = 4
 } convcheck_requantization;
 
 /* What a plugin's integer sums accumulate in (plugin_info.integer_accumulator). S16_PAIRS: adjacent products

@@ -25,14 +25,15 @@ namespace convcheck::optimized {
 enum class QuantizedRounding {
     double_rounding,   // gemmlowp: Q31 multiplier, high half rounded ties up, then a shift rounded ties away
     single_rounding,   // one 64-bit product and one shift, ties up
-    nearest_even_f32,  // f32(acc) * f32(M), the nearest integer, ties to even
+    nearest_even_f32,  // f32(acc) * f32(M), the nearest integer, ties to even, then + the zero point
+    nearest_even_f32_with_zero_point,  // f32(acc) * f32(M) + the zero point in f32, then the nearest integer
 };
 std::string_view to_string(QuantizedRounding rounding);
 bool parse_quantized_rounding(std::string_view text, QuantizedRounding* rounding);
 
 struct QuantizedOptions {
     int threads = 0;  // 0: TBB's default; otherwise an arena of exactly this many
-    QuantizedRounding rounding = QuantizedRounding::nearest_even_f32;
+    QuantizedRounding rounding = QuantizedRounding::nearest_even_f32_with_zero_point;  // oneDNN's
 };
 
 class QuantizedPlan {

@@ -18,7 +18,8 @@ namespace convcheck::reference {
 std::vector<double> output_multipliers(const QuantizedDescriptor& q, std::span<const float> weights_scales);
 
 // One output under `rule`: an s32 dst is the accumulator itself; a u8/s8 dst is
-// saturate(requantize(acc, multiplier, rule), dst_zero_point, dst_min, dst_max). acc must fit in int32.
+// requantize_with_zero_point(acc, multiplier, dst_zero_point, rule) clamped to [dst_min, dst_max]. acc must fit in
+// int32.
 std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule);
 
 // The integers TOSA's INEXACT_ROUND allows for one output (inexact_window around acc * multiplier), each end

@@ -1,13 +1,16 @@
 // Requantization: an int32 accumulator times a real scale, rounded to an integer, as each anchor writes it
 // (SPEC-NOTES §7; docs/quantized.md). Three arithmetics with three tie rules, written literally, each from
-// its own anchor, bit-exact:
+// its own anchor, bit-exact, the last in two orders of adding the output's zero point:
 //   - double rounding (gemmlowp; TFLite's default MultiplyByQuantizedMultiplier; TOSA RESCALE with
 //     double_round): a Q31 multiplier, the high half of the doubled product rounded with ties toward +inf,
 //     then a right shift rounded with ties away from zero;
 //   - single rounding (TFLite built with TFLITE_SINGLE_ROUNDING; TOSA RESCALE without double_round;
 //     XNNPACK's rndnu): one 64-bit product and one right shift, ties toward +inf;
-//   - nearest even in f32 (oneDNN; ONNX's reference evaluator; XNNPACK's fp32): the accumulator converted
-//     to f32, multiplied by an f32 scale in f32, rounded to the nearest integer with ties to even.
+//   - nearest even in f32: the accumulator converted to f32, multiplied by an f32 scale in f32, rounded to the
+//     nearest integer with ties to even, then the zero point added (XNNPACK's fp32: lrintf, then + zp); or the
+//     zero point added to the f32 product first and the sum rounded (oneDNN: zp_dst + dst, then the saturating
+//     conversion; ONNX's reference QLinearConv: R += y_zero_point, clip, round). With an odd zero point the two
+//     part at every tie: 2.5 then + 1 is 3, 2.5 + 1 = 3.5 rounds to 4.
 // TOSA's INEXACT_ROUND names no rule: any integer in a window around the exact value (inexact_window).
 #pragma once
 
@@ -16,10 +19,12 @@
 namespace convcheck::reference {
 
 // The rule a backend declares it follows.
-enum class Requantization { double_rounding, single_rounding, nearest_even_f32 };
+enum class Requantization { double_rounding, single_rounding, nearest_even_f32, nearest_even_f32_with_zero_point };
 inline constexpr Requantization kRequantizations[] = {Requantization::double_rounding, Requantization::single_rounding,
-                                                      Requantization::nearest_even_f32};
-const char* to_string(Requantization rule);  // "double_rounding", "single_rounding", "nearest_even_f32"
+                                                      Requantization::nearest_even_f32,
+                                                      Requantization::nearest_even_f32_with_zero_point};
+// "double_rounding", "single_rounding", "nearest_even_f32", "nearest_even_f32_with_zero_point"
+const char* to_string(Requantization rule);
 
 // A real multiplier as TFLite's QuantizeMultiplier writes it: real = multiplier * 2^(shift - 31), the
 // multiplier in [2^30, 2^31) (Q31 of a value in [0.5, 1)), or 0 for a real of 0.
@@ -60,9 +65,17 @@ std::int32_t tosa_apply_scale_32(std::int32_t value, std::int32_t multiplier, in
 // clamps). The f32 product must be finite.
 std::int64_t multiply_nearest_even_f32(std::int32_t x, float scale);
 
+// oneDNN's and ONNX's order: f32(x) * f32(scale) in f32, plus f32(zero_point) in f32, then the nearest integer
+// with ties to even (the zero point included in the result; no saturation yet).
+std::int64_t multiply_nearest_even_f32_with_zero_point(std::int32_t x, float scale, std::int32_t zero_point);
+
 // The declared rule applied: double and single rounding take the multiplier TFLite's QuantizeMultiplier makes
-// of `real_scale`; nearest even f32 takes f32(real_scale).
+// of `real_scale`; both nearest even f32 rules take f32(real_scale). Before the zero point, which is where the two
+// f32 rules agree (requantize_with_zero_point tells them apart).
 std::int64_t requantize(std::int32_t x, double real_scale, Requantization rule);
+// The same with the output's zero point: requantize(...) + zero_point, except for
+// nearest_even_f32_with_zero_point, which adds it before rounding. No saturation.
+std::int64_t requantize_with_zero_point(std::int32_t x, double real_scale, std::int32_t zero_point, Requantization rule);
 
 // TOSA INEXACT_ROUND: for the exact real result `exact` (accumulator times scale, before the zero point),
 // the integers a backend may give before clamping, [ceil(exact - e + zero_point), floor(exact + e +
