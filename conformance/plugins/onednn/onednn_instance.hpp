@@ -16,11 +16,20 @@ struct convcheck_plugin {
 
 namespace convcheck_onednn {
 
+// Activations: logical {N, C, spatial...}; NCX is that order, NXC puts C last. Weights: logical
+// {[G,] O/G, I/G, k...}; OIX = [O][I/G][k...] is that order (O = G*O/G, G outer), XIO = [k...][I/G][O], i.e.
+// physical order k..., I/G, G, O/G. Both described exactly by strides, in `type` (onednn_plugin.cpp).
+dnnl::memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst, dnnl::memory::data_type type);
+dnnl::memory::desc weights_desc(const convcheck_conv_desc& d, dnnl::memory::data_type type);
+
 inline dnnl::memory::data_type data_type_of(int32_t dtype) {
     switch (dtype) {
         case CONVCHECK_F32: return dnnl::memory::data_type::f32;
         case CONVCHECK_F16: return dnnl::memory::data_type::f16;
         case CONVCHECK_BF16: return dnnl::memory::data_type::bf16;
+        case CONVCHECK_U8: return dnnl::memory::data_type::u8;   // ABI 1.5, quantized cases only
+        case CONVCHECK_S8: return dnnl::memory::data_type::s8;
+        case CONVCHECK_S32: return dnnl::memory::data_type::s32;
         default: return dnnl::memory::data_type::undef;
     }
 }

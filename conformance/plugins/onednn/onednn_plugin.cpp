@@ -31,6 +31,7 @@
 //               forward_training primitive descriptor of the case as its hint; the same
 //               adaptation, reorders and scratchpad; through the one-shot conv_execute only.
 //   transposed  (ABI 1.3) deconvolution_forward (onednn_transposed.cpp).
+//   quantized   (ABI 1.5) int8 convolution_forward with output scales and zero points (onednn_quantized.cpp).
 //   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
 //               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
 //               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
@@ -49,27 +50,24 @@
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "onednn_instance.hpp"
+#include "onednn_quantized.hpp"
 #include "onednn_transposed.hpp"
 
 namespace support = convcheck_plugin_support;
 using dnnl::memory;
 
 
-namespace {
+namespace convcheck_onednn {
 
-using convcheck_onednn::data_type_of;
-
-// Activations: logical {N, C, spatial...}; NCX is that order, NXC puts C last.
-memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst) {
+memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst, memory::data_type type) {
     memory::dims dims{d.batch, channels};
     for (int a = 0; a < d.rank; ++a) dims.push_back(is_dst ? support::output_size(d, a) : d.input_size[a]);
-    return memory::desc(dims, data_type_of(d.dtype), support::dense_strides(dims, support::activation_order(d)));
+    return memory::desc(dims, type, support::dense_strides(dims, support::activation_order(d)));
 }
 
-// Weights: logical {[G,] O/G, I/G, k...}. OIX = [O][I/G][k...] is that order (O = G*O/G, G outer);
-// XIO = [k...][I/G][O], i.e. physical order k..., I/G, G, O/G.
-memory::desc weights_desc(const convcheck_conv_desc& d) {
+memory::desc weights_desc(const convcheck_conv_desc& d, memory::data_type type) {
     const bool grouped = d.groups != 1;  // a group count below 1 reaches oneDNN as it is
     memory::dims dims;
     if (grouped) dims.push_back(d.groups);
@@ -86,8 +84,19 @@ memory::desc weights_desc(const convcheck_conv_desc& d) {
         if (grouped) physical.push_back(0);
         physical.push_back(g + 0);
     }
-    return memory::desc(dims, data_type_of(d.dtype), support::dense_strides(dims, physical));
+    return memory::desc(dims, type, support::dense_strides(dims, physical));
 }
+
+}  // namespace convcheck_onednn
+
+namespace {
+
+using convcheck_onednn::data_type_of;
+
+memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst) {
+    return convcheck_onednn::activation_desc(d, channels, is_dst, data_type_of(d.dtype));
+}
+memory::desc weights_desc(const convcheck_conv_desc& d) { return convcheck_onednn::weights_desc(d, data_type_of(d.dtype)); }
 
 memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], int64_t minus = 0) {
     memory::dims out;
@@ -223,7 +232,11 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // f16 is claimed as a dtype so that the runner asks: oneDNN itself answers per case in conv_query
     // (2.6 refuses f16 on CPU; a oneDNN with CPU f16 kernels would run it).
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // quantized convolution (onednn_quantized.cpp): the dst zero point added in f32, then rounded to even
+    mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
@@ -238,6 +251,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("onednn conv_query", [&]() -> convcheck_error* {
+        if (support::quantization_of(*desc) != nullptr) return convcheck_onednn::quantized_query(*plugin, *desc, out);
         if (const std::string why = support::dense_only(*desc, "oneDNN"); !why.empty()) return support::unsupported(out, why);
         expressible(*desc);
         if (data_type_of(desc->dtype) == memory::data_type::undef)
@@ -310,6 +324,7 @@ struct Prepared : convcheck_conv_plan {
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const support::PrepareInputs& inputs) {
+    if (support::quantization_of(desc) != nullptr) return convcheck_onednn::quantized_plan(*plugin, desc, inputs);
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
@@ -406,6 +421,7 @@ convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_quantized<prepare>();
     support::add_backward<prepare, backward_query, backward_execute>(a);
     support::add_conv_transposed<convcheck_onednn::transposed_query, convcheck_onednn::transposed_execute>(a);
     return a;

@@ -17,5 +17,11 @@ if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLis
     add_test(NAME conformance_transposed_vectors_optimized
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized>
                      --suite ${PROJECT_SOURCE_DIR}/vectors/sets/transposed --threads 2 --no-shrink --no-progress)
+    # quantized convolution (docs/quantized.md): the quantized suite under each rule the plugin offers and declares
+    foreach(rule double_rounding single_rounding nearest_even_f32 nearest_even_f32_with_zero_point)
+      add_test(NAME conformance_quantized_optimized_${rule}
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --backend-option requantization=${rule}
+                       --suite quantized --threads 2 --no-shrink --no-progress --quiet)
+    endforeach()
   endif()
 endif()

@@ -1,0 +1,169 @@
+// The onednn plugin's quantized convolution (onednn_quantized.hpp). The translation (oneDNN 2.x developer guide,
+// "Convolution" and "Quantization"; SPEC-NOTES §7):
+//   types       src u8 or s8, weights s8 (oneDNN's int8 convolution has no u8 weights), bias s32, dst u8, s8 or s32.
+//   zero points attr.set_zero_points(DNNL_ARG_SRC / DNNL_ARG_DST, common): oneDNN subtracts the src zero point on
+//               in-bounds taps only (its compensation); it takes no weights zero point (a case with one is
+//               declined).
+//   scales      attr.set_output_scales: M(oc) = src_scale * weights_scale(oc) / dst_scale, in f32, common (mask 0)
+//               or per output channel (mask 1 << 1, dst's dim 1); applied in f32 to the s32 accumulator plus bias.
+//   range       a narrowed [dst_min, dst_max] is an eltwise clip post-op on [dst_min - zp, dst_max - zp], applied
+//               before the dst zero point.
+//   rounding    oneDNN adds the dst zero point in f32 and converts with round-to-nearest-even and saturation: the
+//               plugin declares CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT.
+//   pads        a pad outside oneDNN's rule (a negative one) would need the float adaptation's crop: declined.
+#include "onednn_quantized.hpp"
+
+#include <omp.h>
+
+#include <dnnl.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "convcheck/plugin_quantized.hpp"
+
+namespace convcheck_onednn {
+
+namespace {
+
+namespace support = convcheck_plugin_support;
+using dnnl::memory;
+
+// Why the translation does not take the case, or "".
+std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& q) {
+    if (const std::string why = support::dense_only(d, "oneDNN"); !why.empty()) return why;
+    if (d.filter_format != CONVCHECK_OIX && d.filter_format != CONVCHECK_XIO)
+        return "the onednn plugin describes OIX and XIO weights only";
+    if (d.weights_dtype != CONVCHECK_S8) return "oneDNN's int8 convolution takes s8 weights, not u8";
+    if (q.weights_zero_point != 0)
+        return "oneDNN 2.x convolution takes zero points for src and dst only (primitive_attr::set_zero_points), "
+               "not weights_zero_point " + std::to_string(q.weights_zero_point);
+    for (int a = 0; a < d.rank; ++a)
+        if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
+            return "a negative pad: the plugin's crop adaptation copies float tensors only";
+    return "";
+}
+
+memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], int64_t minus = 0) {
+    memory::dims out;
+    for (int a = 0; a < d.rank; ++a) out.push_back(values[a] - minus);
+    return out;
+}
+
+// The primitive descriptor: int8 convolution_forward (inference) with its attributes.
+dnnl::convolution_forward::primitive_desc make_pd(convcheck_plugin& p, const convcheck_conv_desc& d,
+                                                  const convcheck_quantization& q) {
+    const auto any = [](const memory::desc& m) { return memory::desc(m.dims(), m.data_type(), memory::format_tag::any); };
+    const memory::desc src = any(activation_desc(d, d.in_channels, false, data_type_of(d.src_dtype)));
+    const memory::desc weights = any(weights_desc(d, data_type_of(d.weights_dtype)));
+    const memory::desc bias = d.has_bias ? memory::desc({d.out_channels}, memory::data_type::s32, memory::format_tag::any)
+                                         : memory::desc();
+    const memory::desc dst = any(activation_desc(d, d.out_channels, true, data_type_of(d.dst_dtype)));
+    const dnnl::convolution_forward::desc conv(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               src, weights, bias, dst, spatial(d, d.strides), spatial(d, d.dilations, 1),
+                                               spatial(d, d.pads_begin), spatial(d, d.pads_end));
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    std::vector<float> scales;
+    for (int64_t o = 0; o < q.weights_scale_count; ++o)
+        scales.push_back(static_cast<float>(double(q.src_scale) * double(q.weights_scales[o]) / double(q.dst_scale)));
+    attr.set_output_scales(q.weights_scale_count == 1 ? 0 : 1 << 1, scales);
+    if (q.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zero_point});
+    if (q.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zero_point});
+    const bool narrowed = d.dst_dtype != CONVCHECK_S32 &&
+                          (q.dst_min != (d.dst_dtype == CONVCHECK_U8 ? 0 : -128) ||
+                           q.dst_max != (d.dst_dtype == CONVCHECK_U8 ? 255 : 127));
+    if (narrowed) {
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(q.dst_min - q.dst_zero_point),
+                           float(q.dst_max - q.dst_zero_point));
+        attr.set_post_ops(ops);
+    }
+    return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
+}
+
+std::string refusal(const dnnl::error& e) {
+    return "oneDNN refused the quantized case (" + std::string(e.what()) + ", status " + std::to_string(e.status) + ")";
+}
+
+memory to_primitive(convcheck_plugin& p, memory user, const memory::desc& wanted) {
+    if (user.get_desc() == wanted) return user;
+    memory mine(wanted, p.engine);
+    dnnl::reorder(user, mine).execute(p.stream, user, mine);
+    return mine;
+}
+
+struct QuantizedPrepared : convcheck_conv_plan {
+    QuantizedPrepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
+        : convcheck_conv_plan(desc), plugin(plugin), quantization(*support::quantization_of(desc)) {
+        if (const std::string why = untaken(desc, quantization.q); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
+        try {
+            pd = make_pd(plugin, desc, quantization.q);
+        } catch (const dnnl::error& e) {
+            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, refusal(e));
+        }
+        primitive = dnnl::convolution_forward(pd);
+        if (inputs.weights != nullptr) {
+            weights = to_primitive(plugin, user_weights(inputs.weights), pd.weights_desc());
+            if (desc.has_bias) bias = to_primitive(plugin, user_bias(inputs.bias), pd.bias_desc());
+            plugin.stream.wait();
+        }
+    }
+    memory user_weights(const void* data) const {
+        return memory(weights_desc(desc, data_type_of(desc.weights_dtype)), plugin.engine, const_cast<void*>(data));
+    }
+    memory user_bias(const void* data) const {
+        return memory(memory::desc({desc.out_channels}, memory::data_type::s32, memory::format_tag::a), plugin.engine,
+                      const_cast<void*>(data));
+    }
+    convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (plugin.num_threads > 0) omp_set_num_threads(plugin.num_threads);
+        memory user_dst(activation_desc(desc, desc.out_channels, true, data_type_of(desc.dst_dtype)), plugin.engine, args.dst);
+        const memory user_src(activation_desc(desc, desc.in_channels, false, data_type_of(desc.src_dtype)), plugin.engine,
+                              const_cast<void*>(args.src));
+        memory src = to_primitive(plugin, user_src, pd.src_desc());
+        memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin.engine);
+        std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+        call.emplace(DNNL_ARG_WEIGHTS, weights ? *weights : to_primitive(plugin, user_weights(args.weights), pd.weights_desc()));
+        if (desc.has_bias) call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(plugin, user_bias(args.bias), pd.bias_desc()));
+        const memory::desc scratchpad = pd.scratchpad_desc();
+        if (scratchpad.get_size() > 0) {
+            void* given = support::given_workspace(args, scratchpad.get_size());
+            call.emplace(DNNL_ARG_SCRATCHPAD, given ? memory(scratchpad, plugin.engine, given) : memory(scratchpad, plugin.engine));
+        }
+        primitive.execute(plugin.stream, call);
+        if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(plugin.stream, dst, user_dst);
+        plugin.stream.wait();
+        support::write_implementation(&args, std::string("onednn:") + pd.impl_info_str());
+        return nullptr;
+    }
+    uint64_t workspace_bytes() const override { return pd.scratchpad_desc().get_size(); }
+
+    convcheck_plugin& plugin;
+    const support::QuantizationCopy quantization;  // the runner's extension is valid during prepare only
+    dnnl::convolution_forward::primitive_desc pd;
+    dnnl::convolution_forward primitive;
+    std::optional<memory> weights, bias;
+};
+
+}  // namespace
+
+convcheck_error* quantized_query(convcheck_plugin& plugin, const convcheck_conv_desc& desc, convcheck_support* out) {
+    const convcheck_quantization& q = *support::quantization_of(desc);
+    if (const std::string why = untaken(desc, q); !why.empty()) return support::unsupported(out, why);
+    try {
+        make_pd(plugin, desc, q);
+    } catch (const dnnl::error& e) {
+        return support::unsupported(out, refusal(e));
+    }
+    return support::supported(out);
+}
+
+std::unique_ptr<convcheck_conv_plan> quantized_plan(convcheck_plugin& plugin, const convcheck_conv_desc& desc,
+                                                    const support::PrepareInputs& inputs) {
+    return std::make_unique<QuantizedPrepared>(plugin, desc, inputs);
+}
+
+}  // namespace convcheck_onednn
