@@ -453,6 +453,9 @@ inline const char* dtype_name(int32_t dtype) {
         case CONVCHECK_F16: return "f16";
         case CONVCHECK_BF16: return "bf16";
         case CONVCHECK_F64: return "f64";
+        case CONVCHECK_U8: return "u8";  // 1.5
+        case CONVCHECK_S8: return "s8";
+        case CONVCHECK_S32: return "s32";
         default: return "unknown";
     }
 }

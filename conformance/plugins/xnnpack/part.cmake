@@ -15,6 +15,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
     endif()
     convcheck_add_backend_plugin(xnnpack SOURCES ${CMAKE_CURRENT_LIST_DIR}/xnnpack_plugin.cpp
                                          ${CMAKE_CURRENT_LIST_DIR}/xnnpack_transposed.cpp
+                                         ${CMAKE_CURRENT_LIST_DIR}/xnnpack_quantized.cpp
                                  LIBS convcheck_plugin_adaptation ${CONVCHECK_XNNPACK_LIBRARY}
                                       ${CONVCHECK_PTHREADPOOL_LIBRARY})
     target_include_directories(convcheck_plugin_xnnpack PRIVATE ${CONVCHECK_XNNPACK_INCLUDE_DIR}

@@ -1,6 +1,7 @@
 // convcheck plugin for XNNPACK (libxnnpack, the operator API of the 2022-02 snapshot Debian ships):
 // 2-D convolution, f32 and f16, groups, dilation, explicit pads; transposed convolution through its
-// deconvolution operator (ABI 1.3; xnnpack_transposed.cpp).
+// deconvolution operator (ABI 1.3; xnnpack_transposed.cpp); quantized convolution through its qs8, qc8 and qu8
+// operators (ABI 1.5; xnnpack_quantized.cpp).
 //
 // The translation (xnnpack.h, xnn_create_convolution2d_nhwc_f32 / _f16 and _nchw_f32):
 //   pads        input_padding_top/right/bottom/left = pads_begin[0], pads_end[1], pads_end[0],
@@ -41,7 +42,9 @@
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/adaptation/negative_parameter.hpp"
+#include "xnnpack_quantized.hpp"
 #include "xnnpack_transposed.hpp"
+#include "convcheck/plugin_quantized.hpp"
 
 #ifndef CONVCHECK_XNNPACK_VERSION
 #define CONVCHECK_XNNPACK_VERSION "unknown"
@@ -241,7 +244,11 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.version = CONVCHECK_XNNPACK_VERSION;
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // Everything is claimed: conv_query says per case what XNNPACK cannot compute, in its words.
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // quantized (xnnpack_quantized.cpp): the x86 kernels' "fp32" requantization rounds, then adds the zero point
+    mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     // OXI (ABI 1.2) is XNNPACK's own weights order, [O][kh][kw][I/G]: its copy is in order
@@ -259,6 +266,7 @@ std::string refusal(xnn_status s) {
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("xnnpack conv_query", [&]() -> convcheck_error* {
+        if (support::quantization_of(*desc) != nullptr) return convcheck_xnnpack::quantized_query(*desc, out);
         if (const std::string why = support::dense_only(*desc, "XNNPACK"); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         if (const std::string why = not_computable(*desc); !why.empty()) return support::unsupported(out, why);
@@ -339,6 +347,7 @@ struct Prepared : convcheck_conv_plan {
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const support::PrepareInputs& inputs) {
+    if (support::quantization_of(desc) != nullptr) return convcheck_xnnpack::quantized_plan(plugin->pool(), desc, inputs);
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
@@ -351,6 +360,7 @@ convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_co
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_quantized<prepare>();
     support::add_conv_transposed<convcheck_xnnpack::transposed_query, transposed_execute>(a);
     return a;
 }();
