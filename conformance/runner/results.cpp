@@ -105,6 +105,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
     if (r.workspace_bytes) j["workspace_bytes"] = *r.workspace_bytes;
     if (r.workspace_used) j["workspace_used"] = *r.workspace_used;
     if (r.thread_pool_tasks > 0) j["thread_pool_tasks"] = r.thread_pool_tasks;
+    if (r.requantization_fit) j["requantization_fit"] = *r.requantization_fit;
     if (r.c.fill != accuracy::Fill::standard) j["fill"] = accuracy::to_string(r.c.fill);
     if (r.error) {
         const auto& c = r.error->comparison;

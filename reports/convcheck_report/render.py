@@ -7,7 +7,7 @@ import os
 
 import jinja2
 
-from . import accuracy, charts, completeness, coverage, features, performance, settings, strength, summary
+from . import accuracy, charts, completeness, coverage, features, performance, quantized, settings, strength, summary
 from .failures import failures
 from .compare import compare
 from .statuses import BAD, COLOURS, DESCRIPTIONS, STATUSES
@@ -83,6 +83,7 @@ def build_context(results, comparison_pair=None, generated=None):
         "total_cases": len(results.cases),
         "modes": modes,
         "matrix": features.build_matrix(results.cases, backends),
+        "quantized_rules": quantized.observed_rules(results.cases, backends),
         "case_tables": features.build_case_tables(results.cases, backends),
         "passed_rows_limit": features.PASSED_ROWS_LIMIT,
         "other_rows_limit": features.OTHER_ROWS_LIMIT,

@@ -42,6 +42,8 @@ class Case:
     shape_name: str        # the name of a named shape (models suite, shape files), or ""
     source: str            # "file:line", for messages
     pass_not_claimed: bool = False  # declined: the backend does not claim the case's pass (prop_kinds)
+    # quantized cases (ABI 1.5): the requantization rules every output agreed with, or None when not recorded
+    requantization_fit: object = None
 
     @property
     def key(self):
@@ -209,7 +211,15 @@ def _case(record, where, file_backend):
                 descriptor=descriptor, seed=fields.scalar(record, "seed", where, "case"), mode=mode, status=status,
                 kind=kind, kind_derived=derived, reason=reason, features=features, error=error,
                 time_ms=fields.number(record, "time_ms", where, "case"), source=where,
-                pass_not_claimed=record.get("pass_not_claimed") is True, **text)
+                pass_not_claimed=record.get("pass_not_claimed") is True,
+                requantization_fit=_rule_list(record.get("requantization_fit")), **text)
+
+
+def _rule_list(value):
+    """A case record's "requantization_fit": a list of rule names, or None when absent or not a list of strings."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
 
 
 def _bench(record, where, file_backend):

@@ -175,6 +175,11 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     }
     complete_error_report(where, cmp, false, e);
     r.error = e;
+    if (q.dst != IntegerType::s32) {  // what the outputs say of the rule the backend follows, pass or fail
+        r.requantization_fit.emplace();
+        for (std::size_t k = 0; k < 4; ++k)
+            if (fits[k]) r.requantization_fit->push_back(to_string(reference::kRequantizations[k]));
+    }
     if (cmp.mismatches > 0) {
         const std::int64_t i = cmp.first_mismatch;
         const double m = multiplier[static_cast<std::size_t>(channel(i))];

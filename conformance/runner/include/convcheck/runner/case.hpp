@@ -116,6 +116,9 @@ struct CaseResult {
     // Set by the shrinker: the smallest descriptor found that fails the same way, and its reproducer.
     std::string shrunk_descriptor, shrunk_reproducer;
     std::string failure_bundle;  // --dump-failures: the folder its data was written into, or ""
+    // A quantized case with a u8/s8 dst that ran (ABI 1.5): the requantization rules every output agrees with
+    // (reference/requantize.hpp's names; empty: none), whatever the verdict. Absent for every other case.
+    std::optional<std::vector<std::string>> requantization_fit;
 };
 
 // Deterministic per-case seed from the run's seed and the case's position in its suite: the same for
