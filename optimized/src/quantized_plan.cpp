@@ -10,10 +10,10 @@
 #include <vector>
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "parallel_join.hpp"
 
 namespace convcheck::optimized {
 
@@ -188,7 +188,8 @@ std::string QuantizedPlan::implementation() const {
 
 void QuantizedPlan::execute(const void* src, void* dst) const {
     if (src == nullptr || dst == nullptr) throw ConvError(src ? "dst" : "src", "null", "buffers must not be null");
-    if (impl_->arena) impl_->arena->execute([&] { impl_->run(src, dst); });
+    // the fork and join made visible to TSan (parallel_join.hpp): Debian's libtbb is not instrumented
+    if (impl_->arena) detail::arena_execute_joined(*impl_->arena, [&] { impl_->run(src, dst); });
     else impl_->run(src, dst);
 }
 
@@ -198,7 +199,7 @@ void QuantizedPlan::Impl::run(const void* src, void* dst) const {
     for (i64 n = 0; n < N; ++n) {
         // src minus its zero point, channels last, inside zeros: a padding tap reads 0 and adds nothing
         std::fill(copy.begin(), copy.end(), std::int16_t{0});
-        tbb::parallel_for(tbb::blocked_range<i64>(0, in[0] * in[1]), [&](const tbb::blocked_range<i64>& rows) {
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, in[0] * in[1]), [&](const tbb::blocked_range<i64>& rows) {
             for (i64 row = rows.begin(); row < rows.end(); ++row) {
                 const i64 x0 = row / in[1], x1 = row % in[1];
                 for (i64 x2 = 0; x2 < in[2]; ++x2) {
@@ -212,7 +213,7 @@ void QuantizedPlan::Impl::run(const void* src, void* dst) const {
                 }
             }
         });
-        tbb::parallel_for(tbb::blocked_range<i64>(0, out_spatial), [&](const tbb::blocked_range<i64>& pixels) {
+        detail::parallel_for_joined(tbb::blocked_range<i64>(0, out_spatial), [&](const tbb::blocked_range<i64>& pixels) {
             for (i64 y = pixels.begin(); y < pixels.end(); ++y) {
                 const i64 y0 = y / (out[1] * out[2]), y1 = (y / out[2]) % out[1], y2 = y % out[2];
                 // the window's first input pixel in the copy: y * s - pb + lead = y * s + crop

@@ -22,8 +22,9 @@ using reference::Requantization;
 
 namespace {
 
-// Significant bits of a positive finite float (1 for a power of two).
+// Significant bits of a positive finite float (1 for a power of two); 0 for any other value (validate refuses it).
 int significant_bits(float v) {
+    if (!(v > 0.0f) || !std::isfinite(v)) return 0;
     int exponent = 0;
     auto m = static_cast<std::uint32_t>(std::ldexp(std::frexp(v, &exponent), 24));
     return std::bit_width(m >> std::countr_zero(m));
