@@ -24,7 +24,9 @@ are unknown) or null (unknown); a null shape when not even the rank is known; wh
 dimension is unknown, "unknown_because" says why (the shape evaluation's reason: data computed at
 run time, an operator without a shape rule, ...). Tensors are taken from the graph's inputs,
 value_info, outputs and initializers and from the enclosing graphs'; initializer data is read only
-for tensors of at most 1,024 elements (the shape evaluation's constants), external data never.
+for tensors of at most 1,024 elements (the shape evaluation's constants), external data never. An
+initializer of at most 4,096 numbers also carries its "values" (flattened; QLinearConv's and
+ConvInteger's scales and zero points).
 
 Output: {"format": "convcheck-onnx-conv-nodes", "format_version": 1, "model": ..., "onnx_version": ...,
          "ir_version": ..., "opsets": {"": 13, ...}, "nodes": [...]}
@@ -36,6 +38,20 @@ import sys
 import warnings
 
 CONV_OPS = ("Conv", "ConvTranspose", "ConvInteger", "QLinearConv")
+# An initializer of at most this many numbers is reported with its values (QLinearConv's and ConvInteger's scales
+# and zero points: scalars, or one per output channel).
+MAX_VALUES = 4096
+
+
+def numeric_count(init):
+    """The element count of a numeric initializer held in the model (not external data), else None."""
+    if init.data_location == onnx.TensorProto.EXTERNAL or init.data_type in (onnx.TensorProto.STRING,
+                                                                              onnx.TensorProto.UNDEFINED):
+        return None
+    count = 1
+    for d in init.dims:
+        count *= d
+    return count
 
 
 def fail(message):
@@ -45,7 +61,7 @@ def fail(message):
 
 try:
     import onnx
-    from onnx import helper, shape_inference
+    from onnx import helper, numpy_helper, shape_inference
     from google.protobuf.message import DecodeError
     import onnx_shapes  # next to this script
 except ImportError as e:  # e.g. /usr/bin/python3 without python3-onnx
@@ -99,6 +115,8 @@ def graph_tensors(graph, outer, evaluated):
                              "unknown_because": t.why or "no shape is known"}
     for init in graph.initializer:
         tensors[init.name] = {"elem_type": elem_type_name(init.data_type), "shape": list(init.dims)}
+        if numeric_count(init) is not None and numeric_count(init) <= MAX_VALUES:  # scales, zero points, ...
+            tensors[init.name]["values"] = numpy_helper.to_array(init).flatten().tolist()
     for init in graph.sparse_initializer:
         tensors[init.values.name] = {"elem_type": elem_type_name(init.values.data_type), "shape": list(init.dims)}
     return tensors

@@ -1,7 +1,12 @@
 // ONNX model nodes -> cases (see suite_onnx.hpp). The rules, in the order they are applied to a node:
 //   - a node of a model-local function: skipped (its shapes depend on each call site);
-//   - ConvInteger and QLinearConv: skipped (integer convolution); a "*Conv*" operator of another
-//     domain: skipped;
+//   - QLinearConv (X, x_scale, x_zero_point, W, w_scale, w_zero_point, y_scale, y_zero_point[, B]) and ConvInteger
+//     (X, W[, x_zero_point[, w_zero_point]]): a "qconv:" case (docs/quantized.md) with Conv's attributes read by the
+//     ONNX dialect, X and W UINT8 or INT8, Y of y_zero_point's type (QLinearConv) or INT32 (ConvInteger), B INT32;
+//     every scale and zero point an initializer the converter gives the values of, one value each (w_scale and
+//     w_zero_point may repeat one value per output channel; differing per-channel values are skipped: a qconv:
+//     descriptor draws per-channel scales from the seed, it does not carry the model's); exact and bound mode where
+//     the scales allow exact mode, else bound mode; a "*Conv*" operator of another domain: skipped;
 //   - Conv and ConvTranspose: inputs X, W and B (present iff the node has a third, non-empty input);
 //     its attributes must be the operator's own (Conv: auto_pad, dilations, group, kernel_shape, pads,
 //     strides; ConvTranspose also output_padding and output_shape) with their ONNX types; X, W (and B)
@@ -17,12 +22,14 @@
 #include "convcheck/runner/suite_onnx.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 
 #include "convcheck/reference/dialects/onnx.hpp"
 #include "convcheck/reference/dialects/transposed.hpp"
+#include "quantized/operation.hpp"
 
 namespace convcheck::runner {
 
@@ -244,6 +251,134 @@ SuiteEntry conv_transposed_entry(const json& node, const std::string& case_name)
     return node_entry(r.descriptor, t, case_name, "onnx_transpose", r.request.padding);
 }
 
+// ---- integer convolution: QLinearConv and ConvInteger ------------------------------------------------------
+
+// The integer type of tensor `name` (UINT8 u8, INT8 s8, INT32 s32); skips another.
+IntegerType integer_type(const json& node, const std::string& name, const std::string& role) {
+    const json& tensors = node.at("tensors");
+    const json type = tensors.contains(name) ? tensors[name].at("elem_type") : json(nullptr);
+    if (type.is_null()) throw Skip{role + " has no known element type"};
+    const std::string t = type.get<std::string>();
+    if (t == "UINT8") return IntegerType::u8;
+    if (t == "INT8") return IntegerType::s8;
+    if (t == "INT32") return IntegerType::s32;
+    throw Skip{role + " has the element type " + t + ": a quantized convolution's tensors are UINT8, INT8 or INT32"};
+}
+
+// The one value of a scale or zero point: an initializer whose values the converter gives, holding one value, or
+// `repeated` values all equal (a per-output-channel tensor that is per tensor in fact).
+double one_value(const json& node, const std::string& name, const std::string& role, std::int64_t repeated = 1) {
+    const json& tensors = node.at("tensors");
+    if (!tensors.contains(name) || !tensors[name].contains("values"))
+        throw Skip{role + " is not an initializer of the model (convcheck reads scales and zero points as constants)"};
+    const std::vector<double> v = tensors[name]["values"].get<std::vector<double>>();
+    if (v.size() != 1 && static_cast<std::int64_t>(v.size()) != repeated)
+        throw Skip{role + " has " + std::to_string(v.size()) + " values: one, or one per output channel"};
+    if (std::any_of(v.begin(), v.end(), [&](double x) { return x != v.front(); }))
+        throw Skip{role + " differs per output channel: a qconv: descriptor draws per-channel scales from the seed "
+                   "and takes one weights zero point, so the model's own values cannot be carried"};
+    return v.front();
+}
+
+std::int32_t zero_point_value(const json& node, const std::string& name, const std::string& role, std::int64_t repeated = 1) {
+    const double v = one_value(node, name, role, repeated);
+    if (v != std::floor(v) || std::fabs(v) > 1e9) throw Skip{role + " is not an integer"};
+    return static_cast<std::int32_t>(v);
+}
+
+// Conv's attributes and the shapes of X and W (inputs x_index and w_index) read by the ONNX dialect; checks W against
+// X and the groups. Returns the geometry (the dialect's descriptor: f32, which a qconv: descriptor keeps).
+ConvDescriptor integer_geometry(const json& node, const std::string& op, std::size_t x_index, std::size_t w_index,
+                                dialects::PaddingRequest* padding) {
+    const auto inputs = node.at("inputs").get<std::vector<std::string>>();
+    dialects::AttributeSet attributes;
+    add_attributes(node, "Conv", &attributes);  // QLinearConv and ConvInteger have Conv's attributes
+    const auto x = static_shape(node, inputs[x_index], "X");
+    const auto w = static_shape(node, inputs[w_index], "W");
+    if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
+        throw Skip{"X is " + dims_text(json(x)) + " and W " + dims_text(json(w)) +
+                   ": convcheck runs 1-D to 3-D convolutions (X and W of one rank, 3-D to 5-D)"};
+    attributes["n"] = std::to_string(x[0]);
+    attributes["c"] = std::to_string(x[1]);
+    attributes["in"] = join_x({x.begin() + 2, x.end()});
+    attributes["k"] = join_x({w.begin() + 2, w.end()});
+    attributes["o"] = std::to_string(w[0]);
+    const dialects::DialectResult r = dialects::onnx::read(attributes);
+    if (r.error) throw Skip{"ONNX " + op + " refuses it: " + refusal_text(*r.error)};
+    if (r.empty_output) throw Skip{"ONNX gives an empty output (size 0 on an axis): there is no convolution to run"};
+    if (w[1] * r.descriptor.groups != x[1])
+        throw Skip{"W's shape " + dims_text(json(w)) + " does not fit X's " + std::to_string(x[1]) + " channels with group = " +
+                   std::to_string(r.descriptor.groups) + " (ONNX " + op + ": W is [M, C/group, k...])"};
+    check_inferred_output(node, x[0], w[0], r.output_size, "ONNX dialect");
+    *padding = r.request.padding;
+    return r.descriptor;
+}
+
+// The case of a quantized node: exact and bound mode where exact mode holds its scales, else bound mode only.
+SuiteEntry quantized_entry(QuantizedDescriptor q, const std::string& case_name, dialects::PaddingRequest padding) {
+    try {
+        validate(q);
+    } catch (const ConvError& e) {
+        throw Skip{std::string("the quantized convolution is not one convcheck runs: ") + e.what()};
+    }
+    Case c;
+    c.op = Op::conv_quantized;
+    c.qconv = q;
+    const bool exact = detail::quantized_refused_entry(c, accuracy::Mode::exact).empty();
+    SuiteEntry e(to_string(q), exact ? "be" : "b", case_name);
+    e.dialect = "onnx";
+    e.padding = std::string(dialects::to_string(padding));
+    return e;
+}
+
+SuiteEntry qlinear_conv_entry(const json& node, const std::string& case_name) {
+    const auto inputs = node.at("inputs").get<std::vector<std::string>>();
+    if (inputs.size() < 8 || inputs.size() > 9 || std::any_of(inputs.begin(), inputs.begin() + 8, [](const auto& s) { return s.empty(); }))
+        throw Skip{"ONNX QLinearConv has the inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, "
+                   "y_zero_point and an optional B; the node has " + std::to_string(inputs.size())};
+    dialects::PaddingRequest padding{};
+    QuantizedDescriptor q;
+    q.conv = integer_geometry(node, "QLinearConv", 0, 3, &padding);
+    const std::int64_t m = q.conv.out_channels;
+    q.src = integer_type(node, inputs[0], "x");
+    q.weights = integer_type(node, inputs[3], "w");
+    const std::string& y = node.at("outputs").empty() ? inputs[7] : node["outputs"][0].get_ref<const std::string&>();
+    const bool y_typed = node["tensors"].contains(y) && node["tensors"][y].at("elem_type").is_string();
+    q.dst = integer_type(node, y_typed ? y : inputs[7], "y");  // else y_zero_point's type, which y has
+    q.conv.has_bias = inputs.size() == 9 && !inputs[8].empty();
+    if (q.conv.has_bias) {
+        if (integer_type(node, inputs[8], "B") != IntegerType::s32) throw Skip{"B is not INT32 (ONNX QLinearConv: B is int32)"};
+        if (static_shape(node, inputs[8], "B") != std::vector<std::int64_t>{m}) throw Skip{"B's shape is not [M]"};
+    }
+    q.src_scale = static_cast<float>(one_value(node, inputs[1], "x_scale"));
+    q.src_zero_point = zero_point_value(node, inputs[2], "x_zero_point");
+    q.weights_scale = static_cast<float>(one_value(node, inputs[4], "w_scale", m));
+    q.weights_zero_point = zero_point_value(node, inputs[5], "w_zero_point", m);
+    q.dst_scale = static_cast<float>(one_value(node, inputs[6], "y_scale"));
+    q.dst_zero_point = zero_point_value(node, inputs[7], "y_zero_point");
+    q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
+    if (q.dst == IntegerType::s32) throw Skip{"y is INT32: ONNX QLinearConv's y is UINT8 or INT8"};
+    return quantized_entry(q, case_name, padding);
+}
+
+SuiteEntry conv_integer_entry(const json& node, const std::string& case_name) {
+    const auto inputs = node.at("inputs").get<std::vector<std::string>>();
+    if (inputs.size() < 2 || inputs.size() > 4 || inputs[0].empty() || inputs[1].empty())
+        throw Skip{"ONNX ConvInteger has the inputs x, w and optional x_zero_point, w_zero_point; the node has " +
+                   std::to_string(inputs.size())};
+    dialects::PaddingRequest padding{};
+    QuantizedDescriptor q;
+    q.conv = integer_geometry(node, "ConvInteger", 0, 1, &padding);
+    q.src = integer_type(node, inputs[0], "x");
+    q.weights = integer_type(node, inputs[1], "w");
+    q.dst = IntegerType::s32;
+    q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
+    if (inputs.size() >= 3 && !inputs[2].empty()) q.src_zero_point = zero_point_value(node, inputs[2], "x_zero_point");
+    if (inputs.size() == 4 && !inputs[3].empty())
+        q.weights_zero_point = zero_point_value(node, inputs[3], "w_zero_point", q.conv.out_channels);
+    return quantized_entry(q, case_name, padding);
+}
+
 // The node as ONNX prints it, then each of its tensors' element type and shape as the model gives them:
 // "%y = Conv[strides = [2, 2]](%x, %w)  with x: FLOAT [N, 3, 7, 7], w: FLOAT [4, 3, 3, 3], y: FLOAT [N, 4, 4, 4]".
 std::string node_input_text(const json& node) {
@@ -280,8 +415,14 @@ void add_node(const json& node, const std::string& model_name, OnnxModelSuite* s
                        ": its tensors' shapes depend on each call"};
         if (!domain.empty() && domain != "ai.onnx")
             throw Skip{"operator " + domain + "." + op + " is not ONNX Conv (domain " + domain + ")"};
-        if (op == "ConvInteger" || op == "QLinearConv")
-            throw Skip{"integer convolution (" + op + ") is not modelled: convcheck runs f32, f16 and bf16"};
+        if (op == "QLinearConv") {
+            suite->entries.push_back(qlinear_conv_entry(node, case_name));
+            return;
+        }
+        if (op == "ConvInteger") {
+            suite->entries.push_back(conv_integer_entry(node, case_name));
+            return;
+        }
         if (op == "ConvTranspose") {
             suite->entries.push_back(conv_transposed_entry(node, case_name));
             return;

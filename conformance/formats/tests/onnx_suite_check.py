@@ -17,8 +17,12 @@ Builds small models with python3-onnx (onnx.helper) and checks `convcheck list/r
   - shuffle.onnx: a channel shuffle as torch.onnx.export writes it (Slice ends from Shape -> Gather -> Add -> Div ->
     Mul), whose Conv input only the converter's shape evaluation knows, is a passing case; a Conv after a Reshape to
     a shape from NonZero's output is skipped with the evaluation's reason;
-  - skips.onnx: a ConvTranspose the ONNX transposed dialect refuses, a DOUBLE Conv, a ConvInteger and a
-    Conv with a symbolic batch are skipped with their reasons (printed, counted) while the one plain Conv runs;
+  - skips.onnx: a ConvTranspose the ONNX transposed dialect refuses, a DOUBLE Conv and a Conv with a symbolic
+    batch are skipped with their reasons (printed, counted) while the one plain Conv runs;
+  - quantized.onnx: QLinearConv (u8 x, s8 w, a bias, dyadic scales: exact and bound mode; arbitrary scales: bound
+    mode) and ConvInteger (zero points) nodes are "qconv:" cases with the model's scales and zero points, each
+    passing on the optimized plugin; a QLinearConv whose w_scale differs per output channel is skipped with its
+    reason;
   - a garbage file, an empty file and python without python3-onnx: exit 2 with a clear message.
 """
 import json
@@ -331,8 +335,6 @@ skips = Model()
 skips.conv("plain", [1, 2, 5, 5], [2, 2, 3, 3])
 skips.conv("transposed", [1, 2, 3, 3], [2, 2, 3, 3], op="ConvTranspose", strides=[2, 2], output_padding=[2, 0])
 skips.conv("double", [1, 2, 5, 5], [2, 2, 3, 3], elem=TensorProto.DOUBLE)
-skips.conv("integer", [1, 2, 5, 5], [2, 2, 3, 3], elem=TensorProto.UINT8, op="ConvInteger",
-           y_elem=TensorProto.INT32)
 skips.conv("symbolic_batch", ["N", 2, 5, 5], [2, 2, 3, 3])
 skips_path = os.path.join(tmp, "skips.onnx")
 skips.save(skips_path)
@@ -341,9 +343,8 @@ check(listing.stdout.count("skips.onnx/") == 1 and "skips.onnx/plain" in listing
       f"skips.onnx: list shows only the plain Conv:\n{listing.stdout}")
 REFUSED = ("ONNX ConvTranspose refuses it: output_padding = 2x0: Each padding value in \"output_padding\" must be less "
            "than the corresponding stride/dilation dimension (axis 0: output_padding 2, stride 2, dilation 1)")
-for reason in ("skipped 4 inputs", REFUSED,
+for reason in ("skipped 3 inputs", REFUSED,
                "X has the element type DOUBLE: convcheck runs FLOAT, FLOAT16 and BFLOAT16",
-               "integer convolution (ConvInteger) is not modelled",
                "X has symbolic or unknown dimensions after ONNX shape inference",
                "symbolic_batch_x: FLOAT [N, 2, 5, 5]"):
     check(reason in listing.stdout, f"skips.onnx: list does not say '{reason}':\n{listing.stdout}")
@@ -354,15 +355,67 @@ check(REFUSED in p.stdout + p.stderr,
 with open(os.path.join(tmp, "skips.onnx.jsonl")) as f:
     records = [json.loads(line) for line in f if line.strip()]
 skipped = {r["source"]: r for r in records if r["record"] == "skipped"}
-check(len(skipped) == 4, f"skips.onnx: {len(skipped)} skipped records, expected 4")
+check(len(skipped) == 3, f"skips.onnx: {len(skipped)} skipped records, expected 3")
 record = skipped.get("skips.onnx: graph main, node #1 'transposed'", {})
 check(record.get("reason") == REFUSED and record.get("suite") == "skips" and
       record.get("input", "").startswith("%transposed_y = ConvTranspose[output_padding = [2, 0], strides = [2, 2]]"
                                          "(%transposed_x, %transposed_w)"),
       f"skips.onnx: the ConvTranspose's skipped record is {record}")
-check(records[-1].get("skipped_inputs") == 4, f"skips.onnx: the summary says {records[-1]}")
+check(records[-1].get("skipped_inputs") == 3, f"skips.onnx: the summary says {records[-1]}")
 strict = run(["run", "--backend", plugin, "--suite", skips_path, "--strict-benchdnn", "--quiet"], 2)
 check("cannot be run exactly" in strict.stderr, f"skips.onnx --strict-benchdnn says\n{strict.stderr}")
+
+# ---- quantized.onnx: QLinearConv and ConvInteger nodes are qconv: cases with the model's scales and zero points
+def scalar(name, value, elem):
+    return numpy_helper.from_array(np.array(value, dtype={TensorProto.FLOAT: np.float32, TensorProto.UINT8: np.uint8,
+                                                          TensorProto.INT8: np.int8, TensorProto.INT32: np.int32}[elem]), name)
+
+
+quantized = Model()
+def qlinear(name, x_scale, w_scale, y_scale, bias=False, **attrs):
+    ins = [f"{name}_x", f"{name}_xs", f"{name}_xz", f"{name}_w", f"{name}_ws", f"{name}_wz", f"{name}_ys", f"{name}_yz"]
+    quantized.inputs.append(helper.make_tensor_value_info(ins[0], TensorProto.UINT8, [1, 4, 6, 6]))
+    quantized.inits += [scalar(ins[1], x_scale, TensorProto.FLOAT), scalar(ins[2], 3, TensorProto.UINT8),
+                        numpy_helper.from_array(np.ones([8, 4, 3, 3], np.int8), ins[3]),
+                        scalar(ins[4], w_scale, TensorProto.FLOAT), scalar(ins[5], 0, TensorProto.INT8),
+                        scalar(ins[6], y_scale, TensorProto.FLOAT), scalar(ins[7], 128, TensorProto.UINT8)]
+    if bias:
+        quantized.inits.append(numpy_helper.from_array(np.zeros([8], np.int32), f"{name}_b"))
+        ins.append(f"{name}_b")
+    quantized.nodes.append(helper.make_node("QLinearConv", ins, [f"{name}_y"], name=name, **attrs))
+    quantized.outputs.append(helper.make_tensor_value_info(f"{name}_y", TensorProto.UINT8, None))
+
+
+qlinear("dyadic", 0.5, 0.125, 64.0, bias=True, pads=[1, 1, 1, 1])
+qlinear("arbitrary", 0.1, 0.03, 0.7, strides=[2, 2])
+qlinear("per_channel", 0.5, [0.125] * 4 + [0.25] * 4, 64.0)
+quantized.inputs.append(helper.make_tensor_value_info("ci_x", TensorProto.UINT8, [1, 3, 5, 5]))
+quantized.inits += [numpy_helper.from_array(np.ones([2, 3, 3, 3], np.uint8), "ci_w"), scalar("ci_xz", 17, TensorProto.UINT8),
+                    scalar("ci_wz", 120, TensorProto.UINT8)]
+quantized.nodes.append(helper.make_node("ConvInteger", ["ci_x", "ci_w", "ci_xz", "ci_wz"], ["ci_y"], name="integer"))
+quantized.outputs.append(helper.make_tensor_value_info("ci_y", TensorProto.INT32, None))
+quantized_path = os.path.join(tmp, "quantized.onnx")
+quantized.save(quantized_path)
+listing = run(["list", "--suite", quantized_path], 0)
+check("w_scale differs per output channel" in listing.stdout, f"quantized.onnx: the per-channel skip:\n{listing.stdout}")
+cases, _ = run_cases(quantized_path)
+got = {(c["shape_name"], c["mode"]): c for c in cases}
+want = {("quantized.onnx/dyadic", "exact"): "qconv:n=1,c=4,o=8,g=1,in=6x6,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=1,data=ncx,"
+                                            "wei=oix,dt=u8:s8:u8,ssc=0.5,szp=3,wsc=0.125,wzp=0,dsc=64,dzp=128",
+        ("quantized.onnx/dyadic", "bound"): None,
+        ("quantized.onnx/arbitrary", "bound"): "qconv:n=1,c=4,o=8,g=1,in=6x6,k=3x3,s=2x2,d=1x1,pb=0x0,pe=0x0,bias=0,"
+                                               "data=ncx,wei=oix,dt=u8:s8:u8,ssc=0.1,szp=3,wsc=0.03,wzp=0,dsc=0.7,dzp=128",
+        ("quantized.onnx/integer", "exact"): "qconv:n=1,c=3,o=2,g=1,in=5x5,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=0,"
+                                             "data=ncx,wei=oix,dt=u8:u8:s32,ssc=1,szp=17,wsc=1,wzp=120,dsc=1,dzp=0",
+        ("quantized.onnx/integer", "bound"): None}
+check(set(got) == set(want), f"quantized.onnx: cases {sorted(got)}, expected {sorted(want)}")
+for key, descriptor in want.items():
+    c = got.get(key)
+    if c is None:
+        continue
+    check(descriptor is None or c["descriptor"] == descriptor, f"{key}: descriptor {c['descriptor']}, expected {descriptor}")
+    check(c["status"] == "passed", f"{key}: {c['status']} {c['reason']} ({c['reproducer']})")
+    check(c["features"]["dialect"] == "onnx", f"{key}: dialect {c['features']['dialect']}")
 
 # ---- bad input: exit 2 and a message that says what is wrong
 for name, content in (("garbage.onnx", b"this is not an ONNX model\n"), ("empty.onnx", b""),

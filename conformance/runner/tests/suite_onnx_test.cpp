@@ -87,10 +87,54 @@ TEST(SuiteOnnx, NamesComeFromTheNodeAndItsGraph) {
     EXPECT_EQ(s.entries[1].name, "m.onnx/if_0.then_branch/conv1");
 }
 
+// A QLinearConv node (X u8 [1, 2, 7, 7], W s8 [4, 2, 3, 3], the scales and zero points initializers with values).
+json qlinear_node(json w_scale = json::array({0.25}), json x_scale = json::array({0.5})) {
+    json node = conv_node({{"pads", ints({1, 1, 1, 1})}});
+    node["op_type"] = "QLinearConv";
+    node["inputs"] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
+    node["tensors"]["x"]["elem_type"] = "UINT8";
+    node["tensors"]["w"]["elem_type"] = "INT8";
+    const auto constant = [](const char* type, json values) {
+        json t = tensor(type, values.size() == 1 ? json::array() : json::array({values.size()}));
+        t["values"] = std::move(values);
+        return t;
+    };
+    node["tensors"]["xs"] = constant("FLOAT", std::move(x_scale));
+    node["tensors"]["xz"] = constant("UINT8", {3});
+    node["tensors"]["ws"] = constant("FLOAT", std::move(w_scale));
+    node["tensors"]["wz"] = constant("INT8", {0});
+    node["tensors"]["ys"] = constant("FLOAT", {2.0});
+    node["tensors"]["yz"] = constant("UINT8", {128});
+    return node;
+}
+
+TEST(SuiteOnnx, QLinearConvAndConvIntegerAreQuantizedCasesWithTheModelsScales) {
+    EXPECT_EQ(outcome(qlinear_node()), "qconv:n=1,c=2,o=4,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,data=ncx,"
+                                       "wei=oix,dt=u8:s8:u8,ssc=0.5,szp=3,wsc=0.25,wzp=0,dsc=2,dzp=128");
+    EXPECT_EQ(read_nodes({qlinear_node()}).entries.at(0).modes, "be");  // dyadic scales: exact mode too
+    EXPECT_EQ(read_nodes({qlinear_node({0.25}, {0.1})}).entries.at(0).modes, "b");  // 0.1: bound mode only
+    // one w_scale per output channel: the same value four times is one scale; differing values are skipped
+    EXPECT_NE(outcome(qlinear_node({0.25, 0.25, 0.25, 0.25})).find("wsc=0.25,"), std::string::npos);
+    EXPECT_EQ(outcome(qlinear_node({0.25, 0.5, 0.25, 0.25})),
+              "skipped: w_scale differs per output channel: a qconv: descriptor draws per-channel scales from the seed "
+              "and takes one weights zero point, so the model's own values cannot be carried");
+    json runtime_scale = qlinear_node();
+    runtime_scale["tensors"]["xs"].erase("values");
+    EXPECT_EQ(outcome(runtime_scale),
+              "skipped: x_scale is not an initializer of the model (convcheck reads scales and zero points as constants)");
+    json integer = conv_node();
+    integer["op_type"] = "ConvInteger";
+    integer["tensors"]["x"]["elem_type"] = "UINT8";
+    integer["tensors"]["w"]["elem_type"] = "UINT8";
+    EXPECT_EQ(outcome(integer), "qconv:n=1,c=2,o=4,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=0,data=ncx,"
+                                "wei=oix,dt=u8:u8:s32,ssc=1,szp=0,wsc=1,wzp=0,dsc=1,dzp=0");
+    json floating = conv_node();
+    floating["op_type"] = "ConvInteger";
+    EXPECT_EQ(outcome(floating),
+              "skipped: x has the element type FLOAT: a quantized convolution's tensors are UINT8, INT8 or INT32");
+}
+
 TEST(SuiteOnnx, OtherOperatorsAreSkippedWithTheirReason) {
-    json quantized = conv_node();
-    quantized["op_type"] = "QLinearConv";
-    EXPECT_EQ(outcome(quantized), "skipped: integer convolution (QLinearConv) is not modelled: convcheck runs f32, f16 and bf16");
     json fused = conv_node();
     fused["domain"] = "com.microsoft";
     fused["op_type"] = "FusedConv";
