@@ -96,6 +96,12 @@ void validate(const QuantizedDescriptor& q) {
     if (q.weights == IntegerType::s32) throw ConvError("dt", "s32", "weights are u8 or s8");
     check_scale("ssc", q.src_scale);
     if (!q.per_channel_scales) check_scale("wsc", q.weights_scale);
+    if (!q.channel_scales.empty()) {
+        if (!q.per_channel_scales || static_cast<std::int64_t>(q.channel_scales.size()) != q.conv.out_channels)
+            throw ConvError("wsc", std::to_string(q.channel_scales.size()) + " values",
+                            "one scale, oc, or one per output channel (" + std::to_string(q.conv.out_channels) + ")");
+        for (float s : q.channel_scales) check_scale("wsc", s);
+    }
     check_scale("dsc", q.dst_scale);
     check_in_range("szp", q.src_zero_point, q.src, "src");
     check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
@@ -128,7 +134,9 @@ std::string to_string(const QuantizedDescriptor& q) {
     s += ",dt=" + std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
          std::string(to_string(q.dst));
     s += ",ssc=" + float_text(q.src_scale) + ",szp=" + std::to_string(q.src_zero_point);
-    s += ",wsc=" + (q.per_channel_scales ? std::string("oc") : float_text(q.weights_scale)) +
+    std::string scales;
+    for (float v : q.channel_scales) scales += (scales.empty() ? "" : ":") + float_text(v);
+    s += ",wsc=" + (!q.per_channel_scales ? float_text(q.weights_scale) : scales.empty() ? std::string("oc") : scales) +
          ",wzp=" + std::to_string(q.weights_zero_point);
     s += ",dsc=" + float_text(q.dst_scale) + ",dzp=" + std::to_string(q.dst_zero_point);
     if (q.narrowed()) s += ",lo=" + std::to_string(q.dst_min) + ",hi=" + std::to_string(q.dst_max);
@@ -177,8 +185,14 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         } else if (key == "ssc") {
             q.src_scale = parse_float(key, value);
         } else if (key == "wsc") {
-            q.per_channel_scales = value == "oc";
+            q.per_channel_scales = value == "oc" || value.find(':') != std::string::npos;
             if (!q.per_channel_scales) q.weights_scale = parse_float(key, value);
+            for (std::size_t from = 0; value != "oc" && q.per_channel_scales;) {  // a list: one per output channel
+                const std::size_t colon = value.find(':', from);
+                q.channel_scales.push_back(parse_float(key, value.substr(from, colon - from)));
+                if (colon == std::string::npos) break;
+                from = colon + 1;
+            }
         } else if (key == "dsc") {
             q.dst_scale = parse_float(key, value);
         } else if (key == "szp" || key == "wzp" || key == "dzp") {

@@ -78,6 +78,7 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     if (e.weights_scales == nullptr) throw ConvError("weights_scales", "NULL", "the weights scales are given");
     c.weights_scales.assign(e.weights_scales, e.weights_scales + e.weights_scale_count);
     c.q.per_channel_scales = e.weights_scale_count > 1;
+    if (c.q.per_channel_scales) c.q.channel_scales = c.weights_scales;
     c.q.weights_scale = c.weights_scales.front();
     c.q.src_scale = e.src_scale;
     c.q.dst_scale = e.dst_scale;

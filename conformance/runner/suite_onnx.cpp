@@ -3,10 +3,10 @@
 //   - QLinearConv (X, x_scale, x_zero_point, W, w_scale, w_zero_point, y_scale, y_zero_point[, B]) and ConvInteger
 //     (X, W[, x_zero_point[, w_zero_point]]): a "qconv:" case (docs/quantized.md) with Conv's attributes read by the
 //     ONNX dialect, X and W UINT8 or INT8, Y of y_zero_point's type (QLinearConv) or INT32 (ConvInteger), B INT32;
-//     every scale and zero point an initializer the converter gives the values of, one value each (w_scale and
-//     w_zero_point may repeat one value per output channel; differing per-channel values are skipped: a qconv:
-//     descriptor draws per-channel scales from the seed, it does not carry the model's); exact and bound mode where
-//     the scales allow exact mode, else bound mode; a "*Conv*" operator of another domain: skipped;
+//     every scale and zero point an initializer the converter gives the values of, one value each, except w_scale
+//     (one, or one per output channel: carried as wsc=a:b:...) and w_zero_point (one, or the same one repeated per
+//     output channel; differing ones are skipped); exact and bound mode where the scales allow exact mode, else
+//     bound mode; a "*Conv*" operator of another domain: skipped;
 //   - Conv and ConvTranspose: inputs X, W and B (present iff the node has a third, non-empty input);
 //     its attributes must be the operator's own (Conv: auto_pad, dilations, group, kernel_shape, pads,
 //     strides; ConvTranspose also output_padding and output_shape) with their ONNX types; X, W (and B)
@@ -275,9 +275,21 @@ double one_value(const json& node, const std::string& name, const std::string& r
     if (v.size() != 1 && static_cast<std::int64_t>(v.size()) != repeated)
         throw Skip{role + " has " + std::to_string(v.size()) + " values: one, or one per output channel"};
     if (std::any_of(v.begin(), v.end(), [&](double x) { return x != v.front(); }))
-        throw Skip{role + " differs per output channel: a qconv: descriptor draws per-channel scales from the seed "
-                   "and takes one weights zero point, so the model's own values cannot be carried"};
+        throw Skip{role + " differs per output channel: a qconv: descriptor takes one weights zero point"};
     return v.front();
+}
+
+// A scale given once or once per output channel: its values (one, or `channels`), all equal ones read as one.
+std::vector<double> per_channel_values(const json& node, const std::string& name, const std::string& role,
+                                       std::int64_t channels) {
+    const json& tensors = node.at("tensors");
+    if (!tensors.contains(name) || !tensors[name].contains("values"))
+        throw Skip{role + " is not an initializer of the model (convcheck reads scales and zero points as constants)"};
+    std::vector<double> v = tensors[name]["values"].get<std::vector<double>>();
+    if (v.size() != 1 && static_cast<std::int64_t>(v.size()) != channels)
+        throw Skip{role + " has " + std::to_string(v.size()) + " values: one, or one per output channel"};
+    if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); })) v.resize(1);
+    return v;
 }
 
 std::int32_t zero_point_value(const json& node, const std::string& name, const std::string& role, std::int64_t repeated = 1) {
@@ -352,7 +364,13 @@ SuiteEntry qlinear_conv_entry(const json& node, const std::string& case_name) {
     }
     q.src_scale = static_cast<float>(one_value(node, inputs[1], "x_scale"));
     q.src_zero_point = zero_point_value(node, inputs[2], "x_zero_point");
-    q.weights_scale = static_cast<float>(one_value(node, inputs[4], "w_scale", m));
+    const std::vector<double> w_scales = per_channel_values(node, inputs[4], "w_scale", m);
+    if (w_scales.size() == 1) {
+        q.weights_scale = static_cast<float>(w_scales.front());
+    } else {  // one per output channel, carried in the descriptor
+        q.per_channel_scales = true;
+        for (double v : w_scales) q.channel_scales.push_back(static_cast<float>(v));
+    }
     q.weights_zero_point = zero_point_value(node, inputs[5], "w_zero_point", m);
     q.dst_scale = static_cast<float>(one_value(node, inputs[6], "y_scale"));
     q.dst_zero_point = zero_point_value(node, inputs[7], "y_zero_point");

@@ -16,6 +16,17 @@ TEST(QuantizedDescriptor, PrintsEveryKeyAndReadsItBack) {
     EXPECT_TRUE(q.narrowed());
 }
 
+// Per-channel scales given as a list (a model's) print and read back; the list must have one per output channel.
+TEST(QuantizedDescriptor, PerChannelScalesGivenAsAList) {
+    const auto q = parse_quantized_descriptor("qconv:c=2,o=3,in=4,k=3,dt=s8:s8:s8,wsc=0.5:0.25:0.1");
+    EXPECT_TRUE(q.per_channel_scales);
+    EXPECT_EQ(q.channel_scales, (std::vector<float>{0.5f, 0.25f, 0.1f}));
+    EXPECT_NE(to_string(q).find(",wsc=0.5:0.25:0.1,"), std::string::npos) << to_string(q);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(q)), q);
+    EXPECT_THROW(parse_quantized_descriptor("qconv:c=2,o=3,in=4,k=3,wsc=0.5:0.25"), ConvError);     // two for three channels
+    EXPECT_THROW(parse_quantized_descriptor("qconv:c=2,o=3,in=4,k=3,wsc=0.5:0:0.25"), ConvError);   // a zero scale
+}
+
 TEST(QuantizedDescriptor, DefaultsAreU8S8U8WithUnitScalesAndTheWholeRange) {
     const auto q = parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3");
     EXPECT_EQ(q.src, IntegerType::u8);

@@ -20,9 +20,8 @@ Builds small models with python3-onnx (onnx.helper) and checks `convcheck list/r
   - skips.onnx: a ConvTranspose the ONNX transposed dialect refuses, a DOUBLE Conv and a Conv with a symbolic
     batch are skipped with their reasons (printed, counted) while the one plain Conv runs;
   - quantized.onnx: QLinearConv (u8 x, s8 w, a bias, dyadic scales: exact and bound mode; arbitrary scales: bound
-    mode) and ConvInteger (zero points) nodes are "qconv:" cases with the model's scales and zero points, each
-    passing on the optimized plugin; a QLinearConv whose w_scale differs per output channel is skipped with its
-    reason;
+    mode; per-channel w_scale carried as wsc=a:b:...) and ConvInteger (zero points) nodes are "qconv:" cases with
+    the model's scales and zero points, each passing on the optimized plugin;
   - a garbage file, an empty file and python without python3-onnx: exit 2 with a clear message.
 """
 import json
@@ -397,7 +396,7 @@ quantized.outputs.append(helper.make_tensor_value_info("ci_y", TensorProto.INT32
 quantized_path = os.path.join(tmp, "quantized.onnx")
 quantized.save(quantized_path)
 listing = run(["list", "--suite", quantized_path], 0)
-check("w_scale differs per output channel" in listing.stdout, f"quantized.onnx: the per-channel skip:\n{listing.stdout}")
+check("skipped" not in listing.stdout, f"quantized.onnx: nothing is skipped:\n{listing.stdout}")
 cases, _ = run_cases(quantized_path)
 got = {(c["shape_name"], c["mode"]): c for c in cases}
 want = {("quantized.onnx/dyadic", "exact"): "qconv:n=1,c=4,o=8,g=1,in=6x6,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=1,data=ncx,"
@@ -407,7 +406,11 @@ want = {("quantized.onnx/dyadic", "exact"): "qconv:n=1,c=4,o=8,g=1,in=6x6,k=3x3,
                                                "data=ncx,wei=oix,dt=u8:s8:u8,ssc=0.1,szp=3,wsc=0.03,wzp=0,dsc=0.7,dzp=128",
         ("quantized.onnx/integer", "exact"): "qconv:n=1,c=3,o=2,g=1,in=5x5,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=0,"
                                              "data=ncx,wei=oix,dt=u8:u8:s32,ssc=1,szp=17,wsc=1,wzp=120,dsc=1,dzp=0",
-        ("quantized.onnx/integer", "bound"): None}
+        ("quantized.onnx/integer", "bound"): None,
+        ("quantized.onnx/per_channel", "exact"): "qconv:n=1,c=4,o=8,g=1,in=6x6,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=0,"
+                                                 "data=ncx,wei=oix,dt=u8:s8:u8,ssc=0.5,szp=3,"
+                                                 "wsc=0.125:0.125:0.125:0.125:0.25:0.25:0.25:0.25,wzp=0,dsc=64,dzp=128",
+        ("quantized.onnx/per_channel", "bound"): None}
 check(set(got) == set(want), f"quantized.onnx: cases {sorted(got)}, expected {sorted(want)}")
 for key, descriptor in want.items():
     c = got.get(key)

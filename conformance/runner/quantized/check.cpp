@@ -3,6 +3,7 @@
 // reference/quantized_convolution.hpp, requantized by reference/quantized_output.hpp), one isolated
 // execution, and the verdict: bit for bit under the rule the backend declares, or within TOSA's INEXACT_ROUND
 // window where it declares none (and in bound mode, whose scales no rule holds exactly).
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -72,10 +73,16 @@ std::string quantized_refused_entry(const Case& c, Mode mode) {
     if (significant_bits(q.src_scale) > 12) return why("ssc has more than 12 significant bits");
     if (!q.per_channel_scales && significant_bits(q.weights_scale) > 12)
         return why("wsc has more than 12 significant bits");
+    double low = q.per_channel_scales ? std::ldexp(1.0, -8) : q.weights_scale;
+    double high = q.per_channel_scales ? 15.0 / 8.0 : q.weights_scale;
+    if (!q.channel_scales.empty()) {  // given ones: each must be exact-friendly
+        low = *std::min_element(q.channel_scales.begin(), q.channel_scales.end());
+        high = *std::max_element(q.channel_scales.begin(), q.channel_scales.end());
+        for (float s : q.channel_scales)
+            if (significant_bits(s) > 12) return why("a per-channel wsc has more than 12 significant bits");
+    }
     if (significant_bits(q.dst_scale) != 1) return why("dsc is not a power of two");
     // wsc=oc draws k/2^e, k odd in [1, 15], e in [3, 8] (data.cpp)
-    const double low = q.per_channel_scales ? std::ldexp(1.0, -8) : q.weights_scale;
-    const double high = q.per_channel_scales ? 15.0 / 8.0 : q.weights_scale;
     const double m_low = double(q.src_scale) * low / q.dst_scale, m_high = double(q.src_scale) * high / q.dst_scale;
     if (m_low < std::ldexp(1.0, -31) || m_high >= std::ldexp(1.0, 30))
         return why("M must lie in [2^-31, 2^30), the multipliers TFLite's QuantizeMultiplier writes");

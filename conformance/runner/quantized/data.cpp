@@ -61,6 +61,8 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
     for (std::int64_t o = 0; o < d.bias_elements(); ++o) data.bias.push_back(draw(-b, b));
     if (!q.per_channel_scales) {
         data.weights_scales = {q.weights_scale};
+    } else if (!q.channel_scales.empty()) {
+        data.weights_scales = q.channel_scales;  // given (a model's)
     } else {
         for (std::int64_t o = 0; o < d.out_channels; ++o)
             data.weights_scales.push_back(std::ldexp(float(2 * draw(0, 7) + 1), -static_cast<int>(draw(3, 8))));

@@ -113,11 +113,14 @@ TEST(SuiteOnnx, QLinearConvAndConvIntegerAreQuantizedCasesWithTheModelsScales) {
                                        "wei=oix,dt=u8:s8:u8,ssc=0.5,szp=3,wsc=0.25,wzp=0,dsc=2,dzp=128");
     EXPECT_EQ(read_nodes({qlinear_node()}).entries.at(0).modes, "be");  // dyadic scales: exact mode too
     EXPECT_EQ(read_nodes({qlinear_node({0.25}, {0.1})}).entries.at(0).modes, "b");  // 0.1: bound mode only
-    // one w_scale per output channel: the same value four times is one scale; differing values are skipped
+    // one w_scale per output channel: the same value four times is one scale; differing values are carried
     EXPECT_NE(outcome(qlinear_node({0.25, 0.25, 0.25, 0.25})).find("wsc=0.25,"), std::string::npos);
-    EXPECT_EQ(outcome(qlinear_node({0.25, 0.5, 0.25, 0.25})),
-              "skipped: w_scale differs per output channel: a qconv: descriptor draws per-channel scales from the seed "
-              "and takes one weights zero point, so the model's own values cannot be carried");
+    EXPECT_NE(outcome(qlinear_node({0.25, 0.5, 0.25, 0.125})).find(",wsc=0.25:0.5:0.25:0.125,"), std::string::npos);
+    json per_channel_zero_point = qlinear_node();
+    per_channel_zero_point["tensors"]["wz"]["values"] = {0, 1, 0, 0};
+    per_channel_zero_point["tensors"]["wz"]["shape"] = {4};
+    EXPECT_EQ(outcome(per_channel_zero_point),
+              "skipped: w_zero_point differs per output channel: a qconv: descriptor takes one weights zero point");
     json runtime_scale = qlinear_node();
     runtime_scale["tensors"]["xs"].erase("values");
     EXPECT_EQ(outcome(runtime_scale),

@@ -7,7 +7,8 @@
 // convolution's keys (without dt=) and its own:
 //   qconv:c=8,o=8,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=3,wsc=0.5,wzp=0,dsc=2,dzp=-1,lo=0,hi=100
 //   dt   src:weights:dst integer types (src u8|s8, weights u8|s8, dst u8|s8|s32); the bias is s32
-//   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed
+//   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
+//                  wsc=a:b:...: one per output channel, given (a model's)
 //   szp, wzp, dzp  the zero points, per tensor, in their types' ranges
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
 // An s32 dst is the accumulator itself (ONNX ConvInteger): dsc=1, dzp=0 and no lo/hi.
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "convcheck/core/descriptor.hpp"
 
@@ -31,7 +33,8 @@ struct QuantizedDescriptor {
     ConvDescriptor conv;  // the geometry: forward, dense; its dtype (f32) is not the tensors'
     IntegerType src = IntegerType::u8, weights = IntegerType::s8, dst = IntegerType::u8;
     float src_scale = 1.0f, weights_scale = 1.0f, dst_scale = 1.0f;
-    bool per_channel_scales = false;  // wsc=oc: weights_scale is unused, each output channel has its own
+    bool per_channel_scales = false;  // wsc=oc or a list: weights_scale is unused, each output channel has its own
+    std::vector<float> channel_scales;  // wsc=a:b:...: those (out_channels values); empty with wsc=oc: drawn
     std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
 
