@@ -265,20 +265,6 @@ IntegerType integer_type(const json& node, const std::string& name, const std::s
     throw Skip{role + " has the element type " + t + ": a quantized convolution's tensors are UINT8, INT8 or INT32"};
 }
 
-// The one value of a scale or zero point: an initializer whose values the converter gives, holding one value, or
-// `repeated` values all equal (a per-output-channel tensor that is per tensor in fact).
-double one_value(const json& node, const std::string& name, const std::string& role, std::int64_t repeated = 1) {
-    const json& tensors = node.at("tensors");
-    if (!tensors.contains(name) || !tensors[name].contains("values"))
-        throw Skip{role + " is not an initializer of the model (convcheck reads scales and zero points as constants)"};
-    const std::vector<double> v = tensors[name]["values"].get<std::vector<double>>();
-    if (v.size() != 1 && static_cast<std::int64_t>(v.size()) != repeated)
-        throw Skip{role + " has " + std::to_string(v.size()) + " values: one, or one per output channel"};
-    if (std::any_of(v.begin(), v.end(), [&](double x) { return x != v.front(); }))
-        throw Skip{role + " differs per output channel: a qconv: descriptor takes one weights zero point"};
-    return v.front();
-}
-
 // A scale given once or once per output channel: its values (one, or `channels`), all equal ones read as one.
 std::vector<double> per_channel_values(const json& node, const std::string& name, const std::string& role,
                                        std::int64_t channels) {
@@ -290,6 +276,13 @@ std::vector<double> per_channel_values(const json& node, const std::string& name
         throw Skip{role + " has " + std::to_string(v.size()) + " values: one, or one per output channel"};
     if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); })) v.resize(1);
     return v;
+}
+
+// The one value of a scale or zero point: its values (per_channel_values) must be one, or `repeated` equal ones.
+double one_value(const json& node, const std::string& name, const std::string& role, std::int64_t repeated = 1) {
+    const std::vector<double> v = per_channel_values(node, name, role, repeated);
+    if (v.size() != 1) throw Skip{role + " differs per output channel: a qconv: descriptor takes one weights zero point"};
+    return v.front();
 }
 
 std::int32_t zero_point_value(const json& node, const std::string& name, const std::string& role, std::int64_t repeated = 1) {

@@ -4,6 +4,7 @@
 // execution, and the verdict: bit for bit under the rule the backend declares, or within TOSA's INEXACT_ROUND
 // window where it declares none (and in bound mode, whose scales no rule holds exactly).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -137,19 +138,23 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
     const auto channel = [&](std::int64_t i) { return (i / spatial) % d.out_channels; };
 
-    // what each output may be: one integer under a declared rule, else the window; and the fill, a value none is
+    // each output under each of the four rules (kRequantizations' order), once; what each output may be: one integer
+    // under a declared rule, else the window; and the fill, a value none is
+    constexpr std::size_t kRules = std::size(reference::kRequantizations);
+    const std::size_t declared_k = static_cast<std::size_t>(
+        std::find(std::begin(reference::kRequantizations), std::end(reference::kRequantizations), rule) -
+        std::begin(reference::kRequantizations));
     const std::size_t n = sums.acc.size();
+    std::vector<std::array<std::int64_t, kRules>> by_rule(n);
     std::vector<reference::IntegerWindow> allowed(n);
     std::set<std::int64_t> possible;
     for (std::size_t i = 0; i < n; ++i) {
         const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
-        allowed[i] = named ? reference::IntegerWindow{reference::quantized_output(q, sums.acc[i], m, rule),
-                                                      reference::quantized_output(q, sums.acc[i], m, rule)}
-                           : reference::quantized_output_window(q, sums.acc[i], m);
-        if (declared && !named) {
-            const std::int64_t own = reference::quantized_output(q, sums.acc[i], m, rule);
-            allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
-        }
+        for (std::size_t k = 0; k < kRules; ++k)
+            by_rule[i][k] = reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]);
+        const std::int64_t own = by_rule[i][declared_k];
+        allowed[i] = named ? reference::IntegerWindow{own, own} : reference::quantized_output_window(q, sums.acc[i], m);
+        if (declared && !named) allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
         for (std::int64_t v = allowed[i].lowest; v <= allowed[i].highest; ++v) possible.insert(v);
     }
     std::int64_t fill = highest(q.dst);
@@ -167,12 +172,11 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     const accuracy::OnMismatch count = count_failures(e, where);
     accuracy::Comparison cmp;
     cmp.elements = static_cast<std::int64_t>(n);
-    bool fits[4] = {true, true, true, true};  // which rules every output agrees with
+    std::array<bool, kRules> fits;  // which rules every output agrees with
+    fits.fill(true);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t got = out.got[i];
-        const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
-        for (std::size_t k = 0; k < 4; ++k)
-            fits[k] = fits[k] && got == reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]);
+        for (std::size_t k = 0; k < kRules; ++k) fits[k] = fits[k] && got == by_rule[i][k];
         const std::int64_t want = std::clamp(got, allowed[i].lowest, allowed[i].highest);
         const double error = std::fabs(double(got - want));
         if (error > cmp.max_abs || cmp.worst_index < 0)
@@ -185,7 +189,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     r.error = e;
     if (q.dst != IntegerType::s32) {  // what the outputs say of the rule the backend follows, pass or fail
         r.requantization_fit.emplace();
-        for (std::size_t k = 0; k < 4; ++k)
+        for (std::size_t k = 0; k < kRules; ++k)
             if (fits[k]) r.requantization_fit->push_back(to_string(reference::kRequantizations[k]));
     }
     if (cmp.mismatches > 0) {
@@ -203,15 +207,15 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
                         (declared ? std::string(" (with the declared ") + to_string(rule) + "'s own result)" : "");
             text += ": acc " + std::to_string(sums.acc[i]) + " x M " + integer_text(m) + " = " +
                     integer_text(double(sums.acc[i]) * m) + ", + dzp " + std::to_string(q.dst_zero_point) + " (";
-            for (std::size_t k = 0; k < 4; ++k)
+            for (std::size_t k = 0; k < kRules; ++k)
                 text += std::string(k ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
-                        std::to_string(reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]));
+                        std::to_string(by_rule[static_cast<std::size_t>(i)][k]);
             text += ")";
         }
         text += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
         if (q.dst != IntegerType::s32) {
             std::string fit;
-            for (std::size_t k = 0; k < 4; ++k)
+            for (std::size_t k = 0; k < kRules; ++k)
                 if (fits[k]) fit += std::string(fit.empty() ? "" : " and ") + to_string(reference::kRequantizations[k]);
             text += fit.empty() ? "; the outputs fit none of the four rules" : "; the outputs fit " + fit;
         }

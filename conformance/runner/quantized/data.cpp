@@ -8,6 +8,7 @@
 #include <random>
 
 #include "convcheck/abi/abi_quantized.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "operation.hpp"
@@ -16,23 +17,19 @@ namespace convcheck::runner::detail {
 
 namespace {
 
-int bytes_of(IntegerType t) { return t == IntegerType::s32 ? 4 : 1; }
-
+// The integers' element access is the plugins' own (plugin_quantized.hpp), by the type's ABI dtype.
+using convcheck_plugin_support::integer_bytes;
+std::size_t bytes_of(IntegerType t) { return integer_bytes(abi_dtype(t)); }
 void store(void* data, IntegerType t, std::int64_t offset, std::int64_t v) {
-    if (t == IntegerType::u8) static_cast<std::uint8_t*>(data)[offset] = static_cast<std::uint8_t>(v);
-    else if (t == IntegerType::s8) static_cast<std::int8_t*>(data)[offset] = static_cast<std::int8_t>(v);
-    else static_cast<std::int32_t*>(data)[offset] = static_cast<std::int32_t>(v);
+    convcheck_plugin_support::store_integer(data, abi_dtype(t), offset, v);
 }
-
 std::int64_t load(const void* data, IntegerType t, std::int64_t offset) {
-    if (t == IntegerType::u8) return static_cast<const std::uint8_t*>(data)[offset];
-    if (t == IntegerType::s8) return static_cast<const std::int8_t*>(data)[offset];
-    return static_cast<const std::int32_t*>(data)[offset];
+    return convcheck_plugin_support::load_integer(data, abi_dtype(t), offset);
 }
 
 // One tensor's integers (canonical order) into a guarded buffer in the descriptor's format.
 GuardedBuffer tensor_buffer(const ConvDescriptor& d, TensorRole role, IntegerType t, const std::vector<std::int32_t>& v) {
-    GuardedBuffer b(static_cast<std::size_t>(layout_of(d, role).span() * bytes_of(t)));
+    GuardedBuffer b(static_cast<std::size_t>(layout_of(d, role).span()) * bytes_of(t));
     for_each_element(d, role, [&](std::int64_t flat, std::int64_t offset) { store(b.data(), t, offset, v[flat]); });
     return b;
 }
@@ -81,7 +78,7 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
         bias = GuardedBuffer(static_cast<std::size_t>(d.out_channels) * 4);
         std::memcpy(bias.data(), data.bias.data(), bias.bytes());
     }
-    GuardedBuffer dst(static_cast<std::size_t>(d.dst_elements() * bytes_of(q.dst)));
+    GuardedBuffer dst(static_cast<std::size_t>(d.dst_elements()) * bytes_of(q.dst));
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) store(dst.data(), q.dst, i, fill);
 
     // the descriptor with its quantization extension (ABI 1.5): lives through the call

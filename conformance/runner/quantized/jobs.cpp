@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convcheck/abi/abi_quantized.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/runner/failure_bundle.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
 #include "convcheck/runner/shrink.hpp"
@@ -64,15 +66,12 @@ std::string quantized_output_element(const Case& c, std::int64_t flat) {
     return coordinates_text(element_coordinates(d.dst_dims(), d.data_format == DataFormat::nxc, flat));
 }
 
-int quantized_output_bytes(const Case& c) { return c.qconv.dst == IntegerType::s32 ? 4 : 1; }
+int quantized_output_bytes(const Case& c) {
+    return static_cast<int>(convcheck_plugin_support::integer_bytes(abi_dtype(c.qconv.dst)));
+}
 
 std::string quantized_output_value(const Case& c, const std::byte* element) {
-    const IntegerType t = c.qconv.dst;
-    if (t == IntegerType::u8) return std::to_string(static_cast<unsigned>(std::to_integer<std::uint8_t>(element[0])));
-    if (t == IntegerType::s8) return std::to_string(static_cast<std::int8_t>(std::to_integer<std::uint8_t>(element[0])));
-    std::int32_t v = 0;
-    std::memcpy(&v, element, 4);
-    return std::to_string(v);
+    return std::to_string(convcheck_plugin_support::load_integer(element, abi_dtype(c.qconv.dst), 0));
 }
 
 CaseMemory quantized_memory(const Case& c) {
