@@ -1,5 +1,5 @@
 // The optimized quantized convolution (quantized_plan.hpp) equals the literal reference
-// (reference/quantized_convolution.hpp, quantized_output.hpp) output for output, under each of the three rules,
+// (reference/quantized_convolution.hpp, quantized_output.hpp) output for output, under each of the four rules,
 // for random descriptors of every geometry, both data formats, OIX and XIO weights, every integer type pair, zero
 // points, per-tensor and per-channel dyadic scales, a narrowed output range and an s32 dst. Integer sums are
 // exact: any difference is a bug.
@@ -7,7 +7,10 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "convcheck/core/memory_layout.hpp"
@@ -43,6 +46,39 @@ std::int64_t load(const std::vector<unsigned char>& bytes, IntegerType t, std::i
     return x;
 }
 
+
+// The plan's output against the reference's for canonical integers src, weights, bias under rule kRule[rule]: ""
+// when every output is equal, "overflow" when a sum leaves s32, else the first differing output.
+std::string first_mismatch(const QuantizedDescriptor& q, const std::vector<float>& scales, const std::vector<std::int32_t>& src,
+                           const std::vector<std::int32_t>& weights, const std::vector<std::int32_t>& bias, int rule,
+                           int threads, std::string* implementation = nullptr) {
+    const ConvDescriptor& d = q.conv;
+    std::vector<unsigned char> src_bytes(src.size()), weight_bytes(weights.size());
+    for_each_element(d, TensorRole::src, [&](std::int64_t flat, std::int64_t at) { store(src_bytes, q.src, at, src[flat]); });
+    for_each_element(d, TensorRole::weights, [&](std::int64_t flat, std::int64_t at) { store(weight_bytes, q.weights, at, weights[flat]); });
+    const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
+    const auto sums = reference::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
+    if (!reference::fits_int32_accumulator(sums)) return "overflow";
+    const auto m = reference::output_multipliers(q, scales);
+    std::int64_t spatial = 1;
+    for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
+    const optimized::QuantizedPlan plan(q, scales, weight_bytes.data(), d.has_bias ? bias.data() : nullptr,
+                                        {.threads = threads, .rounding = kRounding[rule]});
+    if (implementation) *implementation = plan.implementation();
+    std::vector<unsigned char> dst(static_cast<std::size_t>(d.dst_elements() * (q.dst == IntegerType::s32 ? 4 : 1)));
+    plan.execute(src_bytes.data(), dst.data());
+    std::string first;
+    for_each_element(d, TensorRole::dst, [&](std::int64_t flat, std::int64_t at) {
+        const double multiplier = m[static_cast<std::size_t>((flat / spatial) % d.out_channels)];
+        const std::int64_t want = reference::quantized_output(q, sums.acc[flat], multiplier, kRule[rule]);
+        const std::int64_t got = load(dst, q.dst, at);
+        if (got != want && first.empty())
+            first = to_string(q) + " rule " + std::to_string(rule) + ": output " + std::to_string(flat) + " is " +
+                    std::to_string(got) + ", want " + std::to_string(want) + " (acc " + std::to_string(sums.acc[flat]) + ")";
+    });
+    return first;
+}
+
 }  // namespace
 
 RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
@@ -56,7 +92,9 @@ RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
     q.weights = types[*rc::gen::inRange(0, 2)];
     q.dst = *rc::gen::element(IntegerType::u8, IntegerType::s8, IntegerType::s32);
     q.src_zero_point = static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.src), highest(q.src) + 1));
-    q.weights_zero_point = static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.weights), highest(q.weights) + 1));
+    // half the cases without a weights zero point: the VNNI path's (quantized_vnni.hpp) where the weights are s8
+    if (*rc::gen::arbitrary<bool>())
+        q.weights_zero_point = static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.weights), highest(q.weights) + 1));
     q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
     if (q.dst != IntegerType::s32) {
         q.src_scale = std::ldexp(float(*rc::gen::inRange(1, 16)), -*rc::gen::inRange(0, 6));
@@ -84,23 +122,56 @@ RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
     for (auto& v : src) v = static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.src), highest(q.src) + 1));
     for (auto& v : weights) v = static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.weights), highest(q.weights) + 1));
     for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(*rc::gen::inRange(-300, 301));
-    std::vector<unsigned char> src_bytes(src.size()), weight_bytes(weights.size());
-    for_each_element(d, TensorRole::src, [&](std::int64_t flat, std::int64_t at) { store(src_bytes, q.src, at, src[flat]); });
-    for_each_element(d, TensorRole::weights, [&](std::int64_t flat, std::int64_t at) { store(weight_bytes, q.weights, at, weights[flat]); });
-    const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
-    const auto sums = reference::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
-    RC_PRE(reference::fits_int32_accumulator(sums));
-    const auto m = reference::output_multipliers(q, scales);
-    std::int64_t spatial = 1;
-    for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
     const int rule = *rc::gen::inRange(0, 4);
-    const optimized::QuantizedPlan plan(q, scales, weight_bytes.data(), d.has_bias ? bias.data() : nullptr,
-                                        {.threads = *rc::gen::inRange(1, 3), .rounding = kRounding[rule]});
-    std::vector<unsigned char> dst(static_cast<std::size_t>(d.dst_elements() * (q.dst == IntegerType::s32 ? 4 : 1)));
-    plan.execute(src_bytes.data(), dst.data());
-    for_each_element(d, TensorRole::dst, [&](std::int64_t flat, std::int64_t at) {
-        const double multiplier = m[static_cast<std::size_t>((flat / spatial) % d.out_channels)];
-        const std::int64_t want = reference::quantized_output(q, sums.acc[flat], multiplier, kRule[rule]);
-        RC_ASSERT(load(dst, q.dst, at) == want);
-    });
+    const std::string mismatch = first_mismatch(q, scales, src, weights, bias, rule, *rc::gen::inRange(1, 3));
+    RC_PRE(mismatch != "overflow");
+    RC_ASSERT(mismatch == "");
+}
+
+// The VNNI path's blocks and tails (quantized_vnni.hpp): output channels in 1 to 5 blocks of 16 and not a multiple
+// of 16, rows wider than a tile, groups whose channels are not a multiple of 4, depthwise channels not a multiple of
+// 16, a depth multiplier, strides, dilations, negative and uneven pads, ranks 1 to 3, both formats, an s8 src moved
+// to u8 (with its zero point in the padding), an s32 dst; random data and the largest magnitudes, every rule, one and
+// two threads. On a CPU with AVX-512 VNNI these run the VNNI path (checked); elsewhere, and in the
+// _without_avx512 run, the int16 path.
+TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
+    const char* cases[] = {
+        "qconv:n=2,c=64,o=80,in=9x13,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=7,dzp=3,ssc=0.5,dsc=64",
+        "qconv:c=12,o=40,g=2,in=11x10,k=3x3,s=2x2,d=2x2,pb=2x1,pe=0x3,bias=1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-5,dzp=-2,ssc=0.25,dsc=16",
+        "qconv:c=40,o=40,g=40,in=15x15,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-3,dzp=100,dsc=8",
+        "qconv:n=2,c=8,o=16,g=8,in=7x9,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix,dt=u8:s8:s8,szp=200,dsc=32",
+        "qconv:c=20,o=33,in=30,k=5,pb=2,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=128,dzp=128,dsc=64",
+        "qconv:c=8,o=20,in=4x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,data=nxc,wei=xio,dt=s8:s8:s32,szp=1",
+        "qconv:c=260,o=36,in=7x7,k=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,ssc=0.125,dsc=128",
+        "qconv:c=16,o=17,in=8x30,k=1x3,pb=-1x-1,pe=-1x2,bias=1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-128,dsc=4",
+        "qconv:c=24,o=24,g=24,in=6x40,k=5x5,d=2x2,pb=4x4,pe=4x4,bias=1,data=ncx,wei=oix,dt=u8:s8:s8,szp=9,dzp=-9,dsc=2",
+    };
+    const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+                      std::getenv("CONVCHECK_NO_AVX512") == nullptr;
+    std::mt19937 rng(7);
+    for (const char* text : cases)
+        for (bool largest : {false, true}) {
+            const QuantizedDescriptor q = parse_quantized_descriptor(text);
+            const ConvDescriptor& d = q.conv;
+            std::vector<float> scales;
+            for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+            if (q.dst == IntegerType::s32) scales = {1.0f};
+            std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
+                weights(static_cast<std::size_t>(d.weights_elements())), bias;
+            const auto draw = [&](IntegerType t) {
+                return static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(t), highest(t))(rng));
+            };
+            for (auto& v : src) v = largest ? static_cast<std::int32_t>(highest(q.src)) : draw(q.src);
+            for (auto& v : weights) v = largest ? static_cast<std::int32_t>(lowest(q.weights)) : draw(q.weights);
+            for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+            for (int rule = 0; rule < 4; ++rule)
+                for (int threads : {1, 2}) {
+                    std::string implementation;
+                    const std::string mismatch = first_mismatch(q, scales, src, weights, bias, rule, threads, &implementation);
+                    EXPECT_EQ(mismatch, "") << "threads " << threads << (largest ? ", largest magnitudes" : "");
+                    if (vnni) {
+                        EXPECT_NE(implementation.find("vnni"), std::string::npos) << text << ": " << implementation;
+                    }
+                }
+        }
 }

@@ -1,8 +1,9 @@
 // The optimized quantized (integer) convolution (docs/quantized.md, docs/optimized.md): a plan that validates a
-// quantized descriptor, packs the weights once (minus their zero point, as int16, [O][taps][I/G]), and runs on
-// u8/s8 buffers in the descriptor's formats: src minus its zero point into a padded channels-last int16 copy
-// whose padding is 0 (a padding tap adds nothing), int16 x int16 products summed exactly in int32, then the
-// bias and the requantization rule the caller names.
+// quantized descriptor, packs the weights once and runs on u8/s8 buffers in the descriptor's formats. On a CPU
+// with AVX-512 VNNI, u8/s8 src with s8 weights and no weights zero point run on VPDPBUSD (exact s32 sums of u8 x s8
+// products; an s8 src moved to u8 and corrected per output channel); every other case runs on int16 copies (src
+// and weights minus their zero points, exact int16 x int16 products summed in int32). Then the bias and the
+// requantization rule the caller names; implementation() says which path.
 //
 //   optimized::QuantizedPlan plan(q, weights_scales, weights, bias, {.threads = 2});
 //   plan.execute(src, dst);

@@ -1,0 +1,229 @@
+// The VNNI path of the quantized plan (quantized_vnni.hpp): the lifted geometry, the packing of weights and
+// compensation, the src copy, and the rows handed to the AVX-512 kernels in parallel.
+#include "quantized_vnni.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <tbb/blocked_range.h>
+
+#include "convcheck/optimized/conv_plan.hpp"
+#include "parallel_join.hpp"
+
+namespace convcheck::optimized::detail {
+namespace {
+
+using i64 = std::int64_t;
+
+i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
+
+bool cpu_has_avx512_vnni() {
+    static const bool has = cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
+    return has;
+}
+
+bool is_depthwise(const QuantizedGeometry& g) { return g.ICg == 1 && g.OCg == 1; }
+
+}  // namespace
+
+QuantizedGeometry::QuantizedGeometry(const QuantizedDescriptor& q) {
+    const ConvDescriptor& d = q.conv;
+    N = d.batch, C = d.in_channels, O = d.out_channels, G = d.groups, ICg = d.in_channels_per_group();
+    OCg = d.out_channels_per_group();
+    src_nxc = dst_nxc = d.data_format == DataFormat::nxc;
+    i64 kernel[3]{1, 1, 1}, dilation[3]{1, 1, 1};
+    for (int a = 0; a < d.rank; ++a) {
+        const int at = 3 - d.rank + a;
+        in[at] = d.input_size[a], out[at] = d.output_size(a), stride[at] = d.strides[a];
+        kernel[at] = d.kernel_size[a], dilation[at] = d.dilations[a];
+        lead[at] = std::max<i64>(d.pads_begin[a], 0);
+        crop[at] = std::max<i64>(-d.pads_begin[a], 0);
+        padded[at] = lead[at] + d.input_size[a] + std::max<i64>(d.pads_end[a], 0);
+    }
+    for (int a = 0; a < 3; ++a) in_spatial *= in[a], out_spatial *= out[a], padded_spatial *= padded[a], taps *= kernel[a];
+    for (i64 k0 = 0; k0 < kernel[0]; ++k0)
+        for (i64 k1 = 0; k1 < kernel[1]; ++k1)
+            for (i64 k2 = 0; k2 < kernel[2]; ++k2)
+                tap_pixel.push_back(((k0 * dilation[0]) * padded[1] + k1 * dilation[1]) * padded[2] + k2 * dilation[2]);
+}
+
+std::string why_not_vnni(const QuantizedDescriptor& q) {
+    if (q.src == IntegerType::s32) return "an s32 src";
+    if (q.weights != IntegerType::s8) return "u8 weights (VPDPBUSD multiplies u8 by s8)";
+    if (q.weights_zero_point != 0) return "a weights zero point";
+    if (!cpu_has_avx512_vnni())
+        return cpu_has_avx512() || !__builtin_cpu_supports("avx512vnni") ? "needs AVX-512 VNNI, which this CPU lacks"
+                                                                          : "needs AVX-512, switched off by CONVCHECK_NO_AVX512=1";
+    return "";
+}
+
+VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, const std::vector<std::int16_t>& weights,
+                   const std::vector<std::int32_t>& bias)
+    : q_(q), g_(g), depthwise_(is_depthwise(g)), shift_(q.src == IntegerType::s8 ? 128 : 0) {
+    // the value every padding tap reads: the src zero point, moved to u8 like the src
+    const i64 padding = i64{q.src_zero_point} + shift_;
+    const auto wrapped = [](i64 v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); };  // mod 2^32
+    if (depthwise_) {
+        pitch_ = round_up(g.C, 16), group_pitch_ = 1, blocks_ = pitch_ / 16;
+        packed_dw_.assign(static_cast<std::size_t>(blocks_ * g.taps * 16), 0);
+        compensation_.assign(static_cast<std::size_t>(pitch_), 0);
+        for (i64 c = 0; c < g.C; ++c) {
+            i64 sum = 0;
+            for (i64 t = 0; t < g.taps; ++t) {
+                const std::int16_t w = weights[static_cast<std::size_t>(c * g.taps + t)];
+                packed_dw_[static_cast<std::size_t>(((c / 16) * g.taps + t) * 16 + c % 16)] = w;
+                sum += w;
+            }
+            compensation_[static_cast<std::size_t>(c)] = wrapped(bias[static_cast<std::size_t>(c)] - padding * sum);
+        }
+        return;
+    }
+    group_pitch_ = round_up(g.ICg, 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
+    const i64 quads = group_pitch_ / 4;
+    packed_.assign(static_cast<std::size_t>(g.G * blocks_ * g.taps * quads * 64), 0);
+    compensation_.assign(static_cast<std::size_t>(g.G * blocks_ * 16), 0);
+    for (i64 gr = 0; gr < g.G; ++gr)
+        for (i64 o = 0; o < g.OCg; ++o) {
+            const i64 oc = gr * g.OCg + o, block = gr * blocks_ + o / 16, lane = o % 16;
+            i64 sum = 0;
+            for (i64 t = 0; t < g.taps; ++t)
+                for (i64 i = 0; i < g.ICg; ++i) {
+                    const std::int16_t w = weights[static_cast<std::size_t>((oc * g.taps + t) * g.ICg + i)];
+                    packed_[static_cast<std::size_t>(((block * g.taps + t) * quads + i / 4) * 64 + lane * 4 + i % 4)] =
+                        static_cast<std::int8_t>(w);
+                    sum += w;
+                }
+            compensation_[static_cast<std::size_t>(block * 16 + lane)] = wrapped(bias[static_cast<std::size_t>(oc)] - padding * sum);
+        }
+}
+
+// The image's src, moved to u8, in a channels-last copy padded with the moved zero point. Channels last, each
+// pixel's channels (or each group's) are one run of bytes, copied as such.
+void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
+    const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
+    if (g_.padded_spatial != g_.in_spatial || pitch_ != g_.C)  // padding, or channels between the groups' runs
+        std::memset(copy, fill, static_cast<std::size_t>(g_.padded_spatial * pitch_));
+    const auto* bytes = static_cast<const std::uint8_t*>(src);
+    const bool runs = g_.src_nxc && (depthwise_ || group_pitch_ == g_.ICg);  // a pixel's channels: one run
+    const auto put = [&](std::uint8_t* to, const std::uint8_t* from, i64 count) {
+        if (shift_ == 0) std::memcpy(to, from, static_cast<std::size_t>(count));
+        else
+            for (i64 i = 0; i < count; ++i) to[i] = static_cast<std::uint8_t>(from[i] ^ shift_);
+    };
+    parallel_for_joined(tbb::blocked_range<i64>(0, g_.in[0] * g_.in[1]), [&](const tbb::blocked_range<i64>& rows) {
+        for (i64 row = rows.begin(); row < rows.end(); ++row) {
+            const i64 x0 = row / g_.in[1], x1 = row % g_.in[1], x = row * g_.in[2];
+            std::uint8_t* to = copy + g_.copy_pixel(x0, x1, 0) * pitch_;
+            if (runs && pitch_ == g_.C && g_.padded[2] == g_.in[2]) {  // the whole row is one run
+                put(to, bytes + (n * g_.in_spatial + x) * g_.C, g_.in[2] * g_.C);
+                continue;
+            }
+            for (i64 x2 = 0; x2 < g_.in[2]; ++x2, to += pitch_) {
+                if (runs) {
+                    put(to, bytes + (n * g_.in_spatial + x + x2) * g_.C, g_.C);
+                } else if (g_.src_nxc) {
+                    for (i64 gr = 0; gr < g_.G; ++gr)
+                        put(to + gr * group_pitch_, bytes + (n * g_.in_spatial + x + x2) * g_.C + gr * g_.ICg, g_.ICg);
+                } else {
+                    for (i64 gr = 0, c = 0; gr < g_.G; ++gr)
+                        for (i64 i = 0; i < g_.ICg; ++i, ++c)
+                            to[gr * group_pitch_ + i] =
+                                static_cast<std::uint8_t>(bytes[(n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
+                }
+            }
+        }
+    });
+}
+
+// The src read where it lies: a u8 channels-last src without padding, whose pixels are the copy's.
+bool VnniPath::direct() const {
+    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C;
+}
+
+void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
+    const bool in_place = direct();
+    // uninitialised: copy_image writes every byte a tap can read
+    const std::unique_ptr<std::uint8_t[]> copy(
+        in_place ? nullptr : new std::uint8_t[static_cast<std::size_t>(g_.padded_spatial * pitch_)]);
+    for (i64 n = 0; n < g_.N; ++n) {
+        const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
+        if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
+        if (depthwise_) depthwise_rows(image, n, dst, requantize);
+        else dense_rows(image, n, dst, requantize);
+    }
+}
+
+void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
+    const i64 rows = g_.out[0] * g_.out[1], chunks = (blocks_ + 3) / 4, quads = group_pitch_ / 4;
+    std::vector<i64> tap_offset;
+    for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
+    // consecutive items share a chunk's weights: item = (group * chunks + chunk) * rows + row
+    parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * rows), [&](const tbb::blocked_range<i64>& items) {
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(g_.out[2] * 64));
+        for (i64 item = items.begin(); item < items.end(); ++item) {
+            const i64 row = item % rows, chunk = (item / rows) % chunks, gr = item / (rows * chunks);
+            const i64 y0 = row / g_.out[1], y1 = row % g_.out[1], block = gr * blocks_ + chunk * 4;
+            DenseRow r;
+            r.src = copy + g_.origin(y0, y1, 0) * pitch_ + gr * group_pitch_;
+            r.pixel_step = g_.stride[2] * pitch_;
+            r.tap_offset = tap_offset.data();
+            r.taps = g_.taps, r.quads = quads;
+            r.weights = packed_.data() + block * g_.taps * quads * 64;
+            r.block_stride = g_.taps * quads * 64;
+            r.compensation = compensation_.data() + block * 16;
+            r.blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
+            r.width = g_.out[2];
+            r.acc = acc.data();
+            dense_row_avx512_vnni(r);
+            const i64 first = chunk * 64;
+            store_row(acc.data(), r.blocks * 16, n, row * g_.out[2], g_.out[2], gr * g_.OCg + first,
+                      std::min<i64>(r.blocks * 16, g_.OCg - first), dst, requantize);
+        }
+    });
+}
+
+void VnniPath::depthwise_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
+    const i64 rows = g_.out[0] * g_.out[1];
+    std::vector<i64> tap_offset;
+    for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
+    parallel_for_joined(tbb::blocked_range<i64>(0, rows), [&](const tbb::blocked_range<i64>& range) {
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(g_.out[2] * pitch_));
+        for (i64 row = range.begin(); row < range.end(); ++row) {
+            DepthwiseRow r;
+            r.src = copy + g_.origin(row / g_.out[1], row % g_.out[1], 0) * pitch_;
+            r.pixel_step = g_.stride[2] * pitch_;
+            r.tap_offset = tap_offset.data();
+            r.taps = g_.taps, r.blocks = blocks_;
+            r.weights = packed_dw_.data();
+            r.compensation = compensation_.data();
+            r.width = g_.out[2];
+            r.acc = acc.data();
+            depthwise_row_avx512_vnni(r);
+            store_row(acc.data(), pitch_, n, row * g_.out[2], g_.out[2], 0, g_.C, dst, requantize);
+        }
+    });
+}
+
+// acc[p][c] (c < channels) is output channel first_channel + c of output pixel y_row + p of image n.
+void VnniPath::store_row(const std::int32_t* acc, i64 acc_pitch, i64 n, i64 y_row, i64 width, i64 first_channel,
+                         i64 channels, void* dst, const Requantizer& requantize) const {
+    const bool f32_rule = requantize.rounding == QuantizedRounding::nearest_even_f32 ||
+                          requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
+    if (g_.dst_nxc && q_.dst != IntegerType::s32 && f32_rule) {
+        auto* to = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + y_row) * g_.O + first_channel;
+        requantize_row_avx512(acc, acc_pitch, width, channels, requantize.multiplier_f32.data() + first_channel,
+                              requantize, to, g_.O);
+        return;
+    }
+    for (i64 p = 0; p < width; ++p)
+        for (i64 c = 0; c < channels; ++c) {
+            const i64 oc = first_channel + c, y = y_row + p;
+            const i64 at = g_.dst_nxc ? (n * g_.out_spatial + y) * g_.O + oc : (n * g_.O + oc) * g_.out_spatial + y;
+            const i64 v = requantize(acc[p * acc_pitch + c], oc);
+            if (q_.dst == IntegerType::u8) static_cast<std::uint8_t*>(dst)[at] = static_cast<std::uint8_t>(v);
+            else if (q_.dst == IntegerType::s8) static_cast<std::int8_t*>(dst)[at] = static_cast<std::int8_t>(v);
+            else static_cast<std::int32_t*>(dst)[at] = static_cast<std::int32_t>(v);
+        }
+}
+
+}  // namespace convcheck::optimized::detail

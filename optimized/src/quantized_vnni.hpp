@@ -1,0 +1,114 @@
+// The VNNI path of the optimized quantized plan (quantized_plan.hpp, docs/optimized.md, "Quantized convolution"):
+// u8/s8 src and s8 weights without a weights zero point, on a CPU with AVX-512 VNNI. VPDPBUSD multiplies unsigned
+// bytes by signed bytes, four at a time, into exact s32 sums; so
+//   - an s8 src is moved to u8 by adding 128 (x + 128 = x ^ 0x80), and
+//   - the src copy is padded with the src zero point (moved likewise): a padding tap then reads zx, and
+//     (zx - zx) * w = 0, as the quantized convolution's padding adds nothing;
+// the sum over every tap, padding included, is then sum(x' * w), and the true accumulator is
+//   acc = bias + sum((x - zx) * w) = sum(x' * w) + bias - (zx + shift) * sum(w),
+// the last two terms a constant per output channel ("compensation"). s32 sums wrap modulo 2^32 on the way, and the
+// descriptor's rule keeps the true acc inside s32, so the result is exact.
+//
+// Dense and grouped layers: the copy is channels last with each group's channels rounded up to 4; weights packed
+// per group in blocks of 16 output channels, [group][block][tap][I/G / 4][16][4]; a tile of up to 4 blocks x up to
+// 12 output pixels of one row stays in registers. Depthwise layers (one input and output channel per group): the
+// copy holds the channels rounded up to 16, each output a dot product over the taps (VPDPWSSD on zero-extended src).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "convcheck/core/quantized_descriptor.hpp"
+#include "quantized_requantize.hpp"
+
+namespace convcheck::optimized::detail {
+
+// A quantized descriptor's axes lifted to three spatial axes (the outer ones of extent 1), with the extents of a
+// copy of the input padded by the non-negative pads.
+struct QuantizedGeometry {
+    explicit QuantizedGeometry(const QuantizedDescriptor& q);
+    std::int64_t N = 1, C = 1, O = 1, G = 1, ICg = 1, OCg = 1, taps = 1;
+    std::int64_t in_spatial = 1, out_spatial = 1, padded_spatial = 1;
+    std::int64_t in[3]{1, 1, 1}, out[3]{1, 1, 1}, stride[3]{1, 1, 1}, padded[3]{1, 1, 1};
+    std::int64_t lead[3]{0, 0, 0};  // padding before the input in the copy
+    std::int64_t crop[3]{0, 0, 0};  // inputs a negative begin pad skips
+    std::vector<std::int64_t> tap_pixel;  // each tap's pixel offset in the copy from its window's origin
+    bool src_nxc = true, dst_nxc = true;
+    // the copy's pixel of output pixel y's window origin (y * s - pb + lead = y * s + crop)
+    std::int64_t origin(std::int64_t y0, std::int64_t y1, std::int64_t y2) const {
+        return ((y0 * stride[0] + crop[0]) * padded[1] + y1 * stride[1] + crop[1]) * padded[2] + y2 * stride[2] + crop[2];
+    }
+    // the copy's pixel of input pixel (x0, x1, x2)
+    std::int64_t copy_pixel(std::int64_t x0, std::int64_t x1, std::int64_t x2) const {
+        return ((x0 + lead[0]) * padded[1] + x1 + lead[1]) * padded[2] + x2 + lead[2];
+    }
+};
+
+// Empty when the VNNI path can run q on this CPU, else why not.
+std::string why_not_vnni(const QuantizedDescriptor& q);
+
+class VnniPath {
+public:
+    // weights: [O][taps][I/G] (the int16 path's packing; s8 values, the weights zero point being 0); bias: [O]
+    VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, const std::vector<std::int16_t>& weights,
+             const std::vector<std::int32_t>& bias);
+    // src, dst in q's formats and types; parallel over output rows (call it inside the plan's arena)
+    void run(const void* src, void* dst, const Requantizer& requantize) const;
+
+private:
+    void copy_image(const void* src, std::int64_t n, std::uint8_t* copy) const;
+    bool direct() const;
+    void dense_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
+    void depthwise_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
+    void store_row(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t n, std::int64_t y_row,
+                   std::int64_t width, std::int64_t first_channel, std::int64_t channels, void* dst,
+                   const Requantizer& requantize) const;
+
+    QuantizedDescriptor q_;
+    QuantizedGeometry g_;
+    bool depthwise_ = false;
+    std::uint8_t shift_ = 0;       // 128 for an s8 src, else 0
+    std::int64_t pitch_ = 0;       // bytes per pixel of the copy
+    std::int64_t group_pitch_ = 0; // a group's channels in the copy: I/G rounded up to 4 (dense), 1 (depthwise)
+    std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), of 16 channels (depthwise)
+    std::vector<std::int8_t> packed_;         // dense: [G][block][tap][I/G / 4][16][4]
+    std::vector<std::int32_t> packed_dw_;     // depthwise: [block][tap][16], s8 weights widened to s32
+    std::vector<std::int32_t> compensation_;  // [G][block][16] (dense) or [block][16] (depthwise)
+};
+
+// The AVX-512 VNNI kernels (quantized_vnni_avx512.cpp).
+struct DenseRow {
+    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin, at the group's first channel
+    std::int64_t pixel_step = 0;        // bytes between consecutive output pixels' windows
+    const std::int64_t* tap_offset = nullptr;  // bytes from a window's origin to each tap
+    std::int64_t taps = 0, quads = 0;          // quads: I/G rounded up to 4, divided by 4
+    const std::int8_t* weights = nullptr;      // the first block's packed weights
+    std::int64_t block_stride = 0;             // bytes between blocks' packed weights
+    const std::int32_t* compensation = nullptr;  // 16 per block
+    int blocks = 1;                             // 1..4
+    std::int64_t width = 0;                     // output pixels in the row
+    std::int32_t* acc = nullptr;                // [width][blocks * 16]
+};
+void dense_row_avx512_vnni(const DenseRow& row);
+
+struct DepthwiseRow {
+    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin
+    std::int64_t pixel_step = 0;
+    const std::int64_t* tap_offset = nullptr;
+    std::int64_t taps = 0, blocks = 0;       // blocks of 16 channels
+    const std::int32_t* weights = nullptr;   // [block][tap][16]
+    const std::int32_t* compensation = nullptr;  // [block][16]
+    std::int64_t width = 0;
+    std::int32_t* acc = nullptr;  // [width][blocks * 16]
+};
+void depthwise_row_avx512_vnni(const DepthwiseRow& row);
+
+// One row of accumulators ([width][acc_pitch], `channels` of them from acc's first) requantized under an f32 rule
+// into a channels-last u8/s8 dst (dst at the row's first pixel and channel, dst_pitch bytes per pixel).
+void requantize_row_avx512(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t width, std::int64_t channels,
+                           const float* multiplier, const Requantizer& requantize, std::uint8_t* dst,
+                           std::int64_t dst_pitch);
+
+}  // namespace convcheck::optimized::detail

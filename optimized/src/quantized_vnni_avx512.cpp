@@ -1,0 +1,152 @@
+// The AVX-512 VNNI kernels of the quantized plan (quantized_vnni.hpp). Compiled with AVX-512 VNNI and
+// -ffp-contract=off: the f32 rules multiply and add as two roundings, never as one fused multiply-add.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "quantized_vnni.hpp"
+
+namespace convcheck::optimized::detail {
+namespace {
+
+using i64 = std::int64_t;
+
+// GCC 12's plain conversion, min and max intrinsics read an "undefined" vector that -Werror=maybe-uninitialized
+// flags: their zero-masked forms with every lane kept (as cc_planes_avx512.cpp does).
+constexpr __mmask16 kAllLanes = 0xFFFF;
+
+std::int32_t load_quad(const std::uint8_t* p) {
+    std::int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// W output pixels from pixel p0 of the row x B blocks of 16 output channels, in registers: for each tap and each
+// quad of input channels, B weight vectors (16 channels x 4 s8) and, per pixel, its 4 src bytes broadcast.
+template <int B, int W>
+void dense_tile(const DenseRow& r, i64 p0) {
+    __m512i acc[W][B];
+    for (int j = 0; j < B; ++j) {
+        const __m512i c = _mm512_loadu_si512(r.compensation + 16 * j);
+#pragma GCC unroll 16
+        for (int p = 0; p < W; ++p) acc[p][j] = c;
+    }
+    const std::uint8_t* base = r.src + p0 * r.pixel_step;
+    for (i64 t = 0; t < r.taps; ++t) {
+        const std::uint8_t* s = base + r.tap_offset[t];
+        const std::int8_t* w = r.weights + t * r.quads * 64;
+        for (i64 k = 0; k < r.quads; ++k) {
+            __m512i wv[B];
+#pragma GCC unroll 4
+            for (int j = 0; j < B; ++j) wv[j] = _mm512_loadu_si512(w + j * r.block_stride + k * 64);
+#pragma GCC unroll 16
+            for (int p = 0; p < W; ++p) {
+                const __m512i x = _mm512_set1_epi32(load_quad(s + p * r.pixel_step + 4 * k));
+#pragma GCC unroll 4
+                for (int j = 0; j < B; ++j) acc[p][j] = _mm512_dpbusd_epi32(acc[p][j], x, wv[j]);
+            }
+        }
+    }
+    std::int32_t* out = r.acc + p0 * B * 16;
+#pragma GCC unroll 16
+    for (int p = 0; p < W; ++p)
+#pragma GCC unroll 4
+        for (int j = 0; j < B; ++j) _mm512_storeu_si512(out + (p * B + j) * 16, acc[p][j]);
+}
+
+// The widest tile per block count (B x W accumulators, B weight vectors and a broadcast within 32 registers).
+constexpr int kWidest[5] = {0, 12, 12, 8, 6};
+
+using DenseTile = void (*)(const DenseRow&, i64);
+template <int B, int... W>
+constexpr std::array<DenseTile, sizeof...(W)> dense_tiles(std::integer_sequence<int, W...>) {
+    return {&dense_tile<B, W + 1>...};
+}
+template <int B>
+void dense_row_of(const DenseRow& r) {
+    static constexpr auto tiles = dense_tiles<B>(std::make_integer_sequence<int, kWidest[B]>{});
+    i64 p = 0;
+    for (; p + kWidest[B] <= r.width; p += kWidest[B]) tiles[kWidest[B] - 1](r, p);
+    if (p < r.width) tiles[static_cast<std::size_t>(r.width - p - 1)](r, p);
+}
+
+// W output pixels x every block of 16 channels: per tap, the zero-extended src bytes (an s16 pair x, 0 per lane)
+// times the widened weight (w, sign), VPDPWSSD: x * w + 0.
+template <int W>
+void depthwise_tile(const DepthwiseRow& r, i64 p0) {
+    const std::uint8_t* base = r.src + p0 * r.pixel_step;
+    for (i64 b = 0; b < r.blocks; ++b) {
+        __m512i acc[W];
+        const __m512i c = _mm512_loadu_si512(r.compensation + 16 * b);
+#pragma GCC unroll 16
+        for (int p = 0; p < W; ++p) acc[p] = c;
+        for (i64 t = 0; t < r.taps; ++t) {
+            const __m512i w = _mm512_loadu_si512(r.weights + (b * r.taps + t) * 16);
+            const std::uint8_t* s = base + r.tap_offset[t] + 16 * b;
+#pragma GCC unroll 16
+            for (int p = 0; p < W; ++p) {
+                const __m512i x = _mm512_maskz_cvtepu8_epi32(kAllLanes, _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p * r.pixel_step)));
+                acc[p] = _mm512_dpwssd_epi32(acc[p], x, w);
+            }
+        }
+#pragma GCC unroll 16
+        for (int p = 0; p < W; ++p) _mm512_storeu_si512(r.acc + ((p0 + p) * r.blocks + b) * 16, acc[p]);
+    }
+}
+
+constexpr int kDepthwiseWidest = 8;
+using DepthwiseTile = void (*)(const DepthwiseRow&, i64);
+template <int... W>
+constexpr std::array<DepthwiseTile, sizeof...(W)> depthwise_tiles(std::integer_sequence<int, W...>) {
+    return {&depthwise_tile<W + 1>...};
+}
+
+}  // namespace
+
+void dense_row_avx512_vnni(const DenseRow& r) {
+    switch (r.blocks) {
+        case 1: dense_row_of<1>(r); break;
+        case 2: dense_row_of<2>(r); break;
+        case 3: dense_row_of<3>(r); break;
+        default: dense_row_of<4>(r); break;
+    }
+}
+
+void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
+    static constexpr auto tiles = depthwise_tiles(std::make_integer_sequence<int, kDepthwiseWidest>{});
+    i64 p = 0;
+    for (; p + kDepthwiseWidest <= r.width; p += kDepthwiseWidest) tiles[kDepthwiseWidest - 1](r, p);
+    if (p < r.width) tiles[static_cast<std::size_t>(r.width - p - 1)](r, p);
+}
+
+// The f32 rules, 16 channels at a time. The range is applied in f32 before the rounding: for integer bounds
+// lo <= hi, round(min(max(v, lo), hi)) = min(max(round(v), lo), hi), and no value reaches the conversion's
+// out-of-range result.
+void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
+                           const Requantizer& rq, std::uint8_t* dst, i64 dst_pitch) {
+    constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;  // ties to even
+    const bool zero_point_first = rq.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
+    const float zp = static_cast<float>(rq.dst_zero_point);
+    // before rounding: [lo, hi] with the zero point added first, [lo - zp, hi - zp] without
+    const __m512 lo = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_min : rq.dst_min - rq.dst_zero_point));
+    const __m512 hi = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point));
+    const __m512 zp_first = _mm512_set1_ps(zero_point_first ? zp : 0.0f);
+    const __m512i zp_after = _mm512_set1_epi32(zero_point_first ? 0 : rq.dst_zero_point);
+    for (i64 c = 0; c < channels; c += 16) {
+        const auto mask = static_cast<__mmask16>((1u << std::min<i64>(16, channels - c)) - 1);
+        const __m512 m = _mm512_maskz_loadu_ps(mask, multiplier + c);
+        for (i64 p = 0; p < width; ++p) {
+            const __m512i a = _mm512_maskz_loadu_epi32(mask, acc + p * acc_pitch + c);
+            __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, a), m);  // f32(acc) rounded, then f32(acc) * f32(M) rounded
+            v = _mm512_add_ps(v, zp_first);                       // exact when 0
+            v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo), hi);
+            const __m512i r = _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after);
+            _mm_mask_storeu_epi8(dst + p * dst_pitch + c, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, r));
+        }
+    }
+}
+
+}  // namespace convcheck::optimized::detail
