@@ -5,7 +5,7 @@
 // is faster) against oneDNN on the same descriptor in the layouts it chooses (best) and on channels-last src/dst.
 //
 //   convcheck_bench_int8 [--threads 1,2] [--batch 1] [--set resnet50,mobilenet_v2] [--shapes all|name,...]
-//                        [--dt u8:s8:u8] [--zero-points] [--min-time SECONDS] [--clock wall|cpu]
+//                        [--dt u8:s8:u8] [--zero-points] [--no-onednn] [--min-time SECONDS] [--clock wall|cpu]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/optimized/quantized_plan.hpp"
 #include "onednn_int8_timer.hpp"
@@ -30,9 +31,12 @@ struct Ours {
     std::string path;
 };
 
-std::vector<unsigned char> random_bytes(std::int64_t n, unsigned seed) {
+// buffers on a cache line, as frameworks hand tensors over (optimized_timer.hpp) and oneDNN's memory objects are
+using Bytes = std::vector<unsigned char, CacheLineAllocator<unsigned char>>;
+
+Bytes random_bytes(std::int64_t n, unsigned seed) {
     std::mt19937 rng(seed);
-    std::vector<unsigned char> v(static_cast<std::size_t>(n));
+    Bytes v(static_cast<std::size_t>(n));
     for (auto& b : v) b = static_cast<unsigned char>(rng());
     return v;
 }
@@ -43,7 +47,7 @@ Ours time_ours(const QuantizedDescriptor& q, const std::vector<float>& scales, i
     std::mt19937 rng(3);
     std::vector<std::int32_t> bias;
     for (std::int64_t o = 0; o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-1000, 1000)(rng));
-    std::vector<unsigned char> dst(static_cast<std::size_t>(d.dst_elements() * (q.dst == IntegerType::s32 ? 4 : 1)));
+    Bytes dst(static_cast<std::size_t>(d.dst_elements() * (q.dst == IntegerType::s32 ? 4 : 1)));
     const optimized::QuantizedPlan plan(q, scales, weights.data(), bias.data(), {.threads = threads});
     Ours o;
     o.path = plan.implementation();
@@ -71,7 +75,7 @@ int main(int argc, char** argv) {
     CLI::App app{"convcheck_bench_int8: the optimized int8 convolution against oneDNN's, one table"};
     std::string threads_arg = "1,2", batch_arg = "1", set_arg = "resnet50,mobilenet_v2", shapes_arg = "all",
                 dt = "u8:s8:u8", clock = "wall";
-    bool zero_points = false;
+    bool zero_points = false, no_onednn = false;
     double min_time = 0.3;
     app.add_option("--threads", threads_arg, "comma-separated thread counts");
     app.add_option("--batch", batch_arg, "comma-separated batch sizes");
@@ -79,6 +83,7 @@ int main(int argc, char** argv) {
     app.add_option("--shapes", shapes_arg, "shape names (within the sets), or all");
     app.add_option("--dt", dt, "src:weights:dst integer types (weights s8: oneDNN's int8 convolution)");
     app.add_flag("--zero-points", zero_points, "src zero point 3 and dst zero point 5 (default: none)");
+    app.add_flag("--no-onednn", no_onednn, "time only the optimized implementation");
     app.add_option("--min-time", min_time, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_option("--clock", clock, "wall: wall time; cpu: process CPU time / threads")->check(CLI::IsMember({"wall", "cpu"}));
     CLI11_PARSE(app, argc, argv);
@@ -106,7 +111,8 @@ int main(int argc, char** argv) {
                     std::vector<float> scales;
                     for (std::int64_t o = 0; o < q.conv.out_channels; ++o) scales.push_back(0.002f + 0.0001f * float(o % 17));
                     const Ours ours = time_ours(q, scales, t, min_time);
-                    const bench::OnednnInt8Times dn = bench::time_onednn_int8(q, scales, t, min_time);
+                    const bench::OnednnInt8Times dn =
+                        no_onednn ? bench::OnednnInt8Times{} : bench::time_onednn_int8(q, scales, t, min_time);
                     if (dn.best_ms) vs_best[{set, t}].push_back(*dn.best_ms / ours.ms);
                     if (dn.nhwc_ms) vs_nhwc[{set, t}].push_back(*dn.nhwc_ms / ours.ms);
                     const double gops = 2.0 * double(q.conv.macs()) / (ours.ms * 1e-3) / 1e9;

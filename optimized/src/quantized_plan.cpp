@@ -112,7 +112,7 @@ QuantizedPlan::QuantizedPlan(QuantizedPlan&&) noexcept = default;
 QuantizedPlan& QuantizedPlan::operator=(QuantizedPlan&&) noexcept = default;
 
 std::string QuantizedPlan::implementation() const {
-    return std::string(impl_->vnni ? "optimized_vnni_avx512_" : "optimized_int16_dot_") +
+    return "optimized_" + (impl_->vnni ? impl_->vnni->kernel() : std::string("int16_dot")) + "_" +
            std::string(to_string(impl_->requantize.rounding));
 }
 

@@ -17,6 +17,23 @@ using i64 = std::int64_t;
 
 i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
 
+// An uninitialised buffer starting on a cache line: no tile or vector row straddles two lines.
+template <typename T>
+class Workspace {
+public:
+    explicit Workspace(i64 n) : n_(static_cast<std::size_t>(n)), p_(n > 0 ? CacheLineAllocator<T>().allocate(n_) : nullptr) {}
+    ~Workspace() {
+        if (p_) CacheLineAllocator<T>().deallocate(p_, n_);
+    }
+    Workspace(const Workspace&) = delete;
+    Workspace& operator=(const Workspace&) = delete;
+    T* get() const { return p_; }
+
+private:
+    std::size_t n_;
+    T* p_;
+};
+
 bool cpu_has_avx512_vnni() {
     static const bool has = cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
     return has;
@@ -78,7 +95,9 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
         }
         return;
     }
-    group_pitch_ = round_up(g.ICg, 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
+    // AMX where a group's channels rounded up to 64 are at most twice those rounded up to 4
+    amx_ = amx_usable() && round_up(g.ICg, 64) <= 2 * round_up(g.ICg, 4);
+    group_pitch_ = round_up(g.ICg, amx_ ? 64 : 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
     const i64 quads = group_pitch_ / 4;
     packed_.assign(static_cast<std::size_t>(g.G * blocks_ * g.taps * quads * 64), 0);
     compensation_.assign(static_cast<std::size_t>(g.G * blocks_ * 16), 0);
@@ -95,6 +114,11 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
                 }
             compensation_[static_cast<std::size_t>(block * 16 + lane)] = wrapped(bias[static_cast<std::size_t>(oc)] - padding * sum);
         }
+    if (amx_)
+        for (i64 block = 0; block < g.G * blocks_; ++block)
+            for (i64 row = 0; row < 16; ++row)
+                compensation_rows_.insert(compensation_rows_.end(), compensation_.begin() + block * 16,
+                                          compensation_.begin() + block * 16 + 16);
 }
 
 // The image's src, moved to u8, in a channels-last copy padded with the moved zero point. Channels last, each
@@ -114,7 +138,7 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
         for (i64 row = rows.begin(); row < rows.end(); ++row) {
             const i64 x0 = row / g_.in[1], x1 = row % g_.in[1], x = row * g_.in[2];
             std::uint8_t* to = copy + g_.copy_pixel(x0, x1, 0) * pitch_;
-            if (runs && pitch_ == g_.C && g_.padded[2] == g_.in[2]) {  // the whole row is one run
+            if (runs && pitch_ == g_.C) {  // the row's pixels are one run
                 put(to, bytes + (n * g_.in_spatial + x) * g_.C, g_.in[2] * g_.C);
                 continue;
             }
@@ -143,8 +167,7 @@ bool VnniPath::direct() const {
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
     const bool in_place = direct();
     // uninitialised: copy_image writes every byte a tap can read
-    const std::unique_ptr<std::uint8_t[]> copy(
-        in_place ? nullptr : new std::uint8_t[static_cast<std::size_t>(g_.padded_spatial * pitch_)]);
+    const Workspace<std::uint8_t> copy(in_place ? 0 : g_.padded_spatial * pitch_);
     for (i64 n = 0; n < g_.N; ++n) {
         const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
         if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
@@ -153,32 +176,60 @@ void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) co
     }
 }
 
+// Runs of output pixels in the copy's order. With unit strides in the plane, a plane's rows are one sequence of
+// virtual pixels v = y1 * padded[2] + y2 whose windows are v pixels apart: the last padded[2] - out[2] of each row
+// are no output (computed and dropped), and a run crosses rows. Otherwise a run is one output row.
 void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
-    const i64 rows = g_.out[0] * g_.out[1], chunks = (blocks_ + 3) / 4, quads = group_pitch_ / 4;
+    const i64 chunks = (blocks_ + 3) / 4, quads = group_pitch_ / 4;
+    const bool plane = g_.stride[1] == 1 && g_.stride[2] == 1;
+    const i64 wv = plane ? g_.padded[2] : g_.out[2];                       // virtual pixels per row
+    const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
+    const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
+    const i64 run_length = std::min<i64>(span, 256), runs = (span + run_length - 1) / run_length;
     std::vector<i64> tap_offset;
     for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
-    // consecutive items share a chunk's weights: item = (group * chunks + chunk) * rows + row
-    parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * rows), [&](const tbb::blocked_range<i64>& items) {
-        std::vector<std::int32_t> acc(static_cast<std::size_t>(g_.out[2] * 64));
+    // consecutive items share a chunk's weights: item = ((group * chunks + chunk) * sequences + sequence) * runs + run
+    parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
+        const Workspace<std::int32_t> acc(run_length * 64);
+        if (amx_) amx_begin();
         for (i64 item = items.begin(); item < items.end(); ++item) {
-            const i64 row = item % rows, chunk = (item / rows) % chunks, gr = item / (rows * chunks);
-            const i64 y0 = row / g_.out[1], y1 = row % g_.out[1], block = gr * blocks_ + chunk * 4;
-            DenseRow r;
-            r.src = copy + g_.origin(y0, y1, 0) * pitch_ + gr * group_pitch_;
-            r.pixel_step = g_.stride[2] * pitch_;
-            r.tap_offset = tap_offset.data();
-            r.taps = g_.taps, r.quads = quads;
-            r.weights = packed_.data() + block * g_.taps * quads * 64;
-            r.block_stride = g_.taps * quads * 64;
-            r.compensation = compensation_.data() + block * 16;
-            r.blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
-            r.width = g_.out[2];
-            r.acc = acc.data();
-            dense_row_avx512_vnni(r);
-            const i64 first = chunk * 64;
-            store_row(acc.data(), r.blocks * 16, n, row * g_.out[2], g_.out[2], gr * g_.OCg + first,
-                      std::min<i64>(r.blocks * 16, g_.OCg - first), dst, requantize);
+            const i64 run = item % runs, sequence = (item / runs) % sequences, chunk = (item / (runs * sequences)) % chunks;
+            const i64 gr = item / (runs * sequences * chunks), block = gr * blocks_ + chunk * 4;
+            const i64 y0 = plane ? sequence : sequence / g_.out[1], y1 = plane ? 0 : sequence % g_.out[1];
+            const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
+            const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
+            const i64 pixel_step = g_.stride[2] * pitch_;
+            const std::uint8_t* src = copy + g_.origin(y0, y1, 0) * pitch_ + v0 * pixel_step + gr * group_pitch_;
+            const std::int8_t* weights = packed_.data() + block * g_.taps * quads * 64;
+            if (amx_) {
+                AmxRow r;
+                r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
+                r.taps = g_.taps, r.chunks = group_pitch_ / 64, r.weights = weights;
+                r.block_stride = g_.taps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
+                r.blocks = blocks, r.width = count, r.acc = acc.get();
+                dense_row_amx(r);
+            } else {
+                DenseRow r;
+                r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
+                r.taps = g_.taps, r.quads = quads, r.weights = weights;
+                r.block_stride = g_.taps * quads * 64, r.compensation = compensation_.data() + block * 16;
+                r.blocks = blocks, r.width = count, r.acc = acc.get();
+                dense_row_avx512_vnni(r);
+            }
+            const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
+            for (i64 v = v0; v < v0 + count;) {  // the run's outputs, row by row
+                const i64 row = v / wv, y2 = v % wv;
+                if (y2 >= g_.out[2]) {
+                    v = (row + 1) * wv;
+                    continue;
+                }
+                const i64 width = std::min(g_.out[2] - y2, v0 + count - v);
+                store_row(acc.get() + (v - v0) * blocks * 16, blocks * 16, n, ((y0 * g_.out[1]) + y1 + row) * g_.out[2] + y2,
+                          width, gr * g_.OCg + first, channels, dst, requantize);
+                v += width;
+            }
         }
+        if (amx_) amx_end();
     });
 }
 

@@ -11,7 +11,9 @@
 //
 // Dense and grouped layers: the copy is channels last with each group's channels rounded up to 4; weights packed
 // per group in blocks of 16 output channels, [group][block][tap][I/G / 4][16][4]; a tile of up to 4 blocks x up to
-// 12 output pixels of one row stays in registers. Depthwise layers (one input and output channel per group): the
+// 12 output pixels of one row stays in registers. Where the CPU has AMX-INT8 (quantized_amx.cpp) and a group has
+// 32 input channels or more, each group's channels are rounded up to 64 instead and TDPBUSD multiplies tiles of 16
+// pixels x 64 channels by 64 channels x 16 output channels. Depthwise layers (one input and output channel per group): the
 // copy holds the channels rounded up to 16, each output a dot product over the taps (VPDPWSSD on zero-extended src).
 #pragma once
 
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/core/quantized_descriptor.hpp"
 #include "quantized_requantize.hpp"
 
@@ -56,6 +59,8 @@ public:
              const std::vector<std::int32_t>& bias);
     // src, dst in q's formats and types; parallel over output rows (call it inside the plan's arena)
     void run(const void* src, void* dst, const Requantizer& requantize) const;
+    // the kernel: "amx_int8" or "vnni_avx512"
+    std::string kernel() const { return amx_ ? "amx_int8" : "vnni_avx512"; }
 
 private:
     void copy_image(const void* src, std::int64_t n, std::uint8_t* copy) const;
@@ -69,13 +74,15 @@ private:
     QuantizedDescriptor q_;
     QuantizedGeometry g_;
     bool depthwise_ = false;
+    bool amx_ = false;
     std::uint8_t shift_ = 0;       // 128 for an s8 src, else 0
     std::int64_t pitch_ = 0;       // bytes per pixel of the copy
     std::int64_t group_pitch_ = 0; // a group's channels in the copy: I/G rounded up to 4 (dense), 1 (depthwise)
     std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), of 16 channels (depthwise)
-    std::vector<std::int8_t> packed_;         // dense: [G][block][tap][I/G / 4][16][4]
+    std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][tap][I/G / 4][16][4]
     std::vector<std::int32_t> packed_dw_;     // depthwise: [block][tap][16], s8 weights widened to s32
     std::vector<std::int32_t> compensation_;  // [G][block][16] (dense) or [block][16] (depthwise)
+    std::vector<std::int32_t, CacheLineAllocator<std::int32_t>> compensation_rows_;  // AMX: [G][block][16 pixels][16], an accumulator tile's start
 };
 
 // The AVX-512 VNNI kernels (quantized_vnni_avx512.cpp).
@@ -92,6 +99,26 @@ struct DenseRow {
     std::int32_t* acc = nullptr;                // [width][blocks * 16]
 };
 void dense_row_avx512_vnni(const DenseRow& row);
+
+// The AMX kernel (quantized_amx.cpp): the same row, in tiles of 16 pixels x 64 input channels x 16 output channels.
+struct AmxRow {
+    const std::uint8_t* src = nullptr;
+    std::int64_t pixel_step = 0;
+    const std::int64_t* tap_offset = nullptr;
+    std::int64_t taps = 0, chunks = 0;  // chunks: I/G rounded up to 64, divided by 64
+    const std::int8_t* weights = nullptr;
+    std::int64_t block_stride = 0;
+    const std::int32_t* compensation_rows = nullptr;  // 16 x 16 per block
+    int blocks = 1;
+    std::int64_t width = 0;
+    std::int32_t* acc = nullptr;  // [width][blocks * 16]
+};
+// Whether the CPU has AMX-INT8 and Linux grants its tile data (not with CONVCHECK_NO_AMX=1).
+bool amx_usable();
+// A thread's tiles configured before its rows, released after them.
+void amx_begin();
+void amx_end();
+void dense_row_amx(const AmxRow& row);
 
 struct DepthwiseRow {
     const std::uint8_t* src = nullptr;  // the copy at the row's first window origin

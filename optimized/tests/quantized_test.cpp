@@ -132,8 +132,9 @@ RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
 // of 16, rows wider than a tile, groups whose channels are not a multiple of 4, depthwise channels not a multiple of
 // 16, a depth multiplier, strides, dilations, negative and uneven pads, ranks 1 to 3, both formats, an s8 src moved
 // to u8 (with its zero point in the padding), an s32 dst; random data and the largest magnitudes, every rule, one and
-// two threads. On a CPU with AVX-512 VNNI these run the VNNI path (checked); elsewhere, and in the
-// _without_avx512 run, the int16 path.
+// two threads. On a CPU with AVX-512 VNNI these run the VNNI path (checked), with AMX where the CPU has it and a
+// group 32 input channels or more (CONVCHECK_NO_AMX=1: VPDPBUSD alone); elsewhere, and in the _without_avx512
+// run, the int16 path.
 TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
     const char* cases[] = {
         "qconv:n=2,c=64,o=80,in=9x13,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=7,dzp=3,ssc=0.5,dsc=64",
@@ -145,6 +146,10 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=260,o=36,in=7x7,k=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,ssc=0.125,dsc=128",
         "qconv:c=16,o=17,in=8x30,k=1x3,pb=-1x-1,pe=-1x2,bias=1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-128,dsc=4",
         "qconv:c=24,o=24,g=24,in=6x40,k=5x5,d=2x2,pb=4x4,pe=4x4,bias=1,data=ncx,wei=oix,dt=u8:s8:s8,szp=9,dzp=-9,dsc=2",
+        // AMX's tiles (quantized_amx.cpp): 32 + 8 and 32 + 1 pixels, 3 blocks, 96 channels in two chunks of 64
+        "qconv:c=96,o=48,in=5x40,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-20,dzp=-7,ssc=0.5,dsc=256",
+        "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
+        "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
     };
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                       std::getenv("CONVCHECK_NO_AVX512") == nullptr;
@@ -170,7 +175,9 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
                     const std::string mismatch = first_mismatch(q, scales, src, weights, bias, rule, threads, &implementation);
                     EXPECT_EQ(mismatch, "") << "threads " << threads << (largest ? ", largest magnitudes" : "");
                     if (vnni) {
-                        EXPECT_NE(implementation.find("vnni"), std::string::npos) << text << ": " << implementation;
+                        EXPECT_TRUE(implementation.find("vnni") != std::string::npos ||
+                                    implementation.find("amx") != std::string::npos)
+                            << text << ": " << implementation;
                     }
                 }
         }
