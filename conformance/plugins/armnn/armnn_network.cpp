@@ -37,17 +37,30 @@ std::string joined(const std::vector<std::string>& messages) {
 LoadedLayer::LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime,
                          const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& add_layer,
                          const armnn::TensorInfo& input_info, const armnn::TensorInfo& output_info)
+    : LoadedLayer(std::move(runtime),
+                  [&](armnn::INetwork& network) {
+                      armnn::IConnectableLayer* layer = add_layer(network);
+                      layer->GetOutputSlot(0).SetTensorInfo(output_info);
+                      return Chain{layer, layer};
+                  },
+                  input_info) {}
+
+LoadedLayer::LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const std::function<Chain(armnn::INetwork&)>& add_layers,
+                         const armnn::TensorInfo& input_info)
     : runtime_(std::move(runtime)) {
     armnn::INetworkPtr network = armnn::INetwork::Create();
     armnn::IConnectableLayer* input = network->AddInputLayer(0, "src");
-    armnn::IConnectableLayer* layer = add_layer(*network);
+    const Chain chain = add_layers(*network);
     armnn::IConnectableLayer* output = network->AddOutputLayer(0, "dst");
-    input->GetOutputSlot(0).Connect(layer->GetInputSlot(0));
-    layer->GetOutputSlot(0).Connect(output->GetInputSlot(0));
+    input->GetOutputSlot(0).Connect(chain.first->GetInputSlot(0));
+    chain.second->GetOutputSlot(0).Connect(output->GetInputSlot(0));
     input->GetOutputSlot(0).SetTensorInfo(input_info);
-    layer->GetOutputSlot(0).SetTensorInfo(output_info);
+    load(*network);
+}
+
+void LoadedLayer::load(armnn::INetwork& network) {
     std::vector<std::string> messages;
-    armnn::IOptimizedNetworkPtr optimized = armnn::Optimize(*network, {kCpuRef}, runtime_->GetDeviceSpec(),
+    armnn::IOptimizedNetworkPtr optimized = armnn::Optimize(network, {kCpuRef}, runtime_->GetDeviceSpec(),
                                                             armnn::OptimizerOptions(),
                                                             armnn::Optional<std::vector<std::string>&>(messages));
     if (!optimized) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "Arm NN's Optimize failed: " + joined(messages));

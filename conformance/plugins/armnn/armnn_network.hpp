@@ -1,6 +1,8 @@
 // A one-layer Arm NN network, optimized for CpuRef and loaded into a runtime: one input, the layer the
-// caller adds (Convolution2d, DepthwiseConvolution2d, TransposeConvolution2d), one output. Shared by the
-// armnn plugin's convolution (armnn_plugin.cpp) and transposed convolution (armnn_transposed.cpp).
+// caller adds (Convolution2d, DepthwiseConvolution2d, TransposeConvolution2d), one output; or a chain of
+// two (a quantized convolution and the Activation layer of its narrowed output range). Shared by the
+// armnn plugin's convolution (armnn_plugin.cpp), transposed convolution (armnn_transposed.cpp) and
+// quantized convolution (armnn_quantized.cpp).
 #pragma once
 
 #include <armnn/ArmNN.hpp>
@@ -9,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace convcheck_armnn {
 
@@ -28,6 +31,11 @@ public:
     // armnn::Exception (the layer's own checks).
     LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& add_layer,
                 const armnn::TensorInfo& input, const armnn::TensorInfo& output);
+    // A chain: add_layers adds its layers, connected and with their output TensorInfos set, and returns the
+    // first (whose input slot 0 gets `input`) and the last (whose output slot 0 is the network's output).
+    using Chain = std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*>;
+    LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const std::function<Chain(armnn::INetwork&)>& add_layers,
+                const armnn::TensorInfo& input);
     LoadedLayer(const LoadedLayer&) = delete;
     LoadedLayer& operator=(const LoadedLayer&) = delete;
     ~LoadedLayer();
@@ -35,6 +43,8 @@ public:
     void run(const void* src, void* dst) const;
 
 private:
+    void load(armnn::INetwork& network);
+
     std::shared_ptr<armnn::IRuntime> runtime_;
     armnn::NetworkId id_ = 0;
 };

@@ -14,6 +14,9 @@
 //               batch (adaptations); other 3-D: Arm NN has no 3-D convolution (declined).
 //   weights     Convolution2d: OIHW for NCHW, OHWI for NHWC; depthwise: [M][C][H][W] (reordered).
 //   dtypes      f32, f16, bf16 (CpuRef decodes every element to float and accumulates in float).
+//   quantized   (ABI 1.5) u8/s8 as QAsymmU8, QAsymmS8 and QSymmS8 (per tensor or per axis), bias Signed32;
+//               CpuRef dequantizes to f32, sums in f32 and quantizes the sum with round(), ties away from
+//               zero: no named requantization rule (armnn_quantized.cpp).
 //   invalid     what Arm NN's parameters can hold is passed as it is, so that Arm NN accepts or refuses
 //               it; the plugin refuses only what they cannot hold (armnn_layer.hpp, inexpressible).
 //   threads     CpuRef runs on the calling thread; num_threads is not used.
@@ -33,7 +36,9 @@
 
 #include "armnn_layer.hpp"
 #include "armnn_network.hpp"
+#include "armnn_quantized.hpp"
 #include "armnn_transposed.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 
@@ -96,7 +101,14 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.name = "armnn";
     mine.version = CONVCHECK_ARMNN_PACKAGE_VERSION " (libarmnn " ARMNN_VERSION ", backend CpuRef)";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    // u8, s8 and s32 (armnn_quantized.cpp): CpuRef itself answers per case (it takes no Signed32 dst).
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // CpuRef requantizes a float sum with round() (ties away from zero): none of the named rules, judged by
+    // TOSA's INEXACT_ROUND window. Its sum is of f32 products in f32, not an integer accumulator: S32 is the
+    // ABI's exact-sum declaration, which the window then judges around.
+    mine.requantization = CONVCHECK_REQUANTIZATION_UNNAMED;
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     // 2-D natively; rank 1 and 3-D with kernel depth 1 by exact data movement (conv_query declines the rest).
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -108,6 +120,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("armnn conv_query", [&]() -> convcheck_error* {
+        if (support::quantization_of(*desc) != nullptr) return quantized_query(plugin->runtime, *plugin->layer_support, *desc, out);
         if (const std::string why = support::dense_only(*desc, "Arm NN"); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         if (const std::string why = no_layer(*desc); !why.empty()) return support::unsupported(out, why);
@@ -181,6 +194,7 @@ struct Prepared : convcheck_conv_plan {
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const support::PrepareInputs& inputs) {
+    if (support::quantization_of(desc) != nullptr) return quantized_plan(plugin->runtime, desc, inputs);
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
@@ -196,6 +210,7 @@ convcheck_error* conv_transposed_execute(convcheck_plugin* plugin, const convche
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_quantized<prepare>();
     support::add_conv_transposed<conv_transposed_query, conv_transposed_execute>(a);
     return a;
 }();

@@ -23,12 +23,41 @@ function(convcheck_add_armnn_plugin)
   endif()
   convcheck_add_backend_plugin(armnn SOURCES ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_plugin.cpp
                                ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_layer.cpp ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_network.cpp
-                               ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_transposed.cpp
+                               ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_transposed.cpp ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_quantized.cpp
                                LIBS convcheck_plugin_adaptation ${CONVCHECK_ARMNN_LIBRARY})
   target_include_directories(convcheck_plugin_armnn PRIVATE ${CONVCHECK_ARMNN_INCLUDE_DIR})
   target_compile_definitions(convcheck_plugin_armnn PRIVATE CONVCHECK_ARMNN_BACKEND_DIR="${backend_dir}"
                              CONVCHECK_ARMNN_PACKAGE_VERSION="Arm NN ${version}")
   convcheck_add_backend_plugin_tests(armnn TRANSPOSED)
+  if(CONVCHECK_BUILD_TESTS)
+    # quantized convolution (docs/quantized.md): CpuRef declares no named rule, judged by TOSA's window
+    add_test(NAME conformance_quantized_armnn
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_armnn> --suite quantized --no-shrink
+                     --no-progress --quiet)
+    # each of Arm NN's types and layouts the plugin hands it (armnn_quantized.cpp), all run (--min-coverage 1):
+    # QSymmS8 per axis in NCHW/OIX, NHWC/XIO and NHWC/OXI with strides, dilations and asymmetric pads;
+    # depthwise [M][C][H][W] with M = 2; QAsymmS8 and QAsymmU8 weights with a zero point; a BoundedReLu range
+    # on s8; arbitrary scales in 1-D
+    set(cases
+        "qconv:c=4,o=8,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1,dt=s8:s8:s8,ssc=0.25,szp=-5,wsc=oc,dsc=16,dzp=3"
+        "qconv:c=4,o=8,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=5,wsc=oc,dsc=16,dzp=3,data=nxc,wei=xio"
+        "qconv:c=4,o=8,in=7x7,k=3x3,pb=2x0,pe=0x1,s=2x1,d=1x2,bias=1,dt=u8:s8:u8,ssc=0.25,szp=5,wsc=oc,dsc=16,dzp=3,data=nxc,wei=oxi"
+        "qconv:c=3,o=6,g=3,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=5,wsc=0.125,dsc=4,dzp=3"
+        "qconv:c=3,o=6,g=3,in=6x5,k=3x2,pb=0x1,bias=1,dt=s8:s8:s8,ssc=0.5,szp=-9,wsc=0.0625,dsc=8,dzp=-2,data=nxc"
+        "qconv:c=4,o=8,in=7x7,k=3x3,bias=1,dt=s8:s8:s8,ssc=0.25,szp=-5,wsc=0.125,wzp=7,dsc=8,dzp=3"
+        "qconv:c=4,o=8,in=7x7,k=3x3,bias=1,dt=u8:u8:u8,ssc=0.25,szp=5,wsc=0.125,wzp=120,dsc=8,dzp=3"
+        "qconv:c=4,o=8,in=7x7,k=3x3,bias=1,dt=s8:u8:s8,ssc=0.25,szp=5,wsc=0.125,wzp=120,dsc=8,dzp=3"
+        "qconv:c=4,o=8,in=7x7,k=3x3,bias=1,dt=s8:s8:s8,ssc=0.25,szp=5,wsc=0.125,dsc=8,dzp=3,lo=-20,hi=50"
+        "qconv:c=16,o=8,in=9,k=3,pb=2,bias=1,dt=u8:s8:u8,ssc=0.013,szp=7,wsc=oc,dsc=0.7,dzp=120")
+    set(case_args)
+    foreach(c IN LISTS cases)
+      list(APPEND case_args --case ${c})
+    endforeach()
+    add_test(NAME conformance_quantized_armnn_types
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_armnn> ${case_args} --min-coverage 1
+                     --no-shrink --no-progress --quiet)
+    set_tests_properties(conformance_quantized_armnn conformance_quantized_armnn_types PROPERTIES LABELS backend)
+  endif()
 endfunction()
 if(CONVCHECK_BACKEND_PLUGINS)
   convcheck_add_armnn_plugin()

@@ -18,6 +18,8 @@
 //               cv::Exception comes back as the error's message); the plugin refuses only groups 0
 //               (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express": blobs[0] is {O, I/G, k...}, and
 //               OpenCV derives the group count from it).
+// quantized     (ABI 1.5) s8:s8:s8 through the "ConvolutionInt8" layer; no named requantization rule
+//               (opencv_quantized.cpp).
 // The adaptations are conformance/plugins/common/include/convcheck/adaptation/adaptation.hpp; the implementation string names
 // the ones that ran.
 #include <opencv2/core.hpp>
@@ -30,8 +32,10 @@
 #include <vector>
 
 #include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "opencv_quantized.hpp"
 #include "opencv_transposed.hpp"
 
 namespace support = convcheck_plugin_support;
@@ -104,7 +108,12 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.version = CV_VERSION;
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // Everything is claimed: conv_query says per case what OpenCV cannot compute, in its words.
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // ConvolutionInt8 rounds ties to even in its vector blocks and away from zero in their scalar tails
+    // (opencv_quantized.cpp): no named rule, judged by TOSA's INEXACT_ROUND window; its sums are s32.
+    mine.requantization = CONVCHECK_REQUANTIZATION_UNNAMED;
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
@@ -140,6 +149,7 @@ cv::dnn::LayerParams layer_params(const convcheck_conv_desc& d, const void* weig
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("opencv conv_query", [&]() -> convcheck_error* {
+        if (support::quantization_of(*desc) != nullptr) return convcheck_opencv::quantized_query(*desc, out);
         if (const std::string why = support::dense_only(*desc, "OpenCV"); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
         const std::string why = not_computable(*desc);
@@ -223,6 +233,7 @@ struct Prepared : convcheck_conv_plan {
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const support::PrepareInputs& inputs) {
+    if (support::quantization_of(desc) != nullptr) return convcheck_opencv::quantized_plan(plugin->num_threads, desc, inputs);
     return std::make_unique<Prepared>(*plugin, desc, inputs);
 }
 
@@ -234,6 +245,7 @@ convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_co
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_quantized<prepare>();
     support::add_conv_transposed<convcheck_opencv::transposed_query, transposed_execute>(a);
     return a;
 }();
