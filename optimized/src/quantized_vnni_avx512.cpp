@@ -135,17 +135,36 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
     const __m512 hi = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point));
     const __m512 zp_first = _mm512_set1_ps(zero_point_first ? zp : 0.0f);
     const __m512i zp_after = _mm512_set1_epi32(zero_point_first ? 0 : rq.dst_zero_point);
-    for (i64 c = 0; c < channels; c += 16) {
-        const auto mask = static_cast<__mmask16>((1u << std::min<i64>(16, channels - c)) - 1);
-        const __m512 m = _mm512_maskz_loadu_ps(mask, multiplier + c);
-        for (i64 p = 0; p < width; ++p) {
-            const __m512i a = _mm512_maskz_loadu_epi32(mask, acc + p * acc_pitch + c);
-            __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, a), m);  // f32(acc) rounded, then f32(acc) * f32(M) rounded
-            v = _mm512_add_ps(v, zp_first);                       // exact when 0
-            v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo), hi);
-            const __m512i r = _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after);
-            _mm_mask_storeu_epi8(dst + p * dst_pitch + c, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, r));
-        }
+    const bool to_u8 = rq.dst == IntegerType::u8;
+    // 16 outputs, rounded, in the range, the zero point added: s32 lanes inside u8 or s8
+    const auto rounded = [&](const std::int32_t* a, const float* m, __mmask16 mask) {
+        __m512 v = _mm512_maskz_cvtepi32_ps(kAllLanes, _mm512_maskz_loadu_epi32(mask, a));
+        v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(mask, m));  // f32(acc) rounded, then f32(acc) * f32(M) rounded
+        v = _mm512_add_ps(v, zp_first);                          // exact when 0
+        v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo), hi);
+        return _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after);
+    };
+    // 64 outputs to bytes in two packing steps (exact: every value is inside the dst type); they leave 128-bit
+    // lane L holding elements 4L..4L+3 of each of the four vectors, which the permutation puts back in order
+    const __m512i in_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const auto sixty_four = [&](const std::int32_t* a, const float* m, std::uint8_t* to) {
+        const __m512i s01 = _mm512_maskz_packs_epi32(~__mmask32{0}, rounded(a, m, kAllLanes), rounded(a + 16, m + 16, kAllLanes));
+        const __m512i s23 = _mm512_maskz_packs_epi32(~__mmask32{0}, rounded(a + 32, m + 32, kAllLanes), rounded(a + 48, m + 48, kAllLanes));
+        const __m512i bytes = to_u8 ? _mm512_maskz_packus_epi16(~__mmask64{0}, s01, s23) : _mm512_maskz_packs_epi16(~__mmask64{0}, s01, s23);
+        _mm512_storeu_si512(to, _mm512_maskz_permutexvar_epi32(kAllLanes, in_order, bytes));
+    };
+    const auto sixteen = [&](const std::int32_t* a, const float* m, std::uint8_t* to, __mmask16 mask) {
+        _mm_mask_storeu_epi8(to, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, rounded(a, m, mask)));
+    };
+    // pixel by pixel: each pixel's channels are one run of dst bytes, written whole before the next
+    const i64 whole = channels / 64 * 64, full = channels / 16 * 16;
+    const auto rest = static_cast<__mmask16>((1u << (channels - full)) - 1);
+    for (i64 p = 0; p < width; ++p) {
+        const std::int32_t* a = acc + p * acc_pitch;
+        std::uint8_t* to = dst + p * dst_pitch;
+        for (i64 c = 0; c < whole; c += 64) sixty_four(a + c, multiplier + c, to + c);
+        for (i64 c = whole; c < full; c += 16) sixteen(a + c, multiplier + c, to + c, kAllLanes);
+        if (rest) sixteen(a + full, multiplier + full, to + full, rest);
     }
 }
 

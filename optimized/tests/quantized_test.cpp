@@ -149,6 +149,7 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         // AMX's tiles (quantized_amx.cpp): 32 + 8 and 32 + 1 pixels, 3 blocks, 96 channels in two chunks of 64
         "qconv:c=96,o=48,in=5x40,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-20,dzp=-7,ssc=0.5,dsc=256",
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
+        "qconv:c=32,o=136,in=3x20,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=-3,dsc=32",
         "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
     };
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
