@@ -7,12 +7,14 @@
 // only varies the data. The backward passes (docs/passes.md) are appended after the forward cases, so
 // that every forward case keeps its id and seed: 75 backward data and 75 backward weights descriptors
 // drawn at the same shares, 10% each of the 750 descriptors of the random sweep; then 40 transposed
-// convolutions, the transposes of forward descriptors drawn at the same shares, and 8 backward channel tails.
+// convolutions, the transposes of forward descriptors drawn at the same shares, 8 backward channel tails, and
+// 60 quantized convolutions on the sweep's geometry.
 #include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/core/transposed_descriptor.hpp"
 #include "convcheck/runner/backward_terms.hpp"
 
@@ -126,6 +128,45 @@ std::vector<SuiteEntry> full_suite() {
         std::string m = "be";
         if (double(backward_max_terms(d)) >= std::ldexp(1.0, accuracy::significand_bits(d.dtype))) m = "b";
         entries.push_back({to_string(d), m, std::string(i % 2 == 0 ? "bwd_d_tail/" : "bwd_w_tail/") + std::to_string(i / 2)});
+    }
+    // Quantized convolution (docs/quantized.md): 60 forward descriptors on the sweep's geometry, each with drawn
+    // integer types (src u8 or s8; weights s8 three times in four, else u8; dst u8, s8 or s32 in turn), zero points
+    // (none in a third of the draws), dyadic scales (so exact mode holds every rule) per tensor or, every other
+    // case, per output channel, and a fused activation's range every fifth; exact mode, every third also bound;
+    // every fourth filled near the zero points (fill=ties, exact mode only). A draw whose sums could leave s32 is drawn again.
+    // Appended last.
+    const IntegerType dsts[] = {IntegerType::u8, IntegerType::s8, IntegerType::s32};
+    for (int i = 0; i < 60;) {
+        QuantizedDescriptor q;
+        q.conv = realize(draw(rng), rng);
+        q.conv.dtype = DataType::f32;
+        std::uniform_int_distribution<int> coin(0, 3);
+        q.src = coin(rng) % 2 ? IntegerType::u8 : IntegerType::s8;
+        q.weights = coin(rng) == 0 ? IntegerType::u8 : IntegerType::s8;
+        q.dst = dsts[i % 3];
+        const auto zero_point = [&](IntegerType t) {
+            return static_cast<std::int32_t>(coin(rng) < 1 ? 0 : std::uniform_int_distribution<std::int64_t>(lowest(t), highest(t))(rng));
+        };
+        q.src_zero_point = zero_point(q.src), q.weights_zero_point = zero_point(q.weights);
+        q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
+        if (q.dst != IntegerType::s32) {
+            q.src_scale = std::ldexp(1.0f, -std::uniform_int_distribution<int>(0, 3)(rng));
+            q.weights_scale = std::ldexp(1.0f, -std::uniform_int_distribution<int>(0, 4)(rng));
+            q.per_channel_scales = i % 2 == 1;
+            q.dst_scale = std::ldexp(1.0f, std::uniform_int_distribution<int>(2, 9)(rng));
+            q.dst_zero_point = zero_point(q.dst);
+            if (i % 5 == 0) q.dst_min = std::max<std::int64_t>(q.dst_zero_point, lowest(q.dst)), q.dst_max = q.dst_min + 100;
+            q.dst_max = std::min(q.dst_max, highest(q.dst));
+        }
+        try {
+            validate(q);
+        } catch (const ConvError&) {
+            continue;  // sums that could leave s32
+        }
+        const bool ties = i % 4 == 3;  // exact-mode data only
+        entries.push_back({to_string(q), i % 3 == 0 && !ties ? "be" : "e", "quantized/" + std::to_string(i),
+                           ties ? accuracy::Fill::ties : accuracy::Fill::standard});
+        ++i;
     }
     return entries;
 }

@@ -94,7 +94,7 @@ TEST(SuiteDesign, FullSweepDrawsEachAttributeAtItsStatedShare) {
 // bound, exact and probe only (the modes of a backward pass), no special fills.
 TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
     const auto entries = full_suite();
-    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u + 40u + 8u);
+    ASSERT_EQ(entries.size(), 600u + 16u + 60u + 150u + 40u + 8u + 60u);
     int passes[3] = {};
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (i >= 826) continue;  // the transposed convolutions and the backward tails (the tests below)
@@ -118,7 +118,7 @@ TEST(SuiteDesign, FullSweepHasBothBackwardPassesAtTheirShare) {
 // pass it computes holds its longest sum and the bias, bound, exact and probe only, no special fills.
 TEST(SuiteDesign, FullSweepHasTransposedConvolutionsAfterTheBackwardPasses) {
     const auto entries = full_suite();
-    ASSERT_EQ(entries.size(), 874u);
+    ASSERT_EQ(entries.size(), 934u);
     int output_padding = 0, grouped = 0, nxc = 0, bias = 0;
     for (std::size_t i = 826; i < 866; ++i) {
         const TransposedDescriptor t = parse_transposed_descriptor(entries[i].descriptor);  // validates
@@ -139,13 +139,13 @@ TEST(SuiteDesign, FullSweepHasTransposedConvolutionsAfterTheBackwardPasses) {
     EXPECT_GT(bias, 10);
 }
 
-// The last 8: channel tails past 8 in both backward passes, 9, 17, 33 and 65 channels in the reduction a pass's
+// Then 8 channel tails past 8 in both backward passes, 9, 17, 33 and 65 channels in the reduction a pass's
 // vector loop would run over (output channels of backward data, input channels of backward weights).
-TEST(SuiteDesign, FullSweepEndsWithBackwardChannelTails) {
+TEST(SuiteDesign, FullSweepHasBackwardChannelTails) {
     const auto entries = full_suite();
-    ASSERT_EQ(entries.size(), 874u);
+    ASSERT_EQ(entries.size(), 934u);
     std::set<std::int64_t> data, weights;
-    for (std::size_t i = 866; i < entries.size(); ++i) {
+    for (std::size_t i = 866; i < 874; ++i) {
         const ConvDescriptor d = parse_descriptor(entries[i].descriptor);
         ASSERT_NE(d.pass, Pass::forward) << entries[i].descriptor;
         if (d.pass == Pass::backward_data) data.insert(d.out_channels_per_group());
@@ -153,6 +153,31 @@ TEST(SuiteDesign, FullSweepEndsWithBackwardChannelTails) {
     }
     EXPECT_EQ(data, (std::set<std::int64_t>{9, 17, 33, 65}));
     EXPECT_EQ(weights, (std::set<std::int64_t>{9, 17, 33, 65}));
+}
+
+// The last 60: quantized convolutions (valid, so their sums fit s32), in exact mode, each integer type in src,
+// weights and dst, zero points, per-channel scales, narrowed ranges and ties fills all present.
+TEST(SuiteDesign, FullSweepEndsWithQuantizedConvolutions) {
+    const auto entries = full_suite();
+    ASSERT_EQ(entries.size(), 934u);
+    std::set<std::string> types;
+    int zero_points = 0, per_channel = 0, narrowed = 0, ties = 0, grouped = 0;
+    for (std::size_t i = 874; i < entries.size(); ++i) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(entries[i].descriptor);  // validates
+        EXPECT_NE(entries[i].modes.find('e'), std::string::npos) << entries[i].descriptor;
+        types.insert("src " + std::string(to_string(q.src)));
+        types.insert("weights " + std::string(to_string(q.weights)));
+        types.insert("dst " + std::string(to_string(q.dst)));
+        zero_points += q.src_zero_point != 0 && q.weights_zero_point != 0;
+        per_channel += q.per_channel_scales, narrowed += q.narrowed(), grouped += q.conv.groups > 1;
+        ties += entries[i].fill == accuracy::Fill::ties;
+    }
+    EXPECT_EQ(types.size(), 7u);  // src u8 s8, weights u8 s8, dst u8 s8 s32
+    EXPECT_GT(zero_points, 10);
+    EXPECT_GT(per_channel, 10);
+    EXPECT_GT(narrowed, 3);
+    EXPECT_EQ(ties, 15);
+    EXPECT_GT(grouped, 10);
 }
 
 // The models suite: the ResNet-50 and MobileNet-v2 layers again as backward data and backward weights,
