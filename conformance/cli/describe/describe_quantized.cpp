@@ -9,6 +9,7 @@
 
 #include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/reference/quantized_output.hpp"
+#include "../commands.hpp"
 #include "describe_words.hpp"
 
 namespace convcheck::cli {

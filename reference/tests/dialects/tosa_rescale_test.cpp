@@ -92,10 +92,10 @@ TEST(TosaRescale, RulesAreExactValueByValue) {
 
 // SPEC-NOTES §7's worked values in TOSA's integers: (-10, 1/4) -> -3 double, -2 single; (11, 1/8) -> 2, 1.
 TEST(TosaRescale, WorkedValues) {
-    EXPECT_EQ(tosa_apply_scale_32(-10, 1 << 30, 33, true), -3);
-    EXPECT_EQ(tosa_apply_scale_32(-10, 1 << 30, 33, false), -2);
-    EXPECT_EQ(tosa_apply_scale_32(11, 1 << 30, 34, true), 2);
-    EXPECT_EQ(tosa_apply_scale_32(11, 1 << 30, 34, false), 1);
+    EXPECT_EQ(tosa_apply_scale_32(-10, 1 << 30, 32, true), -3);
+    EXPECT_EQ(tosa_apply_scale_32(-10, 1 << 30, 32, false), -2);
+    EXPECT_EQ(tosa_apply_scale_32(11, 1 << 30, 33, true), 2);
+    EXPECT_EQ(tosa_apply_scale_32(11, 1 << 30, 33, false), 1);
     // shift 31 adds nothing: -2.5 rounds up, once
     EXPECT_EQ(tosa_apply_scale_32(-10, 1 << 29, 31, true), -2);
 }
