@@ -66,6 +66,9 @@ TEST(TfliteInt8, ActivationRanges) {
     // round(6 / 4) = round(1.5) = 2 and round(-1 / 0.4) = round(-2.5) = -3: TfLiteRound's ties away from zero
     EXPECT_EQ(range("output_scale=4 output_zero_point=0 fused_activation_function=RELU6"), (R{0, 2}));
     EXPECT_EQ(range("output_scale=0.5 output_zero_point=1 fused_activation_function=RELU_N1_TO_1"), (R{-1, 3}));
+    // exact ties: round(6 / 12) = round(0.5) = 1 and round(-1 / 2) = -1 (nearest even would give 0 for both)
+    EXPECT_EQ(range("output_scale=12 output_zero_point=0 fused_activation_function=RELU6"), (R{0, 1}));
+    EXPECT_EQ(range("output_scale=2 output_zero_point=1 fused_activation_function=RELU_N1_TO_1"), (R{0, 2}));
     // a range past int8 is cut to it: 100 + round(6 / 0.0625) = 196 -> 127
     EXPECT_EQ(range("output_scale=0.0625 output_zero_point=100 fused_activation_function=RELU6"), (R{100, 127}));
 }

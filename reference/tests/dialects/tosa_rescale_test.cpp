@@ -162,6 +162,10 @@ TEST(TosaRescale, Refusals) {
     expect_refused("tosa_rescale", c + "rescale.multiplier=1073741824 rescale.shift=20", "rescale.shift",
                    "REQUIRE(value >= (-1 << (shift - 1)) && value < (1 << (shift - 1))): this convolution's accumulator "
                    "reaches 631944", true);
+    // 631944 < 2^20: shift 21 holds every value; with a bias (any i32) no shift below 32 does
+    EXPECT_TRUE(run("tosa_rescale", c + "rescale.multiplier=1073741824 rescale.shift=21").ok());
+    expect_refused("tosa_rescale", c + "bias=4 rescale.multiplier=1073741824 rescale.shift=31", "rescale.shift",
+                   "reaches 2147483647 (any i32 bias), past 2^30", true);
     expect_refused("tosa_rescale", c + "rescale.multiplier=1073741824 rescale.shift=33 rescale.output_unsigned=true",
                    "rescale.output_unsigned", "ERROR_IF(is_same<in_t,i32_t>() && output_unsigned)", true);
     expect_refused("tosa_rescale", c + "rescale.multiplier=2147483647 rescale.shift=40", "rescale.multiplier",
