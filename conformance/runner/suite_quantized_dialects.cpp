@@ -41,6 +41,11 @@ const DialectCase kCases[] = {
      "input_zero_point=5 filter_scale=0.5:0.25:0.125:0.75:0.375:0.0625 output_scale=0.0625 output_zero_point=-4 "
      "fused_activation_function=RELU_N1_TO_1 bias=1",
      accuracy::Fill::standard},
+    // the same depthwise layout on ties: M(oc) = 1/2, 1/4, 1/8 by output channel c * 2 + m, SAME with stride 2
+    {"tflite", "depthwise_per_channel_ties",
+     "op=DEPTHWISE_CONV_2D c=3 depth_multiplier=2 in=8x7 k=3x3 padding=SAME stride_h=2 stride_w=2 input_scale=1 "
+     "input_zero_point=-1 filter_scale=0.5:0.25:0.125:0.5:0.25:0.125 output_scale=1 output_zero_point=3",
+     accuracy::Fill::ties},
     // TOSA CONV2D with zero points on both operands, RESCALE DOUBLE_ROUND with a normalized multiplier (2^30, shift 33:
     // M = 1/8): gemmlowp's double rounding, on ties
     {"tosa_rescale", "conv2d_double_round_ties",
