@@ -29,6 +29,10 @@ const GeneratedSuite kGeneratedSuites[] = {
     {"dialects", "descriptors produced by the framework dialect front ends (same-padding modes, oneDNN 0-based "
      "dilation, CNTK negative pads), as each framework computes them",
      "conformance/runner/suite_dialects.cpp", dialects_suite},
+    {"quantized_dialects", "int8 convolutions in TFLite's (CONV_2D, DEPTHWISE_CONV_2D) and TOSA's (CONV2D + RESCALE) "
+     "own words, read by the quantized dialects into exact-mode qconv: cases (the rule each framework specifies in "
+     "the case name)",
+     "conformance/runner/suite_quantized_dialects.cpp", quantized_dialects_suite},
     {"cc", "continuous convolution layers (seed 004): rational and real scales, analytic kernels and the "
      "Internal-Net",
      "conformance/runner/suite_cc.cpp", cc_suite},

@@ -3,11 +3,13 @@
 // Properties: parse_attributes and the dialect's read either succeed or throw ConvError; a result
 // that is ok() holds a valid canonical descriptor whose output sizes are the ones the framework
 // computed; a refusal names an attribute; the dialect's own spelling of the same request
-// (spell) reads back, in the same dialect, as the same descriptor.
+// (spell) reads back, in the same dialect, as the same descriptor. A quantized dialect ("tflite",
+// "tosa_rescale"): an ok() result holds a valid qconv: descriptor whose text reads back as itself.
 #include <cstdint>
 #include <string>
 
 #include "convcheck/reference/dialects/dialect.hpp"
+#include "convcheck/reference/dialects/quantized.hpp"
 #include "fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -17,6 +19,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t newline = input.find('\n');
     if (newline == std::string::npos) return 0;
     const Dialect* dialect = find_dialect(input.substr(0, newline));
+    if (const QuantizedDialect* quantized = find_quantized_dialect(input.substr(0, newline)); !dialect && quantized) {
+        QuantizedResult q;
+        try {
+            q = quantized->read(parse_attributes(input.substr(newline + 1)));
+        } catch (const ConvError&) {
+            return 0;
+        }
+        const std::string where = std::string(quantized->name) + ": " + input.substr(newline + 1);
+        if (q.error) {
+            if (q.error->attribute.empty() && q.error->message.empty())
+                fuzz::property_failed("dialects", "a refusal that names nothing: " + where);
+            return 0;
+        }
+        try {
+            validate(q.descriptor);
+            if (!(parse_quantized_descriptor(to_string(q.descriptor)) == q.descriptor))
+                fuzz::property_failed("dialects", "the qconv: text does not read back as itself: " + where);
+        } catch (const ConvError& e) {
+            fuzz::property_failed("dialects", "ok() with an invalid qconv: descriptor (" + std::string(e.what()) + "): " + where);
+        }
+        for (int a = 0; a < q.descriptor.conv.rank; ++a)
+            if (q.output_size[a] != q.descriptor.conv.output_size(a))
+                fuzz::property_failed("dialects", "the framework's output size differs from the descriptor's: " + where);
+        return 0;
+    }
     if (!dialect) return 0;
     DialectResult result;
     try {

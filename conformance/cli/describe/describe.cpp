@@ -8,6 +8,8 @@
 //   convcheck describe 'deconv:c=2,o=2,in=4,k=3,s=2,op=1'  (a transposed convolution; describe_transposed.cpp)
 //   convcheck describe --dialect onnx_transpose in=3 k=3 strides=2 auto_pad=SAME_UPPER
 //   convcheck describe 'mb2ic16ih7oc16kh3ph1'      (a benchdnn problem string, read by formats/benchdnn)
+//   convcheck describe --dialect tflite op=CONV_2D in=8x8 k=3x3 input_scale=0.5 ...  (a quantized dialect;
+//                                             describe_quantized.cpp; or a 'qconv:...' descriptor)
 //   convcheck describe --dialects             (lists the dialects)
 // Bad attributes: the framework's own error (or convcheck's where it has none), exit code 2.
 #include <cstdio>
@@ -18,7 +20,9 @@
 #include "../commands.hpp"
 #include "convcheck/formats/benchdnn.hpp"
 #include "convcheck/reference/dialects/dialect.hpp"
+#include "convcheck/reference/dialects/quantized.hpp"
 #include "describe_cc.hpp"
+#include "describe_quantized.hpp"
 #include "describe_transposed.hpp"
 #include "describe_words.hpp"
 #include "convcheck/core/descriptor.hpp"
@@ -157,6 +161,9 @@ void list_dialects() {
     std::printf("\ntransposed convolution (describe --dialect NAME, or a 'deconv:...' descriptor):\n");
     for (const TransposedDialect& d : all_transposed_dialects())
         std::printf("%-19s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
+    std::printf("\nquantized convolution (describe --dialect NAME, or a 'qconv:...' descriptor):\n");
+    for (const QuantizedDialect& d : all_quantized_dialects())
+        std::printf("%-19s %s\n", std::string(d.name).c_str(), std::string(d.title).c_str());
 }
 
 void run_describe(const Options& options) {
@@ -175,10 +182,15 @@ void run_describe(const Options& options) {
             exit_code() = describe_transposed(transposed, text, options.json);
             return;
         }
+        if (const QuantizedDialect* quantized = find_quantized_dialect(options.dialect); !dialect && quantized) {
+            exit_code() = describe_quantized(quantized, text, options.json);
+            return;
+        }
         if (!dialect) {
             std::string known;
             for (const Dialect& d : all_dialects()) known += (known.empty() ? "" : " ") + std::string(d.name);
             for (const TransposedDialect& d : all_transposed_dialects()) known += " " + std::string(d.name);
+            for (const QuantizedDialect& d : all_quantized_dialects()) known += " " + std::string(d.name);
             throw ConvError("--dialect", options.dialect, "unknown dialect (known: " + known + ")");
         }
         const AttributeSet attributes = parse_attributes(text);
@@ -191,6 +203,10 @@ void run_describe(const Options& options) {
                             "give one canonical descriptor, or --dialect NAME and its attributes");
         if (options.items[0].rfind("deconv:", 0) == 0) {
             exit_code() = describe_transposed(nullptr, options.items[0], options.json);
+            return;
+        }
+        if (options.items[0].rfind("qconv:", 0) == 0) {
+            exit_code() = describe_quantized(nullptr, options.items[0], options.json);
             return;
         }
         if (options.items[0].rfind("cc:", 0) == 0) {

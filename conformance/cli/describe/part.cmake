@@ -88,3 +88,26 @@ if(CONVCHECK_BUILD_TESTS)
   set_tests_properties(cli_describe_lists_transposed_dialects PROPERTIES
     PASS_REGULAR_EXPRESSION "transposed convolution.*pytorch_transpose.*onnx_transpose.*tosa_transpose.*onednn_deconvolution")
 endif()
+
+# Quantized dialects (describe_quantized.cpp): TFLite's int8 conv read into a qconv: descriptor and its rule; a TOSA
+# RESCALE convcheck has no rule for, refused (exit 2); a round trip: the canonical text described again is itself.
+if(CONVCHECK_BUILD_TESTS)
+  add_test(NAME cli_describe_tflite_int8
+           COMMAND convcheck describe --dialect tflite op=CONV_2D c=3 o=4 in=8x9 k=3x3 padding=SAME stride_h=2 stride_w=2
+                   input_scale=0.0625 input_zero_point=-3 filter_scale=0.25:0.125:0.375:0.0625 output_scale=0.5
+                   output_zero_point=-10 fused_activation_function=RELU6 TFLITE_SINGLE_ROUNDING=1)
+  set_tests_properties(cli_describe_tflite_int8 PROPERTIES PASS_REGULAR_EXPRESSION
+    "canonical  qconv:n=1,c=3,o=4,g=1,in=8x9,k=3x3,s=2x2,d=1x1,pb=0x1,pe=1x1,.*dzp=-10,lo=-10,hi=2\nrule       single_rounding\nM          0.03125 0.015625 0.046875 0.0078125")
+  add_test(NAME cli_describe_tosa_rescale_refused_exits_2
+           COMMAND sh -c "\"$0\" describe --dialect tosa_rescale c=4 o=4 in=7x7 k=3x3 rescale.multiplier=536870912 rescale.shift=32 rescale.rounding_mode=DOUBLE_ROUND 2>&1; test $? -eq 2"
+                   $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_tosa_rescale_refused_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION
+    "rescale.rounding_mode = DOUBLE_ROUND.*another rule, which convcheck does not have")
+  add_test(NAME cli_describe_quantized_round_trip
+           COMMAND sh -c "c=$(\"$0\" describe --json --dialect tosa_rescale op=DEPTHWISE_CONV2D c=2 multiplier=2 in=6x5 k=3x3 input_zp=-2 rescale.per_channel=true rescale.multiplier=1610612736:1342177280:1073741824:1879048192 rescale.shift=36:37:38:39 rescale.rounding_mode=DOUBLE_ROUND | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); assert d['rule'] == 'double_rounding' and d['multipliers'][0] == 1610612736 / 2**36, d; print(d['canonical'])\") && \"$0\" describe --json \"$c\" | /usr/bin/python3 -c \"import json, sys; d = json.load(sys.stdin); assert d['canonical'] == sys.argv[1] and d['multipliers'][3] == 1879048192 / 2**39, d; print('round trip ok')\" \"$c\""
+                   $<TARGET_FILE:convcheck>)
+  set_tests_properties(cli_describe_quantized_round_trip PROPERTIES PASS_REGULAR_EXPRESSION "round trip ok")
+  add_test(NAME cli_describe_lists_quantized_dialects COMMAND convcheck describe --dialects)
+  set_tests_properties(cli_describe_lists_quantized_dialects PROPERTIES
+    PASS_REGULAR_EXPRESSION "quantized convolution.*tflite .*tosa_rescale ")
+endif()

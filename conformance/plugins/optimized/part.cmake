@@ -22,6 +22,10 @@ if(TARGET convcheck_optimized OR EXISTS ${PROJECT_SOURCE_DIR}/optimized/CMakeLis
       add_test(NAME conformance_quantized_optimized_${rule}
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --backend-option requantization=${rule}
                        --suite quantized --threads 2 --no-shrink --no-progress --quiet)
+      # the quantized dialects' cases (TFLite, TOSA RESCALE read into qconv:), held to the declared rule
+      add_test(NAME conformance_quantized_dialects_optimized_${rule}
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_optimized> --backend-option requantization=${rule}
+                       --suite quantized_dialects --threads 2 --no-shrink --no-progress --quiet)
     endforeach()
   endif()
 endif()

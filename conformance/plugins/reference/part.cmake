@@ -11,5 +11,9 @@ if(CONVCHECK_BUILD_TESTS)
     add_test(NAME conformance_quantized_reference_${rule}
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_reference> --backend-option requantization=${rule}
                      --suite quantized --no-shrink --no-progress --quiet)
+    # the quantized dialects' cases (TFLite, TOSA RESCALE read into qconv:), held to the declared rule
+    add_test(NAME conformance_quantized_dialects_reference_${rule}
+             COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_reference> --backend-option requantization=${rule}
+                     --suite quantized_dialects --no-shrink --no-progress --quiet)
   endforeach()
 endif()

@@ -47,6 +47,7 @@ std::vector<SuiteEntry> builtin_suite_entries(const std::string& name);
 std::vector<SuiteEntry> full_suite();
 std::vector<SuiteEntry> models_suite();
 std::vector<SuiteEntry> dialects_suite();
+std::vector<SuiteEntry> quantized_dialects_suite();
 std::vector<SuiteEntry> cc_suite();
 std::vector<SuiteEntry> pairwise_suite();
 std::vector<SuiteEntry> strides_suite();
