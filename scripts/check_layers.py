@@ -144,8 +144,8 @@ def project_includes(root, rel, all_files, by_suffix):
                 yield number, m.group(1), targets
 
 
-# The ISA kernel files: compiled with -mavx2/-mavx512f at -O3, and the slowest files of every build.
-KERNEL_FILES = re.compile(r"^optimized/src/[^/]*_(avx2|avx512)\.cpp$")
+# The ISA kernel files: compiled with -mavx2/-mavx512f/-mamx-int8 at -O3, and the slowest files of every build.
+KERNEL_FILES = re.compile(r"^optimized/src/[^/]*_(avx2|avx512|amx)\.cpp$")
 
 
 def check_kernel_files(root, files):

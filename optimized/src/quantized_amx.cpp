@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "quantized_vnni.hpp"
+#include "quantized_kernels.hpp"
 
 namespace convcheck::optimized::detail {
 namespace {

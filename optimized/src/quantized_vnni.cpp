@@ -278,8 +278,12 @@ void VnniPath::store_row(const std::int32_t* acc, i64 acc_pitch, i64 n, i64 y_ro
                           requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
     if (g_.dst_nxc && q_.dst != IntegerType::s32 && f32_rule) {
         auto* to = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + y_row) * g_.O + first_channel;
-        requantize_row_avx512(acc, acc_pitch, width, channels, requantize.multiplier_f32.data() + first_channel,
-                              requantize, to, g_.O);
+        RowRequantization rule;
+        rule.zero_point_first = requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
+        rule.to_u8 = q_.dst == IntegerType::u8;
+        rule.dst_zero_point = requantize.dst_zero_point, rule.dst_min = requantize.dst_min, rule.dst_max = requantize.dst_max;
+        requantize_row_avx512(acc, acc_pitch, width, channels, requantize.multiplier_f32.data() + first_channel, rule,
+                              to, g_.O);
         return;
     }
     for (i64 p = 0; p < width; ++p)

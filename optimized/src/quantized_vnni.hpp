@@ -24,6 +24,7 @@
 
 #include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/core/quantized_descriptor.hpp"
+#include "quantized_kernels.hpp"
 #include "quantized_requantize.hpp"
 
 namespace convcheck::optimized::detail {
@@ -84,58 +85,5 @@ private:
     std::vector<std::int32_t> compensation_;  // [G][block][16] (dense) or [block][16] (depthwise)
     std::vector<std::int32_t, CacheLineAllocator<std::int32_t>> compensation_rows_;  // AMX: [G][block][16 pixels][16], an accumulator tile's start
 };
-
-// The AVX-512 VNNI kernels (quantized_vnni_avx512.cpp).
-struct DenseRow {
-    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin, at the group's first channel
-    std::int64_t pixel_step = 0;        // bytes between consecutive output pixels' windows
-    const std::int64_t* tap_offset = nullptr;  // bytes from a window's origin to each tap
-    std::int64_t taps = 0, quads = 0;          // quads: I/G rounded up to 4, divided by 4
-    const std::int8_t* weights = nullptr;      // the first block's packed weights
-    std::int64_t block_stride = 0;             // bytes between blocks' packed weights
-    const std::int32_t* compensation = nullptr;  // 16 per block
-    int blocks = 1;                             // 1..4
-    std::int64_t width = 0;                     // output pixels in the row
-    std::int32_t* acc = nullptr;                // [width][blocks * 16]
-};
-void dense_row_avx512_vnni(const DenseRow& row);
-
-// The AMX kernel (quantized_amx.cpp): the same row, in tiles of 16 pixels x 64 input channels x 16 output channels.
-struct AmxRow {
-    const std::uint8_t* src = nullptr;
-    std::int64_t pixel_step = 0;
-    const std::int64_t* tap_offset = nullptr;
-    std::int64_t taps = 0, chunks = 0;  // chunks: I/G rounded up to 64, divided by 64
-    const std::int8_t* weights = nullptr;
-    std::int64_t block_stride = 0;
-    const std::int32_t* compensation_rows = nullptr;  // 16 x 16 per block
-    int blocks = 1;
-    std::int64_t width = 0;
-    std::int32_t* acc = nullptr;  // [width][blocks * 16]
-};
-// Whether the CPU has AMX-INT8 and Linux grants its tile data (not with CONVCHECK_NO_AMX=1).
-bool amx_usable();
-// A thread's tiles configured before its rows, released after them.
-void amx_begin();
-void amx_end();
-void dense_row_amx(const AmxRow& row);
-
-struct DepthwiseRow {
-    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin
-    std::int64_t pixel_step = 0;
-    const std::int64_t* tap_offset = nullptr;
-    std::int64_t taps = 0, blocks = 0;       // blocks of 16 channels
-    const std::int32_t* weights = nullptr;   // [block][tap][16]
-    const std::int32_t* compensation = nullptr;  // [block][16]
-    std::int64_t width = 0;
-    std::int32_t* acc = nullptr;  // [width][blocks * 16]
-};
-void depthwise_row_avx512_vnni(const DepthwiseRow& row);
-
-// One row of accumulators ([width][acc_pitch], `channels` of them from acc's first) requantized under an f32 rule
-// into a channels-last u8/s8 dst (dst at the row's first pixel and channel, dst_pitch bytes per pixel).
-void requantize_row_avx512(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t width, std::int64_t channels,
-                           const float* multiplier, const Requantizer& requantize, std::uint8_t* dst,
-                           std::int64_t dst_pitch);
 
 }  // namespace convcheck::optimized::detail

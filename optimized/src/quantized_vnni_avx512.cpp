@@ -1,4 +1,4 @@
-// The AVX-512 VNNI kernels of the quantized plan (quantized_vnni.hpp). Compiled with AVX-512 VNNI and
+// The AVX-512 VNNI kernels of the quantized plan (quantized_kernels.hpp, quantized_vnni.hpp). Compiled with AVX-512 VNNI and
 // -ffp-contract=off: the f32 rules multiply and add as two roundings, never as one fused multiply-add.
 #include <immintrin.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-#include "quantized_vnni.hpp"
+#include "quantized_kernels.hpp"
 
 namespace convcheck::optimized::detail {
 namespace {
@@ -126,16 +126,16 @@ void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
 // lo <= hi, round(min(max(v, lo), hi)) = min(max(round(v), lo), hi), and no value reaches the conversion's
 // out-of-range result.
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
-                           const Requantizer& rq, std::uint8_t* dst, i64 dst_pitch) {
+                           const RowRequantization& rq, std::uint8_t* dst, i64 dst_pitch) {
     constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;  // ties to even
-    const bool zero_point_first = rq.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
+    const bool zero_point_first = rq.zero_point_first;
     const float zp = static_cast<float>(rq.dst_zero_point);
     // before rounding: [lo, hi] with the zero point added first, [lo - zp, hi - zp] without
     const __m512 lo = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_min : rq.dst_min - rq.dst_zero_point));
     const __m512 hi = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point));
     const __m512 zp_first = _mm512_set1_ps(zero_point_first ? zp : 0.0f);
     const __m512i zp_after = _mm512_set1_epi32(zero_point_first ? 0 : rq.dst_zero_point);
-    const bool to_u8 = rq.dst == IntegerType::u8;
+    const bool to_u8 = rq.to_u8;
     // 16 outputs, rounded, in the range, the zero point added: s32 lanes inside u8 or s8
     const auto rounded = [&](const std::int32_t* a, const float* m, __mmask16 mask) {
         __m512 v = _mm512_maskz_cvtepi32_ps(kAllLanes, _mm512_maskz_loadu_epi32(mask, a));
