@@ -25,7 +25,11 @@
 //   rounding    QNNPACK's q8conv kernels convert f32(acc) * M(oc) with round-to-nearest-even (_mm_cvtps_epi32)
 //               and add the dst zero point after rounding, saturating; XNNPACK's qs8 fp32 kernels the same: the
 //               plugin declares CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32 (measured: docs/backends.md).
-//   pads        one non-negative padding per axis on both sides (convNd_prepack's padding): others declined.
+//   pads        convNd_prepack takes one non-negative padding per axis, applied on both sides: the equal,
+//               non-negative part of the pads goes there, and the rest is done on the integers before PyTorch sees
+//               them (the src copied into a tensor of the padded size filled with the src zero point, the padding's
+//               value; cropped where a pad is negative). The implementation string says so ("[zero-point padded]",
+//               "[cropped]").
 #include "libtorch_quantized.hpp"
 
 #include <ATen/Context.h>
@@ -41,6 +45,7 @@
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -92,10 +97,8 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
                "Q[SC]8 conv kernels expects kernel zero point to be zero\", per channel it ignores it (measured), not "
                "weights_zero_point " + std::to_string(q.weights_zero_point);
     for (int a = 0; a < d.rank; ++a)
-        if (d.pads_begin[a] != d.pads_end[a] || d.pads_begin[a] < 0)
-            return "quantized::conv" + std::to_string(d.rank) +
-                   "d_prepack takes one non-negative padding per axis, applied on both sides, not pads " +
-                   std::to_string(d.pads_begin[a]) + " and " + std::to_string(d.pads_end[a]);
+        if (d.input_size[a] + d.pads_begin[a] + d.pads_end[a] < 1)
+            return "the padded input is empty on axis " + std::to_string(a) + ": the libtorch plugin cannot hand it to PyTorch";
     return "";
 }
 
@@ -108,23 +111,54 @@ c10::IValue call(const char* name, const char* overload, torch::jit::Stack stack
 
 std::string spatial_name(const convcheck_conv_desc& d) { return "conv" + std::to_string(d.rank) + "d"; }
 
-// The case's shapes and the convNd_prepack arguments.
+// The case's shapes and the convNd_prepack arguments: pads the equal, non-negative part of each axis's pads;
+// extra_begin / extra_end the rest (negative: a crop), applied to the src's integers (padded_src).
 struct Geometry {
     explicit Geometry(const convcheck_conv_desc& d) {
-        src_dims = {d.batch, d.in_channels};
+        src_dims = lib_src_dims = {d.batch, d.in_channels};
         dst_dims = {d.batch, d.out_channels};
         wei_dims = {d.out_channels, d.in_channels / d.groups};
         for (int a = 0; a < d.rank; ++a) {
+            const int64_t common = std::max<int64_t>(0, std::min(d.pads_begin[a], d.pads_end[a]));
             src_dims.push_back(d.input_size[a]);
+            extra_begin.push_back(d.pads_begin[a] - common);
+            extra_end.push_back(d.pads_end[a] - common);
+            lib_src_dims.push_back(d.input_size[a] + extra_begin.back() + extra_end.back());
             dst_dims.push_back(support::output_size(d, a));
             wei_dims.push_back(d.kernel_size[a]);
             strides.push_back(d.strides[a]);
-            pads.push_back(d.pads_begin[a]);
+            pads.push_back(common);
             dilations.push_back(d.dilations[a]);
         }
     }
-    std::vector<int64_t> src_dims, dst_dims, wei_dims, strides, pads, dilations;
+    bool padded() const { return std::any_of(extra_begin.begin(), extra_begin.end(), [](int64_t e) { return e > 0; }) ||
+                                 std::any_of(extra_end.begin(), extra_end.end(), [](int64_t e) { return e > 0; }); }
+    bool cropped() const { return std::any_of(extra_begin.begin(), extra_begin.end(), [](int64_t e) { return e < 0; }) ||
+                                  std::any_of(extra_end.begin(), extra_end.end(), [](int64_t e) { return e < 0; }); }
+    bool moved() const { return padded() || cropped(); }
+    std::string note() const {
+        if (!moved()) return "";
+        return padded() && cropped() ? " [cropped, zero-point padded]" : padded() ? " [zero-point padded]" : " [cropped]";
+    }
+    std::vector<int64_t> src_dims, lib_src_dims, dst_dims, wei_dims, strides, pads, dilations, extra_begin, extra_end;
 };
+
+// The src integers as PyTorch takes them: with the pads convNd_prepack cannot take applied, the padding holding
+// the src zero point.
+at::Tensor padded_src(const Geometry& g, const at::Tensor& src, int32_t zero_point) {
+    if (!g.moved()) return src;
+    at::Tensor out = at::full(g.lib_src_dims, zero_point, at::TensorOptions().dtype(src.scalar_type()));
+    at::Tensor from = src, to = out;
+    for (std::size_t a = 0; a < g.extra_begin.size(); ++a) {
+        const int64_t axis = static_cast<int64_t>(a) + 2, crop_begin = std::max<int64_t>(0, -g.extra_begin[a]);
+        const int64_t length = g.src_dims[axis] - crop_begin - std::max<int64_t>(0, -g.extra_end[a]);
+        if (length <= 0) return out;  // no element of the input is read
+        from = from.narrow(axis, crop_begin, length);
+        to = to.narrow(axis, std::max<int64_t>(0, g.extra_begin[a]), length);
+    }
+    to.copy_(from);
+    return out;
+}
 
 // The qint8 weights tensor: per_tensor_affine, or per_channel_affine on axis 0 (with the zero point in each channel).
 at::Tensor quantized_weights(const convcheck_conv_desc& d, const convcheck_quantization& q, const Geometry& g, const void* data) {
@@ -201,13 +235,14 @@ struct QuantizedPrepared : convcheck_conv_plan {
         const convcheck_quantization& q = quantization.q;
         const at::ScalarType type = integer_type(desc.src_dtype);
         const at::Tensor src = at::_make_per_tensor_quantized_tensor(
-            over(args.src, g.src_dims, support::activation_order(desc), type), q.src_scale, q.src_zero_point);
+            padded_src(g, over(args.src, g.src_dims, support::activation_order(desc), type), q.src_zero_point), q.src_scale,
+            q.src_zero_point);
         const c10::IValue weights = packed ? *packed : prepack(desc, q, g, args.weights, desc.has_bias ? args.bias : nullptr);
         const bool relu = relu_fused(desc, q);
         const std::string op = "quantized::" + spatial_name(desc) + (relu ? "_relu" : "");
         at::Tensor result =
             call(op.c_str(), desc.rank == 1 ? "" : "new", {src, weights, double(q.dst_scale), int64_t{q.dst_zero_point}}).toTensor();
-        std::string implementation = "libtorch:" + op + (desc.src_dtype == CONVCHECK_U8 ? " (qnnpack)" : " (qnnpack engine: xnnpack qs8)");
+        std::string implementation = "libtorch:" + op + (desc.src_dtype == CONVCHECK_U8 ? " (qnnpack)" : " (qnnpack engine: xnnpack qs8)") + g.note();
         if (clamped(desc, q)) {
             const auto real = [&](int32_t bound) { return double(bound - q.dst_zero_point) * double(q.dst_scale); };
             result = at::clamp(result.contiguous(), real(q.dst_min), real(q.dst_max));  // contiguous: finding TQ1

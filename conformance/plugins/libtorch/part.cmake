@@ -51,7 +51,14 @@ if(CONVCHECK_BACKEND_PLUGINS)
       add_test(NAME conformance_quantized_libtorch
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --suite quantized --threads 2
                        --no-shrink --no-progress --quiet)
-      set_tests_properties(conformance_quantized_libtorch PROPERTIES TIMEOUT 120 LABELS backend)
+      # the plugin's own quantized paths (tests/quantized_libtorch.cases): conv_relu, the zero-point padding and
+      # crop, per-channel weights with a zero point, 3-D, a clamp after the convolution
+      add_test(NAME conformance_quantized_libtorch_paths
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch>
+                       --suite ${CMAKE_CURRENT_LIST_DIR}/tests/quantized_libtorch.cases --threads 2 --no-shrink --no-progress
+                       --quiet)
+      set_tests_properties(conformance_quantized_libtorch conformance_quantized_libtorch_paths PROPERTIES TIMEOUT 120
+                           LABELS backend)
       foreach(pass forward backward)
         convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp
                            LIBS convcheck_libtorch_cc convcheck_reference_tests convcheck_accuracy)
