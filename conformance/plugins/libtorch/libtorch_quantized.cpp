@@ -20,8 +20,9 @@
 //               values (bound - zero point) * dst_scale, quantized back with the dst's own scale, then min and max
 //               of the integers; |bound - zero point| <= 255 comes back exactly from f32), as PyTorch's quantized
 //               ReLU6 / Hardtanh after a convolution. The clamp is given the result in contiguous (NCHW) memory:
-//               PyTorch 1.13's quantized clamp of a channels-last tensor, which convNd returns, reads its memory as
-//               if it were contiguous and scrambles the values (docs/backends.md, finding TQ1).
+//               PyTorch 1.13's clamp of a channels-last quint8 tensor (which convNd returns) under QNNPACK,
+//               qnnpack_clamp, writes the input's channels-last order into a contiguous output and scrambles the
+//               values (docs/backends.md, finding TQ1).
 //   rounding    QNNPACK's q8conv kernels convert f32(acc) * M(oc) with round-to-nearest-even (_mm_cvtps_epi32)
 //               and add the dst zero point after rounding, saturating; XNNPACK's qs8 fp32 kernels the same: the
 //               plugin declares CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32 (measured: docs/backends.md).
