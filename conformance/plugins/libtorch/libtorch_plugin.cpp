@@ -2,7 +2,8 @@
 // dilation, explicit pads, through at::convolution; backward data and backward weights (+ bias)
 // through at::convolution_backward (ABI 1.2 prop_kind; docs/passes.md); transposed convolution through
 // at::convolution with transposed = true (ABI 1.3; libtorch_transposed.cpp); the CC layer with torch
-// operations, the paper's standard and "by discrete convs" methods (cc_plugin.cpp, cc_torch.hpp).
+// operations, the paper's standard and "by discrete convs" methods (cc_plugin.cpp, cc_torch.hpp); quantized
+// (int8, ABI 1.5) convolution through PyTorch's quantized::convNd ops on QNNPACK (libtorch_quantized.cpp).
 // Option (--backend-option): cc_method=<standard|discrete_convs> forces one CC method; a layer it cannot
 // compute is declined with the reason.
 //
@@ -44,9 +45,11 @@
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_backward.hpp"
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "cc_plugin.hpp"
+#include "libtorch_quantized.hpp"
 #include "libtorch_tensors.hpp"
 #include "libtorch_threads.hpp"
 #include "libtorch_transposed.hpp"
@@ -153,7 +156,11 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.version = CONVCHECK_LIBTORCH_VERSION;
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC | CONVCHECK_OP_CC_BACKWARD;
     // f16 is claimed so that conv_query declines it in ATen's words.
-    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16);
+    mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16) |
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    // quantized convolution (libtorch_quantized.cpp): QNNPACK's f32 product rounded to even, then + the zero point
+    mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;
+    mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
@@ -166,6 +173,8 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
 
 convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
+    if (support::quantization_of(*desc) != nullptr)
+        return aten_errors([&] { return convcheck_libtorch::quantized_query(*desc, out); });
     if (const std::string why = support::dense_only(*desc, "libtorch"); !why.empty()) return support::unsupported(out, why);
     if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
     const std::string why = not_computable(*desc);
@@ -341,7 +350,8 @@ convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv
 }
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
-                                             const support::PrepareInputs&) {
+                                             const support::PrepareInputs& inputs) {
+    if (support::quantization_of(desc) != nullptr) return convcheck_libtorch::quantized_plan(plugin->num_threads, desc, inputs);
     return std::make_unique<Prepared>(*plugin, desc);
 }
 
@@ -356,6 +366,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_c
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_quantized<prepare>();
     support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: ATen's limits are the same
     support::add_conv_transposed<convcheck_libtorch::transposed_query, convcheck_libtorch::transposed_execute>(a);
     a.cc_query = [](convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {

@@ -20,7 +20,8 @@ if(CONVCHECK_BACKEND_PLUGINS)
     target_compile_options(convcheck_libtorch_cc PRIVATE ${TORCH_CXX_FLAGS})
     target_link_libraries(convcheck_libtorch_cc PUBLIC convcheck_core ${TORCH_LIBRARIES})
     convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
-                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/cc_plugin.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/libtorch_quantized.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/cc_plugin.cpp
                                  LIBS convcheck_plugin_adaptation convcheck_libtorch_cc convcheck_abi_descriptor
                                       ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
@@ -45,6 +46,19 @@ if(CONVCHECK_BACKEND_PLUGINS)
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --backend-option cc_method=standard
                        --suite cc --threads 2 --no-shrink --no-progress)
       set_tests_properties(conformance_cc_libtorch conformance_cc_libtorch_standard PROPERTIES TIMEOUT 300 LABELS backend)
+      # quantized convolution (docs/quantized.md; libtorch_quantized.cpp): PyTorch's quantized::convNd on QNNPACK,
+      # exact under the rule the plugin declares (nearest_even_f32)
+      add_test(NAME conformance_quantized_libtorch
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --suite quantized --threads 2
+                       --no-shrink --no-progress --quiet)
+      # the plugin's own quantized paths (tests/quantized_libtorch.cases): conv_relu, the zero-point padding and
+      # crop, per-channel weights with a zero point, 3-D, a clamp after the convolution
+      add_test(NAME conformance_quantized_libtorch_paths
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch>
+                       --suite ${CMAKE_CURRENT_LIST_DIR}/tests/quantized_libtorch.cases --threads 2 --no-shrink --no-progress
+                       --quiet)
+      set_tests_properties(conformance_quantized_libtorch conformance_quantized_libtorch_paths PROPERTIES TIMEOUT 120
+                           LABELS backend)
       foreach(pass forward backward)
         convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp
                            LIBS convcheck_libtorch_cc convcheck_reference_tests convcheck_accuracy)
