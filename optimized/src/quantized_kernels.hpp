@@ -7,6 +7,14 @@
 
 namespace convcheck::optimized::detail {
 
+// An f32 rule's output: the zero point added before the rounding (nearest_even_f32_with_zero_point) or after it
+// (nearest_even_f32), the range, the type.
+struct RowRequantization {
+    bool zero_point_first = true;
+    bool to_u8 = true;  // else s8
+    std::int32_t dst_zero_point = 0;
+    std::int64_t dst_min = 0, dst_max = 255;
+};
 // The AVX-512 VNNI kernel (quantized_vnni_avx512.cpp): a row of output pixels, in register tiles.
 struct DenseRow {
     const std::uint8_t* src = nullptr;  // the copy at the row's first window origin, at the group's first channel
@@ -19,6 +27,12 @@ struct DenseRow {
     int blocks = 1;                             // 1..4
     std::int64_t width = 0;                     // output pixels in the row
     std::int32_t* acc = nullptr;                // [width][blocks * 16]
+    // Fused requantization (an f32 rule, a channels-last u8/s8 dst): with a rule, each pixel's outputs are
+    // requantized in registers and stored at dst_of[pixel] (null: a pixel past its row's end, dropped), acc unused.
+    const RowRequantization* rule = nullptr;
+    const float* multiplier = nullptr;       // M of the first block's first channel, then on
+    std::uint8_t* const* dst_of = nullptr;   // [width]
+    std::int64_t channels = 0;               // the blocks' output channels that exist (the last block may be partial)
 };
 void dense_row_avx512_vnni(const DenseRow& row);
 
@@ -51,17 +65,14 @@ struct DepthwiseRow {
     const std::int32_t* compensation = nullptr;  // [block][16]
     std::int64_t width = 0;
     std::int32_t* acc = nullptr;  // [width][blocks * 16]
+    // Fused requantization, as DenseRow's: pixel p's channels at dst + p * dst_pitch, acc unused.
+    const RowRequantization* rule = nullptr;
+    const float* multiplier = nullptr;  // [channels]
+    std::uint8_t* dst = nullptr;
+    std::int64_t dst_pitch = 0, channels = 0;
 };
 void depthwise_row_avx512_vnni(const DepthwiseRow& row);
 
-// An f32 rule's output: the zero point added before the rounding (nearest_even_f32_with_zero_point) or after it
-// (nearest_even_f32), the range, the type.
-struct RowRequantization {
-    bool zero_point_first = true;
-    bool to_u8 = true;  // else s8
-    std::int32_t dst_zero_point = 0;
-    std::int64_t dst_min = 0, dst_max = 255;
-};
 // One row of accumulators ([width][acc_pitch], `channels` of them from acc's first) requantized under an f32 rule
 // into a channels-last u8/s8 dst (dst at the row's first pixel and channel, dst_pitch bytes per pixel).
 void requantize_row_avx512(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t width, std::int64_t channels,

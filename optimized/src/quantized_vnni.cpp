@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <tbb/blocked_range.h>
 
@@ -190,6 +191,19 @@ void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) co
     }
 }
 
+// The rule the kernels apply in registers (an f32 rule into a channels-last u8/s8 dst), or none: then they store
+// the accumulators and store_row requantizes them.
+std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requantize) const {
+    const bool f32_rule = requantize.rounding == QuantizedRounding::nearest_even_f32 ||
+                          requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
+    if (!f32_rule || !g_.dst_nxc || q_.dst == IntegerType::s32) return std::nullopt;
+    RowRequantization rule;
+    rule.zero_point_first = requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
+    rule.to_u8 = q_.dst == IntegerType::u8;
+    rule.dst_zero_point = requantize.dst_zero_point, rule.dst_min = requantize.dst_min, rule.dst_max = requantize.dst_max;
+    return rule;
+}
+
 // Runs of output pixels in the copy's order. With unit strides in the plane, a plane's rows are one sequence of
 // virtual pixels v = y1 * padded[2] + y2 whose windows are v pixels apart: the last padded[2] - out[2] of each row
 // are no output (computed and dropped), and a run crosses rows. Otherwise a run is one output row.
@@ -199,14 +213,18 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     const i64 wv = plane ? g_.padded[2] : g_.out[2];                       // virtual pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
     const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
-    // runs of up to 1,024 pixels (a multiple of 32: only a sequence's last run ends in a narrower tile); measured on
-    // res2_3x3, res2_1x1_reduce and res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower, 256 5-10 %
-    const i64 run_length = std::min<i64>(span, 1024), runs = (span + run_length - 1) / run_length;
+    // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
+    // per sequence where it is long enough, for the threads to share; measured on res2_3x3, res2_1x1_reduce and
+    // res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower than 1,024, 256 5-10 %
+    const i64 run_length = std::min(span, std::clamp<i64>(round_up((span + 7) / 8, 32), 64, 1024));
+    const i64 runs = (span + run_length - 1) / run_length;
     std::vector<i64> tap_offset;
     for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
+    const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
     // consecutive items share a chunk's weights: item = ((group * chunks + chunk) * sequences + sequence) * runs + run
     parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
-        const Workspace<std::int32_t> acc(run_length * 64);
+        const Workspace<std::int32_t> acc(rule ? 0 : run_length * 64);
+        std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
         if (amx_) amx_begin();
         for (i64 item = items.begin(); item < items.end(); ++item) {
             const i64 run = item % runs, sequence = (item / runs) % sequences, chunk = (item / (runs * sequences)) % chunks;
@@ -230,7 +248,21 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
                 r.taps = g_.taps, r.quads = quads, r.weights = weights;
                 r.block_stride = g_.taps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();
+                if (rule) {
+                    const i64 first = gr * g_.OCg + chunk * 64;
+                    // each virtual pixel's first output, or none (row and y2 counted, not divided out per pixel)
+                    i64 y2 = v0 % wv;
+                    std::uint8_t* row_start = static_cast<std::uint8_t*>(dst) +
+                                              (n * g_.out_spatial + (y0 * g_.out[1] + y1 + v0 / wv) * g_.out[2]) * g_.O + first;
+                    for (i64 v = 0; v < count; ++v) {
+                        dst_of[static_cast<std::size_t>(v)] = y2 < g_.out[2] ? row_start + y2 * g_.O : nullptr;
+                        if (++y2 == wv) y2 = 0, row_start += g_.out[2] * g_.O;
+                    }
+                    r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data() + first, r.dst_of = dst_of.data();
+                    r.channels = std::min<i64>(blocks * 16, g_.OCg - chunk * 64);
+                }
                 dense_row_avx512_vnni(r);
+                if (rule) continue;
             }
             const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
             for (i64 v = v0; v < v0 + count;) {  // the run's outputs, row by row
@@ -253,8 +285,9 @@ void VnniPath::depthwise_rows(const std::uint8_t* copy, i64 n, void* dst, const 
     const i64 rows = g_.out[0] * g_.out[1];
     std::vector<i64> tap_offset;
     for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
+    const std::optional<RowRequantization> rule = fused_rule(requantize);
     parallel_for_joined(tbb::blocked_range<i64>(0, rows), [&](const tbb::blocked_range<i64>& range) {
-        std::vector<std::int32_t> acc(static_cast<std::size_t>(g_.out[2] * pitch_));
+        const Workspace<std::int32_t> acc(rule ? 0 : g_.out[2] * pitch_);
         for (i64 row = range.begin(); row < range.end(); ++row) {
             DepthwiseRow r;
             r.src = copy + g_.origin(row / g_.out[1], row % g_.out[1], 0) * pitch_;
@@ -264,9 +297,16 @@ void VnniPath::depthwise_rows(const std::uint8_t* copy, i64 n, void* dst, const 
             r.weights = packed_dw_.data();
             r.compensation = compensation_.data();
             r.width = g_.out[2];
-            r.acc = acc.data();
+            r.acc = acc.get();
+            if (rule) {
+                r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data();
+                r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * g_.out[2]) * g_.O;
+                r.dst_pitch = g_.O, r.channels = g_.C;
+                depthwise_row_avx512_vnni(r);
+                continue;
+            }
             depthwise_row_avx512_vnni(r);
-            store_row(acc.data(), pitch_, n, row * g_.out[2], g_.out[2], 0, g_.C, dst, requantize);
+            store_row(acc.get(), pitch_, n, row * g_.out[2], g_.out[2], 0, g_.C, dst, requantize);
         }
     });
 }
@@ -274,15 +314,9 @@ void VnniPath::depthwise_rows(const std::uint8_t* copy, i64 n, void* dst, const 
 // acc[p][c] (c < channels) is output channel first_channel + c of output pixel y_row + p of image n.
 void VnniPath::store_row(const std::int32_t* acc, i64 acc_pitch, i64 n, i64 y_row, i64 width, i64 first_channel,
                          i64 channels, void* dst, const Requantizer& requantize) const {
-    const bool f32_rule = requantize.rounding == QuantizedRounding::nearest_even_f32 ||
-                          requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
-    if (g_.dst_nxc && q_.dst != IntegerType::s32 && f32_rule) {
+    if (const std::optional<RowRequantization> rule = fused_rule(requantize)) {
         auto* to = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + y_row) * g_.O + first_channel;
-        RowRequantization rule;
-        rule.zero_point_first = requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
-        rule.to_u8 = q_.dst == IntegerType::u8;
-        rule.dst_zero_point = requantize.dst_zero_point, rule.dst_min = requantize.dst_min, rule.dst_max = requantize.dst_max;
-        requantize_row_avx512(acc, acc_pitch, width, channels, requantize.multiplier_f32.data() + first_channel, rule,
+        requantize_row_avx512(acc, acc_pitch, width, channels, requantize.multiplier_f32.data() + first_channel, *rule,
                               to, g_.O);
         return;
     }

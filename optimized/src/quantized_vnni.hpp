@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,7 @@ public:
 private:
     void copy_image(const void* src, std::int64_t n, std::uint8_t* copy) const;
     bool direct() const;
+    std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
     void dense_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
     void depthwise_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
     void store_row(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t n, std::int64_t y_row,

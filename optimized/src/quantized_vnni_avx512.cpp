@@ -24,6 +24,52 @@ std::int32_t load_quad(const std::uint8_t* p) {
     return v;
 }
 
+// The f32 rules, 16 channels at a time. The range is applied in f32 before the rounding: for integer bounds
+// lo <= hi, round(min(max(v, lo), hi)) = min(max(round(v), lo), hi), and no value reaches the conversion's
+// out-of-range result. The multiply and the zero point's addition are two roundings (-ffp-contract=off).
+class Rounder {
+public:
+    explicit Rounder(const RowRequantization& rq)
+        : to_u8_(rq.to_u8),
+          // before rounding: [lo, hi] with the zero point added first, [lo - zp, hi - zp] without
+          lo_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_min : rq.dst_min - rq.dst_zero_point))),
+          hi_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point))),
+          zp_first_(_mm512_set1_ps(rq.zero_point_first ? static_cast<float>(rq.dst_zero_point) : 0.0f)),
+          zp_after_(_mm512_set1_epi32(rq.zero_point_first ? 0 : rq.dst_zero_point)) {}
+
+    // 16 accumulators times their M: rounded, in the range, the zero point added (s32 lanes inside u8 or s8)
+    __m512i operator()(__m512i acc, __m512 m) const {
+        constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;  // ties to even
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, acc), m);   // f32(acc) rounded, times f32(M) rounded
+        v = _mm512_add_ps(v, zp_first_);                                         // exact when 0
+        v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo_), hi_);
+        return _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after_);
+    }
+    void store16(std::uint8_t* to, __m512i r, __mmask16 mask) const {
+        _mm_mask_storeu_epi8(to, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, r));
+    }
+    // 64 outputs to bytes in two packing steps (exact: every value is inside the dst type); they leave 128-bit
+    // lane L holding elements 4L..4L+3 of each of the four vectors, which the permutation puts back in order
+    void store64(std::uint8_t* to, __m512i r0, __m512i r1, __m512i r2, __m512i r3) const {
+        const __m512i in_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+        const __m512i s01 = _mm512_maskz_packs_epi32(~__mmask32{0}, r0, r1), s23 = _mm512_maskz_packs_epi32(~__mmask32{0}, r2, r3);
+        const __m512i bytes =
+            to_u8_ ? _mm512_maskz_packus_epi16(~__mmask64{0}, s01, s23) : _mm512_maskz_packs_epi16(~__mmask64{0}, s01, s23);
+        _mm512_storeu_si512(to, _mm512_maskz_permutexvar_epi32(kAllLanes, in_order, bytes));
+    }
+
+private:
+    bool to_u8_;
+    __m512 lo_, hi_, zp_first_;
+    __m512i zp_after_;
+};
+
+// the lanes of block j that are channels, of `channels` from the first block's first
+__mmask16 lanes(i64 channels, int j) {
+    const i64 n = std::clamp<i64>(channels - 16 * j, 0, 16);
+    return static_cast<__mmask16>((1u << n) - 1);
+}
+
 // W output pixels from pixel p0 of the row x B blocks of 16 output channels, in registers: for each tap and each
 // quad of input channels, B weight vectors (16 channels x 4 s8) and, per pixel, its 4 src bytes broadcast.
 template <int B, int W>
@@ -49,6 +95,28 @@ void dense_tile(const DenseRow& r, i64 p0) {
                 for (int j = 0; j < B; ++j) acc[p][j] = _mm512_dpbusd_epi32(acc[p][j], x, wv[j]);
             }
         }
+    }
+    if (r.rule) {  // requantized here, from the registers
+        const Rounder round(*r.rule);
+        __m512 m[B];
+        __mmask16 mask[B];
+        for (int j = 0; j < B; ++j) mask[j] = lanes(r.channels, j), m[j] = _mm512_maskz_loadu_ps(mask[j], r.multiplier + 16 * j);
+        const bool whole = B == 4 && r.channels >= 64;
+#pragma GCC unroll 16
+        for (int p = 0; p < W; ++p) {
+            std::uint8_t* to = r.dst_of[p0 + p];
+            if (to == nullptr) continue;
+            if constexpr (B == 4) {
+                if (whole) {
+                    round.store64(to, round(acc[p][0], m[0]), round(acc[p][1], m[1]), round(acc[p][2], m[2]), round(acc[p][3], m[3]));
+                    continue;
+                }
+            }
+#pragma GCC unroll 4
+            for (int j = 0; j < B; ++j)
+                if (mask[j]) round.store16(to + 16 * j, round(acc[p][j], m[j]), mask[j]);
+        }
+        return;
     }
     std::int32_t* out = r.acc + p0 * B * 16;
 #pragma GCC unroll 16
@@ -92,6 +160,14 @@ void depthwise_tile(const DepthwiseRow& r, i64 p0) {
                 acc[p] = _mm512_dpwssd_epi32(acc[p], x, w);
             }
         }
+        if (r.rule) {  // requantized here, from the registers
+            const Rounder round(*r.rule);
+            const __mmask16 mask = lanes(r.channels - 16 * b, 0);
+            const __m512 m = _mm512_maskz_loadu_ps(mask, r.multiplier + 16 * b);
+#pragma GCC unroll 16
+            for (int p = 0; p < W; ++p) round.store16(r.dst + (p0 + p) * r.dst_pitch + 16 * b, round(acc[p], m), mask);
+            continue;
+        }
 #pragma GCC unroll 16
         for (int p = 0; p < W; ++p) _mm512_storeu_si512(r.acc + ((p0 + p) * r.blocks + b) * 16, acc[p]);
     }
@@ -122,49 +198,24 @@ void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
     if (p < r.width) tiles[static_cast<std::size_t>(r.width - p - 1)](r, p);
 }
 
-// The f32 rules, 16 channels at a time. The range is applied in f32 before the rounding: for integer bounds
-// lo <= hi, round(min(max(v, lo), hi)) = min(max(round(v), lo), hi), and no value reaches the conversion's
-// out-of-range result.
+// A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst
+// bytes, written whole before the next.
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
                            const RowRequantization& rq, std::uint8_t* dst, i64 dst_pitch) {
-    constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;  // ties to even
-    const bool zero_point_first = rq.zero_point_first;
-    const float zp = static_cast<float>(rq.dst_zero_point);
-    // before rounding: [lo, hi] with the zero point added first, [lo - zp, hi - zp] without
-    const __m512 lo = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_min : rq.dst_min - rq.dst_zero_point));
-    const __m512 hi = _mm512_set1_ps(static_cast<float>(zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point));
-    const __m512 zp_first = _mm512_set1_ps(zero_point_first ? zp : 0.0f);
-    const __m512i zp_after = _mm512_set1_epi32(zero_point_first ? 0 : rq.dst_zero_point);
-    const bool to_u8 = rq.to_u8;
-    // 16 outputs, rounded, in the range, the zero point added: s32 lanes inside u8 or s8
-    const auto rounded = [&](const std::int32_t* a, const float* m, __mmask16 mask) {
-        __m512 v = _mm512_maskz_cvtepi32_ps(kAllLanes, _mm512_maskz_loadu_epi32(mask, a));
-        v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(mask, m));  // f32(acc) rounded, then f32(acc) * f32(M) rounded
-        v = _mm512_add_ps(v, zp_first);                          // exact when 0
-        v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo), hi);
-        return _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after);
+    const Rounder round(rq);
+    const auto at = [&](const std::int32_t* a, const float* m, __mmask16 mask) {
+        return round(_mm512_maskz_loadu_epi32(mask, a), _mm512_maskz_loadu_ps(mask, m));
     };
-    // 64 outputs to bytes in two packing steps (exact: every value is inside the dst type); they leave 128-bit
-    // lane L holding elements 4L..4L+3 of each of the four vectors, which the permutation puts back in order
-    const __m512i in_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const auto sixty_four = [&](const std::int32_t* a, const float* m, std::uint8_t* to) {
-        const __m512i s01 = _mm512_maskz_packs_epi32(~__mmask32{0}, rounded(a, m, kAllLanes), rounded(a + 16, m + 16, kAllLanes));
-        const __m512i s23 = _mm512_maskz_packs_epi32(~__mmask32{0}, rounded(a + 32, m + 32, kAllLanes), rounded(a + 48, m + 48, kAllLanes));
-        const __m512i bytes = to_u8 ? _mm512_maskz_packus_epi16(~__mmask64{0}, s01, s23) : _mm512_maskz_packs_epi16(~__mmask64{0}, s01, s23);
-        _mm512_storeu_si512(to, _mm512_maskz_permutexvar_epi32(kAllLanes, in_order, bytes));
-    };
-    const auto sixteen = [&](const std::int32_t* a, const float* m, std::uint8_t* to, __mmask16 mask) {
-        _mm_mask_storeu_epi8(to, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, rounded(a, m, mask)));
-    };
-    // pixel by pixel: each pixel's channels are one run of dst bytes, written whole before the next
     const i64 whole = channels / 64 * 64, full = channels / 16 * 16;
     const auto rest = static_cast<__mmask16>((1u << (channels - full)) - 1);
     for (i64 p = 0; p < width; ++p) {
         const std::int32_t* a = acc + p * acc_pitch;
         std::uint8_t* to = dst + p * dst_pitch;
-        for (i64 c = 0; c < whole; c += 64) sixty_four(a + c, multiplier + c, to + c);
-        for (i64 c = whole; c < full; c += 16) sixteen(a + c, multiplier + c, to + c, kAllLanes);
-        if (rest) sixteen(a + full, multiplier + full, to + full, rest);
+        for (i64 c = 0; c < whole; c += 64)
+            round.store64(to + c, at(a + c, multiplier + c, kAllLanes), at(a + c + 16, multiplier + c + 16, kAllLanes),
+                          at(a + c + 32, multiplier + c + 32, kAllLanes), at(a + c + 48, multiplier + c + 48, kAllLanes));
+        for (i64 c = whole; c < full; c += 16) round.store16(to + c, at(a + c, multiplier + c, kAllLanes), kAllLanes);
+        if (rest) round.store16(to + full, at(a + full, multiplier + full, rest), rest);
     }
 }
 
