@@ -25,6 +25,7 @@
 #endif
 #include "onednn_timer.hpp"
 #include "optimized_timer.hpp"
+#include "ratios.hpp"
 #include "shapes.hpp"
 #include "timing.hpp"
 
@@ -59,19 +60,8 @@ void cc_table(const std::vector<int>& threads, const std::vector<int>& batches, 
             }
 }
 
-double geomean(const std::vector<double>& v) {
-    if (v.empty()) return NAN;
-    double s = 0;
-    for (double x : v) s += std::log(x);
-    return std::exp(s / v.size());
-}
-
-std::string fmt_ratio(const std::optional<double>& dnnl_ms, double ours_ms) {
-    if (!dnnl_ms) return "n/a";
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2f", *dnnl_ms / ours_ms);
-    return b;
-}
+using bench::fmt_ratio;
+using bench::geomean;
 
 }  // namespace
 

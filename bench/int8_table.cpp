@@ -19,6 +19,7 @@
 #include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/optimized/quantized_plan.hpp"
 #include "onednn_int8_timer.hpp"
+#include "ratios.hpp"
 #include "shapes.hpp"
 #include "timing.hpp"
 
@@ -53,20 +54,6 @@ Ours time_ours(const QuantizedDescriptor& q, const std::vector<float>& scales, i
     o.path = plan.implementation();
     o.ms = bench::min_time_ms([&] { plan.execute(src.data(), dst.data()); }, min_seconds, threads);
     return o;
-}
-
-double geomean(const std::vector<double>& v) {
-    if (v.empty()) return NAN;
-    double s = 0;
-    for (double x : v) s += std::log(x);
-    return std::exp(s / double(v.size()));
-}
-
-std::string ratio(const std::optional<double>& theirs, double ours) {
-    if (!theirs) return "n/a";
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2f", *theirs / ours);
-    return b;
 }
 
 }  // namespace
@@ -117,8 +104,8 @@ int main(int argc, char** argv) {
                     if (dn.nhwc_ms) vs_nhwc[{set, t}].push_back(*dn.nhwc_ms / ours.ms);
                     const double gops = 2.0 * double(q.conv.macs()) / (ours.ms * 1e-3) / 1e9;
                     std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %s | %s |\n", set.c_str(), shape.name.c_str(), n,
-                                t, ours.path.c_str(), ours.ms, gops, ratio(dn.best_ms, ours.ms).c_str(),
-                                ratio(dn.nhwc_ms, ours.ms).c_str());
+                                t, ours.path.c_str(), ours.ms, gops, bench::fmt_ratio(dn.best_ms, ours.ms).c_str(),
+                                bench::fmt_ratio(dn.nhwc_ms, ours.ms).c_str());
                     std::fflush(stdout);
                 }
         }
@@ -126,6 +113,6 @@ int main(int argc, char** argv) {
     for (const auto& set : sets)
         for (int t : threads)
             std::printf("  %s, %d thread(s): vs oneDNN best %.2f, vs oneDNN NHWC %.2f\n", set.c_str(), t,
-                        geomean(vs_best[{set, t}]), geomean(vs_nhwc[{set, t}]));
+                        bench::geomean(vs_best[{set, t}]), bench::geomean(vs_nhwc[{set, t}]));
     return 0;
 }
