@@ -2,6 +2,7 @@
 // index_set.hpp with each term (x - zx) * (w - zw), in int64, literally.
 #include "convcheck/reference/quantized_convolution.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -64,6 +65,43 @@ IntegerSums integer_convolution_sum(const ConvDescriptor& d, const QuantizedInpu
         r.terms[y.dst] = terms;
     });
     return r;
+}
+
+std::vector<std::int64_t> s16_pairs_sum(const ConvDescriptor& d, const QuantizedInputs& in) {
+    check_length("src", in.src.size(), d.src_elements());
+    check_length("weights", in.weights.size(), d.weights_elements());
+    if (d.has_bias) check_length("bias", in.bias.size(), d.out_channels);
+    if (in.src_zero_points.size() != 1) throw std::invalid_argument("src zero points: s16 pairs take one, per tensor");
+    for (std::int32_t zw : in.weight_zero_points)
+        if (zw != 0) throw std::invalid_argument("weights zero point " + std::to_string(zw) + ": s16 pairs take raw weights");
+    std::int64_t taps = 1;  // OIX weights: offset ((oc * I/G + ic_g) * taps + k)
+    for (int a = 0; a < d.rank; ++a) taps *= d.kernel_size[a];
+    const std::int64_t icg = d.in_channels_per_group(), zx = in.src_zero_points[0];
+    const detail::ForwardIndexSet index_set(d);
+    std::vector<std::int64_t> acc(static_cast<std::size_t>(d.dst_elements()));
+    std::vector<std::int64_t> products(static_cast<std::size_t>(taps * icg));  // [k][ic_g] of one output
+    std::vector<char> inside(static_cast<std::size_t>(taps));
+    index_set.for_each_output([&](const detail::Output& y) {
+        std::int64_t sum = d.has_bias ? in.bias[static_cast<std::size_t>(y.oc)] : 0;
+        std::fill(inside.begin(), inside.end(), char{0});
+        index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
+            const std::int64_t k = w % taps, ic = (w / taps) % icg, x = in.src[static_cast<std::size_t>(s)],
+                               weight = in.weights[static_cast<std::size_t>(w)];
+            products[static_cast<std::size_t>(k * icg + ic)] = x * weight;
+            inside[static_cast<std::size_t>(k)] = 1;
+            sum -= zx * weight;  // the zero point's share, exact
+        });
+        for (std::int64_t k = 0; k < taps; ++k) {
+            if (!inside[static_cast<std::size_t>(k)]) continue;
+            for (std::int64_t ic = 0; ic < icg; ic += 2) {
+                const std::int64_t pair = products[static_cast<std::size_t>(k * icg + ic)] +
+                                          (ic + 1 < icg ? products[static_cast<std::size_t>(k * icg + ic + 1)] : 0);
+                sum += std::clamp<std::int64_t>(pair, -32768, 32767);
+            }
+        }
+        acc[y.dst] = sum;
+    });
+    return acc;
 }
 
 bool fits_int32_accumulator(const IntegerSums& sums, std::int64_t* first) {

@@ -101,3 +101,35 @@ RC_GTEST_PROP(QuantizedConvolution, IsTheSummationOfTheDifferences, ()) {
         RC_ASSERT(q.terms[o] == f.terms[o]);
     }
 }
+
+// An accumulator of s16 pairs (s16_pairs_sum): channels 0 and 1 of a tap, 255 x 127 each, sum 64,770 and saturate
+// at 32,767; channel 2 stands alone; the second tap is in the padding and adds nothing; the src zero point's share
+// (-zx * w of the in-bounds terms) and the bias are exact. Where no pair saturates, the sum is the definition's.
+TEST(QuantizedConvolution, S16PairsSaturateEachPairOfChannels) {
+    const ConvDescriptor d = parse_descriptor("conv:c=3,o=1,in=1,k=2,pe=1,bias=1");
+    // weights OIX [1][3][2]: tap 0 of channels 0, 1, 2 = 127, 127, 100; tap 1 (padding) = 1
+    const std::vector<std::int32_t> src{255, 255, 200}, weights{127, 1, 127, 1, 100, 1}, bias{7};
+    const std::vector<std::int64_t> pairs = s16_pairs_sum(d, {src, weights, bias, std::vector<std::int32_t>{3}, std::vector<std::int32_t>{0}});
+    EXPECT_EQ(pairs, (std::vector<std::int64_t>{7 + 32767 + 200 * 100 - 3 * (127 + 127 + 100)}));
+    EXPECT_EQ(sum(d, src, weights, bias, {3}, {0}).acc, (std::vector<std::int64_t>{7 + (252 * 127) * 2 + 197 * 100}));
+    const std::vector<std::int32_t> small{20, 30, 40};
+    EXPECT_EQ(s16_pairs_sum(d, {small, weights, bias, std::vector<std::int32_t>{3}, std::vector<std::int32_t>{0}}),
+              sum(d, small, weights, bias, {3}, {0}).acc);
+    EXPECT_THROW(s16_pairs_sum(d, {src, weights, bias, std::vector<std::int32_t>{3}, std::vector<std::int32_t>{1}}),
+                 std::invalid_argument);
+}
+
+// On random geometry (groups, strides, pads, dilations) with u8 values below 128 and weights within [-128, 127],
+// where no pair can reach s16's limits (2 x 127 x 128 < 32,767), the pairs' sum is the definition's.
+RC_GTEST_PROP(QuantizedConvolution, S16PairsEqualTheSumWhereNoPairSaturates, ()) {
+    ConvDescriptor d = *testgen::valid_descriptor();
+    d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
+    d.pass = Pass::forward, d.data_format = DataFormat::ncx, d.filter_format = FilterFormat::oix;
+    RC_PRE(d.src_elements() * d.out_channels < 200000);
+    std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())), weights(static_cast<std::size_t>(d.weights_elements())), bias;
+    for (auto& v : src) v = *rc::gen::inRange(0, 128);
+    for (auto& v : weights) v = *rc::gen::inRange(-128, 128);
+    for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(*rc::gen::inRange(-1000, 1000));
+    const std::vector<std::int32_t> zx{*rc::gen::inRange(0, 256)}, zw{0};
+    RC_ASSERT(s16_pairs_sum(d, {src, weights, bias, zx, zw}) == sum(d, src, weights, bias, zx, zw).acc);
+}

@@ -88,6 +88,8 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     if (mutant_of(plugin) == Mutant::q_zero_point_after_rounding)  // declares the zero point added before rounding
         mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
+    if (mutant_of(plugin) == Mutant::honest_s16_pairs || mutant_of(plugin) == Mutant::q_s16_pairs_declared_exact)
+        mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S16_PAIRS;  // declared (quantization.h), and judged by it
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);

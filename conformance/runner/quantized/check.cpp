@@ -127,6 +127,12 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     if (std::int64_t first = -1; !reference::fits_int32_accumulator(sums, &first))
         throw std::logic_error("quantized case " + to_string(q) + ": output " + std::to_string(first) +
                                " can leave s32 although the descriptor is valid");
+    // the accumulator the backend declares: exact s32, or s16 pairs where they are defined (u8 src, s8 weights, no
+    // weights zero point; elsewhere a backend declaring them is held to the exact sum)
+    const bool s16_pairs = backend.info.integer_accumulator == CONVCHECK_ACCUMULATOR_S16_PAIRS &&
+                           q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0;
+    const std::vector<std::int64_t> accumulator =
+        s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, data.bias, szp, wzp}) : sums.acc;
     const std::vector<double> multiplier = reference::output_multipliers(q, data.weights_scales);
     // exact mode holds a declared rule; bound mode (and a backend that names none) TOSA's window, which also
     // admits a declared rule's own result (double rounding lands one off the exact value where its first rounding
@@ -151,9 +157,9 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     for (std::size_t i = 0; i < n; ++i) {
         const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
         for (std::size_t k = 0; k < kRules; ++k)
-            by_rule[i][k] = reference::quantized_output(q, sums.acc[i], m, reference::kRequantizations[k]);
+            by_rule[i][k] = reference::quantized_output(q, accumulator[i], m, reference::kRequantizations[k]);
         const std::int64_t own = by_rule[i][declared_k];
-        allowed[i] = named ? reference::IntegerWindow{own, own} : reference::quantized_output_window(q, sums.acc[i], m);
+        allowed[i] = named ? reference::IntegerWindow{own, own} : reference::quantized_output_window(q, accumulator[i], m);
         if (declared && !named) allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
         for (std::int64_t v = allowed[i].lowest; v <= allowed[i].highest; ++v) possible.insert(v);
     }
@@ -197,7 +203,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         const double m = multiplier[static_cast<std::size_t>(channel(i))];
         std::string text = "dst" + coordinates_text(output_coordinates(d, i)) + " = " + std::to_string(out.got[i]);
         if (q.dst == IntegerType::s32) {
-            text += ", want the accumulator " + std::to_string(sums.acc[i]);
+            text += ", want the accumulator " + std::to_string(accumulator[static_cast<std::size_t>(i)]);
         } else {
             if (named)
                 text += ", want " + std::to_string(allowed[i].lowest) + " under the declared " + to_string(rule);
@@ -205,13 +211,17 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
                 text += ", outside TOSA INEXACT_ROUND's [" + std::to_string(allowed[i].lowest) + ", " +
                         std::to_string(allowed[i].highest) + "]" +
                         (declared ? std::string(" (with the declared ") + to_string(rule) + "'s own result)" : "");
-            text += ": acc " + std::to_string(sums.acc[i]) + " x M " + integer_text(m) + " = " +
-                    integer_text(double(sums.acc[i]) * m) + ", + dzp " + std::to_string(q.dst_zero_point) + " (";
+            const std::int64_t a = accumulator[static_cast<std::size_t>(i)];
+            text += ": acc " + std::to_string(a) + " x M " + integer_text(m) + " = " + integer_text(double(a) * m) +
+                    ", + dzp " + std::to_string(q.dst_zero_point) + " (";
             for (std::size_t k = 0; k < kRules; ++k)
                 text += std::string(k ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
                         std::to_string(by_rule[static_cast<std::size_t>(i)][k]);
             text += ")";
         }
+        if (s16_pairs)
+            text += "; acc is the declared s16-pair accumulator's (the exact sum is " +
+                    std::to_string(sums.acc[static_cast<std::size_t>(i)]) + ")";
         text += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
         if (q.dst != IntegerType::s32) {
             std::string fit;

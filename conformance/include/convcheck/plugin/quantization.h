@@ -53,8 +53,12 @@ typedef enum {
 } convcheck_requantization;
 
 /* What a plugin's integer sums accumulate in (plugin_info.integer_accumulator). S16_PAIRS: adjacent products
- * are first added in a saturating s16 (x86 VPMADDUBSW before VNNI, NEON vmlal_s8 paths), which is exact only
- * while every pair's sum fits in s16; a plugin that does so says so, and is judged by it. */
+ * are first added in a saturating s16 (x86 VPMADDUBSW before VNNI), which is exact only while every pair's sum
+ * fits in s16; a plugin that does so says so, and is judged by it. For u8 src and s8 weights without a weights
+ * zero point, the runner's expected accumulator is then: per output and in-bounds tap, the raw products x * w of
+ * the group's input channels 2j and 2j + 1 added and saturated to [-32768, 32767] (an odd last channel alone),
+ * plus the bias and -src_zero_point * w of every in-bounds term, exactly (reference: s16_pairs_sum). Other type
+ * mixes are held to the exact sum. */
 typedef enum { CONVCHECK_ACCUMULATOR_S32 = 0, CONVCHECK_ACCUMULATOR_S16_PAIRS = 1 } convcheck_integer_accumulator;
 
 /* The quantization of one case: tag CONVCHECK_EXTENSION_QUANTIZATION. Runner-owned, read-only, valid as

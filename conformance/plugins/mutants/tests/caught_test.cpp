@@ -266,7 +266,8 @@ class Honest : public ::testing::TestWithParam<std::string> {};
 // The operations an honest variant computes differently from the baseline, read off the mutants plugin: the
 // arithmetic variants change the sums of mutants_conv.cpp and mutants_backward.cpp, which the transposed
 // convolution reuses (mutants_transposed.cpp passes an honest variant on); honest_cc_f32 changes mutants_cc.cpp and
-// mutants_cc_backward.cpp; honest_workspace_pool changes the forward plan (mutants_plugin.cpp) only. Every other
+// mutants_cc_backward.cpp; honest_workspace_pool changes the forward plan (mutants_plugin.cpp) only; honest_s16_pairs
+// the quantized convolution (mutants_quantized.cpp) and the accumulator it declares. Every other
 // case it computes exactly as the baseline (mutant=none) does, so running it there proves nothing the baseline's
 // own runs do not.
 std::vector<Op> changed_ops(const std::string& variant) {
@@ -275,6 +276,7 @@ std::vector<Op> changed_ops(const std::string& variant) {
         return {Op::conv, Op::conv_bwd_data, Op::conv_bwd_weights, Op::conv_transposed};
     if (variant == "honest_cc_f32") return {Op::cc, Op::cc_backward};
     if (variant == "honest_workspace_pool") return {Op::conv};
+    if (variant == "honest_s16_pairs") return {Op::conv_quantized};
     return {};
 }
 

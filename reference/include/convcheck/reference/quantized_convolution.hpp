@@ -37,6 +37,14 @@ struct IntegerSums {
 // is neither one value nor one per channel.
 IntegerSums integer_convolution_sum(const ConvDescriptor& d, const QuantizedInputs& in);
 
+// The sum an accumulator of s16 pairs forms (ABI 1.5's CONVCHECK_ACCUMULATOR_S16_PAIRS, quantization.h; x86's
+// VPMADDUBSW before VNNI), for u8 src and s8 weights without a weights zero point: per output and in-bounds tap,
+// the raw products x * w of the group's input channels 2j and 2j + 1 added in s16 with saturation to
+// [-32768, 32767] (an odd last channel alone); then those sums, the bias and -zx * w of every in-bounds term,
+// exactly. Where no pair saturates it is integer_convolution_sum's acc. NCX order, as IntegerSums. Throws
+// std::invalid_argument for a weights zero point other than 0 or per-channel src zero points.
+std::vector<std::int64_t> s16_pairs_sum(const ConvDescriptor& d, const QuantizedInputs& in);
+
 // True when no order of any output's additions leaves int32; else `first` (when given) is the first output
 // where one does.
 bool fits_int32_accumulator(const IntegerSums& sums, std::int64_t* first = nullptr);
