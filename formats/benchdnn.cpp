@@ -248,6 +248,16 @@ std::optional<BenchdnnDriver> parse_benchdnn_driver(std::string_view name) {
     return std::nullopt;
 }
 
+const char* benchdnn_version_name(BenchdnnVersion version) {
+    return version == BenchdnnVersion::current ? "current" : "3.7.1";
+}
+
+std::optional<BenchdnnVersion> parse_benchdnn_version(std::string_view name) {
+    if (name == "current") return BenchdnnVersion::current;
+    if (name == "3.7.1") return BenchdnnVersion::v3_7_1;
+    return std::nullopt;
+}
+
 using benchdnn_detail::ProblemFields;
 
 BenchdnnProblem parse_benchdnn(std::string_view text, const BenchdnnSettings& settings) {

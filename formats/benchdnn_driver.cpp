@@ -1,5 +1,6 @@
 // benchdnn's conv and deconv driver loops (bench_conv.cpp, bench_deconv.cpp: bench() and check_correctness()),
-// v3.7.1, producing convcheck cases or skip reasons instead of running oneDNN.
+// current oneDNN's or v3.7.1's (BenchdnnReadOptions::version), producing convcheck cases or skip reasons instead of
+// running oneDNN.
 #include "convcheck/formats/benchdnn_driver.hpp"
 
 #include <filesystem>
@@ -97,16 +98,24 @@ struct Reader {
     bool repro_line(const BenchdnnSetup& s, const Problem& p, std::string* line) const {
         const BenchdnnGlobalOptions& g = state.global;
         const BenchdnnDriverOptions& o = state.driver;
-        if (!g.others.empty() || !s.cfg.empty() || !s.ctx_init.empty() || !s.ctx_exe.empty())
-            return false;
+        const bool current = state.version == BenchdnnVersion::current;
+        // v3.7.1 starts the line with the global options that differ from their defaults (dump_global_params);
+        // current oneDNN writes them apart, but --canonical still spells out every option and a global impl filter
+        // replaces the driver's (impl_filter_t's operator<<)
+        for (const std::string& other : g.others)
+            if (!current || other.starts_with("--canonical") || other.starts_with("--global-impl") ||
+                other.starts_with("--global-skip-impl"))
+                return false;
+        if (!s.cfg.empty() || !s.ctx_init.empty() || !s.ctx_exe.empty()) return false;
         for (const auto& part : split_benchdnn_list(s.strides, ':'))
             if (!part.empty()) return false;
         for (const auto& a : s.attr)
             if (!a.empty()) return false;
         std::string reason;
-        const auto dt = benchdnn_data_types(s.dt, s.cfg, &reason);
+        const auto dt = benchdnn_data_types(s.dt, s.cfg, &reason, state.version);
         const std::string dir = benchdnn_dir_name(s.dir), alg = benchdnn_alg_name(s.alg);
-        if (!dt || dir.empty() || alg.empty()) return false;
+        const std::string bia_dt = benchdnn_dt_name(s.bia_dt, state.version);
+        if (!dt || dir.empty() || alg.empty() || bia_dt.empty()) return false;
         auto d = p.descriptor;
         try {
             const long long mb = std::stoll(s.mb);
@@ -114,12 +123,17 @@ struct Reader {
         } catch (const std::exception&) {
             return false;
         }
-        std::string r = std::string("--") + benchdnn_driver_name(state.which) + " ";
-        if (!g.allow_enum_tags_only) r += "--allow-enum-tags-only=false ";
-        if (g.check_ref_impl) r += "--check-ref-impl=true ";
+        std::string r;
+        if (!current) {
+            r = std::string("--") + benchdnn_driver_name(state.which) + " ";
+            if (!g.allow_enum_tags_only) r += "--allow-enum-tags-only=false ";
+            if (g.check_ref_impl) r += "--check-ref-impl=true ";
+        }
         if (dir != "FWD_B") r += "--dir=" + dir + " ";
         if ((*dt)[0] != "f32" || (*dt)[1] != "f32" || (*dt)[2] != "f32")
             r += "--dt=" + (*dt)[0] + ":" + (*dt)[1] + ":" + (*dt)[2] + " ";
+        // current: --bia-dt unless undef, and never for FWD_B and BWD_WB (their bias is forced, and not written)
+        if (current && bia_dt != "undef" && dir != "FWD_B" && dir != "BWD_WB") r += "--bia-dt=" + bia_dt + " ";
         if (s.stag != "any") r += "--stag=" + s.stag + " ";
         if (s.wtag != "any") r += "--wtag=" + s.wtag + " ";
         if (s.dtag != "any") r += "--dtag=" + s.dtag + " ";
@@ -145,6 +159,7 @@ struct Reader {
         };
         add("dir", s.dir, "FWD_B");
         add("dt", s.dt, "f32");
+        add("bia-dt", s.bia_dt, "undef");
         add("cfg", s.cfg, "");
         add("stag", s.stag, "any");
         add("wtag", s.wtag, "any");
@@ -187,12 +202,13 @@ struct Reader {
     }
 
     // check_correctness: one test case per combination of the option lists, in the driver's loop order
-    // (dir, dt, [cfg], stag, wtag, dtag, [strides: conv], alg, attributes, ctx_init, ctx_exe, mb; the last
-    // fastest). The deconv driver has no --strides: its list keeps its one default value.
+    // (dir, dt, [bia_dt: current], [cfg], stag, wtag, dtag, [strides: conv], alg, attributes, ctx_init, ctx_exe, mb;
+    // the last fastest). The deconv driver has no --strides, v3.7.1 no --bia-dt: such a list keeps its one default.
     template <class Problem>
     void setups(const Problem& p, const std::string& text, const std::string& where) {
         const BenchdnnDriverOptions& o = state.driver;
-        std::vector<const std::vector<std::string>*> lists = {&o.dir, &o.dt, &o.cfg, &o.stag, &o.wtag, &o.dtag, &o.strides, &o.alg};
+        std::vector<const std::vector<std::string>*> lists = {&o.dir,  &o.dt,   &o.bia_dt,  &o.cfg, &o.stag,
+                                                              &o.wtag, &o.dtag, &o.strides, &o.alg};
         for (const auto& a : o.attr) lists.push_back(&a);
         lists.push_back(&o.ctx_init);
         lists.push_back(&o.ctx_exe);
@@ -204,7 +220,8 @@ struct Reader {
         while (true) {
             BenchdnnSetup s;
             std::size_t k = 0;
-            for (std::string* field : {&s.dir, &s.dt, &s.cfg, &s.stag, &s.wtag, &s.dtag, &s.strides, &s.alg})
+            s.version = state.version;
+            for (std::string* field : {&s.dir, &s.dt, &s.bia_dt, &s.cfg, &s.stag, &s.wtag, &s.dtag, &s.strides, &s.alg})
                 *field = (*lists[k])[at[k]], ++k;
             for (auto& a : s.attr) a = (*lists[k])[at[k]], ++k;
             s.ctx_init = (*lists[k])[at[k]], ++k;
@@ -261,6 +278,7 @@ Reader make_reader(const BenchdnnReadOptions& options) {
                                                               " to oneDNN's tests/benchdnn/inputs/" + driver),
                   {}, {}, {}, 0};
     reader.state.which = options.driver;
+    reader.state.version = options.version;
     return reader;
 }
 

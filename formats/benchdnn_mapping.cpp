@@ -1,5 +1,5 @@
-// The option table of docs/benchdnn.md: each benchdnn conv driver option value mapped exactly onto the
-// canonical descriptor, or the reason it is skipped.
+// The option table of docs/benchdnn.md: each benchdnn conv or deconv driver option value (current oneDNN's or
+// v3.7.1's, BenchdnnSetup::version) mapped exactly onto the canonical descriptor, or the reason it is skipped.
 #include "convcheck/formats/benchdnn_mapping.hpp"
 
 #include <algorithm>
@@ -12,13 +12,14 @@ namespace {
 
 bool equal_nocase(const std::string& a, const char* b) { return strcasecmp(a.c_str(), b) == 0; }
 
-// str2dt: the names benchdnn v3.7.1 knows (with or without the "dnnl_" prefix).
-std::string dt_name(const std::string& written) {
+// str2dt: the names benchdnn knows (with or without the "dnnl_" prefix): v3.7.1 has f4_e3m0, current oneDNN s64.
+std::string dt_name(const std::string& written, BenchdnnVersion version) {
     static const char* const names[] = {"f16", "bf16", "f32", "s32", "s8", "u8", "f64", "boolean", "f8_e5m2",
-                                        "f8_e4m3", "s4", "u4", "e8m0", "f4_e2m1", "f4_e3m0", "undef"};
+                                        "f8_e4m3", "s4", "u4", "e8m0", "f4_e2m1", "undef"};
     const std::string name = written.starts_with("dnnl_") ? written.substr(5) : written;
     for (const char* n : names)
         if (name == n) return n;
+    if (name == (version == BenchdnnVersion::current ? "s64" : "f4_e3m0")) return name;
     return {};
 }
 
@@ -57,7 +58,7 @@ std::string dt_reason(const std::array<std::string, 3>& t, const std::string& wr
         });
     };
     const std::string option = "--dt=" + written;
-    if (any_of({"s8", "u8", "s32", "s4", "u4", "boolean"}))
+    if (any_of({"s8", "u8", "s32", "s64", "s4", "u4", "boolean"}))
         return "--dt: integer (int8) data types; convcheck models f32, f16 and bf16 only";
     if (any_of({"f8_e5m2", "f8_e4m3"})) return "--dt: fp8 data types; convcheck models f32, f16 and bf16 only";
     if (any_of({"f4_e2m1", "f4_e3m0", "e8m0"}))
@@ -175,8 +176,10 @@ std::string benchdnn_alg_name(const std::string& written) {
     return {};
 }
 
+std::string benchdnn_dt_name(const std::string& written, BenchdnnVersion version) { return dt_name(written, version); }
+
 std::optional<std::array<std::string, 3>> benchdnn_data_types(const std::string& dt, const std::string& cfg,
-                                                              std::string* reason) {
+                                                              std::string* reason, BenchdnnVersion version) {
     std::string value = dt;
     if (!cfg.empty()) {
         if (dt != "f32") return *reason = "--cfg with --dt: benchdnn refuses both at once", std::nullopt;
@@ -188,7 +191,7 @@ std::optional<std::array<std::string, 3>> benchdnn_data_types(const std::string&
         return *reason = "--dt: needs one data type or three (SRC:WEI:DST); benchdnn refuses others", std::nullopt;
     std::array<std::string, 3> t;
     for (std::size_t i = 0; i < 3; ++i) {
-        t[i] = dt_name(parts[parts.size() == 1 ? 0 : i]);
+        t[i] = dt_name(parts[parts.size() == 1 ? 0 : i], version);
         if (t[i].empty()) return *reason = "--dt: a data type benchdnn does not know", std::nullopt;
     }
     return t;
@@ -205,6 +208,24 @@ struct Chosen {
     FilterFormat filter_format = FilterFormat::oix;
     long long batch = 0;  // 0 keeps the problem's
 };
+
+// prb_t's bia_dt, or "undef" for no bias; empty with *reason set when benchdnn does not know the --bia-dt name.
+// current (bench_conv.cpp check_correctness): FWD_B and BWD_WB (FLAG_BIA) ignore --bia-dt and take f64 when the
+// single data type or the weights' is f64, else f32; the other directions take --bia-dt (undef: no bias).
+// v3.7.1 (conv.hpp bia_dt()): FWD_B and BWD_WB only, of the weights' type (f32 for integer weights).
+std::string bias_dt(const BenchdnnSetup& s, const std::string& dir, const std::array<std::string, 3>& t,
+                    std::string* reason) {
+    const bool flag_bia = dir == "FWD_B" || dir == "BWD_WB";
+    if (s.version == BenchdnnVersion::v3_7_1) {
+        if (!flag_bia) return "undef";
+        const bool integral = t[1] == "s8" || t[1] == "u8" || t[1] == "s32" || t[1] == "s4" || t[1] == "u4";
+        return integral ? "f32" : t[1];
+    }
+    const std::string written = dt_name(s.bia_dt, s.version);
+    if (written.empty()) return *reason = "--bia-dt: a data type benchdnn does not know", "";
+    if (!flag_bia) return written;
+    return t[1] == "f64" ? "f64" : "f32";  // the three types are broadcast from one: t[1] is the single one then
+}
 
 std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int rank, bool has_groups,
                              std::string* reason_out) {
@@ -229,15 +250,28 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
                         "its own (BWD_D, BWD_W, BWD_WB)",
                std::nullopt;
     c.pass = dir == "BWD_D" ? Pass::backward_data : dir.starts_with("BWD_W") ? Pass::backward_weights : Pass::forward;
-    c.has_bias = dir == "FWD_B" || dir == "BWD_WB";  // FWD_D, FWD_I, BWD_D, BWD_W: no bias
 
-    const auto types = benchdnn_data_types(s.dt, s.cfg, &reason);
+    const auto types = benchdnn_data_types(s.dt, s.cfg, &reason, s.version);
     if (!types) return std::nullopt;
     const auto& t = *types;
+    const std::string bias = bias_dt(s, dir, t, &reason);
+    if (bias.empty()) return std::nullopt;
     if (!(t[0] == t[1] && t[1] == t[2]) || (t[0] != "f32" && t[0] != "f16" && t[0] != "bf16"))
         return reason = dt_reason(t, s.cfg.empty() ? s.dt : s.cfg), std::nullopt;
-    // prb_t: bia_dt() is the weights' type for a float case, so src, weights, bias and dst share it
     c.dtype = t[0] == "f32" ? DataType::f32 : t[0] == "f16" ? DataType::f16 : DataType::bf16;
+    // BWD_D's primitive takes no bias whatever its type (conv.cpp init_pd), so dir=bwd_d has none
+    c.has_bias = bias != "undef" && dir != "BWD_D";
+    if (c.has_bias && bias != t[0]) {
+        if (dir == "FWD_B" || dir == "BWD_WB")
+            return reason = "--dir=FWD_B,BWD_WB: benchdnn gives the bias f32 (f64 for f64 weights) whatever --dt and "
+                            "--bia-dt say; with f16 or bf16 data that is a mixed bias, and convcheck has one data type "
+                            "for src, weights, bias and dst (the bias of another data type: --dir=FWD_D,FWD_I,BWD_W "
+                            "with --bia-dt)",
+                   std::nullopt;
+        return reason = "--bia-dt: a bias data type other than the data type of src, weights and dst; convcheck has "
+                        "one data type for src, weights, bias and dst",
+               std::nullopt;
+    }
 
     const int ndims = rank + 2;
     const std::string src = data_layout("--stag", s.stag, ndims, &reason);

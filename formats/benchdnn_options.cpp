@@ -1,8 +1,9 @@
 // benchdnn's conv and deconv driver option parsing (bench_conv.cpp, bench_deconv.cpp: the parse_* chain;
-// utils/parser.cpp), v3.7.1.
+// utils/parser.cpp), current oneDNN's or v3.7.1's (BenchdnnVersion).
 #include "convcheck/formats/benchdnn_options.hpp"
 
 #include <cstring>
+#include <span>
 #include <stdexcept>
 
 namespace convcheck {
@@ -47,18 +48,27 @@ void set_list(std::vector<std::string>& list, const std::vector<std::string>& de
 
 bool parse_bool(const std::string& v) { return v == "true" || v == "1"; }  // str2bool
 
-// parse_bench_settings: the global options, in benchdnn's order.
-constexpr const char* kGlobalOptions[] = {
+// parse_bench_settings: the global options, in benchdnn's order (v3.7.1, then current oneDNN's).
+constexpr const char* kGlobalOptions371[] = {
     "allow-enum-tags-only", "attr-same-pd-check", "canonical",        "check-ref-impl",   "cold-cache",
     "cpu-isa-hints",        "engine",             "fast-ref",         "fast-ref-gpu",     "fix-times-per-prb",
     "global-impl",          "global-skip-impl",   "max-ms-per-prb",   "num-streams",      "repeats-per-prb",
     "mem-check",            "memory-kind",        "mode",             "mode-modifier",    "start",
     "stream-kind",          "verbose",
 };
+constexpr const char* kGlobalOptionsCurrent[] = {
+    "allow-enum-tags-only", "attr-same-pd-check", "canonical",        "check-ref-impl",   "cold-cache",
+    "cpu-isa-hints",        "engine",             "fast-ref",         "fix-times-per-prb", "global-impl",
+    "global-skip-impl",     "max-ms-per-prb",     "num-streams",      "repeats-per-prb",  "mem-check",
+    "memory-kind",          "mode",               "mode-modifier",    "start",            "stream-kind",
+    "summary",              "verbose",            "execution-mode",   "buffer-prefix",
+};
 
-bool apply_global(BenchdnnGlobalOptions& g, const std::string& token) {
+bool apply_global(BenchdnnGlobalOptions& g, BenchdnnVersion version, const std::string& token) {
     std::string value;
-    for (const char* name : kGlobalOptions) {
+    const auto& names = version == BenchdnnVersion::current ? std::span<const char* const>(kGlobalOptionsCurrent)
+                                                            : std::span<const char* const>(kGlobalOptions371);
+    for (const char* name : names) {
         if (!value_of(token, name, &value)) continue;
         if (!std::strcmp(name, "start")) {
             try {
@@ -88,7 +98,7 @@ bool apply_global(BenchdnnGlobalOptions& g, const std::string& token) {
 
 BenchdnnOptionResult apply_benchdnn_option(BenchdnnOptionState& state, const std::string& token,
                                            std::string* batch_file) {
-    if (apply_global(state.global, token)) return BenchdnnOptionResult::applied;
+    if (apply_global(state.global, state.version, token)) return BenchdnnOptionResult::applied;
     BenchdnnDriverOptions& o = state.driver;
     const BenchdnnDriverOptions def;
     std::string v;
@@ -98,6 +108,8 @@ BenchdnnOptionResult apply_benchdnn_option(BenchdnnOptionState& state, const std
     }
     if (value_of(token, "dir", &v)) return set_list(o.dir, def.dir, v), BenchdnnOptionResult::applied;
     if (value_of(token, "dt", &v)) return set_list(o.dt, def.dt, v), BenchdnnOptionResult::applied;
+    if (state.version == BenchdnnVersion::current && value_of(token, "bia-dt", &v))  // parse_dt: a list of str2dt names
+        return set_list(o.bia_dt, def.bia_dt, v), BenchdnnOptionResult::applied;
     if (value_of(token, "cfg", &v)) return set_list(o.cfg, def.cfg, v), BenchdnnOptionResult::applied;
     if (value_of(token, "stag", &v)) return set_list(o.stag, def.stag, v), BenchdnnOptionResult::applied;
     if (value_of(token, "wtag", &v)) return set_list(o.wtag, def.wtag, v), BenchdnnOptionResult::applied;

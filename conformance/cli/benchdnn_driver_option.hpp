@@ -1,4 +1,5 @@
-// `--benchdnn-driver conv|deconv` of every command that reads `--suite FILE`: which benchdnn driver reads a
+// `--benchdnn-driver conv|deconv` and `--benchdnn-version current|3.7.1` of every command that reads `--suite FILE`:
+// which benchdnn driver reads a
 // benchdnn batch file, as benchdnn takes it from its command line (`benchdnn --deconv --batch=FILE`); its
 // input files do not say (docs/benchdnn.md, "Which driver").
 #pragma once
@@ -9,7 +10,16 @@
 
 namespace convcheck::cli {
 
+// Also `--benchdnn-version current|3.7.1`: whose grammar reads the file (docs/benchdnn.md, "Which oneDNN"): current
+// oneDNN's (the default: `--bia-dt`, an f32 bias for FWD_B and BWD_WB) or v3.7.1's (no `--bia-dt`; the bias takes the
+// weights' data type).
 inline CLI::Option* add_benchdnn_driver_option(CLI::App* cmd, runner::SuiteReadOptions& read) {
+    cmd->add_option_function<std::string>(
+           "--benchdnn-version",
+           [&read](const std::string& name) { read.benchdnn_version = *parse_benchdnn_version(name); },
+           "whose benchdnn grammar reads a benchdnn batch file given to --suite: current (default: current oneDNN's, "
+           "with --bia-dt) or 3.7.1 (oneDNN v3.7.1's: no --bia-dt, the bias takes the weights' data type)")
+        ->check(CLI::IsMember({"current", "3.7.1"}));
     return cmd
         ->add_option_function<std::string>(
             "--benchdnn-driver",

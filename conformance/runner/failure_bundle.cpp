@@ -99,6 +99,12 @@ std::string checked_line(const Descriptor& d, BenchdnnDriver driver, std::string
     }
     BenchdnnSetup setup = setup_of(d);
     setup.dt = to_string(d.dtype);
+    // current benchdnn gives FWD_B and BWD_WB an f32 bias whatever --dt says: a bias of the data's f16 or bf16 is
+    // --bia-dt's, with FWD_D or BWD_W (docs/benchdnn.md)
+    if (d.has_bias && d.dtype != DataType::f32) {
+        setup.dir = setup.dir == "FWD_B" ? "FWD_D" : setup.dir == "BWD_WB" ? "BWD_W" : setup.dir;
+        setup.bia_dt = setup.dt;
+    }
     setup.stag = setup.dtag = d.data_format == DataFormat::nxc ? "axb" : "abx";
     setup.alg = "direct";
     setup.mb = "0";
@@ -119,7 +125,7 @@ std::string checked_line(const Descriptor& d, BenchdnnDriver driver, std::string
         return "";
     }
     return std::string("--") + benchdnn_driver_name(driver) + " --dir=" + setup.dir + " --dt=" + setup.dt +
-           " --stag=" + setup.stag + " --wtag=" + setup.wtag + " --dtag=" + setup.dtag + " " + problem;
+           (setup.bia_dt != "undef" ? " --bia-dt=" + setup.bia_dt : std::string()) + " --stag=" + setup.stag + " --wtag=" + setup.wtag + " --dtag=" + setup.dtag + " " + problem;
 }
 
 }  // namespace

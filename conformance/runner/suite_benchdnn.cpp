@@ -1,5 +1,6 @@
 // benchdnn batch files, read by formats/benchdnn_driver.hpp as benchdnn's conv driver (the default) or its
-// deconv driver (`--benchdnn-driver deconv`) reads them: every test case benchdnn would run becomes a case
+// deconv driver (`--benchdnn-driver deconv`) reads them, in current oneDNN's grammar (the default) or v3.7.1's
+// (`--benchdnn-version 3.7.1`): every test case benchdnn would run becomes a case
 // (bound mode; a `deconv:` case for the deconv driver) exactly as benchdnn defines it, or a skipped input with
 // its reason. `--batch=` files are looked for as benchdnn does, last in the driver's inputs folder, named by
 // the environment variable CONVCHECK_BENCHDNN_INPUTS (conv: oneDNN's tests/benchdnn/inputs/conv) or
@@ -13,9 +14,11 @@
 namespace convcheck::runner {
 
 std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text,
-                                         std::vector<SkippedInput>* skipped, BenchdnnDriver driver) {
+                                         std::vector<SkippedInput>* skipped, BenchdnnDriver driver,
+                                         BenchdnnVersion version) {
     BenchdnnReadOptions options;
     options.driver = driver;
+    options.version = version;
     if (const char* inputs = std::getenv(benchdnn_inputs_variable(driver))) options.inputs_dir = inputs;
     std::vector<SuiteEntry> entries;
     std::vector<SkippedInput> skips;

@@ -103,11 +103,15 @@ std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::st
 }
 
 std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::string& text,
-                                         std::vector<SkippedInput>* skipped, BenchdnnDriver driver);
+                                         std::vector<SkippedInput>* skipped, BenchdnnDriver driver,
+                                         BenchdnnVersion version);
 
 void refuse_unused_benchdnn_driver(const SuiteReadOptions& read, const std::string& source, const std::string& what) {
     if (read.benchdnn_driver != BenchdnnDriver::conv)
         throw std::invalid_argument(std::string("--benchdnn-driver ") + benchdnn_driver_name(read.benchdnn_driver) +
+                                    ": " + source + " is " + what + ", not a benchdnn batch file");
+    if (read.benchdnn_version != BenchdnnVersion::current)
+        throw std::invalid_argument(std::string("--benchdnn-version ") + benchdnn_version_name(read.benchdnn_version) +
                                     ": " + source + " is " + what + ", not a benchdnn batch file");
 }
 
@@ -117,7 +121,7 @@ std::vector<SuiteEntry> suite_entries_from_text(const std::string& path, const s
     if (!benchdnn) refuse_unused_benchdnn_driver(read, "'" + path + "'", "a case file");
     if (path.ends_with(".json") || path.ends_with(".jsonl")) return json_entries(path, text);
     if (path.ends_with(".cases")) return case_list_entries(path, text);
-    return benchdnn_entries(path, text, skipped, read.benchdnn_driver);
+    return benchdnn_entries(path, text, skipped, read.benchdnn_driver, read.benchdnn_version);
 }
 
 std::vector<SuiteEntry> file_suite_entries(const std::string& path, std::vector<SkippedInput>* skipped,

@@ -55,8 +55,15 @@ TEST(BenchdnnBatch, TheIssueReproducerIsSkippedForItsPostOpNeverRunAsForward) {
     expect_cases(read_benchdnn_batch((kData / "reproducer").string()), {{"x", nullptr, "--attr-post-ops"}});
 }
 
+BenchdnnReadOptions v3_7_1() {
+    BenchdnnReadOptions options;
+    options.version = BenchdnnVersion::v3_7_1;
+    return options;
+}
+
+// data/benchdnn/options is v3.7.1's grammar: its FWD_B cases on bf16 and f16 have a bias of that type there
 TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
-    const auto cases = read_benchdnn_batch((kData / "options").string());
+    const auto cases = read_benchdnn_batch((kData / "options").string(), v3_7_1());
     const char* lists = "c=4,o=4,in=5x5,k=3x3,pb=1,pe=1";
     auto with = [](const char* base, const char* extra) {
         std::string both = base;
@@ -122,7 +129,7 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
 }
 
 TEST(BenchdnnBatch, ResolvesBatchFilesInBenchdnnsOrderAndSharesTheOptions) {
-    BenchdnnReadOptions options;
+    BenchdnnReadOptions options = v3_7_1();  // its FWD_B f16 cases have an f16 bias there
     options.inputs_dir = (kData / "inputs").string();
     // --dt=f16 (main) and --mb=3 (inner/first) stay in force in every file read after them, as in benchdnn
     expect_cases(read_benchdnn_batch((kData / "resolve" / "main").string(), options),
@@ -187,6 +194,50 @@ TEST(BenchdnnBatch, BadProblemsNameFileAndLine) {
         EXPECT_EQ(e.attribute(), "shapes_x:3: kh") << e.what();
     }
     EXPECT_THROW(read_benchdnn_batch((kData / "missing").string()), ConvError);
+}
+
+// current oneDNN's --bia-dt: which directions have a bias and of which type, and the --match line that carries it
+TEST(BenchdnnBatch, BiasDataTypeOfCurrentOneDnn) {
+    const char* fwd_b_f32 = "--dir=FWD_B,BWD_WB: benchdnn gives the bias f32";
+    const char* other_bias = "--bia-dt: a bias data type other than the data type of src, weights and dst";
+    expect_cases(read_benchdnn_batch((kData / "bia_dt").string()), {
+        // 1. f32: dir x bia_dt
+        {"f32", P ",bias=1", nullptr}, {"f32", P ",bias=1", nullptr},
+        {"f32", P ",bias=1", nullptr}, {"f32", P ",bias=0", nullptr},
+        {"f32", P ",bias=1", nullptr}, {"f32", P ",bias=0", nullptr},
+        {"f32", P ",bias=0,dir=bwd_d", nullptr}, {"f32", P ",bias=0,dir=bwd_d", nullptr},
+        {"f32", P ",bias=1,dir=bwd_w", nullptr}, {"f32", P ",bias=0,dir=bwd_w", nullptr},
+        {"f32", P ",bias=1,dir=bwd_w", nullptr}, {"f32", P ",bias=1,dir=bwd_w", nullptr},
+        // 2. bf16
+        {"bf16", nullptr, fwd_b_f32}, {"bf16", P ",bias=1,dt=bf16", nullptr},
+        {"bf16", P ",bias=1,dt=bf16,dir=bwd_w", nullptr}, {"bf16", nullptr, fwd_b_f32},
+        // 3. names
+        {"names", nullptr, other_bias}, {"names", P ",bias=1,dt=f16", nullptr},
+        {"names", nullptr, "--bia-dt: a data type benchdnn does not know"},
+        {"reset", P ",bias=0,dt=f16", nullptr},
+        // 4. --match: the FWD_D line with --bia-dt=f16 only; a miss drops the problem's other setups
+        {"match_start", P ",bias=1,dt=f16", nullptr},
+        {"match_bwd_w", P ",bias=1,dt=bf16,dir=bwd_w", nullptr},
+    });
+}
+
+// v3.7.1 has no --bia-dt (benchdnn exits at it) and gives FWD_B the weights' data type
+TEST(BenchdnnBatch, BiasDataTypeOfV371) {
+    const auto cases = read_benchdnn_batch((kData / "bia_dt").string(), v3_7_1());
+    // no --bia-dt list: one setup per --dir (6 + 4 + 1 + 1); the --match lines hold no --bia-dt, so they drop theirs
+    ASSERT_EQ(cases.size(), 12u);
+    for (const auto& c : cases)
+        EXPECT_TRUE(c.skip_reason.starts_with("after --bia-dt=f32,undef (")) << describe(c);
+    EXPECT_NE(cases[0].skip_reason.find("not an option of benchdnn's conv driver; benchdnn exits there"), std::string::npos);
+    expect_cases(read_benchdnn_batch_text("--dir=FWD_B,BWD_WB,FWD_D --dt=bf16 ic4ih5oc4kh3", "text", v3_7_1()),
+                 {{"", P ",bias=1,dt=bf16", nullptr}, {"", P ",bias=1,dt=bf16,dir=bwd_w", nullptr},
+                  {"", P ",bias=0,dt=bf16", nullptr}});
+    // the --match line starts with --conv and the global options that differ from their defaults
+    expect_cases(read_benchdnn_batch_text("--allow-enum-tags-only=false --match=^--conv.--allow-enum-tags-only=false.ic4 "
+                                          "ic4ih5oc4kh3",
+                                          "text", v3_7_1()),
+                 {{"", P ",bias=1", nullptr}});
+    EXPECT_TRUE(read_benchdnn_batch_text("--allow-enum-tags-only=false --match=^--conv ic4ih5oc4kh3", "text").empty());
 }
 
 TEST(BenchdnnBatch, StartSkipsTheFirstCases) {

@@ -154,9 +154,10 @@ void expect_deconv_cases(const std::vector<BenchdnnCase>& got, const std::vector
     }
 }
 
-BenchdnnReadOptions deconv_driver() {
+BenchdnnReadOptions deconv_driver(BenchdnnVersion version = BenchdnnVersion::current) {
     BenchdnnReadOptions options;
     options.driver = BenchdnnDriver::deconv;
+    options.version = version;
     return options;
 }
 
@@ -188,9 +189,23 @@ TEST(BenchdnnDeconv, OptionsTheDeconvDriverReadsItsOwnWay) {
     expect_deconv_cases(read("--wtag=acbde,debac g2ic4ih5oc2kh3"),
                         {{"deconv:n=2,c=4,o=2,g=2,in=5x5,k=3x3,bias=1,wei=oix", nullptr},
                          {"deconv:n=2,c=4,o=2,g=2,in=5x5,k=3x3,bias=1,wei=xio", nullptr}});
-    // the tensors' options as in the conv driver
-    expect_deconv_cases(read("--dt=bf16 --stag=axb --mb=3 ic4ih5oc2kh3"),
+    // the tensors' options as in the conv driver; current oneDNN's bias: f32 for FWD_B, --bia-dt's for FWD_D and FWD_I
+    expect_deconv_cases(read("--dt=bf16 --stag=axb --mb=3 --dir=FWD_D,FWD_I,FWD_B --bia-dt=bf16 ic4ih5oc2kh3"),
+                        {{"deconv:n=3,c=4,o=2,in=5x5,k=3x3,bias=1,dt=bf16,data=nxc", nullptr},
+                         {"deconv:n=3,c=4,o=2,in=5x5,k=3x3,bias=1,dt=bf16,data=nxc", nullptr},
+                         {nullptr, "--dir=FWD_B,BWD_WB: benchdnn gives the bias f32"}});
+    expect_deconv_cases(read("--dir=FWD_D --bia-dt=undef,f32,f16 ic4ih5oc2kh3"),
+                        {{"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=0", nullptr},
+                         {"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=1", nullptr},
+                         {nullptr, "--bia-dt: a bias data type other than the data type"}});
+    // v3.7.1: FWD_B's bias has the weights' data type; no --bia-dt
+    const auto v371 = [](const std::string& text) {
+        return read_benchdnn_batch_text(text, "text", deconv_driver(BenchdnnVersion::v3_7_1));
+    };
+    expect_deconv_cases(v371("--dt=bf16 --stag=axb --mb=3 ic4ih5oc2kh3"),
                         {{"deconv:n=3,c=4,o=2,in=5x5,k=3x3,bias=1,dt=bf16,data=nxc", nullptr}});
+    expect_deconv_cases(v371("--bia-dt=f32 ic4ih5oc2kh3"),
+                        {{nullptr, "after --bia-dt=f32 (text:1): not an option of benchdnn's deconv driver"}});
     // deconv_aux.cpp's str2alg knows direct and wino only
     expect_deconv_cases(read("--alg=direct,auto,wino ic4ih5oc2kh3"),
                         {{"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=1", nullptr},
@@ -212,11 +227,21 @@ TEST(BenchdnnDeconv, OptionsTheDeconvDriverReadsItsOwnWay) {
 }
 
 TEST(BenchdnnDeconv, MatchFiltersTheDeconvDriversLine) {
-    // prb_t::set_repro_line: `--deconv`, then the problem in benchdnn's short form
-    auto read = [](const std::string& text) { return read_benchdnn_batch_text(text, "text", deconv_driver()); };
-    expect_deconv_cases(read("--match=--deconv.*ic4ih5oc2oh7 ic4ih5oc2kh3 ic4ih5oc2kh1"),
+    // v3.7.1's prb_t::set_repro_line: `--deconv`, then the problem in benchdnn's short form
+    auto v371 = [](const std::string& text) {
+        return read_benchdnn_batch_text(text, "text", deconv_driver(BenchdnnVersion::v3_7_1));
+    };
+    expect_deconv_cases(v371("--match=--deconv.*ic4ih5oc2oh7 ic4ih5oc2kh3 ic4ih5oc2kh1"),
                         {{"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=1", nullptr}});
-    EXPECT_TRUE(read("--match=--conv ic4ih5oc2kh3").empty());
+    EXPECT_TRUE(v371("--match=--conv ic4ih5oc2kh3").empty());
+    // current oneDNN's: the driver's options from the first, --bia-dt among them (not for FWD_B)
+    auto read = [](const std::string& text) { return read_benchdnn_batch_text(text, "text", deconv_driver()); };
+    expect_deconv_cases(read("--match=^ic4ih5oc2oh7 ic4ih5oc2kh3 ic4ih5oc2kh1"),
+                        {{"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=1", nullptr}});
+    EXPECT_TRUE(read("--match=--deconv ic4ih5oc2kh3").empty());
+    expect_deconv_cases(read("--match=^--dir=FWD_I.--dt=f16:f16:f16.--bia-dt=f16.ic4 --dir=FWD_I,FWD_B --dt=f16 "
+                             "--bia-dt=f16 ic4ih5oc2kh3"),
+                        {{"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=1,dt=f16", nullptr}});
 }
 
 TEST(BenchdnnDeconv, NestedBatchFilesAreFoundInTheDeconvInputsFolder) {

@@ -130,4 +130,27 @@ TEST(SuiteBenchdnn, TheDeconvDriverMakesTransposedCasesAndSkipsTheBackwardDirect
     EXPECT_NE(why.find("negative left pad"), std::string::npos) << why;
 }
 
+// The grammar is the caller's choice too (--benchdnn-version): current oneDNN's by default, where FWD_B on bf16 has an
+// f32 bias (a mixed case, skipped), or v3.7.1's, where that bias is bf16. A bundle's line is current oneDNN's.
+TEST(SuiteBenchdnn, TheBenchdnnVersionChoosesTheGrammar) {
+    const auto path = write_temp("batch_bia_dt", "--dt=bf16 ic4ih5oc4kh3n\"v\"\n");
+    const LoadedSuite current = load_suite(path, 1, "");
+    EXPECT_TRUE(current.cases.empty());
+    ASSERT_EQ(current.skipped.size(), 1u);
+    EXPECT_NE(current.skipped[0].reason.find("--dir=FWD_B,BWD_WB: benchdnn gives the bias f32"), std::string::npos)
+        << current.skipped[0].reason;
+    SuiteReadOptions v371;
+    v371.benchdnn_version = convcheck::BenchdnnVersion::v3_7_1;
+    const LoadedSuite old = load_suite(path, 1, "", v371);
+    ASSERT_EQ(old.cases.size(), 1u);
+    EXPECT_EQ(old.cases[0].descriptor(),
+              "conv:n=2,c=4,o=4,g=1,in=5x5,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=1,dt=bf16,data=ncx,wei=oix");
+    EXPECT_THROW(load_suite("smoke", 1, "", v371), std::invalid_argument);
+    // the bf16 bias is --bia-dt's in current oneDNN, with FWD_D (BWD_W for the bias gradient)
+    std::string why;
+    EXPECT_EQ(operation(Op::conv).benchdnn(old.cases[0], &why),
+              "--conv --dir=FWD_D --dt=bf16 --bia-dt=bf16 --stag=abx --wtag=abx --dtag=abx ic4ih5oc4oh3kh3ph0")
+        << why;
+}
+
 }  // namespace

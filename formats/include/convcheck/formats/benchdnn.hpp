@@ -37,6 +37,15 @@ enum class BenchdnnDriver { conv, deconv };
 const char* benchdnn_driver_name(BenchdnnDriver driver);                    // "conv", "deconv"
 std::optional<BenchdnnDriver> parse_benchdnn_driver(std::string_view name);  // "conv", "deconv"; else nullopt
 
+// Which oneDNN's benchdnn grammar reads a batch file (docs/benchdnn.md, "Which oneDNN"). `current` (the default) is
+// oneDNN's main branch as of 2026-08 (commit 3f27bec2): its conv and deconv drivers have `--bia-dt`, FWD_B and BWD_WB
+// get an f32 bias (f64 for f64 weights) whatever `--dt` says, and the line `--match` filters starts at the driver's own
+// options. `v3_7_1` is oneDNN v3.7.1: no `--bia-dt` (benchdnn exits at it), the bias takes the weights' data type,
+// and the `--match` line starts with `--conv` (or `--deconv`) and the global options that differ from their defaults.
+enum class BenchdnnVersion { current, v3_7_1 };
+const char* benchdnn_version_name(BenchdnnVersion version);                    // "current", "3.7.1"
+std::optional<BenchdnnVersion> parse_benchdnn_version(std::string_view name);  // "current", "3.7.1"; else nullopt
+
 // What a problem string does not say; benchdnn takes it from its options (--dir, --dt, --stag,
 // --wtag). The defaults are benchdnn's: --dir=FWD_B (with bias), --dt=f32, plain layouts.
 struct BenchdnnSettings {

@@ -1,5 +1,5 @@
-// benchdnn batch files read as benchdnn's convolution or deconvolution driver reads them (oneDNN v3.7.1,
-// tests/benchdnn/conv/bench_conv.cpp, deconv/bench_deconv.cpp; the driver is the caller's choice, as benchdnn
+// benchdnn batch files read as benchdnn's convolution or deconvolution driver reads them (current oneDNN, or v3.7.1
+// by BenchdnnReadOptions::version; tests/benchdnn/conv/bench_conv.cpp, deconv/bench_deconv.cpp; the driver is the caller's choice, as benchdnn
 // takes it from its command line: `benchdnn --deconv --batch=FILE`): options, `--reset`, option lists multiplied in the driver's loop
 // order, `--batch=` followed with benchdnn's search order, `--match`, `--start`. The result is every
 // test case benchdnn would run, in its order, each either mapped exactly onto a canonical descriptor or
@@ -33,6 +33,7 @@ struct BenchdnnReadOptions {
     // locate_file looks in <its folder>/inputs/<driver>), searched last for `--batch=` files; empty: none.
     std::string inputs_dir;
     BenchdnnDriver driver = BenchdnnDriver::conv;  // benchdnn --conv (the default) or --deconv
+    BenchdnnVersion version = BenchdnnVersion::current;  // current oneDNN's grammar (the default) or v3.7.1's
 };
 
 // The environment variable convcheck takes a driver's inputs folder from (the runner reads it):

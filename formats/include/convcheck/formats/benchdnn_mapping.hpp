@@ -17,6 +17,8 @@ struct BenchdnnSetup {
     std::string dir, dt, cfg, stag, wtag, dtag, strides, alg, mb;
     std::array<std::string, kBenchdnnAttrCount> attr;
     std::string ctx_init, ctx_exe;
+    std::string bia_dt = "undef";                         // current oneDNN's --bia-dt
+    BenchdnnVersion version = BenchdnnVersion::current;   // whose rules give the bias its data type
 };
 
 struct BenchdnnMapping {
@@ -25,6 +27,11 @@ struct BenchdnnMapping {
     std::string skip_reason;                           // why convcheck cannot run it exactly
 };
 
+// The bias (prb_t's bia_dt): current oneDNN gives FWD_B and BWD_WB an f32 bias (f64 when the data type, or the
+// weights' of three, is f64) and ignores --bia-dt there; FWD_D, FWD_I and BWD_W have a bias of --bia-dt's type unless it
+// is undef (BWD_W then computes the bias gradient too: dir=bwd_w,bias=1); BWD_D has none (its primitive takes no bias).
+// v3.7.1: FWD_B and BWD_WB only, of the weights' data type. A bias of another data type than src, weights and dst is
+// skipped naming the rule (convcheck's descriptor has one data type for all four).
 BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& setup, const BenchdnnProblem& problem);
 // The deconv driver's: FWD_B (bias), FWD_D and FWD_I (no bias) are the transposed convolution; BWD_D, BWD_W,
 // BWD_WB and BWD_DW are skipped naming the direction (convcheck has no backward pass of a transposed
@@ -37,9 +44,13 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& setup, const BenchdnnDeco
 std::string benchdnn_dir_name(const std::string& written);
 std::string benchdnn_alg_name(const std::string& written);
 
+// str2dt: the canonical name of a data type benchdnn knows ("dnnl_f16" -> "f16", "undef"); empty when it does not.
+std::string benchdnn_dt_name(const std::string& written, BenchdnnVersion version);
+
 // The src, wei, dst data types of a --dt entry (and v3.3's --cfg), broadcast to three as prb_t does;
 // empty with *reason set when benchdnn refuses them.
 std::optional<std::array<std::string, 3>> benchdnn_data_types(const std::string& dt, const std::string& cfg,
-                                                              std::string* reason);
+                                                              std::string* reason,
+                                                              BenchdnnVersion version = BenchdnnVersion::current);
 
 }  // namespace convcheck

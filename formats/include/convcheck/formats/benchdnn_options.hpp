@@ -1,6 +1,7 @@
 // The options of benchdnn's convolution and deconvolution drivers (tests/benchdnn/conv/bench_conv.cpp,
-// deconv/bench_deconv.cpp, utils/parser.cpp, oneDNN v3.7.1; `--cfg` as v3.3 read it: both drivers had it; the
-// deconv driver has no `--strides`), held as benchdnn holds them: a list of values per option,
+// deconv/bench_deconv.cpp, utils/parser.cpp; current oneDNN or v3.7.1, BenchdnnVersion: current adds `--bia-dt`
+// and the global options `--summary`, `--execution-mode`, `--buffer-prefix`, and drops `--fast-ref-gpu`; `--cfg` as
+// v3.3 read it: both drivers had it; the deconv driver has no `--strides`), held as benchdnn holds them: a list of values per option,
 // each value as written. `--reset` restores the driver options; the global options (parse_bench_settings)
 // are never reset. Which option maps to what, and why the others are skipped: docs/benchdnn.md.
 #pragma once
@@ -26,6 +27,7 @@ const char* benchdnn_attr_option(BenchdnnAttr a);
 struct BenchdnnDriverOptions {
     std::vector<std::string> dir{"FWD_B"};
     std::vector<std::string> dt{"f32"};   // each entry "f32" or "SRC:WEI:DST"
+    std::vector<std::string> bia_dt{"undef"};  // current oneDNN's --bia-dt (v3.7.1 has no such option)
     std::vector<std::string> cfg{""};     // v3.3's deprecated --cfg ("" = not given)
     std::vector<std::string> stag{"any"}, wtag{"any"}, dtag{"any"};
     std::vector<std::string> strides{""}; // "" = benchdnn's default (dense)
@@ -43,7 +45,7 @@ struct BenchdnnGlobalOptions {
     long long start = 0;                   // --start: benchdnn skips the test cases before this index
     bool allow_enum_tags_only = true;
     bool check_ref_impl = false;
-    std::vector<std::string> others;       // other global options given (they only make --match inexact)
+    std::vector<std::string> others;       // other global options given, as written (some make --match inexact)
     std::string stop;                      // set when benchdnn would stop reading: the option and why
 };
 
@@ -51,6 +53,7 @@ struct BenchdnnOptionState {
     BenchdnnDriverOptions driver;
     BenchdnnGlobalOptions global;
     BenchdnnDriver which = BenchdnnDriver::conv;  // whose options (the deconv driver has no --strides)
+    BenchdnnVersion version = BenchdnnVersion::current;  // whose grammar (v3.7.1 has no --bia-dt)
 };
 
 // What a token did to the state.

@@ -63,12 +63,14 @@ std::optional<std::vector<SuiteEntry>> builtin_case_list_entries(const std::stri
 std::vector<SuiteEntry> case_list_entries(const std::string& path, const std::string& text);
 
 // How a suite file is read where its format does not say: a benchdnn batch file is read by benchdnn's conv
-// driver (the default) or its deconv driver (`--benchdnn-driver deconv`: benchdnn --deconv --batch=FILE).
+// driver (the default) or its deconv driver (`--benchdnn-driver deconv`: benchdnn --deconv --batch=FILE), as
+// current oneDNN's benchdnn reads it (the default) or v3.7.1's (`--benchdnn-version 3.7.1`).
 struct SuiteReadOptions {
     BenchdnnDriver benchdnn_driver = BenchdnnDriver::conv;
+    BenchdnnVersion benchdnn_version = BenchdnnVersion::current;
 };
-// A driver other than conv given for a source that is not a benchdnn file (`what` it is instead) would be dropped
-// unread: throws std::invalid_argument naming both; nothing for the default.
+// A driver other than conv, or a version other than current, given for a source that is not a benchdnn file (`what`
+// it is instead) would be dropped unread: throws std::invalid_argument naming both; nothing for the defaults.
 void refuse_unused_benchdnn_driver(const SuiteReadOptions& read, const std::string& source, const std::string& what);
 
 // Entries from a file: ".json" (a JSON case file), ".cases" (a case list), ".onnx" (an ONNX model's convolution nodes,
