@@ -49,7 +49,6 @@ QuantizedGeometry::QuantizedGeometry(const QuantizedDescriptor& q) {
     N = d.batch, C = d.in_channels, O = d.out_channels, G = d.groups, ICg = d.in_channels_per_group();
     OCg = d.out_channels_per_group();
     src_nxc = dst_nxc = d.data_format == DataFormat::nxc;
-    i64 kernel[3]{1, 1, 1}, dilation[3]{1, 1, 1};
     for (int a = 0; a < d.rank; ++a) {
         const int at = 3 - d.rank + a;
         in[at] = d.input_size[a], out[at] = d.output_size(a), stride[at] = d.strides[a];
@@ -82,18 +81,7 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     const i64 padding = i64{q.src_zero_point} + shift_;
     const auto wrapped = [](i64 v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); };  // mod 2^32
     if (depthwise_) {
-        pitch_ = round_up(g.C, 16), group_pitch_ = 1, blocks_ = pitch_ / 16;
-        packed_dw_.assign(static_cast<std::size_t>(blocks_ * g.taps * 16), 0);
-        compensation_.assign(static_cast<std::size_t>(pitch_), 0);
-        for (i64 c = 0; c < g.C; ++c) {
-            i64 sum = 0;
-            for (i64 t = 0; t < g.taps; ++t) {
-                const std::int16_t w = weights[static_cast<std::size_t>(c * g.taps + t)];
-                packed_dw_[static_cast<std::size_t>(((c / 16) * g.taps + t) * 16 + c % 16)] = w;
-                sum += w;
-            }
-            compensation_[static_cast<std::size_t>(c)] = wrapped(bias[static_cast<std::size_t>(c)] - padding * sum);
-        }
+        pack_depthwise(weights, bias);
         return;
     }
     // AMX where a group's channels rounded up to 64 are at most twice those rounded up to 4
@@ -143,7 +131,7 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
             }
     }
     const auto* bytes = static_cast<const std::uint8_t*>(src);
-    const bool runs = g_.src_nxc && (depthwise_ || group_pitch_ == g_.ICg);  // a pixel's channels: one run
+    const bool runs = g_.src_nxc && group_pitch_ == g_.ICg;  // a pixel's channels: one run
     const auto put = [&](std::uint8_t* to, const std::uint8_t* from, i64 count) {
         if (shift_ == 0) std::memcpy(to, from, static_cast<std::size_t>(count));
         else
@@ -180,14 +168,14 @@ bool VnniPath::direct() const {
 }
 
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
+    if (depthwise_) return depthwise_run(src, dst, requantize);
     const bool in_place = direct();
     // uninitialised: copy_image writes every byte a tap can read
     const Workspace<std::uint8_t> copy(in_place ? 0 : g_.padded_spatial * pitch_);
     for (i64 n = 0; n < g_.N; ++n) {
         const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
         if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
-        if (depthwise_) depthwise_rows(image, n, dst, requantize);
-        else dense_rows(image, n, dst, requantize);
+        dense_rows(image, n, dst, requantize);
     }
 }
 
@@ -278,36 +266,6 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
             }
         }
         if (amx_) amx_end();
-    });
-}
-
-void VnniPath::depthwise_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
-    const i64 rows = g_.out[0] * g_.out[1];
-    std::vector<i64> tap_offset;
-    for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
-    const std::optional<RowRequantization> rule = fused_rule(requantize);
-    parallel_for_joined(tbb::blocked_range<i64>(0, rows), [&](const tbb::blocked_range<i64>& range) {
-        const Workspace<std::int32_t> acc(rule ? 0 : g_.out[2] * pitch_);
-        for (i64 row = range.begin(); row < range.end(); ++row) {
-            DepthwiseRow r;
-            r.src = copy + g_.origin(row / g_.out[1], row % g_.out[1], 0) * pitch_;
-            r.pixel_step = g_.stride[2] * pitch_;
-            r.tap_offset = tap_offset.data();
-            r.taps = g_.taps, r.blocks = blocks_;
-            r.weights = packed_dw_.data();
-            r.compensation = compensation_.data();
-            r.width = g_.out[2];
-            r.acc = acc.get();
-            if (rule) {
-                r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data();
-                r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * g_.out[2]) * g_.O;
-                r.dst_pitch = g_.O, r.channels = g_.C;
-                depthwise_row_avx512_vnni(r);
-                continue;
-            }
-            depthwise_row_avx512_vnni(r);
-            store_row(acc.get(), pitch_, n, row * g_.out[2], g_.out[2], 0, g_.C, dst, requantize);
-        }
     });
 }
 
