@@ -151,6 +151,14 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
         "qconv:c=32,o=136,in=3x20,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=-3,dsc=32",
         "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
+        // depthwise expanded rows (quantized_depthwise.cpp): units of 64 channels and tails of 1-16 (4 pixels per
+        // vector), 17-32 (2) and 33-63 channels, widths not a multiple of those, kernel rows of more than 4 taps,
+        // dilations, strides, negative pads, a 3-d ring of rows, both formats, u8 and s8 src with zero points
+        "qconv:n=2,c=80,o=80,g=80,in=9x13,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,dzp=3,dsc=8",
+        "qconv:c=20,o=20,g=20,in=7x12,k=1x7,s=1x2,d=1x2,pb=0x5,pe=0x4,data=nxc,wei=oix,dt=s8:s8:s8,szp=-7,dzp=5,dsc=16",
+        "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
+        "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
+        "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
     };
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                       std::getenv("CONVCHECK_NO_AVX512") == nullptr;
