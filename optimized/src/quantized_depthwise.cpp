@@ -121,7 +121,8 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                         requantize.multiplier_f32[static_cast<std::size_t>(64 * unit + c)];
     }
     // items (image, unit, output row), rows innermost; each thread one run of them (consecutive rows share input
-    // rows, and a unit's ring of expanded rows stays in the core's caches)
+    // rows, and a unit's ring of expanded rows stays in the core's caches; measured against units innermost, 1
+    // thread: dw144_56 0.103 ms against 0.110, dw576_14 0.025 against 0.027)
     parallel_for_joined(tbb::blocked_range<i64>(0, g_.N * units * rows), [&](const tbb::blocked_range<i64>& items) {
         const Bytes slots(ring * row_bytes);
         std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, padded row) each slot holds
@@ -131,13 +132,17 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
         std::vector<std::int32_t> acc(static_cast<std::size_t>(rule ? 0 : width_padded * 64)), in_order(acc.size());
         // input row (x0, x1) of image n, the unit's channels, expanded into `to`
         const auto expand = [&](i64 n, i64 unit, i64 x0, i64 x1, std::uint8_t* to) {
-            const i64 first = (x0 * g_.in[1] + x1) * g_.in[2];  // the row's first pixel in the image
-            for (i64 x2 = 0; x2 < g_.in[2]; ++x2) {
-                std::uint8_t* at = gathered.data() + x2 * g_.C;
-                if (!g_.src_nxc)
-                    for (i64 c = 0; c < g_.C; ++c) at[c] = bytes[(n * g_.C + c) * g_.in_spatial + first + x2];
-                pixel[static_cast<std::size_t>(g_.lead[2] + x2)] =
-                    (g_.src_nxc ? bytes + (n * g_.in_spatial + first + x2) * g_.C : at) + 64 * unit;
+            const i64 first = (x0 * g_.in[1] + x1) * g_.in[2], in_width = g_.in[2], C = g_.C;  // the row's first pixel
+            const std::uint8_t** const inside = pixel.data() + g_.lead[2];
+            if (g_.src_nxc) {
+                const std::uint8_t* from = bytes + (n * g_.in_spatial + first) * C + 64 * unit;
+                for (i64 x2 = 0; x2 < in_width; ++x2) inside[x2] = from + x2 * C;
+            } else {
+                for (i64 x2 = 0; x2 < in_width; ++x2) {
+                    std::uint8_t* at = gathered.data() + x2 * C;
+                    for (i64 c = 0; c < C; ++c) at[c] = bytes[(n * C + c) * g_.in_spatial + first + x2];
+                    inside[x2] = at + 64 * unit;
+                }
             }
             DepthwiseExpansion e = expansion(unit);
             e.pixel = pixel.data(), e.out = to;
