@@ -35,7 +35,8 @@ public:
           lo_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_min : rq.dst_min - rq.dst_zero_point))),
           hi_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point))),
           zp_first_(_mm512_set1_ps(rq.zero_point_first ? static_cast<float>(rq.dst_zero_point) : 0.0f)),
-          zp_after_(_mm512_set1_epi32(rq.zero_point_first ? 0 : rq.dst_zero_point)) {}
+          zp_after_(_mm512_set1_epi32(rq.zero_point_first ? 0 : rq.dst_zero_point)),
+          lean_(rq.dst_zero_point == 0 && rq.dst_min == (rq.to_u8 ? 0 : -128)) {}
 
     // 16 accumulators times their M: rounded, in the range, the zero point added (s32 lanes inside u8 or s8)
     __m512i operator()(__m512i acc, __m512 m) const {
@@ -44,6 +45,15 @@ public:
         v = _mm512_add_ps(v, zp_first_);                                         // exact when 0
         v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo_), hi_);
         return _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after_);
+    }
+    // Where the dst zero point is 0 and dst_min the type's lowest (lean()), for pack64 only: no zero point to add,
+    // and no lower clamp, as pack64's saturation clamps there (a value below the range, or one the conversion
+    // cannot hold, which it turns into INT_MIN, packs to the type's lowest); the upper clamp stays.
+    bool lean() const { return lean_; }
+    __m512i round_lean(__m512i acc, __m512 m) const {
+        constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        const __m512 v = _mm512_maskz_min_ps(kAllLanes, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, acc), m), hi_);
+        return _mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest);
     }
     void store16(std::uint8_t* to, __m512i r, __mmask16 mask) const {
         _mm_mask_storeu_epi8(to, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, r));
@@ -68,6 +78,7 @@ private:
     bool to_u8_;
     __m512 lo_, hi_, zp_first_;
     __m512i zp_after_;
+    bool lean_;
 };
 
 // the lanes of block j that are channels, of `channels` from the first block's first
@@ -150,7 +161,7 @@ void dense_row_of(const DenseRow& r) {
 // W vectors of output pixels (from vector v0) x one unit of channels (DepthwiseRow): per kernel row and group of 4
 // taps, the expanded src's dword per channel (4 u8 taps) times the weights' (4 s8), VPDPBUSD, read from memory;
 // the 4 vectors' outputs leave in lane order through packs and packus, each pixel's channels one masked store.
-template <int W>
+template <int W, bool Lean>
 void depthwise_tile(const DepthwiseRow& r, i64 v0) {
     __m512i acc[W][4];
 #pragma GCC unroll 4
@@ -181,7 +192,10 @@ void depthwise_tile(const DepthwiseRow& r, i64 v0) {
         const __mmask64 mask = r.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << r.channels) - 1;
 #pragma GCC unroll 16
         for (int v = 0; v < W; ++v) {
-            const __m512i bytes = round.pack64(round(acc[v][0], m[0]), round(acc[v][1], m[1]), round(acc[v][2], m[2]), round(acc[v][3], m[3]));
+            __m512i out[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) out[k] = Lean ? round.round_lean(acc[v][k], m[k]) : round(acc[v][k], m[k]);
+            const __m512i bytes = round.pack64(out[0], out[1], out[2], out[3]);
             const i64 p = (v0 + v) * r.pixels;
             std::uint8_t* to = r.dst + p * r.dst_pitch;
             if (r.pixels == 1) {
@@ -208,9 +222,9 @@ void depthwise_tile(const DepthwiseRow& r, i64 v0) {
 
 constexpr int kDepthwiseWidest = 6;  // 24 accumulators and 4 weight vectors
 using DepthwiseTile = void (*)(const DepthwiseRow&, i64);
-template <int... W>
+template <bool Lean, int... W>
 constexpr std::array<DepthwiseTile, sizeof...(W)> depthwise_tiles(std::integer_sequence<int, W...>) {
-    return {&depthwise_tile<W + 1>...};
+    return {&depthwise_tile<W + 1, Lean>...};
 }
 
 }  // namespace
@@ -225,7 +239,9 @@ void dense_row_avx512_vnni(const DenseRow& r) {
 }
 
 void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
-    static constexpr auto tiles = depthwise_tiles(std::make_integer_sequence<int, kDepthwiseWidest>{});
+    static constexpr auto full_tiles = depthwise_tiles<false>(std::make_integer_sequence<int, kDepthwiseWidest>{});
+    static constexpr auto lean_tiles = depthwise_tiles<true>(std::make_integer_sequence<int, kDepthwiseWidest>{});
+    const auto& tiles = r.rule && Rounder(*r.rule).lean() ? lean_tiles : full_tiles;
     const i64 vectors = (r.width + r.pixels - 1) / r.pixels;
     i64 v = 0;
     for (; v + kDepthwiseWidest <= vectors; v += kDepthwiseWidest) tiles[kDepthwiseWidest - 1](r, v);

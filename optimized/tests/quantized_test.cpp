@@ -159,6 +159,8 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
         "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
         "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
+        // without a dst zero point over the whole range: the saturating pack clamps below (Rounder::lean)
+        "qconv:c=70,o=70,g=70,in=5x9,k=3x3,s=2x1,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=3,dsc=2",
     };
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                       std::getenv("CONVCHECK_NO_AVX512") == nullptr;
@@ -190,4 +192,28 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
                     }
                 }
         }
+}
+
+// The f32 rules where acc * M passes 2^31 (the integer rules' left shift cannot hold it): without a dst zero point
+// over the whole range (the depthwise kernel's lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
+// keeps such a product from the conversion's out-of-range INT_MIN.
+TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
+    const char* cases[] = {
+        "qconv:c=40,o=40,g=40,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
+        "qconv:c=90,o=90,g=90,in=5x8,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
+    };
+    std::mt19937 rng(11);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        const ConvDescriptor& d = q.conv;
+        std::vector<float> scales;
+        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
+            weights(static_cast<std::size_t>(d.weights_elements())), bias;
+        for (auto& v : src) v = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(q.src), highest(q.src))(rng));
+        for (auto& v : weights) v = std::uniform_int_distribution<std::int32_t>(-128, 127)(rng);
+        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+        for (int rule : {2, 3})
+            for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
+    }
 }
