@@ -67,7 +67,7 @@ void VnniPath::pack_depthwise(const std::vector<std::int16_t>& weights, const st
         for (i64 k = 0; k < 4; ++k)
             for (i64 lane = 0; lane < 16; ++lane) {
                 const i64 c = 64 * unit + lane_of(pixels, k, lane).channel;
-                if (c >= g_.C || lane_of(pixels, k, lane).channel >= channels) continue;
+                if (c >= g_.C) continue;  // past the last channel: weights and compensation 0
                 i64 sum = 0;
                 for (i64 t = 0; t < g_.taps; ++t) {
                     const std::int16_t w = weights[static_cast<std::size_t>(c * g_.taps + t)];
@@ -85,8 +85,8 @@ void VnniPath::pack_depthwise(const std::vector<std::int16_t>& weights, const st
 
 void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requantize) const {
     const i64 width = g_.out[2], kernel_rows = g_.taps / g_.kernel[2], rows = g_.out[0] * g_.out[1];
-    const i64 units = blocks_, width_padded = (width + 3) / 4 * 4;
-    const i64 row_bytes = dw_groups_ * width_padded * 256;  // a unit's expanded row, at most
+    const i64 units = blocks_, width_padded = (width + 3) / 4 * 4;  // for every unit's pixels per vector
+    const i64 row_bytes = dw_groups_ * width_padded * 256;          // a unit's expanded row, at most
     const i64 unit_weights = kernel_rows * dw_groups_ * 256;
     // the src zero point as a raw src byte: the expansion moves it like the src (x ^ 128 for s8)
     const std::vector<std::uint8_t> fill(static_cast<std::size_t>(std::max<i64>(pitch_, 64)),
@@ -98,7 +98,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
         e.channels = std::min<i64>(64, g_.C - 64 * unit), e.pixels = pixels_per_vector(e.channels);
         e.kernel_width = g_.kernel[2], e.groups = dw_groups_;
         e.stride = g_.stride[2], e.dilation = g_.dilation[2], e.crop = g_.crop[2];
-        e.width = width, e.width_padded = width_padded;
+        e.width = width, e.width_padded = (width + e.pixels - 1) / e.pixels * e.pixels;
         return e;
     };
     // each unit's row wholly in the padding
@@ -179,7 +179,8 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
             DepthwiseRow r;
             r.rows = reads.data(), r.kernel_rows = kernel_rows, r.groups = dw_groups_, r.pixels = pixels;
             r.weights = packed_dw_.data() + unit * unit_weights, r.compensation = compensation_.data() + 64 * unit;
-            r.width = width, r.width_padded = width_padded, r.acc = acc.data(), r.channels = channels;
+            r.width = width, r.width_padded = (width + pixels - 1) / pixels * pixels;
+            r.acc = acc.data(), r.channels = channels;
             if (rule) {
                 r.rule = &*rule, r.multiplier = multiplier.data() + 64 * unit;
                 r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * width) * g_.O + 64 * unit;
@@ -187,7 +188,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
             }
             depthwise_row_avx512_vnni(r);
             if (rule) continue;
-            for (i64 v = 0; v < width_padded / pixels; ++v)  // acc [vector][k][16] to [pixel][channel]
+            for (i64 v = 0; v < r.width_padded / pixels; ++v)  // acc [vector][k][16] to [pixel][channel]
                 for (i64 k = 0; k < 4; ++k)
                     for (i64 lane = 0; lane < 16; ++lane) {
                         const Lane at = lane_of(pixels, k, lane);

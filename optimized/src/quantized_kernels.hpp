@@ -72,7 +72,7 @@ struct DepthwiseExpansion {
     std::int64_t channels = 0, pixels = 1;       // the unit's channels, 1..64; pixels per vector: 1, 2 or 4
     std::int64_t kernel_width = 1, groups = 1;   // groups: kernel_width rounded up to 4, divided by 4
     std::int64_t stride = 1, dilation = 1, crop = 0;
-    std::int64_t width = 0, width_padded = 0;    // output pixels, and rounded up to 4 (those past width read padding)
+    std::int64_t width = 0, width_padded = 0;    // output pixels, and rounded up to `pixels` (those past width read padding)
     std::uint8_t* out = nullptr;                 // [group][vector k][width_padded][64 / pixels bytes]
 };
 void expand_depthwise_row_avx512(const DepthwiseExpansion& e);
