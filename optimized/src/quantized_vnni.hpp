@@ -86,8 +86,10 @@ private:
     std::int64_t pitch_ = 0;       // bytes per pixel of the copy
     std::int64_t group_pitch_ = 0; // a group's channels in the copy: I/G rounded up to 4 (dense), 1 (depthwise)
     std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), units of 64 channels (depthwise)
+    bool row_runs_ = false;        // dense: a kernel row's taps x channels reduced as one run (quantized_vnni.cpp)
+    std::int64_t steps_ = 0, quads_ = 0;  // dense: reduction steps (taps, or kernel rows with row runs), quads per step
     std::int64_t dw_groups_ = 1;   // depthwise: groups of 4 taps along a kernel row
-    std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][tap][I/G / 4][16][4]
+    std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][step][quad][16][4]
     std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_dw_;  // depthwise: quantized_depthwise.cpp
     std::vector<std::int32_t> compensation_;  // [G][block][16] (dense) or [unit][k][16] in lane order (depthwise)
     std::vector<std::int32_t, CacheLineAllocator<std::int32_t>> compensation_rows_;  // AMX: [G][block][16 pixels][16], an accumulator tile's start
