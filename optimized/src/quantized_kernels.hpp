@@ -56,19 +56,40 @@ void amx_begin();
 void amx_end();
 void dense_row_amx(const AmxRow& row);
 
+// Depthwise layers (quantized_depthwise.cpp): each input row the kernel reads is first expanded for VPDPBUSD, once
+// per thread and unit of channels, so that an output's taps along the row are one dword per channel: for output
+// pixel p and group g of 4 taps (4g..4g+3 of a row of the kernel), channel c's dword holds the moved src bytes of
+// pixels q, q + d, q + 2d, q + 3d (q = p * stride + crop + 4g * d); a tap past the kernel row's reads the padding.
+// A unit is 64 channels, or the last 1 to 63; interleaving the bytes of 4 taps, then their words, within each
+// 128-bit lane leaves 4 vectors of 16 dwords where vector k, lane 4L + i holds channel 16L + 4k + i ("lane order";
+// packing 4 such vectors of s32 to bytes with packs and packus puts every channel back at its own byte). A unit of
+// at most 32 channels (16) keeps only the first 2 (1) lanes of each vector, and one vector then holds 2 (4)
+// consecutive output pixels: `pixels` per vector, each `64 / pixels` bytes of it.
+struct DepthwiseExpansion {
+    const std::uint8_t* const* pixel = nullptr;  // [padded width]: each padded pixel's raw src bytes, at the unit
+    const std::uint8_t* padding = nullptr;       // 64 raw bytes of the padding
+    std::uint8_t shift = 0;                      // 0, or 128: XORed into every byte, an s8 src moved to u8
+    std::int64_t channels = 0, pixels = 1;       // the unit's channels, 1..64; pixels per vector: 1, 2 or 4
+    std::int64_t kernel_width = 1, groups = 1;   // groups: kernel_width rounded up to 4, divided by 4
+    std::int64_t stride = 1, dilation = 1, crop = 0;
+    std::int64_t width = 0, width_padded = 0;    // output pixels, and rounded up to `pixels` (those past width read padding)
+    std::uint8_t* out = nullptr;                 // [group][vector k][width_padded][64 / pixels bytes]
+};
+void expand_depthwise_row_avx512(const DepthwiseExpansion& e);
+
+// A row of one unit's depthwise outputs: per vector of output pixels, 4 VPDPBUSD per kernel row and group; the
+// weights, compensation and multipliers in lane order, repeated for each pixel of a vector.
 struct DepthwiseRow {
-    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin
-    std::int64_t pixel_step = 0;
-    const std::int64_t* tap_offset = nullptr;
-    std::int64_t taps = 0, blocks = 0;       // blocks of 16 channels
-    const std::int32_t* weights = nullptr;   // [block][tap][16]
-    const std::int32_t* compensation = nullptr;  // [block][16]
-    std::int64_t width = 0;
-    std::int32_t* acc = nullptr;  // [width][blocks * 16]
-    // Fused requantization, as DenseRow's: pixel p's channels at dst + p * dst_pitch, acc unused.
+    const std::uint8_t* const* rows = nullptr;  // [kernel row]: the expanded input row it reads
+    std::int64_t kernel_rows = 1, groups = 1, pixels = 1;
+    const std::int8_t* weights = nullptr;        // [kernel row][group][k][16 lanes][4 taps], 0 past the taps
+    const std::int32_t* compensation = nullptr;  // [k][16]
+    std::int64_t width = 0, width_padded = 0;
+    std::int32_t* acc = nullptr;  // [width_padded / pixels][k][16]
+    // Fused requantization: pixel p's channels at dst + p * dst_pitch (bytes in channel order), acc unused.
     const RowRequantization* rule = nullptr;
-    const float* multiplier = nullptr;  // [channels]
-    std::uint8_t* dst = nullptr;
+    const float* multiplier = nullptr;  // [k][16]
+    std::uint8_t* dst = nullptr;        // at the unit's first channel
     std::int64_t dst_pitch = 0, channels = 0;
 };
 void depthwise_row_avx512_vnni(const DepthwiseRow& row);

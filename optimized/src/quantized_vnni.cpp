@@ -49,7 +49,6 @@ QuantizedGeometry::QuantizedGeometry(const QuantizedDescriptor& q) {
     N = d.batch, C = d.in_channels, O = d.out_channels, G = d.groups, ICg = d.in_channels_per_group();
     OCg = d.out_channels_per_group();
     src_nxc = dst_nxc = d.data_format == DataFormat::nxc;
-    i64 kernel[3]{1, 1, 1}, dilation[3]{1, 1, 1};
     for (int a = 0; a < d.rank; ++a) {
         const int at = 3 - d.rank + a;
         in[at] = d.input_size[a], out[at] = d.output_size(a), stride[at] = d.strides[a];
@@ -82,25 +81,21 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     const i64 padding = i64{q.src_zero_point} + shift_;
     const auto wrapped = [](i64 v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); };  // mod 2^32
     if (depthwise_) {
-        pitch_ = round_up(g.C, 16), group_pitch_ = 1, blocks_ = pitch_ / 16;
-        packed_dw_.assign(static_cast<std::size_t>(blocks_ * g.taps * 16), 0);
-        compensation_.assign(static_cast<std::size_t>(pitch_), 0);
-        for (i64 c = 0; c < g.C; ++c) {
-            i64 sum = 0;
-            for (i64 t = 0; t < g.taps; ++t) {
-                const std::int16_t w = weights[static_cast<std::size_t>(c * g.taps + t)];
-                packed_dw_[static_cast<std::size_t>(((c / 16) * g.taps + t) * 16 + c % 16)] = w;
-                sum += w;
-            }
-            compensation_[static_cast<std::size_t>(c)] = wrapped(bias[static_cast<std::size_t>(c)] - padding * sum);
-        }
+        pack_depthwise(weights, bias);
         return;
     }
     // AMX where a group's channels rounded up to 64 are at most twice those rounded up to 4
     amx_ = amx_usable() && round_up(g.ICg, 64) <= 2 * round_up(g.ICg, 4);
     group_pitch_ = round_up(g.ICg, amx_ ? 64 : 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
-    const i64 quads = group_pitch_ / 4;
-    packed_.assign(static_cast<std::size_t>(g.G * blocks_ * g.taps * quads * 64), 0);
+    // Row runs: one group whose channels are not a multiple of 4 (conv1's 3), taps adjacent along the row: the copy
+    // keeps the channels as they are, so that a kernel row's taps x channels are one run of bytes, summed in
+    // ceil(kw * I / 4) quads instead of kw * ceil(I / 4) (the bytes past the run meet zero weights)
+    const i64 kw = g.kernel[2];
+    row_runs_ = !amx_ && g.G == 1 && g.ICg % 4 != 0 && g.dilation[2] == 1 && round_up(kw * g.ICg, 4) < kw * group_pitch_;
+    if (row_runs_) group_pitch_ = g.ICg, pitch_ = g.C;
+    steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : group_pitch_ / 4;
+    const i64 quads = quads_, steps = steps_;
+    packed_.assign(static_cast<std::size_t>(g.G * blocks_ * steps * quads * 64), 0);
     compensation_.assign(static_cast<std::size_t>(g.G * blocks_ * 16), 0);
     for (i64 gr = 0; gr < g.G; ++gr)
         for (i64 o = 0; o < g.OCg; ++o) {
@@ -109,7 +104,9 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
             for (i64 t = 0; t < g.taps; ++t)
                 for (i64 i = 0; i < g.ICg; ++i) {
                     const std::int16_t w = weights[static_cast<std::size_t>((oc * g.taps + t) * g.ICg + i)];
-                    packed_[static_cast<std::size_t>(((block * g.taps + t) * quads + i / 4) * 64 + lane * 4 + i % 4)] =
+                    // the step (tap, or kernel row) and the byte of its run
+                    const i64 step = row_runs_ ? t / kw : t, b = row_runs_ ? (t % kw) * g.ICg + i : i;
+                    packed_[static_cast<std::size_t>(((block * steps + step) * quads + b / 4) * 64 + lane * 4 + b % 4)] =
                         static_cast<std::int8_t>(w);
                     sum += w;
                 }
@@ -143,7 +140,7 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
             }
     }
     const auto* bytes = static_cast<const std::uint8_t*>(src);
-    const bool runs = g_.src_nxc && (depthwise_ || group_pitch_ == g_.ICg);  // a pixel's channels: one run
+    const bool runs = g_.src_nxc && group_pitch_ == g_.ICg;  // a pixel's channels: one run
     const auto put = [&](std::uint8_t* to, const std::uint8_t* from, i64 count) {
         if (shift_ == 0) std::memcpy(to, from, static_cast<std::size_t>(count));
         else
@@ -176,18 +173,21 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
 
 // The src read where it lies: a u8 channels-last src without padding, whose pixels are the copy's.
 bool VnniPath::direct() const {
-    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C;
+    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C && !row_runs_;
 }
 
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
+    if (depthwise_) return depthwise_run(src, dst, requantize);
     const bool in_place = direct();
     // uninitialised: copy_image writes every byte a tap can read
-    const Workspace<std::uint8_t> copy(in_place ? 0 : g_.padded_spatial * pitch_);
+    // row runs read up to 3 bytes past the last window: zeros, times zero weights
+    const i64 slack = row_runs_ ? 64 : 0;
+    const Workspace<std::uint8_t> copy(in_place ? 0 : g_.padded_spatial * pitch_ + slack);
+    if (slack) std::memset(copy.get() + g_.padded_spatial * pitch_, 0, static_cast<std::size_t>(slack));
     for (i64 n = 0; n < g_.N; ++n) {
         const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
         if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
-        if (depthwise_) depthwise_rows(image, n, dst, requantize);
-        else dense_rows(image, n, dst, requantize);
+        dense_rows(image, n, dst, requantize);
     }
 }
 
@@ -208,7 +208,7 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
 // virtual pixels v = y1 * padded[2] + y2 whose windows are v pixels apart: the last padded[2] - out[2] of each row
 // are no output (computed and dropped), and a run crosses rows. Otherwise a run is one output row.
 void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
-    const i64 chunks = (blocks_ + 3) / 4, quads = group_pitch_ / 4;
+    const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
     const bool plane = g_.stride[1] == 1 && g_.stride[2] == 1;
     const i64 wv = plane ? g_.padded[2] : g_.out[2];                       // virtual pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
@@ -218,8 +218,9 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     // res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower than 1,024, 256 5-10 %
     const i64 run_length = std::min(span, std::clamp<i64>(round_up((span + 7) / 8, 32), 64, 1024));
     const i64 runs = (span + run_length - 1) / run_length;
-    std::vector<i64> tap_offset;
-    for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
+    std::vector<i64> tap_offset;  // each step's first tap
+    for (i64 step = 0; step < steps; ++step)
+        tap_offset.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps)] * pitch_);
     const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
     // consecutive items share a chunk's weights: item = ((group * chunks + chunk) * sequences + sequence) * runs + run
     parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
@@ -234,19 +235,19 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
             const i64 pixel_step = g_.stride[2] * pitch_;
             const std::uint8_t* src = copy + g_.origin(y0, y1, 0) * pitch_ + v0 * pixel_step + gr * group_pitch_;
-            const std::int8_t* weights = packed_.data() + block * g_.taps * quads * 64;
+            const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             if (amx_) {
                 AmxRow r;
                 r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
-                r.taps = g_.taps, r.chunks = group_pitch_ / 64, r.weights = weights;
-                r.block_stride = g_.taps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
+                r.taps = steps, r.chunks = group_pitch_ / 64, r.weights = weights;
+                r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();
                 dense_row_amx(r);
             } else {
                 DenseRow r;
                 r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
-                r.taps = g_.taps, r.quads = quads, r.weights = weights;
-                r.block_stride = g_.taps * quads * 64, r.compensation = compensation_.data() + block * 16;
+                r.taps = steps, r.quads = quads, r.weights = weights;
+                r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();
                 if (rule) {
                     const i64 first = gr * g_.OCg + chunk * 64;
@@ -278,36 +279,6 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
             }
         }
         if (amx_) amx_end();
-    });
-}
-
-void VnniPath::depthwise_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
-    const i64 rows = g_.out[0] * g_.out[1];
-    std::vector<i64> tap_offset;
-    for (i64 p : g_.tap_pixel) tap_offset.push_back(p * pitch_);
-    const std::optional<RowRequantization> rule = fused_rule(requantize);
-    parallel_for_joined(tbb::blocked_range<i64>(0, rows), [&](const tbb::blocked_range<i64>& range) {
-        const Workspace<std::int32_t> acc(rule ? 0 : g_.out[2] * pitch_);
-        for (i64 row = range.begin(); row < range.end(); ++row) {
-            DepthwiseRow r;
-            r.src = copy + g_.origin(row / g_.out[1], row % g_.out[1], 0) * pitch_;
-            r.pixel_step = g_.stride[2] * pitch_;
-            r.tap_offset = tap_offset.data();
-            r.taps = g_.taps, r.blocks = blocks_;
-            r.weights = packed_dw_.data();
-            r.compensation = compensation_.data();
-            r.width = g_.out[2];
-            r.acc = acc.get();
-            if (rule) {
-                r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data();
-                r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * g_.out[2]) * g_.O;
-                r.dst_pitch = g_.O, r.channels = g_.C;
-                depthwise_row_avx512_vnni(r);
-                continue;
-            }
-            depthwise_row_avx512_vnni(r);
-            store_row(acc.get(), pitch_, n, row * g_.out[2], g_.out[2], 0, g_.C, dst, requantize);
-        }
     });
 }
 

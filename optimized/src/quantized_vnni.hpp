@@ -13,8 +13,10 @@
 // per group in blocks of 16 output channels, [group][block][tap][I/G / 4][16][4]; a tile of up to 4 blocks x up to
 // 12 output pixels of one row stays in registers. Where the CPU has AMX-INT8 (quantized_amx.cpp) and a group has
 // 32 input channels or more, each group's channels are rounded up to 64 instead and TDPBUSD multiplies tiles of 16
-// pixels x 64 channels by 64 channels x 16 output channels. Depthwise layers (one input and output channel per group): the
-// copy holds the channels rounded up to 16, each output a dot product over the taps (VPDPWSSD on zero-extended src).
+// pixels x 64 channels by 64 channels x 16 output channels. Depthwise layers (one input and output channel per group,
+// quantized_depthwise.cpp) make no copy of the image: each input row is expanded, per thread, so that a VPDPBUSD
+// sums 4 taps of a kernel row for 16 channels (quantized_kernels.hpp, DepthwiseExpansion); padding rows and pixels
+// read the moved src zero point.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,7 @@ struct QuantizedGeometry {
     std::int64_t N = 1, C = 1, O = 1, G = 1, ICg = 1, OCg = 1, taps = 1;
     std::int64_t in_spatial = 1, out_spatial = 1, padded_spatial = 1;
     std::int64_t in[3]{1, 1, 1}, out[3]{1, 1, 1}, stride[3]{1, 1, 1}, padded[3]{1, 1, 1};
+    std::int64_t kernel[3]{1, 1, 1}, dilation[3]{1, 1, 1};
     std::int64_t lead[3]{0, 0, 0};  // padding before the input in the copy
     std::int64_t crop[3]{0, 0, 0};  // inputs a negative begin pad skips
     std::vector<std::int64_t> tap_pixel;  // each tap's pixel offset in the copy from its window's origin
@@ -69,7 +72,8 @@ private:
     bool direct() const;
     std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
     void dense_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
-    void depthwise_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
+    void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
+    void depthwise_run(const void* src, void* dst, const Requantizer& requantize) const;
     void store_row(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t n, std::int64_t y_row,
                    std::int64_t width, std::int64_t first_channel, std::int64_t channels, void* dst,
                    const Requantizer& requantize) const;
@@ -81,10 +85,13 @@ private:
     std::uint8_t shift_ = 0;       // 128 for an s8 src, else 0
     std::int64_t pitch_ = 0;       // bytes per pixel of the copy
     std::int64_t group_pitch_ = 0; // a group's channels in the copy: I/G rounded up to 4 (dense), 1 (depthwise)
-    std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), of 16 channels (depthwise)
-    std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][tap][I/G / 4][16][4]
-    std::vector<std::int32_t> packed_dw_;     // depthwise: [block][tap][16], s8 weights widened to s32
-    std::vector<std::int32_t> compensation_;  // [G][block][16] (dense) or [block][16] (depthwise)
+    std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), units of 64 channels (depthwise)
+    bool row_runs_ = false;        // dense: a kernel row's taps x channels reduced as one run (quantized_vnni.cpp)
+    std::int64_t steps_ = 0, quads_ = 0;  // dense: reduction steps (taps, or kernel rows with row runs), quads per step
+    std::int64_t dw_groups_ = 1;   // depthwise: groups of 4 taps along a kernel row
+    std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][step][quad][16][4]
+    std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_dw_;  // depthwise: quantized_depthwise.cpp
+    std::vector<std::int32_t> compensation_;  // [G][block][16] (dense) or [unit][k][16] in lane order (depthwise)
     std::vector<std::int32_t, CacheLineAllocator<std::int32_t>> compensation_rows_;  // AMX: [G][block][16 pixels][16], an accumulator tile's start
 };
 

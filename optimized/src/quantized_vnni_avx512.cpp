@@ -35,7 +35,8 @@ public:
           lo_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_min : rq.dst_min - rq.dst_zero_point))),
           hi_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point))),
           zp_first_(_mm512_set1_ps(rq.zero_point_first ? static_cast<float>(rq.dst_zero_point) : 0.0f)),
-          zp_after_(_mm512_set1_epi32(rq.zero_point_first ? 0 : rq.dst_zero_point)) {}
+          zp_after_(_mm512_set1_epi32(rq.zero_point_first ? 0 : rq.dst_zero_point)),
+          lean_(rq.dst_zero_point == 0 && rq.dst_min == (rq.to_u8 ? 0 : -128)) {}
 
     // 16 accumulators times their M: rounded, in the range, the zero point added (s32 lanes inside u8 or s8)
     __m512i operator()(__m512i acc, __m512 m) const {
@@ -44,6 +45,15 @@ public:
         v = _mm512_add_ps(v, zp_first_);                                         // exact when 0
         v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo_), hi_);
         return _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after_);
+    }
+    // Where the dst zero point is 0 and dst_min the type's lowest (lean()), for pack64 only: no zero point to add,
+    // and no lower clamp, as pack64's saturation clamps there (a value below the range, or one the conversion
+    // cannot hold, which it turns into INT_MIN, packs to the type's lowest); the upper clamp stays.
+    bool lean() const { return lean_; }
+    __m512i round_lean(__m512i acc, __m512 m) const {
+        constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        const __m512 v = _mm512_maskz_min_ps(kAllLanes, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, acc), m), hi_);
+        return _mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest);
     }
     void store16(std::uint8_t* to, __m512i r, __mmask16 mask) const {
         _mm_mask_storeu_epi8(to, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, r));
@@ -58,10 +68,17 @@ public:
         _mm512_storeu_si512(to, _mm512_maskz_permutexvar_epi32(kAllLanes, in_order, bytes));
     }
 
+    // 64 outputs in lane order (DepthwiseExpansion) to bytes: the two packing steps alone put channel c at byte c
+    __m512i pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3) const {
+        const __m512i s01 = _mm512_maskz_packs_epi32(~__mmask32{0}, r0, r1), s23 = _mm512_maskz_packs_epi32(~__mmask32{0}, r2, r3);
+        return to_u8_ ? _mm512_maskz_packus_epi16(~__mmask64{0}, s01, s23) : _mm512_maskz_packs_epi16(~__mmask64{0}, s01, s23);
+    }
+
 private:
     bool to_u8_;
     __m512 lo_, hi_, zp_first_;
     __m512i zp_after_;
+    bool lean_;
 };
 
 // the lanes of block j that are channels, of `channels` from the first block's first
@@ -141,43 +158,73 @@ void dense_row_of(const DenseRow& r) {
     if (p < r.width) tiles[static_cast<std::size_t>(r.width - p - 1)](r, p);
 }
 
-// W output pixels x every block of 16 channels: per tap, the zero-extended src bytes (an s16 pair x, 0 per lane)
-// times the widened weight (w, sign), VPDPWSSD: x * w + 0.
-template <int W>
-void depthwise_tile(const DepthwiseRow& r, i64 p0) {
-    const std::uint8_t* base = r.src + p0 * r.pixel_step;
-    for (i64 b = 0; b < r.blocks; ++b) {
-        __m512i acc[W];
-        const __m512i c = _mm512_loadu_si512(r.compensation + 16 * b);
+// W vectors of output pixels (from vector v0) x one unit of channels (DepthwiseRow): per kernel row and group of 4
+// taps, the expanded src's dword per channel (4 u8 taps) times the weights' (4 s8), VPDPBUSD, read from memory;
+// the 4 vectors' outputs leave in lane order through packs and packus, each pixel's channels one masked store.
+template <int W, bool Lean>
+void depthwise_tile(const DepthwiseRow& r, i64 v0) {
+    __m512i acc[W][4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+        const __m512i c = _mm512_loadu_si512(r.compensation + 16 * k);
 #pragma GCC unroll 16
-        for (int p = 0; p < W; ++p) acc[p] = c;
-        for (i64 t = 0; t < r.taps; ++t) {
-            const __m512i w = _mm512_loadu_si512(r.weights + (b * r.taps + t) * 16);
-            const std::uint8_t* s = base + r.tap_offset[t] + 16 * b;
+        for (int v = 0; v < W; ++v) acc[v][k] = c;
+    }
+    const i64 k_bytes = r.width_padded * 64 / r.pixels;  // between vectors k of a group
+    const std::int8_t* w = r.weights;
+    for (i64 kr = 0; kr < r.kernel_rows; ++kr) {
+        const std::uint8_t* row = r.rows[kr] + v0 * 64;
+        for (i64 g = 0; g < r.groups; ++g, w += 256, row += 4 * k_bytes) {
+            __m512i wv[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) wv[k] = _mm512_loadu_si512(w + 64 * k);
 #pragma GCC unroll 16
-            for (int p = 0; p < W; ++p) {
-                const __m512i x = _mm512_maskz_cvtepu8_epi32(kAllLanes, _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p * r.pixel_step)));
-                acc[p] = _mm512_dpwssd_epi32(acc[p], x, w);
+            for (int v = 0; v < W; ++v)
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; ++k) acc[v][k] = _mm512_dpbusd_epi32(acc[v][k], _mm512_loadu_si512(row + k * k_bytes + 64 * v), wv[k]);
+        }
+    }
+    if (r.rule) {  // requantized here, from the registers
+        const Rounder round(*r.rule);
+        __m512 m[4];
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) m[k] = _mm512_loadu_ps(r.multiplier + 16 * k);
+        const __mmask64 mask = r.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << r.channels) - 1;
+#pragma GCC unroll 16
+        for (int v = 0; v < W; ++v) {
+            __m512i out[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) out[k] = Lean ? round.round_lean(acc[v][k], m[k]) : round(acc[v][k], m[k]);
+            const __m512i bytes = round.pack64(out[0], out[1], out[2], out[3]);
+            const i64 p = (v0 + v) * r.pixels;
+            std::uint8_t* to = r.dst + p * r.dst_pitch;
+            if (r.pixels == 1) {
+                _mm512_mask_storeu_epi8(to, mask, bytes);
+            } else if (r.pixels == 2) {
+                _mm256_mask_storeu_epi8(to, static_cast<__mmask32>(mask), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
+                if (p + 1 < r.width)
+                    _mm256_mask_storeu_epi8(to + r.dst_pitch, static_cast<__mmask32>(mask), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
+            } else {
+                const auto m16 = static_cast<__mmask16>(mask);
+                _mm_mask_storeu_epi8(to, m16, _mm512_maskz_extracti32x4_epi32(0xF, bytes, 0));
+                if (p + 1 < r.width) _mm_mask_storeu_epi8(to + r.dst_pitch, m16, _mm512_maskz_extracti32x4_epi32(0xF, bytes, 1));
+                if (p + 2 < r.width) _mm_mask_storeu_epi8(to + 2 * r.dst_pitch, m16, _mm512_maskz_extracti32x4_epi32(0xF, bytes, 2));
+                if (p + 3 < r.width) _mm_mask_storeu_epi8(to + 3 * r.dst_pitch, m16, _mm512_maskz_extracti32x4_epi32(0xF, bytes, 3));
             }
         }
-        if (r.rule) {  // requantized here, from the registers
-            const Rounder round(*r.rule);
-            const __mmask16 mask = lanes(r.channels - 16 * b, 0);
-            const __m512 m = _mm512_maskz_loadu_ps(mask, r.multiplier + 16 * b);
-#pragma GCC unroll 16
-            for (int p = 0; p < W; ++p) round.store16(r.dst + (p0 + p) * r.dst_pitch + 16 * b, round(acc[p], m), mask);
-            continue;
-        }
-#pragma GCC unroll 16
-        for (int p = 0; p < W; ++p) _mm512_storeu_si512(r.acc + ((p0 + p) * r.blocks + b) * 16, acc[p]);
+        return;
     }
+#pragma GCC unroll 16
+    for (int v = 0; v < W; ++v)
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) _mm512_storeu_si512(r.acc + ((v0 + v) * 4 + k) * 16, acc[v][k]);
 }
 
-constexpr int kDepthwiseWidest = 8;
+constexpr int kDepthwiseWidest = 6;  // 24 accumulators and 4 weight vectors
 using DepthwiseTile = void (*)(const DepthwiseRow&, i64);
-template <int... W>
+template <bool Lean, int... W>
 constexpr std::array<DepthwiseTile, sizeof...(W)> depthwise_tiles(std::integer_sequence<int, W...>) {
-    return {&depthwise_tile<W + 1>...};
+    return {&depthwise_tile<W + 1, Lean>...};
 }
 
 }  // namespace
@@ -192,10 +239,56 @@ void dense_row_avx512_vnni(const DenseRow& r) {
 }
 
 void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
-    static constexpr auto tiles = depthwise_tiles(std::make_integer_sequence<int, kDepthwiseWidest>{});
-    i64 p = 0;
-    for (; p + kDepthwiseWidest <= r.width; p += kDepthwiseWidest) tiles[kDepthwiseWidest - 1](r, p);
-    if (p < r.width) tiles[static_cast<std::size_t>(r.width - p - 1)](r, p);
+    static constexpr auto full_tiles = depthwise_tiles<false>(std::make_integer_sequence<int, kDepthwiseWidest>{});
+    static constexpr auto lean_tiles = depthwise_tiles<true>(std::make_integer_sequence<int, kDepthwiseWidest>{});
+    const auto& tiles = r.rule && Rounder(*r.rule).lean() ? lean_tiles : full_tiles;
+    const i64 vectors = (r.width + r.pixels - 1) / r.pixels;
+    i64 v = 0;
+    for (; v + kDepthwiseWidest <= vectors; v += kDepthwiseWidest) tiles[kDepthwiseWidest - 1](r, v);
+    if (v < vectors) tiles[static_cast<std::size_t>(vectors - v - 1)](r, v);
+}
+
+// Per superblock, group and output pixel: the 64 channels of each of the group's 4 taps (masked loads: no byte
+// past the last channel is read), moved, and interleaved: bytes of taps 0 and 1, and of 2 and 3, into words, then
+// the words into dwords, within each 128-bit lane; vector k then holds lane order's channels 16L + 4k + i.
+namespace {
+
+// (with Moved: XORed with 128, an s8 src moved to u8)
+template <bool Moved>
+void expand_depthwise_row(const DepthwiseExpansion& e) {
+    const __m512i shift = _mm512_set1_epi8(static_cast<char>(0x80));
+    const i64 width = e.width, stride = e.stride, dilation = e.dilation, chunk = 64 / e.pixels;
+    const i64 k_bytes = e.width_padded * chunk;
+    const __mmask64 mask = e.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
+    const __mmask16 kept = e.pixels == 1 ? 0xFFFF : e.pixels == 2 ? 0x00FF : 0x000F;  // the dwords a pixel keeps
+    const std::uint8_t* const padding = e.padding;
+    for (i64 g = 0; g < e.groups; ++g) {
+        const i64 taps = std::min<i64>(4, e.kernel_width - 4 * g);
+        std::uint8_t* const out = e.out + g * 4 * k_bytes;
+        for (i64 p = 0; p < e.width_padded; ++p) {
+            const i64 first = p * stride + e.crop + 4 * g * dilation;  // the group's first tap's pixel
+            __m512i x[4];
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                x[j] = _mm512_maskz_loadu_epi8(mask, j < taps && p < width ? e.pixel[first + j * dilation] : padding);
+                if constexpr (Moved) x[j] = _mm512_xor_si512(x[j], shift);
+            }
+            const __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]), hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
+            const __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]), hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
+            std::uint8_t* to = out + p * chunk;
+            _mm512_mask_storeu_epi32(to, kept, _mm512_unpacklo_epi16(lo01, lo23));
+            _mm512_mask_storeu_epi32(to + k_bytes, kept, _mm512_unpackhi_epi16(lo01, lo23));
+            _mm512_mask_storeu_epi32(to + 2 * k_bytes, kept, _mm512_unpacklo_epi16(hi01, hi23));
+            _mm512_mask_storeu_epi32(to + 3 * k_bytes, kept, _mm512_unpackhi_epi16(hi01, hi23));
+        }
+    }
+}
+
+}  // namespace
+
+void expand_depthwise_row_avx512(const DepthwiseExpansion& e) {
+    if (e.shift != 0) expand_depthwise_row<true>(e);
+    else expand_depthwise_row<false>(e);
 }
 
 // A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst

@@ -151,6 +151,22 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
         "qconv:c=32,o=136,in=3x20,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=-3,dsc=32",
         "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
+        // depthwise expanded rows (quantized_depthwise.cpp): units of 64 channels and tails of 1-16 (4 pixels per
+        // vector), 17-32 (2) and 33-63 channels, widths not a multiple of those, kernel rows of more than 4 taps,
+        // dilations, strides, negative pads, a 3-d ring of rows, both formats, u8 and s8 src with zero points
+        "qconv:n=2,c=80,o=80,g=80,in=9x13,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,dzp=3,dsc=8",
+        "qconv:c=20,o=20,g=20,in=7x12,k=1x7,s=1x2,d=1x2,pb=0x5,pe=0x4,data=nxc,wei=oix,dt=s8:s8:s8,szp=-7,dzp=5,dsc=16",
+        "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
+        "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
+        "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
+        // row runs (quantized_vnni.cpp): one group of 1, 3 or 5 channels, a kernel row's taps x channels summed as
+        // one run of bytes; strided rows, the plane's virtual pixels (unit strides), both formats, both src types
+        "qconv:c=3,o=20,in=11x13,k=5x7,s=2x2,pb=3x3,pe=3x2,bias=1,data=nxc,wei=oix,dt=u8:s8:u8,szp=17,dzp=5,dsc=64",
+        "qconv:n=2,c=5,o=33,in=9x10,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=xio,dt=s8:s8:s8,szp=-4,dzp=2,dsc=32",
+        "qconv:c=1,o=17,in=40,k=9,s=3,pb=4,pe=4,data=nxc,wei=xio,dt=u8:s8:s32,szp=3",
+        "qconv:c=3,o=64,in=12x12,k=7x7,pb=3x3,pe=3x3,bias=1,data=nxc,wei=oix,dt=s8:s8:u8,szp=-60,dsc=128",
+        // without a dst zero point over the whole range: the saturating pack clamps below (Rounder::lean)
+        "qconv:c=70,o=70,g=70,in=5x9,k=3x3,s=2x1,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=3,dsc=2",
     };
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                       std::getenv("CONVCHECK_NO_AVX512") == nullptr;
@@ -182,4 +198,28 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
                     }
                 }
         }
+}
+
+// The f32 rules where acc * M passes 2^31 (the integer rules' left shift cannot hold it): without a dst zero point
+// over the whole range (the depthwise kernel's lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
+// keeps such a product from the conversion's out-of-range INT_MIN.
+TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
+    const char* cases[] = {
+        "qconv:c=40,o=40,g=40,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
+        "qconv:c=90,o=90,g=90,in=5x8,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
+    };
+    std::mt19937 rng(11);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        const ConvDescriptor& d = q.conv;
+        std::vector<float> scales;
+        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
+            weights(static_cast<std::size_t>(d.weights_elements())), bias;
+        for (auto& v : src) v = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(q.src), highest(q.src))(rng));
+        for (auto& v : weights) v = std::uniform_int_distribution<std::int32_t>(-128, 127)(rng);
+        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+        for (int rule : {2, 3})
+            for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
+    }
 }
