@@ -127,8 +127,17 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
     // run of items (consecutive rows share input rows, and a unit's ring of expanded rows stays in the core's
     // caches; measured against units innermost, 1 thread: dw144_56 0.103 ms against 0.110, dw576_14 0.025
     // against 0.027)
-    const i64 parts = std::min<i64>(tbb::this_task_arena::max_concurrency(), rows), part_rows = (rows + parts - 1) / parts;
-    parallel_for_joined(tbb::blocked_range<i64>(0, parts * g_.N * units * part_rows), [&](const tbb::blocked_range<i64>& items) {
+    // On a small plane with many units the threads split the units instead, each with every row: a part of rows
+    // expands the kernel's overlap rows again, which on 7 to 14 rows costs more than an uneven split of units
+    // (cost per thread: its units x (its rows + the rows the kernel spans); dw960_7 at 2 threads: rows 15 x (4 + 2),
+    // units 8 x (7 + 2)).
+    const i64 threads = tbb::this_task_arena::max_concurrency(), span = (g_.kernel[1] - 1) * g_.dilation[1];
+    const i64 row_parts = std::min(threads, rows), unit_parts = std::min(threads, units);
+    const bool by_units = (units + unit_parts - 1) / unit_parts * (rows + span) <
+                          units * ((rows + row_parts - 1) / row_parts + span);
+    const i64 parts = by_units ? unit_parts : row_parts;
+    const i64 part_rows = by_units ? rows : (rows + parts - 1) / parts, part_units = by_units ? (units + parts - 1) / parts : units;
+    parallel_for_joined(tbb::blocked_range<i64>(0, parts * g_.N * part_units * part_rows), [&](const tbb::blocked_range<i64>& items) {
         const Bytes slots(ring * row_bytes);
         std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, padded row) each slot holds
         std::vector<const std::uint8_t*> pixel(static_cast<std::size_t>(g_.padded[2]), fill.data());
@@ -154,9 +163,11 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
             expand_depthwise_row_avx512(e);
         };
         for (i64 item = items.begin(); item < items.end(); ++item) {
-            const i64 row = item / (g_.N * units * part_rows) * part_rows + item % part_rows;
-            const i64 unit = (item / part_rows) % units, n = (item / (part_rows * units)) % g_.N;
-            if (row >= rows) continue;  // the last part's
+            // item = ((part * N + n) * part_units + unit in the part) * part_rows + row in the part
+            const i64 part = item / (g_.N * part_units * part_rows), n = (item / (part_units * part_rows)) % g_.N;
+            const i64 row = (by_units ? 0 : part * part_rows) + item % part_rows;
+            const i64 unit = (by_units ? part * part_units : 0) + (item / part_rows) % part_units;
+            if (row >= rows || unit >= units) continue;  // the last part's
             const i64 y0 = row / g_.out[1], y1 = row % g_.out[1];
             for (i64 k0 = 0, k = 0; k0 < g_.kernel[0]; ++k0)
                 for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1, ++k) {
