@@ -21,22 +21,6 @@ namespace {
 
 using i64 = std::int64_t;
 
-// An uninitialised buffer starting on a cache line.
-class Bytes {
-public:
-    explicit Bytes(i64 n) : n_(static_cast<std::size_t>(n)), p_(n > 0 ? CacheLineAllocator<std::uint8_t>().allocate(n_) : nullptr) {}
-    ~Bytes() {
-        if (p_) CacheLineAllocator<std::uint8_t>().deallocate(p_, n_);
-    }
-    Bytes(const Bytes&) = delete;
-    Bytes& operator=(const Bytes&) = delete;
-    std::uint8_t* get() const { return p_; }
-
-private:
-    std::size_t n_;
-    std::uint8_t* p_;
-};
-
 // A unit's pixels per vector (quantized_kernels.hpp, DepthwiseExpansion): 1 for 33 to 64 channels, 2 for 17 to 32,
 // 4 for 1 to 16.
 i64 pixels_per_vector(i64 channels) { return channels > 32 ? 1 : channels > 16 ? 2 : 4; }
@@ -102,7 +86,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
         return e;
     };
     // each unit's row wholly in the padding
-    const Bytes padding_rows(units * row_bytes);
+    const Workspace<std::uint8_t> padding_rows(units * row_bytes);
     const std::vector<const std::uint8_t*> fill_pixels(static_cast<std::size_t>(g_.padded[2]), fill.data());
     for (i64 unit = 0; unit < units; ++unit) {
         DepthwiseExpansion e = expansion(unit);
@@ -138,7 +122,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
     const i64 parts = by_units ? unit_parts : row_parts;
     const i64 part_rows = by_units ? rows : (rows + parts - 1) / parts, part_units = by_units ? (units + parts - 1) / parts : units;
     parallel_for_joined(tbb::blocked_range<i64>(0, parts * g_.N * part_units * part_rows), [&](const tbb::blocked_range<i64>& items) {
-        const Bytes slots(ring * row_bytes);
+        const Workspace<std::uint8_t> slots(ring * row_bytes);
         std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, padded row) each slot holds
         std::vector<const std::uint8_t*> pixel(static_cast<std::size_t>(g_.padded[2]), fill.data());
         std::vector<std::uint8_t> gathered(static_cast<std::size_t>(g_.src_nxc ? 0 : g_.in[2] * g_.C));

@@ -18,23 +18,6 @@ using i64 = std::int64_t;
 
 i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
 
-// An uninitialised buffer starting on a cache line: no tile or vector row straddles two lines.
-template <typename T>
-class Workspace {
-public:
-    explicit Workspace(i64 n) : n_(static_cast<std::size_t>(n)), p_(n > 0 ? CacheLineAllocator<T>().allocate(n_) : nullptr) {}
-    ~Workspace() {
-        if (p_) CacheLineAllocator<T>().deallocate(p_, n_);
-    }
-    Workspace(const Workspace&) = delete;
-    Workspace& operator=(const Workspace&) = delete;
-    T* get() const { return p_; }
-
-private:
-    std::size_t n_;
-    T* p_;
-};
-
 bool cpu_has_avx512_vnni() {
     static const bool has = cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
     return has;

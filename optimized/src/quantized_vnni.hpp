@@ -54,6 +54,23 @@ struct QuantizedGeometry {
     }
 };
 
+// An uninitialised buffer starting on a cache line: no tile or vector row straddles two lines.
+template <typename T>
+class Workspace {
+public:
+    explicit Workspace(std::int64_t n) : n_(static_cast<std::size_t>(n)), p_(n > 0 ? CacheLineAllocator<T>().allocate(n_) : nullptr) {}
+    ~Workspace() {
+        if (p_) CacheLineAllocator<T>().deallocate(p_, n_);
+    }
+    Workspace(const Workspace&) = delete;
+    Workspace& operator=(const Workspace&) = delete;
+    T* get() const { return p_; }
+
+private:
+    std::size_t n_;
+    T* p_;
+};
+
 // Empty when the VNNI path can run q on this CPU, else why not.
 std::string why_not_vnni(const QuantizedDescriptor& q);
 

@@ -75,6 +75,17 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
     // weights zero point, where the accumulator is defined)
     const bool u8_s8 = t.src == CONVCHECK_U8 && t.weights == CONVCHECK_S8;
     const bool pairs = (m == M::q_s16_pairs && u8_s8) || (m == M::honest_s16_pairs && u8_s8 && zw == 0);
+    // tap kx of output pixel y: false in the padding, else its input pixel's flat offset in *xs
+    const auto tap_source = [&p](const Dims& y, long long kx, long long* xs) {
+        const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
+        bool outside = false;
+        for (int ax = 0; ax < 3; ++ax) {
+            const long long x = y[ax] * p.s[ax] - p.pb[ax] + kk[ax] * p.dil[ax];
+            outside = outside || x < 0 || x >= p.in[ax];
+            *xs = *xs * p.in[ax] + x;
+        }
+        return !outside;
+    };
     for (long long n = 0; n < p.N; ++n)
         for (long long oc = 0; oc < p.O; ++oc)
             for (long long o = 0; o < p.out_spatial; ++o) {
@@ -82,15 +93,8 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                 const long long g = oc / p.OCg;
                 std::int64_t acc = 0, raw = 0;
                 for (long long kx = 0; pairs && kx < p.k_spatial; ++kx) {  // tap by tap, channel pair by pair
-                    const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
                     long long xs = 0;
-                    bool outside = false;
-                    for (int ax = 0; ax < 3; ++ax) {
-                        const long long x = y[ax] * p.s[ax] - p.pb[ax] + kk[ax] * p.dil[ax];
-                        outside = outside || x < 0 || x >= p.in[ax];
-                        xs = xs * p.in[ax] + x;
-                    }
-                    if (outside) continue;
+                    if (!tap_source(y, kx, &xs)) continue;
                     std::int64_t pair = 0;
                     for (long long ic = 0; ic < p.ICg; ++ic) {
                         const std::int64_t w = load_integer(args.weights, t.weights, p.weights_index(oc, ic, kx));
@@ -102,14 +106,8 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                 }
                 for (long long ic = 0; !pairs && ic < p.ICg; ++ic)
                     for (long long kx = 0; kx < p.k_spatial; ++kx) {
-                        const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
                         long long xs = 0;
-                        bool outside = false;
-                        for (int ax = 0; ax < 3; ++ax) {
-                            const long long x = y[ax] * p.s[ax] - p.pb[ax] + kk[ax] * p.dil[ax];
-                            outside = outside || x < 0 || x >= p.in[ax];
-                            xs = xs * p.in[ax] + x;
-                        }
+                        const bool outside = !tap_source(y, kx, &xs);
                         const std::int64_t w = load_integer(args.weights, t.weights, p.weights_index(oc, ic, kx));
                         if (outside) {
                             if (m == M::q_zero_point_in_padding) acc += (0 - zx) * (w - zw);
