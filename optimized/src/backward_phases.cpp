@@ -10,11 +10,28 @@ namespace {
 
 // 128-bit intermediates: a pad and a dilation may each be near 2^62
 __extension__ typedef __int128 i128;
-__extension__ typedef unsigned __int128 u128;
 
 // The effective stride and dilation of an axis (a stride between one output, a dilation between one tap, is unused).
 i64 effective_stride(const ConvDescriptor& d, int a) { return d.output_size(a) > 1 ? d.strides[a] : 1; }
 i64 effective_dilation(const ConvDescriptor& d, int a) { return d.kernel_size[a] > 1 ? d.dilations[a] : 1; }
+
+// The least k >= 0 with k*D = want (mod S), or -1 when there is none (gcd(S, D) does not divide want). Solved,
+// not searched: S and D may be near 2^62, so a search up to S / gcd(S, D) could run for hours (the ABI fuzzer
+// found one: a query that never returned). With g = gcd(S, D), k = (want/g) * (D/g)^-1 (mod S/g).
+i64 first_solution(i64 D, i64 want, i64 S) {
+    const i64 g = std::gcd(S, D);
+    if (want % g != 0) return -1;
+    const i64 T = S / g;
+    // (D/g)^-1 mod T by the extended Euclidean algorithm (T = 1: every k works, the least is 0)
+    i128 old_r = (D / g) % T, r = T, old_s = 1, s = 0;
+    while (r != 0) {
+        const i128 q = old_r / r;
+        const i128 next_r = old_r - q * r, next_s = old_s - q * s;
+        old_r = r, r = next_r, old_s = s, s = next_s;
+    }
+    const i128 inverse = ((old_s % T) + T) % T;
+    return static_cast<i64>((static_cast<i128>(want / g) % T) * inverse % T);
+}
 
 i64 residues(const ConvDescriptor& d, int a) {
     const i64 s = effective_stride(d, a);
@@ -34,13 +51,10 @@ AxisPhase axis_phase(const ConvDescriptor& d, int a, i64 r) {
     // k*D = r + P (mod S): the first such k, if any, is below T = S / gcd(S, D)
     const i64 want = static_cast<i64>(((static_cast<i128>(r) + P) % S + S) % S);
     p.taps = 0;
-    for (i64 k = 0; k < K && k < p.tap_step; ++k)
-        if (static_cast<i64>((static_cast<u128>(k) * static_cast<u128>(D)) % S) == want) {
-            p.first_tap = k;
-            p.taps = (K - 1 - k) / p.tap_step + 1;
-            break;
-        }
-    if (p.taps == 0) return p;
+    const i64 k = first_solution(D, want, S);
+    if (k < 0 || k >= K) return p;
+    p.first_tap = k;
+    p.taps = (K - 1 - k) / p.tap_step + 1;
     // c = (r + P - k_first*D) / S, exact
     const i128 c = (static_cast<i128>(r) + P - static_cast<i128>(p.first_tap) * D) / S;
     const i128 span = static_cast<i128>(p.taps - 1) * p.dilation;
