@@ -2,6 +2,9 @@
 // v3.7.1's, BenchdnnSetup::version) mapped exactly onto the canonical descriptor, or the reason it is skipped.
 #include "convcheck/formats/benchdnn_mapping.hpp"
 
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/formats/benchdnn_memory.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <strings.h>
@@ -67,71 +70,6 @@ std::string dt_reason(const std::array<std::string, 3>& t, const std::string& wr
     if (any_of({"undef"})) return "--dt: undef; benchdnn cannot run it";
     return "--dt: mixed per-tensor data types (src:wei:dst differ); convcheck has one data type for src, "
            "weights, bias and dst";
-}
-
-// A tag's letters when it is a plain (non-blocked) oneDNN tag: "abx"/"axb" expanded for `ndims`, a named
-// tag (nchw, hwio, ...) spelled in letters; empty when blocked or unknown.
-std::string plain_letters(const std::string& tag, int ndims) {
-    static const char* const named[][2] = {
-        {"ncw", "abc"},     {"nwc", "acb"},     {"nchw", "abcd"},     {"nhwc", "acdb"},    {"ncdhw", "abcde"},
-        {"ndhwc", "acdeb"}, {"oiw", "abc"},     {"wio", "cba"},       {"oihw", "abcd"},    {"hwio", "cdba"},
-        {"oidhw", "abcde"}, {"dhwio", "cdeba"}, {"goiw", "abcd"},     {"wigo", "dcab"},    {"goihw", "abcde"},
-        {"hwigo", "decab"}, {"goidhw", "abcdef"}, {"dhwigo", "defcab"}, {"owi", "acb"},
-        {"ohwi", "acdb"},  {"odhwi", "acdeb"}, {"iow", "bac"},     {"iohw", "bacd"},     {"iodhw", "bacde"},
-        {"giow", "acbd"},  {"giohw", "acbde"}, {"giodhw", "acbdef"}};
-    for (const auto& n : named)
-        if (tag == n[0]) return n[1];
-    const bool letters = !tag.empty() && std::all_of(tag.begin(), tag.end(), [](char c) { return (c >= 'a' && c <= 'f') || c == 'x'; });
-    if (!letters || std::count(tag.begin(), tag.end(), 'x') > 1) return {};
-    // oneDNN's `x` stands for the dims the other letters do not name, in order: abx, axb, xba, xcab
-    const int named_dims = static_cast<int>(tag.size()) - (tag.find('x') == std::string::npos ? 0 : 1);
-    std::string x;
-    for (int i = named_dims; i < ndims; ++i) x += static_cast<char>('a' + i);
-    std::string out;
-    for (char c : tag) out += c == 'x' ? x : std::string(1, c);
-    return out;
-}
-
-bool blocked(const std::string& tag) {
-    return std::any_of(tag.begin(), tag.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c)); });
-}
-
-// A data tensor's tag -> "ncx", "nxc", "any", or a reason.
-std::string data_layout(const std::string& option, const std::string& tag, int ndims, std::string* reason) {
-    if (tag == "any") return "any";
-    if (blocked(tag)) return *reason = option + ": a blocked layout (e.g. nChw16c); convcheck has ncx and nxc", "";
-    const std::string letters = plain_letters(tag, ndims);
-    if (letters.empty()) return *reason = option + ": an unknown memory format tag", "";
-    if (static_cast<int>(letters.size()) != ndims)
-        return *reason = option + ": a tag for another rank than the problem's tensors (benchdnn fails the case)", "";
-    if (letters == plain_letters("abx", ndims)) return "ncx";
-    if (letters == plain_letters("axb", ndims)) return "nxc";
-    return *reason = option + ": a plain layout convcheck does not have (it has ncx and nxc)", "";
-}
-
-// The weights' tag -> "oix", "xio", "any", or a reason. Grouped weights (g given) have one more dim. Both
-// drivers' weights are {[G,] OC/G, IC/G, k...} (letters a, b, c...), OC the output channels; convcheck's oix
-// and xio are the forward convolution's, so for the deconv driver (whose forward transposes OC and IC) they
-// are other letters: oix = [G][IC/G][OC/G][k...], xio = [k...][OC/G][G][IC/G].
-std::string weights_layout(const std::string& tag, int ndims, bool grouped, BenchdnnDriver driver, std::string* reason) {
-    const std::string option = "--wtag";
-    if (tag == "any") return "any";
-    if (blocked(tag)) return *reason = option + ": a blocked layout (e.g. OIhw16i16o); convcheck has oix and xio", "";
-    const std::string letters = plain_letters(tag, ndims);
-    if (letters.empty()) return *reason = option + ": an unknown memory format tag", "";
-    if (static_cast<int>(letters.size()) != ndims)
-        return *reason = option + ": a tag for another rank than the problem's weights (benchdnn fails the case)", "";
-    const int first_spatial = grouped ? 3 : 2;
-    std::string spatial;
-    for (int i = first_spatial; i < ndims; ++i) spatial += static_cast<char>('a' + i);
-    const bool conv = driver == BenchdnnDriver::conv;
-    // conv: oix = abx; xio = [spatial][I/G][O] = (spatial, i, o) plain, (spatial, i, g, o/g) grouped: hwio, hwigo
-    const std::string oix = conv ? plain_letters("abx", ndims) : (grouped ? "acb" : "ba") + spatial;
-    const std::string xio = spatial + (conv ? (grouped ? "cab" : "ba") : (grouped ? "bac" : "ab"));
-    if (letters == oix) return "oix";
-    if (letters == xio) return "xio";
-    return *reason = option + ": a plain weights layout convcheck does not have (it has oix and xio" +
-                     (conv ? std::string(")") : std::string(": for the deconv driver's {OC, IC, k...} weights, iox and xoi)")), "";
 }
 
 bool is_default_attr(BenchdnnAttr a, const std::string& v) {
@@ -204,8 +142,7 @@ struct Chosen {
     Pass pass = Pass::forward;
     bool has_bias = true;
     DataType dtype = DataType::f32;
-    DataFormat data_format = DataFormat::ncx;
-    FilterFormat filter_format = FilterFormat::oix;
+    BenchdnnMemory memory;  // formats, and memory strides (conv driver)
     long long batch = 0;  // 0 keeps the problem's
 };
 
@@ -273,22 +210,9 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
                std::nullopt;
     }
 
-    const int ndims = rank + 2;
-    const std::string src = data_layout("--stag", s.stag, ndims, &reason);
-    if (src.empty()) return std::nullopt;
-    const std::string dst = data_layout("--dtag", s.dtag, ndims, &reason);
-    if (dst.empty()) return std::nullopt;
-    if (src != "any" && dst != "any" && src != dst)
-        return reason = "--stag/--dtag: src and dst in different layouts; convcheck has one layout for both", std::nullopt;
-    // `any` lets the library choose; a plain tag on the other tensor (or benchdnn's own abx) is one choice
-    const std::string data = src != "any" ? src : dst != "any" ? dst : "ncx";
-    c.data_format = data == "nxc" ? DataFormat::nxc : DataFormat::ncx;
-    const std::string wei = weights_layout(s.wtag, ndims + (has_groups ? 1 : 0), has_groups, driver, &reason);
-    if (wei.empty()) return std::nullopt;
-    c.filter_format = wei == "xio" ? FilterFormat::xio : FilterFormat::oix;
-
-    for (const std::string& part : split_benchdnn_list(s.strides, ':'))
-        if (!part.empty()) return reason = "--strides: explicit memory strides; convcheck's tensors are dense", std::nullopt;
+    const auto memory = benchdnn_memory(s.stag, s.wtag, s.dtag, s.strides, driver, rank + 2, has_groups, &reason);
+    if (!memory) return std::nullopt;
+    c.memory = *memory;
 
     const std::string alg = benchdnn_alg_name(s.alg);
     if (alg.empty()) return reason = "--alg: a value benchdnn does not know", std::nullopt;
@@ -317,13 +241,14 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
     return c;
 }
 
-// The fields both descriptors share.
+// The fields both descriptors share (the transposed one has formats only: benchdnn_memory gives the deconv driver
+// no strides).
 template <class Descriptor>
 void apply(const Chosen& c, Descriptor& d) {
     d.has_bias = c.has_bias;
     d.dtype = c.dtype;
-    d.data_format = c.data_format;
-    d.filter_format = c.filter_format;
+    d.data_format = c.memory.src.format == "nxc" ? DataFormat::nxc : DataFormat::ncx;
+    d.filter_format = c.memory.weights.format == "xio" ? FilterFormat::xio : FilterFormat::oix;
     if (c.batch > 0) d.batch = c.batch;
     validate(d);
 }
@@ -337,6 +262,12 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
     ConvDescriptor d = problem.descriptor;
     d.pass = chosen->pass;
     apply(*chosen, d);
+    if (!apply_benchdnn_memory(chosen->memory, d, &m.skip_reason)) return m;
+    if (d.pass != Pass::forward && has_strides(d)) {
+        m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on a backward pass; convcheck's backward "
+                        "passes take dense tensors in ncx/nxc and oix/xio (docs/passes.md)";
+        return m;
+    }
     m.descriptor = d;
     return m;
 }

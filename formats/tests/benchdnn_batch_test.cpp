@@ -95,9 +95,9 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         // 6. tags
         {"stag", P ",bias=1,data=nxc", nullptr}, {"stag", P ",bias=1", nullptr}, {"stag", P ",bias=1,data=nxc", nullptr},
         {"stag", nullptr, "--stag: a blocked layout"}, {"stag", P ",bias=1", nullptr},
-        {"stag_dtag_differ", nullptr, "--stag/--dtag: src and dst in different layouts"},
+        {"stag_dtag_differ", P ",bias=1,ss=100x1x20x4", nullptr},  // nhwc as memory strides over ncx
         {"wtag", P ",bias=1,wei=xio", nullptr}, {"wtag", P ",bias=1", nullptr}, {"wtag", P ",bias=1", nullptr},
-        {"wtag", nullptr, "--wtag: a plain weights layout"}, {"wtag", nullptr, "--wtag: a blocked layout"},
+        {"wtag", P ",bias=1,ws=36x1x12x4", nullptr}, {"wtag", nullptr, "--wtag: a blocked layout"},  // ohwi: strides
         {"wtag", nullptr, "--wtag: a tag for another rank"}, {"wtag", P ",bias=1,wei=xio", nullptr},
         {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1,wei=xio", nullptr},
         {"wtag_grouped", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1", nullptr},
@@ -114,7 +114,13 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         {"fpmath", P ",bias=1", nullptr}, {"fpmath", nullptr, "--attr-acc-mode"}, {"fpmath", nullptr, "--attr-fpmath"},
         {"fpmath", nullptr, "--attr-fpmath"},
         {"dropout", nullptr, "--attr-dropout"}, {"rounding", nullptr, "--attr-rounding-mode"},
-        {"strides", P ",bias=1", nullptr}, {"strides", nullptr, "--strides"}, {"ctx", nullptr, "--ctx-init/--ctx-exe"},
+        {"strides", P ",bias=1", nullptr}, {"strides", nullptr, "--strides/--stag/--wtag/--dtag: ss (src strides)=1x1x1x1: stride 1 (1) is within"},
+        {"strides_given", P ",bias=1,ss=200x1x40x8,ds=72x1x24x8", nullptr},
+        {"strides_and_tag", nullptr, "--strides with a tag for src: benchdnn refuses both"},
+        {"strides_rank", nullptr, "--strides: src's have 3 values for a tensor of 4 dims"},
+        {"wtag_grouped_plain", "n=2,c=4,o=4,g=2,in=5x5,k=3x3,bias=1,ws=18x1x6x2", nullptr},
+        {"wtag_grouped_plain", nullptr, "--wtag/--strides: grouped weights whose groups and output channels"},
+        {"ctx", nullptr, "--ctx-init/--ctx-exe"},
         // 10. implementation filters and global settings change nothing convcheck checks
         {"impl", P ",bias=1", nullptr},
         // 11. --match: kh3 matches both setups, kh1 none; a miss on the first setup drops the rest

@@ -64,7 +64,13 @@ namespace convcheck_onednn {
 memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst, memory::data_type type) {
     memory::dims dims{d.batch, channels};
     for (int a = 0; a < d.rank; ++a) dims.push_back(is_dst ? support::output_size(d, a) : d.input_size[a]);
-    return memory::desc(dims, type, support::dense_strides(dims, support::activation_order(d)));
+    const std::vector<int> physical = support::activation_order(d);
+    memory::dims strides = support::dense_strides(dims, physical);
+    // ABI 1.2 memory strides, in the data format's dim order: to {N, C, spatial...}
+    const int64_t* given = is_dst ? d.dst_strides : d.src_strides;
+    if (support::has_strides(d) && given[0] != 0)
+        for (std::size_t i = 0; i < physical.size(); ++i) strides[physical[i]] = given[i];
+    return memory::desc(dims, type, strides);
 }
 
 memory::desc weights_desc(const convcheck_conv_desc& d, memory::data_type type) {
@@ -84,7 +90,18 @@ memory::desc weights_desc(const convcheck_conv_desc& d, memory::data_type type) 
         if (grouped) physical.push_back(0);
         physical.push_back(g + 0);
     }
-    return memory::desc(dims, type, support::dense_strides(dims, physical));
+    memory::dims strides = support::dense_strides(dims, physical);
+    // ABI 1.2 memory strides, in the filter format's dim order over {O, I/G, k...}: O is G and O/G in oneDNN's
+    // grouped dims (o = g * O/G + oc), so G's stride is O/G times O's
+    if (support::has_strides(d) && d.weights_strides[0] != 0) {
+        const std::vector<int> order = support::weights_order(d);
+        memory::dims logical(d.rank + 2);
+        for (std::size_t i = 0; i < order.size(); ++i) logical[order[i]] = d.weights_strides[i];
+        strides.clear();
+        if (grouped) strides.push_back(d.out_channels / d.groups * logical[0]);
+        strides.insert(strides.end(), logical.begin(), logical.end());
+    }
+    return memory::desc(dims, type, strides);
 }
 
 }  // namespace convcheck_onednn
@@ -119,6 +136,10 @@ std::string inexpressible(const convcheck_conv_desc& d) {
     return "";
 }
 
+// Memory strides reach oneDNN as the runner gives them (its memory descriptors take any strides), unless the case's
+// pads move into a copy of the data (the adaptation), which is dense: "" when oneDNN takes the case's strides.
+std::string strides_not_taken(const convcheck_conv_desc& d);
+
 const convcheck_conv_desc& expressible(const convcheck_conv_desc& d) {
     if (const std::string why = inexpressible(d); !why.empty()) throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
     return d;
@@ -128,6 +149,15 @@ const convcheck_conv_desc& expressible(const convcheck_conv_desc& d) {
 // rule move into the data.
 support::Adaptation plan_for(const convcheck_conv_desc& d) {
     return support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::onednn});
+}
+
+std::string strides_not_taken(const convcheck_conv_desc& d) {
+    if (!support::has_strides(d)) return "";
+    const support::Adaptation a = plan_for(d);
+    if (support::moves_src(d, a) || support::moves_weights(d, a) || support::moves_dst(d, a))
+        return "the onednn plugin moves this case's pads (outside oneDNN's rule) into a dense copy of the data, which "
+               "has no memory strides";
+    return "";
 }
 
 // The memory descriptors of the (adapted) case, each in format_tag::any: the primitive picks its
@@ -241,6 +271,10 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
+    // memory strides on every tensor of the forward pass (oneDNN's memory descriptors take them; conv_query declines
+    // them where the pads move into a dense copy, and on the quantized and backward passes)
+    mine.strided_tensors = CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) |
+                           CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
     // Backward data and backward weights (+ bias): oneDNN's backward primitives; conv_query asks
     // oneDNN per case (a dtype this CPU has no implementation for is declined in its words).
     mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
@@ -252,8 +286,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     if (auto* e = support::check_conv_call(desc, nullptr)) return e;
     return support::guarded("onednn conv_query", [&]() -> convcheck_error* {
         if (support::quantization_of(*desc) != nullptr) return convcheck_onednn::quantized_query(*plugin, *desc, out);
-        if (const std::string why = support::dense_only(*desc, "oneDNN"); !why.empty()) return support::unsupported(out, why);
         expressible(*desc);
+        if (const std::string why = strides_not_taken(*desc); !why.empty()) return support::unsupported(out, why);
         if (data_type_of(desc->dtype) == memory::data_type::undef)
             return support::unsupported(out, std::string("oneDNN convolution has no ") + support::dtype_name(desc->dtype));
         try {
@@ -272,6 +306,8 @@ struct Prepared : convcheck_conv_plan {
         : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(expressible(desc))),
           l(support::library_desc(desc, adaptation)) {
         check_dtype(desc);
+        if (const std::string why = strides_not_taken(desc); !why.empty())
+            throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
         try {
             pd = make_primitive_desc(plugin, l);
         } catch (const dnnl::error& e) {
