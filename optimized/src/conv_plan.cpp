@@ -22,6 +22,7 @@
 #include "scalar.hpp"
 #include "without_unit_axes.hpp"
 #include "padded_input_parts.hpp"
+#include "unread_padding.hpp"
 
 namespace convcheck::optimized {
 
@@ -462,7 +463,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
         throw ConvError("threads", std::to_string(options.threads), "must be 0 (TBB's default) or positive");
     Impl& m = *impl_;
     m.original = d;
-    m.desc = detail::without_unit_axes(d);
+    m.desc = detail::without_unit_axes(detail::without_unread_padding(d));
     if (options.forced_path == Path::automatic) {
         m.path = choose_path(d);
     } else {

@@ -10,6 +10,7 @@
 #include "scalar.hpp"
 #include "without_unit_axes.hpp"
 #include "padded_input_parts.hpp"
+#include "unread_padding.hpp"
 
 namespace convcheck::optimized {
 
@@ -34,7 +35,7 @@ std::int64_t tensor_bytes(const ConvDescriptor& d) {
 }
 
 std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
-    const ConvDescriptor d = detail::without_unit_axes(original);  // what the plan runs
+    const ConvDescriptor d = detail::without_unit_axes(detail::without_unread_padding(original));  // what the plan runs
     const bool depthwise = is_depthwise_path(path);
     const detail::Geometry g = detail::make_geometry(d, depthwise ? 16 : 1);
     const double G = double(g.groups), ICg = double(g.in_per_group), OCg = double(g.out_per_group),
