@@ -249,6 +249,7 @@ struct Reader {
                 BenchdnnMapping m = map_benchdnn_case(s, p);
                 c.descriptor = std::move(m.descriptor);
                 c.transposed = std::move(m.transposed);
+                c.quantized = std::move(m.quantized);
                 c.skip_reason = std::move(m.skip_reason);
             }
             cases.push_back(std::move(c));

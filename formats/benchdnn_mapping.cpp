@@ -4,6 +4,7 @@
 
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/formats/benchdnn_memory.hpp"
+#include "convcheck/formats/benchdnn_quantized.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -257,6 +258,9 @@ void apply(const Chosen& c, Descriptor& d) {
 
 BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem& problem) {
     BenchdnnMapping m;
+    std::string unused;
+    if (const auto types = benchdnn_data_types(s.dt, s.cfg, &unused, s.version); types && benchdnn_integer_types(*types))
+        return map_benchdnn_int8_case(s, problem, *types);  // benchdnn_quantized.hpp
     const auto chosen = choose(s, BenchdnnDriver::conv, problem.descriptor.rank, problem.has_groups, &m.skip_reason);
     if (!chosen) return m;
     ConvDescriptor d = problem.descriptor;

@@ -1,7 +1,8 @@
 // benchdnn batch files, read by formats/benchdnn_driver.hpp as benchdnn's conv driver (the default) or its
 // deconv driver (`--benchdnn-driver deconv`) reads them, in current oneDNN's grammar (the default) or v3.7.1's
 // (`--benchdnn-version 3.7.1`): every test case benchdnn would run becomes a case
-// (bound mode; a `deconv:` case for the deconv driver) exactly as benchdnn defines it, or a skipped input with
+// (bound mode; a `deconv:` case for the deconv driver; a `qconv:` case for an int8 one, in exact mode where its
+// scales allow) exactly as benchdnn defines it, or a skipped input with
 // its reason. `--batch=` files are looked for as benchdnn does, last in the driver's inputs folder, named by
 // the environment variable CONVCHECK_BENCHDNN_INPUTS (conv: oneDNN's tests/benchdnn/inputs/conv) or
 // CONVCHECK_BENCHDNN_DECONV_INPUTS (deconv: inputs/deconv).
@@ -10,6 +11,7 @@
 
 #include "convcheck/formats/benchdnn_driver.hpp"
 #include "convcheck/runner/suites.hpp"
+#include "quantized/operation.hpp"
 
 namespace convcheck::runner {
 
@@ -26,6 +28,10 @@ std::vector<SuiteEntry> benchdnn_entries(const std::string& path, const std::str
     for (const BenchdnnCase& c : cases) {
         if (c.descriptor) entries.emplace_back(to_string(*c.descriptor), "b", c.name);
         else if (c.transposed) entries.emplace_back(to_string(*c.transposed), "b", c.name);
+        // an int8 case: exact mode (the backend's declared rule, bit for bit) where its scales allow it
+        else if (c.quantized)
+            entries.emplace_back(to_string(*c.quantized), detail::quantized_exact_refusal(*c.quantized).empty() ? "e" : "b",
+                                 c.name);
         else skips.push_back({"", c.source, c.input, c.skip_reason});
     }
     if (cases.empty()) throw std::invalid_argument(path + ": no benchdnn problems in the file (nor in the files it includes)");

@@ -65,8 +65,11 @@ void quantized_validate(const Case& c) { validate(c.qconv); }
 DataType quantized_output_dtype(const Case&) { return DataType::f32; }
 
 std::string quantized_refused_entry(const Case& c, Mode mode) {
-    const QuantizedDescriptor& q = c.qconv;
-    if (mode != Mode::exact || q.dst == IntegerType::s32) return "";
+    return mode == Mode::exact ? quantized_exact_refusal(c.qconv) : "";
+}
+
+std::string quantized_exact_refusal(const QuantizedDescriptor& q) {
+    if (q.dst == IntegerType::s32) return "";
     const auto why = [&](const std::string& text) {
         return "exact mode holds a declared rule bit for bit, so its scales must give a multiplier M = ssc * wsc / "
                "dsc that f32, f64 and a Q31 multiplier all hold exactly: " + text + " (docs/quantized.md)";

@@ -22,6 +22,8 @@ DataType quantized_output_dtype(const Case& c);
 // exactly (f32, f64, a Q31 multiplier and shift): src and weights scales of at most 12 significant bits, dst's a
 // power of two, M in [2^-31, 2^30). "" when they do; a suite entry that breaks it is refused (exit 2).
 std::string quantized_refused_entry(const Case& c, accuracy::Mode mode);
+// The same rule for a descriptor: "" when exact mode can hold its scales.
+std::string quantized_exact_refusal(const QuantizedDescriptor& q);
 // ABI 1.5, then each tensor's integer type in plugin_info.dtypes, its rank and formats.
 std::string quantized_unclaimed(const PluginInfo& info, const Case& c);
 void check_quantized(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,

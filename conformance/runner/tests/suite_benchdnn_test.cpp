@@ -154,3 +154,23 @@ TEST(SuiteBenchdnn, TheBenchdnnVersionChoosesTheGrammar) {
 }
 
 }  // namespace
+
+// An int8 line is a qconv: case (formats/benchdnn_quantized.hpp): in exact mode where its scales let the declared
+// rule be held bit for bit (dyadic src and weights scales, a power-of-two dst scale), else in bound mode.
+TEST(SuiteBenchdnn, Int8LinesAreQuantizedCasesExactWhereTheirScalesAllow) {
+    const auto path = write_temp("batch_int8",
+                                 "--reset --dir=FWD_I --dt=u8:s8:u8 --attr-scales=src:common:0.25+wei:common:0.5+dst:common:2\n"
+                                 "ic4ih5oc4kh3n\"dyadic\"\n"
+                                 "--reset --dir=FWD_I --dt=u8:s8:u8 --attr-scales=src:common:0.1+dst:common:3\n"
+                                 "ic4ih5oc4kh3n\"decimal\"\n");
+    const LoadedSuite loaded = load_suite(path, 1, "");
+    ASSERT_EQ(loaded.cases.size(), 2u);
+    EXPECT_TRUE(loaded.skipped.empty());
+    EXPECT_EQ(loaded.cases[0].op, Op::conv_quantized);
+    EXPECT_EQ(loaded.cases[0].mode, convcheck::accuracy::Mode::exact);
+    EXPECT_EQ(loaded.cases[0].qconv.src_scale, 0.25f);
+    EXPECT_EQ(loaded.cases[0].name, "dyadic");
+    EXPECT_EQ(loaded.cases[1].op, Op::conv_quantized);
+    EXPECT_EQ(loaded.cases[1].mode, convcheck::accuracy::Mode::bound);
+    EXPECT_EQ(loaded.cases[1].qconv.src_scale, 0.1f);
+}

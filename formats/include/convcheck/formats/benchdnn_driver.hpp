@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/formats/benchdnn.hpp"
 
 namespace convcheck {
@@ -25,6 +26,7 @@ struct BenchdnnCase {
     std::string name;      // the problem's name (without enclosing quotes)
     std::optional<ConvDescriptor> descriptor;          // the conv driver's case as convcheck runs it, or
     std::optional<TransposedDescriptor> transposed;    // the deconv driver's (a `deconv:` case), or
+    std::optional<QuantizedDescriptor> quantized;      // the conv driver's int8 case (a `qconv:` case), or
     std::string skip_reason;                           // why convcheck does not run it (then neither)
 };
 

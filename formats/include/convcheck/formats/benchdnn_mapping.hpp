@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/formats/benchdnn.hpp"
 #include "convcheck/formats/benchdnn_options.hpp"
 
@@ -24,6 +25,7 @@ struct BenchdnnSetup {
 struct BenchdnnMapping {
     std::optional<ConvDescriptor> descriptor;          // the conv driver's case as convcheck runs it, or
     std::optional<TransposedDescriptor> transposed;    // the deconv driver's (forward directions only), or
+    std::optional<QuantizedDescriptor> quantized;      // the conv driver's int8 case (benchdnn_quantized.hpp), or
     std::string skip_reason;                           // why convcheck cannot run it exactly
 };
 

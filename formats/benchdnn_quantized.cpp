@@ -1,0 +1,191 @@
+// benchdnn's int8 conv cases as qconv: descriptors (benchdnn_quantized.hpp).
+#include "convcheck/formats/benchdnn_quantized.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/core/quantized_descriptor.hpp"
+
+namespace convcheck {
+
+namespace {
+
+bool is_integer(const std::string& t) {
+    return t == "u8" || t == "s8" || t == "s32" || t == "s64" || t == "s4" || t == "u4" || t == "boolean";
+}
+
+// One ARG:MASK[:VALUE[:DATA_TYPE]] entry of --attr-scales or --attr-zero-points.
+struct ArgPolicy {
+    std::string arg, mask, value, data_type;
+};
+
+std::vector<ArgPolicy> arg_policies(const std::string& written) {
+    std::vector<ArgPolicy> out;
+    if (written.empty()) return out;
+    for (const std::string& entry : split_benchdnn_list(written, '+')) {
+        const auto parts = split_benchdnn_list(entry, ':');
+        ArgPolicy p;
+        if (!parts.empty()) p.arg = parts[0];
+        if (parts.size() > 1) p.mask = parts[1];
+        if (parts.size() > 2) p.value = parts[2];
+        if (parts.size() > 3) p.data_type = parts[3];
+        if (parts.size() > 4) p.data_type = "groups";  // a GROUPS part: grouped scales or zero points
+        out.push_back(p);
+    }
+    return out;
+}
+
+bool common_mask(const std::string& mask) { return mask == "common" || mask == "host_scalar" || mask == "0"; }
+
+// The option's value parsed whole, or false.
+bool parse_float(const std::string& text, float* out) {
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used != text.size() || !std::isfinite(v)) return false;
+        *out = static_cast<float>(v);  // benchdnn's scale is this f32
+        return std::isfinite(*out);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+bool parse_int(const std::string& text, std::int32_t* out) {
+    try {
+        std::size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used != text.size() || v < INT32_MIN || v > INT32_MAX) return false;
+        *out = static_cast<std::int32_t>(v);
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// --attr-scales onto q; "" or the skip reason.
+std::string apply_scales(const std::string& written, QuantizedDescriptor& q) {
+    const std::string option = "--attr-scales";
+    for (const ArgPolicy& p : arg_policies(written)) {
+        if (!p.data_type.empty() && p.data_type != "f32")
+            return option + ": " + p.arg + " scales of type " + p.data_type +
+                   " (or grouped); convcheck's quantized descriptor has f32 scales, one per tensor or per output channel";
+        const bool wei = p.arg == "wei";
+        if (p.arg != "src" && p.arg != "src0" && !wei && p.arg != "dst")
+            return option + ": a scale for " + p.arg + ", not an argument of the convolution";
+        if (common_mask(p.mask)) {
+            float v = 0;
+            if (!parse_float(p.value, &v)) return option + ": " + p.arg + ":" + p.mask + " needs a number (benchdnn refuses it)";
+            (wei ? q.weights_scale : p.arg == "dst" ? q.dst_scale : q.src_scale) = v;
+            continue;
+        }
+        const bool grouped = q.conv.groups > 1;  // per_oc of grouped weights is per_dim_01 (mask 3): every output channel
+        if (wei && (p.mask == "per_oc" || p.mask == (grouped ? "3" : "1") || (grouped && p.mask == "per_dim_01") ||
+                    (!grouped && p.mask == "per_dim_0"))) {
+            if (!p.value.empty()) return option + ": a value for wei:" + p.mask + " (benchdnn refuses it)";
+            q.per_channel_scales = true;
+            continue;
+        }
+        return option + ": " + p.arg + ":" + p.mask +
+               " (scales per channel of src or dst, or per weights element); convcheck's quantized descriptor has "
+               "per-tensor src and dst scales and per-output-channel weights scales";
+    }
+    return "";
+}
+
+// --attr-zero-points onto q; "" or the skip reason.
+std::string apply_zero_points(const std::string& written, QuantizedDescriptor& q) {
+    const std::string option = "--attr-zero-points";
+    for (const ArgPolicy& p : arg_policies(written)) {
+        if (p.arg != "src" && p.arg != "wei" && p.arg != "dst")
+            return option + ": a zero point for " + p.arg + ", not an argument of the convolution";
+        if (!common_mask(p.mask))
+            return option + ": " + p.arg + ":" + p.mask +
+                   " (zero points per channel); convcheck's quantized descriptor has one zero point per tensor";
+        if (!p.data_type.empty() && p.data_type != "s32")
+            return option + ": " + p.arg + " zero points of type " + p.data_type +
+                   " (or grouped); convcheck's quantized descriptor has s32 zero points";
+        std::int32_t v = 0;
+        if (!parse_int(p.value, &v)) return option + ": " + p.arg + ":" + p.mask + " needs an integer (benchdnn refuses it)";
+        (p.arg == "src" ? q.src_zero_point : p.arg == "wei" ? q.weights_zero_point : q.dst_zero_point) = v;
+    }
+    return "";
+}
+
+}  // namespace
+
+bool benchdnn_integer_types(const std::array<std::string, 3>& types) {
+    return std::any_of(types.begin(), types.end(), is_integer);
+}
+
+BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnProblem& problem,
+                                       const std::array<std::string, 3>& t) {
+    BenchdnnMapping m;
+    const auto int8 = [](const std::string& x) { return x == "u8" || x == "s8"; };
+    if (!int8(t[0]) || !int8(t[1]) || !(int8(t[2]) || t[2] == "s32")) {
+        const bool float_dst = int8(t[0]) && int8(t[1]) && (t[2] == "f32" || t[2] == "bf16" || t[2] == "f16");
+        m.skip_reason = float_dst ? "--dt: an int8 convolution with a floating-point dst (u8:s8:f32); convcheck's "
+                                    "quantized descriptor has u8, s8 and s32 dst only"
+                                  : "--dt: integer types other than u8/s8 src and weights with a u8, s8 or s32 dst "
+                                    "(s32 or 4-bit inputs, integer and floating-point inputs mixed)";
+        return m;
+    }
+    // Every other option as benchdnn reads it for an f32 case: the direction, the layouts, the algorithm, the
+    // other attributes, --mb (the scales and zero points are read below)
+    BenchdnnSetup as_float = s;
+    as_float.dt = "f32";
+    as_float.cfg.clear();
+    as_float.attr[static_cast<int>(BenchdnnAttr::scales)].clear();
+    as_float.attr[static_cast<int>(BenchdnnAttr::zero_points)].clear();
+    const BenchdnnMapping f = map_benchdnn_case(as_float, problem);
+    if (!f.descriptor) {
+        m.skip_reason = f.skip_reason;
+        return m;
+    }
+    const ConvDescriptor& d = *f.descriptor;
+    if (d.pass != Pass::forward) {
+        m.skip_reason = "--dir=" + s.dir + ": an int8 backward pass (oneDNN's int8 convolution is forward only)";
+        return m;
+    }
+    if (d.has_bias) {
+        m.skip_reason = "--dir=FWD_B (or --bia-dt): an int8 convolution with a bias; benchdnn's is f32, added after "
+                        "the scales, and convcheck's quantized descriptor has an s32 bias in the accumulator";
+        return m;
+    }
+    if (has_strides(d)) {
+        m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on an int8 case; convcheck's quantized cases "
+                        "take ncx/nxc and oix/xio";
+        return m;
+    }
+    QuantizedDescriptor q;
+    q.conv = d;
+    q.conv.dtype = DataType::f32;
+    parse_integer_type(t[0], &q.src);
+    parse_integer_type(t[1], &q.weights);
+    parse_integer_type(t[2], &q.dst);
+    q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
+    if (std::string why = apply_scales(s.attr[static_cast<int>(BenchdnnAttr::scales)], q); !why.empty()) {
+        m.skip_reason = why;
+        return m;
+    }
+    if (std::string why = apply_zero_points(s.attr[static_cast<int>(BenchdnnAttr::zero_points)], q); !why.empty()) {
+        m.skip_reason = why;
+        return m;
+    }
+    if (q.dst == IntegerType::s32 && (q.src_scale != 1.0f || q.weights_scale != 1.0f || q.per_channel_scales)) {
+        m.skip_reason = "--attr-scales with an s32 dst: oneDNN rounds the scaled sum to s32, and convcheck's s32 dst "
+                        "is the accumulator itself (ONNX ConvInteger)";
+        return m;
+    }
+    try {
+        validate(q);
+    } catch (const ConvError& e) {
+        m.skip_reason = "--dt/--attr-scales/--attr-zero-points: " + e.attribute() + "=" + e.value() + ": " + e.rule() +
+                        " (convcheck's quantized descriptor)";
+        return m;
+    }
+    m.quantized = q;
+    return m;
+}
+
+}  // namespace convcheck

@@ -1,0 +1,28 @@
+// benchdnn's int8 conv cases (--dt with integer types, --attr-scales, --attr-zero-points) as quantized
+// descriptors (qconv:, docs/quantized.md), where the mapping is exact; everything else a skip reason.
+//
+// oneDNN's int8 convolution (its "Quantization" guide): dst = saturate(round_even(src_scale * wei_scale(oc) *
+// sum (src - zp_src) * (wei - zp_wei) / dst_scale + zp_dst)): the qconv descriptor's reading of ssc, wsc, dsc and
+// the zero points. Mapped: src u8/s8, weights u8/s8, dst u8/s8 (scales `common` (or `host_scalar`, mask 0) f32
+// values, weights `per_oc`: one per output channel, drawn from the case's seed as convcheck draws `wsc=oc`; zero
+// points `common` s32), dst s32 without scales (the accumulator itself, as ONNX ConvInteger), forward without a bias.
+// Skipped with the reason: a bias (benchdnn's int8 bias is f32, added after the scales; qconv's is s32 in the
+// accumulator), floating-point dst, per-channel src or dst scales and zero points, scales on an s32 dst,
+// post-ops, memory strides and other layouts, backward directions.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "convcheck/formats/benchdnn_mapping.hpp"
+
+namespace convcheck {
+
+// True when --dt names an integer type for src, weights or dst (the int8 mapping below takes the case).
+bool benchdnn_integer_types(const std::array<std::string, 3>& types);
+
+// The int8 case, or its skip reason. `types` are benchdnn_data_types' (src, wei, dst).
+BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& setup, const BenchdnnProblem& problem,
+                                       const std::array<std::string, 3>& types);
+
+}  // namespace convcheck

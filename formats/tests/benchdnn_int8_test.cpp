@@ -1,0 +1,61 @@
+// benchdnn's int8 conv cases (formats/benchdnn_quantized.hpp): each setup of data/benchdnn/int8 is a qconv:
+// descriptor where the mapping is exact, or a skip whose reason names the option.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "convcheck/core/quantized_descriptor.hpp"
+#include "convcheck/formats/benchdnn_driver.hpp"
+
+using namespace convcheck;
+
+namespace {
+
+const std::filesystem::path kData = CONVCHECK_BENCHDNN_TEST_DATA;
+
+struct Want {
+    const char* name;
+    const char* run;   // qconv: descriptor, or nullptr
+    const char* skip;  // the start of the skip reason, or nullptr
+};
+
+}  // namespace
+
+TEST(BenchdnnInt8, CasesAreQuantizedDescriptorsOrSkippedWithTheirReason) {
+    const auto got = read_benchdnn_batch((kData / "int8").string());  // current oneDNN's grammar
+    const std::vector<Want> want = {
+        {"plain_s32", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:s32", nullptr},
+        {"scaled", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,ssc=0.25,szp=3,wsc=oc,dsc=2,dzp=1", nullptr},
+        {"scaled", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=s8:s8:s8,ssc=0.25,szp=3,wsc=oc,dsc=2,dzp=1", nullptr},
+        {"grouped_nxc", "qconv:n=2,c=4,o=4,g=2,in=5x5,k=3x3,dt=s8:s8:s8,wsc=oc,wzp=1,data=nxc", nullptr},
+        {"bias", nullptr, "--dir=FWD_B (or --bia-dt): an int8 convolution with a bias"},
+        {"types", nullptr, "--dt: an int8 convolution with a floating-point dst"},
+        {"types", nullptr, "--dt: an int8 convolution with a floating-point dst"},
+        {"types", nullptr, "--dt: integer types other than u8/s8 src and weights"},
+        {"scaled_s32", nullptr, "--attr-scales with an s32 dst"},
+        {"zero_points", nullptr, "--attr-zero-points: src:per_dim_1 (zero points per channel)"},
+        {"zero_points", nullptr, "--attr-zero-points: wei zero points of type s8"},
+        {"scales", nullptr, "--attr-scales: src:per_dim_1"},
+        {"scales", nullptr, "--attr-scales: dst scales of type f16"},
+        {"post_ops", nullptr, "--attr-post-ops"},
+        {"backward", nullptr, "--dir=BWD_D: an int8 backward pass"},
+        {"zero_point_range", nullptr, "--dt/--attr-scales/--attr-zero-points: szp=300"},
+    };
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const BenchdnnCase& c = got[i];
+        SCOPED_TRACE("case " + std::to_string(i) + ": " + c.source + " `" + c.input + "` -> " +
+                     (c.quantized ? to_string(*c.quantized) : "skip: " + c.skip_reason));
+        EXPECT_EQ(c.name, want[i].name);
+        EXPECT_FALSE(c.descriptor.has_value());  // never read as a float case
+        if (want[i].run) {
+            ASSERT_TRUE(c.quantized.has_value());
+            EXPECT_EQ(to_string(*c.quantized), to_string(parse_quantized_descriptor(want[i].run)));
+        } else {
+            EXPECT_FALSE(c.quantized.has_value());
+            EXPECT_TRUE(c.skip_reason.starts_with(want[i].skip)) << "want a reason starting `" << want[i].skip << "`";
+        }
+    }
+}
