@@ -14,3 +14,14 @@ if(CONVCHECK_BUILD_TESTS)
            COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/numpy_backend.py --suite smoke
                    --no-progress --quiet)
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # the PyTorch example where python3-torch imports (scripts/setup.sh installs it)
+  execute_process(COMMAND /usr/bin/python3 -c "import torch" RESULT_VARIABLE torch_missing OUTPUT_QUIET ERROR_QUIET)
+  if(torch_missing)
+    message(STATUS "convcheck: /usr/bin/python3 cannot import torch (python3-torch): the PyTorch example's test is left out")
+  else()
+    add_test(NAME conformance_smoke_python_torch
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py --suite smoke
+                     --no-progress --quiet)
+  endif()
+endif()
