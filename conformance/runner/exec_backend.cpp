@@ -43,6 +43,12 @@ std::string python_module() {
 
 }  // namespace
 
+std::string backend_argument(const std::string& spec) {
+    const bool plain = spec.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+-,@") ==
+                       std::string::npos;
+    return plain && !spec.empty() ? spec : shell_quoted(spec);
+}
+
 bool is_exec_backend(const std::string& spec) { return spec.rfind("exec:", 0) == 0 || spec.rfind("python:", 0) == 0; }
 
 std::string exec_command(const std::string& spec) {

@@ -155,7 +155,6 @@ Event next_event(int client, std::string& client_buffer, std::string* line) {
         }
         if (fds[2].revents) drain_stderr();
         if (fds[1].revents && !read_available(b.out, b.out_buffer)) {
-            while (b.err >= 0) drain_stderr();  // the rest of what it said, for the reason
             close_fd(b.out);
             return Event::backend_died;
         }
@@ -165,8 +164,13 @@ Event next_event(int client, std::string& client_buffer, std::string* line) {
 
 json failure(const std::string& text) { return json{{"keeper", "failure"}, {"failure", text}}; }
 
-// The backend ended or misbehaved: its end, as the reason of the request in flight.
+// The backend ended or misbehaved: its end, as the reason of the request in flight. What it wrote on stderr
+// before it ended is read first (for at most a second: something it started may hold the pipe open).
 std::string died(const std::string& when) {
+    for (int i = 0; i < 100 && g_backend.err >= 0; ++i) {
+        pollfd p{g_backend.err, POLLIN, 0};
+        if (poll(&p, 1, 10) > 0) drain_stderr();
+    }
     const std::string how = stop_backend(false);
     return "the backend process ended " + when + " (it " + (how.empty() ? "closed its stdout" : how) +
            "); it is started anew for the next case";

@@ -50,13 +50,13 @@ struct Instance {
     // broken connection are errors of the case, thrown as PluginError(INTERNAL).
     json request(const json& message) {
         if (!write_line(socket, message.dump()))
-            throw PluginError(CONVCHECK_ERROR_INTERNAL, "exec backend: the keeper process is gone");
+            throw PluginError(CONVCHECK_ERROR_INTERNAL, "the keeper process is gone");
         std::string line;
         if (read_line(socket, buffer, &line) != ReadResult::line)
-            throw PluginError(CONVCHECK_ERROR_INTERNAL, "exec backend: the keeper process is gone");
+            throw PluginError(CONVCHECK_ERROR_INTERNAL, "the keeper process is gone");
         json reply = json::parse(line);  // the keeper checked it
         if (reply.value("keeper", std::string()) == "failure")
-            throw PluginError(CONVCHECK_ERROR_INTERNAL, "exec backend: " + reply.value("failure", std::string()));
+            throw PluginError(CONVCHECK_ERROR_INTERNAL, reply.value("failure", std::string()));
         return reply;
     }
 };
@@ -64,7 +64,7 @@ struct Instance {
 Instance& instance_of(convcheck_plugin* p) { return *reinterpret_cast<Instance*>(p); }
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
-    return guarded("create", [&]() -> convcheck_error* {
+    return guarded("exec backend", [&]() -> convcheck_error* {
         if (out == nullptr) return invalid_argument("create: out is NULL");
         const char* command = std::getenv("CONVCHECK_EXEC_COMMAND");
         if (command == nullptr || *command == '\0')
@@ -96,7 +96,7 @@ convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** ou
 void destroy(convcheck_plugin* plugin) { delete &instance_of(plugin); }
 
 convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info) {
-    return guarded("describe", [&]() -> convcheck_error* {
+    return guarded("exec backend", [&]() -> convcheck_error* {
         Instance& in = instance_of(plugin);
         convcheck_plugin_info mine{};
         mine.struct_size = sizeof(mine);
@@ -121,7 +121,7 @@ std::string beyond_protocol(const convcheck_conv_desc& d) {
 std::string reply_type(const json& reply) { return reply.value("type", std::string()); }
 
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
-    return guarded("conv_query", [&]() -> convcheck_error* {
+    return guarded("exec backend", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (const std::string why = beyond_protocol(*desc); !why.empty()) return unsupported(out, why);
         const json reply = instance_of(plugin).request({{"type", "query"}, {"descriptor", descriptor_json(*desc)}});
@@ -143,18 +143,18 @@ struct SharedTensors {
         static std::atomic<int> counter{0};
         name = "/convcheck-exec-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
         const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-        if (fd < 0) throw PluginError(CONVCHECK_ERROR_INTERNAL, "exec backend: shm_open " + name + ": " + std::strerror(errno));
+        if (fd < 0) throw PluginError(CONVCHECK_ERROR_INTERNAL, "shm_open " + name + ": " + std::strerror(errno));
         if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
             const int e = errno;
             close(fd), shm_unlink(name.c_str());
             throw PluginError(e == ENOSPC || e == ENOMEM ? CONVCHECK_ERROR_OUT_OF_MEMORY : CONVCHECK_ERROR_INTERNAL,
-                              "exec backend: cannot size the shared memory " + name + ": " + std::strerror(e));
+                              "cannot size the shared memory " + name + ": " + std::strerror(e));
         }
         base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (base == MAP_FAILED) {
             shm_unlink(name.c_str());
-            throw PluginError(CONVCHECK_ERROR_INTERNAL, "exec backend: cannot map " + name + ": " + std::strerror(errno));
+            throw PluginError(CONVCHECK_ERROR_INTERNAL, "cannot map " + name + ": " + std::strerror(errno));
         }
     }
     ~SharedTensors() {
@@ -165,7 +165,7 @@ struct SharedTensors {
 };
 
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
-    return guarded("execute", [&]() -> convcheck_error* {
+    return guarded("exec backend", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, dst)) return invalid_argument("conv_args: NULL or too small");
         if (const std::string why = beyond_protocol(*desc); !why.empty())

@@ -19,4 +19,8 @@ std::string exec_command(const std::string& spec);
 // bridge plugin's path.
 std::string exec_bridge(const std::string& spec);
 
+// The spec as one shell word for a reproducer: as it is, or in single quotes when it holds a space or another
+// character the shell reads (exec:/usr/bin/python3 agent.py).
+std::string backend_argument(const std::string& spec);
+
 }  // namespace convcheck::runner
