@@ -73,7 +73,7 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"segfault", Status::failed, Kind::plugin_error,
                  "the backend process ended during the case (it was killed by SIGSEGV)"},
         Expected{"exit", Status::failed, Kind::plugin_error,
-                 "(it exited with status 3; its last line on stderr: 'zoo: giving up on conv:"},
+                 "the backend process ended during the case (it exited with status 3; its last line on stderr: 'zoo: giving up on conv:"},
         Expected{"hang", Status::hanged, Kind::hang, "no result after 5 s (in execute)"},
         Expected{"raise", Status::failed, Kind::plugin_error,
                  "ZeroDivisionError: division by zero (at zoo_backend.py:"},
