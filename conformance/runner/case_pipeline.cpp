@@ -5,6 +5,7 @@
 #include "convcheck/runner/check.hpp"
 
 #include "case_pipeline.hpp"
+#include "convcheck/runner/exec_backend.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
@@ -16,7 +17,7 @@ accuracy::Contract contract_for(const Backend& backend, DataType output_dtype) {
 }
 
 std::string reproducer(const Backend& backend, const Case& c) {
-    std::string r = "convcheck run --backend " + backend.spec;
+    std::string r = "convcheck run --backend " + backend_argument(backend.spec);
     if (!backend.options.options.empty()) r += " --backend-option '" + backend.options.options + "'";
     if (!c.vector_dir.empty()) return r + " --suite '" + c.vector_dir + "' --case-name '" + c.name + "' --mode " + accuracy::to_string(c.mode);
     r += " --case '" + c.descriptor() + "' --seed " + std::to_string(c.seed) + " --mode " + accuracy::to_string(c.mode);

@@ -34,7 +34,8 @@ target_link_libraries(convcheck_runner PUBLIC convcheck_abi_descriptor convcheck
                       convcheck_formats nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_compile_definitions(convcheck_runner PRIVATE
   CONVCHECK_BUILD_PLUGIN_DIR="${CONVCHECK_PLUGIN_DIR}"
-  CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../data")
+  CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../data"
+  CONVCHECK_SOURCE_PYTHON_DIR="${PROJECT_SOURCE_DIR}/python")
 target_link_libraries(convcheck PRIVATE convcheck_runner)
 
 if(CONVCHECK_BUILD_TESTS)

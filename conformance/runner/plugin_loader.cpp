@@ -1,5 +1,7 @@
 #include "convcheck/runner/plugin_loader.hpp"
 
+#include "convcheck/runner/exec_backend.hpp"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -106,6 +108,7 @@ fs::path executable_dir() {
 }  // namespace
 
 std::string resolve_backend(const std::string& name) {
+    if (is_exec_backend(name)) return exec_bridge(name);  // exec:COMMAND, python:FILE.py (exec_backend.hpp)
     const bool is_name = name.find('/') == std::string::npos && !name.ends_with(".so");
     if (!is_name) return name;
     const std::string file = "libconvcheck_plugin_" + name + ".so";

@@ -1,0 +1,49 @@
+// The exec protocol's messages on the bridge's side (docs/exec-protocol.md): a convcheck_conv_desc as JSON, the
+// tensors of a pass with their shapes and places in shared memory, and the backend's claims read into
+// convcheck_plugin_info. Pure functions: no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "convcheck/plugin.h"
+
+namespace convcheck_exec {
+
+// One tensor of a case: its name in the protocol, its dtype and shape (dimensions in memory order, outermost
+// first), its place in the shared memory and the runner's buffer it comes from or goes to.
+struct Tensor {
+    std::string name;  // src, weights, bias, dst, diff_src, diff_weights, diff_bias, diff_dst
+    std::int32_t dtype = CONVCHECK_F32;
+    std::string layout;  // ncx, nxc, oix, xio, oxi, x (bias)
+    std::vector<std::int64_t> shape;
+    std::uint64_t offset = 0, bytes = 0;
+    const void* input = nullptr;  // runner's buffer (an input)
+    void* output = nullptr;       // runner's buffer (an output)
+};
+
+// The inputs and outputs of the case's pass, laid out one after another (64-byte aligned); total bytes in *size.
+// Throws std::invalid_argument for a dtype the protocol does not carry.
+std::vector<Tensor> case_tensors(const convcheck_conv_desc& desc, const convcheck_conv_args* args, std::uint64_t* size);
+
+// The descriptor as the protocol carries it: the canonical string and the fields a backend needs.
+nlohmann::json descriptor_json(const convcheck_conv_desc& desc);
+
+// A tensor's JSON entry: {"dtype", "layout", "shape", "offset", "bytes"}.
+nlohmann::json tensor_json(const Tensor& t);
+
+std::string dtype_name(std::int32_t dtype);       // "f32", ... ("?" for none)
+std::string pass_name(std::int32_t prop_kind);    // "forward", "backward_data", "backward_weights"
+
+// The claims a backend sent at the handshake, read into plugin_info's fields (strings into *name, *version).
+// Throws std::invalid_argument naming the key, the value and the rule.
+void read_claims(const nlohmann::json& claims, convcheck_plugin_info* info, std::string* name, std::string* version);
+
+// The reply to "conv": empty when it is a "done" whose outputs are the ones asked for (same names, dtypes and
+// shapes); else why not.
+std::string check_outputs(const nlohmann::json& reply, const std::vector<Tensor>& tensors);
+
+}  // namespace convcheck_exec

@@ -1,0 +1,29 @@
+# The exec bridge (docs/exec-protocol.md): `--backend exec:COMMAND` and `--backend python:FILE.py` load this plugin,
+# which speaks the exec protocol to a backend process (started once, reused across cases, restarted after a crash).
+convcheck_add_backend_plugin(exec SOURCES ${CMAKE_CURRENT_LIST_DIR}/exec_plugin.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/exec_keeper.cpp ${CMAKE_CURRENT_LIST_DIR}/exec_lines.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/exec_messages.cpp
+                     LIBS convcheck_abi_descriptor nlohmann_json::nlohmann_json rt)
+install(TARGETS convcheck_plugin_exec LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/convcheck/plugins COMPONENT sdk)
+if(CONVCHECK_BUILD_TESTS)
+  convcheck_add_test(exec_zoo_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/exec_zoo_test.cpp LIBS convcheck_runner)
+  target_compile_definitions(exec_zoo_test PRIVATE CONVCHECK_EXEC_TESTS_DIR="${CMAKE_CURRENT_LIST_DIR}/tests")
+  add_dependencies(exec_zoo_test convcheck_plugin_exec)
+  # the examples, each on the smoke suite (docs/exec-protocol.md)
+  add_test(NAME conformance_smoke_python_numpy
+           COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/numpy_backend.py --suite smoke
+                   --no-progress --quiet)
+endif()
+if(CONVCHECK_BUILD_TESTS)
+  # the PyTorch example where python3-torch imports (scripts/setup.sh installs it)
+  execute_process(COMMAND /usr/bin/python3 -c "import torch" RESULT_VARIABLE torch_missing OUTPUT_QUIET ERROR_QUIET)
+  if(torch_missing)
+    message(STATUS "convcheck: /usr/bin/python3 cannot import torch (python3-torch): the PyTorch example's test is left out")
+  else()
+    add_test(NAME conformance_smoke_python_torch
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py --suite smoke
+                     --no-progress --quiet)
+  endif()
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python
+        COMPONENT sdk)
