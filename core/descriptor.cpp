@@ -60,9 +60,14 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            groups == o.groups && same_spatial(input_size, o.input_size) && same_spatial(kernel_size, o.kernel_size) &&
            same_spatial(strides, o.strides) && same_spatial(dilations, o.dilations) &&
            same_spatial(pads_begin, o.pads_begin) && same_spatial(pads_end, o.pads_end) && has_bias == o.has_bias &&
-           dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format &&
+           src_dtype() == o.src_dtype() && weights_dtype() == o.weights_dtype() &&
+           bias_dtype() == o.bias_dtype() && dst_dtype() == o.dst_dtype() && data_format == o.data_format && filter_format == o.filter_format &&
            src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides &&
            pass == o.pass;
+}
+
+bool ConvDescriptor::mixed() const {
+    return weights_dtype() != dtype || dst_dtype() != dtype || (has_bias && bias_dtype() != dtype);
 }
 
 std::int64_t ConvDescriptor::dilated_kernel(int axis) const { return (kernel_size[axis] - 1) * dilations[axis] + 1; }
@@ -201,10 +206,12 @@ void validate(const ConvDescriptor& d) {
                                 " exceeds the padded input input+pads_begin+pads_end = " + std::to_string(padded) +
                                 " (empty output)");
     }
-    const int bytes = size_of(d.dtype);
-    check_count("src", d.src_dims(), bytes);
-    check_count("weights", d.weights_dims(), bytes);
-    check_count("dst", d.dst_dims(), bytes);
+    if (!d.has_bias && d.bias_dtype() != d.dtype)
+        throw ConvError("bdt", std::string(to_string(d.bias_dtype())),
+                        "a bias data type of its own needs a bias (bias=1)");
+    check_count("src", d.src_dims(), size_of(d.src_dtype()));
+    check_count("weights", d.weights_dims(), size_of(d.weights_dtype()));
+    check_count("dst", d.dst_dims(), size_of(d.dst_dtype()));
     std::int64_t macs = 1;
     auto dst = d.dst_dims();
     dst.push_back(d.in_channels_per_group());
@@ -253,7 +260,38 @@ std::vector<std::int64_t> parse_list(std::string_view key, std::string_view text
     return values;
 }
 
+// dt=T (every tensor) or dt=S:W:D (benchdnn's --dt order: src, weights, dst); an override is kept only
+// where it differs from src's type, so that one descriptor has one form.
+void parse_data_types(const std::string& text, ConvDescriptor* d) {
+    std::vector<DataType> types;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t colon = text.find(':', start);
+        DataType t;
+        if (!parse_data_type(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start), &t))
+            throw ConvError("dt", text, "must be f32, f16 or bf16, or src:weights:dst of them (e.g. bf16:bf16:f32)");
+        types.push_back(t);
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    if (types.size() != 1 && types.size() != 3)
+        throw ConvError("dt", text, "one data type for every tensor, or three (src:weights:dst)");
+    d->dtype = types[0];
+    if (types.size() == 3) {
+        if (types[1] != types[0]) d->dtype_overrides.weights = types[1];
+        if (types[2] != types[0]) d->dtype_overrides.dst = types[2];
+    }
+}
+
 }  // namespace
+
+std::string dtypes_text(const ConvDescriptor& d) {
+    std::string s = "dt=" + std::string(to_string(d.dtype));
+    if (d.weights_dtype() != d.dtype || d.dst_dtype() != d.dtype)
+        s += ":" + std::string(to_string(d.weights_dtype())) + ":" + std::string(to_string(d.dst_dtype()));
+    if (d.bias_dtype() != d.dtype) s += ",bdt=" + std::string(to_string(d.bias_dtype()));
+    return s;
+}
 
 std::string to_string(const ConvDescriptor& d) {
     std::string s = "conv:n=" + std::to_string(d.batch) + ",c=" + std::to_string(d.in_channels) +
@@ -262,7 +300,7 @@ std::string to_string(const ConvDescriptor& d) {
          ",s=" + join_spatial(d, d.strides) + ",d=" + join_spatial(d, d.dilations) +
          ",pb=" + join_spatial(d, d.pads_begin) + ",pe=" + join_spatial(d, d.pads_end);
     s += std::string(",bias=") + (d.has_bias ? "1" : "0");
-    s += ",dt=" + std::string(to_string(d.dtype));
+    s += "," + dtypes_text(d);
     s += ",data=" + std::string(to_string(d.data_format)) + ",wei=" + std::string(to_string(d.filter_format));
     if (!d.src_strides.empty()) s += ",ss=" + strides_text(d.src_strides);
     if (!d.weights_strides.empty()) s += ",ws=" + strides_text(d.weights_strides);
@@ -296,12 +334,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         start = comma + 1;
     }
     static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
-                                  "pe", "bias", "dt", "data", "wei", "ss", "ws", "ds", "dir"};
+                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei ss ws ds dir)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -342,8 +380,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         if (it->second != "0" && it->second != "1") throw ConvError("bias", it->second, "must be 0 or 1");
         d.has_bias = it->second == "1";
     }
-    if (auto it = fields.find("dt"); it != fields.end() && !parse_data_type(it->second, &d.dtype))
-        throw ConvError("dt", it->second, "must be f32, f16 or bf16");
+    if (auto it = fields.find("dt"); it != fields.end()) parse_data_types(it->second, &d);
+    if (auto it = fields.find("bdt"); it != fields.end()) {
+        DataType bias;
+        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16 or bf16");
+        if (bias != d.dtype) d.dtype_overrides.bias = bias;
+    }
     if (auto it = fields.find("data"); it != fields.end()) {
         if (it->second == "ncx") d.data_format = DataFormat::ncx;
         else if (it->second == "nxc") d.data_format = DataFormat::nxc;

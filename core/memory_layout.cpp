@@ -171,12 +171,16 @@ MemoryLayout canonical_layout(const ConvDescriptor& d, TensorRole role) {
     return c;
 }
 
+DataType dtype_of(const ConvDescriptor& d, TensorRole role) {
+    return role == TensorRole::src ? d.src_dtype() : role == TensorRole::weights ? d.weights_dtype() : d.dst_dtype();
+}
+
 void copy_tensor(const ConvDescriptor& from, const void* from_data, const ConvDescriptor& to, void* to_data,
                  TensorRole role) {
     const MemoryLayout a = canonical_layout(from, role), b = canonical_layout(to, role);
-    if (a.dims != b.dims || from.dtype != to.dtype)
+    if (a.dims != b.dims || dtype_of(from, role) != dtype_of(to, role))
         throw ConvError(std::string(to_string(role)), to_string(to), "copy_tensor: not the same tensor");
-    const std::size_t e = static_cast<std::size_t>(size_of(from.dtype));
+    const std::size_t e = static_cast<std::size_t>(size_of(dtype_of(from, role)));
     const auto* in = static_cast<const unsigned char*>(from_data);
     auto* out = static_cast<unsigned char*>(to_data);
     const std::size_t n = a.dims.size();

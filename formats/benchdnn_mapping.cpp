@@ -69,8 +69,7 @@ std::string dt_reason(const std::array<std::string, 3>& t, const std::string& wr
         return "--dt: 4-bit and e8m0 data types; convcheck models f32, f16 and bf16 only";
     if (any_of({"f64"})) return "--dt: f64; convcheck models f32, f16 and bf16 only";
     if (any_of({"undef"})) return "--dt: undef; benchdnn cannot run it";
-    return "--dt: mixed per-tensor data types (src:wei:dst differ); convcheck has one data type for src, "
-           "weights, bias and dst";
+    return "--dt: a data type convcheck does not model (it models f32, f16 and bf16, each tensor its own)";
 }
 
 bool is_default_attr(BenchdnnAttr a, const std::string& v) {
@@ -142,7 +141,8 @@ namespace {
 struct Chosen {
     Pass pass = Pass::forward;
     bool has_bias = true;
-    DataType dtype = DataType::f32;
+    DataType dtype = DataType::f32;                       // src's
+    ConvDescriptor::DtypeOverrides dtype_overrides;       // weights, bias and dst where they differ from src's
     BenchdnnMemory memory;  // formats, and memory strides (conv driver)
     long long batch = 0;  // 0 keeps the problem's
 };
@@ -194,21 +194,26 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
     const auto& t = *types;
     const std::string bias = bias_dt(s, dir, t, &reason);
     if (bias.empty()) return std::nullopt;
-    if (!(t[0] == t[1] && t[1] == t[2]) || (t[0] != "f32" && t[0] != "f16" && t[0] != "bf16"))
-        return reason = dt_reason(t, s.cfg.empty() ? s.dt : s.cfg), std::nullopt;
-    c.dtype = t[0] == "f32" ? DataType::f32 : t[0] == "f16" ? DataType::f16 : DataType::bf16;
+    // each tensor its own float type (benchdnn's --dt=src:wei:dst; the bias: bias_dt above); anything else is
+    // skipped with dt_reason's words
+    DataType tensor_types[3];
+    for (int i = 0; i < 3; ++i)
+        if (!parse_data_type(t[i], &tensor_types[i])) return reason = dt_reason(t, s.cfg.empty() ? s.dt : s.cfg), std::nullopt;
+    c.dtype = tensor_types[0];
+    if (tensor_types[1] != tensor_types[0]) c.dtype_overrides.weights = tensor_types[1];
+    if (tensor_types[2] != tensor_types[0]) c.dtype_overrides.dst = tensor_types[2];
     // BWD_D's primitive takes no bias whatever its type (conv.cpp init_pd), so dir=bwd_d has none
     c.has_bias = bias != "undef" && dir != "BWD_D";
-    if (c.has_bias && bias != t[0]) {
-        if (dir == "FWD_B" || dir == "BWD_WB")
-            return reason = "--dir=FWD_B,BWD_WB: benchdnn gives the bias f32 (f64 for f64 weights) whatever --dt and "
-                            "--bia-dt say; with f16 or bf16 data that is a mixed bias, and convcheck has one data type "
-                            "for src, weights, bias and dst (the bias of another data type: --dir=FWD_D,FWD_I,BWD_W "
-                            "with --bia-dt)",
+    if (c.has_bias) {
+        DataType bias_type;
+        if (!parse_data_type(bias, &bias_type))
+            return reason = "--bia-dt: a " + bias + " bias (" +
+                            (dir == "FWD_B" || dir == "BWD_WB" ? "benchdnn's for --dir=" + dir + " with " + t[1] +
+                                                                     " weights"
+                                                               : std::string("--bia-dt")) +
+                            "); convcheck models f32, f16 and bf16 only",
                    std::nullopt;
-        return reason = "--bia-dt: a bias data type other than the data type of src, weights and dst; convcheck has "
-                        "one data type for src, weights, bias and dst",
-               std::nullopt;
+        if (bias_type != tensor_types[0]) c.dtype_overrides.bias = bias_type;
     }
 
     const auto memory = benchdnn_memory(s.stag, s.wtag, s.dtag, s.strides, driver, rank + 2, has_groups, &reason);
@@ -265,6 +270,7 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
     if (!chosen) return m;
     ConvDescriptor d = problem.descriptor;
     d.pass = chosen->pass;
+    d.dtype_overrides = chosen->dtype_overrides;
     apply(*chosen, d);
     if (!apply_benchdnn_memory(chosen->memory, d, &m.skip_reason)) return m;
     if (d.pass != Pass::forward && has_strides(d)) {
@@ -280,6 +286,12 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnDeconvPr
     BenchdnnMapping m;
     const auto chosen = choose(s, BenchdnnDriver::deconv, problem.descriptor.rank, problem.has_groups, &m.skip_reason);
     if (!chosen) return m;
+    const auto& mix = chosen->dtype_overrides;
+    if (mix.weights || mix.bias || mix.dst) {
+        m.skip_reason = "--dt/--bia-dt: mixed per-tensor data types of a transposed convolution (benchdnn's deconv "
+                        "driver); convcheck's transposed convolution has one data type for src, weights, bias and dst";
+        return m;
+    }
     TransposedDescriptor t = problem.descriptor;
     apply(*chosen, t);  // chosen->pass is forward: choose() skipped every backward direction
     m.transposed = t;

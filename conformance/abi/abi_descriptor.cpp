@@ -50,11 +50,16 @@ void geometry_from_abi(const Abi& c, Canonical& d) {
 convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     convcheck_conv_desc c{};
     geometry_to_abi(d, c);
-    c.dtype = static_cast<int32_t>(d.dtype);  // DataType and convcheck_dtype share values for f32/f16/bf16
+    // DataType and convcheck_dtype share values for f32/f16/bf16
     c.data_format = static_cast<int32_t>(d.data_format);
     c.filter_format = static_cast<int32_t>(d.filter_format);
-    // 1.2: one dtype for every tensor, the descriptor's pass, no extension (all the core describes)
-    c.src_dtype = c.weights_dtype = c.bias_dtype = c.dst_dtype = c.dtype;
+    // 1.2: each tensor's dtype, and dtype MIXED when they differ (a plugin that reads dtype alone declines);
+    // the descriptor's pass, no extension (all the core describes)
+    c.src_dtype = static_cast<int32_t>(d.src_dtype());
+    c.weights_dtype = static_cast<int32_t>(d.weights_dtype());
+    c.bias_dtype = static_cast<int32_t>(d.has_bias ? d.bias_dtype() : d.dtype);
+    c.dst_dtype = static_cast<int32_t>(d.dst_dtype());
+    c.dtype = d.mixed() ? CONVCHECK_DTYPE_MIXED : static_cast<int32_t>(d.dtype);
     c.prop_kind = d.pass == Pass::backward_data      ? CONVCHECK_BACKWARD_DATA
                   : d.pass == Pass::backward_weights ? CONVCHECK_BACKWARD_WEIGHTS
                                                      : CONVCHECK_FORWARD;
@@ -72,17 +77,27 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
 ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     ConvDescriptor d;
     geometry_from_abi(c, d);
-    if (c.dtype < 0 || c.dtype > 2)
-        throw ConvError("dtype", std::to_string(c.dtype),
-                        "convcheck_conv_desc.dtype must be f32, f16 or bf16 (one dtype for every tensor)");
-    d.dtype = static_cast<DataType>(c.dtype);
+    const bool has_1_2 = c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next);
+    auto float_dtype = [](const char* field, int32_t t) {
+        if (t < 0 || t > 2)
+            throw ConvError(field, std::to_string(t), std::string("convcheck_conv_desc.") + field +
+                                                          " must be f32, f16 or bf16 (" + abi_dtype_name(t) + ")");
+        return static_cast<DataType>(t);
+    };
+    if (c.dtype == CONVCHECK_DTYPE_MIXED && !has_1_2)
+        throw ConvError("dtype", "CONVCHECK_DTYPE_MIXED", "needs the 1.2 per-tensor dtypes (struct_size too small)");
+    if (c.dtype != CONVCHECK_DTYPE_MIXED) d.dtype = float_dtype("dtype", c.dtype);
     // 1.2 fields, read only when struct_size covers them (else their defaults: the same dtype, forward)
-    if (c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) {
-        for (const int32_t t : {c.src_dtype, c.weights_dtype, c.bias_dtype, c.dst_dtype})
-            if (t != c.dtype)
-                throw ConvError("src_dtype/weights_dtype/bias_dtype/dst_dtype", std::to_string(t),
-                                "the canonical descriptor has one dtype for every tensor (dtype " +
-                                    std::to_string(c.dtype) + ")");
+    if (has_1_2) {
+        // each tensor's own dtype; `dtype` is one of them when they agree, CONVCHECK_DTYPE_MIXED when not
+        d.dtype = float_dtype("src_dtype", c.src_dtype);
+        d.dtype_overrides.weights = float_dtype("weights_dtype", c.weights_dtype);
+        d.dtype_overrides.dst = float_dtype("dst_dtype", c.dst_dtype);
+        if (d.has_bias) d.dtype_overrides.bias = float_dtype("bias_dtype", c.bias_dtype);
+        if (d.mixed() != (c.dtype == CONVCHECK_DTYPE_MIXED))
+            throw ConvError("dtype", abi_dtype_name(c.dtype),
+                            d.mixed() ? "must be CONVCHECK_DTYPE_MIXED when src_dtype .. dst_dtype differ"
+                                      : "must be the tensors' one dtype when src_dtype .. dst_dtype agree");
         if (c.prop_kind == CONVCHECK_BACKWARD_DATA) d.pass = Pass::backward_data;
         else if (c.prop_kind == CONVCHECK_BACKWARD_WEIGHTS) d.pass = Pass::backward_weights;
         else if (c.prop_kind != CONVCHECK_FORWARD)

@@ -274,18 +274,19 @@ RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed) {
     RandomFill f;
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    auto draw = [&] { return round_to(d.dtype, u(rng)); };
+    // each tensor's values in its own dtype (a mixed descriptor's differ)
+    auto draw = [&](DataType dtype) { return round_to(dtype, u(rng)); };
     std::int64_t spatial = 1;
     for (int a = 0; a < d.rank; ++a) spatial *= d.input_size[a];
     f.src.resize(d.batch * d.in_channels * spatial);
-    for (auto& v : f.src) v = draw();
+    for (auto& v : f.src) v = draw(d.src_dtype());
     std::int64_t kernel = 1;
     for (int a = 0; a < d.rank; ++a) kernel *= d.kernel_size[a];
     f.weights.resize(d.out_channels * d.in_channels_per_group() * kernel);
-    for (auto& v : f.weights) v = draw();
+    for (auto& v : f.weights) v = draw(d.weights_dtype());
     if (d.has_bias) {
         f.bias.resize(d.out_channels);
-        for (auto& v : f.bias) v = draw();
+        for (auto& v : f.bias) v = draw(d.bias_dtype());
     }
     return f;
 }

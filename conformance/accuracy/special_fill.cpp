@@ -75,6 +75,9 @@ bool factor_between(std::int64_t lo, std::int64_t hi, int p, std::int64_t* a, st
 }  // namespace
 
 std::string fill_not_applicable(Fill fill, const ConvDescriptor& d, const Contract& c) {
+    if (fill != Fill::standard && d.mixed())
+        return "the special fills are designed for one dtype (" + dtypes_text(d) +
+               " mixes them): a mixed descriptor takes the standard fill";
     if (fill != Fill::ties) return "";
     const int p = significand_bits(d.dtype), acc = accumulation_significand_bits(c);
     if (acc >= p + 3) return "";

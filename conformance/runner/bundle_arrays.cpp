@@ -54,26 +54,29 @@ std::pair<ConvDescriptor, RecordedExecution> densified(const ConvDescriptor& str
     ConvDescriptor d = strided;
     d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
     RecordedExecution dense = e;
-    const std::size_t bytes = static_cast<std::size_t>(size_of(d.dtype));
-    dense.src.assign(static_cast<std::size_t>(d.src_elements()) * bytes, std::byte{0});
+    auto bytes = [&](DataType dtype) { return static_cast<std::size_t>(size_of(dtype)); };
+    dense.src.assign(static_cast<std::size_t>(d.src_elements()) * bytes(d.src_dtype()), std::byte{0});
     reference::ncx_to_src(d, reference::src_to_ncx(strided, e.src.data()), dense.src.data());
-    dense.weights.assign(static_cast<std::size_t>(d.weights_elements()) * bytes, std::byte{0});
+    dense.weights.assign(static_cast<std::size_t>(d.weights_elements()) * bytes(d.weights_dtype()), std::byte{0});
     reference::oix_to_weights(d, reference::weights_to_oix(strided, e.weights.data()), dense.weights.data());
-    dense.dst.assign(static_cast<std::size_t>(d.dst_elements()) * bytes, std::byte{0});
+    dense.dst.assign(static_cast<std::size_t>(d.dst_elements()) * bytes(d.dst_dtype()), std::byte{0});
     if (!e.dst.empty()) reference::round_dst_to_output(d, reference::dst_to_ncx(strided, e.dst.data()), dense.dst.data());
     return {d, dense};
 }
 
 BundleArrays dense_conv_arrays(const ConvDescriptor& d, const RecordedExecution& e) {
-    const std::string dt(to_string(d.dtype)), data(to_string(d.data_format)), wei(to_string(d.filter_format));
+    // each tensor in its own dtype
+    const std::string data(to_string(d.data_format)), wei(to_string(d.filter_format));
+    const std::string src_dt(to_string(d.src_dtype())), weights_dt(to_string(d.weights_dtype())),
+        bias_dt(to_string(d.bias_dtype())), dt(to_string(d.dst_dtype()));
     BundleArrays arrays;
-    arrays.push_back(stored("src", {dt, d.src_dims(), data}, e.src));
-    arrays.push_back(stored("weights", {dt, d.weights_dims(), wei}, e.weights));
-    if (d.has_bias) arrays.push_back(stored("bias", {dt, {d.out_channels}, "o"}, e.bias));
+    arrays.push_back(stored("src", {src_dt, d.src_dims(), data}, e.src));
+    arrays.push_back(stored("weights", {weights_dt, d.weights_dims(), wei}, e.weights));
+    if (d.has_bias) arrays.push_back(stored("bias", {bias_dt, {d.out_channels}, "o"}, e.bias));
     // the reference on exactly these bytes: what the runner judged the output against
     const reference::ConvResult want =
         reference::convolution(d, e.src.data(), e.weights.data(), d.has_bias ? e.bias.data() : nullptr);
-    std::vector<std::byte> rounded(static_cast<std::size_t>(d.dst_elements() * size_of(d.dtype)));
+    std::vector<std::byte> rounded(static_cast<std::size_t>(d.dst_elements() * size_of(d.dst_dtype())));
     reference::round_dst_to_output(d, want.dst, rounded.data());
     arrays.push_back(stored("expected", {dt, d.dst_dims(), data}, rounded));
     append_reference(arrays, want.dst, want.magnitude, want.terms, ncx_dims(d.dst_dims(), d.data_format == DataFormat::nxc),

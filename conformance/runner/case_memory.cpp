@@ -39,7 +39,10 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 CaseMemory conv_memory(const Case& c) {
     const ConvDescriptor& d = c.conv;
     validate(d);
-    const double e = size_of(d.dtype), S = static_cast<double>(d.src_elements()),
+    // the widest of the tensors' dtypes (they differ in a mixed descriptor): an upper bound
+    const double e = std::max({size_of(d.src_dtype()), size_of(d.weights_dtype()), size_of(d.bias_dtype()),
+                               size_of(d.dst_dtype())}),
+                 S = static_cast<double>(d.src_elements()),
                  W = static_cast<double>(d.weights_elements()), B = static_cast<double>(d.bias_elements()),
                  D = static_cast<double>(d.dst_elements());
     double kernel = 1;

@@ -87,6 +87,16 @@ std::optional<TransposedDescriptor> read_back(const BenchdnnSetup& setup, const 
     return m.transposed;
 }
 
+// --dt (one type, or src:wei:dst for a mix) and the bias's type, of either descriptor.
+std::string benchdnn_dt(const ConvDescriptor& d) {
+    if (d.weights_dtype() == d.dtype && d.dst_dtype() == d.dtype) return std::string(to_string(d.dtype));
+    return std::string(to_string(d.dtype)) + ":" + std::string(to_string(d.weights_dtype())) + ":" +
+           std::string(to_string(d.dst_dtype()));
+}
+std::string benchdnn_dt(const TransposedDescriptor& t) { return std::string(to_string(t.dtype)); }
+DataType bias_dtype(const ConvDescriptor& d) { return d.bias_dtype(); }
+DataType bias_dtype(const TransposedDescriptor& t) { return t.dtype; }
+
 // The line, given only when benchdnn's driver reads it back as this very case (its output sizes included).
 template <class Descriptor>
 std::string checked_line(const Descriptor& d, BenchdnnDriver driver, std::string* why) {
@@ -98,12 +108,12 @@ std::string checked_line(const Descriptor& d, BenchdnnDriver driver, std::string
         return "";
     }
     BenchdnnSetup setup = setup_of(d);
-    setup.dt = to_string(d.dtype);
-    // current benchdnn gives FWD_B and BWD_WB an f32 bias whatever --dt says: a bias of the data's f16 or bf16 is
+    setup.dt = benchdnn_dt(d);
+    // current benchdnn gives FWD_B and BWD_WB an f32 bias whatever --dt says: a bias of f16 or bf16 is
     // --bia-dt's, with FWD_D or BWD_W (docs/benchdnn.md)
-    if (d.has_bias && d.dtype != DataType::f32) {
+    if (d.has_bias && bias_dtype(d) != DataType::f32) {
         setup.dir = setup.dir == "FWD_B" ? "FWD_D" : setup.dir == "BWD_WB" ? "BWD_W" : setup.dir;
-        setup.bia_dt = setup.dt;
+        setup.bia_dt = to_string(bias_dtype(d));
     }
     setup.stag = setup.dtag = d.data_format == DataFormat::nxc ? "axb" : "abx";
     setup.alg = "direct";

@@ -121,7 +121,7 @@ std::vector<ConvDescriptor> smaller_descriptors(const ConvDescriptor& d) {
         c.has_bias = false;
         push(c);
     }
-    if (d.dtype != DataType::f32) {
+    if (d.dtype != DataType::f32 && !d.mixed()) {  // a mix keeps its types: they may be the failure
         auto c = d;
         c.dtype = DataType::f32;
         push(c);

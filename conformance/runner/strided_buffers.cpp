@@ -14,7 +14,7 @@ bool all_fill(const unsigned char* p, std::size_t bytes) {
 }  // namespace
 
 std::size_t layout_bytes(const ConvDescriptor& d, TensorRole role) {
-    return static_cast<std::size_t>(layout_of(d, role).span()) * static_cast<std::size_t>(size_of(d.dtype));
+    return static_cast<std::size_t>(layout_of(d, role).span()) * static_cast<std::size_t>(size_of(dtype_of(d, role)));
 }
 
 void fill_gaps(const ConvDescriptor& d, TensorRole role, void* data) {
@@ -22,7 +22,7 @@ void fill_gaps(const ConvDescriptor& d, TensorRole role, void* data) {
     std::int64_t elements = 1;
     for (auto v : l.dims) elements *= v;
     if (l.span() == elements) return;  // as many elements as the span: no gaps
-    const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
+    const std::size_t e = static_cast<std::size_t>(size_of(dtype_of(d, role)));
     const auto gaps = gap_map(d, role);
     auto* p = static_cast<unsigned char*>(data);
     for (std::size_t i = 0; i < gaps.size(); ++i)
@@ -31,7 +31,7 @@ void fill_gaps(const ConvDescriptor& d, TensorRole role, void* data) {
 
 std::string written_gaps(const ConvDescriptor& d, const void* dst) {
     if (strides_of(d, TensorRole::dst).empty()) return "";
-    const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
+    const std::size_t e = static_cast<std::size_t>(size_of(d.dst_dtype()));
     const auto gaps = gap_map(d, TensorRole::dst);
     const auto* p = static_cast<const unsigned char*>(dst);
     std::int64_t total = 0, written = 0, first = -1;
@@ -48,7 +48,7 @@ std::string written_gaps(const ConvDescriptor& d, const void* dst) {
 }
 
 std::int64_t unwritten_dst_elements(const ConvDescriptor& d, const void* dst) {
-    const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
+    const std::size_t e = static_cast<std::size_t>(size_of(d.dst_dtype()));
     const auto* p = static_cast<const unsigned char*>(dst);
     std::int64_t count = 0;
     for_each_element(d, TensorRole::dst, [&](std::int64_t, std::int64_t at) { count += all_fill(p + at * e, e); });

@@ -85,7 +85,8 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         {"dir", P ",bias=1", nullptr},
         // 4. --dt
         {"dt", P ",bias=1,dt=f16", nullptr}, {"dt", P ",bias=1,dt=bf16", nullptr},
-        {"dt", nullptr, "--dt: mixed per-tensor"}, {"dt", nullptr, "--dir=FWD_B (or --bia-dt): an int8 convolution with a bias"},
+        {"dt", P ",bias=1,dt=bf16:bf16:f32", nullptr},
+        {"dt", nullptr, "--dir=FWD_B (or --bia-dt): an int8 convolution with a bias"},
         {"dt", nullptr, "--dt: fp8"},
         {"dt", nullptr, "--dt: f64"}, {"dt", nullptr, "--dt: 4-bit"}, {"dt", nullptr, "--dt: needs one data type or three"},
         {"dt", nullptr, "--dt: a data type benchdnn does not know"},
@@ -205,8 +206,6 @@ TEST(BenchdnnBatch, BadProblemsNameFileAndLine) {
 
 // current oneDNN's --bia-dt: which directions have a bias and of which type, and the --match line that carries it
 TEST(BenchdnnBatch, BiasDataTypeOfCurrentOneDnn) {
-    const char* fwd_b_f32 = "--dir=FWD_B,BWD_WB: benchdnn gives the bias f32";
-    const char* other_bias = "--bia-dt: a bias data type other than the data type of src, weights and dst";
     expect_cases(read_benchdnn_batch((kData / "bia_dt").string()), {
         // 1. f32: dir x bia_dt
         {"f32", P ",bias=1", nullptr}, {"f32", P ",bias=1", nullptr},
@@ -216,10 +215,11 @@ TEST(BenchdnnBatch, BiasDataTypeOfCurrentOneDnn) {
         {"f32", P ",bias=1,dir=bwd_w", nullptr}, {"f32", P ",bias=0,dir=bwd_w", nullptr},
         {"f32", P ",bias=1,dir=bwd_w", nullptr}, {"f32", P ",bias=1,dir=bwd_w", nullptr},
         // 2. bf16
-        {"bf16", nullptr, fwd_b_f32}, {"bf16", P ",bias=1,dt=bf16", nullptr},
-        {"bf16", P ",bias=1,dt=bf16,dir=bwd_w", nullptr}, {"bf16", nullptr, fwd_b_f32},
+        // FWD_B and BWD_WB: benchdnn's f32 bias on bf16 data (mixed-dtypes.md)
+        {"bf16", P ",bias=1,dt=bf16,bdt=f32", nullptr}, {"bf16", P ",bias=1,dt=bf16", nullptr},
+        {"bf16", P ",bias=1,dt=bf16,dir=bwd_w", nullptr}, {"bf16", P ",bias=1,dt=bf16,bdt=f32,dir=bwd_w", nullptr},
         // 3. names
-        {"names", nullptr, other_bias}, {"names", P ",bias=1,dt=f16", nullptr},
+        {"names", P ",bias=1,dt=f16,bdt=f32", nullptr}, {"names", P ",bias=1,dt=f16", nullptr},
         {"names", nullptr, "--bia-dt: a data type benchdnn does not know"},
         {"reset", P ",bias=0,dt=f16", nullptr},
         // 4. --match: the FWD_D line with --bia-dt=f16 only; a miss drops the problem's other setups

@@ -193,11 +193,11 @@ TEST(BenchdnnDeconv, OptionsTheDeconvDriverReadsItsOwnWay) {
     expect_deconv_cases(read("--dt=bf16 --stag=axb --mb=3 --dir=FWD_D,FWD_I,FWD_B --bia-dt=bf16 ic4ih5oc2kh3"),
                         {{"deconv:n=3,c=4,o=2,in=5x5,k=3x3,bias=1,dt=bf16,data=nxc", nullptr},
                          {"deconv:n=3,c=4,o=2,in=5x5,k=3x3,bias=1,dt=bf16,data=nxc", nullptr},
-                         {nullptr, "--dir=FWD_B,BWD_WB: benchdnn gives the bias f32"}});
+                         {nullptr, "--dt/--bia-dt: mixed per-tensor data types of a transposed convolution"}});
     expect_deconv_cases(read("--dir=FWD_D --bia-dt=undef,f32,f16 ic4ih5oc2kh3"),
                         {{"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=0", nullptr},
                          {"deconv:n=2,c=4,o=2,in=5x5,k=3x3,bias=1", nullptr},
-                         {nullptr, "--bia-dt: a bias data type other than the data type"}});
+                         {nullptr, "--dt/--bia-dt: mixed per-tensor data types of a transposed convolution"}});
     // v3.7.1: FWD_B's bias has the weights' data type; no --bia-dt
     const auto v371 = [](const std::string& text) {
         return read_benchdnn_batch_text(text, "text", deconv_driver(BenchdnnVersion::v3_7_1));

@@ -1,5 +1,5 @@
-// What the optimized backward passes decline (why_backward_unsupported): memory layouts the forward
-// declines too, a backward data split into more phases than kMaxBackwardPhases, and any workspace the
+// What the optimized backward passes decline (why_backward_unsupported): memory layouts and mixed
+// per-tensor dtypes the forward declines too, a backward data split into more phases than kMaxBackwardPhases, and any workspace the
 // forward's limits refuse (the phases' own forward convolutions, or backward weights' padded input);
 // and which forced paths they take (why_backward_unavailable).
 #include "backward_phases.hpp"
@@ -9,6 +9,7 @@ namespace convcheck::optimized {
 
 std::string why_backward_unsupported(const ConvDescriptor& d) {
     if (std::string why = why_layout_unsupported(d); !why.empty()) return why;
+    if (std::string why = why_dtypes_unsupported(d); !why.empty()) return why;
     if (d.pass != Pass::backward_data)
         if (std::string why = why_too_large(d); !why.empty()) return why;
     if (d.pass == Pass::backward_weights) return "";

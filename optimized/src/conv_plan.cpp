@@ -456,6 +456,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     validate(d);
     if (const std::string why = why_layout_unsupported(d); !why.empty())
         throw ConvError("memory layout", to_string(d), why);
+    if (const std::string why = why_dtypes_unsupported(d); !why.empty()) throw ConvError("dt", dtypes_text(d), why);
     detail::check_workspace_size(d);  // and the index range
     if (d.has_bias && bias == nullptr) throw ConvError("bias", "null", "a descriptor with bias=1 needs a bias buffer");
     if (weights == nullptr) throw ConvError("weights", "null", "the weights buffer must not be null");

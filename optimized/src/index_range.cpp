@@ -97,6 +97,13 @@ std::string why_layout_unsupported(const ConvDescriptor& d) {
     return "";
 }
 
+std::string why_dtypes_unsupported(const ConvDescriptor& d) {
+    if (d.mixed())
+        return "the optimized implementation takes one dtype for every tensor, not " + dtypes_text(d) +
+               " (mixed per-tensor dtypes)";
+    return "";
+}
+
 std::string why_too_large(const ConvDescriptor& d) {
     try {
         detail::check_workspace_size(d);

@@ -76,7 +76,7 @@ GradientResult backward_weights(const ConvDescriptor& d, const void* src, const 
 void round_bias_to_output(const ConvDescriptor& d, std::span<const double> bias, void* out) {
     detail::check_canonical_size("diff_bias", bias.size(), d.out_channels);
     // store_from_double rounds once, to nearest even, straight from double
-    for (std::int64_t o = 0; o < d.out_channels; ++o) store_from_double(out, d.dtype, o, bias[o]);
+    for (std::int64_t o = 0; o < d.out_channels; ++o) store_from_double(out, d.bias_dtype(), o, bias[o]);
 }
 
 }  // namespace convcheck::reference

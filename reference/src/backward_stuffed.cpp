@@ -56,6 +56,9 @@ ConvDescriptor stuffed_convolution_descriptor(const ConvDescriptor& d) {
     s.in_channels = d.out_channels;
     s.out_channels = d.in_channels;
     s.has_bias = false;
+    // its input is diff_dst and its output diff_src: they keep their tensors' data types
+    s.dtype = d.dst_dtype();
+    s.dtype_overrides = {d.weights_dtype(), std::nullopt, d.src_dtype()};
     for (int a = 0; a < d.rank; ++a) {
         const std::int64_t extent = d.dilated_kernel(a);
         const std::int64_t stuffed = (d.output_size(a) - 1) * d.strides[a] + 1;

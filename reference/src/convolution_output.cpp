@@ -26,7 +26,7 @@ OutputValue convolution_output(const ConvDescriptor& d, const void* src, const v
     };
     OutputValue r;
     if (d.has_bias) {
-        r.value = load_as_double(bias, d.dtype, y.oc);
+        r.value = load_as_double(bias, d.bias_dtype(), y.oc);
         r.magnitude = std::fabs(r.value);
         r.terms = 1;
     }
@@ -34,7 +34,7 @@ OutputValue convolution_output(const ConvDescriptor& d, const void* src, const v
         // canonical NCX / OIX offsets -> the buffers' own formats and strides
         const std::int64_t src_at = offset_of(src_layout, s);
         const std::int64_t weights_at = offset_of(weights_layout, w);
-        const double product = load_as_double(src, d.dtype, src_at) * load_as_double(weights, d.dtype, weights_at);
+        const double product = load_as_double(src, d.src_dtype(), src_at) * load_as_double(weights, d.weights_dtype(), weights_at);
         r.value += product;
         r.magnitude += std::fabs(product);
         ++r.terms;

@@ -179,9 +179,12 @@ inline const convcheck_extension* extensions(const convcheck_conv_desc& d) {
 
 // "" when every tensor has the descriptor's dtype and there is no extension; else why a plugin
 // that takes one dtype and knows no extension declines it (plugin.h: an unknown tag declines).
-inline std::string beyond_one_dtype(const convcheck_conv_desc& d) {
+// With mixed_dtypes (a plugin that claims them), tensors of differing dtypes pass when `dtype` says
+// CONVCHECK_DTYPE_MIXED: the plugin reads each tensor's own.
+inline std::string beyond_one_dtype(const convcheck_conv_desc& d, bool mixed_dtypes = false) {
     const TensorDtypes t = tensor_dtypes(d);
-    if (t.src != d.dtype || t.weights != d.dtype || t.bias != d.dtype || t.dst != d.dtype)
+    const bool differ = t.src != d.dtype || t.weights != d.dtype || t.bias != d.dtype || t.dst != d.dtype;
+    if (differ && !(mixed_dtypes && d.dtype == CONVCHECK_DTYPE_MIXED))
         return "this plugin takes one dtype for every tensor, not src " + std::to_string(t.src) + ", weights " +
                std::to_string(t.weights) + ", bias " + std::to_string(t.bias) + ", dst " + std::to_string(t.dst) +
                " (dtype " + std::to_string(d.dtype) + ")";
@@ -195,11 +198,11 @@ inline std::string beyond_one_dtype(const convcheck_conv_desc& d) {
 // add_conv makes decline such a case at query and refuse it at prepare and execute
 // (CONVCHECK_ERROR_UNIMPLEMENTED), so that no plugin on this header reads a mixed-dtype case as its
 // `dtype`, a backward pass as forward, or skips an extension.
-inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d) {
+inline std::string beyond_forward_one_dtype(const convcheck_conv_desc& d, bool mixed_dtypes = false) {
     if (const int32_t kind = prop_kind(d); kind != CONVCHECK_FORWARD)
         return "this plugin computes the forward pass only, not prop_kind " + std::to_string(kind) +
                (kind == CONVCHECK_BACKWARD_DATA ? " (backward data)" : kind == CONVCHECK_BACKWARD_WEIGHTS ? " (backward weights)" : "");
-    return beyond_one_dtype(d);
+    return beyond_one_dtype(d, mixed_dtypes);
 }
 
 // ---- the caller's workspace and thread pool (1.2) --------------------------------------------------
@@ -291,10 +294,11 @@ inline convcheck_conv_args image_args(const convcheck_conv_desc& d, const convch
     const bool layout = d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, dst_strides);
     const long long src_pitch = layout && d.src_strides[0] != 0 ? d.src_strides[0] : src_elements(one);
     const long long dst_pitch = layout && d.dst_strides[0] != 0 ? d.dst_strides[0] : dst_elements(one);
-    const std::size_t e = dtype_bytes(d.dtype);
+    // each tensor's own element size (they differ in a mixed-dtype case)
+    const TensorDtypes t = tensor_dtypes(d);
     convcheck_conv_args image = a;
-    image.src = static_cast<const char*>(a.src) + static_cast<std::size_t>(n * src_pitch) * e;
-    image.dst = static_cast<char*>(a.dst) + static_cast<std::size_t>(n * dst_pitch) * e;
+    image.src = static_cast<const char*>(a.src) + static_cast<std::size_t>(n * src_pitch) * dtype_bytes(t.src);
+    image.dst = static_cast<char*>(a.dst) + static_cast<std::size_t>(n * dst_pitch) * dtype_bytes(t.dst);
     return image;
 }
 
@@ -321,11 +325,16 @@ inline convcheck_error* check_conv_call(const convcheck_conv_desc* desc, const c
 using QuantizedGate = bool (*)(const convcheck_conv_desc& desc, std::string* why);
 template <typename Tag>
 inline QuantizedGate quantized_gate = nullptr;
+// takes_mixed_dtypes<Tag>: a plugin that claims mixed_dtypes (convcheck_plugin_info) sets it for its Prepare's tag
+// before add_conv; its gate then lets a forward case of per-tensor float dtypes through to its own query, which
+// declines the combinations it lacks.
+template <typename Tag>
+inline bool takes_mixed_dtypes = false;
 template <typename Tag>
 std::string beyond_gate(const convcheck_conv_desc& desc) {
     std::string why;
     if (quantized_gate<Tag> != nullptr && quantized_gate<Tag>(desc, &why)) return why;
-    return beyond_forward_one_dtype(desc);
+    return beyond_forward_one_dtype(desc, takes_mixed_dtypes<Tag>);
 }
 
 // check_conv_call, then add_conv's gate (beyond_gate).

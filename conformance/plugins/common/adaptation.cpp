@@ -183,7 +183,7 @@ void adapt_src(const convcheck_conv_desc& d, const Adaptation& a, const void* sr
         offset[2] = -d.pads_begin[0];
         step[2] = d.strides[0];
     }
-    copy_window({src, src_layout(from), out, src_layout(to), offset, element_bytes(d.dtype), step});
+    copy_window({src, src_layout(from), out, src_layout(to), offset, element_bytes(tensor_dtypes(d).src), step});
 }
 
 // The runner's weights at the library's rank: lifted for rank 1; for the depth fold the unit
@@ -198,7 +198,7 @@ void weights_in_order(const convcheck_conv_desc& d, const Adaptation& a, const v
     DenseLayout to = weights_layout(library_desc(d, a));
     to.physical = physical;
     copy_window({weights, weights_layout(weights_view(d, a)), out, to, std::vector<int64_t>(to.dims.size(), 0),
-                 element_bytes(d.dtype), {}});
+                 element_bytes(tensor_dtypes(d).weights), {}});
 }
 
 void adapt_weights(const convcheck_conv_desc& d, const Adaptation& a, const void* weights, void* out) {
@@ -207,12 +207,12 @@ void adapt_weights(const convcheck_conv_desc& d, const Adaptation& a, const void
 
 void restore_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* library_dst, void* dst) {
     const DenseLayout from = dst_layout(adapted_view(d, a)), to = dst_layout(runner_view(d, a));
-    copy_window({library_dst, from, dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
+    copy_window({library_dst, from, dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(tensor_dtypes(d).dst), {}});
 }
 
 void adapt_dst(const convcheck_conv_desc& d, const Adaptation& a, const void* dst, void* library_dst) {
     const DenseLayout from = dst_layout(runner_view(d, a)), to = dst_layout(adapted_view(d, a));
-    copy_window({dst, from, library_dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
+    copy_window({dst, from, library_dst, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(tensor_dtypes(d).dst), {}});
 }
 
 namespace {
@@ -227,20 +227,24 @@ void restore_src(const convcheck_conv_desc& d, const Adaptation& a, const void* 
     std::vector<int64_t> offset{0, 0};  // runner element x is library element x + moved_begin (adapt_src's inverse)
     if (a.rank1_as_rank2) offset.push_back(0);
     for (int axis = 0; axis < d.rank; ++axis) offset.push_back(a.moved_begin[axis]);
-    copy_window({library_src, from, src, to, offset, element_bytes(d.dtype), {}});
+    copy_window({library_src, from, src, to, offset, element_bytes(tensor_dtypes(d).src), {}});
 }
 
 void restore_weights(const convcheck_conv_desc& d, const Adaptation& a, const void* library_weights, void* weights) {
     no_depth_fold(a);
     const DenseLayout from = weights_layout(library_desc(d, a)), to = weights_layout(weights_view(d, a));
-    copy_window({library_weights, from, weights, to, std::vector<int64_t>(to.dims.size(), 0), element_bytes(d.dtype), {}});
+    copy_window({library_weights, from, weights, to, std::vector<int64_t>(to.dims.size(), 0),
+                 element_bytes(tensor_dtypes(d).weights), {}});
 }
 
 LibraryBuffers::LibraryBuffers(const convcheck_conv_desc& d, const Adaptation& a, const convcheck_conv_args& args,
                                size_t tail_bytes)
     : d_(d), a_(a), runner_dst_(args.dst), src_(args.src), weights_(args.weights), bias_(args.bias), dst_(args.dst) {
     const convcheck_conv_desc l = adapted_view(d, a);  // the library's tensors, at the runner's rank
-    const size_t bytes = element_bytes(d.dtype);
+    // each tensor's own element size (a mixed-dtype case's differ; a backward pass has one dtype)
+    const TensorDtypes types = tensor_dtypes(d);
+    const size_t src_bytes = element_bytes(types.src), weights_bytes = element_bytes(types.weights),
+                 bias_bytes = element_bytes(types.bias), dst_bytes = element_bytes(types.dst);
     const int32_t pass = prop_kind(d);
     if (pass != CONVCHECK_FORWARD) {
         no_depth_fold(a);
@@ -249,36 +253,36 @@ LibraryBuffers::LibraryBuffers(const convcheck_conv_desc& d, const Adaptation& a
             throw std::invalid_argument("LibraryBuffers: a backward pass needs ABI 1.2's diff buffers");
     }
     if (args.src != nullptr && (moves_src(d, a) || tail_bytes > 0)) {
-        src_copy_.assign(elements(src_layout(l)) * bytes + tail_bytes, 0);
+        src_copy_.assign(elements(src_layout(l)) * src_bytes + tail_bytes, 0);
         adapt_src(d, a, args.src, src_copy_.data());
         src_ = src_copy_.data();
     }
     if (args.weights != nullptr && moves_weights(d, a)) {
-        weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * bytes + tail_bytes, 0);
+        weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * weights_bytes + tail_bytes, 0);
         adapt_weights(d, a, args.weights, weights_copy_.data());
         weights_ = weights_copy_.data();
     }
     if (d.has_bias && args.bias != nullptr && tail_bytes > 0) {
-        bias_copy_.assign(d.out_channels * bytes + tail_bytes, 0);
-        std::copy_n(static_cast<const unsigned char*>(args.bias), d.out_channels * bytes, bias_copy_.begin());
+        bias_copy_.assign(d.out_channels * bias_bytes + tail_bytes, 0);
+        std::copy_n(static_cast<const unsigned char*>(args.bias), d.out_channels * bias_bytes, bias_copy_.begin());
         bias_ = bias_copy_.data();
     }
     if (moves_dst(d, a)) {
-        dst_copy_.assign(elements(dst_layout(l)) * bytes, 0);
+        dst_copy_.assign(elements(dst_layout(l)) * dst_bytes, 0);
         if (pass != CONVCHECK_FORWARD) adapt_dst(d, a, args.dst, dst_copy_.data());  // diff_dst: an input
         dst_ = dst_copy_.data();
     }
     if (pass == CONVCHECK_BACKWARD_DATA) {
         diff_src_ = runner_diff_src_ = args.diff_src;
         if (moves_src(d, a)) {
-            diff_src_copy_.assign(elements(src_layout(l)) * bytes, 0);
+            diff_src_copy_.assign(elements(src_layout(l)) * src_bytes, 0);
             diff_src_ = diff_src_copy_.data();
         }
     } else if (pass == CONVCHECK_BACKWARD_WEIGHTS) {
         diff_weights_ = runner_diff_weights_ = args.diff_weights;
         diff_bias_ = args.diff_bias;
         if (moves_weights(d, a)) {
-            diff_weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * bytes, 0);
+            diff_weights_copy_.assign(elements(weights_layout(library_desc(d, a))) * weights_bytes, 0);
             diff_weights_ = diff_weights_copy_.data();
         }
     }

@@ -63,15 +63,15 @@ double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, 
             long long wk = kx;
             if (p.m == M::kernel_flipped) wk = p.k_spatial - 1 - kx;
             if (p.m == M::kernel_axes_transposed && p.d.rank == 2) wk = (kx % p.k[2]) * p.k[1] + kx / p.k[2];
-            const float xv = p.load(a.src, p.src_index(n, channel, xs));
-            const float wv = p.load(a.weights, p.weights_index(oc, ic, wk));
+            const float xv = p.load(a.src, p.src_dt, p.src_index(n, channel, xs));
+            const float wv = p.load(a.weights, p.weights_dt, p.weights_index(oc, ic, wk));
             if (p.m == M::zero_weight_skipped && wv == 0.0f) continue;  // a sparse kernel: NaN * 0 lost
             if (p.m == M::honest_fma) sum = std::fma(xv, wv, sum);
             else if (p.m == M::honest_f64_accumulation) sum64 += double(xv) * double(wv);
             else if (p.m == M::honest_blocked_sums) block_sum += xv * wv;
             else sum += xv * wv;
             if (p.m == M::window_overread && xs + 1 < p.in_spatial)
-                sum += p.load(a.src, p.src_index(n, channel, xs + 1)) * 0.0f;
+                sum += p.load(a.src, p.src_dt, p.src_index(n, channel, xs + 1)) * 0.0f;
             if (half) sum = static_cast<float>(round_to(p.dt, sum));
         }
         if (p.m == M::honest_blocked_sums && (i - tap_begin) % 16 == 15) sum += block_sum, block_sum = 0.0f;
@@ -146,9 +146,11 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         if (oc >= written_channels) return;
         if (p.d.has_bias && p.m != M::bias_dropped) {
             const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
-            const double b = load_as_double(a.bias, p.dt, bias_index);
+            const DataType bias_dt = p.m == M::bias_read_as_src_type ? p.src_dt : p.bias_dt;
+            const double b = load_as_double(a.bias, bias_dt, bias_index);
             v = p.m == M::honest_f64_accumulation ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
         }
+        if (p.m == M::dst_rounded_to_src_type) v = round_to(p.src_dt, v);  // then stored in dst's own type
         const long long index = p.dst_index(n, oc, f % p.out_spatial);
         if (index >= written_elements) return;
         store_from_double(a.dst, p.dt, index, to_output(p, v));

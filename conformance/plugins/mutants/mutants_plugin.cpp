@@ -97,6 +97,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
     mine.prop_kinds = reinterpret_cast<Instance*>(plugin)->prop_kinds;
+    mine.mixed_dtypes = 1;  // the forward pass reads each tensor in its own dtype (mutants_problem.hpp)
     return fill_info(info, mine);
 }
 
@@ -120,7 +121,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (quantization_of(*desc) != nullptr) return supported(out);  // add_conv's gate checked its form
-        if (desc->dtype < 0 || desc->dtype > 2) return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
+        if ((desc->dtype < 0 || desc->dtype > 2) && desc->dtype != CONVCHECK_DTYPE_MIXED)
+            return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
         if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
             return unsupported(out, "invalid descriptor: " + why);
         return supported(out);
@@ -139,7 +141,9 @@ struct Plan : convcheck_conv_plan {
     }
     bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
     // dst's whole span, gaps included (a strided dst's gaps go through the workspace unchanged)
-    uint64_t dst_bytes() const { return static_cast<uint64_t>(convcheck::mutants::dst_span(desc)) * dtype_bytes(desc.dtype); }
+    uint64_t dst_bytes() const {
+        return static_cast<uint64_t>(convcheck::mutants::dst_span(desc)) * dtype_bytes(tensor_dtypes(desc).dst);
+    }
     uint64_t workspace_bytes() const override { return in_workspace() ? dst_bytes() : 0; }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         if (quantization) {
@@ -256,6 +260,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_c
 
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
+    takes_mixed_dtypes<PrepareTag<prepare>> = true;
     add_conv<prepare>(a, conv_query);
     add_quantized<prepare>();
     add_backward<prepare, backward_query, backward_execute>(a);

@@ -17,7 +17,11 @@ namespace convcheck::mutants {
 using M = Mutant;
 using Dims = std::array<long long, 3>;
 
-inline DataType dtype_of(const convcheck_conv_desc& d) { return static_cast<DataType>(d.dtype); }
+// Each tensor's dtype (the 1.2 fields: they differ in a mixed-dtype case, whose `dtype` is MIXED).
+inline DataType src_dtype_of(const convcheck_conv_desc& d) { return static_cast<DataType>(d.src_dtype); }
+inline DataType weights_dtype_of(const convcheck_conv_desc& d) { return static_cast<DataType>(d.weights_dtype); }
+inline DataType bias_dtype_of(const convcheck_conv_desc& d) { return static_cast<DataType>(d.bias_dtype); }
+inline DataType dst_dtype_of(const convcheck_conv_desc& d) { return static_cast<DataType>(d.dst_dtype); }
 
 // The binary format of a dtype: significand bits, largest finite value, smallest normal.
 struct Format {
@@ -64,11 +68,13 @@ inline long long strided_offset(const Strides& st, long long a, long long b, lon
 struct Problem {
     const convcheck_conv_desc& d;
     M m;
-    DataType dt;
+    DataType dt;  // dst's (the output's, the one dtype of a backward pass)
+    DataType src_dt, weights_dt, bias_dt;
     Dims in{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, dil{1, 1, 1}, pb{0, 0, 0}, out{1, 1, 1};
     long long N, C, O, G, ICg, OCg, in_spatial = 1, k_spatial = 1, out_spatial = 1, src_channel_stride;
 
-    Problem(const convcheck_conv_desc& desc, M mutant) : d(desc), m(mutant), dt(dtype_of(desc)) {
+    Problem(const convcheck_conv_desc& desc, M mutant) : d(desc), m(mutant), dt(dst_dtype_of(desc)), src_dt(src_dtype_of(desc)),
+          weights_dt(weights_dtype_of(desc)), bias_dt(bias_dtype_of(desc)) {
         const int r = d.rank, shift = 3 - r;
         for (int a = 0; a < r; ++a) {
             const int mirror = r - 1 - a;                // the axis read instead, reversed order
@@ -126,11 +132,12 @@ struct Problem {
         return m == M::offsets_int32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(index)) : index;
     }
     // A value as the backend reads it (daz: a subnormal input reads as zero).
-    float load(const void* buffer, long long index) const {
-        const double v = load_as_double(buffer, dt, index);
-        if (m == M::daz && v != 0.0 && std::fabs(v) < format_of(dt).min_normal) return 0.0f;
+    float load(const void* buffer, DataType type, long long index) const {
+        const double v = load_as_double(buffer, type, index);
+        if (m == M::daz && v != 0.0 && std::fabs(v) < format_of(type).min_normal) return 0.0f;
         return static_cast<float>(v);
     }
+    float load(const void* buffer, long long index) const { return load(buffer, dt, index); }  // one dtype
 };
 
 }  // namespace convcheck::mutants

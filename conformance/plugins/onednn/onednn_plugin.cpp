@@ -1,6 +1,7 @@
 // convcheck plugin for oneDNN (libdnnl, the primitive API): convolution, ranks 1-3, forward,
 // backward data and backward weights (+ bias) (ABI 1.2 prop_kind; docs/passes.md), f32 and bf16
-// (and f16) where this CPU has an implementation: the query asks oneDNN.
+// (and f16) where this CPU has an implementation, and per-tensor mixes of them in the forward pass
+// (bf16 src and weights with an f32 dst, an f32 bias on bf16 data): the query asks oneDNN.
 //
 // The translation, field by field (oneDNN developer guide, "Convolution"):
 //   dilations   oneDNN's are 0-based (0 = dense; dilated extent 1 + (k-1)*(d+1)): we pass d - 1.
@@ -110,10 +111,16 @@ namespace {
 
 using convcheck_onednn::data_type_of;
 
+// Each tensor in its own data type (they differ in a mixed-dtype case: oneDNN takes per-tensor types, e.g.
+// bf16 src and weights with an f32 dst and bias, and refuses the combinations it has no implementation for).
 memory::desc activation_desc(const convcheck_conv_desc& d, int64_t channels, bool is_dst) {
-    return convcheck_onednn::activation_desc(d, channels, is_dst, data_type_of(d.dtype));
+    const support::TensorDtypes t = support::tensor_dtypes(d);
+    return convcheck_onednn::activation_desc(d, channels, is_dst, data_type_of(is_dst ? t.dst : t.src));
 }
-memory::desc weights_desc(const convcheck_conv_desc& d) { return convcheck_onednn::weights_desc(d, data_type_of(d.dtype)); }
+memory::desc weights_desc(const convcheck_conv_desc& d) {
+    return convcheck_onednn::weights_desc(d, data_type_of(support::tensor_dtypes(d).weights));
+}
+memory::data_type bias_type(const convcheck_conv_desc& d) { return data_type_of(support::tensor_dtypes(d).bias); }
 
 memory::dims spatial(const convcheck_conv_desc& d, const int64_t (&values)[3], int64_t minus = 0) {
     memory::dims out;
@@ -168,7 +175,7 @@ struct AnyDescs {
 AnyDescs any_descs(const convcheck_conv_desc& d) {
     const auto any = [&](const memory::desc& m) { return memory::desc(m.dims(), m.data_type(), memory::format_tag::any); };
     return {any(activation_desc(d, d.in_channels, false)), any(weights_desc(d)),
-            d.has_bias ? memory::desc({d.out_channels}, data_type_of(d.dtype), memory::format_tag::any) : memory::desc(),
+            d.has_bias ? memory::desc({d.out_channels}, bias_type(d), memory::format_tag::any) : memory::desc(),
             any(activation_desc(d, d.out_channels, true))};
 }
 
@@ -195,7 +202,9 @@ dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& 
 // `what`: the primitive refused, when it is not the forward one the case asks for.
 std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d, const std::string& what = "the case") {
     std::string why = "oneDNN refused " + what + " (" + e.what() + ", status " + std::to_string(e.status) + ")";
-    if (e.status == dnnl_unimplemented && d.dtype == CONVCHECK_F16)
+    const support::TensorDtypes t = support::tensor_dtypes(d);
+    if (e.status == dnnl_unimplemented &&
+        (t.src == CONVCHECK_F16 || t.weights == CONVCHECK_F16 || t.dst == CONVCHECK_F16 || (d.has_bias && t.bias == CONVCHECK_F16)))
         why += ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
     return why;
 }
@@ -206,10 +215,18 @@ std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d, const st
                                refusal(e, d, what));
 }
 
+// Why a tensor's dtype has no oneDNN data type, or "".
+std::string dtype_unsupported(const convcheck_conv_desc& d) {
+    const support::TensorDtypes t = support::tensor_dtypes(d);
+    for (const int32_t type : {t.src, t.weights, t.dst, d.has_bias ? t.bias : t.src})
+        if (data_type_of(type) == memory::data_type::undef)
+            return std::string("oneDNN convolution has no ") + support::dtype_name(type);
+    return "";
+}
+
 void check_dtype(const convcheck_conv_desc& d) {
-    if (data_type_of(d.dtype) == memory::data_type::undef)
-        throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED,
-                                   std::string("oneDNN convolution has no ") + support::dtype_name(d.dtype));
+    if (const std::string why = dtype_unsupported(d); !why.empty())
+        throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
 }
 
 // The runner's (or the adaptation's) buffers of the library's case `l`, described exactly.
@@ -220,7 +237,7 @@ memory user_weights(convcheck_plugin& p, const convcheck_conv_desc& l, const voi
     return memory(weights_desc(l), p.engine, const_cast<void*>(data));
 }
 memory user_bias(convcheck_plugin& p, const convcheck_conv_desc& l, const void* data) {
-    return memory(memory::desc({l.out_channels}, data_type_of(l.dtype), memory::format_tag::a), p.engine, const_cast<void*>(data));
+    return memory(memory::desc({l.out_channels}, bias_type(l), memory::format_tag::a), p.engine, const_cast<void*>(data));
 }
 // An input in the primitive's own layout, when it differs (inputs are only read: by reorders).
 memory to_primitive(convcheck_plugin& p, memory user, const memory::desc& wanted) {
@@ -279,6 +296,9 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     // oneDNN per case (a dtype this CPU has no implementation for is declined in its words).
     mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
                       CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
+    // mixed per-tensor dtypes (forward): each tensor's own data type goes to oneDNN, which runs the
+    // combinations it has (bf16 src and weights with an f32 dst or bias) and refuses the rest in its words
+    mine.mixed_dtypes = 1;
     return support::fill_info(info, mine);
 }
 
@@ -288,8 +308,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         if (support::quantization_of(*desc) != nullptr) return convcheck_onednn::quantized_query(*plugin, *desc, out);
         expressible(*desc);
         if (const std::string why = strides_not_taken(*desc); !why.empty()) return support::unsupported(out, why);
-        if (data_type_of(desc->dtype) == memory::data_type::undef)
-            return support::unsupported(out, std::string("oneDNN convolution has no ") + support::dtype_name(desc->dtype));
+        if (const std::string why = dtype_unsupported(*desc); !why.empty()) return support::unsupported(out, why);
         try {
             make_primitive_desc(*plugin, support::library_desc(*desc, plan_for(*desc)));
         } catch (const dnnl::error& e) {
@@ -456,6 +475,7 @@ convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv
 
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
+    support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // forward: each tensor's own data type
     support::add_conv<prepare>(a, conv_query);
     support::add_quantized<prepare>();
     support::add_backward<prepare, backward_query, backward_execute>(a);

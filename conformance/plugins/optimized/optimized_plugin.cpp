@@ -109,6 +109,8 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     // OXI and strided tensors through dense copies (dense_form below): the implementation reads neither
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F32;
+    // per-tensor dtypes on the forward pass: widened to f32 and rounded once to dst's type (dense_form below)
+    mine.mixed_dtypes = 1;
     mine.strided_tensors =
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
     // the backward passes take dense OIX/XIO tensors (a strided or OXI backward case is declined at query)
@@ -121,17 +123,50 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 // strided tensors and OXI weights (the plugin claims them) are copied into that form, element by
 // element (copy_tensor, core/include/convcheck/core/memory_layout.hpp), and the result copied out into dst's own layout,
 // its gaps untouched; the implementation string then says " [dense copies]".
+// Per-tensor dtypes (ABI 1.2's mixed_dtypes, forward) run as an f32 case: src, weights and bias widened to f32
+// (exact), the f32 result rounded once to dst's type: the sum is the f32 accumulation the implementation does for
+// every dtype, and dst's one rounding is the output's.
 convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
     d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
     if (d.filter_format == convcheck::FilterFormat::oxi) d.filter_format = convcheck::FilterFormat::oix;
+    if (d.mixed()) d.dtype = convcheck::DataType::f32, d.dtype_overrides = {};
     return d;
+}
+
+// Tensor `role` of `from` (its own dtype, format and strides) as f32, dense in `to`'s layout.
+std::vector<float> widened(const convcheck::ConvDescriptor& from, convcheck::DataType type, const void* data,
+                           const convcheck::ConvDescriptor& to, convcheck::TensorRole role) {
+    std::vector<std::int64_t> to_offsets;
+    convcheck::for_each_element(to, role, [&](std::int64_t, std::int64_t offset) { to_offsets.push_back(offset); });
+    std::vector<float> out(to_offsets.size());
+    convcheck::for_each_element(from, role, [&](std::int64_t flat, std::int64_t offset) {
+        out[static_cast<std::size_t>(to_offsets[static_cast<std::size_t>(flat)])] =
+            static_cast<float>(convcheck::load_as_double(data, type, offset));
+    });
+    return out;
+}
+
+// The bias of `d` in its own dtype, as f32 (none: null).
+std::vector<float> widened_bias(const convcheck::ConvDescriptor& d, const void* bias) {
+    std::vector<float> out;
+    if (bias == nullptr) return out;
+    for (std::int64_t i = 0; i < d.bias_elements(); ++i)
+        out.push_back(static_cast<float>(convcheck::load_as_double(bias, d.bias_dtype(), i)));
+    return out;
 }
 
 // A copy of one tensor in the dense form, or none when the runner's is in it already.
 struct DenseCopy {
     std::vector<unsigned char> bytes;
+    std::vector<float> floats;  // a mixed case's tensor, widened
     const void* in(const convcheck::ConvDescriptor& from, const convcheck::ConvDescriptor& to, convcheck::TensorRole role,
                    const void* data) {
+        if (from.mixed()) {
+            const convcheck::DataType type =
+                role == convcheck::TensorRole::src ? from.src_dtype() : from.weights_dtype();
+            floats = widened(from, type, data, to, role);
+            return floats.data();
+        }
         if (convcheck::layout_of(from, role).strides == convcheck::layout_of(to, role).strides &&
             (role != convcheck::TensorRole::weights || from.filter_format == to.filter_format))
             return data;
@@ -154,6 +189,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);
+        if (d.mixed() && d.pass != convcheck::Pass::forward)
+            return unsupported(out, "per-tensor dtypes on a backward pass: the optimized backward plans take one dtype");
         if (const std::string why = opt::why_too_large(dense_form(d)); !why.empty()) return unsupported(out, why);
         const opt::Path forced = instance_of(plugin).conv.forced_path;
         if (forced != opt::Path::automatic)
@@ -177,8 +214,9 @@ struct Plan : convcheck_conv_plan {
             weights_gradient.emplace(d, options);
         } else if (inputs.weights != nullptr) {
             DenseCopy weights;
-            plan.emplace(dense, weights.in(d, dense, convcheck::TensorRole::weights, inputs.weights), inputs.bias,
-                         options);
+            const std::vector<float> bias = d.mixed() ? widened_bias(d, inputs.bias) : std::vector<float>();
+            plan.emplace(dense, weights.in(d, dense, convcheck::TensorRole::weights, inputs.weights),
+                         d.mixed() && inputs.bias ? bias.data() : inputs.bias, options);
         }
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
@@ -195,17 +233,29 @@ struct Plan : convcheck_conv_plan {
         }
         if (plan) return run(*plan, args);
         DenseCopy weights;
-        return run(opt::ConvPlan(dense, weights.in(d, dense, convcheck::TensorRole::weights, args.weights), args.bias,
-                                 options),
+        const std::vector<float> bias = d.mixed() ? widened_bias(d, args.bias) : std::vector<float>();
+        return run(opt::ConvPlan(dense, weights.in(d, dense, convcheck::TensorRole::weights, args.weights),
+                                 d.mixed() && args.bias ? bias.data() : args.bias, options),
                    args);
     }
     convcheck_error* run(const opt::ConvPlan& p, const convcheck_conv_args& args) const {
         DenseCopy src;
         const void* src_data = src.in(d, dense, convcheck::TensorRole::src, args.src);
-        const bool dst_moves = !d.dst_strides.empty();
-        std::vector<unsigned char> dst(dst_moves ? static_cast<std::size_t>(dense.dst_elements() * convcheck::size_of(d.dtype)) : 0);
+        const bool dst_moves = !d.dst_strides.empty() || d.mixed();
+        std::vector<unsigned char> dst(dst_moves ? static_cast<std::size_t>(dense.dst_elements() * convcheck::size_of(dense.dtype)) : 0);
         p.execute(src_data, dst_moves ? dst.data() : args.dst);
-        if (dst_moves) convcheck::copy_tensor(dense, dst.data(), d, args.dst, convcheck::TensorRole::dst);
+        if (d.mixed()) {  // the f32 result rounded once to dst's type, into dst's layout
+            std::vector<std::int64_t> dense_offsets;
+            convcheck::for_each_element(dense, convcheck::TensorRole::dst,
+                                        [&](std::int64_t, std::int64_t offset) { dense_offsets.push_back(offset); });
+            const float* result = reinterpret_cast<const float*>(dst.data());
+            convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+                convcheck::store_from_double(args.dst, d.dst_dtype(), offset,
+                                             result[dense_offsets[static_cast<std::size_t>(flat)]]);
+            });
+        } else if (dst_moves) {
+            convcheck::copy_tensor(dense, dst.data(), d, args.dst, convcheck::TensorRole::dst);
+        }
         const bool copied = dst_moves || src_data != args.src || !(d == dense);
         write_implementation(&args, std::string(p.path_name()) + (copied ? " [dense copies]" : ""));
         return nullptr;
@@ -332,6 +382,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_c
 
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
+    takes_mixed_dtypes<PrepareTag<prepare>> = true;  // forward: widened to f32, dst rounded once (dense_form)
     add_conv<prepare>(a, conv_query);
     add_quantized<prepare>();  // ABI 1.5: QuantizedPlan
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward

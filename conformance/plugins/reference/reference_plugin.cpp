@@ -1,6 +1,6 @@
 // The reference as a plugin: the runner reaches every implementation through the ABI, its own too.
 // Computes in double (reference reading 1) and rounds once to the output type, so it declares f64
-// accumulation. Discrete convolution (reading 1), its backward passes (reference/backward.hpp),
+// accumulation; each tensor is read in its own dtype (mixed per-tensor dtypes, forward). Discrete convolution (reading 1), its backward passes (reference/backward.hpp),
 // transposed convolution (reference/transposed.hpp), CC (the four blocks, seed 004) and CC's backward pass
 // (reference/cc/backward.hpp, ABI 1.4); quantized convolution (ABI 1.5: the literal integer sum, requantized by the
 // rule of the option requantization=<double_rounding|single_rounding|nearest_even_f32|
@@ -70,6 +70,9 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
         CONVCHECK_BIT(CONVCHECK_TENSOR_SRC) | CONVCHECK_BIT(CONVCHECK_TENSOR_WEIGHTS) | CONVCHECK_BIT(CONVCHECK_TENSOR_DST);
     mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
                       CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
+    // forward: each tensor in its own float dtype, the exact sum rounded once to dst's (the backward
+    // passes take one dtype: add_backward's gate)
+    mine.mixed_dtypes = 1;
     return fill_info(info, mine);
 }
 
@@ -226,6 +229,7 @@ convcheck_error* cc_backward_execute(convcheck_plugin*, const convcheck_cc_desc&
 
 const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
+    takes_mixed_dtypes<PrepareTag<prepare>> = true;  // the reference reads each tensor in its own dtype
     add_conv<prepare>(a, conv_query);
     add_quantized<prepare>();  // ABI 1.5 (reference_quantized.cpp)
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward

@@ -21,6 +21,9 @@ std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
     if (has_strides(c.conv) || c.conv.filter_format == FilterFormat::oxi)
         return "the runner's backward passes take dense tensors in NCX/NXC and OIX/XIO only (memory strides and "
                "OXI: not yet, docs/passes.md)";
+    if (c.conv.mixed())
+        return "the runner's backward passes take one dtype for every tensor (" + dtypes_text(c.conv) +
+               ": mixed per-tensor dtypes are checked on the forward pass; docs/mixed-dtypes.md)";
     return conv_unclaimed(info, c);
 }
 

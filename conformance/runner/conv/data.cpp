@@ -1,5 +1,5 @@
 // Discrete convolution's case data and its trip through the backend: canonical data (src NCX,
-// weights OIX, bias [O]) into guarded buffers in the case's layouts and dtype, one isolated
+// weights OIX, bias [O]) into guarded buffers in the case's layouts and dtypes, one isolated
 // execution (conv/calls.cpp), and a stored golden vector's inputs and truth.
 #include <cstring>
 
@@ -14,15 +14,16 @@ namespace convcheck::runner {
 
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias) {
-    const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
-    // each buffer spans its tensor's memory layout; the gaps of a strided one hold the fill (strided_buffers.hpp)
+    const std::size_t e = static_cast<std::size_t>(size_of(d.bias_dtype()));
+    // each buffer spans its tensor's memory layout in its own dtype; the gaps of a strided one hold the
+    // fill (strided_buffers.hpp)
     Buffers b{GuardedBuffer(layout_bytes(d, TensorRole::src)), GuardedBuffer(layout_bytes(d, TensorRole::weights)),
               GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst))};
     fill_gaps(d, TensorRole::src, b.src.data());
     fill_gaps(d, TensorRole::weights, b.weights.data());
     reference::ncx_to_src(d, src, b.src.data());
     reference::oix_to_weights(d, weights, b.weights.data());
-    for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.dtype, o, bias[o]);
+    for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.bias_dtype(), o, bias[o]);
     std::memset(b.dst.data(), 0xFF, b.dst.bytes());
     return b;
 }

@@ -96,7 +96,7 @@ nlohmann::json conv_features(const Case& c) {
             {"padding", c.padding.empty() ? padding_kind(d) : c.padding},
             {"data_format", std::string(to_string(d.data_format))},
             {"filter_format", std::string(to_string(d.filter_format))},
-            {"dtype", std::string(to_string(d.dtype))},
+            {"dtype", d.mixed() ? dtypes_text(d) : std::string(to_string(d.dtype))},
             {"bias", d.has_bias},
             {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)},
             {"cc", false},

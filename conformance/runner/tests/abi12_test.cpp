@@ -86,15 +86,41 @@ TEST(Descriptor, TheRunnerWritesTheDefaultsOfThe12Fields) {
     EXPECT_EQ(a.next, nullptr);
 }
 
+// Mixed per-tensor dtypes travel as themselves, with dtype = CONVCHECK_DTYPE_MIXED, and come back the same;
+// a bias dtype is read only with a bias.
+TEST(Descriptor, MixedDtypesRoundTripThroughTheAbi) {
+    const ConvDescriptor d = parse_descriptor("conv:c=2,o=3,in=5,k=3,bias=1,dt=bf16:bf16:f32,bdt=f32");
+    const convcheck_conv_desc a = to_abi(d);
+    EXPECT_EQ(a.dtype, CONVCHECK_DTYPE_MIXED);
+    EXPECT_EQ(a.src_dtype, CONVCHECK_BF16);
+    EXPECT_EQ(a.weights_dtype, CONVCHECK_BF16);
+    EXPECT_EQ(a.bias_dtype, CONVCHECK_F32);
+    EXPECT_EQ(a.dst_dtype, CONVCHECK_F32);
+    EXPECT_EQ(from_abi(a), d);
+    const ConvDescriptor bias_only = parse_descriptor("conv:c=2,o=3,in=5,k=3,bias=1,dt=f16,bdt=f32");
+    EXPECT_EQ(to_abi(bias_only).dtype, CONVCHECK_DTYPE_MIXED);
+    EXPECT_EQ(from_abi(to_abi(bias_only)), bias_only);
+    convcheck_conv_desc no_bias = to_abi(parse_descriptor("conv:c=2,o=3,in=5,k=3,dt=f16"));
+    no_bias.bias_dtype = CONVCHECK_F32;  // no bias: not read
+    EXPECT_EQ(from_abi(no_bias).bias_dtype(), DataType::f16);
+    EXPECT_FALSE(from_abi(no_bias).mixed());
+}
+
 // from_abi (what the in-tree plugins read the descriptor with) never takes a case the canonical
 // descriptor cannot hold as one it can; fields past struct_size are not read.
 TEST(Descriptor, TheCanonicalReaderRefusesWhatItCannotHold) {
     const convcheck_conv_desc base = to_abi(parse_descriptor("conv:c=2,o=3,in=5,k=3"));
     convcheck_conv_desc mixed = base;
     mixed.dst_dtype = CONVCHECK_BF16;
-    EXPECT_THROW(from_abi(mixed), ConvError);
+    EXPECT_THROW(from_abi(mixed), ConvError);  // differing dtypes need dtype = CONVCHECK_DTYPE_MIXED
     mixed.dtype = CONVCHECK_DTYPE_MIXED;
-    EXPECT_THROW(from_abi(mixed), ConvError);
+    EXPECT_EQ(from_abi(mixed).dst_dtype(), DataType::bf16);
+    convcheck_conv_desc not_mixed = base;
+    not_mixed.dtype = CONVCHECK_DTYPE_MIXED;  // MIXED when every tensor agrees
+    EXPECT_THROW(from_abi(not_mixed), ConvError);
+    convcheck_conv_desc integer = mixed;
+    integer.weights_dtype = CONVCHECK_S8;  // not a type the float descriptor holds (quantization.h's)
+    EXPECT_THROW(from_abi(integer), ConvError);
     convcheck_conv_desc backward = base;
     backward.prop_kind = CONVCHECK_BACKWARD_DATA;  // the pass round-trips (docs/passes.md)
     EXPECT_EQ(from_abi(backward).pass, Pass::backward_data);
@@ -159,7 +185,8 @@ TEST(Descriptor, ThePluginsClaimTheDefaults) {
         EXPECT_EQ(s->backend.info.prop_kinds, CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
                                                   CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS))
             << backend;
-        EXPECT_FALSE(s->backend.info.mixed_dtypes) << backend;
+        // each tensor in its own dtype: the reference and the mutants read them so, the optimized plugin widens them
+        EXPECT_TRUE(s->backend.info.mixed_dtypes) << backend;
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -63,7 +64,12 @@ struct ConvDescriptor {
     SpatialDims pads_begin{0, 0, 0};
     SpatialDims pads_end{0, 0, 0};
     bool has_bias = false;
-    DataType dtype = DataType::f32;     // src, weights, bias and dst share it (seed 001: "T")
+    DataType dtype = DataType::f32;     // src's type, and every tensor's unless dtype_overrides says otherwise
+    // Per-tensor data types (benchdnn --dt=src:wei:dst, --bia-dt): a tensor left unset takes dtype, so a
+    // descriptor of one type (seed 001: "T") sets none. Read them through src_dtype() .. dst_dtype().
+    struct DtypeOverrides {
+        std::optional<DataType> weights, bias, dst;
+    } dtype_overrides;
     DataFormat data_format = DataFormat::ncx;
     FilterFormat filter_format = FilterFormat::oix;
     // Memory strides in elements, one per dim of the tensor in its format's order (src_dims(),
@@ -72,6 +78,16 @@ struct ConvDescriptor {
     Pass pass = Pass::forward;          // dir=: the forward pass unless a backward one is asked for
 
     bool operator==(const ConvDescriptor& other) const;
+
+    // Each tensor's data type. A backward pass keeps them per tensor: diff_src is src_dtype(),
+    // diff_weights weights_dtype(), diff_bias bias_dtype(), diff_dst dst_dtype().
+    DataType src_dtype() const { return dtype; }
+    DataType weights_dtype() const { return dtype_overrides.weights.value_or(dtype); }
+    DataType bias_dtype() const { return dtype_overrides.bias.value_or(dtype); }
+    DataType dst_dtype() const { return dtype_overrides.dst.value_or(dtype); }
+    // Whether the tensors' data types differ (the bias counts only when has_bias). Code that reads every
+    // tensor as `dtype` must refuse a mixed descriptor.
+    bool mixed() const;
 
     // The dilated kernel extent K and the output size on spatial axis `axis` (no validation).
     std::int64_t dilated_kernel(int axis) const;
@@ -96,16 +112,21 @@ struct ConvDescriptor {
 //   rank in {1,2,3}; batch, channels, groups, sizes, kernel >= 1; strides, dilations >= 1;
 //   in_channels and out_channels divisible by groups; a non-empty output on every axis
 //   (K <= input + pads_begin + pads_end); every element count and byte size fits in 64 bits;
-//   the rules of memory_layout.hpp for any strides given.
+//   the rules of memory_layout.hpp for any strides given; a bias data type of its own only with has_bias.
 void validate(const ConvDescriptor& d);
 
 // The canonical string form, e.g.
 //   conv:n=1,c=16,o=32,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix
 // print() writes every field (ss=, ws=, ds= when the descriptor gives strides, e.g. ss=96x1x24x3; dir=bwd_d
 // or dir=bwd_w for a backward pass, nothing for the forward pass); parse(print(d)) == d for every valid d.
+// Data types: dt=f32 when every tensor has one type; else benchdnn's order dt=src:weights:dst (e.g.
+// dt=bf16:bf16:f32), and bdt=<type> when the bias's type differs from src's.
 std::string to_string(const ConvDescriptor& d);
+// The data-type keys of that string alone: "dt=f32", "dt=bf16:bf16:f32,bdt=f32", "dt=f16,bdt=f32".
+std::string dtypes_text(const ConvDescriptor& d);
 // Parses the canonical form. Keys may come in any order; missing keys take the defaults above
 // (n=1, g=1, s=1, d=1, pads 0, bias=0, dt=f32, data=ncx, wei=oix, dense, dir=fwd); c, o, in and k are required.
+// dt= takes one type for every tensor or three (src:weights:dst); bdt= defaults to src's type.
 // A spatial key with one value applies it to every axis. Throws ConvError; validates the result.
 ConvDescriptor parse_descriptor(std::string_view text);
 

@@ -21,6 +21,8 @@ namespace convcheck {
 
 enum class TensorRole : int { src = 0, weights = 1, dst = 2 };
 std::string_view to_string(TensorRole role);  // "src", "weights", "dst"
+// The tensor's data type: d.src_dtype(), d.weights_dtype() or d.dst_dtype().
+DataType dtype_of(const ConvDescriptor& d, TensorRole role);
 
 // A tensor's dims and strides, both in the tensor's own format order (outermost first).
 struct MemoryLayout {

@@ -68,6 +68,9 @@ std::string why_too_large(const ConvDescriptor& d);
 // Why the optimized implementation does not take d's memory layout (it reads dense tensors with OIX or
 // XIO weights: strided tensors and OXI are declined; ConvPlan throws this as a ConvError), or "".
 std::string why_layout_unsupported(const ConvDescriptor& d);
+// Why it does not take d's data types (it reads every tensor as d.dtype: a mixed descriptor is declined;
+// ConvPlan throws this as a ConvError), or "".
+std::string why_dtypes_unsupported(const ConvDescriptor& d);
 
 // Why `path` cannot run `d` on this CPU, or an empty string when it can.
 std::string why_unavailable(const ConvDescriptor& d, Path path);

@@ -53,7 +53,8 @@ std::vector<double> backward_data_as_stuffed_convolution(const ConvDescriptor& d
 // out_channels swapped, input = the stuffed diff_dst, strides 1, the same dilations and groups.
 ConvDescriptor stuffed_convolution_descriptor(const ConvDescriptor& d);
 
-// The whole reference on storage buffers of d.dtype in the descriptor's formats: diff_dst in
+// The whole reference on storage buffers in the descriptor's formats, each gradient in the data type of the
+// tensor it is the gradient of (diff_dst: dst_dtype(), diff_src: src_dtype(), ...): diff_dst in
 // d.data_format (the dst layout), weights in d.filter_format, src in d.data_format. Validates d
 // (throws ConvError). Round the results once with ncx_to_src (diff_src), oix_to_weights
 // (diff_weights) and round_bias_to_output (diff_bias).
@@ -61,7 +62,7 @@ GradientResult backward_data(const ConvDescriptor& d, const void* diff_dst, cons
 // diff_weights; with d.has_bias also *diff_bias (when diff_bias is not null).
 GradientResult backward_weights(const ConvDescriptor& d, const void* src, const void* diff_dst,
                                 GradientResult* diff_bias);
-// Canonical doubles [O] -> a bias buffer of d.dtype, each value rounded ONCE (round to nearest even).
+// Canonical doubles [O] -> a bias buffer of d.bias_dtype(), each value rounded ONCE (round to nearest even).
 void round_bias_to_output(const ConvDescriptor& d, std::span<const double> bias, void* out);
 
 }  // namespace convcheck::reference

@@ -32,7 +32,8 @@ struct ConvResult {
 ConvResult convolution_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
                                  std::span<const double> weights_oix, std::span<const double> bias);
 
-// The edges. Widen a buffer of d.dtype in the descriptor's own format to canonical doubles.
+// The edges. Each tensor is in its own data type (d.src_dtype() .. d.dst_dtype(), one d.dtype unless the
+// descriptor mixes them). Widen a buffer in the descriptor's own format to canonical doubles, exactly.
 std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src);
 std::vector<double> weights_to_oix(const ConvDescriptor& d, const void* weights);
 std::vector<double> bias_to_double(const ConvDescriptor& d, const void* bias);
@@ -45,14 +46,14 @@ void round_dst_to_output(const ConvDescriptor& d, std::span<const double> dst_nc
 void ncx_to_src(const ConvDescriptor& d, std::span<const double> src_ncx, void* src);
 void oix_to_weights(const ConvDescriptor& d, std::span<const double> weights_oix, void* weights);
 
-// The whole reference on buffers of d.dtype in the descriptor's formats (bias may be null when
+// The whole reference on buffers of their own data types in the descriptor's formats (bias may be null when
 // !d.has_bias). Validates d first (throws ConvError). The sum is fast_convolution_summation's on
 // `threads` threads (0: one per core): the same bits as convolution_summation.
 ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias,
                        int threads = 0);
 
 // One output of reading 1 (the same index set, order and double arithmetic as convolution_summation),
-// read straight from buffers of d.dtype in the descriptor's formats, with no copy of any tensor: for
+// read straight from buffers of their own data types in the descriptor's formats, with no copy of any tensor: for
 // tensors too large to widen to double (the large suite judges a sample of outputs with it).
 // `dst_ncx` is the output's NCX offset; d must be valid.
 struct OutputValue {

@@ -11,7 +11,8 @@ namespace convcheck::runner {
 convcheck_conv_desc to_abi(const ConvDescriptor& d);
 // Reads the fields of ABI 1.0, and the 1.2 strides when struct_size covers them (all zero: dense);
 // does not validate (call validate()). Throws ConvError for what the canonical descriptor cannot hold
-// (1.2: differing dtypes, a backward pass, an extension).
+// (1.2: a dtype other than f32/f16/bf16, dtype not CONVCHECK_DTYPE_MIXED exactly when the per-tensor
+// dtypes differ, an unknown pass, an extension). The bias dtype is read only when has_bias.
 ConvDescriptor from_abi(const convcheck_conv_desc& desc);
 
 convcheck_cc_desc to_abi(const CcDescriptor& d);

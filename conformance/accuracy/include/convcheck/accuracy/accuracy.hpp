@@ -150,14 +150,15 @@ Comparison compare_exact(std::span<const double> want, std::span<const double> g
 // Values are small integers; each output channel's weights have at most `max_nonzero_taps`
 // non-zero entries, so every partial sum of every output is an integer of magnitude
 // < 2^min(p_acc, p_out) (p: significand bits), exactly representable in the accumulation and
-// output types, whatever the summation order. Deterministic for (descriptor, seed).
+// output types, whatever the summation order; the inputs (at most 15) are exact in every float dtype,
+// so a mixed descriptor's tensors hold them too. Deterministic for (descriptor, seed).
 struct ExactFill {
     std::vector<double> src, weights, bias;
     std::int64_t max_src = 0, max_weight = 0, max_bias = 0, max_nonzero_taps = 0;
 };
 ExactFill make_exact_fill(const ConvDescriptor& d, const Contract& c, std::uint64_t seed);
 
-// Bound-mode data: uniform in [-1, 1] (bias too), each value already rounded to d.dtype.
+// Bound-mode data: uniform in [-1, 1] (bias too), each value already rounded to its tensor's dtype.
 struct RandomFill {
     std::vector<double> src, weights, bias;
 };
