@@ -62,7 +62,7 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            same_spatial(pads_begin, o.pads_begin) && same_spatial(pads_end, o.pads_end) && has_bias == o.has_bias &&
            dtype == o.dtype && data_format == o.data_format && filter_format == o.filter_format &&
            src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides &&
-           pass == o.pass;
+           pass == o.pass && post_ops == o.post_ops;
 }
 
 std::int64_t ConvDescriptor::dilated_kernel(int axis) const { return (kernel_size[axis] - 1) * dilations[axis] + 1; }
@@ -212,6 +212,7 @@ void validate(const ConvDescriptor& d) {
     for (auto v : dst)
         if (mul_overflows(macs, v, &macs)) throw ConvError("problem", "multiply-add count", "overflows 64 bits");
     for (TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst}) validate_strides(d, role);
+    validate_post_ops(d);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,6 +269,7 @@ std::string to_string(const ConvDescriptor& d) {
     if (!d.weights_strides.empty()) s += ",ws=" + strides_text(d.weights_strides);
     if (!d.dst_strides.empty()) s += ",ds=" + strides_text(d.dst_strides);
     if (d.pass != Pass::forward) s += ",dir=" + std::string(to_string(d.pass));
+    if (!d.post_ops.empty()) s += ",po=" + post_ops_text(d.post_ops);
     return s;
 }
 
@@ -296,12 +298,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         start = comma + 1;
     }
     static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
-                                  "pe", "bias", "dt", "data", "wei", "ss", "ws", "ds", "dir"};
+                                  "pe", "bias", "dt", "data", "wei", "ss", "ws", "ds", "dir", "po"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei ss ws ds dir)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt data wei ss ws ds dir po)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -378,6 +380,7 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     strides_field("ss", &d.src_strides);
     strides_field("ws", &d.weights_strides);
     strides_field("ds", &d.dst_strides);
+    if (auto it = fields.find("po"); it != fields.end()) d.post_ops = parse_post_ops(it->second);
     return d;
 }
 
