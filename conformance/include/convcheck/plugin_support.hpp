@@ -321,10 +321,14 @@ inline convcheck_error* check_conv_call(const convcheck_conv_desc* desc, const c
 using QuantizedGate = bool (*)(const convcheck_conv_desc& desc, std::string* why);
 template <typename Tag>
 inline QuantizedGate quantized_gate = nullptr;
+// post_ops_gate<Prepare> likewise, for a plugin that takes fused post-ops (add_post_ops, plugin_post_ops.hpp).
+template <typename Tag>
+inline QuantizedGate post_ops_gate = nullptr;
 template <typename Tag>
 std::string beyond_gate(const convcheck_conv_desc& desc) {
     std::string why;
     if (quantized_gate<Tag> != nullptr && quantized_gate<Tag>(desc, &why)) return why;
+    if (post_ops_gate<Tag> != nullptr && post_ops_gate<Tag>(desc, &why)) return why;
     return beyond_forward_one_dtype(desc);
 }
 
