@@ -63,7 +63,7 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            src_dtype() == o.src_dtype() && weights_dtype() == o.weights_dtype() &&
            bias_dtype() == o.bias_dtype() && dst_dtype() == o.dst_dtype() && data_format == o.data_format && filter_format == o.filter_format &&
            src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides &&
-           pass == o.pass;
+           pass == o.pass && post_ops == o.post_ops;
 }
 
 bool ConvDescriptor::mixed() const {
@@ -219,6 +219,7 @@ void validate(const ConvDescriptor& d) {
     for (auto v : dst)
         if (mul_overflows(macs, v, &macs)) throw ConvError("problem", "multiply-add count", "overflows 64 bits");
     for (TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst}) validate_strides(d, role);
+    validate_post_ops(d);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,6 +307,7 @@ std::string to_string(const ConvDescriptor& d) {
     if (!d.weights_strides.empty()) s += ",ws=" + strides_text(d.weights_strides);
     if (!d.dst_strides.empty()) s += ",ds=" + strides_text(d.dst_strides);
     if (d.pass != Pass::forward) s += ",dir=" + std::string(to_string(d.pass));
+    if (!d.post_ops.empty()) s += ",po=" + post_ops_text(d.post_ops);
     return s;
 }
 
@@ -334,12 +336,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         start = comma + 1;
     }
     static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
-                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir"};
+                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir", "po"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir po)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -420,6 +422,7 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     strides_field("ss", &d.src_strides);
     strides_field("ws", &d.weights_strides);
     strides_field("ds", &d.dst_strides);
+    if (auto it = fields.find("po"); it != fields.end()) d.post_ops = parse_post_ops(it->second);
     return d;
 }
 

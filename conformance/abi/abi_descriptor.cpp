@@ -1,4 +1,5 @@
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_post_ops.hpp"
 
 namespace convcheck::runner {
 
@@ -103,8 +104,7 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
         else if (c.prop_kind != CONVCHECK_FORWARD)
             throw ConvError("prop_kind", std::to_string(c.prop_kind),
                             "must be CONVCHECK_FORWARD, CONVCHECK_BACKWARD_DATA or CONVCHECK_BACKWARD_WEIGHTS");
-        if (c.next != nullptr)
-            throw ConvError("next", "an extension chain", "no extension is known (ABI 1.2 defines none)");
+        d.post_ops = post_ops_from_abi(c);  // 1.6: the post-ops extension; any other tag is refused
     }
     if (c.data_format != 0 && c.data_format != 1)
         throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");

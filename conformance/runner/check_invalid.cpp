@@ -42,7 +42,7 @@ void judge_invalid(const std::string& descriptor, const std::string& rule, const
     // Inputs of ones: a backend that computes the case anyway writes tap counts, easy to read in the
     // message. dst starts as 0xFF bytes, so what it wrote can be counted.
     Buffers b{filled(n.src, dtype, 1.0), filled(n.weights, dtype, 1.0), filled(n.bias, dtype, 1.0),
-              GuardedBuffer(static_cast<std::size_t>(n.dst * size_of(dtype)))};
+              GuardedBuffer(static_cast<std::size_t>(n.dst * size_of(dtype))), {}, {}};
     std::memset(b.dst.data(), 0xFF, b.dst.bytes());
     CaseMemory needs;
     needs.buffers = static_cast<std::int64_t>(b.src.bytes() + b.weights.bytes() + b.bias.bytes() + b.dst.bytes()) +

@@ -137,6 +137,9 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
         r.strided_tensors = info.strided_tensors;  // preset 0 (info{}): dense only
         r.requantization = info.requantization;
         r.integer_accumulator = info.integer_accumulator;
+        r.post_op_kinds = info.post_op_kinds;  // preset 0 (info{}): no post-ops
+        r.eltwise_algorithms = info.eltwise_algorithms;
+        r.binary_algorithms = info.binary_algorithms;
         r.stage = kDestroy;
         api.destroy(instance);
         r.result = kOk;
@@ -159,6 +162,9 @@ PluginInfo negotiate(const Plugin& plugin, const InstanceOptions& options, doubl
     info.strided_tensors = report.strided_tensors;
     info.requantization = report.requantization;
     info.integer_accumulator = report.integer_accumulator;
+    info.post_op_kinds = report.post_op_kinds;
+    info.eltwise_algorithms = report.eltwise_algorithms;
+    info.binary_algorithms = report.binary_algorithms;
     info.abi_major = plugin.api().abi_major;
     info.abi_minor = plugin.api().abi_minor;
     if (info.name.empty()) throw PluginError("backend plugin '" + plugin.path() + "' describes itself with no name");

@@ -330,10 +330,14 @@ inline QuantizedGate quantized_gate = nullptr;
 // declines the combinations it lacks.
 template <typename Tag>
 inline bool takes_mixed_dtypes = false;
+// post_ops_gate<Prepare> likewise, for a plugin that takes fused post-ops (add_post_ops, plugin_post_ops.hpp).
+template <typename Tag>
+inline QuantizedGate post_ops_gate = nullptr;
 template <typename Tag>
 std::string beyond_gate(const convcheck_conv_desc& desc) {
     std::string why;
     if (quantized_gate<Tag> != nullptr && quantized_gate<Tag>(desc, &why)) return why;
+    if (post_ops_gate<Tag> != nullptr && post_ops_gate<Tag>(desc, &why)) return why;
     return beyond_forward_one_dtype(desc, takes_mixed_dtypes<Tag>);
 }
 

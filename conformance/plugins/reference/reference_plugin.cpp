@@ -12,6 +12,7 @@
 #include "convcheck/reference/cc/continuous_convolution.hpp"
 #include "convcheck/reference/backward.hpp"
 #include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/post_ops.hpp"
 #include "convcheck/reference/transposed.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/plugin_backward.hpp"
@@ -19,6 +20,7 @@
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/plugin_quantized.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "reference_quantized.hpp"
 
 namespace {
@@ -73,6 +75,11 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     // forward: each tensor in its own float dtype, the exact sum rounded once to dst's (the backward
     // passes take one dtype: add_backward's gate)
     mine.mixed_dtypes = 1;
+    // ABI 1.6: every post-op, applied in double before the one rounding (reference/post_ops.hpp)
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM) |
+                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY);
+    mine.eltwise_algorithms = (1u << (CONVCHECK_ELTWISE_SQRT + 1)) - 1;
+    mine.binary_algorithms = (1u << (CONVCHECK_BINARY_DIV + 1)) - 1;
     return fill_info(info, mine);
 }
 
@@ -110,12 +117,34 @@ struct Plan : convcheck_conv_plan {
         convcheck::validate(d);  // throws ConvError (std::invalid_argument) -> an invalid-argument error
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
+        if (!d.post_ops.empty()) return execute_with_post_ops(args);
         parallel_for(pool, static_cast<std::size_t>(d.batch), [&](std::size_t n) {
             const convcheck_conv_args one = image_args(desc, args, static_cast<int64_t>(n));
             const auto result = convcheck::reference::convolution(image, one.src, one.weights, one.bias);
             convcheck::reference::round_dst_to_output(image, result.dst, one.dst);
         });
         write_implementation(&args, "reference_f64_summation");
+        return nullptr;
+    }
+    // ABI 1.6: the whole batch at once; dst_prev is read before dst is written.
+    convcheck_error* execute_with_post_ops(const convcheck_conv_args& args) {
+        namespace ref = convcheck::reference;
+        ref::PostOpData data;
+        for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
+            const auto& op = d.post_ops[k];
+            if (op.kind != convcheck::PostOpKind::binary) {
+                data.operands.emplace_back();
+                continue;
+            }
+            const float* operand = post_op_operand(args, static_cast<int64_t>(k));
+            if (operand == nullptr) return invalid_argument("post_op_operands: binary op " + std::to_string(k) + " has no operand");
+            data.operands.push_back(ref::operand_to_canonical(d, op, operand));
+        }
+        if (convcheck::has_sum(d.post_ops)) data.prior_dst = ref::dst_to_ncx(d, args.dst);
+        auto result = ref::convolution(d, args.src, args.weights, args.bias);
+        ref::apply_post_ops(d, data, result.dst);
+        ref::round_dst_to_output(d, result.dst, args.dst);
+        write_implementation(&args, "reference_f64_summation_post_ops");
         return nullptr;
     }
     const convcheck::ConvDescriptor d, image;
@@ -231,6 +260,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // the reference reads each tensor in its own dtype
     add_conv<prepare>(a, conv_query);
+    add_post_ops<prepare>([](const convcheck_conv_desc&, const convcheck_post_ops&) { return std::string(); });
     add_quantized<prepare>();  // ABI 1.5 (reference_quantized.cpp)
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);

@@ -17,6 +17,11 @@ namespace {
 
 using namespace child;
 
+// A sum post-op reads dst as it was when the call began: every execute starts from dst_prev (ABI 1.6).
+void restore_prior_dst(const ConvExecution& e, const GuardedBuffer* dst) {
+    if (e.prior_dst && dst) std::memcpy(dst->data(), e.prior_dst->data(), dst->bytes());
+}
+
 // The plan path (ABI 1.2): prepare with the weights, describe, the timed executes, the one-shot
 // conv_execute into one_shot when given, destroy the plan.
 bool run_conv_plan(Report& r, const Plugin& plugin, convcheck_plugin* instance, const ConvExecution& e,
@@ -60,7 +65,10 @@ bool run_conv_plan(Report& r, const Plugin& plugin, convcheck_plugin* instance, 
         plan_args.workspace = workspace->data();
         plan_args.workspace_size = info.workspace_bytes;
     }
-    ok = ok && timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_plan_execute(plan, &plan_args); });
+    ok = ok && timed_executes(r, plugin, e.warmups, e.repeats, [&] {
+        restore_prior_dst(e, e.dst);
+        return api.conv_plan_execute(plan, &plan_args);
+    });
     if (workspace) {
         r.workspace_high_water = workspace->high_water();
         if (const std::int64_t past = workspace->first_write_past_end(); past >= 0)
@@ -144,14 +152,25 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
                  {"weights", e.weights, true},
                  {"bias", e.bias, true},
                  {"dst", e.dst, false},
-                 {"one-shot dst", one_shot, false}};
+                 {"one-shot dst", one_shot, false},
+                 {"dst_prev", e.prior_dst, true}};
+    // ABI 1.6: the post-ops' operands, read-only like src, their pointers in the args
+    std::vector<const void*> operand_pointers;
+    for (std::size_t k = 0; k < e.operands.size(); ++k) {
+        x.buffers.push_back({"post-op operand " + std::to_string(k), e.operands[k], true});
+        operand_pointers.push_back(e.operands[k] ? e.operands[k]->data() : nullptr);
+    }
     static_cast<ExecutionLimits&>(x) = e;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](Report& r, convcheck_plugin* p) {
         if (e.query_only) return true;
         convcheck_conv_args args = conv_args(e.src, e.weights, e.bias, e.dst, r);
+        if (e.post_ops) args.post_op_operands = operand_pointers.data();
         if (plugin.has_conv_plan()) return run_conv_plan(r, plugin, p, e, one_shot, args);
-        return timed_executes(r, plugin, e.warmups, e.repeats, [&] { return api.conv_execute(p, &e.desc, &args); });
+        return timed_executes(r, plugin, e.warmups, e.repeats, [&] {
+            restore_prior_dst(e, e.dst);
+            return api.conv_execute(p, &e.desc, &args);
+        });
     };
     ChildOutcome o = execute_isolated(plugin, options, x);
     if (o.kind == ChildOutcome::Kind::ok && one_shot != nullptr && o.prepare_ms)

@@ -40,6 +40,7 @@ std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
     if (std::string why = tensors_unclaimed(info, d.dtype, d.rank, d.data_format, d.filter_format); !why.empty())
         return why;
+    if (std::string why = post_ops_unclaimed(info, d); !why.empty()) return why;  // ABI 1.6
     return unclaimed_abi(info, to_abi(d));  // ABI 1.2: per-tensor dtypes, the pass, extensions
 }
 
@@ -96,15 +97,19 @@ namespace {
 // magnitude and terms), judged into r; `prefix` leads a failure's reason.
 void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mode mode, bool exact,
            std::span<const double> want, std::span<const double> magnitude, std::span<const std::int64_t> terms,
-           const accuracy::Contract& contract, const CheckSettings& s, const std::string& prefix, CaseResult& r) {
+           const accuracy::Contract& contract, const CheckSettings& s, const std::string& prefix, CaseResult& r,
+           const std::vector<double>* bounds = nullptr) {
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;
     const std::int64_t unwritten = unwritten_elements(d, b.dst.data());
     const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
     ErrorReport e;
     const auto count = count_failures(e, conv_location(d));
-    const accuracy::Comparison cmp = exact ? accuracy::compare_exact(want, got, count)
-                                           : accuracy::compare_bound(contract, want, magnitude, terms, got, count);
+    // with post-ops, bound mode's per-output bounds come carried through the chain (conv/post_ops.cpp)
+    const accuracy::Comparison cmp =
+        exact    ? accuracy::compare_exact(want, got, count)
+        : bounds ? accuracy::compare_bound_given(contract, want, magnitude, terms, got, *bounds, count)
+                 : accuracy::compare_bound(contract, want, magnitude, terms, got, count);
     complete_error_report(conv_location(d), cmp, !exact, e);
     r.error = e;
     r.status = cmp.passed() ? Status::passed : Status::failed;
@@ -140,6 +145,11 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
                          ": its data and judgement assume one dtype)",
                      r))
             return;
+    if (!d.post_ops.empty() && (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound)) &&
+        declined("post-ops are judged in exact and bound modes only, not in " +
+                     std::string(c.vector_dir.empty() ? accuracy::to_string(c.mode) : "a stored vector"),
+                 r))
+        return;
     if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, needs, r);
     if (c.mode == Mode::stress) return check_conv_stress(backend, c, s, contract, needs, r);
     if (c.mode == Mode::precision) return check_conv_precision(backend, c, s, contract, needs, r);
@@ -158,14 +168,24 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
     }
     auto want = reference::fast_convolution_summation(d, src, weights, bias);
+    // post-ops (ABI 1.6): the chain on the exact sum with its bias, before the rounding (reference/post_ops.hpp)
+    const reference::PostOpData post = make_post_op_data(d, c.mode, c.seed);
+    std::vector<double> bounds;
+    if (!d.post_ops.empty()) {
+        if (c.mode == Mode::exact && declined(post_ops_not_exact(d, contract, post, want.dst), r)) return;
+        if (c.mode == Mode::bound) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms);
+        reference::apply_post_ops(d, post, want.dst);
+    }
     // exact mode: the one right answer is the exact sum rounded once to the output type (the same
     // value for the standard fill, whose sums are representable; special fills round on purpose)
     if (c.mode == Mode::exact)
         for (double& v : want.dst) v = round_to(d.dst_dtype(), v);
-    const Buffers b = make_buffers(d, src, weights, bias);
+    Buffers b = make_buffers(d, src, weights, bias);
+    if (!d.post_ops.empty()) add_post_op_buffers(d, post.operands, post.prior_dst, b);
     const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
-    judge(d, b, o, c.mode, c.mode == Mode::exact, want.dst, want.magnitude, want.terms, contract, s, "", r);
+    judge(d, b, o, c.mode, c.mode == Mode::exact, want.dst, want.magnitude, want.terms, contract, s, "", r,
+          bounds.empty() ? nullptr : &bounds);
 }
 
 }  // namespace convcheck::runner::detail

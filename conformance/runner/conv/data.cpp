@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_post_ops.hpp"
+#include "convcheck/reference/post_ops.hpp"
 #include "convcheck/formats/case_data.hpp"
 #include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
@@ -18,7 +20,7 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
     // each buffer spans its tensor's memory layout in its own dtype; the gaps of a strided one hold the
     // fill (strided_buffers.hpp)
     Buffers b{GuardedBuffer(layout_bytes(d, TensorRole::src)), GuardedBuffer(layout_bytes(d, TensorRole::weights)),
-              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst))};
+              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst)), {}, {}};
     fill_gaps(d, TensorRole::src, b.src.data());
     fill_gaps(d, TensorRole::weights, b.weights.data());
     reference::ncx_to_src(d, src, b.src.data());
@@ -28,9 +30,29 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
     return b;
 }
 
+void add_post_op_buffers(const ConvDescriptor& d, const std::vector<std::vector<double>>& operands,
+                         const std::vector<double>& prior_dst_ncx, Buffers& b) {
+    b.operands.clear();
+    for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
+        const std::int64_t n = operand_elements(d, d.post_ops[k]);
+        b.operands.emplace_back(n * static_cast<std::int64_t>(sizeof(float)));
+        if (n > 0) reference::canonical_to_operand(d, d.post_ops[k], operands[k], static_cast<float*>(b.operands.back().data()));
+    }
+    if (!has_sum(d.post_ops)) return;
+    reference::round_dst_to_output(d, prior_dst_ncx, b.dst.data());
+    b.prior_dst = GuardedBuffer(b.dst.bytes());
+    std::memcpy(b.prior_dst.data(), b.dst.data(), b.dst.bytes());
+}
+
 ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
     ConvExecution e;
     e.desc = to_abi(d);
+    if (!d.post_ops.empty()) {  // ABI 1.6: the chain on desc.next, the operands and dst_prev beside the buffers
+        e.post_ops = std::make_shared<AbiPostOps>();
+        attach_post_ops(d, e.desc, *e.post_ops);
+        for (const GuardedBuffer& operand : b.operands) e.operands.push_back(operand.bytes() > 0 ? &operand : nullptr);
+        if (has_sum(d.post_ops)) e.prior_dst = &b.prior_dst;
+    }
     e.src = &b.src;
     e.weights = &b.weights;
     e.bias = d.has_bias ? &b.bias : nullptr;
@@ -53,6 +75,7 @@ ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const 
     if (one_shot_path && backend.plugin->has_conv_plan() && b.dst.bytes() > 0) {
         one_shot = GuardedBuffer(b.dst.bytes());
         std::memset(one_shot.data(), 0xFF, one_shot.bytes());
+        if (e.prior_dst) std::memcpy(one_shot.data(), e.prior_dst->data(), one_shot.bytes());
         e.one_shot_dst = &one_shot;
     }
     static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));

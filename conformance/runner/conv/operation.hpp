@@ -9,6 +9,7 @@
 
 #include "../case_pipeline.hpp"
 #include "convcheck/runner/conv_buffers.hpp"
+#include "convcheck/reference/post_ops.hpp"
 
 namespace convcheck::runner::detail {
 
@@ -67,5 +68,19 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
 // plus a scan of every dst element for the canary (conv/sampled.cpp).
 void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
                         const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
+
+// ---- discrete convolution: fused post-ops (conv/post_ops.cpp, docs/post-ops.md) ----------------------
+// "" when the plugin claims every op of d's chain (ABI 1.6), else why not.
+std::string post_ops_unclaimed(const PluginInfo& info, const ConvDescriptor& d);
+// The operands and the prior dst of d's chain, drawn from the seed (exact mode: small integers).
+reference::PostOpData make_post_op_data(const ConvDescriptor& d, accuracy::Mode mode, std::uint64_t seed);
+// Exact mode: "" when every value after every op of the exact results y is exact in the accumulation type
+// (and no op is transcendental), else why the case cannot be judged exactly.
+std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
+                               std::span<const double> y);
+// Bound mode: each output's allowed |got - want|, the convolution's bound carried through the chain.
+std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
+                                   const reference::PostOpData& data, std::span<const double> y,
+                                   std::span<const double> magnitude, std::span<const std::int64_t> terms);
 
 }  // namespace convcheck::runner::detail

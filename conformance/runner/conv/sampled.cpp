@@ -40,7 +40,7 @@ void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettin
     const ConvDescriptor& d = c.conv;
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
     Buffers b{GuardedBuffer(d.src_elements() * e), GuardedBuffer(d.weights_elements() * e),
-              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e)};
+              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e), {}, {}};
     {
         // the query first, on the buffers still untouched (mapped, not yet paid for): a backend that
         // declines the case costs a fork, not the GiBs of data (seconds to minutes)

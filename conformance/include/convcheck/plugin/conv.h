@@ -100,6 +100,12 @@ typedef struct {
     void* diff_src;
     void* diff_weights;
     void* diff_bias;
+
+    /* 1.6: the post-ops' operands (convcheck/plugin/post_ops.h): one pointer per op of the descriptor's
+     * post-ops extension, the binary ops' f32 operands, NULL for the others; NULL when the descriptor has no
+     * post-ops. Runner-owned, read-only, valid during the execute call. Default when struct_size does not
+     * cover it: NULL. */
+    const void* const* post_op_operands;
 } convcheck_conv_args;
 
 /* 1.2: what conv_prepare may use beyond the descriptor. Runner-owned, read-only, valid during

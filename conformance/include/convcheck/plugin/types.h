@@ -97,7 +97,8 @@ typedef struct convcheck_conv_plan convcheck_conv_plan;
  * (CONVCHECK_ERROR_UNIMPLEMENTED): an extension changes the result, so ignoring one computes
  * another operation. The runner sends a chain only to a plugin built against 1.2 or later (older
  * ones cannot see the field). 1.5 sends one, the quantization extension, with every quantized case and with
- * nothing else; before 1.5 `next` is always NULL. */
+ * nothing else; before 1.5 `next` is always NULL. 1.6 sends the post-ops extension with a float forward case
+ * that has post-ops, only to a plugin of 1.6 or later that claims them. */
 typedef struct convcheck_extension {
     size_t struct_size;
     int32_t tag;                            /* convcheck_extension_tag */
@@ -107,7 +108,8 @@ typedef struct convcheck_extension {
  * convcheck_extension, its header). 1.2 defined none. */
 typedef enum {
     CONVCHECK_EXTENSION_NONE = 0,
-    CONVCHECK_EXTENSION_QUANTIZATION = 1 /* 1.5: convcheck_quantization (convcheck/plugin/quantization.h) */
+    CONVCHECK_EXTENSION_QUANTIZATION = 1, /* 1.5: convcheck_quantization (convcheck/plugin/quantization.h) */
+    CONVCHECK_EXTENSION_POST_OPS = 2      /* 1.6: convcheck_post_ops (convcheck/plugin/post_ops.h) */
 } convcheck_extension_tag;
 
 /* ---- call arguments ------------------------------------------------------------------------- */
@@ -186,6 +188,14 @@ typedef struct {
      *   runner presets CONVCHECK_ACCUMULATOR_S32. */
     int32_t requantization;
     int32_t integer_accumulator;
+
+    /* 1.6, fused post-ops (convcheck/plugin/post_ops.h): CONVCHECK_BIT(convcheck_post_op_kind) of the kinds it
+     * runs, and of each kind with algorithms, CONVCHECK_BIT of the algorithms (convcheck_eltwise_algorithm,
+     * convcheck_binary_algorithm). The runner presets 0, which stands when the plugin leaves them unwritten:
+     * no post-ops, and the runner sends no case with any. */
+    uint32_t post_op_kinds;
+    uint32_t eltwise_algorithms;
+    uint32_t binary_algorithms;
 } convcheck_plugin_info;
 
 /* The answer to a query. Runner-owned, valid during the query; the plugin writes supported and,

@@ -12,7 +12,8 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d);
 // Reads the fields of ABI 1.0, and the 1.2 strides when struct_size covers them (all zero: dense);
 // does not validate (call validate()). Throws ConvError for what the canonical descriptor cannot hold
 // (1.2: a dtype other than f32/f16/bf16, dtype not CONVCHECK_DTYPE_MIXED exactly when the per-tensor
-// dtypes differ, an unknown pass, an extension). The bias dtype is read only when has_bias.
+// dtypes differ, an unknown pass; an extension other than 1.6's post-ops, which it reads). The bias dtype is read
+// only when has_bias. to_abi writes no extension: abi_post_ops.hpp attaches the post-ops.
 ConvDescriptor from_abi(const convcheck_conv_desc& desc);
 
 convcheck_cc_desc to_abi(const CcDescriptor& d);

@@ -78,6 +78,7 @@ struct Report {
     std::int32_t mixed_dtypes;
     std::uint32_t strided_tensors;  // ABI 1.2, memory layout
     std::int32_t requantization, integer_accumulator;  // ABI 1.5, quantized convolution
+    std::uint32_t post_op_kinds, eltwise_algorithms, binary_algorithms;  // ABI 1.6, post-ops
 };
 
 // A Report in memory shared with the child, zeroed.

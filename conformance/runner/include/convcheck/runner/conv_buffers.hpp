@@ -18,10 +18,18 @@ namespace convcheck::runner {
 std::string unclaimed(const PluginInfo& info, const ConvDescriptor& d);
 struct Buffers {
     GuardedBuffer src, weights, bias, dst;
+    // ABI 1.6 post-ops: each op's f32 operand (empty for ops without one), and dst_prev for a sum (dst's
+    // bytes before each execute; dst is filled with it too).
+    std::vector<GuardedBuffer> operands;
+    GuardedBuffer prior_dst;
 };
 // Canonical data (src NCX, weights OIX, bias [O]) in the case's layouts and dtype; dst "never written".
 Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
                      const std::vector<double>& bias);
+// Adds d's post-op inputs (reference/post_ops.hpp, canonical) to b: the operands in the ABI's layout, and the
+// prior dst in dst's layout and dtype, copied into dst as well.
+void add_post_op_buffers(const ConvDescriptor& d, const std::vector<std::vector<double>>& operands,
+                         const std::vector<double>& prior_dst_ncx, Buffers& b);
 // The execution of buffers b (descriptor and buffers; timing, limits and the leak check at their defaults).
 ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b);
 

@@ -3,6 +3,9 @@
 // XxxExecution and execute_xxx here and one file xxx_calls.cpp (docs/adding-an-operation.md).
 #pragma once
 
+#include <memory>
+
+#include "convcheck/abi/abi_post_ops.hpp"
 #include "convcheck/runner/isolation.hpp"
 
 namespace convcheck::runner {
@@ -29,6 +32,11 @@ struct ConvExecution : OperationExecution {
     const GuardedBuffer* one_shot_dst = nullptr;  // dst-sized, filled like dst; only read with a plan
     bool query_only = false;  // create, conv_query, destroy: ok when the backend supports the case (no buffers needed)
     bool weights_at_prepare = true;  // with a plan: conv_prepare gets the weights and bias (else only execute does)
+    // ABI 1.6 post-ops: the chain desc.next points to (held here), each op's operand (NULL for ops without),
+    // and for a sum dst_prev, copied into dst (and the one-shot dst) before every execute.
+    std::shared_ptr<AbiPostOps> post_ops;
+    std::vector<const GuardedBuffer*> operands;
+    const GuardedBuffer* prior_dst = nullptr;
 };
 ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, const ConvExecution& e);
 // The arguments of one forward-shaped execute (conv, transposed): src, weights, bias (NULL when not given)

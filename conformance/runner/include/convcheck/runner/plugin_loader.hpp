@@ -32,6 +32,9 @@ struct PluginInfo {
     // only from a plugin of 1.5 or later (quantized/check.cpp).
     std::int32_t requantization = CONVCHECK_REQUANTIZATION_UNNAMED;
     std::int32_t integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
+    // ABI 1.6 claims of post-ops (CONVCHECK_BIT of convcheck_post_op_kind and of the algorithms), default none;
+    // read only from a plugin of 1.6 or later (abi_post_ops.cpp).
+    std::uint32_t post_op_kinds = 0, eltwise_algorithms = 0, binary_algorithms = 0;
 };
 
 // Before a plugin is loaded for checking (`run`, convcheck_backend_test): idle OpenMP workers sleep.

@@ -1,0 +1,52 @@
+// For plugins on plugin_support.hpp that take fused post-ops (ABI 1.6, convcheck/plugin/post_ops.h): the
+// extension of a descriptor, an execute's operand of op k, and add_post_ops, which lets add_conv's gate pass a
+// forward, one-dtype float case whose chain is the post-ops extension alone, once the plugin accepts its ops.
+#pragma once
+
+#include <string>
+
+#include "convcheck/plugin_support.hpp"
+
+namespace convcheck_plugin_support {
+
+// The post-ops extension when it is the whole of the descriptor's chain; NULL otherwise.
+inline const convcheck_post_ops* post_ops_of(const convcheck_conv_desc& d) {
+    const convcheck_extension* e = extensions(d);
+    if (e == nullptr || e->tag != CONVCHECK_EXTENSION_POST_OPS || e->next != nullptr ||
+        e->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_post_ops, ops))
+        return nullptr;
+    return reinterpret_cast<const convcheck_post_ops*>(e);
+}
+
+// Op k's operand (a binary op's f32 values), or NULL when the args do not carry one.
+inline const float* post_op_operand(const convcheck_conv_args& args, int64_t k) {
+    if (args.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_args, post_op_operands) || args.post_op_operands == nullptr)
+        return nullptr;
+    return static_cast<const float*>(args.post_op_operands[k]);
+}
+
+// "" when the plugin runs this chain on this descriptor, else why not (in its library's words).
+using PostOpsAccepts = std::string (*)(const convcheck_conv_desc& desc, const convcheck_post_ops& ops);
+template <typename Tag>
+inline PostOpsAccepts post_ops_accepts = nullptr;
+template <typename Tag>
+bool post_ops_gate_for(const convcheck_conv_desc& desc, std::string* why) {
+    const convcheck_post_ops* ops = post_ops_of(desc);
+    if (ops == nullptr) return false;
+    convcheck_conv_desc plain = desc;
+    plain.next = nullptr;
+    *why = beyond_forward_one_dtype(plain, takes_mixed_dtypes<Tag>);
+    const bool mixed = plain.dtype == CONVCHECK_DTYPE_MIXED && takes_mixed_dtypes<Tag>;
+    if (why->empty() && !mixed && (plain.dtype < CONVCHECK_F32 || plain.dtype > CONVCHECK_BF16))
+        *why = "post-ops are taken on f32, f16 and bf16 convolutions";
+    if (why->empty()) *why = post_ops_accepts<Tag>(desc, *ops);
+    return true;
+}
+// Call after add_conv<Prepare>: its entries then take post-op cases that `accepts` accepts.
+template <PrepareFn Prepare>
+void add_post_ops(PostOpsAccepts accepts) {
+    post_ops_accepts<PrepareTag<Prepare>> = accepts;
+    post_ops_gate<PrepareTag<Prepare>> = post_ops_gate_for<PrepareTag<Prepare>>;
+}
+
+}  // namespace convcheck_plugin_support

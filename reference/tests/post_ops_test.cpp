@@ -1,0 +1,93 @@
+// The reference's post-ops (post_ops.hpp): each eltwise algorithm at points whose value oneDNN's formula
+// gives, the chain applied in order after the bias, a sum reading the prior dst, and an operand read per
+// output channel (not per group) and, when full, from dst's own data format.
+#include <gtest/gtest.h>
+
+#include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/post_ops.hpp"
+
+using namespace convcheck;
+using namespace convcheck::reference;
+
+namespace {
+
+double apply(const std::string& po, double x) {
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=1,k=1,po=" + po);
+    return eltwise(d.post_ops[0], x);
+}
+
+}  // namespace
+
+TEST(ReferencePostOps, EltwiseAlgorithmsFollowTheirDefinitions) {
+    EXPECT_EQ(apply("relu", -2.0), 0.0);
+    EXPECT_EQ(apply("relu:0.25", -2.0), -0.5);
+    EXPECT_EQ(apply("clip:-1:6", 7.0), 6.0);
+    EXPECT_EQ(apply("clip:-1:6", -7.0), -1.0);
+    EXPECT_EQ(apply("linear:2:1", 3.0), 7.0);
+    EXPECT_EQ(apply("round", 2.5), 2.0);  // ties to even
+    EXPECT_EQ(apply("round", -3.5), -4.0);
+    EXPECT_EQ(apply("logistic", 0.0), 0.5);
+    EXPECT_NEAR(apply("tanh", 1.0), 0.7615941559557649, 1e-15);
+    EXPECT_NEAR(apply("swish", 1.0), 0.7310585786300049, 1e-15);
+    EXPECT_NEAR(apply("swish:2", 1.0), 0.8807970779778823, 1e-15);
+    EXPECT_NEAR(apply("hardswish", 1.0), 2.0 / 3.0, 1e-15);
+    EXPECT_EQ(apply("hardswish", -4.0), 0.0);
+    EXPECT_NEAR(apply("gelu_erf", 1.0), 0.8413447460685429, 1e-15);
+    EXPECT_NEAR(apply("gelu_tanh", 1.0), 0.8411919906082768, 1e-15);
+    EXPECT_NEAR(apply("elu", -1.0), -0.6321205588285577, 1e-15);
+    EXPECT_EQ(apply("elu:0.5", 3.0), 3.0);
+    EXPECT_NEAR(apply("exp", 1.0), 2.718281828459045, 1e-15);
+    EXPECT_EQ(apply("square", -3.0), 9.0);
+    EXPECT_EQ(apply("abs", -3.0), 3.0);
+    EXPECT_EQ(apply("sqrt", 9.0), 3.0);
+}
+
+TEST(ReferencePostOps, TheChainRunsInOrderAfterTheBias) {
+    // 1x1 convolution of one input channel: dst = src * w + bias, then relu, then + operand(oc)
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=2,in=1,k=1,bias=1,po=relu+add:per_oc");
+    const std::vector<double> src{1.0}, weights{-3.0, 2.0}, bias{1.0, 1.0};
+    auto r = convolution_summation(d, src, weights, bias);
+    PostOpData data;
+    data.operands = {{}, {10.0, 20.0}};
+    apply_post_ops(d, data, r.dst);
+    EXPECT_EQ(r.dst[0], 10.0);  // relu(-3 + 1) + 10: the bias first, then relu, then the operand
+    EXPECT_EQ(r.dst[1], 23.0);  // relu(2 + 1) + 20
+    const ConvDescriptor swapped = parse_descriptor("conv:c=1,o=2,in=1,k=1,bias=1,po=add:per_oc+relu");
+    auto s = convolution_summation(swapped, src, weights, bias);
+    data.operands = {{-10.0, -20.0}, {}};
+    apply_post_ops(swapped, data, s.dst);
+    EXPECT_EQ(s.dst[0], 0.0);  // relu(-2 - 10)
+    EXPECT_EQ(s.dst[1], 0.0);  // relu(3 - 20)
+}
+
+TEST(ReferencePostOps, SumReadsThePriorDstWithItsScaleAndZeroPoint) {
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=2,k=1,po=sum:0.5:2");
+    PostOpData data;
+    data.operands = {{}};
+    data.prior_dst = {6.0, -2.0};
+    std::vector<double> dst{1.0, 1.0};
+    apply_post_ops(d, data, dst);
+    EXPECT_EQ(dst[0], 3.0);   // 1 + 0.5 * (6 - 2)
+    EXPECT_EQ(dst[1], -1.0);  // 1 + 0.5 * (-2 - 2)
+}
+
+TEST(ReferencePostOps, PerChannelOperandsAreIndexedByOutputChannelAcrossGroups) {
+    // two groups of two output channels: channel 3 reads operand[3], not its group's index 1
+    const ConvDescriptor d = parse_descriptor("conv:c=2,o=4,g=2,in=1,k=1,po=mul:per_oc");
+    PostOpData data;
+    data.operands = {{1.0, 2.0, 3.0, 4.0}};
+    std::vector<double> dst{1.0, 1.0, 1.0, 1.0};
+    apply_post_ops(d, data, dst);
+    EXPECT_EQ(dst, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
+}
+
+TEST(ReferencePostOps, AFullOperandIsLaidOutInDstsDataFormat) {
+    // n=1, o=2, 1x2 output, NXC: buffer [x0c0, x0c1, x1c0, x1c1]; canonical NCX [c0x0, c0x1, c1x0, c1x1]
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=2,in=1x2,k=1,data=nxc,po=add:full");
+    const float buffer[] = {1.0f, 2.0f, 3.0f, 4.0f};
+    const auto canonical = operand_to_canonical(d, d.post_ops[0], buffer);
+    EXPECT_EQ(canonical, (std::vector<double>{1.0, 3.0, 2.0, 4.0}));
+    float back[4] = {};
+    canonical_to_operand(d, d.post_ops[0], canonical, back);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(back[i], buffer[i]);
+}
