@@ -61,6 +61,7 @@ struct RunOptions {
     SuiteReadOptions read;           // --benchdnn-driver
     double shrink_seconds = 60.0;
     std::string memory_limit;  // "" : default_memory_limit()
+    std::vector<std::string> profiles;  // --profile
 };
 
 std::string utc_now() {
@@ -220,6 +221,7 @@ int run(const RunOptions& o) {
     RunSettings settings;
     settings.check.timeout_s = o.timeout_s;
     settings.check.leak_check = o.leak_check;
+    for (const std::string& name : o.profiles) settings.check.profiles.push_back(*accuracy::parse_profile(name));
     settings.check.memory_limit_bytes = memory_limit;
     settings.shrink = !o.no_shrink;
     settings.shrink_limits.max_seconds = o.shrink_seconds;
@@ -304,6 +306,10 @@ void add_run_command(CLI::App& app) {
                     "what one case may use, runner and plugin child together, e.g. 2G or 512M "
                     "(default: half the memory available at start)");
     cmd->add_flag("--leak-check", o.leak_check, "run 5 create..destroy cycles per case and fail heap growth");
+    cmd->add_option("--profile", o.profiles,
+                    "also judge each case by another suite's published rule, and report where it disagrees with "
+                    "convcheck's verdict (repeatable: webnn, nnapi, benchdnn, onnx, opinfo; docs/accuracy.md)")
+        ->check(CLI::IsMember({"webnn", "nnapi", "benchdnn", "onnx", "opinfo"}));
     cmd->add_flag("--no-shrink", o.no_shrink, "do not shrink failing cases");
     add_seconds_option(cmd, "--shrink-seconds", o.shrink_seconds, true, "time limit for shrinking one failure");
     cmd->add_flag("--fail-fast", o.fail_fast, "stop at the first failing case");

@@ -144,6 +144,11 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
                    $<TARGET_FILE:convcheck_plugin_mutants> $<TARGET_FILE:convcheck_plugin_abi_1_0>
                    $<TARGET_FILE:convcheck_plugin_abi_1_1> ${strides_vendors})
   set_tests_properties(conformance_strides PROPERTIES TIMEOUT 600)
+  # Tolerance profiles (--profile): other suites' rules beside the verdict, and where they part (docs/accuracy.md)
+  add_test(NAME conformance_profiles
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/profiles_check.py $<TARGET_FILE:convcheck>
+                   $<TARGET_FILE:convcheck_plugin_reference> $<TARGET_FILE:convcheck_plugin_mutants>)
+  set_tests_properties(conformance_profiles PROPERTIES TIMEOUT 600)
 endif()
 if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_mutants)
   # The invalid suite (docs/runner.md): the project's own plugins refuse every case; a backend that

@@ -106,6 +106,10 @@ json case_record(const CaseResult& r, const std::string& backend) {
     if (r.workspace_used) j["workspace_used"] = *r.workspace_used;
     if (r.thread_pool_tasks > 0) j["thread_pool_tasks"] = r.thread_pool_tasks;
     if (r.requantization_fit) j["requantization_fit"] = *r.requantization_fit;
+    for (const accuracy::ProfileVerdict& p : r.profiles)
+        j["profiles"][std::string(accuracy::to_string(p.profile))] =
+            p.applies ? json{{"passed", p.passed}, {"failing", p.failing}, {"worst_ratio", finite_or_null(p.worst_ratio)}}
+                      : json{{"applies", false}};
     if (r.c.fill != accuracy::Fill::standard) j["fill"] = accuracy::to_string(r.c.fill);
     if (r.error) {
         const auto& c = r.error->comparison;

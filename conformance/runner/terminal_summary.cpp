@@ -1,5 +1,6 @@
 #include "convcheck/runner/terminal_summary.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "convcheck/runner/printable.hpp"
@@ -121,6 +122,49 @@ std::string verdict_line(const json& run, const RunSummary& s) {
     return line + "; exit code " + std::to_string(s.exit_code);
 }
 
+// --profile: for each profile the cases judged, and where its rule and convcheck's verdict part: a false green
+// passes the profile where convcheck fails the case, a false red fails it where convcheck passes it.
+static void print_profiles(std::FILE* out, const std::vector<json>& cases) {
+    struct Counts {
+        long judged = 0, agree = 0, false_green = 0, false_red = 0, not_applicable = 0;
+        std::string first_green, first_red;
+    };
+    std::vector<std::pair<std::string, Counts>> all;
+    for (const json& c : cases) {
+        if (!c.contains("profiles")) continue;
+        const std::string status = c.value("status", "");
+        const bool passed = status == "passed", failed = status == "failed";
+        for (const auto& [name, v] : c["profiles"].items()) {
+            auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.first == name; });
+            if (it == all.end()) all.emplace_back(name, Counts{}), it = all.end() - 1;
+            Counts& n = it->second;
+            if (!v.value("applies", true)) {
+                ++n.not_applicable;
+                continue;
+            }
+            if (!passed && !failed) continue;  // xfail, crashed, ...: no verdict of convcheck's to compare
+            ++n.judged;
+            const bool profile_passed = v.value("passed", false);
+            if (profile_passed == passed) ++n.agree;
+            else if (profile_passed) {
+                if (n.false_green++ == 0) n.first_green = c.value("reproducer", "");
+            } else if (n.false_red++ == 0) {
+                n.first_red = c.value("reproducer", "");
+            }
+        }
+    }
+    if (all.empty()) return;
+    std::fprintf(out, "\n  tolerance profiles (other suites' rules on the same outputs; docs/accuracy.md):\n");
+    for (const auto& [name, n] : all) {
+        std::fprintf(out, "    %-9s %ld judged: %ld agree with convcheck, %ld false green (pass the profile, fail convcheck), "
+                          "%ld false red (fail the profile, pass convcheck)%s\n",
+                     name.c_str(), n.judged, n.agree, n.false_green, n.false_red,
+                     n.not_applicable ? (", " + std::to_string(n.not_applicable) + " where it has no rule").c_str() : "");
+        if (!n.first_green.empty()) std::fprintf(out, "      first false green: %s\n", n.first_green.c_str());
+        if (!n.first_red.empty()) std::fprintf(out, "      first false red: %s\n", n.first_red.c_str());
+    }
+}
+
 void print_summary(std::FILE* out, const json& run, const std::vector<json>& cases, const RunSummary& s,
                    int max_failures_listed, int max_reasons) {
     std::fprintf(out, "\nconvcheck: backend %s %s, suite %s, shard %s, %zu cases in %.1f s\n",
@@ -130,6 +174,7 @@ void print_summary(std::FILE* out, const json& run, const std::vector<json>& cas
     print_coverage(out, s, max_reasons);
     print_cases(out, cases, "failures", is_failure, max_failures_listed);
     print_cases(out, cases, "unchecked", [](Status st) { return st == Status::unchecked; }, max_failures_listed);
+    print_profiles(out, cases);
     if (!s.stopped.empty())
         std::fprintf(out, "\nstopped early: %s; %s did not run\n", s.stopped.c_str(),
                      count_of(s.coverage.not_run, "cases").c_str());

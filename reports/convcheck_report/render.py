@@ -7,7 +7,8 @@ import os
 
 import jinja2
 
-from . import accuracy, charts, completeness, coverage, features, performance, quantized, settings, strength, summary
+from . import (accuracy, charts, completeness, coverage, features, performance, profiles, quantized, settings, strength,
+               summary)
 from .failures import failures
 from .compare import compare
 from .statuses import BAD, COLOURS, DESCRIPTIONS, STATUSES
@@ -84,6 +85,7 @@ def build_context(results, comparison_pair=None, generated=None):
         "modes": modes,
         "matrix": features.build_matrix(results.cases, backends),
         "quantized_rules": quantized.observed_rules(results.cases, backends),
+        "profile_rows": profiles.profile_rows(results.cases, backends),
         "case_tables": features.build_case_tables(results.cases, backends),
         "passed_rows_limit": features.PASSED_ROWS_LIMIT,
         "other_rows_limit": features.OTHER_ROWS_LIMIT,

@@ -44,6 +44,8 @@ class Case:
     pass_not_claimed: bool = False  # declined: the backend does not claim the case's pass (prop_kinds)
     # quantized cases (ABI 1.5): the requantization rules every output agreed with, or None when not recorded
     requantization_fit: object = None
+    # --profile: {profile: passed (True/False), or None where it has no rule}; empty when not recorded
+    profiles: dict = None
 
     @property
     def key(self):
@@ -212,7 +214,19 @@ def _case(record, where, file_backend):
                 kind=kind, kind_derived=derived, reason=reason, features=features, error=error,
                 time_ms=fields.number(record, "time_ms", where, "case"), source=where,
                 pass_not_claimed=record.get("pass_not_claimed") is True,
-                requantization_fit=_rule_list(record.get("requantization_fit")), **text)
+                requantization_fit=_rule_list(record.get("requantization_fit")),
+                profiles=_profiles(record.get("profiles")), **text)
+
+
+def _profiles(value):
+    """A case record's "profiles": {name: True/False (passed), or None where the profile has no rule}."""
+    if not isinstance(value, dict):
+        return {}
+    out = {}
+    for name, v in value.items():
+        if isinstance(name, str) and isinstance(v, dict):
+            out[name] = None if v.get("applies") is False else v.get("passed") is True
+    return out
 
 
 def _rule_list(value):

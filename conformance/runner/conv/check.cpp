@@ -118,6 +118,12 @@ void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mod
         r.reason = prefix + mismatch_reason(d, *r.error, mode, got, want, unwritten);
     }
     if (!exact) apply_statistics(cmp, r);
+    if (!s.profiles.empty() && d.post_ops.empty() && (mode == Mode::exact || mode == Mode::bound)) {
+        std::int64_t products = d.in_channels_per_group();
+        for (int a = 0; a < d.rank; ++a) products *= d.kernel_size[a];
+        for (const accuracy::Profile p : s.profiles)
+            r.profiles.push_back(accuracy::judge_profile(p, d.dst_dtype(), products, want, got));
+    }
     leak_status(o, s, r);
 }
 

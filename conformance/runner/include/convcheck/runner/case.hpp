@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convcheck/accuracy/accuracy.hpp"
+#include "convcheck/accuracy/profiles.hpp"
 #include "convcheck/accuracy/special_fill.hpp"
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/core/quantized_descriptor.hpp"
@@ -119,6 +120,9 @@ struct CaseResult {
     // A quantized case with a u8/s8 dst that ran (ABI 1.5): the requantization rules every output agrees with
     // (reference/requantize.hpp's names; empty: none), whatever the verdict. Absent for every other case.
     std::optional<std::vector<std::string>> requantization_fit;
+    // --profile: each requested suite's rule on the same outputs (accuracy/profiles.hpp); a float convolution's
+    // forward case without post-ops judged in exact or bound mode only
+    std::vector<accuracy::ProfileVerdict> profiles;
 };
 
 // Deterministic per-case seed from the run's seed and the case's position in its suite: the same for

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "convcheck/runner/case.hpp"
 #include "convcheck/runner/contract.hpp"
@@ -37,6 +38,7 @@ struct CheckSettings {
     std::int64_t memory_limit_bytes = default_memory_limit();
     Determinism determinism;       // several runs per case, outputs compared bitwise (determinism.hpp)
     ExecutionLog* log = nullptr;   // when set, every execution's buffers are recorded in it (execution_log.hpp)
+    std::vector<accuracy::Profile> profiles;  // --profile: other suites' published rules beside the verdict
 };
 
 // The contract for this backend and output dtype (contract.hpp: the one contract).
