@@ -51,15 +51,32 @@ ReadResult read_line(int fd, std::string& buffer, std::string* line) {
     return ReadResult::line;
 }
 
-bool send_descriptor(int socket, int fd) {
+namespace {
+
+// One byte and room for one file descriptor: the message both ends of send_descriptor pass (not copyable: it points
+// into itself).
+struct DescriptorMessage {
     char byte = 'f';
-    iovec io{&byte, 1};
+    iovec io{};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msghdr m{};
-    m.msg_iov = &io;
-    m.msg_iovlen = 1;
-    m.msg_control = control;
-    m.msg_controllen = sizeof(control);
+    DescriptorMessage() {
+        io.iov_base = &byte;
+        io.iov_len = 1;
+        m.msg_iov = &io;
+        m.msg_iovlen = 1;
+        m.msg_control = control;
+        m.msg_controllen = sizeof(control);
+    }
+    DescriptorMessage(const DescriptorMessage&) = delete;
+    DescriptorMessage& operator=(const DescriptorMessage&) = delete;
+};
+
+}  // namespace
+
+bool send_descriptor(int socket, int fd) {
+    DescriptorMessage message;
+    msghdr& m = message.m;
     cmsghdr* c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
@@ -73,14 +90,8 @@ bool send_descriptor(int socket, int fd) {
 }
 
 int receive_descriptor(int socket) {
-    char byte = 0;
-    iovec io{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr m{};
-    m.msg_iov = &io;
-    m.msg_iovlen = 1;
-    m.msg_control = control;
-    m.msg_controllen = sizeof(control);
+    DescriptorMessage message;
+    msghdr& m = message.m;
     while (true) {
         const ssize_t n = recvmsg(socket, &m, MSG_CMSG_CLOEXEC);
         if (n < 0 && errno == EINTR) continue;

@@ -4,6 +4,7 @@
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/plugin_support.hpp"
 
 namespace convcheck_exec {
 
@@ -57,16 +58,8 @@ std::string filter_layout(const convcheck_conv_desc& d) {
 }  // namespace
 
 std::string dtype_name(std::int32_t dtype) {
-    switch (dtype) {
-        case CONVCHECK_F32: return "f32";
-        case CONVCHECK_F16: return "f16";
-        case CONVCHECK_BF16: return "bf16";
-        case CONVCHECK_F64: return "f64";
-        case CONVCHECK_U8: return "u8";
-        case CONVCHECK_S8: return "s8";
-        case CONVCHECK_S32: return "s32";
-    }
-    return "?" + std::to_string(dtype);
+    const std::string name = convcheck_plugin_support::dtype_name(dtype);
+    return name == "unknown" ? "?" + std::to_string(dtype) : name;
 }
 
 std::string pass_name(std::int32_t prop_kind) {
