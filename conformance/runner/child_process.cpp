@@ -244,6 +244,11 @@ ChildOutcome classify_end(const Report& r, const Waited& w, double timeout_s, co
         case kException: o.kind = ChildOutcome::Kind::crashed; o.reason = r.message; return o;
         case kPluginError:
             o.error_code = error_code_name(r.error_code);
+            if (r.error_code == CONVCHECK_ERROR_CRASHED) {  // 1.6: where the plugin runs it (a backend process)
+                o.kind = ChildOutcome::Kind::crashed;
+                o.reason = r.message;
+                return o;
+            }
             // a plugin that says it ran out of memory is classified with the runner's own findings
             o.kind = r.error_code == CONVCHECK_ERROR_OUT_OF_MEMORY ? ChildOutcome::Kind::out_of_memory
                                                                    : ChildOutcome::Kind::plugin_error;

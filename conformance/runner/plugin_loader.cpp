@@ -95,6 +95,7 @@ const char* error_code_name(std::int32_t code) {
         case CONVCHECK_ERROR_UNIMPLEMENTED: return "unimplemented";
         case CONVCHECK_ERROR_OUT_OF_MEMORY: return "out_of_memory";
         case CONVCHECK_ERROR_INTERNAL: return "internal";
+        case CONVCHECK_ERROR_CRASHED: return "crashed";
     }
     return "unknown";
 }

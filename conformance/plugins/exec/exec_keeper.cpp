@@ -163,6 +163,8 @@ Event next_event(int client, std::string& client_buffer, std::string* line) {
 }
 
 json failure(const std::string& text) { return json{{"keeper", "failure"}, {"failure", text}}; }
+// The backend process ended while it had the case: a crash of the case (CONVCHECK_ERROR_CRASHED).
+json crash(const std::string& text) { return json{{"keeper", "failure"}, {"failure", text}, {"crashed", true}}; }
 
 // The backend ended or misbehaved: its end, as the reason of the request in flight. What it wrote on stderr
 // before it ended is read first (for at most a second: something it started may hold the pipe open).
@@ -293,7 +295,7 @@ void serve(int client) {
         if (g_backend.pid <= 0) {
             reply = failure("no backend process is running (the bridge sent a request before \"start\")");
         } else if (!write_line(g_backend.in, line)) {
-            reply = failure(died("before it read the request"));
+            reply = crash(died("before it read the request"));
         } else {
             std::string answer;
             switch (next_event(client, client_buffer, &answer)) {
@@ -309,7 +311,7 @@ void serve(int client) {
                     }
                     break;
                 }
-                case Event::backend_died: reply = failure(died("during the case")); break;
+                case Event::backend_died: reply = crash(died("during the case")); break;
                 case Event::client_closed:  // the runner killed the case (its time or memory limit)
                     stop_backend(true);
                     if (shm.rfind("/convcheck-exec-", 0) == 0) shm_unlink(shm.c_str());

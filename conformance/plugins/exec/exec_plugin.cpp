@@ -56,7 +56,8 @@ struct Instance {
             throw PluginError(CONVCHECK_ERROR_INTERNAL, "the keeper process is gone");
         json reply = json::parse(line);  // the keeper checked it
         if (reply.value("keeper", std::string()) == "failure")
-            throw PluginError(CONVCHECK_ERROR_INTERNAL, reply.value("failure", std::string()));
+            throw PluginError(reply.value("crashed", false) ? CONVCHECK_ERROR_CRASHED : CONVCHECK_ERROR_INTERNAL,
+                              reply.value("failure", std::string()));
         return reply;
     }
 };

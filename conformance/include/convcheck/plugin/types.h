@@ -48,7 +48,10 @@ typedef enum {
     CONVCHECK_ERROR_UNIMPLEMENTED = 2,    /* valid, but the backend cannot do it after query said
                                              it could (a query should have declined it) */
     CONVCHECK_ERROR_OUT_OF_MEMORY = 3,    /* an allocation failed (host or device memory) */
-    CONVCHECK_ERROR_INTERNAL = 4          /* the backend failed for a reason of its own */
+    CONVCHECK_ERROR_INTERNAL = 4,         /* the backend failed for a reason of its own */
+    CONVCHECK_ERROR_CRASHED = 5           /* 1.6: the computation ended abnormally where the plugin runs it (a
+                                             backend process it started, a device), and the plugin survived to say
+                                             so: the runner records a crash, as if the plugin's own process had */
 } convcheck_error_code;
 
 /* 1.2: which pass a descriptor asks for (convcheck_conv_desc.prop_kind). The tensors keep their
