@@ -4,6 +4,7 @@
 
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/formats/benchdnn_memory.hpp"
+#include "convcheck/formats/benchdnn_post_ops.hpp"
 #include "convcheck/formats/benchdnn_quantized.hpp"
 
 #include <algorithm>
@@ -87,7 +88,6 @@ std::string attr_reason(BenchdnnAttr a) {
     switch (a) {
         case BenchdnnAttr::scales: return option + ": scales are not modelled by convcheck";
         case BenchdnnAttr::zero_points: return option + ": zero points are not modelled by convcheck";
-        case BenchdnnAttr::post_ops: return option + ": post-ops (eltwise, sum, binary, depthwise) are not modelled by convcheck";
         case BenchdnnAttr::scratchpad: return option + ": an unknown scratchpad mode";
         case BenchdnnAttr::fpmath: return option + ": a non-strict fpmath mode lets the library compute in lower precision; not modelled";
         case BenchdnnAttr::acc_mode: return option + ": a non-strict accumulation mode is not modelled by convcheck";
@@ -229,7 +229,7 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
                std::nullopt;
 
     for (int a = 0; a < kBenchdnnAttrCount; ++a)
-        if (!is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a]))
+        if (a != static_cast<int>(BenchdnnAttr::post_ops) && !is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a]))
             return reason = attr_reason(static_cast<BenchdnnAttr>(a)), std::nullopt;
     if (!s.ctx_init.empty() || !s.ctx_exe.empty())
         return reason = "--ctx-init/--ctx-exe: a threading context; convcheck sets threads per run (--threads)",
@@ -273,6 +273,13 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
     d.dtype_overrides = chosen->dtype_overrides;
     apply(*chosen, d);
     if (!apply_benchdnn_memory(chosen->memory, d, &m.skip_reason)) return m;
+    const std::string& post_ops = s.attr[static_cast<int>(BenchdnnAttr::post_ops)];
+    if (!post_ops.empty() && d.pass != Pass::forward) {
+        m.skip_reason = "--attr-post-ops on --dir=" + benchdnn_dir_name(s.dir) +
+                        ": oneDNN's post-ops apply to forward propagation only";
+        return m;
+    }
+    if (!benchdnn_post_ops(post_ops, d, &d.post_ops, &m.skip_reason)) return m;  // benchdnn_post_ops.hpp
     if (d.pass != Pass::forward && has_strides(d)) {
         m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on a backward pass; convcheck's backward "
                         "passes take dense tensors in ncx/nxc and oix/xio (docs/passes.md)";
@@ -290,6 +297,11 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnDeconvPr
     if (mix.weights || mix.bias || mix.dst) {
         m.skip_reason = "--dt/--bia-dt: mixed per-tensor data types of a transposed convolution (benchdnn's deconv "
                         "driver); convcheck's transposed convolution has one data type for src, weights, bias and dst";
+        return m;
+    }
+    if (!s.attr[static_cast<int>(BenchdnnAttr::post_ops)].empty()) {
+        m.skip_reason = "--attr-post-ops: post-ops of a transposed convolution (benchdnn's deconv driver); convcheck's "
+                        "post-ops are on the forward convolution";
         return m;
     }
     TransposedDescriptor t = problem.descriptor;

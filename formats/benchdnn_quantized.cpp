@@ -137,9 +137,15 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
     as_float.cfg.clear();
     as_float.attr[static_cast<int>(BenchdnnAttr::scales)].clear();
     as_float.attr[static_cast<int>(BenchdnnAttr::zero_points)].clear();
+    as_float.attr[static_cast<int>(BenchdnnAttr::post_ops)].clear();
     const BenchdnnMapping f = map_benchdnn_case(as_float, problem);
     if (!f.descriptor) {
         m.skip_reason = f.skip_reason;
+        return m;
+    }
+    if (!s.attr[static_cast<int>(BenchdnnAttr::post_ops)].empty()) {
+        m.skip_reason = "--attr-post-ops: post-ops on an int8 case; oneDNN applies them to the scaled f32 result "
+                        "before the dst scale and zero point, and convcheck's quantized descriptor has no post-ops";
         return m;
     }
     const ConvDescriptor& d = *f.descriptor;

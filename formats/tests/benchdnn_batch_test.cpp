@@ -111,7 +111,7 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         // 8. --alg
         {"alg", P ",bias=1", nullptr}, {"alg", P ",bias=1", nullptr}, {"alg", nullptr, "--alg=wino"},
         // 9. attributes, strides, threading context
-        {"post_ops", P ",bias=1", nullptr}, {"post_ops", nullptr, "--attr-post-ops"},
+        {"post_ops", P ",bias=1", nullptr}, {"post_ops", P ",bias=1,po=sum", nullptr},
         {"scales", nullptr, "--attr-scales"}, {"zero_points", nullptr, "--attr-zero-points"},
         {"fpmath", P ",bias=1", nullptr}, {"fpmath", nullptr, "--attr-acc-mode"}, {"fpmath", nullptr, "--attr-fpmath"},
         {"fpmath", nullptr, "--attr-fpmath"},

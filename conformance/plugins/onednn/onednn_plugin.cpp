@@ -33,6 +33,8 @@
 //               adaptation, reorders and scratchpad; through the one-shot conv_execute only.
 //   transposed  (ABI 1.3) deconvolution_forward (onednn_transposed.cpp).
 //   quantized   (ABI 1.5) int8 convolution_forward with output scales and zero points (onednn_quantized.cpp).
+//   post-ops    (ABI 1.6) the chain as the primitive's dnnl::post_ops attribute (onednn_post_ops.cpp); with a
+//               sum, dst's prior content goes into the primitive's dst before it runs.
 //   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
 //               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
 //               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
@@ -49,10 +51,12 @@
 
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_backward.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "onednn_instance.hpp"
+#include "onednn_post_ops.hpp"
 #include "onednn_quantized.hpp"
 #include "onednn_transposed.hpp"
 
@@ -188,15 +192,19 @@ dnnl::primitive_attr user_scratchpad() {
     return attr;
 }
 
-// The forward primitive descriptor for the (adapted) case; throws dnnl::error when oneDNN refuses
-// it. forward_inference for the forward pass; forward_training as the hint of a backward one.
+// The forward primitive descriptor for the (adapted) case, with the post-ops of `ops` when given; throws
+// dnnl::error when oneDNN refuses it. forward_inference for the forward pass; forward_training as the hint of a
+// backward one.
 dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d,
-                                                              dnnl::prop_kind kind = dnnl::prop_kind::forward_inference) {
+                                                              dnnl::prop_kind kind = dnnl::prop_kind::forward_inference,
+                                                              const convcheck_post_ops* ops = nullptr) {
     const AnyDescs m = any_descs(d);
     const dnnl::convolution_forward::desc conv(kind, dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst,
                                                spatial(d, d.strides), dilations(d), spatial(d, d.pads_begin),
                                                spatial(d, d.pads_end));
-    return dnnl::convolution_forward::primitive_desc(conv, user_scratchpad(), p.engine);
+    dnnl::primitive_attr attr = user_scratchpad();
+    if (ops != nullptr) attr.set_post_ops(convcheck_onednn::make_post_ops(d, *ops));
+    return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
 }
 
 // `what`: the primitive refused, when it is not the forward one the case asks for.
@@ -299,6 +307,12 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     // mixed per-tensor dtypes (forward): each tensor's own data type goes to oneDNN, which runs the
     // combinations it has (bf16 src and weights with an f32 dst or bias) and refuses the rest in its words
     mine.mixed_dtypes = 1;
+    // ABI 1.6: fused post-ops, each op as oneDNN 2.6's post-op of the same formula (onednn_post_ops.cpp); oneDNN
+    // accepts or refuses each case's chain at query
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM) |
+                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY);
+    mine.eltwise_algorithms = (1u << (CONVCHECK_ELTWISE_SQRT + 1)) - 1;
+    mine.binary_algorithms = (1u << (CONVCHECK_BINARY_DIV + 1)) - 1;
     return support::fill_info(info, mine);
 }
 
@@ -310,7 +324,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         if (const std::string why = strides_not_taken(*desc); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = dtype_unsupported(*desc); !why.empty()) return support::unsupported(out, why);
         try {
-            make_primitive_desc(*plugin, support::library_desc(*desc, plan_for(*desc)));
+            make_primitive_desc(*plugin, support::library_desc(*desc, plan_for(*desc)), dnnl::prop_kind::forward_inference,
+                                support::post_ops_of(*desc));
         } catch (const dnnl::error& e) {
             return support::unsupported(out, refusal(e, *desc));
         }
@@ -323,12 +338,15 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 struct Prepared : convcheck_conv_plan {
     Prepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
         : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(expressible(desc))),
-          l(support::library_desc(desc, adaptation)) {
+          l(support::library_desc(desc, adaptation)), ops(copy_of(support::post_ops_of(desc))) {
         check_dtype(desc);
         if (const std::string why = strides_not_taken(desc); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
+        if (ops != nullptr)
+            if (const std::string why = convcheck_onednn::post_ops_accepts(desc, *ops); !why.empty())
+                throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
         try {
-            pd = make_primitive_desc(plugin, l);
+            pd = make_primitive_desc(plugin, l, dnnl::prop_kind::forward_inference, ops);
         } catch (const dnnl::error& e) {
             throw_refusal(e, desc);
         }
@@ -348,7 +366,11 @@ struct Prepared : convcheck_conv_plan {
         memory user_dst = user_activations(plugin, l, true, buffers.dst());
         memory src = to_primitive(plugin, user_activations(plugin, l, false, buffers.src()), pd.src_desc());
         memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin.engine);
+        // a sum post-op reads dst's prior content: into the primitive's layout first
+        if (ops != nullptr && convcheck_onednn::has_sum(*ops) && dst != user_dst)
+            dnnl::reorder(user_dst, dst).execute(plugin.stream, user_dst, dst);
         std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+        if (ops != nullptr) convcheck_onednn::add_post_op_operands(plugin.engine, l, *ops, args, call);
         call.emplace(DNNL_ARG_WEIGHTS,
                      weights ? *weights : to_primitive(plugin, user_weights(plugin, l, buffers.weights()), pd.weights_desc()));
         if (desc.has_bias)
@@ -372,6 +394,18 @@ struct Prepared : convcheck_conv_plan {
     convcheck_plugin& plugin;
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case oneDNN computes
+    // the post-ops extension (ABI 1.6), or NULL: a copy, as the plan may outlive the runner's descriptor
+    std::vector<convcheck_post_op> op_list;
+    convcheck_post_ops ops_copy{};
+    const convcheck_post_ops* ops;
+    const convcheck_post_ops* copy_of(const convcheck_post_ops* given) {
+        if (given == nullptr) return nullptr;
+        op_list.assign(given->ops, given->ops + given->count);
+        ops_copy = *given;
+        ops_copy.header.next = nullptr;
+        ops_copy.ops = op_list.data();
+        return &ops_copy;
+    }
     dnnl::convolution_forward::primitive_desc pd;
     dnnl::convolution_forward primitive;
     std::optional<memory> weights, bias;  // in the primitive's layouts, when prepared with the weights
@@ -478,6 +512,7 @@ const convcheck_api api = [] {
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // forward: each tensor's own data type
     support::add_conv<prepare>(a, conv_query);
     support::add_quantized<prepare>();
+    support::add_post_ops<prepare>(convcheck_onednn::post_ops_accepts);
     support::add_backward<prepare, backward_query, backward_execute>(a);
     support::add_conv_transposed<convcheck_onednn::transposed_query, convcheck_onednn::transposed_execute>(a);
     return a;

@@ -5,6 +5,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
   if(dnnl_FOUND AND OpenMP_CXX_FOUND)
     convcheck_add_backend_plugin(onednn SOURCES ${CMAKE_CURRENT_LIST_DIR}/onednn_plugin.cpp
                                  ${CMAKE_CURRENT_LIST_DIR}/onednn_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/onednn_quantized.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/onednn_post_ops.cpp
                                  LIBS convcheck_plugin_adaptation DNNL::dnnl OpenMP::OpenMP_CXX)
     convcheck_add_backend_plugin_tests(onednn BACKWARD TRANSPOSED)
     if(CONVCHECK_BUILD_TESTS)
@@ -13,6 +14,11 @@ if(CONVCHECK_BACKEND_PLUGINS)
                COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_onednn> --suite quantized --threads 2
                        --no-shrink --no-progress --quiet)
       set_tests_properties(conformance_quantized_onednn PROPERTIES LABELS backend)
+      # fused post-ops (docs/post-ops.md): the chain as oneDNN's post-ops attribute
+      add_test(NAME conformance_post_ops_onednn
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_onednn> --suite post_ops --threads 2
+                       --no-shrink --no-progress --quiet)
+      set_tests_properties(conformance_post_ops_onednn PROPERTIES LABELS backend)
     endif()
   else()
     message(STATUS "convcheck: oneDNN (libdnnl-dev) or OpenMP not found: the onednn plugin is not built")

@@ -6,6 +6,10 @@ install(TARGETS convcheck_plugin_reference LIBRARY DESTINATION ${CMAKE_INSTALL_L
 if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_smoke_reference
            COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_reference> --suite smoke --quiet)
+  # fused post-ops (docs/post-ops.md): every op, in double, rounded once
+  add_test(NAME conformance_post_ops_reference
+           COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_reference> --suite post_ops --no-shrink
+                   --no-progress --quiet)
   # quantized convolution (docs/quantized.md): the quantized suite under each rule the plugin offers and declares
   foreach(rule double_rounding single_rounding nearest_even_f32 nearest_even_f32_with_zero_point)
     add_test(NAME conformance_quantized_reference_${rule}
