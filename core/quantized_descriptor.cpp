@@ -112,6 +112,10 @@ void validate(const QuantizedDescriptor& q) {
             throw ConvError("dzp", std::to_string(q.dst_zero_point), "an s32 dst is the accumulator: dzp=0");
         if (q.narrowed()) throw ConvError("lo/hi", "given", "an s32 dst is the accumulator: no lo/hi");
     }
+    if (q.f32_bias && !q.conv.has_bias)
+        throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
+    if (q.f32_bias && q.dst == IntegerType::s32)
+        throw ConvError("bdt", "f32", "an s32 dst is the accumulator: its bias is s32 (an f32 bias needs a u8 or s8 dst)");
     check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
     check_in_range("lo", q.dst_min, q.dst, "dst");
     check_in_range("hi", q.dst_max, q.dst, "dst");
@@ -133,6 +137,7 @@ std::string to_string(const QuantizedDescriptor& q) {
     s = s.substr(0, dt) + (end == std::string::npos ? "" : s.substr(end));
     s += ",dt=" + std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
          std::string(to_string(q.dst));
+    if (q.f32_bias) s += ",bdt=f32";
     s += ",ssc=" + float_text(q.src_scale) + ",szp=" + std::to_string(q.src_zero_point);
     std::string scales;
     for (float v : q.channel_scales) scales += (scales.empty() ? "" : ":") + float_text(v);
@@ -164,7 +169,7 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         start = comma + 1;
         const std::size_t eq = field.find('=');
         const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
-        static const char* const kOwn[] = {"dt", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
+        static const char* const kOwn[] = {"dt", "bdt", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
         if (std::find(std::begin(kOwn), std::end(kOwn), key) == std::end(kOwn)) {
             rest += (rest.empty() ? "" : ",") + field;  // the geometry's: the convolution parser reads it
             continue;
@@ -182,6 +187,10 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
             if (types.size() != 3 || !parse_integer_type(types[0], &q.src) || !parse_integer_type(types[1], &q.weights) ||
                 !parse_integer_type(types[2], &q.dst))
                 throw ConvError("dt", value, "src:weights:dst, each u8, s8 or s32 (e.g. u8:s8:u8)");
+        } else if (key == "bdt") {
+            if (value != "s32" && value != "f32")
+                throw ConvError("bdt", value, "the bias's type is s32 (in the accumulator) or f32 (after the scales)");
+            q.f32_bias = value == "f32";
         } else if (key == "ssc") {
             q.src_scale = parse_float(key, value);
         } else if (key == "wsc") {

@@ -153,9 +153,17 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
         m.skip_reason = "--dir=" + s.dir + ": an int8 backward pass (oneDNN's int8 convolution is forward only)";
         return m;
     }
-    if (d.has_bias) {
-        m.skip_reason = "--dir=FWD_B (or --bia-dt): an int8 convolution with a bias; benchdnn's is f32, added after "
-                        "the scales, and convcheck's quantized descriptor has an s32 bias in the accumulator";
+    // the bias: FWD_B's is f32 (bench_conv.cpp; v3.7.1: the weights' type, f32 for integer weights), FWD_D's and
+    // FWD_I's --bia-dt's; oneDNN adds it after the src and weights scales, before the dst scale: bdt=f32
+    if (d.has_bias && d.bias_dtype() != DataType::f32) {
+        m.skip_reason = "--bia-dt=" + std::string(to_string(d.bias_dtype())) +
+                        ": an int8 convolution with a bias other than f32; convcheck's quantized descriptor has an "
+                        "f32 bias after the scales (bdt=f32) or an s32 one in the accumulator";
+        return m;
+    }
+    if (d.has_bias && t[2] == "s32") {
+        m.skip_reason = "--dir=FWD_B (or --bia-dt) with an s32 dst: oneDNN adds the f32 bias after the scales and rounds "
+                        "to s32; convcheck's s32 dst is the accumulator itself (ONNX ConvInteger)";
         return m;
     }
     if (has_strides(d)) {
@@ -166,6 +174,8 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
     QuantizedDescriptor q;
     q.conv = d;
     q.conv.dtype = DataType::f32;
+    q.conv.dtype_overrides = {};
+    q.f32_bias = d.has_bias;
     parse_integer_type(t[0], &q.src);
     parse_integer_type(t[1], &q.weights);
     parse_integer_type(t[2], &q.dst);

@@ -31,7 +31,7 @@ std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<f
     d = to_abi(q.conv);
     d.src_dtype = abi_dtype(q.src);
     d.weights_dtype = abi_dtype(q.weights);
-    d.bias_dtype = CONVCHECK_S32;
+    d.bias_dtype = q.f32_bias ? CONVCHECK_F32 : CONVCHECK_S32;
     d.dst_dtype = abi_dtype(q.dst);
     const bool one_type = d.src_dtype == d.weights_dtype && d.src_dtype == d.dst_dtype &&
                           (!q.conv.has_bias || d.dst_dtype == CONVCHECK_S32);
@@ -70,8 +70,10 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     c.q.src = integer_type("src", desc.src_dtype);
     c.q.weights = integer_type("weights", desc.weights_dtype);
     c.q.dst = integer_type("dst", desc.dst_dtype);
-    if (desc.has_bias && desc.bias_dtype != CONVCHECK_S32)
-        throw ConvError("bias_dtype", abi_dtype_name(desc.bias_dtype), "a quantized bias is s32");
+    if (desc.has_bias && desc.bias_dtype != CONVCHECK_S32 && desc.bias_dtype != CONVCHECK_F32)
+        throw ConvError("bias_dtype", abi_dtype_name(desc.bias_dtype),
+                        "a quantized bias is s32 (in the accumulator) or f32 (after the scales)");
+    c.q.f32_bias = desc.has_bias && desc.bias_dtype == CONVCHECK_F32;
     if (e.weights_scale_count != 1 && e.weights_scale_count != desc.out_channels)
         throw ConvError("weights_scale_count", std::to_string(e.weights_scale_count),
                         "one weights scale, or one per output channel (" + std::to_string(desc.out_channels) + ")");

@@ -63,6 +63,20 @@ TEST(QuantizedDescriptor, RefusesEachBrokenRuleByItsKey) {
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=f32"), "dt");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dir=bwd_d"), "dir");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,ssc=1,ssc=2"), "ssc");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bdt=f32"), "bdt");                        // no bias
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bias=1,dt=u8:s8:s32,bdt=f32"), "bdt");    // s32 dst
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bias=1,bdt=f16"), "bdt");
+}
+
+// bdt=f32: the bias added after the scales; printed only when f32, s32 the default.
+TEST(QuantizedDescriptor, F32BiasPrintsAndReadsBack) {
+    const auto q = parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,bias=1,bdt=f32,ssc=0.5");
+    EXPECT_TRUE(q.f32_bias);
+    EXPECT_NE(to_string(q).find(",dt=u8:s8:u8,bdt=f32,ssc=0.5,"), std::string::npos) << to_string(q);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(q)), q);
+    const auto s32 = parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,bias=1,bdt=s32");
+    EXPECT_FALSE(s32.f32_bias);
+    EXPECT_EQ(to_string(s32).find("bdt"), std::string::npos);
 }
 
 // The accumulator rule: products_per_output * largest_product < 2^31, at its limit.

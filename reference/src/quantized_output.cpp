@@ -47,4 +47,26 @@ IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t
     return {clamp(w.lowest), clamp(w.highest)};
 }
 
+std::optional<std::int64_t> quantized_output_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier,
+                                                      float bias, Requantization rule) {
+    const std::int32_t x = as_int32(acc);
+    const float scale = static_cast<float>(multiplier), over = static_cast<float>(double(bias) / double(q.dst_scale));
+    std::int64_t r = 0;
+    if (rule == Requantization::nearest_even_f32)
+        r = multiply_nearest_even_f32_with_bias(x, scale, over) + q.dst_zero_point;
+    else if (rule == Requantization::nearest_even_f32_with_zero_point)
+        r = multiply_nearest_even_f32_with_bias_and_zero_point(x, scale, over, q.dst_zero_point);
+    else
+        return std::nullopt;
+    return saturate(r, 0, static_cast<std::int32_t>(q.dst_min), static_cast<std::int32_t>(q.dst_max));
+}
+
+IntegerWindow quantized_output_window_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, float bias) {
+    const std::int32_t x = as_int32(acc);
+    // exact in double for the runner's dyadic scales and biases
+    const IntegerWindow w = inexact_window(double(x) * multiplier + double(bias) / double(q.dst_scale), q.dst_zero_point);
+    const auto clamp = [&](std::int64_t v) { return std::min(std::max(v, q.dst_min), q.dst_max); };
+    return {clamp(w.lowest), clamp(w.highest)};
+}
+
 }  // namespace convcheck::reference

@@ -127,6 +127,32 @@ std::int64_t multiply_nearest_even_f32_with_zero_point(std::int32_t x, float sca
     return static_cast<std::int64_t>(nearest_even(static_cast<double>(sum)));
 }
 
+namespace {
+
+// f32(x) * scale in f32, plus the bias in f32 (each a double operation on f32 values rounded once to f32, which
+// gives the f32 operation's result: double holds more than twice f32's significand)
+float scaled_plus_bias(std::int32_t x, float scale, float bias) {
+    const float acc = static_cast<float>(x);
+    const float product = static_cast<float>(static_cast<double>(acc) * static_cast<double>(scale));
+    return static_cast<float>(static_cast<double>(product) + static_cast<double>(bias));
+}
+
+}  // namespace
+
+std::int64_t multiply_nearest_even_f32_with_bias(std::int32_t x, float scale, float bias_over_dst_scale) {
+    const float sum = scaled_plus_bias(x, scale, bias_over_dst_scale);
+    if (!std::isfinite(sum)) throw std::invalid_argument("nearest even f32: the scaled accumulator plus bias is not finite");
+    return static_cast<std::int64_t>(nearest_even(static_cast<double>(sum)));
+}
+
+std::int64_t multiply_nearest_even_f32_with_bias_and_zero_point(std::int32_t x, float scale, float bias_over_dst_scale,
+                                                                std::int32_t zero_point) {
+    const float biased = scaled_plus_bias(x, scale, bias_over_dst_scale);
+    const float sum = static_cast<float>(static_cast<double>(biased) + static_cast<double>(static_cast<float>(zero_point)));
+    if (!std::isfinite(sum)) throw std::invalid_argument("nearest even f32: the scaled accumulator plus bias is not finite");
+    return static_cast<std::int64_t>(nearest_even(static_cast<double>(sum)));
+}
+
 std::int64_t requantize(std::int32_t x, double real_scale, Requantization rule) {
     switch (rule) {
         case Requantization::double_rounding: return multiply_double_rounding(x, quantize_multiplier(real_scale));

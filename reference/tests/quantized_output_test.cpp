@@ -62,3 +62,27 @@ TEST(QuantizedOutput, TheZeroPointBeforeOrAfterRoundingPartsTheFloatRules) {
     EXPECT_EQ(quantized_output(even, 5, 0.5, Requantization::nearest_even_f32),
               quantized_output(even, 5, 0.5, Requantization::nearest_even_f32_with_zero_point));
 }
+
+// An f32 bias is added after the scales, before dst's: ssc 0.5, dsc 2, acc 4, bias 1: (0.5 * 4 + 1) / 2 = 1.5, a tie
+// (to 2 under both f32 rules); the bias taken into the accumulator instead, (4 + 1) * 0.25 = 1.25, gives 1. With dzp 1
+// the f32 rules part at the tie: 1.5 rounds to 2, then 3; 1.5 + 1 = 2.5 rounds to 2. Integer rules: none.
+TEST(QuantizedOutput, F32BiasIsAddedAfterTheScalesAndBeforeDstScale) {
+    const auto q = descriptor("qconv:c=1,o=1,in=3,k=1,bias=1,bdt=f32,dt=u8:s8:s8,ssc=0.5,dsc=2");
+    const double m = 0.5 / 2;
+    EXPECT_EQ(quantized_output_f32_bias(q, 4, m, 1.0f, Requantization::nearest_even_f32_with_zero_point), 2);
+    EXPECT_EQ(quantized_output_f32_bias(q, 4, m, 1.0f, Requantization::nearest_even_f32), 2);
+    EXPECT_EQ(quantized_output_f32_bias(q, 4, m, 0.5f, Requantization::nearest_even_f32), 1);  // 1.25
+    EXPECT_EQ(quantized_output_f32_bias(q, 4, m, 1.0f, Requantization::double_rounding), std::nullopt);
+    EXPECT_EQ(quantized_output_f32_bias(q, 4, m, 1.0f, Requantization::single_rounding), std::nullopt);
+    const auto zp = descriptor("qconv:c=1,o=1,in=3,k=1,bias=1,bdt=f32,dt=u8:s8:s8,ssc=0.5,dsc=2,dzp=1");
+    EXPECT_EQ(quantized_output_f32_bias(zp, 4, m, 1.0f, Requantization::nearest_even_f32), 3);
+    EXPECT_EQ(quantized_output_f32_bias(zp, 4, m, 1.0f, Requantization::nearest_even_f32_with_zero_point), 2);
+    // -2^24 - 1 is no f32: f32(acc) rounds first (to even, -2^24), as oneDNN converts the accumulator
+    const auto big = descriptor("qconv:c=1,o=1,in=3,k=1,bias=1,bdt=f32,dt=s8:s8:s8");
+    EXPECT_EQ(quantized_output_f32_bias(big, -(1 << 24) - 1, 1.0, 16777216.0f + 100.0f, Requantization::nearest_even_f32),
+              100);  // -2^24 + 2^24 + 100, not 99
+    // the window around the exact 1.5 + dzp 1: 2 and 3
+    const IntegerWindow w = quantized_output_window_f32_bias(zp, 4, m, 1.0f);
+    EXPECT_EQ(w.lowest, 2);
+    EXPECT_EQ(w.highest, 3);
+}

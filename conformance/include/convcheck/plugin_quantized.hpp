@@ -41,15 +41,30 @@ inline bool quantized_case(const convcheck_conv_desc& d, std::string* why) {
     else if ((t.src != CONVCHECK_U8 && t.src != CONVCHECK_S8) || (t.weights != CONVCHECK_U8 && t.weights != CONVCHECK_S8))
         *why = "quantized src and weights are u8 or s8";
     else if (!is_integer_dtype(t.dst)) *why = "a quantized dst is u8, s8 or s32 (a float dst is not taken)";
+    else if (d.has_bias && t.bias == CONVCHECK_F32) *why = "a quantized bias is s32 (the plugin takes no f32 bias added after the scales)";
     else if (d.has_bias && t.bias != CONVCHECK_S32) *why = "a quantized bias is s32";
+    return true;
+}
+// quantized_case, also taking an F32 bias (added after the scales, quantization.h) with a U8 or S8 dst: for a plugin
+// whose query and prepare compute it (add_quantized<Prepare>(true)).
+inline bool quantized_case_with_f32_bias(const convcheck_conv_desc& d, std::string* why) {
+    if (!quantized_case(d, why)) return false;
+    const TensorDtypes t = tensor_dtypes(d);
+    if (!why->empty() && d.has_bias && t.bias == CONVCHECK_F32 && (t.dst == CONVCHECK_U8 || t.dst == CONVCHECK_S8)) {
+        convcheck_conv_desc s32 = d;  // the rest of the rules, read with the bias as S32
+        s32.bias_dtype = CONVCHECK_S32;
+        quantized_case(s32, why);
+    }
     return true;
 }
 
 // Lets add_conv's entries (plugin_support.hpp) pass quantized cases to the plugin's query and prepare, which
 // then compute them (quantization_of gives the extension). Call after add_conv<Prepare>.
+// f32_bias: the plugin also computes an F32 bias added after the scales (quantization.h); without it such a case is
+// declined before its query ("a quantized bias is s32").
 template <PrepareFn Prepare>
-void add_quantized() {
-    quantized_gate<PrepareTag<Prepare>> = quantized_case;
+void add_quantized(bool f32_bias = false) {
+    quantized_gate<PrepareTag<Prepare>> = f32_bias ? quantized_case_with_f32_bias : quantized_case;
 }
 
 // A plan's own copy of a case's quantization and its weights scales: the runner's are valid as the descriptor,

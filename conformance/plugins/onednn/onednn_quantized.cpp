@@ -1,11 +1,19 @@
 // The onednn plugin's quantized convolution (onednn_quantized.hpp). The translation (oneDNN 2.x developer guide,
 // "Convolution" and "Quantization"; SPEC-NOTES §7):
-//   types       src u8 or s8, weights s8 (oneDNN's int8 convolution has no u8 weights), bias s32, dst u8, s8 or s32.
+//   types       src u8 or s8, weights s8 (oneDNN's int8 convolution has no u8 weights), bias s32 or f32, dst u8, s8
+//               or s32.
 //   zero points attr.set_zero_points(DNNL_ARG_SRC / DNNL_ARG_DST, common): oneDNN subtracts the src zero point on
 //               in-bounds taps only (its compensation); it takes no weights zero point (a case with one is
 //               declined).
 //   scales      attr.set_output_scales: M(oc) = src_scale * weights_scale(oc) / dst_scale, in f32, common (mask 0)
 //               or per output channel (mask 1 << 1, dst's dim 1); applied in f32 to the s32 accumulator plus bias.
+//   f32 bias    the case's f32 bias is added after src_scale * weights_scale(oc) (current oneDNN's int8 bias); oneDNN
+//               2.x adds the bias before the output scales, in the accumulator's units: dst = M(oc) * (acc + bias).
+//               The plugin passes bias(oc) / S(oc), S(oc) = src_scale * weights_scale(oc), where that is exact and
+//               oneDNN then rounds as the case says: every S(oc) and dst_scale a power of two. Then M(oc) is one too,
+//               and with P = f32(acc) oneDNN's f32(P + b / S) * M = f32(M * P + b / dst_scale) (scaling by a power of
+//               two commutes with rounding to f32), the case's f32(f32(acc) * M + f32(b / dst_scale)). Any other
+//               scale is declined: oneDNN 2.x would scale the bias by M(oc), not add it after the scales.
 //   range       a narrowed [dst_min, dst_max] is an eltwise clip post-op on [dst_min - zp, dst_max - zp], applied
 //               before the dst zero point.
 //   rounding    oneDNN adds the dst zero point in f32 and converts with round-to-nearest-even and saturation: the
@@ -15,6 +23,7 @@
 
 #include <omp.h>
 
+#include <cmath>
 #include <dnnl.hpp>
 #include <optional>
 #include <string>
@@ -30,6 +39,9 @@ namespace {
 namespace support = convcheck_plugin_support;
 using dnnl::memory;
 
+// An f32 bias (quantization.h: added after the scales), as opposed to the s32 one in the accumulator.
+bool f32_bias(const convcheck_conv_desc& d) { return d.has_bias && d.bias_dtype == CONVCHECK_F32; }
+
 // Why the translation does not take the case, or "".
 std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& q) {
     if (const std::string why = support::dense_only(d, "oneDNN"); !why.empty()) return why;
@@ -42,6 +54,19 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
     for (int a = 0; a < d.rank; ++a)
         if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
             return "a negative pad: the plugin's crop adaptation copies float tensors only";
+    if (f32_bias(d)) {
+        const auto power_of_two = [](double v) { int e = 0; return std::frexp(v, &e) == 0.5; };
+        const auto why = [](const std::string& what) {
+            return "oneDNN 2.x adds the bias before the output scales (dst = output_scale * (acc + bias)); the case's "
+                   "f32 bias is added after src_scale * weights_scale, which the plugin can pass exactly as "
+                   "bias / (src_scale * weights_scale) only when that product and dst_scale are powers of two: " + what;
+        };
+        if (!power_of_two(q.dst_scale)) return why("dst_scale " + std::to_string(q.dst_scale) + " is not");
+        for (int64_t o = 0; o < q.weights_scale_count; ++o)
+            if (!power_of_two(double(q.src_scale) * double(q.weights_scales[o])))
+                return why("src_scale * weights_scale(" + std::to_string(o) + ") = " +
+                           std::to_string(double(q.src_scale) * double(q.weights_scales[o])) + " is not");
+    }
     return "";
 }
 
@@ -57,7 +82,7 @@ dnnl::convolution_forward::primitive_desc make_pd(convcheck_plugin& p, const con
     const auto any = [](const memory::desc& m) { return memory::desc(m.dims(), m.data_type(), memory::format_tag::any); };
     const memory::desc src = any(activation_desc(d, d.in_channels, false, data_type_of(d.src_dtype)));
     const memory::desc weights = any(weights_desc(d, data_type_of(d.weights_dtype)));
-    const memory::desc bias = d.has_bias ? memory::desc({d.out_channels}, memory::data_type::s32, memory::format_tag::any)
+    const memory::desc bias = d.has_bias ? memory::desc({d.out_channels}, data_type_of(d.bias_dtype), memory::format_tag::any)
                                          : memory::desc();
     const memory::desc dst = any(activation_desc(d, d.out_channels, true, data_type_of(d.dst_dtype)));
     const dnnl::convolution_forward::desc conv(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -114,9 +139,17 @@ struct QuantizedPrepared : convcheck_conv_plan {
     memory user_weights(const void* data) const {
         return memory(weights_desc(desc, data_type_of(desc.weights_dtype)), plugin.engine, const_cast<void*>(data));
     }
+    // the user's s32 bias; or the f32 bias divided by S(oc), exactly (untaken), into a buffer of its own
     memory user_bias(const void* data) const {
-        return memory(memory::desc({desc.out_channels}, memory::data_type::s32, memory::format_tag::a), plugin.engine,
-                      const_cast<void*>(data));
+        if (!f32_bias(desc))
+            return memory(memory::desc({desc.out_channels}, memory::data_type::s32, memory::format_tag::a), plugin.engine,
+                          const_cast<void*>(data));
+        memory prescaled(memory::desc({desc.out_channels}, memory::data_type::f32, memory::format_tag::a), plugin.engine);
+        auto* to = static_cast<float*>(prescaled.get_data_handle());
+        for (int64_t o = 0; o < desc.out_channels; ++o)
+            to[o] = static_cast<float>(double(static_cast<const float*>(data)[o]) /
+                                       (double(quantization.q.src_scale) * double(support::weights_scale(quantization.q, o))));
+        return prescaled;
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         if (plugin.num_threads > 0) omp_set_num_threads(plugin.num_threads);

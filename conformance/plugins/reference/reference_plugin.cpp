@@ -88,11 +88,12 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 // than allocated (the large suite's tensors would need tens of GiB).
 constexpr double kMaxWidenedBytes = 4.0 * (1 << 30);
 
-convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, convcheck_support* out) {
+convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (quantization_of(*desc) != nullptr) {  // add_conv's gate checked its form
-            const std::string why = reference_plugin::quantized_unsupported(*desc);
+            const std::string why =
+                reference_plugin::quantized_unsupported(*desc, reinterpret_cast<Instance*>(plugin)->rule);
             return why.empty() ? supported(out) : unsupported(out, why);
         }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
@@ -261,7 +262,7 @@ const convcheck_api api = [] {
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // the reference reads each tensor in its own dtype
     add_conv<prepare>(a, conv_query);
     add_post_ops<prepare>([](const convcheck_conv_desc&, const convcheck_post_ops&) { return std::string(); });
-    add_quantized<prepare>();  // ABI 1.5 (reference_quantized.cpp)
+    add_quantized<prepare>(true);  // ABI 1.5 (reference_quantized.cpp), an f32 bias too
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -28,6 +28,8 @@ struct QuantizedPlan : convcheck_conv_plan {
     QuantizedPlan(const convcheck_conv_desc& desc, Requantization rule)
         : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), rule(rule) {
         convcheck::validate(c.q);  // throws ConvError -> an invalid-argument error
+        if (const std::string why = quantized_unsupported(desc, rule); !why.empty())
+            throw PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         namespace ref = convcheck::reference;
@@ -35,9 +37,12 @@ struct QuantizedPlan : convcheck_conv_plan {
         const convcheck::ConvDescriptor& d = q.conv;
         const std::vector<std::int32_t> src = read(d, convcheck::TensorRole::src, args.src, desc.src_dtype);
         const std::vector<std::int32_t> weights = read(d, convcheck::TensorRole::weights, args.weights, desc.weights_dtype);
-        std::vector<std::int32_t> bias;
-        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o)
-            bias.push_back(static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
+        std::vector<std::int32_t> bias;  // in the accumulator: s32, or zeros with an f32 bias (added after the scales)
+        std::vector<float> f32_bias;
+        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) {
+            bias.push_back(q.f32_bias ? 0 : static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
+            if (q.f32_bias) f32_bias.push_back(static_cast<const float*>(args.bias)[o]);
+        }
         const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
         const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
         if (!ref::fits_int32_accumulator(sums))
@@ -46,8 +51,10 @@ struct QuantizedPlan : convcheck_conv_plan {
         std::int64_t spatial = 1;
         for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
         convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
-            const double multiplier = m[static_cast<std::size_t>((flat / spatial) % d.out_channels)];
-            store_integer(args.dst, desc.dst_dtype, offset, ref::quantized_output(q, sums.acc[flat], multiplier, rule));
+            const auto oc = static_cast<std::size_t>((flat / spatial) % d.out_channels);
+            store_integer(args.dst, desc.dst_dtype, offset,
+                          q.f32_bias ? *ref::quantized_output_f32_bias(q, sums.acc[flat], m[oc], f32_bias[oc], rule)
+                                     : ref::quantized_output(q, sums.acc[flat], m[oc], rule));
         });
         write_implementation(&args, std::string("reference_integer_sum_") + ref::to_string(rule));
         return nullptr;
@@ -74,9 +81,12 @@ int32_t abi_rule(Requantization rule) {
     return CONVCHECK_REQUANTIZATION_UNNAMED;
 }
 
-std::string quantized_unsupported(const convcheck_conv_desc& desc) {
+std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantization rule) {
     const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(desc);
     convcheck::validate(c.q);  // throws ConvError -> error value
+    if (c.q.f32_bias && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, rule))
+        return std::string("an f32 bias is added in f32 after the scales: ") + convcheck::reference::to_string(rule) +
+               " is integer arithmetic and has none (docs/quantized.md)";
     const convcheck::ConvDescriptor& d = c.q.conv;
     // the integers as int32 and, per output, four int64 sums
     const double copies = 4.0 * (double(d.src_elements()) + double(d.weights_elements())) + 32.0 * double(d.dst_elements());

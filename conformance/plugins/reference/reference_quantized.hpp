@@ -17,7 +17,7 @@ bool parse_rule(const std::string& text, convcheck::reference::Requantization* r
 int32_t abi_rule(convcheck::reference::Requantization rule);
 // Why the reference plugin declines the quantized case (its copies past 4 GiB), or "". Throws ConvError for an
 // invalid one.
-std::string quantized_unsupported(const convcheck_conv_desc& desc);
+std::string quantized_unsupported(const convcheck_conv_desc& desc, convcheck::reference::Requantization rule);
 // A plan for a quantized case: the case read at prepare (the runner's extension is valid then only).
 std::unique_ptr<convcheck_conv_plan> quantized_plan(const convcheck_conv_desc& desc, convcheck::reference::Requantization rule);
 

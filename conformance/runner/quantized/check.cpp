@@ -101,7 +101,12 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_dtype(t))) != 0; };
     for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}, std::pair{"dst", q.dst}})
         if (!claims(type)) return "the plugin does not claim dtype " + std::string(to_string(type)) + " (" + tensor + ")";
-    if (q.conv.has_bias && !claims(IntegerType::s32)) return "the plugin does not claim dtype s32 (the bias)";
+    if (q.conv.has_bias && !q.f32_bias && !claims(IntegerType::s32)) return "the plugin does not claim dtype s32 (the bias)";
+    if (q.f32_bias && info.abi_major == 1 && info.abi_minor < 6)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has no f32 bias for a quantized case (ABI 1.6, quantization.h)";
+    if (q.f32_bias && !(info.dtypes & CONVCHECK_BIT(CONVCHECK_F32)))
+        return "the plugin does not claim dtype f32 (the bias, bdt=f32)";
     const ConvDescriptor& d = q.conv;
     if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
     if (!(info.ranks & CONVCHECK_BIT(d.rank))) return "the plugin does not claim rank " + std::to_string(d.rank);
@@ -125,8 +130,9 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     if (!c.vector_dir.empty() && declined("quantized convolution has no stored vectors in the runner yet", r)) return;
     const QuantizedData data = quantized_data(q, c.seed, c.fill == accuracy::Fill::ties);
     const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
+    const std::vector<std::int32_t> in_accumulator = data.accumulator_bias();  // zeros for an f32 bias
     const reference::IntegerSums sums =
-        reference::integer_convolution_sum(d, {data.src, data.weights, data.bias, szp, wzp});
+        reference::integer_convolution_sum(d, {data.src, data.weights, in_accumulator, szp, wzp});
     if (std::int64_t first = -1; !reference::fits_int32_accumulator(sums, &first))
         throw std::logic_error("quantized case " + to_string(q) + ": output " + std::to_string(first) +
                                " can leave s32 although the descriptor is valid");
@@ -135,14 +141,13 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     const bool s16_pairs = backend.info.integer_accumulator == CONVCHECK_ACCUMULATOR_S16_PAIRS &&
                            q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0;
     const std::vector<std::int64_t> accumulator =
-        s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, data.bias, szp, wzp}) : sums.acc;
+        s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, in_accumulator, szp, wzp}) : sums.acc;
     const std::vector<double> multiplier = reference::output_multipliers(q, data.weights_scales);
     // exact mode holds a declared rule; bound mode (and a backend that names none) TOSA's window, which also
     // admits a declared rule's own result (double rounding lands one off the exact value where its first rounding
     // carries, outside the window)
     Requantization rule = Requantization::double_rounding;
     const bool declared = declared_rule(backend.info, &rule);
-    const bool named = c.mode == Mode::exact && declared;
     std::int64_t spatial = 1;
     for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
     const auto channel = [&](std::int64_t i) { return (i / spatial) % d.out_channels; };
@@ -154,16 +159,31 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         std::find(std::begin(reference::kRequantizations), std::end(reference::kRequantizations), rule) -
         std::begin(reference::kRequantizations));
     const std::size_t n = sums.acc.size();
+    // an f32 bias (bdt=f32): only the two f32 rules are defined (quantized_output_f32_bias); a backend declaring an
+    // integer rule is judged by the window
+    std::array<bool, kRules> defined;
+    for (std::size_t k = 0; k < kRules; ++k)
+        defined[k] = !q.f32_bias || reference::kRequantizations[k] == Requantization::nearest_even_f32 ||
+                     reference::kRequantizations[k] == Requantization::nearest_even_f32_with_zero_point;
+    const bool held = declared && defined[declared_k];  // the declared rule gives one integer per output
+    const bool named = c.mode == Mode::exact && held;
     std::vector<std::array<std::int64_t, kRules>> by_rule(n);
     std::vector<reference::IntegerWindow> allowed(n);
     std::set<std::int64_t> possible;
     for (std::size_t i = 0; i < n; ++i) {
-        const double m = multiplier[static_cast<std::size_t>(channel(std::int64_t(i)))];
+        const std::int64_t oc = channel(std::int64_t(i));
+        const double m = multiplier[static_cast<std::size_t>(oc)];
+        const float bias = q.f32_bias ? data.f32_bias[static_cast<std::size_t>(oc)] : 0.0f;
         for (std::size_t k = 0; k < kRules; ++k)
-            by_rule[i][k] = reference::quantized_output(q, accumulator[i], m, reference::kRequantizations[k]);
+            by_rule[i][k] = !q.f32_bias ? reference::quantized_output(q, accumulator[i], m, reference::kRequantizations[k])
+                            : defined[k]
+                                ? *reference::quantized_output_f32_bias(q, accumulator[i], m, bias, reference::kRequantizations[k])
+                                : 0;
         const std::int64_t own = by_rule[i][declared_k];
-        allowed[i] = named ? reference::IntegerWindow{own, own} : reference::quantized_output_window(q, accumulator[i], m);
-        if (declared && !named) allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
+        allowed[i] = named       ? reference::IntegerWindow{own, own}
+                     : q.f32_bias ? reference::quantized_output_window_f32_bias(q, accumulator[i], m, bias)
+                                  : reference::quantized_output_window(q, accumulator[i], m);
+        if (held && !named) allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
         for (std::int64_t v = allowed[i].lowest; v <= allowed[i].highest; ++v) possible.insert(v);
     }
     std::int64_t fill = highest(q.dst);
@@ -185,7 +205,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     fits.fill(true);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t got = out.got[i];
-        for (std::size_t k = 0; k < kRules; ++k) fits[k] = fits[k] && got == by_rule[i][k];
+        for (std::size_t k = 0; k < kRules; ++k) fits[k] = fits[k] && defined[k] && got == by_rule[i][k];
         const std::int64_t want = std::clamp(got, allowed[i].lowest, allowed[i].highest);
         const double error = std::fabs(double(got - want));
         if (error > cmp.max_abs || cmp.worst_index < 0)
@@ -213,13 +233,22 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
             else
                 text += ", outside TOSA INEXACT_ROUND's [" + std::to_string(allowed[i].lowest) + ", " +
                         std::to_string(allowed[i].highest) + "]" +
-                        (declared ? std::string(" (with the declared ") + to_string(rule) + "'s own result)" : "");
+                        (held ? std::string(" (with the declared ") + to_string(rule) + "'s own result)" : "");
             const std::int64_t a = accumulator[static_cast<std::size_t>(i)];
-            text += ": acc " + std::to_string(a) + " x M " + integer_text(m) + " = " + integer_text(double(a) * m) +
-                    ", + dzp " + std::to_string(q.dst_zero_point) + " (";
-            for (std::size_t k = 0; k < kRules; ++k)
-                text += std::string(k ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
-                        std::to_string(by_rule[static_cast<std::size_t>(i)][k]);
+            text += ": acc " + std::to_string(a) + " x M " + integer_text(m);
+            if (q.f32_bias) {
+                const double b = data.f32_bias[static_cast<std::size_t>(channel(i))];
+                text += " + f32 bias " + integer_text(b) + " / dsc " + integer_text(q.dst_scale) + " = " +
+                        integer_text(double(a) * m + b / q.dst_scale);
+            } else {
+                text += " = " + integer_text(double(a) * m);
+            }
+            text += ", + dzp " + std::to_string(q.dst_zero_point) + " (";
+            for (std::size_t k = 0, shown = 0; k < kRules; ++k)
+                if (defined[k])
+                    text += std::string(shown++ ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
+                            std::to_string(by_rule[static_cast<std::size_t>(i)][k]);
+            if (q.f32_bias) text += "; double and single rounding have no f32 bias";
             text += ")";
         }
         if (s16_pairs)

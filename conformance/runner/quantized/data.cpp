@@ -64,6 +64,13 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
         for (std::int64_t o = 0; o < d.out_channels; ++o)
             data.weights_scales.push_back(std::ldexp(float(2 * draw(0, 7) + 1), -static_cast<int>(draw(3, 8))));
     }
+    if (q.f32_bias) {  // drawn last: the other tensors' values are those of the same case with an s32 bias
+        for (std::int64_t o = 0; o < d.bias_elements(); ++o) {
+            const double scale = double(q.src_scale) * data.weights_scales[data.weights_scales.size() == 1 ? 0 : o];
+            const double eighths = double(draw(-8, 8)) / 8.0;
+            data.f32_bias.push_back(static_cast<float>(scale * data.bias[o] + double(q.dst_scale) * eighths));
+        }
+    }
     return data;
 }
 
@@ -75,8 +82,9 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
     GuardedBuffer weights = tensor_buffer(d, TensorRole::weights, q.weights, data.weights);
     GuardedBuffer bias;
     if (d.has_bias) {
-        bias = GuardedBuffer(static_cast<std::size_t>(d.out_channels) * 4);
-        std::memcpy(bias.data(), data.bias.data(), bias.bytes());
+        bias = GuardedBuffer(static_cast<std::size_t>(d.out_channels) * 4);  // s32 or f32
+        if (q.f32_bias) std::memcpy(bias.data(), data.f32_bias.data(), bias.bytes());
+        else std::memcpy(bias.data(), data.bias.data(), bias.bytes());
     }
     GuardedBuffer dst(static_cast<std::size_t>(d.dst_elements()) * bytes_of(q.dst));
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) store(dst.data(), q.dst, i, fill);

@@ -36,10 +36,18 @@ CaseMemory quantized_memory(const Case& c);
 // their zero points, so that the sums are small and a multiplier of 1/2, 1/4 or 1/8 puts many outputs on a
 // tie or next to one (the rounding rules part there); the bias within what the accumulator has left and
 // within +-2^16; and one weights scale per output channel (wsc=oc: dyadic, k/2^e with k odd in [1, 15], e in
-// [3, 8]) or the descriptor's one. src NCX, weights OIX, bias [O].
+// [3, 8]) or the descriptor's one. src NCX, weights OIX, bias [O]. With bdt=f32 the f32 bias (in real units,
+// added after the scales) is f32(src_scale * weights_scale(oc) * b + dst_scale * j / 8) for the integer b drawn as
+// above and j uniform in [-8, 8]: about the sums' size, and off the accumulator's grid by eighths of dst's unit, so
+// that ties still fall where the rules part.
 struct QuantizedData {
     std::vector<std::int32_t> src, weights, bias;
     std::vector<float> weights_scales;
+    std::vector<float> f32_bias;  // bdt=f32 only
+    // The bias inside the accumulator: `bias`, or zeros with an f32 bias (added after the scales).
+    std::vector<std::int32_t> accumulator_bias() const {
+        return f32_bias.empty() ? bias : std::vector<std::int32_t>(bias.size(), 0);
+    }
 };
 QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, bool ties = false);
 // The backend's dst in NCX order, from one isolated execution on guarded buffers in the case's formats; dst is

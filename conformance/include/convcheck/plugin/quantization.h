@@ -11,6 +11,14 @@
  * contributes nothing (the padding holds the zero point). The sum is exact in s32 (the runner sends no case
  * where any order of the additions could leave s32). The bias (S32, has_bias) has the scale
  * src_scale * weights_scales[oc] and zero point 0.
+ *   An F32 bias (bias_dtype CONVCHECK_F32, a U8 or S8 dst; sent only to a plugin of 1.6 or later that claims
+ *   CONVCHECK_F32 in plugin_info.dtypes): acc has no bias, and the bias, in real units, is added after the src and
+ *   weights scales, before the dst scale (oneDNN's int8 bias):
+ *     dst = min(max(R(src_scale * weights_scales[oc] * acc + bias[oc]) / dst_scale, ...)), R one of the f32 rules:
+ *     f32(acc) * f32(M(oc)) + f32(bias[oc] / dst_scale) in f32, then (NEAREST_EVEN_F32_WITH_ZERO_POINT) the zero
+ *     point in f32 and the nearest integer with ties to even, or (NEAREST_EVEN_F32) the nearest integer, then the
+ *     zero point. DOUBLE_ROUNDING, SINGLE_ROUNDING and UNNAMED are judged by TOSA's INEXACT_ROUND window around the
+ *     exact value. A plugin that does not add a bias this way declines the case at query ("a quantized bias is s32").
  *   dst S32: dst = acc (ONNX ConvInteger); the dst fields below are 1, 0, INT32_MIN and INT32_MAX.
  *   dst U8, S8: dst = min(max(R(acc * M(oc), dst_zero_point), dst_min), dst_max) with the multiplier
  *     M(oc) = src_scale * weights_scales[oc] / dst_scale, and R the requantization rule the plugin declares

@@ -3,10 +3,13 @@
 // and scales that give its tensors their meaning,
 //   real src = src_scale * (src - src_zero_point), real weights = weights_scale(oc) * (w - weights_zero_point),
 //   real dst = dst_scale * (dst - dst_zero_point),
-// with an s32 bias of scale src_scale * weights_scale(oc) and zero point 0. The string form is the
+// with an s32 bias of scale src_scale * weights_scale(oc) and zero point 0 inside the accumulator, or (bdt=f32) an
+// f32 bias in real units added after the src and weights scales, before the dst scale (oneDNN's int8 bias):
+//   real dst = src_scale * weights_scale(oc) * acc + bias(oc). The string form is the
 // convolution's keys (without dt=) and its own:
 //   qconv:c=8,o=8,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=3,wsc=0.5,wzp=0,dsc=2,dzp=-1,lo=0,hi=100
-//   dt   src:weights:dst integer types (src u8|s8, weights u8|s8, dst u8|s8|s32); the bias is s32
+//   dt   src:weights:dst integer types (src u8|s8, weights u8|s8, dst u8|s8|s32)
+//   bdt  the bias's type: s32 (default: in the accumulator) or f32 (after the scales; needs bias=1, a u8/s8 dst)
 //   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
 //                  wsc=a:b:...: one per output channel, given (a model's)
 //   szp, wzp, dzp  the zero points, per tensor, in their types' ranges
@@ -37,6 +40,7 @@ struct QuantizedDescriptor {
     std::vector<float> channel_scales;  // wsc=a:b:...: those (out_channels values); empty with wsc=oc: drawn
     std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
+    bool f32_bias = false;  // bdt=f32: the bias is f32, added after the src and weights scales
 
     bool operator==(const QuantizedDescriptor& other) const = default;
     // True when lo/hi narrow dst's range (a fused activation).
@@ -48,12 +52,13 @@ struct QuantizedDescriptor {
 
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
 // descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
-// lo <= hi inside dst's range; an s32 dst with a scale, zero point or range of its own; and an accumulator
+// lo <= hi inside dst's range; an s32 dst with a scale, zero point or range of its own; bdt=f32 without a bias
+// or with an s32 dst; and an accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
 // what is left).
 void validate(const QuantizedDescriptor& q);
 
-// The canonical string (every key, lo/hi only when narrowed); parse(print(q)) == q for every valid q.
+// The canonical string (every key, lo/hi only when narrowed, bdt only when f32); parse(print(q)) == q for every valid q.
 std::string to_string(const QuantizedDescriptor& q);
 // Parses "qconv:..." (the prefix optional); missing keys take the defaults above (dt=u8:s8:u8, scales 1,
 // zero points 0, dst's range). Throws ConvError naming the key; the _unvalidated form does not validate.

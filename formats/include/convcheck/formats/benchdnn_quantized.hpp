@@ -5,9 +5,10 @@
 // sum (src - zp_src) * (wei - zp_wei) / dst_scale + zp_dst)): the qconv descriptor's reading of ssc, wsc, dsc and
 // the zero points. Mapped: src u8/s8, weights u8/s8, dst u8/s8 (scales `common` (or `host_scalar`, mask 0) f32
 // values, weights `per_oc`: one per output channel, drawn from the case's seed as convcheck draws `wsc=oc`; zero
-// points `common` s32), dst s32 without scales (the accumulator itself, as ONNX ConvInteger), forward without a bias.
-// Skipped with the reason: a bias (benchdnn's int8 bias is f32, added after the scales; qconv's is s32 in the
-// accumulator), floating-point dst, per-channel src or dst scales and zero points, scales on an s32 dst,
+// points `common` s32), dst s32 without scales (the accumulator itself, as ONNX ConvInteger), forward; FWD_B's f32
+// bias (and an f32 --bia-dt) as bdt=f32: added after the src and weights scales, before the dst scale, as oneDNN
+// adds it. Skipped with the reason: a bias of another type, a bias with an s32 dst, floating-point dst,
+// per-channel src or dst scales and zero points, scales on an s32 dst,
 // post-ops, memory strides and other layouts, backward directions.
 #pragma once
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -25,5 +26,14 @@ std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, do
 // The integers TOSA's INEXACT_ROUND allows for one output (inexact_window around acc * multiplier), each end
 // saturated as quantized_output saturates; for an s32 dst, acc alone.
 IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier);
+
+// With an f32 bias (bdt=f32): acc is the integer sum without the bias, `bias` the output channel's f32 bias (added
+// after src_scale * weights_scale, before dst_scale). The two f32 rules (multiply_nearest_even_f32_with_bias: the
+// zero point added after rounding, or before it for nearest_even_f32_with_zero_point) clamped to [dst_min, dst_max];
+// std::nullopt for double and single rounding, which are integer arithmetic and have no f32 bias to add.
+std::optional<std::int64_t> quantized_output_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier,
+                                                      float bias, Requantization rule);
+// TOSA's INEXACT_ROUND window around the exact acc * multiplier + bias / dst_scale, saturated as quantized_output.
+IntegerWindow quantized_output_window_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, float bias);
 
 }  // namespace convcheck::reference

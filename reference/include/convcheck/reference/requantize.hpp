@@ -69,6 +69,17 @@ std::int64_t multiply_nearest_even_f32(std::int32_t x, float scale);
 // with ties to even (the zero point included in the result; no saturation yet).
 std::int64_t multiply_nearest_even_f32_with_zero_point(std::int32_t x, float scale, std::int32_t zero_point);
 
+// An f32 bias added after the scales (qconv's bdt=f32; oneDNN's int8 bias): oneDNN computes
+// (f32(x) * src_scale * weights_scale + bias) / dst_scale + zero_point in f32 and rounds to even. Written as
+// f32(x) * f32(M) in f32, plus f32(bias / dst_scale) in f32, then (the _with_zero_point form) plus the zero point in
+// f32, then the nearest integer with ties to even. With dst_scale a power of two (exact mode's) each step is
+// oneDNN's own scaled by it, so the two round alike. `bias_over_dst_scale` is the caller's f32(bias / dst_scale).
+// Only the two f32 rules are defined for an f32 bias: double and single rounding are integer arithmetic
+// (quantized_output_f32_bias judges them by TOSA's window).
+std::int64_t multiply_nearest_even_f32_with_bias(std::int32_t x, float scale, float bias_over_dst_scale);
+std::int64_t multiply_nearest_even_f32_with_bias_and_zero_point(std::int32_t x, float scale, float bias_over_dst_scale,
+                                                                std::int32_t zero_point);
+
 // The declared rule applied: double and single rounding take the multiplier TFLite's QuantizeMultiplier makes
 // of `real_scale`; both nearest even f32 rules take f32(real_scale). Before the zero point, which is where the two
 // f32 rules agree (requantize_with_zero_point tells them apart).
