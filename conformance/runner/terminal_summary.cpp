@@ -134,7 +134,9 @@ static void print_profiles(std::FILE* out, const std::vector<json>& cases) {
         if (!c.contains("profiles")) continue;
         const std::string status = c.value("status", "");
         const bool passed = status == "passed", failed = status == "failed";
-        for (const auto& [name, v] : c["profiles"].items()) {
+        for (const auto& item : c["profiles"].items()) {
+            const std::string name = item.key();  // a named copy: clang 14 captures no structured binding
+            const json& v = item.value();
             auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.first == name; });
             if (it == all.end()) all.emplace_back(name, Counts{}), it = all.end() - 1;
             Counts& n = it->second;
