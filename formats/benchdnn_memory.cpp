@@ -81,14 +81,9 @@ std::string weights_layout(const std::string& tag, int ndims, bool grouped, Benc
 // "903168x1x4032x9" -> its integers; false when a part is not one.
 bool parse_strides(const std::string& text, std::vector<std::int64_t>* out) {
     for (const std::string& part : split_benchdnn_list(text, 'x')) {
-        try {
-            std::size_t used = 0;
-            const long long v = std::stoll(part, &used);
-            if (used != part.size()) return false;
-            out->push_back(v);
-        } catch (const std::exception&) {
-            return false;
-        }
+        long long v = 0;
+        if (!read_benchdnn_integer(part, &v)) return false;
+        out->push_back(v);
     }
     return true;
 }

@@ -31,6 +31,26 @@ std::vector<std::string> split_benchdnn_list(const std::string& value, char deli
     return out;
 }
 
+bool read_benchdnn_float(const std::string& text, float* value) {
+    try {
+        std::size_t used = 0;
+        *value = std::stof(text, &used);
+        return used == text.size();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool read_benchdnn_integer(const std::string& text, long long* value) {
+    try {
+        std::size_t used = 0;
+        *value = std::stoll(text, &used);
+        return used == text.size();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 namespace {
 
 // benchdnn's prefix match: the token starts with "--name=" (or "--name" for a flag).

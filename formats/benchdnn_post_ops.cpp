@@ -18,27 +18,6 @@ std::string lowercase(std::string s) {
     return s;
 }
 
-// stof_safe / stoll_safe: the whole text is the number, else benchdnn refuses the option
-bool read_float(const std::string& text, float* v) {
-    try {
-        std::size_t used = 0;
-        *v = std::stof(text, &used);
-        return used == text.size();
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-bool read_integer(const std::string& text, long long* v) {
-    try {
-        std::size_t used = 0;
-        *v = std::stoll(text, &used);
-        return used == text.size();
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 // kind_table's eltwise names (each also with the "eltwise_" prefix) convcheck computes, and whether the
 // algorithm reads alpha and beta (dev_guide_eltwise's forward formulas)
 struct EltwiseName {
@@ -113,7 +92,7 @@ bool binary_entry(const std::string& entry, BinaryAlgorithm alg, const std::vect
         const std::string& m = fields[2];
         const std::string p = lowercase(m);
         if (!m.empty() && std::all_of(m.begin(), m.end(), [](unsigned char c) { return std::isdigit(c); })) {
-            if (!read_integer(m, &mask)) return fail(reason, entry, "a mask benchdnn cannot read");
+            if (!read_benchdnn_integer(m, &mask)) return fail(reason, entry, "a mask benchdnn cannot read");
         } else if (p == "common") mask = 0;
         else if (p == "per_oc" || p == "per_dim_1") mask = 2;
         else if (p == "per_tensor") mask = (1LL << (d.rank + 2)) - 1;
@@ -137,9 +116,9 @@ bool entry_op(const std::string& entry, const ConvDescriptor& d, PostOp* op, std
     if (kind == "sum") {
         op->kind = PostOpKind::sum;
         long long zp = 0;
-        if (fields.size() > 1 && !read_float(fields[1], &op->scale))
+        if (fields.size() > 1 && !read_benchdnn_float(fields[1], &op->scale))
             return fail(reason, entry, "a scale benchdnn cannot read");
-        if (fields.size() > 2 && (!read_integer(fields[2], &zp) || zp < INT32_MIN || zp > INT32_MAX))
+        if (fields.size() > 2 && (!read_benchdnn_integer(fields[2], &zp) || zp < INT32_MIN || zp > INT32_MAX))
             return fail(reason, entry, "a zero point benchdnn cannot read");
         op->zero_point = static_cast<std::int32_t>(zp);
         if (fields.size() > 3) {
@@ -166,9 +145,10 @@ bool entry_op(const std::string& entry, const ConvDescriptor& d, PostOp* op, std
     for (const auto& e : kEltwise) {
         if (kind != e.name) continue;
         float alpha = 0.0f, beta = 0.0f, scale = 1.0f;
-        if ((fields.size() > 1 && !read_float(fields[1], &alpha)) || (fields.size() > 2 && !read_float(fields[2], &beta)))
+        if ((fields.size() > 1 && !read_benchdnn_float(fields[1], &alpha)) ||
+            (fields.size() > 2 && !read_benchdnn_float(fields[2], &beta)))
             return fail(reason, entry, "an alpha or beta benchdnn cannot read");
-        if (fields.size() > 3 && (!read_float(fields[3], &scale) || scale != 1.0f))
+        if (fields.size() > 3 && (!read_benchdnn_float(fields[3], &scale) || scale != 1.0f))
             return fail(reason, entry, "an eltwise SCALE (knobs_attr.md: for an integer dst only); convcheck's eltwise "
                                        "post-ops have none");
         op->kind = PostOpKind::eltwise;

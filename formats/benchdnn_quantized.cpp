@@ -39,28 +39,13 @@ std::vector<ArgPolicy> arg_policies(const std::string& written) {
 
 bool common_mask(const std::string& mask) { return mask == "common" || mask == "host_scalar" || mask == "0"; }
 
-// The option's value parsed whole, or false.
-bool parse_float(const std::string& text, float* out) {
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used != text.size() || !std::isfinite(v)) return false;
-        *out = static_cast<float>(v);  // benchdnn's scale is this f32
-        return std::isfinite(*out);
-    } catch (const std::exception&) {
-        return false;
-    }
-}
+// A scale: benchdnn's f32 value of the text (stof_safe), finite. A zero point: an integer within s32.
+bool parse_float(const std::string& text, float* out) { return read_benchdnn_float(text, out) && std::isfinite(*out); }
 bool parse_int(const std::string& text, std::int32_t* out) {
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < INT32_MIN || v > INT32_MAX) return false;
-        *out = static_cast<std::int32_t>(v);
-        return true;
-    } catch (const std::exception&) {
-        return false;
-    }
+    long long v = 0;
+    if (!read_benchdnn_integer(text, &v) || v < INT32_MIN || v > INT32_MAX) return false;
+    *out = static_cast<std::int32_t>(v);
+    return true;
 }
 
 // --attr-scales onto q; "" or the skip reason.

@@ -133,11 +133,17 @@ convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
     return d;
 }
 
+// Each element's offset in `d`'s layout of tensor `role`, in canonical (NCX / OIX) order.
+std::vector<std::int64_t> element_offsets(const convcheck::ConvDescriptor& d, convcheck::TensorRole role) {
+    std::vector<std::int64_t> offsets;
+    convcheck::for_each_element(d, role, [&](std::int64_t, std::int64_t offset) { offsets.push_back(offset); });
+    return offsets;
+}
+
 // Tensor `role` of `from` (its own dtype, format and strides) as f32, dense in `to`'s layout.
 std::vector<float> widened(const convcheck::ConvDescriptor& from, convcheck::DataType type, const void* data,
                            const convcheck::ConvDescriptor& to, convcheck::TensorRole role) {
-    std::vector<std::int64_t> to_offsets;
-    convcheck::for_each_element(to, role, [&](std::int64_t, std::int64_t offset) { to_offsets.push_back(offset); });
+    const std::vector<std::int64_t> to_offsets = element_offsets(to, role);
     std::vector<float> out(to_offsets.size());
     convcheck::for_each_element(from, role, [&](std::int64_t flat, std::int64_t offset) {
         out[static_cast<std::size_t>(to_offsets[static_cast<std::size_t>(flat)])] =
@@ -245,9 +251,7 @@ struct Plan : convcheck_conv_plan {
         std::vector<unsigned char> dst(dst_moves ? static_cast<std::size_t>(dense.dst_elements() * convcheck::size_of(dense.dtype)) : 0);
         p.execute(src_data, dst_moves ? dst.data() : args.dst);
         if (d.mixed()) {  // the f32 result rounded once to dst's type, into dst's layout
-            std::vector<std::int64_t> dense_offsets;
-            convcheck::for_each_element(dense, convcheck::TensorRole::dst,
-                                        [&](std::int64_t, std::int64_t offset) { dense_offsets.push_back(offset); });
+            const std::vector<std::int64_t> dense_offsets = element_offsets(dense, convcheck::TensorRole::dst);
             const float* result = reinterpret_cast<const float*>(dst.data());
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
                 convcheck::store_from_double(args.dst, d.dst_dtype(), offset,

@@ -71,4 +71,9 @@ BenchdnnOptionResult apply_benchdnn_option(BenchdnnOptionState& state, const std
 // benchdnn's split of a list value at `delimiter` (an empty value gives {""}).
 std::vector<std::string> split_benchdnn_list(const std::string& value, char delimiter = ',');
 
+// benchdnn's stof_safe / stoll_safe: true when the whole text is one number (std::stof / std::stoll), else false
+// (benchdnn refuses the option).
+bool read_benchdnn_float(const std::string& text, float* value);
+bool read_benchdnn_integer(const std::string& text, long long* value);
+
 }  // namespace convcheck
