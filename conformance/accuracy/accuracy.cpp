@@ -103,6 +103,7 @@ std::string input_precision_name(const Contract& c) {
 std::string bound_name(const Contract& c) {
     std::string name = c.bound_kind == BoundKind::whole_tensor ? "whole_tensor" : "";
     if (input_roundoff(c) > 0.0) name += std::string(name.empty() ? "" : "+") + "input_precision:" + input_precision_name(c);
+    if (c.bias_after_output_rounding) name += std::string(name.empty() ? "" : "+") + "bias_after_output_rounding";
     return name.empty() ? "per_output" : name;
 }
 
@@ -112,8 +113,14 @@ double error_bound(const Contract& c, double exact, double magnitude, std::int64
     const double u_in = input_roundoff(c);
     const double g = gamma(terms, accumulation_roundoff(c));
     const double relative = u_in == 0.0 ? g : (1.0 + u_in) * (1.0 + u_in) * (1.0 + g) - 1.0;
-    return unit_roundoff(c.output_dtype) * std::fabs(exact) + relative * magnitude +
-           half_smallest_subnormal(c.output_dtype);
+    const double u_out = unit_roundoff(c.output_dtype), eta = half_smallest_subnormal(c.output_dtype);
+    if (c.bias_after_output_rounding) {
+        // s^ (within R M of the exact sum S*) rounded to t = fl_out(s^): |t - S*| <= (1 + u_out) R M + u_out |S*| +
+        // eta, |S*| <= M; then y = fl_out(t + b): |y - y*| <= u_out |y*| + (1 + u_out) |t - S*| + eta
+        return u_out * std::fabs(exact) + (1.0 + u_out) * ((1.0 + u_out) * relative + u_out) * magnitude +
+               (2.0 + u_out) * eta;
+    }
+    return u_out * std::fabs(exact) + relative * magnitude + eta;
 }
 
 BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms) {

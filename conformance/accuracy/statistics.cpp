@@ -78,7 +78,10 @@ double rounding_noise_scale(const Contract& c, double exact, double magnitude, s
     // a declared input precision: each product x w (1 + a)(1 + b) adds x w (a + b), variance
     // <= (2/3) u_in^2 (x w)^2, and sum (x w)^2 <= M^2
     const double u_in = input_roundoff(c);
-    return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + 2.0 / 3.0 * u_in * u_in) * magnitude * magnitude +
+    // the bias added after a first rounding to the output type: that rounding of the sum S* errs by up to half an
+    // ulp of it, uniformly, variance <= u_out^2 S*^2 / 3 <= u_out^2 M^2 / 3
+    const double first_rounding = c.bias_after_output_rounding ? u_out * u_out / 3.0 : 0.0;
+    return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + 2.0 / 3.0 * u_in * u_in + first_rounding) * magnitude * magnitude +
                      u_out * u_out * exact * exact / 3.0 + eta * eta);
 }
 

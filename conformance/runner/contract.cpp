@@ -17,6 +17,7 @@ accuracy::Contract contract_for(const Expectations* declarations, const std::str
     if (declared && declared->bound) c.bound_kind = accuracy::BoundKind::whole_tensor;  // the only kind declared
     if (declared && declared->input_precision)
         c.input_significand_bits = declared->input_precision->value == "tf32" ? 11 : 8;  // tf32 or bf16 (parsed)
+    if (declared && declared->bias) c.bias_after_output_rounding = true;  // "after_output_rounding" (parsed)
     return c;
 }
 

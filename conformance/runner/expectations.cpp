@@ -48,7 +48,8 @@ std::map<std::string, std::string> descriptor_keys(const std::string& text) {
     return keys;
 }
 
-// "bound": {"kind": ..., "reason": ...} and "input_precision": {"dtype": ..., "reason": ...}: the
+// "bound": {"kind": ..., "reason": ...}, "input_precision": {"dtype": ..., "reason": ...} and
+// "bias": {"added": ..., "reason": ...}: the
 // value must be one of `allowed`, the reason non-empty, and nothing else may be in the object.
 DeclaredSlack slack(const json& v, const std::string& origin, const std::string& where, const std::string& key,
                     const std::vector<std::string>& allowed, const std::string& what) {
@@ -146,6 +147,9 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
         if (entry.contains("input_precision"))
             decl.input_precision = slack(entry["input_precision"], origin, where + ".input_precision", "dtype",
                                          {"tf32", "bf16"}, "the precision src and weights are rounded to before multiplying");
+        if (entry.contains("bias"))
+            decl.bias = slack(entry["bias"], origin, where + ".bias", "added", {"after_output_rounding"},
+                              "when the bias is added (with the sum, before one rounding to dst, needs no declaration)");
         if (entry.contains("nondeterministic")) {
             const json& n = entry["nondeterministic"];
             const std::string at = where + ".nondeterministic";

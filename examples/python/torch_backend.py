@@ -3,7 +3,9 @@
 #   ... --backend-option device=cuda --backend-option tf32=off
 # device= cpu, cuda or cuda:N (default: cuda where torch sees a GPU, else cpu); tf32= on or off (CUDA only; default:
 # torch's own setting, torch.backends.cudnn.allow_tf32). On CUDA with TF32 on, the backend names itself
-# torch-cuda-tf32, whose declaration in conformance/data/backends.json says that f32 inputs are rounded to TF32.
+# torch-cuda-tf32, whose declaration in conformance/data/backends.json says that f32 inputs are rounded to TF32; with
+# TF32 off, torch-cuda. Both are declared there with cuDNN's transform-based algorithms (a whole-tensor bound, exact
+# mode judged by it) and with the bias added after the convolution is rounded to dst (two roundings).
 import torch
 import torch.nn.functional as F
 

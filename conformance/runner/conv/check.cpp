@@ -115,7 +115,7 @@ void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mod
     r.status = cmp.passed() ? Status::passed : Status::failed;
     if (!cmp.passed()) {
         r.kind = mismatch_kind(unwritten, nan_outputs(got, want));
-        r.reason = prefix + mismatch_reason(d, *r.error, mode, got, want, unwritten);
+        r.reason = prefix + mismatch_reason(d, *r.error, exact ? mode : Mode::bound, got, want, unwritten);
     }
     if (!exact) apply_statistics(cmp, r);
     if (!s.profiles.empty() && d.post_ops.empty() && (mode == Mode::exact || mode == Mode::bound)) {
@@ -135,7 +135,9 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
     const StoredConvData data = stored_conv_data(c);
     const ChildOutcome o = run_backend(backend, d, data.buffers, s, needs);
     if (outcome_status(o, r)) return;
-    const bool exact = c.mode == Mode::exact;
+    // a declared whole-tensor bound (a transform-domain algorithm) judges exact mode by that bound: no result of such
+    // an algorithm is exact (docs/accuracy.md, "Declared algorithms and input precision")
+    const bool exact = c.mode == Mode::exact && contract.bound_kind != accuracy::BoundKind::whole_tensor;
     judge(d, data.buffers, o, c.mode, exact, exact ? data.want_rounded : data.want, data.magnitude, data.terms,
           contract, s, "stored vector " + data.name + ": ", r);
 }
@@ -176,21 +178,24 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     auto want = reference::fast_convolution_summation(d, src, weights, bias);
     // post-ops (ABI 1.6): the chain on the exact sum with its bias, before the rounding (reference/post_ops.hpp)
     const reference::PostOpData post = make_post_op_data(d, c.mode, c.seed);
+    // exact mode: the one right answer is the exact sum rounded once to the output type (the same
+    // value for the standard fill, whose sums are representable; special fills round on purpose); under a declared
+    // whole-tensor bound (a transform-domain algorithm: no result of one is exact) the exact data is judged by that
+    // bound, and the record's judged_by says so
+    const bool exact = c.mode == Mode::exact && contract.bound_kind != accuracy::BoundKind::whole_tensor;
     std::vector<double> bounds;
     if (!d.post_ops.empty()) {
         if (c.mode == Mode::exact && declined(post_ops_not_exact(d, contract, post, want.dst), r)) return;
-        if (c.mode == Mode::bound) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms);
+        if (!exact) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms);
         reference::apply_post_ops(d, post, want.dst);
     }
-    // exact mode: the one right answer is the exact sum rounded once to the output type (the same
-    // value for the standard fill, whose sums are representable; special fills round on purpose)
-    if (c.mode == Mode::exact)
+    if (exact)
         for (double& v : want.dst) v = round_to(d.dst_dtype(), v);
     Buffers b = make_buffers(d, src, weights, bias);
     if (!d.post_ops.empty()) add_post_op_buffers(d, post.operands, post.prior_dst, b);
     const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
-    judge(d, b, o, c.mode, c.mode == Mode::exact, want.dst, want.magnitude, want.terms, contract, s, "", r,
+    judge(d, b, o, c.mode, exact, want.dst, want.magnitude, want.terms, contract, s, "", r,
           bounds.empty() ? nullptr : &bounds);
 }
 

@@ -192,6 +192,69 @@ TEST(DeclaredSlack, AWholeTensorErrorFailsUndeclaredAndPassesDeclared) {
     }
 }
 
+// A transform-domain algorithm's result is never exact (cuDNN gave -940.999878 for -941 on an exact-mode case):
+// under a declared whole-tensor bound, exact mode's data is judged by that bound and the record says so.
+TEST(DeclaredSlack, AWholeTensorDeclarationJudgesExactModeByItsBound) {
+    const std::vector<Case> cases = load_cases("smoke", 1, "exact");
+    int undeclared_failed = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=whole_tensor_error", cases))
+        undeclared_failed += r.c.op == Op::conv && r.c.mode == accuracy::Mode::exact && r.status == Status::failed;
+    EXPECT_GT(undeclared_failed, 0) << "an inexact result passed every exact case without a declaration";
+    const Expectations whole = declaring(kWholeTensor);
+    int judged = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=whole_tensor_error", cases, &whole)) {
+        if (r.status == Status::unsupported || r.c.op != Op::conv || r.c.mode != accuracy::Mode::exact) continue;
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  " << r.reproducer;
+        ASSERT_TRUE(r.error.has_value()) << r.c.id;
+        ++judged;
+        EXPECT_TRUE(r.error->comparison.statistics.judged_by.starts_with("whole_tensor"))
+            << r.c.id << ": " << r.error->comparison.statistics.judged_by;
+    }
+    EXPECT_GT(judged, 0);
+}
+
+const char* kBiasAfterRounding =
+    R"("bias": {"added": "after_output_rounding", "reason": "the bias is added after the sum is rounded to dst"})";
+
+// cuDNN's convolution rounds to dst, then a separate op adds the bias in dst's type: on a 16-bit output two
+// roundings, which the bound of one rounding does not hold; declared, the bound with both holds every case.
+TEST(DeclaredSlack, ABiasAddedAfterRoundingFailsUndeclaredAndPassesDeclared) {
+    const std::vector<Case> cases = load_cases("smoke", 1, "bound");
+    int half_with_bias = 0, failed = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=bias_after_rounding", cases)) {
+        if (r.status == Status::unsupported || r.c.op != Op::conv || !r.c.conv.has_bias ||
+            r.c.conv.dst_dtype() == DataType::f32)
+            continue;
+        ++half_with_bias;
+        failed += r.status == Status::failed;
+    }
+    ASSERT_GT(half_with_bias, 0) << "smoke has no f16/bf16 bound case with a bias";
+    EXPECT_GT(failed, 0) << "two roundings passed every 16-bit case with a bias under the bound of one";
+    const Expectations late = declaring(kBiasAfterRounding);
+    int judged = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=bias_after_rounding", cases, &late)) {
+        if (r.status == Status::unsupported) continue;
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  " << r.reproducer;
+        if (r.c.op == Op::conv && r.c.conv.has_bias && r.error) {
+            ++judged;
+            EXPECT_NE(r.error->comparison.statistics.judged_by.find("bias_after_output_rounding"), std::string::npos)
+                << r.c.id << ": " << r.error->comparison.statistics.judged_by;
+        }
+    }
+    EXPECT_GT(judged, 0);
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=bias_after_rounding", accuracy_cases(1, "stress"), &late))
+        EXPECT_EQ(r.status, Status::passed) << r.c.id << ": " << r.reason << "\n  " << r.reproducer;
+}
+
+// The declaration holds a backend to both roundings, not to anything: the truncation mutant still fails.
+TEST(DeclaredSlack, ABiasDeclarationDoesNotHideTruncation) {
+    const Expectations late = declaring(kBiasAfterRounding);
+    int failed = 0;
+    for (const CaseResult& r : run("accuracy_mutants", "mutant=truncation", accuracy_cases(1, "stress"), &late))
+        failed += r.status == Status::failed;
+    EXPECT_GT(failed, 0);
+}
+
 // The declarations widen the bound only as far as derived: the honest baseline still passes with
 // them, and the zeros mutant is still never a pass.
 TEST(DeclaredSlack, DeclarationsDoNotHideAWrongResult) {

@@ -55,6 +55,10 @@ struct Contract {
     // Declared "input_precision": the backend rounds src and weights to this many significand bits
     // before multiplying (TF32 11, bf16 8); 0: it multiplies the inputs as given.
     int input_significand_bits = 0;
+    // Declared "bias": {"added": "after_output_rounding"}: the backend rounds the sum to the output type, then adds
+    // the bias in the output type and rounds again (cuDNN's convolution, then a separate bias add); set only for a
+    // case with a bias.
+    bool bias_after_output_rounding = false;
 };
 // Unit roundoff and significand bits of the declared accumulation type.
 double accumulation_roundoff(const Contract& c);
@@ -65,7 +69,8 @@ double input_roundoff(const Contract& c);
 // The declared input precision's name as backends.json spells it: "tf32" (11 bits), "bf16" (8 bits).
 std::string input_precision_name(const Contract& c);
 // The bound's name in results (error.judged_by): "per_output", "whole_tensor", "input_precision:tf32",
-// "whole_tensor+input_precision:bf16" (the input precision only where it applies to the case's dtype).
+// "whole_tensor+input_precision:bf16" (the input precision only where it applies to the case's dtype), with
+// "+bias_after_output_rounding" under that declaration.
 std::string bound_name(const Contract& c);
 
 // gamma_n(u) = n*u / (1 - n*u) is convcheck::gamma (convcheck/core/rounding_error.hpp).
@@ -73,7 +78,10 @@ std::string bound_name(const Contract& c);
 // caller passes the tensor's largest M and n: error_bounds does):
 //     u_out |y*| + ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1) M + eta_out
 // which with u_in = 0 (no declared input precision) is the bound above (derivation: docs/accuracy.md,
-// "Declared algorithms and input precision").
+// "Declared algorithms and input precision"). With the bias added after a first rounding to the output type
+// (Contract::bias_after_output_rounding), with R = ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1):
+//     u_out |y*| + (1 + u_out) ((1 + u_out) R + u_out) M + (2 + u_out) eta_out
+// (docs/accuracy.md, "Bias added after rounding").
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms);
 // Every output's bound under the contract: error_bound with each output's own M and n, or with the
 // tensor's largest M and n for a whole-tensor bound.

@@ -15,7 +15,8 @@ namespace convcheck::runner {
 // The contract for a case of `output_dtype` on the backend named `backend_name`:
 // - accumulation: the file's declaration for that dtype (or "*"), else the plugin's described
 //   accumulation_dtype (a convcheck_dtype: f32, f16, bf16 or f64; any other value is taken as f32);
-// - bound kind and input precision: the file's "bound" and "input_precision" declarations.
+// - bound kind, input precision and bias rounding: the file's "bound", "input_precision" and "bias"
+//   declarations (the caller drops the bias rounding for a case without a bias: case_pipeline.cpp).
 // `declarations` may be nullptr (no file).
 accuracy::Contract contract_for(const Expectations* declarations, const std::string& backend_name,
                                 std::int32_t described_accumulation, DataType output_dtype);

@@ -51,7 +51,8 @@ struct ExpectedFailure {
 
 // A declaration that widens the accuracy contract, with the reason it is honest.
 struct DeclaredSlack {
-    std::string value;   // "whole_tensor" (bound.kind); "tf32" or "bf16" (input_precision.dtype)
+    std::string value;   // "whole_tensor" (bound.kind); "tf32" or "bf16" (input_precision.dtype);
+                         // "after_output_rounding" (bias.added)
     std::string reason;
 };
 
@@ -68,6 +69,7 @@ struct BackendDeclaration {
     std::optional<double> min_coverage;
     std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
     std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
+    std::optional<DeclaredSlack> bias;             // "bias": {"added": "after_output_rounding", "reason"}
     std::optional<std::string> nondeterministic;  // the reason the backend's outputs may differ between runs
 };
 
