@@ -2,8 +2,7 @@
 # which speaks the exec protocol to a backend process (started once, reused across cases, restarted after a crash).
 convcheck_add_backend_plugin(exec SOURCES ${CMAKE_CURRENT_LIST_DIR}/exec_plugin.cpp
                      ${CMAKE_CURRENT_LIST_DIR}/exec_keeper.cpp ${CMAKE_CURRENT_LIST_DIR}/exec_lines.cpp
-                     ${CMAKE_CURRENT_LIST_DIR}/exec_messages.cpp
-                     LIBS convcheck_abi_descriptor nlohmann_json::nlohmann_json rt)
+                     LIBS convcheck_exec_messages nlohmann_json::nlohmann_json rt)
 install(TARGETS convcheck_plugin_exec LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/convcheck/plugins COMPONENT sdk)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(exec_zoo_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/exec_zoo_test.cpp LIBS convcheck_runner)
