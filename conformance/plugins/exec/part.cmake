@@ -24,5 +24,5 @@ if(CONVCHECK_BUILD_TESTS)
                      --no-progress --quiet)
   endif()
 endif()
-install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python
+install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py ${PROJECT_SOURCE_DIR}/python/convcheck_offline.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python
         COMPONENT sdk)
