@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "case_selection.hpp"
 #include "commands.hpp"
+#include "run_report.hpp"
 #include "convcheck/runner/failure_bundle.hpp"
 #include "convcheck/runner/host_cpu.hpp"
 #include "convcheck/runner/interruption.hpp"
@@ -64,64 +66,12 @@ struct RunOptions {
     std::vector<std::string> profiles;  // --profile
 };
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    char text[32];
-    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return text;
-}
-
-std::string host_name() {
-    char name[256] = {0};
-    gethostname(name, sizeof(name) - 1);
-    return name;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The suite's cases named in --case-name (each name must match at least one case; ids and seeds as in the
-// whole suite, so a case runs on the same data as it did there).
-LoadedSuite named_cases(LoadedSuite loaded, const std::vector<std::string>& names, const std::string& suite) {
-    const auto named = [&](const Case& c) { return std::find(names.begin(), names.end(), c.name) != names.end(); };
-    std::vector<Case> kept;
-    std::copy_if(loaded.cases.begin(), loaded.cases.end(), std::back_inserter(kept), named);
-    for (const std::string& name : names)
-        if (std::none_of(kept.begin(), kept.end(), [&](const Case& c) { return c.name == name; })) {
-            std::string some;
-            for (std::size_t i = 0; i < loaded.cases.size() && i < 3; ++i) some += (i ? ", " : "") + loaded.cases[i].name;
-            throw std::invalid_argument("--case-name '" + name + "': suite " + suite + " has no case of that name (" +
-                                        std::to_string(loaded.cases.size()) + " cases" +
-                                        (some.empty() ? "" : ", e.g. " + some) + "; `convcheck list --suite " + suite +
-                                        "` names them)");
-        }
-    loaded.cases = std::move(kept);
-    return loaded;
-}
-
 LoadedSuite suite_cases(const RunOptions& o, std::string* suite_name) {
-    if (o.case_descriptors.empty()) {
-        *suite_name = o.suite.empty() ? "smoke" : o.suite;
-        LoadedSuite loaded = load_suite(*suite_name, o.seed, o.mode, o.read);
-        return o.case_names.empty() ? loaded : named_cases(std::move(loaded), o.case_names, *suite_name);
-    }
-    if (!o.suite.empty()) throw std::invalid_argument("give either --suite or --case, not both");
-    if (!o.case_names.empty()) throw std::invalid_argument("--case-name picks cases of a --suite, not of --case");
-    refuse_unused_benchdnn_driver(o.read, "--case", "a descriptor");
-    *suite_name = "cli";
-    std::vector<SuiteEntry> entries;
-    for (const auto& text : o.case_descriptors) {
-        entries.emplace_back(text);
-        entries.back().seed = o.seed;
-        if (!o.fill.empty()) accuracy::parse_fill(o.fill, &entries.back().fill);
-    }
-    const bool special = !o.fill.empty() && o.fill != "standard";  // special fills are exact-mode data
-    return {expand("cli", entries, o.seed, !o.mode.empty() ? o.mode : special ? "exact" : "bound"), {}};
-}
-
-nlohmann::json not_run_entry(const Case& c) {
-    return {{"case_id", c.id}, {"mode", accuracy::to_string(c.mode)}, {"descriptor", c.descriptor()}};
+    return select_cases({o.suite, o.case_descriptors, o.case_names, o.seed, o.mode, o.fill, o.read}, suite_name);
 }
 
 // The plugin did not load or negotiate (exit code 3): the results still say so, so CI shows a failed
@@ -184,10 +134,7 @@ int run(const RunOptions& o) {
     info.timeout_s = o.timeout_s;
     info.leak_check = o.leak_check;
     info.allow_unchecked = o.allow_unchecked;
-    info.started = utc_now();
-    info.host = host_name();
-    info.cpu_model = host_cpu_model();
-    for (const std::string& flag : host_cpu_flags()) info.cpu_flags += (info.cpu_flags.empty() ? "" : " ") + flag;
+    describe_host(info);
     const CoverageFloor given_floor{o.min_coverage, o.min_coverage_given ? "--min-coverage" : "the default"};
     info.min_coverage = given_floor;
 
@@ -233,35 +180,16 @@ int run(const RunOptions& o) {
     std::vector<nlohmann::json> records;
     Progress progress(mine, !o.quiet && !o.no_progress && isatty(2));
     run_cases(backend, mine, settings, [&](const CaseResult& r) {
-        records.push_back(case_record(r, backend.info.name));
-        files.emit(records.back());
-        if (!o.quiet && (is_failure(r.status) || r.status == Status::unchecked) && !isatty(2))
-            std::fprintf(stderr, "%s %s: %s\n  %s\n", r.c.id.c_str(), to_string(r.status),
-                         records.back().value("reason", "").c_str(), records.back().value("reproducer", "").c_str());
+        report_case(r, backend.info.name, files, records, o.quiet);
         progress.update(static_cast<std::int64_t>(records.size()), count_statuses(records));
     });
     progress.finish();
 
-    RunSummary summary = summarize(backend.info.name, records, static_cast<std::int64_t>(mine.size()), info.min_coverage,
-                                   o.allow_unchecked);
-    summary.skipped_inputs = skipped_here;
-    for (std::size_t i = records.size(); i < mine.size(); ++i) summary.not_run_cases.push_back(not_run_entry(mine[i]));
-    if (const int sig = interrupt.signal_number())
-        summary.stopped = std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM");
-    else if (records.size() < mine.size() && !records.empty())
-        summary.stopped = "--fail-fast: stopped after " + records.back().value("case_id", "?") + " " +
-                          records.back().value("status", "?");
-    if (const int sig = interrupt.signal_number()) summary.exit_code = 128 + sig;
-    summary.seconds = seconds_since(start);
-    files.emit(summary_record(summary));
-    files.write_junit(junit_xml(run_json, records, summary));
-    if (o.quiet) std::fprintf(terminal, "%s\n", verdict_line(run_json, summary).c_str());
-    else {
-        print_summary(terminal, run_json, records, summary);
-        print_skipped_inputs(terminal, skipped);
-    }
+    const int code = finish_run(files, terminal, run_json, records,
+                                {backend.info.name, mine, skipped, skipped_here, info.min_coverage, o.allow_unchecked,
+                                 o.quiet, interrupt.signal_number(), seconds_since(start)});
     interrupt.end_by_signal();
-    return summary.exit_code;
+    return code;
 }
 
 void add_run_command(CLI::App& app) {

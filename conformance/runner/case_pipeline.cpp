@@ -6,6 +6,7 @@
 
 #include "case_pipeline.hpp"
 #include "convcheck/runner/exec_backend.hpp"
+#include "convcheck/runner/offline.hpp"
 #include "convcheck/runner/operation_traits.hpp"
 
 namespace convcheck::runner {
@@ -17,12 +18,16 @@ accuracy::Contract contract_for(const Backend& backend, DataType output_dtype) {
 }
 
 std::string reproducer(const Backend& backend, const Case& c) {
-    std::string r = "convcheck run --backend " + backend_argument(backend.spec);
+    // an offline case is exported again alone (docs/offline.md): then run on the device and judged
+    std::string r = backend.offline ? "convcheck export" + (backend.spec.empty() ? "" : " --claims '" + backend.spec + "'")
+                                    : "convcheck run --backend " + backend_argument(backend.spec);
     if (!backend.options.options.empty()) r += " --backend-option '" + backend.options.options + "'";
-    if (!c.vector_dir.empty()) return r + " --suite '" + c.vector_dir + "' --case-name '" + c.name + "' --mode " + accuracy::to_string(c.mode);
+    if (!c.vector_dir.empty())
+        return r + " --suite '" + c.vector_dir + "' --case-name '" + c.name + "' --mode " + accuracy::to_string(c.mode) +
+               (backend.offline ? " offline-case" : "");
     r += " --case '" + c.descriptor() + "' --seed " + std::to_string(c.seed) + " --mode " + accuracy::to_string(c.mode);
     if (c.fill != accuracy::Fill::standard) r += std::string(" --fill ") + accuracy::to_string(c.fill);
-    return r;
+    return backend.offline ? r + " offline-case" : r;
 }
 
 namespace {
@@ -38,6 +43,7 @@ bool adds_bias(const Case& c) {
 // Claims, the mode, the memory limit and the contract, then the operation's own check.
 void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s, CaseResult& r) {
     const OperationTraits& op = operation(c.op);
+    if (backend.offline && c.mode == accuracy::Mode::invalid && declined(offline_not_carried(c), r)) return;
     if (c.mode == accuracy::Mode::invalid && op.check_invalid) return op.check_invalid(backend, c, s, r);
     op.validate(c);
     if (declined(unclaimed_operation(backend.info, c.op), r)) {
@@ -52,6 +58,7 @@ void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s,
     if (op.mode_not_applicable && declined(op.mode_not_applicable(c.mode), r)) return;
     const CaseMemory needs = op.memory(c);
     if (refused_for_memory(needs, s, r)) return;
+    if (backend.offline && declined(offline_not_carried(c), r)) return;
     accuracy::Contract contract = contract_for(backend, op.output_dtype(c));
     if (!adds_bias(c)) contract.bias_after_output_rounding = false;
     op.check(backend, c, s, contract, needs, r);

@@ -30,7 +30,7 @@ list(APPEND CONVCHECK_RUNNER_SOURCES ${CMAKE_CURRENT_BINARY_DIR}/builtin_case_li
 
 add_library(convcheck_runner STATIC ${CONVCHECK_RUNNER_SOURCES})
 target_include_directories(convcheck_runner PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
-target_link_libraries(convcheck_runner PUBLIC convcheck_abi_descriptor convcheck_mutant_list convcheck_accuracy convcheck_reference
+target_link_libraries(convcheck_runner PUBLIC convcheck_abi_descriptor convcheck_exec_messages convcheck_mutant_list convcheck_accuracy convcheck_reference
                       convcheck_formats nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_compile_definitions(convcheck_runner PRIVATE
   CONVCHECK_BUILD_PLUGIN_DIR="${CONVCHECK_PLUGIN_DIR}"
@@ -295,5 +295,15 @@ if(CONVCHECK_BUILD_TESTS)
                      $<TARGET_FILE:convcheck> run --backend reference --case ${descriptor} --no-progress)
     set_tests_properties(conformance_cc_backward_invalid_${tag}_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION
                          "exit code 2 as expected.*${message}")
+  endforeach()
+endif()
+if(CONVCHECK_BUILD_TESTS)
+  # Offline runs (docs/offline.md): export, a device's outputs (the numpy example through
+  # python/convcheck_offline.py), judge; the same records as `run`, and broken outputs and manifests named.
+  foreach(check same corrupt manifest)
+    add_test(NAME conformance_offline_${check}
+             COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/offline_check.py ${check} $<TARGET_FILE:convcheck>
+                     ${PROJECT_SOURCE_DIR})
+    set_tests_properties(conformance_offline_${check} PROPERTIES TIMEOUT 300)
   endforeach()
 endif()

@@ -26,7 +26,7 @@
 #include "convcheck/plugin_support.hpp"
 #include "exec_keeper.hpp"
 #include "exec_lines.hpp"
-#include "exec_messages.hpp"
+#include "convcheck/abi/exec_messages.hpp"
 
 namespace {
 

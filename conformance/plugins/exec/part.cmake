@@ -2,8 +2,7 @@
 # which speaks the exec protocol to a backend process (started once, reused across cases, restarted after a crash).
 convcheck_add_backend_plugin(exec SOURCES ${CMAKE_CURRENT_LIST_DIR}/exec_plugin.cpp
                      ${CMAKE_CURRENT_LIST_DIR}/exec_keeper.cpp ${CMAKE_CURRENT_LIST_DIR}/exec_lines.cpp
-                     ${CMAKE_CURRENT_LIST_DIR}/exec_messages.cpp
-                     LIBS convcheck_abi_descriptor nlohmann_json::nlohmann_json rt)
+                     LIBS convcheck_exec_messages nlohmann_json::nlohmann_json rt)
 install(TARGETS convcheck_plugin_exec LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/convcheck/plugins COMPONENT sdk)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(exec_zoo_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/exec_zoo_test.cpp LIBS convcheck_runner)
@@ -25,5 +24,5 @@ if(CONVCHECK_BUILD_TESTS)
                      --no-progress --quiet)
   endif()
 endif()
-install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python
+install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py ${PROJECT_SOURCE_DIR}/python/convcheck_offline.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python
         COMPONENT sdk)

@@ -10,6 +10,7 @@
 #include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/formats/manifest.hpp"
+#include "convcheck/runner/offline.hpp"
 #include "convcheck/runner/strided_buffers.hpp"
 
 namespace convcheck::runner {
@@ -68,6 +69,7 @@ std::int64_t unwritten_elements(const ConvDescriptor& d, const void* dst) { retu
 
 ChildOutcome run_backend(const Backend& backend, const ConvDescriptor& d, const Buffers& b, const CheckSettings& s,
                          const CaseMemory& needs, bool one_shot_path) {
+    if (backend.offline) return backend.offline->conv(d, b);  // export's or judge's stand-in (offline.hpp)
     ConvExecution e = conv_execution(d, b);
     // The plan decides the verdict; the one-shot conv_execute writes its own dst, filled like dst,
     // which must then hold the same outputs (operation_calls.hpp).

@@ -19,6 +19,8 @@
 
 namespace convcheck::runner {
 
+class OfflineExecution;  // offline.hpp
+
 // A loaded, negotiated backend and everything a case check needs from it.
 struct Backend {
     const Plugin* plugin = nullptr;
@@ -26,6 +28,9 @@ struct Backend {
     InstanceOptions options;
     std::string spec;  // what the user gave to --backend: reproducers repeat it
     const Expectations* expectations = nullptr;
+    // An offline run (offline.hpp): no plugin; the case's execution is export's or judge's stand-in, and
+    // `spec` is the claims file given to export ("" for none).
+    OfflineExecution* offline = nullptr;
 };
 
 struct CheckSettings {

@@ -1,6 +1,6 @@
-// The exec protocol's messages on the bridge's side (docs/exec-protocol.md): a convcheck_conv_desc as JSON, the
-// tensors of a pass with their shapes and places in shared memory, and the backend's claims read into
-// convcheck_plugin_info. Pure functions: no I/O.
+// The exec protocol's messages (docs/exec-protocol.md): a convcheck_conv_desc as JSON, the tensors of a pass with
+// their shapes (and places in shared memory), and a backend's claims read into convcheck_plugin_info. The exec bridge
+// plugin speaks them; an offline run's manifest (docs/offline.md) describes its cases with them. Pure: no I/O.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "exec_messages.hpp"
+#include "convcheck/abi/exec_messages.hpp"
 
 #include <stdexcept>
 

@@ -1,0 +1,168 @@
+// Offline runs' stand-ins for a case's execution (offline.hpp, docs/offline.md): export writes the inputs the
+// pipeline made, judge reads the outputs a device wrote. The tensors, their names, dtypes, layouts and shapes are
+// the exec protocol's (convcheck/abi/exec_messages.hpp): a device reads an exported case as an exec backend reads
+// a "conv" message.
+#include "convcheck/runner/offline.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/exec_messages.hpp"
+#include "convcheck/core/memory_layout.hpp"
+#include "convcheck/formats/npy.hpp"
+#include "convcheck/runner/isolation.hpp"
+#include "convcheck/runner/operation_traits.hpp"
+
+namespace convcheck::runner {
+
+namespace {
+
+using nlohmann::json;
+
+// How a tensor of this ABI dtype is stored in a .npy file: bf16 as its bit patterns (numpy has no bfloat16).
+npy::ElementType npy_type(std::int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F32: return npy::ElementType::f32;
+        case CONVCHECK_F16: return npy::ElementType::f16;
+        case CONVCHECK_BF16: return npy::ElementType::u16;
+        case CONVCHECK_F64: return npy::ElementType::f64;
+    }
+    throw std::invalid_argument("dtype " + convcheck_exec::dtype_name(dtype) + ": offline runs carry f32, f16, bf16 "
+                                "and f64 tensors");
+}
+
+const GuardedBuffer& buffer_of(const convcheck_exec::Tensor& t, const Buffers& b) {
+    if (t.name == "src") return b.src;
+    if (t.name == "weights") return b.weights;
+    if (t.name == "bias") return b.bias;
+    return b.dst;  // the forward pass's one output
+}
+
+// The forward pass's tensors, each pointing at its buffer in b (Tensor::input or Tensor::output).
+std::vector<convcheck_exec::Tensor> forward_tensors(const ConvDescriptor& d, const Buffers& b) {
+    convcheck_conv_args args{};
+    args.struct_size = sizeof(args);
+    args.src = b.src.data();
+    args.weights = b.weights.data();
+    args.bias = d.has_bias ? b.bias.data() : nullptr;
+    args.dst = b.dst.data();
+    std::uint64_t bytes = 0;
+    return convcheck_exec::case_tensors(to_abi(d), &args, &bytes);
+}
+
+json tensor_entry(const Case& c, const convcheck_exec::Tensor& t) {
+    return {{"file", offline_tensor_file(c, t.name)}, {"dtype", convcheck_exec::dtype_name(t.dtype)},
+            {"npy_descr", std::string(npy::descr(npy_type(t.dtype)))}, {"layout", t.layout}, {"shape", t.shape}};
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) { return json(shape).dump(); }
+
+ChildOutcome error_outcome(std::string reason) {
+    ChildOutcome o;
+    o.kind = ChildOutcome::Kind::plugin_error;
+    o.reason = std::move(reason);
+    return o;
+}
+
+}  // namespace
+
+std::string offline_not_carried(const Case& c) {
+    const std::string later = "; an offline run declines it, counted (docs/offline.md)";
+    if (c.op != Op::conv)
+        return std::string("offline runs carry discrete convolution's forward pass only, not ") + operation(c.op).words +
+               later;
+    if (c.mode != accuracy::Mode::exact && c.mode != accuracy::Mode::bound)
+        return std::string("offline runs carry exact and bound mode, one execution per case, not ") +
+               accuracy::to_string(c.mode) + " mode" + later;
+    const ConvDescriptor& d = c.conv;
+    for (const TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst})
+        if (!layout_of(d, role).dense())
+            return "offline runs carry dense tensors (a .npy file is a dense C-order array); " +
+                   std::string(to_string(role)) + " is strided" + later;
+    if (!d.post_ops.empty()) return "offline runs do not carry post-ops (po=) yet" + later;
+    return "";
+}
+
+std::string offline_file_stem(const Case& c) {
+    std::string stem;
+    for (const char ch : c.id) {
+        const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                           ch == '-' || ch == '_' || ch == '.';
+        stem += plain ? ch : '-';
+    }
+    return stem;
+}
+
+std::string offline_tensor_file(const Case& c, const std::string& tensor) {
+    return offline_file_stem(c) + "." + tensor + ".npy";
+}
+
+ChildOutcome ExportExecution::conv(const ConvDescriptor& d, const Buffers& b) {
+    entry_["inputs"] = json::object();
+    entry_["outputs"] = json::object();
+    for (const convcheck_exec::Tensor& t : forward_tensors(d, b)) {
+        const json e = tensor_entry(c_, t);
+        if (t.output) {
+            entry_["outputs"][t.name] = e;
+            continue;
+        }
+        const GuardedBuffer& buffer = buffer_of(t, b);
+        if (buffer.bytes() != t.bytes)
+            throw std::logic_error("export: " + t.name + " holds " + std::to_string(buffer.bytes()) + " bytes, not " +
+                                   std::to_string(t.bytes) + " (a dense tensor)");
+        npy::write_file(dir_ / e["file"].get<std::string>(), npy::from_bytes(npy_type(t.dtype), buffer.data(), t.shape));
+        entry_["inputs"][t.name] = e;
+    }
+    written_ = true;
+    // nothing ran: the pipeline stops here, and export records the case as written
+    return unsupported_outcome("exported");
+}
+
+ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) {
+    const std::filesystem::path declined = dir_ / (offline_file_stem(c_) + ".declined");
+    if (std::filesystem::exists(declined)) {
+        std::ifstream in(declined);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+        return unsupported_outcome("the device declined it (" + declined.filename().string() + "): " +
+                                   (text.empty() ? "no reason given" : text));
+    }
+    for (const convcheck_exec::Tensor& t : forward_tensors(d, b)) {
+        const std::string file = offline_tensor_file(c_, t.name);
+        const std::string expected_descr(npy::descr(npy_type(t.dtype)));
+        const std::string role = t.output ? "output" : "exported input";
+        if (!std::filesystem::exists(dir_ / file))
+            return error_outcome("offline " + role + " " + file + " is missing: " +
+                                 (t.output ? "the device wrote no such file" : "export wrote it, and it is gone"));
+        npy::Array a;
+        try {
+            a = npy::read_file(dir_ / file);
+        } catch (const std::exception& e) {
+            return error_outcome("offline " + role + " " + file + " is not a well-formed .npy file: " + e.what());
+        }
+        const std::string got_descr(npy::descr(a.type));
+        if (got_descr != expected_descr)
+            return error_outcome("offline " + role + " " + file + " holds '" + got_descr + "' where the case's " +
+                                 t.name + " is " + convcheck_exec::dtype_name(t.dtype) + " ('" + expected_descr +
+                                 "'" + (t.dtype == CONVCHECK_BF16 ? ", bf16 bit patterns" : "") + ")");
+        if (a.shape != t.shape)
+            return error_outcome("offline " + role + " " + file + " has shape " + shape_text(a.shape) +
+                                 " where the case's " + t.name + " is " + shape_text(t.shape) + " (" + t.layout + ")");
+        const GuardedBuffer& buffer = buffer_of(t, b);
+        if (a.data.size() != buffer.bytes())
+            throw std::logic_error("judge: " + t.name + " holds " + std::to_string(buffer.bytes()) + " bytes, not " +
+                                   std::to_string(a.data.size()));
+        if (t.output) {
+            std::memcpy(buffer.data(), a.data.data(), a.data.size());
+        } else if (std::memcmp(buffer.data(), a.data.data(), a.data.size()) != 0) {
+            return error_outcome("offline exported input " + file + " differs from the " + t.name +
+                                 " convcheck makes for this case again: export and judge must be the same convcheck "
+                                 "with the same declarations (--expectations)");
+        }
+    }
+    return {};
+}
+
+}  // namespace convcheck::runner

@@ -1,0 +1,179 @@
+"""Offline runs (docs/offline.md), end to end through the `convcheck` command (ctest conformance_offline_<check>).
+
+usage: offline_check.py <check> <convcheck> <source dir>
+  same      export smoke with the numpy example's claims, compute the outputs with python/convcheck_offline.py and
+            the numpy example, judge: every case has a record; every exported case has exactly the record
+            `run --backend python:numpy_backend.py` gives (status, kind, reason, statistics; all but the time and
+            the reproducer); every case export skipped is declined with the reason the manifest gives; the same
+            exit code
+  corrupt   one output with a value changed fails naming its first differing output; a truncated file, a missing
+            file, an output of another dtype and one of another shape each fail naming the file and why; a
+            <case>.declined file declines its case with the device's reason; the other cases still pass; exit 1
+  manifest  a manifest with a bad field (format_version, claims, a case's seed, cases) exits 2 naming it; an
+            export into a folder that is not empty exits 2
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from cli_run import records, run_convcheck
+
+check, convcheck, source = sys.argv[1], sys.argv[2], sys.argv[3]
+tmp = tempfile.mkdtemp(prefix=f"convcheck_offline_{check}_")
+driver = os.path.join(source, "python", "convcheck_offline.py")
+numpy_backend = os.path.join(source, "examples", "python", "numpy_backend.py")
+python = "/usr/bin/python3"
+
+
+def fail(message):
+    sys.exit(f"offline_check {check}: {message}")
+
+
+def claims_file():
+    path = os.path.join(tmp, "claims.json")
+    with open(path, "w") as f:
+        f.write(subprocess.run([python, driver, "claims", numpy_backend], check=True, capture_output=True,
+                               text=True).stdout)
+    return path
+
+
+def export_and_compute(folder, args):
+    run_convcheck(convcheck, ["export", "--claims", claims_file()] + args + [folder], 0)
+    subprocess.run([python, driver, "run", folder, numpy_backend], check=True, capture_output=True)
+    with open(os.path.join(folder, "manifest.json")) as f:
+        return json.load(f)
+
+
+def by_case(file):
+    return {r["case_id"]: r for r in records(file) if r.get("record") == "case"}
+
+
+def check_same():
+    folder = os.path.join(tmp, "smoke")
+    manifest = export_and_compute(folder, ["--suite", "smoke"])
+    run_json, judge_json = os.path.join(tmp, "run.jsonl"), os.path.join(tmp, "judge.jsonl")
+    ran = run_convcheck(convcheck, ["run", "--backend", "python:" + numpy_backend, "--suite", "smoke", "--quiet",
+                                    "--json", run_json], 0)
+    judged = run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", judge_json], 0)
+    run, judge = by_case(run_json), by_case(judge_json)
+    if len(judge) != len(manifest["cases"]) or set(judge) != set(run):
+        fail(f"judge has {len(judge)} records, run {len(run)}, the manifest {len(manifest['cases'])} cases")
+    exported = [c for c in manifest["cases"] if c["exported"]]
+    if len(exported) < 20:
+        fail(f"only {len(exported)} smoke cases exported")
+    for c in manifest["cases"]:
+        a, b = run[c["id"]], judge[c["id"]]
+        if c["exported"]:
+            differ = {k for k in set(a) | set(b) if a.get(k) != b.get(k)} - {"time_ms", "reproducer"}
+            if differ:
+                fail(f"{c['id']}: judge's record differs from run's in {sorted(differ)}: "
+                     f"{ {k: (a.get(k), b.get(k)) for k in differ} }")
+            if not b["reproducer"].startswith("convcheck export"):
+                fail(f"{c['id']}: reproducer {b['reproducer']!r}")
+        elif b["status"] != "unsupported" or b["reason"] != c["skipped"]:
+            fail(f"{c['id']}: export skipped it ({c['skipped']}); judge says {b['status']}: {b.get('reason')}")
+    print(f"same: {len(exported)} exported cases judged exactly as run; {len(judge) - len(exported)} declined with "
+          f"export's reasons\n{ran.stdout.strip()}\n{judged.stdout.strip()}")
+
+
+def case_with(manifest, predicate):
+    for c in manifest["cases"]:
+        if c["exported"] and predicate(c):
+            return c
+    fail("no exported case fits")
+
+
+def check_corrupt():
+    folder = os.path.join(tmp, "exact")
+    manifest = export_and_compute(folder, ["--suite", "smoke", "--mode", "exact"])
+    used = set()
+
+    def pick(predicate=lambda c: True):
+        c = case_with(manifest, lambda c: c["id"] not in used and predicate(c))
+        used.add(c["id"])
+        return c, os.path.join(folder, c["outputs"]["dst"]["file"])
+
+    flipped, path = pick()
+    dst = np.load(path)
+    dst.reshape(-1)[3] += 1.0
+    np.save(path, dst)
+    truncated, path = pick()
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[:len(data) - 8])
+    missing, path = pick()
+    os.remove(path)
+    wrong_dtype, path = pick(lambda c: c["outputs"]["dst"]["dtype"] == "f32")
+    np.save(path, np.load(path).astype(np.float64))
+    wrong_shape, path = pick()
+    np.save(path, np.load(path).reshape(-1))
+    declined, path = pick()
+    os.remove(path)
+    with open(os.path.join(folder, declined["case"] + ".declined"), "w") as f:
+        f.write("the NPU has no grouped convolution\n")
+
+    out = os.path.join(tmp, "judge.jsonl")
+    p = run_convcheck(convcheck, ["judge", folder, "--json", out], 1)
+    got = by_case(out)
+    file = lambda c: c["outputs"]["dst"]["file"]
+    expect = {
+        flipped["id"]: ("failed", "outputs differ from the exact result"),
+        truncated["id"]: ("failed", f"offline output {file(truncated)} is not a well-formed .npy file: npy:"),
+        missing["id"]: ("failed", f"offline output {file(missing)} is missing: the device wrote no such file"),
+        wrong_dtype["id"]: ("failed", f"offline output {file(wrong_dtype)} holds '<f8' where the case's dst is f32"),
+        wrong_shape["id"]: ("failed", f"offline output {file(wrong_shape)} has shape ["),
+        declined["id"]: ("unsupported", "the device declined it (" + declined["case"] +
+                         ".declined): the NPU has no grouped convolution"),
+    }
+    for case_id, (status, words) in expect.items():
+        r = got[case_id]
+        if r["status"] != status or words not in r.get("reason", ""):
+            fail(f"{case_id}: {r['status']}: {r.get('reason')!r}; expected {status} with {words!r}")
+    if "first at" not in got[flipped["id"]]["reason"] or case_with(manifest, lambda c: c["id"] == flipped["id"]) is None:
+        fail(f"the changed value is not named: {got[flipped['id']]['reason']}")
+    for c in manifest["cases"]:
+        if c["exported"] and c["id"] not in expect and got[c["id"]]["status"] != "passed":
+            fail(f"{c['id']} (untouched): {got[c['id']]['status']}: {got[c['id']].get('reason')}")
+    if file(missing) not in p.stdout + p.stderr:
+        fail("the terminal does not name the missing file")
+    print("corrupt: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
+
+
+def check_manifest():
+    folder = os.path.join(tmp, "m")
+    export_and_compute(folder, ["--suite", "smoke", "--mode", "exact"])
+    with open(os.path.join(folder, "manifest.json")) as f:
+        good = json.load(f)
+
+    def broken(change, words):
+        m = json.loads(json.dumps(good))
+        change(m)
+        bad = os.path.join(tmp, "bad")
+        shutil.rmtree(bad, ignore_errors=True)
+        shutil.copytree(folder, bad)
+        with open(os.path.join(bad, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        p = run_convcheck(convcheck, ["judge", bad], 2)
+        if words not in p.stderr:
+            fail(f"exit 2 without naming {words!r}: {p.stderr.strip()}")
+        print("manifest:", p.stderr.strip()[:160])
+
+    broken(lambda m: m.update(format_version=2), "format_version = 2")
+    broken(lambda m: m.pop("claims"), "claims = null: missing")
+    broken(lambda m: m["claims"].update(dtypes=["f99"]), "claims")
+    broken(lambda m: m["cases"][0].update(seed=7), "cases[0].seed = 7")
+    broken(lambda m: m["cases"].pop(), "manifest.json: cases holds")
+    broken(lambda m: m["cases"][1].pop("exported"), "cases[1].exported")
+    p = run_convcheck(convcheck, ["export", "--suite", "smoke", folder], 2)
+    if "not an empty folder" not in p.stderr:
+        fail(f"export into a full folder: {p.stderr.strip()}")
+
+
+{"same": check_same, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
+shutil.rmtree(tmp, ignore_errors=True)
