@@ -297,3 +297,12 @@ if(CONVCHECK_BUILD_TESTS)
                          "exit code 2 as expected.*${message}")
   endforeach()
 endif()
+if(CONVCHECK_BUILD_TESTS)
+  # --jobs N (runner/include/convcheck/runner/jobs.hpp): the same results in the same order as --jobs 1, each
+  # fault its own case's, --fail-fast stops at the first failure in suite order, jobs that cannot fit exit 2.
+  foreach(check same_results faults fail_fast refusals)
+    add_test(NAME conformance_jobs_${check}
+             COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/jobs_check.py $<TARGET_FILE:convcheck>
+                     $<TARGET_FILE:convcheck_plugin_optimized> $<TARGET_FILE:convcheck_plugin_faultzoo> ${check})
+  endforeach()
+endif()
