@@ -27,7 +27,8 @@
 //                      follow the thread count                          nondeterministic
 //   by_out_channels    one fault per case, by its out channels (o):   each classified for its own case,
 //                      o=5 segfault, o=6 endless_loop, o=7 abort,     also when cases run at once
-//                      o=9 exit; correct for any other o              (--jobs, jobs_check.py)
+//                      o=8 grows its heap until it is stopped,        (--jobs, jobs_check.py)
+//                      o=9 exit; correct for any other o
 // Every fault happens in the plan's execute (ABI 1.2) and in the one-shot conv_execute alike, and
 // neither is behind the exception barrier: the "exception" fault must escape.
 // The backward passes (ABI 1.2 prop_kind; docs/passes.md) are computed with the reference too, through
@@ -157,6 +158,7 @@ std::string fault_of(const Instance& instance, const convcheck_conv_desc& desc) 
         case 5: return "segfault";
         case 6: return "endless_loop";
         case 7: return "abort";
+        case 8: return "grow";
         case 9: return "exit";
         default: return "none";
     }
@@ -198,6 +200,12 @@ convcheck_error* run_fault(const Instance& instance, const convcheck_conv_desc& 
         leaked().push_back(block);
     }
     if (fault == "exit") std::exit(7);
+    if (fault == "grow")  // by_out_channels' o=8: past any memory limit, 64 MiB at a time, every page touched
+        while (true) {
+            auto* block = new char[64 << 20];
+            std::memset(block, 1, 64 << 20);
+            leaked().push_back(block);
+        }
     write_implementation(&args, "faultzoo_" + fault);
     return nullptr;
 }
