@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "convcheck/runner/failure_bundle.hpp"
 #include "convcheck/runner/host_cpu.hpp"
 #include "convcheck/runner/interruption.hpp"
+#include "convcheck/runner/jobs.hpp"
+#include "convcheck/runner/exec_backend.hpp"
 #include "convcheck/runner/junit.hpp"
 #include "numeric_options.hpp"
 #include "convcheck/runner/printable.hpp"
@@ -62,7 +65,9 @@ struct RunOptions {
     bool strict_benchdnn = false;
     SuiteReadOptions read;           // --benchdnn-driver
     double shrink_seconds = 60.0;
-    std::string memory_limit;  // "" : default_memory_limit()
+    std::string memory_limit;  // "" : default_memory_limit(), shared by the jobs
+    int jobs = 0;
+    bool jobs_given = false;   // else: the cores available (runner/include/convcheck/runner/jobs.hpp)
     std::vector<std::string> profiles;  // --profile
 };
 
@@ -101,8 +106,11 @@ int report_plugin_failure(const RunOptions& o, RunInfo info, ResultFiles& files,
 
 int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
-    const std::int64_t memory_limit =
-        o.memory_limit.empty() ? default_memory_limit() : parse_memory_size(o.memory_limit, "--memory-limit");
+    const JobsPlan jobs = plan_jobs(o.jobs_given ? std::optional<int>(o.jobs) : std::nullopt, available_cores(),
+                                    o.memory_limit.empty() ? std::nullopt
+                                                           : std::optional(parse_memory_size(o.memory_limit, "--memory-limit")),
+                                    available_memory_bytes(), is_exec_backend(o.backend));
+    const std::int64_t memory_limit = jobs.memory_limit_bytes;
     // ---- the cases and the outputs (bad input: exit 2, thrown to main)
     std::string suite_name;
     const LoadedSuite loaded = suite_cases(o, &suite_name);
@@ -159,6 +167,7 @@ int run(const RunOptions& o) {
     info.min_coverage = stricter(given_floor, session->expectations.min_coverage(backend.info.name));
     info.memory_limit_bytes = memory_limit;
     info.memory_limit_mechanism = memory_enforcement().name();
+    info.jobs = jobs.jobs;
     const nlohmann::json run_json = run_record(info);
     files.emit(run_json);
     std::int64_t skipped_here = 0;  // shards split the skipped inputs as they split the cases
@@ -176,6 +185,7 @@ int run(const RunOptions& o) {
     settings.check.determinism = {o.repeat, o.threads_sweep};
     settings.dump_failures = o.dump_failures;
     settings.stop = interrupt.flag();
+    settings.jobs = jobs.jobs;
 
     std::vector<nlohmann::json> records;
     Progress progress(mine, !o.quiet && !o.no_progress && isatty(2));
@@ -231,8 +241,12 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--expectations", o.expectations,
                     "declarations and expected failures (default: the installed backends.json; 'none': none)");
     cmd->add_option("--memory-limit", o.memory_limit,
-                    "what one case may use, runner and plugin child together, e.g. 2G or 512M "
-                    "(default: half the memory available at start)");
+                    "what one case may use, runner and plugin child together, e.g. 2G or 512M; --jobs x this must "
+                    "fit in the memory available (default: half the memory available at start, shared by the jobs)");
+    add_count_option(cmd, "--jobs", o.jobs, 1, 4096,
+                     "cases checked at once, each in its own children; reported in suite order (default: the cores "
+                     "available to this process)")
+        ->each([](const std::string&) { o.jobs_given = true; });
     cmd->add_flag("--leak-check", o.leak_check, "run 5 create..destroy cycles per case and fail heap growth");
     cmd->add_option("--profile", o.profiles,
                     "also judge each case by another suite's published rule, and report where it disagrees with "

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -79,6 +80,7 @@ SharedReport::~SharedReport() { munmap(report, sizeof(Report)); }
 namespace {
 
 Report* g_report = nullptr;
+volatile std::sig_atomic_t g_cut_short = 0;
 
 void on_fault(int sig, siginfo_t* info, void*) {
     if (g_report) {
@@ -111,17 +113,28 @@ void kill_child(pid_t pid, Waited& w) {
 
 }  // namespace
 
+std::mutex& fork_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+void cut_short_every_child() { g_cut_short = 1; }
+void cut_short_reset() { g_cut_short = 0; }
+
 Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const std::function<void(Report&)>& body) {
     const MemoryEnforcement& enforcement = memory_enforcement();
     const bool limited = memory.limit_bytes > 0;
-    // the child starts with the parent's private pages (copy-on-write): they are not its own
-    const std::int64_t inherited = limited && enforcement.rss_poll ? private_resident_bytes(0) : 0;
-    std::fflush(nullptr);
     const pid_t parent = getpid();
+    std::unique_lock<std::mutex> forking(fork_mutex());
+    std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
+        // the child starts with the parent's private pages (copy-on-write): they are not its own
+        report.inherited_bytes = limited && enforcement.rss_poll ? private_resident_bytes(0) : 0;
+        report.inherited_known = 1;
         // The child dies with the runner (Ctrl-C, a CI timeout): a hanging backend never outlives it.
+        // (It dies with the thread that forked it: a job's thread waits for its child, below.)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(1);
         setpgid(0, 0);
@@ -157,6 +170,7 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
         }
         _exit(0);
     }
+    forking.unlock();
     setpgid(pid, pid);  // also from the parent, so the group exists before any kill
     Waited w;
     std::optional<ChildMemory> watched;
@@ -167,10 +181,14 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
         const pid_t done = waitpid(pid, &w.status, WNOHANG);
         if (done == pid) break;
         if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
-        if (watched) {
+        if (g_cut_short) {  // the run was interrupted (interruption.hpp): this case does not count
+            kill_child(pid, w);
+            break;
+        }
+        if (watched && report.inherited_known) {
             const std::int64_t resident = watched->private_resident();
-            if (resident >= 0 && resident - inherited > memory.child_bytes()) {
-                w.own_bytes = resident - inherited;
+            if (resident >= 0 && resident - report.inherited_bytes > memory.child_bytes()) {
+                w.own_bytes = resident - report.inherited_bytes;
                 kill_child(pid, w);
                 w.out_of_memory = true;
                 break;

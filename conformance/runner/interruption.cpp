@@ -1,5 +1,7 @@
 #include "convcheck/runner/interruption.hpp"
 
+#include "convcheck/runner/child_process.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -42,6 +44,7 @@ void kill_children() {
 
 void on_signal(int sig) {
     g_signal = sig;
+    child::cut_short_every_child();  // the children of the other jobs' threads (--jobs)
     kill_children();
     say(sig == SIGINT ? "\nconvcheck: interrupted (SIGINT): stopping, writing the results so far; interrupt again "
                         "to stop at once\n"
@@ -52,6 +55,7 @@ void on_signal(int sig) {
 
 InterruptGuard::InterruptGuard() {
     g_signal = 0;
+    child::cut_short_reset();
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESETHAND;  // the second signal takes the default action: the process ends

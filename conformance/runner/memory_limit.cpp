@@ -131,8 +131,9 @@ const MemoryEnforcement& memory_enforcement() {
 }
 
 std::int64_t private_resident_bytes(pid_t pid) {
-    const std::string path = pid == 0 ? "/proc/self/statm" : "/proc/" + std::to_string(pid) + "/statm";
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // no heap for this process's own (a freshly forked child measures itself)
+    const std::string path = pid == 0 ? std::string() : "/proc/" + std::to_string(pid) + "/statm";
+    const int fd = open(pid == 0 ? "/proc/self/statm" : path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     const std::int64_t bytes = private_resident_from_statm(fd);
     close(fd);

@@ -306,4 +306,11 @@ if(CONVCHECK_BUILD_TESTS)
                      ${PROJECT_SOURCE_DIR})
     set_tests_properties(conformance_offline_${check} PROPERTIES TIMEOUT 300)
   endforeach()
+  # --jobs N (runner/include/convcheck/runner/jobs.hpp): the same results in the same order as --jobs 1, each
+  # fault its own case's, --fail-fast stops at the first failure in suite order, jobs that cannot fit exit 2.
+  foreach(check same_results faults fail_fast refusals)
+    add_test(NAME conformance_jobs_${check}
+             COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/jobs_check.py $<TARGET_FILE:convcheck>
+                     $<TARGET_FILE:convcheck_plugin_optimized> $<TARGET_FILE:convcheck_plugin_faultzoo> ${check})
+  endforeach()
 endif()

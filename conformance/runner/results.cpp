@@ -68,6 +68,7 @@ json run_record(const RunInfo& i) {
             {"timeout_s", i.timeout_s},
             {"memory_limit_bytes", i.memory_limit_bytes},
             {"memory_limit_mechanism", i.memory_limit_mechanism},
+            {"jobs", i.jobs},
             {"min_coverage", i.min_coverage.fraction},
             {"min_coverage_source", i.min_coverage.source},
             {"leak_check", i.leak_check},

@@ -25,6 +25,10 @@
 //   bits_follow_threads with num_threads > 1, every output that is 0  -> passes one run; fails
 //                      is written as -0: right values whose bits        --threads-sweep 1,2 as
 //                      follow the thread count                          nondeterministic
+//   by_out_channels    one fault per case, by its out channels (o):   each classified for its own case,
+//                      o=5 segfault, o=6 endless_loop, o=7 abort,     also when cases run at once
+//                      o=8 grows its heap until it is stopped,        (--jobs, jobs_check.py)
+//                      o=9 exit; correct for any other o
 // Every fault happens in the plan's execute (ABI 1.2) and in the one-shot conv_execute alike, and
 // neither is behind the exception barrier: the "exception" fault must escape.
 // The backward passes (ABI 1.2 prop_kind; docs/passes.md) are computed with the reference too, through
@@ -53,7 +57,7 @@ using namespace convcheck_plugin_support;
 const char* const kFaults[] = {"none", "segfault", "abort", "endless_loop", "write_past_output", "write_before_output",
                                "write_into_input", "nan_output", "exception", "leak", "exit", "hang_in_create", "hostile_message",
                                "hostile_create", "unimplemented", "out_of_memory_error", "one_shot_differs",
-                               "bits_follow_threads"};
+                               "bits_follow_threads", "by_out_channels"};
 
 // Every kind of byte a plugin can send that JSON, XML 1.0 or a terminal cannot take as it is. (The
 // literal is split where a hex escape would swallow the letters after it.)
@@ -147,9 +151,22 @@ std::vector<Output> compute(const convcheck::ConvDescriptor& d, const convcheck_
     return {{args.diff_weights, d.weights_elements()}, {args.diff_bias, d.out_channels}};
 }
 
+// The fault of this case: the instance's, or by_out_channels' pick for the case.
+std::string fault_of(const Instance& instance, const convcheck_conv_desc& desc) {
+    if (instance.fault != "by_out_channels") return instance.fault;
+    switch (desc.out_channels) {
+        case 5: return "segfault";
+        case 6: return "endless_loop";
+        case 7: return "abort";
+        case 8: return "grow";
+        case 9: return "exit";
+        default: return "none";
+    }
+}
+
 // Deliberately NOT behind the exception barrier: the "exception" fault must escape.
 convcheck_error* run_fault(const Instance& instance, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
-    const std::string& fault = instance.fault;
+    const std::string fault = fault_of(instance, desc);
     if (fault == "hostile_message") {
         write_implementation(&args, kHostile);
         return make_error(kHostile);
@@ -183,6 +200,12 @@ convcheck_error* run_fault(const Instance& instance, const convcheck_conv_desc& 
         leaked().push_back(block);
     }
     if (fault == "exit") std::exit(7);
+    if (fault == "grow")  // by_out_channels' o=8: past any memory limit, 64 MiB at a time, every page touched
+        while (true) {
+            auto* block = new char[64 << 20];
+            std::memset(block, 1, 64 << 20);
+            leaked().push_back(block);
+        }
     write_implementation(&args, "faultzoo_" + fault);
     return nullptr;
 }

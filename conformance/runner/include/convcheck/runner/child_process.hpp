@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,10 @@ struct Report {
     std::uint32_t strided_tensors;  // ABI 1.2, memory layout
     std::int32_t requantization, integer_accumulator;  // ABI 1.5, quantized convolution
     std::uint32_t post_op_kinds, eltwise_algorithms, binary_algorithms;  // ABI 1.6, post-ops
+    // what the child holds from the start (copy-on-write pages of the runner, other jobs' included):
+    // the child measures it itself, first thing, so that no other thread of the runner can change it
+    volatile std::int64_t inherited_bytes;
+    volatile std::int32_t inherited_known;
 };
 
 // A Report in memory shared with the child, zeroed.
@@ -102,6 +107,16 @@ struct Waited {
 // timeout_s, then kills the child's process group; meanwhile it kills the child when its own
 // memory (what it holds beyond what it inherited) passes the budget.
 Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const std::function<void(Report&)>& body);
+
+// Every fork of the runner and every write to a stdio stream of the runner while children may be
+// forked by other threads (--jobs) takes this lock: a child then never inherits a stream's lock held
+// by another thread, nor data buffered in a stream (which a plugin's exit() would write again).
+std::mutex& fork_mutex();
+
+// Async-signal-safe (interruption.cpp): every child now waiting in run(), in every thread, is killed
+// within 2 ms, and so is every child forked after it until cut_short_reset().
+void cut_short_every_child();
+void cut_short_reset();
 
 // How the child ended; a failure that followed a failed allocation is out of memory, with what the
 // plugin then did. `buffers` name a faulting address and hold the output canaries.

@@ -32,6 +32,7 @@ struct RunInfo {
     double timeout_s = 0;
     std::int64_t memory_limit_bytes = 0;  // the limit on a plugin child's memory; 0 = none
     std::string memory_limit_mechanism;   // memory_limit.hpp: "rss_poll+rlimit_data", "rss_poll", ...
+    int jobs = 1;                         // cases checked at once (jobs.hpp); not defining: the results are the same
     CoverageFloor min_coverage;
     bool leak_check = false;
     bool allow_unchecked = false;  // --allow-unchecked: unchecked cases do not fail the run
@@ -41,7 +42,7 @@ struct RunInfo {
 // The run record's fields that must agree between shards of one run. Not among them: where things
 // were (backend_path, expectations_path: shards run on different machines; the checksums and the
 // backend's name and version say what was there), when and on what host (started, host), the shard,
-// and memory_limit_bytes (its default follows each machine's available memory).
+// memory_limit_bytes (its default follows each machine's available memory) and jobs.
 const std::vector<std::string>& defining_run_fields();
 
 nlohmann::json run_record(const RunInfo& info);

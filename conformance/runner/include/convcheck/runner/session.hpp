@@ -5,6 +5,7 @@
 #include <csignal>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,19 @@ struct RunSettings {
     // Set (by a signal handler) to stop: no case starts after it is set, and a case in progress when it
     // was set is left out (its child may have been killed), so every result reported is a real one.
     const volatile std::sig_atomic_t* stop = nullptr;
+    // Cases checked at once (jobs.hpp): each in its own thread of the runner, with its own children.
+    int jobs = 1;
 };
 
-// Runs the cases in order; calls on_result after each (shrunk when it failed and shrinking is on).
+// One case of run_cases: checked, shrunk when it failed, its failure bundle written. Nothing when the
+// run was stopped (settings.stop) while it ran: the case may have been cut short. `wanted`, when
+// given, is asked once the case is checked: false skips the shrinking and the bundle (a parallel
+// --fail-fast run drops a failure that comes after the first one).
+std::optional<CaseResult> check_and_shrink(const Backend& backend, const Case& c, const RunSettings& settings,
+                                           const std::function<bool(const CaseResult&)>& wanted = {});
+
+// Runs the cases (settings.jobs at a time); calls on_result after each, in their order, from the
+// calling thread (shrunk when it failed and shrinking is on).
 // Returns fewer results than cases when it stopped early (fail_fast, stop).
 std::vector<CaseResult> run_cases(const Backend& backend, const std::vector<Case>& cases, const RunSettings& settings,
                                   const std::function<void(const CaseResult&)>& on_result = {});
