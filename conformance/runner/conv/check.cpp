@@ -179,7 +179,10 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     std::vector<double> bounds;
     if (!d.post_ops.empty()) {
         if (c.mode == Mode::exact && declined(post_ops_not_exact(d, contract, post, want.dst), r)) return;
-        if (c.mode == Mode::bound) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms);
+        std::string undetermined;
+        if (c.mode == Mode::bound)
+            bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms, &undetermined);
+        if (declined(undetermined, r)) return;
         reference::apply_post_ops(d, post, want.dst);
     }
     // exact mode: the one right answer is the exact sum rounded once to the output type (the same
