@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "convcheck/core/descriptor.hpp"
 
@@ -25,9 +26,17 @@ constexpr EltwiseInfo kEltwise[] = {
     {EltwiseAlgorithm::gelu_erf, "gelu_erf", 0, 0, 0.0f, 0.0f}, {EltwiseAlgorithm::elu, "elu", 1, 0, 1.0f, 0.0f},
     {EltwiseAlgorithm::exp, "exp", 0, 0, 0.0f, 0.0f},         {EltwiseAlgorithm::square, "square", 0, 0, 0.0f, 0.0f},
     {EltwiseAlgorithm::abs, "abs", 0, 0, 0.0f, 0.0f},         {EltwiseAlgorithm::sqrt, "sqrt", 0, 0, 0.0f, 0.0f},
+    {EltwiseAlgorithm::soft_relu, "soft_relu", 1, 0, 1.0f, 0.0f}, {EltwiseAlgorithm::log, "log", 0, 0, 0.0f, 0.0f},
+    {EltwiseAlgorithm::hardsigmoid, "hardsigmoid", 2, 2, 0.0f, 0.0f},
+    {EltwiseAlgorithm::hardswish_ab, "hardswish_ab", 2, 2, 0.0f, 0.0f},
+    {EltwiseAlgorithm::mish, "mish", 0, 0, 0.0f, 0.0f},       {EltwiseAlgorithm::pow, "pow", 2, 2, 0.0f, 0.0f},
 };
 constexpr const char* kBinary[] = {"add", "mul", "max", "min", "sub", "div"};
 constexpr const char* kBroadcast[] = {"per_tensor", "per_oc", "full"};
+constexpr std::pair<OperandType, const char*> kOperandType[] = {
+    {OperandType::f32, "f32"}, {OperandType::f16, "f16"}, {OperandType::bf16, "bf16"},
+    {OperandType::u8, "u8"},   {OperandType::s8, "s8"},   {OperandType::s32, "s32"},
+};
 
 const EltwiseInfo& info(EltwiseAlgorithm a) { return kEltwise[static_cast<int>(a)]; }
 
@@ -93,21 +102,37 @@ PostOp parse_one(std::string_view text) {
         }
         return p;
     }
+    auto shape = [&](std::string_view text) {
+        for (int s = 0; s < 3; ++s)
+            if (text == kBroadcast[s]) return static_cast<OperandBroadcast>(s);
+        throw ConvError("po", op, "the operand's shape must be per_tensor, per_oc or full");
+    };
+    if (name == "prelu") {
+        if (given != 1) throw ConvError("po", op, "prelu takes its weights' shape: per_tensor, per_oc or full");
+        p.kind = PostOpKind::prelu;
+        p.broadcast = shape(parts[1]);
+        return p;
+    }
     for (int b = 0; b < 6; ++b) {
         if (name != kBinary[b]) continue;
         p.kind = PostOpKind::binary;
         p.binary = static_cast<BinaryAlgorithm>(b);
-        if (given != 1) throw ConvError("po", op, std::string(kBinary[b]) + " takes its operand's shape: per_tensor, per_oc or full");
-        for (int s = 0; s < 3; ++s)
-            if (parts[1] == kBroadcast[s]) {
-                p.broadcast = static_cast<OperandBroadcast>(s);
-                return p;
-            }
-        throw ConvError("po", op, "the operand's shape must be per_tensor, per_oc or full");
+        if (given < 1 || given > 2)
+            throw ConvError("po", op, std::string(kBinary[b]) + " takes its operand's shape (per_tensor, per_oc or full) "
+                                      "and optionally its data type");
+        p.broadcast = shape(parts[1]);
+        if (given == 2) {
+            bool known = false;
+            for (const auto& [t, text] : kOperandType)
+                if (parts[2] == text) p.operand_type = t, known = true;
+            if (!known) throw ConvError("po", op, "the operand's data type must be f32, f16, bf16, u8, s8 or s32");
+        }
+        return p;
     }
     throw ConvError("po", op,
                     "unknown post-op (eltwise: relu clip linear round tanh logistic swish hardswish gelu_tanh gelu_erf "
-                    "elu exp square abs sqrt; sum; binary: add mul max min sub div)");
+                    "elu exp square abs sqrt soft_relu log hardsigmoid hardswish_ab mish pow; sum; binary: add mul max "
+                    "min sub div; prelu)");
 }
 
 }  // namespace
@@ -117,7 +142,8 @@ bool PostOp::operator==(const PostOp& o) const {
     switch (kind) {
         case PostOpKind::eltwise: return eltwise == o.eltwise && alpha == o.alpha && beta == o.beta;
         case PostOpKind::sum: return scale == o.scale && zero_point == o.zero_point;
-        case PostOpKind::binary: return binary == o.binary && broadcast == o.broadcast;
+        case PostOpKind::binary: return binary == o.binary && broadcast == o.broadcast && operand_type == o.operand_type;
+        case PostOpKind::prelu: return broadcast == o.broadcast;
     }
     return false;
 }
@@ -125,6 +151,20 @@ bool PostOp::operator==(const PostOp& o) const {
 std::string_view to_string(EltwiseAlgorithm a) { return info(a).name; }
 std::string_view to_string(BinaryAlgorithm a) { return kBinary[static_cast<int>(a)]; }
 std::string_view to_string(OperandBroadcast b) { return kBroadcast[static_cast<int>(b)]; }
+std::string_view to_string(OperandType t) {
+    for (const auto& [type, text] : kOperandType)
+        if (type == t) return text;
+    return "?";
+}
+int size_of(OperandType t) {
+    switch (t) {
+        case OperandType::f32: case OperandType::s32: return 4;
+        case OperandType::f16: case OperandType::bf16: return 2;
+        case OperandType::u8: case OperandType::s8: return 1;
+    }
+    return 4;
+}
+bool has_operand(PostOpKind k) { return k == PostOpKind::binary || k == PostOpKind::prelu; }
 
 std::string to_string(const PostOp& op) {
     switch (op.kind) {
@@ -145,7 +185,10 @@ std::string to_string(const PostOp& op) {
             if (op.zero_point != 0) s += ":" + std::to_string(op.zero_point);
             return s;
         }
-        case PostOpKind::binary: return std::string(to_string(op.binary)) + ":" + std::string(to_string(op.broadcast));
+        case PostOpKind::binary:
+            return std::string(to_string(op.binary)) + ":" + std::string(to_string(op.broadcast)) +
+                   (op.operand_type == OperandType::f32 ? "" : ":" + std::string(to_string(op.operand_type)));
+        case PostOpKind::prelu: return "prelu:" + std::string(to_string(op.broadcast));
     }
     return "?";
 }
@@ -188,19 +231,21 @@ void validate_post_ops(const ConvDescriptor& d) {
                                                     " parameters; the others must be 0");
                 if (op.eltwise == EltwiseAlgorithm::clip && !(op.alpha <= op.beta))
                     throw ConvError("po", name, "clip's lower bound alpha must not exceed its upper bound beta");
+                if (op.eltwise == EltwiseAlgorithm::soft_relu && op.alpha == 0.0f)
+                    throw ConvError("po", name, "soft_relu's alpha must not be 0 ((1 / alpha) log(1 + e^(alpha x)))");
                 break;
             }
             case PostOpKind::sum:
                 finite("the scale", op.scale);
                 if (++sums > 1) throw ConvError("po", post_ops_text(ops), "at most one sum (dst holds one prior value)");
                 break;
-            case PostOpKind::binary: break;
+            case PostOpKind::binary: case PostOpKind::prelu: break;
         }
     }
 }
 
 std::int64_t operand_elements(const ConvDescriptor& d, const PostOp& op) {
-    if (op.kind != PostOpKind::binary) return 0;
+    if (!has_operand(op.kind)) return 0;
     switch (op.broadcast) {
         case OperandBroadcast::per_tensor: return 1;
         case OperandBroadcast::per_oc: return d.out_channels;

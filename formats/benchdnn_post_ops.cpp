@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <utility>
 
 namespace convcheck {
 
@@ -38,17 +39,12 @@ constexpr EltwiseName kEltwise[] = {
     {"exp_dst", EltwiseAlgorithm::exp, false, false},     {"square", EltwiseAlgorithm::square, false, false},
     {"abs", EltwiseAlgorithm::abs, false, false},         {"sqrt", EltwiseAlgorithm::sqrt, false, false},
     {"sqrt_dst", EltwiseAlgorithm::sqrt, false, false},
-};
-// kind_table's eltwise names convcheck does not compute, with why
-constexpr const char* kEltwiseSkipped[][2] = {
-    {"hardswish", "current oneDNN's hardswish is x * max(0, min(1, alpha x + beta)); convcheck's is oneDNN 2.6's "
-                  "fixed x * min(max(x + 3, 0), 6) / 6"},
-    {"mish", "mish (x * tanh(soft_relu(x))) is not among convcheck's post-ops"},
-    {"log", "log is not among convcheck's post-ops"},
-    {"pow", "pow (alpha * x^beta) is not among convcheck's post-ops"},
-    {"soft_relu", "soft_relu is not among convcheck's post-ops"},
-    {"srelu", "soft_relu is not among convcheck's post-ops"},
-    {"hardsigmoid", "hardsigmoid is not among convcheck's post-ops"},
+    // current oneDNN's hardswish takes alpha and beta: x max(0, min(1, alpha x + beta)) (convcheck's hardswish_ab)
+    {"hardswish", EltwiseAlgorithm::hardswish_ab, true, true},
+    {"hardsigmoid", EltwiseAlgorithm::hardsigmoid, true, true},
+    {"soft_relu", EltwiseAlgorithm::soft_relu, true, false}, {"srelu", EltwiseAlgorithm::soft_relu, true, false},
+    {"log", EltwiseAlgorithm::log, false, false},         {"mish", EltwiseAlgorithm::mish, false, false},
+    {"pow", EltwiseAlgorithm::pow, true, true},
 };
 constexpr std::pair<const char*, BinaryAlgorithm> kBinary[] = {
     {"add", BinaryAlgorithm::add}, {"mul", BinaryAlgorithm::mul}, {"max", BinaryAlgorithm::max},
@@ -82,23 +78,34 @@ bool broadcast_of(long long mask, const ConvDescriptor& d, OperandBroadcast* b) 
     return true;
 }
 
+// MASK_INPUT (knobs_attr.md): an integer, or the policies common (0), per_oc and per_dim_1 (1 << 1), per_tensor
+// (every dim); false for another policy or an integer benchdnn cannot read.
+bool read_mask(const std::string& m, const ConvDescriptor& d, long long* mask) {
+    const std::string p = lowercase(m);
+    if (!m.empty() && std::all_of(m.begin(), m.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return read_benchdnn_integer(m, mask);
+    if (p == "common") *mask = 0;
+    else if (p == "per_oc" || p == "per_dim_1") *mask = 2;
+    else if (p == "per_tensor") *mask = (1LL << (d.rank + 2)) - 1;
+    else return false;
+    return true;
+}
+
 bool binary_entry(const std::string& entry, BinaryAlgorithm alg, const std::vector<std::string>& fields,
                   const ConvDescriptor& d, PostOp* op, std::string* reason) {
     if (fields.size() < 2) return fail(reason, entry, "a binary post-op needs its operand's data type; benchdnn refuses it");
-    if (benchdnn_dt_name(fields[1], BenchdnnVersion::current) != "f32")
-        return fail(reason, entry, "a binary operand of type " + fields[1] + "; convcheck's binary operands are f32");
+    const std::string dt = benchdnn_dt_name(fields[1], BenchdnnVersion::current);
+    bool known = false;
+    for (const auto& [name, type] : {std::pair{"f32", OperandType::f32}, {"f16", OperandType::f16}, {"bf16", OperandType::bf16},
+                                     {"u8", OperandType::u8}, {"s8", OperandType::s8}, {"s32", OperandType::s32}})
+        if (dt == name) op->operand_type = type, known = true;
+    if (!known)
+        return fail(reason, entry, "a binary operand of type " + fields[1] + "; convcheck's binary operands are f32, f16, "
+                                   "bf16, u8, s8 or s32");
     long long mask = 0;  // no MASK_INPUT: common
-    if (fields.size() > 2) {
-        const std::string& m = fields[2];
-        const std::string p = lowercase(m);
-        if (!m.empty() && std::all_of(m.begin(), m.end(), [](unsigned char c) { return std::isdigit(c); })) {
-            if (!read_benchdnn_integer(m, &mask)) return fail(reason, entry, "a mask benchdnn cannot read");
-        } else if (p == "common") mask = 0;
-        else if (p == "per_oc" || p == "per_dim_1") mask = 2;
-        else if (p == "per_tensor") mask = (1LL << (d.rank + 2)) - 1;
-        else return fail(reason, entry, "the operand policy " + m + "; convcheck's operands are one value, one per "
-                                        "output channel, or one per dst element");
-    }
+    if (fields.size() > 2 && !read_mask(fields[2], d, &mask))
+        return fail(reason, entry, "the operand policy " + fields[2] + "; convcheck's operands are one value, one per "
+                                   "output channel, or one per dst element");
     if (fields.size() > 3 && lowercase(fields[3]) != "any")
         return fail(reason, entry, "an operand memory tag or strides; convcheck's binary operands are dense, in dst's "
                                    "logical order");
@@ -132,7 +139,19 @@ bool entry_op(const std::string& entry, const ConvDescriptor& d, PostOp* op, std
         return true;
     }
     if (kind == "dw") return fail(reason, entry, "a fused depthwise convolution is not among convcheck's post-ops");
-    if (kind == "prelu") return fail(reason, entry, "prelu is not among convcheck's post-ops");
+    if (kind == "prelu") {
+        // PRELU[:MASK_INPUT] (knobs_attr.md): the weights' mask over dst's dims, an integer or a policy; none: common
+        long long mask = 0;
+        if (fields.size() > 2) return fail(reason, entry, "prelu takes one argument, its mask; benchdnn refuses more");
+        if (fields.size() > 1 && !read_mask(fields[1], d, &mask))
+            return fail(reason, entry, "the weights' policy " + fields[1] + "; convcheck's prelu weights are one value, "
+                                       "one per output channel, or one per dst element");
+        op->kind = PostOpKind::prelu;
+        if (!broadcast_of(mask, d, &op->broadcast))
+            return fail(reason, entry, "the weights' mask " + std::to_string(mask) + " over dst's dims; convcheck's prelu "
+                                       "weights are one value, one per output channel, or one per dst element");
+        return true;
+    }
     if (kind.starts_with("binary_")) kind = kind.substr(7);
     for (const auto& [name, alg] : kBinary)
         if (kind == name) return binary_entry(entry, alg, fields, d, op, reason);
@@ -140,17 +159,15 @@ bool entry_op(const std::string& entry, const ConvDescriptor& d, PostOp* op, std
         if (kind == name) return fail(reason, entry, "the binary " + kind + " is not among convcheck's post-ops");
     if (kind.starts_with("eltwise_")) kind = kind.substr(8);
     if (kind.ends_with("_use_dst_for_bwd")) kind = kind.substr(0, kind.size() - 16) + "_dst";
-    for (const auto& s : kEltwiseSkipped)
-        if (kind == s[0]) return fail(reason, entry, s[1]);
     for (const auto& e : kEltwise) {
         if (kind != e.name) continue;
-        float alpha = 0.0f, beta = 0.0f, scale = 1.0f;
+        float alpha = 0.0f, beta = 0.0f;
         if ((fields.size() > 1 && !read_benchdnn_float(fields[1], &alpha)) ||
             (fields.size() > 2 && !read_benchdnn_float(fields[2], &beta)))
             return fail(reason, entry, "an alpha or beta benchdnn cannot read");
-        if (fields.size() > 3 && (!read_benchdnn_float(fields[3], &scale) || scale != 1.0f))
-            return fail(reason, entry, "an eltwise SCALE (knobs_attr.md: for an integer dst only); convcheck's eltwise "
-                                       "post-ops have none");
+        // ELTWISE[:ALPHA[:BETA[:SCALE]]]: benchdnn's parser reads ALPHA and BETA and leaves SCALE unread since
+        // oneDNN v3.0 removed the eltwise post-op's scale (commit 80310a05e0); knobs_attr.md: "SCALE is applicable
+        // only when output tensor has integer data type". The case benchdnn runs has no scale; nor does this one.
         op->kind = PostOpKind::eltwise;
         op->eltwise = e.algorithm;
         op->alpha = e.alpha ? alpha : 0.0f;

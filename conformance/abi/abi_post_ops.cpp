@@ -22,7 +22,9 @@ convcheck_post_op to_abi(const PostOp& op) {
         case PostOpKind::binary:
             a.algorithm = static_cast<int32_t>(op.binary);
             a.operand_broadcast = static_cast<int32_t>(op.broadcast);
+            a.operand_dtype = static_cast<int32_t>(op.operand_type);  // OperandType's values are convcheck_dtype's
             break;
+        case PostOpKind::prelu: a.operand_broadcast = static_cast<int32_t>(op.broadcast); break;
     }
     return a;
 }
@@ -57,10 +59,17 @@ std::vector<PostOp> post_ops_from_abi(const convcheck_conv_desc& desc) {
             const convcheck_post_op& a = e.ops[k];
             const std::string at = "post_ops.ops[" + std::to_string(k) + "]";
             PostOp op;
-            if (a.kind < 0 || a.kind > 2) throw ConvError(at + ".kind", std::to_string(a.kind), "ELTWISE, SUM or BINARY");
+            if (a.kind < 0 || a.kind > CONVCHECK_POST_OP_PRELU)
+                throw ConvError(at + ".kind", std::to_string(a.kind), "ELTWISE, SUM, BINARY or PRELU");
             op.kind = static_cast<PostOpKind>(a.kind);
+            auto broadcast = [&] {
+                if (a.operand_broadcast < 0 || a.operand_broadcast > CONVCHECK_OPERAND_FULL)
+                    throw ConvError(at + ".operand_broadcast", std::to_string(a.operand_broadcast),
+                                    "PER_TENSOR, PER_OC or FULL");
+                return static_cast<OperandBroadcast>(a.operand_broadcast);
+            };
             if (op.kind == PostOpKind::eltwise) {
-                if (a.algorithm < 0 || a.algorithm > CONVCHECK_ELTWISE_SQRT)
+                if (a.algorithm < 0 || a.algorithm > CONVCHECK_ELTWISE_POW)
                     throw ConvError(at + ".algorithm", std::to_string(a.algorithm), "a convcheck_eltwise_algorithm");
                 op.eltwise = static_cast<EltwiseAlgorithm>(a.algorithm);
                 op.alpha = a.alpha;
@@ -68,14 +77,19 @@ std::vector<PostOp> post_ops_from_abi(const convcheck_conv_desc& desc) {
             } else if (op.kind == PostOpKind::sum) {
                 op.scale = a.scale;
                 op.zero_point = a.zero_point;
+            } else if (op.kind == PostOpKind::prelu) {
+                op.broadcast = broadcast();
             } else {
                 if (a.algorithm < 0 || a.algorithm > CONVCHECK_BINARY_DIV)
                     throw ConvError(at + ".algorithm", std::to_string(a.algorithm), "a convcheck_binary_algorithm");
-                if (a.operand_broadcast < 0 || a.operand_broadcast > CONVCHECK_OPERAND_FULL)
-                    throw ConvError(at + ".operand_broadcast", std::to_string(a.operand_broadcast),
-                                    "PER_TENSOR, PER_OC or FULL");
                 op.binary = static_cast<BinaryAlgorithm>(a.algorithm);
-                op.broadcast = static_cast<OperandBroadcast>(a.operand_broadcast);
+                op.broadcast = broadcast();
+                const int32_t t = a.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_post_op, operand_dtype) ? a.operand_dtype
+                                                                                                         : CONVCHECK_F32;
+                if (t != CONVCHECK_F32 && t != CONVCHECK_F16 && t != CONVCHECK_BF16 && t != CONVCHECK_U8 &&
+                    t != CONVCHECK_S8 && t != CONVCHECK_S32)
+                    throw ConvError(at + ".operand_dtype", std::to_string(t), "F32, F16, BF16, U8, S8 or S32");
+                op.operand_type = static_cast<OperandType>(t);
             }
             ops.push_back(op);
         }

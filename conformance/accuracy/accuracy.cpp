@@ -156,6 +156,7 @@ double cc_error_bound(const Contract& c, double exact, double magnitude, std::in
 double bound_fraction(const Contract& c, double want, double got, double bound) {
     const double rounded = round_to(c.output_dtype, want);
     if (std::isinf(rounded) && got == rounded) return 0.0;  // the exact value overflows the output type; inf is right
+    if (std::isnan(want) && std::isnan(got)) return 0.0;     // the exact value is NaN (log of a negative value)
     if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
     const double err = std::fabs(got - want);
     return err == 0.0 ? 0.0 : err / bound;

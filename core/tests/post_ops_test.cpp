@@ -73,6 +73,13 @@ TEST(PostOps, EveryBrokenRuleIsNamed) {
     expect_error("add", "per_tensor, per_oc or full");
     expect_error("add:per_ic", "per_tensor, per_oc or full");
     expect_error("relu++tanh", "empty post-op");
+    expect_error("soft_relu:0", "alpha must not be 0");
+    expect_error("pow:1", "pow takes 2 parameters");
+    expect_error("hardswish_ab:1", "hardswish_ab takes 2 parameters");
+    expect_error("hardswish:1:2", "takes 0 parameters");  // 2.6's fixed form
+    expect_error("mul:per_oc:s4", "f32, f16, bf16, u8, s8 or s32");
+    expect_error("prelu", "prelu takes its weights' shape");
+    expect_error("prelu:per_oc:s8", "prelu takes its weights' shape");
     try {
         parse_descriptor(with("dir=bwd_d,po=relu"));
         ADD_FAILURE() << "a backward pass with post-ops was accepted";
@@ -87,4 +94,20 @@ TEST(PostOps, OperandElementsFollowTheBroadcast) {
     EXPECT_EQ(operand_elements(d, d.post_ops[1]), 8);
     EXPECT_EQ(operand_elements(d, d.post_ops[2]), 2 * 8 * 3 * 3);
     EXPECT_EQ(operand_elements(d, d.post_ops[3]), 0);
+    const ConvDescriptor p = parse_descriptor("conv:n=2,c=4,o=8,in=5x5,k=3x3,po=prelu:per_oc+prelu:full");
+    EXPECT_EQ(operand_elements(p, p.post_ops[0]), 8);
+    EXPECT_EQ(operand_elements(p, p.post_ops[1]), 2 * 8 * 3 * 3);
+}
+
+TEST(PostOps, LaterAlgorithmsPreluAndOperandTypesRoundTrip) {
+    for (const char* po : {"soft_relu+soft_relu:-2+log+hardsigmoid:-2:3+hardswish_ab:0.25:0.5+hardswish+mish+pow:1:0.5",
+                           "prelu:per_oc+prelu:per_tensor+mul:per_oc:s8+add:full:bf16+sub:per_tensor:u8+div:per_oc:f16+"
+                           "max:per_oc:s32+min:per_oc"}) {
+        const ConvDescriptor d = parse_descriptor(with(std::string("po=") + po));
+        EXPECT_EQ(post_ops_text(d.post_ops), po);
+        EXPECT_EQ(parse_descriptor(to_string(d)), d);
+    }
+    EXPECT_EQ(parse_post_ops("add:per_oc:f32"), parse_post_ops("add:per_oc"));  // f32 is the default, left out
+    EXPECT_NE(parse_post_ops("hardswish"), parse_post_ops("hardswish_ab:0.1666667:0.5"));
+    EXPECT_EQ(parse_post_ops("mul:per_oc:s8")[0].operand_type, OperandType::s8);
 }

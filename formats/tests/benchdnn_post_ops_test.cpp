@@ -42,17 +42,28 @@ TEST(BenchdnnPostOps, ChainsAreMappedExactlyOrSkippedWithTheirReason) {
         {"masks", nullptr, "--attr-post-ops: `add:f32:12`: the operand mask 12"},
         {"masks", "add:per_tensor", nullptr},  // mask 1 with one image
         {"skipped", nullptr, "--attr-post-ops: `sum:1:0:bf16`: a sum data type (bf16) other than dst's (f32)"},
-        {"skipped", nullptr, "--attr-post-ops: `add:bf16:2`: a binary operand of type bf16"},
-        {"skipped", nullptr, "--attr-post-ops: `hardswish`: current oneDNN's hardswish"},
-        {"skipped", nullptr, "--attr-post-ops: `mish`: mish"},
-        {"skipped", nullptr, "--attr-post-ops: `prelu:per_oc`: prelu"},
         {"skipped", nullptr, "--attr-post-ops: `dw:k3s1p1`: a fused depthwise convolution"},
-        {"skipped", nullptr, "--attr-post-ops: `relu:0:0:2`: an eltwise SCALE"},
         {"skipped", nullptr, "--attr-post-ops: `clip:1:0`: clip with alpha > beta"},
         {"skipped", nullptr, "--attr-post-ops=sum+sum: po = sum+sum: at most one sum"},
         {"skipped", nullptr, "--attr-post-ops: `add:f32:2:abcd`: an operand memory tag"},
         {"skipped", nullptr, "--attr-post-ops: `eq:f32`: the binary eq"},
         {"skipped", nullptr, "--attr-post-ops: `softmax`: a post-op kind benchdnn does not know"},
+        {"skipped", nullptr, "--attr-post-ops=soft_relu: po = soft_relu:0: soft_relu's alpha must not be 0"},
+        {"skipped", nullptr, "--attr-post-ops: `prelu:1`: the weights' mask 1 over dst's dims"},
+        // current oneDNN's hardswish (alpha, beta; benchdnn's are 0 unless written) is convcheck's hardswish_ab
+        {"eltwise_current", "hardswish_ab:0:0", nullptr},
+        {"eltwise_current", "hardswish_ab:-2:3", nullptr},
+        {"eltwise_current", "hardsigmoid:-2:3", nullptr},
+        {"eltwise_current", "mish", nullptr},
+        {"eltwise_current", "log", nullptr},
+        {"eltwise_current", "soft_relu:-2", nullptr},
+        {"eltwise_current", "pow:1:0.5", nullptr},
+        {"eltwise_current", "tanh", nullptr},  // benchdnn leaves the eltwise SCALE unread (oneDNN v3.0 removed it)
+        {"eltwise_current", "relu", nullptr},
+        {"prelu_operand_types", "prelu:per_oc", nullptr},
+        {"prelu_operand_types", "prelu:per_tensor", nullptr},  // no mask: common
+        {"prelu_operand_types", "add:per_oc:bf16", nullptr},
+        {"prelu_operand_types", "mul:per_oc:s8+sub:per_tensor:u8+add:per_tensor:s32+div:per_tensor:f16", nullptr},
         {"backward", nullptr, "--attr-post-ops on --dir=BWD_D: oneDNN's post-ops apply to forward propagation only"},
     };
     ASSERT_EQ(got.size(), want.size());

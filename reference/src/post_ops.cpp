@@ -27,9 +27,25 @@ double eltwise(const PostOp& op, double x) {
         case EltwiseAlgorithm::square: return x * x;
         case EltwiseAlgorithm::abs: return std::fabs(x);
         case EltwiseAlgorithm::sqrt: return std::sqrt(x);
+        // soft_relu: d = (1 / alpha) log_e(1 + e^(alpha s)); log1p(exp(t)) is that log, and for t past exp's range
+        // log(1 + e^t) = t + log1p(e^-t), which is t to double's precision
+        case EltwiseAlgorithm::soft_relu: {
+            const double t = alpha * x;
+            return (t > 700.0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t))) / alpha;
+        }
+        case EltwiseAlgorithm::log: return std::log(x);  // d = log_e s (NaN for s < 0, -inf at 0)
+        case EltwiseAlgorithm::hardsigmoid: return std::max(0.0, std::min(1.0, alpha * x + beta));
+        case EltwiseAlgorithm::hardswish_ab: return x * std::max(0.0, std::min(1.0, alpha * x + beta));
+        case EltwiseAlgorithm::mish: {  // d = s tanh(log_e(1 + e^s))
+            const double softplus = x > 700.0 ? x : std::log1p(std::exp(x));
+            return x * std::tanh(softplus);
+        }
+        case EltwiseAlgorithm::pow: return alpha * std::pow(x, beta);  // d = alpha s^beta
     }
     return x;
 }
+
+double prelu(double x, double weight) { return x > 0 ? x : x * weight; }
 
 double binary(BinaryAlgorithm a, double x, double y) {
     switch (a) {
@@ -85,6 +101,7 @@ double apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::int6
                 x = x + double(op.scale) * (data.prior_dst[static_cast<std::size_t>(ncx)] - double(op.zero_point));
                 break;
             case PostOpKind::binary: x = binary(op.binary, x, operand_at(d, op, data.operands[k], ncx)); break;
+            case PostOpKind::prelu: x = prelu(x, operand_at(d, op, data.operands[k], ncx)); break;
         }
         if (steps) steps->push_back(x);
     }
@@ -97,21 +114,42 @@ void apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::span<d
         dst_ncx[i] = apply_post_ops(d, data, static_cast<std::int64_t>(i), dst_ncx[i]);
 }
 
-std::vector<double> operand_to_canonical(const ConvDescriptor& d, const PostOp& op, const float* buffer) {
+double load_operand(const void* buffer, OperandType t, std::int64_t i) {
+    switch (t) {
+        case OperandType::f32: return load_as_double(buffer, DataType::f32, i);
+        case OperandType::f16: return load_as_double(buffer, DataType::f16, i);
+        case OperandType::bf16: return load_as_double(buffer, DataType::bf16, i);
+        case OperandType::u8: return static_cast<const std::uint8_t*>(buffer)[i];
+        case OperandType::s8: return static_cast<const std::int8_t*>(buffer)[i];
+        case OperandType::s32: return static_cast<const std::int32_t*>(buffer)[i];
+    }
+    return 0.0;
+}
+
+void store_operand(void* buffer, OperandType t, std::int64_t i, double v) {
+    switch (t) {
+        case OperandType::f32: store_from_double(buffer, DataType::f32, i, v); return;
+        case OperandType::f16: store_from_double(buffer, DataType::f16, i, v); return;
+        case OperandType::bf16: store_from_double(buffer, DataType::bf16, i, v); return;
+        case OperandType::u8: static_cast<std::uint8_t*>(buffer)[i] = static_cast<std::uint8_t>(v); return;
+        case OperandType::s8: static_cast<std::int8_t*>(buffer)[i] = static_cast<std::int8_t>(v); return;
+        case OperandType::s32: static_cast<std::int32_t*>(buffer)[i] = static_cast<std::int32_t>(v); return;
+    }
+}
+
+std::vector<double> operand_to_canonical(const ConvDescriptor& d, const PostOp& op, const void* buffer) {
     const std::int64_t n = operand_elements(d, op);
     std::vector<double> out(static_cast<std::size_t>(n));
-    if (op.broadcast != OperandBroadcast::full) {
-        for (std::int64_t i = 0; i < n; ++i) out[i] = buffer[i];
-        return out;
-    }
-    for (std::int64_t i = 0; i < n; ++i) out[i] = buffer[operand_offset(d, op, i)];
+    for (std::int64_t i = 0; i < n; ++i)
+        out[i] = load_operand(buffer, op.operand_type, op.broadcast == OperandBroadcast::full ? operand_offset(d, op, i) : i);
     return out;
 }
 
-void canonical_to_operand(const ConvDescriptor& d, const PostOp& op, std::span<const double> operand, float* buffer) {
+void canonical_to_operand(const ConvDescriptor& d, const PostOp& op, std::span<const double> operand, void* buffer) {
     const std::int64_t n = operand_elements(d, op);
     for (std::int64_t i = 0; i < n; ++i)
-        buffer[op.broadcast == OperandBroadcast::full ? operand_offset(d, op, i) : i] = static_cast<float>(operand[i]);
+        store_operand(buffer, op.operand_type, op.broadcast == OperandBroadcast::full ? operand_offset(d, op, i) : i,
+                      operand[i]);
 }
 
 }  // namespace convcheck::reference

@@ -3,6 +3,10 @@
 // output channel (not per group) and, when full, from dst's own data format.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/post_ops.hpp"
 
@@ -90,4 +94,70 @@ TEST(ReferencePostOps, AFullOperandIsLaidOutInDstsDataFormat) {
     float back[4] = {};
     canonical_to_operand(d, d.post_ops[0], canonical, back);
     for (int i = 0; i < 4; ++i) EXPECT_EQ(back[i], buffer[i]);
+}
+
+// Current oneDNN's later eltwise algorithms (dev_guide_eltwise's forward formulas), at worked points.
+TEST(ReferencePostOps, LaterEltwiseAlgorithmsFollowTheirDefinitions) {
+    // soft_relu: d = (1 / alpha) log_e(1 + e^(alpha s))
+    EXPECT_NEAR(apply("soft_relu", 0.0), 0.6931471805599453, 1e-15);  // alpha 1: log 2
+    EXPECT_NEAR(apply("soft_relu:-2", 1.0), -0.06346400552148625, 1e-16);
+    EXPECT_NEAR(apply("soft_relu:0.5", 2.0), 2.6265233750364456, 1e-15);
+    EXPECT_EQ(apply("soft_relu", 1000.0), 1000.0);  // past exp's range: s itself
+    // log: d = log_e s
+    EXPECT_EQ(apply("log", 1.0), 0.0);
+    EXPECT_TRUE(std::isnan(apply("log", -1.0)));
+    EXPECT_EQ(apply("log", 0.0), -std::numeric_limits<double>::infinity());
+    // hardsigmoid: d = max(0, min(1, alpha s + beta))
+    EXPECT_EQ(apply("hardsigmoid:-2:3", 1.25), 0.5);
+    EXPECT_EQ(apply("hardsigmoid:-2:3", 1.0), 1.0);
+    EXPECT_EQ(apply("hardsigmoid:-2:3", 2.0), 0.0);
+    // hardswish_ab (current oneDNN's hardswish): d = s max(0, min(1, alpha s + beta)); hardswish is 2.6's fixed form
+    EXPECT_EQ(apply("hardswish_ab:-2:3", 1.25), 0.625);
+    EXPECT_EQ(apply("hardswish_ab:-2:3", 0.5), 0.5);
+    EXPECT_EQ(apply("hardswish_ab:-2:3", 2.0), -0.0);
+    EXPECT_EQ(apply("hardswish_ab:0.25:0.5", 1.0), 0.75);
+    EXPECT_NEAR(apply("hardswish", 1.0), 2.0 / 3.0, 1e-15);  // x min(max(x + 3, 0), 6) / 6: alpha 1/6, beta 1/2 exactly
+    // mish: d = s tanh(log_e(1 + e^s))
+    EXPECT_NEAR(apply("mish", 1.0), 0.8650983882673103, 1e-15);
+    EXPECT_NEAR(apply("mish", -2.0), -0.2525014826957089, 1e-15);
+    // pow: d = alpha s^beta
+    EXPECT_EQ(apply("pow:1:0.5", 9.0), 3.0);
+    EXPECT_EQ(apply("pow:2:-1", 4.0), 0.5);
+    EXPECT_EQ(apply("pow:1:1.5", 4.0), 8.0);
+    EXPECT_EQ(apply("pow:3:2", -2.0), 12.0);
+    EXPECT_TRUE(std::isnan(apply("pow:0.5:0.33", -1.0)));
+}
+
+TEST(ReferencePostOps, PreluWeighsTheNegativeValuesPerOutputChannelAcrossGroups) {
+    // dev_guide_prelu: dst = src if src > 0, src * weights otherwise; channel 3 reads weights[3], not its group's 1
+    const ConvDescriptor d = parse_descriptor("conv:c=2,o=4,g=2,in=1,k=1,po=prelu:per_oc");
+    PostOpData data;
+    data.operands = {{0.5, 2.0, 3.0, 4.0}};
+    std::vector<double> dst{-1.0, 2.0, -1.0, -2.0};
+    apply_post_ops(d, data, dst);
+    EXPECT_EQ(dst, (std::vector<double>{-0.5, 2.0, -3.0, -8.0}));
+    EXPECT_EQ(prelu(0.0, 5.0), 0.0);
+}
+
+TEST(ReferencePostOps, OperandsOfEveryTypeAreReadExactly) {
+    const float f32[] = {1.5f};
+    const std::int8_t s8[] = {-128, 127, -3};
+    const std::uint8_t u8[] = {255, 0};
+    const std::int32_t s32[] = {-2147483647 - 1, 7};
+    const std::uint16_t bf16[] = {0x3fc0};  // 1.5
+    const std::uint16_t f16[] = {0xbe00};   // -1.5
+    EXPECT_EQ(load_operand(f32, OperandType::f32, 0), 1.5);
+    EXPECT_EQ(load_operand(s8, OperandType::s8, 0), -128.0);
+    EXPECT_EQ(load_operand(s8, OperandType::s8, 2), -3.0);
+    EXPECT_EQ(load_operand(u8, OperandType::u8, 0), 255.0);
+    EXPECT_EQ(load_operand(s32, OperandType::s32, 0), -2147483648.0);
+    EXPECT_EQ(load_operand(bf16, OperandType::bf16, 0), 1.5);
+    EXPECT_EQ(load_operand(f16, OperandType::f16, 0), -1.5);
+    // a per_oc s8 operand through the buffer and back
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=3,in=1,k=1,po=mul:per_oc:s8");
+    std::int8_t buffer[3] = {};
+    canonical_to_operand(d, d.post_ops[0], std::vector<double>{-4.0, 0.0, 4.0}, buffer);
+    EXPECT_EQ(buffer[0], -4);
+    EXPECT_EQ(buffer[2], 4);
+    EXPECT_EQ(operand_to_canonical(d, d.post_ops[0], buffer), (std::vector<double>{-4.0, 0.0, 4.0}));
 }

@@ -18,11 +18,19 @@ inline const convcheck_post_ops* post_ops_of(const convcheck_conv_desc& d) {
     return reinterpret_cast<const convcheck_post_ops*>(e);
 }
 
-// Op k's operand (a binary op's f32 values), or NULL when the args do not carry one.
-inline const float* post_op_operand(const convcheck_conv_args& args, int64_t k) {
+// Op k's operand (a binary op's values in its operand_dtype, a prelu's f32 weights), or NULL when the args do
+// not carry one.
+inline const void* post_op_operand(const convcheck_conv_args& args, int64_t k) {
     if (args.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_args, post_op_operands) || args.post_op_operands == nullptr)
         return nullptr;
-    return static_cast<const float*>(args.post_op_operands[k]);
+    return args.post_op_operands[k];
+}
+
+// A binary op's operand type (ABI 1.7; F32 when struct_size does not cover it, and for other kinds).
+inline int32_t operand_dtype_of(const convcheck_post_op& op) {
+    if (op.kind != CONVCHECK_POST_OP_BINARY || op.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_post_op, operand_dtype))
+        return CONVCHECK_F32;
+    return op.operand_dtype;
 }
 
 // "" when the plugin runs this chain on this descriptor, else why not (in its library's words).

@@ -309,9 +309,11 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.mixed_dtypes = 1;
     // ABI 1.6: fused post-ops, each op as oneDNN 2.6's post-op of the same formula (onednn_post_ops.cpp); oneDNN
     // accepts or refuses each case's chain at query
+    // (ABI 1.7: prelu by append_prelu, log, mish, pow, soft_relu with alpha 1 or -1, operands of every type, which
+    // oneDNN takes or refuses; hardsigmoid and hardswish with alpha and beta are declined at query, 2.6 has none)
     mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM) |
-                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY);
-    mine.eltwise_algorithms = (1u << (CONVCHECK_ELTWISE_SQRT + 1)) - 1;
+                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY) | CONVCHECK_BIT(CONVCHECK_POST_OP_PRELU);
+    mine.eltwise_algorithms = (1u << (CONVCHECK_ELTWISE_POW + 1)) - 1;
     mine.binary_algorithms = (1u << (CONVCHECK_BINARY_DIV + 1)) - 1;
     return support::fill_info(info, mine);
 }

@@ -15,11 +15,11 @@ namespace convcheck_onednn {
 std::string post_ops_accepts(const convcheck_conv_desc& desc, const convcheck_post_ops& ops);
 
 // The chain, in order: append_eltwise(1, alg, alpha, beta), append_sum(scale, zero_point), append_binary(alg,
-// the f32 operand's memory descriptor over dst's dims).
+// the operand's memory descriptor over dst's dims, in its data type), append_prelu(mask).
 dnnl::post_ops make_post_ops(const convcheck_conv_desc& desc, const convcheck_post_ops& ops);
 
 // Each binary op k's operand (the runner's buffer, described exactly) as DNNL_ARG_ATTR_MULTIPLE_POST_OP(k) |
-// DNNL_ARG_SRC_1 in `call`.
+// DNNL_ARG_SRC_1 in `call`, each prelu's weights as DNNL_ARG_ATTR_MULTIPLE_POST_OP(k) | DNNL_ARG_WEIGHTS.
 void add_post_op_operands(const dnnl::engine& engine, const convcheck_conv_desc& desc, const convcheck_post_ops& ops,
                           const convcheck_conv_args& args, std::unordered_map<int, dnnl::memory>& call);
 

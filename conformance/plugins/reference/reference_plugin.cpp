@@ -75,10 +75,11 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     // forward: each tensor in its own float dtype, the exact sum rounded once to dst's (the backward
     // passes take one dtype: add_backward's gate)
     mine.mixed_dtypes = 1;
-    // ABI 1.6: every post-op, applied in double before the one rounding (reference/post_ops.hpp)
+    // ABI 1.6: every post-op, applied in double before the one rounding (reference/post_ops.hpp); 1.7: prelu, the
+    // eltwise algorithms to POW, every operand type
     mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM) |
-                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY);
-    mine.eltwise_algorithms = (1u << (CONVCHECK_ELTWISE_SQRT + 1)) - 1;
+                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY) | CONVCHECK_BIT(CONVCHECK_POST_OP_PRELU);
+    mine.eltwise_algorithms = (1u << (CONVCHECK_ELTWISE_POW + 1)) - 1;
     mine.binary_algorithms = (1u << (CONVCHECK_BINARY_DIV + 1)) - 1;
     return fill_info(info, mine);
 }
@@ -133,12 +134,12 @@ struct Plan : convcheck_conv_plan {
         ref::PostOpData data;
         for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
             const auto& op = d.post_ops[k];
-            if (op.kind != convcheck::PostOpKind::binary) {
+            if (!convcheck::has_operand(op.kind)) {
                 data.operands.emplace_back();
                 continue;
             }
-            const float* operand = post_op_operand(args, static_cast<int64_t>(k));
-            if (operand == nullptr) return invalid_argument("post_op_operands: binary op " + std::to_string(k) + " has no operand");
+            const void* operand = post_op_operand(args, static_cast<int64_t>(k));
+            if (operand == nullptr) return invalid_argument("post_op_operands: op " + std::to_string(k) + " has no operand");
             data.operands.push_back(ref::operand_to_canonical(d, op, operand));
         }
         if (convcheck::has_sum(d.post_ops)) data.prior_dst = ref::dst_to_ncx(d, args.dst);

@@ -186,7 +186,9 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     std::vector<double> bounds;
     if (!d.post_ops.empty()) {
         if (c.mode == Mode::exact && declined(post_ops_not_exact(d, contract, post, want.dst), r)) return;
-        if (!exact) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms);
+        std::string undetermined;
+        if (!exact) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms, &undetermined);
+        if (declined(undetermined, r)) return;
         reference::apply_post_ops(d, post, want.dst);
     }
     if (exact)

@@ -36,8 +36,8 @@ void add_post_op_buffers(const ConvDescriptor& d, const std::vector<std::vector<
     b.operands.clear();
     for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
         const std::int64_t n = operand_elements(d, d.post_ops[k]);
-        b.operands.emplace_back(n * static_cast<std::int64_t>(sizeof(float)));
-        if (n > 0) reference::canonical_to_operand(d, d.post_ops[k], operands[k], static_cast<float*>(b.operands.back().data()));
+        b.operands.emplace_back(n * static_cast<std::int64_t>(size_of(d.post_ops[k].operand_type)));
+        if (n > 0) reference::canonical_to_operand(d, d.post_ops[k], operands[k], b.operands.back().data());
     }
     if (!has_sum(d.post_ops)) return;
     reference::round_dst_to_output(d, prior_dst_ncx, b.dst.data());

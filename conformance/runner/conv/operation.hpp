@@ -81,6 +81,13 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
 // Bound mode: each output's allowed |got - want|, the convolution's bound carried through the chain.
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
-                                   std::span<const double> magnitude, std::span<const std::int64_t> terms);
+                                   std::span<const double> magnitude, std::span<const std::int64_t> terms,
+                                   std::string* undetermined = nullptr);
+// The pieces of that bound, for its tests: how far eltwise op can move values within e of v (inf where the
+// interval reaches past the op's domain); sup |f'| over [a, b] of the ops judged by one (hardswish_ab, mish);
+// whether [a, b] reaches past op's domain.
+double eltwise_spread(const PostOp& op, double v, double e);
+double lipschitz(const PostOp& op, double a, double b);
+bool outside_domain(const PostOp& op, double a, double b);
 
 }  // namespace convcheck::runner::detail

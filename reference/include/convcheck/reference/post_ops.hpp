@@ -2,7 +2,8 @@
 // applied in order, in double, to the exact result of the convolution with its bias, before the one
 // rounding to dst's type. oneDNN: "post-ops ... are executed in the order they have been appended"; the
 // sum post-op "accumulates the result with the previous dst value": dst = dst + scale * (dst_prev - zp);
-// a binary post-op computes dst = binary_op(dst, src1) with src1 broadcast by its mask.
+// a binary post-op computes dst = binary_op(dst, src1) with src1 broadcast by its mask; prelu (dev_guide_prelu)
+// "dst = src if src > 0, src * weights otherwise", its weights broadcast by the mask.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,9 @@
 
 namespace convcheck::reference {
 
-// One case's post-op inputs, canonical: for each op of d.post_ops its operand (binary: per_tensor one
-// value, per_oc [O], full dst's NCX order; empty for eltwise and sum), and dst's content before the call
+// One case's post-op inputs, canonical: for each op of d.post_ops its operand (binary's src1 or prelu's
+// weights: per_tensor one value, per_oc [O], full dst's NCX order; empty for eltwise and sum; each value exact
+// in the op's operand type), and dst's content before the call
 // in NCX order (read by a sum; empty without one).
 struct PostOpData {
     std::vector<std::vector<double>> operands;
@@ -24,6 +26,7 @@ struct PostOpData {
 // One eltwise algorithm, one binary algorithm, on doubles, as the definitions read.
 double eltwise(const PostOp& op, double x);
 double binary(BinaryAlgorithm a, double x, double operand);
+double prelu(double x, double weight);
 // The operand value a binary op reads for output `ncx` (NCX flat index of dst).
 double operand_at(const ConvDescriptor& d, const PostOp& op, std::span<const double> operand, std::int64_t ncx);
 // Output `ncx`'s value x after the chain; `steps` (when given) receives the value after each op.
@@ -32,12 +35,16 @@ double apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::int6
 // Every output of dst_ncx, in place.
 void apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::span<double> dst_ncx);
 
-// The ABI's operand buffers (f32, conformance/include/convcheck/plugin/post_ops.h): a full operand is dense
-// in dst's data format ([N][C][x...] or [N][x...][C]); per_tensor and per_oc are their values in order.
+// The ABI's operand buffers (conformance/include/convcheck/plugin/post_ops.h), each value in the op's operand
+// type (f32 for prelu's weights): a full operand is dense in dst's data format ([N][C][x...] or [N][x...][C]);
+// per_tensor and per_oc are their values in order.
 // The element offset of output `ncx`'s operand value in such a buffer.
 std::int64_t operand_offset(const ConvDescriptor& d, const PostOp& op, std::int64_t ncx);
 // The buffer -> canonical, and canonical -> the buffer.
-std::vector<double> operand_to_canonical(const ConvDescriptor& d, const PostOp& op, const float* buffer);
-void canonical_to_operand(const ConvDescriptor& d, const PostOp& op, std::span<const double> operand, float* buffer);
+std::vector<double> operand_to_canonical(const ConvDescriptor& d, const PostOp& op, const void* buffer);
+void canonical_to_operand(const ConvDescriptor& d, const PostOp& op, std::span<const double> operand, void* buffer);
+// One value of type t at element i of a buffer, exactly; and the store of a value exact in t.
+double load_operand(const void* buffer, OperandType t, std::int64_t i);
+void store_operand(void* buffer, OperandType t, std::int64_t i, double value);
 
 }  // namespace convcheck::reference
