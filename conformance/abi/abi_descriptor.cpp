@@ -51,7 +51,7 @@ void geometry_from_abi(const Abi& c, Canonical& d) {
 convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     convcheck_conv_desc c{};
     geometry_to_abi(d, c);
-    // DataType and convcheck_dtype share values for f32/f16/bf16
+    // DataType and convcheck_dtype share values for f32/f16/bf16 and (1.7) f8_e4m3/f8_e5m2
     c.data_format = static_cast<int32_t>(d.data_format);
     c.filter_format = static_cast<int32_t>(d.filter_format);
     // 1.2: each tensor's dtype, and dtype MIXED when they differ (a plugin that reads dtype alone declines);
@@ -220,6 +220,8 @@ std::string abi_dtype_name(int32_t dtype) {
         case CONVCHECK_U8: return "u8";
         case CONVCHECK_S8: return "s8";
         case CONVCHECK_S32: return "s32";
+        case CONVCHECK_F8_E4M3: return "f8_e4m3";
+        case CONVCHECK_F8_E5M2: return "f8_e5m2";
     }
     return "unknown(" + std::to_string(dtype) + ")";
 }

@@ -118,7 +118,7 @@ void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mod
         r.reason = prefix + mismatch_reason(d, *r.error, mode, got, want, unwritten);
     }
     if (!exact) apply_statistics(cmp, r);
-    if (!s.profiles.empty() && d.post_ops.empty() && (mode == Mode::exact || mode == Mode::bound)) {
+    if (!s.profiles.empty() && d.post_ops.empty() && !d.has_fp8() && (mode == Mode::exact || mode == Mode::bound)) {
         std::int64_t products = d.in_channels_per_group();
         for (int a = 0; a < d.rank; ++a) products *= d.kernel_size[a];
         for (const accuracy::Profile p : s.profiles)
@@ -149,6 +149,12 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         if (declined("mixed per-tensor dtypes (" + dtypes_text(d) + ") are checked in exact and bound mode on generated data only (" +
                          (c.vector_dir.empty() ? std::string("mode ") + accuracy::to_string(c.mode) : "a stored vector") +
                          ": its data and judgement assume one dtype)",
+                     r))
+            return;
+    if (d.has_fp8() && (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound)))
+        if (declined("fp8 (" + dtypes_text(d) + ") is checked in exact and bound mode on generated data only (" +
+                         (c.vector_dir.empty() ? std::string("mode ") + accuracy::to_string(c.mode) : "a stored vector") +
+                         ": its data and judgement are designed for f32, f16 and bf16)",
                      r))
             return;
     if (!d.post_ops.empty() && (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound)) &&
