@@ -80,9 +80,10 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     geometry_from_abi(c, d);
     const bool has_1_2 = c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next);
     auto float_dtype = [](const char* field, int32_t t) {
-        if (t < 0 || t > 2)
+        if ((t < 0 || t > 2) && t != CONVCHECK_F8_E4M3 && t != CONVCHECK_F8_E5M2)
             throw ConvError(field, std::to_string(t), std::string("convcheck_conv_desc.") + field +
-                                                          " must be f32, f16 or bf16 (" + abi_dtype_name(t) + ")");
+                                                          " must be f32, f16, bf16, f8_e4m3 or f8_e5m2 (" +
+                                                          abi_dtype_name(t) + ")");
         return static_cast<DataType>(t);
     };
     if (c.dtype == CONVCHECK_DTYPE_MIXED && !has_1_2)
