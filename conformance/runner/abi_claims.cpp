@@ -32,10 +32,6 @@ std::string unclaimed_abi(const PluginInfo& info, const convcheck_conv_desc& d) 
                abi_dtype_name(d.weights_dtype) + ", bias " + abi_dtype_name(d.bias_dtype) + ", dst " +
                abi_dtype_name(d.dst_dtype) + "): it reads one dtype for every tensor";
     for (const int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype})
-        if ((t == CONVCHECK_F8_E4M3 || t == CONVCHECK_F8_E5M2) && info.abi_major == 1 && info.abi_minor < 7)
-            return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
-                   ", which has no fp8 data types (f8_e4m3, f8_e5m2: ABI 1.7)";
-    for (const int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype})
         if (t < 0 || t > 31 || !(info.dtypes & CONVCHECK_BIT(t)))
             return "the plugin does not claim dtype " + abi_dtype_name(t) + " (of one of the tensors)";
     if (d.next != nullptr && (info.abi_major == 1 && info.abi_minor < 2))

@@ -38,6 +38,10 @@ std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     const ConvDescriptor& d = c.conv;
     // the memory layout first: a plugin of ABI 1.0 or 1.1 cannot be told about strides or OXI at all
     if (std::string why = layout_unclaimed(info, d); !why.empty()) return why;
+    // ABI 1.7's fp8 types: by the plugin's version first (bits 7 and 8 meant nothing before 1.7)
+    if (d.has_fp8() && info.abi_major == 1 && info.abi_minor < 7)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has no fp8 data types (f8_e4m3, f8_e5m2: ABI 1.7)";
     if (std::string why = tensors_unclaimed(info, d.dtype, d.rank, d.data_format, d.filter_format); !why.empty())
         return why;
     if (std::string why = post_ops_unclaimed(info, d); !why.empty()) return why;  // ABI 1.6
