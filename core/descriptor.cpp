@@ -70,6 +70,10 @@ bool ConvDescriptor::mixed() const {
     return weights_dtype() != dtype || dst_dtype() != dtype || (has_bias && bias_dtype() != dtype);
 }
 
+bool ConvDescriptor::has_fp8() const {
+    return is_fp8(src_dtype()) || is_fp8(weights_dtype()) || is_fp8(dst_dtype()) || (has_bias && is_fp8(bias_dtype()));
+}
+
 std::int64_t ConvDescriptor::dilated_kernel(int axis) const { return (kernel_size[axis] - 1) * dilations[axis] + 1; }
 
 std::int64_t ConvDescriptor::output_size(int axis) const {
@@ -270,7 +274,7 @@ void parse_data_types(const std::string& text, ConvDescriptor* d) {
         const std::size_t colon = text.find(':', start);
         DataType t;
         if (!parse_data_type(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start), &t))
-            throw ConvError("dt", text, "must be f32, f16 or bf16, or src:weights:dst of them (e.g. bf16:bf16:f32)");
+            throw ConvError("dt", text, "must be f32, f16, bf16, f8_e4m3 or f8_e5m2, or src:weights:dst of them (e.g. bf16:bf16:f32)");
         types.push_back(t);
         if (colon == std::string::npos) break;
         start = colon + 1;
@@ -385,7 +389,7 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     if (auto it = fields.find("dt"); it != fields.end()) parse_data_types(it->second, &d);
     if (auto it = fields.find("bdt"); it != fields.end()) {
         DataType bias;
-        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16 or bf16");
+        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16, bf16, f8_e4m3 or f8_e5m2");
         if (bias != d.dtype) d.dtype_overrides.bias = bias;
     }
     if (auto it = fields.find("data"); it != fields.end()) {

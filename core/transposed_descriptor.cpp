@@ -70,6 +70,9 @@ void validate(const TransposedDescriptor& t) {
     auto positive = [](const std::string& name, std::int64_t v) {
         if (v < 1) throw ConvError(name, std::to_string(v), "must be a positive integer (>= 1)");
     };
+    if (is_fp8(t.dtype))
+        throw ConvError("dt", std::string(to_string(t.dtype)),
+                        "a transposed convolution takes f32, f16 or bf16 (fp8 is defined for the discrete convolution)");
     positive("batch (n)", t.batch);
     positive("in_channels (c)", t.in_channels);
     positive("out_channels (o)", t.out_channels);

@@ -64,13 +64,12 @@ std::string dt_reason(const std::array<std::string, 3>& t, const std::string& wr
     };
     const std::string option = "--dt=" + written;
     if (any_of({"s8", "u8", "s32", "s64", "s4", "u4", "boolean"}))
-        return "--dt: integer (int8) data types; convcheck models f32, f16 and bf16 only";
-    if (any_of({"f8_e5m2", "f8_e4m3"})) return "--dt: fp8 data types; convcheck models f32, f16 and bf16 only";
+        return "--dt: integer (int8) data types; convcheck models f32, f16, bf16 and fp8 only";
     if (any_of({"f4_e2m1", "f4_e3m0", "e8m0"}))
-        return "--dt: 4-bit and e8m0 data types; convcheck models f32, f16 and bf16 only";
-    if (any_of({"f64"})) return "--dt: f64; convcheck models f32, f16 and bf16 only";
+        return "--dt: 4-bit and e8m0 data types; convcheck models f32, f16, bf16 and fp8 only";
+    if (any_of({"f64"})) return "--dt: f64; convcheck models f32, f16, bf16 and fp8 only";
     if (any_of({"undef"})) return "--dt: undef; benchdnn cannot run it";
-    return "--dt: a data type convcheck does not model (it models f32, f16 and bf16, each tensor its own)";
+    return "--dt: a data type convcheck does not model (it models f32, f16, bf16, f8_e4m3 and f8_e5m2, each tensor its own)";
 }
 
 bool is_default_attr(BenchdnnAttr a, const std::string& v) {
@@ -92,7 +91,10 @@ std::string attr_reason(BenchdnnAttr a) {
         case BenchdnnAttr::fpmath: return option + ": a non-strict fpmath mode lets the library compute in lower precision; not modelled";
         case BenchdnnAttr::acc_mode: return option + ": a non-strict accumulation mode is not modelled by convcheck";
         case BenchdnnAttr::dropout: return option + ": dropout is not modelled by convcheck";
-        case BenchdnnAttr::rounding_mode: return option + ": a rounding mode other than the default is not modelled";
+        case BenchdnnAttr::rounding_mode:  // dst:stochastic, oneDNN's one other mode (fp8 and bf16/f16 dst)
+            return option + ": stochastic rounding of dst draws each rounding direction from random bits (a seed "
+                            "the library holds); its result is not one value, and convcheck judges results exactly "
+                            "or by a rounding-to-nearest bound";
         default: return option + ": not modelled";
     }
 }
@@ -211,7 +213,7 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
                             (dir == "FWD_B" || dir == "BWD_WB" ? "benchdnn's for --dir=" + dir + " with " + t[1] +
                                                                      " weights"
                                                                : std::string("--bia-dt")) +
-                            "); convcheck models f32, f16 and bf16 only",
+                            "); convcheck models f32, f16, bf16 and fp8 only",
                    std::nullopt;
         if (bias_type != tensor_types[0]) c.dtype_overrides.bias = bias_type;
     }
@@ -280,6 +282,11 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
         return m;
     }
     if (!benchdnn_post_ops(post_ops, d, &d.post_ops, &m.skip_reason)) return m;  // benchdnn_post_ops.hpp
+    if (d.pass != Pass::forward && d.has_fp8()) {
+        m.skip_reason = "--dt: fp8 (f8_e4m3, f8_e5m2) on --dir=" + benchdnn_dir_name(s.dir) +
+                        "; convcheck checks fp8 on the forward pass only (docs/fp8.md)";
+        return m;
+    }
     if (d.pass != Pass::forward && has_strides(d)) {
         m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on a backward pass; convcheck's backward "
                         "passes take dense tensors in ncx/nxc and oix/xio (docs/passes.md)";
@@ -302,6 +309,11 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnDeconvPr
     if (!s.attr[static_cast<int>(BenchdnnAttr::post_ops)].empty()) {
         m.skip_reason = "--attr-post-ops: post-ops of a transposed convolution (benchdnn's deconv driver); convcheck's "
                         "post-ops are on the forward convolution";
+        return m;
+    }
+    if (is_fp8(chosen->dtype)) {
+        m.skip_reason = "--dt: fp8 (f8_e4m3, f8_e5m2) of a transposed convolution (benchdnn's deconv driver); "
+                        "convcheck checks fp8 on the forward convolution only";
         return m;
     }
     TransposedDescriptor t = problem.descriptor;

@@ -51,7 +51,7 @@ void geometry_from_abi(const Abi& c, Canonical& d) {
 convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     convcheck_conv_desc c{};
     geometry_to_abi(d, c);
-    // DataType and convcheck_dtype share values for f32/f16/bf16
+    // DataType and convcheck_dtype share values for f32/f16/bf16 and (1.7) f8_e4m3/f8_e5m2
     c.data_format = static_cast<int32_t>(d.data_format);
     c.filter_format = static_cast<int32_t>(d.filter_format);
     // 1.2: each tensor's dtype, and dtype MIXED when they differ (a plugin that reads dtype alone declines);
@@ -80,9 +80,10 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     geometry_from_abi(c, d);
     const bool has_1_2 = c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next);
     auto float_dtype = [](const char* field, int32_t t) {
-        if (t < 0 || t > 2)
+        if ((t < 0 || t > 2) && t != CONVCHECK_F8_E4M3 && t != CONVCHECK_F8_E5M2)
             throw ConvError(field, std::to_string(t), std::string("convcheck_conv_desc.") + field +
-                                                          " must be f32, f16 or bf16 (" + abi_dtype_name(t) + ")");
+                                                          " must be f32, f16, bf16, f8_e4m3 or f8_e5m2 (" +
+                                                          abi_dtype_name(t) + ")");
         return static_cast<DataType>(t);
     };
     if (c.dtype == CONVCHECK_DTYPE_MIXED && !has_1_2)
@@ -220,6 +221,8 @@ std::string abi_dtype_name(int32_t dtype) {
         case CONVCHECK_U8: return "u8";
         case CONVCHECK_S8: return "s8";
         case CONVCHECK_S32: return "s32";
+        case CONVCHECK_F8_E4M3: return "f8_e4m3";
+        case CONVCHECK_F8_E5M2: return "f8_e5m2";
     }
     return "unknown(" + std::to_string(dtype) + ")";
 }

@@ -63,6 +63,8 @@ int significand_bits(DataType dtype) {
         case DataType::f32: return 24;
         case DataType::f16: return 11;
         case DataType::bf16: return 8;
+        case DataType::f8_e4m3: return 4;
+        case DataType::f8_e5m2: return 3;
     }
     return 53;
 }
@@ -74,6 +76,8 @@ double half_smallest_subnormal(DataType dtype) {
         case DataType::f32: return std::ldexp(1.0, -150);
         case DataType::f16: return std::ldexp(1.0, -25);
         case DataType::bf16: return std::ldexp(1.0, -134);
+        case DataType::f8_e4m3: return std::ldexp(1.0, -10);  // smallest subnormal 2^-9
+        case DataType::f8_e5m2: return std::ldexp(1.0, -17);  // smallest subnormal 2^-16
     }
     return 0.0;
 }
@@ -157,6 +161,8 @@ double bound_fraction(const Contract& c, double want, double got, double bound) 
     const double rounded = round_to(c.output_dtype, want);
     if (std::isinf(rounded) && got == rounded) return 0.0;  // the exact value overflows the output type; inf is right
     if (std::isnan(want) && std::isnan(got)) return 0.0;     // the exact value is NaN (log of a negative value)
+    // f8_e4m3 has no infinity: a finite exact value past its range rounds to its NaN (core/float8.hpp)
+    if (std::isnan(rounded) && !std::isnan(want) && std::isnan(got)) return 0.0;
     if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
     const double err = std::fabs(got - want);
     return err == 0.0 ? 0.0 : err / bound;
@@ -244,12 +250,17 @@ Comparison compare_exact(std::span<const double> want, std::span<const double> g
 
 ExactFill make_exact_fill(const ConvDescriptor& d, const Contract& c, std::uint64_t seed) {
     ExactFill f;
-    const int p = std::min(accumulation_significand_bits(c), significand_bits(c.output_dtype));
+    // An fp8 output: the partial sums are exact in the accumulation type and the result is rounded once to dst
+    // (to nearest even, an e4m3 overflow to NaN), which exact mode checks bit for bit; others stay exact in dst.
+    const bool fp8_out = is_fp8(c.output_dtype);
+    const int p = fp8_out ? std::min(accumulation_significand_bits(c), 24)
+                          : std::min(accumulation_significand_bits(c), significand_bits(c.output_dtype));
     const std::int64_t limit = std::int64_t(1) << p;  // every partial sum stays below this in magnitude
-    // Input magnitudes: up to 3 (src) and 2 (weights) for 16-bit outputs, 7 and 7 for f32.
+    // Input magnitudes: up to 3 (src) and 2 (weights) for 16-bit outputs, 7 and 7 for f32; with an fp8 tensor
+    // the bias up to 8 (every integer up to 8 is exact in f8_e5m2, which has 3 significand bits).
     f.max_src = p >= 24 ? 7 : 3;
     f.max_weight = p >= 24 ? 7 : 2;
-    f.max_bias = d.has_bias ? (p >= 24 ? 15 : 4) : 0;
+    f.max_bias = d.has_bias ? (p >= 24 ? (d.has_fp8() ? 8 : 15) : 4) : 0;
     std::int64_t kernel = 1;
     for (int a = 0; a < d.rank; ++a) kernel *= d.kernel_size[a];
     const std::int64_t taps = d.in_channels_per_group() * kernel;

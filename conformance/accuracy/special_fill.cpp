@@ -38,6 +38,8 @@ Format format_of(DataType dtype) {
         case DataType::f16: return {11, 15, -14};
         case DataType::bf16: return {8, 127, -126};
         case DataType::f32: return {24, 127, -126};
+        case DataType::f8_e4m3:  // the special fills decline fp8 (fill_not_applicable)
+        case DataType::f8_e5m2: break;
     }
     return {24, 127, -126};
 }
@@ -75,6 +77,9 @@ bool factor_between(std::int64_t lo, std::int64_t hi, int p, std::int64_t* a, st
 }  // namespace
 
 std::string fill_not_applicable(Fill fill, const ConvDescriptor& d, const Contract& c) {
+    if (fill != Fill::standard && d.has_fp8())
+        return "the special fills are designed for f32, f16 and bf16 (" + dtypes_text(d) +
+               " has an fp8 tensor): an fp8 descriptor takes the standard fill";
     if (fill != Fill::standard && d.mixed())
         return "the special fills are designed for one dtype (" + dtypes_text(d) +
                " mixes them): a mixed descriptor takes the standard fill";

@@ -16,6 +16,8 @@ double largest_finite(DataType dtype) {
         case DataType::f32: return std::numeric_limits<float>::max();
         case DataType::f16: return 65504.0;
         case DataType::bf16: return 3.3895313892515355e38;  // 0x7F7F
+        case DataType::f8_e4m3: return 448.0;
+        case DataType::f8_e5m2: return 57344.0;
     }
     return std::numeric_limits<double>::max();
 }

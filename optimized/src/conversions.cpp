@@ -15,6 +15,8 @@ float load_f32(const void* data, DataType dtype, i64 index) {
     case DataType::f32: return static_cast<const float*>(data)[index];
     case DataType::f16: return f16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
     case DataType::bf16: return bf16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
+    case DataType::f8_e4m3:
+    case DataType::f8_e5m2: return static_cast<float>(load_as_double(data, dtype, index));  // exact
     }
     return 0.0f;
 }
@@ -26,6 +28,8 @@ void store_rounded(void* data, DataType dtype, i64 index, float value) {
     case DataType::f32: static_cast<float*>(data)[index] = value; return;
     case DataType::f16: static_cast<std::uint16_t*>(data)[index] = f32_to_f16(value); return;
     case DataType::bf16: static_cast<std::uint16_t*>(data)[index] = f32_to_bf16(value); return;
+    case DataType::f8_e4m3:
+    case DataType::f8_e5m2: store_from_double(data, dtype, index, value); return;  // the f32 value rounded once
     }
 }
 

@@ -264,6 +264,8 @@ inline std::size_t dtype_bytes(int32_t dtype) {
         case CONVCHECK_F16:
         case CONVCHECK_BF16: return 2;
         case CONVCHECK_F64: return 8;
+        case CONVCHECK_F8_E4M3:  // 1.7
+        case CONVCHECK_F8_E5M2: return 1;
         default: return 0;
     }
 }
@@ -469,6 +471,8 @@ inline const char* dtype_name(int32_t dtype) {
         case CONVCHECK_U8: return "u8";  // 1.5
         case CONVCHECK_S8: return "s8";
         case CONVCHECK_S32: return "s32";
+        case CONVCHECK_F8_E4M3: return "f8_e4m3";  // 1.7
+        case CONVCHECK_F8_E5M2: return "f8_e5m2";
         default: return "unknown";
     }
 }

@@ -70,6 +70,11 @@ static convcheck_error* describe(convcheck_plugin* p, convcheck_plugin_info* inf
      * quantization extension, and the runner must read the bits by the plugin's version. */
     mine.dtypes |= (1u << 4) | (1u << 5) | (1u << 6);
 #endif
+#if CONVCHECK_ABI_MINOR == 6
+    /* Bits 7 and 8 mean nothing in 1.6 (1.7 gives them to f8_e4m3 and f8_e5m2): the runner must read the bits by
+     * the plugin's version and send it no fp8 case. */
+    mine.dtypes |= (1u << 7) | (1u << 8);
+#endif
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX);

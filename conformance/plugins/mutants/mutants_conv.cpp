@@ -106,6 +106,10 @@ double to_output(const Problem& p, double v) {
                           (p.m == M::bf16_saturation && p.dt == DataType::bf16);
     if (saturate && std::isinf(r)) r = std::copysign(f.max_finite, r);  // a clamp to the finite range
     if (p.m == M::overflow_before_rounding && half && std::fabs(v) > f.max_finite) r = std::copysign(INFINITY, v);
+    // fp8: the saturating conversion where the declared one is non-saturating; e4m3 rounded with e5m2's precision
+    if (p.m == M::fp8_saturation && is_fp8(p.dt) && !std::isnan(v) && !std::isfinite(r))
+        r = std::copysign(f.max_finite, v);
+    if (p.m == M::e4m3_rounded_as_e5m2 && p.dt == DataType::f8_e4m3) r = round_to(DataType::f8_e5m2, v);
     if (p.m == M::ftz && r != 0.0 && std::fabs(r) < f.min_normal) r = std::copysign(0.0, r);
     if (p.m == M::nan_clamped) r = std::fmin(std::fmax(r, -INFINITY), INFINITY);  // fmax drops a NaN
     return r;

@@ -82,7 +82,8 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
-                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32) |
+                  CONVCHECK_BIT(CONVCHECK_F8_E4M3) | CONVCHECK_BIT(CONVCHECK_F8_E5M2);  // 1.7: fp8, read exactly
     // quantized convolution (ABI 1.5; mutants_quantized.cpp): gemmlowp's double rounding, an s32 accumulator
     mine.requantization = CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
     if (mutant_of(plugin) == Mutant::q_zero_point_after_rounding)  // declares the zero point added before rounding
@@ -121,7 +122,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (quantization_of(*desc) != nullptr) return supported(out);  // add_conv's gate checked its form
-        if ((desc->dtype < 0 || desc->dtype > 2) && desc->dtype != CONVCHECK_DTYPE_MIXED)
+        if ((desc->dtype < 0 || desc->dtype > 2) && desc->dtype != CONVCHECK_DTYPE_MIXED &&
+            desc->dtype != CONVCHECK_F8_E4M3 && desc->dtype != CONVCHECK_F8_E5M2)
             return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
         if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
             return unsupported(out, "invalid descriptor: " + why);

@@ -100,7 +100,8 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
-                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32) |
+                  CONVCHECK_BIT(CONVCHECK_F8_E4M3) | CONVCHECK_BIT(CONVCHECK_F8_E5M2);  // fp8: widened to f32 (dense_form)
     // quantized convolution (QuantizedPlan): dense NCX/NXC with OIX/XIO weights, exact int32 sums
     mine.requantization = abi_rule(instance_of(plugin).quantized.rounding);
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
@@ -126,10 +127,13 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 // Per-tensor dtypes (ABI 1.2's mixed_dtypes, forward) run as an f32 case: src, weights and bias widened to f32
 // (exact), the f32 result rounded once to dst's type: the sum is the f32 accumulation the implementation does for
 // every dtype, and dst's one rounding is the output's.
+// fp8 (ABI 1.7) runs the same way: the implementation has no fp8 kernels, and every fp8 value is an f32 (exact).
+bool runs_widened(const convcheck::ConvDescriptor& d) { return d.mixed() || d.has_fp8(); }
+
 convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
     d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
     if (d.filter_format == convcheck::FilterFormat::oxi) d.filter_format = convcheck::FilterFormat::oix;
-    if (d.mixed()) d.dtype = convcheck::DataType::f32, d.dtype_overrides = {};
+    if (runs_widened(d)) d.dtype = convcheck::DataType::f32, d.dtype_overrides = {};
     return d;
 }
 
@@ -167,7 +171,7 @@ struct DenseCopy {
     std::vector<float> floats;  // a mixed case's tensor, widened
     const void* in(const convcheck::ConvDescriptor& from, const convcheck::ConvDescriptor& to, convcheck::TensorRole role,
                    const void* data) {
-        if (from.mixed()) {
+        if (runs_widened(from)) {
             const convcheck::DataType type =
                 role == convcheck::TensorRole::src ? from.src_dtype() : from.weights_dtype();
             floats = widened(from, type, data, to, role);
@@ -197,6 +201,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         convcheck::validate(d);
         if (d.mixed() && d.pass != convcheck::Pass::forward)
             return unsupported(out, "per-tensor dtypes on a backward pass: the optimized backward plans take one dtype");
+        if (d.has_fp8() && d.pass != convcheck::Pass::forward)
+            return unsupported(out, "fp8 on a backward pass: the optimized backward plans take f32, f16 and bf16");
         if (const std::string why = opt::why_too_large(dense_form(d)); !why.empty()) return unsupported(out, why);
         const opt::Path forced = instance_of(plugin).conv.forced_path;
         if (forced != opt::Path::automatic)
@@ -220,9 +226,9 @@ struct Plan : convcheck_conv_plan {
             weights_gradient.emplace(d, options);
         } else if (inputs.weights != nullptr) {
             DenseCopy weights;
-            const std::vector<float> bias = d.mixed() ? widened_bias(d, inputs.bias) : std::vector<float>();
+            const std::vector<float> bias = runs_widened(d) ? widened_bias(d, inputs.bias) : std::vector<float>();
             plan.emplace(dense, weights.in(d, dense, convcheck::TensorRole::weights, inputs.weights),
-                         d.mixed() && inputs.bias ? bias.data() : inputs.bias, options);
+                         runs_widened(d) && inputs.bias ? bias.data() : inputs.bias, options);
         }
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
@@ -239,18 +245,18 @@ struct Plan : convcheck_conv_plan {
         }
         if (plan) return run(*plan, args);
         DenseCopy weights;
-        const std::vector<float> bias = d.mixed() ? widened_bias(d, args.bias) : std::vector<float>();
+        const std::vector<float> bias = runs_widened(d) ? widened_bias(d, args.bias) : std::vector<float>();
         return run(opt::ConvPlan(dense, weights.in(d, dense, convcheck::TensorRole::weights, args.weights),
-                                 d.mixed() && args.bias ? bias.data() : args.bias, options),
+                                 runs_widened(d) && args.bias ? bias.data() : args.bias, options),
                    args);
     }
     convcheck_error* run(const opt::ConvPlan& p, const convcheck_conv_args& args) const {
         DenseCopy src;
         const void* src_data = src.in(d, dense, convcheck::TensorRole::src, args.src);
-        const bool dst_moves = !d.dst_strides.empty() || d.mixed();
+        const bool dst_moves = !d.dst_strides.empty() || runs_widened(d);
         std::vector<unsigned char> dst(dst_moves ? static_cast<std::size_t>(dense.dst_elements() * convcheck::size_of(dense.dtype)) : 0);
         p.execute(src_data, dst_moves ? dst.data() : args.dst);
-        if (d.mixed()) {  // the f32 result rounded once to dst's type, into dst's layout
+        if (runs_widened(d)) {  // the f32 result rounded once to dst's type, into dst's layout
             const std::vector<std::int64_t> dense_offsets = element_offsets(dense, convcheck::TensorRole::dst);
             const float* result = reinterpret_cast<const float*>(dst.data());
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {

@@ -21,6 +21,9 @@ std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
     if (has_strides(c.conv) || c.conv.filter_format == FilterFormat::oxi)
         return "the runner's backward passes take dense tensors in NCX/NXC and OIX/XIO only (memory strides and "
                "OXI: not yet, docs/passes.md)";
+    if (c.conv.has_fp8())
+        return "the runner's backward passes take f32, f16 and bf16 (" + dtypes_text(c.conv) +
+               ": fp8 is checked on the forward pass; docs/fp8.md)";
     if (c.conv.mixed())
         return "the runner's backward passes take one dtype for every tensor (" + dtypes_text(c.conv) +
                ": mixed per-tensor dtypes are checked on the forward pass; docs/mixed-dtypes.md)";

@@ -22,8 +22,13 @@ typedef enum {
     CONVCHECK_F64 = 3,
     CONVCHECK_U8 = 4,  /* 1.5 */
     CONVCHECK_S8 = 5,  /* 1.5 */
-    CONVCHECK_S32 = 6  /* 1.5 */
+    CONVCHECK_S32 = 6, /* 1.5 */
+    CONVCHECK_F8_E4M3 = 7, /* 1.7: OCP 8-bit floating point E4M3 (bias 7, no infinities, NaN S.1111.111, max 448) */
+    CONVCHECK_F8_E5M2 = 8  /* 1.7: OCP 8-bit floating point E5M2 (bias 15, IEEE-like infinities and NaNs, max 57344) */
 } convcheck_dtype;
+/* 1.7: the fp8 types are one byte each. A value converted into them (dst) rounds to nearest, ties to even, and
+ * does not saturate: an E4M3 overflow is its NaN S.1111.111, an E5M2 overflow infinity (docs/fp8.md). The runner
+ * sends a case with an fp8 tensor only to a plugin of 1.7 or later that claims the type in plugin_info.dtypes. */
 /* NCX = [N][C][spatial...]; NXC = [N][spatial...][C] */
 typedef enum { CONVCHECK_NCX = 0, CONVCHECK_NXC = 1 } convcheck_data_format;
 /* OIX = [O][I/G][spatial...]; XIO = [spatial...][I/G][O]; 1.2: OXI = [O][spatial...][I/G] (OHWI) */

@@ -90,6 +90,8 @@ struct ConvDescriptor {
     // Whether the tensors' data types differ (the bias counts only when has_bias). Code that reads every
     // tensor as `dtype` must refuse a mixed descriptor.
     bool mixed() const;
+    // Whether a tensor is of an fp8 type (f8_e4m3, f8_e5m2; the bias only when has_bias).
+    bool has_fp8() const;
 
     // The dilated kernel extent K and the output size on spatial axis `axis` (no validation).
     std::int64_t dilated_kernel(int axis) const;

@@ -4,6 +4,8 @@
 // binary32 (1 sign, 8 exponent, 7 fraction bits). Narrowing rounds to nearest, ties to even;
 // NaN stays NaN (quiet, sign kept), infinities stay infinities, values past the largest finite
 // magnitude round to infinity exactly as IEEE 754 says, subnormals and -0 are kept.
+// f8_e4m3 and f8_e5m2 are the OCP 8-bit floating-point formats (core/float8.hpp says how they convert: round to
+// nearest even, non-saturating: an E4M3 overflow is its NaN, an E5M2 overflow infinity).
 #pragma once
 
 #include <cstdint>
@@ -12,15 +14,20 @@
 
 namespace convcheck {
 
-enum class DataType : int { f32 = 0, f16 = 1, bf16 = 2 };
+// The values are the plugin ABI's convcheck_dtype values (CONVCHECK_F32 .. CONVCHECK_BF16, CONVCHECK_F8_E4M3,
+// CONVCHECK_F8_E5M2); 3 to 6 are the ABI's f64 and integer types, which are not float descriptor types.
+enum class DataType : int { f32 = 0, f16 = 1, bf16 = 2, f8_e4m3 = 7, f8_e5m2 = 8 };
 
-// "f32", "f16", "bf16".
+// f8_e4m3 or f8_e5m2.
+bool is_fp8(DataType dtype);
+
+// "f32", "f16", "bf16", "f8_e4m3", "f8_e5m2".
 std::string_view to_string(DataType dtype);
-// Parses "f32" / "f16" / "bf16"; returns false on anything else.
+// Parses those names; returns false on anything else.
 bool parse_data_type(std::string_view text, DataType* dtype);
 // Bytes of one element in storage.
 int size_of(DataType dtype);
-// Unit roundoff of the type: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16).
+// Unit roundoff of the type: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16), 2^-4 (f8_e4m3), 2^-3 (f8_e5m2).
 double unit_roundoff(DataType dtype);
 
 // Widening: exact (every f16 and bf16 value is a float).
