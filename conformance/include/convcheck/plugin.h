@@ -63,7 +63,7 @@ extern "C" {
 #endif
 
 #define CONVCHECK_ABI_MAJOR 1
-#define CONVCHECK_ABI_MINOR 6
+#define CONVCHECK_ABI_MINOR 7
 
 /* Size of a struct up to and including `last_field`: what a writer that knows fields up to
  * `last_field` puts in struct_size. */
