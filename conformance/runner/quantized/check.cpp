@@ -71,7 +71,7 @@ std::string quantized_refused_entry(const Case& c, Mode mode) {
 std::string quantized_exact_refusal(const QuantizedDescriptor& q) {
     if (q.float_dst || !q.conv.post_ops.empty())
         return "exact mode: a quantized case with a float dst or post-ops has no one right answer in f32 arithmetic; "
-               "bound mode judges it (docs/quantized.md, \"Float dst, rounded s32 and post-ops\")";
+               "bound mode judges it (docs/quantized.md, \"General output: float dst, rounded s32, post-ops\")";
     if (q.dst == IntegerType::s32 && !q.rounded_s32()) return "";
     const auto why = [&](const std::string& text) {
         return "exact mode holds a declared rule bit for bit, so its scales must give a multiplier M = ssc * wsc / "

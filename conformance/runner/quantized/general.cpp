@@ -1,4 +1,4 @@
-// Quantized convolution's general output (operation.hpp; docs/quantized.md, "Float dst, rounded s32 and post-ops"):
+// Quantized convolution's general output (operation.hpp; docs/quantized.md, "General output: float dst, rounded s32, post-ops"):
 // a float dst or post-ops on an int8 case, judged in bound mode against oneDNN's definition
 //   dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst
 // (reference/quantized_general_output.hpp quotes it).
@@ -211,7 +211,8 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
                                         q.f32_bias ? double(data.f32_bias[oc]) : 0.0, &steps);
         char text[160];
         std::string why = "dst" + coordinates_text(output_coordinates(d, std::int64_t(i))) + " = ";
-        std::snprintf(text, sizeof(text), "%.9g", got[i]);
+        if (q.float_dst) std::snprintf(text, sizeof(text), "%.9g", got[i]);
+        else std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(got[i]));  // an integer, whole
         why += text;
         if (q.float_dst) {
             std::snprintf(text, sizeof(text), ", want %.17g within %.3g", x[i], bound[i]);
