@@ -49,7 +49,7 @@ if(CONVCHECK_BUILD_TESTS)
     add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
   add_dependencies(runner_determinism_test convcheck_plugin_optimized)
-  add_dependencies(runner_quantized_general_test convcheck_plugin_reference)
+  add_dependencies(runner_quantized_general_test convcheck_plugin_reference convcheck_plugin_optimized)
   add_dependencies(runner_abi12_test convcheck_plugin_mutants convcheck_plugin_reference convcheck_plugin_optimized)
   # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables
   # merge back into exactly the unsharded run (same cases, seeds, statuses), and merge's checks hold.

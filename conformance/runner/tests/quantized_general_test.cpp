@@ -54,6 +54,11 @@ TEST(QuantizedGeneral, ReferencePassesEveryDesignedCase) {
         expect_passed("reference", {}, descriptor);
 }
 
+// The optimized plugin: its exact integer accumulator, then the general output in f32 (optimized_plugin.cpp).
+TEST(QuantizedGeneral, OptimizedPassesTheCasesItTakes) {
+    for (const char* descriptor : {kReluSum, kLinearS8, kFloatDstS32Bias, kS32PostOps}) expect_passed("optimized", {}, descriptor);
+}
+
 TEST(QuantizedGeneral, MutantsBaselinePasses) {
     for (const char* descriptor : {kReluSum, kLinearS8, kFloatDstS32Bias, kS32PostOps}) expect_passed("mutants", {"mutant=none"}, descriptor);
 }
