@@ -86,6 +86,12 @@ std::int64_t QuantizedDescriptor::products_per_output() const {
     return n;
 }
 
+bool QuantizedDescriptor::rounded_s32() const {
+    if (dst != IntegerType::s32 || float_dst) return false;
+    return src_scale != 1.0f || dst_scale != 1.0f || dst_zero_point != 0 || f32_bias || !conv.post_ops.empty() ||
+           (per_channel_scales ? true : weights_scale != 1.0f);
+}
+
 void validate(const QuantizedDescriptor& q) {
     validate(q.conv);
     if (q.conv.pass != Pass::forward)
@@ -105,17 +111,15 @@ void validate(const QuantizedDescriptor& q) {
     check_scale("dsc", q.dst_scale);
     check_in_range("szp", q.src_zero_point, q.src, "src");
     check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
-    if (q.dst == IntegerType::s32) {
-        // ConvInteger: the accumulator itself, nothing to requantize
-        if (q.dst_scale != 1.0f) throw ConvError("dsc", float_text(q.dst_scale), "an s32 dst is the accumulator: dsc=1");
-        if (q.dst_zero_point != 0)
-            throw ConvError("dzp", std::to_string(q.dst_zero_point), "an s32 dst is the accumulator: dzp=0");
-        if (q.narrowed()) throw ConvError("lo/hi", "given", "an s32 dst is the accumulator: no lo/hi");
-    }
+    if (q.float_dst && *q.float_dst != DataType::f32 && *q.float_dst != DataType::bf16 && *q.float_dst != DataType::f16)
+        throw ConvError("dt", std::string(to_string(*q.float_dst)), "a float dst is f32, bf16 or f16");
+    if (q.float_dst && q.dst != IntegerType::s32)
+        throw ConvError("dt", "a float dst", "its integer type is unused (s32)");
+    // an s32 dst (the accumulator, or oneDNN's rounded value saturated to s32) and a float dst take no lo/hi
+    if (q.dst == IntegerType::s32 && q.narrowed())
+        throw ConvError("lo/hi", "given", "an s32 or float dst takes its whole range: no lo/hi");
     if (q.f32_bias && !q.conv.has_bias)
         throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
-    if (q.f32_bias && q.dst == IntegerType::s32)
-        throw ConvError("bdt", "f32", "an s32 dst is the accumulator: its bias is s32 (an f32 bias needs a u8 or s8 dst)");
     check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
     check_in_range("lo", q.dst_min, q.dst, "dst");
     check_in_range("hi", q.dst_max, q.dst, "dst");
@@ -136,7 +140,7 @@ std::string to_string(const QuantizedDescriptor& q) {
     const std::size_t end = s.find(',', dt + 1);
     s = s.substr(0, dt) + (end == std::string::npos ? "" : s.substr(end));
     s += ",dt=" + std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
-         std::string(to_string(q.dst));
+         std::string(q.float_dst ? to_string(*q.float_dst) : to_string(q.dst));
     if (q.f32_bias) s += ",bdt=f32";
     s += ",ssc=" + float_text(q.src_scale) + ",szp=" + std::to_string(q.src_zero_point);
     std::string scales;
@@ -184,9 +188,12 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
                 if (colon == std::string::npos) break;
                 from = colon + 1;
             }
+            DataType float_dst = DataType::f32;
+            const bool is_float = types.size() == 3 && parse_data_type(types[2], &float_dst);
             if (types.size() != 3 || !parse_integer_type(types[0], &q.src) || !parse_integer_type(types[1], &q.weights) ||
-                !parse_integer_type(types[2], &q.dst))
-                throw ConvError("dt", value, "src:weights:dst, each u8, s8 or s32 (e.g. u8:s8:u8)");
+                !(is_float || parse_integer_type(types[2], &q.dst)))
+                throw ConvError("dt", value, "src:weights:dst, each u8, s8 or s32, dst also f32, bf16 or f16 (e.g. u8:s8:u8)");
+            if (is_float) q.float_dst = float_dst, q.dst = IntegerType::s32;
         } else if (key == "bdt") {
             if (value != "s32" && value != "f32")
                 throw ConvError("bdt", value, "the bias's type is s32 (in the accumulator) or f32 (after the scales)");

@@ -107,12 +107,11 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
                                        const std::array<std::string, 3>& t) {
     BenchdnnMapping m;
     const auto int8 = [](const std::string& x) { return x == "u8" || x == "s8"; };
-    if (!int8(t[0]) || !int8(t[1]) || !(int8(t[2]) || t[2] == "s32")) {
-        const bool float_dst = int8(t[0]) && int8(t[1]) && (t[2] == "f32" || t[2] == "bf16" || t[2] == "f16");
-        m.skip_reason = float_dst ? "--dt: an int8 convolution with a floating-point dst (u8:s8:f32); convcheck's "
-                                    "quantized descriptor has u8, s8 and s32 dst only"
-                                  : "--dt: integer types other than u8/s8 src and weights with a u8, s8 or s32 dst "
-                                    "(s32 or 4-bit inputs, integer and floating-point inputs mixed)";
+    // dst: u8, s8, s32 (the accumulator, or oneDNN's rounded s32 with scales, a bias or post-ops), or a float type
+    const bool float_dst = t[2] == "f32" || t[2] == "bf16" || t[2] == "f16";
+    if (!int8(t[0]) || !int8(t[1]) || !(int8(t[2]) || t[2] == "s32" || float_dst)) {
+        m.skip_reason = "--dt: integer types other than u8/s8 src and weights with a u8, s8, s32, f32, bf16 or f16 dst "
+                        "(s32 or 4-bit inputs, integer and floating-point inputs mixed)";
         return m;
     }
     // Every other option as benchdnn reads it for an f32 case: the direction, the layouts, the algorithm, the
@@ -121,16 +120,10 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
     as_float.dt = "f32";
     as_float.cfg.clear();
     as_float.attr[static_cast<int>(BenchdnnAttr::scales)].clear();
-    as_float.attr[static_cast<int>(BenchdnnAttr::zero_points)].clear();
-    as_float.attr[static_cast<int>(BenchdnnAttr::post_ops)].clear();
+    as_float.attr[static_cast<int>(BenchdnnAttr::zero_points)].clear();  // the post-ops as a float case's (po=)
     const BenchdnnMapping f = map_benchdnn_case(as_float, problem);
     if (!f.descriptor) {
         m.skip_reason = f.skip_reason;
-        return m;
-    }
-    if (!s.attr[static_cast<int>(BenchdnnAttr::post_ops)].empty()) {
-        m.skip_reason = "--attr-post-ops: post-ops on an int8 case; oneDNN applies them to the scaled f32 result "
-                        "before the dst scale and zero point, and convcheck's quantized descriptor has no post-ops";
         return m;
     }
     const ConvDescriptor& d = *f.descriptor;
@@ -146,11 +139,6 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
                         "f32 bias after the scales (bdt=f32) or an s32 one in the accumulator";
         return m;
     }
-    if (d.has_bias && t[2] == "s32") {
-        m.skip_reason = "--dir=FWD_B (or --bia-dt) with an s32 dst: oneDNN adds the f32 bias after the scales and rounds "
-                        "to s32; convcheck's s32 dst is the accumulator itself (ONNX ConvInteger)";
-        return m;
-    }
     if (has_strides(d)) {
         m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on an int8 case; convcheck's quantized cases "
                         "take ncx/nxc and oix/xio";
@@ -163,7 +151,9 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
     q.f32_bias = d.has_bias;
     parse_integer_type(t[0], &q.src);
     parse_integer_type(t[1], &q.weights);
-    parse_integer_type(t[2], &q.dst);
+    DataType float_type = DataType::f32;
+    if (float_dst && parse_data_type(t[2], &float_type)) q.float_dst = float_type, q.dst = IntegerType::s32;
+    else parse_integer_type(t[2], &q.dst);
     q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
     if (std::string why = apply_scales(s.attr[static_cast<int>(BenchdnnAttr::scales)], q); !why.empty()) {
         m.skip_reason = why;
@@ -171,11 +161,6 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
     }
     if (std::string why = apply_zero_points(s.attr[static_cast<int>(BenchdnnAttr::zero_points)], q); !why.empty()) {
         m.skip_reason = why;
-        return m;
-    }
-    if (q.dst == IntegerType::s32 && (q.src_scale != 1.0f || q.weights_scale != 1.0f || q.per_channel_scales)) {
-        m.skip_reason = "--attr-scales with an s32 dst: oneDNN rounds the scaled sum to s32, and convcheck's s32 dst "
-                        "is the accumulator itself (ONNX ConvInteger)";
         return m;
     }
     try {

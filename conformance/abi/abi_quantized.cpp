@@ -4,6 +4,7 @@
 #include <string>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_post_ops.hpp"
 
 namespace convcheck::runner {
 
@@ -32,7 +33,7 @@ std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<f
     d.src_dtype = abi_dtype(q.src);
     d.weights_dtype = abi_dtype(q.weights);
     d.bias_dtype = q.f32_bias ? CONVCHECK_F32 : CONVCHECK_S32;
-    d.dst_dtype = abi_dtype(q.dst);
+    d.dst_dtype = q.float_dst ? static_cast<std::int32_t>(*q.float_dst) : abi_dtype(q.dst);  // 1.7: a float dst
     const bool one_type = d.src_dtype == d.weights_dtype && d.src_dtype == d.dst_dtype &&
                           (!q.conv.has_bias || d.dst_dtype == CONVCHECK_S32);
     d.dtype = one_type ? d.dst_dtype : CONVCHECK_DTYPE_MIXED;
@@ -52,13 +53,22 @@ IntegerType integer_type(const char* tensor, std::int32_t dtype) {
 }  // namespace
 
 QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
-    if (desc.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next) || desc.next == nullptr ||
-        desc.next->tag != CONVCHECK_EXTENSION_QUANTIZATION ||
-        desc.next->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_max))
-        throw ConvError("next", "no quantization extension", "a quantized case carries one (ABI 1.5)");
-    const auto& e = *reinterpret_cast<const convcheck_quantization*>(desc.next);
-    if (e.header.next != nullptr)
-        throw ConvError("next", "tag " + std::to_string(e.header.next->tag), "no extension is known beside the quantization");
+    // the chain: the quantization extension, and (1.7) the post-ops extension beside it, in either order
+    const convcheck_quantization* found = nullptr;
+    const convcheck_extension* post_ops = nullptr;
+    if (desc.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next))
+        for (const convcheck_extension* x = desc.next; x != nullptr; x = x->next) {
+            if (x->tag == CONVCHECK_EXTENSION_QUANTIZATION && !found &&
+                x->struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_max))
+                found = reinterpret_cast<const convcheck_quantization*>(x);
+            else if (x->tag == CONVCHECK_EXTENSION_POST_OPS && !post_ops)
+                post_ops = x;
+            else
+                throw ConvError("next", "tag " + std::to_string(x->tag),
+                                "a quantized case's chain holds the quantization extension and at most the post-ops one");
+        }
+    if (found == nullptr) throw ConvError("next", "no quantization extension", "a quantized case carries one (ABI 1.5)");
+    const convcheck_quantization& e = *found;
     QuantizedCase c;
     // the geometry through the float reader: its dtypes f32, no chain
     convcheck_conv_desc geometry = desc;
@@ -69,7 +79,10 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
         throw ConvError("prop_kind", std::to_string(desc.prop_kind), "a quantized convolution is a forward pass");
     c.q.src = integer_type("src", desc.src_dtype);
     c.q.weights = integer_type("weights", desc.weights_dtype);
-    c.q.dst = integer_type("dst", desc.dst_dtype);
+    if (desc.dst_dtype == CONVCHECK_F32 || desc.dst_dtype == CONVCHECK_BF16 || desc.dst_dtype == CONVCHECK_F16)
+        c.q.float_dst = static_cast<DataType>(desc.dst_dtype), c.q.dst = IntegerType::s32;  // 1.7
+    else
+        c.q.dst = integer_type("dst", desc.dst_dtype);
     if (desc.has_bias && desc.bias_dtype != CONVCHECK_S32 && desc.bias_dtype != CONVCHECK_F32)
         throw ConvError("bias_dtype", abi_dtype_name(desc.bias_dtype),
                         "a quantized bias is s32 (in the accumulator) or f32 (after the scales)");
@@ -89,6 +102,13 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     c.q.dst_zero_point = e.dst_zero_point;
     c.q.dst_min = e.dst_min;
     c.q.dst_max = e.dst_max;
+    if (post_ops) {  // the post-ops through the float reader, alone on a chain of their own
+        convcheck_post_ops alone = *reinterpret_cast<const convcheck_post_ops*>(post_ops);
+        alone.header.next = nullptr;
+        convcheck_conv_desc with_ops = geometry;
+        with_ops.next = &alone.header;
+        c.q.conv.post_ops = post_ops_from_abi(with_ops);
+    }
     return c;
 }
 

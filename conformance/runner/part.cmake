@@ -45,10 +45,11 @@ if(CONVCHECK_BUILD_TESTS)
 endif()
 if(CONVCHECK_BUILD_TESTS)
   foreach(t runner_expectations_test runner_kind_test runner_failure_details_test runner_determinism_test
-            runner_cc_backward_probe_test runner_transposed_claims_test)
+            runner_cc_backward_probe_test runner_transposed_claims_test runner_quantized_general_test)
     add_dependencies(${t} convcheck_plugin_mutants convcheck_plugin_faultzoo)
   endforeach()
   add_dependencies(runner_determinism_test convcheck_plugin_optimized)
+  add_dependencies(runner_quantized_general_test convcheck_plugin_reference convcheck_plugin_optimized)
   add_dependencies(runner_abi12_test convcheck_plugin_mutants convcheck_plugin_reference convcheck_plugin_optimized)
   # Sharding through the command line: shards from --shard and from the GoogleTest/Bazel variables
   # merge back into exactly the unsharded run (same cases, seeds, statuses), and merge's checks hold.

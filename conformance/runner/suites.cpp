@@ -125,9 +125,14 @@ std::vector<Case> expand(const std::string& suite, const std::vector<SuiteEntry>
                                             "' in mode invalid breaks no rule: that mode is for descriptors the backend "
                                             "must refuse");
             if (mode != accuracy::Mode::invalid) op.validate(base);  // ConvError names the rule
-            if (op.refused_entry)  // e.g. CC: a real-scale window the backend may decide either way (docs/cc.md)
-                if (const std::string why = op.refused_entry(base, mode); !why.empty())
+            // e.g. CC: a real-scale window the backend may decide either way (docs/cc.md). An entry that names the
+            // mode is refused; one that --mode forces into it (a general-output quantized case in exact mode) has no
+            // case there
+            if (op.refused_entry)
+                if (const std::string why = op.refused_entry(base, mode); !why.empty()) {
+                    if (!only_mode.empty() && e.modes.find(accuracy::mode_letter(mode)) == std::string::npos) continue;
                     throw std::invalid_argument("suite " + suite + ": " + op.name + " entry '" + e.descriptor + "': " + why);
+                }
             Case c = base;
             c.mode = mode;
             char id[32];

@@ -57,14 +57,20 @@ TEST(QuantizedDescriptor, RefusesEachBrokenRuleByItsKey) {
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,wzp=-129"), "wzp");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,lo=10,hi=5"), "lo");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,hi=256"), "hi");
-    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dzp=1"), "dzp");
-    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dsc=2"), "dsc");
+    // an s32 dst with a dst zero point or scale is oneDNN's rounded s32 (rounded_s32()), but takes no lo/hi; nor
+    // does a float dst, which is f32, bf16 or f16
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dzp=1"), "(accepted)");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dsc=2"), "(accepted)");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,lo=0,hi=10"), "lo/hi");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:f32,lo=0,hi=10"), "lo/hi");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:f64"), "dt");
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:u8,po=relu:nan"), "po");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=s32:s8:s32"), "dt");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dt=f32"), "dt");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,dir=bwd_d"), "dir");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,ssc=1,ssc=2"), "ssc");
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bdt=f32"), "bdt");                        // no bias
-    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bias=1,dt=u8:s8:s32,bdt=f32"), "bdt");    // s32 dst
+    EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bias=1,dt=u8:s8:s32,bdt=f32"), "(accepted)");  // a rounded s32
     EXPECT_EQ(key_of("qconv:c=2,o=2,in=4,k=3,bias=1,bdt=f16"), "bdt");
 }
 
@@ -90,4 +96,25 @@ TEST(QuantizedDescriptor, RefusesAReductionThatCanLeaveS32) {
         EXPECT_EQ(e.attribute(), "c/k");
         EXPECT_NE(e.rule().find("can leave s32"), std::string::npos) << e.rule();
     }
+}
+
+// The general output: a float dst prints as dst's type (its integer type unused, s32), post-ops as po=; an s32 dst is
+// rounded (oneDNN's) with any scale other than 1, a dst zero point, an f32 bias or post-ops, else the accumulator.
+TEST(QuantizedDescriptor, GeneralOutputPrintsAndReadsBack) {
+    const auto f = parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:bf16,ssc=0.5,po=relu+sum:0.5");
+    ASSERT_TRUE(f.float_dst.has_value());
+    EXPECT_EQ(*f.float_dst, DataType::bf16);
+    EXPECT_EQ(f.dst, IntegerType::s32);
+    EXPECT_TRUE(f.general_output());
+    EXPECT_FALSE(f.rounded_s32());  // a float dst, not an s32 one
+    EXPECT_EQ(parse_quantized_descriptor(to_string(f)), f) << to_string(f);
+    EXPECT_NE(to_string(f).find(",dt=u8:s8:bf16,"), std::string::npos) << to_string(f);
+    const auto rounded = [](const char* text) { return parse_quantized_descriptor(text).rounded_s32(); };
+    EXPECT_FALSE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,szp=3,wzp=1"));  // zero points of the inputs: in acc
+    EXPECT_TRUE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,ssc=0.5"));
+    EXPECT_TRUE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,wsc=oc"));
+    EXPECT_TRUE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,dzp=-4"));
+    EXPECT_TRUE(rounded("qconv:c=2,o=2,in=4,k=3,bias=1,dt=u8:s8:s32,bdt=f32"));
+    EXPECT_TRUE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,po=relu"));
+    EXPECT_FALSE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:u8,ssc=0.5"));  // u8: always requantized
 }

@@ -31,16 +31,17 @@ TEST(BenchdnnInt8, CasesAreQuantizedDescriptorsOrSkippedWithTheirReason) {
         {"scaled", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=s8:s8:s8,ssc=0.25,szp=3,wsc=oc,dsc=2,dzp=1", nullptr},
         {"grouped_nxc", "qconv:n=2,c=4,o=4,g=2,in=5x5,k=3x3,dt=s8:s8:s8,wsc=oc,wzp=1,data=nxc", nullptr},
         {"bias", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,bias=1,dt=u8:s8:u8,bdt=f32,ssc=0.5", nullptr},
-        {"bias", nullptr, "--dir=FWD_B (or --bia-dt) with an s32 dst"},
-        {"types", nullptr, "--dt: an int8 convolution with a floating-point dst"},
-        {"types", nullptr, "--dt: an int8 convolution with a floating-point dst"},
+        {"bias", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,bias=1,dt=u8:s8:s32,bdt=f32,ssc=0.5", nullptr},  // rounded s32
+        {"types", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:f32", nullptr},  // a float dst: the general output
+        {"types", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:bf16", nullptr},
         {"types", nullptr, "--dt: integer types other than u8/s8 src and weights"},
-        {"scaled_s32", nullptr, "--attr-scales with an s32 dst"},
+        {"scaled_s32", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:s32,ssc=0.5", nullptr},  // oneDNN's rounded s32
         {"zero_points", nullptr, "--attr-zero-points: src:per_dim_1 (zero points per channel)"},
         {"zero_points", nullptr, "--attr-zero-points: wei zero points of type s8"},
         {"scales", nullptr, "--attr-scales: src:per_dim_1"},
         {"scales", nullptr, "--attr-scales: dst scales of type f16"},
-        {"post_ops", nullptr, "--attr-post-ops"},
+        {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=relu+sum:0.5", nullptr},
+        {"post_ops", nullptr, "--attr-post-ops: `prelu:per_oc`"},  // an op convcheck lacks, on an int8 case too
         {"backward", nullptr, "--dir=BWD_D: an int8 backward pass"},
         {"zero_point_range", nullptr, "--dt/--attr-scales/--attr-zero-points: szp=300"},
     };

@@ -2,6 +2,7 @@
 #include "convcheck/reference/quantized_output.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -29,18 +30,23 @@ std::int32_t as_int32(std::int64_t acc) {
     return static_cast<std::int32_t>(acc);
 }
 
+// A real value of magnitude 2^40 or more saturates under every rule (no f32 rounding brings it back inside s32's
+// range): dst_max or dst_min by its sign. Keeps each rule's integer arithmetic inside int64 for a rounded s32 dst.
+bool beyond_every_range(double real) { return std::fabs(real) >= 0x1p40; }
+
 }  // namespace
 
 std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule) {
     const std::int32_t x = as_int32(acc);
-    if (q.dst == IntegerType::s32) return x;
+    if (q.dst == IntegerType::s32 && !q.rounded_s32()) return x;  // the accumulator itself (ONNX ConvInteger)
+    if (beyond_every_range(double(x) * multiplier)) return double(x) * multiplier > 0 ? q.dst_max : q.dst_min;
     return saturate(requantize_with_zero_point(x, multiplier, q.dst_zero_point, rule), 0,
                     static_cast<std::int32_t>(q.dst_min), static_cast<std::int32_t>(q.dst_max));
 }
 
 IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier) {
     const std::int32_t x = as_int32(acc);
-    if (q.dst == IntegerType::s32) return {x, x};
+    if (q.dst == IntegerType::s32 && !q.rounded_s32()) return {x, x};
     const IntegerWindow w = inexact_window(double(x) * multiplier, q.dst_zero_point);
     // the window is around r + zero_point already: saturate each end as the output is
     const auto clamp = [&](std::int64_t v) { return std::min(std::max(v, q.dst_min), q.dst_max); };
@@ -51,6 +57,8 @@ std::optional<std::int64_t> quantized_output_f32_bias(const QuantizedDescriptor&
                                                       float bias, Requantization rule) {
     const std::int32_t x = as_int32(acc);
     const float scale = static_cast<float>(multiplier), over = static_cast<float>(double(bias) / double(q.dst_scale));
+    if (beyond_every_range(double(x) * multiplier + double(over)))
+        return double(x) * multiplier + double(over) > 0 ? q.dst_max : q.dst_min;
     std::int64_t r = 0;
     if (rule == Requantization::nearest_even_f32)
         r = multiply_nearest_even_f32_with_bias(x, scale, over) + q.dst_zero_point;

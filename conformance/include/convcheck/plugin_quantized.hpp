@@ -26,45 +26,77 @@ inline const convcheck_quantization* quantization_of(const convcheck_conv_desc& 
     return nullptr;
 }
 
-// True when d is a quantized case: an integer dtype on any tensor, or a quantization extension. *why is then ""
-// when it is one as ABI 1.5 writes it (the forward pass; src and weights U8 or S8, bias S32, dst U8, S8 or S32;
-// the quantization extension, alone in the chain), else why a plugin declines it.
-inline bool quantized_case(const convcheck_conv_desc& d, std::string* why) {
+// True for the float dtypes a quantized dst may have (ABI 1.7): CONVCHECK_F32, BF16, F16.
+inline bool is_float_dst_dtype(int32_t dtype) {
+    return dtype == CONVCHECK_F32 || dtype == CONVCHECK_BF16 || dtype == CONVCHECK_F16;
+}
+
+// True when an S32 dst is oneDNN's rounded value (ABI 1.7), not the accumulator: a scale other than 1, a dst zero
+// point, or an F32 bias (post-ops too: the chain says so).
+inline bool rounded_s32_dst(const convcheck_conv_desc& d, const convcheck_quantization& q) {
+    if (tensor_dtypes(d).dst != CONVCHECK_S32) return false;
+    bool scaled = q.src_scale != 1.0f || q.dst_scale != 1.0f || q.dst_zero_point != 0;
+    for (int64_t o = 0; o < q.weights_scale_count; ++o) scaled = scaled || q.weights_scales[o] != 1.0f;
+    return scaled || (d.has_bias && tensor_dtypes(d).bias == CONVCHECK_F32);
+}
+
+// The rules of a quantized case a plugin takes: ABI 1.5's, an F32 bias when f32_bias, and 1.7's general output
+// (a float dst, a rounded s32 dst, the post-ops extension beside the quantization) when general.
+inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why, bool f32_bias, bool general) {
     const TensorDtypes t = tensor_dtypes(d);
     const convcheck_quantization* q = quantization_of(d);
     if (!is_integer_dtype(t.src) && !is_integer_dtype(t.weights) && !is_integer_dtype(t.dst) && q == nullptr)
         return false;
     why->clear();
+    std::string beside;  // an extension other than the quantization, and whether it is the post-ops
+    bool post_ops = false;
+    for (const convcheck_extension* e = extensions(d); e != nullptr; e = e->next)
+        if (e != &q->header) {
+            post_ops = post_ops || e->tag == CONVCHECK_EXTENSION_POST_OPS;
+            if (e->tag != CONVCHECK_EXTENSION_POST_OPS || !general) beside = std::to_string(e->tag);
+        }
     if (prop_kind(d) != CONVCHECK_FORWARD) *why = "a quantized convolution is a forward pass";
     else if (q == nullptr) *why = "integer dtypes without the quantization extension (ABI 1.5)";
-    else if (q->header.next != nullptr) *why = "an extension beside the quantization: unknown tag " + std::to_string(q->header.next->tag);
+    else if (!beside.empty())
+        *why = post_ops && !general ? "post-ops on a quantized case (ABI 1.7): the plugin does not take them"
+                                    : "an extension beside the quantization: unknown tag " + beside;
     else if ((t.src != CONVCHECK_U8 && t.src != CONVCHECK_S8) || (t.weights != CONVCHECK_U8 && t.weights != CONVCHECK_S8))
         *why = "quantized src and weights are u8 or s8";
-    else if (!is_integer_dtype(t.dst)) *why = "a quantized dst is u8, s8 or s32 (a float dst is not taken)";
-    else if (d.has_bias && t.bias == CONVCHECK_F32) *why = "a quantized bias is s32 (the plugin takes no f32 bias added after the scales)";
-    else if (d.has_bias && t.bias != CONVCHECK_S32) *why = "a quantized bias is s32";
+    else if (!is_integer_dtype(t.dst) && !(general && is_float_dst_dtype(t.dst)))
+        *why = general ? "a quantized dst is u8, s8, s32, f32, bf16 or f16" : "a quantized dst is u8, s8 or s32 (a float dst is not taken)";
+    else if (d.has_bias && t.bias == CONVCHECK_F32 && !f32_bias)
+        *why = "a quantized bias is s32 (the plugin takes no f32 bias added after the scales)";
+    else if (d.has_bias && t.bias != CONVCHECK_S32 && t.bias != CONVCHECK_F32) *why = "a quantized bias is s32";
+    else if (d.has_bias && t.bias == CONVCHECK_F32 && !general && t.dst != CONVCHECK_U8 && t.dst != CONVCHECK_S8)
+        *why = "an f32 bias with a dst other than u8 or s8 (ABI 1.7): the plugin does not take it";
+    else if (!general && rounded_s32_dst(d, *q))
+        *why = "an s32 dst with scales, a dst zero point or an f32 bias is oneDNN's rounded s32 (ABI 1.7); the plugin's "
+               "s32 dst is the accumulator";
     return true;
 }
+
+// True when d is a quantized case: an integer dtype on any tensor, or a quantization extension. *why is then ""
+// when it is one as ABI 1.5 writes it (the forward pass; src and weights U8 or S8, bias S32, dst U8, S8 or S32 the
+// accumulator; the quantization extension, alone in the chain), else why a plugin declines it.
+inline bool quantized_case(const convcheck_conv_desc& d, std::string* why) { return quantized_case_rules(d, why, false, false); }
 // quantized_case, also taking an F32 bias (added after the scales, quantization.h) with a U8 or S8 dst: for a plugin
 // whose query and prepare compute it (add_quantized<Prepare>(true)).
 inline bool quantized_case_with_f32_bias(const convcheck_conv_desc& d, std::string* why) {
-    if (!quantized_case(d, why)) return false;
-    const TensorDtypes t = tensor_dtypes(d);
-    if (!why->empty() && d.has_bias && t.bias == CONVCHECK_F32 && (t.dst == CONVCHECK_U8 || t.dst == CONVCHECK_S8)) {
-        convcheck_conv_desc s32 = d;  // the rest of the rules, read with the bias as S32
-        s32.bias_dtype = CONVCHECK_S32;
-        quantized_case(s32, why);
-    }
-    return true;
+    return quantized_case_rules(d, why, true, false);
+}
+// Every quantized case of ABI 1.7: an F32 bias, a float dst, a rounded s32 dst, post-ops (add_quantized(true, true)).
+inline bool quantized_case_general(const convcheck_conv_desc& d, std::string* why) {
+    return quantized_case_rules(d, why, true, true);
 }
 
 // Lets add_conv's entries (plugin_support.hpp) pass quantized cases to the plugin's query and prepare, which
 // then compute them (quantization_of gives the extension). Call after add_conv<Prepare>.
 // f32_bias: the plugin also computes an F32 bias added after the scales (quantization.h); without it such a case is
 // declined before its query ("a quantized bias is s32").
+// general: also the general output of ABI 1.7 (a float dst, a rounded s32 dst, post-ops: quantization.h).
 template <PrepareFn Prepare>
-void add_quantized(bool f32_bias = false) {
-    quantized_gate<PrepareTag<Prepare>> = f32_bias ? quantized_case_with_f32_bias : quantized_case;
+void add_quantized(bool f32_bias = false, bool general = false) {
+    quantized_gate<PrepareTag<Prepare>> = general ? quantized_case_general : f32_bias ? quantized_case_with_f32_bias : quantized_case;
 }
 
 // A plan's own copy of a case's quantization and its weights scales: the runner's are valid as the descriptor,

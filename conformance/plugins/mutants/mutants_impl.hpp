@@ -1,6 +1,7 @@
 // Internal to the mutants plugin: the two computations it offers, each with its mutants.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "convcheck/plugin.h"
@@ -11,6 +12,9 @@ namespace convcheck::mutants {
 // dst of one quantized convolution (ABI 1.5; mutants_quantized.cpp): q is the case's quantization.
 void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantization& q, const convcheck_conv_args& args,
                        Mutant mutant);
+// Why the plugin declines a quantized case of ABI 1.7's general output (an f32 bias, a bf16/f16 dst, a rounded s32
+// dst without post-ops, a post-op other than relu, clip, linear, sum), or "" (mutants_quantized.cpp).
+std::string quantized_general_unsupported(const convcheck_conv_desc& desc, const convcheck_quantization& q);
 // dst of one discrete convolution (mutants_conv.cpp); `threads` is the instance's num_threads.
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads);
 // Elements from dst's first to one past its last, gaps included (ABI 1.2 strides); its element count when dense.

@@ -89,6 +89,10 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     if (mutant_of(plugin) == Mutant::q_zero_point_after_rounding)  // declares the zero point added before rounding
         mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
+    // post-ops on a quantized case only (ABI 1.7, mutants_quantized.cpp): a float case's chain is declined
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM);
+    mine.eltwise_algorithms =
+        CONVCHECK_BIT(CONVCHECK_ELTWISE_RELU) | CONVCHECK_BIT(CONVCHECK_ELTWISE_CLIP) | CONVCHECK_BIT(CONVCHECK_ELTWISE_LINEAR);
     if (mutant_of(plugin) == Mutant::honest_s16_pairs || mutant_of(plugin) == Mutant::q_s16_pairs_declared_exact)
         mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S16_PAIRS;  // declared (quantization.h), and judged by it
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -121,7 +125,10 @@ std::string broken_rule(const convcheck_conv_desc& desc, Mutant m) {
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
-        if (quantization_of(*desc) != nullptr) return supported(out);  // add_conv's gate checked its form
+        if (const convcheck_quantization* q = quantization_of(*desc)) {  // add_conv's gate checked its form
+            const std::string why = convcheck::mutants::quantized_general_unsupported(*desc, *q);
+            return why.empty() ? supported(out) : unsupported(out, why);
+        }
         if ((desc->dtype < 0 || desc->dtype > 2) && desc->dtype != CONVCHECK_DTYPE_MIXED &&
             desc->dtype != CONVCHECK_F8_E4M3 && desc->dtype != CONVCHECK_F8_E5M2)
             return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
@@ -264,7 +271,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;
     add_conv<prepare>(a, conv_query);
-    add_quantized<prepare>();
+    add_quantized<prepare>(false, true);  // ABI 1.7's general output too; conv_query declines what it lacks
     add_backward<prepare, backward_query, backward_execute>(a);
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -4,9 +4,15 @@
 // multiplier and shift, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT; then + dzp, clamped to
 // [dst_min, dst_max]. Written here from gemmlowp's description, apart from the reference. Each q_* mutant is
 // one marked deviation.
+// The general output (ABI 1.7: an F32 dst, or post-ops on an integer or F32 dst), oneDNN's definition in double:
+//   dst = convert(post_ops(src_scale * weights_scale(oc) * acc) / dst_scale + dst_zero_point)
+// with the post-ops relu, clip, linear and sum (conv_query declines others), convert: the nearest integer (ties to
+// even) saturated to [dst_min, dst_max], or f32.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "convcheck/plugin_quantized.hpp"
 #include "mutants_problem.hpp"
@@ -57,6 +63,49 @@ std::int64_t requantize(std::int32_t acc, double real, Mutant m) {
     return rounding_divide_by_pot(doubling_high_mul(acc * (1 << left), multiplier), right);
 }
 
+// The post-ops extension on the chain, or NULL.
+const convcheck_post_ops* chain_post_ops(const convcheck_conv_desc& desc) {
+    for (const convcheck_extension* e = extensions(desc); e != nullptr; e = e->next)
+        if (e->tag == CONVCHECK_EXTENSION_POST_OPS) return reinterpret_cast<const convcheck_post_ops*>(e);
+    return nullptr;
+}
+
+// x (dst's units before the conversion) for the real value v; prior: dst's value before the call (a sum reads it)
+double general_output(const convcheck_post_ops* ops, const convcheck_quantization& q, double v, double prior, Mutant m) {
+    const auto quantize = [&](double r) { return r / double(q.dst_scale) + double(q.dst_zero_point); };
+    if (m == M::q_dst_zero_point_before_post_ops) v = quantize(v);
+    for (int64_t k = 0; ops != nullptr && k < ops->count; ++k) {
+        const convcheck_post_op& op = ops->ops[k];
+        if (op.kind == CONVCHECK_POST_OP_SUM) v += double(op.scale) * (prior - double(op.zero_point));
+        else if (op.algorithm == CONVCHECK_ELTWISE_RELU) v = v > 0 ? v : double(op.alpha) * v;
+        else if (op.algorithm == CONVCHECK_ELTWISE_CLIP) v = std::min(double(op.beta), std::max(double(op.alpha), v));
+        else v = double(op.alpha) * v + double(op.beta);  // LINEAR
+    }
+    return m == M::q_dst_zero_point_before_post_ops ? v : quantize(v);
+}
+
+}  // namespace
+
+std::string quantized_general_unsupported(const convcheck_conv_desc& desc, const convcheck_quantization& q) {
+    const TensorDtypes t = tensor_dtypes(desc);
+    if (desc.has_bias && t.bias != CONVCHECK_S32) return "the mutants plugin's quantized bias is s32";
+    if (is_float_dst_dtype(t.dst) && t.dst != CONVCHECK_F32) return "the mutants plugin's float quantized dst is f32";
+    const convcheck_post_ops* ops = chain_post_ops(desc);
+    if (ops == nullptr && rounded_s32_dst(desc, q))
+        return "the mutants plugin's s32 dst without post-ops is the accumulator (no rounded s32)";
+    for (int64_t k = 0; ops != nullptr && k < ops->count; ++k) {
+        const convcheck_post_op& op = ops->ops[k];
+        const bool taken = op.kind == CONVCHECK_POST_OP_SUM ||
+                           (op.kind == CONVCHECK_POST_OP_ELTWISE &&
+                            (op.algorithm == CONVCHECK_ELTWISE_RELU || op.algorithm == CONVCHECK_ELTWISE_CLIP ||
+                             op.algorithm == CONVCHECK_ELTWISE_LINEAR));
+        if (!taken) return "the mutants plugin's quantized post-ops are relu, clip, linear and sum";
+    }
+    return "";
+}
+
+namespace {
+
 std::int32_t saturate_s16(std::int64_t v) {
     return static_cast<std::int32_t>(std::min<std::int64_t>(std::max<std::int64_t>(v, -32768), 32767));
 }
@@ -74,6 +123,8 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
     // q_s16_pairs does so while declaring s32, honest_s16_pairs declares it (for u8 src and s8 weights without a
     // weights zero point, where the accumulator is defined)
     const bool u8_s8 = t.src == CONVCHECK_U8 && t.weights == CONVCHECK_S8;
+    const convcheck_post_ops* ops = chain_post_ops(desc);
+    const bool float_dst = t.dst == CONVCHECK_F32, general = float_dst || ops != nullptr;
     const bool pairs = (m == M::q_s16_pairs && u8_s8) || (m == M::honest_s16_pairs && u8_s8 && zw == 0);
     // tap kx of output pixel y: false in the padding, else its input pixel's flat offset in *xs
     const auto tap_source = [&p](const Dims& y, long long kx, long long* xs) {
@@ -119,6 +170,17 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                 acc += raw;
                 const std::int64_t bias = desc.has_bias ? load_integer(args.bias, CONVCHECK_S32, oc) : 0;
                 std::int64_t v = acc + (m == M::q_bias_after_requantization ? 0 : bias);
+                if (general) {
+                    const long long at = p.dst_index(n, oc, o);
+                    const double prior = float_dst ? double(static_cast<const float*>(args.dst)[at])
+                                                   : double(load_integer(args.dst, t.dst, at));
+                    const double x = general_output(ops, q, double(q.src_scale) * double(weights_scale(q, oc)) * double(v),
+                                                    prior, m);
+                    if (float_dst) static_cast<float*>(args.dst)[at] = static_cast<float>(x);
+                    else store_integer(args.dst, t.dst, at, static_cast<std::int64_t>(std::nearbyint(
+                                                                std::min(std::max(x, double(q.dst_min)), double(q.dst_max)))));
+                    continue;
+                }
                 if (t.dst != CONVCHECK_S32) {
                     const long long scale_channel = m == M::q_channel_scale_in_group ? oc % p.OCg : oc;
                     const double real = double(q.src_scale) * double(weights_scale(q, scale_channel)) / double(q.dst_scale);

@@ -513,7 +513,7 @@ const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // forward: each tensor's own data type
     support::add_conv<prepare>(a, conv_query);
-    support::add_quantized<prepare>(true);  // an f32 bias too (onednn_quantized.cpp)
+    support::add_quantized<prepare>(true, true);  // an f32 bias, ABI 1.7's general output (onednn_quantized.cpp)
     support::add_post_ops<prepare>(convcheck_onednn::post_ops_accepts);
     support::add_backward<prepare, backward_query, backward_execute>(a);
     support::add_conv_transposed<convcheck_onednn::transposed_query, convcheck_onednn::transposed_execute>(a);

@@ -19,6 +19,12 @@
 //   rounding    oneDNN adds the dst zero point in f32 and converts with round-to-nearest-even and saturation: the
 //               plugin declares CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT.
 //   pads        a pad outside oneDNN's rule (a negative one) would need the float adaptation's crop: declined.
+//   general     (ABI 1.7) a float dst (f32, bf16, f16 as oneDNN takes them) and an s32 dst with scales: the same
+//   output      output scales, converted by oneDNN to dst's type. Post-ops: oneDNN 2.6 has one output scale,
+//               src_scale * weights_scale / dst_scale, applied before the post-ops (dst = post_ops(output_scale *
+//               (acc + bias)) + dst zero point), where the case applies the dst scale and zero point after them;
+//               the two agree where dst_scale is 1 and the dst zero point 0, and the plugin takes post-ops only there
+//               (each as onednn_post_ops.cpp translates it, then the clip of a narrowed range).
 #include "onednn_quantized.hpp"
 
 #include <omp.h>
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "convcheck/plugin_quantized.hpp"
+#include "onednn_post_ops.hpp"
 
 namespace convcheck_onednn {
 
@@ -41,6 +48,19 @@ using dnnl::memory;
 
 // An f32 bias (quantization.h: added after the scales), as opposed to the s32 one in the accumulator.
 bool f32_bias(const convcheck_conv_desc& d) { return d.has_bias && d.bias_dtype == CONVCHECK_F32; }
+
+// The post-ops extension beside the quantization (ABI 1.7), or NULL.
+const convcheck_post_ops* chain_post_ops(const convcheck_conv_desc& d) {
+    for (const convcheck_extension* e = support::extensions(d); e != nullptr; e = e->next)
+        if (e->tag == CONVCHECK_EXTENSION_POST_OPS) return reinterpret_cast<const convcheck_post_ops*>(e);
+    return nullptr;
+}
+
+// A u8 or s8 dst whose range a fused activation narrows.
+bool narrowed(const convcheck_conv_desc& d, const convcheck_quantization& q) {
+    if (d.dst_dtype != CONVCHECK_U8 && d.dst_dtype != CONVCHECK_S8) return false;
+    return q.dst_min != (d.dst_dtype == CONVCHECK_U8 ? 0 : -128) || q.dst_max != (d.dst_dtype == CONVCHECK_U8 ? 255 : 127);
+}
 
 // Why the translation does not take the case, or "".
 std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& q) {
@@ -54,6 +74,14 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
     for (int a = 0; a < d.rank; ++a)
         if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
             return "a negative pad: the plugin's crop adaptation copies float tensors only";
+    if (const convcheck_post_ops* ops = chain_post_ops(d)) {
+        if (q.dst_scale != 1.0f || q.dst_zero_point != 0)
+            return "post-ops with a dst scale or zero point: oneDNN 2.6 applies one output scale (src_scale * "
+                   "weights_scale / dst_scale, primitive_attr::set_output_scales) before the post-ops, so its post-ops "
+                   "would see the value divided by dst_scale " + std::to_string(q.dst_scale) + " and before the dst "
+                   "zero point " + std::to_string(q.dst_zero_point) + "; the case applies both after them";
+        if (const std::string why = post_ops_accepts(d, *ops); !why.empty()) return why;
+    }
     if (f32_bias(d)) {
         const auto power_of_two = [](double v) { int e = 0; return std::frexp(v, &e) == 0.5; };
         const auto why = [](const std::string& what) {
@@ -96,13 +124,12 @@ dnnl::convolution_forward::primitive_desc make_pd(convcheck_plugin& p, const con
     attr.set_output_scales(q.weights_scale_count == 1 ? 0 : 1 << 1, scales);
     if (q.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zero_point});
     if (q.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zero_point});
-    const bool narrowed = d.dst_dtype != CONVCHECK_S32 &&
-                          (q.dst_min != (d.dst_dtype == CONVCHECK_U8 ? 0 : -128) ||
-                           q.dst_max != (d.dst_dtype == CONVCHECK_U8 ? 255 : 127));
-    if (narrowed) {
-        dnnl::post_ops ops;
-        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(q.dst_min - q.dst_zero_point),
-                           float(q.dst_max - q.dst_zero_point));
+    const convcheck_post_ops* chain = chain_post_ops(d);
+    if (chain != nullptr || narrowed(d, q)) {
+        dnnl::post_ops ops = chain != nullptr ? make_post_ops(d, *chain) : dnnl::post_ops();
+        if (narrowed(d, q))
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, float(q.dst_min - q.dst_zero_point),
+                               float(q.dst_max - q.dst_zero_point));
         attr.set_post_ops(ops);
     }
     return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
@@ -121,7 +148,8 @@ memory to_primitive(convcheck_plugin& p, memory user, const memory::desc& wanted
 
 struct QuantizedPrepared : convcheck_conv_plan {
     QuantizedPrepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
-        : convcheck_conv_plan(desc), plugin(plugin), quantization(*support::quantization_of(desc)) {
+        : convcheck_conv_plan(desc), plugin(plugin), quantization(*support::quantization_of(desc)),
+          ops(copy_of(chain_post_ops(desc))) {
         if (const std::string why = untaken(desc, quantization.q); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
         try {
@@ -158,7 +186,10 @@ struct QuantizedPrepared : convcheck_conv_plan {
                               const_cast<void*>(args.src));
         memory src = to_primitive(plugin, user_src, pd.src_desc());
         memory dst = user_dst.get_desc() == pd.dst_desc() ? user_dst : memory(pd.dst_desc(), plugin.engine);
+        // a sum post-op reads dst's prior content: into the primitive's layout first
+        if (ops != nullptr && has_sum(*ops) && dst != user_dst) dnnl::reorder(user_dst, dst).execute(plugin.stream, user_dst, dst);
         std::unordered_map<int, memory> call{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+        if (ops != nullptr) add_post_op_operands(plugin.engine, desc, *ops, args, call);
         call.emplace(DNNL_ARG_WEIGHTS, weights ? *weights : to_primitive(plugin, user_weights(args.weights), pd.weights_desc()));
         if (desc.has_bias) call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(plugin, user_bias(args.bias), pd.bias_desc()));
         const memory::desc scratchpad = pd.scratchpad_desc();
@@ -176,6 +207,18 @@ struct QuantizedPrepared : convcheck_conv_plan {
 
     convcheck_plugin& plugin;
     const support::QuantizationCopy quantization;  // the runner's extension is valid during prepare only
+    // the post-ops extension (ABI 1.7), or NULL: a copy, as the plan may outlive the runner's descriptor
+    std::vector<convcheck_post_op> op_list;
+    convcheck_post_ops ops_copy{};
+    const convcheck_post_ops* ops;
+    const convcheck_post_ops* copy_of(const convcheck_post_ops* given) {
+        if (given == nullptr) return nullptr;
+        op_list.assign(given->ops, given->ops + given->count);
+        ops_copy = *given;
+        ops_copy.header.next = nullptr;
+        ops_copy.ops = op_list.data();
+        return &ops_copy;
+    }
     dnnl::convolution_forward::primitive_desc pd;
     dnnl::convolution_forward primitive;
     std::optional<memory> weights, bias;

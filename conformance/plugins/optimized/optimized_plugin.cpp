@@ -7,10 +7,13 @@
 //   cc_method=<polyphase|chunked> forces one CC method, likewise
 //   requantization=<double_rounding|single_rounding|nearest_even_f32|nearest_even_f32_with_zero_point> the rule its quantized convolution
 //       (ABI 1.5, QuantizedPlan) follows and declares; nearest_even_f32_with_zero_point (oneDNN's) by default
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/abi/abi_quantized.hpp"
@@ -104,6 +107,10 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
                   CONVCHECK_BIT(CONVCHECK_F8_E4M3) | CONVCHECK_BIT(CONVCHECK_F8_E5M2);  // fp8: widened to f32 (dense_form)
     // quantized convolution (QuantizedPlan): dense NCX/NXC with OIX/XIO weights, exact int32 sums
     mine.requantization = abi_rule(instance_of(plugin).quantized.rounding);
+    // post-ops on a quantized case only (ABI 1.7, QuantizedPlan's general output): a float case's chain is declined
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM);
+    mine.eltwise_algorithms =
+        CONVCHECK_BIT(CONVCHECK_ELTWISE_RELU) | CONVCHECK_BIT(CONVCHECK_ELTWISE_CLIP) | CONVCHECK_BIT(CONVCHECK_ELTWISE_LINEAR);
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -187,6 +194,38 @@ struct DenseCopy {
     }
 };
 
+// ABI 1.7's general output of a quantized case (quantization.h): a float dst or post-ops. The plugin computes the
+// exact s32 accumulator with a QuantizedPlan whose scales are 1 (its dst the accumulator itself), then, in f32,
+//   v = f32(acc) * (src_scale * weights_scale(oc)), the post-ops in order, x = v / dst_scale + dst_zero_point
+// and stores x as f32, or its nearest integer (ties to even) saturated to [dst_min, dst_max].
+bool general_output(const convcheck::QuantizedDescriptor& q) { return q.float_dst || !q.conv.post_ops.empty(); }
+
+// Why the plugin declines a quantized case of the general output, or "".
+std::string general_unsupported(const convcheck::QuantizedDescriptor& q) {
+    if (q.f32_bias) return "quantized convolution: the optimized plugin's quantized bias is s32 (no f32 bias)";
+    if (q.float_dst && *q.float_dst != convcheck::DataType::f32)
+        return "quantized convolution: the optimized plugin's float dst is f32";
+    if (q.rounded_s32() && q.conv.post_ops.empty())
+        return "quantized convolution: an s32 dst with scales and no post-ops; the optimized plugin's s32 dst is the "
+               "accumulator";
+    for (const convcheck::PostOp& op : q.conv.post_ops)
+        if (!(op.kind == convcheck::PostOpKind::sum ||
+              (op.kind == convcheck::PostOpKind::eltwise &&
+               (op.eltwise == convcheck::EltwiseAlgorithm::relu || op.eltwise == convcheck::EltwiseAlgorithm::clip ||
+                op.eltwise == convcheck::EltwiseAlgorithm::linear))))
+            return "quantized convolution: the optimized plugin's post-ops are relu, clip, linear and sum";
+    return "";
+}
+
+// The accumulator's descriptor: q with every scale 1, no dst zero point, an s32 dst of its whole range, no post-ops.
+convcheck::QuantizedDescriptor accumulator_of(convcheck::QuantizedDescriptor q) {
+    q.dst = convcheck::IntegerType::s32, q.float_dst.reset();
+    q.src_scale = q.weights_scale = q.dst_scale = 1.0f, q.per_channel_scales = false, q.channel_scales.clear();
+    q.dst_zero_point = 0, q.dst_min = convcheck::lowest(q.dst), q.dst_max = convcheck::highest(q.dst);
+    q.conv.post_ops.clear();
+    return q;
+}
+
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
@@ -195,6 +234,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
             convcheck::validate(c.q);
             if (const std::string why = opt::why_layout_unsupported(c.q.conv); !why.empty())
                 return unsupported(out, "quantized convolution: " + why);
+            if (const std::string why = general_unsupported(c.q); !why.empty()) return unsupported(out, why);
             return supported(out);
         }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
@@ -281,19 +321,52 @@ struct Plan : convcheck_conv_plan {
 // the weights, once with the weights at prepare, else at every execute.
 struct QuantizedPlan : convcheck_conv_plan {
     QuantizedPlan(const convcheck_conv_desc& desc, const PrepareInputs& inputs, const opt::QuantizedOptions& options)
-        : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), options(options) {
+        : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), general(general_output(c.q)),
+          options(options) {
         if (inputs.weights != nullptr) plan.emplace(make(inputs.weights, inputs.bias));
     }
     opt::QuantizedPlan make(const void* weights, const void* bias) const {
+        static const float one[] = {1.0f};
+        if (general) return opt::QuantizedPlan(accumulator_of(c.q), one, weights, static_cast<const std::int32_t*>(bias), options);
         return opt::QuantizedPlan(c.q, c.weights_scales, weights, static_cast<const std::int32_t*>(bias), options);
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
         const opt::QuantizedPlan& p = plan ? *plan : once.emplace(make(args.weights, args.bias));
-        p.execute(args.src, args.dst);
-        write_implementation(&args, p.implementation());
+        if (!general) {
+            p.execute(args.src, args.dst);
+        } else {
+            const convcheck::ConvDescriptor& d = c.q.conv;
+            std::vector<std::int32_t> acc(static_cast<std::size_t>(d.dst_elements()));
+            p.execute(args.src, acc.data());  // dense, in dst's format: the same offsets as dst
+            std::int64_t spatial = 1;
+            for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
+            const int32_t t = tensor_dtypes(desc).dst;
+            convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+                const auto oc = static_cast<std::size_t>((flat / spatial) % d.out_channels);
+                const float scale = c.q.src_scale * c.weights_scales[c.weights_scales.size() == 1 ? 0 : oc];
+                float v = static_cast<float>(acc[static_cast<std::size_t>(offset)]) * scale;
+                const float prior = t == CONVCHECK_F32 ? static_cast<const float*>(args.dst)[offset]
+                                                       : static_cast<float>(load_integer(args.dst, t, offset));
+                for (const convcheck::PostOp& op : d.post_ops) {
+                    if (op.kind == convcheck::PostOpKind::sum) v = v + op.scale * (prior - static_cast<float>(op.zero_point));
+                    else if (op.eltwise == convcheck::EltwiseAlgorithm::relu) v = v > 0.0f ? v : op.alpha * v;
+                    else if (op.eltwise == convcheck::EltwiseAlgorithm::clip) v = std::min(op.beta, std::max(op.alpha, v));
+                    else v = op.alpha * v + op.beta;  // linear
+                }
+                const float x = v / c.q.dst_scale + static_cast<float>(c.q.dst_zero_point);
+                if (t == CONVCHECK_F32) {
+                    static_cast<float*>(args.dst)[offset] = x;
+                } else {  // saturated in double, so that s32's ends are exact
+                    const double clamped = std::min(std::max(double(x), double(c.q.dst_min)), double(c.q.dst_max));
+                    store_integer(args.dst, t, offset, static_cast<std::int64_t>(std::nearbyint(clamped)));
+                }
+            });
+        }
+        write_implementation(&args, p.implementation() + (general ? "+general_output_f32" : ""));
         return nullptr;
     }
     const convcheck::runner::QuantizedCase c;
+    const bool general;
     const opt::QuantizedOptions options;
     std::optional<opt::QuantizedPlan> plan, once;
 };
@@ -394,7 +467,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // forward: widened to f32, dst rounded once (dense_form)
     add_conv<prepare>(a, conv_query);
-    add_quantized<prepare>();  // ABI 1.5: QuantizedPlan
+    add_quantized<prepare>(false, true);  // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported)
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

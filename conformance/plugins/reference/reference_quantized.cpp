@@ -2,8 +2,11 @@
 // their layouts, the literal integer sum, each output requantized by the instance's rule.
 #include "reference_quantized.hpp"
 
+#include "convcheck/core/dtype.hpp"
 #include "convcheck/core/memory_layout.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_quantized.hpp"
+#include "convcheck/reference/quantized_general_output.hpp"
 #include "convcheck/reference/quantized_convolution.hpp"
 #include "convcheck/reference/quantized_output.hpp"
 
@@ -50,6 +53,37 @@ struct QuantizedPlan : convcheck_conv_plan {
         const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);
         std::int64_t spatial = 1;
         for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
+        if (q.float_dst || !d.post_ops.empty()) {  // ABI 1.7's general output, literally in double
+            ref::PostOpData post;
+            for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
+                const float* operand = post_op_operand(args, static_cast<int64_t>(k));
+                if (d.post_ops[k].kind != convcheck::PostOpKind::binary) post.operands.emplace_back();
+                else if (operand == nullptr)
+                    throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "post_op_operands: op " + std::to_string(k) + " has none");
+                else post.operands.push_back(ref::operand_to_canonical(d, d.post_ops[k], operand));
+            }
+            if (convcheck::has_sum(d.post_ops)) {  // dst_prev, read before dst is written
+                post.prior_dst.resize(static_cast<std::size_t>(d.dst_elements()));
+                convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+                    post.prior_dst[static_cast<std::size_t>(flat)] =
+                        q.float_dst ? convcheck::load_as_double(args.dst, *q.float_dst, offset)
+                                    : double(load_integer(args.dst, desc.dst_dtype, offset));
+                });
+            }
+            std::vector<double> out(static_cast<std::size_t>(d.dst_elements()));
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                const auto oc = static_cast<std::size_t>((std::int64_t(i) / spatial) % d.out_channels);
+                const double wsc = c.weights_scales[c.weights_scales.size() == 1 ? 0 : oc];
+                out[i] = ref::quantized_general_output(
+                    q, ref::quantized_real_value(q, post, std::int64_t(i), sums.acc[i], wsc, q.f32_bias ? f32_bias[oc] : 0.0));
+            }
+            convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+                if (q.float_dst) convcheck::store_from_double(args.dst, *q.float_dst, offset, out[static_cast<std::size_t>(flat)]);
+                else store_integer(args.dst, desc.dst_dtype, offset, static_cast<std::int64_t>(out[static_cast<std::size_t>(flat)]));
+            });
+            write_implementation(&args, "reference_integer_sum_f64_general_output");
+            return nullptr;
+        }
         convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
             const auto oc = static_cast<std::size_t>((flat / spatial) % d.out_channels);
             store_integer(args.dst, desc.dst_dtype, offset,
@@ -84,9 +118,10 @@ int32_t abi_rule(Requantization rule) {
 std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantization rule) {
     const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(desc);
     convcheck::validate(c.q);  // throws ConvError -> error value
-    if (c.q.f32_bias && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, rule))
-        return std::string("an f32 bias is added in f32 after the scales: ") + convcheck::reference::to_string(rule) +
-               " is integer arithmetic and has none (docs/quantized.md)";
+    const bool general = c.q.float_dst || !c.q.conv.post_ops.empty();  // computed in double, whatever the rule
+    if (!general && (c.q.f32_bias || c.q.rounded_s32()) && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, rule))
+        return std::string("an f32 bias and a rounded s32 dst are oneDNN's f32 arithmetic: ") +
+               convcheck::reference::to_string(rule) + " is integer arithmetic and has neither (docs/quantized.md)";
     const convcheck::ConvDescriptor& d = c.q.conv;
     // the integers as int32 and, per output, four int64 sums
     const double copies = 4.0 * (double(d.src_elements()) + double(d.weights_elements())) + 32.0 * double(d.dst_elements());

@@ -79,6 +79,11 @@ reference::PostOpData make_post_op_data(const ConvDescriptor& d, accuracy::Mode 
 std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
                                std::span<const double> y);
 // Bound mode: each output's allowed |got - want|, the convolution's bound carried through the chain.
+// One output's value v (exact, before the chain; after it on return) within e of the backend's, carried through
+// the chain as above: the bound after the last op, before the rounding to dst (post_op_bounds and the quantized
+// general output share it).
+double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
+                           std::int64_t at, double& v, double e, std::string* undetermined = nullptr);
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,

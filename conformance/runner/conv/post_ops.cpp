@@ -253,80 +253,86 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
     return "";
 }
 
+double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
+                           std::int64_t at, double& v, double e, std::string* undetermined) {
+    const double u = accuracy::accumulation_roundoff(c);
+    const double tiny = c.accumulation_is_f64 ? 0x1p-1074 : std::ldexp(1.0, -149);  // one ulp of the subnormals
+    const auto i = static_cast<std::size_t>(at);
+    for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
+        const PostOp& op = d.post_ops[k];
+        double spread = e, own = 0.0, next = v;
+        switch (op.kind) {
+            case PostOpKind::eltwise: {
+                next = reference::eltwise(op, v);
+                if (outside_domain(op, v - e, v + e) && !outside_domain(op, v + e, v + e) && undetermined &&
+                    undetermined->empty())
+                    *undetermined = "bound mode: before post-op " + to_string(op) + " output " + std::to_string(i) +
+                                    " is " + std::to_string(v) + ", within its error bound " + std::to_string(e) +
+                                    " of the edge of the op's domain, where the result is not determined";
+                // wholly outside the domain: the result is NaN, and no error of the backend's moves it
+                spread = outside_domain(op, v + e, v + e) && e > 0.0 ? 0.0 : eltwise_spread(op, v, e);
+                const double r = std::fabs(next) + spread;
+                const bool exact_op = op.eltwise == EltwiseAlgorithm::clip || op.eltwise == EltwiseAlgorithm::round ||
+                                      op.eltwise == EltwiseAlgorithm::abs ||
+                                      (op.eltwise == EltwiseAlgorithm::relu && op.alpha == 0.0f);
+                if (transcendental(op.eltwise))
+                    own = ulp_budget(op.eltwise) * (2.0 * u * r + tiny) +
+                          (op.eltwise == EltwiseAlgorithm::elu ? 2.0 * u * std::fabs(double(op.alpha)) : 0.0) +
+                          (op.eltwise == EltwiseAlgorithm::soft_relu ? u * (std::fabs(v) + e) : 0.0);  // alpha x
+                else if (op.eltwise == EltwiseAlgorithm::linear)
+                    own = u * std::fabs(double(op.alpha)) * (std::fabs(v) + e) + u * r + 2 * tiny;
+                else if (op.eltwise == EltwiseAlgorithm::hardsigmoid || op.eltwise == EltwiseAlgorithm::hardswish_ab) {
+                    const double x = std::fabs(v) + e;
+                    const double inner = u * std::fabs(double(op.alpha)) * x +
+                                         u * (std::fabs(double(op.alpha) * v + double(op.beta)) + std::fabs(double(op.alpha)) * e) +
+                                         2 * tiny;
+                    own = op.eltwise == EltwiseAlgorithm::hardsigmoid ? inner : x * inner + u * r + tiny;
+                }
+                else if (!exact_op)
+                    own = u * r + tiny;
+                break;
+            }
+            case PostOpKind::sum: {
+                const double p = data.prior_dst[i] - double(op.zero_point);
+                next = v + double(op.scale) * p;
+                own = 2.0 * u * std::fabs(double(op.scale)) * (std::fabs(data.prior_dst[i]) + std::fabs(double(op.zero_point))) +
+                      u * (std::fabs(next) + e) + 3 * tiny;
+                break;
+            }
+            case PostOpKind::binary: {
+                const double b = reference::operand_at(d, op, data.operands[k], at);
+                next = reference::binary(op.binary, v, b);
+                if (op.binary == BinaryAlgorithm::mul) spread = std::fabs(b) * e;
+                if (op.binary == BinaryAlgorithm::div) spread = e / std::fabs(b);
+                if (op.binary != BinaryAlgorithm::max && op.binary != BinaryAlgorithm::min)
+                    own = u * (std::fabs(next) + spread) + tiny;
+                break;
+            }
+            case PostOpKind::prelu: {  // x > 0 ? x : w x: Lipschitz max(1, |w|), one rounding where x < 0
+                const double w = reference::operand_at(d, op, data.operands[k], at);
+                next = reference::prelu(v, w);
+                spread = (v - e > 0.0 ? 1.0 : v + e < 0.0 ? std::fabs(w) : std::max(1.0, std::fabs(w))) * e;
+                if (v - e <= 0.0) own = u * (std::fabs(next) + spread) + tiny;
+                break;
+            }
+        }
+        v = next;
+        e = spread + own;
+    }
+    return e;
+}
+
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
                                    std::string* undetermined) {
-    const double u = accuracy::accumulation_roundoff(c);
-    const double tiny = c.accumulation_is_f64 ? 0x1p-1074 : std::ldexp(1.0, -149);  // one ulp of the subnormals
     const accuracy::BoundScale scale = accuracy::bound_scale(c, magnitude, terms);
     std::vector<double> bounds(y.size());
     for (std::size_t i = 0; i < y.size(); ++i) {
-        const auto at = static_cast<std::int64_t>(i);
         double v = y[i];
         // E0: the convolution's accumulated error (error_bound of an exact value 0: its M and n terms alone)
-        double e = accuracy::error_bound(c, 0.0, scale.magnitude(magnitude[i]), scale.terms(terms[i]));
-        for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
-            const PostOp& op = d.post_ops[k];
-            double spread = e, own = 0.0, next = v;
-            switch (op.kind) {
-                case PostOpKind::eltwise: {
-                    next = reference::eltwise(op, v);
-                    if (outside_domain(op, v - e, v + e) && !outside_domain(op, v + e, v + e) && undetermined &&
-                        undetermined->empty())
-                        *undetermined = "bound mode: before post-op " + to_string(op) + " output " + std::to_string(i) +
-                                        " is " + std::to_string(v) + ", within its error bound " + std::to_string(e) +
-                                        " of the edge of the op's domain, where the result is not determined";
-                    // wholly outside the domain: the result is NaN, and no error of the backend's moves it
-                    spread = outside_domain(op, v + e, v + e) && e > 0.0 ? 0.0 : eltwise_spread(op, v, e);
-                    const double r = std::fabs(next) + spread;
-                    const bool exact_op = op.eltwise == EltwiseAlgorithm::clip || op.eltwise == EltwiseAlgorithm::round ||
-                                          op.eltwise == EltwiseAlgorithm::abs ||
-                                          (op.eltwise == EltwiseAlgorithm::relu && op.alpha == 0.0f);
-                    if (transcendental(op.eltwise))
-                        own = ulp_budget(op.eltwise) * (2.0 * u * r + tiny) +
-                              (op.eltwise == EltwiseAlgorithm::elu ? 2.0 * u * std::fabs(double(op.alpha)) : 0.0) +
-                              (op.eltwise == EltwiseAlgorithm::soft_relu ? u * (std::fabs(v) + e) : 0.0);  // alpha x
-                    else if (op.eltwise == EltwiseAlgorithm::linear)
-                        own = u * std::fabs(double(op.alpha)) * (std::fabs(v) + e) + u * r + 2 * tiny;
-                    else if (op.eltwise == EltwiseAlgorithm::hardsigmoid || op.eltwise == EltwiseAlgorithm::hardswish_ab) {
-                        const double x = std::fabs(v) + e;
-                        const double inner = u * std::fabs(double(op.alpha)) * x +
-                                             u * (std::fabs(double(op.alpha) * v + double(op.beta)) + std::fabs(double(op.alpha)) * e) +
-                                             2 * tiny;
-                        own = op.eltwise == EltwiseAlgorithm::hardsigmoid ? inner : x * inner + u * r + tiny;
-                    }
-                    else if (!exact_op)
-                        own = u * r + tiny;
-                    break;
-                }
-                case PostOpKind::sum: {
-                    const double p = data.prior_dst[i] - double(op.zero_point);
-                    next = v + double(op.scale) * p;
-                    own = 2.0 * u * std::fabs(double(op.scale)) * (std::fabs(data.prior_dst[i]) + std::fabs(double(op.zero_point))) +
-                          u * (std::fabs(next) + e) + 3 * tiny;
-                    break;
-                }
-                case PostOpKind::binary: {
-                    const double b = reference::operand_at(d, op, data.operands[k], at);
-                    next = reference::binary(op.binary, v, b);
-                    if (op.binary == BinaryAlgorithm::mul) spread = std::fabs(b) * e;
-                    if (op.binary == BinaryAlgorithm::div) spread = e / std::fabs(b);
-                    if (op.binary != BinaryAlgorithm::max && op.binary != BinaryAlgorithm::min)
-                        own = u * (std::fabs(next) + spread) + tiny;
-                    break;
-                }
-                case PostOpKind::prelu: {  // x > 0 ? x : w x: Lipschitz max(1, |w|), one rounding where x < 0
-                    const double w = reference::operand_at(d, op, data.operands[k], at);
-                    next = reference::prelu(v, w);
-                    spread = (v - e > 0.0 ? 1.0 : v + e < 0.0 ? std::fabs(w) : std::max(1.0, std::fabs(w))) * e;
-                    if (v - e <= 0.0) own = u * (std::fabs(next) + spread) + tiny;
-                    break;
-                }
-            }
-            v = next;
-            e = spread + own;
-        }
+        const double e0 = accuracy::error_bound(c, 0.0, scale.magnitude(magnitude[i]), scale.terms(terms[i]));
+        const double e = carry_post_op_bound(d, c, data, static_cast<std::int64_t>(i), v, e0, undetermined);
         bounds[i] = accuracy::output_error_bound(c, v, e);
     }
     return bounds;

@@ -69,7 +69,10 @@ std::string quantized_refused_entry(const Case& c, Mode mode) {
 }
 
 std::string quantized_exact_refusal(const QuantizedDescriptor& q) {
-    if (q.dst == IntegerType::s32) return "";
+    if (q.float_dst || !q.conv.post_ops.empty())
+        return "exact mode: a quantized case with a float dst or post-ops has no one right answer in f32 arithmetic; "
+               "bound mode judges it (docs/quantized.md, \"General output: float dst, rounded s32, post-ops\")";
+    if (q.dst == IntegerType::s32 && !q.rounded_s32()) return "";
     const auto why = [&](const std::string& text) {
         return "exact mode holds a declared rule bit for bit, so its scales must give a multiplier M = ssc * wsc / "
                "dsc that f32, f64 and a Q31 multiplier all hold exactly: " + text + " (docs/quantized.md)";
@@ -98,9 +101,16 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     if (info.abi_major == 1 && info.abi_minor < 5)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has no integer data types (quantized convolution: ABI 1.5)";
+    if (q.general_output() && info.abi_major == 1 && info.abi_minor < 7)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has no float dst, rounded s32 dst or post-ops for a quantized case (ABI 1.7, quantization.h)";
     const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_dtype(t))) != 0; };
-    for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}, std::pair{"dst", q.dst}})
+    for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}})
         if (!claims(type)) return "the plugin does not claim dtype " + std::string(to_string(type)) + " (" + tensor + ")";
+    if (q.float_dst && !(info.dtypes & CONVCHECK_BIT(static_cast<int>(*q.float_dst))))
+        return "the plugin does not claim dtype " + std::string(to_string(*q.float_dst)) + " (dst)";
+    if (!q.float_dst && !claims(q.dst)) return "the plugin does not claim dtype " + std::string(to_string(q.dst)) + " (dst)";
+    if (std::string why = post_ops_unclaimed(info, q.conv); !why.empty()) return why;
     if (q.conv.has_bias && !q.f32_bias && !claims(IntegerType::s32)) return "the plugin does not claim dtype s32 (the bias)";
     if (q.f32_bias && info.abi_major == 1 && info.abi_minor < 6)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
@@ -117,7 +127,7 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     return "";
 }
 
-void check_quantized(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract&,
+void check_quantized(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                      const CaseMemory& needs, CaseResult& r) {
     const QuantizedDescriptor& q = c.qconv;
     const ConvDescriptor& d = q.conv;
@@ -142,6 +152,9 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
                            q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0;
     const std::vector<std::int64_t> accumulator =
         s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, in_accumulator, szp, wzp}) : sums.acc;
+    // a float dst or post-ops: the general output, in bound mode (general.cpp)
+    if (q.float_dst || !d.post_ops.empty())
+        return check_quantized_general(backend, c, s, contract, needs, data, accumulator, r);
     const std::vector<double> multiplier = reference::output_multipliers(q, data.weights_scales);
     // exact mode holds a declared rule; bound mode (and a backend that names none) TOSA's window, which also
     // admits a declared rule's own result (double rounding lands one off the exact value where its first rounding
@@ -159,11 +172,11 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         std::find(std::begin(reference::kRequantizations), std::end(reference::kRequantizations), rule) -
         std::begin(reference::kRequantizations));
     const std::size_t n = sums.acc.size();
-    // an f32 bias (bdt=f32): only the two f32 rules are defined (quantized_output_f32_bias); a backend declaring an
-    // integer rule is judged by the window
+    // an f32 bias (bdt=f32) or a rounded s32 dst (oneDNN's f32 arithmetic): only the two f32 rules are defined
+    // (quantized_output_f32_bias); a backend declaring an integer rule is judged by the window
     std::array<bool, kRules> defined;
     for (std::size_t k = 0; k < kRules; ++k)
-        defined[k] = !q.f32_bias || reference::kRequantizations[k] == Requantization::nearest_even_f32 ||
+        defined[k] = !(q.f32_bias || q.rounded_s32()) || reference::kRequantizations[k] == Requantization::nearest_even_f32 ||
                      reference::kRequantizations[k] == Requantization::nearest_even_f32_with_zero_point;
     const bool held = declared && defined[declared_k];  // the declared rule gives one integer per output
     const bool named = c.mode == Mode::exact && held;
@@ -175,7 +188,8 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         const double m = multiplier[static_cast<std::size_t>(oc)];
         const float bias = q.f32_bias ? data.f32_bias[static_cast<std::size_t>(oc)] : 0.0f;
         for (std::size_t k = 0; k < kRules; ++k)
-            by_rule[i][k] = !q.f32_bias ? reference::quantized_output(q, accumulator[i], m, reference::kRequantizations[k])
+            by_rule[i][k] = !defined[k] ? 0
+                            : !q.f32_bias ? reference::quantized_output(q, accumulator[i], m, reference::kRequantizations[k])
                             : defined[k]
                                 ? *reference::quantized_output_f32_bias(q, accumulator[i], m, bias, reference::kRequantizations[k])
                                 : 0;
@@ -216,7 +230,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     }
     complete_error_report(where, cmp, false, e);
     r.error = e;
-    if (q.dst != IntegerType::s32) {  // what the outputs say of the rule the backend follows, pass or fail
+    if (q.dst != IntegerType::s32 || q.rounded_s32()) {  // what the outputs say of the rule the backend follows, pass or fail
         r.requantization_fit.emplace();
         for (std::size_t k = 0; k < kRules; ++k)
             if (fits[k]) r.requantization_fit->push_back(to_string(reference::kRequantizations[k]));
@@ -225,7 +239,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         const std::int64_t i = cmp.first_mismatch;
         const double m = multiplier[static_cast<std::size_t>(channel(i))];
         std::string text = "dst" + coordinates_text(output_coordinates(d, i)) + " = " + std::to_string(out.got[i]);
-        if (q.dst == IntegerType::s32) {
+        if (q.dst == IntegerType::s32 && !q.rounded_s32()) {
             text += ", want the accumulator " + std::to_string(accumulator[static_cast<std::size_t>(i)]);
         } else {
             if (named)
@@ -248,14 +262,14 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
                 if (defined[k])
                     text += std::string(shown++ ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +
                             std::to_string(by_rule[static_cast<std::size_t>(i)][k]);
-            if (q.f32_bias) text += "; double and single rounding have no f32 bias";
+            if (q.f32_bias || q.rounded_s32()) text += "; double and single rounding have no f32 bias or rounded s32";
             text += ")";
         }
         if (s16_pairs)
             text += "; acc is the declared s16-pair accumulator's (the exact sum is " +
                     std::to_string(sums.acc[static_cast<std::size_t>(i)]) + ")";
         text += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
-        if (q.dst != IntegerType::s32) {
+        if (q.dst != IntegerType::s32 || q.rounded_s32()) {
             std::string fit;
             for (std::size_t k = 0; k < kRules; ++k)
                 if (fits[k]) fit += std::string(fit.empty() ? "" : " and ") + to_string(reference::kRequantizations[k]);

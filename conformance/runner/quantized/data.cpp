@@ -27,14 +27,13 @@ std::int64_t load(const void* data, IntegerType t, std::int64_t offset) {
     return convcheck_plugin_support::load_integer(data, abi_dtype(t), offset);
 }
 
-// One tensor's integers (canonical order) into a guarded buffer in the descriptor's format.
+}  // namespace
+
 GuardedBuffer tensor_buffer(const ConvDescriptor& d, TensorRole role, IntegerType t, const std::vector<std::int32_t>& v) {
     GuardedBuffer b(static_cast<std::size_t>(layout_of(d, role).span()) * bytes_of(t));
     for_each_element(d, role, [&](std::int64_t flat, std::int64_t offset) { store(b.data(), t, offset, v[flat]); });
     return b;
 }
-
-}  // namespace
 
 QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, bool ties) {
     const ConvDescriptor& d = q.conv;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../case_pipeline.hpp"
+#include "convcheck/core/memory_layout.hpp"
 #include "convcheck/core/quantized_descriptor.hpp"
 #include "convcheck/reference/requantize.hpp"
 
@@ -57,9 +58,22 @@ struct QuantizedOutputs {
     std::vector<std::int64_t> got;
     std::int64_t unwritten = 0;
 };
+// One tensor's integers (canonical order) into a guarded buffer in the descriptor's format.
+GuardedBuffer tensor_buffer(const ConvDescriptor& d, TensorRole role, IntegerType t, const std::vector<std::int32_t>& v);
 ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q, const QuantizedData& data,
                            std::int64_t fill, const CheckSettings& s, const CaseMemory& needs, QuantizedOutputs& out,
                            int warmups = 0, int repeats = 1);
+
+// ---- the general output: a float dst or post-ops (general.cpp) --------------------------------------
+// Judged in bound mode only (exact mode's refusal says so): the real value v = post_ops(src_scale * weights_scale(oc)
+// * acc + bias) and x = v / dst_scale + dst_zero_point in double (reference/quantized_general_output.hpp), and the
+// bound e on the backend's x: the f32 scaling's roundings, carried through each post-op (conv/post_ops.cpp's
+// carry_post_op_bound), then the division and the zero point's addition in f32. A float dst passes within
+// output_error_bound of x in its type; an integer dst with any integer between the nearest-even roundings of x - e
+// and x + e, saturated. `accumulator`: the integer sums the backend is held to (NCX).
+void check_quantized_general(const Backend& backend, const Case& c, const CheckSettings& s,
+                             const accuracy::Contract& contract, const CaseMemory& needs, const QuantizedData& data,
+                             const std::vector<std::int64_t>& accumulator, CaseResult& r);
 
 // ---- its jobs (jobs.cpp) -------------------------------------------------------------------------
 void quantized_read(const std::string& text, Case& c);

@@ -94,7 +94,7 @@ def check_coverage():
               "coverage 71.2 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
               "     10: the plugin does not claim continuous convolution",
               "      8: the plugin does not claim transposed convolution",
-              "      5: the plugin does not claim dtype u8 (src)",
+              "      6: the plugin does not claim dtype u8 (src)",
               "      4: the plugin does not claim the backward pass of continuous convolution",
               "      3: the plugin does not claim dtype s8 (src)")
     s = summary(path("smoke.jsonl"))

@@ -26,6 +26,21 @@
  *     NEAREST_EVEN_F32_WITH_ZERO_POINT, before. How the plugin forms M(oc) (in f32, f64, a Q31 multiplier and shift) is
  *     its own: the exact-mode cases choose scales whose M(oc) every such form holds exactly, so that the
  *     rule alone decides the result; bound-mode cases may not, and are judged by TOSA's INEXACT_ROUND window.
+ * The general output (1.7; sent only to a plugin of 1.7 or later, which claims the dst's dtype and any post-op
+ * kinds in plugin_info; plugin_quantized.hpp's add_quantized(f32_bias, general) lets one take it), oneDNN's int8
+ * definition ("the destination quantization parameters are applied after the post-ops as follows:
+ * dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst"):
+ *     v   = post_ops(src_scale * weights_scales[oc] * acc + bias[oc])      (bias: an F32 bias, else 0; acc holds
+ *                                                                            an S32 one)
+ *     dst = convert(v / dst_scale + dst_zero_point)
+ *   with convert the rounding to an F32, BF16 or F16 dst (dst_dtype; dst_zero_point is then usually 0), or the
+ *   nearest integer with ties to even saturated to [dst_min, dst_max] for U8, S8 and an S32 dst that is rounded:
+ *   one with a scale other than 1, a dst zero point, an F32 bias or post-ops (otherwise S32 is the accumulator,
+ *   the same value). The post-ops (convcheck/plugin/post_ops.h) ride on the chain beside this extension; a SUM
+ *   reads dst's prior content as stored (an integer dst's integers). A float dst or post-ops hold no rule bit for
+ *   bit in f32 arithmetic: the runner judges them in bound mode, whatever rule the plugin declares; a rounded S32
+ *   dst without post-ops is judged as an F32 bias is, above (docs/quantized.md, "General output: float dst,
+ *   rounded s32, post-ops").
  */
 #ifndef CONVCHECK_PLUGIN_QUANTIZATION_H
 #define CONVCHECK_PLUGIN_QUANTIZATION_H

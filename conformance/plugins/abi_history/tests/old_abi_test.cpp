@@ -185,3 +185,23 @@ TEST(OldAbiFp8, EveryVersionBefore17DeclinesFp8) {
         }
     }
 }
+
+// 1.7's general output of a quantized case (a float dst, a rounded s32 dst, post-ops beside the quantization): a
+// plugin of 1.5 or 1.6, which knows the quantization extension, is never sent one; its version declines it.
+TEST(OldAbiQuantizedGeneral, Versions15And16DeclineTheGeneralOutput) {
+    const std::pair<const char*, int> plugins[] = {{ABI_1_5_PLUGIN, 5}, {ABI_1_6_PLUGIN, 6}};
+    for (const auto& [path, minor] : plugins) {
+        auto session = open_backend(path, {}, 0, "none", 10.0);
+        CheckSettings settings;
+        for (const char* descriptor : {"qconv:c=2,o=3,in=5,k=3,dt=u8:s8:f32,ssc=0.5", "qconv:c=2,o=3,in=5,k=3,dt=u8:s8:s32,ssc=0.5",
+                                       "qconv:c=2,o=3,in=5,k=3,dt=u8:s8:u8,po=relu"})
+            for (const Case& c : expand("old", {SuiteEntry(descriptor, "b")}, 1, "")) {
+                const CaseResult r = check_case(session->backend, c, settings);
+                EXPECT_EQ(r.status, Status::unsupported) << r.reason;
+                EXPECT_NE(r.reason.find("built against ABI 1." + std::to_string(minor) +
+                                        ", which has no float dst, rounded s32 dst or post-ops for a quantized case"),
+                          std::string::npos)
+                    << descriptor << ": " << r.reason;
+            }
+    }
+}

@@ -8,16 +8,25 @@
 //   real dst = src_scale * weights_scale(oc) * acc + bias(oc). The string form is the
 // convolution's keys (without dt=) and its own:
 //   qconv:c=8,o=8,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=3,wsc=0.5,wzp=0,dsc=2,dzp=-1,lo=0,hi=100
-//   dt   src:weights:dst integer types (src u8|s8, weights u8|s8, dst u8|s8|s32)
-//   bdt  the bias's type: s32 (default: in the accumulator) or f32 (after the scales; needs bias=1, a u8/s8 dst)
+//   dt   src:weights:dst types (src u8|s8, weights u8|s8, dst u8|s8|s32, or f32|bf16|f16: a float dst)
+//   bdt  the bias's type: s32 (default: in the accumulator) or f32 (after the scales; needs bias=1)
+//   po   post-ops (post_ops.hpp): applied, in order, to the real value after the scales and the bias, before the
+//        dst scale and zero point
 //   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
 //                  wsc=a:b:...: one per output channel, given (a model's)
 //   szp, wzp, dzp  the zero points, per tensor, in their types' ranges
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
-// An s32 dst is the accumulator itself (ONNX ConvInteger): dsc=1, dzp=0 and no lo/hi.
+// The general output (oneDNN's int8 convolution; its "Quantization" guide: "the destination quantization parameters
+// are applied after the post-ops as follows: dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst"):
+//   v = post_ops(src_scale * weights_scale(oc) * acc + bias(oc)),  dst = convert(v / dst_scale + dst_zero_point)
+// convert: to a float dst, its rounding; to an integer dst, the nearest integer (ties to even), saturated.
+// An s32 dst with every scale 1, dzp=0, an s32 bias and no post-ops is the accumulator itself (ONNX ConvInteger);
+// with any of them it is oneDNN's rounded s32 (rounded_s32()): that formula saturated to s32's range. The first is
+// the second's special case (acc * 1 + 0 is an integer in range), so the two readings never disagree.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,10 +50,17 @@ struct QuantizedDescriptor {
     std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
     bool f32_bias = false;  // bdt=f32: the bias is f32, added after the src and weights scales
+    // dt=..:f32|bf16|f16: a floating-point dst (dst is then s32 and unused, dst_min..dst_max its whole range)
+    std::optional<DataType> float_dst;
 
     bool operator==(const QuantizedDescriptor& other) const = default;
     // True when lo/hi narrow dst's range (a fused activation).
     bool narrowed() const { return dst_min != lowest(dst) || dst_max != highest(dst); }
+    // An s32 dst that is oneDNN's rounded value, not the accumulator: a scale other than 1, a dst zero point, an
+    // f32 bias or post-ops.
+    bool rounded_s32() const;
+    // The general output path: a float dst, a rounded s32 dst, or post-ops.
+    bool general_output() const { return float_dst.has_value() || rounded_s32() || !conv.post_ops.empty(); }
     // The largest |(x - zx) * (w - zw)| any term can reach, and the number of products of one output.
     std::int64_t largest_product() const;
     std::int64_t products_per_output() const;
@@ -52,8 +68,8 @@ struct QuantizedDescriptor {
 
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
 // descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
-// lo <= hi inside dst's range; an s32 dst with a scale, zero point or range of its own; bdt=f32 without a bias
-// or with an s32 dst; and an accumulator
+// lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; a float dst
+// other than f32, bf16, f16; the post-ops' own rules (validate_post_ops); and an accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
 // what is left).
 void validate(const QuantizedDescriptor& q);

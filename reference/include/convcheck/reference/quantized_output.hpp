@@ -18,7 +18,8 @@ namespace convcheck::reference {
 // per output channel (wsc=oc) or one for all.
 std::vector<double> output_multipliers(const QuantizedDescriptor& q, std::span<const float> weights_scales);
 
-// One output under `rule`: an s32 dst is the accumulator itself; a u8/s8 dst is
+// One output under `rule`: an s32 dst is the accumulator itself unless rounded_s32(); a u8/s8 dst (and a rounded s32)
+// is
 // requantize_with_zero_point(acc, multiplier, dst_zero_point, rule) clamped to [dst_min, dst_max]. acc must fit in
 // int32.
 std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule);
