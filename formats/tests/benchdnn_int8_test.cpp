@@ -41,7 +41,7 @@ TEST(BenchdnnInt8, CasesAreQuantizedDescriptorsOrSkippedWithTheirReason) {
         {"scales", nullptr, "--attr-scales: src:per_dim_1"},
         {"scales", nullptr, "--attr-scales: dst scales of type f16"},
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=relu+sum:0.5", nullptr},
-        {"post_ops", nullptr, "--attr-post-ops: `prelu:per_oc`"},  // an op convcheck lacks, on an int8 case too
+        {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=prelu:per_oc", nullptr},  // prelu on int8
         {"backward", nullptr, "--dir=BWD_D: an int8 backward pass"},
         {"zero_point_range", nullptr, "--dt/--attr-scales/--attr-zero-points: szp=300"},
     };

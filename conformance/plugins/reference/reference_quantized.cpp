@@ -56,8 +56,8 @@ struct QuantizedPlan : convcheck_conv_plan {
         if (q.float_dst || !d.post_ops.empty()) {  // ABI 1.7's general output, literally in double
             ref::PostOpData post;
             for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
-                const float* operand = post_op_operand(args, static_cast<int64_t>(k));
-                if (d.post_ops[k].kind != convcheck::PostOpKind::binary) post.operands.emplace_back();
+                const void* operand = post_op_operand(args, static_cast<int64_t>(k));
+                if (!convcheck::has_operand(d.post_ops[k].kind)) post.operands.emplace_back();
                 else if (operand == nullptr)
                     throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "post_op_operands: op " + std::to_string(k) + " has none");
                 else post.operands.push_back(ref::operand_to_canonical(d, d.post_ops[k], operand));
