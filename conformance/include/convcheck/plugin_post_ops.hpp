@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "convcheck/plugin_support.hpp"
 
@@ -25,6 +26,28 @@ inline const void* post_op_operand(const convcheck_conv_args& args, int64_t k) {
         return nullptr;
     return args.post_op_operands[k];
 }
+
+// A copy of a post-ops extension (or of none) for a plan, which may outlive the runner's descriptor: get() is the
+// copy, with no further chain, or NULL.
+class PostOpsCopy {
+public:
+    explicit PostOpsCopy(const convcheck_post_ops* given) {
+        if (given == nullptr) return;
+        list_.assign(given->ops, given->ops + given->count);
+        copy_ = *given;
+        copy_.header.next = nullptr;
+        copy_.ops = list_.data();
+        present_ = true;
+    }
+    PostOpsCopy(const PostOpsCopy&) = delete;
+    PostOpsCopy& operator=(const PostOpsCopy&) = delete;
+    const convcheck_post_ops* get() const { return present_ ? &copy_ : nullptr; }
+
+private:
+    std::vector<convcheck_post_op> list_;
+    convcheck_post_ops copy_{};
+    bool present_ = false;
+};
 
 // A binary op's operand type (ABI 1.7; F32 when struct_size does not cover it, and for other kinds).
 inline int32_t operand_dtype_of(const convcheck_post_op& op) {

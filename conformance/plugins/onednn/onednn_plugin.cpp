@@ -340,7 +340,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 struct Prepared : convcheck_conv_plan {
     Prepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
         : convcheck_conv_plan(desc), plugin(plugin), adaptation(plan_for(expressible(desc))),
-          l(support::library_desc(desc, adaptation)), ops(copy_of(support::post_ops_of(desc))) {
+          l(support::library_desc(desc, adaptation)), ops_copy(support::post_ops_of(desc)), ops(ops_copy.get()) {
         check_dtype(desc);
         if (const std::string why = strides_not_taken(desc); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
@@ -397,17 +397,8 @@ struct Prepared : convcheck_conv_plan {
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case oneDNN computes
     // the post-ops extension (ABI 1.6), or NULL: a copy, as the plan may outlive the runner's descriptor
-    std::vector<convcheck_post_op> op_list;
-    convcheck_post_ops ops_copy{};
+    const support::PostOpsCopy ops_copy;
     const convcheck_post_ops* ops;
-    const convcheck_post_ops* copy_of(const convcheck_post_ops* given) {
-        if (given == nullptr) return nullptr;
-        op_list.assign(given->ops, given->ops + given->count);
-        ops_copy = *given;
-        ops_copy.header.next = nullptr;
-        ops_copy.ops = op_list.data();
-        return &ops_copy;
-    }
     dnnl::convolution_forward::primitive_desc pd;
     dnnl::convolution_forward primitive;
     std::optional<memory> weights, bias;  // in the primitive's layouts, when prepared with the weights

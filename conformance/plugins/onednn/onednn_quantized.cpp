@@ -36,6 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "onednn_post_ops.hpp"
 
@@ -149,7 +150,7 @@ memory to_primitive(convcheck_plugin& p, memory user, const memory::desc& wanted
 struct QuantizedPrepared : convcheck_conv_plan {
     QuantizedPrepared(convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
         : convcheck_conv_plan(desc), plugin(plugin), quantization(*support::quantization_of(desc)),
-          ops(copy_of(chain_post_ops(desc))) {
+          ops_copy(chain_post_ops(desc)), ops(ops_copy.get()) {
         if (const std::string why = untaken(desc, quantization.q); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
         try {
@@ -208,17 +209,8 @@ struct QuantizedPrepared : convcheck_conv_plan {
     convcheck_plugin& plugin;
     const support::QuantizationCopy quantization;  // the runner's extension is valid during prepare only
     // the post-ops extension (ABI 1.7), or NULL: a copy, as the plan may outlive the runner's descriptor
-    std::vector<convcheck_post_op> op_list;
-    convcheck_post_ops ops_copy{};
+    const support::PostOpsCopy ops_copy;
     const convcheck_post_ops* ops;
-    const convcheck_post_ops* copy_of(const convcheck_post_ops* given) {
-        if (given == nullptr) return nullptr;
-        op_list.assign(given->ops, given->ops + given->count);
-        ops_copy = *given;
-        ops_copy.header.next = nullptr;
-        ops_copy.ops = op_list.data();
-        return &ops_copy;
-    }
     dnnl::convolution_forward::primitive_desc pd;
     dnnl::convolution_forward primitive;
     std::optional<memory> weights, bias;
