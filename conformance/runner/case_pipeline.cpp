@@ -44,7 +44,13 @@ void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s,
     if (op.mode_not_applicable && declined(op.mode_not_applicable(c.mode), r)) return;
     const CaseMemory needs = op.memory(c);
     if (refused_for_memory(needs, s, r)) return;
-    const accuracy::Contract contract = contract_for(backend, op.output_dtype(c));
+    accuracy::Contract contract = contract_for(backend, op.output_dtype(c));
+    // a discrete convolution's fpmath (ConvDescriptor::fpmath): the backend may round f32 inputs to that precision; the
+    // bound takes the looser of it and the backend's declared input_precision (docs/accuracy.md, "fpmath")
+    if (c.op == Op::conv || c.op == Op::conv_bwd_data || c.op == Op::conv_bwd_weights)
+        if (const int bits = fpmath_significand_bits(c.conv.fpmath);
+            bits > 0 && (contract.input_significand_bits == 0 || bits < contract.input_significand_bits))
+            contract.input_significand_bits = bits;
     op.check(backend, c, s, contract, needs, r);
 }
 

@@ -91,3 +91,36 @@ TEST(QuantizedDescriptor, RefusesAReductionThatCanLeaveS32) {
         EXPECT_NE(e.rule().find("can leave s32"), std::string::npos) << e.rule();
     }
 }
+
+// Per-channel zero points (oneDNN's mask 1 << 1): szp=ic / dzp=oc drawn, or a list with one per channel, each in its
+// type's range; they print and read back; an s32 dst takes none; the accumulator check assumes any drawn src zero point.
+TEST(QuantizedDescriptor, PerChannelZeroPointsDrawnOrGiven) {
+    const auto drawn = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,szp=ic,dzp=oc");
+    EXPECT_TRUE(drawn.per_channel_src_zero_points);
+    EXPECT_TRUE(drawn.per_channel_dst_zero_points);
+    EXPECT_TRUE(drawn.src_zero_points.empty());
+    EXPECT_NE(to_string(drawn).find(",szp=ic,"), std::string::npos) << to_string(drawn);
+    EXPECT_NE(to_string(drawn).find(",dzp=oc"), std::string::npos) << to_string(drawn);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(drawn)), drawn);
+    EXPECT_EQ(drawn.largest_product(), 255 * 128);  // a drawn src zero point may be 0 or 255
+    const auto given = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=s8:s8:s8,szp=-3:0:7,dzp=5:-5");
+    EXPECT_EQ(given.src_zero_points, (std::vector<std::int32_t>{-3, 0, 7}));
+    EXPECT_EQ(given.dst_zero_points, (std::vector<std::int32_t>{5, -5}));
+    EXPECT_NE(to_string(given).find(",szp=-3:0:7,"), std::string::npos) << to_string(given);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(given)), given);
+    EXPECT_EQ(given.largest_product(), (7 + 128) * 128);  // the zero point farthest from an end of s8: 7
+    const auto refuses = [](const char* text, const char* key) {
+        try {
+            parse_quantized_descriptor(text);
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), key) << text;
+            return;
+        }
+        ADD_FAILURE() << text << " was accepted";
+    };
+    refuses("qconv:c=3,o=2,in=4,k=3,szp=1:2", "szp");                // two for three input channels
+    refuses("qconv:c=3,o=2,in=4,k=3,dzp=1:2:3", "dzp");              // three for two output channels
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=s8:s8:s8,szp=1:200:3", "szp");  // outside s8
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:s32,dzp=oc", "dzp");    // an s32 dst is the accumulator
+    refuses("qconv:c=3,o=2,in=4,k=3,szp=oc", "szp");                 // src's channels are the input channels
+}

@@ -262,7 +262,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;
     add_conv<prepare>(a, conv_query);
-    add_quantized<prepare>();
+    add_quantized<prepare>(false, true);  // per-channel src and dst zero points too (ABI 1.7)
     add_backward<prepare, backward_query, backward_execute>(a);
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

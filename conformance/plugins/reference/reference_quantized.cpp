@@ -43,8 +43,8 @@ struct QuantizedPlan : convcheck_conv_plan {
             bias.push_back(q.f32_bias ? 0 : static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
             if (q.f32_bias) f32_bias.push_back(static_cast<const float*>(args.bias)[o]);
         }
-        const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
-        const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
+        const std::vector<std::int32_t> wzp{q.weights_zero_point};  // src's per tensor or per input channel (1.7)
+        const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, c.src_zero_points, wzp});
         if (!ref::fits_int32_accumulator(sums))
             throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "an s32 accumulator would overflow (the case is invalid)");
         const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);
@@ -52,9 +52,10 @@ struct QuantizedPlan : convcheck_conv_plan {
         for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
         convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
             const auto oc = static_cast<std::size_t>((flat / spatial) % d.out_channels);
+            const std::int32_t dzp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
             store_integer(args.dst, desc.dst_dtype, offset,
-                          q.f32_bias ? *ref::quantized_output_f32_bias(q, sums.acc[flat], m[oc], f32_bias[oc], rule)
-                                     : ref::quantized_output(q, sums.acc[flat], m[oc], rule));
+                          q.f32_bias ? *ref::quantized_output_f32_bias(q, sums.acc[flat], m[oc], f32_bias[oc], dzp, rule)
+                                     : ref::quantized_output(q, sums.acc[flat], m[oc], dzp, rule));
         });
         write_implementation(&args, std::string("reference_integer_sum_") + ref::to_string(rule));
         return nullptr;
@@ -84,7 +85,7 @@ int32_t abi_rule(Requantization rule) {
 std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantization rule) {
     const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(desc);
     convcheck::validate(c.q);  // throws ConvError -> error value
-    if (c.q.f32_bias && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, rule))
+    if (c.q.f32_bias && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, 0, rule))
         return std::string("an f32 bias is added in f32 after the scales: ") + convcheck::reference::to_string(rule) +
                " is integer arithmetic and has none (docs/quantized.md)";
     const convcheck::ConvDescriptor& d = c.q.conv;

@@ -12,7 +12,10 @@
 //   bdt  the bias's type: s32 (default: in the accumulator) or f32 (after the scales; needs bias=1, a u8/s8 dst)
 //   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
 //                  wsc=a:b:...: one per output channel, given (a model's)
-//   szp, wzp, dzp  the zero points, per tensor, in their types' ranges
+//   szp, wzp, dzp  the zero points, per tensor, in their types' ranges;
+//                  szp=ic: one per input channel, dzp=oc: one per output channel, drawn from the case's seed (each
+//                  channel's own, none 0); szp=a:b:... (in_channels values), dzp=a:b:... (out_channels): given
+//                  (oneDNN's per-channel zero points, mask 1 << 1)
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
 // An s32 dst is the accumulator itself (ONNX ConvInteger): dsc=1, dzp=0 and no lo/hi.
 #pragma once
@@ -41,19 +44,26 @@ struct QuantizedDescriptor {
     std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
     bool f32_bias = false;  // bdt=f32: the bias is f32, added after the src and weights scales
+    // szp=ic or a list: one src zero point per input channel (src_zero_point is unused); src_zero_points holds the
+    // given ones, empty with szp=ic (drawn). dzp=oc or a list: likewise, one dst zero point per output channel.
+    bool per_channel_src_zero_points = false;
+    std::vector<std::int32_t> src_zero_points;
+    bool per_channel_dst_zero_points = false;
+    std::vector<std::int32_t> dst_zero_points;
 
     bool operator==(const QuantizedDescriptor& other) const = default;
     // True when lo/hi narrow dst's range (a fused activation).
     bool narrowed() const { return dst_min != lowest(dst) || dst_max != highest(dst); }
-    // The largest |(x - zx) * (w - zw)| any term can reach, and the number of products of one output.
+    // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src zero points: any of src's range),
+    // and the number of products of one output.
     std::int64_t largest_product() const;
     std::int64_t products_per_output() const;
 };
 
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
 // descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
-// lo <= hi inside dst's range; an s32 dst with a scale, zero point or range of its own; bdt=f32 without a bias
-// or with an s32 dst; and an accumulator
+// lo <= hi inside dst's range; an s32 dst with a scale, zero point or range of its own; bdt=f32 without a bias;
+// or with an s32 dst; a zero-point list of another length than the channels it names; and an accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
 // what is left).
 void validate(const QuantizedDescriptor& q);
