@@ -388,7 +388,7 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // forward: widened to f32, dst rounded once (dense_form)
     add_conv<prepare>(a, conv_query);
-    add_quantized<prepare>();  // ABI 1.5: QuantizedPlan
+    add_quantized<prepare>(false, true);  // ABI 1.5: QuantizedPlan; 1.7's per-channel zero points on its int16 path
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

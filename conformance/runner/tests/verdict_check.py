@@ -217,10 +217,10 @@ def check_load_failure():
         run(["run", "--backend", backend, "--suite", "smoke", "--json", path("l.jsonl"), "--junit", path("l.xml")],
             expect=3)
         r = records(path("l.jsonl"))
-        assert r[0]["record"] == "run" and r[0]["cases_total"] == 142, r[0]
+        assert r[0]["record"] == "run" and r[0]["cases_total"] == 143, r[0]
         s = r[-1]
         assert s["record"] == "summary" and s["exit_code"] == 3 and reason in s["error"], s
-        assert (s["executed"], s["not_run"], s["total"]) == (0, 142, 142), s
+        assert (s["executed"], s["not_run"], s["total"]) == (0, 143, 143), s
         suite = junit(path("l.xml")).find("testsuite")
         assert (suite.get("tests"), suite.get("failures")) == ("1", "1"), suite.attrib
         failure = suite.find("testcase/failure")
@@ -270,16 +270,16 @@ def check_merge():
 
 
 def check_stopped():
-    # --fail-fast: the first case crashes; the 141 others did not run, and every artefact says so
+    # --fail-fast: the first case crashes; the 142 others did not run, and every artefact says so
     run(["run", "--backend", "faultzoo", "--backend-option", "fault=segfault", "--suite", "smoke", "--fail-fast",
          "--no-shrink", "--no-progress", "--json", path("ff.jsonl"), "--junit", path("ff.xml")], expect=1)
     s = summary(path("ff.jsonl"))
-    assert (s["executed"], s["not_run"], s["total"]) == (1, 141, 142) and len(s["not_run_cases"]) == 141, s
+    assert (s["executed"], s["not_run"], s["total"]) == (1, 142, 143) and len(s["not_run_cases"]) == 142, s
     assert "--fail-fast" in s["stopped"], s
     suite = junit(path("ff.xml")).find("testsuite")
-    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("142", "1", "141"), suite.attrib
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("143", "1", "142"), suite.attrib
     skipped = [e.get("message") for e in suite.iter("skipped")]
-    assert len(skipped) == 141 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
+    assert len(skipped) == 142 and all(m.startswith("not run: --fail-fast") for m in skipped), skipped[:2]
     # interrupted: a hanging backend, SIGINT / SIGTERM after the first case started
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = open(path("i.out"), "w")
