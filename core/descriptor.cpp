@@ -63,8 +63,19 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            src_dtype() == o.src_dtype() && weights_dtype() == o.weights_dtype() &&
            bias_dtype() == o.bias_dtype() && dst_dtype() == o.dst_dtype() && data_format == o.data_format && filter_format == o.filter_format &&
            src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides &&
-           pass == o.pass && post_ops == o.post_ops;
+           pass == o.pass && post_ops == o.post_ops && fpmath == o.fpmath;
 }
+
+std::string_view to_string(FpMath m) {
+    switch (m) {
+        case FpMath::strict: return "strict";
+        case FpMath::tf32: return "tf32";
+        case FpMath::bf16: return "bf16";
+    }
+    return "?";
+}
+
+int fpmath_significand_bits(FpMath m) { return m == FpMath::tf32 ? 11 : m == FpMath::bf16 ? 8 : 0; }
 
 bool ConvDescriptor::mixed() const {
     return weights_dtype() != dtype || dst_dtype() != dtype || (has_bias && bias_dtype() != dtype);
@@ -312,6 +323,7 @@ std::string to_string(const ConvDescriptor& d) {
     if (!d.dst_strides.empty()) s += ",ds=" + strides_text(d.dst_strides);
     if (d.pass != Pass::forward) s += ",dir=" + std::string(to_string(d.pass));
     if (!d.post_ops.empty()) s += ",po=" + post_ops_text(d.post_ops);
+    if (d.fpmath != FpMath::strict) s += ",fpmath=" + std::string(to_string(d.fpmath));
     return s;
 }
 
@@ -340,12 +352,12 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         start = comma + 1;
     }
     static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
-                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir", "po"};
+                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir", "po", "fpmath"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir po)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir po fpmath)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -427,6 +439,15 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     strides_field("ws", &d.weights_strides);
     strides_field("ds", &d.dst_strides);
     if (auto it = fields.find("po"); it != fields.end()) d.post_ops = parse_post_ops(it->second);
+    if (auto it = fields.find("fpmath"); it != fields.end()) {
+        if (it->second == "tf32") d.fpmath = FpMath::tf32;
+        else if (it->second == "bf16") d.fpmath = FpMath::bf16;
+        else if (it->second == "strict") d.fpmath = FpMath::strict;
+        else
+            throw ConvError("fpmath", it->second,
+                            "tf32 or bf16 (the input precision a backend may compute f32 in), or strict (f16's narrower "
+                            "exponent range is not a rounding of the significand: not modelled)");
+    }
     return d;
 }
 

@@ -75,7 +75,11 @@ std::int64_t highest(IntegerType type) {
 }
 
 std::int64_t QuantizedDescriptor::largest_product() const {
-    const std::int64_t x = std::max(highest(src) - src_zero_point, src_zero_point - lowest(src));
+    std::int64_t x = std::max(highest(src) - src_zero_point, src_zero_point - lowest(src));
+    if (per_channel_src_zero_points) {
+        x = src_zero_points.empty() ? highest(src) - lowest(src) : 0;  // drawn: any value of src's range
+        for (std::int32_t z : src_zero_points) x = std::max({x, highest(src) - z, z - lowest(src)});
+    }
     const std::int64_t w = std::max(highest(weights) - weights_zero_point, weights_zero_point - lowest(weights));
     return x * w;
 }
@@ -98,6 +102,8 @@ void validate(const QuantizedDescriptor& q) {
         throw ConvError("dir", std::string(to_string(q.conv.pass)), "a quantized convolution is a forward pass");
     if (!q.conv.src_strides.empty() || !q.conv.weights_strides.empty() || !q.conv.dst_strides.empty())
         throw ConvError("ss/ws/ds", "memory strides", "a quantized convolution's tensors are dense");
+    if (q.conv.fpmath != FpMath::strict)
+        throw ConvError("fpmath", std::string(to_string(q.conv.fpmath)), "an integer convolution has no f32 inputs to round");
     if (q.src == IntegerType::s32) throw ConvError("dt", "s32", "src is u8 or s8");
     if (q.weights == IntegerType::s32) throw ConvError("dt", "s32", "weights are u8 or s8");
     check_scale("ssc", q.src_scale);
@@ -110,6 +116,16 @@ void validate(const QuantizedDescriptor& q) {
     }
     check_scale("dsc", q.dst_scale);
     check_in_range("szp", q.src_zero_point, q.src, "src");
+    const auto check_list = [&](const char* key, const std::vector<std::int32_t>& points, bool per_channel,
+                                std::int64_t channels, const char* per, IntegerType type, const char* of) {
+        if (points.empty()) return;
+        if (!per_channel || static_cast<std::int64_t>(points.size()) != channels)
+            throw ConvError(key, std::to_string(points.size()) + " values",
+                            std::string("one zero point, ") + per + ", or one per channel (" + std::to_string(channels) + ")");
+        for (std::int32_t z : points) check_in_range(key, z, type, of);
+    };
+    check_list("szp", q.src_zero_points, q.per_channel_src_zero_points, q.conv.in_channels, "ic", q.src, "src");
+    check_list("dzp", q.dst_zero_points, q.per_channel_dst_zero_points, q.conv.out_channels, "oc", q.dst, "dst");
     check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
     if (q.float_dst && *q.float_dst != DataType::f32 && *q.float_dst != DataType::bf16 && *q.float_dst != DataType::f16)
         throw ConvError("dt", std::string(to_string(*q.float_dst)), "a float dst is f32, bf16 or f16");
@@ -118,6 +134,10 @@ void validate(const QuantizedDescriptor& q) {
     // an s32 dst (the accumulator, or oneDNN's rounded value saturated to s32) and a float dst take no lo/hi
     if (q.dst == IntegerType::s32 && q.narrowed())
         throw ConvError("lo/hi", "given", "an s32 or float dst takes its whole range: no lo/hi");
+    // per-channel dst zero points are drawn from dst's own range: a u8 or s8 dst's
+    if (q.per_channel_dst_zero_points && q.dst == IntegerType::s32)
+        throw ConvError("dzp", "per channel", std::string("per-channel dst zero points need a u8 or s8 dst (this one is ") +
+                                                 (q.float_dst ? std::string(to_string(*q.float_dst)) : std::string("s32")) + ")");
     if (q.f32_bias && !q.conv.has_bias)
         throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
     check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
@@ -142,12 +162,23 @@ std::string to_string(const QuantizedDescriptor& q) {
     s += ",dt=" + std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
          std::string(q.float_dst ? to_string(*q.float_dst) : to_string(q.dst));
     if (q.f32_bias) s += ",bdt=f32";
-    s += ",ssc=" + float_text(q.src_scale) + ",szp=" + std::to_string(q.src_zero_point);
+    // a zero point per tensor; per channel: "ic"/"oc" (drawn) or the given list
+    const auto zero_points = [](bool per_channel, const std::vector<std::int32_t>& points, std::int32_t one,
+                                const char* drawn) {
+        if (!per_channel) return std::to_string(one);
+        if (points.empty()) return std::string(drawn);
+        std::string list;
+        for (std::int32_t z : points) list += (list.empty() ? "" : ":") + std::to_string(z);
+        return list;
+    };
+    s += ",ssc=" + float_text(q.src_scale) +
+         ",szp=" + zero_points(q.per_channel_src_zero_points, q.src_zero_points, q.src_zero_point, "ic");
     std::string scales;
     for (float v : q.channel_scales) scales += (scales.empty() ? "" : ":") + float_text(v);
     s += ",wsc=" + (!q.per_channel_scales ? float_text(q.weights_scale) : scales.empty() ? std::string("oc") : scales) +
          ",wzp=" + std::to_string(q.weights_zero_point);
-    s += ",dsc=" + float_text(q.dst_scale) + ",dzp=" + std::to_string(q.dst_zero_point);
+    s += ",dsc=" + float_text(q.dst_scale) +
+         ",dzp=" + zero_points(q.per_channel_dst_zero_points, q.dst_zero_points, q.dst_zero_point, "oc");
     if (q.narrowed()) s += ",lo=" + std::to_string(q.dst_min) + ",hi=" + std::to_string(q.dst_max);
     return "qconv:" + s;
 }
@@ -211,6 +242,20 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
             }
         } else if (key == "dsc") {
             q.dst_scale = parse_float(key, value);
+        } else if ((key == "szp" && (value == "ic" || value.find(':') != std::string::npos)) ||
+                   (key == "dzp" && (value == "oc" || value.find(':') != std::string::npos))) {
+            // per channel: drawn (ic, oc) or a list, one per channel
+            (key == "szp" ? q.per_channel_src_zero_points : q.per_channel_dst_zero_points) = true;
+            std::vector<std::int32_t>& points = key == "szp" ? q.src_zero_points : q.dst_zero_points;
+            for (std::size_t from = 0; value != "ic" && value != "oc";) {
+                const std::size_t colon = value.find(':', from);
+                const std::int64_t v = parse_integer(key, value.substr(from, colon - from));
+                if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+                    throw ConvError(key, value, "a zero point is a 32-bit integer");
+                points.push_back(static_cast<std::int32_t>(v));
+                if (colon == std::string::npos) break;
+                from = colon + 1;
+            }
         } else if (key == "szp" || key == "wzp" || key == "dzp") {
             const std::int64_t v = parse_integer(key, value);
             if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())

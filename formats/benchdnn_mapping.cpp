@@ -230,8 +230,10 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
         return reason = "--alg=wino: asks for the Winograd algorithm; convcheck cannot choose a backend's algorithm",
                std::nullopt;
 
+    // post-ops and fpmath: each mapping's own (benchdnn_post_ops, benchdnn_fpmath)
     for (int a = 0; a < kBenchdnnAttrCount; ++a)
-        if (a != static_cast<int>(BenchdnnAttr::post_ops) && !is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a]))
+        if (a != static_cast<int>(BenchdnnAttr::post_ops) && a != static_cast<int>(BenchdnnAttr::fpmath) &&
+            !is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a]))
             return reason = attr_reason(static_cast<BenchdnnAttr>(a)), std::nullopt;
     if (!s.ctx_init.empty() || !s.ctx_exe.empty())
         return reason = "--ctx-init/--ctx-exe: a threading context; convcheck sets threads per run (--threads)",
@@ -263,6 +265,28 @@ void apply(const Chosen& c, Descriptor& d) {
 
 }  // namespace
 
+bool benchdnn_fpmath(const std::string& written, FpMath* mode, bool* apply_to_int, std::string* reason) {
+    // MODE[:APPLY_TO_INT] (benchdnn's attr parser: str2fpmath_mode, then "true"/"false")
+    const std::size_t colon = written.find(':');
+    const std::string name = written.substr(0, colon), flag = colon == std::string::npos ? "" : written.substr(colon + 1);
+    if (flag != "" && flag != "true" && flag != "false")
+        return *reason = "--attr-fpmath=" + written + ": APPLY_TO_INT is true or false (benchdnn refuses it)", false;
+    *apply_to_int = flag == "true";
+    if (name.empty() || name == "strict") return *mode = FpMath::strict, true;
+    if (name == "tf32") return *mode = FpMath::tf32, true;
+    if (name == "bf16") return *mode = FpMath::bf16, true;
+    if (name == "f16")
+        return *reason = "--attr-fpmath=f16: f32 inputs rounded to f16 also leave f32's exponent range (overflow past "
+                         "65504, subnormals below 2^-14), which is not a rounding of the significand; convcheck's fpmath "
+                         "is tf32 or bf16",
+               false;
+    if (name == "any")
+        return *reason = "--attr-fpmath=any: any lower precision the library picks (bf16 or f16); convcheck's fpmath "
+                         "names one (tf32 or bf16)",
+               false;
+    return *reason = "--attr-fpmath=" + written + ": a mode benchdnn does not know", false;
+}
+
 BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem& problem) {
     BenchdnnMapping m;
     std::string unused;
@@ -287,6 +311,8 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
                         "; convcheck checks fp8 on the forward pass only (docs/fp8.md)";
         return m;
     }
+    bool apply_to_int = false;  // no integer primitive here: the fpmath mode applies to this f32 convolution either way
+    if (!benchdnn_fpmath(s.attr[static_cast<int>(BenchdnnAttr::fpmath)], &d.fpmath, &apply_to_int, &m.skip_reason)) return m;
     if (d.pass != Pass::forward && has_strides(d)) {
         m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on a backward pass; convcheck's backward "
                         "passes take dense tensors in ncx/nxc and oix/xio (docs/passes.md)";
@@ -314,6 +340,11 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnDeconvPr
     if (is_fp8(chosen->dtype)) {
         m.skip_reason = "--dt: fp8 (f8_e4m3, f8_e5m2) of a transposed convolution (benchdnn's deconv driver); "
                         "convcheck checks fp8 on the forward convolution only";
+        return m;
+    }
+    if (!is_default_attr(BenchdnnAttr::fpmath, s.attr[static_cast<int>(BenchdnnAttr::fpmath)])) {
+        m.skip_reason = "--attr-fpmath: an fpmath mode on a transposed convolution (benchdnn's deconv driver); "
+                        "convcheck's fpmath is on the discrete convolution";
         return m;
     }
     TransposedDescriptor t = problem.descriptor;

@@ -78,20 +78,39 @@ std::string apply_scales(const std::string& written, QuantizedDescriptor& q) {
     return "";
 }
 
-// --attr-zero-points onto q; "" or the skip reason.
+// --attr-zero-points onto q; "" or the skip reason. A zero point's DATA_TYPE (s32, s8, u8) is how oneDNN stores it:
+// a common one is read as its value where that type holds it. Per channel (src or dst, mask 1 << 1: per_dim_1, or
+// per_oc, benchdnn's name for the same mask) is szp=ic / dzp=oc: benchdnn fills their values, convcheck draws them.
 std::string apply_zero_points(const std::string& written, QuantizedDescriptor& q) {
     const std::string option = "--attr-zero-points";
     for (const ArgPolicy& p : arg_policies(written)) {
         if (p.arg != "src" && p.arg != "wei" && p.arg != "dst")
             return option + ": a zero point for " + p.arg + ", not an argument of the convolution";
+        if (p.data_type == "groups")
+            return option + ": " + p.arg + " zero points in groups; convcheck's quantized descriptor has one zero point "
+                   "per tensor or per channel";
+        if (!p.data_type.empty() && p.data_type != "s32" && p.data_type != "s8" && p.data_type != "u8")
+            return option + ": " + p.arg + " zero points of type " + p.data_type +
+                   "; convcheck's quantized descriptor has integer zero points that s32, s8 or u8 hold";
+        const bool channel_mask = p.mask == "per_dim_1" || p.mask == "per_oc" || p.mask == "2";
+        if (channel_mask && p.arg != "wei") {
+            if (!p.value.empty()) return option + ": a value for " + p.arg + ":" + p.mask + " (benchdnn refuses it)";
+            if (!p.data_type.empty() && p.data_type != "s32")
+                return option + ": " + p.arg + ":" + p.mask + " of type " + p.data_type +
+                       "; convcheck draws per-channel zero points over the tensor's own type, which " + p.data_type +
+                       " may not hold";
+            (p.arg == "src" ? q.per_channel_src_zero_points : q.per_channel_dst_zero_points) = true;
+            continue;
+        }
         if (!common_mask(p.mask))
             return option + ": " + p.arg + ":" + p.mask +
-                   " (zero points per channel); convcheck's quantized descriptor has one zero point per tensor";
-        if (!p.data_type.empty() && p.data_type != "s32")
-            return option + ": " + p.arg + " zero points of type " + p.data_type +
-                   " (or grouped); convcheck's quantized descriptor has s32 zero points";
+                   " (weights zero points per channel, or another mask); convcheck's quantized descriptor has src and "
+                   "dst zero points per tensor or per channel (mask 1 << 1) and one weights zero point";
         std::int32_t v = 0;
         if (!parse_int(p.value, &v)) return option + ": " + p.arg + ":" + p.mask + " needs an integer (benchdnn refuses it)";
+        if ((p.data_type == "s8" && (v < -128 || v > 127)) || (p.data_type == "u8" && (v < 0 || v > 255)))
+            return option + ": " + p.arg + ":" + p.mask + ":" + p.value + ":" + p.data_type + ": the value is outside " +
+                   p.data_type + " (benchdnn refuses it)";
         (p.arg == "src" ? q.src_zero_point : p.arg == "wei" ? q.weights_zero_point : q.dst_zero_point) = v;
     }
     return "";
@@ -121,9 +140,20 @@ BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& s, const BenchdnnPro
     as_float.cfg.clear();
     as_float.attr[static_cast<int>(BenchdnnAttr::scales)].clear();
     as_float.attr[static_cast<int>(BenchdnnAttr::zero_points)].clear();  // the post-ops as a float case's (po=)
+    as_float.attr[static_cast<int>(BenchdnnAttr::fpmath)].clear();  // read below: it applies to integer primitives only
+                                                                    // with APPLY_TO_INT
     const BenchdnnMapping f = map_benchdnn_case(as_float, problem);
     if (!f.descriptor) {
         m.skip_reason = f.skip_reason;
+        return m;
+    }
+    FpMath fpmath = FpMath::strict;
+    bool apply_to_int = false;
+    if (!benchdnn_fpmath(s.attr[static_cast<int>(BenchdnnAttr::fpmath)], &fpmath, &apply_to_int, &m.skip_reason)) return m;
+    if (fpmath != FpMath::strict && apply_to_int) {
+        m.skip_reason = "--attr-fpmath=" + s.attr[static_cast<int>(BenchdnnAttr::fpmath)] +
+                        ": applied to an integer primitive, oneDNN may compute the int8 convolution in " +
+                        std::string(to_string(fpmath)) + "; convcheck's integer convolution is exact";
         return m;
     }
     const ConvDescriptor& d = *f.descriptor;

@@ -72,6 +72,9 @@ convcheck_conv_desc to_abi(const ConvDescriptor& d) {
     put(d.src_strides, c.src_strides);
     put(d.weights_strides, c.weights_strides);
     put(d.dst_strides, c.dst_strides);
+    // 1.7: the fpmath mode
+    c.fpmath_mode = d.fpmath == FpMath::tf32 ? CONVCHECK_FPMATH_TF32 : d.fpmath == FpMath::bf16 ? CONVCHECK_FPMATH_BF16
+                                                                                              : CONVCHECK_FPMATH_STRICT;
     return c;
 }
 
@@ -125,6 +128,14 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
         get(c.src_strides, &d.src_strides);
         get(c.weights_strides, &d.weights_strides);
         get(c.dst_strides, &d.dst_strides);
+    }
+    // 1.7: the fpmath mode, when struct_size covers it
+    if (c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, fpmath_mode)) {
+        if (c.fpmath_mode == CONVCHECK_FPMATH_TF32) d.fpmath = FpMath::tf32;
+        else if (c.fpmath_mode == CONVCHECK_FPMATH_BF16) d.fpmath = FpMath::bf16;
+        else if (c.fpmath_mode != CONVCHECK_FPMATH_STRICT)
+            throw ConvError("fpmath_mode", std::to_string(c.fpmath_mode),
+                            "must be CONVCHECK_FPMATH_STRICT, CONVCHECK_FPMATH_TF32 or CONVCHECK_FPMATH_BF16");
     }
     return d;
 }

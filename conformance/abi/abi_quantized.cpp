@@ -12,20 +12,30 @@ std::int32_t abi_dtype(IntegerType type) {
     return type == IntegerType::u8 ? CONVCHECK_U8 : type == IntegerType::s8 ? CONVCHECK_S8 : CONVCHECK_S32;
 }
 
-std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<float> weights_scales) {
+std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<float> weights_scales,
+                                     std::vector<std::int32_t> src_zero_points, std::vector<std::int32_t> dst_zero_points) {
     auto a = std::make_unique<AbiQuantized>();
     a->weights_scales = std::move(weights_scales);
+    // one value: the per-tensor field; more: the list (1.7)
+    const std::int32_t src_one = src_zero_points.size() == 1 ? src_zero_points[0] : q.src_zero_point;
+    const std::int32_t dst_one = dst_zero_points.size() == 1 ? dst_zero_points[0] : q.dst_zero_point;
+    if (src_zero_points.size() > 1) a->src_zero_points = std::move(src_zero_points);
+    if (dst_zero_points.size() > 1) a->dst_zero_points = std::move(dst_zero_points);
     convcheck_quantization& e = a->extension;
     e.header.struct_size = sizeof(e);
     e.header.tag = CONVCHECK_EXTENSION_QUANTIZATION;
     e.header.next = nullptr;
     e.src_scale = q.src_scale;
-    e.src_zero_point = q.src_zero_point;
+    e.src_zero_point = a->src_zero_points.empty() ? src_one : 0;
+    e.src_zero_point_count = a->src_zero_points.empty() ? 1 : static_cast<std::int64_t>(a->src_zero_points.size());
+    e.src_zero_points = a->src_zero_points.empty() ? nullptr : a->src_zero_points.data();
     e.weights_scale_count = static_cast<std::int64_t>(a->weights_scales.size());
     e.weights_scales = a->weights_scales.data();
     e.weights_zero_point = q.weights_zero_point;
     e.dst_scale = q.dst_scale;
-    e.dst_zero_point = q.dst_zero_point;
+    e.dst_zero_point = a->dst_zero_points.empty() ? dst_one : 0;
+    e.dst_zero_point_count = a->dst_zero_points.empty() ? 1 : static_cast<std::int64_t>(a->dst_zero_points.size());
+    e.dst_zero_points = a->dst_zero_points.empty() ? nullptr : a->dst_zero_points.data();
     e.dst_min = static_cast<std::int32_t>(q.dst_min);
     e.dst_max = static_cast<std::int32_t>(q.dst_max);
     convcheck_conv_desc& d = a->desc;
@@ -102,6 +112,22 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     c.q.dst_zero_point = e.dst_zero_point;
     c.q.dst_min = e.dst_min;
     c.q.dst_max = e.dst_max;
+    // 1.7: per-channel zero points, when struct_size covers them and a count is above 1
+    const bool v17 = e.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_zero_points);
+    const auto per_channel = [&](const char* field, std::int64_t count, const std::int32_t* points, std::int64_t channels,
+                                 std::int32_t one, bool* flag, std::vector<std::int32_t>* list) -> std::vector<std::int32_t> {
+        if (!v17 || count == 1) return {one};
+        if (count != channels || points == nullptr)
+            throw ConvError(field, std::to_string(count), "one zero point, or one per channel (" + std::to_string(channels) +
+                                                               ") with the values given");
+        *flag = true;
+        list->assign(points, points + count);
+        return *list;
+    };
+    c.src_zero_points = per_channel("src_zero_point_count", v17 ? e.src_zero_point_count : 1, v17 ? e.src_zero_points : nullptr,
+                                    desc.in_channels, e.src_zero_point, &c.q.per_channel_src_zero_points, &c.q.src_zero_points);
+    c.dst_zero_points = per_channel("dst_zero_point_count", v17 ? e.dst_zero_point_count : 1, v17 ? e.dst_zero_points : nullptr,
+                                    desc.out_channels, e.dst_zero_point, &c.q.per_channel_dst_zero_points, &c.q.dst_zero_points);
     if (post_ops) {  // the post-ops through the float reader, alone on a chain of their own
         convcheck_post_ops alone = *reinterpret_cast<const convcheck_post_ops*>(post_ops);
         alone.header.next = nullptr;

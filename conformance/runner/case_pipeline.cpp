@@ -61,6 +61,12 @@ void run_pipeline(const Backend& backend, const Case& c, const CheckSettings& s,
     if (backend.offline && declined(offline_not_carried(c), r)) return;
     accuracy::Contract contract = contract_for(backend, op.output_dtype(c));
     if (!adds_bias(c)) contract.bias_after_output_rounding = false;
+    // a discrete convolution's fpmath (ConvDescriptor::fpmath): the backend may round f32 inputs to that precision; the
+    // bound takes the looser of it and the backend's declared input_precision (docs/accuracy.md, "fpmath")
+    if (c.op == Op::conv || c.op == Op::conv_bwd_data || c.op == Op::conv_bwd_weights)
+        if (const int bits = fpmath_significand_bits(c.conv.fpmath);
+            bits > 0 && (contract.input_significand_bits == 0 || bits < contract.input_significand_bits))
+            contract.input_significand_bits = bits;
     op.check(backend, c, s, contract, needs, r);
 }
 

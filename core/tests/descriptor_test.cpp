@@ -127,3 +127,26 @@ TEST(Descriptor, ErrorsEchoHostileBytesReadably) {
         EXPECT_EQ(std::string(e.what()).rfind("\\x00\\x01 = 1: unknown key", 0), 0u) << e.what();
     }
 }
+
+// fpmath= (oneDNN's fpmath mode): tf32 and bf16 print and read back with their significand bits; strict is the
+// default and not printed; f16 and unknown modes are refused by the key; an integer convolution takes none.
+TEST(Descriptor, FpmathPrintsAndReadsBack) {
+    const ConvDescriptor d = parse_descriptor("conv:c=2,o=3,in=5,k=3,fpmath=bf16");
+    EXPECT_EQ(d.fpmath, FpMath::bf16);
+    EXPECT_EQ(fpmath_significand_bits(d.fpmath), 8);
+    EXPECT_NE(to_string(d).find(",fpmath=bf16"), std::string::npos) << to_string(d);
+    EXPECT_EQ(parse_descriptor(to_string(d)), d);
+    EXPECT_NE(parse_descriptor("conv:c=2,o=3,in=5,k=3,fpmath=tf32"), d);
+    EXPECT_EQ(fpmath_significand_bits(parse_descriptor("conv:c=2,o=3,in=5,k=3,fpmath=tf32").fpmath), 11);
+    const ConvDescriptor strict = parse_descriptor("conv:c=2,o=3,in=5,k=3,fpmath=strict");
+    EXPECT_EQ(strict.fpmath, FpMath::strict);
+    EXPECT_EQ(to_string(strict).find("fpmath"), std::string::npos);
+    for (const char* bad : {"conv:c=2,o=3,in=5,k=3,fpmath=f16", "conv:c=2,o=3,in=5,k=3,fpmath=any"}) {
+        try {
+            parse_descriptor(bad);
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), "fpmath") << bad;
+        }
+    }
+}

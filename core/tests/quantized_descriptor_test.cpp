@@ -118,3 +118,42 @@ TEST(QuantizedDescriptor, GeneralOutputPrintsAndReadsBack) {
     EXPECT_TRUE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,po=relu"));
     EXPECT_FALSE(rounded("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:u8,ssc=0.5"));  // u8: always requantized
 }
+
+// Per-channel zero points (oneDNN's mask 1 << 1): szp=ic / dzp=oc drawn, or a list with one per channel, each in its
+// type's range; they print and read back; an s32 or float dst takes no per-channel dst zero points; the accumulator check assumes any drawn src zero point.
+TEST(QuantizedDescriptor, PerChannelZeroPointsDrawnOrGiven) {
+    const auto drawn = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,szp=ic,dzp=oc");
+    EXPECT_TRUE(drawn.per_channel_src_zero_points);
+    EXPECT_TRUE(drawn.per_channel_dst_zero_points);
+    EXPECT_TRUE(drawn.src_zero_points.empty());
+    EXPECT_NE(to_string(drawn).find(",szp=ic,"), std::string::npos) << to_string(drawn);
+    EXPECT_NE(to_string(drawn).find(",dzp=oc"), std::string::npos) << to_string(drawn);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(drawn)), drawn);
+    EXPECT_EQ(drawn.largest_product(), 255 * 128);  // a drawn src zero point may be 0 or 255
+    const auto given = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=s8:s8:s8,szp=-3:0:7,dzp=5:-5");
+    EXPECT_EQ(given.src_zero_points, (std::vector<std::int32_t>{-3, 0, 7}));
+    EXPECT_EQ(given.dst_zero_points, (std::vector<std::int32_t>{5, -5}));
+    EXPECT_NE(to_string(given).find(",szp=-3:0:7,"), std::string::npos) << to_string(given);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(given)), given);
+    EXPECT_EQ(given.largest_product(), (7 + 128) * 128);  // the zero point farthest from an end of s8: 7
+    const auto refuses = [](const char* text, const char* key) {
+        try {
+            parse_quantized_descriptor(text);
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), key) << text;
+            return;
+        }
+        ADD_FAILURE() << text << " was accepted";
+    };
+    refuses("qconv:c=3,o=2,in=4,k=3,szp=1:2", "szp");                // two for three input channels
+    refuses("qconv:c=3,o=2,in=4,k=3,dzp=1:2:3", "dzp");              // three for two output channels
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=s8:s8:s8,szp=1:200:3", "szp");  // outside s8
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:s32,dzp=oc", "dzp");    // dzp=oc is drawn in a u8 or s8 dst's range
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:f32,dzp=oc", "dzp");    // a float dst likewise
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:s32,dzp=1:2", "dzp");
+    // with the general output: post-ops and an f32 bias on a u8 dst with per-channel zero points
+    const auto general = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,bias=1,dt=u8:s8:u8,bdt=f32,szp=ic,dzp=oc,po=relu");
+    EXPECT_TRUE(general.general_output());
+    EXPECT_EQ(parse_quantized_descriptor(to_string(general)), general) << to_string(general);
+    refuses("qconv:c=3,o=2,in=4,k=3,szp=oc", "szp");                 // src's channels are the input channels
+}

@@ -113,8 +113,12 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         // 9. attributes, strides, threading context
         {"post_ops", P ",bias=1", nullptr}, {"post_ops", P ",bias=1,po=sum", nullptr},
         {"scales", nullptr, "--attr-scales"}, {"zero_points", nullptr, "--attr-zero-points"},
-        {"fpmath", P ",bias=1", nullptr}, {"fpmath", nullptr, "--attr-acc-mode"}, {"fpmath", nullptr, "--attr-fpmath"},
-        {"fpmath", nullptr, "--attr-fpmath"},
+        {"fpmath", P ",bias=1", nullptr}, {"fpmath", nullptr, "--attr-acc-mode"}, {"fpmath", P ",bias=1,fpmath=bf16", nullptr},
+        {"fpmath", nullptr, "--attr-acc-mode"},
+        {"fpmath_modes", P ",bias=1,fpmath=tf32", nullptr},  // APPLY_TO_INT: no integer primitive here
+        {"fpmath_modes", nullptr, "--attr-fpmath=f16: f32 inputs rounded to f16 also leave f32's exponent range"},
+        {"fpmath_modes", nullptr, "--attr-fpmath=any: any lower precision"},
+        {"fpmath_modes", nullptr, "--attr-fpmath=bf16:maybe: APPLY_TO_INT is true or false"},
         {"dropout", nullptr, "--attr-dropout"}, {"rounding", nullptr, "--attr-rounding-mode"},
         {"strides", P ",bias=1", nullptr}, {"strides", nullptr, "--strides/--stag/--wtag/--dtag: ss (src strides)=1x1x1x1: stride 1 (1) is within"},
         {"strides_given", P ",bias=1,ss=200x1x40x8,ds=72x1x24x8", nullptr},

@@ -36,14 +36,20 @@ TEST(BenchdnnInt8, CasesAreQuantizedDescriptorsOrSkippedWithTheirReason) {
         {"types", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:bf16", nullptr},
         {"types", nullptr, "--dt: integer types other than u8/s8 src and weights"},
         {"scaled_s32", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:s32,ssc=0.5", nullptr},  // oneDNN's rounded s32
-        {"zero_points", nullptr, "--attr-zero-points: src:per_dim_1 (zero points per channel)"},
-        {"zero_points", nullptr, "--attr-zero-points: wei zero points of type s8"},
+        {"zero_points", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,szp=ic,dzp=oc", nullptr},
+        {"zero_points", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,wzp=1", nullptr},
+        {"zero_points", nullptr, "--attr-zero-points: src:common:200:s8: the value is outside s8"},
+        {"zero_points", nullptr, "--attr-zero-points: wei:per_oc (weights zero points per channel"},
+        {"zero_points", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,szp=ic", nullptr},
+        {"zero_points", nullptr, "--attr-zero-points: wei zero points in groups"},
         {"scales", nullptr, "--attr-scales: src:per_dim_1"},
         {"scales", nullptr, "--attr-scales: dst scales of type f16"},
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=relu+sum:0.5", nullptr},
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=prelu:per_oc", nullptr},  // prelu on int8
         {"backward", nullptr, "--dir=BWD_D: an int8 backward pass"},
         {"zero_point_range", nullptr, "--dt/--attr-scales/--attr-zero-points: szp=300"},
+        {"fpmath", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8", nullptr},  // fpmath applies to floating-point primitives only
+        {"fpmath", nullptr, "--attr-fpmath=bf16:true: applied to an integer primitive"},
     };
     ASSERT_EQ(got.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {

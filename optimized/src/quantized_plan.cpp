@@ -84,6 +84,10 @@ QuantizedPlan::QuantizedPlan(const QuantizedDescriptor& q, std::span<const float
         throw ConvError(weights ? "bias" : "weights", "null", "buffers must not be null");
     if (weights_scales.size() != 1 && static_cast<i64>(weights_scales.size()) != d.out_channels)
         throw ConvError("weights_scales", std::to_string(weights_scales.size()), "one, or one per output channel");
+    if ((q.per_channel_src_zero_points && q.src_zero_points.empty()) ||
+        (q.per_channel_dst_zero_points && q.dst_zero_points.empty()))
+        throw ConvError(q.src_zero_points.empty() ? "szp" : "dzp", "drawn per channel",
+                        "a plan takes its per-channel zero points given (szp=a:b:..., dzp=a:b:...)");
     impl_ = std::make_unique<Impl>(q);
     Impl& m = *impl_;
     const detail::QuantizedGeometry& g = m.g;
@@ -126,6 +130,10 @@ void QuantizedPlan::execute(const void* src, void* dst) const {
 void QuantizedPlan::Impl::run(const void* src, void* dst) const {
     if (vnni) return vnni->run(src, dst, requantize);
     const bool nxc = g.src_nxc;
+    // input channel c's zero point: per tensor, or per channel (szp=a:b:...)
+    const auto src_zero_point = [&](i64 c) {
+        return q.src_zero_points.empty() ? q.src_zero_point : q.src_zero_points[static_cast<std::size_t>(c)];
+    };
     std::vector<std::int16_t> copy(static_cast<std::size_t>(g.padded_spatial * g.C));
     for (i64 n = 0; n < g.N; ++n) {
         // src minus its zero point, channels last, inside zeros: a padding tap reads 0 and adds nothing
@@ -138,7 +146,7 @@ void QuantizedPlan::Impl::run(const void* src, void* dst) const {
                     for (i64 c = 0; c < g.C; ++c) {
                         const i64 from = nxc ? (n * g.in_spatial + x) * g.C + c : (n * g.C + c) * g.in_spatial + x;
                         copy[static_cast<std::size_t>(pixel * g.C + c)] =
-                            static_cast<std::int16_t>(load(src, q.src, from) - q.src_zero_point);
+                            static_cast<std::int16_t>(load(src, q.src, from) - src_zero_point(c));
                     }
                 }
             }

@@ -59,13 +59,15 @@ struct Requantizer {
     QuantizedRounding rounding = QuantizedRounding::nearest_even_f32_with_zero_point;
     IntegerType dst = IntegerType::u8;
     std::int32_t dst_zero_point = 0;
+    std::vector<std::int32_t> dst_zero_points;  // per output channel (dzp=a:b:...), or empty: dst_zero_point
     std::int64_t dst_min = 0, dst_max = 0;
     std::vector<float> multiplier_f32;
     std::vector<Q31> multiplier_q31;
 
     Requantizer() = default;
     Requantizer(const QuantizedDescriptor& q, const std::vector<double>& multipliers, QuantizedRounding r)
-        : rounding(r), dst(q.dst), dst_zero_point(q.dst_zero_point), dst_min(q.dst_min), dst_max(q.dst_max) {
+        : rounding(r), dst(q.dst), dst_zero_point(q.dst_zero_point), dst_zero_points(q.dst_zero_points),
+          dst_min(q.dst_min), dst_max(q.dst_max) {
         for (double m : multipliers) {
             multiplier_f32.push_back(static_cast<float>(m));
             multiplier_q31.push_back(q31_of(m));
@@ -75,6 +77,7 @@ struct Requantizer {
     std::int64_t operator()(std::int32_t acc, std::int64_t oc) const {
         if (dst == IntegerType::s32) return acc;
         const auto at = static_cast<std::size_t>(oc);
+        const std::int32_t zp = dst_zero_points.empty() ? dst_zero_point : dst_zero_points[at];
         std::int64_t r = 0;
         switch (rounding) {
             case QuantizedRounding::double_rounding: r = round_double(acc, multiplier_q31[at]); break;
@@ -84,11 +87,11 @@ struct Requantizer {
                 break;
             case QuantizedRounding::nearest_even_f32_with_zero_point: {
                 const float product = static_cast<float>(acc) * multiplier_f32[at];
-                const float sum = product + static_cast<float>(dst_zero_point);  // in f32, as oneDNN and ONNX add it
+                const float sum = product + static_cast<float>(zp);  // in f32, as oneDNN and ONNX add it
                 return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::nearbyint(sum)), dst_min, dst_max);
             }
         }
-        return std::clamp<std::int64_t>(r + dst_zero_point, dst_min, dst_max);
+        return std::clamp<std::int64_t>(r + zp, dst_min, dst_max);
     }
 };
 

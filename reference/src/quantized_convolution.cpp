@@ -54,7 +54,12 @@ IntegerSums integer_convolution_sum(const ConvDescriptor& d, const QuantizedInpu
         };
         if (d.has_bias) add(in.bias[static_cast<std::size_t>(y.oc)]);  // bias(oc): the first term
         const std::int64_t zw = zero_point(in.weight_zero_points, y.oc);
-        // + sum over ic_g, k of (src(n, c, x) - zx(c)) * (weights(oc, ic_g, k) - zw(oc)), x inside the input
+        // + sum over ic_g, k of (src(n, c, x) - zx(c)) * (weights(oc, ic_g, k) - zw(oc)), x inside the input.
+        // zx(c) is input channel c's (oneDNN, attributes_quantization.md: "x_f32[:] = scale_x * (x_quant[:] - zp_x)",
+        // per channel with mask 1 << 1; benchdnn conv/ref_conv.cpp skips a tap outside the input ("if (iw < 0 || iw >=
+        // IW) continue;") before "if (src_zp_mask > 0) src_zp = src_zps.get_elem(g * ICG + ic); const float s =
+        // (src_loc[src_off] - src_zp) * src_scale;"): the channel of src offset s, never the output channel, and no
+        // zero point at all on a padding tap
         index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
             const std::int64_t zx = zero_point(in.src_zero_points, (s / pixels) % d.in_channels);
             add((in.src[static_cast<std::size_t>(s)] - zx) * (in.weights[static_cast<std::size_t>(w)] - zw));

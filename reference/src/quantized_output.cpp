@@ -36,43 +36,46 @@ bool beyond_every_range(double real) { return std::fabs(real) >= 0x1p40; }
 
 }  // namespace
 
-std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, Requantization rule) {
+std::int64_t quantized_output(const QuantizedDescriptor& q, std::int64_t acc, double multiplier,
+                              std::int32_t dst_zero_point, Requantization rule) {
     const std::int32_t x = as_int32(acc);
     if (q.dst == IntegerType::s32 && !q.rounded_s32()) return x;  // the accumulator itself (ONNX ConvInteger)
     if (beyond_every_range(double(x) * multiplier)) return double(x) * multiplier > 0 ? q.dst_max : q.dst_min;
-    return saturate(requantize_with_zero_point(x, multiplier, q.dst_zero_point, rule), 0,
+    return saturate(requantize_with_zero_point(x, multiplier, dst_zero_point, rule), 0,
                     static_cast<std::int32_t>(q.dst_min), static_cast<std::int32_t>(q.dst_max));
 }
 
-IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier) {
+IntegerWindow quantized_output_window(const QuantizedDescriptor& q, std::int64_t acc, double multiplier,
+                                      std::int32_t dst_zero_point) {
     const std::int32_t x = as_int32(acc);
     if (q.dst == IntegerType::s32 && !q.rounded_s32()) return {x, x};
-    const IntegerWindow w = inexact_window(double(x) * multiplier, q.dst_zero_point);
+    const IntegerWindow w = inexact_window(double(x) * multiplier, dst_zero_point);
     // the window is around r + zero_point already: saturate each end as the output is
     const auto clamp = [&](std::int64_t v) { return std::min(std::max(v, q.dst_min), q.dst_max); };
     return {clamp(w.lowest), clamp(w.highest)};
 }
 
 std::optional<std::int64_t> quantized_output_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier,
-                                                      float bias, Requantization rule) {
+                                                      float bias, std::int32_t dst_zero_point, Requantization rule) {
     const std::int32_t x = as_int32(acc);
     const float scale = static_cast<float>(multiplier), over = static_cast<float>(double(bias) / double(q.dst_scale));
     if (beyond_every_range(double(x) * multiplier + double(over)))
         return double(x) * multiplier + double(over) > 0 ? q.dst_max : q.dst_min;
     std::int64_t r = 0;
     if (rule == Requantization::nearest_even_f32)
-        r = multiply_nearest_even_f32_with_bias(x, scale, over) + q.dst_zero_point;
+        r = multiply_nearest_even_f32_with_bias(x, scale, over) + dst_zero_point;
     else if (rule == Requantization::nearest_even_f32_with_zero_point)
-        r = multiply_nearest_even_f32_with_bias_and_zero_point(x, scale, over, q.dst_zero_point);
+        r = multiply_nearest_even_f32_with_bias_and_zero_point(x, scale, over, dst_zero_point);
     else
         return std::nullopt;
     return saturate(r, 0, static_cast<std::int32_t>(q.dst_min), static_cast<std::int32_t>(q.dst_max));
 }
 
-IntegerWindow quantized_output_window_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, float bias) {
+IntegerWindow quantized_output_window_f32_bias(const QuantizedDescriptor& q, std::int64_t acc, double multiplier, float bias,
+                                               std::int32_t dst_zero_point) {
     const std::int32_t x = as_int32(acc);
     // exact in double for the runner's dyadic scales and biases
-    const IntegerWindow w = inexact_window(double(x) * multiplier + double(bias) / double(q.dst_scale), q.dst_zero_point);
+    const IntegerWindow w = inexact_window(double(x) * multiplier + double(bias) / double(q.dst_scale), dst_zero_point);
     const auto clamp = [&](std::int64_t v) { return std::min(std::max(v, q.dst_min), q.dst_max); };
     return {clamp(w.lowest), clamp(w.highest)};
 }

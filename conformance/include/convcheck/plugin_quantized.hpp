@@ -26,6 +26,19 @@ inline const convcheck_quantization* quantization_of(const convcheck_conv_desc& 
     return nullptr;
 }
 
+// True when q has per-channel src or dst zero points (ABI 1.7: a count above 1, struct_size covering it).
+inline bool per_channel_zero_points(const convcheck_quantization& q) {
+    return q.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_zero_points) &&
+           (q.src_zero_point_count > 1 || q.dst_zero_point_count > 1);
+}
+// Input channel c's src zero point, output channel oc's dst zero point (per tensor or per channel).
+inline int32_t src_zero_point(const convcheck_quantization& q, int64_t c) {
+    return per_channel_zero_points(q) && q.src_zero_point_count > 1 ? q.src_zero_points[c] : q.src_zero_point;
+}
+inline int32_t dst_zero_point(const convcheck_quantization& q, int64_t oc) {
+    return per_channel_zero_points(q) && q.dst_zero_point_count > 1 ? q.dst_zero_points[oc] : q.dst_zero_point;
+}
+
 // True for the float dtypes a quantized dst may have (ABI 1.7): CONVCHECK_F32, BF16, F16.
 inline bool is_float_dst_dtype(int32_t dtype) {
     return dtype == CONVCHECK_F32 || dtype == CONVCHECK_BF16 || dtype == CONVCHECK_F16;
@@ -40,9 +53,21 @@ inline bool rounded_s32_dst(const convcheck_conv_desc& d, const convcheck_quanti
     return scaled || (d.has_bias && tensor_dtypes(d).bias == CONVCHECK_F32);
 }
 
-// The rules of a quantized case a plugin takes: ABI 1.5's, an F32 bias when f32_bias, and 1.7's general output
-// (a float dst, a rounded s32 dst, the post-ops extension beside the quantization) when general.
-inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why, bool f32_bias, bool general) {
+// What a plugin's query and prepare compute beyond ABI 1.5's quantized case: add_quantized's `takes`, or'ed.
+enum QuantizedTakes : unsigned {
+    kQuantizedF32Bias = 1u,           // an F32 bias added after the scales, with a U8 or S8 dst (1.6)
+    kQuantizedGeneralOutput = 2u,     // 1.7's general output: a float dst, a rounded s32 dst, post-ops (an F32 bias
+                                      // with any dst too)
+    kQuantizedChannelZeroPoints = 4u  // 1.7's per-channel src and dst zero points
+};
+
+// The rules of a quantized case a plugin takes: ABI 1.5's, and what `takes` (QuantizedTakes) adds. True when d is a
+// quantized case (an integer dtype on any tensor, or a quantization extension); *why is then "" when the plugin takes
+// it, else why it declines it.
+inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why, unsigned takes) {
+    const bool general = (takes & kQuantizedGeneralOutput) != 0;
+    const bool f32_bias = general || (takes & kQuantizedF32Bias) != 0;
+    const bool channel_zero_points = (takes & kQuantizedChannelZeroPoints) != 0;
     const TensorDtypes t = tensor_dtypes(d);
     const convcheck_quantization* q = quantization_of(d);
     if (!is_integer_dtype(t.src) && !is_integer_dtype(t.weights) && !is_integer_dtype(t.dst) && q == nullptr)
@@ -72,46 +97,63 @@ inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why,
     else if (!general && rounded_s32_dst(d, *q))
         *why = "an s32 dst with scales, a dst zero point or an f32 bias is oneDNN's rounded s32 (ABI 1.7); the plugin's "
                "s32 dst is the accumulator";
+    else if (per_channel_zero_points(*q) && !channel_zero_points)
+        *why = "src or dst zero points per channel (the plugin takes one zero point per tensor)";
     return true;
 }
 
 // True when d is a quantized case: an integer dtype on any tensor, or a quantization extension. *why is then ""
 // when it is one as ABI 1.5 writes it (the forward pass; src and weights U8 or S8, bias S32, dst U8, S8 or S32 the
-// accumulator; the quantization extension, alone in the chain), else why a plugin declines it.
-inline bool quantized_case(const convcheck_conv_desc& d, std::string* why) { return quantized_case_rules(d, why, false, false); }
-// quantized_case, also taking an F32 bias (added after the scales, quantization.h) with a U8 or S8 dst: for a plugin
-// whose query and prepare compute it (add_quantized<Prepare>(true)).
-inline bool quantized_case_with_f32_bias(const convcheck_conv_desc& d, std::string* why) {
-    return quantized_case_rules(d, why, true, false);
-}
-// Every quantized case of ABI 1.7: an F32 bias, a float dst, a rounded s32 dst, post-ops (add_quantized(true, true)).
-inline bool quantized_case_general(const convcheck_conv_desc& d, std::string* why) {
-    return quantized_case_rules(d, why, true, true);
+// accumulator; one zero point per tensor; the quantization extension, alone in the chain), else why a plugin declines it.
+inline bool quantized_case(const convcheck_conv_desc& d, std::string* why) { return quantized_case_rules(d, why, 0); }
+// quantized_case_rules with `takes` fixed: the gate add_quantized installs.
+template <unsigned Takes>
+bool quantized_case_taking(const convcheck_conv_desc& d, std::string* why) {
+    return quantized_case_rules(d, why, Takes);
 }
 
 // Lets add_conv's entries (plugin_support.hpp) pass quantized cases to the plugin's query and prepare, which
-// then compute them (quantization_of gives the extension). Call after add_conv<Prepare>.
-// f32_bias: the plugin also computes an F32 bias added after the scales (quantization.h); without it such a case is
-// declined before its query ("a quantized bias is s32").
-// general: also the general output of ABI 1.7 (a float dst, a rounded s32 dst, post-ops: quantization.h).
+// then compute them (quantization_of gives the extension). Call after add_conv<Prepare>. `takes` (QuantizedTakes,
+// or'ed) names what they compute beyond ABI 1.5's quantized case; a case that needs more is declined before the
+// plugin's query, saying what it needs ("a quantized bias is s32", "src or dst zero points per channel ..."):
+//   kQuantizedF32Bias            an F32 bias added after the scales, with a U8 or S8 dst (quantization.h);
+//   kQuantizedGeneralOutput      1.7's general output: a float dst, a rounded s32 dst, post-ops beside the
+//                                quantization, an F32 bias with any dst (implies kQuantizedF32Bias);
+//   kQuantizedChannelZeroPoints  1.7's per-channel src and dst zero points (src_zero_point(q, c), dst_zero_point(q, oc)).
+// add_quantized<Prepare>(true) is add_quantized<Prepare>(kQuantizedF32Bias), as in 1.6.
 template <PrepareFn Prepare>
-void add_quantized(bool f32_bias = false, bool general = false) {
-    quantized_gate<PrepareTag<Prepare>> = general ? quantized_case_general : f32_bias ? quantized_case_with_f32_bias : quantized_case;
+void add_quantized(unsigned takes = 0) {
+    static constexpr QuantizedGate kGates[8] = {
+        quantized_case_taking<0>, quantized_case_taking<1>, quantized_case_taking<2>, quantized_case_taking<3>,
+        quantized_case_taking<4>, quantized_case_taking<5>, quantized_case_taking<6>, quantized_case_taking<7>};
+    quantized_gate<PrepareTag<Prepare>> = kGates[takes & 7u];
 }
 
-// A plan's own copy of a case's quantization and its weights scales: the runner's are valid as the descriptor,
-// during conv_prepare only (a plan must not keep pointers into them). Its `next` is NULL.
+// A plan's own copy of a case's quantization, its weights scales and per-channel zero points: the runner's are valid
+// as the descriptor, during conv_prepare only (a plan must not keep pointers into them). Its `next` is NULL; its
+// zero-point counts are 1.7's (1 where the runner's struct_size does not cover them).
 struct QuantizationCopy {
     explicit QuantizationCopy(const convcheck_quantization& from)
         : q(from), scales(from.weights_scales, from.weights_scales + from.weights_scale_count) {
+        if (per_channel_zero_points(from)) {
+            if (from.src_zero_point_count > 1)
+                src_zero_points.assign(from.src_zero_points, from.src_zero_points + from.src_zero_point_count);
+            if (from.dst_zero_point_count > 1)
+                dst_zero_points.assign(from.dst_zero_points, from.dst_zero_points + from.dst_zero_point_count);
+        }
         q.header.struct_size = sizeof(q);
         q.header.next = nullptr;
         q.weights_scales = scales.data();
+        q.src_zero_point_count = src_zero_points.empty() ? 1 : static_cast<int64_t>(src_zero_points.size());
+        q.src_zero_points = src_zero_points.empty() ? nullptr : src_zero_points.data();
+        q.dst_zero_point_count = dst_zero_points.empty() ? 1 : static_cast<int64_t>(dst_zero_points.size());
+        q.dst_zero_points = dst_zero_points.empty() ? nullptr : dst_zero_points.data();
     }
     QuantizationCopy(const QuantizationCopy&) = delete;
     QuantizationCopy& operator=(const QuantizationCopy&) = delete;
     convcheck_quantization q;
     std::vector<float> scales;
+    std::vector<int32_t> src_zero_points, dst_zero_points;
 };
 
 // One integer element at an element offset.

@@ -271,7 +271,8 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;
     add_conv<prepare>(a, conv_query);
-    add_quantized<prepare>(false, true);  // ABI 1.7's general output too; conv_query declines what it lacks
+    // ABI 1.7's general output and per-channel src and dst zero points too; conv_query declines what it lacks
+    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
     add_backward<prepare, backward_query, backward_execute>(a);
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -1,11 +1,12 @@
 // The mutants plugin's quantized convolution (ABI 1.5): the integer sum of every in-bounds tap,
 //   acc = bias(oc) + sum (x - zx) * (w - zw)    in int32,
+// (zx the input channel's, zx and the dst zero point per tensor or per channel: ABI 1.7),
 // requantized with gemmlowp's double rounding (the rule the plugin declares): QuantizeMultiplier's Q31
 // multiplier and shift, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT; then + dzp, clamped to
 // [dst_min, dst_max]. Written here from gemmlowp's description, apart from the reference. Each q_* mutant is
 // one marked deviation.
 // The general output (ABI 1.7: an F32 dst, or post-ops on an integer or F32 dst), oneDNN's definition in double:
-//   dst = convert(post_ops(src_scale * weights_scale(oc) * acc) / dst_scale + dst_zero_point)
+//   dst = convert(post_ops(src_scale * weights_scale(oc) * acc) / dst_scale + dst_zero_point)   (oc's, per channel)
 // with the post-ops relu, clip, linear and sum (conv_query declines others), convert: the nearest integer (ties to
 // even) saturated to [dst_min, dst_max], or f32.
 #include <algorithm>
@@ -70,9 +71,11 @@ const convcheck_post_ops* chain_post_ops(const convcheck_conv_desc& desc) {
     return nullptr;
 }
 
-// x (dst's units before the conversion) for the real value v; prior: dst's value before the call (a sum reads it)
-double general_output(const convcheck_post_ops* ops, const convcheck_quantization& q, double v, double prior, Mutant m) {
-    const auto quantize = [&](double r) { return r / double(q.dst_scale) + double(q.dst_zero_point); };
+// x (dst's units before the conversion) for the real value v of output channel oc; prior: dst's value before the call
+// (a sum reads it)
+double general_output(const convcheck_post_ops* ops, const convcheck_quantization& q, double v, double prior,
+                      long long oc, Mutant m) {
+    const auto quantize = [&](double r) { return r / double(q.dst_scale) + double(dst_zero_point(q, oc)); };
     if (m == M::q_dst_zero_point_before_post_ops) v = quantize(v);
     for (int64_t k = 0; ops != nullptr && k < ops->count; ++k) {
         const convcheck_post_op& op = ops->ops[k];
@@ -117,7 +120,11 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
     using namespace convcheck_plugin_support;
     const TensorDtypes t = tensor_dtypes(desc);
     const Problem p(desc, m);
-    const std::int64_t zx = q.src_zero_point, zw = q.weights_zero_point;
+    const std::int64_t zw = q.weights_zero_point;
+    // input channel c's src zero point (per tensor or per channel, ABI 1.7), or the mutant's: output channel oc's
+    const auto src_zp = [&](long long c, long long oc) -> std::int64_t {
+        return src_zero_point(q, m == M::q_src_zero_point_by_oc ? oc % desc.in_channels : c);
+    };
     // VPMADDUBSW adds the raw u8 x s8 products of each tap's input channels 2j and 2j + 1 in a saturating s16, an
     // odd last channel alone; the zero points are compensated apart, exactly (quantization.h's S16_PAIRS): the bug
     // q_s16_pairs does so while declaring s32, honest_s16_pairs declares it (for u8 src and s8 weights without a
@@ -125,7 +132,8 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
     const bool u8_s8 = t.src == CONVCHECK_U8 && t.weights == CONVCHECK_S8;
     const convcheck_post_ops* ops = chain_post_ops(desc);
     const bool float_dst = t.dst == CONVCHECK_F32, general = float_dst || ops != nullptr;
-    const bool pairs = (m == M::q_s16_pairs && u8_s8) || (m == M::honest_s16_pairs && u8_s8 && zw == 0);
+    const bool one_src_zp = !per_channel_zero_points(q) || q.src_zero_point_count == 1;
+    const bool pairs = (m == M::q_s16_pairs && u8_s8) || (m == M::honest_s16_pairs && u8_s8 && zw == 0 && one_src_zp);
     // tap kx of output pixel y: false in the padding, else its input pixel's flat offset in *xs
     const auto tap_source = [&p](const Dims& y, long long kx, long long* xs) {
         const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
@@ -152,6 +160,7 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                         const std::int64_t x = load_integer(args.src, t.src, p.src_index(n, g * p.ICg + ic, xs));
                         pair += x * w;
                         if (ic % 2 == 1 || ic + 1 == p.ICg) raw += saturate_s16(pair), pair = 0;
+                        const std::int64_t zx = src_zp(g * p.ICg + ic, oc);
                         acc += -zx * w - zw * x + zx * zw;  // -zx * w - zw * x + zx * zw: exact
                     }
                 }
@@ -160,6 +169,7 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                         long long xs = 0;
                         const bool outside = !tap_source(y, kx, &xs);
                         const std::int64_t w = load_integer(args.weights, t.weights, p.weights_index(oc, ic, kx));
+                        const std::int64_t zx = src_zp(g * p.ICg + ic, oc);
                         if (outside) {
                             if (m == M::q_zero_point_in_padding) acc += (0 - zx) * (w - zw);
                             continue;
@@ -175,7 +185,7 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                     const double prior = float_dst ? double(static_cast<const float*>(args.dst)[at])
                                                    : double(load_integer(args.dst, t.dst, at));
                     const double x = general_output(ops, q, double(q.src_scale) * double(weights_scale(q, oc)) * double(v),
-                                                    prior, m);
+                                                    prior, oc, m);
                     if (float_dst) static_cast<float*>(args.dst)[at] = static_cast<float>(x);
                     else store_integer(args.dst, t.dst, at, static_cast<std::int64_t>(std::nearbyint(
                                                                 std::min(std::max(x, double(q.dst_min)), double(q.dst_max)))));
@@ -184,7 +194,7 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
                 if (t.dst != CONVCHECK_S32) {
                     const long long scale_channel = m == M::q_channel_scale_in_group ? oc % p.OCg : oc;
                     const double real = double(q.src_scale) * double(weights_scale(q, scale_channel)) / double(q.dst_scale);
-                    v = requantize(static_cast<std::int32_t>(v), real, m) + q.dst_zero_point;
+                    v = requantize(static_cast<std::int32_t>(v), real, m) + dst_zero_point(q, oc);
                     if (m == M::q_bias_after_requantization) v += bias;
                     const std::int64_t hi =
                         m == M::q_clamp_off_by_one && q.dst_max < (t.dst == CONVCHECK_U8 ? 255 : 127) ? q.dst_max - 1 : q.dst_max;

@@ -186,9 +186,14 @@ AnyDescs any_descs(const convcheck_conv_desc& d) {
 // Dilation: oneDNN counts the holes between taps (0 = dense); ours is 1-based (1 = dense).
 memory::dims dilations(const convcheck_conv_desc& d) { return spatial(d, d.dilations, 1); }
 
-dnnl::primitive_attr user_scratchpad() {
+// The attributes every float primitive gets: the user scratchpad and the case's fpmath mode (ABI 1.7): bf16 is
+// oneDNN's fpmath_mode::bf16 ("implicit f32->bf16 conversions allowed"); oneDNN 2.6 has no tf32 mode, so a tf32 case
+// runs strict, in f32, which the looser tf32 bound holds too.
+dnnl::primitive_attr user_scratchpad(const convcheck_conv_desc& d) {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the scratchpad comes with each execute
+    if (d.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, fpmath_mode) && d.fpmath_mode == CONVCHECK_FPMATH_BF16)
+        attr.set_fpmath_mode(dnnl::fpmath_mode::bf16);
     return attr;
 }
 
@@ -202,7 +207,7 @@ dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& 
     const dnnl::convolution_forward::desc conv(kind, dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst,
                                                spatial(d, d.strides), dilations(d), spatial(d, d.pads_begin),
                                                spatial(d, d.pads_end));
-    dnnl::primitive_attr attr = user_scratchpad();
+    dnnl::primitive_attr attr = user_scratchpad(d);
     if (ops != nullptr) attr.set_post_ops(convcheck_onednn::make_post_ops(d, *ops));
     return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
 }
@@ -434,12 +439,12 @@ struct Backward {
             if (data_pass) {
                 const dnnl::convolution_backward_data::primitive_desc data(
                     {dnnl::algorithm::convolution_direct, m.src, m.weights, m.dst, strides, dilations(l), pl, pr},
-                    user_scratchpad(), plugin.engine, hint);
+                    user_scratchpad(l), plugin.engine, hint);
                 pd = data;
             } else {
                 const dnnl::convolution_backward_weights::primitive_desc weights(
                     {dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst, strides, dilations(l), pl, pr},
-                    user_scratchpad(), plugin.engine, hint);
+                    user_scratchpad(l), plugin.engine, hint);
                 pd = weights;
             }
         } catch (const dnnl::error& e) {
@@ -504,7 +509,9 @@ const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // forward: each tensor's own data type
     support::add_conv<prepare>(a, conv_query);
-    support::add_quantized<prepare>(true, true);  // an f32 bias, ABI 1.7's general output (onednn_quantized.cpp)
+    // an f32 bias, ABI 1.7's general output and per-channel zero points (onednn_quantized.cpp)
+    support::add_quantized<prepare>(support::kQuantizedF32Bias | support::kQuantizedGeneralOutput |
+                                    support::kQuantizedChannelZeroPoints);
     support::add_post_ops<prepare>(convcheck_onednn::post_ops_accepts);
     support::add_backward<prepare, backward_query, backward_execute>(a);
     support::add_conv_transposed<convcheck_onednn::transposed_query, convcheck_onednn::transposed_execute>(a);

@@ -2,8 +2,10 @@
 // "Convolution" and "Quantization"; SPEC-NOTES §7):
 //   types       src u8 or s8, weights s8 (oneDNN's int8 convolution has no u8 weights), bias s32 or f32, dst u8, s8
 //               or s32.
-//   zero points attr.set_zero_points(DNNL_ARG_SRC / DNNL_ARG_DST, common): oneDNN subtracts the src zero point on
-//               in-bounds taps only (its compensation); it takes no weights zero point (a case with one is
+//   zero points attr.set_zero_points(DNNL_ARG_SRC / DNNL_ARG_DST, common, or per channel with mask 1 << 1 and
+//               DNNL_RUNTIME_S32_VAL, the values given at execution (ABI 1.7; declined in oneDNN's words where its
+//               implementations refuse it): oneDNN subtracts the src zero
+//               point on in-bounds taps only (its compensation); it takes no weights zero point (a case with one is
 //               declined).
 //   scales      attr.set_output_scales: M(oc) = src_scale * weights_scale(oc) / dst_scale, in f32, common (mask 0)
 //               or per output channel (mask 1 << 1, dst's dim 1); applied in f32 to the s32 accumulator plus bias.
@@ -72,15 +74,20 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
     if (q.weights_zero_point != 0)
         return "oneDNN 2.x convolution takes zero points for src and dst only (primitive_attr::set_zero_points), "
                "not weights_zero_point " + std::to_string(q.weights_zero_point);
+    const bool dst_zero_points = support::per_channel_zero_points(q) && q.dst_zero_point_count > 1;
+    if (narrowed(d, q) && dst_zero_points)
+        return "a narrowed output range with per-channel dst zero points: the plugin's eltwise clip post-op has one "
+               "[dst_min - zp, dst_max - zp] per tensor";
     for (int a = 0; a < d.rank; ++a)
         if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
             return "a negative pad: the plugin's crop adaptation copies float tensors only";
     if (const convcheck_post_ops* ops = chain_post_ops(d)) {
-        if (q.dst_scale != 1.0f || q.dst_zero_point != 0)
+        if (q.dst_scale != 1.0f || q.dst_zero_point != 0 || dst_zero_points)
             return "post-ops with a dst scale or zero point: oneDNN 2.6 applies one output scale (src_scale * "
                    "weights_scale / dst_scale, primitive_attr::set_output_scales) before the post-ops, so its post-ops "
                    "would see the value divided by dst_scale " + std::to_string(q.dst_scale) + " and before the dst "
-                   "zero point " + std::to_string(q.dst_zero_point) + "; the case applies both after them";
+                   "zero point " + (dst_zero_points ? std::string("(per channel)") : std::to_string(q.dst_zero_point)) +
+                   "; the case applies both after them";
         if (const std::string why = post_ops_accepts(d, *ops); !why.empty()) return why;
     }
     if (f32_bias(d)) {
@@ -123,8 +130,16 @@ dnnl::convolution_forward::primitive_desc make_pd(convcheck_plugin& p, const con
     for (int64_t o = 0; o < q.weights_scale_count; ++o)
         scales.push_back(static_cast<float>(double(q.src_scale) * double(q.weights_scales[o]) / double(q.dst_scale)));
     attr.set_output_scales(q.weights_scale_count == 1 ? 0 : 1 << 1, scales);
-    if (q.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zero_point});
-    if (q.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zero_point});
+    // per channel (ABI 1.7): mask 1 << 1, one zero point per channel of the tensor's dim 1, given at execution
+    // (oneDNN 2.6 refuses per-channel zero points known at this call: "could not set zero points primitive attribute")
+    if (q.src_zero_point_count > 1)
+        attr.set_zero_points(DNNL_ARG_SRC, 1 << 1, {DNNL_RUNTIME_S32_VAL});
+    else if (q.src_zero_point != 0)
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {q.src_zero_point});
+    if (q.dst_zero_point_count > 1)
+        attr.set_zero_points(DNNL_ARG_DST, 1 << 1, {DNNL_RUNTIME_S32_VAL});
+    else if (q.dst_zero_point != 0)
+        attr.set_zero_points(DNNL_ARG_DST, 0, {q.dst_zero_point});
     const convcheck_post_ops* chain = chain_post_ops(d);
     if (chain != nullptr || narrowed(d, q)) {
         dnnl::post_ops ops = chain != nullptr ? make_post_ops(d, *chain) : dnnl::post_ops();
@@ -193,6 +208,15 @@ struct QuantizedPrepared : convcheck_conv_plan {
         if (ops != nullptr) add_post_op_operands(plugin.engine, desc, *ops, args, call);
         call.emplace(DNNL_ARG_WEIGHTS, weights ? *weights : to_primitive(plugin, user_weights(args.weights), pd.weights_desc()));
         if (desc.has_bias) call.emplace(DNNL_ARG_BIAS, bias ? *bias : to_primitive(plugin, user_bias(args.bias), pd.bias_desc()));
+        // per-channel zero points (1.7), bound at execution as make_pd declared them
+        const auto zero_points = [&](int arg, const std::vector<int32_t>& points) {
+            if (points.empty()) return;
+            call.emplace(DNNL_ARG_ATTR_ZERO_POINTS | arg,
+                         memory(memory::desc({memory::dim(points.size())}, memory::data_type::s32, memory::format_tag::a),
+                                plugin.engine, const_cast<int32_t*>(points.data())));
+        };
+        zero_points(DNNL_ARG_SRC, quantization.src_zero_points);
+        zero_points(DNNL_ARG_DST, quantization.dst_zero_points);
         const memory::desc scratchpad = pd.scratchpad_desc();
         if (scratchpad.get_size() > 0) {
             void* given = support::given_workspace(args, scratchpad.get_size());

@@ -196,7 +196,7 @@ struct DenseCopy {
 
 // ABI 1.7's general output of a quantized case (quantization.h): a float dst or post-ops. The plugin computes the
 // exact s32 accumulator with a QuantizedPlan whose scales are 1 (its dst the accumulator itself), then, in f32,
-//   v = f32(acc) * (src_scale * weights_scale(oc)), the post-ops in order, x = v / dst_scale + dst_zero_point
+//   v = f32(acc) * (src_scale * weights_scale(oc)), the post-ops in order, x = v / dst_scale + dst_zero_point (oc's)
 // and stores x as f32, or its nearest integer (ties to even) saturated to [dst_min, dst_max].
 bool general_output(const convcheck::QuantizedDescriptor& q) { return q.float_dst || !q.conv.post_ops.empty(); }
 
@@ -217,11 +217,12 @@ std::string general_unsupported(const convcheck::QuantizedDescriptor& q) {
     return "";
 }
 
-// The accumulator's descriptor: q with every scale 1, no dst zero point, an s32 dst of its whole range, no post-ops.
+// The accumulator's descriptor: q with every scale 1, no dst zero point (per tensor or per channel), an s32 dst of its whole range, no post-ops.
 convcheck::QuantizedDescriptor accumulator_of(convcheck::QuantizedDescriptor q) {
     q.dst = convcheck::IntegerType::s32, q.float_dst.reset();
     q.src_scale = q.weights_scale = q.dst_scale = 1.0f, q.per_channel_scales = false, q.channel_scales.clear();
     q.dst_zero_point = 0, q.dst_min = convcheck::lowest(q.dst), q.dst_max = convcheck::highest(q.dst);
+    q.per_channel_dst_zero_points = false, q.dst_zero_points.clear();  // (src zero points, per channel too, stay)
     q.conv.post_ops.clear();
     return q;
 }
@@ -353,7 +354,8 @@ struct QuantizedPlan : convcheck_conv_plan {
                     else if (op.eltwise == convcheck::EltwiseAlgorithm::clip) v = std::min(op.beta, std::max(op.alpha, v));
                     else v = op.alpha * v + op.beta;  // linear
                 }
-                const float x = v / c.q.dst_scale + static_cast<float>(c.q.dst_zero_point);
+                const std::int32_t zp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
+                const float x = v / c.q.dst_scale + static_cast<float>(zp);
                 if (t == CONVCHECK_F32) {
                     static_cast<float*>(args.dst)[offset] = x;
                 } else {  // saturated in double, so that s32's ends are exact
@@ -467,7 +469,8 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // forward: widened to f32, dst rounded once (dense_form)
     add_conv<prepare>(a, conv_query);
-    add_quantized<prepare>(false, true);  // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported)
+    // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported) and per-channel zero points on its int16 path
+    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

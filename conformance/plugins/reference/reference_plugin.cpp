@@ -264,7 +264,8 @@ const convcheck_api api = [] {
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // the reference reads each tensor in its own dtype
     add_conv<prepare>(a, conv_query);
     add_post_ops<prepare>([](const convcheck_conv_desc&, const convcheck_post_ops&) { return std::string(); });
-    add_quantized<prepare>(true, true);  // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output
+    // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points
+    add_quantized<prepare>(kQuantizedF32Bias | kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

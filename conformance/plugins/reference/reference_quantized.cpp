@@ -46,8 +46,8 @@ struct QuantizedPlan : convcheck_conv_plan {
             bias.push_back(q.f32_bias ? 0 : static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
             if (q.f32_bias) f32_bias.push_back(static_cast<const float*>(args.bias)[o]);
         }
-        const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
-        const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
+        const std::vector<std::int32_t> wzp{q.weights_zero_point};  // src's per tensor or per input channel (1.7)
+        const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, c.src_zero_points, wzp});
         if (!ref::fits_int32_accumulator(sums))
             throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "an s32 accumulator would overflow (the case is invalid)");
         const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);
@@ -74,8 +74,10 @@ struct QuantizedPlan : convcheck_conv_plan {
             for (std::size_t i = 0; i < out.size(); ++i) {
                 const auto oc = static_cast<std::size_t>((std::int64_t(i) / spatial) % d.out_channels);
                 const double wsc = c.weights_scales[c.weights_scales.size() == 1 ? 0 : oc];
+                const std::int32_t dzp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
                 out[i] = ref::quantized_general_output(
-                    q, ref::quantized_real_value(q, post, std::int64_t(i), sums.acc[i], wsc, q.f32_bias ? f32_bias[oc] : 0.0));
+                    q, ref::quantized_real_value(q, post, std::int64_t(i), sums.acc[i], wsc, q.f32_bias ? f32_bias[oc] : 0.0),
+                    dzp);
             }
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
                 if (q.float_dst) convcheck::store_from_double(args.dst, *q.float_dst, offset, out[static_cast<std::size_t>(flat)]);
@@ -86,9 +88,10 @@ struct QuantizedPlan : convcheck_conv_plan {
         }
         convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
             const auto oc = static_cast<std::size_t>((flat / spatial) % d.out_channels);
+            const std::int32_t dzp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
             store_integer(args.dst, desc.dst_dtype, offset,
-                          q.f32_bias ? *ref::quantized_output_f32_bias(q, sums.acc[flat], m[oc], f32_bias[oc], rule)
-                                     : ref::quantized_output(q, sums.acc[flat], m[oc], rule));
+                          q.f32_bias ? *ref::quantized_output_f32_bias(q, sums.acc[flat], m[oc], f32_bias[oc], dzp, rule)
+                                     : ref::quantized_output(q, sums.acc[flat], m[oc], dzp, rule));
         });
         write_implementation(&args, std::string("reference_integer_sum_") + ref::to_string(rule));
         return nullptr;

@@ -43,7 +43,8 @@ std::string inputs_beyond_declared_precision(const accuracy::Contract& contract,
     for (const auto* v : {&src, &weights})
         for (double x : *v)
             if (accuracy::round_significand(x, contract.input_significand_bits) != x)
-                return "the backend declares input_precision " + accuracy::input_precision_name(contract) + " (" +
+                return "the backend declares, or the case's fpmath allows, input precision " +
+                       accuracy::input_precision_name(contract) + " (" +
                        std::to_string(contract.input_significand_bits) +
                        " significand bits) and this data's exact answer needs inputs of more bits (" +
                        format_double(x) + ")";

@@ -115,6 +115,9 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     if (q.f32_bias && info.abi_major == 1 && info.abi_minor < 6)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has no f32 bias for a quantized case (ABI 1.6, quantization.h)";
+    if ((q.per_channel_src_zero_points || q.per_channel_dst_zero_points) && info.abi_major == 1 && info.abi_minor < 7)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has one src and one dst zero point per tensor (per-channel zero points: ABI 1.7, quantization.h)";
     if (q.f32_bias && !(info.dtypes & CONVCHECK_BIT(CONVCHECK_F32)))
         return "the plugin does not claim dtype f32 (the bias, bdt=f32)";
     const ConvDescriptor& d = q.conv;
@@ -139,7 +142,8 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         return;
     if (!c.vector_dir.empty() && declined("quantized convolution has no stored vectors in the runner yet", r)) return;
     const QuantizedData data = quantized_data(q, c.seed, c.fill == accuracy::Fill::ties);
-    const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
+    const std::vector<std::int32_t>& szp = data.src_zero_points;  // one, or one per input channel
+    const std::vector<std::int32_t> wzp{q.weights_zero_point};
     const std::vector<std::int32_t> in_accumulator = data.accumulator_bias();  // zeros for an f32 bias
     const reference::IntegerSums sums =
         reference::integer_convolution_sum(d, {data.src, data.weights, in_accumulator, szp, wzp});
@@ -147,9 +151,10 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         throw std::logic_error("quantized case " + to_string(q) + ": output " + std::to_string(first) +
                                " can leave s32 although the descriptor is valid");
     // the accumulator the backend declares: exact s32, or s16 pairs where they are defined (u8 src, s8 weights, no
-    // weights zero point; elsewhere a backend declaring them is held to the exact sum)
+    // weights zero point, one src zero point; elsewhere a backend declaring them is held to the exact sum)
     const bool s16_pairs = backend.info.integer_accumulator == CONVCHECK_ACCUMULATOR_S16_PAIRS &&
-                           q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0;
+                           q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0 &&
+                           szp.size() == 1;
     const std::vector<std::int64_t> accumulator =
         s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, in_accumulator, szp, wzp}) : sums.acc;
     // a float dst or post-ops: the general output, in bound mode (general.cpp)
@@ -164,6 +169,9 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     std::int64_t spatial = 1;
     for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
     const auto channel = [&](std::int64_t i) { return (i / spatial) % d.out_channels; };
+    const auto dst_zero_point = [&](std::int64_t oc) {  // one, or output channel oc's
+        return data.dst_zero_points.size() == 1 ? data.dst_zero_points[0] : data.dst_zero_points[static_cast<std::size_t>(oc)];
+    };
 
     // each output under each of the four rules (kRequantizations' order), once; what each output may be: one integer
     // under a declared rule, else the window; and the fill, a value none is
@@ -187,16 +195,17 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
         const std::int64_t oc = channel(std::int64_t(i));
         const double m = multiplier[static_cast<std::size_t>(oc)];
         const float bias = q.f32_bias ? data.f32_bias[static_cast<std::size_t>(oc)] : 0.0f;
+        const std::int32_t dzp = dst_zero_point(oc);
         for (std::size_t k = 0; k < kRules; ++k)
             by_rule[i][k] = !defined[k] ? 0
-                            : !q.f32_bias ? reference::quantized_output(q, accumulator[i], m, reference::kRequantizations[k])
+                            : !q.f32_bias ? reference::quantized_output(q, accumulator[i], m, dzp, reference::kRequantizations[k])
                             : defined[k]
-                                ? *reference::quantized_output_f32_bias(q, accumulator[i], m, bias, reference::kRequantizations[k])
+                                ? *reference::quantized_output_f32_bias(q, accumulator[i], m, bias, dzp, reference::kRequantizations[k])
                                 : 0;
         const std::int64_t own = by_rule[i][declared_k];
         allowed[i] = named       ? reference::IntegerWindow{own, own}
-                     : q.f32_bias ? reference::quantized_output_window_f32_bias(q, accumulator[i], m, bias)
-                                  : reference::quantized_output_window(q, accumulator[i], m);
+                     : q.f32_bias ? reference::quantized_output_window_f32_bias(q, accumulator[i], m, bias, dzp)
+                                  : reference::quantized_output_window(q, accumulator[i], m, dzp);
         if (held && !named) allowed[i] = {std::min(allowed[i].lowest, own), std::max(allowed[i].highest, own)};
         for (std::int64_t v = allowed[i].lowest; v <= allowed[i].highest; ++v) possible.insert(v);
     }
@@ -257,7 +266,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
             } else {
                 text += " = " + integer_text(double(a) * m);
             }
-            text += ", + dzp " + std::to_string(q.dst_zero_point) + " (";
+            text += ", + dzp " + std::to_string(dst_zero_point(channel(i))) + " (";
             for (std::size_t k = 0, shown = 0; k < kRules; ++k)
                 if (defined[k])
                     text += std::string(shown++ ? ", " : "") + to_string(reference::kRequantizations[k]) + " gives " +

@@ -42,12 +42,35 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
         return static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lo, hi)(rng));
     };
     QuantizedData data;
+    // per-channel zero points from a stream of their own (the other tensors' draws stay those of the per-tensor
+    // case): over the type's range, none 0, each channel's differing from every other's while the range allows
+    std::mt19937_64 zero_rng(seed ^ 0x717a70ULL);  // "qzp"
+    const auto zero_points = [&](bool per_channel, const std::vector<std::int32_t>& given, std::int32_t one,
+                                 std::int64_t channels, IntegerType t) {
+        if (!per_channel) return std::vector<std::int32_t>{one};
+        if (!given.empty()) return given;
+        std::vector<std::int32_t> points;
+        const bool distinct = channels <= (highest(t) - lowest(t)) / 2;
+        while (static_cast<std::int64_t>(points.size()) < channels) {
+            const auto z = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(t), highest(t))(zero_rng));
+            if (z != 0 && (!distinct || std::find(points.begin(), points.end(), z) == points.end())) points.push_back(z);
+        }
+        return points;
+    };
+    data.src_zero_points = zero_points(q.per_channel_src_zero_points, q.src_zero_points, q.src_zero_point, d.in_channels, q.src);
+    data.dst_zero_points = zero_points(q.per_channel_dst_zero_points, q.dst_zero_points, q.dst_zero_point, d.out_channels, q.dst);
+    std::int64_t pixels = 1;  // of one input channel: src's canonical (NCX) element i is in channel (i / pixels) % C
+    for (int a = 0; a < d.rank; ++a) pixels *= d.input_size[a];
+    const auto src_zero_point = [&](std::int64_t i) {
+        return data.src_zero_points.size() == 1 ? data.src_zero_points[0]
+                                                : data.src_zero_points[static_cast<std::size_t>((i / pixels) % d.in_channels)];
+    };
     // each value over its type's range, or within 3 of its zero point (fill=ties)
     const auto value = [&](IntegerType t, std::int32_t zero_point) {
         return ties ? draw(std::max<std::int64_t>(lowest(t), zero_point - 3), std::min<std::int64_t>(highest(t), zero_point + 3))
                     : draw(lowest(t), highest(t));
     };
-    for (std::int64_t i = 0; i < d.src_elements(); ++i) data.src.push_back(value(q.src, q.src_zero_point));
+    for (std::int64_t i = 0; i < d.src_elements(); ++i) data.src.push_back(value(q.src, src_zero_point(i)));
     for (std::int64_t i = 0; i < d.weights_elements(); ++i)
         data.weights.push_back(value(q.weights, q.weights_zero_point));
     // the bias: within what the products leave of s32 (validate keeps products * largest below 2^31), and
@@ -89,7 +112,7 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) store(dst.data(), q.dst, i, fill);
 
     // the descriptor with its quantization extension (ABI 1.5): lives through the call
-    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales);
+    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points);
     ConvExecution e;
     e.desc = abi->desc;
     e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;

@@ -10,7 +10,7 @@
 //     E0 = gamma_3(u) |P| + u (|P| (1 + gamma_3(u)) + |bias|)
 // of the exact one. carry_post_op_bound (conv/post_ops.cpp) carries it through each post-op to E. The dst scale
 // and zero point in f32: v / dst_scale (a reciprocal and a product, or a quotient: two roundings at most) and
-// + dst_zero_point (one):
+// + dst_zero_point (one; output channel oc's with dzp=oc):
 //     E1 = E / dst_scale + 2u (|v| + E) / dst_scale,   Ex = E1 + u (|x| + E1)      (x = v / dst_scale + zp)
 // A float dst then passes within output_error_bound(x, Ex) in its own type; an integer dst with any integer from
 // the nearest-even rounding of x - Ex to that of x + Ex, each saturated to [dst_min, dst_max] — the rounding of some
@@ -36,17 +36,21 @@ namespace convcheck::runner::detail {
 namespace {
 
 // The post-op inputs: the binary operands as bound mode draws them for a float case, and for a sum dst's prior
-// content: a float dst's values (rounded to its type), an integer dst's integers within 16 of its zero point.
-reference::PostOpData general_post_op_data(const QuantizedDescriptor& q, std::uint64_t seed) {
+// content: a float dst's values (rounded to its type), an integer dst's integers within 16 of its output channel's zero
+// point (dst_zero_point(i): output i's).
+template <typename ZeroPoint>
+reference::PostOpData general_post_op_data(const QuantizedDescriptor& q, std::uint64_t seed, ZeroPoint dst_zero_point) {
     reference::PostOpData post = make_post_op_data(q.conv, accuracy::Mode::bound, seed);
     if (post.prior_dst.empty()) return post;
     std::mt19937_64 rng(seed ^ 0x7072696f72ULL);  // "prior"
-    for (double& v : post.prior_dst) {
+    for (std::size_t i = 0; i < post.prior_dst.size(); ++i) {
+        double& v = post.prior_dst[i];
         if (q.float_dst) {
             v = round_to(*q.float_dst, v);
         } else {
-            const std::int64_t lo = std::max<std::int64_t>(q.dst_min, q.dst_zero_point - 16);
-            const std::int64_t hi = std::min<std::int64_t>(q.dst_max, q.dst_zero_point + 16);
+            const std::int64_t zp = dst_zero_point(i);
+            const std::int64_t lo = std::max<std::int64_t>(q.dst_min, zp - 16);
+            const std::int64_t hi = std::min<std::int64_t>(q.dst_max, zp + 16);
             v = double(std::uniform_int_distribution<std::int64_t>(lo, hi)(rng));
         }
     }
@@ -74,10 +78,14 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
                              const std::vector<std::int64_t>& accumulator, CaseResult& r) {
     const QuantizedDescriptor& q = c.qconv;
     const ConvDescriptor& d = q.conv;
-    const reference::PostOpData post = general_post_op_data(q, c.seed);
     std::int64_t spatial = 1;
     for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
     const auto channel = [&](std::size_t i) { return static_cast<std::size_t>((std::int64_t(i) / spatial) % d.out_channels); };
+    // output i's dst zero point: the one, or its output channel's (dzp=oc)
+    const auto dst_zero_point = [&](std::size_t i) {
+        return data.dst_zero_points.size() == 1 ? data.dst_zero_points[0] : data.dst_zero_points[channel(i)];
+    };
+    const reference::PostOpData post = general_post_op_data(q, c.seed, dst_zero_point);
 
     // the exact x per output and its bound (the header's derivation); f32 arithmetic: u = 2^-24
     accuracy::Contract f32 = contract;
@@ -97,7 +105,7 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
         double v = double(q.src_scale) * wsc * double(accumulator[i]) + bias;
         const double e = carry_post_op_bound(d, f32, post, std::int64_t(i), v, e0);
         // v is now reference::quantized_real_value's (the same chain on the same start)
-        x[i] = reference::quantized_dst_real(q, v);
+        x[i] = reference::quantized_dst_real(q, v, dst_zero_point(i));
         const double e1 = e / q.dst_scale + 2.0 * u * (std::fabs(v) + e) / q.dst_scale;
         const double ex = e1 + u * (std::fabs(x[i]) + e1);
         if (q.float_dst) {
@@ -146,7 +154,7 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
     }
 
     // the descriptor: the quantization extension (1.5), the post-ops (1.6) beside it; 1.7's float dst
-    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales);
+    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points);
     ConvExecution e;
     e.desc = abi->desc;
     if (!d.post_ops.empty()) {
@@ -227,7 +235,7 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
             std::snprintf(text, sizeof(text), ", after %s %.17g", to_string(d.post_ops[k - 1]).c_str(), steps[k]);
             why += text;
         }
-        std::snprintf(text, sizeof(text), ", / dsc %.9g + dzp %d", double(q.dst_scale), q.dst_zero_point);
+        std::snprintf(text, sizeof(text), ", / dsc %.9g + dzp %d", double(q.dst_scale), dst_zero_point(i));
         why += text;
         why += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
         if (unwritten > 0)

@@ -54,8 +54,11 @@ std::string quantized_benchdnn(const Case& c, std::string* why) {
     std::string attrs = " --attr-scales=src:common:" + number(q.src_scale) + "+wei:" +
                         (q.per_channel_scales ? std::string("per_oc") : "common:" + number(q.weights_scale));
     if (q.dst != IntegerType::s32) attrs += "+dst:common:" + number(q.dst_scale);
-    attrs += " --attr-zero-points=src:common:" + std::to_string(q.src_zero_point) +
-             "+wei:common:" + std::to_string(q.weights_zero_point) + "+dst:common:" + std::to_string(q.dst_zero_point);
+    // per-channel zero points: benchdnn's per_dim_1 fills its own values (the case's differ)
+    attrs += " --attr-zero-points=src:" +
+             (q.per_channel_src_zero_points ? std::string("per_dim_1") : "common:" + std::to_string(q.src_zero_point)) +
+             "+wei:common:" + std::to_string(q.weights_zero_point) + "+dst:" +
+             (q.per_channel_dst_zero_points ? std::string("per_dim_1") : "common:" + std::to_string(q.dst_zero_point));
     return line.substr(0, dt) + "--dt=" + types + attrs + line.substr(dt + std::string("--dt=f32").size());
 }
 
@@ -94,7 +97,9 @@ nlohmann::json quantized_features(const Case& c) {
     features["dtype"] = std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
                         std::string(to_string(q.dst));
     features["per_channel_scales"] = q.per_channel_scales;
-    features["zero_points"] = q.src_zero_point != 0 || q.weights_zero_point != 0 || q.dst_zero_point != 0;
+    features["zero_points"] = q.src_zero_point != 0 || q.weights_zero_point != 0 || q.dst_zero_point != 0 ||
+                              q.per_channel_src_zero_points || q.per_channel_dst_zero_points;
+    features["per_channel_zero_points"] = q.per_channel_src_zero_points || q.per_channel_dst_zero_points;
     features["fused_range"] = q.narrowed();
     return features;
 }

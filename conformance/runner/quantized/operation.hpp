@@ -45,6 +45,10 @@ struct QuantizedData {
     std::vector<std::int32_t> src, weights, bias;
     std::vector<float> weights_scales;
     std::vector<float> f32_bias;  // bdt=f32 only
+    // The zero points: one value (per tensor), or one per input (output) channel: given, or drawn (szp=ic, dzp=oc)
+    // each channel's own and none 0, so that a zero point read from another channel, or applied to a padding tap,
+    // changes the sum.
+    std::vector<std::int32_t> src_zero_points, dst_zero_points;
     // The bias inside the accumulator: `bias`, or zeros with an f32 bias (added after the scales).
     std::vector<std::int32_t> accumulator_bias() const {
         return f32_bias.empty() ? bias : std::vector<std::int32_t>(bias.size(), 0);

@@ -116,3 +116,25 @@ TEST(OperationTraits, ATransposedCaseRecordSaysItsOwnBias) {
 }
 
 }  // namespace
+
+// Per-channel zero points (ABI 1.7): a plugin built against 1.6 claims the integer dtypes but has one zero point per
+// tensor in its quantization extension: such a case is refused before any call, saying why; a 1.7 plugin is sent it.
+TEST(OperationTraits, PerChannelZeroPointsGoOnlyToPluginsOf17) {
+    PluginInfo info;
+    info.dtypes = CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
+    info.ranks = CONVCHECK_BIT(2);
+    info.data_formats = CONVCHECK_BIT(CONVCHECK_NCX);
+    info.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX);
+    info.abi_major = 1;
+    info.abi_minor = 6;
+    const Case per_channel = read("qconv:c=3,o=5,in=6x6,k=3x3,pb=1x1,pe=1x1,dt=u8:s8:u8,szp=ic,dzp=oc");
+    const Case per_tensor = read("qconv:c=3,o=5,in=6x6,k=3x3,pb=1x1,pe=1x1,dt=u8:s8:u8,szp=3,dzp=5");
+    const OperationTraits& op = operation(Op::conv_quantized);
+    EXPECT_EQ(op.unclaimed(info, per_tensor), "");
+    EXPECT_NE(op.unclaimed(info, per_channel).find("built against ABI 1.6, which has one src and one dst zero point per "
+                                                   "tensor (per-channel zero points: ABI 1.7"),
+              std::string::npos)
+        << op.unclaimed(info, per_channel);
+    info.abi_minor = 7;
+    EXPECT_EQ(op.unclaimed(info, per_channel), "");
+}

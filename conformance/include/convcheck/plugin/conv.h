@@ -62,7 +62,20 @@ typedef struct {
     int64_t src_strides[5];
     int64_t weights_strides[5];
     int64_t dst_strides[5];
+
+    /* 1.7: the fpmath mode (oneDNN's primitive_attr::set_fpmath_mode; benchdnn --attr-fpmath): the precision the
+     * plugin MAY round the f32 inputs of the products to (src and weights; diff_dst and the other operand in the
+     * backward passes) before multiplying, still accumulating as it declares (convcheck_fpmath_mode). A permission,
+     * not a demand: a plugin that multiplies the f32 inputs as given is within it and may ignore the field; the
+     * runner's bound takes the rounding it allows (docs/accuracy.md, "fpmath"). Default when struct_size does not
+     * cover it: CONVCHECK_FPMATH_STRICT. The runner sends it to every plugin: one built before 1.7 computes as it
+     * always did, which the looser bound also holds. */
+    int32_t fpmath_mode;
 } convcheck_conv_desc;
+
+/* 1.7: convcheck_conv_desc.fpmath_mode. TF32: 11 significand bits (a 10-bit fraction), BF16: 8, each with f32's
+ * exponent range. */
+typedef enum { CONVCHECK_FPMATH_STRICT = 0, CONVCHECK_FPMATH_TF32 = 1, CONVCHECK_FPMATH_BF16 = 2 } convcheck_fpmath_mode;
 
 /* Buffers for one discrete convolution in the descriptor's formats and dtype: dense, or (1.2) laid
  * out by the descriptor's strides, each buffer then spanning 1 + sum (dim - 1) * stride elements

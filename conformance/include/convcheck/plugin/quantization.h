@@ -1,4 +1,5 @@
-/* convcheck plugin ABI, part of plugin.h (include that): 1.5, quantized (integer) convolution. A discrete
+/* convcheck plugin ABI, part of plugin.h (include that): 1.5, quantized (integer) convolution (1.7: per-channel
+ * src and dst zero points). A discrete
  * convolution (convcheck/plugin/conv.h, forward pass) whose tensors are integers: src U8 or S8, weights U8 or
  * S8, bias S32, dst U8, S8 or S32 (the descriptor's per-tensor dtypes), and whose descriptor's extension
  * chain holds one convcheck_quantization saying what the integers mean. The runner sends a quantized case
@@ -27,7 +28,7 @@
  *     its own: the exact-mode cases choose scales whose M(oc) every such form holds exactly, so that the
  *     rule alone decides the result; bound-mode cases may not, and are judged by TOSA's INEXACT_ROUND window.
  * The general output (1.7; sent only to a plugin of 1.7 or later, which claims the dst's dtype and any post-op
- * kinds in plugin_info; plugin_quantized.hpp's add_quantized(f32_bias, general) lets one take it), oneDNN's int8
+ * kinds in plugin_info; plugin_quantized.hpp's add_quantized(kQuantizedGeneralOutput) lets one take it), oneDNN's int8
  * definition ("the destination quantization parameters are applied after the post-ops as follows:
  * dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst"):
  *     v   = post_ops(src_scale * weights_scales[oc] * acc + bias[oc])      (bias: an F32 bias, else 0; acc holds
@@ -78,7 +79,7 @@ typedef enum {
 /* What a plugin's integer sums accumulate in (plugin_info.integer_accumulator). S16_PAIRS: adjacent products
  * are first added in a saturating s16 (x86 VPMADDUBSW before VNNI), which is exact only while every pair's sum
  * fits in s16; a plugin that does so says so, and is judged by it. For u8 src and s8 weights without a weights
- * zero point, the runner's expected accumulator is then: per output and in-bounds tap, the raw products x * w of
+ * zero point and with one src zero point (1.7: not per channel), the runner's expected accumulator is then: per output and in-bounds tap, the raw products x * w of
  * the group's input channels 2j and 2j + 1 added and saturated to [-32768, 32767] (an odd last channel alone),
  * plus the bias and -src_zero_point * w of every in-bounds term, exactly (reference: s16_pairs_sum). Other type
  * mixes are held to the exact sum. */
@@ -100,6 +101,17 @@ typedef struct {
     /* The output's range after the zero point: dst's whole range, or narrower (a fused ReLU, ReLU6 or clamp,
      * already quantized: TFLite's fused activations); dst_min <= dst_max, both in dst's range. */
     int32_t dst_min, dst_max;
+    /* 1.7: zero points per channel (oneDNN's src and dst zero points of mask 1 << 1). src_zero_point_count is 1
+     * (or not covered by struct_size): src_zero_point is every input channel's; or in_channels: input channel c's
+     * is src_zero_points[c] (each in src's range) and src_zero_point is 0, unused. dst_zero_point_count likewise: 1,
+     * or out_channels (dst_zero_points[oc], each in dst's range; dst U8 or S8). The runner sends a count above 1
+     * only to a plugin of 1.7 or later; plugins on plugin_support.hpp decline it unless they call
+     * add_quantized<prepare>(kQuantizedChannelZeroPoints). Wherever the formulas above read src_zero_point (dst_zero_point), read
+     * input channel c's (output channel oc's). */
+    int64_t src_zero_point_count;
+    const int32_t* src_zero_points;
+    int64_t dst_zero_point_count;
+    const int32_t* dst_zero_points;
 } convcheck_quantization;
 
 #ifdef __cplusplus

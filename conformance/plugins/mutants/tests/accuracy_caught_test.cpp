@@ -286,3 +286,30 @@ TEST(AccuracySuite, HonestBackendsPassOnSeedsOneToTen) {
 }
 
 }  // namespace
+
+// A case's fpmath (oneDNN's fpmath mode, docs/accuracy.md "fpmath") allows the input rounding it names and no more:
+// a backend that rounds f32 inputs to bf16 passes fpmath=bf16's precision, bound and stress cases, and fails the
+// precision case without fpmath and with fpmath=tf32 (TF32 keeps 3 more bits); a backend computing in f32 passes
+// under every fpmath.
+TEST(AccuracyMutants, ACasesFpmathAllowsItsOwnInputRoundingOnly) {
+    const std::string base = "conv:n=1,c=16,o=4,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1";
+    const auto under = [&](const std::string& mutant, const std::string& fpmath, const char* mode) {
+        const auto results = run("accuracy_mutants", mutant, one_case(base + fpmath, mode));
+        EXPECT_EQ(results.size(), 1u);
+        return results.front();
+    };
+    for (const char* mode : {"precision", "bound", "stress"}) {
+        const CaseResult r = under("mutant=bf16_inputs", ",fpmath=bf16", mode);
+        EXPECT_EQ(r.status, Status::passed) << mode << ": " << r.reason;
+        ASSERT_TRUE(r.error.has_value()) << r.reason;
+        EXPECT_NE(r.error->comparison.statistics.judged_by.find("input_precision:bf16"), std::string::npos)
+            << mode << ": " << r.error->comparison.statistics.judged_by;
+        for (const char* fpmath : {",fpmath=bf16", ",fpmath=tf32", ""})
+            EXPECT_EQ(under("mutant=none", fpmath, mode).status, Status::passed) << mode << fpmath;
+    }
+    for (const char* fpmath : {"", ",fpmath=tf32"}) {
+        const CaseResult r = under("mutant=bf16_inputs", fpmath, "precision");
+        EXPECT_EQ(r.status, Status::failed) << "bf16 inputs passed precision" << fpmath;
+        EXPECT_NE(r.reason.find("rounds f32 inputs to bf16"), std::string::npos) << r.reason;
+    }
+}

@@ -52,6 +52,14 @@ private:
     std::string attribute_, value_, rule_;
 };
 
+// fpmath= (oneDNN's fpmath mode, benchdnn --attr-fpmath): the precision a backend MAY round f32 inputs (src and weights,
+// or the backward passes' diff_dst) to before multiplying, accumulating in f32. A permission, not a demand: f32
+// arithmetic is within it. strict: none (the default). tf32: 11 significand bits, bf16: 8, both with f32's exponent
+// range, so the rounding is a relative one of 2^-11 / 2^-8 (docs/accuracy.md, "fpmath").
+enum class FpMath : int { strict = 0, tf32 = 1, bf16 = 2 };
+std::string_view to_string(FpMath m);  // "strict", "tf32", "bf16"
+int fpmath_significand_bits(FpMath m);      // 0 (strict), 11, 8
+
 struct ConvDescriptor {
     int rank = 2;                       // spatial rank: 1, 2 or 3; only the first `rank` entries below are used
     std::int64_t batch = 1;             // N
@@ -78,6 +86,7 @@ struct ConvDescriptor {
     std::vector<std::int64_t> src_strides, weights_strides, dst_strides;
     Pass pass = Pass::forward;          // dir=: the forward pass unless a backward one is asked for
     std::vector<PostOp> post_ops;       // po=: fused post-ops, applied in order (post_ops.hpp); empty: none
+    FpMath fpmath = FpMath::strict;     // fpmath=: the input precision the backend may compute in (above)
 
     bool operator==(const ConvDescriptor& other) const;
 

@@ -14,7 +14,10 @@
 //        dst scale and zero point
 //   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
 //                  wsc=a:b:...: one per output channel, given (a model's)
-//   szp, wzp, dzp  the zero points, per tensor, in their types' ranges
+//   szp, wzp, dzp  the zero points, per tensor, in their types' ranges;
+//                  szp=ic: one per input channel, dzp=oc: one per output channel, drawn from the case's seed (each
+//                  channel's own, none 0); szp=a:b:... (in_channels values), dzp=a:b:... (out_channels): given
+//                  (oneDNN's per-channel zero points, mask 1 << 1)
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
 // The general output (oneDNN's int8 convolution; its "Quantization" guide: "the destination quantization parameters
 // are applied after the post-ops as follows: dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst"):
@@ -52,6 +55,12 @@ struct QuantizedDescriptor {
     bool f32_bias = false;  // bdt=f32: the bias is f32, added after the src and weights scales
     // dt=..:f32|bf16|f16: a floating-point dst (dst is then s32 and unused, dst_min..dst_max its whole range)
     std::optional<DataType> float_dst;
+    // szp=ic or a list: one src zero point per input channel (src_zero_point is unused); src_zero_points holds the
+    // given ones, empty with szp=ic (drawn). dzp=oc or a list: likewise, one dst zero point per output channel.
+    bool per_channel_src_zero_points = false;
+    std::vector<std::int32_t> src_zero_points;
+    bool per_channel_dst_zero_points = false;
+    std::vector<std::int32_t> dst_zero_points;
 
     bool operator==(const QuantizedDescriptor& other) const = default;
     // True when lo/hi narrow dst's range (a fused activation).
@@ -61,7 +70,8 @@ struct QuantizedDescriptor {
     bool rounded_s32() const;
     // The general output path: a float dst, a rounded s32 dst, or post-ops.
     bool general_output() const { return float_dst.has_value() || rounded_s32() || !conv.post_ops.empty(); }
-    // The largest |(x - zx) * (w - zw)| any term can reach, and the number of products of one output.
+    // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src zero points: any of src's range),
+    // and the number of products of one output.
     std::int64_t largest_product() const;
     std::int64_t products_per_output() const;
 };
@@ -69,7 +79,9 @@ struct QuantizedDescriptor {
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
 // descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
 // lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; a float dst
-// other than f32, bf16, f16; the post-ops' own rules (validate_post_ops); and an accumulator
+// other than f32, bf16, f16; a zero-point list of another length than the channels it names; dst zero points per
+// channel with an s32 or float dst (dzp=oc needs a u8 or s8 dst); the post-ops' own rules (validate_post_ops); and an
+// accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
 // what is left).
 void validate(const QuantizedDescriptor& q);

@@ -43,6 +43,10 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& setup, const BenchdnnDeco
 
 // benchdnn's names, canonical: str2dir (any case) -> "FWD_B", ...; str2alg -> "direct", "auto", "wino";
 // empty when benchdnn does not know the value.
+// --attr-fpmath=MODE[:APPLY_TO_INT] as a descriptor's fpmath (strict, tf32, bf16) and whether it applies to integer
+// primitives (oneDNN applies it to floating-point ones only unless APPLY_TO_INT is true); false with *reason for
+// what convcheck does not model (f16, any) or benchdnn refuses.
+bool benchdnn_fpmath(const std::string& written, FpMath* mode, bool* apply_to_int, std::string* reason);
 std::string benchdnn_dir_name(const std::string& written);
 std::string benchdnn_alg_name(const std::string& written);
 

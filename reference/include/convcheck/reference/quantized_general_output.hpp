@@ -11,7 +11,7 @@
 //   dst = conv_res * (1 / dst_scale) + dst_zp, then maybe_round to dst's type (nearest, ties to even; saturated).
 // So, for output ncx of output channel oc with the exact integer sum acc (its s32 bias inside, if any):
 //   v   = post_ops(src_scale * weights_scale(oc) * acc + f32_bias(oc))      (the real value, exact in double)
-//   dst = convert(v / dst_scale + dst_zero_point)
+//   dst = convert(v / dst_scale + dst_zero_point)      (dst_zero_point: output channel oc's with dzp=oc)
 // convert: a float dst's rounding (round_to); an integer dst's nearest integer with ties to even, saturated to
 // [dst_min, dst_max]. A sum post-op reads dst's prior content as stored: for an integer dst, its integers
 // ("dst[:] = scale * (dst[:] - zero_point) + Op(...)", attributes_post_ops).
@@ -30,12 +30,18 @@ namespace convcheck::reference {
 double quantized_real_value(const QuantizedDescriptor& q, const PostOpData& post, std::int64_t ncx, std::int64_t acc,
                             double weights_scale, double f32_bias, std::vector<double>* steps = nullptr);
 
-// v / dst_scale + dst_zero_point, exact in double (before the conversion).
-double quantized_dst_real(const QuantizedDescriptor& q, double v);
+// v / dst_scale + dst_zero_point, exact in double (before the conversion). dst_zero_point is the output channel's:
+// q.dst_zero_point, or dzp[oc] per channel (benchdnn's ref_conv.cpp: "if (dst_zp_mask > 0) dst_zp =
+// dst_zps.get_elem(g * OCG + oc)"); the overloads without it take q.dst_zero_point.
+double quantized_dst_real(const QuantizedDescriptor& q, double v, std::int32_t dst_zero_point);
+inline double quantized_dst_real(const QuantizedDescriptor& q, double v) { return quantized_dst_real(q, v, q.dst_zero_point); }
 
 // dst's value for v: the float dst's rounding of quantized_dst_real, or the integer dst's nearest integer (ties to
 // even) saturated to [dst_min, dst_max].
-double quantized_general_output(const QuantizedDescriptor& q, double v);
+double quantized_general_output(const QuantizedDescriptor& q, double v, std::int32_t dst_zero_point);
+inline double quantized_general_output(const QuantizedDescriptor& q, double v) {
+    return quantized_general_output(q, v, q.dst_zero_point);
+}
 
 // The integer an integer dst holds for a real x = v / dst_scale + zp: the nearest integer, ties to even,
 // saturated to [dst_min, dst_max].
