@@ -120,10 +120,15 @@ ConvDescriptor realize(const Attributes& a, std::mt19937_64& rng) {
     throw std::invalid_argument("suite design: no descriptor found for the attribute values asked");
 }
 
+bool in_design(const ConvDescriptor& d) {
+    return static_cast<std::size_t>(d.dtype) < design_factors()[kDtype].values.size();
+}
+
 PairCoverage pair_coverage(const std::vector<ConvDescriptor>& descriptors) {
     const auto& factors = design_factors();
     std::vector<Attributes> seen;
-    for (const auto& d : descriptors) seen.push_back(classify(d));
+    for (const auto& d : descriptors)
+        if (in_design(d)) seen.push_back(classify(d));
     PairCoverage c;
     for (int f = 0; f < kFactors; ++f)
         for (int g = f + 1; g < kFactors; ++g) {
@@ -148,6 +153,7 @@ std::vector<std::vector<std::int64_t>> distribution(const std::vector<ConvDescri
     std::vector<std::vector<std::int64_t>> counts;
     for (const auto& f : factors) counts.emplace_back(f.values.size(), 0);
     for (const auto& d : descriptors) {
+        if (!in_design(d)) continue;
         const Attributes a = classify(d);
         for (int f = 0; f < kFactors; ++f) ++counts[f][a[f]];
     }

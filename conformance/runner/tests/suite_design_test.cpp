@@ -58,6 +58,23 @@ TEST(SuiteDesign, PairCoverageOfEveryTwoAttributesAddsUpToTheWhole) {
     EXPECT_EQ(static_cast<std::int64_t>(c.missing.size()), c.total - c.covered);
 }
 
+// An fp8 descriptor lies outside the design's dtypes (f32, f16, bf16): counted nowhere, never indexed past them
+// (`convcheck list --suite smoke.cases` wrote past the dtype counts once smoke had fp8 cases).
+TEST(SuiteDesign, ADtypeOutsideTheDesignIsNotCounted) {
+    const std::vector<ConvDescriptor> ds = {parse_descriptor("conv:c=2,o=3,in=5,k=3,dt=f8_e4m3"),
+                                            parse_descriptor("conv:c=2,o=3,in=5,k=3,dt=f32")};
+    EXPECT_FALSE(in_design(ds[0]));
+    EXPECT_TRUE(in_design(ds[1]));
+    const auto counts = distribution(ds);
+    for (const auto& of_factor : counts) {
+        std::int64_t total = 0;
+        for (const std::int64_t n : of_factor) total += n;
+        EXPECT_EQ(total, 1);
+    }
+    EXPECT_EQ(pair_coverage(ds).total, pair_coverage({ds[1]}).total);
+    EXPECT_EQ(pair_coverage(ds).covered, pair_coverage({ds[1]}).covered);
+}
+
 TEST(SuiteDesign, PairwiseUsesUnequalPerAxisValues) {
     int unequal_kernels = 0, unequal_dilations = 0;
     for (const auto& d : descriptors_of(pairwise_suite()))

@@ -51,6 +51,9 @@ struct PairCoverage {
     };
     std::vector<OfFactors> by_factors;      // every two factors, in design_factors() order
 };
+// Whether the descriptor's values lie in the design's factors (an fp8 dtype does not: the design's dtypes are f32,
+// f16 and bf16); pair_coverage and distribution count only those that do.
+bool in_design(const ConvDescriptor& d);
 PairCoverage pair_coverage(const std::vector<ConvDescriptor>& descriptors);
 
 // Per factor, how many descriptors have each value: counts[factor][value].
