@@ -293,9 +293,11 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
             tail[b] |= d.in_channels_per_group() > block && d.in_channels_per_group() % block != 0;
         }
         const int dt = static_cast<int>(d.dtype);
-        ties[dt] |= e.fill == accuracy::Fill::ties;
-        overflow[dt] |= e.fill == accuracy::Fill::overflow;
-        subnormal[dt] |= e.fill == accuracy::Fill::subnormal;
+        if (dt < 3) {  // the special fills are for f32, f16 and bf16
+            ties[dt] |= e.fill == accuracy::Fill::ties;
+            overflow[dt] |= e.fill == accuracy::Fill::overflow;
+            subnormal[dt] |= e.fill == accuracy::Fill::subnormal;
+        }
         multiplier |= d.groups == d.in_channels && d.out_channels > d.in_channels && d.groups > 1;
         strides3 |= d.rank == 3 && d.strides[0] != d.strides[1] && d.strides[1] != d.strides[2] && d.strides[0] != d.strides[2];
     }

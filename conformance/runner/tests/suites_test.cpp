@@ -46,7 +46,7 @@ TEST(Suites, BuiltinSuitesExpandToValidCasesWithStableSeeds) {
 
 TEST(Suites, SmokeCoversEveryFeature) {
     bool rank[4] = {}, groups = false, depthwise = false, dilation = false, stride = false, asymmetric = false, transposed = false,
-         negative = false, bias = false, nxc = false, xio = false, dtype[3] = {}, mode[3] = {}, cc = false,
+         negative = false, bias = false, nxc = false, xio = false, dtype[9] = {}, mode[3] = {}, cc = false,
          backward_data = false, backward_weights_bias = false;
     for (const Case& c : load_cases("smoke", 1, "")) {
         mode[static_cast<int>(c.mode)] = true;
@@ -78,6 +78,7 @@ TEST(Suites, SmokeCoversEveryFeature) {
     EXPECT_TRUE(rank[1] && rank[2] && rank[3]);
     EXPECT_TRUE(groups && depthwise && dilation && stride && asymmetric && negative && bias && nxc && xio && cc);
     EXPECT_TRUE(dtype[0] && dtype[1] && dtype[2]);
+    EXPECT_TRUE(dtype[static_cast<int>(DataType::f8_e4m3)] && dtype[static_cast<int>(DataType::f8_e5m2)]);
     EXPECT_TRUE(mode[0] && mode[1] && mode[2]);
     EXPECT_TRUE(backward_data && backward_weights_bias);  // both backward passes (docs/passes.md)
     EXPECT_TRUE(transposed);                               // transposed convolution (docs/transposed.md)
