@@ -106,7 +106,7 @@ int report_plugin_failure(const RunOptions& o, RunInfo info, ResultFiles& files,
 
 int run(const RunOptions& o) {
     const auto start = std::chrono::steady_clock::now();
-    const JobsPlan jobs = plan_jobs(o.jobs_given ? std::optional<int>(o.jobs) : std::nullopt, available_cores(),
+    const JobsPlan jobs = plan_jobs(o.jobs_given ? std::optional<int>(o.jobs) : std::nullopt, default_jobs(),
                                     o.memory_limit.empty() ? std::nullopt
                                                            : std::optional(parse_memory_size(o.memory_limit, "--memory-limit")),
                                     available_memory_bytes(), is_exec_backend(o.backend));

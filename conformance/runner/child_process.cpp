@@ -17,13 +17,24 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <atomic>
 #include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "convcheck/runner/workspace.hpp"
 
+namespace {
+std::atomic<bool> g_forking_among_threads{false};
+volatile int g_leak_check_off = 0;  // set in a child forked among threads
+}  // namespace
+
+// LeakSanitizer's hook (sanitizer/lsan_interface.h): nonzero turns its check at exit off. Unused without LSan.
+extern "C" __attribute__((visibility("default"), used)) int __lsan_is_turned_off() { return g_leak_check_off; }
+
 namespace convcheck::runner::child {
+
+void set_forking_among_threads(bool among) { g_forking_among_threads = among; }
 
 const char* stage_name(std::int32_t s) {
     switch (s) {
@@ -130,6 +141,7 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
+        if (g_forking_among_threads) g_leak_check_off = 1;  // see set_forking_among_threads
         // the child starts with the parent's private pages (copy-on-write): they are not its own
         report.inherited_bytes = limited && enforcement.rss_poll ? private_resident_bytes(0) : 0;
         report.inherited_known = 1;

@@ -113,6 +113,12 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
 // by another thread, nor data buffered in a stream (which a plugin's exit() would write again).
 std::mutex& fork_mutex();
 
+// Set while the runner's job threads may fork (--jobs, jobs.cpp). A child forked then holds only the forking
+// thread: LeakSanitizer's check at its exit would not see the other threads' stacks, and would report the heap
+// blocks only they point to as leaked (an abort under abort_on_error). Such a child turns that check off
+// (__lsan_is_turned_off, child_process.cpp); a child of a single-threaded runner keeps it.
+void set_forking_among_threads(bool among);
+
 // Async-signal-safe (interruption.cpp): every child now waiting in run(), in every thread, is killed
 // within 2 ms, and so is every child forked after it until cut_short_reset().
 void cut_short_every_child();

@@ -24,6 +24,8 @@ namespace convcheck::runner {
 
 // The cores this process may run on (sched_getaffinity), at least 1: the default number of jobs.
 int available_cores();
+// --jobs when not given: available_cores(), or 1 in a sanitizer build (jobs.cpp says why).
+int default_jobs();
 
 struct JobsPlan {
     int jobs = 1;
