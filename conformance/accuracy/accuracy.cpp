@@ -83,6 +83,8 @@ double half_smallest_subnormal(DataType dtype) {
 }
 }  // namespace
 
+bool holds_to_exact_results(const Contract& c) { return c.bound_kind != BoundKind::whole_tensor; }
+
 double accumulation_roundoff(const Contract& c) {
     return c.accumulation_is_f64 ? std::ldexp(1.0, -53) : unit_roundoff(c.accumulation_dtype);
 }

@@ -21,6 +21,7 @@
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_post_ops.hpp"
+#include "reference_post_ops.hpp"
 #include "reference_quantized.hpp"
 
 namespace {
@@ -133,16 +134,7 @@ struct Plan : convcheck_conv_plan {
     convcheck_error* execute_with_post_ops(const convcheck_conv_args& args) {
         namespace ref = convcheck::reference;
         ref::PostOpData data;
-        for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
-            const auto& op = d.post_ops[k];
-            if (!convcheck::has_operand(op.kind)) {
-                data.operands.emplace_back();
-                continue;
-            }
-            const void* operand = post_op_operand(args, static_cast<int64_t>(k));
-            if (operand == nullptr) return invalid_argument("post_op_operands: op " + std::to_string(k) + " has no operand");
-            data.operands.push_back(ref::operand_to_canonical(d, op, operand));
-        }
+        data.operands = convcheck_reference_plugin::post_op_operands(d, args);
         if (convcheck::has_sum(d.post_ops)) data.prior_dst = ref::dst_to_ncx(d, args.dst);
         auto result = ref::convolution(d, args.src, args.weights, args.bias);
         ref::apply_post_ops(d, data, result.dst);

@@ -2,6 +2,8 @@
 // their layouts, the literal integer sum, each output requantized by the instance's rule.
 #include "reference_quantized.hpp"
 
+#include "reference_post_ops.hpp"
+
 #include "convcheck/core/dtype.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_post_ops.hpp"
@@ -55,13 +57,7 @@ struct QuantizedPlan : convcheck_conv_plan {
         for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
         if (q.float_dst || !d.post_ops.empty()) {  // ABI 1.7's general output, literally in double
             ref::PostOpData post;
-            for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
-                const void* operand = post_op_operand(args, static_cast<int64_t>(k));
-                if (!convcheck::has_operand(d.post_ops[k].kind)) post.operands.emplace_back();
-                else if (operand == nullptr)
-                    throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "post_op_operands: op " + std::to_string(k) + " has none");
-                else post.operands.push_back(ref::operand_to_canonical(d, d.post_ops[k], operand));
-            }
+            post.operands = convcheck_reference_plugin::post_op_operands(d, args);
             if (convcheck::has_sum(d.post_ops)) {  // dst_prev, read before dst is written
                 post.prior_dst.resize(static_cast<std::size_t>(d.dst_elements()));
                 convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {

@@ -143,7 +143,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
     if (outcome_status(o, r)) return;
     // a declared whole-tensor bound (a transform-domain algorithm) judges exact mode by that bound: no result of such
     // an algorithm is exact (docs/accuracy.md, "Declared algorithms and input precision")
-    const bool exact = c.mode == Mode::exact && contract.bound_kind != accuracy::BoundKind::whole_tensor;
+    const bool exact = c.mode == Mode::exact && accuracy::holds_to_exact_results(contract);
     judge(d, data.buffers, o, c.mode, exact, exact ? data.want_rounded : data.want, data.magnitude, data.terms,
           contract, s, "stored vector " + data.name + ": ", r);
 }
@@ -194,7 +194,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     // value for the standard fill, whose sums are representable; special fills round on purpose); under a declared
     // whole-tensor bound (a transform-domain algorithm: no result of one is exact) the exact data is judged by that
     // bound, and the record's judged_by says so
-    const bool exact = c.mode == Mode::exact && contract.bound_kind != accuracy::BoundKind::whole_tensor;
+    const bool exact = c.mode == Mode::exact && accuracy::holds_to_exact_results(contract);
     std::vector<double> bounds;
     if (!d.post_ops.empty()) {
         if (c.mode == Mode::exact && declined(post_ops_not_exact(d, contract, post, want.dst), r)) return;

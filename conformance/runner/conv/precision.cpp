@@ -84,7 +84,7 @@ void check_conv_precision(const Backend& backend, const Case& c, const CheckSett
     }
     // A declared whole-tensor algorithm (Winograd, FFT) rounds in its transforms: no result is exact,
     // and its bound judges instead; input rounding (2^-11 relative) still exceeds it by far.
-    const bool whole_tensor = contract.bound_kind == accuracy::BoundKind::whole_tensor;
+    const bool whole_tensor = !accuracy::holds_to_exact_results(contract);
     ErrorReport e;
     const auto count = count_failures(e, conv_location(d));
     accuracy::Comparison cmp = whole_tensor

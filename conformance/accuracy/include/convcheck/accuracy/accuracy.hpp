@@ -60,6 +60,10 @@ struct Contract {
     // case with a bias.
     bool bias_after_output_rounding = false;
 };
+// Whether a backend under this contract is held to the exact result where the mode's data makes it the only right
+// answer: not under a declared whole-tensor bound (a transform-domain algorithm's result is never exact; exact and
+// precision mode's data is then judged by that bound: docs/accuracy.md).
+bool holds_to_exact_results(const Contract& c);
 // Unit roundoff and significand bits of the declared accumulation type.
 double accumulation_roundoff(const Contract& c);
 int accumulation_significand_bits(const Contract& c);
