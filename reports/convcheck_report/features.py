@@ -23,7 +23,12 @@ FEATURES = [
     ("dtype", "Data type", ["f32", "f16", "bf16"]),
     ("bias", "Bias", ["no", "yes"]),
     ("cc", "Continuous conv (CC)", ["no", "yes"]),
+    ("post_ops", "Fused post-op (each op)", ["none"]),
 ]
+# A case belongs to one value of every feature except these, where it belongs to each value it has (a chain
+# relu+sum counts under "relu" and under "sum").
+MULTI_VALUED = {"post_ops"}
+BINARY_POST_OPS = {"add", "mul", "max", "min", "sub", "div", "prelu"}
 FEATURE_TITLES = {key: title for key, title, _ in FEATURES}
 
 # A per-feature case table lists, per backend, at most PASSED_ROWS_LIMIT passed cases and at most
@@ -70,7 +75,8 @@ def _from_descriptor(case):
         return out
     out = {"dtype": d.get("dt", "f32"), "layout": f"{d.get('data', 'ncx')}/{d.get('wei', 'oix')}",
            "bias": d.get("bias", "0") not in ("0", "false", "no"),
-           "memory_strided": any(key in d for key in ("ss", "ws", "ds"))}
+           "memory_strided": any(key in d for key in ("ss", "ws", "ds")),
+           "post_ops": post_op_names(d.get("po", ""))}
     spatial = _ints(d["in"]) if "in" in d else None
     if spatial:
         out["rank"] = len(spatial)
@@ -96,6 +102,16 @@ def _from_descriptor(case):
     return out
 
 
+def post_op_names(chain):
+    """The ops of a `po=` chain by what each computes, parameters left out (docs/results-schema.md):
+    "relu+clip:0:6+add:per_oc" -> ["relu", "clip", "add:per_oc"]."""
+    names = []
+    for op in chain.split("+") if chain else []:
+        name = op.split(":")[0]
+        names.append(op if name in BINARY_POST_OPS else name)
+    return names
+
+
 def _word(value):
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -119,6 +135,10 @@ def feature_values(case):
             value = f.get("dialect") or "canonical"
         elif key == "cc":
             value = f.get("cc", case.op == "cc" or case.descriptor.startswith("cc:"))
+        elif key in MULTI_VALUED:
+            names = f.get(key, derived.get(key)) or []
+            values[key] = tuple(dict.fromkeys(str(n).lower() for n in names)) or ("none",)
+            continue
         else:
             value = f.get(key, derived.get(key))
         values[key] = "unknown" if value is None else _word(value).lower()
@@ -167,6 +187,15 @@ def cell_state(counts):
     return "unsupported" if counts.get("unsupported") else "empty"
 
 
+def has_value(values, key, value):
+    """Whether a case whose feature values are `values` belongs to `value` of feature `key`."""
+    return value in values[key] if key in MULTI_VALUED else values[key] == value
+
+
+def all_values(per_case, key):
+    return {x for _, v in per_case for x in (v[key] if key in MULTI_VALUED else [v[key]])}
+
+
 def _ordered(values, preferred):
     return [v for v in preferred if v in values] + sorted(v for v in values if v not in preferred)
 
@@ -176,14 +205,14 @@ def build_matrix(cases, backends):
     per_case = [(c, feature_values(c)) for c in cases]
     rows = []
     for key, title, preferred in FEATURES:
-        values = _ordered({v[key] for _, v in per_case}, preferred)
+        values = _ordered(all_values(per_case, key), preferred)
         first = len(rows)
         for value in values:
             cells = []
             for backend in backends:
                 counts = {s: 0 for s in STATUSES}
                 for c, v in per_case:
-                    if c.backend == backend and v[key] == value:
+                    if c.backend == backend and has_value(v, key, value):
                         counts[c.status] += 1
                 ran = sum(counts.values()) - counts["unsupported"]
                 cells.append(Cell(counts=counts, state=cell_state(counts),
@@ -223,10 +252,10 @@ def build_case_tables(cases, backends, limit=PASSED_ROWS_LIMIT, other_limit=OTHE
     per_case = [(c, feature_values(c)) for c in cases]
     tables = []
     for key, title, preferred in FEATURES:
-        for value in _ordered({v[key] for _, v in per_case}, preferred):
+        for value in _ordered(all_values(per_case, key), preferred):
             table = CaseTable(feature=key, title=title, value=value, anchor=anchor(key, value))
             for backend in backends:
-                chosen = sort_cases([c for c, v in per_case if c.backend == backend and v[key] == value])
+                chosen = sort_cases([c for c, v in per_case if c.backend == backend and has_value(v, key, value)])
                 if not chosen:
                     continue
                 passed = [c for c in chosen if c.status == "passed"]

@@ -199,6 +199,10 @@ def _case(record, where, file_backend):
         raise ResultsError(f"{where}: case has neither 'case_id' nor 'descriptor': one is needed to name it")
     features = fields.mapping(record, "features", where, "case") or {}
     for key in features:
+        if key == "post_ops":  # the one feature that is a list (docs/results-schema.md)
+            for name in fields.array(features, key, where, "case features") or []:
+                fields.text({key: name}, key, where, "case features entry")
+            continue
         fields.scalar(features, key, where, "case features")
     error = _error(record, where)
     mode = fields.text(record, "mode", where, "case")

@@ -7,7 +7,7 @@ def test_values_come_from_the_features_object(all_runs):
     v = features.feature_values(case(all_runs, "optimized", "smoke/0006"))
     assert v == {"dialect": "onnx", "padding": "same_upper", "groups": "no", "depthwise": "no",
                  "dilation": "no", "strided": "yes", "rank": "2", "layout": "nxc/oix", "dtype": "f16",
-                 "bias": "no", "cc": "no", "memory_strided": "no"}
+                 "bias": "no", "cc": "no", "memory_strided": "no", "post_ops": ("none",)}
     cc = features.feature_values(case(all_runs, "optimized", "smoke/0008"))
     assert (cc["cc"], cc["layout"]) == ("yes", "ncx")   # "filter_format": null: a CC layer has no weights tensor
 
@@ -17,7 +17,7 @@ def test_values_missing_from_features_are_read_from_the_descriptor(all_runs):
     v = features.feature_values(case(all_runs, "xnnpack", "smoke/0003"))
     assert v == {"dialect": "canonical", "padding": "symmetric", "groups": "yes", "depthwise": "yes",
                  "dilation": "yes", "strided": "no", "rank": "2", "layout": "nxc/xio", "dtype": "bf16",
-                 "bias": "yes", "cc": "no", "memory_strided": "no"}
+                 "bias": "yes", "cc": "no", "memory_strided": "no", "post_ops": ("none",)}
     # only "dtype" given: conv:n=1,c=2,o=3,g=1,in=12,k=3,s=1,d=3,pb=0,pe=0,...
     v = features.feature_values(case(all_runs, "xnnpack", "smoke/0006"))
     assert (v["rank"], v["dilation"], v["padding"], v["groups"], v["layout"]) == ("1", "yes", "none", "no",
@@ -117,3 +117,37 @@ def test_case_groups_list_failures_first_and_cap_the_passed_ones(all_runs):
     ungrouped = next(t for t in tables if t.feature == "groups" and t.value == "no").groups[0]
     assert [c.status for c in ungrouped.cases] == ["failed"]   # of failed, xpass, xfail: the most severe
     assert (ungrouped.omitted_other, ungrouped.omitted_passed) == (2, 5)
+
+
+class _Case:
+    op, backend, status = "conv", "onednn", "passed"
+
+    def __init__(self, descriptor, features=None, backend="onednn", status="passed"):
+        self.descriptor, self.features, self.backend, self.status = descriptor, features or {}, backend, status
+        self.case_id = descriptor
+
+    def bound_fraction(self):
+        return None
+
+
+def test_post_ops_are_named_by_what_they_compute():
+    v = features.feature_values(_Case("conv:c=4,o=8,in=7x7,k=3,po=relu+clip:-2:40+add:per_oc+mul:per_tensor:s8"))
+    assert v["post_ops"] == ("relu", "clip", "add:per_oc", "mul:per_tensor:s8")
+    # the runner's features win over the descriptor
+    v = features.feature_values(_Case("conv:c=4,o=8,in=7x7,k=3,po=relu", {"post_ops": ["gelu_erf", "sum"]}))
+    assert v["post_ops"] == ("gelu_erf", "sum")
+    assert features.feature_values(_Case("conv:c=4,o=8,in=7x7,k=3"))["post_ops"] == ("none",)
+
+
+def test_a_chain_counts_under_each_of_its_ops():
+    cases = [_Case("conv:c=4,o=8,in=7x7,k=3,po=relu+sum"),
+             _Case("conv:c=4,o=8,in=7x7,k=3,po=relu", status="failed"),
+             _Case("conv:c=4,o=8,in=7x7,k=3", backend="xnnpack", status="unsupported")]
+    matrix = features.build_matrix(cases, ["onednn", "xnnpack"])
+    rows = {row.value: row.cells for row in matrix if row.feature == "post_ops"}
+    assert list(rows) == ["none", "relu", "sum"]
+    assert (rows["relu"][0].ran, rows["relu"][0].good, rows["relu"][0].state) == (2, 1, "failed")
+    assert (rows["sum"][0].ran, rows["sum"][0].good) == (1, 1)
+    assert rows["none"][1].state == "unsupported"
+    tables = {t.value: t for t in features.build_case_tables(cases, ["onednn", "xnnpack"]) if t.feature == "post_ops"}
+    assert len(tables["relu"].groups[0].cases) == 2

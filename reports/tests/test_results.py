@@ -61,12 +61,24 @@ def test_case_id_falls_back_to_the_descriptor():
     ('{"record": "case", "case_id": "1", "status": "passed"}', ["x.jsonl:2", "'backend'", "missing"]),
     ('{"record": "case", "backend": "b", "status": "passed"}', ["x.jsonl:2", "case_id", "descriptor"]),
     ('{"record": "bench", "ms": 1.0}', ["x.jsonl:2", "'backend'"]),
+    ('{"record": "case", "backend": "b", "case_id": "1", "status": "passed", "features": {"dtype": ["f32"]}}',
+     ["x.jsonl:2", "'dtype'", "single value"]),
+    ('{"record": "case", "backend": "b", "case_id": "1", "status": "passed", "features": {"post_ops": "relu"}}',
+     ["x.jsonl:2", "'post_ops'", "JSON array"]),
+    ('{"record": "case", "backend": "b", "case_id": "1", "status": "passed", "features": {"post_ops": [1]}}',
+     ["x.jsonl:2", "'post_ops'", "string"]),
 ])
 def test_bad_lines_are_errors_that_name_file_line_value_and_rule(line, words):
     with pytest.raises(results.ResultsError) as error:
         results.read_lines(["", line], "x.jsonl")
     for word in words:
         assert word in str(error.value)
+
+
+def test_post_ops_feature_is_a_list_of_names():
+    r = results.read_lines(['{"record": "case", "backend": "b", "case_id": "1", "status": "passed", '
+                            '"features": {"post_ops": ["relu", "add:per_oc"]}}'], "x.jsonl")
+    assert r.cases[0].features["post_ops"] == ["relu", "add:per_oc"]
 
 
 def test_a_missing_file_is_an_error_naming_it(tmp_path):

@@ -78,6 +78,18 @@ std::string padding_kind(const ConvDescriptor& d) {
     return !any ? "none" : negative ? "negative" : asymmetric ? "asymmetric" : "symmetric";
 }
 
+// Each fused post-op by what it computes, its parameters left out: the eltwise algorithm ("relu", "clip"),
+// "sum", a binary op with its operand's shape and type ("add:per_oc", "mul:per_tensor:s8"), "prelu:per_oc".
+nlohmann::json post_op_names(const std::vector<PostOp>& ops) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const PostOp& op : ops) {
+        std::string name = to_string(op);
+        if (op.kind == PostOpKind::eltwise || op.kind == PostOpKind::sum) name = name.substr(0, name.find(':'));
+        names.push_back(name);
+    }
+    return names;
+}
+
 }  // namespace
 
 nlohmann::json conv_features(const Case& c) {
@@ -100,7 +112,8 @@ nlohmann::json conv_features(const Case& c) {
             {"bias", d.has_bias},
             {"dialect", c.dialect.empty() ? json(nullptr) : json(c.dialect)},
             {"cc", false},
-            {"memory_strided", !d.src_strides.empty() || !d.weights_strides.empty() || !d.dst_strides.empty()}};
+            {"memory_strided", !d.src_strides.empty() || !d.weights_strides.empty() || !d.dst_strides.empty()},
+            {"post_ops", post_op_names(d.post_ops)}};
 }
 
 }  // namespace convcheck::runner::detail

@@ -100,6 +100,9 @@ def check_coverage():
     s = summary(path("smoke.jsonl"))
     assert (s["executed"], s["declined"], s["pass_not_claimed"], s["total"], s["not_run"]) == (104, 44, 0, 148, 0), s
     assert abs(s["coverage"] - 104 / 148) < 1e-12 and s["min_coverage"] == 0.01, s
+    # every case record names its fused post-ops (the report's feature matrix), declined ones too
+    cases = {r["shape_name"]: r for r in records(path("smoke.jsonl")) if r["record"] == "case"}
+    assert cases["quantized/general_relu_sum"]["features"]["post_ops"] == ["relu", "sum"], cases
     p = run(base + ["--min-coverage", "0.95"], expect=1)
     expect_in(p.stdout, "coverage 70.3 % (104 of 148 cases executed, 44 declined by the backend) is below the floor "
               "95.0 % from --min-coverage: at least 141 of the 148 cases must execute")
