@@ -134,10 +134,6 @@ void validate(const QuantizedDescriptor& q) {
     // an s32 dst (the accumulator, or oneDNN's rounded value saturated to s32) and a float dst take no lo/hi
     if (q.dst == IntegerType::s32 && q.narrowed())
         throw ConvError("lo/hi", "given", "an s32 or float dst takes its whole range: no lo/hi");
-    // per-channel dst zero points are drawn from dst's own range: a u8 or s8 dst's
-    if (q.per_channel_dst_zero_points && q.dst == IntegerType::s32)
-        throw ConvError("dzp", "per channel", std::string("per-channel dst zero points need a u8 or s8 dst (this one is ") +
-                                                 (q.float_dst ? std::string(to_string(*q.float_dst)) : std::string("s32")) + ")");
     if (q.f32_bias && !q.conv.has_bias)
         throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
     check_in_range("dzp", q.dst_zero_point, q.dst, "dst");

@@ -251,7 +251,7 @@ int run_judge(const JudgeOptions& o) {
     info.allow_unchecked = o.allow_unchecked;
     info.expectations_path = b->expectations_path;
     info.expectations_checksum = b->expectations.checksum();
-    info.min_coverage = stricter(CoverageFloor{}, b->expectations.min_coverage(info_of.name));
+    info.min_coverage = stricter(CoverageFloor{}, b->expectations.min_coverage(info_of.name, info.suite));
     describe_host(info);
     const json run_json = run_record(info);
     files.emit(run_json);

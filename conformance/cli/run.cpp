@@ -164,7 +164,7 @@ int run(const RunOptions& o) {
     info.accumulation_dtype = abi_dtype_name(backend.info.accumulation_dtype);
     info.expectations_path = session->expectations_path;
     info.expectations_checksum = session->expectations.checksum();
-    info.min_coverage = stricter(given_floor, session->expectations.min_coverage(backend.info.name));
+    info.min_coverage = stricter(given_floor, session->expectations.min_coverage(backend.info.name, info.suite));
     info.memory_limit_bytes = memory_limit;
     info.memory_limit_mechanism = memory_enforcement().name();
     info.jobs = jobs.jobs;

@@ -141,6 +141,17 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                 bad(origin, where + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
             decl.min_coverage = m.get<double>();
         }
+        if (entry.contains("min_coverage_suites")) {
+            const json& suites = entry["min_coverage_suites"];
+            if (!suites.is_object())
+                bad(origin, where + ".min_coverage_suites", suites.dump() + " is not an object of suite names and fractions");
+            for (const auto& [suite, m] : suites.items()) {
+                if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
+                    bad(origin, where + ".min_coverage_suites." + suite,
+                        m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
+                decl.min_coverage_suites[suite] = m.get<double>();
+            }
+        }
         if (entry.contains("bound"))
             decl.bound = slack(entry["bound"], origin, where + ".bound", "kind", {"whole_tensor"},
                                "the bound the backend's algorithm needs (per_output, the default, needs no declaration)");
@@ -221,9 +232,12 @@ const BackendDeclaration* Expectations::declaration(const std::string& backend) 
     return it == backends_.end() ? nullptr : &it->second;
 }
 
-std::optional<CoverageFloor> Expectations::min_coverage(const std::string& backend) const {
+std::optional<CoverageFloor> Expectations::min_coverage(const std::string& backend, const std::string& suite) const {
     const auto it = backends_.find(backend);
-    if (it == backends_.end() || !it->second.min_coverage) return std::nullopt;
+    if (it == backends_.end()) return std::nullopt;
+    if (const auto own = it->second.min_coverage_suites.find(suite); own != it->second.min_coverage_suites.end())
+        return CoverageFloor{own->second, origin_ + " (backends." + backend + ".min_coverage_suites." + suite + ")"};
+    if (!it->second.min_coverage) return std::nullopt;
     return CoverageFloor{*it->second.min_coverage, origin_ + " (backends." + backend + ".min_coverage)"};
 }
 

@@ -148,9 +148,10 @@ TEST(QuantizedDescriptor, PerChannelZeroPointsDrawnOrGiven) {
     refuses("qconv:c=3,o=2,in=4,k=3,szp=1:2", "szp");                // two for three input channels
     refuses("qconv:c=3,o=2,in=4,k=3,dzp=1:2:3", "dzp");              // three for two output channels
     refuses("qconv:c=3,o=2,in=4,k=3,dt=s8:s8:s8,szp=1:200:3", "szp");  // outside s8
-    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:s32,dzp=oc", "dzp");    // dzp=oc is drawn in a u8 or s8 dst's range
-    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:f32,dzp=oc", "dzp");    // a float dst likewise
-    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:s32,dzp=1:2", "dzp");
+    // an s32 (rounded) or float dst takes per-channel dst zero points too (drawn from [-128, 127] by the runner)
+    EXPECT_TRUE(parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:s32,dsc=2,dzp=oc").per_channel_dst_zero_points);
+    EXPECT_TRUE(parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:f32,dzp=-7:300").per_channel_dst_zero_points);
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,dzp=1:256", "dzp");    // outside u8
     // with the general output: post-ops and an f32 bias on a u8 dst with per-channel zero points
     const auto general = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,bias=1,dt=u8:s8:u8,bdt=f32,szp=ic,dzp=oc,po=relu");
     EXPECT_TRUE(general.general_output());

@@ -43,16 +43,19 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
     };
     QuantizedData data;
     // per-channel zero points from a stream of their own (the other tensors' draws stay those of the per-tensor
-    // case): over the type's range, none 0, each channel's differing from every other's while the range allows
+    // case): over the type's range, none 0, each channel's differing from every other's while the range allows. An
+    // s32 or float dst's come from [-128, 127]: a zero point is added to values of a few hundred at most (benchdnn
+    // draws them from [-2, 2]), and one far out would saturate every output
     std::mt19937_64 zero_rng(seed ^ 0x717a70ULL);  // "qzp"
     const auto zero_points = [&](bool per_channel, const std::vector<std::int32_t>& given, std::int32_t one,
                                  std::int64_t channels, IntegerType t) {
         if (!per_channel) return std::vector<std::int32_t>{one};
         if (!given.empty()) return given;
         std::vector<std::int32_t> points;
-        const bool distinct = channels <= (highest(t) - lowest(t)) / 2;
+        const std::int64_t lo = t == IntegerType::s32 ? -128 : lowest(t), hi = t == IntegerType::s32 ? 127 : highest(t);
+        const bool distinct = channels <= (hi - lo) / 2;
         while (static_cast<std::int64_t>(points.size()) < channels) {
-            const auto z = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(t), highest(t))(zero_rng));
+            const auto z = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lo, hi)(zero_rng));
             if (z != 0 && (!distinct || std::find(points.begin(), points.end(), z) == points.end())) points.push_back(z);
         }
         return points;

@@ -114,4 +114,26 @@ TEST(Coverage, BackendsJsonDeclaresAFloorPerBackend) {
     }
 }
 
+TEST(Coverage, ASuiteMayHaveAFloorOfItsOwn) {
+    const Expectations e = Expectations::parse(
+        R"({"backends": {"mine": {"min_coverage": 0.75, "min_coverage_suites": {"quantized": 0.2}},
+                         "only": {"min_coverage_suites": {"edge": 0.5}}}})",
+        "decl.json");
+    EXPECT_EQ(e.min_coverage("mine", "smoke")->fraction, 0.75);
+    EXPECT_EQ(e.min_coverage("mine")->fraction, 0.75);
+    EXPECT_EQ(e.min_coverage("mine", "quantized")->fraction, 0.2);
+    EXPECT_EQ(e.min_coverage("mine", "quantized")->source, "decl.json (backends.mine.min_coverage_suites.quantized)");
+    EXPECT_EQ(e.min_coverage("only", "edge")->fraction, 0.5);
+    EXPECT_FALSE(e.min_coverage("only", "smoke"));
+    for (const char* bad : {R"({"backends": {"b": {"min_coverage_suites": 0.5}}})",
+                            R"({"backends": {"b": {"min_coverage_suites": {"quantized": 2}}}})"}) {
+        try {
+            Expectations::parse(bad, "decl.json");
+            ADD_FAILURE() << bad;
+        } catch (const std::invalid_argument& err) {
+            EXPECT_NE(std::string(err.what()).find("decl.json: backends.b.min_coverage_suites"), std::string::npos) << err.what();
+        }
+    }
+}
+
 }  // namespace

@@ -16,7 +16,8 @@
 //                  wsc=a:b:...: one per output channel, given (a model's)
 //   szp, wzp, dzp  the zero points, per tensor, in their types' ranges;
 //                  szp=ic: one per input channel, dzp=oc: one per output channel, drawn from the case's seed (each
-//                  channel's own, none 0); szp=a:b:... (in_channels values), dzp=a:b:... (out_channels): given
+//                  channel's own, none 0; over the type's range, and from [-128, 127] for an s32 or float dst);
+//                  szp=a:b:... (in_channels values), dzp=a:b:... (out_channels): given
 //                  (oneDNN's per-channel zero points, mask 1 << 1)
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
 // The general output (oneDNN's int8 convolution; its "Quantization" guide: "the destination quantization parameters
@@ -79,9 +80,8 @@ struct QuantizedDescriptor {
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
 // descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
 // lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; a float dst
-// other than f32, bf16, f16; a zero-point list of another length than the channels it names; dst zero points per
-// channel with an s32 or float dst (dzp=oc needs a u8 or s8 dst); the post-ops' own rules (validate_post_ops); and an
-// accumulator
+// other than f32, bf16, f16; a zero-point list of another length than the channels it names; the post-ops' own rules
+// (validate_post_ops); and an accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
 // what is left).
 void validate(const QuantizedDescriptor& q);

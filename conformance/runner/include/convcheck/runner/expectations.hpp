@@ -5,6 +5,7 @@
 //       "accumulation": "f32"  |  {"f32": "f32", "f16": "f32", "bf16": "f32"},
 //       "accumulation_on_cpu": [{"cpu": "!avx512bw", "accumulation": {"bf16": "bf16"}, "reason": "why"}],
 //       "min_coverage": 0.9,
+//       "min_coverage_suites": {"quantized": 0.2},
 //       "bound": {"kind": "whole_tensor", "reason": "why"},
 //       "input_precision": {"dtype": "tf32" | "bf16", "reason": "why"},
 //       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why",
@@ -20,7 +21,10 @@
 // there; the first entry whose "cpu" condition holds on the host overrides "accumulation" (a reason
 // with its evidence is required).
 // "min_coverage": the fraction of a run's cases this backend must execute (not decline), in [0, 1];
-// the run uses the stricter of it and --min-coverage (coverage.hpp).
+// the run uses the stricter of it and --min-coverage (coverage.hpp). "min_coverage_suites" gives a suite's own
+// floor (keyed by the suite's name, as `convcheck run --suite` names it), in place of "min_coverage" there: a suite
+// made mostly of what a library lacks (the quantized suite for a float library) keeps a floor that still catches a
+// change that declines more, without lowering every other suite's.
 // "nondeterministic": {"reason": "..."} declares that the backend's outputs may differ bitwise between
 // runs or thread counts (determinism.hpp): determinism mode then reports a difference instead of failing.
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
@@ -67,6 +71,7 @@ struct BackendDeclaration {
     std::vector<AccumulationOnCpu> accumulation_on_cpu;  // checked first, in order
     std::vector<ExpectedFailure> expected_failures;
     std::optional<double> min_coverage;
+    std::map<std::string, double> min_coverage_suites;  // suite name -> its own floor
     std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
     std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
     std::optional<DeclaredSlack> bias;             // "bias": {"added": "after_output_rounding", "reason"}
@@ -84,8 +89,9 @@ public:
     std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype) const;
     // Everything the file declares for `backend`, or nullptr.
     const BackendDeclaration* declaration(const std::string& backend) const;
-    // The backend's declared coverage floor, with where it comes from ("<file> (backends.<name>.min_coverage)").
-    std::optional<CoverageFloor> min_coverage(const std::string& backend) const;
+    // The backend's declared coverage floor for a run of `suite`, with where it comes from
+    // ("<file> (backends.<name>.min_coverage)", or "...min_coverage_suites.<suite>)" where the suite has its own).
+    std::optional<CoverageFloor> min_coverage(const std::string& backend, const std::string& suite = "") const;
     // The reason the backend declares its outputs may differ between runs (determinism mode), if it does.
     std::optional<std::string> nondeterministic(const std::string& backend) const;
     // The expected failure that covers this result (status one of failed/crashed/hanged, or passed to
