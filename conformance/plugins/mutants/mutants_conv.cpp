@@ -123,8 +123,13 @@ long long dst_span(const convcheck_conv_desc& desc) {
     return p.N * p.O * p.out_spatial == 0 ? 0 : p.dst_index(p.N - 1, p.O - 1, p.out_spatial - 1) + 1;
 }
 
-void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant, int threads) {
+void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant, int threads,
+                  const convcheck_post_ops* ops) {
     const Problem p(desc, mutant);
+    PostOpChain chain;  // a float case's post-ops (mutants_post_ops.cpp), after the bias, before the rounding
+    if (ops != nullptr)  // the plan checked that each binary op has its operand (mutants_plugin.cpp)
+        chain = {ops, a.post_op_operands, p.O, p.OCg, p.out_spatial, desc.data_format == CONVCHECK_NXC, mutant};
+    const bool sum = chain.has_sum();
     const long long taps = p.ICg * p.k_spatial;
     const long long outputs = p.N * p.O * p.out_spatial;
     auto output_at = [&](long long flat, long long* n, long long* oc, Dims* o) {
@@ -142,20 +147,26 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         // the whole span of dst zeroed first, as a memset of "the output" does: its gaps too
         std::memset(a.dst, 0, static_cast<std::size_t>(dst_span(desc)) * static_cast<std::size_t>(size_of(p.dt)));
     }
-    // Output f's sum (before the bias) into dst, the bias added and rounded the mutant's way.
+    // Output f's sum (before the bias) into dst, the bias added, the post-ops applied and rounded the mutant's way.
     auto store = [&](long long f, double v) {
         long long n, oc;
         Dims o;
         output_at(f, &n, &oc, &o);
         if (oc >= written_channels) return;
+        const long long x = f % p.out_spatial, index = p.dst_index(n, oc, x);
+        // a sum's dst_prev: dst's value before this output is written (each output is written once)
+        double prior = sum ? load_as_double(a.dst, p.dt, index) : 0.0;
+        if (p.m == M::po_before_bias) v = chain.apply(v, prior, n, oc, x);  // post_ops(sum) + bias
         if (p.d.has_bias && p.m != M::bias_dropped) {
             const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
             const DataType bias_dt = p.m == M::bias_read_as_src_type ? p.src_dt : p.bias_dt;
             const double b = load_as_double(a.bias, bias_dt, bias_index);
             v = p.m == M::honest_f64_accumulation ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
         }
+        // po_sum_reads_written_dst: the convolution's result stored first, then the sum reads it back as dst_prev
+        if (p.m == M::po_sum_reads_written_dst) prior = to_output(p, v);
+        if (p.m != M::po_before_bias) v = chain.apply(v, prior, n, oc, x);
         if (p.m == M::dst_rounded_to_src_type) v = round_to(p.src_dt, v);  // then stored in dst's own type
-        const long long index = p.dst_index(n, oc, f % p.out_spatial);
         if (index >= written_elements) return;
         store_from_double(a.dst, p.dt, index, to_output(p, v));
         if (p.m == M::last_ulp && f == outputs - 1) {

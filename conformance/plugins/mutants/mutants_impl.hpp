@@ -15,8 +15,26 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
 // Why the plugin declines a quantized case of ABI 1.7's general output (an f32 bias, a bf16/f16 dst, a rounded s32
 // dst without post-ops, a post-op other than relu, clip, linear, sum), or "" (mutants_quantized.cpp).
 std::string quantized_general_unsupported(const convcheck_conv_desc& desc, const convcheck_quantization& q);
-// dst of one discrete convolution (mutants_conv.cpp); `threads` is the instance's num_threads.
-void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads);
+// A float case's fused post-ops as the mutants apply them (mutants_post_ops.cpp, ABI 1.6/1.7): relu, clip, linear,
+// sum and the binary ops, in double, in order; the po_* mutants deviate here and in compute_conv's store.
+struct PostOpChain {
+    const convcheck_post_ops* ops = nullptr;  // NULL: no chain
+    const void* const* operands = nullptr;    // the execute's post_op_operands (op k's operand, or NULL)
+    long long O = 1, OCg = 1, out_spatial = 1;
+    bool nxc = false;  // dst's data format (a full operand is dense in it)
+    Mutant m = Mutant::none;
+    bool has_sum() const;
+    // Output (n, oc, spatial x)'s value v after the chain; prior: dst's value when the call began (a sum reads it).
+    double apply(double v, double prior, long long n, long long oc, long long x) const;
+    // Op k's operand value for that output.
+    double operand(int64_t k, long long n, long long oc, long long x) const;
+};
+// Why the plugin declines a float case's chain (an op other than relu, clip, linear, sum, binary), or "".
+std::string float_post_ops_unsupported(const convcheck_conv_desc& desc, const convcheck_post_ops& ops);
+// dst of one discrete convolution (mutants_conv.cpp); `threads` is the instance's num_threads; `ops` the plan's
+// copy of a float case's post-ops (NULL: none).
+void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads,
+                  const convcheck_post_ops* ops = nullptr);
 // Elements from dst's first to one past its last, gaps included (ABI 1.2 strides); its element count when dense.
 long long dst_span(const convcheck_conv_desc& desc);
 // The gradients of one backward pass (desc.prop_kind; mutants_backward.cpp): diff_src, or diff_weights and

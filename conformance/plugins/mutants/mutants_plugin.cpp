@@ -13,6 +13,7 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
@@ -89,10 +90,13 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     if (mutant_of(plugin) == Mutant::q_zero_point_after_rounding)  // declares the zero point added before rounding
         mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
-    // post-ops on a quantized case only (ABI 1.7, mutants_quantized.cpp): a float case's chain is declined
-    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM);
+    // post-ops (ABI 1.6/1.7): relu, clip, linear and sum on a quantized case (mutants_quantized.cpp), and those and
+    // the binary ops on a float case (mutants_post_ops.cpp); conv_query declines the binary ops on a quantized case
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM) |
+                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY);
     mine.eltwise_algorithms =
         CONVCHECK_BIT(CONVCHECK_ELTWISE_RELU) | CONVCHECK_BIT(CONVCHECK_ELTWISE_CLIP) | CONVCHECK_BIT(CONVCHECK_ELTWISE_LINEAR);
+    mine.binary_algorithms = (1u << (CONVCHECK_BINARY_DIV + 1)) - 1;  // add, mul, max, min, sub, div
     if (mutant_of(plugin) == Mutant::honest_s16_pairs || mutant_of(plugin) == Mutant::q_s16_pairs_declared_exact)
         mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S16_PAIRS;  // declared (quantization.h), and judged by it
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
@@ -145,7 +149,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 // runner's (their own when there is none: the one-shot call), then copy it to dst.
 struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, Mutant mutant, const Instance& instance)
-        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool) {
+        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool), post_ops(post_ops_of(desc)) {
         if (const convcheck_quantization* q = quantization_of(desc)) quantization = std::make_unique<QuantizationCopy>(*q);
     }
     bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
@@ -155,10 +159,13 @@ struct Plan : convcheck_conv_plan {
     }
     uint64_t workspace_bytes() const override { return in_workspace() ? dst_bytes() : 0; }
     convcheck_error* execute(const convcheck_conv_args& args) override {
+        for (int64_t k = 0; post_ops.get() != nullptr && k < post_ops.get()->count; ++k)
+            if (post_ops.get()->ops[k].kind == CONVCHECK_POST_OP_BINARY && post_op_operand(args, k) == nullptr)
+                return invalid_argument("post_op_operands: op " + std::to_string(k) + " (binary) has no operand");
         if (quantization) {
             convcheck::mutants::compute_quantized(desc, quantization->q, args, mutant);
         } else if (!in_workspace()) {
-            convcheck::mutants::compute_conv(desc, args, mutant, threads);
+            convcheck::mutants::compute_conv(desc, args, mutant, threads, post_ops.get());
         } else {
             const uint64_t bytes = dst_bytes();
             std::vector<unsigned char> own;
@@ -170,7 +177,10 @@ struct Plan : convcheck_conv_plan {
             const convcheck_conv_desc image = one_image(desc);
             const convcheck_thread_pool* tasks = mutant == Mutant::honest_workspace_pool ? pool : nullptr;
             parallel_for(tasks, static_cast<std::size_t>(desc.batch), [&](std::size_t n) {
-                convcheck::mutants::compute_conv(image, image_args(desc, into, static_cast<int64_t>(n)), Mutant::none, 1);
+                convcheck_conv_args one = image_args(desc, into, static_cast<int64_t>(n));
+                const std::vector<const void*> operands = image_operands(args, static_cast<int64_t>(n));
+                if (!operands.empty()) one.post_op_operands = operands.data();
+                convcheck::mutants::compute_conv(image, one, Mutant::none, 1, post_ops.get());
             });
             std::memcpy(args.dst, workspace, bytes);
             if (mutant == Mutant::workspace_overrun) static_cast<volatile unsigned char*>(workspace)[bytes] = 0xEE;
@@ -178,10 +188,26 @@ struct Plan : convcheck_conv_plan {
         write_implementation(&args, implementation_name(mutant));
         return nullptr;
     }
+    // Image n's post-op operands: a full operand's values from image n's first on (dense in dst's data format),
+    // the others as given; empty without a chain.
+    std::vector<const void*> image_operands(const convcheck_conv_args& args, int64_t n) const {
+        std::vector<const void*> operands;
+        for (int64_t k = 0; post_ops.get() != nullptr && k < post_ops.get()->count; ++k) {
+            const convcheck_post_op& op = post_ops.get()->ops[k];
+            const auto* given = static_cast<const unsigned char*>(post_op_operand(args, k));
+            const bool full = op.kind == CONVCHECK_POST_OP_BINARY && op.operand_broadcast == CONVCHECK_OPERAND_FULL;
+            const int32_t t = operand_dtype_of(op);
+            const uint64_t bytes = t == CONVCHECK_U8 || t == CONVCHECK_S8 ? 1 : t == CONVCHECK_S32 ? 4 : dtype_bytes(t);
+            const auto image = static_cast<uint64_t>(dst_elements(one_image(desc)));
+            operands.push_back(full ? given + static_cast<uint64_t>(n) * image * bytes : given);
+        }
+        return operands;
+    }
     const Mutant mutant;
     const int threads;
     const convcheck_thread_pool* const pool;
     std::unique_ptr<QuantizationCopy> quantization;  // a quantized case's (ABI 1.5)
+    const PostOpsCopy post_ops;                      // a float case's (ABI 1.6), or none
 };
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
@@ -273,6 +299,7 @@ const convcheck_api api = [] {
     add_conv<prepare>(a, conv_query);
     // ABI 1.7's general output and per-channel src and dst zero points too; conv_query declines what it lacks
     add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
+    add_post_ops<prepare>(convcheck::mutants::float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7)
     add_backward<prepare, backward_query, backward_execute>(a);
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -5,7 +5,7 @@
 convcheck_add_backend_plugin(mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/mutants_plugin.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_conv.cpp
                      ${CMAKE_CURRENT_LIST_DIR}/mutants_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_transposed.cpp
                      ${CMAKE_CURRENT_LIST_DIR}/mutants_cc.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_cc_backward.cpp
-                     ${CMAKE_CURRENT_LIST_DIR}/mutants_quantized.cpp
+                     ${CMAKE_CURRENT_LIST_DIR}/mutants_quantized.cpp ${CMAKE_CURRENT_LIST_DIR}/mutants_post_ops.cpp
                      LIBS convcheck_core convcheck_abi_descriptor convcheck_mutant_list)
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(mutants_caught_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/caught_test.cpp LIBS convcheck_runner)

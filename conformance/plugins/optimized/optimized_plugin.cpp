@@ -19,6 +19,7 @@
 #include "convcheck/abi/abi_quantized.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
@@ -107,10 +108,13 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
                   CONVCHECK_BIT(CONVCHECK_F8_E4M3) | CONVCHECK_BIT(CONVCHECK_F8_E5M2);  // fp8: widened to f32 (dense_form)
     // quantized convolution (QuantizedPlan): dense NCX/NXC with OIX/XIO weights, exact int32 sums
     mine.requantization = abi_rule(instance_of(plugin).quantized.rounding);
-    // post-ops on a quantized case only (ABI 1.7, QuantizedPlan's general output): a float case's chain is declined
-    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM);
+    // post-ops (ABI 1.6/1.7): relu, clip, linear and sum on a quantized case (QuantizedPlan's general output), those
+    // and the binary ops on a float case (widened, float_post_ops below); the binary ops on a quantized case are declined
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE) | CONVCHECK_BIT(CONVCHECK_POST_OP_SUM) |
+                         CONVCHECK_BIT(CONVCHECK_POST_OP_BINARY);
     mine.eltwise_algorithms =
         CONVCHECK_BIT(CONVCHECK_ELTWISE_RELU) | CONVCHECK_BIT(CONVCHECK_ELTWISE_CLIP) | CONVCHECK_BIT(CONVCHECK_ELTWISE_LINEAR);
+    mine.binary_algorithms = (1u << (CONVCHECK_BINARY_DIV + 1)) - 1;  // add, mul, max, min, sub, div
     mine.integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
@@ -135,12 +139,15 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 // (exact), the f32 result rounded once to dst's type: the sum is the f32 accumulation the implementation does for
 // every dtype, and dst's one rounding is the output's.
 // fp8 (ABI 1.7) runs the same way: the implementation has no fp8 kernels, and every fp8 value is an f32 (exact).
-bool runs_widened(const convcheck::ConvDescriptor& d) { return d.mixed() || d.has_fp8(); }
+// So do fused post-ops on a float case (ABI 1.6): the implementation computes the convolution with its bias in f32,
+// the plugin applies the chain to that result in double (float_post_ops) and rounds once to dst's type.
+bool runs_widened(const convcheck::ConvDescriptor& d) { return d.mixed() || d.has_fp8() || !d.post_ops.empty(); }
 
 convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
     d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
     if (d.filter_format == convcheck::FilterFormat::oxi) d.filter_format = convcheck::FilterFormat::oix;
     if (runs_widened(d)) d.dtype = convcheck::DataType::f32, d.dtype_overrides = {};
+    d.post_ops.clear();  // applied by the plugin to the implementation's result
     return d;
 }
 
@@ -170,6 +177,57 @@ std::vector<float> widened_bias(const convcheck::ConvDescriptor& d, const void* 
     for (std::int64_t i = 0; i < d.bias_elements(); ++i)
         out.push_back(static_cast<float>(convcheck::load_as_double(bias, d.bias_dtype(), i)));
     return out;
+}
+
+// Why the plugin declines a float case's chain (an op other than relu, clip, linear, sum and binary), or "".
+std::string float_post_ops_unsupported(const convcheck_conv_desc&, const convcheck_post_ops& ops) {
+    for (int64_t k = 0; k < ops.count; ++k) {
+        const convcheck_post_op& op = ops.ops[k];
+        const bool eltwise = op.kind == CONVCHECK_POST_OP_ELTWISE &&
+                             (op.algorithm == CONVCHECK_ELTWISE_RELU || op.algorithm == CONVCHECK_ELTWISE_CLIP ||
+                              op.algorithm == CONVCHECK_ELTWISE_LINEAR);
+        if (!eltwise && op.kind != CONVCHECK_POST_OP_SUM && op.kind != CONVCHECK_POST_OP_BINARY)
+            return "the optimized plugin's float post-ops are relu, clip, linear, sum and binary (op " + std::to_string(k) +
+                   " is none of them)";
+    }
+    return "";
+}
+
+// A float case's chain on output value v (the implementation's f32 result with its bias) of output channel oc, in
+// double and in order, as oneDNN defines the post-ops: prior is dst's value before the call (a sum reads it), `at` the
+// output's offset dense in dst's data format (where a full operand holds its value).
+double float_post_ops(const convcheck::ConvDescriptor& d, const convcheck_conv_args& args, double v, double prior,
+                      std::int64_t oc, std::int64_t at) {
+    for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
+        const convcheck::PostOp& op = d.post_ops[k];
+        if (op.kind == convcheck::PostOpKind::sum) {
+            v += double(op.scale) * (prior - double(op.zero_point));
+        } else if (op.kind == convcheck::PostOpKind::eltwise) {
+            if (op.eltwise == convcheck::EltwiseAlgorithm::relu) v = v > 0 ? v : double(op.alpha) * v;
+            else if (op.eltwise == convcheck::EltwiseAlgorithm::clip) v = std::min(double(op.beta), std::max(double(op.alpha), v));
+            else v = double(op.alpha) * v + double(op.beta);  // linear
+        } else {  // binary
+            const void* operand = post_op_operand(args, static_cast<int64_t>(k));
+            if (operand == nullptr)
+                throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "post_op_operands: op " + std::to_string(k) + " has no operand");
+            const std::int64_t i = op.broadcast == convcheck::OperandBroadcast::per_tensor ? 0
+                                   : op.broadcast == convcheck::OperandBroadcast::per_oc   ? oc
+                                                                                         : at;
+            const auto t = static_cast<int32_t>(op.operand_type);
+            const double b = t == CONVCHECK_U8 || t == CONVCHECK_S8 || t == CONVCHECK_S32
+                                 ? double(load_integer(operand, t, i))
+                                 : convcheck::load_as_double(operand, static_cast<convcheck::DataType>(t), i);
+            switch (op.binary) {
+                case convcheck::BinaryAlgorithm::add: v = v + b; break;
+                case convcheck::BinaryAlgorithm::mul: v = v * b; break;
+                case convcheck::BinaryAlgorithm::max: v = std::max(v, b); break;
+                case convcheck::BinaryAlgorithm::min: v = std::min(v, b); break;
+                case convcheck::BinaryAlgorithm::sub: v = v - b; break;
+                case convcheck::BinaryAlgorithm::div: v = v / b; break;
+            }
+        }
+    }
+    return v;
 }
 
 // A copy of one tensor in the dense form, or none when the runner's is in it already.
@@ -297,12 +355,18 @@ struct Plan : convcheck_conv_plan {
         const bool dst_moves = !d.dst_strides.empty() || runs_widened(d);
         std::vector<unsigned char> dst(dst_moves ? static_cast<std::size_t>(dense.dst_elements() * convcheck::size_of(dense.dtype)) : 0);
         p.execute(src_data, dst_moves ? dst.data() : args.dst);
-        if (runs_widened(d)) {  // the f32 result rounded once to dst's type, into dst's layout
+        if (runs_widened(d)) {  // the f32 result (after the post-ops) rounded once to dst's type, into dst's layout
             const std::vector<std::int64_t> dense_offsets = element_offsets(dense, convcheck::TensorRole::dst);
             const float* result = reinterpret_cast<const float*>(dst.data());
+            std::int64_t spatial = 1;
+            for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
-                convcheck::store_from_double(args.dst, d.dst_dtype(), offset,
-                                             result[dense_offsets[static_cast<std::size_t>(flat)]]);
+                const std::int64_t at = dense_offsets[static_cast<std::size_t>(flat)];
+                double v = result[at];
+                if (!d.post_ops.empty())  // dst's prior value read before this output is written
+                    v = float_post_ops(d, args, v, convcheck::load_as_double(args.dst, d.dst_dtype(), offset),
+                                       (flat / spatial) % d.out_channels, at);
+                convcheck::store_from_double(args.dst, d.dst_dtype(), offset, v);
             });
         } else if (dst_moves) {
             convcheck::copy_tensor(dense, dst.data(), d, args.dst, convcheck::TensorRole::dst);
@@ -471,6 +535,7 @@ const convcheck_api api = [] {
     add_conv<prepare>(a, conv_query);
     // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported) and per-channel zero points on its int16 path
     add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
+    add_post_ops<prepare>(float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7), widened
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -244,6 +244,9 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     // quantized convolution: each int8 bug class (docs/quantized.md)
     bool q_ties = false, q_padding_zero_point = false, q_grouped_per_channel = false, q_s16_pairs = false,
          q_range = false, q_s32 = false, q_bias = false;
+    // fused post-ops on a float case, each post-op bug class in exact mode (docs/selftest.md): a per_oc operand in
+    // groups, a bias under the chain's first eltwise, two ops that do not commute first (relu, then a sum), a clip
+    bool po_group_operand = false, po_bias = false, po_order_and_sum = false, po_clip = false;
     for (const SuiteEntry& e : builtin_suite_entries("smoke")) {
         if (e.descriptor.starts_with("qconv:")) {
             const QuantizedDescriptor q = parse_quantized_descriptor(e.descriptor);
@@ -288,6 +291,16 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
             bwd_w_probe |= probe;
             continue;
         }
+        if (!d.post_ops.empty() && e.modes.find('e') != std::string::npos) {
+            const std::vector<PostOp>& ops = d.post_ops;
+            for (const PostOp& op : ops) {
+                po_group_operand |= d.groups > 1 && op.kind == PostOpKind::binary && op.broadcast == OperandBroadcast::per_oc;
+                po_clip |= op.kind == PostOpKind::eltwise && op.eltwise == EltwiseAlgorithm::clip;
+            }
+            po_bias |= d.has_bias && ops[0].kind == PostOpKind::eltwise && ops[0].eltwise == EltwiseAlgorithm::relu;
+            po_order_and_sum |= ops.size() >= 2 && ops[0].kind == PostOpKind::eltwise &&
+                                ops[0].eltwise == EltwiseAlgorithm::relu && ops[1].kind == PostOpKind::sum;
+        }
         for (int b = 3; b <= 8; ++b) {
             const std::int64_t block = std::int64_t(1) << b;
             tail[b] |= d.in_channels_per_group() > block && d.in_channels_per_group() % block != 0;
@@ -311,6 +324,8 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     EXPECT_TRUE(cc_backward_batch) << "smoke needs a CC backward case with a batch (cc_bwd_theta_first_image)";
     EXPECT_TRUE(q_ties && q_padding_zero_point && q_grouped_per_channel && q_s16_pairs && q_range && q_s32 && q_bias)
         << "smoke needs a quantized case for each int8 bug class";
+    EXPECT_TRUE(po_group_operand && po_bias && po_order_and_sum && po_clip)
+        << "smoke needs a float post-op case in exact mode for each post-op bug class";
 }
 
 TEST(SuiteDesign, SpecialFillsAreExactModeData) {
