@@ -27,6 +27,12 @@
 //               [O, C/G, k...]). Each tensor's storage size is checked with ATen's own
 //               computeStorageNbytes before at::from_blob, whose TensorMaker::computeStorageSize is
 //               noexcept in 1.13 and would turn ATen's overflow error into std::terminate.
+//   post-ops    (ABI 1.6/1.7) each op as the ATen op of its formula on at::convolution's result, in order
+//               (libtorch_post_ops.cpp): relu, clip, linear, round, abs, square, sum, the six binary ops, prelu
+//               in f32; in bf16 only the ops that commute with ATen's rounding between ops (relu, clip, abs,
+//               max, min).
+//   mixes       claimed (mixed_dtypes) so that conv_query declines each in ATen's words: at::convolution takes
+//               and returns one dtype (libtorch_post_ops.cpp).
 #include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
@@ -49,6 +55,7 @@
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "cc_plugin.hpp"
+#include "libtorch_post_ops.hpp"
 #include "libtorch_quantized.hpp"
 #include "libtorch_tensors.hpp"
 #include "libtorch_threads.hpp"
@@ -168,6 +175,12 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     // Backward data and backward weights (+ bias) through at::convolution_backward.
     mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
                       CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
+    // mixed per-tensor dtypes: claimed so that conv_query declines each in ATen's words (it runs none)
+    mine.mixed_dtypes = 1;
+    // fused post-ops: each op as its ATen op after at::convolution (libtorch_post_ops.cpp)
+    mine.post_op_kinds = convcheck_libtorch::kPostOpKinds;
+    mine.eltwise_algorithms = convcheck_libtorch::kEltwiseAlgorithms;
+    mine.binary_algorithms = convcheck_libtorch::kBinaryAlgorithms;
     return support::fill_info(info, mine);
 }
 
@@ -177,6 +190,8 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
         return aten_errors([&] { return convcheck_libtorch::quantized_query(*desc, out); });
     if (const std::string why = support::dense_only(*desc, "libtorch"); !why.empty()) return support::unsupported(out, why);
     if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
+    if (const std::string why = convcheck_libtorch::mixed_dtypes_missing(*desc); !why.empty())
+        return support::unsupported(out, why);
     const std::string why = not_computable(*desc);
     return why.empty() ? support::supported(out) : support::unsupported(out, why);
 }
@@ -208,7 +223,8 @@ support::Adaptation plan_for(const convcheck_conv_desc& d) {
 
 void check_computable(const convcheck_conv_desc& d) {
     if (const std::string why = inexpressible(d); !why.empty()) throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
-    const std::string why = not_computable(d);
+    std::string why = convcheck_libtorch::mixed_dtypes_missing(d);
+    if (why.empty()) why = not_computable(d);
     if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
 }
 
@@ -231,7 +247,7 @@ std::string copy_result(const at::Tensor& result, void* out, const std::vector<i
 struct Prepared : convcheck_conv_plan {
     Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc)
         : convcheck_conv_plan(desc), num_threads(plugin.num_threads), type(scalar_type(desc)), adaptation(plan_for(desc)),
-          l(support::library_desc(desc, adaptation)), g(l) {
+          l(support::library_desc(desc, adaptation)), g(l), ops_copy(support::post_ops_of(desc)) {
         check_computable(desc);
     }
 
@@ -246,13 +262,17 @@ struct Prepared : convcheck_conv_plan {
         const at::Tensor weights = over(buffers.weights(), g.wei_dims, support::weights_order(l), type);
         const c10::optional<at::Tensor> bias =
             desc.has_bias ? c10::optional<at::Tensor>(over(buffers.bias(), {l.out_channels}, {0}, type)) : c10::nullopt;
-        const at::Tensor result =
+        at::Tensor result =
             at::convolution(src, weights, bias, g.strides, g.pads, g.dilations, false, g.no_output_padding, l.groups);
+        // the post-ops, each an ATen op on the result (needs the spec's dst shape: an operand has it); an f32
+        // operand promotes a bf16 result to f32, which the copy rounds to dst's dtype once
+        const bool post_ops = ops_copy.get() != nullptr && has_output_size(l) && result.sizes() == at::IntArrayRef(g.dst_dims);
+        if (post_ops) result = convcheck_libtorch::apply_post_ops(desc, *ops_copy.get(), args, g.dst_dims, result).to(type);
         const std::string implementation =
             std::string("libtorch:") +
             backend_name(at::native::select_conv_backend(src, weights, bias, g.strides, g.pads, g.dilations, false,
                                                          g.no_output_padding, l.groups)) +
-            support::adaptation_note(desc, adaptation);
+            support::adaptation_note(desc, adaptation) + (post_ops ? " + " + std::to_string(ops_copy.get()->count) + " ATen post-op(s)" : "");
         // A result of another shape than the spec's dst (or any result where the spec defines no
         // output size) is not copied: success with nothing written and the shape ATen returned
         // named, so the runner sees what ATen computed (unwritten outputs; for an invalid case,
@@ -275,6 +295,7 @@ struct Prepared : convcheck_conv_plan {
     const support::Adaptation adaptation;
     const convcheck_conv_desc l;  // the case ATen computes
     const TorchArguments g;
+    const support::PostOpsCopy ops_copy;  // the chain, or none
 };
 
 // The backward passes (docs/passes.md) through at::convolution_backward, ATen's own backward of
@@ -364,9 +385,11 @@ convcheck_error* cc_backward_execute(convcheck_plugin* plugin, const convcheck_c
 }
 
 const convcheck_api api = [] {
+    support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // declined in ATen's words at query
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
     support::add_quantized<prepare>();
+    support::add_post_ops<prepare>(convcheck_libtorch::post_ops_accepts);
     support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: ATen's limits are the same
     support::add_conv_transposed<convcheck_libtorch::transposed_query, convcheck_libtorch::transposed_execute>(a);
     a.cc_query = [](convcheck_plugin* plugin, const convcheck_cc_desc* desc, convcheck_support* out) {

@@ -21,6 +21,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
     target_link_libraries(convcheck_libtorch_cc PUBLIC convcheck_core ${TORCH_LIBRARIES})
     convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
                                  ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/libtorch_quantized.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_post_ops.cpp
                                  ${CMAKE_CURRENT_LIST_DIR}/cc_plugin.cpp
                                  LIBS convcheck_plugin_adaptation convcheck_libtorch_cc convcheck_abi_descriptor
                                       ${TORCH_LIBRARIES})
@@ -58,6 +59,17 @@ if(CONVCHECK_BACKEND_PLUGINS)
                        --suite ${CMAKE_CURRENT_LIST_DIR}/tests/quantized_libtorch.cases --threads 2 --no-shrink --no-progress
                        --quiet)
       set_tests_properties(conformance_quantized_libtorch conformance_quantized_libtorch_paths PROPERTIES TIMEOUT 120
+                           LABELS backend)
+      # fused post-ops (libtorch_post_ops.cpp): each op as its ATen op after at::convolution, in order
+      add_test(NAME conformance_post_ops_libtorch_paths
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch>
+                       --suite ${CMAKE_CURRENT_LIST_DIR}/tests/post_ops_libtorch.cases --threads 2 --no-shrink --no-progress
+                       --quiet)
+      # and the post_ops suite: its bf16 linear chain is declined (ATen rounds between ops; run, it fails the bound)
+      add_test(NAME conformance_post_ops_libtorch
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_libtorch> --suite post_ops --threads 2
+                       --no-shrink --no-progress --quiet)
+      set_tests_properties(conformance_post_ops_libtorch_paths conformance_post_ops_libtorch PROPERTIES TIMEOUT 120
                            LABELS backend)
       foreach(pass forward backward)
         convcheck_add_test(libtorch_cc_${pass}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/cc_${pass}_test.cpp

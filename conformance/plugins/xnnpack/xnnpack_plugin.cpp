@@ -16,7 +16,17 @@
 //   rank 1      2-D with a unit axis (adaptation). Rank 3 with kernel depth 1: 2-D on the gathered
 //               depth slices, depth folded into the batch (adaptation). Other 3-D and bf16: XNNPACK
 //               has neither (declined).
-//   output      no clamping: output_min/max = -inf/+inf.
+//   output      no clamping: output_min/max = -inf/+inf, unless the case carries a post-op chain.
+//   post-ops    (ABI 1.6) XNNPACK's convolution operators fuse one thing after the bias: the clamp to
+//               [output_min, output_max]. A chain of one op that is that clamp runs there: clip:alpha:beta as
+//               output_min = alpha, output_max = beta, relu (alpha 0) as [0, +inf]; the f16 operator rounds both
+//               bounds to f16, which changes no result (the output is rounded to f16 and the rounding is
+//               monotone). XNNPACK refuses a range whose lower bound is not below its upper bound; every other
+//               chain is declined (xnnpack_post_ops.cpp). NaN: XNNPACK's clamp makes no NaN promise
+//               (google/XNNPACK#441), and no runner mode sends NaN into a post-op chain (probe and stress decline
+//               post-op cases), so the claim covers finite values; docs/post-ops.md says so.
+//   mixes       claimed (mixed_dtypes) so that conv_query declines each in XNNPACK's words: its convolution
+//               operators take one type for input, filter, bias and output (xnnpack_post_ops.cpp).
 //   invalid     what XNNPACK's parameters can hold is passed as it is (zero sizes, strides and
 //               dilations), so that XNNPACK's own checks accept or refuse it; what they cannot hold is
 //               refused by the plugin (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express"): groups 0 or
@@ -39,9 +49,11 @@
 #include <vector>
 
 #include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/adaptation/negative_parameter.hpp"
+#include "xnnpack_post_ops.hpp"
 #include "xnnpack_quantized.hpp"
 #include "xnnpack_transposed.hpp"
 #include "convcheck/plugin_quantized.hpp"
@@ -157,6 +169,7 @@ struct Plan {
     support::Adaptation adaptation;
     convcheck_conv_desc library;  // the case XNNPACK computes: 2-D, non-negative pads, NHWC (or NCHW)
     bool nchw = false;            // xnn_create_convolution2d_nchw_f32 takes it natively
+    convcheck_xnnpack::OutputRange range;  // output_min / output_max: the clamp of a post-op chain, else +-inf
 };
 
 // Creates the operator for the adapted case (XNNPACK packs the weights here); returns the status.
@@ -168,15 +181,15 @@ xnn_status create_operator(const Plan& plan, const void* weights, const void* bi
         return xnn_create_convolution2d_nchw_f32(
             top, right, bottom, left, l.kernel_size[0], l.kernel_size[1], l.strides[0], l.strides[1], l.dilations[0],
             l.dilations[1], l.groups, group_in, group_out, l.in_channels, l.out_channels, static_cast<const float*>(weights),
-            static_cast<const float*>(bias), -INFINITY, INFINITY, 0, op);
+            static_cast<const float*>(bias), plan.range.min, plan.range.max, 0, op);
     if (l.dtype == CONVCHECK_F32)
         return xnn_create_convolution2d_nhwc_f32(
             top, right, bottom, left, l.kernel_size[0], l.kernel_size[1], l.strides[0], l.strides[1], l.dilations[0],
             l.dilations[1], l.groups, group_in, group_out, l.in_channels, l.out_channels, static_cast<const float*>(weights),
-            static_cast<const float*>(bias), -INFINITY, INFINITY, 0, op);
+            static_cast<const float*>(bias), plan.range.min, plan.range.max, 0, op);
     return xnn_create_convolution2d_nhwc_f16(top, right, bottom, left, l.kernel_size[0], l.kernel_size[1], l.strides[0],
                                              l.strides[1], l.dilations[0], l.dilations[1], l.groups, group_in, group_out,
-                                             l.in_channels, l.out_channels, weights, bias, -INFINITY, INFINITY, 0, op);
+                                             l.in_channels, l.out_channels, weights, bias, plan.range.min, plan.range.max, 0, op);
 }
 
 // Asks XNNPACK whether it creates the operator, with zero weights and bias (f32 and f16 zero are
@@ -194,6 +207,7 @@ xnn_status try_create(const Plan& plan) {
 
 Plan adapted(const convcheck_conv_desc& d, const support::LibraryForm& form, bool nchw) {
     Plan plan;
+    plan.range = convcheck_xnnpack::output_range(d);
     plan.adaptation = support::plan_adaptation(d, form);
     plan.library = support::library_desc(d, plan.adaptation);
     plan.nchw = nchw;
@@ -254,6 +268,11 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     // OXI (ABI 1.2) is XNNPACK's own weights order, [O][kh][kw][I/G]: its copy is in order
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F32;  // f32; f16 cases declare their own in conformance/data
+    // mixed per-tensor dtypes: claimed so that conv_query declines each in XNNPACK's words (it runs none)
+    mine.mixed_dtypes = 1;
+    // ABI 1.6: fused post-ops, the operators' output clamp alone: relu (alpha 0) and clip, as a chain of one op
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE);
+    mine.eltwise_algorithms = CONVCHECK_BIT(CONVCHECK_ELTWISE_RELU) | CONVCHECK_BIT(CONVCHECK_ELTWISE_CLIP);
     return support::fill_info(info, mine);
 }
 
@@ -269,11 +288,19 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
         if (support::quantization_of(*desc) != nullptr) return convcheck_xnnpack::quantized_query(*desc, out);
         if (const std::string why = support::dense_only(*desc, "XNNPACK"); !why.empty()) return support::unsupported(out, why);
         if (const std::string why = inexpressible(*desc); !why.empty()) return support::invalid_argument(why);
+        if (const std::string why = convcheck_xnnpack::mixed_dtypes_missing(*desc); !why.empty())
+            return support::unsupported(out, why);
         if (const std::string why = not_computable(*desc); !why.empty()) return support::unsupported(out, why);
-        const Plan plan = plan_for(*desc);
+        Plan plan = plan_for(*desc);
         if (const std::string why = too_large(plan.library); !why.empty()) return support::unsupported(out, why);
         const xnn_status s = try_create(plan);  // ask XNNPACK itself
-        return s == xnn_status_success ? support::supported(out) : support::unsupported(out, refusal(s));
+        if (s == xnn_status_success) return support::supported(out);
+        if (s == xnn_status_invalid_parameter && plan.range.clamps()) {  // the clamp, or something else?
+            const convcheck_xnnpack::OutputRange range = plan.range;
+            plan.range = {};
+            if (try_create(plan) == xnn_status_success) return support::unsupported(out, convcheck_xnnpack::range_refused(*desc, range));
+        }
+        return support::unsupported(out, refusal(s));
     });
 }
 
@@ -286,7 +313,8 @@ struct Prepared : convcheck_conv_plan {
         : convcheck_conv_plan(desc) {
         if (const std::string why = inexpressible(desc); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
-        std::string why = not_computable(desc);
+        std::string why = convcheck_xnnpack::mixed_dtypes_missing(desc);
+        if (why.empty()) why = not_computable(desc);
         if (why.empty()) {
             plan = plan_for(desc);
             why = too_large(plan.library);
@@ -336,7 +364,8 @@ struct Prepared : convcheck_conv_plan {
             return support::make_error(std::string("xnn_setup/run_operator: ") + status_name(s), error_code_of(s));
         buffers.return_dst();
         support::write_implementation(&args, std::string("xnnpack:convolution2d_") + (plan.nchw ? "nchw_" : "nhwc_") +
-                                                 support::dtype_name(l.dtype) + support::adaptation_note(desc, plan.adaptation));
+                                                 support::dtype_name(l.dtype) + plan.range.note() +
+                                                 support::adaptation_note(desc, plan.adaptation));
         return nullptr;
     }
 
@@ -358,9 +387,11 @@ convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_co
 }
 
 const convcheck_api api = [] {
+    support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // declined in XNNPACK's words at query
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
     support::add_quantized<prepare>();
+    support::add_post_ops<prepare>(convcheck_xnnpack::post_ops_accepts);
     support::add_conv_transposed<convcheck_xnnpack::transposed_query, transposed_execute>(a);
     return a;
 }();
