@@ -24,6 +24,7 @@ function(convcheck_add_armnn_plugin)
   convcheck_add_backend_plugin(armnn SOURCES ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_plugin.cpp
                                ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_layer.cpp ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_network.cpp
                                ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_transposed.cpp ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_quantized.cpp
+                               ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_post_ops.cpp
                                LIBS convcheck_plugin_adaptation ${CONVCHECK_ARMNN_LIBRARY})
   target_include_directories(convcheck_plugin_armnn PRIVATE ${CONVCHECK_ARMNN_INCLUDE_DIR})
   target_compile_definitions(convcheck_plugin_armnn PRIVATE CONVCHECK_ARMNN_BACKEND_DIR="${backend_dir}"

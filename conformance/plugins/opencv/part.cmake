@@ -5,6 +5,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
     convcheck_add_backend_plugin(opencv SOURCES ${CMAKE_CURRENT_LIST_DIR}/opencv_plugin.cpp
                                          ${CMAKE_CURRENT_LIST_DIR}/opencv_transposed.cpp
                                          ${CMAKE_CURRENT_LIST_DIR}/opencv_quantized.cpp
+                                         ${CMAKE_CURRENT_LIST_DIR}/opencv_post_ops.cpp
                                  LIBS convcheck_plugin_adaptation opencv_core opencv_dnn)
     convcheck_add_backend_plugin_tests(opencv TRANSPOSED)
     if(CONVCHECK_BUILD_TESTS)
