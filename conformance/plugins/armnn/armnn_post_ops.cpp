@@ -16,7 +16,7 @@
 //                     O at the channel's dim (per channel) or dst's shape (full); Arm NN broadcasts size-1 dims
 //   prelu             Prelu, its alpha the weights, shaped likewise    x < 0 ? x * alpha : x
 //   sum 1             Addition of the prior dst (an input of the network)
-// Arm NN 22.0 (ActivationFunction, UnaryOperation in armnn/Types.hpp) has no round, swish, gelu, log, mish, pow,
+// Arm NN 20.08 (libarmnn 22.0; ActivationFunction, UnaryOperation in armnn/Types.hpp) has no round, swish, gelu, log, mish, pow,
 // hardsigmoid or hardswish with alpha and beta, no soft_relu with another alpha. CpuRef writes each layer's
 // output in the tensor's data type, so a Float16/BFloat16 convolution would round before the chain: post-ops are
 // taken on f32 only. Operands are Float32 tensors (Arm NN's elementwise layers take both inputs in one type).
@@ -122,7 +122,7 @@ std::string post_ops_accepts(const convcheck_conv_desc& desc, const convcheck_po
         if (op.kind == CONVCHECK_POST_OP_ELTWISE && op.algorithm != CONVCHECK_ELTWISE_EXP && !activation_of(op, &a)) {
             if (op.algorithm == CONVCHECK_ELTWISE_SOFT_RELU)
                 return "Arm NN's SoftReLu activation is log(1 + exp(x)): it takes no alpha (here " + std::to_string(op.alpha) + ")";
-            return "Arm NN 22.0 has no activation of eltwise algorithm " + std::to_string(op.algorithm) + " " + kActivations;
+            return "Arm NN 20.08 has no activation of eltwise algorithm " + std::to_string(op.algorithm) + " " + kActivations;
         }
         if (op.kind == CONVCHECK_POST_OP_SUM && (op.scale != 1.0f || op.zero_point != 0))
             return "Arm NN's Addition layer adds the prior dst as it is: it has no scale or zero point (here scale " +
