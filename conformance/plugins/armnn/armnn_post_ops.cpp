@@ -16,8 +16,8 @@
 //                     O at the channel's dim (per channel) or dst's shape (full); Arm NN broadcasts size-1 dims
 //   prelu             Prelu, its alpha the weights, shaped likewise    x < 0 ? x * alpha : x
 //   sum 1             Addition of the prior dst (an input of the network)
-// Arm NN 20.08 (libarmnn 22.0; ActivationFunction, UnaryOperation in armnn/Types.hpp) has no round, swish, gelu, log, mish, pow,
-// hardsigmoid or hardswish with alpha and beta, no soft_relu with another alpha. CpuRef writes each layer's
+// Arm NN 20.08 (libarmnn 22.0; ActivationFunction, UnaryOperation in armnn/Types.hpp) has no round, swish, gelu,
+// log, mish, pow, hardsigmoid or hardswish with alpha and beta, no soft_relu with another alpha. CpuRef writes each layer's
 // output in the tensor's data type, so a Float16/BFloat16 convolution would round before the chain: post-ops are
 // taken on f32 only. Operands are Float32 tensors (Arm NN's elementwise layers take both inputs in one type).
 #include "armnn_post_ops.hpp"
