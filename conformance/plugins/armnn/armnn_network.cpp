@@ -47,10 +47,22 @@ LoadedLayer::LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime,
 
 LoadedLayer::LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const std::function<Chain(armnn::INetwork&)>& add_layers,
                          const armnn::TensorInfo& input_info)
+    : LoadedLayer(std::move(runtime), [&](armnn::INetwork& network, const Inputs&) { return add_layers(network); },
+                  input_info, {}) {}
+
+LoadedLayer::LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime,
+                         const std::function<Chain(armnn::INetwork&, const Inputs&)>& add_layers,
+                         const armnn::TensorInfo& input_info, const std::vector<armnn::TensorInfo>& extra)
     : runtime_(std::move(runtime)) {
     armnn::INetworkPtr network = armnn::INetwork::Create();
     armnn::IConnectableLayer* input = network->AddInputLayer(0, "src");
-    const Chain chain = add_layers(*network);
+    Inputs inputs;
+    for (size_t k = 0; k < extra.size(); ++k) {
+        const std::string name = "input_" + std::to_string(k + 1);
+        inputs.push_back(network->AddInputLayer(armnn::LayerBindingId(k + 1), name.c_str()));
+        inputs.back()->GetOutputSlot(0).SetTensorInfo(extra[k]);
+    }
+    const Chain chain = add_layers(*network, inputs);
     armnn::IConnectableLayer* output = network->AddOutputLayer(0, "dst");
     input->GetOutputSlot(0).Connect(chain.first->GetInputSlot(0));
     chain.second->GetOutputSlot(0).Connect(output->GetInputSlot(0));
@@ -71,8 +83,12 @@ void LoadedLayer::load(armnn::INetwork& network) {
 
 LoadedLayer::~LoadedLayer() { runtime_->UnloadNetwork(id_); }
 
-void LoadedLayer::run(const void* src, void* dst) const {
-    const armnn::InputTensors inputs{{0, armnn::ConstTensor(runtime_->GetInputTensorInfo(id_, 0), src)}};
+void LoadedLayer::run(const void* src, void* dst, const std::vector<const void*>& extra) const {
+    armnn::InputTensors inputs{{0, armnn::ConstTensor(runtime_->GetInputTensorInfo(id_, 0), src)}};
+    for (size_t k = 0; k < extra.size(); ++k) {
+        const auto id = armnn::LayerBindingId(k + 1);
+        inputs.push_back({id, armnn::ConstTensor(runtime_->GetInputTensorInfo(id_, id), extra[k])});
+    }
     const armnn::OutputTensors outputs{{0, armnn::Tensor(runtime_->GetOutputTensorInfo(id_, 0), dst)}};
     if (runtime_->EnqueueWorkload(id_, inputs, outputs) != armnn::Status::Success)
         throw support::PluginError(CONVCHECK_ERROR_INTERNAL, "Arm NN's EnqueueWorkload failed");

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace convcheck_armnn {
 
@@ -36,11 +37,18 @@ public:
     using Chain = std::pair<armnn::IConnectableLayer*, armnn::IConnectableLayer*>;
     LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime, const std::function<Chain(armnn::INetwork&)>& add_layers,
                 const armnn::TensorInfo& input);
+    // A chain with more inputs (a post-op's operand, the prior dst): their input layers, binding ids 1, 2, ...
+    // with `extra`'s TensorInfos, are handed to add_layers, which connects them.
+    using Inputs = std::vector<armnn::IConnectableLayer*>;
+    LoadedLayer(std::shared_ptr<armnn::IRuntime> runtime,
+                const std::function<Chain(armnn::INetwork&, const Inputs&)>& add_layers, const armnn::TensorInfo& input,
+                const std::vector<armnn::TensorInfo>& extra);
     LoadedLayer(const LoadedLayer&) = delete;
     LoadedLayer& operator=(const LoadedLayer&) = delete;
     ~LoadedLayer();
 
-    void run(const void* src, void* dst) const;
+    // extra: the data of the extra inputs, in binding order.
+    void run(const void* src, void* dst, const std::vector<const void*>& extra = {}) const;
 
 private:
     void load(armnn::INetwork& network);

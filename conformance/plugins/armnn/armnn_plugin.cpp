@@ -17,6 +17,9 @@
 //   quantized   (ABI 1.5) u8/s8 as QAsymmU8, QAsymmS8 and QSymmS8 (per tensor or per axis), bias Signed32;
 //               CpuRef dequantizes to f32, sums in f32 and quantizes the sum with round(), ties away from
 //               zero: no named requantization rule (armnn_quantized.cpp).
+//   post-ops    (ABI 1.6/1.7) f32: Activation, ElementwiseUnary Exp, the elementwise binary layers and Prelu
+//               after the convolution layer, operands and a sum's prior dst as further inputs of the network
+//               (armnn_post_ops.cpp); the rest is declined.
 //   invalid     what Arm NN's parameters can hold is passed as it is, so that Arm NN accepts or refuses
 //               it; the plugin refuses only what they cannot hold (armnn_layer.hpp, inexpressible).
 //   threads     CpuRef runs on the calling thread; num_threads is not used.
@@ -36,8 +39,10 @@
 
 #include "armnn_layer.hpp"
 #include "armnn_network.hpp"
+#include "armnn_post_ops.hpp"
 #include "armnn_quantized.hpp"
 #include "armnn_transposed.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
@@ -114,6 +119,10 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO) | CONVCHECK_BIT(CONVCHECK_OXI);
     mine.accumulation_dtype = CONVCHECK_F32;
+    // ABI 1.6/1.7: post-ops as the Arm NN layers of their formulas (armnn_post_ops.cpp)
+    mine.post_op_kinds = claimed_post_op_kinds();
+    mine.eltwise_algorithms = claimed_eltwise_algorithms();
+    mine.binary_algorithms = claimed_binary_algorithms();
     return support::fill_info(info, mine);
 }
 
@@ -133,7 +142,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 
 // The network of one case's layer (armnn_network.hpp), with the translation's weights and bias.
 std::unique_ptr<LoadedLayer> load_layer(std::shared_ptr<armnn::IRuntime> runtime, const convcheck_conv_desc& desc,
-                                        const Translation& t, const void* weights, const void* bias) {
+                                        const Translation& t, const void* weights, const void* bias,
+                                        const convcheck_post_ops* ops) {
     const std::vector<unsigned char> weights_bytes = layer_weights(desc, t, weights);
     const std::vector<unsigned char> bias_bytes = t.library.has_bias ? layer_bias(t, bias) : std::vector<unsigned char>();
     const armnn::ConstTensor weights_tensor(weights_info(t), weights_bytes.data());
@@ -145,25 +155,34 @@ std::unique_ptr<LoadedLayer> load_layer(std::shared_ptr<armnn::IRuntime> runtime
                    ? network.AddDepthwiseConvolution2dLayer(depthwise_descriptor(t), weights_tensor, bias_tensor, "conv")
                    : network.AddConvolution2dLayer(convolution_descriptor(t), weights_tensor, bias_tensor, "conv");
     };
-    return std::make_unique<LoadedLayer>(std::move(runtime), add, input_info(t), output_info(t));
+    if (ops == nullptr) return std::make_unique<LoadedLayer>(std::move(runtime), add, input_info(t), output_info(t));
+    const auto add_chain = [&](armnn::INetwork& network, const LoadedLayer::Inputs& inputs) {
+        armnn::IConnectableLayer* conv = add(network);
+        conv->GetOutputSlot(0).SetTensorInfo(output_info(t));
+        return LoadedLayer::Chain{conv, add_post_op_layers(network, conv, output_info(t), *ops, inputs)};
+    };
+    return std::make_unique<LoadedLayer>(std::move(runtime), add_chain, input_info(t), post_op_inputs(t, *ops));
 }
 
 // The prepared case: the translation, and the loaded network holding the weights (Arm NN copies them
 // into the layer), built at prepare when the weights come with it, else per execute.
 struct Prepared : convcheck_conv_plan {
     Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
-        : convcheck_conv_plan(desc), runtime(plugin.runtime) {
+        : convcheck_conv_plan(desc), runtime(plugin.runtime), ops_copy(support::post_ops_of(desc)) {
         if (const std::string why = inexpressible(desc); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
         if (const std::string why = no_layer(desc); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        if (ops_copy.get() != nullptr)
+            if (const std::string why = post_ops_accepts(desc, *ops_copy.get()); !why.empty())
+                throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
         translation = translate(desc);
         if (inputs.weights != nullptr) loaded = load(inputs.weights, inputs.bias);
     }
 
     std::unique_ptr<LoadedLayer> load(const void* weights, const void* bias) const {
         try {
-            return load_layer(runtime, desc, translation, weights, bias);
+            return load_layer(runtime, desc, translation, weights, bias, ops_copy.get());
         } catch (const armnn::Exception& e) {
             throw support::PluginError(error_code_of(e), std::string("Arm NN: ") + e.what());
         }
@@ -174,20 +193,29 @@ struct Prepared : convcheck_conv_plan {
         if (!loaded) fresh = load(args.weights, args.bias);
         const LoadedLayer& layer = loaded ? *loaded : *fresh;
         support::LibraryBuffers buffers(desc, translation.adaptation, args);
+        const convcheck_post_ops* ops = ops_copy.get();
+        // a sum's prior dst: the runner's dst (post_ops_accepts: not moved), copied before Arm NN writes it
+        std::vector<unsigned char> prior;
+        if (ops != nullptr && has_sum(*ops)) {
+            const auto* bytes = static_cast<const unsigned char*>(args.dst);
+            prior.assign(bytes, bytes + output_info(translation).GetNumBytes());
+        }
         try {
-            layer.run(buffers.src(), buffers.dst());
+            layer.run(buffers.src(), buffers.dst(), ops == nullptr ? std::vector<const void*>() : post_op_data(*ops, args, prior.data()));
         } catch (const armnn::Exception& e) {
             return support::make_error(std::string("Arm NN: ") + e.what(), error_code_of(e));
         }
         buffers.return_dst();
         const bool widened_bias = desc.has_bias && desc.dtype == CONVCHECK_BF16;
         support::write_implementation(&args, std::string("armnn:CpuRef:") + layer_name(translation.kind) +
+                                                 (ops == nullptr ? std::string() : post_op_names(*ops)) +
                                                  support::adaptation_note(desc, translation.adaptation) +
                                                  (widened_bias ? " [bias bf16->f32]" : ""));
         return nullptr;
     }
 
     std::shared_ptr<armnn::IRuntime> runtime;
+    const support::PostOpsCopy ops_copy;
     Translation translation;
     std::unique_ptr<LoadedLayer> loaded;
 };
@@ -211,6 +239,7 @@ const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
     support::add_quantized<prepare>();
+    support::add_post_ops<prepare>(post_ops_accepts);
     support::add_conv_transposed<conv_transposed_query, conv_transposed_execute>(a);
     return a;
 }();

@@ -24,6 +24,7 @@ function(convcheck_add_armnn_plugin)
   convcheck_add_backend_plugin(armnn SOURCES ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_plugin.cpp
                                ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_layer.cpp ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_network.cpp
                                ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_transposed.cpp ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_quantized.cpp
+                               ${CONVCHECK_ARMNN_PLUGIN_DIR}/armnn_post_ops.cpp
                                LIBS convcheck_plugin_adaptation ${CONVCHECK_ARMNN_LIBRARY})
   target_include_directories(convcheck_plugin_armnn PRIVATE ${CONVCHECK_ARMNN_INCLUDE_DIR})
   target_compile_definitions(convcheck_plugin_armnn PRIVATE CONVCHECK_ARMNN_BACKEND_DIR="${backend_dir}"
@@ -56,6 +57,27 @@ function(convcheck_add_armnn_plugin)
     add_test(NAME conformance_quantized_armnn_types
              COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_armnn> ${case_args} --min-coverage 1
                      --no-shrink --no-progress --quiet)
+    # fused post-ops (docs/post-ops.md): every eltwise algorithm, binary algorithm and operand shape the plugin
+    # claims, prelu and sum, each as its Arm NN layer (armnn_post_ops.cpp), all run (--min-coverage 1): bound mode
+    # for all, exact mode for the exact ones; NHWC, rank 1 and depthwise cases
+    set(B "c=4,o=6,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1")
+    set(bound_cases
+        "${B},data=nxc,po=relu:0.25+tanh" "${B},po=clip:-0.5:0.75+logistic+add:per_tensor"
+        "${B},po=linear:0.5:1+elu:0.5+sub:per_oc" "${B},po=exp+mul:full" "${B},po=abs+sqrt+square+div:per_oc"
+        "${B},po=hardswish+soft_relu+max:per_oc+min:full" "${B},data=nxc,po=relu+prelu:per_oc+sum"
+        "c=4,o=8,g=4,in=7x7,k=3x3,bias=1,po=prelu:per_tensor+prelu:full" "c=3,o=5,in=9,k=3,pb=1,pe=1,bias=1,po=add:full+relu")
+    set(exact_cases "${B},po=relu+add:per_oc" "${B},data=nxc,po=relu:0.25+sum" "${B},po=clip:-2:3+max:full"
+        "${B},po=linear:0.5:1+mul:per_tensor" "${B},po=square+sub:full" "${B},po=abs+min:per_oc+prelu:per_oc")
+    foreach(mode bound exact)
+      set(case_args)
+      foreach(c IN LISTS ${mode}_cases)
+        list(APPEND case_args --case ${c})
+      endforeach()
+      add_test(NAME conformance_post_ops_armnn_${mode}
+               COMMAND convcheck run --backend $<TARGET_FILE:convcheck_plugin_armnn> ${case_args} --mode ${mode}
+                       --min-coverage 1 --no-shrink --no-progress --quiet)
+      set_tests_properties(conformance_post_ops_armnn_${mode} PROPERTIES LABELS backend)
+    endforeach()
     set_tests_properties(conformance_quantized_armnn conformance_quantized_armnn_types PROPERTIES LABELS backend)
   endif()
 endfunction()

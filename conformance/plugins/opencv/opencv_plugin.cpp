@@ -18,6 +18,8 @@
 //               cv::Exception comes back as the error's message); the plugin refuses only groups 0
 //               (CONVCHECK_ERROR_INVALID_ARGUMENT, "cannot express": blobs[0] is {O, I/G, k...}, and
 //               OpenCV derives the group count from it).
+// post-ops      (ABI 1.6/1.7) eltwise ops as OpenCV's activation layers after the Convolution layer
+//               (opencv_post_ops.cpp); the other kinds and algorithms are declined.
 // quantized     (ABI 1.5) s8:s8:s8 through the "ConvolutionInt8" layer; no named requantization rule
 //               (opencv_quantized.cpp).
 // The adaptations are conformance/plugins/common/include/convcheck/adaptation/adaptation.hpp; the implementation string names
@@ -32,9 +34,11 @@
 #include <vector>
 
 #include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "opencv_post_ops.hpp"
 #include "opencv_quantized.hpp"
 #include "opencv_transposed.hpp"
 
@@ -118,6 +122,9 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
+    // ABI 1.6/1.7: eltwise post-ops, each as the activation layer of its formula (opencv_post_ops.cpp)
+    mine.post_op_kinds = CONVCHECK_BIT(CONVCHECK_POST_OP_ELTWISE);
+    mine.eltwise_algorithms = convcheck_opencv::claimed_eltwise_algorithms();
     return support::fill_info(info, mine);
 }
 
@@ -158,6 +165,9 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
         try {
             cv::dnn::LayerParams params = layer_params(support::library_desc(*desc, plan_for(*desc)), nullptr, nullptr);
             cv::dnn::LayerFactory::createLayerInstance(params.type, params);
+            if (const convcheck_post_ops* ops = support::post_ops_of(*desc))
+                for (cv::dnn::LayerParams& p : convcheck_opencv::post_op_layers(*ops))
+                    cv::dnn::LayerFactory::createLayerInstance(p.type, p);
         } catch (const cv::Exception& e) {
             return support::unsupported(out, "OpenCV refused the layer: " + e.err + " (" + e.func + ")");
         }
@@ -170,11 +180,14 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
 struct Prepared : convcheck_conv_plan {
     Prepared(const convcheck_plugin& plugin, const convcheck_conv_desc& desc, const support::PrepareInputs& inputs)
         : convcheck_conv_plan(desc), num_threads(plugin.num_threads), adaptation(plan_for(desc)),
-          library(support::library_desc(desc, adaptation)) {
+          library(support::library_desc(desc, adaptation)), ops_copy(support::post_ops_of(desc)) {
         if (const std::string why = inexpressible(desc); !why.empty())
             throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
         const std::string why = not_computable(desc);
         if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
+        if (ops_copy.get() != nullptr)
+            if (const std::string refused = convcheck_opencv::post_ops_accepts(desc, *ops_copy.get()); !refused.empty())
+                throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, refused);
         if (inputs.weights != nullptr) net = make_net(inputs.weights, inputs.bias);
     }
 
@@ -190,6 +203,8 @@ struct Prepared : convcheck_conv_plan {
         cv::dnn::LayerParams params = layer_params(library, weights, bias);
         auto made = std::make_unique<cv::dnn::Net>();
         made->addLayerToPrev(params.name, params.type, params);
+        if (ops_copy.get() != nullptr)
+            for (cv::dnn::LayerParams& p : convcheck_opencv::post_op_layers(*ops_copy.get())) made->addLayerToPrev(p.name, p.type, p);
         made->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         made->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
         return made;
@@ -220,7 +235,10 @@ struct Prepared : convcheck_conv_plan {
             return support::make_error("OpenCV's Convolution layer returned a blob of another shape or type than expected");
         std::memcpy(buffers.dst(), result.ptr<float>(), result.total() * sizeof(float));
         buffers.return_dst();
-        support::write_implementation(&args, "opencv_dnn:Convolution(DNN_BACKEND_OPENCV, DNN_TARGET_CPU)" +
+        std::string activations;
+        if (ops_copy.get() != nullptr)
+            for (const cv::dnn::LayerParams& p : convcheck_opencv::post_op_layers(*ops_copy.get())) activations += "+" + p.type;
+        support::write_implementation(&args, "opencv_dnn:Convolution" + activations + "(DNN_BACKEND_OPENCV, DNN_TARGET_CPU)" +
                                                  support::adaptation_note(desc, adaptation));
         return nullptr;
     }
@@ -228,6 +246,7 @@ struct Prepared : convcheck_conv_plan {
     const int num_threads;
     const support::Adaptation adaptation;
     const convcheck_conv_desc library;
+    const support::PostOpsCopy ops_copy;
     std::unique_ptr<cv::dnn::Net> net;
 };
 
@@ -246,6 +265,7 @@ const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
     support::add_quantized<prepare>();
+    support::add_post_ops<prepare>(convcheck_opencv::post_ops_accepts);
     support::add_conv_transposed<convcheck_opencv::transposed_query, transposed_execute>(a);
     return a;
 }();
