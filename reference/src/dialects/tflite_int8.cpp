@@ -6,35 +6,15 @@
 #include <limits>
 
 #include "quantized_reading.hpp"
+#include "tflite_padding.hpp"
 
 namespace convcheck::reference::dialects::tflite {
 
 using namespace dialects::detail;
+using detail::Axis;
+using detail::axis;
 
 namespace {
-
-struct Axis {
-    std::int64_t out = 0, pad_begin = 0, pad_end = 0;
-};
-
-// ComputeOutSize and ComputePaddingWithOffset (tensorflow/lite/kernels/padding.h): C division (truncation),
-// the kernel's pad is total_padding / 2 at the beginning; the rest (total_padding - total_padding / 2) ends the
-// axis.
-Axis axis(bool same, std::int64_t image_size, std::int64_t filter_size, std::int64_t stride, std::int64_t dilation_rate,
-          const std::string& name) {
-    const std::int64_t effective_filter_size = (filter_size - 1) * dilation_rate + 1;
-    Axis a;
-    a.out = same ? (image_size + stride - 1) / stride : (image_size + stride - effective_filter_size) / stride;
-    if (a.out < 1)
-        refuse_ours("k", std::to_string(filter_size),
-                    std::string("ComputeOutSize(") + (same ? "SAME" : "VALID") + ") gives " + name + " output size " +
-                        std::to_string(a.out) + " = (image_size + stride - effective_filter_size) / stride: below 1");
-    std::int64_t total_padding = (a.out - 1) * stride + effective_filter_size - image_size;
-    total_padding = total_padding > 0 ? total_padding : 0;
-    a.pad_begin = total_padding / 2;
-    a.pad_end = total_padding - a.pad_begin;
-    return a;
-}
 
 // CalculateActivationRangeQuantized for int8 (qmin -128, qmax 127).
 std::pair<std::int64_t, std::int64_t> activation_range(const std::string& activation, float scale, std::int32_t zp) {
