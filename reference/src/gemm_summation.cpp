@@ -15,6 +15,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "chunk_sums.hpp"
@@ -44,7 +45,22 @@ std::vector<std::int64_t> taps_inside(std::int64_t out, std::int64_t in, std::in
     return count;
 }
 
+// The columns of one im2col block: about kBlockElements elements, at least 64 columns, at most all of them.
+std::int64_t block_columns(std::int64_t K, std::int64_t P) {
+    return std::clamp<std::int64_t>(kBlockElements / std::max<std::int64_t>(K, 1), std::min<std::int64_t>(64, P), P);
+}
+
 }  // namespace
+
+double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
+    const detail::Geometry3 g = detail::lift(d);
+    const double K = static_cast<double>(d.in_channels_per_group() * g.kernel[0] * g.kernel[1] * g.kernel[2]);
+    const std::int64_t P = g.out[0] * g.out[1] * g.out[2];
+    const double C = static_cast<double>(block_columns(static_cast<std::int64_t>(K), P));
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return 8.0 * static_cast<double>(d.weights_elements()) +
+           threads * (24.0 * K * C + 8.0 * static_cast<double>(d.out_channels_per_group()) * K);
+}
 
 ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const double> src,
                                       std::span<const double> weights, std::span<const double> bias, int threads) {
@@ -74,7 +90,7 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
     for (std::size_t i = 0; i < weights.size(); ++i) weights_magnitude[i] = std::fabs(weights[i]);
 
     // blocks of output positions: columns of one block share the im2col rows of every term position
-    const std::int64_t columns = std::clamp<std::int64_t>(kBlockElements / std::max<std::int64_t>(K, 1), 64, P);
+    const std::int64_t columns = block_columns(K, P);
     const std::int64_t blocks_per_plane = (P + columns - 1) / columns;
     auto sum_block = [&](std::int64_t task) {
         const std::int64_t block = task % blocks_per_plane, group = (task / blocks_per_plane) % G;

@@ -32,4 +32,9 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
                                       std::span<const double> weights_oix, std::span<const double> bias,
                                       int threads = 0);
 
+// The bytes gemm_convolution_summation holds beyond its result, at most, on `threads` threads (0: one per core):
+// |weights| 8W, and per thread its im2col block and that block's magnitudes (2 x 8 K C, K = IC_G * taps, C its
+// columns) and Eigen's packed copies of a block of each operand (at most 8 K C + 8 OC_G K).
+double gemm_summation_work_bytes(const ConvDescriptor& d, int threads = 0);
+
 }  // namespace convcheck::reference
