@@ -187,7 +187,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         auto f = accuracy::make_random_fill(d, c.seed);
         src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
     }
-    auto want = reference::fast_convolution_summation(d, src, weights, bias);
+    auto want = reference_sums(d, c.mode, src, weights, bias);  // bound mode: the GEMM evaluator (conv/reference_sums.cpp)
     // post-ops (ABI 1.6): the chain on the exact sum with its bias, before the rounding (reference/post_ops.hpp)
     const reference::PostOpData post = make_post_op_data(d, c.mode, c.seed);
     // exact mode: the one right answer is the exact sum rounded once to the output type (the same
