@@ -3,7 +3,7 @@
 #include "convcheck/reference/dialects/tflite.hpp"
 
 #include "common.hpp"
-#include "tflite_padding.hpp"
+#include "tflite_options.hpp"
 
 namespace convcheck::reference::dialects::tflite {
 
@@ -37,56 +37,22 @@ std::vector<PostOp> activation_post_ops(const std::string& activation) {
 DialectResult read(const AttributeSet& attributes) {
     return guarded("tflite_f32", [&] {
         Reader reader(attributes, "tflite_f32");
-        const std::string op = reader.text("op").value_or("CONV_2D");
-        if (op != "CONV_2D" && op != "DEPTHWISE_CONV_2D") refuse_ours("op", op, "must be CONV_2D or DEPTHWISE_CONV_2D");
-        const bool depthwise = op == "DEPTHWISE_CONV_2D";
-        ConvShapes s = read_shapes(reader, true);
-        require_in_range(s);
-        if (s.rank() != 2 || s.kernel_size.size() != 2)
-            refuse_ours("in", join(s.input_size), op + " has two spatial axes (in=HxW, k=HxW)");
-        if (depthwise) {
-            const std::int64_t depth_multiplier = reader.integer("depth_multiplier").value_or(1);
-            require_in_range("depth_multiplier", depth_multiplier);
-            if (depth_multiplier < 1) refuse_ours("depth_multiplier", std::to_string(depth_multiplier), "must be >= 1");
-            if (attributes.count("o") && s.out_channels != s.in_channels * depth_multiplier)
-                refuse_ours("o", std::to_string(s.out_channels),
-                            "DEPTHWISE_CONV_2D's filter [1, KH, KW, C * depth_multiplier] gives C * depth_multiplier "
-                            "output channels");
-            s.out_channels = s.in_channels * depth_multiplier;
-        }
-        const std::string padding = reader.text("padding").value_or("VALID");
-        if (padding != "SAME" && padding != "VALID") refuse_ours("padding", padding, "TfLitePadding: SAME or VALID");
-        const std::vector<std::int64_t> stride{reader.integer("stride_h").value_or(1), reader.integer("stride_w").value_or(1)};
-        const std::vector<std::int64_t> dilation{reader.integer("dilation_h_factor").value_or(1),
-                                                 reader.integer("dilation_w_factor").value_or(1)};
-        require_in_range("stride", stride);
-        require_in_range("dilation", dilation);
-        for (int a = 0; a < 2; ++a) {
-            if (stride[a] < 1) refuse_ours(a ? "stride_w" : "stride_h", std::to_string(stride[a]), "must be >= 1");
-            if (dilation[a] < 1)
-                refuse_ours(a ? "dilation_w_factor" : "dilation_h_factor", std::to_string(dilation[a]), "must be >= 1");
-            if (s.kernel_size[a] < 1) refuse_ours("k", join(s.kernel_size), "filter sizes must be >= 1");
-        }
+        ConvShapes s;
+        const detail::ConvOptions options = detail::read_conv_options(reader, attributes, &s);
         const std::string activation = reader.text("fused_activation_function").value_or("NONE");
         const std::vector<PostOp> post_ops = activation_post_ops(activation);
         const bool bias = reader.boolean("bias").value_or(false);
         reader.refuse_unknown_keys();
 
-        std::vector<std::int64_t> out(2);
-        AxisAttributes g{stride, dilation, repeat(0, 2), repeat(0, 2)};
-        for (int a = 0; a < 2; ++a) {
-            const detail::Axis x =
-                detail::axis(padding == "SAME", s.input_size[a], s.kernel_size[a], stride[a], dilation[a], a ? "width" : "height");
-            out[a] = x.out;
-            g.pads_begin[a] = x.pad_begin;
-            g.pads_end[a] = x.pad_end;
-        }
+        const detail::Geometry geometry = detail::geometry(options, s);
+        const AxisAttributes& g = geometry.axes;
+        const bool depthwise = options.depthwise;
         const std::int64_t groups = depthwise ? s.in_channels : 1;
         DialectResult r;
         r.dialect = "tflite_f32";
         r.data_layout = "NHWC";
         r.filter_layout = depthwise ? "1HWO" : "OHWI";
-        r.request = make_request(s, groups, g, padding == "SAME" ? PaddingRequest::same_upper : PaddingRequest::valid,
+        r.request = make_request(s, groups, g, options.same ? PaddingRequest::same_upper : PaddingRequest::valid,
                                  DataFormat::nxc);
         r.descriptor = make_descriptor(s, groups, g, DataFormat::nxc, depthwise ? FilterFormat::xio : FilterFormat::oix);
         r.descriptor.has_bias = bias;
@@ -96,7 +62,7 @@ DialectResult read(const AttributeSet& attributes) {
                                     : "filter [OC, KH, KW, IC] (OHWI): the descriptor says OIX and a reorder is implied");
         if (!post_ops.empty())
             r.notes.push_back(activation + ": ActivationFunctionWithMinMax after the bias, po=" + post_ops_text(post_ops));
-        return conclude(r, out);
+        return conclude(r, geometry.output_size);
     });
 }
 
