@@ -136,6 +136,8 @@ void validate(const QuantizedDescriptor& q) {
         throw ConvError("lo/hi", "given", "an s32 or float dst takes its whole range: no lo/hi");
     if (q.f32_bias && !q.conv.has_bias)
         throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
+    if (q.f32_accumulation && !q.float_dst && q.dst == IntegerType::s32)
+        throw ConvError("acc", "f32", "an f32 accumulation is rounded to a u8 or s8 dst, or kept in a float one (not s32)");
     check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
     check_in_range("lo", q.dst_min, q.dst, "dst");
     check_in_range("hi", q.dst_max, q.dst, "dst");
@@ -158,6 +160,7 @@ std::string to_string(const QuantizedDescriptor& q) {
     s += ",dt=" + std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
          std::string(q.float_dst ? to_string(*q.float_dst) : to_string(q.dst));
     if (q.f32_bias) s += ",bdt=f32";
+    if (q.f32_accumulation) s += ",acc=f32";
     // a zero point per tensor; per channel: "ic"/"oc" (drawn) or the given list
     const auto zero_points = [](bool per_channel, const std::vector<std::int32_t>& points, std::int32_t one,
                                 const char* drawn) {
@@ -200,7 +203,7 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         start = comma + 1;
         const std::size_t eq = field.find('=');
         const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
-        static const char* const kOwn[] = {"dt", "bdt", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
+        static const char* const kOwn[] = {"dt", "bdt", "acc", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
         if (std::find(std::begin(kOwn), std::end(kOwn), key) == std::end(kOwn)) {
             rest += (rest.empty() ? "" : ",") + field;  // the geometry's: the convolution parser reads it
             continue;
@@ -225,6 +228,10 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
             if (value != "s32" && value != "f32")
                 throw ConvError("bdt", value, "the bias's type is s32 (in the accumulator) or f32 (after the scales)");
             q.f32_bias = value == "f32";
+        } else if (key == "acc") {
+            if (value != "s32" && value != "f32")
+                throw ConvError("acc", value, "the sum is s32 (the integer accumulator) or f32 (of the dequantized products)");
+            q.f32_accumulation = value == "f32";
         } else if (key == "ssc") {
             q.src_scale = parse_float(key, value);
         } else if (key == "wsc") {

@@ -26,7 +26,14 @@ run time, an operator without a shape rule, ...). Tensors are taken from the gra
 value_info, outputs and initializers and from the enclosing graphs'; initializer data is read only
 for tensors of at most 1,024 elements (the shape evaluation's constants), external data never. An
 initializer of at most 4,096 numbers also carries its "values" (flattened; QLinearConv's and
-ConvInteger's scales and zero points).
+ConvInteger's scales and zero points), and every initializer "initializer": true.
+
+The neighbourhood of a Conv, ConvTranspose, ConvInteger or QLinearConv node in its graph (what an ONNX QDQ model's
+reading needs: DequantizeLinear -> Conv -> [Relu | Clip ->] QuantizeLinear): "producers" (input name -> the node that
+writes it, reported like a convolution node), "consumers" (output name -> the nodes that read it, each with its own
+"consumers" one level further, so two levels in all; a node of a subgraph that reads it appears as {"op_type":
+"(subgraph)", "name": the node holding the subgraph}) and "graph_outputs" (its outputs that are outputs of the graph),
+on the node and on each consumer.
 
 Output: {"format": "convcheck-onnx-conv-nodes", "format_version": 1, "model": ..., "onnx_version": ...,
          "ir_version": ..., "opsets": {"": 13, ...}, "nodes": [...]}
@@ -114,7 +121,7 @@ def graph_tensors(graph, outer, evaluated):
             tensors[name] = {"elem_type": elem_type_name(t.elem_type) if t.elem_type else None, "shape": None,
                              "unknown_because": t.why or "no shape is known"}
     for init in graph.initializer:
-        tensors[init.name] = {"elem_type": elem_type_name(init.data_type), "shape": list(init.dims)}
+        tensors[init.name] = {"elem_type": elem_type_name(init.data_type), "shape": list(init.dims), "initializer": True}
         if numeric_count(init) is not None and numeric_count(init) <= MAX_VALUES:  # scales, zero points, ...
             tensors[init.name]["values"] = numpy_helper.to_array(init).flatten().tolist()
     for init in graph.sparse_initializer:
@@ -155,11 +162,51 @@ def is_conv(node):
            (node.domain not in ("", "ai.onnx") and "Conv" in node.op_type)
 
 
+def subgraph_inputs(node):
+    """The names the subgraphs of `node` (If/Loop/Scan bodies, and theirs) read."""
+    names = set()
+    for a in node.attribute:
+        graphs = [a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs) \
+            if a.type == onnx.AttributeProto.GRAPHS else []
+        for g in graphs:
+            for n in g.node:
+                names.update(n.input)
+                names.update(subgraph_inputs(n))
+    return names
+
+
+def with_neighbours(node, graph, graph_path, index, tensors):
+    """node_facts of a convolution node with its producers, consumers (two levels) and graph outputs."""
+    outputs = {o.name for o in graph.output}
+    nodes = list(graph.node)
+    writer = {name: i for i, n in enumerate(nodes) for name in n.output if name}
+
+    def around(i, depth):
+        n = nodes[i]
+        facts = node_facts(n, graph_path, i, tensors)
+        facts["graph_outputs"] = [o for o in n.output if o in outputs]
+        if depth == 0:
+            return facts
+        facts["consumers"] = {}
+        for o in n.output:
+            if not o:
+                continue
+            facts["consumers"][o] = [around(j, depth - 1) for j, r in enumerate(nodes) if o in r.input] + \
+                [{"op_type": "(subgraph)", "name": r.name or f"#{j}"} for j, r in enumerate(nodes)
+                 if o in subgraph_inputs(r)]
+        return facts
+
+    facts = around(index, 2)
+    facts["producers"] = {name: node_facts(nodes[writer[name]], graph_path, writer[name], tensors)
+                          for name in node.input if name in writer}
+    return facts
+
+
 def walk(graph, graph_path, outer, evaluated, out):
     tensors = graph_tensors(graph, outer, evaluated.get(graph_path, {}))
     for index, node in enumerate(graph.node):
         if is_conv(node):
-            out.append(node_facts(node, graph_path, index, tensors))
+            out.append(with_neighbours(node, graph, graph_path, index, tensors))
         for a in node.attribute:  # If/Loop/Scan bodies see the tensors of the graphs around them
             label = node.name or f"#{index}"
             if a.type == onnx.AttributeProto.GRAPH:

@@ -158,3 +158,24 @@ TEST(QuantizedDescriptor, PerChannelZeroPointsDrawnOrGiven) {
     EXPECT_EQ(parse_quantized_descriptor(to_string(general)), general) << to_string(general);
     refuses("qconv:c=3,o=2,in=4,k=3,szp=oc", "szp");                 // src's channels are the input channels
 }
+
+// acc=f32 (an ONNX QDQ model's f32 sum): printed after bdt, read back, judged as the general output; an s32 dst and
+// a value other than s32/f32 are refused, naming the key.
+TEST(QuantizedDescriptor, F32AccumulationPrintsAndReadsBack) {
+    const auto q = parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,bias=1,dt=u8:s8:u8,bdt=f32,acc=f32,ssc=0.02,dsc=0.05");
+    EXPECT_TRUE(q.f32_accumulation);
+    EXPECT_TRUE(q.judged_as_general());
+    EXPECT_FALSE(q.general_output());  // nothing the plugin sees changes
+    EXPECT_NE(to_string(q).find(",bdt=f32,acc=f32,"), std::string::npos) << to_string(q);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(q)), q) << to_string(q);
+    EXPECT_FALSE(parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,acc=s32").f32_accumulation);
+    EXPECT_EQ(to_string(parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,acc=s32")).find("acc="), std::string::npos);
+    for (const char* bad : {"qconv:c=2,o=2,in=4,k=3,dt=u8:s8:s32,acc=f32", "qconv:c=2,o=2,in=4,k=3,acc=f16"}) {
+        try {
+            parse_quantized_descriptor(bad);
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), "acc") << bad;
+        }
+    }
+}

@@ -69,9 +69,10 @@ std::string quantized_refused_entry(const Case& c, Mode mode) {
 }
 
 std::string quantized_exact_refusal(const QuantizedDescriptor& q) {
-    if (q.float_dst || !q.conv.post_ops.empty())
-        return "exact mode: a quantized case with a float dst or post-ops has no one right answer in f32 arithmetic; "
-               "bound mode judges it (docs/quantized.md, \"General output: float dst, rounded s32, post-ops\")";
+    if (q.judged_as_general())
+        return "exact mode: a quantized case with a float dst, post-ops or an f32 accumulation (acc=f32) has no one "
+               "right answer in f32 arithmetic; bound mode judges it (docs/quantized.md, \"General output: float dst, "
+               "rounded s32, post-ops\")";
     if (q.dst == IntegerType::s32 && !q.rounded_s32()) return "";
     const auto why = [&](const std::string& text) {
         return "exact mode holds a declared rule bit for bit, so its scales must give a multiplier M = ssc * wsc / "
@@ -152,13 +153,14 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
                                " can leave s32 although the descriptor is valid");
     // the accumulator the backend declares: exact s32, or s16 pairs where they are defined (u8 src, s8 weights, no
     // weights zero point, one src zero point; elsewhere a backend declaring them is held to the exact sum)
-    const bool s16_pairs = backend.info.integer_accumulator == CONVCHECK_ACCUMULATOR_S16_PAIRS &&
+    // (acc=f32: the model sums in f32, not in a declared integer accumulator: held to the exact sum)
+    const bool s16_pairs = backend.info.integer_accumulator == CONVCHECK_ACCUMULATOR_S16_PAIRS && !q.f32_accumulation &&
                            q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0 &&
                            szp.size() == 1;
     const std::vector<std::int64_t> accumulator =
         s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, in_accumulator, szp, wzp}) : sums.acc;
-    // a float dst or post-ops: the general output, in bound mode (general.cpp)
-    if (q.float_dst || !d.post_ops.empty())
+    // a float dst, post-ops or an f32 accumulation: the general output, in bound mode (general.cpp)
+    if (q.judged_as_general())
         return check_quantized_general(backend, c, s, contract, needs, data, accumulator, r);
     const std::vector<double> multiplier = reference::output_multipliers(q, data.weights_scales);
     // exact mode holds a declared rule; bound mode (and a backend that names none) TOSA's window, which also

@@ -15,6 +15,20 @@
 // A float dst then passes within output_error_bound(x, Ex) in its own type; an integer dst with any integer from
 // the nearest-even rounding of x - Ex to that of x + Ex, each saturated to [dst_min, dst_max] — the rounding of some
 // value the backend could hold, never a widened +-1.
+//
+// An f32 accumulation (acc=f32: an ONNX QDQ model, DequantizeLinear -> Conv -> QuantizeLinear) has no integer
+// accumulator: the model dequantizes each tap in f32, xf = f32((x - zx) * src_scale) and wf = f32((w - zw) *
+// weights_scale(oc)) (one rounding each), and its float Conv sums the n = products_per_output() products xf * wf and
+// the f32 bias in f32, in any order. Higham's inner-product bound (Accuracy and Stability, 2nd ed., (3.5)) gives
+// gamma_n(u) sum |xf wf| for the n products and n - 1 additions in any order, one more addition for the bias
+// (gamma_{n+1}), and |xf wf - xr wr| <= gamma_2(u) |xr wr| for the dequantization (xr, wr exact); as gamma_a + gamma_b +
+// gamma_a gamma_b <= gamma_{a+b}:
+//     E0 = gamma_{n+3}(u) (src_scale * weights_scale(oc) * A + |bias|),   A = sum |x - zx| |w - zw| (an s32 bias among its
+//     terms, in the accumulator's units)
+// around the same exact value v. It is never below the integer accumulator's E0 (|acc| <= A, n >= 1), so a backend
+// that sums in s32 and scales once is inside it too. QuantizeLinear rounds v / y_scale to even and then adds y's zero
+// point; the window holds that integer as well: every value within Ex of x is inside it, and Ex > E1 strictly where
+// x != 0, so a tie t of the quotient (t + zp within E1 of x) has both its neighbours, + zp, in the window.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -26,6 +40,7 @@
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/core/rounding_error.hpp"
 #include "convcheck/plugin_quantized.hpp"
+#include "convcheck/reference/quantized_convolution.hpp"
 #include "convcheck/reference/quantized_general_output.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "../conv/operation.hpp"
@@ -94,6 +109,16 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
     accuracy::Contract out = f32;
     out.output_dtype = q.float_dst.value_or(DataType::f32);
     const std::size_t n = accumulator.size();
+    // acc=f32: sum |x - zx| |w - zw| per output (the bias's magnitude among them when it is s32), and the products' count
+    std::vector<std::int64_t> magnitude;
+    const std::int64_t products = q.products_per_output();
+    if (q.f32_accumulation) {
+        const std::vector<std::int32_t> wzp{q.weights_zero_point}, in_accumulator = data.accumulator_bias();
+        const reference::IntegerSums sums =
+            reference::integer_convolution_sum(d, {data.src, data.weights, in_accumulator, data.src_zero_points, wzp});
+        magnitude.resize(n);
+        for (std::size_t i = 0; i < n; ++i) magnitude[i] = sums.positive[i] + sums.negative[i];
+    }
     std::vector<double> x(n), bound(n);
     std::vector<std::int64_t> lowest_ok(n), highest_ok(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -101,7 +126,10 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
         const double wsc = data.weights_scales[data.weights_scales.size() == 1 ? 0 : oc];
         const double bias = q.f32_bias ? double(data.f32_bias[oc]) : 0.0;
         const double p = std::fabs(double(q.src_scale) * wsc * double(accumulator[i]));
-        const double e0 = gamma(3, u) * p + u * (p * (1.0 + gamma(3, u)) + std::fabs(bias));
+        const double e0 =
+            q.f32_accumulation
+                ? gamma(products + 3, u) * (double(q.src_scale) * wsc * double(magnitude[i]) + std::fabs(bias))
+                : gamma(3, u) * p + u * (p * (1.0 + gamma(3, u)) + std::fabs(bias));
         double v = double(q.src_scale) * wsc * double(accumulator[i]) + bias;
         const double e = carry_post_op_bound(d, f32, post, std::int64_t(i), v, e0);
         // v is now reference::quantized_real_value's (the same chain on the same start)

@@ -86,3 +86,16 @@ if(CONVCHECK_BUILD_TESTS AND TARGET convcheck AND TARGET convcheck_plugin_mutant
                        selftest_smoke_kills_every_backward_and_transposed_bug
                        PROPERTIES TIMEOUT 120)
 endif()
+
+# ONNX QDQ models (DequantizeLinear -> Conv -> QuantizeLinear) read as quantized convolutions or skipped with their
+# reasons (onnx_qdq_check.py), run on the reference, optimized and, where it is built, onednn plugins.
+if(CONVCHECK_BUILD_TESTS AND TARGET convcheck_plugin_optimized AND TARGET convcheck_plugin_reference)
+  set(convcheck_qdq_plugins $<TARGET_FILE:convcheck_plugin_reference> $<TARGET_FILE:convcheck_plugin_optimized>)
+  if(TARGET convcheck_plugin_onednn)
+    list(APPEND convcheck_qdq_plugins $<TARGET_FILE:convcheck_plugin_onednn>)
+  endif()
+  add_test(NAME conformance_onnx_qdq_models
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/onnx_qdq_check.py $<TARGET_FILE:convcheck>
+                   ${convcheck_qdq_plugins})
+  set_tests_properties(conformance_onnx_qdq_models PROPERTIES TIMEOUT 300)
+endif()

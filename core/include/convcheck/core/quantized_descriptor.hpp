@@ -10,6 +10,9 @@
 //   qconv:c=8,o=8,in=6x6,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,ssc=0.25,szp=3,wsc=0.5,wzp=0,dsc=2,dzp=-1,lo=0,hi=100
 //   dt   src:weights:dst types (src u8|s8, weights u8|s8, dst u8|s8|s32, or f32|bf16|f16: a float dst)
 //   bdt  the bias's type: s32 (default: in the accumulator) or f32 (after the scales; needs bias=1)
+//   acc  f32: the sum is the f32 sum of the dequantized products (an ONNX QDQ model: DequantizeLinear -> Conv ->
+//        QuantizeLinear), judged as the general output with the f32 accumulation's error in its bound; absent: the
+//        exact integer accumulator
 //   po   post-ops (post_ops.hpp): applied, in order, to the real value after the scales and the bias, before the
 //        dst scale and zero point
 //   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
@@ -54,6 +57,8 @@ struct QuantizedDescriptor {
     std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
     bool f32_bias = false;  // bdt=f32: the bias is f32, added after the src and weights scales
+    // acc=f32: the model sums the dequantized products (and the bias) in f32 (ONNX QDQ); u8/s8 or float dst only
+    bool f32_accumulation = false;
     // dt=..:f32|bf16|f16: a floating-point dst (dst is then s32 and unused, dst_min..dst_max its whole range)
     std::optional<DataType> float_dst;
     // szp=ic or a list: one src zero point per input channel (src_zero_point is unused); src_zero_points holds the
@@ -71,6 +76,8 @@ struct QuantizedDescriptor {
     bool rounded_s32() const;
     // The general output path: a float dst, a rounded s32 dst, or post-ops.
     bool general_output() const { return float_dst.has_value() || rounded_s32() || !conv.post_ops.empty(); }
+    // Judged by the general output's bound (general.cpp): the general output, or an f32 accumulation.
+    bool judged_as_general() const { return float_dst.has_value() || !conv.post_ops.empty() || f32_accumulation; }
     // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src zero points: any of src's range),
     // and the number of products of one output.
     std::int64_t largest_product() const;
@@ -79,7 +86,8 @@ struct QuantizedDescriptor {
 
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
 // descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
-// lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; a float dst
+// lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; acc=f32 with an
+// s32 dst; a float dst
 // other than f32, bf16, f16; a zero-point list of another length than the channels it names; the post-ops' own rules
 // (validate_post_ops); and an accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
