@@ -114,6 +114,23 @@ def _error_text(exc):
     return last
 
 
+def compute(b, desc, ins, outs):
+    """The case's pass through the backend file b: {output name: array} for the outputs `outs` names (also
+    convcheck_offline.py's)."""
+    if desc.pass_ == "forward":
+        return {"dst": b.conv(desc, ins["src"], ins["weights"], ins.get("bias"))}
+    if desc.pass_ == "backward_data":
+        return {"diff_src": b.conv_backward_data(desc, ins["diff_dst"], ins["weights"])}
+    if desc.pass_ == "backward_weights":
+        got = b.conv_backward_weights(desc, ins["src"], ins["diff_dst"])
+        if "diff_bias" in outs:
+            if not isinstance(got, tuple) or len(got) != 2:
+                raise TypeError("conv_backward_weights: the case has a bias: return (diff_weights, diff_bias)")
+            return {"diff_weights": got[0], "diff_bias": got[1]}
+        return {"diff_weights": got[0] if isinstance(got, tuple) else got}
+    raise ValueError("pass %r: not one protocol %d knows" % (desc.pass_, PROTOCOL))
+
+
 class _Server:
     def __init__(self, backend_path, stdin, stdout):
         self.path = backend_path
@@ -173,20 +190,7 @@ class _Server:
             ins = {name: _read(mm, t) for name, t in message["inputs"].items()}
             outs = message["outputs"]
             b = self.backend
-            if desc.pass_ == "forward":
-                results = {"dst": b.conv(desc, ins["src"], ins["weights"], ins.get("bias"))}
-            elif desc.pass_ == "backward_data":
-                results = {"diff_src": b.conv_backward_data(desc, ins["diff_dst"], ins["weights"])}
-            elif desc.pass_ == "backward_weights":
-                got = b.conv_backward_weights(desc, ins["src"], ins["diff_dst"])
-                if "diff_bias" in outs:
-                    if not isinstance(got, tuple) or len(got) != 2:
-                        raise TypeError("conv_backward_weights: the case has a bias: return (diff_weights, diff_bias)")
-                    results = {"diff_weights": got[0], "diff_bias": got[1]}
-                else:
-                    results = {"diff_weights": got[0] if isinstance(got, tuple) else got}
-            else:
-                raise ValueError("pass %r: not one protocol %d knows" % (desc.pass_, PROTOCOL))
+            results = compute(b, desc, ins, outs)
             returned = {}
             for name, array in results.items():
                 dtype, shape = _returned(name, array, outs[name])

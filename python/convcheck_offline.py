@@ -5,8 +5,8 @@ offline run, for a device that runs Python and numpy.
     python3 convcheck_offline.py run DIR BACKEND.py [key=value ...]   write every exported case's outputs into DIR
 
 BACKEND.py is a backend file as `convcheck run --backend python:BACKEND.py` runs it (docs/exec-protocol.md: describe(),
-conv(), and optionally configure(), query()); this program calls it as convcheck_backend.py does, with the inputs
-read from DIR's .npy files instead of shared memory. An output is saved as the backend returned it (another dtype or
+conv(), and optionally configure(), query(), conv_backward_data(), conv_backward_weights()); this program calls it
+for each case's pass as convcheck_backend.py does, with the inputs read from DIR's .npy files instead of shared memory. An output is saved as the backend returned it (another dtype or
 shape is then named by `convcheck judge`); a bf16 output as its 16 bits ('<u2'). A case the backend declines (query,
 or Decline) gets a <case>.declined file holding the reason; an exception leaves the case's output missing (judge names
 it) and prints the traceback's last line.
@@ -38,8 +38,8 @@ def read_input(path, tensor):
     return a
 
 
-def save_output(path, array, tensor):
-    dtype, _ = convcheck_backend._returned(tensor.get("name", "dst"), array, tensor)
+def save_output(path, array, tensor, name):
+    dtype, _ = convcheck_backend._returned(name, array, tensor)
     if dtype == "bf16":
         array = (np.ascontiguousarray(array, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
     np.save(path, np.ascontiguousarray(array))
@@ -60,10 +60,9 @@ def run(folder, server):
             if answer is not None and answer is not True:
                 raise convcheck_backend.Decline(str(answer))
             ins = {name: read_input(os.path.join(folder, t["file"]), t) for name, t in case["inputs"].items()}
-            if desc.pass_ != "forward":
-                raise convcheck_backend.Decline("this driver runs the forward pass only, not " + desc.pass_)
-            dst = b.conv(desc, ins["src"], ins["weights"], ins.get("bias"))
-            save_output(os.path.join(folder, case["outputs"]["dst"]["file"]), dst, case["outputs"]["dst"])
+            outs = case["outputs"]
+            for name, array in convcheck_backend.compute(b, desc, ins, outs).items():
+                save_output(os.path.join(folder, outs[name]["file"]), array, outs[name], name)
             done += 1
         except convcheck_backend.Decline as d:
             with open(os.path.join(folder, case["case"] + ".declined"), "w") as f:

@@ -155,7 +155,7 @@ void add_export_command(CLI::App& app) {
         ->check(CLI::IsMember({"standard", "ties", "overflow", "subnormal"}));
     cmd->add_option("--claims", o.claims,
                     "the device's claims, a JSON object in the exec protocol's words (docs/exec-protocol.md); "
-                    "default: every dtype, rank, format, the forward pass, f32 accumulation, name \"offline\"");
+                    "default: every dtype, rank, format, the three passes, f32 accumulation, name \"offline\"");
     cmd->add_option("--expectations", o.expectations,
                     "declarations and expected failures (default: the installed backends.json; 'none': none)");
     cmd->add_option("DIR", o.dir, "a new or empty folder")->required();

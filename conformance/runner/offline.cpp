@@ -33,23 +33,34 @@ npy::ElementType npy_type(std::int32_t dtype) {
                                 "and f64 tensors");
 }
 
-const GuardedBuffer& buffer_of(const convcheck_exec::Tensor& t, const Buffers& b) {
-    if (t.name == "src") return b.src;
-    if (t.name == "weights") return b.weights;
-    if (t.name == "bias") return b.bias;
-    return b.dst;  // the forward pass's one output
+// The pass's tensors (the exec protocol's, convcheck/abi/exec_messages.hpp), each with the runner's buffer named in
+// `buffers` (src, weights, bias, dst, diff_dst, diff_src, diff_weights, diff_bias).
+std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
+                                        const std::vector<std::pair<std::string, const GuardedBuffer*>>& buffers) {
+    std::uint64_t bytes = 0;
+    std::vector<OfflineTensor> tensors;
+    for (convcheck_exec::Tensor& t : convcheck_exec::case_tensors(desc, nullptr, &bytes)) {
+        const GuardedBuffer* buffer = nullptr;
+        for (const auto& [name, b] : buffers)
+            if (name == t.name) buffer = b;
+        if (buffer == nullptr) throw std::logic_error("offline: no buffer for the pass's tensor " + t.name);
+        if (buffer->bytes() != t.bytes)
+            throw std::logic_error("offline: " + t.name + " holds " + std::to_string(buffer->bytes()) + " bytes, not " +
+                                   std::to_string(t.bytes) + " (a dense tensor)");
+        // the exec protocol's outputs: dst, diff_src, diff_weights, diff_bias (every other tensor is an input)
+        const bool output = t.name == "dst" || (t.name.rfind("diff_", 0) == 0 && t.name != "diff_dst");
+        tensors.push_back({std::move(t), buffer, output});
+    }
+    return tensors;
 }
 
-// The forward pass's tensors, each pointing at its buffer in b (Tensor::input or Tensor::output).
-std::vector<convcheck_exec::Tensor> forward_tensors(const ConvDescriptor& d, const Buffers& b) {
-    convcheck_conv_args args{};
-    args.struct_size = sizeof(args);
-    args.src = b.src.data();
-    args.weights = b.weights.data();
-    args.bias = d.has_bias ? b.bias.data() : nullptr;
-    args.dst = b.dst.data();
-    std::uint64_t bytes = 0;
-    return convcheck_exec::case_tensors(to_abi(d), &args, &bytes);
+std::vector<OfflineTensor> forward_tensors(const ConvDescriptor& d, const Buffers& b) {
+    return pass_tensors(to_abi(d), {{"src", &b.src}, {"weights", &b.weights}, {"bias", &b.bias}, {"dst", &b.dst}});
+}
+
+std::vector<OfflineTensor> backward_tensors(const ConvBackwardExecution& x) {
+    return pass_tensors(x.desc, {{"src", x.src}, {"weights", x.weights}, {"diff_dst", x.diff_dst}, {"diff_src", x.diff_src},
+                                 {"diff_weights", x.diff_weights}, {"diff_bias", x.diff_bias}});
 }
 
 json tensor_entry(const Case& c, const convcheck_exec::Tensor& t) {
@@ -70,9 +81,9 @@ ChildOutcome error_outcome(std::string reason) {
 
 std::string offline_not_carried(const Case& c) {
     const std::string later = "; an offline run declines it, counted (docs/offline.md)";
-    if (c.op != Op::conv)
-        return std::string("offline runs carry discrete convolution's forward pass only, not ") + operation(c.op).words +
-               later;
+    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights)
+        return std::string("offline runs carry discrete convolution's forward and backward passes, not ") +
+               operation(c.op).words + later;
     if (c.mode != accuracy::Mode::exact && c.mode != accuracy::Mode::bound)
         return std::string("offline runs carry exact and bound mode, one execution per case, not ") +
                accuracy::to_string(c.mode) + " mode" + later;
@@ -99,20 +110,20 @@ std::string offline_tensor_file(const Case& c, const std::string& tensor) {
     return offline_file_stem(c) + "." + tensor + ".npy";
 }
 
-ChildOutcome ExportExecution::conv(const ConvDescriptor& d, const Buffers& b) {
+ChildOutcome ExportExecution::conv(const ConvDescriptor& d, const Buffers& b) { return write(forward_tensors(d, b)); }
+
+ChildOutcome ExportExecution::backward(const ConvBackwardExecution& x) { return write(backward_tensors(x)); }
+
+ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors) {
     entry_["inputs"] = json::object();
     entry_["outputs"] = json::object();
-    for (const convcheck_exec::Tensor& t : forward_tensors(d, b)) {
+    for (const auto& [t, buffer, output] : tensors) {
         const json e = tensor_entry(c_, t);
-        if (t.output) {
+        if (output) {
             entry_["outputs"][t.name] = e;
             continue;
         }
-        const GuardedBuffer& buffer = buffer_of(t, b);
-        if (buffer.bytes() != t.bytes)
-            throw std::logic_error("export: " + t.name + " holds " + std::to_string(buffer.bytes()) + " bytes, not " +
-                                   std::to_string(t.bytes) + " (a dense tensor)");
-        npy::write_file(dir_ / e["file"].get<std::string>(), npy::from_bytes(npy_type(t.dtype), buffer.data(), t.shape));
+        npy::write_file(dir_ / e["file"].get<std::string>(), npy::from_bytes(npy_type(t.dtype), buffer->data(), t.shape));
         entry_["inputs"][t.name] = e;
     }
     written_ = true;
@@ -120,7 +131,11 @@ ChildOutcome ExportExecution::conv(const ConvDescriptor& d, const Buffers& b) {
     return unsupported_outcome("exported");
 }
 
-ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) {
+ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) { return read(forward_tensors(d, b)); }
+
+ChildOutcome JudgeExecution::backward(const ConvBackwardExecution& x) { return read(backward_tensors(x)); }
+
+ChildOutcome JudgeExecution::read(const std::vector<OfflineTensor>& tensors) {
     const std::filesystem::path declined = dir_ / (offline_file_stem(c_) + ".declined");
     if (std::filesystem::exists(declined)) {
         std::ifstream in(declined);
@@ -129,13 +144,13 @@ ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) {
         return unsupported_outcome("the device declined it (" + declined.filename().string() + "): " +
                                    (text.empty() ? "no reason given" : text));
     }
-    for (const convcheck_exec::Tensor& t : forward_tensors(d, b)) {
+    for (const auto& [t, buffer, output] : tensors) {
         const std::string file = offline_tensor_file(c_, t.name);
         const std::string expected_descr(npy::descr(npy_type(t.dtype)));
-        const std::string role = t.output ? "output" : "exported input";
+        const std::string role = output ? "output" : "exported input";
         if (!std::filesystem::exists(dir_ / file))
             return error_outcome("offline " + role + " " + file + " is missing: " +
-                                 (t.output ? "the device wrote no such file" : "export wrote it, and it is gone"));
+                                 (output ? "the device wrote no such file" : "export wrote it, and it is gone"));
         npy::Array a;
         try {
             a = npy::read_file(dir_ / file);
@@ -150,13 +165,12 @@ ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) {
         if (a.shape != t.shape)
             return error_outcome("offline " + role + " " + file + " has shape " + shape_text(a.shape) +
                                  " where the case's " + t.name + " is " + shape_text(t.shape) + " (" + t.layout + ")");
-        const GuardedBuffer& buffer = buffer_of(t, b);
-        if (a.data.size() != buffer.bytes())
-            throw std::logic_error("judge: " + t.name + " holds " + std::to_string(buffer.bytes()) + " bytes, not " +
+        if (a.data.size() != buffer->bytes())
+            throw std::logic_error("judge: " + t.name + " holds " + std::to_string(buffer->bytes()) + " bytes, not " +
                                    std::to_string(a.data.size()));
-        if (t.output) {
-            std::memcpy(buffer.data(), a.data.data(), a.data.size());
-        } else if (std::memcmp(buffer.data(), a.data.data(), a.data.size()) != 0) {
+        if (output) {
+            std::memcpy(buffer->data(), a.data.data(), a.data.size());
+        } else if (std::memcmp(buffer->data(), a.data.data(), a.data.size()) != 0) {
             return error_outcome("offline exported input " + file + " differs from the " + t.name +
                                  " convcheck makes for this case again: export and judge must be the same convcheck "
                                  "with the same declarations (--expectations)");

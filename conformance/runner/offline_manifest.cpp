@@ -42,7 +42,7 @@ json default_offline_claims() {
             {"data_formats", {"ncx", "nxc"}},
             {"filter_formats", {"oix", "xio", "oxi"}},
             {"accumulation_dtype", "f32"},
-            {"passes", {"forward"}},
+            {"passes", {"forward", "backward_data", "backward_weights"}},
             {"mixed_dtypes", true}};
 }
 

@@ -33,6 +33,27 @@ if(CONVCHECK_BACKEND_PLUGINS)
     if(OpenMP_CXX_FOUND)
       target_link_libraries(convcheck_plugin_libtorch PRIVATE OpenMP::OpenMP_CXX)
     endif()
+    # The libtorch_cuda plugin (libtorch_cuda_plugin.cpp; docs/backends.md, "libtorch_cuda"): at::convolution on a
+    # CUDA device. Its source builds against any libtorch; a libtorch without CUDA (Debian's) sees no device, and the
+    # plugin then declines every case with that reason, which the test below checks.
+    if(TORCH_CUDA_LIBRARIES OR CAFFE2_USE_CUDA)
+      message(STATUS "convcheck: libtorch_cuda plugin: Torch links CUDA (${TORCH_CUDA_LIBRARIES}): it runs cases on the GPU "
+                     "where torch::cuda::is_available()")
+    else()
+      message(STATUS "convcheck: libtorch_cuda plugin: this Torch has no CUDA (TORCH_CUDA_LIBRARIES is empty, "
+                     "CAFFE2_USE_CUDA is off): built, and it declines every case (no CUDA device)")
+    endif()
+    convcheck_add_backend_plugin(libtorch_cuda SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_cuda_plugin.cpp
+                                 LIBS convcheck_plugin_adaptation ${TORCH_LIBRARIES})
+    target_compile_definitions(convcheck_plugin_libtorch_cuda PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
+    target_compile_options(convcheck_plugin_libtorch_cuda PRIVATE ${TORCH_CXX_FLAGS})
+    if(CONVCHECK_BUILD_TESTS AND NOT (TORCH_CUDA_LIBRARIES OR CAFFE2_USE_CUDA))
+      # every smoke case the plugin claims is declined with the no-device reason, the others by its claims, none run
+      add_test(NAME conformance_libtorch_cuda_declines_without_a_device
+               COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/cuda_declines_check.py
+                       $<TARGET_FILE:convcheck> $<TARGET_FILE:convcheck_plugin_libtorch_cuda>)
+      set_tests_properties(conformance_libtorch_cuda_declines_without_a_device PROPERTIES TIMEOUT 120 LABELS backend)
+    endif()
     # ALLOW_UNCHECKED: on a CPU without AVX-512 ATen accumulates bf16 in bf16, so the 2,304-term bf16 cases are
     # unchecked there (docs/passes.md)
     convcheck_add_backend_plugin_tests(libtorch BACKWARD TRANSPOSED ALLOW_UNCHECKED)

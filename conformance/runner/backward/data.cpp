@@ -8,6 +8,7 @@
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/runner/backward_terms.hpp"
+#include "convcheck/runner/offline.hpp"
 #include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 
@@ -117,7 +118,8 @@ ChildOutcome run_backward(const Backend& backend, const ConvDescriptor& d, const
     x.warmups = warmups;
     x.repeats = repeats;
     static_cast<ExecutionLimits&>(x) = execution_limits(s, needs.total());
-    ChildOutcome o = execute_conv_backward(*backend.plugin, backend.options, x);
+    // export's or judge's stand-in (offline.hpp), else the plugin, isolated
+    ChildOutcome o = backend.offline ? backend.offline->backward(x) : execute_conv_backward(*backend.plugin, backend.options, x);
     if (s.log)  // determinism mode and failure bundles (execution_log.hpp): the outputs in canonical order
         s.log->record_backward(x.src, x.weights, diff_dst, {x.diff_src, x.diff_weights, x.diff_bias},
                                o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);

@@ -9,6 +9,10 @@ usage: offline_check.py <check> <convcheck> <source dir>
   corrupt   one output with a value changed fails naming its first differing output; a truncated file, a missing
             file, an output of another dtype and one of another shape each fail naming the file and why; a
             <case>.declined file declines its case with the device's reason; the other cases still pass; exit 1
+  backward  the same with the PyTorch example (CPU; it claims both backward passes) on smoke: each exported case of
+            the three passes has run's record through export, convcheck_offline.py and judge; a missing
+            diff_bias and a diff_weights of another shape each fail naming the file; a raising backend's traceback's
+            last line is printed by convcheck_offline.py
   manifest  a manifest with a bad field (format_version, claims, a case's seed, cases) exits 2 naming it; an
             export into a folder that is not empty exits 2
 """
@@ -27,6 +31,7 @@ check, convcheck, source = sys.argv[1], sys.argv[2], sys.argv[3]
 tmp = tempfile.mkdtemp(prefix=f"convcheck_offline_{check}_")
 driver = os.path.join(source, "python", "convcheck_offline.py")
 numpy_backend = os.path.join(source, "examples", "python", "numpy_backend.py")
+torch_backend = os.path.join(source, "examples", "python", "torch_backend.py")
 python = "/usr/bin/python3"
 
 
@@ -34,17 +39,17 @@ def fail(message):
     sys.exit(f"offline_check {check}: {message}")
 
 
-def claims_file():
+def claims_file(backend=numpy_backend):
     path = os.path.join(tmp, "claims.json")
     with open(path, "w") as f:
-        f.write(subprocess.run([python, driver, "claims", numpy_backend], check=True, capture_output=True,
+        f.write(subprocess.run([python, driver, "claims", backend], check=True, capture_output=True,
                                text=True).stdout)
     return path
 
 
-def export_and_compute(folder, args):
-    run_convcheck(convcheck, ["export", "--claims", claims_file()] + args + [folder], 0)
-    subprocess.run([python, driver, "run", folder, numpy_backend], check=True, capture_output=True)
+def export_and_compute(folder, args, backend=numpy_backend):
+    run_convcheck(convcheck, ["export", "--claims", claims_file(backend)] + args + [folder], 0)
+    subprocess.run([python, driver, "run", folder, backend], check=True, capture_output=True)
     with open(os.path.join(folder, "manifest.json")) as f:
         return json.load(f)
 
@@ -53,11 +58,11 @@ def by_case(file):
     return {r["case_id"]: r for r in records(file) if r.get("record") == "case"}
 
 
-def check_same():
-    folder = os.path.join(tmp, "smoke")
-    manifest = export_and_compute(folder, ["--suite", "smoke"])
+def check_same(backend=numpy_backend, suite=("--suite", "smoke")):
+    folder = os.path.join(tmp, "same")
+    manifest = export_and_compute(folder, list(suite), backend)
     run_json, judge_json = os.path.join(tmp, "run.jsonl"), os.path.join(tmp, "judge.jsonl")
-    ran = run_convcheck(convcheck, ["run", "--backend", "python:" + numpy_backend, "--suite", "smoke", "--quiet",
+    ran = run_convcheck(convcheck, ["run", "--backend", "python:" + backend] + list(suite) + ["--quiet",
                                     "--json", run_json], 0)
     judged = run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", judge_json], 0)
     run, judge = by_case(run_json), by_case(judge_json)
@@ -79,6 +84,42 @@ def check_same():
             fail(f"{c['id']}: export skipped it ({c['skipped']}); judge says {b['status']}: {b.get('reason')}")
     print(f"same: {len(exported)} exported cases judged exactly as run; {len(judge) - len(exported)} declined with "
           f"export's reasons\n{ran.stdout.strip()}\n{judged.stdout.strip()}")
+    return manifest
+
+
+def check_backward():
+    manifest = check_same(torch_backend)
+    folder = os.path.join(tmp, "same")
+    passes = {c["pass"] for c in manifest["cases"] if c["exported"]}
+    if passes != {"forward", "backward_data", "backward_weights"}:
+        fail(f"the exported cases' passes are {sorted(passes)}")
+    with_bias = case_with(manifest, lambda c: "diff_bias" in c["outputs"])
+    os.remove(os.path.join(folder, with_bias["outputs"]["diff_bias"]["file"]))
+    reshaped = case_with(manifest, lambda c: "diff_weights" in c["outputs"] and c["id"] != with_bias["id"])
+    path = os.path.join(folder, reshaped["outputs"]["diff_weights"]["file"])
+    np.save(path, np.load(path).reshape(-1))
+    out = os.path.join(tmp, "judge2.jsonl")
+    run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", out], 1)
+    got = by_case(out)
+    for c, words in ((with_bias, f"offline output {with_bias['outputs']['diff_bias']['file']} is missing"),
+                     (reshaped, f"offline output {reshaped['outputs']['diff_weights']['file']} has shape [")):
+        r = got[c["id"]]
+        if r["status"] != "failed" or words not in r.get("reason", ""):
+            fail(f"{c['id']}: {r['status']}: {r.get('reason')!r}; expected failed with {words!r}")
+    # a backend that raises: convcheck_offline.py prints the traceback's last line, the output stays missing
+    raising = os.path.join(tmp, "raising_backend.py")
+    with open(raising, "w") as f:
+        f.write("def describe():\n    return {'name': 'raising', 'dtypes': ['f32'], 'ranks': [1, 2, 3], 'data_formats': ['ncx'],"
+                "\n            'filter_formats': ['oix'], 'passes': ['forward', 'backward_data']}\n"
+                "def conv(desc, src, weights, bias):\n    raise ValueError('no forward today')\n"
+                "def conv_backward_data(desc, diff_dst, weights):\n    raise ValueError('no gradient today')\n")
+    folder = os.path.join(tmp, "raising")
+    run_convcheck(convcheck, ["export", "--claims", claims_file(raising), "--suite", "smoke", folder], 0)
+    p = subprocess.run([python, driver, "run", folder, raising], capture_output=True, text=True)
+    if "ValueError: no gradient today" not in p.stderr:
+        fail(f"the raising backend's traceback's last line is not printed: {p.stderr[-400:]}")
+    print(f"backward: {len(got)} records; missing diff_bias and reshaped diff_weights named; "
+          f"{p.stderr.strip().splitlines()[0]}")
 
 
 def case_with(manifest, predicate):
@@ -175,5 +216,5 @@ def check_manifest():
         fail(f"export into a full folder: {p.stderr.strip()}")
 
 
-{"same": check_same, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
+{"same": check_same, "backward": check_backward, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
 shutil.rmtree(tmp, ignore_errors=True)

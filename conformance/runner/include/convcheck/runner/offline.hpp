@@ -10,11 +10,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convcheck/abi/exec_messages.hpp"
 #include "convcheck/runner/case.hpp"
 #include "convcheck/runner/child_process.hpp"
 #include "convcheck/runner/conv_buffers.hpp"
+#include "convcheck/runner/operation_calls.hpp"
 
 namespace convcheck::runner {
+
+// One tensor of a case's pass (the exec protocol's name, dtype, layout and shape) and the runner's buffer that holds it.
+struct OfflineTensor {
+    convcheck_exec::Tensor tensor;
+    const GuardedBuffer* buffer = nullptr;
+    bool output = false;  // the device writes it (dst, diff_src, diff_weights, diff_bias)
+};
 
 // The stand-in for one case's execution (Backend::offline).
 class OfflineExecution {
@@ -24,6 +33,9 @@ public:
     // writes b's inputs; judge checks them against the exported ones and fills b.dst with the device's output.
     // The outcome is the pipeline's, as an isolated execution's would be.
     virtual ChildOutcome conv(const ConvDescriptor& d, const Buffers& b) = 0;
+    // A backward pass of discrete convolution (x.desc's prop_kind; backward/data.cpp): its inputs (diff_dst and
+    // weights, or src and diff_dst) and its outputs (diff_src, or diff_weights and diff_bias) as for conv.
+    virtual ChildOutcome backward(const ConvBackwardExecution& x) = 0;
 };
 
 // Why an offline run does not carry this case ("" when it does): an operation, pass, mode or memory layout
@@ -39,10 +51,12 @@ class ExportExecution : public OfflineExecution {
 public:
     ExportExecution(std::filesystem::path dir, const Case& c) : dir_(std::move(dir)), c_(c) {}
     ChildOutcome conv(const ConvDescriptor& d, const Buffers& b) override;
+    ChildOutcome backward(const ConvBackwardExecution& x) override;
     bool written() const { return written_; }
     const nlohmann::json& entry() const { return entry_; }
 
 private:
+    ChildOutcome write(const std::vector<OfflineTensor>& tensors);
     std::filesystem::path dir_;
     const Case& c_;
     bool written_ = false;
@@ -57,8 +71,10 @@ class JudgeExecution : public OfflineExecution {
 public:
     JudgeExecution(std::filesystem::path dir, const Case& c) : dir_(std::move(dir)), c_(c) {}
     ChildOutcome conv(const ConvDescriptor& d, const Buffers& b) override;
+    ChildOutcome backward(const ConvBackwardExecution& x) override;
 
 private:
+    ChildOutcome read(const std::vector<OfflineTensor>& tensors);
     std::filesystem::path dir_;
     const Case& c_;
 };
