@@ -18,6 +18,7 @@ accuracy::Contract contract_for(const Expectations* declarations, const std::str
     if (declared && declared->input_precision)
         c.input_significand_bits = declared->input_precision->value == "tf32" ? 11 : 8;  // tf32 or bf16 (parsed)
     if (declared && declared->bias) c.bias_after_output_rounding = true;  // "after_output_rounding" (parsed)
+    if (declared && declared->post_op_nan) c.post_op_nan = *declared->post_op_nan;
     return c;
 }
 

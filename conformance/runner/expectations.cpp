@@ -72,6 +72,38 @@ DeclaredSlack slack(const json& v, const std::string& origin, const std::string&
     return d;
 }
 
+// "post_op_nan": {"clip": ..., "relu": ..., "max": ..., "min": ..., "reason": ...}: each key one of its policy's
+// names, at least one of them, a non-empty reason, nothing else.
+PostOpNanPolicy post_op_nan(const json& v, const std::string& origin, const std::string& where) {
+    const std::string shape = "must be an object {\"clip\": propagate | to_lower_bound | to_upper_bound, \"relu\": "
+                              "propagate | to_zero, \"max\": propagate | number, \"min\": propagate | number, "
+                              "\"reason\": \"what was measured\"}";
+    if (!v.is_object()) bad(origin, where, shape);
+    PostOpNanPolicy p;
+    int ops = 0;
+    for (const auto& [name, value] : v.items()) {
+        if (name == "reason") continue;
+        const std::string at = where + "." + name;
+        if (name != "clip" && name != "relu" && name != "max" && name != "min")
+            bad(origin, at, "is not a key of this declaration (it has \"clip\", \"relu\", \"max\", \"min\" and \"reason\")");
+        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        const bool ok = name == "clip"   ? parse_clip_nan(text, &p.clip)
+                        : name == "relu" ? parse_relu_nan(text, &p.relu)
+                        : name == "max"  ? parse_min_max_nan(text, &p.max)
+                                         : parse_min_max_nan(text, &p.min);
+        if (!value.is_string() || !ok)
+            bad(origin, at, "'" + text + "' is not one of " +
+                                (name == "clip"   ? "propagate, to_lower_bound, to_upper_bound"
+                                 : name == "relu" ? "propagate, to_zero"
+                                                  : "propagate, number"));
+        ++ops;
+    }
+    if (ops == 0) bad(origin, where, "names no op: " + shape);
+    if (!v.contains("reason") || !v["reason"].is_string() || v["reason"].get<std::string>().empty())
+        bad(origin, where + ".reason", "a non-empty reason is required: what was measured, and how");
+    return p;
+}
+
 }  // namespace
 
 Expectations Expectations::load(const std::string& path) {
@@ -161,6 +193,10 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
         if (entry.contains("bias"))
             decl.bias = slack(entry["bias"], origin, where + ".bias", "added", {"after_output_rounding"},
                               "when the bias is added (with the sum, before one rounding to dst, needs no declaration)");
+        if (entry.contains("post_op_nan")) {
+            decl.post_op_nan = post_op_nan(entry["post_op_nan"], origin, where + ".post_op_nan");
+            decl.post_op_nan_reason = entry["post_op_nan"]["reason"].get<std::string>();
+        }
         if (entry.contains("nondeterministic")) {
             const json& n = entry["nondeterministic"];
             const std::string at = where + ".nondeterministic";

@@ -93,7 +93,8 @@ void ProbeJudge::add(const ProbeRun& run) {
         if (p.leaked) m << p.leaked << " outputs outside " << words_.field << " got NaN (first "
                         << element_name(p.first_leaked) << ")";
         if (p.leaked && p.missing) m << ", ";
-        if (p.missing) m << p.missing << " of " << p.expected << " outputs inside it did not (first "
+        if (p.missing) m << p.missing << " of " << p.expected << " outputs inside "
+                         << (p.leaked ? std::string("it") : words_.field) << " did not (first "
                          << element_name(p.first_missing) << ")";
         if (run.unwritten) m << "; " << run.unwritten << " outputs never written";
         first_kind_ = run.unwritten ? Kind::unwritten : Kind::probe;

@@ -2,15 +2,54 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace convcheck::reference {
 
-double eltwise(const PostOp& op, double x) {
+// clip of a number: min(beta, max(alpha, x)) (oneDNN's dev_guide_eltwise); relu of a number: x > 0 ? x : alpha x
+namespace {
+double clip_number(double x, double alpha, double beta) { return std::min(beta, std::max(alpha, x)); }
+}  // namespace
+
+// IEEE 754-2019 §9.6: "minimum(x, y) is x if x < y, y if y < x, and a quiet NaN if either operand is a NaN"
+// (maximum alike): clip = minimum(beta, maximum(alpha, x)) keeps the NaN.
+double clip_propagate(double x, double alpha, double beta) { return std::isnan(x) ? x : clip_number(x, alpha, beta); }
+// Intel SDM, MAXPS: "If only one value is a NaN (SNaN or QNaN) for this instruction, the second operand (source
+// operand) ... is written to the result": MAXPS(x, alpha) is alpha, and MINPS(alpha, beta) alpha.
+double clip_to_lower_bound(double x, double alpha, double beta) {
+    return std::isnan(x) ? alpha : clip_number(x, alpha, beta);
+}
+// The same instructions the other way round: MINPS(x, beta) is beta, MAXPS(beta, alpha) beta.
+double clip_to_upper_bound(double x, double alpha, double beta) {
+    return std::isnan(x) ? beta : clip_number(x, alpha, beta);
+}
+// oneDNN: "relu: d = s if s > 0, alpha s otherwise": NaN > 0 is false (IEEE 754-2019 §5.11: unordered), and
+// alpha NaN is NaN (§6.2: "every operation involving one or two input NaNs ... shall deliver a quiet NaN").
+double relu_propagate(double x, double alpha) { return x > 0 ? x : alpha * x; }
+// relu with alpha 0 as MAXPS(x, 0) (the clamp to [0, +inf] of XNNPACK, Arm NN's max(0, x)): the NaN becomes 0; a
+// relu with a slope is the formula (measured so on oneDNN and Arm NN: their leaky relu keeps the NaN).
+double relu_to_zero(double x, double alpha) { return std::isnan(x) && alpha == 0.0 ? 0.0 : relu_propagate(x, alpha); }
+// IEEE 754-2019 §9.6 maximum / minimum: "a quiet NaN if either operand is a NaN".
+double maximum(double x, double b) { return std::isnan(x) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(x, b); }
+double minimum(double x, double b) { return std::isnan(x) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::min(x, b); }
+// IEEE 754-2019 §9.6 maximumNumber / minimumNumber (C fmax / fmin): "if exactly one operand is a NaN, the result
+// is the other operand".
+double maximum_number(double x, double b) { return std::isnan(x) ? b : std::isnan(b) ? x : std::max(x, b); }
+double minimum_number(double x, double b) { return std::isnan(x) ? b : std::isnan(b) ? x : std::min(x, b); }
+
+double eltwise(const PostOp& op, double x, const PostOpNanPolicy& nan) {
     const double alpha = op.alpha, beta = op.beta;
     switch (op.eltwise) {
-        case EltwiseAlgorithm::relu: return x > 0 ? x : alpha * x;
-        case EltwiseAlgorithm::clip: return std::min(beta, std::max(alpha, x));
+        case EltwiseAlgorithm::relu:
+            return nan.relu == ReluNan::to_zero ? relu_to_zero(x, alpha) : relu_propagate(x, alpha);
+        case EltwiseAlgorithm::clip:
+            switch (nan.clip) {
+                case ClipNan::propagate: return clip_propagate(x, alpha, beta);
+                case ClipNan::to_lower_bound: return clip_to_lower_bound(x, alpha, beta);
+                case ClipNan::to_upper_bound: return clip_to_upper_bound(x, alpha, beta);
+            }
+            return x;
         case EltwiseAlgorithm::linear: return alpha * x + beta;
         case EltwiseAlgorithm::round: return std::nearbyint(x);  // the default mode: to nearest, ties to even
         case EltwiseAlgorithm::tanh: return std::tanh(x);
@@ -47,12 +86,12 @@ double eltwise(const PostOp& op, double x) {
 
 double prelu(double x, double weight) { return x > 0 ? x : x * weight; }
 
-double binary(BinaryAlgorithm a, double x, double y) {
+double binary(BinaryAlgorithm a, double x, double y, const PostOpNanPolicy& nan) {
     switch (a) {
         case BinaryAlgorithm::add: return x + y;
         case BinaryAlgorithm::mul: return x * y;
-        case BinaryAlgorithm::max: return std::max(x, y);
-        case BinaryAlgorithm::min: return std::min(x, y);
+        case BinaryAlgorithm::max: return nan.max == MinMaxNan::number ? maximum_number(x, y) : maximum(x, y);
+        case BinaryAlgorithm::min: return nan.min == MinMaxNan::number ? minimum_number(x, y) : minimum(x, y);
         case BinaryAlgorithm::sub: return x - y;
         case BinaryAlgorithm::div: return x / y;
     }
@@ -91,16 +130,16 @@ double operand_at(const ConvDescriptor& d, const PostOp& op, std::span<const dou
 }
 
 double apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::int64_t ncx, double x,
-                      std::vector<double>* steps) {
+                      std::vector<double>* steps, const PostOpNanPolicy& nan) {
     if (steps) steps->clear();
     for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
         const PostOp& op = d.post_ops[k];
         switch (op.kind) {
-            case PostOpKind::eltwise: x = eltwise(op, x); break;
+            case PostOpKind::eltwise: x = eltwise(op, x, nan); break;
             case PostOpKind::sum:
                 x = x + double(op.scale) * (data.prior_dst[static_cast<std::size_t>(ncx)] - double(op.zero_point));
                 break;
-            case PostOpKind::binary: x = binary(op.binary, x, operand_at(d, op, data.operands[k], ncx)); break;
+            case PostOpKind::binary: x = binary(op.binary, x, operand_at(d, op, data.operands[k], ncx), nan); break;
             case PostOpKind::prelu: x = prelu(x, operand_at(d, op, data.operands[k], ncx)); break;
         }
         if (steps) steps->push_back(x);
@@ -108,10 +147,11 @@ double apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::int6
     return x;
 }
 
-void apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::span<double> dst_ncx) {
+void apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::span<double> dst_ncx,
+                    const PostOpNanPolicy& nan) {
     if (d.post_ops.empty()) return;
     for (std::size_t i = 0; i < dst_ncx.size(); ++i)
-        dst_ncx[i] = apply_post_ops(d, data, static_cast<std::int64_t>(i), dst_ncx[i]);
+        dst_ncx[i] = apply_post_ops(d, data, static_cast<std::int64_t>(i), dst_ncx[i], nullptr, nan);
 }
 
 double load_operand(const void* buffer, OperandType t, std::int64_t i) {

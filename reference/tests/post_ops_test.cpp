@@ -161,3 +161,41 @@ TEST(ReferencePostOps, OperandsOfEveryTypeAreReadExactly) {
     EXPECT_EQ(buffer[2], 4);
     EXPECT_EQ(operand_to_canonical(d, d.post_ops[0], buffer), (std::vector<double>{-4.0, 0.0, 4.0}));
 }
+
+// The NaN policies (core/post_op_nan.hpp), one function each: on a number each is the definition; on a NaN the
+// policy's own result. -0 and +0: relu of a negative value is alpha x (-0 for alpha 0: the literal formula), and
+// clip at alpha 0 of -0 is max(0, -0), +0 as std::max returns its first argument on a tie.
+TEST(ReferencePostOps, EachNanPolicyIsComputedAsItsStandardSays) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(std::isnan(clip_propagate(nan, -1, 6)));
+    EXPECT_EQ(clip_to_lower_bound(nan, -1, 6), -1.0);
+    EXPECT_EQ(clip_to_upper_bound(nan, -1, 6), 6.0);
+    for (auto f : {clip_propagate, clip_to_lower_bound, clip_to_upper_bound}) {
+        EXPECT_EQ(f(7.0, -1, 6), 6.0);
+        EXPECT_EQ(f(-7.0, -1, 6), -1.0);
+        EXPECT_EQ(f(2.5, -1, 6), 2.5);
+    }
+    EXPECT_TRUE(std::isnan(relu_propagate(nan, 0.0)));
+    EXPECT_TRUE(std::isnan(relu_propagate(nan, 0.25)));
+    EXPECT_EQ(relu_to_zero(nan, 0.0), 0.0);
+    EXPECT_EQ(relu_to_zero(-2.0, 0.25), -0.5);
+    EXPECT_TRUE(std::isnan(relu_to_zero(nan, 0.25)));  // a slope: the formula's NaN
+    EXPECT_TRUE(std::signbit(relu_propagate(-2.0, 0.0)));  // 0 * -2 = -0
+    EXPECT_FALSE(std::signbit(clip_propagate(-0.0, 0.0, 6.0)));
+    EXPECT_TRUE(std::isnan(maximum(nan, 1.0)) && std::isnan(minimum(nan, 1.0)));
+    EXPECT_EQ(maximum_number(nan, 1.0), 1.0);
+    EXPECT_EQ(minimum_number(nan, -1.0), -1.0);
+    EXPECT_EQ(maximum(2.0, 1.0), 2.0);
+    EXPECT_EQ(minimum_number(2.0, 1.0), 1.0);
+    // through eltwise and binary, by the policy given; by default every NaN propagates
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=1,k=1,po=clip:-1:6+relu");
+    EXPECT_TRUE(std::isnan(eltwise(d.post_ops[0], nan)));
+    EXPECT_EQ(eltwise(d.post_ops[0], nan, {ClipNan::to_upper_bound}), 6.0);
+    EXPECT_EQ(eltwise(d.post_ops[1], nan, {ClipNan::propagate, ReluNan::to_zero}), 0.0);
+    EXPECT_TRUE(std::isnan(binary(BinaryAlgorithm::max, nan, 1.0)));
+    EXPECT_EQ(binary(BinaryAlgorithm::min, nan, 1.0, {ClipNan::propagate, ReluNan::propagate, MinMaxNan::propagate,
+                                                      MinMaxNan::number}), 1.0);
+    std::vector<double> steps;
+    EXPECT_EQ(apply_post_ops(d, {}, 0, nan, &steps, {ClipNan::to_lower_bound}), 0.0);  // clip -> -1, relu -> 0
+    EXPECT_EQ(steps, (std::vector<double>{-1.0, 0.0}));
+}

@@ -1,9 +1,9 @@
 // The mutants plugin's fused post-ops on a float convolution (ABI 1.6/1.7, convcheck/plugin/post_ops.h): the chain
 // applied in order, in double, to each output after the bias and before the one rounding to dst's type, as oneDNN's
 // post-ops attribute defines it:
-//   eltwise  relu x > 0 ? x : alpha x;  clip min(beta, max(alpha, x));  linear alpha x + beta
+//   eltwise  relu x > 0 ? x : alpha x;  clip min(beta, max(alpha, x)), NaN kept;  linear alpha x + beta
 //   sum      x + scale (dst_prev - zero_point), dst_prev dst's value when the call begins
-//   binary   x op b: add, mul, max, min, sub (x - b), div (x / b); b one value, the output channel's (oc, across
+//   binary   x op b: add, mul, max, min (std::max(x, b): NaN kept), sub (x - b), div (x / b); b one value, the output channel's (oc, across
 //            groups) or the output's own (dense in dst's data format), read exactly in its operand type
 // Each po_* mutant is one marked deviation (the ones in the store itself, po_before_bias and
 // po_sum_reads_written_dst, are in mutants_conv.cpp).
@@ -67,11 +67,17 @@ double PostOpChain::apply(double v, double prior, long long n, long long oc, lon
         if (op.kind == CONVCHECK_POST_OP_SUM) {
             v += double(op.scale) * (prior - double(op.zero_point));
         } else if (op.kind == CONVCHECK_POST_OP_ELTWISE) {
-            if (op.algorithm == CONVCHECK_ELTWISE_RELU) v = v > 0 ? v : alpha * v;
-            else if (op.algorithm == CONVCHECK_ELTWISE_LINEAR) v = alpha * v + beta;
-            else {  // CLIP
+            // a NaN propagates through relu and clip (backends.json declares nothing for the mutants: the default)
+            if (op.algorithm == CONVCHECK_ELTWISE_RELU) {
+                if (m == Mutant::po_relu_nan_to_zero && std::isnan(v)) v = 0.0;  // MAXPS(x, 0) returns the 0
+                else v = v > 0 ? v : alpha * v;
+            } else if (op.algorithm == CONVCHECK_ELTWISE_LINEAR) {
+                v = alpha * v + beta;
+            } else if (!std::isnan(v)) {  // CLIP
                 const double hi = m == Mutant::po_clip_upper_ulp_low ? double(std::nextafter(op.beta, -INFINITY)) : beta;
                 v = std::min(hi, std::max(alpha, v));
+            } else if (m == Mutant::po_clip_nan_to_bound) {
+                v = alpha;  // MAXPS(x, alpha) returns alpha, MINPS(alpha, beta) alpha
             }
         } else {  // BINARY
             const double b = operand(k, n, oc, x);

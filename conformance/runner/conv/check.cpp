@@ -165,8 +165,9 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
                          ": its data and judgement are designed for f32, f16 and bf16)",
                      r))
             return;
-    if (!d.post_ops.empty() && (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound)) &&
-        declined("post-ops are judged in exact and bound modes only, not in " +
+    if (!d.post_ops.empty() &&
+        (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound && c.mode != Mode::probe)) &&
+        declined("post-ops are judged in exact, bound and probe modes only, not in " +
                      std::string(c.vector_dir.empty() ? accuracy::to_string(c.mode) : "a stored vector"),
                  r))
         return;
@@ -201,7 +202,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         std::string undetermined;
         if (!exact) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms, &undetermined);
         if (declined(undetermined, r)) return;
-        reference::apply_post_ops(d, post, want.dst);
+        reference::apply_post_ops(d, post, want.dst, contract.post_op_nan);
     }
     if (exact)
         for (double& v : want.dst) v = round_to(d.dst_dtype(), v);

@@ -89,12 +89,23 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
 // One output's value v (exact, before the chain; after it on return) within e of the backend's, carried through
 // the chain as above: the bound after the last op, before the rounding to dst (post_op_bounds and the quantized
 // general output share it).
+// `first`: the op to start at (probe mode: after the op whose NaN policy made a number of a NaN, e = 0).
 double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
-                           std::int64_t at, double& v, double e, std::string* undetermined = nullptr);
+                           std::int64_t at, double& v, double e, std::string* undetermined = nullptr,
+                           std::size_t first = 0);
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
                                    std::string* undetermined = nullptr);
+// Probe mode: "" when the NaN policy of every op of d's chain is known (declared for relu, clip, max and min; fixed
+// by its arithmetic for the rest), else why the case is declined.
+std::string post_ops_not_probed(const ConvDescriptor& d);
+// Probe mode: the chain applied to one run's results under the contract's declared NaN policy. `with_nan` (the
+// convolution with the NaN in place) becomes the chain's result where the NaN reaches, `want`'s (the chain's
+// result without the NaN) elsewhere; where the policy turns the NaN into a number, `want` and `bounds` (the
+// bounds carried through the chain without the NaN) become that number and its bound through the rest.
+void probe_post_ops(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
+                    std::span<double> with_nan, std::span<double> want, std::span<double> bounds);
 // The pieces of that bound, for its tests: how far eltwise op can move values within e of v (inf where the
 // interval reaches past the op's domain); sup |f'| over [a, b] of the ops judged by one (hardswish_ab, mish);
 // whether [a, b] reaches past op's domain.

@@ -254,11 +254,11 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
 }
 
 double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
-                           std::int64_t at, double& v, double e, std::string* undetermined) {
+                           std::int64_t at, double& v, double e, std::string* undetermined, std::size_t first) {
     const double u = accuracy::accumulation_roundoff(c);
     const double tiny = c.accumulation_is_f64 ? 0x1p-1074 : std::ldexp(1.0, -149);  // one ulp of the subnormals
     const auto i = static_cast<std::size_t>(at);
-    for (std::size_t k = 0; k < d.post_ops.size(); ++k) {
+    for (std::size_t k = first; k < d.post_ops.size(); ++k) {
         const PostOp& op = d.post_ops[k];
         double spread = e, own = 0.0, next = v;
         switch (op.kind) {
@@ -336,6 +336,45 @@ std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Cont
         bounds[i] = accuracy::output_error_bound(c, v, e);
     }
     return bounds;
+}
+
+// Probe mode (docs/post-ops.md, "NaN and signed zero"): the ops whose NaN no declaration names and whose
+// definition does not fix it either: hardsigmoid, hardswish and hardswish_ab clamp inside (max(0, min(1, .)),
+// min(max(x + 3, 0), 6)), and pow's x^0 is 1 for a NaN x in C (pow) and IEEE 754-2019 (pown) but NaN where
+// it is computed as e^(beta log x).
+std::string post_ops_not_probed(const ConvDescriptor& d) {
+    for (const PostOp& op : d.post_ops) {
+        if (op.kind != PostOpKind::eltwise) continue;
+        const EltwiseAlgorithm a = op.eltwise;
+        if (a == EltwiseAlgorithm::hardsigmoid || a == EltwiseAlgorithm::hardswish || a == EltwiseAlgorithm::hardswish_ab)
+            return "probe mode: the post-op " + to_string(op) + " clamps inside, and no declaration names what " +
+                   "that clamp makes of a NaN (post_op_nan declares relu, clip, max and min)";
+        if (a == EltwiseAlgorithm::pow && op.beta == 0.0f)
+            return "probe mode: the post-op " + to_string(op) + " computes NaN^0, which is 1 in C's pow and NaN " +
+                   "as e^(0 log NaN)";
+    }
+    return "";
+}
+
+void probe_post_ops(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
+                    std::span<double> with_nan, std::span<double> want, std::span<double> bounds) {
+    std::vector<double> steps;
+    for (std::size_t i = 0; i < with_nan.size(); ++i) {
+        if (!std::isnan(with_nan[i])) {  // the NaN does not reach it: the chain's result without the NaN
+            with_nan[i] = want[i];
+            continue;
+        }
+        const auto at = static_cast<std::int64_t>(i);
+        with_nan[i] = reference::apply_post_ops(d, data, at, with_nan[i], &steps, c.post_op_nan);
+        if (std::isnan(with_nan[i])) continue;
+        // the policy made a number of the NaN at op k: exact there, carried through the rest of the chain
+        std::size_t k = 0;
+        while (std::isnan(steps[k])) ++k;
+        double v = steps[k];
+        const double e = carry_post_op_bound(d, c, data, at, v, 0.0, nullptr, k + 1);
+        want[i] = v;
+        bounds[i] = accuracy::output_error_bound(c, v, e);
+    }
 }
 
 }  // namespace convcheck::runner::detail

@@ -77,4 +77,29 @@ TEST(Contract, MalformedSlackIsRefusedNamingKeyValueAndRule) {
     EXPECT_NE(refusal(R"("bound": "whole_tensor")").find("backends.a.bound: must be an object"), std::string::npos);
 }
 
+TEST(Contract, ADeclaredPostOpNanPolicyEntersTheContractAndTheRestPropagates) {
+    const Expectations x = Expectations::parse(R"({"backends": {"mine": {"post_op_nan": {
+        "clip": "to_lower_bound", "relu": "to_zero", "reason": "MAXPS(x, lo) then MINPS: measured"}}}})", "t");
+    const accuracy::Contract c = contract_for(&x, "mine", CONVCHECK_F32, DataType::f32);
+    EXPECT_EQ(c.post_op_nan.clip, ClipNan::to_lower_bound);
+    EXPECT_EQ(c.post_op_nan.relu, ReluNan::to_zero);
+    EXPECT_EQ(c.post_op_nan.max, MinMaxNan::propagate);  // left out: IEEE 754-2019 maximum
+    EXPECT_EQ(to_string(c.post_op_nan), "clip to_lower_bound, relu to_zero, max propagate, min propagate");
+    EXPECT_EQ(x.declaration("mine")->post_op_nan_reason, "MAXPS(x, lo) then MINPS: measured");
+    EXPECT_EQ(contract_for(&x, "other", CONVCHECK_F32, DataType::f32).post_op_nan, PostOpNanPolicy{});
+}
+
+TEST(Contract, AMalformedPostOpNanPolicyIsRefusedNamingKeyValueAndRule) {
+    EXPECT_EQ(refusal(R"("post_op_nan": {"clip": "to_alpha", "reason": "r"})"),
+              "f.json: backends.a.post_op_nan.clip: 'to_alpha' is not one of propagate, to_lower_bound, to_upper_bound");
+    EXPECT_EQ(refusal(R"("post_op_nan": {"max": "fmax", "reason": "r"})"),
+              "f.json: backends.a.post_op_nan.max: 'fmax' is not one of propagate, number");
+    EXPECT_NE(refusal(R"("post_op_nan": {"tanh": "propagate", "reason": "r"})").find("backends.a.post_op_nan.tanh: is not a key"),
+              std::string::npos);
+    EXPECT_EQ(refusal(R"("post_op_nan": {"relu": "to_zero"})"),
+              "f.json: backends.a.post_op_nan.reason: a non-empty reason is required: what was measured, and how");
+    EXPECT_NE(refusal(R"("post_op_nan": {"reason": "r"})").find("backends.a.post_op_nan: names no op"), std::string::npos);
+    EXPECT_NE(refusal(R"("post_op_nan": "propagate")").find("backends.a.post_op_nan: must be an object"), std::string::npos);
+}
+
 }  // namespace

@@ -72,3 +72,38 @@ TEST(PostOpBounds, AnIntervalPastTheDomainIsNamed) {
     EXPECT_FALSE(outside_domain(op_of("pow:2:-1"), -2.0, -1.0));
     EXPECT_TRUE(std::isinf(eltwise_spread(op_of("log"), 0.001, 0.01)));
 }
+
+// Probe mode's expectations through a chain (probe_post_ops): where the NaN reaches, what the declared policy makes of
+// it -- NaN where it propagates; else the number, exact at the op that made it and judged by the rounding of the rest
+// of the chain; elsewhere the chain's result without the NaN, its bound as given.
+TEST(PostOpBounds, AProbeNanFollowsTheDeclaredPolicyThroughTheChain) {
+    using convcheck::runner::detail::probe_post_ops;
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=2,k=1,po=clip:-2:6+linear:0.5:1");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    accuracy::Contract c;
+    std::vector<double> with_nan{nan, 3.0}, want{0.25, 2.5}, bounds{1e-6, 2e-6};
+    probe_post_ops(d, c, {}, with_nan, want, bounds);  // undeclared: the NaN propagates
+    EXPECT_TRUE(std::isnan(with_nan[0]));
+    EXPECT_EQ(with_nan[1], 2.5);  // not reached: the chain's result without the NaN
+    EXPECT_EQ(bounds[1], 2e-6);
+    c.post_op_nan.clip = ClipNan::to_lower_bound;
+    with_nan = {nan, 3.0};
+    probe_post_ops(d, c, {}, with_nan, want, bounds);
+    EXPECT_EQ(with_nan[0], 0.0);  // clip -> -2, then 0.5 * -2 + 1
+    EXPECT_EQ(want[0], 0.0);
+    EXPECT_GT(bounds[0], 0.0);  // linear's roundings of alpha x (|alpha x| = 1) and of the sum, and the one to dst
+    EXPECT_LT(bounds[0], 2.0 * std::ldexp(1.0, -24));
+    c.post_op_nan.clip = ClipNan::to_upper_bound;
+    with_nan = {nan, 3.0};
+    probe_post_ops(d, c, {}, with_nan, want, bounds);
+    EXPECT_EQ(with_nan[0], 4.0);  // clip -> 6, then 0.5 * 6 + 1
+    EXPECT_LT(bounds[0], 4.0 * std::ldexp(1.0, -22));
+}
+
+TEST(PostOpBounds, ProbeModeDeclinesTheOpsWhoseNanNoDeclarationNames) {
+    using convcheck::runner::detail::post_ops_not_probed;
+    EXPECT_EQ(post_ops_not_probed(parse_descriptor("conv:c=1,o=1,in=1,k=1,po=relu+clip:0:6+max:per_oc+tanh")), "");
+    EXPECT_NE(post_ops_not_probed(parse_descriptor("conv:c=1,o=1,in=1,k=1,po=hardsigmoid:0.2:0.5")).find("clamps inside"),
+              std::string::npos);
+    EXPECT_NE(post_ops_not_probed(parse_descriptor("conv:c=1,o=1,in=1,k=1,po=pow:2:0")).find("NaN^0"), std::string::npos);
+}

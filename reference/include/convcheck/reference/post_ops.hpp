@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/post_op_nan.hpp"
 
 namespace convcheck::reference {
 
@@ -23,17 +24,31 @@ struct PostOpData {
     std::vector<double> prior_dst;
 };
 
-// One eltwise algorithm, one binary algorithm, on doubles, as the definitions read.
-double eltwise(const PostOp& op, double x);
-double binary(BinaryAlgorithm a, double x, double operand);
+// What relu, clip, max and min make of a NaN x, one function per policy (core/post_op_nan.hpp quotes the
+// standards); on a number each is the definition above. The operand b of max and min is never NaN here.
+double clip_propagate(double x, double alpha, double beta);        // IEEE 754-2019 minimum(beta, maximum(alpha, x))
+double clip_to_lower_bound(double x, double alpha, double beta);   // MINPS(MAXPS(x, alpha), beta): NaN -> alpha
+double clip_to_upper_bound(double x, double alpha, double beta);   // MAXPS(MINPS(x, beta), alpha): NaN -> beta
+double relu_propagate(double x, double alpha);                     // oneDNN's x > 0 ? x : alpha x: alpha NaN is NaN
+double relu_to_zero(double x, double alpha);                       // MAXPS(x, 0) where alpha is 0: NaN -> 0 (a slope: NaN)
+double maximum(double x, double b);          // IEEE 754-2019 maximum: NaN if either operand is a NaN
+double maximum_number(double x, double b);   // IEEE 754-2019 maximumNumber (C fmax): the number
+double minimum(double x, double b);          // IEEE 754-2019 minimum: NaN if either operand is a NaN
+double minimum_number(double x, double b);   // IEEE 754-2019 minimumNumber (C fmin): the number
+// One eltwise algorithm, one binary algorithm, on doubles, as the definitions read; relu, clip, max and min
+// under the NaN policy `nan` (by default every NaN propagates).
+double eltwise(const PostOp& op, double x, const PostOpNanPolicy& nan = {});
+double binary(BinaryAlgorithm a, double x, double operand, const PostOpNanPolicy& nan = {});
 double prelu(double x, double weight);
 // The operand value a binary op reads for output `ncx` (NCX flat index of dst).
 double operand_at(const ConvDescriptor& d, const PostOp& op, std::span<const double> operand, std::int64_t ncx);
 // Output `ncx`'s value x after the chain; `steps` (when given) receives the value after each op.
+// (relu, clip, max and min under the NaN policy `nan`).
 double apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::int64_t ncx, double x,
-                      std::vector<double>* steps = nullptr);
+                      std::vector<double>* steps = nullptr, const PostOpNanPolicy& nan = {});
 // Every output of dst_ncx, in place.
-void apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::span<double> dst_ncx);
+void apply_post_ops(const ConvDescriptor& d, const PostOpData& data, std::span<double> dst_ncx,
+                    const PostOpNanPolicy& nan = {});
 
 // The ABI's operand buffers (conformance/include/convcheck/plugin/post_ops.h), each value in the op's operand
 // type (f32 for prelu's weights): a full operand is dense in dst's data format ([N][C][x...] or [N][x...][C]);

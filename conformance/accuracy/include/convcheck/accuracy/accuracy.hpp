@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/post_op_nan.hpp"
 #include "convcheck/core/rounding_error.hpp"
 #include "convcheck/accuracy/statistics.hpp"
 
@@ -59,6 +60,9 @@ struct Contract {
     // the bias in the output type and rounds again (cuDNN's convolution, then a separate bias add); set only for a
     // case with a bias.
     bool bias_after_output_rounding = false;
+    // Declared "post_op_nan": what the backend's relu, clip, max and min post-ops make of a NaN (docs/post-ops.md);
+    // by default the NaN propagates (IEEE 754-2019 maximum / minimum).
+    PostOpNanPolicy post_op_nan = {};
 };
 // Whether a backend under this contract is held to the exact result where the mode's data makes it the only right
 // answer: not under a declared whole-tensor bound (a transform-domain algorithm's result is never exact; exact and

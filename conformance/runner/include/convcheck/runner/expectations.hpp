@@ -30,6 +30,10 @@
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
 // (heap-dependent garbage, a probe whose NaN reaches no output): a pass is then reported as passed,
 // not as xpass. Use it only with the reason that makes the failure intermittent.
+// "post_op_nan": {"clip": "propagate" | "to_lower_bound" | "to_upper_bound", "relu": "propagate" | "to_zero",
+// "max": "propagate" | "number", "min": "propagate" | "number", "reason": "what was measured"}: what the
+// backend's relu, clip, max and min post-ops make of a NaN (docs/post-ops.md, "NaN and signed zero"); an op left
+// out propagates it (IEEE 754-2019 maximum / minimum); probe mode judges it.
 // "bound" and "input_precision" (docs/accuracy.md, "Declared algorithms and input precision"): the
 // backend's error scales with the tensor's largest magnitudes (Winograd, FFT), or it rounds src and
 // weights to TF32 / bf16 before multiplying; each widens the bound as derived there, needs a reason,
@@ -42,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "convcheck/core/post_op_nan.hpp"
 #include "convcheck/runner/case.hpp"
 #include "convcheck/runner/coverage.hpp"
 
@@ -76,6 +81,10 @@ struct BackendDeclaration {
     std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
     std::optional<DeclaredSlack> bias;             // "bias": {"added": "after_output_rounding", "reason"}
     std::optional<std::string> nondeterministic;  // the reason the backend's outputs may differ between runs
+    // "post_op_nan": {"clip": ..., "relu": ..., "max": ..., "min": ..., "reason": ...}: what the backend's post-ops
+    // make of a NaN (docs/post-ops.md); an op left out propagates it
+    std::optional<PostOpNanPolicy> post_op_nan;
+    std::string post_op_nan_reason;
 };
 
 class Expectations {
