@@ -247,7 +247,9 @@ TEST_P(Caught, BySmokeInItsMode) {
             EXPECT_FALSE(last.c.conv.post_ops.empty()) << last.reproducer;
             const bool nan = mutant.find("_nan_") != std::string::npos;
             EXPECT_EQ(last.c.mode, nan ? accuracy::Mode::probe : accuracy::Mode::exact) << last.reproducer;
-            if (nan) EXPECT_NE(last.reason.find("where the post-ops keep it"), std::string::npos) << last.reason;
+            if (nan) {
+                EXPECT_NE(last.reason.find("where the post-ops keep it"), std::string::npos) << last.reason;
+            }
         }
         if (mutant == "bf16_truncation") {
             EXPECT_EQ(last.c.conv.dtype, DataType::bf16) << last.reproducer;
