@@ -152,7 +152,7 @@ TEST(Determinism, AFailingRunIsTheCasesResultNamingTheRun) {
 // optimized plugin), never passed unchecked.
 TEST(Determinism, CorrectCodePassesSmokeAtOneAndTwoThreadsTwice) {
     std::vector<std::unique_ptr<BackendSession>> backends;
-    backends.push_back(open_backend("optimized", {}, 0, "none", 30.0));
+    backends.push_back(open_backend("optimized", {}, 0, "", 30.0));  // with its declarations (post_op_nan: clip)
     for (const auto& m : mutants::kMutants)
         if (m.kind != mutants::Kind::bug) backends.push_back(mutant(std::string(m.name)));
     RunSettings settings;
