@@ -110,7 +110,18 @@ std::string bound_name(const Contract& c) {
     std::string name = c.bound_kind == BoundKind::whole_tensor ? "whole_tensor" : "";
     if (input_roundoff(c) > 0.0) name += std::string(name.empty() ? "" : "+") + "input_precision:" + input_precision_name(c);
     if (c.bias_after_output_rounding) name += std::string(name.empty() ? "" : "+") + "bias_after_output_rounding";
+    if (fp8_saturates(c)) name += std::string(name.empty() ? "" : "+") + "fp8_saturating";
     return name.empty() ? "per_output" : name;
+}
+
+bool fp8_saturates(const Contract& c) { return is_fp8(c.output_dtype) && c.fp8_overflow == Fp8Overflow::saturating; }
+
+double round_to_output(const Contract& c, double exact) {
+    switch (c.output_dtype) {
+        case DataType::f8_e4m3: return f8_e4m3_to_f64(f64_to_f8_e4m3(exact, c.fp8_overflow));
+        case DataType::f8_e5m2: return f8_e5m2_to_f64(f64_to_f8_e5m2(exact, c.fp8_overflow));
+        default: return round_to(c.output_dtype, exact);
+    }
 }
 
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms) {
@@ -168,7 +179,12 @@ double cc_error_bound(const Contract& c, double exact, double magnitude, std::in
 }
 
 double bound_fraction(const Contract& c, double want, double got, double bound) {
-    const double rounded = round_to(c.output_dtype, want);
+    // a declared saturating fp8 conversion: the right answer past the range is the largest normal (accuracy.hpp)
+    if (fp8_saturates(c) && std::isfinite(want)) {
+        const double largest = c.output_dtype == DataType::f8_e4m3 ? 448.0 : 57344.0;
+        want = std::clamp(want, -largest, largest);
+    }
+    const double rounded = round_to_output(c, want);
     if (std::isinf(rounded) && got == rounded) return 0.0;  // the exact value overflows the output type; inf is right
     if (std::isnan(want) && std::isnan(got)) return 0.0;     // the exact value is NaN (log of a negative value)
     // f8_e4m3 has no infinity: a finite exact value past its range rounds to its NaN (core/float8.hpp)

@@ -49,7 +49,7 @@ std::map<std::string, std::string> descriptor_keys(const std::string& text) {
 }
 
 // "bound": {"kind": ..., "reason": ...}, "input_precision": {"dtype": ..., "reason": ...} and
-// "bias": {"added": ..., "reason": ...}: the
+// "bias": {"added": ..., "reason": ...} and "fp8_conversion": {"overflow": ..., "reason": ...}: the
 // value must be one of `allowed`, the reason non-empty, and nothing else may be in the object.
 DeclaredSlack slack(const json& v, const std::string& origin, const std::string& where, const std::string& key,
                     const std::vector<std::string>& allowed, const std::string& what) {
@@ -193,6 +193,12 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
         if (entry.contains("bias"))
             decl.bias = slack(entry["bias"], origin, where + ".bias", "added", {"after_output_rounding"},
                               "when the bias is added (with the sum, before one rounding to dst, needs no declaration)");
+        if (entry.contains("fp8_conversion"))
+            decl.fp8_conversion = slack(entry["fp8_conversion"], origin, where + ".fp8_conversion", "overflow",
+                                        {"saturating", "non_saturating"},
+                                        "what an fp8 output past the largest normal becomes (OCP's two modes: "
+                                        "non_saturating, the default, gives e4m3's NaN and e5m2's infinity; "
+                                        "saturating the largest normal)");
         if (entry.contains("post_op_nan")) {
             decl.post_op_nan = post_op_nan(entry["post_op_nan"], origin, where + ".post_op_nan");
             decl.post_op_nan_reason = entry["post_op_nan"]["reason"].get<std::string>();

@@ -184,9 +184,10 @@ if(CONVCHECK_BUILD_TESTS)
   # A declaration that widens the bound without a reason, or with a value convcheck does not know, is
   # refused before anything runs: exit 2 naming the key, the value and the rule (docs/accuracy.md).
   set(declarations_dir ${CMAKE_CURRENT_LIST_DIR}/tests/declarations)
-  set(declaration_files bound_without_reason unknown_input_precision)
+  set(declaration_files bound_without_reason unknown_input_precision unknown_fp8_overflow)
   set(declaration_messages "backends.reference.bound.reason: a non-empty reason is required"
-                           "backends.reference.input_precision.dtype: 'tf16' is not one of tf32, bf16")
+                           "backends.reference.input_precision.dtype: 'tf16' is not one of tf32, bf16"
+                           "backends.reference.fp8_conversion.overflow: 'satfinite' is not one of saturating, non_saturating")
   foreach(file message IN ZIP_LISTS declaration_files declaration_messages)
     add_test(NAME conformance_declaration_${file}_exits_2
              COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
@@ -194,6 +195,30 @@ if(CONVCHECK_BUILD_TESTS)
                      --expectations ${declarations_dir}/${file}.json)
     set_tests_properties(conformance_declaration_${file}_exits_2 PROPERTIES PASS_REGULAR_EXPRESSION "exit code 2 as expected.*${message}")
   endforeach()
+  # A declared saturating fp8 conversion (docs/fp8.md) judges the backend by it: the mutant that saturates passes the
+  # e4m3 case whose sums overflow with the declaration and fails without it; the honest (non-saturating) mutants
+  # baseline fails the declaration, with the NaN it writes where the largest normal belongs.
+  set(fp8_overflow_case --case conv:c=16,o=8,in=8x8,k=3x3,pb=1x1,pe=1x1,bias=1,dt=f8_e4m3,bdt=f32 --mode exact
+                        --no-shrink --no-progress)
+  set(fp8_saturating ${declarations_dir}/fp8_saturating_mutants.json)
+  add_test(NAME conformance_fp8_saturation_passes_declared
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=0 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=fp8_saturation
+                   ${fp8_overflow_case} --expectations ${fp8_saturating})
+  set_tests_properties(conformance_fp8_saturation_passes_declared PROPERTIES PASS_REGULAR_EXPRESSION
+                       "exit code 0 as expected.*1 cases executed, 0 declined")
+  add_test(NAME conformance_fp8_saturation_fails_undeclared
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=fp8_saturation
+                   ${fp8_overflow_case})
+  set_tests_properties(conformance_fp8_saturation_fails_undeclared PROPERTIES PASS_REGULAR_EXPRESSION
+                       "exit code 1 as expected.*differ from the exact result")
+  add_test(NAME conformance_fp8_non_saturating_fails_declared_saturating
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend mutants --backend-option mutant=none
+                   ${fp8_overflow_case} --expectations ${fp8_saturating})
+  set_tests_properties(conformance_fp8_non_saturating_fails_declared_saturating PROPERTIES PASS_REGULAR_EXPRESSION
+                       "exit code 1 as expected.*NaN in [0-9]+ outputs where the reference is finite")
 endif()
 if(CONVCHECK_BUILD_TESTS)
   # The backward suite (docs/passes.md): the reference passes every case of both passes (the

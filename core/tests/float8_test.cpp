@@ -152,6 +152,55 @@ TEST(Float8, OverflowNonSaturatingAndSaturating) {
     EXPECT_TRUE(std::isnan(f8_e5m2_to_f64(f64_to_f8_e5m2(kNaN, sat))));
 }
 
+// The saturating conversion (OCP's saturating mode) around every code of both formats: a code's own value, the next
+// double up, the midpoint to the next code up (for the largest normal: to where the next code would be, 480 and 65536,
+// the overflow edge) and the next double past it, and three quarters of the way, both signs: each converts as the
+// non-saturating conversion does wherever that gives a finite code, and where that overflows the saturating one gives
+// the largest normal with the sign kept. An infinity converts to the largest normal, a NaN stays a NaN with its sign.
+void saturating_around_every_code(const Format& f, int overflow_points) {
+    const auto ns = Fp8Overflow::non_saturating, sat = Fp8Overflow::saturating;
+    const std::vector<unsigned> codes = positive_finite(f);
+    int overflows = 0;
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+        const double a = f.spec(codes[i]);
+        const double spacing = i + 1 < codes.size() ? f.spec(codes[i + 1]) - a : a - f.spec(codes[i - 1]);
+        const double mid = a + spacing / 2;
+        for (double m : {a, std::nextafter(a, kInf), mid, std::nextafter(mid, kInf), a + spacing * 0.75})
+            for (double s : {1.0, -1.0}) {
+                const std::uint8_t sign = s < 0 ? 0x80 : 0x00;
+                const std::uint8_t plain = f.encode(s * m, ns), got = f.encode(s * m, sat);
+                if (std::isfinite(f.spec(plain))) {
+                    EXPECT_EQ(got, plain) << "value " << s * m;
+                } else {
+                    EXPECT_EQ(got, f.max_code | sign) << "value " << s * m << " (non-saturating: code " << int(plain) << ")";
+                    ++overflows;
+                }
+            }
+    }
+    EXPECT_EQ(overflows, overflow_points);
+    for (unsigned code = 0; code < 256; ++code) {
+        const double v = f.spec(code);
+        const std::uint8_t sign = (code & 0x80) ? 0x80 : 0x00;
+        if (std::isnan(v)) {
+            const std::uint8_t got = f.encode(std::copysign(kNaN, sign ? -1.0 : 1.0), sat);
+            EXPECT_TRUE(is_nan_code(f, got)) << "code " << code;
+            EXPECT_EQ(got & 0x80, sign) << "code " << code;
+        } else if (std::isinf(v)) {  // E5M2's infinities
+            EXPECT_EQ(f.encode(v, sat), f.max_code | sign) << "code " << code;
+        }
+    }
+    for (double s : {1.0, -1.0}) {
+        const std::uint8_t sign = s < 0 ? 0x80 : 0x00;
+        EXPECT_EQ(f.encode(s * std::numeric_limits<double>::max(), sat), f.max_code | sign);
+        EXPECT_EQ(f.encode(s * kInf, sat), f.max_code | sign);
+    }
+}
+
+// Past the largest normal's tie, the next double and three quarters of the way, both signs: 4 points; E5M2's tie
+// itself overflows too (61440 goes to 2^16, the even one), E4M3's does not (464 goes to 448): 6.
+TEST(Float8, E4M3SaturatingAroundEveryCode) { saturating_around_every_code(kE4M3, 4); }
+TEST(Float8, E5M2SaturatingAroundEveryCode) { saturating_around_every_code(kE5M2, 6); }
+
 TEST(Float8, TheDtypeFunctions) {
     for (DataType t : {DataType::f8_e4m3, DataType::f8_e5m2}) {
         EXPECT_TRUE(is_fp8(t));

@@ -130,6 +130,38 @@ TEST(Contract, OverflowToInfinityIsRightWhenTheExactValueOverflows) {
     EXPECT_FALSE(compare_bound(c, want, magnitude, terms, std::vector<double>{-INFINITY}).passed());
 }
 
+// A declared saturating fp8 conversion (docs/fp8.md): past the range the right answer is the largest normal, sign
+// kept; the non-saturating NaN or infinity then fails, and without the declaration the clamp fails instead.
+TEST(Contract, ADeclaredSaturatingFp8ConversionJudgesTheOverflowByItsRule) {
+    Contract sat{DataType::f8_e4m3, DataType::f32};
+    sat.fp8_overflow = Fp8Overflow::saturating;
+    Contract plain{DataType::f8_e4m3, DataType::f32};
+    const std::vector<double> want{500.0, -1000.0, 100.0}, magnitude{500.0, 1000.0, 100.0};
+    const std::vector<std::int64_t> terms{4, 4, 4};
+    const std::vector<double> clamped{448.0, -448.0, 96.0}, overflowed{NAN, NAN, 96.0};
+    EXPECT_TRUE(compare_bound(sat, want, magnitude, terms, clamped).passed());
+    EXPECT_FALSE(compare_bound(sat, want, magnitude, terms, overflowed).passed());
+    EXPECT_TRUE(compare_bound(plain, want, magnitude, terms, overflowed).passed());
+    EXPECT_FALSE(compare_bound(plain, want, magnitude, terms, clamped).passed());
+    EXPECT_FALSE(compare_bound(sat, want, magnitude, terms, std::vector<double>{-448.0, 448.0, 96.0}).passed());
+    EXPECT_EQ(round_to_output(sat, 500.0), 448.0);
+    EXPECT_TRUE(std::isnan(round_to_output(plain, 500.0)));
+    EXPECT_EQ(bound_name(sat), "fp8_saturating");
+    EXPECT_EQ(bound_name(plain), "per_output");
+    Contract e5m2{DataType::f8_e5m2, DataType::f32};
+    e5m2.fp8_overflow = Fp8Overflow::saturating;
+    const std::vector<double> big{70000.0}, big_magnitude{70000.0};
+    const std::vector<std::int64_t> two{2};
+    EXPECT_TRUE(compare_bound(e5m2, big, big_magnitude, two, std::vector<double>{57344.0}).passed());
+    EXPECT_FALSE(compare_bound(e5m2, big, big_magnitude, two, std::vector<double>{INFINITY}).passed());
+    EXPECT_EQ(round_to_output(e5m2, -INFINITY), -57344.0);
+    // the declaration is about fp8 outputs only: an f16 output keeps IEEE's overflow to infinity
+    Contract f16{DataType::f16, DataType::f32};
+    f16.fp8_overflow = Fp8Overflow::saturating;
+    EXPECT_EQ(bound_name(f16), "per_output");
+    EXPECT_TRUE(compare_bound(f16, big, big_magnitude, two, std::vector<double>{INFINITY}).passed());
+}
+
 // The comparison is the one place an output passes or fails: it names every failing output to on_mismatch, once and
 // in order, and no other (the runner counts where failures lie from these calls alone).
 TEST(Contract, EveryFailingOutputIsNamedOnceInOrder) {

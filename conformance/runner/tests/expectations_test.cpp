@@ -78,7 +78,42 @@ TEST(Expectations, MalformedFilesAreRefusedNamingTheEntry) {
     EXPECT_NE(message(R"({"backends": {"a": {"expected_failures": [{"match": {"status": "passed"}, "reason": "r"}]}}})")
                   .find("must be failed, crashed or hanged"),
               std::string::npos);
+    EXPECT_NE(message(R"({"backends": {"a": {"fp8_conversion": {"overflow": "clamp", "reason": "r"}}}})")
+                  .find("backends.a.fp8_conversion.overflow: 'clamp' is not one of saturating, non_saturating"),
+              std::string::npos);
+    EXPECT_NE(message(R"({"backends": {"a": {"fp8_conversion": {"overflow": "saturating"}}}})")
+                  .find("backends.a.fp8_conversion.reason: a non-empty reason is required"),
+              std::string::npos);
     EXPECT_NE(message("[1, 2").find("f.json: JSON"), std::string::npos);
+}
+
+// "fp8_conversion": {"overflow": "saturating"} (docs/fp8.md): the mutant that saturates passes an e4m3 case whose sums
+// overflow, judged by the declaration and named so; undeclared it fails, and a backend that does not saturate fails
+// the declaration.
+TEST(Expectations, ADeclaredSaturatingFp8ConversionJudgesTheOverflowCase) {
+    const Expectations sat = Expectations::parse(
+        R"({"backends": {"mutants": {"fp8_conversion": {"overflow": "saturating", "reason": "cvt .satfinite"}}}})", "test");
+    const std::vector<Case> cases =
+        expand("t", {SuiteEntry("c=16,o=8,in=8x8,k=3x3,pb=1x1,pe=1x1,bias=1,dt=f8_e4m3,bdt=f32")}, 1, "exact");
+    ASSERT_EQ(cases.size(), 1u);
+    auto run = [&](const std::string& mutant, const Expectations* declarations) {
+        auto session = open_backend("mutants", {"mutant=" + mutant}, 0, "none", 10.0);
+        session->backend.expectations = declarations;
+        RunSettings settings;
+        settings.shrink = false;
+        return run_cases(session->backend, cases, settings).front();
+    };
+    const CaseResult declared = run("fp8_saturation", &sat);
+    EXPECT_EQ(declared.status, Status::passed) << declared.reason;
+    ASSERT_TRUE(declared.error.has_value());
+    EXPECT_EQ(declared.error->comparison.statistics.judged_by, "exact+fp8_saturating");
+    const CaseResult undeclared = run("fp8_saturation", nullptr);
+    EXPECT_EQ(undeclared.status, Status::failed);
+    const CaseResult honest_undeclared = run("none", nullptr);
+    EXPECT_EQ(honest_undeclared.status, Status::passed) << honest_undeclared.reason;
+    const CaseResult not_saturating = run("none", &sat);
+    EXPECT_EQ(not_saturating.status, Status::failed);
+    EXPECT_NE(not_saturating.reason.find("NaN in"), std::string::npos) << not_saturating.reason;
 }
 
 TEST(Expectations, TheShippedDataFileLoads) {

@@ -13,7 +13,9 @@
 // kept). An infinite input is an overflow too (non-saturating: E4M3 NaN, E5M2 infinity; saturating: the
 // largest normal); a NaN input gives a NaN. convcheck's reference converts non-saturating, which is oneDNN's
 // choice for f8_e4m3 and f8_e5m2 (src/common/float8.cpp: "values in [448;464] round to 448 ... So we overflow
-// above 464" -> S.1111.111; E5M2 "overflow above 61184" -> S.11111.00).
+// above 464" -> S.1111.111; E5M2 "overflow above 61184" -> S.11111.00). The saturating mode (Fp8Overflow::saturating,
+// NVIDIA's cvt .satfinite) judges a backend that declares it ("fp8_conversion": {"overflow": "saturating"},
+// docs/fp8.md): it is the non-saturating conversion with every overflow replaced by the largest normal.
 #pragma once
 
 #include <cstdint>

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/float8.hpp"
 #include "convcheck/core/post_op_nan.hpp"
 #include "convcheck/core/rounding_error.hpp"
 #include "convcheck/accuracy/statistics.hpp"
@@ -63,7 +64,16 @@ struct Contract {
     // Declared "post_op_nan": what the backend's relu, clip, max and min post-ops make of a NaN (docs/post-ops.md);
     // by default the NaN propagates (IEEE 754-2019 maximum / minimum).
     PostOpNanPolicy post_op_nan = {};
+    // Declared "fp8_conversion": {"overflow": "saturating"}: an fp8 output past the largest normal is the largest
+    // normal, sign kept (OCP's saturating mode; NVIDIA's cvt .satfinite), not E4M3's NaN or E5M2's infinity
+    // (core/float8.hpp, docs/fp8.md). Applies only where the output type is fp8.
+    Fp8Overflow fp8_overflow = Fp8Overflow::non_saturating;
 };
+// Whether the contract's fp8 overflow rule is the declared saturating one and applies (the output type is fp8).
+bool fp8_saturates(const Contract& c);
+// The exact value `exact` rounded once to the output type under the contract (an fp8 output's overflow rule as
+// declared): exact mode's one right answer.
+double round_to_output(const Contract& c, double exact);
 // Whether a backend under this contract is held to the exact result where the mode's data makes it the only right
 // answer: not under a declared whole-tensor bound (a transform-domain algorithm's result is never exact; exact and
 // precision mode's data is then judged by that bound: docs/accuracy.md).
@@ -78,7 +88,8 @@ double input_roundoff(const Contract& c);
 std::string input_precision_name(const Contract& c);
 // The bound's name in results (error.judged_by): "per_output", "whole_tensor", "input_precision:tf32",
 // "whole_tensor+input_precision:bf16" (the input precision only where it applies to the case's dtype), with
-// "+bias_after_output_rounding" under that declaration.
+// "+bias_after_output_rounding" under that declaration, "+fp8_saturating" under a declared saturating fp8 conversion
+// where the output is fp8.
 std::string bound_name(const Contract& c);
 
 // gamma_n(u) = n*u / (1 - n*u) is convcheck::gamma (convcheck/core/rounding_error.hpp).
@@ -123,7 +134,9 @@ double output_error_bound(const Contract& c, double exact, double accumulated);
 
 // How bound mode judges one output: |got - want| / bound, which fails above 1 (or when NaN);
 // 0 when the exact value overflows the output type and got is that infinity; infinity when got is
-// not finite otherwise. compare_bound and compare_bound_cc apply it to every output.
+// not finite otherwise. Under a declared saturating fp8 conversion `want` is first clamped to the output's finite
+// range: the saturating conversion is the clamp of the unbounded rounding, and a clamp moves no two values
+// further apart, so the bound on the unbounded rounding holds for the clamped one. compare_bound and compare_bound_cc apply it to every output.
 double bound_fraction(const Contract& c, double want, double got, double bound);
 
 // Statistics of one comparison; what the JSON `error` record carries.

@@ -61,7 +61,8 @@ struct ExpectedFailure {
 // A declaration that widens the accuracy contract, with the reason it is honest.
 struct DeclaredSlack {
     std::string value;   // "whole_tensor" (bound.kind); "tf32" or "bf16" (input_precision.dtype);
-                         // "after_output_rounding" (bias.added)
+                         // "after_output_rounding" (bias.added); "saturating" or "non_saturating"
+                         // (fp8_conversion.overflow)
     std::string reason;
 };
 
@@ -80,6 +81,9 @@ struct BackendDeclaration {
     std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
     std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
     std::optional<DeclaredSlack> bias;             // "bias": {"added": "after_output_rounding", "reason"}
+    // "fp8_conversion": {"overflow": "saturating" | "non_saturating", "reason"}: how an fp8 output past the largest
+    // normal converts (OCP's two modes; non_saturating, the default, is oneDNN's: docs/fp8.md)
+    std::optional<DeclaredSlack> fp8_conversion;
     std::optional<std::string> nondeterministic;  // the reason the backend's outputs may differ between runs
     // "post_op_nan": {"clip": ..., "relu": ..., "max": ..., "min": ..., "reason": ...}: what the backend's post-ops
     // make of a NaN (docs/post-ops.md); an op left out propagates it
