@@ -114,19 +114,27 @@ std::string bound_name(const Contract& c) {
 }
 
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms) {
+    // The reference's own error (docs/accuracy.md, "The reference's own error"): `exact` and `magnitude` are the
+    // reference's f64 sums, each within gamma_n(2^-53) of the exact ones (M* <= magnitude / (1 - g64)); the
+    // bound below is the one for the exact y* and M*, with M* bounded by the computed magnitude, plus the
+    // distance (1 + u_out) rho >= |y* - exact| (and u_out times it, for u_out |y*|).
+    const double g64 = gamma(terms, 0x1p-53);
+    const double exact_magnitude = magnitude / (1.0 - g64);  // >= M*
+    const double rho = g64 * exact_magnitude;                // >= |exact - y*|
     // Inputs rounded to u_in: each product x~ w~ = x w (1 + a)(1 + b), |a|, |b| <= u_in, then the
     // accumulation's gamma_n over sum |x~ w~| <= (1 + u_in)^2 M (docs/accuracy.md).
     const double u_in = input_roundoff(c);
     const double g = gamma(terms, accumulation_roundoff(c));
     const double relative = u_in == 0.0 ? g : (1.0 + u_in) * (1.0 + u_in) * (1.0 + g) - 1.0;
     const double u_out = unit_roundoff(c.output_dtype), eta = half_smallest_subnormal(c.output_dtype);
+    const double reference = (1.0 + u_out) * rho;
     if (c.bias_after_output_rounding) {
         // s^ (within R M of the exact sum S*) rounded to t = fl_out(s^): |t - S*| <= (1 + u_out) R M + u_out |S*| +
         // eta, |S*| <= M; then y = fl_out(t + b): |y - y*| <= u_out |y*| + (1 + u_out) |t - S*| + eta
-        return u_out * std::fabs(exact) + (1.0 + u_out) * ((1.0 + u_out) * relative + u_out) * magnitude +
-               (2.0 + u_out) * eta;
+        return u_out * std::fabs(exact) + (1.0 + u_out) * ((1.0 + u_out) * relative + u_out) * exact_magnitude +
+               (2.0 + u_out) * eta + reference;
     }
-    return u_out * std::fabs(exact) + relative * magnitude + eta;
+    return u_out * std::fabs(exact) + relative * exact_magnitude + eta + reference;
 }
 
 BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms) {

@@ -11,6 +11,7 @@
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/formats/manifest.hpp"
 #include "convcheck/runner/operation_jobs.hpp"
+#include "conv/operation.hpp"
 
 namespace convcheck::runner {
 
@@ -64,7 +65,7 @@ std::pair<ConvDescriptor, RecordedExecution> densified(const ConvDescriptor& str
     return {d, dense};
 }
 
-BundleArrays dense_conv_arrays(const ConvDescriptor& d, const RecordedExecution& e) {
+BundleArrays dense_conv_arrays(const ConvDescriptor& d, accuracy::Mode mode, const RecordedExecution& e) {
     // each tensor in its own dtype
     const std::string data(to_string(d.data_format)), wei(to_string(d.filter_format));
     const std::string src_dt(to_string(d.src_dtype())), weights_dt(to_string(d.weights_dtype())),
@@ -73,9 +74,11 @@ BundleArrays dense_conv_arrays(const ConvDescriptor& d, const RecordedExecution&
     arrays.push_back(stored("src", {src_dt, d.src_dims(), data}, e.src));
     arrays.push_back(stored("weights", {weights_dt, d.weights_dims(), wei}, e.weights));
     if (d.has_bias) arrays.push_back(stored("bias", {bias_dt, {d.out_channels}, "o"}, e.bias));
-    // the reference on exactly these bytes: what the runner judged the output against
+    // the reference on exactly these bytes, by the evaluator the check used (conv/reference_sums.cpp): what the runner
+    // judged the output against
     const reference::ConvResult want =
-        reference::convolution(d, e.src.data(), e.weights.data(), d.has_bias ? e.bias.data() : nullptr);
+        detail::reference_sums(d, mode, reference::src_to_ncx(d, e.src.data()), reference::weights_to_oix(d, e.weights.data()),
+                               reference::bias_to_double(d, d.has_bias ? e.bias.data() : nullptr));
     std::vector<std::byte> rounded(static_cast<std::size_t>(d.dst_elements() * size_of(d.dst_dtype())));
     reference::round_dst_to_output(d, want.dst, rounded.data());
     arrays.push_back(stored("expected", {dt, d.dst_dims(), data}, rounded));
@@ -97,10 +100,10 @@ std::vector<float> floats(const std::vector<std::byte>& bytes) {
 // descriptor string keeps the strides).
 BundleArrays conv_bundle_arrays(const Case& c, const RecordedExecution& e) {
     const ConvDescriptor& d = c.conv;
-    if (d.src_strides.empty() && d.weights_strides.empty() && d.dst_strides.empty()) return dense_conv_arrays(d, e);
+    if (d.src_strides.empty() && d.weights_strides.empty() && d.dst_strides.empty()) return dense_conv_arrays(d, c.mode, e);
     if (e.src.empty()) return {};  // inputs not kept
     const auto [dense_d, dense_e] = densified(d, e);
-    return dense_conv_arrays(dense_d, dense_e);
+    return dense_conv_arrays(dense_d, c.mode, dense_e);
 }
 
 // The arrays of one CC execution (all f32, NCHW; theta only for the Internal-Net kernel).

@@ -8,6 +8,7 @@
 
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "convcheck/reference/gemm_summation.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/runner/memory_limit.hpp"
 #include "convcheck/runner/operation_traits.hpp"
@@ -73,6 +74,8 @@ CaseMemory conv_memory(const Case& c) {
         work += 8 * (S + W + B) + 8 * (S + W + D) + 88 * (d.pass == Pass::backward_data ? S : W + B);
     else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 40 * D;
     else if (c.mode == accuracy::Mode::precision) work += 8 * (S + W) + 24 * D;
+    // bound mode's sums on the GEMM evaluator (conv/reference_sums.cpp): its im2col blocks and packed copies
+    if (c.vector_dir.empty() && c.mode == accuracy::Mode::bound) work += reference::gemm_summation_work_bytes(d);
     // 4 MiB for the check's own bookkeeping (allocator arenas, page tables, the result record): the
     // peak measured around a check moves by a fraction of a MiB from run to run.
     m.reference = saturate(work + (4 << 20));

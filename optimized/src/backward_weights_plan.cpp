@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "backward_weights_problem.hpp"
+#include "backward_weights_split.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "conversions.hpp"
 #include "parallel_join.hpp"
@@ -24,18 +25,9 @@ using detail::i64;
 
 namespace {
 
-// Tasks the items and parts together should give, and the most floats the parts' buffers may hold.
-constexpr i64 kWantedTasks = 32;
-constexpr i64 kMaxPartFloats = i64{1} << 26;
 constexpr i64 kSliceFloats = i64{1} << 16;
 constexpr i64 kDepthwiseScratchFloats = i64{1} << 16;
 constexpr i64 kL1Bytes = 32 * 1024;
-// Output pixels a part of a dense layer sums at least (depthwise: kDepthwisePartPixels): each part costs one
-// more pass over the gradient (its sums written, then added), against pixels x gradient FMAs of work.
-// 256 -> 768 (Xeon, 1 thread, plan alone, min of 5-12 alternating rounds): pw576_96_14 6 -> 2 parts
-// 1.16 -> 1.11-1.13 ms, res3_downsample 11 -> 8 parts 12.66 -> 12.41, res3_3x3s2 11 -> 8 parts 13.68 -> 13.23.
-constexpr i64 kPartPixels = 768;
-constexpr i64 kDepthwisePartPixels = 256;
 // A 1x1 layer's item with diff_dst packed takes every lane block while its slice of the gradient stays
 // within this (this Xeon's L2 is 2 MB a core): the pack then reads whole diff_dst rows, and x is read once
 // a part, not once per lane chunk. res4_1x1_1024 (16 lane blocks of 64 channels, slice 1 MB): 3 -> 16 lane
@@ -77,9 +69,13 @@ struct BackwardWeightsPlan::Impl {
     Path path = Path::scalar;
     detail::BackwardWeightsProblem problem;
     i64 parts = 1;
+    int threads = 1;  // what the items are cut for: Options::threads, 0 resolved to the arena's concurrency
     std::unique_ptr<tbb::task_arena> arena;
     detail::WorkspacePool<float> inputs, diffs, sums, scratch_floats;
     detail::WorkspacePool<i64> scratch_offsets;
+
+    // whether the kernels take items of part of the lane blocks (the general vector kernels only)
+    bool lanes_split() const { return !problem.depthwise && path != Path::scalar; }
 
     template <typename Body>
     static void parallel(i64 count, const Body& body) {
@@ -132,7 +128,7 @@ struct BackwardWeightsPlan::Impl {
             p.tiles_per_item = p.tiles;
             p.lane_blocks_per_item = std::clamp<i64>(kSliceFloats / all_tiles, 1, p.lane_blocks);
             // (when the parts alone still give two tasks)
-            if (!p.dy_direct && p.output_rows() * g.out[2] >= 2 * kPartPixels)
+            if (!p.dy_direct && p.output_rows() * g.out[2] >= 2 * detail::kPartPixels)
                 p.lane_blocks_per_item = std::clamp<i64>(kWholeRowSliceFloats / all_tiles, 1, p.lane_blocks);
         }
         // The general and the portable kernels read the padded input (the user's src when it has no
@@ -188,12 +184,11 @@ struct BackwardWeightsPlan::Impl {
         p.rows_per_block = std::max<i64>(1, 128 / g.out[2]);
         // depthwise: the packed rows stay in L2 (many channels: fewer rows per block)
         while (p.depthwise && p.rows_per_block > 1 && p.scratch_floats() > kDepthwiseScratchFloats) --p.rows_per_block;
-        // parts: only when the items alone are too few, each part at least one block of rows
-        const i64 items = p.work_items(), rows = p.output_rows();
-        const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
-        parts = items >= kWantedTasks ? 1 : (kWantedTasks + items - 1) / items;
-        parts = std::min(parts, std::max<i64>(1, rows * g.out[2] / (p.depthwise ? kDepthwisePartPixels : kPartPixels)));
-        parts = std::min(parts, std::max<i64>(1, kMaxPartFloats / std::max<i64>(1, gradient)));
+        // parts: the layer's only (the order of every sum); then the items cut for the thread count
+        // (backward_weights_split.hpp)
+        parts = detail::backward_weights_parts(p);
+        detail::split_for_threads(p, lanes_split(), parts, threads);
+        if (!p.depthwise && g.taps() == 1 && p.lane_blocks_per_item * block * 64 * 4 <= kL1Bytes) p.block_pixels = 64;
     }
 
     void run(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {
@@ -304,6 +299,7 @@ BackwardWeightsPlan::BackwardWeightsPlan(const ConvDescriptor& d, Options option
     m.dy_geometry = detail::make_geometry(m.dy_desc, 1);
     m.taps = detail::tap_offsets(m.geometry);
     m.path = options.forced_path == Path::automatic ? automatic_path() : options.forced_path;
+    m.threads = options.threads > 0 ? options.threads : std::max(1, tbb::this_task_arena::max_concurrency());
     m.plan_problem();
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
@@ -326,6 +322,11 @@ std::string BackwardWeightsPlan::implementation() const {
     const std::string isa = m.path == Path::blocked_avx512 ? "avx512" : m.path == Path::blocked_avx2 ? "avx2" : "scalar";
     return std::string("bwd_weights_") + (m.problem.depthwise ? "depthwise_" : "") + isa +
            (m.parts > 1 ? " parts=" + std::to_string(m.parts) : "");
+}
+
+Decomposition BackwardWeightsPlan::decomposition() const {
+    const Impl& m = *impl_;
+    return detail::backward_weights_decomposition(m.problem, m.lanes_split(), m.parts, m.threads);
 }
 
 }  // namespace convcheck::optimized

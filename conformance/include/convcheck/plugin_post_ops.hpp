@@ -56,6 +56,14 @@ inline int32_t operand_dtype_of(const convcheck_post_op& op) {
     return op.operand_dtype;
 }
 
+// Whether op is the eltwise relu, clip or linear: the ops a plugin applying the chain in double after its own
+// convolution computes exactly as the reference does (mutants, optimized).
+inline bool is_relu_clip_or_linear(const convcheck_post_op& op) {
+    return op.kind == CONVCHECK_POST_OP_ELTWISE &&
+           (op.algorithm == CONVCHECK_ELTWISE_RELU || op.algorithm == CONVCHECK_ELTWISE_CLIP ||
+            op.algorithm == CONVCHECK_ELTWISE_LINEAR);
+}
+
 // "" when the plugin runs this chain on this descriptor, else why not (in its library's words).
 using PostOpsAccepts = std::string (*)(const convcheck_conv_desc& desc, const convcheck_post_ops& ops);
 template <typename Tag>

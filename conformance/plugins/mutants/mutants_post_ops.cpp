@@ -30,9 +30,7 @@ bool integer_operand(int32_t t) { return t == CONVCHECK_U8 || t == CONVCHECK_S8 
 std::string float_post_ops_unsupported(const convcheck_conv_desc&, const convcheck_post_ops& ops) {
     for (int64_t k = 0; k < ops.count; ++k) {
         const convcheck_post_op& op = ops.ops[k];
-        const bool eltwise = op.kind == CONVCHECK_POST_OP_ELTWISE &&
-                             (op.algorithm == CONVCHECK_ELTWISE_RELU || op.algorithm == CONVCHECK_ELTWISE_CLIP ||
-                              op.algorithm == CONVCHECK_ELTWISE_LINEAR);
+        const bool eltwise = is_relu_clip_or_linear(op);
         const int32_t t = operand_dtype_of(op);
         const bool binary = op.kind == CONVCHECK_POST_OP_BINARY && op.algorithm >= CONVCHECK_BINARY_ADD &&
                             op.algorithm <= CONVCHECK_BINARY_DIV &&

@@ -183,9 +183,7 @@ std::vector<float> widened_bias(const convcheck::ConvDescriptor& d, const void* 
 std::string float_post_ops_unsupported(const convcheck_conv_desc&, const convcheck_post_ops& ops) {
     for (int64_t k = 0; k < ops.count; ++k) {
         const convcheck_post_op& op = ops.ops[k];
-        const bool eltwise = op.kind == CONVCHECK_POST_OP_ELTWISE &&
-                             (op.algorithm == CONVCHECK_ELTWISE_RELU || op.algorithm == CONVCHECK_ELTWISE_CLIP ||
-                              op.algorithm == CONVCHECK_ELTWISE_LINEAR);
+        const bool eltwise = is_relu_clip_or_linear(op);
         if (!eltwise && op.kind != CONVCHECK_POST_OP_SUM && op.kind != CONVCHECK_POST_OP_BINARY)
             return "the optimized plugin's float post-ops are relu, clip, linear, sum and binary (op " + std::to_string(k) +
                    " is none of them)";

@@ -51,6 +51,12 @@ struct StoredConvData {
 };
 StoredConvData stored_conv_data(const Case& c);
 
+// The reference's sums for a generated exact- or bound-mode case (conv/reference_sums.cpp): bound mode's f32, f16
+// and bf16 cases on the GEMM evaluator (reference/gemm_summation.hpp) where this CPU runs it, every other case
+// on the definition's bits (fast_convolution_summation).
+reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mode, std::span<const double> src,
+                                     std::span<const double> weights, std::span<const double> bias);
+
 // ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (conv/stress.cpp).
 void check_conv_stress(const Backend& backend, const Case& c, const CheckSettings& s,

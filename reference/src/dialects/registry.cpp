@@ -8,6 +8,7 @@
 #include "convcheck/reference/dialects/pytorch.hpp"
 #include "convcheck/reference/dialects/stablehlo.hpp"
 #include "convcheck/reference/dialects/tensorflow.hpp"
+#include "convcheck/reference/dialects/tflite.hpp"
 #include "convcheck/reference/dialects/tosa.hpp"
 #include "convcheck/reference/dialects/xnnpack.hpp"
 
@@ -33,6 +34,8 @@ std::span<const Dialect> all_dialects() {
         {"xnnpack", "XNNPACK convolution2d", xnnpack::read, xnnpack::spell},
         {"xnnpack@git20220216", "XNNPACK convolution2d, Debian 0.0~git20220216 (no reshape check)",
          xnnpack::read_debian_snapshot_2022, xnnpack::spell},
+        {"tflite_f32", "TFLite CONV_2D / DEPTHWISE_CONV_2D float32 (fused activation as post-ops)", tflite::read,
+         tflite::spell},
         {"tosa", "TOSA CONV2D / CONV3D / DEPTHWISE_CONV2D (v1.0)", tosa::read, tosa::spell},
         {"stablehlo", "StableHLO convolution", stablehlo::read, stablehlo::spell},
     };

@@ -6,35 +6,13 @@
 #include <limits>
 
 #include "quantized_reading.hpp"
+#include "tflite_options.hpp"
 
 namespace convcheck::reference::dialects::tflite {
 
 using namespace dialects::detail;
 
 namespace {
-
-struct Axis {
-    std::int64_t out = 0, pad_begin = 0, pad_end = 0;
-};
-
-// ComputeOutSize and ComputePaddingWithOffset (tensorflow/lite/kernels/padding.h): C division (truncation),
-// the kernel's pad is total_padding / 2 at the beginning; the rest (total_padding - total_padding / 2) ends the
-// axis.
-Axis axis(bool same, std::int64_t image_size, std::int64_t filter_size, std::int64_t stride, std::int64_t dilation_rate,
-          const std::string& name) {
-    const std::int64_t effective_filter_size = (filter_size - 1) * dilation_rate + 1;
-    Axis a;
-    a.out = same ? (image_size + stride - 1) / stride : (image_size + stride - effective_filter_size) / stride;
-    if (a.out < 1)
-        refuse_ours("k", std::to_string(filter_size),
-                    std::string("ComputeOutSize(") + (same ? "SAME" : "VALID") + ") gives " + name + " output size " +
-                        std::to_string(a.out) + " = (image_size + stride - effective_filter_size) / stride: below 1");
-    std::int64_t total_padding = (a.out - 1) * stride + effective_filter_size - image_size;
-    total_padding = total_padding > 0 ? total_padding : 0;
-    a.pad_begin = total_padding / 2;
-    a.pad_end = total_padding - a.pad_begin;
-    return a;
-}
 
 // CalculateActivationRangeQuantized for int8 (qmin -128, qmax 127).
 std::pair<std::int64_t, std::int64_t> activation_range(const std::string& activation, float scale, std::int32_t zp) {
@@ -84,32 +62,9 @@ std::optional<std::int64_t> quantize(float scale, std::int32_t zero_point, float
 QuantizedResult read_int8(const AttributeSet& attributes) {
     return guarded_quantized("tflite", [&] {
         Reader reader(attributes, "tflite");
-        const std::string op = reader.text("op").value_or("CONV_2D");
-        if (op != "CONV_2D" && op != "DEPTHWISE_CONV_2D") refuse_ours("op", op, "must be CONV_2D or DEPTHWISE_CONV_2D");
-        const bool depthwise = op == "DEPTHWISE_CONV_2D";
-        ConvShapes s = read_shapes(reader, true);
-        if (s.rank() != 2 || s.kernel_size.size() != 2)
-            refuse_ours("in", join(s.input_size), op + " has two spatial axes (in=HxW, k=HxW)");
-        const std::int64_t depth_multiplier = depthwise ? reader.integer("depth_multiplier").value_or(1) : 1;
-        if (depthwise) {
-            if (depth_multiplier < 1) refuse_ours("depth_multiplier", std::to_string(depth_multiplier), "must be >= 1");
-            if (attributes.count("o") && s.out_channels != s.in_channels * depth_multiplier)
-                refuse_ours("o", std::to_string(s.out_channels),
-                            "DEPTHWISE_CONV_2D's filter [1, KH, KW, C * depth_multiplier] gives C * depth_multiplier "
-                            "output channels");
-            s.out_channels = s.in_channels * depth_multiplier;
-        }
-        const std::string padding = reader.text("padding").value_or("VALID");
-        if (padding != "SAME" && padding != "VALID") refuse_ours("padding", padding, "TfLitePadding: SAME or VALID");
-        const std::vector<std::int64_t> stride{reader.integer("stride_h").value_or(1), reader.integer("stride_w").value_or(1)};
-        const std::vector<std::int64_t> dilation{reader.integer("dilation_h_factor").value_or(1),
-                                                 reader.integer("dilation_w_factor").value_or(1)};
-        for (int a = 0; a < 2; ++a) {
-            if (stride[a] < 1) refuse_ours(a ? "stride_w" : "stride_h", std::to_string(stride[a]), "must be >= 1");
-            if (dilation[a] < 1)
-                refuse_ours(a ? "dilation_w_factor" : "dilation_h_factor", std::to_string(dilation[a]), "must be >= 1");
-            if (s.kernel_size[a] < 1) refuse_ours("k", join(s.kernel_size), "filter sizes must be >= 1");
-        }
+        ConvShapes s;
+        const detail::ConvOptions options = detail::read_conv_options(reader, attributes, &s);
+        const bool depthwise = options.depthwise;
         const std::string activation = reader.text("fused_activation_function").value_or("NONE");
 
         QuantizedDescriptor q;
@@ -151,14 +106,9 @@ QuantizedResult read_int8(const AttributeSet& attributes) {
         const bool bias = reader.boolean("bias").value_or(false);
         reader.refuse_unknown_keys();
 
-        std::vector<std::int64_t> out(2);
-        AxisAttributes g{stride, dilation, repeat(0, 2), repeat(0, 2)};
-        for (int a = 0; a < 2; ++a) {
-            const Axis x = axis(padding == "SAME", s.input_size[a], s.kernel_size[a], stride[a], dilation[a], a ? "width" : "height");
-            out[a] = x.out;
-            g.pads_begin[a] = x.pad_begin;
-            g.pads_end[a] = x.pad_end;
-        }
+        const detail::Geometry geometry = detail::geometry(options, s);
+        const AxisAttributes& g = geometry.axes;
+        const std::vector<std::int64_t>& out = geometry.output_size;
         q.conv = make_descriptor(s, depthwise ? s.in_channels : 1, g, DataFormat::nxc,
                                  depthwise ? FilterFormat::xio : FilterFormat::oix);
         q.conv.has_bias = bias;

@@ -66,6 +66,9 @@ inline void check_case(std::string_view dialect, std::string_view attributes, st
         else if (key == "d") EXPECT_EQ(spatial(r.descriptor.dilations, rank), value) << "dilations\n" << reproduce;
         else if (key == "s") EXPECT_EQ(spatial(r.descriptor.strides, rank), value) << "strides\n" << reproduce;
         else if (key == "k") EXPECT_EQ(spatial(r.descriptor.kernel_size, rank), value) << "kernel\n" << reproduce;
+        else if (key == "po") EXPECT_EQ(post_ops_text(r.descriptor.post_ops), value == "none" ? "" : value) << "post-ops\n" << reproduce;
+        else if (key == "g") EXPECT_EQ(std::to_string(r.descriptor.groups), value) << "groups\n" << reproduce;
+        else if (key == "o") EXPECT_EQ(std::to_string(r.descriptor.out_channels), value) << "out_channels\n" << reproduce;
         else ADD_FAILURE() << "bad expectation key " << key;
     } while (tokens >> token);
     if (expect.substr(0, 5) != "empty") {

@@ -100,10 +100,11 @@ RC_GTEST_PROP(DialectProperties, ExplicitPadsAgreeInEveryDialectThatHasThem, ())
         const auto attributes = dialect.spell(q, &why_not);
         if (!attributes) {
             // only these cannot say explicit pads: atrous (SAME/VALID only), tf.nn.convolution (SAME/VALID
-            // only), PyTorch (symmetric only), XNNPACK (2-D only), TOSA (2-D and 3-D only)
+            // only), PyTorch (symmetric only), XNNPACK (2-D only), TOSA (2-D and 3-D only), TFLite (SAME/VALID,
+            // 2-D, groups 1 or depthwise)
             const std::string_view n = dialect.name;
             RC_ASSERT(n == "atrous" || n == "tf_convolution" || n == "pytorch" || n.substr(0, 7) == "xnnpack" ||
-                      (n == "tosa" && q.rank == 1));
+                      (n == "tosa" && q.rank == 1) || n == "tflite_f32");
             continue;
         }
         const DialectResult r = dialect.read(*attributes);
@@ -146,6 +147,7 @@ RC_GTEST_PROP(DialectProperties, SameUpperAndSameLowerAgreeWhereTheSpecsAgree, (
         same_as_onnx.push_back("tensorflow");
         if (!(any_above_one(q.strides, q.rank) && any_above_one(q.dilations, q.rank))) same_as_onnx.push_back("tf_convolution");
         if (q.rank == 2) same_as_onnx.push_back("xnnpack");
+        if (q.rank == 2 && (q.groups == 1 || q.groups == q.in_channels)) same_as_onnx.push_back("tflite_f32");
     }
     bool graph_defined = !any_above_one(q.dilations, q.rank);
     for (int a = 0; a < q.rank; ++a) {

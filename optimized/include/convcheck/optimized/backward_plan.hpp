@@ -23,6 +23,7 @@
 #include <string>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "convcheck/optimized/decomposition.hpp"
 
 namespace convcheck::optimized {
 
@@ -65,6 +66,8 @@ public:
     // in d.filter_format; diff_bias: O elements, written when d.has_bias (must then not be null).
     void execute(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const;
     std::string implementation() const;  // "bwd_weights_avx512", "bwd_weights_depthwise_avx2", "bwd_weights_scalar"
+    // The tasks of the reduction (work items x parts) for the plan's thread count (backward_weights_split.hpp).
+    Decomposition decomposition() const;
 
     struct Impl;
 

@@ -1,0 +1,20 @@
+// How a plan cuts one call's work into the tasks its threads take: the decomposition tests assert it for
+// thread counts beyond the machine's (optimized/tests/decomposition_test.cpp).
+//
+//   optimized::BackwardWeightsPlan plan(d, {.threads = 16});
+//   optimized::Decomposition s = plan.decomposition();   // s.tasks >= 4 * 16 where s.most_tasks allows
+#pragma once
+
+#include <cstdint>
+
+namespace convcheck::optimized {
+
+struct Decomposition {
+    int threads = 1;               // the thread count the plan was made for (Options::threads, 0 resolved)
+    std::int64_t tasks = 1;        // the independent tasks of the plan's main parallel loop
+    std::int64_t most_tasks = 1;   // the most tasks the layer has in the plan's scheme (its finest cut)
+    double largest_task = 0.0;     // multiply-adds of the largest task
+    double mean_task = 0.0;        // multiply-adds of all tasks together, over tasks
+};
+
+}  // namespace convcheck::optimized

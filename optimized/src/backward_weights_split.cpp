@@ -1,0 +1,78 @@
+#include "backward_weights_split.hpp"
+
+#include <algorithm>
+
+namespace convcheck::optimized::detail {
+namespace {
+
+// The parts' target: items x parts of at least this many where the pixels allow. A rule of the layer alone (see
+// backward_weights_split.hpp); the items, which follow the thread count, give the tasks beyond it.
+constexpr i64 kWantedPartTasks = 32;
+constexpr i64 kMaxPartFloats = i64{1} << 26;
+
+i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+
+// The size of `count` things cut into `chunks` chunks of even sizes (the last at most as large as the others).
+i64 even_chunk(i64 count, i64 chunks) { return ceil_div(count, std::clamp<i64>(chunks, 1, count)); }
+
+i64 rows_total(const BackwardWeightsProblem& p) {
+    const Geometry& g = *p.geometry;
+    return p.depthwise ? g.taps() : g.taps() * g.in_per_group;
+}
+i64 lanes_total(const BackwardWeightsProblem& p) {
+    const Geometry& g = *p.geometry;
+    return p.depthwise ? g.out_channels : g.out_per_group;
+}
+
+}  // namespace
+
+i64 backward_weights_parts(const BackwardWeightsProblem& p) {
+    const Geometry& g = *p.geometry;
+    const i64 items = p.work_items(), rows = p.output_rows();
+    const i64 gradient = g.groups * g.taps() * g.in_per_group * g.out_per_group;
+    i64 parts = items >= kWantedPartTasks ? 1 : ceil_div(kWantedPartTasks, items);
+    parts = std::min(parts, std::max<i64>(1, rows * g.out[2] / (p.depthwise ? kDepthwisePartPixels : kPartPixels)));
+    return std::min(parts, std::max<i64>(1, kMaxPartFloats / std::max<i64>(1, gradient)));
+}
+
+void split_for_threads(BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 parts, int threads) {
+    const i64 wanted = threads > 1 ? kTasksPerThread * threads : 1;
+    const bool lanes_first = lane_chunks_allowed && p.geometry->taps() == 1;
+    // one more chunk of lane blocks or of tiles, the first that can be cut (false: neither can)
+    const auto cut_lanes = [&] {
+        if (!lane_chunks_allowed || p.lane_chunks() >= p.lane_blocks) return false;
+        p.lane_blocks_per_item = even_chunk(p.lane_blocks, 2 * p.lane_chunks());
+        return true;
+    };
+    const auto cut_tiles = [&] {
+        if (p.tile_chunks() >= p.tiles) return false;
+        p.tiles_per_item = even_chunk(p.tiles, 2 * p.tile_chunks());
+        return true;
+    };
+    // the cache rules' chunks first of even sizes (as many, none larger): 86 + 86 + 20 tiles -> 64 + 64 + 64
+    p.tiles_per_item = even_chunk(p.tiles, p.tile_chunks());
+    if (lane_chunks_allowed) p.lane_blocks_per_item = even_chunk(p.lane_blocks, p.lane_chunks());
+    while (p.work_items() * parts < wanted)
+        if (!(lanes_first ? cut_lanes() || cut_tiles() : cut_tiles() || cut_lanes())) break;
+}
+
+Decomposition backward_weights_decomposition(const BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 parts,
+                                             int threads) {
+    const i64 block = static_cast<i64>(p.vector_blocks) * p.lanes, rows = p.output_rows(), R = p.tile_rows;
+    const i64 pixels_per_row = p.geometry->out[2];
+    Decomposition d;
+    d.threads = threads;
+    d.tasks = p.work_items() * parts;
+    d.most_tasks = p.item_groups() * p.tiles * (lane_chunks_allowed ? p.lane_blocks : 1) * parts;
+    // an item's rows of the gradient and its lanes, times a part's pixels; the largest of each, and their totals
+    const i64 item_rows = std::min(p.tiles_per_item * R, rows_total(p));
+    const i64 item_lanes = std::min(p.lane_blocks_per_item * block, lanes_total(p));
+    const i64 part_rows = ceil_div(rows, parts);
+    d.largest_task = static_cast<double>(item_rows) * static_cast<double>(item_lanes) * static_cast<double>(part_rows * pixels_per_row);
+    const double total = static_cast<double>(p.item_groups() * rows_total(p)) * static_cast<double>(lanes_total(p)) *
+                         static_cast<double>(rows * pixels_per_row);
+    d.mean_task = total / static_cast<double>(d.tasks);
+    return d;
+}
+
+}  // namespace convcheck::optimized::detail

@@ -1,0 +1,148 @@
+// The GEMM evaluator (gemm_summation.hpp): for each image n, group g and block of output positions, the
+// input's patches laid out as a matrix (im2col: one row per term position (ic_g, kd, kh, kw), in the
+// definition's order, one column per output position, zero where the tap lands in the padding), then
+//     dst(g's out channels, block)       = W_g   * A      (+ bias)
+//     magnitude(g's out channels, block) = |W_g| * |A|    (+ |bias|)
+// with W_g the group's OC_G x (IC_G * taps) slice of OIX weights, as Eigen's f64 matrix products.
+// Built with -mavx2 -mfma (reference/CMakeLists.txt); every Eigen instantiation of the reference lives
+// in this file, and it runs only where gemm_summation_available() says so.
+#include "convcheck/reference/gemm_summation.hpp"
+
+// Always Eigen's blocked product (gebp), never its coefficient-wise one for small sizes, whose vector loop
+// peels by the operands' run-time alignment: a block's order of additions then depends only on the sizes
+// (and on Eigen's cache blocking, from this CPU's cache sizes), never on where a buffer happened to land.
+#define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 1
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "chunk_sums.hpp"
+#include "geometry.hpp"
+
+namespace convcheck::reference {
+
+namespace {
+
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMatrix = Eigen::Map<const RowMajor>;
+using OutBlock = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// Elements of one im2col block (rows x columns), about 2 MiB of doubles: the block and its magnitudes
+// stay in a core's cache while both products read them.
+constexpr std::int64_t kBlockElements = std::int64_t{1} << 18;
+
+// Along one axis: for output index o, the taps k whose input index o*S - P_L + k*D lies in [0, in).
+std::vector<std::int64_t> taps_inside(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                      std::int64_t dilation, std::int64_t pad_begin) {
+    std::vector<std::int64_t> count(static_cast<std::size_t>(out), 0);
+    for (std::int64_t o = 0; o < out; ++o)
+        for (std::int64_t k = 0; k < kernel; ++k) {
+            const std::int64_t x = o * stride - pad_begin + k * dilation;
+            count[o] += (x >= 0 && x < in) ? 1 : 0;
+        }
+    return count;
+}
+
+// The columns of one im2col block: about kBlockElements elements, at least 64 columns, at most all of them.
+std::int64_t block_columns(std::int64_t K, std::int64_t P) {
+    return std::clamp<std::int64_t>(kBlockElements / std::max<std::int64_t>(K, 1), std::min<std::int64_t>(64, P), P);
+}
+
+}  // namespace
+
+double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
+    const detail::Geometry3 g = detail::lift(d);
+    const double K = static_cast<double>(d.in_channels_per_group() * g.kernel[0] * g.kernel[1] * g.kernel[2]);
+    const std::int64_t P = g.out[0] * g.out[1] * g.out[2];
+    const double C = static_cast<double>(block_columns(static_cast<std::int64_t>(K), P));
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return 8.0 * static_cast<double>(d.weights_elements()) +
+           threads * (24.0 * K * C + 8.0 * static_cast<double>(d.out_channels_per_group()) * K);
+}
+
+ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const double> src,
+                                      std::span<const double> weights, std::span<const double> bias, int threads) {
+    const detail::Geometry3 g = detail::lift(d);
+    const std::int64_t N = d.batch, G = d.groups, ICg = d.in_channels_per_group(), OCg = d.out_channels_per_group();
+    const std::int64_t OC = d.out_channels;
+    const std::int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2], K = ICg * taps;
+    const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2], P = g.out[0] * g.out[1] * g.out[2];
+    ConvResult r;
+    r.dst.resize(static_cast<std::size_t>(d.dst_elements()));
+    r.magnitude.resize(r.dst.size());
+    r.terms.resize(r.dst.size());
+
+    // The term counts, from the geometry: IC_G * (taps inside along d) * (along h) * (along w), + 1 for a bias.
+    std::array<std::vector<std::int64_t>, 3> inside;
+    for (int a = 0; a < 3; ++a)
+        inside[a] = taps_inside(g.out[a], g.in[a], g.kernel[a], g.stride[a], g.dilation[a], g.pad_begin[a]);
+    std::vector<std::int64_t> plane_terms(static_cast<std::size_t>(P));
+    for (std::int64_t od = 0, p = 0; od < g.out[0]; ++od)
+        for (std::int64_t oh = 0; oh < g.out[1]; ++oh)
+            for (std::int64_t ow = 0; ow < g.out[2]; ++ow, ++p)
+                plane_terms[p] = ICg * inside[0][od] * inside[1][oh] * inside[2][ow] + (d.has_bias ? 1 : 0);
+    for (std::int64_t plane = 0; plane < N * OC; ++plane)
+        std::copy(plane_terms.begin(), plane_terms.end(), r.terms.begin() + plane * P);
+
+    std::vector<double> weights_magnitude(weights.size());
+    for (std::size_t i = 0; i < weights.size(); ++i) weights_magnitude[i] = std::fabs(weights[i]);
+
+    // blocks of output positions: columns of one block share the im2col rows of every term position
+    const std::int64_t columns = block_columns(K, P);
+    const std::int64_t blocks_per_plane = (P + columns - 1) / columns;
+    auto sum_block = [&](std::int64_t task) {
+        const std::int64_t block = task % blocks_per_plane, group = (task / blocks_per_plane) % G;
+        const std::int64_t n = task / (blocks_per_plane * G);
+        const std::int64_t p0 = block * columns, width = std::min(columns, P - p0);
+        // im2col of this block: row (ic_g, kd, kh, kw), column p0 + j; zero where the tap is in the padding
+        thread_local std::vector<double> patches, patches_magnitude;
+        patches.assign(static_cast<std::size_t>(K * width), 0.0);
+        patches_magnitude.assign(patches.size(), 0.0);
+        for (std::int64_t ic = 0, row = 0; ic < ICg; ++ic) {
+            const double* plane = src.data() + (n * d.in_channels + group * ICg + ic) * in_plane;
+            for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd)
+                for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                    for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw, ++row) {
+                        double* out = patches.data() + row * width;
+                        double* out_magnitude = patches_magnitude.data() + row * width;
+                        std::int64_t p = p0;
+                        std::int64_t ow = p % g.out[2], oh = (p / g.out[2]) % g.out[1], od = p / (g.out[2] * g.out[1]);
+                        for (std::int64_t j = 0; j < width; ++j, ++p) {
+                            const std::int64_t x0 = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+                            const std::int64_t x1 = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+                            const std::int64_t x2 = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+                            if (x0 >= 0 && x0 < g.in[0] && x1 >= 0 && x1 < g.in[1] && x2 >= 0 && x2 < g.in[2]) {
+                                const double v = plane[(x0 * g.in[1] + x1) * g.in[2] + x2];
+                                out[j] = v;
+                                out_magnitude[j] = std::fabs(v);
+                            }
+                            if (++ow == g.out[2]) {
+                                ow = 0;
+                                if (++oh == g.out[1]) oh = 0, ++od;
+                            }
+                        }
+                    }
+        }
+        const ConstMatrix a(patches.data(), K, width), a_magnitude(patches_magnitude.data(), K, width);
+        const ConstMatrix w(weights.data() + group * OCg * K, OCg, K);
+        const ConstMatrix w_magnitude(weights_magnitude.data() + group * OCg * K, OCg, K);
+        const std::int64_t first = (n * OC + group * OCg) * P + p0;
+        OutBlock sum(r.dst.data() + first, OCg, width, Eigen::OuterStride<>(P));
+        OutBlock magnitude(r.magnitude.data() + first, OCg, width, Eigen::OuterStride<>(P));
+        sum.noalias() = w * a;
+        magnitude.noalias() = w_magnitude * a_magnitude;
+        // the definition's sum begins at the bias, or at +0: adding +0 turns a product's -0 (an output whose
+        // every term is 0 * a negative weight) into the definition's +0, and changes no other value
+        for (std::int64_t oc = 0; oc < OCg; ++oc) {
+            const double b = d.has_bias ? bias[group * OCg + oc] : 0.0;
+            sum.row(oc).array() += b;
+            if (d.has_bias) magnitude.row(oc).array() += std::fabs(b);
+        }
+    };
+    detail::for_each_block(N * G * blocks_per_plane, threads, d.dst_elements() * K, sum_block);
+    return r;
+}
+
+}  // namespace convcheck::reference

@@ -1,0 +1,139 @@
+// The GEMM evaluator (gemm_convolution_summation, gemm_summation.hpp) against the definition
+// (convolution_summation, convolution.cpp), on random descriptors of rank 1-3 with groups, strides,
+// dilation, pads (negative too) and bias, and on shapes of many im2col blocks:
+//   - integer data (every product and partial sum exact in double, exact mode's kind of data): every value,
+//     magnitude and term count bit for bit the same;
+//   - data whose sums round (mixed signs over 2^-12 .. 2^12): the same term counts, and every value and
+//     magnitude within 2 gamma_n(2^-53) M of the definition's (both are within gamma_n(2^-53) M of the exact
+//     sum: gemm_summation.hpp, docs/accuracy.md "The reference's own error");
+//   - the same bits at 1, 2 and 3 threads.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "convcheck/core/rounding_error.hpp"
+#include "convcheck/reference/convolution.hpp"
+#include "convcheck/reference/gemm_summation.hpp"
+#include "convcheck/testing/random_descriptor.hpp"
+#include "problem_data.hpp"
+
+using namespace convcheck;
+
+namespace {
+
+constexpr double kU64 = 0x1p-53;
+
+// Values of mixed sign spread over 2^-12 .. 2^12, each held by f16 (11 bits) or coarser, so every product is
+// exact in double and the sums round.
+std::vector<double> spread_values(std::int64_t count, std::mt19937_64& rng) {
+    std::uniform_int_distribution<int> significand(-1024, 1024), exponent(-12, 12);
+    std::vector<double> v(static_cast<std::size_t>(count));
+    for (double& x : v) x = std::ldexp(significand(rng) / 1024.0, exponent(rng));
+    return v;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::string text(double v) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%a", v);
+    return t;
+}
+
+// "" when `got` equals `want` (the definition's) within `slack` * 2 gamma_n(2^-53) M per output (slack 0: bit for
+// bit), with the same term counts; else the first output that does not, as text.
+std::string first_difference(const reference::ConvResult& got, const reference::ConvResult& want, double slack) {
+    if (got.dst.size() != want.dst.size()) return "sizes " + std::to_string(got.dst.size()) + " vs " + std::to_string(want.dst.size());
+    for (std::size_t i = 0; i < want.dst.size(); ++i) {
+        // both within gamma_n M* of the exact sums; M* <= M / (1 - gamma_n) for the definition's computed M
+        const double g = gamma(want.terms[i], kU64);
+        const double allowed = slack * 2.0 * g * want.magnitude[i] / (1.0 - g);
+        const bool value_ok = slack == 0.0 ? same_bits(got.dst[i], want.dst[i]) : std::fabs(got.dst[i] - want.dst[i]) <= allowed;
+        const bool magnitude_ok = slack == 0.0 ? same_bits(got.magnitude[i], want.magnitude[i])
+                                               : std::fabs(got.magnitude[i] - want.magnitude[i]) <= allowed;
+        if (!value_ok || !magnitude_ok || got.terms[i] != want.terms[i])
+            return "output " + std::to_string(i) + ": " + text(got.dst[i]) + " vs " + text(want.dst[i]) + ", magnitude " +
+                   text(got.magnitude[i]) + " vs " + text(want.magnitude[i]) + ", terms " + std::to_string(got.terms[i]) +
+                   " vs " + std::to_string(want.terms[i]) + " (allowed " + text(allowed) + ")";
+    }
+    return "";
+}
+
+// "" when the evaluator agrees with the definition on data drawn from `seed` (integers: bit for bit; else within
+// the bound above) at every thread count, and its results at the thread counts are the same bits.
+std::string compare_with_the_definition(const ConvDescriptor& d, std::uint64_t seed, bool integers,
+                                        std::initializer_list<int> thread_counts) {
+    std::mt19937_64 rng(seed);
+    std::vector<double> src, weights, bias;
+    if (integers) {
+        const testdata::Problem p = testdata::make_problem(d, seed);
+        src = p.src, weights = p.weights, bias = p.bias;
+    } else {
+        src = spread_values(d.src_elements(), rng), weights = spread_values(d.weights_elements(), rng);
+        bias = spread_values(d.bias_elements(), rng);
+    }
+    const auto want = reference::convolution_summation(d, src, weights, bias);
+    const reference::ConvResult* first = nullptr;
+    std::vector<reference::ConvResult> results;
+    results.reserve(thread_counts.size());
+    for (int threads : thread_counts) {
+        results.push_back(reference::gemm_convolution_summation(d, src, weights, bias, threads));
+        const std::string where = "threads=" + std::to_string(threads) + (integers ? ", integer data, " : ", rounding data, ");
+        if (std::string why = first_difference(results.back(), want, integers ? 0.0 : 1.0); !why.empty())
+            return where + why + "; " + testdata::repro(d, seed);
+        if (!first) first = &results.back();
+        else if (std::string why = first_difference(results.back(), *first, 0.0); !why.empty())
+            return where + "not the bits of the first thread count: " + why + "; " + testdata::repro(d, seed);
+    }
+    return "";
+}
+
+}  // namespace
+
+RC_GTEST_PROP(GemmSummation, EqualsTheDefinitionOnIntegerDataBitForBit, ()) {
+    if (!reference::gemm_summation_available()) return;  // no AVX2 and FMA: the runner uses the definition's bits
+    const auto d = *testgen::valid_descriptor();  // rank 1-3, groups, strides, dilations, pads (negative too), bias
+    const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+    const std::string failure = compare_with_the_definition(d, seed, true, {1, 2, 3});
+    if (!failure.empty()) RC_FAIL(failure);
+}
+
+RC_GTEST_PROP(GemmSummation, IsWithinTheReferencesOwnErrorOfTheDefinition, ()) {
+    if (!reference::gemm_summation_available()) return;
+    const auto d = *testgen::valid_descriptor();
+    const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+    const std::string failure = compare_with_the_definition(d, seed, false, {1, 3});
+    if (!failure.empty()) RC_FAIL(failure);
+}
+
+TEST(GemmSummation, ManyBlocksAndLongRowsAgree) {
+    if (!reference::gemm_summation_available()) GTEST_SKIP() << "no AVX2 and FMA on this CPU";
+    // many im2col blocks per plane (K = 600 * 9: 64-column blocks), groups, strides, dilation, pads both ways,
+    // rank 3, a pointwise layer and a depthwise one
+    for (const char* text : {"c=600,o=3,in=20x20,k=3x3,pb=1x1,pe=1x1,bias=1",
+                             "n=2,c=6,o=4,g=2,in=45x41,k=3x5,s=1x2,d=2x1,pb=1x-1,pe=2x3,bias=1",
+                             "c=5,o=3,in=9x30x33,k=2x3x3,s=1x1x3,pb=0x1x1,pe=1x1x1,bias=1",
+                             "n=2,c=64,o=8,in=30x30,k=1x1", "n=2,c=8,o=8,g=8,in=40x40,k=3x3,pb=1x1,pe=1x1,bias=1"}) {
+        EXPECT_EQ(compare_with_the_definition(parse_descriptor(text), 7, true, {1, 2}), "") << text;
+        EXPECT_EQ(compare_with_the_definition(parse_descriptor(text), 7, false, {1, 2}), "") << text;
+    }
+}
+
+TEST(GemmSummation, DiffersFromTheDefinitionsBitsWhereSumsRound) {
+    // the comparison above is not vacuous: on rounding data the GEMM's order gives other bits somewhere
+    if (!reference::gemm_summation_available()) GTEST_SKIP() << "no AVX2 and FMA on this CPU";
+    const ConvDescriptor d = parse_descriptor("c=600,o=3,in=20x20,k=3x3,pb=1x1,pe=1x1,bias=1");
+    std::mt19937_64 rng(7);
+    const auto src = spread_values(d.src_elements(), rng), weights = spread_values(d.weights_elements(), rng),
+               bias = spread_values(d.bias_elements(), rng);
+    const auto want = reference::convolution_summation(d, src, weights, bias);
+    const auto got = reference::gemm_convolution_summation(d, src, weights, bias, 1);
+    EXPECT_NE(first_difference(got, want, 0.0), "");
+}
