@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "convcheck/plugin_support.hpp"
 
@@ -22,6 +23,37 @@ inline const convcheck_scales* scales_of(const convcheck_conv_desc& d) {
 inline float weights_scale(const convcheck_scales& s, int64_t oc) {
     return s.weights_scale_count == 1 ? s.weights_scales[0] : s.weights_scales[oc];
 }
+
+// desc with its chain after the scales extension (the post-ops, say), or desc itself when the chain has no scales.
+inline convcheck_conv_desc after_scales(const convcheck_conv_desc& desc) {
+    convcheck_conv_desc rest = desc;
+    if (const convcheck_extension* e = extensions(desc); e != nullptr && e->tag == CONVCHECK_EXTENSION_SCALES)
+        rest.next = e->next;
+    return rest;
+}
+
+// A plan's own copy of a case's scales (the runner's extension lives as long as the descriptor it was given with),
+// or none: get() is NULL then.
+class ScalesCopy {
+public:
+    explicit ScalesCopy(const convcheck_scales* given) {
+        if (given == nullptr) return;
+        const int64_t count = given->weights_scale_count;
+        weights_.assign(given->weights_scales, given->weights_scales + count);
+        copy_ = *given;
+        copy_.header.next = nullptr;
+        copy_.weights_scales = weights_.data();
+        present_ = true;
+    }
+    ScalesCopy(const ScalesCopy&) = delete;
+    ScalesCopy& operator=(const ScalesCopy&) = delete;
+    const convcheck_scales* get() const { return present_ ? &copy_ : nullptr; }
+
+private:
+    std::vector<float> weights_;
+    convcheck_scales copy_{};
+    bool present_ = false;
+};
 
 // The plugin's verdict on a case's scales: "" to take them, else why it declines (in its library's words).
 using ScalesAccepts = std::string (*)(const convcheck_conv_desc& desc, const convcheck_scales& scales);
