@@ -63,7 +63,7 @@ bool ConvDescriptor::operator==(const ConvDescriptor& o) const {
            src_dtype() == o.src_dtype() && weights_dtype() == o.weights_dtype() &&
            bias_dtype() == o.bias_dtype() && dst_dtype() == o.dst_dtype() && data_format == o.data_format && filter_format == o.filter_format &&
            src_strides == o.src_strides && weights_strides == o.weights_strides && dst_strides == o.dst_strides &&
-           pass == o.pass && post_ops == o.post_ops && fpmath == o.fpmath;
+           pass == o.pass && post_ops == o.post_ops && fpmath == o.fpmath && scales == o.scales;
 }
 
 std::string_view to_string(FpMath m) {
@@ -235,6 +235,9 @@ void validate(const ConvDescriptor& d) {
         if (mul_overflows(macs, v, &macs)) throw ConvError("problem", "multiply-add count", "overflows 64 bits");
     for (TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst}) validate_strides(d, role);
     validate_post_ops(d);
+    validate_scales(d.scales, d.out_channels);
+    if (d.scales.present() && d.pass != Pass::forward)
+        throw ConvError("ssc/wsc/dsc", scales_text(d.scales).substr(1), "scales are checked on the forward pass only");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,6 +327,7 @@ std::string to_string(const ConvDescriptor& d) {
     if (d.pass != Pass::forward) s += ",dir=" + std::string(to_string(d.pass));
     if (!d.post_ops.empty()) s += ",po=" + post_ops_text(d.post_ops);
     if (d.fpmath != FpMath::strict) s += ",fpmath=" + std::string(to_string(d.fpmath));
+    s += scales_text(d.scales);
     return s;
 }
 
@@ -352,12 +356,13 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
         start = comma + 1;
     }
     static const char* known[] = {"n",  "c",    "o",   "g",  "in", "k",  "s",  "d", "pb",
-                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir", "po", "fpmath"};
+                                  "pe", "bias", "dt", "bdt", "data", "wei", "ss", "ws", "ds", "dir", "po", "fpmath",
+                                  "ssc", "wsc", "dsc"};
     for (const auto& [key, value] : fields) {
         bool ok = false;
         for (const char* k : known) ok = ok || key == k;
         if (!ok)
-            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir po fpmath)");
+            throw ConvError(key, value, "unknown key (known: n c o g in k s d pb pe bias dt bdt data wei ss ws ds dir po fpmath ssc wsc dsc)");
     }
     for (const char* required : {"c", "o", "in", "k"})
         if (!fields.count(required)) throw ConvError(required, "(missing)", "the key is required");
@@ -448,6 +453,8 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
                             "tf32 or bf16 (the input precision a backend may compute f32 in), or strict (f16's narrower "
                             "exponent range is not a rounding of the significand: not modelled)");
     }
+    for (const char* key : {"ssc", "wsc", "dsc"})
+        if (auto it = fields.find(key); it != fields.end()) parse_scale_key(key, it->second, &d.scales);
     return d;
 }
 

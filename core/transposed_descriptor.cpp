@@ -164,6 +164,9 @@ TransposedDescriptor parse_transposed_descriptor_unvalidated(std::string_view te
                         "a transposed convolution has no pass of its own (it is the backward data of forward())");
     if (!f.src_strides.empty() || !f.weights_strides.empty() || !f.dst_strides.empty())
         throw ConvError("ss/ws/ds", "memory strides", "a transposed convolution's tensors are dense");
+    if (f.scales.present())
+        throw ConvError("ssc/wsc/dsc", scales_text(f.scales).substr(1),
+                        "scales are defined for the discrete convolution's forward pass");
     TransposedDescriptor t;
     t.rank = f.rank;
     t.batch = f.batch;

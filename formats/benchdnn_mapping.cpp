@@ -233,6 +233,7 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
     // post-ops and fpmath: each mapping's own (benchdnn_post_ops, benchdnn_fpmath)
     for (int a = 0; a < kBenchdnnAttrCount; ++a)
         if (a != static_cast<int>(BenchdnnAttr::post_ops) && a != static_cast<int>(BenchdnnAttr::fpmath) &&
+            !(conv && a == static_cast<int>(BenchdnnAttr::scales)) &&  // the conv driver's: benchdnn_float_scales
             !is_default_attr(static_cast<BenchdnnAttr>(a), s.attr[a]))
             return reason = attr_reason(static_cast<BenchdnnAttr>(a)), std::nullopt;
     if (!s.ctx_init.empty() || !s.ctx_exe.empty())
@@ -310,6 +311,14 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
         m.skip_reason = "--dt: fp8 (f8_e4m3, f8_e5m2) on --dir=" + benchdnn_dir_name(s.dir) +
                         "; convcheck checks fp8 on the forward pass only (docs/fp8.md)";
         return m;
+    }
+    if (const std::string& scales = s.attr[static_cast<int>(BenchdnnAttr::scales)]; !scales.empty()) {
+        if (d.pass != Pass::forward) {
+            m.skip_reason = "--attr-scales on --dir=" + benchdnn_dir_name(s.dir) +
+                            "; convcheck checks scales on the forward pass only (docs/scales.md)";
+            return m;
+        }
+        if (!benchdnn_float_scales(scales, d, &m.skip_reason)) return m;  // benchdnn_quantized.hpp
     }
     bool apply_to_int = false;  // no integer primitive here: the fpmath mode applies to this f32 convolution either way
     if (!benchdnn_fpmath(s.attr[static_cast<int>(BenchdnnAttr::fpmath)], &d.fpmath, &apply_to_int, &m.skip_reason)) return m;

@@ -118,6 +118,26 @@ std::string apply_zero_points(const std::string& written, QuantizedDescriptor& q
 
 }  // namespace
 
+bool benchdnn_float_scales(const std::string& written, ConvDescriptor& d, std::string* reason) {
+    QuantizedDescriptor q;  // the int8 mapping's reading of the option, on a stand-in with d's geometry
+    q.conv = d;
+    if (std::string why = apply_scales(written, q); !why.empty()) {
+        *reason = why;
+        return false;
+    }
+    d.scales.src = q.src_scale;
+    d.scales.dst = q.dst_scale;
+    d.scales.per_channel = q.per_channel_scales;
+    d.scales.weights = q.per_channel_scales ? 1.0f : q.weights_scale;
+    try {
+        validate_scales(d.scales, d.out_channels);
+    } catch (const ConvError& e) {
+        *reason = "--attr-scales: " + e.attribute() + "=" + e.value() + ": " + e.rule();
+        return false;
+    }
+    return true;
+}
+
 bool benchdnn_integer_types(const std::array<std::string, 3>& types) {
     return std::any_of(types.begin(), types.end(), is_integer);
 }

@@ -1,5 +1,6 @@
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/abi/abi_post_ops.hpp"
+#include "convcheck/abi/abi_scales.hpp"
 
 namespace convcheck::runner {
 
@@ -109,6 +110,7 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
             throw ConvError("prop_kind", std::to_string(c.prop_kind),
                             "must be CONVCHECK_FORWARD, CONVCHECK_BACKWARD_DATA or CONVCHECK_BACKWARD_WEIGHTS");
         d.post_ops = post_ops_from_abi(c);  // 1.6: the post-ops extension; any other tag is refused
+        d.scales = scales_from_abi(c, d.out_channels);  // 1.7: the scales extension
     }
     if (c.data_format != 0 && c.data_format != 1)
         throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");

@@ -46,9 +46,10 @@ std::vector<PostOp> post_ops_from_abi(const convcheck_conv_desc& desc) {
     std::vector<PostOp> ops;
     if (desc.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) return ops;
     for (const convcheck_extension* x = desc.next; x != nullptr; x = x->next) {
+        if (x->tag == CONVCHECK_EXTENSION_SCALES) continue;  // 1.7: read by scales_from_abi
         if (x->tag != CONVCHECK_EXTENSION_POST_OPS)
             throw ConvError("next", "tag " + std::to_string(x->tag),
-                            "a float convolution's chain holds only the post-ops extension (ABI 1.6)");
+                            "a float convolution's chain holds only the post-ops and scales extensions (ABI 1.7)");
         if (!ops.empty()) throw ConvError("next", "two post-ops extensions", "a chain holds at most one");
         if (x->struct_size < CONVCHECK_STRUCT_SIZE(convcheck_post_ops, ops))
             throw ConvError("post_ops.struct_size", std::to_string(x->struct_size), "too small for 1.6's fields");

@@ -93,6 +93,7 @@ std::string offline_not_carried(const Case& c) {
             return "offline runs carry dense tensors (a .npy file is a dense C-order array); " +
                    std::string(to_string(role)) + " is strided" + later;
     if (!d.post_ops.empty()) return "offline runs do not carry post-ops (po=) yet" + later;
+    if (d.scales.present()) return "offline runs do not carry scales (ssc=, wsc=, dsc=) yet" + later;
     return "";
 }
 

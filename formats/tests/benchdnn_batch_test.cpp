@@ -112,7 +112,7 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         {"alg", P ",bias=1", nullptr}, {"alg", P ",bias=1", nullptr}, {"alg", nullptr, "--alg=wino"},
         // 9. attributes, strides, threading context
         {"post_ops", P ",bias=1", nullptr}, {"post_ops", P ",bias=1,po=sum", nullptr},
-        {"scales", nullptr, "--attr-scales"}, {"zero_points", nullptr, "--attr-zero-points"},
+        {"scales", P ",bias=1,ssc=0.5", nullptr}, {"zero_points", nullptr, "--attr-zero-points"},
         {"fpmath", P ",bias=1", nullptr}, {"fpmath", nullptr, "--attr-acc-mode"}, {"fpmath", P ",bias=1,fpmath=bf16", nullptr},
         {"fpmath", nullptr, "--attr-acc-mode"},
         {"fpmath_modes", P ",bias=1,fpmath=tf32", nullptr},  // APPLY_TO_INT: no integer primitive here

@@ -64,7 +64,37 @@ ConvResult convolution(const ConvDescriptor& d, const void* src, const void* wei
     const std::vector<double> src_ncx = src_to_ncx(d, src);
     const std::vector<double> weights_oix = weights_to_oix(d, weights);
     const std::vector<double> bias_values = bias_to_double(d, bias);
-    return fast_convolution_summation(d, src_ncx, weights_oix, bias_values, threads);
+    return scaled_summation(d, src_ncx, weights_oix, bias_values, threads);
+}
+
+// oneDNN's scales (benchdnn ref_conv.cpp: "s = src * src_scale; w = wei * wei_scale; d += s * w", then
+// "conv_res += bias", "maybe_post_ops", "dst = conv_res * dst_scale" with dst_scale = 1 / the dst scale): in double,
+// the scales factor out of the sum exactly as the definition reads.
+ConvResult scaled_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
+                            std::span<const double> weights_oix, std::span<const double> bias, int threads) {
+    if (!d.scales.present()) return fast_convolution_summation(d, src_ncx, weights_oix, bias, threads);
+    ConvDescriptor unbiased = d;  // the products alone: the bias comes after the scales
+    unbiased.has_bias = false;
+    unbiased.dtype_overrides.bias.reset();
+    ConvResult r = fast_convolution_summation(unbiased, src_ncx, weights_oix, {}, threads);
+    const std::int64_t plane = d.dst_elements() / (d.batch * d.out_channels);
+    for (std::size_t i = 0; i < r.dst.size(); ++i) {
+        const std::int64_t oc = (static_cast<std::int64_t>(i) / plane) % d.out_channels;
+        const double scale = double(d.scales.src) * double(d.scales.weights_of(oc));
+        r.dst[i] *= scale;
+        r.magnitude[i] *= scale;
+        if (d.has_bias) {
+            r.dst[i] += bias[static_cast<std::size_t>(oc)];
+            r.magnitude[i] += std::fabs(bias[static_cast<std::size_t>(oc)]);
+            ++r.terms[i];
+        }
+    }
+    return r;
+}
+
+void apply_dst_scale(const ConvDescriptor& d, std::span<double> dst_ncx) {
+    if (d.scales.dst == 1.0f) return;
+    for (double& v : dst_ncx) v /= double(d.scales.dst);
 }
 
 }  // namespace convcheck::reference

@@ -57,6 +57,7 @@
 #include "convcheck/plugin/transposed.h"
 #include "convcheck/plugin/quantization.h"
 #include "convcheck/plugin/post_ops.h"
+#include "convcheck/plugin/scales.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -335,9 +335,24 @@ inline bool takes_mixed_dtypes = false;
 // post_ops_gate<Prepare> likewise, for a plugin that takes fused post-ops (add_post_ops, plugin_post_ops.hpp).
 template <typename Tag>
 inline QuantizedGate post_ops_gate = nullptr;
+// scales_gate<Prepare> likewise, for a plugin that takes a float case's scales (add_scales, plugin_scales.hpp): "" when
+// it takes the scales of desc, else why not.
+using ScalesGate = std::string (*)(const convcheck_conv_desc& desc);
+template <typename Tag>
+inline ScalesGate scales_gate = nullptr;
 template <typename Tag>
 std::string beyond_gate(const convcheck_conv_desc& desc) {
     std::string why;
+    // ABI 1.7: a float case's scales extension, first on the chain (the runner puts it there): taken only by a plugin
+    // that says so; the rest of the chain and the descriptor then pass the gates below as they would without it
+    if (const convcheck_extension* e = extensions(desc); e != nullptr && e->tag == CONVCHECK_EXTENSION_SCALES) {
+        if (scales_gate<Tag> == nullptr)
+            return "this plugin takes no scales (the scales extension, tag " + std::to_string(e->tag) + ")";
+        if (std::string no = scales_gate<Tag>(desc); !no.empty()) return no;
+        convcheck_conv_desc rest = desc;
+        rest.next = e->next;
+        return beyond_gate<Tag>(rest);
+    }
     if (quantized_gate<Tag> != nullptr && quantized_gate<Tag>(desc, &why)) return why;
     if (post_ops_gate<Tag> != nullptr && post_ops_gate<Tag>(desc, &why)) return why;
     return beyond_forward_one_dtype(desc, takes_mixed_dtypes<Tag>);

@@ -1,7 +1,9 @@
 // The mutants plugin's discrete convolution. One rank-generic loop nest (spatial axes lifted to
 // three); each mutant is one marked deviation from the summation formula
 //   dst(n, g*OCg+oc, o) = bias + sum_{ic,k} src(n, g*ICg+ic, o*s - pb + k*d) * wei(g*OCg+oc, ic, k)
-// accumulated in float, in tap order, and rounded once to the output type.
+// accumulated in float, in tap order, and rounded once to the output type. A float case's scales (ABI 1.7,
+// docs/scales.md) multiply the sum by src_scale * weights_scale(oc) before the bias, and the dst scale divides
+// after the post-ops, in double.
 #include <algorithm>
 #include <array>
 #include <barrier>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "convcheck/core/dtype.hpp"
+#include "convcheck/plugin_scales.hpp"
 #include "mutants_problem.hpp"
 
 namespace convcheck::mutants {
@@ -124,7 +127,7 @@ long long dst_span(const convcheck_conv_desc& desc) {
 }
 
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a, Mutant mutant, int threads,
-                  const convcheck_post_ops* ops) {
+                  const convcheck_post_ops* ops, const convcheck_scales* scales) {
     const Problem p(desc, mutant);
     PostOpChain chain;  // a float case's post-ops (mutants_post_ops.cpp), after the bias, before the rounding
     if (ops != nullptr)  // the plan checked that each binary op has its operand (mutants_plugin.cpp)
@@ -156,6 +159,10 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         const long long x = f % p.out_spatial, index = p.dst_index(n, oc, x);
         // a sum's dst_prev: dst's value before this output is written (each output is written once)
         double prior = sum ? load_as_double(a.dst, p.dt, index) : 0.0;
+        if (scales != nullptr) {  // src_scale * weights_scale(oc) * sum, before the bias
+            const long long channel = p.m == M::sc_weights_scale_of_channel_0 ? 0 : oc;
+            v *= double(scales->src_scale) * double(convcheck_plugin_support::weights_scale(*scales, channel));
+        }
         if (p.m == M::po_before_bias) v = chain.apply(v, prior, n, oc, x);  // post_ops(sum) + bias
         if (p.d.has_bias && p.m != M::bias_dropped) {
             const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
@@ -166,6 +173,8 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         // po_sum_reads_written_dst: the convolution's result stored first, then the sum reads it back as dst_prev
         if (p.m == M::po_sum_reads_written_dst) prior = to_output(p, v);
         if (p.m != M::po_before_bias) v = chain.apply(v, prior, n, oc, x);
+        if (scales != nullptr && scales->dst_scale != 1.0f)  // the dst scale after the post-ops
+            v = p.m == M::sc_dst_scale_multiplied ? v * double(scales->dst_scale) : v / double(scales->dst_scale);
         if (p.m == M::dst_rounded_to_src_type) v = round_to(p.src_dt, v);  // then stored in dst's own type
         if (index >= written_elements) return;
         store_from_double(a.dst, p.dt, index, to_output(p, v));

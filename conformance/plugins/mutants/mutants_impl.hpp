@@ -32,9 +32,9 @@ struct PostOpChain {
 // Why the plugin declines a float case's chain (an op other than relu, clip, linear, sum, binary), or "".
 std::string float_post_ops_unsupported(const convcheck_conv_desc& desc, const convcheck_post_ops& ops);
 // dst of one discrete convolution (mutants_conv.cpp); `threads` is the instance's num_threads; `ops` the plan's
-// copy of a float case's post-ops (NULL: none).
+// copy of a float case's post-ops (NULL: none), `scales` its copy of a float case's scales (ABI 1.7; NULL: none).
 void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& args, Mutant mutant, int threads,
-                  const convcheck_post_ops* ops = nullptr);
+                  const convcheck_post_ops* ops = nullptr, const convcheck_scales* scales = nullptr);
 // Elements from dst's first to one past its last, gaps included (ABI 1.2 strides); its element count when dense.
 long long dst_span(const convcheck_conv_desc& desc);
 // The gradients of one backward pass (desc.prop_kind; mutants_backward.cpp): diff_src, or diff_weights and

@@ -15,6 +15,7 @@
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_post_ops.hpp"
 #include "convcheck/plugin_quantized.hpp"
+#include "convcheck/plugin_scales.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
@@ -149,7 +150,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
 // runner's (their own when there is none: the one-shot call), then copy it to dst.
 struct Plan : convcheck_conv_plan {
     Plan(const convcheck_conv_desc& desc, Mutant mutant, const Instance& instance)
-        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool), post_ops(post_ops_of(desc)) {
+        : convcheck_conv_plan(desc), mutant(mutant), threads(instance.threads), pool(instance.pool),
+          post_ops(post_ops_of(after_scales(desc))), scales(scales_of(desc)) {
         if (const convcheck_quantization* q = quantization_of(desc)) quantization = std::make_unique<QuantizationCopy>(*q);
     }
     bool in_workspace() const { return mutant == Mutant::workspace_overrun || mutant == Mutant::honest_workspace_pool; }
@@ -165,7 +167,7 @@ struct Plan : convcheck_conv_plan {
         if (quantization) {
             convcheck::mutants::compute_quantized(desc, quantization->q, args, mutant);
         } else if (!in_workspace()) {
-            convcheck::mutants::compute_conv(desc, args, mutant, threads, post_ops.get());
+            convcheck::mutants::compute_conv(desc, args, mutant, threads, post_ops.get(), scales.get());
         } else {
             const uint64_t bytes = dst_bytes();
             std::vector<unsigned char> own;
@@ -180,7 +182,7 @@ struct Plan : convcheck_conv_plan {
                 convcheck_conv_args one = image_args(desc, into, static_cast<int64_t>(n));
                 const std::vector<const void*> operands = image_operands(args, static_cast<int64_t>(n));
                 if (!operands.empty()) one.post_op_operands = operands.data();
-                convcheck::mutants::compute_conv(image, one, Mutant::none, 1, post_ops.get());
+                convcheck::mutants::compute_conv(image, one, Mutant::none, 1, post_ops.get(), scales.get());
             });
             std::memcpy(args.dst, workspace, bytes);
             if (mutant == Mutant::workspace_overrun) static_cast<volatile unsigned char*>(workspace)[bytes] = 0xEE;
@@ -208,6 +210,7 @@ struct Plan : convcheck_conv_plan {
     const convcheck_thread_pool* const pool;
     std::unique_ptr<QuantizationCopy> quantization;  // a quantized case's (ABI 1.5)
     const PostOpsCopy post_ops;                      // a float case's (ABI 1.6), or none
+    const ScalesCopy scales;                         // a float case's (ABI 1.7), or none
 };
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
@@ -300,6 +303,8 @@ const convcheck_api api = [] {
     // ABI 1.7's general output and per-channel src and dst zero points too; conv_query declines what it lacks
     add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
     add_post_ops<prepare>(convcheck::mutants::float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7)
+    // a float case's scales (ABI 1.7; mutants_conv.cpp's store): every form
+    add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });
     add_backward<prepare, backward_query, backward_execute>(a);
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -35,6 +35,9 @@
 //   quantized   (ABI 1.5) int8 convolution_forward with output scales and zero points (onednn_quantized.cpp).
 //   post-ops    (ABI 1.6) the chain as the primitive's dnnl::post_ops attribute (onednn_post_ops.cpp); with a
 //               sum, dst's prior content goes into the primitive's dst before it runs.
+//   scales      (ABI 1.7, a float case's; docs/scales.md) asked of oneDNN as the one multiplier 2.6 has, its
+//               output scales (src_scale * weights_scale(oc) / dst_scale); 2.6 refuses output scales other than 1
+//               on its float convolutions (unimplemented), and the case is declined in its words (scales_accepts).
 //   threads     oneDNN here runs on OpenMP, whose pool is process-wide: the plugin cannot use the
 //               runner's thread pool (ABI 1.2; that would need oneDNN's threadpool runtime), and
 //               create's num_threads becomes omp_set_num_threads(n) at each execute: a process-wide
@@ -52,6 +55,7 @@
 #include "convcheck/adaptation/adaptation.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_post_ops.hpp"
+#include "convcheck/plugin_scales.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/plugin_quantized.hpp"
@@ -200,16 +204,27 @@ dnnl::primitive_attr user_scratchpad(const convcheck_conv_desc& d) {
 // The forward primitive descriptor for the (adapted) case, with the post-ops of `ops` when given; throws
 // dnnl::error when oneDNN refuses it. forward_inference for the forward pass; forward_training as the hint of a
 // backward one.
-dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d,
-                                                              dnnl::prop_kind kind = dnnl::prop_kind::forward_inference,
-                                                              const convcheck_post_ops* ops = nullptr) {
+// With output_scales (mask 0: one value; 1 << 1: one per output channel), the primitive's output scales too.
+struct OutputScales {
+    int mask = 0;
+    std::vector<float> values;
+};
+dnnl::convolution_forward::primitive_desc make_primitive_desc(const dnnl::engine& engine, const convcheck_conv_desc& d,
+                                                              dnnl::prop_kind kind, const convcheck_post_ops* ops,
+                                                              const OutputScales* output_scales) {
     const AnyDescs m = any_descs(d);
     const dnnl::convolution_forward::desc conv(kind, dnnl::algorithm::convolution_direct, m.src, m.weights, m.bias, m.dst,
                                                spatial(d, d.strides), dilations(d), spatial(d, d.pads_begin),
                                                spatial(d, d.pads_end));
     dnnl::primitive_attr attr = user_scratchpad(d);
     if (ops != nullptr) attr.set_post_ops(convcheck_onednn::make_post_ops(d, *ops));
-    return dnnl::convolution_forward::primitive_desc(conv, attr, p.engine);
+    if (output_scales != nullptr) attr.set_output_scales(output_scales->mask, output_scales->values);
+    return dnnl::convolution_forward::primitive_desc(conv, attr, engine);
+}
+dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& p, const convcheck_conv_desc& d,
+                                                              dnnl::prop_kind kind = dnnl::prop_kind::forward_inference,
+                                                              const convcheck_post_ops* ops = nullptr) {
+    return make_primitive_desc(p.engine, d, kind, ops, nullptr);
 }
 
 // `what`: the primitive refused, when it is not the forward one the case asks for.
@@ -505,6 +520,29 @@ convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv
     return nullptr;
 }
 
+// ABI 1.7: a float case's scales (docs/scales.md). oneDNN 2.6's one multiplier of a float convolution is its output
+// scales, which scale the result before the post-ops (a dst scale divides after them): the plugin asks oneDNN for the
+// case's primitive with src_scale * weights_scale(oc) / dst_scale as output scales (mask 0, or 1 << 1 per output
+// channel) and declines in oneDNN's words when it refuses, as 2.6 does for every output scale other than 1 on a float
+// convolution (unimplemented). Where it would accept them, the plugin declines too: it passes no scales to oneDNN.
+std::string scales_accepts(const convcheck_conv_desc& desc, const convcheck_scales& s) {
+    const convcheck_conv_desc rest = support::after_scales(desc);
+    if (const std::string why = dtype_unsupported(rest); !why.empty()) return why;
+    OutputScales output{s.weights_scale_count == 1 ? 0 : 1 << 1, {}};
+    for (int64_t oc = 0; oc < s.weights_scale_count; ++oc)
+        output.values.push_back(static_cast<float>(double(s.src_scale) * double(support::weights_scale(s, oc)) /
+                                                   double(s.dst_scale)));
+    static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    try {
+        make_primitive_desc(engine, support::library_desc(rest, plan_for(expressible(rest))),
+                            dnnl::prop_kind::forward_inference, support::post_ops_of(rest), &output);
+    } catch (const dnnl::error& e) {
+        return refusal(e, rest, "the case with output scales (set_output_scales mask " + std::to_string(output.mask) + ")");
+    }
+    return "oneDNN accepts output scales for this case, but the plugin passes no scales to oneDNN (its float "
+           "convolutions refused them where the plugin was made)";
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // forward: each tensor's own data type
@@ -513,6 +551,7 @@ const convcheck_api api = [] {
     support::add_quantized<prepare>(support::kQuantizedF32Bias | support::kQuantizedGeneralOutput |
                                     support::kQuantizedChannelZeroPoints);
     support::add_post_ops<prepare>(convcheck_onednn::post_ops_accepts);
+    support::add_scales<prepare>(scales_accepts);  // asked of oneDNN, declined in its words (scales_accepts)
     support::add_backward<prepare, backward_query, backward_execute>(a);
     support::add_conv_transposed<convcheck_onednn::transposed_query, convcheck_onednn::transposed_execute>(a);
     return a;

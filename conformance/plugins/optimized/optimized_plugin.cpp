@@ -20,6 +20,7 @@
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/plugin_cc_backward.hpp"
 #include "convcheck/plugin_post_ops.hpp"
+#include "convcheck/plugin_scales.hpp"
 #include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
@@ -141,13 +142,19 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
 // fp8 (ABI 1.7) runs the same way: the implementation has no fp8 kernels, and every fp8 value is an f32 (exact).
 // So do fused post-ops on a float case (ABI 1.6): the implementation computes the convolution with its bias in f32,
 // the plugin applies the chain to that result in double (float_post_ops) and rounds once to dst's type.
-bool runs_widened(const convcheck::ConvDescriptor& d) { return d.mixed() || d.has_fp8() || !d.post_ops.empty(); }
+// So do scales on a float case (ABI 1.7, docs/scales.md): the implementation computes the sum without the bias in
+// f32, the plugin multiplies it by src_scale * weights_scale(oc), adds the bias, applies the chain and divides by the
+// dst scale, in double, and rounds once to dst's type.
+bool runs_widened(const convcheck::ConvDescriptor& d) {
+    return d.mixed() || d.has_fp8() || !d.post_ops.empty() || d.scales.present();
+}
 
 convcheck::ConvDescriptor dense_form(convcheck::ConvDescriptor d) {
     d.src_strides.clear(), d.weights_strides.clear(), d.dst_strides.clear();
     if (d.filter_format == convcheck::FilterFormat::oxi) d.filter_format = convcheck::FilterFormat::oix;
     if (runs_widened(d)) d.dtype = convcheck::DataType::f32, d.dtype_overrides = {};
     d.post_ops.clear();  // applied by the plugin to the implementation's result
+    if (d.scales.present()) d.has_bias = false, d.scales = {};  // the bias comes after the scales (run)
     return d;
 }
 
@@ -325,7 +332,7 @@ struct Plan : convcheck_conv_plan {
             DenseCopy weights;
             const std::vector<float> bias = runs_widened(d) ? widened_bias(d, inputs.bias) : std::vector<float>();
             plan.emplace(dense, weights.in(d, dense, convcheck::TensorRole::weights, inputs.weights),
-                         runs_widened(d) && inputs.bias ? bias.data() : inputs.bias, options);
+                         !dense.has_bias ? nullptr : runs_widened(d) && inputs.bias ? bias.data() : inputs.bias, options);
         }
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
@@ -344,7 +351,7 @@ struct Plan : convcheck_conv_plan {
         DenseCopy weights;
         const std::vector<float> bias = runs_widened(d) ? widened_bias(d, args.bias) : std::vector<float>();
         return run(opt::ConvPlan(dense, weights.in(d, dense, convcheck::TensorRole::weights, args.weights),
-                                 runs_widened(d) && args.bias ? bias.data() : args.bias, options),
+                                 !dense.has_bias ? nullptr : runs_widened(d) && args.bias ? bias.data() : args.bias, options),
                    args);
     }
     convcheck_error* run(const opt::ConvPlan& p, const convcheck_conv_args& args) const {
@@ -360,10 +367,14 @@ struct Plan : convcheck_conv_plan {
             for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
                 const std::int64_t at = dense_offsets[static_cast<std::size_t>(flat)];
+                const std::int64_t oc = (flat / spatial) % d.out_channels;
                 double v = result[at];
+                if (d.scales.present())  // src_scale * weights_scale(oc) * sum, then the bias
+                    v = double(d.scales.src) * double(d.scales.weights_of(oc)) * v +
+                        (d.has_bias ? convcheck::load_as_double(args.bias, d.bias_dtype(), oc) : 0.0);
                 if (!d.post_ops.empty())  // dst's prior value read before this output is written
-                    v = float_post_ops(d, args, v, convcheck::load_as_double(args.dst, d.dst_dtype(), offset),
-                                       (flat / spatial) % d.out_channels, at);
+                    v = float_post_ops(d, args, v, convcheck::load_as_double(args.dst, d.dst_dtype(), offset), oc, at);
+                if (d.scales.dst != 1.0f) v /= double(d.scales.dst);  // the dst scale after the post-ops
                 convcheck::store_from_double(args.dst, d.dst_dtype(), offset, v);
             });
         } else if (dst_moves) {
@@ -534,6 +545,8 @@ const convcheck_api api = [] {
     // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported) and per-channel zero points on its int16 path
     add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
     add_post_ops<prepare>(float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7), widened
+    // a float case's scales (ABI 1.7), every form, widened: applied in double to the f32 sum (Plan::run)
+    add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

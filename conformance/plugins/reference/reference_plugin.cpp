@@ -21,6 +21,7 @@
 #include "convcheck/plugin_transposed.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_post_ops.hpp"
+#include "convcheck/plugin_scales.hpp"
 #include "reference_post_ops.hpp"
 #include "reference_quantized.hpp"
 
@@ -121,7 +122,7 @@ struct Plan : convcheck_conv_plan {
         convcheck::validate(d);  // throws ConvError (std::invalid_argument) -> an invalid-argument error
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
-        if (!d.post_ops.empty()) return execute_with_post_ops(args);
+        if (!d.post_ops.empty() || d.scales.present()) return execute_with_post_ops(args);
         parallel_for(pool, static_cast<std::size_t>(d.batch), [&](std::size_t n) {
             const convcheck_conv_args one = image_args(desc, args, static_cast<int64_t>(n));
             const auto result = convcheck::reference::convolution(image, one.src, one.weights, one.bias);
@@ -130,7 +131,8 @@ struct Plan : convcheck_conv_plan {
         write_implementation(&args, "reference_f64_summation");
         return nullptr;
     }
-    // ABI 1.6: the whole batch at once; dst_prev is read before dst is written.
+    // ABI 1.6: the whole batch at once; dst_prev is read before dst is written. 1.7: the scales (reference::convolution
+    // scales the sum and adds the bias; the dst scale divides after the post-ops).
     convcheck_error* execute_with_post_ops(const convcheck_conv_args& args) {
         namespace ref = convcheck::reference;
         ref::PostOpData data;
@@ -138,8 +140,9 @@ struct Plan : convcheck_conv_plan {
         if (convcheck::has_sum(d.post_ops)) data.prior_dst = ref::dst_to_ncx(d, args.dst);
         auto result = ref::convolution(d, args.src, args.weights, args.bias);
         ref::apply_post_ops(d, data, result.dst);
+        ref::apply_dst_scale(d, result.dst);
         ref::round_dst_to_output(d, result.dst, args.dst);
-        write_implementation(&args, "reference_f64_summation_post_ops");
+        write_implementation(&args, d.post_ops.empty() ? "reference_f64_summation_scales" : "reference_f64_summation_post_ops");
         return nullptr;
     }
     const convcheck::ConvDescriptor d, image;
@@ -256,6 +259,8 @@ const convcheck_api api = [] {
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // the reference reads each tensor in its own dtype
     add_conv<prepare>(a, conv_query);
     add_post_ops<prepare>([](const convcheck_conv_desc&, const convcheck_post_ops&) { return std::string(); });
+    // ABI 1.7: a float case's scales, every form (from_abi reads them)
+    add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });
     // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points
     add_quantized<prepare>(kQuantizedF32Bias | kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward

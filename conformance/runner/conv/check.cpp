@@ -45,6 +45,7 @@ std::string conv_unclaimed(const PluginInfo& info, const Case& c) {
     if (std::string why = tensors_unclaimed(info, d.dtype, d.rank, d.data_format, d.filter_format); !why.empty())
         return why;
     if (std::string why = post_ops_unclaimed(info, d); !why.empty()) return why;  // ABI 1.6
+    if (std::string why = scales_unclaimed(info, d); !why.empty()) return why;    // ABI 1.7
     return unclaimed_abi(info, to_abi(d));  // ABI 1.2: per-tensor dtypes, the pass, extensions
 }
 
@@ -154,7 +155,7 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
 
 void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, const accuracy::Contract& contract,
                 const CaseMemory& needs, CaseResult& r) {
-    const ConvDescriptor& d = c.conv;
+    const ConvDescriptor d = with_drawn_scales(c.conv, c.seed);  // wsc=oc: the seed's per-channel scales
     if (d.mixed() && (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound)))
         if (declined("mixed per-tensor dtypes (" + dtypes_text(d) + ") are checked in exact and bound mode on generated data only (" +
                          (c.vector_dir.empty() ? std::string("mode ") + accuracy::to_string(c.mode) : "a stored vector") +
@@ -171,6 +172,11 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound && c.mode != Mode::probe)) &&
         declined("post-ops are judged in exact, bound and probe modes only, not in " +
                      std::string(c.vector_dir.empty() ? accuracy::to_string(c.mode) : "a stored vector"),
+                 r))
+        return;
+    if (d.scales.present() && (!c.vector_dir.empty() || (c.mode != Mode::exact && c.mode != Mode::bound)) &&
+        declined("scales (" + scales_text(d.scales).substr(1) + ") are judged in exact and bound modes on generated data "
+                     "only, not in " + std::string(c.vector_dir.empty() ? accuracy::to_string(c.mode) : "a stored vector"),
                  r))
         return;
     if (!c.vector_dir.empty()) return check_conv_stored(backend, c, s, contract, needs, r);
@@ -190,7 +196,14 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         auto f = accuracy::make_random_fill(d, c.seed);
         src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
     }
-    auto want = reference_sums(d, c.mode, src, weights, bias);  // bound mode: the GEMM evaluator (conv/reference_sums.cpp)
+    // scales (docs/scales.md): the sum times src_scale * weights_scale(oc), then the bias; the dst scale after the
+    // chain. Without scales, bound mode takes the GEMM evaluator's sums (conv/reference_sums.cpp)
+    auto want = d.scales.present() ? reference::scaled_summation(d, src, weights, bias)
+                                   : reference_sums(d, c.mode, src, weights, bias);
+    if (d.scales.present()) {
+        if (c.mode == Mode::exact && declined(scales_not_exact(d, want), r)) return;
+        count_scale_roundings(d, want.terms);
+    }
     // post-ops (ABI 1.6): the chain on the exact sum with its bias, before the rounding (reference/post_ops.hpp)
     const reference::PostOpData post = make_post_op_data(d, c.mode, c.seed);
     // exact mode: the one right answer is the exact sum rounded once to the output type (the same
@@ -202,9 +215,14 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     if (!d.post_ops.empty()) {
         if (c.mode == Mode::exact && declined(post_ops_not_exact(d, contract, post, want.dst), r)) return;
         std::string undetermined;
-        if (!exact) bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms, &undetermined);
+        if (!exact)
+            bounds = post_op_bounds(d, contract, post, want.dst, want.magnitude, want.terms, &undetermined, d.scales.dst);
         if (declined(undetermined, r)) return;
         reference::apply_post_ops(d, post, want.dst, contract.post_op_nan);
+    }
+    if (d.scales.dst != 1.0f) {  // v / dst_scale: the value and its magnitude (the bound's M) alike
+        reference::apply_dst_scale(d, want.dst);
+        reference::apply_dst_scale(d, want.magnitude);
     }
     if (exact)  // an fp8 dst past its range: the declared overflow rule (docs/fp8.md)
         for (double& v : want.dst) v = accuracy::round_to_output(contract, v);

@@ -54,6 +54,10 @@ ConvExecution conv_execution(const ConvDescriptor& d, const Buffers& b) {
         for (const GuardedBuffer& operand : b.operands) e.operands.push_back(operand.bytes() > 0 ? &operand : nullptr);
         if (has_sum(d.post_ops)) e.prior_dst = &b.prior_dst;
     }
+    if (d.scales.present()) {  // ABI 1.7: the scales extension, first on the chain
+        e.scales = std::make_shared<AbiScales>();
+        attach_scales(d, e.desc, *e.scales);
+    }
     e.src = &b.src;
     e.weights = &b.weights;
     e.bias = d.has_bias ? &b.bias : nullptr;

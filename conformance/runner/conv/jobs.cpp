@@ -51,7 +51,7 @@ std::string conv_output_element(const Case& c, std::int64_t flat) {
 }
 
 ChildOutcome time_conv(const Backend& backend, const Case& c, const TimedRun& run) {
-    const ConvDescriptor& d = c.conv;
+    const ConvDescriptor d = with_drawn_scales(c.conv, c.seed);
     const auto fill = accuracy::make_random_fill(d, c.seed);
     const Buffers b = make_buffers(d, fill.src, fill.weights, fill.bias);
     ConvExecution e = conv_execution(d, b);

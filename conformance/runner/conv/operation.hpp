@@ -93,10 +93,12 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
 double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
                            std::int64_t at, double& v, double e, std::string* undetermined = nullptr,
                            std::size_t first = 0);
+// With a dst scale other than 1 (scales.hpp), the value after the chain is divided by it, with two more f32
+// roundings (1 / dst_scale and the product) on the bound before dst's rounding.
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
-                                   std::string* undetermined = nullptr);
+                                   std::string* undetermined = nullptr, double dst_scale = 1.0);
 // Probe mode: "" when the NaN policy of every op of d's chain is known (declared for relu, clip, max and min; fixed
 // by its arithmetic for the rest), else why the case is declined.
 std::string post_ops_not_probed(const ConvDescriptor& d);
@@ -112,5 +114,17 @@ void probe_post_ops(const ConvDescriptor& d, const accuracy::Contract& c, const 
 double eltwise_spread(const PostOp& op, double v, double e);
 double lipschitz(const PostOp& op, double a, double b);
 bool outside_domain(const PostOp& op, double a, double b);
+
+// ---- discrete convolution: scales (conv/scales.cpp, docs/scales.md) -----------------------------------------
+// d with its per-channel scales drawn from the seed when wsc=oc asks for them; d itself otherwise.
+ConvDescriptor with_drawn_scales(const ConvDescriptor& d, std::uint64_t seed);
+// "" unless d has scales and the plugin's ABI predates the scales extension (1.7).
+std::string scales_unclaimed(const PluginInfo& info, const ConvDescriptor& d);
+// Exact mode: "" when a dst scale that is a power of two and scale products exact in f32 make the scaled results
+// (want: scaled_summation's, before any post-op) the one right answer, else why the case needs bound mode.
+std::string scales_not_exact(const ConvDescriptor& d, const reference::ConvResult& want);
+// The f32 roundings of the scale multiplications, counted as terms of the bound (two for src_scale * weights_scale
+// and its product with the sum, two for the dst scale).
+void count_scale_roundings(const ConvDescriptor& d, std::vector<std::int64_t>& terms);
 
 }  // namespace convcheck::runner::detail

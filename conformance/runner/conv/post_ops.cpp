@@ -29,6 +29,7 @@
 #include <random>
 
 #include "convcheck/abi/abi_post_ops.hpp"
+#include "convcheck/core/rounding_error.hpp"
 #include "convcheck/reference/post_ops.hpp"
 #include "operation.hpp"
 
@@ -325,14 +326,18 @@ double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c,
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
-                                   std::string* undetermined) {
+                                   std::string* undetermined, double dst_scale) {
     const accuracy::BoundScale scale = accuracy::bound_scale(c, magnitude, terms);
     std::vector<double> bounds(y.size());
     for (std::size_t i = 0; i < y.size(); ++i) {
         double v = y[i];
         // E0: the convolution's accumulated error (error_bound of an exact value 0: its M and n terms alone)
         const double e0 = accuracy::error_bound(c, 0.0, scale.magnitude(magnitude[i]), scale.terms(terms[i]));
-        const double e = carry_post_op_bound(d, c, data, static_cast<std::int64_t>(i), v, e0, undetermined);
+        double e = carry_post_op_bound(d, c, data, static_cast<std::int64_t>(i), v, e0, undetermined);
+        if (dst_scale != 1.0) {  // v / dst_scale: 1 / dst_scale and the product each round once (scales.hpp)
+            e = (e + convcheck::gamma(2, accuracy::accumulation_roundoff(c)) * (std::fabs(v) + e)) / dst_scale;
+            v /= dst_scale;
+        }
         bounds[i] = accuracy::output_error_bound(c, v, e);
     }
     return bounds;

@@ -247,6 +247,9 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
     // fused post-ops on a float case, each post-op bug class in exact mode (docs/selftest.md): a per_oc operand in
     // groups, a bias under the chain's first eltwise, two ops that do not commute first (relu, then a sum), a clip
     bool po_group_operand = false, po_bias = false, po_order_and_sum = false, po_clip = false;
+    // scales on a float case in exact mode (docs/scales.md): per-channel weights scales (read from channel 0, the other
+    // channels move) and a dst scale other than 1 (multiplied instead of divided, every output moves)
+    bool sc_per_channel = false, sc_dst = false;
     for (const SuiteEntry& e : builtin_suite_entries("smoke")) {
         if (e.descriptor.starts_with("qconv:")) {
             const QuantizedDescriptor q = parse_quantized_descriptor(e.descriptor);
@@ -291,6 +294,10 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
             bwd_w_probe |= probe;
             continue;
         }
+        if (d.scales.present() && e.modes.find('e') != std::string::npos) {
+            sc_per_channel |= d.scales.per_channel && d.out_channels > 1;
+            sc_dst |= d.scales.dst != 1.0f;
+        }
         if (!d.post_ops.empty() && e.modes.find('e') != std::string::npos) {
             const std::vector<PostOp>& ops = d.post_ops;
             for (const PostOp& op : ops) {
@@ -326,6 +333,7 @@ TEST(SuiteDesign, SmokeHasADesignedCaseForEveryClassOfBug) {
         << "smoke needs a quantized case for each int8 bug class";
     EXPECT_TRUE(po_group_operand && po_bias && po_order_and_sum && po_clip)
         << "smoke needs a float post-op case in exact mode for each post-op bug class";
+    EXPECT_TRUE(sc_per_channel && sc_dst) << "smoke needs a float case with scales in exact mode for each scales bug class";
 }
 
 TEST(SuiteDesign, SpecialFillsAreExactModeData) {

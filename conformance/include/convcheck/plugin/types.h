@@ -106,7 +106,8 @@ typedef struct convcheck_conv_plan convcheck_conv_plan;
  * another operation. The runner sends a chain only to a plugin built against 1.2 or later (older
  * ones cannot see the field). 1.5 sends one, the quantization extension, with every quantized case and with
  * nothing else; before 1.5 `next` is always NULL. 1.6 sends the post-ops extension with a float forward case
- * that has post-ops, only to a plugin of 1.6 or later that claims them. */
+ * that has post-ops, only to a plugin of 1.6 or later that claims them. 1.7 sends the scales extension with a float
+ * forward case that has scales, only to a plugin of 1.7 or later. */
 typedef struct convcheck_extension {
     size_t struct_size;
     int32_t tag;                            /* convcheck_extension_tag */
@@ -117,7 +118,8 @@ typedef struct convcheck_extension {
 typedef enum {
     CONVCHECK_EXTENSION_NONE = 0,
     CONVCHECK_EXTENSION_QUANTIZATION = 1, /* 1.5: convcheck_quantization (convcheck/plugin/quantization.h) */
-    CONVCHECK_EXTENSION_POST_OPS = 2      /* 1.6: convcheck_post_ops (convcheck/plugin/post_ops.h) */
+    CONVCHECK_EXTENSION_POST_OPS = 2,     /* 1.6: convcheck_post_ops (convcheck/plugin/post_ops.h) */
+    CONVCHECK_EXTENSION_SCALES = 3        /* 1.7: convcheck_scales (convcheck/plugin/scales.h) */
 } convcheck_extension_tag;
 
 /* ---- call arguments ------------------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 
 #include "convcheck/core/dtype.hpp"
 #include "convcheck/core/post_ops.hpp"
+#include "convcheck/core/scales.hpp"
 
 namespace convcheck {
 
@@ -87,6 +88,7 @@ struct ConvDescriptor {
     Pass pass = Pass::forward;          // dir=: the forward pass unless a backward one is asked for
     std::vector<PostOp> post_ops;       // po=: fused post-ops, applied in order (post_ops.hpp); empty: none
     FpMath fpmath = FpMath::strict;     // fpmath=: the input precision the backend may compute in (above)
+    ConvScales scales;                  // ssc=, wsc=, dsc=: oneDNN's scales (scales.hpp); forward pass only
 
     bool operator==(const ConvDescriptor& other) const;
 
@@ -126,14 +128,14 @@ struct ConvDescriptor {
 //   in_channels and out_channels divisible by groups; a non-empty output on every axis
 //   (K <= input + pads_begin + pads_end); every element count and byte size fits in 64 bits;
 //   the rules of memory_layout.hpp for any strides given; a bias data type of its own only with has_bias; the
-//   post-op rules of post_ops.hpp.
+//   post-op rules of post_ops.hpp; scales (scales.hpp) > 0 and finite, on the forward pass only.
 void validate(const ConvDescriptor& d);
 
 // The canonical string form, e.g.
 //   conv:n=1,c=16,o=32,g=1,in=7x7,k=3x3,s=1x1,d=1x1,pb=1x1,pe=1x1,bias=0,dt=f32,data=ncx,wei=oix
 // print() writes every field (ss=, ws=, ds= when the descriptor gives strides, e.g. ss=96x1x24x3; dir=bwd_d
 // or dir=bwd_w for a backward pass, nothing for the forward pass; po=relu+sum:0.5+add:per_oc when the descriptor
-// has post-ops); parse(print(d)) == d for every valid d.
+// has post-ops; ssc=, wsc=, dsc= for the scales that are not 1); parse(print(d)) == d for every valid d.
 // Data types: dt=f32 when every tensor has one type; else benchdnn's order dt=src:weights:dst (e.g.
 // dt=bf16:bf16:f32), and bdt=<type> when the bias's type differs from src's.
 std::string to_string(const ConvDescriptor& d);

@@ -26,4 +26,9 @@ bool benchdnn_integer_types(const std::array<std::string, 3>& types);
 BenchdnnMapping map_benchdnn_int8_case(const BenchdnnSetup& setup, const BenchdnnProblem& problem,
                                        const std::array<std::string, 3>& types);
 
+// --attr-scales on a float (f32, f16, bf16, fp8) forward convolution onto d.scales (docs/scales.md): src and dst
+// `common` (mask 0) f32 values, weights `common` or `per_oc` (drawn from the case's seed: wsc=oc). False with the
+// skip reason for what that does not hold (per-channel src or dst scales, typed or grouped scales).
+bool benchdnn_float_scales(const std::string& written, ConvDescriptor& d, std::string* reason);
+
 }  // namespace convcheck

@@ -46,9 +46,22 @@ void round_dst_to_output(const ConvDescriptor& d, std::span<const double> dst_nc
 void ncx_to_src(const ConvDescriptor& d, std::span<const double> src_ncx, void* src);
 void oix_to_weights(const ConvDescriptor& d, std::span<const double> weights_oix, void* weights);
 
+// Scales (core/scales.hpp, oneDNN's; benchdnn's ref_conv.cpp places them so): the products' sum times
+// src_scale * weights_scale(oc), then the bias,
+//   x(n, oc, y) = src_scale * weights_scale(oc) * sum(src * weights) + bias(oc),
+// the value the post-ops read; after them, dst_scale divides (dst = v / dst_scale), and then the one rounding.
+// scaled_summation gives x, its magnitude src_scale * weights_scale(oc) * sum |src * weights| + |bias| and the
+// term count; d.scales must not be drawn (wsc=oc: the caller puts the drawn ones in d.scales.channel). Without
+// scales it is fast_convolution_summation's result.
+ConvResult scaled_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
+                            std::span<const double> weights_oix, std::span<const double> bias, int threads = 0);
+// v / dst_scale for every output of dst (NCX), in place: the last step before the conversion to dst's type.
+void apply_dst_scale(const ConvDescriptor& d, std::span<double> dst_ncx);
+
 // The whole reference on buffers of their own data types in the descriptor's formats (bias may be null when
 // !d.has_bias). Validates d first (throws ConvError). The sum is fast_convolution_summation's on
-// `threads` threads (0: one per core): the same bits as convolution_summation.
+// `threads` threads (0: one per core): the same bits as convolution_summation; with scales, scaled_summation's
+// (the dst scale is the caller's, after any post-ops: apply_dst_scale).
 ConvResult convolution(const ConvDescriptor& d, const void* src, const void* weights, const void* bias,
                        int threads = 0);
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "convcheck/abi/abi_post_ops.hpp"
+#include "convcheck/abi/abi_scales.hpp"
 #include "convcheck/runner/isolation.hpp"
 
 namespace convcheck::runner {
@@ -35,6 +36,7 @@ struct ConvExecution : OperationExecution {
     // ABI 1.6 post-ops: the chain desc.next points to (held here), each op's operand (NULL for ops without),
     // and for a sum dst_prev, copied into dst (and the one-shot dst) before every execute.
     std::shared_ptr<AbiPostOps> post_ops;
+    std::shared_ptr<AbiScales> scales;  // ABI 1.7: the scales extension, when the case has scales
     std::vector<const GuardedBuffer*> operands;
     const GuardedBuffer* prior_dst = nullptr;
 };
