@@ -16,10 +16,14 @@ bool is_integer(const std::string& t) {
     return t == "u8" || t == "s8" || t == "s32" || t == "s64" || t == "s4" || t == "u4" || t == "boolean";
 }
 
-// One ARG:MASK[:VALUE[:DATA_TYPE]] entry of --attr-scales or --attr-zero-points.
+// One entry of --attr-scales or --attr-zero-points as benchdnn reads it (dnn_types.cpp, entry_t::from_str): ARG:MASK,
+// then the VALUE only where the mask gives one value (common, host_scalar, 0: has_single_element()), then
+// [:DATA_TYPE[:GROUPS]]. So wei:per_oc:bf16 is per-channel scales of type bf16, not a value "bf16".
 struct ArgPolicy {
     std::string arg, mask, value, data_type;
 };
+
+bool common_mask(const std::string& mask) { return mask == "common" || mask == "host_scalar" || mask == "0"; }
 
 std::vector<ArgPolicy> arg_policies(const std::string& written) {
     std::vector<ArgPolicy> out;
@@ -29,15 +33,14 @@ std::vector<ArgPolicy> arg_policies(const std::string& written) {
         ArgPolicy p;
         if (!parts.empty()) p.arg = parts[0];
         if (parts.size() > 1) p.mask = parts[1];
-        if (parts.size() > 2) p.value = parts[2];
-        if (parts.size() > 3) p.data_type = parts[3];
-        if (parts.size() > 4) p.data_type = "groups";  // a GROUPS part: grouped scales or zero points
+        const std::size_t type_at = common_mask(p.mask) ? 3 : 2;  // after the value, where there is one
+        if (type_at == 3 && parts.size() > 2) p.value = parts[2];
+        if (parts.size() > type_at) p.data_type = parts[type_at];
+        if (parts.size() > type_at + 1) p.data_type = "groups";  // a GROUPS part: grouped scales or zero points
         out.push_back(p);
     }
     return out;
 }
-
-bool common_mask(const std::string& mask) { return mask == "common" || mask == "host_scalar" || mask == "0"; }
 
 // A scale: benchdnn's f32 value of the text (stof_safe), finite. A zero point: an integer within s32.
 bool parse_float(const std::string& text, float* out) { return read_benchdnn_float(text, out) && std::isfinite(*out); }
@@ -67,7 +70,6 @@ std::string apply_scales(const std::string& written, QuantizedDescriptor& q) {
         const bool grouped = q.conv.groups > 1;  // per_oc of grouped weights is per_dim_01 (mask 3): every output channel
         if (wei && (p.mask == "per_oc" || p.mask == (grouped ? "3" : "1") || (grouped && p.mask == "per_dim_01") ||
                     (!grouped && p.mask == "per_dim_0"))) {
-            if (!p.value.empty()) return option + ": a value for wei:" + p.mask + " (benchdnn refuses it)";
             q.per_channel_scales = true;
             continue;
         }
@@ -94,7 +96,6 @@ std::string apply_zero_points(const std::string& written, QuantizedDescriptor& q
                    "; convcheck's quantized descriptor has integer zero points that s32, s8 or u8 hold";
         const bool channel_mask = p.mask == "per_dim_1" || p.mask == "per_oc" || p.mask == "2";
         if (channel_mask && p.arg != "wei") {
-            if (!p.value.empty()) return option + ": a value for " + p.arg + ":" + p.mask + " (benchdnn refuses it)";
             if (!p.data_type.empty() && p.data_type != "s32")
                 return option + ": " + p.arg + ":" + p.mask + " of type " + p.data_type +
                        "; convcheck draws per-channel zero points over the tensor's own type, which " + p.data_type +

@@ -44,6 +44,9 @@ TEST(BenchdnnInt8, CasesAreQuantizedDescriptorsOrSkippedWithTheirReason) {
         {"zero_points", nullptr, "--attr-zero-points: wei zero points in groups"},
         {"scales", nullptr, "--attr-scales: src:per_dim_1"},
         {"scales", nullptr, "--attr-scales: dst scales of type f16"},
+        // per_oc gives no value: the field after it is the data type (benchdnn's entry_t::from_str)
+        {"scales", nullptr, "--attr-scales: wei scales of type bf16"},
+        {"scales", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,wsc=oc", nullptr},
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=relu+sum:0.5", nullptr},
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=prelu:per_oc", nullptr},  // prelu on int8
         {"backward", nullptr, "--dir=BWD_D: an int8 backward pass"},
