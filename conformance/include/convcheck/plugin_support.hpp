@@ -10,6 +10,7 @@
 // convcheck, so it computes with its own backend or not at all.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -47,6 +48,22 @@ struct convcheck_conv_plan {
 };
 
 namespace convcheck_plugin_support {
+
+// A plugin's options text (convcheck_create_args: "key=value,key=value", from --backend-option): its items in order
+// as {key, value}, empty items left out, a key without '=' with the value "".
+inline std::vector<std::pair<std::string, std::string>> option_items(const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> items;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, end - start);
+        start = end + 1;
+        if (item.empty()) continue;
+        const std::size_t eq = item.find('=');
+        items.emplace_back(item.substr(0, eq), eq == std::string::npos ? "" : item.substr(eq + 1));
+    }
+    return items;
+}
 
 // Never throws: when even the error cannot be allocated, NULL would read as success, so a static
 // out-of-memory error stands in (error_destroy never frees it).

@@ -79,14 +79,7 @@ at::ScalarType scalar_type(const convcheck_conv_desc& d) {
 
 // The options: tf32=on|off, device=N, comma-separated items.
 convcheck_error* parse_options(const std::string& text, convcheck_plugin& plugin) {
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t end = std::min(text.find(',', start), text.size());
-        const std::string item = text.substr(start, end - start);
-        start = end + 1;
-        if (item.empty()) continue;
-        const std::size_t eq = item.find('=');
-        const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    for (const auto& [key, value] : support::option_items(text)) {
         if (key == "tf32") {
             if (value != "on" && value != "off") return support::invalid_argument("libtorch_cuda: tf32='" + value + "' is not on or off");
             plugin.tf32 = value == "on";

@@ -126,14 +126,7 @@ at::ScalarType scalar_type(const convcheck_conv_desc& d) { return d.dtype == CON
 
 // The options: cc_method=<standard|discrete_convs>, comma-separated items.
 convcheck_error* parse_options(const std::string& text, convcheck_libtorch::CcSettings& cc) {
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t end = std::min(text.find(',', start), text.size());
-        const std::string item = text.substr(start, end - start);
-        start = end + 1;
-        if (item.empty()) continue;
-        const std::size_t eq = item.find('=');
-        const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    for (const auto& [key, value] : support::option_items(text)) {
         if (key != "cc_method") return support::invalid_argument("libtorch: unknown option '" + key + "' (cc_method)");
         if (!convcheck_libtorch::cc::parse_method(value, &cc.method))
             return support::invalid_argument("libtorch: cc_method='" + value + "' is not standard or discrete_convs");

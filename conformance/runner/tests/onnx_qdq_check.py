@@ -13,13 +13,14 @@ Builds QDQ models with python3-onnx (onnx.helper): DequantizeLinear -> Conv -> [
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from cli_run import run_convcheck
 
 convcheck, plugins = sys.argv[1], sys.argv[2:]
 tmp = tempfile.mkdtemp(prefix="convcheck-onnx-qdq-")
@@ -32,10 +33,7 @@ def check(condition, message):
 
 
 def run(args, expect):
-    p = subprocess.run([convcheck] + args, capture_output=True, text=True)
-    check(p.returncode == expect, f"convcheck {' '.join(args)}: exit {p.returncode}, expected {expect}\n"
-                                  f"{p.stdout}\n{p.stderr}")
-    return p
+    return run_convcheck(convcheck, args, expect)
 
 
 NP = {TensorProto.FLOAT: np.float32, TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8,
