@@ -7,20 +7,9 @@
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/testing/random_descriptor.hpp"
 
+#include "attribute_of_error.hpp"
+
 using namespace convcheck;
-
-namespace {
-
-std::string attribute_of_error(const std::string& text) {
-    try {
-        parse_descriptor(text);
-    } catch (const ConvError& e) {
-        return e.attribute();
-    }
-    return "(accepted)";
-}
-
-}  // namespace
 
 TEST(DescriptorDtypes, OneTypePrintsDtAlone) {
     const ConvDescriptor d = parse_descriptor("c=2,o=2,in=3,k=1,bias=1,dt=bf16");
