@@ -15,6 +15,8 @@ std::string_view to_string(ReluNan p) { return p == ReluNan::to_zero ? "to_zero"
 
 std::string_view to_string(MinMaxNan p) { return p == MinMaxNan::number ? "number" : "propagate"; }
 
+std::string_view to_string(ReluZero p) { return p == ReluZero::plus_zero ? "plus_zero" : "minus_zero"; }
+
 bool parse_clip_nan(std::string_view text, ClipNan* out) {
     for (const ClipNan p : {ClipNan::propagate, ClipNan::to_lower_bound, ClipNan::to_upper_bound})
         if (text == to_string(p)) return *out = p, true;
@@ -29,6 +31,12 @@ bool parse_relu_nan(std::string_view text, ReluNan* out) {
 
 bool parse_min_max_nan(std::string_view text, MinMaxNan* out) {
     for (const MinMaxNan p : {MinMaxNan::propagate, MinMaxNan::number})
+        if (text == to_string(p)) return *out = p, true;
+    return false;
+}
+
+bool parse_relu_zero(std::string_view text, ReluZero* out) {
+    for (const ReluZero p : {ReluZero::minus_zero, ReluZero::plus_zero})
         if (text == to_string(p)) return *out = p, true;
     return false;
 }

@@ -100,6 +100,9 @@ struct ProbeRun {
     std::int64_t unwritten = 0;                      // outputs the backend never wrote
     std::span<const char> may_reach;                 // empty, or outputs a NaN may reach (compare_probe)
     std::span<const double> bounds = {};             // empty, or each output's allowed |got - want| (CC backward)
+    // empty, or 1 for each output that must be a zero of want's sign where the backend's is a zero (post-ops:
+    // post_op_zero_judged, conv/operation.hpp)
+    std::span<const char> zero_judged = {};
 };
 // How a probe's messages name the probed tensor and the outputs the NaN must reach: the forward
 // probes src and its receptive field; a backward pass probes diff_dst and the elements the forward
@@ -112,6 +115,7 @@ struct ProbeWords {
     // the probed element's name ("src[0,1,2,3]", when the runs probe more than one tensor); empty:
     // "<probed> element <flat index>"
     std::function<std::string(std::int64_t)> probed_name = {};
+    const char* zero_sign = "";  // where zeros are judged: the sign's rule ("relu's: post_op_signed_zero ...")
 };
 class ProbeJudge {
 public:

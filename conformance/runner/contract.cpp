@@ -19,6 +19,8 @@ accuracy::Contract contract_for(const Expectations* declarations, const std::str
         c.input_significand_bits = declared->input_precision->value == "tf32" ? 11 : 8;  // tf32 or bf16 (parsed)
     if (declared && declared->bias) c.bias_after_output_rounding = true;  // "after_output_rounding" (parsed)
     if (declared && declared->post_op_nan) c.post_op_nan = *declared->post_op_nan;
+    if (declared && declared->post_op_signed_zero)  // "minus_zero" or "plus_zero" (parsed)
+        parse_relu_zero(declared->post_op_signed_zero->value, &c.post_op_nan.relu_zero);
     if (declared && declared->fp8_conversion && declared->fp8_conversion->value == "saturating")
         c.fp8_overflow = Fp8Overflow::saturating;  // applies where the output is fp8 (accuracy::fp8_saturates)
     return c;

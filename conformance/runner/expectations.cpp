@@ -49,7 +49,8 @@ std::map<std::string, std::string> descriptor_keys(const std::string& text) {
 }
 
 // "bound": {"kind": ..., "reason": ...}, "input_precision": {"dtype": ..., "reason": ...} and
-// "bias": {"added": ..., "reason": ...} and "fp8_conversion": {"overflow": ..., "reason": ...}: the
+// "bias": {"added": ..., "reason": ...}, "fp8_conversion": {"overflow": ..., "reason": ...} and
+// "post_op_signed_zero": {"relu": ..., "reason": ...}: the
 // value must be one of `allowed`, the reason non-empty, and nothing else may be in the object.
 DeclaredSlack slack(const json& v, const std::string& origin, const std::string& where, const std::string& key,
                     const std::vector<std::string>& allowed, const std::string& what) {
@@ -67,7 +68,7 @@ DeclaredSlack slack(const json& v, const std::string& origin, const std::string&
     if (std::find(allowed.begin(), allowed.end(), d.value) == allowed.end())
         bad(origin, where + "." + key, "'" + d.value + "' is not one of " + choices);
     if (!v.contains("reason") || !v["reason"].is_string() || v["reason"].get<std::string>().empty())
-        bad(origin, where + ".reason", "a non-empty reason is required: a declaration that widens the bound says why");
+        bad(origin, where + ".reason", "a non-empty reason is required: a declaration says why, with what was measured");
     d.reason = v["reason"].get<std::string>();
     return d;
 }
@@ -203,6 +204,11 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
             decl.post_op_nan = post_op_nan(entry["post_op_nan"], origin, where + ".post_op_nan");
             decl.post_op_nan_reason = entry["post_op_nan"]["reason"].get<std::string>();
         }
+        if (entry.contains("post_op_signed_zero"))
+            decl.post_op_signed_zero = slack(entry["post_op_signed_zero"], origin, where + ".post_op_signed_zero", "relu",
+                                             {"minus_zero", "plus_zero"},
+                                             "the sign of what relu (alpha 0) makes of a negative value: minus_zero, "
+                                             "the default, is the formula's alpha s; plus_zero is MAXPS(s, 0)'s");
         if (entry.contains("nondeterministic")) {
             const json& n = entry["nondeterministic"];
             const std::string at = where + ".nondeterministic";

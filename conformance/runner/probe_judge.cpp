@@ -41,6 +41,8 @@ void ProbeJudge::add(const ProbeRun& run) {
     const bool cc = !run.weight_error.empty(), given = !run.bounds.empty();
     const std::size_t n = run.got.size();
     const accuracy::ProbeComparison p = accuracy::compare_probe(run.want_with_nan, run.got, run.may_reach);
+    // a zero of the other sign than want's where the sign is judged (post-ops: docs/post-ops.md)
+    std::int64_t zero_sign = 0, first_zero_sign = -1;
     // bound mode over the outputs the NaN reaches neither in the reference nor in the backend
     std::vector<double> want, got, magnitude, weight_error, bounds;
     std::vector<std::int64_t> terms, index;
@@ -53,6 +55,11 @@ void ProbeJudge::add(const ProbeRun& run) {
         const bool may = !run.may_reach.empty() && run.may_reach[i];
         if (expected != reached && !(may && !expected)) locate(static_cast<std::int64_t>(i));  // a leak or a miss
         if (expected || reached) continue;
+        if (!run.zero_judged.empty() && run.zero_judged[i] && run.got[i] == 0.0 &&
+            std::signbit(run.got[i]) != std::signbit(run.want[i])) {
+            if (zero_sign++ == 0) first_zero_sign = static_cast<std::int64_t>(i);
+            locate(static_cast<std::int64_t>(i));
+        }
         want.push_back(run.want[i]), got.push_back(run.got[i]), magnitude.push_back(run.magnitude[i]);
         terms.push_back(run.terms[i]), index.push_back(static_cast<std::int64_t>(i));
         if (cc) weight_error.push_back(run.weight_error[i]);
@@ -73,9 +80,10 @@ void ProbeJudge::add(const ProbeRun& run) {
     ProbeCounts& counts = *report_.probe;
     counts.src_elements.push_back(run.src_element);
     counts.leaked += p.leaked, counts.missing += p.missing, counts.over_bound += rest.mismatches;
+    counts.zero_sign += zero_sign;
     accuracy::Comparison& total = report_.comparison;
     total.elements += static_cast<std::int64_t>(n);
-    total.mismatches += p.leaked + p.missing + rest.mismatches;
+    total.mismatches += p.leaked + p.missing + rest.mismatches + zero_sign;
     total.max_abs = std::max(total.max_abs, rest.max_abs);
     for (int h = 0; h < 11; ++h) total.bound_fraction_histogram[h] += rest.bound_fraction_histogram[h];
     if (rest.worst_index >= 0 && (total.worst_index < 0 || rest.max_bound_fraction > total.max_bound_fraction)) {
@@ -106,6 +114,12 @@ void ProbeJudge::add(const ProbeRun& run) {
           << format_double(run.want[first]) << ")";
         first_kind_ = Kind::mismatch;
         total.first_mismatch = first;
+    } else if (zero_sign) {
+        m << zero_sign << " outputs it does not reach are a zero of the other sign (" << words_.zero_sign << "; first "
+          << element_name(first_zero_sign) << ": got " << format_double(run.got[first_zero_sign]) << ", want "
+          << format_double(run.want[first_zero_sign]) << ")";
+        first_kind_ = Kind::mismatch;
+        total.first_mismatch = first_zero_sign;
     } else {
         return;
     }
@@ -126,7 +140,9 @@ void ProbeJudge::finish(CaseResult& r) const {
           << (words_.probed_name ? words_.probed_name(counts.src_elements[i]) : std::to_string(counts.src_elements[i]));
     m << "): " << total.mismatches << " of " << total.elements << " outputs wrong (" << counts.leaked
       << " NaN outside " << words_.field_summed << ", " << counts.missing << " no NaN inside it, " << counts.over_bound
-      << " over the error bound; " << report_.border_mismatches << " at the border, " << report_.interior_mismatches
+      << " over the error bound";
+    if (counts.zero_sign) m << ", " << counts.zero_sign << " a zero of the other sign";
+    m << "; " << report_.border_mismatches << " at the border, " << report_.interior_mismatches
       << " inside)";
     if (total.worst_index >= 0 && std::isfinite(total.max_bound_fraction) && total.max_bound_fraction > 1.0)
         m << "; worst at " << coordinates_text(report_.worst_coordinates) << " with the NaN at "

@@ -136,6 +136,7 @@ json case_record(const CaseResult& r, const std::string& backend) {
                                    {"leaked", p->leaked},
                                    {"missing", p->missing},
                                    {"over_bound", p->over_bound},
+                                   {"zero_sign", p->zero_sign},
                                    {"worst_src_element", p->worst_src_element < 0 ? json(nullptr) : json(p->worst_src_element)}};
     }
     if (!r.failure_bundle.empty()) j["failure_bundle"] = printable_line(r.failure_bundle);

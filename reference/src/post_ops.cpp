@@ -30,6 +30,9 @@ double relu_propagate(double x, double alpha) { return x > 0 ? x : alpha * x; }
 // relu with alpha 0 as MAXPS(x, 0) (the clamp to [0, +inf] of XNNPACK, Arm NN's max(0, x)): the NaN becomes 0; a
 // relu with a slope is the formula (measured so on oneDNN and Arm NN: their leaky relu keeps the NaN).
 double relu_to_zero(double x, double alpha) { return std::isnan(x) && alpha == 0.0 ? 0.0 : relu_propagate(x, alpha); }
+// relu with alpha 0 as MAXPS(x, 0) of a number x <= 0: the +0 it was handed, where the formula's 0 x is -0 for a
+// negative x (IEEE 754-2019 §6.3); a relu with a slope is the formula.
+double relu_plus_zero(double r, double alpha) { return alpha == 0.0 && r == 0.0 ? 0.0 : r; }
 // IEEE 754-2019 §9.6 maximum / minimum: "a quiet NaN if either operand is a NaN".
 double maximum(double x, double b) { return std::isnan(x) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(x, b); }
 double minimum(double x, double b) { return std::isnan(x) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::min(x, b); }
@@ -41,8 +44,10 @@ double minimum_number(double x, double b) { return std::isnan(x) ? b : std::isna
 double eltwise(const PostOp& op, double x, const PostOpNanPolicy& nan) {
     const double alpha = op.alpha, beta = op.beta;
     switch (op.eltwise) {
-        case EltwiseAlgorithm::relu:
-            return nan.relu == ReluNan::to_zero ? relu_to_zero(x, alpha) : relu_propagate(x, alpha);
+        case EltwiseAlgorithm::relu: {
+            const double r = nan.relu == ReluNan::to_zero ? relu_to_zero(x, alpha) : relu_propagate(x, alpha);
+            return nan.relu_zero == ReluZero::plus_zero ? relu_plus_zero(r, alpha) : r;
+        }
         case EltwiseAlgorithm::clip:
             switch (nan.clip) {
                 case ClipNan::propagate: return clip_propagate(x, alpha, beta);

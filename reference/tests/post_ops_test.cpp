@@ -199,3 +199,25 @@ TEST(ReferencePostOps, EachNanPolicyIsComputedAsItsStandardSays) {
     EXPECT_EQ(apply_post_ops(d, {}, 0, nan, &steps, {ClipNan::to_lower_bound}), 0.0);  // clip -> -1, relu -> 0
     EXPECT_EQ(steps, (std::vector<double>{-1.0, 0.0}));
 }
+
+// The sign of relu's zero (core/post_op_nan.hpp, ReluZero): the formula's alpha x is -0 for a negative x with
+// alpha 0 (minus_zero, the default); MAXPS(x, 0) gives +0 (plus_zero). A slope's result and a positive x are the
+// formula's under either.
+TEST(ReferencePostOps, ReluZeroSignIsTheDeclaredOne) {
+    const ConvDescriptor d = parse_descriptor("conv:c=1,o=1,in=1,k=1,po=relu+relu:0.5");
+    PostOpNanPolicy plus;
+    plus.relu_zero = ReluZero::plus_zero;
+    EXPECT_TRUE(std::signbit(eltwise(d.post_ops[0], -3.0)));
+    EXPECT_TRUE(std::signbit(eltwise(d.post_ops[0], -0.0)));
+    EXPECT_FALSE(std::signbit(eltwise(d.post_ops[0], -3.0, plus)));
+    EXPECT_FALSE(std::signbit(eltwise(d.post_ops[0], -0.0, plus)));
+    EXPECT_EQ(eltwise(d.post_ops[0], 2.5, plus), 2.5);
+    EXPECT_EQ(eltwise(d.post_ops[1], -3.0, plus), -1.5);
+    EXPECT_TRUE(std::signbit(eltwise(d.post_ops[1], -0.0, plus)));  // 0.5 * -0: a slope keeps the formula
+    PostOpNanPolicy to_zero_plus = plus;
+    to_zero_plus.relu = ReluNan::to_zero;
+    EXPECT_EQ(eltwise(d.post_ops[0], std::numeric_limits<double>::quiet_NaN(), to_zero_plus), 0.0);
+    ReluZero parsed = ReluZero::minus_zero;
+    EXPECT_TRUE(parse_relu_zero("plus_zero", &parsed) && parsed == ReluZero::plus_zero);
+    EXPECT_FALSE(parse_relu_zero("positive", &parsed));
+}

@@ -70,6 +70,7 @@ double PostOpChain::apply(double v, double prior, long long n, long long oc, lon
             // a NaN propagates through relu and clip (backends.json declares nothing for the mutants: the default)
             if (op.algorithm == CONVCHECK_ELTWISE_RELU) {
                 if (m == Mutant::po_relu_nan_to_zero && std::isnan(v)) v = 0.0;  // MAXPS(x, 0) returns the 0
+                else if (m == Mutant::po_relu_plus_zero && alpha == 0.0) v = std::max(v, 0.0);  // NaN kept, -x -> +0
                 else v = v > 0 ? v : alpha * v;
             } else if (op.algorithm == CONVCHECK_ELTWISE_LINEAR) {
                 v = alpha * v + beta;

@@ -89,16 +89,24 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
 // One output's value v (exact, before the chain; after it on return) within e of the backend's, carried through
 // the chain as above: the bound after the last op, before the rounding to dst (post_op_bounds and the quantized
 // general output share it).
-// `first`: the op to start at (probe mode: after the op whose NaN policy made a number of a NaN, e = 0).
+// `first`: the op to start at (probe mode: after the op whose NaN policy made a number of a NaN, e = 0);
+// `end`: the op to stop before (every op by default).
 double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
                            std::int64_t at, double& v, double e, std::string* undetermined = nullptr,
-                           std::size_t first = 0);
+                           std::size_t first = 0, std::size_t end = SIZE_MAX);
 // With a dst scale other than 1 (scales.hpp), the value after the chain is divided by it, with two more f32
 // roundings (1 / dst_scale and the product) on the bound before dst's rounding.
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
                                    std::string* undetermined = nullptr, double dst_scale = 1.0);
+// Probe mode's signed zero (docs/post-ops.md, "NaN and signed zero"): 1 for each output of y whose chain ends in
+// relu with alpha 0 (or a clip with a bound of 0) and whose value before that op lies on the zero side by more
+// than the bound carried to it (below 0, or past the clip's zero bound): every backend's result there is a zero,
+// and its sign is judged (relu's the declared one, post_op_signed_zero; clip's its bound's); 0 elsewhere.
+std::vector<char> post_op_zero_judged(const ConvDescriptor& d, const accuracy::Contract& c,
+                                      const reference::PostOpData& data, std::span<const double> y,
+                                      std::span<const double> magnitude, std::span<const std::int64_t> terms);
 // Probe mode: "" when the NaN policy of every op of d's chain is known (declared for relu, clip, max and min; fixed
 // by its arithmetic for the rest), else why the case is declined.
 std::string post_ops_not_probed(const ConvDescriptor& d);

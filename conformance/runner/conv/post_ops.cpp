@@ -25,6 +25,7 @@
 // negative exponent at 0 or below) the result is not determined there, and bound mode declines the case,
 // naming the op and the output; where the whole interval lies outside, the result is NaN and so must be the
 // backend's.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -255,11 +256,12 @@ std::string post_ops_not_exact(const ConvDescriptor& d, const accuracy::Contract
 }
 
 double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c, const reference::PostOpData& data,
-                           std::int64_t at, double& v, double e, std::string* undetermined, std::size_t first) {
+                           std::int64_t at, double& v, double e, std::string* undetermined, std::size_t first,
+                           std::size_t end) {
     const double u = accuracy::accumulation_roundoff(c);
     const double tiny = c.accumulation_is_f64 ? 0x1p-1074 : std::ldexp(1.0, -149);  // one ulp of the subnormals
     const auto i = static_cast<std::size_t>(at);
-    for (std::size_t k = first; k < d.post_ops.size(); ++k) {
+    for (std::size_t k = first; k < std::min(end, d.post_ops.size()); ++k) {
         const PostOp& op = d.post_ops[k];
         double spread = e, own = 0.0, next = v;
         switch (op.kind) {
@@ -341,6 +343,26 @@ std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Cont
         bounds[i] = accuracy::output_error_bound(c, v, e);
     }
     return bounds;
+}
+
+std::vector<char> post_op_zero_judged(const ConvDescriptor& d, const accuracy::Contract& c,
+                                      const reference::PostOpData& data, std::span<const double> y,
+                                      std::span<const double> magnitude, std::span<const std::int64_t> terms) {
+    std::vector<char> judged(y.size(), 0);
+    if (d.post_ops.empty() || d.post_ops.back().kind != PostOpKind::eltwise) return judged;
+    const PostOp& last = d.post_ops.back();
+    const bool relu = last.eltwise == EltwiseAlgorithm::relu && last.alpha == 0.0f;
+    const bool clip = last.eltwise == EltwiseAlgorithm::clip && (last.alpha == 0.0f || last.beta == 0.0f);
+    if (!relu && !clip) return judged;
+    const accuracy::BoundScale scale = accuracy::bound_scale(c, magnitude, terms);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        double v = y[i];  // the value before the last op, and the bound carried to it
+        const double e0 = accuracy::error_bound(c, 0.0, scale.magnitude(magnitude[i]), scale.terms(terms[i]));
+        const double e = carry_post_op_bound(d, c, data, static_cast<std::int64_t>(i), v, e0, nullptr, 0,
+                                             d.post_ops.size() - 1);
+        judged[i] = relu ? v + e < 0.0 : (last.alpha == 0.0f && v + e < 0.0) || (last.beta == 0.0f && v - e > 0.0);
+    }
+    return judged;
 }
 
 // Probe mode (docs/post-ops.md, "NaN and signed zero"): the ops whose NaN no declaration names and whose

@@ -27,8 +27,12 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
     // with post-ops the NaN's outputs are those where the declared policy keeps it
     const std::string kept = "the part of its receptive field where the post-ops keep it (post_op_nan: " +
                              to_string(contract.post_op_nan) + ")";
+    // where the chain ends in relu (alpha 0) or a clip at 0, the sign of the zeros it makes (post_op_zero_judged)
+    const std::string zero_sign = "relu's zero as post_op_signed_zero declares it (relu " +
+                                  std::string(to_string(contract.post_op_nan.relu_zero)) + "), clip's its bound's";
     ProbeWords words;
     if (!d.post_ops.empty()) words.field = kept.c_str(), words.field_summed = "the outputs that keep it";
+    words.zero_sign = zero_sign.c_str();
     ProbeJudge judge(contract, conv_location(d), words);
     for (const std::int64_t element : accuracy::probe_elements(d, c.seed, s.random_probes)) {
         // the zero opposite the NaN: the weight of the first term that reads it (probe_partners.cpp), so
@@ -40,10 +44,12 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
         // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed outputs' included
         auto plain = reference::fast_convolution_summation(d, fill.src, fill.weights, fill.bias);
         std::vector<double> bounds;  // with post-ops: each output's bound carried through the chain
+        std::vector<char> zero_judged;  // and where the sign of a zero is judged
         if (!d.post_ops.empty()) {
             std::string undetermined;
             bounds = post_op_bounds(d, contract, post, plain.dst, plain.magnitude, plain.terms, &undetermined);
             if (declined(undetermined, r)) return;
+            zero_judged = post_op_zero_judged(d, contract, post, plain.dst, plain.magnitude, plain.terms);
             reference::apply_post_ops(d, post, plain.dst, contract.post_op_nan);
         }
         const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
@@ -61,7 +67,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
         r.implementation = o.implementation;
         const std::vector<double> got = reference::dst_to_ncx(d, b.dst.data());
         judge.add({element, want.dst, got, plain.dst, plain.magnitude, plain.terms, {},
-                   unwritten_elements(d, b.dst.data()), {}, bounds});
+                   unwritten_elements(d, b.dst.data()), {}, bounds, zero_judged});
         leak_status(o, s, r);
         if (pair) fill.weights[static_cast<std::size_t>(pair->weights)] = kept;
     }

@@ -62,8 +62,8 @@ std::string refusal(const char* declaration) {
 
 TEST(Contract, MalformedSlackIsRefusedNamingKeyValueAndRule) {
     EXPECT_EQ(refusal(R"("bound": {"kind": "whole_tensor"})"),
-              "f.json: backends.a.bound.reason: a non-empty reason is required: a declaration that widens the bound "
-              "says why");
+              "f.json: backends.a.bound.reason: a non-empty reason is required: a declaration says why, with what "
+              "was measured");
     EXPECT_NE(refusal(R"("input_precision": {"dtype": "tf32", "reason": ""})").find("backends.a.input_precision.reason"),
               std::string::npos);
     EXPECT_EQ(refusal(R"("bound": {"kind": "winograd", "reason": "r"})"),
@@ -100,6 +100,24 @@ TEST(Contract, AMalformedPostOpNanPolicyIsRefusedNamingKeyValueAndRule) {
               "f.json: backends.a.post_op_nan.reason: a non-empty reason is required: what was measured, and how");
     EXPECT_NE(refusal(R"("post_op_nan": {"reason": "r"})").find("backends.a.post_op_nan: names no op"), std::string::npos);
     EXPECT_NE(refusal(R"("post_op_nan": "propagate")").find("backends.a.post_op_nan: must be an object"), std::string::npos);
+}
+
+// The sign of relu's zero: declared apart from the NaN policy, and kept beside it; by default the formula's -0.
+TEST(Contract, ADeclaredSignOfRelusZeroEntersTheContract) {
+    const Expectations x = Expectations::parse(R"({"backends": {"mine": {"post_op_signed_zero": {
+        "relu": "plus_zero", "reason": "std::max(0.0f, a): measured"}, "post_op_nan": {"relu": "to_zero",
+        "reason": "r"}}}})", "t");
+    const accuracy::Contract c = contract_for(&x, "mine", CONVCHECK_F32, DataType::f32);
+    EXPECT_EQ(c.post_op_nan.relu_zero, ReluZero::plus_zero);
+    EXPECT_EQ(c.post_op_nan.relu, ReluNan::to_zero);
+    EXPECT_EQ(x.declaration("mine")->post_op_signed_zero->reason, "std::max(0.0f, a): measured");
+    EXPECT_EQ(contract_for(&x, "other", CONVCHECK_F32, DataType::f32).post_op_nan.relu_zero, ReluZero::minus_zero);
+    EXPECT_EQ(refusal(R"("post_op_signed_zero": {"relu": "positive", "reason": "r"})"),
+              "f.json: backends.a.post_op_signed_zero.relu: 'positive' is not one of minus_zero, plus_zero");
+    EXPECT_NE(refusal(R"("post_op_signed_zero": {"clip": "plus_zero", "reason": "r"})")
+                  .find("backends.a.post_op_signed_zero.clip: is not a key"), std::string::npos);
+    EXPECT_NE(refusal(R"("post_op_signed_zero": {"relu": "plus_zero"})").find("post_op_signed_zero.reason"),
+              std::string::npos);
 }
 
 }  // namespace

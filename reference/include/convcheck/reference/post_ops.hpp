@@ -25,12 +25,13 @@ struct PostOpData {
 };
 
 // What relu, clip, max and min make of a NaN x, one function per policy (core/post_op_nan.hpp quotes the
-// standards); on a number each is the definition above. The operand b of max and min is never NaN here.
+// standards), and the sign of relu's zero; on a number each is the definition above. The operand b of max and min is never NaN here.
 double clip_propagate(double x, double alpha, double beta);        // IEEE 754-2019 minimum(beta, maximum(alpha, x))
 double clip_to_lower_bound(double x, double alpha, double beta);   // MINPS(MAXPS(x, alpha), beta): NaN -> alpha
 double clip_to_upper_bound(double x, double alpha, double beta);   // MAXPS(MINPS(x, beta), alpha): NaN -> beta
 double relu_propagate(double x, double alpha);                     // oneDNN's x > 0 ? x : alpha x: alpha NaN is NaN
 double relu_to_zero(double x, double alpha);                       // MAXPS(x, 0) where alpha is 0: NaN -> 0 (a slope: NaN)
+double relu_plus_zero(double r, double alpha);                     // relu's result r as MAXPS(x, 0) gives it: a zero is +0
 double maximum(double x, double b);          // IEEE 754-2019 maximum: NaN if either operand is a NaN
 double maximum_number(double x, double b);   // IEEE 754-2019 maximumNumber (C fmax): the number
 double minimum(double x, double b);          // IEEE 754-2019 minimum: NaN if either operand is a NaN

@@ -84,6 +84,7 @@ struct ProbeCounts {
     std::int64_t leaked = 0;      // outputs outside the receptive field that got NaN, summed
     std::int64_t missing = 0;     // outputs inside it that did not, summed
     std::int64_t over_bound = 0;  // outputs the NaN does not reach that exceed the error bound, summed
+    std::int64_t zero_sign = 0;   // outputs the NaN does not reach that are a zero of the other sign, summed
     std::int64_t worst_src_element = -1;  // the probed element of the run that holds the worst output
 };
 

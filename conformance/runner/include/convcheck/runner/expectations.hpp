@@ -34,6 +34,9 @@
 // "max": "propagate" | "number", "min": "propagate" | "number", "reason": "what was measured"}: what the
 // backend's relu, clip, max and min post-ops make of a NaN (docs/post-ops.md, "NaN and signed zero"); an op left
 // out propagates it (IEEE 754-2019 maximum / minimum); probe mode judges it.
+// "post_op_signed_zero": {"relu": "minus_zero" | "plus_zero", "reason": "what was measured"}: the sign of what
+// relu with alpha 0 makes of a negative value (the formula alpha s: -0, the default; MAXPS(s, 0): +0); probe mode
+// judges it where relu is the chain's last op.
 // "bound" and "input_precision" (docs/accuracy.md, "Declared algorithms and input precision"): the
 // backend's error scales with the tensor's largest magnitudes (Winograd, FFT), or it rounds src and
 // weights to TF32 / bf16 before multiplying; each widens the bound as derived there, needs a reason,
@@ -89,6 +92,9 @@ struct BackendDeclaration {
     // make of a NaN (docs/post-ops.md); an op left out propagates it
     std::optional<PostOpNanPolicy> post_op_nan;
     std::string post_op_nan_reason;
+    // "post_op_signed_zero": {"relu": "minus_zero" | "plus_zero", "reason": ...}: the sign of relu's zero (alpha 0)
+    // of a negative value (docs/post-ops.md); minus_zero, the formula's, by default
+    std::optional<DeclaredSlack> post_op_signed_zero;
 };
 
 class Expectations {
