@@ -28,9 +28,12 @@ npy::ElementType npy_type(std::int32_t dtype) {
         case CONVCHECK_F16: return npy::ElementType::f16;
         case CONVCHECK_BF16: return npy::ElementType::u16;
         case CONVCHECK_F64: return npy::ElementType::f64;
+        case CONVCHECK_U8: return npy::ElementType::u8;
+        case CONVCHECK_S8: return npy::ElementType::i8;
+        case CONVCHECK_S32: return npy::ElementType::i32;
     }
-    throw std::invalid_argument("dtype " + convcheck_exec::dtype_name(dtype) + ": offline runs carry f32, f16, bf16 "
-                                "and f64 tensors");
+    throw std::invalid_argument("dtype " + convcheck_exec::dtype_name(dtype) + ": offline runs carry f32, f16, bf16, "
+                                "f64, u8, s8 and s32 tensors");
 }
 
 // The pass's tensors (the exec protocol's, convcheck/abi/exec_messages.hpp), each with the runner's buffer named in
@@ -63,6 +66,13 @@ std::vector<OfflineTensor> backward_tensors(const ConvBackwardExecution& x) {
                                  {"diff_weights", x.diff_weights}, {"diff_bias", x.diff_bias}});
 }
 
+std::vector<OfflineTensor> quantized_tensors(const convcheck_conv_desc& desc, const GuardedBuffer& src,
+                                            const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    std::vector<std::pair<std::string, const GuardedBuffer*>> buffers = {{"src", &src}, {"weights", &weights}, {"dst", &dst}};
+    if (bias) buffers.emplace_back("bias", bias);
+    return pass_tensors(desc, buffers);
+}
+
 json tensor_entry(const Case& c, const convcheck_exec::Tensor& t) {
     return {{"file", offline_tensor_file(c, t.name)}, {"dtype", convcheck_exec::dtype_name(t.dtype)},
             {"npy_descr", std::string(npy::descr(npy_type(t.dtype)))}, {"layout", t.layout}, {"shape", t.shape}};
@@ -81,13 +91,14 @@ ChildOutcome error_outcome(std::string reason) {
 
 std::string offline_not_carried(const Case& c) {
     const std::string later = "; an offline run declines it, counted (docs/offline.md)";
-    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights)
-        return std::string("offline runs carry discrete convolution's forward and backward passes, not ") +
+    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights && c.op != Op::conv_quantized)
+        return std::string("offline runs carry discrete convolution's forward and backward passes and quantized "
+                           "convolution, not ") +
                operation(c.op).words + later;
     if (c.mode != accuracy::Mode::exact && c.mode != accuracy::Mode::bound)
         return std::string("offline runs carry exact and bound mode, one execution per case, not ") +
                accuracy::to_string(c.mode) + " mode" + later;
-    const ConvDescriptor& d = c.conv;
+    const ConvDescriptor& d = c.op == Op::conv_quantized ? c.qconv.conv : c.conv;
     for (const TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst})
         if (!layout_of(d, role).dense())
             return "offline runs carry dense tensors (a .npy file is a dense C-order array); " +
@@ -115,7 +126,16 @@ ChildOutcome ExportExecution::conv(const ConvDescriptor& d, const Buffers& b) { 
 
 ChildOutcome ExportExecution::backward(const ConvBackwardExecution& x) { return write(backward_tensors(x)); }
 
-ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors) {
+ChildOutcome ExportExecution::quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src,
+                                        const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return write(quantized_tensors(desc, src, weights, bias, dst), &desc);
+}
+
+ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors, const convcheck_conv_desc* desc) {
+    if (desc) {  // the values drawn for the case (per-channel scales, zero points) are the device's to read
+        entry_["descriptor"] = convcheck_exec::descriptor_json(*desc);
+        entry_["pass"] = entry_["descriptor"]["pass"];
+    }
     entry_["inputs"] = json::object();
     entry_["outputs"] = json::object();
     for (const auto& [t, buffer, output] : tensors) {
@@ -135,6 +155,11 @@ ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors) {
 ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) { return read(forward_tensors(d, b)); }
 
 ChildOutcome JudgeExecution::backward(const ConvBackwardExecution& x) { return read(backward_tensors(x)); }
+
+ChildOutcome JudgeExecution::quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src,
+                                       const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return read(quantized_tensors(desc, src, weights, bias, dst));
+}
 
 ChildOutcome JudgeExecution::read(const std::vector<OfflineTensor>& tensors) {
     const std::filesystem::path declined = dir_ / (offline_file_stem(c_) + ".declined");

@@ -108,14 +108,22 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     });
 }
 
-// What protocol 1 cannot carry, declined before the backend is asked.
+// What the protocol (1.1) cannot carry, declined before the backend is asked: an extension other than one
+// quantization extension (post-ops, scales), integer tensors without it, float tensors other than these.
 std::string beyond_protocol(const convcheck_conv_desc& d) {
+    const bool quantized = quantization_of(d) != nullptr;
     if (d.next != nullptr)
-        return "the exec protocol (version 1) carries no descriptor extension (this case has one of tag " +
-               std::to_string(d.next->tag) + ")";
-    for (const std::int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype})
-        if (t != CONVCHECK_F32 && t != CONVCHECK_F16 && t != CONVCHECK_BF16 && t != CONVCHECK_F64)
-            return "the exec protocol (version 1) carries f32, f16, bf16 and f64 tensors, not " + convcheck_exec::dtype_name(t);
+        for (const convcheck_extension* x = d.next; x != nullptr; x = x->next)
+            if (x->tag != CONVCHECK_EXTENSION_QUANTIZATION)
+                return "the exec protocol (version 1.1) carries the quantization extension only, not the descriptor "
+                       "extension of tag " + std::to_string(x->tag) + (x->tag == CONVCHECK_EXTENSION_POST_OPS ? " (post-ops)" : "");
+    for (const std::int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype}) {
+        const bool real = t == CONVCHECK_F32 || t == CONVCHECK_F16 || t == CONVCHECK_BF16 || t == CONVCHECK_F64;
+        const bool integer = t == CONVCHECK_U8 || t == CONVCHECK_S8 || t == CONVCHECK_S32;
+        if (!real && !(integer && quantized))
+            return "the exec protocol (version 1.1) carries f32, f16, bf16 and f64 tensors, and u8, s8 and s32 ones "
+                   "of a quantized case, not " + convcheck_exec::dtype_name(t);
+    }
     return "";
 }
 
