@@ -16,6 +16,8 @@ and, optionally:
     qconv(desc, src, weights, bias) -> dst   a quantized case (desc.quantization: its scales, zero points and
                                 output range); integer tensors as uint8, int8, int32 arrays; describe() claims
                                 "u8", "s8", "s32" and may name its "requantization" rule and "integer_accumulator"
+    conv_transposed(desc, src, weights, bias) -> dst   a transposed convolution (desc.output_padding; weights
+                                [in_channels][out_channels / groups][kernel...] for "oix")
 
 `desc` has the descriptor's fields as attributes (pass_, rank, batch, in_channels, out_channels, groups,
 input_size, kernel_size, strides, dilations (1 = dense), pads_begin, pads_end, output_size, has_bias,
@@ -81,6 +83,7 @@ class Descriptor(Fields):
     def __init__(self, fields):
         Fields.__init__(self, fields)
         self.quantization = Fields(fields["quantization"]) if fields.get("quantization") else None
+        self.operation = fields.get("operation", "conv")
 
     def __repr__(self):
         return self.fields.get("canonical") or json.dumps(self.fields)
@@ -134,6 +137,8 @@ def not_computed(b, desc):
     """Why the backend file b cannot take this case whatever its query says (an entry point it lacks), or None."""
     if desc.quantization is not None and not callable(getattr(b, "qconv", None)):
         return "the backend defines no qconv(desc, src, weights, bias) for a quantized case"
+    if desc.operation == "conv_transposed" and not callable(getattr(b, "conv_transposed", None)):
+        return "the backend defines no conv_transposed(desc, src, weights, bias) for a transposed convolution"
     return None
 
 
@@ -142,6 +147,8 @@ def compute(b, desc, ins, outs):
     convcheck_offline.py's)."""
     if desc.quantization is not None:
         return {"dst": b.qconv(desc, ins["src"], ins["weights"], ins.get("bias"))}
+    if desc.operation == "conv_transposed":
+        return {"dst": b.conv_transposed(desc, ins["src"], ins["weights"], ins.get("bias"))}
     if desc.pass_ == "forward":
         return {"dst": b.conv(desc, ins["src"], ins["weights"], ins.get("bias"))}
     if desc.pass_ == "backward_data":
@@ -178,7 +185,7 @@ class _Server:
     def claims(self):
         b = self.backend
         c = dict(b.describe())
-        c.setdefault("operations", ["conv"])
+        c.setdefault("operations", ["conv"] + (["conv_transposed"] if callable(getattr(b, "conv_transposed", None)) else []))
         if "passes" not in c:
             c["passes"] = ["forward"] + [p for p, f in (("backward_data", "conv_backward_data"),
                                                         ("backward_weights", "conv_backward_weights"))

@@ -184,6 +184,86 @@ json tensor_json(const Tensor& t) {
 
 namespace {
 
+std::int64_t transposed_output_size(const convcheck_conv_transposed_desc& d, int i) {
+    const std::int64_t window = (d.kernel_size[i] - 1) * d.dilations[i] + 1;
+    return (d.input_size[i] - 1) * d.strides[i] - d.pads_begin[i] - d.pads_end[i] + window + d.output_padding[i];
+}
+
+std::vector<std::int64_t> transposed_data_shape(const convcheck_conv_transposed_desc& d, std::int64_t channels,
+                                                bool output) {
+    std::vector<std::int64_t> shape{d.batch};
+    if (d.data_format == CONVCHECK_NCX) shape.push_back(channels);
+    for (int i = 0; i < d.rank; ++i) shape.push_back(output ? transposed_output_size(d, i) : d.input_size[i]);
+    if (d.data_format == CONVCHECK_NXC) shape.push_back(channels);
+    return shape;
+}
+
+}  // namespace
+
+std::vector<Tensor> transposed_tensors(const convcheck_conv_transposed_desc& d, const convcheck_conv_args* a,
+                                       std::uint64_t* size) {
+    if (d.filter_format != CONVCHECK_OIX && d.filter_format != CONVCHECK_XIO)
+        throw std::invalid_argument("filter_format " + std::to_string(d.filter_format) +
+                                    ": a transposed convolution's weights are OIX or XIO");
+    const std::string layout = d.data_format == CONVCHECK_NCX ? "ncx" : "nxc";
+    const std::vector<std::int64_t> k = axes(d.kernel_size, d.rank);
+    const std::int64_t i = d.in_channels, o = d.out_channels / d.groups;
+    std::vector<std::int64_t> w;  // in_channels outermost (OIX) or innermost (XIO), as transposed.h says
+    if (d.filter_format == CONVCHECK_OIX) w = {i, o}, w.insert(w.end(), k.begin(), k.end());
+    else w = k, w.push_back(o), w.push_back(i);
+    std::vector<Tensor> t;
+    t.push_back(Tensor{"src", d.dtype, layout, transposed_data_shape(d, d.in_channels, false), 0, 0, a ? a->src : nullptr});
+    t.push_back(Tensor{"weights", d.dtype, d.filter_format == CONVCHECK_OIX ? "oix" : "xio", w, 0, 0, a ? a->weights : nullptr});
+    if (d.has_bias) t.push_back(Tensor{"bias", d.dtype, "x", {d.out_channels}, 0, 0, a ? a->bias : nullptr});
+    Tensor dst{"dst", d.dtype, layout, transposed_data_shape(d, d.out_channels, true)};
+    dst.output = a ? a->dst : nullptr;
+    t.push_back(dst);
+    std::uint64_t offset = 0;
+    for (Tensor& x : t) {
+        std::uint64_t n = 1;
+        for (std::int64_t e : x.shape) n *= static_cast<std::uint64_t>(e);
+        x.bytes = n * element_bytes(x.dtype);
+        x.offset = offset;
+        offset = (offset + x.bytes + 63) / 64 * 64;
+    }
+    *size = offset;
+    return t;
+}
+
+json transposed_descriptor_json(const convcheck_conv_transposed_desc& d) {
+    json j;
+    try {
+        j["canonical"] = convcheck::to_string(convcheck::runner::from_abi(d));
+    } catch (const std::exception&) {
+        j["canonical"] = nullptr;
+    }
+    j["operation"] = "conv_transposed";
+    j["pass"] = "forward";
+    j["rank"] = d.rank;
+    j["batch"] = d.batch;
+    j["in_channels"] = d.in_channels;
+    j["out_channels"] = d.out_channels;
+    j["groups"] = d.groups;
+    j["input_size"] = axes(d.input_size, d.rank);
+    j["kernel_size"] = axes(d.kernel_size, d.rank);
+    j["strides"] = axes(d.strides, d.rank);
+    j["dilations"] = axes(d.dilations, d.rank);
+    j["pads_begin"] = axes(d.pads_begin, d.rank);
+    j["pads_end"] = axes(d.pads_end, d.rank);
+    j["output_padding"] = axes(d.output_padding, d.rank);
+    std::vector<std::int64_t> out;
+    for (int i = 0; i < d.rank; ++i) out.push_back(transposed_output_size(d, i));
+    j["output_size"] = out;
+    j["has_bias"] = d.has_bias != 0;
+    j["data_format"] = d.data_format == CONVCHECK_NCX ? "ncx" : "nxc";
+    j["filter_format"] = d.filter_format == CONVCHECK_OIX ? "oix" : "xio";
+    const std::string t = dtype_name(d.dtype);
+    j["dtypes"] = {{"src", t}, {"weights", t}, {"bias", t}, {"dst", t}};
+    return j;
+}
+
+namespace {
+
 [[noreturn]] void bad_claim(const std::string& key, const json& value, const std::string& rule) {
     throw std::invalid_argument("claims." + key + " = " + value.dump() + ": " + rule);
 }
@@ -228,8 +308,10 @@ void read_claims(const json& c, convcheck_plugin_info* info, std::string* name, 
         {"f32", CONVCHECK_F32}, {"f16", CONVCHECK_F16}, {"bf16", CONVCHECK_BF16}, {"f64", CONVCHECK_F64},
         {"u8", CONVCHECK_U8},   {"s8", CONVCHECK_S8},   {"s32", CONVCHECK_S32}};  // the integers: protocol 1.1
     // protocol 1 has one operation, discrete convolution: the default
-    const std::uint32_t ops = c.contains("operations") ? bits_of(c, "operations", {{"conv", 0}}, false) : 1u;
-    info->operations = ops != 0 ? CONVCHECK_OP_CONV : 0;
+    // 1.1: transposed convolution too (its dtypes, ranks and formats are the claims above)
+    const std::uint32_t ops =
+        c.contains("operations") ? bits_of(c, "operations", {{"conv", 0}, {"conv_transposed", 2}}, false) : 1u;
+    info->operations = ops;  // bit 0 CONVCHECK_OP_CONV (1), bit 2 CONVCHECK_OP_CONV_TRANSPOSED (4)
     info->dtypes = bits_of(c, "dtypes", dtypes, true);
     if (c.contains("ranks")) {  // numbers, the natural spelling
         info->ranks = 0;

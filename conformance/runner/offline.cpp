@@ -38,11 +38,10 @@ npy::ElementType npy_type(std::int32_t dtype) {
 
 // The pass's tensors (the exec protocol's, convcheck/abi/exec_messages.hpp), each with the runner's buffer named in
 // `buffers` (src, weights, bias, dst, diff_dst, diff_src, diff_weights, diff_bias).
-std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
+std::vector<OfflineTensor> with_buffers(std::vector<convcheck_exec::Tensor> pass,
                                         const std::vector<std::pair<std::string, const GuardedBuffer*>>& buffers) {
-    std::uint64_t bytes = 0;
     std::vector<OfflineTensor> tensors;
-    for (convcheck_exec::Tensor& t : convcheck_exec::case_tensors(desc, nullptr, &bytes)) {
+    for (convcheck_exec::Tensor& t : pass) {
         const GuardedBuffer* buffer = nullptr;
         for (const auto& [name, b] : buffers)
             if (name == t.name) buffer = b;
@@ -55,6 +54,12 @@ std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
         tensors.push_back({std::move(t), buffer, output});
     }
     return tensors;
+}
+
+std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
+                                        const std::vector<std::pair<std::string, const GuardedBuffer*>>& buffers) {
+    std::uint64_t bytes = 0;
+    return with_buffers(convcheck_exec::case_tensors(desc, nullptr, &bytes), buffers);
 }
 
 std::vector<OfflineTensor> forward_tensors(const ConvDescriptor& d, const Buffers& b) {
@@ -71,6 +76,15 @@ std::vector<OfflineTensor> quantized_tensors(const convcheck_conv_desc& desc, co
     std::vector<std::pair<std::string, const GuardedBuffer*>> buffers = {{"src", &src}, {"weights", &weights}, {"dst", &dst}};
     if (bias) buffers.emplace_back("bias", bias);
     return pass_tensors(desc, buffers);
+}
+
+std::vector<OfflineTensor> transposed_tensors(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                             const GuardedBuffer& weights, const GuardedBuffer* bias,
+                                             const GuardedBuffer& dst) {
+    std::vector<std::pair<std::string, const GuardedBuffer*>> buffers = {{"src", &src}, {"weights", &weights}, {"dst", &dst}};
+    if (bias) buffers.emplace_back("bias", bias);
+    std::uint64_t bytes = 0;
+    return with_buffers(convcheck_exec::transposed_tensors(desc, nullptr, &bytes), buffers);
 }
 
 json tensor_entry(const Case& c, const convcheck_exec::Tensor& t) {
@@ -91,13 +105,15 @@ ChildOutcome error_outcome(std::string reason) {
 
 std::string offline_not_carried(const Case& c) {
     const std::string later = "; an offline run declines it, counted (docs/offline.md)";
-    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights && c.op != Op::conv_quantized)
-        return std::string("offline runs carry discrete convolution's forward and backward passes and quantized "
-                           "convolution, not ") +
+    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights && c.op != Op::conv_quantized &&
+        c.op != Op::conv_transposed)
+        return std::string("offline runs carry discrete convolution's forward and backward passes, quantized and "
+                           "transposed convolution, not ") +
                operation(c.op).words + later;
     if (c.mode != accuracy::Mode::exact && c.mode != accuracy::Mode::bound)
         return std::string("offline runs carry exact and bound mode, one execution per case, not ") +
                accuracy::to_string(c.mode) + " mode" + later;
+    if (c.op == Op::conv_transposed) return "";  // dense, no post-ops or scales
     const ConvDescriptor& d = c.op == Op::conv_quantized ? c.qconv.conv : c.conv;
     for (const TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst})
         if (!layout_of(d, role).dense())
@@ -128,12 +144,17 @@ ChildOutcome ExportExecution::backward(const ConvBackwardExecution& x) { return 
 
 ChildOutcome ExportExecution::quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src,
                                         const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
-    return write(quantized_tensors(desc, src, weights, bias, dst), &desc);
+    return write(quantized_tensors(desc, src, weights, bias, dst), convcheck_exec::descriptor_json(desc));
 }
 
-ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors, const convcheck_conv_desc* desc) {
-    if (desc) {  // the values drawn for the case (per-channel scales, zero points) are the device's to read
-        entry_["descriptor"] = convcheck_exec::descriptor_json(*desc);
+ChildOutcome ExportExecution::transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                         const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return write(transposed_tensors(desc, src, weights, bias, dst), convcheck_exec::transposed_descriptor_json(desc));
+}
+
+ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors, const json& descriptor) {
+    if (!descriptor.is_null()) {  // a quantized case's drawn values, a transposed one's descriptor: the device's to read
+        entry_["descriptor"] = descriptor;
         entry_["pass"] = entry_["descriptor"]["pass"];
     }
     entry_["inputs"] = json::object();
@@ -159,6 +180,11 @@ ChildOutcome JudgeExecution::backward(const ConvBackwardExecution& x) { return r
 ChildOutcome JudgeExecution::quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src,
                                        const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
     return read(quantized_tensors(desc, src, weights, bias, dst));
+}
+
+ChildOutcome JudgeExecution::transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                        const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return read(transposed_tensors(desc, src, weights, bias, dst));
 }
 
 ChildOutcome JudgeExecution::read(const std::vector<OfflineTensor>& tensors) {

@@ -1,7 +1,8 @@
 # A convcheck backend in numpy: `convcheck run --backend python:examples/python/numpy_backend.py --suite smoke`.
 # The forward pass of a grouped, strided, dilated, padded (or cropped) convolution, NCX/OIX: f32 and f64 summed in
 # float64 and rounded once to the output's dtype; quantized (u8/s8 src and weights, s32 bias, u8/s8/s32 or float
-# dst) summed exactly in int64 and requantized by the rule it declares, ONNX's QLinearConv rule.
+# dst) summed exactly in int64 and requantized by the rule it declares, ONNX's QLinearConv rule; and the transposed
+# convolution (deconv:, output padding), f32 and f64, summed in float64.
 import numpy as np
 
 
@@ -56,3 +57,26 @@ def qconv(desc, src, weights, bias):
         t = t + (bias.astype(np.float64) / q.dst_scale).astype(np.float32).reshape(channel)
     t = np.rint(t + dzp.astype(np.float32)).astype(np.float64)
     return np.clip(t, q.dst_min, q.dst_max).astype({"u8": np.uint8, "s8": np.int8, "s32": np.int32}[kind])
+
+
+def conv_transposed(desc, src, weights, bias):
+    """Each input position y scatters to the outputs x = y * stride - pads_begin + k * dilation (docs/transposed.md)."""
+    n, g = src.shape[0], desc.groups
+    x = src.astype(np.float64).reshape(n, g, -1, *src.shape[2:])
+    w = weights.astype(np.float64).reshape(g, -1, *weights.shape[1:])  # [g][in/g][out/g][k...]
+    # the whole output, before the pads: (input - 1) * stride + window, and room for the output padding at the end
+    full = [(i - 1) * s + (k - 1) * d + 1 for i, s, k, d in zip(desc.input_size, desc.strides, desc.kernel_size, desc.dilations)]
+    begin = [max(-p, 0) for p in desc.pads_begin]  # a negative pad widens the output
+    size = [b + max(f, p + o) + max(op - e, 0)
+            for b, f, p, o, e, op in zip(begin, full, desc.pads_begin, desc.output_size, desc.pads_end, desc.output_padding)]
+    dst = np.zeros((n, g, w.shape[2], *size))
+    for tap in np.ndindex(*desc.kernel_size):
+        window = tuple(slice(b + t * d, b + t * d + (i - 1) * s + 1, s)
+                       for b, t, d, i, s in zip(begin, tap, desc.dilations, desc.input_size, desc.strides))
+        dst[(Ellipsis,) + window] += np.einsum("ngc...,gco->ngo...", x, w[(Ellipsis,) + tap])
+    dst = dst[(slice(None),) * 3 + tuple(slice(b + p, b + p + o)
+                                          for b, p, o in zip(begin, desc.pads_begin, desc.output_size))]
+    dst = dst.reshape(n, -1, *desc.output_size)
+    if bias is not None:
+        dst += bias.reshape(1, -1, *([1] * desc.rank))
+    return dst.astype(src.dtype)

@@ -19,6 +19,12 @@ if(CONVCHECK_BUILD_TESTS)
                    --suite quantized --no-progress)
   set_tests_properties(conformance_quantized_python_numpy PROPERTIES PASS_REGULAR_EXPRESSION
                        "11 cases executed, 4 declined.*pass rate 100.0 %")
+  # transposed convolution over the protocol (1.1): the numpy example's conv_transposed (output padding, negative pads)
+  add_test(NAME conformance_transposed_python_numpy
+           COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/numpy_backend.py
+                   --suite transposed --no-progress)
+  set_tests_properties(conformance_transposed_python_numpy PROPERTIES PASS_REGULAR_EXPRESSION
+                       "18 cases executed, 28 declined.*pass rate 100.0 %")
   add_test(NAME conformance_quantized_python_wrong_dtype
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${PROJECT_SOURCE_DIR}/conformance/runner/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend python:${CMAKE_CURRENT_LIST_DIR}/tests/qconv_wrong_dtype_backend.py

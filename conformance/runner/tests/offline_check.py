@@ -18,6 +18,9 @@ usage: offline_check.py <check> <convcheck> <source dir>
             descriptor carries the values drawn for a case (szp=ic: one src zero point per input channel); an output
             off by one fails under the declared rule, an s32 dst where the case's is u8, a float one, a missing one
             and one of another shape are each named
+  transposed the same on the transposed suite (deconv:, output padding): every exported case judged exactly as run;
+            a dst whose last output (in the output padding) is changed fails; a dst without the output padding's
+            rows is named by its shape
   manifest  a manifest with a bad field (format_version, claims, a case's seed, cases) exits 2 naming it; an
             export into a folder that is not empty exits 2
 """
@@ -242,6 +245,31 @@ def check_quantized():
     print("quantized: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
 
 
+def check_transposed():
+    manifest = check_same(numpy_backend, ("--suite", "transposed"), at_least=10)
+    folder = os.path.join(tmp, "same")
+    padded = [c for c in manifest["cases"] if c["exported"] and any(c["descriptor"]["output_padding"])]
+    if len(padded) < 2 or any(c["descriptor"]["operation"] != "conv_transposed" for c in padded):
+        fail(f"{len(padded)} exported transposed cases with output padding")
+    changed, cropped = padded[0], padded[1]
+    path = os.path.join(folder, changed["outputs"]["dst"]["file"])
+    dst = np.load(path)
+    dst.reshape(-1)[-1] += 1.0
+    np.save(path, dst)
+    path = os.path.join(folder, cropped["outputs"]["dst"]["file"])
+    op = cropped["descriptor"]["output_padding"]
+    np.save(path, np.load(path)[(Ellipsis,) + tuple(slice(0, n - p) for n, p in zip(cropped["descriptor"]["output_size"], op))])
+    out = os.path.join(tmp, "judge_t.jsonl")
+    run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", out], 1)
+    got = by_case(out)
+    expect = {changed["id"]: "first dst[", cropped["id"]: f"offline output {cropped['outputs']['dst']['file']} has shape ["}
+    for case_id, words in expect.items():
+        r = got[case_id]
+        if r["status"] != "failed" or words not in r.get("reason", ""):
+            fail(f"{case_id}: {r['status']}: {r.get('reason')!r}; expected failed with {words!r}")
+    print("transposed: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
+
+
 def check_manifest():
     folder = os.path.join(tmp, "m")
     export_and_compute(folder, ["--suite", "smoke", "--mode", "exact"])
@@ -272,5 +300,5 @@ def check_manifest():
         fail(f"export into a full folder: {p.stderr.strip()}")
 
 
-{"same": check_same, "backward": check_backward, "quantized": check_quantized, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
+{"same": check_same, "backward": check_backward, "quantized": check_quantized, "transposed": check_transposed, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
 shutil.rmtree(tmp, ignore_errors=True)

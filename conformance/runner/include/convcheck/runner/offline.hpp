@@ -40,6 +40,9 @@ public:
     // weights, bias (null without one) and dst, dense in the case's layouts, as for conv.
     virtual ChildOutcome quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src, const GuardedBuffer& weights,
                                    const GuardedBuffer* bias, const GuardedBuffer& dst) = 0;
+    // A transposed convolution (its ABI descriptor): src, weights, bias (null without one) and dst, as for conv.
+    virtual ChildOutcome transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                    const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) = 0;
 };
 
 // Why an offline run does not carry this case ("" when it does): an operation, pass, mode or memory layout
@@ -58,12 +61,14 @@ public:
     ChildOutcome backward(const ConvBackwardExecution& x) override;
     ChildOutcome quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src, const GuardedBuffer& weights,
                            const GuardedBuffer* bias, const GuardedBuffer& dst) override;
+    ChildOutcome transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                            const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) override;
     bool written() const { return written_; }
     const nlohmann::json& entry() const { return entry_; }
 
 private:
     // `desc`: the descriptor the manifest gives the device (a quantized case's, with the values drawn for it), or null
-    ChildOutcome write(const std::vector<OfflineTensor>& tensors, const convcheck_conv_desc* desc = nullptr);
+    ChildOutcome write(const std::vector<OfflineTensor>& tensors, const nlohmann::json& descriptor = nullptr);
     std::filesystem::path dir_;
     const Case& c_;
     bool written_ = false;
@@ -81,6 +86,8 @@ public:
     ChildOutcome backward(const ConvBackwardExecution& x) override;
     ChildOutcome quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src, const GuardedBuffer& weights,
                            const GuardedBuffer* bias, const GuardedBuffer& dst) override;
+    ChildOutcome transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                            const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) override;
 
 private:
     ChildOutcome read(const std::vector<OfflineTensor>& tensors);
