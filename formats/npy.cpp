@@ -24,7 +24,8 @@ struct TypeInfo {
 };
 constexpr TypeInfo kTypes[] = {
     {ElementType::f16, "<f2", 2}, {ElementType::f32, "<f4", 4}, {ElementType::f64, "<f8", 8},
-    {ElementType::u16, "<u2", 2}, {ElementType::i64, "<i8", 8},
+    {ElementType::u16, "<u2", 2}, {ElementType::i64, "<i8", 8}, {ElementType::u8, "|u1", 1},
+    {ElementType::i8, "|i1", 1},  {ElementType::i32, "<i4", 4},
 };
 
 // Printable excerpt of untrusted text for an error message.
@@ -220,6 +221,13 @@ double Array::get(std::int64_t i) const {
             std::memcpy(&v, p, 8);
             return static_cast<double>(v);
         }
+        case ElementType::u8: return static_cast<double>(std::to_integer<std::uint8_t>(*p));
+        case ElementType::i8: return static_cast<double>(static_cast<std::int8_t>(std::to_integer<std::uint8_t>(*p)));
+        case ElementType::i32: {
+            std::int32_t v;
+            std::memcpy(&v, p, 4);
+            return static_cast<double>(v);
+        }
     }
     return 0.0;
 }
@@ -259,7 +267,7 @@ Array parse(std::span<const std::byte> file, const Limits& limits) {
         if (d.kind == HeaderReader::Value::string && d.text == t.descr) array.type = t.type, known = true;
     if (!known)
         throw NpyError("descr", excerpt(d.text),
-                       "unsupported element type (supported: little-endian <f2 <f4 <f8 <u2 <i8)");
+                       "unsupported element type (supported: little-endian <f2 <f4 <f8 <u2 <i8 <i4, and |u1 |i1)");
     const auto& fortran = dict["fortran_order"];
     if (fortran.kind != HeaderReader::Value::boolean)
         throw NpyError("fortran_order", excerpt(fortran.text), "must be True or False");

@@ -13,6 +13,11 @@ and, optionally:
     query(desc)                 None or True: it takes the case; a string, or raise Decline(reason): it declines
     conv_backward_data(desc, diff_dst, weights) -> diff_src
     conv_backward_weights(desc, src, diff_dst) -> diff_weights, or (diff_weights, diff_bias) with a bias
+    qconv(desc, src, weights, bias) -> dst   a quantized case (desc.quantization: its scales, zero points and
+                                output range); integer tensors as uint8, int8, int32 arrays; describe() claims
+                                "u8", "s8", "s32" and may name its "requantization" rule and "integer_accumulator"
+    conv_transposed(desc, src, weights, bias) -> dst   a transposed convolution (desc.output_padding; weights
+                                [in_channels][out_channels / groups][kernel...] for "oix")
 
 `desc` has the descriptor's fields as attributes (pass_, rank, batch, in_channels, out_channels, groups,
 input_size, kernel_size, strides, dilations (1 = dense), pads_begin, pads_end, output_size, has_bias,
@@ -55,16 +60,30 @@ def round_to_bf16(a):
     return np.where(np.isnan(a), a, out)
 
 
-_NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64}
+_NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "u8": np.uint8, "s8": np.int8, "s32": np.int32}
+_PROTOCOL_DTYPE = {np.dtype(v): k for k, v in _NUMPY.items()}
 
 
-class Descriptor:
-    """The case's descriptor: the protocol's fields as attributes (`pass` is `pass_`)."""
+class Fields:
+    """A JSON object's fields as attributes (lists as tuples)."""
 
     def __init__(self, fields):
         self.fields = fields
         for key, value in fields.items():
             setattr(self, "pass_" if key == "pass" else key, tuple(value) if isinstance(value, list) else value)
+
+    def __repr__(self):
+        return json.dumps(self.fields)
+
+
+class Descriptor(Fields):
+    """The case's descriptor: the protocol's fields as attributes (`pass` is `pass_`); a quantized case's
+    `quantization` object as attributes too (desc.quantization.src_scale, ...), None for a float case."""
+
+    def __init__(self, fields):
+        Fields.__init__(self, fields)
+        self.quantization = Fields(fields["quantization"]) if fields.get("quantization") else None
+        self.operation = fields.get("operation", "conv")
 
     def __repr__(self):
         return self.fields.get("canonical") or json.dumps(self.fields)
@@ -82,7 +101,7 @@ def _returned(name, array, t):
     """What an output was returned as: (protocol dtype, shape); a bf16 output must hold bf16 values."""
     if not isinstance(array, np.ndarray):
         raise TypeError("%s: the backend returned a %s, not a numpy array" % (name, type(array).__name__))
-    dtype = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16", np.dtype(np.float64): "f64"}.get(array.dtype)
+    dtype = _PROTOCOL_DTYPE.get(array.dtype)
     if dtype is None:
         dtype = str(array.dtype)
     if t["dtype"] == "bf16" and dtype == "f32":
@@ -114,9 +133,22 @@ def _error_text(exc):
     return last
 
 
+def not_computed(b, desc):
+    """Why the backend file b cannot take this case whatever its query says (an entry point it lacks), or None."""
+    if desc.quantization is not None and not callable(getattr(b, "qconv", None)):
+        return "the backend defines no qconv(desc, src, weights, bias) for a quantized case"
+    if desc.operation == "conv_transposed" and not callable(getattr(b, "conv_transposed", None)):
+        return "the backend defines no conv_transposed(desc, src, weights, bias) for a transposed convolution"
+    return None
+
+
 def compute(b, desc, ins, outs):
     """The case's pass through the backend file b: {output name: array} for the outputs `outs` names (also
     convcheck_offline.py's)."""
+    if desc.quantization is not None:
+        return {"dst": b.qconv(desc, ins["src"], ins["weights"], ins.get("bias"))}
+    if desc.operation == "conv_transposed":
+        return {"dst": b.conv_transposed(desc, ins["src"], ins["weights"], ins.get("bias"))}
     if desc.pass_ == "forward":
         return {"dst": b.conv(desc, ins["src"], ins["weights"], ins.get("bias"))}
     if desc.pass_ == "backward_data":
@@ -153,7 +185,7 @@ class _Server:
     def claims(self):
         b = self.backend
         c = dict(b.describe())
-        c.setdefault("operations", ["conv"])
+        c.setdefault("operations", ["conv"] + (["conv_transposed"] if callable(getattr(b, "conv_transposed", None)) else []))
         if "passes" not in c:
             c["passes"] = ["forward"] + [p for p, f in (("backward_data", "conv_backward_data"),
                                                         ("backward_weights", "conv_backward_weights"))
@@ -175,8 +207,12 @@ class _Server:
         return {"type": "hello", "protocol": PROTOCOL, "claims": self.claims()}
 
     def query(self, message):
+        desc = Descriptor(message["descriptor"])
+        why = not_computed(self.backend, desc)
+        if why:
+            return {"type": "declined", "reason": why}
         q = getattr(self.backend, "query", None)
-        answer = q(Descriptor(message["descriptor"])) if callable(q) else None
+        answer = q(desc) if callable(q) else None
         if answer is None or answer is True:
             return {"type": "supported"}
         return {"type": "declined", "reason": str(answer)}

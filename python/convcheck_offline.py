@@ -5,7 +5,7 @@ offline run, for a device that runs Python and numpy.
     python3 convcheck_offline.py run DIR BACKEND.py [key=value ...]   write every exported case's outputs into DIR
 
 BACKEND.py is a backend file as `convcheck run --backend python:BACKEND.py` runs it (docs/exec-protocol.md: describe(),
-conv(), and optionally configure(), query(), conv_backward_data(), conv_backward_weights()); this program calls it
+conv(), and optionally configure(), query(), conv_backward_data(), conv_backward_weights(), qconv()); this program calls it
 for each case's pass as convcheck_backend.py does, with the inputs read from DIR's .npy files instead of shared memory. An output is saved as the backend returned it (another dtype or
 shape is then named by `convcheck judge`); a bf16 output as its 16 bits ('<u2'). A case the backend declines (query,
 or Decline) gets a <case>.declined file holding the reason; an exception leaves the case's output missing (judge names
@@ -55,6 +55,9 @@ def run(folder, server):
             continue
         desc = convcheck_backend.Descriptor(case["descriptor"])
         try:
+            why = convcheck_backend.not_computed(b, desc)
+            if why:
+                raise convcheck_backend.Decline(why)
             q = getattr(b, "query", None)
             answer = q(desc) if callable(q) else None
             if answer is not None and answer is not True:

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/abi/abi_quantized.hpp"
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/plugin_support.hpp"
 
@@ -18,9 +19,12 @@ std::uint64_t element_bytes(std::int32_t dtype) {
         case CONVCHECK_F16: return 2;
         case CONVCHECK_BF16: return 2;
         case CONVCHECK_F64: return 8;
+        case CONVCHECK_U8: return 1;
+        case CONVCHECK_S8: return 1;
+        case CONVCHECK_S32: return 4;
     }
     throw std::invalid_argument("dtype " + dtype_name(dtype) +
-                                ": the exec protocol carries f32, f16, bf16 and f64 tensors only");
+                                ": the exec protocol carries f32, f16, bf16, f64, u8, s8 and s32 tensors only");
 }
 
 std::vector<std::int64_t> axes(const std::int64_t* values, int rank) { return {values, values + rank}; }
@@ -112,13 +116,43 @@ std::vector<Tensor> case_tensors(const convcheck_conv_desc& d, const convcheck_c
     return t;
 }
 
+const convcheck_quantization* quantization_of(const convcheck_conv_desc& d) {
+    if (d.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) return nullptr;
+    for (const convcheck_extension* x = d.next; x != nullptr; x = x->next)
+        if (x->tag == CONVCHECK_EXTENSION_QUANTIZATION) return reinterpret_cast<const convcheck_quantization*>(x);
+    return nullptr;
+}
+
+namespace {
+
+json quantization_json(const convcheck_conv_desc& d) {
+    const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(d);  // throws ConvError
+    const auto reals = [](const std::vector<float>& v) {
+        std::vector<double> r(v.begin(), v.end());
+        return r;
+    };
+    return {{"src_scale", double(c.q.src_scale)},
+            {"src_zero_points", c.src_zero_points},
+            {"weights_scales", reals(c.weights_scales)},
+            {"weights_zero_point", c.q.weights_zero_point},
+            {"dst_scale", double(c.q.dst_scale)},
+            {"dst_zero_points", c.dst_zero_points},
+            {"dst_min", c.q.dst_min},
+            {"dst_max", c.q.dst_max}};
+}
+
+}  // namespace
+
 json descriptor_json(const convcheck_conv_desc& d) {
     json j;
+    const convcheck_quantization* q = quantization_of(d);
     try {
-        j["canonical"] = convcheck::to_string(convcheck::runner::from_abi(d));
+        j["canonical"] = q ? convcheck::to_string(convcheck::runner::quantized_from_abi(d).q)
+                           : convcheck::to_string(convcheck::runner::from_abi(d));
     } catch (const std::exception&) {
         j["canonical"] = nullptr;  // a descriptor the core form cannot write (the fields below say it all)
     }
+    j["operation"] = "conv";
     j["pass"] = pass_name(d.prop_kind);
     j["rank"] = d.rank;
     j["batch"] = d.batch;
@@ -139,12 +173,93 @@ json descriptor_json(const convcheck_conv_desc& d) {
     j["filter_format"] = filter_layout(d);
     j["dtypes"] = {{"src", dtype_name(d.src_dtype)}, {"weights", dtype_name(d.weights_dtype)},
                    {"bias", dtype_name(d.bias_dtype)}, {"dst", dtype_name(d.dst_dtype)}};
+    if (q) j["quantization"] = quantization_json(d);  // protocol 1.1: a quantized case (docs/exec-protocol.md)
     return j;
 }
 
 json tensor_json(const Tensor& t) {
     return {{"dtype", dtype_name(t.dtype)}, {"layout", t.layout}, {"shape", t.shape}, {"offset", t.offset},
             {"bytes", t.bytes}};
+}
+
+namespace {
+
+std::int64_t transposed_output_size(const convcheck_conv_transposed_desc& d, int i) {
+    const std::int64_t window = (d.kernel_size[i] - 1) * d.dilations[i] + 1;
+    return (d.input_size[i] - 1) * d.strides[i] - d.pads_begin[i] - d.pads_end[i] + window + d.output_padding[i];
+}
+
+std::vector<std::int64_t> transposed_data_shape(const convcheck_conv_transposed_desc& d, std::int64_t channels,
+                                                bool output) {
+    std::vector<std::int64_t> shape{d.batch};
+    if (d.data_format == CONVCHECK_NCX) shape.push_back(channels);
+    for (int i = 0; i < d.rank; ++i) shape.push_back(output ? transposed_output_size(d, i) : d.input_size[i]);
+    if (d.data_format == CONVCHECK_NXC) shape.push_back(channels);
+    return shape;
+}
+
+}  // namespace
+
+std::vector<Tensor> transposed_tensors(const convcheck_conv_transposed_desc& d, const convcheck_conv_args* a,
+                                       std::uint64_t* size) {
+    if (d.filter_format != CONVCHECK_OIX && d.filter_format != CONVCHECK_XIO)
+        throw std::invalid_argument("filter_format " + std::to_string(d.filter_format) +
+                                    ": a transposed convolution's weights are OIX or XIO");
+    const std::string layout = d.data_format == CONVCHECK_NCX ? "ncx" : "nxc";
+    const std::vector<std::int64_t> k = axes(d.kernel_size, d.rank);
+    const std::int64_t i = d.in_channels, o = d.out_channels / d.groups;
+    std::vector<std::int64_t> w;  // in_channels outermost (OIX) or innermost (XIO), as transposed.h says
+    if (d.filter_format == CONVCHECK_OIX) w = {i, o}, w.insert(w.end(), k.begin(), k.end());
+    else w = k, w.push_back(o), w.push_back(i);
+    std::vector<Tensor> t;
+    t.push_back(Tensor{"src", d.dtype, layout, transposed_data_shape(d, d.in_channels, false), 0, 0, a ? a->src : nullptr});
+    t.push_back(Tensor{"weights", d.dtype, d.filter_format == CONVCHECK_OIX ? "oix" : "xio", w, 0, 0, a ? a->weights : nullptr});
+    if (d.has_bias) t.push_back(Tensor{"bias", d.dtype, "x", {d.out_channels}, 0, 0, a ? a->bias : nullptr});
+    Tensor dst{"dst", d.dtype, layout, transposed_data_shape(d, d.out_channels, true)};
+    dst.output = a ? a->dst : nullptr;
+    t.push_back(dst);
+    std::uint64_t offset = 0;
+    for (Tensor& x : t) {
+        std::uint64_t n = 1;
+        for (std::int64_t e : x.shape) n *= static_cast<std::uint64_t>(e);
+        x.bytes = n * element_bytes(x.dtype);
+        x.offset = offset;
+        offset = (offset + x.bytes + 63) / 64 * 64;
+    }
+    *size = offset;
+    return t;
+}
+
+json transposed_descriptor_json(const convcheck_conv_transposed_desc& d) {
+    json j;
+    try {
+        j["canonical"] = convcheck::to_string(convcheck::runner::from_abi(d));
+    } catch (const std::exception&) {
+        j["canonical"] = nullptr;
+    }
+    j["operation"] = "conv_transposed";
+    j["pass"] = "forward";
+    j["rank"] = d.rank;
+    j["batch"] = d.batch;
+    j["in_channels"] = d.in_channels;
+    j["out_channels"] = d.out_channels;
+    j["groups"] = d.groups;
+    j["input_size"] = axes(d.input_size, d.rank);
+    j["kernel_size"] = axes(d.kernel_size, d.rank);
+    j["strides"] = axes(d.strides, d.rank);
+    j["dilations"] = axes(d.dilations, d.rank);
+    j["pads_begin"] = axes(d.pads_begin, d.rank);
+    j["pads_end"] = axes(d.pads_end, d.rank);
+    j["output_padding"] = axes(d.output_padding, d.rank);
+    std::vector<std::int64_t> out;
+    for (int i = 0; i < d.rank; ++i) out.push_back(transposed_output_size(d, i));
+    j["output_size"] = out;
+    j["has_bias"] = d.has_bias != 0;
+    j["data_format"] = d.data_format == CONVCHECK_NCX ? "ncx" : "nxc";
+    j["filter_format"] = d.filter_format == CONVCHECK_OIX ? "oix" : "xio";
+    const std::string t = dtype_name(d.dtype);
+    j["dtypes"] = {{"src", t}, {"weights", t}, {"bias", t}, {"dst", t}};
+    return j;
 }
 
 namespace {
@@ -178,7 +293,8 @@ std::uint32_t bits_of(const json& claims, const std::string& key, const std::vec
 
 void read_claims(const json& c, convcheck_plugin_info* info, std::string* name, std::string* version) {
     static const char* const kKeys[] = {"name", "version", "operations", "dtypes", "ranks", "data_formats",
-                                        "filter_formats", "accumulation_dtype", "passes", "mixed_dtypes"};
+                                        "filter_formats", "accumulation_dtype", "passes", "mixed_dtypes",
+                                        "requantization", "integer_accumulator"};
     for (const auto& item : c.items()) {
         bool known = false;
         for (const char* k : kKeys) known = known || item.key() == k;
@@ -189,10 +305,13 @@ void read_claims(const json& c, convcheck_plugin_info* info, std::string* name, 
     *name = c["name"].get<std::string>();
     *version = c.contains("version") && c["version"].is_string() ? c["version"].get<std::string>() : "";
     const std::vector<std::pair<std::string, int>> dtypes = {
-        {"f32", CONVCHECK_F32}, {"f16", CONVCHECK_F16}, {"bf16", CONVCHECK_BF16}, {"f64", CONVCHECK_F64}};
+        {"f32", CONVCHECK_F32}, {"f16", CONVCHECK_F16}, {"bf16", CONVCHECK_BF16}, {"f64", CONVCHECK_F64},
+        {"u8", CONVCHECK_U8},   {"s8", CONVCHECK_S8},   {"s32", CONVCHECK_S32}};  // the integers: protocol 1.1
     // protocol 1 has one operation, discrete convolution: the default
-    const std::uint32_t ops = c.contains("operations") ? bits_of(c, "operations", {{"conv", 0}}, false) : 1u;
-    info->operations = ops != 0 ? CONVCHECK_OP_CONV : 0;
+    // 1.1: transposed convolution too (its dtypes, ranks and formats are the claims above)
+    const std::uint32_t ops =
+        c.contains("operations") ? bits_of(c, "operations", {{"conv", 0}, {"conv_transposed", 2}}, false) : 1u;
+    info->operations = ops;  // bit 0 CONVCHECK_OP_CONV (1), bit 2 CONVCHECK_OP_CONV_TRANSPOSED (4)
     info->dtypes = bits_of(c, "dtypes", dtypes, true);
     if (c.contains("ranks")) {  // numbers, the natural spelling
         info->ranks = 0;
@@ -215,8 +334,31 @@ void read_claims(const json& c, convcheck_plugin_info* info, std::string* name, 
         const json& a = c["accumulation_dtype"];
         bool found = false;
         for (const auto& d : dtypes)
-            if (a.is_string() && a.get<std::string>() == d.first) info->accumulation_dtype = d.second, found = true;
+            if (a.is_string() && a.get<std::string>() == d.first && d.second <= CONVCHECK_F64)
+                info->accumulation_dtype = d.second, found = true;
         if (!found) bad_claim("accumulation_dtype", a, "one of f32, f16, bf16, f64");
+    }
+    // protocol 1.1, quantized convolution: the rule and the accumulator it declares (plugin_info's, ABI 1.5)
+    info->requantization = CONVCHECK_REQUANTIZATION_UNNAMED;
+    if (c.contains("requantization")) {
+        const json& r = c["requantization"];
+        const std::vector<std::pair<std::string, int>> rules = {
+            {"double_rounding", CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING},
+            {"single_rounding", CONVCHECK_REQUANTIZATION_SINGLE_ROUNDING},
+            {"nearest_even_f32", CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32},
+            {"nearest_even_f32_with_zero_point", CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT}};
+        bool found = r.is_null();  // null: none named (TOSA's window)
+        for (const auto& k : rules)
+            if (r.is_string() && r.get<std::string>() == k.first) info->requantization = k.second, found = true;
+        if (!found)
+            bad_claim("requantization", r, "one of double_rounding, single_rounding, nearest_even_f32, "
+                                           "nearest_even_f32_with_zero_point, or null (none named)");
+    }
+    info->integer_accumulator = CONVCHECK_ACCUMULATOR_S32;
+    if (c.contains("integer_accumulator")) {
+        const json& a = c["integer_accumulator"];
+        if (a == "s16_pairs") info->integer_accumulator = CONVCHECK_ACCUMULATOR_S16_PAIRS;
+        else if (a != "s32") bad_claim("integer_accumulator", a, "s32 (exact) or s16_pairs (VPMADDUBSW's saturating pairs)");
     }
     info->prop_kinds = bits_of(c, "passes",
                                {{"forward", CONVCHECK_FORWARD},

@@ -28,18 +28,20 @@ npy::ElementType npy_type(std::int32_t dtype) {
         case CONVCHECK_F16: return npy::ElementType::f16;
         case CONVCHECK_BF16: return npy::ElementType::u16;
         case CONVCHECK_F64: return npy::ElementType::f64;
+        case CONVCHECK_U8: return npy::ElementType::u8;
+        case CONVCHECK_S8: return npy::ElementType::i8;
+        case CONVCHECK_S32: return npy::ElementType::i32;
     }
-    throw std::invalid_argument("dtype " + convcheck_exec::dtype_name(dtype) + ": offline runs carry f32, f16, bf16 "
-                                "and f64 tensors");
+    throw std::invalid_argument("dtype " + convcheck_exec::dtype_name(dtype) + ": offline runs carry f32, f16, bf16, "
+                                "f64, u8, s8 and s32 tensors");
 }
 
 // The pass's tensors (the exec protocol's, convcheck/abi/exec_messages.hpp), each with the runner's buffer named in
 // `buffers` (src, weights, bias, dst, diff_dst, diff_src, diff_weights, diff_bias).
-std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
+std::vector<OfflineTensor> with_buffers(std::vector<convcheck_exec::Tensor> pass,
                                         const std::vector<std::pair<std::string, const GuardedBuffer*>>& buffers) {
-    std::uint64_t bytes = 0;
     std::vector<OfflineTensor> tensors;
-    for (convcheck_exec::Tensor& t : convcheck_exec::case_tensors(desc, nullptr, &bytes)) {
+    for (convcheck_exec::Tensor& t : pass) {
         const GuardedBuffer* buffer = nullptr;
         for (const auto& [name, b] : buffers)
             if (name == t.name) buffer = b;
@@ -54,6 +56,12 @@ std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
     return tensors;
 }
 
+std::vector<OfflineTensor> pass_tensors(const convcheck_conv_desc& desc,
+                                        const std::vector<std::pair<std::string, const GuardedBuffer*>>& buffers) {
+    std::uint64_t bytes = 0;
+    return with_buffers(convcheck_exec::case_tensors(desc, nullptr, &bytes), buffers);
+}
+
 std::vector<OfflineTensor> forward_tensors(const ConvDescriptor& d, const Buffers& b) {
     return pass_tensors(to_abi(d), {{"src", &b.src}, {"weights", &b.weights}, {"bias", &b.bias}, {"dst", &b.dst}});
 }
@@ -61,6 +69,22 @@ std::vector<OfflineTensor> forward_tensors(const ConvDescriptor& d, const Buffer
 std::vector<OfflineTensor> backward_tensors(const ConvBackwardExecution& x) {
     return pass_tensors(x.desc, {{"src", x.src}, {"weights", x.weights}, {"diff_dst", x.diff_dst}, {"diff_src", x.diff_src},
                                  {"diff_weights", x.diff_weights}, {"diff_bias", x.diff_bias}});
+}
+
+std::vector<OfflineTensor> quantized_tensors(const convcheck_conv_desc& desc, const GuardedBuffer& src,
+                                            const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    std::vector<std::pair<std::string, const GuardedBuffer*>> buffers = {{"src", &src}, {"weights", &weights}, {"dst", &dst}};
+    if (bias) buffers.emplace_back("bias", bias);
+    return pass_tensors(desc, buffers);
+}
+
+std::vector<OfflineTensor> transposed_tensors(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                             const GuardedBuffer& weights, const GuardedBuffer* bias,
+                                             const GuardedBuffer& dst) {
+    std::vector<std::pair<std::string, const GuardedBuffer*>> buffers = {{"src", &src}, {"weights", &weights}, {"dst", &dst}};
+    if (bias) buffers.emplace_back("bias", bias);
+    std::uint64_t bytes = 0;
+    return with_buffers(convcheck_exec::transposed_tensors(desc, nullptr, &bytes), buffers);
 }
 
 json tensor_entry(const Case& c, const convcheck_exec::Tensor& t) {
@@ -81,13 +105,16 @@ ChildOutcome error_outcome(std::string reason) {
 
 std::string offline_not_carried(const Case& c) {
     const std::string later = "; an offline run declines it, counted (docs/offline.md)";
-    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights)
-        return std::string("offline runs carry discrete convolution's forward and backward passes, not ") +
+    if (c.op != Op::conv && c.op != Op::conv_bwd_data && c.op != Op::conv_bwd_weights && c.op != Op::conv_quantized &&
+        c.op != Op::conv_transposed)
+        return std::string("offline runs carry discrete convolution's forward and backward passes, quantized and "
+                           "transposed convolution, not ") +
                operation(c.op).words + later;
     if (c.mode != accuracy::Mode::exact && c.mode != accuracy::Mode::bound)
         return std::string("offline runs carry exact and bound mode, one execution per case, not ") +
                accuracy::to_string(c.mode) + " mode" + later;
-    const ConvDescriptor& d = c.conv;
+    if (c.op == Op::conv_transposed) return "";  // dense, no post-ops or scales
+    const ConvDescriptor& d = c.op == Op::conv_quantized ? c.qconv.conv : c.conv;
     for (const TensorRole role : {TensorRole::src, TensorRole::weights, TensorRole::dst})
         if (!layout_of(d, role).dense())
             return "offline runs carry dense tensors (a .npy file is a dense C-order array); " +
@@ -115,7 +142,21 @@ ChildOutcome ExportExecution::conv(const ConvDescriptor& d, const Buffers& b) { 
 
 ChildOutcome ExportExecution::backward(const ConvBackwardExecution& x) { return write(backward_tensors(x)); }
 
-ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors) {
+ChildOutcome ExportExecution::quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src,
+                                        const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return write(quantized_tensors(desc, src, weights, bias, dst), convcheck_exec::descriptor_json(desc));
+}
+
+ChildOutcome ExportExecution::transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                         const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return write(transposed_tensors(desc, src, weights, bias, dst), convcheck_exec::transposed_descriptor_json(desc));
+}
+
+ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors, const json& descriptor) {
+    if (!descriptor.is_null()) {  // a quantized case's drawn values, a transposed one's descriptor: the device's to read
+        entry_["descriptor"] = descriptor;
+        entry_["pass"] = entry_["descriptor"]["pass"];
+    }
     entry_["inputs"] = json::object();
     entry_["outputs"] = json::object();
     for (const auto& [t, buffer, output] : tensors) {
@@ -135,6 +176,16 @@ ChildOutcome ExportExecution::write(const std::vector<OfflineTensor>& tensors) {
 ChildOutcome JudgeExecution::conv(const ConvDescriptor& d, const Buffers& b) { return read(forward_tensors(d, b)); }
 
 ChildOutcome JudgeExecution::backward(const ConvBackwardExecution& x) { return read(backward_tensors(x)); }
+
+ChildOutcome JudgeExecution::quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src,
+                                       const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return read(quantized_tensors(desc, src, weights, bias, dst));
+}
+
+ChildOutcome JudgeExecution::transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                        const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) {
+    return read(transposed_tensors(desc, src, weights, bias, dst));
+}
 
 ChildOutcome JudgeExecution::read(const std::vector<OfflineTensor>& tensors) {
     const std::filesystem::path declined = dir_ / (offline_file_stem(c_) + ".declined");

@@ -29,7 +29,9 @@ PluginInfo offline_info(const json& claims) {
     info.prop_kinds = mine.prop_kinds;
     info.mixed_dtypes = mine.mixed_dtypes != 0;
     info.strided_tensors = mine.strided_tensors;
-    // what the exec bridge presents: this build's ABI, no quantization or post-op claims
+    info.requantization = mine.requantization;  // protocol 1.1: the quantized cases' rule and accumulator
+    info.integer_accumulator = mine.integer_accumulator;
+    // what the exec bridge presents: this build's ABI, no post-op claims
     info.abi_major = CONVCHECK_ABI_MAJOR;
     info.abi_minor = CONVCHECK_ABI_MINOR;
     return info;

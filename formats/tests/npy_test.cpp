@@ -60,6 +60,21 @@ TEST(Npy, RoundTripsEveryElementType) {
     EXPECT_EQ(h.get(2), std::ldexp(1.0, -24));
     Array u = parse(serialize(from_bytes(ElementType::u16, halves, {1, 3})));
     EXPECT_EQ(u.get(1), double(0xc000));
+
+    // the quantized cases' integers (offline runs): u8, s8 and s32, with numpy's descrs
+    const std::uint8_t bytes[] = {0, 255, 128};
+    Array u8 = parse(serialize(from_bytes(ElementType::u8, bytes, {3})));
+    EXPECT_EQ(descr(u8.type), "|u1");
+    EXPECT_EQ(u8.get(1), 255.0);
+    Array s8 = parse(serialize(from_bytes(ElementType::i8, bytes, {3})));
+    EXPECT_EQ(descr(s8.type), "|i1");
+    EXPECT_EQ(s8.get(1), -1.0);
+    EXPECT_EQ(s8.get(2), -128.0);
+    const std::int32_t words[] = {-2147483647 - 1, 2147483647};
+    Array s32 = parse(serialize(from_bytes(ElementType::i32, words, {2})));
+    EXPECT_EQ(descr(s32.type), "<i4");
+    EXPECT_EQ(s32.get(0), -2147483648.0);
+    EXPECT_EQ(s32.get(1), 2147483647.0);
 }
 
 TEST(Npy, ScalarAndEmptyShapes) {

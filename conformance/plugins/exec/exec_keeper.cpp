@@ -202,7 +202,7 @@ std::string handshake(int client, std::string& client_buffer, bool* client_gone)
         if (!item.empty()) options[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
         start = end + 1;
     }
-    const json hello = {{"type", "hello"}, {"protocol", kProtocolVersion}, {"options", options},
+    const json hello = {{"type", "hello"}, {"protocol", kProtocolVersion}, {"minor", kProtocolMinor}, {"options", options},
                         {"num_threads", b.num_threads}};
     if (!write_line(b.in, hello.dump())) return died("before the handshake");
     std::string line;

@@ -21,6 +21,9 @@ namespace convcheck_exec {
 
 // The protocol version this bridge speaks (docs/exec-protocol.md).
 inline constexpr int kProtocolVersion = 1;
+// The minor version the runner's hello names: 1.1 adds integer tensors with a quantized case's "quantization" and the
+// claims "requantization" and "integer_accumulator" (docs/exec-protocol.md); a backend of 1.0 is served unchanged.
+inline constexpr int kProtocolMinor = 1;
 
 // In the runner's process: forks the keeper. Returns the control socket the case children inherit, or -1 with the
 // reason in *why. Each child names the command (run by /bin/sh -c) in its "start" request: a backend started for

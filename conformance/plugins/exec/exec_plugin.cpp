@@ -108,14 +108,22 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     });
 }
 
-// What protocol 1 cannot carry, declined before the backend is asked.
+// What the protocol (1.1) cannot carry, declined before the backend is asked: an extension other than one
+// quantization extension (post-ops, scales), integer tensors without it, float tensors other than these.
 std::string beyond_protocol(const convcheck_conv_desc& d) {
+    const bool quantized = quantization_of(d) != nullptr;
     if (d.next != nullptr)
-        return "the exec protocol (version 1) carries no descriptor extension (this case has one of tag " +
-               std::to_string(d.next->tag) + ")";
-    for (const std::int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype})
-        if (t != CONVCHECK_F32 && t != CONVCHECK_F16 && t != CONVCHECK_BF16 && t != CONVCHECK_F64)
-            return "the exec protocol (version 1) carries f32, f16, bf16 and f64 tensors, not " + convcheck_exec::dtype_name(t);
+        for (const convcheck_extension* x = d.next; x != nullptr; x = x->next)
+            if (x->tag != CONVCHECK_EXTENSION_QUANTIZATION)
+                return "the exec protocol (version 1.1) carries the quantization extension only, not the descriptor "
+                       "extension of tag " + std::to_string(x->tag) + (x->tag == CONVCHECK_EXTENSION_POST_OPS ? " (post-ops)" : "");
+    for (const std::int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype}) {
+        const bool real = t == CONVCHECK_F32 || t == CONVCHECK_F16 || t == CONVCHECK_BF16 || t == CONVCHECK_F64;
+        const bool integer = t == CONVCHECK_U8 || t == CONVCHECK_S8 || t == CONVCHECK_S32;
+        if (!real && !(integer && quantized))
+            return "the exec protocol (version 1.1) carries f32, f16, bf16 and f64 tensors, and u8, s8 and s32 ones "
+                   "of a quantized case, not " + convcheck_exec::dtype_name(t);
+    }
     return "";
 }
 
@@ -165,6 +173,47 @@ struct SharedTensors {
     char* at(std::uint64_t offset) const { return static_cast<char*>(base) + offset; }
 };
 
+// One case's tensors through shared memory: a "conv" message with the descriptor, the reply checked, the outputs
+// copied back.
+convcheck_error* execute_tensors(convcheck_plugin* plugin, const json& descriptor, const std::vector<Tensor>& tensors,
+                                 std::uint64_t bytes, const convcheck_conv_args* args) {
+    for (const Tensor& t : tensors)
+        if ((t.input == nullptr && t.output == nullptr))
+            return invalid_argument("conv_args: the buffer of " + t.name + " is NULL");
+    SharedTensors shared(bytes);
+    json inputs = json::object(), outputs = json::object();
+    for (const Tensor& t : tensors) {
+        // an output starts as the runner's buffer (its "never written" pattern): what the backend leaves
+        // unwritten comes back as it was
+        std::memcpy(shared.at(t.offset), t.input ? t.input : t.output, t.bytes);
+        (t.input ? inputs : outputs)[t.name] = tensor_json(t);
+    }
+    const json reply = instance_of(plugin).request(
+        {{"type", "conv"}, {"descriptor", descriptor},
+         {"shm", {{"name", shared.name}, {"path", "/dev/shm" + shared.name}, {"bytes", shared.size}}},
+         {"inputs", inputs}, {"outputs", outputs}});
+    const std::string type = reply_type(reply);
+    if (type == "declined")
+        return make_error("exec backend: it declined the case at conv, after its query accepted it: " +
+                              reply.value("reason", std::string("(no reason given)")),
+                          CONVCHECK_ERROR_UNIMPLEMENTED);
+    if (type == "error") {
+        const std::string code = reply.value("code", std::string());
+        return make_error("exec backend: " + reply.value("message", std::string("(no message)")),
+                          code == "out_of_memory" ? CONVCHECK_ERROR_OUT_OF_MEMORY : CONVCHECK_ERROR_INTERNAL);
+    }
+    if (type != "done")
+        return make_error("exec backend: its reply to \"conv\" is neither done, declined nor error: " +
+                          reply.dump().substr(0, 200));
+    if (const std::string why = check_outputs(reply, tensors); !why.empty())
+        return make_error("exec backend: " + why);
+    for (const Tensor& t : tensors)
+        if (t.output) std::memcpy(t.output, shared.at(t.offset), t.bytes);
+    if (reply.contains("implementation") && reply["implementation"].is_string())
+        write_implementation(args, reply["implementation"].get<std::string>());
+    return nullptr;
+}
+
 convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_desc* desc, const convcheck_conv_args* args) {
     return guarded("exec backend", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
@@ -173,41 +222,47 @@ convcheck_error* conv_execute(convcheck_plugin* plugin, const convcheck_conv_des
             return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
         std::uint64_t bytes = 0;
         const std::vector<Tensor> tensors = case_tensors(*desc, args, &bytes);
-        for (const Tensor& t : tensors)
-            if ((t.input == nullptr && t.output == nullptr))
-                return invalid_argument("conv_args: the buffer of " + t.name + " is NULL");
-        SharedTensors shared(bytes);
-        json inputs = json::object(), outputs = json::object();
-        for (const Tensor& t : tensors) {
-            // an output starts as the runner's buffer (its "never written" pattern): what the backend leaves
-            // unwritten comes back as it was
-            std::memcpy(shared.at(t.offset), t.input ? t.input : t.output, t.bytes);
-            (t.input ? inputs : outputs)[t.name] = tensor_json(t);
-        }
-        const json reply = instance_of(plugin).request(
-            {{"type", "conv"}, {"descriptor", descriptor_json(*desc)},
-             {"shm", {{"name", shared.name}, {"path", "/dev/shm" + shared.name}, {"bytes", shared.size}}},
-             {"inputs", inputs}, {"outputs", outputs}});
+        return execute_tensors(plugin, descriptor_json(*desc), tensors, bytes, args);
+    });
+}
+
+// Transposed convolution (protocol 1.1): its own descriptor ("operation": "conv_transposed"), the same messages.
+std::string beyond_protocol(const convcheck_conv_transposed_desc& d) {
+    if (d.next != nullptr) return "the exec protocol (version 1.1) carries no extension of a transposed convolution";
+    if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_F16 && d.dtype != CONVCHECK_BF16 && d.dtype != CONVCHECK_F64)
+        return "the exec protocol (version 1.1) carries f32, f16, bf16 and f64 transposed convolutions, not " +
+               convcheck_exec::dtype_name(d.dtype);
+    return "";
+}
+
+convcheck_error* conv_transposed_query(convcheck_plugin* plugin, const convcheck_conv_transposed_desc* desc,
+                                       convcheck_support* out) {
+    return guarded("exec backend", [&]() -> convcheck_error* {
+        if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_transposed_desc, filter_format))
+            return invalid_argument("conv_transposed_desc: NULL or too small");
+        if (const std::string why = beyond_protocol(*desc); !why.empty()) return unsupported(out, why);
+        const json reply =
+            instance_of(plugin).request({{"type", "query"}, {"descriptor", transposed_descriptor_json(*desc)}});
         const std::string type = reply_type(reply);
-        if (type == "declined")
-            return make_error("exec backend: it declined the case at conv, after its query accepted it: " +
-                                  reply.value("reason", std::string("(no reason given)")),
-                              CONVCHECK_ERROR_UNIMPLEMENTED);
-        if (type == "error") {
-            const std::string code = reply.value("code", std::string());
-            return make_error("exec backend: " + reply.value("message", std::string("(no message)")),
-                              code == "out_of_memory" ? CONVCHECK_ERROR_OUT_OF_MEMORY : CONVCHECK_ERROR_INTERNAL);
-        }
-        if (type != "done")
-            return make_error("exec backend: its reply to \"conv\" is neither done, declined nor error: " +
-                              reply.dump().substr(0, 200));
-        if (const std::string why = check_outputs(reply, tensors); !why.empty())
-            return make_error("exec backend: " + why);
-        for (const Tensor& t : tensors)
-            if (t.output) std::memcpy(t.output, shared.at(t.offset), t.bytes);
-        if (reply.contains("implementation") && reply["implementation"].is_string())
-            write_implementation(args, reply["implementation"].get<std::string>());
-        return nullptr;
+        if (type == "supported") return supported(out);
+        if (type == "declined") return unsupported(out, reply.value("reason", std::string("(no reason given)")));
+        if (type == "error") return make_error("exec backend: " + reply.value("message", std::string("(no message)")));
+        return make_error("exec backend: its reply to \"query\" is neither supported, declined nor error: " +
+                          reply.dump().substr(0, 200));
+    });
+}
+
+convcheck_error* conv_transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc* desc,
+                                         const convcheck_conv_args* args) {
+    return guarded("exec backend", [&]() -> convcheck_error* {
+        if (!CONVCHECK_HAS_FIELD(desc, convcheck_conv_transposed_desc, filter_format))
+            return invalid_argument("conv_transposed_desc: NULL or too small");
+        if (!CONVCHECK_HAS_FIELD(args, convcheck_conv_args, dst)) return invalid_argument("conv_args: NULL or too small");
+        if (const std::string why = beyond_protocol(*desc); !why.empty())
+            return make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+        std::uint64_t bytes = 0;
+        const std::vector<Tensor> tensors = transposed_tensors(*desc, args, &bytes);
+        return execute_tensors(plugin, transposed_descriptor_json(*desc), tensors, bytes, args);
     });
 }
 
@@ -215,6 +270,8 @@ const convcheck_api api = [] {
     convcheck_api a = basic_api(create, destroy, describe);
     a.conv_query = conv_query;
     a.conv_execute = conv_execute;
+    a.conv_transposed_query = conv_transposed_query;
+    a.conv_transposed_execute = conv_transposed_execute;
     return a;
 }();
 

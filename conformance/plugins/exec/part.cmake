@@ -12,6 +12,25 @@ if(CONVCHECK_BUILD_TESTS)
   add_test(NAME conformance_smoke_python_numpy
            COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/numpy_backend.py --suite smoke
                    --no-progress --quiet)
+  # quantized cases over the protocol (1.1): the numpy example sums in int64 and requantizes by the rule it declares,
+  # bit for bit on every case it claims; a backend returning another integer dtype is named
+  add_test(NAME conformance_quantized_python_numpy
+           COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/numpy_backend.py
+                   --suite quantized --no-progress)
+  set_tests_properties(conformance_quantized_python_numpy PROPERTIES PASS_REGULAR_EXPRESSION
+                       "11 cases executed, 4 declined.*pass rate 100.0 %")
+  # transposed convolution over the protocol (1.1): the numpy example's conv_transposed (output padding, negative pads)
+  add_test(NAME conformance_transposed_python_numpy
+           COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/numpy_backend.py
+                   --suite transposed --no-progress)
+  set_tests_properties(conformance_transposed_python_numpy PROPERTIES PASS_REGULAR_EXPRESSION
+                       "18 cases executed, 28 declined.*pass rate 100.0 %")
+  add_test(NAME conformance_quantized_python_wrong_dtype
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${PROJECT_SOURCE_DIR}/conformance/runner/expect_exit.cmake
+                   $<TARGET_FILE:convcheck> run --backend python:${CMAKE_CURRENT_LIST_DIR}/tests/qconv_wrong_dtype_backend.py
+                   --suite quantized --mode exact --no-progress)
+  set_tests_properties(conformance_quantized_python_wrong_dtype PROPERTIES PASS_REGULAR_EXPRESSION
+                       "exit code 1 as expected.*it returned dst as s32 where the case's dst is u8")
 endif()
 if(CONVCHECK_BUILD_TESTS)
   # the PyTorch example where python3-torch imports (scripts/setup.sh installs it)

@@ -10,6 +10,7 @@
 #include "convcheck/abi/abi_quantized.hpp"
 #include "convcheck/plugin_quantized.hpp"
 #include "convcheck/core/memory_layout.hpp"
+#include "convcheck/runner/offline.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "operation.hpp"
 
@@ -116,20 +117,25 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
 
     // the descriptor with its quantization extension (ABI 1.5): lives through the call
     const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points);
-    ConvExecution e;
-    e.desc = abi->desc;
-    e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
-    e.warmups = warmups;
-    e.repeats = repeats;
-    GuardedBuffer one_shot;
-    if (repeats == 1 && backend.plugin->has_conv_plan() && dst.bytes() > 0) {
-        one_shot = GuardedBuffer(dst.bytes());
-        std::memcpy(one_shot.data(), dst.data(), dst.bytes());
-        e.one_shot_dst = &one_shot;
+    ChildOutcome o;
+    if (backend.offline) {  // export's or judge's stand-in (offline.hpp)
+        o = backend.offline->quantized(abi->desc, src, weights, d.has_bias ? &bias : nullptr, dst);
+    } else {
+        ConvExecution e;
+        e.desc = abi->desc;
+        e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
+        e.warmups = warmups;
+        e.repeats = repeats;
+        GuardedBuffer one_shot;
+        if (repeats == 1 && backend.plugin->has_conv_plan() && dst.bytes() > 0) {
+            one_shot = GuardedBuffer(dst.bytes());
+            std::memcpy(one_shot.data(), dst.data(), dst.bytes());
+            e.one_shot_dst = &one_shot;
+        }
+        static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
+        o = execute_conv(*backend.plugin, backend.options, e);
+        if (s.log) s.log->record(&src, &weights, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     }
-    static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
-    ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
-    if (s.log) s.log->record(&src, &weights, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     if (o.kind != ChildOutcome::Kind::ok) return o;
     out.got.assign(static_cast<std::size_t>(d.dst_elements()), 0);
     out.unwritten = 0;

@@ -13,6 +13,14 @@ usage: offline_check.py <check> <convcheck> <source dir>
             the three passes has run's record through export, convcheck_offline.py and judge; a missing
             diff_bias and a diff_weights of another shape each fail naming the file; a raising backend's traceback's
             last line is printed by convcheck_offline.py
+  quantized the same as `same` on the quantized suite (u8/s8/s32 tensors, per-tensor and per-channel scales and zero
+            points, the declared requantization rule): every exported case judged exactly as run; the manifest's
+            descriptor carries the values drawn for a case (szp=ic: one src zero point per input channel); an output
+            off by one fails under the declared rule, an s32 dst where the case's is u8, a float one, a missing one
+            and one of another shape are each named
+  transposed the same on the transposed suite (deconv:, output padding): every exported case judged exactly as run;
+            a dst whose last output (in the output padding) is changed fails; a dst without the output padding's
+            rows is named by its shape
   manifest  a manifest with a bad field (format_version, claims, a case's seed, cases) exits 2 naming it; an
             export into a folder that is not empty exits 2
 """
@@ -58,7 +66,7 @@ def by_case(file):
     return {r["case_id"]: r for r in records(file) if r.get("record") == "case"}
 
 
-def check_same(backend=numpy_backend, suite=("--suite", "smoke")):
+def check_same(backend=numpy_backend, suite=("--suite", "smoke"), at_least=20):
     folder = os.path.join(tmp, "same")
     manifest = export_and_compute(folder, list(suite), backend)
     run_json, judge_json = os.path.join(tmp, "run.jsonl"), os.path.join(tmp, "judge.jsonl")
@@ -69,8 +77,8 @@ def check_same(backend=numpy_backend, suite=("--suite", "smoke")):
     if len(judge) != len(manifest["cases"]) or set(judge) != set(run):
         fail(f"judge has {len(judge)} records, run {len(run)}, the manifest {len(manifest['cases'])} cases")
     exported = [c for c in manifest["cases"] if c["exported"]]
-    if len(exported) < 20:
-        fail(f"only {len(exported)} smoke cases exported")
+    if len(exported) < at_least:
+        fail(f"only {len(exported)} {suite[-1]} cases exported")
     for c in manifest["cases"]:
         a, b = run[c["id"]], judge[c["id"]]
         if c["exported"]:
@@ -186,6 +194,82 @@ def check_corrupt():
     print("corrupt: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
 
 
+def check_quantized():
+    manifest = check_same(numpy_backend, ("--suite", "quantized"), at_least=8)
+    folder = os.path.join(tmp, "same")
+    exported = [c for c in manifest["cases"] if c["exported"]]
+    dtypes = {c["descriptor"]["dtypes"]["dst"] for c in exported}
+    if not {"u8", "s8", "s32"} <= dtypes:
+        fail(f"the exported quantized cases' dst dtypes are {sorted(dtypes)}")
+    channels = case_with(manifest, lambda c: "szp=ic" in c["canonical"])
+    points = channels["descriptor"]["quantization"]["src_zero_points"]
+    if len(points) != channels["descriptor"]["in_channels"] or 0 in points:
+        fail(f"{channels['id']}: the manifest's src_zero_points are {points}")
+    used = set()
+
+    def pick(dst, mode=("exact", "bound")):
+        c = case_with(manifest, lambda c: c["id"] not in used and c["outputs"]["dst"]["dtype"] == dst and c["mode"] in mode)
+        used.add(c["id"])
+        return c, os.path.join(folder, c["outputs"]["dst"]["file"])
+
+    off, path = pick("u8", ("exact",))
+    dst = np.load(path)
+    dst.reshape(-1)[5] = dst.reshape(-1)[5] ^ 1
+    np.save(path, dst)
+    widened, path = pick("u8")
+    np.save(path, np.load(path).astype(np.int32))
+    floated, path = pick("s8")
+    np.save(path, np.load(path).astype(np.float32))
+    missing, path = pick("s32")
+    os.remove(path)
+    reshaped, path = pick("u8")
+    np.save(path, np.load(path).reshape(-1))
+    out = os.path.join(tmp, "judge_q.jsonl")
+    run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", out], 1)
+    got = by_case(out)
+    file = lambda c: c["outputs"]["dst"]["file"]
+    expect = {
+        off["id"]: "under the declared nearest_even_f32_with_zero_point",
+        widened["id"]: f"offline output {file(widened)} holds '<i4' where the case's dst is u8 ('|u1')",
+        floated["id"]: f"offline output {file(floated)} holds '<f4' where the case's dst is s8 ('|i1')",
+        missing["id"]: f"offline output {file(missing)} is missing: the device wrote no such file",
+        reshaped["id"]: f"offline output {file(reshaped)} has shape [",
+    }
+    for case_id, words in expect.items():
+        r = got[case_id]
+        if r["status"] != "failed" or words not in r.get("reason", ""):
+            fail(f"{case_id}: {r['status']}: {r.get('reason')!r}; expected failed with {words!r}")
+    for c in exported:
+        if c["id"] not in expect and got[c["id"]]["status"] != "passed":
+            fail(f"{c['id']} (untouched): {got[c['id']]['status']}: {got[c['id']].get('reason')}")
+    print("quantized: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
+
+
+def check_transposed():
+    manifest = check_same(numpy_backend, ("--suite", "transposed"), at_least=10)
+    folder = os.path.join(tmp, "same")
+    padded = [c for c in manifest["cases"] if c["exported"] and any(c["descriptor"]["output_padding"])]
+    if len(padded) < 2 or any(c["descriptor"]["operation"] != "conv_transposed" for c in padded):
+        fail(f"{len(padded)} exported transposed cases with output padding")
+    changed, cropped = padded[0], padded[1]
+    path = os.path.join(folder, changed["outputs"]["dst"]["file"])
+    dst = np.load(path)
+    dst.reshape(-1)[-1] += 1.0
+    np.save(path, dst)
+    path = os.path.join(folder, cropped["outputs"]["dst"]["file"])
+    op = cropped["descriptor"]["output_padding"]
+    np.save(path, np.load(path)[(Ellipsis,) + tuple(slice(0, n - p) for n, p in zip(cropped["descriptor"]["output_size"], op))])
+    out = os.path.join(tmp, "judge_t.jsonl")
+    run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", out], 1)
+    got = by_case(out)
+    expect = {changed["id"]: "first dst[", cropped["id"]: f"offline output {cropped['outputs']['dst']['file']} has shape ["}
+    for case_id, words in expect.items():
+        r = got[case_id]
+        if r["status"] != "failed" or words not in r.get("reason", ""):
+            fail(f"{case_id}: {r['status']}: {r.get('reason')!r}; expected failed with {words!r}")
+    print("transposed: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
+
+
 def check_manifest():
     folder = os.path.join(tmp, "m")
     export_and_compute(folder, ["--suite", "smoke", "--mode", "exact"])
@@ -216,5 +300,5 @@ def check_manifest():
         fail(f"export into a full folder: {p.stderr.strip()}")
 
 
-{"same": check_same, "backward": check_backward, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
+{"same": check_same, "backward": check_backward, "quantized": check_quantized, "transposed": check_transposed, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
 shutil.rmtree(tmp, ignore_errors=True)

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "convcheck/abi/abi_descriptor.hpp"
+#include "convcheck/runner/offline.hpp"
 #include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/formats/gradient_case_data.hpp"
@@ -65,7 +66,9 @@ ChildOutcome run_transposed(const Backend& backend, const TransposedDescriptor& 
     x.warmups = warmups;
     x.repeats = repeats;
     static_cast<ExecutionLimits&>(x) = execution_limits(s, needs.total());
-    ChildOutcome o = execute_conv_transposed(*backend.plugin, backend.options, x);
+    // export's or judge's stand-in (offline.hpp), else the plugin, isolated
+    ChildOutcome o = backend.offline ? backend.offline->transposed(x.desc, src, weights, x.bias, dst)
+                                     : execute_conv_transposed(*backend.plugin, backend.options, x);
     if (s.log)  // determinism mode and failure bundles (execution_log.hpp)
         s.log->record(&src, &weights, x.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
     if (o.kind != ChildOutcome::Kind::ok) return o;

@@ -27,9 +27,9 @@
 namespace convcheck::npy {
 
 // Element types of a .npy file, by their numpy `descr` ("<f4", ...).
-enum class ElementType : int { f16 = 0, f32 = 1, f64 = 2, u16 = 3, i64 = 4 };
+enum class ElementType : int { f16 = 0, f32 = 1, f64 = 2, u16 = 3, i64 = 4, u8 = 5, i8 = 6, i32 = 7 };
 
-// "<f2", "<f4", "<f8", "<u2", "<i8".
+// "<f2", "<f4", "<f8", "<u2", "<i8", "|u1", "|i1", "<i4".
 std::string_view descr(ElementType type);
 int size_of(ElementType type);
 

@@ -29,7 +29,17 @@ struct Tensor {
 // Throws std::invalid_argument for a dtype the protocol does not carry.
 std::vector<Tensor> case_tensors(const convcheck_conv_desc& desc, const convcheck_conv_args* args, std::uint64_t* size);
 
-// The descriptor as the protocol carries it: the canonical string and the fields a backend needs.
+// A transposed convolution's tensors (protocol 1.1: src, weights, bias, dst, transposed.h's shapes) and descriptor
+// ("operation": "conv_transposed", with "output_padding").
+std::vector<Tensor> transposed_tensors(const convcheck_conv_transposed_desc& desc, const convcheck_conv_args* args,
+                                       std::uint64_t* size);
+nlohmann::json transposed_descriptor_json(const convcheck_conv_transposed_desc& desc);
+
+// The quantization extension on desc's chain (a quantized case, ABI 1.5), or null.
+const convcheck_quantization* quantization_of(const convcheck_conv_desc& desc);
+
+// The descriptor as the protocol carries it: the canonical string and the fields a backend needs; protocol 1.1:
+// a quantized case's "quantization" object (its scales, zero points and output range, with the values drawn for it).
 nlohmann::json descriptor_json(const convcheck_conv_desc& desc);
 
 // A tensor's JSON entry: {"dtype", "layout", "shape", "offset", "bytes"}.

@@ -36,6 +36,13 @@ public:
     // A backward pass of discrete convolution (x.desc's prop_kind; backward/data.cpp): its inputs (diff_dst and
     // weights, or src and diff_dst) and its outputs (diff_src, or diff_weights and diff_bias) as for conv.
     virtual ChildOutcome backward(const ConvBackwardExecution& x) = 0;
+    // A quantized convolution (its ABI descriptor, with the quantization extension and the integer dtypes): src,
+    // weights, bias (null without one) and dst, dense in the case's layouts, as for conv.
+    virtual ChildOutcome quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src, const GuardedBuffer& weights,
+                                   const GuardedBuffer* bias, const GuardedBuffer& dst) = 0;
+    // A transposed convolution (its ABI descriptor): src, weights, bias (null without one) and dst, as for conv.
+    virtual ChildOutcome transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                                    const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) = 0;
 };
 
 // Why an offline run does not carry this case ("" when it does): an operation, pass, mode or memory layout
@@ -52,11 +59,16 @@ public:
     ExportExecution(std::filesystem::path dir, const Case& c) : dir_(std::move(dir)), c_(c) {}
     ChildOutcome conv(const ConvDescriptor& d, const Buffers& b) override;
     ChildOutcome backward(const ConvBackwardExecution& x) override;
+    ChildOutcome quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src, const GuardedBuffer& weights,
+                           const GuardedBuffer* bias, const GuardedBuffer& dst) override;
+    ChildOutcome transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                            const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) override;
     bool written() const { return written_; }
     const nlohmann::json& entry() const { return entry_; }
 
 private:
-    ChildOutcome write(const std::vector<OfflineTensor>& tensors);
+    // `desc`: the descriptor the manifest gives the device (a quantized case's, with the values drawn for it), or null
+    ChildOutcome write(const std::vector<OfflineTensor>& tensors, const nlohmann::json& descriptor = nullptr);
     std::filesystem::path dir_;
     const Case& c_;
     bool written_ = false;
@@ -72,6 +84,10 @@ public:
     JudgeExecution(std::filesystem::path dir, const Case& c) : dir_(std::move(dir)), c_(c) {}
     ChildOutcome conv(const ConvDescriptor& d, const Buffers& b) override;
     ChildOutcome backward(const ConvBackwardExecution& x) override;
+    ChildOutcome quantized(const convcheck_conv_desc& desc, const GuardedBuffer& src, const GuardedBuffer& weights,
+                           const GuardedBuffer* bias, const GuardedBuffer& dst) override;
+    ChildOutcome transposed(const convcheck_conv_transposed_desc& desc, const GuardedBuffer& src,
+                            const GuardedBuffer& weights, const GuardedBuffer* bias, const GuardedBuffer& dst) override;
 
 private:
     ChildOutcome read(const std::vector<OfflineTensor>& tensors);
