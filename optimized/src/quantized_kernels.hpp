@@ -15,10 +15,11 @@ struct RowRequantization {
     std::int32_t dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;
 };
-// The AVX-512 VNNI kernel (quantized_vnni_avx512.cpp): a row of output pixels, in register tiles.
+// The AVX-512 VNNI kernel (quantized_vnni_avx512.cpp): a run of output pixels, in register tiles. A tile's pixels
+// are any of the run's, each window found through its own offset, so a tile crosses the ends of output rows.
 struct DenseRow {
-    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin, at the group's first channel
-    std::int64_t pixel_step = 0;        // bytes between consecutive output pixels' windows
+    const std::uint8_t* src = nullptr;  // the copy at the run's plane's origin, at the group's first channel
+    const std::int64_t* pixel_offset = nullptr;  // [width]: bytes from src to each output pixel's window origin
     const std::int64_t* tap_offset = nullptr;  // bytes from a window's origin to each tap
     std::int64_t taps = 0, quads = 0;          // quads: I/G rounded up to 4, divided by 4
     const std::int8_t* weights = nullptr;      // the first block's packed weights

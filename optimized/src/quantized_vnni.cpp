@@ -189,13 +189,18 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
     return rule;
 }
 
-// Runs of output pixels in the copy's order. With unit strides in the plane, a plane's rows are one sequence of
-// virtual pixels v = y1 * padded[2] + y2 whose windows are v pixels apart: the last padded[2] - out[2] of each row
-// are no output (computed and dropped), and a run crosses rows. Otherwise a run is one output row.
+// Runs of output pixels in the copy's order. VPDPBUSD tiles find each pixel's window through its own offset
+// (DenseRow::pixel_offset), so a plane's output pixels are one sequence, v = y1 * out[2] + y2, whatever the strides,
+// and a tile crosses rows: no pixel is computed in vain and few tiles are narrow (res5_3x3's 7 x 7 outputs: 9 tiles
+// of 6 and one of 1, where rows of 7 would take 7 narrow tiles). AMX tiles read 16 windows a fixed step apart: with
+// unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
+// pixels apart, the last padded[2] - out[2] of each row no output (computed and dropped); otherwise a run is one
+// output row.
 void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
-    const bool plane = g_.stride[1] == 1 && g_.stride[2] == 1;
-    const i64 wv = plane ? g_.padded[2] : g_.out[2];                       // virtual pixels per row
+    const bool plane = !amx_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
+    const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
+    const i64 wv = plane && !offsets ? g_.padded[2] : g_.out[2];            // (virtual) pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
     const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
@@ -207,6 +212,11 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     for (i64 step = 0; step < steps; ++step)
         tap_offset.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps)] * pitch_);
     const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
+    // each pixel's window origin from the plane's (y1 = y2 = 0), in bytes of the copy
+    std::vector<i64> pixel_offset(static_cast<std::size_t>(offsets ? span : 0));
+    for (i64 v = 0; v < static_cast<i64>(pixel_offset.size()); ++v)
+        pixel_offset[static_cast<std::size_t>(v)] =
+            ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
     // consecutive items share a chunk's weights: item = ((group * chunks + chunk) * sequences + sequence) * runs + run
     parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
         const Workspace<std::int32_t> acc(rule ? 0 : run_length * 64);
@@ -218,19 +228,19 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
             const i64 y0 = plane ? sequence : sequence / g_.out[1], y1 = plane ? 0 : sequence % g_.out[1];
             const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
-            const i64 pixel_step = g_.stride[2] * pitch_;
-            const std::uint8_t* src = copy + g_.origin(y0, y1, 0) * pitch_ + v0 * pixel_step + gr * group_pitch_;
+            const i64 pixel_step = g_.stride[2] * pitch_;  // AMX
+            const std::uint8_t* plane_src = copy + g_.origin(y0, y1, 0) * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             if (amx_) {
                 AmxRow r;
-                r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
+                r.src = plane_src + v0 * pixel_step, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
                 r.taps = steps, r.chunks = group_pitch_ / 64, r.weights = weights;
                 r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();
                 dense_row_amx(r);
             } else {
                 DenseRow r;
-                r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
+                r.src = plane_src, r.pixel_offset = pixel_offset.data() + v0, r.tap_offset = tap_offset.data();
                 r.taps = steps, r.quads = quads, r.weights = weights;
                 r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();

@@ -87,7 +87,7 @@ __mmask16 lanes(i64 channels, int j) {
     return static_cast<__mmask16>((1u << n) - 1);
 }
 
-// W output pixels from pixel p0 of the row x B blocks of 16 output channels, in registers: for each tap and each
+// W output pixels from pixel p0 of the run (anywhere in the plane) x B blocks of 16 output channels, in registers: for each tap and each
 // quad of input channels, B weight vectors (16 channels x 4 s8) and, per pixel, its 4 src bytes broadcast.
 template <int B, int W>
 void dense_tile(const DenseRow& r, i64 p0) {
@@ -97,9 +97,11 @@ void dense_tile(const DenseRow& r, i64 p0) {
 #pragma GCC unroll 16
         for (int p = 0; p < W; ++p) acc[p][j] = c;
     }
-    const std::uint8_t* base = r.src + p0 * r.pixel_step;
+    const std::uint8_t* window[W];
+#pragma GCC unroll 16
+    for (int p = 0; p < W; ++p) window[p] = r.src + r.pixel_offset[p0 + p];
     for (i64 t = 0; t < r.taps; ++t) {
-        const std::uint8_t* s = base + r.tap_offset[t];
+        const i64 tap = r.tap_offset[t];
         const std::int8_t* w = r.weights + t * r.quads * 64;
         for (i64 k = 0; k < r.quads; ++k) {
             __m512i wv[B];
@@ -107,7 +109,7 @@ void dense_tile(const DenseRow& r, i64 p0) {
             for (int j = 0; j < B; ++j) wv[j] = _mm512_loadu_si512(w + j * r.block_stride + k * 64);
 #pragma GCC unroll 16
             for (int p = 0; p < W; ++p) {
-                const __m512i x = _mm512_set1_epi32(load_quad(s + p * r.pixel_step + 4 * k));
+                const __m512i x = _mm512_set1_epi32(load_quad(window[p] + tap + 4 * k));
 #pragma GCC unroll 4
                 for (int j = 0; j < B; ++j) acc[p][j] = _mm512_dpbusd_epi32(acc[p][j], x, wv[j]);
             }

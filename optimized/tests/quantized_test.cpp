@@ -146,6 +146,10 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=260,o=36,in=7x7,k=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,ssc=0.125,dsc=128",
         "qconv:c=16,o=17,in=8x30,k=1x3,pb=-1x-1,pe=-1x2,bias=1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-128,dsc=4",
         "qconv:c=24,o=24,g=24,in=6x40,k=5x5,d=2x2,pb=4x4,pe=4x4,bias=1,data=ncx,wei=oix,dt=u8:s8:s8,szp=9,dzp=-9,dsc=2",
+        // VPDPBUSD tiles across output rows (DenseRow::pixel_offset): rows of 7 and 5 outputs at strides 2 and 1x3,
+        // tiles of 6 and 12 pixels, a run longer than one
+        "qconv:c=64,o=64,in=13x13,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=4,dsc=64",
+        "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
         // AMX's tiles (quantized_amx.cpp): 32 + 8 and 32 + 1 pixels, 3 blocks, 96 channels in two chunks of 64
         "qconv:c=96,o=48,in=5x40,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-20,dzp=-7,ssc=0.5,dsc=256",
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
