@@ -46,7 +46,7 @@ public:
         v = _mm512_maskz_min_ps(kAllLanes, _mm512_maskz_max_ps(kAllLanes, v, lo_), hi_);
         return _mm512_add_epi32(_mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest), zp_after_);
     }
-    // Where the dst zero point is 0 and dst_min the type's lowest (lean()), for pack64 only: no zero point to add,
+    // Where the dst zero point is 0 and dst_min the type's lowest (lean()), for pack64 and store64 only: no zero point to add,
     // and no lower clamp, as pack64's saturation clamps there (a value below the range, or one the conversion
     // cannot hold, which it turns into INT_MIN, packs to the type's lowest); the upper clamp stays.
     bool lean() const { return lean_; }
@@ -121,6 +121,16 @@ void dense_tile(const DenseRow& r, i64 p0) {
         __mmask16 mask[B];
         for (int j = 0; j < B; ++j) mask[j] = lanes(r.channels, j), m[j] = _mm512_maskz_loadu_ps(mask[j], r.multiplier + 16 * j);
         const bool whole = B == 4 && r.channels >= 64;
+        if constexpr (B == 4) {
+            if (whole && round.lean()) {  // store64 packs with saturation: the lean rounding (Rounder::lean)
+#pragma GCC unroll 16
+                for (int p = 0; p < W; ++p)
+                    if (std::uint8_t* to = r.dst_of[p0 + p])
+                        round.store64(to, round.round_lean(acc[p][0], m[0]), round.round_lean(acc[p][1], m[1]),
+                                      round.round_lean(acc[p][2], m[2]), round.round_lean(acc[p][3], m[3]));
+                return;
+            }
+        }
 #pragma GCC unroll 16
         for (int p = 0; p < W; ++p) {
             std::uint8_t* to = r.dst_of[p0 + p];

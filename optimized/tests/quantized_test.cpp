@@ -205,12 +205,15 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
 }
 
 // The f32 rules where acc * M passes 2^31 (the integer rules' left shift cannot hold it): without a dst zero point
-// over the whole range (the depthwise kernel's lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
+// over the whole range (the depthwise and dense kernels' lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
 // keeps such a product from the conversion's out-of-range INT_MIN.
 TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
     const char* cases[] = {
         "qconv:c=40,o=40,g=40,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
         "qconv:c=90,o=90,g=90,in=5x8,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
+        // dense tiles of 64 output channels (quantized_vnni_avx512.cpp, dense_tile), the same lean rounding
+        "qconv:c=64,o=128,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
+        "qconv:c=20,o=64,in=5x8,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
     };
     std::mt19937 rng(11);
     for (const char* text : cases) {
