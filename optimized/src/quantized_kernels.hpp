@@ -95,6 +95,11 @@ struct DepthwiseRow {
 };
 void depthwise_row_avx512_vnni(const DepthwiseRow& row);
 
+// `count` pixels of `bytes` bytes each, `from_step` bytes apart, to consecutive pixels `to_step` bytes apart, each
+// byte XORed with `shift` (0, or 128: an s8 src moved to u8): a row of one phase of the AMX path's phased copy.
+void copy_pixels_avx512(const std::uint8_t* from, std::int64_t from_step, std::uint8_t* to, std::int64_t to_step,
+                        std::int64_t count, std::int64_t bytes, std::uint8_t shift);
+
 // One row of accumulators ([width][acc_pitch], `channels` of them from acc's first) requantized under an f32 rule
 // into a channels-last u8/s8 dst (dst at the row's first pixel and channel, dst_pitch bytes per pixel).
 void requantize_row_avx512(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t width, std::int64_t channels,

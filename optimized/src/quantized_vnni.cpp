@@ -78,6 +78,12 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     const i64 kw = g.kernel[2];
     row_runs_ = !amx_ && g.G == 1 && g.ICg % 4 != 0 && g.dilation[2] == 1 && round_up(kw * g.ICg, 4) < kw * group_pitch_;
     if (row_runs_) group_pitch_ = g.ICg, pitch_ = g.C;
+    // AMX tiles read 16 windows a fixed step apart; with a stride in the plane, each phase (r1 % s1, r2 % s2) of the
+    // padded copy is a plane of its own, where a strided layer's outputs are unit-stride virtual pixels again
+    phased_ = amx_ && (g.stride[1] > 1 || g.stride[2] > 1);
+    phase_extent_[0] = g.padded[0];
+    for (int a = 1; a < 3; ++a) phase_extent_[a] = phased_ ? (g.padded[a] + g.stride[a] - 1) / g.stride[a] : g.padded[a];
+    copy_spatial_ = phased_ ? g.padded[0] * g.stride[1] * g.stride[2] * phase_extent_[1] * phase_extent_[2] : g.padded_spatial;
     steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : group_pitch_ / 4;
     const i64 quads = quads_, steps = steps_;
     packed_.assign(static_cast<std::size_t>(g.G * blocks_ * steps * quads * 64), 0);
@@ -104,12 +110,20 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
                                           compensation_.begin() + block * 16 + 16);
 }
 
+// The copy's pixel of padded pixel (r0, r1, r2) when phased: phase (r1 % s1, r2 % s2) of slice r0 is a plane of
+// phase_extent_[1] x phase_extent_[2] pixels, holding padded pixels r1 = s1 * i + (r1 % s1), r2 likewise.
+i64 VnniPath::phase_pixel(i64 r0, i64 r1, i64 r2) const {
+    const i64 s1 = g_.stride[1], s2 = g_.stride[2];
+    return ((r0 * s1 * s2 + (r1 % s1) * s2 + r2 % s2) * phase_extent_[1] + r1 / s1) * phase_extent_[2] + r2 / s2;
+}
+
 // The image's src, moved to u8, in a channels-last copy padded with the moved zero point. Channels last, each
 // pixel's channels (or each group's) are one run of bytes, copied as such.
 void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
     const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
+    if (phased_) return copy_phases(src, n, copy);
     if (pitch_ != g_.C) {  // channels between the groups' runs: every byte
-        std::memset(copy, fill, static_cast<std::size_t>(g_.padded_spatial * pitch_));
+        std::memset(copy, fill, static_cast<std::size_t>(copy_spatial_ * pitch_));
     } else if (g_.padded_spatial != g_.in_spatial) {  // the padding only: rows outside the input, then each row's ends
         for (i64 r0 = 0; r0 < g_.padded[0]; ++r0)
             for (i64 r1 = 0; r1 < g_.padded[1]; ++r1) {
@@ -156,9 +170,62 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
     });
 }
 
+// The phased copy (phase_pixel), row by row of each phase that a tap reads: the padding, and the input pixels of
+// that phase (every s2-th of an input row), each pixel's channels (or each group's) one run.
+void VnniPath::copy_phases(const void* src, i64 n, std::uint8_t* copy) const {
+    const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
+    const i64 s1 = g_.stride[1], s2 = g_.stride[2], pe1 = phase_extent_[1], pe2 = phase_extent_[2];
+    const auto* bytes = static_cast<const std::uint8_t*>(src);
+    const bool whole = g_.src_nxc && pitch_ == g_.C;  // a pixel's channels: one run
+    // the phases a tap reads
+    std::vector<char> read(static_cast<std::size_t>(s1 * s2), 0);
+    for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
+        for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
+            read[static_cast<std::size_t>(((g_.crop[1] + k1 * g_.dilation[1]) % s1) * s2 + (g_.crop[2] + k2 * g_.dilation[2]) % s2)] = 1;
+    // item: (padded slice r0, phase, phase row i1)
+    parallel_for_joined(tbb::blocked_range<i64>(0, g_.padded[0] * s1 * s2 * pe1), [&](const tbb::blocked_range<i64>& items) {
+        for (i64 item = items.begin(); item < items.end(); ++item) {
+            const i64 i1 = item % pe1, phase = (item / pe1) % (s1 * s2), r0 = item / (pe1 * s1 * s2);
+            if (!read[static_cast<std::size_t>(phase)]) continue;
+            const i64 p1 = phase / s2, p2 = phase % s2, r1 = i1 * s1 + p1;
+            const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
+            std::uint8_t* row = copy + item * pe2 * pitch_;
+            if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
+                std::memset(row, fill, static_cast<std::size_t>(pe2 * pitch_));
+                continue;
+            }
+            // phase pixels i2 in [first, last) hold input pixels x2 = i2 * s2 + p2 - lead[2]
+            const i64 first = std::min(pe2, std::max<i64>(0, (g_.lead[2] - p2 + s2 - 1) / s2));
+            const i64 last = std::max(first, std::min(pe2, (g_.lead[2] + g_.in[2] - p2 + s2 - 1) / s2));
+            std::memset(row, fill, static_cast<std::size_t>(first * pitch_));
+            std::memset(row + last * pitch_, fill, static_cast<std::size_t>((pe2 - last) * pitch_));
+            const i64 x = (x0 * g_.in[1] + x1) * g_.in[2];  // the input row's first pixel
+            if (whole && last > first) {  // the pixels of the phase: every s2-th of the input row
+                const i64 x2 = first * s2 + p2 - g_.lead[2];
+                copy_pixels_avx512(bytes + (n * g_.in_spatial + x + x2) * g_.C, s2 * g_.C, row + first * pitch_, pitch_,
+                                   last - first, g_.C, shift_);
+                continue;
+            }
+            for (i64 i2 = first; i2 < last && !whole; ++i2) {
+                const i64 x2 = i2 * s2 + p2 - g_.lead[2];
+                std::uint8_t* to = row + i2 * pitch_;
+                for (i64 gr = 0; gr < g_.G; ++gr) {
+                    std::uint8_t* at = to + gr * group_pitch_;
+                    for (i64 i = 0; i < g_.ICg; ++i) {
+                        const i64 c = gr * g_.ICg + i;
+                        at[i] = static_cast<std::uint8_t>(
+                            bytes[g_.src_nxc ? (n * g_.in_spatial + x + x2) * g_.C + c : (n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
+                    }
+                    std::memset(at + g_.ICg, fill, static_cast<std::size_t>(group_pitch_ - g_.ICg));
+                }
+            }
+        }
+    });
+}
+
 // The src read where it lies: a u8 channels-last src without padding, whose pixels are the copy's.
 bool VnniPath::direct() const {
-    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C && !row_runs_;
+    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C && !row_runs_ && !phased_;
 }
 
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
@@ -167,8 +234,8 @@ void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) co
     // uninitialised: copy_image writes every byte a tap can read
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
     const i64 slack = row_runs_ ? 64 : 0;
-    const Workspace<std::uint8_t> copy(in_place ? 0 : g_.padded_spatial * pitch_ + slack);
-    if (slack) std::memset(copy.get() + g_.padded_spatial * pitch_, 0, static_cast<std::size_t>(slack));
+    const Workspace<std::uint8_t> copy(in_place ? 0 : copy_spatial_ * pitch_ + slack);
+    if (slack) std::memset(copy.get() + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
     for (i64 n = 0; n < g_.N; ++n) {
         const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
         if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
@@ -198,9 +265,9 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
 // output row.
 void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
-    const bool plane = !amx_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
+    const bool plane = !amx_ || phased_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
     const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
-    const i64 wv = plane && !offsets ? g_.padded[2] : g_.out[2];            // (virtual) pixels per row
+    const i64 wv = offsets ? g_.out[2] : phase_extent_[2];                // (virtual) pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
     const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
@@ -211,6 +278,14 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     std::vector<i64> tap_offset;  // each step's first tap
     for (i64 step = 0; step < steps; ++step)
         tap_offset.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps)] * pitch_);
+    if (phased_) {  // each tap's pixel from the plane's origin (y1 = y2 = 0) of slice y0 * s0, in its phase
+        tap_offset.clear();
+        for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
+            for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
+                for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
+                    tap_offset.push_back(phase_pixel(g_.crop[0] + k0 * g_.dilation[0], g_.crop[1] + k1 * g_.dilation[1],
+                                                     g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
+    }
     const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
     // each pixel's window origin from the plane's (y1 = y2 = 0), in bytes of the copy
     std::vector<i64> pixel_offset(static_cast<std::size_t>(offsets ? span : 0));
@@ -228,8 +303,8 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
             const i64 y0 = plane ? sequence : sequence / g_.out[1], y1 = plane ? 0 : sequence % g_.out[1];
             const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
-            const i64 pixel_step = g_.stride[2] * pitch_;  // AMX
-            const std::uint8_t* plane_src = copy + g_.origin(y0, y1, 0) * pitch_ + gr * group_pitch_;
+            const i64 pixel_step = (phased_ ? 1 : g_.stride[2]) * pitch_;  // AMX
+            const std::uint8_t* plane_src = copy + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             if (amx_) {
                 AmxRow r;

@@ -86,6 +86,7 @@ public:
 
 private:
     void copy_image(const void* src, std::int64_t n, std::uint8_t* copy) const;
+    void copy_phases(const void* src, std::int64_t n, std::uint8_t* copy) const;
     bool direct() const;
     std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
     void dense_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
@@ -104,6 +105,12 @@ private:
     std::int64_t group_pitch_ = 0; // a group's channels in the copy: I/G rounded up to 4 (dense), 1 (depthwise)
     std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), units of 64 channels (depthwise)
     bool row_runs_ = false;        // dense: a kernel row's taps x channels reduced as one run (quantized_vnni.cpp)
+    // AMX with a stride in the plane: the copy split into phases (quantized_vnni.cpp, phase_pixel), so that a
+    // plane's outputs are again one sequence of virtual pixels a fixed step apart
+    bool phased_ = false;
+    std::int64_t phase_extent_[3]{1, 1, 1};  // padded pixels of one phase along each axis (axis 0: padded[0])
+    std::int64_t copy_spatial_ = 1;          // pixels of the copy
+    std::int64_t phase_pixel(std::int64_t r0, std::int64_t r1, std::int64_t r2) const;
     std::int64_t steps_ = 0, quads_ = 0;  // dense: reduction steps (taps, or kernel rows with row runs), quads per step
     std::int64_t dw_groups_ = 1;   // depthwise: groups of 4 taps along a kernel row
     std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][step][quad][16][4]

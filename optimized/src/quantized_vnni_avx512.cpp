@@ -303,6 +303,17 @@ void expand_depthwise_row_avx512(const DepthwiseExpansion& e) {
     else expand_depthwise_row<false>(e);
 }
 
+void copy_pixels_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* to, i64 to_step, i64 count, i64 bytes,
+                        std::uint8_t shift) {
+    const __m512i moved = _mm512_set1_epi8(static_cast<char>(shift));
+    const i64 whole = bytes / 64 * 64;
+    const __mmask64 rest = (__mmask64{1} << (bytes - whole)) - 1;  // bytes - whole < 64
+    for (i64 p = 0; p < count; ++p, from += from_step, to += to_step) {
+        for (i64 b = 0; b < whole; b += 64) _mm512_storeu_si512(to + b, _mm512_xor_si512(_mm512_loadu_si512(from + b), moved));
+        if (rest) _mm512_mask_storeu_epi8(to + whole, rest, _mm512_xor_si512(_mm512_maskz_loadu_epi8(rest, from + whole), moved));
+    }
+}
+
 // A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst
 // bytes, written whole before the next.
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,

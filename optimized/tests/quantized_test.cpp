@@ -155,6 +155,11 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
         "qconv:c=32,o=136,in=3x20,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=-3,dsc=32",
         "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
+        // AMX on a copy split into stride phases (quantized_vnni.cpp, copy_phases): both formats, uneven strides
+        // and pads, a dilation, channels padded to 64, a 1x1 layer that reads one phase of four
+        "qconv:c=96,o=20,in=9x11,k=3x3,s=2x3,pb=1x2,pe=0x1,bias=1,data=ncx,wei=oix,dt=s8:s8:s8,szp=-3,dzp=4,dsc=16",
+        "qconv:c=40,o=36,in=12x13,k=3x3,s=2x2,d=2x2,pb=2x1,pe=2x3,data=nxc,wei=xio,dt=u8:s8:u8,szp=11,dsc=32",
+        "qconv:c=64,o=32,in=9x10,k=1x1,s=2x2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,dsc=32",
         // depthwise expanded rows (quantized_depthwise.cpp): units of 64 channels and tails of 1-16 (4 pixels per
         // vector), 17-32 (2) and 33-63 channels, widths not a multiple of those, kernel rows of more than 4 taps,
         // dilations, strides, negative pads, a 3-d ring of rows, both formats, u8 and s8 src with zero points
