@@ -324,12 +324,21 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
     };
     const i64 whole = channels / 64 * 64, full = channels / 16 * 16;
     const auto rest = static_cast<__mmask16>((1u << (channels - full)) - 1);
+    const auto lean = [&](const std::int32_t* a, const float* m) {
+        return round.round_lean(_mm512_loadu_si512(a), _mm512_loadu_ps(m));
+    };
     for (i64 p = 0; p < width; ++p) {
         const std::int32_t* a = acc + p * acc_pitch;
         std::uint8_t* to = dst + p * dst_pitch;
-        for (i64 c = 0; c < whole; c += 64)
-            round.store64(to + c, at(a + c, multiplier + c, kAllLanes), at(a + c + 16, multiplier + c + 16, kAllLanes),
-                          at(a + c + 32, multiplier + c + 32, kAllLanes), at(a + c + 48, multiplier + c + 48, kAllLanes));
+        if (round.lean()) {  // store64 packs with saturation (Rounder::lean)
+            for (i64 c = 0; c < whole; c += 64)
+                round.store64(to + c, lean(a + c, multiplier + c), lean(a + c + 16, multiplier + c + 16),
+                              lean(a + c + 32, multiplier + c + 32), lean(a + c + 48, multiplier + c + 48));
+        } else {
+            for (i64 c = 0; c < whole; c += 64)
+                round.store64(to + c, at(a + c, multiplier + c, kAllLanes), at(a + c + 16, multiplier + c + 16, kAllLanes),
+                              at(a + c + 32, multiplier + c + 32, kAllLanes), at(a + c + 48, multiplier + c + 48, kAllLanes));
+        }
         for (i64 c = whole; c < full; c += 16) round.store16(to + c, at(a + c, multiplier + c, kAllLanes), kAllLanes);
         if (rest) round.store16(to + full, at(a + full, multiplier + full, rest), rest);
     }
