@@ -42,7 +42,9 @@ struct AmxRow {
     const std::uint8_t* src = nullptr;
     std::int64_t pixel_step = 0;
     const std::int64_t* tap_offset = nullptr;
-    std::int64_t taps = 0, chunks = 0;  // chunks: I/G rounded up to 64, divided by 64
+    std::int64_t taps = 0, chunks = 0;  // chunks: I/G rounded up to 64, divided by 64 (row runs: 1)
+    std::int64_t k_bytes = 64;          // bytes of K per chunk: 64, or a row run's quads x 4 (rows of B: k_bytes / 4)
+    std::int64_t step_bytes = 0;        // bytes of a block's packed weights per tap (or kernel row)
     const std::int8_t* weights = nullptr;
     std::int64_t block_stride = 0;
     const std::int32_t* compensation_rows = nullptr;  // 16 x 16 per block
@@ -52,8 +54,8 @@ struct AmxRow {
 };
 // Whether the CPU has AMX-INT8 and Linux grants its tile data (not with CONVCHECK_NO_AMX=1).
 bool amx_usable();
-// A thread's tiles configured before its rows, released after them.
-void amx_begin();
+// A thread's tiles configured before its rows (for K = k_bytes), released after them.
+void amx_begin(std::int64_t k_bytes);
 void amx_end();
 void dense_row_amx(const AmxRow& row);
 

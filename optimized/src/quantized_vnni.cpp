@@ -86,11 +86,15 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     if (row_runs_) group_pitch_ = g.ICg, pitch_ = g.C;
     // AMX tiles read 16 windows a fixed step apart; with a stride in the plane, each phase (r1 % s1, r2 % s2) of the
     // padded copy is a plane of its own, where a strided layer's outputs are unit-stride virtual pixels again
-    phased_ = amx_ && (g.stride[1] > 1 || g.stride[2] > 1);
+    phased_ = amx_ && !row_runs_ && (g.stride[1] > 1 || g.stride[2] > 1);
     phase_extent_[0] = g.padded[0];
     for (int a = 1; a < 3; ++a) phase_extent_[a] = phased_ ? (g.padded[a] + g.stride[a] - 1) / g.stride[a] : g.padded[a];
     copy_spatial_ = phased_ ? g.padded[0] * g.stride[1] * g.stride[2] * phase_extent_[1] * phase_extent_[2] : g.padded_spatial;
     steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : group_pitch_ / 4;
+    // AMX on row runs (conv1's 7 taps x 3 channels: 21 bytes) where a kernel row's run fits one A tile row: K is the
+    // run's quads (24 bytes), one TDPBUSD per kernel row, 16 pixels a stride apart; the same packing
+    if (row_runs_ && amx_usable() && kw * g.ICg <= 64) amx_ = true;
+    amx_k_bytes_ = row_runs_ ? quads_ * 4 : 64;
     const i64 quads = quads_, steps = steps_;
     packed_.assign(static_cast<std::size_t>(g.G * blocks_ * steps * quads * 64), 0);
     compensation_.assign(static_cast<std::size_t>(g.G * blocks_ * 16), 0);
@@ -273,7 +277,7 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
     const bool plane = !amx_ || phased_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
     const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
-    const i64 wv = offsets ? g_.out[2] : phase_extent_[2];                // (virtual) pixels per row
+    const i64 wv = offsets || !plane ? g_.out[2] : phase_extent_[2];      // (virtual) pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
     const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
@@ -302,7 +306,7 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
         const Workspace<std::int32_t> acc(rule ? 0 : (amx_ ? std::min(kAmxPiece, run_length) : run_length) * 64);
         std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
-        if (amx_) amx_begin();
+        if (amx_) amx_begin(amx_k_bytes_);
         for (i64 item = items.begin(); item < items.end(); ++item) {
             const i64 run = item % runs, sequence = (item / runs) % sequences, chunk = (item / (runs * sequences)) % chunks;
             const i64 gr = item / (runs * sequences * chunks), block = gr * blocks_ + chunk * 4;
@@ -332,7 +336,8 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
                 for (i64 a = v0; a < v0 + count; a += kAmxPiece) {
                     AmxRow r;
                     r.src = plane_src + a * pixel_step, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
-                    r.taps = steps, r.chunks = group_pitch_ / 64, r.weights = weights;
+                    r.taps = steps, r.chunks = row_runs_ ? 1 : group_pitch_ / 64, r.k_bytes = amx_k_bytes_;
+                    r.step_bytes = quads * 64, r.weights = weights;
                     r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
                     r.blocks = blocks, r.width = std::min(kAmxPiece, v0 + count - a), r.acc = acc.get();
                     dense_row_amx(r);

@@ -108,6 +108,7 @@ private:
     // AMX with a stride in the plane: the copy split into phases (quantized_vnni.cpp, phase_pixel), so that a
     // plane's outputs are again one sequence of virtual pixels a fixed step apart
     bool phased_ = false;
+    std::int64_t amx_k_bytes_ = 64;  // AMX: bytes of an A tile row (K), 64, or a row run's quads x 4
     std::int64_t phase_extent_[3]{1, 1, 1};  // padded pixels of one phase along each axis (axis 0: padded[0])
     std::int64_t copy_spatial_ = 1;          // pixels of the copy
     std::int64_t phase_pixel(std::int64_t r0, std::int64_t r1, std::int64_t r2) const;

@@ -168,8 +168,9 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
         "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
         "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
-        // row runs (quantized_vnni.cpp): one group of 1, 3 or 5 channels, a kernel row's taps x channels summed as
-        // one run of bytes; strided rows, the plane's virtual pixels (unit strides), both formats, both src types
+        // row runs (quantized_vnni.cpp; with AMX one A tile row per kernel row): one group of 1, 3 or 5 channels, a
+        // kernel row's taps x channels summed as one run of bytes; strided rows, the plane's virtual pixels (unit
+        // strides), both formats, both src types
         "qconv:c=3,o=20,in=11x13,k=5x7,s=2x2,pb=3x3,pe=3x2,bias=1,data=nxc,wei=oix,dt=u8:s8:u8,szp=17,dzp=5,dsc=64",
         "qconv:n=2,c=5,o=33,in=9x10,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=xio,dt=s8:s8:s8,szp=-4,dzp=2,dsc=32",
         "qconv:c=1,o=17,in=40,k=9,s=3,pb=4,pe=4,data=nxc,wei=xio,dt=u8:s8:s32,szp=3",
