@@ -19,7 +19,8 @@ struct RowRequantization {
 // are any of the run's, each window found through its own offset, so a tile crosses the ends of output rows.
 struct DenseRow {
     const std::uint8_t* src = nullptr;  // the copy at the run's plane's origin, at the group's first channel
-    const std::int64_t* pixel_offset = nullptr;  // [width]: bytes from src to each output pixel's window origin
+    const std::int64_t* pixel_offset = nullptr;  // [width]: bytes from src to each output pixel's window origin, or
+    std::int64_t pixel_step = 0;                 // null: pixel p's is p * pixel_step (windows evenly spaced)
     const std::int64_t* tap_offset = nullptr;  // bytes from a window's origin to each tap
     std::int64_t taps = 0, quads = 0;          // quads: I/G rounded up to 4, divided by 4
     const std::int8_t* weights = nullptr;      // the first block's packed weights

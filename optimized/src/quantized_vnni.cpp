@@ -271,9 +271,9 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
 
 // Runs of output pixels in the copy's order. VPDPBUSD tiles find each pixel's window through its own offset
 // (DenseRow::pixel_offset), so a plane's output pixels are one sequence, v = y1 * out[2] + y2, whatever the strides,
-// and a tile crosses rows: no pixel is computed in vain and few tiles are narrow (res5_3x3's 7 x 7 outputs: 9 tiles
-// of 6 and one of 1, where rows of 7 would take 7 narrow tiles). AMX tiles read 16 windows a fixed step apart: with
-// unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
+// and a tile crosses rows: no pixel is computed in vain and few tiles are narrow (res5_3x3's 7 x 7 outputs: 8 tiles
+// of 6 and one of 1, where virtual pixels 9 to a row took 10 and one). AMX tiles read 16 windows a fixed step
+// apart: with unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
 // pixels apart, the last padded[2] - out[2] of each row no output (computed and dropped); otherwise a run is one
 // output row.
 void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
@@ -300,8 +300,11 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
                                                      g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
     }
     const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
-    // each pixel's window origin from the plane's (y1 = y2 = 0), in bytes of the copy
-    std::vector<i64> pixel_offset(static_cast<std::size_t>(offsets ? span : 0));
+    // the windows of a plane's outputs evenly spaced (the next row's first a step after this row's last: a 1x1
+    // layer without padding or stride), or each pixel's window origin from the plane's (y1 = y2 = 0), in bytes
+    const bool even = offsets && (g_.out[1] == 1 || g_.stride[1] * g_.padded[2] == g_.out[2] * g_.stride[2]);
+    const i64 even_step = g_.stride[2] * pitch_;
+    std::vector<i64> pixel_offset(static_cast<std::size_t>(offsets && !even ? span : 0));
     for (i64 v = 0; v < static_cast<i64>(pixel_offset.size()); ++v)
         pixel_offset[static_cast<std::size_t>(v)] =
             ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
@@ -349,7 +352,9 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
                 continue;
             } else {
                 DenseRow r;
-                r.src = plane_src, r.pixel_offset = pixel_offset.data() + v0, r.tap_offset = tap_offset.data();
+                r.src = plane_src, r.tap_offset = tap_offset.data();
+                if (even) r.src += v0 * even_step, r.pixel_step = even_step;
+                else r.pixel_offset = pixel_offset.data() + v0;
                 r.taps = steps, r.quads = quads, r.weights = weights;
                 r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();

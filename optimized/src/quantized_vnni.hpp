@@ -11,9 +11,11 @@
 //
 // Dense and grouped layers: the copy is channels last with each group's channels rounded up to 4; weights packed
 // per group in blocks of 16 output channels, [group][block][tap][I/G / 4][16][4]; a tile of up to 4 blocks x up to
-// 12 output pixels of one row stays in registers. Where the CPU has AMX-INT8 (quantized_amx.cpp) and a group has
-// 32 input channels or more, each group's channels are rounded up to 64 instead and TDPBUSD multiplies tiles of 16
-// pixels x 64 channels by 64 channels x 16 output channels. Depthwise layers (one input and output channel per group,
+// 12 output pixels (anywhere in the plane, each window found by its offset) stays in registers. Where the CPU has
+// AMX-INT8 (quantized_amx.cpp) and a group has 16 input channels or more, TDPBUSD multiplies tiles of 16 pixels x K
+// bytes by K bytes x 16 output channels: K = 64 (a group of more than 64 channels rounded up to 64), or the group's
+// channels rounded up to 4, or a first layer's kernel row of taps x channels (row runs); with a stride in the plane
+// the copy is split into the stride's phases (phase_pixel). Depthwise layers (one input and output channel per group,
 // quantized_depthwise.cpp) make no copy of the image: each input row is expanded, per thread, so that a VPDPBUSD
 // sums 4 taps of a kernel row for 16 channels (quantized_kernels.hpp, DepthwiseExpansion); padding rows and pixels
 // read the moved src zero point.
