@@ -244,7 +244,8 @@ bool VnniPath::direct() const {
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
     if (depthwise_) return depthwise_run(src, dst, requantize);
     const bool in_place = direct();
-    // uninitialised: copy_image writes every byte a tap can read
+    // uninitialised: copy_image writes every byte a tap of an output can read (a phased copy leaves the phases no tap
+    // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
     const i64 slack = row_runs_ ? 64 : 0;
     const Workspace<std::uint8_t> copy(in_place ? 0 : copy_spatial_ * pitch_ + slack);
