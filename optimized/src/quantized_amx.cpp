@@ -26,14 +26,23 @@ struct alignas(64) TileConfig {
 };
 static_assert(sizeof(TileConfig) == 64);
 
-// The first pixel tile has rows0 pixels (tiles C 0, 1 and A 4), the second rows1 (C 2, 3 and A 5).
-TileConfig config(int rows0, int rows1) {
+// The first pixel tile has rows0 pixels (tiles C 0, 1 and A 4), the second rows1 (C 2, 3 and A 5); K is k_bytes
+// (A's columns, B's rows of 4 bytes).
+TileConfig config(int rows0, int rows1, std::int64_t k_bytes) {
     TileConfig c;
     for (int t = 0; t < 8; ++t) c.colsb[t] = 64;
+    c.colsb[4] = c.colsb[5] = static_cast<std::uint16_t>(k_bytes);
     c.rows[0] = c.rows[1] = c.rows[4] = static_cast<std::uint8_t>(rows0);
     c.rows[2] = c.rows[3] = c.rows[5] = static_cast<std::uint8_t>(rows1);
-    c.rows[6] = c.rows[7] = 16;  // B: 16 quads of input channels
+    c.rows[6] = c.rows[7] = static_cast<std::uint8_t>(k_bytes / 4);  // B: quads of input channels
     return c;
+}
+
+// GCC does not see _tile_loadconfig read its operand, and drops the stores of a configuration built on the stack:
+// the asm statement hands the address over and clobbers memory, so the configuration is written first.
+void load_config(const TileConfig& c) {
+    asm volatile("" : : "r"(&c) : "memory");
+    _tile_loadconfig(&c);
 }
 
 // MA pixel tiles (1, 2) x NB blocks (1, 2) from pixel p0 and block j0; the tiles configured for their rows.
@@ -53,7 +62,7 @@ void tiles(const AmxRow& r, i64 p0, int j0) {
     for (i64 t = 0; t < r.taps; ++t)
         for (i64 k = 0; k < r.chunks; ++k) {
             const i64 at = r.tap_offset[t] + 64 * k;
-            const std::int8_t* b = w + (t * r.chunks + k) * 1024;
+            const std::int8_t* b = w + t * r.step_bytes + k * 1024;
             // each load just before its first product: a tile register is loaded only once its last reader is done
             _tile_loadd(4, a0 + at, r.pixel_step);
             _tile_loadd(6, b, 64);
@@ -103,9 +112,8 @@ bool amx_usable() {
     return usable;
 }
 
-void amx_begin() {
-    static const TileConfig full = config(16, 16);
-    _tile_loadconfig(&full);
+void amx_begin(std::int64_t k_bytes) {
+    load_config(config(16, 16, k_bytes));
 }
 
 void amx_end() { _tile_release(); }
@@ -117,11 +125,10 @@ void dense_row_amx(const AmxRow& r) {
     if (rest == 0) return;
     // the last one or two pixel tiles, the last of them rest % 16 rows; then the full configuration again
     const int tail = static_cast<int>(rest % 16 == 0 ? 16 : rest % 16);
-    const TileConfig last = rest > 16 ? config(16, tail) : config(tail, 16);
-    _tile_loadconfig(&last);
+    load_config(rest > 16 ? config(16, tail, r.k_bytes) : config(tail, 16, r.k_bytes));
     if (rest > 16) blocks_of<2>(r, p);
     else blocks_of<1>(r, p);
-    amx_begin();
+    amx_begin(r.k_bytes);
 }
 
 }  // namespace convcheck::optimized::detail

@@ -15,10 +15,12 @@ struct RowRequantization {
     std::int32_t dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;
 };
-// The AVX-512 VNNI kernel (quantized_vnni_avx512.cpp): a row of output pixels, in register tiles.
+// The AVX-512 VNNI kernel (quantized_vnni_avx512.cpp): a run of output pixels, in register tiles. A tile's pixels
+// are any of the run's, each window found through its own offset, so a tile crosses the ends of output rows.
 struct DenseRow {
-    const std::uint8_t* src = nullptr;  // the copy at the row's first window origin, at the group's first channel
-    std::int64_t pixel_step = 0;        // bytes between consecutive output pixels' windows
+    const std::uint8_t* src = nullptr;  // the copy at the run's plane's origin, at the group's first channel
+    const std::int64_t* pixel_offset = nullptr;  // [width]: bytes from src to each output pixel's window origin, or
+    std::int64_t pixel_step = 0;                 // null: pixel p's is p * pixel_step (windows evenly spaced)
     const std::int64_t* tap_offset = nullptr;  // bytes from a window's origin to each tap
     std::int64_t taps = 0, quads = 0;          // quads: I/G rounded up to 4, divided by 4
     const std::int8_t* weights = nullptr;      // the first block's packed weights
@@ -41,7 +43,9 @@ struct AmxRow {
     const std::uint8_t* src = nullptr;
     std::int64_t pixel_step = 0;
     const std::int64_t* tap_offset = nullptr;
-    std::int64_t taps = 0, chunks = 0;  // chunks: I/G rounded up to 64, divided by 64
+    std::int64_t taps = 0, chunks = 0;  // chunks: I/G rounded up to 64, divided by 64 (row runs: 1)
+    std::int64_t k_bytes = 64;          // bytes of K per chunk: 64, or a row run's quads x 4 (rows of B: k_bytes / 4)
+    std::int64_t step_bytes = 0;        // bytes of a block's packed weights per tap (or kernel row)
     const std::int8_t* weights = nullptr;
     std::int64_t block_stride = 0;
     const std::int32_t* compensation_rows = nullptr;  // 16 x 16 per block
@@ -51,8 +55,8 @@ struct AmxRow {
 };
 // Whether the CPU has AMX-INT8 and Linux grants its tile data (not with CONVCHECK_NO_AMX=1).
 bool amx_usable();
-// A thread's tiles configured before its rows, released after them.
-void amx_begin();
+// A thread's tiles configured before its rows (for K = k_bytes), released after them.
+void amx_begin(std::int64_t k_bytes);
 void amx_end();
 void dense_row_amx(const AmxRow& row);
 
@@ -93,6 +97,11 @@ struct DepthwiseRow {
     std::int64_t dst_pitch = 0, channels = 0;
 };
 void depthwise_row_avx512_vnni(const DepthwiseRow& row);
+
+// `count` pixels of `bytes` bytes each, `from_step` bytes apart, to consecutive pixels `to_step` bytes apart, each
+// byte XORed with `shift` (0, or 128: an s8 src moved to u8): a row of one phase of the AMX path's phased copy.
+void copy_pixels_avx512(const std::uint8_t* from, std::int64_t from_step, std::uint8_t* to, std::int64_t to_step,
+                        std::int64_t count, std::int64_t bytes, std::uint8_t shift);
 
 // One row of accumulators ([width][acc_pitch], `channels` of them from acc's first) requantized under an f32 rule
 // into a channels-last u8/s8 dst (dst at the row's first pixel and channel, dst_pitch bytes per pixel).

@@ -18,6 +18,12 @@ using i64 = std::int64_t;
 
 i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
 
+// AMX: pixels computed, then requantized, at a time: the kernel's pair of 16-pixel tiles. Measured (1 thread, ms)
+// against pieces of 64, 128 and whole runs (up to 1,024): res4_1x1_1024 0.057 against 0.074, 0.071, 0.073;
+// res2_1x1_256 0.121 against 0.119, 0.149, 0.152 (the accumulators stay in L1, and one piece's requantization runs
+// beside the next one's tiles)
+constexpr i64 kAmxPiece = 32;
+
 bool cpu_has_avx512_vnni() {
     static const bool has = cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
     return has;
@@ -69,16 +75,29 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
         pack_depthwise(weights, bias);
         return;
     }
-    // AMX where a group's channels rounded up to 64 are at most twice those rounded up to 4
-    amx_ = amx_usable() && round_up(g.ICg, 64) <= 2 * round_up(g.ICg, 4);
-    group_pitch_ = round_up(g.ICg, amx_ ? 64 : 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
+    // AMX where a group has 16 to 64 channels (K: the channels rounded up to 4), or more and its channels rounded up
+    // to 64 are at most twice those rounded up to 4. A TDPBUSD takes as long for any K, 16 pixels x 16 output
+    // channels; VPDPBUSD's 2 per cycle take K / 2 cycles for the same: AMX pays from K = 16 (pw16_96_112, 1 thread:
+    // 0.219 ms on VPDPBUSD, 0.160 on AMX with K = 16)
+    amx_ = amx_usable() && g.ICg >= 16 && (g.ICg <= 64 || round_up(g.ICg, 64) <= 2 * round_up(g.ICg, 4));
+    group_pitch_ = round_up(g.ICg, amx_ && g.ICg > 64 ? 64 : 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
     // Row runs: one group whose channels are not a multiple of 4 (conv1's 3), taps adjacent along the row: the copy
     // keeps the channels as they are, so that a kernel row's taps x channels are one run of bytes, summed in
     // ceil(kw * I / 4) quads instead of kw * ceil(I / 4) (the bytes past the run meet zero weights)
     const i64 kw = g.kernel[2];
     row_runs_ = !amx_ && g.G == 1 && g.ICg % 4 != 0 && g.dilation[2] == 1 && round_up(kw * g.ICg, 4) < kw * group_pitch_;
     if (row_runs_) group_pitch_ = g.ICg, pitch_ = g.C;
+    // AMX tiles read 16 windows a fixed step apart; with a stride in the plane, each phase (r1 % s1, r2 % s2) of the
+    // padded copy is a plane of its own, where a strided layer's outputs are unit-stride virtual pixels again
+    phased_ = amx_ && !row_runs_ && (g.stride[1] > 1 || g.stride[2] > 1);
+    phase_extent_[0] = g.padded[0];
+    for (int a = 1; a < 3; ++a) phase_extent_[a] = phased_ ? (g.padded[a] + g.stride[a] - 1) / g.stride[a] : g.padded[a];
+    copy_spatial_ = phased_ ? g.padded[0] * g.stride[1] * g.stride[2] * phase_extent_[1] * phase_extent_[2] : g.padded_spatial;
     steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : group_pitch_ / 4;
+    // AMX on row runs (conv1's 7 taps x 3 channels: 21 bytes) where a kernel row's run fits one A tile row: K is the
+    // run's quads (24 bytes), one TDPBUSD per kernel row, 16 pixels a stride apart; the same packing
+    if (row_runs_ && amx_usable() && kw * g.ICg <= 64) amx_ = true;
+    amx_k_bytes_ = std::min<i64>(64, quads_ * 4);
     const i64 quads = quads_, steps = steps_;
     packed_.assign(static_cast<std::size_t>(g.G * blocks_ * steps * quads * 64), 0);
     compensation_.assign(static_cast<std::size_t>(g.G * blocks_ * 16), 0);
@@ -104,12 +123,20 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
                                           compensation_.begin() + block * 16 + 16);
 }
 
+// The copy's pixel of padded pixel (r0, r1, r2) when phased: phase (r1 % s1, r2 % s2) of slice r0 is a plane of
+// phase_extent_[1] x phase_extent_[2] pixels, holding padded pixels r1 = s1 * i + (r1 % s1), r2 likewise.
+i64 VnniPath::phase_pixel(i64 r0, i64 r1, i64 r2) const {
+    const i64 s1 = g_.stride[1], s2 = g_.stride[2];
+    return ((r0 * s1 * s2 + (r1 % s1) * s2 + r2 % s2) * phase_extent_[1] + r1 / s1) * phase_extent_[2] + r2 / s2;
+}
+
 // The image's src, moved to u8, in a channels-last copy padded with the moved zero point. Channels last, each
 // pixel's channels (or each group's) are one run of bytes, copied as such.
 void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
     const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
+    if (phased_) return copy_phases(src, n, copy);
     if (pitch_ != g_.C) {  // channels between the groups' runs: every byte
-        std::memset(copy, fill, static_cast<std::size_t>(g_.padded_spatial * pitch_));
+        std::memset(copy, fill, static_cast<std::size_t>(copy_spatial_ * pitch_));
     } else if (g_.padded_spatial != g_.in_spatial) {  // the padding only: rows outside the input, then each row's ends
         for (i64 r0 = 0; r0 < g_.padded[0]; ++r0)
             for (i64 r1 = 0; r1 < g_.padded[1]; ++r1) {
@@ -156,19 +183,73 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
     });
 }
 
+// The phased copy (phase_pixel), row by row of each phase that a tap reads: the padding, and the input pixels of
+// that phase (every s2-th of an input row), each pixel's channels (or each group's) one run.
+void VnniPath::copy_phases(const void* src, i64 n, std::uint8_t* copy) const {
+    const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
+    const i64 s1 = g_.stride[1], s2 = g_.stride[2], pe1 = phase_extent_[1], pe2 = phase_extent_[2];
+    const auto* bytes = static_cast<const std::uint8_t*>(src);
+    const bool whole = g_.src_nxc && pitch_ == g_.C;  // a pixel's channels: one run
+    // the phases a tap reads
+    std::vector<char> read(static_cast<std::size_t>(s1 * s2), 0);
+    for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
+        for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
+            read[static_cast<std::size_t>(((g_.crop[1] + k1 * g_.dilation[1]) % s1) * s2 + (g_.crop[2] + k2 * g_.dilation[2]) % s2)] = 1;
+    // item: (padded slice r0, phase, phase row i1)
+    parallel_for_joined(tbb::blocked_range<i64>(0, g_.padded[0] * s1 * s2 * pe1), [&](const tbb::blocked_range<i64>& items) {
+        for (i64 item = items.begin(); item < items.end(); ++item) {
+            const i64 i1 = item % pe1, phase = (item / pe1) % (s1 * s2), r0 = item / (pe1 * s1 * s2);
+            if (!read[static_cast<std::size_t>(phase)]) continue;
+            const i64 p1 = phase / s2, p2 = phase % s2, r1 = i1 * s1 + p1;
+            const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
+            std::uint8_t* row = copy + item * pe2 * pitch_;
+            if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
+                std::memset(row, fill, static_cast<std::size_t>(pe2 * pitch_));
+                continue;
+            }
+            // phase pixels i2 in [first, last) hold input pixels x2 = i2 * s2 + p2 - lead[2]
+            const i64 first = std::min(pe2, std::max<i64>(0, (g_.lead[2] - p2 + s2 - 1) / s2));
+            const i64 last = std::max(first, std::min(pe2, (g_.lead[2] + g_.in[2] - p2 + s2 - 1) / s2));
+            std::memset(row, fill, static_cast<std::size_t>(first * pitch_));
+            std::memset(row + last * pitch_, fill, static_cast<std::size_t>((pe2 - last) * pitch_));
+            const i64 x = (x0 * g_.in[1] + x1) * g_.in[2];  // the input row's first pixel
+            if (whole && last > first) {  // the pixels of the phase: every s2-th of the input row
+                const i64 x2 = first * s2 + p2 - g_.lead[2];
+                copy_pixels_avx512(bytes + (n * g_.in_spatial + x + x2) * g_.C, s2 * g_.C, row + first * pitch_, pitch_,
+                                   last - first, g_.C, shift_);
+                continue;
+            }
+            for (i64 i2 = first; i2 < last && !whole; ++i2) {
+                const i64 x2 = i2 * s2 + p2 - g_.lead[2];
+                std::uint8_t* to = row + i2 * pitch_;
+                for (i64 gr = 0; gr < g_.G; ++gr) {
+                    std::uint8_t* at = to + gr * group_pitch_;
+                    for (i64 i = 0; i < g_.ICg; ++i) {
+                        const i64 c = gr * g_.ICg + i;
+                        at[i] = static_cast<std::uint8_t>(
+                            bytes[g_.src_nxc ? (n * g_.in_spatial + x + x2) * g_.C + c : (n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
+                    }
+                    std::memset(at + g_.ICg, fill, static_cast<std::size_t>(group_pitch_ - g_.ICg));
+                }
+            }
+        }
+    });
+}
+
 // The src read where it lies: a u8 channels-last src without padding, whose pixels are the copy's.
 bool VnniPath::direct() const {
-    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C && !row_runs_;
+    return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C && !row_runs_ && !phased_;
 }
 
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
     if (depthwise_) return depthwise_run(src, dst, requantize);
     const bool in_place = direct();
-    // uninitialised: copy_image writes every byte a tap can read
+    // uninitialised: copy_image writes every byte a tap of an output can read (a phased copy leaves the phases no tap
+    // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
     const i64 slack = row_runs_ ? 64 : 0;
-    const Workspace<std::uint8_t> copy(in_place ? 0 : g_.padded_spatial * pitch_ + slack);
-    if (slack) std::memset(copy.get() + g_.padded_spatial * pitch_, 0, static_cast<std::size_t>(slack));
+    const Workspace<std::uint8_t> copy(in_place ? 0 : copy_spatial_ * pitch_ + slack);
+    if (slack) std::memset(copy.get() + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
     for (i64 n = 0; n < g_.N; ++n) {
         const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
         if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
@@ -189,13 +270,18 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
     return rule;
 }
 
-// Runs of output pixels in the copy's order. With unit strides in the plane, a plane's rows are one sequence of
-// virtual pixels v = y1 * padded[2] + y2 whose windows are v pixels apart: the last padded[2] - out[2] of each row
-// are no output (computed and dropped), and a run crosses rows. Otherwise a run is one output row.
+// Runs of output pixels in the copy's order. VPDPBUSD tiles find each pixel's window through its own offset
+// (DenseRow::pixel_offset), so a plane's output pixels are one sequence, v = y1 * out[2] + y2, whatever the strides,
+// and a tile crosses rows: no pixel is computed in vain and few tiles are narrow (res5_3x3's 7 x 7 outputs: 8 tiles
+// of 6 and one of 1, where virtual pixels 9 to a row took 10 and one). AMX tiles read 16 windows a fixed step
+// apart: with unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
+// pixels apart, the last padded[2] - out[2] of each row no output (computed and dropped); otherwise a run is one
+// output row.
 void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
-    const bool plane = g_.stride[1] == 1 && g_.stride[2] == 1;
-    const i64 wv = plane ? g_.padded[2] : g_.out[2];                       // virtual pixels per row
+    const bool plane = !amx_ || phased_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
+    const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
+    const i64 wv = offsets || !plane ? g_.out[2] : phase_extent_[2];      // (virtual) pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
     const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
@@ -206,61 +292,88 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     std::vector<i64> tap_offset;  // each step's first tap
     for (i64 step = 0; step < steps; ++step)
         tap_offset.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps)] * pitch_);
+    if (phased_) {  // each tap's pixel from the plane's origin (y1 = y2 = 0) of slice y0 * s0, in its phase
+        tap_offset.clear();
+        for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
+            for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
+                for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
+                    tap_offset.push_back(phase_pixel(g_.crop[0] + k0 * g_.dilation[0], g_.crop[1] + k1 * g_.dilation[1],
+                                                     g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
+    }
     const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
+    // the windows of a plane's outputs evenly spaced (the next row's first a step after this row's last: a 1x1
+    // layer without padding or stride), or each pixel's window origin from the plane's (y1 = y2 = 0), in bytes
+    const bool even = offsets && (g_.out[1] == 1 || g_.stride[1] * g_.padded[2] == g_.out[2] * g_.stride[2]);
+    const i64 even_step = g_.stride[2] * pitch_;
+    std::vector<i64> pixel_offset(static_cast<std::size_t>(offsets && !even ? span : 0));
+    for (i64 v = 0; v < static_cast<i64>(pixel_offset.size()); ++v)
+        pixel_offset[static_cast<std::size_t>(v)] =
+            ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
     // consecutive items share a chunk's weights: item = ((group * chunks + chunk) * sequences + sequence) * runs + run
     parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
-        const Workspace<std::int32_t> acc(rule ? 0 : run_length * 64);
+        const Workspace<std::int32_t> acc(rule ? 0 : (amx_ ? std::min(kAmxPiece, run_length) : run_length) * 64);
         std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
-        if (amx_) amx_begin();
+        if (amx_) amx_begin(amx_k_bytes_);
         for (i64 item = items.begin(); item < items.end(); ++item) {
             const i64 run = item % runs, sequence = (item / runs) % sequences, chunk = (item / (runs * sequences)) % chunks;
             const i64 gr = item / (runs * sequences * chunks), block = gr * blocks_ + chunk * 4;
             const i64 y0 = plane ? sequence : sequence / g_.out[1], y1 = plane ? 0 : sequence % g_.out[1];
             const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
-            const i64 pixel_step = g_.stride[2] * pitch_;
-            const std::uint8_t* src = copy + g_.origin(y0, y1, 0) * pitch_ + v0 * pixel_step + gr * group_pitch_;
+            const i64 pixel_step = (phased_ ? 1 : g_.stride[2]) * pitch_;  // AMX
+            const std::uint8_t* plane_src = copy + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
+            const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
+            // the outputs of virtual pixels [a, b) of the sequence, whose accumulators start at acc_a (pixel a's)
+            const auto store = [&](i64 a, i64 b, const std::int32_t* acc_a) {
+                for (i64 v = a; v < b;) {  // row by row
+                    const i64 row = v / wv, y2 = v % wv;
+                    if (y2 >= g_.out[2]) {
+                        v = (row + 1) * wv;
+                        continue;
+                    }
+                    const i64 width = std::min(g_.out[2] - y2, b - v);
+                    store_row(acc_a + (v - a) * blocks * 16, blocks * 16, n, ((y0 * g_.out[1]) + y1 + row) * g_.out[2] + y2,
+                              width, gr * g_.OCg + first, channels, dst, requantize);
+                    v += width;
+                }
+            };
             if (amx_) {
-                AmxRow r;
-                r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
-                r.taps = steps, r.chunks = group_pitch_ / 64, r.weights = weights;
-                r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
-                r.blocks = blocks, r.width = count, r.acc = acc.get();
-                dense_row_amx(r);
+                // pieces of kAmxPiece pixels, each requantized while its accumulators are in L1
+                for (i64 a = v0; a < v0 + count; a += kAmxPiece) {
+                    AmxRow r;
+                    r.src = plane_src + a * pixel_step, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
+                    r.taps = steps, r.chunks = row_runs_ ? 1 : (group_pitch_ + 63) / 64, r.k_bytes = amx_k_bytes_;
+                    r.step_bytes = quads * 64, r.weights = weights;
+                    r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
+                    r.blocks = blocks, r.width = std::min(kAmxPiece, v0 + count - a), r.acc = acc.get();
+                    dense_row_amx(r);
+                    store(a, a + r.width, acc.get());
+                }
+                continue;
             } else {
                 DenseRow r;
-                r.src = src, r.pixel_step = pixel_step, r.tap_offset = tap_offset.data();
+                r.src = plane_src, r.tap_offset = tap_offset.data();
+                if (even) r.src += v0 * even_step, r.pixel_step = even_step;
+                else r.pixel_offset = pixel_offset.data() + v0;
                 r.taps = steps, r.quads = quads, r.weights = weights;
                 r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();
                 if (rule) {
-                    const i64 first = gr * g_.OCg + chunk * 64;
+                    const i64 first_oc = gr * g_.OCg + first;
                     // each virtual pixel's first output, or none (row and y2 counted, not divided out per pixel)
                     i64 y2 = v0 % wv;
                     std::uint8_t* row_start = static_cast<std::uint8_t*>(dst) +
-                                              (n * g_.out_spatial + (y0 * g_.out[1] + y1 + v0 / wv) * g_.out[2]) * g_.O + first;
+                                              (n * g_.out_spatial + (y0 * g_.out[1] + y1 + v0 / wv) * g_.out[2]) * g_.O + first_oc;
                     for (i64 v = 0; v < count; ++v) {
                         dst_of[static_cast<std::size_t>(v)] = y2 < g_.out[2] ? row_start + y2 * g_.O : nullptr;
                         if (++y2 == wv) y2 = 0, row_start += g_.out[2] * g_.O;
                     }
-                    r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data() + first, r.dst_of = dst_of.data();
-                    r.channels = std::min<i64>(blocks * 16, g_.OCg - chunk * 64);
+                    r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data() + first_oc, r.dst_of = dst_of.data();
+                    r.channels = channels;
                 }
                 dense_row_avx512_vnni(r);
-                if (rule) continue;
-            }
-            const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
-            for (i64 v = v0; v < v0 + count;) {  // the run's outputs, row by row
-                const i64 row = v / wv, y2 = v % wv;
-                if (y2 >= g_.out[2]) {
-                    v = (row + 1) * wv;
-                    continue;
-                }
-                const i64 width = std::min(g_.out[2] - y2, v0 + count - v);
-                store_row(acc.get() + (v - v0) * blocks * 16, blocks * 16, n, ((y0 * g_.out[1]) + y1 + row) * g_.out[2] + y2,
-                          width, gr * g_.OCg + first, channels, dst, requantize);
-                v += width;
+                if (!rule) store(v0, v0 + count, acc.get());
             }
         }
         if (amx_) amx_end();

@@ -11,9 +11,11 @@
 //
 // Dense and grouped layers: the copy is channels last with each group's channels rounded up to 4; weights packed
 // per group in blocks of 16 output channels, [group][block][tap][I/G / 4][16][4]; a tile of up to 4 blocks x up to
-// 12 output pixels of one row stays in registers. Where the CPU has AMX-INT8 (quantized_amx.cpp) and a group has
-// 32 input channels or more, each group's channels are rounded up to 64 instead and TDPBUSD multiplies tiles of 16
-// pixels x 64 channels by 64 channels x 16 output channels. Depthwise layers (one input and output channel per group,
+// 12 output pixels (anywhere in the plane, each window found by its offset) stays in registers. Where the CPU has
+// AMX-INT8 (quantized_amx.cpp) and a group has 16 input channels or more, TDPBUSD multiplies tiles of 16 pixels x K
+// bytes by K bytes x 16 output channels: K = 64 (a group of more than 64 channels rounded up to 64), or the group's
+// channels rounded up to 4, or a first layer's kernel row of taps x channels (row runs); with a stride in the plane
+// the copy is split into the stride's phases (phase_pixel). Depthwise layers (one input and output channel per group,
 // quantized_depthwise.cpp) make no copy of the image: each input row is expanded, per thread, so that a VPDPBUSD
 // sums 4 taps of a kernel row for 16 channels (quantized_kernels.hpp, DepthwiseExpansion); padding rows and pixels
 // read the moved src zero point.
@@ -86,6 +88,7 @@ public:
 
 private:
     void copy_image(const void* src, std::int64_t n, std::uint8_t* copy) const;
+    void copy_phases(const void* src, std::int64_t n, std::uint8_t* copy) const;
     bool direct() const;
     std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
     void dense_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
@@ -104,6 +107,13 @@ private:
     std::int64_t group_pitch_ = 0; // a group's channels in the copy: I/G rounded up to 4 (dense), 1 (depthwise)
     std::int64_t blocks_ = 0;      // blocks of 16 output channels per group (dense), units of 64 channels (depthwise)
     bool row_runs_ = false;        // dense: a kernel row's taps x channels reduced as one run (quantized_vnni.cpp)
+    // AMX with a stride in the plane: the copy split into phases (quantized_vnni.cpp, phase_pixel), so that a
+    // plane's outputs are again one sequence of virtual pixels a fixed step apart
+    bool phased_ = false;
+    std::int64_t amx_k_bytes_ = 64;  // AMX: bytes of an A tile row (K), 64, or a row run's quads x 4
+    std::int64_t phase_extent_[3]{1, 1, 1};  // padded pixels of one phase along each axis (axis 0: padded[0])
+    std::int64_t copy_spatial_ = 1;          // pixels of the copy
+    std::int64_t phase_pixel(std::int64_t r0, std::int64_t r1, std::int64_t r2) const;
     std::int64_t steps_ = 0, quads_ = 0;  // dense: reduction steps (taps, or kernel rows with row runs), quads per step
     std::int64_t dw_groups_ = 1;   // depthwise: groups of 4 taps along a kernel row
     std::vector<std::int8_t, CacheLineAllocator<std::int8_t>> packed_;  // dense: [G][block][step][quad][16][4]

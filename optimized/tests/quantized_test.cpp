@@ -146,11 +146,20 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=260,o=36,in=7x7,k=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,ssc=0.125,dsc=128",
         "qconv:c=16,o=17,in=8x30,k=1x3,pb=-1x-1,pe=-1x2,bias=1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-128,dsc=4",
         "qconv:c=24,o=24,g=24,in=6x40,k=5x5,d=2x2,pb=4x4,pe=4x4,bias=1,data=ncx,wei=oix,dt=u8:s8:s8,szp=9,dzp=-9,dsc=2",
+        // VPDPBUSD tiles across output rows (DenseRow::pixel_offset): rows of 7 and 5 outputs at strides 2 and 1x3,
+        // tiles of 6 and 12 pixels, a run longer than one
+        "qconv:c=64,o=64,in=13x13,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=4,dsc=64",
+        "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
         // AMX's tiles (quantized_amx.cpp): 32 + 8 and 32 + 1 pixels, 3 blocks, 96 channels in two chunks of 64
         "qconv:c=96,o=48,in=5x40,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-20,dzp=-7,ssc=0.5,dsc=256",
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
         "qconv:c=32,o=136,in=3x20,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=-3,dsc=32",
         "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
+        // AMX on a copy split into stride phases (quantized_vnni.cpp, copy_phases): both formats, uneven strides
+        // and pads, a dilation, channels padded to 64, a 1x1 layer that reads one phase of four
+        "qconv:c=96,o=20,in=9x11,k=3x3,s=2x3,pb=1x2,pe=0x1,bias=1,data=ncx,wei=oix,dt=s8:s8:s8,szp=-3,dzp=4,dsc=16",
+        "qconv:c=40,o=36,in=12x13,k=3x3,s=2x2,d=2x2,pb=2x1,pe=2x3,data=nxc,wei=xio,dt=u8:s8:u8,szp=11,dsc=32",
+        "qconv:c=64,o=32,in=9x10,k=1x1,s=2x2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,dsc=32",
         // depthwise expanded rows (quantized_depthwise.cpp): units of 64 channels and tails of 1-16 (4 pixels per
         // vector), 17-32 (2) and 33-63 channels, widths not a multiple of those, kernel rows of more than 4 taps,
         // dilations, strides, negative pads, a 3-d ring of rows, both formats, u8 and s8 src with zero points
@@ -159,8 +168,9 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
         "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
         "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
-        // row runs (quantized_vnni.cpp): one group of 1, 3 or 5 channels, a kernel row's taps x channels summed as
-        // one run of bytes; strided rows, the plane's virtual pixels (unit strides), both formats, both src types
+        // row runs (quantized_vnni.cpp; with AMX one A tile row per kernel row): one group of 1, 3 or 5 channels, a
+        // kernel row's taps x channels summed as one run of bytes; strided rows, the plane's virtual pixels (unit
+        // strides), both formats, both src types
         "qconv:c=3,o=20,in=11x13,k=5x7,s=2x2,pb=3x3,pe=3x2,bias=1,data=nxc,wei=oix,dt=u8:s8:u8,szp=17,dzp=5,dsc=64",
         "qconv:n=2,c=5,o=33,in=9x10,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=xio,dt=s8:s8:s8,szp=-4,dzp=2,dsc=32",
         "qconv:c=1,o=17,in=40,k=9,s=3,pb=4,pe=4,data=nxc,wei=xio,dt=u8:s8:s32,szp=3",
@@ -201,12 +211,15 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
 }
 
 // The f32 rules where acc * M passes 2^31 (the integer rules' left shift cannot hold it): without a dst zero point
-// over the whole range (the depthwise kernel's lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
+// over the whole range (the depthwise and dense kernels' lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
 // keeps such a product from the conversion's out-of-range INT_MIN.
 TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
     const char* cases[] = {
         "qconv:c=40,o=40,g=40,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
         "qconv:c=90,o=90,g=90,in=5x8,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
+        // dense tiles of 64 output channels (quantized_vnni_avx512.cpp, dense_tile), the same lean rounding
+        "qconv:c=64,o=128,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
+        "qconv:c=20,o=64,in=5x8,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
     };
     std::mt19937 rng(11);
     for (const char* text : cases) {
