@@ -228,8 +228,11 @@ void validate(const ConvDescriptor& d) {
     // type for its one right answer (docs/accuracy.md, "f64 cases")
     const bool any_f64 = d.src_dtype() == DataType::f64 || d.weights_dtype() == DataType::f64 ||
                          d.dst_dtype() == DataType::f64 || (d.has_bias && d.bias_dtype() == DataType::f64);
-    if (any_f64 && d.mixed())
-        throw ConvError("dt", dtypes_text(d).substr(3), "f64 is every tensor's type or none's (dt=f64, no bdt=)");
+    if (any_f64 && d.mixed()) {
+        const bool bias_only = d.weights_dtype() == d.dtype && d.dst_dtype() == d.dtype;
+        throw ConvError(bias_only ? "bdt" : "dt", bias_only ? std::string(to_string(d.bias_dtype())) : dtypes_text(d).substr(3),
+                        "f64 is every tensor's type or none's (dt=f64, no bdt=)");
+    }
     if (any_f64 && d.fpmath != FpMath::strict)
         throw ConvError("fpmath", std::string(to_string(d.fpmath)),
                         "an fpmath mode rounds f32 inputs; an f64 convolution (dt=f64) computes strictly");
@@ -415,7 +418,7 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     if (auto it = fields.find("dt"); it != fields.end()) parse_data_types(it->second, &d);
     if (auto it = fields.find("bdt"); it != fields.end()) {
         DataType bias;
-        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16, bf16, f8_e4m3 or f8_e5m2");
+        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16, bf16, f64, f8_e4m3 or f8_e5m2");
         if (bias != d.dtype) d.dtype_overrides.bias = bias;
     }
     if (auto it = fields.find("data"); it != fields.end()) {
