@@ -224,6 +224,18 @@ void validate(const ConvDescriptor& d) {
     if (!d.has_bias && d.bias_dtype() != d.dtype)
         throw ConvError("bdt", std::string(to_string(d.bias_dtype())),
                         "a bias data type of its own needs a bias (bias=1)");
+    // f64 is the type of every tensor or of none: the reference computes in f64, and a mix with f64 has no wider
+    // type for its one right answer (docs/accuracy.md, "f64 cases")
+    const bool any_f64 = d.src_dtype() == DataType::f64 || d.weights_dtype() == DataType::f64 ||
+                         d.dst_dtype() == DataType::f64 || (d.has_bias && d.bias_dtype() == DataType::f64);
+    if (any_f64 && d.mixed()) {
+        const bool bias_only = d.weights_dtype() == d.dtype && d.dst_dtype() == d.dtype;
+        throw ConvError(bias_only ? "bdt" : "dt", bias_only ? std::string(to_string(d.bias_dtype())) : dtypes_text(d).substr(3),
+                        "f64 is every tensor's type or none's (dt=f64, no bdt=)");
+    }
+    if (any_f64 && d.fpmath != FpMath::strict)
+        throw ConvError("fpmath", std::string(to_string(d.fpmath)),
+                        "an fpmath mode rounds f32 inputs; an f64 convolution (dt=f64) computes strictly");
     check_count("src", d.src_dims(), size_of(d.src_dtype()));
     check_count("weights", d.weights_dims(), size_of(d.weights_dtype()));
     check_count("dst", d.dst_dims(), size_of(d.dst_dtype()));
@@ -288,7 +300,7 @@ void parse_data_types(const std::string& text, ConvDescriptor* d) {
         const std::size_t colon = text.find(':', start);
         DataType t;
         if (!parse_data_type(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start), &t))
-            throw ConvError("dt", text, "must be f32, f16, bf16, f8_e4m3 or f8_e5m2, or src:weights:dst of them (e.g. bf16:bf16:f32)");
+            throw ConvError("dt", text, "must be f32, f16, bf16, f64, f8_e4m3 or f8_e5m2, or src:weights:dst of them (e.g. bf16:bf16:f32)");
         types.push_back(t);
         if (colon == std::string::npos) break;
         start = colon + 1;
@@ -406,7 +418,7 @@ ConvDescriptor parse_descriptor_unvalidated(std::string_view text) {
     if (auto it = fields.find("dt"); it != fields.end()) parse_data_types(it->second, &d);
     if (auto it = fields.find("bdt"); it != fields.end()) {
         DataType bias;
-        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16, bf16, f8_e4m3 or f8_e5m2");
+        if (!parse_data_type(it->second, &bias)) throw ConvError("bdt", it->second, "must be f32, f16, bf16, f64, f8_e4m3 or f8_e5m2");
         if (bias != d.dtype) d.dtype_overrides.bias = bias;
     }
     if (auto it = fields.find("data"); it != fields.end()) {

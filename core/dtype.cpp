@@ -14,6 +14,7 @@ std::string_view to_string(DataType dtype) {
         case DataType::f32: return "f32";
         case DataType::f16: return "f16";
         case DataType::bf16: return "bf16";
+        case DataType::f64: return "f64";
         case DataType::f8_e4m3: return "f8_e4m3";
         case DataType::f8_e5m2: return "f8_e5m2";
     }
@@ -24,6 +25,7 @@ bool parse_data_type(std::string_view text, DataType* dtype) {
     if (text == "f32") { *dtype = DataType::f32; return true; }
     if (text == "f16") { *dtype = DataType::f16; return true; }
     if (text == "bf16") { *dtype = DataType::bf16; return true; }
+    if (text == "f64") { *dtype = DataType::f64; return true; }
     if (text == "f8_e4m3") { *dtype = DataType::f8_e4m3; return true; }
     if (text == "f8_e5m2") { *dtype = DataType::f8_e5m2; return true; }
     return false;
@@ -31,13 +33,14 @@ bool parse_data_type(std::string_view text, DataType* dtype) {
 
 bool is_fp8(DataType dtype) { return dtype == DataType::f8_e4m3 || dtype == DataType::f8_e5m2; }
 
-int size_of(DataType dtype) { return dtype == DataType::f32 ? 4 : is_fp8(dtype) ? 1 : 2; }
+int size_of(DataType dtype) { return dtype == DataType::f64 ? 8 : dtype == DataType::f32 ? 4 : is_fp8(dtype) ? 1 : 2; }
 
 double unit_roundoff(DataType dtype) {
     switch (dtype) {
         case DataType::f32: return std::ldexp(1.0, -24);
         case DataType::f16: return std::ldexp(1.0, -11);
         case DataType::bf16: return std::ldexp(1.0, -8);
+        case DataType::f64: return std::ldexp(1.0, -53);
         case DataType::f8_e4m3: return std::ldexp(1.0, -4);
         case DataType::f8_e5m2: return std::ldexp(1.0, -3);
     }
@@ -149,6 +152,7 @@ double round_to(DataType dtype, double value) {
         case DataType::f32: return static_cast<double>(static_cast<float>(value));
         case DataType::f16: return f16_to_f32(f64_to_f16(value));
         case DataType::bf16: return bf16_to_f32(f64_to_bf16(value));
+        case DataType::f64: return value;
         case DataType::f8_e4m3: return f8_e4m3_to_f64(f64_to_f8_e4m3(value));
         case DataType::f8_e5m2: return f8_e5m2_to_f64(f64_to_f8_e5m2(value));
     }
@@ -160,6 +164,7 @@ double load_as_double(const void* data, DataType dtype, std::int64_t index) {
         case DataType::f32: return static_cast<const float*>(data)[index];
         case DataType::f16: return f16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
         case DataType::bf16: return bf16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
+        case DataType::f64: return static_cast<const double*>(data)[index];
         case DataType::f8_e4m3: return f8_e4m3_to_f64(static_cast<const std::uint8_t*>(data)[index]);
         case DataType::f8_e5m2: return f8_e5m2_to_f64(static_cast<const std::uint8_t*>(data)[index]);
     }
@@ -171,6 +176,7 @@ void store_from_double(void* data, DataType dtype, std::int64_t index, double va
         case DataType::f32: static_cast<float*>(data)[index] = static_cast<float>(value); return;
         case DataType::f16: static_cast<std::uint16_t*>(data)[index] = f64_to_f16(value); return;
         case DataType::bf16: static_cast<std::uint16_t*>(data)[index] = f64_to_bf16(value); return;
+        case DataType::f64: static_cast<double*>(data)[index] = value; return;
         case DataType::f8_e4m3: static_cast<std::uint8_t*>(data)[index] = f64_to_f8_e4m3(value); return;
         case DataType::f8_e5m2: static_cast<std::uint8_t*>(data)[index] = f64_to_f8_e5m2(value); return;
     }

@@ -217,6 +217,13 @@ std::optional<Chosen> choose(const BenchdnnSetup& s, BenchdnnDriver driver, int 
                    std::nullopt;
         if (bias_type != tensor_types[0]) c.dtype_overrides.bias = bias_type;
     }
+    const bool any_f64 = std::any_of(t.begin(), t.end(), [](const std::string& x) { return x == "f64"; }) ||
+                         (c.has_bias && bias == "f64");
+    const bool mixed = c.dtype_overrides.weights || c.dtype_overrides.dst || c.dtype_overrides.bias;
+    if (any_f64 && mixed)
+        return reason = "--dt/--bia-dt: f64 mixed with another type; convcheck's f64 is the type of every tensor "
+                        "(docs/accuracy.md, f64 cases)",
+               std::nullopt;
 
     const auto memory = benchdnn_memory(s.stag, s.wtag, s.dtag, s.strides, driver, rank + 2, has_groups, &reason);
     if (!memory) return std::nullopt;
@@ -322,6 +329,12 @@ BenchdnnMapping map_benchdnn_case(const BenchdnnSetup& s, const BenchdnnProblem&
     }
     bool apply_to_int = false;  // no integer primitive here: the fpmath mode applies to this f32 convolution either way
     if (!benchdnn_fpmath(s.attr[static_cast<int>(BenchdnnAttr::fpmath)], &d.fpmath, &apply_to_int, &m.skip_reason)) return m;
+    if (d.fpmath != FpMath::strict && d.dtype == DataType::f64) {
+        m.skip_reason = "--attr-fpmath=" + s.attr[static_cast<int>(BenchdnnAttr::fpmath)] +
+                        " on --dt=f64: convcheck's fpmath modes round f32 inputs; an f64 case runs strictly "
+                        "(docs/accuracy.md, f64 cases)";
+        return m;
+    }
     if (d.pass != Pass::forward && has_strides(d)) {
         m.skip_reason = "--stag/--wtag/--dtag/--strides: memory strides on a backward pass; convcheck's backward "
                         "passes take dense tensors in ncx/nxc and oix/xio (docs/passes.md)";

@@ -84,9 +84,9 @@ ConvDescriptor from_abi(const convcheck_conv_desc& c) {
     geometry_from_abi(c, d);
     const bool has_1_2 = c.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next);
     auto float_dtype = [](const char* field, int32_t t) {
-        if ((t < 0 || t > 2) && t != CONVCHECK_F8_E4M3 && t != CONVCHECK_F8_E5M2)
+        if ((t < 0 || t > 3) && t != CONVCHECK_F8_E4M3 && t != CONVCHECK_F8_E5M2)
             throw ConvError(field, std::to_string(t), std::string("convcheck_conv_desc.") + field +
-                                                          " must be f32, f16, bf16, f8_e4m3 or f8_e5m2 (" +
+                                                          " must be f32, f16, bf16, f64, f8_e4m3 or f8_e5m2 (" +
                                                           abi_dtype_name(t) + ")");
         return static_cast<DataType>(t);
     };
@@ -211,8 +211,8 @@ TransposedDescriptor from_abi(const convcheck_conv_transposed_desc& c) {
     TransposedDescriptor t;
     geometry_from_abi(c, t);
     for (int a = 0; a < 3; ++a) t.output_padding[a] = c.output_padding[a];
-    if (c.dtype < 0 || c.dtype > 2)
-        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_conv_transposed_desc.dtype must be f32, f16 or bf16");
+    if (c.dtype < 0 || c.dtype > 3)
+        throw ConvError("dtype", std::to_string(c.dtype), "convcheck_conv_transposed_desc.dtype must be f32, f16, bf16 or f64");
     t.dtype = static_cast<DataType>(c.dtype);
     if (c.data_format != CONVCHECK_NCX && c.data_format != CONVCHECK_NXC)
         throw ConvError("data_format", std::to_string(c.data_format), "must be CONVCHECK_NCX or CONVCHECK_NXC");

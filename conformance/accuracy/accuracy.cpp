@@ -63,6 +63,7 @@ int significand_bits(DataType dtype) {
         case DataType::f32: return 24;
         case DataType::f16: return 11;
         case DataType::bf16: return 8;
+        case DataType::f64: return 53;
         case DataType::f8_e4m3: return 4;
         case DataType::f8_e5m2: return 3;
     }
@@ -76,6 +77,7 @@ double half_smallest_subnormal(DataType dtype) {
         case DataType::f32: return std::ldexp(1.0, -150);
         case DataType::f16: return std::ldexp(1.0, -25);
         case DataType::bf16: return std::ldexp(1.0, -134);
+        case DataType::f64: return std::ldexp(1.0, -1074);  // half of it, 2^-1075, is no double: the subnormal itself
         case DataType::f8_e4m3: return std::ldexp(1.0, -10);  // smallest subnormal 2^-9
         case DataType::f8_e5m2: return std::ldexp(1.0, -17);  // smallest subnormal 2^-16
     }
@@ -94,6 +96,8 @@ int accumulation_significand_bits(const Contract& c) {
 }
 
 double input_roundoff(const Contract& c) {
+    // TF32 and bf16 input precision (a declaration, fpmath) round f32 inputs: an f64 case computes strictly
+    if (c.output_dtype == DataType::f64) return 0.0;
     const int bits = c.input_significand_bits;
     return bits > 0 && bits < significand_bits(c.output_dtype) ? std::ldexp(1.0, -bits) : 0.0;
 }
@@ -129,9 +133,12 @@ double error_bound(const Contract& c, double exact, double magnitude, std::int64
     // reference's f64 sums, each within gamma_n(2^-53) of the exact ones (M* <= magnitude / (1 - g64)); the
     // bound below is the one for the exact y* and M*, with M* bounded by the computed magnitude, plus the
     // distance (1 + u_out) rho >= |y* - exact| (and u_out times it, for u_out |y*|).
+    // An f64 case's products round too (docs/accuracy.md, "f64 cases"): gamma_n(2^-53) still covers n products and
+    // their sums (Higham's dot-product bound), plus an absolute 2^-1075 for each product that underflows.
     const double g64 = gamma(terms, 0x1p-53);
-    const double exact_magnitude = magnitude / (1.0 - g64);  // >= M*
-    const double rho = g64 * exact_magnitude;                // >= |exact - y*|
+    const double underflow = c.output_dtype == DataType::f64 ? std::ldexp(double(terms), -1074) : 0.0;
+    const double exact_magnitude = (magnitude + underflow) / (1.0 - g64);  // >= M*
+    const double rho = g64 * exact_magnitude + underflow;                  // >= |exact - y*|
     // Inputs rounded to u_in: each product x~ w~ = x w (1 + a)(1 + b), |a|, |b| <= u_in, then the
     // accumulation's gamma_n over sum |x~ w~| <= (1 + u_in)^2 M (docs/accuracy.md).
     const double u_in = input_roundoff(c);

@@ -38,6 +38,7 @@ Format format_of(DataType dtype) {
         case DataType::f16: return {11, 15, -14};
         case DataType::bf16: return {8, 127, -126};
         case DataType::f32: return {24, 127, -126};
+        case DataType::f64: return {53, 1023, -1022};  // the special fills decline f64 (fill_not_applicable)
         case DataType::f8_e4m3:  // the special fills decline fp8 (fill_not_applicable)
         case DataType::f8_e5m2: break;
     }
@@ -80,6 +81,10 @@ std::string fill_not_applicable(Fill fill, const ConvDescriptor& d, const Contra
     if (fill != Fill::standard && d.has_fp8())
         return "the special fills are designed for f32, f16 and bf16 (" + dtypes_text(d) +
                " has an fp8 tensor): an fp8 descriptor takes the standard fill";
+    if (fill != Fill::standard && d.dtype == DataType::f64)
+        return "the special fills are designed for f32, f16 and bf16: their one right answer (a tie, a value past the "
+               "range, a subnormal product) is exact only in the reference's f64, which " + dtypes_text(d) +
+               " has no wider type to hold; an f64 descriptor takes the standard fill";
     if (fill != Fill::standard && d.mixed())
         return "the special fills are designed for one dtype (" + dtypes_text(d) +
                " mixes them): a mixed descriptor takes the standard fill";

@@ -16,6 +16,7 @@ double largest_finite(DataType dtype) {
         case DataType::f32: return std::numeric_limits<float>::max();
         case DataType::f16: return 65504.0;
         case DataType::bf16: return 3.3895313892515355e38;  // 0x7F7F
+        case DataType::f64: return std::numeric_limits<double>::max();
         case DataType::f8_e4m3: return 448.0;
         case DataType::f8_e5m2: return 57344.0;
     }
@@ -83,7 +84,10 @@ double rounding_noise_scale(const Contract& c, double exact, double magnitude, s
     // the bias added after a first rounding to the output type: that rounding of the sum S* errs by up to half an
     // ulp of it, uniformly, variance <= u_out^2 S*^2 / 3 <= u_out^2 M^2 / 3
     const double first_rounding = c.bias_after_output_rounding ? u_out * u_out / 3.0 : 0.0;
-    return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + 2.0 / 3.0 * u_in * u_in + first_rounding) * magnitude * magnitude +
+    // an f64 case: the reference's own sum rounds as the backend's does (its products are no longer exact), so the
+    // difference carries the reference's rounding noise of the same model as well
+    const double reference = c.output_dtype == DataType::f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
+    return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding) * magnitude * magnitude +
                      u_out * u_out * exact * exact / 3.0 + eta * eta);
 }
 

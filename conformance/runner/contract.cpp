@@ -8,11 +8,14 @@ accuracy::Contract contract_for(const Expectations* declarations, const std::str
                                 std::int32_t described_accumulation, DataType output_dtype) {
     accuracy::Contract c;
     c.output_dtype = output_dtype;
-    std::string acc = abi_dtype_name(described_accumulation);
+    // an f64 output accumulates in f64 unless backends.json names f64's own entry: neither the plugin's one
+    // described type nor an entry for every dtype ('*') speaks for f64 (docs/accuracy.md, "f64 cases")
+    const bool f64 = output_dtype == DataType::f64;
+    std::string acc = f64 ? "f64" : abi_dtype_name(described_accumulation);
     const BackendDeclaration* declared = declarations ? declarations->declaration(backend_name) : nullptr;
     if (declarations)
-        if (auto a = declarations->accumulation(backend_name, std::string(to_string(output_dtype)))) acc = *a;
-    if (acc == "f64") c.accumulation_is_f64 = true;  // u_acc = 2^-53: DataType has no f64
+        if (auto a = declarations->accumulation(backend_name, std::string(to_string(output_dtype)), !f64)) acc = *a;
+    if (acc == "f64") c.accumulation_is_f64 = true;  // u_acc = 2^-53
     else if (!parse_data_type(acc, &c.accumulation_dtype)) c.accumulation_dtype = DataType::f32;
     if (declared && declared->bound) c.bound_kind = accuracy::BoundKind::whole_tensor;  // the only kind declared
     if (declared && declared->input_precision)

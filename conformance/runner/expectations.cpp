@@ -260,12 +260,13 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
     return e;
 }
 
-std::optional<std::string> Expectations::accumulation(const std::string& backend, const std::string& dtype) const {
+std::optional<std::string> Expectations::accumulation(const std::string& backend, const std::string& dtype,
+                                                      bool any_dtype) const {
     const auto it = backends_.find(backend);
     if (it == backends_.end()) return std::nullopt;
     // the entry for this output dtype, else for all ('*')
     auto lookup = [&](const std::map<std::string, std::string>& by_dtype) -> std::optional<std::string> {
-        for (const std::string& key : {dtype, std::string("*")})
+        for (const std::string& key : {dtype, any_dtype ? std::string("*") : dtype})
             if (const auto a = by_dtype.find(key); a != by_dtype.end()) return a->second;
         return std::nullopt;
     };

@@ -112,6 +112,7 @@ void fill_sampled(const GuardedBuffer& buffer, DataType dtype, std::int64_t elem
         case DataType::f32: return fill_bits<std::uint32_t>(buffer.data(), elements, seed, 8, 23);
         case DataType::f16: return fill_bits<std::uint16_t>(buffer.data(), elements, seed, 5, 10);
         case DataType::bf16: return fill_bits<std::uint16_t>(buffer.data(), elements, seed, 8, 7);
+        case DataType::f64: return fill_bits<std::uint64_t>(buffer.data(), elements, seed, 11, 52);
         case DataType::f8_e4m3:  // sampled mode declines fp8 (conv/check.cpp)
         case DataType::f8_e5m2: return;
     }

@@ -52,7 +52,9 @@ TEST(DescriptorDtypes, BadMixesNameTheAttributeAndRule) {
     EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,dt=bf16:bf16:f32:f32"), "dt");
     EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,dt=bf16::f32"), "dt");
     EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,dt=bf16:s8:f32"), "dt");
-    EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,bias=1,bdt=f64"), "bdt");
+    EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,bias=1,bdt=f64"), "bdt");     // f64 beside f32: every tensor or none
+    EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,bias=1,dt=f64"), "(accepted)");
+    EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,bias=1,bdt=s8"), "bdt");
     EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,bias=0,bdt=f16"), "bdt");     // a bias type needs a bias
     EXPECT_EQ(attribute_of_error("c=1,o=1,in=3,k=1,bias=0,bdt=f32"), "(accepted)");  // the same as src's: no override
 }

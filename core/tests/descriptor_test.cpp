@@ -74,7 +74,8 @@ TEST(Descriptor, EveryInvalidCombinationHasItsOwnError) {
     expect_error("c=1,o=1,in=3x3,k=1x1x1", "k");                 // rank mismatch
     expect_error("c=1,o=1,in=3,k=1,zz=3", "zz");                 // unknown key
     expect_error("c=1,in=3,k=1", "o");                           // required key missing
-    expect_error("c=1,o=1,in=3,k=1,dt=f64", "dt");
+    expect_error("c=1,o=1,in=3,k=1,dt=f64:f64:f32", "dt");       // f64 is every tensor's type or none's
+    expect_error("c=1,o=1,in=3,k=1,dt=f64,fpmath=tf32", "fpmath");  // an fpmath mode rounds f32 inputs
     expect_error("c=1,o=1,in=3,k=1,c=2", "c");                   // duplicate
     expect_error("c=1,o=1,in=3x,k=1", "in");                     // malformed list
     expect_error("c=1,o=1,in=1x1x1x1,k=1", "in");                // rank 4

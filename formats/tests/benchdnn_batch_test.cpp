@@ -88,7 +88,8 @@ TEST(BenchdnnBatch, EveryOptionIsMappedExactlyOrSkippedWithItsReason) {
         {"dt", P ",bias=1,dt=bf16:bf16:f32", nullptr},
         {"dt", nullptr, ""},  // an int8 FWD_B line: a qconv: case with bdt=f32, no float one (benchdnn_int8_test)
         {"dt", P ",bias=1,dt=f8_e5m2", nullptr},  // fp8 (docs/fp8.md); v3.7.1's bias: the weights' type
-        {"dt", nullptr, "--dt: f64"}, {"dt", nullptr, "--dt: 4-bit"}, {"dt", nullptr, "--dt: needs one data type or three"},
+        {"dt", P ",bias=1,dt=f64", nullptr},  // f64, its bias f64 too (docs/accuracy.md, f64 cases)
+         {"dt", nullptr, "--dt: 4-bit"}, {"dt", nullptr, "--dt: needs one data type or three"},
         {"dt", nullptr, "--dt: a data type benchdnn does not know"},
         // 5. --cfg
         {"cfg", P ",bias=1,dt=f16", nullptr}, {"cfg", P ",bias=1,dt=bf16", nullptr}, {"cfg", nullptr, ""} /* int8: qconv:, bdt=f32 */,

@@ -17,6 +17,7 @@ float load_f32(const void* data, DataType dtype, i64 index) {
     case DataType::bf16: return bf16_to_f32(static_cast<const std::uint16_t*>(data)[index]);
     case DataType::f8_e4m3:
     case DataType::f8_e5m2: return static_cast<float>(load_as_double(data, dtype, index));  // exact
+    case DataType::f64: break;  // not reached: the plugin declines f64 (it computes in f32)
     }
     return 0.0f;
 }
@@ -30,6 +31,7 @@ void store_rounded(void* data, DataType dtype, i64 index, float value) {
     case DataType::bf16: static_cast<std::uint16_t*>(data)[index] = f32_to_bf16(value); return;
     case DataType::f8_e4m3:
     case DataType::f8_e5m2: store_from_double(data, dtype, index, value); return;  // the f32 value rounded once
+    case DataType::f64: return;  // not reached: the plugin declines f64 (it computes in f32)
     }
 }
 

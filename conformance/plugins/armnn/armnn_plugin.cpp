@@ -108,6 +108,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // u8, s8 and s32 (armnn_quantized.cpp): CpuRef itself answers per case (it takes no Signed32 dst).
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_F64) |  // f64: claimed so that query declines it in the library's words
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     // CpuRef requantizes a float sum with round() (ties away from zero): none of the named rules, judged by
     // TOSA's INEXACT_ROUND window. Its sum is of f32 products in f32, not an integer accumulator: S32 is the

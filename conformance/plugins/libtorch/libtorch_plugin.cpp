@@ -95,7 +95,7 @@ const char* backend_name(at::native::ConvBackend b) {
 }
 
 std::string not_computable(const convcheck_conv_desc& d) {
-    if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16)
+    if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16 && d.dtype != CONVCHECK_F64)
         return d.dtype != CONVCHECK_F16 ? std::string("libtorch convolution has no ") + support::dtype_name(d.dtype) + " through this ABI"
                : support::prop_kind(d) == CONVCHECK_FORWARD
                    ? std::string("ATen 1.13 has no CPU f16 convolution: at::convolution raises \"slow_conv2d_cpu\" (also "
@@ -122,7 +122,10 @@ bool has_output_size(const convcheck_conv_desc& d) {
     return true;
 }
 
-at::ScalarType scalar_type(const convcheck_conv_desc& d) { return d.dtype == CONVCHECK_F32 ? at::kFloat : at::kBFloat16; }
+// ATen's CPU convolution computes double tensors in double (kDouble: slow_conv2d, mkldnn takes f32 and bf16 only)
+at::ScalarType scalar_type(const convcheck_conv_desc& d) {
+    return d.dtype == CONVCHECK_F32 ? at::kFloat : d.dtype == CONVCHECK_F64 ? at::kDouble : at::kBFloat16;
+}
 
 // The options: cc_method=<standard|discrete_convs>, comma-separated items.
 convcheck_error* parse_options(const std::string& text, convcheck_libtorch::CcSettings& cc) {
@@ -157,6 +160,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC | CONVCHECK_OP_CC_BACKWARD;
     // f16 is claimed so that conv_query declines it in ATen's words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16) |
+                  CONVCHECK_BIT(CONVCHECK_F64) |
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     // quantized convolution (libtorch_quantized.cpp): QNNPACK's f32 product rounded to even, then + the zero point
     mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;

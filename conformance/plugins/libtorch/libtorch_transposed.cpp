@@ -104,7 +104,7 @@ std::string transposed_not_computable(const convcheck_conv_transposed_desc& t) {
     if (t.dtype == CONVCHECK_F16)
         return "ATen 1.13 has no CPU f16 convolution (at::convolution with transposed = true raises "
                "\"slow_conv_transpose2d\" not implemented for 'Half')";
-    if (t.dtype != CONVCHECK_F32 && t.dtype != CONVCHECK_BF16)
+    if (t.dtype != CONVCHECK_F32 && t.dtype != CONVCHECK_BF16 && t.dtype != CONVCHECK_F64)
         return std::string("libtorch transposed convolution has no ") + support::dtype_name(t.dtype) + " through this ABI";
     if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
     return aten_declines(t);
@@ -137,7 +137,9 @@ convcheck_error* transposed_execute(convcheck_plugin*, const convcheck_conv_tran
     if (const std::string why = transposed_not_computable(t); !why.empty())
         return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
     return aten_errors([&]() -> convcheck_error* {
-        const at::ScalarType type = t.dtype == CONVCHECK_F32 ? at::kFloat : at::kBFloat16;
+        const at::ScalarType type = t.dtype == CONVCHECK_F32   ? at::kFloat
+                                    : t.dtype == CONVCHECK_F64 ? at::kDouble
+                                                               : at::kBFloat16;
         const convcheck_conv_desc l = layouts_of(t);
         const Arguments g(t);
         const at::Tensor src = over(args.src, g.src_dims, support::activation_order(l), type);

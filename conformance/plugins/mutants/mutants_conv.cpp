@@ -39,7 +39,9 @@ long long tail_block(M m) {
 // and precision of the mutant (a float value, or a double one for honest_f64_accumulation).
 double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, long long oc, const Dims& o,
                    long long tap_begin, long long tap_end) {
-    const bool half = p.m == M::half_accumulation && p.dt != DataType::f32;
+    const bool half = p.m == M::half_accumulation && p.dt != DataType::f32 && p.dt != DataType::f64;
+    // double: honest_f64_accumulation, and every f64 case (read and summed in double) but f64_computed_in_f32's
+    const bool wide = p.m == M::honest_f64_accumulation || (p.dt == DataType::f64 && p.m != M::f64_computed_in_f32);
     const long long g = oc / p.OCg, block = tail_block(p.m);
     const long long kept_channels = block && p.ICg > block && p.ICg % block ? p.ICg / block * block : p.ICg;
     float sum = 0.0f, block_sum = 0.0f;
@@ -69,8 +71,11 @@ double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, 
             const float xv = p.load(a.src, p.src_dt, p.src_index(n, channel, xs));
             const float wv = p.load(a.weights, p.weights_dt, p.weights_index(oc, ic, wk));
             if (p.m == M::zero_weight_skipped && wv == 0.0f) continue;  // a sparse kernel: NaN * 0 lost
-            if (p.m == M::honest_fma) sum = std::fma(xv, wv, sum);
-            else if (p.m == M::honest_f64_accumulation) sum64 += double(xv) * double(wv);
+            if (wide && p.dt == DataType::f64)  // f64 values as they are (xv, wv: rounded to float)
+                sum64 += load_as_double(a.src, p.src_dt, p.src_index(n, channel, xs)) *
+                         load_as_double(a.weights, p.weights_dt, p.weights_index(oc, ic, wk));
+            else if (p.m == M::honest_fma) sum = std::fma(xv, wv, sum);
+            else if (wide) sum64 += double(xv) * double(wv);
             else if (p.m == M::honest_blocked_sums) block_sum += xv * wv;
             else sum += xv * wv;
             if (p.m == M::window_overread && xs + 1 < p.in_spatial)
@@ -80,7 +85,7 @@ double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, 
         if (p.m == M::honest_blocked_sums && (i - tap_begin) % 16 == 15) sum += block_sum, block_sum = 0.0f;
     }
     if (p.m == M::honest_blocked_sums) sum += block_sum;
-    return p.m == M::honest_f64_accumulation ? sum64 : double(sum);
+    return wide ? sum64 : double(sum);
 }
 
 // v rounded into the output type the way the mutant does it (exactly representable, or +-inf).
@@ -168,7 +173,8 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
             const long long bias_index = p.m == M::bias_per_group ? oc / p.OCg : oc;
             const DataType bias_dt = p.m == M::bias_read_as_src_type ? p.src_dt : p.bias_dt;
             const double b = load_as_double(a.bias, bias_dt, bias_index);
-            v = p.m == M::honest_f64_accumulation ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
+            const bool wide = p.m == M::honest_f64_accumulation || (p.dt == DataType::f64 && p.m != M::f64_computed_in_f32);
+            v = wide ? v + b : double(static_cast<float>(v) + static_cast<float>(b));
         }
         // po_sum_reads_written_dst: the convolution's result stored first, then the sum reads it back as dst_prev
         if (p.m == M::po_sum_reads_written_dst) prior = to_output(p, v);

@@ -83,8 +83,9 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.name = "mutants";
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
+    // f64: the forward pass, summed in double (mutants_conv.cpp); the backward and transposed loops decline it
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
-                  CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32) |
+                  CONVCHECK_BIT(CONVCHECK_F64) | CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32) |
                   CONVCHECK_BIT(CONVCHECK_F8_E4M3) | CONVCHECK_BIT(CONVCHECK_F8_E5M2);  // 1.7: fp8, read exactly
     // quantized convolution (ABI 1.5; mutants_quantized.cpp): gemmlowp's double rounding, an s32 accumulator
     mine.requantization = CONVCHECK_REQUANTIZATION_DOUBLE_ROUNDING;
@@ -134,7 +135,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
             const std::string why = convcheck::mutants::quantized_general_unsupported(*desc, *q);
             return why.empty() ? supported(out) : unsupported(out, why);
         }
-        if ((desc->dtype < 0 || desc->dtype > 2) && desc->dtype != CONVCHECK_DTYPE_MIXED &&
+        if ((desc->dtype < 0 || desc->dtype > 3) && desc->dtype != CONVCHECK_DTYPE_MIXED &&
             desc->dtype != CONVCHECK_F8_E4M3 && desc->dtype != CONVCHECK_F8_E5M2)
             return unsupported(out, std::string("dtype ") + dtype_name(desc->dtype));
         if (const std::string why = broken_rule(*desc, mutant_of(plugin)); !why.empty())
@@ -252,6 +253,7 @@ convcheck_error* transposed_query(convcheck_plugin*, const convcheck_conv_transp
     } catch (const convcheck::ConvError& e) {
         return unsupported(out, std::string("invalid descriptor: ") + e.what());
     }
+    if (desc.dtype == CONVCHECK_F64) return unsupported(out, "dtype f64: the mutants' transposed loop sums in float");
     return supported(out);
 }
 

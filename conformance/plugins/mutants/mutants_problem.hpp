@@ -34,6 +34,7 @@ inline Format format_of(DataType dt) {
         case DataType::bf16: return {8, std::ldexp(255.0, 120), std::ldexp(1.0, -126)};
         case DataType::f8_e4m3: return {4, 448.0, std::ldexp(1.0, -6)};
         case DataType::f8_e5m2: return {3, 57344.0, std::ldexp(1.0, -14)};
+        case DataType::f64: return {53, std::numeric_limits<double>::max(), std::ldexp(1.0, -1022)};
         case DataType::f32: break;
     }
     return {24, std::numeric_limits<float>::max(), std::ldexp(1.0, -126)};

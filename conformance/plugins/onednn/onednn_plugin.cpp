@@ -248,7 +248,11 @@ std::string dtype_unsupported(const convcheck_conv_desc& d) {
     const support::TensorDtypes t = support::tensor_dtypes(d);
     for (const int32_t type : {t.src, t.weights, t.dst, d.has_bias ? t.bias : t.src})
         if (data_type_of(type) == memory::data_type::undef)
-            return std::string("oneDNN convolution has no ") + support::dtype_name(type);
+            return type == CONVCHECK_F64
+                       ? std::string("oneDNN 2.6 has no f64 data type: dnnl_data_type_t has f16, bf16, f32, s32, s8 "
+                                     "and u8, and dnnl_memory_desc_init_by_tag refuses any other value "
+                                     "(dnnl_invalid_arguments, status 2)")
+                       : std::string("oneDNN convolution has no ") + support::dtype_name(type);
     return "";
 }
 
@@ -308,6 +312,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     // f16 is claimed as a dtype so that the runner asks: oneDNN itself answers per case in conv_query
     // (2.6 refuses f16 on CPU; a oneDNN with CPU f16 kernels would run it).
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_BF16) | CONVCHECK_BIT(CONVCHECK_F16) |
+                  CONVCHECK_BIT(CONVCHECK_F64) |  // f64: claimed so that query declines it in oneDNN's words
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     // quantized convolution (onednn_quantized.cpp): the dst zero point added in f32, then rounded to even
     mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32_WITH_ZERO_POINT;

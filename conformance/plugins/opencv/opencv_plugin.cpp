@@ -113,6 +113,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // Everything is claimed: conv_query says per case what OpenCV cannot compute, in its words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_F64) |  // f64: claimed so that query declines it in the library's words
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     // ConvolutionInt8 rounds ties to even in its vector blocks and away from zero in their scalar tails
     // (opencv_quantized.cpp): no named rule, judged by TOSA's INEXACT_ROUND window; its sums are s32.

@@ -105,6 +105,7 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.version = "0.1.0";
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CC | CONVCHECK_OP_CONV_TRANSPOSED | CONVCHECK_OP_CC_BACKWARD;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_F64) |  // f64: claimed so that query declines it in the plugin's words
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32) |
                   CONVCHECK_BIT(CONVCHECK_F8_E4M3) | CONVCHECK_BIT(CONVCHECK_F8_E5M2);  // fp8: widened to f32 (dense_form)
     // quantized convolution (QuantizedPlan): dense NCX/NXC with OIX/XIO weights, exact int32 sums
@@ -290,6 +291,11 @@ convcheck::QuantizedDescriptor accumulator_of(convcheck::QuantizedDescriptor q) 
     return q;
 }
 
+// f64 is claimed so that query declines it in the plugin's words.
+constexpr const char* kNoF64 =
+    "the optimized plugin computes in f32 (its kernels widen f16, bf16 and fp8 into f32 registers and accumulate "
+    "there): it has no f64 kernels, and an f64 case computed in f32 would lose 29 bits of every input";
+
 convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     return guarded("conv_query", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
@@ -303,6 +309,7 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
         convcheck::validate(d);
+        if (d.dtype == convcheck::DataType::f64) return unsupported(out, kNoF64);
         if (d.mixed() && d.pass != convcheck::Pass::forward)
             return unsupported(out, "per-tensor dtypes on a backward pass: the optimized backward plans take one dtype");
         if (d.has_fp8() && d.pass != convcheck::Pass::forward)
@@ -458,6 +465,7 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
 convcheck_error* backward_query(convcheck_plugin* plugin, const convcheck_conv_desc* desc, convcheck_support* out) {
     const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
     convcheck::validate(d);
+    if (d.dtype == convcheck::DataType::f64) return unsupported(out, kNoF64);
     if (const std::string why = opt::why_backward_unsupported(d); !why.empty()) return unsupported(out, why);
     if (const std::string why = opt::why_backward_unavailable(d, instance_of(plugin).conv.forced_path); !why.empty())
         return unsupported(out, why);
@@ -474,6 +482,7 @@ convcheck_error* transposed_query(convcheck_plugin* plugin, const convcheck_conv
                                   convcheck_support* out) {
     const convcheck::TransposedDescriptor t = convcheck::runner::from_abi(desc);
     convcheck::validate(t);
+    if (t.dtype == convcheck::DataType::f64) return unsupported(out, kNoF64);
     if (const std::string why = opt::why_transposed_unsupported(t); !why.empty()) return unsupported(out, why);
     convcheck::ConvDescriptor f = t.forward();
     f.pass = convcheck::Pass::backward_data;

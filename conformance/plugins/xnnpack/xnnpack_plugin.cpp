@@ -109,7 +109,7 @@ int32_t error_code_of(xnn_status s) {
 std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_F16)
         return std::string("XNNPACK has convolution operators for f32 and f16 only (xnnpack.h: xnn_create_convolution2d_nhwc_f32, "
-                           "_f16, and quantized qc8/qs8/qu8; no bf16), not ") + support::dtype_name(d.dtype);
+                           "_f16, and quantized qc8/qs8/qu8; no bf16 or f64), not ") + support::dtype_name(d.dtype);
     if (d.rank == 3 && d.kernel_size[0] != 1)
         return "XNNPACK has no 3-D convolution (xnnpack.h: xnn_create_convolution2d_nhwc_* and _nchw_f32 only); a kernel "
                "depth of " + std::to_string(d.kernel_size[0]) + " sums across depth slices (kernel depth 1 runs as 2-D)";
@@ -259,6 +259,7 @@ convcheck_error* describe(convcheck_plugin*, convcheck_plugin_info* info) {
     mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     // Everything is claimed: conv_query says per case what XNNPACK cannot compute, in its words.
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
+                  CONVCHECK_BIT(CONVCHECK_F64) |  // bf16 and f64: claimed so that query declines them in XNNPACK's words
                   CONVCHECK_BIT(CONVCHECK_U8) | CONVCHECK_BIT(CONVCHECK_S8) | CONVCHECK_BIT(CONVCHECK_S32);
     // quantized (xnnpack_quantized.cpp): the x86 kernels' "fp32" requantization rounds, then adds the zero point
     mine.requantization = CONVCHECK_REQUANTIZATION_NEAREST_EVEN_F32;

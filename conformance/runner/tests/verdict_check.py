@@ -87,7 +87,7 @@ def check_coverage():
     run(["run", "--backend", "faultzoo", "--suite", "cc", "--quiet", "--min-coverage", "0"], expect=1)
 
     # smoke: 105 of 153 execute (the 10 CC cases, the 4 CC backward ones, the 8 transposed ones, the 10 quantized
-    # ones, the 8 of mixed dtypes, the 4 of fp8 and the 4 of float post-ops are declined): 68.6 %
+    # ones, the 8 of mixed dtypes, the 4 of fp8, the 4 of float post-ops and the 2 of f64 are declined): 68.6 %
     base = ["run", "--backend", "faultzoo", "--suite", "smoke", "--no-progress"]
     p = run(base + ["--json", path("smoke.jsonl")], expect=0)
     expect_in(p.stdout, "105 cases executed, 48 declined by the backend, 0 not run of 153 cases in this run: "
@@ -113,7 +113,7 @@ def check_coverage():
     # and the floor applies to the 131 cases of the passes it claims (39 execute: 29.8 % of them, 25.5 % of all; the
     # CC backward cases are declined with the CC ones, the transposed ones, an operation it does not claim at all, the
     # quantized, fp8, post-op and scales ones, which ABI 1.0 cannot express, and the mixed-dtype ones, which it cannot
-    # claim)
+    # claim, and the f64 one, a dtype it does not claim)
     old = ["run", "--backend", abi_1_0, "--suite", "smoke", "--no-progress"]
     p = run(old + ["--json", path("old.jsonl"), "--min-coverage", "0.29"], expect=0)
     expect_in(p.stdout, "22 declined cases are of a pass the backend does not claim (prop_kinds): the floor applies to "

@@ -14,20 +14,21 @@
 
 namespace convcheck {
 
-// The values are the plugin ABI's convcheck_dtype values (CONVCHECK_F32 .. CONVCHECK_BF16, CONVCHECK_F8_E4M3,
-// CONVCHECK_F8_E5M2); 3 to 6 are the ABI's f64 and integer types, which are not float descriptor types.
-enum class DataType : int { f32 = 0, f16 = 1, bf16 = 2, f8_e4m3 = 7, f8_e5m2 = 8 };
+// The values are the plugin ABI's convcheck_dtype values (CONVCHECK_F32 .. CONVCHECK_F64, CONVCHECK_F8_E4M3,
+// CONVCHECK_F8_E5M2); 4 to 6 are the ABI's integer types, which are not float descriptor types. f64 is IEEE 754
+// binary64, the reference's own arithmetic: a value of it is a double, read and written without a rounding.
+enum class DataType : int { f32 = 0, f16 = 1, bf16 = 2, f64 = 3, f8_e4m3 = 7, f8_e5m2 = 8 };
 
 // f8_e4m3 or f8_e5m2.
 bool is_fp8(DataType dtype);
 
-// "f32", "f16", "bf16", "f8_e4m3", "f8_e5m2".
+// "f32", "f16", "bf16", "f64", "f8_e4m3", "f8_e5m2".
 std::string_view to_string(DataType dtype);
 // Parses those names; returns false on anything else.
 bool parse_data_type(std::string_view text, DataType* dtype);
 // Bytes of one element in storage.
 int size_of(DataType dtype);
-// Unit roundoff of the type: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16), 2^-4 (f8_e4m3), 2^-3 (f8_e5m2).
+// Unit roundoff of the type: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16), 2^-53 (f64), 2^-4 (f8_e4m3), 2^-3 (f8_e5m2).
 double unit_roundoff(DataType dtype);
 
 // Widening: exact (every f16 and bf16 value is a float).

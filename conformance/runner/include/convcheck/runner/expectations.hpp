@@ -105,7 +105,9 @@ public:
     static Expectations parse(const std::string& json_text, const std::string& origin);
 
     // The declared accumulation type for `backend` and output dtype `dtype`, if the file declares one.
-    std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype) const;
+    // `any_dtype`: whether the entry for every output dtype ('*', or one string) answers when `dtype` has none.
+    std::optional<std::string> accumulation(const std::string& backend, const std::string& dtype,
+                                            bool any_dtype = true) const;
     // Everything the file declares for `backend`, or nullptr.
     const BackendDeclaration* declaration(const std::string& backend) const;
     // The backend's declared coverage floor for a run of `suite`, with where it comes from
