@@ -41,6 +41,18 @@ if(CONVCHECK_BUILD_TESTS)
     add_test(NAME conformance_smoke_python_torch
              COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py --suite smoke
                      --no-progress --quiet)
+    # quantized cases through PyTorch's quantized ops on QNNPACK, exact under the rule the example declares
+    # (nearest_even_f32, the libtorch plugin's); transposed convolution through F.conv_transpose1d/2d/3d
+    add_test(NAME conformance_quantized_python_torch
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py
+                     --suite quantized --no-progress)
+    set_tests_properties(conformance_quantized_python_torch PROPERTIES PASS_REGULAR_EXPRESSION
+                         "7 cases executed, 8 declined.*pass rate 100.0 %")
+    add_test(NAME conformance_transposed_python_torch
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py
+                     --suite transposed --no-progress)
+    set_tests_properties(conformance_transposed_python_torch PROPERTIES PASS_REGULAR_EXPRESSION
+                         "18 cases executed, 28 declined.*pass rate 100.0 %")
   endif()
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py ${PROJECT_SOURCE_DIR}/python/convcheck_offline.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python
