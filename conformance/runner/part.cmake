@@ -326,7 +326,7 @@ endif()
 if(CONVCHECK_BUILD_TESTS)
   # Offline runs (docs/offline.md): export, a device's outputs (the numpy example through
   # python/convcheck_offline.py), judge; the same records as `run`, and broken outputs and manifests named.
-  foreach(check same backward quantized transposed corrupt manifest)
+  foreach(check same backward quantized transposed torch corrupt manifest)
     add_test(NAME conformance_offline_${check}
              COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/tests/offline_check.py ${check} $<TARGET_FILE:convcheck>
                      ${PROJECT_SOURCE_DIR})

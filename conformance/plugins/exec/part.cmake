@@ -41,6 +41,28 @@ if(CONVCHECK_BUILD_TESTS)
     add_test(NAME conformance_smoke_python_torch
              COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py --suite smoke
                      --no-progress --quiet)
+    # quantized cases through PyTorch's quantized ops on QNNPACK, exact under the rule the example declares
+    # (nearest_even_f32, the libtorch plugin's); transposed convolution through F.conv_transpose1d/2d/3d
+    add_test(NAME conformance_quantized_python_torch
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py
+                     --suite quantized --no-progress)
+    set_tests_properties(conformance_quantized_python_torch PROPERTIES PASS_REGULAR_EXPRESSION
+                         "7 cases executed, 8 declined.*pass rate 100.0 %")
+    add_test(NAME conformance_transposed_python_torch
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py
+                     --suite transposed --no-progress)
+    set_tests_properties(conformance_transposed_python_torch PROPERTIES PASS_REGULAR_EXPRESSION
+                         "18 cases executed, 28 declined.*pass rate 100.0 %")
+    # the pads through torch's padding and output_padding (asymmetric: output_padding + pads_begin - pads_end) and
+    # through the crop of the whole output (torch's output_padding at the stride, negative pads)
+    add_test(NAME conformance_transposed_python_torch_pads
+             COMMAND convcheck run --backend python:${PROJECT_SOURCE_DIR}/examples/python/torch_backend.py --no-progress
+                     --case deconv:n=2,c=4,o=6,g=2,in=4x5,k=3x3,s=2x2,pb=1x2,pe=0x1,bias=1,dt=f32
+                     --case deconv:c=3,o=2,in=5,k=3,s=3,pb=0,pe=1,op=2,bias=1,dt=f32
+                     --case deconv:c=2,o=4,in=3x3x2,k=2x2x2,s=2x1x2,d=1x2x1,pb=2x0x1,pe=0x-1x0,bias=1,dt=f32
+                     --case deconv:c=2,o=2,in=4x4,k=3x3,s=2x2,pb=0x-1,pe=-2x1,op=1x0,dt=f32)
+    set_tests_properties(conformance_transposed_python_torch_pads PROPERTIES PASS_REGULAR_EXPRESSION
+                         "4 cases executed, 0 declined.*pass rate 100.0 %")
   endif()
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/python/convcheck_backend.py ${PROJECT_SOURCE_DIR}/python/convcheck_offline.py DESTINATION ${CMAKE_INSTALL_DATADIR}/convcheck/python

@@ -10,6 +10,9 @@
 //   torch-cuda       TF32 off
 // Both are declared with cuDNN's transform-based algorithms (a whole-tensor bound) and with the bias added after
 // the convolution is rounded to dst, which at::convolution on cuDNN does as PyTorch does (SPEC-NOTES §9).
+// The backward passes (data, weights + bias) and transposed convolution run the libtorch plugin's code
+// (libtorch_backward.cpp, libtorch_transposed.cpp) with the device as an argument, so the libtorch plugin's tests
+// cover the path; here the runner's tensors move to the GPU and the results back.
 // Options (--backend-option): tf32=on|off (default: ATen's own setting, at::globalContext().allowTF32CuDNN());
 // device=N, the CUDA device index (default 0).
 //
@@ -26,8 +29,12 @@
 #include <vector>
 
 #include "convcheck/adaptation/adaptation.hpp"
+#include "convcheck/plugin_backward.hpp"
 #include "convcheck/plugin_support.hpp"
+#include "convcheck/plugin_transposed.hpp"
+#include "libtorch_backward.hpp"
 #include "libtorch_tensors.hpp"
+#include "libtorch_transposed.hpp"
 
 #ifndef CONVCHECK_LIBTORCH_VERSION
 #define CONVCHECK_LIBTORCH_VERSION "unknown"
@@ -112,14 +119,15 @@ convcheck_error* describe(convcheck_plugin* plugin, convcheck_plugin_info* info)
     mine.struct_size = sizeof(mine);
     mine.name = plugin->tf32 ? "torch-cuda-tf32" : "torch-cuda";  // keys its declarations in backends.json
     mine.version = CONVCHECK_LIBTORCH_VERSION;
-    mine.operations = CONVCHECK_OP_CONV;
+    mine.operations = CONVCHECK_OP_CONV | CONVCHECK_OP_CONV_TRANSPOSED;
     mine.dtypes = CONVCHECK_BIT(CONVCHECK_F32) | CONVCHECK_BIT(CONVCHECK_F16) | CONVCHECK_BIT(CONVCHECK_BF16) |
                   CONVCHECK_BIT(CONVCHECK_F64);
     mine.ranks = CONVCHECK_BIT(1) | CONVCHECK_BIT(2) | CONVCHECK_BIT(3);
     mine.data_formats = CONVCHECK_BIT(CONVCHECK_NCX) | CONVCHECK_BIT(CONVCHECK_NXC);
     mine.filter_formats = CONVCHECK_BIT(CONVCHECK_OIX) | CONVCHECK_BIT(CONVCHECK_XIO);
     mine.accumulation_dtype = CONVCHECK_F32;
-    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD);
+    mine.prop_kinds = CONVCHECK_BIT(CONVCHECK_FORWARD) | CONVCHECK_BIT(CONVCHECK_BACKWARD_DATA) |
+                      CONVCHECK_BIT(CONVCHECK_BACKWARD_WEIGHTS);
     return support::fill_info(info, mine);
 }
 
@@ -197,9 +205,61 @@ std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const con
     return std::make_unique<Prepared>(*plugin, desc);
 }
 
+at::Device cuda_device(const convcheck_plugin& plugin) { return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(plugin.device)); }
+
+// Backward data and backward weights (+ bias): at::convolution_backward on the device (libtorch_backward.cpp).
+convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
+    std::string why = no_device(*plugin);
+    if (why.empty()) why = support::dense_only(desc, "libtorch_cuda");
+    if (why.empty()) why = not_computable(desc);
+    if (!why.empty()) return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    return aten_errors([&] {
+        at::globalContext().setAllowTF32CuDNN(plugin->tf32);
+        const at::Device device = cuda_device(*plugin);
+        return convcheck_libtorch::backward_compute(desc, scalar_type(desc), device,
+                                                    "libtorch_cuda:" + device.str() + (plugin->tf32 ? " tf32" : ""), args);
+    });
+}
+
+// Transposed convolution: at::convolution (transposed = true) on the device (libtorch_transposed.cpp). "" where the
+// plugin computes t; else why not.
+std::string transposed_not_computable(const convcheck_plugin& plugin, const convcheck_conv_transposed_desc& t) {
+    if (const std::string why = no_device(plugin); !why.empty()) return why;
+    if (t.dtype != CONVCHECK_F32 && t.dtype != CONVCHECK_F16 && t.dtype != CONVCHECK_BF16 && t.dtype != CONVCHECK_F64)
+        return std::string("the libtorch_cuda plugin computes f32, f16, bf16 and f64, not ") + support::dtype_name(t.dtype);
+    if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
+    if ((t.dtype == CONVCHECK_F16 || t.dtype == CONVCHECK_BF16) && !convcheck_libtorch::transposed_direct(t))
+        return "ATen's padding and output_padding cannot say this case's pads (pb >= 0 and output_padding + pb - pe "
+               "below the stride or the dilation); the plugin crops an f32 or f64 result only (an f16 or bf16 one would "
+               "be rounded before the bias is added)";
+    return "";
+}
+
+convcheck_error* transposed_query(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t, convcheck_support* out) {
+    if (const std::string why = no_device(*plugin); !why.empty()) return support::unsupported(out, why);
+    if (const std::string why = convcheck_libtorch::transposed_inexpressible(t); !why.empty()) return support::invalid_argument(why);
+    const std::string why = transposed_not_computable(*plugin, t);
+    return why.empty() ? support::supported(out) : support::unsupported(out, why);
+}
+
+convcheck_error* transposed_execute(convcheck_plugin* plugin, const convcheck_conv_transposed_desc& t,
+                                    const convcheck_conv_args& args) {
+    if (const std::string why = convcheck_libtorch::transposed_inexpressible(t); !why.empty()) return support::invalid_argument(why);
+    if (const std::string why = transposed_not_computable(*plugin, t); !why.empty())
+        return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
+    return aten_errors([&] {
+        at::globalContext().setAllowTF32CuDNN(plugin->tf32);
+        const at::Device device = cuda_device(*plugin);
+        return convcheck_libtorch::transposed_compute(t, device, "libtorch_cuda:" + device.str() + (plugin->tf32 ? " tf32" : ""),
+                                                      args);
+    });
+}
+
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
+    support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: the same limits
+    support::add_conv_transposed<transposed_query, transposed_execute>(a);
     return a;
 }();
 

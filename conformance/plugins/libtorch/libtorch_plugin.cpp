@@ -55,6 +55,7 @@
 #include "convcheck/plugin_support.hpp"
 #include "convcheck/plugin_transposed.hpp"
 #include "cc_plugin.hpp"
+#include "libtorch_backward.hpp"
 #include "libtorch_post_ops.hpp"
 #include "libtorch_quantized.hpp"
 #include "libtorch_tensors.hpp"
@@ -73,26 +74,14 @@ struct convcheck_plugin {
 };
 
 using convcheck_libtorch::aten_errors;
+using convcheck_libtorch::backend_name;
+using convcheck_libtorch::copy_result;
+using convcheck_libtorch::has_output_size;
 using convcheck_libtorch::over;
+using convcheck_libtorch::plan_for;
+using convcheck_libtorch::TorchArguments;
 
 namespace {
-
-const char* backend_name(at::native::ConvBackend b) {
-    using B = at::native::ConvBackend;
-    switch (b) {
-        case B::Empty: return "Empty";
-        case B::Mkldnn: return "Mkldnn";
-        case B::MkldnnEmpty: return "MkldnnEmpty";
-        case B::NnpackSpatial: return "NnpackSpatial";
-        case B::Slow2d: return "Slow2d";
-        case B::Slow3d: return "Slow3d";
-        case B::SlowDilated2d: return "SlowDilated2d";
-        case B::SlowDilated3d: return "SlowDilated3d";
-        case B::Winograd3x3Depthwise: return "Winograd3x3Depthwise";
-        case B::Xnnpack2d: return "Xnnpack2d";
-        default: return "other";
-    }
-}
 
 std::string not_computable(const convcheck_conv_desc& d) {
     if (d.dtype != CONVCHECK_F32 && d.dtype != CONVCHECK_BF16 && d.dtype != CONVCHECK_F64)
@@ -113,13 +102,6 @@ std::string inexpressible(const convcheck_conv_desc& d) {
         return "the libtorch plugin cannot express groups = 0 to ATen: the weights tensor at::convolution takes is "
                "[O, C/G, k...], and C/G has no value for G = 0";
     return "";
-}
-
-// The spec's output size on every axis is defined (strides >= 1); otherwise ATen decides alone.
-bool has_output_size(const convcheck_conv_desc& d) {
-    for (int a = 0; a < d.rank; ++a)
-        if (d.strides[a] < 1) return false;
-    return true;
 }
 
 // ATen's CPU convolution computes double tensors in double (kDouble: slow_conv2d, mkldnn takes f32 and bf16 only)
@@ -193,49 +175,11 @@ convcheck_error* conv_query(convcheck_plugin*, const convcheck_conv_desc* desc, 
     return why.empty() ? support::supported(out) : support::unsupported(out, why);
 }
 
-// The arguments of at::convolution (and at::convolution_backward) for the library's case `l`.
-struct TorchArguments {
-    explicit TorchArguments(const convcheck_conv_desc& l) {
-        src_dims = {l.batch, l.in_channels};
-        dst_dims = {l.batch, l.out_channels};
-        wei_dims = {l.out_channels, l.in_channels / l.groups};
-        for (int a = 0; a < l.rank; ++a) {
-            src_dims.push_back(l.input_size[a]);
-            if (has_output_size(l)) dst_dims.push_back(support::output_size(l, a));
-            wei_dims.push_back(l.kernel_size[a]);
-            strides.push_back(l.strides[a]);
-            dilations.push_back(l.dilations[a]);
-            pads.push_back(l.pads_begin[a]);  // == pads_end[a] >= 0
-        }
-        no_output_padding.assign(l.rank, 0);
-    }
-    std::vector<int64_t> src_dims, dst_dims, wei_dims, strides, dilations, pads, no_output_padding;
-};
-
-// The adaptation of a case for ATen: it takes strided tensors in either format, so only the pads
-// it cannot express move.
-support::Adaptation plan_for(const convcheck_conv_desc& d) {
-    return support::plan_adaptation(d, {d.data_format, d.filter_format, false, false, support::PadsRule::symmetric_nonnegative});
-}
-
 void check_computable(const convcheck_conv_desc& d) {
     if (const std::string why = inexpressible(d); !why.empty()) throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, why);
     std::string why = convcheck_libtorch::mixed_dtypes_missing(d);
     if (why.empty()) why = not_computable(d);
     if (!why.empty()) throw support::PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, "prepare of an unsupported case: " + why);
-}
-
-// Copies an ATen result into the runner's (or the adaptation's) buffer when its shape and type are
-// exactly the expected ones (copy_ would broadcast anything smaller); "" then, else what ATen
-// returned, for the implementation string (nothing written).
-std::string copy_result(const at::Tensor& result, void* out, const std::vector<int64_t>& dims, const std::vector<int>& physical,
-                        at::ScalarType type, const char* call, const char* tensor) {
-    if (result.sizes() != at::IntArrayRef(dims) || result.scalar_type() != type)
-        return std::string(" (") + call + " returned shape " + c10::str(result.sizes()) + " " +
-               c10::toString(result.scalar_type()) + ", the spec's " + tensor + " is " + c10::str(at::IntArrayRef(dims)) +
-               ": nothing written)";
-    over(out, dims, physical, type).copy_(result);
-    return "";
 }
 
 // The prepared case: the adaptation and the arguments of at::convolution. ATen has no separate
@@ -295,76 +239,18 @@ struct Prepared : convcheck_conv_plan {
     const support::PostOpsCopy ops_copy;  // the chain, or none
 };
 
-// The backward passes (docs/passes.md) through at::convolution_backward, ATen's own backward of
-// at::convolution (what autograd calls for it), with the output mask of the pass: grad_input for
-// backward data, grad_weight and (with has_bias) grad_bias for backward weights. The tensor the
-// pass does not read (src for backward data, weights for backward weights) is passed as zeros of
-// its shape: ATen needs its sizes, and its values enter no gradient the mask asks for. The same
-// adaptation as the forward pass: an explicit zero's gradient is dropped, a cropped element's is 0.
-struct Backward {
-    Backward(const convcheck_plugin& plugin, const convcheck_conv_desc& desc)
-        : num_threads(plugin.num_threads), desc(desc), type(scalar_type(desc)), adaptation(plan_for(desc)),
-          l(support::library_desc(desc, adaptation)), g(l) {
-        check_computable(desc);
-        if (!has_output_size(l))
-            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT,
-                                       "the libtorch plugin cannot express a backward pass with a stride below 1: diff_dst "
-                                       "has the spec's dst shape, which is undefined there");
-    }
-
-    convcheck_error* execute(const convcheck_conv_args& args) {
-        convcheck_libtorch::use_threads(num_threads);
-        support::LibraryBuffers buffers(desc, adaptation, args);
-        const bool data_pass = support::prop_kind(desc) == CONVCHECK_BACKWARD_DATA;
-        const auto options = at::TensorOptions().dtype(type);
-        const at::Tensor diff_dst = over(buffers.dst(), g.dst_dims, support::activation_order(l), type);
-        const at::Tensor src = data_pass ? at::zeros(g.src_dims, options) : over(buffers.src(), g.src_dims, support::activation_order(l), type);
-        const at::Tensor weights =
-            data_pass ? over(buffers.weights(), g.wei_dims, support::weights_order(l), type) : at::zeros(g.wei_dims, options);
-        const std::vector<int64_t> bias_sizes{l.out_channels};
-        const at::OptionalIntArrayRef bias = desc.has_bias && !data_pass ? at::OptionalIntArrayRef(bias_sizes) : c10::nullopt;
-        const auto [diff_src, diff_weights, diff_bias] =
-            at::convolution_backward(diff_dst, src, weights, bias, g.strides, g.pads, g.dilations, false, g.no_output_padding,
-                                     l.groups, {data_pass, !data_pass, !data_pass && desc.has_bias});
-        // As in the forward pass, a gradient of another shape than the spec's is not copied (nor
-        // returned through the adaptation): nothing of it is written, and the string says why.
-        std::string not_copied =
-            data_pass ? copy_result(diff_src, buffers.diff_src(), g.src_dims, support::activation_order(l), type,
-                                    "at::convolution_backward", "diff_src")
-                      : copy_result(diff_weights, buffers.diff_weights(), g.wei_dims, support::weights_order(l), type,
-                                    "at::convolution_backward", "diff_weights");
-        if (not_copied.empty()) buffers.return_gradients();
-        if (!data_pass && desc.has_bias)
-            not_copied += copy_result(diff_bias, buffers.diff_bias(), bias_sizes, {0}, type, "at::convolution_backward", "diff_bias");
-        support::write_implementation(&args, "libtorch:" + implementation(src, weights, bias) +
-                                                 support::adaptation_note(desc, adaptation) + not_copied);
-        return nullptr;
-    }
-
-    // The backend at::convolution_backward dispatches to: ATen's own selection with need_backward
-    // (select_conv_backend), on the 2-D view it takes of a 1-D case.
-    std::string implementation(const at::Tensor& src, const at::Tensor& weights, const at::OptionalIntArrayRef bias) const {
-        at::native::ConvParams params{g.strides, g.pads, g.dilations, false, g.no_output_padding, static_cast<int>(l.groups),
-                                      at::globalContext().benchmarkCuDNN(), at::globalContext().deterministicCuDNN(),
-                                      at::globalContext().userEnabledCuDNN(), at::globalContext().allowTF32CuDNN()};
-        if (l.rank != 1) return backend_name(at::native::select_conv_backend(src, weights, bias, true, params));
-        for (auto* v : {&params.stride, &params.padding, &params.dilation, &params.output_padding})
-            v->insert(v->begin(), v == &params.stride || v == &params.dilation ? 1 : 0);
-        return backend_name(at::native::select_conv_backend(src.unsqueeze(2), weights.unsqueeze(2), bias, true, params));
-    }
-
-    const int num_threads;
-    const convcheck_conv_desc& desc;
-    const at::ScalarType type;
-    const support::Adaptation adaptation;
-    const convcheck_conv_desc l;  // the case ATen computes
-    const TorchArguments g;
-};
-
 convcheck_error* backward_execute(convcheck_plugin* plugin, const convcheck_conv_desc& desc, const convcheck_conv_args& args) {
     if (const std::string why = support::dense_only(desc, "libtorch"); !why.empty())
         return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
-    return aten_errors([&] { return Backward(*plugin, desc).execute(args); });
+    return aten_errors([&] {
+        check_computable(desc);
+        if (!has_output_size(desc))
+            throw support::PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT,
+                                       "the libtorch plugin cannot express a backward pass with a stride below 1: diff_dst "
+                                       "has the spec's dst shape, which is undefined there");
+        convcheck_libtorch::use_threads(plugin->num_threads);
+        return convcheck_libtorch::backward_compute(desc, scalar_type(desc), at::kCPU, "libtorch", args);
+    });
 }
 
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,

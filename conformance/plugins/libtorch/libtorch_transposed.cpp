@@ -104,7 +104,7 @@ std::string transposed_not_computable(const convcheck_conv_transposed_desc& t) {
     if (t.dtype == CONVCHECK_F16)
         return "ATen 1.13 has no CPU f16 convolution (at::convolution with transposed = true raises "
                "\"slow_conv_transpose2d\" not implemented for 'Half')";
-    if (t.dtype != CONVCHECK_F32 && t.dtype != CONVCHECK_BF16 && t.dtype != CONVCHECK_F64)
+    if (t.dtype != CONVCHECK_F32 && t.dtype != CONVCHECK_BF16)
         return std::string("libtorch transposed convolution has no ") + support::dtype_name(t.dtype) + " through this ABI";
     if (t.filter_format != CONVCHECK_OIX && t.filter_format != CONVCHECK_XIO) return "OIX or XIO weights only";
     return aten_declines(t);
@@ -136,36 +136,48 @@ convcheck_error* transposed_execute(convcheck_plugin*, const convcheck_conv_tran
     if (const std::string why = transposed_inexpressible(t); !why.empty()) return support::invalid_argument(why);
     if (const std::string why = transposed_not_computable(t); !why.empty())
         return support::make_error(why, CONVCHECK_ERROR_UNIMPLEMENTED);
-    return aten_errors([&]() -> convcheck_error* {
-        const at::ScalarType type = t.dtype == CONVCHECK_F32   ? at::kFloat
-                                    : t.dtype == CONVCHECK_F64 ? at::kDouble
-                                                               : at::kBFloat16;
-        const convcheck_conv_desc l = layouts_of(t);
-        const Arguments g(t);
-        const at::Tensor src = over(args.src, g.src_dims, support::activation_order(l), type);
-        const at::Tensor weights = over(args.weights, g.wei_dims, support::weights_order(l), type);
-        const c10::optional<at::Tensor> bias =
-            t.has_bias ? c10::optional<at::Tensor>(over(args.bias, {t.out_channels}, {0}, type)) : c10::nullopt;
-        at::Tensor result = at::convolution(src, weights, g.direct ? bias : c10::nullopt, g.strides, g.pads, g.dilations,
-                                            true, g.output_padding, t.groups);
-        if (!g.direct) {
-            result = at::constant_pad_nd(result, g.crop, 0);
-            if (bias) {
-                std::vector<int64_t> shape(static_cast<std::size_t>(t.rank) + 2, 1);
-                shape[1] = t.out_channels;
-                result = at::add(result, bias->view(shape));
-            }
+    return aten_errors([&] { return transposed_compute(t, at::kCPU, "libtorch", args); });
+}
+
+bool transposed_direct(const convcheck_conv_transposed_desc& t) { return Arguments(t).direct; }
+
+at::ScalarType transposed_scalar_type(const convcheck_conv_transposed_desc& t) {
+    switch (t.dtype) {
+        case CONVCHECK_F16: return at::kHalf;
+        case CONVCHECK_BF16: return at::kBFloat16;
+        case CONVCHECK_F64: return at::kDouble;
+        default: return at::kFloat;
+    }
+}
+
+convcheck_error* transposed_compute(const convcheck_conv_transposed_desc& t, const at::Device& device, const std::string& plugin,
+                                    const convcheck_conv_args& args) {
+    const at::ScalarType type = transposed_scalar_type(t);
+    const convcheck_conv_desc l = layouts_of(t);
+    const Arguments g(t);
+    const at::Tensor src = over(args.src, g.src_dims, support::activation_order(l), type).to(device);
+    const at::Tensor weights = over(args.weights, g.wei_dims, support::weights_order(l), type).to(device);
+    const c10::optional<at::Tensor> bias =
+        t.has_bias ? c10::optional<at::Tensor>(over(args.bias, {t.out_channels}, {0}, type).to(device)) : c10::nullopt;
+    at::Tensor result = at::convolution(src, weights, g.direct ? bias : c10::nullopt, g.strides, g.pads, g.dilations,
+                                        true, g.output_padding, t.groups);
+    if (!g.direct) {
+        result = at::constant_pad_nd(result, g.crop, 0);
+        if (bias) {
+            std::vector<int64_t> shape(static_cast<std::size_t>(t.rank) + 2, 1);
+            shape[1] = t.out_channels;
+            result = at::add(result, bias->view(shape));
         }
-        if (result.sizes() != at::IntArrayRef(g.dst_dims) || result.scalar_type() != type) {
-            support::write_implementation(&args, "libtorch:conv_transpose (at::convolution returned shape " +
-                                                     c10::str(result.sizes()) + ", the spec's dst is " +
-                                                     c10::str(at::IntArrayRef(g.dst_dims)) + ": nothing written)");
-            return nullptr;
-        }
-        over(args.dst, g.dst_dims, support::activation_order(l), type).copy_(result);
-        support::write_implementation(&args, g.direct ? "libtorch:conv_transpose" : "libtorch:conv_transpose [cropped]");
+    }
+    if (result.sizes() != at::IntArrayRef(g.dst_dims) || result.scalar_type() != type) {
+        support::write_implementation(&args, plugin + ":conv_transpose (at::convolution returned shape " +
+                                                 c10::str(result.sizes()) + ", the spec's dst is " +
+                                                 c10::str(at::IntArrayRef(g.dst_dims)) + ": nothing written)");
         return nullptr;
-    });
+    }
+    over(args.dst, g.dst_dims, support::activation_order(l), type).copy_(result.to(at::kCPU));
+    support::write_implementation(&args, plugin + (g.direct ? ":conv_transpose" : ":conv_transpose [cropped]"));
+    return nullptr;
 }
 
 }  // namespace convcheck_libtorch

@@ -20,7 +20,7 @@ if(CONVCHECK_BACKEND_PLUGINS)
     target_compile_options(convcheck_libtorch_cc PRIVATE ${TORCH_CXX_FLAGS})
     target_link_libraries(convcheck_libtorch_cc PUBLIC convcheck_core ${TORCH_LIBRARIES})
     convcheck_add_backend_plugin(libtorch SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_plugin.cpp
-                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/libtorch_quantized.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp ${CMAKE_CURRENT_LIST_DIR}/libtorch_quantized.cpp
                                  ${CMAKE_CURRENT_LIST_DIR}/libtorch_post_ops.cpp
                                  ${CMAKE_CURRENT_LIST_DIR}/cc_plugin.cpp
                                  LIBS convcheck_plugin_adaptation convcheck_libtorch_cc convcheck_abi_descriptor
@@ -43,7 +43,9 @@ if(CONVCHECK_BACKEND_PLUGINS)
       message(STATUS "convcheck: libtorch_cuda plugin: this Torch has no CUDA (TORCH_CUDA_LIBRARIES is empty, "
                      "CAFFE2_USE_CUDA is off): built, and it declines every case (no CUDA device)")
     endif()
+    # its backward and transposed passes are the libtorch plugin's code with the device as an argument
     convcheck_add_backend_plugin(libtorch_cuda SOURCES ${CMAKE_CURRENT_LIST_DIR}/libtorch_cuda_plugin.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/libtorch_backward.cpp ${CMAKE_CURRENT_LIST_DIR}/libtorch_transposed.cpp
                                  LIBS convcheck_plugin_adaptation ${TORCH_LIBRARIES})
     target_compile_definitions(convcheck_plugin_libtorch_cuda PRIVATE CONVCHECK_LIBTORCH_VERSION="${libtorch_version}")
     target_compile_options(convcheck_plugin_libtorch_cuda PRIVATE ${TORCH_CXX_FLAGS})

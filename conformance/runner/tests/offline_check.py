@@ -21,6 +21,9 @@ usage: offline_check.py <check> <convcheck> <source dir>
   transposed the same on the transposed suite (deconv:, output padding): every exported case judged exactly as run;
             a dst whose last output (in the output padding) is changed fails; a dst without the output padding's
             rows is named by its shape
+  torch     the same as `quantized` and `transposed` with the PyTorch example (CPU: QNNPACK's quantized ops, declared
+            nearest_even_f32; F.conv_transpose1d/2d/3d): every exported case judged exactly as run; an output off by
+            one fails under the declared rule
   manifest  a manifest with a bad field (format_version, claims, a case's seed, cases) exits 2 naming it; an
             export into a folder that is not empty exits 2
 """
@@ -66,8 +69,8 @@ def by_case(file):
     return {r["case_id"]: r for r in records(file) if r.get("record") == "case"}
 
 
-def check_same(backend=numpy_backend, suite=("--suite", "smoke"), at_least=20):
-    folder = os.path.join(tmp, "same")
+def check_same(backend=numpy_backend, suite=("--suite", "smoke"), at_least=20, folder_name="same"):
+    folder = os.path.join(tmp, folder_name)
     manifest = export_and_compute(folder, list(suite), backend)
     run_json, judge_json = os.path.join(tmp, "run.jsonl"), os.path.join(tmp, "judge.jsonl")
     ran = run_convcheck(convcheck, ["run", "--backend", "python:" + backend] + list(suite) + ["--quiet",
@@ -82,6 +85,11 @@ def check_same(backend=numpy_backend, suite=("--suite", "smoke"), at_least=20):
     for c in manifest["cases"]:
         a, b = run[c["id"]], judge[c["id"]]
         if c["exported"]:
+            if a["status"] == "unsupported" and a.get("reason"):  # the backend's query declined it: so did the device
+                declined = f"the device declined it ({c['case']}.declined): {a['reason']}"
+                if b.get("reason") != declined:
+                    fail(f"{c['id']}: judge's reason {b.get('reason')!r}, expected {declined!r}")
+                a = dict(a, reason=declined)
             differ = {k for k in set(a) | set(b) if a.get(k) != b.get(k)} - {"time_ms", "reproducer"}
             if differ:
                 fail(f"{c['id']}: judge's record differs from run's in {sorted(differ)}: "
@@ -270,6 +278,26 @@ def check_transposed():
     print("transposed: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
 
 
+def check_torch():
+    """The PyTorch example's quantized (QNNPACK, declared nearest_even_f32) and transposed cases, offline as run."""
+    manifest = check_same(torch_backend, ("--suite", "quantized"), at_least=6, folder_name="torch_q")
+    folder = os.path.join(tmp, "torch_q")
+    off = case_with(manifest, lambda c: c["mode"] == "exact" and c["outputs"]["dst"]["dtype"] in ("u8", "s8"))
+    path = os.path.join(folder, off["outputs"]["dst"]["file"])
+    dst = np.load(path)
+    dst.reshape(-1)[3] = dst.reshape(-1)[3] ^ 1
+    np.save(path, dst)
+    manifest_t = check_same(torch_backend, ("--suite", "transposed"), at_least=10, folder_name="torch_t")
+    if not any(any(c["descriptor"]["output_padding"]) for c in manifest_t["cases"] if c["exported"]):
+        fail("no exported transposed case with output padding")
+    out = os.path.join(tmp, "judge_torch_q.jsonl")
+    run_convcheck(convcheck, ["judge", folder, "--quiet", "--json", out], 1)
+    r = by_case(out)[off["id"]]
+    if r["status"] != "failed" or "under the declared nearest_even_f32" not in r.get("reason", ""):
+        fail(f"{off['id']}: {r['status']}: {r.get('reason')!r}; expected failed under the declared nearest_even_f32")
+    print(f"torch: {off['id']} off by one: {r['reason'][:110]}")
+
+
 def check_manifest():
     folder = os.path.join(tmp, "m")
     export_and_compute(folder, ["--suite", "smoke", "--mode", "exact"])
@@ -300,5 +328,5 @@ def check_manifest():
         fail(f"export into a full folder: {p.stderr.strip()}")
 
 
-{"same": check_same, "backward": check_backward, "quantized": check_quantized, "transposed": check_transposed, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
+{"same": check_same, "backward": check_backward, "quantized": check_quantized, "transposed": check_transposed, "torch": check_torch, "corrupt": check_corrupt, "manifest": check_manifest}[check]()
 shutil.rmtree(tmp, ignore_errors=True)
