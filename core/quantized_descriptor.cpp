@@ -80,7 +80,11 @@ std::int64_t QuantizedDescriptor::largest_product() const {
         x = src_zero_points.empty() ? highest(src) - lowest(src) : 0;  // drawn: any value of src's range
         for (std::int32_t z : src_zero_points) x = std::max({x, highest(src) - z, z - lowest(src)});
     }
-    const std::int64_t w = std::max(highest(weights) - weights_zero_point, weights_zero_point - lowest(weights));
+    std::int64_t w = std::max(highest(weights) - weights_zero_point, weights_zero_point - lowest(weights));
+    if (per_channel_weights_zero_points) {
+        w = weights_zero_points.empty() ? highest(weights) - lowest(weights) : 0;  // drawn: any value of the range
+        for (std::int32_t z : weights_zero_points) w = std::max({w, highest(weights) - z, z - lowest(weights)});
+    }
     return x * w;
 }
 
@@ -126,6 +130,8 @@ void validate(const QuantizedDescriptor& q) {
     };
     check_list("szp", q.src_zero_points, q.per_channel_src_zero_points, q.conv.in_channels, "ic", q.src, "src");
     check_list("dzp", q.dst_zero_points, q.per_channel_dst_zero_points, q.conv.out_channels, "oc", q.dst, "dst");
+    check_list("wzp", q.weights_zero_points, q.per_channel_weights_zero_points, q.conv.out_channels, "oc", q.weights,
+               "the weights");
     check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
     if (q.float_dst && *q.float_dst != DataType::f32 && *q.float_dst != DataType::bf16 && *q.float_dst != DataType::f16)
         throw ConvError("dt", std::string(to_string(*q.float_dst)), "a float dst is f32, bf16 or f16");
@@ -175,7 +181,7 @@ std::string to_string(const QuantizedDescriptor& q) {
     std::string scales;
     for (float v : q.channel_scales) scales += (scales.empty() ? "" : ":") + float_text(v);
     s += ",wsc=" + (!q.per_channel_scales ? float_text(q.weights_scale) : scales.empty() ? std::string("oc") : scales) +
-         ",wzp=" + std::to_string(q.weights_zero_point);
+         ",wzp=" + zero_points(q.per_channel_weights_zero_points, q.weights_zero_points, q.weights_zero_point, "oc");
     s += ",dsc=" + float_text(q.dst_scale) +
          ",dzp=" + zero_points(q.per_channel_dst_zero_points, q.dst_zero_points, q.dst_zero_point, "oc");
     if (q.narrowed()) s += ",lo=" + std::to_string(q.dst_min) + ",hi=" + std::to_string(q.dst_max);
@@ -246,10 +252,13 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         } else if (key == "dsc") {
             q.dst_scale = parse_float(key, value);
         } else if ((key == "szp" && (value == "ic" || value.find(':') != std::string::npos)) ||
-                   (key == "dzp" && (value == "oc" || value.find(':') != std::string::npos))) {
+                   ((key == "dzp" || key == "wzp") && (value == "oc" || value.find(':') != std::string::npos))) {
             // per channel: drawn (ic, oc) or a list, one per channel
-            (key == "szp" ? q.per_channel_src_zero_points : q.per_channel_dst_zero_points) = true;
-            std::vector<std::int32_t>& points = key == "szp" ? q.src_zero_points : q.dst_zero_points;
+            (key == "szp"   ? q.per_channel_src_zero_points
+             : key == "wzp" ? q.per_channel_weights_zero_points
+                            : q.per_channel_dst_zero_points) = true;
+            std::vector<std::int32_t>& points =
+                key == "szp" ? q.src_zero_points : key == "wzp" ? q.weights_zero_points : q.dst_zero_points;
             for (std::size_t from = 0; value != "ic" && value != "oc";) {
                 const std::size_t colon = value.find(':', from);
                 const std::int64_t v = parse_integer(key, value.substr(from, colon - from));

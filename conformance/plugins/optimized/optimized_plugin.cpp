@@ -543,7 +543,7 @@ const convcheck_api api = [] {
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // forward: widened to f32, dst rounded once (dense_form)
     add_conv<prepare>(a, conv_query);
     // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported) and per-channel zero points on its int16 path
-    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
+    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints | kQuantizedWeightsZeroPoints);
     add_post_ops<prepare>(float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7), widened
     // a float case's scales (ABI 1.7), every form, widened: applied in double to the f32 sum (Plan::run)
     add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });

@@ -1,5 +1,5 @@
 /* convcheck plugin ABI, part of plugin.h (include that): 1.5, quantized (integer) convolution (1.7: per-channel
- * src and dst zero points). A discrete
+ * src and dst zero points; 1.8: per-output-channel weights zero points). A discrete
  * convolution (convcheck/plugin/conv.h, forward pass) whose tensors are integers: src U8 or S8, weights U8 or
  * S8, bias S32, dst U8, S8 or S32 (the descriptor's per-tensor dtypes), and whose descriptor's extension
  * chain holds one convcheck_quantization saying what the integers mean. The runner sends a quantized case
@@ -95,7 +95,7 @@ typedef struct {
     /* 1 (per tensor) or out_channels (per output channel, weights_scales[oc]); each > 0, finite */
     int64_t weights_scale_count;
     const float* weights_scales;
-    int32_t weights_zero_point; /* in the weights' range; per tensor */
+    int32_t weights_zero_point; /* in the weights' range; per tensor (1.8: or per output channel, below) */
     float dst_scale;            /* > 0, finite; 1 for an S32 dst */
     int32_t dst_zero_point;     /* in dst's range; 0 for an S32 dst */
     /* The output's range after the zero point: dst's whole range, or narrower (a fused ReLU, ReLU6 or clamp,
@@ -112,6 +112,14 @@ typedef struct {
     const int32_t* src_zero_points;
     int64_t dst_zero_point_count;
     const int32_t* dst_zero_points;
+    /* 1.8: weights zero points per output channel (ONNX QLinearConv's and ConvInteger's w_zero_point of shape [M]:
+     * "per output channel"). weights_zero_point_count is 1 (or not covered by struct_size): weights_zero_point is
+     * every output channel's; or out_channels: output channel oc's is weights_zero_points[oc] (each in the weights'
+     * range) and weights_zero_point is 0, unused. The runner sends a count above 1 only to a plugin of 1.8 or later;
+     * plugins on plugin_support.hpp decline it unless they call add_quantized<prepare>(kQuantizedWeightsZeroPoints).
+     * Wherever the formulas above read weights_zero_point, read output channel oc's. */
+    int64_t weights_zero_point_count;
+    const int32_t* weights_zero_points;
 } convcheck_quantization;
 
 #ifdef __cplusplus

@@ -21,7 +21,10 @@
 //                  szp=ic: one per input channel, dzp=oc: one per output channel, drawn from the case's seed (each
 //                  channel's own, none 0; over the type's range, and from [-128, 127] for an s32 or float dst);
 //                  szp=a:b:... (in_channels values), dzp=a:b:... (out_channels): given
-//                  (oneDNN's per-channel zero points, mask 1 << 1)
+//                  (oneDNN's per-channel zero points, mask 1 << 1);
+//                  wzp=oc: one weights zero point per output channel, drawn likewise over the weights' range;
+//                  wzp=a:b:... (out_channels values): given (ONNX QLinearConv's and ConvInteger's per-output-channel
+//                  w_zero_point)
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
 // The general output (oneDNN's int8 convolution; its "Quantization" guide: "the destination quantization parameters
 // are applied after the post-ops as follows: dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst"):
@@ -67,6 +70,10 @@ struct QuantizedDescriptor {
     std::vector<std::int32_t> src_zero_points;
     bool per_channel_dst_zero_points = false;
     std::vector<std::int32_t> dst_zero_points;
+    // wzp=oc or a list: one weights zero point per output channel (weights_zero_point is unused); the given ones, or
+    // empty with wzp=oc (drawn)
+    bool per_channel_weights_zero_points = false;
+    std::vector<std::int32_t> weights_zero_points;
 
     bool operator==(const QuantizedDescriptor& other) const = default;
     // True when lo/hi narrow dst's range (a fused activation).
@@ -78,7 +85,8 @@ struct QuantizedDescriptor {
     bool general_output() const { return float_dst.has_value() || rounded_s32() || !conv.post_ops.empty(); }
     // Judged by the general output's bound (general.cpp): the general output, or an f32 accumulation.
     bool judged_as_general() const { return float_dst.has_value() || !conv.post_ops.empty() || f32_accumulation; }
-    // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src zero points: any of src's range),
+    // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src or weights zero points: any of the
+    // type's range),
     // and the number of products of one output.
     std::int64_t largest_product() const;
     std::int64_t products_per_output() const;
