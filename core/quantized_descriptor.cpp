@@ -100,6 +100,11 @@ bool QuantizedDescriptor::rounded_s32() const {
            (per_channel_scales ? true : weights_scale != 1.0f);
 }
 
+namespace {
+// The range a zero point of a tensor of type t must lie in: t's, or s32's with zpt=s32.
+IntegerType zero_point_range(const QuantizedDescriptor& q, IntegerType t) { return q.s32_zero_points ? IntegerType::s32 : t; }
+}  // namespace
+
 void validate(const QuantizedDescriptor& q) {
     validate(q.conv);
     if (q.conv.pass != Pass::forward)
@@ -119,7 +124,7 @@ void validate(const QuantizedDescriptor& q) {
         for (float s : q.channel_scales) check_scale("wsc", s);
     }
     check_scale("dsc", q.dst_scale);
-    check_in_range("szp", q.src_zero_point, q.src, "src");
+    check_in_range("szp", q.src_zero_point, zero_point_range(q, q.src), q.s32_zero_points ? "a zero point (zpt=s32)" : "src");
     const auto check_list = [&](const char* key, const std::vector<std::int32_t>& points, bool per_channel,
                                 std::int64_t channels, const char* per, IntegerType type, const char* of) {
         if (points.empty()) return;
@@ -128,11 +133,14 @@ void validate(const QuantizedDescriptor& q) {
                             std::string("one zero point, ") + per + ", or one per channel (" + std::to_string(channels) + ")");
         for (std::int32_t z : points) check_in_range(key, z, type, of);
     };
-    check_list("szp", q.src_zero_points, q.per_channel_src_zero_points, q.conv.in_channels, "ic", q.src, "src");
-    check_list("dzp", q.dst_zero_points, q.per_channel_dst_zero_points, q.conv.out_channels, "oc", q.dst, "dst");
-    check_list("wzp", q.weights_zero_points, q.per_channel_weights_zero_points, q.conv.out_channels, "oc", q.weights,
-               "the weights");
-    check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
+    const char* s32 = "a zero point (zpt=s32)";
+    check_list("szp", q.src_zero_points, q.per_channel_src_zero_points, q.conv.in_channels, "ic",
+               zero_point_range(q, q.src), q.s32_zero_points ? s32 : "src");
+    check_list("dzp", q.dst_zero_points, q.per_channel_dst_zero_points, q.conv.out_channels, "oc",
+               zero_point_range(q, q.dst), q.s32_zero_points ? s32 : "dst");
+    check_list("wzp", q.weights_zero_points, q.per_channel_weights_zero_points, q.conv.out_channels, "oc",
+               zero_point_range(q, q.weights), q.s32_zero_points ? s32 : "the weights");
+    check_in_range("wzp", q.weights_zero_point, zero_point_range(q, q.weights), q.s32_zero_points ? s32 : "the weights");
     if (q.float_dst && *q.float_dst != DataType::f32 && *q.float_dst != DataType::bf16 && *q.float_dst != DataType::f16)
         throw ConvError("dt", std::string(to_string(*q.float_dst)), "a float dst is f32, bf16 or f16");
     if (q.float_dst && q.dst != IntegerType::s32)
@@ -144,7 +152,7 @@ void validate(const QuantizedDescriptor& q) {
         throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
     if (q.f32_accumulation && !q.float_dst && q.dst == IntegerType::s32)
         throw ConvError("acc", "f32", "an f32 accumulation is rounded to a u8 or s8 dst, or kept in a float one (not s32)");
-    check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
+    check_in_range("dzp", q.dst_zero_point, zero_point_range(q, q.dst), q.s32_zero_points ? s32 : "dst");
     check_in_range("lo", q.dst_min, q.dst, "dst");
     check_in_range("hi", q.dst_max, q.dst, "dst");
     if (q.dst_min > q.dst_max)
@@ -167,6 +175,7 @@ std::string to_string(const QuantizedDescriptor& q) {
          std::string(q.float_dst ? to_string(*q.float_dst) : to_string(q.dst));
     if (q.f32_bias) s += ",bdt=f32";
     if (q.f32_accumulation) s += ",acc=f32";
+    if (q.s32_zero_points) s += ",zpt=s32";
     // a zero point per tensor; per channel: "ic"/"oc" (drawn) or the given list
     const auto zero_points = [](bool per_channel, const std::vector<std::int32_t>& points, std::int32_t one,
                                 const char* drawn) {
@@ -209,7 +218,7 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         start = comma + 1;
         const std::size_t eq = field.find('=');
         const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
-        static const char* const kOwn[] = {"dt", "bdt", "acc", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
+        static const char* const kOwn[] = {"dt", "bdt", "acc", "zpt", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
         if (std::find(std::begin(kOwn), std::end(kOwn), key) == std::end(kOwn)) {
             rest += (rest.empty() ? "" : ",") + field;  // the geometry's: the convolution parser reads it
             continue;
@@ -238,6 +247,11 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
             if (value != "s32" && value != "f32")
                 throw ConvError("acc", value, "the sum is s32 (the integer accumulator) or f32 (of the dequantized products)");
             q.f32_accumulation = value == "f32";
+        } else if (key == "zpt") {
+            if (value != "type" && value != "s32")
+                throw ConvError("zpt", value, "zero points lie in their tensors' types (type: ONNX, TFLite) or in s32 (s32: "
+                                              "oneDNN's attributes)");
+            q.s32_zero_points = value == "s32";
         } else if (key == "ssc") {
             q.src_scale = parse_float(key, value);
         } else if (key == "wsc") {

@@ -1,6 +1,7 @@
 // A quantized case <-> the ABI (abi_quantized.hpp).
 #include "convcheck/abi/abi_quantized.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "convcheck/abi/abi_descriptor.hpp"
@@ -139,6 +140,12 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     c.weights_zero_points =
         per_channel("weights_zero_point_count", v18 ? e.weights_zero_point_count : 1, v18 ? e.weights_zero_points : nullptr,
                     desc.out_channels, e.weights_zero_point, &c.q.per_channel_weights_zero_points, &c.q.weights_zero_points);
+    // 1.8: a zero point outside its tensor's type is an s32 value (oneDNN's attributes; the case said zpt=s32)
+    const auto outside = [](const std::vector<std::int32_t>& points, IntegerType t) {
+        return std::any_of(points.begin(), points.end(), [t](std::int32_t z) { return z < lowest(t) || z > highest(t); });
+    };
+    c.q.s32_zero_points = outside(c.src_zero_points, c.q.src) || outside(c.weights_zero_points, c.q.weights) ||
+                          outside(c.dst_zero_points, c.q.dst);
     if (post_ops) {  // the post-ops through the float reader, alone on a chain of their own
         convcheck_post_ops alone = *reinterpret_cast<const convcheck_post_ops*>(post_ops);
         alone.header.next = nullptr;

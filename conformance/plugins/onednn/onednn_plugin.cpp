@@ -550,7 +550,8 @@ const convcheck_api api = [] {
     // an f32 bias, ABI 1.7's general output and per-channel zero points (onednn_quantized.cpp); per-output-channel
     // weights zero points (1.8) reach its query, which declines them in oneDNN's words
     support::add_quantized<prepare>(support::kQuantizedF32Bias | support::kQuantizedGeneralOutput |
-                                    support::kQuantizedChannelZeroPoints | support::kQuantizedWeightsZeroPoints);
+                                    support::kQuantizedChannelZeroPoints | support::kQuantizedWeightsZeroPoints |
+                                    support::kQuantizedS32ZeroPoints);
     support::add_post_ops<prepare>(convcheck_onednn::post_ops_accepts);
     support::add_scales<prepare>(scales_accepts);  // asked of oneDNN, declined in its words (scales_accepts)
     support::add_backward<prepare, backward_query, backward_execute>(a);

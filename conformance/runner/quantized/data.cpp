@@ -70,9 +70,11 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
         return data.src_zero_points.size() == 1 ? data.src_zero_points[0]
                                                 : data.src_zero_points[static_cast<std::size_t>((i / pixels) % d.in_channels)];
     };
-    // each value over its type's range, or within 3 of its zero point (fill=ties)
+    // each value over its type's range, or within 3 of its zero point (fill=ties; a zero point outside the type,
+    // zpt=s32: the type's values nearest it)
     const auto value = [&](IntegerType t, std::int32_t zero_point) {
-        return ties ? draw(std::max<std::int64_t>(lowest(t), zero_point - 3), std::min<std::int64_t>(highest(t), zero_point + 3))
+        const auto inside = [t](std::int64_t v) { return std::clamp<std::int64_t>(v, lowest(t), highest(t)); };
+        return ties ? draw(inside(std::int64_t{zero_point} - 3), inside(std::int64_t{zero_point} + 3))
                     : draw(lowest(t), highest(t));
     };
     for (std::int64_t i = 0; i < d.src_elements(); ++i) data.src.push_back(value(q.src, src_zero_point(i)));

@@ -91,7 +91,9 @@ typedef enum { CONVCHECK_ACCUMULATOR_S32 = 0, CONVCHECK_ACCUMULATOR_S16_PAIRS = 
 typedef struct {
     convcheck_extension header; /* struct_size, tag, next */
     float src_scale;            /* > 0, finite */
-    int32_t src_zero_point;     /* in src's range (U8 [0, 255], S8 [-128, 127]) */
+    int32_t src_zero_point;     /* in src's range (U8 [0, 255], S8 [-128, 127]); 1.8: any int32 where the case has
+                                 * oneDNN's s32 zero points (every zero point below likewise; plugins on
+                                 * plugin_support.hpp decline it unless they take kQuantizedS32ZeroPoints) */
     /* 1 (per tensor) or out_channels (per output channel, weights_scales[oc]); each > 0, finite */
     int64_t weights_scale_count;
     const float* weights_scales;
