@@ -80,7 +80,11 @@ std::int64_t QuantizedDescriptor::largest_product() const {
         x = src_zero_points.empty() ? highest(src) - lowest(src) : 0;  // drawn: any value of src's range
         for (std::int32_t z : src_zero_points) x = std::max({x, highest(src) - z, z - lowest(src)});
     }
-    const std::int64_t w = std::max(highest(weights) - weights_zero_point, weights_zero_point - lowest(weights));
+    std::int64_t w = std::max(highest(weights) - weights_zero_point, weights_zero_point - lowest(weights));
+    if (per_channel_weights_zero_points) {
+        w = weights_zero_points.empty() ? highest(weights) - lowest(weights) : 0;  // drawn: any value of the range
+        for (std::int32_t z : weights_zero_points) w = std::max({w, highest(weights) - z, z - lowest(weights)});
+    }
     return x * w;
 }
 
@@ -95,6 +99,11 @@ bool QuantizedDescriptor::rounded_s32() const {
     return src_scale != 1.0f || dst_scale != 1.0f || dst_zero_point != 0 || f32_bias || !conv.post_ops.empty() ||
            (per_channel_scales ? true : weights_scale != 1.0f);
 }
+
+namespace {
+// The range a zero point of a tensor of type t must lie in: t's, or s32's with zpt=s32.
+IntegerType zero_point_range(const QuantizedDescriptor& q, IntegerType t) { return q.s32_zero_points ? IntegerType::s32 : t; }
+}  // namespace
 
 void validate(const QuantizedDescriptor& q) {
     validate(q.conv);
@@ -115,7 +124,7 @@ void validate(const QuantizedDescriptor& q) {
         for (float s : q.channel_scales) check_scale("wsc", s);
     }
     check_scale("dsc", q.dst_scale);
-    check_in_range("szp", q.src_zero_point, q.src, "src");
+    check_in_range("szp", q.src_zero_point, zero_point_range(q, q.src), q.s32_zero_points ? "a zero point (zpt=s32)" : "src");
     const auto check_list = [&](const char* key, const std::vector<std::int32_t>& points, bool per_channel,
                                 std::int64_t channels, const char* per, IntegerType type, const char* of) {
         if (points.empty()) return;
@@ -124,9 +133,14 @@ void validate(const QuantizedDescriptor& q) {
                             std::string("one zero point, ") + per + ", or one per channel (" + std::to_string(channels) + ")");
         for (std::int32_t z : points) check_in_range(key, z, type, of);
     };
-    check_list("szp", q.src_zero_points, q.per_channel_src_zero_points, q.conv.in_channels, "ic", q.src, "src");
-    check_list("dzp", q.dst_zero_points, q.per_channel_dst_zero_points, q.conv.out_channels, "oc", q.dst, "dst");
-    check_in_range("wzp", q.weights_zero_point, q.weights, "the weights");
+    const char* s32 = "a zero point (zpt=s32)";
+    check_list("szp", q.src_zero_points, q.per_channel_src_zero_points, q.conv.in_channels, "ic",
+               zero_point_range(q, q.src), q.s32_zero_points ? s32 : "src");
+    check_list("dzp", q.dst_zero_points, q.per_channel_dst_zero_points, q.conv.out_channels, "oc",
+               zero_point_range(q, q.dst), q.s32_zero_points ? s32 : "dst");
+    check_list("wzp", q.weights_zero_points, q.per_channel_weights_zero_points, q.conv.out_channels, "oc",
+               zero_point_range(q, q.weights), q.s32_zero_points ? s32 : "the weights");
+    check_in_range("wzp", q.weights_zero_point, zero_point_range(q, q.weights), q.s32_zero_points ? s32 : "the weights");
     if (q.float_dst && *q.float_dst != DataType::f32 && *q.float_dst != DataType::bf16 && *q.float_dst != DataType::f16)
         throw ConvError("dt", std::string(to_string(*q.float_dst)), "a float dst is f32, bf16 or f16");
     if (q.float_dst && q.dst != IntegerType::s32)
@@ -138,7 +152,7 @@ void validate(const QuantizedDescriptor& q) {
         throw ConvError("bdt", "f32", "names the bias's type; the case has no bias (bias=1)");
     if (q.f32_accumulation && !q.float_dst && q.dst == IntegerType::s32)
         throw ConvError("acc", "f32", "an f32 accumulation is rounded to a u8 or s8 dst, or kept in a float one (not s32)");
-    check_in_range("dzp", q.dst_zero_point, q.dst, "dst");
+    check_in_range("dzp", q.dst_zero_point, zero_point_range(q, q.dst), q.s32_zero_points ? s32 : "dst");
     check_in_range("lo", q.dst_min, q.dst, "dst");
     check_in_range("hi", q.dst_max, q.dst, "dst");
     if (q.dst_min > q.dst_max)
@@ -161,6 +175,7 @@ std::string to_string(const QuantizedDescriptor& q) {
          std::string(q.float_dst ? to_string(*q.float_dst) : to_string(q.dst));
     if (q.f32_bias) s += ",bdt=f32";
     if (q.f32_accumulation) s += ",acc=f32";
+    if (q.s32_zero_points) s += ",zpt=s32";
     // a zero point per tensor; per channel: "ic"/"oc" (drawn) or the given list
     const auto zero_points = [](bool per_channel, const std::vector<std::int32_t>& points, std::int32_t one,
                                 const char* drawn) {
@@ -175,7 +190,7 @@ std::string to_string(const QuantizedDescriptor& q) {
     std::string scales;
     for (float v : q.channel_scales) scales += (scales.empty() ? "" : ":") + float_text(v);
     s += ",wsc=" + (!q.per_channel_scales ? float_text(q.weights_scale) : scales.empty() ? std::string("oc") : scales) +
-         ",wzp=" + std::to_string(q.weights_zero_point);
+         ",wzp=" + zero_points(q.per_channel_weights_zero_points, q.weights_zero_points, q.weights_zero_point, "oc");
     s += ",dsc=" + float_text(q.dst_scale) +
          ",dzp=" + zero_points(q.per_channel_dst_zero_points, q.dst_zero_points, q.dst_zero_point, "oc");
     if (q.narrowed()) s += ",lo=" + std::to_string(q.dst_min) + ",hi=" + std::to_string(q.dst_max);
@@ -203,7 +218,7 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         start = comma + 1;
         const std::size_t eq = field.find('=');
         const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
-        static const char* const kOwn[] = {"dt", "bdt", "acc", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
+        static const char* const kOwn[] = {"dt", "bdt", "acc", "zpt", "ssc", "szp", "wsc", "wzp", "dsc", "dzp", "lo", "hi"};
         if (std::find(std::begin(kOwn), std::end(kOwn), key) == std::end(kOwn)) {
             rest += (rest.empty() ? "" : ",") + field;  // the geometry's: the convolution parser reads it
             continue;
@@ -232,6 +247,11 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
             if (value != "s32" && value != "f32")
                 throw ConvError("acc", value, "the sum is s32 (the integer accumulator) or f32 (of the dequantized products)");
             q.f32_accumulation = value == "f32";
+        } else if (key == "zpt") {
+            if (value != "type" && value != "s32")
+                throw ConvError("zpt", value, "zero points lie in their tensors' types (type: ONNX, TFLite) or in s32 (s32: "
+                                              "oneDNN's attributes)");
+            q.s32_zero_points = value == "s32";
         } else if (key == "ssc") {
             q.src_scale = parse_float(key, value);
         } else if (key == "wsc") {
@@ -246,10 +266,13 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
         } else if (key == "dsc") {
             q.dst_scale = parse_float(key, value);
         } else if ((key == "szp" && (value == "ic" || value.find(':') != std::string::npos)) ||
-                   (key == "dzp" && (value == "oc" || value.find(':') != std::string::npos))) {
+                   ((key == "dzp" || key == "wzp") && (value == "oc" || value.find(':') != std::string::npos))) {
             // per channel: drawn (ic, oc) or a list, one per channel
-            (key == "szp" ? q.per_channel_src_zero_points : q.per_channel_dst_zero_points) = true;
-            std::vector<std::int32_t>& points = key == "szp" ? q.src_zero_points : q.dst_zero_points;
+            (key == "szp"   ? q.per_channel_src_zero_points
+             : key == "wzp" ? q.per_channel_weights_zero_points
+                            : q.per_channel_dst_zero_points) = true;
+            std::vector<std::int32_t>& points =
+                key == "szp" ? q.src_zero_points : key == "wzp" ? q.weights_zero_points : q.dst_zero_points;
             for (std::size_t from = 0; value != "ic" && value != "oc";) {
                 const std::size_t colon = value.find(':', from);
                 const std::int64_t v = parse_integer(key, value.substr(from, colon - from));

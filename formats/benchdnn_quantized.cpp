@@ -81,7 +81,8 @@ std::string apply_scales(const std::string& written, QuantizedDescriptor& q) {
 }
 
 // --attr-zero-points onto q; "" or the skip reason. A zero point's DATA_TYPE (s32, s8, u8) is how oneDNN stores it:
-// a common one is read as its value where that type holds it. Per channel (src or dst, mask 1 << 1: per_dim_1, or
+// a common one is read as its value where that type holds it; oneDNN's zero points are s32 values whatever the
+// tensor's type, so one outside the tensor's type is read as it is, with zpt=s32. Per channel (src or dst, mask 1 << 1: per_dim_1, or
 // per_oc, benchdnn's name for the same mask) is szp=ic / dzp=oc: benchdnn fills their values, convcheck draws them.
 std::string apply_zero_points(const std::string& written, QuantizedDescriptor& q) {
     const std::string option = "--attr-zero-points";
@@ -105,14 +106,18 @@ std::string apply_zero_points(const std::string& written, QuantizedDescriptor& q
         }
         if (!common_mask(p.mask))
             return option + ": " + p.arg + ":" + p.mask +
-                   " (weights zero points per channel, or another mask); convcheck's quantized descriptor has src and "
-                   "dst zero points per tensor or per channel (mask 1 << 1) and one weights zero point";
+                   " (weights zero points per channel, or another mask); convcheck reads src and dst zero points per "
+                   "tensor or per channel (mask 1 << 1) and a common weights zero point, as oneDNN's convolution takes them";
         std::int32_t v = 0;
         if (!parse_int(p.value, &v)) return option + ": " + p.arg + ":" + p.mask + " needs an integer (benchdnn refuses it)";
         if ((p.data_type == "s8" && (v < -128 || v > 127)) || (p.data_type == "u8" && (v < 0 || v > 255)))
             return option + ": " + p.arg + ":" + p.mask + ":" + p.value + ":" + p.data_type + ": the value is outside " +
                    p.data_type + " (benchdnn refuses it)";
         (p.arg == "src" ? q.src_zero_point : p.arg == "wei" ? q.weights_zero_point : q.dst_zero_point) = v;
+        // oneDNN's zero points are s32 attributes whatever the tensor's type (benchdnn takes -2 for a u8 src): the
+        // case says so (zpt=s32) where one lies outside its tensor's type, rather than refuse it by ONNX's rule
+        const IntegerType t = p.arg == "src" ? q.src : p.arg == "wei" ? q.weights : q.dst;
+        if (v < lowest(t) || v > highest(t)) q.s32_zero_points = true;
     }
     return "";
 }

@@ -1,6 +1,7 @@
 // A quantized case <-> the ABI (abi_quantized.hpp).
 #include "convcheck/abi/abi_quantized.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "convcheck/abi/abi_descriptor.hpp"
@@ -13,7 +14,8 @@ std::int32_t abi_dtype(IntegerType type) {
 }
 
 std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<float> weights_scales,
-                                     std::vector<std::int32_t> src_zero_points, std::vector<std::int32_t> dst_zero_points) {
+                                     std::vector<std::int32_t> src_zero_points, std::vector<std::int32_t> dst_zero_points,
+                                     std::vector<std::int32_t> weights_zero_points) {
     auto a = std::make_unique<AbiQuantized>();
     a->weights_scales = std::move(weights_scales);
     // one value: the per-tensor field; more: the list (1.7)
@@ -21,6 +23,8 @@ std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<f
     const std::int32_t dst_one = dst_zero_points.size() == 1 ? dst_zero_points[0] : q.dst_zero_point;
     if (src_zero_points.size() > 1) a->src_zero_points = std::move(src_zero_points);
     if (dst_zero_points.size() > 1) a->dst_zero_points = std::move(dst_zero_points);
+    const std::int32_t weights_one = weights_zero_points.size() == 1 ? weights_zero_points[0] : q.weights_zero_point;
+    if (weights_zero_points.size() > 1) a->weights_zero_points = std::move(weights_zero_points);  // 1.8
     convcheck_quantization& e = a->extension;
     e.header.struct_size = sizeof(e);
     e.header.tag = CONVCHECK_EXTENSION_QUANTIZATION;
@@ -31,7 +35,10 @@ std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<f
     e.src_zero_points = a->src_zero_points.empty() ? nullptr : a->src_zero_points.data();
     e.weights_scale_count = static_cast<std::int64_t>(a->weights_scales.size());
     e.weights_scales = a->weights_scales.data();
-    e.weights_zero_point = q.weights_zero_point;
+    e.weights_zero_point = a->weights_zero_points.empty() ? weights_one : 0;
+    e.weights_zero_point_count =
+        a->weights_zero_points.empty() ? 1 : static_cast<std::int64_t>(a->weights_zero_points.size());
+    e.weights_zero_points = a->weights_zero_points.empty() ? nullptr : a->weights_zero_points.data();
     e.dst_scale = q.dst_scale;
     e.dst_zero_point = a->dst_zero_points.empty() ? dst_one : 0;
     e.dst_zero_point_count = a->dst_zero_points.empty() ? 1 : static_cast<std::int64_t>(a->dst_zero_points.size());
@@ -116,7 +123,7 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     const bool v17 = e.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_zero_points);
     const auto per_channel = [&](const char* field, std::int64_t count, const std::int32_t* points, std::int64_t channels,
                                  std::int32_t one, bool* flag, std::vector<std::int32_t>* list) -> std::vector<std::int32_t> {
-        if (!v17 || count == 1) return {one};
+        if (count == 1) return {one};
         if (count != channels || points == nullptr)
             throw ConvError(field, std::to_string(count), "one zero point, or one per channel (" + std::to_string(channels) +
                                                                ") with the values given");
@@ -128,6 +135,17 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
                                     desc.in_channels, e.src_zero_point, &c.q.per_channel_src_zero_points, &c.q.src_zero_points);
     c.dst_zero_points = per_channel("dst_zero_point_count", v17 ? e.dst_zero_point_count : 1, v17 ? e.dst_zero_points : nullptr,
                                     desc.out_channels, e.dst_zero_point, &c.q.per_channel_dst_zero_points, &c.q.dst_zero_points);
+    // 1.8: per-output-channel weights zero points, likewise
+    const bool v18 = e.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, weights_zero_points);
+    c.weights_zero_points =
+        per_channel("weights_zero_point_count", v18 ? e.weights_zero_point_count : 1, v18 ? e.weights_zero_points : nullptr,
+                    desc.out_channels, e.weights_zero_point, &c.q.per_channel_weights_zero_points, &c.q.weights_zero_points);
+    // 1.8: a zero point outside its tensor's type is an s32 value (oneDNN's attributes; the case said zpt=s32)
+    const auto outside = [](const std::vector<std::int32_t>& points, IntegerType t) {
+        return std::any_of(points.begin(), points.end(), [t](std::int32_t z) { return z < lowest(t) || z > highest(t); });
+    };
+    c.q.s32_zero_points = outside(c.src_zero_points, c.q.src) || outside(c.weights_zero_points, c.q.weights) ||
+                          outside(c.dst_zero_points, c.q.dst);
     if (post_ops) {  // the post-ops through the float reader, alone on a chain of their own
         convcheck_post_ops alone = *reinterpret_cast<const convcheck_post_ops*>(post_ops);
         alone.header.next = nullptr;

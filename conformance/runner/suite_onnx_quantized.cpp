@@ -56,6 +56,24 @@ std::int32_t zero_point_value(const json& node, const std::string& name, const s
     return static_cast<std::int32_t>(v);
 }
 
+// w_zero_point of QLinearConv and ConvInteger: "It could be a scalar or a 1-D tensor, which means a per-tensor/layer or
+// per output channel quantization. If it's a 1-D tensor, its number of elements should be equal to the number of
+// output channels (M)" (ONNX's nn/defs.cc): one value (or M equal ones) is wzp=v, M values wzp=a:b:... (ABI 1.8).
+void read_weights_zero_points(const json& node, const std::string& name, std::int64_t m, QuantizedDescriptor* q) {
+    const std::vector<double> v = per_channel_values(node, name, "w_zero_point", m);
+    std::vector<std::int32_t> points;
+    for (double z : v) {
+        if (z != std::floor(z) || std::fabs(z) > 1e9) throw Skip{"w_zero_point is not an integer"};
+        points.push_back(static_cast<std::int32_t>(z));
+    }
+    if (points.size() == 1) {
+        q->weights_zero_point = points.front();
+    } else {
+        q->per_channel_weights_zero_points = true;
+        q->weights_zero_points = points;
+    }
+}
+
 // Conv's attributes and the shapes of X and W (inputs x_index and w_index) read by the ONNX dialect; checks W against
 // X and the groups. Returns the geometry (the dialect's descriptor: f32, which a qconv: descriptor keeps).
 ConvDescriptor integer_geometry(const json& node, const std::string& op, std::size_t x_index, std::size_t w_index,
@@ -131,7 +149,7 @@ SuiteEntry qlinear_conv_entry(const json& node, const std::string& case_name) {
         q.per_channel_scales = true;
         for (double v : w_scales) q.channel_scales.push_back(static_cast<float>(v));
     }
-    q.weights_zero_point = zero_point_value(node, inputs[5], "w_zero_point", m);
+    read_weights_zero_points(node, inputs[5], m, &q);
     q.dst_scale = static_cast<float>(one_value(node, inputs[6], "y_scale"));
     q.dst_zero_point = zero_point_value(node, inputs[7], "y_zero_point");
     q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
@@ -153,7 +171,7 @@ SuiteEntry conv_integer_entry(const json& node, const std::string& case_name) {
     q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
     if (inputs.size() >= 3 && !inputs[2].empty()) q.src_zero_point = zero_point_value(node, inputs[2], "x_zero_point");
     if (inputs.size() == 4 && !inputs[3].empty())
-        q.weights_zero_point = zero_point_value(node, inputs[3], "w_zero_point", q.conv.out_channels);
+        read_weights_zero_points(node, inputs[3], q.conv.out_channels, &q);
     return quantized_entry(q, case_name, padding);
 }
 
@@ -222,6 +240,7 @@ struct Dequantized {
     IntegerType type = IntegerType::u8;
     std::vector<double> scales;
     std::int32_t zero_point = 0;
+    std::vector<std::int32_t> zero_points;  // W's per output channel (axis 0), when they differ; else empty
 };
 
 Dequantized dequantized_input(const json& conv, const std::string& name, const std::string& role, std::int64_t channels,
@@ -256,10 +275,17 @@ Dequantized dequantized_input(const json& conv, const std::string& name, const s
         if (integer_type(dq, in[2], what + "'s x_zero_point") != r.type)
             throw Skip{what + "'s x_zero_point and x have different types (ONNX: one type)"};
         const std::vector<double> zero_points = constant_values(dq, in[2], what + "'s x_zero_point", false);
-        if (zero_points.empty() || !all_equal(zero_points))
+        // DequantizeLinear: "The scale factor and zero point must have same shape": per axis with the scales, W's
+        // then one per output channel (axis 0, checked above): per-channel weights zero points (ABI 1.8)
+        const bool per_channel = role == "W" && per_axis && zero_points.size() == scales.size();
+        if (zero_points.empty() || (!all_equal(zero_points) && !per_channel))
             throw Skip{what + "'s x_zero_point differs per channel: a qconv: descriptor takes one " +
-                       (role == "X" ? "src" : "weights") + " zero point here"};
+                       (role == "X" ? "src zero point" : "weights zero point, or one per output channel with the scales")};
         r.zero_point = integer_zero_point(zero_points.front(), what + "'s x_zero_point");
+        if (!all_equal(zero_points)) {
+            r.zero_point = 0;
+            for (double z : zero_points) r.zero_points.push_back(integer_zero_point(z, what + "'s x_zero_point"));
+        }
     }
     return r;
 }
@@ -321,6 +347,7 @@ SuiteEntry qdq_entry(const json& node, const std::string& case_name) {
     const Dequantized w = dequantized_input(node, inputs[1], "W", m, rank);
     q.src = x.type, q.src_scale = static_cast<float>(x.scales.front()), q.src_zero_point = x.zero_point;
     q.weights = w.type, q.weights_zero_point = w.zero_point;
+    if (!w.zero_points.empty()) q.per_channel_weights_zero_points = true, q.weights_zero_points = w.zero_points;
     if (w.scales.size() == 1) {
         q.weights_scale = static_cast<float>(w.scales.front());
     } else {

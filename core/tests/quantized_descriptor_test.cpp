@@ -159,6 +159,66 @@ TEST(QuantizedDescriptor, PerChannelZeroPointsDrawnOrGiven) {
     refuses("qconv:c=3,o=2,in=4,k=3,szp=oc", "szp");                 // src's channels are the input channels
 }
 
+// Per-output-channel weights zero points (ONNX QLinearConv's and ConvInteger's w_zero_point of shape [M]): wzp=oc drawn
+// or a list of out_channels values, each in the weights' range; they print and read back, and the accumulator check
+// assumes the farthest one.
+TEST(QuantizedDescriptor, PerOutputChannelWeightsZeroPoints) {
+    const auto drawn = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,wzp=oc");
+    EXPECT_TRUE(drawn.per_channel_weights_zero_points);
+    EXPECT_TRUE(drawn.weights_zero_points.empty());
+    EXPECT_NE(to_string(drawn).find(",wzp=oc,"), std::string::npos) << to_string(drawn);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(drawn)), drawn);
+    EXPECT_EQ(drawn.largest_product(), 255 * 255);  // a drawn weights zero point may be -128 or 127
+    const auto given = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:u8:u8,wzp=3:250");
+    EXPECT_EQ(given.weights_zero_points, (std::vector<std::int32_t>{3, 250}));
+    EXPECT_NE(to_string(given).find(",wzp=3:250,"), std::string::npos) << to_string(given);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(given)), given);
+    EXPECT_EQ(given.largest_product(), 255 * 252);  // u8 src 0..255 (szp=0) times w - 3 down to -3, up to 252
+    const auto refuses = [](const char* text, const char* key, const char* rule) {
+        try {
+            parse_quantized_descriptor(text);
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), key) << text;
+            EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << text << ": " << e.what();
+            return;
+        }
+        ADD_FAILURE() << text << " was accepted";
+    };
+    refuses("qconv:c=3,o=2,in=4,k=3,wzp=1:2:3", "wzp", "one per channel (2)");       // three for two output channels
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,wzp=1:128", "wzp", "s8 [-128, 127]");  // outside s8
+    refuses("qconv:c=3,o=2,in=4,k=3,wzp=ic", "wzp", "an integer");                   // the weights' channels are outputs
+    refuses("qconv:c=3,o=2,in=4,k=3,wzp=1:x", "wzp", "an integer");
+    // drawn ones leave less room in s32: 40960 products of 255 * 255 can leave it, with a per-tensor zero point not
+    EXPECT_NO_THROW(parse_quantized_descriptor("qconv:c=4096,o=2,in=10,k=10,dt=u8:s8:u8"));
+    refuses("qconv:c=4096,o=2,in=10,k=10,dt=u8:s8:u8,wzp=oc", "c/k", "can leave s32");
+}
+
+// zpt=s32 (oneDNN's zero points are s32 attributes): a zero point outside its tensor's type is valid and prints back;
+// without it the type's range is the rule (ONNX, TFLite), and the key takes type or s32 only.
+TEST(QuantizedDescriptor, S32ZeroPointsLieOutsideTheirTypes) {
+    const auto onednn = parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,zpt=s32,szp=-2,wzp=200,dzp=300");
+    EXPECT_TRUE(onednn.s32_zero_points);
+    EXPECT_EQ(onednn.src_zero_point, -2);
+    EXPECT_NE(to_string(onednn).find(",zpt=s32,"), std::string::npos) << to_string(onednn);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(onednn)), onednn);
+    EXPECT_EQ(onednn.largest_product(), 257 * 328);  // |x + 2| up to 257, |w - 200| up to 328
+    EXPECT_EQ(to_string(parse_quantized_descriptor("qconv:c=3,o=2,in=4,k=3,zpt=type,szp=2")).find("zpt"), std::string::npos);
+    const auto refuses = [](const char* text, const char* key, const char* rule) {
+        try {
+            parse_quantized_descriptor(text);
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), key) << text;
+            EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << text << ": " << e.what();
+            return;
+        }
+        ADD_FAILURE() << text << " was accepted";
+    };
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,szp=-2", "szp", "src's range u8 [0, 255]");
+    refuses("qconv:c=3,o=2,in=4,k=3,dt=u8:s8:u8,zpt=type,dzp=300", "dzp", "dst's range u8 [0, 255]");
+    refuses("qconv:c=3,o=2,in=4,k=3,zpt=s16", "zpt", "s32");
+    refuses("qconv:c=3,o=2,in=4,k=3,zpt=s32,szp=2147483648", "szp", "32-bit integer");
+}
+
 // acc=f32 (an ONNX QDQ model's f32 sum): printed after bdt, read back, judged as the general output; an s32 dst and
 // a value other than s32/f32 are refused, naming the key.
 TEST(QuantizedDescriptor, F32AccumulationPrintsAndReadsBack) {

@@ -50,7 +50,8 @@ TEST(BenchdnnInt8, CasesAreQuantizedDescriptorsOrSkippedWithTheirReason) {
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=relu+sum:0.5", nullptr},
         {"post_ops", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,dsc=0.5,dzp=3,po=prelu:per_oc", nullptr},  // prelu on int8
         {"backward", nullptr, "--dir=BWD_D: an int8 backward pass"},
-        {"zero_point_range", nullptr, "--dt/--attr-scales/--attr-zero-points: szp=300"},
+        // oneDNN's zero points are s32 attributes: 300 on a u8 src is read as it is, the case saying so (zpt=s32)
+        {"zero_point_range", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8,zpt=s32,szp=300", nullptr},
         {"fpmath", "qconv:n=2,c=4,o=4,in=5x5,k=3x3,dt=u8:s8:u8", nullptr},  // fpmath applies to floating-point primitives only
         {"fpmath", nullptr, "--attr-fpmath=bf16:true: applied to an integer primitive"},
     };

@@ -85,20 +85,26 @@ QuantizedPlan::QuantizedPlan(const QuantizedDescriptor& q, std::span<const float
     if (weights_scales.size() != 1 && static_cast<i64>(weights_scales.size()) != d.out_channels)
         throw ConvError("weights_scales", std::to_string(weights_scales.size()), "one, or one per output channel");
     if ((q.per_channel_src_zero_points && q.src_zero_points.empty()) ||
-        (q.per_channel_dst_zero_points && q.dst_zero_points.empty()))
-        throw ConvError(q.src_zero_points.empty() ? "szp" : "dzp", "drawn per channel",
-                        "a plan takes its per-channel zero points given (szp=a:b:..., dzp=a:b:...)");
+        (q.per_channel_dst_zero_points && q.dst_zero_points.empty()) ||
+        (q.per_channel_weights_zero_points && q.weights_zero_points.empty()))
+        throw ConvError(q.per_channel_src_zero_points && q.src_zero_points.empty()   ? "szp"
+                        : q.per_channel_dst_zero_points && q.dst_zero_points.empty() ? "dzp"
+                                                                                     : "wzp",
+                        "drawn per channel", "a plan takes its per-channel zero points given (szp=a:b:..., wzp=..., dzp=...)");
     impl_ = std::make_unique<Impl>(q);
     Impl& m = *impl_;
     const detail::QuantizedGeometry& g = m.g;
-    // weights in the filter format (OIX: [O][I/G][taps], XIO: [taps][I/G][O]) -> [O][taps][I/G] minus wzp
+    // weights in the filter format (OIX: [O][I/G][taps], XIO: [taps][I/G][O]) -> [O][taps][I/G] minus wzp (output
+    // channel o's, per tensor or per output channel)
     m.weights.resize(static_cast<std::size_t>(g.O * g.taps * g.ICg));
     for (i64 o = 0; o < g.O; ++o)
-        for (i64 i = 0; i < g.ICg; ++i)
+        for (i64 i = 0, zw = q.per_channel_weights_zero_points ? q.weights_zero_points[static_cast<std::size_t>(o)]
+                                                                : q.weights_zero_point;
+             i < g.ICg; ++i)
             for (i64 t = 0; t < g.taps; ++t) {
                 const i64 from = d.filter_format == FilterFormat::oix ? (o * g.ICg + i) * g.taps + t : (t * g.ICg + i) * g.O + o;
                 m.weights[static_cast<std::size_t>((o * g.taps + t) * g.ICg + i)] =
-                    static_cast<std::int16_t>(load(weights, q.weights, from) - q.weights_zero_point);
+                    static_cast<std::int16_t>(load(weights, q.weights, from) - zw);
             }
     std::vector<double> multipliers;
     for (i64 o = 0; o < g.O; ++o) {

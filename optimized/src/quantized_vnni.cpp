@@ -56,7 +56,8 @@ QuantizedGeometry::QuantizedGeometry(const QuantizedDescriptor& q) {
 std::string why_not_vnni(const QuantizedDescriptor& q) {
     if (q.src == IntegerType::s32) return "an s32 src";
     if (q.weights != IntegerType::s8) return "u8 weights (VPDPBUSD multiplies u8 by s8)";
-    if (q.weights_zero_point != 0) return "a weights zero point";
+    if (q.weights_zero_point != 0 || q.per_channel_weights_zero_points) return "a weights zero point";
+    if (q.s32_zero_points) return "a zero point outside its tensor's type (the byte paths fill the padding with it)";
     if (q.per_channel_src_zero_points || q.per_channel_dst_zero_points)
         return "per-channel zero points (the int16 path subtracts each input channel's)";
     if (!cpu_has_avx512_vnni())

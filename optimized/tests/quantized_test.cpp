@@ -56,7 +56,9 @@ std::string first_mismatch(const QuantizedDescriptor& q, const std::vector<float
     std::vector<unsigned char> src_bytes(src.size()), weight_bytes(weights.size());
     for_each_element(d, TensorRole::src, [&](std::int64_t flat, std::int64_t at) { store(src_bytes, q.src, at, src[flat]); });
     for_each_element(d, TensorRole::weights, [&](std::int64_t flat, std::int64_t at) { store(weight_bytes, q.weights, at, weights[flat]); });
-    const std::vector<std::int32_t> szp{q.src_zero_point}, wzp{q.weights_zero_point};
+    const std::vector<std::int32_t> szp{q.src_zero_point};
+    const std::vector<std::int32_t> wzp = q.per_channel_weights_zero_points ? q.weights_zero_points
+                                                                            : std::vector<std::int32_t>{q.weights_zero_point};
     const auto sums = reference::integer_convolution_sum(d, {src, weights, bias, szp, wzp});
     if (!reference::fits_int32_accumulator(sums)) return "overflow";
     const auto m = reference::output_multipliers(q, scales);
@@ -95,6 +97,12 @@ RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
     // half the cases without a weights zero point: the VNNI path's (quantized_vnni.hpp) where the weights are s8
     if (*rc::gen::arbitrary<bool>())
         q.weights_zero_point = static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.weights), highest(q.weights) + 1));
+    // a quarter with one weights zero point per output channel (ABI 1.8), given
+    q.per_channel_weights_zero_points = *rc::gen::inRange(0, 4) == 0;
+    for (std::int64_t o = 0; q.per_channel_weights_zero_points && o < q.conv.out_channels; ++o)
+        q.weights_zero_points.push_back(
+            static_cast<std::int32_t>(*rc::gen::inRange<std::int64_t>(lowest(q.weights), highest(q.weights) + 1)));
+    if (q.per_channel_weights_zero_points) q.weights_zero_point = 0;
     q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
     if (q.dst != IntegerType::s32) {
         q.src_scale = std::ldexp(float(*rc::gen::inRange(1, 16)), -*rc::gen::inRange(0, 6));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "convcheck/plugin.h"
@@ -39,6 +40,30 @@ inline int32_t dst_zero_point(const convcheck_quantization& q, int64_t oc) {
     return per_channel_zero_points(q) && q.dst_zero_point_count > 1 ? q.dst_zero_points[oc] : q.dst_zero_point;
 }
 
+// True when q has per-output-channel weights zero points (ABI 1.8: a count above 1, struct_size covering it).
+inline bool per_channel_weights_zero_points(const convcheck_quantization& q) {
+    return q.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, weights_zero_points) &&
+           q.weights_zero_point_count > 1;
+}
+// Output channel oc's weights zero point (per tensor or per output channel).
+inline int32_t weights_zero_point(const convcheck_quantization& q, int64_t oc) {
+    return per_channel_weights_zero_points(q) ? q.weights_zero_points[oc] : q.weights_zero_point;
+}
+
+// True when a zero point of q lies outside its tensor's type (ABI 1.8: oneDNN's s32 zero points, qconv zpt=s32), e.g.
+// a src zero point of -2 on a U8 src. A float dst's zero point is never outside (its type holds any).
+inline bool zero_points_outside_types(const convcheck_conv_desc& d, const convcheck_quantization& q) {
+    const TensorDtypes t = tensor_dtypes(d);
+    const auto outside = [](int32_t dtype, int64_t z) {
+        return (dtype == CONVCHECK_U8 && (z < 0 || z > 255)) || (dtype == CONVCHECK_S8 && (z < -128 || z > 127));
+    };
+    for (int64_t c = 0; c < d.in_channels; ++c)
+        if (outside(t.src, src_zero_point(q, c))) return true;
+    for (int64_t oc = 0; oc < d.out_channels; ++oc)
+        if (outside(t.weights, weights_zero_point(q, oc)) || outside(t.dst, dst_zero_point(q, oc))) return true;
+    return false;
+}
+
 // True for the float dtypes a quantized dst may have (ABI 1.7): CONVCHECK_F32, BF16, F16.
 inline bool is_float_dst_dtype(int32_t dtype) {
     return dtype == CONVCHECK_F32 || dtype == CONVCHECK_BF16 || dtype == CONVCHECK_F16;
@@ -58,7 +83,9 @@ enum QuantizedTakes : unsigned {
     kQuantizedF32Bias = 1u,           // an F32 bias added after the scales, with a U8 or S8 dst (1.6)
     kQuantizedGeneralOutput = 2u,     // 1.7's general output: a float dst, a rounded s32 dst, post-ops (an F32 bias
                                       // with any dst too)
-    kQuantizedChannelZeroPoints = 4u  // 1.7's per-channel src and dst zero points
+    kQuantizedChannelZeroPoints = 4u, // 1.7's per-channel src and dst zero points
+    kQuantizedWeightsZeroPoints = 8u, // 1.8's per-output-channel weights zero points
+    kQuantizedS32ZeroPoints = 16u     // 1.8's zero points outside their tensors' types (oneDNN's s32 zero points)
 };
 
 // The rules of a quantized case a plugin takes: ABI 1.5's, and what `takes` (QuantizedTakes) adds. True when d is a
@@ -68,6 +95,8 @@ inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why,
     const bool general = (takes & kQuantizedGeneralOutput) != 0;
     const bool f32_bias = general || (takes & kQuantizedF32Bias) != 0;
     const bool channel_zero_points = (takes & kQuantizedChannelZeroPoints) != 0;
+    const bool weights_zero_points = (takes & kQuantizedWeightsZeroPoints) != 0;
+    const bool s32_zero_points = (takes & kQuantizedS32ZeroPoints) != 0;
     const TensorDtypes t = tensor_dtypes(d);
     const convcheck_quantization* q = quantization_of(d);
     if (!is_integer_dtype(t.src) && !is_integer_dtype(t.weights) && !is_integer_dtype(t.dst) && q == nullptr)
@@ -99,6 +128,11 @@ inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why,
                "s32 dst is the accumulator";
     else if (per_channel_zero_points(*q) && !channel_zero_points)
         *why = "src or dst zero points per channel (the plugin takes one zero point per tensor)";
+    else if (per_channel_weights_zero_points(*q) && !weights_zero_points)
+        *why = "weights zero points per output channel (the plugin takes one weights zero point per tensor)";
+    else if (!s32_zero_points && zero_points_outside_types(d, *q))
+        *why = "a zero point outside its tensor's type (oneDNN's s32 zero points; the plugin takes zero points its "
+               "tensors' types hold)";
     return true;
 }
 
@@ -119,19 +153,25 @@ bool quantized_case_taking(const convcheck_conv_desc& d, std::string* why) {
 //   kQuantizedF32Bias            an F32 bias added after the scales, with a U8 or S8 dst (quantization.h);
 //   kQuantizedGeneralOutput      1.7's general output: a float dst, a rounded s32 dst, post-ops beside the
 //                                quantization, an F32 bias with any dst (implies kQuantizedF32Bias);
-//   kQuantizedChannelZeroPoints  1.7's per-channel src and dst zero points (src_zero_point(q, c), dst_zero_point(q, oc)).
+//   kQuantizedChannelZeroPoints  1.7's per-channel src and dst zero points (src_zero_point(q, c), dst_zero_point(q, oc));
+//   kQuantizedWeightsZeroPoints  1.8's per-output-channel weights zero points (weights_zero_point(q, oc));
+//   kQuantizedS32ZeroPoints      1.8's zero points outside their tensors' types (any s32 value: oneDNN's).
 // add_quantized<Prepare>(true) is add_quantized<Prepare>(kQuantizedF32Bias), as in 1.6.
+// The gate of `takes`: one instantiation of quantized_case_taking per value.
+template <unsigned... Takes>
+QuantizedGate gate_of(unsigned takes, std::integer_sequence<unsigned, Takes...>) {
+    static constexpr QuantizedGate kGates[] = {quantized_case_taking<Takes>...};
+    return kGates[takes];
+}
+
 template <PrepareFn Prepare>
 void add_quantized(unsigned takes = 0) {
-    static constexpr QuantizedGate kGates[8] = {
-        quantized_case_taking<0>, quantized_case_taking<1>, quantized_case_taking<2>, quantized_case_taking<3>,
-        quantized_case_taking<4>, quantized_case_taking<5>, quantized_case_taking<6>, quantized_case_taking<7>};
-    quantized_gate<PrepareTag<Prepare>> = kGates[takes & 7u];
+    quantized_gate<PrepareTag<Prepare>> = gate_of(takes & 31u, std::make_integer_sequence<unsigned, 32>{});
 }
 
 // A plan's own copy of a case's quantization, its weights scales and per-channel zero points: the runner's are valid
 // as the descriptor, during conv_prepare only (a plan must not keep pointers into them). Its `next` is NULL; its
-// zero-point counts are 1.7's (1 where the runner's struct_size does not cover them).
+// zero-point counts are 1.7's and 1.8's (1 where the runner's struct_size does not cover them).
 struct QuantizationCopy {
     explicit QuantizationCopy(const convcheck_quantization& from)
         : q(from), scales(from.weights_scales, from.weights_scales + from.weights_scale_count) {
@@ -141,6 +181,8 @@ struct QuantizationCopy {
             if (from.dst_zero_point_count > 1)
                 dst_zero_points.assign(from.dst_zero_points, from.dst_zero_points + from.dst_zero_point_count);
         }
+        if (per_channel_weights_zero_points(from))
+            weights_zero_points.assign(from.weights_zero_points, from.weights_zero_points + from.weights_zero_point_count);
         q.header.struct_size = sizeof(q);
         q.header.next = nullptr;
         q.weights_scales = scales.data();
@@ -148,12 +190,14 @@ struct QuantizationCopy {
         q.src_zero_points = src_zero_points.empty() ? nullptr : src_zero_points.data();
         q.dst_zero_point_count = dst_zero_points.empty() ? 1 : static_cast<int64_t>(dst_zero_points.size());
         q.dst_zero_points = dst_zero_points.empty() ? nullptr : dst_zero_points.data();
+        q.weights_zero_point_count = weights_zero_points.empty() ? 1 : static_cast<int64_t>(weights_zero_points.size());
+        q.weights_zero_points = weights_zero_points.empty() ? nullptr : weights_zero_points.data();
     }
     QuantizationCopy(const QuantizationCopy&) = delete;
     QuantizationCopy& operator=(const QuantizationCopy&) = delete;
     convcheck_quantization q;
     std::vector<float> scales;
-    std::vector<int32_t> src_zero_points, dst_zero_points;
+    std::vector<int32_t> src_zero_points, dst_zero_points, weights_zero_points;
 };
 
 // One integer element at an element offset.

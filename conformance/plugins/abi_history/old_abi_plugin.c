@@ -97,6 +97,14 @@ static convcheck_error* conv_query(convcheck_plugin* p, const convcheck_conv_des
     out->supported = d->dtype == CONVCHECK_F32 && d->data_format == CONVCHECK_NCX && d->filter_format == CONVCHECK_OIX &&
                      d->rank >= 1 && d->rank <= 3;
     snprintf(out->reason, sizeof(out->reason), "%s", out->supported ? "" : "f32, NCX, OIX, ranks 1-3 only");
+#if CONVCHECK_ABI_MINOR >= 2
+    /* The 1.2 rule: a plugin declines a chain whose tags it does not know; this one knows none (a 1.7 build is sent
+     * the scales extension of a float convolution, which 1.7 defines). */
+    if (out->supported && d->struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next) && d->next != NULL) {
+        out->supported = 0;
+        snprintf(out->reason, sizeof(out->reason), "an extension this plugin does not know: tag %d", (int)d->next->tag);
+    }
+#endif
     return NULL;
 }
 

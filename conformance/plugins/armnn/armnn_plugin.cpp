@@ -239,7 +239,8 @@ convcheck_error* conv_transposed_execute(convcheck_plugin* plugin, const convche
 const convcheck_api api = [] {
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
-    support::add_quantized<prepare>();
+    // per-output-channel weights zero points (ABI 1.8) reach the query, which declines them in the library's words
+    support::add_quantized<prepare>(support::kQuantizedWeightsZeroPoints);
     support::add_post_ops<prepare>(post_ops_accepts);
     support::add_conv_transposed<conv_transposed_query, conv_transposed_execute>(a);
     return a;

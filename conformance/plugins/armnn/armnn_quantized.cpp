@@ -68,6 +68,9 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
         return "Arm NN 20.08 has no grouped convolution: Convolution2dDescriptor has no groups, and "
                "DepthwiseConvolution2d computes groups = C only (here groups = " + std::to_string(d.groups) +
                ", C = " + std::to_string(d.in_channels) + ")";
+    if (support::per_channel_weights_zero_points(q))
+        return "Arm NN 20.08's TensorInfo holds one quantization offset per tensor (per-axis quantization holds "
+               "scales and no offsets), not a weights zero point per output channel";
     if (q.weights_scale_count > 1) {
         if (d.weights_dtype != CONVCHECK_S8 || q.weights_zero_point != 0)
             return "Arm NN 20.08 quantizes weights per axis as QSymmS8 only (symmetric s8, no offset: TensorInfo's "

@@ -271,7 +271,8 @@ const convcheck_api api = [] {
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // declined in ATen's words at query
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
-    support::add_quantized<prepare>();
+    // per-output-channel weights zero points (ABI 1.8): a per_channel_affine qint8 tensor on QNNPACK (quint8 src)
+    support::add_quantized<prepare>(support::kQuantizedWeightsZeroPoints);
     support::add_post_ops<prepare>(convcheck_libtorch::post_ops_accepts);
     support::add_backward<prepare, conv_query, backward_execute>(a);  // the same query: ATen's limits are the same
     support::add_conv_transposed<convcheck_libtorch::transposed_query, convcheck_libtorch::transposed_execute>(a);

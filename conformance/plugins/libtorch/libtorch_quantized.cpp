@@ -7,7 +7,9 @@
 //               XNNPACK's qs8/qc8 operators, apply_impl_xnnp); weights qint8 (QNNPACK adds 128 to them and to
 //               their zero points); dst the src's type (the op returns the activation's type). No s32 dst.
 //   zero points the tensors' own: src per tensor (QNNPACK's padding buffer holds it, so padding taps add 0), weights
-//               per tensor (per channel when the scales are: the same value in each), dst per tensor.
+//               per tensor (per channel when the scales are: the same value in each), or per output channel
+//               (ABI 1.8: per_channel_affine, each channel's own, with the scale per tensor repeated where it is
+//               one; quint8 src only), dst per tensor.
 //   scales      the weights per tensor (per_tensor_affine) or per output channel (per_channel_affine, axis 0);
 //               QNNPACK forms M(oc) = f32(src_scale * weights_scale(oc) / dst_scale) (generate_requantization_scales).
 //   bias        PyTorch takes a float bias and quantizes it itself at each new input scale
@@ -93,6 +95,9 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
     if (d.src_dtype == CONVCHECK_S8 && d.rank == 3)
         return "PyTorch sends qint8 activations to XNNPACK, which it does not use in 3-D: quantized::conv3d raises "
                "\"quantized::conv (xnnpack): Unsupported conv config for dtype KQInt8\"";
+    if (d.src_dtype == CONVCHECK_S8 && support::per_channel_weights_zero_points(q))
+        return "PyTorch's XNNPACK path (qint8 activations) takes no weights zero point: per channel it ignores it "
+               "(measured), not one weights zero point per output channel";
     if (d.src_dtype == CONVCHECK_S8 && q.weights_zero_point != 0)
         return "PyTorch's XNNPACK path (qint8 activations) takes no weights zero point: per tensor it raises \"XNNPACK "
                "Q[SC]8 conv kernels expects kernel zero point to be zero\", per channel it ignores it (measured), not "
@@ -164,10 +169,16 @@ at::Tensor padded_src(const Geometry& g, const at::Tensor& src, int32_t zero_poi
 // The qint8 weights tensor: per_tensor_affine, or per_channel_affine on axis 0 (with the zero point in each channel).
 at::Tensor quantized_weights(const convcheck_conv_desc& d, const convcheck_quantization& q, const Geometry& g, const void* data) {
     const at::Tensor w = over(data, g.wei_dims, support::weights_order(d), at::kChar);
-    if (q.weights_scale_count == 1) return at::_make_per_tensor_quantized_tensor(w, q.weights_scales[0], q.weights_zero_point);
-    std::vector<double> scales(q.weights_scales, q.weights_scales + q.weights_scale_count);
-    return at::_make_per_channel_quantized_tensor(w, at::tensor(scales, at::kDouble),
-                                                  at::full({d.out_channels}, q.weights_zero_point, at::kLong), 0);
+    const bool zero_points = support::per_channel_weights_zero_points(q);  // ABI 1.8: one per output channel
+    if (q.weights_scale_count == 1 && !zero_points)
+        return at::_make_per_tensor_quantized_tensor(w, q.weights_scales[0], q.weights_zero_point);
+    std::vector<double> scales;
+    std::vector<int64_t> points;
+    for (int64_t oc = 0; oc < d.out_channels; ++oc) {
+        scales.push_back(support::weights_scale(q, oc));
+        points.push_back(support::weights_zero_point(q, oc));
+    }
+    return at::_make_per_channel_quantized_tensor(w, at::tensor(scales, at::kDouble), at::tensor(points, at::kLong), 0);
 }
 
 // The float bias that PyTorch quantizes to the case's int32 bias: quantized::convNd quantizes its float bias with
@@ -175,7 +186,7 @@ at::Tensor quantized_weights(const convcheck_conv_desc& d, const convcheck_quant
 // f32 nearest b * scale and moves by one f32 step towards b until that very function gives b.
 at::Tensor float_bias(const convcheck_conv_desc& d, const convcheck_quantization& q, const at::Tensor& weights,
                       const int32_t* bias) {
-    const bool per_channel = q.weights_scale_count != 1;
+    const bool per_channel = q.weights_scale_count != 1 || support::per_channel_weights_zero_points(q);  // the tensor's qscheme
     std::vector<float> values;
     for (int64_t oc = 0; oc < d.out_channels; ++oc)
         values.push_back(static_cast<float>(double(bias[oc]) * (double(support::weights_scale(q, oc)) * double(q.src_scale))));

@@ -303,7 +303,8 @@ const convcheck_api api = [] {
     takes_mixed_dtypes<PrepareTag<prepare>> = true;
     add_conv<prepare>(a, conv_query);
     // ABI 1.7's general output and per-channel src and dst zero points too; conv_query declines what it lacks
-    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
+    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints | kQuantizedWeightsZeroPoints |
+                           kQuantizedS32ZeroPoints);
     add_post_ops<prepare>(convcheck::mutants::float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7)
     // a float case's scales (ABI 1.7; mutants_conv.cpp's store): every form
     add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });

@@ -120,7 +120,11 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
     using namespace convcheck_plugin_support;
     const TensorDtypes t = tensor_dtypes(desc);
     const Problem p(desc, m);
-    const std::int64_t zw = q.weights_zero_point;
+    // output channel oc's weights zero point (per tensor or per output channel, ABI 1.8), or the mutant's: the output
+    // channel within its group
+    const auto weights_zp = [&](long long oc) -> std::int64_t {
+        return weights_zero_point(q, m == M::q_weights_zero_point_in_group ? oc % (desc.out_channels / desc.groups) : oc);
+    };
     // input channel c's src zero point (per tensor or per channel, ABI 1.7), or the mutant's: output channel oc's
     const auto src_zp = [&](long long c, long long oc) -> std::int64_t {
         return src_zero_point(q, m == M::q_src_zero_point_by_oc ? oc % desc.in_channels : c);
@@ -133,7 +137,9 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
     const convcheck_post_ops* ops = chain_post_ops(desc);
     const bool float_dst = t.dst == CONVCHECK_F32, general = float_dst || ops != nullptr;
     const bool one_src_zp = !per_channel_zero_points(q) || q.src_zero_point_count == 1;
-    const bool pairs = (m == M::q_s16_pairs && u8_s8) || (m == M::honest_s16_pairs && u8_s8 && zw == 0 && one_src_zp);
+    const bool one_zero_weights_zp = !per_channel_weights_zero_points(q) && q.weights_zero_point == 0;
+    const bool pairs =
+        (m == M::q_s16_pairs && u8_s8) || (m == M::honest_s16_pairs && u8_s8 && one_zero_weights_zp && one_src_zp);
     // tap kx of output pixel y: false in the padding, else its input pixel's flat offset in *xs
     const auto tap_source = [&p](const Dims& y, long long kx, long long* xs) {
         const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
@@ -150,6 +156,7 @@ void compute_quantized(const convcheck_conv_desc& desc, const convcheck_quantiza
             for (long long o = 0; o < p.out_spatial; ++o) {
                 const Dims y{o / (p.out[1] * p.out[2]), (o / p.out[2]) % p.out[1], o % p.out[2]};
                 const long long g = oc / p.OCg;
+                const std::int64_t zw = weights_zp(oc);
                 std::int64_t acc = 0, raw = 0;
                 for (long long kx = 0; pairs && kx < p.k_spatial; ++kx) {  // tap by tap, channel pair by pair
                     long long xs = 0;

@@ -71,6 +71,9 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
     if (d.filter_format != CONVCHECK_OIX && d.filter_format != CONVCHECK_XIO)
         return "the onednn plugin describes OIX and XIO weights only";
     if (d.weights_dtype != CONVCHECK_S8) return "oneDNN's int8 convolution takes s8 weights, not u8";
+    if (support::per_channel_weights_zero_points(q))
+        return "oneDNN 2.6's convolution takes zero points for src and dst only (primitive_attr::set_zero_points; a "
+               "weights zero point only as a common 0 on CPU), not one weights zero point per output channel";
     if (q.weights_zero_point != 0)
         return "oneDNN 2.x convolution takes zero points for src and dst only (primitive_attr::set_zero_points), "
                "not weights_zero_point " + std::to_string(q.weights_zero_point);

@@ -44,6 +44,9 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
         return "OpenCV 4.6 dnn's int8 convolution (ConvolutionInt8) takes s8 src, weights and dst only (CV_8S), not " +
                std::string(support::dtype_name(d.src_dtype)) + ":" + support::dtype_name(d.weights_dtype) + ":" +
                support::dtype_name(d.dst_dtype);
+    if (support::per_channel_weights_zero_points(q))
+        return "OpenCV 4.6 dnn's ConvolutionInt8 takes no weights zero point (symmetric s8 weights), not one per "
+               "output channel";
     if (q.weights_zero_point != 0)
         return "OpenCV 4.6 dnn's ConvolutionInt8 takes no weights zero point (symmetric s8 weights), not " +
                std::to_string(q.weights_zero_point);

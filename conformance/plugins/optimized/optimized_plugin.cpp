@@ -305,6 +305,17 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
             if (const std::string why = opt::why_layout_unsupported(c.q.conv); !why.empty())
                 return unsupported(out, "quantized convolution: " + why);
             if (const std::string why = general_unsupported(c.q); !why.empty()) return unsupported(out, why);
+            // zpt=s32 (ABI 1.8): the int16 path holds x - zero point in 16 bits
+            const auto farthest = [](const std::vector<std::int32_t>& points, std::int32_t one, convcheck::IntegerType t) {
+                std::int64_t most = 0;
+                for (std::int64_t z : points.empty() ? std::vector<std::int32_t>{one} : points)
+                    most = std::max({most, convcheck::highest(t) - z, z - convcheck::lowest(t)});
+                return most;
+            };
+            if (farthest(c.q.src_zero_points, c.q.src_zero_point, c.q.src) > 32767 ||
+                farthest(c.q.weights_zero_points, c.q.weights_zero_point, c.q.weights) > 32767)
+                return unsupported(out, "quantized convolution: a zero point so far outside its tensor's type that x - zero "
+                                        "point leaves the optimized plan's int16");
             return supported(out);
         }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
@@ -552,7 +563,8 @@ const convcheck_api api = [] {
     takes_mixed_dtypes<PrepareTag<prepare>> = true;  // forward: widened to f32, dst rounded once (dense_form)
     add_conv<prepare>(a, conv_query);
     // ABI 1.5: QuantizedPlan; 1.7's general output (general_unsupported) and per-channel zero points on its int16 path
-    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
+    add_quantized<prepare>(kQuantizedGeneralOutput | kQuantizedChannelZeroPoints | kQuantizedWeightsZeroPoints |
+                           kQuantizedS32ZeroPoints);
     add_post_ops<prepare>(float_post_ops_unsupported);  // a float case's chain (ABI 1.6/1.7), widened
     // a float case's scales (ABI 1.7), every form, widened: applied in double to the f32 sum (Plan::run)
     add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });

@@ -262,7 +262,8 @@ const convcheck_api api = [] {
     // ABI 1.7: a float case's scales, every form (from_abi reads them)
     add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });
     // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points
-    add_quantized<prepare>(kQuantizedF32Bias | kQuantizedGeneralOutput | kQuantizedChannelZeroPoints);
+    add_quantized<prepare>(kQuantizedF32Bias | kQuantizedGeneralOutput | kQuantizedChannelZeroPoints |
+                           kQuantizedWeightsZeroPoints | kQuantizedS32ZeroPoints);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -48,8 +48,9 @@ struct QuantizedPlan : convcheck_conv_plan {
             bias.push_back(q.f32_bias ? 0 : static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
             if (q.f32_bias) f32_bias.push_back(static_cast<const float*>(args.bias)[o]);
         }
-        const std::vector<std::int32_t> wzp{q.weights_zero_point};  // src's per tensor or per input channel (1.7)
-        const ref::IntegerSums sums = ref::integer_convolution_sum(d, {src, weights, bias, c.src_zero_points, wzp});
+        // src's zero points per tensor or per input channel (1.7), the weights' per tensor or per output channel (1.8)
+        const ref::IntegerSums sums =
+            ref::integer_convolution_sum(d, {src, weights, bias, c.src_zero_points, c.weights_zero_points});
         if (!ref::fits_int32_accumulator(sums))
             throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "an s32 accumulator would overflow (the case is invalid)");
         const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);

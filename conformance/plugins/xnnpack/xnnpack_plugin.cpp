@@ -391,7 +391,8 @@ const convcheck_api api = [] {
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // declined in XNNPACK's words at query
     convcheck_api a = support::basic_api(create, destroy, describe);
     support::add_conv<prepare>(a, conv_query);
-    support::add_quantized<prepare>();
+    // per-output-channel weights zero points (ABI 1.8) reach the query, which declines them in the library's words
+    support::add_quantized<prepare>(support::kQuantizedWeightsZeroPoints);
     support::add_post_ops<prepare>(convcheck_xnnpack::post_ops_accepts);
     support::add_conv_transposed<convcheck_xnnpack::transposed_query, transposed_execute>(a);
     return a;

@@ -33,6 +33,9 @@ enum class Kind { qs8, qc8, qu8 };
 std::string kind_of(const convcheck_conv_desc& d, const convcheck_quantization& q, Kind* kind) {
     if (const std::string why = support::dense_only(d, "XNNPACK"); !why.empty()) return why;
     if (d.rank == 3) return "XNNPACK has no 3-D convolution (xnnpack.h: xnn_create_convolution2d_nhwc_* only)";
+    if (support::per_channel_weights_zero_points(q))
+        return "XNNPACK's quantized convolution takes one kernel_zero_point (xnn_create_convolution2d_nhwc_qu8; qs8 and "
+               "qc8 none), not one per output channel";
     for (int a = 0; a < d.rank; ++a)
         if (d.pads_begin[a] < 0 || d.pads_end[a] < 0) return "a negative pad: XNNPACK's pads are unsigned (declined)";
     if (d.src_dtype == CONVCHECK_S8 && d.weights_dtype == CONVCHECK_S8 && d.dst_dtype == CONVCHECK_S8) {

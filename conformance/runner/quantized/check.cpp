@@ -105,6 +105,13 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     if (q.general_output() && info.abi_major == 1 && info.abi_minor < 7)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has no float dst, rounded s32 dst or post-ops for a quantized case (ABI 1.7, quantization.h)";
+    if (q.per_channel_weights_zero_points && info.abi_major == 1 && info.abi_minor < 8)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has one weights zero point per tensor (per-output-channel weights zero points: ABI 1.8, "
+               "quantization.h)";
+    if (q.s32_zero_points && info.abi_major == 1 && info.abi_minor < 8)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has zero points in their tensors' types (s32 zero points, zpt=s32: ABI 1.8, quantization.h)";
     const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_dtype(t))) != 0; };
     for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}})
         if (!claims(type)) return "the plugin does not claim dtype " + std::string(to_string(type)) + " (" + tensor + ")";
@@ -144,7 +151,7 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     if (!c.vector_dir.empty() && declined("quantized convolution has no stored vectors in the runner yet", r)) return;
     const QuantizedData data = quantized_data(q, c.seed, c.fill == accuracy::Fill::ties);
     const std::vector<std::int32_t>& szp = data.src_zero_points;  // one, or one per input channel
-    const std::vector<std::int32_t> wzp{q.weights_zero_point};
+    const std::vector<std::int32_t>& wzp = data.weights_zero_points;  // one, or one per output channel
     const std::vector<std::int32_t> in_accumulator = data.accumulator_bias();  // zeros for an f32 bias
     const reference::IntegerSums sums =
         reference::integer_convolution_sum(d, {data.src, data.weights, in_accumulator, szp, wzp});
@@ -155,8 +162,8 @@ void check_quantized(const Backend& backend, const Case& c, const CheckSettings&
     // weights zero point, one src zero point; elsewhere a backend declaring them is held to the exact sum)
     // (acc=f32: the model sums in f32, not in a declared integer accumulator: held to the exact sum)
     const bool s16_pairs = backend.info.integer_accumulator == CONVCHECK_ACCUMULATOR_S16_PAIRS && !q.f32_accumulation &&
-                           q.src == IntegerType::u8 && q.weights == IntegerType::s8 && q.weights_zero_point == 0 &&
-                           szp.size() == 1;
+                           q.src == IntegerType::u8 && q.weights == IntegerType::s8 && wzp.size() == 1 &&
+                           wzp[0] == 0 && szp.size() == 1;
     const std::vector<std::int64_t> accumulator =
         s16_pairs ? reference::s16_pairs_sum(d, {data.src, data.weights, in_accumulator, szp, wzp}) : sums.acc;
     // a float dst, post-ops or an f32 accumulation: the general output, in bound mode (general.cpp)

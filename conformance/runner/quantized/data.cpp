@@ -63,20 +63,27 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
     };
     data.src_zero_points = zero_points(q.per_channel_src_zero_points, q.src_zero_points, q.src_zero_point, d.in_channels, q.src);
     data.dst_zero_points = zero_points(q.per_channel_dst_zero_points, q.dst_zero_points, q.dst_zero_point, d.out_channels, q.dst);
+    data.weights_zero_points =  // drawn after the others: a case's src and dst zero points stay those without wzp=oc
+        zero_points(q.per_channel_weights_zero_points, q.weights_zero_points, q.weights_zero_point, d.out_channels, q.weights);
     std::int64_t pixels = 1;  // of one input channel: src's canonical (NCX) element i is in channel (i / pixels) % C
     for (int a = 0; a < d.rank; ++a) pixels *= d.input_size[a];
     const auto src_zero_point = [&](std::int64_t i) {
         return data.src_zero_points.size() == 1 ? data.src_zero_points[0]
                                                 : data.src_zero_points[static_cast<std::size_t>((i / pixels) % d.in_channels)];
     };
-    // each value over its type's range, or within 3 of its zero point (fill=ties)
+    // each value over its type's range, or within 3 of its zero point (fill=ties; a zero point outside the type,
+    // zpt=s32: the type's values nearest it)
     const auto value = [&](IntegerType t, std::int32_t zero_point) {
-        return ties ? draw(std::max<std::int64_t>(lowest(t), zero_point - 3), std::min<std::int64_t>(highest(t), zero_point + 3))
+        const auto inside = [t](std::int64_t v) { return std::clamp<std::int64_t>(v, lowest(t), highest(t)); };
+        return ties ? draw(inside(std::int64_t{zero_point} - 3), inside(std::int64_t{zero_point} + 3))
                     : draw(lowest(t), highest(t));
     };
     for (std::int64_t i = 0; i < d.src_elements(); ++i) data.src.push_back(value(q.src, src_zero_point(i)));
+    const std::int64_t per_output_channel = d.weights_elements() / std::max<std::int64_t>(1, d.out_channels);  // OIX
     for (std::int64_t i = 0; i < d.weights_elements(); ++i)
-        data.weights.push_back(value(q.weights, q.weights_zero_point));
+        data.weights.push_back(value(q.weights, data.weights_zero_points.size() == 1
+                                                    ? data.weights_zero_points[0]
+                                                    : data.weights_zero_points[static_cast<std::size_t>(i / per_output_channel)]));
     // the bias: within what the products leave of s32 (validate keeps products * largest below 2^31), and
     // within +-2^16 (+-8 with ties), about the sums' own size, so that outputs stay inside dst's range
     const std::int64_t room = std::numeric_limits<std::int32_t>::max() - q.products_per_output() * q.largest_product();
@@ -116,7 +123,7 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
     for (std::int64_t i = 0; i < d.dst_elements(); ++i) store(dst.data(), q.dst, i, fill);
 
     // the descriptor with its quantization extension (ABI 1.5): lives through the call
-    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points);
+    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points, data.weights_zero_points);
     ChildOutcome o;
     if (backend.offline) {  // export's or judge's stand-in (offline.hpp)
         o = backend.offline->quantized(abi->desc, src, weights, d.has_bias ? &bias : nullptr, dst);

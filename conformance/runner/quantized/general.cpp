@@ -114,7 +114,8 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
     std::vector<std::int64_t> magnitude;
     const std::int64_t products = q.products_per_output();
     if (q.f32_accumulation) {
-        const std::vector<std::int32_t> wzp{q.weights_zero_point}, in_accumulator = data.accumulator_bias();
+        const std::vector<std::int32_t>& wzp = data.weights_zero_points;
+        const std::vector<std::int32_t> in_accumulator = data.accumulator_bias();
         const reference::IntegerSums sums =
             reference::integer_convolution_sum(d, {data.src, data.weights, in_accumulator, data.src_zero_points, wzp});
         magnitude.resize(n);
@@ -183,7 +184,7 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
     }
 
     // the descriptor: the quantization extension (1.5), the post-ops (1.6) beside it; 1.7's float dst
-    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points);
+    const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points, data.weights_zero_points);
     ChildOutcome o;
     if (backend.offline) {  // export's or judge's stand-in (offline.hpp; it carries no post-ops)
         o = backend.offline->quantized(abi->desc, src, weights, d.has_bias ? &bias : nullptr, dst);

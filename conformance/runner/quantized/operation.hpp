@@ -49,6 +49,8 @@ struct QuantizedData {
     // each channel's own and none 0, so that a zero point read from another channel, or applied to a padding tap,
     // changes the sum.
     std::vector<std::int32_t> src_zero_points, dst_zero_points;
+    // The weights zero points: one value, or one per output channel (given, or drawn with wzp=oc as the others are).
+    std::vector<std::int32_t> weights_zero_points;
     // The bias inside the accumulator: `bias`, or zeros with an f32 bias (added after the scales).
     std::vector<std::int32_t> accumulator_bias() const {
         return f32_bias.empty() ? bias : std::vector<std::int32_t>(bias.size(), 0);

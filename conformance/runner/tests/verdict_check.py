@@ -86,7 +86,7 @@ def check_coverage():
     # ... even when the floor is 0: a run that checked nothing has not passed
     run(["run", "--backend", "faultzoo", "--suite", "cc", "--quiet", "--min-coverage", "0"], expect=1)
 
-    # smoke: 105 of 153 execute (the 10 CC cases, the 4 CC backward ones, the 8 transposed ones, the 10 quantized
+    # smoke: 105 of 153 execute (the 10 CC cases, the 4 CC backward ones, the 8 transposed ones, the 11 quantized
     # ones, the 8 of mixed dtypes, the 4 of fp8, the 4 of float post-ops and the 2 of f64 are declined): 68.6 %
     base = ["run", "--backend", "faultzoo", "--suite", "smoke", "--no-progress"]
     p = run(base + ["--json", path("smoke.jsonl")], expect=0)
@@ -94,7 +94,7 @@ def check_coverage():
               "coverage 68.6 % (floor 1.0 % from the default)", "pass rate 100.0 % of the cases executed",
               "     10: the plugin does not claim continuous convolution",
               "      8: the plugin does not claim transposed convolution",
-              "      7: the plugin does not claim dtype u8 (src)",
+              "      8: the plugin does not claim dtype u8 (src)",
               "      4: the plugin does not claim the backward pass of continuous convolution",
               "      4: the plugin does not claim the post-op kind of relu (plugin_info.post_op_kinds)")
     s = summary(path("smoke.jsonl"))

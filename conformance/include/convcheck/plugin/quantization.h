@@ -1,5 +1,5 @@
 /* convcheck plugin ABI, part of plugin.h (include that): 1.5, quantized (integer) convolution (1.7: per-channel
- * src and dst zero points). A discrete
+ * src and dst zero points; 1.8: per-output-channel weights zero points). A discrete
  * convolution (convcheck/plugin/conv.h, forward pass) whose tensors are integers: src U8 or S8, weights U8 or
  * S8, bias S32, dst U8, S8 or S32 (the descriptor's per-tensor dtypes), and whose descriptor's extension
  * chain holds one convcheck_quantization saying what the integers mean. The runner sends a quantized case
@@ -91,11 +91,13 @@ typedef enum { CONVCHECK_ACCUMULATOR_S32 = 0, CONVCHECK_ACCUMULATOR_S16_PAIRS = 
 typedef struct {
     convcheck_extension header; /* struct_size, tag, next */
     float src_scale;            /* > 0, finite */
-    int32_t src_zero_point;     /* in src's range (U8 [0, 255], S8 [-128, 127]) */
+    int32_t src_zero_point;     /* in src's range (U8 [0, 255], S8 [-128, 127]); 1.8: any int32 where the case has
+                                 * oneDNN's s32 zero points (every zero point below likewise; plugins on
+                                 * plugin_support.hpp decline it unless they take kQuantizedS32ZeroPoints) */
     /* 1 (per tensor) or out_channels (per output channel, weights_scales[oc]); each > 0, finite */
     int64_t weights_scale_count;
     const float* weights_scales;
-    int32_t weights_zero_point; /* in the weights' range; per tensor */
+    int32_t weights_zero_point; /* in the weights' range; per tensor (1.8: or per output channel, below) */
     float dst_scale;            /* > 0, finite; 1 for an S32 dst */
     int32_t dst_zero_point;     /* in dst's range; 0 for an S32 dst */
     /* The output's range after the zero point: dst's whole range, or narrower (a fused ReLU, ReLU6 or clamp,
@@ -112,6 +114,14 @@ typedef struct {
     const int32_t* src_zero_points;
     int64_t dst_zero_point_count;
     const int32_t* dst_zero_points;
+    /* 1.8: weights zero points per output channel (ONNX QLinearConv's and ConvInteger's w_zero_point of shape [M]:
+     * "per output channel"). weights_zero_point_count is 1 (or not covered by struct_size): weights_zero_point is
+     * every output channel's; or out_channels: output channel oc's is weights_zero_points[oc] (each in the weights'
+     * range) and weights_zero_point is 0, unused. The runner sends a count above 1 only to a plugin of 1.8 or later;
+     * plugins on plugin_support.hpp decline it unless they call add_quantized<prepare>(kQuantizedWeightsZeroPoints).
+     * Wherever the formulas above read weights_zero_point, read output channel oc's. */
+    int64_t weights_zero_point_count;
+    const int32_t* weights_zero_points;
 } convcheck_quantization;
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-// Plugins built against the ABI 1.0, 1.1, 1.2, 1.3 and 1.4 headers (old_abi_plugin.c, compiled with the frozen
+// Plugins built against the ABI 1.0 to 1.7 headers (old_abi_plugin.c, compiled with the frozen
 // headers) load into today's runner and pass as they did: the runner reads no table entry past the
 // plugin's struct_size (the table is followed by non-NULL bytes: reading them would call garbage),
 // takes every entry added since as its documented default (no error codes, no plan: the one-shot
@@ -203,5 +203,24 @@ TEST(OldAbiQuantizedGeneral, Versions15And16DeclineTheGeneralOutput) {
                           std::string::npos)
                     << descriptor << ": " << r.reason;
             }
+    }
+}
+
+// 1.8's per-output-channel weights zero points: a plugin of 1.5 to 1.7, which has one weights_zero_point per tensor,
+// is never sent them; its version declines the case (before its dtype claims are read).
+TEST(OldAbiQuantizedWeightsZeroPoints, Versions15To17DeclinePerChannelWeightsZeroPoints) {
+    const std::pair<const char*, int> plugins[] = {{ABI_1_5_PLUGIN, 5}, {ABI_1_6_PLUGIN, 6}, {ABI_1_7_PLUGIN, 7}};
+    for (const auto& [path, minor] : plugins) {
+        auto session = open_backend(path, {}, 0, "none", 10.0);
+        CheckSettings settings;
+        for (const Case& c : expand("old", {SuiteEntry("qconv:c=2,o=3,in=5,k=3,dt=u8:s8:u8,wzp=oc", "e")}, 1, "")) {
+            const CaseResult r = check_case(session->backend, c, settings);
+            EXPECT_EQ(r.status, Status::unsupported) << r.reason;
+            EXPECT_NE(r.reason.find("built against ABI 1." + std::to_string(minor) +
+                                    ", which has one weights zero point per tensor (per-output-channel weights zero "
+                                    "points: ABI 1.8"),
+                      std::string::npos)
+                << r.reason;
+        }
     }
 }

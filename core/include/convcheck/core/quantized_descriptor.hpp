@@ -21,7 +21,13 @@
 //                  szp=ic: one per input channel, dzp=oc: one per output channel, drawn from the case's seed (each
 //                  channel's own, none 0; over the type's range, and from [-128, 127] for an s32 or float dst);
 //                  szp=a:b:... (in_channels values), dzp=a:b:... (out_channels): given
-//                  (oneDNN's per-channel zero points, mask 1 << 1)
+//                  (oneDNN's per-channel zero points, mask 1 << 1);
+//                  wzp=oc: one weights zero point per output channel, drawn likewise over the weights' range;
+//                  wzp=a:b:... (out_channels values): given (ONNX QLinearConv's and ConvInteger's per-output-channel
+//                  w_zero_point)
+//   zpt     the zero points' range: type (default: each in its tensor's type, as ONNX and TFLite define them) or s32
+//           (oneDNN's zero-point attributes are s32 values: "zero points ... of data type s32"; benchdnn's
+//           --attr-zero-points reads any int32): the dialect that reads a case says which
 //   lo, hi  the output's range after the zero point (a fused activation); dst's whole range when absent
 // The general output (oneDNN's int8 convolution; its "Quantization" guide: "the destination quantization parameters
 // are applied after the post-ops as follows: dst[:] = post_ops(OP(src[:], weights[:], ...)) / scale_dst + zp_dst"):
@@ -67,6 +73,12 @@ struct QuantizedDescriptor {
     std::vector<std::int32_t> src_zero_points;
     bool per_channel_dst_zero_points = false;
     std::vector<std::int32_t> dst_zero_points;
+    // wzp=oc or a list: one weights zero point per output channel (weights_zero_point is unused); the given ones, or
+    // empty with wzp=oc (drawn)
+    bool per_channel_weights_zero_points = false;
+    std::vector<std::int32_t> weights_zero_points;
+    // zpt=s32: zero points are s32 values (oneDNN's attributes), not bound to their tensors' types
+    bool s32_zero_points = false;
 
     bool operator==(const QuantizedDescriptor& other) const = default;
     // True when lo/hi narrow dst's range (a fused activation).
@@ -78,14 +90,16 @@ struct QuantizedDescriptor {
     bool general_output() const { return float_dst.has_value() || rounded_s32() || !conv.post_ops.empty(); }
     // Judged by the general output's bound (general.cpp): the general output, or an f32 accumulation.
     bool judged_as_general() const { return float_dst.has_value() || !conv.post_ops.empty() || f32_accumulation; }
-    // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src zero points: any of src's range),
+    // The largest |(x - zx) * (w - zw)| any term can reach (drawn per-channel src or weights zero points: any of the
+    // type's range),
     // and the number of products of one output.
     std::int64_t largest_product() const;
     std::int64_t products_per_output() const;
 };
 
 // Throws ConvError for the first rule broken: the geometry's (validate(ConvDescriptor)), a forward dense
-// descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type;
+// descriptor; src and weights u8 or s8; a scale that is not > 0 and finite; a zero point outside its type (with
+// zpt=s32: outside s32);
 // lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; acc=f32 with an
 // s32 dst; a float dst
 // other than f32, bf16, f16; a zero-point list of another length than the channels it names; the post-ops' own rules
