@@ -22,15 +22,19 @@ void retain_freed_heap() {
     // each setting alone: one refused (a sanitizer's allocator ignores them all) leaves glibc's default
     const bool arenas = mallopt(M_ARENA_MAX, 1) == 1;
     const bool no_mmap = mallopt(M_MMAP_MAX, 0) == 1;
-    const bool kept = mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1;
+    // free() trims the heap's top once it reaches the trim threshold, down to the top pad: both at their largest
+    // (mallopt takes an int), a top of up to 2 GiB is never trimmed and at least 2 GiB stays after a trim
+    const bool kept = mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1 && mallopt(M_TOP_PAD, INT_MAX) == 1;
     g_retained = arenas || no_mmap || kept;
 }
 
 void release_retained_heap_in_child() {
     if (!g_retained) return;
-    // glibc's defaults (malloc(3)): mmap for up to 65536 blocks, the top of the heap trimmed past 128 KiB
+    // glibc's defaults (mallopt(3)): mmap for up to 65536 blocks, the top of the heap trimmed past 128 KiB to a pad
+    // of 128 KiB
     mallopt(M_MMAP_MAX, 65536);
     mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    mallopt(M_TOP_PAD, 128 * 1024);
     malloc_trim(0);
 }
 
