@@ -2,6 +2,7 @@
 # of quantized convolution (on the reference's requantization rules).
 add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
             ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp ${CMAKE_CURRENT_LIST_DIR}/stress_fill.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/random_fill.cpp
             ${CMAKE_CURRENT_LIST_DIR}/precision_fill.cpp ${CMAKE_CURRENT_LIST_DIR}/special_fill.cpp
             ${CMAKE_CURRENT_LIST_DIR}/rounding_probe.cpp ${CMAKE_CURRENT_LIST_DIR}/profiles.cpp)
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)

@@ -74,26 +74,47 @@ Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_tow
 
 }  // namespace
 
+namespace {
+
+// sigma's formula (statistics.hpp) and the vacuity test with the contract's constants looked up once: the
+// statistics visit every output, and the same arithmetic in the same order gives the same bits as
+// rounding_noise_scale and bound_is_vacuous.
+struct NoiseModel {
+    double u_acc, u_out, eta, u_in, first_rounding, largest;
+    bool f64;
+
+    explicit NoiseModel(const Contract& c)
+        : u_acc(accumulation_roundoff(c)), u_out(unit_roundoff(c.output_dtype)),
+          eta(error_bound(c, 0.0, 0.0, 0)),  // half the smallest subnormal of the output type
+          // a declared input precision: each product x w (1 + a)(1 + b) adds x w (a + b), variance
+          // <= (2/3) u_in^2 (x w)^2, and sum (x w)^2 <= M^2
+          u_in(input_roundoff(c)),
+          // the bias added after a first rounding to the output type: that rounding of the sum S* errs by up to half
+          // an ulp of it, uniformly, variance <= u_out^2 S*^2 / 3 <= u_out^2 M^2 / 3
+          first_rounding(c.bias_after_output_rounding ? u_out * u_out / 3.0 : 0.0),
+          largest(largest_finite(c.output_dtype)),
+          // an f64 case: the reference's own sum rounds as the backend's does (its products are no longer exact),
+          // so the difference carries the reference's rounding noise of the same model as well
+          f64(c.output_dtype == DataType::f64) {}
+
+    double sigma(double exact, double magnitude, std::int64_t terms) const {
+        const double n = double(std::max<std::int64_t>(terms, 1));
+        const double reference = f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
+        return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding) *
+                             magnitude * magnitude +
+                         u_out * u_out * exact * exact / 3.0 + eta * eta);
+    }
+
+    bool vacuous(double bound, std::int64_t terms) const { return !(gamma(terms, u_acc) < 1.0) || !(bound < largest); }
+};
+
+}  // namespace
+
 double rounding_noise_scale(const Contract& c, double exact, double magnitude, std::int64_t terms) {
-    const double u_acc = accumulation_roundoff(c), u_out = unit_roundoff(c.output_dtype);
-    const double eta = error_bound(c, 0.0, 0.0, 0);  // half the smallest subnormal of the output type
-    const double n = double(std::max<std::int64_t>(terms, 1));
-    // a declared input precision: each product x w (1 + a)(1 + b) adds x w (a + b), variance
-    // <= (2/3) u_in^2 (x w)^2, and sum (x w)^2 <= M^2
-    const double u_in = input_roundoff(c);
-    // the bias added after a first rounding to the output type: that rounding of the sum S* errs by up to half an
-    // ulp of it, uniformly, variance <= u_out^2 S*^2 / 3 <= u_out^2 M^2 / 3
-    const double first_rounding = c.bias_after_output_rounding ? u_out * u_out / 3.0 : 0.0;
-    // an f64 case: the reference's own sum rounds as the backend's does (its products are no longer exact), so the
-    // difference carries the reference's rounding noise of the same model as well
-    const double reference = c.output_dtype == DataType::f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
-    return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding) * magnitude * magnitude +
-                     u_out * u_out * exact * exact / 3.0 + eta * eta);
+    return NoiseModel(c).sigma(exact, magnitude, terms);
 }
 
-bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) {
-    return !(gamma(terms, accumulation_roundoff(c)) < 1.0) || !(bound < largest_finite(c.output_dtype));
-}
+bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) { return NoiseModel(c).vacuous(bound, terms); }
 
 Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> got,
@@ -102,8 +123,10 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
     const std::string bound_by = bound_name(c);
     s.judged_by = bound_by;
     const BoundScale scale = bound_scale(c, magnitude, terms);  // a whole-tensor bound: the tensor's M, n
+    const NoiseModel model(c);
+    const bool saturates = fp8_saturates(c);
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const bool vacuous = bound_is_vacuous(c, bound[i], scale.terms(terms[i]));
+        const bool vacuous = model.vacuous(bound[i], scale.terms(terms[i]));
         if (vacuous) {
             ++s.vacuous_outputs;
             s.max_vacuous_terms = std::max(s.max_vacuous_terms, scale.terms(terms[i]));
@@ -111,8 +134,8 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
         if (!statistical || !std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
         // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise; the
         // same outputs the non-saturating rule leaves out as NaN or infinity
-        if (fp8_saturates(c) && !std::isfinite(round_to(c.output_dtype, want[i]))) continue;
-        const double sigma = rounding_noise_scale(c, want[i], scale.magnitude(magnitude[i]), scale.terms(terms[i]));
+        if (saturates && !std::isfinite(round_to(c.output_dtype, want[i]))) continue;
+        const double sigma = model.sigma(want[i], scale.magnitude(magnitude[i]), scale.terms(terms[i]));
         const double z = (got[i] - want[i]) / sigma;
         const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
         ++s.outputs;

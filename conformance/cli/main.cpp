@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/runner/retained_heap.hpp"
 
 namespace convcheck::cli {
 int& exit_code() {
@@ -19,6 +20,7 @@ std::map<std::string, AddCommand>& command_registry() {
 int main(int argc, char** argv) {
     using namespace convcheck::cli;
     restart_with_huge_page_malloc(argv);
+    convcheck::runner::retain_freed_heap();  // before any thread: one heap that keeps freed memory
     CLI::App app{"convcheck: conformance testing for convolution operators"};
     app.require_subcommand(1);
     for (auto& [name, add] : command_registry()) add(app);

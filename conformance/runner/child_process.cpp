@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "convcheck/runner/retained_heap.hpp"
 #include "convcheck/runner/workspace.hpp"
 
 namespace {
@@ -142,6 +143,7 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
         if (g_forking_among_threads) g_leak_check_off = 1;  // see set_forking_among_threads
+        release_retained_heap_in_child();  // the runner's free pages: not the plugin's to use unseen
         // the child starts with the parent's private pages (copy-on-write): they are not its own
         report.inherited_bytes = limited && enforcement.rss_poll ? private_resident_bytes(0) : 0;
         report.inherited_known = 1;

@@ -70,6 +70,46 @@ TEST(Statistics, TruncationTowardZeroPassesTheBoundAndFailsTheBiasRule) {
     EXPECT_GT(c.statistics.growth, 1.0);
 }
 
+// A tensor large enough for the statistics to run on their own thread beside the comparison (accuracy.cpp): the
+// same truncation fails them there, with the same sums, bit for bit, as judge_statistics gives on its own.
+TEST(Statistics, ALargeTensorIsJudgedOnTheStatisticsThreadWithTheSameSums) {
+    const ConvDescriptor d = parse_descriptor("c=4,o=4,in=128x160,k=1x1");  // 81920 outputs
+    const RandomFill f = make_stress_fill(d, kF32, DataKind::uniform, 1);
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    std::vector<double> got(want.dst.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {  // f64 result, significand cut to 24 bits
+        const double y = want.dst[i];
+        const int e = std::ilogb(y);
+        got[i] = y == 0.0 ? 0.0 : std::ldexp(std::trunc(std::ldexp(y, 23 - e)), e - 23);
+    }
+    const Comparison c = compare_bound(kF32, want.dst, want.magnitude, want.terms, got);
+    EXPECT_TRUE(c.passed()) << "the per-output bound should not see it";
+    EXPECT_NE(c.statistics.failure.find("toward zero"), std::string::npos) << c.statistics.failure;
+    const Statistics alone = judge_statistics(kF32, want.dst, want.magnitude, want.terms, got,
+                                              error_bounds(kF32, want.dst, want.magnitude, want.terms), true);
+    EXPECT_EQ(c.statistics.outputs, alone.outputs);
+    EXPECT_EQ(c.statistics.sum, alone.sum);
+    EXPECT_EQ(c.statistics.sum_squares, alone.sum_squares);
+    EXPECT_EQ(c.statistics.sum_toward_zero, alone.sum_toward_zero);
+    EXPECT_EQ(c.statistics.failure, alone.failure);
+    EXPECT_EQ(c.statistics.judged_by, "per_output+statistics");
+}
+
+// sigma (statistics.hpp) at a point, and at zero, where only eta_out is left: half the smallest subnormal of the
+// output type, (2 + u_out) times it with the bias added after a first rounding (the bound's eta term)
+TEST(Statistics, TheNoiseScaleIsTheModelsFormulaDownToEta) {
+    const double u = std::ldexp(1.0, -24), eta = std::ldexp(1.0, -150);
+    EXPECT_DOUBLE_EQ(rounding_noise_scale(kF32, 3.0, 5.0, 7),
+                     std::sqrt(2.0 * 7.0 / 3.0 * u * u * 25.0 + u * u * 9.0 / 3.0 + eta * eta));
+    EXPECT_EQ(rounding_noise_scale(kF32, 0.0, 0.0, 1), eta);
+    Contract after = kF32;
+    after.bias_after_output_rounding = true;
+    EXPECT_EQ(rounding_noise_scale(after, 0.0, 0.0, 1), (2.0 + u) * eta);
+    EXPECT_TRUE(bound_is_vacuous(kF32, 1.0, std::int64_t{1} << 24));  // n u = 1: gamma infinite
+    EXPECT_FALSE(bound_is_vacuous(kF32, 1.0, 1000));
+    EXPECT_TRUE(bound_is_vacuous(kF32, 1e39, 1000));  // not below f32's largest finite value
+}
+
 TEST(Statistics, ErrorsOfEitherSignFarAboveRoundingFailTheVarianceRule) {
     // +-3 sigma with random signs: no bias, but a variance of 9 where rounding gives at most 1; each
     // still far inside the per-output bound (n u M >> 3 sigma for these n)

@@ -11,4 +11,7 @@ if(CONVCHECK_BUILD_TESTS)
   convcheck_add_test(memory_limit_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/memory_limit_test.cpp
                      LIBS convcheck_runner)
   add_dependencies(memory_limit_test convcheck_plugin_memory_hog convcheck_plugin_optimized)
+  convcheck_add_test(retained_heap_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/tests/retained_heap_test.cpp
+                     LIBS convcheck_runner)
+  add_dependencies(retained_heap_test convcheck_plugin_memory_hog)
 endif()

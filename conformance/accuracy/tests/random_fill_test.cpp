@@ -1,0 +1,57 @@
+// Bound mode's data is named by its seed: make_random_fill (random_fill.cpp, which turns the twister's words into
+// values on threads) gives, bit for bit, what the one-thread definition below gives: src, then weights, then
+// bias, each value one draw of uniform_real_distribution(-1, 1) on one mt19937_64, rounded to its dtype. Every
+// reproducer printed before keeps its data.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "convcheck/accuracy/accuracy.hpp"
+
+using namespace convcheck;
+using namespace convcheck::accuracy;
+
+namespace {
+
+RandomFill one_thread_fill(const ConvDescriptor& d, std::uint64_t seed) {
+    RandomFill f;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    auto draw = [&](DataType dtype) { return round_to(dtype, u(rng)); };
+    std::int64_t spatial = 1;
+    for (int a = 0; a < d.rank; ++a) spatial *= d.input_size[a];
+    f.src.resize(d.batch * d.in_channels * spatial);
+    for (auto& v : f.src) v = draw(d.src_dtype());
+    std::int64_t kernel = 1;
+    for (int a = 0; a < d.rank; ++a) kernel *= d.kernel_size[a];
+    f.weights.resize(d.out_channels * d.in_channels_per_group() * kernel);
+    for (auto& v : f.weights) v = draw(d.weights_dtype());
+    if (d.has_bias) {
+        f.bias.resize(d.out_channels);
+        for (auto& v : f.bias) v = draw(d.bias_dtype());
+    }
+    return f;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(RandomFill, TheSameBitsAsOneThreadDrawingInOrder) {
+    // small and large tensors (from 2^18 values on threads), every dtype, mixed ones, no bias
+    for (const char* text : {"conv:c=2,o=3,in=5,k=3,bias=1", "conv:n=2,c=3,o=8,in=256x256,k=3x3,bias=1",
+                             "conv:n=3,c=5,o=600,in=130x140,k=1x1,bias=1,dt=bf16",
+                             "conv:n=2,c=4,o=4,in=200x200,k=3x3,bias=1,dt=f16",
+                             "conv:c=600,o=600,in=3x3,k=1x1,bias=1,dt=bf16:bf16:f32,bdt=f32",
+                             "conv:n=1,c=7,o=4,in=300x301,k=1x1,bias=0"})
+        for (std::uint64_t seed : {1ull, 42ull, 0xFFFFFFFFFFFFFFFFull}) {
+            const ConvDescriptor d = parse_descriptor(text);
+            const RandomFill want = one_thread_fill(d, seed), got = make_random_fill(d, seed);
+            EXPECT_TRUE(same_bits(got.src, want.src)) << text << " seed " << seed;
+            EXPECT_TRUE(same_bits(got.weights, want.weights)) << text << " seed " << seed;
+            EXPECT_TRUE(same_bits(got.bias, want.bias)) << text << " seed " << seed;
+        }
+}
+
+}  // namespace
