@@ -29,6 +29,22 @@ std::uint64_t element_bytes(std::int32_t dtype) {
 
 std::vector<std::int64_t> axes(const std::int64_t* values, int rank) { return {values, values + rank}; }
 
+// The fields a convolution's and a transposed convolution's descriptors share (docs/exec-protocol.md).
+template <typename Desc>
+void geometry_fields(json& j, const Desc& d) {
+    j["rank"] = d.rank;
+    j["batch"] = d.batch;
+    j["in_channels"] = d.in_channels;
+    j["out_channels"] = d.out_channels;
+    j["groups"] = d.groups;
+    j["input_size"] = axes(d.input_size, d.rank);
+    j["kernel_size"] = axes(d.kernel_size, d.rank);
+    j["strides"] = axes(d.strides, d.rank);
+    j["dilations"] = axes(d.dilations, d.rank);
+    j["pads_begin"] = axes(d.pads_begin, d.rank);
+    j["pads_end"] = axes(d.pads_end, d.rank);
+}
+
 std::int64_t output_size(const convcheck_conv_desc& d, int i) {
     const std::int64_t window = (d.kernel_size[i] - 1) * d.dilations[i] + 1;
     return (d.input_size[i] + d.pads_begin[i] + d.pads_end[i] - window) / d.strides[i] + 1;
@@ -134,7 +150,7 @@ json quantization_json(const convcheck_conv_desc& d) {
     return {{"src_scale", double(c.q.src_scale)},
             {"src_zero_points", c.src_zero_points},
             {"weights_scales", reals(c.weights_scales)},
-            {"weights_zero_point", c.q.weights_zero_point},
+            {"weights_zero_points", c.weights_zero_points},
             {"dst_scale", double(c.q.dst_scale)},
             {"dst_zero_points", c.dst_zero_points},
             {"dst_min", c.q.dst_min},
@@ -154,17 +170,7 @@ json descriptor_json(const convcheck_conv_desc& d) {
     }
     j["operation"] = "conv";
     j["pass"] = pass_name(d.prop_kind);
-    j["rank"] = d.rank;
-    j["batch"] = d.batch;
-    j["in_channels"] = d.in_channels;
-    j["out_channels"] = d.out_channels;
-    j["groups"] = d.groups;
-    j["input_size"] = axes(d.input_size, d.rank);
-    j["kernel_size"] = axes(d.kernel_size, d.rank);
-    j["strides"] = axes(d.strides, d.rank);
-    j["dilations"] = axes(d.dilations, d.rank);
-    j["pads_begin"] = axes(d.pads_begin, d.rank);
-    j["pads_end"] = axes(d.pads_end, d.rank);
+    geometry_fields(j, d);
     std::vector<std::int64_t> out;
     for (int i = 0; i < d.rank; ++i) out.push_back(output_size(d, i));
     j["output_size"] = out;
@@ -239,17 +245,7 @@ json transposed_descriptor_json(const convcheck_conv_transposed_desc& d) {
     }
     j["operation"] = "conv_transposed";
     j["pass"] = "forward";
-    j["rank"] = d.rank;
-    j["batch"] = d.batch;
-    j["in_channels"] = d.in_channels;
-    j["out_channels"] = d.out_channels;
-    j["groups"] = d.groups;
-    j["input_size"] = axes(d.input_size, d.rank);
-    j["kernel_size"] = axes(d.kernel_size, d.rank);
-    j["strides"] = axes(d.strides, d.rank);
-    j["dilations"] = axes(d.dilations, d.rank);
-    j["pads_begin"] = axes(d.pads_begin, d.rank);
-    j["pads_end"] = axes(d.pads_end, d.rank);
+    geometry_fields(j, d);
     j["output_padding"] = axes(d.output_padding, d.rank);
     std::vector<std::int64_t> out;
     for (int i = 0; i < d.rank; ++i) out.push_back(transposed_output_size(d, i));

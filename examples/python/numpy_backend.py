@@ -39,7 +39,8 @@ def qconv(desc, src, weights, bias):
     q, channel = desc.quantization, (1, -1) + (1,) * desc.rank  # a per-channel value's shape against NCX
     # the padding holds the zero point: subtract it first, then pad with zeros
     acc = correlate(desc, src.astype(np.int64) - np.array(q.src_zero_points).reshape(channel),
-                    weights.astype(np.int64) - q.weights_zero_point, np.int64)
+                    weights.astype(np.int64) - np.array(q.weights_zero_points).reshape((-1,) + (1,) * (desc.rank + 1)),
+                    np.int64)
     f32_bias = bias is not None and desc.dtypes["bias"] == "f32"
     if bias is not None and not f32_bias:
         acc += bias.astype(np.int64).reshape(channel)  # an s32 bias is in the accumulator

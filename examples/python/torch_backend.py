@@ -144,15 +144,26 @@ def qconv_declines(desc):
     if desc.has_bias and t["bias"] != "s32":
         return ("PyTorch quantizes a float bias to int32 at scale src_scale * weights_scale (quant_utils::QuantizeBias) "
                 "before adding it to the accumulator; the case adds its f32 bias unrounded, after the scales")
+    ranges = {"u8": (0, 255), "s8": (-128, 127)}
+    for tensor, points in (("src", q.src_zero_points), ("weights", q.weights_zero_points), ("dst", q.dst_zero_points)):
+        lo, hi = ranges[t[tensor]] if t[tensor] in ranges else ranges[t["src"]]
+        if any(z < lo or z > hi for z in points):
+            return ("PyTorch's quantized tensors hold zero points in their type's range ([%d, %d] for %s): the %s zero "
+                    "points %s are outside it" % (lo, hi, t[tensor] if t[tensor] in ranges else t["src"], tensor,
+                                                  list(points)))
+    if len(q.weights_zero_points) != 1:
+        return ("this example quantizes the weights per tensor, or per channel with one zero point (QNNPACK's prepack "
+                "here checks \"quantizer->qscheme() == kPerTensorAffine\" on per-channel zero points); the C libtorch "
+                "plugin runs them")
     if len(q.src_zero_points) != 1 or len(q.dst_zero_points) != 1:
         return "PyTorch's quantized tensors have one zero point per tensor (src and dst zero points per channel)"
     if t["src"] == "s8" and desc.rank == 3:
         return ("PyTorch sends qint8 activations to XNNPACK, which it does not use in 3-D: quantized::conv3d raises "
                 "\"quantized::conv (xnnpack): Unsupported conv config for dtype KQInt8\"")
-    if t["src"] == "s8" and q.weights_zero_point != 0:
+    if t["src"] == "s8" and any(q.weights_zero_points):
         return ("PyTorch's XNNPACK path (qint8 activations) takes no weights zero point: per tensor it raises \"XNNPACK "
                 "Q[SC]8 conv kernels expects kernel zero point to be zero\", per channel it ignores it, not "
-                "weights_zero_point %d" % q.weights_zero_point)
+                "weights zero points %s" % list(q.weights_zero_points))
     if any(i + b + e < 1 for i, b, e in zip(desc.input_size, desc.pads_begin, desc.pads_end)):
         return "the padded input is empty: PyTorch's quantized convolution takes no empty input"
     return None
@@ -198,10 +209,10 @@ def qconv(desc, src, weights, bias):
     qx = torch._make_per_tensor_quantized_tensor(torch.from_numpy(np.ascontiguousarray(x)), q.src_scale, szp)
     w = torch.from_numpy(weights)
     if len(q.weights_scales) == 1:
-        qw = torch._make_per_tensor_quantized_tensor(w, q.weights_scales[0], q.weights_zero_point)
+        qw = torch._make_per_tensor_quantized_tensor(w, q.weights_scales[0], q.weights_zero_points[0])
     else:
         qw = torch._make_per_channel_quantized_tensor(w, torch.tensor(q.weights_scales, dtype=torch.float64),
-                                                      torch.full([desc.out_channels], q.weights_zero_point), 0)
+                                                      torch.full([desc.out_channels], q.weights_zero_points[0]), 0)
     b = None if bias is None else float_bias(desc, qw, bias)
     ops = torch.ops.quantized
     prepack = (ops.conv1d_prepack, ops.conv2d_prepack, ops.conv3d_prepack)[rank - 1]

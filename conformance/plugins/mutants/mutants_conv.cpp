@@ -226,13 +226,14 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
             long long n, oc;
             Dims o;
             output_at(f, &n, &oc, &o);
-            float sum = 0.0f;
+            // each addition in the accumulation type: float, double for an f64 case
+            const auto acc = [&](double x) { return p.dt == DataType::f64 ? x : double(static_cast<float>(x)); };
+            double sum = 0.0;
             if (p.m == M::thread_split_order)
                 for (long long c = 0; c < chunks; ++c)
-                    sum += static_cast<float>(partial_sum(p, a, n, oc, o, taps * c / chunks, taps * (c + 1) / chunks));
+                    sum = acc(sum + acc(partial_sum(p, a, n, oc, o, taps * c / chunks, taps * (c + 1) / chunks)));
             else
-                sum = static_cast<float>(partial_sum(p, a, n, oc, o, start, taps)) +
-                      static_cast<float>(partial_sum(p, a, n, oc, o, 0, start));
+                sum = acc(acc(partial_sum(p, a, n, oc, o, start, taps)) + acc(partial_sum(p, a, n, oc, o, 0, start)));
             store(f, sum);
         }
     } else {

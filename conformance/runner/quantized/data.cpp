@@ -107,6 +107,24 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
     return data;
 }
 
+ChildOutcome execute_quantized(const Backend& backend, ConvExecution& e, const CheckSettings& s,
+                               const CaseMemory& needs, bool one_shot_path) {
+    if (backend.offline)  // export's or judge's stand-in (offline.hpp; it carries no post-ops)
+        return backend.offline->quantized(e.desc, *e.src, *e.weights, e.bias, *e.dst);
+    // with a plan, the one-shot conv_execute writes a dst of its own, filled like dst (operation_calls.hpp)
+    GuardedBuffer one_shot;
+    if (one_shot_path && backend.plugin->has_conv_plan() && e.dst->bytes() > 0) {
+        one_shot = GuardedBuffer(e.dst->bytes());
+        std::memcpy(one_shot.data(), e.dst->data(), e.dst->bytes());
+        e.one_shot_dst = &one_shot;
+    }
+    static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
+    const ChildOutcome o = execute_conv(*backend.plugin, backend.options, e);
+    e.one_shot_dst = nullptr;
+    if (s.log) s.log->record(e.src, e.weights, e.bias, *e.dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
+    return o;
+}
+
 ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q, const QuantizedData& data,
                            std::int64_t fill, const CheckSettings& s, const CaseMemory& needs, QuantizedOutputs& out,
                            int warmups, int repeats) {
@@ -124,25 +142,12 @@ ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q,
 
     // the descriptor with its quantization extension (ABI 1.5): lives through the call
     const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points, data.weights_zero_points);
-    ChildOutcome o;
-    if (backend.offline) {  // export's or judge's stand-in (offline.hpp)
-        o = backend.offline->quantized(abi->desc, src, weights, d.has_bias ? &bias : nullptr, dst);
-    } else {
-        ConvExecution e;
-        e.desc = abi->desc;
-        e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
-        e.warmups = warmups;
-        e.repeats = repeats;
-        GuardedBuffer one_shot;
-        if (repeats == 1 && backend.plugin->has_conv_plan() && dst.bytes() > 0) {
-            one_shot = GuardedBuffer(dst.bytes());
-            std::memcpy(one_shot.data(), dst.data(), dst.bytes());
-            e.one_shot_dst = &one_shot;
-        }
-        static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
-        o = execute_conv(*backend.plugin, backend.options, e);
-        if (s.log) s.log->record(&src, &weights, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
-    }
+    ConvExecution e;
+    e.desc = abi->desc;
+    e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
+    e.warmups = warmups;
+    e.repeats = repeats;
+    const ChildOutcome o = execute_quantized(backend, e, s, needs, repeats == 1);
     if (o.kind != ChildOutcome::Kind::ok) return o;
     out.got.assign(static_cast<std::size_t>(d.dst_elements()), 0);
     out.unwritten = 0;

@@ -185,29 +185,16 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
 
     // the descriptor: the quantization extension (1.5), the post-ops (1.6) beside it; 1.7's float dst
     const std::unique_ptr<AbiQuantized> abi = to_abi(q, data.weights_scales, data.src_zero_points, data.dst_zero_points, data.weights_zero_points);
-    ChildOutcome o;
-    if (backend.offline) {  // export's or judge's stand-in (offline.hpp; it carries no post-ops)
-        o = backend.offline->quantized(abi->desc, src, weights, d.has_bias ? &bias : nullptr, dst);
-    } else {
-        ConvExecution e;
-        e.desc = abi->desc;
-        if (!d.post_ops.empty()) {
-            e.post_ops = std::make_shared<AbiPostOps>();
-            attach_post_ops(d, e.desc, *e.post_ops);
-            for (const GuardedBuffer& operand : operands) e.operands.push_back(operand.bytes() > 0 ? &operand : nullptr);
-            if (sum) e.prior_dst = &prior;
-        }
-        e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
-        GuardedBuffer one_shot;
-        if (backend.plugin->has_conv_plan() && dst.bytes() > 0) {
-            one_shot = GuardedBuffer(dst.bytes());
-            std::memcpy(one_shot.data(), dst.data(), dst.bytes());
-            e.one_shot_dst = &one_shot;
-        }
-        static_cast<ExecutionLimits&>(e) = execution_limits(s, needs.total() + static_cast<std::int64_t>(one_shot.bytes()));
-        o = execute_conv(*backend.plugin, backend.options, e);
-        if (s.log) s.log->record(&src, &weights, e.bias, dst, o.kind == ChildOutcome::Kind::ok, backend.options.num_threads);
+    ConvExecution e;
+    e.desc = abi->desc;
+    if (!d.post_ops.empty() && !backend.offline) {
+        e.post_ops = std::make_shared<AbiPostOps>();
+        attach_post_ops(d, e.desc, *e.post_ops);
+        for (const GuardedBuffer& operand : operands) e.operands.push_back(operand.bytes() > 0 ? &operand : nullptr);
+        if (sum) e.prior_dst = &prior;
     }
+    e.src = &src, e.weights = &weights, e.bias = d.has_bias ? &bias : nullptr, e.dst = &dst;
+    const ChildOutcome o = execute_quantized(backend, e, s, needs, true);
     if (outcome_status(o, r)) return;
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
     r.implementation = o.implementation;

@@ -66,6 +66,10 @@ struct QuantizedOutputs {
 };
 // One tensor's integers (canonical order) into a guarded buffer in the descriptor's format.
 GuardedBuffer tensor_buffer(const ConvDescriptor& d, TensorRole role, IntegerType t, const std::vector<std::int32_t>& v);
+// One execution of e (its buffers set) on the backend, isolated, with the one-shot path's own dst where the plugin
+// has a plan and `one_shot_path`; or on export's or judge's stand-in (backend.offline). Recorded in s.log when set.
+ChildOutcome execute_quantized(const Backend& backend, ConvExecution& e, const CheckSettings& s,
+                               const CaseMemory& needs, bool one_shot_path);
 ChildOutcome run_quantized(const Backend& backend, const QuantizedDescriptor& q, const QuantizedData& data,
                            std::int64_t fill, const CheckSettings& s, const CaseMemory& needs, QuantizedOutputs& out,
                            int warmups = 0, int repeats = 1);

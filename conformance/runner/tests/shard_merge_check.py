@@ -73,7 +73,7 @@ with open(batch, "w") as f:
             "--reset --dir=FWD_D ic4ih5oc4kh3n\"b\"\n"
             "--reset --alg=wino ic4ih5oc4kh3n\"c\"\n"
             "--reset --dir=FWD_D ic2ih4oc2kh3n\"d\"\n"
-            "--reset --dt=f64 ic4ih5oc4kh3n\"e\"\n")
+            "--reset --dir=BWD_D --dt=f8_e5m2 ic4ih5oc4kh3n\"e\"\n")
 bbase = ["run", "--backend", plugin, "--suite", batch, "--quiet"]
 bwhole = os.path.join(tmp, "bwhole.jsonl")
 run(bbase + ["--json", bwhole])
