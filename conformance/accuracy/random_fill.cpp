@@ -63,13 +63,9 @@ RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed) {
     RandomFill f;
     std::mt19937_64 rng(seed);
     // each tensor's values in its own dtype (a mixed descriptor's differ)
-    std::int64_t spatial = 1;
-    for (int a = 0; a < d.rank; ++a) spatial *= d.input_size[a];
-    f.src = draw(rng, d.batch * d.in_channels * spatial, d.src_dtype());
-    std::int64_t kernel = 1;
-    for (int a = 0; a < d.rank; ++a) kernel *= d.kernel_size[a];
-    f.weights = draw(rng, d.out_channels * d.in_channels_per_group() * kernel, d.weights_dtype());
-    if (d.has_bias) f.bias = draw(rng, d.out_channels, d.bias_dtype());
+    f.src = draw(rng, d.src_elements(), d.src_dtype());
+    f.weights = draw(rng, d.weights_elements(), d.weights_dtype());
+    if (d.has_bias) f.bias = draw(rng, d.bias_elements(), d.bias_dtype());
     return f;
 }
 

@@ -101,7 +101,7 @@ struct ProbeRun {
     std::span<const char> may_reach;                 // empty, or outputs a NaN may reach (compare_probe)
     std::span<const double> bounds = {};             // empty, or each output's allowed |got - want| (CC backward)
     // empty, or 1 for each output that must be a zero of want's sign where the backend's is a zero (post-ops:
-    // post_op_zero_judged, conv/operation.hpp)
+    // post_op_bounds, conv/operation.hpp)
     std::span<const char> zero_judged = {};
 };
 // How a probe's messages name the probed tensor and the outputs the NaN must reach: the forward

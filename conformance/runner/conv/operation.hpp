@@ -96,17 +96,16 @@ double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c,
                            std::size_t first = 0, std::size_t end = SIZE_MAX);
 // With a dst scale other than 1 (scales.hpp), the value after the chain is divided by it, with two more f32
 // roundings (1 / dst_scale and the product) on the bound before dst's rounding.
+// `zero_judged` (probe mode's signed zero, docs/post-ops.md, "NaN and signed zero"), when given: 1 for each output
+// whose chain ends in relu with alpha 0 (or a clip with a bound of 0) and whose value before that op lies on the
+// zero side by more than the bound carried to it (below 0, or past the clip's zero bound): every backend's result
+// there is a zero, and its sign is judged (relu's the declared one, post_op_signed_zero; clip's its bound's); 0
+// elsewhere.
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
-                                   std::string* undetermined = nullptr, double dst_scale = 1.0);
-// Probe mode's signed zero (docs/post-ops.md, "NaN and signed zero"): 1 for each output of y whose chain ends in
-// relu with alpha 0 (or a clip with a bound of 0) and whose value before that op lies on the zero side by more
-// than the bound carried to it (below 0, or past the clip's zero bound): every backend's result there is a zero,
-// and its sign is judged (relu's the declared one, post_op_signed_zero; clip's its bound's); 0 elsewhere.
-std::vector<char> post_op_zero_judged(const ConvDescriptor& d, const accuracy::Contract& c,
-                                      const reference::PostOpData& data, std::span<const double> y,
-                                      std::span<const double> magnitude, std::span<const std::int64_t> terms);
+                                   std::string* undetermined = nullptr, double dst_scale = 1.0,
+                                   std::vector<char>* zero_judged = nullptr);
 // Probe mode: "" when the NaN policy of every op of d's chain is known (declared for relu, clip, max and min; fixed
 // by its arithmetic for the rest), else why the case is declined.
 std::string post_ops_not_probed(const ConvDescriptor& d);

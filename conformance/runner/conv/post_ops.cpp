@@ -325,17 +325,44 @@ double carry_post_op_bound(const ConvDescriptor& d, const accuracy::Contract& c,
     return e;
 }
 
+namespace {
+
+// Whether d's chain ends in an op whose zero's sign probe mode judges: relu with alpha 0, a clip with a bound of 0.
+bool ends_in_zero_maker(const ConvDescriptor& d) {
+    if (d.post_ops.empty() || d.post_ops.back().kind != PostOpKind::eltwise) return false;
+    const PostOp& last = d.post_ops.back();
+    return (last.eltwise == EltwiseAlgorithm::relu && last.alpha == 0.0f) ||
+           (last.eltwise == EltwiseAlgorithm::clip && (last.alpha == 0.0f || last.beta == 0.0f));
+}
+
+}  // namespace
+
 std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Contract& c,
                                    const reference::PostOpData& data, std::span<const double> y,
                                    std::span<const double> magnitude, std::span<const std::int64_t> terms,
-                                   std::string* undetermined, double dst_scale) {
+                                   std::string* undetermined, double dst_scale, std::vector<char>* zero_judged) {
     const accuracy::BoundScale scale = accuracy::bound_scale(c, magnitude, terms);
     std::vector<double> bounds(y.size());
+    // where the sign of a zero is judged, the chain is carried in two steps: to the last op, then through it
+    const bool zeros = zero_judged != nullptr && ends_in_zero_maker(d);
+    if (zero_judged) zero_judged->assign(y.size(), 0);
+    const std::size_t last = d.post_ops.size() - 1;
     for (std::size_t i = 0; i < y.size(); ++i) {
+        const auto at = static_cast<std::int64_t>(i);
         double v = y[i];
         // E0: the convolution's accumulated error (error_bound of an exact value 0: its M and n terms alone)
         const double e0 = accuracy::error_bound(c, 0.0, scale.magnitude(magnitude[i]), scale.terms(terms[i]));
-        double e = carry_post_op_bound(d, c, data, static_cast<std::int64_t>(i), v, e0, undetermined);
+        double e = e0;
+        if (zeros) {
+            e = carry_post_op_bound(d, c, data, at, v, e, undetermined, 0, last);
+            const PostOp& op = d.post_ops[last];  // relu (alpha 0) or a clip at 0: v before it, within e
+            (*zero_judged)[i] = op.eltwise == EltwiseAlgorithm::relu
+                                    ? v + e < 0.0
+                                    : (op.alpha == 0.0f && v + e < 0.0) || (op.beta == 0.0f && v - e > 0.0);
+            e = carry_post_op_bound(d, c, data, at, v, e, undetermined, last);
+        } else {
+            e = carry_post_op_bound(d, c, data, at, v, e, undetermined);
+        }
         if (dst_scale != 1.0) {  // v / dst_scale: 1 / dst_scale and the product each round once (scales.hpp)
             e = (e + convcheck::gamma(2, accuracy::accumulation_roundoff(c)) * (std::fabs(v) + e)) / dst_scale;
             v /= dst_scale;
@@ -343,26 +370,6 @@ std::vector<double> post_op_bounds(const ConvDescriptor& d, const accuracy::Cont
         bounds[i] = accuracy::output_error_bound(c, v, e);
     }
     return bounds;
-}
-
-std::vector<char> post_op_zero_judged(const ConvDescriptor& d, const accuracy::Contract& c,
-                                      const reference::PostOpData& data, std::span<const double> y,
-                                      std::span<const double> magnitude, std::span<const std::int64_t> terms) {
-    std::vector<char> judged(y.size(), 0);
-    if (d.post_ops.empty() || d.post_ops.back().kind != PostOpKind::eltwise) return judged;
-    const PostOp& last = d.post_ops.back();
-    const bool relu = last.eltwise == EltwiseAlgorithm::relu && last.alpha == 0.0f;
-    const bool clip = last.eltwise == EltwiseAlgorithm::clip && (last.alpha == 0.0f || last.beta == 0.0f);
-    if (!relu && !clip) return judged;
-    const accuracy::BoundScale scale = accuracy::bound_scale(c, magnitude, terms);
-    for (std::size_t i = 0; i < y.size(); ++i) {
-        double v = y[i];  // the value before the last op, and the bound carried to it
-        const double e0 = accuracy::error_bound(c, 0.0, scale.magnitude(magnitude[i]), scale.terms(terms[i]));
-        const double e = carry_post_op_bound(d, c, data, static_cast<std::int64_t>(i), v, e0, nullptr, 0,
-                                             d.post_ops.size() - 1);
-        judged[i] = relu ? v + e < 0.0 : (last.alpha == 0.0f && v + e < 0.0) || (last.beta == 0.0f && v - e > 0.0);
-    }
-    return judged;
 }
 
 // Probe mode (docs/post-ops.md, "NaN and signed zero"): the ops whose NaN no declaration names and whose

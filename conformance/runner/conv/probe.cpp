@@ -27,7 +27,7 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
     // with post-ops the NaN's outputs are those where the declared policy keeps it
     const std::string kept = "the part of its receptive field where the post-ops keep it (post_op_nan: " +
                              to_string(contract.post_op_nan) + ")";
-    // where the chain ends in relu (alpha 0) or a clip at 0, the sign of the zeros it makes (post_op_zero_judged)
+    // where the chain ends in relu (alpha 0) or a clip at 0, the sign of the zeros it makes (post_op_bounds)
     const std::string zero_sign = "relu's zero as post_op_signed_zero declares it (relu " +
                                   std::string(to_string(contract.post_op_nan.relu_zero)) + "), clip's its bound's";
     ProbeWords words;
@@ -47,9 +47,9 @@ void check_conv_probe(const Backend& backend, const Case& c, const CheckSettings
         std::vector<char> zero_judged;  // and where the sign of a zero is judged
         if (!d.post_ops.empty()) {
             std::string undetermined;
-            bounds = post_op_bounds(d, contract, post, plain.dst, plain.magnitude, plain.terms, &undetermined);
+            bounds = post_op_bounds(d, contract, post, plain.dst, plain.magnitude, plain.terms, &undetermined, 1.0,
+                                    &zero_judged);
             if (declined(undetermined, r)) return;
-            zero_judged = post_op_zero_judged(d, contract, post, plain.dst, plain.magnitude, plain.terms);
             reference::apply_post_ops(d, post, plain.dst, contract.post_op_nan);
         }
         const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
