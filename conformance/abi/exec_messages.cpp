@@ -132,13 +132,6 @@ std::vector<Tensor> case_tensors(const convcheck_conv_desc& d, const convcheck_c
     return t;
 }
 
-const convcheck_quantization* quantization_of(const convcheck_conv_desc& d) {
-    if (d.struct_size < CONVCHECK_STRUCT_SIZE(convcheck_conv_desc, next)) return nullptr;
-    for (const convcheck_extension* x = d.next; x != nullptr; x = x->next)
-        if (x->tag == CONVCHECK_EXTENSION_QUANTIZATION) return reinterpret_cast<const convcheck_quantization*>(x);
-    return nullptr;
-}
-
 namespace {
 
 json quantization_json(const convcheck_conv_desc& d) {
@@ -290,7 +283,7 @@ std::uint32_t bits_of(const json& claims, const std::string& key, const std::vec
 void read_claims(const json& c, convcheck_plugin_info* info, std::string* name, std::string* version) {
     static const char* const kKeys[] = {"name", "version", "operations", "dtypes", "ranks", "data_formats",
                                         "filter_formats", "accumulation_dtype", "passes", "mixed_dtypes",
-                                        "requantization", "integer_accumulator"};
+                                        "requantization", "integer_accumulator", "zero_points_outside_types"};
     for (const auto& item : c.items()) {
         bool known = false;
         for (const char* k : kKeys) known = known || item.key() == k;
@@ -369,6 +362,14 @@ void read_claims(const json& c, convcheck_plugin_info* info, std::string* name, 
         info->mixed_dtypes = c["mixed_dtypes"].get<bool>() ? 1 : 0;
     }
     info->strided_tensors = 0;  // protocol 1 carries dense tensors only
+    (void)claims_zero_points_outside_types(c);  // a bad value fails the handshake too
+}
+
+bool claims_zero_points_outside_types(const json& c) {
+    if (!c.contains("zero_points_outside_types")) return false;
+    const json& v = c["zero_points_outside_types"];
+    if (!v.is_boolean()) bad_claim("zero_points_outside_types", v, "true or false");
+    return v.get<bool>();
 }
 
 std::string check_outputs(const json& reply, const std::vector<Tensor>& tensors) {

@@ -31,6 +31,7 @@ PluginInfo offline_info(const json& claims) {
     info.strided_tensors = mine.strided_tensors;
     info.requantization = mine.requantization;  // protocol 1.1: the quantized cases' rule and accumulator
     info.integer_accumulator = mine.integer_accumulator;
+    info.zero_points_outside_types = convcheck_exec::claims_zero_points_outside_types(claims);
     // what the exec bridge presents: this build's ABI, no post-op claims
     info.abi_major = CONVCHECK_ABI_MAJOR;
     info.abi_minor = CONVCHECK_ABI_MINOR;

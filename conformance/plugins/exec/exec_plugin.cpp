@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convcheck/plugin_quantized.hpp"
 #include "convcheck/plugin_support.hpp"
 #include "exec_keeper.hpp"
 #include "exec_lines.hpp"
@@ -133,6 +134,11 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
     return guarded("exec backend", [&]() -> convcheck_error* {
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (const std::string why = beyond_protocol(*desc); !why.empty()) return unsupported(out, why);
+        const convcheck_quantization* q = quantization_of(*desc);
+        if (q != nullptr && zero_points_outside_types(*desc, *q) &&
+            !claims_zero_points_outside_types(instance_of(plugin).claims))
+            return unsupported(out, "a zero point outside its tensor's type (oneDNN's s32 zero points): the backend "
+                                    "does not claim \"zero_points_outside_types\" (docs/exec-protocol.md)");
         const json reply = instance_of(plugin).request({{"type", "query"}, {"descriptor", descriptor_json(*desc)}});
         const std::string type = reply_type(reply);
         if (type == "supported") return supported(out);

@@ -25,6 +25,13 @@ if(CONVCHECK_BUILD_TESTS)
                    --suite transposed --no-progress)
   set_tests_properties(conformance_transposed_python_numpy PROPERTIES PASS_REGULAR_EXPRESSION
                        "18 cases executed, 28 declined.*pass rate 100.0 %")
+  # a backend that stores zero points in its tensors' types (no "zero_points_outside_types" claim) is never sent a
+  # zpt=s32 case whose zero points lie outside them: the bridge declines it, named
+  add_test(NAME conformance_exec_zero_points_outside_types
+           COMMAND convcheck run --backend python:${CMAKE_CURRENT_LIST_DIR}/tests/in_type_zero_points_backend.py
+                   --suite quantized --no-progress)
+  set_tests_properties(conformance_exec_zero_points_outside_types PROPERTIES PASS_REGULAR_EXPRESSION
+                       "13 cases executed, 6 declined.*pass rate 100.0 %.*1: a zero point outside its tensor's type.*does not claim .zero_points_outside_types.")
   add_test(NAME conformance_quantized_python_wrong_dtype
            COMMAND ${CMAKE_COMMAND} -DEXPECT=1 -P ${PROJECT_SOURCE_DIR}/conformance/runner/expect_exit.cmake
                    $<TARGET_FILE:convcheck> run --backend python:${CMAKE_CURRENT_LIST_DIR}/tests/qconv_wrong_dtype_backend.py

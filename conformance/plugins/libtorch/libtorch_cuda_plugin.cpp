@@ -75,14 +75,7 @@ std::string not_computable(const convcheck_conv_desc& d) {
     return "";
 }
 
-at::ScalarType scalar_type(const convcheck_conv_desc& d) {
-    switch (d.dtype) {
-        case CONVCHECK_F16: return at::kHalf;
-        case CONVCHECK_BF16: return at::kBFloat16;
-        case CONVCHECK_F64: return at::kDouble;
-        default: return at::kFloat;
-    }
-}
+at::ScalarType scalar_type(const convcheck_conv_desc& d) { return convcheck_libtorch::scalar_type_of(d.dtype); }
 
 // The options: tf32=on|off, device=N, comma-separated items.
 convcheck_error* parse_options(const std::string& text, convcheck_plugin& plugin) {

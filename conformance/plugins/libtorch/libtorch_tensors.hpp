@@ -23,6 +23,16 @@ inline at::Tensor over(const void* data, const std::vector<int64_t>& dims, const
     return at::from_blob(const_cast<void*>(data), dims, strides, at::TensorOptions().dtype(t));
 }
 
+// The ATen type of a float dtype the plugins claim (f32, f16, bf16, f64).
+inline at::ScalarType scalar_type_of(int32_t dtype) {
+    switch (dtype) {
+        case CONVCHECK_F16: return at::kHalf;
+        case CONVCHECK_BF16: return at::kBFloat16;
+        case CONVCHECK_F64: return at::kDouble;
+        default: return at::kFloat;
+    }
+}
+
 // ATen's errors (TORCH_CHECK's c10::Error) as the plugin's error, in ATen's words without the C++
 // backtrace.
 template <typename Body>

@@ -141,14 +141,7 @@ convcheck_error* transposed_execute(convcheck_plugin*, const convcheck_conv_tran
 
 bool transposed_direct(const convcheck_conv_transposed_desc& t) { return Arguments(t).direct; }
 
-at::ScalarType transposed_scalar_type(const convcheck_conv_transposed_desc& t) {
-    switch (t.dtype) {
-        case CONVCHECK_F16: return at::kHalf;
-        case CONVCHECK_BF16: return at::kBFloat16;
-        case CONVCHECK_F64: return at::kDouble;
-        default: return at::kFloat;
-    }
-}
+at::ScalarType transposed_scalar_type(const convcheck_conv_transposed_desc& t) { return scalar_type_of(t.dtype); }
 
 convcheck_error* transposed_compute(const convcheck_conv_transposed_desc& t, const at::Device& device, const std::string& plugin,
                                     const convcheck_conv_args& args) {

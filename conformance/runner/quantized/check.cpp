@@ -112,6 +112,9 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
     if (q.s32_zero_points && info.abi_major == 1 && info.abi_minor < 8)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has zero points in their tensors' types (s32 zero points, zpt=s32: ABI 1.8, quantization.h)";
+    if (q.s32_zero_points && !info.zero_points_outside_types)
+        return "zero points outside their tensors' types (zpt=s32, oneDNN's s32 zero points): the claims do not "
+               "name \"zero_points_outside_types\" (docs/exec-protocol.md)";
     const auto claims = [&](IntegerType t) { return (info.dtypes & CONVCHECK_BIT(abi_dtype(t))) != 0; };
     for (const auto& [tensor, type] : {std::pair{"src", q.src}, std::pair{"weights", q.weights}})
         if (!claims(type)) return "the plugin does not claim dtype " + std::string(to_string(type)) + " (" + tensor + ")";

@@ -251,6 +251,24 @@ def check_quantized():
         if c["id"] not in expect and got[c["id"]]["status"] != "passed":
             fail(f"{c['id']} (untouched): {got[c['id']]['status']}: {got[c['id']].get('reason')}")
     print("quantized: " + "; ".join(f"{k}: {got[k]['reason'][:110]}" for k in expect))
+    # zero points outside their types (zpt=s32) go only to claims that take them: the numpy example's do
+    s32 = [c for c in manifest["cases"] if "zpt=s32" in c["canonical"]]
+    if not s32 or not all(c["exported"] for c in s32):
+        fail(f"the zpt=s32 cases {[c['id'] for c in s32]} are not all exported to the numpy example's claims")
+    with open(claims_file()) as f:
+        in_type = json.load(f)
+    del in_type["zero_points_outside_types"]
+    in_type_claims = os.path.join(tmp, "in_type_claims.json")
+    with open(in_type_claims, "w") as f:
+        json.dump(in_type, f)
+    folder = os.path.join(tmp, "in_type")
+    run_convcheck(convcheck, ["export", "--claims", in_type_claims, "--suite", "quantized", folder], 0)
+    with open(os.path.join(folder, "manifest.json")) as f:
+        cases = {c["id"]: c for c in json.load(f)["cases"]}
+    for c in s32:
+        if cases[c["id"]]["exported"] or "zero_points_outside_types" not in cases[c["id"]].get("skipped", ""):
+            fail(f"{c['id']}: exported to claims without zero_points_outside_types: {cases[c['id']]}")
+    print(f"quantized: {len(s32)} zpt=s32 cases declined by claims without zero_points_outside_types")
 
 
 def check_transposed():

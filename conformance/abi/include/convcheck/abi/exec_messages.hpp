@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "convcheck/plugin.h"
+#include "convcheck/plugin_quantized.hpp"
 
 namespace convcheck_exec {
 
@@ -35,8 +36,8 @@ std::vector<Tensor> transposed_tensors(const convcheck_conv_transposed_desc& des
                                        std::uint64_t* size);
 nlohmann::json transposed_descriptor_json(const convcheck_conv_transposed_desc& desc);
 
-// The quantization extension on desc's chain (a quantized case, ABI 1.5), or null.
-const convcheck_quantization* quantization_of(const convcheck_conv_desc& desc);
+// The quantization extension on desc's chain (a quantized case, ABI 1.5), or null: plugin_quantized.hpp's.
+using convcheck_plugin_support::quantization_of;
 
 // The descriptor as the protocol carries it: the canonical string and the fields a backend needs; protocol 1.1:
 // a quantized case's "quantization" object (its scales, zero points and output range, with the values drawn for it).
@@ -51,6 +52,11 @@ std::string pass_name(std::int32_t prop_kind);    // "forward", "backward_data",
 // The claims a backend sent at the handshake, read into plugin_info's fields (strings into *name, *version).
 // Throws std::invalid_argument naming the key, the value and the rule.
 void read_claims(const nlohmann::json& claims, convcheck_plugin_info* info, std::string* name, std::string* version);
+
+// Protocol 1.1's "zero_points_outside_types" claim (default false): the backend takes a quantized case whose zero
+// points lie outside their tensors' types (oneDNN's s32 zero points, zpt=s32). plugin_info has no field for it (a
+// plugin says so at conv_query); the bridge and an offline run read it here. Throws as read_claims does.
+bool claims_zero_points_outside_types(const nlohmann::json& claims);
 
 // The reply to "conv": empty when it is a "done" whose outputs are the ones asked for (same names, dtypes and
 // shapes); else why not.

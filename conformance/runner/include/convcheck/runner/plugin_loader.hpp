@@ -35,6 +35,9 @@ struct PluginInfo {
     // ABI 1.6 claims of post-ops (CONVCHECK_BIT of convcheck_post_op_kind and of the algorithms), default none;
     // read only from a plugin of 1.6 or later (abi_post_ops.cpp).
     std::uint32_t post_op_kinds = 0, eltwise_algorithms = 0, binary_algorithms = 0;
+    // Whether zero points outside their tensors' types (zpt=s32) may be sent: an offline run's claim
+    // "zero_points_outside_types" (default false); a plugin says so at conv_query, so true for a loaded one.
+    bool zero_points_outside_types = true;
 };
 
 // Before a plugin is loaded for checking (`run`, convcheck_backend_test): idle OpenMP workers sleep.
