@@ -78,6 +78,21 @@ i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512) {
                                          g.batch * g.groups * super_blocks * g.out[0]);
 }
 
+bool every_pixel_reads_every_tap(const Geometry& g) {
+    for (int a = 0; a < 3; ++a)
+        if (g.pad_begin[a] > 0 || (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] >= g.in[a] + g.pad_begin[a])
+            return false;
+    return true;
+}
+
+i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 tile, int threads) {
+    const i64 wanted = kForwardTasksPerThread * threads, chunks = (plane + chunk_pixels - 1) / chunk_pixels;
+    if (threads <= 1 || others * chunks >= wanted) return chunk_pixels;
+    const i64 finest = std::max(chunks, (plane + tile - 1) / tile);
+    const i64 c = std::min(finest, std::max(chunks, (wanted + others - 1) / others));
+    return (plane + c - 1) / c;
+}
+
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
     const i64 block = blocked_vector_blocks(out_per_group, in_per_group * taps, avx512) * (avx512 ? 16 : 8);
     return groups * ((out_per_group + block - 1) / block) * taps * in_per_group * block;

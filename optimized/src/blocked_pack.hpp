@@ -52,6 +52,18 @@ i64 blocked_even_chunk_pixels(i64 chunk_pixels, i64 plane);
 // the same chunks at any budget (bands of xp) or thread count, so the same register tiles (their taps skipped in the
 // padding) for every pixel.
 i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512);
+// Whether every output pixel of g reads every tap inside the input (no padding read, on any axis): then the pixels'
+// tiles visit the same taps however the plane is cut, and a chunk may follow the thread count.
+bool every_pixel_reads_every_tap(const Geometry& g);
+// The tasks per thread a plan cuts its work into where the layer has them (kTasksPerThread in
+// backward_weights_split.hpp): with n tasks of at most r times the mean work each, a greedy schedule over t threads
+// ends within (1 + r t / n) of the ideal; 4 per thread and r <= 1.3 keep that within 1.33.
+inline constexpr i64 kForwardTasksPerThread = 4;
+// The chunk of a plan for `threads` on a layer whose pixels read every tap (every_pixel_reads_every_tap), from the
+// layer's chunk_pixels (blocked_plan_chunk_pixels) over `others` x chunks items: the same where those items reach
+// kForwardTasksPerThread per thread (or one thread), else the plane in more chunks of equal sizes, the fewest that
+// reach it, and at least `tile` pixels each (a register tile: the layer's finest cut).
+i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 tile, int threads);
 // The packed weights' floats: G x ceil(OCg / (NB*W)) x taps x ICg x NB*W.
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512);
 

@@ -12,6 +12,8 @@
 
 #include "backward_harness.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
+#include "harness.hpp"
 
 using namespace convcheck;
 using namespace convcheck::optimized;
@@ -112,6 +114,77 @@ TEST(Decomposition, BackwardWeightsSameBitsAtOneAndSixteenThreads) {
                     << backward_reproducer(d, path, seed, 16) << ": 1 and 16 threads differ";
                 EXPECT_EQ(std::memcmp(one.raw_bias.data(), sixteen.raw_bias.data(), one.raw_bias.bytes()), 0)
                     << backward_reproducer(d, path, seed, 16) << ": diff_bias at 1 and 16 threads differ";
+            }
+        }
+}
+
+namespace {
+
+ConvDescriptor forward_descriptor(const std::string& shape, int batch) {
+    return parse_descriptor("conv:n=" + std::to_string(batch) + ",dt=f32," + shape + ",data=nxc,wei=xio");
+}
+
+// The forward paths with kernels of their own on this CPU that take d.
+std::vector<Path> forward_paths(const ConvDescriptor& d) {
+    std::vector<Path> out;
+    for (const Path p : {Path::blocked_avx2, Path::blocked_avx512, Path::depthwise_avx2, Path::depthwise_avx512})
+        if (why_unavailable(d, p).empty()) out.push_back(p);
+    return out;
+}
+
+// The failures of one decomposition against the rule: min(kTasksPerThread x threads, the layer's finest cut) tasks,
+// and (more than one thread) a greedy schedule's bound 1 + r t / n within the 1 + kMostImbalance / kTasksPerThread
+// (1.33) that n = 4t tasks of r = 1.3 give; where the layer has fewer than 4t tasks, r <= kMostImbalance. (Thousands
+// of uneven tasks are fine: 576 tasks of r = 1.47 on 16 threads end within 1.04 of the ideal.) The 1x1 layers' items
+// run as one range per thread (TBB's static partitioner): equal items, n >= 4t of them, end within 1 + t / n <= 1.25.
+void check(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+    const std::int64_t wanted = std::min(threads > 1 ? kTasksPerThread * threads : 1, s.most_tasks);
+    const double imbalance = threads > 1 ? s.largest_task / s.mean_task : 1.0;
+    const double bound = 1.0 + imbalance * threads / static_cast<double>(s.tasks);
+    const bool balanced = s.tasks >= kTasksPerThread * threads ? bound <= 1.0 + kMostImbalance / kTasksPerThread
+                                                                : imbalance <= kMostImbalance;
+    if (s.threads != threads || s.tasks < wanted || (threads > 1 && !balanced))
+        failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) + " tasks (want " +
+                           std::to_string(wanted) + ", the layer has " + std::to_string(s.most_tasks) + "), largest/mean " +
+                           std::to_string(imbalance) + ", bound " + std::to_string(bound));
+}
+
+}  // namespace
+
+TEST(Decomposition, ForwardGivesEveryThreadTasksOfBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers())
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d = forward_descriptor(shape, batch);
+            const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
+            for (const Path path : forward_paths(d))
+                for (const int threads : {1, 2, 4, 8, 16}) {
+                    const ConvPlan plan(d, weights.data(), nullptr, Options{.threads = threads, .forced_path = path});
+                    check(plan.decomposition(), threads,
+                          name + " batch " + std::to_string(batch) + " " + plan.implementation() + " [" + to_string(d) + "]",
+                          failures);
+                }
+        }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+// The cuts that follow the thread count change no sum: the same bits at 1 and 16 threads on table layers whose cut
+// differs between them (1x1 chunks, depthwise rows one by one), with bias.
+TEST(Decomposition, ForwardSameBitsAtOneAndSixteenThreads) {
+    for (const char* name : {"pw960_320_7", "res3_downsample", "pw576_96_14", "dw576_14", "dw960_7", "dw192_28"})
+        for (const auto& [layer, shape] : table_layers()) {
+            if (layer != name) continue;
+            ConvDescriptor d = forward_descriptor(shape, 1);
+            d.has_bias = true;
+            const std::uint64_t seed = 46;
+            const accuracy::RandomFill fill = accuracy::make_random_fill(d, seed);
+            for (const Path path : forward_paths(d)) {
+                Buffers one = make_buffers(d, fill.src, fill.weights, fill.bias);
+                Buffers sixteen = make_buffers(d, fill.src, fill.weights, fill.bias);
+                run_optimized(d, one, Options{.threads = 1, .forced_path = path});
+                run_optimized(d, sixteen, Options{.threads = 16, .forced_path = path});
+                EXPECT_EQ(std::memcmp(one.dst.data(), sixteen.dst.data(), one.dst.bytes()), 0)
+                    << reproducer(d, path, seed) << ": 1 and 16 threads differ";
             }
         }
 }
