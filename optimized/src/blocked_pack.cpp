@@ -89,8 +89,12 @@ i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 til
     const i64 wanted = kForwardTasksPerThread * threads, chunks = (plane + chunk_pixels - 1) / chunk_pixels;
     if (threads <= 1 || others * chunks >= wanted) return chunk_pixels;
     const i64 finest = std::max(chunks, (plane + tile - 1) / tile);
-    const i64 c = std::min(finest, std::max(chunks, (wanted + others - 1) / others));
-    return (plane + c - 1) / c;
+    // (equal chunks of ceil(plane / c) pixels may number fewer than c: 49 pixels in 8 -> 7 of 7)
+    for (i64 c = std::max(chunks, (wanted + others - 1) / others); c < finest; ++c) {
+        const i64 pixels = (plane + c - 1) / c;
+        if (others * ((plane + pixels - 1) / pixels) >= wanted) return pixels;
+    }
+    return (plane + finest - 1) / finest;
 }
 
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {

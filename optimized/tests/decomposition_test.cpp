@@ -188,3 +188,42 @@ TEST(Decomposition, ForwardSameBitsAtOneAndSixteenThreads) {
             }
         }
 }
+
+TEST(Decomposition, BackwardDataGivesEveryThreadTasksOfBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers())
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d =
+                parse_descriptor("conv:n=" + std::to_string(batch) + ",dt=f32," + shape + ",data=nxc,wei=xio,dir=bwd_d");
+            const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
+            std::vector<Path> paths = {Path::automatic};  // (its own kernels where they take d)
+            for (const Path p : forward_paths(d))
+                if (why_backward_unavailable(d, p).empty()) paths.push_back(p);
+            for (const Path path : paths)
+                for (const int threads : {1, 2, 4, 8, 16}) {
+                    const BackwardDataPlan plan(d, weights.data(), Options{.threads = threads, .forced_path = path});
+                    check(plan.decomposition(), threads,
+                          name + " batch " + std::to_string(batch) + " " + plan.implementation() + " [" + to_string(d) + "]",
+                          failures);
+                }
+        }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+// The same bits at 1 and 16 threads for backward data where its cut differs between them: the pointwise kernel's
+// chunks (pw960_320_7, pw576_96_14, res5_1x1_2048 at batch 1) and the phases' 1x1 chunks (res5_3x3s2).
+TEST(Decomposition, BackwardDataSameBitsAtOneAndSixteenThreads) {
+    for (const char* name : {"pw960_320_7", "pw576_96_14", "res5_1x1_2048", "res5_3x3s2", "res4_1x1_reduce"})
+        for (const auto& [layer, shape] : table_layers()) {
+            if (layer != name) continue;
+            const ConvDescriptor d = parse_descriptor("conv:n=1,dt=f32," + shape + ",data=nxc,wei=xio,dir=bwd_d");
+            const std::uint64_t seed = 46;
+            const BackwardData data = make_backward_data(d, seed, 0);
+            for (const Path path : backward_paths(d)) {
+                const Gradients one = run_backward(d, data, Options{1, path});
+                const Gradients sixteen = run_backward(d, data, Options{16, path});
+                EXPECT_EQ(std::memcmp(one.raw.data(), sixteen.raw.data(), one.raw.bytes()), 0)
+                    << backward_reproducer(d, path, seed, 16) << ": 1 and 16 threads differ";
+            }
+        }
+}
