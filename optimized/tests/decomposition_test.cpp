@@ -14,6 +14,7 @@
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
 #include "harness.hpp"
+#include "quantized_vnni.hpp"
 
 using namespace convcheck;
 using namespace convcheck::optimized;
@@ -141,8 +142,10 @@ void check(const Decomposition& s, int threads, const std::string& what, std::ve
     const std::int64_t wanted = std::min(threads > 1 ? kTasksPerThread * threads : 1, s.most_tasks);
     const double imbalance = threads > 1 ? s.largest_task / s.mean_task : 1.0;
     const double bound = 1.0 + imbalance * threads / static_cast<double>(s.tasks);
-    const bool balanced = s.tasks >= kTasksPerThread * threads ? bound <= 1.0 + kMostImbalance / kTasksPerThread
-                                                                : imbalance <= kMostImbalance;
+    // (the layer's finest cut: its unevenness is the layer's, 49 pixels in runs of 32 and 17)
+    const bool balanced = s.tasks == s.most_tasks ||
+                          (s.tasks >= kTasksPerThread * threads ? bound <= 1.0 + kMostImbalance / kTasksPerThread
+                                                                : imbalance <= kMostImbalance);
     if (s.threads != threads || s.tasks < wanted || (threads > 1 && !balanced))
         failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) + " tasks (want " +
                            std::to_string(wanted) + ", the layer has " + std::to_string(s.most_tasks) + "), largest/mean " +
@@ -226,4 +229,28 @@ TEST(Decomposition, BackwardDataSameBitsAtOneAndSixteenThreads) {
                     << backward_reproducer(d, path, seed, 16) << ": 1 and 16 threads differ";
             }
         }
+}
+
+// The int8 VNNI/AMX path's items for one image (its images run one after another): groups x chunks of 64 output
+// channels x sequences (output planes) x runs of each plane's pixels (vnni_run_length), on the table's dense layers.
+TEST(Decomposition, QuantizedRunsGiveEveryThreadTasksOfBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        const ConvDescriptor d = forward_descriptor(shape, 1);
+        if (d.groups != 1) continue;  // (depthwise layers run another kernel)
+        std::int64_t out[3] = {1, 1, 1};
+        for (int a = 0; a < d.rank; ++a) out[3 - d.rank + a] = d.output_size(a);
+        const std::int64_t span = out[1] * out[2], others = (d.out_channels + 63) / 64 * out[0];
+        for (const int threads : {1, 2, 4, 8, 16}) {
+            const std::int64_t length = detail::vnni_run_length(span, others, threads), runs = (span + length - 1) / length;
+            Decomposition s;
+            s.threads = threads;
+            s.tasks = others * runs;
+            s.most_tasks = others * ((span + 31) / 32);
+            s.largest_task = static_cast<double>(length);
+            s.mean_task = static_cast<double>(span) / static_cast<double>(runs);
+            check(s, threads, name + " int8 (span " + std::to_string(span) + ", runs of " + std::to_string(length) + ")", failures);
+        }
+    }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
 }
