@@ -85,9 +85,22 @@ bool every_pixel_reads_every_tap(const Geometry& g) {
     return true;
 }
 
-i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 tile, int threads) {
+i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 tile, int threads, bool one_range_per_thread) {
     const i64 wanted = kForwardTasksPerThread * threads, chunks = (plane + chunk_pixels - 1) / chunk_pixels;
-    if (threads <= 1 || others * chunks >= wanted) return chunk_pixels;
+    if (threads <= 1) return chunk_pixels;
+    if (one_range_per_thread) {
+        // the busiest thread's tiles with chunks of `pixels`
+        const auto busiest = [&](i64 pixels) {
+            const i64 items = others * ((plane + pixels - 1) / pixels);
+            return (items + threads - 1) / threads * ((std::min(pixels, plane) + tile - 1) / tile);
+        };
+        const i64 layer = busiest(chunk_pixels);
+        i64 best = chunk_pixels, least = layer;
+        for (i64 pixels = (std::min(chunk_pixels, plane) + tile - 1) / tile * tile - tile; pixels >= tile; pixels -= tile)
+            if (busiest(pixels) < least) best = pixels, least = busiest(pixels);
+        return 8 * least <= 7 * layer ? best : chunk_pixels;
+    }
+    if (others * chunks >= wanted) return chunk_pixels;
     const i64 finest = std::max(chunks, (plane + tile - 1) / tile);
     // (equal chunks of ceil(plane / c) pixels may number fewer than c: 49 pixels in 8 -> 7 of 7)
     for (i64 c = std::max(chunks, (wanted + others - 1) / others); c < finest; ++c) {

@@ -92,7 +92,7 @@ struct ConvPlan::Impl {
     // the thread count the work is cut for (Options::threads, 0 resolved to the constructing arena's concurrency):
     // the blocked 1x1 chunks of layers whose pixels read every tap, and the depthwise rows in pairs or one by one
     int threads = 1;
-    // depthwise_avx512: its rows two by two, or (too few pairs for the threads) one by one
+    // depthwise_avx512: its rows two by two, or one by one where that ends sooner on the threads (cut_for_threads)
     bool depthwise_pairs = true;
     detail::PaddedInputParts padded_input_parts;  // xp in chunks of images, or one image in bands (padded_input_parts.hpp)
     std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
@@ -143,9 +143,14 @@ struct ConvPlan::Impl {
 
 void ConvPlan::Impl::cut_for_threads() {
     const detail::Geometry& g = geometry;
-    const i64 wanted = detail::kForwardTasksPerThread * threads;
-    // the two-row kernel's pairs give the same sums as one row at a time (run_depthwise_avx512)
-    if (path == Path::depthwise_avx512) depthwise_pairs = threads <= 1 || (depthwise.rows() + 1) / 2 >= wanted;
+    // the two-row kernel's pairs give the same sums as one row at a time (run_depthwise_avx512), and cost less: a row
+    // alone costs 1.35x its share of a pair (measured on the 2-core VM, 2 threads, wall clock, batch 1: dw576_14 0.018-
+    // 0.019 ms in 7 pairs, 0.025 in 14 rows). One by one only where the busiest thread then ends sooner: rows r,
+    // pairs p, ceil(r / t) x 1.35 < ceil(p / t) x 2 (dw576_14 at batch 1: pairs up to 8 threads, rows at 16)
+    if (path == Path::depthwise_avx512) {
+        const i64 rows = depthwise.rows(), pairs = (rows + 1) / 2;
+        depthwise_pairs = (rows + threads - 1) / threads * 135 >= (pairs + threads - 1) / threads * 200;
+    }
     // a layer whose pixels all read every tap: any chunk's tiles visit every tap, so each output's sum is the same
     // however the plane is cut; only where the kernels read src as it is or xp whole (no bands: path_memory.cpp's
     // estimate assumes the layer's chunk for those)
@@ -157,7 +162,9 @@ void ConvPlan::Impl::cut_for_threads() {
     const bool avx512 = path == Path::blocked_avx512;
     const i64 tile = avx512 ? detail::avx512::tile_width(blocked.vector_blocks) : detail::avx2::tile_width(blocked.vector_blocks);
     const i64 others = g.batch * g.groups * blocked.oc_super_blocks * g.out[0];
-    blocked.chunk_pixels = detail::blocked_thread_chunk_pixels(blocked.chunk_pixels, g.out[1] * g.out[2], others, tile, threads);
+    // (the 1x1 layers' items run one range per thread: run_kernel)
+    blocked.chunk_pixels =
+        detail::blocked_thread_chunk_pixels(blocked.chunk_pixels, g.out[1] * g.out[2], others, tile, threads, g.taps() == 1);
 }
 
 void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bias) {
@@ -426,7 +433,7 @@ void ConvPlan::Impl::run_depthwise_avx512(const detail::Geometry& chunk, const f
     const bool prefetch_rows = input / threads > stream_nxc_output_above;
     // rows two by two, so that the two-row kernel always has its pairs (the same results as one
     // row at a time: every output is summed by one kernel call, in the same order)
-    // (one by one where the pairs are fewer than the threads want: depthwise_pairs)
+    // (one by one where that ends sooner: depthwise_pairs)
     const i64 rows = p.rows(), per_task = depthwise_pairs ? 2 : 1;
     parallel_rows_with_scratch((rows + per_task - 1) / per_task, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
         if (stream)
@@ -580,13 +587,17 @@ Decomposition ConvPlan::decomposition() const {
         s.most_tasks = detail::every_pixel_reads_every_tap(g) ? others * std::max(chunks, (plane + tile - 1) / tile) : s.tasks;
         s.largest_task = chunk;
         s.mean_task = static_cast<double>(plane) * lanes * per_pixel / static_cast<double>(chunks);
+        s.one_range_per_thread = g.taps() == 1;  // (run_kernel)
         return s;
     }
     case Path::depthwise_avx512:
     case Path::depthwise_avx2: {  // rows (n, od, oh), in pairs or one by one; a row: every channel's outputs
-        const i64 rows = m.depthwise.rows(), per = m.path == Path::depthwise_avx512 && m.depthwise_pairs ? 2 : 1;
+        // (AVX-512: the finest cut of rows at their cost, the pairs; one by one costs more per row: cut_for_threads)
+        const bool pairs = m.path == Path::depthwise_avx512;
+        const i64 rows = m.depthwise.rows(), per = pairs && m.depthwise_pairs ? 2 : 1;
         const double row = static_cast<double>(g.out[2] * g.out_channels * g.taps());
-        tasks((rows + per - 1) / per, rows, row * static_cast<double>(per), row * static_cast<double>(rows - (rows - 1) / per * per));
+        tasks((rows + per - 1) / per, pairs ? (rows + 1) / 2 : rows, row * static_cast<double>(per),
+              row * static_cast<double>(rows - (rows - 1) / per * per));
         return s;
     }
     default:  // the other paths' tasks, taken as equal

@@ -90,9 +90,10 @@ TEST(BlockedPack, APlanRunsInTheChunkTheMemoryRuleAssumes) {
         const convcheck::ConvDescriptor pw192 = convcheck::parse_descriptor(cases[0]);
         const std::vector<float> weights(static_cast<std::size_t>(pw192.weights_elements()), 1.0f);
         EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 1, .forced_path = path}).work_item_pixels(), 392);
-        // 2 items of 392 -> 8 at 2 threads (4 per thread), 56 (one tile of 14 each) at 16
-        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 2, .forced_path = path}).work_item_pixels(), 98);
-        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 16, .forced_path = path}).work_item_pixels(), 14);
+        // 2 items of 392 (28 tiles of 14 each): one per thread at 2 threads; at 16, 14 items of 56 pixels, 4 tiles for
+        // the busiest thread (as 56 items of one tile would give), not 28
+        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 2, .forced_path = path}).work_item_pixels(), 392);
+        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 16, .forced_path = path}).work_item_pixels(), 56);
     }
 }
 

@@ -6,6 +6,7 @@
 // to 2 cores (2 tasks for a 1x1 layer at batch 8) fails here on any machine.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -133,12 +134,31 @@ std::vector<Path> forward_paths(const ConvDescriptor& d) {
     return out;
 }
 
+// One range of equal items per thread (TBB's static partitioner: the blocked 1x1 layers): what counts is the busiest
+// thread's share, ceil(n / t) items of the largest, over the ideal W / t; more items than threads add nothing. Within
+// the 1.325 of the greedy rule below, or where the layer's finest cut (one register tile per item, most_tasks of
+// them) cannot give that, within 1.25x of what that cut gives (the tiles of a chunk rounded up, its last shorter).
+void check_ranges(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+    const double t = threads, n = static_cast<double>(s.tasks), most = static_cast<double>(s.most_tasks);
+    const double span = std::ceil(n / t) * s.largest_task / (n * s.mean_task / t);
+    const double finest = std::ceil(most / t) / (most / t);
+    const double allowed = std::max(1.0 + kMostImbalance / kTasksPerThread, 1.25 * finest);
+    if (s.threads != threads || (threads > 1 && span > allowed))
+        failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) +
+                           " ranged items (the layer has " + std::to_string(s.most_tasks) + "), busiest thread " +
+                           std::to_string(span) + "x the ideal (allowed " + std::to_string(allowed) + ")");
+}
+
 // The failures of one decomposition against the rule: min(kTasksPerThread x threads, the layer's finest cut) tasks,
 // and (more than one thread) a greedy schedule's bound 1 + r t / n within the 1 + kMostImbalance / kTasksPerThread
 // (1.33) that n = 4t tasks of r = 1.3 give; where the layer has fewer than 4t tasks, r <= kMostImbalance. (Thousands
 // of uneven tasks are fine: 576 tasks of r = 1.47 on 16 threads end within 1.04 of the ideal.) The 1x1 layers' items
-// run as one range per thread (TBB's static partitioner): equal items, n >= 4t of them, end within 1 + t / n <= 1.25.
+// run as one range per thread instead: check_ranges.
 void check(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+    if (s.one_range_per_thread) {
+        check_ranges(s, threads, what, failures);
+        return;
+    }
     const std::int64_t wanted = std::min(threads > 1 ? kTasksPerThread * threads : 1, s.most_tasks);
     const double imbalance = threads > 1 ? s.largest_task / s.mean_task : 1.0;
     const double bound = 1.0 + imbalance * threads / static_cast<double>(s.tasks);
