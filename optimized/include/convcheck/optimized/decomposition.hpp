@@ -3,6 +3,7 @@
 //
 //   optimized::BackwardWeightsPlan plan(d, {.threads = 16});
 //   optimized::Decomposition s = plan.decomposition();   // s.tasks >= 4 * 16 where s.most_tasks allows
+// ConvPlan and BackwardDataPlan report theirs the same way (decomposition()), for the threads they were made for.
 #pragma once
 
 #include <cstdint>
