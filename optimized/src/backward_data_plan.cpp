@@ -79,6 +79,7 @@ struct BackwardDataPlan::Impl {
     std::vector<std::optional<ConvPlan>> plans;  // per phase; empty for a phase with no tap
     bool direct = false;                          // one phase, its output is diff_src
     std::unique_ptr<tbb::task_arena> arena;
+    int threads = 1;  // what the work is cut for: Options::threads, 0 resolved to the constructing arena's concurrency
     detail::WorkspacePool<float> outputs;
     detail::WorkspacePool<i64> lists;  // the own kernels' scratch
     // a kernel of its own (backward_data_depthwise.hpp, backward_data_narrow.hpp) when one runs: its ISA
@@ -119,6 +120,7 @@ struct BackwardDataPlan::Impl {
                 for (i64 c = 0; c < C; ++c)
                     own_weights[static_cast<std::size_t>((c / block * O + o) * block + c % block)] = canonical[o * C + c];
         pointwise = {d.batch * geometry.in[0] * geometry.in[1] * geometry.in[2], C, O, nb, super_blocks, own_weights.data(), quads};
+        pointwise.chunk_pixels = detail::pointwise_chunk_pixels(pointwise.pixels, threads);
         own = Own::pointwise;
         return true;
     }
@@ -241,6 +243,7 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
     m.desc = d;
     const std::vector<float> canonical = detail::widen_weights(d, detail::make_geometry(d, 1), weights);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+    m.threads = options.threads > 0 ? options.threads : std::max(1, tbb::this_task_arena::max_concurrency());
     m.plan_own_kernel(d, canonical, options.forced_path);
     if (m.own != Impl::Own::none) return;
     m.phases = detail::backward_data_phases(d);
@@ -254,7 +257,11 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
             continue;
         }
         const std::vector<unsigned char> w = detail::phase_weights(d, p, canonical);
-        m.plans.emplace_back(std::in_place, p.forward, w.data(), nullptr, phase_options);
+        // planned inside the arena they run in, so that they cut their work for its threads
+        if (m.arena)
+            detail::arena_execute_joined(*m.arena, [&] { m.plans.emplace_back(std::in_place, p.forward, w.data(), nullptr, phase_options); });
+        else
+            m.plans.emplace_back(std::in_place, p.forward, w.data(), nullptr, phase_options);
     }
     m.direct = m.phases.size() == 1 && m.plans[0].has_value();
 }
@@ -270,6 +277,65 @@ void BackwardDataPlan::execute(const void* diff_dst, void* diff_src) const {
         detail::arena_execute_joined(*impl_->arena, [&] { impl_->run(diff_dst, diff_src); });
     else
         impl_->run(diff_dst, diff_src);
+}
+
+Decomposition BackwardDataPlan::decomposition() const {
+    const Impl& m = *impl_;
+    Decomposition s;
+    s.threads = m.threads;
+    // n tasks (most: the finest cut) of `each` multiply-adds but the last, `last`
+    const auto tasks = [&](i64 n, i64 most, double each, double last) {
+        s.tasks = n;
+        s.most_tasks = std::max(n, most);
+        s.largest_task = std::max(each, last);
+        s.mean_task = (each * static_cast<double>(n - 1) + last) / static_cast<double>(n);
+        return s;
+    };
+    const detail::Geometry& g = m.geometry;
+    switch (m.own) {
+    case Impl::Own::pointwise: {
+        const detail::PointwiseBackwardData& p = m.pointwise;
+        const double per_pixel = static_cast<double>(p.in_channels * p.out_channels);
+        const i64 n = p.chunks(), last = p.pixels - (n - 1) * p.chunk_pixels;
+        return tasks(n, (p.pixels + detail::kPointwiseLeastChunk - 1) / detail::kPointwiseLeastChunk,
+                     static_cast<double>(p.chunk_pixels) * per_pixel, static_cast<double>(last) * per_pixel);
+    }
+    case Impl::Own::depthwise:
+    case Impl::Own::narrow: {  // rows of diff_src (n, xd, xh), each every channel of its pixels
+        const i64 n = m.own == Impl::Own::depthwise ? m.depthwise.rows() : m.narrow.rows();
+        const double row = static_cast<double>(g.in[2] * g.in_channels * g.out_per_group * g.taps());
+        return tasks(n, n, row, row);
+    }
+    case Impl::Own::rows: {  // the phase with the fewest rows (phases run one after another; padding counted)
+        bool first = true;
+        for (std::size_t i = 0; i < m.rows.kernels.size(); ++i) {
+            if (!m.rows.phases[i].has_taps) continue;
+            const detail::RowsBackwardData& k = m.rows.kernels[i];
+            const detail::Geometry& f = *k.geometry;
+            const i64 n = k.rows(), most = k.super_blocks * f.batch * f.out[0] * f.out[1];
+            const double row = static_cast<double>(f.out[2] * f.in_channels * f.taps()) * static_cast<double>(k.vector_blocks) *
+                               (m.own_isa == Path::blocked_avx512 ? 16.0 : 8.0);
+            if (first || n < s.tasks) {
+                s.tasks = n;
+                s.most_tasks = most;
+                s.largest_task = row * static_cast<double>(k.tile_rows);
+                s.mean_task = row * static_cast<double>(most) / static_cast<double>(n);
+                first = false;
+            }
+        }
+        return s;
+    }
+    case Impl::Own::none: break;
+    }
+    // the phases' plans: the one with the fewest tasks
+    bool first = true;
+    for (const auto& p : m.plans)
+        if (p) {
+            const Decomposition q = p->decomposition();
+            if (first || q.tasks < s.tasks) s = q, first = false;
+        }
+    s.threads = m.threads;
+    return s;
 }
 
 std::string BackwardDataPlan::implementation() const {

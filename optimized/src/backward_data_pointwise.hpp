@@ -10,7 +10,8 @@
 // (MobileNet-v2's 96 -> 16 layer at 112x112, batch 8: 6.0-6.5 ms there, 4.0-4.3 ms here).
 // With AVX-512, one vector of input channels and O a multiple of 4 (MobileNet-v2's 96 -> 16), the tiles
 // broadcast diff_dst four o at a time instead (backward_data_pointwise_quads.inl: another fixed order).
-// Work: chunks of kPointwiseChunk pixels, each written by one task.
+// Work: chunks of chunk_pixels pixels (kPointwiseChunk, or for many threads less), each written by one task; a
+// tile's pixels are grouped in a chunk only (its sums the same whatever the chunk: one order per pixel).
 #pragma once
 
 #include "problem.hpp"
@@ -18,6 +19,19 @@
 namespace convcheck::optimized::detail {
 
 inline constexpr i64 kPointwiseChunk = 96;  // a multiple of every tile's pixels (4, 6, 8, 12, 16)
+
+// The least chunk a plan cuts the pixels into: one AVX-512 tile of one vector (16 pixels; the others' tiles leave a
+// shorter tail in it).
+inline constexpr i64 kPointwiseLeastChunk = 16;
+
+// The chunk for `threads`: kPointwiseChunk where that gives 4 chunks per thread (or one thread), else halved
+// (96, 48, 24, 16 pixels) until it does or reaches kPointwiseLeastChunk.
+inline i64 pointwise_chunk_pixels(i64 pixels, int threads) {
+    i64 chunk = kPointwiseChunk;
+    while (threads > 1 && (pixels + chunk - 1) / chunk < 4 * threads && chunk > kPointwiseLeastChunk)
+        chunk = chunk / 2 < kPointwiseLeastChunk ? kPointwiseLeastChunk : chunk / 2;
+    return chunk;
+}
 
 struct PointwiseBackwardData {
     i64 pixels = 0;                  // N * spatial
@@ -29,7 +43,8 @@ struct PointwiseBackwardData {
     // AVX-512, NB = 1, O a multiple of 4: backward_data_pointwise_quads.inl's tiles, its weights
     // [super block][O/4][4][W] (pointwise_quad_weights)
     bool quads = false;
-    i64 chunks() const { return (pixels + kPointwiseChunk - 1) / kPointwiseChunk; }
+    i64 chunk_pixels = kPointwiseChunk;  // pointwise_chunk_pixels
+    i64 chunks() const { return (pixels + chunk_pixels - 1) / chunk_pixels; }
 };
 
 // The quads' weights from W(o, c) (canonical [O][C]): lane 4k + j of group g in quad q of super block

@@ -81,7 +81,7 @@ void pointwise_chunks(const PointwiseBackwardData& p, const float* dy, float* dx
     constexpr int P = kPointwiseRows[NB];
     const i64 O = p.out_channels, C = p.in_channels, M = p.pixels;
     for (i64 chunk = begin; chunk < end; ++chunk) {
-        const i64 first = chunk * kPointwiseChunk, last = min_i64(M, first + kPointwiseChunk);
+        const i64 first = chunk * p.chunk_pixels, last = min_i64(M, first + p.chunk_pixels);
         for (i64 px = first; px < last; px += P) {
             const i64 count = min_i64(P, last - px);
             // the tile four ahead (in the next chunk too: the pixels run on), while it lies in dy (two or eight

@@ -97,7 +97,7 @@ void pointwise_backward_data_quads(const PointwiseBackwardData& p, const float* 
     constexpr int P = kQuadPixels;
     const i64 O = p.out_channels, C = p.in_channels, M = p.pixels;
     for (i64 chunk = begin; chunk < end; ++chunk) {
-        const i64 first = chunk * kPointwiseChunk, last = min_i64(M, first + kPointwiseChunk);
+        const i64 first = chunk * p.chunk_pixels, last = min_i64(M, first + p.chunk_pixels);
         for (i64 px = first; px < last; px += P) {
             const i64 count = min_i64(P, last - px);
             // the tile four ahead while it lies in dy (as backward_data_pointwise.inl)

@@ -78,6 +78,38 @@ i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512) {
                                          g.batch * g.groups * super_blocks * g.out[0]);
 }
 
+bool every_pixel_reads_every_tap(const Geometry& g) {
+    for (int a = 0; a < 3; ++a)
+        if (g.pad_begin[a] > 0 || (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] >= g.in[a] + g.pad_begin[a])
+            return false;
+    return true;
+}
+
+i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 tile, int threads, bool one_range_per_thread) {
+    const i64 wanted = kForwardTasksPerThread * threads, chunks = (plane + chunk_pixels - 1) / chunk_pixels;
+    if (threads <= 1) return chunk_pixels;
+    if (one_range_per_thread) {
+        // the busiest thread's tiles with chunks of `pixels`
+        const auto busiest = [&](i64 pixels) {
+            const i64 items = others * ((plane + pixels - 1) / pixels);
+            return (items + threads - 1) / threads * ((std::min(pixels, plane) + tile - 1) / tile);
+        };
+        const i64 layer = busiest(chunk_pixels);
+        i64 best = chunk_pixels, least = layer;
+        for (i64 pixels = (std::min(chunk_pixels, plane) + tile - 1) / tile * tile - tile; pixels >= tile; pixels -= tile)
+            if (busiest(pixels) < least) best = pixels, least = busiest(pixels);
+        return 8 * least <= 7 * layer ? best : chunk_pixels;
+    }
+    if (others * chunks >= wanted) return chunk_pixels;
+    const i64 finest = std::max(chunks, (plane + tile - 1) / tile);
+    // (equal chunks of ceil(plane / c) pixels may number fewer than c: 49 pixels in 8 -> 7 of 7)
+    for (i64 c = std::max(chunks, (wanted + others - 1) / others); c < finest; ++c) {
+        const i64 pixels = (plane + c - 1) / c;
+        if (others * ((plane + pixels - 1) / pixels) >= wanted) return pixels;
+    }
+    return (plane + finest - 1) / finest;
+}
+
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512) {
     const i64 block = blocked_vector_blocks(out_per_group, in_per_group * taps, avx512) * (avx512 ? 16 : 8);
     return groups * ((out_per_group + block - 1) / block) * taps * in_per_group * block;

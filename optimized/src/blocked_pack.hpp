@@ -52,6 +52,23 @@ i64 blocked_even_chunk_pixels(i64 chunk_pixels, i64 plane);
 // the same chunks at any budget (bands of xp) or thread count, so the same register tiles (their taps skipped in the
 // padding) for every pixel.
 i64 blocked_plan_chunk_pixels(const Geometry& g, bool avx512);
+// Whether every output pixel of g reads every tap inside the input (no padding read, on any axis): then the pixels'
+// tiles visit the same taps however the plane is cut, and a chunk may follow the thread count.
+bool every_pixel_reads_every_tap(const Geometry& g);
+// The tasks per thread a plan cuts its work into where the layer has them (kTasksPerThread in
+// backward_weights_split.hpp): with n tasks of at most r times the mean work each, a greedy schedule over t threads
+// ends within (1 + r t / n) of the ideal; 4 per thread and r <= 1.3 keep that within 1.33.
+inline constexpr i64 kForwardTasksPerThread = 4;
+// The chunk of a plan for `threads` on a layer whose pixels read every tap (every_pixel_reads_every_tap), from the
+// layer's chunk_pixels (blocked_plan_chunk_pixels) over `others` x chunks items; one thread: the same.
+//   - one_range_per_thread (a 1x1 layer: equal items, one range of them per thread, TBB's static partitioner): the
+//     chunk of whole register tiles (`tile` pixels) whose busiest thread runs the fewest tiles, ceil(items / threads)
+//     x ceil(chunk / tile) (ties: the larger chunk), where that is at least 1/8 fewer than the layer's chunk gives;
+//     else the layer's. (4 items per thread at 2 threads would cost more tile passes than it evens out: pw576_96_14
+//     at batch 1, 2 items of 98 pixels, 13 tiles of 8 each, against 8 of 25 at 4 tiles each.)
+//   - else (a greedy schedule): the same where the items reach kForwardTasksPerThread per thread, else the plane in
+//     more chunks of equal sizes, the fewest that reach it, and at least a tile each (the layer's finest cut).
+i64 blocked_thread_chunk_pixels(i64 chunk_pixels, i64 plane, i64 others, i64 tile, int threads, bool one_range_per_thread);
 // The packed weights' floats: G x ceil(OCg / (NB*W)) x taps x ICg x NB*W.
 i64 blocked_weights_floats(i64 groups, i64 in_per_group, i64 out_per_group, i64 taps, bool avx512);
 

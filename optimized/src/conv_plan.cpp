@@ -89,6 +89,11 @@ struct ConvPlan::Impl {
     // depthwise_avx512 writes the user's dst, which may be stored non-temporally (run_depthwise_avx512)
     bool depthwise_may_stream = false;
     std::unique_ptr<tbb::task_arena> arena;
+    // the thread count the work is cut for (Options::threads, 0 resolved to the constructing arena's concurrency):
+    // the blocked 1x1 chunks of layers whose pixels read every tap, and the depthwise rows in pairs or one by one
+    int threads = 1;
+    // depthwise_avx512: its rows two by two, or one by one where that ends sooner on the threads (cut_for_threads)
+    bool depthwise_pairs = true;
     detail::PaddedInputParts padded_input_parts;  // xp in chunks of images, or one image in bands (padded_input_parts.hpp)
     std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
 
@@ -122,6 +127,8 @@ struct ConvPlan::Impl {
     }
 
     void pack_weights(const void* user_weights, const void* user_bias);
+    // the cuts that follow `threads` (the same sums for any: see each)
+    void cut_for_threads();
     void run(const void* src, void* dst) const;
     // the blocked paths, one image at a time in bands (padded_input_parts.axis >= 0): pack each band's input, run its items
     void run_bands(const void* src, float* xp, float* y) const;
@@ -133,6 +140,32 @@ struct ConvPlan::Impl {
     // depthwise_avx512 on `chunk`, streamed where it pays (depthwise_streamed.hpp)
     void run_depthwise_avx512(const detail::Geometry& chunk, const float* xp, float* y) const;
 };
+
+void ConvPlan::Impl::cut_for_threads() {
+    const detail::Geometry& g = geometry;
+    // the two-row kernel's pairs give the same sums as one row at a time (run_depthwise_avx512), and cost less: a row
+    // alone costs 1.35x its share of a pair (measured on the 2-core VM, 2 threads, wall clock, batch 1: dw576_14 0.018-
+    // 0.019 ms in 7 pairs, 0.025 in 14 rows). One by one only where the busiest thread then ends sooner: rows r,
+    // pairs p, ceil(r / t) x 1.35 < ceil(p / t) x 2 (dw576_14 at batch 1: pairs up to 8 threads, rows at 16)
+    if (path == Path::depthwise_avx512) {
+        const i64 rows = depthwise.rows(), pairs = (rows + 1) / 2;
+        depthwise_pairs = (rows + threads - 1) / threads * 135 >= (pairs + threads - 1) / threads * 200;
+    }
+    // a layer whose pixels all read every tap: any chunk's tiles visit every tap, so each output's sum is the same
+    // however the plane is cut; only where the kernels read src as it is or xp whole (no bands: path_memory.cpp's
+    // estimate assumes the layer's chunk for those)
+    const bool blocked_path = path == Path::blocked_avx2 || path == Path::blocked_avx512;
+    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
+    if (!blocked_path || forward_rows || !detail::every_pixel_reads_every_tap(g) ||
+        (packs && (padded_input_parts.axis >= 0 || padded_input_parts.in_tasks)))
+        return;
+    const bool avx512 = path == Path::blocked_avx512;
+    const i64 tile = avx512 ? detail::avx512::tile_width(blocked.vector_blocks) : detail::avx2::tile_width(blocked.vector_blocks);
+    const i64 others = g.batch * g.groups * blocked.oc_super_blocks * g.out[0];
+    // (the 1x1 layers' items run one range per thread: run_kernel)
+    blocked.chunk_pixels =
+        detail::blocked_thread_chunk_pixels(blocked.chunk_pixels, g.out[1] * g.out[2], others, tile, threads, g.taps() == 1);
+}
 
 void ConvPlan::Impl::pack_weights(const void* user_weights, const void* user_bias) {
     const detail::Geometry& g = geometry;
@@ -400,12 +433,13 @@ void ConvPlan::Impl::run_depthwise_avx512(const detail::Geometry& chunk, const f
     const bool prefetch_rows = input / threads > stream_nxc_output_above;
     // rows two by two, so that the two-row kernel always has its pairs (the same results as one
     // row at a time: every output is summed by one kernel call, in the same order)
-    const i64 rows = p.rows();
-    parallel_rows_with_scratch((rows + 1) / 2, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+    // (one by one where that ends sooner: depthwise_pairs)
+    const i64 rows = p.rows(), per_task = depthwise_pairs ? 2 : 1;
+    parallel_rows_with_scratch((rows + per_task - 1) / per_task, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
         if (stream)
-            detail::avx512::depthwise_rows_streamed(p, prefetch_rows, xp, y, scratch, 2 * b, std::min(2 * e, rows));
+            detail::avx512::depthwise_rows_streamed(p, prefetch_rows, xp, y, scratch, per_task * b, std::min(per_task * e, rows));
         else
-            detail::avx512::depthwise_rows(p, xp, y, scratch, 2 * b, std::min(2 * e, rows));
+            detail::avx512::depthwise_rows(p, xp, y, scratch, per_task * b, std::min(per_task * e, rows));
     });
 }
 
@@ -491,6 +525,8 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
     m.padded_input_parts = detail::padded_input_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
+    m.threads = options.threads > 0 ? options.threads : std::max(1, tbb::this_task_arena::max_concurrency());
+    m.cut_for_threads();
 }
 
 ConvPlan::~ConvPlan() = default;
@@ -510,6 +546,69 @@ const ConvDescriptor& ConvPlan::descriptor() const { return impl_->original; }
 std::int64_t ConvPlan::work_item_pixels() const {
     const bool blocked = impl_->path == Path::blocked_avx2 || impl_->path == Path::blocked_avx512;
     return blocked && !impl_->forward_rows ? impl_->blocked.chunk_pixels : 0;
+}
+
+Decomposition ConvPlan::decomposition() const {
+    const Impl& m = *impl_;
+    const detail::Geometry& g = m.geometry;
+    Decomposition s;
+    s.threads = m.threads;
+    // n tasks (most: the finest cut) of `each` multiply-adds but the last, `last` of them
+    const auto tasks = [&](i64 n, i64 most, double each, double last) {
+        s.tasks = n;
+        s.most_tasks = std::max(n, most);
+        s.largest_task = std::max(each, last);
+        s.mean_task = (each * static_cast<double>(n - 1) + last) / static_cast<double>(n);
+    };
+    const double per_pixel = static_cast<double>(g.in_per_group * g.taps());  // per output channel
+    const i64 plane = g.out[1] * g.out[2];
+    if (m.forward_rows) {  // rows (super block, n, od, oh pair); a row's tiles the whole output row (padding counted)
+        const detail::RowsBackwardData& k = m.forward_rows->kernel;
+        const double row = static_cast<double>(g.out[2]) * static_cast<double>(k.vector_blocks) *
+                           (m.path == Path::blocked_avx512 ? 16.0 : 8.0) * per_pixel;
+        const i64 n = k.rows(), most = k.super_blocks * g.batch * g.out[0] * g.out[1];
+        s.tasks = n;
+        s.most_tasks = most;
+        s.largest_task = row * static_cast<double>(k.tile_rows);
+        s.mean_task = row * static_cast<double>(most) / static_cast<double>(n);
+        return s;
+    }
+    switch (m.path) {
+    case Path::blocked_avx512:
+    case Path::blocked_avx2: {
+        const detail::BlockedProblem& p = m.blocked;
+        const double lanes = static_cast<double>(p.vector_blocks) * (m.path == Path::blocked_avx512 ? 16.0 : 8.0);
+        const i64 chunks = p.chunks_per_plane(), others = p.work_items() / chunks;
+        const i64 tile = m.path == Path::blocked_avx512 ? detail::avx512::tile_width(p.vector_blocks)
+                                                        : detail::avx2::tile_width(p.vector_blocks);
+        const double chunk = static_cast<double>(std::min(p.chunk_pixels, plane)) * lanes * per_pixel;
+        s.tasks = p.work_items();
+        // the finest cut: a tile's pixels per item where any chunk gives the same sums, else the layer's chunk
+        s.most_tasks = detail::every_pixel_reads_every_tap(g) ? others * std::max(chunks, (plane + tile - 1) / tile) : s.tasks;
+        s.largest_task = chunk;
+        s.mean_task = static_cast<double>(plane) * lanes * per_pixel / static_cast<double>(chunks);
+        s.one_range_per_thread = g.taps() == 1;  // (run_kernel)
+        return s;
+    }
+    case Path::depthwise_avx512:
+    case Path::depthwise_avx2: {  // rows (n, od, oh), in pairs or one by one; a row: every channel's outputs
+        // (AVX-512: the finest cut of rows at their cost, the pairs; one by one costs more per row: cut_for_threads)
+        const bool pairs = m.path == Path::depthwise_avx512;
+        const i64 rows = m.depthwise.rows(), per = pairs && m.depthwise_pairs ? 2 : 1;
+        const double row = static_cast<double>(g.out[2] * g.out_channels * g.taps());
+        tasks((rows + per - 1) / per, pairs ? (rows + 1) / 2 : rows, row * static_cast<double>(per),
+              row * static_cast<double>(rows - (rows - 1) / per * per));
+        return s;
+    }
+    default:  // the other paths' tasks, taken as equal
+        const i64 n = m.ncx_pointwise ? m.ncx_pointwise->tasks()
+                      : m.gemm_on_user_ncx ? m.gemm_ncx.tasks()
+                      : (m.path == Path::im2col_gemm || m.path == Path::gemm_1x1) ? m.gemm.tasks()
+                                                                                  : m.scalar.rows();
+        const double each = static_cast<double>(g.batch * g.out[0] * plane * g.out_channels) * per_pixel / static_cast<double>(n);
+        tasks(n, n, each, each);
+        return s;
+    }
 }
 
 std::string ConvPlan::implementation() const {

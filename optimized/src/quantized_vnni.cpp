@@ -271,6 +271,21 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
     return rule;
 }
 
+i64 vnni_run_length(i64 span, i64 others, int threads) {
+    const i64 base = std::min(span, std::clamp<i64>(round_up((span + 7) / 8, 32), 64, 1024));
+    // whether runs of `length` give 4 items per thread within a greedy schedule's bound 1 + r t / n (r: the longest
+    // run over the mean) of the 1.325 that 4 per thread at r = 1.3 give (196 pixels: not 4 runs of up to 64, r = 1.31)
+    const auto enough = [&](i64 length) {
+        const i64 runs = (span + length - 1) / length, items = others * runs;
+        const double r = static_cast<double>(std::min(span, length)) * static_cast<double>(runs) / static_cast<double>(span);
+        return items >= 4 * i64{threads} && 1.0 + r * threads / static_cast<double>(items) <= 1.0 + 1.3 / 4;
+    };
+    if (threads <= 1 || enough(base)) return base;
+    for (i64 length = round_up(base, 32) - 32; length >= 32; length -= 32)
+        if (enough(length)) return std::min(span, length);
+    return std::min(span, i64{32});
+}
+
 // Runs of output pixels in the copy's order. VPDPBUSD tiles find each pixel's window through its own offset
 // (DenseRow::pixel_offset), so a plane's output pixels are one sequence, v = y1 * out[2] + y2, whatever the strides,
 // and a tile crosses rows: no pixel is computed in vain and few tiles are narrow (res5_3x3's 7 x 7 outputs: 8 tiles
@@ -288,7 +303,8 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
     // per sequence where it is long enough, for the threads to share; measured on res2_3x3, res2_1x1_reduce and
     // res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower than 1,024, 256 5-10 %
-    const i64 run_length = std::min(span, std::clamp<i64>(round_up((span + 7) / 8, 32), 64, 1024));
+    // (fewer than 4 per thread: shorter, vnni_run_length)
+    const i64 run_length = vnni_run_length(span, g_.G * chunks * sequences, std::max(1, tbb::this_task_arena::max_concurrency()));
     const i64 runs = (span + run_length - 1) / run_length;
     std::vector<i64> tap_offset;  // each step's first tap
     for (i64 step = 0; step < steps; ++step)

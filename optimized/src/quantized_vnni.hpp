@@ -73,6 +73,14 @@ private:
     T* p_;
 };
 
+// The pixels of a run of dense_rows (its items: `others` = groups x channel chunks x sequences, times the runs of a
+// sequence of `span` pixels): 64 to 1,024, a multiple of 32 (only a sequence's last run ends in a narrower tile), at
+// least 8 runs per sequence where it is long enough; where the items then number fewer than 4 per thread (more than
+// one thread), the longest multiple of 32 (at least 32) that gives 4 per thread within a greedy schedule's bound of
+// 1.33, or 32. An image's sums are the same
+// whatever the runs (each pixel's in one tile, in one order).
+std::int64_t vnni_run_length(std::int64_t span, std::int64_t others, int threads);
+
 // Empty when the VNNI path can run q on this CPU, else why not.
 std::string why_not_vnni(const QuantizedDescriptor& q);
 

@@ -63,7 +63,8 @@ TEST(BlockedPack, FewWorkItemsComeInChunksThatTwoThreadsShareEvenly) {
 // A plan on the blocked register tiles runs in the chunk that blocked_plan_chunk_pixels gives: the chunk the memory
 // rule's estimate of the padded input's bands assumes (path_memory.cpp). The small layers at batch 1 take the balanced
 // chunk (pw192_32_28 on AVX-512: 392 pixels, not 448), a large batch the plain one (1x1: of equal sizes, 2 x 392 at
-// batch 8 too); unit axes are left out first.
+// batch 8 too); unit axes are left out first. Planned for one thread: at more, a 1x1 layer read in place (no bands)
+// cuts its plane finer for the threads (blocked_thread_chunk_pixels), as the last check shows.
 TEST(BlockedPack, APlanRunsInTheChunkTheMemoryRuleAssumes) {
     using convcheck::optimized::ConvPlan;
     using convcheck::optimized::Path;
@@ -81,14 +82,18 @@ TEST(BlockedPack, APlanRunsInTheChunkTheMemoryRuleAssumes) {
             const convcheck::ConvDescriptor d = convcheck::parse_descriptor(text);
             const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
             const std::vector<float> bias(static_cast<std::size_t>(d.out_channels), 0.5f);
-            const ConvPlan plan(d, weights.data(), d.has_bias ? bias.data() : nullptr, {.forced_path = path});
+            const ConvPlan plan(d, weights.data(), d.has_bias ? bias.data() : nullptr, {.threads = 1, .forced_path = path});
             const Geometry g = make_geometry(without_unit_axes(d), 1);
             EXPECT_EQ(plan.work_item_pixels(), blocked_plan_chunk_pixels(g, avx512)) << text << " " << to_string(path);
         }
         if (!avx512) continue;
         const convcheck::ConvDescriptor pw192 = convcheck::parse_descriptor(cases[0]);
         const std::vector<float> weights(static_cast<std::size_t>(pw192.weights_elements()), 1.0f);
-        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.forced_path = path}).work_item_pixels(), 392);
+        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 1, .forced_path = path}).work_item_pixels(), 392);
+        // 2 items of 392 (28 tiles of 14 each): one per thread at 2 threads; at 16, 14 items of 56 pixels, 4 tiles for
+        // the busiest thread (as 56 items of one tile would give), not 28
+        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 2, .forced_path = path}).work_item_pixels(), 392);
+        EXPECT_EQ(ConvPlan(pw192, weights.data(), nullptr, {.threads = 16, .forced_path = path}).work_item_pixels(), 56);
     }
 }
 

@@ -6,12 +6,16 @@
 // to 2 cores (2 tasks for a 1x1 layer at batch 8) fails here on any machine.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "backward_harness.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
+#include "convcheck/optimized/conv_plan.hpp"
+#include "harness.hpp"
+#include "quantized_vnni.hpp"
 
 using namespace convcheck;
 using namespace convcheck::optimized;
@@ -114,4 +118,159 @@ TEST(Decomposition, BackwardWeightsSameBitsAtOneAndSixteenThreads) {
                     << backward_reproducer(d, path, seed, 16) << ": diff_bias at 1 and 16 threads differ";
             }
         }
+}
+
+namespace {
+
+ConvDescriptor forward_descriptor(const std::string& shape, int batch) {
+    return parse_descriptor("conv:n=" + std::to_string(batch) + ",dt=f32," + shape + ",data=nxc,wei=xio");
+}
+
+// The forward paths with kernels of their own on this CPU that take d.
+std::vector<Path> forward_paths(const ConvDescriptor& d) {
+    std::vector<Path> out;
+    for (const Path p : {Path::blocked_avx2, Path::blocked_avx512, Path::depthwise_avx2, Path::depthwise_avx512})
+        if (why_unavailable(d, p).empty()) out.push_back(p);
+    return out;
+}
+
+// One range of equal items per thread (TBB's static partitioner: the blocked 1x1 layers): what counts is the busiest
+// thread's share, ceil(n / t) items of the largest, over the ideal W / t; more items than threads add nothing. Within
+// the 1.325 of the greedy rule below, or where the layer's finest cut (one register tile per item, most_tasks of
+// them) cannot give that, within 1.25x of what that cut gives (the tiles of a chunk rounded up, its last shorter).
+void check_ranges(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+    const double t = threads, n = static_cast<double>(s.tasks), most = static_cast<double>(s.most_tasks);
+    const double span = std::ceil(n / t) * s.largest_task / (n * s.mean_task / t);
+    const double finest = std::ceil(most / t) / (most / t);
+    const double allowed = std::max(1.0 + kMostImbalance / kTasksPerThread, 1.25 * finest);
+    if (s.threads != threads || (threads > 1 && span > allowed))
+        failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) +
+                           " ranged items (the layer has " + std::to_string(s.most_tasks) + "), busiest thread " +
+                           std::to_string(span) + "x the ideal (allowed " + std::to_string(allowed) + ")");
+}
+
+// The failures of one decomposition against the rule: min(kTasksPerThread x threads, the layer's finest cut) tasks,
+// and (more than one thread) a greedy schedule's bound 1 + r t / n within the 1 + kMostImbalance / kTasksPerThread
+// (1.33) that n = 4t tasks of r = 1.3 give; where the layer has fewer than 4t tasks, r <= kMostImbalance. (Thousands
+// of uneven tasks are fine: 576 tasks of r = 1.47 on 16 threads end within 1.04 of the ideal.) The 1x1 layers' items
+// run as one range per thread instead: check_ranges.
+void check(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+    if (s.one_range_per_thread) {
+        check_ranges(s, threads, what, failures);
+        return;
+    }
+    const std::int64_t wanted = std::min(threads > 1 ? kTasksPerThread * threads : 1, s.most_tasks);
+    const double imbalance = threads > 1 ? s.largest_task / s.mean_task : 1.0;
+    const double bound = 1.0 + imbalance * threads / static_cast<double>(s.tasks);
+    // (the layer's finest cut: its unevenness is the layer's, 49 pixels in runs of 32 and 17)
+    const bool balanced = s.tasks == s.most_tasks ||
+                          (s.tasks >= kTasksPerThread * threads ? bound <= 1.0 + kMostImbalance / kTasksPerThread
+                                                                : imbalance <= kMostImbalance);
+    if (s.threads != threads || s.tasks < wanted || (threads > 1 && !balanced))
+        failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) + " tasks (want " +
+                           std::to_string(wanted) + ", the layer has " + std::to_string(s.most_tasks) + "), largest/mean " +
+                           std::to_string(imbalance) + ", bound " + std::to_string(bound));
+}
+
+}  // namespace
+
+TEST(Decomposition, ForwardGivesEveryThreadTasksOfBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers())
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d = forward_descriptor(shape, batch);
+            const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
+            for (const Path path : forward_paths(d))
+                for (const int threads : {1, 2, 4, 8, 16}) {
+                    const ConvPlan plan(d, weights.data(), nullptr, Options{.threads = threads, .forced_path = path});
+                    check(plan.decomposition(), threads,
+                          name + " batch " + std::to_string(batch) + " " + plan.implementation() + " [" + to_string(d) + "]",
+                          failures);
+                }
+        }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+// The cuts that follow the thread count change no sum: the same bits at 1 and 16 threads on table layers whose cut
+// differs between them (1x1 chunks, depthwise rows one by one), with bias.
+TEST(Decomposition, ForwardSameBitsAtOneAndSixteenThreads) {
+    for (const char* name : {"pw960_320_7", "res3_downsample", "pw576_96_14", "dw576_14", "dw960_7", "dw192_28"})
+        for (const auto& [layer, shape] : table_layers()) {
+            if (layer != name) continue;
+            ConvDescriptor d = forward_descriptor(shape, 1);
+            d.has_bias = true;
+            const std::uint64_t seed = 46;
+            const accuracy::RandomFill fill = accuracy::make_random_fill(d, seed);
+            for (const Path path : forward_paths(d)) {
+                Buffers one = make_buffers(d, fill.src, fill.weights, fill.bias);
+                Buffers sixteen = make_buffers(d, fill.src, fill.weights, fill.bias);
+                run_optimized(d, one, Options{.threads = 1, .forced_path = path});
+                run_optimized(d, sixteen, Options{.threads = 16, .forced_path = path});
+                EXPECT_EQ(std::memcmp(one.dst.data(), sixteen.dst.data(), one.dst.bytes()), 0)
+                    << reproducer(d, path, seed) << ": 1 and 16 threads differ";
+            }
+        }
+}
+
+TEST(Decomposition, BackwardDataGivesEveryThreadTasksOfBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers())
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d =
+                parse_descriptor("conv:n=" + std::to_string(batch) + ",dt=f32," + shape + ",data=nxc,wei=xio,dir=bwd_d");
+            const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
+            std::vector<Path> paths = {Path::automatic};  // (its own kernels where they take d)
+            for (const Path p : forward_paths(d))
+                if (why_backward_unavailable(d, p).empty()) paths.push_back(p);
+            for (const Path path : paths)
+                for (const int threads : {1, 2, 4, 8, 16}) {
+                    const BackwardDataPlan plan(d, weights.data(), Options{.threads = threads, .forced_path = path});
+                    check(plan.decomposition(), threads,
+                          name + " batch " + std::to_string(batch) + " " + plan.implementation() + " [" + to_string(d) + "]",
+                          failures);
+                }
+        }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+// The same bits at 1 and 16 threads for backward data where its cut differs between them: the pointwise kernel's
+// chunks (pw960_320_7, pw576_96_14, res5_1x1_2048 at batch 1) and the phases' 1x1 chunks (res5_3x3s2).
+TEST(Decomposition, BackwardDataSameBitsAtOneAndSixteenThreads) {
+    for (const char* name : {"pw960_320_7", "pw576_96_14", "res5_1x1_2048", "res5_3x3s2", "res4_1x1_reduce"})
+        for (const auto& [layer, shape] : table_layers()) {
+            if (layer != name) continue;
+            const ConvDescriptor d = parse_descriptor("conv:n=1,dt=f32," + shape + ",data=nxc,wei=xio,dir=bwd_d");
+            const std::uint64_t seed = 46;
+            const BackwardData data = make_backward_data(d, seed, 0);
+            for (const Path path : backward_paths(d)) {
+                const Gradients one = run_backward(d, data, Options{1, path});
+                const Gradients sixteen = run_backward(d, data, Options{16, path});
+                EXPECT_EQ(std::memcmp(one.raw.data(), sixteen.raw.data(), one.raw.bytes()), 0)
+                    << backward_reproducer(d, path, seed, 16) << ": 1 and 16 threads differ";
+            }
+        }
+}
+
+// The int8 VNNI/AMX path's items for one image (its images run one after another): groups x chunks of 64 output
+// channels x sequences (output planes) x runs of each plane's pixels (vnni_run_length), on the table's dense layers.
+TEST(Decomposition, QuantizedRunsGiveEveryThreadTasksOfBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        const ConvDescriptor d = forward_descriptor(shape, 1);
+        if (d.groups != 1) continue;  // (depthwise layers run another kernel)
+        std::int64_t out[3] = {1, 1, 1};
+        for (int a = 0; a < d.rank; ++a) out[3 - d.rank + a] = d.output_size(a);
+        const std::int64_t span = out[1] * out[2], others = (d.out_channels + 63) / 64 * out[0];
+        for (const int threads : {1, 2, 4, 8, 16}) {
+            const std::int64_t length = detail::vnni_run_length(span, others, threads), runs = (span + length - 1) / length;
+            Decomposition s;
+            s.threads = threads;
+            s.tasks = others * runs;
+            s.most_tasks = others * ((span + 31) / 32);
+            s.largest_task = static_cast<double>(length);
+            s.mean_task = static_cast<double>(span) / static_cast<double>(runs);
+            check(s, threads, name + " int8 (span " + std::to_string(span) + ", runs of " + std::to_string(length) + ")", failures);
+        }
+    }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
 }

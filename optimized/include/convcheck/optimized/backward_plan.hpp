@@ -49,6 +49,9 @@ public:
     void execute(const void* diff_dst, void* diff_src) const;
     // "phases=4 blocked_avx512": the phase count and the path of the first phase that has taps.
     std::string implementation() const;
+    // The tasks of the main parallel loop for the plan's thread count (of the phase with the fewest, where phases
+    // run one after another): decomposition.hpp.
+    Decomposition decomposition() const;
 
     struct Impl;
 

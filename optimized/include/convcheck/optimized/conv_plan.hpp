@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/optimized/decomposition.hpp"
 
 namespace convcheck::optimized {
 
@@ -118,8 +119,12 @@ public:
     // (the user's padded src read where it is).
     std::string implementation() const;
     // The output pixels of one work item of the blocked register tiles (0 on other paths and on the row kernel):
-    // the chunk that the memory rule's estimate of the padded input's bands assumes (path_memory_bytes).
+    // the chunk that the memory rule's estimate of the padded input's bands assumes (path_memory_bytes), cut finer
+    // for the threads only on layers whose pixels read every tap and whose input is not packed in bands.
     std::int64_t work_item_pixels() const;
+    // The tasks of the plan's main parallel loop for the thread count it was made for (Options::threads, 0 resolved
+    // to the constructing arena's concurrency): decomposition.hpp; optimized/tests/decomposition_test.cpp asserts it.
+    Decomposition decomposition() const;
     const ConvDescriptor& descriptor() const;
 
     struct Impl;

@@ -3,6 +3,7 @@
 //
 //   optimized::BackwardWeightsPlan plan(d, {.threads = 16});
 //   optimized::Decomposition s = plan.decomposition();   // s.tasks >= 4 * 16 where s.most_tasks allows
+// ConvPlan and BackwardDataPlan report theirs the same way (decomposition()), for the threads they were made for.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,8 @@ struct Decomposition {
     std::int64_t most_tasks = 1;   // the most tasks the layer has in the plan's scheme (its finest cut)
     double largest_task = 0.0;     // multiply-adds of the largest task
     double mean_task = 0.0;        // multiply-adds of all tasks together, over tasks
+    // the tasks run as one range of them per thread (TBB's static partitioner) instead of a greedy schedule
+    bool one_range_per_thread = false;
 };
 
 }  // namespace convcheck::optimized
