@@ -78,7 +78,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
     const auto* bytes = static_cast<const std::uint8_t*>(src);
     const auto expansion = [&](i64 unit) {
         DepthwiseExpansion e;
-        e.padding = fill.data(), e.shift = shift_;
+        e.shift = shift_;
         e.channels = std::min<i64>(64, g_.C - 64 * unit), e.pixels = pixels_per_vector(e.channels);
         e.kernel_width = g_.kernel[2], e.groups = dw_groups_;
         e.stride = g_.stride[2], e.dilation = g_.dilation[2], e.crop = g_.crop[2];

@@ -274,42 +274,81 @@ void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
 // the words into dwords, within each 128-bit lane; vector k then holds lane order's channels 16L + 4k + i.
 namespace {
 
-// (with Moved: XORed with 128, an s8 src moved to u8)
-template <bool Moved>
+// Tap j's bytes of the `Pixels` output pixels of one vector, each pixel's chunk (64 / Pixels bytes) in its own
+// 128-bit lanes: pixel i's chunk read at at[i]. A unit whose channels fill its chunks reads them unmasked, the
+// chunks past the first inserted from memory (no shuffle port); else masked loads, no byte past the channels read.
+template <int Pixels>
+__m512i load_pixels(const std::uint8_t* const* at, bool full, __mmask64 mask) {
+    if constexpr (Pixels == 1) {
+        return full ? _mm512_loadu_si512(at[0]) : _mm512_maskz_loadu_epi8(mask, at[0]);
+    } else if constexpr (Pixels == 2) {
+        const __m512i x = _mm512_maskz_loadu_epi8(mask, at[0]);  // the upper half zeroed
+        if (full) return _mm512_mask_inserti64x4(x, 0xFF, x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at[1])), 1);
+        return _mm512_mask_inserti64x4(x, 0xFF, x, _mm256_maskz_loadu_epi8(static_cast<__mmask32>(mask), at[1]), 1);
+    } else {
+        const auto m = static_cast<__mmask16>(mask);
+        const auto load = [&](int i) {
+            return full ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(at[i])) : _mm_maskz_loadu_epi8(m, at[i]);
+        };
+        __m512i x = _mm512_maskz_loadu_epi8(mask, at[0]);
+        x = _mm512_mask_inserti32x4(x, kAllLanes, x, load(1), 1);
+        x = _mm512_mask_inserti32x4(x, kAllLanes, x, load(2), 2);
+        return _mm512_mask_inserti32x4(x, kAllLanes, x, load(3), 3);
+    }
+}
+
+// (with Moved: XORed with 128, an s8 src moved to u8.) A vector of Pixels output pixels at a time: a unit of 32 or
+// 16 channels expands 2 or 4 pixels with the shuffles and stores of one (dw32_112, 1 thread: ms in the commit).
+template <bool Moved, int Pixels>
 void expand_depthwise_row(const DepthwiseExpansion& e) {
     const __m512i shift = _mm512_set1_epi8(static_cast<char>(0x80));
-    const i64 width = e.width, stride = e.stride, dilation = e.dilation, chunk = 64 / e.pixels;
-    const i64 k_bytes = e.width_padded * chunk;
+    const i64 width = e.width, stride = e.stride, dilation = e.dilation;
+    const i64 k_bytes = e.width_padded * 64 / Pixels;
+    const bool full = e.channels == 64 / Pixels;
     const __mmask64 mask = e.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
-    const __mmask16 kept = e.pixels == 1 ? 0xFFFF : e.pixels == 2 ? 0x00FF : 0x000F;  // the dwords a pixel keeps
-    const std::uint8_t* const padding = e.padding;
+    const i64 vectors = e.width_padded / Pixels;
     for (i64 g = 0; g < e.groups; ++g) {
         const i64 taps = std::min<i64>(4, e.kernel_width - 4 * g);
         std::uint8_t* const out = e.out + g * 4 * k_bytes;
-        for (i64 p = 0; p < e.width_padded; ++p) {
-            const i64 first = p * stride + e.crop + 4 * g * dilation;  // the group's first tap's pixel
+        for (i64 v = 0; v < vectors; ++v) {
+            // the vector's pixels' windows (a pixel past the width: the last one's, its outputs never stored)
+            const std::uint8_t* const* window[Pixels];
+#pragma GCC unroll 4
+            for (int i = 0; i < Pixels; ++i) window[i] = e.pixel + std::min(v * Pixels + i, width - 1) * stride + e.crop + 4 * g * dilation;
             __m512i x[4];
 #pragma GCC unroll 4
             for (int j = 0; j < 4; ++j) {
-                x[j] = _mm512_maskz_loadu_epi8(mask, j < taps && p < width ? e.pixel[first + j * dilation] : padding);
+                // a tap past the kernel row meets zero weights: it reads the row's last tap's bytes, no branch
+                const i64 tap = std::min<i64>(j, taps - 1) * dilation;
+                const std::uint8_t* at[Pixels];
+#pragma GCC unroll 4
+                for (int i = 0; i < Pixels; ++i) at[i] = window[i][tap];
+                x[j] = load_pixels<Pixels>(at, full, mask);
                 if constexpr (Moved) x[j] = _mm512_xor_si512(x[j], shift);
             }
             const __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]), hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
             const __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]), hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
-            std::uint8_t* to = out + p * chunk;
-            _mm512_mask_storeu_epi32(to, kept, _mm512_unpacklo_epi16(lo01, lo23));
-            _mm512_mask_storeu_epi32(to + k_bytes, kept, _mm512_unpackhi_epi16(lo01, lo23));
-            _mm512_mask_storeu_epi32(to + 2 * k_bytes, kept, _mm512_unpacklo_epi16(hi01, hi23));
-            _mm512_mask_storeu_epi32(to + 3 * k_bytes, kept, _mm512_unpackhi_epi16(hi01, hi23));
+            std::uint8_t* to = out + v * 64;
+            _mm512_storeu_si512(to, _mm512_unpacklo_epi16(lo01, lo23));
+            _mm512_storeu_si512(to + k_bytes, _mm512_unpackhi_epi16(lo01, lo23));
+            _mm512_storeu_si512(to + 2 * k_bytes, _mm512_unpacklo_epi16(hi01, hi23));
+            _mm512_storeu_si512(to + 3 * k_bytes, _mm512_unpackhi_epi16(hi01, hi23));
         }
     }
+}
+
+template <bool Moved>
+void expand_depthwise_row_moved(const DepthwiseExpansion& e) {
+    if (e.pixels == 4) expand_depthwise_row<Moved, 4>(e);
+    else if (e.pixels == 2) expand_depthwise_row<Moved, 2>(e);
+    else expand_depthwise_row<Moved, 1>(e);
 }
 
 }  // namespace
 
 void expand_depthwise_row_avx512(const DepthwiseExpansion& e) {
-    if (e.shift != 0) expand_depthwise_row<true>(e);
-    else expand_depthwise_row<false>(e);
+    if (e.shift != 0) expand_depthwise_row_moved<true>(e);
+    else expand_depthwise_row_moved<false>(e);
 }
 
 void copy_pixels_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* to, i64 to_step, i64 count, i64 bytes,

@@ -176,6 +176,10 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
         "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
         "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
+        // units of exactly 32 and 16 channels (2 and 4 pixels per vector, read unmasked): odd widths, stride 2
+        "qconv:c=96,o=96,g=96,in=9x11,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-5,dsc=16",
+        "qconv:c=32,o=32,g=32,in=7x11,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix,dt=u8:s8:s8,szp=21,dzp=-4,dsc=8",
+        "qconv:c=16,o=16,g=16,in=5x7,k=3x5,s=1x2,pb=1x2,pe=1x2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=3,dsc=16",
         // row runs (quantized_vnni.cpp; with AMX one A tile row per kernel row): one group of 1, 3 or 5 channels, a
         // kernel row's taps x channels summed as one run of bytes; strided rows, the plane's virtual pixels (unit
         // strides), both formats, both src types
