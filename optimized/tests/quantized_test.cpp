@@ -180,6 +180,10 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=96,o=96,g=96,in=9x11,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-5,dsc=16",
         "qconv:c=32,o=32,g=32,in=7x11,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix,dt=u8:s8:s8,szp=21,dzp=-4,dsc=8",
         "qconv:c=16,o=16,g=16,in=5x7,k=3x5,s=1x2,pb=1x2,pe=1x2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=3,dsc=16",
+        // rows wider than a column of expanded rows (quantized_depthwise.cpp, kRingBytes): 32 + 6 outputs at stride 2,
+        // 64 + 64 + 12 with 2 pixels per vector
+        "qconv:c=72,o=72,g=72,in=6x75,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=7,dzp=2,dsc=8",
+        "qconv:c=24,o=24,g=24,in=3x140,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-9,dzp=1,dsc=4",
         // row runs (quantized_vnni.cpp; with AMX one A tile row per kernel row): one group of 1, 3 or 5 channels, a
         // kernel row's taps x channels summed as one run of bytes; strided rows, the plane's virtual pixels (unit
         // strides), both formats, both src types
