@@ -99,11 +99,12 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
         e.width = columns, e.width_padded = (columns + e.pixels - 1) / e.pixels * e.pixels;
         return e;
     };
-    // each unit's row wholly in the padding, for a whole column [0] and the last one [1]
+    // each unit's row wholly in the padding, for a whole column [0] and the last one [1] where it is narrower
+    const bool narrower = last_tile != tile;
     const Workspace<std::uint8_t> padding_rows(units * 2 * row_bytes);
     const std::vector<const std::uint8_t*> fill_pixels(static_cast<std::size_t>(g_.padded[2]), fill.data());
     for (i64 unit = 0; unit < units; ++unit)
-        for (i64 last = 0; last < 2; ++last) {
+        for (i64 last = 0; last <= i64{narrower}; ++last) {
             DepthwiseExpansion e = expansion(unit, last ? last_tile : tile);
             e.pixel = fill_pixels.data(), e.out = padding_rows.get() + (unit * 2 + last) * row_bytes;
             expand_depthwise_row_avx512(e);
@@ -177,7 +178,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                     const i64 r1 = y1 * g_.stride[1] + g_.crop[1] + k1 * g_.dilation[1];
                     const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
                     if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
-                        reads[static_cast<std::size_t>(k)] = padding_rows.get() + (unit * 2 + (column + 1 == tiles)) * row_bytes;
+                        reads[static_cast<std::size_t>(k)] = padding_rows.get() + (unit * 2 + (narrower && column + 1 == tiles)) * row_bytes;
                         continue;
                     }
                     const i64 flat = r0 * g_.padded[1] + r1, slot = flat % ring;
