@@ -98,6 +98,12 @@ struct DepthwiseRow {
 };
 void depthwise_row_avx512_vnni(const DepthwiseRow& row);
 
+// `count` pixels, `from_step` bytes apart, to pixels `to_step` bytes apart: each of a pixel's `groups` runs of `run`
+// bytes (`run` apart) to `run_pitch` bytes (`run_pitch` apart), XORed with `shift`; the bytes past a run are
+// written too, with a value that meets zero weights (the dense copy's channels rounded up: no memset first).
+void copy_groups_avx512(const std::uint8_t* from, std::int64_t from_step, std::uint8_t* to, std::int64_t to_step,
+                        std::int64_t count, std::int64_t groups, std::int64_t run, std::int64_t run_pitch, std::uint8_t shift);
+
 // `count` pixels of `bytes` bytes each, `from_step` bytes apart, to consecutive pixels `to_step` bytes apart, each
 // byte XORed with `shift` (0, or 128: an s8 src moved to u8): a row of one phase of the AMX path's phased copy.
 void copy_pixels_avx512(const std::uint8_t* from, std::int64_t from_step, std::uint8_t* to, std::int64_t to_step,

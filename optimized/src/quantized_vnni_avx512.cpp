@@ -362,6 +362,18 @@ void copy_pixels_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* t
     }
 }
 
+void copy_groups_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* to, i64 to_step, i64 count, i64 groups,
+                        i64 run, i64 run_pitch, std::uint8_t shift) {
+    const __m512i moved = _mm512_set1_epi8(static_cast<char>(shift));
+    const auto first = [](i64 n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << std::max<i64>(n, 0)) - 1; };
+    for (i64 p = 0; p < count; ++p, from += from_step, to += to_step)
+        for (i64 gr = 0; gr < groups; ++gr)
+            for (i64 b = 0; b < run_pitch; b += 64) {
+                const __m512i v = _mm512_maskz_loadu_epi8(first(run - b), from + gr * run + b);
+                _mm512_mask_storeu_epi8(to + gr * run_pitch + b, first(run_pitch - b), _mm512_xor_si512(v, moved));
+            }
+}
+
 // A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst
 // bytes, written whole before the next.
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
