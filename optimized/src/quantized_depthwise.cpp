@@ -106,7 +106,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
     for (i64 unit = 0; unit < units; ++unit)
         for (i64 last = 0; last <= i64{narrower}; ++last) {
             DepthwiseExpansion e = expansion(unit, last ? last_tile : tile);
-            e.pixel = fill_pixels.data(), e.out = padding_rows.get() + (unit * 2 + last) * row_bytes;
+            e.pixel = fill_pixels.data(), e.reach = g_.padded[2], e.out = padding_rows.get() + (unit * 2 + last) * row_bytes;
             expand_depthwise_row_avx512(e);
         }
     const i64 plane_rows = g_.padded[0] * g_.padded[1];
@@ -161,7 +161,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                 }
             }
             DepthwiseExpansion e = expansion(unit, columns);
-            e.pixel = pixel.data() + t0 * g_.stride[2], e.out = to;
+            e.pixel = pixel.data() + t0 * g_.stride[2], e.reach = g_.padded[2] - t0 * g_.stride[2], e.out = to;
             expand_depthwise_row_avx512(e);
         };
         for (i64 item = items.begin(); item < items.end(); ++item) {

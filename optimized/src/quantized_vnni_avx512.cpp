@@ -338,9 +338,58 @@ void expand_depthwise_row(const DepthwiseExpansion& e) {
     }
 }
 
+// 3 taps, no dilation, stride 1 or 2, 1 pixel per vector: pixel p's taps are pixels sp, sp + 1, sp + 2 and, meeting a
+// zero weight, sp + 3: the byte pairs of pixels (sp, sp + 1) and (sp + 2, sp + 3), interleaved as above. The pair
+// of pixels (q, q + 1) is interleaved once (stride 2: pixel p's second pair is pixel p + 1's first; stride 1:
+// pixel p + 2's first), and each pixel loaded once: per output pixel 6 shuffles and 1 or 2 loads instead of 8 and 4.
+// A pixel past `reach` is read as the last one: only a zero weight, or no output, meets it.
+template <bool Moved>
+void expand_depthwise_pairs(const DepthwiseExpansion& e) {
+    const __m512i shift = _mm512_set1_epi8(static_cast<char>(0x80));
+    const i64 width = e.width, stride = e.stride, k_bytes = e.width_padded * 64, last = e.reach - e.crop - 1;
+    const bool full = e.channels == 64;
+    const __mmask64 mask = full ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
+    const std::uint8_t* const* const px = e.pixel + e.crop;
+    const auto load = [&](i64 i) {
+        const std::uint8_t* at = px[std::min(i, last)];
+        const __m512i x = full ? _mm512_loadu_si512(at) : _mm512_maskz_loadu_epi8(mask, at);
+        return Moved ? _mm512_xor_si512(x, shift) : x;
+    };
+    struct Pair {
+        __m512i lo, hi;
+    };
+    const auto pair = [](__m512i a, __m512i b) { return Pair{_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)}; };
+    const auto emit = [&](i64 p, const Pair& a, const Pair& b) {
+        std::uint8_t* to = e.out + p * 64;
+        _mm512_storeu_si512(to, _mm512_unpacklo_epi16(a.lo, b.lo));
+        _mm512_storeu_si512(to + k_bytes, _mm512_unpackhi_epi16(a.lo, b.lo));
+        _mm512_storeu_si512(to + 2 * k_bytes, _mm512_unpacklo_epi16(a.hi, b.hi));
+        _mm512_storeu_si512(to + 3 * k_bytes, _mm512_unpackhi_epi16(a.hi, b.hi));
+    };
+    if (stride == 2) {
+        Pair first = pair(load(0), load(1));
+        for (i64 p = 0; p < width; ++p) {
+            const Pair second = pair(load(2 * p + 2), load(2 * p + 3));
+            emit(p, first, second);
+            first = second;
+        }
+        return;
+    }
+    __m512i x1 = load(1), x2 = load(2);
+    Pair p0 = pair(load(0), x1), p1 = pair(x1, x2);
+    for (i64 p = 0; p < width; ++p) {
+        const __m512i x3 = load(p + 3);
+        const Pair p2 = pair(x2, x3);
+        emit(p, p0, p2);
+        p0 = p1, p1 = p2, x2 = x3;
+    }
+}
+
 template <bool Moved>
 void expand_depthwise_row_moved(const DepthwiseExpansion& e) {
-    if (e.pixels == 4) expand_depthwise_row<Moved, 4>(e);
+    if (e.pixels == 1 && e.kernel_width == 3 && e.dilation == 1 && (e.stride == 1 || e.stride == 2))
+        expand_depthwise_pairs<Moved>(e);
+    else if (e.pixels == 4) expand_depthwise_row<Moved, 4>(e);
     else if (e.pixels == 2) expand_depthwise_row<Moved, 2>(e);
     else expand_depthwise_row<Moved, 1>(e);
 }
