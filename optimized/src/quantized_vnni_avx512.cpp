@@ -129,6 +129,22 @@ void dense_tile(const DenseRow& r, i64 p0) {
         __mmask16 mask[B];
         for (int j = 0; j < B; ++j) mask[j] = lanes(r.channels, j), m[j] = _mm512_maskz_loadu_ps(mask[j], r.multiplier + 16 * j);
         const bool whole = B == 4 && r.channels >= 64;
+        if constexpr (B == 2) {
+            if (r.channels == 32) {  // two pixels' 32 outputs through one packing (as requantize_row_avx512)
+                const auto rounded = [&](__m512i a, __m512 m) { return round.lean() ? round.round_lean(a, m) : round(a, m); };
+#pragma GCC unroll 8
+                for (int p = 0; p < W; p += 2) {
+                    const int q = p + 1 < W ? p + 1 : p;  // an odd tile's last pixel packed twice
+                    const __m512i bytes = round.bytes64(rounded(acc[p][0], m[0]), rounded(acc[p][1], m[1]),
+                                                        rounded(acc[q][0], m[0]), rounded(acc[q][1], m[1]));
+                    if (std::uint8_t* to = r.dst_of[p0 + p])
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
+                    if (std::uint8_t* to = q != p ? r.dst_of[p0 + q] : nullptr)
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
+                }
+                return;
+            }
+        }
         if constexpr (B == 4) {
             if (whole && round.lean()) {  // store64 packs with saturation: the lean rounding (Rounder::lean)
 #pragma GCC unroll 16

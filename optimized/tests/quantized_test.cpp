@@ -158,6 +158,10 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         // tiles of 6 and 12 pixels, a run longer than one
         "qconv:c=64,o=64,in=13x13,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=4,dsc=64",
         "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
+        // 32 output channels: two pixels' outputs packed together (dense_tile), tiles of 12 and an odd 3, with and
+        // without a dst zero point (VPDPBUSD: fewer than 16 input channels)
+        "qconv:c=12,o=32,in=7x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-2,dzp=3,dsc=16",
+        "qconv:c=8,o=32,in=5x9,k=1x3,pb=0x1,pe=0x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=6,dsc=8",
         // AMX's tiles (quantized_amx.cpp): 32 + 8 and 32 + 1 pixels, 3 blocks, 96 channels in two chunks of 64
         "qconv:c=96,o=48,in=5x40,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-20,dzp=-7,ssc=0.5,dsc=256",
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
