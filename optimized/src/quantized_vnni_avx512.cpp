@@ -358,17 +358,21 @@ void expand_depthwise_row(const DepthwiseExpansion& e) {
 // zero weight, sp + 3: the byte pairs of pixels (sp, sp + 1) and (sp + 2, sp + 3), interleaved as above. The pair
 // of pixels (q, q + 1) is interleaved once (stride 2: pixel p's second pair is pixel p + 1's first; stride 1:
 // pixel p + 2's first), and each pixel loaded once: per output pixel 6 shuffles and 1 or 2 loads instead of 8 and 4.
+// With 2 pixels per vector and stride 1, vector v's taps are the pixel pairs (2v + j, 2v + j + 1), j = 0..3: its
+// taps 2 and 3 are vector v + 1's taps 0 and 1, interleaved once likewise.
 // A pixel past `reach` is read as the last one: only a zero weight, or no output, meets it.
-template <bool Moved>
+template <bool Moved, int Pixels>
 void expand_depthwise_pairs(const DepthwiseExpansion& e) {
     const __m512i shift = _mm512_set1_epi8(static_cast<char>(0x80));
-    const i64 width = e.width, stride = e.stride, k_bytes = e.width_padded * 64, last = e.reach - e.crop - 1;
-    const bool full = e.channels == 64;
-    const __mmask64 mask = full ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
+    const i64 width = e.width_padded / Pixels, stride = e.stride, k_bytes = e.width_padded * 64 / Pixels;
+    const i64 last = e.reach - e.crop - 1;
+    const bool full = e.channels == 64 / Pixels;
+    const __mmask64 mask = e.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
     const std::uint8_t* const* const px = e.pixel + e.crop;
-    const auto load = [&](i64 i) {
-        const std::uint8_t* at = px[std::min(i, last)];
-        const __m512i x = full ? _mm512_loadu_si512(at) : _mm512_maskz_loadu_epi8(mask, at);
+    const auto load = [&](i64 i) {  // pixel i, and with 2 pixels per vector pixel i + 1 in the upper half
+        const std::uint8_t* at[Pixels];
+        for (int k = 0; k < Pixels; ++k) at[k] = px[std::min(i + k, last)];
+        const __m512i x = load_pixels<Pixels>(at, full, mask);
         return Moved ? _mm512_xor_si512(x, shift) : x;
     };
     struct Pair {
@@ -382,7 +386,7 @@ void expand_depthwise_pairs(const DepthwiseExpansion& e) {
         _mm512_storeu_si512(to + 2 * k_bytes, _mm512_unpacklo_epi16(a.hi, b.hi));
         _mm512_storeu_si512(to + 3 * k_bytes, _mm512_unpackhi_epi16(a.hi, b.hi));
     };
-    if (stride == 2) {
+    if (stride == 2 || Pixels == 2) {  // the vector's step in pixels: 2
         Pair first = pair(load(0), load(1));
         for (i64 p = 0; p < width; ++p) {
             const Pair second = pair(load(2 * p + 2), load(2 * p + 3));
@@ -404,7 +408,9 @@ void expand_depthwise_pairs(const DepthwiseExpansion& e) {
 template <bool Moved>
 void expand_depthwise_row_moved(const DepthwiseExpansion& e) {
     if (e.pixels == 1 && e.kernel_width == 3 && e.dilation == 1 && (e.stride == 1 || e.stride == 2))
-        expand_depthwise_pairs<Moved>(e);
+        expand_depthwise_pairs<Moved, 1>(e);
+    else if (e.pixels == 2 && e.kernel_width == 3 && e.dilation == 1 && e.stride == 1)
+        expand_depthwise_pairs<Moved, 2>(e);
     else if (e.pixels == 4) expand_depthwise_row<Moved, 4>(e);
     else if (e.pixels == 2) expand_depthwise_row<Moved, 2>(e);
     else expand_depthwise_row<Moved, 1>(e);
