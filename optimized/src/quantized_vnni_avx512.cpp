@@ -460,10 +460,10 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
     const auto lean = [&](const std::int32_t* a, const float* m) {
         return round.round_lean(_mm512_loadu_si512(a), _mm512_loadu_ps(m));
     };
-    i64 p = 0;
-    // 64 / channels pixels at a time: 64 outputs through one packing
+    // 64 / channels pixels at a time: 64 outputs through one packing; returns the pixels done
     const auto packed = [&](auto blocks_of_16) {
         constexpr int B = decltype(blocks_of_16)::value, per = 4 / B;
+        i64 p = 0;
         __m512 m[4];
         for (int j = 0; j < 4; ++j) m[j] = _mm512_loadu_ps(multiplier + 16 * (j % B));
         for (; p + per <= width; p += per) {
@@ -486,10 +486,12 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 3 * dst_pitch), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 3));
             }
         }
+        return p;
     };
-    if (channels == 16) packed(std::integral_constant<int, 1>{});
-    if (channels == 32) packed(std::integral_constant<int, 2>{});
-    for (; p < width; ++p) {
+    const i64 done = channels == 16 ? packed(std::integral_constant<int, 1>{})
+                     : channels == 32 ? packed(std::integral_constant<int, 2>{})
+                                      : 0;
+    for (i64 p = done; p < width; ++p) {
         const std::int32_t* a = acc + p * acc_pitch;
         std::uint8_t* to = dst + p * dst_pitch;
         if (round.lean()) {  // store64 packs with saturation (Rounder::lean)
