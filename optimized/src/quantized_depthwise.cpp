@@ -145,12 +145,14 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
         std::vector<const std::uint8_t*> reads(static_cast<std::size_t>(kernel_rows));
         std::vector<std::int32_t> acc(static_cast<std::size_t>(rule ? 0 : width_padded * 64)), in_order(acc.size());
         // input row (x0, x1) of image n, the unit's channels, expanded into `to` for `columns` output pixels from t0:
-        // the input pixels those read (their pointers set, gathered where the src is channels first)
+        // the input pixels those read (their pointers set, gathered where the src is channels first), and the 2 past
+        // them that the pair expansion reads (zero weights, or no output), so that no pointer left from another row
+        // or unit is read
         const auto expand = [&](i64 n, i64 unit, i64 x0, i64 x1, i64 t0, i64 columns, std::uint8_t* to) {
             const i64 first = (x0 * g_.in[1] + x1) * g_.in[2], C = g_.C;  // the row's first pixel
             const i64 reach = t0 * g_.stride[2] + g_.crop[2] - g_.lead[2];  // input pixel of the column's first tap
             const i64 from_x2 = std::max<i64>(0, reach);
-            const i64 to_x2 = std::min(g_.in[2], reach + (columns - 1) * g_.stride[2] + (g_.kernel[2] - 1) * g_.dilation[2] + 1);
+            const i64 to_x2 = std::min(g_.in[2], reach + (columns - 1) * g_.stride[2] + (g_.kernel[2] - 1) * g_.dilation[2] + 3);
             const std::uint8_t** const inside = pixel.data() + g_.lead[2];
             if (g_.src_nxc) {
                 const std::uint8_t* from = bytes + (n * g_.in_spatial + first) * C + 64 * unit;

@@ -72,8 +72,8 @@ void dense_row_amx(const AmxRow& row);
 // consecutive output pixels: `pixels` per vector, each `64 / pixels` bytes of it.
 struct DepthwiseExpansion {
     const std::uint8_t* const* pixel = nullptr;  // [padded width]: each padded pixel's raw src bytes, at the unit
-    // the entries of `pixel` that may be read: those the outputs' taps read are set; the others point to bytes of
-    // the src (or padding) that meet zero weights, or feed no output
+    // the entries of `pixel` that may be read: the outputs' taps, and up to 2 past them that the pair expansion
+    // reads (they meet zero weights, or feed no output)
     std::int64_t reach = 0;
     std::uint8_t shift = 0;                      // 0, or 128: XORed into every byte, an s8 src moved to u8
     std::int64_t channels = 0, pixels = 1;       // the unit's channels, 1..64; pixels per vector: 1, 2 or 4
