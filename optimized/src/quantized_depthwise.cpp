@@ -25,6 +25,11 @@ using i64 = std::int64_t;
 // 4 for 1 to 16.
 i64 pixels_per_vector(i64 channels) { return channels > 32 ? 1 : channels > 16 ? 2 : 4; }
 
+// The bytes of a column's ring of expanded rows (depthwise_run)
+// Measured on dw96_112s2 (1 thread, ms, five runs each): 24 KiB 0.086-0.088, whole rows 0.091-0.096, 12 KiB and
+// 36 KiB slower; dw32_112 and dw144_56 the same within noise
+constexpr i64 kRingBytes = 24 * 1024;
+
 // Where lane `lane` of vector k of a unit with `pixels` pixels per vector is: which pixel of the vector, and which
 // of the unit's channels.
 struct Lane {
@@ -69,33 +74,44 @@ void VnniPath::pack_depthwise(const std::vector<std::int16_t>& weights, const st
 
 void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requantize) const {
     const i64 width = g_.out[2], kernel_rows = g_.taps / g_.kernel[2], rows = g_.out[0] * g_.out[1];
+    // the rows one output row reads are `ring` apart at most in the plane's flattened padded rows: slot = row % ring
+    const i64 ring = (g_.kernel[0] - 1) * g_.dilation[0] * g_.padded[1] + (g_.kernel[1] - 1) * g_.dilation[1] + 1;
+    // Output rows in columns of `tile` pixels (a multiple of 4), each column's ring of expanded rows (256 bytes per
+    // pixel and group, at most) within kRingBytes, so that it stays in L1 beside the src and dst lines it streams
+    // (256 / pixels bytes per pixel and group: the first unit's pixels per vector, every unit's but the last)
+    const i64 ring_pixel = ring * dw_groups_ * 256 / pixels_per_vector(std::min<i64>(64, g_.C));
+    const i64 tile = std::min(width, std::max<i64>(4, kRingBytes / ring_pixel / 4 * 4));
+    const i64 tiles = (width + tile - 1) / tile, last_tile = width - (tiles - 1) * tile;
     const i64 units = blocks_, width_padded = (width + 3) / 4 * 4;  // for every unit's pixels per vector
-    const i64 row_bytes = dw_groups_ * width_padded * 256;          // a unit's expanded row, at most
+    const i64 row_bytes = dw_groups_ * tile * 256;                  // a unit's expanded row of a column, at most
     const i64 unit_weights = kernel_rows * dw_groups_ * 256;
     // the src zero point as a raw src byte: the expansion moves it like the src (x ^ 128 for s8)
     const std::vector<std::uint8_t> fill(static_cast<std::size_t>(std::max<i64>(pitch_, 64)),
                                          static_cast<std::uint8_t>(q_.src_zero_point));
     const auto* bytes = static_cast<const std::uint8_t*>(src);
-    const auto expansion = [&](i64 unit) {
+    // the unit's expansion of a column of `columns` output pixels
+    const auto expansion = [&](i64 unit, i64 columns) {
         DepthwiseExpansion e;
-        e.padding = fill.data(), e.shift = shift_;
+        e.shift = shift_;
         e.channels = std::min<i64>(64, g_.C - 64 * unit), e.pixels = pixels_per_vector(e.channels);
         e.kernel_width = g_.kernel[2], e.groups = dw_groups_;
         e.stride = g_.stride[2], e.dilation = g_.dilation[2], e.crop = g_.crop[2];
-        e.width = width, e.width_padded = (width + e.pixels - 1) / e.pixels * e.pixels;
+        e.width = columns, e.width_padded = (columns + e.pixels - 1) / e.pixels * e.pixels;
         return e;
     };
-    // each unit's row wholly in the padding
-    const Workspace<std::uint8_t> padding_rows(units * row_bytes);
+    // each unit's row wholly in the padding, for a whole column [0] and the last one [1] where it is narrower
+    const bool narrower = last_tile != tile;
+    const Workspace<std::uint8_t> padding_rows(units * 2 * row_bytes);
     const std::vector<const std::uint8_t*> fill_pixels(static_cast<std::size_t>(g_.padded[2]), fill.data());
-    for (i64 unit = 0; unit < units; ++unit) {
-        DepthwiseExpansion e = expansion(unit);
-        e.pixel = fill_pixels.data(), e.out = padding_rows.get() + unit * row_bytes;
-        expand_depthwise_row_avx512(e);
-    }
-    // the rows one output row reads are `ring` apart at most in the plane's flattened padded rows: slot = row % ring
-    const i64 ring = (g_.kernel[0] - 1) * g_.dilation[0] * g_.padded[1] + (g_.kernel[1] - 1) * g_.dilation[1] + 1;
+    for (i64 unit = 0; unit < units; ++unit)
+        for (i64 last = 0; last <= i64{narrower}; ++last) {
+            DepthwiseExpansion e = expansion(unit, last ? last_tile : tile);
+            e.pixel = fill_pixels.data(), e.reach = g_.padded[2], e.out = padding_rows.get() + (unit * 2 + last) * row_bytes;
+            expand_depthwise_row_avx512(e);
+        }
     const i64 plane_rows = g_.padded[0] * g_.padded[1];
+    std::vector<i64> slot_of(static_cast<std::size_t>(plane_rows));  // flat % ring, without a division per row
+    for (i64 flat = 0; flat < plane_rows; ++flat) slot_of[static_cast<std::size_t>(flat)] = flat % ring;
     const std::optional<RowRequantization> rule = fused_rule(requantize);
     std::vector<float> multiplier(static_cast<std::size_t>(rule ? pitch_ : 0), 0.0f);  // as the compensation
     for (i64 unit = 0; rule && unit < units; ++unit) {
@@ -106,7 +122,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                     multiplier[static_cast<std::size_t>(64 * unit + 16 * k + lane)] =
                         requantize.multiplier_f32[static_cast<std::size_t>(64 * unit + c)];
     }
-    // items (part, image, unit, output row of the part), rows innermost: the output rows in one part per thread (a
+    // items (part, image, unit, column, output row of the part), rows innermost: the output rows in one part per thread (a
     // unit of 16 or 32 channels costs less than one of 64, so the threads split rows, not units), each thread one
     // run of items (consecutive rows share input rows, and a unit's ring of expanded rows stays in the core's
     // caches; measured against units innermost, 1 thread: dw144_56 0.103 ms against 0.110, dw576_14 0.025
@@ -121,51 +137,66 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                           units * ((rows + row_parts - 1) / row_parts + span);
     const i64 parts = by_units ? unit_parts : row_parts;
     const i64 part_rows = by_units ? rows : (rows + parts - 1) / parts, part_units = by_units ? (units + parts - 1) / parts : units;
-    parallel_for_joined(tbb::blocked_range<i64>(0, parts * g_.N * part_units * part_rows), [&](const tbb::blocked_range<i64>& items) {
+    parallel_for_joined(tbb::blocked_range<i64>(0, parts * g_.N * part_units * tiles * part_rows), [&](const tbb::blocked_range<i64>& items) {
         const Workspace<std::uint8_t> slots(ring * row_bytes);
-        std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, padded row) each slot holds
+        std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, column, padded row) each slot holds
         std::vector<const std::uint8_t*> pixel(static_cast<std::size_t>(g_.padded[2]), fill.data());
         std::vector<std::uint8_t> gathered(static_cast<std::size_t>(g_.src_nxc ? 0 : g_.in[2] * g_.C));
         std::vector<const std::uint8_t*> reads(static_cast<std::size_t>(kernel_rows));
         std::vector<std::int32_t> acc(static_cast<std::size_t>(rule ? 0 : width_padded * 64)), in_order(acc.size());
-        // input row (x0, x1) of image n, the unit's channels, expanded into `to`
-        const auto expand = [&](i64 n, i64 unit, i64 x0, i64 x1, std::uint8_t* to) {
-            const i64 first = (x0 * g_.in[1] + x1) * g_.in[2], in_width = g_.in[2], C = g_.C;  // the row's first pixel
+        // input row (x0, x1) of image n, the unit's channels, expanded into `to` for `columns` output pixels from t0:
+        // the input pixels those read (their pointers set, gathered where the src is channels first), and the 2 past
+        // them that the pair expansion reads (zero weights, or no output), so that no pointer left from another row
+        // or unit is read
+        const auto expand = [&](i64 n, i64 unit, i64 x0, i64 x1, i64 t0, i64 columns, std::uint8_t* to) {
+            const i64 first = (x0 * g_.in[1] + x1) * g_.in[2], C = g_.C;  // the row's first pixel
+            const i64 reach = t0 * g_.stride[2] + g_.crop[2] - g_.lead[2];  // input pixel of the column's first tap
+            const i64 from_x2 = std::max<i64>(0, reach);
+            const i64 to_x2 = std::min(g_.in[2], reach + (columns - 1) * g_.stride[2] + (g_.kernel[2] - 1) * g_.dilation[2] + 3);
             const std::uint8_t** const inside = pixel.data() + g_.lead[2];
             if (g_.src_nxc) {
                 const std::uint8_t* from = bytes + (n * g_.in_spatial + first) * C + 64 * unit;
-                for (i64 x2 = 0; x2 < in_width; ++x2) inside[x2] = from + x2 * C;
+                for (i64 x2 = from_x2; x2 < to_x2; ++x2) inside[x2] = from + x2 * C;
             } else {
-                for (i64 x2 = 0; x2 < in_width; ++x2) {
+                for (i64 x2 = from_x2; x2 < to_x2; ++x2) {
                     std::uint8_t* at = gathered.data() + x2 * C;
                     for (i64 c = 0; c < C; ++c) at[c] = bytes[(n * C + c) * g_.in_spatial + first + x2];
                     inside[x2] = at + 64 * unit;
                 }
             }
-            DepthwiseExpansion e = expansion(unit);
-            e.pixel = pixel.data(), e.out = to;
+            DepthwiseExpansion e = expansion(unit, columns);
+            e.pixel = pixel.data() + t0 * g_.stride[2], e.reach = g_.padded[2] - t0 * g_.stride[2], e.out = to;
             expand_depthwise_row_avx512(e);
         };
+        // item = (((part * N + n) * part_units + unit in the part) * tiles + column) * part_rows + row in the part:
+        // divided out once per run of rows (the divisions per row cost dw96_112s2 about 5 %), the row then counted
+        i64 part = 0, n = 0, unit = 0, column = 0, row = 0, y0 = 0, y1 = 0, run_end = 0;
         for (i64 item = items.begin(); item < items.end(); ++item) {
-            // item = ((part * N + n) * part_units + unit in the part) * part_rows + row in the part
-            const i64 part = item / (g_.N * part_units * part_rows), n = (item / (part_units * part_rows)) % g_.N;
-            const i64 row = (by_units ? 0 : part * part_rows) + item % part_rows;
-            const i64 unit = (by_units ? part * part_units : 0) + (item / part_rows) % part_units;
+            if (item == items.begin() || item == run_end) {
+                part = item / (g_.N * part_units * tiles * part_rows), n = (item / (part_units * tiles * part_rows)) % g_.N;
+                row = (by_units ? 0 : part * part_rows) + item % part_rows, column = (item / part_rows) % tiles;
+                unit = (by_units ? part * part_units : 0) + (item / (tiles * part_rows)) % part_units;
+                run_end = item - item % part_rows + part_rows;
+                y0 = row / g_.out[1], y1 = row % g_.out[1];
+            } else if (++row, ++y1 == g_.out[1]) {
+                y1 = 0, ++y0;
+            }
             if (row >= rows || unit >= units) continue;  // the last part's
-            const i64 y0 = row / g_.out[1], y1 = row % g_.out[1];
+            const i64 t0 = column * tile, columns = column + 1 == tiles ? last_tile : tile;
             for (i64 k0 = 0, k = 0; k0 < g_.kernel[0]; ++k0)
                 for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1, ++k) {
                     const i64 r0 = y0 * g_.stride[0] + g_.crop[0] + k0 * g_.dilation[0];
                     const i64 r1 = y1 * g_.stride[1] + g_.crop[1] + k1 * g_.dilation[1];
                     const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
                     if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
-                        reads[static_cast<std::size_t>(k)] = padding_rows.get() + unit * row_bytes;
+                        reads[static_cast<std::size_t>(k)] = padding_rows.get() + (unit * 2 + (narrower && column + 1 == tiles)) * row_bytes;
                         continue;
                     }
-                    const i64 flat = r0 * g_.padded[1] + r1, slot = flat % ring, tag = (n * units + unit) * plane_rows + flat;
+                    const i64 flat = r0 * g_.padded[1] + r1, slot = slot_of[static_cast<std::size_t>(flat)];
+                    const i64 tag = ((n * units + unit) * tiles + column) * plane_rows + flat;
                     std::uint8_t* to = slots.get() + slot * row_bytes;
                     if (held[static_cast<std::size_t>(slot)] != tag) {
-                        expand(n, unit, x0, x1, to);
+                        expand(n, unit, x0, x1, t0, columns, to);
                         held[static_cast<std::size_t>(slot)] = tag;
                     }
                     reads[static_cast<std::size_t>(k)] = to;
@@ -174,11 +205,11 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
             DepthwiseRow r;
             r.rows = reads.data(), r.kernel_rows = kernel_rows, r.groups = dw_groups_, r.pixels = pixels;
             r.weights = packed_dw_.data() + unit * unit_weights, r.compensation = compensation_.data() + 64 * unit;
-            r.width = width, r.width_padded = (width + pixels - 1) / pixels * pixels;
+            r.width = columns, r.width_padded = (columns + pixels - 1) / pixels * pixels;
             r.acc = acc.data(), r.channels = channels;
             if (rule) {
                 r.rule = &*rule, r.multiplier = multiplier.data() + 64 * unit;
-                r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * width) * g_.O + 64 * unit;
+                r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * width + t0) * g_.O + 64 * unit;
                 r.dst_pitch = g_.O;
             }
             depthwise_row_avx512_vnni(r);
@@ -190,7 +221,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                         in_order[static_cast<std::size_t>((v * pixels + at.pixel) * 64 + at.channel)] =
                             acc[static_cast<std::size_t>((v * 4 + k) * 16 + lane)];
                     }
-            store_row(in_order.data(), 64, n, row * width, width, 64 * unit, channels, dst, requantize);
+            store_row(in_order.data(), 64, n, row * width + t0, columns, 64 * unit, channels, dst, requantize);
         }
     }, /*one_per_thread=*/true);
 }

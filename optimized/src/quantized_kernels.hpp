@@ -63,7 +63,8 @@ void dense_row_amx(const AmxRow& row);
 // Depthwise layers (quantized_depthwise.cpp): each input row the kernel reads is first expanded for VPDPBUSD, once
 // per thread and unit of channels, so that an output's taps along the row are one dword per channel: for output
 // pixel p and group g of 4 taps (4g..4g+3 of a row of the kernel), channel c's dword holds the moved src bytes of
-// pixels q, q + d, q + 2d, q + 3d (q = p * stride + crop + 4g * d); a tap past the kernel row's reads the padding.
+// pixels q, q + d, q + 2d, q + 3d (q = p * stride + crop + 4g * d); a tap past the kernel row reads its last tap
+// again (its weight is 0).
 // A unit is 64 channels, or the last 1 to 63; interleaving the bytes of 4 taps, then their words, within each
 // 128-bit lane leaves 4 vectors of 16 dwords where vector k, lane 4L + i holds channel 16L + 4k + i ("lane order";
 // packing 4 such vectors of s32 to bytes with packs and packus puts every channel back at its own byte). A unit of
@@ -71,12 +72,14 @@ void dense_row_amx(const AmxRow& row);
 // consecutive output pixels: `pixels` per vector, each `64 / pixels` bytes of it.
 struct DepthwiseExpansion {
     const std::uint8_t* const* pixel = nullptr;  // [padded width]: each padded pixel's raw src bytes, at the unit
-    const std::uint8_t* padding = nullptr;       // 64 raw bytes of the padding
+    // the entries of `pixel` that may be read: the outputs' taps, and up to 2 past them that the pair expansion
+    // reads (they meet zero weights, or feed no output)
+    std::int64_t reach = 0;
     std::uint8_t shift = 0;                      // 0, or 128: XORed into every byte, an s8 src moved to u8
     std::int64_t channels = 0, pixels = 1;       // the unit's channels, 1..64; pixels per vector: 1, 2 or 4
     std::int64_t kernel_width = 1, groups = 1;   // groups: kernel_width rounded up to 4, divided by 4
     std::int64_t stride = 1, dilation = 1, crop = 0;
-    std::int64_t width = 0, width_padded = 0;    // output pixels, and rounded up to `pixels` (those past width read padding)
+    std::int64_t width = 0, width_padded = 0;    // output pixels, and rounded up to `pixels` (those past width read the last one's)
     std::uint8_t* out = nullptr;                 // [group][vector k][width_padded][64 / pixels bytes]
 };
 void expand_depthwise_row_avx512(const DepthwiseExpansion& e);
@@ -97,6 +100,12 @@ struct DepthwiseRow {
     std::int64_t dst_pitch = 0, channels = 0;
 };
 void depthwise_row_avx512_vnni(const DepthwiseRow& row);
+
+// `count` pixels, `from_step` bytes apart, to pixels `to_step` bytes apart: each of a pixel's `groups` runs of `run`
+// bytes (`run` apart) to `run_pitch` bytes (`run_pitch` apart), XORed with `shift`; the bytes past a run are
+// written too, with a value that meets zero weights (the dense copy's channels rounded up: no memset first).
+void copy_groups_avx512(const std::uint8_t* from, std::int64_t from_step, std::uint8_t* to, std::int64_t to_step,
+                        std::int64_t count, std::int64_t groups, std::int64_t run, std::int64_t run_pitch, std::uint8_t shift);
 
 // `count` pixels of `bytes` bytes each, `from_step` bytes apart, to consecutive pixels `to_step` bytes apart, each
 // byte XORed with `shift` (0, or 128: an s8 src moved to u8): a row of one phase of the AMX path's phased copy.

@@ -136,7 +136,9 @@ i64 VnniPath::phase_pixel(i64 r0, i64 r1, i64 r2) const {
 void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
     const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
     if (phased_) return copy_phases(src, n, copy);
-    if (pitch_ != g_.C) {  // channels between the groups' runs: every byte
+    // channels between the groups' runs, channels first: every byte (channels last: copy_groups_avx512 writes them)
+    const bool groups_padded = pitch_ != g_.C && g_.src_nxc;
+    if (pitch_ != g_.C && !groups_padded) {
         std::memset(copy, fill, static_cast<std::size_t>(copy_spatial_ * pitch_));
     } else if (g_.padded_spatial != g_.in_spatial) {  // the padding only: rows outside the input, then each row's ends
         for (i64 r0 = 0; r0 < g_.padded[0]; ++r0)
@@ -163,6 +165,11 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
         for (i64 row = rows.begin(); row < rows.end(); ++row) {
             const i64 x0 = row / g_.in[1], x1 = row % g_.in[1], x = row * g_.in[2];
             std::uint8_t* to = copy + g_.copy_pixel(x0, x1, 0) * pitch_;
+            if (groups_padded) {  // each pixel's groups, vector by vector, the bytes past each run included
+                copy_groups_avx512(bytes + (n * g_.in_spatial + x) * g_.C, g_.C, to, pitch_, g_.in[2], g_.G, g_.ICg,
+                                   group_pitch_, shift_);
+                continue;
+            }
             if (runs && pitch_ == g_.C) {  // the row's pixels are one run
                 put(to, bytes + (n * g_.in_spatial + x) * g_.C, g_.in[2] * g_.C);
                 continue;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "quantized_kernels.hpp"
@@ -61,11 +62,11 @@ public:
     // 64 outputs to bytes in two packing steps (exact: every value is inside the dst type); they leave 128-bit
     // lane L holding elements 4L..4L+3 of each of the four vectors, which the permutation puts back in order
     void store64(std::uint8_t* to, __m512i r0, __m512i r1, __m512i r2, __m512i r3) const {
+        _mm512_storeu_si512(to, bytes64(r0, r1, r2, r3));
+    }
+    __m512i bytes64(__m512i r0, __m512i r1, __m512i r2, __m512i r3) const {
         const __m512i in_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-        const __m512i s01 = _mm512_maskz_packs_epi32(~__mmask32{0}, r0, r1), s23 = _mm512_maskz_packs_epi32(~__mmask32{0}, r2, r3);
-        const __m512i bytes =
-            to_u8_ ? _mm512_maskz_packus_epi16(~__mmask64{0}, s01, s23) : _mm512_maskz_packs_epi16(~__mmask64{0}, s01, s23);
-        _mm512_storeu_si512(to, _mm512_maskz_permutexvar_epi32(kAllLanes, in_order, bytes));
+        return _mm512_maskz_permutexvar_epi32(kAllLanes, in_order, pack64(r0, r1, r2, r3));
     }
 
     // 64 outputs in lane order (DepthwiseExpansion) to bytes: the two packing steps alone put channel c at byte c
@@ -128,6 +129,22 @@ void dense_tile(const DenseRow& r, i64 p0) {
         __mmask16 mask[B];
         for (int j = 0; j < B; ++j) mask[j] = lanes(r.channels, j), m[j] = _mm512_maskz_loadu_ps(mask[j], r.multiplier + 16 * j);
         const bool whole = B == 4 && r.channels >= 64;
+        if constexpr (B == 2) {
+            if (r.channels == 32) {  // two pixels' 32 outputs through one packing (as requantize_row_avx512)
+                const auto rounded = [&](__m512i a, __m512 m) { return round.lean() ? round.round_lean(a, m) : round(a, m); };
+#pragma GCC unroll 8
+                for (int p = 0; p < W; p += 2) {
+                    const int q = p + 1 < W ? p + 1 : p;  // an odd tile's last pixel packed twice
+                    const __m512i bytes = round.bytes64(rounded(acc[p][0], m[0]), rounded(acc[p][1], m[1]),
+                                                        rounded(acc[q][0], m[0]), rounded(acc[q][1], m[1]));
+                    if (std::uint8_t* to = r.dst_of[p0 + p])
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
+                    if (std::uint8_t* to = q != p ? r.dst_of[p0 + q] : nullptr)
+                        _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
+                }
+                return;
+            }
+        }
         if constexpr (B == 4) {
             if (whole && round.lean()) {  // store64 packs with saturation: the lean rounding (Rounder::lean)
 #pragma GCC unroll 16
@@ -274,42 +291,136 @@ void depthwise_row_avx512_vnni(const DepthwiseRow& r) {
 // the words into dwords, within each 128-bit lane; vector k then holds lane order's channels 16L + 4k + i.
 namespace {
 
-// (with Moved: XORed with 128, an s8 src moved to u8)
-template <bool Moved>
+// Tap j's bytes of the `Pixels` output pixels of one vector, each pixel's chunk (64 / Pixels bytes) in its own
+// 128-bit lanes: pixel i's chunk read at at[i]. A unit whose channels fill its chunks reads them unmasked, the
+// chunks past the first inserted from memory (no shuffle port); else masked loads, no byte past the channels read.
+template <int Pixels>
+__m512i load_pixels(const std::uint8_t* const* at, bool full, __mmask64 mask) {
+    if constexpr (Pixels == 1) {
+        return full ? _mm512_loadu_si512(at[0]) : _mm512_maskz_loadu_epi8(mask, at[0]);
+    } else if constexpr (Pixels == 2) {
+        const __m512i x = _mm512_maskz_loadu_epi8(mask, at[0]);  // the upper half zeroed
+        if (full) return _mm512_mask_inserti64x4(x, 0xFF, x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at[1])), 1);
+        return _mm512_mask_inserti64x4(x, 0xFF, x, _mm256_maskz_loadu_epi8(static_cast<__mmask32>(mask), at[1]), 1);
+    } else {
+        const auto m = static_cast<__mmask16>(mask);
+        const auto load = [&](int i) {
+            return full ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(at[i])) : _mm_maskz_loadu_epi8(m, at[i]);
+        };
+        __m512i x = _mm512_maskz_loadu_epi8(mask, at[0]);
+        x = _mm512_mask_inserti32x4(x, kAllLanes, x, load(1), 1);
+        x = _mm512_mask_inserti32x4(x, kAllLanes, x, load(2), 2);
+        return _mm512_mask_inserti32x4(x, kAllLanes, x, load(3), 3);
+    }
+}
+
+// (with Moved: XORed with 128, an s8 src moved to u8.) A vector of Pixels output pixels at a time: a unit of 32 or
+// 16 channels expands 2 or 4 pixels with the shuffles and stores of one (dw32_112, 1 thread: ms in the commit).
+template <bool Moved, int Pixels>
 void expand_depthwise_row(const DepthwiseExpansion& e) {
     const __m512i shift = _mm512_set1_epi8(static_cast<char>(0x80));
-    const i64 width = e.width, stride = e.stride, dilation = e.dilation, chunk = 64 / e.pixels;
-    const i64 k_bytes = e.width_padded * chunk;
+    const i64 width = e.width, stride = e.stride, dilation = e.dilation;
+    const i64 k_bytes = e.width_padded * 64 / Pixels;
+    const bool full = e.channels == 64 / Pixels;
     const __mmask64 mask = e.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
-    const __mmask16 kept = e.pixels == 1 ? 0xFFFF : e.pixels == 2 ? 0x00FF : 0x000F;  // the dwords a pixel keeps
-    const std::uint8_t* const padding = e.padding;
+    const i64 vectors = e.width_padded / Pixels;
     for (i64 g = 0; g < e.groups; ++g) {
         const i64 taps = std::min<i64>(4, e.kernel_width - 4 * g);
         std::uint8_t* const out = e.out + g * 4 * k_bytes;
-        for (i64 p = 0; p < e.width_padded; ++p) {
-            const i64 first = p * stride + e.crop + 4 * g * dilation;  // the group's first tap's pixel
+        for (i64 v = 0; v < vectors; ++v) {
+            // the vector's pixels' windows (a pixel past the width: the last one's, its outputs never stored)
+            const std::uint8_t* const* window[Pixels];
+#pragma GCC unroll 4
+            for (int i = 0; i < Pixels; ++i) window[i] = e.pixel + std::min(v * Pixels + i, width - 1) * stride + e.crop + 4 * g * dilation;
             __m512i x[4];
 #pragma GCC unroll 4
             for (int j = 0; j < 4; ++j) {
-                x[j] = _mm512_maskz_loadu_epi8(mask, j < taps && p < width ? e.pixel[first + j * dilation] : padding);
+                // a tap past the kernel row meets zero weights: it reads the row's last tap's bytes, no branch
+                const i64 tap = std::min<i64>(j, taps - 1) * dilation;
+                const std::uint8_t* at[Pixels];
+#pragma GCC unroll 4
+                for (int i = 0; i < Pixels; ++i) at[i] = window[i][tap];
+                x[j] = load_pixels<Pixels>(at, full, mask);
                 if constexpr (Moved) x[j] = _mm512_xor_si512(x[j], shift);
             }
             const __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]), hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
             const __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]), hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
-            std::uint8_t* to = out + p * chunk;
-            _mm512_mask_storeu_epi32(to, kept, _mm512_unpacklo_epi16(lo01, lo23));
-            _mm512_mask_storeu_epi32(to + k_bytes, kept, _mm512_unpackhi_epi16(lo01, lo23));
-            _mm512_mask_storeu_epi32(to + 2 * k_bytes, kept, _mm512_unpacklo_epi16(hi01, hi23));
-            _mm512_mask_storeu_epi32(to + 3 * k_bytes, kept, _mm512_unpackhi_epi16(hi01, hi23));
+            std::uint8_t* to = out + v * 64;
+            _mm512_storeu_si512(to, _mm512_unpacklo_epi16(lo01, lo23));
+            _mm512_storeu_si512(to + k_bytes, _mm512_unpackhi_epi16(lo01, lo23));
+            _mm512_storeu_si512(to + 2 * k_bytes, _mm512_unpacklo_epi16(hi01, hi23));
+            _mm512_storeu_si512(to + 3 * k_bytes, _mm512_unpackhi_epi16(hi01, hi23));
         }
     }
+}
+
+// 3 taps, no dilation, stride 1 or 2, 1 pixel per vector: pixel p's taps are pixels sp, sp + 1, sp + 2 and, meeting a
+// zero weight, sp + 3: the byte pairs of pixels (sp, sp + 1) and (sp + 2, sp + 3), interleaved as above. The pair
+// of pixels (q, q + 1) is interleaved once (stride 2: pixel p's second pair is pixel p + 1's first; stride 1:
+// pixel p + 2's first), and each pixel loaded once: per output pixel 6 shuffles and 1 or 2 loads instead of 8 and 4.
+// With 2 pixels per vector and stride 1, vector v's taps are the pixel pairs (2v + j, 2v + j + 1), j = 0..3: its
+// taps 2 and 3 are vector v + 1's taps 0 and 1, interleaved once likewise.
+// A pixel past `reach` is read as the last one: only a zero weight, or no output, meets it.
+template <bool Moved, int Pixels>
+void expand_depthwise_pairs(const DepthwiseExpansion& e) {
+    const __m512i shift = _mm512_set1_epi8(static_cast<char>(0x80));
+    const i64 width = e.width_padded / Pixels, stride = e.stride, k_bytes = e.width_padded * 64 / Pixels;
+    const i64 last = e.reach - e.crop - 1;
+    const bool full = e.channels == 64 / Pixels;
+    const __mmask64 mask = e.channels == 64 ? ~__mmask64{0} : (__mmask64{1} << e.channels) - 1;
+    const std::uint8_t* const* const px = e.pixel + e.crop;
+    const auto load = [&](i64 i) {  // pixel i, and with 2 pixels per vector pixel i + 1 in the upper half
+        const std::uint8_t* at[Pixels];
+        for (int k = 0; k < Pixels; ++k) at[k] = px[std::min(i + k, last)];
+        const __m512i x = load_pixels<Pixels>(at, full, mask);
+        return Moved ? _mm512_xor_si512(x, shift) : x;
+    };
+    struct Pair {
+        __m512i lo, hi;
+    };
+    const auto pair = [](__m512i a, __m512i b) { return Pair{_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)}; };
+    const auto emit = [&](i64 p, const Pair& a, const Pair& b) {
+        std::uint8_t* to = e.out + p * 64;
+        _mm512_storeu_si512(to, _mm512_unpacklo_epi16(a.lo, b.lo));
+        _mm512_storeu_si512(to + k_bytes, _mm512_unpackhi_epi16(a.lo, b.lo));
+        _mm512_storeu_si512(to + 2 * k_bytes, _mm512_unpacklo_epi16(a.hi, b.hi));
+        _mm512_storeu_si512(to + 3 * k_bytes, _mm512_unpackhi_epi16(a.hi, b.hi));
+    };
+    if (stride == 2 || Pixels == 2) {  // the vector's step in pixels: 2
+        Pair first = pair(load(0), load(1));
+        for (i64 p = 0; p < width; ++p) {
+            const Pair second = pair(load(2 * p + 2), load(2 * p + 3));
+            emit(p, first, second);
+            first = second;
+        }
+        return;
+    }
+    __m512i x1 = load(1), x2 = load(2);
+    Pair p0 = pair(load(0), x1), p1 = pair(x1, x2);
+    for (i64 p = 0; p < width; ++p) {
+        const __m512i x3 = load(p + 3);
+        const Pair p2 = pair(x2, x3);
+        emit(p, p0, p2);
+        p0 = p1, p1 = p2, x2 = x3;
+    }
+}
+
+template <bool Moved>
+void expand_depthwise_row_moved(const DepthwiseExpansion& e) {
+    if (e.pixels == 1 && e.kernel_width == 3 && e.dilation == 1 && (e.stride == 1 || e.stride == 2))
+        expand_depthwise_pairs<Moved, 1>(e);
+    else if (e.pixels == 2 && e.kernel_width == 3 && e.dilation == 1 && e.stride == 1)
+        expand_depthwise_pairs<Moved, 2>(e);
+    else if (e.pixels == 4) expand_depthwise_row<Moved, 4>(e);
+    else if (e.pixels == 2) expand_depthwise_row<Moved, 2>(e);
+    else expand_depthwise_row<Moved, 1>(e);
 }
 
 }  // namespace
 
 void expand_depthwise_row_avx512(const DepthwiseExpansion& e) {
-    if (e.shift != 0) expand_depthwise_row<true>(e);
-    else expand_depthwise_row<false>(e);
+    if (e.shift != 0) expand_depthwise_row_moved<true>(e);
+    else expand_depthwise_row_moved<false>(e);
 }
 
 void copy_pixels_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* to, i64 to_step, i64 count, i64 bytes,
@@ -323,8 +434,21 @@ void copy_pixels_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* t
     }
 }
 
+void copy_groups_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* to, i64 to_step, i64 count, i64 groups,
+                        i64 run, i64 run_pitch, std::uint8_t shift) {
+    const __m512i moved = _mm512_set1_epi8(static_cast<char>(shift));
+    const auto first = [](i64 n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << std::max<i64>(n, 0)) - 1; };
+    for (i64 p = 0; p < count; ++p, from += from_step, to += to_step)
+        for (i64 gr = 0; gr < groups; ++gr)
+            for (i64 b = 0; b < run_pitch; b += 64) {
+                const __m512i v = _mm512_maskz_loadu_epi8(first(run - b), from + gr * run + b);
+                _mm512_mask_storeu_epi8(to + gr * run_pitch + b, first(run_pitch - b), _mm512_xor_si512(v, moved));
+            }
+}
+
 // A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst
-// bytes, written whole before the next.
+// bytes, written whole before the next. 16 or 32 channels: 4 or 2 pixels' outputs packed as one vector of 64
+// (AMX, pw192_32_28, 1 thread: 16 outputs a time through the truncating store took 30 % of the layer).
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
                            const RowRequantization& rq, std::uint8_t* dst, i64 dst_pitch) {
     const Rounder round(rq);
@@ -336,7 +460,38 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
     const auto lean = [&](const std::int32_t* a, const float* m) {
         return round.round_lean(_mm512_loadu_si512(a), _mm512_loadu_ps(m));
     };
-    for (i64 p = 0; p < width; ++p) {
+    // 64 / channels pixels at a time: 64 outputs through one packing; returns the pixels done
+    const auto packed = [&](auto blocks_of_16) {
+        constexpr int B = decltype(blocks_of_16)::value, per = 4 / B;
+        i64 p = 0;
+        __m512 m[4];
+        for (int j = 0; j < 4; ++j) m[j] = _mm512_loadu_ps(multiplier + 16 * (j % B));
+        for (; p + per <= width; p += per) {
+            __m512i r[4];
+            for (int j = 0; j < 4; ++j) {
+                const __m512i a = _mm512_loadu_si512(acc + (p + j / B) * acc_pitch + 16 * (j % B));
+                r[j] = round.lean() ? round.round_lean(a, m[j]) : round(a, m[j]);
+            }
+            const __m512i bytes = round.bytes64(r[0], r[1], r[2], r[3]);
+            std::uint8_t* to = dst + p * dst_pitch;
+            if (dst_pitch == 16 * B) {
+                _mm512_storeu_si512(to, bytes);
+            } else if constexpr (B == 2) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + dst_pitch), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
+            } else {
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 0));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + dst_pitch), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 1));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 2 * dst_pitch), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 2));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 3 * dst_pitch), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 3));
+            }
+        }
+        return p;
+    };
+    const i64 done = channels == 16 ? packed(std::integral_constant<int, 1>{})
+                     : channels == 32 ? packed(std::integral_constant<int, 2>{})
+                                      : 0;
+    for (i64 p = done; p < width; ++p) {
         const std::int32_t* a = acc + p * acc_pitch;
         std::uint8_t* to = dst + p * dst_pitch;
         if (round.lean()) {  // store64 packs with saturation (Rounder::lean)

@@ -158,6 +158,10 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         // tiles of 6 and 12 pixels, a run longer than one
         "qconv:c=64,o=64,in=13x13,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=4,dsc=64",
         "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
+        // 32 output channels: two pixels' outputs packed together (dense_tile), tiles of 12 and an odd 3, with and
+        // without a dst zero point (VPDPBUSD: fewer than 16 input channels)
+        "qconv:c=12,o=32,in=7x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-2,dzp=3,dsc=16",
+        "qconv:c=8,o=32,in=5x9,k=1x3,pb=0x1,pe=0x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=6,dsc=8",
         // AMX's tiles (quantized_amx.cpp): 32 + 8 and 32 + 1 pixels, 3 blocks, 96 channels in two chunks of 64
         "qconv:c=96,o=48,in=5x40,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-20,dzp=-7,ssc=0.5,dsc=256",
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
@@ -176,6 +180,14 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=5,o=5,g=5,in=4x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
         "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
         "qconv:c=150,o=150,g=150,in=23,k=5,d=2,pb=3,pe=2,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=255,dzp=-1,dsc=32",
+        // units of exactly 32 and 16 channels (2 and 4 pixels per vector, read unmasked): odd widths, stride 2
+        "qconv:c=96,o=96,g=96,in=9x11,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-5,dsc=16",
+        "qconv:c=32,o=32,g=32,in=7x11,k=3x3,pb=1x1,pe=1x1,data=ncx,wei=oix,dt=u8:s8:s8,szp=21,dzp=-4,dsc=8",
+        "qconv:c=16,o=16,g=16,in=5x7,k=3x5,s=1x2,pb=1x2,pe=1x2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=3,dsc=16",
+        // rows wider than a column of expanded rows (quantized_depthwise.cpp, kRingBytes): 32 + 6 outputs at stride 2,
+        // 64 + 64 + 12 with 2 pixels per vector
+        "qconv:c=72,o=72,g=72,in=6x75,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=7,dzp=2,dsc=8",
+        "qconv:c=24,o=24,g=24,in=3x140,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-9,dzp=1,dsc=4",
         // row runs (quantized_vnni.cpp; with AMX one A tile row per kernel row): one group of 1, 3 or 5 channels, a
         // kernel row's taps x channels summed as one run of bytes; strided rows, the plane's virtual pixels (unit
         // strides), both formats, both src types
