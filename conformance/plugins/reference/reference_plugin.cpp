@@ -261,9 +261,10 @@ const convcheck_api api = [] {
     add_post_ops<prepare>([](const convcheck_conv_desc&, const convcheck_post_ops&) { return std::string(); });
     // ABI 1.7: a float case's scales, every form (from_abi reads them)
     add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });
-    // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points
+    // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points, 1.9's
+    // per-output-channel dst scales
     add_quantized<prepare>(kQuantizedF32Bias | kQuantizedGeneralOutput | kQuantizedChannelZeroPoints |
-                           kQuantizedWeightsZeroPoints | kQuantizedS32ZeroPoints);
+                           kQuantizedWeightsZeroPoints | kQuantizedS32ZeroPoints | kQuantizedDstScales);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

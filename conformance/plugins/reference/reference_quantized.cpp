@@ -56,7 +56,9 @@ struct QuantizedPlan : convcheck_conv_plan {
         const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);
         std::int64_t spatial = 1;
         for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
-        if (q.float_dst || !d.post_ops.empty()) {  // ABI 1.7's general output, literally in double
+        // ABI 1.7's general output, literally in double; and 1.9's dst scales per output channel (acc=f32 or the
+        // general output: within their bound)
+        if (q.float_dst || !d.post_ops.empty() || !q.dst_scales.empty()) {
             ref::PostOpData post;
             post.operands = convcheck_reference_plugin::post_op_operands(d, args);
             if (convcheck::has_sum(d.post_ops)) {  // dst_prev, read before dst is written
@@ -74,7 +76,7 @@ struct QuantizedPlan : convcheck_conv_plan {
                 const std::int32_t dzp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
                 out[i] = ref::quantized_general_output(
                     q, ref::quantized_real_value(q, post, std::int64_t(i), sums.acc[i], wsc, q.f32_bias ? f32_bias[oc] : 0.0),
-                    dzp);
+                    dzp, std::int64_t(oc));
             }
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
                 if (q.float_dst) convcheck::store_from_double(args.dst, *q.float_dst, offset, out[static_cast<std::size_t>(flat)]);
@@ -118,7 +120,8 @@ int32_t abi_rule(Requantization rule) {
 std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantization rule) {
     const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(desc);
     convcheck::validate(c.q);  // throws ConvError -> error value
-    const bool general = c.q.float_dst || !c.q.conv.post_ops.empty();  // computed in double, whatever the rule
+    // computed in double, whatever the rule (dst scales per output channel too)
+    const bool general = c.q.float_dst || !c.q.conv.post_ops.empty() || !c.q.dst_scales.empty();
     if (!general && (c.q.f32_bias || c.q.rounded_s32()) && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, rule))
         return std::string("an f32 bias and a rounded s32 dst are oneDNN's f32 arithmetic: ") +
                convcheck::reference::to_string(rule) + " is integer arithmetic and has neither (docs/quantized.md)";
