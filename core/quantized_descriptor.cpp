@@ -96,7 +96,7 @@ std::int64_t QuantizedDescriptor::products_per_output() const {
 
 bool QuantizedDescriptor::rounded_s32() const {
     if (dst != IntegerType::s32 || float_dst) return false;
-    return src_scale != 1.0f || dst_scale != 1.0f || dst_zero_point != 0 || f32_bias || !conv.post_ops.empty() ||
+    return src_scale != 1.0f || dst_scale != 1.0f || !dst_scales.empty() || dst_zero_point != 0 || f32_bias || !conv.post_ops.empty() ||
            (per_channel_scales ? true : weights_scale != 1.0f);
 }
 
@@ -124,6 +124,12 @@ void validate(const QuantizedDescriptor& q) {
         for (float s : q.channel_scales) check_scale("wsc", s);
     }
     check_scale("dsc", q.dst_scale);
+    if (!q.dst_scales.empty()) {
+        if (static_cast<std::int64_t>(q.dst_scales.size()) != q.conv.out_channels)
+            throw ConvError("dsc", std::to_string(q.dst_scales.size()) + " values",
+                            "one scale, or one per output channel (" + std::to_string(q.conv.out_channels) + ")");
+        for (float s : q.dst_scales) check_scale("dsc", s);
+    }
     check_in_range("szp", q.src_zero_point, zero_point_range(q, q.src), q.s32_zero_points ? "a zero point (zpt=s32)" : "src");
     const auto check_list = [&](const char* key, const std::vector<std::int32_t>& points, bool per_channel,
                                 std::int64_t channels, const char* per, IntegerType type, const char* of) {
@@ -191,7 +197,9 @@ std::string to_string(const QuantizedDescriptor& q) {
     for (float v : q.channel_scales) scales += (scales.empty() ? "" : ":") + float_text(v);
     s += ",wsc=" + (!q.per_channel_scales ? float_text(q.weights_scale) : scales.empty() ? std::string("oc") : scales) +
          ",wzp=" + zero_points(q.per_channel_weights_zero_points, q.weights_zero_points, q.weights_zero_point, "oc");
-    s += ",dsc=" + float_text(q.dst_scale) +
+    std::string dst_scales;
+    for (float v : q.dst_scales) dst_scales += (dst_scales.empty() ? "" : ":") + float_text(v);
+    s += ",dsc=" + (q.dst_scales.empty() ? float_text(q.dst_scale) : dst_scales) +
          ",dzp=" + zero_points(q.per_channel_dst_zero_points, q.dst_zero_points, q.dst_zero_point, "oc");
     if (q.narrowed()) s += ",lo=" + std::to_string(q.dst_min) + ",hi=" + std::to_string(q.dst_max);
     return "qconv:" + s;
@@ -260,6 +268,13 @@ QuantizedDescriptor parse_quantized_descriptor_unvalidated(std::string_view text
             for (std::size_t from = 0; value != "oc" && q.per_channel_scales;) {  // a list: one per output channel
                 const std::size_t colon = value.find(':', from);
                 q.channel_scales.push_back(parse_float(key, value.substr(from, colon - from)));
+                if (colon == std::string::npos) break;
+                from = colon + 1;
+            }
+        } else if (key == "dsc" && value.find(':') != std::string::npos) {  // a list: one per output channel
+            for (std::size_t from = 0;;) {
+                const std::size_t colon = value.find(':', from);
+                q.dst_scales.push_back(parse_float(key, value.substr(from, colon - from)));
                 if (colon == std::string::npos) break;
                 from = colon + 1;
             }

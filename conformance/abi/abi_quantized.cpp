@@ -39,7 +39,10 @@ std::unique_ptr<AbiQuantized> to_abi(const QuantizedDescriptor& q, std::vector<f
     e.weights_zero_point_count =
         a->weights_zero_points.empty() ? 1 : static_cast<std::int64_t>(a->weights_zero_points.size());
     e.weights_zero_points = a->weights_zero_points.empty() ? nullptr : a->weights_zero_points.data();
-    e.dst_scale = q.dst_scale;
+    a->dst_scales = q.dst_scales;  // 1.9: one per output channel, or empty
+    e.dst_scale = a->dst_scales.empty() ? q.dst_scale : 1.0f;
+    e.dst_scale_count = a->dst_scales.empty() ? 1 : static_cast<std::int64_t>(a->dst_scales.size());
+    e.dst_scales = a->dst_scales.empty() ? nullptr : a->dst_scales.data();
     e.dst_zero_point = a->dst_zero_points.empty() ? dst_one : 0;
     e.dst_zero_point_count = a->dst_zero_points.empty() ? 1 : static_cast<std::int64_t>(a->dst_zero_points.size());
     e.dst_zero_points = a->dst_zero_points.empty() ? nullptr : a->dst_zero_points.data();
@@ -140,6 +143,15 @@ QuantizedCase quantized_from_abi(const convcheck_conv_desc& desc) {
     c.weights_zero_points =
         per_channel("weights_zero_point_count", v18 ? e.weights_zero_point_count : 1, v18 ? e.weights_zero_points : nullptr,
                     desc.out_channels, e.weights_zero_point, &c.q.per_channel_weights_zero_points, &c.q.weights_zero_points);
+    // 1.9: per-output-channel dst scales
+    const bool v19 = e.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_scales);
+    if (v19 && e.dst_scale_count != 1) {
+        if (e.dst_scale_count != desc.out_channels || e.dst_scales == nullptr)
+            throw ConvError("dst_scale_count", std::to_string(e.dst_scale_count),
+                            "one dst scale, or one per output channel (" + std::to_string(desc.out_channels) +
+                                ") with the values given");
+        c.q.dst_scales.assign(e.dst_scales, e.dst_scales + e.dst_scale_count);
+    }
     // 1.8: a zero point outside its tensor's type is an s32 value (oneDNN's attributes; the case said zpt=s32)
     const auto outside = [](const std::vector<std::int32_t>& points, IntegerType t) {
         return std::any_of(points.begin(), points.end(), [t](std::int32_t z) { return z < lowest(t) || z > highest(t); });

@@ -121,6 +121,8 @@ std::string offline_not_carried(const Case& c) {
                    std::string(to_string(role)) + " is strided" + later;
     if (!d.post_ops.empty()) return "offline runs do not carry post-ops (po=) yet" + later;
     if (d.scales.present()) return "offline runs do not carry scales (ssc=, wsc=, dsc=) yet" + later;
+    if (c.op == Op::conv_quantized && !c.qconv.dst_scales.empty())
+        return "offline runs (exec protocol 1.1) carry one dst scale, not one per output channel (dsc=a:b:...)" + later;
     return "";
 }
 

@@ -22,8 +22,8 @@
 //   - a Conv whose X or W is a DequantizeLinear's output (ONNX QDQ): one "qconv:" case with acc=f32 where the model
 //     computes one quantized convolution: X = DequantizeLinear(x u8|s8, x_scale one, x_zero_point one), W =
 //     DequantizeLinear(w u8|s8 initializer, w_scale one or per output channel on axis 0, w_zero_point one), B any
-//     FLOAT [M] (bdt=f32), a FLOAT Conv read as above, its output read only by QuantizeLinear(y_scale one, y_zero_point
-//     one) or by one Relu or Clip (both bounds constant: a post-op) read only by it, none an output of the graph,
+//     FLOAT [M] (bdt=f32), a FLOAT Conv read as above, its output read only by QuantizeLinear(y_scale and y_zero_point
+//     one each, or per axis on the channel axis 1 with M values: dsc=a:b:..., dzp=a:b:...) or by one Relu or Clip (both bounds constant: a post-op) read only by it, none an output of the graph,
 //     every scale and zero point an initializer; bound mode. Anything else: skipped with the piece that breaks it.
 #include "convcheck/runner/suite_onnx.hpp"
 

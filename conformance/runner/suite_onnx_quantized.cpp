@@ -377,22 +377,42 @@ SuiteEntry qdq_entry(const json& node, const std::string& case_name) {
     const std::string what = "QDQ: the QuantizeLinear";
     const auto qin = ql.at("inputs").get<std::vector<std::string>>();
     if (qin.size() < 2 || qin[1].empty()) throw Skip{what + " has no y_scale"};
-    quantize_axis(ql, what);
+    // y_scale and y_zero_point: one value each (per tensor), or per axis: "a 1-D tensor for per-axis quantization"
+    // along `axis` (default 1), which for the Conv's output [N, M, spatial...] must be the channel axis, 1 (or
+    // 1 - rank), with M values: one dst scale and zero point per output channel. Equal values are one.
+    std::int64_t axis = quantize_axis(ql, what);
+    const std::int64_t given_axis = axis;
+    if (axis < 0) axis += static_cast<std::int64_t>(rank);
     const std::vector<double> y_scales = constant_values(ql, qin[1], what + "'s y_scale", true);
-    if (y_scales.size() != 1 && !all_equal(y_scales))
-        throw Skip{what + "'s y_scale differs per channel: a qconv: descriptor has one dst scale"};
-    q.dst_scale = static_cast<float>(y_scales.front());
     const bool has_zero_point = qin.size() >= 3 && !qin[2].empty();
+    const std::vector<double> y_zero_points =
+        has_zero_point ? constant_values(ql, qin[2], what + "'s y_zero_point", false) : std::vector<double>{0.0};
+    if (y_scales.empty() || y_zero_points.empty()) throw Skip{what + "'s y_scale or y_zero_point has no values"};
+    for (const auto& [values, role] : {std::pair{&y_scales, "y_scale"}, std::pair{&y_zero_points, "y_zero_point"}}) {
+        if (values->size() == 1) continue;
+        if (axis != 1)
+            throw Skip{what + " has axis = " + std::to_string(given_axis) + " with " + std::to_string(values->size()) +
+                       " " + role + " values: a per-axis output quantization is read on the channel axis only (axis 1 "
+                       "of the Conv's output [N, M, spatial...], one dst scale and zero point per output channel)"};
+        if (static_cast<std::int64_t>(values->size()) != m)
+            throw Skip{what + "'s " + role + " has " + std::to_string(values->size()) + " values on axis 1: one, or "
+                       "one per output channel (M = " + std::to_string(m) + ")"};
+    }
+    if (all_equal(y_scales)) {
+        q.dst_scale = static_cast<float>(y_scales.front());
+    } else {  // per output channel (ABI 1.9)
+        for (double v : y_scales) q.dst_scales.push_back(static_cast<float>(v));
+    }
     const std::string y = output_of(ql);
     const bool y_typed = ql.at("tensors").contains(y) && ql["tensors"][y].at("elem_type").is_string();
     q.dst = y_typed ? integer_type(ql, y, what + "'s y")
                     : has_zero_point ? integer_type(ql, qin[2], what + "'s y_zero_point") : IntegerType::u8;
     if (q.dst == IntegerType::s32) throw Skip{what + "'s y is INT32: a quantized dst here is UINT8 or INT8"};
-    if (has_zero_point) {
-        const std::vector<double> zero_points = constant_values(ql, qin[2], what + "'s y_zero_point", false);
-        if (zero_points.empty() || !all_equal(zero_points))
-            throw Skip{what + "'s y_zero_point differs per channel (its y_scale is one)"};
-        q.dst_zero_point = integer_zero_point(zero_points.front(), what + "'s y_zero_point");
+    if (all_equal(y_zero_points)) {
+        q.dst_zero_point = integer_zero_point(y_zero_points.front(), what + "'s y_zero_point");
+    } else {  // per output channel
+        q.per_channel_dst_zero_points = true;
+        for (double z : y_zero_points) q.dst_zero_points.push_back(integer_zero_point(z, what + "'s y_zero_point"));
     }
     q.dst_min = lowest(q.dst), q.dst_max = highest(q.dst);
     q.f32_accumulation = true;

@@ -239,3 +239,26 @@ TEST(QuantizedDescriptor, F32AccumulationPrintsAndReadsBack) {
         }
     }
 }
+
+// dsc=a:b:... (an ONNX QDQ model's per-axis y_scale): one dst scale per output channel, printed and read back,
+// dst_scale_of(oc) gives channel oc's; another length or a scale that is not > 0 is refused, naming dsc.
+TEST(QuantizedDescriptor, DstScalesPerOutputChannel) {
+    const auto q = parse_quantized_descriptor("qconv:c=2,o=3,in=4,k=3,dt=u8:s8:u8,acc=f32,dsc=0.5:0.25:2,dzp=7");
+    ASSERT_EQ(q.dst_scales, (std::vector<float>{0.5f, 0.25f, 2.0f}));
+    EXPECT_EQ(q.dst_scale_of(0), 0.5f);
+    EXPECT_EQ(q.dst_scale_of(2), 2.0f);
+    EXPECT_NE(to_string(q).find(",dsc=0.5:0.25:2,"), std::string::npos) << to_string(q);
+    EXPECT_EQ(parse_quantized_descriptor(to_string(q)), q) << to_string(q);
+    EXPECT_EQ(parse_quantized_descriptor("qconv:c=2,o=3,in=4,k=3,dsc=0.5").dst_scale_of(2), 0.5f);
+    EXPECT_EQ(parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,dt=u8:s8:f32,dsc=1:2").dst_scales.size(), 2u);
+    EXPECT_EQ(parse_quantized_descriptor("qconv:c=2,o=2,in=4,k=3,dt=s8:s8:s8,po=relu,dsc=1:2").dst_scales.size(), 2u);
+    for (const char* bad : {"qconv:c=2,o=3,in=4,k=3,acc=f32,dsc=0.5:0.25", "qconv:c=2,o=2,in=4,k=3,acc=f32,dsc=0.5:0",
+                            "qconv:c=2,o=2,in=4,k=3,acc=f32,dsc=0.5:x"}) {
+        try {
+            parse_quantized_descriptor(bad);
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const ConvError& e) {
+            EXPECT_EQ(e.attribute(), "dsc") << bad;
+        }
+    }
+}

@@ -119,4 +119,45 @@ bool fits_int32_accumulator(const IntegerSums& sums, std::int64_t* first) {
     return true;
 }
 
+std::vector<float> qdq_f32_sum(const ConvDescriptor& d, const QuantizedInputs& in, float src_scale,
+                               std::span<const float> weights_scales, std::span<const float> f32_bias) {
+    check_length("src", in.src.size(), d.src_elements());
+    check_length("weights", in.weights.size(), d.weights_elements());
+    if (d.has_bias && f32_bias.empty()) check_length("bias", in.bias.size(), d.out_channels);
+    if (d.has_bias && !f32_bias.empty()) check_length("f32 bias", f32_bias.size(), d.out_channels);
+    check_zero_points("src", in.src_zero_points.size(), d.in_channels);
+    check_zero_points("weights", in.weight_zero_points.size(), d.out_channels);
+    if (weights_scales.size() != 1 && static_cast<std::int64_t>(weights_scales.size()) != d.out_channels)
+        throw std::invalid_argument("weights scales: " + std::to_string(weights_scales.size()) +
+                                    " values, must be one or one per output channel");
+    std::int64_t pixels = 1;
+    for (int a = 0; a < d.rank; ++a) pixels *= d.input_size[a];
+    const detail::ForwardIndexSet index_set(d);
+    std::vector<float> out(static_cast<std::size_t>(d.dst_elements()));
+    std::vector<float> positive, negative;  // one output's products
+    index_set.for_each_output([&](const detail::Output& y) {
+        const float wsc = weights_scales[weights_scales.size() == 1 ? 0 : static_cast<std::size_t>(y.oc)];
+        const std::int64_t zw = zero_point(in.weight_zero_points, y.oc);
+        positive.clear(), negative.clear();
+        index_set.for_each_term(y, [&](std::int64_t s, std::int64_t w) {
+            const std::int64_t zx = zero_point(in.src_zero_points, (s / pixels) % d.in_channels);
+            const float xf = static_cast<float>(in.src[static_cast<std::size_t>(s)] - zx) * src_scale;
+            const float wf = static_cast<float>(in.weights[static_cast<std::size_t>(w)] - zw) * wsc;
+            const float p = xf * wf;
+            (p < 0.0f ? negative : positive).push_back(p);
+        });
+        std::sort(positive.begin(), positive.end(), [](float a, float b) { return a > b; });
+        std::sort(negative.begin(), negative.end());  // most negative first
+        float sum = 0.0f;
+        for (float p : positive) sum += p;
+        for (float p : negative) sum += p;
+        if (d.has_bias) {
+            const auto oc = static_cast<std::size_t>(y.oc);
+            sum += f32_bias.empty() ? static_cast<float>(in.bias[oc]) * (src_scale * wsc) : f32_bias[oc];
+        }
+        out[static_cast<std::size_t>(y.dst)] = sum;
+    });
+    return out;
+}
+
 }  // namespace convcheck::reference

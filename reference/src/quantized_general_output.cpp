@@ -26,9 +26,9 @@ double quantized_real_value(const QuantizedDescriptor& q, const PostOpData& post
     return v;
 }
 
-double quantized_dst_real(const QuantizedDescriptor& q, double v, std::int32_t dst_zero_point) {
+double quantized_dst_real(const QuantizedDescriptor& q, double v, std::int32_t dst_zero_point, std::int64_t oc) {
     // "/ scale_dst + zp_dst"
-    return v / double(q.dst_scale) + double(dst_zero_point);
+    return v / double(q.dst_scale_of(oc)) + double(dst_zero_point);
 }
 
 std::int64_t nearest_even_saturated(const QuantizedDescriptor& q, double x) {
@@ -38,8 +38,8 @@ std::int64_t nearest_even_saturated(const QuantizedDescriptor& q, double x) {
     return static_cast<std::int64_t>(std::nearbyint(x));  // the default rounding mode: to nearest, ties to even
 }
 
-double quantized_general_output(const QuantizedDescriptor& q, double v, std::int32_t dst_zero_point) {
-    const double x = quantized_dst_real(q, v, dst_zero_point);
+double quantized_general_output(const QuantizedDescriptor& q, double v, std::int32_t dst_zero_point, std::int64_t oc) {
+    const double x = quantized_dst_real(q, v, dst_zero_point, oc);
     if (q.float_dst) return round_to(*q.float_dst, x);
     return double(nearest_even_saturated(q, x));
 }

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -132,4 +134,48 @@ RC_GTEST_PROP(QuantizedConvolution, S16PairsEqualTheSumWhereNoPairSaturates, ())
     for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(*rc::gen::inRange(-1000, 1000));
     const std::vector<std::int32_t> zx{*rc::gen::inRange(0, 256)}, zw{0};
     RC_ASSERT(s16_pairs_sum(d, {src, weights, bias, zx, zw}) == sum(d, src, weights, bias, zx, zw).acc);
+}
+
+// The f32 sum of an ONNX QDQ model (qdq_f32_sum): a hand case, exact in f32, is the definition's; on 2304 products
+// per output with u8 data about its zero point (the products cancel), it stays within gamma_{n+3}(u) (ssc wsc A + |b|)
+// of the exact value on every output (the bound the runner judges acc=f32 by: quantized/general.cpp) and leaves
+// gamma_1(u) (ssc wsc A + |b|) on some: an f32 sum that a bound without the n-term would fail.
+TEST(QuantizedConvolution, QdqF32SumStaysWithinItsBoundAndNeedsIt) {
+    const ConvDescriptor hand = parse_descriptor("conv:c=2,o=1,in=2,k=1,bias=1");
+    const std::vector<float> one = qdq_f32_sum(hand, {std::vector<std::int32_t>{5, 6, 7, 8}, std::vector<std::int32_t>{2, -1},
+                                                      std::vector<std::int32_t>{}, std::vector<std::int32_t>{4},
+                                                      std::vector<std::int32_t>{0}},
+                                               0.5f, std::vector<float>{0.25f}, std::vector<float>{3.0f});
+    // (5 - 4) * 0.5 * 2 * 0.25 + (7 - 4) * 0.5 * -1 * 0.25 + 3, and (6 - 4) ... + (8 - 4) ... + 3
+    EXPECT_EQ(one, (std::vector<float>{0.25f - 0.375f + 3.0f, 0.5f - 0.5f + 3.0f}));
+
+    const ConvDescriptor d = parse_descriptor("conv:c=256,o=4,in=8x8,k=3x3,pb=1x1,pe=1x1,bias=1");
+    std::uint64_t state = 1;
+    const auto next = [&state](int lo, int hi) {  // splitmix64
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull, z = (z ^ (z >> 27)) * 0x94D049BB133111EBull, z ^= z >> 31;
+        return lo + static_cast<int>(z % static_cast<std::uint64_t>(hi - lo + 1));
+    };
+    std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())), weights(static_cast<std::size_t>(d.weights_elements()));
+    for (auto& v : src) v = next(0, 255);
+    for (auto& v : weights) v = next(-128, 127);
+    const std::vector<float> bias{0.5f, -1.25f, 3.0f, 0.0f};
+    const float ssc = 0.02f, wsc = 0.004f;
+    const std::vector<std::int32_t> zx{128}, zw{0}, zeros(4, 0);  // the f32 bias is not in the integer sum
+    const std::vector<float> f32 = qdq_f32_sum(d, {src, weights, zeros, zx, zw}, ssc, std::vector<float>{wsc}, bias);
+    const IntegerSums exact = sum(d, src, weights, zeros, zx, zw);
+    const double u = std::ldexp(1.0, -24), n = 256 * 9;
+    const auto gamma = [u](double k) { return k * u / (1.0 - k * u); };
+    std::size_t beyond_gamma_1 = 0;
+    for (std::size_t i = 0; i < f32.size(); ++i) {
+        const std::int64_t oc = (static_cast<std::int64_t>(i) / 64) % 4;
+        const double b = bias[static_cast<std::size_t>(oc)];
+        const double value = double(ssc) * double(wsc) * double(exact.acc[i]) + b;
+        const double magnitude = double(ssc) * double(wsc) * double(exact.positive[i] + exact.negative[i]) + std::fabs(b);
+        const double error = std::fabs(double(f32[i]) - value);
+        EXPECT_LE(error, gamma(n + 3) * magnitude) << "output " << i;
+        beyond_gamma_1 += error > gamma(1) * magnitude;
+    }
+    EXPECT_GT(beyond_gamma_1, 0u) << "the f32 sum never left gamma_1(u) of the exact value: the test shows nothing";
+    std::printf("qdq_f32_sum: %zu of %zu outputs beyond gamma_1(u) (ssc wsc A + |b|)\n", beyond_gamma_1, f32.size());
 }

@@ -2,7 +2,7 @@
  *
  * One C header to include, nothing C++ in it; its parts are split by concept into convcheck/plugin/
  * (types.h: what every operation shares; conv.h, cc.h, transposed.h: each operation's descriptor and
- * buffers; quantization.h: 1.5's integer convolution, 1.7's per-channel zero points, 1.8's per-output-channel weights zero points; post_ops.h: 1.6's fused post-ops; conv.h: 1.7's fpmath mode), and this file holds the version, the function
+ * buffers; quantization.h: 1.5's integer convolution, 1.7's per-channel zero points, 1.8's per-output-channel weights zero points, 1.9's per-output-channel dst scales; post_ops.h: 1.6's fused post-ops; conv.h: 1.7's fpmath mode), and this file holds the version, the function
  * table and the entry point.
  * A plugin is a shared library that exports one symbol,
  * convcheck_get_api, returning a table of function pointers. The runner owns every tensor;
@@ -64,7 +64,7 @@ extern "C" {
 #endif
 
 #define CONVCHECK_ABI_MAJOR 1
-#define CONVCHECK_ABI_MINOR 8
+#define CONVCHECK_ABI_MINOR 9
 
 /* Size of a struct up to and including `last_field`: what a writer that knows fields up to
  * `last_field` puts in struct_size. */

@@ -50,6 +50,15 @@ inline int32_t weights_zero_point(const convcheck_quantization& q, int64_t oc) {
     return per_channel_weights_zero_points(q) ? q.weights_zero_points[oc] : q.weights_zero_point;
 }
 
+// True when q has per-output-channel dst scales (ABI 1.9: a count above 1, struct_size covering it).
+inline bool per_channel_dst_scales(const convcheck_quantization& q) {
+    return q.header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_scales) && q.dst_scale_count > 1;
+}
+// Output channel oc's dst scale (per tensor or per output channel).
+inline float dst_scale(const convcheck_quantization& q, int64_t oc) {
+    return per_channel_dst_scales(q) ? q.dst_scales[oc] : q.dst_scale;
+}
+
 // True when a zero point of q lies outside its tensor's type (ABI 1.8: oneDNN's s32 zero points, qconv zpt=s32), e.g.
 // a src zero point of -2 on a U8 src. A float dst's zero point is never outside (its type holds any).
 inline bool zero_points_outside_types(const convcheck_conv_desc& d, const convcheck_quantization& q) {
@@ -85,7 +94,8 @@ enum QuantizedTakes : unsigned {
                                       // with any dst too)
     kQuantizedChannelZeroPoints = 4u, // 1.7's per-channel src and dst zero points
     kQuantizedWeightsZeroPoints = 8u, // 1.8's per-output-channel weights zero points
-    kQuantizedS32ZeroPoints = 16u     // 1.8's zero points outside their tensors' types (oneDNN's s32 zero points)
+    kQuantizedS32ZeroPoints = 16u,    // 1.8's zero points outside their tensors' types (oneDNN's s32 zero points)
+    kQuantizedDstScales = 32u         // 1.9's per-output-channel dst scales
 };
 
 // The rules of a quantized case a plugin takes: ABI 1.5's, and what `takes` (QuantizedTakes) adds. True when d is a
@@ -97,6 +107,7 @@ inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why,
     const bool channel_zero_points = (takes & kQuantizedChannelZeroPoints) != 0;
     const bool weights_zero_points = (takes & kQuantizedWeightsZeroPoints) != 0;
     const bool s32_zero_points = (takes & kQuantizedS32ZeroPoints) != 0;
+    const bool dst_scales = (takes & kQuantizedDstScales) != 0;
     const TensorDtypes t = tensor_dtypes(d);
     const convcheck_quantization* q = quantization_of(d);
     if (!is_integer_dtype(t.src) && !is_integer_dtype(t.weights) && !is_integer_dtype(t.dst) && q == nullptr)
@@ -133,6 +144,8 @@ inline bool quantized_case_rules(const convcheck_conv_desc& d, std::string* why,
     else if (!s32_zero_points && zero_points_outside_types(d, *q))
         *why = "a zero point outside its tensor's type (oneDNN's s32 zero points; the plugin takes zero points its "
                "tensors' types hold)";
+    else if (per_channel_dst_scales(*q) && !dst_scales)
+        *why = "dst scales per output channel (the plugin takes one dst scale per tensor)";
     return true;
 }
 
@@ -155,7 +168,8 @@ bool quantized_case_taking(const convcheck_conv_desc& d, std::string* why) {
 //                                quantization, an F32 bias with any dst (implies kQuantizedF32Bias);
 //   kQuantizedChannelZeroPoints  1.7's per-channel src and dst zero points (src_zero_point(q, c), dst_zero_point(q, oc));
 //   kQuantizedWeightsZeroPoints  1.8's per-output-channel weights zero points (weights_zero_point(q, oc));
-//   kQuantizedS32ZeroPoints      1.8's zero points outside their tensors' types (any s32 value: oneDNN's).
+//   kQuantizedS32ZeroPoints      1.8's zero points outside their tensors' types (any s32 value: oneDNN's);
+//   kQuantizedDstScales          1.9's per-output-channel dst scales (dst_scale(q, oc)).
 // add_quantized<Prepare>(true) is add_quantized<Prepare>(kQuantizedF32Bias), as in 1.6.
 // The gate of `takes`: one instantiation of quantized_case_taking per value.
 template <unsigned... Takes>
@@ -166,12 +180,13 @@ QuantizedGate gate_of(unsigned takes, std::integer_sequence<unsigned, Takes...>)
 
 template <PrepareFn Prepare>
 void add_quantized(unsigned takes = 0) {
-    quantized_gate<PrepareTag<Prepare>> = gate_of(takes & 31u, std::make_integer_sequence<unsigned, 32>{});
+    quantized_gate<PrepareTag<Prepare>> = gate_of(takes & 63u, std::make_integer_sequence<unsigned, 64>{});
 }
 
 // A plan's own copy of a case's quantization, its weights scales and per-channel zero points: the runner's are valid
 // as the descriptor, during conv_prepare only (a plan must not keep pointers into them). Its `next` is NULL; its
-// zero-point counts are 1.7's and 1.8's (1 where the runner's struct_size does not cover them).
+// zero-point counts are 1.7's and 1.8's, its dst scale count 1.9's (1 where the runner's struct_size does not cover
+// them).
 struct QuantizationCopy {
     explicit QuantizationCopy(const convcheck_quantization& from)
         : q(from), scales(from.weights_scales, from.weights_scales + from.weights_scale_count) {
@@ -183,6 +198,7 @@ struct QuantizationCopy {
         }
         if (per_channel_weights_zero_points(from))
             weights_zero_points.assign(from.weights_zero_points, from.weights_zero_points + from.weights_zero_point_count);
+        if (per_channel_dst_scales(from)) dst_scales.assign(from.dst_scales, from.dst_scales + from.dst_scale_count);
         q.header.struct_size = sizeof(q);
         q.header.next = nullptr;
         q.weights_scales = scales.data();
@@ -192,12 +208,15 @@ struct QuantizationCopy {
         q.dst_zero_points = dst_zero_points.empty() ? nullptr : dst_zero_points.data();
         q.weights_zero_point_count = weights_zero_points.empty() ? 1 : static_cast<int64_t>(weights_zero_points.size());
         q.weights_zero_points = weights_zero_points.empty() ? nullptr : weights_zero_points.data();
+        q.dst_scale_count = dst_scales.empty() ? 1 : static_cast<int64_t>(dst_scales.size());
+        q.dst_scales = dst_scales.empty() ? nullptr : dst_scales.data();
     }
     QuantizationCopy(const QuantizationCopy&) = delete;
     QuantizationCopy& operator=(const QuantizationCopy&) = delete;
     convcheck_quantization q;
     std::vector<float> scales;
     std::vector<int32_t> src_zero_points, dst_zero_points, weights_zero_points;
+    std::vector<float> dst_scales;
 };
 
 // One integer element at an element offset.

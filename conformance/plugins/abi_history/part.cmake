@@ -2,7 +2,7 @@
 # conformance/include/history/<version>/convcheck/plugin.h,
 # taken from git history), and the test that today's runner still loads and runs them as before.
 # They are compiled with the frozen header only: convcheck_abi (the current header) is not linked.
-foreach(version 1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7)
+foreach(version 1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7 1.8)
   string(REPLACE "." "_" tag ${version})
   set(target convcheck_plugin_abi_${tag})
   convcheck_add_backend_plugin(abi_${tag} SOURCES ${CMAKE_CURRENT_LIST_DIR}/old_abi_plugin.c
@@ -25,8 +25,9 @@ if(CONVCHECK_BUILD_TESTS)
                              ABI_1_4_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_4>"
                              ABI_1_5_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_5>"
                              ABI_1_6_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_6>"
-                             ABI_1_7_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_7>")
+                             ABI_1_7_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_7>"
+                             ABI_1_8_PLUGIN="$<TARGET_FILE:convcheck_plugin_abi_1_8>")
   add_dependencies(abi_history_old_abi_test convcheck_plugin_abi_1_0 convcheck_plugin_abi_1_1 convcheck_plugin_abi_1_2
                    convcheck_plugin_abi_1_3 convcheck_plugin_abi_1_4 convcheck_plugin_abi_1_5 convcheck_plugin_abi_1_6
-                   convcheck_plugin_abi_1_7)
+                   convcheck_plugin_abi_1_7 convcheck_plugin_abi_1_8)
 endif()

@@ -118,6 +118,10 @@ std::string beyond_protocol(const convcheck_conv_desc& d) {
             if (x->tag != CONVCHECK_EXTENSION_QUANTIZATION)
                 return "the exec protocol (version 1.1) carries the quantization extension only, not the descriptor "
                        "extension of tag " + std::to_string(x->tag) + (x->tag == CONVCHECK_EXTENSION_POST_OPS ? " (post-ops)" : "");
+    if (const convcheck_quantization* q = quantization_of(d);
+        q != nullptr && q->header.struct_size >= CONVCHECK_STRUCT_SIZE(convcheck_quantization, dst_scales) &&
+        q->dst_scale_count > 1)
+        return "the exec protocol (version 1.1) carries one dst scale (dst_scale), not one per output channel (ABI 1.9)";
     for (const std::int32_t t : {d.src_dtype, d.weights_dtype, d.bias_dtype, d.dst_dtype}) {
         const bool real = t == CONVCHECK_F32 || t == CONVCHECK_F16 || t == CONVCHECK_BF16 || t == CONVCHECK_F64;
         const bool integer = t == CONVCHECK_U8 || t == CONVCHECK_S8 || t == CONVCHECK_S32;

@@ -4,7 +4,9 @@
 // transposed convolution (reference/transposed.hpp), CC (the four blocks, seed 004) and CC's backward pass
 // (reference/cc/backward.hpp, ABI 1.4); quantized convolution (ABI 1.5: the literal integer sum, requantized by the
 // rule of the option requantization=<double_rounding|single_rounding|nearest_even_f32|
-// nearest_even_f32_with_zero_point>, nearest_even_f32_with_zero_point (ONNX's) by default; reference_quantized.cpp).
+// nearest_even_f32_with_zero_point>, nearest_even_f32_with_zero_point (ONNX's) by default; reference_quantized.cpp;
+// with the option sum=f32, a u8 or s8 dst is computed in f32 as an ONNX QDQ model computes it).
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -33,20 +35,26 @@ struct Instance {
     const convcheck_thread_pool* pool = nullptr;  // the runner's (ABI 1.2), or NULL: one thread
     // ONNX's reference QLinearConv: the zero point added in float, then rounded to even
     convcheck::reference::Requantization rule = convcheck::reference::Requantization::nearest_even_f32_with_zero_point;
+    bool f32_sum = false;  // sum=f32: quantized cases as an ONNX QDQ model computes them (reference_quantized.hpp)
 };
 
 convcheck_error* create(const convcheck_create_args* args, convcheck_plugin** out) {
     return guarded("create", [&]() -> convcheck_error* {
         auto instance = std::make_unique<Instance>();
         instance->pool = read_thread_pool(args);
-        if (CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options && *args->options) {
-            const std::string options = args->options;
-            const std::string key = "requantization=";
-            if (options.rfind(key, 0) != 0 || options.find(',') != std::string::npos ||
-                !reference_plugin::parse_rule(options.substr(key.size()), &instance->rule))
-                return invalid_argument("the reference plugin takes one option, requantization=<double_rounding|"
-                                        "single_rounding|nearest_even_f32|nearest_even_f32_with_zero_point>; got '" +
-                                        options + "'");
+        const std::string options =
+            CONVCHECK_HAS_FIELD(args, convcheck_create_args, options) && args->options ? args->options : "";
+        for (std::size_t at = 0; at < options.size();) {  // comma-separated key=value
+            const std::size_t end = std::min(options.find(',', at), options.size());
+            const std::string option = options.substr(at, end - at), key = "requantization=";
+            at = end + 1;
+            if (option == "sum=f32") {
+                instance->f32_sum = true;
+            } else if (option.rfind(key, 0) != 0 || !reference_plugin::parse_rule(option.substr(key.size()), &instance->rule)) {
+                return invalid_argument("the reference plugin takes the options requantization=<double_rounding|"
+                                        "single_rounding|nearest_even_f32|nearest_even_f32_with_zero_point> and sum=f32; "
+                                        "got '" + option + "'");
+            }
         }
         *out = reinterpret_cast<convcheck_plugin*>(instance.release());
         return nullptr;
@@ -97,7 +105,8 @@ convcheck_error* conv_query(convcheck_plugin* plugin, const convcheck_conv_desc*
         if (auto* e = check_conv_call(desc, nullptr)) return e;
         if (quantization_of(*desc) != nullptr) {  // add_conv's gate checked its form
             const std::string why =
-                reference_plugin::quantized_unsupported(*desc, reinterpret_cast<Instance*>(plugin)->rule);
+                reference_plugin::quantized_unsupported(*desc, reinterpret_cast<Instance*>(plugin)->rule,
+                                                     reinterpret_cast<Instance*>(plugin)->f32_sum);
             return why.empty() ? supported(out) : unsupported(out, why);
         }
         const convcheck::ConvDescriptor d = convcheck::runner::from_abi(*desc);
@@ -152,7 +161,7 @@ struct Plan : convcheck_conv_plan {
 std::unique_ptr<convcheck_conv_plan> prepare(convcheck_plugin* plugin, const convcheck_conv_desc& desc,
                                              const PrepareInputs&) {
     const Instance& instance = *reinterpret_cast<Instance*>(plugin);
-    if (quantization_of(desc) != nullptr) return reference_plugin::quantized_plan(desc, instance.rule);
+    if (quantization_of(desc) != nullptr) return reference_plugin::quantized_plan(desc, instance.rule, instance.f32_sum);
     return std::make_unique<Plan>(desc, instance.pool);
 }
 
@@ -261,9 +270,10 @@ const convcheck_api api = [] {
     add_post_ops<prepare>([](const convcheck_conv_desc&, const convcheck_post_ops&) { return std::string(); });
     // ABI 1.7: a float case's scales, every form (from_abi reads them)
     add_scales<prepare>([](const convcheck_conv_desc&, const convcheck_scales&) { return std::string(); });
-    // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points
+    // ABI 1.5 (reference_quantized.cpp), an f32 bias, 1.7's general output and per-channel zero points, 1.9's
+    // per-output-channel dst scales
     add_quantized<prepare>(kQuantizedF32Bias | kQuantizedGeneralOutput | kQuantizedChannelZeroPoints |
-                           kQuantizedWeightsZeroPoints | kQuantizedS32ZeroPoints);
+                           kQuantizedWeightsZeroPoints | kQuantizedS32ZeroPoints | kQuantizedDstScales);
     add_backward<prepare, backward_query, backward_execute>(a);  // the backward passes beside the forward
     add_conv_transposed<transposed_query, transposed_execute>(a);
     a.cc_query = cc_query;

@@ -2,6 +2,9 @@
 // their layouts, the literal integer sum, each output requantized by the instance's rule.
 #include "reference_quantized.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "reference_post_ops.hpp"
 
 #include "convcheck/core/dtype.hpp"
@@ -30,10 +33,10 @@ std::vector<std::int32_t> read(const convcheck::ConvDescriptor& d, convcheck::Te
 }
 
 struct QuantizedPlan : convcheck_conv_plan {
-    QuantizedPlan(const convcheck_conv_desc& desc, Requantization rule)
-        : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), rule(rule) {
+    QuantizedPlan(const convcheck_conv_desc& desc, Requantization rule, bool f32_sum)
+        : convcheck_conv_plan(desc), c(convcheck::runner::quantized_from_abi(desc)), rule(rule), f32_sum(f32_sum) {
         convcheck::validate(c.q);  // throws ConvError -> an invalid-argument error
-        if (const std::string why = quantized_unsupported(desc, rule); !why.empty())
+        if (const std::string why = quantized_unsupported(desc, rule, f32_sum); !why.empty())
             throw PluginError(CONVCHECK_ERROR_UNIMPLEMENTED, why);
     }
     convcheck_error* execute(const convcheck_conv_args& args) override {
@@ -48,15 +51,34 @@ struct QuantizedPlan : convcheck_conv_plan {
             bias.push_back(q.f32_bias ? 0 : static_cast<std::int32_t>(load_integer(args.bias, CONVCHECK_S32, o)));
             if (q.f32_bias) f32_bias.push_back(static_cast<const float*>(args.bias)[o]);
         }
+        std::int64_t spatial = 1;
+        for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
+        if (f32_sum) {  // the ONNX QDQ model's f32 arithmetic, step by step
+            const std::vector<float> sums = ref::qdq_f32_sum(d, {src, weights, bias, c.src_zero_points, c.weights_zero_points},
+                                                             q.src_scale, c.weights_scales, f32_bias);
+            convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
+                const auto oc = static_cast<std::size_t>((flat / spatial) % d.out_channels);
+                float v = sums[static_cast<std::size_t>(flat)];
+                for (const convcheck::PostOp& p : d.post_ops)  // Relu, Clip
+                    v = p.eltwise == convcheck::EltwiseAlgorithm::relu ? std::max(v, 0.0f) : std::min(std::max(v, p.alpha), p.beta);
+                const std::int32_t dzp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
+                // QuantizeLinear: saturate(round_to_even(v / y_scale) + y_zero_point)
+                const double x = double(std::nearbyint(v / q.dst_scale_of(std::int64_t(oc)))) + double(dzp);
+                store_integer(args.dst, desc.dst_dtype, offset,
+                              static_cast<std::int64_t>(std::min(std::max(x, double(q.dst_min)), double(q.dst_max))));
+            });
+            write_implementation(&args, "reference_qdq_f32_sum");
+            return nullptr;
+        }
         // src's zero points per tensor or per input channel (1.7), the weights' per tensor or per output channel (1.8)
         const ref::IntegerSums sums =
             ref::integer_convolution_sum(d, {src, weights, bias, c.src_zero_points, c.weights_zero_points});
         if (!ref::fits_int32_accumulator(sums))
             throw PluginError(CONVCHECK_ERROR_INVALID_ARGUMENT, "an s32 accumulator would overflow (the case is invalid)");
         const std::vector<double> m = ref::output_multipliers(q, c.weights_scales);
-        std::int64_t spatial = 1;
-        for (int a = 0; a < d.rank; ++a) spatial *= d.output_size(a);
-        if (q.float_dst || !d.post_ops.empty()) {  // ABI 1.7's general output, literally in double
+        // ABI 1.7's general output, literally in double; and 1.9's dst scales per output channel (acc=f32 or the
+        // general output: within their bound)
+        if (q.float_dst || !d.post_ops.empty() || !q.dst_scales.empty()) {
             ref::PostOpData post;
             post.operands = convcheck_reference_plugin::post_op_operands(d, args);
             if (convcheck::has_sum(d.post_ops)) {  // dst_prev, read before dst is written
@@ -74,7 +96,7 @@ struct QuantizedPlan : convcheck_conv_plan {
                 const std::int32_t dzp = c.dst_zero_points.size() == 1 ? c.dst_zero_points[0] : c.dst_zero_points[oc];
                 out[i] = ref::quantized_general_output(
                     q, ref::quantized_real_value(q, post, std::int64_t(i), sums.acc[i], wsc, q.f32_bias ? f32_bias[oc] : 0.0),
-                    dzp);
+                    dzp, std::int64_t(oc));
             }
             convcheck::for_each_element(d, convcheck::TensorRole::dst, [&](std::int64_t flat, std::int64_t offset) {
                 if (q.float_dst) convcheck::store_from_double(args.dst, *q.float_dst, offset, out[static_cast<std::size_t>(flat)]);
@@ -95,6 +117,7 @@ struct QuantizedPlan : convcheck_conv_plan {
     }
     const convcheck::runner::QuantizedCase c;
     const Requantization rule;
+    const bool f32_sum;
 };
 
 }  // namespace
@@ -115,10 +138,18 @@ int32_t abi_rule(Requantization rule) {
     return CONVCHECK_REQUANTIZATION_UNNAMED;
 }
 
-std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantization rule) {
+std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantization rule, bool f32_sum) {
     const convcheck::runner::QuantizedCase c = convcheck::runner::quantized_from_abi(desc);
     convcheck::validate(c.q);  // throws ConvError -> error value
-    const bool general = c.q.float_dst || !c.q.conv.post_ops.empty();  // computed in double, whatever the rule
+    if (f32_sum && (c.q.float_dst || c.q.dst == convcheck::IntegerType::s32))
+        return "sum=f32 computes an ONNX QDQ model, whose QuantizeLinear gives a u8 or s8 dst";
+    for (const convcheck::PostOp& p : c.q.conv.post_ops)
+        if (f32_sum && (p.kind != convcheck::PostOpKind::eltwise ||
+                        (p.eltwise != convcheck::EltwiseAlgorithm::relu && p.eltwise != convcheck::EltwiseAlgorithm::clip) ||
+                        (p.eltwise == convcheck::EltwiseAlgorithm::relu && p.alpha != 0.0f)))
+            return "sum=f32 computes an ONNX QDQ model, whose post-ops are Relu and Clip";
+    // computed in double, whatever the rule (dst scales per output channel too)
+    const bool general = c.q.float_dst || !c.q.conv.post_ops.empty() || !c.q.dst_scales.empty();
     if (!general && (c.q.f32_bias || c.q.rounded_s32()) && !convcheck::reference::quantized_output_f32_bias(c.q, 0, 1.0, 0.0f, rule))
         return std::string("an f32 bias and a rounded s32 dst are oneDNN's f32 arithmetic: ") +
                convcheck::reference::to_string(rule) + " is integer arithmetic and has neither (docs/quantized.md)";
@@ -131,8 +162,8 @@ std::string quantized_unsupported(const convcheck_conv_desc& desc, Requantizatio
     return "";
 }
 
-std::unique_ptr<convcheck_conv_plan> quantized_plan(const convcheck_conv_desc& desc, Requantization rule) {
-    return std::make_unique<QuantizedPlan>(desc, rule);
+std::unique_ptr<convcheck_conv_plan> quantized_plan(const convcheck_conv_desc& desc, Requantization rule, bool f32_sum) {
+    return std::make_unique<QuantizedPlan>(desc, rule, f32_sum);
 }
 
 }  // namespace reference_plugin

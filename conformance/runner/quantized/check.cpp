@@ -59,7 +59,15 @@ std::string quantized_mode_not_applicable(Mode mode) {
            " does not apply to quantized convolution (exact and bound mode do; docs/quantized.md)";
 }
 
-void quantized_validate(const Case& c) { validate(c.qconv); }
+// The descriptor's rules, and the runner's: dst scales per output channel (dsc=a:b:..., ABI 1.9) only where the general
+// output's bound judges the case (the plugin cannot tell an acc=f32 case from an exact one: its rule is the runner's).
+void quantized_validate(const Case& c) {
+    validate(c.qconv);
+    if (!c.qconv.dst_scales.empty() && !c.qconv.judged_as_general())
+        throw ConvError("dsc", "one per output channel",
+                        "taken where the general output's bound judges the case: a float dst, post-ops or acc=f32 (an "
+                        "ONNX QDQ model's per-axis y_scale); an integer requantization has one dst scale");
+}
 
 // The integers are judged exactly or by TOSA's window, never by the float contract: its dtype is not read.
 DataType quantized_output_dtype(const Case&) { return DataType::f32; }
@@ -109,6 +117,9 @@ std::string quantized_unclaimed(const PluginInfo& info, const Case& c) {
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has one weights zero point per tensor (per-output-channel weights zero points: ABI 1.8, "
                "quantization.h)";
+    if (!q.dst_scales.empty() && info.abi_major == 1 && info.abi_minor < 9)
+        return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
+               ", which has one dst scale per tensor (per-output-channel dst scales: ABI 1.9, quantization.h)";
     if (q.s32_zero_points && info.abi_major == 1 && info.abi_minor < 8)
         return "the plugin was built against ABI 1." + std::to_string(info.abi_minor) +
                ", which has zero points in their tensors' types (s32 zero points, zpt=s32: ABI 1.8, quantization.h)";

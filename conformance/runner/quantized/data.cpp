@@ -101,7 +101,7 @@ QuantizedData quantized_data(const QuantizedDescriptor& q, std::uint64_t seed, b
         for (std::int64_t o = 0; o < d.bias_elements(); ++o) {
             const double scale = double(q.src_scale) * data.weights_scales[data.weights_scales.size() == 1 ? 0 : o];
             const double eighths = double(draw(-8, 8)) / 8.0;
-            data.f32_bias.push_back(static_cast<float>(scale * data.bias[o] + double(q.dst_scale) * eighths));
+            data.f32_bias.push_back(static_cast<float>(scale * data.bias[o] + double(q.dst_scale_of(o)) * eighths));
         }
     }
     return data;

@@ -135,8 +135,9 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
         double v = double(q.src_scale) * wsc * double(accumulator[i]) + bias;
         const double e = carry_post_op_bound(d, f32, post, std::int64_t(i), v, e0);
         // v is now reference::quantized_real_value's (the same chain on the same start)
-        x[i] = reference::quantized_dst_real(q, v, dst_zero_point(i));
-        const double e1 = e / q.dst_scale + 2.0 * u * (std::fabs(v) + e) / q.dst_scale;
+        x[i] = reference::quantized_dst_real(q, v, dst_zero_point(i), std::int64_t(oc));
+        const double dsc = q.dst_scale_of(std::int64_t(oc));  // output channel oc's (dsc=a:b:...)
+        const double e1 = e / dsc + 2.0 * u * (std::fabs(v) + e) / dsc;
         const double ex = e1 + u * (std::fabs(x[i]) + e1);
         if (q.float_dst) {
             bound[i] = accuracy::output_error_bound(out, x[i], ex);
@@ -257,7 +258,8 @@ void check_quantized_general(const Backend& backend, const Case& c, const CheckS
             std::snprintf(text, sizeof(text), ", after %s %.17g", to_string(d.post_ops[k - 1]).c_str(), steps[k]);
             why += text;
         }
-        std::snprintf(text, sizeof(text), ", / dsc %.9g + dzp %d", double(q.dst_scale), dst_zero_point(i));
+        std::snprintf(text, sizeof(text), ", / dsc %.9g + dzp %d", double(q.dst_scale_of(std::int64_t(channel(i)))),
+                      dst_zero_point(i));
         why += text;
         why += "; " + std::to_string(cmp.mismatches) + " of " + std::to_string(n) + " outputs differ";
         if (unwritten > 0)

@@ -52,6 +52,10 @@ std::string quantized_benchdnn(const Case& c, std::string* why) {
         *why = "benchdnn's convolution takes one weights zero point (wei:common), not one per output channel";
         return "";
     }
+    if (!q.dst_scales.empty()) {
+        *why = "benchdnn's convolution takes one dst scale (dst:common), not one per output channel";
+        return "";
+    }
     const std::string types = std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
                               std::string(to_string(q.dst));
     const auto number = [](float v) { return nlohmann::json(v).dump(); };

@@ -5,11 +5,13 @@ usage: onnx_qdq_check.py <convcheck> <plugin .so>...
 Builds QDQ models with python3-onnx (onnx.helper): DequantizeLinear -> Conv -> [Relu | Clip ->] QuantizeLinear.
   - qdq.onnx: each such chain is one "qconv:" case with acc=f32 (the sum of the dequantized products is an f32 sum),
     bound mode only, with the model's scales and zero points; its descriptor is the one written here by hand from the
-    ONNX operator texts; every case passes on the first plugin (the reference), and on the others (optimized, onednn)
+    ONNX operator texts (a per-axis y_scale and y_zero_point on the channel axis: dsc=a:b:..., dzp=a:b:..., one per
+    output channel); every case passes on the first plugin (the reference), and on the others (optimized, onednn)
     passes or is declined in the plugin's words, at least one passing on each;
   - qdq_skips.onnx: chains that are not one quantized convolution are skipped with their reasons (the Conv's output
     read by two nodes, a DequantizeLinear whose scale is a graph input, a per-axis src scale, a Conv output that is a
-    graph output, a Conv after a DequantizeLinear of W only), and counted; the one complete chain beside them runs.
+    graph output, a Conv after a DequantizeLinear of W only, a per-axis y_scale along a spatial axis), and counted;
+    the one complete chain beside them runs.
 """
 import json
 import os
@@ -54,7 +56,7 @@ class Model:
 
     def qdq(self, name, x_shape, w_shape, x_elem, x_scale, x_zp, w_elem, w_scale, w_zp, y_elem, y_scale, y_zp,
             bias=None, activation=None, w_axis=None, runtime_x_scale=False, x_axis=None, conv_extra_reader=False,
-            conv_is_output=False, x_float=False, **attrs):
+            conv_is_output=False, x_float=False, y_axis=None, **attrs):
         """One chain; names are prefixed with `name`. bias: None, "f32" or "s32" (through DequantizeLinear)."""
         p = lambda s: f"{name}_{s}"
         m = w_shape[0]
@@ -99,7 +101,8 @@ class Model:
             self.nodes.append(helper.make_node("Clip", [p("c"), p("lo"), p("hi")], [p("a")]))
             y_in = p("a")
         self.inits += [const(p("ys"), y_scale, TensorProto.FLOAT), const(p("yz"), y_zp, y_elem)]
-        self.nodes.append(helper.make_node("QuantizeLinear", [y_in, p("ys"), p("yz")], [p("y")]))
+        self.nodes.append(helper.make_node("QuantizeLinear", [y_in, p("ys"), p("yz")], [p("y")],
+                                           **({"axis": y_axis} if y_axis is not None else {})))
         self.outputs.append(helper.make_tensor_value_info(p("y"), y_elem, None))
 
 
@@ -142,6 +145,20 @@ rows = [
                        w_scale=0.125, w_zp=0, y_elem=U8, y_scale=4.0, y_zp=128, group=6),
      "qconv:n=2,c=6,o=6,g=6,in=7x7,k=3x3,s=1x1,d=1x1,pb=0x0,pe=0x0,bias=0,data=ncx,wei=oix,dt=u8:s8:u8,acc=f32,"
      "ssc=0.5,szp=3,wsc=0.125,wzp=0,dsc=4,dzp=128"),
+    # QuantizeLinear per axis on the channel axis (axis absent: ONNX's default 1): output channel oc's v / y_scale[oc]
+    # rounded to even, + y_zero_point[oc]
+    ("per_axis_dst", dict(x_shape=[1, 4, 6, 6], w_shape=[8, 4, 3, 3], x_elem=U8, x_scale=0.02, x_zp=128, w_elem=S8,
+                          w_scale=0.004, w_zp=0, y_elem=U8, y_scale=[0.05, 0.1, 0.025, 0.5, 0.0625, 0.2, 0.03, 0.07],
+                          y_zp=[10, 128, 0, 255, 100, 64, 7, 200], bias="f32", pads=[1, 1, 1, 1]),
+     f"qconv:{GEOMETRY},pb=1x1,pe=1x1,bias=1,data=ncx,wei=oix,dt=u8:s8:u8,bdt=f32,acc=f32,ssc=0.02,szp=128,"
+     "wsc=0.004,wzp=0,dsc=0.05:0.1:0.025:0.5:0.0625:0.2:0.03:0.07,dzp=10:128:0:255:100:64:7:200"),
+    # axis -3 (1 - rank: the channel axis of [N, M, H, W]) with per-channel weights scales and a Relu; s8, one zero point
+    ("per_axis_dst_relu", dict(x_shape=[1, 4, 6, 6], w_shape=[8, 4, 3, 3], x_elem=S8, x_scale=0.1, x_zp=-3, w_elem=S8,
+                               w_scale=[0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08], w_zp=[0] * 8, w_axis=0,
+                               y_elem=S8, y_scale=[0.25, 0.5, 1.0, 2.0, 0.125, 4.0, 0.75, 1.5], y_zp=[-5] * 8, y_axis=-3,
+                               activation="relu", strides=[2, 2]),
+     "qconv:n=1,c=4,o=8,g=1,in=6x6,k=3x3,s=2x2,d=1x1,pb=0x0,pe=0x0,bias=0,data=ncx,wei=oix,po=relu,dt=s8:s8:s8,"
+     "acc=f32,ssc=0.1,szp=-3,wsc=0.01:0.02:0.03:0.04:0.05:0.06:0.07:0.08,wzp=0,dsc=0.25:0.5:1:2:0.125:4:0.75:1.5,dzp=-5"),
     ("relu_unit_dst", dict(x_shape=[1, 4, 6, 6], w_shape=[8, 4, 3, 3], x_elem=U8, x_scale=0.01, x_zp=5, w_elem=S8,
                            w_scale=0.02, w_zp=0, y_elem=U8, y_scale=1.0, y_zp=0, activation="relu"),
      f"qconv:{GEOMETRY},pb=0x0,pe=0x0,bias=0,data=ncx,wei=oix,po=relu,dt=u8:s8:u8,acc=f32,ssc=0.01,szp=5,wsc=0.02,"
@@ -180,12 +197,16 @@ skipped = {  # node -> words of its reason
     "per_axis_src": "x_scale has 4 values (per axis 1): a qconv: descriptor has one src scale",
     "float_output": "is also an output of the graph",
     "float_x": "QDQ: the Conv's X is not the output of a DequantizeLinear (a graph input or initializer)",
+    "per_axis_dst_spatial": "QDQ: the QuantizeLinear has axis = 2 with 4 y_scale values: a per-axis output quantization "
+                            "is read on the channel axis only",
 }
 skips.qdq("two_readers", conv_extra_reader=True, **base)
 skips.qdq("runtime_scale", runtime_x_scale=True, **base)
 skips.qdq("per_axis_src", **dict(base, x_scale=[0.02, 0.03, 0.04, 0.05], x_zp=[128] * 4), x_axis=1)
 skips.qdq("float_output", conv_is_output=True, **base)
 skips.qdq("float_x", x_float=True, **base)
+# per axis along H (axis 2, 4 rows of the 4x4 output): a scale per row, not per output channel
+skips.qdq("per_axis_dst_spatial", **dict(base, y_scale=[0.05, 0.06, 0.07, 0.08], y_zp=[10] * 4), y_axis=2)
 skips.qdq("complete", **base)
 skips_path = os.path.join(tmp, "qdq_skips.onnx")
 skips.save(skips_path)
@@ -199,6 +220,10 @@ for node, words in skipped.items():
     check(len(mine) == 1 and words in mine[0].get("reason", ""),
           f"qdq_skips.onnx: node {node} should be skipped for '{words}'; its records: {mine}")
 check(records and records[-1].get("skipped_inputs") == len(skipped), f"qdq_skips.onnx: the summary says {records[-1]}")
+
+# ---- dsc=a:b:... outside the general output's bound (an integer dst, integer accumulator, no post-ops): exit 2 naming dsc
+p = run(["run", "--backend", plugins[0], "--case", "qconv:c=2,o=3,in=5,k=3,dt=u8:s8:u8,dsc=0.5:0.25:2", "--quiet"], 2)
+check("dsc" in p.stderr and "general output" in p.stderr, f"dsc list on an exact case: {p.stderr}")
 
 if failures:
     sys.exit("\n".join(["FAILED:"] + failures))

@@ -1,5 +1,5 @@
 /* convcheck plugin ABI, part of plugin.h (include that): 1.5, quantized (integer) convolution (1.7: per-channel
- * src and dst zero points; 1.8: per-output-channel weights zero points). A discrete
+ * src and dst zero points; 1.8: per-output-channel weights zero points; 1.9: per-output-channel dst scales). A discrete
  * convolution (convcheck/plugin/conv.h, forward pass) whose tensors are integers: src U8 or S8, weights U8 or
  * S8, bias S32, dst U8, S8 or S32 (the descriptor's per-tensor dtypes), and whose descriptor's extension
  * chain holds one convcheck_quantization saying what the integers mean. The runner sends a quantized case
@@ -122,6 +122,15 @@ typedef struct {
      * Wherever the formulas above read weights_zero_point, read output channel oc's. */
     int64_t weights_zero_point_count;
     const int32_t* weights_zero_points;
+    /* 1.9: dst scales per output channel (an ONNX QDQ model's QuantizeLinear with a per-axis y_scale on the channel
+     * axis). dst_scale_count is 1 (or not covered by struct_size): dst_scale is every output channel's; or
+     * out_channels: output channel oc's is dst_scales[oc] (each > 0, finite) and dst_scale is 1, unused. Sent only
+     * with the general output (a float dst or post-ops) or a U8 or S8 dst whose case the runner judges by the general
+     * output's bound (docs/quantized.md), and only to a plugin of 1.9 or later; plugins on plugin_support.hpp decline
+     * it unless they call add_quantized<prepare>(kQuantizedDstScales). Wherever the formulas above read dst_scale,
+     * read output channel oc's. */
+    int64_t dst_scale_count;
+    const float* dst_scales;
 } convcheck_quantization;
 
 #ifdef __cplusplus

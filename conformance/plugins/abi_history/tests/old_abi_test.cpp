@@ -1,4 +1,4 @@
-// Plugins built against the ABI 1.0 to 1.7 headers (old_abi_plugin.c, compiled with the frozen
+// Plugins built against the ABI 1.0 to 1.8 headers (old_abi_plugin.c, compiled with the frozen
 // headers) load into today's runner and pass as they did: the runner reads no table entry past the
 // plugin's struct_size (the table is followed by non-NULL bytes: reading them would call garbage),
 // takes every entry added since as its documented default (no error codes, no plan: the one-shot
@@ -219,6 +219,26 @@ TEST(OldAbiQuantizedWeightsZeroPoints, Versions15To17DeclinePerChannelWeightsZer
             EXPECT_NE(r.reason.find("built against ABI 1." + std::to_string(minor) +
                                     ", which has one weights zero point per tensor (per-output-channel weights zero "
                                     "points: ABI 1.8"),
+                      std::string::npos)
+                << r.reason;
+        }
+    }
+}
+
+// 1.9's per-output-channel dst scales (an ONNX QDQ model's per-axis y_scale): a plugin of 1.5 to 1.8, which has one
+// dst_scale per tensor, is never sent them; its version declines the case (before its dtype claims are read).
+TEST(OldAbiQuantizedDstScales, Versions15To18DeclinePerChannelDstScales) {
+    const std::pair<const char*, int> plugins[] = {
+        {ABI_1_5_PLUGIN, 5}, {ABI_1_6_PLUGIN, 6}, {ABI_1_7_PLUGIN, 7}, {ABI_1_8_PLUGIN, 8}};
+    for (const auto& [path, minor] : plugins) {
+        auto session = open_backend(path, {}, 0, "none", 10.0);
+        CheckSettings settings;
+        for (const Case& c :
+             expand("old", {SuiteEntry("qconv:c=2,o=3,in=5,k=3,dt=u8:s8:u8,acc=f32,dsc=0.5:0.25:2", "b")}, 1, "")) {
+            const CaseResult r = check_case(session->backend, c, settings);
+            EXPECT_EQ(r.status, Status::unsupported) << r.reason;
+            EXPECT_NE(r.reason.find("built against ABI 1." + std::to_string(minor) +
+                                    ", which has one dst scale per tensor (per-output-channel dst scales: ABI 1.9"),
                       std::string::npos)
                 << r.reason;
         }

@@ -16,7 +16,10 @@
 //   po   post-ops (post_ops.hpp): applied, in order, to the real value after the scales and the bias, before the
 //        dst scale and zero point
 //   ssc, wsc, dsc  the scales (f32 values, > 0); wsc=oc: one per output channel, drawn from the case's seed;
-//                  wsc=a:b:...: one per output channel, given (a model's)
+//                  wsc=a:b:...: one per output channel, given (a model's);
+//                  dsc=a:b:...: one dst scale per output channel, given (an ONNX QDQ model's per-axis y_scale on the
+//                  channel axis); the runner takes it on a case judged by the general output's bound only
+//                  (judged_as_general(): a float dst, post-ops or acc=f32)
 //   szp, wzp, dzp  the zero points, per tensor, in their types' ranges;
 //                  szp=ic: one per input channel, dzp=oc: one per output channel, drawn from the case's seed (each
 //                  channel's own, none 0; over the type's range, and from [-128, 127] for an s32 or float dst);
@@ -60,6 +63,7 @@ struct QuantizedDescriptor {
     float src_scale = 1.0f, weights_scale = 1.0f, dst_scale = 1.0f;
     bool per_channel_scales = false;  // wsc=oc or a list: weights_scale is unused, each output channel has its own
     std::vector<float> channel_scales;  // wsc=a:b:...: those (out_channels values); empty with wsc=oc: drawn
+    std::vector<float> dst_scales;      // dsc=a:b:...: one per output channel (dst_scale is then unused); or empty
     std::int32_t src_zero_point = 0, weights_zero_point = 0, dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;  // lo, hi: dst's range unless narrowed
     bool f32_bias = false;  // bdt=f32: the bias is f32, added after the src and weights scales
@@ -81,6 +85,10 @@ struct QuantizedDescriptor {
     bool s32_zero_points = false;
 
     bool operator==(const QuantizedDescriptor& other) const = default;
+    // Output channel oc's dst scale: dst_scales[oc] (dsc=a:b:...), else dst_scale.
+    float dst_scale_of(std::int64_t oc) const {
+        return dst_scales.empty() ? dst_scale : dst_scales.at(static_cast<std::size_t>(oc));
+    }
     // True when lo/hi narrow dst's range (a fused activation).
     bool narrowed() const { return dst_min != lowest(dst) || dst_max != highest(dst); }
     // An s32 dst that is oneDNN's rounded value, not the accumulator: a scale other than 1, a dst zero point, an
@@ -102,7 +110,7 @@ struct QuantizedDescriptor {
 // zpt=s32: outside s32);
 // lo <= hi inside dst's range; an s32 or float dst with a range of its own; bdt=f32 without a bias; acc=f32 with an
 // s32 dst; a float dst
-// other than f32, bf16, f16; a zero-point list of another length than the channels it names; the post-ops' own rules
+// other than f32, bf16, f16; dst scales per output channel of another length than out_channels; a zero-point list of another length than the channels it names; the post-ops' own rules
 // (validate_post_ops); and an accumulator
 // that could leave s32: products_per_output() * largest_product() must stay below 2^31 (the bias takes
 // what is left).

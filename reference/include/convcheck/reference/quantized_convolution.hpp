@@ -45,6 +45,16 @@ IntegerSums integer_convolution_sum(const ConvDescriptor& d, const QuantizedInpu
 // std::invalid_argument for a weights zero point other than 0 or per-channel src zero points.
 std::vector<std::int64_t> s16_pairs_sum(const ConvDescriptor& d, const QuantizedInputs& in);
 
+// The sum an ONNX QDQ model computes (DequantizeLinear -> Conv, docs/quantized.md "An f32 accumulation"), in f32
+// as the model does: each in-bounds tap dequantized, xf = f32((x - zx) * src_scale) and wf = f32((w - zw) *
+// weights_scales[oc]) (one value, or one per output channel), each product f32(xf * wf), and the products summed in
+// f32 in an order that keeps the partial sums large, a legitimate order among the many a float Conv may take: the
+// positive products first, largest first, then the negative ones, largest magnitude first; then the bias added in
+// f32: f32_bias[oc] (an f32 bias) or, for an s32 bias in `in`, f32(bias * f32(src_scale * weights_scales[oc])) (the
+// model's DequantizeLinear of it). Per output, NCX order. Throws std::invalid_argument as integer_convolution_sum.
+std::vector<float> qdq_f32_sum(const ConvDescriptor& d, const QuantizedInputs& in, float src_scale,
+                               std::span<const float> weights_scales, std::span<const float> f32_bias);
+
 // True when no order of any output's additions leaves int32; else `first` (when given) is the first output
 // where one does.
 bool fits_int32_accumulator(const IntegerSums& sums, std::int64_t* first = nullptr);

@@ -18,6 +18,7 @@ struct AbiQuantized {
     std::vector<float> weights_scales;
     std::vector<std::int32_t> src_zero_points, dst_zero_points;  // per channel (1.7), or empty
     std::vector<std::int32_t> weights_zero_points;               // per output channel (1.8), or empty
+    std::vector<float> dst_scales;                               // per output channel (1.9: q.dst_scales), or empty
     AbiQuantized() = default;
     AbiQuantized(const AbiQuantized&) = delete;
     AbiQuantized& operator=(const AbiQuantized&) = delete;
