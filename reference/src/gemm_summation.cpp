@@ -96,10 +96,12 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
         const std::int64_t block = task % blocks_per_plane, group = (task / blocks_per_plane) % G;
         const std::int64_t n = task / (blocks_per_plane * G);
         const std::int64_t p0 = block * columns, width = std::min(columns, P - p0);
-        // im2col of this block: row (ic_g, kd, kh, kw), column p0 + j; zero where the tap is in the padding
+        // im2col of this block: row (ic_g, kd, kh, kw), column p0 + j; zero where the tap is in the padding. Every
+        // element is written (a value or a zero), so the reused buffers need no clearing first; a row goes by runs of
+        // columns with one (od, oh), where only the w tap moves.
         thread_local std::vector<double> patches, patches_magnitude;
-        patches.assign(static_cast<std::size_t>(K * width), 0.0);
-        patches_magnitude.assign(patches.size(), 0.0);
+        patches.resize(static_cast<std::size_t>(K * width));
+        patches_magnitude.resize(patches.size());
         for (std::int64_t ic = 0, row = 0; ic < ICg; ++ic) {
             const double* plane = src.data() + (n * d.in_channels + group * ICg + ic) * in_plane;
             for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd)
@@ -108,20 +110,26 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
                         double* out = patches.data() + row * width;
                         double* out_magnitude = patches_magnitude.data() + row * width;
                         std::int64_t p = p0;
-                        std::int64_t ow = p % g.out[2], oh = (p / g.out[2]) % g.out[1], od = p / (g.out[2] * g.out[1]);
-                        for (std::int64_t j = 0; j < width; ++j, ++p) {
+                        for (std::int64_t j = 0; j < width;) {
+                            const std::int64_t ow0 = p % g.out[2], oh = (p / g.out[2]) % g.out[1];
+                            const std::int64_t od = p / (g.out[2] * g.out[1]);
+                            const std::int64_t run = std::min(width - j, g.out[2] - ow0);
                             const std::int64_t x0 = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
                             const std::int64_t x1 = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-                            const std::int64_t x2 = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                            if (x0 >= 0 && x0 < g.in[0] && x1 >= 0 && x1 < g.in[1] && x2 >= 0 && x2 < g.in[2]) {
-                                const double v = plane[(x0 * g.in[1] + x1) * g.in[2] + x2];
-                                out[j] = v;
-                                out_magnitude[j] = std::fabs(v);
+                            if (x0 >= 0 && x0 < g.in[0] && x1 >= 0 && x1 < g.in[1]) {
+                                const double* line = plane + (x0 * g.in[1] + x1) * g.in[2];
+                                for (std::int64_t t = 0; t < run; ++t) {
+                                    const std::int64_t x2 = (ow0 + t) * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+                                    const double v = (x2 >= 0 && x2 < g.in[2]) ? line[x2] : 0.0;
+                                    out[j + t] = v;
+                                    out_magnitude[j + t] = std::fabs(v);
+                                }
+                            } else {
+                                std::fill_n(out + j, run, 0.0);
+                                std::fill_n(out_magnitude + j, run, 0.0);
                             }
-                            if (++ow == g.out[2]) {
-                                ow = 0;
-                                if (++oh == g.out[1]) oh = 0, ++od;
-                            }
+                            j += run;
+                            p += run;
                         }
                     }
         }
