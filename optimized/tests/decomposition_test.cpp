@@ -274,3 +274,28 @@ TEST(Decomposition, QuantizedRunsGiveEveryThreadTasksOfBalancedWork) {
     }
     for (const std::string& f : failures) ADD_FAILURE() << f;
 }
+
+// The int8 VNNI path's depthwise tasks (vnni_depthwise_cut: images x units of 64 channels x chunks of output rows,
+// one range per thread) on the table's MobileNet-v2 depthwise layers, batch 1 and 8: the busiest thread's share
+// (check_ranges) within the bound, the layer's finest cut every output row of every plane. One range per thread, so
+// more tasks than threads add nothing; a cut tuned to 2 threads (whole units for dw576_14) leaves 7 of 16 idle.
+TEST(Decomposition, QuantizedDepthwiseGivesEveryThreadBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        if (name.rfind("dw", 0) != 0) continue;
+        for (const int batch : {1, 8}) {
+            const QuantizedDescriptor q = parse_quantized_descriptor("qconv:n=" + std::to_string(batch) + "," + shape +
+                                                                     ",data=nxc,wei=xio,dt=u8:s8:u8,dsc=64");
+            const detail::QuantizedGeometry g(q);
+            for (const int threads : {1, 2, 4, 8, 16}) {
+                const detail::DepthwiseCut cut = detail::vnni_depthwise_cut(g, threads);
+                check(detail::vnni_depthwise_decomposition(g, threads), threads,
+                      name + " int8 batch " + std::to_string(batch) + " (" + std::to_string(cut.planes) + " planes of " +
+                          std::to_string(cut.rows) + " rows in chunks of " + std::to_string(cut.chunk_rows) + ") [" +
+                          to_string(q) + "]",
+                      failures);
+            }
+        }
+    }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
