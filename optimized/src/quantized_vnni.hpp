@@ -76,10 +76,11 @@ private:
 
 // The pixels of a run of dense_rows (its items: `others` = groups x channel chunks x sequences, times the runs of a
 // sequence of `span` pixels): 64 to 1,024, a multiple of 32 (only a sequence's last run ends in a narrower tile), at
-// least 8 runs per sequence where it is long enough; where the items then number fewer than 4 per thread (more than
-// one thread), the longest multiple of 32 (at least 32) that gives 4 per thread within a greedy schedule's bound of
-// 1.33, or 32. An image's sums are the same
-// whatever the runs (each pixel's in one tile, in one order).
+// least 8 runs per sequence where it is long enough; for more than one thread, where the items then number fewer
+// than 4 per thread, the longest multiple of 32 (at least 32) that gives 4 per thread within a greedy schedule's
+// bound of 1.33 (or 32), taken only where a greedy schedule of the items, each costing its pixels and a run's
+// overhead, then ends sooner at the latest (greedy_schedule.hpp). An image's sums are the same whatever the runs
+// (each pixel's in one tile, in one order).
 std::int64_t vnni_run_length(std::int64_t span, std::int64_t others, int threads);
 
 // The cut of a depthwise layer's work (quantized_depthwise.cpp, VnniPath::depthwise_run): its planes (images x
