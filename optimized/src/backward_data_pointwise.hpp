@@ -14,6 +14,7 @@
 // tile's pixels are grouped in a chunk only (its sums the same whatever the chunk: one order per pixel).
 #pragma once
 
+#include "greedy_schedule.hpp"
 #include "problem.hpp"
 
 namespace convcheck::optimized::detail {
@@ -24,13 +25,23 @@ inline constexpr i64 kPointwiseChunk = 96;  // a multiple of every tile's pixels
 // shorter tail in it).
 inline constexpr i64 kPointwiseLeastChunk = 16;
 
-// The chunk for `threads`: kPointwiseChunk where that gives 4 chunks per thread (or one thread), else halved
-// (96, 48, 24, 16 pixels) until it does or reaches kPointwiseLeastChunk.
+// A chunk's cost beyond its pixels, in pixels (pointwise_chunk_pixels): measured (1 thread, batch 1, cpu clock,
+// chunks of 96, 48 and 16 pixels; ms): res4_1x1_1024 0.553-0.559, 0.584-0.596, 0.648-0.677; res4_1x1_reduce
+// 0.558-0.561, 0.546-0.585, 0.657-0.672; pw576_96_14 0.115-0.122, 0.111-0.118, 0.134-0.138: 3 to 7 pixels a chunk.
+inline constexpr i64 kPointwiseChunkOverhead = 4;
+
+// The chunk for `threads`: kPointwiseChunk, or where that gives fewer than 4 chunks per thread, the chunk halved
+// (96, 48, 24, 16 pixels) until it does or reaches kPointwiseLeastChunk, taken only where a greedy schedule of the
+// chunks, each costing its pixels and kPointwiseChunkOverhead, then ends sooner at the latest (greedy_schedule.hpp).
 inline i64 pointwise_chunk_pixels(i64 pixels, int threads) {
     i64 chunk = kPointwiseChunk;
     while (threads > 1 && (pixels + chunk - 1) / chunk < 4 * threads && chunk > kPointwiseLeastChunk)
         chunk = chunk / 2 < kPointwiseLeastChunk ? kPointwiseLeastChunk : chunk / 2;
-    return chunk;
+    const auto finish = [&](i64 c) {
+        const i64 chunks = (pixels + c - 1) / c;
+        return greedy_end_times_threads(pixels + chunks * kPointwiseChunkOverhead, (pixels < c ? pixels : c) + kPointwiseChunkOverhead, threads);
+    };
+    return finish(chunk) < finish(kPointwiseChunk) ? chunk : kPointwiseChunk;
 }
 
 struct PointwiseBackwardData {

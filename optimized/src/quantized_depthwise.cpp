@@ -40,7 +40,69 @@ Lane lane_of(i64 pixels, i64 k, i64 lane) {
     return {L / per_pixel, 16 * (L % per_pixel) + 4 * k + i};
 }
 
+// The cost of the busiest thread when a plane's `rows` are cut into `chunks` tasks of `length` rows: counted in
+// rows of the layer's width, with the `span` input rows a run of rows of a plane (a column's ring started afresh)
+// expands before its first: once per plane a thread's range touches, or once per task where the layer has several
+// columns (each task runs its columns in turn, and a column's ring is gone when the next task starts it). The tasks
+// in one range per thread, thread k's [k n / t, (k + 1) n / t) (TBB's static partitioner, near enough).
+i64 busiest_thread(i64 planes, i64 rows, i64 span, i64 tiles, i64 length, i64 chunks, i64 threads) {
+    const i64 n = planes * chunks;
+    const auto rows_before = [&](i64 c) { return c / chunks * rows + std::min(rows, c % chunks * length); };
+    i64 most = 0;
+    for (i64 k = 0; k < threads; ++k) {
+        const i64 a = k * n / threads, b = (k + 1) * n / threads;
+        if (a == b) continue;
+        const i64 starts = tiles > 1 ? b - a : (b - 1) / chunks - a / chunks + 1;
+        most = std::max(most, rows_before(b) - rows_before(a) + span * starts);
+    }
+    return most;
+}
+
 }  // namespace
+
+DepthwiseCut vnni_depthwise_cut(const QuantizedGeometry& g, int threads) {
+    DepthwiseCut cut;
+    const i64 width = g.out[2], groups = (g.kernel[2] + 3) / 4;  // (VnniPath::dw_groups_)
+    cut.ring = (g.kernel[0] - 1) * g.dilation[0] * g.padded[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+    // Output rows in columns of `tile` pixels (a multiple of 4), each column's ring of expanded rows (256 bytes per
+    // pixel and group, at most) within kRingBytes, so that it stays in L1 beside the src and dst lines it streams
+    // (256 / pixels bytes per pixel and group: the first unit's pixels per vector, every unit's but the last)
+    const i64 ring_pixel = cut.ring * groups * 256 / pixels_per_vector(std::min<i64>(64, g.C));
+    cut.tile = std::min(width, std::max<i64>(4, kRingBytes / ring_pixel / 4 * 4));
+    cut.tiles = (width + cut.tile - 1) / cut.tile, cut.last_tile = width - (cut.tiles - 1) * cut.tile;
+    cut.planes = g.N * ((g.C + 63) / 64), cut.rows = g.out[0] * g.out[1];
+    cut.span = (g.kernel[1] - 1) * g.dilation[1];
+    cut.chunk_rows = cut.rows, cut.chunks = 1;
+    // Whole planes (consecutive rows share input rows, and a unit's ring of expanded rows stays in the core's caches;
+    // measured against units innermost, 1 thread: dw144_56 0.103 ms against 0.110, dw576_14 0.025 against 0.027),
+    // unless shorter tasks let the busiest thread end sooner (busiest_thread): a cut of a plane's rows expands the
+    // kernel's overlap rows again, which on a small plane with many units costs more than an uneven split of planes
+    // (dw960_7 at 2 threads: 15 planes of 7 + 2 rows, 8 x 9 = 72 in the busier range; 2 threads on 30 tasks of 4
+    // and 3 rows, 69). Ties: fewer tasks.
+    if (threads <= 1) return cut;
+    i64 best = busiest_thread(cut.planes, cut.rows, cut.span, cut.tiles, cut.rows, 1, threads), last_chunks = 1;
+    for (i64 want = 2; want <= cut.rows; ++want) {
+        const i64 length = (cut.rows + want - 1) / want, chunks = (cut.rows + length - 1) / length;
+        if (chunks == last_chunks) continue;  // (the same length as the `want` before)
+        last_chunks = chunks;
+        const i64 cost = busiest_thread(cut.planes, cut.rows, cut.span, cut.tiles, length, chunks, threads);
+        if (cost < best) best = cost, cut.chunk_rows = length, cut.chunks = chunks;
+    }
+    return cut;
+}
+
+Decomposition vnni_depthwise_decomposition(const QuantizedGeometry& g, int threads) {
+    const DepthwiseCut cut = vnni_depthwise_cut(g, threads);
+    const double row = static_cast<double>(g.out[2] * 64 * g.taps);  // (a narrower last unit counted as 64 channels)
+    Decomposition s;
+    s.threads = threads;
+    s.tasks = cut.planes * cut.chunks;
+    s.most_tasks = cut.planes * cut.rows;  // every output row of every plane a task
+    s.largest_task = static_cast<double>(cut.chunk_rows) * row;
+    s.mean_task = static_cast<double>(cut.rows) / static_cast<double>(cut.chunks) * row;
+    s.one_range_per_thread = true;
+    return s;
+}
 
 // Per unit of 64 channels: weights [C][taps] to [kernel row][group of 4 taps][k][16 lanes][4 taps] and the
 // compensation (as the dense layers') to [k][16], in lane order, each pixel of a vector with its channels'.
@@ -74,14 +136,10 @@ void VnniPath::pack_depthwise(const std::vector<std::int16_t>& weights, const st
 
 void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requantize) const {
     const i64 width = g_.out[2], kernel_rows = g_.taps / g_.kernel[2], rows = g_.out[0] * g_.out[1];
-    // the rows one output row reads are `ring` apart at most in the plane's flattened padded rows: slot = row % ring
-    const i64 ring = (g_.kernel[0] - 1) * g_.dilation[0] * g_.padded[1] + (g_.kernel[1] - 1) * g_.dilation[1] + 1;
-    // Output rows in columns of `tile` pixels (a multiple of 4), each column's ring of expanded rows (256 bytes per
-    // pixel and group, at most) within kRingBytes, so that it stays in L1 beside the src and dst lines it streams
-    // (256 / pixels bytes per pixel and group: the first unit's pixels per vector, every unit's but the last)
-    const i64 ring_pixel = ring * dw_groups_ * 256 / pixels_per_vector(std::min<i64>(64, g_.C));
-    const i64 tile = std::min(width, std::max<i64>(4, kRingBytes / ring_pixel / 4 * 4));
-    const i64 tiles = (width + tile - 1) / tile, last_tile = width - (tiles - 1) * tile;
+    // the tasks for the arena's threads (vnni_depthwise_cut); the rows one output row reads are `ring` apart at most
+    // in the plane's flattened padded rows: slot = row % ring
+    const DepthwiseCut cut = vnni_depthwise_cut(g_, tbb::this_task_arena::max_concurrency());
+    const i64 ring = cut.ring, tile = cut.tile, tiles = cut.tiles, last_tile = cut.last_tile;
     const i64 units = blocks_, width_padded = (width + 3) / 4 * 4;  // for every unit's pixels per vector
     const i64 row_bytes = dw_groups_ * tile * 256;                  // a unit's expanded row of a column, at most
     const i64 unit_weights = kernel_rows * dw_groups_ * 256;
@@ -122,22 +180,9 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                     multiplier[static_cast<std::size_t>(64 * unit + 16 * k + lane)] =
                         requantize.multiplier_f32[static_cast<std::size_t>(64 * unit + c)];
     }
-    // items (part, image, unit, column, output row of the part), rows innermost: the output rows in one part per thread (a
-    // unit of 16 or 32 channels costs less than one of 64, so the threads split rows, not units), each thread one
-    // run of items (consecutive rows share input rows, and a unit's ring of expanded rows stays in the core's
-    // caches; measured against units innermost, 1 thread: dw144_56 0.103 ms against 0.110, dw576_14 0.025
-    // against 0.027)
-    // On a small plane with many units the threads split the units instead, each with every row: a part of rows
-    // expands the kernel's overlap rows again, which on 7 to 14 rows costs more than an uneven split of units
-    // (cost per thread: its units x (its rows + the rows the kernel spans); dw960_7 at 2 threads: rows 15 x (4 + 2),
-    // units 8 x (7 + 2)).
-    const i64 threads = tbb::this_task_arena::max_concurrency(), span = (g_.kernel[1] - 1) * g_.dilation[1];
-    const i64 row_parts = std::min(threads, rows), unit_parts = std::min(threads, units);
-    const bool by_units = (units + unit_parts - 1) / unit_parts * (rows + span) <
-                          units * ((rows + row_parts - 1) / row_parts + span);
-    const i64 parts = by_units ? unit_parts : row_parts;
-    const i64 part_rows = by_units ? rows : (rows + parts - 1) / parts, part_units = by_units ? (units + parts - 1) / parts : units;
-    parallel_for_joined(tbb::blocked_range<i64>(0, parts * g_.N * part_units * tiles * part_rows), [&](const tbb::blocked_range<i64>& items) {
+    // tasks (image, unit, chunk of output rows), each running its rows column by column, rows innermost (a unit of
+    // 16 or 32 channels costs less than one of 64: the tasks cut rows, not units), in one range per thread
+    parallel_for_joined(tbb::blocked_range<i64>(0, cut.planes * cut.chunks), [&](const tbb::blocked_range<i64>& tasks) {
         const Workspace<std::uint8_t> slots(ring * row_bytes);
         std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, column, padded row) each slot holds
         std::vector<const std::uint8_t*> pixel(static_cast<std::size_t>(g_.padded[2]), fill.data());
@@ -168,60 +213,54 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
             e.pixel = pixel.data() + t0 * g_.stride[2], e.reach = g_.padded[2] - t0 * g_.stride[2], e.out = to;
             expand_depthwise_row_avx512(e);
         };
-        // item = (((part * N + n) * part_units + unit in the part) * tiles + column) * part_rows + row in the part:
-        // divided out once per run of rows (the divisions per row cost dw96_112s2 about 5 %), the row then counted
-        i64 part = 0, n = 0, unit = 0, column = 0, row = 0, y0 = 0, y1 = 0, run_end = 0;
-        for (i64 item = items.begin(); item < items.end(); ++item) {
-            if (item == items.begin() || item == run_end) {
-                part = item / (g_.N * part_units * tiles * part_rows), n = (item / (part_units * tiles * part_rows)) % g_.N;
-                row = (by_units ? 0 : part * part_rows) + item % part_rows, column = (item / part_rows) % tiles;
-                unit = (by_units ? part * part_units : 0) + (item / (tiles * part_rows)) % part_units;
-                run_end = item - item % part_rows + part_rows;
-                y0 = row / g_.out[1], y1 = row % g_.out[1];
-            } else if (++row, ++y1 == g_.out[1]) {
-                y1 = 0, ++y0;
-            }
-            if (row >= rows || unit >= units) continue;  // the last part's
-            const i64 t0 = column * tile, columns = column + 1 == tiles ? last_tile : tile;
-            for (i64 k0 = 0, k = 0; k0 < g_.kernel[0]; ++k0)
-                for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1, ++k) {
-                    const i64 r0 = y0 * g_.stride[0] + g_.crop[0] + k0 * g_.dilation[0];
-                    const i64 r1 = y1 * g_.stride[1] + g_.crop[1] + k1 * g_.dilation[1];
-                    const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
-                    if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
-                        reads[static_cast<std::size_t>(k)] = padding_rows.get() + (unit * 2 + (narrower && column + 1 == tiles)) * row_bytes;
-                        continue;
+        // a task's rows counted (the divisions per row cost dw96_112s2 about 5 %)
+        for (i64 task = tasks.begin(); task < tasks.end(); ++task) {
+            const i64 n = task / cut.chunks / units, unit = task / cut.chunks % units;
+            const i64 first = task % cut.chunks * cut.chunk_rows, end = std::min(rows, first + cut.chunk_rows);
+            for (i64 column = 0; column < tiles; ++column)
+                for (i64 row = first, y0 = first / g_.out[1], y1 = first % g_.out[1]; row < end;
+                     ++row, y1 = y1 + 1 == g_.out[1] ? 0 : y1 + 1, y0 += y1 == 0) {
+                    const i64 t0 = column * tile, columns = column + 1 == tiles ? last_tile : tile;
+                    for (i64 k0 = 0, k = 0; k0 < g_.kernel[0]; ++k0)
+                        for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1, ++k) {
+                            const i64 r0 = y0 * g_.stride[0] + g_.crop[0] + k0 * g_.dilation[0];
+                            const i64 r1 = y1 * g_.stride[1] + g_.crop[1] + k1 * g_.dilation[1];
+                            const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
+                            if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
+                                reads[static_cast<std::size_t>(k)] = padding_rows.get() + (unit * 2 + (narrower && column + 1 == tiles)) * row_bytes;
+                                continue;
+                            }
+                            const i64 flat = r0 * g_.padded[1] + r1, slot = slot_of[static_cast<std::size_t>(flat)];
+                            const i64 tag = ((n * units + unit) * tiles + column) * plane_rows + flat;
+                            std::uint8_t* to = slots.get() + slot * row_bytes;
+                            if (held[static_cast<std::size_t>(slot)] != tag) {
+                                expand(n, unit, x0, x1, t0, columns, to);
+                                held[static_cast<std::size_t>(slot)] = tag;
+                            }
+                            reads[static_cast<std::size_t>(k)] = to;
+                        }
+                    const i64 channels = std::min<i64>(64, g_.C - 64 * unit), pixels = pixels_per_vector(channels);
+                    DepthwiseRow r;
+                    r.rows = reads.data(), r.kernel_rows = kernel_rows, r.groups = dw_groups_, r.pixels = pixels;
+                    r.weights = packed_dw_.data() + unit * unit_weights, r.compensation = compensation_.data() + 64 * unit;
+                    r.width = columns, r.width_padded = (columns + pixels - 1) / pixels * pixels;
+                    r.acc = acc.data(), r.channels = channels;
+                    if (rule) {
+                        r.rule = &*rule, r.multiplier = multiplier.data() + 64 * unit;
+                        r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * width + t0) * g_.O + 64 * unit;
+                        r.dst_pitch = g_.O;
                     }
-                    const i64 flat = r0 * g_.padded[1] + r1, slot = slot_of[static_cast<std::size_t>(flat)];
-                    const i64 tag = ((n * units + unit) * tiles + column) * plane_rows + flat;
-                    std::uint8_t* to = slots.get() + slot * row_bytes;
-                    if (held[static_cast<std::size_t>(slot)] != tag) {
-                        expand(n, unit, x0, x1, t0, columns, to);
-                        held[static_cast<std::size_t>(slot)] = tag;
-                    }
-                    reads[static_cast<std::size_t>(k)] = to;
+                    depthwise_row_avx512_vnni(r);
+                    if (rule) continue;
+                    for (i64 v = 0; v < r.width_padded / pixels; ++v)  // acc [vector][k][16] to [pixel][channel]
+                        for (i64 k = 0; k < 4; ++k)
+                            for (i64 lane = 0; lane < 16; ++lane) {
+                                const Lane at = lane_of(pixels, k, lane);
+                                in_order[static_cast<std::size_t>((v * pixels + at.pixel) * 64 + at.channel)] =
+                                    acc[static_cast<std::size_t>((v * 4 + k) * 16 + lane)];
+                            }
+                    store_row(in_order.data(), 64, n, row * width + t0, columns, 64 * unit, channels, dst, requantize);
                 }
-            const i64 channels = std::min<i64>(64, g_.C - 64 * unit), pixels = pixels_per_vector(channels);
-            DepthwiseRow r;
-            r.rows = reads.data(), r.kernel_rows = kernel_rows, r.groups = dw_groups_, r.pixels = pixels;
-            r.weights = packed_dw_.data() + unit * unit_weights, r.compensation = compensation_.data() + 64 * unit;
-            r.width = columns, r.width_padded = (columns + pixels - 1) / pixels * pixels;
-            r.acc = acc.data(), r.channels = channels;
-            if (rule) {
-                r.rule = &*rule, r.multiplier = multiplier.data() + 64 * unit;
-                r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * width + t0) * g_.O + 64 * unit;
-                r.dst_pitch = g_.O;
-            }
-            depthwise_row_avx512_vnni(r);
-            if (rule) continue;
-            for (i64 v = 0; v < r.width_padded / pixels; ++v)  // acc [vector][k][16] to [pixel][channel]
-                for (i64 k = 0; k < 4; ++k)
-                    for (i64 lane = 0; lane < 16; ++lane) {
-                        const Lane at = lane_of(pixels, k, lane);
-                        in_order[static_cast<std::size_t>((v * pixels + at.pixel) * 64 + at.channel)] =
-                            acc[static_cast<std::size_t>((v * 4 + k) * 16 + lane)];
-                    }
-            store_row(in_order.data(), 64, n, row * width + t0, columns, 64 * unit, channels, dst, requantize);
         }
     }, /*one_per_thread=*/true);
 }

@@ -9,6 +9,7 @@
 #include <tbb/blocked_range.h>
 
 #include "convcheck/optimized/conv_plan.hpp"
+#include "greedy_schedule.hpp"
 #include "parallel_join.hpp"
 
 namespace convcheck::optimized::detail {
@@ -17,6 +18,12 @@ namespace {
 using i64 = std::int64_t;
 
 i64 round_up(i64 v, i64 to) { return (v + to - 1) / to * to; }
+
+// A run's cost beyond its pixels, in pixels (vnni_run_length): measured on this path (AMX, 1 thread, batch 1, cpu
+// clock, runs of 1,024, 64 and 32 pixels; ms): res2_3x3 0.076-0.077, 0.086-0.087, 0.089-0.092; res2_1x1_reduce
+// 0.041-0.043, 0.052-0.053, 0.056-0.057; res3_3x3 0.065-0.067, 0.077-0.080, 0.090-0.095; res4_3x3 0.074, 0.080-0.082,
+// 0.085: 5 to 18 pixels a run, 12 in the middle
+constexpr i64 kRunOverhead = 12;
 
 // AMX: pixels computed, then requantized, at a time: the kernel's pair of 16-pixel tiles. Measured (1 thread, ms)
 // against pieces of 64, 128 and whole runs (up to 1,024): res4_1x1_1024 0.057 against 0.074, 0.071, 0.073;
@@ -280,6 +287,7 @@ std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requant
 
 i64 vnni_run_length(i64 span, i64 others, int threads) {
     const i64 base = std::min(span, std::clamp<i64>(round_up((span + 7) / 8, 32), 64, 1024));
+    if (threads <= 1) return base;
     // whether runs of `length` give 4 items per thread within a greedy schedule's bound 1 + r t / n (r: the longest
     // run over the mean) of the 1.325 that 4 per thread at r = 1.3 give (196 pixels: not 4 runs of up to 64, r = 1.31)
     const auto enough = [&](i64 length) {
@@ -287,10 +295,19 @@ i64 vnni_run_length(i64 span, i64 others, int threads) {
         const double r = static_cast<double>(std::min(span, length)) * static_cast<double>(runs) / static_cast<double>(span);
         return items >= 4 * i64{threads} && 1.0 + r * threads / static_cast<double>(items) <= 1.0 + 1.3 / 4;
     };
-    if (threads <= 1 || enough(base)) return base;
-    for (i64 length = round_up(base, 32) - 32; length >= 32; length -= 32)
-        if (enough(length)) return std::min(span, length);
-    return std::min(span, i64{32});
+    i64 shorter = std::min(span, i64{32});
+    for (i64 length = round_up(base, 32); length >= 32; length -= 32)
+        if (enough(length)) {
+            shorter = std::min(span, length);
+            break;
+        }
+    // The shorter runs only where their greedy schedule ends sooner at the latest (greedy_schedule.hpp), a run
+    // costing its pixels and kRunOverhead more
+    const auto finish = [&](i64 length) {
+        const i64 runs = (span + length - 1) / length;
+        return greedy_end_times_threads(others * (span + runs * kRunOverhead), std::min(span, length) + kRunOverhead, threads);
+    };
+    return finish(shorter) < finish(base) ? shorter : base;
 }
 
 // Runs of output pixels in the copy's order. VPDPBUSD tiles find each pixel's window through its own offset
@@ -310,7 +327,7 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
     // per sequence where it is long enough, for the threads to share; measured on res2_3x3, res2_1x1_reduce and
     // res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower than 1,024, 256 5-10 %
-    // (fewer than 4 per thread: shorter, vnni_run_length)
+    // (for more threads shorter where a greedy schedule then ends sooner: vnni_run_length)
     const i64 run_length = vnni_run_length(span, g_.G * chunks * sequences, std::max(1, tbb::this_task_arena::max_concurrency()));
     const i64 runs = (span + run_length - 1) / run_length;
     std::vector<i64> tap_offset;  // each step's first tap

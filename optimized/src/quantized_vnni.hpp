@@ -29,6 +29,7 @@
 
 #include "convcheck/core/cache_line_allocator.hpp"
 #include "convcheck/core/quantized_descriptor.hpp"
+#include "convcheck/optimized/decomposition.hpp"
 #include "quantized_kernels.hpp"
 #include "quantized_requantize.hpp"
 
@@ -75,11 +76,30 @@ private:
 
 // The pixels of a run of dense_rows (its items: `others` = groups x channel chunks x sequences, times the runs of a
 // sequence of `span` pixels): 64 to 1,024, a multiple of 32 (only a sequence's last run ends in a narrower tile), at
-// least 8 runs per sequence where it is long enough; where the items then number fewer than 4 per thread (more than
-// one thread), the longest multiple of 32 (at least 32) that gives 4 per thread within a greedy schedule's bound of
-// 1.33, or 32. An image's sums are the same
-// whatever the runs (each pixel's in one tile, in one order).
+// least 8 runs per sequence where it is long enough; for more than one thread, where the items then number fewer
+// than 4 per thread, the longest multiple of 32 (at least 32) that gives 4 per thread within a greedy schedule's
+// bound of 1.33 (or 32), taken only where a greedy schedule of the items, each costing its pixels and a run's
+// overhead, then ends sooner at the latest (greedy_schedule.hpp). An image's sums are the same whatever the runs
+// (each pixel's in one tile, in one order).
 std::int64_t vnni_run_length(std::int64_t span, std::int64_t others, int threads);
+
+// The cut of a depthwise layer's work (quantized_depthwise.cpp, VnniPath::depthwise_run): its planes (images x
+// units of 64 channels) in tasks of `chunk_rows` output rows each, every column of `tile` output pixels (the last
+// `last_tile`) of a task's rows in turn; the tasks in one range per thread (TBB's static partitioner). The rows of a
+// task are cut only where the busiest thread then ends sooner (vnni_depthwise_cut). Any cut gives the same sums
+// (each output row computed whole, in one order).
+struct DepthwiseCut {
+    std::int64_t tile = 1, tiles = 1, last_tile = 1;  // output pixels of a column; columns per row; the last's
+    std::int64_t ring = 1;        // expanded rows a column keeps: the rows one output row reads are this many apart at most
+    std::int64_t planes = 1;      // images x units
+    std::int64_t rows = 1;        // output rows of a plane (out[0] x out[1])
+    std::int64_t span = 0;        // input rows a plane's first row reads before its own (the kernel's, axis 1)
+    std::int64_t chunk_rows = 1;  // output rows of a task (the last of a plane's may have fewer)
+    std::int64_t chunks = 1;      // tasks per plane
+};
+DepthwiseCut vnni_depthwise_cut(const QuantizedGeometry& g, int threads);
+// The cut's tasks for the decomposition test: in multiply-adds of a unit of 64 channels.
+Decomposition vnni_depthwise_decomposition(const QuantizedGeometry& g, int threads);
 
 // Empty when the VNNI path can run q on this CPU, else why not.
 std::string why_not_vnni(const QuantizedDescriptor& q);

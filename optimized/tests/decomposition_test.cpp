@@ -253,7 +253,11 @@ TEST(Decomposition, BackwardDataSameBitsAtOneAndSixteenThreads) {
 
 // The int8 VNNI/AMX path's items for one image (its images run one after another): groups x chunks of 64 output
 // channels x sequences (output planes) x runs of each plane's pixels (vnni_run_length), on the table's dense layers.
+// A run costs kRunOverhead pixels beyond its own (measured, quantized_vnni.cpp), so a finer cut is not free: where
+// the cut misses the rule (check), it stands only if no run length that meets the rule ends a greedy schedule
+// sooner at the latest, W / t + (1 - 1 / t) x the largest item (W: the items' costs together).
 TEST(Decomposition, QuantizedRunsGiveEveryThreadTasksOfBalancedWork) {
+    constexpr std::int64_t kRunOverhead = 12;
     std::vector<std::string> failures;
     for (const auto& [name, shape] : table_layers()) {
         const ConvDescriptor d = forward_descriptor(shape, 1);
@@ -262,14 +266,59 @@ TEST(Decomposition, QuantizedRunsGiveEveryThreadTasksOfBalancedWork) {
         for (int a = 0; a < d.rank; ++a) out[3 - d.rank + a] = d.output_size(a);
         const std::int64_t span = out[1] * out[2], others = (d.out_channels + 63) / 64 * out[0];
         for (const int threads : {1, 2, 4, 8, 16}) {
-            const std::int64_t length = detail::vnni_run_length(span, others, threads), runs = (span + length - 1) / length;
-            Decomposition s;
-            s.threads = threads;
-            s.tasks = others * runs;
-            s.most_tasks = others * ((span + 31) / 32);
-            s.largest_task = static_cast<double>(length);
-            s.mean_task = static_cast<double>(span) / static_cast<double>(runs);
-            check(s, threads, name + " int8 (span " + std::to_string(span) + ", runs of " + std::to_string(length) + ")", failures);
+            const auto cut = [&](std::int64_t length) {
+                const std::int64_t runs = (span + length - 1) / length;
+                Decomposition s;
+                s.threads = threads;
+                s.tasks = others * runs;
+                s.most_tasks = others * ((span + 31) / 32);
+                s.largest_task = static_cast<double>(std::min(span, length));
+                s.mean_task = static_cast<double>(span) / static_cast<double>(runs);
+                return s;
+            };
+            const auto latest_end = [&](std::int64_t length) {
+                const std::int64_t runs = (span + length - 1) / length;
+                return others * (span + runs * kRunOverhead) + (threads - 1) * (std::min(span, length) + kRunOverhead);
+            };
+            const std::int64_t length = detail::vnni_run_length(span, others, threads);
+            const std::string what = name + " int8 (span " + std::to_string(span) + ", runs of " + std::to_string(length) + ")";
+            std::vector<std::string> missed;
+            check(cut(length), threads, what, missed);
+            if (missed.empty()) continue;
+            for (std::int64_t other = 32; other < span + 32; other += 32) {  // (the last: the whole span)
+                std::vector<std::string> none;
+                check(cut(std::min(other, span)), threads, what, none);
+                if (none.empty() && latest_end(std::min(other, span)) < latest_end(length)) {
+                    failures.push_back(missed.front() + "; runs of " + std::to_string(std::min(other, span)) +
+                                       " meet the rule and end sooner");
+                    break;
+                }
+            }
+        }
+    }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+// The int8 VNNI path's depthwise tasks (vnni_depthwise_cut: images x units of 64 channels x chunks of output rows,
+// one range per thread) on the table's MobileNet-v2 depthwise layers, batch 1 and 8: the busiest thread's share
+// (check_ranges) within the bound, the layer's finest cut every output row of every plane. One range per thread, so
+// more tasks than threads add nothing; a cut tuned to 2 threads (whole units for dw576_14) leaves 7 of 16 idle.
+TEST(Decomposition, QuantizedDepthwiseGivesEveryThreadBalancedWork) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        if (name.rfind("dw", 0) != 0) continue;
+        for (const int batch : {1, 8}) {
+            const QuantizedDescriptor q = parse_quantized_descriptor("qconv:n=" + std::to_string(batch) + "," + shape +
+                                                                     ",data=nxc,wei=xio,dt=u8:s8:u8,dsc=64");
+            const detail::QuantizedGeometry g(q);
+            for (const int threads : {1, 2, 4, 8, 16}) {
+                const detail::DepthwiseCut cut = detail::vnni_depthwise_cut(g, threads);
+                check(detail::vnni_depthwise_decomposition(g, threads), threads,
+                      name + " int8 batch " + std::to_string(batch) + " (" + std::to_string(cut.planes) + " planes of " +
+                          std::to_string(cut.rows) + " rows in chunks of " + std::to_string(cut.chunk_rows) + ") [" +
+                          to_string(q) + "]",
+                      failures);
+            }
         }
     }
     for (const std::string& f : failures) ADD_FAILURE() << f;

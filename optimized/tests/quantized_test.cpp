@@ -256,3 +256,29 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
             for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
     }
 }
+
+// The depthwise tasks for more threads than two (quantized_depthwise.cpp, vnni_depthwise_cut): planes cut into
+// chunks of rows, a chunk starting mid-plane (its ring of expanded rows started afresh), several columns per task,
+// images and units split between threads; the same outputs as the reference at 3, 5 and 16 threads.
+TEST(QuantizedPlan, VnniDepthwiseTasksAtManyThreadsEqualTheReference) {
+    const char* cases[] = {
+        "qconv:c=24,o=24,g=24,in=30x140,k=3x3,pb=1x1,pe=1x1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-9,dzp=1,dsc=4",
+        "qconv:n=2,c=100,o=100,g=100,in=6x9,k=3x3,pb=-1x1,pe=1x-1,data=ncx,wei=oix,dt=s8:s8:u8,szp=-100,dsc=4",
+        "qconv:n=3,c=200,o=200,g=200,in=14x14,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,dsc=8",
+        "qconv:c=5,o=5,g=5,in=8x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
+    };
+    std::mt19937 rng(46);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        const ConvDescriptor& d = q.conv;
+        std::vector<float> scales;
+        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        if (q.dst == IntegerType::s32) scales = {1.0f};
+        std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
+            weights(static_cast<std::size_t>(d.weights_elements())), bias;
+        for (auto& v : src) v = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(q.src), highest(q.src))(rng));
+        for (auto& v : weights) v = std::uniform_int_distribution<std::int32_t>(-128, 127)(rng);
+        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+        for (int threads : {3, 5, 16}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << "threads " << threads;
+    }
+}
