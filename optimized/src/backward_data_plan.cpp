@@ -283,12 +283,8 @@ Decomposition BackwardDataPlan::decomposition() const {
     const Impl& m = *impl_;
     Decomposition s;
     s.threads = m.threads;
-    // n tasks (most: the finest cut) of `each` multiply-adds but the last, `last`
     const auto tasks = [&](i64 n, i64 most, double each, double last) {
-        s.tasks = n;
-        s.most_tasks = std::max(n, most);
-        s.largest_task = std::max(each, last);
-        s.mean_task = (each * static_cast<double>(n - 1) + last) / static_cast<double>(n);
+        s.set_tasks(n, most, each, last);
         return s;
     };
     const detail::Geometry& g = m.geometry;

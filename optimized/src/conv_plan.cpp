@@ -553,13 +553,7 @@ Decomposition ConvPlan::decomposition() const {
     const detail::Geometry& g = m.geometry;
     Decomposition s;
     s.threads = m.threads;
-    // n tasks (most: the finest cut) of `each` multiply-adds but the last, `last` of them
-    const auto tasks = [&](i64 n, i64 most, double each, double last) {
-        s.tasks = n;
-        s.most_tasks = std::max(n, most);
-        s.largest_task = std::max(each, last);
-        s.mean_task = (each * static_cast<double>(n - 1) + last) / static_cast<double>(n);
-    };
+    const auto tasks = [&](i64 n, i64 most, double each, double last) { s.set_tasks(n, most, each, last); };
     const double per_pixel = static_cast<double>(g.in_per_group * g.taps());  // per output channel
     const i64 plane = g.out[1] * g.out[2];
     if (m.forward_rows) {  // rows (super block, n, od, oh pair); a row's tiles the whole output row (padding counted)

@@ -230,6 +230,20 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         }
 }
 
+// Random src over its type, s8 weights, an s32 bias in [-3000, 3000] where the case has one.
+struct RandomData {
+    std::vector<std::int32_t> src, weights, bias;
+};
+RandomData random_data(const QuantizedDescriptor& q, std::mt19937& rng) {
+    const ConvDescriptor& d = q.conv;
+    RandomData r{std::vector<std::int32_t>(static_cast<std::size_t>(d.src_elements())),
+                 std::vector<std::int32_t>(static_cast<std::size_t>(d.weights_elements())), {}};
+    for (auto& v : r.src) v = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(q.src), highest(q.src))(rng));
+    for (auto& v : r.weights) v = std::uniform_int_distribution<std::int32_t>(-128, 127)(rng);
+    for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) r.bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+    return r;
+}
+
 // The f32 rules where acc * M passes 2^31 (the integer rules' left shift cannot hold it): without a dst zero point
 // over the whole range (the depthwise and dense kernels' lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
 // keeps such a product from the conversion's out-of-range INT_MIN.
@@ -247,11 +261,7 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
         const ConvDescriptor& d = q.conv;
         std::vector<float> scales;
         for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
-        std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
-            weights(static_cast<std::size_t>(d.weights_elements())), bias;
-        for (auto& v : src) v = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(q.src), highest(q.src))(rng));
-        for (auto& v : weights) v = std::uniform_int_distribution<std::int32_t>(-128, 127)(rng);
-        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+        const auto [src, weights, bias] = random_data(q, rng);
         for (int rule : {2, 3})
             for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
     }
@@ -274,11 +284,7 @@ TEST(QuantizedPlan, VnniDepthwiseTasksAtManyThreadsEqualTheReference) {
         std::vector<float> scales;
         for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
         if (q.dst == IntegerType::s32) scales = {1.0f};
-        std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
-            weights(static_cast<std::size_t>(d.weights_elements())), bias;
-        for (auto& v : src) v = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(lowest(q.src), highest(q.src))(rng));
-        for (auto& v : weights) v = std::uniform_int_distribution<std::int32_t>(-128, 127)(rng);
-        for (std::int64_t o = 0; d.has_bias && o < d.out_channels; ++o) bias.push_back(std::uniform_int_distribution<std::int32_t>(-3000, 3000)(rng));
+        const auto [src, weights, bias] = random_data(q, rng);
         for (int threads : {3, 5, 16}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << "threads " << threads;
     }
 }

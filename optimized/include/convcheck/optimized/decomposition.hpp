@@ -18,6 +18,14 @@ struct Decomposition {
     double mean_task = 0.0;        // multiply-adds of all tasks together, over tasks
     // the tasks run as one range of them per thread (TBB's static partitioner) instead of a greedy schedule
     bool one_range_per_thread = false;
+
+    // n tasks (at most `most`, the finest cut) of `each` multiply-adds but the last, `last`
+    void set_tasks(std::int64_t n, std::int64_t most, double each, double last) {
+        tasks = n;
+        most_tasks = n > most ? n : most;
+        largest_task = each > last ? each : last;
+        mean_task = (each * static_cast<double>(n - 1) + last) / static_cast<double>(n);
+    }
 };
 
 }  // namespace convcheck::optimized
