@@ -53,9 +53,12 @@ StoredConvData stored_conv_data(const Case& c);
 
 // The reference's sums for a generated exact- or bound-mode case (conv/reference_sums.cpp): bound mode's f32, f16
 // and bf16 cases on the GEMM evaluator (reference/gemm_summation.hpp) where this CPU runs it, every other case
-// on the definition's bits (fast_convolution_summation).
+// on the definition's bits (fast_convolution_summation). With `plane_terms`, the GEMM evaluator leaves the result's
+// terms empty and gives one output plane's counts there, for every plane (accuracy::TermCounts reads them so);
+// the definition's evaluator fills terms and leaves *plane_terms empty.
 reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mode, std::span<const double> src,
-                                     std::span<const double> weights, std::span<const double> bias);
+                                     std::span<const double> weights, std::span<const double> bias,
+                                     std::vector<std::int64_t>* plane_terms = nullptr);
 
 // ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (conv/stress.cpp).
