@@ -201,7 +201,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     // without scales and post-ops, which take every output's own count, the GEMM evaluator's term counts stay one
     // plane's (the same for every (n, oc)): no int64 per output (bench/results/reference-gemm.md)
     std::vector<std::int64_t> plane_terms;
-    const bool compact_terms = !d.scales.present() && d.post_ops.empty();
+    const bool compact_terms = plane_term_counts_only(d, c.mode);
     auto want = d.scales.present() ? reference::scaled_summation(d, src, weights, bias)
                                    : reference_sums(d, c.mode, src, weights, bias, compact_terms ? &plane_terms : nullptr);
     const accuracy::TermCounts terms = plane_terms.empty() ? accuracy::TermCounts(want.terms) : accuracy::TermCounts(plane_terms);
