@@ -1,6 +1,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <future>
 #include <limits>
@@ -175,24 +176,26 @@ double error_bound(const Contract& c, double exact, double magnitude, std::int64
     return BoundFormula(c)(exact, magnitude, terms);
 }
 
-BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms) {
+BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, TermCounts terms) {
     BoundScale s;
     if (c.bound_kind != BoundKind::whole_tensor) return s;
     s.whole_tensor = true;
+    TermCursor n(terms);
     for (std::size_t i = 0; i < magnitude.size(); ++i) {
         if (std::isfinite(magnitude[i])) s.max_magnitude = std::max(s.max_magnitude, magnitude[i]);
-        s.max_terms = std::max(s.max_terms, terms[i]);
+        s.max_terms = std::max(s.max_terms, n.next());
     }
     return s;
 }
 
 std::vector<double> error_bounds(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                                 std::span<const std::int64_t> terms) {
+                                 TermCounts terms) {
     const BoundScale scale = bound_scale(c, magnitude, terms);
     const BoundFormula bound(c);
     std::vector<double> bounds(want.size());
+    TermCursor n(terms);
     for (std::size_t i = 0; i < want.size(); ++i)
-        bounds[i] = bound(want[i], scale.magnitude(magnitude[i]), scale.terms(terms[i]));
+        bounds[i] = bound(want[i], scale.magnitude(magnitude[i]), scale.terms(n.next()));
     return bounds;
 }
 
@@ -273,8 +276,11 @@ constexpr std::size_t kOutputsForThread = std::size_t{1} << 16;
 // Bound mode over every output, with bound(i) the allowed |got[i] - want[i]|; then the vacuous
 // outputs and (when `statistical`) the statistics (statistics.hpp).
 Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                        std::span<const std::int64_t> terms, std::span<const double> got, bool statistical,
+                        TermCounts terms, std::span<const double> got, bool statistical,
                         std::vector<double> bounds, const OnMismatch& on_mismatch) {
+    if (!terms.covers(want.size()))
+        throw std::invalid_argument("compare: " + std::to_string(terms.counts.size()) + " term counts for " +
+                                    std::to_string(want.size()) + " outputs");
     Comparison r;
     r.elements = static_cast<std::int64_t>(want.size());
     // The statistics and the per-output comparison read the same arrays and share nothing else: on a large
@@ -294,7 +300,7 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
 }  // namespace
 
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         std::span<const std::int64_t> terms, std::span<const double> got,
+                         TermCounts terms, std::span<const double> got,
                          const OnMismatch& on_mismatch) {
     return compare_with(c, want, magnitude, terms, got, true, error_bounds(c, want, magnitude, terms), on_mismatch);
 }
@@ -314,7 +320,7 @@ Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std
 }
 
 Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                               std::span<const std::int64_t> terms, std::span<const double> got,
+                               TermCounts terms, std::span<const double> got,
                                std::vector<double> bounds, const OnMismatch& on_mismatch) {
     return compare_with(c, want, magnitude, terms, got, false, std::move(bounds), on_mismatch);
 }

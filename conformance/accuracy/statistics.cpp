@@ -117,7 +117,7 @@ double rounding_noise_scale(const Contract& c, double exact, double magnitude, s
 bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) { return NoiseModel(c).vacuous(bound, terms); }
 
 Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                            std::span<const std::int64_t> terms, std::span<const double> got,
+                            TermCounts terms, std::span<const double> got,
                             std::span<const double> bound, bool statistical) {
     Statistics s;
     const std::string bound_by = bound_name(c);
@@ -125,17 +125,19 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
     const BoundScale scale = bound_scale(c, magnitude, terms);  // a whole-tensor bound: the tensor's M, n
     const NoiseModel model(c);
     const bool saturates = fp8_saturates(c);
+    TermCursor next_terms(terms);
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const bool vacuous = model.vacuous(bound[i], scale.terms(terms[i]));
+        const std::int64_t n = scale.terms(next_terms.next());
+        const bool vacuous = model.vacuous(bound[i], n);
         if (vacuous) {
             ++s.vacuous_outputs;
-            s.max_vacuous_terms = std::max(s.max_vacuous_terms, scale.terms(terms[i]));
+            s.max_vacuous_terms = std::max(s.max_vacuous_terms, n);
         }
         if (!statistical || !std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
         // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise; the
         // same outputs the non-saturating rule leaves out as NaN or infinity
         if (saturates && !std::isfinite(round_to(c.output_dtype, want[i]))) continue;
-        const double sigma = model.sigma(want[i], scale.magnitude(magnitude[i]), scale.terms(terms[i]));
+        const double sigma = model.sigma(want[i], scale.magnitude(magnitude[i]), n);
         const double z = (got[i] - want[i]) / sigma;
         const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
         ++s.outputs;

@@ -12,6 +12,7 @@
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/runner/memory_limit.hpp"
 #include "convcheck/runner/operation_traits.hpp"
+#include "conv/operation.hpp"
 
 namespace convcheck::runner {
 
@@ -31,6 +32,7 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 // Mirrors conv/check.cpp and conv/data.cpp. S, W, B, D: element counts of src, weights, bias
 // and dst.
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
+//     (bound mode on the GEMM evaluator without scales or post-ops: one output plane of terms, 16D + 8P);
 //     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
 //     probe does not reach (want, got, magnitude, terms, index) 40D (probe_judge.cpp).
@@ -76,6 +78,12 @@ CaseMemory conv_memory(const Case& c) {
     else if (c.mode == accuracy::Mode::precision) work += 8 * (S + W) + 24 * D;
     // bound mode's sums on the GEMM evaluator (conv/reference_sums.cpp): its im2col blocks and packed copies
     if (c.vector_dir.empty() && c.mode == accuracy::Mode::bound) work += reference::gemm_summation_work_bytes(d);
+    // without scales and post-ops its term counts are one output plane's, 8P, not 8D (conv/check.cpp)
+    if (c.vector_dir.empty() && detail::plane_term_counts_only(d, c.mode)) {
+        double plane = 1;
+        for (int a = 0; a < d.rank; ++a) plane *= static_cast<double>(d.output_size(a));
+        work += 8 * plane - 8 * D;
+    }
     // 4 MiB for the check's own bookkeeping (allocator arenas, page tables, the result record): the
     // peak measured around a check moves by a fraction of a MiB from run to run.
     m.reference = saturate(work + (4 << 20));

@@ -62,19 +62,10 @@ double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
            threads * (24.0 * K * C + 8.0 * static_cast<double>(d.out_channels_per_group()) * K);
 }
 
-ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const double> src,
-                                      std::span<const double> weights, std::span<const double> bias, int threads) {
+std::vector<std::int64_t> plane_term_counts(const ConvDescriptor& d) {
     const detail::Geometry3 g = detail::lift(d);
-    const std::int64_t N = d.batch, G = d.groups, ICg = d.in_channels_per_group(), OCg = d.out_channels_per_group();
-    const std::int64_t OC = d.out_channels;
-    const std::int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2], K = ICg * taps;
-    const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2], P = g.out[0] * g.out[1] * g.out[2];
-    ConvResult r;
-    r.dst.resize(static_cast<std::size_t>(d.dst_elements()));
-    r.magnitude.resize(r.dst.size());
-    r.terms.resize(r.dst.size());
-
-    // The term counts, from the geometry: IC_G * (taps inside along d) * (along h) * (along w), + 1 for a bias.
+    const std::int64_t ICg = d.in_channels_per_group(), P = g.out[0] * g.out[1] * g.out[2];
+    // IC_G * (taps inside along d) * (along h) * (along w), + 1 for a bias
     std::array<std::vector<std::int64_t>, 3> inside;
     for (int a = 0; a < 3; ++a)
         inside[a] = taps_inside(g.out[a], g.in[a], g.kernel[a], g.stride[a], g.dilation[a], g.pad_begin[a]);
@@ -83,8 +74,30 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
         for (std::int64_t oh = 0; oh < g.out[1]; ++oh)
             for (std::int64_t ow = 0; ow < g.out[2]; ++ow, ++p)
                 plane_terms[p] = ICg * inside[0][od] * inside[1][oh] * inside[2][ow] + (d.has_bias ? 1 : 0);
-    for (std::int64_t plane = 0; plane < N * OC; ++plane)
-        std::copy(plane_terms.begin(), plane_terms.end(), r.terms.begin() + plane * P);
+    return plane_terms;
+}
+
+ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const double> src,
+                                      std::span<const double> weights, std::span<const double> bias, int threads) {
+    ConvResult r = gemm_convolution_sums(d, src, weights, bias, threads);
+    // The term counts, from the geometry: one plane's, for every (n, oc)
+    const std::vector<std::int64_t> plane_terms = plane_term_counts(d);
+    r.terms.resize(r.dst.size());
+    for (std::size_t at = 0; at < r.terms.size(); at += plane_terms.size())
+        std::copy(plane_terms.begin(), plane_terms.end(), r.terms.begin() + static_cast<std::ptrdiff_t>(at));
+    return r;
+}
+
+ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double> src,
+                                 std::span<const double> weights, std::span<const double> bias, int threads) {
+    const detail::Geometry3 g = detail::lift(d);
+    const std::int64_t N = d.batch, G = d.groups, ICg = d.in_channels_per_group(), OCg = d.out_channels_per_group();
+    const std::int64_t OC = d.out_channels;
+    const std::int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2], K = ICg * taps;
+    const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2], P = g.out[0] * g.out[1] * g.out[2];
+    ConvResult r;
+    r.dst.resize(static_cast<std::size_t>(d.dst_elements()));
+    r.magnitude.resize(r.dst.size());
 
     std::vector<double> weights_magnitude(weights.size());
     for (std::size_t i = 0; i < weights.size(); ++i) weights_magnitude[i] = std::fabs(weights[i]);

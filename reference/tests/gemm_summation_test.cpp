@@ -137,3 +137,29 @@ TEST(GemmSummation, DiffersFromTheDefinitionsBitsWhereSumsRound) {
     const auto got = reference::gemm_convolution_summation(d, src, weights, bias, 1);
     EXPECT_NE(first_difference(got, want, 0.0), "");
 }
+
+// gemm_convolution_sums: the same bits as gemm_convolution_summation without the per-output term counts, and
+// plane_term_counts repeated for every (n, oc) are the definition's counts of every output (pads both ways make
+// them vary over the plane; groups, bias, rank 1 and 3 too).
+TEST(GemmSummation, SumsWithoutTermsAreTheSameBitsAndOnePlanesCountsRepeat) {
+    if (!reference::gemm_summation_available()) GTEST_SKIP() << "no AVX2 and FMA on this CPU";
+    for (const char* text : {"n=2,c=6,o=4,g=2,in=15x11,k=3x5,s=1x2,d=2x1,pb=1x-1,pe=2x3,bias=1",
+                             "n=3,c=2,o=5,in=17,k=4,s=2,pb=3,pe=1", "c=3,o=2,in=5x6x7,k=2x3x3,s=1x1x2,pb=1x1x1,pe=0x1x1,bias=1"}) {
+        const ConvDescriptor d = parse_descriptor(text);
+        const testdata::Problem p = testdata::make_problem(d, 11);
+        const auto whole = reference::gemm_convolution_summation(d, p.src, p.weights, p.bias, 2);
+        const auto sums = reference::gemm_convolution_sums(d, p.src, p.weights, p.bias, 2);
+        const auto definition = reference::convolution_summation(d, p.src, p.weights, p.bias);
+        EXPECT_TRUE(sums.terms.empty()) << text;
+        ASSERT_EQ(sums.dst.size(), whole.dst.size()) << text;
+        for (std::size_t i = 0; i < whole.dst.size(); ++i)
+            ASSERT_TRUE(same_bits(sums.dst[i], whole.dst[i]) && same_bits(sums.magnitude[i], whole.magnitude[i]))
+                << text << ": output " << i;
+        const std::vector<std::int64_t> plane = reference::plane_term_counts(d);
+        ASSERT_FALSE(plane.empty()) << text;
+        ASSERT_EQ(definition.terms.size() % plane.size(), 0u) << text;
+        for (std::size_t i = 0; i < definition.terms.size(); ++i)
+            ASSERT_EQ(plane[i % plane.size()], definition.terms[i]) << text << ": output " << i;
+        EXPECT_EQ(whole.terms, definition.terms) << text;
+    }
+}

@@ -272,3 +272,56 @@ TEST(DeclaredWholeTensorBound, AnErrorOfTheLargestMagnitudePassesOnlyWhenDeclare
 }
 
 }  // namespace
+
+namespace {
+
+// One plane's term counts of a forward convolution, the pattern every (n, oc) repeats.
+std::vector<std::int64_t> first_plane(const ConvDescriptor& d, const std::vector<std::int64_t>& terms) {
+    const std::size_t plane = terms.size() / static_cast<std::size_t>(d.batch * d.out_channels);
+    return {terms.begin(), terms.begin() + static_cast<std::ptrdiff_t>(plane)};
+}
+
+void expect_same_comparison(const Comparison& a, const Comparison& b, const std::string& what) {
+    EXPECT_EQ(a.passed(), b.passed()) << what;
+    EXPECT_EQ(a.mismatches, b.mismatches) << what;
+    EXPECT_EQ(a.max_bound_fraction, b.max_bound_fraction) << what;
+    EXPECT_EQ(a.worst_index, b.worst_index) << what;
+    EXPECT_EQ(a.worst_bound, b.worst_bound) << what;
+    EXPECT_EQ(a.bound_fraction_histogram, b.bound_fraction_histogram) << what;
+    EXPECT_EQ(a.statistics.outputs, b.statistics.outputs) << what;
+    EXPECT_EQ(a.statistics.sum, b.statistics.sum) << what;
+    EXPECT_EQ(a.statistics.sum_squares, b.statistics.sum_squares) << what;
+    EXPECT_EQ(a.statistics.sum_toward_zero, b.statistics.sum_toward_zero) << what;
+    EXPECT_EQ(a.statistics.vacuous_outputs, b.statistics.vacuous_outputs) << what;
+    EXPECT_EQ(a.statistics.failure, b.statistics.failure) << what;
+    EXPECT_EQ(a.statistics.judged_by, b.statistics.judged_by) << what;
+}
+
+}  // namespace
+
+// TermCounts: one plane's counts, repeated for every (n, oc), judge exactly as the array of every output's counts
+// (pads make the counts vary over the plane): the same bounds, fractions, worst output, histogram and statistics,
+// per output and whole-tensor; counts that do not repeat a whole number of times over the outputs are refused.
+TEST(TermCounts, OnePlanesCountsRepeatedJudgeAsEveryOutputsCounts) {
+    const ConvDescriptor d = parse_descriptor("n=2,c=3,o=5,in=40x36,k=3x5,s=1x2,pb=2x1,pe=0x3,bias=1");
+    const RandomFill f = make_stress_fill(d, kF32, DataKind::uniform, 3);
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    const std::vector<std::int64_t> plane = first_plane(d, want.terms);
+    ASSERT_LT(plane.size(), want.terms.size());
+    ASSERT_NE(*std::min_element(plane.begin(), plane.end()), *std::max_element(plane.begin(), plane.end()));
+    std::vector<double> got(want.dst.size()), off(want.dst.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {  // an f32 result; the same with some outputs far off
+        got[i] = double(float(want.dst[i]));
+        off[i] = i % 997 == 5 ? want.dst[i] + 1.0 : got[i];
+    }
+    Contract whole = kF32;
+    whole.bound_kind = BoundKind::whole_tensor;
+    for (const Contract& c : {kF32, whole}) {
+        for (const auto* result : {&got, &off})
+            expect_same_comparison(compare_bound(c, want.dst, want.magnitude, want.terms, *result),
+                                   compare_bound(c, want.dst, want.magnitude, plane, *result), bound_name(c));
+        EXPECT_EQ(error_bounds(c, want.dst, want.magnitude, want.terms), error_bounds(c, want.dst, want.magnitude, plane));
+    }
+    const std::vector<std::int64_t> short_by_one(plane.begin(), plane.end() - 1);
+    EXPECT_THROW(compare_bound(kF32, want.dst, want.magnitude, short_by_one, got), std::invalid_argument);
+}

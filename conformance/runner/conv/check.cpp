@@ -101,7 +101,7 @@ namespace {
 // The backend's result on buffers `b` against `want` (exactly, or under the contract's bound with
 // magnitude and terms), judged into r; `prefix` leads a failure's reason.
 void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mode mode, bool exact,
-           std::span<const double> want, std::span<const double> magnitude, std::span<const std::int64_t> terms,
+           std::span<const double> want, std::span<const double> magnitude, accuracy::TermCounts terms,
            const accuracy::Contract& contract, const CheckSettings& s, const std::string& prefix, CaseResult& r,
            const std::vector<double>* bounds = nullptr) {
     r.time_ms = o.times_ms.empty() ? 0.0 : o.times_ms.front();
@@ -198,8 +198,13 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     }
     // scales (docs/scales.md): the sum times src_scale * weights_scale(oc), then the bias; the dst scale after the
     // chain. Without scales, bound mode takes the GEMM evaluator's sums (conv/reference_sums.cpp)
+    // without scales and post-ops, which take every output's own count, the GEMM evaluator's term counts stay one
+    // plane's (the same for every (n, oc)): no int64 per output (bench/results/reference-gemm.md)
+    std::vector<std::int64_t> plane_terms;
+    const bool compact_terms = plane_term_counts_only(d, c.mode);
     auto want = d.scales.present() ? reference::scaled_summation(d, src, weights, bias)
-                                   : reference_sums(d, c.mode, src, weights, bias);
+                                   : reference_sums(d, c.mode, src, weights, bias, compact_terms ? &plane_terms : nullptr);
+    const accuracy::TermCounts terms = plane_terms.empty() ? accuracy::TermCounts(want.terms) : accuracy::TermCounts(plane_terms);
     if (d.scales.present()) {
         if (c.mode == Mode::exact && declined(scales_not_exact(d, want), r)) return;
         count_scale_roundings(d, want.terms);
@@ -230,7 +235,7 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     if (!d.post_ops.empty()) add_post_op_buffers(d, post.operands, post.prior_dst, b);
     const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
-    judge(d, b, o, c.mode, exact, want.dst, want.magnitude, want.terms, contract, s, "", r,
+    judge(d, b, o, c.mode, exact, want.dst, want.magnitude, terms, contract, s, "", r,
           bounds.empty() ? nullptr : &bounds);
 }
 

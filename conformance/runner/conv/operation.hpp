@@ -51,11 +51,19 @@ struct StoredConvData {
 };
 StoredConvData stored_conv_data(const Case& c);
 
+// Whether reference_sums takes the GEMM evaluator for a generated case of descriptor d in `mode`.
+bool gemm_reference_sums(const ConvDescriptor& d, accuracy::Mode mode);
+// Whether a generated case keeps one plane's term counts instead of one per output (conv/check.cpp): the GEMM
+// evaluator's sums without scales or post-ops.
+bool plane_term_counts_only(const ConvDescriptor& d, accuracy::Mode mode);
 // The reference's sums for a generated exact- or bound-mode case (conv/reference_sums.cpp): bound mode's f32, f16
 // and bf16 cases on the GEMM evaluator (reference/gemm_summation.hpp) where this CPU runs it, every other case
-// on the definition's bits (fast_convolution_summation).
+// on the definition's bits (fast_convolution_summation). With `plane_terms`, the GEMM evaluator leaves the result's
+// terms empty and gives one output plane's counts there, for every plane (accuracy::TermCounts reads them so);
+// the definition's evaluator fills terms and leaves *plane_terms empty.
 reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mode, std::span<const double> src,
-                                     std::span<const double> weights, std::span<const double> bias);
+                                     std::span<const double> weights, std::span<const double> bias,
+                                     std::vector<std::int64_t>* plane_terms = nullptr);
 
 // ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (conv/stress.cpp).

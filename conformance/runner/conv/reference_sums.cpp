@@ -19,12 +19,24 @@ bool wide_float(DataType t) { return t == DataType::f32 || t == DataType::f16 ||
 
 }  // namespace
 
+bool gemm_reference_sums(const ConvDescriptor& d, accuracy::Mode mode) {
+    return mode == accuracy::Mode::bound && wide_float(d.src_dtype()) && wide_float(d.weights_dtype()) &&
+           (!d.has_bias || wide_float(d.bias_dtype())) && reference::gemm_summation_available();
+}
+
+bool plane_term_counts_only(const ConvDescriptor& d, accuracy::Mode mode) {
+    return !d.scales.present() && d.post_ops.empty() && gemm_reference_sums(d, mode);
+}
+
 reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mode, std::span<const double> src,
-                                     std::span<const double> weights, std::span<const double> bias) {
-    const bool gemm = mode == accuracy::Mode::bound && wide_float(d.src_dtype()) && wide_float(d.weights_dtype()) &&
-                      (!d.has_bias || wide_float(d.bias_dtype())) && reference::gemm_summation_available();
-    return gemm ? reference::gemm_convolution_summation(d, src, weights, bias)
-                : reference::fast_convolution_summation(d, src, weights, bias);
+                                     std::span<const double> weights, std::span<const double> bias,
+                                     std::vector<std::int64_t>* plane_terms) {
+    const bool gemm = gemm_reference_sums(d, mode);
+    if (plane_terms != nullptr) plane_terms->clear();
+    if (!gemm) return reference::fast_convolution_summation(d, src, weights, bias);
+    if (plane_terms == nullptr) return reference::gemm_convolution_summation(d, src, weights, bias);
+    *plane_terms = reference::plane_term_counts(d);
+    return reference::gemm_convolution_sums(d, src, weights, bias);
 }
 
 }  // namespace convcheck::runner::detail

@@ -31,6 +31,14 @@ bool gemm_summation_available();
 ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const double> src_ncx,
                                       std::span<const double> weights_oix, std::span<const double> bias,
                                       int threads = 0);
+// The same sums and magnitudes without the per-output term counts (`terms` left empty): every output plane (one
+// (n, oc)) has the same counts, plane_term_counts(d), so a caller that reads them as a repeated pattern
+// (accuracy::TermCounts) needs no array of one count per output.
+ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double> src_ncx,
+                                 std::span<const double> weights_oix, std::span<const double> bias, int threads = 0);
+// One output plane's term counts ([out...]; every (n, oc) has the same): IC_G times the taps that land inside the
+// input along each axis, plus one for a bias.
+std::vector<std::int64_t> plane_term_counts(const ConvDescriptor& d);
 
 // The bytes gemm_convolution_summation holds beyond its result, at most, on `threads` threads (0: one per core):
 // |weights| 8W, and per thread its im2col block and that block's magnitudes (2 x 8 K C, K = IC_G * taps, C its

@@ -105,7 +105,7 @@ double error_bound(const Contract& c, double exact, double magnitude, std::int64
 // Every output's bound under the contract: error_bound with each output's own M and n, or with the
 // tensor's largest M and n for a whole-tensor bound.
 std::vector<double> error_bounds(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                                 std::span<const std::int64_t> terms);
+                                 TermCounts terms);
 // The M and n a bound uses for output i: its own, or the tensor's largest (whole-tensor bound).
 struct BoundScale {
     bool whole_tensor = false;
@@ -114,7 +114,7 @@ struct BoundScale {
     double magnitude(double own) const { return whole_tensor ? max_magnitude : own; }
     std::int64_t terms(std::int64_t own) const { return whole_tensor ? max_terms : own; }
 };
-BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, std::span<const std::int64_t> terms);
+BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, TermCounts terms);
 
 // CC layers (docs/cc.md, "CC accuracy contract"): the backend computes the weights W = K_theta(D)
 // itself, in its own precision, so its W~ differs from the reference's W. With
@@ -161,7 +161,7 @@ using OnMismatch = std::function<void(std::int64_t)>;
 // got: the backend's output widened to double, in the same order as want (NCX for conv).
 // A NaN or infinity in `got` where `want` rounds to a finite value is a mismatch.
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         std::span<const std::int64_t> terms, std::span<const double> got,
+                         TermCounts terms, std::span<const double> got,
                          const OnMismatch& on_mismatch = {});
 // The CC comparison: as compare_bound, with cc_error_bound and weight_error per output.
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
@@ -170,7 +170,7 @@ Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std
 // Bound mode with each output's allowed |got - want| given (a contract derived elsewhere: the CC
 // backward pass's, docs/cc-backward.md); no statistical checks (the bounds are not one rounding model).
 Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                               std::span<const std::int64_t> terms, std::span<const double> got,
+                               TermCounts terms, std::span<const double> got,
                                std::vector<double> bounds, const OnMismatch& on_mismatch = {});
 Comparison compare_exact(std::span<const double> want, std::span<const double> got,
                          const OnMismatch& on_mismatch = {});

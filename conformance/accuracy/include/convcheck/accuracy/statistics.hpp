@@ -21,10 +21,39 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace convcheck::accuracy {
 
 struct Contract;
+
+// The outputs' term counts n: one per output, or a shorter pattern repeated along the outputs (output i has
+// counts[i % counts.size()]): a forward convolution's count depends on the output's spatial position only, so one
+// plane's counts, repeated for every (n, oc), give every output's without an array of them (reference/
+// gemm_summation.hpp). A per-output array is the pattern of period the tensor's size.
+struct TermCounts {
+    std::span<const std::int64_t> counts;
+    TermCounts(std::span<const std::int64_t> per_output_or_pattern) : counts(per_output_or_pattern) {}
+    TermCounts(const std::vector<std::int64_t>& per_output_or_pattern) : counts(per_output_or_pattern) {}
+    std::int64_t at(std::size_t i) const { return counts[i % counts.size()]; }
+    // whether the counts give `outputs` outputs theirs: the pattern repeats a whole number of times
+    bool covers(std::size_t outputs) const { return counts.empty() ? outputs == 0 : outputs % counts.size() == 0; }
+};
+// Reads TermCounts in output order without a division per output.
+class TermCursor {
+public:
+    explicit TermCursor(const TermCounts& t) : begin_(t.counts.data()), end_(t.counts.data() + t.counts.size()), at_(begin_) {}
+    std::int64_t next() {
+        const std::int64_t n = *at_;
+        if (++at_ == end_) at_ = begin_;
+        return n;
+    }
+
+private:
+    const std::int64_t* begin_;
+    const std::int64_t* end_;
+    const std::int64_t* at_;
+};
 
 // Statistics apply to cases with at least this many outputs (TOSA: T >= 1000 tests per set). At
 // T = 1000 a bias of 0.2 sigma per output reaches the bias limit (0.2 * 1000 = sqrt(40 * 1000)).
@@ -63,7 +92,7 @@ bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms);
 // with `statistical` false only the vacuous outputs are counted (CC layers: the model above does
 // not cover their weight error).
 Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                            std::span<const std::int64_t> terms, std::span<const double> got,
+                            TermCounts terms, std::span<const double> got,
                             std::span<const double> bound, bool statistical);
 
 }  // namespace convcheck::accuracy
