@@ -553,10 +553,11 @@ const convcheck_api api = [] {
     support::takes_mixed_dtypes<support::PrepareTag<prepare>> = true;  // forward: each tensor's own data type
     support::add_conv<prepare>(a, conv_query);
     // an f32 bias, ABI 1.7's general output and per-channel zero points (onednn_quantized.cpp); per-output-channel
-    // weights zero points (1.8) reach its query, which declines them in oneDNN's words
+    // weights zero points (1.8) reach its query, which declines them in oneDNN's words; per-output-channel dst scales
+    // (1.9) go into its per-channel output scales
     support::add_quantized<prepare>(support::kQuantizedF32Bias | support::kQuantizedGeneralOutput |
                                     support::kQuantizedChannelZeroPoints | support::kQuantizedWeightsZeroPoints |
-                                    support::kQuantizedS32ZeroPoints);
+                                    support::kQuantizedS32ZeroPoints | support::kQuantizedDstScales);
     support::add_post_ops<prepare>(convcheck_onednn::post_ops_accepts);
     support::add_scales<prepare>(scales_accepts);  // asked of oneDNN, declined in its words (scales_accepts)
     support::add_backward<prepare, backward_query, backward_execute>(a);

@@ -8,7 +8,8 @@
 //               point on in-bounds taps only (its compensation); it takes no weights zero point (a case with one is
 //               declined).
 //   scales      attr.set_output_scales: M(oc) = src_scale * weights_scale(oc) / dst_scale, in f32, common (mask 0)
-//               or per output channel (mask 1 << 1, dst's dim 1); applied in f32 to the s32 accumulator plus bias.
+//               or per output channel (mask 1 << 1, dst's dim 1; the weights scales or, ABI 1.9, the dst scales per
+//               output channel); applied in f32 to the s32 accumulator plus bias.
 //   f32 bias    the case's f32 bias is added after src_scale * weights_scale(oc) (current oneDNN's int8 bias); oneDNN
 //               2.x adds the bias before the output scales, in the accumulator's units: dst = M(oc) * (acc + bias).
 //               The plugin passes bias(oc) / S(oc), S(oc) = src_scale * weights_scale(oc), where that is exact and
@@ -85,10 +86,12 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
         if (d.pads_begin[a] < 0 || d.pads_end[a] < 0)
             return "a negative pad: the plugin's crop adaptation copies float tensors only";
     if (const convcheck_post_ops* ops = chain_post_ops(d)) {
-        if (q.dst_scale != 1.0f || q.dst_zero_point != 0 || dst_zero_points)
+        if (q.dst_scale != 1.0f || support::per_channel_dst_scales(q) || q.dst_zero_point != 0 || dst_zero_points)
             return "post-ops with a dst scale or zero point: oneDNN 2.6 applies one output scale (src_scale * "
                    "weights_scale / dst_scale, primitive_attr::set_output_scales) before the post-ops, so its post-ops "
-                   "would see the value divided by dst_scale " + std::to_string(q.dst_scale) + " and before the dst "
+                   "would see the value divided by dst_scale " +
+                   (support::per_channel_dst_scales(q) ? std::string("(per channel)") : std::to_string(q.dst_scale)) +
+                   " and before the dst "
                    "zero point " + (dst_zero_points ? std::string("(per channel)") : std::to_string(q.dst_zero_point)) +
                    "; the case applies both after them";
         if (const std::string why = post_ops_accepts(d, *ops); !why.empty()) return why;
@@ -100,7 +103,9 @@ std::string untaken(const convcheck_conv_desc& d, const convcheck_quantization& 
                    "f32 bias is added after src_scale * weights_scale, which the plugin can pass exactly as "
                    "bias / (src_scale * weights_scale) only when that product and dst_scale are powers of two: " + what;
         };
-        if (!power_of_two(q.dst_scale)) return why("dst_scale " + std::to_string(q.dst_scale) + " is not");
+        for (int64_t o = 0; o < (support::per_channel_dst_scales(q) ? d.out_channels : 1); ++o)
+            if (!power_of_two(support::dst_scale(q, o)))
+                return why("dst_scale(" + std::to_string(o) + ") " + std::to_string(support::dst_scale(q, o)) + " is not");
         for (int64_t o = 0; o < q.weights_scale_count; ++o)
             if (!power_of_two(double(q.src_scale) * double(q.weights_scales[o])))
                 return why("src_scale * weights_scale(" + std::to_string(o) + ") = " +
@@ -129,10 +134,13 @@ dnnl::convolution_forward::primitive_desc make_pd(convcheck_plugin& p, const con
                                                spatial(d, d.pads_begin), spatial(d, d.pads_end));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // per output channel where the weights scales or (ABI 1.9) the dst scales are
+    const bool per_oc = q.weights_scale_count > 1 || support::per_channel_dst_scales(q);
     std::vector<float> scales;
-    for (int64_t o = 0; o < q.weights_scale_count; ++o)
-        scales.push_back(static_cast<float>(double(q.src_scale) * double(q.weights_scales[o]) / double(q.dst_scale)));
-    attr.set_output_scales(q.weights_scale_count == 1 ? 0 : 1 << 1, scales);
+    for (int64_t o = 0; o < (per_oc ? d.out_channels : 1); ++o)
+        scales.push_back(static_cast<float>(double(q.src_scale) * double(support::weights_scale(q, o)) /
+                                            double(support::dst_scale(q, o))));
+    attr.set_output_scales(per_oc ? 1 << 1 : 0, scales);
     // per channel (ABI 1.7): mask 1 << 1, one zero point per channel of the tensor's dim 1, given at execution
     // (oneDNN 2.6 refuses per-channel zero points known at this call: "could not set zero points primitive attribute")
     if (q.src_zero_point_count > 1)
