@@ -209,32 +209,29 @@ double cc_error_bound(const Contract& c, double exact, double magnitude, std::in
     return output_error_bound(c, exact, accumulated);
 }
 
-namespace {
-
-// The largest finite value of a non-fp8 output type: an exact value no larger in magnitude rounds to a finite one.
-double largest_finite_output(DataType dtype) {
+double largest_finite(DataType dtype) {
     switch (dtype) {
         case DataType::f32: return std::numeric_limits<float>::max();
         case DataType::f16: return 65504.0;
         case DataType::bf16: return 3.3895313892515355e38;  // 0x7F7F
-        default: return std::numeric_limits<double>::max();  // f64 (fp8 takes the full path)
+        case DataType::f64: return std::numeric_limits<double>::max();
+        case DataType::f8_e4m3: return 448.0;
+        case DataType::f8_e5m2: return 57344.0;
     }
+    return std::numeric_limits<double>::max();
 }
-
-}  // namespace
 
 double bound_fraction(const Contract& c, double want, double got, double bound) {
     // the common case first: a finite exact value inside a non-fp8 output type's range rounds to a finite value, so
     // none of the special cases below applies (the same result, without rounding `want` for every output)
-    if (!is_fp8(c.output_dtype) && std::fabs(want) <= largest_finite_output(c.output_dtype)) {
+    if (!is_fp8(c.output_dtype) && std::fabs(want) <= largest_finite(c.output_dtype)) {
         if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
         const double err = std::fabs(got - want);
         return err == 0.0 ? 0.0 : err / bound;
     }
     // a declared saturating fp8 conversion: the right answer past the range is the largest normal (accuracy.hpp)
     if (fp8_saturates(c) && std::isfinite(want)) {
-        const double largest = c.output_dtype == DataType::f8_e4m3 ? 448.0 : 57344.0;
-        want = std::clamp(want, -largest, largest);
+        want = std::clamp(want, -largest_finite(c.output_dtype), largest_finite(c.output_dtype));
     }
     const double rounded = round_to_output(c, want);
     if (std::isinf(rounded) && got == rounded) return 0.0;  // the exact value overflows the output type; inf is right

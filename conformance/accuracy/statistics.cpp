@@ -11,18 +11,6 @@ namespace convcheck::accuracy {
 
 namespace {
 
-double largest_finite(DataType dtype) {
-    switch (dtype) {
-        case DataType::f32: return std::numeric_limits<float>::max();
-        case DataType::f16: return 65504.0;
-        case DataType::bf16: return 3.3895313892515355e38;  // 0x7F7F
-        case DataType::f64: return std::numeric_limits<double>::max();
-        case DataType::f8_e4m3: return 448.0;
-        case DataType::f8_e5m2: return 57344.0;
-    }
-    return std::numeric_limits<double>::max();
-}
-
 // TOSA's factors: the variance limit is 4 times the model's variance, the bias limit sqrt(10) times
 // the standard deviation that variance limit allows (Chebyshev: a false bias failure has
 // probability <= 1/10 even with no distribution assumed; about 3e-10 for a Gaussian sum).

@@ -69,6 +69,8 @@ struct Contract {
     // (core/float8.hpp, docs/fp8.md). Applies only where the output type is fp8.
     Fp8Overflow fp8_overflow = Fp8Overflow::non_saturating;
 };
+// The largest finite value of an output type (f32's FLT_MAX, f16's 65504, bf16's 0x7F7F, fp8's largest normal).
+double largest_finite(DataType dtype);
 // Whether the contract's fp8 overflow rule is the declared saturating one and applies (the output type is fp8).
 bool fp8_saturates(const Contract& c);
 // The exact value `exact` rounded once to the output type under the contract (an fp8 output's overflow rule as

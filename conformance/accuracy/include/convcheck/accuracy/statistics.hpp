@@ -35,7 +35,6 @@ struct TermCounts {
     std::span<const std::int64_t> counts;
     TermCounts(std::span<const std::int64_t> per_output_or_pattern) : counts(per_output_or_pattern) {}
     TermCounts(const std::vector<std::int64_t>& per_output_or_pattern) : counts(per_output_or_pattern) {}
-    std::int64_t at(std::size_t i) const { return counts[i % counts.size()]; }
     // whether the counts give `outputs` outputs theirs: the pattern repeats a whole number of times
     bool covers(std::size_t outputs) const { return counts.empty() ? outputs == 0 : outputs % counts.size() == 0; }
 };
