@@ -8,6 +8,8 @@
 #include "libtorch_backward.hpp"
 
 #include <ATen/Context.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/convolution_backward.h>
 #include <ATen/ops/zeros.h>
 
@@ -33,8 +35,44 @@ const char* backend_name(at::native::ConvBackend b) {
         case B::Cudnn: return "Cudnn";
         case B::CudaDepthwise2d: return "CudaDepthwise2d";
         case B::CudaDepthwise3d: return "CudaDepthwise3d";
+        case B::CudnnTranspose: return "CudnnTranspose";
+        case B::SlowTranspose2d: return "SlowTranspose2d";
+        case B::SlowTranspose3d: return "SlowTranspose3d";
         default: return "other";
     }
+}
+
+at::native::ConvBackend select_backend(const at::Tensor& src, const at::Tensor& weights, at::OptionalIntArrayRef bias_sizes,
+                                       const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                                       const std::vector<int64_t>& dilations, bool transposed,
+                                       const std::vector<int64_t>& output_padding, int64_t groups, bool need_backward) {
+#if TORCH_VERSION_MAJOR >= 2
+    // ATen 2: the public overload takes SymInts, expands a 1-D case to 2-D itself, and asks for a backward when grad
+    // mode is on and an input requires a gradient (tensors detached here: the caller's stay as they are)
+    const at::AutoGradMode grad_mode(need_backward);
+    const at::Tensor s = need_backward ? src.detach().requires_grad_(true) : src;
+    const at::Tensor w = need_backward ? weights.detach().requires_grad_(true) : weights;
+    const auto sym = [](const std::vector<int64_t>& v) { return c10::fromIntArrayRefSlow(v); };
+    const at::OptionalSymIntArrayRef bias =
+        bias_sizes ? at::OptionalSymIntArrayRef(c10::fromIntArrayRefSlow(*bias_sizes)) : at::OptionalSymIntArrayRef{};
+    return at::native::select_conv_backend(s, w, std::nullopt, sym(strides), sym(pads), sym(dilations), transposed,
+                                           sym(output_padding), c10::SymInt(groups), bias);
+#else
+    if (!need_backward) {  // the public overload, as at::convolution calls it
+        const c10::optional<at::Tensor> bias =
+            bias_sizes ? c10::optional<at::Tensor>(at::empty(*bias_sizes, src.options())) : c10::nullopt;
+        return at::native::select_conv_backend(src, weights, bias, strides, pads, dilations, transposed, output_padding,
+                                               groups);
+    }
+    // ATen 1: the overload with need_backward takes ConvParams, and a 1-D case as the 2-D view ATen computes
+    at::native::ConvParams params{strides, pads, dilations, transposed, output_padding, static_cast<int>(groups),
+                                  at::globalContext().benchmarkCuDNN(), at::globalContext().deterministicCuDNN(),
+                                  at::globalContext().userEnabledCuDNN(), at::globalContext().allowTF32CuDNN()};
+    if (src.dim() != 3) return at::native::select_conv_backend(src, weights, bias_sizes, true, params);
+    for (auto* v : {&params.stride, &params.padding, &params.dilation, &params.output_padding})
+        v->insert(v->begin(), v == &params.stride || v == &params.dilation ? 1 : 0);
+    return at::native::select_conv_backend(src.unsqueeze(2), weights.unsqueeze(2), bias_sizes, true, params);
+#endif
 }
 
 bool has_output_size(const convcheck_conv_desc& d) {
@@ -74,17 +112,11 @@ std::string copy_result(const at::Tensor& result, void* out, const std::vector<i
 
 namespace {
 
-// The backend at::convolution_backward dispatches to: ATen's own selection with need_backward
-// (select_conv_backend), on the 2-D view it takes of a 1-D case.
+// The backend at::convolution_backward dispatches to: ATen's own selection with need_backward.
 std::string implementation(const convcheck_conv_desc& l, const TorchArguments& g, const at::Tensor& src,
                            const at::Tensor& weights, const at::OptionalIntArrayRef bias) {
-    at::native::ConvParams params{g.strides, g.pads, g.dilations, false, g.no_output_padding, static_cast<int>(l.groups),
-                                  at::globalContext().benchmarkCuDNN(), at::globalContext().deterministicCuDNN(),
-                                  at::globalContext().userEnabledCuDNN(), at::globalContext().allowTF32CuDNN()};
-    if (l.rank != 1) return backend_name(at::native::select_conv_backend(src, weights, bias, true, params));
-    for (auto* v : {&params.stride, &params.padding, &params.dilation, &params.output_padding})
-        v->insert(v->begin(), v == &params.stride || v == &params.dilation ? 1 : 0);
-    return backend_name(at::native::select_conv_backend(src.unsqueeze(2), weights.unsqueeze(2), bias, true, params));
+    return backend_name(select_backend(src, weights, bias, g.strides, g.pads, g.dilations, false, g.no_output_padding,
+                                       l.groups, true));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ConvUtils.h>
+#include <torch/version.h>
 
 #include <string>
 #include <vector>
@@ -16,6 +17,13 @@ namespace convcheck_libtorch {
 
 // The name of an ATen ConvBackend, for the implementation string.
 const char* backend_name(at::native::ConvBackend b);
+
+// ATen's choice of kernel for at::convolution's arguments (at::native::select_conv_backend), need_backward: as for
+// inputs that require gradients. ATen 1.x takes IntArrayRefs (and ConvParams for a backward); ATen 2.x SymInts.
+at::native::ConvBackend select_backend(const at::Tensor& src, const at::Tensor& weights, at::OptionalIntArrayRef bias_sizes,
+                                       const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                                       const std::vector<int64_t>& dilations, bool transposed,
+                                       const std::vector<int64_t>& output_padding, int64_t groups, bool need_backward);
 
 // The spec's output size on every axis is defined (strides >= 1); otherwise ATen decides alone.
 bool has_output_size(const convcheck_conv_desc& d);

@@ -76,6 +76,7 @@ struct convcheck_plugin {
 using convcheck_libtorch::aten_errors;
 using convcheck_libtorch::backend_name;
 using convcheck_libtorch::copy_result;
+using convcheck_libtorch::select_backend;
 using convcheck_libtorch::has_output_size;
 using convcheck_libtorch::over;
 using convcheck_libtorch::plan_for;
@@ -211,8 +212,8 @@ struct Prepared : convcheck_conv_plan {
         if (post_ops) result = convcheck_libtorch::apply_post_ops(desc, *ops_copy.get(), args, g.dst_dims, result).to(type);
         const std::string implementation =
             std::string("libtorch:") +
-            backend_name(at::native::select_conv_backend(src, weights, bias, g.strides, g.pads, g.dilations, false,
-                                                         g.no_output_padding, l.groups)) +
+            backend_name(select_backend(src, weights, bias ? at::OptionalIntArrayRef(bias->sizes()) : c10::nullopt,
+                                        g.strides, g.pads, g.dilations, false, g.no_output_padding, l.groups, false)) +
             support::adaptation_note(desc, adaptation) + (post_ops ? " + " + std::to_string(ops_copy.get()->count) + " ATen post-op(s)" : "");
         // A result of another shape than the spec's dst (or any result where the spec defines no
         // output size) is not copied: success with nothing written and the shape ATen returned

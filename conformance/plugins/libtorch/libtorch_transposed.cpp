@@ -25,6 +25,7 @@
 
 #include "convcheck/adaptation/transposed_form.hpp"
 #include "convcheck/plugin_transposed.hpp"
+#include "libtorch_backward.hpp"
 #include "libtorch_tensors.hpp"
 #include "libtorch_transposed.hpp"
 
@@ -90,8 +91,8 @@ std::string aten_declines(const convcheck_conv_transposed_desc& t) {
                "before the bias is added)";
     const auto options = at::TensorOptions().dtype(at::kBFloat16);
     const at::Tensor src = at::empty(g.src_dims, options), weights = at::empty(g.wei_dims, options);
-    const auto backend = at::native::select_conv_backend(src, weights, c10::nullopt, g.strides, g.pads, g.dilations, true,
-                                                         g.output_padding, t.groups);
+    const auto backend = select_backend(src, weights, c10::nullopt, g.strides, g.pads, g.dilations, true, g.output_padding,
+                                        t.groups, false);
     if (backend == at::native::ConvBackend::SlowTranspose2d || backend == at::native::ConvBackend::SlowTranspose3d)
         return "ATen 1.13 computes this bf16 case with slow_conv_transpose2d/3d, which is not implemented for "
                "'BFloat16' (its oneDNN path, which has bf16, is not taken on this CPU)";
