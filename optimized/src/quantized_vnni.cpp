@@ -30,6 +30,9 @@ constexpr i64 kRunOverhead = 12;
 // res2_1x1_256 0.121 against 0.119, 0.149, 0.152 (the accumulators stay in L1, and one piece's requantization runs
 // beside the next one's tiles)
 constexpr i64 kAmxPiece = 32;
+// The copies of the images run together (VnniPath::run): as many images as fit in this many bytes per thread (about
+// half an L2: the copies are read back while they are there), at least one.
+constexpr i64 kImagesCopyBytes = i64{512} << 10;
 
 bool cpu_has_avx512_vnni() {
     static const bool has = cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
@@ -263,12 +266,24 @@ void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) co
     // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
     const i64 slack = row_runs_ ? 64 : 0;
-    const Workspace<std::uint8_t> copy(in_place ? 0 : copy_spatial_ * pitch_ + slack);
-    if (slack) std::memset(copy.get() + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
-    for (i64 n = 0; n < g_.N; ++n) {
-        const std::uint8_t* image = static_cast<const std::uint8_t*>(src) + n * g_.in_spatial * g_.C;
-        if (!in_place) copy_image(src, n, copy.get()), image = copy.get();
-        dense_rows(image, n, dst, requantize);
+    const i64 image_bytes = in_place ? g_.in_spatial * g_.C : copy_spatial_ * pitch_ + slack;
+    // images together, as many as kImagesCopyBytes of copies hold (all where src is read in place): one fork and join
+    // for their copies and one for their rows, whose items then are the images' (each output is still one item's)
+    const i64 threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    const i64 images = in_place ? g_.N : std::clamp<i64>(threads * kImagesCopyBytes / image_bytes, 1, g_.N);
+    const Workspace<std::uint8_t> copy(in_place ? 0 : images * image_bytes);
+    for (i64 i = 0; i < (slack ? images : 0); ++i)
+        std::memset(copy.get() + i * image_bytes + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
+    for (i64 n0 = 0; n0 < g_.N; n0 += images) {
+        const i64 count = std::min(images, g_.N - n0);
+        const std::uint8_t* first = static_cast<const std::uint8_t*>(src) + n0 * image_bytes;
+        if (!in_place) {
+            parallel_for_joined(tbb::blocked_range<i64>(0, count), [&](const tbb::blocked_range<i64>& r) {
+                for (i64 i = r.begin(); i < r.end(); ++i) copy_image(src, n0 + i, copy.get() + i * image_bytes);
+            });
+            first = copy.get();
+        }
+        dense_rows(first, image_bytes, n0, count, dst, requantize);
     }
 }
 
@@ -317,18 +332,20 @@ i64 vnni_run_length(i64 span, i64 others, int threads) {
 // apart: with unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
 // pixels apart, the last padded[2] - out[2] of each row no output (computed and dropped); otherwise a run is one
 // output row.
-void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requantizer& requantize) const {
+void VnniPath::dense_rows(const std::uint8_t* copy, i64 image_bytes, i64 n0, i64 images, void* dst,
+                          const Requantizer& requantize) const {
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
     const bool plane = !amx_ || phased_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
     const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
     const i64 wv = offsets || !plane ? g_.out[2] : phase_extent_[2];      // (virtual) pixels per row
     const i64 span = plane ? (g_.out[1] - 1) * wv + g_.out[2] : g_.out[2];  // of a sequence
-    const i64 sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
+    const i64 image_sequences = g_.out[0] * (plane ? 1 : g_.out[1]);
     // runs of 64 to 1,024 pixels, a multiple of 32 (only a sequence's last run ends in a narrower tile), at least 8
     // per sequence where it is long enough, for the threads to share; measured on res2_3x3, res2_1x1_reduce and
     // res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower than 1,024, 256 5-10 %
     // (for more threads shorter where a greedy schedule then ends sooner: vnni_run_length)
-    const i64 run_length = vnni_run_length(span, g_.G * chunks * sequences, std::max(1, tbb::this_task_arena::max_concurrency()));
+    const i64 run_length =
+        vnni_run_length(span, images * g_.G * chunks * image_sequences, std::max(1, tbb::this_task_arena::max_concurrency()));
     const i64 runs = (span + run_length - 1) / run_length;
     std::vector<i64> tap_offset;  // each step's first tap
     for (i64 step = 0; step < steps; ++step)
@@ -350,19 +367,25 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 n, void* dst, const Requ
     for (i64 v = 0; v < static_cast<i64>(pixel_offset.size()); ++v)
         pixel_offset[static_cast<std::size_t>(v)] =
             ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
-    // consecutive items share a chunk's weights: item = ((group * chunks + chunk) * sequences + sequence) * runs + run
-    parallel_for_joined(tbb::blocked_range<i64>(0, g_.G * chunks * sequences * runs), [&](const tbb::blocked_range<i64>& items) {
+    // consecutive items share a chunk's weights and an image: item = (((image * G + group) * chunks + chunk) *
+    // sequences + sequence) * runs + run, or with the image inside the chunk where a chunk's weights outweigh an
+    // image's src (read by each chunk)
+    const bool chunk_outer = images > 1 && steps * quads * 64 * 4 > image_bytes;
+    parallel_for_joined(tbb::blocked_range<i64>(0, images * g_.G * chunks * image_sequences * runs), [&](const tbb::blocked_range<i64>& items) {
         const Workspace<std::int32_t> acc(rule ? 0 : (amx_ ? std::min(kAmxPiece, run_length) : run_length) * 64);
         std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
         if (amx_) amx_begin(amx_k_bytes_);
         for (i64 item = items.begin(); item < items.end(); ++item) {
-            const i64 run = item % runs, sequence = (item / runs) % sequences, chunk = (item / (runs * sequences)) % chunks;
-            const i64 gr = item / (runs * sequences * chunks), block = gr * blocks_ + chunk * 4;
+            const i64 run = item % runs, sequence = (item / runs) % image_sequences;
+            const i64 rest = item / (runs * image_sequences);  // (image, group, chunk) or (group, chunk, image)
+            const i64 image = chunk_outer ? rest % images : rest / (g_.G * chunks), n = n0 + image;
+            const i64 chunk = (chunk_outer ? rest / images : rest) % chunks;
+            const i64 gr = (chunk_outer ? rest / images / chunks : rest / chunks) % g_.G, block = gr * blocks_ + chunk * 4;
             const i64 y0 = plane ? sequence : sequence / g_.out[1], y1 = plane ? 0 : sequence % g_.out[1];
             const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
             const i64 pixel_step = (phased_ ? 1 : g_.stride[2]) * pitch_;  // AMX
-            const std::uint8_t* plane_src = copy + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
+            const std::uint8_t* plane_src = copy + image * image_bytes + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
             // the outputs of virtual pixels [a, b) of the sequence, whose accumulators start at acc_a (pixel a's)

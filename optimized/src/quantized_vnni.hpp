@@ -119,7 +119,9 @@ private:
     void copy_phases(const void* src, std::int64_t n, std::uint8_t* copy) const;
     bool direct() const;
     std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
-    void dense_rows(const std::uint8_t* copy, std::int64_t n, void* dst, const Requantizer& requantize) const;
+    // the rows of images n0 .. n0 + images - 1, whose copies (or src) lie image_bytes apart from `copy`
+    void dense_rows(const std::uint8_t* copy, std::int64_t image_bytes, std::int64_t n0, std::int64_t images, void* dst,
+                    const Requantizer& requantize) const;
     void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
     void depthwise_run(const void* src, void* dst, const Requantizer& requantize) const;
     void store_row(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t n, std::int64_t y_row,
