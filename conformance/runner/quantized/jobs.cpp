@@ -105,6 +105,7 @@ nlohmann::json quantized_features(const Case& c) {
     features["dtype"] = std::string(to_string(q.src)) + ":" + std::string(to_string(q.weights)) + ":" +
                         std::string(to_string(q.dst));
     features["per_channel_scales"] = q.per_channel_scales;
+    features["per_channel_dst_scales"] = !q.dst_scales.empty();
     features["zero_points"] = q.src_zero_point != 0 || q.weights_zero_point != 0 || q.dst_zero_point != 0 ||
                               q.per_channel_src_zero_points || q.per_channel_dst_zero_points ||
                               q.per_channel_weights_zero_points;

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "convcheck/runner/results.hpp"
 #include "convcheck/runner/session.hpp"
 #include "convcheck/runner/suites.hpp"
 
@@ -101,4 +102,15 @@ TEST(QuantizedGeneral, QdqF32SumDeclinesWhatAModelHasNot) {
         EXPECT_EQ(r.status, Status::unsupported) << descriptor << ": " << r.reason;
         EXPECT_NE(r.reason.find("ONNX QDQ model"), std::string::npos) << r.reason;
     }
+}
+
+// The results' features name dst scales per output channel (dsc=a:b:...) apart from one dst scale.
+TEST(QuantizedGeneral, FeaturesNamePerChannelDstScales) {
+    const auto features_of = [](const char* descriptor) {
+        return features(expand("general", {SuiteEntry(descriptor, "b")}, 1, "").front());
+    };
+    EXPECT_TRUE(features_of(kQdqLongSumRelu).at("per_channel_dst_scales").get<bool>());
+    EXPECT_TRUE(features_of(kQdqLongSumRelu).at("per_channel_scales").get<bool>());
+    EXPECT_FALSE(features_of(kQdqLongSum).at("per_channel_dst_scales").get<bool>());
+    EXPECT_FALSE(features_of(kReluSum).at("per_channel_dst_scales").get<bool>());
 }
