@@ -7,6 +7,7 @@
 //   convcheck_bench_backward [--threads 1,2] [--batch 8] [--shapes all|name,name...] [--min-time SECONDS]
 //                            [--clock wall|cpu]
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -76,9 +77,12 @@ int main(int argc, char** argv) {
     const std::vector<std::string> wanted = bench::split_list(shapes_text);
     std::printf("Backward passes, f32, NHWC+HWIO buffers (ours) vs oneDNN 2.6 format_tag::any (its best layout); "
                 "ratio = oneDNN ms / ours (> 1: ours is faster); bwd_w includes diff_bias\n\n");
-    std::printf("| set | shape | n | thr | pass | implementation | ms | GFLOP/s | oneDNN ms | vs oneDNN best |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| set | shape | n | thr | pass | implementation | ms | GFLOP/s | scaling | oneDNN ms | vs oneDNN best |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::map<std::pair<int, std::string>, std::vector<double>> ratios;  // (threads, pass) -> ratios
+    // scaling efficiency: the 1-thread time over t times this one (100 %: t threads t times faster)
+    std::map<std::pair<int, std::string>, std::vector<double>> efficiency;  // (threads, pass) -> each row's
+    std::map<std::string, double> ms_at_one_thread;                          // shape/n/pass -> ms
     for (const auto& shape : bench::all_shapes()) {
         if (shape.set != "resnet50" && shape.set != "mobilenet_v2") continue;
         if (shapes_text != "all" && std::find(wanted.begin(), wanted.end(), shape.name) == wanted.end()) continue;
@@ -100,9 +104,17 @@ int main(int argc, char** argv) {
                         std::snprintf(b, sizeof b, "%.2f", *theirs / ours.ms);
                         ratio = b;
                     }
-                    std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %s | %s |\n", shape.set.c_str(),
-                                shape.name.c_str(), n, t, std::string(to_string(pass)).c_str(), ours.implementation.c_str(),
-                                ours.ms, gflops, onednn.c_str(), ratio.c_str());
+                    const std::string pass_name(to_string(pass)), key = shape.name + "/" + std::to_string(n) + "/" + pass_name;
+                    if (t == 1) ms_at_one_thread[key] = ours.ms;
+                    std::string scaling = "-";
+                    if (t > 1 && ms_at_one_thread.count(key)) {
+                        const double e = ms_at_one_thread[key] / (ours.ms * t);
+                        efficiency[{t, pass_name}].push_back(e);
+                        scaling = std::to_string(static_cast<int>(100.0 * e + 0.5)) + "%";
+                    }
+                    std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %s | %s | %s |\n", shape.set.c_str(),
+                                shape.name.c_str(), n, t, pass_name.c_str(), ours.implementation.c_str(), ours.ms, gflops,
+                                scaling.c_str(), onednn.c_str(), ratio.c_str());
                     std::fflush(stdout);
                 }
     }
@@ -112,6 +124,16 @@ int main(int argc, char** argv) {
         for (const double r : values) log_sum += std::log(r);
         std::printf("| %d | %s | %zu | **%.2f** |\n", key.first, key.second.c_str(), values.size(),
                     std::exp(log_sum / static_cast<double>(values.size())));
+    }
+    if (!efficiency.empty())
+        std::printf("\nScaling efficiency of ours (the 1-thread time / (threads x this)):\n\n| threads | pass | rows | geomean | "
+                    "lowest |\n|---|---|---|---|---|\n");
+    for (const auto& [key, values] : efficiency) {
+        double log_sum = 0;
+        for (const double e : values) log_sum += std::log(e);
+        std::printf("| %d | %s | %zu | %.0f %% | %.0f %% |\n", key.first, key.second.c_str(), values.size(),
+                    100.0 * std::exp(log_sum / static_cast<double>(values.size())),
+                    100.0 * *std::min_element(values.begin(), values.end()));
     }
     return 0;
 }

@@ -106,14 +106,15 @@ int main(int argc, char** argv) {
     std::printf("\nratios are oneDNN time / optimized time (> 1: optimized is faster); times are the minimum of "
                 "repeated runs, clock: %s\n\n",
                 clock == "cpu" ? "process CPU time / threads" : "wall");
-    std::printf("| set | shape | n | thr | path | ms (NHWC) | GFLOP/s | %% peak | vs oneDNN best | ms (NCHW) | "
+    std::printf("| set | shape | n | thr | path | ms (NHWC) | GFLOP/s | %% peak | scaling | vs oneDNN best | ms (NCHW) | "
                 "vs oneDNN NCHW | vs oneDNN NHWC | vs NCHW prim | vs NHWC prim |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 
     std::map<std::pair<int, bool>, std::vector<double>> vs_best;
     std::map<int, std::vector<double>> vs_plain_ncx, vs_plain_nxc, vs_prim_ncx, vs_prim_nxc;
     std::map<std::string, double> ms_at_one_thread;
     std::vector<double> speedups;
+    std::map<int, std::vector<double>> efficiency;  // per thread count: each row's scaling efficiency (NHWC)
     // the dense rows' GFLOP/s by oneDNN's best layout, and the most GFLOP/s any row reached (ours or oneDNN's), per
     // thread count, of the products that read inside the image (inside_macs)
     std::map<int, std::vector<double>> dense_onednn_gflops;
@@ -152,10 +153,17 @@ int main(int argc, char** argv) {
                     const std::string key = shape.name + "/" + std::to_string(n);
                     if (t == 1) ms_at_one_thread[key] = ours.ms;
                     if (t == 2 && ms_at_one_thread.count(key)) speedups.push_back(ms_at_one_thread[key] / ours.ms);
-                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %.0f%% | %s | %.3f | %s | %s | %s | %s |\n",
+                    // scaling efficiency: the 1-thread time over t times this one (100 %: t threads t times faster)
+                    std::string scaling = "-";
+                    if (t > 1 && ms_at_one_thread.count(key)) {
+                        const double e = ms_at_one_thread[key] / (ours.ms * t);
+                        efficiency[t].push_back(e);
+                        scaling = std::to_string(static_cast<int>(100.0 * e + 0.5)) + "%";
+                    }
+                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %.0f%% | %s | %s | %.3f | %s | %s | %s | %s |\n",
                                 set.c_str(),
                                 shape.name.c_str(), n, t, ours.path.c_str(), ours.ms, gflops, 100.0 * gflops / peak[t],
-                                fmt_ratio(dn_nxc.best_ms, ours.ms).c_str(), ours_ncx.ms,
+                                scaling.c_str(), fmt_ratio(dn_nxc.best_ms, ours.ms).c_str(), ours_ncx.ms,
                                 fmt_ratio(dn_ncx.plain_ms, ours_ncx.ms).c_str(),
                                 fmt_ratio(dn_nxc.plain_ms, ours.ms).c_str(),
                                 fmt_ratio(dn_ncx.plain_primitive_ms, ours_ncx.ms).c_str(),
@@ -187,6 +195,10 @@ int main(int argc, char** argv) {
                     t, 100.0 * share, top, 1.0 / share, 105.0 * share);
     }
     if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
+    for (const auto& [t, e] : efficiency)
+        std::printf("  %d threads: scaling efficiency (optimized, NHWC; the 1-thread time / (%d x this)): geomean %.0f %%, "
+                    "lowest row %.0f %%\n",
+                    t, t, 100.0 * geomean(e), 100.0 * *std::min_element(e.begin(), e.end()));
     if (with_cc) cc_table(threads, batches, min_time);
 #ifdef CONVCHECK_BENCH_LIBTORCH
     if (with_cc_torch) bench::cc_torch_table(threads, batches, min_time);

@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
     std::printf("int8 convolution, dt=%s, s32 bias, per-output-channel weights scales, %s; ratios are oneDNN time / "
                 "optimized time (> 1: optimized is faster); times are the minimum of repeated runs, clock: %s\n\n",
                 dt.c_str(), zero_points ? "src zero point 3, dst zero point 5" : "no zero points", clock.c_str());
-    std::printf("| set | shape | n | thr | path | ms (NHWC) | GOP/s | vs oneDNN best | vs oneDNN NHWC |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
-    std::map<std::pair<std::string, int>, std::vector<double>> vs_best, vs_nhwc;
+    std::printf("| set | shape | n | thr | path | ms (NHWC) | GOP/s | scaling | vs oneDNN best | vs oneDNN NHWC |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    std::map<std::pair<std::string, int>, std::vector<double>> vs_best, vs_nhwc, efficiency;
+    std::map<std::string, double> ms_at_one_thread;  // shape/n -> ms
     for (const auto& set : sets)
         for (const auto& shape : bench::all_shapes()) {
             if (shape.set != set) continue;
@@ -103,16 +104,30 @@ int main(int argc, char** argv) {
                     if (dn.best_ms) vs_best[{set, t}].push_back(*dn.best_ms / ours.ms);
                     if (dn.nhwc_ms) vs_nhwc[{set, t}].push_back(*dn.nhwc_ms / ours.ms);
                     const double gops = 2.0 * double(q.conv.macs()) / (ours.ms * 1e-3) / 1e9;
-                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %s | %s |\n", set.c_str(), shape.name.c_str(), n,
-                                t, ours.path.c_str(), ours.ms, gops, bench::fmt_ratio(dn.best_ms, ours.ms).c_str(),
-                                bench::fmt_ratio(dn.nhwc_ms, ours.ms).c_str());
+                    // scaling efficiency: the 1-thread time over t times this one (100 %: t threads t times faster)
+                    const std::string key = shape.name + "/" + std::to_string(n);
+                    if (t == 1) ms_at_one_thread[key] = ours.ms;
+                    std::string scaling = "-";
+                    if (t > 1 && ms_at_one_thread.count(key)) {
+                        const double e = ms_at_one_thread[key] / (ours.ms * t);
+                        efficiency[{set, t}].push_back(e);
+                        scaling = std::to_string(static_cast<int>(100.0 * e + 0.5)) + "%";
+                    }
+                    std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %s | %s | %s |\n", set.c_str(), shape.name.c_str(),
+                                n, t, ours.path.c_str(), ours.ms, gops, scaling.c_str(),
+                                bench::fmt_ratio(dn.best_ms, ours.ms).c_str(), bench::fmt_ratio(dn.nhwc_ms, ours.ms).c_str());
                     std::fflush(stdout);
                 }
         }
     std::printf("\nsummary (geometric means of the ratios above)\n");
     for (const auto& set : sets)
         for (int t : threads)
-            std::printf("  %s, %d thread(s): vs oneDNN best %.2f, vs oneDNN NHWC %.2f\n", set.c_str(), t,
-                        bench::geomean(vs_best[{set, t}]), bench::geomean(vs_nhwc[{set, t}]));
+            std::printf("  %s, %d thread(s): vs oneDNN best %.2f, vs oneDNN NHWC %.2f%s\n", set.c_str(), t,
+                        bench::geomean(vs_best[{set, t}]), bench::geomean(vs_nhwc[{set, t}]),
+                        efficiency[{set, t}].empty()
+                            ? ""
+                            : (", scaling efficiency " +
+                               std::to_string(static_cast<int>(100.0 * bench::geomean(efficiency[{set, t}]) + 0.5)) + " %")
+                                  .c_str());
     return 0;
 }
