@@ -17,6 +17,7 @@
 
 #include "convcheck/optimized/backward_plan.hpp"
 #include "onednn_backward_timer.hpp"
+#include "ratios.hpp"
 #include "optimized_timer.hpp"
 #include "shapes.hpp"
 #include "timing.hpp"
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
     std::printf("| set | shape | n | thr | pass | implementation | ms | GFLOP/s | scaling | oneDNN ms | vs oneDNN best |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::map<std::pair<int, std::string>, std::vector<double>> ratios;  // (threads, pass) -> ratios
-    // scaling efficiency: the 1-thread time over t times this one (100 %: t threads t times faster)
+    // scaling efficiency (bench::scaling_efficiency)
     std::map<std::pair<int, std::string>, std::vector<double>> efficiency;  // (threads, pass) -> each row's
     std::map<std::string, double> ms_at_one_thread;                          // shape/n/pass -> ms
     for (const auto& shape : bench::all_shapes()) {
@@ -105,13 +106,8 @@ int main(int argc, char** argv) {
                         ratio = b;
                     }
                     const std::string pass_name(to_string(pass)), key = shape.name + "/" + std::to_string(n) + "/" + pass_name;
-                    if (t == 1) ms_at_one_thread[key] = ours.ms;
-                    std::string scaling = "-";
-                    if (t > 1 && ms_at_one_thread.count(key)) {
-                        const double e = ms_at_one_thread[key] / (ours.ms * t);
-                        efficiency[{t, pass_name}].push_back(e);
-                        scaling = std::to_string(static_cast<int>(100.0 * e + 0.5)) + "%";
-                    }
+                    const std::string scaling =
+                        bench::scaling_efficiency(ms_at_one_thread, key, t, ours.ms, efficiency[{t, pass_name}]);
                     std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %s | %s | %s |\n", shape.set.c_str(),
                                 shape.name.c_str(), n, t, pass_name.c_str(), ours.implementation.c_str(), ours.ms, gflops,
                                 scaling.c_str(), onednn.c_str(), ratio.c_str());

@@ -153,13 +153,7 @@ int main(int argc, char** argv) {
                     const std::string key = shape.name + "/" + std::to_string(n);
                     if (t == 1) ms_at_one_thread[key] = ours.ms;
                     if (t == 2 && ms_at_one_thread.count(key)) speedups.push_back(ms_at_one_thread[key] / ours.ms);
-                    // scaling efficiency: the 1-thread time over t times this one (100 %: t threads t times faster)
-                    std::string scaling = "-";
-                    if (t > 1 && ms_at_one_thread.count(key)) {
-                        const double e = ms_at_one_thread[key] / (ours.ms * t);
-                        efficiency[t].push_back(e);
-                        scaling = std::to_string(static_cast<int>(100.0 * e + 0.5)) + "%";
-                    }
+                    const std::string scaling = bench::scaling_efficiency(ms_at_one_thread, key, t, ours.ms, efficiency[t]);
                     std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %.0f%% | %s | %s | %.3f | %s | %s | %s | %s |\n",
                                 set.c_str(),
                                 shape.name.c_str(), n, t, ours.path.c_str(), ours.ms, gflops, 100.0 * gflops / peak[t],

@@ -104,15 +104,8 @@ int main(int argc, char** argv) {
                     if (dn.best_ms) vs_best[{set, t}].push_back(*dn.best_ms / ours.ms);
                     if (dn.nhwc_ms) vs_nhwc[{set, t}].push_back(*dn.nhwc_ms / ours.ms);
                     const double gops = 2.0 * double(q.conv.macs()) / (ours.ms * 1e-3) / 1e9;
-                    // scaling efficiency: the 1-thread time over t times this one (100 %: t threads t times faster)
-                    const std::string key = shape.name + "/" + std::to_string(n);
-                    if (t == 1) ms_at_one_thread[key] = ours.ms;
-                    std::string scaling = "-";
-                    if (t > 1 && ms_at_one_thread.count(key)) {
-                        const double e = ms_at_one_thread[key] / (ours.ms * t);
-                        efficiency[{set, t}].push_back(e);
-                        scaling = std::to_string(static_cast<int>(100.0 * e + 0.5)) + "%";
-                    }
+                    const std::string scaling = bench::scaling_efficiency(
+                        ms_at_one_thread, shape.name + "/" + std::to_string(n), t, ours.ms, efficiency[{set, t}]);
                     std::printf("| %s | %s | %d | %d | %s | %.3f | %.1f | %s | %s | %s |\n", set.c_str(), shape.name.c_str(),
                                 n, t, ours.path.c_str(), ours.ms, gops, scaling.c_str(),
                                 bench::fmt_ratio(dn.best_ms, ours.ms).c_str(), bench::fmt_ratio(dn.nhwc_ms, ours.ms).c_str());
