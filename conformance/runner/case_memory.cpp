@@ -64,9 +64,10 @@ CaseMemory conv_memory(const Case& c) {
         m.reference = 4 << 20;
         return m;
     }
-    // + 8D: the bound comparison's per-output bounds (accuracy::compare_bound, also behind the
-    //   statistics); precision mode's diagnosis re-runs the reference on rounded inputs: 8(S+W) + 24D.
-    double work = 8 * (S + W + B) + 32 * D + 8 * D + (Ss + Ws + Ds) / 8;
+    // compare_bound computes each output's bound as it reads it (no array of them); with post-ops the bounds
+    // carried through the chain are an array, 8D (conv/post_ops.cpp, compare_bound_given).
+    // precision mode's diagnosis re-runs the reference on rounded inputs: 8(S+W) + 24D.
+    double work = 8 * (S + W + B) + 32 * D + (d.post_ops.empty() ? 0.0 : 8 * D) + (Ss + Ws + Ds) / 8;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
     else if (c.mode == accuracy::Mode::probe && d.pass != Pass::forward)
