@@ -235,8 +235,9 @@ constexpr std::size_t kOutputsForThread = std::size_t{1} << 16;
 
 // Bound mode over every output, with bound_of(i) the allowed |got[i] - want[i]| (asked once per output, in
 // output order); then the vacuous outputs and the statistics (statistics.hpp), `statistics()`.
-template <class BoundOf, class StatisticsOf>
-Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const double> got,
+// got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
+template <class Got, class BoundOf, class StatisticsOf>
+Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const Got> got,
                         BoundOf bound_of, StatisticsOf statistics, const Contract& c, const OnMismatch& on_mismatch) {
     if (!terms.covers(want.size()))
         throw std::invalid_argument("compare: " + std::to_string(terms.counts.size()) + " term counts for " +
@@ -248,9 +249,9 @@ Comparison compare_with(std::span<const double> want, TermCounts terms, std::spa
     std::future<Statistics> beside;
     if (want.size() >= kOutputsForThread) beside = std::async(std::launch::async, statistics);
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const double bound = bound_of(i);
-        const double fraction = bound_fraction(c, want[i], got[i], bound);
-        record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0), on_mismatch);
+        const double bound = bound_of(i), y = got[i];
+        const double fraction = bound_fraction(c, want[i], y, bound);
+        record(r, static_cast<std::int64_t>(i), y, want[i], bound, fraction, !(fraction <= 1.0), on_mismatch);
     }
     r.statistics = beside.valid() ? beside.get() : statistics();
     return r;
@@ -265,13 +266,11 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
         [&] { return judge_statistics(c, want, magnitude, terms, got, bounds, statistical); }, c, on_mismatch);
 }
 
-}  // namespace
-
 // Each output's bound as error_bounds gives it, computed as the comparison reads it (and again by the statistics,
 // on their own thread) rather than stored: an array of them would be 8 bytes per output, written and read twice.
-Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         TermCounts terms, std::span<const double> got,
-                         const OnMismatch& on_mismatch) {
+template <class Got>
+Comparison compare_bound_computed(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                                  TermCounts terms, std::span<const Got> got, const OnMismatch& on_mismatch) {
     BoundFormula formula(c);
     const BoundScale scale = bound_scale(c, magnitude, terms);
     return compare_with(
@@ -280,6 +279,18 @@ Comparison compare_bound(const Contract& c, std::span<const double> want, std::s
             return formula(want[i], scale.magnitude(magnitude[i]), scale.terms(n.next()));
         },
         [&] { return judge_statistics(c, want, magnitude, terms, got, true); }, c, on_mismatch);
+}
+
+}  // namespace
+
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         TermCounts terms, std::span<const double> got, const OnMismatch& on_mismatch) {
+    return compare_bound_computed(c, want, magnitude, terms, got, on_mismatch);
+}
+
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         TermCounts terms, std::span<const float> got, const OnMismatch& on_mismatch) {
+    return compare_bound_computed(c, want, magnitude, terms, got, on_mismatch);
 }
 
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,

@@ -124,9 +124,10 @@ namespace {
 
 // judge_statistics with bound_of(i, n), output i's per-output bound (n: its term count under the bound's scale),
 // asked once per output in output order.
-template <class BoundOf>
+// got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
+template <class Got, class BoundOf>
 Statistics judge(const Contract& c, std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
-                 std::span<const double> got, BoundOf bound_of, bool statistical) {
+                 std::span<const Got> got, BoundOf bound_of, bool statistical) {
     Statistics s;
     const std::string bound_by = bound_name(c);
     s.judged_by = bound_by;
@@ -141,12 +142,13 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
             ++s.vacuous_outputs;
             s.max_vacuous_terms = std::max(s.max_vacuous_terms, n);
         }
-        if (!statistical || !std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
+        const double y = got[i];
+        if (!statistical || !std::isfinite(y) || !std::isfinite(want[i])) continue;
         // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise; the
         // same outputs the non-saturating rule leaves out as NaN or infinity
         if (saturates && !std::isfinite(round_to(c.output_dtype, want[i]))) continue;
         const double sigma = model.sigma(want[i], scale.magnitude(magnitude[i]), n);
-        const double z = (got[i] - want[i]) / sigma;
+        const double z = (y - want[i]) / sigma;
         const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
         ++s.outputs;
         s.sum_squares += z * z;
@@ -212,13 +214,28 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
                  statistical);
 }
 
-Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                            TermCounts terms, std::span<const double> got, bool statistical) {
+namespace {
+
+template <class Got>
+Statistics judge_computed(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                          TermCounts terms, std::span<const Got> got, bool statistical) {
     const BoundScale scale = bound_scale(c, magnitude, terms);  // as error_bounds: the tensor's M, n when whole-tensor
     detail::BoundFormula bound(c);
     return judge(c, want, magnitude, terms, got,
                  [&](std::size_t i, std::int64_t n) { return bound(want[i], scale.magnitude(magnitude[i]), n); },
                  statistical);
+}
+
+}  // namespace
+
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const double> got, bool statistical) {
+    return judge_computed(c, want, magnitude, terms, got, statistical);
+}
+
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const float> got, bool statistical) {
+    return judge_computed(c, want, magnitude, terms, got, statistical);
 }
 
 }  // namespace convcheck::accuracy

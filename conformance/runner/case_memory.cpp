@@ -33,7 +33,9 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 // and dst.
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
 //     (bound mode on the GEMM evaluator without scales or post-ops: one output plane of terms, 16D + 8P);
-//     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
+//     the backend's dst read back 8D (bound mode on a dense NCX f32 dst compares it where it lies, but a failure's
+//     message or a profile still widens it, with everything else alive). Exact mode adds the fill's shuffled tap
+//     positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
 //     probe does not reach (want, got, magnitude, terms, index) 40D (probe_judge.cpp).
 //   sampled mode holds no tensor of its own: the buffers only (it writes its data into them).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -382,6 +383,26 @@ TEST(Statistics, TheBoundsComputedAsTheyAreReadAreErrorBoundsBitForBit) {
             }
             EXPECT_EQ(alone.sum_squares, sum_squares);
             EXPECT_GT(computed.statistics.outputs, 0);
+            // an f32 result read where it lies: the numbers of the same values widened to double first
+            std::vector<float> got32(outputs);
+            std::vector<double> widened(outputs);
+            for (std::size_t i = 0; i < outputs; ++i) widened[i] = got32[i] = float(got[i]);
+            got32[5] = widened[5] = std::numeric_limits<float>::quiet_NaN();
+            const Comparison in_place = compare_bound(c, want, magnitude, terms, std::span<const float>(got32));
+            const Comparison copied = compare_bound(c, want, magnitude, terms, widened);
+            EXPECT_EQ(in_place.bound_fraction_histogram, copied.bound_fraction_histogram);
+            EXPECT_EQ(in_place.max_bound_fraction, copied.max_bound_fraction);
+            EXPECT_EQ(in_place.max_abs, copied.max_abs);
+            EXPECT_EQ(std::isnan(in_place.worst_got), std::isnan(copied.worst_got));
+            if (!std::isnan(copied.worst_got)) {
+                EXPECT_EQ(in_place.worst_got, copied.worst_got);
+            }
+            EXPECT_EQ(in_place.mismatches, copied.mismatches);
+            EXPECT_EQ(in_place.first_mismatch, copied.first_mismatch);
+            EXPECT_GE(in_place.mismatches, 1);  // the NaN
+            EXPECT_EQ(in_place.statistics.sum_squares, copied.statistics.sum_squares);
+            EXPECT_EQ(in_place.statistics.sum, copied.statistics.sum);
+            EXPECT_EQ(in_place.statistics.outputs, copied.statistics.outputs);
         }
 }
 

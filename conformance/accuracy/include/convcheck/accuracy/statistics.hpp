@@ -97,5 +97,8 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
 // error_bounds gives), instead of read from an array of them.
 Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             TermCounts terms, std::span<const double> got, bool statistical);
+// ... with the backend's f32 result read where it lies (a dense NCX f32 dst), each value widened as it is read.
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const float> got, bool statistical);
 
 }  // namespace convcheck::accuracy
