@@ -1,5 +1,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 
+#include "bound_formula.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <cmath>
@@ -72,8 +74,7 @@ int significand_bits(DataType dtype) {
     return 53;
 }
 
-namespace {
-// Half the smallest positive subnormal of the output type.
+namespace detail {
 double half_smallest_subnormal(DataType dtype) {
     switch (dtype) {
         case DataType::f32: return std::ldexp(1.0, -150);
@@ -85,7 +86,10 @@ double half_smallest_subnormal(DataType dtype) {
     }
     return 0.0;
 }
-}  // namespace
+}  // namespace detail
+
+using detail::BoundFormula;
+using detail::half_smallest_subnormal;
 
 bool holds_to_exact_results(const Contract& c) { return c.bound_kind != BoundKind::whole_tensor; }
 
@@ -130,47 +134,6 @@ double round_to_output(const Contract& c, double exact) {
     }
 }
 
-namespace {
-
-// error_bound's formula with the contract's constants looked up once: a comparison evaluates it for every
-// output (40 M of them for conv1 of ResNet-50 at batch 50), and the same arithmetic in the same order gives the
-// same bits as one call of error_bound.
-struct BoundFormula {
-    double u_in, u_acc, u_out, eta;
-    bool bias_after_output_rounding, f64;
-
-    explicit BoundFormula(const Contract& c)
-        : u_in(input_roundoff(c)), u_acc(accumulation_roundoff(c)), u_out(unit_roundoff(c.output_dtype)),
-          eta(half_smallest_subnormal(c.output_dtype)), bias_after_output_rounding(c.bias_after_output_rounding),
-          f64(c.output_dtype == DataType::f64) {}
-
-    double operator()(double exact, double magnitude, std::int64_t terms) const {
-        // The reference's own error (docs/accuracy.md, "The reference's own error"): `exact` and `magnitude` are
-        // the reference's f64 sums, each within gamma_n(2^-53) of the exact ones (M* <= magnitude / (1 - g64)); the
-        // bound below is the one for the exact y* and M*, with M* bounded by the computed magnitude, plus the
-        // distance (1 + u_out) rho >= |y* - exact| (and u_out times it, for u_out |y*|).
-        // An f64 case's products round too (docs/accuracy.md, "f64 cases"): gamma_n(2^-53) still covers n products
-        // and their sums (Higham's dot-product bound), plus an absolute 2^-1074 for each product that underflows.
-        const double g64 = gamma(terms, 0x1p-53);
-        const double underflow = f64 ? std::ldexp(double(terms), -1074) : 0.0;
-        const double exact_magnitude = (magnitude + underflow) / (1.0 - g64);  // >= M*
-        const double rho = g64 * exact_magnitude + underflow;                  // >= |exact - y*|
-        // Inputs rounded to u_in: each product x~ w~ = x w (1 + a)(1 + b), |a|, |b| <= u_in, then the
-        // accumulation's gamma_n over sum |x~ w~| <= (1 + u_in)^2 M (docs/accuracy.md).
-        const double g = gamma(terms, u_acc);
-        const double relative = u_in == 0.0 ? g : (1.0 + u_in) * (1.0 + u_in) * (1.0 + g) - 1.0;
-        const double reference = (1.0 + u_out) * rho;
-        if (bias_after_output_rounding) {
-            // s^ (within R M of the exact sum S*) rounded to t = fl_out(s^): |t - S*| <= (1 + u_out) R M + u_out
-            // |S*| + eta, |S*| <= M; then y = fl_out(t + b): |y - y*| <= u_out |y*| + (1 + u_out) |t - S*| + eta
-            return u_out * std::fabs(exact) + (1.0 + u_out) * ((1.0 + u_out) * relative + u_out) * exact_magnitude +
-                   (2.0 + u_out) * eta + reference;
-        }
-        return u_out * std::fabs(exact) + relative * exact_magnitude + eta + reference;
-    }
-};
-
-}  // namespace
 
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms) {
     return BoundFormula(c)(exact, magnitude, terms);
@@ -191,7 +154,7 @@ BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, Ter
 std::vector<double> error_bounds(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                                  TermCounts terms) {
     const BoundScale scale = bound_scale(c, magnitude, terms);
-    const BoundFormula bound(c);
+    BoundFormula bound(c);
     std::vector<double> bounds(want.size());
     TermCursor n(terms);
     for (std::size_t i = 0; i < want.size(); ++i)
@@ -270,11 +233,12 @@ namespace {
 // Outputs from which the statistics run on a thread beside the comparison (a thread costs some tens of us).
 constexpr std::size_t kOutputsForThread = std::size_t{1} << 16;
 
-// Bound mode over every output, with bound(i) the allowed |got[i] - want[i]|; then the vacuous
-// outputs and (when `statistical`) the statistics (statistics.hpp).
-Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                        TermCounts terms, std::span<const double> got, bool statistical,
-                        std::vector<double> bounds, const OnMismatch& on_mismatch) {
+// Bound mode over every output, with bound_of(i) the allowed |got[i] - want[i]| (asked once per output, in
+// output order); then the vacuous outputs and the statistics (statistics.hpp), `statistics()`.
+// got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
+template <class Got, class BoundOf, class StatisticsOf>
+Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const Got> got,
+                        BoundOf bound_of, StatisticsOf statistics, const Contract& c, const OnMismatch& on_mismatch) {
     if (!terms.covers(want.size()))
         throw std::invalid_argument("compare: " + std::to_string(terms.counts.size()) + " term counts for " +
                                     std::to_string(want.size()) + " outputs");
@@ -282,24 +246,51 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
     r.elements = static_cast<std::int64_t>(want.size());
     // The statistics and the per-output comparison read the same arrays and share nothing else: on a large
     // tensor the statistics take a thread of their own (each pass in output order, the same bits either way)
-    const auto statistics = [&] { return judge_statistics(c, want, magnitude, terms, got, bounds, statistical); };
     std::future<Statistics> beside;
     if (want.size() >= kOutputsForThread) beside = std::async(std::launch::async, statistics);
     for (std::size_t i = 0; i < want.size(); ++i) {
-        const double bound = bounds[i];
-        const double fraction = bound_fraction(c, want[i], got[i], bound);
-        record(r, static_cast<std::int64_t>(i), got[i], want[i], bound, fraction, !(fraction <= 1.0), on_mismatch);
+        const double bound = bound_of(i), y = got[i];
+        const double fraction = bound_fraction(c, want[i], y, bound);
+        record(r, static_cast<std::int64_t>(i), y, want[i], bound, fraction, !(fraction <= 1.0), on_mismatch);
     }
     r.statistics = beside.valid() ? beside.get() : statistics();
     return r;
 }
 
+// compare_with with the bounds of an array
+Comparison compare_with(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                        TermCounts terms, std::span<const double> got, bool statistical,
+                        const std::vector<double>& bounds, const OnMismatch& on_mismatch) {
+    return compare_with(
+        want, terms, got, [&bounds](std::size_t i) { return bounds[i]; },
+        [&] { return judge_statistics(c, want, magnitude, terms, got, bounds, statistical); }, c, on_mismatch);
+}
+
+// Each output's bound as error_bounds gives it, computed as the comparison reads it (and again by the statistics,
+// on their own thread) rather than stored: an array of them would be 8 bytes per output, written and read twice.
+template <class Got>
+Comparison compare_bound_computed(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                                  TermCounts terms, std::span<const Got> got, const OnMismatch& on_mismatch) {
+    BoundFormula formula(c);
+    const BoundScale scale = bound_scale(c, magnitude, terms);
+    return compare_with(
+        want, terms, got,
+        [&, n = TermCursor(terms)](std::size_t i) mutable {
+            return formula(want[i], scale.magnitude(magnitude[i]), scale.terms(n.next()));
+        },
+        [&] { return judge_statistics(c, want, magnitude, terms, got, true); }, c, on_mismatch);
+}
+
 }  // namespace
 
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                         TermCounts terms, std::span<const double> got,
-                         const OnMismatch& on_mismatch) {
-    return compare_with(c, want, magnitude, terms, got, true, error_bounds(c, want, magnitude, terms), on_mismatch);
+                         TermCounts terms, std::span<const double> got, const OnMismatch& on_mismatch) {
+    return compare_bound_computed(c, want, magnitude, terms, got, on_mismatch);
+}
+
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         TermCounts terms, std::span<const float> got, const OnMismatch& on_mismatch) {
+    return compare_bound_computed(c, want, magnitude, terms, got, on_mismatch);
 }
 
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
@@ -313,13 +304,13 @@ Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std
     std::vector<double> bounds(want.size());
     for (std::size_t i = 0; i < want.size(); ++i)
         bounds[i] = cc_error_bound(per_output, want[i], magnitude[i], terms[i], weight_error[i]);
-    return compare_with(per_output, want, magnitude, terms, got, false, std::move(bounds), on_mismatch);
+    return compare_with(per_output, want, magnitude, terms, got, false, bounds, on_mismatch);
 }
 
 Comparison compare_bound_given(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                                TermCounts terms, std::span<const double> got,
                                std::vector<double> bounds, const OnMismatch& on_mismatch) {
-    return compare_with(c, want, magnitude, terms, got, false, std::move(bounds), on_mismatch);
+    return compare_with(c, want, magnitude, terms, got, false, bounds, on_mismatch);
 }
 
 Comparison compare_exact(std::span<const double> want, std::span<const double> got, const OnMismatch& on_mismatch) {

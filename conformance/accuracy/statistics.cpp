@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "convcheck/accuracy/accuracy.hpp"
+#include "bound_formula.hpp"
 
 namespace convcheck::accuracy {
 
@@ -64,13 +65,12 @@ Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_tow
 
 namespace {
 
-// sigma's formula (statistics.hpp) and the vacuity test with the contract's constants looked up once: the
-// statistics visit every output, and the same arithmetic in the same order gives the same bits as
+// sigma's formula (statistics.hpp) and the vacuity test with the contract's constants looked up once and the parts
+// that depend only on the term count n kept from one output to the next (a forward convolution's n changes only at
+// the border): the statistics visit every output, and the same arithmetic in the same order gives the same bits as
 // rounding_noise_scale and bound_is_vacuous.
-struct NoiseModel {
-    double u_acc, u_out, eta, u_in, first_rounding, largest;
-    bool f64;
-
+class NoiseModel {
+public:
     explicit NoiseModel(const Contract& c)
         : u_acc(accumulation_roundoff(c)), u_out(unit_roundoff(c.output_dtype)),
           eta(error_bound(c, 0.0, 0.0, 0)),  // half the smallest subnormal of the output type
@@ -85,15 +85,31 @@ struct NoiseModel {
           // so the difference carries the reference's rounding noise of the same model as well
           f64(c.output_dtype == DataType::f64) {}
 
-    double sigma(double exact, double magnitude, std::int64_t terms) const {
-        const double n = double(std::max<std::int64_t>(terms, 1));
-        const double reference = f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
-        return std::sqrt((2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding) *
-                             magnitude * magnitude +
-                         u_out * u_out * exact * exact / 3.0 + eta * eta);
+    double sigma(double exact, double magnitude, std::int64_t terms) {
+        if (terms != terms_) set_terms(terms);
+        return std::sqrt(magnitude_factor_ * magnitude * magnitude + u_out * u_out * exact * exact / 3.0 + eta * eta);
     }
 
-    bool vacuous(double bound, std::int64_t terms) const { return !(gamma(terms, u_acc) < 1.0) || !(bound < largest); }
+    bool vacuous(double bound, std::int64_t terms) {
+        if (terms != terms_) set_terms(terms);
+        return !gamma_below_one_ || !(bound < largest);
+    }
+
+private:
+    // the parts that depend on n alone
+    void set_terms(std::int64_t terms) {
+        terms_ = terms;
+        const double n = double(std::max<std::int64_t>(terms, 1));
+        const double reference = f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
+        magnitude_factor_ = 2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding;
+        gamma_below_one_ = gamma(terms, u_acc) < 1.0;
+    }
+
+    double u_acc, u_out, eta, u_in, first_rounding, largest;
+    bool f64;
+    std::int64_t terms_ = -1;  // n of the parts below (none yet: no count is negative)
+    double magnitude_factor_ = 0.0;
+    bool gamma_below_one_ = false;
 };
 
 }  // namespace
@@ -104,29 +120,35 @@ double rounding_noise_scale(const Contract& c, double exact, double magnitude, s
 
 bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) { return NoiseModel(c).vacuous(bound, terms); }
 
-Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
-                            TermCounts terms, std::span<const double> got,
-                            std::span<const double> bound, bool statistical) {
+namespace {
+
+// judge_statistics with bound_of(i, n), output i's per-output bound (n: its term count under the bound's scale),
+// asked once per output in output order.
+// got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
+template <class Got, class BoundOf>
+Statistics judge(const Contract& c, std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
+                 std::span<const Got> got, BoundOf bound_of, bool statistical) {
     Statistics s;
     const std::string bound_by = bound_name(c);
     s.judged_by = bound_by;
     const BoundScale scale = bound_scale(c, magnitude, terms);  // a whole-tensor bound: the tensor's M, n
-    const NoiseModel model(c);
+    NoiseModel model(c);
     const bool saturates = fp8_saturates(c);
     TermCursor next_terms(terms);
     for (std::size_t i = 0; i < want.size(); ++i) {
         const std::int64_t n = scale.terms(next_terms.next());
-        const bool vacuous = model.vacuous(bound[i], n);
+        const bool vacuous = model.vacuous(bound_of(i, n), n);
         if (vacuous) {
             ++s.vacuous_outputs;
             s.max_vacuous_terms = std::max(s.max_vacuous_terms, n);
         }
-        if (!statistical || !std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
+        const double y = got[i];
+        if (!statistical || !std::isfinite(y) || !std::isfinite(want[i])) continue;
         // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise; the
         // same outputs the non-saturating rule leaves out as NaN or infinity
         if (saturates && !std::isfinite(round_to(c.output_dtype, want[i]))) continue;
         const double sigma = model.sigma(want[i], scale.magnitude(magnitude[i]), n);
-        const double z = (got[i] - want[i]) / sigma;
+        const double z = (y - want[i]) / sigma;
         const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
         ++s.outputs;
         s.sum_squares += z * z;
@@ -181,6 +203,39 @@ Statistics judge_statistics(const Contract& c, std::span<const double> want, std
             << text(s.vacuous_zero_sum_squares) << " <= " << text(zero_limit) << ")";
     s.unchecked = why.str();
     return s;
+}
+
+}  // namespace
+
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const double> got,
+                            std::span<const double> bound, bool statistical) {
+    return judge(c, want, magnitude, terms, got, [bound](std::size_t i, std::int64_t) { return bound[i]; },
+                 statistical);
+}
+
+namespace {
+
+template <class Got>
+Statistics judge_computed(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                          TermCounts terms, std::span<const Got> got, bool statistical) {
+    const BoundScale scale = bound_scale(c, magnitude, terms);  // as error_bounds: the tensor's M, n when whole-tensor
+    detail::BoundFormula bound(c);
+    return judge(c, want, magnitude, terms, got,
+                 [&](std::size_t i, std::int64_t n) { return bound(want[i], scale.magnitude(magnitude[i]), n); },
+                 statistical);
+}
+
+}  // namespace
+
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const double> got, bool statistical) {
+    return judge_computed(c, want, magnitude, terms, got, statistical);
+}
+
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const float> got, bool statistical) {
+    return judge_computed(c, want, magnitude, terms, got, statistical);
 }
 
 }  // namespace convcheck::accuracy

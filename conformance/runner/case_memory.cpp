@@ -33,7 +33,9 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 // and dst.
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
 //     (bound mode on the GEMM evaluator without scales or post-ops: one output plane of terms, 16D + 8P);
-//     the backend's dst read back 8D. Exact mode adds the fill's shuffled tap positions.
+//     the backend's dst read back 8D (bound mode on a dense NCX f32 dst compares it where it lies, but a failure's
+//     message or a profile still widens it, with everything else alive). Exact mode adds the fill's shuffled tap
+//     positions.
 //   probe mode adds, per probe, a copy of src 8S, the probed reference 24D and the outputs the
 //     probe does not reach (want, got, magnitude, terms, index) 40D (probe_judge.cpp).
 //   sampled mode holds no tensor of its own: the buffers only (it writes its data into them).
@@ -64,9 +66,10 @@ CaseMemory conv_memory(const Case& c) {
         m.reference = 4 << 20;
         return m;
     }
-    // + 8D: the bound comparison's per-output bounds (accuracy::compare_bound, also behind the
-    //   statistics); precision mode's diagnosis re-runs the reference on rounded inputs: 8(S+W) + 24D.
-    double work = 8 * (S + W + B) + 32 * D + 8 * D + (Ss + Ws + Ds) / 8;
+    // compare_bound computes each output's bound as it reads it (no array of them); with post-ops the bounds
+    // carried through the chain are an array, 8D (conv/post_ops.cpp, compare_bound_given).
+    // precision mode's diagnosis re-runs the reference on rounded inputs: 8(S+W) + 24D.
+    double work = 8 * (S + W + B) + 32 * D + (d.post_ops.empty() ? 0.0 : 8 * D) + (Ss + Ws + Ds) / 8;
     if (!c.vector_dir.empty()) work += e * (S + W + B + D) + 24 * D + 24 * D;
     else if (c.mode == accuracy::Mode::exact) work += 8 * taps;
     else if (c.mode == accuracy::Mode::probe && d.pass != Pass::forward)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -325,3 +326,84 @@ TEST(TermCounts, OnePlanesCountsRepeatedJudgeAsEveryOutputsCounts) {
     const std::vector<std::int64_t> short_by_one(plane.begin(), plane.end() - 1);
     EXPECT_THROW(compare_bound(kF32, want.dst, want.magnitude, short_by_one, got), std::invalid_argument);
 }
+
+namespace {
+
+// compare_bound computes each output's bound as it reads it (and the statistics again, on their thread); the
+// values must be error_bounds', which must be error_bound's one output at a time, whatever the contract and
+// however the term count changes from one output to the next (a plane's pattern: the border's counts).
+TEST(Statistics, TheBoundsComputedAsTheyAreReadAreErrorBoundsBitForBit) {
+    Contract whole = kF32, tf32 = kF32, late_bias = kF32;
+    whole.bound_kind = BoundKind::whole_tensor;
+    tf32.input_significand_bits = 11;
+    late_bias.bias_after_output_rounding = true;
+    const Contract f16{DataType::f16, DataType::f16}, f64{DataType::f64, DataType::f64, true};
+    // one plane's counts (5000 terms: a vacuous bound in f16), repeated; 7 x 10000 outputs: the statistics thread
+    const std::vector<std::int64_t> plane{9, 6, 9, 4, 9, 9, 1, 5000};
+    const std::size_t outputs = plane.size() * 10000;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> want(outputs), magnitude(outputs), got(outputs);
+    std::vector<std::int64_t> per_output(outputs);
+    for (std::size_t i = 0; i < outputs; ++i) {
+        want[i] = 8.0 * u(rng);
+        magnitude[i] = std::fabs(want[i]) + 4.0 * std::fabs(u(rng));
+        got[i] = want[i] + 1e-6 * u(rng) * magnitude[i];
+        per_output[i] = plane[i % plane.size()] + (i % 3 == 0 ? 1 : 0);
+    }
+    for (const Contract& c : {kF32, whole, tf32, late_bias, f16, f64})
+        for (const TermCounts terms : {TermCounts(plane), TermCounts(per_output)}) {
+            const std::vector<double> bounds = error_bounds(c, want, magnitude, terms);
+            const BoundScale scale = bound_scale(c, magnitude, terms);
+            for (std::size_t i = 0; i < outputs; ++i) {
+                const std::int64_t n = terms.counts[i % terms.counts.size()];
+                ASSERT_EQ(bounds[i], error_bound(c, want[i], scale.magnitude(magnitude[i]), scale.terms(n))) << i;
+            }
+            const Comparison computed = compare_bound(c, want, magnitude, terms, got);
+            const Comparison given = compare_bound_given(c, want, magnitude, terms, got, bounds);
+            EXPECT_EQ(computed.bound_fraction_histogram, given.bound_fraction_histogram);
+            EXPECT_EQ(computed.max_bound_fraction, given.max_bound_fraction);
+            EXPECT_EQ(computed.worst_index, given.worst_index);
+            EXPECT_EQ(computed.worst_bound, given.worst_bound);
+            EXPECT_EQ(computed.mismatches, given.mismatches);
+            const Statistics alone = judge_statistics(c, want, magnitude, terms, got, bounds, true);
+            EXPECT_EQ(computed.statistics.outputs, alone.outputs);
+            EXPECT_EQ(computed.statistics.vacuous_outputs, alone.vacuous_outputs);
+            EXPECT_EQ(computed.statistics.sum, alone.sum);
+            EXPECT_EQ(computed.statistics.sum_squares, alone.sum_squares);
+            EXPECT_EQ(computed.statistics.sum_toward_zero, alone.sum_toward_zero);
+            EXPECT_EQ(computed.statistics.vacuous_zero_sum_squares, alone.vacuous_zero_sum_squares);
+            EXPECT_EQ(computed.statistics.judged_by, alone.judged_by);
+            // and sigma term by term: the statistics' sum of z^2 over the outputs, from rounding_noise_scale
+            double sum_squares = 0.0;
+            for (std::size_t i = 0; i < outputs; ++i) {
+                const std::int64_t n = scale.terms(terms.counts[i % terms.counts.size()]);
+                const double z = (got[i] - want[i]) / rounding_noise_scale(c, want[i], scale.magnitude(magnitude[i]), n);
+                sum_squares += z * z;
+            }
+            EXPECT_EQ(alone.sum_squares, sum_squares);
+            EXPECT_GT(computed.statistics.outputs, 0);
+            // an f32 result read where it lies: the numbers of the same values widened to double first
+            std::vector<float> got32(outputs);
+            std::vector<double> widened(outputs);
+            for (std::size_t i = 0; i < outputs; ++i) widened[i] = got32[i] = float(got[i]);
+            got32[5] = widened[5] = std::numeric_limits<float>::quiet_NaN();
+            const Comparison in_place = compare_bound(c, want, magnitude, terms, std::span<const float>(got32));
+            const Comparison copied = compare_bound(c, want, magnitude, terms, widened);
+            EXPECT_EQ(in_place.bound_fraction_histogram, copied.bound_fraction_histogram);
+            EXPECT_EQ(in_place.max_bound_fraction, copied.max_bound_fraction);
+            EXPECT_EQ(in_place.max_abs, copied.max_abs);
+            EXPECT_EQ(std::isnan(in_place.worst_got), std::isnan(copied.worst_got));
+            if (!std::isnan(copied.worst_got)) {
+                EXPECT_EQ(in_place.worst_got, copied.worst_got);
+            }
+            EXPECT_EQ(in_place.mismatches, copied.mismatches);
+            EXPECT_EQ(in_place.first_mismatch, copied.first_mismatch);
+            EXPECT_GE(in_place.mismatches, 1);  // the NaN
+            EXPECT_EQ(in_place.statistics.sum_squares, copied.statistics.sum_squares);
+            EXPECT_EQ(in_place.statistics.sum, copied.statistics.sum);
+            EXPECT_EQ(in_place.statistics.outputs, copied.statistics.outputs);
+        }
+}
+
+}  // namespace

@@ -165,6 +165,10 @@ using OnMismatch = std::function<void(std::int64_t)>;
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                          TermCounts terms, std::span<const double> got,
                          const OnMismatch& on_mismatch = {});
+// The same with the backend's f32 result read where it lies (a dense NCX f32 dst: no copy widened to double first);
+// each value is widened as it is read, so every verdict and number is the one the double overload gives.
+Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                         TermCounts terms, std::span<const float> got, const OnMismatch& on_mismatch = {});
 // The CC comparison: as compare_bound, with cc_error_bound and weight_error per output.
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,

@@ -93,5 +93,12 @@ bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms);
 Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             TermCounts terms, std::span<const double> got,
                             std::span<const double> bound, bool statistical);
+// The same, with each output's per-output bound computed as it is read (error_bound, under bound_scale: the values
+// error_bounds gives), instead of read from an array of them.
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const double> got, bool statistical);
+// ... with the backend's f32 result read where it lies (a dense NCX f32 dst), each value widened as it is read.
+Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
+                            TermCounts terms, std::span<const float> got, bool statistical);
 
 }  // namespace convcheck::accuracy
