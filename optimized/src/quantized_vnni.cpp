@@ -11,6 +11,7 @@
 #include "convcheck/optimized/conv_plan.hpp"
 #include "greedy_schedule.hpp"
 #include "parallel_join.hpp"
+#include "rows_on_demand.hpp"
 
 namespace convcheck::optimized::detail {
 namespace {
@@ -103,6 +104,12 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     phased_ = amx_ && !row_runs_ && (g.stride[1] > 1 || g.stride[2] > 1);
     phase_extent_[0] = g.padded[0];
     for (int a = 1; a < 3; ++a) phase_extent_[a] = phased_ ? (g.padded[a] + g.stride[a] - 1) / g.stride[a] : g.padded[a];
+    // the phases a tap reads (the others are not copied)
+    phase_read_.assign(static_cast<std::size_t>(g.stride[1] * g.stride[2]), !phased_);
+    for (i64 k1 = 0; phased_ && k1 < g.kernel[1]; ++k1)
+        for (i64 k2 = 0; k2 < g.kernel[2]; ++k2)
+            phase_read_[static_cast<std::size_t>(((g.crop[1] + k1 * g.dilation[1]) % g.stride[1]) * g.stride[2] +
+                                                 (g.crop[2] + k2 * g.dilation[2]) % g.stride[2])] = 1;
     copy_spatial_ = phased_ ? g.padded[0] * g.stride[1] * g.stride[2] * phase_extent_[1] * phase_extent_[2] : g.padded_spatial;
     steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : group_pitch_ / 4;
     // AMX on row runs (conv1's 7 taps x 3 channels: 21 bytes) where a kernel row's run fits one A tile row: K is the
@@ -141,28 +148,28 @@ i64 VnniPath::phase_pixel(i64 r0, i64 r1, i64 r2) const {
     return ((r0 * s1 * s2 + (r1 % s1) * s2 + r2 % s2) * phase_extent_[1] + r1 / s1) * phase_extent_[2] + r2 / s2;
 }
 
-// The image's src, moved to u8, in a channels-last copy padded with the moved zero point. Channels last, each
-// pixel's channels (or each group's) are one run of bytes, copied as such.
-void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
+// Row r (r0 * padded[1] + r1, or phased: copy_phase_row's) of the image's copy: the src moved to u8, channels
+// last, padded with the moved zero point. Channels last, each pixel's channels (or each group's) are one run of
+// bytes, copied as such. Each row is written once, by a loop over the rows or by the item that reads it first
+// (VnniPath::run).
+void VnniPath::copy_row(const void* src, i64 n, i64 r, std::uint8_t* copy) const {
+    if (phased_) return copy_phase_row(src, n, r, copy);
     const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
-    if (phased_) return copy_phases(src, n, copy);
-    // channels between the groups' runs, channels first: every byte (channels last: copy_groups_avx512 writes them)
+    std::uint8_t* row = copy + r * g_.padded[2] * pitch_;
+    const i64 x0 = r / g_.padded[1] - g_.lead[0], x1 = r % g_.padded[1] - g_.lead[1];
+    if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {  // a row outside the input
+        std::memset(row, fill, static_cast<std::size_t>(g_.padded[2] * pitch_));
+        return;
+    }
+    // channels between the groups' runs, channels first: every byte (channels last: copy_groups_avx512 writes them);
+    // else the padding only, the row's ends
     const bool groups_padded = pitch_ != g_.C && g_.src_nxc;
+    const i64 after = g_.lead[2] + g_.in[2];
     if (pitch_ != g_.C && !groups_padded) {
-        std::memset(copy, fill, static_cast<std::size_t>(copy_spatial_ * pitch_));
-    } else if (g_.padded_spatial != g_.in_spatial) {  // the padding only: rows outside the input, then each row's ends
-        for (i64 r0 = 0; r0 < g_.padded[0]; ++r0)
-            for (i64 r1 = 0; r1 < g_.padded[1]; ++r1) {
-                std::uint8_t* row = copy + (r0 * g_.padded[1] + r1) * g_.padded[2] * pitch_;
-                const bool inside = r0 >= g_.lead[0] && r0 < g_.lead[0] + g_.in[0] && r1 >= g_.lead[1] && r1 < g_.lead[1] + g_.in[1];
-                if (!inside) {
-                    std::memset(row, fill, static_cast<std::size_t>(g_.padded[2] * pitch_));
-                    continue;
-                }
-                const i64 after = g_.lead[2] + g_.in[2];
-                std::memset(row, fill, static_cast<std::size_t>(g_.lead[2] * pitch_));
-                std::memset(row + after * pitch_, fill, static_cast<std::size_t>((g_.padded[2] - after) * pitch_));
-            }
+        std::memset(row, fill, static_cast<std::size_t>(g_.padded[2] * pitch_));
+    } else {
+        std::memset(row, fill, static_cast<std::size_t>(g_.lead[2] * pitch_));
+        std::memset(row + after * pitch_, fill, static_cast<std::size_t>((g_.padded[2] - after) * pitch_));
     }
     const auto* bytes = static_cast<const std::uint8_t*>(src);
     const bool runs = g_.src_nxc && group_pitch_ == g_.ICg;  // a pixel's channels: one run
@@ -171,87 +178,73 @@ void VnniPath::copy_image(const void* src, i64 n, std::uint8_t* copy) const {
         else
             for (i64 i = 0; i < count; ++i) to[i] = static_cast<std::uint8_t>(from[i] ^ shift_);
     };
-    parallel_for_joined(tbb::blocked_range<i64>(0, g_.in[0] * g_.in[1]), [&](const tbb::blocked_range<i64>& rows) {
-        for (i64 row = rows.begin(); row < rows.end(); ++row) {
-            const i64 x0 = row / g_.in[1], x1 = row % g_.in[1], x = row * g_.in[2];
-            std::uint8_t* to = copy + g_.copy_pixel(x0, x1, 0) * pitch_;
-            if (groups_padded) {  // each pixel's groups, vector by vector, the bytes past each run included
-                copy_groups_avx512(bytes + (n * g_.in_spatial + x) * g_.C, g_.C, to, pitch_, g_.in[2], g_.G, g_.ICg,
-                                   group_pitch_, shift_);
-                continue;
-            }
-            if (runs && pitch_ == g_.C) {  // the row's pixels are one run
-                put(to, bytes + (n * g_.in_spatial + x) * g_.C, g_.in[2] * g_.C);
-                continue;
-            }
-            for (i64 x2 = 0; x2 < g_.in[2]; ++x2, to += pitch_) {
-                if (runs) {
-                    put(to, bytes + (n * g_.in_spatial + x + x2) * g_.C, g_.C);
-                } else if (g_.src_nxc) {
-                    for (i64 gr = 0; gr < g_.G; ++gr)
-                        put(to + gr * group_pitch_, bytes + (n * g_.in_spatial + x + x2) * g_.C + gr * g_.ICg, g_.ICg);
-                } else {
-                    for (i64 gr = 0, c = 0; gr < g_.G; ++gr)
-                        for (i64 i = 0; i < g_.ICg; ++i, ++c)
-                            to[gr * group_pitch_ + i] =
-                                static_cast<std::uint8_t>(bytes[(n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
-                }
-            }
+    const i64 x = (x0 * g_.in[1] + x1) * g_.in[2];  // the input row's first pixel
+    std::uint8_t* to = row + g_.lead[2] * pitch_;
+    if (groups_padded) {  // each pixel's groups, vector by vector, the bytes past each run included
+        copy_groups_avx512(bytes + (n * g_.in_spatial + x) * g_.C, g_.C, to, pitch_, g_.in[2], g_.G, g_.ICg,
+                           group_pitch_, shift_);
+        return;
+    }
+    if (runs && pitch_ == g_.C) {  // the row's pixels are one run
+        put(to, bytes + (n * g_.in_spatial + x) * g_.C, g_.in[2] * g_.C);
+        return;
+    }
+    for (i64 x2 = 0; x2 < g_.in[2]; ++x2, to += pitch_) {
+        if (runs) {
+            put(to, bytes + (n * g_.in_spatial + x + x2) * g_.C, g_.C);
+        } else if (g_.src_nxc) {
+            for (i64 gr = 0; gr < g_.G; ++gr)
+                put(to + gr * group_pitch_, bytes + (n * g_.in_spatial + x + x2) * g_.C + gr * g_.ICg, g_.ICg);
+        } else {
+            for (i64 gr = 0, c = 0; gr < g_.G; ++gr)
+                for (i64 i = 0; i < g_.ICg; ++i, ++c)
+                    to[gr * group_pitch_ + i] = static_cast<std::uint8_t>(bytes[(n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
         }
-    });
+    }
 }
 
-// The phased copy (phase_pixel), row by row of each phase that a tap reads: the padding, and the input pixels of
-// that phase (every s2-th of an input row), each pixel's channels (or each group's) one run.
-void VnniPath::copy_phases(const void* src, i64 n, std::uint8_t* copy) const {
+// Row `item` = (padded slice r0, phase, phase row i1) of the phased copy (phase_pixel), if a tap reads its phase:
+// the padding, and the input pixels of that phase (every s2-th of an input row), each pixel's channels (or each
+// group's) one run.
+void VnniPath::copy_phase_row(const void* src, i64 n, i64 item, std::uint8_t* copy) const {
     const auto fill = static_cast<std::uint8_t>(i64{q_.src_zero_point} + shift_);
     const i64 s1 = g_.stride[1], s2 = g_.stride[2], pe1 = phase_extent_[1], pe2 = phase_extent_[2];
     const auto* bytes = static_cast<const std::uint8_t*>(src);
     const bool whole = g_.src_nxc && pitch_ == g_.C;  // a pixel's channels: one run
-    // the phases a tap reads
-    std::vector<char> read(static_cast<std::size_t>(s1 * s2), 0);
-    for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
-        for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
-            read[static_cast<std::size_t>(((g_.crop[1] + k1 * g_.dilation[1]) % s1) * s2 + (g_.crop[2] + k2 * g_.dilation[2]) % s2)] = 1;
-    // item: (padded slice r0, phase, phase row i1)
-    parallel_for_joined(tbb::blocked_range<i64>(0, g_.padded[0] * s1 * s2 * pe1), [&](const tbb::blocked_range<i64>& items) {
-        for (i64 item = items.begin(); item < items.end(); ++item) {
-            const i64 i1 = item % pe1, phase = (item / pe1) % (s1 * s2), r0 = item / (pe1 * s1 * s2);
-            if (!read[static_cast<std::size_t>(phase)]) continue;
-            const i64 p1 = phase / s2, p2 = phase % s2, r1 = i1 * s1 + p1;
-            const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
-            std::uint8_t* row = copy + item * pe2 * pitch_;
-            if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
-                std::memset(row, fill, static_cast<std::size_t>(pe2 * pitch_));
-                continue;
+    const i64 i1 = item % pe1, phase = (item / pe1) % (s1 * s2), r0 = item / (pe1 * s1 * s2);
+    if (!phase_read_[static_cast<std::size_t>(phase)]) return;
+    const i64 p1 = phase / s2, p2 = phase % s2, r1 = i1 * s1 + p1;
+    const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
+    std::uint8_t* row = copy + item * pe2 * pitch_;
+    if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
+        std::memset(row, fill, static_cast<std::size_t>(pe2 * pitch_));
+        return;
+    }
+    // phase pixels i2 in [first, last) hold input pixels x2 = i2 * s2 + p2 - lead[2]
+    const i64 first = std::min(pe2, std::max<i64>(0, (g_.lead[2] - p2 + s2 - 1) / s2));
+    const i64 last = std::max(first, std::min(pe2, (g_.lead[2] + g_.in[2] - p2 + s2 - 1) / s2));
+    std::memset(row, fill, static_cast<std::size_t>(first * pitch_));
+    std::memset(row + last * pitch_, fill, static_cast<std::size_t>((pe2 - last) * pitch_));
+    const i64 x = (x0 * g_.in[1] + x1) * g_.in[2];  // the input row's first pixel
+    if (whole && last > first) {  // the pixels of the phase: every s2-th of the input row
+        const i64 x2 = first * s2 + p2 - g_.lead[2];
+        copy_pixels_avx512(bytes + (n * g_.in_spatial + x + x2) * g_.C, s2 * g_.C, row + first * pitch_, pitch_,
+                           last - first, g_.C, shift_);
+        return;
+    }
+    for (i64 i2 = first; i2 < last && !whole; ++i2) {
+        const i64 x2 = i2 * s2 + p2 - g_.lead[2];
+        std::uint8_t* to = row + i2 * pitch_;
+        for (i64 gr = 0; gr < g_.G; ++gr) {
+            std::uint8_t* at = to + gr * group_pitch_;
+            for (i64 i = 0; i < g_.ICg; ++i) {
+                const i64 c = gr * g_.ICg + i;
+                at[i] = static_cast<std::uint8_t>(
+                    bytes[g_.src_nxc ? (n * g_.in_spatial + x + x2) * g_.C + c : (n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
             }
-            // phase pixels i2 in [first, last) hold input pixels x2 = i2 * s2 + p2 - lead[2]
-            const i64 first = std::min(pe2, std::max<i64>(0, (g_.lead[2] - p2 + s2 - 1) / s2));
-            const i64 last = std::max(first, std::min(pe2, (g_.lead[2] + g_.in[2] - p2 + s2 - 1) / s2));
-            std::memset(row, fill, static_cast<std::size_t>(first * pitch_));
-            std::memset(row + last * pitch_, fill, static_cast<std::size_t>((pe2 - last) * pitch_));
-            const i64 x = (x0 * g_.in[1] + x1) * g_.in[2];  // the input row's first pixel
-            if (whole && last > first) {  // the pixels of the phase: every s2-th of the input row
-                const i64 x2 = first * s2 + p2 - g_.lead[2];
-                copy_pixels_avx512(bytes + (n * g_.in_spatial + x + x2) * g_.C, s2 * g_.C, row + first * pitch_, pitch_,
-                                   last - first, g_.C, shift_);
-                continue;
-            }
-            for (i64 i2 = first; i2 < last && !whole; ++i2) {
-                const i64 x2 = i2 * s2 + p2 - g_.lead[2];
-                std::uint8_t* to = row + i2 * pitch_;
-                for (i64 gr = 0; gr < g_.G; ++gr) {
-                    std::uint8_t* at = to + gr * group_pitch_;
-                    for (i64 i = 0; i < g_.ICg; ++i) {
-                        const i64 c = gr * g_.ICg + i;
-                        at[i] = static_cast<std::uint8_t>(
-                            bytes[g_.src_nxc ? (n * g_.in_spatial + x + x2) * g_.C + c : (n * g_.C + c) * g_.in_spatial + x + x2] ^ shift_);
-                    }
-                    std::memset(at + g_.ICg, fill, static_cast<std::size_t>(group_pitch_ - g_.ICg));
-                }
-            }
+            std::memset(at + g_.ICg, fill, static_cast<std::size_t>(group_pitch_ - g_.ICg));
         }
-    });
+    }
 }
 
 // The src read where it lies: a u8 channels-last src without padding, whose pixels are the copy's.
@@ -262,30 +255,48 @@ bool VnniPath::direct() const {
 void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
     if (depthwise_) return depthwise_run(src, dst, requantize);
     const bool in_place = direct();
-    // uninitialised: copy_image writes every byte a tap of an output can read (a phased copy leaves the phases no tap
+    // uninitialised: copy_row writes every byte a tap of an output can read (a phased copy leaves the phases no tap
     // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
     const i64 slack = row_runs_ ? 64 : 0;
     const i64 image_bytes = in_place ? g_.in_spatial * g_.C : copy_spatial_ * pitch_ + slack;
-    // images together, as many as kImagesCopyBytes of copies hold (all where src is read in place): one fork and join
-    // for their copies and one for their rows, whose items then are the images' (each output is still one item's)
+    // Rows copied on demand (RowsOnDemand: each item writes the rows its windows read that no other item has
+    // written, in the loop of the rows) where each row is read by the items of one group's one chunk of 64 output
+    // channels, at more than one thread: the thread that copies a row then reads it next, from its own cache.
+    // Elsewhere the copies first, in a loop over their rows of its own. Measured (2 threads, ms, the minimum of 6
+    // alternating runs, batch 1 and 8): pw144_24_56 0.037 and 0.314 with the copy first, 0.025 and 0.211 on demand;
+    // res2_3x3 batch 1 0.046 against 0.042; on demand wherever the copy is made, rows read by several chunks' items
+    // were slower (quiet machine, 4 runs: res4_3x3 batch 8 0.304 against 0.347, res3_downsample batch 1 0.068
+    // against 0.076, res4_3x3s2 batch 1 0.063 against 0.072)
     const i64 threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    const bool on_demand = !in_place && threads > 1 && g_.G * ((blocks_ + 3) / 4) == 1;
+    // images together, as many as kImagesCopyBytes of copies hold (all where src is read in place), whose items then
+    // are the images' (each output is still one item's)
     const i64 images = in_place ? g_.N : std::clamp<i64>(threads * kImagesCopyBytes / image_bytes, 1, g_.N);
     const Workspace<std::uint8_t> copy(in_place ? 0 : images * image_bytes);
     for (i64 i = 0; i < (slack ? images : 0); ++i)
         std::memset(copy.get() + i * image_bytes + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
+    RowsOnDemand rows(on_demand ? images * copy_rows() : 0);
     for (i64 n0 = 0; n0 < g_.N; n0 += images) {
         const i64 count = std::min(images, g_.N - n0);
-        const std::uint8_t* first = static_cast<const std::uint8_t*>(src) + n0 * image_bytes;
-        if (!in_place) {
-            parallel_for_joined(tbb::blocked_range<i64>(0, count), [&](const tbb::blocked_range<i64>& r) {
-                for (i64 i = r.begin(); i < r.end(); ++i) copy_image(src, n0 + i, copy.get() + i * image_bytes);
+        const auto copy_one = [&](i64 row) {  // row of the copies of images n0 .. n0 + count - 1
+            copy_row(src, n0 + row / copy_rows(), row % copy_rows(), copy.get() + row / copy_rows() * image_bytes);
+        };
+        if (!in_place && !on_demand)
+            parallel_for_joined(tbb::blocked_range<i64>(0, count * copy_rows()), [&](const tbb::blocked_range<i64>& r) {
+                for (i64 row = r.begin(); row < r.end(); ++row) copy_one(row);
             });
-            first = copy.get();
-        }
-        dense_rows(first, image_bytes, n0, count, dst, requantize);
+        if (n0 > 0) rows.reset();
+        DenseImages batch;
+        batch.copy = in_place ? static_cast<const std::uint8_t*>(src) + n0 * image_bytes : copy.get();
+        batch.image_bytes = image_bytes, batch.n0 = n0, batch.images = count;
+        batch.src = src, batch.rows = on_demand ? &rows : nullptr, batch.copy_to = on_demand ? copy.get() : nullptr;
+        dense_rows(batch, dst, requantize);
     }
 }
+
+// The copy's rows of pixels, per image: copy_row's units
+i64 VnniPath::copy_rows() const { return copy_spatial_ / (phased_ ? phase_extent_[2] : g_.padded[2]); }
 
 // The rule the kernels apply in registers (an f32 rule into a channels-last u8/s8 dst), or none: then they store
 // the accumulators and store_row requantizes them.
@@ -332,8 +343,9 @@ i64 vnni_run_length(i64 span, i64 others, int threads) {
 // apart: with unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
 // pixels apart, the last padded[2] - out[2] of each row no output (computed and dropped); otherwise a run is one
 // output row.
-void VnniPath::dense_rows(const std::uint8_t* copy, i64 image_bytes, i64 n0, i64 images, void* dst,
-                          const Requantizer& requantize) const {
+void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer& requantize) const {
+    const std::uint8_t* copy = batch.copy;
+    const i64 image_bytes = batch.image_bytes, n0 = batch.n0, images = batch.images;
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
     const bool plane = !amx_ || phased_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
     const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
@@ -388,6 +400,7 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 image_bytes, i64 n0, i64
             const std::uint8_t* plane_src = copy + image * image_bytes + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
+            if (batch.rows) copy_read_rows(batch, image, plane_src - copy - image * image_bytes, v0, count, tap_offset, pixel_offset);
             // the outputs of virtual pixels [a, b) of the sequence, whose accumulators start at acc_a (pixel a's)
             const auto store = [&](i64 a, i64 b, const std::int32_t* acc_a) {
                 for (i64 v = a; v < b;) {  // row by row
@@ -442,6 +455,31 @@ void VnniPath::dense_rows(const std::uint8_t* copy, i64 image_bytes, i64 n0, i64
         }
         if (amx_) amx_end();
     });
+}
+
+// The rows of image `image`'s copy that the windows of virtual pixels [v0, v0 + count) of a sequence read, the
+// sequence's first window `plane` bytes into the copy, written (by this item, or by another that claimed them):
+// for each step's tap, the rows from its first window's to its last's, where dense_rows' kernels find them (AMX:
+// a pixel step apart; VPDPBUSD: even_step apart, or at pixel_offset); a row run reads a kernel row's pixels and
+// up to 3 bytes more.
+void VnniPath::copy_read_rows(const DenseImages& batch, i64 image, i64 plane, i64 v0, i64 count,
+                              const std::vector<i64>& tap_offset, const std::vector<i64>& pixel_offset) const {
+    const i64 image_rows = copy_rows(), row_pixels = phased_ ? phase_extent_[2] : g_.padded[2];
+    i64 first = 0, last = 0;  // pixels from the sequence's first window
+    if (amx_ || pixel_offset.empty()) {
+        const i64 step = amx_ && phased_ ? 1 : g_.stride[2];
+        first = v0 * step, last = (v0 + count - 1) * step;
+    } else {
+        first = pixel_offset[static_cast<std::size_t>(v0)] / pitch_;
+        last = pixel_offset[static_cast<std::size_t>(v0 + count - 1)] / pitch_;
+    }
+    const i64 extra = row_runs_ ? g_.kernel[2] : 0;
+    const auto write = [&](i64 row) { copy_row(batch.src, batch.n0 + row / image_rows, row % image_rows, batch.copy_to + row / image_rows * batch.image_bytes); };
+    for (const i64 offset : tap_offset) {
+        const i64 at = (plane + offset) / pitch_;  // the tap's pixel of the sequence's first window
+        batch.rows->ensure(image * image_rows + (at + first) / row_pixels,
+                           image * image_rows + std::min(image_rows - 1, (at + last + extra) / row_pixels), write);
+    }
 }
 
 // acc[p][c] (c < channels) is output channel first_channel + c of output pixel y_row + p of image n.

@@ -32,6 +32,7 @@
 #include "convcheck/optimized/decomposition.hpp"
 #include "quantized_kernels.hpp"
 #include "quantized_requantize.hpp"
+#include "rows_on_demand.hpp"
 
 namespace convcheck::optimized::detail {
 
@@ -115,13 +116,25 @@ public:
     std::string kernel() const { return amx_ ? "amx_int8" : "vnni_avx512"; }
 
 private:
-    void copy_image(const void* src, std::int64_t n, std::uint8_t* copy) const;
-    void copy_phases(const void* src, std::int64_t n, std::uint8_t* copy) const;
+    // images n0 .. n0 + images - 1 of a dense layer, whose copies (or src) lie image_bytes apart from `copy`
+    struct DenseImages {
+        const std::uint8_t* copy = nullptr;
+        std::int64_t image_bytes = 0, n0 = 0, images = 1;
+        const void* src = nullptr;
+        // the copies' rows, written by the items that read them (copy_read_rows); none where src is read in place or
+        // the copies were made before the rows' loop
+        const RowsOnDemand* rows = nullptr;
+        std::uint8_t* copy_to = nullptr;  // `copy`, to write (with `rows`)
+    };
+    void copy_row(const void* src, std::int64_t n, std::int64_t r, std::uint8_t* copy) const;
+    void copy_phase_row(const void* src, std::int64_t n, std::int64_t item, std::uint8_t* copy) const;
+    std::int64_t copy_rows() const;
+    void copy_read_rows(const DenseImages& batch, std::int64_t image, std::int64_t plane, std::int64_t v0,
+                        std::int64_t count, const std::vector<std::int64_t>& tap_offset,
+                        const std::vector<std::int64_t>& pixel_offset) const;
     bool direct() const;
     std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
-    // the rows of images n0 .. n0 + images - 1, whose copies (or src) lie image_bytes apart from `copy`
-    void dense_rows(const std::uint8_t* copy, std::int64_t image_bytes, std::int64_t n0, std::int64_t images, void* dst,
-                    const Requantizer& requantize) const;
+    void dense_rows(const DenseImages& batch, void* dst, const Requantizer& requantize) const;
     void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
     void depthwise_run(const void* src, void* dst, const Requantizer& requantize) const;
     void store_row(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t n, std::int64_t y_row,
@@ -143,6 +156,7 @@ private:
     std::int64_t amx_k_bytes_ = 64;  // AMX: bytes of an A tile row (K), 64, or a row run's quads x 4
     std::int64_t phase_extent_[3]{1, 1, 1};  // padded pixels of one phase along each axis (axis 0: padded[0])
     std::int64_t copy_spatial_ = 1;          // pixels of the copy
+    std::vector<char> phase_read_;           // whether a tap reads phase (r1 % s1) * s2 + r2 % s2 (all: not phased)
     std::int64_t phase_pixel(std::int64_t r0, std::int64_t r1, std::int64_t r2) const;
     std::int64_t steps_ = 0, quads_ = 0;  // dense: reduction steps (taps, or kernel rows with row runs), quads per step
     std::int64_t dw_groups_ = 1;   // depthwise: groups of 4 taps along a kernel row

@@ -167,7 +167,7 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         "qconv:c=64,o=16,in=3x33,k=1x1,data=nxc,wei=xio,dt=u8:s8:s8,dzp=1,dsc=64",
         "qconv:c=32,o=136,in=3x20,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=-3,dsc=32",
         "qconv:c=128,o=40,g=2,in=4x17,k=3x1,s=1x2,pb=1x0,pe=1x0,bias=1,data=nxc,wei=oix,dt=u8:s8:s32,szp=3",
-        // AMX on a copy split into stride phases (quantized_vnni.cpp, copy_phases): both formats, uneven strides
+        // AMX on a copy split into stride phases (quantized_vnni.cpp, copy_phase_row): both formats, uneven strides
         // and pads, a dilation, channels padded to 64, a 1x1 layer that reads one phase of four
         "qconv:c=96,o=20,in=9x11,k=3x3,s=2x3,pb=1x2,pe=0x1,bias=1,data=ncx,wei=oix,dt=s8:s8:s8,szp=-3,dzp=4,dsc=16",
         "qconv:c=40,o=36,in=12x13,k=3x3,s=2x2,d=2x2,pb=2x1,pe=2x3,data=nxc,wei=xio,dt=u8:s8:u8,szp=11,dsc=32",
@@ -264,6 +264,32 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
         const auto [src, weights, bias] = random_data(q, rng);
         for (int rule : {2, 3})
             for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
+    }
+}
+
+// The dense layers' copies written row by row by the items that read them (quantized_vnni.cpp, RowsOnDemand), at
+// more threads than two: rows wholly in the padding, a row's pads, channels padded between groups, the stride
+// phases of an AMX copy (a phase no tap reads), row runs, VPDPBUSD windows across output rows, several images of a
+// batch in one loop, channels first, a 3-d window; the same outputs as the reference at 3, 5 and 16 threads.
+TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference) {
+    const char* cases[] = {
+        "qconv:n=3,c=64,o=80,in=19x13,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=7,dzp=3,ssc=0.5,dsc=64",
+        "qconv:c=96,o=20,in=21x11,k=3x3,s=2x3,pb=1x2,pe=0x1,bias=1,data=ncx,wei=oix,dt=s8:s8:s8,szp=-3,dzp=4,dsc=16",
+        "qconv:n=2,c=64,o=32,in=18x10,k=1x1,s=2x2,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,dsc=32",
+        "qconv:c=3,o=20,in=31x13,k=5x7,s=2x2,pb=3x3,pe=3x2,bias=1,data=nxc,wei=oix,dt=u8:s8:u8,szp=17,dzp=5,dsc=64",
+        "qconv:c=12,o=40,g=2,in=31x10,k=3x3,s=2x2,d=2x2,pb=2x1,pe=0x3,bias=1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-5,dsc=16",
+        "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
+        "qconv:c=8,o=20,in=6x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,data=nxc,wei=xio,dt=s8:s8:s32,szp=1",
+    };
+    std::mt19937 rng(43);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        const ConvDescriptor& d = q.conv;
+        std::vector<float> scales;
+        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        if (q.dst == IntegerType::s32) scales = {1.0f};
+        const auto [src, weights, bias] = random_data(q, rng);
+        for (int threads : {3, 5, 16}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << "threads " << threads;
     }
 }
 
