@@ -267,6 +267,21 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
     }
 }
 
+// Each case (per-channel scales k/64, one for an s32 dst) on random data equals the reference at 3, 5 and 16 threads.
+template <std::size_t N>
+void expect_the_reference_at_many_threads(const char* const (&cases)[N], unsigned seed) {
+    std::mt19937 rng(seed);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        std::vector<float> scales;
+        for (std::int64_t o = 0; o < q.conv.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        if (q.dst == IntegerType::s32) scales = {1.0f};
+        const auto [src, weights, bias] = random_data(q, rng);
+        for (int threads : {3, 5, 16})
+            EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << text << " threads " << threads;
+    }
+}
+
 // The dense layers' copies written row by row by the items that read them (quantized_vnni.cpp, RowsOnDemand), at
 // more threads than two: rows wholly in the padding, a row's pads, channels padded between groups, the stride
 // phases of an AMX copy (a phase no tap reads), row runs, VPDPBUSD windows across output rows, several images of a
@@ -281,16 +296,7 @@ TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference
         "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
         "qconv:c=8,o=20,in=6x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,data=nxc,wei=xio,dt=s8:s8:s32,szp=1",
     };
-    std::mt19937 rng(43);
-    for (const char* text : cases) {
-        const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        const ConvDescriptor& d = q.conv;
-        std::vector<float> scales;
-        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
-        if (q.dst == IntegerType::s32) scales = {1.0f};
-        const auto [src, weights, bias] = random_data(q, rng);
-        for (int threads : {3, 5, 16}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << "threads " << threads;
-    }
+    expect_the_reference_at_many_threads(cases, 43);
 }
 
 // The depthwise tasks for more threads than two (quantized_depthwise.cpp, vnni_depthwise_cut): planes cut into
@@ -303,14 +309,5 @@ TEST(QuantizedPlan, VnniDepthwiseTasksAtManyThreadsEqualTheReference) {
         "qconv:n=3,c=200,o=200,g=200,in=14x14,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,dsc=8",
         "qconv:c=5,o=5,g=5,in=8x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
     };
-    std::mt19937 rng(46);
-    for (const char* text : cases) {
-        const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        const ConvDescriptor& d = q.conv;
-        std::vector<float> scales;
-        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
-        if (q.dst == IntegerType::s32) scales = {1.0f};
-        const auto [src, weights, bias] = random_data(q, rng);
-        for (int threads : {3, 5, 16}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << "threads " << threads;
-    }
+    expect_the_reference_at_many_threads(cases, 46);
 }
