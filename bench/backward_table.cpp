@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
         std::printf("| %d | %s | %zu | **%.2f** |\n", key.first, key.second.c_str(), values.size(),
                     std::exp(log_sum / static_cast<double>(values.size())));
     }
+    std::erase_if(efficiency, [](const auto& e) { return e.second.empty(); });  // one thread: no efficiency
     if (!efficiency.empty())
         std::printf("\nScaling efficiency of ours (the 1-thread time / (threads x this)):\n\n| threads | pass | rows | geomean | "
                     "lowest |\n|---|---|---|---|---|\n");

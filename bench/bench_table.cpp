@@ -189,6 +189,7 @@ int main(int argc, char** argv) {
                     t, 100.0 * share, top, 1.0 / share, 105.0 * share);
     }
     if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
+    std::erase_if(efficiency, [](const auto& e) { return e.second.empty(); });  // one thread: no efficiency
     for (const auto& [t, e] : efficiency)
         std::printf("  %d threads: scaling efficiency (optimized, NHWC; the 1-thread time / (%d x this)): geomean %.0f %%, "
                     "lowest row %.0f %%\n",
