@@ -115,22 +115,14 @@ int main(int argc, char** argv) {
                 }
     }
     std::printf("\nGeometric means of the ratio (oneDNN best / ours):\n\n| threads | pass | shapes | geomean |\n|---|---|---|---|\n");
-    for (const auto& [key, values] : ratios) {
-        double log_sum = 0;
-        for (const double r : values) log_sum += std::log(r);
-        std::printf("| %d | %s | %zu | **%.2f** |\n", key.first, key.second.c_str(), values.size(),
-                    std::exp(log_sum / static_cast<double>(values.size())));
-    }
+    for (const auto& [key, values] : ratios)
+        std::printf("| %d | %s | %zu | **%.2f** |\n", key.first, key.second.c_str(), values.size(), bench::geomean(values));
     std::erase_if(efficiency, [](const auto& e) { return e.second.empty(); });  // one thread: no efficiency
     if (!efficiency.empty())
         std::printf("\nScaling efficiency of ours (the 1-thread time / (threads x this)):\n\n| threads | pass | rows | geomean | "
                     "lowest |\n|---|---|---|---|---|\n");
-    for (const auto& [key, values] : efficiency) {
-        double log_sum = 0;
-        for (const double e : values) log_sum += std::log(e);
+    for (const auto& [key, values] : efficiency)
         std::printf("| %d | %s | %zu | %.0f %% | %.0f %% |\n", key.first, key.second.c_str(), values.size(),
-                    100.0 * std::exp(log_sum / static_cast<double>(values.size())),
-                    100.0 * *std::min_element(values.begin(), values.end()));
-    }
+                    100.0 * bench::geomean(values), 100.0 * *std::min_element(values.begin(), values.end()));
     return 0;
 }
