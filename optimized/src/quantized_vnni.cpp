@@ -278,25 +278,27 @@ void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) co
         std::memset(copy.get() + i * image_bytes + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
     RowsOnDemand rows(on_demand ? images * copy_rows() : 0);
     for (i64 n0 = 0; n0 < g_.N; n0 += images) {
-        const i64 count = std::min(images, g_.N - n0);
-        const auto copy_one = [&](i64 row) {  // row of the copies of images n0 .. n0 + count - 1
-            copy_row(src, n0 + row / copy_rows(), row % copy_rows(), copy.get() + row / copy_rows() * image_bytes);
-        };
-        if (!in_place && !on_demand)
-            parallel_for_joined(tbb::blocked_range<i64>(0, count * copy_rows()), [&](const tbb::blocked_range<i64>& r) {
-                for (i64 row = r.begin(); row < r.end(); ++row) copy_one(row);
-            });
-        if (n0 > 0) rows.reset();
         DenseImages batch;
         batch.copy = in_place ? static_cast<const std::uint8_t*>(src) + n0 * image_bytes : copy.get();
-        batch.image_bytes = image_bytes, batch.n0 = n0, batch.images = count;
-        batch.src = src, batch.rows = on_demand ? &rows : nullptr, batch.copy_to = on_demand ? copy.get() : nullptr;
+        batch.image_bytes = image_bytes, batch.n0 = n0, batch.images = std::min(images, g_.N - n0);
+        batch.src = src, batch.rows = on_demand ? &rows : nullptr, batch.copy_to = in_place ? nullptr : copy.get();
+        if (!in_place && !on_demand)
+            parallel_for_joined(tbb::blocked_range<i64>(0, batch.images * copy_rows()), [&](const tbb::blocked_range<i64>& r) {
+                for (i64 row = r.begin(); row < r.end(); ++row) copy_batch_row(batch, row);
+            });
+        if (n0 > 0) rows.reset();
         dense_rows(batch, dst, requantize);
     }
 }
 
 // The copy's rows of pixels, per image: copy_row's units
 i64 VnniPath::copy_rows() const { return copy_spatial_ / (phased_ ? phase_extent_[2] : g_.padded[2]); }
+
+// Row `row` of the batch's copies (image row / copy_rows(), its row row % copy_rows())
+void VnniPath::copy_batch_row(const DenseImages& batch, i64 row) const {
+    const i64 image = row / copy_rows();
+    copy_row(batch.src, batch.n0 + image, row % copy_rows(), batch.copy_to + image * batch.image_bytes);
+}
 
 // The rule the kernels apply in registers (an f32 rule into a channels-last u8/s8 dst), or none: then they store
 // the accumulators and store_row requantizes them.
@@ -474,7 +476,7 @@ void VnniPath::copy_read_rows(const DenseImages& batch, i64 image, i64 plane, i6
         last = pixel_offset[static_cast<std::size_t>(v0 + count - 1)] / pitch_;
     }
     const i64 extra = row_runs_ ? g_.kernel[2] : 0;
-    const auto write = [&](i64 row) { copy_row(batch.src, batch.n0 + row / image_rows, row % image_rows, batch.copy_to + row / image_rows * batch.image_bytes); };
+    const auto write = [&](i64 row) { copy_batch_row(batch, row); };
     for (const i64 offset : tap_offset) {
         const i64 at = (plane + offset) / pitch_;  // the tap's pixel of the sequence's first window
         batch.rows->ensure(image * image_rows + (at + first) / row_pixels,

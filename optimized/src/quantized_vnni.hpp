@@ -124,11 +124,12 @@ private:
         // the copies' rows, written by the items that read them (copy_read_rows); none where src is read in place or
         // the copies were made before the rows' loop
         const RowsOnDemand* rows = nullptr;
-        std::uint8_t* copy_to = nullptr;  // `copy`, to write (with `rows`)
+        std::uint8_t* copy_to = nullptr;  // `copy`, to write (none where src is read in place)
     };
     void copy_row(const void* src, std::int64_t n, std::int64_t r, std::uint8_t* copy) const;
     void copy_phase_row(const void* src, std::int64_t n, std::int64_t item, std::uint8_t* copy) const;
     std::int64_t copy_rows() const;
+    void copy_batch_row(const DenseImages& batch, std::int64_t row) const;
     void copy_read_rows(const DenseImages& batch, std::int64_t image, std::int64_t plane, std::int64_t v0,
                         std::int64_t count, const std::vector<std::int64_t>& tap_offset,
                         const std::vector<std::int64_t>& pixel_offset) const;
