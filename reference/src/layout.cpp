@@ -14,15 +14,11 @@ namespace convcheck::reference {
 // gaps are never read and never written. An f32 tensor laid out densely in canonical order (element i at
 // offset i) is converted in one loop: the same conversions, without the walk's odometer and a dtype switch per element.
 
-namespace {
-
 bool dense_canonical_f32(const ConvDescriptor& d, TensorRole role) {
     if (dtype_of(d, role) != DataType::f32) return false;
     const MemoryLayout l = canonical_layout(d, role);
     return l.strides == dense_strides(l.dims);
 }
-
-}  // namespace
 
 std::vector<double> src_to_ncx(const ConvDescriptor& d, const void* src) {
     std::vector<double> out(static_cast<std::size_t>(d.src_elements()));

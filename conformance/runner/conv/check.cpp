@@ -5,7 +5,6 @@
 
 #include "convcheck/runner/abi_claims.hpp"
 #include "convcheck/abi/abi_descriptor.hpp"
-#include "convcheck/core/memory_layout.hpp"
 #include "operation.hpp"
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/fast_summation.hpp"
@@ -99,13 +98,6 @@ std::string mismatch_reason(const ConvDescriptor& d, const ErrorReport& e, Mode 
 
 namespace {
 
-// dst holds f32 values in NCX order, densely: element i of the canonical order is float i of the buffer.
-bool in_ncx_f32(const ConvDescriptor& d) {
-    if (d.dst_dtype() != DataType::f32) return false;
-    const MemoryLayout l = canonical_layout(d, TensorRole::dst);
-    return l.strides == dense_strides(l.dims);
-}
-
 // The backend's result on buffers `b` against `want` (exactly, or under the contract's bound with
 // magnitude and terms), judged into r; `prefix` leads a failure's reason.
 void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mode mode, bool exact,
@@ -121,7 +113,7 @@ void judge(const ConvDescriptor& d, const Buffers& b, const ChildOutcome& o, Mod
     const auto count = count_failures(e, conv_location(d));
     // bound mode on a dense NCX f32 dst reads the backend's values where they lie (each widened to double as it is
     // read: the same numbers); every other case, and a failure's message below, takes the dst widened to NCX double
-    const bool in_place = !exact && !bounds && in_ncx_f32(d);
+    const bool in_place = !exact && !bounds && reference::dense_canonical_f32(d, TensorRole::dst);
     std::vector<double> got;
     if (!in_place) got = reference::dst_to_ncx(d, b.dst.data());
     // with post-ops, bound mode's per-output bounds come carried through the chain (conv/post_ops.cpp)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "convcheck/core/descriptor.hpp"
+#include "convcheck/core/memory_layout.hpp"
 
 namespace convcheck::reference {
 
@@ -39,6 +40,9 @@ std::vector<double> weights_to_oix(const ConvDescriptor& d, const void* weights)
 std::vector<double> bias_to_double(const ConvDescriptor& d, const void* bias);
 // A dst buffer of d.dtype in d.data_format (a backend's output) widened to canonical NCX doubles.
 std::vector<double> dst_to_ncx(const ConvDescriptor& d, const void* dst);
+// The tensor holds f32 values densely in canonical order (NCX, OIX): element i of that order is float i of the
+// buffer. The reorders then convert in one loop; a reader may take the floats where they lie.
+bool dense_canonical_f32(const ConvDescriptor& d, TensorRole role);
 // Canonical NCX doubles -> a buffer of d.dtype in d.data_format, each value rounded ONCE to d.dtype
 // (round to nearest even).
 void round_dst_to_output(const ConvDescriptor& d, std::span<const double> dst_ncx, void* dst);
