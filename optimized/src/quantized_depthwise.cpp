@@ -58,6 +58,17 @@ i64 busiest_thread(i64 planes, i64 rows, i64 span, i64 tiles, i64 length, i64 ch
     return most;
 }
 
+// The unit's expansion of a column of `columns` output pixels (its pixels and sources left to set)
+DepthwiseExpansion depthwise_expansion(const QuantizedGeometry& g, std::uint8_t shift, i64 groups, i64 unit, i64 columns) {
+    DepthwiseExpansion e;
+    e.shift = shift;
+    e.channels = std::min<i64>(64, g.C - 64 * unit), e.pixels = pixels_per_vector(e.channels);
+    e.kernel_width = g.kernel[2], e.groups = groups;
+    e.stride = g.stride[2], e.dilation = g.dilation[2], e.crop = g.crop[2];
+    e.width = columns, e.width_padded = (columns + e.pixels - 1) / e.pixels * e.pixels;
+    return e;
+}
+
 }  // namespace
 
 DepthwiseCut vnni_depthwise_cut(const QuantizedGeometry& g, int threads) {
@@ -134,58 +145,58 @@ void VnniPath::pack_depthwise(const std::vector<std::int16_t>& weights, const st
     }
 }
 
-void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requantize) const {
-    const i64 width = g_.out[2], kernel_rows = g_.taps / g_.kernel[2], rows = g_.out[0] * g_.out[1];
-    // the tasks for the arena's threads (vnni_depthwise_cut); the rows one output row reads are `ring` apart at most
-    // in the plane's flattened padded rows: slot = row % ring
-    const DepthwiseCut cut = vnni_depthwise_cut(g_, tbb::this_task_arena::max_concurrency());
-    const i64 ring = cut.ring, tile = cut.tile, tiles = cut.tiles, last_tile = cut.last_tile;
-    const i64 units = blocks_, width_padded = (width + 3) / 4 * 4;  // for every unit's pixels per vector
-    const i64 row_bytes = dw_groups_ * tile * 256;                  // a unit's expanded row of a column, at most
-    const i64 unit_weights = kernel_rows * dw_groups_ * 256;
+
+// What depthwise_run reads that depends only on the plan (VnniPath's members, quantized_vnni.hpp)
+void VnniPath::prepare_depthwise(int threads) {
+    dw_threads_ = threads, dw_cut_ = vnni_depthwise_cut(g_, threads);
+    const i64 units = blocks_, tile = dw_cut_.tile, row_bytes = dw_groups_ * tile * 256;
     // the src zero point as a raw src byte: the expansion moves it like the src (x ^ 128 for s8)
-    const std::vector<std::uint8_t> fill(static_cast<std::size_t>(std::max<i64>(pitch_, 64)),
-                                         static_cast<std::uint8_t>(q_.src_zero_point));
-    const auto* bytes = static_cast<const std::uint8_t*>(src);
-    // the unit's expansion of a column of `columns` output pixels
-    const auto expansion = [&](i64 unit, i64 columns) {
-        DepthwiseExpansion e;
-        e.shift = shift_;
-        e.channels = std::min<i64>(64, g_.C - 64 * unit), e.pixels = pixels_per_vector(e.channels);
-        e.kernel_width = g_.kernel[2], e.groups = dw_groups_;
-        e.stride = g_.stride[2], e.dilation = g_.dilation[2], e.crop = g_.crop[2];
-        e.width = columns, e.width_padded = (columns + e.pixels - 1) / e.pixels * e.pixels;
-        return e;
-    };
-    // each unit's row wholly in the padding, for a whole column [0] and the last one [1] where it is narrower
-    const bool narrower = last_tile != tile;
-    const Workspace<std::uint8_t> padding_rows(units * 2 * row_bytes);
-    const std::vector<const std::uint8_t*> fill_pixels(static_cast<std::size_t>(g_.padded[2]), fill.data());
+    dw_fill_.assign(static_cast<std::size_t>(std::max<i64>(pitch_, 64)), static_cast<std::uint8_t>(q_.src_zero_point));
+    const bool narrower = dw_cut_.last_tile != tile;
+    dw_padding_rows_.assign(static_cast<std::size_t>(units * 2 * row_bytes), 0);
+    const std::vector<const std::uint8_t*> fill_pixels(static_cast<std::size_t>(g_.padded[2]), dw_fill_.data());
     for (i64 unit = 0; unit < units; ++unit)
         for (i64 last = 0; last <= i64{narrower}; ++last) {
-            DepthwiseExpansion e = expansion(unit, last ? last_tile : tile);
-            e.pixel = fill_pixels.data(), e.reach = g_.padded[2], e.out = padding_rows.get() + (unit * 2 + last) * row_bytes;
+            DepthwiseExpansion e = depthwise_expansion(g_, shift_, dw_groups_, unit, last ? dw_cut_.last_tile : tile);
+            e.pixel = fill_pixels.data(), e.reach = g_.padded[2], e.out = dw_padding_rows_.data() + (unit * 2 + last) * row_bytes;
             expand_depthwise_row_avx512(e);
         }
     const i64 plane_rows = g_.padded[0] * g_.padded[1];
-    std::vector<i64> slot_of(static_cast<std::size_t>(plane_rows));  // flat % ring, without a division per row
-    for (i64 flat = 0; flat < plane_rows; ++flat) slot_of[static_cast<std::size_t>(flat)] = flat % ring;
-    const std::optional<RowRequantization> rule = fused_rule(requantize);
-    std::vector<float> multiplier(static_cast<std::size_t>(rule ? pitch_ : 0), 0.0f);  // as the compensation
-    for (i64 unit = 0; rule && unit < units; ++unit) {
+    dw_slot_of_.resize(static_cast<std::size_t>(plane_rows));  // flat % ring, without a division per row
+    for (i64 flat = 0; flat < plane_rows; ++flat) dw_slot_of_[static_cast<std::size_t>(flat)] = flat % dw_cut_.ring;
+    dw_multiplier_.assign(static_cast<std::size_t>(rule_ ? pitch_ : 0), 0.0f);
+    for (i64 unit = 0; rule_ && unit < units; ++unit) {
         const i64 channels = std::min<i64>(64, g_.C - 64 * unit);
         for (i64 k = 0; k < 4; ++k)
             for (i64 lane = 0; lane < 16; ++lane)
                 if (const i64 c = lane_of(pixels_per_vector(channels), k, lane).channel; c < channels)
-                    multiplier[static_cast<std::size_t>(64 * unit + 16 * k + lane)] =
-                        requantize.multiplier_f32[static_cast<std::size_t>(64 * unit + c)];
+                    dw_multiplier_[static_cast<std::size_t>(64 * unit + 16 * k + lane)] =
+                        requantize_.multiplier_f32[static_cast<std::size_t>(64 * unit + c)];
     }
+}
+
+void VnniPath::depthwise_run(const void* src, void* dst) const {
+    const i64 width = g_.out[2], kernel_rows = g_.taps / g_.kernel[2], rows = g_.out[0] * g_.out[1];
+    // the tasks for the arena's threads (vnni_depthwise_cut); the rows one output row reads are `ring` apart at most
+    // in the plane's flattened padded rows: slot = row % ring (a cut's ring, tile and columns do not depend on the
+    // threads: dw_padding_rows_ and dw_slot_of_ serve any cut)
+    const int threads = tbb::this_task_arena::max_concurrency();
+    const DepthwiseCut cut = threads == dw_threads_ ? dw_cut_ : vnni_depthwise_cut(g_, threads);
+    const i64 ring = cut.ring, tile = cut.tile, tiles = cut.tiles, last_tile = cut.last_tile;
+    const i64 units = blocks_, width_padded = (width + 3) / 4 * 4;  // for every unit's pixels per vector
+    const i64 row_bytes = dw_groups_ * tile * 256;                  // a unit's expanded row of a column, at most
+    const i64 unit_weights = kernel_rows * dw_groups_ * 256;
+    const std::uint8_t* fill = dw_fill_.data();
+    const auto* bytes = static_cast<const std::uint8_t*>(src);
+    const bool narrower = last_tile != tile;
+    const i64 plane_rows = g_.padded[0] * g_.padded[1];
+    const std::optional<RowRequantization>& rule = rule_;
     // tasks (image, unit, chunk of output rows), each running its rows column by column, rows innermost (a unit of
     // 16 or 32 channels costs less than one of 64: the tasks cut rows, not units), in one range per thread
     parallel_for_joined(tbb::blocked_range<i64>(0, cut.planes * cut.chunks), [&](const tbb::blocked_range<i64>& tasks) {
         const Workspace<std::uint8_t> slots(ring * row_bytes);
         std::vector<i64> held(static_cast<std::size_t>(ring), -1);  // the (image, unit, column, padded row) each slot holds
-        std::vector<const std::uint8_t*> pixel(static_cast<std::size_t>(g_.padded[2]), fill.data());
+        std::vector<const std::uint8_t*> pixel(static_cast<std::size_t>(g_.padded[2]), fill);
         std::vector<std::uint8_t> gathered(static_cast<std::size_t>(g_.src_nxc ? 0 : g_.in[2] * g_.C));
         std::vector<const std::uint8_t*> reads(static_cast<std::size_t>(kernel_rows));
         std::vector<std::int32_t> acc(static_cast<std::size_t>(rule ? 0 : width_padded * 64)), in_order(acc.size());
@@ -209,7 +220,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                     inside[x2] = at + 64 * unit;
                 }
             }
-            DepthwiseExpansion e = expansion(unit, columns);
+            DepthwiseExpansion e = depthwise_expansion(g_, shift_, dw_groups_, unit, columns);
             e.pixel = pixel.data() + t0 * g_.stride[2], e.reach = g_.padded[2] - t0 * g_.stride[2], e.out = to;
             expand_depthwise_row_avx512(e);
         };
@@ -227,10 +238,10 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                             const i64 r1 = y1 * g_.stride[1] + g_.crop[1] + k1 * g_.dilation[1];
                             const i64 x0 = r0 - g_.lead[0], x1 = r1 - g_.lead[1];
                             if (x0 < 0 || x0 >= g_.in[0] || x1 < 0 || x1 >= g_.in[1]) {
-                                reads[static_cast<std::size_t>(k)] = padding_rows.get() + (unit * 2 + (narrower && column + 1 == tiles)) * row_bytes;
+                                reads[static_cast<std::size_t>(k)] = dw_padding_rows_.data() + (unit * 2 + (narrower && column + 1 == tiles)) * row_bytes;
                                 continue;
                             }
-                            const i64 flat = r0 * g_.padded[1] + r1, slot = slot_of[static_cast<std::size_t>(flat)];
+                            const i64 flat = r0 * g_.padded[1] + r1, slot = dw_slot_of_[static_cast<std::size_t>(flat)];
                             const i64 tag = ((n * units + unit) * tiles + column) * plane_rows + flat;
                             std::uint8_t* to = slots.get() + slot * row_bytes;
                             if (held[static_cast<std::size_t>(slot)] != tag) {
@@ -246,7 +257,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                     r.width = columns, r.width_padded = (columns + pixels - 1) / pixels * pixels;
                     r.acc = acc.data(), r.channels = channels;
                     if (rule) {
-                        r.rule = &*rule, r.multiplier = multiplier.data() + 64 * unit;
+                        r.rule = &*rule, r.multiplier = dw_multiplier_.data() + 64 * unit;
                         r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + row * width + t0) * g_.O + 64 * unit;
                         r.dst_pitch = g_.O;
                     }
@@ -259,7 +270,7 @@ void VnniPath::depthwise_run(const void* src, void* dst, const Requantizer& requ
                                 in_order[static_cast<std::size_t>((v * pixels + at.pixel) * 64 + at.channel)] =
                                     acc[static_cast<std::size_t>((v * 4 + k) * 16 + lane)];
                             }
-                    store_row(in_order.data(), 64, n, row * width + t0, columns, 64 * unit, channels, dst, requantize);
+                    store_row(in_order.data(), 64, n, row * width + t0, columns, 64 * unit, channels, dst);
                 }
         }
     }, /*one_per_thread=*/true);

@@ -113,7 +113,9 @@ QuantizedPlan::QuantizedPlan(const QuantizedDescriptor& q, std::span<const float
         multipliers.push_back(double(q.src_scale) * scale / double(q.dst_scale));
     }
     m.requantize = detail::Requantizer(q, multipliers, options.rounding);
-    if (detail::why_not_vnni(q).empty()) m.vnni = std::make_unique<detail::VnniPath>(q, g, m.weights, m.bias);
+    // (the threads execute will see: the arena's, or without one the caller's, as here)
+    const int threads = options.threads > 0 ? options.threads : tbb::this_task_arena::max_concurrency();
+    if (detail::why_not_vnni(q).empty()) m.vnni = std::make_unique<detail::VnniPath>(q, g, m.weights, m.bias, m.requantize, threads);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
 }
 
@@ -134,7 +136,7 @@ void QuantizedPlan::execute(const void* src, void* dst) const {
 }
 
 void QuantizedPlan::Impl::run(const void* src, void* dst) const {
-    if (vnni) return vnni->run(src, dst, requantize);
+    if (vnni) return vnni->run(src, dst);
     const bool nxc = g.src_nxc;
     // input channel c's zero point: per tensor, or per channel (szp=a:b:...)
     const auto src_zero_point = [&](i64 c) {

@@ -78,13 +78,15 @@ std::string why_not_vnni(const QuantizedDescriptor& q) {
 }
 
 VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, const std::vector<std::int16_t>& weights,
-                   const std::vector<std::int32_t>& bias)
-    : q_(q), g_(g), depthwise_(is_depthwise(g)), shift_(q.src == IntegerType::s8 ? 128 : 0) {
+                   const std::vector<std::int32_t>& bias, const Requantizer& requantize, int threads)
+    : q_(q), g_(g), requantize_(requantize), depthwise_(is_depthwise(g)), shift_(q.src == IntegerType::s8 ? 128 : 0) {
+    rule_ = fused_rule();
     // the value every padding tap reads: the src zero point, moved to u8 like the src
     const i64 padding = i64{q.src_zero_point} + shift_;
     const auto wrapped = [](i64 v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); };  // mod 2^32
     if (depthwise_) {
         pack_depthwise(weights, bias);
+        prepare_depthwise(threads);
         return;
     }
     // AMX where a group has 16 to 64 channels (K: the channels rounded up to 4), or more and its channels rounded up
@@ -139,6 +141,30 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
             for (i64 row = 0; row < 16; ++row)
                 compensation_rows_.insert(compensation_rows_.end(), compensation_.begin() + block * 16,
                                           compensation_.begin() + block * 16 + 16);
+    dense_offsets();
+}
+
+// The window offsets dense_rows' kernels read (tap_offset_, pixel_offset_, even_: quantized_vnni.hpp)
+void VnniPath::dense_offsets() {
+    for (i64 step = 0; step < steps_; ++step)  // each step's first tap
+        tap_offset_.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps_)] * pitch_);
+    if (phased_) {  // each tap's pixel from the plane's origin (y1 = y2 = 0) of slice y0 * s0, in its phase
+        tap_offset_.clear();
+        for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
+            for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
+                for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
+                    tap_offset_.push_back(phase_pixel(g_.crop[0] + k0 * g_.dilation[0], g_.crop[1] + k1 * g_.dilation[1],
+                                                      g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
+    }
+    // VPDPBUSD tiles: the windows of a plane's outputs evenly spaced (the next row's first a step after this row's
+    // last: a 1x1 layer without padding or stride), or each pixel's window origin from the plane's (y1 = y2 = 0), in
+    // bytes, for the plane's sequence of out[1] x out[2] pixels (dense_rows)
+    if (amx_) return;
+    even_ = g_.out[1] == 1 || g_.stride[1] * g_.padded[2] == g_.out[2] * g_.stride[2];
+    const i64 wv = g_.out[2], span = g_.out[1] * g_.out[2];
+    pixel_offset_.resize(static_cast<std::size_t>(even_ ? 0 : span));
+    for (i64 v = 0; v < static_cast<i64>(pixel_offset_.size()); ++v)
+        pixel_offset_[static_cast<std::size_t>(v)] = ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
 }
 
 // The copy's pixel of padded pixel (r0, r1, r2) when phased: phase (r1 % s1, r2 % s2) of slice r0 is a plane of
@@ -252,8 +278,8 @@ bool VnniPath::direct() const {
     return shift_ == 0 && g_.src_nxc && g_.padded_spatial == g_.in_spatial && pitch_ == g_.C && !row_runs_ && !phased_;
 }
 
-void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) const {
-    if (depthwise_) return depthwise_run(src, dst, requantize);
+void VnniPath::run(const void* src, void* dst) const {
+    if (depthwise_) return depthwise_run(src, dst);
     const bool in_place = direct();
     // uninitialised: copy_row writes every byte a tap of an output can read (a phased copy leaves the phases no tap
     // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
@@ -287,7 +313,7 @@ void VnniPath::run(const void* src, void* dst, const Requantizer& requantize) co
                 for (i64 row = r.begin(); row < r.end(); ++row) copy_batch_row(batch, row);
             });
         if (n0 > 0) rows.reset();
-        dense_rows(batch, dst, requantize);
+        dense_rows(batch, dst);
     }
 }
 
@@ -302,7 +328,8 @@ void VnniPath::copy_batch_row(const DenseImages& batch, i64 row) const {
 
 // The rule the kernels apply in registers (an f32 rule into a channels-last u8/s8 dst), or none: then they store
 // the accumulators and store_row requantizes them.
-std::optional<RowRequantization> VnniPath::fused_rule(const Requantizer& requantize) const {
+std::optional<RowRequantization> VnniPath::fused_rule() const {
+    const Requantizer& requantize = requantize_;
     const bool f32_rule = requantize.rounding == QuantizedRounding::nearest_even_f32 ||
                           requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
     if (!f32_rule || !g_.dst_nxc || q_.dst == IntegerType::s32) return std::nullopt;
@@ -345,7 +372,7 @@ i64 vnni_run_length(i64 span, i64 others, int threads) {
 // apart: with unit strides in the plane, its rows are one sequence of virtual pixels v = y1 * padded[2] + y2 whose windows are v
 // pixels apart, the last padded[2] - out[2] of each row no output (computed and dropped); otherwise a run is one
 // output row.
-void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer& requantize) const {
+void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
     const std::uint8_t* copy = batch.copy;
     const i64 image_bytes = batch.image_bytes, n0 = batch.n0, images = batch.images;
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
@@ -361,26 +388,10 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer
     const i64 run_length =
         vnni_run_length(span, images * g_.G * chunks * image_sequences, std::max(1, tbb::this_task_arena::max_concurrency()));
     const i64 runs = (span + run_length - 1) / run_length;
-    std::vector<i64> tap_offset;  // each step's first tap
-    for (i64 step = 0; step < steps; ++step)
-        tap_offset.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps)] * pitch_);
-    if (phased_) {  // each tap's pixel from the plane's origin (y1 = y2 = 0) of slice y0 * s0, in its phase
-        tap_offset.clear();
-        for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
-            for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
-                for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
-                    tap_offset.push_back(phase_pixel(g_.crop[0] + k0 * g_.dilation[0], g_.crop[1] + k1 * g_.dilation[1],
-                                                     g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
-    }
-    const std::optional<RowRequantization> rule = amx_ ? std::nullopt : fused_rule(requantize);
-    // the windows of a plane's outputs evenly spaced (the next row's first a step after this row's last: a 1x1
-    // layer without padding or stride), or each pixel's window origin from the plane's (y1 = y2 = 0), in bytes
-    const bool even = offsets && (g_.out[1] == 1 || g_.stride[1] * g_.padded[2] == g_.out[2] * g_.stride[2]);
+    const std::optional<RowRequantization> rule = amx_ ? std::nullopt : rule_;
+    const std::vector<i64>& tap_offset = tap_offset_;
+    const bool even = offsets && even_;  // (dense_offsets)
     const i64 even_step = g_.stride[2] * pitch_;
-    std::vector<i64> pixel_offset(static_cast<std::size_t>(offsets && !even ? span : 0));
-    for (i64 v = 0; v < static_cast<i64>(pixel_offset.size()); ++v)
-        pixel_offset[static_cast<std::size_t>(v)] =
-            ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
     // consecutive items share a chunk's weights and an image: item = (((image * G + group) * chunks + chunk) *
     // sequences + sequence) * runs + run, or with the image inside the chunk where a chunk's weights outweigh an
     // image's src (read by each chunk)
@@ -402,7 +413,7 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer
             const std::uint8_t* plane_src = copy + image * image_bytes + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
-            if (batch.rows) copy_read_rows(batch, image, plane_src - copy - image * image_bytes, v0, count, tap_offset, pixel_offset);
+            if (batch.rows) copy_read_rows(batch, image, plane_src - copy - image * image_bytes, v0, count);
             // the outputs of virtual pixels [a, b) of the sequence, whose accumulators start at acc_a (pixel a's)
             const auto store = [&](i64 a, i64 b, const std::int32_t* acc_a) {
                 for (i64 v = a; v < b;) {  // row by row
@@ -413,7 +424,7 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer
                     }
                     const i64 width = std::min(g_.out[2] - y2, b - v);
                     store_row(acc_a + (v - a) * blocks * 16, blocks * 16, n, ((y0 * g_.out[1]) + y1 + row) * g_.out[2] + y2,
-                              width, gr * g_.OCg + first, channels, dst, requantize);
+                              width, gr * g_.OCg + first, channels, dst);
                     v += width;
                 }
             };
@@ -434,7 +445,7 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer
                 DenseRow r;
                 r.src = plane_src, r.tap_offset = tap_offset.data();
                 if (even) r.src += v0 * even_step, r.pixel_step = even_step;
-                else r.pixel_offset = pixel_offset.data() + v0;
+                else r.pixel_offset = pixel_offset_.data() + v0;
                 r.taps = steps, r.quads = quads, r.weights = weights;
                 r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc.get();
@@ -448,7 +459,7 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer
                         dst_of[static_cast<std::size_t>(v)] = y2 < g_.out[2] ? row_start + y2 * g_.O : nullptr;
                         if (++y2 == wv) y2 = 0, row_start += g_.out[2] * g_.O;
                     }
-                    r.rule = &*rule, r.multiplier = requantize.multiplier_f32.data() + first_oc, r.dst_of = dst_of.data();
+                    r.rule = &*rule, r.multiplier = requantize_.multiplier_f32.data() + first_oc, r.dst_of = dst_of.data();
                     r.channels = channels;
                 }
                 dense_row_avx512_vnni(r);
@@ -464,8 +475,8 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst, const Requantizer
 // for each step's tap, the rows from its first window's to its last's, where dense_rows' kernels find them (AMX:
 // a pixel step apart; VPDPBUSD: even_step apart, or at pixel_offset); a row run reads a kernel row's pixels and
 // up to 3 bytes more.
-void VnniPath::copy_read_rows(const DenseImages& batch, i64 image, i64 plane, i64 v0, i64 count,
-                              const std::vector<i64>& tap_offset, const std::vector<i64>& pixel_offset) const {
+void VnniPath::copy_read_rows(const DenseImages& batch, i64 image, i64 plane, i64 v0, i64 count) const {
+    const std::vector<i64>& pixel_offset = pixel_offset_;
     const i64 image_rows = copy_rows(), row_pixels = phased_ ? phase_extent_[2] : g_.padded[2];
     i64 first = 0, last = 0;  // pixels from the sequence's first window
     if (amx_ || pixel_offset.empty()) {
@@ -477,7 +488,7 @@ void VnniPath::copy_read_rows(const DenseImages& batch, i64 image, i64 plane, i6
     }
     const i64 extra = row_runs_ ? g_.kernel[2] : 0;
     const auto write = [&](i64 row) { copy_batch_row(batch, row); };
-    for (const i64 offset : tap_offset) {
+    for (const i64 offset : tap_offset_) {
         const i64 at = (plane + offset) / pitch_;  // the tap's pixel of the sequence's first window
         batch.rows->ensure(image * image_rows + (at + first) / row_pixels,
                            image * image_rows + std::min(image_rows - 1, (at + last + extra) / row_pixels), write);
@@ -486,8 +497,9 @@ void VnniPath::copy_read_rows(const DenseImages& batch, i64 image, i64 plane, i6
 
 // acc[p][c] (c < channels) is output channel first_channel + c of output pixel y_row + p of image n.
 void VnniPath::store_row(const std::int32_t* acc, i64 acc_pitch, i64 n, i64 y_row, i64 width, i64 first_channel,
-                         i64 channels, void* dst, const Requantizer& requantize) const {
-    if (const std::optional<RowRequantization> rule = fused_rule(requantize)) {
+                         i64 channels, void* dst) const {
+    const Requantizer& requantize = requantize_;
+    if (const std::optional<RowRequantization>& rule = rule_) {
         auto* to = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + y_row) * g_.O + first_channel;
         requantize_row_avx512(acc, acc_pitch, width, channels, requantize.multiplier_f32.data() + first_channel, *rule,
                               to, g_.O);

@@ -107,11 +107,14 @@ std::string why_not_vnni(const QuantizedDescriptor& q);
 
 class VnniPath {
 public:
-    // weights: [O][taps][I/G] (the int16 path's packing; s8 values, the weights zero point being 0); bias: [O]
+    // weights: [O][taps][I/G] (the int16 path's packing; s8 values, the weights zero point being 0); bias: [O];
+    // threads: the arena's threads that run will see, for the depthwise cut made here once (another count: made
+    // per run)
     VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, const std::vector<std::int16_t>& weights,
-             const std::vector<std::int32_t>& bias);
-    // src, dst in q's formats and types; parallel over output rows (call it inside the plan's arena)
-    void run(const void* src, void* dst, const Requantizer& requantize) const;
+             const std::vector<std::int32_t>& bias, const Requantizer& requantize, int threads);
+    // src, dst in q's formats and types; parallel over output rows (call it inside the plan's arena). Const: a plan
+    // may run on several threads at once.
+    void run(const void* src, void* dst) const;
     // the kernel: "amx_int8" or "vnni_avx512"
     std::string kernel() const { return amx_ ? "amx_int8" : "vnni_avx512"; }
 
@@ -131,19 +134,36 @@ private:
     std::int64_t copy_rows() const;
     void copy_batch_row(const DenseImages& batch, std::int64_t row) const;
     void copy_read_rows(const DenseImages& batch, std::int64_t image, std::int64_t plane, std::int64_t v0,
-                        std::int64_t count, const std::vector<std::int64_t>& tap_offset,
-                        const std::vector<std::int64_t>& pixel_offset) const;
+                        std::int64_t count) const;
     bool direct() const;
-    std::optional<RowRequantization> fused_rule(const Requantizer& requantize) const;
-    void dense_rows(const DenseImages& batch, void* dst, const Requantizer& requantize) const;
+    std::optional<RowRequantization> fused_rule() const;
+    void dense_offsets();
+    void dense_rows(const DenseImages& batch, void* dst) const;
     void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
-    void depthwise_run(const void* src, void* dst, const Requantizer& requantize) const;
+    void prepare_depthwise(int threads);
+    void depthwise_run(const void* src, void* dst) const;
     void store_row(const std::int32_t* acc, std::int64_t acc_pitch, std::int64_t n, std::int64_t y_row,
-                   std::int64_t width, std::int64_t first_channel, std::int64_t channels, void* dst,
-                   const Requantizer& requantize) const;
+                   std::int64_t width, std::int64_t first_channel, std::int64_t channels, void* dst) const;
 
     QuantizedDescriptor q_;
     QuantizedGeometry g_;
+    Requantizer requantize_;
+    // What a run needs that depends only on the plan, made here once: at batch 1 a run takes 7 to 20 us, and this
+    // set-up, made per run on the thread that forks, cost ~10 % of dw960_7's at 2 threads while the other waited
+    std::optional<RowRequantization> rule_;  // fused_rule(): the rule the kernels apply in registers, or none
+    // dense: each step's first tap's bytes from a window's origin (phased: each tap's, in its phase), and each
+    // virtual pixel's window origin from its plane's in bytes where they are not evenly spaced (dense_rows)
+    std::vector<std::int64_t> tap_offset_, pixel_offset_;
+    bool even_ = false;  // dense, VPDPBUSD: windows evenly spaced, pixel_step apart (pixel_offset_ empty)
+    // depthwise (depthwise_run): the cut for dw_threads_ threads; the src zero point as raw src bytes; each unit's
+    // expanded row wholly in the padding, for a whole column [0] and a narrower last one [1]; each padded row's
+    // slot in the ring (row % ring); the requantization multipliers in lane order, as the compensation
+    int dw_threads_ = 1;
+    DepthwiseCut dw_cut_;
+    std::vector<std::uint8_t> dw_fill_;
+    std::vector<std::uint8_t, CacheLineAllocator<std::uint8_t>> dw_padding_rows_;
+    std::vector<std::int64_t> dw_slot_of_;
+    std::vector<float> dw_multiplier_;
     bool depthwise_ = false;
     bool amx_ = false;
     std::uint8_t shift_ = 0;       // 128 for an s8 src, else 0
