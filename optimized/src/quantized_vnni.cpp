@@ -397,7 +397,11 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
     // image's src (read by each chunk)
     const bool chunk_outer = images > 1 && steps * quads * 64 * 4 > image_bytes;
     parallel_for_joined(tbb::blocked_range<i64>(0, images * g_.G * chunks * image_sequences * runs), [&](const tbb::blocked_range<i64>& items) {
-        const Workspace<std::int32_t> acc(rule ? 0 : (amx_ ? std::min(kAmxPiece, run_length) : run_length) * 64);
+        // AMX: a piece's accumulators on the stack (8 KiB): a Workspace per range cost pw192_32_28 batch 1 at 2
+        // threads ~10 % of its samples in malloc and free (auto partitioner: several ranges per thread and execute)
+        alignas(64) std::int32_t amx_acc[kAmxPiece * 64];
+        const Workspace<std::int32_t> workspace(rule || amx_ ? 0 : run_length * 64);
+        std::int32_t* const acc = amx_ ? amx_acc : workspace.get();
         std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
         if (amx_) amx_begin(amx_k_bytes_);
         for (i64 item = items.begin(); item < items.end(); ++item) {
@@ -436,9 +440,9 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                     r.taps = steps, r.chunks = row_runs_ ? 1 : (group_pitch_ + 63) / 64, r.k_bytes = amx_k_bytes_;
                     r.step_bytes = quads * 64, r.weights = weights;
                     r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
-                    r.blocks = blocks, r.width = std::min(kAmxPiece, v0 + count - a), r.acc = acc.get();
+                    r.blocks = blocks, r.width = std::min(kAmxPiece, v0 + count - a), r.acc = acc;
                     dense_row_amx(r);
-                    store(a, a + r.width, acc.get());
+                    store(a, a + r.width, acc);
                 }
                 continue;
             } else {
@@ -448,7 +452,7 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                 else r.pixel_offset = pixel_offset_.data() + v0;
                 r.taps = steps, r.quads = quads, r.weights = weights;
                 r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
-                r.blocks = blocks, r.width = count, r.acc = acc.get();
+                r.blocks = blocks, r.width = count, r.acc = acc;
                 if (rule) {
                     const i64 first_oc = gr * g_.OCg + first;
                     // each virtual pixel's first output, or none (row and y2 counted, not divided out per pixel)
@@ -463,7 +467,7 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                     r.channels = channels;
                 }
                 dense_row_avx512_vnni(r);
-                if (!rule) store(v0, v0 + count, acc.get());
+                if (!rule) store(v0, v0 + count, acc);
             }
         }
         if (amx_) amx_end();
