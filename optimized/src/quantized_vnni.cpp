@@ -34,6 +34,8 @@ constexpr i64 kAmxPiece = 32;
 // The copies of the images run together (VnniPath::run): as many images as fit in this many bytes per thread (about
 // half an L2: the copies are read back while they are there), at least one.
 constexpr i64 kImagesCopyBytes = i64{512} << 10;
+// dense_rows: ranges of items per thread, at least (the grain of its parallel loop)
+constexpr i64 kRangesPerThread = 8;
 
 bool cpu_has_avx512_vnni() {
     static const bool has = cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
@@ -385,8 +387,8 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
     // per sequence where it is long enough, for the threads to share; measured on res2_3x3, res2_1x1_reduce and
     // res3_1x1_512 (AMX, 1 thread): 64-pixel runs 20-35 % slower than 1,024, 256 5-10 %
     // (for more threads shorter where a greedy schedule then ends sooner: vnni_run_length)
-    const i64 run_length =
-        vnni_run_length(span, images * g_.G * chunks * image_sequences, std::max(1, tbb::this_task_arena::max_concurrency()));
+    const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    const i64 run_length = vnni_run_length(span, images * g_.G * chunks * image_sequences, threads);
     const i64 runs = (span + run_length - 1) / run_length;
     const std::optional<RowRequantization> rule = amx_ ? std::nullopt : rule_;
     const std::vector<i64>& tap_offset = tap_offset_;
@@ -396,7 +398,13 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
     // sequences + sequence) * runs + run, or with the image inside the chunk where a chunk's weights outweigh an
     // image's src (read by each chunk)
     const bool chunk_outer = images > 1 && steps * quads * 64 * 4 > image_bytes;
-    parallel_for_joined(tbb::blocked_range<i64>(0, images * g_.G * chunks * image_sequences * runs), [&](const tbb::blocked_range<i64>& items) {
+    // The auto partitioner splits a range down to its grain: with a grain of 1, each item was a range of its own,
+    // each paying TBB's task, the AMX tile configuration (amx_begin, 4 % of res3_downsample's samples at 1 thread)
+    // and the body's set-up; ranges of at least n / (kRangesPerThread x threads) items, which still leave a thread
+    // that ends early, or starts late, ranges to take
+    const i64 items_count = images * g_.G * chunks * image_sequences * runs;
+    const i64 grain = std::max<i64>(1, items_count / (kRangesPerThread * threads));
+    parallel_for_joined(tbb::blocked_range<i64>(0, items_count, static_cast<std::size_t>(grain)), [&](const tbb::blocked_range<i64>& items) {
         // AMX: a piece's accumulators on the stack (8 KiB): a Workspace per range cost pw192_32_28 batch 1 at 2
         // threads ~10 % of its samples in malloc and free (auto partitioner: several ranges per thread and execute)
         alignas(64) std::int32_t amx_acc[kAmxPiece * 64];
