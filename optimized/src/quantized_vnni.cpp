@@ -295,12 +295,22 @@ void VnniPath::run(const void* src, void* dst) const {
     // alternating runs, batch 1 and 8): pw144_24_56 0.037 and 0.314 with the copy first, 0.025 and 0.211 on demand;
     // res2_3x3 batch 1 0.046 against 0.042; on demand wherever the copy is made, rows read by several chunks' items
     // were slower (quiet machine, 4 runs: res4_3x3 batch 8 0.304 against 0.347, res3_downsample batch 1 0.068
-    // against 0.076, res4_3x3s2 batch 1 0.063 against 0.072)
+    // against 0.076, res4_3x3s2 batch 1 0.063 against 0.072) while a row's chunks were items far apart, run by
+    // different threads. With the chunks innermost (dense_rows, chunk_inner), a row's readers are neighbours, and on
+    // demand pays where the copies go one image at a time and an image has 64 output pixels per thread or more (2
+    // threads, quiet: SCHED_FIFO, ms, 3 alternating runs): res3_3x3s2 batch 1 0.071-0.072 -> 0.052-0.053,
+    // res4_3x3s2 0.063-0.065 -> 0.050-0.054, res3_3x3 0.045-0.048 -> 0.040-0.041, res4_3x3 0.043-0.046 ->
+    // 0.037-0.042, res3_downsample 0.060-0.066 -> 0.051-0.055 and batch 8 (one image at a time) 0.559-0.624 ->
+    // 0.449-0.493. Not with fewer pixels (res5_3x3s2 batch 1, 49: 0.055-0.056 -> 0.061-0.062, each item reads the
+    // whole copy, and one thread copies it while the other waits) nor with several images at a time (res3_3x3s2
+    // batch 8, 2 images: 0.347-0.365 -> 0.376-0.389)
     const i64 threads = std::max(1, tbb::this_task_arena::max_concurrency());
-    const bool on_demand = !in_place && threads > 1 && g_.G * ((blocks_ + 3) / 4) == 1;
     // images together, as many as kImagesCopyBytes of copies hold (all where src is read in place), whose items then
     // are the images' (each output is still one item's)
     const i64 images = in_place ? g_.N : std::clamp<i64>(threads * kImagesCopyBytes / image_bytes, 1, g_.N);
+    const bool one_chunk = g_.G * ((blocks_ + 3) / 4) == 1;
+    const bool on_demand = !in_place && threads > 1 &&
+                           (one_chunk || (g_.G == 1 && images == 1 && g_.out_spatial >= 64 * threads));
     const Workspace<std::uint8_t> copy(in_place ? 0 : images * image_bytes);
     for (i64 i = 0; i < (slack ? images : 0); ++i)
         std::memset(copy.get() + i * image_bytes + copy_spatial_ * pitch_, 0, static_cast<std::size_t>(slack));
@@ -397,7 +407,11 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
     // consecutive items share a chunk's weights and an image: item = (((image * G + group) * chunks + chunk) *
     // sequences + sequence) * runs + run, or with the image inside the chunk where a chunk's weights outweigh an
     // image's src (read by each chunk)
-    const bool chunk_outer = images > 1 && steps * quads * 64 * 4 > image_bytes;
+    // Rows copied on demand with several chunks (one group): the chunk innermost, item = ((image * sequences +
+    // sequence) * runs + run) * chunks + chunk, so that the items that read a row are neighbours, most often run by
+    // the thread that copied it (VnniPath::run)
+    const bool chunk_inner = batch.rows != nullptr && chunks > 1;
+    const bool chunk_outer = !chunk_inner && images > 1 && steps * quads * 64 * 4 > image_bytes;
     // The auto partitioner splits a range down to its grain: with a grain of 1, each item was a range of its own,
     // each paying TBB's task, the AMX tile configuration (amx_begin, 4 % of res3_downsample's samples at 1 thread)
     // and the body's set-up; ranges of at least n / (kRangesPerThread x threads) items, which still leave a thread
@@ -413,11 +427,19 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
         std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
         if (amx_) amx_begin(amx_k_bytes_);
         for (i64 item = items.begin(); item < items.end(); ++item) {
-            const i64 run = item % runs, sequence = (item / runs) % image_sequences;
-            const i64 rest = item / (runs * image_sequences);  // (image, group, chunk) or (group, chunk, image)
-            const i64 image = chunk_outer ? rest % images : rest / (g_.G * chunks), n = n0 + image;
-            const i64 chunk = (chunk_outer ? rest / images : rest) % chunks;
-            const i64 gr = (chunk_outer ? rest / images / chunks : rest / chunks) % g_.G, block = gr * blocks_ + chunk * 4;
+            i64 run = 0, sequence = 0, image = 0, chunk = 0, gr = 0;
+            if (chunk_inner) {
+                const i64 outer = item / chunks;  // (image, sequence, run)
+                chunk = item % chunks, run = outer % runs, sequence = (outer / runs) % image_sequences;
+                image = outer / (runs * image_sequences);
+            } else {
+                run = item % runs, sequence = (item / runs) % image_sequences;
+                const i64 rest = item / (runs * image_sequences);  // (image, group, chunk) or (group, chunk, image)
+                image = chunk_outer ? rest % images : rest / (g_.G * chunks);
+                chunk = (chunk_outer ? rest / images : rest) % chunks;
+                gr = (chunk_outer ? rest / images / chunks : rest / chunks) % g_.G;
+            }
+            const i64 n = n0 + image, block = gr * blocks_ + chunk * 4;
             const i64 y0 = plane ? sequence : sequence / g_.out[1], y1 = plane ? 0 : sequence % g_.out[1];
             const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));

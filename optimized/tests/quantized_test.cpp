@@ -285,7 +285,9 @@ void expect_the_reference_at_many_threads(const char* const (&cases)[N], unsigne
 // The dense layers' copies written row by row by the items that read them (quantized_vnni.cpp, RowsOnDemand), at
 // more threads than two: rows wholly in the padding, a row's pads, channels padded between groups, the stride
 // phases of an AMX copy (a phase no tap reads), row runs, VPDPBUSD windows across output rows, several images of a
-// batch in one loop, channels first, a 3-d window; the same outputs as the reference at 3, 5 and 16 threads.
+// batch in one loop, channels first, a 3-d window, several chunks of 64 output channels read row by row with the
+// chunks innermost (one image of 64 output pixels per thread or more, with and without phases); the same outputs as
+// the reference at 3, 5 and 16 threads.
 TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference) {
     const char* cases[] = {
         "qconv:n=3,c=64,o=80,in=19x13,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=7,dzp=3,ssc=0.5,dsc=64",
@@ -295,6 +297,8 @@ TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference
         "qconv:c=12,o=40,g=2,in=31x10,k=3x3,s=2x2,d=2x2,pb=2x1,pe=0x3,bias=1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-5,dsc=16",
         "qconv:c=16,o=24,in=40x15,k=3x3,s=1x3,pb=1x1,pe=1x1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-6,dzp=9,dsc=16",
         "qconv:c=8,o=20,in=6x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,data=nxc,wei=xio,dt=s8:s8:s32,szp=1",
+        "qconv:c=64,o=136,in=24x14,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-7,dzp=3,dsc=64",
+        "qconv:c=64,o=80,in=36x30,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=5,dsc=32",
     };
     expect_the_reference_at_many_threads(cases, 43);
 }
