@@ -148,8 +148,9 @@ private:
     QuantizedDescriptor q_;
     QuantizedGeometry g_;
     Requantizer requantize_;
-    // What a run needs that depends only on the plan, made here once: at batch 1 a run takes 7 to 20 us, and this
+    // What a run needs that depends only on the plan, made here once: at batch 1 a run takes 6 to 20 us, and this
     // set-up, made per run on the thread that forks, cost ~10 % of dw960_7's at 2 threads while the other waited
+    // (dw960_7 batch 1, ms: 0.011 -> 0.009 at 1 thread, 0.012 -> 0.006 at 2; bench/results/int8.md)
     std::optional<RowRequantization> rule_;  // fused_rule(): the rule the kernels apply in registers, or none
     // dense: each step's first tap's bytes from a window's origin (phased: each tap's, in its phase), and each
     // virtual pixel's window origin from its plane's in bytes where they are not evenly spaced (dense_rows)
