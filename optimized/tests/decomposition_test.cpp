@@ -99,10 +99,37 @@ TEST(Decomposition, BackwardWeightsGivesEveryThreadTasksOfBalancedWork) {
     for (const std::string& f : failures) ADD_FAILURE() << f;
 }
 
+// A depthwise layer's channels are independent sums: on the vector paths its tasks reach min(4 x threads, its
+// blocks of 64 channels) whatever its tiles and parts (64: more than any path's lane block, 32 floats on AVX-512,
+// 8 on AVX2). A cut of the tiles alone, the parts fixed by the layer, gave dw960_7 at batch 8 one task for 16
+// threads (0.10 of oneDNN on the 16-core Xeon), dw576_14 six (0.32).
+TEST(Decomposition, BackwardWeightsDepthwiseCutsTheChannels) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        if (name.rfind("dw", 0) != 0) continue;
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d = table_descriptor(shape, batch);
+            for (const Path path : weights_paths(d)) {
+                if (path == Path::scalar) continue;  // (the portable loops take every lane: one lane chunk)
+                for (const int threads : {4, 8, 16}) {
+                    const Decomposition s = BackwardWeightsPlan(d, Options{threads, path}).decomposition();
+                    const std::int64_t wanted = std::min<std::int64_t>(kTasksPerThread * threads, (d.out_channels + 63) / 64);
+                    if (s.tasks < wanted)
+                        failures.push_back(name + " batch " + std::to_string(batch) + " " + std::string(to_string(path)) + " " +
+                                           std::to_string(threads) + " threads: " + std::to_string(s.tasks) + " tasks, want " +
+                                           std::to_string(wanted) + " (" + std::to_string(d.out_channels) + " channels) [" +
+                                           to_string(d) + "]");
+                }
+            }
+        }
+    }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
 // The items follow the thread count; the parts, which set each element's order of summation, do not: the same
 // bits at 1 and 16 threads on table layers whose cut differs between them.
 TEST(Decomposition, BackwardWeightsSameBitsAtOneAndSixteenThreads) {
-    for (const char* name : {"res4_1x1_1024", "pw576_96_14", "res5_3x3", "dw576_14"})
+    for (const char* name : {"res4_1x1_1024", "pw576_96_14", "res5_3x3", "dw576_14", "dw960_7", "dw96_112s2"})
         for (const auto& [layer, shape] : table_layers()) {
             if (layer != name) continue;
             ConvDescriptor d = table_descriptor(shape, 2);
