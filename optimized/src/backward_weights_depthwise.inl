@@ -162,10 +162,11 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
     if constexpr (Bias) home_store<1, NB>(bias, bias_home);
 }
 
-// `count` pixels of C channels into [lane block][count][B] (zeros past C), `stride` floats per lane block.
+// `count` pixels (C floats apart) of `channels` channels into [lane block][count][B] (zeros past `channels`),
+// `stride` floats per lane block: an item's lane blocks, `from` and `to` at its first.
 template <int B>
-void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* to, i64 stride) {
-    const i64 full = C / B;  // lane blocks of B channels
+void pack_blocked(const float* from, i64 count, i64 C, i64 channels, i64 lane_blocks, float* to, i64 stride) {
+    const i64 full = channels / B;  // lane blocks of B channels
     // pixel after pixel (each pixel's channels are one sequential read), its lane blocks to their rows
     for (i64 px = 0; px < count; ++px) {
         const float* f = from + px * C;
@@ -175,7 +176,7 @@ void pack_blocked(const float* from, i64 count, i64 C, i64 lane_blocks, float* t
             for (int j = 0; j < B / W; ++j) store(t + lb * stride + j * W, load(f + lb * B + j * W));
     }
     if (full == lane_blocks) return;
-    const i64 lanes = C - full * B;
+    const i64 lanes = channels - full * B;
     for (i64 px = 0; px < count; ++px) {
         float* out = to + full * stride + px * B;
         for (i64 l = 0; l < lanes; ++l) out[l] = from[px * C + full * B + l];
@@ -206,7 +207,6 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     i64* const x_base = slot_of + RB * KR;      // per (row, tap of the tile): packed floats at lane block 0, -1: zeros
     const float* x_at[kMaxRows * R];
     const float* dk[kMaxRows];
-    for (i64 s = 0; s < slots; ++s) tag[s] = -2, stamp[s] = -1;
     const auto find = [&](i64 key) {
         for (i64 s = 0; s < slots; ++s)
             if (tag[s] == key) return s;
@@ -226,7 +226,13 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     i64 kcol[R];
     i64 block = 0;  // stamps the slots a block keeps
     for (i64 item = begin; item < end; ++item) {
-        const i64 t_begin = item * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        // item = (chunk of tiles, chunk of lane blocks): its lane blocks [lb_begin, lb_end), channels
+        // [lb_begin * B, ch_end), the only ones it packs (a slot holds one item's: none kept across items)
+        const i64 tile_chunk = item / p.lane_chunks(), lane_chunk = item % p.lane_chunks();
+        const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
+        const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(LB, lb_begin + p.lane_blocks_per_item);
+        const i64 ch_begin = lb_begin * B, channels = min_i64(C, lb_end * B) - ch_begin;
+        for (i64 s = 0; s < slots; ++s) tag[s] = -2, stamp[s] = -1;
         for (i64 rb = row_begin; rb < row_end; rb += RB, ++block) {
             const i64 rows = min_i64(RB, row_end - rb);
             // the input rows of each (row, kd, kh), as keys (n, id, ih) in x, -1 in the padding; those
@@ -253,17 +259,19 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     // (pb beyond the padded width, or x cropped off entirely: pb < -IW)
                     const i64 lo = min_i64(left > 0 ? left : 0, PW);
                     const i64 hi = left + IW < lo ? lo : min_i64(left + IW, PW);
-                    for (i64 lb = 0; lb < LB; ++lb) {
+                    for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                         for (i64 f = 0; f < lo * B; ++f) to[lb * plane + f] = 0.0f;
                         for (i64 f = hi * B; f < PW * B; ++f) to[lb * plane + f] = 0.0f;
                     }
-                    if (hi > lo) pack_blocked<B>(x + (needed[i] * IW + lo - left) * C, hi - lo, C, LB, to + lo * B, plane);
+                    if (hi > lo) pack_blocked<B>(x + (needed[i] * IW + lo - left) * C + ch_begin, hi - lo, C, channels, lb_end - lb_begin,
+                                                   to + lb_begin * plane + lo * B, plane);
                 }
                 slot_of[i] = s;
             }
             if (!dy_direct)
                 for (i64 row = 0; row < rows; ++row)
-                    pack_blocked<B>(dy + (rb + row) * OW * C, OW, C, LB, dy_rows + row * LB * dplane, dplane);
+                    pack_blocked<B>(dy + (rb + row) * OW * C + ch_begin, OW, C, channels, lb_end - lb_begin,
+                                    dy_rows + (row * LB + lb_begin) * dplane, dplane);
             for (i64 tile = t_begin; tile < t_end; ++tile) {
                 // per (row, tap of the tile): its row (packed, or in x) at lane block 0, or -1 for the zeros;
                 // per tap its column offset
@@ -275,11 +283,11 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                         const i64 slot = slot_of[kr];
                         x_base[row * R + r] = x_direct ? (needed[kr] < 0 ? -1 : needed[kr] * IW * C) : slot < 0 ? -1 : slot * row_floats;
                     }
-                for (i64 lb = 0; lb < LB; ++lb) {
+                for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
                     for (i64 i = 0; i < rows * R; ++i)
                         x_at[i] = x_base[i] < 0 ? p.zeros : x_direct ? x + x_base[i] + lane0 : scratch + x_base[i] + lb * plane;
-                    const i64 ahead = x_direct && dy_direct && lb + 1 < LB ? B : 0;
+                    const i64 ahead = x_direct && dy_direct && lb + 1 < lb_end ? B : 0;
                     const TileX tx = x_direct ? TileX{x_at, kcol, C, left, left + IW, p.zeros, ahead} : TileX{x_at, kcol, B, 0, PW, p.zeros, 0};
                     for (i64 row = 0; row < rows; ++row)
                         dk[row] = dy_direct ? dy + (rb + row) * OW * C + lane0 : dy_rows + (row * LB + lb) * dplane;

@@ -74,8 +74,10 @@ struct BackwardWeightsPlan::Impl {
     detail::WorkspacePool<float> inputs, diffs, sums, scratch_floats;
     detail::WorkspacePool<i64> scratch_offsets;
 
-    // whether the kernels take items of part of the lane blocks (the general vector kernels only)
-    bool lanes_split() const { return !problem.depthwise && path != Path::scalar; }
+    // whether the kernels take items of part of the lane blocks (the vector kernels, depthwise included:
+    // its lane blocks are disjoint channels, so a depthwise layer with one tile, 3x3, has as many items as
+    // lane blocks instead of one; the portable loops take every lane)
+    bool lanes_split() const { return path != Path::scalar; }
 
     template <typename Body>
     static void parallel(i64 count, const Body& body) {

@@ -45,7 +45,7 @@ struct BackwardWeightsProblem {
     // it is given; the depthwise one in its tiles of tap 0, at dw + bias_at); -1 without bias.
     i64 bias_at = -1;
     i64 item_groups() const { return depthwise ? 1 : geometry->groups; }
-    i64 lane_blocks_per_item = 1;      // general: an item's lane blocks (all of them but for 1x1 layers)
+    i64 lane_blocks_per_item = 1;      // an item's lane blocks (the cache rules: all of them but for 1x1 layers)
     i64 tile_chunks() const { return (tiles + tiles_per_item - 1) / tiles_per_item; }
     i64 lane_chunks() const { return (lane_blocks + lane_blocks_per_item - 1) / lane_blocks_per_item; }
     i64 chunks() const { return tile_chunks() * lane_chunks(); }  // item = (group, tile chunk, lane chunk)

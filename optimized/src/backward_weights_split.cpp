@@ -9,6 +9,9 @@ namespace {
 // backward_weights_split.hpp); the items, which follow the thread count, give the tasks beyond it.
 constexpr i64 kWantedPartTasks = 32;
 constexpr i64 kMaxPartFloats = i64{1} << 26;
+// the most a depthwise item's channels may exceed the mean once cut into lane chunks (the tests' 1.3 for a task,
+// with room for the parts' unevenness: 56 rows in 12 parts, 5 / 4.67 = 1.07)
+constexpr double kMostLaneImbalance = 1.2;
 
 i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 
@@ -37,7 +40,10 @@ i64 backward_weights_parts(const BackwardWeightsProblem& p) {
 
 void split_for_threads(BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 parts, int threads) {
     const i64 wanted = threads > 1 ? kTasksPerThread * threads : 1;
-    const bool lanes_first = lane_chunks_allowed && p.geometry->taps() == 1;
+    // lane blocks first where cutting them reads nothing twice: a 1x1 layer's items read x in place, a depthwise
+    // layer's lane blocks are disjoint channels of x and diff_dst (its tiles share them: dw960_7 has one tile of
+    // 9 taps and 30 lane blocks of 32 channels with AVX-512)
+    const bool lanes_first = lane_chunks_allowed && (p.geometry->taps() == 1 || p.depthwise);
     // one more chunk of lane blocks or of tiles, the first that can be cut (false: neither can)
     const auto cut_lanes = [&] {
         if (!lane_chunks_allowed || p.lane_chunks() >= p.lane_blocks) return false;
@@ -54,6 +60,14 @@ void split_for_threads(BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 
     if (lane_chunks_allowed) p.lane_blocks_per_item = even_chunk(p.lane_blocks, p.lane_chunks());
     while (p.work_items() * parts < wanted)
         if (!(lanes_first ? cut_lanes() || cut_tiles() : cut_tiles() || cut_lanes())) break;
+    // a depthwise layer's lane chunks even within kMostLaneImbalance where it has several: 3 lane blocks in 2 chunks
+    // (2 + 1: the larger 1.33x the mean, dw96_112s2) are cut to 3 (the parts' unevenness multiplies it)
+    const auto lane_imbalance = [&] {
+        return static_cast<double>(p.lane_blocks_per_item * p.vector_blocks * p.lanes) * static_cast<double>(p.lane_chunks()) /
+               static_cast<double>(lanes_total(p));
+    };
+    while (p.depthwise && p.lane_chunks() > 1 && lane_imbalance() > kMostLaneImbalance)
+        if (!cut_lanes()) break;
 }
 
 Decomposition backward_weights_decomposition(const BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 parts,

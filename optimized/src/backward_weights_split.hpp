@@ -31,8 +31,8 @@ inline constexpr i64 kDepthwisePartPixels = 256;
 i64 backward_weights_parts(const BackwardWeightsProblem& p);
 
 // p's items cut finer for `threads` (tiles_per_item, lane_blocks_per_item): lane blocks first on a 1x1 layer (its
-// tiles read x in place, its items pack their own lane blocks of diff_dst), tiles first elsewhere; the depthwise and
-// portable kernels cut tiles only (lane_chunks_allowed false).
+// tiles read x in place, its items pack their own lane blocks of diff_dst) and on a depthwise layer (its lane blocks
+// are disjoint channels), tiles first elsewhere; the portable kernel cuts tiles only (lane_chunks_allowed false).
 void split_for_threads(BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 parts, int threads);
 
 // The tasks (items x parts) and their multiply-adds; most_tasks: every tile and (lane_chunks_allowed) every lane

@@ -13,6 +13,7 @@
 
 #include "blocked_pack.hpp"
 #include "depthwise_streamed.hpp"
+#include "depthwise_threads.hpp"
 #include "conversions.hpp"
 #include "forward_rows.hpp"
 #include "index_range.hpp"
@@ -94,6 +95,9 @@ struct ConvPlan::Impl {
     int threads = 1;
     // depthwise_avx512: its rows two by two, or one by one where that ends sooner on the threads (cut_for_threads)
     bool depthwise_pairs = true;
+    // depthwise: the threads that take its tasks, in as many ranges of them where fewer than `threads` end sooner
+    // (a call of a few microseconds: depthwise_threads.hpp); == threads: the tasks as they come
+    i64 depthwise_ranges = 1;
     detail::PaddedInputParts padded_input_parts;  // xp in chunks of images, or one image in bands (padded_input_parts.hpp)
     std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
 
@@ -125,6 +129,16 @@ struct ConvPlan::Impl {
             body(scratch.data(), b, e);
         }, 1, one_per_thread);
     }
+    // parallel_rows_with_scratch for the depthwise tasks: as they come, or in depthwise_ranges ranges of them where
+    // fewer threads than the plan has end sooner (cut_for_threads)
+    template <typename Body>
+    void parallel_depthwise_tasks(i64 tasks, i64 scratch_elements, const Body& body) const {
+        const i64 ranges = std::min(depthwise_ranges, tasks);
+        if (ranges >= threads) return parallel_rows_with_scratch(tasks, scratch_elements, body);
+        parallel_rows_with_scratch(ranges, scratch_elements, [&](i64* scratch, i64 b, i64 e) {
+            body(scratch, tasks * b / ranges, tasks * e / ranges);
+        });
+    }
 
     void pack_weights(const void* user_weights, const void* user_bias);
     // the cuts that follow `threads` (the same sums for any: see each)
@@ -144,12 +158,15 @@ struct ConvPlan::Impl {
 void ConvPlan::Impl::cut_for_threads() {
     const detail::Geometry& g = geometry;
     // the two-row kernel's pairs give the same sums as one row at a time (run_depthwise_avx512), and cost less: a row
-    // alone costs 1.35x its share of a pair (measured on the 2-core VM, 2 threads, wall clock, batch 1: dw576_14 0.018-
-    // 0.019 ms in 7 pairs, 0.025 in 14 rows). One by one only where the busiest thread then ends sooner: rows r,
-    // pairs p, ceil(r / t) x 1.35 < ceil(p / t) x 2 (dw576_14 at batch 1: pairs up to 8 threads, rows at 16)
-    if (path == Path::depthwise_avx512) {
-        const i64 rows = depthwise.rows(), pairs = (rows + 1) / 2;
-        depthwise_pairs = (rows + threads - 1) / threads * 135 >= (pairs + threads - 1) / threads * 200;
+    // alone costs 1.35x its share of a pair. One by one only where the busiest thread then ends sooner; and on fewer
+    // threads than the plan has where their forks and joins outweigh their shares (depthwise_threads.hpp: dw960_7 at
+    // batch 1 on 4 of 16 threads, 4 pairs; at 1 and 2 threads every table layer keeps them all)
+    if (path == Path::depthwise_avx512 || path == Path::depthwise_avx2) {
+        const double bytes = 4.0 * static_cast<double>(g.batch) *
+                             static_cast<double>(g.in[0] * g.in[1] * g.in[2] * g.in_channels + g.out_pixels() * g.out_channels);
+        const detail::DepthwiseThreads cut = detail::depthwise_threads(depthwise.rows(), bytes, threads, path == Path::depthwise_avx512);
+        depthwise_pairs = cut.pairs;
+        depthwise_ranges = cut.ranges;
     }
     // a layer whose pixels all read every tap: any chunk's tiles visit every tap, so each output's sum is the same
     // however the plane is cut; only where the kernels read src as it is or xp whole (no bands: path_memory.cpp's
@@ -435,7 +452,7 @@ void ConvPlan::Impl::run_depthwise_avx512(const detail::Geometry& chunk, const f
     // row at a time: every output is summed by one kernel call, in the same order)
     // (one by one where that ends sooner: depthwise_pairs)
     const i64 rows = p.rows(), per_task = depthwise_pairs ? 2 : 1;
-    parallel_rows_with_scratch((rows + per_task - 1) / per_task, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+    parallel_depthwise_tasks((rows + per_task - 1) / per_task, p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
         if (stream)
             detail::avx512::depthwise_rows_streamed(p, prefetch_rows, xp, y, scratch, per_task * b, std::min(per_task * e, rows));
         else
@@ -463,7 +480,7 @@ void ConvPlan::Impl::run_kernel(const detail::Geometry& chunk, const float* xp, 
     case Path::depthwise_avx2: {
         detail::DepthwiseProblem p = depthwise;
         p.geometry = &chunk;
-        parallel_rows_with_scratch(p.rows(), p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
+        parallel_depthwise_tasks(p.rows(), p.scratch_elements(), [&](i64* scratch, i64 b, i64 e) {
             detail::avx2::depthwise_rows(p, xp, y, scratch, b, e);
         });
         break;
@@ -592,6 +609,7 @@ Decomposition ConvPlan::decomposition() const {
         const double row = static_cast<double>(g.out[2] * g.out_channels * g.taps());
         tasks((rows + per - 1) / per, pairs ? (rows + 1) / 2 : rows, row * static_cast<double>(per),
               row * static_cast<double>(rows - (rows - 1) / per * per));
+        if (m.depthwise_ranges < m.threads) s.busy_threads = static_cast<int>(std::min(m.depthwise_ranges, s.tasks));
         return s;
     }
     default:  // the other paths' tasks, taken as equal

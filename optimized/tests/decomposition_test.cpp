@@ -14,6 +14,7 @@
 #include "backward_harness.hpp"
 #include "convcheck/optimized/backward_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
+#include "depthwise_threads.hpp"
 #include "harness.hpp"
 #include "quantized_vnni.hpp"
 
@@ -99,10 +100,37 @@ TEST(Decomposition, BackwardWeightsGivesEveryThreadTasksOfBalancedWork) {
     for (const std::string& f : failures) ADD_FAILURE() << f;
 }
 
+// A depthwise layer's channels are independent sums: on the vector paths its tasks reach min(4 x threads, its
+// blocks of 64 channels) whatever its tiles and parts (64: more than any path's lane block, 32 floats on AVX-512,
+// 8 on AVX2). A cut of the tiles alone, the parts fixed by the layer, gave dw960_7 at batch 8 one task for 16
+// threads (0.10 of oneDNN on the 16-core Xeon), dw576_14 six (0.32).
+TEST(Decomposition, BackwardWeightsDepthwiseCutsTheChannels) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        if (name.rfind("dw", 0) != 0) continue;
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d = table_descriptor(shape, batch);
+            for (const Path path : weights_paths(d)) {
+                if (path == Path::scalar) continue;  // (the portable loops take every lane: one lane chunk)
+                for (const int threads : {4, 8, 16}) {
+                    const Decomposition s = BackwardWeightsPlan(d, Options{threads, path}).decomposition();
+                    const std::int64_t wanted = std::min<std::int64_t>(kTasksPerThread * threads, (d.out_channels + 63) / 64);
+                    if (s.tasks < wanted)
+                        failures.push_back(name + " batch " + std::to_string(batch) + " " + std::string(to_string(path)) + " " +
+                                           std::to_string(threads) + " threads: " + std::to_string(s.tasks) + " tasks, want " +
+                                           std::to_string(wanted) + " (" + std::to_string(d.out_channels) + " channels) [" +
+                                           to_string(d) + "]");
+                }
+            }
+        }
+    }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
 // The items follow the thread count; the parts, which set each element's order of summation, do not: the same
 // bits at 1 and 16 threads on table layers whose cut differs between them.
 TEST(Decomposition, BackwardWeightsSameBitsAtOneAndSixteenThreads) {
-    for (const char* name : {"res4_1x1_1024", "pw576_96_14", "res5_3x3", "dw576_14"})
+    for (const char* name : {"res4_1x1_1024", "pw576_96_14", "res5_3x3", "dw576_14", "dw960_7", "dw96_112s2"})
         for (const auto& [layer, shape] : table_layers()) {
             if (layer != name) continue;
             ConvDescriptor d = table_descriptor(shape, 2);
@@ -154,11 +182,15 @@ void check_ranges(const Decomposition& s, int threads, const std::string& what, 
 // (1.33) that n = 4t tasks of r = 1.3 give; where the layer has fewer than 4t tasks, r <= kMostImbalance. (Thousands
 // of uneven tasks are fine: 576 tasks of r = 1.47 on 16 threads end within 1.04 of the ideal.) The 1x1 layers' items
 // run as one range per thread instead: check_ranges.
-void check(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+void check(const Decomposition& s, int plan_threads, const std::string& what, std::vector<std::string>& failures) {
     if (s.one_range_per_thread) {
-        check_ranges(s, threads, what, failures);
+        check_ranges(s, plan_threads, what, failures);
         return;
     }
+    if (s.threads != plan_threads) failures.push_back(what + ": made for " + std::to_string(s.threads) + " threads");
+    // (a call too small for every thread's fork and join: the rule for the threads that take its tasks, which
+    // ForwardDepthwiseTakesTheThreadsThatPay checks)
+    const int threads = s.busy_threads > 0 ? s.busy_threads : plan_threads;
     const std::int64_t wanted = std::min(threads > 1 ? kTasksPerThread * threads : 1, s.most_tasks);
     const double imbalance = threads > 1 ? s.largest_task / s.mean_task : 1.0;
     const double bound = 1.0 + imbalance * threads / static_cast<double>(s.tasks);
@@ -166,7 +198,7 @@ void check(const Decomposition& s, int threads, const std::string& what, std::ve
     const bool balanced = s.tasks == s.most_tasks ||
                           (s.tasks >= kTasksPerThread * threads ? bound <= 1.0 + kMostImbalance / kTasksPerThread
                                                                 : imbalance <= kMostImbalance);
-    if (s.threads != threads || s.tasks < wanted || (threads > 1 && !balanced))
+    if (s.tasks < wanted || (threads > 1 && !balanced))
         failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) + " tasks (want " +
                            std::to_string(wanted) + ", the layer has " + std::to_string(s.most_tasks) + "), largest/mean " +
                            std::to_string(imbalance) + ", bound " + std::to_string(bound));
@@ -188,6 +220,48 @@ TEST(Decomposition, ForwardGivesEveryThreadTasksOfBalancedWork) {
                           failures);
                 }
         }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
+// A forward depthwise call moves its src and dst once (kDepthwiseBytesPerMicrosecond on one thread) and each thread
+// that takes a part of it costs a fork and join (kForkJoinMicroseconds): with W the call's one-thread time, k busy
+// threads pay while their forks and joins, k x c, cost at most about a thread's share, W / k. Asserted with a factor
+// 2 either way for the tasks' granularity: k x k x c <= 2 W (no more threads than pay), and k = the plan's threads
+// or (k + 1) x (k + 1) x c >= W / 2 where one more thread would shorten the busiest one's tasks (no fewer). Every
+// thread of 16 on dw960_7 at batch 1 (W 15 us; its 7 rows on 7 threads: 7 x 7 x 1 us > 30 us) fails the first: the
+// 16-core Xeon took 15 / 7 / 9 / 10 us at 1 / 4 / 8 / 16 threads.
+TEST(Decomposition, ForwardDepthwiseTakesTheThreadsThatPay) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers()) {
+        if (name.rfind("dw", 0) != 0) continue;
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d = forward_descriptor(shape, batch);
+            const std::vector<float> weights(static_cast<std::size_t>(d.weights_elements()), 1.0f);
+            std::int64_t in = 1, out = 1;
+            for (int a = 0; a < d.rank; ++a) in *= d.input_size[a], out *= d.output_size(a);
+            const double w = 4.0 * batch * static_cast<double>(in * d.in_channels + out * d.out_channels) /
+                             detail::kDepthwiseBytesPerMicrosecond;
+            const double c = detail::kForkJoinMicroseconds;
+            for (const Path path : {Path::depthwise_avx2, Path::depthwise_avx512}) {
+                if (!why_unavailable(d, path).empty()) continue;
+                for (const int threads : {1, 2, 4, 8, 16}) {
+                    const ConvPlan plan(d, weights.data(), nullptr, Options{.threads = threads, .forced_path = path});
+                    const Decomposition s = plan.decomposition();
+                    const double k = s.busy_threads > 0 ? s.busy_threads : std::min<std::int64_t>(threads, s.tasks);
+                    const bool too_many = k > 1 && k * k * c > 2 * w;
+                    // (one more thread only where it shortens the busiest thread's tasks)
+                    const auto busiest = [&](double n) { return std::ceil(static_cast<double>(s.tasks) / n); };
+                    const bool too_few = k < std::min<std::int64_t>(threads, s.tasks) && busiest(k + 1) < busiest(k) &&
+                                         (k + 1) * (k + 1) * c < w / 2;
+                    if (too_many || too_few)
+                        failures.push_back(name + " batch " + std::to_string(batch) + " " + plan.implementation() + " " +
+                                           std::to_string(threads) + " threads: " + std::to_string(k) + " busy on " +
+                                           std::to_string(s.tasks) + " tasks, " + std::to_string(w) + " us on one thread" +
+                                           (too_many ? " (too many)" : " (too few)"));
+                }
+            }
+        }
+    }
     for (const std::string& f : failures) ADD_FAILURE() << f;
 }
 

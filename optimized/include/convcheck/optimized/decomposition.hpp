@@ -18,6 +18,9 @@ struct Decomposition {
     double mean_task = 0.0;        // multiply-adds of all tasks together, over tasks
     // the tasks run as one range of them per thread (TBB's static partitioner) instead of a greedy schedule
     bool one_range_per_thread = false;
+    // where a call is too small to pay for every thread's fork and join: the threads that take its tasks, the tasks
+    // in this many ranges (0: every thread); the forward depthwise paths only
+    int busy_threads = 0;
 
     // n tasks (at most `most`, the finest cut) of `each` multiply-adds but the last, `last`
     void set_tasks(std::int64_t n, std::int64_t most, double each, double last) {
