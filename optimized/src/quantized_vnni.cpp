@@ -300,7 +300,8 @@ void VnniPath::run(const void* src, void* dst) const {
     // written, in the loop of the rows) where each row is read by the items of one group's one chunk of 64 output
     // channels, at more than one thread: the thread that copies a row then reads it next, from its own cache.
     // Elsewhere the copies first, in a loop over their rows of its own. Measured (2 threads, ms, the minimum of 6
-    // alternating runs, batch 1 and 8): pw144_24_56 0.037 and 0.314 with the copy first, 0.025 and 0.211 on demand;
+    // alternating runs, batch 1 and 8): pw144_24_56, while it was copied (before k_overrun_), 0.037 and 0.314 with
+    // the copy first, 0.025 and 0.211 on demand;
     // res2_3x3 batch 1 0.046 against 0.042; on demand wherever the copy is made, rows read by several chunks' items
     // were slower (quiet machine, 4 runs: res4_3x3 batch 8 0.304 against 0.347, res3_downsample batch 1 0.068
     // against 0.076, res4_3x3s2 batch 1 0.063 against 0.072) while a row's chunks were items far apart, run by
