@@ -97,6 +97,7 @@ struct DepthwiseCut {
     std::int64_t span = 0;        // input rows a plane's first row reads before its own (the kernel's, axis 1)
     std::int64_t chunk_rows = 1;  // output rows of a task (the last of a plane's may have fewer)
     std::int64_t chunks = 1;      // tasks per plane
+    bool units_inner = false;     // a task per (image, chunk, unit), units innermost (else per (image, unit, chunk))
 };
 DepthwiseCut vnni_depthwise_cut(const QuantizedGeometry& g, int threads);
 // The cut's tasks for the decomposition test: in multiply-adds of a unit of 64 channels.
