@@ -97,6 +97,13 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     // 0.219 ms on VPDPBUSD, 0.160 on AMX with K = 16)
     amx_ = amx_usable() && g.ICg >= 16 && (g.ICg <= 64 || round_up(g.ICg, 64) <= 2 * round_up(g.ICg, 4));
     group_pitch_ = round_up(g.ICg, amx_ && g.ICg > 64 ? 64 : 4), pitch_ = g.G * group_pitch_, blocks_ = (g.OCg + 15) / 16;
+    // One group of more than 64 channels, not a multiple of 64 (pw144_24_56): the copy keeps a pixel's channels
+    // rounded up to 4 only, and the last K chunk's A tile reads on into the next pixel's bytes, which meet the zero
+    // weights past the channels (the weights keep K rounded up to 64). A u8 src is then read in place, with no copy:
+    // padding each pixel's 144 bytes to 192 took 38 % of pw144_24_56's time (batch 8, 1 thread)
+    const i64 k_pitch = group_pitch_;
+    if (amx_ && g.G == 1 && g.ICg > 64) group_pitch_ = round_up(g.ICg, 4), pitch_ = group_pitch_;
+    k_overrun_ = k_pitch - group_pitch_;
     // Row runs: one group whose channels are not a multiple of 4 (conv1's 3), taps adjacent along the row: the copy
     // keeps the channels as they are, so that a kernel row's taps x channels are one run of bytes, summed in
     // ceil(kw * I / 4) quads instead of kw * ceil(I / 4) (the bytes past the run meet zero weights)
@@ -115,7 +122,7 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
             phase_read_[static_cast<std::size_t>(((g.crop[1] + k1 * g.dilation[1]) % g.stride[1]) * g.stride[2] +
                                                  (g.crop[2] + k2 * g.dilation[2]) % g.stride[2])] = 1;
     copy_spatial_ = phased_ ? g.padded[0] * g.stride[1] * g.stride[2] * phase_extent_[1] * phase_extent_[2] : g.padded_spatial;
-    steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : group_pitch_ / 4;
+    steps_ = row_runs_ ? g.taps / kw : g.taps, quads_ = row_runs_ ? round_up(kw * g.ICg, 4) / 4 : k_pitch / 4;
     // AMX on row runs (conv1's 7 taps x 3 channels: 21 bytes) where a kernel row's run fits one A tile row: K is the
     // run's quads (24 bytes), one TDPBUSD per kernel row, 16 pixels a stride apart; the same packing
     if (row_runs_ && amx_usable() && kw * g.ICg <= 64) amx_ = true;
@@ -286,13 +293,15 @@ void VnniPath::run(const void* src, void* dst) const {
     // uninitialised: copy_row writes every byte a tap of an output can read (a phased copy leaves the phases no tap
     // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
-    const i64 slack = row_runs_ ? 64 : 0;
+    // so does the last K chunk of a pixel of more than 64 channels (k_overrun_; read in place: dense_rows)
+    const i64 slack = row_runs_ || (k_overrun_ > 0 && !in_place) ? 64 : 0;
     const i64 image_bytes = in_place ? g_.in_spatial * g_.C : copy_spatial_ * pitch_ + slack;
     // Rows copied on demand (RowsOnDemand: each item writes the rows its windows read that no other item has
     // written, in the loop of the rows) where each row is read by the items of one group's one chunk of 64 output
     // channels, at more than one thread: the thread that copies a row then reads it next, from its own cache.
     // Elsewhere the copies first, in a loop over their rows of its own. Measured (2 threads, ms, the minimum of 6
-    // alternating runs, batch 1 and 8): pw144_24_56 0.037 and 0.314 with the copy first, 0.025 and 0.211 on demand;
+    // alternating runs, batch 1 and 8): pw144_24_56, while it was copied (before k_overrun_), 0.037 and 0.314 with
+    // the copy first, 0.025 and 0.211 on demand;
     // res2_3x3 batch 1 0.046 against 0.042; on demand wherever the copy is made, rows read by several chunks' items
     // were slower (quiet machine, 4 runs: res4_3x3 batch 8 0.304 against 0.347, res3_downsample batch 1 0.068
     // against 0.076, res4_3x3s2 batch 1 0.063 against 0.072) while a row's chunks were items far apart, run by
@@ -388,6 +397,8 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
     const std::uint8_t* copy = batch.copy;
     const i64 image_bytes = batch.image_bytes, n0 = batch.n0, images = batch.images;
     const i64 chunks = (blocks_ + 3) / 4, quads = quads_, steps = steps_;
+    // the end of src where it is read in place (else the copies' slack follows their pixels)
+    const std::uint8_t* src_end = batch.copy_to ? nullptr : static_cast<const std::uint8_t*>(batch.src) + g_.N * image_bytes;
     const bool plane = !amx_ || phased_ || (g_.stride[1] == 1 && g_.stride[2] == 1);
     const bool offsets = !amx_;  // the VPDPBUSD tiles: sequences of real pixels (wv = out[2])
     const i64 wv = offsets || !plane ? g_.out[2] : phase_extent_[2];      // (virtual) pixels per row
@@ -471,6 +482,16 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                     r.step_bytes = quads * 64, r.weights = weights;
                     r.block_stride = steps * quads * 64, r.compensation_rows = compensation_rows_.data() + block * 256;
                     r.blocks = blocks, r.width = std::min(kAmxPiece, v0 + count - a), r.acc = acc;
+                    // src read in place, a pixel's last K chunk past its channels (k_overrun_): where a piece's
+                    // windows would read past src's end, it reads a copy of src's bytes from its first on, with
+                    // zeros after them (once an execute, for a 1x1 layer: its last piece)
+                    std::vector<std::uint8_t> tail;
+                    if (k_overrun_ > 0 && src_end != nullptr &&
+                        r.src + tap_offset.back() + (r.width - 1) * pixel_step + r.chunks * 64 > src_end) {
+                        tail.assign(static_cast<std::size_t>(src_end - r.src + 64), 0);
+                        std::memcpy(tail.data(), r.src, static_cast<std::size_t>(src_end - r.src));
+                        r.src = tail.data();
+                    }
                     dense_row_amx(r);
                     store(a, a + r.width, acc);
                 }

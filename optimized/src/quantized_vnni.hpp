@@ -97,6 +97,7 @@ struct DepthwiseCut {
     std::int64_t span = 0;        // input rows a plane's first row reads before its own (the kernel's, axis 1)
     std::int64_t chunk_rows = 1;  // output rows of a task (the last of a plane's may have fewer)
     std::int64_t chunks = 1;      // tasks per plane
+    bool units_inner = false;     // a task per (image, chunk, unit), units innermost (else per (image, unit, chunk))
 };
 DepthwiseCut vnni_depthwise_cut(const QuantizedGeometry& g, int threads);
 // The cut's tasks for the decomposition test: in multiply-adds of a unit of 64 channels.
@@ -175,6 +176,7 @@ private:
     // AMX with a stride in the plane: the copy split into phases (quantized_vnni.cpp, phase_pixel), so that a
     // plane's outputs are again one sequence of virtual pixels a fixed step apart
     bool phased_ = false;
+    std::int64_t k_overrun_ = 0;     // AMX: bytes a pixel's last K chunk reads past its channels, into the next pixel's
     std::int64_t amx_k_bytes_ = 64;  // AMX: bytes of an A tile row (K), 64, or a row run's quads x 4
     std::int64_t phase_extent_[3]{1, 1, 1};  // padded pixels of one phase along each axis (axis 0: padded[0])
     std::int64_t copy_spatial_ = 1;          // pixels of the copy

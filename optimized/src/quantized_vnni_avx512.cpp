@@ -447,8 +447,9 @@ void copy_groups_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* t
 }
 
 // A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst
-// bytes, written whole before the next. 16 or 32 channels: 4 or 2 pixels' outputs packed as one vector of 64
-// (AMX, pw192_32_28, 1 thread: 16 outputs a time through the truncating store took 30 % of the layer).
+// bytes, written whole before the next. 16 or 17 to 32 channels: 4 or 2 pixels' outputs packed as one vector of 64
+// (AMX, pw192_32_28, 1 thread: 16 outputs a time through the truncating store took 30 % of the layer; 24 channels,
+// pw144_24_56: ms in the commit).
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
                            const RowRequantization& rq, std::uint8_t* dst, i64 dst_pitch) {
     const Rounder round(rq);
@@ -465,7 +466,7 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
         constexpr int B = decltype(blocks_of_16)::value, per = 4 / B;
         i64 p = 0;
         __m512 m[4];
-        for (int j = 0; j < 4; ++j) m[j] = _mm512_loadu_ps(multiplier + 16 * (j % B));
+        for (int j = 0; j < 4; ++j) m[j] = _mm512_maskz_loadu_ps(lanes(channels, j % B), multiplier + 16 * (j % B));
         for (; p + per <= width; p += per) {
             __m512i r[4];
             for (int j = 0; j < 4; ++j) {
@@ -474,11 +475,12 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
             }
             const __m512i bytes = round.bytes64(r[0], r[1], r[2], r[3]);
             std::uint8_t* to = dst + p * dst_pitch;
-            if (dst_pitch == 16 * B) {
+            if (dst_pitch == 16 * B && channels == 16 * B) {
                 _mm512_storeu_si512(to, bytes);
-            } else if constexpr (B == 2) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + dst_pitch), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
+            } else if constexpr (B == 2) {  // each pixel's channels of its 32 bytes
+                const auto keep = static_cast<__mmask32>(channels == 32 ? ~0u : (1u << channels) - 1);
+                _mm256_mask_storeu_epi8(to, keep, _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
+                _mm256_mask_storeu_epi8(to + dst_pitch, keep, _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
             } else {
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 0));
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(to + dst_pitch), _mm512_maskz_extracti32x4_epi32(0xF, bytes, 1));
@@ -488,9 +490,9 @@ void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i6
         }
         return p;
     };
-    const i64 done = channels == 16 ? packed(std::integral_constant<int, 1>{})
-                     : channels == 32 ? packed(std::integral_constant<int, 2>{})
-                                      : 0;
+    const i64 done = channels == 16                   ? packed(std::integral_constant<int, 1>{})
+                     : channels > 16 && channels <= 32 ? packed(std::integral_constant<int, 2>{})
+                                                       : 0;
     for (i64 p = done; p < width; ++p) {
         const std::int32_t* a = acc + p * acc_pitch;
         std::uint8_t* to = dst + p * dst_pitch;

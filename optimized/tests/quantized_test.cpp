@@ -303,6 +303,31 @@ TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference
     expect_the_reference_at_many_threads(cases, 43);
 }
 
+// One group of more than 64 channels, not a multiple of 64, on AMX (quantized_vnni.cpp, k_overrun_): the copy's
+// pixels keep their channels (rounded up to 4) and the last K chunk reads on into the next pixel's; a u8 src read in
+// place, whose last piece reads a copy of src's end (1x1; 3x3 without padding, its windows across rows), a copy with
+// its slack (s8, several images, rows on demand), a phased copy; the same outputs as the reference at 1, 2 and 5
+// threads under each rule.
+TEST(QuantizedPlan, AmxChannelsPastLastChunkEqualTheReference) {
+    const char* cases[] = {
+        "qconv:n=2,c=144,o=24,in=9x11,k=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,dsc=32",
+        "qconv:c=100,o=40,in=7x9,k=3x3,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,dsc=64",
+        "qconv:n=3,c=144,o=24,in=12x10,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-3,dsc=16",
+        "qconv:c=136,o=40,in=13x9,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=5,dsc=32",
+    };
+    std::mt19937 rng(47);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        std::vector<float> scales;
+        for (std::int64_t o = 0; o < q.conv.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        const auto [src, weights, bias] = random_data(q, rng);
+        for (int rule = 0; rule < 4; ++rule)
+            for (int threads : {1, 2, 5})
+                EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "")
+                    << text << " rule " << rule << " threads " << threads;
+    }
+}
+
 // The depthwise tasks for more threads than two (quantized_depthwise.cpp, vnni_depthwise_cut): planes cut into
 // chunks of rows, a chunk starting mid-plane (its ring of expanded rows started afresh), several columns per task,
 // images and units split between threads; the same outputs as the reference at 3, 5 and 16 threads.
