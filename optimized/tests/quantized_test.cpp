@@ -136,6 +136,14 @@ RC_GTEST_PROP(QuantizedPlan, EqualsTheReferenceUnderEachRule, ()) {
     RC_ASSERT(mismatch == "");
 }
 
+// Per-output-channel weights scales k/64 (k = 1 + o % 7), or 1 for an s32 dst (no requantization).
+std::vector<float> scales_k_64(const QuantizedDescriptor& q) {
+    if (q.dst == IntegerType::s32) return {1.0f};
+    std::vector<float> scales;
+    for (std::int64_t o = 0; o < q.conv.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+    return scales;
+}
+
 // The VNNI path's blocks and tails (quantized_vnni.hpp): output channels in 1 to 5 blocks of 16 and not a multiple
 // of 16, rows wider than a tile, groups whose channels are not a multiple of 4, depthwise channels not a multiple of
 // 16, a depth multiplier, strides, dilations, negative and uneven pads, ranks 1 to 3, both formats, an s8 src moved
@@ -205,9 +213,7 @@ TEST(QuantizedPlan, VnniBlocksAndTailsEqualTheReference) {
         for (bool largest : {false, true}) {
             const QuantizedDescriptor q = parse_quantized_descriptor(text);
             const ConvDescriptor& d = q.conv;
-            std::vector<float> scales;
-            for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
-            if (q.dst == IntegerType::s32) scales = {1.0f};
+            const std::vector<float> scales = scales_k_64(q);
             std::vector<std::int32_t> src(static_cast<std::size_t>(d.src_elements())),
                 weights(static_cast<std::size_t>(d.weights_elements())), bias;
             const auto draw = [&](IntegerType t) {
@@ -258,9 +264,7 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
     std::mt19937 rng(11);
     for (const char* text : cases) {
         const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        const ConvDescriptor& d = q.conv;
-        std::vector<float> scales;
-        for (std::int64_t o = 0; o < d.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        const std::vector<float> scales = scales_k_64(q);
         const auto [src, weights, bias] = random_data(q, rng);
         for (int rule : {2, 3})
             for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
@@ -273,9 +277,7 @@ void expect_the_reference_at_many_threads(const char* const (&cases)[N], unsigne
     std::mt19937 rng(seed);
     for (const char* text : cases) {
         const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        std::vector<float> scales;
-        for (std::int64_t o = 0; o < q.conv.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
-        if (q.dst == IntegerType::s32) scales = {1.0f};
+        const std::vector<float> scales = scales_k_64(q);
         const auto [src, weights, bias] = random_data(q, rng);
         for (int threads : {3, 5, 16})
             EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << text << " threads " << threads;
@@ -318,8 +320,7 @@ TEST(QuantizedPlan, AmxChannelsPastLastChunkEqualTheReference) {
     std::mt19937 rng(47);
     for (const char* text : cases) {
         const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        std::vector<float> scales;
-        for (std::int64_t o = 0; o < q.conv.out_channels; ++o) scales.push_back(std::ldexp(float(1 + o % 7), -6));
+        const std::vector<float> scales = scales_k_64(q);
         const auto [src, weights, bias] = random_data(q, rng);
         for (int rule = 0; rule < 4; ++rule)
             for (int threads : {1, 2, 5})
