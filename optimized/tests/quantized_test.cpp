@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -250,6 +251,22 @@ RandomData random_data(const QuantizedDescriptor& q, std::mt19937& rng) {
     return r;
 }
 
+// Each case (per-channel scales k/64, one for an s32 dst) on random data equals the reference under each of `rules`
+// (first_mismatch's numbering) at each of `threads`.
+template <std::size_t N>
+void expect_the_reference(const char* const (&cases)[N], unsigned seed, std::initializer_list<int> rules,
+                          std::initializer_list<int> threads) {
+    std::mt19937 rng(seed);
+    for (const char* text : cases) {
+        const QuantizedDescriptor q = parse_quantized_descriptor(text);
+        const std::vector<float> scales = scales_k_64(q);
+        const auto [src, weights, bias] = random_data(q, rng);
+        for (int rule : rules)
+            for (int t : threads)
+                EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, t), "") << text << " rule " << rule << " threads " << t;
+    }
+}
+
 // The f32 rules where acc * M passes 2^31 (the integer rules' left shift cannot hold it): without a dst zero point
 // over the whole range (the depthwise and dense kernels' lean rounding, quantized_vnni_avx512.cpp), only the upper clamp
 // keeps such a product from the conversion's out-of-range INT_MIN.
@@ -261,27 +278,7 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
         "qconv:c=64,o=128,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
         "qconv:c=20,o=64,in=5x8,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
     };
-    std::mt19937 rng(11);
-    for (const char* text : cases) {
-        const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        const std::vector<float> scales = scales_k_64(q);
-        const auto [src, weights, bias] = random_data(q, rng);
-        for (int rule : {2, 3})
-            for (int threads : {1, 2}) EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "") << "threads " << threads;
-    }
-}
-
-// Each case (per-channel scales k/64, one for an s32 dst) on random data equals the reference at 3, 5 and 16 threads.
-template <std::size_t N>
-void expect_the_reference_at_many_threads(const char* const (&cases)[N], unsigned seed) {
-    std::mt19937 rng(seed);
-    for (const char* text : cases) {
-        const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        const std::vector<float> scales = scales_k_64(q);
-        const auto [src, weights, bias] = random_data(q, rng);
-        for (int threads : {3, 5, 16})
-            EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, 3, threads), "") << text << " threads " << threads;
-    }
+    expect_the_reference(cases, 11, {2, 3}, {1, 2});
 }
 
 // The dense layers' copies written row by row by the items that read them (quantized_vnni.cpp, RowsOnDemand), at
@@ -302,7 +299,7 @@ TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference
         "qconv:c=64,o=136,in=24x14,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-7,dzp=3,dsc=64",
         "qconv:c=64,o=80,in=36x30,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=5,dsc=32",
     };
-    expect_the_reference_at_many_threads(cases, 43);
+    expect_the_reference(cases, 43, {3}, {3, 5, 16});
 }
 
 // One group of more than 64 channels, not a multiple of 64, on AMX (quantized_vnni.cpp, k_overrun_): the copy's
@@ -317,16 +314,7 @@ TEST(QuantizedPlan, AmxChannelsPastLastChunkEqualTheReference) {
         "qconv:n=3,c=144,o=24,in=12x10,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-3,dsc=16",
         "qconv:c=136,o=40,in=13x9,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=5,dsc=32",
     };
-    std::mt19937 rng(47);
-    for (const char* text : cases) {
-        const QuantizedDescriptor q = parse_quantized_descriptor(text);
-        const std::vector<float> scales = scales_k_64(q);
-        const auto [src, weights, bias] = random_data(q, rng);
-        for (int rule = 0; rule < 4; ++rule)
-            for (int threads : {1, 2, 5})
-                EXPECT_EQ(first_mismatch(q, scales, src, weights, bias, rule, threads), "")
-                    << text << " rule " << rule << " threads " << threads;
-    }
+    expect_the_reference(cases, 47, {0, 1, 2, 3}, {1, 2, 5});
 }
 
 // The depthwise tasks for more threads than two (quantized_depthwise.cpp, vnni_depthwise_cut): planes cut into
@@ -339,5 +327,5 @@ TEST(QuantizedPlan, VnniDepthwiseTasksAtManyThreadsEqualTheReference) {
         "qconv:n=3,c=200,o=200,g=200,in=14x14,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,dsc=8",
         "qconv:c=5,o=5,g=5,in=8x5x6,k=3x2x3,s=1x1x2,pb=1x0x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s32,szp=200",
     };
-    expect_the_reference_at_many_threads(cases, 46);
+    expect_the_reference(cases, 46, {3}, {3, 5, 16});
 }
