@@ -152,7 +152,6 @@ void VnniPath::pack_depthwise(const std::vector<std::int16_t>& weights, const st
     }
 }
 
-
 // What depthwise_run reads that depends only on the plan (VnniPath's members, quantized_vnni.hpp)
 void VnniPath::prepare_depthwise(int threads) {
     dw_threads_ = threads, dw_cut_ = vnni_depthwise_cut(g_, threads);

@@ -155,15 +155,15 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
 
 // The window offsets dense_rows' kernels read (tap_offset_, pixel_offset_, even_: quantized_vnni.hpp)
 void VnniPath::dense_offsets() {
-    for (i64 step = 0; step < steps_; ++step)  // each step's first tap
-        tap_offset_.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps_)] * pitch_);
     if (phased_) {  // each tap's pixel from the plane's origin (y1 = y2 = 0) of slice y0 * s0, in its phase
-        tap_offset_.clear();
         for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
             for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
                 for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
                     tap_offset_.push_back(phase_pixel(g_.crop[0] + k0 * g_.dilation[0], g_.crop[1] + k1 * g_.dilation[1],
                                                       g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
+    } else {
+        for (i64 step = 0; step < steps_; ++step)  // each step's first tap
+            tap_offset_.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps_)] * pitch_);
     }
     // VPDPBUSD tiles: the windows of a plane's outputs evenly spaced (the next row's first a step after this row's
     // last: a 1x1 layer without padding or stride), or each pixel's window origin from the plane's (y1 = y2 = 0), in

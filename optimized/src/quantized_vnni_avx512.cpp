@@ -449,7 +449,7 @@ void copy_groups_avx512(const std::uint8_t* from, i64 from_step, std::uint8_t* t
 // A row of accumulators under an f32 rule (Rounder), pixel by pixel: each pixel's channels are one run of dst
 // bytes, written whole before the next. 16 or 17 to 32 channels: 4 or 2 pixels' outputs packed as one vector of 64
 // (AMX, pw192_32_28, 1 thread: 16 outputs a time through the truncating store took 30 % of the layer; 24 channels,
-// pw144_24_56: ms in the commit).
+// pw144_24_56, 1 thread: b1 0.028-0.030 -> 0.018-0.020 ms, b8 0.272-0.306 -> 0.215-0.216).
 void requantize_row_avx512(const std::int32_t* acc, i64 acc_pitch, i64 width, i64 channels, const float* multiplier,
                            const RowRequantization& rq, std::uint8_t* dst, i64 dst_pitch) {
     const Rounder round(rq);
