@@ -96,6 +96,7 @@ __mmask16 lanes(i64 channels, int j) {
 template <int B, int W, bool Offsets>
 void dense_tile(const DenseRow& r, i64 p0) {
     __m512i acc[W][B];
+#pragma GCC unroll 4
     for (int j = 0; j < B; ++j) {
         const __m512i c = _mm512_loadu_si512(r.compensation + 16 * j);
 #pragma GCC unroll 16
@@ -127,6 +128,7 @@ void dense_tile(const DenseRow& r, i64 p0) {
         const Rounder round(*r.rule);
         __m512 m[B];
         __mmask16 mask[B];
+#pragma GCC unroll 4
         for (int j = 0; j < B; ++j) mask[j] = lanes(r.channels, j), m[j] = _mm512_maskz_loadu_ps(mask[j], r.multiplier + 16 * j);
         const bool whole = B == 4 && r.channels >= 64;
         if constexpr (B == 2) {
