@@ -23,6 +23,7 @@ struct DenseRow {
     std::int64_t pixel_step = 0;                 // null: pixel p's is p * pixel_step (windows evenly spaced)
     const std::int64_t* tap_offset = nullptr;  // bytes from a window's origin to each tap
     std::int64_t taps = 0, quads = 0;          // quads: I/G rounded up to 4, divided by 4
+    const std::int64_t* step_index = nullptr;  // [taps]: the steps the row takes, in order (null: 0 .. taps - 1)
     const std::int8_t* weights = nullptr;      // the first block's packed weights
     std::int64_t block_stride = 0;             // bytes between blocks' packed weights
     const std::int32_t* compensation = nullptr;  // 16 per block

@@ -85,7 +85,6 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
     rule_ = fused_rule();
     // the value every padding tap reads: the src zero point, moved to u8 like the src
     const i64 padding = i64{q.src_zero_point} + shift_;
-    const auto wrapped = [](i64 v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); };  // mod 2^32
     if (depthwise_) {
         pack_depthwise(weights, bias);
         prepare_depthwise(threads);
@@ -143,7 +142,7 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
                         static_cast<std::int8_t>(w);
                     sum += w;
                 }
-            compensation_[static_cast<std::size_t>(block * 16 + lane)] = wrapped(bias[static_cast<std::size_t>(oc)] - padding * sum);
+            compensation_[static_cast<std::size_t>(block * 16 + lane)] = wrapped_s32(bias[static_cast<std::size_t>(oc)] - padding * sum);
         }
     if (amx_)
         for (i64 block = 0; block < g.G * blocks_; ++block)
@@ -151,6 +150,7 @@ VnniPath::VnniPath(const QuantizedDescriptor& q, const QuantizedGeometry& g, con
                 compensation_rows_.insert(compensation_rows_.end(), compensation_.begin() + block * 16,
                                           compensation_.begin() + block * 16 + 16);
     dense_offsets();
+    dense_classes(weights, bias);
 }
 
 // The window offsets dense_rows' kernels read (tap_offset_, pixel_offset_, even_: quantized_vnni.hpp)
@@ -436,6 +436,8 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
         const Workspace<std::int32_t> workspace(rule || amx_ ? 0 : run_length * 64);
         std::int32_t* const acc = amx_ ? amx_acc : workspace.get();
         std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
+        std::vector<i64> class_offsets, class_starts;  // classified_row's
+        std::vector<std::uint8_t*> class_dst;
         if (amx_) amx_begin(amx_k_bytes_);
         for (i64 item = items.begin(); item < items.end(); ++item) {
             i64 run = 0, sequence = 0, image = 0, chunk = 0, gr = 0;
@@ -517,7 +519,11 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                     r.rule = &*rule, r.multiplier = requantize_.multiplier_f32.data() + first_oc, r.dst_of = dst_of.data();
                     r.channels = channels;
                 }
-                dense_row_avx512_vnni(r);
+                // the steps in the padding skipped, pixel by pixel (quantized_step_classes.cpp)
+                if (rule && !classes_.steps.empty())
+                    classified_row(r, y0 * g_.out[1] * g_.out[2], v0, count, dst_of.data(), block, class_offsets, class_dst,
+                                   class_starts);
+                else dense_row_avx512_vnni(r);
                 if (!rule) store(v0, v0 + count, acc);
             }
         }

@@ -58,6 +58,9 @@ struct QuantizedGeometry {
     }
 };
 
+// v modulo 2^32, as s32: the compensation's sums wrap as the kernels' s32 sums do
+inline std::int32_t wrapped_s32(std::int64_t v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); }
+
 // An uninitialised buffer starting on a cache line: no tile or vector row straddles two lines.
 template <typename T>
 class Workspace {
@@ -103,6 +106,17 @@ DepthwiseCut vnni_depthwise_cut(const QuantizedGeometry& g, int threads);
 // The cut's tasks for the decomposition test: in multiply-adds of a unit of 64 channels.
 Decomposition vnni_depthwise_decomposition(const QuantizedGeometry& g, int threads);
 
+// The steps (taps, or kernel rows with row runs) whose taps read the input, not only its padding, for each output
+// pixel of a dense layer, as classes of pixels with the same steps: a step wholly in the padding adds (zx - zx) * w =
+// 0 to a sum, and the VPDPBUSD tiles skip it (quantized_step_classes.cpp). class_of: [out_spatial], each pixel's
+// class; steps: each class's steps in increasing order. Empty where every pixel takes every step, or where the
+// classes would number more than 65,536.
+struct StepClasses {
+    std::vector<std::uint16_t> class_of;
+    std::vector<std::vector<std::int64_t>> steps;
+};
+StepClasses vnni_step_classes(const QuantizedGeometry& g, bool row_runs);
+
 // Empty when the VNNI path can run q on this CPU, else why not.
 std::string why_not_vnni(const QuantizedDescriptor& q);
 
@@ -139,6 +153,10 @@ private:
     bool direct() const;
     std::optional<RowRequantization> fused_rule() const;
     void dense_offsets();
+    void dense_classes(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
+    void classified_row(DenseRow r, std::int64_t sequence_first, std::int64_t v0, std::int64_t count,
+                        std::uint8_t* const* dst_of, std::int64_t block, std::vector<std::int64_t>& offsets,
+                        std::vector<std::uint8_t*>& pixel_dst, std::vector<std::int64_t>& starts) const;
     void dense_rows(const DenseImages& batch, void* dst) const;
     void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
     void prepare_depthwise(int threads);
@@ -157,6 +175,11 @@ private:
     // virtual pixel's window origin from its plane's in bytes where they are not evenly spaced (dense_rows)
     std::vector<std::int64_t> tap_offset_, pixel_offset_;
     bool even_ = false;  // dense, VPDPBUSD: windows evenly spaced, pixel_step apart (pixel_offset_ empty)
+    // dense, VPDPBUSD with a fused rule, where some windows reach into the padding (dense_classes): each output
+    // pixel's class of steps (StepClasses), and each class's compensation, bias - padding x the sum of its steps'
+    // weights ([G][block][16]); empty: every pixel takes every step with compensation_
+    StepClasses classes_;
+    std::vector<std::vector<std::int32_t>> class_compensation_;
     // depthwise (depthwise_run): the cut for dw_threads_ threads; the src zero point as raw src bytes; each unit's
     // expanded row wholly in the padding, for a whole column [0] and a narrower last one [1]; each padded row's
     // slot in the ring (row % ring); the requantization multipliers in lane order, as the compensation

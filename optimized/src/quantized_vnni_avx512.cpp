@@ -109,8 +109,9 @@ void dense_tile(const DenseRow& r, i64 p0) {
     }
     const std::uint8_t* const base = r.src + p0 * r.pixel_step;
     for (i64 t = 0; t < r.taps; ++t) {
-        const i64 tap = r.tap_offset[t];
-        const std::int8_t* w = r.weights + t * r.quads * 64;
+        const i64 step = r.step_index ? r.step_index[t] : t;
+        const i64 tap = r.tap_offset[step];
+        const std::int8_t* w = r.weights + step * r.quads * 64;
         for (i64 k = 0; k < r.quads; ++k) {
             __m512i wv[B];
 #pragma GCC unroll 4

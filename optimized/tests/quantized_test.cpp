@@ -302,6 +302,25 @@ TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference
     expect_the_reference(cases, 43, {3}, {3, 5, 16});
 }
 
+// The VPDPBUSD tiles' steps in the padding skipped (quantized_step_classes.cpp): border pixels sorted into classes
+// of the steps they take, each class with its own compensation; an s8 src moved to u8 and src zero points (which a
+// class's compensation carries), strides, a dilation reaching past a pad, a window wholly in the padding, groups,
+// uneven and negative pads, a 3-d window, row runs; the same outputs as the reference under each rule (the f32 rules
+// fused into the tiles skip; the others take every step) at 1, 2 and 3 threads.
+TEST(QuantizedPlan, VnniStepsInThePaddingSkippedEqualTheReference) {
+    const char* cases[] = {
+        "qconv:c=64,o=64,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-7,dzp=3,dsc=64",
+        "qconv:n=2,c=12,o=40,in=9x8,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:s8,szp=30,dzp=-2,dsc=16",
+        "qconv:c=8,o=20,in=6x6,k=3x3,d=2x2,pb=3x3,pe=3x3,data=nxc,wei=oix,dt=u8:s8:u8,szp=200,dsc=32",
+        "qconv:c=8,o=16,in=3x3,k=3x3,pb=3x3,pe=3x3,bias=1,data=nxc,wei=xio,dt=s8:s8:s8,szp=5,dzp=1,dsc=8",
+        "qconv:c=12,o=40,g=2,in=11x10,k=3x3,pb=2x1,pe=0x3,bias=1,data=nxc,wei=oix,dt=s8:s8:s8,szp=-5,dzp=-2,dsc=16",
+        "qconv:c=16,o=17,in=8x30,k=3x3,pb=-1x2,pe=1x-1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-128,dsc=4",
+        "qconv:c=8,o=20,in=4x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-3,dsc=16",
+        "qconv:c=3,o=32,in=17x17,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=oix,dt=u8:s8:u8,szp=17,dzp=5,dsc=64",
+    };
+    expect_the_reference(cases, 48, {0, 1, 2, 3}, {1, 2, 3});
+}
+
 // One group of more than 64 channels, not a multiple of 64, on AMX (quantized_vnni.cpp, k_overrun_): the copy's
 // pixels keep their channels (rounded up to 4) and the last K chunk reads on into the next pixel's; a u8 src read in
 // place, whose last piece reads a copy of src's end (1x1; 3x3 without padding, its windows across rows), a copy with

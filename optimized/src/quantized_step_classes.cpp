@@ -1,0 +1,106 @@
+// The VPDPBUSD tiles' steps in the padding skipped (quantized_vnni.hpp, StepClasses). The copy pads the src with the
+// moved zero point zx', so a step (a tap, or a kernel row of taps with row runs) whose taps all land in the padding
+// adds (zx' - zx') * w = 0 to the true sum; a border pixel's tile need not compute it. Pixels with the same steps
+// make a class; a row's pixels are sorted by class (a counting sort, per run), and each class goes through the
+// kernel with its own steps and its own compensation:
+//   acc = sum over the class's steps of x' * w + bias - zx' * (sum of the class's steps' weights).
+// Any order of the pixels gives the same sums (each pixel's sum is exact modulo 2^32, and stored at its own place).
+#include <map>
+
+#include "quantized_vnni.hpp"
+
+namespace convcheck::optimized::detail {
+namespace {
+
+using i64 = std::int64_t;
+
+}  // namespace
+
+StepClasses vnni_step_classes(const QuantizedGeometry& g, bool row_runs) {
+    const i64 steps = row_runs ? g.taps / g.kernel[2] : g.taps;
+    // along axis a, whether output index y's tap k reads the input: x = y * s - pb + k * d inside [0, in)
+    const auto inside = [&](int a, i64 y, i64 k) {
+        const i64 x = y * g.stride[a] + g.crop[a] - g.lead[a] + k * g.dilation[a];
+        return x >= 0 && x < g.in[a];
+    };
+    StepClasses c;
+    c.class_of.resize(static_cast<std::size_t>(g.out_spatial));
+    std::map<std::vector<i64>, std::size_t> class_of_steps;
+    std::vector<i64> mine;
+    bool skips = false;
+    for (i64 y0 = 0, p = 0; y0 < g.out[0]; ++y0)
+        for (i64 y1 = 0; y1 < g.out[1]; ++y1)
+            for (i64 y2 = 0; y2 < g.out[2]; ++y2, ++p) {
+                mine.clear();
+                for (i64 s = 0; s < steps; ++s) {
+                    // the step's first tap; a kernel row of a row run reads the input where any of its taps does
+                    const i64 t = row_runs ? s * g.kernel[2] : s;
+                    const i64 k0 = t / (g.kernel[1] * g.kernel[2]), k1 = t / g.kernel[2] % g.kernel[1], k2 = t % g.kernel[2];
+                    if (inside(0, y0, k0) && inside(1, y1, k1) && (row_runs || inside(2, y2, k2))) mine.push_back(s);
+                }
+                skips = skips || static_cast<i64>(mine.size()) < steps;
+                const auto [at, added] = class_of_steps.try_emplace(mine, c.steps.size());
+                if (added) c.steps.push_back(mine);
+                if (c.steps.size() > 65536) return {};
+                c.class_of[static_cast<std::size_t>(p)] = static_cast<std::uint16_t>(at->second);
+            }
+    if (!skips) return {};
+    return c;
+}
+
+// Classes where the VPDPBUSD tiles requantize in registers (a fused rule: each pixel's outputs go to its own dst_of,
+// in any order) and read windows through their offsets
+void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias) {
+    if (amx_ || even_ || !rule_) return;
+    classes_ = vnni_step_classes(g_, row_runs_);
+    if (classes_.steps.empty()) return;
+    // each output channel's weights summed per step
+    const i64 kw = g_.kernel[2];
+    std::vector<i64> step_sum(static_cast<std::size_t>(g_.O * steps_), 0);
+    for (i64 oc = 0; oc < g_.O; ++oc)
+        for (i64 t = 0; t < g_.taps; ++t)
+            for (i64 i = 0; i < g_.ICg; ++i)
+                step_sum[static_cast<std::size_t>(oc * steps_ + (row_runs_ ? t / kw : t))] +=
+                    weights[static_cast<std::size_t>((oc * g_.taps + t) * g_.ICg + i)];
+    const i64 padding = i64{q_.src_zero_point} + shift_;
+    for (const std::vector<i64>& steps : classes_.steps) {
+        std::vector<std::int32_t> compensation(static_cast<std::size_t>(g_.G * blocks_ * 16), 0);
+        for (i64 gr = 0; gr < g_.G; ++gr)
+            for (i64 o = 0; o < g_.OCg; ++o) {
+                const i64 oc = gr * g_.OCg + o;
+                i64 sum = 0;
+                for (const i64 s : steps) sum += step_sum[static_cast<std::size_t>(oc * steps_ + s)];
+                compensation[static_cast<std::size_t>((gr * blocks_ + o / 16) * 16 + o % 16)] =
+                    wrapped_s32(bias[static_cast<std::size_t>(oc)] - padding * sum);
+            }
+        class_compensation_.push_back(std::move(compensation));
+    }
+}
+
+// Pixels [v0, v0 + count) of the sequence whose first pixel is the image's sequence_first, in r (every field but the
+// pixels', the steps' and the compensation's), sorted by class into offsets and pixel_dst (starts: each class's
+// first), each class through the kernel
+void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count, std::uint8_t* const* dst_of, i64 block,
+                              std::vector<i64>& offsets, std::vector<std::uint8_t*>& pixel_dst, std::vector<i64>& starts) const {
+    const std::uint16_t* class_of = classes_.class_of.data() + sequence_first + v0;
+    const std::size_t classes = classes_.steps.size();
+    offsets.resize(static_cast<std::size_t>(count)), pixel_dst.resize(static_cast<std::size_t>(count));
+    starts.assign(classes + 1, 0);
+    for (i64 v = 0; v < count; ++v) ++starts[class_of[v] + 1u];
+    for (std::size_t c = 0; c < classes; ++c) starts[c + 1] += starts[c];
+    for (i64 v = 0; v < count; ++v) {  // starts[c]: class c's next free place, then its end
+        const i64 at = starts[class_of[v]]++;
+        offsets[static_cast<std::size_t>(at)] = pixel_offset_[static_cast<std::size_t>(v0 + v)];
+        pixel_dst[static_cast<std::size_t>(at)] = dst_of[v];
+    }
+    for (std::size_t c = 0, first = 0; c < classes; first = static_cast<std::size_t>(starts[c]), ++c) {
+        const i64 width = starts[c] - static_cast<i64>(first);
+        if (width == 0) continue;
+        r.pixel_offset = offsets.data() + first, r.dst_of = pixel_dst.data() + first, r.width = width;
+        r.taps = static_cast<i64>(classes_.steps[c].size()), r.step_index = classes_.steps[c].data();
+        r.compensation = class_compensation_[c].data() + block * 16;
+        dense_row_avx512_vnni(r);
+    }
+}
+
+}  // namespace convcheck::optimized::detail
