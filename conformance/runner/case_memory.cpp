@@ -8,6 +8,7 @@
 
 #include "convcheck/core/cc_descriptor.hpp"
 #include "convcheck/reference/cc/continuous_convolution.hpp"
+#include "convcheck/reference/gemm_backward_sums.hpp"
 #include "convcheck/reference/gemm_summation.hpp"
 #include "convcheck/core/memory_layout.hpp"
 #include "convcheck/runner/memory_limit.hpp"
@@ -79,9 +80,13 @@ CaseMemory conv_memory(const Case& c) {
         work += 8 * (S + W + B) + 8 * (S + W + D) + 88 * (d.pass == Pass::backward_data ? S : W + B);
     else if (c.mode == accuracy::Mode::probe) work += 8 * S + 24 * D + 40 * D;
     else if (c.mode == accuracy::Mode::precision) work += 8 * (S + W) + 24 * D;
-    // bound mode's sums on the GEMM evaluator (conv/reference_sums.cpp): its im2col blocks and packed copies
-    if (c.vector_dir.empty() && c.mode == accuracy::Mode::bound) work += reference::gemm_summation_work_bytes(d);
-    // without scales and post-ops its term counts are one output plane's, 8P, not 8D (conv/check.cpp)
+    // bound mode's sums on the GEMM evaluators (conv/reference_sums.cpp, backward/check.cpp): their blocks of
+    // columns and packed copies, and a backward pass's inputs' magnitudes
+    if (c.vector_dir.empty() && c.mode == accuracy::Mode::bound)
+        work += d.pass == Pass::backward_data      ? reference::gemm_backward_data_work_bytes(d)
+                : d.pass == Pass::backward_weights ? reference::gemm_backward_weights_work_bytes(d)
+                                                   : reference::gemm_summation_work_bytes(d);
+    // a forward case without scales and post-ops keeps one output plane's term counts, 8P, not 8D (conv/check.cpp)
     if (c.vector_dir.empty() && detail::plane_term_counts_only(d, c.mode)) {
         double plane = 1;
         for (int a = 0; a < d.rank; ++a) plane *= static_cast<double>(d.output_size(a));

@@ -5,7 +5,7 @@
 //     magnitude(g's out channels, block) = |W_g| * |A|    (+ |bias|)
 // with W_g the group's OC_G x (IC_G * taps) slice of OIX weights, as Eigen's f64 matrix products.
 // Built with -mavx2 -mfma (reference/CMakeLists.txt); every Eigen instantiation of the reference lives
-// in this file, and it runs only where gemm_summation_available() says so.
+// in this file and gemm_backward_sums.cpp, and they run only where gemm_summation_available() says so.
 #include "convcheck/reference/gemm_summation.hpp"
 
 // Always Eigen's blocked product (gebp), never its coefficient-wise one for small sizes, whose vector loop
@@ -20,6 +20,7 @@
 
 #include "chunk_sums.hpp"
 #include "geometry.hpp"
+#include "im2col.hpp"
 
 namespace convcheck::reference {
 
@@ -28,10 +29,6 @@ namespace {
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMatrix = Eigen::Map<const RowMajor>;
 using OutBlock = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
-
-// Elements of one im2col block (rows x columns), about 2 MiB of doubles: the block and its magnitudes
-// stay in a core's cache while both products read them.
-constexpr std::int64_t kBlockElements = std::int64_t{1} << 18;
 
 // Along one axis: for output index o, the taps k whose input index o*S - P_L + k*D lies in [0, in).
 std::vector<std::int64_t> taps_inside(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
@@ -45,18 +42,13 @@ std::vector<std::int64_t> taps_inside(std::int64_t out, std::int64_t in, std::in
     return count;
 }
 
-// The columns of one im2col block: about kBlockElements elements, at least 64 columns, at most all of them.
-std::int64_t block_columns(std::int64_t K, std::int64_t P) {
-    return std::clamp<std::int64_t>(kBlockElements / std::max<std::int64_t>(K, 1), std::min<std::int64_t>(64, P), P);
-}
-
 }  // namespace
 
 double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
     const detail::Geometry3 g = detail::lift(d);
     const double K = static_cast<double>(d.in_channels_per_group() * g.kernel[0] * g.kernel[1] * g.kernel[2]);
     const std::int64_t P = g.out[0] * g.out[1] * g.out[2];
-    const double C = static_cast<double>(block_columns(static_cast<std::int64_t>(K), P));
+    const double C = static_cast<double>(detail::block_columns(static_cast<std::int64_t>(K), P));
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     return 8.0 * static_cast<double>(d.weights_elements()) +
            threads * (24.0 * K * C + 8.0 * static_cast<double>(d.out_channels_per_group()) * K);
@@ -103,49 +95,19 @@ ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double
     for (std::size_t i = 0; i < weights.size(); ++i) weights_magnitude[i] = std::fabs(weights[i]);
 
     // blocks of output positions: columns of one block share the im2col rows of every term position
-    const std::int64_t columns = block_columns(K, P);
+    const std::int64_t columns = detail::block_columns(K, P);
     const std::int64_t blocks_per_plane = (P + columns - 1) / columns;
     auto sum_block = [&](std::int64_t task) {
         const std::int64_t block = task % blocks_per_plane, group = (task / blocks_per_plane) % G;
         const std::int64_t n = task / (blocks_per_plane * G);
         const std::int64_t p0 = block * columns, width = std::min(columns, P - p0);
-        // im2col of this block: row (ic_g, kd, kh, kw), column p0 + j; zero where the tap is in the padding. Every
-        // element is written (a value or a zero), so the reused buffers need no clearing first; a row goes by runs of
-        // columns with one (od, oh), where only the w tap moves.
+        // im2col of this block (im2col.hpp): row (ic_g, kd, kh, kw), column p0 + j; zero where the tap is in the
+        // padding. Every element is written (a value or a zero), so the reused buffers need no clearing first.
         thread_local std::vector<double> patches, patches_magnitude;
         patches.resize(static_cast<std::size_t>(K * width));
         patches_magnitude.resize(patches.size());
-        for (std::int64_t ic = 0, row = 0; ic < ICg; ++ic) {
-            const double* plane = src.data() + (n * d.in_channels + group * ICg + ic) * in_plane;
-            for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd)
-                for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh)
-                    for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw, ++row) {
-                        double* out = patches.data() + row * width;
-                        double* out_magnitude = patches_magnitude.data() + row * width;
-                        std::int64_t p = p0;
-                        for (std::int64_t j = 0; j < width;) {
-                            const std::int64_t ow0 = p % g.out[2], oh = (p / g.out[2]) % g.out[1];
-                            const std::int64_t od = p / (g.out[2] * g.out[1]);
-                            const std::int64_t run = std::min(width - j, g.out[2] - ow0);
-                            const std::int64_t x0 = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-                            const std::int64_t x1 = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-                            if (x0 >= 0 && x0 < g.in[0] && x1 >= 0 && x1 < g.in[1]) {
-                                const double* line = plane + (x0 * g.in[1] + x1) * g.in[2];
-                                for (std::int64_t t = 0; t < run; ++t) {
-                                    const std::int64_t x2 = (ow0 + t) * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
-                                    const double v = (x2 >= 0 && x2 < g.in[2]) ? line[x2] : 0.0;
-                                    out[j + t] = v;
-                                    out_magnitude[j + t] = std::fabs(v);
-                                }
-                            } else {
-                                std::fill_n(out + j, run, 0.0);
-                                std::fill_n(out_magnitude + j, run, 0.0);
-                            }
-                            j += run;
-                            p += run;
-                        }
-                    }
-        }
+        detail::im2col_block(g, src.data() + (n * d.in_channels + group * ICg) * in_plane, ICg, p0, width,
+                             patches.data(), patches_magnitude.data());
         const ConstMatrix a(patches.data(), K, width), a_magnitude(patches_magnitude.data(), K, width);
         const ConstMatrix w(weights.data() + group * OCg * K, OCg, K);
         const ConstMatrix w_magnitude(weights_magnitude.data() + group * OCg * K, OCg, K);

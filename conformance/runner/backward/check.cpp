@@ -1,10 +1,12 @@
 // The backward passes' entries in the case pipeline (operation_traits.cpp; docs/passes.md): the
 // modes that apply, and the check: the pass's inputs (backward/data.cpp), the spec-literal
-// reference (reference/backward.hpp: each gradient's exact value, magnitude and term count), one
+// reference (reference/backward.hpp: each gradient's exact value, magnitude and term count; in bound mode
+// the same sums in Eigen's order, reference/gemm_backward_sums.hpp, as conv/reference_sums.cpp says), one
 // isolated execution, and the comparison, exactly or under the contract's bound with the pass's
 // own term counts (backward weights sums over the batch and every output position).
 #include "operation.hpp"
 #include "convcheck/reference/backward.hpp"
+#include "convcheck/reference/gemm_backward_sums.hpp"
 #include "convcheck/core/memory_layout.hpp"
 
 namespace convcheck::runner::detail {
@@ -30,9 +32,13 @@ std::string backward_unclaimed(const PluginInfo& info, const Case& c) {
     return conv_unclaimed(info, c);
 }
 
-reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in) {
-    if (d.pass == Pass::backward_data) return reference::backward_data_summation(d, in.diff_dst, in.weights);
-    reference::GradientResult w = reference::backward_weights_summation(d, in.src, in.diff_dst);
+reference::GradientResult backward_reference(const ConvDescriptor& d, Mode mode, const BackwardInputs& in) {
+    const bool gemm = gemm_backward_reference_sums(d, mode);
+    if (d.pass == Pass::backward_data)
+        return gemm ? reference::gemm_backward_data_summation(d, in.diff_dst, in.weights)
+                    : reference::backward_data_summation(d, in.diff_dst, in.weights);
+    reference::GradientResult w = gemm ? reference::gemm_backward_weights_summation(d, in.src, in.diff_dst)
+                                       : reference::backward_weights_summation(d, in.src, in.diff_dst);
     if (d.has_bias) {
         const reference::GradientResult b = reference::backward_bias_summation(d, in.diff_dst);
         w.values.insert(w.values.end(), b.values.begin(), b.values.end());
@@ -85,7 +91,7 @@ void check_conv_backward(const Backend& backend, const Case& c, const CheckSetti
     const BackwardInputs in = stored ? vector.in : backward_inputs(d, contract, c.mode, c.seed);
     if (declined(in.not_exact, r)) return;
     reference::GradientResult want =
-        stored ? reference::GradientResult{vector.values, vector.magnitude, vector.terms} : backward_reference(d, in);
+        stored ? reference::GradientResult{vector.values, vector.magnitude, vector.terms} : backward_reference(d, c.mode, in);
     // exact mode: the data keeps every partial sum an integer the types hold, so the one right
     // answer is the exact sum (rounding it once to the dtype changes nothing; done for the record)
     if (exact)

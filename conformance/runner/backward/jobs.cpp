@@ -60,7 +60,7 @@ BundleArrays backward_bundle_arrays(const Case& c, const RecordedExecution& e) {
         in.src = reference::src_to_ncx(d, e.src.data());
     }
     arrays.push_back(stored("diff_dst", {dt, d.dst_dims(), data}, e.diff_dst));
-    const reference::GradientResult want = backward_reference(d, in);
+    const reference::GradientResult want = backward_reference(d, c.mode, in);
     if (d.pass == Pass::backward_data) {
         std::vector<std::byte> rounded = bytes_of(static_cast<std::size_t>(d.src_elements()) * size);
         reference::ncx_to_src(d, want.values, rounded.data());

@@ -50,8 +50,9 @@ void check_backward_probe(const Backend& backend, const Case& c, const CheckSett
 // (backward/sampled.cpp).
 void check_backward_sampled(const Backend& backend, const Case& c, const CheckSettings& s,
                             const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r);
-// The reference's gradients in the order BackwardOutputs::got holds them (backward/check.cpp).
-reference::GradientResult backward_reference(const ConvDescriptor& d, const BackwardInputs& in);
+// The reference's gradients in the order BackwardOutputs::got holds them (backward/check.cpp): for a case in
+// `mode`, the GEMM evaluators' sums where gemm_backward_reference_sums says so, else the definition's bits.
+reference::GradientResult backward_reference(const ConvDescriptor& d, accuracy::Mode mode, const BackwardInputs& in);
 // A stored golden vector of a backward pass (vectors/sets/backward, c.vector_dir): its inputs and its
 // truth (each gradient's f64 value, magnitude and terms, concatenated as BackwardOutputs::got is), read
 // from the arrays alone. Throws when the stored descriptor is not the case's.

@@ -129,13 +129,13 @@ void check_backward_probe(const Backend& backend, const Case& c, const CheckSett
                 probed.diff_dst[static_cast<std::size_t>(pair->dst)] = 0.0;
         }
         // the reference on the same data without the NaN (the zero in place) judges the rest under the bound
-        reference::GradientResult plain = backward_reference(d, probed);
+        reference::GradientResult plain = backward_reference(d, c.mode, probed);
         // a declared whole-tensor bound takes the whole tensor's largest M and n, the probed elements' included
         const accuracy::BoundScale scale = accuracy::bound_scale(contract, plain.magnitude, plain.terms);
         for (double& m : plain.magnitude) m = scale.magnitude(m);
         for (std::int64_t& t : plain.terms) t = scale.terms(t);
         *nan = std::numeric_limits<double>::quiet_NaN();
-        const reference::GradientResult want = backward_reference(d, probed);
+        const reference::GradientResult want = backward_reference(d, c.mode, probed);
         const std::vector<char> may_reach = probe < dst_elements ? padded_taps(d, probe)
                                             : data                ? padded_diff_dst(d, probe - dst_elements)
                                                                   : std::vector<char>{};

@@ -53,7 +53,10 @@ StoredConvData stored_conv_data(const Case& c);
 
 // Whether reference_sums takes the GEMM evaluator for a generated case of descriptor d in `mode`.
 bool gemm_reference_sums(const ConvDescriptor& d, accuracy::Mode mode);
-// Whether a generated case keeps one plane's term counts instead of one per output (conv/check.cpp): the GEMM
+// Whether a backward pass's generated case takes its sums from the GEMM evaluators (backward/check.cpp): bound
+// mode with src, weights and diff_dst in f32, f16 or bf16, where this CPU runs them.
+bool gemm_backward_reference_sums(const ConvDescriptor& d, accuracy::Mode mode);
+// Whether a generated forward case keeps one plane's term counts instead of one per output (conv/check.cpp): the GEMM
 // evaluator's sums without scales or post-ops.
 bool plane_term_counts_only(const ConvDescriptor& d, accuracy::Mode mode);
 // The reference's sums for a generated exact- or bound-mode case (conv/reference_sums.cpp): bound mode's f32, f16

@@ -1,0 +1,40 @@
+// Internal: im2col, the input's patches laid out as a matrix, and its adjoint col2im, for the GEMM evaluators
+// (gemm_summation.cpp; gemm_backward_sums.cpp: im2col for backward weights, col2im for backward data). Built, like them, with -mavx2 -mfma
+// (reference/CMakeLists.txt); it instantiates no Eigen.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "geometry.hpp"
+
+namespace convcheck::reference::detail {
+
+// Elements of one im2col block (rows x columns), about 2 MiB of doubles: the block and its magnitudes
+// stay in a core's cache while both products read them.
+inline constexpr std::int64_t kBlockElements = std::int64_t{1} << 18;
+
+// The columns of one block of K rows and P columns in all: about kBlockElements elements, at least 64 columns,
+// at most all of them.
+inline std::int64_t block_columns(std::int64_t K, std::int64_t P) {
+    return std::clamp<std::int64_t>(kBlockElements / std::max<std::int64_t>(K, 1), std::min<std::int64_t>(64, P), P);
+}
+
+// One block of the im2col matrix of one image and group: row (ic, kd, kh, kw) for the input channels
+// [0, channels) of `planes` (the first of them; one input plane after another), in the definition's order of
+// term positions, and column j for the output position p0 + j (j < width, positions in (od, oh, ow) order).
+// Element (row, j) is the input value that tap reads for that output, planes[ic][x] with
+// x = y*S - P_L + k*D on each axis, or 0 where x lies outside [0, in) (the padding); patches_magnitude holds
+// its absolute value. Both are written whole (width elements a row), in row-major order.
+void im2col_block(const Geometry3& g, const double* planes, std::int64_t channels, std::int64_t p0,
+                  std::int64_t width, double* patches, double* patches_magnitude);
+
+// col2im, im2col_block's adjoint: element (row, j) of `columns` (rows and columns as above, row-major, width
+// elements a row) is added to the input position its tap reads for the output p0 + j, planes[ic][x], and
+// element (row, j) of columns_magnitude to planes_magnitude[ic][x]; a tap in the padding adds nothing. The
+// additions go row by row, each row's columns in order.
+void col2im_add_block(const Geometry3& g, const double* columns, const double* columns_magnitude,
+                      std::int64_t channels, std::int64_t p0, std::int64_t width, double* planes,
+                      double* planes_magnitude);
+
+}  // namespace convcheck::reference::detail
