@@ -1,11 +1,13 @@
 // The VPDPBUSD tiles' steps in the padding skipped (quantized_vnni.hpp, StepClasses). The copy pads the src with the
 // moved zero point zx', so a step (a tap, or a kernel row of taps with row runs) whose taps all land in the padding
 // adds (zx' - zx') * w = 0 to the true sum; a border pixel's tile need not compute it. Pixels with the same steps
-// make a class; a row's pixels are sorted by class (a counting sort, per run), and each class goes through the
+// make a class; a run's pixels are sorted by class (segment by segment), and each class goes through the
 // kernel with its own steps and its own compensation:
 //   acc = sum over the class's steps of x' * w + bias - zx' * (sum of the class's steps' weights).
 // Any order of the pixels gives the same sums (each pixel's sum is exact modulo 2^32, and stored at its own place).
+#include <algorithm>
 #include <map>
+#include <utility>
 
 #include "quantized_vnni.hpp"
 
@@ -54,6 +56,10 @@ void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std
     if (amx_ || even_ || !rule_) return;
     classes_ = vnni_step_classes(g_, row_runs_);
     if (classes_.steps.empty()) return;
+    for (i64 p = 0; p < g_.out_spatial; ++p)
+        if (p == 0 || classes_.class_of[static_cast<std::size_t>(p)] != classes_.class_of[static_cast<std::size_t>(p - 1)])
+            class_segments_.push_back(p);
+    class_segments_.push_back(g_.out_spatial);
     // each output channel's weights summed per step
     const i64 kw = g_.kernel[2];
     std::vector<i64> step_sum(static_cast<std::size_t>(g_.O * steps_), 0);
@@ -79,24 +85,33 @@ void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std
 
 // Pixels [v0, v0 + count) of the sequence whose first pixel is the image's sequence_first, in r (every field but the
 // pixels', the steps' and the compensation's), sorted by class into offsets and pixel_dst (starts: each class's
-// first), each class through the kernel
+// first) a segment of pixels of one class at a time (class_segments_), each class through the kernel
 void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count, std::uint8_t* const* dst_of, i64 block,
                               std::vector<i64>& offsets, std::vector<std::uint8_t*>& pixel_dst, std::vector<i64>& starts) const {
-    const std::uint16_t* class_of = classes_.class_of.data() + sequence_first + v0;
+    const std::uint16_t* class_of = classes_.class_of.data();
     const std::size_t classes = classes_.steps.size();
+    const i64 begin = sequence_first + v0, end = begin + count;
     offsets.resize(static_cast<std::size_t>(count)), pixel_dst.resize(static_cast<std::size_t>(count));
     starts.assign(classes + 1, 0);
-    for (i64 v = 0; v < count; ++v) ++starts[class_of[v] + 1u];
-    for (std::size_t c = 0; c < classes; ++c) starts[c + 1] += starts[c];
-    for (i64 v = 0; v < count; ++v) {  // starts[c]: class c's next free place, then its end
-        const i64 at = starts[class_of[v]]++;
-        offsets[static_cast<std::size_t>(at)] = pixel_offset_[static_cast<std::size_t>(v0 + v)];
-        pixel_dst[static_cast<std::size_t>(at)] = dst_of[v];
+    // the segments that meet [begin, end): from the last that starts at begin or before (the list ends in out_spatial)
+    const auto first = std::upper_bound(class_segments_.begin(), class_segments_.end() - 1, begin) - 1;
+    const auto clipped = [&](auto s) { return std::pair{std::max(*s, begin), std::min(*(s + 1), end)}; };
+    for (auto s = first; *s < end; ++s) {
+        const auto [a, b] = clipped(s);
+        starts[class_of[*s] + 1u] += b - a;
     }
-    for (std::size_t c = 0, first = 0; c < classes; first = static_cast<std::size_t>(starts[c]), ++c) {
-        const i64 width = starts[c] - static_cast<i64>(first);
+    for (std::size_t c = 0; c < classes; ++c) starts[c + 1] += starts[c];
+    for (auto s = first; *s < end; ++s) {  // starts[c]: class c's next free place, then its end
+        const auto [a, b] = clipped(s);
+        const i64 at = starts[class_of[*s]];
+        std::copy(pixel_offset_.begin() + (a - sequence_first), pixel_offset_.begin() + (b - sequence_first), offsets.begin() + at);
+        std::copy(dst_of + (a - begin), dst_of + (b - begin), pixel_dst.begin() + at);
+        starts[class_of[*s]] += b - a;
+    }
+    for (std::size_t c = 0, from = 0; c < classes; from = static_cast<std::size_t>(starts[c]), ++c) {
+        const i64 width = starts[c] - static_cast<i64>(from);
         if (width == 0) continue;
-        r.pixel_offset = offsets.data() + first, r.dst_of = pixel_dst.data() + first, r.width = width;
+        r.pixel_offset = offsets.data() + from, r.dst_of = pixel_dst.data() + from, r.width = width;
         r.taps = static_cast<i64>(classes_.steps[c].size()), r.step_index = classes_.steps[c].data();
         r.compensation = class_compensation_[c].data() + block * 16;
         dense_row_avx512_vnni(r);

@@ -180,6 +180,7 @@ private:
     // weights ([G][block][16]); empty: every pixel takes every step with compensation_
     StepClasses classes_;
     std::vector<std::vector<std::int32_t>> class_compensation_;
+    std::vector<std::int64_t> class_segments_;  // the first pixel of each run of pixels of one class, then out_spatial
     // depthwise (depthwise_run): the cut for dw_threads_ threads; the src zero point as raw src bytes; each unit's
     // expanded row wholly in the padding, for a whole column [0] and a narrower last one [1]; each padded row's
     // slot in the ring (row % ring); the requantization multipliers in lane order, as the compensation
