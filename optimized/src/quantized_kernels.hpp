@@ -31,10 +31,13 @@ struct DenseRow {
     std::int64_t width = 0;                     // output pixels in the row
     std::int32_t* acc = nullptr;                // [width][blocks * 16]
     // Fused requantization (an f32 rule, a channels-last u8/s8 dst): with a rule, each pixel's outputs are
-    // requantized in registers and stored at dst_of[pixel] (null: a pixel past its row's end, dropped), acc unused.
+    // requantized in registers and stored at dst_of[pixel], or where dst_of is null at dst + pixel * dst_pitch; acc
+    // unused.
     const RowRequantization* rule = nullptr;
     const float* multiplier = nullptr;       // M of the first block's first channel, then on
     std::uint8_t* const* dst_of = nullptr;   // [width]
+    std::uint8_t* dst = nullptr;
+    std::int64_t dst_pitch = 0;
     std::int64_t channels = 0;               // the blocks' output channels that exist (the last block may be partial)
 };
 void dense_row_avx512_vnni(const DenseRow& row);

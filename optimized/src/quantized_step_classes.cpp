@@ -84,10 +84,11 @@ void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std
 }
 
 // Pixels [v0, v0 + count) of the sequence whose first pixel is the image's sequence_first, in r (every field but the
-// pixels', the steps' and the compensation's), sorted by class into offsets and pixel_dst (starts: each class's
-// first) a segment of pixels of one class at a time (class_segments_), each class through the kernel
-void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count, std::uint8_t* const* dst_of, i64 block,
-                              std::vector<i64>& offsets, std::vector<std::uint8_t*>& pixel_dst, std::vector<i64>& starts) const {
+// pixels', the steps' and the compensation's; pixel v0 + p's outputs at r.dst + p * r.dst_pitch), sorted by class into
+// offsets and pixel_dst (starts: each class's first) a segment of pixels of one class at a time (class_segments_),
+// each class through the kernel
+void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count, i64 block, std::vector<i64>& offsets,
+                              std::vector<std::uint8_t*>& pixel_dst, std::vector<i64>& starts) const {
     const std::uint16_t* class_of = classes_.class_of.data();
     const std::size_t classes = classes_.steps.size();
     const i64 begin = sequence_first + v0, end = begin + count;
@@ -105,7 +106,7 @@ void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count,
         const auto [a, b] = clipped(s);
         const i64 at = starts[class_of[*s]];
         std::copy(pixel_offset_.begin() + (a - sequence_first), pixel_offset_.begin() + (b - sequence_first), offsets.begin() + at);
-        std::copy(dst_of + (a - begin), dst_of + (b - begin), pixel_dst.begin() + at);
+        for (i64 p = a; p < b; ++p) pixel_dst[static_cast<std::size_t>(at + p - a)] = r.dst + (p - begin) * r.dst_pitch;
         starts[class_of[*s]] += b - a;
     }
     for (std::size_t c = 0, from = 0; c < classes; from = static_cast<std::size_t>(starts[c]), ++c) {

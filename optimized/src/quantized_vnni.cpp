@@ -435,7 +435,6 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
         alignas(64) std::int32_t amx_acc[kAmxPiece * 64];
         const Workspace<std::int32_t> workspace(rule || amx_ ? 0 : run_length * 64);
         std::int32_t* const acc = amx_ ? amx_acc : workspace.get();
-        std::vector<std::uint8_t*> dst_of(static_cast<std::size_t>(rule ? run_length : 0));
         std::vector<i64> class_offsets, class_starts;  // classified_row's
         std::vector<std::uint8_t*> class_dst;
         if (amx_) amx_begin(amx_k_bytes_);
@@ -507,22 +506,16 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                 r.block_stride = steps * quads * 64, r.compensation = compensation_.data() + block * 16;
                 r.blocks = blocks, r.width = count, r.acc = acc;
                 if (rule) {
+                    // the sequence's pixels are the plane's outputs in order (wv = out[2]): pixel v0 + p's first
+                    // output lies p pixels after v0's
                     const i64 first_oc = gr * g_.OCg + first;
-                    // each virtual pixel's first output, or none (row and y2 counted, not divided out per pixel)
-                    i64 y2 = v0 % wv;
-                    std::uint8_t* row_start = static_cast<std::uint8_t*>(dst) +
-                                              (n * g_.out_spatial + (y0 * g_.out[1] + y1 + v0 / wv) * g_.out[2]) * g_.O + first_oc;
-                    for (i64 v = 0; v < count; ++v) {
-                        dst_of[static_cast<std::size_t>(v)] = y2 < g_.out[2] ? row_start + y2 * g_.O : nullptr;
-                        if (++y2 == wv) y2 = 0, row_start += g_.out[2] * g_.O;
-                    }
-                    r.rule = &*rule, r.multiplier = requantize_.multiplier_f32.data() + first_oc, r.dst_of = dst_of.data();
-                    r.channels = channels;
+                    r.dst = static_cast<std::uint8_t*>(dst) + (n * g_.out_spatial + y0 * g_.out[1] * g_.out[2] + v0) * g_.O + first_oc;
+                    r.dst_pitch = g_.O;
+                    r.rule = &*rule, r.multiplier = requantize_.multiplier_f32.data() + first_oc, r.channels = channels;
                 }
                 // the steps in the padding skipped, pixel by pixel (quantized_step_classes.cpp)
                 if (rule && !classes_.steps.empty())
-                    classified_row(r, y0 * g_.out[1] * g_.out[2], v0, count, dst_of.data(), block, class_offsets, class_dst,
-                                   class_starts);
+                    classified_row(r, y0 * g_.out[1] * g_.out[2], v0, count, block, class_offsets, class_dst, class_starts);
                 else dense_row_avx512_vnni(r);
                 if (!rule) store(v0, v0 + count, acc);
             }

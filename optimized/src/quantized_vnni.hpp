@@ -154,9 +154,9 @@ private:
     std::optional<RowRequantization> fused_rule() const;
     void dense_offsets();
     void dense_classes(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
-    void classified_row(DenseRow r, std::int64_t sequence_first, std::int64_t v0, std::int64_t count,
-                        std::uint8_t* const* dst_of, std::int64_t block, std::vector<std::int64_t>& offsets,
-                        std::vector<std::uint8_t*>& pixel_dst, std::vector<std::int64_t>& starts) const;
+    void classified_row(DenseRow r, std::int64_t sequence_first, std::int64_t v0, std::int64_t count, std::int64_t block,
+                        std::vector<std::int64_t>& offsets, std::vector<std::uint8_t*>& pixel_dst,
+                        std::vector<std::int64_t>& starts) const;
     void dense_rows(const DenseImages& batch, void* dst) const;
     void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
     void prepare_depthwise(int threads);

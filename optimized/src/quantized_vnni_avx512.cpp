@@ -127,6 +127,7 @@ void dense_tile(const DenseRow& r, i64 p0) {
     }
     if (r.rule) {  // requantized here, from the registers
         const Rounder round(*r.rule);
+        const auto dst_at = [&](i64 p) { return r.dst_of ? r.dst_of[p] : r.dst + p * r.dst_pitch; };
         __m512 m[B];
         __mmask16 mask[B];
 #pragma GCC unroll 4
@@ -140,9 +141,9 @@ void dense_tile(const DenseRow& r, i64 p0) {
                     const int q = p + 1 < W ? p + 1 : p;  // an odd tile's last pixel packed twice
                     const __m512i bytes = round.bytes64(rounded(acc[p][0], m[0]), rounded(acc[p][1], m[1]),
                                                         rounded(acc[q][0], m[0]), rounded(acc[q][1], m[1]));
-                    if (std::uint8_t* to = r.dst_of[p0 + p])
+                    if (std::uint8_t* to = dst_at(p0 + p))
                         _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 0));
-                    if (std::uint8_t* to = q != p ? r.dst_of[p0 + q] : nullptr)
+                    if (std::uint8_t* to = q != p ? dst_at(p0 + q) : nullptr)
                         _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm512_maskz_extracti64x4_epi64(0xFF, bytes, 1));
                 }
                 return;
@@ -152,7 +153,7 @@ void dense_tile(const DenseRow& r, i64 p0) {
             if (whole && round.lean()) {  // store64 packs with saturation: the lean rounding (Rounder::lean)
 #pragma GCC unroll 16
                 for (int p = 0; p < W; ++p)
-                    if (std::uint8_t* to = r.dst_of[p0 + p])
+                    if (std::uint8_t* to = dst_at(p0 + p))
                         round.store64(to, round.round_lean(acc[p][0], m[0]), round.round_lean(acc[p][1], m[1]),
                                       round.round_lean(acc[p][2], m[2]), round.round_lean(acc[p][3], m[3]));
                 return;
@@ -160,7 +161,7 @@ void dense_tile(const DenseRow& r, i64 p0) {
         }
 #pragma GCC unroll 16
         for (int p = 0; p < W; ++p) {
-            std::uint8_t* to = r.dst_of[p0 + p];
+            std::uint8_t* to = dst_at(p0 + p);
             if (to == nullptr) continue;
             if constexpr (B == 4) {
                 if (whole) {
