@@ -56,6 +56,19 @@ void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std
     if (amx_ || even_ || !rule_) return;
     classes_ = vnni_step_classes(g_, row_runs_);
     if (classes_.steps.empty()) return;
+    // a u8 channels-last src, each group's channels a multiple of 4: read where it lies, each window's taps and
+    // origin in its geometry (x = y * s - pb along each axis; a border window's origin may lie before the src)
+    classes_in_place_ = shift_ == 0 && g_.src_nxc && pitch_ == g_.C && !row_runs_ && !phased_;
+    if (classes_in_place_) {
+        tap_offset_.clear();
+        for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
+            for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
+                for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
+                    tap_offset_.push_back(((k0 * g_.dilation[0] * g_.in[1] + k1 * g_.dilation[1]) * g_.in[2] + k2 * g_.dilation[2]) * pitch_);
+        const i64 wv = g_.out[2];
+        for (i64 v = 0; v < static_cast<i64>(pixel_offset_.size()); ++v)
+            pixel_offset_[static_cast<std::size_t>(v)] = ((v / wv) * g_.stride[1] * g_.in[2] + (v % wv) * g_.stride[2]) * pitch_;
+    }
     for (i64 p = 0; p < g_.out_spatial; ++p)
         if (p == 0 || classes_.class_of[static_cast<std::size_t>(p)] != classes_.class_of[static_cast<std::size_t>(p - 1)])
             class_segments_.push_back(p);
@@ -83,12 +96,18 @@ void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std
     }
 }
 
+// The src pixel (in src pixels from the image's first, possibly negative) of the window origin of output (y0, 0, 0)
+i64 VnniPath::src_origin(i64 y0) const {
+    const auto x = [&](int a, i64 y) { return y * g_.stride[a] + g_.crop[a] - g_.lead[a]; };  // y * s - pb
+    return (x(0, y0) * g_.in[1] + x(1, 0)) * g_.in[2] + x(2, 0);
+}
+
 // Pixels [v0, v0 + count) of the sequence whose first pixel is the image's sequence_first, in r (every field but the
 // pixels', the steps' and the compensation's; pixel v0 + p's outputs at r.dst + p * r.dst_pitch), sorted by class into
-// offsets and pixel_dst (starts: each class's first) a segment of pixels of one class at a time (class_segments_),
-// each class through the kernel
-void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count, i64 block, std::vector<i64>& offsets,
-                              std::vector<std::uint8_t*>& pixel_dst, std::vector<i64>& starts) const {
+// offsets (origin + each window's offset from the sequence's origin, in bytes from r.src) and pixel_dst (starts: each
+// class's first) a segment of pixels of one class at a time (class_segments_), each class through the kernel
+void VnniPath::classified_row(DenseRow r, i64 origin, i64 sequence_first, i64 v0, i64 count, i64 block,
+                              std::vector<i64>& offsets, std::vector<std::uint8_t*>& pixel_dst, std::vector<i64>& starts) const {
     const std::uint16_t* class_of = classes_.class_of.data();
     const std::size_t classes = classes_.steps.size();
     const i64 begin = sequence_first + v0, end = begin + count;
@@ -105,8 +124,10 @@ void VnniPath::classified_row(DenseRow r, i64 sequence_first, i64 v0, i64 count,
     for (auto s = first; *s < end; ++s) {  // starts[c]: class c's next free place, then its end
         const auto [a, b] = clipped(s);
         const i64 at = starts[class_of[*s]];
-        std::copy(pixel_offset_.begin() + (a - sequence_first), pixel_offset_.begin() + (b - sequence_first), offsets.begin() + at);
-        for (i64 p = a; p < b; ++p) pixel_dst[static_cast<std::size_t>(at + p - a)] = r.dst + (p - begin) * r.dst_pitch;
+        for (i64 p = a; p < b; ++p) {
+            offsets[static_cast<std::size_t>(at + p - a)] = origin + pixel_offset_[static_cast<std::size_t>(p - sequence_first)];
+            pixel_dst[static_cast<std::size_t>(at + p - a)] = r.dst + (p - begin) * r.dst_pitch;
+        }
         starts[class_of[*s]] += b - a;
     }
     for (std::size_t c = 0, from = 0; c < classes; from = static_cast<std::size_t>(starts[c]), ++c) {

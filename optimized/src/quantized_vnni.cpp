@@ -289,7 +289,7 @@ bool VnniPath::direct() const {
 
 void VnniPath::run(const void* src, void* dst) const {
     if (depthwise_) return depthwise_run(src, dst);
-    const bool in_place = direct();
+    const bool in_place = direct() || classes_in_place_;
     // uninitialised: copy_row writes every byte a tap of an output can read (a phased copy leaves the phases no tap
     // reads; an AMX virtual pixel past a row's end may read them, and its output is dropped)
     // row runs read up to 3 bytes past the last window: zeros, times zero weights
@@ -456,7 +456,10 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
             const i64 v0 = run * run_length, count = std::min(run_length, span - v0);
             const int blocks = static_cast<int>(std::min<i64>(4, blocks_ - chunk * 4));
             const i64 pixel_step = (phased_ ? 1 : g_.stride[2]) * pitch_;  // AMX
-            const std::uint8_t* plane_src = copy + image * image_bytes + (phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0)) * pitch_ + gr * group_pitch_;
+            // the copy's pixel of the sequence's first window origin; a src read in place with step classes: the
+            // image's first pixel, each window found from it (src_origin, classified_row)
+            const i64 plane_pixel = classes_in_place_ ? 0 : phased_ ? phase_pixel(y0 * g_.stride[0], 0, 0) : g_.origin(y0, y1, 0);
+            const std::uint8_t* plane_src = copy + image * image_bytes + plane_pixel * pitch_ + gr * group_pitch_;
             const std::int8_t* weights = packed_.data() + block * steps * quads * 64;
             const i64 first = chunk * 64, channels = std::min<i64>(blocks * 16, g_.OCg - first);
             if (batch.rows) copy_read_rows(batch, image, plane_src - copy - image * image_bytes, v0, count);
@@ -515,7 +518,8 @@ void VnniPath::dense_rows(const DenseImages& batch, void* dst) const {
                 }
                 // the steps in the padding skipped, pixel by pixel (quantized_step_classes.cpp)
                 if (rule && !classes_.steps.empty())
-                    classified_row(r, y0 * g_.out[1] * g_.out[2], v0, count, block, class_offsets, class_dst, class_starts);
+                    classified_row(r, classes_in_place_ ? src_origin(y0) * pitch_ : 0, y0 * g_.out[1] * g_.out[2], v0, count,
+                                   block, class_offsets, class_dst, class_starts);
                 else dense_row_avx512_vnni(r);
                 if (!rule) store(v0, v0 + count, acc);
             }

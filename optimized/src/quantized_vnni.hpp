@@ -154,8 +154,8 @@ private:
     std::optional<RowRequantization> fused_rule() const;
     void dense_offsets();
     void dense_classes(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
-    void classified_row(DenseRow r, std::int64_t sequence_first, std::int64_t v0, std::int64_t count, std::int64_t block,
-                        std::vector<std::int64_t>& offsets, std::vector<std::uint8_t*>& pixel_dst,
+    void classified_row(DenseRow r, std::int64_t origin, std::int64_t sequence_first, std::int64_t v0, std::int64_t count,
+                        std::int64_t block, std::vector<std::int64_t>& offsets, std::vector<std::uint8_t*>& pixel_dst,
                         std::vector<std::int64_t>& starts) const;
     void dense_rows(const DenseImages& batch, void* dst) const;
     void pack_depthwise(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
@@ -181,6 +181,10 @@ private:
     StepClasses classes_;
     std::vector<std::vector<std::int32_t>> class_compensation_;
     std::vector<std::int64_t> class_segments_;  // the first pixel of each run of pixels of one class, then out_spatial
+    // classes on a u8 channels-last src whose pixels are the copy's but for the padding: no step of a class reads the
+    // padding, so the src is read where it lies, tap_offset_ and pixel_offset_ in its geometry (dense_classes)
+    bool classes_in_place_ = false;
+    std::int64_t src_origin(std::int64_t y0) const;
     // depthwise (depthwise_run): the cut for dw_threads_ threads; the src zero point as raw src bytes; each unit's
     // expanded row wholly in the padding, for a whole column [0] and a narrower last one [1]; each padded row's
     // slot in the ring (row % ring); the requantization multipliers in lane order, as the compensation

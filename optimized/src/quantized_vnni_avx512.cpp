@@ -102,10 +102,12 @@ void dense_tile(const DenseRow& r, i64 p0) {
 #pragma GCC unroll 16
         for (int p = 0; p < W; ++p) acc[p][j] = c;
     }
-    const std::uint8_t* window[W];
+    // each window's origin in bytes from r.src, added to a tap's offset before the pointer is formed: a border
+    // window's origin may lie outside the src (step classes on a src read in place), its taps inside
+    i64 window[W];
     if constexpr (Offsets) {
 #pragma GCC unroll 16
-        for (int p = 0; p < W; ++p) window[p] = r.src + r.pixel_offset[p0 + p];
+        for (int p = 0; p < W; ++p) window[p] = r.pixel_offset[p0 + p];
     }
     const std::uint8_t* const base = r.src + p0 * r.pixel_step;
     for (i64 t = 0; t < r.taps; ++t) {
@@ -118,7 +120,7 @@ void dense_tile(const DenseRow& r, i64 p0) {
             for (int j = 0; j < B; ++j) wv[j] = _mm512_loadu_si512(w + j * r.block_stride + k * 64);
 #pragma GCC unroll 16
             for (int p = 0; p < W; ++p) {
-                const std::uint8_t* at = Offsets ? window[p] + tap : base + tap + p * r.pixel_step;
+                const std::uint8_t* at = Offsets ? r.src + (window[p] + tap) : base + tap + p * r.pixel_step;
                 const __m512i x = _mm512_set1_epi32(load_quad(at + 4 * k));
 #pragma GCC unroll 4
                 for (int j = 0; j < B; ++j) acc[p][j] = _mm512_dpbusd_epi32(acc[p][j], x, wv[j]);

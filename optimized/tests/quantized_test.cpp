@@ -305,7 +305,7 @@ TEST(QuantizedPlan, VnniDenseCopiesWrittenOnDemandAtManyThreadsEqualTheReference
 // The VPDPBUSD tiles' steps in the padding skipped (quantized_step_classes.cpp): border pixels sorted into classes
 // of the steps they take, each class with its own compensation; an s8 src moved to u8 and src zero points (which a
 // class's compensation carries), strides, a dilation reaching past a pad, a window wholly in the padding, groups,
-// uneven and negative pads, a 3-d window, row runs; the same outputs as the reference under each rule (the f32 rules
+// uneven and negative pads, a 3-d window, row runs, a u8 src read in place; the same outputs as the reference under each rule (the f32 rules
 // fused into the tiles skip; the others take every step) at 1, 2 and 3 threads.
 TEST(QuantizedPlan, VnniStepsInThePaddingSkippedEqualTheReference) {
     const char* cases[] = {
@@ -317,6 +317,13 @@ TEST(QuantizedPlan, VnniStepsInThePaddingSkippedEqualTheReference) {
         "qconv:c=16,o=17,in=8x30,k=3x3,pb=-1x2,pe=1x-1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-128,dsc=4",
         "qconv:c=8,o=20,in=4x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=s8:s8:u8,szp=-3,dsc=16",
         "qconv:c=3,o=32,in=17x17,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc,wei=oix,dt=u8:s8:u8,szp=17,dzp=5,dsc=64",
+        // a u8 channels-last src read where it lies (each group's channels a multiple of 4): windows whose origin
+        // lies before the src or past a row's end, negative pads, groups, a 3-d window, a dilation past the pads
+        "qconv:n=2,c=64,o=64,in=7x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,dzp=3,dsc=64",
+        "qconv:c=16,o=17,in=8x30,k=3x3,pb=-1x2,pe=1x-1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=200,dsc=4",
+        "qconv:c=16,o=24,g=2,in=9x9,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc,wei=oix,dt=u8:s8:s8,szp=3,dzp=-1,dsc=16",
+        "qconv:c=8,o=20,in=4x5x6,k=3x3x3,pb=1x1x1,pe=1x1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=30,dsc=16",
+        "qconv:c=8,o=16,in=5x5,k=3x3,d=3x3,pb=4x4,pe=4x4,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=1,dsc=8",
     };
     expect_the_reference(cases, 48, {0, 1, 2, 3}, {1, 2, 3});
 }
