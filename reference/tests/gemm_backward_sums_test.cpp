@@ -24,30 +24,14 @@
 #include "convcheck/reference/gemm_backward_sums.hpp"
 #include "convcheck/reference/gemm_summation.hpp"
 #include "convcheck/testing/random_descriptor.hpp"
+#include "gemm_test_values.hpp"
 #include "problem_data.hpp"
 
 using namespace convcheck;
 
 namespace {
 
-constexpr double kU64 = 0x1p-53;
-
-// Values of mixed sign spread over 2^-12 .. 2^12, each held by f16 (11 bits) or coarser, so every product is
-// exact in double and the sums round.
-std::vector<double> spread_values(std::int64_t count, std::mt19937_64& rng) {
-    std::uniform_int_distribution<int> significand(-1024, 1024), exponent(-12, 12);
-    std::vector<double> v(static_cast<std::size_t>(count));
-    for (double& x : v) x = std::ldexp(significand(rng) / 1024.0, exponent(rng));
-    return v;
-}
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-std::string text(double v) {
-    char t[32];
-    std::snprintf(t, sizeof t, "%a", v);
-    return t;
-}
+using gemm_test::kU64, gemm_test::same_bits, gemm_test::spread_values, gemm_test::text;
 
 // "" when `got` equals `want` (the definition's) within `slack` * 2 gamma_n(2^-53) M per element (slack 0: bit
 // for bit), with the same term counts; else the first element that does not, as text.
