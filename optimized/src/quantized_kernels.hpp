@@ -14,6 +14,9 @@ struct RowRequantization {
     bool to_u8 = true;  // else s8
     std::int32_t dst_zero_point = 0;
     std::int64_t dst_min = 0, dst_max = 255;
+    // every multiplier below 1: f32(acc) * M stays inside (-2^31, 2^31) for any s32 acc (|f32(acc)| <= 2^31, and the
+    // product with M <= 1 - 2^-24 is at most 2^31 - 2^7, exact)
+    bool products_inside_s32 = false;
 };
 // The AVX-512 VNNI kernel (quantized_vnni_avx512.cpp): a run of output pixels, in register tiles. A tile's pixels
 // are any of the run's, each window found through its own offset, so a tile crosses the ends of output rows.

@@ -358,6 +358,8 @@ std::optional<RowRequantization> VnniPath::fused_rule() const {
     rule.zero_point_first = requantize.rounding == QuantizedRounding::nearest_even_f32_with_zero_point;
     rule.to_u8 = q_.dst == IntegerType::u8;
     rule.dst_zero_point = requantize.dst_zero_point, rule.dst_min = requantize.dst_min, rule.dst_max = requantize.dst_max;
+    rule.products_inside_s32 = std::all_of(requantize.multiplier_f32.begin(), requantize.multiplier_f32.end(),
+                                           [](float m) { return m < 1.0f; });
     return rule;
 }
 

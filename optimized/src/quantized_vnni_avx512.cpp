@@ -37,7 +37,8 @@ public:
           hi_(_mm512_set1_ps(static_cast<float>(rq.zero_point_first ? rq.dst_max : rq.dst_max - rq.dst_zero_point))),
           zp_first_(_mm512_set1_ps(rq.zero_point_first ? static_cast<float>(rq.dst_zero_point) : 0.0f)),
           zp_after_(_mm512_set1_epi32(rq.zero_point_first ? 0 : rq.dst_zero_point)),
-          lean_(rq.dst_zero_point == 0 && rq.dst_min == (rq.to_u8 ? 0 : -128)) {}
+          lean_(rq.dst_zero_point == 0 && rq.dst_min == (rq.to_u8 ? 0 : -128)),
+          bare_(lean_ && rq.dst_max == (rq.to_u8 ? 255 : 127) && rq.products_inside_s32) {}
 
     // 16 accumulators times their M: rounded, in the range, the zero point added (s32 lanes inside u8 or s8)
     __m512i operator()(__m512i acc, __m512 m) const {
@@ -55,6 +56,13 @@ public:
         constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
         const __m512 v = _mm512_maskz_min_ps(kAllLanes, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, acc), m), hi_);
         return _mm512_maskz_cvt_roundps_epi32(kAllLanes, v, nearest);
+    }
+    // Lean, the range the whole type and every product inside s32 (RowRequantization::products_inside_s32): the
+    // conversion holds every product, and the packs' saturation is the upper clamp too
+    bool bare() const { return bare_; }
+    __m512i round_bare(__m512i acc, __m512 m) const {
+        constexpr int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        return _mm512_maskz_cvt_roundps_epi32(kAllLanes, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, acc), m), nearest);
     }
     void store16(std::uint8_t* to, __m512i r, __mmask16 mask) const {
         _mm_mask_storeu_epi8(to, mask, _mm512_maskz_cvtepi32_epi8(kAllLanes, r));
@@ -79,7 +87,7 @@ private:
     bool to_u8_;
     __m512 lo_, hi_, zp_first_;
     __m512i zp_after_;
-    bool lean_;
+    bool lean_, bare_;
 };
 
 // the lanes of block j that are channels, of `channels` from the first block's first
@@ -152,6 +160,14 @@ void dense_tile(const DenseRow& r, i64 p0) {
             }
         }
         if constexpr (B == 4) {
+            if (whole && round.bare()) {  // store64 packs with saturation: no clamp at all (Rounder::bare)
+#pragma GCC unroll 16
+                for (int p = 0; p < W; ++p)
+                    if (std::uint8_t* to = dst_at(p0 + p))
+                        round.store64(to, round.round_bare(acc[p][0], m[0]), round.round_bare(acc[p][1], m[1]),
+                                      round.round_bare(acc[p][2], m[2]), round.round_bare(acc[p][3], m[3]));
+                return;
+            }
             if (whole && round.lean()) {  // store64 packs with saturation: the lean rounding (Rounder::lean)
 #pragma GCC unroll 16
                 for (int p = 0; p < W; ++p)

@@ -277,6 +277,12 @@ TEST(QuantizedPlan, F32RulesClampProductsPastInt32) {
         // dense tiles of 64 output channels (quantized_vnni_avx512.cpp, dense_tile), the same lean rounding
         "qconv:c=64,o=128,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=1048576,dsc=1",
         "qconv:c=20,o=64,in=5x8,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=1048576,dsc=1",
+        // every multiplier below 1 (k/64 x 9.125, up to 0.998) and the whole type's range: no clamp at all, the packs'
+        // saturation holds the products past the type at both ends (Rounder::bare); with a narrowed range the clamp
+        // stays
+        "qconv:c=64,o=128,in=6x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio,dt=u8:s8:u8,szp=50,ssc=9.125,dsc=1",
+        "qconv:c=20,o=64,in=5x8,k=1x1,data=nxc,wei=xio,dt=s8:s8:s8,szp=-9,ssc=9.125,dsc=1",
+        "qconv:c=20,o=64,in=5x8,k=1x1,data=nxc,wei=xio,dt=u8:s8:u8,szp=9,ssc=9.125,dsc=1,hi=200",
     };
     expect_the_reference(cases, 11, {2, 3}, {1, 2});
 }
