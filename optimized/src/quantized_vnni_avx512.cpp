@@ -160,22 +160,16 @@ void dense_tile(const DenseRow& r, i64 p0) {
             }
         }
         if constexpr (B == 4) {
-            if (whole && round.bare()) {  // store64 packs with saturation: no clamp at all (Rounder::bare)
+            // store64 packs with saturation: the lean rounding (Rounder::lean), or no clamp at all (Rounder::bare)
+            const auto store_each = [&](auto rounded) {
 #pragma GCC unroll 16
                 for (int p = 0; p < W; ++p)
                     if (std::uint8_t* to = dst_at(p0 + p))
-                        round.store64(to, round.round_bare(acc[p][0], m[0]), round.round_bare(acc[p][1], m[1]),
-                                      round.round_bare(acc[p][2], m[2]), round.round_bare(acc[p][3], m[3]));
-                return;
-            }
-            if (whole && round.lean()) {  // store64 packs with saturation: the lean rounding (Rounder::lean)
-#pragma GCC unroll 16
-                for (int p = 0; p < W; ++p)
-                    if (std::uint8_t* to = dst_at(p0 + p))
-                        round.store64(to, round.round_lean(acc[p][0], m[0]), round.round_lean(acc[p][1], m[1]),
-                                      round.round_lean(acc[p][2], m[2]), round.round_lean(acc[p][3], m[3]));
-                return;
-            }
+                        round.store64(to, rounded(acc[p][0], m[0]), rounded(acc[p][1], m[1]), rounded(acc[p][2], m[2]),
+                                      rounded(acc[p][3], m[3]));
+            };
+            if (whole && round.bare()) return store_each([&](__m512i a, __m512 f) { return round.round_bare(a, f); });
+            if (whole && round.lean()) return store_each([&](__m512i a, __m512 f) { return round.round_lean(a, f); });
         }
 #pragma GCC unroll 16
         for (int p = 0; p < W; ++p) {
