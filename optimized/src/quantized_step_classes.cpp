@@ -59,16 +59,7 @@ void VnniPath::dense_classes(const std::vector<std::int16_t>& weights, const std
     // a u8 channels-last src, each group's channels a multiple of 4: read where it lies, each window's taps and
     // origin in its geometry (x = y * s - pb along each axis; a border window's origin may lie before the src)
     classes_in_place_ = shift_ == 0 && g_.src_nxc && pitch_ == g_.C && !row_runs_ && !phased_;
-    if (classes_in_place_) {
-        tap_offset_.clear();
-        for (i64 k0 = 0; k0 < g_.kernel[0]; ++k0)
-            for (i64 k1 = 0; k1 < g_.kernel[1]; ++k1)
-                for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
-                    tap_offset_.push_back(((k0 * g_.dilation[0] * g_.in[1] + k1 * g_.dilation[1]) * g_.in[2] + k2 * g_.dilation[2]) * pitch_);
-        const i64 wv = g_.out[2];
-        for (i64 v = 0; v < static_cast<i64>(pixel_offset_.size()); ++v)
-            pixel_offset_[static_cast<std::size_t>(v)] = ((v / wv) * g_.stride[1] * g_.in[2] + (v % wv) * g_.stride[2]) * pitch_;
-    }
+    if (classes_in_place_) window_offsets(g_.in);
     for (i64 p = 0; p < g_.out_spatial; ++p)
         if (p == 0 || classes_.class_of[static_cast<std::size_t>(p)] != classes_.class_of[static_cast<std::size_t>(p - 1)])
             class_segments_.push_back(p);

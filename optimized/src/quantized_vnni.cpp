@@ -60,10 +60,7 @@ QuantizedGeometry::QuantizedGeometry(const QuantizedDescriptor& q) {
         padded[at] = lead[at] + d.input_size[a] + std::max<i64>(d.pads_end[a], 0);
     }
     for (int a = 0; a < 3; ++a) in_spatial *= in[a], out_spatial *= out[a], padded_spatial *= padded[a], taps *= kernel[a];
-    for (i64 k0 = 0; k0 < kernel[0]; ++k0)
-        for (i64 k1 = 0; k1 < kernel[1]; ++k1)
-            for (i64 k2 = 0; k2 < kernel[2]; ++k2)
-                tap_pixel.push_back(((k0 * dilation[0]) * padded[1] + k1 * dilation[1]) * padded[2] + k2 * dilation[2]);
+    for (i64 t = 0; t < taps; ++t) tap_pixel.push_back(tap_pixel_in(t, padded));
 }
 
 std::string why_not_vnni(const QuantizedDescriptor& q) {
@@ -161,19 +158,26 @@ void VnniPath::dense_offsets() {
                 for (i64 k2 = 0; k2 < g_.kernel[2]; ++k2)
                     tap_offset_.push_back(phase_pixel(g_.crop[0] + k0 * g_.dilation[0], g_.crop[1] + k1 * g_.dilation[1],
                                                       g_.crop[2] + k2 * g_.dilation[2]) * pitch_);
-    } else {
-        for (i64 step = 0; step < steps_; ++step)  // each step's first tap
-            tap_offset_.push_back(g_.tap_pixel[static_cast<std::size_t>(step * g_.taps / steps_)] * pitch_);
     }
     // VPDPBUSD tiles: the windows of a plane's outputs evenly spaced (the next row's first a step after this row's
     // last: a 1x1 layer without padding or stride), or each pixel's window origin from the plane's (y1 = y2 = 0), in
     // bytes, for the plane's sequence of out[1] x out[2] pixels (dense_rows)
-    if (amx_) return;
-    even_ = g_.out[1] == 1 || g_.stride[1] * g_.padded[2] == g_.out[2] * g_.stride[2];
-    const i64 wv = g_.out[2], span = g_.out[1] * g_.out[2];
-    pixel_offset_.resize(static_cast<std::size_t>(even_ ? 0 : span));
+    if (!amx_) {
+        even_ = g_.out[1] == 1 || g_.stride[1] * g_.padded[2] == g_.out[2] * g_.stride[2];
+        pixel_offset_.resize(static_cast<std::size_t>(even_ ? 0 : g_.out[1] * g_.out[2]));
+    }
+    if (!phased_) window_offsets(g_.padded);
+}
+
+// Each step's first tap in bytes from a window's origin (tap_offset_), and each pixel's window origin from its
+// plane's (pixel_offset_, where it is kept), in a plane of extent[1] x extent[2] pixels: the copy's (padded) or, where
+// the src is read in place, the src's
+void VnniPath::window_offsets(const std::int64_t (&extent)[3]) {
+    tap_offset_.clear();
+    for (i64 step = 0; step < steps_; ++step) tap_offset_.push_back(g_.tap_pixel_in(step * g_.taps / steps_, extent) * pitch_);
+    const i64 wv = g_.out[2];
     for (i64 v = 0; v < static_cast<i64>(pixel_offset_.size()); ++v)
-        pixel_offset_[static_cast<std::size_t>(v)] = ((v / wv) * g_.stride[1] * g_.padded[2] + (v % wv) * g_.stride[2]) * pitch_;
+        pixel_offset_[static_cast<std::size_t>(v)] = ((v / wv) * g_.stride[1] * extent[2] + (v % wv) * g_.stride[2]) * pitch_;
 }
 
 // The copy's pixel of padded pixel (r0, r1, r2) when phased: phase (r1 % s1, r2 % s2) of slice r0 is a plane of

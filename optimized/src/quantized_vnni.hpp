@@ -48,6 +48,11 @@ struct QuantizedGeometry {
     std::int64_t crop[3]{0, 0, 0};  // inputs a negative begin pad skips
     std::vector<std::int64_t> tap_pixel;  // each tap's pixel offset in the copy from its window's origin
     bool src_nxc = true, dst_nxc = true;
+    // tap t's pixel offset from its window's origin in a plane of extent[1] x extent[2] pixels (padded: tap_pixel's)
+    std::int64_t tap_pixel_in(std::int64_t t, const std::int64_t (&extent)[3]) const {
+        const std::int64_t k0 = t / (kernel[1] * kernel[2]), k1 = t / kernel[2] % kernel[1], k2 = t % kernel[2];
+        return (k0 * dilation[0] * extent[1] + k1 * dilation[1]) * extent[2] + k2 * dilation[2];
+    }
     // the copy's pixel of output pixel y's window origin (y * s - pb + lead = y * s + crop)
     std::int64_t origin(std::int64_t y0, std::int64_t y1, std::int64_t y2) const {
         return ((y0 * stride[0] + crop[0]) * padded[1] + y1 * stride[1] + crop[1]) * padded[2] + y2 * stride[2] + crop[2];
@@ -153,6 +158,7 @@ private:
     bool direct() const;
     std::optional<RowRequantization> fused_rule() const;
     void dense_offsets();
+    void window_offsets(const std::int64_t (&extent)[3]);
     void dense_classes(const std::vector<std::int16_t>& weights, const std::vector<std::int32_t>& bias);
     void classified_row(DenseRow r, std::int64_t origin, std::int64_t sequence_first, std::int64_t v0, std::int64_t count,
                         std::int64_t block, std::vector<std::int64_t>& offsets, std::vector<std::uint8_t*>& pixel_dst,
