@@ -51,18 +51,6 @@ struct Sizes {
     i64 channels(i64 block) const { return std::min(kChannelsPerTask, ICg - first_channel(block)); }
 };
 
-// Along axis a: the input index o*S - P_L + k*D of output index o and tap k, at [o * kernel + k], or -1 where
-// it lies outside [0, in) (the padding).
-std::vector<i64> input_index(const detail::Geometry3& g, int a) {
-    std::vector<i64> x(static_cast<std::size_t>(g.out[a] * g.kernel[a]));
-    for (i64 o = 0; o < g.out[a]; ++o)
-        for (i64 k = 0; k < g.kernel[a]; ++k) {
-            const i64 at = o * g.stride[a] - g.pad_begin[a] + k * g.dilation[a];
-            x[o * g.kernel[a] + k] = (at >= 0 && at < g.in[a]) ? at : -1;
-        }
-    return x;
-}
-
 std::vector<double> absolute(std::span<const double> v) {
     std::vector<double> a(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) a[i] = std::fabs(v[i]);
@@ -132,7 +120,7 @@ GradientResult gemm_backward_data_summation(const ConvDescriptor& d, std::span<c
     std::array<std::vector<i64>, 3> reaching;
     for (int a = 0; a < 3; ++a) {
         reaching[a].assign(static_cast<std::size_t>(g.in[a]), 0);
-        for (const i64 x : input_index(g, a))
+        for (const i64 x : detail::input_index(g, a))
             if (x >= 0) ++reaching[a][x];
     }
     for (i64 plane = 0; plane < s.N * s.IC; ++plane)
@@ -185,7 +173,7 @@ GradientResult gemm_backward_weights_summation(const ConvDescriptor& d, std::spa
     std::array<std::vector<i64>, 3> inside;
     for (int a = 0; a < 3; ++a) {
         inside[a].assign(static_cast<std::size_t>(g.kernel[a]), 0);
-        const std::vector<i64> x = input_index(g, a);
+        const std::vector<i64> x = detail::input_index(g, a);
         for (std::size_t at = 0; at < x.size(); ++at)
             if (x[at] >= 0) ++inside[a][at % g.kernel[a]];
     }

@@ -30,15 +30,12 @@ using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using ConstMatrix = Eigen::Map<const RowMajor>;
 using OutBlock = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
 
-// Along one axis: for output index o, the taps k whose input index o*S - P_L + k*D lies in [0, in).
-std::vector<std::int64_t> taps_inside(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                                      std::int64_t dilation, std::int64_t pad_begin) {
-    std::vector<std::int64_t> count(static_cast<std::size_t>(out), 0);
-    for (std::int64_t o = 0; o < out; ++o)
-        for (std::int64_t k = 0; k < kernel; ++k) {
-            const std::int64_t x = o * stride - pad_begin + k * dilation;
-            count[o] += (x >= 0 && x < in) ? 1 : 0;
-        }
+// Along axis a: for output index o, the taps k whose input index o*S - P_L + k*D lies in [0, in).
+std::vector<std::int64_t> taps_inside(const detail::Geometry3& g, int a) {
+    std::vector<std::int64_t> count(static_cast<std::size_t>(g.out[a]), 0);
+    const std::vector<std::int64_t> x = detail::input_index(g, a);
+    for (std::size_t at = 0; at < x.size(); ++at)
+        if (x[at] >= 0) ++count[at / static_cast<std::size_t>(g.kernel[a])];
     return count;
 }
 
@@ -60,7 +57,7 @@ std::vector<std::int64_t> plane_term_counts(const ConvDescriptor& d) {
     // IC_G * (taps inside along d) * (along h) * (along w), + 1 for a bias
     std::array<std::vector<std::int64_t>, 3> inside;
     for (int a = 0; a < 3; ++a)
-        inside[a] = taps_inside(g.out[a], g.in[a], g.kernel[a], g.stride[a], g.dilation[a], g.pad_begin[a]);
+        inside[a] = taps_inside(g, a);
     std::vector<std::int64_t> plane_terms(static_cast<std::size_t>(P));
     for (std::int64_t od = 0, p = 0; od < g.out[0]; ++od)
         for (std::int64_t oh = 0; oh < g.out[1]; ++oh)

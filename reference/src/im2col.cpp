@@ -36,6 +36,16 @@ void for_each_run(const Geometry3& g, std::int64_t channels, std::int64_t p0, st
 
 }  // namespace
 
+std::vector<std::int64_t> input_index(const Geometry3& g, int a) {
+    std::vector<std::int64_t> x(static_cast<std::size_t>(g.out[a] * g.kernel[a]));
+    for (std::int64_t o = 0; o < g.out[a]; ++o)
+        for (std::int64_t k = 0; k < g.kernel[a]; ++k) {
+            const std::int64_t at = o * g.stride[a] - g.pad_begin[a] + k * g.dilation[a];
+            x[static_cast<std::size_t>(o * g.kernel[a] + k)] = (at >= 0 && at < g.in[a]) ? at : -1;
+        }
+    return x;
+}
+
 void im2col_block(const Geometry3& g, const double* planes, std::int64_t channels, std::int64_t p0,
                   std::int64_t width, double* patches, double* patches_magnitude) {
     const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2];

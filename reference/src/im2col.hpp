@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "geometry.hpp"
 
@@ -19,6 +20,10 @@ inline constexpr std::int64_t kBlockElements = std::int64_t{1} << 18;
 inline std::int64_t block_columns(std::int64_t K, std::int64_t P) {
     return std::clamp<std::int64_t>(kBlockElements / std::max<std::int64_t>(K, 1), std::min<std::int64_t>(64, P), P);
 }
+
+// Along axis a: the input index o*S - P_L + k*D of output index o and tap k, at [o * kernel + k], or -1 where
+// it lies outside [0, in) (the padding).
+std::vector<std::int64_t> input_index(const Geometry3& g, int a);
 
 // One block of the im2col matrix of one image and group: row (ic, kd, kh, kw) for the input channels
 // [0, channels) of `planes` (the first of them; one input plane after another), in the definition's order of
