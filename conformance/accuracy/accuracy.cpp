@@ -1,6 +1,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 
 #include "bound_formula.hpp"
+#include "judge_blocks.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -233,12 +234,15 @@ namespace {
 // Outputs from which the statistics run on a thread beside the comparison (a thread costs some tens of us).
 constexpr std::size_t kOutputsForThread = std::size_t{1} << 16;
 
-// Bound mode over every output, with bound_of(i) the allowed |got[i] - want[i]| (asked once per output, in
-// output order); then the vacuous outputs and the statistics (statistics.hpp), `statistics()`.
+// Bound mode over every output, with `bounds` (judge_blocks.hpp's GivenBounds or ComputedBounds) the allowed
+// |got[i] - want[i]|, asked for a block at a time in output order; then the vacuous outputs and the statistics
+// (statistics.hpp), `statistics()`.
 // got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
-template <class Got, class BoundOf, class StatisticsOf>
-Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const Got> got,
-                        BoundOf bound_of, StatisticsOf statistics, const Contract& c, const OnMismatch& on_mismatch) {
+// A block of outputs at a time (judge_blocks.hpp): their bounds, then their fractions in one vectorised loop, then
+// each output recorded in output order.
+template <class Got, class Bounds, class StatisticsOf>
+Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const Got> got, Bounds bounds,
+                        StatisticsOf statistics, const Contract& c, const OnMismatch& on_mismatch) {
     if (!terms.covers(want.size()))
         throw std::invalid_argument("compare: " + std::to_string(terms.counts.size()) + " term counts for " +
                                     std::to_string(want.size()) + " outputs");
@@ -248,10 +252,24 @@ Comparison compare_with(std::span<const double> want, TermCounts terms, std::spa
     // tensor the statistics take a thread of their own (each pass in output order, the same bits either way)
     std::future<Statistics> beside;
     if (want.size() >= kOutputsForThread) beside = std::async(std::launch::async, statistics);
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const double bound = bound_of(i), y = got[i];
-        const double fraction = bound_fraction(c, want[i], y, bound);
-        record(r, static_cast<std::int64_t>(i), y, want[i], bound, fraction, !(fraction <= 1.0), on_mismatch);
+    // bound_fraction's first case (a finite result, an exact value inside a non-fp8 type's range) from the block's
+    // fractions; every other output from bound_fraction itself
+    const bool plain = !is_fp8(c.output_dtype);
+    const double largest = largest_finite(c.output_dtype);
+    constexpr std::size_t B = detail::kJudgeBlock;
+    double bound[B], y[B], fraction[B];
+    for (std::size_t first = 0; first < want.size(); first += B) {
+        const std::size_t count = std::min(B, want.size() - first);
+        const double* w = want.data() + first;
+        bounds.fill(first, count, bound);
+        for (std::size_t j = 0; j < count; ++j) y[j] = got[first + j];
+        detail::fraction_block(count, w, y, bound, fraction);
+        for (std::size_t j = 0; j < count; ++j) {
+            const double f = plain && std::fabs(w[j]) <= largest && std::isfinite(y[j])
+                                 ? fraction[j]
+                                 : bound_fraction(c, w[j], y[j], bound[j]);
+            record(r, static_cast<std::int64_t>(first + j), y[j], w[j], bound[j], f, !(f <= 1.0), on_mismatch);
+        }
     }
     r.statistics = beside.valid() ? beside.get() : statistics();
     return r;
@@ -262,7 +280,7 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
                         TermCounts terms, std::span<const double> got, bool statistical,
                         const std::vector<double>& bounds, const OnMismatch& on_mismatch) {
     return compare_with(
-        want, terms, got, [&bounds](std::size_t i) { return bounds[i]; },
+        want, terms, got, detail::GivenBounds(bounds),
         [&] { return judge_statistics(c, want, magnitude, terms, got, bounds, statistical); }, c, on_mismatch);
 }
 
@@ -271,13 +289,8 @@ Comparison compare_with(const Contract& c, std::span<const double> want, std::sp
 template <class Got>
 Comparison compare_bound_computed(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                                   TermCounts terms, std::span<const Got> got, const OnMismatch& on_mismatch) {
-    BoundFormula formula(c);
-    const BoundScale scale = bound_scale(c, magnitude, terms);
     return compare_with(
-        want, terms, got,
-        [&, n = TermCursor(terms)](std::size_t i) mutable {
-            return formula(want[i], scale.magnitude(magnitude[i]), scale.terms(n.next()));
-        },
+        want, terms, got, detail::ComputedBounds(c, want, magnitude, terms),
         [&] { return judge_statistics(c, want, magnitude, terms, got, true); }, c, on_mismatch);
 }
 

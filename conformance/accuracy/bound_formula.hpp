@@ -24,21 +24,41 @@ public:
 
     double operator()(double exact, double magnitude, std::int64_t terms) {
         if (terms != terms_) set_terms(terms);
+        return apply(constants(), exact, magnitude, g64_, underflow_, relative_);
+    }
+
+    // The formula's parts: the contract's constants, and those that depend on n alone (for judge_blocks.hpp's
+    // bound_block, which applies `apply` to a block of outputs).
+    struct Constants {
+        double u_out, eta;
+        bool bias_after_output_rounding;
+    };
+    Constants constants() const { return {u_out_, eta_, bias_after_output_rounding_}; }
+    struct TermParts {
+        double g64, underflow, relative;
+    };
+    TermParts parts(std::int64_t terms) {
+        if (terms != terms_) set_terms(terms);
+        return {g64_, underflow_, relative_};
+    }
+
+    [[gnu::always_inline]] static inline double apply(const Constants& k, double exact, double magnitude, double g64,
+                                                      double underflow, double relative) {
         // The reference's own error (docs/accuracy.md, "The reference's own error"): `exact` and `magnitude` are
         // the reference's f64 sums, each within gamma_n(2^-53) of the exact ones (M* <= magnitude / (1 - g64)); the
         // bound below is the one for the exact y* and M*, with M* bounded by the computed magnitude, plus the
         // distance (1 + u_out) rho >= |y* - exact| (and u_out times it, for u_out |y*|).
-        const double exact_magnitude = (magnitude + underflow_) / (1.0 - g64_);  // >= M*
-        const double rho = g64_ * exact_magnitude + underflow_;                  // >= |exact - y*|
-        const double reference = (1.0 + u_out_) * rho;
-        if (bias_after_output_rounding_) {
+        const double exact_magnitude = (magnitude + underflow) / (1.0 - g64);  // >= M*
+        const double rho = g64 * exact_magnitude + underflow;                  // >= |exact - y*|
+        const double reference = (1.0 + k.u_out) * rho;
+        if (k.bias_after_output_rounding) {
             // s^ (within R M of the exact sum S*) rounded to t = fl_out(s^): |t - S*| <= (1 + u_out) R M + u_out
             // |S*| + eta, |S*| <= M; then y = fl_out(t + b): |y - y*| <= u_out |y*| + (1 + u_out) |t - S*| + eta
-            return u_out_ * std::fabs(exact) +
-                   (1.0 + u_out_) * ((1.0 + u_out_) * relative_ + u_out_) * exact_magnitude + (2.0 + u_out_) * eta_ +
-                   reference;
+            return k.u_out * std::fabs(exact) +
+                   (1.0 + k.u_out) * ((1.0 + k.u_out) * relative + k.u_out) * exact_magnitude +
+                   (2.0 + k.u_out) * k.eta + reference;
         }
-        return u_out_ * std::fabs(exact) + relative_ * exact_magnitude + eta_ + reference;
+        return k.u_out * std::fabs(exact) + relative * exact_magnitude + k.eta + reference;
     }
 
 private:

@@ -1,7 +1,8 @@
 # The accuracy contract: bounds, comparisons, exact-mode, bound-mode and probe-mode fills, and the rounding probe
 # of quantized convolution (on the reference's requantization rules).
 add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${CMAKE_CURRENT_LIST_DIR}/probe.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp ${CMAKE_CURRENT_LIST_DIR}/stress_fill.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp ${CMAKE_CURRENT_LIST_DIR}/judge_blocks.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/stress_fill.cpp
             ${CMAKE_CURRENT_LIST_DIR}/random_fill.cpp
             ${CMAKE_CURRENT_LIST_DIR}/precision_fill.cpp ${CMAKE_CURRENT_LIST_DIR}/special_fill.cpp
             ${CMAKE_CURRENT_LIST_DIR}/rounding_probe.cpp ${CMAKE_CURRENT_LIST_DIR}/profiles.cpp)
@@ -11,6 +12,15 @@ add_library(convcheck_accuracy STATIC ${CMAKE_CURRENT_LIST_DIR}/accuracy.cpp ${C
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/random_fill.cpp PROPERTIES COMPILE_OPTIONS -fvect-cost-model=dynamic)
 endif()
+# judge_blocks.cpp: each lane the scalar formula's operations (no product contracted into a sum), a square root
+# that sets no errno (one instruction, which vectorises), and g++'s cost model that vectorises a loop of unknown
+# count (-O2's leaves it scalar)
+set(judge_blocks_options "-ffp-contract=off;-fno-math-errno")
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  list(APPEND judge_blocks_options -fvect-cost-model=dynamic)
+endif()
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/judge_blocks.cpp PROPERTIES COMPILE_OPTIONS
+                            "${judge_blocks_options}")
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
 target_link_libraries(convcheck_accuracy PUBLIC convcheck_core convcheck_reference)
 if(CONVCHECK_BUILD_TESTS)

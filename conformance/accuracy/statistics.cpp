@@ -7,6 +7,7 @@
 
 #include "convcheck/accuracy/accuracy.hpp"
 #include "bound_formula.hpp"
+#include "judge_blocks.hpp"
 
 namespace convcheck::accuracy {
 
@@ -95,6 +96,14 @@ public:
         return !gamma_below_one_ || !(bound < largest);
     }
 
+    // sigma's parts for judge_blocks.hpp's noise_block: the factor of M^2 for n terms, u_out^2 and eta^2
+    double factor(std::int64_t terms) {
+        if (terms != terms_) set_terms(terms);
+        return magnitude_factor_;
+    }
+    double u_out_squared() const { return u_out * u_out; }
+    double eta_squared() const { return eta * eta; }
+
 private:
     // the parts that depend on n alone
     void set_terms(std::int64_t terms) {
@@ -122,12 +131,14 @@ bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) { ret
 
 namespace {
 
-// judge_statistics with bound_of(i, n), output i's per-output bound (n: its term count under the bound's scale),
-// asked once per output in output order.
+// judge_statistics with `bounds` (judge_blocks.hpp's GivenBounds or ComputedBounds), the outputs' per-output
+// bounds, asked for a block at a time in output order.
 // got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
-template <class Got, class BoundOf>
+// A block of outputs at a time (judge_blocks.hpp): each output's parts in output order, then the block's sigma and z
+// in one vectorised loop, then the sums in output order: the bits of one output at a time.
+template <class Got, class Bounds>
 Statistics judge(const Contract& c, std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
-                 std::span<const Got> got, BoundOf bound_of, bool statistical) {
+                 std::span<const Got> got, Bounds bounds, bool statistical) {
     Statistics s;
     const std::string bound_by = bound_name(c);
     s.judged_by = bound_by;
@@ -135,32 +146,59 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
     NoiseModel model(c);
     const bool saturates = fp8_saturates(c);
     TermCursor next_terms(terms);
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const std::int64_t n = scale.terms(next_terms.next());
-        const bool vacuous = model.vacuous(bound_of(i, n), n);
-        if (vacuous) {
-            ++s.vacuous_outputs;
-            s.max_vacuous_terms = std::max(s.max_vacuous_terms, n);
+    // the sums in locals (kept in registers), each added in output order
+    std::int64_t outputs = 0, vacuous_counted = 0;
+    double sum_squares = 0.0, sum = 0.0, sum_toward_zero = 0.0;
+    double vacuous_sum_squares = 0.0, vacuous_sum = 0.0, vacuous_zero_sum_squares = 0.0;
+    constexpr std::size_t B = detail::kJudgeBlock;
+    double bound[B], factor[B], scaled[B], y[B], sigma[B], z[B];
+    unsigned char counted[B], vacuous[B];
+    for (std::size_t first = 0; first < want.size(); first += B) {
+        const std::size_t count = std::min(B, want.size() - first);
+        const double* w = want.data() + first;
+        bounds.fill(first, count, bound);
+        for (std::size_t j = 0; j < count; ++j) {
+            const std::size_t i = first + j;
+            const std::int64_t n = scale.terms(next_terms.next());
+            vacuous[j] = model.vacuous(bound[j], n);
+            if (vacuous[j]) {
+                ++s.vacuous_outputs;
+                s.max_vacuous_terms = std::max(s.max_vacuous_terms, n);
+            }
+            y[j] = got[i];
+            factor[j] = model.factor(n);
+            scaled[j] = scale.magnitude(magnitude[i]);
+            // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise;
+            // the same outputs the non-saturating rule leaves out as NaN or infinity
+            counted[j] = statistical && std::isfinite(y[j]) && std::isfinite(w[j]) &&
+                         !(saturates && !std::isfinite(round_to(c.output_dtype, w[j])));
         }
-        const double y = got[i];
-        if (!statistical || !std::isfinite(y) || !std::isfinite(want[i])) continue;
-        // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise; the
-        // same outputs the non-saturating rule leaves out as NaN or infinity
-        if (saturates && !std::isfinite(round_to(c.output_dtype, want[i]))) continue;
-        const double sigma = model.sigma(want[i], scale.magnitude(magnitude[i]), n);
-        const double z = (y - want[i]) / sigma;
-        const double sign = want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0;
-        ++s.outputs;
-        s.sum_squares += z * z;
-        s.sum += z;
-        s.sum_toward_zero += z * sign;
-        if (vacuous) {
-            ++s.vacuous_counted;
-            s.vacuous_sum_squares += z * z;
-            s.vacuous_sum += z;
-            s.vacuous_zero_sum_squares += (want[i] / sigma) * (want[i] / sigma);
+        if (!statistical) continue;
+        detail::noise_block(count, w, scaled, factor, y, model.u_out_squared(), model.eta_squared(), sigma, z);
+        for (std::size_t j = 0; j < count; ++j) {
+            if (!counted[j]) continue;
+            // 1, -1 or 0 without a branch (the signs of random data mispredict half the time)
+            const double sign = double(int(w[j] > 0) - int(w[j] < 0));
+            ++outputs;
+            sum_squares += z[j] * z[j];
+            sum += z[j];
+            sum_toward_zero += z[j] * sign;
+            if (vacuous[j]) {
+                ++vacuous_counted;
+                vacuous_sum_squares += z[j] * z[j];
+                vacuous_sum += z[j];
+                vacuous_zero_sum_squares += (w[j] / sigma[j]) * (w[j] / sigma[j]);
+            }
         }
     }
+    s.outputs = outputs;
+    s.sum_squares = sum_squares;
+    s.sum = sum;
+    s.sum_toward_zero = sum_toward_zero;
+    s.vacuous_counted = vacuous_counted;
+    s.vacuous_sum_squares = vacuous_sum_squares;
+    s.vacuous_sum = vacuous_sum;
+    s.vacuous_zero_sum_squares = vacuous_zero_sum_squares;
     const bool enough = statistical && s.outputs >= kStatisticsMinOutputs;
     // A declared input precision or whole-tensor algorithm rounds values that many outputs share (a
     // weight rounded to TF32, a transformed Winograd filter enters every output of its channel): the
@@ -210,8 +248,7 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
 Statistics judge_statistics(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             TermCounts terms, std::span<const double> got,
                             std::span<const double> bound, bool statistical) {
-    return judge(c, want, magnitude, terms, got, [bound](std::size_t i, std::int64_t) { return bound[i]; },
-                 statistical);
+    return judge(c, want, magnitude, terms, got, detail::GivenBounds(bound), statistical);
 }
 
 namespace {
@@ -219,11 +256,8 @@ namespace {
 template <class Got>
 Statistics judge_computed(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                           TermCounts terms, std::span<const Got> got, bool statistical) {
-    const BoundScale scale = bound_scale(c, magnitude, terms);  // as error_bounds: the tensor's M, n when whole-tensor
-    detail::BoundFormula bound(c);
-    return judge(c, want, magnitude, terms, got,
-                 [&](std::size_t i, std::int64_t n) { return bound(want[i], scale.magnitude(magnitude[i]), n); },
-                 statistical);
+    // as error_bounds: under the tensor's M, n when whole-tensor
+    return judge(c, want, magnitude, terms, got, detail::ComputedBounds(c, want, magnitude, terms), statistical);
 }
 
 }  // namespace

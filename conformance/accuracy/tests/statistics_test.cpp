@@ -374,14 +374,19 @@ TEST(Statistics, TheBoundsComputedAsTheyAreReadAreErrorBoundsBitForBit) {
             EXPECT_EQ(computed.statistics.sum_toward_zero, alone.sum_toward_zero);
             EXPECT_EQ(computed.statistics.vacuous_zero_sum_squares, alone.vacuous_zero_sum_squares);
             EXPECT_EQ(computed.statistics.judged_by, alone.judged_by);
-            // and sigma term by term: the statistics' sum of z^2 over the outputs, from rounding_noise_scale
-            double sum_squares = 0.0;
+            // and sigma term by term: the statistics' sums of z^2, z and z sign(y*) over the outputs, from
+            // rounding_noise_scale, one output at a time
+            double sum_squares = 0.0, sum = 0.0, sum_toward_zero = 0.0;
             for (std::size_t i = 0; i < outputs; ++i) {
                 const std::int64_t n = scale.terms(terms.counts[i % terms.counts.size()]);
                 const double z = (got[i] - want[i]) / rounding_noise_scale(c, want[i], scale.magnitude(magnitude[i]), n);
                 sum_squares += z * z;
+                sum += z;
+                sum_toward_zero += z * (want[i] > 0 ? 1.0 : want[i] < 0 ? -1.0 : 0.0);
             }
             EXPECT_EQ(alone.sum_squares, sum_squares);
+            EXPECT_EQ(alone.sum, sum);
+            EXPECT_EQ(alone.sum_toward_zero, sum_toward_zero);
             EXPECT_GT(computed.statistics.outputs, 0);
             // an f32 result read where it lies: the numbers of the same values widened to double first
             std::vector<float> got32(outputs);
