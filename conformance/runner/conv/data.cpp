@@ -22,6 +22,8 @@ Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, co
     // fill (strided_buffers.hpp)
     Buffers b{GuardedBuffer(layout_bytes(d, TensorRole::src)), GuardedBuffer(layout_bytes(d, TensorRole::weights)),
               GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst)), {}, {}};
+    // they live until the case is judged: their mappings are kept for the next case's (guarded_buffer.hpp)
+    for (GuardedBuffer* t : {&b.src, &b.weights, &b.bias, &b.dst}) t->keep_when_released();
     fill_gaps(d, TensorRole::src, b.src.data());
     fill_gaps(d, TensorRole::weights, b.weights.data());
     reference::ncx_to_src(d, src, b.src.data());

@@ -10,8 +10,9 @@
 
 namespace convcheck::runner {
 
-// `bytes` bytes of shared memory between two guard pages. Zero bytes gives an empty buffer
-// (data() == nullptr).
+// `bytes` bytes of shared memory between two guard pages, every byte zero. Zero bytes gives an empty buffer
+// (data() == nullptr). A buffer may take a mapping a case's tensors left (keep_when_released): its pages then zeroed
+// by the runner, not faulted in and zeroed anew by the kernel.
 class GuardedBuffer {
 public:
     GuardedBuffer() = default;
@@ -36,10 +37,21 @@ public:
     void arm_canary() const;
     bool canary_intact() const;
 
+    // When this buffer goes, its mapping (1 MiB or more) is kept for a later buffer of half its size to its size,
+    // up to 1 GiB of them (an eighth of the machine's memory where that is less): for a case's tensors, which live
+    // until the case ends, so that a kept mapping never adds to a case's own peak.
+    void keep_when_released() { keep_ = true; }
+    // The mappings kept for later buffers, in bytes (tests).
+    static std::size_t kept_bytes();
+
 private:
     void release();
-    std::byte* base_ = nullptr;  // the mapping: guard, data pages, guard
+    std::byte* base_ = nullptr;  // guard, data pages, guard
     std::size_t mapped_ = 0, page_ = 0, data_pages_ = 0;
+    // the whole mapping: a kept one can hold more data pages than this buffer uses; those before base_ are guards too
+    std::byte* mapping_ = nullptr;
+    std::size_t capacity_pages_ = 0;
+    bool keep_ = false;
     std::byte* data_ = nullptr;
     std::size_t bytes_ = 0;
 };
