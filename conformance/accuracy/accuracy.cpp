@@ -185,10 +185,19 @@ double largest_finite(DataType dtype) {
     return std::numeric_limits<double>::max();
 }
 
+namespace {
+
+// bound_fraction's common case: a finite exact value inside a non-fp8 output type's range rounds to a finite value,
+// so none of its special cases applies (`largest`: largest_finite of a non-fp8 output type; -1 for fp8, where no
+// output is plain)
+bool plain_output(double largest, double want) { return std::fabs(want) <= largest; }
+double plain_largest(const Contract& c) { return is_fp8(c.output_dtype) ? -1.0 : largest_finite(c.output_dtype); }
+
+}  // namespace
+
 double bound_fraction(const Contract& c, double want, double got, double bound) {
-    // the common case first: a finite exact value inside a non-fp8 output type's range rounds to a finite value, so
-    // none of the special cases below applies (the same result, without rounding `want` for every output)
-    if (!is_fp8(c.output_dtype) && std::fabs(want) <= largest_finite(c.output_dtype)) {
+    // the common case first (the same result, without rounding `want` for every output)
+    if (plain_output(plain_largest(c), want)) {
         if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
         const double err = std::fabs(got - want);
         return err == 0.0 ? 0.0 : err / bound;
@@ -254,8 +263,7 @@ Comparison compare_with(std::span<const double> want, TermCounts terms, std::spa
     if (want.size() >= kOutputsForThread) beside = std::async(std::launch::async, statistics);
     // bound_fraction's first case (a finite result, an exact value inside a non-fp8 type's range) from the block's
     // fractions; every other output from bound_fraction itself
-    const bool plain = !is_fp8(c.output_dtype);
-    const double largest = largest_finite(c.output_dtype);
+    const double largest = plain_largest(c);
     constexpr std::size_t B = detail::kJudgeBlock;
     double bound[B], y[B], fraction[B];
     for (std::size_t first = 0; first < want.size(); first += B) {
@@ -265,7 +273,7 @@ Comparison compare_with(std::span<const double> want, TermCounts terms, std::spa
         for (std::size_t j = 0; j < count; ++j) y[j] = got[first + j];
         detail::fraction_block(count, w, y, bound, fraction);
         for (std::size_t j = 0; j < count; ++j) {
-            const double f = plain && std::fabs(w[j]) <= largest && std::isfinite(y[j])
+            const double f = plain_output(largest, w[j]) && std::isfinite(y[j])
                                  ? fraction[j]
                                  : bound_fraction(c, w[j], y[j], bound[j]);
             record(r, static_cast<std::int64_t>(first + j), y[j], w[j], bound[j], f, !(f <= 1.0), on_mismatch);

@@ -37,14 +37,13 @@ namespace {
                                               const double* __restrict want, const double* __restrict magnitude,
                                               const double* __restrict g64, const double* __restrict underflow,
                                               const double* __restrict relative, double* __restrict bound) {
-    // one loop for each form of the formula; the constants in registers (no store to `bound` can change them)
-    BoundFormula::Constants constants = k;
+    // one loop for each form of the formula (inside each, the compiler knows which); the constants in registers (no
+    // store to `bound` can change them)
+    const BoundFormula::Constants constants = k;
     if (constants.bias_after_output_rounding) {
-        constants.bias_after_output_rounding = true;
         for (std::size_t j = 0; j < count; ++j)
             bound[j] = BoundFormula::apply(constants, want[j], magnitude[j], g64[j], underflow[j], relative[j]);
     } else {
-        constants.bias_after_output_rounding = false;
         for (std::size_t j = 0; j < count; ++j)
             bound[j] = BoundFormula::apply(constants, want[j], magnitude[j], g64[j], underflow[j], relative[j]);
     }
