@@ -2,6 +2,7 @@
 
 #include "bound_formula.hpp"
 #include "judge_blocks.hpp"
+#include "statistics_sums.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -243,24 +244,15 @@ namespace {
 // Outputs from which the statistics run on a thread beside the comparison (a thread costs some tens of us).
 constexpr std::size_t kOutputsForThread = std::size_t{1} << 16;
 
-// Bound mode over every output, with `bounds` (judge_blocks.hpp's GivenBounds or ComputedBounds) the allowed
-// |got[i] - want[i]|, asked for a block at a time in output order; then the vacuous outputs and the statistics
-// (statistics.hpp), `statistics()`.
+// The per-output comparison of bound mode over outputs [offset, offset + want.size()) of a tensor, recorded into r,
+// with `bounds` (judge_blocks.hpp's GivenBounds or ComputedBounds) the allowed |got[i] - want[i]|, asked for a block
+// at a time in output order.
 // got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
 // A block of outputs at a time (judge_blocks.hpp): their bounds, then their fractions in one vectorised loop, then
 // each output recorded in output order.
-template <class Got, class Bounds, class StatisticsOf>
-Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const Got> got, Bounds bounds,
-                        StatisticsOf statistics, const Contract& c, const OnMismatch& on_mismatch) {
-    if (!terms.covers(want.size()))
-        throw std::invalid_argument("compare: " + std::to_string(terms.counts.size()) + " term counts for " +
-                                    std::to_string(want.size()) + " outputs");
-    Comparison r;
-    r.elements = static_cast<std::int64_t>(want.size());
-    // The statistics and the per-output comparison read the same arrays and share nothing else: on a large
-    // tensor the statistics take a thread of their own (each pass in output order, the same bits either way)
-    std::future<Statistics> beside;
-    if (want.size() >= kOutputsForThread) beside = std::async(std::launch::async, statistics);
+template <class Got, class Bounds>
+void compare_outputs(Comparison& r, std::int64_t offset, std::span<const double> want, std::span<const Got> got,
+                     Bounds& bounds, const Contract& c, const OnMismatch& on_mismatch) {
     // bound_fraction's first case (a finite result, an exact value inside a non-fp8 type's range) from the block's
     // fractions; every other output from bound_fraction itself
     const double largest = plain_largest(c);
@@ -276,10 +268,39 @@ Comparison compare_with(std::span<const double> want, TermCounts terms, std::spa
             const double f = plain_output(largest, w[j]) && std::isfinite(y[j])
                                  ? fraction[j]
                                  : bound_fraction(c, w[j], y[j], bound[j]);
-            record(r, static_cast<std::int64_t>(first + j), y[j], w[j], bound[j], f, !(f <= 1.0), on_mismatch);
+            record(r, offset + static_cast<std::int64_t>(first + j), y[j], w[j], bound[j], f, !(f <= 1.0), on_mismatch);
         }
     }
-    r.statistics = beside.valid() ? beside.get() : statistics();
+}
+
+void check_terms(TermCounts terms, std::size_t outputs) {
+    if (!terms.covers(outputs))
+        throw std::invalid_argument("compare: " + std::to_string(terms.counts.size()) + " term counts for " +
+                                    std::to_string(outputs) + " outputs");
+}
+
+// Runs `comparison` here and `statistics` beside it: the two read the same arrays and share nothing else, so on a
+// large tensor the statistics take a thread of their own (each pass in output order, the same bits either way).
+template <class Comparing, class Counting>
+void compare_and_count(std::size_t outputs, Comparing comparison, Counting statistics) {
+    std::future<void> beside;
+    if (outputs >= kOutputsForThread) beside = std::async(std::launch::async, statistics);
+    comparison();
+    if (beside.valid()) beside.get();
+    else statistics();
+}
+
+// Bound mode over every output (compare_outputs), then the vacuous outputs and the statistics (statistics.hpp),
+// `statistics()`.
+template <class Got, class Bounds, class StatisticsOf>
+Comparison compare_with(std::span<const double> want, TermCounts terms, std::span<const Got> got, Bounds bounds,
+                        StatisticsOf statistics, const Contract& c, const OnMismatch& on_mismatch) {
+    check_terms(terms, want.size());
+    Comparison r;
+    r.elements = static_cast<std::int64_t>(want.size());
+    compare_and_count(
+        want.size(), [&] { compare_outputs(r, 0, want, got, bounds, c, on_mismatch); },
+        [&] { r.statistics = statistics(); });
     return r;
 }
 
@@ -312,6 +333,54 @@ Comparison compare_bound(const Contract& c, std::span<const double> want, std::s
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                          TermCounts terms, std::span<const float> got, const OnMismatch& on_mismatch) {
     return compare_bound_computed(c, want, magnitude, terms, got, on_mismatch);
+}
+
+struct SlicedBoundComparison::State {
+    State(const Contract& c, bool statistical) : contract(c), sums(contract, statistical) {}
+    Contract contract;
+    detail::StatisticsSums sums;
+};
+
+SlicedBoundComparison::SlicedBoundComparison(const Contract& c, std::int64_t elements, OnMismatch on_mismatch)
+    : state_(std::make_unique<State>(c, true)), on_mismatch_(std::move(on_mismatch)) {
+    if (c.bound_kind != BoundKind::per_output)
+        throw std::invalid_argument("a sliced comparison judges per-output bounds only, not " + bound_name(c) +
+                                    " (a whole-tensor bound takes every output's M before the first is judged)");
+    r_.elements = elements;
+}
+
+SlicedBoundComparison::~SlicedBoundComparison() = default;
+
+void SlicedBoundComparison::add(std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
+                                std::span<const float> got) {
+    check_terms(terms, want.size());
+    if (magnitude.size() != want.size() || got.size() != want.size() ||
+        offset_ + static_cast<std::int64_t>(want.size()) > r_.elements)
+        throw std::invalid_argument("compare: a slice of " + std::to_string(want.size()) + " outputs (" +
+                                    std::to_string(magnitude.size()) + " magnitudes, " + std::to_string(got.size()) +
+                                    " results) at output " + std::to_string(offset_) + " of " +
+                                    std::to_string(r_.elements));
+    const Contract& c = state_->contract;
+    const BoundScale scale = bound_scale(c, magnitude, terms);  // per-output: each output's own M and n
+    compare_and_count(
+        want.size(),
+        [&] {
+            detail::ComputedBounds bounds(c, want, magnitude, terms);
+            compare_outputs(r_, offset_, want, got, bounds, c, on_mismatch_);
+        },
+        [&] {
+            detail::ComputedBounds bounds(c, want, magnitude, terms);
+            state_->sums.add(want, magnitude, terms, scale, got, bounds);
+        });
+    offset_ += static_cast<std::int64_t>(want.size());
+}
+
+Comparison SlicedBoundComparison::finish() {
+    if (offset_ != r_.elements)
+        throw std::invalid_argument("compare: " + std::to_string(offset_) + " of " + std::to_string(r_.elements) +
+                                    " outputs given before the comparison's end");
+    r_.statistics = state_->sums.finish(r_.elements);
+    return r_;
 }
 
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,

@@ -24,5 +24,10 @@ set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/judge_blocks.cpp PROPERTIE
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
 target_link_libraries(convcheck_accuracy PUBLIC convcheck_core convcheck_reference)
 if(CONVCHECK_BUILD_TESTS)
-  convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests accuracy LIBS convcheck_accuracy convcheck_reference_tests)
+  # what the accuracy tests and the runner's share: two comparisons compared field by field
+  add_library(convcheck_accuracy_tests INTERFACE)
+  target_include_directories(convcheck_accuracy_tests INTERFACE ${CMAKE_CURRENT_LIST_DIR}/tests/include)
+  target_link_libraries(convcheck_accuracy_tests INTERFACE convcheck_accuracy GTest::gtest)
+  convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests accuracy LIBS convcheck_accuracy convcheck_accuracy_tests
+                         convcheck_reference_tests)
 endif()

@@ -8,6 +8,7 @@
 #include "convcheck/accuracy/accuracy.hpp"
 #include "bound_formula.hpp"
 #include "judge_blocks.hpp"
+#include "statistics_sums.hpp"
 
 namespace convcheck::accuracy {
 
@@ -64,93 +65,29 @@ Rules apply_rules(std::int64_t T, double sum_squares, double sum, double sum_tow
 
 }  // namespace
 
-namespace {
-
-// sigma's formula (statistics.hpp) and the vacuity test with the contract's constants looked up once and the parts
-// that depend only on the term count n kept from one output to the next (a forward convolution's n changes only at
-// the border): the statistics visit every output, and the same arithmetic in the same order gives the same bits as
-// rounding_noise_scale and bound_is_vacuous.
-class NoiseModel {
-public:
-    explicit NoiseModel(const Contract& c)
-        : u_acc(accumulation_roundoff(c)), u_out(unit_roundoff(c.output_dtype)),
-          eta(error_bound(c, 0.0, 0.0, 0)),  // half the smallest subnormal of the output type
-          // a declared input precision: each product x w (1 + a)(1 + b) adds x w (a + b), variance
-          // <= (2/3) u_in^2 (x w)^2, and sum (x w)^2 <= M^2
-          u_in(input_roundoff(c)),
-          // the bias added after a first rounding to the output type: that rounding of the sum S* errs by up to half
-          // an ulp of it, uniformly, variance <= u_out^2 S*^2 / 3 <= u_out^2 M^2 / 3
-          first_rounding(c.bias_after_output_rounding ? u_out * u_out / 3.0 : 0.0),
-          largest(largest_finite(c.output_dtype)),
-          // an f64 case: the reference's own sum rounds as the backend's does (its products are no longer exact),
-          // so the difference carries the reference's rounding noise of the same model as well
-          f64(c.output_dtype == DataType::f64) {}
-
-    double sigma(double exact, double magnitude, std::int64_t terms) {
-        if (terms != terms_) set_terms(terms);
-        return std::sqrt(magnitude_factor_ * magnitude * magnitude + u_out * u_out * exact * exact / 3.0 + eta * eta);
-    }
-
-    bool vacuous(double bound, std::int64_t terms) {
-        if (terms != terms_) set_terms(terms);
-        return !gamma_below_one_ || !(bound < largest);
-    }
-
-    // sigma's parts for judge_blocks.hpp's noise_block: the factor of M^2 for n terms, u_out^2 and eta^2
-    double factor(std::int64_t terms) {
-        if (terms != terms_) set_terms(terms);
-        return magnitude_factor_;
-    }
-    double u_out_squared() const { return u_out * u_out; }
-    double eta_squared() const { return eta * eta; }
-
-private:
-    // the parts that depend on n alone
-    void set_terms(std::int64_t terms) {
-        terms_ = terms;
-        const double n = double(std::max<std::int64_t>(terms, 1));
-        const double reference = f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
-        magnitude_factor_ = 2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding;
-        gamma_below_one_ = gamma(terms, u_acc) < 1.0;
-    }
-
-    double u_acc, u_out, eta, u_in, first_rounding, largest;
-    bool f64;
-    std::int64_t terms_ = -1;  // n of the parts below (none yet: no count is negative)
-    double magnitude_factor_ = 0.0;
-    bool gamma_below_one_ = false;
-};
-
-}  // namespace
-
 double rounding_noise_scale(const Contract& c, double exact, double magnitude, std::int64_t terms) {
-    return NoiseModel(c).sigma(exact, magnitude, terms);
+    return detail::NoiseModel(c).sigma(exact, magnitude, terms);
 }
 
-bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) { return NoiseModel(c).vacuous(bound, terms); }
+bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms) { return detail::NoiseModel(c).vacuous(bound, terms); }
 
-namespace {
+namespace detail {
 
-// judge_statistics with `bounds` (judge_blocks.hpp's GivenBounds or ComputedBounds), the outputs' per-output
-// bounds, asked for a block at a time in output order.
-// got: the backend's result widened to double, or its f32 values where they lie (each widened as it is read).
+StatisticsSums::StatisticsSums(const Contract& c, bool statistical)
+    : c_(c), model_(c), statistical_(statistical), saturates_(fp8_saturates(c)) {}
+
 // A block of outputs at a time (judge_blocks.hpp): each output's parts in output order, then the block's sigma and z
 // in one vectorised loop, then the sums in output order: the bits of one output at a time.
 template <class Got, class Bounds>
-Statistics judge(const Contract& c, std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
-                 std::span<const Got> got, Bounds bounds, bool statistical) {
-    Statistics s;
-    const std::string bound_by = bound_name(c);
-    s.judged_by = bound_by;
-    const BoundScale scale = bound_scale(c, magnitude, terms);  // a whole-tensor bound: the tensor's M, n
-    NoiseModel model(c);
-    const bool saturates = fp8_saturates(c);
+void StatisticsSums::add(std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
+                         const BoundScale& scale, std::span<const Got> got, Bounds& bounds) {
     TermCursor next_terms(terms);
     // the sums in locals (kept in registers), each added in output order
-    std::int64_t outputs = 0, vacuous_counted = 0;
-    double sum_squares = 0.0, sum = 0.0, sum_toward_zero = 0.0;
-    double vacuous_sum_squares = 0.0, vacuous_sum = 0.0, vacuous_zero_sum_squares = 0.0;
-    constexpr std::size_t B = detail::kJudgeBlock;
+    std::int64_t outputs = s_.outputs, vacuous_counted = s_.vacuous_counted;
+    double sum_squares = s_.sum_squares, sum = s_.sum, sum_toward_zero = s_.sum_toward_zero;
+    double vacuous_sum_squares = s_.vacuous_sum_squares, vacuous_sum = s_.vacuous_sum;
+    double vacuous_zero_sum_squares = s_.vacuous_zero_sum_squares;
+    constexpr std::size_t B = kJudgeBlock;
     double bound[B], factor[B], scaled[B], y[B], sigma[B], z[B];
     unsigned char counted[B], vacuous[B];
     for (std::size_t first = 0; first < want.size(); first += B) {
@@ -160,21 +97,21 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
         for (std::size_t j = 0; j < count; ++j) {
             const std::size_t i = first + j;
             const std::int64_t n = scale.terms(next_terms.next());
-            vacuous[j] = model.vacuous(bound[j], n);
+            vacuous[j] = model_.vacuous(bound[j], n);
             if (vacuous[j]) {
-                ++s.vacuous_outputs;
-                s.max_vacuous_terms = std::max(s.max_vacuous_terms, n);
+                ++s_.vacuous_outputs;
+                s_.max_vacuous_terms = std::max(s_.max_vacuous_terms, n);
             }
             y[j] = got[i];
-            factor[j] = model.factor(n);
+            factor[j] = model_.factor(n);
             scaled[j] = scale.magnitude(magnitude[i]);
             // a saturated fp8 output (declared saturating conversion): its error is the clamp's, not rounding noise;
             // the same outputs the non-saturating rule leaves out as NaN or infinity
-            counted[j] = statistical && std::isfinite(y[j]) && std::isfinite(w[j]) &&
-                         !(saturates && !std::isfinite(round_to(c.output_dtype, w[j])));
+            counted[j] = statistical_ && std::isfinite(y[j]) && std::isfinite(w[j]) &&
+                         !(saturates_ && !std::isfinite(round_to(c_.output_dtype, w[j])));
         }
-        if (!statistical) continue;
-        detail::noise_block(count, w, scaled, factor, y, model.u_out_squared(), model.eta_squared(), sigma, z);
+        if (!statistical_) continue;
+        noise_block(count, w, scaled, factor, y, model_.u_out_squared(), model_.eta_squared(), sigma, z);
         for (std::size_t j = 0; j < count; ++j) {
             if (!counted[j]) continue;
             // 1, -1 or 0 without a branch (the signs of random data mispredict half the time)
@@ -191,14 +128,22 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
             }
         }
     }
-    s.outputs = outputs;
-    s.sum_squares = sum_squares;
-    s.sum = sum;
-    s.sum_toward_zero = sum_toward_zero;
-    s.vacuous_counted = vacuous_counted;
-    s.vacuous_sum_squares = vacuous_sum_squares;
-    s.vacuous_sum = vacuous_sum;
-    s.vacuous_zero_sum_squares = vacuous_zero_sum_squares;
+    s_.outputs = outputs;
+    s_.sum_squares = sum_squares;
+    s_.sum = sum;
+    s_.sum_toward_zero = sum_toward_zero;
+    s_.vacuous_counted = vacuous_counted;
+    s_.vacuous_sum_squares = vacuous_sum_squares;
+    s_.vacuous_sum = vacuous_sum;
+    s_.vacuous_zero_sum_squares = vacuous_zero_sum_squares;
+}
+
+Statistics StatisticsSums::finish(std::int64_t elements) const {
+    const Contract& c = c_;
+    const bool statistical = statistical_;
+    Statistics s = s_;
+    const std::string bound_by = bound_name(c);
+    s.judged_by = bound_by;
     const bool enough = statistical && s.outputs >= kStatisticsMinOutputs;
     // A declared input precision or whole-tensor algorithm rounds values that many outputs share (a
     // weight rounded to TF32, a transformed Winograd filter enters every output of its channel): the
@@ -219,7 +164,7 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
     const bool discriminating = statistical && s.vacuous_counted >= kStatisticsMinOutputs &&
                                 s.vacuous_zero_sum_squares > zero_limit;
     if (discriminating) {
-        s.judged_by = s.vacuous_outputs == std::int64_t(want.size()) ? "statistics" : bound_by + "+statistics";
+        s.judged_by = s.vacuous_outputs == elements ? "statistics" : bound_by + "+statistics";
         if (s.failure.empty()) {
             const Rules v = apply_rules(s.vacuous_counted, s.vacuous_sum_squares, s.vacuous_sum, 0.0,
                                         "the vacuous-bound ", signed_rules);
@@ -230,7 +175,7 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
     }
     s.judged_by = "unchecked";
     std::ostringstream why;
-    why << s.vacuous_outputs << " of " << want.size() << " outputs have a vacuous per-output bound (gamma_n(u_acc) = "
+    why << s.vacuous_outputs << " of " << elements << " outputs have a vacuous per-output bound (gamma_n(u_acc) = "
         << text(gamma(s.max_vacuous_terms, accumulation_roundoff(c))) << " for n = " << s.max_vacuous_terms
         << " terms at u_acc = 2^" << std::ilogb(accumulation_roundoff(c)) << ": it admits any result between -M and M)";
     if (!statistical) why << " and no statistics apply to this operation";
@@ -241,6 +186,27 @@ Statistics judge(const Contract& c, std::span<const double> want, std::span<cons
             << text(s.vacuous_zero_sum_squares) << " <= " << text(zero_limit) << ")";
     s.unchecked = why.str();
     return s;
+}
+
+template void StatisticsSums::add<double, GivenBounds>(std::span<const double>, std::span<const double>, TermCounts,
+                                                       const BoundScale&, std::span<const double>, GivenBounds&);
+template void StatisticsSums::add<double, ComputedBounds>(std::span<const double>, std::span<const double>, TermCounts,
+                                                          const BoundScale&, std::span<const double>, ComputedBounds&);
+template void StatisticsSums::add<float, ComputedBounds>(std::span<const double>, std::span<const double>, TermCounts,
+                                                         const BoundScale&, std::span<const float>, ComputedBounds&);
+
+}  // namespace detail
+
+namespace {
+
+// judge_statistics with `bounds` (judge_blocks.hpp's GivenBounds or ComputedBounds), the outputs' per-output
+// bounds, asked for a block at a time in output order.
+template <class Got, class Bounds>
+Statistics judge(const Contract& c, std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
+                 std::span<const Got> got, Bounds bounds, bool statistical) {
+    detail::StatisticsSums sums(c, statistical);
+    sums.add(want, magnitude, terms, bound_scale(c, magnitude, terms), got, bounds);
+    return sums.finish(static_cast<std::int64_t>(want.size()));
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ target_compile_definitions(convcheck_runner PRIVATE
 target_link_libraries(convcheck PRIVATE convcheck_runner)
 
 if(CONVCHECK_BUILD_TESTS)
-  convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner)
+  convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner convcheck_accuracy_tests)
   # the built-in lists are compared with their source files
   target_compile_definitions(runner_suites_test PRIVATE CONVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()

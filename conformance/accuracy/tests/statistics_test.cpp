@@ -14,6 +14,7 @@
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/accuracy/precision_fill.hpp"
 #include "convcheck/accuracy/stress_fill.hpp"
+#include "convcheck/accuracy_tests/same_comparison.hpp"
 
 using namespace convcheck;
 using namespace convcheck::accuracy;
@@ -280,22 +281,6 @@ namespace {
 std::vector<std::int64_t> first_plane(const ConvDescriptor& d, const std::vector<std::int64_t>& terms) {
     const std::size_t plane = terms.size() / static_cast<std::size_t>(d.batch * d.out_channels);
     return {terms.begin(), terms.begin() + static_cast<std::ptrdiff_t>(plane)};
-}
-
-void expect_same_comparison(const Comparison& a, const Comparison& b, const std::string& what) {
-    EXPECT_EQ(a.passed(), b.passed()) << what;
-    EXPECT_EQ(a.mismatches, b.mismatches) << what;
-    EXPECT_EQ(a.max_bound_fraction, b.max_bound_fraction) << what;
-    EXPECT_EQ(a.worst_index, b.worst_index) << what;
-    EXPECT_EQ(a.worst_bound, b.worst_bound) << what;
-    EXPECT_EQ(a.bound_fraction_histogram, b.bound_fraction_histogram) << what;
-    EXPECT_EQ(a.statistics.outputs, b.statistics.outputs) << what;
-    EXPECT_EQ(a.statistics.sum, b.statistics.sum) << what;
-    EXPECT_EQ(a.statistics.sum_squares, b.statistics.sum_squares) << what;
-    EXPECT_EQ(a.statistics.sum_toward_zero, b.statistics.sum_toward_zero) << what;
-    EXPECT_EQ(a.statistics.vacuous_outputs, b.statistics.vacuous_outputs) << what;
-    EXPECT_EQ(a.statistics.failure, b.statistics.failure) << what;
-    EXPECT_EQ(a.statistics.judged_by, b.statistics.judged_by) << what;
 }
 
 }  // namespace

@@ -67,6 +67,18 @@ bool plane_term_counts_only(const ConvDescriptor& d, accuracy::Mode mode);
 reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mode, std::span<const double> src,
                                      std::span<const double> weights, std::span<const double> bias,
                                      std::vector<std::int64_t>* plane_terms = nullptr);
+// Whether a generated case is judged an image at a time (compare_an_image_at_a_time): bound mode on the GEMM
+// evaluator's sums without scales or post-ops, a dense NCX f32 dst read where it lies, per-output bounds, and no
+// profiles asked for (they take the whole tensor).
+bool judged_an_image_at_a_time(const ConvDescriptor& d, accuracy::Mode mode, const accuracy::Contract& contract,
+                               bool profiles);
+// Bound mode's comparison of the backend's dense NCX f32 dst with the reference's sums made a slice of whole images
+// at a time and judged as they come (accuracy::SlicedBoundComparison): the Comparison reference_sums and
+// compare_bound give the whole tensor, bit for bit, while the runner holds one slice's exact values and magnitudes
+// instead of the tensor's (two doubles per output).
+accuracy::Comparison compare_an_image_at_a_time(const ConvDescriptor& d, const accuracy::Contract& contract,
+                                                std::span<const double> src, std::span<const double> weights,
+                                                std::span<const double> bias, std::span<const float> got);
 
 // ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (conv/stress.cpp).

@@ -8,6 +8,9 @@
 // evaluator themselves).
 #include "operation.hpp"
 
+#include <algorithm>
+
+#include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/fast_summation.hpp"
 #include "convcheck/reference/gemm_summation.hpp"
 
@@ -17,6 +20,10 @@ namespace {
 
 // f32, f16 and bf16: a product of two of their values is exact in double (at most 2 * 24 significand bits).
 bool wide_float(DataType t) { return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16; }
+
+// Outputs a slice of images holds at least (a whole batch where it has fewer): enough for the GEMM evaluator's
+// threads and the statistics' thread beside the comparison (accuracy.cpp) to pay off, 2 MiB per double array.
+constexpr std::int64_t kSliceOutputs = std::int64_t{1} << 18;
 
 }  // namespace
 
@@ -43,6 +50,33 @@ reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mod
     if (plane_terms == nullptr) return reference::gemm_convolution_summation(d, src, weights, bias);
     *plane_terms = reference::plane_term_counts(d);
     return reference::gemm_convolution_sums(d, src, weights, bias);
+}
+
+bool judged_an_image_at_a_time(const ConvDescriptor& d, accuracy::Mode mode, const accuracy::Contract& contract,
+                               bool profiles) {
+    return plane_term_counts_only(d, mode) && reference::dense_canonical_f32(d, TensorRole::dst) &&
+           contract.bound_kind == accuracy::BoundKind::per_output && !profiles && d.batch > 0;
+}
+
+accuracy::Comparison compare_an_image_at_a_time(const ConvDescriptor& d, const accuracy::Contract& contract,
+                                                std::span<const double> src, std::span<const double> weights,
+                                                std::span<const double> bias, std::span<const float> got) {
+    const std::vector<std::int64_t> plane_terms = reference::plane_term_counts(d);
+    const std::int64_t image_src = d.src_elements() / d.batch, image_dst = d.dst_elements() / d.batch;
+    const std::int64_t images = std::clamp<std::int64_t>(kSliceOutputs / std::max<std::int64_t>(image_dst, 1), 1, d.batch);
+    accuracy::SlicedBoundComparison comparison(contract, d.dst_elements());
+    // the GEMM evaluator's tasks are one image's (its blocks of columns do not depend on the batch): a slice's sums
+    // are the whole batch's bits for those images
+    ConvDescriptor slice = d;
+    for (std::int64_t n = 0; n < d.batch; n += images) {
+        slice.batch = std::min(images, d.batch - n);
+        const auto sums = reference::gemm_convolution_sums(
+            slice, src.subspan(static_cast<std::size_t>(n * image_src), static_cast<std::size_t>(slice.batch * image_src)),
+            weights, bias);
+        comparison.add(sums.dst, sums.magnitude, plane_terms,
+                       got.subspan(static_cast<std::size_t>(n * image_dst), static_cast<std::size_t>(slice.batch * image_dst)));
+    }
+    return comparison.finish();
 }
 
 }  // namespace convcheck::runner::detail

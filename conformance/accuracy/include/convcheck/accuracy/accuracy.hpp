@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -169,6 +170,31 @@ Comparison compare_bound(const Contract& c, std::span<const double> want, std::s
 // each value is widened as it is read, so every verdict and number is the one the double overload gives.
 Comparison compare_bound(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                          TermCounts terms, std::span<const float> got, const OnMismatch& on_mismatch = {});
+// compare_bound on a tensor handed over a slice at a time, in output order: the runner's reference of a large
+// convolution comes an image at a time, judged as it comes, so no array of the whole tensor's exact values is ever
+// held. finish() gives the Comparison compare_bound gives the whole tensor, bit for bit (each output's bound,
+// fraction and statistics' terms are its own; every sum is added in output order). Per-output bounds only: a
+// whole-tensor bound needs every output's M before the first is judged. Each slice's term counts cover it (a
+// pattern restarts at the slice's first output).
+class SlicedBoundComparison {
+public:
+    SlicedBoundComparison(const Contract& c, std::int64_t elements, OnMismatch on_mismatch = {});
+    ~SlicedBoundComparison();
+    SlicedBoundComparison(const SlicedBoundComparison&) = delete;
+    SlicedBoundComparison& operator=(const SlicedBoundComparison&) = delete;
+    // the next want.size() outputs; on_mismatch hears each failing output's index in the whole tensor
+    void add(std::span<const double> want, std::span<const double> magnitude, TermCounts terms,
+             std::span<const float> got);
+    // after every output was added
+    Comparison finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+    OnMismatch on_mismatch_;
+    Comparison r_;
+    std::int64_t offset_ = 0;
+};
 // The CC comparison: as compare_bound, with cc_error_bound and weight_error per output.
 Comparison compare_bound_cc(const Contract& c, std::span<const double> want, std::span<const double> magnitude,
                             std::span<const std::int64_t> terms, std::span<const double> weight_error,
