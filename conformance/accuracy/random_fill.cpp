@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -86,7 +88,7 @@ constexpr std::size_t kValuesForThreads = std::size_t{1} << 18;
 
 // values[i] = round_to(dtype, u(the word held in values[i])), in place (each value reads its own word before
 // it is written), on up to `threads` threads, each a contiguous range.
-void convert(DataType dtype, std::vector<double>& values) {
+void convert(DataType dtype, std::span<double> values) {
     const std::size_t size = values.size();
     auto range = [&](std::size_t begin, std::size_t end) {
         std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -104,9 +106,8 @@ void convert(DataType dtype, std::vector<double>& values) {
     range(0, std::min(size, per));
 }
 
-// `count` values of `dtype`: the next `count` words of rng, converted.
-std::vector<double> draw(Twister& rng, std::int64_t count, DataType dtype) {
-    std::vector<double> values(static_cast<std::size_t>(count));
+// values.size() values of `dtype`: the next words of rng, converted.
+void draw(Twister& rng, DataType dtype, std::span<double> values) {
     static_assert(sizeof(double) == sizeof(std::uint64_t));
     // the words go into the values' own bytes (a double's storage holds any 64 bits; Replay reads them back)
     constexpr std::size_t kChunk = 4096;
@@ -117,18 +118,33 @@ std::vector<double> draw(Twister& rng, std::int64_t count, DataType dtype) {
         std::memcpy(values.data() + i, words, k * sizeof(std::uint64_t));
     }
     convert(dtype, values);
-    return values;
 }
 
 }  // namespace
 
+struct RandomFillStream::State {
+    explicit State(std::uint64_t seed) : rng(seed) {}
+    Twister rng;
+};
+
+RandomFillStream::RandomFillStream(std::uint64_t seed) : state_(std::make_unique<State>(seed)) {}
+
+RandomFillStream::~RandomFillStream() = default;
+
+void RandomFillStream::draw(DataType dtype, std::span<double> values) { accuracy::draw(state_->rng, dtype, values); }
+
 RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed) {
     RandomFill f;
-    Twister rng(seed);
+    RandomFillStream stream(seed);
     // each tensor's values in its own dtype (a mixed descriptor's differ)
-    f.src = draw(rng, d.src_elements(), d.src_dtype());
-    f.weights = draw(rng, d.weights_elements(), d.weights_dtype());
-    if (d.has_bias) f.bias = draw(rng, d.bias_elements(), d.bias_dtype());
+    f.src.resize(static_cast<std::size_t>(d.src_elements()));
+    stream.draw(d.src_dtype(), f.src);
+    f.weights.resize(static_cast<std::size_t>(d.weights_elements()));
+    stream.draw(d.weights_dtype(), f.weights);
+    if (d.has_bias) {
+        f.bias.resize(static_cast<std::size_t>(d.bias_elements()));
+        stream.draw(d.bias_dtype(), f.bias);
+    }
     return f;
 }
 

@@ -4,6 +4,7 @@
 // reproducer printed before keeps its data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -53,6 +54,25 @@ TEST(RandomFill, TheSameBitsAsOneThreadDrawingInOrder) {
             EXPECT_TRUE(same_bits(got.weights, want.weights)) << text << " seed " << seed;
             EXPECT_TRUE(same_bits(got.bias, want.bias)) << text << " seed " << seed;
         }
+}
+
+// RandomFillStream: the same values drawn in runs of any length (a run that ends inside the twister's 312-word
+// state, runs past 2^18 values, on threads, runs of one), tensor by tensor in make_random_fill's order.
+TEST(RandomFill, AStreamDrawnInRunsGivesTheSameBits) {
+    const ConvDescriptor d = parse_descriptor("conv:n=3,c=5,o=600,in=130x140,k=1x1,bias=1,dt=bf16:f32:f32,bdt=f16");
+    const RandomFill want = one_thread_fill(d, 7);
+    for (const std::size_t run : {std::size_t{1} << 20, std::size_t{100003}, std::size_t{311}}) {
+        RandomFillStream stream(7);
+        RandomFill got;
+        got.src.resize(want.src.size()), got.weights.resize(want.weights.size()), got.bias.resize(want.bias.size());
+        for (std::size_t first = 0; first < got.src.size(); first += run)
+            stream.draw(d.src_dtype(), std::span<double>(got.src).subspan(first, std::min(run, got.src.size() - first)));
+        for (double& w : got.weights) stream.draw(d.weights_dtype(), std::span<double>(&w, 1));
+        stream.draw(d.bias_dtype(), got.bias);
+        EXPECT_TRUE(same_bits(got.src, want.src)) << "runs of " << run;
+        EXPECT_TRUE(same_bits(got.weights, want.weights)) << "runs of " << run;
+        EXPECT_TRUE(same_bits(got.bias, want.bias)) << "runs of " << run;
+    }
 }
 
 }  // namespace

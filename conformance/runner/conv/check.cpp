@@ -161,23 +161,26 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
           contract, s, "stored vector " + data.name + ": ", r);
 }
 
-// Bound mode on the GEMM evaluator with a dense f32 dst (judged_an_image_at_a_time): the backend runs first, then the
-// reference comes an image at a time and is judged as it comes, so no array of the whole tensor's exact values is
-// held (conv1 of ResNet-50 at batch 50: 321 MB each for the sums and the magnitudes). A failure is judged again on
+// Bound mode on the GEMM evaluator with a dense f32 src and dst (judged_an_image_at_a_time): the fill goes straight
+// into src's buffer, the backend runs, then the reference comes an image at a time and is judged as it comes, so
+// neither src nor the whole tensor's exact values are held in double (conv1 of ResNet-50 at batch 50: 321 MB each
+// for the sums and the magnitudes). A failure is judged again on
 // the whole tensor's sums, the same bits, for its message and its outputs' coordinates.
-void check_conv_an_image_at_a_time(const Backend& backend, const ConvDescriptor& d, const CheckSettings& s,
-                                   const accuracy::Contract& contract, const CaseMemory& needs,
-                                   const std::vector<double>& src, const std::vector<double>& weights,
-                                   const std::vector<double>& bias, CaseResult& r) {
-    Buffers b = make_buffers(d, src, weights, bias);
+void check_conv_an_image_at_a_time(const Backend& backend, const ConvDescriptor& d, std::uint64_t seed,
+                                   const CheckSettings& s, const accuracy::Contract& contract, const CaseMemory& needs,
+                                   CaseResult& r) {
+    std::vector<double> weights, bias;
+    const Buffers b = make_random_buffers(d, seed, weights, bias);
     const ChildOutcome o = run_backend(backend, d, b, s, needs);
     if (outcome_status(o, r)) return;
+    // src as the backend read it: its buffer is read-only in the plugin's child
+    const std::span<const float> src(static_cast<const float*>(b.src.data()), static_cast<std::size_t>(d.src_elements()));
     const std::span<const float> got(static_cast<const float*>(b.dst.data()), static_cast<std::size_t>(d.dst_elements()));
     const accuracy::Comparison cmp = compare_an_image_at_a_time(d, contract, src, weights, bias, got);
     if (cmp.passed()) return judge(d, b, o, Mode::bound, false, {}, {}, std::span<const std::int64_t>(), contract, s,
                                    "", r, nullptr, &cmp);
     std::vector<std::int64_t> plane_terms;
-    const auto want = reference_sums(d, Mode::bound, src, weights, bias, &plane_terms);
+    const auto want = reference_sums(d, Mode::bound, reference::src_to_ncx(d, b.src.data()), weights, bias, &plane_terms);
     judge(d, b, o, Mode::bound, false, want.dst, want.magnitude, plane_terms, contract, s, "", r);
 }
 
@@ -215,6 +218,8 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
     if (c.mode == Mode::probe) return check_conv_probe(backend, c, s, contract, needs, r);
     if (c.mode == Mode::sampled) return check_conv_sampled(backend, c, s, contract, needs, r);
 
+    if (judged_an_image_at_a_time(d, c.mode, contract, !s.profiles.empty()))
+        return check_conv_an_image_at_a_time(backend, d, c.seed, s, contract, needs, r);
     std::vector<double> src, weights, bias;
     if (c.mode == Mode::exact) {
         // special fills (accuracy/include/convcheck/accuracy/special_fill.hpp): data designed for one rounding question each
@@ -226,8 +231,6 @@ void check_conv(const Backend& backend, const Case& c, const CheckSettings& s, c
         auto f = accuracy::make_random_fill(d, c.seed);
         src = std::move(f.src), weights = std::move(f.weights), bias = std::move(f.bias);
     }
-    if (judged_an_image_at_a_time(d, c.mode, contract, !s.profiles.empty()))
-        return check_conv_an_image_at_a_time(backend, d, s, contract, needs, src, weights, bias, r);
     // scales (docs/scales.md): the sum times src_scale * weights_scale(oc), then the bias; the dst scale after the
     // chain. Without scales, bound mode takes the GEMM evaluator's sums (conv/reference_sums.cpp)
     // without scales and post-ops, which take every output's own count, the GEMM evaluator's term counts stay one

@@ -1,7 +1,9 @@
 // Discrete convolution's case data and its trip through the backend: canonical data (src NCX,
 // weights OIX, bias [O]) into guarded buffers in the case's layouts and dtypes, one isolated
 // execution (conv/calls.cpp), and a stored golden vector's inputs and truth.
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/abi/abi_post_ops.hpp"
@@ -15,23 +17,66 @@
 
 namespace convcheck::runner {
 
-Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
-                     const std::vector<double>& bias) {
+namespace {
+
+// The case's four buffers, each spanning its tensor's memory layout in its own dtype, the gaps of a strided one
+// holding the fill (strided_buffers.hpp); they live until the case is judged, and their mappings are kept for the
+// next case's (guarded_buffer.hpp).
+Buffers allocate_buffers(const ConvDescriptor& d) {
     const std::size_t e = static_cast<std::size_t>(size_of(d.bias_dtype()));
-    // each buffer spans its tensor's memory layout in its own dtype; the gaps of a strided one hold the
-    // fill (strided_buffers.hpp)
     Buffers b{GuardedBuffer(layout_bytes(d, TensorRole::src)), GuardedBuffer(layout_bytes(d, TensorRole::weights)),
               GuardedBuffer(d.bias_elements() * e), GuardedBuffer(layout_bytes(d, TensorRole::dst)), {}, {}};
-    // they live until the case is judged: their mappings are kept for the next case's (guarded_buffer.hpp)
     for (GuardedBuffer* t : {&b.src, &b.weights, &b.bias, &b.dst}) t->keep_when_released();
     fill_gaps(d, TensorRole::src, b.src.data());
     fill_gaps(d, TensorRole::weights, b.weights.data());
-    reference::ncx_to_src(d, src, b.src.data());
+    return b;
+}
+
+// weights and bias into their buffers; dst "never written"
+void write_weights_and_bias(const ConvDescriptor& d, const std::vector<double>& weights, const std::vector<double>& bias,
+                            Buffers& b) {
     reference::oix_to_weights(d, weights, b.weights.data());
     for (std::int64_t o = 0; o < d.bias_elements(); ++o) store_from_double(b.bias.data(), d.bias_dtype(), o, bias[o]);
     std::memset(b.dst.data(), 0xFF, b.dst.bytes());
+}
+
+// Values a run of the streamed fill holds (8 MiB of doubles).
+constexpr std::int64_t kFillRun = std::int64_t{1} << 20;
+
+}  // namespace
+
+Buffers make_buffers(const ConvDescriptor& d, const std::vector<double>& src, const std::vector<double>& weights,
+                     const std::vector<double>& bias) {
+    Buffers b = allocate_buffers(d);
+    reference::ncx_to_src(d, src, b.src.data());
+    write_weights_and_bias(d, weights, bias, b);
     return b;
 }
+
+namespace detail {
+
+Buffers make_random_buffers(const ConvDescriptor& d, std::uint64_t seed, std::vector<double>& weights,
+                            std::vector<double>& bias) {
+    if (!reference::dense_canonical_f32(d, TensorRole::src))
+        throw std::logic_error("make_random_buffers: src is not a dense NCX f32 tensor");
+    Buffers b = allocate_buffers(d);
+    accuracy::RandomFillStream fill(seed);
+    float* src = static_cast<float*>(b.src.data());
+    std::vector<double> run(static_cast<std::size_t>(std::min(d.src_elements(), kFillRun)));
+    for (std::int64_t first = 0; first < d.src_elements(); first += kFillRun) {
+        const std::span<double> values(run.data(), static_cast<std::size_t>(std::min(kFillRun, d.src_elements() - first)));
+        fill.draw(DataType::f32, values);
+        for (std::size_t j = 0; j < values.size(); ++j) src[first + static_cast<std::int64_t>(j)] = static_cast<float>(values[j]);
+    }
+    weights.resize(static_cast<std::size_t>(d.weights_elements()));
+    fill.draw(d.weights_dtype(), weights);
+    bias.resize(d.has_bias ? static_cast<std::size_t>(d.bias_elements()) : 0);
+    if (d.has_bias) fill.draw(d.bias_dtype(), bias);
+    write_weights_and_bias(d, weights, bias, b);
+    return b;
+}
+
+}  // namespace detail
 
 void add_post_op_buffers(const ConvDescriptor& d, const std::vector<std::vector<double>>& operands,
                          const std::vector<double>& prior_dst_ncx, Buffers& b) {

@@ -68,17 +68,22 @@ reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mod
                                      std::span<const double> weights, std::span<const double> bias,
                                      std::vector<std::int64_t>* plane_terms = nullptr);
 // Whether a generated case is judged an image at a time (compare_an_image_at_a_time): bound mode on the GEMM
-// evaluator's sums without scales or post-ops, a dense NCX f32 dst read where it lies, per-output bounds, and no
-// profiles asked for (they take the whole tensor).
+// evaluator's sums without scales or post-ops, a dense NCX f32 src and dst read where they lie, per-output bounds,
+// and no profiles asked for (they take the whole tensor).
 bool judged_an_image_at_a_time(const ConvDescriptor& d, accuracy::Mode mode, const accuracy::Contract& contract,
                                bool profiles);
 // Bound mode's comparison of the backend's dense NCX f32 dst with the reference's sums made a slice of whole images
 // at a time and judged as they come (accuracy::SlicedBoundComparison): the Comparison reference_sums and
 // compare_bound give the whole tensor, bit for bit, while the runner holds one slice's exact values and magnitudes
 // instead of the tensor's (two doubles per output).
+// src: the dense NCX f32 src the backend read (its buffer: mapped read-only in the plugin's child).
 accuracy::Comparison compare_an_image_at_a_time(const ConvDescriptor& d, const accuracy::Contract& contract,
-                                                std::span<const double> src, std::span<const double> weights,
+                                                std::span<const float> src, std::span<const double> weights,
                                                 std::span<const double> bias, std::span<const float> got);
+// Bound mode's random fill (accuracy::make_random_fill's values) for a dense NCX f32 src: src drawn a run at a
+// time straight into its buffer, never held in double; weights and bias also left in canonical double.
+Buffers make_random_buffers(const ConvDescriptor& d, std::uint64_t seed, std::vector<double>& weights,
+                            std::vector<double>& bias);
 
 // ---- discrete convolution: its other modes -------------------------------------------------------
 // Stress mode: every data kind of stress_fill.hpp, each under bound mode's contract (conv/stress.cpp).

@@ -54,12 +54,13 @@ reference::ConvResult reference_sums(const ConvDescriptor& d, accuracy::Mode mod
 
 bool judged_an_image_at_a_time(const ConvDescriptor& d, accuracy::Mode mode, const accuracy::Contract& contract,
                                bool profiles) {
-    return plane_term_counts_only(d, mode) && reference::dense_canonical_f32(d, TensorRole::dst) &&
+    return plane_term_counts_only(d, mode) && reference::dense_canonical_f32(d, TensorRole::src) &&
+           reference::dense_canonical_f32(d, TensorRole::dst) &&
            contract.bound_kind == accuracy::BoundKind::per_output && !profiles && d.batch > 0;
 }
 
 accuracy::Comparison compare_an_image_at_a_time(const ConvDescriptor& d, const accuracy::Contract& contract,
-                                                std::span<const double> src, std::span<const double> weights,
+                                                std::span<const float> src, std::span<const double> weights,
                                                 std::span<const double> bias, std::span<const float> got) {
     const std::vector<std::int64_t> plane_terms = reference::plane_term_counts(d);
     const std::int64_t image_src = d.src_elements() / d.batch, image_dst = d.dst_elements() / d.batch;
@@ -68,11 +69,12 @@ accuracy::Comparison compare_an_image_at_a_time(const ConvDescriptor& d, const a
     // the GEMM evaluator's tasks are one image's (its blocks of columns do not depend on the batch): a slice's sums
     // are the whole batch's bits for those images
     ConvDescriptor slice = d;
+    std::vector<double> slice_src;  // the slice's src widened to double (exactly)
     for (std::int64_t n = 0; n < d.batch; n += images) {
         slice.batch = std::min(images, d.batch - n);
-        const auto sums = reference::gemm_convolution_sums(
-            slice, src.subspan(static_cast<std::size_t>(n * image_src), static_cast<std::size_t>(slice.batch * image_src)),
-            weights, bias);
+        const auto from = src.subspan(static_cast<std::size_t>(n * image_src), static_cast<std::size_t>(slice.batch * image_src));
+        slice_src.assign(from.begin(), from.end());
+        const auto sums = reference::gemm_convolution_sums(slice, slice_src, weights, bias);
         comparison.add(sums.dst, sums.magnitude, plane_terms,
                        got.subspan(static_cast<std::size_t>(n * image_dst), static_cast<std::size_t>(slice.batch * image_dst)));
     }

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "convcheck/accuracy_tests/same_comparison.hpp"
 #include "../conv/operation.hpp"
@@ -44,7 +46,8 @@ TEST(ImageSlices, TheComparisonIsTheWholeTensorsBitForBit) {
             accuracy::compare_bound(kF32, want.dst, want.magnitude, plane_terms, std::span<const float>(got));
         ASSERT_GT(whole.mismatches, 1) << text;
         ASSERT_GT(whole.statistics.outputs, 0) << text;
-        accuracy::expect_same_comparison(detail::compare_an_image_at_a_time(d, kF32, f.src, f.weights, f.bias, got),
+        const std::vector<float> src(f.src.begin(), f.src.end());  // f32 values: the same numbers
+        accuracy::expect_same_comparison(detail::compare_an_image_at_a_time(d, kF32, src, f.weights, f.bias, got),
                                          whole, text);
     }
 }
@@ -59,9 +62,28 @@ TEST(ImageSlices, OnlyBoundModesPerOutputF32CasesWithoutScalesOrPostOpsAreSliced
     whole_tensor.bound_kind = accuracy::BoundKind::whole_tensor;
     EXPECT_FALSE(detail::judged_an_image_at_a_time(plain, accuracy::Mode::bound, whole_tensor, false));
     for (const char* text : {"n=2,c=3,o=4,in=9x9,k=3x3,dt=f16", "n=2,c=3,o=4,in=9x9,k=3x3,data=nxc",
-                             "n=2,c=3,o=4,in=9x9,k=3x3,po=relu", "n=2,c=3,o=4,in=9x9,k=3x3,dsc=2"})
+                             "n=2,c=3,o=4,in=9x9,k=3x3,po=relu", "n=2,c=3,o=4,in=9x9,k=3x3,dsc=2",
+                             "n=2,c=3,o=4,in=9x9,k=3x3,dt=bf16:f32:f32"})
         EXPECT_FALSE(detail::judged_an_image_at_a_time(parse_descriptor(text), accuracy::Mode::bound, kF32, false))
             << text;
+}
+
+// The fill written straight into the buffers (src a run of 2^20 values at a time) is make_random_fill's, byte for byte.
+TEST(ImageSlices, TheStreamedFillWritesTheBuffersOfTheWholeFill) {
+    const ConvDescriptor d = parse_descriptor("n=2,c=3,o=4,in=600x601,k=3x3,bias=1,dt=f32:bf16:f32,bdt=f16");
+    const accuracy::RandomFill f = accuracy::make_random_fill(d, 11);
+    const Buffers whole = make_buffers(d, f.src, f.weights, f.bias);
+    std::vector<double> weights, bias;
+    const Buffers streamed = detail::make_random_buffers(d, 11, weights, bias);
+    EXPECT_EQ(weights, f.weights);
+    EXPECT_EQ(bias, f.bias);
+    for (const auto& [a, b] : {std::pair{&whole.src, &streamed.src}, std::pair{&whole.weights, &streamed.weights},
+                               std::pair{&whole.bias, &streamed.bias}, std::pair{&whole.dst, &streamed.dst}}) {
+        ASSERT_EQ(a->bytes(), b->bytes());
+        EXPECT_EQ(std::memcmp(a->data(), b->data(), a->bytes()), 0);
+    }
+    EXPECT_THROW(detail::make_random_buffers(parse_descriptor("n=2,c=3,o=4,in=9x9,k=3x3,data=nxc"), 11, weights, bias),
+                 std::logic_error);
 }
 
 namespace {

@@ -224,6 +224,22 @@ struct RandomFill {
     std::vector<double> src, weights, bias;
 };
 RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed);
+// make_random_fill's values a run at a time, in its order (src, then weights, then bias), for a caller that stores
+// them as they come instead of holding a tensor of doubles (the runner writes a large f32 src straight into the
+// plugin's buffer): draws of the same total count give the same values however they are split.
+class RandomFillStream {
+public:
+    explicit RandomFillStream(std::uint64_t seed);
+    ~RandomFillStream();
+    RandomFillStream(const RandomFillStream&) = delete;
+    RandomFillStream& operator=(const RandomFillStream&) = delete;
+    // the next values.size() values, each rounded to `dtype` (the tensor's)
+    void draw(DataType dtype, std::span<double> values);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // Significand bits (hidden bit included): f32 24, f16 11, bf16 8, f64 53.
 int significand_bits(DataType dtype);
