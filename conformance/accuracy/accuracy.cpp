@@ -219,23 +219,48 @@ double bound_fraction(const Contract& c, double want, double got, double bound) 
 
 namespace {
 
-void record(Comparison& r, std::int64_t i, double got, double want, double bound, double fraction, bool mismatch,
-            const OnMismatch& on_mismatch) {
-    ++r.bound_fraction_histogram[fraction >= 1.0 ? 10 : static_cast<int>(fraction * 10.0)];
-    if (std::isfinite(got) && std::isfinite(want)) r.max_abs = std::max(r.max_abs, std::fabs(got - want));
-    if (mismatch) {
-        ++r.mismatches;
-        if (r.first_mismatch < 0) r.first_mismatch = i;
-        if (on_mismatch) on_mismatch(i);
+// Records outputs into a Comparison one at a time, in output order, its running numbers kept in locals (registers)
+// until finish() writes them back.
+class Recorder {
+public:
+    Recorder(Comparison& r, const OnMismatch& on_mismatch) : r_(r), on_mismatch_(on_mismatch) {
+        std::copy(r.bound_fraction_histogram.begin(), r.bound_fraction_histogram.end(), histogram_);
     }
-    if (r.worst_index < 0 || fraction > r.max_bound_fraction) {
-        r.max_bound_fraction = fraction;
-        r.worst_index = i;
-        r.worst_got = got;
-        r.worst_want = want;
-        r.worst_bound = bound;
+    [[gnu::always_inline]] void add(std::int64_t i, double got, double want, double bound, double fraction,
+                                    bool mismatch) {
+        ++histogram_[fraction >= 1.0 ? 10 : static_cast<int>(fraction * 10.0)];
+        if (std::isfinite(got) && std::isfinite(want)) max_abs_ = std::max(max_abs_, std::fabs(got - want));
+        if (mismatch) failed(i);
+        if (worst_index_ < 0 || fraction > max_fraction_) {
+            max_fraction_ = fraction;
+            worst_index_ = i;
+            worst_got_ = got;
+            worst_want_ = want;
+            worst_bound_ = bound;
+        }
     }
-}
+    void finish() {
+        std::copy(histogram_, histogram_ + 11, r_.bound_fraction_histogram.begin());
+        r_.max_abs = max_abs_;
+        r_.max_bound_fraction = max_fraction_;
+        r_.worst_index = worst_index_;
+        r_.worst_got = worst_got_, r_.worst_want = worst_want_, r_.worst_bound = worst_bound_;
+    }
+
+private:
+    [[gnu::noinline]] void failed(std::int64_t i) {
+        ++r_.mismatches;
+        if (r_.first_mismatch < 0) r_.first_mismatch = i;
+        if (on_mismatch_) on_mismatch_(i);
+    }
+
+    Comparison& r_;
+    const OnMismatch& on_mismatch_;
+    std::int64_t histogram_[11];
+    double max_abs_ = r_.max_abs, max_fraction_ = r_.max_bound_fraction;
+    std::int64_t worst_index_ = r_.worst_index;
+    double worst_got_ = r_.worst_got, worst_want_ = r_.worst_want, worst_bound_ = r_.worst_bound;
+};
 
 }  // namespace
 
@@ -258,6 +283,7 @@ void compare_outputs(Comparison& r, std::int64_t offset, std::span<const double>
     const double largest = plain_largest(c);
     constexpr std::size_t B = detail::kJudgeBlock;
     double bound[B], y[B], fraction[B];
+    Recorder recorder(r, on_mismatch);
     for (std::size_t first = 0; first < want.size(); first += B) {
         const std::size_t count = std::min(B, want.size() - first);
         const double* w = want.data() + first;
@@ -268,9 +294,10 @@ void compare_outputs(Comparison& r, std::int64_t offset, std::span<const double>
             const double f = plain_output(largest, w[j]) && std::isfinite(y[j])
                                  ? fraction[j]
                                  : bound_fraction(c, w[j], y[j], bound[j]);
-            record(r, offset + static_cast<std::int64_t>(first + j), y[j], w[j], bound[j], f, !(f <= 1.0), on_mismatch);
+            recorder.add(offset + static_cast<std::int64_t>(first + j), y[j], w[j], bound[j], f, !(f <= 1.0));
         }
     }
+    recorder.finish();
 }
 
 void check_terms(TermCounts terms, std::size_t outputs) {
@@ -407,11 +434,13 @@ Comparison compare_exact(std::span<const double> want, std::span<const double> g
     Comparison r;
     r.statistics.judged_by = "exact";
     r.elements = static_cast<std::int64_t>(want.size());
+    Recorder recorder(r, on_mismatch);
     for (std::size_t i = 0; i < want.size(); ++i) {
         const bool same = got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]));
-        record(r, static_cast<std::int64_t>(i), got[i], want[i], 0.0, same ? 0.0 : std::numeric_limits<double>::infinity(),
-               !same, on_mismatch);
+        recorder.add(static_cast<std::int64_t>(i), got[i], want[i], 0.0,
+                     same ? 0.0 : std::numeric_limits<double>::infinity(), !same);
     }
+    recorder.finish();
     return r;
 }
 

@@ -15,12 +15,19 @@ namespace {
 [[gnu::always_inline]] inline void noise_loop(std::size_t count, const double* __restrict want,
                                               const double* __restrict magnitude, const double* __restrict factor,
                                               const double* __restrict got, double u_out_squared, double eta_squared,
-                                              double* __restrict sigma, double* __restrict z) {
+                                              double* __restrict sigma, double* __restrict z,
+                                              double* __restrict z_squared, double* __restrict z_toward_zero) {
     for (std::size_t j = 0; j < count; ++j) {
         const double s = std::sqrt(factor[j] * magnitude[j] * magnitude[j] +
                                    u_out_squared * want[j] * want[j] / 3.0 + eta_squared);
         sigma[j] = s;
         z[j] = (got[j] - want[j]) / s;
+    }
+    for (std::size_t j = 0; j < count; ++j) {
+        z_squared[j] = z[j] * z[j];
+        // sign(y*): 1, -1 or 0 (a NaN: 0), as a double
+        const double sign = static_cast<double>(int(want[j] > 0.0) - int(want[j] < 0.0));
+        z_toward_zero[j] = z[j] * sign;
     }
 }
 
@@ -62,13 +69,15 @@ void bound_baseline(std::size_t count, const BoundFormula::Constants& k, const d
 
 [[gnu::target("avx2")]] void noise_avx2(std::size_t count, const double* want, const double* magnitude,
                                          const double* factor, const double* got, double u_out_squared,
-                                         double eta_squared, double* sigma, double* z) {
-    noise_loop(count, want, magnitude, factor, got, u_out_squared, eta_squared, sigma, z);
+                                         double eta_squared, double* sigma, double* z, double* z_squared,
+                                         double* z_toward_zero) {
+    noise_loop(count, want, magnitude, factor, got, u_out_squared, eta_squared, sigma, z, z_squared, z_toward_zero);
 }
 
 void noise_baseline(std::size_t count, const double* want, const double* magnitude, const double* factor,
-                    const double* got, double u_out_squared, double eta_squared, double* sigma, double* z) {
-    noise_loop(count, want, magnitude, factor, got, u_out_squared, eta_squared, sigma, z);
+                    const double* got, double u_out_squared, double eta_squared, double* sigma, double* z,
+                    double* z_squared, double* z_toward_zero) {
+    noise_loop(count, want, magnitude, factor, got, u_out_squared, eta_squared, sigma, z, z_squared, z_toward_zero);
 }
 
 [[gnu::target("avx2")]] void fraction_avx2(std::size_t count, const double* want, const double* got,
@@ -93,8 +102,10 @@ bool avx2() {
 }  // namespace
 
 void noise_block(std::size_t count, const double* want, const double* magnitude, const double* factor,
-                 const double* got, double u_out_squared, double eta_squared, double* sigma, double* z) {
-    (avx2() ? noise_avx2 : noise_baseline)(count, want, magnitude, factor, got, u_out_squared, eta_squared, sigma, z);
+                 const double* got, double u_out_squared, double eta_squared, double* sigma, double* z,
+                 double* z_squared, double* z_toward_zero) {
+    (avx2() ? noise_avx2 : noise_baseline)(count, want, magnitude, factor, got, u_out_squared, eta_squared, sigma, z,
+                                           z_squared, z_toward_zero);
 }
 
 void bound_block(std::size_t count, const BoundFormula::Constants& k, const double* want, const double* magnitude,

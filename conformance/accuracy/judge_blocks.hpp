@@ -17,9 +17,10 @@ inline constexpr std::size_t kJudgeBlock = 256;
 
 // sigma_i = sqrt(factor_i M_i^2 + u_out^2 y*_i^2 / 3 + eta^2) and z_i = (y_i - y*_i) / sigma_i (statistics.hpp),
 // with u_out_squared = u_out * u_out and eta_squared = eta * eta: the operations, in the order, of
-// NoiseModel::sigma.
+// NoiseModel::sigma; and the statistics' terms z_i * z_i and z_i * sign(y*_i) (sign 1, -1 or 0, a double).
 void noise_block(std::size_t count, const double* want, const double* magnitude, const double* factor,
-                 const double* got, double u_out_squared, double eta_squared, double* sigma, double* z);
+                 const double* got, double u_out_squared, double eta_squared, double* sigma, double* z,
+                 double* z_squared, double* z_toward_zero);
 
 // fraction_i = |y_i - y*_i| / bound_i, or 0 where the two are equal: bound_fraction's arithmetic for a finite
 // y_i and an exact value inside a non-fp8 output type's range (its callers take the other outputs one by one).

@@ -21,6 +21,11 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
 endif()
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/judge_blocks.cpp PROPERTIES COMPILE_OPTIONS
                             "${judge_blocks_options}")
+# statistics.cpp: g++'s SLP vectoriser packs two of the statistics' running sums into one vector and keeps it in
+# memory, a store and a load on every output's chain of additions; each sum stays a scalar in a register without it
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/statistics.cpp PROPERTIES COMPILE_OPTIONS -fno-tree-slp-vectorize)
+endif()
 target_include_directories(convcheck_accuracy PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
 target_link_libraries(convcheck_accuracy PUBLIC convcheck_core convcheck_reference)
 if(CONVCHECK_BUILD_TESTS)

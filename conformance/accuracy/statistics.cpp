@@ -88,7 +88,7 @@ void StatisticsSums::add(std::span<const double> want, std::span<const double> m
     double vacuous_sum_squares = s_.vacuous_sum_squares, vacuous_sum = s_.vacuous_sum;
     double vacuous_zero_sum_squares = s_.vacuous_zero_sum_squares;
     constexpr std::size_t B = kJudgeBlock;
-    double bound[B], factor[B], scaled[B], y[B], sigma[B], z[B];
+    double bound[B], factor[B], scaled[B], y[B], sigma[B], z[B], z_squared[B], z_toward_zero[B];
     unsigned char counted[B], vacuous[B];
     for (std::size_t first = 0; first < want.size(); first += B) {
         const std::size_t count = std::min(B, want.size() - first);
@@ -111,21 +111,28 @@ void StatisticsSums::add(std::span<const double> want, std::span<const double> m
                          !(saturates_ && !std::isfinite(round_to(c_.output_dtype, w[j])));
         }
         if (!statistical_) continue;
-        noise_block(count, w, scaled, factor, y, model_.u_out_squared(), model_.eta_squared(), sigma, z);
+        // z, z^2 and z sign(y*) in one vectorised loop (the sign without a branch: the signs of random data
+        // mispredict half the time)
+        noise_block(count, w, scaled, factor, y, model_.u_out_squared(), model_.eta_squared(), sigma, z, z_squared,
+                    z_toward_zero);
+        // each sum in output order, three additions an output; the vacuous outputs' sums (rare) in a loop of their
+        // own, which leaves every output's three sums in registers
+        bool any_vacuous = false;
         for (std::size_t j = 0; j < count; ++j) {
+            any_vacuous |= vacuous[j] != 0;
             if (!counted[j]) continue;
-            // 1, -1 or 0 without a branch (the signs of random data mispredict half the time)
-            const double sign = double(int(w[j] > 0) - int(w[j] < 0));
             ++outputs;
-            sum_squares += z[j] * z[j];
+            sum_squares += z_squared[j];
             sum += z[j];
-            sum_toward_zero += z[j] * sign;
-            if (vacuous[j]) {
-                ++vacuous_counted;
-                vacuous_sum_squares += z[j] * z[j];
-                vacuous_sum += z[j];
-                vacuous_zero_sum_squares += (w[j] / sigma[j]) * (w[j] / sigma[j]);
-            }
+            sum_toward_zero += z_toward_zero[j];
+        }
+        if (!any_vacuous) continue;
+        for (std::size_t j = 0; j < count; ++j) {
+            if (!counted[j] || !vacuous[j]) continue;
+            ++vacuous_counted;
+            vacuous_sum_squares += z[j] * z[j];
+            vacuous_sum += z[j];
+            vacuous_zero_sum_squares += (w[j] / sigma[j]) * (w[j] / sigma[j]);
         }
     }
     s_.outputs = outputs;

@@ -1,9 +1,13 @@
+// The comparison's numbers are those of one output at a time: each output's bound (error_bound) and fraction
+// (bound_fraction), the histogram of fractions, the largest |got - want| over finite pairs, the failing outputs and
+// the first of them, the worst output (the first of the largest fraction).
 // SlicedBoundComparison: a tensor judged a slice at a time, in output order, gives compare_bound's Comparison of the
 // whole tensor bit for bit (counts, indices, worst output, histogram, every statistic, the failing outputs heard in
 // order), whatever the slices' sizes; what it cannot judge so (a whole-tensor bound), and slices that do not add
 // up, are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -51,6 +55,38 @@ std::span<const T> slice(const std::vector<T>& v, std::size_t first, std::size_t
 }
 
 }  // namespace
+
+TEST(SlicedBoundComparison, TheComparisonsNumbersAreOneOutputAtATimes) {
+    const Contract c{DataType::f32, DataType::f32, false};
+    const Tensor t = make_tensor(4, 50, 13);
+    Comparison want;
+    for (std::size_t i = 0; i < t.want.size(); ++i) {
+        const double y = t.got[i], w = t.want[i];
+        const double bound = error_bound(c, w, t.magnitude[i], t.plane[i % t.plane.size()]);
+        const double f = bound_fraction(c, w, y, bound);
+        ++want.bound_fraction_histogram[f >= 1.0 ? 10 : static_cast<int>(f * 10.0)];
+        if (std::isfinite(y)) want.max_abs = std::max(want.max_abs, std::fabs(y - w));
+        if (!(f <= 1.0)) {
+            ++want.mismatches;
+            if (want.first_mismatch < 0) want.first_mismatch = static_cast<std::int64_t>(i);
+        }
+        if (want.worst_index < 0 || f > want.max_bound_fraction) {
+            want.max_bound_fraction = f;
+            want.worst_index = static_cast<std::int64_t>(i);
+            want.worst_got = y, want.worst_want = w, want.worst_bound = bound;
+        }
+    }
+    const Comparison got = compare_bound(c, t.want, t.magnitude, t.plane, std::span<const float>(t.got));
+    ASSERT_GT(got.mismatches, 2);
+    EXPECT_EQ(got.bound_fraction_histogram, want.bound_fraction_histogram);
+    EXPECT_EQ(got.max_abs, want.max_abs);
+    EXPECT_EQ(got.mismatches, want.mismatches);
+    EXPECT_EQ(got.first_mismatch, want.first_mismatch);
+    EXPECT_EQ(got.max_bound_fraction, want.max_bound_fraction);
+    EXPECT_EQ(got.worst_index, want.worst_index);
+    EXPECT_EQ(got.worst_bound, want.worst_bound);
+    EXPECT_EQ(got.worst_want, want.worst_want);
+}
 
 TEST(SlicedBoundComparison, SlicesOfAnySizeGiveTheWholeTensorsComparisonBitForBit) {
     Contract tf32{DataType::f32, DataType::f32, false}, late_bias = tf32;
