@@ -49,17 +49,20 @@ BackwardInputs backward_inputs(const ConvDescriptor& d, const accuracy::Contract
     const std::size_t src_n = static_cast<std::size_t>(d.src_elements());
     const std::size_t wei_n = static_cast<std::size_t>(d.weights_elements());
     const std::size_t dd_n = static_cast<std::size_t>(d.dst_elements());
-    std::mt19937_64 rng(seed ^ 0x62776470617373ULL);  // "bwdpass": not the forward fill's stream
+    const std::uint64_t stream_seed = seed ^ 0x62776470617373ULL;  // "bwdpass": not the forward fill's stream
     if (mode != accuracy::Mode::exact) {
-        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        // each value one draw of uniform_real_distribution(-1, 1) on one mt19937_64, rounded to the dtype: the
+        // forward fill's stream (accuracy::RandomFillStream, the same words and values) on this seed
+        accuracy::RandomFillStream stream(stream_seed);
         auto draw = [&](std::size_t n) {
             std::vector<double> v(n);
-            for (double& x : v) x = round_to(d.dtype, u(rng));
+            stream.draw(d.dtype, v);
             return v;
         };
         in.src = draw(src_n), in.weights = draw(wei_n), in.diff_dst = draw(dd_n);
         return in;
     }
+    std::mt19937_64 rng(stream_seed);
     // Exact mode: integers in [-m, m] with terms * m^2 < 2^p (p: the fewer significand bits of the
     // accumulation and output types), so every partial sum, in any order, is an exact integer.
     const int p = std::min(accuracy::accumulation_significand_bits(contract), accuracy::significand_bits(d.dtype));
