@@ -223,9 +223,7 @@ namespace {
 // until finish() writes them back.
 class Recorder {
 public:
-    Recorder(Comparison& r, const OnMismatch& on_mismatch) : r_(r), on_mismatch_(on_mismatch) {
-        std::copy(r.bound_fraction_histogram.begin(), r.bound_fraction_histogram.end(), histogram_);
-    }
+    Recorder(Comparison& r, const OnMismatch& on_mismatch) : r_(r), on_mismatch_(on_mismatch) {}
     [[gnu::always_inline]] void add(std::int64_t i, double got, double want, double bound, double fraction,
                                     bool mismatch) {
         ++histogram_[fraction >= 1.0 ? 10 : static_cast<int>(fraction * 10.0)];
@@ -240,7 +238,7 @@ public:
         }
     }
     void finish() {
-        std::copy(histogram_, histogram_ + 11, r_.bound_fraction_histogram.begin());
+        r_.bound_fraction_histogram = histogram_;
         r_.max_abs = max_abs_;
         r_.max_bound_fraction = max_fraction_;
         r_.worst_index = worst_index_;
@@ -256,7 +254,7 @@ private:
 
     Comparison& r_;
     const OnMismatch& on_mismatch_;
-    std::int64_t histogram_[11];
+    std::array<std::int64_t, 11> histogram_ = r_.bound_fraction_histogram;
     double max_abs_ = r_.max_abs, max_fraction_ = r_.max_bound_fraction;
     std::int64_t worst_index_ = r_.worst_index;
     double worst_got_ = r_.worst_got, worst_want_ = r_.worst_want, worst_bound_ = r_.worst_bound;

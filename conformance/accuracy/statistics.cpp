@@ -130,7 +130,7 @@ void StatisticsSums::add(std::span<const double> want, std::span<const double> m
         for (std::size_t j = 0; j < count; ++j) {
             if (!counted[j] || !vacuous[j]) continue;
             ++vacuous_counted;
-            vacuous_sum_squares += z[j] * z[j];
+            vacuous_sum_squares += z_squared[j];
             vacuous_sum += z[j];
             vacuous_zero_sum_squares += (w[j] / sigma[j]) * (w[j] / sigma[j]);
         }

@@ -34,8 +34,8 @@ double page_bytes() { return static_cast<double>(sysconf(_SC_PAGESIZE)); }
 // and dst.
 //   generated data: the fill in double 8(S+W+B); the reference's dst, magnitude and terms 24D;
 //     (bound mode on the GEMM evaluator without scales or post-ops: one output plane of terms, 16D + 8P; with a
-//     dense f32 dst a passing case holds one slice of images of them (conv/reference_sums.cpp), a failing one is
-//     judged again on the whole tensor's, which this counts);
+//     dense NCX f32 src and dst a passing case holds neither src in double nor more than one slice of images of
+//     these (conv/reference_sums.cpp), a failing one is judged again on the whole tensor's, which this counts);
 //     the backend's dst read back 8D (bound mode on a dense NCX f32 dst compares it where it lies, but a failure's
 //     message or a profile still widens it, with everything else alive). Exact mode adds the fill's shuffled tap
 //     positions.

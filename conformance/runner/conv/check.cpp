@@ -164,8 +164,8 @@ void check_conv_stored(const Backend& backend, const Case& c, const CheckSetting
 // Bound mode on the GEMM evaluator with a dense f32 src and dst (judged_an_image_at_a_time): the fill goes straight
 // into src's buffer, the backend runs, then the reference comes an image at a time and is judged as it comes, so
 // neither src nor the whole tensor's exact values are held in double (conv1 of ResNet-50 at batch 50: 321 MB each
-// for the sums and the magnitudes). A failure is judged again on
-// the whole tensor's sums, the same bits, for its message and its outputs' coordinates.
+// for the sums and the magnitudes). A failure is judged again on the whole tensor's sums, the same bits, for its
+// message and its outputs' coordinates.
 void check_conv_an_image_at_a_time(const Backend& backend, const ConvDescriptor& d, std::uint64_t seed,
                                    const CheckSettings& s, const accuracy::Contract& contract, const CaseMemory& needs,
                                    CaseResult& r) {
