@@ -42,6 +42,9 @@ struct RowsBackwardData {
     // true (group = 1 only): the order (n, super block, jd, jh), an image's input kept in L2 over its super blocks and
     // every super block's weights streamed once per image
     bool image_major = false;
+    // floats from one input pixel to the next (0: in_channels, the input's own): the forward's pitched copy
+    // (forward_rows.hpp, forward_rows_pitch); with another pitch a kernel row's kw run as separate loops
+    i64 pixel_pitch = 0;
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * ((geometry->out[1] + tile_rows - 1) / tile_rows); }
 };
 

@@ -64,7 +64,7 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
                i64 valid, const float* w, const float* bias) {
     constexpr int P = R / Q;
     const Geometry& g = *p.geometry;
-    const i64 O = g.in_channels, B = static_cast<i64>(NB) * W;
+    const i64 O = g.in_channels, B = static_cast<i64>(NB) * W, pitch = p.pixel_pitch ? p.pixel_pitch : O;
     vf acc[R * NB];
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) {
@@ -82,11 +82,11 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
                 const i64 ih = (jh + i) * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
                 const bool inside = ih >= 0 && ih < g.in[1];
                 rows |= inside ? 1 << i : 0;
-                row[i] = x + (inside ? (id * g.in[1] + ih) * g.in[2] * O : 0);
+                row[i] = x + (inside ? (id * g.in[1] + ih) * g.in[2] * pitch : 0);
             }
             if (rows == 0) continue;
             const i64 t0 = (kd * g.kernel[1] + kh) * g.kernel[2];
-            if (g.dilation[2] == 1) {  // every kw with every column: one loop over the kernel row's kw and channels
+            if (g.dilation[2] == 1 && pitch == O) {  // every kw with every column: one loop over the kernel row's kw and channels
                 i64 a = 0, b = 0, a_last = 0, b_last = 0;
                 rows_tap_pixels(g, w0, 0, Q, &a, &b);
                 rows_tap_pixels(g, w0, g.kernel[2] - 1, Q, &a_last, &b_last);
@@ -106,7 +106,7 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
                 const i64 s = g.stride[2], iw = w0 * s - g.pad_begin[2] + kw * g.dilation[2];  // column 0's input column
                 const float* from[R];
 #pragma GCC unroll 16
-                for (int r = 0; r < R; ++r) from[r] = row[r / Q] + (r % Q >= a && r % Q < b ? iw + r % Q * s : 0) * O;
+                for (int r = 0; r < R; ++r) from[r] = row[r / Q] + (r % Q >= a && r % Q < b ? iw + r % Q * s : 0) * pitch;
                 rows_tap_range<NB, R, Q>(acc, from, w + (t0 + kw) * O * B, O, a, Q - b, rows);
             }
         }
@@ -137,12 +137,12 @@ RowsTileFn rows_tile_for(int nb, int r) {
 
 // Tiles of two whole rows of q outputs, NB = 2 (rows_pair_width()); this ISA's unit gives kRowsPairWidth
 // (0: none).
-template <int Q>
+template <int NB, int Q>
 RowsTileFn pick_pairs(int q) {
     if constexpr (Q == 0) {
         return nullptr;
     } else {
-        return q == Q ? &rows_tile<2, 2 * Q, Q> : pick_pairs<Q - 1>(q);
+        return q == Q ? &rows_tile<NB, 2 * Q, Q> : pick_pairs<NB, Q - 1>(q);
     }
 }
 
@@ -160,7 +160,9 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
     const i64 tiles = (J2 + p.tile - 1) / p.tile, small = J2 / tiles, bigger = J2 % tiles;
     const RowsTileFn small_tile = rows_tile_for(p.vector_blocks, static_cast<int>(small));
     const RowsTileFn big_tile = bigger ? rows_tile_for(p.vector_blocks, static_cast<int>(small + 1)) : nullptr;
-    const RowsTileFn pair_tile = P == 2 ? pick_pairs<kRowsPairWidth>(static_cast<int>(J2)) : nullptr;
+    const RowsTileFn pair_tile = P != 2                 ? nullptr
+                                 : p.vector_blocks == 1 ? pick_pairs<1, kRowsPairWidth>(static_cast<int>(J2))
+                                                        : pick_pairs<2, kRowsPairWidth>(static_cast<int>(J2));
     const i64 G = p.group, group_rows = G * g.batch * J0 * J1P;
     for (i64 row = begin; row < end; ++row) {  // row = cg * group_rows + (((n * J0 + jd) * J1P + jh / P) * Gc + cs % G)
         i64 cs = 0, jh = 0, jd = 0, n = 0;
@@ -172,7 +174,7 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
             const i64 pixel_row = local / Gc;
             cs = cg * G + local % Gc, jh = pixel_row % J1P * P, jd = (pixel_row / J1P) % J0, n = pixel_row / (J1P * J0);
         }
-        const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * O;
+        const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * (p.pixel_pitch ? p.pixel_pitch : O);
         const float* w = p.weights + cs * g.taps() * O * B;
         const float* bias = p.bias ? p.bias + cs * B : nullptr;
         const i64 xd = p.r[0] + p.S[0] * jd, xh = p.r[1] + p.S[1] * jh;

@@ -309,6 +309,18 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         const detail::RowsBackwardData& k = forward_rows->kernel;
         const auto* x = static_cast<const float*>(src);
         auto* y = static_cast<float*>(dst);
+        detail::Workspace<float> copy;
+        if (k.pixel_pitch != 0) {  // src at the kernel's pitch (forward_rows_pitch): rows of pixels on the threads
+            const i64 C = g.in_channels, width = g.in[2], rows = g.batch * g.in[0] * g.in[1];
+            copy = padded_inputs.take(static_cast<std::size_t>(rows * width * k.pixel_pitch));
+            float* to = copy.data();
+            parallel_rows(rows, [&](i64 b, i64 e) {
+                for (i64 row = b; row < e; ++row)
+                    for (i64 w = 0; w < width; ++w)
+                        std::copy_n(x + (row * width + w) * C, C, to + (row * width + w) * k.pixel_pitch);
+            });
+            x = to;
+        }
         parallel_rows(k.rows(), [&](i64 b, i64 e) {
             if (path == Path::blocked_avx512) detail::avx512::rows_backward_data(k, x, y, b, e);
             else detail::avx2::rows_backward_data(k, x, y, b, e);

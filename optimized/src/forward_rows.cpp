@@ -74,6 +74,16 @@ bool forward_rows_image_major(const Geometry& g, const RowsBackwardData& k, i64 
 }
 }  // namespace
 
+i64 forward_rows_pitch(const Geometry& g) {
+    const i64 C = g.in_channels, floats_per_4k = 1024;
+    return g.out[2] > 1 && C * g.stride[2] % floats_per_4k == 0 ? C + 16 : 0;
+}
+
+i64 forward_rows_copy_floats(const ConvDescriptor& d) {
+    const Geometry g = make_geometry(d, 1);
+    return forward_rows_pitch(g) * g.batch * g.in[0] * g.in[1] * g.in[2];
+}
+
 bool forward_rows_fit(const ConvDescriptor& d, bool avx512) {
     if (d.groups != 1 || d.dtype != DataType::f32 || d.data_format != DataFormat::nxc) return false;
     if (!d.src_strides.empty() || !d.dst_strides.empty()) return false;
@@ -127,6 +137,7 @@ void plan_forward_rows(const ConvDescriptor& d, const float* canonical, const st
     const i64 super_block_bytes = T * C * block * 4;  // one super block's packed weights
     k.group = forward_rows_group(g, k, super_block_bytes);
     k.image_major = forward_rows_image_major(g, k, super_block_bytes);
+    k.pixel_pitch = forward_rows_pitch(g);
     for (int a = 0; a < 3; ++a) k.X[a] = g.out[a];  // dst: the outputs themselves, r = 0, S = 1
 }
 

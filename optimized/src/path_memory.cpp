@@ -49,7 +49,7 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
     switch (path) {
     case Path::blocked_avx2:
     case Path::blocked_avx512:
-        if (rows) {  // the row kernel: no xp, no scratch
+        if (rows) {  // the row kernel: no scratch; its pitched copy of src, if any, counted as xp below
             packed = double(detail::forward_rows_floats(d, path == Path::blocked_avx512));
             break;
         }
@@ -85,6 +85,7 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         const i64 band_chunk_pixels = blocked ? detail::blocked_plan_chunk_pixels(g, path == Path::blocked_avx512) : 0;
         // the plan's src_in_place, or the row kernel's (forward_rows.hpp): src read where it is
         const bool in_place = rows || (blocked && detail::blocked_reads_src_in_place(d, g));
+        if (rows) xp = double(detail::forward_rows_copy_floats(d));
         if (!in_place && !detail::src_is_xp(src_desc, sg)) {
             const detail::PaddedInputParts parts = detail::padded_input_parts(src_desc, sg, 0, band_chunk_pixels);
             // packed inside the tasks: a band's buffer per thread (padded_input_task_parts)

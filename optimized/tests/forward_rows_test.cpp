@@ -148,3 +148,30 @@ TEST(ForwardRows, ALayerWhoseSuperBlockWeightsPassTheL2KeepsTheRegisterTiles) {
     EXPECT_TRUE(blocked_agree_reading_only_src("conv:c=4096,o=16,in=7x7,k=5x5,pb=2x2,pe=2x2,bias=1,data=nxc", 29,
                                                " src_in_place"));
 }
+
+// Where a tile's pixels along a row lie a multiple of 4 KiB apart (C * stride a multiple of 1024 floats), the row
+// kernel reads a copy of src at a pitch of C + 16 floats (forward_rows_pitch): its pixel addresses then step by the
+// pitch, and a kernel row's kw run as separate loops (the inputs of consecutive kw no longer lie one after the
+// other). Stride 2 over 512 channels in tiles of two rows (as res5_3x3s2), 1024 channels at stride 1 on rows of one
+// tile, stride 4 over 256 channels, 2 images, a partial output block, with and without bias; and the plans: a pitch
+// for those, none for 496 or 528 channels at stride 2 or 512 at stride 1 (seen failing with the rows' addresses
+// stepping by C in the copy, and with the kw loops merged over the copy's pitch).
+TEST(ForwardRows, PixelsFourKibApartAreReadFromAPitchedCopyAndAgreeExactly) {
+    const char* pitched[] = {
+        "conv:n=2,c=512,o=40,in=9x14,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:c=1024,o=20,in=5x9,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        "conv:c=256,o=24,in=9x17,k=3x3,s=4x4,pb=1x1,pe=1x1,bias=1,data=nxc",
+    };
+    for (const char* text : pitched) EXPECT_TRUE(blocked_agree_reading_only_src(text, 47, " rows"));
+    detail::ForwardRows plan;
+    for (const bool avx512 : isas_here()) {
+        for (const char* text : pitched) {
+            const detail::RowsBackwardData k = rows_kernel(text, avx512, plan);
+            EXPECT_EQ(k.pixel_pitch, plan.geometry.in_channels + 16) << text;
+        }
+        for (const char* text : {"conv:c=496,o=40,in=9x14,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc",
+                                 "conv:c=528,o=40,in=9x14,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc",
+                                 "conv:c=512,o=40,in=7x7,k=3x3,pb=1x1,pe=1x1,data=nxc"})
+            EXPECT_EQ(rows_kernel(text, avx512, plan).pixel_pitch, 0) << text;
+    }
+}
