@@ -4,12 +4,13 @@
 //
 // The twister is sequential, but turning its words into values is not: each draw takes exactly one 64-bit word
 // (generate_canonical needs 53 bits, the engine gives 64), so the words are drawn first, in order, and turned
-// into values on threads, each through the same distribution fed the same words (Replay). perf of
+// into values on threads, each by the distribution's own arithmetic written out (uniform_of_word). perf of
 // shapes_resnet_50 (conv1: 7.5 M src values): the conversion was about as long as the twister itself.
 // The words come from Twister below: std::mt19937_64's own definition ([rand.eng.mers]: the same seeding, twist
 // and tempering), 312 words at a time in loops the compiler vectorizes, written straight into the values' array
 // (each value is then made in place from its own word), with no call per word.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -69,34 +70,42 @@ private:
     std::size_t at_ = n;
 };
 
-// A uniform random bit generator that gives back words drawn before (stored in the values' own array), with the
-// twister's range, so that a distribution makes of them exactly what it makes of the twister's own.
-struct Replay {
-    using result_type = std::mt19937_64::result_type;
-    static constexpr result_type min() { return std::mt19937_64::min(); }
-    static constexpr result_type max() { return std::mt19937_64::max(); }
-    const double* next;
-    result_type operator()() {
-        result_type w;
-        std::memcpy(&w, next++, sizeof(w));
-        return w;
-    }
-};
-
 // Values from this many on are converted on threads (a thread costs some tens of microseconds).
 constexpr std::size_t kValuesForThreads = std::size_t{1} << 18;
+
+// An unsigned 32-bit integer as a double, exactly, in operations a loop vectorizes: 2^52 + x has x in its low
+// bits, and the subtraction of 2^52 is exact.
+inline double exact_double(std::uint32_t x) { return std::bit_cast<double>(0x4330000000000000ull | x) - 0x1p52; }
+
+// What std::uniform_real_distribution<double>(-1, 1) makes of the word w of a 64-bit engine, written out (libstdc++,
+// bits/random.tcc and random.h): generate_canonical<double, 53> takes one word (53 bits need one of 64) and returns
+// double(w) / 2^64, or the double below 1 where that rounds to 1; the distribution returns it times (b - a) plus a.
+// double(w) is the sum of its two 32-bit halves, each exact, rounded once; the scalings by 2^-64 and 2 are exact.
+// Before the clamp (a loop of these vectorizes; with the clamp's select, g++ leaves it scalar):
+inline double unclamped_uniform_of_word(std::uint64_t w) {
+    const double word = exact_double(static_cast<std::uint32_t>(w >> 32)) * 0x1p32 + exact_double(static_cast<std::uint32_t>(w));
+    return word * 0x1p-63 + -1.0;
+}
+// With it: double(w) is 2^64 for the top 2^10 words (ties to even), the canonical value then 1 - 2^-53 and the
+// value 1 - 2^-52. random_fill_test holds this to the distribution itself on the words where the roundings decide.
+inline double uniform_of_word(std::uint64_t w) {
+    const double u = unclamped_uniform_of_word(w);
+    return u < 1.0 ? u : 0x1.ffffffffffffep-1;
+}
+// In f32 the clamp changes nothing: the clamped value and 1 round to the same float.
+static_assert(static_cast<float>(0x1.ffffffffffffep-1) == 1.0f);
 
 // values[i] = round_to(dtype, u(the word held in values[i])), in place (each value reads its own word before
 // it is written), on up to `threads` threads, each a contiguous range.
 void convert(DataType dtype, std::span<double> values) {
     const std::size_t size = values.size();
     auto range = [&](std::size_t begin, std::size_t end) {
-        std::uniform_real_distribution<double> u(-1.0, 1.0);
-        Replay replay{values.data() + begin};
-        if (dtype == DataType::f32)  // round_to(f32, v), written out: no call per value
-            for (std::size_t i = begin; i < end; ++i) values[i] = static_cast<double>(static_cast<float>(u(replay)));
+        double* v = values.data();
+        if (dtype == DataType::f32)  // round_to(f32, u), written out, without the clamp (above): a loop that vectorizes
+            for (std::size_t i = begin; i < end; ++i)
+                v[i] = static_cast<double>(static_cast<float>(unclamped_uniform_of_word(std::bit_cast<std::uint64_t>(v[i]))));
         else
-            for (std::size_t i = begin; i < end; ++i) values[i] = round_to(dtype, u(replay));
+            for (std::size_t i = begin; i < end; ++i) v[i] = round_to(dtype, uniform_of_word(std::bit_cast<std::uint64_t>(v[i])));
     };
     const std::size_t threads = size < kValuesForThreads ? 1 : std::max<std::size_t>(1, std::thread::hardware_concurrency());
     const std::size_t per = (size + threads - 1) / threads;
@@ -109,7 +118,7 @@ void convert(DataType dtype, std::span<double> values) {
 // values.size() values of `dtype`: the next words of rng, converted.
 void draw(Twister& rng, DataType dtype, std::span<double> values) {
     static_assert(sizeof(double) == sizeof(std::uint64_t));
-    // the words go into the values' own bytes (a double's storage holds any 64 bits; Replay reads them back)
+    // the words go into the values' own bytes (a double's storage holds any 64 bits; convert reads them back)
     constexpr std::size_t kChunk = 4096;
     std::uint64_t words[kChunk];
     for (std::size_t i = 0; i < values.size(); i += kChunk) {
@@ -126,6 +135,8 @@ struct RandomFillStream::State {
     explicit State(std::uint64_t seed) : rng(seed) {}
     Twister rng;
 };
+
+double uniform_value_of_word(std::uint64_t word) { return uniform_of_word(word); }
 
 RandomFillStream::RandomFillStream(std::uint64_t seed) : state_(std::make_unique<State>(seed)) {}
 

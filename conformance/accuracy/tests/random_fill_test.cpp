@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cstdint>
+#include <vector>
 #include <random>
 
 #include "convcheck/accuracy/accuracy.hpp"
@@ -73,6 +75,46 @@ TEST(RandomFill, AStreamDrawnInRunsGivesTheSameBits) {
         EXPECT_TRUE(same_bits(got.weights, want.weights)) << "runs of " << run;
         EXPECT_TRUE(same_bits(got.bias, want.bias)) << "runs of " << run;
     }
+}
+
+// A generator that gives one word, with mt19937_64's range: what the distribution makes of that word.
+struct OneWord {
+    using result_type = std::mt19937_64::result_type;
+    static constexpr result_type min() { return std::mt19937_64::min(); }
+    static constexpr result_type max() { return std::mt19937_64::max(); }
+    result_type word;
+    result_type operator()() { return word; }
+};
+
+double distribution_value(std::uint64_t word) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    OneWord one{word};
+    return u(one);
+}
+
+// uniform_value_of_word (the distribution's arithmetic written out, so that make_random_fill's loops vectorize)
+// against the distribution itself: the words where double(w) rounds (ties to even below and above 2^53, at 2^63),
+// the words whose double is 2^64 (the canonical value's clamp below 1), the halves' boundaries, and a million
+// twister words (seen failing with the clamp dropped, and with the halves truncated instead of rounded once).
+TEST(RandomFill, EachWordGivesTheDistributionsOwnValue) {
+    std::vector<std::uint64_t> words = {0, 1, 2, 3, (1ull << 11) - 1, 1ull << 11, (1ull << 32) - 1, 1ull << 32,
+                                        (1ull << 32) + 1, (1ull << 53) - 1, 1ull << 53, (1ull << 53) + 1,
+                                        (1ull << 53) + 2, (1ull << 53) + 3, (1ull << 54) + 2, (1ull << 54) + 6,
+                                        (1ull << 63) - 1, 1ull << 63, (1ull << 63) + (1ull << 10),
+                                        (1ull << 63) + (3ull << 10), ~0ull, ~0ull - (1ull << 10) + 1,
+                                        ~0ull - (1ull << 10), ~0ull - (1ull << 10) - 1, ~0ull - (1ull << 11) + 1,
+                                        ~0ull - (3ull << 10) + 1, 0xFFFFFFFF00000000ull, 0x00000000FFFFFFFFull};
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 1000000; ++i) words.push_back(rng());
+    for (int shift = 0; shift < 64; ++shift)  // every power of two and its neighbours
+        for (const std::int64_t d : {-1, 0, 1}) words.push_back((1ull << shift) + static_cast<std::uint64_t>(d));
+    int wrong = 0;
+    for (const std::uint64_t w : words) {
+        const double want = distribution_value(w), got = uniform_value_of_word(w);
+        if (std::memcmp(&want, &got, sizeof want) != 0 && ++wrong <= 5)
+            ADD_FAILURE() << "word " << w << ": the distribution gives " << want << ", uniform_value_of_word " << got;
+    }
+    EXPECT_EQ(wrong, 0);
 }
 
 }  // namespace
