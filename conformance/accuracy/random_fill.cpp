@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <span>
 #include <thread>
 #include <vector>

@@ -64,7 +64,7 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
                i64 valid, const float* w, const float* bias) {
     constexpr int P = R / Q;
     const Geometry& g = *p.geometry;
-    const i64 O = g.in_channels, B = static_cast<i64>(NB) * W, pitch = p.pixel_pitch ? p.pixel_pitch : O;
+    const i64 O = g.in_channels, B = static_cast<i64>(NB) * W, pitch = p.input_pitch();
     vf acc[R * NB];
 #pragma GCC unroll 8
     for (int j = 0; j < NB; ++j) {
@@ -137,12 +137,12 @@ RowsTileFn rows_tile_for(int nb, int r) {
 
 // Tiles of two whole rows of q outputs, NB = 2 (rows_pair_width()); this ISA's unit gives kRowsPairWidth
 // (0: none).
-template <int NB, int Q>
+template <int Q>
 RowsTileFn pick_pairs(int q) {
     if constexpr (Q == 0) {
         return nullptr;
     } else {
-        return q == Q ? &rows_tile<NB, 2 * Q, Q> : pick_pairs<NB, Q - 1>(q);
+        return q == Q ? &rows_tile<2, 2 * Q, Q> : pick_pairs<Q - 1>(q);
     }
 }
 
@@ -160,9 +160,7 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
     const i64 tiles = (J2 + p.tile - 1) / p.tile, small = J2 / tiles, bigger = J2 % tiles;
     const RowsTileFn small_tile = rows_tile_for(p.vector_blocks, static_cast<int>(small));
     const RowsTileFn big_tile = bigger ? rows_tile_for(p.vector_blocks, static_cast<int>(small + 1)) : nullptr;
-    const RowsTileFn pair_tile = P != 2                 ? nullptr
-                                 : p.vector_blocks == 1 ? pick_pairs<1, kRowsPairWidth>(static_cast<int>(J2))
-                                                        : pick_pairs<2, kRowsPairWidth>(static_cast<int>(J2));
+    const RowsTileFn pair_tile = P == 2 ? pick_pairs<kRowsPairWidth>(static_cast<int>(J2)) : nullptr;
     const i64 G = p.group, group_rows = G * g.batch * J0 * J1P;
     for (i64 row = begin; row < end; ++row) {  // row = cg * group_rows + (((n * J0 + jd) * J1P + jh / P) * Gc + cs % G)
         i64 cs = 0, jh = 0, jd = 0, n = 0;
@@ -174,7 +172,7 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
             const i64 pixel_row = local / Gc;
             cs = cg * G + local % Gc, jh = pixel_row % J1P * P, jd = (pixel_row / J1P) % J0, n = pixel_row / (J1P * J0);
         }
-        const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * (p.pixel_pitch ? p.pixel_pitch : O);
+        const float* x = dy + n * g.in[0] * g.in[1] * g.in[2] * p.input_pitch();
         const float* w = p.weights + cs * g.taps() * O * B;
         const float* bias = p.bias ? p.bias + cs * B : nullptr;
         const i64 xd = p.r[0] + p.S[0] * jd, xh = p.r[1] + p.S[1] * jh;

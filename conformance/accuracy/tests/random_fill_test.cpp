@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
-#include <vector>
+#include <cstring>
 #include <random>
+#include <vector>
 
 #include "convcheck/accuracy/accuracy.hpp"
 

@@ -224,9 +224,8 @@ struct RandomFill {
     std::vector<double> src, weights, bias;
 };
 RandomFill make_random_fill(const ConvDescriptor& d, std::uint64_t seed);
-// The value std::uniform_real_distribution<double>(-1, 1) makes of one word of std::mt19937_64 (as the standard
-// library of this build does: one word per draw), before the rounding to a dtype: make_random_fill's values, word by
-// word.
+// The value libstdc++'s std::uniform_real_distribution<double>(-1, 1) makes of one word of std::mt19937_64 (one word
+// a draw), before the rounding to a dtype: make_random_fill's values, word by word, with any standard library.
 double uniform_value_of_word(std::uint64_t word);
 // make_random_fill's values a run at a time, in its order (src, then weights, then bias), for a caller that stores
 // them as they come instead of holding a tensor of doubles (the runner writes a large f32 src straight into the
