@@ -294,14 +294,21 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};
                     const TileHome bias_home{dw + p.bias_at + lane0, 0, 1, 1, lanes};
                     const bool first = rb == row_begin;
-                    if (window && p.bias_at >= 0)
-                        depthwise_tile<R, NB, true, true>(tx, dk, dk_step, rows, OW, 1, home, bias_home, first);
-                    else if (window)
-                        depthwise_tile<R, NB, false, true>(tx, dk, dk_step, rows, OW, 1, home, bias_home, first);
-                    else if (p.bias_at >= 0 && q0 == 0)
-                        depthwise_tile<R, NB, true, false>(tx, dk, dk_step, rows, OW, g.stride[2], home, bias_home, first);
+                    // a last lane block of one vector (C = 144 with blocks of 32) by the one-vector tile
+                    const auto tile = [&]<int nb>() __attribute__((always_inline)) {
+                        if (window && p.bias_at >= 0)
+                            depthwise_tile<R, nb, true, true>(tx, dk, dk_step, rows, OW, 1, home, bias_home, first);
+                        else if (window)
+                            depthwise_tile<R, nb, false, true>(tx, dk, dk_step, rows, OW, 1, home, bias_home, first);
+                        else if (p.bias_at >= 0 && q0 == 0)
+                            depthwise_tile<R, nb, true, false>(tx, dk, dk_step, rows, OW, g.stride[2], home, bias_home, first);
+                        else
+                            depthwise_tile<R, nb, false, false>(tx, dk, dk_step, rows, OW, g.stride[2], home, bias_home, first);
+                    };
+                    if (NB > 1 && lanes <= W)
+                        tile.template operator()<1>();
                     else
-                        depthwise_tile<R, NB, false, false>(tx, dk, dk_step, rows, OW, g.stride[2], home, bias_home, first);
+                        tile.template operator()<NB>();
                 }
             }
         }

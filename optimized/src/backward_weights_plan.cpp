@@ -158,15 +158,16 @@ struct BackwardWeightsPlan::Impl {
         p.x_geometry = src_in_place ? &geometry : &packed_geometry;
         if (p.depthwise && path != Path::scalar) {
             // Depthwise diff_dst and x read where they are, not packed, when no vector load goes past
-            // their last element (C a multiple of the lane block; for x the tiles read zeros outside its
-            // columns, pads and crops alike): with AVX-512 always (sixth pass, batch 8:
+            // their last element (C a multiple of the vector: a last lane block of one vector is read by
+            // the one-vector tile; for x the tiles read zeros outside its columns, pads and crops alike):
+            // with AVX-512 always (sixth pass, batch 8:
             // dw32_112 2.1-2.3 -> 1.0 ms, dw96_112s2 3.4-4.4 -> 2.2-2.7, dw576_14 0.56-0.58 -> 0.45-0.48),
             // with AVX2 when the packed rows would be copies (C one lane block) and diff_dst with many
             // channels (packing them was slower there than reading them strided: 576 channels 0.65 ->
             // 0.58 ms; 32 channels packed 2.7 against 3.0 ms in place)
             const detail::Geometry& xg = *p.x_geometry;
             const i64 C = g.out_channels;
-            const bool whole = C % block == 0, wide = path == Path::blocked_avx512;
+            const bool whole = C % p.lanes == 0, wide = path == Path::blocked_avx512;
             p.depthwise_dy_direct = whole && (wide || C == block || C >= 256);
             p.depthwise_x_direct = whole && (wide || C == block);
             // a row of zeros for a tap in the padding: a packed row's, or (x in place) one of x's rows

@@ -187,6 +187,12 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=48,o=48,g=48,in=5x7,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc,wei=xio",
         "conv:n=1,c=32,o=32,g=32,in=3x2,k=3x3,pb=0x3,pe=0x3,bias=1,data=nxc",
         "conv:n=2,c=64,o=64,g=64,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
+        // ... with a last lane block of one vector (C a multiple of the lanes, not of the block: AVX-512's
+        // 48 = 32 + 16, 80 = 2 x 32 + 16, 16 alone), read by the one-vector tile: the window prefetching
+        // it, strided tiles with bias, a dilated tile of 25 taps
+        "conv:n=2,c=48,o=48,g=48,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=2,c=80,o=80,g=80,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
+        "conv:n=1,c=16,o=16,g=16,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
         // the window over two lane blocks (AVX-512), the first prefetching the second's lines
         "conv:n=2,c=64,o=64,g=64,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
