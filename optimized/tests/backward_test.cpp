@@ -164,9 +164,11 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=1,c=260,o=260,g=260,in=5x16,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         // the window with no padding along the width (its last two columns read x, not zeros)
         "conv:n=2,c=24,o=24,g=24,in=7x9,k=3x3,pb=1x0,pe=1x0,bias=1,data=nxc",
-        // backward weights, 1x1: two parts of 323 pixels, each in blocks of 64 pixels and a last one of
-        // 3 (a short block after a prefetched one), bias summed on the way
-        "conv:n=2,c=24,o=40,in=19x17,k=1x1,bias=1,data=nxc",
+        // backward weights, 1x1: 1350 pixels in blocks of 512 (an item's diff_dst lines 40 or 48 floats a
+        // pixel) or 1024 (8) and a short last one after a prefetched one; 646 pixels in five blocks of 128
+        // (256 floats a pixel) and a last one of 6; bias summed on the way
+        "conv:n=2,c=24,o=40,in=25x27,k=1x1,bias=1,data=nxc",
+        "conv:n=2,c=24,o=256,in=19x17,k=1x1,bias=1,data=nxc",
         // 1x1 layers: with a stride the pixels are not evenly spaced in the padded input (read through
         // the per-pixel offsets, not a constant step); with a crop they are again, in the padded copy
         "conv:n=2,c=20,o=24,in=9x11,k=1x1,s=2x2,pb=1x0,pe=0x1,bias=1,data=nxc",
