@@ -27,8 +27,8 @@ namespace {
 
 constexpr i64 kSliceFloats = i64{1} << 16;
 constexpr i64 kDepthwiseScratchFloats = i64{1} << 16;
-// A 1x1 layer's blocks of pixels: as many as keep an item's diff_dst lines of a block (its lane blocks, which
-// every tile of the item reads again) within this share of L2, from 128 up to 1024 pixels (block_pixels_1x1)
+// The general kernel's blocks of pixels: as many as keep an item's diff_dst lines of a block (its lane blocks,
+// which every tile of the item reads again) within this share of L2, from 128 up to 1024 (block_pixels_general)
 constexpr i64 kPanelShareBytes = 128 * 1024;
 // A 1x1 layer's item with diff_dst packed takes every lane block while its slice of the gradient stays
 // within this (this Xeon's L2 is 2 MB a core): the pack then reads whole diff_dst rows, and x is read once
@@ -36,13 +36,14 @@ constexpr i64 kPanelShareBytes = 128 * 1024;
 // blocks an item 6.10 -> 5.79 ms (6 parts), 5.55 with 2 parts; oneDNN 5.23.
 constexpr i64 kWholeRowSliceFloats = i64{1} << 19;
 
-// A 1x1 layer's pixels per block, its item's diff_dst lines `lanes` floats a pixel. Each tile loads and stores
-// its accumulators once a block, so its work between the two grows with the block, while the item's diff_dst
-// lines of a block should stay in L2 for every tile to read. Zen 4, batch 8, 1 thread, AVX-512, from blocks of
-// 64 (the rule before: the lines within L1) or 128 pixels: pw16_96_112 5.0-5.4 -> 4.1-4.9 ms, pw192_32_28 0.81
-// -> 0.73, res5_1x1_2048 8.6 -> 7.6-7.8, pw576_96_14 1.63 -> 1.52, pw960_320_7 2.29 -> 2.12; res2_1x1_256 (1 KB
-// of lines a pixel) stays at 128 (AVX2 10-12.6 ms against 9.6-9.8 at 256).
-i64 block_pixels_1x1(i64 lanes) {
+// The general kernel's pixels per block, its item's diff_dst lines `lanes` floats a pixel. Each tile loads and
+// stores its accumulators once a block, so its work between the two grows with the block, while the item's
+// diff_dst lines of a block should stay in L2 for every tile to read. Zen 4, batch 8, 1 thread, AVX-512, from
+// blocks of 64 (the rule before for 1x1 layers: the lines within L1) or 128 pixels: pw16_96_112 5.0-5.4 -> 4.1-4.9
+// ms, pw192_32_28 0.81 -> 0.73, res5_1x1_2048 8.6 -> 7.6-7.8, pw576_96_14 1.63 -> 1.52, pw960_320_7 2.29 -> 2.12,
+// conv1_7x7s2 (64 lanes) 20.3-21.8 -> 19.5-20.3; res2_1x1_256 (1 KB of lines a pixel) stays at 128 (AVX2 10-12.6 ms
+// against 9.6-9.8 at 256).
+i64 block_pixels_general(i64 lanes) {
     i64 pixels = 128;
     while (pixels < 1024 && 2 * pixels * lanes * static_cast<i64>(sizeof(float)) <= kPanelShareBytes) pixels *= 2;
     return pixels;
@@ -202,7 +203,7 @@ struct BackwardWeightsPlan::Impl {
         // (backward_weights_split.hpp)
         parts = detail::backward_weights_parts(p);
         detail::split_for_threads(p, lanes_split(), parts, threads);
-        if (!p.depthwise && g.taps() == 1) p.block_pixels = block_pixels_1x1(p.lane_blocks_per_item * block);
+        if (!p.depthwise) p.block_pixels = block_pixels_general(p.lane_blocks_per_item * block);
     }
 
     void run(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {

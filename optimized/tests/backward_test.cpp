@@ -169,6 +169,11 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // (256 floats a pixel) and a last one of 6; bias summed on the way
         "conv:n=2,c=24,o=40,in=25x27,k=1x1,bias=1,data=nxc",
         "conv:n=2,c=24,o=256,in=19x17,k=1x1,bias=1,data=nxc",
+        // ... and with taps: conv1's 7 taps x 3 channels read in place across a kernel row, 2240 pixels in blocks
+        // of 1024 (16 lanes), a block's rows crossing from one image to the next; a 3x3 layer reading x without
+        // its padding (runs of pixels per block), two parts of 800 pixels in blocks of 128 (256 lanes)
+        "conv:n=2,c=3,o=16,in=64x70,k=7x7,s=2x2,pb=3x3,pe=3x3,bias=1,data=nxc",
+        "conv:n=2,c=32,o=256,in=20x40,k=3x3,pb=1x1,pe=1x1,data=nxc",
         // 1x1 layers: with a stride the pixels are not evenly spaced in the padded input (read through
         // the per-pixel offsets, not a constant step); with a crop they are again, in the padded copy
         "conv:n=2,c=20,o=24,in=9x11,k=1x1,s=2x2,pb=1x0,pe=0x1,bias=1,data=nxc",
