@@ -42,10 +42,12 @@ constexpr i64 kWholeRowSliceFloats = i64{1} << 19;
 // blocks of 64 (the rule before for 1x1 layers: the lines within L1) or 128 pixels: pw16_96_112 5.0-5.4 -> 4.1-4.9
 // ms, pw192_32_28 0.81 -> 0.73, res5_1x1_2048 8.6 -> 7.6-7.8, pw576_96_14 1.63 -> 1.52, pw960_320_7 2.29 -> 2.12,
 // conv1_7x7s2 (64 lanes) 20.3-21.8 -> 19.5-20.3; res2_1x1_256 (1 KB of lines a pixel) stays at 128 (AVX2 10-12.6 ms
-// against 9.6-9.8 at 256).
-i64 block_pixels_general(i64 lanes) {
+// against 9.6-9.8 at 256). A block never grows past a part's `part_pixels` (the scratch, zero-filled on a plan's
+// first call, is sized by the block: a batch-1 layer of 49 pixels keeps blocks of 128).
+i64 block_pixels_general(i64 lanes, i64 part_pixels) {
     i64 pixels = 128;
-    while (pixels < 1024 && 2 * pixels * lanes * static_cast<i64>(sizeof(float)) <= kPanelShareBytes) pixels *= 2;
+    while (pixels < 1024 && pixels < part_pixels && 2 * pixels * lanes * static_cast<i64>(sizeof(float)) <= kPanelShareBytes)
+        pixels *= 2;
     return pixels;
 }
 
@@ -203,7 +205,8 @@ struct BackwardWeightsPlan::Impl {
         // (backward_weights_split.hpp)
         parts = detail::backward_weights_parts(p);
         detail::split_for_threads(p, lanes_split(), parts, threads);
-        if (!p.depthwise) p.block_pixels = block_pixels_general(p.lane_blocks_per_item * block);
+        if (!p.depthwise)
+            p.block_pixels = block_pixels_general(p.lane_blocks_per_item * block, (p.output_rows() + parts - 1) / parts * g.out[2]);
     }
 
     void run(const void* src, const void* diff_dst, void* diff_weights, void* diff_bias) const {
