@@ -86,6 +86,7 @@ Decomposition backward_weights_decomposition(const BackwardWeightsProblem& p, bo
     const double total = static_cast<double>(p.item_groups() * rows_total(p)) * static_cast<double>(lanes_total(p)) *
                          static_cast<double>(rows * pixels_per_row);
     d.mean_task = total / static_cast<double>(d.tasks);
+    d.block_pixels = p.depthwise ? 0 : p.block_pixels;
     return d;
 }
 

@@ -127,6 +127,32 @@ TEST(Decomposition, BackwardWeightsDepthwiseCutsTheChannels) {
     for (const std::string& f : failures) ADD_FAILURE() << f;
 }
 
+// The general kernel's blocks of pixels (backward_weights_plan.cpp, block_pixels_general): from 128 up to 1024, and
+// never past what a part holds (the scratch, zero-filled on a plan's first call, is sized by the block): a batch-1
+// layer of 49 pixels keeps blocks of 128 where its lanes would take 512 at batch 8.
+TEST(Decomposition, BackwardWeightsBlocksHoldNoMoreThanAPart) {
+    std::vector<std::string> failures;
+    for (const auto& [name, shape] : table_layers())
+        for (const int batch : {1, 8}) {
+            const ConvDescriptor d = table_descriptor(shape, batch);
+            std::int64_t pixels = d.batch;
+            for (int a = 0; a < d.rank; ++a) pixels *= d.output_size(a);
+            for (const Path path : weights_paths(d))
+                for (const int threads : {1, 2, 16}) {
+                    const Decomposition s = BackwardWeightsPlan(d, Options{threads, path}).decomposition();
+                    const bool depthwise = d.groups == d.in_channels && d.groups == d.out_channels;
+                    const bool ok = depthwise ? s.block_pixels == 0
+                                              : s.block_pixels >= 128 && s.block_pixels <= 1024 &&
+                                                    s.block_pixels <= std::max<std::int64_t>(128, 2 * pixels);
+                    if (!ok)
+                        failures.push_back(name + " batch " + std::to_string(batch) + " " + std::string(to_string(path)) + " " +
+                                           std::to_string(threads) + " threads: blocks of " + std::to_string(s.block_pixels) +
+                                           " pixels for " + std::to_string(pixels) + " [" + to_string(d) + "]");
+                }
+        }
+    for (const std::string& f : failures) ADD_FAILURE() << f;
+}
+
 // The items follow the thread count; the parts, which set each element's order of summation, do not: the same
 // bits at 1 and 16 threads on table layers whose cut differs between them.
 TEST(Decomposition, BackwardWeightsSameBitsAtOneAndSixteenThreads) {

@@ -21,6 +21,9 @@ struct Decomposition {
     // where a call is too small to pay for every thread's fork and join: the threads that take its tasks, the tasks
     // in this many ranges (0: every thread); the forward depthwise paths only
     int busy_threads = 0;
+    // the backward-weights general kernel's block of output pixels (each tile's accumulators visited once a block;
+    // its scratch is sized by it); 0 elsewhere
+    std::int64_t block_pixels = 0;
 
     // n tasks (at most `most`, the finest cut) of `each` multiply-adds but the last, `last`
     void set_tasks(std::int64_t n, std::int64_t most, double each, double last) {
