@@ -197,7 +197,6 @@ struct BackwardWeightsPlan::Impl {
         weights_direct = !p.depthwise && path != Path::scalar && desc.dtype == DataType::f32 &&
                          desc.filter_format == FilterFormat::xio && g.groups == 1;
         p.bias_at = desc.has_bias ? g.groups * g.taps() * g.in_per_group * g.out_per_group : -1;
-        p.block_pixels = 128;
         p.rows_per_block = std::max<i64>(1, 128 / g.out[2]);
         // depthwise: the packed rows stay in L2 (many channels: fewer rows per block)
         while (p.depthwise && p.rows_per_block > 1 && p.scratch_floats() > kDepthwiseScratchFloats) --p.rows_per_block;
@@ -205,6 +204,8 @@ struct BackwardWeightsPlan::Impl {
         // (backward_weights_split.hpp)
         parts = detail::backward_weights_parts(p);
         detail::split_for_threads(p, lanes_split(), parts, threads);
+        // the general kernel's blocks of pixels, from the item's lanes once the items are cut (the depthwise
+        // kernel's blocks are rows_per_block)
         if (!p.depthwise)
             p.block_pixels = block_pixels_general(p.lane_blocks_per_item * block, (p.output_rows() + parts - 1) / parts * g.out[2]);
     }
