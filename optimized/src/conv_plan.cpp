@@ -99,6 +99,8 @@ struct ConvPlan::Impl {
     // (a call of a few microseconds: depthwise_threads.hpp); == threads: the tasks as they come
     i64 depthwise_ranges = 1;
     detail::PaddedInputParts padded_input_parts;  // xp in chunks of images, or one image in bands (padded_input_parts.hpp)
+    // the images of a chunk of the batch (xp and y, where the plan holds them: padded_input_parts.hpp, chunk_images)
+    i64 chunk_images = 1;
     std::int64_t padded_input_budget = 0;  // Options::padded_input_budget
 
     // Workspaces kept between calls (workspace_pool.hpp): the padded input xp, the f32 output y, and
@@ -178,7 +180,8 @@ void ConvPlan::Impl::cut_for_threads() {
         return;
     const bool avx512 = path == Path::blocked_avx512;
     const i64 tile = avx512 ? detail::avx512::tile_width(blocked.vector_blocks) : detail::avx2::tile_width(blocked.vector_blocks);
-    const i64 others = g.batch * g.groups * blocked.oc_super_blocks * g.out[0];
+    // (a parallel loop runs one chunk of images: chunk_images)
+    const i64 others = chunk_images * g.groups * blocked.oc_super_blocks * g.out[0];
     // (the 1x1 layers' items run one range per thread: run_kernel)
     blocked.chunk_pixels =
         detail::blocked_thread_chunk_pixels(blocked.chunk_pixels, g.out[1] * g.out[2], others, tile, threads, g.taps() == 1);
@@ -348,23 +351,29 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         return;
     }
     detail::Workspace<float> xp_space, y_space;
+    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
+    const bool bands = packs && (padded_input_parts.in_tasks || padded_input_parts.axis >= 0);
+    const i64 out_image = g.out_pixels() * g.out_channels;
+    // y for a chunk of images (chunk_images), or for the whole batch where the plan runs bands
     float* y = static_cast<float*>(dst);
     if (!detail::dst_is_y(desc)) {
-        y_space = outputs.take(static_cast<std::size_t>(desc.dst_elements()));
+        y_space = outputs.take(static_cast<std::size_t>((bands ? g.batch : chunk_images) * out_image));
         y = y_space.data();
     }
     // the batch in chunks of images, or one image in bands (padded_input_parts.hpp): xp never takes more than
     // the input's bytes plus half the fixed workspace (Options::padded_input_budget)
-    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
+    detail::PaddedInputParts xp_parts = padded_input_parts;
+    if (!bands) xp_parts.images = chunk_images;
     if (packs && !padded_input_parts.in_tasks)
-        xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, padded_input_parts)));
+        xp_space = padded_inputs.take(static_cast<std::size_t>(detail::xp_part_floats(src_geometry, xp_parts)));
     if (packs && padded_input_parts.in_tasks) {
         run_band_tasks(src, y);
     } else if (packs && padded_input_parts.axis >= 0) {
         run_bands(src, xp_space.data(), y);
     } else {
-        const i64 images = packs ? padded_input_parts.images : g.batch;
+        const i64 images = chunk_images;
         const i64 src_image_bytes = size_of(desc.dtype) * (desc.src_elements() / g.batch);
+        const i64 dst_image_bytes = size_of(desc.dtype) * out_image;
         for (i64 n0 = 0; n0 < g.batch; n0 += images) {
             detail::Geometry chunk = g, src_chunk = src_geometry;
             chunk.batch = src_chunk.batch = std::min(images, g.batch - n0);
@@ -377,8 +386,16 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
                               pack_src_grain(src_desc, src_chunk));
                 xp = out;
             }
-            run_kernel(chunk, xp, y + n0 * g.out_pixels() * g.out_channels);
+            if (!y_space.held()) {
+                run_kernel(chunk, xp, y + n0 * out_image);
+                continue;
+            }
+            run_kernel(chunk, xp, y);
+            void* chunk_dst = static_cast<char*>(dst) + n0 * dst_image_bytes;
+            parallel_rows(detail::store_dst_task_count(desc, chunk),
+                          [&](i64 b, i64 e) { detail::store_dst_tasks(desc, chunk, y, chunk_dst, b, e); });
         }
+        return;
     }
     if (y_space.held())
         parallel_rows(detail::store_dst_task_count(desc, g),
@@ -555,6 +572,10 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
     m.threads = options.threads > 0 ? options.threads : std::max(1, tbb::this_task_arena::max_concurrency());
+    const bool packs = !m.src_in_place && !detail::src_is_xp(m.src_desc, m.src_geometry);
+    m.chunk_images = detail::chunk_images(m.geometry, m.padded_input_parts, packs,
+                                          double(m.src_geometry.padded_pixels()) * double(m.src_geometry.channel_stride),
+                                          !detail::dst_is_y(m.desc), m.threads);
     m.cut_for_threads();
 }
 
@@ -601,11 +622,13 @@ Decomposition ConvPlan::decomposition() const {
     case Path::blocked_avx2: {
         const detail::BlockedProblem& p = m.blocked;
         const double lanes = static_cast<double>(p.vector_blocks) * (m.path == Path::blocked_avx512 ? 16.0 : 8.0);
-        const i64 chunks = p.chunks_per_plane(), others = p.work_items() / chunks;
+        // a parallel loop's items: one chunk of images' (chunk_images)
+        const i64 items = p.work_items() / g.batch * m.chunk_images;
+        const i64 chunks = p.chunks_per_plane(), others = items / chunks;
         const i64 tile = m.path == Path::blocked_avx512 ? detail::avx512::tile_width(p.vector_blocks)
                                                         : detail::avx2::tile_width(p.vector_blocks);
         const double chunk = static_cast<double>(std::min(p.chunk_pixels, plane)) * lanes * per_pixel;
-        s.tasks = p.work_items();
+        s.tasks = items;
         // the finest cut: a tile's pixels per item where any chunk gives the same sums, else the layer's chunk
         s.most_tasks = detail::every_pixel_reads_every_tap(g) ? others * std::max(chunks, (plane + tile - 1) / tile) : s.tasks;
         s.largest_task = chunk;

@@ -47,6 +47,15 @@ inline i64 band_chunks(i64 chunks, const PaddedInputParts& parts, i64 b) { retur
 // The floats of the bands' buffers that `threads` threads hold at once (padded_input_task_parts).
 double xp_task_floats(const ConvDescriptor& d, const Geometry& src_geometry, std::int64_t budget_bytes, i64 chunk_pixels,
                       i64 threads);
+// The images of one chunk of the batch where the plan holds the kernels' f32 channels-last output y for a dst that
+// is not one (NCX, or 16-bit NXC), runs in chunks of whole images (not in bands: parts.axis < 0, !parts.in_tasks) and
+// stores each chunk's y to dst as soon as its kernel ends: as many images as keep the chunk's xp (where the plan
+// packs it, `xp_image_floats` an image) and y within `threads` x 2 MiB, so that each thread's share stays about a
+// core's L2 and the store reads y back from the cache; at least one image, at most parts.images where it packs, and
+// y and xp never hold more than the chunk. Without y: parts.images where it packs, else the batch; the batch where it
+// runs bands (their loops are the bands').
+i64 chunk_images(const Geometry& g, const PaddedInputParts& parts, bool packs, double xp_image_floats, bool holds_y,
+                 i64 threads);
 // The floats of the largest part's xp.
 double xp_part_floats(const Geometry& src_geometry, const PaddedInputParts& parts);
 // The output planes (axis 0) or rows (axis 1) [first, last] that the band of positions [q0, q1) covers,
