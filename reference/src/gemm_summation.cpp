@@ -29,6 +29,7 @@ namespace {
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMatrix = Eigen::Map<const RowMajor>;
 using OutBlock = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
+using WeightsBlock = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 // Along axis a: for output index o, the taps k whose input index o*S - P_L + k*D lies in [0, in).
 std::vector<std::int64_t> taps_inside(const detail::Geometry3& g, int a) {
@@ -47,7 +48,7 @@ double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
     const std::int64_t P = g.out[0] * g.out[1] * g.out[2];
     const double C = static_cast<double>(detail::block_columns(static_cast<std::int64_t>(K), P));
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return 8.0 * static_cast<double>(d.weights_elements()) +
+    return 24.0 * static_cast<double>(d.weights_elements()) +
            threads * (24.0 * K * C + 8.0 * static_cast<double>(d.out_channels_per_group()) * K);
 }
 
@@ -94,25 +95,58 @@ ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double
     // blocks of output positions: columns of one block share the im2col rows of every term position
     const std::int64_t columns = detail::block_columns(K, P);
     const std::int64_t blocks_per_plane = (P + columns - 1) / columns;
+    // Each block's taps from the first to the last that read inside the input (im2col.hpp, live_taps): where a
+    // block has taps outside that range (their rows all zero: dilated layers with their pads, a third of the taps
+    // of DeepLab's rate-18 ASPP layer in most blocks), its product takes the range's rows only, taps first: the
+    // weights' columns (tap, ic_g) of the range are then one run of weights_taps_first, [G * OC_G][taps][IC_G].
+    std::vector<detail::TapRange> live(static_cast<std::size_t>(blocks_per_plane));
+    bool some_dead = false;
+    for (std::int64_t block = 0; block < blocks_per_plane; ++block) {
+        live[block] = detail::live_taps(g, block * columns, std::min(columns, P - block * columns));
+        some_dead = some_dead || live[block].end - live[block].first < taps;
+    }
+    std::vector<double> weights_taps_first, weights_taps_first_magnitude;
+    if (some_dead) {
+        weights_taps_first.resize(weights.size());
+        weights_taps_first_magnitude.resize(weights.size());
+        for (std::int64_t o = 0; o < G * OCg; ++o)
+            for (std::int64_t ic = 0; ic < ICg; ++ic)
+                for (std::int64_t t = 0; t < taps; ++t) {
+                    weights_taps_first[(o * taps + t) * ICg + ic] = weights[(o * ICg + ic) * taps + t];
+                    weights_taps_first_magnitude[(o * taps + t) * ICg + ic] = weights_magnitude[(o * ICg + ic) * taps + t];
+                }
+    }
     auto sum_block = [&](std::int64_t task) {
         const std::int64_t block = task % blocks_per_plane, group = (task / blocks_per_plane) % G;
         const std::int64_t n = task / (blocks_per_plane * G);
         const std::int64_t p0 = block * columns, width = std::min(columns, P - p0);
-        // im2col of this block (im2col.hpp): row (ic_g, kd, kh, kw), column p0 + j; zero where the tap is in the
-        // padding. Every element is written (a value or a zero), so the reused buffers need no clearing first.
+        const detail::TapRange range = live[block];
+        const bool all_taps = range.end - range.first == taps;
+        const std::int64_t rows = ICg * (range.end - range.first);
+        // im2col of this block (im2col.hpp): row (ic_g, kd, kh, kw), or (tap, ic_g) for the range's taps, column p0 + j;
+        // zero where the tap is in the padding. Every element is written (a value or a zero), so the reused buffers
+        // need no clearing first.
         thread_local std::vector<double> patches, patches_magnitude;
-        patches.resize(static_cast<std::size_t>(K * width));
+        patches.resize(static_cast<std::size_t>(rows * width));
         patches_magnitude.resize(patches.size());
         detail::im2col_block(g, src.data() + (n * d.in_channels + group * ICg) * in_plane, ICg, p0, width,
-                             patches.data(), patches_magnitude.data());
-        const ConstMatrix a(patches.data(), K, width), a_magnitude(patches_magnitude.data(), K, width);
-        const ConstMatrix w(weights.data() + group * OCg * K, OCg, K);
-        const ConstMatrix w_magnitude(weights_magnitude.data() + group * OCg * K, OCg, K);
+                             patches.data(), patches_magnitude.data(), all_taps ? nullptr : &range);
+        const ConstMatrix a(patches.data(), rows, width), a_magnitude(patches_magnitude.data(), rows, width);
+        const std::int64_t w0 = group * OCg * K + (all_taps ? 0 : range.first * ICg);
+        const WeightsBlock w(all_taps ? weights.data() + w0 : weights_taps_first.data() + w0, OCg, rows,
+                             Eigen::OuterStride<>(K));
+        const WeightsBlock w_magnitude(all_taps ? weights_magnitude.data() + w0 : weights_taps_first_magnitude.data() + w0,
+                                       OCg, rows, Eigen::OuterStride<>(K));
         const std::int64_t first = (n * OC + group * OCg) * P + p0;
         OutBlock sum(r.dst.data() + first, OCg, width, Eigen::OuterStride<>(P));
         OutBlock magnitude(r.magnitude.data() + first, OCg, width, Eigen::OuterStride<>(P));
-        sum.noalias() = w * a;
-        magnitude.noalias() = w_magnitude * a_magnitude;
+        if (rows == 0) {  // every output of the block reads only padding: no term
+            sum.setZero();
+            magnitude.setZero();
+        } else {
+            sum.noalias() = w * a;
+            magnitude.noalias() = w_magnitude * a_magnitude;
+        }
         // the definition's sum begins at the bias, or at +0: adding +0 turns a product's -0 (an output whose
         // every term is 0 * a negative weight) into the definition's +0, and changes no other value
         for (std::int64_t oc = 0; oc < OCg; ++oc) {

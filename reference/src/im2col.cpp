@@ -8,30 +8,40 @@ namespace convcheck::reference::detail {
 
 namespace {
 
-// For each row (ic, kd, kh, kw) of a block, in order, and each run of its columns [j, j + run) whose outputs share one
-// (od, oh): inside(ic, row, j, run, line, x2) where that tap's input row lies in the input (line: the row's first
-// element in channel ic's plane; x2: the input column of the run's first output, the next ones S_w apart), else
-// outside(row, j, run).
+// For each row of a block, in order, and each run of its columns [j, j + run) whose outputs share one (od, oh):
+// inside(ic, row, j, run, line, x2) where that tap's input row lies in the input (line: the row's first element in
+// channel ic's plane; x2: the input column of the run's first output, the next ones S_w apart), else
+// outside(row, j, run). The rows: (ic, kd, kh, kw) for every tap; or, with `taps`, (tap, ic) for the taps
+// [taps->first, taps->end) only (taps numbered (kd, kh, kw) in order).
 template <class Inside, class Outside>
-void for_each_run(const Geometry3& g, std::int64_t channels, std::int64_t p0, std::int64_t width, Inside inside,
-                  Outside outside) {
-    for (std::int64_t ic = 0, row = 0; ic < channels; ++ic)
-        for (std::int64_t kd = 0; kd < g.kernel[0]; ++kd)
-            for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh)
-                for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw, ++row)
-                    for (std::int64_t j = 0, p = p0; j < width;) {
-                        const std::int64_t ow0 = p % g.out[2], oh = (p / g.out[2]) % g.out[1];
-                        const std::int64_t od = p / (g.out[2] * g.out[1]);
-                        const std::int64_t run = std::min(width - j, g.out[2] - ow0);
-                        const std::int64_t x0 = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-                        const std::int64_t x1 = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-                        if (x0 >= 0 && x0 < g.in[0] && x1 >= 0 && x1 < g.in[1])
-                            inside(ic, row, j, run, (x0 * g.in[1] + x1) * g.in[2], ow0 * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2]);
-                        else
-                            outside(row, j, run);
-                        j += run;
-                        p += run;
-                    }
+void for_each_run(const Geometry3& g, std::int64_t channels, std::int64_t p0, std::int64_t width, const TapRange* taps,
+                  Inside inside, Outside outside) {
+    const std::int64_t all = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const std::int64_t first = taps ? taps->first : 0, end = taps ? taps->end : all;
+    const auto runs = [&](std::int64_t ic, std::int64_t tap, std::int64_t row) {
+        const std::int64_t kd = tap / (g.kernel[1] * g.kernel[2]), kh = (tap / g.kernel[2]) % g.kernel[1],
+                           kw = tap % g.kernel[2];
+        for (std::int64_t j = 0, p = p0; j < width;) {
+            const std::int64_t ow0 = p % g.out[2], oh = (p / g.out[2]) % g.out[1];
+            const std::int64_t od = p / (g.out[2] * g.out[1]);
+            const std::int64_t run = std::min(width - j, g.out[2] - ow0);
+            const std::int64_t x0 = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+            const std::int64_t x1 = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+            if (x0 >= 0 && x0 < g.in[0] && x1 >= 0 && x1 < g.in[1])
+                inside(ic, row, j, run, (x0 * g.in[1] + x1) * g.in[2], ow0 * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2]);
+            else
+                outside(row, j, run);
+            j += run;
+            p += run;
+        }
+    };
+    if (taps == nullptr) {
+        for (std::int64_t ic = 0, row = 0; ic < channels; ++ic)
+            for (std::int64_t tap = 0; tap < all; ++tap, ++row) runs(ic, tap, row);
+        return;
+    }
+    for (std::int64_t tap = first, row = 0; tap < end; ++tap)
+        for (std::int64_t ic = 0; ic < channels; ++ic, ++row) runs(ic, tap, row);
 }
 
 }  // namespace
@@ -46,11 +56,40 @@ std::vector<std::int64_t> input_index(const Geometry3& g, int a) {
     return x;
 }
 
+TapRange live_taps(const Geometry3& g, std::int64_t p0, std::int64_t width) {
+    TapRange live{g.kernel[0] * g.kernel[1] * g.kernel[2], 0};
+    // run by run (outputs of one (od, oh)): a tap is live where its input plane and row lie inside and its input column
+    // does for one of the run's outputs
+    for (std::int64_t j = 0, p = p0; j < width;) {
+        const std::int64_t ow0 = p % g.out[2], oh = (p / g.out[2]) % g.out[1], od = p / (g.out[2] * g.out[1]);
+        const std::int64_t run = std::min(width - j, g.out[2] - ow0);
+        for (std::int64_t kd = 0, tap = 0; kd < g.kernel[0]; ++kd)
+            for (std::int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                for (std::int64_t kw = 0; kw < g.kernel[2]; ++kw, ++tap) {
+                    if (tap >= live.first && tap < live.end) continue;  // already inside the range
+                    const std::int64_t x0 = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+                    const std::int64_t x1 = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+                    if (x0 < 0 || x0 >= g.in[0] || x1 < 0 || x1 >= g.in[1]) continue;
+                    for (std::int64_t ow = ow0; ow < ow0 + run; ++ow) {
+                        const std::int64_t x2 = ow * g.stride[2] - g.pad_begin[2] + kw * g.dilation[2];
+                        if (x2 < 0 || x2 >= g.in[2]) continue;
+                        live.first = std::min(live.first, tap);
+                        live.end = std::max(live.end, tap + 1);
+                        break;
+                    }
+                }
+        j += run;
+        p += run;
+    }
+    if (live.end <= live.first) live = TapRange{0, 0};
+    return live;
+}
+
 void im2col_block(const Geometry3& g, const double* planes, std::int64_t channels, std::int64_t p0,
-                  std::int64_t width, double* patches, double* patches_magnitude) {
+                  std::int64_t width, double* patches, double* patches_magnitude, const TapRange* taps) {
     const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
     for_each_run(
-        g, channels, p0, width,
+        g, channels, p0, width, taps,
         [&](std::int64_t ic, std::int64_t row, std::int64_t j, std::int64_t run, std::int64_t line, std::int64_t x2) {
             const double* in = planes + ic * in_plane + line;
             double* out = patches + row * width + j;
@@ -72,7 +111,7 @@ void col2im_add_block(const Geometry3& g, const double* columns, const double* c
                       double* planes_magnitude) {
     const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
     for_each_run(
-        g, channels, p0, width,
+        g, channels, p0, width, nullptr,
         [&](std::int64_t ic, std::int64_t row, std::int64_t j, std::int64_t run, std::int64_t line, std::int64_t x2) {
             double* plane = planes + ic * in_plane + line;
             double* plane_magnitude = planes_magnitude + ic * in_plane + line;

@@ -30,9 +30,19 @@ std::vector<std::int64_t> input_index(const Geometry3& g, int a);
 // term positions, and column j for the output position p0 + j (j < width, positions in (od, oh, ow) order).
 // Element (row, j) is the input value that tap reads for that output, planes[ic][x] with
 // x = y*S - P_L + k*D on each axis, or 0 where x lies outside [0, in) (the padding); patches_magnitude holds
-// its absolute value. Both are written whole (width elements a row), in row-major order.
+// its absolute value. Both are written whole (width elements a row), in row-major order. With `taps`, the rows
+// of those taps only, taps first: row (tap - taps->first) * channels + ic for the taps [taps->first, taps->end).
+struct TapRange {
+    std::int64_t first = 0, end = 0;  // taps (kd, kh, kw), numbered in that order
+};
 void im2col_block(const Geometry3& g, const double* planes, std::int64_t channels, std::int64_t p0,
-                  std::int64_t width, double* patches, double* patches_magnitude);
+                  std::int64_t width, double* patches, double* patches_magnitude, const TapRange* taps = nullptr);
+
+// The taps of the block [p0, p0 + width) from the first to the last that reads inside the input for one of its
+// outputs (empty, {0, 0}, where none does). Every tap outside that range reads the padding for every output of the
+// block: its rows of the block's im2col (one per input channel) are all zero, products that are no term of the
+// definition.
+TapRange live_taps(const Geometry3& g, std::int64_t p0, std::int64_t width);
 
 // col2im, im2col_block's adjoint: element (row, j) of `columns` (rows and columns as above, row-major, width
 // elements a row) is added to the input position its tap reads for the output p0 + j, planes[ic][x], and

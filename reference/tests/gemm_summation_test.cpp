@@ -104,7 +104,12 @@ TEST(GemmSummation, ManyBlocksAndLongRowsAgree) {
     for (const char* text : {"c=600,o=3,in=20x20,k=3x3,pb=1x1,pe=1x1,bias=1",
                              "n=2,c=6,o=4,g=2,in=45x41,k=3x5,s=1x2,d=2x1,pb=1x-1,pe=2x3,bias=1",
                              "c=5,o=3,in=9x30x33,k=2x3x3,s=1x1x3,pb=0x1x1,pe=1x1x1,bias=1",
-                             "n=2,c=64,o=8,in=30x30,k=1x1", "n=2,c=8,o=8,g=8,in=40x40,k=3x3,pb=1x1,pe=1x1,bias=1"}) {
+                             "n=2,c=64,o=8,in=30x30,k=1x1", "n=2,c=8,o=8,g=8,in=40x40,k=3x3,pb=1x1,pe=1x1,bias=1",
+                             // blocks of 2 rows where one or two kernel rows read only padding (DeepLab's ASPP at
+                             // rate 18, their rows left out of the block's product), and blocks of outputs that read
+                             // nothing but padding (no term at all) beside blocks that read the input
+                             "c=600,o=3,in=33x33,k=3x3,d=18x18,pb=18x18,pe=18x18,bias=1",
+                             "c=300,o=2,in=20,k=3,d=2,pb=400,pe=30", "c=300,o=2,in=20,k=3,d=2,pb=400,pe=30,bias=1"}) {
         EXPECT_EQ(compare_with_the_definition(parse_descriptor(text), 7, true, {1, 2}), "") << text;
         EXPECT_EQ(compare_with_the_definition(parse_descriptor(text), 7, false, {1, 2}), "") << text;
     }
