@@ -40,6 +40,22 @@ std::vector<std::int64_t> taps_inside(const detail::Geometry3& g, int a) {
     return count;
 }
 
+// Each block's taps from the first to the last that read inside the input (im2col.hpp, live_taps), for the blocks of
+// `columns` output positions of a plane of P.
+std::vector<detail::TapRange> block_tap_ranges(const detail::Geometry3& g, std::int64_t columns, std::int64_t P) {
+    std::vector<detail::TapRange> ranges(static_cast<std::size_t>((P + columns - 1) / columns));
+    for (std::size_t block = 0; block < ranges.size(); ++block) {
+        const std::int64_t p0 = static_cast<std::int64_t>(block) * columns;
+        ranges[block] = detail::live_taps(g, p0, std::min(columns, P - p0));
+    }
+    return ranges;
+}
+
+// Whether a block leaves taps out (its product then reads the weights taps first).
+bool some_block_leaves_taps_out(const std::vector<detail::TapRange>& ranges, std::int64_t taps) {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const detail::TapRange& r) { return r.end - r.first < taps; });
+}
+
 }  // namespace
 
 double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
@@ -48,7 +64,9 @@ double gemm_summation_work_bytes(const ConvDescriptor& d, int threads) {
     const std::int64_t P = g.out[0] * g.out[1] * g.out[2];
     const double C = static_cast<double>(detail::block_columns(static_cast<std::int64_t>(K), P));
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return 24.0 * static_cast<double>(d.weights_elements()) +
+    const std::int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const bool taps_first = some_block_leaves_taps_out(block_tap_ranges(g, static_cast<std::int64_t>(C), P), taps);
+    return (taps_first ? 24.0 : 8.0) * static_cast<double>(d.weights_elements()) +
            threads * (24.0 * K * C + 8.0 * static_cast<double>(d.out_channels_per_group()) * K);
 }
 
@@ -99,14 +117,9 @@ ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double
     // block has taps outside that range (their rows all zero: dilated layers with their pads, a third of the taps
     // of DeepLab's rate-18 ASPP layer in most blocks), its product takes the range's rows only, taps first: the
     // weights' columns (tap, ic_g) of the range are then one run of weights_taps_first, [G * OC_G][taps][IC_G].
-    std::vector<detail::TapRange> live(static_cast<std::size_t>(blocks_per_plane));
-    bool some_dead = false;
-    for (std::int64_t block = 0; block < blocks_per_plane; ++block) {
-        live[block] = detail::live_taps(g, block * columns, std::min(columns, P - block * columns));
-        some_dead = some_dead || live[block].end - live[block].first < taps;
-    }
+    const std::vector<detail::TapRange> live = block_tap_ranges(g, columns, P);
     std::vector<double> weights_taps_first, weights_taps_first_magnitude;
-    if (some_dead) {
+    if (some_block_leaves_taps_out(live, taps)) {
         weights_taps_first.resize(weights.size());
         weights_taps_first_magnitude.resize(weights.size());
         for (std::int64_t o = 0; o < G * OCg; ++o)

@@ -78,6 +78,7 @@ TapRange live_taps(const Geometry3& g, std::int64_t p0, std::int64_t width) {
                         break;
                     }
                 }
+        if (live.first == 0 && live.end == g.kernel[0] * g.kernel[1] * g.kernel[2]) return live;  // every tap
         j += run;
         p += run;
     }

@@ -41,7 +41,7 @@ ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double
 std::vector<std::int64_t> plane_term_counts(const ConvDescriptor& d);
 
 // The bytes gemm_convolution_summation holds beyond its result, at most, on `threads` threads (0: one per core):
-// |weights| 8W, the weights and |weights| taps first where some block has taps that read only padding (16W), and per
+// |weights| 8W, the weights and |weights| taps first where a block leaves out taps that read only padding (16W), and per
 // thread its im2col block and that block's magnitudes (2 x 8 K C, K = IC_G * taps, C its columns) and Eigen's packed
 // copies of a block of each operand (at most 8 K C + 8 OC_G K).
 double gemm_summation_work_bytes(const ConvDescriptor& d, int threads = 0);
