@@ -126,6 +126,7 @@ struct Problem {
         return offset(filter_format == CONVCHECK_OIX ? (o * ICg + i) * k_spatial + kx : (kx * ICg + i) * O + o);
     }
     long long dst_index(long long n, long long o, long long x) const {
+        if (m == M::chunks_stored_at_first_images && d.data_format == CONVCHECK_NCX) n %= 2;
         if (strided_dst) return offset(strided_offset(dst_st, n, o, x, out));
         return offset(d.data_format == CONVCHECK_NCX ? (n * O + o) * out_spatial + x : (n * out_spatial + x) * O + o);
     }
