@@ -145,6 +145,8 @@ struct ConvPlan::Impl {
     void pack_weights(const void* user_weights, const void* user_bias);
     // the cuts that follow `threads` (the same sums for any: see each)
     void cut_for_threads();
+    // whether the kernels read a packed copy of src, xp (not src in place, nor src that already is xp)
+    bool packs_src() const { return !src_in_place && !detail::src_is_xp(src_desc, src_geometry); }
     void run(const void* src, void* dst) const;
     // the blocked paths, one image at a time in bands (padded_input_parts.axis >= 0): pack each band's input, run its items
     void run_bands(const void* src, float* xp, float* y) const;
@@ -174,9 +176,8 @@ void ConvPlan::Impl::cut_for_threads() {
     // however the plane is cut; only where the kernels read src as it is or xp whole (no bands: path_memory.cpp's
     // estimate assumes the layer's chunk for those)
     const bool blocked_path = path == Path::blocked_avx2 || path == Path::blocked_avx512;
-    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
     if (!blocked_path || forward_rows || !detail::every_pixel_reads_every_tap(g) ||
-        (packs && (padded_input_parts.axis >= 0 || padded_input_parts.in_tasks)))
+        (packs_src() && padded_input_parts.in_bands()))
         return;
     const bool avx512 = path == Path::blocked_avx512;
     const i64 tile = avx512 ? detail::avx512::tile_width(blocked.vector_blocks) : detail::avx2::tile_width(blocked.vector_blocks);
@@ -351,13 +352,12 @@ void ConvPlan::Impl::run(const void* src, void* dst) const {
         return;
     }
     detail::Workspace<float> xp_space, y_space;
-    const bool packs = !src_in_place && !detail::src_is_xp(src_desc, src_geometry);
-    const bool bands = packs && (padded_input_parts.in_tasks || padded_input_parts.axis >= 0);
+    const bool packs = packs_src(), bands = packs && padded_input_parts.in_bands();
     const i64 out_image = g.out_pixels() * g.out_channels;
-    // y for a chunk of images (chunk_images), or for the whole batch where the plan runs bands
+    // y for a chunk of images (chunk_images: the whole batch where the plan runs bands)
     float* y = static_cast<float*>(dst);
     if (!detail::dst_is_y(desc)) {
-        y_space = outputs.take(static_cast<std::size_t>((bands ? g.batch : chunk_images) * out_image));
+        y_space = outputs.take(static_cast<std::size_t>(chunk_images * out_image));
         y = y_space.data();
     }
     // the batch in chunks of images, or one image in bands (padded_input_parts.hpp): xp never takes more than
@@ -572,8 +572,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
                                   blocked ? m.blocked_weights.chunk_pixels : 0);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
     m.threads = options.threads > 0 ? options.threads : std::max(1, tbb::this_task_arena::max_concurrency());
-    const bool packs = !m.src_in_place && !detail::src_is_xp(m.src_desc, m.src_geometry);
-    m.chunk_images = detail::chunk_images(m.geometry, m.padded_input_parts, packs,
+    m.chunk_images = detail::chunk_images(m.geometry, m.padded_input_parts, m.packs_src(),
                                           double(m.src_geometry.padded_pixels()) * double(m.src_geometry.channel_stride),
                                           !detail::dst_is_y(m.desc), m.threads);
     m.cut_for_threads();

@@ -109,7 +109,7 @@ double xp_task_floats(const ConvDescriptor& d, const Geometry& sg, std::int64_t 
 
 i64 chunk_images(const Geometry& g, const PaddedInputParts& parts, bool packs, double xp_image_floats, bool holds_y,
                  i64 threads) {
-    if (packs && (parts.axis >= 0 || parts.in_tasks)) return g.batch;
+    if (packs && parts.in_bands()) return g.batch;
     const i64 most = packs ? parts.images : g.batch;
     if (!holds_y) return most;
     const double image_bytes = 4.0 * (double(g.out_pixels()) * double(g.out_channels) + (packs ? xp_image_floats : 0.0));

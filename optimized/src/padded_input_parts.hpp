@@ -27,6 +27,8 @@ struct PaddedInputParts {
     // inside the work's tasks instead (padded_input_task_parts), not in a pass of its own
     bool in_tasks = false;
     i64 bands = 0;  // padded_input_task_parts: the bands of an image, of `band` chunks or one fewer (band_chunks)
+    // whether a plan that packs xp runs one image at a time in bands (axis >= 0 or in_tasks)
+    bool in_bands() const { return axis >= 0 || in_tasks; }
 };
 
 // How the plan packs xp for `d` (src_geometry: the geometry of what the kernels read). budget_bytes: the

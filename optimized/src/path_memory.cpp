@@ -88,18 +88,17 @@ std::int64_t path_memory_bytes(const ConvDescriptor& original, Path path) {
         if (rows) xp = double(detail::forward_rows_copy_floats(d));
         const bool packs = !in_place && !detail::src_is_xp(src_desc, sg);
         detail::PaddedInputParts parts = detail::padded_input_parts(src_desc, sg, 0, band_chunk_pixels);
-        const bool bands = packs && (parts.axis >= 0 || parts.in_tasks);
         // xp and y for a chunk of images (chunk_images; the row kernel holds y for the whole batch)
         const i64 images = rows ? g.batch
                                 : detail::chunk_images(g, parts, packs, double(sg.padded_pixels()) * double(sg.channel_stride),
                                                        !detail::dst_is_y(d), i64(threads));
         if (packs) {
-            if (!bands) parts.images = images;
+            if (!parts.in_bands()) parts.images = images;
             // packed inside the tasks: a band's buffer per thread (padded_input_task_parts)
             xp = parts.in_tasks ? detail::xp_task_floats(src_desc, sg, 0, band_chunk_pixels, i64(threads))
                                 : detail::xp_part_floats(sg, parts);
         }
-        if (!detail::dst_is_y(d)) y = double(d.dst_elements()) / double(g.batch) * double(bands ? g.batch : images);
+        if (!detail::dst_is_y(d)) y = double(d.dst_elements()) / double(g.batch) * double(images);  // (bands: the batch)
     }
     const double taps_list = T;  // ConvPlan::Impl::taps, i64
     const double execute = 4 * (xp + y + scratch_f32) + 8 * scratch_i64;
