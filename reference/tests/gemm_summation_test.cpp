@@ -152,3 +152,13 @@ TEST(GemmSummation, SumsWithoutTermsAreTheSameBitsAndOnePlanesCountsRepeat) {
         EXPECT_EQ(whole.terms, definition.terms) << text;
     }
 }
+
+// gemm_summation_work_bytes counts the weights laid out taps first (16 bytes a weight: the values and their
+// magnitudes) only where a block leaves taps out: two layers of the same K, blocks and weights, one with blocks whose
+// kernel rows read only padding (rate 18 on 33x33), one without padding (33x33 outputs of a 35x35 input).
+TEST(GemmSummation, WorkBytesCountTheTapsFirstWeightsWhereABlockLeavesTapsOut) {
+    const ConvDescriptor dead = parse_descriptor("c=600,o=3,in=33x33,k=3x3,d=18x18,pb=18x18,pe=18x18");
+    const ConvDescriptor every = parse_descriptor("c=600,o=3,in=35x35,k=3x3");
+    EXPECT_EQ(reference::gemm_summation_work_bytes(dead, 1) - reference::gemm_summation_work_bytes(every, 1),
+              16.0 * static_cast<double>(dead.weights_elements()));
+}
