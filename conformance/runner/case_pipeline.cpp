@@ -8,6 +8,7 @@
 #include "convcheck/runner/exec_backend.hpp"
 #include "convcheck/runner/offline.hpp"
 #include "convcheck/runner/operation_traits.hpp"
+#include "convcheck/runner/parent_only_memory.hpp"
 
 namespace convcheck::runner {
 
@@ -93,6 +94,8 @@ CaseResult detail::check_case_once(const Backend& backend, const Case& c, const 
     CaseResult r;
     r.c = c;
     r.reproducer = reproducer(backend, c);
+    // the case's large arrays (its data, the reference, the judging) stay out of other jobs' children
+    const parent_only_memory::ParentOnlyScope parent_only;
     try {
         run_pipeline(backend, c, settings, r);
     } catch (const ConvError& e) {

@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "convcheck/runner/parent_only_memory.hpp"
 #include "convcheck/runner/retained_heap.hpp"
 #include "convcheck/runner/workspace.hpp"
 
@@ -139,9 +140,12 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
     const pid_t parent = getpid();
     std::unique_lock<std::mutex> forking(fork_mutex());
     std::fflush(nullptr);
+    parent_only_memory::show_to_child();  // this case's large arrays: the child's too (other jobs' are not)
     const pid_t pid = fork();
+    if (pid != 0) parent_only_memory::hide_after_fork();
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
+        parent_only_memory::in_child();
         if (g_forking_among_threads) g_leak_check_off = 1;  // see set_forking_among_threads
         release_retained_heap_in_child();  // the runner's free pages: not the plugin's to use unseen
         // the child starts with the parent's private pages (copy-on-write): they are not its own

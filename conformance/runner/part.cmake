@@ -37,11 +37,17 @@ target_compile_definitions(convcheck_runner PRIVATE
   CONVCHECK_SOURCE_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/../data"
   CONVCHECK_SOURCE_PYTHON_DIR="${PROJECT_SOURCE_DIR}/python")
 target_link_libraries(convcheck PRIVATE convcheck_runner)
+# The replacement operator new and delete (parent_only_memory.hpp): in the convcheck command and the pool's test only.
+add_library(convcheck_parent_only_new OBJECT ${CMAKE_CURRENT_LIST_DIR}/new_delete/parent_only_new.cpp)
+target_link_libraries(convcheck_parent_only_new PRIVATE convcheck_runner)
+target_link_libraries(convcheck PRIVATE convcheck_parent_only_new)
 
 if(CONVCHECK_BUILD_TESTS)
   convcheck_add_tests_in(${CMAKE_CURRENT_LIST_DIR}/tests runner LIBS convcheck_runner convcheck_accuracy_tests)
   # the built-in lists are compared with their source files
   target_compile_definitions(runner_suites_test PRIVATE CONVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # the pool's test routes operator new to it, as the convcheck command does
+  target_link_libraries(runner_parent_only_memory_test PRIVATE convcheck_parent_only_new)
 endif()
 if(CONVCHECK_BUILD_TESTS)
   foreach(t runner_expectations_test runner_kind_test runner_failure_details_test runner_determinism_test
