@@ -122,10 +122,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto span = [&](convcheck::TensorRole role) { return convcheck::layout_of(d, role).span(); };
     if (supported && valid && d.macs() <= 100000 && span(convcheck::TensorRole::src) <= 100000 &&
         span(convcheck::TensorRole::dst) <= 100000 && span(convcheck::TensorRole::weights) <= 100000) {
-        const int bytes = convcheck::size_of(d.dtype);
-        std::vector<unsigned char> src(span(convcheck::TensorRole::src) * bytes, 0x3c),
-            weights(span(convcheck::TensorRole::weights) * bytes, 0x3c), bias(d.bias_elements() * bytes, 0x3c),
-            dst(span(convcheck::TensorRole::dst) * bytes);
+        // each tensor in its own dtype (ABI 1.2's per-tensor dtypes: a bf16 case may have an f32 bias and dst)
+        std::vector<unsigned char> src(span(convcheck::TensorRole::src) * convcheck::size_of(d.src_dtype()), 0x3c),
+            weights(span(convcheck::TensorRole::weights) * convcheck::size_of(d.weights_dtype()), 0x3c),
+            bias(d.bias_elements() * convcheck::size_of(d.bias_dtype()), 0x3c),
+            dst(span(convcheck::TensorRole::dst) * convcheck::size_of(d.dst_dtype()));
         RandomStruct<convcheck_conv_args> args(in, sizes_vary);
         auto* a = args.get();
         if (args.declared >= CONVCHECK_STRUCT_SIZE(convcheck_conv_args, dst)) {
