@@ -45,10 +45,13 @@ bool mapped(const void* p) {
 // A block's address, kept past its free (g++'s -Wuse-after-free follows a plain cast).
 [[gnu::noinline]] std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
-// Runs `child` in a forked child (exit 0: it held); the parent's verdict is its exit status.
+// Runs `child` in a forked child (exit 0: it held); the parent's verdict is its exit status. With `as_a_case`, forks
+// as child_process.cpp does: this thread's live blocks shown to the child, hidden after.
 template <typename F>
-int in_a_child(F child) {
+int forked(F child, bool as_a_case) {
+    if (as_a_case) show_to_child();
     const pid_t pid = fork();
+    if (pid != 0 && as_a_case) hide_after_fork();
     if (pid == 0) {
         in_child();
         _exit(child() ? 0 : 1);
@@ -57,20 +60,13 @@ int in_a_child(F child) {
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
-
-// Forks as child_process.cpp does: this thread's live blocks shown to the child, hidden after.
+template <typename F>
+int in_a_child(F child) {
+    return forked(child, false);
+}
 template <typename F>
 int in_a_case_child(F child) {
-    show_to_child();
-    const pid_t pid = fork();
-    if (pid != 0) hide_after_fork();
-    if (pid == 0) {
-        in_child();
-        _exit(child() ? 0 : 1);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return forked(child, true);
 }
 
 TEST(ParentOnlyMemory, OnlyLargeBlocksAllocatedWhileACaseIsCheckedComeFromIt) {
