@@ -145,7 +145,6 @@ Waited run(Report& report, double timeout_s, const MemoryBudget& memory, const s
     if (pid != 0) parent_only_memory::hide_after_fork();
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
-        parent_only_memory::in_child();
         if (g_forking_among_threads) g_leak_check_off = 1;  // see set_forking_among_threads
         release_retained_heap_in_child();  // the runner's free pages: not the plugin's to use unseen
         // the child starts with the parent's private pages (copy-on-write): they are not its own

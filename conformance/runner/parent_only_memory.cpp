@@ -56,8 +56,9 @@ std::uint64_t this_thread_owner() {
     return t_owner;
 }
 
+// In a forked child (any fork, the runner's own or a library's) this process allocates nothing here and frees
+// nothing of the parent's.
 void mark_child() { g_child.store(true); }
-// every fork, not only the runner's own (child_process.cpp calls in_child() too, first)
 [[maybe_unused]] const int g_registered = pthread_atfork(nullptr, nullptr, mark_child);
 
 // The class of a request: 2 MiB steps up to 8 MiB, then quarter doublings (10, 12, 14, 16, 20, 24 ... MiB).
@@ -148,26 +149,23 @@ bool release(void* p) {
     return true;
 }
 
-void show_to_child() {
+namespace {
+
+// This thread's live blocks copied to its next child (shown) or hidden from it again.
+void set_shown(bool shown) {
     if (t_owner == 0) return;  // this thread never allocated here
     const std::lock_guard lock(g_mutex);
     for (Record& r : g_records)
-        if (r.state == State::live && r.owner == t_owner && !r.shown &&
-            madvise(reinterpret_cast<void*>(r.address.load(std::memory_order_relaxed)), r.bytes, MADV_DOFORK) == 0)
-            r.shown = true;
+        if (r.state == State::live && r.owner == t_owner && r.shown != shown &&
+            madvise(reinterpret_cast<void*>(r.address.load(std::memory_order_relaxed)), r.bytes,
+                    shown ? MADV_DOFORK : MADV_DONTFORK) == 0)
+            r.shown = shown;
 }
 
-void hide_after_fork() {
-    if (t_owner == 0) return;
-    const std::lock_guard lock(g_mutex);
-    for (Record& r : g_records)
-        if (r.state == State::live && r.owner == t_owner && r.shown) {
-            madvise(reinterpret_cast<void*>(r.address.load(std::memory_order_relaxed)), r.bytes, MADV_DONTFORK);
-            r.shown = false;
-        }
-}
+}  // namespace
 
-void in_child() { g_child.store(true); }
+void show_to_child() { set_shown(true); }
+void hide_after_fork() { set_shown(false); }
 
 bool is_block(const void* p) {
     const std::lock_guard lock(g_mutex);

@@ -52,10 +52,7 @@ int forked(F child, bool as_a_case) {
     if (as_a_case) show_to_child();
     const pid_t pid = fork();
     if (pid != 0 && as_a_case) hide_after_fork();
-    if (pid == 0) {
-        in_child();
-        _exit(child() ? 0 : 1);
-    }
+    if (pid == 0) _exit(child() ? 0 : 1);  // (the pool's fork handler has marked this process a child)
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

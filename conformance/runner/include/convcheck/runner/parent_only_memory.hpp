@@ -6,7 +6,7 @@
 //
 // Which blocks: those of 2 MiB or more that a thread allocates with operator new while it checks a case
 // (ParentOnlyScope, around check_case_once). A case's child reads only that case's data: when a thread forks, the
-// live blocks it allocated are copied to the child like any memory (ShownToChild) and hidden again after; every
+// live blocks it allocated are copied to the child like any memory (show_to_child) and hidden again after; every
 // other job's blocks, and the free ones kept, stay out. Only programs that link convcheck_parent_only_new (the
 // convcheck command, its test) route operator new here; elsewhere, and under a sanitizer, nothing changes.
 #pragma once
@@ -28,12 +28,10 @@ public:
 };
 
 // Around a fork by this thread (child_process.cpp, under its fork lock): the live blocks this thread allocated
-// are copied to the child; show() before fork(), hide() after it in the parent.
+// are copied to the child; show_to_child() before fork(), hide_after_fork() after it in the parent. In a child
+// (marked by a pthread_atfork handler, whoever forks) the pool serves nothing and frees nothing of the parent's.
 void show_to_child();
 void hide_after_fork();
-
-// First thing in a forked child: this process allocates nothing here and frees nothing of the parent's.
-void in_child();
 
 // For the replacement operator new and delete (parent_only_new.cpp): a block of at least `bytes`, or nullptr
 // where this thread has no scope open, the size is below kSmallestBlock, the alignment is above a page's, or
