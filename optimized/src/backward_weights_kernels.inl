@@ -86,6 +86,30 @@ inline void prefetch_at(const float* base, i64 offset) {
     __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(offset) * sizeof(float)), 0, 3);
 }
 
+// The next block's lines of x (its pixels' channels of the item's group) and of diff_dst (the item's lane blocks),
+// fetched a few at a time inside the tiles' loops: `quota` more of them, one a pixel step. Fetched as a burst
+// before each tile instead, they stalled the loads behind them: res2_1x1_256's pattern in a model loop 78-80
+// GFLOP/s against 92-101 spread (Zen 4, 1 thread; bench/results/backward-weights.md).
+struct NextLines {
+    const float* x;     // xp; a pixel's lines at x + x_at[k], x_lines of them
+    const i64* x_at;
+    const float* d;     // dy at the item's first lane; a pixel's lines at d + d_at[k], d_lines of them
+    const i64* d_at;
+    i64 x_lines, d_lines;
+    i64 k, line, pixels;  // the cursor: line `line` of pixel k, of `pixels`
+    i64 quota;            // lines still to fetch in this tile
+
+    [[gnu::always_inline]] void one() {
+        if (k >= pixels) return;
+        if (line < x_lines)
+            prefetch_at(x, x_at[k] + line * kLineFloats);
+        else
+            prefetch(d + d_at[k] + (line - x_lines) * kLineFloats);
+        if (++line == x_lines + d_lines) line = 0, ++k;
+    }
+    i64 left() const { return (pixels - k) * (x_lines + d_lines) - line; }
+};
+
 // General: one tile over a block of K pixels from its panels. With x_at, the tile's R rows are R
 // consecutive channels of one tap: pixel k's are read straight from x + x_at[k] (x at the tile's first
 // row), not from a packed panel.
@@ -93,10 +117,13 @@ inline void prefetch_at(const float* base, i64 offset) {
 // Pixels [k_begin, k_end) of the block (K pixels) into acc.
 template <int R, int NB, bool Steady>
 [[gnu::always_inline]] inline void tile_pixels(vf* acc, const float* x_panel, const float* x, const i64* x_at, i64 step,
-                                               const float* d_panel, i64 d_step, i64 K, i64 k_begin, i64 k_end) {
+                                               const float* d_panel, i64 d_step, i64 K, i64 k_begin, i64 k_end,
+                                               NextLines& next_lines) {
     const float* xs = Steady ? x + x_at[0] : x;
     d_panel += k_begin * d_step;
+    NextLines next = next_lines;
     for (i64 k = k_begin; k < k_end; ++k, d_panel += d_step) {
+        if (next.quota > 0) next.one(), --next.quota;
         const float* xk = Steady ? xs + k * step : x_at ? x + x_at[k] : x_panel + k * R;
         // x in place: its pixels are a row apart (2304 bytes for 576 channels, past the hardware's
         // stride prefetcher): fetched kAhead pixels ahead
@@ -113,13 +140,14 @@ template <int R, int NB, bool Steady>
             for (int j = 0; j < NB; ++j) acc[r * NB + j] = fma(b, d[j], acc[r * NB + j]);
         }
     }
+    next_lines = next;
 }
 
 // Only the block's pixels in the runs [run_at[0], run_at[1]), [run_at[3], run_at[4]), ... (in increasing order;
 // the others read padding alone), each from x_at or, with run_at[3 * run + 2], from the panel; K: the block's pixels.
 template <int R, int NB, bool Steady>
 void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step, const float* d_panel, i64 d_step, i64 K,
-                const i64* run_at, i64 runs, const TileHome& home, bool first) {
+                const i64* run_at, i64 runs, const TileHome& home, bool first, NextLines& next_lines) {
     vf acc[R * NB];
     if (first) {
 #pragma GCC unroll 64
@@ -128,10 +156,10 @@ void panel_tile(const float* x_panel, const float* x, const i64* x_at, i64 step,
         home_load<R, NB>(acc, home);
     }
     if (runs == 1 && run_at[2] == 0)
-        tile_pixels<R, NB, Steady>(acc, x_panel, x, x_at, step, d_panel, d_step, K, run_at[0], run_at[1]);
+        tile_pixels<R, NB, Steady>(acc, x_panel, x, x_at, step, d_panel, d_step, K, run_at[0], run_at[1], next_lines);
     else
         for (const i64* at = run_at; at < run_at + 3 * runs; at += 3)
-            tile_pixels<R, NB, Steady>(acc, x_panel, x, at[2] ? nullptr : x_at, step, d_panel, d_step, K, at[0], at[1]);
+            tile_pixels<R, NB, Steady>(acc, x_panel, x, at[2] ? nullptr : x_at, step, d_panel, d_step, K, at[0], at[1], next_lines);
     home_store<R, NB>(acc, home);
 }
 
@@ -155,11 +183,11 @@ struct TileInputs {
 };
 
 template <int R, int NB>
-[[gnu::always_inline]] inline void tile_over(const TileInputs& in, const TileHome& home, bool first) {
+[[gnu::always_inline]] inline void tile_over(const TileInputs& in, const TileHome& home, bool first, NextLines& next) {
     if (in.step > 0)
-        panel_tile<R, NB, true>(in.x_panel, in.x, in.x_at, in.step, in.d_panel, in.d_step, in.K, in.run_at, in.runs, home, first);
+        panel_tile<R, NB, true>(in.x_panel, in.x, in.x_at, in.step, in.d_panel, in.d_step, in.K, in.run_at, in.runs, home, first, next);
     else
-        panel_tile<R, NB, false>(in.x_panel, in.x, in.x_at, 0, in.d_panel, in.d_step, in.K, in.run_at, in.runs, home, first);
+        panel_tile<R, NB, false>(in.x_panel, in.x, in.x_at, 0, in.d_panel, in.d_step, in.K, in.run_at, in.runs, home, first, next);
 }
 
 template <int NB>
@@ -297,16 +325,13 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             t = d_at;
             d_at = d_next, d_next = t;
             // the next block's input and diff_dst lines (the item's channels) are prefetched while this
-            // block computes, a share before each tile: its reads are strided (a few lines of each pixel),
-            // which the hardware's prefetchers do not follow far enough ahead
+            // block computes, spread over its tiles' pixel steps (NextLines): its reads are strided (a few lines
+            // of each pixel), which the hardware's prefetchers do not follow far enough ahead
             const i64 next = pb + KB < px_end ? min_i64(KB, px_end - pb - KB) : 0;
             if (next > 0) walk(pb + KB, next, grp, x_next, d_next);
-            const auto prefetch_share = [&](i64 share, i64 shares) {
-                for (i64 k = next * share / shares; k < next * (share + 1) / shares; ++k) {
-                    for (i64 c = 0; c < ICg; c += kLineFloats) prefetch_at(xp, x_next[k] + c);
-                    for (i64 c = lb_begin * B; c < lb_end * B; c += kLineFloats) prefetch(dy + d_next[k] + c);
-                }
-            };
+            NextLines next_lines{xp, x_next, dy + lb_begin * B, d_next, (ICg + kLineFloats - 1) / kLineFloats,
+                                 ((lb_end - lb_begin) * B + kLineFloats - 1) / kLineFloats, 0, 0, next, 0};
+            i64 calls_left = (t_end - t_begin) * (lb_end - lb_begin);  // the block's tile calls still to run
             // the whole lane blocks pixel after pixel (each pixel's channels one sequential read); not with
             // p.dy_direct (every lane block whole, diff_dst's pixels at most 2 KB apart, the L1 stride
             // prefetcher's reach): the tiles then read it in place, O floats a pixel. res4_1x1_1024's 4 KB
@@ -330,8 +355,6 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                         for (i64 l = lanes; l < B; ++l) panel[k * B + l] = 0.0f;
                     }
                 }
-                if (p.bias_at >= 0 && t_begin == 0)
-                    sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{bias + grp * OCg + lb * B, 0, 1, 1, lanes}, pb == px_begin);
             }
             i64 segments = 0;
             for (i64 k = 0, px = pb; some_padding && k < K; ++segments) {
@@ -384,7 +407,6 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             i64 listed_first = -1, listed_last = -1, listed_kind = -1, runs = 1;  // the runs' taps, kind and count
             run_at[0] = 0, run_at[1] = K, run_at[2] = 0;
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
-                prefetch_share(tile - t_begin, t_end - t_begin);
                 const i64 kind = contiguous[tile - t_begin];
                 const bool in_x = kind != 0;
                 const i64 t_first = some_padding ? tile * R / ICg : 0;
@@ -404,12 +426,21 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
                     const TileInputs in{x_panels + (tile - t_begin) * K * R, x_tile, in_x ? x_at : nullptr,
                                         in_x && steady ? Cs : 0, d_panel(lb), d_step, K, run_at, runs};
+                    // this call's even share of the lines left; what its steps do not take, fetched after it
+                    next_lines.quota = (next_lines.left() + calls_left - 1) / calls_left;
+                    --calls_left;
                     switch (computed_rows<R>(rows)) {
-                    case 2: tile_over<R < 2 ? R : 2, NB>(in, home, pb == px_begin); break;
-                    case 4: tile_over<R < 4 ? R : 4, NB>(in, home, pb == px_begin); break;
-                    case 8: tile_over<R < 8 ? R : 8, NB>(in, home, pb == px_begin); break;
-                    default: tile_over<R, NB>(in, home, pb == px_begin); break;
+                    case 2: tile_over<R < 2 ? R : 2, NB>(in, home, pb == px_begin, next_lines); break;
+                    case 4: tile_over<R < 4 ? R : 4, NB>(in, home, pb == px_begin, next_lines); break;
+                    case 8: tile_over<R < 8 ? R : 8, NB>(in, home, pb == px_begin, next_lines); break;
+                    default: tile_over<R, NB>(in, home, pb == px_begin, next_lines); break;
                     }
+                    for (; next_lines.quota > 0; --next_lines.quota) next_lines.one();
+                    // diff_bias after the item's first tile, which has brought the lane block's lines in (before
+                    // it, the sum's four FMAs a pixel waited on memory: 7 % of res2_1x1_256's time)
+                    if (p.bias_at >= 0 && t_begin == 0 && tile == t_begin)
+                        sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{bias + grp * OCg + lb * B, 0, 1, 1, min_i64(B, OCg - lb * B)},
+                                       pb == px_begin);
                 }
             }
         }
