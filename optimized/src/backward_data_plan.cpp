@@ -20,6 +20,7 @@
 #include "convcheck/optimized/backward_plan.hpp"
 #include "conversions.hpp"
 #include "parallel_join.hpp"
+#include "stream_bound.hpp"
 #include "workspace_pool.hpp"
 
 namespace convcheck::optimized {
@@ -80,6 +81,9 @@ struct BackwardDataPlan::Impl {
     bool direct = false;                          // one phase, its output is diff_src
     std::unique_ptr<tbb::task_arena> arena;
     int threads = 1;  // what the work is cut for: Options::threads, 0 resolved to the constructing arena's concurrency
+    // diff_src bytes past which the pointwise kernel stores it non-temporally (Options::stream_large_output and
+    // stream_nxc_output_above, as the forward's channels-last output); -1: never
+    i64 stream_above = -1;
     detail::WorkspacePool<float> outputs;
     detail::WorkspacePool<i64> lists;  // the own kernels' scratch
     // a kernel of its own (backward_data_depthwise.hpp, backward_data_narrow.hpp) when one runs: its ISA
@@ -121,6 +125,9 @@ struct BackwardDataPlan::Impl {
                     own_weights[static_cast<std::size_t>((c / block * O + o) * block + c % block)] = canonical[o * C + c];
         pointwise = {d.batch * geometry.in[0] * geometry.in[1] * geometry.in[2], C, O, nb, super_blocks, own_weights.data(), quads};
         pointwise.chunk_pixels = detail::pointwise_chunk_pixels(pointwise.pixels, threads);
+        // diff_src that would not stay in the cache: res2_1x1_reduce at batch 8 (25.7 MB), Zen 4, 1 thread, 9.1 ->
+        // 7.9-8.6 ms (bench/results/backward.md)
+        pointwise.stream_output = stream_above >= 0 && 4 * pointwise.pixels * C > stream_above;
         own = Own::pointwise;
         return true;
     }
@@ -244,6 +251,7 @@ BackwardDataPlan::BackwardDataPlan(const ConvDescriptor& d, const void* weights,
     const std::vector<float> canonical = detail::widen_weights(d, detail::make_geometry(d, 1), weights);
     if (options.threads > 0) m.arena = std::make_unique<tbb::task_arena>(options.threads);
     m.threads = options.threads > 0 ? options.threads : std::max(1, tbb::this_task_arena::max_concurrency());
+    m.stream_above = options.stream_large_output ? detail::resolved_stream_nxc_output_above(options.stream_nxc_output_above) : -1;
     m.plan_own_kernel(d, canonical, options.forced_path);
     if (m.own != Impl::Own::none) return;
     m.phases = detail::backward_data_phases(d);

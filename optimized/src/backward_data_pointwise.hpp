@@ -55,6 +55,7 @@ struct PointwiseBackwardData {
     // [super block][O/4][4][W] (pointwise_quad_weights)
     bool quads = false;
     i64 chunk_pixels = kPointwiseChunk;  // pointwise_chunk_pixels
+    bool stream_output = false;          // full tiles stored non-temporally (diff_src past the streaming bound)
     i64 chunks() const { return (pixels + chunk_pixels - 1) / chunk_pixels; }
 };
 

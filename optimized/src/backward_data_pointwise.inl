@@ -67,7 +67,8 @@ void pointwise_tile(const PointwiseBackwardData& p, const float* dy, float* dx, 
     const i64 valid = min_i64(B, C - cs * B);
     float* to = dx + cs * B;
     if (count == P) {
-        store_tile<P, NB>(acc, to, C, valid);
+        if (p.stream_output && valid == B) stream_tile_at<P, NB>(acc, [=](int r) { return to + r * C; });
+        else store_tile<P, NB>(acc, to, C, valid);
         return;
     }
     float tile[P * B];  // through the stack with constant indices (acc stays in registers)
@@ -91,6 +92,7 @@ void pointwise_chunks(const PointwiseBackwardData& p, const float* dy, float* dx
                 pointwise_tile<NB, P>(p, dy + px * O, dx + px * C, count, cs, cs == 0 ? pf : nullptr);
         }
     }
+    if (p.stream_output) _mm_sfence();  // the non-temporal stores visible before the caller's join
 }
 
 }  // namespace

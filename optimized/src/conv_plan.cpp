@@ -6,8 +6,6 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <mutex>
 
@@ -21,6 +19,7 @@
 #include "parallel_join.hpp"
 #include "workspace_pool.hpp"
 #include "scalar.hpp"
+#include "stream_bound.hpp"
 #include "without_unit_axes.hpp"
 #include "padded_input_parts.hpp"
 #include "unread_padding.hpp"
@@ -28,32 +27,6 @@
 namespace convcheck::optimized {
 
 using detail::i64;
-
-namespace {
-
-// The last-level cache that a thread's data can stay in: sysconf's L3 (0 or -1 where unknown), on AMD at most the
-// 32 MiB of one CCD (Zen 3 to 5: each CCD has its own L3, and a virtual machine may report the package's: 508 MiB on
-// the Zen 5 machine, bench/results/zen5.md).
-i64 last_level_cache_bytes() {
-    static const i64 bytes = [] {
-        const i64 l3 = static_cast<i64>(sysconf(_SC_LEVEL3_CACHE_SIZE));
-        constexpr i64 ccd = i64{32} << 20;
-        return __builtin_cpu_is("amd") && l3 > ccd ? ccd : l3;
-    }();
-    return bytes;
-}
-
-// Options::stream_nxc_output_above, 0 resolved: half the last-level cache, and at least detail::kStreamOutputAbove.
-// Measured on the Xeon (260 MB L3), quiet, each plan run back to back, batch 8, 1 thread: pw16_96_112 (38.5 MB of
-// NHWC dst) 3.00 ms streamed, 2.59 stored plainly; res2_1x1_256 (25.7 MB) 5.86, 5.54; at 2 threads 1.52 / 1.30 and
-// 2.91 / 2.73 (bench/results/forward-rows.md, "Streaming stores"). On the Zen 5 machine (32 MiB per CCD) that is
-// 16 MiB (bench/results/zen5.md).
-i64 resolved_stream_nxc_output_above(i64 option) {
-    if (option > 0) return option;
-    return std::max(detail::kStreamOutputAbove, last_level_cache_bytes() / 2);
-}
-
-}  // namespace
 
 struct ConvPlan::Impl {
     ConvDescriptor original;  // as given (descriptor())
@@ -565,7 +538,7 @@ ConvPlan::ConvPlan(const ConvDescriptor& d, const void* weights, const void* bia
         for (int a = 0; a < 3; ++a) m.geometry.padded[a] = m.geometry.in[a];
     m.taps = detail::tap_offsets(m.geometry);
     m.stream_large_output = options.stream_large_output;
-    m.stream_nxc_output_above = resolved_stream_nxc_output_above(options.stream_nxc_output_above);
+    m.stream_nxc_output_above = detail::resolved_stream_nxc_output_above(options.stream_nxc_output_above);
     m.pack_weights(weights, bias);
     m.padded_input_budget = options.padded_input_budget;
     m.padded_input_parts = detail::padded_input_parts(m.src_desc, m.src_geometry, options.padded_input_budget,
