@@ -89,7 +89,7 @@ inline void prefetch_at(const float* base, i64 offset) {
 // The next block's lines of x (its pixels' channels of the item's group) and of diff_dst (the item's lane blocks),
 // fetched a few at a time inside the tiles' loops: `quota` more of them, one a pixel step. Fetched as a burst
 // before each tile instead, they stalled the loads behind them: res2_1x1_256's pattern in a model loop 78-80
-// GFLOP/s against 92-101 spread (Zen 4, 1 thread; bench/results/backward-weights.md).
+// GFLOP/s against 92-101 spread (Zen 4, 1 thread; bench/results/backward.md).
 struct NextLines {
     const float* x;     // xp; a pixel's lines at x + x_at[k], x_lines of them
     const i64* x_at;
@@ -97,7 +97,7 @@ struct NextLines {
     const i64* d_at;
     i64 x_lines, d_lines;
     i64 k, line, pixels;  // the cursor: line `line` of pixel k, of `pixels`
-    i64 quota;            // lines still to fetch in this tile
+    i64 quota;            // lines still to fetch in this tile call
 
     [[gnu::always_inline]] void one() {
         if (k >= pixels) return;
@@ -439,7 +439,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     // diff_bias after the item's first tile, which has brought the lane block's lines in (before
                     // it, the sum's four FMAs a pixel waited on memory: 7 % of res2_1x1_256's time)
                     if (p.bias_at >= 0 && t_begin == 0 && tile == t_begin)
-                        sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{bias + grp * OCg + lb * B, 0, 1, 1, min_i64(B, OCg - lb * B)},
+                        sum_pixels<NB>(d_panel(lb), d_step, K, TileHome{bias + grp * OCg + lb * B, 0, 1, 1, home.lanes},
                                        pb == px_begin);
                 }
             }
