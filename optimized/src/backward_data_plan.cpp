@@ -9,6 +9,10 @@
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
 
+#include <emmintrin.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -32,6 +36,18 @@ namespace {
 // Each tile of the pointwise kernel streams every super block's weights (from L2 up to here).
 constexpr i64 kPointwiseMaxWeightBytes = i64{1} << 20;
 
+// `bytes` zeros at `to` by non-temporal stores (16 bytes each; the edges that are not 16-byte aligned plainly): no
+// read for ownership of their lines. The caller fences.
+void zeros_nontemporal(unsigned char* to, i64 bytes) {
+    const auto at = reinterpret_cast<std::uintptr_t>(to);
+    const i64 head = std::min<i64>(bytes, static_cast<i64>((16 - at % 16) % 16));
+    std::memset(to, 0, static_cast<std::size_t>(head));
+    const __m128i zero = _mm_setzero_si128();
+    i64 i = head;
+    for (; i + 16 <= bytes; i += 16) _mm_stream_si128(reinterpret_cast<__m128i*>(to + i), zero);
+    std::memset(to + i, 0, static_cast<std::size_t>(bytes - i));
+}
+
 // One phase's elements to (or zeros into) their places in diff_src: rows (n, [c,] jd, jh) in [begin, end).
 struct Scatter {
     const ConvDescriptor* d;
@@ -46,6 +62,7 @@ struct Scatter {
             X[shift + a] = desc.input_size[a];
         }
     }
+    bool stream = false;  // zeros by non-temporal stores
     bool ncx() const { return d->data_format == DataFormat::ncx; }
     i64 rows() const { return d->batch * (ncx() ? d->in_channels : 1) * J[0] * J[1]; }
     void run(const unsigned char* from, unsigned char* to, i64 begin, i64 end) const {
@@ -65,6 +82,7 @@ struct Scatter {
                 for (i64 jw = 0; jw < J[2]; ++jw) {
                     unsigned char* out = to + (dst_at + jw * S[2] * C) * es;
                     if (from) std::memcpy(out, from + (src_at + jw * C) * es, C * es);
+                    else if (stream) zeros_nontemporal(out, C * es);
                     else std::memset(out, 0, C * es);
                 }
             }
@@ -127,7 +145,7 @@ struct BackwardDataPlan::Impl {
         pointwise.chunk_pixels = detail::pointwise_chunk_pixels(pointwise.pixels, threads);
         // diff_src that would not stay in the cache: res2_1x1_reduce at batch 8 (25.7 MB), Zen 4, 1 thread, 9.1 ->
         // 7.9-8.6 ms (bench/results/backward.md)
-        pointwise.stream_output = stream_above >= 0 && 4 * pointwise.pixels * C > stream_above;
+        pointwise.stream_output = streams(pointwise.pixels * C);
         own = Own::pointwise;
         return true;
     }
@@ -162,17 +180,26 @@ struct BackwardDataPlan::Impl {
             narrow = {&geometry, own_weights.data(), zeros.data()};
         } else if (detail::plan_rows(d, canonical, own_isa == Path::blocked_avx512, rows)) {
             own = Own::rows;
+            // every phase writes its pixels of diff_src once, in place: non-temporally past the bound (res3_downsample
+            // at batch 8, 25.7 MB, its three phases of zeros and its phase of sums)
+            for (detail::RowsBackwardData& k : rows.kernels) k.stream_output = streams(d.src_elements());
         } else {
             own_isa = Path::automatic;
         }
     }
 
-    // The zeros of a phase no tap reaches, in their places in diff_src.
+    // Whether a diff_src of `elements` f32 is stored non-temporally: past the streaming bound (stream_above).
+    bool streams(i64 elements) const { return stream_above >= 0 && 4 * elements > stream_above; }
+
+    // The zeros of a phase no tap reaches, in their places in diff_src (non-temporally when diff_src streams: the
+    // 1 KB a pixel of res3_downsample's three phases of zeros took 2.3 ms of its 18.5 stored plainly).
     void zeros_of(const detail::Phase& phase, void* diff_src) const {
-        const Scatter scatter(desc, phase);
+        Scatter scatter(desc, phase);
+        scatter.stream = desc.dtype == DataType::f32 && streams(desc.src_elements());
         auto* to = static_cast<unsigned char*>(diff_src);
         detail::parallel_for_joined(tbb::blocked_range<i64>(0, scatter.rows()), [&](const tbb::blocked_range<i64>& r) {
             scatter.run(nullptr, to, r.begin(), r.end());
+            if (scatter.stream) _mm_sfence();  // the non-temporal stores visible before the join
         });
     }
 

@@ -45,6 +45,7 @@ struct RowsBackwardData {
     // floats from one input pixel to the next (0: in_channels, the input's own): the forward's pitched copy
     // (forward_rows.hpp, forward_rows_pitch); with another pitch a kernel row's kw run as separate loops
     i64 pixel_pitch = 0;
+    bool stream_output = false;  // full tiles stored non-temporally (diff_src past the streaming bound)
     i64 input_pitch() const { return pixel_pitch != 0 ? pixel_pitch : geometry->in_channels; }
     i64 rows() const { return super_blocks * geometry->batch * geometry->out[0] * ((geometry->out[1] + tile_rows - 1) / tile_rows); }
 };

@@ -111,7 +111,9 @@ void rows_tile(const RowsBackwardData& p, const float* x, i64 jd, i64 jh, i64 w0
             }
         }
     }
-    store_tile_at<R, NB>(acc, [=](int r) { return to + r / Q * to_row + r % Q * to_step; }, valid);
+    const auto at = [=](int r) { return to + r / Q * to_row + r % Q * to_step; };
+    if (p.stream_output && valid == NB * W) stream_tile_at<R, NB>(acc, at);
+    else store_tile_at<R, NB>(acc, at, valid);
 }
 
 using RowsTileFn = void (*)(const RowsBackwardData&, const float*, i64, i64, i64, float*, i64, i64, i64, const float*,
@@ -187,6 +189,7 @@ void rows_backward_data(const RowsBackwardData& p, const float* dy, float* dx, i
             w0 += k < bigger ? small + 1 : small;
         }
     }
+    if (p.stream_output) _mm_sfence();  // the non-temporal stores visible before the caller's join
 }
 
 }  // namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE

@@ -278,27 +278,42 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         }
 }
 
-// Backward data's 1x1 kernel stores a diff_src past the streaming bound (Options::stream_nxc_output_above, 1 byte
-// here) by non-temporal stores in its full tiles: exact on integer data and the same bits as stored plainly, at 1
-// and 2 threads. 88 input channels: the last super block of each pixel is partial (40 of 48 lanes with AVX-512, 24
-// of 32 with AVX2) and keeps the plain store, as does the last tile of 798 pixels (fewer pixels than a tile).
-TEST(Backward, PointwiseDataStreamedPastTheBoundIsExactAndTheSameBits) {
-    ConvDescriptor d = parse_descriptor("conv:n=2,c=88,o=24,in=19x21,k=1x1,data=nxc,wei=xio");
-    d.pass = Pass::backward_data;
-    const std::optional<Expected> e = exact_case(d, 23);
-    ASSERT_TRUE(e.has_value());
-    for (const Path path : backward_paths(d))
-        for (const int threads : {1, 2}) {
-            Options streamed{threads, path}, plain{threads, path};
-            streamed.stream_nxc_output_above = 1;
-            plain.stream_large_output = false;
-            const Gradients a = run_backward(d, e->data, streamed), b = run_backward(d, e->data, plain);
-            const accuracy::Comparison r = accuracy::compare_exact(e->want.values, a.values);
-            EXPECT_TRUE(r.passed()) << backward_reproducer(d, path, 23, threads) << " streamed: " << r.mismatches
-                                    << " elements differ, first at " << r.first_mismatch;
-            EXPECT_EQ(std::memcmp(a.raw.data(), b.raw.data(), a.raw.bytes()), 0)
-                << backward_reproducer(d, path, 23, threads) << ": streamed and stored plainly differ";
-        }
+// Backward data written past the streaming bound (Options::stream_nxc_output_above, 1 byte here) by non-temporal
+// stores: the 1x1 kernel's full tiles; with a stride the row kernel's full tiles and the zeros of the phases no tap
+// reaches. Exact on integer data and the same bits as stored plainly, at 1 and 2 threads, into a diff_src that held
+// NaNs before (every element written). 88 input channels: the last super block of each pixel is partial (40 of 48
+// lanes with AVX-512, 24 of 32 with AVX2) and keeps the plain store, as does the 1x1 kernel's last tile of 798 pixels;
+// 87: pixels of zeros that start and end off a 16-byte boundary.
+TEST(Backward, DataStreamedPastTheBoundIsExactAndTheSameBits) {
+    for (const char* text : {"conv:n=2,c=88,o=24,in=19x21,k=1x1,data=nxc,wei=xio",
+                             "conv:n=2,c=88,o=24,in=19x21,k=1x1,s=2x2,data=nxc,wei=xio",
+                             "conv:n=2,c=87,o=24,in=19x21,k=1x1,s=2x2,data=nxc,wei=xio"}) {
+        ConvDescriptor d = parse_descriptor(text);
+        d.pass = Pass::backward_data;
+        const std::optional<Expected> e = exact_case(d, 23);
+        ASSERT_TRUE(e.has_value()) << text;
+        Tensor weights(d.dtype, d.weights_dims()), diff_dst(d.dtype, d.dst_dims());
+        reference::oix_to_weights(d, e->data.weights, weights.data());
+        reference::round_dst_to_output(d, e->data.diff_dst, diff_dst.data());
+        const auto diff_src = [&](const Options& options) {
+            Tensor out(d.dtype, d.src_dims());
+            std::memset(out.data(), 0xff, out.bytes());  // NaN in every element
+            BackwardDataPlan(d, weights.data(), options).execute(diff_dst.data(), out.data());
+            return out;
+        };
+        for (const Path path : backward_paths(d))
+            for (const int threads : {1, 2}) {
+                Options streamed{threads, path}, plain{threads, path};
+                streamed.stream_nxc_output_above = 1;
+                plain.stream_large_output = false;
+                const Tensor a = diff_src(streamed), b = diff_src(plain);
+                const accuracy::Comparison r = accuracy::compare_exact(e->want.values, reference::src_to_ncx(d, a.data()));
+                EXPECT_TRUE(r.passed()) << backward_reproducer(d, path, 23, threads) << " streamed: " << r.mismatches
+                                        << " elements differ, first at " << r.first_mismatch;
+                EXPECT_EQ(std::memcmp(a.data(), b.data(), a.bytes()), 0)
+                    << backward_reproducer(d, path, 23, threads) << ": streamed and stored plainly differ";
+            }
+    }
 }
 
 TEST(Backward, DeclinesWhatItDoesNotTakeWithAReason) {
