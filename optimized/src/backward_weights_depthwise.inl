@@ -43,7 +43,7 @@ struct TileX {
     i64 x_step, lo, hi;
     const float* zeros;
     // x and diff_dst in place with a lane block after this one: floats to its lines (B), which the
-    // window prefetches, else 0
+    // tile prefetches, else 0
     i64 ahead;
 };
 
@@ -155,7 +155,24 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
         const float* even[R];
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) even[r] = a < b ? at[r] + (a * S + tx.kcol[r] - lo) * xs : nullptr;
-        for (i64 ow = a; ow < b; ++ow) pixel(ow, even, (ow - a) * S * xs);
+        // the next lane block's lines of the columns this pixel reads first (those the pixel before did not) and of
+        // diff_dst, as the window does
+        bool fresh[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) fresh[r] = tx.kcol[r] > kmax - S;
+        for (i64 ow = a; ow < b; ++ow) {
+            if (tx.ahead > 0) {
+#pragma GCC unroll 16
+                for (int r = 0; r < R; ++r)
+                    if (fresh[r]) {
+                        const float* px = even[r] + (ow - a) * S * xs + tx.ahead;
+                        prefetch_l2(px), prefetch_l2(px + kLineFloats);
+                    }
+                const float* pd = dk + ow * dk_step + tx.ahead;
+                prefetch_l2(pd), prefetch_l2(pd + kLineFloats);
+            }
+            pixel(ow, even, (ow - a) * S * xs);
+        }
         for (i64 ow = b; ow < OW; ++ow) checked_pixel(ow);
     }
     home_store<R, NB>(acc, home);
