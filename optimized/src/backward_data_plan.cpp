@@ -99,8 +99,9 @@ struct BackwardDataPlan::Impl {
     bool direct = false;                          // one phase, its output is diff_src
     std::unique_ptr<tbb::task_arena> arena;
     int threads = 1;  // what the work is cut for: Options::threads, 0 resolved to the constructing arena's concurrency
-    // diff_src bytes past which the pointwise kernel stores it non-temporally (Options::stream_large_output and
-    // stream_nxc_output_above, as the forward's channels-last output); -1: never
+    // diff_src bytes past which the own kernels (pointwise, rows) and the zeros of the phases no tap reaches store it
+    // non-temporally (Options::stream_large_output and stream_nxc_output_above, as the forward's channels-last
+    // output); -1: never
     i64 stream_above = -1;
     detail::WorkspacePool<float> outputs;
     detail::WorkspacePool<i64> lists;  // the own kernels' scratch
@@ -143,8 +144,8 @@ struct BackwardDataPlan::Impl {
                     own_weights[static_cast<std::size_t>((c / block * O + o) * block + c % block)] = canonical[o * C + c];
         pointwise = {d.batch * geometry.in[0] * geometry.in[1] * geometry.in[2], C, O, nb, super_blocks, own_weights.data(), quads};
         pointwise.chunk_pixels = detail::pointwise_chunk_pixels(pointwise.pixels, threads);
-        // diff_src that would not stay in the cache: res2_1x1_reduce at batch 8 (25.7 MB), Zen 4, 1 thread, 9.1 ->
-        // 7.9-8.6 ms (bench/results/backward.md)
+        // diff_src that would not stay in the cache: res2_1x1_reduce at batch 8 (25.7 MB), Zen 4, 1 thread, 8.34 ->
+        // 7.53 ms (bench/results/backward.md)
         pointwise.stream_output = streams(pointwise.pixels * C);
         own = Own::pointwise;
         return true;
