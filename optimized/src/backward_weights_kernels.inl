@@ -97,10 +97,9 @@ struct NextLines {
     const i64* d_at;
     i64 x_lines, d_lines;
     i64 k, line, pixels;  // the cursor: line `line` of pixel k, of `pixels`
-    i64 quota;            // lines still to fetch in this tile call
+    i64 quota;            // lines still to fetch in this tile call: at most left()
 
     [[gnu::always_inline]] void one() {
-        if (k >= pixels) return;
         if (line < x_lines)
             prefetch_at(x, x_at[k] + line * kLineFloats);
         else

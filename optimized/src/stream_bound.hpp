@@ -1,5 +1,6 @@
 // The size past which a kernel's channels-last f32 output is stored non-temporally (Options::
-// stream_nxc_output_above resolved): the forward's blocked and depthwise kernels, backward data's pointwise kernel.
+// stream_nxc_output_above resolved): the forward's blocked and depthwise kernels; backward data's pointwise and row
+// kernels and its zeros of the phases no tap reaches.
 #pragma once
 
 #include "problem.hpp"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,7 +51,9 @@ struct Gradients {
     Tensor raw_bias;
 };
 
-inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data, Options options) {
+// The output buffers hold `fill` in every byte before the plan writes them (0xff: NaN in every f32 element, so that
+// an element the plan never writes shows).
+inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data, Options options, unsigned char fill = 0) {
     Tensor src(d.dtype, d.src_dims()), weights(d.dtype, d.weights_dims()), diff_dst(d.dtype, d.dst_dims());
     reference::ncx_to_src(d, data.src, src.data());
     reference::oix_to_weights(d, data.weights, weights.data());
@@ -58,11 +61,14 @@ inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data,
     Gradients g;
     if (d.pass == Pass::backward_data) {
         g.raw = Tensor(d.dtype, d.src_dims());
+        std::memset(g.raw.data(), fill, g.raw.bytes());
         BackwardDataPlan(d, weights.data(), options).execute(diff_dst.data(), g.raw.data());
         g.values = reference::src_to_ncx(d, g.raw.data());
     } else {
         g.raw = Tensor(d.dtype, d.weights_dims());
         g.raw_bias = Tensor(d.dtype, {d.out_channels});
+        std::memset(g.raw.data(), fill, g.raw.bytes());
+        std::memset(g.raw_bias.data(), fill, g.raw_bias.bytes());
         BackwardWeightsPlan(d, options).execute(src.data(), diff_dst.data(), g.raw.data(), d.has_bias ? g.raw_bias.data() : nullptr);
         g.values = reference::weights_to_oix(d, g.raw.data());
         if (d.has_bias)

@@ -54,8 +54,9 @@ struct Options {
     // stream_large_output); 0: half the last-level cache (on AMD at most one CCD's 32 MiB), and at least 16 MiB. A
     // non-temporal store skips the read for ownership but leaves dst in no cache: it pays only where dst could not
     // stay in the last-level cache. The AVX-512 depthwise kernel streams its f32 channels-last dst where its input
-    // and output together pass this bound; BackwardDataPlan's 1x1 kernel its diff_src likewise. (The NCX 1x1 tiles
-    // stream past 16 MiB whatever the cache: their many strided streams are what it saves.)
+    // and output together pass this bound; BackwardDataPlan its f32 channels-last diff_src likewise (the 1x1 and row
+    // kernels' full tiles, the zeros of the phases no tap reaches). (The NCX 1x1 tiles stream past 16 MiB whatever the
+    // cache: their many strided streams are what it saves.)
     std::int64_t stream_nxc_output_above = 0;
 };
 
