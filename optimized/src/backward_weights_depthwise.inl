@@ -32,13 +32,14 @@ template <int NB, bool K0, bool K1, bool K2>
         }
 }
 
-// Where a tile reads x: per (row, tap) the row's column 0 (x_at), per tap its column offset kcol
+// Where a tile reads x: per (row, tap) the row's column 0 (x_at, plus lane), per tap its column offset kcol
 // (kw * dilation), x_step floats from one column of a lane block to the next, and the padded columns
-// [lo, hi) that hold x: column c of row i is x_at[i] + (c - lo) * x_step there and zeros (a vector
+// [lo, hi) that hold x: column c of row i is x_at[i] + lane + (c - lo) * x_step there and zeros (a vector
 // of them at `zeros`) outside. Packed rows hold their padding (lo = 0, hi = padded width, x_step the
 // lane block); x read in place does not (x_step = C, [lo, hi) where the pads put x).
 struct TileX {
     const float* const* x_at;
+    i64 lane;  // floats added to each of x_at's pointers: the lane block's first channel for x in place, else 0
     const i64* kcol;
     i64 x_step, lo, hi;
     const float* zeros;
@@ -70,7 +71,9 @@ void depthwise_tile(const TileX& tx, const float* const* dk_rows, i64 dk_step, i
     // column c of a row starting at `at` (checked: zeros outside [lo, hi))
     const auto column = [&](const float* at, i64 c) __attribute__((always_inline)) { return c >= lo && c < hi ? at + (c - lo) * xs : tx.zeros; };
     for (i64 row = 0; row < rows; ++row) {
-        const float* const* at = tx.x_at + row * R;
+        const float* at[R];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) at[r] = tx.x_at[row * R + r] + tx.lane;
         const float* dk = dk_rows[row];
         if constexpr (Window) {
             static_assert(R == 9, "a 3x3 window needs a tile of 9 taps");
@@ -242,26 +245,35 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
     const i64 left = xg.pad_begin[2], IW = xg.in[2];
     i64 kcol[R];
     i64 block = 0;  // stamps the slots a block keeps
-    for (i64 item = begin; item < end; ++item) {
-        // item = (chunk of tiles, chunk of lane blocks): its lane blocks [lb_begin, lb_end), channels
-        // [lb_begin * B, ch_end), the only ones it packs (a slot holds one item's: none kept across items)
+    for (i64 item = begin, next_item; item < end; item = next_item) {
+        // item = (chunk of tiles, chunk of lane blocks); the items of [begin, end) with the same chunk of tiles walk
+        // as one (their lane chunks are consecutive, the same sums: one setup, and each lane block's lines fetched
+        // while the one before it computes, as an item's own are): lane blocks [lb_begin, lb_end), channels
+        // [lb_begin * B, ch_end), the only ones it packs (a slot holds one walk's: none kept across walks)
         const i64 tile_chunk = item / p.lane_chunks(), lane_chunk = item % p.lane_chunks();
+        next_item = min_i64(end, (tile_chunk + 1) * p.lane_chunks());
         const i64 t_begin = tile_chunk * p.tiles_per_item, t_end = min_i64(p.tiles, t_begin + p.tiles_per_item);
-        const i64 lb_begin = lane_chunk * p.lane_blocks_per_item, lb_end = min_i64(LB, lb_begin + p.lane_blocks_per_item);
+        const i64 lb_begin = lane_chunk * p.lane_blocks_per_item,
+                  lb_end = min_i64(LB, lb_begin + (next_item - item) * p.lane_blocks_per_item);
         const i64 ch_begin = lb_begin * B, channels = min_i64(C, lb_end * B) - ch_begin;
         for (i64 s = 0; s < slots; ++s) tag[s] = -2, stamp[s] = -1;
         for (i64 rb = row_begin; rb < row_end; rb += RB, ++block) {
             const i64 rows = min_i64(RB, row_end - rb);
             // the input rows of each (row, kd, kh), as keys (n, id, ih) in x, -1 in the padding; those
             // already packed are kept for this block (stamp), the others packed into slots no key of it holds
-            for (i64 i = 0; i < rows * KR; ++i) {
-                const i64 row = rb + i / KR, kr = i % KR;
+            // (a row's divisions once, not per key: with many lane chunks, as dw960_7 cut for 2 threads, each item
+            // walks these keys again)
+            for (i64 r = 0, i = 0; r < rows; ++r) {
+                const i64 row = rb + r;
                 const i64 oh = row % g.out[1], od = (row / g.out[1]) % g.out[0], n = row / (g.out[1] * g.out[0]);
-                const i64 id = od * g.stride[0] + (kr / g.kernel[1]) * g.dilation[0] - xg.pad_begin[0];
-                const i64 ih = oh * g.stride[1] + (kr % g.kernel[1]) * g.dilation[1] - xg.pad_begin[1];
-                needed[i] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
-                slot_of[i] = needed[i] < 0 || x_direct ? -1 : find(needed[i]);
-                if (slot_of[i] >= 0) stamp[slot_of[i]] = block;
+                for (i64 kd = 0; kd < g.kernel[0]; ++kd)
+                    for (i64 kh = 0; kh < g.kernel[1]; ++kh, ++i) {
+                        const i64 id = od * g.stride[0] + kd * g.dilation[0] - xg.pad_begin[0];
+                        const i64 ih = oh * g.stride[1] + kh * g.dilation[1] - xg.pad_begin[1];
+                        needed[i] = id >= 0 && id < xg.in[0] && ih >= 0 && ih < xg.in[1] ? (n * xg.in[0] + id) * xg.in[1] + ih : -1;
+                        slot_of[i] = needed[i] < 0 || x_direct ? -1 : find(needed[i]);
+                        if (slot_of[i] >= 0) stamp[slot_of[i]] = block;
+                    }
             }
             for (i64 i = 0; i < rows * KR; ++i) {
                 if (needed[i] < 0 || slot_of[i] >= 0 || x_direct) continue;
@@ -293,19 +305,29 @@ void depthwise_items(const BackwardWeightsProblem& p, const float* x, const floa
                 // per (row, tap of the tile): its row (packed, or in x) at lane block 0, or -1 for the zeros;
                 // per tap its column offset
                 const i64 q0 = tile * R;
-                for (int r = 0; r < R; ++r) kcol[r] = (q0 + min_i64(r, taps - q0 - 1)) % g.kernel[2] * g.dilation[2];
+                i64 tap_kr[R];  // per tap of the tile its (kd, kh)
+                for (int r = 0; r < R; ++r) {
+                    const i64 q = q0 + min_i64(r, taps - q0 - 1);
+                    kcol[r] = q % g.kernel[2] * g.dilation[2], tap_kr[r] = q / g.kernel[2];
+                }
+                // x in place: each (row, tap)'s row at lane 0 (the zeros' row for the padding, as long as x's), the
+                // same for every lane block (TileX::lane); packed: its slot's offset, the pointers per lane block
                 for (i64 row = 0; row < rows; ++row)
                     for (int r = 0; r < R; ++r) {
-                        const i64 kr = row * KR + (q0 + min_i64(r, taps - q0 - 1)) / g.kernel[2];
+                        const i64 kr = row * KR + tap_kr[r];
                         const i64 slot = slot_of[kr];
-                        x_base[row * R + r] = x_direct ? (needed[kr] < 0 ? -1 : needed[kr] * IW * C) : slot < 0 ? -1 : slot * row_floats;
+                        if (x_direct)
+                            x_at[row * R + r] = needed[kr] < 0 ? p.zeros : x + needed[kr] * IW * C;
+                        else
+                            x_base[row * R + r] = slot < 0 ? -1 : slot * row_floats;
                     }
                 for (i64 lb = lb_begin; lb < lb_end; ++lb) {
                     const i64 lane0 = lb * B, lanes = min_i64(B, C - lane0);
-                    for (i64 i = 0; i < rows * R; ++i)
-                        x_at[i] = x_base[i] < 0 ? p.zeros : x_direct ? x + x_base[i] + lane0 : scratch + x_base[i] + lb * plane;
+                    if (!x_direct)
+                        for (i64 i = 0; i < rows * R; ++i) x_at[i] = x_base[i] < 0 ? p.zeros : scratch + x_base[i] + lb * plane;
                     const i64 ahead = x_direct && dy_direct && lb + 1 < lb_end ? B : 0;
-                    const TileX tx = x_direct ? TileX{x_at, kcol, C, left, left + IW, p.zeros, ahead} : TileX{x_at, kcol, B, 0, PW, p.zeros, 0};
+                    const TileX tx = x_direct ? TileX{x_at, lane0, kcol, C, left, left + IW, p.zeros, ahead}
+                                              : TileX{x_at, 0, kcol, B, 0, PW, p.zeros, 0};
                     for (i64 row = 0; row < rows; ++row)
                         dk[row] = dy_direct ? dy + (rb + row) * OW * C + lane0 : dy_rows + (row * LB + lb) * dplane;
                     const TileHome home{dw + q0 * C + lane0, C, 1, min_i64(R, taps - q0), lanes};

@@ -75,6 +75,22 @@ std::vector<Path> weights_paths(const ConvDescriptor& d) {
     return out;
 }
 
+// One range of equal items per thread (TBB's static partitioner: the forward's blocked 1x1 layers, backward weights'
+// depthwise ones): what counts is the busiest thread's share, ceil(n / t) items of the largest, over the ideal W / t;
+// more items than threads add nothing. Within the 1.325 of the greedy rule (check, below), or where the layer's
+// finest cut (one register tile per item, most_tasks of them) cannot give that, within 1.25x of what that cut gives
+// (the tiles of a chunk rounded up, its last shorter).
+void check_ranges(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
+    const double t = threads, n = static_cast<double>(s.tasks), most = static_cast<double>(s.most_tasks);
+    const double span = std::ceil(n / t) * s.largest_task / (n * s.mean_task / t);
+    const double finest = std::ceil(most / t) / (most / t);
+    const double allowed = std::max(1.0 + kMostImbalance / kTasksPerThread, 1.25 * finest);
+    if (s.threads != threads || (threads > 1 && span > allowed))
+        failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) +
+                           " ranged items (the layer has " + std::to_string(s.most_tasks) + "), busiest thread " +
+                           std::to_string(span) + "x the ideal (allowed " + std::to_string(allowed) + ")");
+}
+
 }  // namespace
 
 TEST(Decomposition, BackwardWeightsGivesEveryThreadTasksOfBalancedWork) {
@@ -86,6 +102,13 @@ TEST(Decomposition, BackwardWeightsGivesEveryThreadTasksOfBalancedWork) {
                 for (const int threads : {1, 2, 4, 8, 16}) {
                     const BackwardWeightsPlan plan(d, Options{threads, path});
                     const Decomposition s = plan.decomposition();
+                    if (s.one_range_per_thread) {  // (a depthwise layer on the vector paths)
+                        check_ranges(s, threads,
+                                     name + " batch " + std::to_string(batch) + " " + plan.implementation() + " [" +
+                                         to_string(d) + "]",
+                                     failures);
+                        continue;
+                    }
                     // (one thread runs every task in turn: any cut is balanced)
                     const std::int64_t wanted = std::min(threads > 1 ? kTasksPerThread * threads : 1, s.most_tasks);
                     const double imbalance = threads > 1 ? s.largest_task / s.mean_task : 1.0;
@@ -186,21 +209,6 @@ std::vector<Path> forward_paths(const ConvDescriptor& d) {
     for (const Path p : {Path::blocked_avx2, Path::blocked_avx512, Path::depthwise_avx2, Path::depthwise_avx512})
         if (why_unavailable(d, p).empty()) out.push_back(p);
     return out;
-}
-
-// One range of equal items per thread (TBB's static partitioner: the blocked 1x1 layers): what counts is the busiest
-// thread's share, ceil(n / t) items of the largest, over the ideal W / t; more items than threads add nothing. Within
-// the 1.325 of the greedy rule below, or where the layer's finest cut (one register tile per item, most_tasks of
-// them) cannot give that, within 1.25x of what that cut gives (the tiles of a chunk rounded up, its last shorter).
-void check_ranges(const Decomposition& s, int threads, const std::string& what, std::vector<std::string>& failures) {
-    const double t = threads, n = static_cast<double>(s.tasks), most = static_cast<double>(s.most_tasks);
-    const double span = std::ceil(n / t) * s.largest_task / (n * s.mean_task / t);
-    const double finest = std::ceil(most / t) / (most / t);
-    const double allowed = std::max(1.0 + kMostImbalance / kTasksPerThread, 1.25 * finest);
-    if (s.threads != threads || (threads > 1 && span > allowed))
-        failures.push_back(what + " " + std::to_string(threads) + " threads: " + std::to_string(s.tasks) +
-                           " ranged items (the layer has " + std::to_string(s.most_tasks) + "), busiest thread " +
-                           std::to_string(span) + "x the ideal (allowed " + std::to_string(allowed) + ")");
 }
 
 // The failures of one decomposition against the rule: min(kTasksPerThread x threads, the layer's finest cut) tasks,
