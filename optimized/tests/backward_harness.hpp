@@ -51,9 +51,10 @@ struct Gradients {
     Tensor raw_bias;
 };
 
-// The output buffers hold `fill` in every byte before the plan writes them (0xff: NaN in every f32 element, so that
-// an element the plan never writes shows).
-inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data, Options options, unsigned char fill = 0) {
+// The output buffers hold `fill` in every byte before the plan writes them: by default 0xff, NaN in every f32 element
+// (and in f16 and bf16), so that an element the plan never writes fails every comparison, where a zero-filled buffer
+// would pass it wherever the right gradient is 0 (the zeros of a backward-data phase no tap reaches).
+inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data, Options options, unsigned char fill = 0xff) {
     Tensor src(d.dtype, d.src_dims()), weights(d.dtype, d.weights_dims()), diff_dst(d.dtype, d.dst_dims());
     reference::ncx_to_src(d, data.src, src.data());
     reference::oix_to_weights(d, data.weights, weights.data());

@@ -297,7 +297,7 @@ TEST(Backward, DataStreamedPastTheBoundIsExactAndTheSameBits) {
                 Options streamed{threads, path}, plain{threads, path};
                 streamed.stream_nxc_output_above = 1;
                 plain.stream_large_output = false;
-                const Gradients a = run_backward(d, e->data, streamed, 0xff), b = run_backward(d, e->data, plain, 0xff);
+                const Gradients a = run_backward(d, e->data, streamed), b = run_backward(d, e->data, plain);
                 const accuracy::Comparison r = accuracy::compare_exact(e->want.values, a.values);
                 EXPECT_TRUE(r.passed()) << backward_reproducer(d, path, 23, threads) << " streamed: " << r.mismatches
                                         << " elements differ, first at " << r.first_mismatch;
