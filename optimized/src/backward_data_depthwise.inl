@@ -5,6 +5,27 @@ namespace convcheck::optimized::detail::CONVCHECK_ISA_NAMESPACE {
 
 int backward_data_lanes() { return W; }
 
+namespace {
+
+// NB vectors of channels from `lane` on: out = sum over the taps t in increasing order of dy[from[t]] * w[wt[t]].
+template <int NB>
+[[gnu::always_inline]] inline void sum_taps(const float* dy, const float* w, const i64* from, const i64* wt, i64 taps,
+                                            i64 lane, float* out) {
+    vf acc[NB];
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; ++j) acc[j] = zero();
+    for (i64 t = 0; t < taps; ++t) {
+        const float* d = dy + from[t] + lane;
+        const float* k = w + wt[t] + lane;
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; ++j) acc[j] = fma(load(d + j * W), load(k + j * W), acc[j]);
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; ++j) store(out + lane + j * W, acc[j]);
+}
+
+}  // namespace
+
 void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* dy, float* dx, i64 begin, i64 end,
                                   i64* scratch) {
     const Geometry& g = *p.geometry;
@@ -37,20 +58,19 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
                     wt[taps++] = (row_tap[r] + kw) * Cr;
                 }
             float* out = out_row + iw * C;
+            // chunks of up to 8 vectors of channels, each vector's sum over the taps in increasing order, the taps
+            // read once a chunk (the pixel's few taps, 1 to 4 with a stride of 2, against up to 8 vectors)
             i64 lb = 0;
-            for (; lb + 4 <= full; lb += 4) {  // four independent sums at a time (the FMA latency)
-                vf acc[4] = {zero(), zero(), zero(), zero()};
-                for (i64 t = 0; t < taps; ++t)
-#pragma GCC unroll 4
-                    for (int j = 0; j < 4; ++j)
-                        acc[j] = fma(load(dy + from[t] + (lb + j) * W), load(p.weights + wt[t] + (lb + j) * W), acc[j]);
-#pragma GCC unroll 4
-                for (int j = 0; j < 4; ++j) store(out + (lb + j) * W, acc[j]);
-            }
-            for (; lb < full; ++lb) {
-                vf acc = zero();
-                for (i64 t = 0; t < taps; ++t) acc = fma(load(dy + from[t] + lb * W), load(p.weights + wt[t] + lb * W), acc);
-                store(out + lb * W, acc);
+            for (; lb + 8 <= full; lb += 8) sum_taps<8>(dy, p.weights, from, wt, taps, lb * W, out);
+            switch (full - lb) {
+            case 7: sum_taps<7>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            case 6: sum_taps<6>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            case 5: sum_taps<5>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            case 4: sum_taps<4>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            case 3: sum_taps<3>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            case 2: sum_taps<2>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            case 1: sum_taps<1>(dy, p.weights, from, wt, taps, lb * W, out); break;
+            default: break;
             }
             for (i64 c = full * W; c < C; ++c) {  // the last channels, one at a time in the same order
                 float acc = 0.0f;
