@@ -51,10 +51,11 @@ struct Gradients {
     Tensor raw_bias;
 };
 
-// The output buffers hold `fill` in every byte before the plan writes them: by default 0xff, NaN in every f32 element
-// (and in f16 and bf16), so that an element the plan never writes fails every comparison, where a zero-filled buffer
-// would pass it wherever the right gradient is 0 (the zeros of a backward-data phase no tap reaches).
-inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data, Options options, unsigned char fill = 0xff) {
+// The output buffers hold 0xff in every byte before the plan writes them, NaN in every f32 element (and in f16 and
+// bf16), so that an element the plan never writes fails every comparison, where a zero-filled buffer would pass it
+// wherever the right gradient is 0 (the zeros of a backward-data phase no tap reaches).
+inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data, Options options) {
+    constexpr unsigned char kPoison = 0xff;
     Tensor src(d.dtype, d.src_dims()), weights(d.dtype, d.weights_dims()), diff_dst(d.dtype, d.dst_dims());
     reference::ncx_to_src(d, data.src, src.data());
     reference::oix_to_weights(d, data.weights, weights.data());
@@ -62,14 +63,14 @@ inline Gradients run_backward(const ConvDescriptor& d, const BackwardData& data,
     Gradients g;
     if (d.pass == Pass::backward_data) {
         g.raw = Tensor(d.dtype, d.src_dims());
-        std::memset(g.raw.data(), fill, g.raw.bytes());
+        std::memset(g.raw.data(), kPoison, g.raw.bytes());
         BackwardDataPlan(d, weights.data(), options).execute(diff_dst.data(), g.raw.data());
         g.values = reference::src_to_ncx(d, g.raw.data());
     } else {
         g.raw = Tensor(d.dtype, d.weights_dims());
         g.raw_bias = Tensor(d.dtype, {d.out_channels});
-        std::memset(g.raw.data(), fill, g.raw.bytes());
-        std::memset(g.raw_bias.data(), fill, g.raw_bias.bytes());
+        std::memset(g.raw.data(), kPoison, g.raw.bytes());
+        std::memset(g.raw_bias.data(), kPoison, g.raw_bias.bytes());
         BackwardWeightsPlan(d, options).execute(src.data(), diff_dst.data(), g.raw.data(), d.has_bias ? g.raw_bias.data() : nullptr);
         g.values = reference::weights_to_oix(d, g.raw.data());
         if (d.has_bias)
