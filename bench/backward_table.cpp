@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "convcheck/optimized/backward_plan.hpp"
+#include "fma_ceiling.hpp"
+#include "fma_peak.hpp"
+#include "inside_macs.hpp"
 #include "onednn_backward_timer.hpp"
 #include "ratios.hpp"
 #include "optimized_timer.hpp"
@@ -76,14 +79,19 @@ int main(int argc, char** argv) {
     for (const auto& t : bench::split_list(threads_text)) threads.push_back(std::stoi(t));
     for (const auto& b : bench::split_list(batch_text)) batches.push_back(std::stoi(b));
     const std::vector<std::string> wanted = bench::split_list(shapes_text);
+    std::map<int, double> peak;
+    for (int t : threads) peak[t] = bench::measured_fma_peak_gflops(t);
     std::printf("Backward passes, f32, NHWC+HWIO buffers (ours) vs oneDNN 2.6 format_tag::any (its best layout); "
-                "ratio = oneDNN ms / ours (> 1: ours is faster); bwd_w includes diff_bias\n\n");
-    std::printf("| set | shape | n | thr | pass | implementation | ms | GFLOP/s | scaling | oneDNN ms | vs oneDNN best |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "ratio = oneDNN ms / ours (> 1: ours is faster); bwd_w includes diff_bias\nmeasured f32 FMA peak:");
+    for (auto [t, g] : peak) std::printf("  %d thread(s) %.1f GFLOP/s", t, g);
+    std::printf("\n\n| set | shape | n | thr | pass | implementation | ms | GFLOP/s | %% peak | scaling | oneDNN ms | "
+                "vs oneDNN best |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::map<std::pair<int, std::string>, std::vector<double>> ratios;  // (threads, pass) -> ratios
     // scaling efficiency (bench::scaling_efficiency)
     std::map<std::pair<int, std::string>, std::vector<double>> efficiency;  // (threads, pass) -> each row's
     std::map<std::string, double> ms_at_one_thread;                          // shape/n/pass -> ms
+    bench::FmaCeiling ceiling;                                               // per (threads, pass)
     for (const auto& shape : bench::all_shapes()) {
         if (shape.set != "resnet50" && shape.set != "mobilenet_v2") continue;
         if (shapes_text != "all" && std::find(wanted.begin(), wanted.end(), shape.name) == wanted.end()) continue;
@@ -99,6 +107,8 @@ int main(int argc, char** argv) {
                     std::string ratio = "-", onednn = "-";
                     if (theirs) {
                         ratios[{t, std::string(to_string(pass))}].push_back(*theirs / ours.ms);
+                        const bool depthwise = d.groups == d.in_channels && d.groups > 1;
+                        ceiling.add(t, std::string(to_string(pass)), !depthwise, bench::inside_macs(d), *theirs, ours.ms);
                         char b[64];
                         std::snprintf(b, sizeof b, "%.3f", *theirs);
                         onednn = b;
@@ -108,15 +118,17 @@ int main(int argc, char** argv) {
                     const std::string pass_name(to_string(pass)), key = shape.name + "/" + std::to_string(n) + "/" + pass_name;
                     const std::string scaling =
                         bench::scaling_efficiency(ms_at_one_thread, key, t, ours.ms, efficiency[{t, pass_name}]);
-                    std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %s | %s | %s |\n", shape.set.c_str(),
+                    std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %.0f%% | %s | %s | %s |\n", shape.set.c_str(),
                                 shape.name.c_str(), n, t, pass_name.c_str(), ours.implementation.c_str(), ours.ms, gflops,
-                                scaling.c_str(), onednn.c_str(), ratio.c_str());
+                                100.0 * gflops / peak[t], scaling.c_str(), onednn.c_str(), ratio.c_str());
                     std::fflush(stdout);
                 }
     }
     std::printf("\nGeometric means of the ratio (oneDNN best / ours):\n\n| threads | pass | shapes | geomean |\n|---|---|---|---|\n");
     for (const auto& [key, values] : ratios)
         std::printf("| %d | %s | %zu | **%.2f** |\n", key.first, key.second.c_str(), values.size(), bench::geomean(values));
+    std::printf("\n");
+    ceiling.print(peak);
     std::erase_if(efficiency, [](const auto& e) { return e.second.empty(); });  // one thread: no efficiency
     if (!efficiency.empty())
         std::printf("\nScaling efficiency of ours (the 1-thread time / (threads x this)):\n\n| threads | pass | rows | geomean | "

@@ -18,6 +18,7 @@
 
 #include "convcheck/optimized/cc_plan.hpp"
 #include "convcheck/optimized/conv_plan.hpp"
+#include "fma_ceiling.hpp"
 #include "fma_peak.hpp"
 #include "inside_macs.hpp"
 #ifdef CONVCHECK_BENCH_LIBTORCH
@@ -115,10 +116,7 @@ int main(int argc, char** argv) {
     std::map<std::string, double> ms_at_one_thread;
     std::vector<double> speedups;
     std::map<int, std::vector<double>> efficiency;  // per thread count: each row's scaling efficiency (NHWC)
-    // the dense rows' GFLOP/s by oneDNN's best layout, and the most GFLOP/s any row reached (ours or oneDNN's), per
-    // thread count, of the products that read inside the image (inside_macs)
-    std::map<int, std::vector<double>> dense_onednn_gflops;
-    std::map<int, double> fastest_row;
+    bench::FmaCeiling ceiling;  // of the products that read inside the image (inside_macs)
     for (const auto& set : sets) {
         int in_set = 0;
         for (const auto& shape : bench::all_shapes()) {
@@ -141,11 +139,7 @@ int main(int argc, char** argv) {
                     const double gflops = 2.0 * double(nxc.macs()) / (ours.ms * 1e-3) / 1e9;
                     const bool depthwise = nxc.groups == nxc.in_channels && nxc.groups > 1;
                     if (dn_nxc.best_ms) vs_best[{t, depthwise}].push_back(*dn_nxc.best_ms / ours.ms);
-                    if (dn_nxc.best_ms) {
-                        const double dnn_gflops = 2.0 * bench::inside_macs(nxc) / (*dn_nxc.best_ms * 1e-3) / 1e9;
-                        fastest_row[t] = std::max({fastest_row[t], dnn_gflops, dnn_gflops * *dn_nxc.best_ms / ours.ms});
-                        if (!depthwise) dense_onednn_gflops[t].push_back(dnn_gflops);
-                    }
+                    if (dn_nxc.best_ms) ceiling.add(t, "", !depthwise, bench::inside_macs(nxc), *dn_nxc.best_ms, ours.ms);
                     if (dn_ncx.plain_ms) vs_plain_ncx[t].push_back(*dn_ncx.plain_ms / ours_ncx.ms);
                     if (dn_nxc.plain_ms) vs_plain_nxc[t].push_back(*dn_nxc.plain_ms / ours.ms);
                     if (dn_ncx.plain_primitive_ms) vs_prim_ncx[t].push_back(*dn_ncx.plain_primitive_ms / ours_ncx.ms);
@@ -176,18 +170,7 @@ int main(int argc, char** argv) {
                     geomean(vs_plain_ncx[t]), geomean(vs_plain_nxc[t]), geomean(vs_prim_ncx[t]),
                     geomean(vs_prim_nxc[t]));
     }
-    // The FMA ceiling: no implementation does a dense row's products that read inside the image (inside_macs) faster
-    // than the FMA peak, so none can beat oneDNN's best layout there by more than peak / oneDNN's GFLOP/s of them. The
-    // peak is the probe's or the fastest row's, the larger (the probe runs once, and the clock of a shared machine
-    // moves). Depthwise rows are bound by memory, not by the FMAs.
-    for (int t : threads) {
-        if (dense_onednn_gflops[t].empty()) continue;
-        const double top = std::max(peak[t], fastest_row[t]), share = geomean(dense_onednn_gflops[t]) / top;
-        std::printf("  %d thread(s): FMA ceiling on the dense rows: oneDNN's best layout runs them at %.0f %% of the peak "
-                    "(geomean, products inside the image; peak %.1f GFLOP/s, the probe's or the fastest row's), so no implementation beats it there "
-                    "by more than %.2fx (geomean); 1.05x on them would need %.0f %%\n",
-                    t, 100.0 * share, top, 1.0 / share, 105.0 * share);
-    }
+    ceiling.print(peak);
     if (!speedups.empty()) std::printf("  1 -> 2 thread speed-up (optimized, NHWC): geomean %.2f\n", geomean(speedups));
     std::erase_if(efficiency, [](const auto& e) { return e.second.empty(); });  // one thread: no efficiency
     for (const auto& [t, e] : efficiency)

@@ -1,7 +1,8 @@
-// The products the bench table's FMA ceiling counts (inside_macs.hpp): all of them without padding, none of the
+// The products the bench tables' FMA ceiling counts (inside_macs.hpp): all of them without padding, none of the
 // padded taps' with it.
 #include <gtest/gtest.h>
 
+#include "fma_ceiling.hpp"
 #include "inside_macs.hpp"
 
 using namespace convcheck;
@@ -25,4 +26,20 @@ TEST(InsideMacs, PaddedTapsAreLeftOut) {
     // stride 2, pads 3 (conv1-like on 9 pixels): outputs 0..4 read 2o-3+k, k < 7, inside [0, 9)
     // o=0: k 3..6 (4); o=1: k 1..6 (6); o=2: k 0..6 (7); o=3: 3..9 -> k 0..5 (6); o=4: 5..11 -> k 0..3 (4): 27
     EXPECT_EQ(bench::inside_macs(parse_descriptor("conv:c=3,o=64,in=9,k=7,s=2,pb=3,pe=3")), 64.0 * 3.0 * 27.0);
+}
+
+// The ceiling divides oneDNN's GFLOP/s of the dense rows (geomean) by the probe's peak or the fastest row's, the
+// larger; depthwise rows only raise the fastest row.
+TEST(FmaCeiling, DividesOneDnnsDenseRowsByTheLargerPeak) {
+    bench::FmaCeiling c;
+    // 1e9 products in 20 ms: 100 GFLOP/s; in 25 ms: 80 GFLOP/s (geomean of the two: sqrt(8000))
+    c.add(1, "bwd_w", true, 1e9, 20.0, 25.0);
+    c.add(1, "bwd_w", true, 1e9, 25.0, 25.0);
+    c.add(1, "bwd_w", false, 1e9, 50.0, 50.0);
+    EXPECT_DOUBLE_EQ(c.onednn_share(1, "bwd_w", 120.0), std::sqrt(8000.0) / 120.0);
+    // a row faster than the probe (ours: 1e9 products in 10 ms, 200 GFLOP/s) raises the peak
+    c.add(1, "bwd_d", false, 1e9, 40.0, 10.0);
+    EXPECT_DOUBLE_EQ(c.onednn_share(1, "bwd_w", 120.0), std::sqrt(8000.0) / 200.0);
+    EXPECT_TRUE(std::isnan(c.onednn_share(2, "bwd_w", 120.0)));
+    EXPECT_TRUE(std::isnan(c.onednn_share(1, "bwd_d", 120.0)));  // depthwise rows alone: no dense ceiling
 }
