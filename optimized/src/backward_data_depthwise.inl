@@ -31,6 +31,9 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
     const Geometry& g = *p.geometry;
     const i64 C = g.in_channels, IW = g.in[2], OW = g.out[2], full = C / W, Cr = p.lane_blocks * W;
     const i64 KR = g.kernel[0] * g.kernel[1];
+    const i64 sw = g.stride[2];
+    const bool pow2 = (sw & (sw - 1)) == 0;
+    const int shift = __builtin_ctzll(static_cast<unsigned long long>(sw));
     // per valid (kd, kh) of the row: its diff_dst row and first tap; per valid tap of the pixel: its diff_dst
     // pixel and its weights (offsets in floats; no std:: container here: see optimized.md)
     i64 *row_dy = scratch, *row_tap = scratch + KR, *from = scratch + 2 * KR, *wt = from + g.taps();
@@ -53,8 +56,11 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
             for (i64 r = 0; r < rows; ++r)
                 for (i64 kw = 0; kw < g.kernel[2]; ++kw) {
                     const i64 yw = iw + g.pad_begin[2] - kw * g.dilation[2];
-                    if (yw < 0 || yw % g.stride[2] != 0 || yw / g.stride[2] >= OW) continue;
-                    from[taps] = row_dy[r] + yw / g.stride[2] * C;
+                    // (a stride of a power of two by mask and shift: an idiv per tap was 17 % of dw96_112s2's time)
+                    if (yw < 0 || (pow2 ? yw & (sw - 1) : yw % sw) != 0) continue;
+                    const i64 ow = pow2 ? yw >> shift : yw / sw;
+                    if (ow >= OW) continue;
+                    from[taps] = row_dy[r] + ow * C;
                     wt[taps++] = (row_tap[r] + kw) * Cr;
                 }
             float* out = out_row + iw * C;

@@ -200,6 +200,10 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=48,o=48,g=48,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=2,c=80,o=80,g=80,in=7x11,k=3x3,s=2x2,pb=1x1,pe=2x2,bias=1,data=nxc",
         "conv:n=1,c=16,o=16,g=16,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
+        // strided depthwise backward data (its own kernel) with a width stride that is not a power of two (its
+        // taps found by division; strides of 2 and 4 by mask and shift), dilated, a crop on the right
+        "conv:n=2,c=40,o=40,g=40,in=7x17,k=3x3,s=2x3,d=1x2,pb=1x2,pe=0x-1,data=nxc",
+        "conv:n=1,c=16,o=16,g=16,in=6x19,k=3x5,s=1x4,pb=1x3,pe=1x2,data=nxc",
         // the window over two lane blocks (AVX-512), the first prefetching the second's lines
         "conv:n=2,c=64,o=64,g=64,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
