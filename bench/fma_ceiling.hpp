@@ -40,15 +40,15 @@ public:
 
     // One line per (threads, pass) with dense rows; `peak` is the probe's GFLOP/s per thread count.
     void print(const std::map<int, double>& peak) const {
-        for (const auto& [key, gflops] : dense_onednn_gflops_) {
-            const auto [threads, pass] = key;
-            const auto probe = peak.find(threads);
-            const double top = this->top(threads, probe == peak.end() ? 0.0 : probe->second);
-            const double share = geomean(gflops) / top;
+        for (const auto& entry : dense_onednn_gflops_) {
+            const auto& [threads, pass] = entry.first;
+            const auto found = peak.find(threads);
+            const double probe = found == peak.end() ? 0.0 : found->second, share = onednn_share(threads, pass, probe);
             std::printf("  %d thread(s)%s%s: FMA ceiling on the dense rows: oneDNN's best layout runs them at %.0f %% of the "
                         "peak (geomean, products inside the image; peak %.1f GFLOP/s, the probe's or the fastest row's), so "
                         "no implementation beats it there by more than %.2fx (geomean); 1.05x on them would need %.0f %%\n",
-                        threads, pass.empty() ? "" : ", ", pass.c_str(), 100.0 * share, top, 1.0 / share, 105.0 * share);
+                        threads, pass.empty() ? "" : ", ", pass.c_str(), 100.0 * share, top(threads, probe), 1.0 / share,
+                        105.0 * share);
         }
     }
 
