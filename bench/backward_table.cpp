@@ -104,18 +104,17 @@ int main(int argc, char** argv) {
                     const Ours ours = time_ours(d, t, min_seconds);
                     const auto theirs = bench::time_onednn_backward(d, t, min_seconds);
                     const double gflops = 2.0 * static_cast<double>(d.macs()) / (ours.ms * 1e6);
+                    const std::string pass_name(to_string(pass)), key = shape.name + "/" + std::to_string(n) + "/" + pass_name;
                     std::string ratio = "-", onednn = "-";
                     if (theirs) {
-                        ratios[{t, std::string(to_string(pass))}].push_back(*theirs / ours.ms);
-                        const bool depthwise = d.groups == d.in_channels && d.groups > 1;
-                        ceiling.add(t, std::string(to_string(pass)), !depthwise, bench::inside_macs(d), *theirs, ours.ms);
+                        ratios[{t, pass_name}].push_back(*theirs / ours.ms);
+                        ceiling.add(t, pass_name, !bench::depthwise(d), bench::inside_macs(d), *theirs, ours.ms);
                         char b[64];
                         std::snprintf(b, sizeof b, "%.3f", *theirs);
                         onednn = b;
                         std::snprintf(b, sizeof b, "%.2f", *theirs / ours.ms);
                         ratio = b;
                     }
-                    const std::string pass_name(to_string(pass)), key = shape.name + "/" + std::to_string(n) + "/" + pass_name;
                     const std::string scaling =
                         bench::scaling_efficiency(ms_at_one_thread, key, t, ours.ms, efficiency[{t, pass_name}]);
                     std::printf("| %s | %s | %d | %d | %s | %s | %.3f | %.1f | %.0f%% | %s | %s | %s |\n", shape.set.c_str(),

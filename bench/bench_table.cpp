@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
                         dn_ncx = bench::time_onednn(ncx, t, min_time);
                     }
                     const double gflops = 2.0 * double(nxc.macs()) / (ours.ms * 1e-3) / 1e9;
-                    const bool depthwise = nxc.groups == nxc.in_channels && nxc.groups > 1;
+                    const bool depthwise = bench::depthwise(nxc);
                     if (dn_nxc.best_ms) vs_best[{t, depthwise}].push_back(*dn_nxc.best_ms / ours.ms);
                     if (dn_nxc.best_ms) ceiling.add(t, "", !depthwise, bench::inside_macs(nxc), *dn_nxc.best_ms, ours.ms);
                     if (dn_ncx.plain_ms) vs_plain_ncx[t].push_back(*dn_ncx.plain_ms / ours_ncx.ms);

@@ -12,9 +12,13 @@
 #include <utility>
 #include <vector>
 
+#include "convcheck/core/descriptor.hpp"
 #include "ratios.hpp"
 
 namespace convcheck::bench {
+
+// A depthwise layer (one input and one output channel a group): the rows the ceiling leaves out.
+inline bool depthwise(const ConvDescriptor& d) { return d.groups == d.in_channels && d.groups > 1; }
 
 class FmaCeiling {
 public:

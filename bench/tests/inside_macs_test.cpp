@@ -43,3 +43,11 @@ TEST(FmaCeiling, DividesOneDnnsDenseRowsByTheLargerPeak) {
     EXPECT_TRUE(std::isnan(c.onednn_share(2, "bwd_w", 120.0)));
     EXPECT_TRUE(std::isnan(c.onednn_share(1, "bwd_d", 120.0)));  // depthwise rows alone: no dense ceiling
 }
+
+// The rows the ceiling leaves out: one input channel a group, and more than one group.
+TEST(FmaCeiling, LeavesOutTheDepthwiseLayersOnly) {
+    EXPECT_TRUE(bench::depthwise(parse_descriptor("conv:c=32,o=32,g=32,in=7x7,k=3x3")));
+    EXPECT_TRUE(bench::depthwise(parse_descriptor("conv:c=16,o=32,g=16,in=7x7,k=3x3")));  // a channel multiplier of 2
+    EXPECT_FALSE(bench::depthwise(parse_descriptor("conv:c=32,o=32,g=2,in=7x7,k=3x3")));
+    EXPECT_FALSE(bench::depthwise(parse_descriptor("conv:c=1,o=8,in=7x7,k=3x3")));  // one channel, one group: dense
+}
