@@ -14,9 +14,12 @@ struct DepthwiseBackwardData {
     const Geometry* geometry = nullptr;  // make_geometry(d, 1): in, out, kernel, stride, dilation, pads
     const float* weights = nullptr;      // [taps][lane_blocks * W] f32, zeros past C
     i64 lane_blocks = 1;                 // ceil(C / W)
+    bool stream_output = false;          // the runs' whole lines stored non-temporally (diff_src past the streaming bound)
     i64 rows() const { return geometry->batch * geometry->in[0] * geometry->in[1]; }
-    // the i64 scratch of one call: per (kd, kh) and per tap, two each
-    i64 scratch_ints() const { return 2 * (geometry->kernel[0] * geometry->kernel[1] + geometry->taps()); }
+    // the i64 scratch of one call: per (kd, kh) and per tap, two each; per phase of the width stride, four
+    i64 scratch_ints() const {
+        return 2 * (geometry->kernel[0] * geometry->kernel[1] + geometry->taps()) + 4 * geometry->stride[2];
+    }
 };
 
 namespace avx512 {

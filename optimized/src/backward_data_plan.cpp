@@ -170,7 +170,7 @@ struct BackwardDataPlan::Impl {
             own_weights.assign(static_cast<std::size_t>(taps * blocks * W), 0.0f);
             for (i64 t = 0; t < taps; ++t)
                 for (i64 c = 0; c < C; ++c) own_weights[static_cast<std::size_t>(t * blocks * W + c)] = canonical[c * taps + t];
-            depthwise = {&geometry, own_weights.data(), blocks};
+            depthwise = {&geometry, own_weights.data(), blocks, streams(d.src_elements())};
         } else if (d.groups == 1 && C <= detail::kNarrowMaxChannels && O % W == 0) {  // [taps][C][O]
             own = Own::narrow;
             own_weights.assign(static_cast<std::size_t>(taps * C * O), 0.0f);

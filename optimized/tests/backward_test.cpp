@@ -204,6 +204,13 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // taps found by division; strides of 2 and 4 by mask and shift), dilated, a crop on the right
         "conv:n=2,c=40,o=40,g=40,in=7x17,k=3x3,s=2x3,d=1x2,pb=1x2,pe=0x-1,data=nxc",
         "conv:n=1,c=16,o=16,g=16,in=6x19,k=3x5,s=1x4,pb=1x3,pe=1x2,data=nxc",
+        // ... its runs of columns with the same taps: 5x5 (up to 9 taps, their weights read per column), 72
+        // channels (AVX-512: a chunk of 4 vectors and 8 channels one at a time; AVX2: 4 chunks of 2 and a single
+        // vector); a phase no tap reaches (k=2, s=3: zeros) beside runs of 1 and 2 taps; an input narrower than
+        // the stride with fewer channels than a vector (no run, no full vector)
+        "conv:n=2,c=72,o=72,g=72,in=9x23,k=5x5,s=2x2,pb=2x2,pe=1x2,data=nxc",
+        "conv:n=2,c=24,o=24,g=24,in=4x14,k=2x2,s=2x3,pb=0x1,pe=0x1,data=nxc",
+        "conv:n=1,c=8,o=8,g=8,in=5x2,k=3x3,s=2x3,pb=1x2,pe=0x2,data=nxc",
         // the window over two lane blocks (AVX-512), the first prefetching the second's lines
         "conv:n=2,c=64,o=64,g=64,in=5x9,k=3x3,pb=1x1,pe=1x1,bias=1,data=nxc",
         "conv:n=1,c=32,o=32,g=32,in=5x4,k=5x5,d=1x2,pb=2x4,pe=2x4,bias=1,data=nxc",
@@ -287,11 +294,16 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
 // reaches. Exact on integer data and the same bits as stored plainly, at 1 and 2 threads, into a diff_src that held
 // NaNs before (every element written). 88 input channels: the last super block of each pixel is partial (40 of 48
 // lanes with AVX-512, 24 of 32 with AVX2) and keeps the plain store, as does the 1x1 kernel's last tile of 798 pixels;
-// 87: pixels of zeros that start and end off a 16-byte boundary.
+// 87: pixels of zeros that start and end off a 16-byte boundary. The strided depthwise kernel's runs of columns:
+// 64 channels (every pixel's lines whole) and 84 (pixels 336 bytes apart: whatever the buffer's alignment, some
+// pixels' vectors start on theirs and are streamed, the others are stored plainly; AVX-512's last single vector
+// streamed, AVX2's, half a line, stored plainly).
 TEST(Backward, DataStreamedPastTheBoundIsExactAndTheSameBits) {
     for (const char* text : {"conv:n=2,c=88,o=24,in=19x21,k=1x1,data=nxc,wei=xio",
                              "conv:n=2,c=88,o=24,in=19x21,k=1x1,s=2x2,data=nxc,wei=xio",
-                             "conv:n=2,c=87,o=24,in=19x21,k=1x1,s=2x2,data=nxc,wei=xio"}) {
+                             "conv:n=2,c=87,o=24,in=19x21,k=1x1,s=2x2,data=nxc,wei=xio",
+                             "conv:n=2,c=64,o=64,g=64,in=10x13,k=3x3,s=2x2,pb=0x0,pe=1x1,data=nxc",
+                             "conv:n=2,c=84,o=84,g=84,in=9x21,k=3x3,s=2x2,pb=1x1,pe=1x1,data=nxc"}) {
         ConvDescriptor d = parse_descriptor(text);
         d.pass = Pass::backward_data;
         const std::optional<Expected> e = exact_case(d, 23);
