@@ -66,9 +66,14 @@ TRANSPOSED_CASES = ["batch_not_positive", "in_channels_not_positive", "out_chann
                     "out_channels_not_divisible_by_groups", "input_size_not_positive", "kernel_size_not_positive",
                     "stride_not_positive", "dilation_not_positive", "output_padding_negative",
                     "pads_crop_the_whole_output", "pad_beyond_2_to_the_40", "element_count_overflows_64_bits"]
+# OTI2: before the reorder that raises SIGFPE, oneDNN allocates the primitive's src memory, 8 GiB + 4 KiB (the
+# 2^64 elements' size wrapped); where that exceeds the case's memory budget (--memory-limit, by default half the
+# memory available shared by the jobs: measured on a 23 GiB host, --jobs 1 crashes, --jobs 2 does not) oneDNN
+# refuses with out_of_memory first, which the runner reports as kind out_of_memory
+ONEDNN_TRANSPOSED_OVERFLOW = ("crash", "crashed (out_of_memory)")
 TRANSPOSED_EXPECTED = {
     "onednn": ["computed", "library", "library", "plugin", "library", "library", "computed", "library", "library",
-               "library", "library", "computed", "library", "crash"],
+               "library", "library", "computed", "library", ONEDNN_TRANSPOSED_OVERFLOW],
     "libtorch": ["computed", "library", "library", "plugin", "library", "plugin", "library", "library", "library",
                  "library", "library", "library", "library", "library"],
     "xnnpack": ["computed", "library", "library", "plugin", "plugin", "plugin", "library", "library", "library",
@@ -126,7 +131,7 @@ def main():
     wrong = []
     for case, want in zip(cases_in_order, expected[name]):
         got = outcome(cases[case], name)
-        if got != want:
+        if got not in (want if isinstance(want, tuple) else (want,)):
             wrong.append(f"  {case}: {got}, expected {want}: {cases[case]['reason']}\n    {cases[case]['reproducer']}")
     if wrong:
         sys.exit(f"{name}: {len(wrong)} {suite} case(s) answered by someone else than documented:\n" + "\n".join(wrong))
