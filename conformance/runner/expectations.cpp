@@ -174,6 +174,26 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                 bad(origin, where + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
             decl.min_coverage = m.get<double>();
         }
+        if (entry.contains("min_coverage_on_cpu")) {
+            const json& list = entry["min_coverage_on_cpu"];
+            if (!list.is_array()) bad(origin, where + ".min_coverage_on_cpu", "must be an array");
+            std::size_t i = 0;
+            for (const json& x : list) {
+                const std::string at = where + ".min_coverage_on_cpu[" + std::to_string(i++) + "]";
+                if (!x.is_object() || !x.contains("cpu") || !x["cpu"].is_string() || !x.contains("min_coverage"))
+                    bad(origin, at, "must be an object with a \"cpu\" condition and a \"min_coverage\" fraction");
+                const json& m = x["min_coverage"];
+                if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
+                    bad(origin, at + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
+                if (!x.contains("reason") || !x["reason"].is_string() || x["reason"].get<std::string>().empty())
+                    bad(origin, at, "needs a non-empty \"reason\": what the library lacks on that CPU, as measured");
+                CoverageOnCpu c{x["cpu"].get<std::string>(), x["reason"].get<std::string>(), m.get<double>()};
+                std::string error;
+                cpu_condition_holds(c.cpu, {}, &error);
+                if (!error.empty()) bad(origin, at + ".cpu", error);
+                decl.min_coverage_on_cpu.push_back(std::move(c));
+            }
+        }
         if (entry.contains("min_coverage_suites")) {
             const json& suites = entry["min_coverage_suites"];
             if (!suites.is_object())
@@ -286,6 +306,10 @@ std::optional<CoverageFloor> Expectations::min_coverage(const std::string& backe
     if (it == backends_.end()) return std::nullopt;
     if (const auto own = it->second.min_coverage_suites.find(suite); own != it->second.min_coverage_suites.end())
         return CoverageFloor{own->second, origin_ + " (backends." + backend + ".min_coverage_suites." + suite + ")"};
+    for (std::size_t i = 0; i < it->second.min_coverage_on_cpu.size(); ++i)
+        if (const CoverageOnCpu& on = it->second.min_coverage_on_cpu[i]; cpu_holds(on.cpu))
+            return CoverageFloor{on.min_coverage, origin_ + " (backends." + backend + ".min_coverage_on_cpu[" +
+                                                      std::to_string(i) + "], cpu " + on.cpu + ")"};
     if (!it->second.min_coverage) return std::nullopt;
     return CoverageFloor{*it->second.min_coverage, origin_ + " (backends." + backend + ".min_coverage)"};
 }

@@ -34,4 +34,14 @@ inline dnnl::memory::data_type data_type_of(int32_t dtype) {
     }
 }
 
+// What oneDNN 2.x documents about a dtype it refused (appended to an unimplemented refusal): f16 on GPU engines only;
+// bf16 only on CPUs with AVX-512 (avx512_core: its bf16 kernels and their emulation need it; measured on an
+// AVX2-only AMD EPYC: every bf16 convolution refused, status unimplemented).
+inline std::string dtype_refusal_note(bool has_f16, bool has_bf16) {
+    if (has_f16) return ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
+    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa()), core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    if (has_bf16 && (isa & core) != core) return ": oneDNN 2.x runs bf16 only on CPUs with AVX-512 (avx512_core), and this one has none";
+    return "";
+}
+
 }  // namespace convcheck_onednn

@@ -231,9 +231,10 @@ dnnl::convolution_forward::primitive_desc make_primitive_desc(convcheck_plugin& 
 std::string refusal(const dnnl::error& e, const convcheck_conv_desc& d, const std::string& what = "the case") {
     std::string why = "oneDNN refused " + what + " (" + e.what() + ", status " + std::to_string(e.status) + ")";
     const support::TensorDtypes t = support::tensor_dtypes(d);
-    if (e.status == dnnl_unimplemented &&
-        (t.src == CONVCHECK_F16 || t.weights == CONVCHECK_F16 || t.dst == CONVCHECK_F16 || (d.has_bias && t.bias == CONVCHECK_F16)))
-        why += ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
+    const auto any = [&](int32_t dtype) {
+        return t.src == dtype || t.weights == dtype || t.dst == dtype || (d.has_bias && t.bias == dtype);
+    };
+    if (e.status == dnnl_unimplemented) why += convcheck_onednn::dtype_refusal_note(any(CONVCHECK_F16), any(CONVCHECK_BF16));
     return why;
 }
 

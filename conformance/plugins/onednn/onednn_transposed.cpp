@@ -156,8 +156,8 @@ void crop_into_dst(convcheck_plugin& p, const convcheck_conv_transposed_desc& t,
 
 std::string refusal(const dnnl::error& e, const convcheck_conv_transposed_desc& t) {
     std::string why = "oneDNN refused the deconvolution (" + std::string(e.what()) + ", status " + std::to_string(e.status) + ")";
-    if (e.status == dnnl_unimplemented && t.dtype == CONVCHECK_F16)
-        why += ": oneDNN 2.x has f16 on GPU engines only (its Data Types guide: CPU inference in f32, bf16, s8/u8)";
+    if (e.status == dnnl_unimplemented)
+        why += convcheck_onednn::dtype_refusal_note(t.dtype == CONVCHECK_F16, t.dtype == CONVCHECK_BF16);
     return why;
 }
 

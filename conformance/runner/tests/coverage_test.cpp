@@ -136,4 +136,34 @@ TEST(Coverage, ASuiteMayHaveAFloorOfItsOwn) {
     }
 }
 
+// A library with fewer kernels on some CPUs (oneDNN 2.6's bf16 convolutions need AVX-512) declares the floor there;
+// the first entry whose condition holds replaces "min_coverage", a suite's own floor still comes first.
+TEST(Coverage, ACpuMayHaveAFloorOfItsOwn) {
+    Expectations e = Expectations::parse(
+        R"({"backends": {"mine": {"min_coverage": 0.6, "min_coverage_suites": {"quantized": 0.2},
+                                  "min_coverage_on_cpu": [{"cpu": "!avx512bw", "min_coverage": 0.55, "reason": "bf16"},
+                                                          {"cpu": "!avx2", "min_coverage": 0.3, "reason": "old"}]}}})",
+        "decl.json");
+    e.assume_cpu_flags({"avx2", "fma"});
+    EXPECT_EQ(e.min_coverage("mine", "smoke")->fraction, 0.55);
+    EXPECT_EQ(e.min_coverage("mine", "smoke")->source, "decl.json (backends.mine.min_coverage_on_cpu[0], cpu !avx512bw)");
+    EXPECT_EQ(e.min_coverage("mine", "quantized")->fraction, 0.2);
+    e.assume_cpu_flags({"sse4_2"});
+    EXPECT_EQ(e.min_coverage("mine", "smoke")->fraction, 0.55);  // the first that holds
+    e.assume_cpu_flags({"avx2", "avx512f", "avx512bw"});
+    EXPECT_EQ(e.min_coverage("mine", "smoke")->fraction, 0.6);
+    EXPECT_EQ(e.min_coverage("mine", "smoke")->source, "decl.json (backends.mine.min_coverage)");
+    for (const char* bad : {R"({"backends": {"b": {"min_coverage_on_cpu": {"cpu": "avx2"}}}})",
+                            R"({"backends": {"b": {"min_coverage_on_cpu": [{"cpu": "avx2", "min_coverage": 1.5, "reason": "r"}]}}})",
+                            R"({"backends": {"b": {"min_coverage_on_cpu": [{"cpu": "avx2", "min_coverage": 0.5}]}}})",
+                            R"({"backends": {"b": {"min_coverage_on_cpu": [{"cpu": "avx2 +x", "min_coverage": 0.5, "reason": "r"}]}}})"}) {
+        try {
+            Expectations::parse(bad, "decl.json");
+            ADD_FAILURE() << bad;
+        } catch (const std::invalid_argument& err) {
+            EXPECT_NE(std::string(err.what()).find("decl.json: backends.b.min_coverage_on_cpu"), std::string::npos) << err.what();
+        }
+    }
+}
+
 }  // namespace

@@ -6,6 +6,7 @@
 //       "accumulation_on_cpu": [{"cpu": "!avx512bw", "accumulation": {"bf16": "bf16"}, "reason": "why"}],
 //       "min_coverage": 0.9,
 //       "min_coverage_suites": {"quantized": 0.2},
+//       "min_coverage_on_cpu": [{"cpu": "!avx512bw", "min_coverage": 0.55, "reason": "why"}],
 //       "bound": {"kind": "whole_tensor", "reason": "why"},
 //       "input_precision": {"dtype": "tf32" | "bf16", "reason": "why"},
 //       "expected_failures": [{"match": {"dt": "bf16", "mode": "exact"}, "reason": "why",
@@ -24,7 +25,9 @@
 // the run uses the stricter of it and --min-coverage (coverage.hpp). "min_coverage_suites" gives a suite's own
 // floor (keyed by the suite's name, as `convcheck run --suite` names it), in place of "min_coverage" there: a suite
 // made mostly of what a library lacks (the quantized suite for a float library) keeps a floor that still catches a
-// change that declines more, without lowering every other suite's.
+// change that declines more, without lowering every other suite's. "min_coverage_on_cpu": where a library has
+// fewer kernels on another CPU, the floor there; the first entry whose "cpu" condition holds on the host takes the
+// place of "min_coverage" (a suite's own floor still comes first; a reason with its evidence is required).
 // "nondeterministic": {"reason": "..."} declares that the backend's outputs may differ bitwise between
 // runs or thread counts (determinism.hpp): determinism mode then reports a difference instead of failing.
 // "may_pass": true marks a failure that shows only on some runs or some data of the cases it matches
@@ -75,12 +78,19 @@ struct AccumulationOnCpu {
     std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
 };
 
+// The coverage floor of a backend on hosts whose CPU meets `cpu` (host_cpu.hpp).
+struct CoverageOnCpu {
+    std::string cpu, reason;
+    double min_coverage = 0.0;
+};
+
 struct BackendDeclaration {
     std::map<std::string, std::string> accumulation;  // output dtype ("f32", "f16", "bf16", "*") -> accumulation
     std::vector<AccumulationOnCpu> accumulation_on_cpu;  // checked first, in order
     std::vector<ExpectedFailure> expected_failures;
     std::optional<double> min_coverage;
     std::map<std::string, double> min_coverage_suites;  // suite name -> its own floor
+    std::vector<CoverageOnCpu> min_coverage_on_cpu;      // checked after the suite's own floor, in order
     std::optional<DeclaredSlack> bound;            // "bound": {"kind", "reason"}
     std::optional<DeclaredSlack> input_precision;  // "input_precision": {"dtype", "reason"}
     std::optional<DeclaredSlack> bias;             // "bias": {"added": "after_output_rounding", "reason"}
