@@ -172,7 +172,6 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
         // are one list for all its columns, read with the weights held (sum_run); the columns before and after
         // the run take their taps one pixel at a time, first. The same taps in the same order either way. The
         // phases' lists together hold at most one entry per tap.
-        i64 listed = 0;
         for (i64 ph = 0; ph < sw; ++ph) {
             const i64 columns = ph < IW ? (IW - ph + sw - 1) / sw : 0;  // the phase's columns j in [0, columns)
             i64 j0 = 0, j1 = columns, kws = 0;
@@ -189,6 +188,7 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
             for (i64 j = j1; j < columns; ++j) pixel(ph + sw * j);
             run_first[ph] = j0, run_end[ph] = j1;
         }
+        i64 listed = 0;
         for (i64 ph = 0; ph < sw; ++ph) {  // the runs' taps at their column 0, in increasing (row, kw) order
             run_list[ph] = listed;
             if (run_first[ph] < run_end[ph])
@@ -202,9 +202,8 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
             run_taps[ph] = listed - run_list[ph];
         }
         // the runs in blocks of about kRunBytes of diff_src, every phase's columns of a block before the next
-        // block's (their lines written while they are in L1, diff_src's row in order); the next block's lines
-        // (the next row's first at the row's end) prefetched for writing first: without them, at batch 8 (diff_src
-        // in memory) the blocks' scattered stores waited on their lines
+        // block's (their lines written while they are in L1, diff_src's row in order; past the streaming bound
+        // non-temporally: stored plainly, diff_src in memory, the blocks' scattered stores waited on their lines)
         const i64 block = sw * C * 4 >= kRunBytes ? 1 : kRunBytes / (sw * C * 4), step = sw * C;
         for (i64 jb = 0; jb * sw < IW; jb += block) {
             for (i64 ph = 0; ph < sw; ++ph) {
