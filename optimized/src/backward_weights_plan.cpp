@@ -189,14 +189,17 @@ struct BackwardWeightsPlan::Impl {
             // the one-vector tile; for x the tiles read zeros outside its columns, pads and crops alike):
             // with AVX-512 always (sixth pass, batch 8:
             // dw32_112 2.1-2.3 -> 1.0 ms, dw96_112s2 3.4-4.4 -> 2.2-2.7, dw576_14 0.56-0.58 -> 0.45-0.48),
-            // with AVX2 when the packed rows would be copies (C one lane block) and diff_dst with many
-            // channels (packing them was slower there than reading them strided: 576 channels 0.65 ->
-            // 0.58 ms; 32 channels packed 2.7 against 3.0 ms in place)
+            // with AVX2 when the packed rows would be copies (C one lane block), when the width stride is 1
+            // (measured on a Zen 3, batch 1 / 8, 1 thread: dw576_14 0.059-0.090 -> 0.045-0.048 and 0.50-0.76
+            // -> 0.37-0.39 ms, dw960_7 0.035 -> 0.019 and 0.27 -> 0.17, dw32_112 0.20-0.28 -> 0.16-0.17), and
+            // diff_dst with many channels (packing them was slower there than reading them strided: 576
+            // channels 0.65 -> 0.58 ms); with a width stride packing stays ahead (dw96_112s2 at batch 8, x and
+            // diff_dst in place: 6.1-7.7 ms against 6.2-6.9)
             const detail::Geometry& xg = *p.x_geometry;
             const i64 C = g.out_channels;
-            const bool whole = C % p.lanes == 0, wide = path == Path::blocked_avx512;
-            p.depthwise_dy_direct = whole && (wide || C == block || C >= 256);
-            p.depthwise_x_direct = whole && (wide || C == block);
+            const bool whole = C % p.lanes == 0, wide = path == Path::blocked_avx512, unstrided = g.stride[2] == 1;
+            p.depthwise_dy_direct = whole && (wide || C == block || C >= 256 || unstrided);
+            p.depthwise_x_direct = whole && (wide || C == block || unstrided);
             // a row of zeros for a tap in the padding: a packed row's, or (x in place) one of x's rows
             const i64 width = p.depthwise_x_direct ? std::max(g.padded[2], xg.in[2]) : g.padded[2];
             zeros.assign(static_cast<std::size_t>((width + 1) * std::max(block, p.depthwise_x_direct ? C : 0) +
