@@ -28,6 +28,13 @@ using nlohmann::json;
     throw std::invalid_argument(origin + ": " + where + ": " + rule);
 }
 
+// A coverage floor at `where`: a fraction of the cases, not a percentage (a JSON number is finite).
+double fraction(const json& m, const std::string& origin, const std::string& where) {
+    if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
+        bad(origin, where, m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
+    return m.get<double>();
+}
+
 bool is_dtype_name(const std::string& t) { return t == "f32" || t == "f16" || t == "bf16" || t == "f64"; }
 
 std::string scalar_text(const json& v) {
@@ -167,13 +174,7 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                 decl.accumulation_on_cpu.push_back(std::move(a));
             }
         }
-        if (entry.contains("min_coverage")) {
-            const json& m = entry["min_coverage"];
-            // a JSON number is finite; a fraction of the cases, not a percentage
-            if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
-                bad(origin, where + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
-            decl.min_coverage = m.get<double>();
-        }
+        if (entry.contains("min_coverage")) decl.min_coverage = fraction(entry["min_coverage"], origin, where + ".min_coverage");
         if (entry.contains("min_coverage_on_cpu")) {
             const json& list = entry["min_coverage_on_cpu"];
             if (!list.is_array()) bad(origin, where + ".min_coverage_on_cpu", "must be an array");
@@ -182,12 +183,10 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
                 const std::string at = where + ".min_coverage_on_cpu[" + std::to_string(i++) + "]";
                 if (!x.is_object() || !x.contains("cpu") || !x["cpu"].is_string() || !x.contains("min_coverage"))
                     bad(origin, at, "must be an object with a \"cpu\" condition and a \"min_coverage\" fraction");
-                const json& m = x["min_coverage"];
-                if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
-                    bad(origin, at + ".min_coverage", m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
+                const double m = fraction(x["min_coverage"], origin, at + ".min_coverage");
                 if (!x.contains("reason") || !x["reason"].is_string() || x["reason"].get<std::string>().empty())
                     bad(origin, at, "needs a non-empty \"reason\": what the library lacks on that CPU, as measured");
-                CoverageOnCpu c{x["cpu"].get<std::string>(), x["reason"].get<std::string>(), m.get<double>()};
+                CoverageOnCpu c{x["cpu"].get<std::string>(), x["reason"].get<std::string>(), m};
                 std::string error;
                 cpu_condition_holds(c.cpu, {}, &error);
                 if (!error.empty()) bad(origin, at + ".cpu", error);
@@ -198,12 +197,8 @@ Expectations Expectations::parse(const std::string& text, const std::string& ori
             const json& suites = entry["min_coverage_suites"];
             if (!suites.is_object())
                 bad(origin, where + ".min_coverage_suites", suites.dump() + " is not an object of suite names and fractions");
-            for (const auto& [suite, m] : suites.items()) {
-                if (!m.is_number() || m.get<double>() < 0.0 || m.get<double>() > 1.0)
-                    bad(origin, where + ".min_coverage_suites." + suite,
-                        m.dump() + " is not a fraction in [0, 1] (0.9: nine cases in ten)");
-                decl.min_coverage_suites[suite] = m.get<double>();
-            }
+            for (const auto& [suite, m] : suites.items())
+                decl.min_coverage_suites[suite] = fraction(m, origin, where + ".min_coverage_suites." + suite);
         }
         if (entry.contains("bound"))
             decl.bound = slack(entry["bound"], origin, where + ".bound", "kind", {"whole_tensor"},

@@ -24,6 +24,14 @@ template <int NB>
     for (int j = 0; j < NB; ++j) store(out + lane + j * W, acc[j]);
 }
 
+// One channel c past the last full vector: the sum over the taps in increasing order of dy[from[t] + at + c] * w[wt[t] + c]
+// (the same order as the vectors' lanes).
+inline float tail_sum(const float* dy, const float* w, const i64* from, const i64* wt, i64 taps, i64 at, i64 c) {
+    float acc = 0.0f;
+    for (i64 t = 0; t < taps; ++t) acc = __builtin_fmaf(dy[from[t] + at + c], w[wt[t] + c], acc);
+    return acc;
+}
+
 // v stored at `to`: non-temporally with Stream where `to` is on a vector's alignment
 template <bool Stream>
 [[gnu::always_inline]] inline void put(float* to, vf v) {
@@ -161,11 +169,7 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
             case 1: sum_taps<1>(dy, p.weights, from, wt, taps, lb * W, out); break;
             default: break;
             }
-            for (i64 c = full * W; c < C; ++c) {  // the last channels, one at a time in the same order
-                float acc = 0.0f;
-                for (i64 t = 0; t < taps; ++t) acc = __builtin_fmaf(dy[from[t] + c], p.weights[wt[t] + c], acc);
-                out[c] = acc;
-            }
+            for (i64 c = full * W; c < C; ++c) out[c] = tail_sum(dy, p.weights, from, wt, taps, 0, c);
         };
         // The columns iw = ph + sw * j of one phase ph take the same kw: those with ph + pw - kw * dw = sw * q_kw,
         // at diff_dst column j + q_kw. Where every such column is in [0, OW) (the phase's run [j0, j1)) the taps
@@ -214,12 +218,8 @@ void depthwise_backward_data_rows(const DepthwiseBackwardData& p, const float* d
                 const i64 at = a * C;  // the lists' column 0 moved to column a
                 if (p.stream_output) runs<true>(dy, p.weights, f, k, taps, at, full, C, b - a, out, step);
                 else runs<false>(dy, p.weights, f, k, taps, at, full, C, b - a, out, step);
-                for (i64 j = 0; j < b - a; ++j)  // the last channels, one at a time in the same order
-                    for (i64 c = full * W; c < C; ++c) {
-                        float acc = 0.0f;
-                        for (i64 t = 0; t < taps; ++t) acc = __builtin_fmaf(dy[f[t] + at + j * C + c], p.weights[k[t] + c], acc);
-                        out[j * step + c] = acc;
-                    }
+                for (i64 j = 0; j < b - a; ++j)  // the last channels, one at a time
+                    for (i64 c = full * W; c < C; ++c) out[j * step + c] = tail_sum(dy, p.weights, f, k, taps, at + j * C, c);
             }
         }
     }

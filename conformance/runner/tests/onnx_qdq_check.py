@@ -113,7 +113,8 @@ class Model:
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "backends.json")) as f:
     declared = json.load(f)
 for entry in declared["backends"].values():
-    entry.pop("min_coverage", None), entry.pop("min_coverage_on_cpu", None), entry.pop("min_coverage_suites", None)
+    for floor in ("min_coverage", "min_coverage_on_cpu", "min_coverage_suites"):
+        entry.pop(floor, None)
 expectations = os.path.join(tmp, "backends-without-floors.json")
 with open(expectations, "w") as f:
     json.dump(declared, f)
