@@ -105,7 +105,7 @@ tsan() {
   # suppressions and the fork/join annotations, and the annotated fork/join alone must not be.
   cmake --build "$build" -j "$jobs" --target optimized_tsan_canary || return 1
   local canary="$build/optimized/optimized_tsan_canary" out
-  echo "-- tsan: canary (a deliberate race must be reported; the fork/join alone must not)"
+  echo "-- tsan: canary (a deliberate race must be reported; the fork/join alone must not, nor a worker between bodies)"
   if ! out=$("$canary" clean 2>&1); then
     echo "$out"
     echo "tsan canary: the clean run failed (a report where the fork/join is annotated, or the bodies did not run on two threads)"
@@ -114,6 +114,14 @@ tsan() {
   if out=$("$canary" race 2>&1) || ! grep -q "ThreadSanitizer: data race" <<<"$out"; then
     echo "$out"
     echo "tsan canary: the deliberate race between two parallel bodies was NOT reported: scripts/tsan.supp or parallel_join.hpp hides real races"
+    failed=1
+  fi
+  # Without any suppression: a worker's accesses outside its bodies (TBB's code, which folds the task tree into
+  # its root on the caller's stack after the body's join) must be invisible, or a stale one is reported against
+  # the caller's next frames whenever TSan can no longer restore its stack for the suppressions to match.
+  if ! out=$(TSAN_OPTIONS=halt_on_error=1 "$canary" stack 2>&1); then
+    echo "$out"
+    echo "tsan canary: a worker's accesses outside its bodies were seen (parallel_join.hpp's ignore between bodies)"
     failed=1
   fi
   # Each program once on the widest ISA the CPU has; on an AVX-512 CPU the optimized implementation's programs

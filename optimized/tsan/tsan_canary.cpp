@@ -6,6 +6,12 @@
 //   tsan_canary race   two parallel_for bodies write one int unsynchronised: TSan MUST report a data race;
 //   tsan_canary clean  the caller writes a buffer, bodies fill their own slots, the caller reads them and
 //                      frees the buffer: exactly the fork/join edges TBB guarantees: TSan must report nothing.
+//   tsan_canary stack  run WITHOUT suppressions: after a first call (the caller's accesses ignored, so that the
+//                      worker's first steal of a task is not reported), a second call whose body on the worker
+//                      ends last, so that TBB's code on the worker folds the task tree into its root on the
+//                      caller's stack after the body's join release; then the caller writes over that stack.
+//                      TSan must report nothing: a worker's accesses outside its bodies are ignored
+//                      (parallel_join.hpp), whether or not TSan could still restore their stacks.
 // Either run first waits until the two bodies run on two different threads (a race between bodies on one
 // thread is not a race); exit code 3 when that did not happen within 10 s.
 #include <tbb/blocked_range.h>
@@ -25,6 +31,14 @@
 namespace {
 
 int shared_value = 0;  // written by both bodies in the race run
+
+// Writes 64 KB of the caller's stack below this frame: the frames a parallel call used there, whose root task
+// node the worker may have touched last.
+[[gnu::noinline]] long long overwrite_stack() {
+    volatile long long words[8192];
+    for (int i = 0; i < 8192; ++i) words[i] = i;
+    return words[8191];
+}
 
 std::mutex ids_mutex;
 std::set<std::thread::id> body_threads;
@@ -53,12 +67,40 @@ int main(int argc, char** argv) {
     using convcheck::optimized::detail::parallel_for_joined;
     const bool race = argc == 2 && std::strcmp(argv[1], "race") == 0;
     const bool clean = argc == 2 && std::strcmp(argv[1], "clean") == 0;
-    if (!race && !clean) {
-        std::fprintf(stderr, "usage: tsan_canary race|clean\n");
+    const bool stack = argc == 2 && std::strcmp(argv[1], "stack") == 0;
+    if (!race && !clean && !stack) {
+        std::fprintf(stderr, "usage: tsan_canary race|clean|stack\n");
         return 2;
     }
     tbb::task_arena arena(2);
     std::atomic<bool> two_threads = true;
+    if (stack) {
+        const auto caller = std::this_thread::get_id();
+        const auto call = [&](bool worker_last) {
+            arena_execute_joined(arena, [&] {
+                parallel_for_joined(tbb::blocked_range<int>(0, 2, 1), [&](const tbb::blocked_range<int>&) {
+                    if (!wait_for_second_thread()) two_threads = false;
+                    if (worker_last && std::this_thread::get_id() != caller)
+                        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                });
+            });
+        };
+        __tsan_ignore_thread_begin();
+        call(false);
+        __tsan_ignore_thread_end();
+        {
+            std::lock_guard<std::mutex> lock(ids_mutex);
+            body_threads.clear();  // the second call's bodies must run on two threads too
+        }
+        call(true);
+        const long long last = overwrite_stack();
+        if (!two_threads) {
+            std::fprintf(stderr, "tsan_canary: the two bodies did not run on two threads; nothing was checked\n");
+            return 3;
+        }
+        std::printf("tsan_canary stack: done (%lld)\n", last);
+        return 0;
+    }
     auto slots = std::make_unique<int[]>(2);
     slots[0] = slots[1] = -1;  // written by the caller before the fork
     arena_execute_joined(arena, [&] {
