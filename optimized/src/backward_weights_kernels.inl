@@ -407,7 +407,15 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             run_at[0] = 0, run_at[1] = K, run_at[2] = 0;
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
                 const i64 kind = contiguous[tile - t_begin];
-                const bool in_x = kind != 0;
+                // (p.x_packed_per_tile: a steady tile's x packed now, into the first panel, for its lane blocks)
+                const bool packed_now = p.x_packed_per_tile && steady && kind == 1;
+                const bool in_x = kind != 0 && !packed_now;
+                if (packed_now) {
+                    const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0), RT = computed_rows<R>(rows);
+                    const float* from = xp + x_at[0] + p.tap_offsets[q0 / ICg] + q0 % ICg;
+                    for (i64 k = 0; k < K; ++k, from += Cs)
+                        for (i64 r = 0; r < RT; ++r) x_panels[k * RT + r] = from[min_i64(r, rows - 1)];
+                }
                 const i64 t_first = some_padding ? tile * R / ICg : 0;
                 const i64 t_last = some_padding ? (min_i64(rows_total, tile * R + R) - 1) / ICg : 0;
                 if (some_padding && (t_first != listed_first || t_last != listed_last || kind != listed_kind)) {
@@ -423,7 +431,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
                     const TileHome home{dw + (grp * rows_total + q0) * OCg + lb * B, OCg, 1, rows, min_i64(B, OCg - lb * B)};
                     const float* x_tile = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
-                    const TileInputs in{x_panels + (tile - t_begin) * K * R, x_tile, in_x ? x_at : nullptr,
+                    const TileInputs in{packed_now ? x_panels : x_panels + (tile - t_begin) * K * R, x_tile, in_x ? x_at : nullptr,
                                         in_x && steady ? Cs : 0, d_panel(lb), d_step, K, run_at, runs};
                     // this call's even share of the lines left; what its steps do not take, fetched after it
                     next_lines.quota = (next_lines.left() + calls_left - 1) / calls_left;

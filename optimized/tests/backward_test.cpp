@@ -274,6 +274,13 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         // a 1x1 layer whose diff_dst is packed (1040 channels: pixels 4 KB apart) over 1568 pixels: every lane
         // block in one item, two parts of 784 pixels (at least 768 a part) summed into the f32 XIO weights
         "conv:n=2,c=128,o=1040,in=28x28,k=1x1,bias=1,data=nxc,wei=xio",
+        // 1x1 stride 1 with the pixels of x a multiple of 4 KB apart or of diff_dst 2 KB: with AVX2 each tile's x is
+        // packed once a block, diff_dst packed too. 1024 channels (tiles of 12 rows for 40 lanes, the last of 4),
+        // bias; two groups of 512 (24 lanes: tiles of 4 rows, group 1 at its channel offset); 512 output channels
+        // (diff_dst 2 KB a pixel) over 480 pixels (several blocks, tiles of 6 rows, the last of 2)
+        "conv:n=2,c=1024,o=40,in=5x6,k=1x1,bias=1,data=nxc",
+        "conv:n=1,c=1024,o=48,g=2,in=7x6,k=1x1,data=nxc",
+        "conv:n=2,c=128,o=512,in=16x15,k=1x1,bias=1,data=nxc,wei=xio",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
