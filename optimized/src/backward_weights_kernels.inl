@@ -407,14 +407,15 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
             run_at[0] = 0, run_at[1] = K, run_at[2] = 0;
             for (i64 tile = t_begin; tile < t_end; ++tile) {  // the tile's inputs stay in L1 over the lane blocks
                 const i64 kind = contiguous[tile - t_begin];
-                // (p.x_packed_per_tile: a steady tile's x packed now, into the first panel, for its lane blocks)
-                const bool packed_now = p.x_packed_per_tile && steady && kind == 1;
+                // (p.x_packed_per_tile, a 1x1 layer without padding: a tile's x read in place is packed now, into
+                // the first panel, for its lane blocks)
+                const bool packed_now = p.x_packed_per_tile && kind == 1;
                 const bool in_x = kind != 0 && !packed_now;
                 if (packed_now) {
                     const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0), RT = computed_rows<R>(rows);
-                    const float* from = xp + x_at[0] + p.tap_offsets[q0 / ICg] + q0 % ICg;
-                    for (i64 k = 0; k < K; ++k, from += Cs)
-                        for (i64 r = 0; r < RT; ++r) x_panels[k * RT + r] = from[min_i64(r, rows - 1)];
+                    const float* from = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
+                    for (i64 k = 0; k < K; ++k)
+                        for (i64 r = 0; r < RT; ++r) x_panels[k * RT + r] = from[x_at[k] + min_i64(r, rows - 1)];
                 }
                 const i64 t_first = some_padding ? tile * R / ICg : 0;
                 const i64 t_last = some_padding ? (min_i64(rows_total, tile * R + R) - 1) / ICg : 0;

@@ -137,18 +137,18 @@ struct BackwardWeightsPlan::Impl {
         }
         const i64 block = static_cast<i64>(p.vector_blocks) * p.lanes;
         p.lane_blocks = (lanes_total + block - 1) / block;
-        // A 1x1 layer of stride 1 read in place with AVX2 whose pixels of x are a multiple of 4 KB apart, or of
+        // A 1x1 layer without padding read in place with AVX2 whose pixels of x are a multiple of 4 KB apart, or of
         // diff_dst read in place a multiple of 2 KB: a block's pixels of it lie in 1 (2) of L1's 64 sets, 8 (16)
         // lines, far fewer than a tile reads again for each lane block, so every pass refetched them. Each tile's x
         // is packed once a block instead ([pixel][R], read from L1 by every lane block), and diff_dst is packed
         // (bench/results/avx2.md, Zen 3: res4_1x1_reduce, x 4 KB a pixel, 2.2-2.6x at batch 8; res3_1x1_512,
         // diff_dst 2 KB, 1.4x). x 2 KB a pixel (res5_1x1_2048) lost 9 %, 1 KB (res2_1x1_reduce, res4_1x1_1024)
         // up to 20 %: there the tiles read x in place. With AVX-512 (not measured) they read it in place as before.
-        bool unit = g.taps() == 1;
-        for (int a = 0; a < 3; ++a) unit = unit && g.stride[a] == 1 && g.padded[a] == g.out[a];
+        bool unpadded_1x1 = g.taps() == 1;
+        for (int a = 0; a < 3; ++a) unpadded_1x1 = unpadded_1x1 && g.padded[a] == g.in[a];
         const bool dy_whole_near = !p.depthwise && g.out_per_group % block == 0 && g.out_channels <= 512;
-        p.x_packed_per_tile = !p.depthwise && path == Path::blocked_avx2 && unit &&
-                              (g.channel_stride % 1024 == 0 || (dy_whole_near && g.out_channels % 512 == 0));
+        p.x_packed_per_tile = !p.depthwise && path == Path::blocked_avx2 && unpadded_1x1 &&
+                              (g.stride[2] * g.channel_stride % 1024 == 0 || (dy_whole_near && g.out_channels % 512 == 0));
         // diff_dst read in place when every lane block is whole and its pixels are at most 2 KB apart (the
         // L1 stride prefetcher's reach), else packed per block (backward_weights_kernels.inl)
         p.dy_direct = dy_whole_near && !p.x_packed_per_tile;

@@ -40,7 +40,7 @@ struct BackwardWeightsProblem {
     i64 tiles_per_item = 1;
     i64 block_pixels = 1;              // output pixels per cache block of the reduction (general)
     bool dy_direct = false;            // general: diff_dst read in place, not packed per lane block
-    // General, AVX2, a 1x1 layer of stride 1 whose pixels of x are a multiple of 4 KB apart or of diff_dst 2 KB
+    // General, AVX2, a 1x1 layer without padding whose pixels of x are a multiple of 4 KB apart or of diff_dst 2 KB
     // (plan_problem): a tile reading x in place is packed instead, once a block before its lane blocks ([pixel][R])
     bool x_packed_per_tile = false;
     // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),

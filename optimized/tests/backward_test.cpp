@@ -281,6 +281,8 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=1024,o=40,in=5x6,k=1x1,bias=1,data=nxc",
         "conv:n=1,c=1024,o=48,g=2,in=7x6,k=1x1,data=nxc",
         "conv:n=2,c=128,o=512,in=16x15,k=1x1,bias=1,data=nxc,wei=xio",
+        // ... with a stride (x's pixels at their own offsets; 256 channels: 2 KB a pixel apart)
+        "conv:n=2,c=256,o=512,in=9x8,k=1x1,s=2x2,bias=1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
