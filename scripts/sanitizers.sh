@@ -140,7 +140,12 @@ tsan() {
     [ -n "$isa" ] && filter="--gtest_filter=-$(cat "$root/optimized/tests/large_layers.filter")"
     for t in $targets; do
       [ -n "$isa" ] && [[ $t != optimized_* ]] && continue
-      program=$(find "$build" -name "$t" -type f -perm -u+x | head -n 1)
+      program=$(find "$build/" -name "$t" -type f -perm -u+x | head -n 1)  # (the slash: a build directory that is a symlink)
+      if [ -z "$program" ]; then
+        echo "tsan: $t was built but not found under $build"
+        failed=1
+        continue
+      fi
       i=${#runs[@]}
       runs+=("$t${isa:+ ($isa)}")
       { env $isa "$program" --gtest_brief=1 $filter >"$logs/$i.log" 2>&1; echo $? >"$logs/$i.rc"; } &

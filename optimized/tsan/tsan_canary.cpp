@@ -12,7 +12,7 @@
 //                      caller's stack after the body's join release; then the caller writes over that stack.
 //                      TSan must report nothing: a worker's accesses outside its bodies are ignored
 //                      (parallel_join.hpp), whether or not TSan could still restore their stacks.
-// Either run first waits until the two bodies run on two different threads (a race between bodies on one
+// Each run first waits until the two bodies run on two different threads (a race between bodies on one
 // thread is not a race); exit code 3 when that did not happen within 10 s.
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
