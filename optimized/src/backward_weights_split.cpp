@@ -46,8 +46,8 @@ void split_for_threads(BackwardWeightsProblem& p, bool lane_chunks_allowed, i64 
     // and diff_dst is packed, each lane chunk packs x again and each tile chunk diff_dst: the smaller is cut first
     // (Zen 3, 2 threads: res4_1x1_reduce, 1024 rows and 256 lanes, 12.8 -> 8.0 ms at batch 8 and 1.33 -> 1.02 at
     // batch 1 with tiles first; res3_1x1_512, 128 rows and 512 lanes, lost 20-70 % at batch 1 with tiles first)
-    const bool packs_both = p.x_packed_per_tile && rows_total(p) > lanes_total(p);
-    const bool lanes_first = lane_chunks_allowed && ((p.geometry->taps() == 1 && !packs_both) || p.depthwise);
+    const bool tiles_first = p.x_packed_per_tile && rows_total(p) > lanes_total(p);
+    const bool lanes_first = lane_chunks_allowed && ((p.geometry->taps() == 1 && !tiles_first) || p.depthwise);
     // one more chunk of lane blocks or of tiles, the first that can be cut (false: neither can)
     const auto cut_lanes = [&] {
         if (!lane_chunks_allowed || p.lane_chunks() >= p.lane_blocks) return false;

@@ -98,25 +98,26 @@ inline void join_acquire([[maybe_unused]] void* token) {
 #endif
 }
 
+// One body, on whichever thread TBB runs it: the fork acquired, its accesses seen, the join released, and a worker
+// back in TBB's scheduler ignored again. TBB wrote the copy of the caller's closure it runs, and the range, into a
+// task after the fork release (TBB's own handoff): the tokens, the work and its arguments (taken by value) are read
+// from there as this call's arguments, while a worker is still ignored.
+template <typename Work, typename... Args>
+void run_body(char* fork, char* join, const Work& work, Args... args) {
+    join_acquire(fork);
+    body_begin();
+    work(args...);
+    join_release(join);
+    body_end();
+}
+
 // tbb::parallel_for(range, body) with its fork and join made visible to TSan; with `one_per_thread`, under TBB's
 // static_partitioner (the range in one part per thread of the arena, each run whole) instead of its auto partitioner.
 template <typename Range, typename Body>
 void parallel_for_joined(const Range& range, const Body& body, bool one_per_thread = false) {
     char fork = 0, join = 0;  // their addresses name this fork and this join
     join_release(&fork);
-    const auto joined = [&](const Range& task_range) {
-        // TBB wrote this closure's copy and the range into a task after the fork release (TBB's own handoff):
-        // both are read while a worker is still ignored, the body's accesses after the fork is acquired
-        char* const fork_token = &fork;
-        char* const join_token = &join;
-        const Body& work = body;
-        const Range r = task_range;
-        join_acquire(fork_token);
-        body_begin();
-        work(r);
-        join_release(join_token);
-        body_end();
-    };
+    const auto joined = [&](const Range& r) { run_body(&fork, &join, body, r); };
     call_begin();
     if (one_per_thread)
         tbb::parallel_for(range, joined, tbb::static_partitioner());
@@ -132,16 +133,7 @@ void arena_execute_joined(tbb::task_arena& arena, const F& f) {
     char fork = 0, join = 0;
     join_release(&fork);
     call_begin();
-    arena.execute([&] {
-        char* const fork_token = &fork;  // as in parallel_for_joined: TBB's copy of this closure read while ignored
-        char* const join_token = &join;
-        const F& work = f;
-        join_acquire(fork_token);
-        body_begin();
-        work();
-        join_release(join_token);
-        body_end();
-    });
+    arena.execute([&] { run_body(&fork, &join, f); });
     call_end();
     join_acquire(&join);
 }

@@ -78,10 +78,13 @@ int main(int argc, char** argv) {
         const auto caller = std::this_thread::get_id();
         const auto call = [&](bool worker_last) {
             arena_execute_joined(arena, [&] {
-                parallel_for_joined(tbb::blocked_range<int>(0, 2, 1), [&](const tbb::blocked_range<int>&) {
-                    if (!wait_for_second_thread()) two_threads = false;
-                    if (worker_last && std::this_thread::get_id() != caller)
-                        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                // (the body reads its range, which TBB wrote into the task after the fork release)
+                parallel_for_joined(tbb::blocked_range<int>(0, 2, 1), [&](const tbb::blocked_range<int>& r) {
+                    for (int i = r.begin(); i != r.end(); ++i) {
+                        if (!wait_for_second_thread()) two_threads = false;
+                        if (worker_last && std::this_thread::get_id() != caller)
+                            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                    }
                 });
             });
         };
