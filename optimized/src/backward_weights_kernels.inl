@@ -362,18 +362,28 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                 at[0] = k, at[1] = n, at[2] = ow0, at[3] = row % g.out[1], at[4] = row / g.out[1] % g.out[0];
                 k += n, px += n;
             }
-            for (i64 tile = t_begin; tile < t_end; ++tile) {
-                if (contiguous[tile - t_begin] == 1) continue;
+            // a tile's RT computed rows: off[r], row r's offset in xp at a pixel's x_at (the last row repeated)
+            const auto row_offsets = [&](i64 tile, i64* off) {
                 const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0), RT = computed_rows<R>(rows);
-                i64 off[R];
                 for (i64 r = 0; r < RT; ++r) {
                     const i64 q = q0 + min_i64(r, rows - 1);
                     off[r] = p.tap_offsets[q / ICg] + q % ICg;
                 }
+                return RT;
+            };
+            // a tile's rows at every pixel of the block into panel [K][RT] (x with its padding)
+            const auto pack_rows = [&](const i64* off, i64 RT, float* panel) {
+                for (i64 k = 0; k < K; ++k)
+                    for (i64 r = 0; r < RT; ++r) panel[k * RT + r] = xp[x_at[k] + off[r]];
+            };
+            for (i64 tile = t_begin; tile < t_end; ++tile) {
+                if (contiguous[tile - t_begin] == 1) continue;
+                const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0);
+                i64 off[R];
+                const i64 RT = row_offsets(tile, off);
                 float* panel = x_panels + (tile - t_begin) * K * R;  // [K][RT]
                 if (!p.x_unpadded) {
-                    for (i64 k = 0; k < K; ++k)
-                        for (i64 r = 0; r < RT; ++r) panel[k * RT + r] = xp[x_at[k] + off[r]];
+                    pack_rows(off, RT, panel);
                     continue;
                 }
                 // x without its padding: zeros where row r's tap reads padding; a tile in place (2) only at
@@ -412,10 +422,9 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
                 const bool packed_now = p.x_packed_per_tile && kind == 1;
                 const bool in_x = kind != 0 && !packed_now;
                 if (packed_now) {
-                    const i64 q0 = tile * R, rows = min_i64(R, rows_total - q0), RT = computed_rows<R>(rows);
-                    const float* from = xp + p.tap_offsets[q0 / ICg] + q0 % ICg;
-                    for (i64 k = 0; k < K; ++k)
-                        for (i64 r = 0; r < RT; ++r) x_panels[k * RT + r] = from[x_at[k] + min_i64(r, rows - 1)];
+                    i64 off[R];
+                    const i64 RT = row_offsets(tile, off);
+                    pack_rows(off, RT, x_panels);
                 }
                 const i64 t_first = some_padding ? tile * R / ICg : 0;
                 const i64 t_last = some_padding ? (min_i64(rows_total, tile * R + R) - 1) / ICg : 0;
