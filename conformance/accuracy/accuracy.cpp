@@ -170,7 +170,7 @@ double output_error_bound(const Contract& c, double exact, double accumulated) {
 }
 
 double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error) {
-    const double accumulated = weight_error + gamma(terms, accumulation_roundoff(c)) * (magnitude + weight_error);
+    const double accumulated = weight_error + accumulation_factor(terms, accumulation_roundoff(c)) * (magnitude + weight_error);
     return output_error_bound(c, exact, accumulated);
 }
 

@@ -70,8 +70,8 @@ private:
         g64_ = gamma(terms, 0x1p-53);
         underflow_ = f64_ ? std::ldexp(double(terms), -1074) : 0.0;
         // Inputs rounded to u_in: each product x~ w~ = x w (1 + a)(1 + b), |a|, |b| <= u_in, then the
-        // accumulation's gamma_n over sum |x~ w~| <= (1 + u_in)^2 M (docs/accuracy.md).
-        const double g = gamma(terms, u_acc_);
+        // accumulation's phi_n over sum |x~ w~| <= (1 + u_in)^2 M (docs/accuracy.md).
+        const double g = accumulation_factor(terms, u_acc_);
         relative_ = u_in_ == 0.0 ? g : (1.0 + u_in_) * (1.0 + u_in_) * (1.0 + g) - 1.0;
     }
 

@@ -182,8 +182,8 @@ Statistics StatisticsSums::finish(std::int64_t elements) const {
     }
     s.judged_by = "unchecked";
     std::ostringstream why;
-    why << s.vacuous_outputs << " of " << elements << " outputs have a vacuous per-output bound (gamma_n(u_acc) = "
-        << text(gamma(s.max_vacuous_terms, accumulation_roundoff(c))) << " for n = " << s.max_vacuous_terms
+    why << s.vacuous_outputs << " of " << elements << " outputs have a vacuous per-output bound (phi_n(u_acc) = "
+        << text(accumulation_factor(s.max_vacuous_terms, accumulation_roundoff(c))) << " for n = " << s.max_vacuous_terms
         << " terms at u_acc = 2^" << std::ilogb(accumulation_roundoff(c)) << ": it admits any result between -M and M)";
     if (!statistical) why << " and no statistics apply to this operation";
     else if (s.vacuous_counted < kStatisticsMinOutputs)

@@ -40,7 +40,7 @@ public:
 
     bool vacuous(double bound, std::int64_t terms) {
         if (terms != terms_) set_terms(terms);
-        return !gamma_below_one_ || !(bound < largest);
+        return !factor_below_one_ || !(bound < largest);
     }
 
     // sigma's parts for judge_blocks.hpp's noise_block: the factor of M^2 for n terms, u_out^2 and eta^2
@@ -58,14 +58,14 @@ private:
         const double n = double(std::max<std::int64_t>(terms, 1));
         const double reference = f64 ? 2.0 * n / 3.0 * 0x1p-106 : 0.0;
         magnitude_factor_ = 2.0 * n / 3.0 * u_acc * u_acc + reference + 2.0 / 3.0 * u_in * u_in + first_rounding;
-        gamma_below_one_ = gamma(terms, u_acc) < 1.0;
+        factor_below_one_ = accumulation_factor(terms, u_acc) < 1.0;
     }
 
     double u_acc, u_out, eta, u_in, first_rounding, largest;
     bool f64;
     std::int64_t terms_ = -1;  // n of the parts below (none yet: no count is negative)
     double magnitude_factor_ = 0.0;
-    bool gamma_below_one_ = false;
+    bool factor_below_one_ = false;
 };
 
 

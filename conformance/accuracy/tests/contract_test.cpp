@@ -59,7 +59,73 @@ std::vector<double> shuffled_float_conv(const ConvDescriptor& d, const std::vect
     return dst;
 }
 
+// A bf16 accumulator (libtorch's slow paths on a CPU without AVX-512, docs/backends.md T3): every addition rounds to
+// bf16. Products of bf16 values are exact in double; `rounded_products` rounds each to bf16 before it is added (the
+// dot product of Jeannerod and Rump), otherwise it is added exactly and the sum rounds once (an FMA: Lange and Rump).
+template <bool rounded_products>
+struct Bf16Sum {
+    double v = 0.0;
+    Bf16Sum(double x = 0.0) : v(x) {}
+    friend Bf16Sum operator*(Bf16Sum a, Bf16Sum b) {
+        return Bf16Sum(rounded_products ? round_to(DataType::bf16, a.v * b.v) : a.v * b.v);
+    }
+    Bf16Sum& operator+=(Bf16Sum p) {
+        v = round_to(DataType::bf16, v + p.v);
+        return *this;
+    }
+    explicit operator double() const { return v; }
+};
+
 }  // namespace
+
+// phi_n (convcheck/core/rounding_error.hpp): the smaller of Higham's gamma_n and the order-free n u with four
+// roundings after the sum; never above gamma_n, gamma_n itself below n = 4, and about n u.
+TEST(Contract, TheAccumulationFactorIsTheSmallerOfTwoProvenBounds) {
+    const double u8 = std::ldexp(1.0, -8), u24 = std::ldexp(1.0, -24);
+    for (const double u : {u8, std::ldexp(1.0, -11), u24})
+        for (std::int64_t n = 1; n < 4096; ++n) {
+            ASSERT_LE(accumulation_factor(n, u), gamma(n, u)) << n << " " << u;
+            ASSERT_GE(accumulation_factor(n, u), double(n) * u) << n << " " << u;
+        }
+    EXPECT_EQ(accumulation_factor(3, u8), gamma(3, u8));
+    EXPECT_DOUBLE_EQ(accumulation_factor(145, u8), (1.0 + 141.0 * u8) * std::pow(1.0 + u8, 4) - 1.0);
+    EXPECT_NEAR(accumulation_factor(145, u8), 0.5751, 1e-4);  // gamma_145(2^-8) = 1.306 admits anything
+    EXPECT_GE(accumulation_factor(256, u8), 1.0);              // n u = 1: vacuous (finite, where gamma is not)
+    EXPECT_LT(accumulation_factor(10, u24), 10.0 * u24 * (1.0 + 1e-6));
+}
+
+// The sharpness the factor stands on: 1 followed by k terms of 2^-8, each a tie that a bf16 sum rounds back to 1,
+// errs by k u / (1 + k u) of M; a factor of n u / 2 would call that honest sum wrong.
+TEST(Contract, ABf16SumOfTiesIsWithinTheFactorAndNearIt) {
+    const double u = std::ldexp(1.0, -8);
+    for (const std::int64_t k : {4, 31, 144, 200}) {
+        Bf16Sum<false> s(1.0);
+        for (std::int64_t i = 0; i < k; ++i) s += Bf16Sum<false>(u);
+        const double exact = 1.0 + double(k) * u, error = exact - double(s);
+        EXPECT_EQ(double(s), 1.0);
+        EXPECT_LE(error, accumulation_factor(k + 1, u) * exact) << k;
+        EXPECT_GT(error, 0.5 * accumulation_factor(k + 1, u) * exact) << k;
+    }
+}
+
+// An honest bf16 accumulation in any order, with rounded or exact (FMA) products, passes the bound of its declared
+// accumulation; with more than 128 terms (n u > 1/2) gamma_n would have admitted every result.
+RC_GTEST_PROP(Contract, AnHonestBf16AccumulationInAnyOrderIsWithinTheBound, ()) {
+    ConvDescriptor d = *testgen::valid_descriptor();
+    d.dtype = DataType::bf16;
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
+    const RandomFill fill = make_random_fill(d, seed);
+    const auto want = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
+    const Contract c{DataType::bf16, DataType::bf16};
+    const auto fma = shuffled_float_conv<Bf16Sum<false>>(d, fill.src, fill.weights, fill.bias, seed);
+    const auto rounded = shuffled_float_conv<Bf16Sum<true>>(d, fill.src, fill.weights, fill.bias, seed);
+    for (const auto* got : {&fma, &rounded}) {
+        const Comparison r = compare_bound(c, want.dst, want.magnitude, want.terms, *got);
+        if (!r.passed())
+            RC_FAIL(to_string(d) + " seed " + std::to_string(seed) + ": worst fraction " +
+                    std::to_string(r.max_bound_fraction) + (got == &fma ? " (FMA)" : " (rounded products)"));
+    }
+}
 
 TEST(Contract, GammaIsTheStandardConstant) {
     EXPECT_DOUBLE_EQ(gamma(1, 0.5), 1.0);

@@ -53,9 +53,9 @@ TEST(ReferenceError, EveryBoundCarriesTheReferencesTerm) {
     const double u64 = 0x1p-53, u_out = unit_roundoff(c.output_dtype);
     for (const std::int64_t n : {1, 9, 4609}) {
         const double M = 3.0, y = 0.0;
-        // without the reference's term: gamma_n(u_acc) M + eta (eta: the bound at M = 0); with it, at least
+        // without the reference's term: phi_n(u_acc) M + eta (eta: the bound at M = 0); with it, at least
         // (1 + u_out) gamma_n(2^-53) M more
         const double eta = accuracy::error_bound(c, y, 0.0, n);
-        EXPECT_GE(accuracy::error_bound(c, y, M, n) - eta, gamma(n, u64) * M + (1.0 + u_out) * gamma(n, u64) * M) << n;
+        EXPECT_GE(accuracy::error_bound(c, y, M, n) - eta, accumulation_factor(n, u64) * M + (1.0 + u_out) * gamma(n, u64) * M) << n;
     }
 }

@@ -2,8 +2,8 @@
 // summation with one deliberate accuracy fault per `--backend-option mutant=<name>`, each one the
 // accuracy contract's checks must catch (docs/accuracy.md; tests/accuracy_caught_test.cpp):
 //   none         the f64 reference, rounded once: passes everything
-//   zeros        writes 0 everywhere and declares f16 accumulation: where gamma_n(2^-11) is
-//                infinite its per-output bound is vacuous; never a pass
+//   zeros        writes 0 everywhere and declares f16 accumulation: where phi_n(2^-11) is
+//                at least 1 its per-output bound is vacuous; never a pass
 //   truncation   the f64 result truncated toward zero into the output type, declaring f32
 //                accumulation: inside every per-output bound, caught by the statistics' bias rule
 //   tf32_inputs  src and weights rounded to TF32 (11 significand bits) before summing: caught by
@@ -52,7 +52,7 @@ double truncate_significand(double value, int bits) {
 }
 
 // y_i += r_i c u M_max, r_i in [-1, 1) from a hash of i (unbiased, reproducible), u = 2^-24 (the f32
-// accumulation it declares), c = min(2, n_max / 2): inside the whole-tensor bound gamma_{n_max}(u) M_max
+// accumulation it declares), c = min(2, n_max / 2): inside the whole-tensor bound phi_{n_max}(u) M_max
 // and inside its statistics (E[z^2] = c^2 / (2 n_max) <= 1 for the whole-tensor sigma).
 void add_whole_tensor_error(const std::vector<double>& magnitude, const std::vector<std::int64_t>& terms,
                             std::vector<double>& dst) {

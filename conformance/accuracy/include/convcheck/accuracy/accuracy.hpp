@@ -2,7 +2,9 @@
 // exact result. The rule is data (a Contract), not tolerances scattered through tests.
 //
 // Bound mode: for output y with exact value y*, magnitude M = sum|x*w| (+|bias|) and n terms,
-//     |y - y*| <= u_out * |y*| + gamma_n(u_acc) * M + eta_out,      gamma_n(u) = n*u / (1 - n*u)
+//     |y - y*| <= u_out * |y*| + phi_n(u_acc) * M + eta_out
+// phi_n(u) <= gamma_n(u) = n*u / (1 - n*u) is convcheck::accumulation_factor (convcheck/core/rounding_error.hpp):
+// about n*u, proven for any summation order.
 // u_out, u_acc: unit roundoffs of the output and accumulation types (f32 2^-24, bf16 2^-8,
 // f16 2^-11). eta_out is half the smallest subnormal of the output type: the absolute error of
 // rounding into the subnormal range (the standard model fl(x) = x(1+delta) + eta; DESIGN.md's
@@ -95,13 +97,13 @@ std::string input_precision_name(const Contract& c);
 // where the output is fp8.
 std::string bound_name(const Contract& c);
 
-// gamma_n(u) = n*u / (1 - n*u) is convcheck::gamma (convcheck/core/rounding_error.hpp).
+// phi_n(u) is convcheck::accumulation_factor (convcheck/core/rounding_error.hpp).
 // The allowed |y - y*| for one output, of magnitude M and n terms (for a whole-tensor bound, the
 // caller passes the tensor's largest M and n: error_bounds does):
-//     u_out |y*| + ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1) M + eta_out
+//     u_out |y*| + ((1 + u_in)^2 (1 + phi_n(u_acc)) - 1) M + eta_out
 // which with u_in = 0 (no declared input precision) is the bound above (derivation: docs/accuracy.md,
 // "Declared algorithms and input precision"). With the bias added after a first rounding to the output type
-// (Contract::bias_after_output_rounding), with R = ((1 + u_in)^2 (1 + gamma_n(u_acc)) - 1):
+// (Contract::bias_after_output_rounding), with R = ((1 + u_in)^2 (1 + phi_n(u_acc)) - 1):
 //     u_out |y*| + (1 + u_out) ((1 + u_out) R + u_out) M + (2 + u_out) eta_out
 // (docs/accuracy.md, "Bias added after rounding").
 double error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms);
@@ -124,12 +126,12 @@ BoundScale bound_scale(const Contract& c, std::span<const double> magnitude, Ter
 // weight_error E = sum |N| deltaW >= sum |N (W~ - W)| (reference/cc/weight_error.hpp), the
 // accumulated value y^ = fl_acc(sum N W~ + b) and the output y~ = fl_out(y^):
 //     |y^ - y*| <= |sum N (W~ - W)| + |fl_acc(sum N W~ + b) - (sum N W~ + b)|
-//              <= E + gamma_n(u_acc) (sum |N W~| + |b|)
-//              <= E + gamma_n(u_acc) (M + E)                    (|N W~| <= |N W| + |N| deltaW)
+//              <= E + phi_n(u_acc) (sum |N W~| + |b|)
+//              <= E + phi_n(u_acc) (M + E)                    (|N W~| <= |N W| + |N| deltaW)
 //     |y~ - y*| <= |fl_out(y^) - y^| + |y^ - y*| <= u_out |y*| + (1 + u_out) |y^ - y*| + eta_out
 // so
-//     |y~ - y*| <= u_out |y*| + (1 + u_out) (E + gamma_n(u_acc) (M + E)) + eta_out
-// (with E = 0 this is error_bound() with its gamma term's first-order-dropped (1 + u_out) restored).
+//     |y~ - y*| <= u_out |y*| + (1 + u_out) (E + phi_n(u_acc) (M + E)) + eta_out
+// (with E = 0 this is error_bound() with its phi term's first-order-dropped (1 + u_out) restored).
 double cc_error_bound(const Contract& c, double exact, double magnitude, std::int64_t terms, double weight_error);
 // The last step of both: an accumulated value within `accumulated` of the exact one, rounded to the
 // output type: u_out |y*| + (1 + u_out) accumulated + eta_out.

@@ -1,8 +1,8 @@
 // The statistical half of bound mode (docs/accuracy.md, "Statistics" and "Vacuous bounds").
 //
 // The per-output bound is a worst case: it cannot see an error that is small everywhere but always
-// in one direction, nor errors everywhere far above what rounding produces, and where gamma_n(u_acc)
-// is infinite (n*u >= 1) it checks nothing at all. Beside it, over the T outputs of a case, with each
+// in one direction, nor errors everywhere far above what rounding produces, and where phi_n(u_acc)
+// >= 1 (n*u_acc about 1 or more) it checks nothing at all. Beside it, over the T outputs of a case, with each
 // error normalised by the rounding-noise scale of the probabilistic model (sigma, below):
 //     z_i = (y_i - y*_i) / sigma_i
 //     sigma_i^2 = ((2 n_i / 3) u_acc^2 + (2/3) u_in^2) M_i^2 + (1/3) u_out^2 y*_i^2 + eta_out^2
@@ -82,9 +82,9 @@ struct Statistics {
 // The rounding-noise scale sigma of one output (above).
 double rounding_noise_scale(const Contract& c, double exact, double magnitude, std::int64_t terms);
 
-// A per-output bound that checks nothing: infinite (n*u_acc >= 1), not below the output type's
-// largest finite value, or with gamma_n(u_acc) >= 1, where it is >= M >= |y*| whatever the data:
-// it admits 0, and every value between, for every output.
+// A per-output bound that checks nothing: not below the output type's largest finite value, or with
+// phi_n(u_acc) >= 1 (n*u_acc about 1 or more), where it is >= M >= |y*| whatever the data: it admits 0, and
+// every value between, for every output.
 bool bound_is_vacuous(const Contract& c, double bound, std::int64_t terms);
 
 // Fills the statistics of a bound-mode comparison. `bound` holds each output's per-output bound;
