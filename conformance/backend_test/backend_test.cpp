@@ -181,7 +181,7 @@ TEST(Abi, RunsItsCoreCaseAndNamesTheImplementation) {
 // 3x3x3 taps + bias), and a result twice the bound away fails. (A plugin that described f64
 // accumulation used to get u_acc = 1 here, an infinite bound that passed anything. With cancelling
 // terms, y* = 1 and M = 28, a declared bf16 accumulation, libtorch's on a CPU without AVX-512, gives
-// gamma_28(2^-8) * 28 = 3.4 > 1, a bound that is honest but cannot fail that output.)
+// phi_28(2^-8) * 28 = 3.1 > 1, a bound that is honest but cannot fail that output.)
 TEST(Contract, BoundModeCanFailForEveryClaimedDtype) {
     for (DataType t : {DataType::f32, DataType::f16, DataType::bf16}) {
         if (!(plugin->info().dtypes & CONVCHECK_BIT(static_cast<int>(t)))) continue;

@@ -1,5 +1,5 @@
 """Accuracy: the error as a fraction of the accuracy contract's bound (DESIGN.md, "Bound mode":
-|y - y*| <= u_out*|y*| + gamma_n(u_acc) * sum|x*w|), per backend and dtype; the worst cases; and, for
+|y - y*| <= u_out*|y*| + phi_n(u_acc) * sum|x*w|), per backend and dtype; the worst cases; and, for
 failing cases, whether the wrong outputs sit at the border (receptive field touches padding) or inside.
 """
 import statistics

@@ -398,7 +398,7 @@ TEST(Statistics, TheBoundsComputedAsTheyAreReadAreErrorBoundsBitForBit) {
 
 }  // namespace
 
-// libtorch's bf16 accumulation (docs/backends.md T3) on smoke's c=16 3x3 layer: 145 terms, where gamma_n(2^-8) = 1.31
+// libtorch's bf16 accumulation (docs/backends.md T3) on smoke's c=16 3x3 layer: 145 terms, where gamma_145(2^-8) = 1.31
 // made 72 of 128 outputs vacuous and the case unchecked; phi_n = 0.58 keeps a bound there, and zeros fail it.
 TEST(Statistics, ABf16AccumulationOfHundredsOfTermsKeepsABoundThatRejectsZeros) {
     const Contract bf16_acc{DataType::bf16, DataType::bf16, false};
