@@ -11,7 +11,7 @@
 #                                   # suite (BENCH_REPEATS timed runs per layer, default 20) and add the
 #                                   # performance section to the report
 #   SELFTEST=1 bash scripts/main.sh # also run `convcheck selftest` on the suite (every bundled mutant against
-#                                   # it: every entry of mutants.def x smoke's 102 cases, minutes on 2 cores, hence
+#                                   # it: every entry of mutants.def x smoke's 156 cases, minutes on 2 cores, hence
 #                                   # opt-in) and show its kill matrix in the report
 #
 # The report's "Suite strength" section always shows the pair coverage of the suite run and of the pairwise
