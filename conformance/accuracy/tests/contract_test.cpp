@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "convcheck/accuracy/accuracy.hpp"
 #include "convcheck/reference/convolution.hpp"
@@ -76,6 +79,19 @@ struct Bf16Sum {
     explicit operator double() const { return v; }
 };
 
+// The fill summed in bf16 in a shuffled order, with exact (FMA) and with rounded products, each compared with the
+// bound of a declared bf16 accumulation.
+std::vector<std::pair<std::string, Comparison>> bf16_accumulations(const ConvDescriptor& d, const RandomFill& f,
+                                                                   std::uint64_t seed) {
+    const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
+    const Contract c{DataType::bf16, DataType::bf16};
+    const auto judge = [&](const std::vector<double>& got) {
+        return compare_bound(c, want.dst, want.magnitude, want.terms, got);
+    };
+    return {{"FMA", judge(shuffled_float_conv<Bf16Sum<false>>(d, f.src, f.weights, f.bias, seed))},
+            {"rounded products", judge(shuffled_float_conv<Bf16Sum<true>>(d, f.src, f.weights, f.bias, seed))}};
+}
+
 }  // namespace
 
 // phi_n (convcheck/core/rounding_error.hpp): the smaller of Higham's gamma_n and the order-free n u with four
@@ -114,23 +130,15 @@ RC_GTEST_PROP(Contract, AnHonestBf16AccumulationInAnyOrderIsWithinTheBound, ()) 
     ConvDescriptor d = *testgen::valid_descriptor();
     d.dtype = DataType::bf16;
     const std::uint64_t seed = *rc::gen::arbitrary<std::uint32_t>();
-    const RandomFill fill = make_random_fill(d, seed);
-    const auto want = reference::convolution_summation(d, fill.src, fill.weights, fill.bias);
-    const Contract c{DataType::bf16, DataType::bf16};
-    const auto fma = shuffled_float_conv<Bf16Sum<false>>(d, fill.src, fill.weights, fill.bias, seed);
-    const auto rounded = shuffled_float_conv<Bf16Sum<true>>(d, fill.src, fill.weights, fill.bias, seed);
-    for (const auto* got : {&fma, &rounded}) {
-        const Comparison r = compare_bound(c, want.dst, want.magnitude, want.terms, *got);
+    for (const auto& [how, r] : bf16_accumulations(d, make_random_fill(d, seed), seed))
         if (!r.passed())
             RC_FAIL(to_string(d) + " seed " + std::to_string(seed) + ": worst fraction " +
-                    std::to_string(r.max_bound_fraction) + (got == &fma ? " (FMA)" : " (rounded products)"));
-    }
+                    std::to_string(r.max_bound_fraction) + " (" + how + ")");
 }
 
 // The same on layers of 145 and 217 terms (n u = 0.57 and 0.85, where gamma_n >= 1), on random data and on its
 // absolute values (every error in one direction, the worst case of a one-signed sum).
 TEST(Contract, AnHonestBf16AccumulationOfHundredsOfTermsIsWithinTheBound) {
-    const Contract c{DataType::bf16, DataType::bf16};
     for (const char* text : {"c=16,o=4,in=6x6,k=3x3,bias=1,dt=bf16", "c=24,o=4,in=6x6,k=3x3,dt=bf16"})
         for (std::uint64_t seed = 1; seed <= 4; ++seed)
             for (const bool one_signed : {false, true}) {
@@ -139,14 +147,9 @@ TEST(Contract, AnHonestBf16AccumulationOfHundredsOfTermsIsWithinTheBound) {
                 if (one_signed)
                     for (auto* values : {&f.src, &f.weights, &f.bias})
                         for (double& v : *values) v = std::fabs(v);
-                const auto want = reference::convolution_summation(d, f.src, f.weights, f.bias);
-                const auto fma = shuffled_float_conv<Bf16Sum<false>>(d, f.src, f.weights, f.bias, seed);
-                const auto rounded = shuffled_float_conv<Bf16Sum<true>>(d, f.src, f.weights, f.bias, seed);
-                for (const auto* got : {&fma, &rounded}) {
-                    const Comparison r = compare_bound(c, want.dst, want.magnitude, want.terms, *got);
-                    EXPECT_TRUE(r.passed()) << text << " seed " << seed << (one_signed ? " one-signed" : "")
-                                            << (got == &fma ? " (FMA)" : " (rounded products)") << ": worst fraction "
-                                            << r.max_bound_fraction;
+                for (const auto& [how, r] : bf16_accumulations(d, f, seed)) {
+                    EXPECT_TRUE(r.passed()) << text << " seed " << seed << (one_signed ? " one-signed" : "") << " ("
+                                            << how << "): worst fraction " << r.max_bound_fraction;
                     EXPECT_EQ(r.statistics.vacuous_outputs, 0) << text;
                 }
             }
