@@ -300,7 +300,7 @@ void general_items(const BackwardWeightsProblem& p, const float* xp, const float
     // 3 channels) is read in place, not packed (conv1_7x7s2 18.7-18.8 -> 16.1 ms).
     const auto in_place = [&](i64 tile) -> i64 {  // 0: packed, 1: in place, 2: in place but at the borders
         const i64 q0 = tile * R, RT = computed_rows<R>(min_i64(R, rows_total - q0));
-        if (q0 + RT > rows_total) return 0;
+        if (q0 + RT > rows_total || p.x_packed) return 0;
         i64 t = q0 / ICg, ic = q0 - t * ICg;
         const i64 first = p.tap_offsets[t] + ic, t0 = t;
         for (i64 r = 1; r < RT; ++r) {

@@ -149,9 +149,16 @@ struct BackwardWeightsPlan::Impl {
         const bool dy_whole_near = !p.depthwise && g.out_per_group % block == 0 && g.out_channels <= 512;
         p.x_packed_per_tile = !p.depthwise && path == Path::blocked_avx2 && unpadded_1x1 &&
                               (g.stride[2] * g.channel_stride % 1024 == 0 || (dy_whole_near && g.out_channels % 512 == 0));
+        // Likewise a kernel of several taps with AVX2 whose pixels of x along the width (S * Cs floats) and of diff_dst
+        // (O floats) are each a multiple of 1 KB apart: a tile's K pixels of each stream lie in 4 or fewer of L1's 64
+        // sets, and each lane block's pass over them refetched both from L2. Every tile's x is packed a block at a
+        // time and diff_dst too (bench/results/avx2.md, Zen 3: res5_3x3s2, x 4 KB and diff_dst 2 KB a pixel, 1.8-1.9x;
+        // res5_3x3 1.1-1.7x; res4_3x3s2 and res4_3x3, 1 KB, up to 1.2x; res3_3x3s2, diff_dst 512 B, lost 10-20 %).
+        p.x_packed = !p.depthwise && path == Path::blocked_avx2 && g.taps() > 1 &&
+                     g.stride[2] * g.channel_stride % 256 == 0 && g.out_channels % 256 == 0;
         // diff_dst read in place when every lane block is whole and its pixels are at most 2 KB apart (the
         // L1 stride prefetcher's reach), else packed per block (backward_weights_kernels.inl)
-        p.dy_direct = dy_whole_near && !p.x_packed_per_tile;
+        p.dy_direct = dy_whole_near && !p.x_packed_per_tile && !p.x_packed;
         p.tiles = (rows_total + p.tile_rows - 1) / p.tile_rows;
         // an item's slice of the gradient (its tiles x every lane block) stays within kSliceFloats (L2):
         // the item reads each pixel of the inputs once, the partial sums stay in cache

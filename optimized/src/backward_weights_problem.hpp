@@ -43,6 +43,9 @@ struct BackwardWeightsProblem {
     // General, AVX2, a 1x1 layer without padding whose pixels of x are a multiple of 4 KB apart or of diff_dst 2 KB
     // (plan_problem): a tile reading x in place is packed instead, once a block before its lane blocks ([pixel][R])
     bool x_packed_per_tile = false;
+    // General, AVX2, a kernel of several taps whose pixels of x along the width and of diff_dst are each a multiple of
+    // 1 KB apart (plan_problem): every tile's x is packed a block at a time (none read in place), and diff_dst too
+    bool x_packed = false;
     // With bias: dw[bias_at + o] = sum over the same output pixels, in the same order, of dy(pixel, o),
     // written by the items of tile chunk 0 (the general kernel while it packs diff_dst, into the `bias`
     // it is given; the depthwise one in its tiles of tap 0, at dw + bias_at); -1 without bias.

@@ -283,6 +283,12 @@ TEST(Backward, HandPickedGeometriesAreExactAndWithinTheBound) {
         "conv:n=2,c=128,o=512,in=16x15,k=1x1,bias=1,data=nxc,wei=xio",
         // ... with a stride (x's pixels at their own offsets; 256 channels: 2 KB a pixel apart)
         "conv:n=2,c=256,o=512,in=9x8,k=1x1,s=2x2,bias=1,data=nxc",
+        // a 3x3 layer whose pixels of x along the width and of diff_dst are each a multiple of 1 KB apart: with AVX2
+        // every tile's x is packed a block at a time, zeros where its tap reads padding, and diff_dst too. Stride 2
+        // (x 2 KB a pixel) with bias; two groups of 256 over 512 channels; a crop (x read from the padded copy)
+        "conv:n=2,c=256,o=256,in=6x7,k=3x3,s=2x2,pb=1x1,pe=1x1,bias=1,data=nxc",
+        "conv:n=1,c=512,o=512,g=2,in=4x5,k=3x3,pb=1x1,pe=1x1,data=nxc",
+        "conv:n=1,c=256,o=256,in=5x6,k=3x3,pb=1x-1,pe=1x1,bias=1,data=nxc",
     };
     for (const char* text : cases)
         for (const Pass pass : {Pass::backward_data, Pass::backward_weights}) {
