@@ -1,5 +1,6 @@
 // convcheck_bench_backward: the optimized backward passes against oneDNN's backward primitives, one
-// table in one run. For ResNet-50 and MobileNet-v2 layers (a selection by default), batch sizes and
+// table in one run. For the layers of bench/shapes.cpp (ResNet-50, MobileNet-v2, DeepLab's ASPP and a 3-D layer: a
+// selection by default), batch sizes and
 // thread counts: our backward data (diff_dst -> diff_src) and backward weights + bias (src, diff_dst ->
 // diff_weights, diff_bias) on NHWC+HWIO f32 buffers, and the speed ratio oneDNN time / ours (> 1: ours
 // is faster) against oneDNN 2.6 with every tensor in the layout its primitive chooses (format_tag::any).
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
     double min_seconds = 0.3;
     app.add_option("--threads", threads_text, "thread counts, comma separated");
     app.add_option("--batch", batch_text, "batch sizes, comma separated");
-    app.add_option("--shapes", shapes_text, "shape names of bench/shapes.cpp (resnet50, mobilenet_v2), or all");
+    app.add_option("--shapes", shapes_text, "shape names of bench/shapes.cpp (resnet50, mobilenet_v2, deeplab, conv3d), or all");
     app.add_option("--min-time", min_seconds, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_option("--clock", clock, "wall or cpu")->check(CLI::IsMember({"wall", "cpu"}));
     CLI11_PARSE(app, argc, argv);
@@ -93,7 +94,6 @@ int main(int argc, char** argv) {
     std::map<std::string, double> ms_at_one_thread;                          // shape/n/pass -> ms
     bench::FmaCeiling ceiling;                                               // per (threads, pass)
     for (const auto& shape : bench::all_shapes()) {
-        if (shape.set != "resnet50" && shape.set != "mobilenet_v2") continue;
         if (shapes_text != "all" && std::find(wanted.begin(), wanted.end(), shape.name) == wanted.end()) continue;
         for (const int n : batches)
             for (const int t : threads)
