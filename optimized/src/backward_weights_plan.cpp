@@ -152,8 +152,9 @@ struct BackwardWeightsPlan::Impl {
         // Likewise a kernel of several taps with AVX2 whose pixels of x along the width (S * Cs floats) and of diff_dst
         // (O floats) are each a multiple of 1 KB apart: a tile's K pixels of each stream lie in 4 or fewer of L1's 64
         // sets, and each lane block's pass over them refetched both from L2. Every tile's x is packed a block at a
-        // time and diff_dst too (bench/results/avx2.md, Zen 3: res5_3x3s2, x 4 KB and diff_dst 2 KB a pixel, 1.8-1.9x;
-        // res5_3x3 1.1-1.7x; res4_3x3s2 and res4_3x3, 1 KB, up to 1.2x; res3_3x3s2, diff_dst 512 B, lost 10-20 %).
+        // time and diff_dst too (bench/results/avx2.md, Zen 3: res5_3x3s2, x 4 KB and diff_dst 2 KB a pixel, 1.9-2.2x;
+        // res5_3x3 (2 KB, 2 KB) 1.1-1.7x; res4_3x3s2 (2 KB, 1 KB) and res4_3x3 (1 KB, 1 KB) 1.0-1.2x; where diff_dst
+        // is 512 B a pixel, res3_3x3s2 and res3_3x3 lost up to 10 and 27 %).
         p.x_packed = !p.depthwise && path == Path::blocked_avx2 && g.taps() > 1 &&
                      g.stride[2] * g.channel_stride % 256 == 0 && g.out_channels % 256 == 0;
         // diff_dst read in place when every lane block is whole and its pixels are at most 2 KB apart (the
