@@ -1,9 +1,8 @@
-// convcheck_bench_backward: the optimized backward passes against oneDNN's backward primitives, one
-// table in one run. For the layers of bench/shapes.cpp (ResNet-50, MobileNet-v2, DeepLab's ASPP and a 3-D layer: a
-// selection by default), batch sizes and
-// thread counts: our backward data (diff_dst -> diff_src) and backward weights + bias (src, diff_dst ->
-// diff_weights, diff_bias) on NHWC+HWIO f32 buffers, and the speed ratio oneDNN time / ours (> 1: ours
-// is faster) against oneDNN 2.6 with every tensor in the layout its primitive chooses (format_tag::any).
+// convcheck_bench_backward: the optimized backward passes against oneDNN's backward primitives, one table in one
+// run. For the layers of bench/shapes.cpp (ResNet-50, MobileNet-v2, DeepLab's ASPP and a 3-D layer: a selection by
+// default), batch sizes and thread counts: our backward data (diff_dst -> diff_src) and backward weights + bias (src,
+// diff_dst -> diff_weights, diff_bias) on NHWC+HWIO f32 buffers, and the speed ratio oneDNN time / ours (> 1: ours is
+// faster) against oneDNN 2.6 with every tensor in the layout its primitive chooses (format_tag::any).
 //
 //   convcheck_bench_backward [--threads 1,2] [--batch 8] [--shapes all|name,name...] [--min-time SECONDS]
 //                            [--clock wall|cpu]
@@ -71,7 +70,7 @@ int main(int argc, char** argv) {
     double min_seconds = 0.3;
     app.add_option("--threads", threads_text, "thread counts, comma separated");
     app.add_option("--batch", batch_text, "batch sizes, comma separated");
-    app.add_option("--shapes", shapes_text, "shape names of bench/shapes.cpp (resnet50, mobilenet_v2, deeplab, conv3d), or all");
+    app.add_option("--shapes", shapes_text, "shape names of bench/shapes.cpp (of any of its sets), or all");
     app.add_option("--min-time", min_seconds, "seconds of repeated runs per measurement (the minimum is kept)");
     app.add_option("--clock", clock, "wall or cpu")->check(CLI::IsMember({"wall", "cpu"}));
     CLI11_PARSE(app, argc, argv);
