@@ -133,11 +133,15 @@ tsan() {
   grep -qw avx512f /proc/cpuinfo && isa_runs+=(CONVCHECK_NO_AVX512=1)
   # The programs run $jobs at a time (each is a parallel program, but under TSan it keeps about 1.4 of two
   # cores busy); each one's output is printed whole when it ends, in the order they were started.
+  # Left out on every pass: the tests that build plans and run none (the decompositions' task counts at 1 to 16
+  # threads over the table's layers: serial weight packing, 128 of the decomposition program's 281 s under TSan on a
+  # Zen 3); ASan and the normal build run them.
+  local serial_only='Decomposition.*GivesEveryThreadTasksOfBalancedWork'
   local isa filter logs runs=() running=0 i
   logs=$(mktemp -d)
   for isa in "${isa_runs[@]}"; do
-    filter=
-    [ -n "$isa" ] && filter="--gtest_filter=-$(cat "$root/optimized/tests/large_layers.filter")"
+    filter="--gtest_filter=-$serial_only"
+    [ -n "$isa" ] && filter+=":$(cat "$root/optimized/tests/large_layers.filter")"
     for t in $targets; do
       [ -n "$isa" ] && [[ $t != optimized_* ]] && continue
       program=$(find "$build/" -name "$t" -type f -perm -u+x | head -n 1)  # (the slash: a build directory that is a symlink)
