@@ -289,8 +289,9 @@ class Honest : public ::testing::TestWithParam<std::string> {};
 // The operations an honest variant computes differently from the baseline, read off the mutants plugin: the
 // arithmetic variants change the sums of mutants_conv.cpp and mutants_backward.cpp, which the transposed
 // convolution reuses (mutants_transposed.cpp passes an honest variant on); honest_cc_f32 changes mutants_cc.cpp and
-// mutants_cc_backward.cpp; honest_workspace_pool changes the forward plan (mutants_plugin.cpp) only; honest_s16_pairs
-// the quantized convolution (mutants_quantized.cpp) and the accumulator it declares. Every other
+// mutants_cc_backward.cpp; honest_workspace_pool changes the forward plan (mutants_plugin.cpp) only, whose workspace
+// the quantized convolution's plan reports too (computing outside it); honest_s16_pairs the quantized convolution
+// (mutants_quantized.cpp) and the accumulator it declares. Every other
 // case it computes exactly as the baseline (mutant=none) does, so running it there proves nothing the baseline's
 // own runs do not.
 std::vector<Op> changed_ops(const std::string& variant) {
@@ -298,7 +299,7 @@ std::vector<Op> changed_ops(const std::string& variant) {
         variant == "honest_f64_accumulation")
         return {Op::conv, Op::conv_bwd_data, Op::conv_bwd_weights, Op::conv_transposed};
     if (variant == "honest_cc_f32") return {Op::cc, Op::cc_backward};
-    if (variant == "honest_workspace_pool") return {Op::conv};
+    if (variant == "honest_workspace_pool") return {Op::conv, Op::conv_quantized};
     if (variant == "honest_s16_pairs") return {Op::conv_quantized};
     return {};
 }
@@ -309,14 +310,15 @@ TEST(Mutants, EveryHonestVariantNamesTheOperationsItChanges) {
 }
 
 // Correct code computed another way passes: another summation order, f64 accumulation, FMA, f32 CC. Each suite
-// holding a case of an operation the variant changes runs as designed (smoke, edge, cc and pairwise on seeds 1-10,
-// full and strides on seed 1, backward and transposed on seeds 1-3); a suite of only other operations is left out
-// (e.g. cc for the conv variants; edge, full and the rest for honest_cc_f32, while smoke's CC cases keep it there).
+// holding a case of an operation the variant changes runs its cases of those operations as designed (smoke, edge, cc
+// and pairwise on seeds 1-10, full and strides on seed 1, backward and transposed on seeds 1-3); its other cases, and
+// a suite of only other operations, are left out (the variant computes them as the baseline does: e.g. the quantized
+// cases of smoke and pairwise for the conv variants, a third of their time; edge, full and the rest for honest_cc_f32).
 TEST_P(Honest, PassesEverySuiteOnSeedsOneToTen) {
     const std::string variant = GetParam();
     const std::vector<Op> changed = changed_ops(variant);
     auto check = [&](const std::string& suite, std::uint64_t seed) {
-        for (const CaseResult& r : run_suite(variant, suite, seed, "", false))
+        for (const CaseResult& r : run_suite(variant, suite, seed, "", false, {}, changed))
             EXPECT_EQ(r.status, Status::passed) << variant << " " << r.c.id << " seed " << seed << ": " << r.reason
                                                 << "\n  reproducer: " << r.reproducer;
     };
