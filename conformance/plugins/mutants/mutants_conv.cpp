@@ -156,12 +156,10 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::memset(a.dst, 0, static_cast<std::size_t>(dst_span(desc)) * static_cast<std::size_t>(size_of(p.dt)));
     }
     // Output f's sum (before the bias) into dst, the bias added, the post-ops applied and rounded the mutant's way.
-    auto store = [&](long long f, double v) {
-        long long n, oc;
-        Dims o;
-        output_at(f, &n, &oc, &o);
+    // (n, oc, spatial x): output f's coordinates (output_at)
+    auto store = [&](long long f, long long n, long long oc, long long x, double v) {
         if (oc >= written_channels) return;
-        const long long x = f % p.out_spatial, index = p.dst_index(n, oc, x);
+        const long long index = p.dst_index(n, oc, x);
         // a sum's dst_prev: dst's value before this output is written (each output is written once)
         double prior = sum ? load_as_double(a.dst, p.dt, index) : 0.0;
         if (scales != nullptr) {  // src_scale * weights_scale(oc) * sum, before the bias
@@ -211,7 +209,12 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::thread t1(worker, 0, taps / 2), t2(worker, taps / 2, taps);
         t1.join();
         t2.join();
-        for (long long f = 0; f < outputs; ++f) store(f, acc[f]);
+        for (long long f = 0; f < outputs; ++f) {
+            long long n, oc;
+            Dims o;
+            output_at(f, &n, &oc, &o);
+            store(f, n, oc, f % p.out_spatial, acc[f]);
+        }
     } else if (p.m == M::thread_split_order || p.m == M::run_to_run_order) {
         // Both sum every tap once, so each result is within the bound and exact data stays exact; only the
         // order of the float additions moves. thread_split_order: one chunk of taps per thread (0 threads
@@ -234,7 +237,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
                     sum = acc(sum + acc(partial_sum(p, a, n, oc, o, taps * c / chunks, taps * (c + 1) / chunks)));
             else
                 sum = acc(acc(partial_sum(p, a, n, oc, o, start, taps)) + acc(partial_sum(p, a, n, oc, o, 0, start)));
-            store(f, sum);
+            store(f, n, oc, f % p.out_spatial, sum);
         }
     } else {
         // one output at a time, straight into dst: no copy of any tensor (the large suite's dst passes 2^31 elements).
@@ -245,7 +248,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
                 long long n, oc;
                 Dims o;
                 output_at(f, &n, &oc, &o);
-                store(f, partial_sum(p, a, n, oc, o, 0, taps));
+                store(f, n, oc, f % p.out_spatial, partial_sum(p, a, n, oc, o, 0, taps));
             }
         };
         const long long parts = outputs >= (1LL << 20) ? std::max(threads, 1) : 1;
