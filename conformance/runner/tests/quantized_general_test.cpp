@@ -36,14 +36,15 @@ const char* kS32PostOps = "qconv:c=4,o=8,in=6x6,k=3x3,pb=1x1,pe=1x1,dt=s8:s8:s32
 // acc=f32 (an ONNX QDQ model's sum): 2304 products per output (c=256, 3x3) with u8 data about szp=128, so the
 // products cancel (sum |x - zx| |w - zw| about 36 times |acc|) and the f32 partial sums, positive ones first, reach
 // about 750 of dst's units: the f32 sum lands some 1e-3 units away from the exact one, which moves the rounding of
-// about 1 output in 400; 8192 outputs. dsc=0.5 spreads them over u8 about dzp=128.
+// about 1 output in 400; 4096 outputs (with the bound's term shrunk to gamma(1), 5 of the test's 6 case-seed pairs
+// fail). dsc=0.5 spreads them over u8 about dzp=128.
 const char* kQdqLongSum =
-    "qconv:n=2,c=256,o=16,in=16x16,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,bdt=f32,acc=f32,ssc=0.02,szp=128,wsc=0.004,"
+    "qconv:n=1,c=256,o=16,in=16x16,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:u8,bdt=f32,acc=f32,ssc=0.02,szp=128,wsc=0.004,"
     "dsc=0.5,dzp=128";
 // the same through a Relu, per-channel weights scales and a per-axis QuantizeLinear (one dst scale per output
 // channel), s8 dst (an ONNX QDQ model's Relu between Conv and QuantizeLinear)
 const char* kQdqLongSumRelu =
-    "qconv:n=2,c=256,o=8,in=16x16,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:s8,bdt=f32,acc=f32,ssc=0.02,szp=128,wsc=oc,"
+    "qconv:n=1,c=256,o=8,in=16x16,k=3x3,pb=1x1,pe=1x1,bias=1,dt=u8:s8:s8,bdt=f32,acc=f32,ssc=0.02,szp=128,wsc=oc,"
     "dsc=0.25:0.2:0.3:0.25:0.15:0.35:0.25:0.2,dzp=-100,po=relu";
 
 CaseResult run_one(const std::string& backend, const std::vector<std::string>& options, const std::string& descriptor,
