@@ -140,11 +140,12 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
     const bool sum = chain.has_sum();
     const long long taps = p.ICg * p.k_spatial;
     const long long outputs = p.N * p.O * p.out_spatial;
-    auto output_at = [&](long long flat, long long* n, long long* oc, Dims* o) {
-        const long long x = flat % p.out_spatial;
+    // output f's (n, oc), its flat spatial index x and its position o
+    auto output_at = [&](long long flat, long long* n, long long* oc, long long* x, Dims* o) {
+        *x = flat % p.out_spatial;
         *oc = (flat / p.out_spatial) % p.O;
         *n = flat / (p.out_spatial * p.O);
-        *o = {x / (p.out[1] * p.out[2]), (x / p.out[2]) % p.out[1], x % p.out[2]};
+        *o = {*x / (p.out[1] * p.out[2]), (*x / p.out[2]) % p.out[1], *x % p.out[2]};
     };
     const long long written_channels = p.m == M::out_tail_unwritten_16 && p.O > 16 && p.O % 16 ? p.O / 16 * 16 : p.O;
     // dst_unwritten_past_2gib: a loop over dst bytes whose bound is held in a 32-bit signed integer stops at 2^31
@@ -156,7 +157,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::memset(a.dst, 0, static_cast<std::size_t>(dst_span(desc)) * static_cast<std::size_t>(size_of(p.dt)));
     }
     // Output f's sum (before the bias) into dst, the bias added, the post-ops applied and rounded the mutant's way.
-    // (n, oc, spatial x): output f's coordinates (output_at)
+    // (n, oc, x): output f's coordinates (output_at)
     auto store = [&](long long f, long long n, long long oc, long long x, double v) {
         if (oc >= written_channels) return;
         const long long index = p.dst_index(n, oc, x);
@@ -196,9 +197,9 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         auto worker = [&](long long begin, long long end) {
             std::vector<double> read(outputs), part(outputs);
             for (long long f = 0; f < outputs; ++f) {
-                long long n, oc;
+                long long n, oc, x;
                 Dims o;
-                output_at(f, &n, &oc, &o);
+                output_at(f, &n, &oc, &x, &o);
                 part[f] = partial_sum(p, a, n, oc, o, begin, end);
                 read[f] = acc[f];
             }
@@ -210,10 +211,10 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         t1.join();
         t2.join();
         for (long long f = 0; f < outputs; ++f) {
-            long long n, oc;
+            long long n, oc, x;
             Dims o;
-            output_at(f, &n, &oc, &o);
-            store(f, n, oc, f % p.out_spatial, acc[f]);
+            output_at(f, &n, &oc, &x, &o);
+            store(f, n, oc, x, acc[f]);
         }
     } else if (p.m == M::thread_split_order || p.m == M::run_to_run_order) {
         // Both sum every tap once, so each result is within the bound and exact data stays exact; only the
@@ -226,9 +227,9 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         static const unsigned process_draw = std::random_device{}();
         const long long start = taps > 0 ? static_cast<long long>(process_draw % taps) : 0;
         for (long long f = 0; f < outputs; ++f) {
-            long long n, oc;
+            long long n, oc, x;
             Dims o;
-            output_at(f, &n, &oc, &o);
+            output_at(f, &n, &oc, &x, &o);
             // each addition in the accumulation type: float, double for an f64 case
             const auto acc = [&](double x) { return p.dt == DataType::f64 ? x : double(static_cast<float>(x)); };
             double sum = 0.0;
@@ -237,7 +238,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
                     sum = acc(sum + acc(partial_sum(p, a, n, oc, o, taps * c / chunks, taps * (c + 1) / chunks)));
             else
                 sum = acc(acc(partial_sum(p, a, n, oc, o, start, taps)) + acc(partial_sum(p, a, n, oc, o, 0, start)));
-            store(f, n, oc, f % p.out_spatial, sum);
+            store(f, n, oc, x, sum);
         }
     } else {
         // one output at a time, straight into dst: no copy of any tensor (the large suite's dst passes 2^31 elements).
@@ -245,10 +246,10 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         // contiguous range per requested thread, each output still summed alone, so the values do not depend on it.
         auto outputs_in = [&](long long begin, long long end) {
             for (long long f = begin; f < end; ++f) {
-                long long n, oc;
+                long long n, oc, x;
                 Dims o;
-                output_at(f, &n, &oc, &o);
-                store(f, n, oc, f % p.out_spatial, partial_sum(p, a, n, oc, o, 0, taps));
+                output_at(f, &n, &oc, &x, &o);
+                store(f, n, oc, x, partial_sum(p, a, n, oc, o, 0, taps));
             }
         };
         const long long parts = outputs >= (1LL << 20) ? std::max(threads, 1) : 1;
