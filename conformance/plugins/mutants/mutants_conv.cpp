@@ -231,7 +231,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
             Dims o;
             output_at(f, &n, &oc, &x, &o);
             // each addition in the accumulation type: float, double for an f64 case
-            const auto acc = [&](double x) { return p.dt == DataType::f64 ? x : double(static_cast<float>(x)); };
+            const auto acc = [&](double v) { return p.dt == DataType::f64 ? v : double(static_cast<float>(v)); };
             double sum = 0.0;
             if (p.m == M::thread_split_order)
                 for (long long c = 0; c < chunks; ++c)
