@@ -98,18 +98,17 @@ GradientResult gemm_backward_data_summation(const ConvDescriptor& d, std::span<c
         const ConstBlock w(weights.data() + w_first, s.OCg, rows, Eigen::OuterStride<>(s.K));
         const ConstBlock w_magnitude(weights_magnitude.data() + w_first, s.OCg, rows, Eigen::OuterStride<>(s.K));
         const i64 planes = (n * s.IC + group * s.ICg + ic0) * s.in_plane;
-        thread_local std::vector<double> c, c_magnitude;
+        thread_local detail::BlockArrays c;
         for (i64 p0 = 0; p0 < s.P; p0 += columns) {
             const i64 width = std::min(columns, s.P - p0);
             const i64 dy_first = (n * s.OC + group * s.OCg) * s.P + p0;
             const ConstBlock dy(diff_dst.data() + dy_first, s.OCg, width, Eigen::OuterStride<>(s.P));
             const ConstBlock dy_magnitude(diff_dst_magnitude.data() + dy_first, s.OCg, width, Eigen::OuterStride<>(s.P));
-            c.resize(static_cast<std::size_t>(rows * width));
-            c_magnitude.resize(c.size());
-            Eigen::Map<RowMajor> cm(c.data(), rows, width), cm_magnitude(c_magnitude.data(), rows, width);
+            c.reserve(static_cast<std::size_t>(rows * width));
+            Eigen::Map<RowMajor> cm(c.values.get(), rows, width), cm_magnitude(c.magnitude.get(), rows, width);
             cm.noalias() = w.transpose() * dy;
             cm_magnitude.noalias() = w_magnitude.transpose() * dy_magnitude;
-            detail::col2im_add_block(g, c.data(), c_magnitude.data(), s.channels(block), p0, width,
+            detail::col2im_add_block(g, c.values.get(), c.magnitude.get(), s.channels(block), p0, width,
                                      r.values.data() + planes, r.magnitude.data() + planes);
         }
     };
@@ -148,16 +147,15 @@ GradientResult gemm_backward_weights_summation(const ConvDescriptor& d, std::spa
         const i64 w_first = group * s.OCg * s.K + ic0 * s.taps;
         Block dw(r.values.data() + w_first, s.OCg, rows, Eigen::OuterStride<>(s.K));
         Block dw_magnitude(r.magnitude.data() + w_first, s.OCg, rows, Eigen::OuterStride<>(s.K));
-        thread_local std::vector<double> patches, patches_magnitude;
+        thread_local detail::BlockArrays patches;
         for (i64 n = 0; n < s.N; ++n)
             for (i64 p0 = 0; p0 < s.P; p0 += columns) {
                 const i64 width = std::min(columns, s.P - p0);
                 // im2col of this block (im2col.hpp): every element written, the reused buffers need no clearing
-                patches.resize(static_cast<std::size_t>(rows * width));
-                patches_magnitude.resize(patches.size());
+                patches.reserve(static_cast<std::size_t>(rows * width));
                 detail::im2col_block(g, src.data() + (n * s.IC + group * s.ICg + ic0) * s.in_plane, s.channels(block),
-                                     p0, width, patches.data(), patches_magnitude.data());
-                const ConstMatrix a(patches.data(), rows, width), a_magnitude(patches_magnitude.data(), rows, width);
+                                     p0, width, patches.values.get(), patches.magnitude.get());
+                const ConstMatrix a(patches.values.get(), rows, width), a_magnitude(patches.magnitude.get(), rows, width);
                 const i64 dy_first = (n * s.OC + group * s.OCg) * s.P + p0;
                 const ConstBlock dy(diff_dst.data() + dy_first, s.OCg, width, Eigen::OuterStride<>(s.P));
                 const ConstBlock dy_magnitude(diff_dst_magnitude.data() + dy_first, s.OCg, width,

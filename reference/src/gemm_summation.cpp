@@ -15,6 +15,8 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -98,78 +100,111 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
 
 ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double> src,
                                  std::span<const double> weights, std::span<const double> bias, int threads) {
-    const detail::Geometry3 g = detail::lift(d);
-    const std::int64_t N = d.batch, G = d.groups, ICg = d.in_channels_per_group(), OCg = d.out_channels_per_group();
-    const std::int64_t OC = d.out_channels;
-    const std::int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2], K = ICg * taps;
-    const std::int64_t in_plane = g.in[0] * g.in[1] * g.in[2], P = g.out[0] * g.out[1] * g.out[2];
     ConvResult r;
     r.dst.resize(static_cast<std::size_t>(d.dst_elements()));
     r.magnitude.resize(r.dst.size());
+    GemmSums(d, weights, bias).sum_images(src, d.batch, r.dst, r.magnitude, threads);
+    return r;
+}
 
-    std::vector<double> weights_magnitude(weights.size());
-    for (std::size_t i = 0; i < weights.size(); ++i) weights_magnitude[i] = std::fabs(weights[i]);
-
+// What sum_images reads besides the images: the weights, their magnitudes and taps-first copies, the blocks.
+struct GemmSums::Prepared {
+    ConvDescriptor d;
+    detail::Geometry3 g;
+    std::int64_t G = 0, ICg = 0, OCg = 0, OC = 0, taps = 0, K = 0, in_plane = 0, P = 0;
+    std::span<const double> weights, bias;
+    std::vector<double> weights_magnitude;
     // blocks of output positions: columns of one block share the im2col rows of every term position
-    const std::int64_t columns = detail::block_columns(K, P);
-    const std::int64_t blocks_per_plane = (P + columns - 1) / columns;
+    std::int64_t columns = 0, blocks_per_plane = 0;
     // Each block's taps from the first to the last that read inside the input (im2col.hpp, live_taps): where a
     // block has taps outside that range (their rows all zero: dilated layers with their pads, a third of the taps
     // of DeepLab's rate-18 ASPP layer in most blocks), its product takes the range's rows only, taps first: the
     // weights' columns (tap, ic_g) of the range are then one run of weights_taps_first, [G * OC_G][taps][IC_G].
-    const std::vector<detail::TapRange> live = block_tap_ranges(g, columns, P);
+    std::vector<detail::TapRange> live;
     std::vector<double> weights_taps_first, weights_taps_first_magnitude;
-    if (some_block_leaves_taps_out(live, taps)) {
-        weights_taps_first.resize(weights.size());
-        weights_taps_first_magnitude.resize(weights.size());
-        for (std::int64_t o = 0; o < G * OCg; ++o)
-            for (std::int64_t ic = 0; ic < ICg; ++ic)
-                for (std::int64_t t = 0; t < taps; ++t) {
-                    weights_taps_first[(o * taps + t) * ICg + ic] = weights[(o * ICg + ic) * taps + t];
-                    weights_taps_first_magnitude[(o * taps + t) * ICg + ic] = weights_magnitude[(o * ICg + ic) * taps + t];
+};
+
+GemmSums::GemmSums(const ConvDescriptor& d, std::span<const double> weights, std::span<const double> bias)
+    : p_(std::make_unique<Prepared>()) {
+    Prepared& p = *p_;
+    p.d = d;
+    p.g = detail::lift(d);
+    p.G = d.groups, p.ICg = d.in_channels_per_group(), p.OCg = d.out_channels_per_group(), p.OC = d.out_channels;
+    p.taps = p.g.kernel[0] * p.g.kernel[1] * p.g.kernel[2], p.K = p.ICg * p.taps;
+    p.in_plane = p.g.in[0] * p.g.in[1] * p.g.in[2], p.P = p.g.out[0] * p.g.out[1] * p.g.out[2];
+    p.weights = weights, p.bias = bias;
+    p.weights_magnitude.resize(weights.size());
+    for (std::size_t i = 0; i < weights.size(); ++i) p.weights_magnitude[i] = std::fabs(weights[i]);
+    p.columns = detail::block_columns(p.K, p.P);
+    p.blocks_per_plane = (p.P + p.columns - 1) / p.columns;
+    p.live = block_tap_ranges(p.g, p.columns, p.P);
+    if (some_block_leaves_taps_out(p.live, p.taps)) {
+        p.weights_taps_first.resize(weights.size());
+        p.weights_taps_first_magnitude.resize(weights.size());
+        for (std::int64_t o = 0; o < p.G * p.OCg; ++o)
+            for (std::int64_t ic = 0; ic < p.ICg; ++ic)
+                for (std::int64_t t = 0; t < p.taps; ++t) {
+                    const std::int64_t from = (o * p.ICg + ic) * p.taps + t, to = (o * p.taps + t) * p.ICg + ic;
+                    p.weights_taps_first[to] = weights[from];
+                    p.weights_taps_first_magnitude[to] = p.weights_magnitude[from];
                 }
     }
+}
+
+GemmSums::~GemmSums() = default;
+
+void GemmSums::sum_images(std::span<const double> src, std::int64_t images, std::span<double> dst,
+                          std::span<double> magnitude, int threads) const {
+    const Prepared& p = *p_;
+    const std::int64_t outputs = images * p.OC * p.P;
+    if (images < 0 || static_cast<std::int64_t>(src.size()) != images * p.d.in_channels * p.in_plane ||
+        static_cast<std::int64_t>(dst.size()) != outputs || static_cast<std::int64_t>(magnitude.size()) != outputs)
+        throw std::invalid_argument("GemmSums::sum_images: " + std::to_string(images) + " images take " +
+                                    std::to_string(images * p.d.in_channels * p.in_plane) + " src elements and " +
+                                    std::to_string(outputs) + " outputs, not " + std::to_string(src.size()) + ", " +
+                                    std::to_string(dst.size()) + " and " + std::to_string(magnitude.size()));
+    const std::int64_t G = p.G, ICg = p.ICg, OCg = p.OCg, OC = p.OC, K = p.K, P = p.P, taps = p.taps;
+    const std::int64_t columns = p.columns, blocks_per_plane = p.blocks_per_plane;
     auto sum_block = [&](std::int64_t task) {
         const std::int64_t block = task % blocks_per_plane, group = (task / blocks_per_plane) % G;
         const std::int64_t n = task / (blocks_per_plane * G);
         const std::int64_t p0 = block * columns, width = std::min(columns, P - p0);
-        const detail::TapRange range = live[block];
+        const detail::TapRange range = p.live[static_cast<std::size_t>(block)];
         const bool all_taps = range.end - range.first == taps;
         const std::int64_t rows = ICg * (range.end - range.first);
         // im2col of this block (im2col.hpp): row (ic_g, kd, kh, kw), or (tap, ic_g) for the range's taps, column p0 + j;
         // zero where the tap is in the padding. Every element is written (a value or a zero), so the reused buffers
         // need no clearing first.
-        thread_local std::vector<double> patches, patches_magnitude;
-        patches.resize(static_cast<std::size_t>(rows * width));
-        patches_magnitude.resize(patches.size());
-        detail::im2col_block(g, src.data() + (n * d.in_channels + group * ICg) * in_plane, ICg, p0, width,
-                             patches.data(), patches_magnitude.data(), all_taps ? nullptr : &range);
-        const ConstMatrix a(patches.data(), rows, width), a_magnitude(patches_magnitude.data(), rows, width);
+        thread_local detail::BlockArrays patches;
+        patches.reserve(static_cast<std::size_t>(rows * width));
+        detail::im2col_block(p.g, src.data() + (n * p.d.in_channels + group * ICg) * p.in_plane, ICg, p0, width,
+                             patches.values.get(), patches.magnitude.get(), all_taps ? nullptr : &range);
+        const ConstMatrix a(patches.values.get(), rows, width), a_magnitude(patches.magnitude.get(), rows, width);
         const std::int64_t w0 = group * OCg * K + (all_taps ? 0 : range.first * ICg);
-        const WeightsBlock w(all_taps ? weights.data() + w0 : weights_taps_first.data() + w0, OCg, rows,
+        const WeightsBlock w(all_taps ? p.weights.data() + w0 : p.weights_taps_first.data() + w0, OCg, rows,
                              Eigen::OuterStride<>(K));
-        const WeightsBlock w_magnitude(all_taps ? weights_magnitude.data() + w0 : weights_taps_first_magnitude.data() + w0,
-                                       OCg, rows, Eigen::OuterStride<>(K));
+        const WeightsBlock w_magnitude(
+            all_taps ? p.weights_magnitude.data() + w0 : p.weights_taps_first_magnitude.data() + w0, OCg, rows,
+            Eigen::OuterStride<>(K));
         const std::int64_t first = (n * OC + group * OCg) * P + p0;
-        OutBlock sum(r.dst.data() + first, OCg, width, Eigen::OuterStride<>(P));
-        OutBlock magnitude(r.magnitude.data() + first, OCg, width, Eigen::OuterStride<>(P));
+        OutBlock sum(dst.data() + first, OCg, width, Eigen::OuterStride<>(P));
+        OutBlock block_magnitude(magnitude.data() + first, OCg, width, Eigen::OuterStride<>(P));
         if (rows == 0) {  // every output of the block reads only padding: no term
             sum.setZero();
-            magnitude.setZero();
+            block_magnitude.setZero();
         } else {
             sum.noalias() = w * a;
-            magnitude.noalias() = w_magnitude * a_magnitude;
+            block_magnitude.noalias() = w_magnitude * a_magnitude;
         }
         // the definition's sum begins at the bias, or at +0: adding +0 turns a product's -0 (an output whose
         // every term is 0 * a negative weight) into the definition's +0, and changes no other value
         for (std::int64_t oc = 0; oc < OCg; ++oc) {
-            const double b = d.has_bias ? bias[group * OCg + oc] : 0.0;
+            const double b = p.d.has_bias ? p.bias[static_cast<std::size_t>(group * OCg + oc)] : 0.0;
             sum.row(oc).array() += b;
-            if (d.has_bias) magnitude.row(oc).array() += std::fabs(b);
+            if (p.d.has_bias) block_magnitude.row(oc).array() += std::fabs(b);
         }
     };
-    detail::for_each_block(N * G * blocks_per_plane, threads, d.dst_elements() * K, sum_block);
-    return r;
+    detail::for_each_block(images * G * blocks_per_plane, threads, images * OC * P * K, sum_block);
 }
 
 }  // namespace convcheck::reference

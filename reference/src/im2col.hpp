@@ -4,7 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "geometry.hpp"
@@ -14,6 +16,21 @@ namespace convcheck::reference::detail {
 // Elements of one im2col block (rows x columns), about 2 MiB of doubles: the block and its magnitudes
 // stay in a core's cache while both products read them.
 inline constexpr std::int64_t kBlockElements = std::int64_t{1} << 18;
+
+// A thread's pair of block arrays (an im2col block and its magnitudes, or a product's block for col2im): grown as
+// needed and never cleared, since every user writes each element before it reads it. Held thread_local by the
+// evaluators: the evaluator's helper threads are new each call, so growing without clearing keeps the zeroing
+// (a memset and the kernel's page clearing) off every call.
+struct BlockArrays {
+    std::unique_ptr<double[]> values, magnitude;
+    std::size_t capacity = 0;
+    void reserve(std::size_t elements) {
+        if (elements <= capacity) return;
+        values = std::make_unique_for_overwrite<double[]>(elements);
+        magnitude = std::make_unique_for_overwrite<double[]>(elements);
+        capacity = elements;
+    }
+};
 
 // The columns of one block of K rows and P columns in all: about kBlockElements elements, at least 64 columns,
 // at most all of them.

@@ -10,11 +10,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <random>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -161,4 +164,43 @@ TEST(GemmSummation, WorkBytesCountTheTapsFirstWeightsWhereABlockLeavesTapsOut) {
     const ConvDescriptor every = parse_descriptor("c=600,o=3,in=35x35,k=3x3");
     EXPECT_EQ(reference::gemm_summation_work_bytes(dead, 1) - reference::gemm_summation_work_bytes(every, 1),
               16.0 * static_cast<double>(dead.weights_elements()));
+}
+
+// GemmSums, prepared once, summing runs of the batch's images into the caller's arrays: each image's sums are the whole
+// batch's bits whichever run it is in (runs of 1, 2 and 3 images, into arrays that hold the previous run's sums; a
+// layer whose blocks leave taps out too: rate 18 on 33x33), and a run whose arrays do not match its size is refused.
+TEST(GemmSummation, PreparedSumsOfRunsOfImagesAreTheWholeBatchsBits) {
+    if (!reference::gemm_summation_available()) GTEST_SKIP() << "no AVX2 and FMA on this CPU";
+    for (const char* text : {"n=5,c=6,o=4,g=2,in=15x11,k=3x5,s=1x2,d=2x1,pb=1x-1,pe=2x3,bias=1",
+                             "n=3,c=600,o=3,in=33x33,k=3x3,d=18x18,pb=18x18,pe=18x18,bias=1"}) {
+        const ConvDescriptor d = parse_descriptor(text);
+        const testdata::Problem p = testdata::make_problem(d, 5);
+        const auto whole = reference::gemm_convolution_sums(d, p.src, p.weights, p.bias, 2);
+        const reference::GemmSums sums(d, p.weights, p.bias);
+        const std::size_t image_src = p.src.size() / static_cast<std::size_t>(d.batch);
+        const std::size_t image_dst = whole.dst.size() / static_cast<std::size_t>(d.batch);
+        for (const std::int64_t run : {1, 2, 3}) {
+            std::vector<double> dst(static_cast<std::size_t>(run) * image_dst, 7.0), magnitude(dst.size(), 7.0);
+            for (std::int64_t n = 0; n < d.batch; n += run) {
+                const std::int64_t images = std::min(run, d.batch - n);
+                const std::size_t outputs = static_cast<std::size_t>(images) * image_dst;
+                sums.sum_images(std::span<const double>(p.src).subspan(static_cast<std::size_t>(n) * image_src,
+                                                                       static_cast<std::size_t>(images) * image_src),
+                                images, std::span<double>(dst).first(outputs), std::span<double>(magnitude).first(outputs),
+                                static_cast<int>(run));
+                for (std::size_t i = 0; i < outputs; ++i) {
+                    const std::size_t at = static_cast<std::size_t>(n) * image_dst + i;
+                    ASSERT_TRUE(same_bits(dst[i], whole.dst[at]) && same_bits(magnitude[i], whole.magnitude[at]))
+                        << text << ": runs of " << run << ", output " << at;
+                }
+            }
+        }
+        std::vector<double> short_dst(image_dst - 1), magnitude(image_dst);
+        EXPECT_THROW(sums.sum_images(std::span<const double>(p.src).first(image_src), 1, short_dst, magnitude),
+                     std::invalid_argument)
+            << text;
+        EXPECT_THROW(sums.sum_images(std::span<const double>(p.src).first(image_src + 1), 1, magnitude, magnitude),
+                     std::invalid_argument)
+            << text;
+    }
 }

@@ -9,6 +9,7 @@
 #include "operation.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "convcheck/reference/convolution.hpp"
 #include "convcheck/reference/fast_summation.hpp"
@@ -67,16 +68,20 @@ accuracy::Comparison compare_an_image_at_a_time(const ConvDescriptor& d, const a
     const std::int64_t images = std::clamp<std::int64_t>(kSliceOutputs / std::max<std::int64_t>(image_dst, 1), 1, d.batch);
     accuracy::SlicedBoundComparison comparison(contract, d.dst_elements());
     // the GEMM evaluator's tasks are one image's (its blocks of columns do not depend on the batch): a slice's sums
-    // are the whole batch's bits for those images
-    ConvDescriptor slice = d;
+    // are the whole batch's bits for those images. One slice's arrays, reused by the next (written whole each time).
+    const reference::GemmSums sums(d, weights, bias);
+    const std::size_t slice_outputs = static_cast<std::size_t>(images * image_dst);
+    const auto dst = std::make_unique_for_overwrite<double[]>(slice_outputs);
+    const auto magnitude = std::make_unique_for_overwrite<double[]>(slice_outputs);
     std::vector<double> slice_src;  // the slice's src widened to double (exactly)
     for (std::int64_t n = 0; n < d.batch; n += images) {
-        slice.batch = std::min(images, d.batch - n);
-        const auto from = src.subspan(static_cast<std::size_t>(n * image_src), static_cast<std::size_t>(slice.batch * image_src));
+        const std::int64_t count = std::min(images, d.batch - n);
+        const auto from = src.subspan(static_cast<std::size_t>(n * image_src), static_cast<std::size_t>(count * image_src));
         slice_src.assign(from.begin(), from.end());
-        const auto sums = reference::gemm_convolution_sums(slice, slice_src, weights, bias);
-        comparison.add(sums.dst, sums.magnitude, plane_terms,
-                       got.subspan(static_cast<std::size_t>(n * image_dst), static_cast<std::size_t>(slice.batch * image_dst)));
+        const std::size_t outputs = static_cast<std::size_t>(count * image_dst);
+        sums.sum_images(slice_src, count, {dst.get(), outputs}, {magnitude.get(), outputs});
+        comparison.add({dst.get(), outputs}, {magnitude.get(), outputs}, plane_terms,
+                       got.subspan(static_cast<std::size_t>(n * image_dst), outputs));
     }
     return comparison.finish();
 }

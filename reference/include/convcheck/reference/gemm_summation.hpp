@@ -15,6 +15,7 @@
 // definition on random descriptors.
 #pragma once
 
+#include <memory>
 #include <span>
 
 #include "convcheck/reference/convolution.hpp"
@@ -36,6 +37,27 @@ ConvResult gemm_convolution_summation(const ConvDescriptor& d, std::span<const d
 // (accuracy::TermCounts) needs no array of one count per output.
 ConvResult gemm_convolution_sums(const ConvDescriptor& d, std::span<const double> src_ncx,
                                  std::span<const double> weights_oix, std::span<const double> bias, int threads = 0);
+// The same sums, prepared for one layer and its weights (their magnitudes, and the taps-first copies the blocks
+// that leave out taps read, formed once), then summed a run of the batch's images at a time into the caller's
+// arrays: a caller that judges a large batch a few images at a time forms and holds only those images' sums. An
+// image's sums are the same bits whichever run it is summed in (each task is one image's block of output positions)
+// and whatever `threads`. `weights_oix` and `bias` must outlive it. Precondition: gemm_summation_available().
+class GemmSums {
+public:
+    GemmSums(const ConvDescriptor& d, std::span<const double> weights_oix, std::span<const double> bias);
+    ~GemmSums();
+    GemmSums(const GemmSums&) = delete;
+    GemmSums& operator=(const GemmSums&) = delete;
+    // The sums and magnitudes of `images` images, src_ncx holding those images only ([images][I][in...]), written
+    // whole into dst and magnitude ([images][O][out...] each); std::invalid_argument where a size does not match.
+    void sum_images(std::span<const double> src_ncx, std::int64_t images, std::span<double> dst,
+                    std::span<double> magnitude, int threads = 0) const;
+
+private:
+    struct Prepared;
+    std::unique_ptr<Prepared> p_;
+};
+
 // One output plane's term counts ([out...]; every (n, oc) has the same): IC_G times the taps that land inside the
 // input along each axis, plus one for a bias.
 std::vector<std::int64_t> plane_term_counts(const ConvDescriptor& d);
