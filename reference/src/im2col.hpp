@@ -19,8 +19,9 @@ inline constexpr std::int64_t kBlockElements = std::int64_t{1} << 18;
 
 // A thread's pair of block arrays (an im2col block and its magnitudes, or a product's block for col2im): grown as
 // needed and never cleared, since every user writes each element before it reads it. Held thread_local by the
-// evaluators: the evaluator's helper threads are new each call, so growing without clearing keeps the zeroing
-// (a memset and the kernel's page clearing) off every call.
+// evaluators, whose helper threads are new each call: a vector's resize would zero a fresh thread's arrays (a memset
+// of every element) each call; these are only allocated (the kernel still clears the pages the allocator has not
+// handed out before).
 struct BlockArrays {
     std::unique_ptr<double[]> values, magnitude;
     std::size_t capacity = 0;
