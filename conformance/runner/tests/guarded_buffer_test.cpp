@@ -1,11 +1,14 @@
 // Guarded buffers (guarded_buffer.hpp): zeroed, guarded at both ends, and a mapping kept for a later buffer of up to
 // its size with the same promises.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "convcheck/runner/guarded_buffer.hpp"
 
@@ -80,6 +83,59 @@ TEST(GuardedBuffer, ASmallBufferDoesNotTakeAMappingTwiceItsSize) {
     GuardedBuffer small(1 << 20);
     EXPECT_EQ(GuardedBuffer::kept_bytes(), kept) << "1 MiB in a 4 MiB mapping would waste three quarters of it";
     EXPECT_TRUE(all_zero(small));
+}
+
+// How many of b's data pages are in this process's page table (/proc/self/pagemap, bit 63: present), without
+// touching them; -1 where that cannot be read.
+long pages_present(const GuardedBuffer& b) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t first = address(b.data()) / page, end = (address(b.data()) + b.bytes() + page - 1) / page;
+    std::vector<std::uint64_t> entries(end - first);
+    const int fd = open("/proc/self/pagemap", O_RDONLY);
+    if (fd < 0) return -1;
+    const auto bytes = static_cast<ssize_t>(entries.size() * sizeof(std::uint64_t));
+    const bool read_all = pread(fd, entries.data(), static_cast<std::size_t>(bytes), static_cast<off_t>(first * 8)) == bytes;
+    close(fd);
+    if (!read_all) return -1;
+    long present = 0;
+    for (const std::uint64_t e : entries) present += static_cast<long>(e >> 63);
+    return present;
+}
+
+// Whether this kernel maps pages in on request (MADV_POPULATE_WRITE, Linux 5.14).
+bool kernel_maps_in() {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    const bool ok = p != MAP_FAILED && madvise(p, page, MADV_POPULATE_WRITE) == 0;
+    if (p != MAP_FAILED) munmap(p, page);
+    return ok;
+}
+
+TEST(GuardedBuffer, ItsPagesAreMappedInAtOnceHereAndInAForkedChild) {
+    if (!kernel_maps_in()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
+    constexpr long kPages = 512;
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    for (const bool kept : {false, true}) {
+        SCOPED_TRACE(kept ? "a kept mapping" : "a fresh mapping");
+        if (kept) {
+            GuardedBuffer first(kPages * page);
+            first.keep_when_released();
+        }
+        GuardedBuffer input(kPages * page - 100), output(kPages * page);
+        EXPECT_EQ(pages_present(input), kPages) << "the runner fills it without a fault a page";
+        EXPECT_EQ(pages_present(output), kPages);
+        // the child: a fork copies no page table entry of a shared mapping; each mapped in as isolation.cpp does
+        const pid_t pid = fork();
+        if (pid == 0) {
+            input.protect_read_only();
+            const bool mapped = input.map_in(false) && output.map_in(true);
+            _exit(mapped && pages_present(input) == kPages && pages_present(output) == kPages ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            << "in the child, every page mapped in by map_in";
+    }
 }
 
 }  // namespace

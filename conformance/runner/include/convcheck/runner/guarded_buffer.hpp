@@ -33,6 +33,10 @@ public:
     std::int64_t offset_of(std::uintptr_t address) const;
     // Maps the data pages read-only (in the child, for inputs).
     void protect_read_only() const;
+    // Maps every data page into this process's page table at once (readable, or writable too), where a plugin
+    // child would otherwise take a fault on each page it first touches; the contents are unchanged. False where
+    // the kernel cannot (MADV_POPULATE_*, Linux 5.14): the pages then fault in on first touch as before.
+    bool map_in(bool writable) const;
     // Fills the front padding with the canary; true when it is intact.
     void arm_canary() const;
     bool canary_intact() const;
