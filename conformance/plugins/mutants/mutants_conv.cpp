@@ -46,11 +46,24 @@ double partial_sum(const Problem& p, const convcheck_conv_args& a, long long n, 
     const long long kept_channels = block && p.ICg > block && p.ICg % block ? p.ICg / block * block : p.ICg;
     float sum = 0.0f, block_sum = 0.0f;
     double sum64 = 0.0;
+    if (tap_begin >= tap_end) return 0.0;
+    // tap = ic * k_spatial + kx, kx at kernel position kk: stepped from the first tap taken, in the mutant's order
+    const bool reverse = p.m == M::honest_reverse_order;
+    const long long first = reverse ? tap_end - 1 : tap_begin;
+    long long next_ic = 0, next_kx = 0;
+    if (first > 0) next_ic = first / p.k_spatial, next_kx = first % p.k_spatial;
+    Position next_kk(p.k, next_kx);
     for (long long i = tap_begin; i < tap_end; ++i) {
-        const long long tap = p.m == M::honest_reverse_order ? tap_end - 1 - (i - tap_begin) : i;
-        const long long ic = tap / p.k_spatial, kx = tap % p.k_spatial;
+        const long long ic = next_ic, kx = next_kx;
+        const Dims kk = next_kk.at;
+        if (reverse) {
+            next_kk.previous();
+            if (--next_kx < 0) next_kx = p.k_spatial - 1, --next_ic;
+        } else {
+            next_kk.next();
+            if (++next_kx == p.k_spatial) next_kx = 0, ++next_ic;
+        }
         if (ic >= kept_channels) continue;
-        const Dims kk{kx / (p.k[1] * p.k[2]), (kx / p.k[2]) % p.k[1], kx % p.k[2]};
         Dims x{};
         bool outside = false;
         for (int ax = 0; ax < 3; ++ax) {
@@ -140,12 +153,20 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
     const bool sum = chain.has_sum();
     const long long taps = p.ICg * p.k_spatial;
     const long long outputs = p.N * p.O * p.out_spatial;
-    // output f's (n, oc), its flat spatial index x and its position o
-    auto output_at = [&](long long flat, long long* n, long long* oc, long long* x, Dims* o) {
-        *x = flat % p.out_spatial;
-        *oc = (flat / p.out_spatial) % p.O;
-        *n = flat / (p.out_spatial * p.O);
-        *o = {*x / (p.out[1] * p.out[2]), (*x / p.out[2]) % p.out[1], *x % p.out[2]};
+    // body(f, n, oc, x, o) for the outputs f in [begin, end) in turn: output f's (n, oc), its flat spatial index x
+    // and its position o (stepped from output begin's)
+    auto for_outputs = [&](long long begin, long long end, auto body) {
+        if (begin >= end) return;
+        long long x = begin % p.out_spatial, oc = (begin / p.out_spatial) % p.O, n = begin / (p.out_spatial * p.O);
+        Position o(p.out, x);
+        for (long long f = begin; f < end; ++f) {
+            body(f, n, oc, x, o.at);
+            o.next();
+            if (++x == p.out_spatial) {
+                x = 0;
+                if (++oc == p.O) oc = 0, ++n;
+            }
+        }
     };
     const long long written_channels = p.m == M::out_tail_unwritten_16 && p.O > 16 && p.O % 16 ? p.O / 16 * 16 : p.O;
     // dst_unwritten_past_2gib: a loop over dst bytes whose bound is held in a 32-bit signed integer stops at 2^31
@@ -157,7 +178,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::memset(a.dst, 0, static_cast<std::size_t>(dst_span(desc)) * static_cast<std::size_t>(size_of(p.dt)));
     }
     // Output f's sum (before the bias) into dst, the bias added, the post-ops applied and rounded the mutant's way.
-    // (n, oc, x): output f's coordinates (output_at)
+    // (n, oc, x): output f's coordinates (for_outputs)
     auto store = [&](long long f, long long n, long long oc, long long x, double v) {
         if (oc >= written_channels) return;
         const long long index = p.dst_index(n, oc, x);
@@ -196,13 +217,10 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::barrier sync(2);
         auto worker = [&](long long begin, long long end) {
             std::vector<double> read(outputs), part(outputs);
-            for (long long f = 0; f < outputs; ++f) {
-                long long n, oc, x;
-                Dims o;
-                output_at(f, &n, &oc, &x, &o);
+            for_outputs(0, outputs, [&](long long f, long long n, long long oc, long long, const Dims& o) {
                 part[f] = partial_sum(p, a, n, oc, o, begin, end);
                 read[f] = acc[f];
-            }
+            });
             sync.arrive_and_wait();
             for (long long f = 0; f < outputs; ++f)
                 if (part[f] != 0.0) acc[f] = static_cast<float>(read[f] + part[f]);
@@ -210,12 +228,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::thread t1(worker, 0, taps / 2), t2(worker, taps / 2, taps);
         t1.join();
         t2.join();
-        for (long long f = 0; f < outputs; ++f) {
-            long long n, oc, x;
-            Dims o;
-            output_at(f, &n, &oc, &x, &o);
-            store(f, n, oc, x, acc[f]);
-        }
+        for_outputs(0, outputs, [&](long long f, long long n, long long oc, long long x, const Dims&) { store(f, n, oc, x, acc[f]); });
     } else if (p.m == M::thread_split_order || p.m == M::run_to_run_order) {
         // Both sum every tap once, so each result is within the bound and exact data stays exact; only the
         // order of the float additions moves. thread_split_order: one chunk of taps per thread (0 threads
@@ -226,10 +239,7 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         const long long chunks = std::clamp<long long>(threads, 1, std::max(taps, 1LL));
         static const unsigned process_draw = std::random_device{}();
         const long long start = taps > 0 ? static_cast<long long>(process_draw % taps) : 0;
-        for (long long f = 0; f < outputs; ++f) {
-            long long n, oc, x;
-            Dims o;
-            output_at(f, &n, &oc, &x, &o);
+        for_outputs(0, outputs, [&](long long f, long long n, long long oc, long long x, const Dims& o) {
             // each addition in the accumulation type: float, double for an f64 case
             const auto acc = [&](double v) { return p.dt == DataType::f64 ? v : double(static_cast<float>(v)); };
             double sum = 0.0;
@@ -239,18 +249,15 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
             else
                 sum = acc(acc(partial_sum(p, a, n, oc, o, start, taps)) + acc(partial_sum(p, a, n, oc, o, 0, start)));
             store(f, n, oc, x, sum);
-        }
+        });
     } else {
         // one output at a time, straight into dst: no copy of any tensor (the large suite's dst passes 2^31 elements).
         // The outputs are independent: a case of a million or more (the large suite's, up to 2^29) is cut into one
         // contiguous range per requested thread, each output still summed alone, so the values do not depend on it.
         auto outputs_in = [&](long long begin, long long end) {
-            for (long long f = begin; f < end; ++f) {
-                long long n, oc, x;
-                Dims o;
-                output_at(f, &n, &oc, &x, &o);
+            for_outputs(begin, end, [&](long long f, long long n, long long oc, long long x, const Dims& o) {
                 store(f, n, oc, x, partial_sum(p, a, n, oc, o, 0, taps));
-            }
+            });
         };
         const long long parts = outputs >= (1LL << 20) ? std::max(threads, 1) : 1;
         std::vector<std::thread> others;
