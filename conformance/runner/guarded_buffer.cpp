@@ -70,7 +70,7 @@ bool keep(Kept k) {
 }
 }  // namespace
 
-GuardedBuffer::GuardedBuffer(std::size_t bytes) : bytes_(bytes) {
+GuardedBuffer::GuardedBuffer(std::size_t bytes, Pages pages) : bytes_(bytes) {
     if (bytes == 0) return;
     page_ = page_size();
     data_pages_ = (bytes + page_ - 1) / page_;
@@ -83,8 +83,13 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes) : bytes_(bytes) {
         base_ = mapping_ + (capacity_pages_ - data_pages_) * page_;
         madvise(mapping_ + page_, (capacity_pages_ - data_pages_) * page_, MADV_REMOVE);
         mprotect(mapping_ + page_, (capacity_pages_ - data_pages_) * page_, PROT_NONE);
-        map_in(true);
-        std::memset(base_ + page_, 0, data_pages_ * page_);  // what a fresh mapping holds
+        // what a fresh mapping holds: zeros, written here, or (untouched) the pages handed back, zero when next touched
+        const bool handed_back =
+            pages == Pages::untouched && madvise(base_ + page_, data_pages_ * page_, MADV_REMOVE) == 0;
+        if (!handed_back) {
+            map_in(true);
+            std::memset(base_ + page_, 0, data_pages_ * page_);
+        }
     } else {
         capacity_pages_ = data_pages_;
         void* p = mmap(nullptr, mapping_bytes(capacity_pages_), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -95,7 +100,7 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes) : bytes_(bytes) {
         mprotect(base_ + (data_pages_ + 1) * page_, page_, PROT_NONE);
         // the runner fills every buffer whole: its pages mapped in at once, not a fault each (with map_in in the
         // plugin child too, isolation.cpp, benchdnn's shapes_resnet_50 took 0.08 M page faults, not 0.86 M)
-        map_in(true);
+        if (pages == Pages::mapped_in) map_in(true);
     }
     mapped_ = (data_pages_ + 2) * page_;
     // flush against the guard page after it: the first byte past the end faults

@@ -41,11 +41,12 @@ void execution_body(Report& r, const Plugin& plugin, const InstanceOptions& opti
         const ThreadPool& pool;
         ~Counts() { r.thread_pool_calls = pool.calls(), r.thread_pool_tasks = pool.tasks(); }
     } counts{r, pool};
-    // a fork leaves the shared buffers out of the child's page table: mapped in here at once, not a fault a page
+    // a fork leaves the shared buffers out of the child's page table: mapped in here at once, not a fault a page (not
+    // for a query alone: a sampled case's buffers of GiBs are still untouched then, and would be allocated)
     for (const auto& b : e.buffers) {
         if (!b.buffer) continue;
         if (b.input) b.buffer->protect_read_only();
-        b.buffer->map_in(!b.input);
+        if (!e.query_only) b.buffer->map_in(!b.input);
     }
     const int cycles = e.leak_check ? 5 : 1;
     std::int64_t heap_mark = 0;

@@ -243,8 +243,11 @@ void check_backward_sampled(const Backend& backend, const Case& c, const CheckSe
     const bool data = d.pass == Pass::backward_data;
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
     // inputs: diff_dst, and weights (data) or src (weights); outputs: diff_src, or diff_weights and diff_bias
-    GuardedBuffer diff_dst(d.dst_elements() * e), input(data ? d.weights_elements() * e : d.src_elements() * e),
-        gradient(data ? d.src_elements() * e : d.weights_elements() * e), bias_gradient(data ? 0 : d.bias_elements() * e);
+    constexpr GuardedBuffer::Pages untouched = GuardedBuffer::Pages::untouched;
+    GuardedBuffer diff_dst(d.dst_elements() * e, untouched),
+        input(data ? d.weights_elements() * e : d.src_elements() * e, untouched),
+        gradient(data ? d.src_elements() * e : d.weights_elements() * e, untouched),
+        bias_gradient(data ? 0 : d.bias_elements() * e, untouched);
     {
         // the query first, on the buffers still untouched (mapped, not yet paid for): a backend that
         // declines the case costs a fork, not the GiBs of data
@@ -256,6 +259,7 @@ void check_backward_sampled(const Backend& backend, const Case& c, const CheckSe
         q.memory = {s.memory_limit_bytes, needs.total()};
         if (outcome_status(execute_conv(*backend.plugin, backend.options, q), r)) return;
     }
+    for (const GuardedBuffer* buffer : {&diff_dst, &input, &gradient, &bias_gradient}) buffer->map_in(true);  // filled whole
     fill_sampled(diff_dst, d.dtype, d.dst_elements(), tensor_seed(c.seed, 2));
     fill_sampled(input, d.dtype, data ? d.weights_elements() : d.src_elements(), tensor_seed(c.seed, data ? 1 : 0));
     std::memset(gradient.data(), 0xFF, gradient.bytes());

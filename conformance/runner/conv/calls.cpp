@@ -162,6 +162,7 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
         operand_pointers.push_back(e.operands[k] ? e.operands[k]->data() : nullptr);
     }
     static_cast<ExecutionLimits&>(x) = e;
+    x.query_only = e.query_only;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](Report& r, convcheck_plugin* p) {
         if (e.query_only) return true;

@@ -39,8 +39,9 @@ void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettin
                         const accuracy::Contract& contract, const CaseMemory& needs, CaseResult& r) {
     const ConvDescriptor& d = c.conv;
     const std::size_t e = static_cast<std::size_t>(size_of(d.dtype));
-    Buffers b{GuardedBuffer(d.src_elements() * e), GuardedBuffer(d.weights_elements() * e),
-              GuardedBuffer(d.bias_elements() * e), GuardedBuffer(d.dst_elements() * e), {}, {}};
+    constexpr GuardedBuffer::Pages untouched = GuardedBuffer::Pages::untouched;
+    Buffers b{GuardedBuffer(d.src_elements() * e, untouched), GuardedBuffer(d.weights_elements() * e, untouched),
+              GuardedBuffer(d.bias_elements() * e, untouched), GuardedBuffer(d.dst_elements() * e, untouched), {}, {}};
     {
         // the query first, on the buffers still untouched (mapped, not yet paid for): a backend that
         // declines the case costs a fork, not the GiBs of data (seconds to minutes)
@@ -52,6 +53,7 @@ void check_conv_sampled(const Backend& backend, const Case& c, const CheckSettin
         q.memory = {s.memory_limit_bytes, needs.total()};
         if (outcome_status(execute_conv(*backend.plugin, backend.options, q), r)) return;
     }
+    for (const GuardedBuffer* buffer : {&b.src, &b.weights, &b.bias, &b.dst}) buffer->map_in(true);  // filled whole
     fill_sampled(b.src, d.dtype, d.src_elements(), tensor_seed(c.seed, 0));
     fill_sampled(b.weights, d.dtype, d.weights_elements(), tensor_seed(c.seed, 1));
     fill_sampled(b.bias, d.dtype, d.bias_elements(), tensor_seed(c.seed, 2));

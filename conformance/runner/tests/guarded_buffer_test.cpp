@@ -1,5 +1,5 @@
 // Guarded buffers (guarded_buffer.hpp): zeroed, guarded at both ends, their pages mapped in at once (in a forked child
-// too), and a mapping kept for a later buffer of up to its size with the same promises.
+// too) or left untouched until asked, and a mapping kept for a later buffer of up to its size with the same promises.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -136,6 +136,44 @@ TEST(GuardedBuffer, ItsPagesAreMappedInAtOnceHereAndInAForkedChild) {
         waitpid(pid, &status, 0);
         EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
             << "in the child, every page mapped in by map_in";
+    }
+}
+
+// How many of b's data pages hold memory (mincore: for shared memory, a page the mapping's object has allocated,
+// whichever process touched it), without touching them.
+long pages_resident(const GuardedBuffer& b) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t first = address(b.data()) / page * page, end = address(b.data()) + b.bytes();
+    std::vector<unsigned char> resident((end - first + page - 1) / page);
+    if (mincore(reinterpret_cast<void*>(first), end - first, resident.data()) != 0) return -1;
+    long n = 0;
+    for (const unsigned char r : resident) n += r & 1;
+    return n;
+}
+
+// A sampled case's tensors (GiBs) are held through a query the backend may decline: untouched, they cost no memory,
+// fresh or in a kept mapping whose pages held an earlier case's data; mapped in, every page is there and zero.
+TEST(GuardedBuffer, AnUntouchedBufferHoldsNoPageUntilMappedIn) {
+    if (!kernel_maps_in()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
+    constexpr long kPages = 512;
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    for (const bool kept : {false, true}) {
+        SCOPED_TRACE(kept ? "a kept mapping" : "a fresh mapping");
+        if (kept) {
+            GuardedBuffer first(kPages * page);
+            first.keep_when_released();
+            std::memset(first.data(), 0xFF, first.bytes());
+        }
+        const std::size_t before = GuardedBuffer::kept_bytes();
+        GuardedBuffer b(kPages * page - 100, GuardedBuffer::Pages::untouched);
+        if (kept) {
+            EXPECT_LT(GuardedBuffer::kept_bytes(), before) << "the kept mapping was taken";
+        }
+        EXPECT_EQ(pages_resident(b), 0) << "no page allocated before the runner writes it";
+        EXPECT_EQ(pages_resident(GuardedBuffer(kPages * page)), kPages) << "the default: mapped in at once";
+        ASSERT_TRUE(b.map_in(true));
+        EXPECT_EQ(pages_resident(b), kPages);
+        EXPECT_TRUE(all_zero(b));
     }
 }
 

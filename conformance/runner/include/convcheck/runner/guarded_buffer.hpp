@@ -15,8 +15,11 @@ namespace convcheck::runner {
 // by the runner, not faulted in and zeroed anew by the kernel.
 class GuardedBuffer {
 public:
+    // A new buffer's pages: mapped in at once (map_in; the runner fills each buffer whole), or left untouched, costing
+    // no memory until written (a sampled case's tensors of GiBs, held through a query the backend may decline).
+    enum class Pages { mapped_in, untouched };
     GuardedBuffer() = default;
-    explicit GuardedBuffer(std::size_t bytes);
+    explicit GuardedBuffer(std::size_t bytes, Pages pages = Pages::mapped_in);
     GuardedBuffer(GuardedBuffer&& other) noexcept;
     GuardedBuffer& operator=(GuardedBuffer&& other) noexcept;
     GuardedBuffer(const GuardedBuffer&) = delete;
