@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convcheck/runner/guarded_buffer.hpp"
+#include "convcheck/testing/resident_pages.hpp"
 
 namespace convcheck::runner {
 namespace {
@@ -111,6 +112,13 @@ bool kernel_maps_in() {
     return ok;
 }
 
+// A mapping of `bytes` kept, its bytes written, for the next buffer of that size to take.
+void leave_a_kept_mapping(std::size_t bytes) {
+    GuardedBuffer first(bytes);
+    first.keep_when_released();
+    std::memset(first.data(), 0xFF, first.bytes());
+}
+
 TEST(GuardedBuffer, ItsPagesAreMappedInAtOnceHereAndInAForkedChild) {
     if (!kernel_maps_in()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
     if (pages_present(GuardedBuffer(1)) < 0) GTEST_SKIP() << "/proc/self/pagemap cannot be read here";
@@ -118,10 +126,7 @@ TEST(GuardedBuffer, ItsPagesAreMappedInAtOnceHereAndInAForkedChild) {
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     for (const bool kept : {false, true}) {
         SCOPED_TRACE(kept ? "a kept mapping" : "a fresh mapping");
-        if (kept) {
-            GuardedBuffer first(kPages * page);
-            first.keep_when_released();
-        }
+        if (kept) leave_a_kept_mapping(kPages * page);
         GuardedBuffer input(kPages * page - 100), output(kPages * page);
         EXPECT_EQ(pages_present(input), kPages) << "the runner fills it without a fault a page";
         EXPECT_EQ(pages_present(output), kPages);
@@ -139,17 +144,7 @@ TEST(GuardedBuffer, ItsPagesAreMappedInAtOnceHereAndInAForkedChild) {
     }
 }
 
-// How many of b's data pages hold memory (mincore: for shared memory, a page the mapping's object has allocated,
-// whichever process touched it), without touching them.
-long pages_resident(const GuardedBuffer& b) {
-    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const std::uintptr_t first = address(b.data()) / page * page, end = address(b.data()) + b.bytes();
-    std::vector<unsigned char> resident((end - first + page - 1) / page);
-    if (mincore(reinterpret_cast<void*>(first), end - first, resident.data()) != 0) return -1;
-    long n = 0;
-    for (const unsigned char r : resident) n += r & 1;
-    return n;
-}
+long pages_resident(const GuardedBuffer& b) { return convcheck::testing::resident_pages(b.data(), b.bytes()); }
 
 // A sampled case's tensors (GiBs) are held through a query the backend may decline: untouched, they cost no memory,
 // fresh or in a kept mapping whose pages held an earlier case's data; mapped in, every page is there and zero.
@@ -159,11 +154,7 @@ TEST(GuardedBuffer, AnUntouchedBufferHoldsNoPageUntilMappedIn) {
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     for (const bool kept : {false, true}) {
         SCOPED_TRACE(kept ? "a kept mapping" : "a fresh mapping");
-        if (kept) {
-            GuardedBuffer first(kPages * page);
-            first.keep_when_released();
-            std::memset(first.data(), 0xFF, first.bytes());
-        }
+        if (kept) leave_a_kept_mapping(kPages * page);
         const std::size_t before = GuardedBuffer::kept_bytes();
         GuardedBuffer b(kPages * page - 100, GuardedBuffer::Pages::untouched);
         if (kept) {

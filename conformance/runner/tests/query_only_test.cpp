@@ -2,31 +2,16 @@
 // tensors of GiBs) maps none of the case's buffers in: in the child, where a page mapped in is a page of shared
 // memory allocated and zeroed, a case the backend declines costs no memory. A case it runs has every page mapped in.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-#include <cstdint>
-#include <vector>
 
 #include "convcheck/abi/abi_descriptor.hpp"
 #include "convcheck/core/descriptor.hpp"
 #include "convcheck/runner/operation_calls.hpp"
 #include "convcheck/runner/session.hpp"
+#include "convcheck/testing/resident_pages.hpp"
 
 namespace convcheck::runner {
 namespace {
-
-// How many of b's data pages hold memory (mincore: for shared memory, whichever process touched them).
-long pages_resident(const GuardedBuffer& b) {
-    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const auto data = reinterpret_cast<std::uintptr_t>(b.data());
-    const std::uintptr_t first = data / page * page, end = data + b.bytes();
-    std::vector<unsigned char> resident((end - first + page - 1) / page);
-    if (mincore(reinterpret_cast<void*>(first), end - first, resident.data()) != 0) return -1;
-    long n = 0;
-    for (const unsigned char r : resident) n += r & 1;
-    return n;
-}
 
 TEST(QueryOnly, MapsNoPageOfTheCasesBuffersIn) {
     const auto session = open_backend("reference", {}, 1, "none", 30.0);
@@ -44,8 +29,10 @@ TEST(QueryOnly, MapsNoPageOfTheCasesBuffersIn) {
         const ChildOutcome o = execute_conv(*session->backend.plugin, session->backend.options, e);
         ASSERT_EQ(o.kind, ChildOutcome::Kind::ok) << o.reason;
         const long page = sysconf(_SC_PAGESIZE);
-        for (const GuardedBuffer* b : {&src, &weights, &dst})
-            EXPECT_EQ(pages_resident(*b), query_only ? 0 : (static_cast<long>(b->bytes()) + page - 1) / page);
+        for (const GuardedBuffer* b : {&src, &weights, &dst}) {
+            const long pages = (static_cast<long>(b->bytes()) + page - 1) / page;
+            EXPECT_EQ(convcheck::testing::resident_pages(b->data(), b->bytes()), query_only ? 0 : pages);
+        }
     }
 }
 
