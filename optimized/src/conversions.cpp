@@ -254,13 +254,22 @@ void pack_src_tasks(const ConvDescriptor& d, const Geometry& g, const void* src,
 std::vector<float> widen_weights(const ConvDescriptor& d, const Geometry& g, const void* weights) {
     const i64 O = g.out_channels, ICg = g.in_per_group, taps = g.taps();
     std::vector<float> canonical(static_cast<std::size_t>(O * ICg * taps));
-    for (i64 o = 0; o < O; ++o)
-        for (i64 ic = 0; ic < ICg; ++ic)
-            for (i64 t = 0; t < taps; ++t) {
-                // OIX: [O][I/G][k...]; XIO: [k...][I/G][O]
-                const i64 at = d.filter_format == FilterFormat::oix ? (o * ICg + ic) * taps + t : (t * ICg + ic) * O + o;
-                canonical[(o * ICg + ic) * taps + t] = load_f32(weights, d.dtype, at);
-            }
+    // read in the given order, OIX [O][I/G][k...] (the canonical one) or XIO [k...][I/G][O], the dtype's load chosen
+    // once, not per element
+    const auto widen = [&](auto load) {
+        if (d.filter_format == FilterFormat::oix) {
+            for (i64 at = 0; at < O * ICg * taps; ++at) canonical[static_cast<std::size_t>(at)] = load(at);
+            return;
+        }
+        for (i64 t = 0; t < taps; ++t)
+            for (i64 ic = 0; ic < ICg; ++ic)
+                for (i64 o = 0; o < O; ++o)
+                    canonical[static_cast<std::size_t>((o * ICg + ic) * taps + t)] = load((t * ICg + ic) * O + o);
+    };
+    if (d.dtype == DataType::f32)
+        widen([w = static_cast<const float*>(weights)](i64 at) { return w[at]; });
+    else
+        widen([&](i64 at) { return load_f32(weights, d.dtype, at); });
     return canonical;
 }
 
