@@ -228,7 +228,8 @@ void compute_conv(const convcheck_conv_desc& desc, const convcheck_conv_args& a,
         std::thread t1(worker, 0, taps / 2), t2(worker, taps / 2, taps);
         t1.join();
         t2.join();
-        for_outputs(0, outputs, [&](long long f, long long n, long long oc, long long x, const Dims&) { store(f, n, oc, x, acc[f]); });
+        for_outputs(0, outputs,
+                    [&](long long f, long long n, long long oc, long long x, const Dims&) { store(f, n, oc, x, acc[f]); });
     } else if (p.m == M::thread_split_order || p.m == M::run_to_run_order) {
         // Both sum every tap once, so each result is within the bound and exact data stays exact; only the
         // order of the float additions moves. thread_split_order: one chunk of taps per thread (0 threads
