@@ -170,6 +170,16 @@ bool GuardedBuffer::map_in(bool writable) const {
     return base_ && madvise(base_ + page_, data_pages_ * page_, writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0;
 }
 
+std::vector<unsigned char> GuardedBuffer::residency() const {
+    if (!data_) return {};
+    // mincore wants a page-aligned start: the first page of the data may begin before it
+    const auto begin = reinterpret_cast<std::uintptr_t>(data_) / page_ * page_;
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(data_) + bytes_;
+    std::vector<unsigned char> resident((end - begin + page_ - 1) / page_);
+    if (mincore(reinterpret_cast<void*>(begin), end - begin, resident.data()) != 0) return {};
+    return resident;
+}
+
 void GuardedBuffer::arm_canary() const {
     if (base_) std::memset(base_ + page_, kCanary, static_cast<std::size_t>(data_ - (base_ + page_)));
 }

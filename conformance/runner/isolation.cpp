@@ -70,7 +70,7 @@ void execution_body(Report& r, const Plugin& plugin, const InstanceOptions& opti
             r.stage = kDone;
             return;
         }
-        if (!e.run(r, instance)) {
+        if (!e.query_only && !e.run(r, instance)) {
             api.destroy(instance);
             return;
         }

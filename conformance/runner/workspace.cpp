@@ -1,6 +1,5 @@
 #include "convcheck/runner/workspace.hpp"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,12 +23,12 @@ std::uint64_t RunnerWorkspace::high_water() const {
     if (bytes_ == 0) return 0;
     const auto* p = static_cast<const unsigned char*>(buffer_.data());
     const std::uint64_t page = page_size();
-    // mincore wants a page-aligned start: the first page of the data may begin before it
+    // the pages from the one holding the first byte (GuardedBuffer::residency)
     const auto begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
     const std::uint64_t end = reinterpret_cast<std::uintptr_t>(p) + bytes_;
     const std::uint64_t pages = (end - begin + page - 1) / page;
-    std::vector<unsigned char> resident(pages, 1);
-    const bool known = mincore(reinterpret_cast<void*>(begin), end - begin, resident.data()) == 0;
+    const std::vector<unsigned char> resident = buffer_.residency();
+    const bool known = resident.size() == pages;
     for (std::uint64_t k = pages; k-- > 0;) {
         if (known && !(resident[k] & 1)) continue;  // never touched: zero
         const std::uint64_t from = std::max<std::uint64_t>(begin + k * page, reinterpret_cast<std::uintptr_t>(p));

@@ -165,7 +165,6 @@ ChildOutcome execute_conv(const Plugin& plugin, const InstanceOptions& options, 
     x.query_only = e.query_only;
     x.query = [&](convcheck_plugin* p, convcheck_support* s) { return api.conv_query(p, &e.desc, s); };
     x.run = [&](Report& r, convcheck_plugin* p) {
-        if (e.query_only) return true;
         convcheck_conv_args args = conv_args(e.src, e.weights, e.bias, e.dst, r);
         if (e.post_ops) args.post_op_operands = operand_pointers.data();
         if (plugin.has_conv_plan()) return run_conv_plan(r, plugin, p, e, one_shot, args);

@@ -6,12 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "convcheck/runner/guarded_buffer.hpp"
-#include "convcheck/testing/resident_pages.hpp"
 
 namespace convcheck::runner {
 namespace {
@@ -144,7 +144,12 @@ TEST(GuardedBuffer, ItsPagesAreMappedInAtOnceHereAndInAForkedChild) {
     }
 }
 
-long pages_resident(const GuardedBuffer& b) { return convcheck::testing::resident_pages(b.data(), b.bytes()); }
+// How many of b's data pages hold memory (GuardedBuffer::residency); -1 where that cannot be told.
+long pages_resident(const GuardedBuffer& b) {
+    const std::vector<unsigned char> resident = b.residency();
+    if (resident.empty()) return -1;
+    return std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
+}
 
 // A sampled case's tensors (GiBs) are held through a query the backend may decline: untouched, they cost no memory,
 // fresh or in a kept mapping whose pages held an earlier case's data; mapped in, every page is there and zero.

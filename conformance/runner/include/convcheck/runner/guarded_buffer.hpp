@@ -40,6 +40,10 @@ public:
     // child would otherwise take a fault on each page it first touches; the contents are unchanged. False where
     // the kernel cannot (MADV_POPULATE_*, Linux 5.14): the pages then fault in on first touch as before.
     bool map_in(bool writable) const;
+    // One byte for each page the data spans, from the page that holds its first byte: bit 0 set where the page holds
+    // memory (mincore: for shared memory, a page allocated by whichever process touched it), without touching any.
+    // Empty for an empty buffer, or where mincore fails.
+    std::vector<unsigned char> residency() const;
     // Fills the front padding with the canary; true when it is intact.
     void arm_canary() const;
     bool canary_intact() const;

@@ -57,7 +57,7 @@ struct ExecutionLimits {
 // give back.
 struct IsolatedExecution : ExecutionLimits {
     std::vector<NamedBuffer> buffers;  // an entry whose buffer is null is skipped
-    bool query_only = false;           // create, query, destroy: the buffers' pages are not mapped in (no call reads them)
+    bool query_only = false;           // create, query, destroy: no `run`, and the buffers' pages are not mapped in
     // In the child: the operation's query on an instance (the plugin's error value, or NULL).
     std::function<convcheck_error*(convcheck_plugin*, convcheck_support*)> query;
     // In the child: the operation's calls on an instance that said supported; false after an error
